@@ -1,0 +1,50 @@
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace partita {
+
+/// Element type of a tensor. Only `f32` has kernels today; the others are part of the IR so that
+/// quantized and half-precision models can be declared and checked.
+enum class dtype : std::uint8_t { f32, f16, i32, i8 };
+
+inline constexpr dtype f32 = dtype::f32;
+inline constexpr dtype f16 = dtype::f16;
+inline constexpr dtype i32 = dtype::i32;
+inline constexpr dtype i8 = dtype::i8;
+
+/// Bytes per element.
+constexpr std::size_t size_of(dtype t) {
+  switch (t) {
+    case dtype::f32: return 4;
+    case dtype::f16: return 2;
+    case dtype::i32: return 4;
+    case dtype::i8: return 1;
+  }
+  return 0;
+}
+
+/// Lower-case name used by the printer: `f32`.
+constexpr std::string_view name_of(dtype t) {
+  switch (t) {
+    case dtype::f32: return "f32";
+    case dtype::f16: return "f16";
+    case dtype::i32: return "i32";
+    case dtype::i8: return "i8";
+  }
+  return "?";
+}
+
+/// Name used by the safetensors format: `F32`.
+constexpr std::string_view safetensors_name(dtype t) {
+  switch (t) {
+    case dtype::f32: return "F32";
+    case dtype::f16: return "F16";
+    case dtype::i32: return "I32";
+    case dtype::i8: return "I8";
+  }
+  return "?";
+}
+
+}  // namespace partita

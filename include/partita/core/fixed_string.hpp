@@ -1,0 +1,40 @@
+#pragma once
+#include <algorithm>
+#include <cstddef>
+#include <string_view>
+
+namespace partita {
+
+/// A string usable as a template argument: `input<"x", f32, 1, 784>`.
+template <std::size_t N>
+struct fixed_string {
+  char chars[N]{};
+
+  constexpr fixed_string() = default;
+  constexpr fixed_string(const char (&s)[N]) { std::copy_n(s, N, chars); }
+
+  static constexpr std::size_t size() { return N - 1; }
+  constexpr std::string_view view() const { return {chars, N - 1}; }
+  constexpr operator std::string_view() const { return view(); }
+
+  template <std::size_t M>
+  constexpr bool operator==(const fixed_string<M>& o) const {
+    return view() == o.view();
+  }
+};
+
+template <std::size_t N>
+fixed_string(const char (&)[N]) -> fixed_string<N>;
+
+namespace detail {
+/// Copies a compile-time string_view into a fixed_string of exactly its length, so that a name
+/// computed by a constexpr pass can travel as a template argument (for example in a diagnostic).
+template <std::size_t Len>
+constexpr fixed_string<Len + 1> to_fixed(std::string_view s) {
+  fixed_string<Len + 1> r{};
+  for (std::size_t i = 0; i < Len && i < s.size(); ++i) r.chars[i] = s[i];
+  return r;
+}
+}  // namespace detail
+
+}  // namespace partita
