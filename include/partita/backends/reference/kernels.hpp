@@ -1,0 +1,288 @@
+#pragma once
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "partita/core/error.hpp"
+#include "partita/core/shape.hpp"
+#include "partita/ir/attrs.hpp"
+#include "partita/ir/op_id.hpp"
+
+/// Scalar fp32 kernels of the reference backend. They are the oracle every other backend is
+/// tested against, so they favour obviously-correct loops over speed and accumulate in double.
+/// 4-D tensors are NCHW; conv2d weights are OIHW (O, I/groups, KH, KW).
+namespace partita::reference_kernels {
+
+namespace detail {
+
+/// Product of the dimensions in [from, to).
+inline std::int64_t product(const shape& s, int from, int to) {
+  std::int64_t n = 1;
+  for (int i = from; i < to; ++i) n *= s[i];
+  return n;
+}
+
+/// Row-major strides of `s`, with the stride of every size-1 dimension of `s` set to zero so
+/// that reading with them broadcasts the tensor along that dimension. Right-aligned to `rank`.
+inline std::array<std::int64_t, max_rank> broadcast_strides(const shape& s, int rank) {
+  std::array<std::int64_t, max_rank> st{};
+  std::int64_t step = 1;
+  for (int i = s.rank - 1; i >= 0; --i) {
+    const int out = rank - s.rank + i;
+    st[static_cast<std::size_t>(out)] = s[i] == 1 ? 0 : step;
+    step *= s[i];
+  }
+  return st;
+}
+
+/// The effective pooling stride: zero means "equal to the window", as in PyTorch.
+inline int pool_stride(const attrs& a, int axis) {
+  const auto i = static_cast<std::size_t>(axis);
+  return a.stride[i] > 0 ? a.stride[i] : a.window[i];
+}
+
+}  // namespace detail
+
+/// Numpy-style broadcast of two shapes (right-aligned, dims equal or 1).
+inline shape broadcast_shape(const shape& a, const shape& b) {
+  shape r;
+  r.rank = std::max(a.rank, b.rank);
+  for (int i = 0; i < r.rank; ++i) {
+    const std::int64_t da = i < a.rank ? a.back(i) : 1;
+    const std::int64_t db = i < b.rank ? b.back(i) : 1;
+    if (da != db && da != 1 && db != 1)
+      throw error("broadcast_shape: " + to_string(a) + " and " + to_string(b) + " are not broadcastable");
+    r.dims[static_cast<std::size_t>(r.rank - 1 - i)] = da == 1 ? db : da;
+  }
+  return r;
+}
+
+/// y[n, m] = sum_k x[n, k] * w[m, k]; w is [units, in_features] and the leading dims of x are
+/// flattened into n.
+inline void dense(const float* x, const shape& xs, const float* w, const shape& ws, float* y) {
+  const std::int64_t k_len = xs.back(0);
+  const std::int64_t rows = xs.elements() / k_len;
+  const std::int64_t units = ws[0];
+  for (std::int64_t n = 0; n < rows; ++n)
+    for (std::int64_t m = 0; m < units; ++m) {
+      double acc = 0;
+      for (std::int64_t k = 0; k < k_len; ++k)
+        acc += static_cast<double>(x[n * k_len + k]) * static_cast<double>(w[m * k_len + k]);
+      y[n * units + m] = static_cast<float>(acc);
+    }
+}
+
+/// Direct 2-D convolution (cross-correlation, as in PyTorch) of NCHW `x` with OIHW `w` into `y`
+/// of shape `ys`, using the stride, symmetric padding, dilation and groups of `a`.
+inline void conv2d(const float* x, const shape& xs, const float* w, const shape& ws, float* y, const shape& ys,
+                   const attrs& a) {
+  const std::int64_t batch = xs[0], in_c = xs[1], in_h = xs[2], in_w = xs[3];
+  const std::int64_t out_c = ws[0], group_in_c = ws[1], k_h = ws[2], k_w = ws[3];
+  const std::int64_t out_h = ys[2], out_w = ys[3];
+  const std::int64_t group_out_c = out_c / a.groups;
+  const std::int64_t s_h = a.stride[0], s_w = a.stride[1];
+  const std::int64_t p_h = a.padding[0], p_w = a.padding[1];
+  const std::int64_t d_h = a.dilation[0], d_w = a.dilation[1];
+
+  for (std::int64_t n = 0; n < batch; ++n)
+    for (std::int64_t o = 0; o < out_c; ++o) {
+      const std::int64_t group = o / group_out_c;
+      for (std::int64_t oh = 0; oh < out_h; ++oh)
+        for (std::int64_t ow = 0; ow < out_w; ++ow) {
+          double acc = 0;
+          for (std::int64_t ci = 0; ci < group_in_c; ++ci) {
+            const std::int64_t c = group * group_in_c + ci;
+            for (std::int64_t kh = 0; kh < k_h; ++kh) {
+              const std::int64_t ih = oh * s_h - p_h + kh * d_h;
+              if (ih < 0 || ih >= in_h) continue;  // zero padding contributes nothing
+              for (std::int64_t kw = 0; kw < k_w; ++kw) {
+                const std::int64_t iw = ow * s_w - p_w + kw * d_w;
+                if (iw < 0 || iw >= in_w) continue;
+                const float xv = x[((n * in_c + c) * in_h + ih) * in_w + iw];
+                const float wv = w[((o * group_in_c + ci) * k_h + kh) * k_w + kw];
+                acc += static_cast<double>(xv) * static_cast<double>(wv);
+              }
+            }
+          }
+          y[((n * out_c + o) * out_h + oh) * out_w + ow] = static_cast<float>(acc);
+        }
+    }
+}
+
+/// y = x + b, with b (xs[axis] elements) broadcast along every other axis.
+inline void bias_add(const float* x, const shape& xs, const float* b, int axis, float* y) {
+  const std::int64_t outer = detail::product(xs, 0, axis);
+  const std::int64_t len = xs[axis];
+  const std::int64_t inner = detail::product(xs, axis + 1, xs.rank);
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t c = 0; c < len; ++c)
+      for (std::int64_t i = 0; i < inner; ++i) {
+        const std::int64_t at = (o * len + c) * inner + i;
+        y[at] = x[at] + b[c];
+      }
+}
+
+/// add, subtract or multiply of `a` and `b`, broadcast numpy-style into `y` of shape `ys`.
+inline void binary(op_id op, const float* a, const shape& as, const float* b, const shape& bs, float* y,
+                   const shape& ys) {
+  if (!is_binary_elementwise(op))
+    throw error("reference_kernels::binary: " + std::string(name_of(op)) + " is not a binary op");
+  const auto a_st = detail::broadcast_strides(as, ys.rank);
+  const auto b_st = detail::broadcast_strides(bs, ys.rank);
+  // Odometer over the output index; the input offsets follow it through their strides.
+  std::array<std::int64_t, max_rank> idx{};
+  const std::int64_t total = ys.elements();
+  for (std::int64_t at = 0; at < total; ++at) {
+    std::int64_t ai = 0, bi = 0;
+    for (int d = 0; d < ys.rank; ++d) {
+      const auto u = static_cast<std::size_t>(d);
+      ai += idx[u] * a_st[u];
+      bi += idx[u] * b_st[u];
+    }
+    const float av = a[ai], bv = b[bi];
+    switch (op) {
+      case op_id::add: y[at] = av + bv; break;
+      case op_id::subtract: y[at] = av - bv; break;
+      default: y[at] = av * bv; break;
+    }
+    for (int d = ys.rank - 1; d >= 0; --d) {
+      const auto u = static_cast<std::size_t>(d);
+      if (++idx[u] < ys[d]) break;
+      idx[u] = 0;
+    }
+  }
+}
+
+/// relu, clip (to [a.lo, a.hi]), sigmoid or tanh over n elements.
+inline void unary(op_id op, const float* x, std::int64_t n, float* y, const attrs& a) {
+  if (!is_unary_elementwise(op))
+    throw error("reference_kernels::unary: " + std::string(name_of(op)) + " is not a unary op");
+  for (std::int64_t i = 0; i < n; ++i) {
+    const float v = x[i];
+    switch (op) {
+      // std::max/min return their first argument when comparing with NaN, so NaN propagates.
+      case op_id::relu: y[i] = std::max(v, 0.f); break;
+      case op_id::clip: y[i] = std::min(std::max(v, a.lo), a.hi); break;
+      case op_id::sigmoid: y[i] = static_cast<float>(1.0 / (1.0 + std::exp(-static_cast<double>(v)))); break;
+      default: y[i] = static_cast<float>(std::tanh(static_cast<double>(v))); break;
+    }
+  }
+}
+
+/// Max over each window (a.window, a.stride, a.padding) of NCHW `x`; padded cells never win.
+inline void max_pool2d(const float* x, const shape& xs, float* y, const shape& ys, const attrs& a) {
+  const std::int64_t planes = xs[0] * xs[1], in_h = xs[2], in_w = xs[3];
+  const std::int64_t out_h = ys[2], out_w = ys[3];
+  const std::int64_t s_h = detail::pool_stride(a, 0), s_w = detail::pool_stride(a, 1);
+  for (std::int64_t p = 0; p < planes; ++p) {
+    const float* plane = x + p * in_h * in_w;
+    for (std::int64_t oh = 0; oh < out_h; ++oh)
+      for (std::int64_t ow = 0; ow < out_w; ++ow) {
+        float best = -std::numeric_limits<float>::infinity();
+        for (std::int64_t kh = 0; kh < a.window[0]; ++kh) {
+          const std::int64_t ih = oh * s_h - a.padding[0] + kh;
+          if (ih < 0 || ih >= in_h) continue;
+          for (std::int64_t kw = 0; kw < a.window[1]; ++kw) {
+            const std::int64_t iw = ow * s_w - a.padding[1] + kw;
+            if (iw < 0 || iw >= in_w) continue;
+            const float v = plane[ih * in_w + iw];
+            // Once best is NaN no comparison is true, so a NaN input propagates, as in PyTorch.
+            if (v > best || std::isnan(v)) best = v;
+          }
+        }
+        y[(p * out_h + oh) * out_w + ow] = best;
+      }
+  }
+}
+
+/// Mean over each window (a.window, a.stride, a.padding) of NCHW `x`; divides by the number of
+/// in-bounds cells, or by the whole window size when a.count_include_pad is set.
+inline void avg_pool2d(const float* x, const shape& xs, float* y, const shape& ys, const attrs& a) {
+  const std::int64_t planes = xs[0] * xs[1], in_h = xs[2], in_w = xs[3];
+  const std::int64_t out_h = ys[2], out_w = ys[3];
+  const std::int64_t s_h = detail::pool_stride(a, 0), s_w = detail::pool_stride(a, 1);
+  for (std::int64_t p = 0; p < planes; ++p) {
+    const float* plane = x + p * in_h * in_w;
+    for (std::int64_t oh = 0; oh < out_h; ++oh)
+      for (std::int64_t ow = 0; ow < out_w; ++ow) {
+        double sum = 0;
+        std::int64_t count = 0;
+        for (std::int64_t kh = 0; kh < a.window[0]; ++kh) {
+          const std::int64_t ih = oh * s_h - a.padding[0] + kh;
+          if (ih < 0 || ih >= in_h) continue;
+          for (std::int64_t kw = 0; kw < a.window[1]; ++kw) {
+            const std::int64_t iw = ow * s_w - a.padding[1] + kw;
+            if (iw < 0 || iw >= in_w) continue;
+            sum += plane[ih * in_w + iw];
+            ++count;
+          }
+        }
+        const std::int64_t divisor =
+            a.count_include_pad ? static_cast<std::int64_t>(a.window[0]) * a.window[1] : count;
+        y[(p * out_h + oh) * out_w + ow] = static_cast<float>(sum / static_cast<double>(divisor));
+      }
+  }
+}
+
+/// Mean of each H x W plane of NCHW `x`, into [N, C, 1, 1].
+inline void global_avg_pool2d(const float* x, const shape& xs, float* y) {
+  const std::int64_t planes = xs[0] * xs[1], area = xs[2] * xs[3];
+  for (std::int64_t p = 0; p < planes; ++p) {
+    double sum = 0;
+    for (std::int64_t i = 0; i < area; ++i) sum += x[p * area + i];
+    y[p] = static_cast<float>(sum / static_cast<double>(area));
+  }
+}
+
+/// Inference batch norm over axis 1: y = (x - mean) / sqrt(var + eps) * gamma + beta.
+inline void batch_norm(const float* x, const shape& xs, const float* gamma, const float* beta, const float* mean,
+                       const float* var, float eps, float* y) {
+  const std::int64_t outer = xs[0], channels = xs[1];
+  const std::int64_t inner = detail::product(xs, 2, xs.rank);
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t c = 0; c < channels; ++c) {
+      const double inv_std = 1.0 / std::sqrt(static_cast<double>(var[c]) + static_cast<double>(eps));
+      for (std::int64_t i = 0; i < inner; ++i) {
+        const std::int64_t at = (o * channels + c) * inner + i;
+        const double centred = static_cast<double>(x[at]) - static_cast<double>(mean[c]);
+        y[at] = static_cast<float>(centred * inv_std * static_cast<double>(gamma[c]) + static_cast<double>(beta[c]));
+      }
+    }
+}
+
+/// Concatenates the n tensors `xs` (shapes `shapes`) along `axis` into `y` of shape `ys`.
+inline void concatenate(const float* const* xs, const shape* shapes, int n, int axis, float* y, const shape& ys) {
+  const std::int64_t outer = detail::product(ys, 0, axis);
+  const std::int64_t inner = detail::product(ys, axis + 1, ys.rank);
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (int t = 0; t < n; ++t) {
+      // Each input contributes one contiguous run of shapes[t][axis] * inner per outer index.
+      const std::int64_t run = shapes[t][axis] * inner;
+      const float* src = xs[t] + o * run;
+      y = std::copy(src, src + run, y);
+    }
+}
+
+/// Softmax along `axis`; subtracts the maximum first so that large inputs do not overflow.
+inline void softmax(const float* x, const shape& xs, int axis, float* y) {
+  const std::int64_t outer = detail::product(xs, 0, axis);
+  const std::int64_t len = xs[axis];
+  const std::int64_t inner = detail::product(xs, axis + 1, xs.rank);
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t i = 0; i < inner; ++i) {
+      const std::int64_t base = o * len * inner + i;
+      auto at = [&](std::int64_t k) { return base + k * inner; };
+      double top = -std::numeric_limits<double>::infinity();
+      for (std::int64_t k = 0; k < len; ++k) top = std::max(top, static_cast<double>(x[at(k)]));
+      double sum = 0;
+      for (std::int64_t k = 0; k < len; ++k) sum += std::exp(static_cast<double>(x[at(k)]) - top);
+      for (std::int64_t k = 0; k < len; ++k)
+        y[at(k)] = static_cast<float>(std::exp(static_cast<double>(x[at(k)]) - top) / sum);
+    }
+}
+
+}  // namespace partita::reference_kernels

@@ -1,0 +1,110 @@
+#pragma once
+#include <type_traits>
+
+#include "partita/core/dtype.hpp"
+#include "partita/core/shape.hpp"
+
+namespace partita {
+
+/// What went wrong when checking a node: the kinds of ill-formed model Partita reports.
+enum class problem {
+  none,
+  dtype_mismatch,
+  rank_mismatch,
+  dense_inner_dimension,
+  conv2d_channels,
+  conv2d_groups,
+  conv2d_window,
+  bias_size,
+  broadcast,
+  pool_window,
+  batch_norm_parameter,
+  reshape_elements,
+  concatenate_dimensions,
+  tuple_index,
+  not_a_tuple,
+  tuple_as_tensor,
+  axis_out_of_range,
+  duplicate_name,
+};
+
+/// The verdict of a node's shape/dtype rule: the problem, and the two shapes (or dtypes) that
+/// disagree, so the diagnostic can print both.
+struct verdict {
+  problem what = problem::none;
+  shape lhs{};
+  shape rhs{};
+  dtype lhs_type = dtype::f32;
+  dtype rhs_type = dtype::f32;
+};
+
+/// A dtype as a type, so that diagnostics print it: `dtype_is<partita::dtype::i8>`.
+template <dtype D>
+struct dtype_is {};
+
+namespace diagnostic {
+
+/// Instantiated for every op node; when the verdict is not `none` one of the assertions below
+/// fires. The compiler prints this template's arguments with the message: the offending node
+/// type (`Node`) and the two shapes or dtypes that disagree (`Lhs`, `Rhs`).
+template <class Node, problem P, class Lhs, class Rhs>
+struct report {
+  static_assert(P != problem::dtype_mismatch,
+                "partita: dtype mismatch: the arguments of this op (Node) have different element types (Lhs vs Rhs)");
+  static_assert(P != problem::rank_mismatch,
+                "partita: rank mismatch: an argument of this op (Node) has the wrong number of dimensions (Lhs: found, Rhs: expected rank as dims)");
+  static_assert(P != problem::dense_inner_dimension,
+                "partita: shape mismatch in dense<X, W>: the last dimension of X (Lhs) must equal the second dimension of W (Rhs); W is [units, in_features]");
+  static_assert(P != problem::conv2d_channels,
+                "partita: shape mismatch in conv2d<X, W>: channels of X (Lhs, NCHW) must equal W's input channels times groups (Rhs, OIHW)");
+  static_assert(P != problem::conv2d_groups,
+                "partita: bad groups in conv2d<X, W>: groups must divide both the input channels (Lhs) and the output channels (Rhs)");
+  static_assert(P != problem::conv2d_window,
+                "partita: conv2d<X, W>: the dilated kernel (Rhs) is larger than the padded input (Lhs)");
+  static_assert(P != problem::bias_size,
+                "partita: shape mismatch in bias_add<X, B>: B (Rhs) must have as many elements as X (Lhs) has along the bias axis");
+  static_assert(P != problem::broadcast,
+                "partita: shape mismatch in an elementwise op (Node): the shapes Lhs and Rhs cannot be broadcast together");
+  static_assert(P != problem::pool_window,
+                "partita: pooling window (Rhs) is larger than the padded input (Lhs)");
+  static_assert(P != problem::batch_norm_parameter,
+                "partita: shape mismatch in batch_norm: gamma, beta, mean and var (Rhs) must each have as many elements as X (Lhs) has channels");
+  static_assert(P != problem::reshape_elements,
+                "partita: reshape changes the number of elements: input Lhs, target Rhs");
+  static_assert(P != problem::concatenate_dimensions,
+                "partita: shape mismatch in concatenate: the inputs (Lhs, Rhs) must agree on every dimension but the axis");
+  static_assert(P != problem::tuple_index,
+                "partita: get<T, I>: index I is out of range for the tuple T (Lhs: index, Rhs: tuple size)");
+  static_assert(P != problem::not_a_tuple,
+                "partita: get<T, I>: T is a tensor, not a tuple");
+  static_assert(P != problem::tuple_as_tensor,
+                "partita: a tuple is used where a tensor is expected (Node); project a field with get<T, I>");
+  static_assert(P != problem::axis_out_of_range,
+                "partita: axis out of range for this op (Lhs: input shape, Rhs: axis as dims)");
+  static_assert(P != problem::duplicate_name,
+                "partita: two different inputs or weights share one name (Node: the name) with different shapes or dtypes (Lhs, Rhs)");
+  static constexpr bool ok = P == problem::none;
+};
+
+template <verdict V>
+using lhs_of = std::conditional_t<V.what == problem::dtype_mismatch, dtype_is<V.lhs_type>, dims_of<V.lhs>>;
+template <verdict V>
+using rhs_of = std::conditional_t<V.what == problem::dtype_mismatch, dtype_is<V.rhs_type>, dims_of<V.rhs>>;
+
+/// Reports an argument of an op that is not a Partita node at all.
+template <class Node, int Position, class Arg, bool IsNode>
+struct require_node {
+  static_assert(IsNode,
+                "partita: unknown op: an argument of this op (Node, argument number Position) is not a Partita "
+                "node (an input, a weight or an op such as dense or relu); see Arg");
+  static constexpr bool ok = IsNode;
+};
+
+}  // namespace diagnostic
+
+/// Forces the check of node `Node` whose rule returned `V`: a no-op when the node is well formed.
+template <class Node, verdict V>
+inline constexpr bool checked =
+    sizeof(diagnostic::report<Node, V.what, diagnostic::lhs_of<V>, diagnostic::rhs_of<V>>) > 0;
+
+}  // namespace partita

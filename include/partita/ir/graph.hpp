@@ -1,0 +1,165 @@
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "partita/ir/module.hpp"
+#include "partita/ir/node_desc.hpp"
+
+namespace partita::detail {
+
+/// The flattened graph while it is being built: plain vectors, used inside constexpr evaluation.
+struct flat_graph {
+  std::vector<graph_node> nodes;
+  std::vector<int> args;
+  std::vector<int> outputs;
+};
+
+/// Open-addressing table from a 64-bit key to a node index, growing as needed. Lookups compare
+/// with a caller-supplied predicate, so the same table serves "same descriptor" and "same node".
+class index_table {
+ public:
+  constexpr index_table() : keys_(64, 0), slots_(64, -1) {}
+
+  template <class Eq>
+  constexpr int find(std::uint64_t key, Eq eq) const {
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = key & mask;; i = (i + 1) & mask) {
+      const int s = slots_.data()[i];
+      if (s < 0) return -1;
+      if (keys_.data()[i] == key && eq(s)) return s;
+    }
+  }
+
+  constexpr void insert(std::uint64_t key, int value) {
+    if (2 * (count_ + 1) > slots_.size()) grow();
+    place(key, value);
+    ++count_;
+  }
+
+ private:
+  constexpr void place(std::uint64_t key, int value) {
+    const std::size_t mask = slots_.size() - 1;
+    std::size_t i = key & mask;
+    while (slots_.data()[i] >= 0) i = (i + 1) & mask;
+    keys_.data()[i] = key;
+    slots_.data()[i] = value;
+  }
+  constexpr void grow() {
+    std::vector<std::uint64_t> keys = std::move(keys_);
+    std::vector<int> slots = std::move(slots_);
+    keys_.assign(keys.size() * 2, 0);
+    slots_.assign(slots.size() * 2, -1);
+    for (std::size_t i = 0; i < slots.size(); ++i)
+      if (slots[i] >= 0) place(keys[i], slots[i]);
+  }
+
+  std::vector<std::uint64_t> keys_;
+  std::vector<int> slots_;
+  std::size_t count_ = 0;
+};
+
+constexpr std::uint64_t node_key(const graph_node& n, const int* args) {
+  std::uint64_t h = hash_mix(0x84222325cbf29ce4ull, static_cast<std::uint64_t>(n.op));
+  for (char c : n.name) h = hash_mix(h, static_cast<unsigned char>(c));
+  for (int i = 0; i < n.out.rank; ++i) h = hash_mix(h, static_cast<std::uint64_t>(n.out[i]));
+  for (int i = 0; i < n.nargs; ++i) h = hash_mix(h, static_cast<std::uint64_t>(args[i]));
+  return h;
+}
+
+/// Flattens the DAG reachable from `roots` into a node table in post-order (arguments first,
+/// left to right). Each descriptor is visited once (memo keyed by descriptor address), and
+/// structurally equal nodes reached through different types (an alias and a named node type)
+/// become one node, so the graph is hash-consed. Linear in the number of nodes and edges.
+constexpr flat_graph flatten(const node_desc* const* roots, int num_roots) {
+  flat_graph g;
+  index_table by_desc;  // descriptor → node index
+  index_table by_node;  // structure → node index
+  std::vector<const node_desc*> desc_of_slot;  // parallel to by_desc values: which desc owns slot k
+  std::vector<int> slot_node;
+  struct frame {
+    const node_desc* d;
+    int next;
+  };
+  std::vector<frame> stack;
+  std::vector<int> scratch;
+
+  auto visited = [&](const node_desc* d) {
+    return by_desc.find(d->hash, [&](int s) { return desc_of_slot.data()[s] == d; });
+  };
+
+  for (int r = 0; r < num_roots; ++r) {
+    if (visited(roots[r]) < 0) stack.push_back({roots[r], 0});
+    while (!stack.empty()) {
+      frame& f = stack.back();
+      if (f.next < f.d->nargs) {
+        const node_desc* a = f.d->args[f.next++];
+        if (visited(a) < 0) stack.push_back({a, 0});
+        continue;
+      }
+      const node_desc* d = f.d;
+      stack.pop_back();
+      if (visited(d) >= 0) continue;  // reached twice before its first completion
+      scratch.clear();
+      for (int i = 0; i < d->nargs; ++i) scratch.push_back(slot_node.data()[visited(d->args[i])]);
+      graph_node n{d->op, d->type, d->out, d->at, d->name, 0, d->nargs, d->is_tuple};
+      const std::uint64_t key = node_key(n, scratch.data());
+      int idx = by_node.find(key, [&](int k) {
+        const graph_node& o = g.nodes.data()[k];
+        if (o.op != n.op || o.nargs != n.nargs || o.name != n.name || !(o.at == n.at) || o.type != n.type ||
+            !(o.out == n.out))
+          return false;
+        for (int i = 0; i < n.nargs; ++i)
+          if (g.args.data()[o.first_arg + i] != scratch.data()[i]) return false;
+        return true;
+      });
+      if (idx < 0) {
+        idx = static_cast<int>(g.nodes.size());
+        n.first_arg = static_cast<int>(g.args.size());
+        for (int a : scratch) g.args.push_back(a);
+        g.nodes.push_back(n);
+        by_node.insert(key, idx);
+      }
+      by_desc.insert(d->hash, static_cast<int>(desc_of_slot.size()));
+      desc_of_slot.push_back(d);
+      slot_node.push_back(idx);
+    }
+    g.outputs.push_back(slot_node.data()[visited(roots[r])]);
+  }
+  return g;
+}
+
+/// Sizes of the main module built from `roots`: one extra tuple node (and its arguments) when
+/// the model has several outputs.
+struct module_sizes {
+  std::size_t nodes = 0;
+  std::size_t args = 0;
+};
+
+constexpr module_sizes main_module_sizes(const node_desc* const* roots, int num_roots) {
+  const flat_graph g = flatten(roots, num_roots);
+  const std::size_t extra = num_roots > 1 ? 1 : 0;
+  return {g.nodes.size() + extra, g.args.size() + (extra ? g.outputs.size() : 0)};
+}
+
+template <module_sizes S>
+constexpr module_value<S.nodes, S.args, 1> main_module(const node_desc* const* roots, int num_roots) {
+  const flat_graph g = flatten(roots, num_roots);
+  module_value<S.nodes, S.args, 1> m{};
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) m.nodes[i] = g.nodes[i];
+  for (std::size_t i = 0; i < g.args.size(); ++i) m.args[i] = g.args[i];
+  function_info& f = m.functions[0];
+  f.set_name("main");
+  f.num_nodes = static_cast<int>(S.nodes);
+  if (num_roots > 1) {
+    graph_node t{op_id::tuple, dtype::f32, shape{}, attrs{}, {}, static_cast<int>(g.args.size()), num_roots, true};
+    for (int r = 0; r < num_roots; ++r) m.args[g.args.size() + static_cast<std::size_t>(r)] = g.outputs[static_cast<std::size_t>(r)];
+    m.nodes[S.nodes - 1] = t;
+    f.result = static_cast<int>(S.nodes - 1);
+  } else {
+    f.result = g.outputs[0];
+  }
+  return m;
+}
+
+}  // namespace partita::detail

@@ -1,0 +1,44 @@
+#pragma once
+#include <cstdint>
+#include <string_view>
+
+#include "partita/core/dtype.hpp"
+#include "partita/core/shape.hpp"
+#include "partita/ir/attrs.hpp"
+#include "partita/ir/op_id.hpp"
+
+namespace partita {
+
+/// The compile-time description of one node type: every node type `T` (input, weight, op) has
+/// exactly one `static constexpr node_desc desc`, and its arguments point at their own
+/// descriptors. Flattening a model walks these pointers, so each node type is visited once.
+struct node_desc {
+  op_id op = op_id::input;
+  dtype type = dtype::f32;
+  shape out{};                  // for a tuple: empty; its fields are the arguments
+  attrs at{};
+  std::string_view name{};      // inputs and weights
+  const node_desc* const* args = nullptr;
+  int nargs = 0;
+  std::uint64_t hash = 0;       // structural, used to bucket descriptors while flattening
+  bool is_tuple = false;
+};
+
+namespace detail {
+
+constexpr std::uint64_t hash_mix(std::uint64_t h, std::uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  return h * 0x100000001b3ull;
+}
+
+constexpr std::uint64_t structural_hash(const node_desc& d) {
+  std::uint64_t h = hash_mix(0xcbf29ce484222325ull, static_cast<std::uint64_t>(d.op));
+  for (char c : d.name) h = hash_mix(h, static_cast<unsigned char>(c));
+  for (int i = 0; i < d.out.rank; ++i) h = hash_mix(h, static_cast<std::uint64_t>(d.out[i]));
+  h = hash_mix(h, static_cast<std::uint64_t>(d.at.axis));
+  for (int i = 0; i < d.nargs; ++i) h = hash_mix(h, d.args[i]->hash);
+  return h;
+}
+
+}  // namespace detail
+}  // namespace partita

@@ -1,0 +1,80 @@
+#pragma once
+#include "partita/ir/ops/rules.hpp"
+
+namespace partita {
+namespace rules {
+
+constexpr inference dense(const attrs&, const arg_info* a, int n) {
+  if (auto v = tensor_args(a, n); v.what != problem::none) return {{}, {}, false, v};
+  const shape& x = a[0].shp;
+  const shape& w = a[1].shp;
+  if (x.rank < 1) return expect_rank(a[0], 2);
+  if (w.rank != 2) return expect_rank(a[1], 2);
+  if (x.back(0) != w[1]) return fail(problem::dense_inner_dimension, x, w);
+  shape out = x;
+  out.dims[static_cast<std::size_t>(x.rank - 1)] = w[0];
+  return ok(out, a[0].type);
+}
+
+constexpr std::int64_t conv_out(std::int64_t in, int k, int stride, int pad, int dilation) {
+  return (in + 2 * pad - static_cast<std::int64_t>(dilation) * (k - 1) - 1) / stride + 1;
+}
+
+constexpr inference conv2d(const attrs& at, const arg_info* a, int n) {
+  if (auto v = tensor_args(a, n); v.what != problem::none) return {{}, {}, false, v};
+  const shape& x = a[0].shp;
+  const shape& w = a[1].shp;
+  if (x.rank != 4) return expect_rank(a[0], 4);
+  if (w.rank != 4) return expect_rank(a[1], 4);
+  if (at.groups < 1 || x[1] % at.groups != 0 || w[0] % at.groups != 0)
+    return fail(problem::conv2d_groups, x, w);
+  if (w[1] * at.groups != x[1]) return fail(problem::conv2d_channels, x, w);
+  const std::int64_t oh = conv_out(x[2], static_cast<int>(w[2]), at.stride[0], at.padding[0], at.dilation[0]);
+  const std::int64_t ow = conv_out(x[3], static_cast<int>(w[3]), at.stride[1], at.padding[1], at.dilation[1]);
+  if (oh < 1 || ow < 1 || at.stride[0] < 1 || at.stride[1] < 1 || at.dilation[0] < 1 || at.dilation[1] < 1)
+    return fail(problem::conv2d_window, x, w);
+  return ok(shape{4, {x[0], w[0], oh, ow}}, a[0].type);
+}
+
+constexpr inference bias_add(const attrs& at, const arg_info* a, int n) {
+  if (auto v = tensor_args(a, n); v.what != problem::none) return {{}, {}, false, v};
+  const shape& x = a[0].shp;
+  const int axis = normalize_axis(at.axis, x.rank);
+  if (axis < 0 || axis >= x.rank) return fail(problem::axis_out_of_range, x, dims1(at.axis));
+  if (a[1].shp.rank != 1 || a[1].shp[0] != x[axis]) return fail(problem::bias_size, x, a[1].shp);
+  return ok(x, a[0].type);
+}
+
+}  // namespace rules
+
+/// Fully connected layer, `y = x · wᵀ`: x is [..., in], w is [units, in], y is [..., units].
+template <class X, class W>
+struct dense : detail::op_node<op_id::dense, attrs{}, &rules::dense, X, W> {
+  static_assert(well_formed<dense, X, W>);
+};
+
+namespace detail {
+constexpr attrs to_attrs(const conv2d_attrs& c) {
+  attrs a{};
+  a.stride = c.stride;
+  a.padding = c.padding;
+  a.dilation = c.dilation;
+  a.groups = c.groups;
+  return a;
+}
+}  // namespace detail
+
+/// 2-D convolution, NCHW input and OIHW weight (O, I / groups, KH, KW):
+/// `conv2d<x, w, {.stride = {2, 2}, .padding = {1, 1}}>`.
+template <class X, class W, conv2d_attrs A = conv2d_attrs{}>
+struct conv2d : detail::op_node<op_id::conv2d, detail::to_attrs(A), &rules::conv2d, X, W> {
+  static_assert(well_formed<conv2d, X, W>);
+};
+
+/// Adds a 1-D bias along `Axis` (default 1: the channels of NCHW, the units of dense).
+template <class X, class B, int Axis = 1>
+struct bias_add : detail::op_node<op_id::bias_add, detail::axis_attrs(Axis), &rules::bias_add, X, B> {
+  static_assert(well_formed<bias_add, X, B>);
+};
+
+}  // namespace partita

@@ -1,0 +1,41 @@
+#pragma once
+#include "partita/ir/ops/rules.hpp"
+
+namespace partita {
+namespace rules {
+
+constexpr inference make_tuple(const attrs&, const arg_info*, int) { return inference{{}, dtype::f32, true, {}}; }
+
+}  // namespace rules
+
+/// A tuple of values: several results travelling together (e.g. a multi-output partition).
+template <class... Xs>
+struct tuple : detail::op_node<op_id::tuple, attrs{}, &rules::make_tuple, Xs...> {
+  static_assert(well_formed<tuple, Xs...>);
+};
+
+/// Field `I` of tuple `T`.
+template <class T, int I>
+struct get {
+ private:
+  static constexpr const node_desc* arg_descs[] = {&detail::desc_of<T>()};
+  static constexpr inference rule() {
+    const node_desc& t = detail::desc_of<T>();
+    if (t.nargs < 0) return {};
+    if (!t.is_tuple) return rules::fail(problem::not_a_tuple, t.out, shape{});
+    if (I < 0 || I >= t.nargs) return rules::fail(problem::tuple_index, rules::dims1(I), rules::dims1(t.nargs));
+    const node_desc& f = *t.args[I];
+    return inference{f.out, f.type, f.is_tuple, {}};
+  }
+
+ public:
+  static constexpr inference result = rule();
+  static constexpr node_desc desc = [] {
+    node_desc d{op_id::get, result.type, result.out, detail::axis_attrs(I), {}, arg_descs, 1, 0, result.is_tuple};
+    d.hash = detail::structural_hash(d);
+    return d;
+  }();
+  static_assert(well_formed<get, T>);
+};
+
+}  // namespace partita

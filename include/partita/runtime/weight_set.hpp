@@ -1,0 +1,79 @@
+#pragma once
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <map>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "partita/core/dtype.hpp"
+#include "partita/core/error.hpp"
+#include "partita/runtime/tensor_data.hpp"
+
+namespace partita {
+
+/// Named tensors held in memory. The set references the caller's buffers without copying them:
+/// they must outlive it.
+class weight_set {
+ public:
+  /// Adds float32 data `data` of shape `dims`.
+  weight_set& add(std::string name, std::span<const float> data, std::initializer_list<std::int64_t> dims) {
+    return add(std::move(name), data, std::span<const std::int64_t>(dims.begin(), dims.size()));
+  }
+
+  /// Adds float32 data `data` of shape `dims`.
+  weight_set& add(std::string name, std::span<const float> data, std::span<const std::int64_t> dims) {
+    // Tensors are little-endian on disk and in tensor_data; a float span is only that on a
+    // little-endian host.
+    static_assert(std::endian::native == std::endian::little, "weight_set needs a little-endian host");
+    return add(std::move(name), dtype::f32, std::as_bytes(data), dims);
+  }
+
+  /// Adds raw little-endian data of element type `type` and shape `dims`.
+  weight_set& add(std::string name, dtype type, std::span<const std::byte> bytes,
+                  std::initializer_list<std::int64_t> dims) {
+    return add(std::move(name), type, bytes, std::span<const std::int64_t>(dims.begin(), dims.size()));
+  }
+
+  /// Adds raw little-endian data of element type `type` and shape `dims`.
+  weight_set& add(std::string name, dtype type, std::span<const std::byte> bytes,
+                  std::span<const std::int64_t> dims) {
+    if (index_.contains(name)) throw error("in-memory weight set: duplicate tensor '" + name + "'");
+    const auto elements = detail::checked_elements(dims);
+    if (!elements)
+      throw error("in-memory weight set: tensor '" + name + "': invalid shape " + detail::dims_string(dims));
+    const auto expected = detail::checked_bytes(*elements, size_of(type));
+    if (!expected || *expected != bytes.size())
+      throw error("in-memory weight set: tensor '" + name + "': " + std::string(safetensors_name(type)) +
+                  " shape " + detail::dims_string(dims) + " needs " +
+                  (expected ? std::to_string(*expected) : std::string("too many")) + " bytes, got " +
+                  std::to_string(bytes.size()));
+    index_.emplace(name, tensors_.size());
+    tensors_.push_back(tensor_data{std::move(name), std::string(safetensors_name(type)), type,
+                                   std::vector<std::int64_t>(dims.begin(), dims.end()), bytes});
+    return *this;
+  }
+
+  /// The tensor called `name`, or nullptr.
+  const tensor_data* find(std::string_view name) const {
+    const auto it = index_.find(name);
+    return it == index_.end() ? nullptr : &tensors_[it->second];
+  }
+
+  /// Every tensor, in the order added.
+  std::span<const tensor_data> tensors() const { return tensors_; }
+
+  /// Where the tensors come from, for messages.
+  std::string_view origin() const { return "in-memory weight set"; }
+
+ private:
+  std::vector<tensor_data> tensors_;
+  std::map<std::string, std::size_t, std::less<>> index_;
+};
+
+}  // namespace partita
