@@ -333,6 +333,34 @@ class parser {
   std::size_t pos_ = 0;
 };
 
+// `s` as a JSON string literal, escaped the way serde_json writes it so that headers match the
+// reference implementation byte for byte.
+inline std::string quote(std::string_view s) {
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string r = "\"";
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    switch (c) {
+      case '"': r += "\\\""; break;
+      case '\\': r += "\\\\"; break;
+      case '\b': r += "\\b"; break;
+      case '\f': r += "\\f"; break;
+      case '\n': r += "\\n"; break;
+      case '\r': r += "\\r"; break;
+      case '\t': r += "\\t"; break;
+      default:
+        if (u < 0x20) {
+          r += "\\u00";
+          r += hex[u >> 4];
+          r += hex[u & 15];
+        } else {
+          r += c;
+        }
+    }
+  }
+  return r + "\"";
+}
+
 // Parses one JSON document that must span all of `text`, surrounding whitespace aside.
 inline value parse(std::string_view text) { return parser(text).parse_document(); }
 

@@ -1,0 +1,20 @@
+#pragma once
+#include <concepts>
+#include <string_view>
+
+#include "partita/ir/op_id.hpp"
+
+namespace partita {
+
+/// A backend: a type with a unique `name`, a per-executable `state` (created when the
+/// executable is constructed, alive as long as it is), and `kernel<Step>::run(state&, in, out)`
+/// for the steps it owns, in destination-passing style (the caller owns every buffer).
+/// `reference` is the simplest complete example.
+template <class B>
+concept backend = requires {
+  { std::string_view(B::name) } -> std::convertible_to<std::string_view>;
+  typename B::state;
+  requires std::default_initializable<typename B::state>;
+};
+
+}  // namespace partita

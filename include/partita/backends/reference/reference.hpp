@@ -1,0 +1,68 @@
+#pragma once
+#include <string_view>
+
+#include "partita/backend/step.hpp"
+#include "partita/backends/reference/kernels.hpp"
+#include "partita/core/fixed_string.hpp"
+
+namespace partita {
+
+/// The reference backend: plain scalar kernels for every op, written for clarity rather than
+/// speed. It is the oracle that every other backend is tested against.
+struct reference {
+  static constexpr fixed_string name = "reference";
+
+  /// No per-executable state: the kernels read weights where `bind` put them.
+  struct state {};
+
+  /// Every op of the IR.
+  static constexpr bool supports(op_id) { return true; }
+
+  template <class Step>
+  struct kernel {
+    static_assert(Step::node.type == dtype::f32,
+                  "partita: the reference backend has f32 kernels only; this step (Step) has another dtype");
+
+    static void run(state&, const float* const* in, float* out) {
+      namespace k = reference_kernels;
+      constexpr const graph_node& n = Step::node;
+      constexpr op_id op = Step::op;
+      if constexpr (op == op_id::dense) {
+        k::dense(in[0], Step::arg(0).out, in[1], Step::arg(1).out, out);
+      } else if constexpr (op == op_id::conv2d) {
+        k::conv2d(in[0], Step::arg(0).out, in[1], Step::arg(1).out, out, n.out, n.at);
+      } else if constexpr (op == op_id::bias_add) {
+        k::bias_add(in[0], n.out, in[1], normalized_axis(n.at.axis, n.out.rank), out);
+      } else if constexpr (is_binary_elementwise(op)) {
+        k::binary(op, in[0], Step::arg(0).out, in[1], Step::arg(1).out, out, n.out);
+      } else if constexpr (is_unary_elementwise(op)) {
+        k::unary(op, in[0], n.out.elements(), out, n.at);
+      } else if constexpr (op == op_id::max_pool2d) {
+        k::max_pool2d(in[0], Step::arg(0).out, out, n.out, n.at);
+      } else if constexpr (op == op_id::avg_pool2d) {
+        k::avg_pool2d(in[0], Step::arg(0).out, out, n.out, n.at);
+      } else if constexpr (op == op_id::global_avg_pool2d) {
+        k::global_avg_pool2d(in[0], Step::arg(0).out, out);
+      } else if constexpr (op == op_id::batch_norm) {
+        k::batch_norm(in[0], n.out, in[1], in[2], in[3], in[4], n.at.epsilon, out);
+      } else if constexpr (op == op_id::concatenate) {
+        constexpr auto shapes = arg_shapes();
+        k::concatenate(in, shapes.data(), Step::num_args, normalized_axis(n.at.axis, n.out.rank), out, n.out);
+      } else if constexpr (op == op_id::softmax) {
+        k::softmax(in[0], n.out, normalized_axis(n.at.axis, n.out.rank), out);
+      } else {
+        static_assert(op == op_id::dense, "partita: the reference backend has no kernel for this op (Step)");
+      }
+    }
+
+   private:
+    static constexpr int normalized_axis(int axis, int rank) { return axis < 0 ? axis + rank : axis; }
+    static constexpr auto arg_shapes() {
+      std::array<shape, static_cast<std::size_t>(Step::num_args)> s{};
+      for (int i = 0; i < Step::num_args; ++i) s[static_cast<std::size_t>(i)] = Step::arg(i).out;
+      return s;
+    }
+  };
+};
+
+}  // namespace partita

@@ -1,0 +1,129 @@
+#pragma once
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+#include "partita/ir/module.hpp"
+
+namespace partita {
+namespace detail {
+
+template <class M>
+std::string type_string(const M& m, int i) {
+  const graph_node& n = m.node(i);
+  if (!n.is_tuple) return std::string(name_of(n.type)) + to_string(n.out);
+  std::string s = "(";
+  for (int k = 0; k < n.nargs; ++k) s += (k ? ", " : "") + type_string(m, m.arg(i, k));
+  return s + ")";
+}
+
+inline std::string pair_string(const std::array<int, 2>& p) {
+  return "[" + std::to_string(p[0]) + ", " + std::to_string(p[1]) + "]";
+}
+
+inline std::string float_string(float f) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", static_cast<double>(f));
+  return buf;
+}
+
+/// The attributes of a node that matter for its op, as `key=value` pairs.
+inline std::string attr_string(const graph_node& n) {
+  const attrs& a = n.at;
+  switch (n.op) {
+    case op_id::conv2d:
+      return "stride=" + pair_string(a.stride) + ", padding=" + pair_string(a.padding) +
+             ", dilation=" + pair_string(a.dilation) + ", groups=" + std::to_string(a.groups);
+    case op_id::max_pool2d:
+    case op_id::avg_pool2d:
+      return "size=" + pair_string(a.window) + ", stride=" + pair_string(a.stride) + ", padding=" +
+             pair_string(a.padding) + (a.count_include_pad ? ", count_include_pad" : "");
+    case op_id::clip:
+      return "lo=" + float_string(a.lo) + ", hi=" + float_string(a.hi);
+    case op_id::batch_norm:
+      return "epsilon=" + float_string(a.epsilon);
+    case op_id::bias_add:
+    case op_id::concatenate:
+    case op_id::softmax:
+      return "axis=" + std::to_string(a.axis);
+    case op_id::reshape:
+      return "shape=" + to_string(a.target);
+    case op_id::get:
+      return "index=" + std::to_string(a.axis);
+    default:
+      return {};
+  }
+}
+
+template <class M>
+std::string value_name(const M& m, int i) {
+  const graph_node& n = m.node(i);
+  switch (n.op) {
+    case op_id::input: return "%" + std::string(n.name);
+    case op_id::weight: return "@" + std::string(n.name);
+    case op_id::param: return "%p" + std::to_string(n.at.axis);
+    default: return "%" + std::to_string(i);
+  }
+}
+
+template <class M>
+std::string call_string(const M& m, int i) {
+  const graph_node& n = m.node(i);
+  std::string s;
+  if (n.op == op_id::call) {
+    s = "@" + std::string(m.functions[static_cast<std::size_t>(n.at.callee)].name());
+  } else if (n.op != op_id::tuple) {
+    s = std::string(name_of(n.op));
+  }
+  s += "(";
+  for (int k = 0; k < n.nargs; ++k) s += (k ? ", " : "") + value_name(m, m.arg(i, k));
+  std::string at = attr_string(n);
+  if (!at.empty()) s += (n.nargs ? ", " : "") + at;
+  return s + ")";
+}
+
+template <class M>
+void print_function(std::string& out, const M& m, const function_info& f) {
+  out += "def @" + std::string(f.name()) + "(";
+  bool first = true;
+  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
+    const graph_node& n = m.node(i);
+    if (n.op != op_id::input && n.op != op_id::param) continue;
+    out += (first ? "" : ", ") + value_name(m, i) + ": " + type_string(m, i);
+    first = false;
+  }
+  out += ")";
+  if (f.result >= 0) out += " -> " + type_string(m, f.result);
+  if (!f.composite.empty() || !f.backend.empty()) {
+    out += " attrs {";
+    if (!f.composite.empty()) out += "composite=\"" + std::string(f.composite) + "\"";
+    if (!f.backend.empty()) out += std::string(f.composite.empty() ? "" : ", ") + "backend=\"" + std::string(f.backend) + "\"";
+    out += "}";
+  }
+  out += " {\n";
+  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
+    const graph_node& n = m.node(i);
+    if (is_leaf(n.op)) continue;
+    out += "  %" + std::to_string(i) + " = " + call_string(m, i) + " : " + type_string(m, i) + "\n";
+  }
+  out += "  return " + value_name(m, f.result) + "\n}\n";
+}
+
+}  // namespace detail
+
+/// Readable text of a module, one `def` per function (main last), in the spirit of Relay's text
+/// format: `%5 = relu(%4) : f32[1, 512]`. Weights print as `@name`, inputs as `%name`.
+template <module_type M>
+std::string print(M) {
+  const auto& m = M::value;
+  std::string out;
+  for (std::size_t f = 0; f < m.functions.size(); ++f) {
+    if (f == 0) continue;
+    detail::print_function(out, m, m.functions[f]);
+    out += "\n";
+  }
+  detail::print_function(out, m, m.functions[0]);
+  return out;
+}
+
+}  // namespace partita

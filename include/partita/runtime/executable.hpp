@@ -1,0 +1,202 @@
+#pragma once
+#include <array>
+#include <cstddef>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "partita/backend/backend.hpp"
+#include "partita/backend/step.hpp"
+#include "partita/core/error.hpp"
+#include "partita/core/tensor_view.hpp"
+#include "partita/ir/model.hpp"
+#include "partita/runtime/bind.hpp"
+#include "partita/runtime/plan.hpp"
+
+namespace partita {
+namespace detail {
+
+template <class T>
+struct module_type_of {
+  using type = module_of<T>;
+};
+template <module_type T>
+struct module_type_of<T> {
+  using type = T;
+};
+
+/// Storage aligned to `alignment`, allocated once when the executable is created.
+class aligned_buffer {
+ public:
+  explicit aligned_buffer(std::size_t bytes)
+      : data_(bytes ? static_cast<std::byte*>(::operator new(bytes, std::align_val_t{alignment})) : nullptr) {
+    if (bytes) std::memset(data_.get(), 0, bytes);
+  }
+  std::byte* get() const { return data_.get(); }
+
+ private:
+  struct release {
+    void operator()(std::byte* p) const { ::operator delete(p, std::align_val_t{alignment}); }
+  };
+  std::unique_ptr<std::byte, release> data_;
+};
+
+template <std::size_t I, class... Bs>
+using nth_backend = std::tuple_element_t<I, std::tuple<Bs...>>;
+
+/// Index of the backend named `name` in `Bs...`; an empty name means the host (the last one).
+template <class... Bs>
+constexpr std::size_t backend_index(std::string_view name) {
+  if (name.empty()) return sizeof...(Bs) - 1;
+  constexpr std::string_view names[] = {std::string_view(Bs::name)...};
+  for (std::size_t i = 0; i < sizeof...(Bs); ++i)
+    if (names[i] == name) return i;
+  return sizeof...(Bs);
+}
+
+}  // namespace detail
+
+/// A model compiled for the given backends (host last): `compiled<net, reference> exe;`.
+/// `Model` is a `model<...>` or a module type produced by passes. Everything about the model's
+/// structure is fixed at compile time; the executable holds the weights (after `bind`), the
+/// arena (`arena_bytes`) and each backend's state. `run` allocates nothing.
+template <class Model, backend... Backends>
+class compiled {
+  static_assert(sizeof...(Backends) >= 1, "partita: compiled<Model, Backends...> needs at least the host backend");
+
+ public:
+  using module = typename detail::module_type_of<Model>::type;
+  static constexpr const auto& plan = plan_of<module>::value;
+
+  /// Bytes of activation memory, planned at compile time.
+  static constexpr std::size_t arena_bytes = plan.arena_bytes;
+  /// Bytes of weight storage (each weight aligned).
+  static constexpr std::size_t weight_bytes = plan.weight_bytes;
+  /// Alignment of every buffer in the arena and the weight storage.
+  static constexpr std::size_t alignment = partita::alignment;
+  static constexpr std::size_t num_inputs = plan.inputs.size();
+  static constexpr std::size_t num_outputs = plan.outputs.size();
+  static constexpr std::size_t num_steps = plan.steps.size();
+
+  compiled() : arena_(arena_bytes), weights_(weight_bytes) {}
+  compiled(const compiled&) = delete;
+  compiled& operator=(const compiled&) = delete;
+  compiled(compiled&&) noexcept = default;
+  compiled& operator=(compiled&&) noexcept = default;
+
+  /// Declared input `i`: name, dtype and shape.
+  static constexpr const tensor_slot& input(std::size_t i) { return plan.inputs[i]; }
+  /// Declared output `i` (dtype and shape).
+  static constexpr const tensor_slot& output(std::size_t i) { return plan.outputs[i]; }
+  /// Declared weight `i`: name, dtype, shape and offset in the weight storage.
+  static constexpr const tensor_slot& weight(std::size_t i) { return plan.weights[i]; }
+
+  /// Copies every declared weight from `source` (a `safetensors_file`, a `weight_set`, or
+  /// anything with `find(name)` and `origin()`), after checking names, dtypes and shapes. On an
+  /// error nothing is changed and the exception names each offending tensor, expected vs actual.
+  template <class Source>
+  compiled& bind(const Source& source) {
+    std::array<const tensor_data*, plan.weights.size()> found{};
+    std::string problems;
+    for (std::size_t i = 0; i < plan.weights.size(); ++i) {
+      found[i] = source.find(plan.weights[i].name);
+      detail::check_weight(plan.weights[i], found[i], source.origin(), problems);
+    }
+    if (!problems.empty()) throw error("partita: bind failed:" + problems);
+    for (std::size_t i = 0; i < plan.weights.size(); ++i)
+      std::memcpy(weights_.get() + plan.weights[i].offset, found[i]->bytes.data(), plan.weights[i].bytes());
+    bound_ = true;
+    return *this;
+  }
+
+  /// True once `bind` has succeeded.
+  bool bound() const { return bound_; }
+
+  /// Runs the model: the inputs, then the outputs, in model order. Each is a
+  /// `std::span<const float>` / `std::span<float>`, a `std::vector<float>` or a `tensor_view`;
+  /// sizes (and shapes, for views) are checked against the declaration.
+  template <class... Args>
+  void run(Args&&... args) {
+    static_assert(sizeof...(Args) == num_inputs + num_outputs,
+                  "partita: run(inputs..., outputs...) takes one argument per model input and per model output");
+    if (!bound_ && !plan.weights.empty()) throw error("partita: run called before bind: the weights are not loaded");
+    std::array<const float*, num_inputs ? num_inputs : 1> in{};
+    std::array<float*, num_outputs ? num_outputs : 1> out{};
+    collect(in, out, std::index_sequence_for<Args...>{}, std::forward<Args>(args)...);
+    execute(in.data(), out.data());
+  }
+
+  /// Runs with already checked raw pointers: one per input and per output, in model order.
+  void run_unchecked(const float* const* inputs, float* const* outputs) { execute(inputs, outputs); }
+
+ private:
+  template <std::size_t N, std::size_t M, std::size_t... I, class... Args>
+  static void collect(std::array<const float*, N>& in, std::array<float*, M>& out, std::index_sequence<I...>,
+                      Args&&... args) {
+    (collect_one<I>(in, out, std::forward<Args>(args)), ...);
+  }
+
+  template <std::size_t I, std::size_t N, std::size_t M, class Arg>
+  static void collect_one(std::array<const float*, N>& in, std::array<float*, M>& out, Arg&& arg) {
+    if constexpr (I < num_inputs) {
+      const auto t = detail::as_input(arg);
+      detail::check_run_argument(plan.inputs[I], "input", I, t.size, t.shp);
+      in[I] = t.data;
+    } else {
+      const auto t = detail::as_output(arg);
+      detail::check_run_argument(plan.outputs[I - num_inputs], "output", I - num_inputs, t.size, t.shp);
+      out[I - num_inputs] = t.data;
+    }
+  }
+
+  void execute(const float* const* in, float* const* out) {
+    run_steps(in, out, std::make_index_sequence<num_steps>{});
+    for (const output_copy& c : plan.copies)
+      std::memcpy(out[c.output], locate(c.from, in, out), c.bytes);
+  }
+
+  template <std::size_t... S>
+  void run_steps(const float* const* in, float* const* out, std::index_sequence<S...>) {
+    (run_step<S>(in, out), ...);
+  }
+
+  float* locate(const buffer_ref& r, const float* const* in, float* const* out) const {
+    switch (r.kind) {
+      case storage::input: return const_cast<float*>(in[r.index]);  // read only: only passed as kernel input
+      case storage::weight: return reinterpret_cast<float*>(weights_.get() + r.offset);
+      case storage::arena: return reinterpret_cast<float*>(arena_.get() + r.offset);
+      case storage::output: return out[r.index];
+      case storage::none: break;
+    }
+    return nullptr;
+  }
+
+  template <std::size_t S, std::size_t... K>
+  static constexpr std::array<buffer_ref, sizeof...(K)> step_inputs(std::index_sequence<K...>) {
+    return {plan.ins[static_cast<std::size_t>(plan.steps[S].first_in) + K]...};
+  }
+
+  template <std::size_t S>
+  void run_step(const float* const* in, float* const* out) {
+    constexpr const plan_step& st = plan.steps[S];
+    constexpr std::size_t b = detail::backend_index<Backends...>(st.backend);
+    static_assert(b < sizeof...(Backends), "partita: a step belongs to a backend that is not in compiled<...>");
+    using owner = detail::nth_backend<b, Backends...>;
+    constexpr auto refs = step_inputs<S>(std::make_index_sequence<static_cast<std::size_t>(st.num_in)>{});
+    std::array<const float*, refs.size()> args{};
+    for (std::size_t k = 0; k < refs.size(); ++k) args[k] = locate(refs[k], in, out);
+    owner::template kernel<step_ref<module::value, plan, static_cast<int>(S)>>::run(std::get<b>(states_), args.data(),
+                                                                                      locate(st.out, in, out));
+  }
+
+  detail::aligned_buffer arena_;
+  detail::aligned_buffer weights_;
+  std::tuple<typename Backends::state...> states_{};
+  bool bound_ = false;
+};
+
+}  // namespace partita

@@ -1,0 +1,217 @@
+#pragma once
+#include <array>
+#include <cstddef>
+#include <string_view>
+#include <vector>
+
+#include "partita/ir/module.hpp"
+#include "partita/runtime/memory_plan.hpp"
+
+namespace partita {
+
+/// Where a value lives at run time.
+enum class storage : std::uint8_t { none, input, weight, arena, output };
+
+/// A value's location: the caller's input or output buffer number `index`, or a byte offset in
+/// the weight storage or the arena.
+struct buffer_ref {
+  storage kind = storage::none;
+  int index = 0;
+  std::size_t offset = 0;
+};
+
+/// One kernel call: the op node it computes, the backend that runs it (by name), its argument locations
+/// (`first_in`, `num_in` into the plan's `ins`) and the location it writes.
+struct plan_step {
+  int node = 0;
+  std::string_view backend{};  // empty: the host backend
+  int first_in = 0;
+  int num_in = 0;
+  buffer_ref out{};
+};
+
+/// A declared model input, output or weight.
+struct tensor_slot {
+  std::string_view name{};
+  dtype type = dtype::f32;
+  shape shp{};
+  int node = 0;
+  std::size_t offset = 0;  // weights: byte offset in the weight storage
+  constexpr std::size_t bytes() const { return static_cast<std::size_t>(shp.elements()) * size_of(type); }
+};
+
+/// Copy of a value into an output buffer after the last step, for outputs that are inputs,
+/// weights or a value already written to another output.
+struct output_copy {
+  buffer_ref from{};
+  int output = 0;
+  std::size_t bytes = 0;
+};
+
+namespace detail {
+
+/// The plan while it is being built (vectors, inside constexpr evaluation).
+struct plan_builder {
+  std::vector<plan_step> steps;
+  std::vector<buffer_ref> ins;
+  std::vector<tensor_slot> inputs, outputs, weights;
+  std::vector<output_copy> copies;
+  std::vector<buffer_lifetime> buffers;
+  std::size_t arena_bytes = 0;
+  std::size_t weight_bytes = 0;
+};
+
+/// Lowers `main` of a module to steps and a memory plan. Views (flatten, reshape) and tuple
+/// projections share their argument's storage; an op whose value is a model output writes the
+/// caller's output buffer directly; every other op result gets an arena buffer.
+template <class M>
+constexpr plan_builder lower(const M& m) {
+  plan_builder p;
+  const function_info& f = m.main();
+  const int n = static_cast<int>(m.nodes.size());
+  std::vector<int> root(static_cast<std::size_t>(n), -1);  // node whose storage a node shares
+  std::vector<buffer_ref> where(static_cast<std::size_t>(n));
+  std::vector<int> step_of(static_cast<std::size_t>(n), -1);
+  std::vector<int> buffer_of(static_cast<std::size_t>(n), -1);
+  int* rt = root.data();
+
+  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
+    const graph_node& g = m.node(i);
+    rt[i] = i;
+    if (g.op == op_id::input) {
+      where[static_cast<std::size_t>(i)] = {storage::input, static_cast<int>(p.inputs.size()), 0};
+      p.inputs.push_back({g.name, g.type, g.out, i, 0});
+    } else if (g.op == op_id::weight) {
+      where[static_cast<std::size_t>(i)] = {storage::weight, static_cast<int>(p.weights.size()), p.weight_bytes};
+      p.weights.push_back({g.name, g.type, g.out, i, p.weight_bytes});
+      p.weight_bytes += align_up(static_cast<std::size_t>(g.out.elements()) * size_of(g.type));
+    } else if (g.op == op_id::tuple) {
+      // no storage of its own: consumers project its fields
+    } else if (g.op == op_id::get) {
+      const int t = m.arg(i, 0);
+      rt[i] = rt[m.arg(t, g.at.axis)];
+    } else if (is_view(g.op)) {
+      rt[i] = rt[m.arg(i, 0)];
+    } else {
+      step_of[static_cast<std::size_t>(i)] = static_cast<int>(p.steps.size());
+      p.steps.push_back({i, {}, 0, g.nargs, {}});
+    }
+  }
+
+  // Outputs: an op result (possibly seen through views) is written straight into the caller's
+  // buffer the first time it appears; anything else is copied there at the end.
+  const graph_node& result = m.node(f.result);
+  const int num_outputs = result.op == op_id::tuple ? result.nargs : 1;
+  for (int k = 0; k < num_outputs; ++k) {
+    const int o = result.op == op_id::tuple ? m.arg(f.result, k) : f.result;
+    const graph_node& g = m.node(o);
+    p.outputs.push_back({{}, g.type, g.out, o, 0});
+    const int r = rt[o];
+    if (step_of[static_cast<std::size_t>(r)] >= 0 && where[static_cast<std::size_t>(r)].kind == storage::none) {
+      where[static_cast<std::size_t>(r)] = {storage::output, k, 0};
+    }
+  }
+
+  // Arena buffers for the remaining step results, with their lifetimes.
+  for (const plan_step& s : p.steps) {
+    if (where[static_cast<std::size_t>(s.node)].kind != storage::none) continue;
+    const graph_node& g = m.node(s.node);
+    buffer_of[static_cast<std::size_t>(s.node)] = static_cast<int>(p.buffers.size());
+    const int at = step_of[static_cast<std::size_t>(s.node)];
+    p.buffers.push_back({align_up(static_cast<std::size_t>(g.out.elements()) * size_of(g.type)), at, at, 0});
+  }
+  const int num_steps = static_cast<int>(p.steps.size());
+  for (int si = 0; si < num_steps; ++si) {
+    const plan_step& s = p.steps[static_cast<std::size_t>(si)];
+    for (int k = 0; k < s.num_in; ++k) {
+      const int b = buffer_of[static_cast<std::size_t>(rt[m.arg(s.node, k)])];
+      if (b >= 0) p.buffers[static_cast<std::size_t>(b)].last = si;
+    }
+  }
+  for (const tensor_slot& o : p.outputs) {
+    const int b = buffer_of[static_cast<std::size_t>(rt[o.node])];
+    if (b >= 0) p.buffers[static_cast<std::size_t>(b)].last = num_steps;  // read by the final copy
+  }
+  p.arena_bytes = assign_offsets(p.buffers);
+  for (const plan_step& s : p.steps) {
+    const int b = buffer_of[static_cast<std::size_t>(s.node)];
+    if (b >= 0) where[static_cast<std::size_t>(s.node)] = {storage::arena, b, p.buffers[static_cast<std::size_t>(b)].offset};
+  }
+
+  for (plan_step& s : p.steps) {
+    s.first_in = static_cast<int>(p.ins.size());
+    for (int k = 0; k < s.num_in; ++k) p.ins.push_back(where[static_cast<std::size_t>(rt[m.arg(s.node, k)])]);
+    s.out = where[static_cast<std::size_t>(s.node)];
+  }
+  for (int k = 0; k < num_outputs; ++k) {
+    const tensor_slot& o = p.outputs[static_cast<std::size_t>(k)];
+    const buffer_ref src = where[static_cast<std::size_t>(rt[o.node])];
+    if (src.kind != storage::output || src.index != k) p.copies.push_back({src, k, o.bytes()});
+  }
+  return p;
+}
+
+struct plan_sizes {
+  std::size_t steps, ins, inputs, outputs, weights, copies, buffers;
+};
+
+template <class M>
+constexpr plan_sizes sizes_of_plan(const M& m) {
+  const plan_builder p = lower(m);
+  return {p.steps.size(), p.ins.size(), p.inputs.size(), p.outputs.size(), p.weights.size(), p.copies.size(), p.buffers.size()};
+}
+
+template <class T, std::size_t N>
+constexpr std::array<T, N> to_array(const std::vector<T>& v) {
+  std::array<T, N> a{};
+  for (std::size_t i = 0; i < N; ++i) a[i] = v[i];
+  return a;
+}
+
+}  // namespace detail
+
+/// The executable plan of a module: steps in schedule order, the static memory plan and the
+/// declared inputs, outputs and weights. Computed entirely at compile time.
+template <detail::plan_sizes S>
+struct plan_value {
+  std::array<plan_step, S.steps> steps{};
+  std::array<buffer_ref, S.ins> ins{};
+  std::array<tensor_slot, S.inputs> inputs{};
+  std::array<tensor_slot, S.outputs> outputs{};
+  std::array<tensor_slot, S.weights> weights{};
+  std::array<output_copy, S.copies> copies{};
+  std::array<buffer_lifetime, S.buffers> buffers{};
+  std::size_t arena_bytes = 0;
+  std::size_t weight_bytes = 0;
+};
+
+namespace detail {
+
+template <plan_sizes S, class M>
+constexpr plan_value<S> make_plan(const M& m) {
+  const plan_builder p = lower(m);
+  plan_value<S> r{};
+  r.steps = to_array<plan_step, S.steps>(p.steps);
+  r.ins = to_array<buffer_ref, S.ins>(p.ins);
+  r.inputs = to_array<tensor_slot, S.inputs>(p.inputs);
+  r.outputs = to_array<tensor_slot, S.outputs>(p.outputs);
+  r.weights = to_array<tensor_slot, S.weights>(p.weights);
+  r.copies = to_array<output_copy, S.copies>(p.copies);
+  r.buffers = to_array<buffer_lifetime, S.buffers>(p.buffers);
+  r.arena_bytes = p.arena_bytes;
+  r.weight_bytes = p.weight_bytes;
+  return r;
+}
+
+}  // namespace detail
+
+/// The plan of module type `M`, as a static constexpr object (kernels refer to it by reference).
+template <module_type M>
+struct plan_of {
+  static constexpr detail::plan_sizes sizes = detail::sizes_of_plan(M::value);
+  static constexpr plan_value<sizes> value = detail::make_plan<sizes>(M::value);
+  static_assert(detail::arena_is_valid(value.buffers, value.arena_bytes),
+                "partita: internal error: the memory plan places two live buffers at overlapping offsets");
+};
+
+}  // namespace partita

@@ -1,0 +1,348 @@
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "partita/core/error.hpp"
+#include "partita/runtime/detail/json.hpp"
+#include "partita/runtime/tensor_data.hpp"
+
+namespace partita {
+
+/// The `__metadata__` of a safetensors file: string pairs, in file order.
+using safetensors_metadata = std::vector<std::pair<std::string, std::string>>;
+
+class safetensors_file;
+
+/// Parses a whole safetensors file held in memory; `origin` names it in error messages.
+inline safetensors_file parse_safetensors(std::vector<std::byte> bytes, std::string origin = "<memory>");
+
+/// A validated safetensors file. It owns the file's bytes, and its tensors' `bytes` point into
+/// them, so it can be moved but not copied. Tensor data is aligned for its element type only when
+/// the writer aligned it, as the reference writer does.
+class safetensors_file {
+ public:
+  safetensors_file(safetensors_file&&) noexcept = default;
+  safetensors_file& operator=(safetensors_file&&) noexcept = default;
+  safetensors_file(const safetensors_file&) = delete;
+  safetensors_file& operator=(const safetensors_file&) = delete;
+
+  /// The tensor called `name`, or nullptr.
+  const tensor_data* find(std::string_view name) const {
+    const auto it = index_.find(name);
+    return it == index_.end() ? nullptr : &tensors_[it->second];
+  }
+
+  /// Every tensor, in header order.
+  std::span<const tensor_data> tensors() const { return tensors_; }
+
+  /// The path the file was loaded from, or the origin given to `parse_safetensors`.
+  std::string_view origin() const { return origin_; }
+
+  /// The `__metadata__` pairs; empty when the file has none.
+  const safetensors_metadata& metadata() const { return metadata_; }
+
+ private:
+  friend safetensors_file parse_safetensors(std::vector<std::byte>, std::string);
+  safetensors_file() = default;
+
+  std::vector<std::byte> bytes_;
+  std::string origin_;
+  std::vector<tensor_data> tensors_;
+  std::map<std::string, std::size_t, std::less<>> index_;
+  safetensors_metadata metadata_;
+};
+
+namespace detail {
+
+// Same bound as the reference implementation: larger headers are hostile, not models.
+inline constexpr std::uint64_t safetensors_max_header = 100'000'000;
+
+// Bytes per element of the dtypes the safetensors format defines with whole-byte elements,
+// known to Partita or not, so that sizes are checked for all of them; 0 for any other name.
+constexpr std::size_t safetensors_element_size(std::string_view name) {
+  constexpr std::pair<std::string_view, std::size_t> sizes[] = {
+      {"BOOL", 1}, {"U8", 1},  {"I8", 1},  {"F8_E5M2", 1}, {"F8_E4M3", 1}, {"I16", 2},
+      {"U16", 2},  {"F16", 2}, {"BF16", 2}, {"I32", 4},    {"U32", 4},     {"F32", 4},
+      {"I64", 8},  {"U64", 8}, {"F64", 8}};
+  for (const auto& [n, s] : sizes)
+    if (n == name) return s;
+  return 0;
+}
+
+inline std::uint64_t read_le64(const std::byte* p) {
+  std::uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | std::to_integer<std::uint64_t>(p[i]);
+  return v;
+}
+
+inline void append_le64(std::vector<std::byte>& out, std::uint64_t v) {
+  for (int i = 0; i < 8; ++i) out.push_back(static_cast<std::byte>((v >> (8 * i)) & 0xFF));
+}
+
+[[noreturn]] inline void safetensors_fail(std::string_view origin, const std::string& what) {
+  throw error(std::string(origin) + ": " + what);
+}
+
+// A JSON value as a message spells it: `-3`, `2.5`, `"x"`, `an array`.
+inline std::string describe(const json::value& v) {
+  using k = json::value::kind;
+  switch (v.type) {
+    case k::null: return "null";
+    case k::boolean: return v.boolean ? "true" : "false";
+    case k::integer: return std::to_string(v.integer);
+    case k::number: return v.text;
+    case k::string: return json::quote(v.text);
+    case k::array: return "an array";
+    case k::object: return "an object";
+  }
+  return "?";
+}
+
+inline std::optional<std::uint64_t> non_negative(const json::value& v) {
+  if (v.type != json::value::kind::integer || v.integer < 0) return std::nullopt;
+  return static_cast<std::uint64_t>(v.integer);
+}
+
+inline safetensors_metadata read_safetensors_metadata(std::string_view origin, const json::value& v) {
+  if (v.type != json::value::kind::object)
+    safetensors_fail(origin, "__metadata__ is " + describe(v) + ", expected an object of strings");
+  safetensors_metadata out;
+  std::map<std::string_view, int, std::less<>> seen;
+  for (const auto& m : v.members) {
+    if (!seen.emplace(m.key, 0).second) safetensors_fail(origin, "duplicate __metadata__ key '" + m.key + "'");
+    if (m.val.type != json::value::kind::string)
+      safetensors_fail(origin, "__metadata__ key '" + m.key + "' is " + describe(m.val) + ", expected a string");
+    out.emplace_back(m.key, m.val.text);
+  }
+  return out;
+}
+
+// Validates one header entry against the data section and returns its tensor.
+inline tensor_data read_safetensors_entry(std::string_view origin, const std::string& name, const json::value& v,
+                                          std::span<const std::byte> data) {
+  const std::string where = "tensor '" + name + "': ";
+  auto fail = [&](const std::string& what) { safetensors_fail(origin, where + what); };
+  if (v.type != json::value::kind::object) fail("entry is " + describe(v) + ", expected an object");
+
+  const json::value* dtype_v = nullptr;
+  const json::value* shape_v = nullptr;
+  const json::value* offsets_v = nullptr;
+  for (const auto& m : v.members) {
+    const json::value** slot = m.key == "dtype" ? &dtype_v
+                             : m.key == "shape" ? &shape_v
+                             : m.key == "data_offsets" ? &offsets_v : nullptr;
+    // Unknown keys are ignored, as the reference reader does, so newer writers stay readable.
+    if (!slot) continue;
+    if (*slot) fail("\"" + m.key + "\" appears twice");
+    *slot = &m.val;
+  }
+  if (!dtype_v) fail("missing \"dtype\"");
+  if (!shape_v) fail("missing \"shape\"");
+  if (!offsets_v) fail("missing \"data_offsets\"");
+
+  tensor_data t;
+  t.name = name;
+  if (dtype_v->type != json::value::kind::string) fail("\"dtype\" is " + describe(*dtype_v) + ", expected a string");
+  t.dtype_name = dtype_v->text;
+  t.type = dtype_from_safetensors_name(t.dtype_name);
+
+  if (shape_v->type != json::value::kind::array) fail("\"shape\" is " + describe(*shape_v) + ", expected an array");
+  for (std::size_t i = 0; i < shape_v->items.size(); ++i) {
+    const auto d = non_negative(shape_v->items[i]);
+    if (!d)
+      fail("dimension " + std::to_string(i) + " is " + describe(shape_v->items[i]) +
+           ", expected a non-negative integer");
+    t.dims.push_back(static_cast<std::int64_t>(*d));
+  }
+  const auto elements = checked_elements(t.dims);
+  if (!elements) fail("shape " + dims_string(t.dims) + " has more elements than fit in 63 bits");
+
+  const auto& offs = offsets_v->items;
+  std::optional<std::uint64_t> begin, end;
+  if (offsets_v->type == json::value::kind::array && offs.size() == 2) {
+    begin = non_negative(offs[0]);
+    end = non_negative(offs[1]);
+  }
+  if (!begin || !end) {
+    std::string found = describe(*offsets_v);
+    if (offsets_v->type == json::value::kind::array) {
+      found = "[";
+      for (std::size_t i = 0; i < offs.size(); ++i) found += (i ? ", " : "") + describe(offs[i]);
+      found += "]";
+    }
+    fail("data_offsets must be two non-negative integers [begin, end], found " + found);
+  }
+  const std::string offsets = "data_offsets [" + std::to_string(*begin) + ", " + std::to_string(*end) + "]";
+  if (*begin > *end) fail(offsets + " decrease");
+  if (*end > data.size())
+    fail(offsets + " reach beyond the data section of " + std::to_string(data.size()) + " bytes");
+  const std::uint64_t held = *end - *begin;
+  if (const std::size_t size = safetensors_element_size(t.dtype_name)) {
+    const auto needed = checked_bytes(*elements, size);
+    if (!needed || *needed != held)
+      fail(t.dtype_name + " shape " + dims_string(t.dims) + " needs " +
+           (needed ? std::to_string(*needed) : std::string("more than 2^64")) + " bytes, but " + offsets +
+           " hold " + std::to_string(held));
+  }
+  t.bytes = data.subspan(static_cast<std::size_t>(*begin), static_cast<std::size_t>(held));
+  return t;
+}
+
+}  // namespace detail
+
+inline safetensors_file parse_safetensors(std::vector<std::byte> bytes, std::string origin) {
+  safetensors_file f;
+  f.bytes_ = std::move(bytes);
+  f.origin_ = std::move(origin);
+  const std::string_view from = f.origin_;
+  const std::span<const std::byte> all = f.bytes_;
+
+  if (all.size() < 8)
+    detail::safetensors_fail(from, "file is " + std::to_string(all.size()) +
+                                       " bytes, too short for the 8-byte header length");
+  const std::uint64_t header_len = detail::read_le64(all.data());
+  if (header_len > all.size() - 8)
+    detail::safetensors_fail(from, "header length " + std::to_string(header_len) + " is larger than the " +
+                                       std::to_string(all.size() - 8) + " bytes after the length field (file is " +
+                                       std::to_string(all.size()) + " bytes)");
+  if (header_len > detail::safetensors_max_header)
+    detail::safetensors_fail(from, "header length " + std::to_string(header_len) + " exceeds the limit of " +
+                                       std::to_string(detail::safetensors_max_header) + " bytes");
+  const auto n = static_cast<std::size_t>(header_len);
+  const std::string_view header(reinterpret_cast<const char*>(all.data() + 8), n);
+  const std::span<const std::byte> data = all.subspan(8 + n);
+
+  detail::json::value root;
+  try {
+    root = detail::json::parse(header);
+  } catch (const detail::json::syntax_error& e) {
+    detail::safetensors_fail(from, "malformed JSON header at byte " + std::to_string(e.offset) +
+                                       " of the header (file offset " + std::to_string(e.offset + 8) +
+                                       "): " + e.reason);
+  }
+  if (root.type != detail::json::value::kind::object)
+    detail::safetensors_fail(from, "header is " + detail::describe(root) + ", expected a JSON object");
+
+  bool has_metadata = false;
+  for (const auto& m : root.members) {
+    if (m.key == "__metadata__") {
+      if (has_metadata) detail::safetensors_fail(from, "__metadata__ appears twice");
+      has_metadata = true;
+      f.metadata_ = detail::read_safetensors_metadata(from, m.val);
+      continue;
+    }
+    if (f.index_.contains(m.key)) detail::safetensors_fail(from, "duplicate tensor '" + m.key + "'");
+    f.tensors_.push_back(detail::read_safetensors_entry(from, m.key, m.val, data));
+    f.index_.emplace(m.key, f.tensors_.size() - 1);
+  }
+  return f;
+}
+
+/// Reads and validates the safetensors file at `path`.
+inline safetensors_file load_safetensors(const std::filesystem::path& path) {
+  const std::string name = path.string();
+  std::error_code ec;
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec) throw error(name + ": cannot read safetensors file: " + ec.message());
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw error(name + ": cannot open safetensors file");
+  std::vector<std::byte> bytes(static_cast<std::size_t>(size));
+  in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  if (static_cast<std::uintmax_t>(in.gcount()) != size)
+    throw error(name + ": read " + std::to_string(in.gcount()) + " of " + std::to_string(size) + " bytes");
+  return parse_safetensors(std::move(bytes), name);
+}
+
+/// Serializes `tensors`, contiguously in the given order, into the bytes of a safetensors file.
+/// The header is compact JSON padded with spaces to a multiple of 8 bytes, as the reference
+/// writer does, so the data section starts 8-aligned.
+inline std::vector<std::byte> to_safetensors(std::span<const tensor_data> tensors,
+                                             const safetensors_metadata& metadata = {}) {
+  constexpr std::string_view from = "safetensors writer";
+  std::string header = "{";
+  if (!metadata.empty()) {
+    header += "\"__metadata__\":{";
+    std::map<std::string_view, int, std::less<>> seen;
+    for (std::size_t i = 0; i < metadata.size(); ++i) {
+      const auto& [k, v] = metadata[i];
+      if (!seen.emplace(k, 0).second) detail::safetensors_fail(from, "duplicate __metadata__ key '" + k + "'");
+      if (!detail::json::is_utf8(k) || !detail::json::is_utf8(v))
+        detail::safetensors_fail(from, "__metadata__ key '" + k + "' or its value is not valid UTF-8");
+      header += (i ? "," : "") + detail::json::quote(k) + ":" + detail::json::quote(v);
+    }
+    header += "}";
+  }
+
+  std::map<std::string_view, int, std::less<>> names;
+  std::uint64_t offset = 0;
+  for (const auto& t : tensors) {
+    const std::string where = "tensor '" + t.name + "': ";
+    auto fail = [&](const std::string& what) { detail::safetensors_fail(from, where + what); };
+    if (t.name == "__metadata__") fail("the name is reserved for metadata");
+    if (!names.emplace(t.name, 0).second) detail::safetensors_fail(from, "duplicate tensor '" + t.name + "'");
+    if (!detail::json::is_utf8(t.name)) fail("the name is not valid UTF-8");
+
+    std::string dtype_name = t.dtype_name;
+    if (t.type) {
+      const std::string_view known = safetensors_name(*t.type);
+      if (dtype_name.empty()) dtype_name = known;
+      else if (dtype_name != known)
+        fail("dtype_name " + dtype_name + " disagrees with type " + std::string(known));
+    }
+    if (dtype_name.empty()) fail("no dtype");
+    if (!detail::json::is_utf8(dtype_name)) fail("dtype name is not valid UTF-8");
+
+    const auto elements = detail::checked_elements(t.dims);
+    if (!elements) fail("invalid shape " + detail::dims_string(t.dims));
+    if (const std::size_t size = detail::safetensors_element_size(dtype_name)) {
+      const auto needed = detail::checked_bytes(*elements, size);
+      if (!needed || *needed != t.bytes.size())
+        fail(dtype_name + " shape " + detail::dims_string(t.dims) + " needs " +
+             (needed ? std::to_string(*needed) : std::string("more than 2^64")) + " bytes, got " +
+             std::to_string(t.bytes.size()));
+    }
+
+    std::string shape = "[";
+    for (std::size_t i = 0; i < t.dims.size(); ++i) shape += (i ? "," : "") + std::to_string(t.dims[i]);
+    shape += "]";
+    const std::uint64_t end = offset + t.bytes.size();
+    if (header.size() > 1) header += ",";
+    header += detail::json::quote(t.name) + ":{\"dtype\":" + detail::json::quote(dtype_name) +
+              ",\"shape\":" + shape + ",\"data_offsets\":[" + std::to_string(offset) + "," + std::to_string(end) +
+              "]}";
+    offset = end;
+  }
+  header += "}";
+  header.append((8 - header.size() % 8) % 8, ' ');
+
+  std::vector<std::byte> out;
+  out.reserve(8 + header.size() + static_cast<std::size_t>(offset));
+  detail::append_le64(out, header.size());
+  for (char c : header) out.push_back(static_cast<std::byte>(c));
+  for (const auto& t : tensors) out.insert(out.end(), t.bytes.begin(), t.bytes.end());
+  return out;
+}
+
+/// Writes `tensors` to a safetensors file at `path`, replacing any file there.
+inline void save_safetensors(const std::filesystem::path& path, std::span<const tensor_data> tensors,
+                             const safetensors_metadata& metadata = {}) {
+  const std::vector<std::byte> bytes = to_safetensors(tensors, metadata);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) throw error(path.string() + ": cannot open for writing");
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out) throw error(path.string() + ": failed to write " + std::to_string(bytes.size()) + " bytes");
+}
+
+}  // namespace partita
