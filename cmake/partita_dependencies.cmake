@@ -20,3 +20,12 @@ if(NOT PARTITA_HANA_TARGET)
 endif()
 
 find_package(xsimd 8 REQUIRED CONFIG)
+
+# Debian's xsimd 8.1 lists xtl as a link dependency without finding it; xsimd needs xtl only
+# with XSIMD_ENABLE_XTL_COMPLEX, so an empty stand-in is enough when xtl is absent.
+if(NOT TARGET xtl)
+  find_package(xtl QUIET CONFIG)
+  if(NOT TARGET xtl)
+    add_library(xtl INTERFACE IMPORTED)
+  endif()
+endif()

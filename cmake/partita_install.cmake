@@ -1,1 +1,39 @@
-# Install rules: filled in with the package config.
+# Install rules and the package config behind `find_package(partita)` / `partita::partita`.
+include_guard(GLOBAL)
+include(CMakePackageConfigHelpers)
+
+# A project that vendors Partita with add_subdirectory installs its own artefacts, not Partita's.
+option(PARTITA_INSTALL "Generate Partita's install rules" ${PARTITA_TOP_LEVEL})
+if(NOT PARTITA_INSTALL)
+  return()
+endif()
+
+# Header-only, so the package files are architecture-independent and belong under share/.
+set(PARTITA_INSTALL_CMAKEDIR "${CMAKE_INSTALL_DATADIR}/cmake/partita"
+    CACHE STRING "Where partitaConfig.cmake is installed, relative to the prefix")
+
+install(DIRECTORY "${partita_SOURCE_DIR}/include/partita"
+        DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}"
+        FILES_MATCHING PATTERN "*.hpp")
+
+install(TARGETS partita EXPORT partitaTargets)
+install(EXPORT partitaTargets
+        NAMESPACE partita::
+        FILE partitaTargets.cmake
+        DESTINATION "${PARTITA_INSTALL_CMAKEDIR}")
+
+# The config re-finds whichever Hana target partita was linked against at configure time.
+configure_package_config_file(
+  "${CMAKE_CURRENT_LIST_DIR}/partitaConfig.cmake.in"
+  "${CMAKE_CURRENT_BINARY_DIR}/partitaConfig.cmake"
+  INSTALL_DESTINATION "${PARTITA_INSTALL_CMAKEDIR}")
+write_basic_package_version_file(
+  "${CMAKE_CURRENT_BINARY_DIR}/partitaConfigVersion.cmake"
+  VERSION "${PROJECT_VERSION}"
+  COMPATIBILITY SameMajorVersion
+  ARCH_INDEPENDENT)
+
+install(FILES
+          "${CMAKE_CURRENT_BINARY_DIR}/partitaConfig.cmake"
+          "${CMAKE_CURRENT_BINARY_DIR}/partitaConfigVersion.cmake"
+        DESTINATION "${PARTITA_INSTALL_CMAKEDIR}")

@@ -61,6 +61,14 @@ struct plan_builder {
   std::size_t weight_bytes = 0;
 };
 
+/// The tuple node that tuple-valued node `t` stands for (looking through projections of nested
+/// tuples).
+template <class M>
+constexpr int tuple_node(const M& m, int t) {
+  while (m.node(t).op == op_id::get) t = m.arg(tuple_node(m, m.arg(t, 0)), m.node(t).at.axis);
+  return t;
+}
+
 /// Lowers `main` of a module to steps and a memory plan. Views (flatten, reshape) and tuple
 /// projections share their argument's storage; an op whose value is a model output writes the
 /// caller's output buffer directly; every other op result gets an arena buffer.
@@ -88,8 +96,7 @@ constexpr plan_builder lower(const M& m) {
     } else if (g.op == op_id::tuple) {
       // no storage of its own: consumers project its fields
     } else if (g.op == op_id::get) {
-      const int t = m.arg(i, 0);
-      rt[i] = rt[m.arg(t, g.at.axis)];
+      rt[i] = rt[m.arg(tuple_node(m, m.arg(i, 0)), g.at.axis)];
     } else if (is_view(g.op)) {
       rt[i] = rt[m.arg(i, 0)];
     } else {

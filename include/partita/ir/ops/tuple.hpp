@@ -2,6 +2,17 @@
 #include "partita/ir/ops/rules.hpp"
 
 namespace partita {
+namespace detail {
+
+/// The tuple node a tuple-valued node stands for: itself, or for `get<T, I>` of a nested tuple,
+/// the tuple in field I of T.
+constexpr const node_desc* tuple_of(const node_desc* t) {
+  if (t->op != op_id::get) return t;
+  return tuple_of(t->args[0])->args[t->at.axis];
+}
+
+}  // namespace detail
+
 namespace rules {
 
 constexpr inference make_tuple(const attrs&, const arg_info*, int) { return inference{{}, dtype::f32, true, {}}; }
@@ -23,8 +34,9 @@ struct get {
     const node_desc& t = detail::desc_of<T>();
     if (t.nargs < 0) return {};
     if (!t.is_tuple) return rules::fail(problem::not_a_tuple, t.out, shape{});
-    if (I < 0 || I >= t.nargs) return rules::fail(problem::tuple_index, rules::dims1(I), rules::dims1(t.nargs));
-    const node_desc& f = *t.args[I];
+    const node_desc& tup = *detail::tuple_of(&t);
+    if (I < 0 || I >= tup.nargs) return rules::fail(problem::tuple_index, rules::dims1(I), rules::dims1(tup.nargs));
+    const node_desc& f = *tup.args[I];
     return inference{f.out, f.type, f.is_tuple, {}};
   }
 

@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+"""Compile-time benchmark for Partita.
+
+Generates models of N nodes (N counts every node of the flattened graph: the input, the weights
+and the ops) as chains of residual blocks
+
+    struct bK : relu<add<bias_add<conv2d<bK-1, weight<"wK">, {.padding = {1, 1}}>, weight<"cK">>, bK-1>> {};
+
+(6 nodes each: 2 weights and 4 ops), topped up with a few one-node `relu` blocks so that the graph
+has exactly N nodes. Each generated translation unit checks the count with a static_assert.
+
+For every N it compiles, with the project's flags:
+  plan        declare + flatten + plan: static_assert on plan_of<module_of<net>>::value
+  executable  the full compiled<net, reference>, run() instantiated, main(), to an object file
+and once, as the floor:
+  headers     an empty translation unit that includes partita/partita.hpp
+recording wall seconds and peak compiler memory (maximum resident set size).
+
+Standard library only. Exits non-zero if a compile fails, printing the head of the compiler's
+error output.
+"""
+
+import argparse
+import json
+import os
+import platform
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+INCLUDE = os.path.join(ROOT, "include")
+
+# Small tensors so that kernels stay tiny: NCHW = 1 x CHANNELS x SPATIAL x SPATIAL.
+CHANNELS = 4
+SPATIAL = 4
+
+BLOCK_NODES = 6  # conv2d, bias_add, add, relu + two weights
+HEADER = "#include <partita/partita.hpp>\nusing namespace partita;\n"
+
+
+def model_source(n):
+    """C++ declarations of a model with exactly n flattened nodes; returns (source, ops, blocks)."""
+    if n < 1:
+        raise ValueError("a model needs at least one node (its input)")
+    rest = n - 1  # the input
+    blocks, tops = divmod(rest, BLOCK_NODES)
+    shape = f"1, {CHANNELS}, {SPATIAL}, {SPATIAL}"
+    lines = [f'using b0 = input<"x", f32, {shape}>;']
+    k = 0
+    for _ in range(blocks):
+        k += 1
+        lines.append(
+            f"struct b{k} : relu<add<bias_add<conv2d<b{k - 1}, "
+            f'weight<"w{k}", f32, {CHANNELS}, {CHANNELS}, 3, 3>, {{.padding = {{1, 1}}}}>, '
+            f'weight<"c{k}", f32, {CHANNELS}>>, b{k - 1}>> {{}};'
+        )
+    for _ in range(tops):
+        k += 1
+        lines.append(f"struct b{k} : relu<b{k - 1}> {{}};")
+    lines.append(f"using net = model<b{k}>;")
+    lines.append(f"static_assert(module_of<net>::value.nodes.size() == {n});")
+    ops = 4 * blocks + tops
+    return "\n".join(lines) + "\n", ops, blocks
+
+
+def plan_tu(n):
+    src, ops, blocks = model_source(n)
+    return HEADER + src + "static_assert(plan_of<module_of<net>>::value.arena_bytes > 0);\n", ops, blocks
+
+
+def executable_tu(n):
+    src, ops, blocks = model_source(n)
+    elems = CHANNELS * SPATIAL * SPATIAL
+    body = f"""
+float run_once(compiled<net, reference>& exe, const float* x, float* y) {{
+  exe.run(std::span<const float>(x, {elems}), std::span<float>(y, {elems}));
+  return y[0];
+}}
+
+int main(int argc, char**) {{
+  compiled<net, reference> exe;
+  std::vector<float> x({elems}, static_cast<float>(argc)), y({elems});
+  try {{
+    return static_cast<int>(run_once(exe, x.data(), y.data()));
+  }} catch (const partita::error&) {{
+    return 0;  // the weights are not bound: only compilation is measured
+  }}
+}}
+"""
+    return "#include <span>\n#include <vector>\n" + HEADER + src + body, ops, blocks
+
+
+def headers_tu():
+    return "#include <partita/partita.hpp>\nint main() { return 0; }\n"
+
+
+class CompileError(Exception):
+    pass
+
+
+def run_child(cmd):
+    """Runs cmd; returns (returncode, stderr text, wall seconds, CPU seconds, peak RSS in KiB)."""
+    with tempfile.TemporaryFile("w+") as err, tempfile.NamedTemporaryFile("r", suffix=".time") as tf:
+        if os.access("/usr/bin/time", os.X_OK):
+            t0 = time.monotonic()
+            proc = subprocess.run(["/usr/bin/time", "-o", tf.name, "-f", "%e %U %S %M"] + cmd,
+                                  stdout=subprocess.DEVNULL, stderr=err)
+            wall = time.monotonic() - t0
+            fields = tf.read().split()
+            cpu, kib = 0.0, 0
+            if len(fields) >= 4:  # the last line; earlier ones may report a signal
+                wall, cpu, kib = float(fields[-4]), float(fields[-3]) + float(fields[-2]), int(fields[-1])
+            code = proc.returncode
+        else:
+            # No /usr/bin/time: the rusage of this one child, from wait4.
+            t0 = time.monotonic()
+            proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
+            _, status, usage = os.wait4(proc.pid, 0)
+            wall = time.monotonic() - t0
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            code, kib = proc.returncode, usage.ru_maxrss
+            cpu = usage.ru_utime + usage.ru_stime
+        err.seek(0)
+        return code, err.read(), wall, cpu, kib
+
+
+def measure(cmd, repeat):
+    """Runs cmd `repeat` times; returns (wall s, CPU s, peak RSS MiB) of the run using least CPU."""
+    best = None
+    for _ in range(repeat):
+        code, err, wall, cpu, kib = run_child(cmd)
+        if code != 0:
+            head = "\n".join(err.splitlines()[:40])
+            raise CompileError(f"compile failed ({code}): {shlex.join(cmd)}\n{head}")
+        mib = kib / 1024.0
+        if best is None or cpu < best[1]:
+            best = (wall, cpu, mib)
+    return best
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", default="25,100,400,1600", help="comma-separated node counts (default: %(default)s)")
+    ap.add_argument("--compiler", default="g++", help="C++ compiler (default: %(default)s)")
+    ap.add_argument("--flags", default="-std=c++20 -O2", help="compiler flags (default: %(default)s)")
+    ap.add_argument("--extra-flags", default="", help="flags appended to --flags, e.g. -ftemplate-depth=2000")
+    ap.add_argument("--output", default=None, help="write the results as JSON to this file")
+    ap.add_argument("--markdown", action="store_true", help="print a markdown table")
+    ap.add_argument("--keep", default=None, metavar="DIR", help="keep the generated sources in DIR")
+    ap.add_argument("--repeat", type=int, default=1, help="compile each TU this many times, keep the fastest")
+    ap.add_argument("--only", default="plan,executable", help="which TUs to compile per size (default: %(default)s)")
+    args = ap.parse_args()
+
+    sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    kinds = [k.strip() for k in args.only.split(",") if k.strip()]
+    for k in kinds:
+        if k not in ("plan", "executable"):
+            ap.error(f"unknown TU kind {k!r}")
+    flags = shlex.split(args.flags) + shlex.split(args.extra_flags)
+    compiler = shutil.which(args.compiler) or args.compiler
+
+    workdir = args.keep or tempfile.mkdtemp(prefix="partita-compile-time-")
+    os.makedirs(workdir, exist_ok=True)
+
+    def compile_tu(name, text):
+        path = os.path.join(workdir, name + ".cpp")
+        with open(path, "w") as f:
+            f.write(text)
+        obj = os.path.join(workdir, name + ".o")
+        cmd = [compiler] + flags + ["-I" + INCLUDE, "-c", path, "-o", obj]
+        wall, cpu, mib = measure(cmd, args.repeat)
+        if not args.keep:
+            os.remove(obj)
+        print(f"  {name:<18} {wall:8.2f} s wall {cpu:8.2f} s cpu {mib:9.1f} MiB", file=sys.stderr, flush=True)
+        return {"seconds": round(wall, 3), "cpu_seconds": round(cpu, 3), "peak_mib": round(mib, 1)}
+
+    try:
+        version = subprocess.run([compiler, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
+    except (OSError, IndexError):
+        version = args.compiler
+    result = {
+        "compiler": version,
+        "command": shlex.join([args.compiler] + flags + ["-I", "include", "-c", "<tu>.cpp"]),
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.system()} {platform.release()}",
+        "node_count": "all nodes of the flattened graph: the input, weights and ops",
+        "tensor": [1, CHANNELS, SPATIAL, SPATIAL],
+        "sizes": [],
+    }
+    status = 0
+    try:
+        print(f"{version}; {shlex.join(flags)}", file=sys.stderr)
+        result["headers"] = compile_tu("headers", headers_tu())
+        for n in sizes:
+            row = {"n": n}
+            for kind in kinds:
+                text, ops, blocks = plan_tu(n) if kind == "plan" else executable_tu(n)
+                row["ops"], row["blocks"] = ops, blocks
+                row[kind] = compile_tu(f"{kind}_{n}", text)
+            result["sizes"].append(row)
+    except CompileError as e:
+        print(e, file=sys.stderr)
+        status = 1
+    finally:
+        if not args.keep:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+    if args.output:
+        with open(args.output, "w") as f:
+            json.dump(result, f, indent=2)
+            f.write("\n")
+    if args.markdown and result["sizes"]:
+        print(markdown(result, kinds))
+    elif not args.markdown:
+        print(json.dumps(result, indent=2))
+    return status
+
+
+def markdown(result, kinds):
+    head = ["N (nodes)", "op nodes"]
+    for k in kinds:
+        head += [f"{k} s", f"{k} CPU s", f"{k} MiB"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---:|" * len(head)]
+
+    def cells(m):
+        return [f"{m['seconds']:.2f}", f"{m['cpu_seconds']:.2f}", f"{m['peak_mib']:.0f}"]
+
+    h = result.get("headers")
+    if h:
+        lines.append("| " + " | ".join(["headers only", "-"] + cells(h) * len(kinds)) + " |")
+    for row in result["sizes"]:
+        c = [str(row["n"]), str(row["ops"])]
+        for k in kinds:
+            c += cells(row[k])
+        lines.append("| " + " | ".join(c) + " |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,9 @@
+// expect: static assertion failed: partita: shape mismatch in dense<X, W>
+// expect: report<partita::dense<partita::input<partita::fixed_string<2>\{"x"\}, partita::dtype::f32, 1, 784>, partita::weight<partita::fixed_string<11>\{"fc1.weight"\}, partita::dtype::f32, 512, 700> >
+// expect: partita::dims<1, 784>, partita::dims<512, 700>
+#include <partita/partita.hpp>
+using namespace partita;
+using x = input<"x", f32, 1, 784>;
+using h = relu<dense<x, weight<"fc1.weight", f32, 512, 700>>>;
+constexpr auto& m = module_of<model<h>>::value;
+int main() {}

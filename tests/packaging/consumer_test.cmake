@@ -1,0 +1,79 @@
+# Builds and runs a consumer project the way a downstream user would, in a fresh build tree.
+#   cmake -DMODE=find_package|add_subdirectory -DSETTINGS=<file> -DCONSUMER_DIR=<dir>
+#         -DWORK_DIR=<dir> [-DCONFIG=<config>] -P consumer_test.cmake
+# SETTINGS sets the toolchain of the enclosing build (see tests/packaging/CMakeLists.txt), so
+# that the consumer is compiled as Partita's own tests are, and nothing is downloaded.
+cmake_minimum_required(VERSION 3.20)
+
+foreach(var IN ITEMS MODE SETTINGS CONSUMER_DIR WORK_DIR)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "consumer_test.cmake: -D${var}=... is required")
+  endif()
+endforeach()
+include("${SETTINGS}")
+
+# Runs one command, echoing it, and stops the test with `what` if it fails.
+function(step what)
+  list(JOIN ARGN " " shown)
+  message(STATUS "${what}: ${shown}")
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${what} failed (${rc})")
+  endif()
+endfunction()
+
+set(config_args)
+set(build_config)
+set(test_config)
+if(CONFIG)
+  set(config_args "-DCMAKE_BUILD_TYPE=${CONFIG}")
+  set(build_config --config "${CONFIG}")
+  set(test_config -C "${CONFIG}")
+endif()
+set(toolchain_args -G "${GENERATOR}" "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}" ${config_args})
+if(MAKE_PROGRAM)
+  list(APPEND toolchain_args "-DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM}")
+endif()
+if(CXX_COMPILER_LAUNCHER)
+  list(APPEND toolchain_args "-DCMAKE_CXX_COMPILER_LAUNCHER=${CXX_COMPILER_LAUNCHER}")
+endif()
+
+file(REMOVE_RECURSE "${WORK_DIR}")
+set(consumer_build "${WORK_DIR}/consumer-build")
+
+if(MODE STREQUAL "find_package")
+  set(partita_build "${WORK_DIR}/partita-build")
+  set(prefix "${WORK_DIR}/prefix")
+  step("Configure Partita for installation"
+       "${CMAKE_COMMAND}" -S "${PARTITA_SOURCE_DIR}" -B "${partita_build}" ${toolchain_args}
+       "-DCMAKE_PREFIX_PATH=${PREFIX_PATH}" "-DCMAKE_INSTALL_PREFIX=${prefix}"
+       -DPARTITA_BUILD_TESTS=OFF -DPARTITA_BUILD_EXAMPLES=OFF -DPARTITA_BUILD_BENCHMARKS=OFF)
+  step("Install Partita" "${CMAKE_COMMAND}" --install "${partita_build}" ${build_config})
+  if(NOT EXISTS "${prefix}/include/partita/partita.hpp")
+    message(FATAL_ERROR "the install did not put partita/partita.hpp under ${prefix}/include")
+  endif()
+
+  # The fresh prefix comes first, so a Partita installed elsewhere on the system cannot answer.
+  step("Configure the find_package consumer"
+       "${CMAKE_COMMAND}" -S "${CONSUMER_DIR}" -B "${consumer_build}" ${toolchain_args}
+       "-DCMAKE_PREFIX_PATH=${prefix};${PREFIX_PATH}")
+  file(STRINGS "${consumer_build}/CMakeCache.txt" found REGEX "^partita_DIR:")
+  string(FIND "${found}" "${prefix}/" at)
+  if(NOT at GREATER -1)
+    message(FATAL_ERROR "the consumer found Partita outside the test prefix: ${found}")
+  endif()
+elseif(MODE STREQUAL "add_subdirectory")
+  step("Configure the add_subdirectory consumer"
+       "${CMAKE_COMMAND}" -S "${CONSUMER_DIR}" -B "${consumer_build}" ${toolchain_args}
+       "-DCMAKE_PREFIX_PATH=${PREFIX_PATH}" "-DPARTITA_SOURCE_DIR=${PARTITA_SOURCE_DIR}")
+  if(EXISTS "${consumer_build}/partita/tests")
+    message(FATAL_ERROR "Partita's tests were configured inside the consumer's build")
+  endif()
+else()
+  message(FATAL_ERROR "consumer_test.cmake: unknown MODE '${MODE}'")
+endif()
+
+step("Build the consumer" "${CMAKE_COMMAND}" --build "${consumer_build}" ${build_config})
+step("Run the consumer"
+     "${CTEST_COMMAND}" --test-dir "${consumer_build}" ${test_config}
+     --output-on-failure --no-tests=error)
