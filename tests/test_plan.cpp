@@ -17,9 +17,12 @@ static_assert(mlp.weights[1].offset == 512 * 784 * 4);
 static_assert(mlp.weight_bytes == detail::align_up(512 * 784 * 4) + 2048 + 512 * 512 * 4 + 2048 + 10 * 512 * 4 + 64);
 // The last step writes the caller's output buffer; nothing is copied afterwards.
 static_assert(mlp.steps[7].out.kind == storage::output && mlp.copies.empty());
-// Seven [1, 512]-sized or smaller intermediates in a chain need only two 2 KiB slots.
-static_assert(mlp.buffers.size() == 7);
+// bias_add and relu overwrite their argument in place: one buffer per dense, and the chain needs
+// only two 2 KiB slots (fc3's result reuses fc1's slot).
+static_assert(mlp.buffers.size() == 3);
 static_assert(mlp.arena_bytes == 2 * 2048);
+static_assert(mlp.steps[1].out.offset == mlp.steps[0].out.offset && mlp.steps[2].out.offset == mlp.steps[0].out.offset);
+static_assert(mlp.steps[6].out.offset == mlp.steps[0].out.offset);
 static_assert(detail::arena_is_valid(mlp.buffers, mlp.arena_bytes));
 
 // Views share storage: flatten of a step result is not a step, and an output seen through a view
@@ -42,9 +45,16 @@ using b = conv2d<a, weight<"k1", f32, 2, 2, 1, 1>>;
 using c = relu<b>;
 using join = add<c, a>;
 constexpr const auto& dm = plan_of<module_of<model<join>>>::value;
-static_assert(dm.steps.size() == 4 && dm.buffers.size() == 3);
+static_assert(dm.steps.size() == 4 && dm.buffers.size() == 2);       // relu<b> overwrites b in place
 static_assert(dm.buffers[0].first == 0 && dm.buffers[0].last == 3);  // relu<img> read by add
-static_assert(dm.arena_bytes == 3 * 128);                               // all three live at step 2
+static_assert(dm.arena_bytes == 2 * 128);
+
+// No in-place write when the argument is still needed later, or is an input.
+using keep = add<relu<a>, a>;
+constexpr const auto& kp = plan_of<module_of<model<keep>>>::value;
+static_assert(kp.buffers.size() == 2 && kp.steps[1].out.offset != kp.steps[0].out.offset);
+constexpr const auto& ri = plan_of<module_of<model<relu<relu<img>>>>>::value;
+static_assert(ri.buffers.size() == 1 && ri.steps[0].out.kind == storage::arena);  // never over an input
 
 // Tuple projections resolve to the projected field's storage.
 using tp = tuple<c, a>;

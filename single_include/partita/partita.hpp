@@ -1478,7 +1478,9 @@ namespace partita {
 
 /// A backend: a type with a unique `name`, a per-executable `state` (created when the
 /// executable is constructed, alive as long as it is), and `kernel<Step>::run(state&, in, out)`
-/// for the steps it owns, in destination-passing style (the caller owns every buffer).
+/// for the steps it owns, in destination-passing style (the caller owns every buffer). The plan
+/// may give an elementwise step (unary ops, bias_add, add/subtract/multiply) the same buffer for
+/// its output and its first argument, so those kernels must read each element before writing it.
 /// `reference` is the simplest complete example.
 template <class B>
 concept backend = requires {
@@ -1637,6 +1639,18 @@ constexpr int tuple_node(const M& m, int t) {
   return t;
 }
 
+/// True when step `node` may overwrite its first argument's storage `a0` in place: every other
+/// argument sharing that storage has the output's shape, so each element is read before it is
+/// written (a broadcast operand in the same storage would be read after being overwritten).
+template <class M>
+constexpr bool in_place_safe(const M& m, int node, const int* rt, int a0) {
+  const graph_node& g = m.node(node);
+  if (!(m.node(m.arg(node, 0)).out == g.out)) return false;
+  for (int k = 1; k < g.nargs; ++k)
+    if (rt[m.arg(node, k)] == a0 && !(m.node(m.arg(node, k)).out == g.out)) return false;
+  return true;
+}
+
 /// Lowers `main` of a module to steps and a memory plan. Views (flatten, reshape) and tuple
 /// projections share their argument's storage; an op whose value is a model output writes the
 /// caller's output buffer directly; every other op result gets an arena buffer.
@@ -1687,15 +1701,31 @@ constexpr plan_builder lower(const M& m) {
     }
   }
 
-  // Arena buffers for the remaining step results, with their lifetimes.
-  for (const plan_step& s : p.steps) {
+  // Last step reading each value's storage (the final copies count as a step after the last).
+  const int num_steps = static_cast<int>(p.steps.size());
+  std::vector<int> last_use(static_cast<std::size_t>(n), -1);
+  for (int si = 0; si < num_steps; ++si) {
+    const plan_step& s = p.steps[static_cast<std::size_t>(si)];
+    for (int k = 0; k < s.num_in; ++k) last_use[static_cast<std::size_t>(rt[m.arg(s.node, k)])] = si;
+  }
+  for (const tensor_slot& o : p.outputs) last_use[static_cast<std::size_t>(rt[o.node])] = num_steps;
+
+  // Arena buffers for the remaining step results. An elementwise step whose first argument is an
+  // arena value of the same shape, read for the last time by this step, writes over it in place.
+  for (int si = 0; si < num_steps; ++si) {
+    const plan_step& s = p.steps[static_cast<std::size_t>(si)];
     if (where[static_cast<std::size_t>(s.node)].kind != storage::none) continue;
     const graph_node& g = m.node(s.node);
+    const int a0 = rt[m.arg(s.node, 0)];
+    const bool elementwise = is_unary_elementwise(g.op) || is_binary_elementwise(g.op) || g.op == op_id::bias_add;
+    if (elementwise && buffer_of[static_cast<std::size_t>(a0)] >= 0 && last_use[static_cast<std::size_t>(a0)] == si &&
+        m.node(a0).out.elements() == g.out.elements() && in_place_safe(m, s.node, rt, a0)) {
+      buffer_of[static_cast<std::size_t>(s.node)] = buffer_of[static_cast<std::size_t>(a0)];
+      continue;
+    }
     buffer_of[static_cast<std::size_t>(s.node)] = static_cast<int>(p.buffers.size());
-    const int at = step_of[static_cast<std::size_t>(s.node)];
-    p.buffers.push_back({align_up(static_cast<std::size_t>(g.out.elements()) * size_of(g.type)), at, at, 0});
+    p.buffers.push_back({align_up(static_cast<std::size_t>(g.out.elements()) * size_of(g.type)), si, si, 0});
   }
-  const int num_steps = static_cast<int>(p.steps.size());
   for (int si = 0; si < num_steps; ++si) {
     const plan_step& s = p.steps[static_cast<std::size_t>(si)];
     for (int k = 0; k < s.num_in; ++k) {

@@ -8,7 +8,9 @@ namespace partita {
 
 /// A backend: a type with a unique `name`, a per-executable `state` (created when the
 /// executable is constructed, alive as long as it is), and `kernel<Step>::run(state&, in, out)`
-/// for the steps it owns, in destination-passing style (the caller owns every buffer).
+/// for the steps it owns, in destination-passing style (the caller owns every buffer). The plan
+/// may give an elementwise step (unary ops, bias_add, add/subtract/multiply) the same buffer for
+/// its output and its first argument, so those kernels must read each element before writing it.
 /// `reference` is the simplest complete example.
 template <class B>
 concept backend = requires {
