@@ -1289,7 +1289,10 @@ std::string type_string(const M& m, int i) {
   const graph_node& n = m.node(i);
   if (!n.is_tuple) return std::string(name_of(n.type)) + to_string(n.out);
   std::string s = "(";
-  for (int k = 0; k < n.nargs; ++k) s += (k ? ", " : "") + type_string(m, m.arg(i, k));
+  for (int k = 0; k < n.nargs; ++k) {
+    if (k) s += ", ";
+    s += type_string(m, m.arg(i, k));
+  }
   return s + ")";
 }
 
@@ -1352,9 +1355,15 @@ std::string call_string(const M& m, int i) {
     s = std::string(name_of(n.op));
   }
   s += "(";
-  for (int k = 0; k < n.nargs; ++k) s += (k ? ", " : "") + value_name(m, m.arg(i, k));
+  for (int k = 0; k < n.nargs; ++k) {
+    if (k) s += ", ";
+    s += value_name(m, m.arg(i, k));
+  }
   std::string at = attr_string(n);
-  if (!at.empty()) s += (n.nargs ? ", " : "") + at;
+  if (!at.empty()) {
+    if (n.nargs) s += ", ";
+    s += at;
+  }
   return s + ")";
 }
 
@@ -2318,7 +2327,10 @@ namespace partita::detail {
 
 inline std::string dims_string(const std::vector<std::int64_t>& d) {
   std::string r = "[";
-  for (std::size_t i = 0; i < d.size(); ++i) r += (i ? ", " : "") + std::to_string(d[i]);
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    if (i) r += ", ";
+    r += std::to_string(d[i]);
+  }
   return r + "]";
 }
 
@@ -3084,7 +3096,10 @@ inline tensor_data read_safetensors_entry(std::string_view origin, const std::st
     std::string found = describe(*offsets_v);
     if (offsets_v->type == json::value::kind::array) {
       found = "[";
-      for (std::size_t i = 0; i < offs.size(); ++i) found += (i ? ", " : "") + describe(offs[i]);
+      for (std::size_t i = 0; i < offs.size(); ++i) {
+        if (i) found += ", ";
+        found += describe(offs[i]);
+      }
       found += "]";
     }
     fail("data_offsets must be two non-negative integers [begin, end], found " + found);
@@ -3185,7 +3200,8 @@ inline std::vector<std::byte> to_safetensors(std::span<const tensor_data> tensor
       if (!seen.emplace(k, 0).second) detail::safetensors_fail(from, "duplicate __metadata__ key '" + k + "'");
       if (!detail::json::is_utf8(k) || !detail::json::is_utf8(v))
         detail::safetensors_fail(from, "__metadata__ key '" + k + "' or its value is not valid UTF-8");
-      header += (i ? "," : "") + detail::json::quote(k) + ":" + detail::json::quote(v);
+      if (i) header += ',';
+      header += detail::json::quote(k) + ":" + detail::json::quote(v);
     }
     header += "}";
   }
@@ -3220,7 +3236,10 @@ inline std::vector<std::byte> to_safetensors(std::span<const tensor_data> tensor
     }
 
     std::string shape = "[";
-    for (std::size_t i = 0; i < t.dims.size(); ++i) shape += (i ? "," : "") + std::to_string(t.dims[i]);
+    for (std::size_t i = 0; i < t.dims.size(); ++i) {
+      if (i) shape += ',';
+      shape += std::to_string(t.dims[i]);
+    }
     shape += "]";
     const std::uint64_t end = offset + t.bytes.size();
     if (header.size() > 1) header += ",";

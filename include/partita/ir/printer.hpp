@@ -13,7 +13,10 @@ std::string type_string(const M& m, int i) {
   const graph_node& n = m.node(i);
   if (!n.is_tuple) return std::string(name_of(n.type)) + to_string(n.out);
   std::string s = "(";
-  for (int k = 0; k < n.nargs; ++k) s += (k ? ", " : "") + type_string(m, m.arg(i, k));
+  for (int k = 0; k < n.nargs; ++k) {
+    if (k) s += ", ";
+    s += type_string(m, m.arg(i, k));
+  }
   return s + ")";
 }
 
@@ -76,9 +79,15 @@ std::string call_string(const M& m, int i) {
     s = std::string(name_of(n.op));
   }
   s += "(";
-  for (int k = 0; k < n.nargs; ++k) s += (k ? ", " : "") + value_name(m, m.arg(i, k));
+  for (int k = 0; k < n.nargs; ++k) {
+    if (k) s += ", ";
+    s += value_name(m, m.arg(i, k));
+  }
   std::string at = attr_string(n);
-  if (!at.empty()) s += (n.nargs ? ", " : "") + at;
+  if (!at.empty()) {
+    if (n.nargs) s += ", ";
+    s += at;
+  }
   return s + ")";
 }
 

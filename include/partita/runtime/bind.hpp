@@ -11,7 +11,10 @@ namespace partita::detail {
 
 inline std::string dims_string(const std::vector<std::int64_t>& d) {
   std::string r = "[";
-  for (std::size_t i = 0; i < d.size(); ++i) r += (i ? ", " : "") + std::to_string(d[i]);
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    if (i) r += ", ";
+    r += std::to_string(d[i]);
+  }
   return r + "]";
 }
 

@@ -178,7 +178,10 @@ inline tensor_data read_safetensors_entry(std::string_view origin, const std::st
     std::string found = describe(*offsets_v);
     if (offsets_v->type == json::value::kind::array) {
       found = "[";
-      for (std::size_t i = 0; i < offs.size(); ++i) found += (i ? ", " : "") + describe(offs[i]);
+      for (std::size_t i = 0; i < offs.size(); ++i) {
+        if (i) found += ", ";
+        found += describe(offs[i]);
+      }
       found += "]";
     }
     fail("data_offsets must be two non-negative integers [begin, end], found " + found);
@@ -279,7 +282,8 @@ inline std::vector<std::byte> to_safetensors(std::span<const tensor_data> tensor
       if (!seen.emplace(k, 0).second) detail::safetensors_fail(from, "duplicate __metadata__ key '" + k + "'");
       if (!detail::json::is_utf8(k) || !detail::json::is_utf8(v))
         detail::safetensors_fail(from, "__metadata__ key '" + k + "' or its value is not valid UTF-8");
-      header += (i ? "," : "") + detail::json::quote(k) + ":" + detail::json::quote(v);
+      if (i) header += ',';
+      header += detail::json::quote(k) + ":" + detail::json::quote(v);
     }
     header += "}";
   }
@@ -314,7 +318,10 @@ inline std::vector<std::byte> to_safetensors(std::span<const tensor_data> tensor
     }
 
     std::string shape = "[";
-    for (std::size_t i = 0; i < t.dims.size(); ++i) shape += (i ? "," : "") + std::to_string(t.dims[i]);
+    for (std::size_t i = 0; i < t.dims.size(); ++i) {
+      if (i) shape += ',';
+      shape += std::to_string(t.dims[i]);
+    }
     shape += "]";
     const std::uint64_t end = offset + t.bytes.size();
     if (header.size() > 1) header += ",";
