@@ -102,12 +102,12 @@ constexpr flat_graph flatten(const node_desc* const* roots, int num_roots) {
       if (visited(d) >= 0) continue;  // reached twice before its first completion
       scratch.clear();
       for (int i = 0; i < d->nargs; ++i) scratch.push_back(slot_node.data()[visited(d->args[i])]);
-      graph_node n{d->op, d->type, d->out, d->at, d->name, 0, d->nargs, d->is_tuple};
+      graph_node n{d->op, d->type, d->out, d->at, d->name, 0, d->nargs, d->is_tuple, d->pinned};
       const std::uint64_t key = node_key(n, scratch.data());
       int idx = by_node.find(key, [&](int k) {
         const graph_node& o = g.nodes.data()[k];
         if (o.op != n.op || o.nargs != n.nargs || o.name != n.name || !(o.at == n.at) || o.type != n.type ||
-            !(o.out == n.out))
+            !(o.out == n.out) || o.pinned != n.pinned)
           return false;
         for (int i = 0; i < n.nargs; ++i)
           if (g.args.data()[o.first_arg + i] != scratch.data()[i]) return false;

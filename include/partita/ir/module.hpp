@@ -20,6 +20,9 @@ struct graph_node {
   int first_arg = 0;
   int nargs = 0;
   bool is_tuple = false;
+  std::string_view pinned{};  // backend chosen by the user with on<backend, expr>
+  std::string_view target{};  // backend chosen by annotate_target
+  int region = -1;            // region chosen by merge_regions
   friend constexpr bool operator==(const graph_node&, const graph_node&) = default;
 };
 

@@ -22,6 +22,7 @@ struct node_desc {
   int nargs = 0;
   std::uint64_t hash = 0;       // structural, used to bucket descriptors while flattening
   bool is_tuple = false;
+  std::string_view pinned{};    // backend name, for on<backend, expr>
 };
 
 namespace detail {
@@ -37,6 +38,7 @@ constexpr std::uint64_t structural_hash(const node_desc& d) {
   for (int i = 0; i < d.out.rank; ++i) h = hash_mix(h, static_cast<std::uint64_t>(d.out[i]));
   h = hash_mix(h, static_cast<std::uint64_t>(d.at.axis));
   for (int i = 0; i < d.nargs; ++i) h = hash_mix(h, d.args[i]->hash);
+  for (char c : d.pinned) h = hash_mix(h, static_cast<unsigned char>(c));
   return h;
 }
 

@@ -1,0 +1,239 @@
+#pragma once
+#include <algorithm>
+#include <vector>
+
+#include "partita/pass/module_builder.hpp"
+#include "partita/pattern/match.hpp"
+#include "partita/pattern/table.hpp"
+
+namespace partita {
+namespace detail {
+
+/// Consumers of every node of main, as a compressed list, plus whether main returns the node.
+struct use_lists {
+  std::vector<int> first;  // first[n] .. first[n+1]: consumers of n
+  std::vector<int> users;
+  std::vector<bool> returned;
+
+  constexpr use_lists(const module_builder& m) {
+    const function_info& f = m.main();
+    const int n = static_cast<int>(m.nodes.size());
+    std::vector<int> count(static_cast<std::size_t>(n) + 1, 0);
+    for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i)
+      for (int k = 0; k < m.node(i).nargs; ++k) ++count[static_cast<std::size_t>(m.arg(i, k))];
+    first.assign(static_cast<std::size_t>(n) + 1, 0);
+    for (int i = 0; i < n; ++i) first[static_cast<std::size_t>(i) + 1] = first[static_cast<std::size_t>(i)] + count[static_cast<std::size_t>(i)];
+    users.assign(static_cast<std::size_t>(first[static_cast<std::size_t>(n)]), 0);
+    std::vector<int> fill(first.begin(), first.end() - 1);
+    for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i)
+      for (int k = 0; k < m.node(i).nargs; ++k) users[static_cast<std::size_t>(fill[static_cast<std::size_t>(m.arg(i, k))]++)] = i;
+    returned.assign(static_cast<std::size_t>(n), false);
+    returned[static_cast<std::size_t>(f.result)] = true;
+  }
+  constexpr const int* begin(int n) const { return users.data() + first.data()[n]; }
+  constexpr const int* end(int n) const { return users.data() + first.data()[n + 1]; }
+};
+
+constexpr bool contains(const std::vector<int>& v, int x) {
+  for (int y : v)
+    if (y == x) return true;
+  return false;
+}
+
+/// One accepted match: its root, the absorbed nodes (sorted) and the parameters (in order).
+struct group {
+  int root;
+  std::vector<int> body;
+  std::vector<int> params;
+};
+
+/// Removes from main every weight that no node of main uses any more.
+constexpr std::vector<bool> live_nodes(const module_builder& m) {
+  const function_info& f = m.main();
+  std::vector<bool> live(m.nodes.size(), false);
+  live[static_cast<std::size_t>(f.result)] = true;
+  for (int i = f.first_node + f.num_nodes - 1; i >= f.first_node; --i)
+    if (live[static_cast<std::size_t>(i)])
+      for (int k = 0; k < m.node(i).nargs; ++k) live[static_cast<std::size_t>(m.arg(i, k))] = true;
+  return live;
+}
+
+/// Rebuilds main keeping the nodes for which `keep` holds, with `replace[n] >= 0` standing in
+/// for node n (an index into the *new* table, emitted by `emit_at(n)` at n's position).
+/// Returns the new module.
+template <class EmitAt>
+constexpr module_builder rebuild_main(const module_builder& m, const std::vector<bool>& keep, EmitAt emit_at) {
+  module_builder out;
+  copy_functions_but_main(out, m);
+  const function_info& f = m.main();
+  std::vector<int> to(m.nodes.size(), -1);
+  const int start = static_cast<int>(out.nodes.size());
+  std::vector<int> a;
+  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
+    const int replaced = emit_at(out, i, to);
+    if (replaced >= 0) {
+      to[static_cast<std::size_t>(i)] = replaced;
+      continue;
+    }
+    if (!keep[static_cast<std::size_t>(i)]) continue;
+    const graph_node& n = m.node(i);
+    a.clear();
+    for (int k = 0; k < n.nargs; ++k) a.push_back(to[static_cast<std::size_t>(m.arg(i, k))]);
+    to[static_cast<std::size_t>(i)] = out.emit(n, a.data(), n.nargs);
+  }
+  function_info& main = out.functions[0];
+  main.first_node = start;
+  main.num_nodes = static_cast<int>(out.nodes.size()) - start;
+  main.result = to[static_cast<std::size_t>(f.result)];
+  return out;
+}
+
+/// Drops nodes of main that nothing reaches any more (weights moved into composites).
+constexpr module_builder remove_dead(const module_builder& m) {
+  const std::vector<bool> live = live_nodes(m);
+  return rebuild_main(m, live, [](module_builder&, int, const std::vector<int>&) { return -1; });
+}
+
+/// The backend a composite belongs to: its name up to the first `.` (empty if there is none).
+constexpr std::string_view composite_backend(std::string_view name) {
+  const std::size_t dot = name.find('.');
+  return dot == std::string_view::npos ? std::string_view{} : name.substr(0, dot);
+}
+
+/// Applies table entry `e` to main (Part 1, item 3-5 of the BYOC semantics).
+template <class T>
+constexpr module_builder apply_pattern(const module_builder& m, const T& t, const table_entry& e) {
+  const function_info& f = m.main();
+  const use_lists uses(m);
+  std::vector<bool> claimed(m.nodes.size(), false);
+  std::vector<group> groups;
+  match_state st;
+  const std::string_view owner = composite_backend(e.name);
+  for (int r = f.first_node + f.num_nodes - 1; r >= f.first_node; --r) {
+    const graph_node& g = m.node(r);
+    if (claimed[static_cast<std::size_t>(r)] || is_leaf(g.op) || g.op == op_id::call) continue;
+    if (!g.pinned.empty() && g.pinned != owner) continue;  // pinned elsewhere: not for this backend
+    st.reset(t.vars.size());
+    matcher<T> mt(t, m.nodes.data(), m.args.data(), st);
+    if (!mt.match(e.root, r)) continue;
+
+    group gr{r, {}, {}};
+    for (int b : st.body)
+      if (!contains(gr.body, b)) gr.body.push_back(b);
+    std::sort(gr.body.begin(), gr.body.end());
+    for (int p : st.params)
+      if (!contains(gr.params, p) && !contains(gr.body, p)) gr.params.push_back(p);
+    // Arguments of absorbed nodes that the pattern walked past (dominator paths) are parameters.
+    for (int b : gr.body)
+      for (int k = 0; k < m.node(b).nargs; ++k) {
+        const int a = m.arg(b, k);
+        if (!contains(gr.body, a) && !contains(gr.params, a)) gr.params.push_back(a);
+      }
+
+    bool ok = true;
+    for (int b : gr.body) {
+      const graph_node& bn = m.node(b);
+      if (bn.op == op_id::weight) continue;  // weights are copied into the composite, not moved
+      if (claimed[static_cast<std::size_t>(b)] || (!bn.pinned.empty() && bn.pinned != owner)) ok = false;
+      if (b == r) continue;
+      if (uses.returned[static_cast<std::size_t>(b)]) ok = false;  // an interior value escapes
+      for (const int* u = uses.begin(b); u != uses.end(b); ++u)
+        if (!contains(gr.body, *u)) ok = false;
+    }
+    if (!ok) continue;
+    std::vector<int> vars(st.var_node);
+    const match_view mv(m.nodes.data(), m.args.data(), r,
+                        {gr.body.data(), static_cast<int>(gr.body.size()), gr.params.data(),
+                         static_cast<int>(gr.params.size()), vars.data(), t.vars.data(), static_cast<int>(t.vars.size())});
+    if (!e.predicate(mv)) continue;  // predicates run before claiming: a rejected match claims nothing
+    for (int b : gr.body)
+      if (m.node(b).op != op_id::weight) claimed[static_cast<std::size_t>(b)] = true;
+    groups.push_back(gr);
+  }
+  if (groups.empty()) return m;
+
+  // Each group becomes a function: parameters, then its nodes in topological order.
+  module_builder out;
+  copy_functions_but_main(out, m);
+  std::vector<int> callee_of(m.nodes.size(), -1);
+  for (int gi = static_cast<int>(groups.size()) - 1; gi >= 0; --gi) {  // in graph order
+    const group& gr = groups[static_cast<std::size_t>(gi)];
+    function_info fn{};
+    sanitize_into(fn, e.name);
+    fn.name_chars[static_cast<std::size_t>(fn.name_length < 63 ? fn.name_length++ : 63)] = '_';
+    append_number(fn, static_cast<int>(out.functions.size()));
+    fn.composite = e.name;
+    fn.first_node = static_cast<int>(out.nodes.size());
+    fn.num_params = static_cast<int>(gr.params.size());
+    std::vector<int> to(m.nodes.size(), -1);
+    for (int k = 0; k < fn.num_params; ++k) {
+      const graph_node& src = m.node(gr.params[static_cast<std::size_t>(k)]);
+      graph_node p{op_id::param, src.type, src.out, attrs{}, {}, 0, 0, src.is_tuple};
+      p.at.axis = k;
+      to[static_cast<std::size_t>(gr.params[static_cast<std::size_t>(k)])] = out.emit(p, nullptr, 0);
+    }
+    std::vector<int> a;
+    for (int b : gr.body) {
+      const graph_node& n = m.node(b);
+      a.clear();
+      for (int k = 0; k < n.nargs; ++k) a.push_back(to[static_cast<std::size_t>(m.arg(b, k))]);
+      to[static_cast<std::size_t>(b)] = out.emit(n, a.data(), n.nargs);
+    }
+    fn.result = to[static_cast<std::size_t>(gr.root)];
+    fn.num_nodes = static_cast<int>(out.nodes.size()) - fn.first_node;
+    callee_of[static_cast<std::size_t>(gr.root)] = static_cast<int>(out.functions.size());
+    out.functions.push_back(fn);
+  }
+
+  // Main: each root becomes a call of its composite on the parameters; absorbed nodes go.
+  std::vector<bool> keep(m.nodes.size(), true);
+  for (const group& gr : groups)
+    for (int b : gr.body)
+      if (m.node(b).op != op_id::weight) keep[static_cast<std::size_t>(b)] = false;
+  std::vector<const group*> group_at(m.nodes.size(), nullptr);
+  for (const group& gr : groups) group_at[static_cast<std::size_t>(gr.root)] = &gr;
+
+  const int start = static_cast<int>(out.nodes.size());
+  std::vector<int> to(m.nodes.size(), -1);
+  std::vector<int> a;
+  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
+    const graph_node& n = m.node(i);
+    a.clear();
+    if (const group* gr = group_at[static_cast<std::size_t>(i)]) {
+      for (int p : gr->params) a.push_back(to[static_cast<std::size_t>(p)]);
+      graph_node c{op_id::call, n.type, n.out, attrs{}, {}, 0, 0, n.is_tuple};
+      c.at.callee = callee_of[static_cast<std::size_t>(i)];
+      to[static_cast<std::size_t>(i)] = out.emit(c, a.data(), static_cast<int>(a.size()));
+      continue;
+    }
+    if (!keep[static_cast<std::size_t>(i)]) continue;
+    for (int k = 0; k < n.nargs; ++k) a.push_back(to[static_cast<std::size_t>(m.arg(i, k))]);
+    to[static_cast<std::size_t>(i)] = out.emit(n, a.data(), n.nargs);
+  }
+  function_info& main = out.functions[0];
+  main.first_node = start;
+  main.num_nodes = static_cast<int>(out.nodes.size()) - start;
+  main.result = to[static_cast<std::size_t>(f.result)];
+  return remove_dead(out);
+}
+
+template <class T>
+constexpr module_builder merge_composite(module_builder m, const T& t) {
+  for (const table_entry& e : t.entries) m = apply_pattern(m, t, e);
+  return m;
+}
+
+template <class M, class Table>
+struct merge_composite_pass {
+  static constexpr module_builder run() { return merge_composite(to_builder(M::value), Table::value); }
+};
+
+}  // namespace detail
+
+/// MergeComposite: applies the patterns of `Table` to `main` one after another, in table
+/// order; each accepted match becomes a composite function and a call to it. Functions other
+/// than main (earlier composites, partitions) are left untouched.
+template <module_type M, class Table>
+struct merge_composite : detail::module_from<detail::merge_composite_pass<M, Table>> {};
+
+}  // namespace partita

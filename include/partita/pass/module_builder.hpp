@@ -1,0 +1,102 @@
+#pragma once
+#include <cstddef>
+#include <string_view>
+#include <vector>
+
+#include "partita/ir/module.hpp"
+
+namespace partita::detail {
+
+/// A module while a pass rewrites it: the same layout as `module_value`, in vectors.
+struct module_builder {
+  std::vector<graph_node> nodes;
+  std::vector<int> args;
+  std::vector<function_info> functions;
+
+  constexpr int arg(int n, int k) const { return args.data()[nodes.data()[n].first_arg + k]; }
+  constexpr const graph_node& node(int n) const { return nodes.data()[n]; }
+  constexpr const function_info& main() const { return functions.data()[0]; }
+
+  /// Appends a node whose arguments are `a`, returning its index.
+  constexpr int emit(graph_node n, const int* a, int count) {
+    n.first_arg = static_cast<int>(args.size());
+    n.nargs = count;
+    for (int k = 0; k < count; ++k) args.push_back(a[k]);
+    nodes.push_back(n);
+    return static_cast<int>(nodes.size()) - 1;
+  }
+};
+
+template <class M>
+constexpr module_builder to_builder(const M& m) {
+  module_builder b;
+  b.nodes.assign(m.nodes.begin(), m.nodes.end());
+  b.args.assign(m.args.begin(), m.args.end());
+  b.functions.assign(m.functions.begin(), m.functions.end());
+  return b;
+}
+
+struct builder_sizes {
+  std::size_t nodes, args, functions;
+};
+
+constexpr builder_sizes sizes_of(const module_builder& b) { return {b.nodes.size(), b.args.size(), b.functions.size()}; }
+
+template <builder_sizes S>
+constexpr module_value<S.nodes, S.args, S.functions> materialize(const module_builder& b) {
+  module_value<S.nodes, S.args, S.functions> m{};
+  for (std::size_t i = 0; i < S.nodes; ++i) m.nodes[i] = b.nodes[i];
+  for (std::size_t i = 0; i < S.args; ++i) m.args[i] = b.args[i];
+  for (std::size_t i = 0; i < S.functions; ++i) m.functions[i] = b.functions[i];
+  return m;
+}
+
+/// Copies every function but main from `src` into `dst` unchanged (same function numbers,
+/// nodes moved as blocks), leaving main's slot to be filled by the caller.
+constexpr void copy_functions_but_main(module_builder& dst, const module_builder& src) {
+  dst.functions = src.functions;
+  for (std::size_t f = 1; f < src.functions.size(); ++f) {
+    const function_info& old = src.functions[f];
+    function_info& nf = dst.functions[f];
+    const int shift = static_cast<int>(dst.nodes.size()) - old.first_node;
+    nf.first_node = static_cast<int>(dst.nodes.size());
+    nf.result = old.result + shift;
+    for (int i = old.first_node; i < old.first_node + old.num_nodes; ++i) {
+      const graph_node& n = src.node(i);
+      std::vector<int> a;
+      for (int k = 0; k < n.nargs; ++k) a.push_back(src.arg(i, k) + shift);
+      dst.emit(n, a.data(), n.nargs);
+    }
+  }
+}
+
+/// Replaces every character that is not a letter or digit by `_` (names of generated functions).
+constexpr void sanitize_into(function_info& f, std::string_view s) {
+  std::vector<char> c;
+  for (char ch : s) {
+    const bool alnum = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
+    c.push_back(alnum ? ch : '_');
+  }
+  f.set_name(std::string_view(c.data(), c.size()));
+}
+
+constexpr void append_number(function_info& f, int v) {
+  char digits[12]{};
+  int n = 0;
+  do {
+    digits[n++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v > 0);
+  while (n > 0 && static_cast<std::size_t>(f.name_length) < max_function_name)
+    f.name_chars[static_cast<std::size_t>(f.name_length++)] = digits[--n];
+}
+
+/// Runs a pass (a type with `static constexpr module_builder run()`) and stores its result as
+/// an exactly sized module value: the pass runs once for the sizes and once for the contents.
+template <class Pass>
+struct module_from {
+  static constexpr builder_sizes sizes = sizes_of(Pass::run());
+  static constexpr auto value = materialize<sizes>(Pass::run());
+};
+
+}  // namespace partita::detail

@@ -1,0 +1,187 @@
+#pragma once
+#include <vector>
+
+#include "partita/ir/module.hpp"
+#include "partita/pattern/pattern.hpp"
+
+namespace partita::detail {
+
+/// What a match collected: nodes absorbed into the composite (ops, projections and weights
+/// matched by `constant`, in post-order), the values that become parameters (in the pattern's
+/// post-order), and the node bound to each pattern variable.
+struct match_state {
+  std::vector<int> body;
+  std::vector<int> params;
+  std::vector<int> var_node;
+  std::vector<int> trail;  // variables bound so far, in order, for rollback
+
+  constexpr void reset(std::size_t num_vars) {
+    body.clear();
+    params.clear();
+    trail.clear();
+    var_node.assign(num_vars, -1);
+  }
+};
+
+/// Matches the pattern nodes of table `T` against the nodes of one function.
+template <class T>
+class matcher {
+ public:
+  constexpr matcher(const T& table, const graph_node* nodes, const int* args, match_state& st)
+      : t_(table), nodes_(nodes), args_(args), st_(st) {}
+
+  constexpr bool match(int p, int n) {
+    const pattern_node& pn = t_.nodes[static_cast<std::size_t>(p)];
+    const graph_node& g = nodes_[n];
+    switch (pn.kind) {
+      case pattern_kind::wildcard:
+        st_.params.push_back(n);
+        return true;
+      case pattern_kind::constant:
+        if (g.op != op_id::weight) return false;
+        st_.body.push_back(n);
+        return true;
+      case pattern_kind::input:
+        if (g.op != op_id::input || (!pn.name.empty() && pn.name != g.name)) return false;
+        st_.params.push_back(n);
+        return true;
+      case pattern_kind::op:
+      case pattern_kind::tuple:
+        return match_call(pn, n);
+      case pattern_kind::elementwise:
+        if (!is_elementwise(g.op)) return false;
+        for (int k = 0; k < g.nargs; ++k) st_.params.push_back(arg(n, k));
+        st_.body.push_back(n);
+        return true;
+      case pattern_kind::get:
+        if (g.op != op_id::get || (pn.index >= 0 && g.at.axis != pn.index) || !match(child(pn, 0), arg(n, 0)))
+          return false;
+        st_.body.push_back(n);
+        return true;
+      case pattern_kind::alt: {
+        const mark m = save();
+        if (match(child(pn, 0), n)) return true;
+        restore(m);
+        return match(child(pn, 1), n);
+      }
+      case pattern_kind::var: {
+        int& bound = st_.var_node[static_cast<std::size_t>(pn.index)];
+        if (bound >= 0) return bound == n;
+        if (!match(child(pn, 0), n)) return false;
+        st_.var_node[static_cast<std::size_t>(pn.index)] = n;
+        st_.trail.push_back(pn.index);
+        return true;
+      }
+      case pattern_kind::has_dtype:
+        return !g.is_tuple && g.type == pn.type && match(child(pn, 0), n);
+      case pattern_kind::has_shape:
+        return !g.is_tuple && g.out == pn.shp && match(child(pn, 0), n);
+      case pattern_kind::has_attr:
+        return pn.attr_check(g.at) && match(child(pn, 0), n);
+      case pattern_kind::dominates:
+        return match_dominator(pn, n);
+    }
+    return false;
+  }
+
+ private:
+  struct mark {
+    std::size_t body, params, trail;
+  };
+  constexpr mark save() const { return {st_.body.size(), st_.params.size(), st_.trail.size()}; }
+  constexpr void restore(const mark& m) {
+    st_.body.resize(m.body);
+    st_.params.resize(m.params);
+    while (st_.trail.size() > m.trail) {
+      st_.var_node[static_cast<std::size_t>(st_.trail.back())] = -1;
+      st_.trail.pop_back();
+    }
+  }
+  constexpr int child(const pattern_node& pn, int k) const { return t_.children[static_cast<std::size_t>(pn.first + k)]; }
+  constexpr int arg(int n, int k) const { return args_[nodes_[n].first_arg + k]; }
+  static constexpr bool is_elementwise(op_id op) {
+    return is_unary_elementwise(op) || is_binary_elementwise(op) || op == op_id::bias_add;
+  }
+
+  constexpr bool match_args(const pattern_node& pn, int n, bool swapped) {
+    for (int k = 0; k < pn.count; ++k)
+      if (!match(child(pn, k), arg(n, swapped ? 1 - k : k))) return false;
+    return true;
+  }
+
+  constexpr bool match_call(const pattern_node& pn, int n) {
+    const graph_node& g = nodes_[n];
+    if (g.op != pn.op) return false;
+    if (pn.any_arity ? g.nargs < pn.count : g.nargs != pn.count) return false;
+    const mark m = save();
+    if (!match_args(pn, n, false)) {
+      restore(m);
+      const bool commutative = (g.op == op_id::add || g.op == op_id::multiply) && pn.count == 2 && !pn.any_arity;
+      if (!commutative || !match_args(pn, n, true)) {
+        restore(m);
+        return false;
+      }
+    }
+    for (int k = pn.count; k < g.nargs; ++k) st_.params.push_back(arg(n, k));
+    st_.body.push_back(n);
+    return true;
+  }
+
+  // Does node n look like pattern p at n itself (ignoring p's arguments)? Used for the path of
+  // a dominator pattern, whose arguments are walked rather than matched.
+  constexpr bool shallow(int p, int n) const {
+    const pattern_node& pn = t_.nodes[static_cast<std::size_t>(p)];
+    const graph_node& g = nodes_[n];
+    switch (pn.kind) {
+      case pattern_kind::wildcard: return true;
+      case pattern_kind::op:
+      case pattern_kind::tuple: return g.op == pn.op;
+      case pattern_kind::elementwise: return is_elementwise(g.op);
+      case pattern_kind::get: return g.op == op_id::get;
+      case pattern_kind::alt: return shallow(child(pn, 0), n) || shallow(child(pn, 1), n);
+      case pattern_kind::var: return shallow(child(pn, 0), n);
+      case pattern_kind::has_dtype: return g.type == pn.type && shallow(child(pn, 0), n);
+      case pattern_kind::has_shape: return g.out == pn.shp && shallow(child(pn, 0), n);
+      case pattern_kind::has_attr: return pn.attr_check(g.at) && shallow(child(pn, 0), n);
+      default: return false;
+    }
+  }
+
+  constexpr bool match_dominator(const pattern_node& pn, int root) {
+    if (!match(child(pn, 2), root)) return false;
+    int parent = -1;
+    std::vector<int> todo;
+    std::vector<int> seen;
+    for (int k = 0; k < nodes_[root].nargs; ++k) todo.push_back(arg(root, k));
+    bool reached = false;
+    while (!todo.empty()) {
+      const int n = todo.back();
+      todo.pop_back();
+      const op_id op = nodes_[n].op;
+      if (op == op_id::input || op == op_id::weight || op == op_id::param) continue;  // leaves end a path
+      bool again = false;
+      for (int s : seen) again = again || s == n;
+      if (again || n == parent) continue;
+      seen.push_back(n);
+      if (shallow(child(pn, 0), n)) {
+        if (parent >= 0) return false;  // a second parent: the match must have exactly one
+        if (!match(child(pn, 0), n)) return false;
+        parent = n;
+        reached = true;
+      } else if (shallow(child(pn, 1), n)) {
+        st_.body.push_back(n);
+        for (int k = 0; k < nodes_[n].nargs; ++k) todo.push_back(arg(n, k));
+      } else {
+        return false;
+      }
+    }
+    return reached;
+  }
+
+  const T& t_;
+  const graph_node* nodes_;
+  const int* args_;
+  match_state& st_;
+};
+
+}  // namespace partita::detail
