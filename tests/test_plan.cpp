@@ -9,7 +9,7 @@ using namespace partita;
 
 namespace {
 
-constexpr const auto& mlp = plan_of<module_of<test_models::mlp>>::value;
+constexpr const auto& mlp = plan_of<module_of<test_models::mlp>, reference>::value;
 static_assert(mlp.steps.size() == 8);  // 3 dense, 3 bias_add, 2 relu
 static_assert(mlp.inputs.size() == 1 && mlp.inputs[0].name == "x");
 static_assert(mlp.weights.size() == 6 && mlp.weights[0].name == "fc1.weight" && mlp.weights[1].name == "fc1.bias");
@@ -29,12 +29,12 @@ static_assert(detail::arena_is_valid(mlp.buffers, mlp.arena_bytes));
 // is written directly.
 using img = input<"img", f32, 1, 2, 4, 4>;
 using conv = relu<conv2d<img, weight<"k", f32, 3, 2, 3, 3>, {.padding = {1, 1}}>>;
-constexpr const auto& fl = plan_of<module_of<model<flatten<conv>>>>::value;
+constexpr const auto& fl = plan_of<module_of<model<flatten<conv>>>, reference>::value;
 static_assert(fl.steps.size() == 2 && fl.copies.empty());
 static_assert(fl.steps[1].out.kind == storage::output && fl.outputs[0].shp == shape_of<1, 48>);
 
 // An input returned as an output, and one value returned twice, are copied after the last step.
-constexpr const auto& cp = plan_of<module_of<model<conv, img, conv>>>::value;
+constexpr const auto& cp = plan_of<module_of<model<conv, img, conv>>, reference>::value;
 static_assert(cp.outputs.size() == 3 && cp.copies.size() == 2);
 static_assert(cp.copies[0].from.kind == storage::input && cp.copies[0].output == 1);
 static_assert(cp.copies[1].from.kind == storage::output && cp.copies[1].from.index == 0 && cp.copies[1].output == 2);
@@ -44,21 +44,21 @@ using a = relu<img>;
 using b = conv2d<a, weight<"k1", f32, 2, 2, 1, 1>>;
 using c = relu<b>;
 using join = add<c, a>;
-constexpr const auto& dm = plan_of<module_of<model<join>>>::value;
+constexpr const auto& dm = plan_of<module_of<model<join>>, reference>::value;
 static_assert(dm.steps.size() == 4 && dm.buffers.size() == 2);       // relu<b> overwrites b in place
 static_assert(dm.buffers[0].first == 0 && dm.buffers[0].last == 3);  // relu<img> read by add
 static_assert(dm.arena_bytes == 2 * 128);
 
 // No in-place write when the argument is still needed later, or is an input.
 using keep = add<relu<a>, a>;
-constexpr const auto& kp = plan_of<module_of<model<keep>>>::value;
+constexpr const auto& kp = plan_of<module_of<model<keep>>, reference>::value;
 static_assert(kp.buffers.size() == 2 && kp.steps[1].out.offset != kp.steps[0].out.offset);
-constexpr const auto& ri = plan_of<module_of<model<relu<relu<img>>>>>::value;
+constexpr const auto& ri = plan_of<module_of<model<relu<relu<img>>>>, reference>::value;
 static_assert(ri.buffers.size() == 1 && ri.steps[0].out.kind == storage::arena);  // never over an input
 
 // Tuple projections resolve to the projected field's storage.
 using tp = tuple<c, a>;
-constexpr const auto& gp = plan_of<module_of<model<add<get<tp, 0>, get<get<tuple<tp>, 0>, 1>>>>>::value;
+constexpr const auto& gp = plan_of<module_of<model<add<get<tp, 0>, get<get<tuple<tp>, 0>, 1>>>>, reference>::value;
 static_assert(gp.steps.size() == 4);
 static_assert(gp.ins[static_cast<std::size_t>(gp.steps[3].first_in)].offset == dm.ins[static_cast<std::size_t>(dm.steps[3].first_in)].offset);
 

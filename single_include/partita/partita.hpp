@@ -398,6 +398,9 @@ struct graph_node {
   int first_arg = 0;
   int nargs = 0;
   bool is_tuple = false;
+  std::string_view pinned{};  // backend chosen by the user with on<backend, expr>
+  std::string_view target{};  // backend chosen by annotate_target
+  int region = -1;            // region chosen by merge_regions
   friend constexpr bool operator==(const graph_node&, const graph_node&) = default;
 };
 
@@ -471,6 +474,7 @@ struct node_desc {
   int nargs = 0;
   std::uint64_t hash = 0;       // structural, used to bucket descriptors while flattening
   bool is_tuple = false;
+  std::string_view pinned{};    // backend name, for on<backend, expr>
 };
 
 namespace detail {
@@ -486,6 +490,7 @@ constexpr std::uint64_t structural_hash(const node_desc& d) {
   for (int i = 0; i < d.out.rank; ++i) h = hash_mix(h, static_cast<std::uint64_t>(d.out[i]));
   h = hash_mix(h, static_cast<std::uint64_t>(d.at.axis));
   for (int i = 0; i < d.nargs; ++i) h = hash_mix(h, d.args[i]->hash);
+  for (char c : d.pinned) h = hash_mix(h, static_cast<unsigned char>(c));
   return h;
 }
 
@@ -589,12 +594,12 @@ constexpr flat_graph flatten(const node_desc* const* roots, int num_roots) {
       if (visited(d) >= 0) continue;  // reached twice before its first completion
       scratch.clear();
       for (int i = 0; i < d->nargs; ++i) scratch.push_back(slot_node.data()[visited(d->args[i])]);
-      graph_node n{d->op, d->type, d->out, d->at, d->name, 0, d->nargs, d->is_tuple};
+      graph_node n{d->op, d->type, d->out, d->at, d->name, 0, d->nargs, d->is_tuple, d->pinned};
       const std::uint64_t key = node_key(n, scratch.data());
       int idx = by_node.find(key, [&](int k) {
         const graph_node& o = g.nodes.data()[k];
         if (o.op != n.op || o.nargs != n.nargs || o.name != n.name || !(o.at == n.at) || o.type != n.type ||
-            !(o.out == n.out))
+            !(o.out == n.out) || o.pinned != n.pinned)
           return false;
         for (int i = 0; i < n.nargs; ++i)
           if (g.args.data()[o.first_arg + i] != scratch.data()[i]) return false;
@@ -1498,11 +1503,122 @@ concept backend = requires {
   requires std::default_initializable<typename B::state>;
 };
 
+/// True for host backends (`static constexpr bool host = true;`): they run every op, and the
+/// nodes they get are the ones no other backend claimed.
+template <class B>
+inline constexpr bool is_host_backend = [] {
+  if constexpr (requires { B::host; }) {
+    return static_cast<bool>(B::host);
+  } else {
+    return false;
+  }
+}();
+
 }  // namespace partita
 // ---- end partita/backend/backend.hpp ----
 // ---- begin partita/backend/step.hpp ----
+
 // ---- begin partita/runtime/plan.hpp ----
 
+// ---- begin partita/pass/module_builder.hpp ----
+
+
+namespace partita::detail {
+
+/// A module while a pass rewrites it: the same layout as `module_value`, in vectors.
+struct module_builder {
+  std::vector<graph_node> nodes;
+  std::vector<int> args;
+  std::vector<function_info> functions;
+
+  constexpr int arg(int n, int k) const { return args.data()[nodes.data()[n].first_arg + k]; }
+  constexpr const graph_node& node(int n) const { return nodes.data()[n]; }
+  constexpr const function_info& main() const { return functions.data()[0]; }
+
+  /// Appends a node whose arguments are `a`, returning its index.
+  constexpr int emit(graph_node n, const int* a, int count) {
+    n.first_arg = static_cast<int>(args.size());
+    n.nargs = count;
+    for (int k = 0; k < count; ++k) args.push_back(a[k]);
+    nodes.push_back(n);
+    return static_cast<int>(nodes.size()) - 1;
+  }
+};
+
+template <class M>
+constexpr module_builder to_builder(const M& m) {
+  module_builder b;
+  b.nodes.assign(m.nodes.begin(), m.nodes.end());
+  b.args.assign(m.args.begin(), m.args.end());
+  b.functions.assign(m.functions.begin(), m.functions.end());
+  return b;
+}
+
+struct builder_sizes {
+  std::size_t nodes, args, functions;
+};
+
+constexpr builder_sizes sizes_of(const module_builder& b) { return {b.nodes.size(), b.args.size(), b.functions.size()}; }
+
+template <builder_sizes S>
+constexpr module_value<S.nodes, S.args, S.functions> materialize(const module_builder& b) {
+  module_value<S.nodes, S.args, S.functions> m{};
+  for (std::size_t i = 0; i < S.nodes; ++i) m.nodes[i] = b.nodes[i];
+  for (std::size_t i = 0; i < S.args; ++i) m.args[i] = b.args[i];
+  for (std::size_t i = 0; i < S.functions; ++i) m.functions[i] = b.functions[i];
+  return m;
+}
+
+/// Copies every function but main from `src` into `dst` unchanged (same function numbers,
+/// nodes moved as blocks), leaving main's slot to be filled by the caller.
+constexpr void copy_functions_but_main(module_builder& dst, const module_builder& src) {
+  dst.functions = src.functions;
+  for (std::size_t f = 1; f < src.functions.size(); ++f) {
+    const function_info& old = src.functions[f];
+    function_info& nf = dst.functions[f];
+    const int shift = static_cast<int>(dst.nodes.size()) - old.first_node;
+    nf.first_node = static_cast<int>(dst.nodes.size());
+    nf.result = old.result + shift;
+    for (int i = old.first_node; i < old.first_node + old.num_nodes; ++i) {
+      const graph_node& n = src.node(i);
+      std::vector<int> a;
+      for (int k = 0; k < n.nargs; ++k) a.push_back(src.arg(i, k) + shift);
+      dst.emit(n, a.data(), n.nargs);
+    }
+  }
+}
+
+/// Replaces every character that is not a letter or digit by `_` (names of generated functions).
+constexpr void sanitize_into(function_info& f, std::string_view s) {
+  std::vector<char> c;
+  for (char ch : s) {
+    const bool alnum = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
+    c.push_back(alnum ? ch : '_');
+  }
+  f.set_name(std::string_view(c.data(), c.size()));
+}
+
+constexpr void append_number(function_info& f, int v) {
+  char digits[12]{};
+  int n = 0;
+  do {
+    digits[n++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v > 0);
+  while (n > 0 && static_cast<std::size_t>(f.name_length) < max_function_name)
+    f.name_chars[static_cast<std::size_t>(f.name_length++)] = digits[--n];
+}
+
+/// Runs a pass (a type with `static constexpr module_builder run()`) and stores its result as
+/// an exactly sized module value: the pass runs once for the sizes and once for the contents.
+template <class Pass>
+struct module_from {
+  static constexpr builder_sizes sizes = sizes_of(Pass::run());
+  static constexpr auto value = materialize<sizes>(Pass::run());
+};
+
+}  // namespace partita::detail
+// ---- end partita/pass/module_builder.hpp ----
 // ---- begin partita/runtime/memory_plan.hpp ----
 
 namespace partita {
@@ -1602,7 +1718,8 @@ struct buffer_ref {
 /// One kernel call: the op node it computes, the backend that runs it (by name), its argument locations
 /// (`first_in`, `num_in` into the plan's `ins`) and the location it writes.
 struct plan_step {
-  int node = 0;
+  int node = 0;                // in the plan's inlined node table
+  int source = 0;              // the same node in the module (a call node for a fused composite)
   std::string_view backend{};  // empty: the host backend
   int first_in = 0;
   int num_in = 0;
@@ -1631,6 +1748,7 @@ namespace detail {
 
 /// The plan while it is being built (vectors, inside constexpr evaluation).
 struct plan_builder {
+  module_builder flat;  // main with every call inlined (fused composite calls excepted)
   std::vector<plan_step> steps;
   std::vector<buffer_ref> ins;
   std::vector<tensor_slot> inputs, outputs, weights;
@@ -1660,13 +1778,72 @@ constexpr bool in_place_safe(const M& m, int node, const int* rt, int a0) {
   return true;
 }
 
-/// Lowers `main` of a module to steps and a memory plan. Views (flatten, reshape) and tuple
+/// Main with every call expanded in place: partition functions run on their backend, a
+/// composite call stays one node when its backend `fuses` it (one kernel) and is expanded on
+/// that backend otherwise. Each node's `target` is the backend that runs it; `source` maps it
+/// back to the module. A node of main annotated for a backend (before partitioning) runs there.
+struct inlined {
+  module_builder b;
+  std::vector<int> source;
+};
+
+template <class M, class Fuses>
+constexpr int expand(const M& m, int fn, const std::vector<int>& params, std::string_view backend, Fuses fuses,
+                     inlined& out) {
+  const function_info& f = m.functions[static_cast<std::size_t>(fn)];
+  std::vector<int> local(static_cast<std::size_t>(f.num_nodes), -1);
+  std::vector<int> a;
+  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
+    const graph_node& g = m.node(i);
+    int& value = local[static_cast<std::size_t>(i - f.first_node)];
+    const std::string_view owner = fn == 0 && !g.target.empty() ? g.target : backend;
+    a.clear();
+    for (int k = 0; k < g.nargs; ++k) a.push_back(local[static_cast<std::size_t>(m.arg(i, k) - f.first_node)]);
+    if (g.op == op_id::param) {
+      value = params[static_cast<std::size_t>(g.at.axis)];
+      continue;
+    }
+    if (g.op == op_id::call) {
+      const function_info& c = m.functions[static_cast<std::size_t>(g.at.callee)];
+      if (!c.backend.empty()) {
+        value = expand(m, g.at.callee, a, c.backend, fuses, out);
+        continue;
+      }
+      if (c.composite.empty() || !fuses(owner, c.composite)) {
+        value = expand(m, g.at.callee, a, owner, fuses, out);
+        continue;
+      }
+    }
+    graph_node copy = g;
+    copy.target = owner;
+    value = out.b.emit(copy, a.data(), g.nargs);
+    out.source.push_back(i);
+  }
+  return local[static_cast<std::size_t>(f.result - f.first_node)];
+}
+
+template <class M, class Fuses>
+constexpr inlined inline_calls(const M& m, Fuses fuses) {
+  inlined out;
+  function_info main{};
+  main.set_name("main");
+  main.result = expand(m, 0, {}, {}, fuses, out);
+  main.num_nodes = static_cast<int>(out.b.nodes.size());
+  out.b.functions.push_back(main);
+  return out;
+}
+
+/// Lowers a module to steps and a memory plan. Views (flatten, reshape) and tuple
 /// projections share their argument's storage; an op whose value is a model output writes the
 /// caller's output buffer directly; every other op result gets an arena buffer.
-template <class M>
-constexpr plan_builder lower(const M& m) {
+template <class Module, class Fuses>
+constexpr plan_builder lower(const Module& module, Fuses fuses) {
   plan_builder p;
+  inlined in = inline_calls(module, fuses);
+  p.flat = std::move(in.b);
+  const module_builder& m = p.flat;
   const function_info& f = m.main();
+  index_table weight_by_name;
   const int n = static_cast<int>(m.nodes.size());
   std::vector<int> root(static_cast<std::size_t>(n), -1);  // node whose storage a node shares
   std::vector<buffer_ref> where(static_cast<std::size_t>(n));
@@ -1681,9 +1858,17 @@ constexpr plan_builder lower(const M& m) {
       where[static_cast<std::size_t>(i)] = {storage::input, static_cast<int>(p.inputs.size()), 0};
       p.inputs.push_back({g.name, g.type, g.out, i, 0});
     } else if (g.op == op_id::weight) {
-      where[static_cast<std::size_t>(i)] = {storage::weight, static_cast<int>(p.weights.size()), p.weight_bytes};
-      p.weights.push_back({g.name, g.type, g.out, i, p.weight_bytes});
-      p.weight_bytes += align_up(static_cast<std::size_t>(g.out.elements()) * size_of(g.type));
+      // A weight bound inside several functions is one slot: names are unique in a model.
+      std::uint64_t key = 0xcbf29ce484222325ull;
+      for (char c : g.name) key = hash_mix(key, static_cast<unsigned char>(c));
+      int slot = weight_by_name.find(key, [&](int s) { return p.weights[static_cast<std::size_t>(s)].name == g.name; });
+      if (slot < 0) {
+        slot = static_cast<int>(p.weights.size());
+        weight_by_name.insert(key, slot);
+        p.weights.push_back({g.name, g.type, g.out, i, p.weight_bytes});
+        p.weight_bytes += align_up(static_cast<std::size_t>(g.out.elements()) * size_of(g.type));
+      }
+      where[static_cast<std::size_t>(i)] = {storage::weight, slot, p.weights[static_cast<std::size_t>(slot)].offset};
     } else if (g.op == op_id::tuple) {
       // no storage of its own: consumers project its fields
     } else if (g.op == op_id::get) {
@@ -1692,7 +1877,7 @@ constexpr plan_builder lower(const M& m) {
       rt[i] = rt[m.arg(i, 0)];
     } else {
       step_of[static_cast<std::size_t>(i)] = static_cast<int>(p.steps.size());
-      p.steps.push_back({i, {}, 0, g.nargs, {}});
+      p.steps.push_back({i, in.source[static_cast<std::size_t>(i)], g.target, 0, g.nargs, {}});
     }
   }
 
@@ -1766,13 +1951,14 @@ constexpr plan_builder lower(const M& m) {
 }
 
 struct plan_sizes {
-  std::size_t steps, ins, inputs, outputs, weights, copies, buffers;
+  std::size_t nodes, args, steps, ins, inputs, outputs, weights, copies, buffers;
 };
 
-template <class M>
-constexpr plan_sizes sizes_of_plan(const M& m) {
-  const plan_builder p = lower(m);
-  return {p.steps.size(), p.ins.size(), p.inputs.size(), p.outputs.size(), p.weights.size(), p.copies.size(), p.buffers.size()};
+template <class M, class Fuses>
+constexpr plan_sizes sizes_of_plan(const M& m, Fuses fuses) {
+  const plan_builder p = lower(m, fuses);
+  return {p.flat.nodes.size(), p.flat.args.size(), p.steps.size(), p.ins.size(), p.inputs.size(),
+          p.outputs.size(), p.weights.size(), p.copies.size(), p.buffers.size()};
 }
 
 template <class T, std::size_t N>
@@ -1788,6 +1974,8 @@ constexpr std::array<T, N> to_array(const std::vector<T>& v) {
 /// declared inputs, outputs and weights. Computed entirely at compile time.
 template <detail::plan_sizes S>
 struct plan_value {
+  std::array<graph_node, S.nodes> nodes{};  // main with calls inlined; steps index it
+  std::array<int, S.args> args{};
   std::array<plan_step, S.steps> steps{};
   std::array<buffer_ref, S.ins> ins{};
   std::array<tensor_slot, S.inputs> inputs{};
@@ -1801,10 +1989,12 @@ struct plan_value {
 
 namespace detail {
 
-template <plan_sizes S, class M>
-constexpr plan_value<S> make_plan(const M& m) {
-  const plan_builder p = lower(m);
+template <plan_sizes S, class M, class Fuses>
+constexpr plan_value<S> make_plan(const M& m, Fuses fuses) {
+  const plan_builder p = lower(m, fuses);
   plan_value<S> r{};
+  r.nodes = to_array<graph_node, S.nodes>(p.flat.nodes);
+  r.args = to_array<int, S.args>(p.flat.args);
   r.steps = to_array<plan_step, S.steps>(p.steps);
   r.ins = to_array<buffer_ref, S.ins>(p.ins);
   r.inputs = to_array<tensor_slot, S.inputs>(p.inputs);
@@ -1819,11 +2009,39 @@ constexpr plan_value<S> make_plan(const M& m) {
 
 }  // namespace detail
 
-/// The plan of module type `M`, as a static constexpr object (kernels refer to it by reference).
-template <module_type M>
+namespace detail {
+
+/// Whether the backend named `backend` among `Backends` (empty: the host, the last one) runs
+/// composite `name` as one kernel (`static constexpr bool fuses(std::string_view)`).
+template <class... Backends>
+struct fuses_in {
+  constexpr bool operator()(std::string_view backend, std::string_view name) const {
+    bool r = false;
+    std::size_t i = 0;
+    ((r = r || (matches(std::string_view(Backends::name), backend, i++ == sizeof...(Backends) - 1) && fuses<Backends>(name))), ...);
+    return r;
+  }
+  static constexpr bool matches(std::string_view own, std::string_view wanted, bool last) {
+    return wanted.empty() ? last : own == wanted;
+  }
+  template <class B>
+  static constexpr bool fuses(std::string_view name) {
+    if constexpr (requires { B::fuses(name); }) {
+      return B::fuses(name);
+    } else {
+      return false;
+    }
+  }
+};
+
+}  // namespace detail
+
+/// The plan of module type `M` for `Backends...` (host last), as a static constexpr object
+/// (kernels refer to it by reference).
+template <module_type M, class... Backends>
 struct plan_of {
-  static constexpr detail::plan_sizes sizes = detail::sizes_of_plan(M::value);
-  static constexpr plan_value<sizes> value = detail::make_plan<sizes>(M::value);
+  static constexpr detail::plan_sizes sizes = detail::sizes_of_plan(M::value, detail::fuses_in<Backends...>{});
+  static constexpr plan_value<sizes> value = detail::make_plan<sizes>(M::value, detail::fuses_in<Backends...>{});
   static_assert(detail::arena_is_valid(value.buffers, value.arena_bytes),
                 "partita: internal error: the memory plan places two live buffers at overlapping offsets");
 };
@@ -1835,17 +2053,34 @@ namespace partita {
 
 /// What a kernel sees of the step it implements, all at compile time: the op node, its
 /// arguments' nodes (shapes, dtypes, attributes) and the step's place in the plan. Kernels are
-/// instantiated as `Backend::kernel<step_ref<...>>`, so every shape is a constant.
+/// instantiated as `Backend::kernel<step_ref<...>>`, so every shape is a constant. For a fused
+/// composite, `op` is `op_id::call`, `composite` names the pattern and `body(i)` walks the
+/// composite function's nodes (parameters first, result last).
 template <const auto& Module, const auto& Plan, int Step>
 struct step_ref {
   static constexpr const plan_step& step = Plan.steps[static_cast<std::size_t>(Step)];
-  static constexpr const graph_node& node = Module.nodes[static_cast<std::size_t>(step.node)];
+  static constexpr const graph_node& node = Plan.nodes[static_cast<std::size_t>(step.node)];
   static constexpr op_id op = node.op;
   static constexpr int num_args = node.nargs;
   static constexpr int index = Step;
 
   /// The node of argument `i`.
-  static constexpr const graph_node& arg(int i) { return Module.node(Module.arg(step.node, i)); }
+  static constexpr const graph_node& arg(int i) {
+    return Plan.nodes[static_cast<std::size_t>(Plan.args[static_cast<std::size_t>(node.first_arg + i)])];
+  }
+
+  /// The composite function a fused step runs (only for `op == op_id::call`).
+  static constexpr const function_info& function() { return Module.functions[static_cast<std::size_t>(node.at.callee)]; }
+  static constexpr std::string_view composite = op == op_id::call ? function().composite : std::string_view{};
+  /// Node `i` of the composite's body; `body_size()` of them.
+  static constexpr int body_size() { return function().num_nodes; }
+  static constexpr const graph_node& body(int i) { return Module.node(function().first_node + i); }
+  /// Index in the body of the first node with op `o` (-1 if none): `body(find(op_id::conv2d))`.
+  static constexpr int find(op_id o) {
+    for (int i = 0; i < body_size(); ++i)
+      if (body(i).op == o) return i;
+    return -1;
+  }
 };
 
 }  // namespace partita
@@ -2132,6 +2367,36 @@ inline void softmax(const float* x, const shape& xs, int axis, float* y) {
 
 }  // namespace partita::reference_kernels
 // ---- end partita/backends/reference/kernels.hpp ----
+// ---- begin partita/ir/view.hpp ----
+
+
+namespace partita {
+
+/// A read-only view of one node of a module, for constexpr predicates: backend `supports`
+/// functions and composite predicates see the op, dtype, shape, attributes and arguments.
+class op_view {
+ public:
+  constexpr op_view(const graph_node* nodes, const int* args, int index) : nodes_(nodes), args_(args), index_(index) {}
+
+  constexpr op_id op() const { return node().op; }
+  constexpr bool is(op_id o) const { return node().op == o; }
+  constexpr partita::dtype dtype() const { return node().type; }
+  constexpr const partita::shape& shape() const { return node().out; }
+  constexpr const partita::attrs& attributes() const { return node().at; }
+  constexpr std::string_view name() const { return node().name; }
+  constexpr int num_args() const { return node().nargs; }
+  constexpr op_view arg(int i) const { return {nodes_, args_, args_[node().first_arg + i]}; }
+  constexpr int index() const { return index_; }
+  constexpr const graph_node& node() const { return nodes_[index_]; }
+
+ private:
+  const graph_node* nodes_;
+  const int* args_;
+  int index_;
+};
+
+}  // namespace partita
+// ---- end partita/ir/view.hpp ----
 
 namespace partita {
 
@@ -2139,12 +2404,13 @@ namespace partita {
 /// speed. It is the oracle that every other backend is tested against.
 struct reference {
   static constexpr fixed_string name = "reference";
+  static constexpr bool host = true;
 
   /// No per-executable state: the kernels read weights where `bind` put them.
   struct state {};
 
   /// Every op of the IR.
-  static constexpr bool supports(op_id) { return true; }
+  static constexpr bool supports(const op_view&) { return true; }
 
   template <class Step>
   struct kernel {
@@ -2435,7 +2701,7 @@ class compiled {
 
  public:
   using module = typename detail::module_type_of<Model>::type;
-  static constexpr const auto& plan = plan_of<module>::value;
+  static constexpr const auto& plan = plan_of<module, Backends...>::value;
 
   /// Bytes of activation memory, planned at compile time.
   static constexpr std::size_t arena_bytes = plan.arena_bytes;
@@ -3340,4 +3606,1395 @@ class weight_set {
 
 }  // namespace partita
 // ---- end partita/runtime/weight_set.hpp ----
+// ---- begin partita/ir/on.hpp ----
+
+
+namespace partita {
+
+/// Pins the op node `Expr` to backend `Backend`: every pass keeps it there (annotation uses the
+/// pin, composites of other backends do not absorb it). Wrap each op that must stay:
+/// `relu<on<npu, conv2d<x, w>>>`. A pinned op is a different node from the same op unpinned.
+template <class Backend, class Expr>
+struct on {
+  static_assert(node<Expr>, "partita: on<Backend, Expr>: Expr must be a Partita op");
+  static_assert(!is_leaf(Expr::desc.op), "partita: on<Backend, Expr>: inputs and weights cannot be pinned; pin an op");
+  static constexpr node_desc desc = [] {
+    node_desc d = Expr::desc;
+    d.pinned = std::string_view(Backend::name);
+    d.hash = detail::structural_hash(d);
+    return d;
+  }();
+};
+
+}  // namespace partita
+// ---- end partita/ir/on.hpp ----
+// ---- begin partita/pass/annotate_target.hpp ----
+
+// ---- begin partita/pass/merge_composite.hpp ----
+
+// ---- begin partita/pattern/match.hpp ----
+
+// ---- begin partita/pattern/pattern.hpp ----
+
+
+namespace partita {
+
+/// The kinds of pattern node (see the pattern types below for their meaning).
+enum class pattern_kind : std::uint8_t {
+  wildcard,
+  constant,
+  input,
+  op,
+  elementwise,
+  tuple,
+  get,
+  alt,
+  var,
+  has_dtype,
+  has_shape,
+  has_attr,
+  dominates,
+};
+
+/// One node of a pattern, as matched by the constexpr matcher. Children are indices into the
+/// owning table's `children` pool.
+struct pattern_node {
+  pattern_kind kind = pattern_kind::wildcard;
+  op_id op = op_id::input;
+  bool any_arity = false;  // op/tuple patterns ending in `etc`
+  int first = 0;
+  int count = 0;
+  int index = -1;          // get: field (-1: any); var: variable number
+  std::string_view name{};  // input: required name (empty: any); var: its name
+  dtype type = dtype::f32;
+  shape shp{};
+  bool (*attr_check)(const attrs&) = nullptr;
+};
+
+namespace detail {
+
+/// Builds the flat table of a pattern type tree.
+struct pattern_builder {
+  std::vector<pattern_node> nodes;
+  std::vector<int> children;
+  std::vector<std::string_view> vars;
+
+  constexpr int add(pattern_node n, std::initializer_list<int> kids = {}) {
+    n.first = static_cast<int>(children.size());
+    n.count = static_cast<int>(kids.size());
+    for (int k : kids) children.push_back(k);
+    nodes.push_back(n);
+    return static_cast<int>(nodes.size()) - 1;
+  }
+  constexpr int var_id(std::string_view name) {
+    for (std::size_t i = 0; i < vars.size(); ++i)
+      if (vars[i] == name) return static_cast<int>(i);
+    vars.push_back(name);
+    return static_cast<int>(vars.size()) - 1;
+  }
+};
+
+}  // namespace detail
+
+/// Matches any value; what it matches becomes a parameter of the composite.
+struct any {
+  static constexpr int build(detail::pattern_builder& b) { return b.add({pattern_kind::wildcard}); }
+};
+
+/// Matches a weight (never an input); the weight is bound inside the composite.
+struct constant {
+  static constexpr int build(detail::pattern_builder& b) { return b.add({pattern_kind::constant}); }
+};
+
+/// Matches a model input, optionally only the one with the given name.
+template <fixed_string Name = "">
+struct input_p {
+  static constexpr int build(detail::pattern_builder& b) {
+    pattern_node n{pattern_kind::input};
+    n.name = Name.view();
+    return b.add(n);
+  }
+};
+
+/// As the last argument of an op or tuple pattern: any number of further arguments, each a
+/// parameter of the composite (`concatenate_p<etc>` matches a concatenate of any arity).
+struct etc {};
+
+namespace detail {
+
+template <class... Ps>
+constexpr bool ends_with_etc() {
+  if constexpr (sizeof...(Ps) == 0) {
+    return false;
+  } else {
+    return std::is_same_v<etc, std::tuple_element_t<sizeof...(Ps) - 1, std::tuple<Ps...>>>;
+  }
+}
+
+template <class P>
+constexpr int build_child(pattern_builder& b) {
+  if constexpr (std::is_same_v<P, etc>) {
+    return -1;
+  } else {
+    return P::build(b);
+  }
+}
+
+template <pattern_kind K, op_id Op, class... Ps>
+constexpr int build_call(pattern_builder& b) {
+  std::vector<int> kids;
+  ((kids.push_back(build_child<Ps>(b))), ...);
+  if (ends_with_etc<Ps...>()) kids.pop_back();
+  pattern_node n{K, Op};
+  n.any_arity = ends_with_etc<Ps...>();
+  n.first = static_cast<int>(b.children.size());
+  n.count = static_cast<int>(kids.size());
+  for (int k : kids) b.children.push_back(k);
+  b.nodes.push_back(n);
+  return static_cast<int>(b.nodes.size()) - 1;
+}
+
+}  // namespace detail
+
+/// Matches a node of op `Op` whose arguments match `Args...` positionally (`add` and `multiply`
+/// also in swapped order). A trailing `etc` accepts any further arguments.
+template <op_id Op, class... Args>
+struct op_p {
+  static constexpr int build(detail::pattern_builder& b) { return detail::build_call<pattern_kind::op, Op, Args...>(b); }
+};
+
+template <class X, class W> using dense_p = op_p<op_id::dense, X, W>;
+template <class X, class W> using conv2d_p = op_p<op_id::conv2d, X, W>;
+template <class X, class B> using bias_add_p = op_p<op_id::bias_add, X, B>;
+template <class A, class B> using add_p = op_p<op_id::add, A, B>;
+template <class A, class B> using subtract_p = op_p<op_id::subtract, A, B>;
+template <class A, class B> using multiply_p = op_p<op_id::multiply, A, B>;
+template <class X> using relu_p = op_p<op_id::relu, X>;
+template <class X> using clip_p = op_p<op_id::clip, X>;
+template <class X> using sigmoid_p = op_p<op_id::sigmoid, X>;
+template <class X> using tanh_p = op_p<op_id::tanh, X>;
+template <class X> using max_pool2d_p = op_p<op_id::max_pool2d, X>;
+template <class X> using avg_pool2d_p = op_p<op_id::avg_pool2d, X>;
+template <class X> using global_avg_pool2d_p = op_p<op_id::global_avg_pool2d, X>;
+template <class X, class G, class B, class M, class V> using batch_norm_p = op_p<op_id::batch_norm, X, G, B, M, V>;
+template <class X> using flatten_p = op_p<op_id::flatten, X>;
+template <class X> using reshape_p = op_p<op_id::reshape, X>;
+template <class... Xs> using concatenate_p = op_p<op_id::concatenate, Xs...>;
+template <class X> using softmax_p = op_p<op_id::softmax, X>;
+
+/// Matches any elementwise op (relu, clip, sigmoid, tanh, bias_add, add, subtract, multiply);
+/// its arguments are parameters. Mostly useful as the path of a `dominates` pattern.
+struct elementwise {
+  static constexpr int build(detail::pattern_builder& b) { return b.add({pattern_kind::elementwise}); }
+};
+
+/// Matches a tuple whose fields match `Fields...` (a trailing `etc` accepts more fields).
+template <class... Fields>
+struct tuple_p {
+  static constexpr int build(detail::pattern_builder& b) {
+    return detail::build_call<pattern_kind::tuple, op_id::tuple, Fields...>(b);
+  }
+};
+
+/// Matches field `I` of a tuple matching `P`; `I = -1` matches any field.
+template <class P, int I = -1>
+struct get_p {
+  static constexpr int build(detail::pattern_builder& b) {
+    const int c = P::build(b);
+    pattern_node n{pattern_kind::get};
+    n.index = I;
+    return b.add(n, {c});
+  }
+};
+
+/// Alternation: `P` is tried first, `Q` only if `P` fails.
+template <class P, class Q>
+struct alt {
+  static constexpr int build(detail::pattern_builder& b) {
+    const int l = P::build(b);
+    const int r = Q::build(b);
+    return b.add({pattern_kind::alt}, {l, r});
+  }
+};
+
+/// A pattern variable: the first occurrence matches `P` and binds the node; every other
+/// occurrence of the same name must be that very node (`(x + y) * (x - y)`).
+template <fixed_string Name, class P = any>
+struct var {
+  static constexpr int build(detail::pattern_builder& b) {
+    const int c = P::build(b);
+    pattern_node n{pattern_kind::var};
+    n.name = Name.view();
+    n.index = b.var_id(Name.view());
+    return b.add(n, {c});
+  }
+};
+
+/// Placeholder for the optional part's argument in `maybe`.
+struct self {};
+
+namespace detail {
+template <class T, class P>
+struct substitute {
+  using type = T;
+};
+template <class P>
+struct substitute<self, P> {
+  using type = P;
+};
+template <template <class...> class Tpl, class... Ts, class P>
+struct substitute<Tpl<Ts...>, P> {
+  using type = Tpl<typename substitute<Ts, P>::type...>;
+};
+template <op_id Op, class... Ts, class P>
+struct substitute<op_p<Op, Ts...>, P> {
+  using type = op_p<Op, typename substitute<Ts, P>::type...>;
+};
+}  // namespace detail
+
+/// `P`, optionally wrapped by `Outer` (in which `self` stands for `P`): Relay's `p.optional(f)`,
+/// i.e. `alt<P, Outer[self := P]>`. `maybe<bias_add_p<conv2d_p<any, constant>, constant>, relu_p<self>>`.
+/// Maximality comes from visiting roots from the outputs: relu(bias_add(conv)) is found first.
+template <class P, class Outer>
+using maybe = alt<P, typename detail::substitute<Outer, P>::type>;
+
+/// Matches what `P` matches if its dtype is `D`.
+template <class P, dtype D>
+struct has_dtype {
+  static constexpr int build(detail::pattern_builder& b) {
+    const int c = P::build(b);
+    pattern_node n{pattern_kind::has_dtype};
+    n.type = D;
+    return b.add(n, {c});
+  }
+};
+
+/// Matches what `P` matches if its shape is exactly `Dims...`.
+template <class P, std::int64_t... Dims>
+struct has_shape {
+  static constexpr int build(detail::pattern_builder& b) {
+    const int c = P::build(b);
+    pattern_node n{pattern_kind::has_shape};
+    n.shp = shape_of<Dims...>;
+    return b.add(n, {c});
+  }
+};
+
+/// Matches what `P` matches if attribute `Member` equals `Value`:
+/// `has_attr<conv2d_p<any, constant>, &attrs::groups, 1>`.
+template <class P, auto Member, auto Value>
+struct has_attr {
+  static constexpr bool check(const attrs& a) { return a.*Member == Value; }
+  static constexpr int build(detail::pattern_builder& b) {
+    const int c = P::build(b);
+    pattern_node n{pattern_kind::has_attr};
+    n.attr_check = &check;
+    return b.add(n, {c});
+  }
+};
+
+/// Dominator pattern (Relay's `dominates(parent, path, child)`): `Child` matches at the root,
+/// every non-leaf input path of the root consists of nodes matching `Path` up to one node
+/// matching `Parent`, and nothing on the way is used outside the match.
+/// `dominates<conv2d_p<any, constant>, elementwise, relu_p<any>>`.
+template <class Parent, class Path, class Child>
+struct dominates {
+  static constexpr int build(detail::pattern_builder& b) {
+    const int p = Parent::build(b);
+    const int q = Path::build(b);
+    const int c = Child::build(b);
+    return b.add({pattern_kind::dominates}, {p, q, c});
+  }
+};
+
+namespace detail {
+template <class T, int I, class P>
+struct substitute<get_p<T, I>, P> {
+  using type = get_p<typename substitute<T, P>::type, I>;
+};
+template <fixed_string N, class T, class P>
+struct substitute<var<N, T>, P> {
+  using type = var<N, typename substitute<T, P>::type>;
+};
+template <class T, dtype D, class P>
+struct substitute<has_dtype<T, D>, P> {
+  using type = has_dtype<typename substitute<T, P>::type, D>;
+};
+template <class T, std::int64_t... Dims, class P>
+struct substitute<has_shape<T, Dims...>, P> {
+  using type = has_shape<typename substitute<T, P>::type, Dims...>;
+};
+template <class T, auto M, auto V, class P>
+struct substitute<has_attr<T, M, V>, P> {
+  using type = has_attr<typename substitute<T, P>::type, M, V>;
+};
+}  // namespace detail
+
+}  // namespace partita
+// ---- end partita/pattern/pattern.hpp ----
+
+namespace partita::detail {
+
+/// What a match collected: nodes absorbed into the composite (ops, projections and weights
+/// matched by `constant`, in post-order), the values that become parameters (in the pattern's
+/// post-order), and the node bound to each pattern variable.
+struct match_state {
+  std::vector<int> body;
+  std::vector<int> params;
+  std::vector<int> var_node;
+  std::vector<int> trail;  // variables bound so far, in order, for rollback
+
+  constexpr void reset(std::size_t num_vars) {
+    body.clear();
+    params.clear();
+    trail.clear();
+    var_node.assign(num_vars, -1);
+  }
+};
+
+/// Matches the pattern nodes of table `T` against the nodes of one function.
+template <class T>
+class matcher {
+ public:
+  constexpr matcher(const T& table, const graph_node* nodes, const int* args, match_state& st)
+      : t_(table), nodes_(nodes), args_(args), st_(st) {}
+
+  constexpr bool match(int p, int n) {
+    const pattern_node& pn = t_.nodes[static_cast<std::size_t>(p)];
+    const graph_node& g = nodes_[n];
+    switch (pn.kind) {
+      case pattern_kind::wildcard:
+        st_.params.push_back(n);
+        return true;
+      case pattern_kind::constant:
+        if (g.op != op_id::weight) return false;
+        st_.body.push_back(n);
+        return true;
+      case pattern_kind::input:
+        if (g.op != op_id::input || (!pn.name.empty() && pn.name != g.name)) return false;
+        st_.params.push_back(n);
+        return true;
+      case pattern_kind::op:
+      case pattern_kind::tuple:
+        return match_call(pn, n);
+      case pattern_kind::elementwise:
+        if (!is_elementwise(g.op)) return false;
+        for (int k = 0; k < g.nargs; ++k) st_.params.push_back(arg(n, k));
+        st_.body.push_back(n);
+        return true;
+      case pattern_kind::get:
+        if (g.op != op_id::get || (pn.index >= 0 && g.at.axis != pn.index) || !match(child(pn, 0), arg(n, 0)))
+          return false;
+        st_.body.push_back(n);
+        return true;
+      case pattern_kind::alt: {
+        const mark m = save();
+        if (match(child(pn, 0), n)) return true;
+        restore(m);
+        return match(child(pn, 1), n);
+      }
+      case pattern_kind::var: {
+        int& bound = st_.var_node[static_cast<std::size_t>(pn.index)];
+        if (bound >= 0) return bound == n;
+        if (!match(child(pn, 0), n)) return false;
+        st_.var_node[static_cast<std::size_t>(pn.index)] = n;
+        st_.trail.push_back(pn.index);
+        return true;
+      }
+      case pattern_kind::has_dtype:
+        return !g.is_tuple && g.type == pn.type && match(child(pn, 0), n);
+      case pattern_kind::has_shape:
+        return !g.is_tuple && g.out == pn.shp && match(child(pn, 0), n);
+      case pattern_kind::has_attr:
+        return pn.attr_check(g.at) && match(child(pn, 0), n);
+      case pattern_kind::dominates:
+        return match_dominator(pn, n);
+    }
+    return false;
+  }
+
+ private:
+  struct mark {
+    std::size_t body, params, trail;
+  };
+  constexpr mark save() const { return {st_.body.size(), st_.params.size(), st_.trail.size()}; }
+  constexpr void restore(const mark& m) {
+    st_.body.resize(m.body);
+    st_.params.resize(m.params);
+    while (st_.trail.size() > m.trail) {
+      st_.var_node[static_cast<std::size_t>(st_.trail.back())] = -1;
+      st_.trail.pop_back();
+    }
+  }
+  constexpr int child(const pattern_node& pn, int k) const { return t_.children[static_cast<std::size_t>(pn.first + k)]; }
+  constexpr int arg(int n, int k) const { return args_[nodes_[n].first_arg + k]; }
+  static constexpr bool is_elementwise(op_id op) {
+    return is_unary_elementwise(op) || is_binary_elementwise(op) || op == op_id::bias_add;
+  }
+
+  constexpr bool match_args(const pattern_node& pn, int n, bool swapped) {
+    for (int k = 0; k < pn.count; ++k)
+      if (!match(child(pn, k), arg(n, swapped ? 1 - k : k))) return false;
+    return true;
+  }
+
+  constexpr bool match_call(const pattern_node& pn, int n) {
+    const graph_node& g = nodes_[n];
+    if (g.op != pn.op) return false;
+    if (pn.any_arity ? g.nargs < pn.count : g.nargs != pn.count) return false;
+    const mark m = save();
+    if (!match_args(pn, n, false)) {
+      restore(m);
+      const bool commutative = (g.op == op_id::add || g.op == op_id::multiply) && pn.count == 2 && !pn.any_arity;
+      if (!commutative || !match_args(pn, n, true)) {
+        restore(m);
+        return false;
+      }
+    }
+    for (int k = pn.count; k < g.nargs; ++k) st_.params.push_back(arg(n, k));
+    st_.body.push_back(n);
+    return true;
+  }
+
+  // Does node n look like pattern p at n itself (ignoring p's arguments)? Used for the path of
+  // a dominator pattern, whose arguments are walked rather than matched.
+  constexpr bool shallow(int p, int n) const {
+    const pattern_node& pn = t_.nodes[static_cast<std::size_t>(p)];
+    const graph_node& g = nodes_[n];
+    switch (pn.kind) {
+      case pattern_kind::wildcard: return true;
+      case pattern_kind::op:
+      case pattern_kind::tuple: return g.op == pn.op;
+      case pattern_kind::elementwise: return is_elementwise(g.op);
+      case pattern_kind::get: return g.op == op_id::get;
+      case pattern_kind::alt: return shallow(child(pn, 0), n) || shallow(child(pn, 1), n);
+      case pattern_kind::var: return shallow(child(pn, 0), n);
+      case pattern_kind::has_dtype: return g.type == pn.type && shallow(child(pn, 0), n);
+      case pattern_kind::has_shape: return g.out == pn.shp && shallow(child(pn, 0), n);
+      case pattern_kind::has_attr: return pn.attr_check(g.at) && shallow(child(pn, 0), n);
+      default: return false;
+    }
+  }
+
+  constexpr bool match_dominator(const pattern_node& pn, int root) {
+    if (!match(child(pn, 2), root)) return false;
+    int parent = -1;
+    std::vector<int> todo;
+    std::vector<int> seen;
+    for (int k = 0; k < nodes_[root].nargs; ++k) todo.push_back(arg(root, k));
+    bool reached = false;
+    while (!todo.empty()) {
+      const int n = todo.back();
+      todo.pop_back();
+      const op_id op = nodes_[n].op;
+      if (op == op_id::input || op == op_id::weight || op == op_id::param) continue;  // leaves end a path
+      bool again = false;
+      for (int s : seen) again = again || s == n;
+      if (again || n == parent) continue;
+      seen.push_back(n);
+      if (shallow(child(pn, 0), n)) {
+        if (parent >= 0) return false;  // a second parent: the match must have exactly one
+        if (!match(child(pn, 0), n)) return false;
+        parent = n;
+        reached = true;
+      } else if (shallow(child(pn, 1), n)) {
+        st_.body.push_back(n);
+        for (int k = 0; k < nodes_[n].nargs; ++k) todo.push_back(arg(n, k));
+      } else {
+        return false;
+      }
+    }
+    return reached;
+  }
+
+  const T& t_;
+  const graph_node* nodes_;
+  const int* args_;
+  match_state& st_;
+};
+
+}  // namespace partita::detail
+// ---- end partita/pattern/match.hpp ----
+// ---- begin partita/pattern/table.hpp ----
+
+// ---- begin partita/pattern/match_view.hpp ----
+
+
+namespace partita {
+
+/// What a composite's predicate sees of a match, before anything is claimed: the root, every
+/// node absorbed into the composite, its parameters, bound weights and pattern variables.
+class match_view {
+ public:
+  struct parts {
+    const int* body;
+    int body_size;
+    const int* params;
+    int num_params;
+    const int* vars;
+    const std::string_view* var_names;
+    int num_vars;
+  };
+
+  constexpr match_view(const graph_node* nodes, const int* args, int root, parts p)
+      : nodes_(nodes), args_(args), root_(root), p_(p) {}
+
+  /// The node the match is rooted at (the composite's result).
+  constexpr op_view root() const { return view(root_); }
+  /// Nodes absorbed into the composite (ops and bound weights), the root included.
+  constexpr int size() const { return p_.body_size; }
+  constexpr op_view node(int i) const { return view(p_.body[i]); }
+  /// The composite's parameters, in order.
+  constexpr int num_params() const { return p_.num_params; }
+  constexpr op_view param(int i) const { return view(p_.params[i]); }
+  /// The node bound to pattern variable `name`.
+  constexpr op_view var(std::string_view name) const {
+    for (int i = 0; i < p_.num_vars; ++i)
+      if (p_.var_names[i] == name) return view(p_.vars[i]);
+    return view(root_);
+  }
+  /// True when `f(op_view)` holds for every absorbed node.
+  template <class F>
+  constexpr bool all(F f) const {
+    for (int i = 0; i < p_.body_size; ++i)
+      if (!f(node(i))) return false;
+    return true;
+  }
+
+ private:
+  constexpr op_view view(int i) const { return {nodes_, args_, i}; }
+  const graph_node* nodes_;
+  const int* args_;
+  int root_;
+  parts p_;
+};
+
+/// Predicate accepting every match.
+struct always {
+  static constexpr bool check(const match_view&) { return true; }
+};
+
+/// Predicate accepting matches whose nodes are all f32.
+struct only_f32 {
+  static constexpr bool check(const match_view& m) {
+    return m.all([](op_view v) { return v.dtype() == dtype::f32; });
+  }
+};
+
+}  // namespace partita
+// ---- end partita/pattern/match_view.hpp ----
+
+namespace partita {
+
+/// One entry of a pattern table: a named composite, its pattern and the predicate that must
+/// accept a match before it is claimed. The name's prefix up to the first `.` is the backend
+/// that the composite is offloaded to (`"npu.conv2d_bias_relu"` belongs to `npu`).
+template <fixed_string Name, class Pattern, class Predicate = always>
+struct composite {
+  static constexpr std::string_view name = Name.view();
+  using pattern = Pattern;
+  using predicate = Predicate;
+};
+
+/// A table entry in value form.
+struct table_entry {
+  std::string_view name{};
+  int root = 0;
+  bool (*predicate)(const match_view&) = nullptr;
+};
+
+namespace detail {
+
+struct table_sizes {
+  std::size_t nodes, children, entries, vars;
+};
+
+template <class... Cs>
+constexpr detail::pattern_builder build_table(std::vector<table_entry>& entries) {
+  detail::pattern_builder b;
+  ((entries.push_back({Cs::name, Cs::pattern::build(b), &Cs::predicate::check})), ...);
+  return b;
+}
+
+template <class... Cs>
+constexpr table_sizes sizes_of_table() {
+  std::vector<table_entry> e;
+  const auto b = build_table<Cs...>(e);
+  return {b.nodes.size(), b.children.size(), e.size(), b.vars.size()};
+}
+
+}  // namespace detail
+
+/// The flat, constexpr form of a pattern table that the matcher walks.
+template <detail::table_sizes S>
+struct pattern_table_value {
+  std::array<pattern_node, S.nodes> nodes{};
+  std::array<int, S.children> children{};
+  std::array<table_entry, S.entries> entries{};
+  std::array<std::string_view, S.vars> vars{};
+};
+
+/// A backend's composites in priority order: earlier entries claim nodes first.
+template <class... Composites>
+struct pattern_table {
+  static constexpr detail::table_sizes sizes = detail::sizes_of_table<Composites...>();
+  static constexpr pattern_table_value<sizes> value = [] {
+    std::vector<table_entry> e;
+    const auto b = detail::build_table<Composites...>(e);
+    pattern_table_value<sizes> t{};
+    for (std::size_t i = 0; i < sizes.nodes; ++i) t.nodes[i] = b.nodes[i];
+    for (std::size_t i = 0; i < sizes.children; ++i) t.children[i] = b.children[i];
+    for (std::size_t i = 0; i < sizes.entries; ++i) t.entries[i] = e[i];
+    for (std::size_t i = 0; i < sizes.vars; ++i) t.vars[i] = b.vars[i];
+    return t;
+  }();
+};
+
+}  // namespace partita
+// ---- end partita/pattern/table.hpp ----
+
+namespace partita {
+namespace detail {
+
+/// Consumers of every node of main, as a compressed list, plus whether main returns the node.
+struct use_lists {
+  std::vector<int> first;  // first[n] .. first[n+1]: consumers of n
+  std::vector<int> users;
+  std::vector<bool> returned;
+
+  constexpr use_lists(const module_builder& m) {
+    const function_info& f = m.main();
+    const int n = static_cast<int>(m.nodes.size());
+    std::vector<int> count(static_cast<std::size_t>(n) + 1, 0);
+    for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i)
+      for (int k = 0; k < m.node(i).nargs; ++k) ++count[static_cast<std::size_t>(m.arg(i, k))];
+    first.assign(static_cast<std::size_t>(n) + 1, 0);
+    for (int i = 0; i < n; ++i) first[static_cast<std::size_t>(i) + 1] = first[static_cast<std::size_t>(i)] + count[static_cast<std::size_t>(i)];
+    users.assign(static_cast<std::size_t>(first[static_cast<std::size_t>(n)]), 0);
+    std::vector<int> fill(first.begin(), first.end() - 1);
+    for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i)
+      for (int k = 0; k < m.node(i).nargs; ++k) users[static_cast<std::size_t>(fill[static_cast<std::size_t>(m.arg(i, k))]++)] = i;
+    returned.assign(static_cast<std::size_t>(n), false);
+    returned[static_cast<std::size_t>(f.result)] = true;
+  }
+  constexpr const int* begin(int n) const { return users.data() + first.data()[n]; }
+  constexpr const int* end(int n) const { return users.data() + first.data()[n + 1]; }
+};
+
+constexpr bool contains(const std::vector<int>& v, int x) {
+  for (int y : v)
+    if (y == x) return true;
+  return false;
+}
+
+/// One accepted match: its root, the absorbed nodes (sorted) and the parameters (in order).
+struct group {
+  int root;
+  std::vector<int> body;
+  std::vector<int> params;
+};
+
+/// Removes from main every weight that no node of main uses any more.
+constexpr std::vector<bool> live_nodes(const module_builder& m) {
+  const function_info& f = m.main();
+  std::vector<bool> live(m.nodes.size(), false);
+  live[static_cast<std::size_t>(f.result)] = true;
+  for (int i = f.first_node + f.num_nodes - 1; i >= f.first_node; --i)
+    if (live[static_cast<std::size_t>(i)])
+      for (int k = 0; k < m.node(i).nargs; ++k) live[static_cast<std::size_t>(m.arg(i, k))] = true;
+  return live;
+}
+
+/// Rebuilds main keeping the nodes for which `keep` holds, with `replace[n] >= 0` standing in
+/// for node n (an index into the *new* table, emitted by `emit_at(n)` at n's position).
+/// Returns the new module.
+template <class EmitAt>
+constexpr module_builder rebuild_main(const module_builder& m, const std::vector<bool>& keep, EmitAt emit_at) {
+  module_builder out;
+  copy_functions_but_main(out, m);
+  const function_info& f = m.main();
+  std::vector<int> to(m.nodes.size(), -1);
+  const int start = static_cast<int>(out.nodes.size());
+  std::vector<int> a;
+  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
+    const int replaced = emit_at(out, i, to);
+    if (replaced >= 0) {
+      to[static_cast<std::size_t>(i)] = replaced;
+      continue;
+    }
+    if (!keep[static_cast<std::size_t>(i)]) continue;
+    const graph_node& n = m.node(i);
+    a.clear();
+    for (int k = 0; k < n.nargs; ++k) a.push_back(to[static_cast<std::size_t>(m.arg(i, k))]);
+    to[static_cast<std::size_t>(i)] = out.emit(n, a.data(), n.nargs);
+  }
+  function_info& main = out.functions[0];
+  main.first_node = start;
+  main.num_nodes = static_cast<int>(out.nodes.size()) - start;
+  main.result = to[static_cast<std::size_t>(f.result)];
+  return out;
+}
+
+/// Drops nodes of main that nothing reaches any more (weights moved into composites).
+constexpr module_builder remove_dead(const module_builder& m) {
+  const std::vector<bool> live = live_nodes(m);
+  return rebuild_main(m, live, [](module_builder&, int, const std::vector<int>&) { return -1; });
+}
+
+/// The backend a composite belongs to: its name up to the first `.` (empty if there is none).
+constexpr std::string_view composite_backend(std::string_view name) {
+  const std::size_t dot = name.find('.');
+  return dot == std::string_view::npos ? std::string_view{} : name.substr(0, dot);
+}
+
+/// Applies table entry `e` to main (Part 1, item 3-5 of the BYOC semantics).
+template <class T>
+constexpr module_builder apply_pattern(const module_builder& m, const T& t, const table_entry& e) {
+  const function_info& f = m.main();
+  const use_lists uses(m);
+  std::vector<bool> claimed(m.nodes.size(), false);
+  std::vector<group> groups;
+  match_state st;
+  const std::string_view owner = composite_backend(e.name);
+  for (int r = f.first_node + f.num_nodes - 1; r >= f.first_node; --r) {
+    const graph_node& g = m.node(r);
+    if (claimed[static_cast<std::size_t>(r)] || is_leaf(g.op) || g.op == op_id::call) continue;
+    if (!g.pinned.empty() && g.pinned != owner) continue;  // pinned elsewhere: not for this backend
+    st.reset(t.vars.size());
+    matcher<T> mt(t, m.nodes.data(), m.args.data(), st);
+    if (!mt.match(e.root, r)) continue;
+
+    group gr{r, {}, {}};
+    for (int b : st.body)
+      if (!contains(gr.body, b)) gr.body.push_back(b);
+    std::sort(gr.body.begin(), gr.body.end());
+    for (int p : st.params)
+      if (!contains(gr.params, p) && !contains(gr.body, p)) gr.params.push_back(p);
+    // Arguments of absorbed nodes that the pattern walked past (dominator paths) are parameters.
+    for (int b : gr.body)
+      for (int k = 0; k < m.node(b).nargs; ++k) {
+        const int a = m.arg(b, k);
+        if (!contains(gr.body, a) && !contains(gr.params, a)) gr.params.push_back(a);
+      }
+
+    bool ok = true;
+    for (int b : gr.body) {
+      const graph_node& bn = m.node(b);
+      if (bn.op == op_id::weight) continue;  // weights are copied into the composite, not moved
+      if (claimed[static_cast<std::size_t>(b)] || (!bn.pinned.empty() && bn.pinned != owner)) ok = false;
+      if (b == r) continue;
+      if (uses.returned[static_cast<std::size_t>(b)]) ok = false;  // an interior value escapes
+      for (const int* u = uses.begin(b); u != uses.end(b); ++u)
+        if (!contains(gr.body, *u)) ok = false;
+    }
+    if (!ok) continue;
+    std::vector<int> vars(st.var_node);
+    const match_view mv(m.nodes.data(), m.args.data(), r,
+                        {gr.body.data(), static_cast<int>(gr.body.size()), gr.params.data(),
+                         static_cast<int>(gr.params.size()), vars.data(), t.vars.data(), static_cast<int>(t.vars.size())});
+    if (!e.predicate(mv)) continue;  // predicates run before claiming: a rejected match claims nothing
+    for (int b : gr.body)
+      if (m.node(b).op != op_id::weight) claimed[static_cast<std::size_t>(b)] = true;
+    groups.push_back(gr);
+  }
+  if (groups.empty()) return m;
+
+  // Each group becomes a function: parameters, then its nodes in topological order.
+  module_builder out;
+  copy_functions_but_main(out, m);
+  std::vector<int> callee_of(m.nodes.size(), -1);
+  for (int gi = static_cast<int>(groups.size()) - 1; gi >= 0; --gi) {  // in graph order
+    const group& gr = groups[static_cast<std::size_t>(gi)];
+    function_info fn{};
+    sanitize_into(fn, e.name);
+    fn.name_chars[static_cast<std::size_t>(fn.name_length < 63 ? fn.name_length++ : 63)] = '_';
+    append_number(fn, static_cast<int>(out.functions.size()));
+    fn.composite = e.name;
+    fn.first_node = static_cast<int>(out.nodes.size());
+    fn.num_params = static_cast<int>(gr.params.size());
+    std::vector<int> to(m.nodes.size(), -1);
+    for (int k = 0; k < fn.num_params; ++k) {
+      const graph_node& src = m.node(gr.params[static_cast<std::size_t>(k)]);
+      graph_node p{op_id::param, src.type, src.out, attrs{}, {}, 0, 0, src.is_tuple};
+      p.at.axis = k;
+      to[static_cast<std::size_t>(gr.params[static_cast<std::size_t>(k)])] = out.emit(p, nullptr, 0);
+    }
+    std::vector<int> a;
+    for (int b : gr.body) {
+      const graph_node& n = m.node(b);
+      a.clear();
+      for (int k = 0; k < n.nargs; ++k) a.push_back(to[static_cast<std::size_t>(m.arg(b, k))]);
+      to[static_cast<std::size_t>(b)] = out.emit(n, a.data(), n.nargs);
+    }
+    fn.result = to[static_cast<std::size_t>(gr.root)];
+    fn.num_nodes = static_cast<int>(out.nodes.size()) - fn.first_node;
+    callee_of[static_cast<std::size_t>(gr.root)] = static_cast<int>(out.functions.size());
+    out.functions.push_back(fn);
+  }
+
+  // Main: each root becomes a call of its composite on the parameters; absorbed nodes go.
+  std::vector<bool> keep(m.nodes.size(), true);
+  for (const group& gr : groups)
+    for (int b : gr.body)
+      if (m.node(b).op != op_id::weight) keep[static_cast<std::size_t>(b)] = false;
+  std::vector<const group*> group_at(m.nodes.size(), nullptr);
+  for (const group& gr : groups) group_at[static_cast<std::size_t>(gr.root)] = &gr;
+
+  const int start = static_cast<int>(out.nodes.size());
+  std::vector<int> to(m.nodes.size(), -1);
+  std::vector<int> a;
+  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
+    const graph_node& n = m.node(i);
+    a.clear();
+    if (const group* gr = group_at[static_cast<std::size_t>(i)]) {
+      for (int p : gr->params) a.push_back(to[static_cast<std::size_t>(p)]);
+      graph_node c{op_id::call, n.type, n.out, attrs{}, {}, 0, 0, n.is_tuple};
+      c.at.callee = callee_of[static_cast<std::size_t>(i)];
+      to[static_cast<std::size_t>(i)] = out.emit(c, a.data(), static_cast<int>(a.size()));
+      continue;
+    }
+    if (!keep[static_cast<std::size_t>(i)]) continue;
+    for (int k = 0; k < n.nargs; ++k) a.push_back(to[static_cast<std::size_t>(m.arg(i, k))]);
+    to[static_cast<std::size_t>(i)] = out.emit(n, a.data(), n.nargs);
+  }
+  function_info& main = out.functions[0];
+  main.first_node = start;
+  main.num_nodes = static_cast<int>(out.nodes.size()) - start;
+  main.result = to[static_cast<std::size_t>(f.result)];
+  return remove_dead(out);
+}
+
+template <class T>
+constexpr module_builder merge_composite(module_builder m, const T& t) {
+  for (const table_entry& e : t.entries) m = apply_pattern(m, t, e);
+  return m;
+}
+
+template <class M, class Table>
+struct merge_composite_pass {
+  static constexpr module_builder run() { return merge_composite(to_builder(M::value), Table::value); }
+};
+
+}  // namespace detail
+
+/// MergeComposite: applies the patterns of `Table` to `main` one after another, in table
+/// order; each accepted match becomes a composite function and a call to it. Functions other
+/// than main (earlier composites, partitions) are left untouched.
+template <module_type M, class Table>
+struct merge_composite : detail::module_from<detail::merge_composite_pass<M, Table>> {};
+
+}  // namespace partita
+// ---- end partita/pass/merge_composite.hpp ----
+
+namespace partita {
+namespace detail {
+
+/// The target the first of `Backends` that claims `view` (an op) names; host backends never
+/// claim (their nodes stay "default", the host's, so annotation can be re-run).
+template <class... Backends>
+constexpr std::string_view first_supporting(const op_view& v) {
+  std::string_view chosen{};
+  ((chosen.empty() && !is_host_backend<Backends> && Backends::supports(v) ? (chosen = std::string_view(Backends::name), 0) : 0),
+   ...);
+  return chosen;
+}
+
+template <class... Backends>
+constexpr bool is_listed(std::string_view name) {
+  return ((!is_host_backend<Backends> && std::string_view(Backends::name) == name) || ...);
+}
+
+/// AnnotateTarget on main: pinned nodes take their pin, existing annotations stay, composite
+/// calls go to the backend named by the composite's prefix, other ops to the first backend whose
+/// `supports` accepts them; everything else is left to the host (an empty target). Tuples and
+/// projections are structural in Partita (they move no data) and always stay with the host, so
+/// partitions never return nested tuples.
+template <class... Backends>
+constexpr module_builder annotate_target(module_builder m) {
+  const function_info f = m.main();
+  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
+    graph_node& n = m.nodes[static_cast<std::size_t>(i)];
+    if (is_leaf(n.op)) continue;
+    if (!n.pinned.empty()) {
+      n.target = n.pinned;
+      continue;
+    }
+    if (!n.target.empty()) continue;  // an earlier run's choice stands
+    if (n.op == op_id::call) {
+      const function_info& callee = m.functions[static_cast<std::size_t>(n.at.callee)];
+      const std::string_view owner = composite_backend(callee.composite);
+      if (callee.backend.empty() && !owner.empty() && is_listed<Backends...>(owner)) n.target = owner;
+      continue;  // calls of partitions are host nodes
+    }
+    if (n.op == op_id::tuple || n.op == op_id::get) continue;  // structural: stays with the host
+    n.target = first_supporting<Backends...>(op_view(m.nodes.data(), m.args.data(), i));
+  }
+  return m;
+}
+
+template <class M, class... Backends>
+struct annotate_target_pass {
+  static constexpr module_builder run() { return annotate_target<Backends...>(to_builder(M::value)); }
+};
+
+}  // namespace detail
+
+/// AnnotateTarget: decides which backend runs each node of main (`Backends` in priority order;
+/// host backends may be listed, last, and take whatever no other backend claims).
+template <module_type M, backend... Backends>
+struct annotate_target : detail::module_from<detail::annotate_target_pass<M, Backends...>> {};
+
+}  // namespace partita
+// ---- end partita/pass/annotate_target.hpp ----
+// ---- begin partita/pass/merge_regions.hpp ----
+
+
+namespace partita {
+namespace detail {
+
+/// Region merging state: union-find over main's nodes, each region's members and its
+/// restriction set (a bitset of region ids it must never merge with).
+class region_sets {
+ public:
+  constexpr explicit region_sets(int n)
+      : words_((static_cast<std::size_t>(n) + 63) / 64), parent_(static_cast<std::size_t>(n)), members_(static_cast<std::size_t>(n)),
+        bits_(static_cast<std::size_t>(n) * words_, 0) {
+    for (int i = 0; i < n; ++i) {
+      parent_[static_cast<std::size_t>(i)] = i;
+      members_[static_cast<std::size_t>(i)].push_back(i);
+    }
+  }
+
+  constexpr int find(int x) {
+    while (parent_[static_cast<std::size_t>(x)] != x) {
+      parent_[static_cast<std::size_t>(x)] = parent_[static_cast<std::size_t>(parent_[static_cast<std::size_t>(x)])];
+      x = parent_[static_cast<std::size_t>(x)];
+    }
+    return x;
+  }
+  /// Adds region `p` (a representative) to `r`'s restrictions.
+  constexpr void restrict_to(int r, int p) { bits_[row(r) + static_cast<std::size_t>(p) / 64] |= std::uint64_t{1} << (p % 64); }
+  /// r's restrictions |= p's restrictions.
+  constexpr void inherit(int r, int p) {
+    for (std::size_t w = 0; w < words_; ++w) bits_[row(r) + w] |= bits_[row(p) + w];
+  }
+  /// Whether r's restrictions mention region p: a set that mentioned a region merged into p since
+  /// mentions p now, so any member of p counts.
+  constexpr bool restricted(int r, int p) const {
+    for (int m : members_[static_cast<std::size_t>(p)])
+      if (bits_[row(r) + static_cast<std::size_t>(m) / 64] >> (m % 64) & 1) return true;
+    return false;
+  }
+  /// Merges region p into region r (r survives).
+  constexpr void merge(int p, int r) {
+    parent_[static_cast<std::size_t>(p)] = r;
+    auto& to = members_[static_cast<std::size_t>(r)];
+    for (int m : members_[static_cast<std::size_t>(p)]) to.push_back(m);
+    members_[static_cast<std::size_t>(p)].clear();
+  }
+
+ private:
+  constexpr std::size_t row(int r) const { return static_cast<std::size_t>(r) * words_; }
+  std::size_t words_;
+  std::vector<int> parent_;
+  std::vector<std::vector<int>> members_;
+  std::vector<std::uint64_t> bits_;
+};
+
+/// MergeCompilerRegions on main, as Relay does it: every annotated node starts as its own
+/// region; visiting regions parents first, a region inherits its parents' restrictions, a parent
+/// of another target (the host counts as one) is added to them, and a parent of the same target
+/// that is not restricted is merged in. Merges happen only along producer → consumer edges, and
+/// the restrictions stop any merge that would create a cycle through another backend's region.
+constexpr module_builder merge_regions(module_builder m) {
+  const function_info f = m.main();
+  const int n = static_cast<int>(m.nodes.size());
+  region_sets rs(n);
+  std::vector<int> parents;
+  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
+    const graph_node& g = m.node(i);
+    if (is_leaf(g.op)) continue;
+    parents.clear();
+    for (int k = 0; k < g.nargs; ++k) {
+      const int a = m.arg(i, k);
+      if (is_leaf(m.node(a).op)) continue;
+      const int p = rs.find(a);
+      bool dup = false;
+      for (int q : parents) dup = dup || q == p;
+      if (!dup) parents.push_back(p);
+    }
+    for (int p : parents) rs.inherit(i, p);
+    for (int p : parents) {
+      if (m.node(p).target != g.target) {
+        rs.restrict_to(i, p);
+      } else if (!rs.restricted(i, p)) {
+        rs.merge(p, i);
+      }
+    }
+  }
+  // Number regions 0, 1, 2, ... in order of their first node (ids of host regions included, so
+  // partition names can skip numbers, as Relay's do).
+  std::vector<int> id(static_cast<std::size_t>(n), -1);
+  int next = 0;
+  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
+    if (is_leaf(m.node(i).op)) continue;
+    const int r = rs.find(i);
+    if (id[static_cast<std::size_t>(r)] < 0) id[static_cast<std::size_t>(r)] = next++;
+    m.nodes[static_cast<std::size_t>(i)].region = id[static_cast<std::size_t>(r)];
+  }
+  return m;
+}
+
+template <class M>
+struct merge_regions_pass {
+  static constexpr module_builder run() { return merge_regions(to_builder(M::value)); }
+};
+
+}  // namespace detail
+
+/// MergeCompilerRegions: groups annotated nodes of main into maximal regions per backend
+/// without creating cycles; `partition_graph` outlines them.
+template <module_type M>
+struct merge_regions : detail::module_from<detail::merge_regions_pass<M>> {};
+
+}  // namespace partita
+// ---- end partita/pass/merge_regions.hpp ----
+// ---- begin partita/pass/partition_graph.hpp ----
+
+
+namespace partita {
+namespace detail {
+
+/// One region of main that goes to a backend.
+struct region_info {
+  int id = -1;
+  std::string_view backend{};
+  std::vector<int> nodes;    // in topological order
+  std::vector<int> params;   // distinct producers outside the region, in first-reach order
+  std::vector<int> outputs;  // region nodes used outside it, deduplicated, in topological order
+  int function = -1;
+};
+
+/// PartitionGraph on main: each region annotated for a backend becomes a function named
+/// `<backend>_main_<region id>` (non-alphanumerics replaced by `_`) with one parameter per
+/// distinct producer outside the region and the weights it uses bound inside; it returns its
+/// single output, or a tuple that callers project. Unannotated nodes stay in main. Without
+/// merge_regions, every annotated node is its own region.
+constexpr module_builder partition_graph(const module_builder& m) {
+  const function_info f = m.main();
+  const int n = static_cast<int>(m.nodes.size());
+  std::vector<int> region(static_cast<std::size_t>(n), -1);
+  {
+    bool merged = false;
+    for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) merged = merged || m.node(i).region >= 0;
+    int next = 0;
+    for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
+      const graph_node& g = m.node(i);
+      if (is_leaf(g.op)) continue;
+      region[static_cast<std::size_t>(i)] = merged ? g.region : next++;
+    }
+  }
+  // Regions with a backend, by id.
+  std::vector<region_info> regions;
+  std::vector<int> slot_of_region;
+  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
+    const graph_node& g = m.node(i);
+    const int r = region[static_cast<std::size_t>(i)];
+    if (r < 0 || g.target.empty()) continue;
+    if (static_cast<int>(slot_of_region.size()) <= r) slot_of_region.resize(static_cast<std::size_t>(r) + 1, -1);
+    int& s = slot_of_region[static_cast<std::size_t>(r)];
+    if (s < 0) {
+      s = static_cast<int>(regions.size());
+      regions.push_back({r, g.target, {}, {}, {}, -1});
+    }
+    regions[static_cast<std::size_t>(s)].nodes.push_back(i);
+  }
+  if (regions.empty()) return m;
+  std::vector<int> owner(static_cast<std::size_t>(n), -1);  // region slot of each partitioned node
+  for (std::size_t s = 0; s < regions.size(); ++s)
+    for (int i : regions[s].nodes) owner[static_cast<std::size_t>(i)] = static_cast<int>(s);
+
+  // Outputs: nodes used outside their region or returned by main.
+  const use_lists uses(m);
+  for (region_info& r : regions) {
+    for (int i : r.nodes) {
+      bool escapes = uses.returned[static_cast<std::size_t>(i)];
+      for (const int* u = uses.begin(i); u != uses.end(i); ++u) escapes = escapes || owner[static_cast<std::size_t>(*u)] != owner[static_cast<std::size_t>(i)];
+      if (escapes) r.outputs.push_back(i);
+    }
+    // Parameters in the order a post-order walk from the outputs first reaches them.
+    std::vector<int> seen;
+    std::vector<std::pair<int, int>> stack;
+    for (int o : r.outputs) {
+      stack.push_back({o, 0});
+      while (!stack.empty()) {
+        auto& [node, next] = stack.back();
+        if (next < m.node(node).nargs) {
+          const int a = m.arg(node, next++);
+          if (owner[static_cast<std::size_t>(a)] == owner[static_cast<std::size_t>(o)]) {
+            if (!contains(seen, a)) {
+              seen.push_back(a);
+              stack.push_back({a, 0});
+            }
+          } else if (m.node(a).op != op_id::weight && !contains(r.params, a)) {
+            r.params.push_back(a);
+          }
+          continue;
+        }
+        stack.pop_back();
+      }
+    }
+  }
+
+  module_builder out;
+  copy_functions_but_main(out, m);
+  std::vector<int> to(static_cast<std::size_t>(n), -1);
+  std::vector<int> a;
+  for (region_info& r : regions) {
+    function_info fn{};
+    sanitize_into(fn, r.backend);
+    const std::string_view mid = "_main_";
+    for (char c : mid) fn.name_chars[static_cast<std::size_t>(fn.name_length < 63 ? fn.name_length++ : 63)] = c;
+    append_number(fn, r.id);
+    fn.backend = r.backend;
+    fn.first_node = static_cast<int>(out.nodes.size());
+    fn.num_params = static_cast<int>(r.params.size());
+    std::fill(to.begin(), to.end(), -1);
+    for (int k = 0; k < fn.num_params; ++k) {
+      const graph_node& src = m.node(r.params[static_cast<std::size_t>(k)]);
+      graph_node p{op_id::param, src.type, src.out, attrs{}, {}, 0, 0, src.is_tuple};
+      p.at.axis = k;
+      to[static_cast<std::size_t>(r.params[static_cast<std::size_t>(k)])] = out.emit(p, nullptr, 0);
+    }
+    for (int i : r.nodes) {
+      const graph_node& g = m.node(i);
+      a.clear();
+      for (int k = 0; k < g.nargs; ++k) {
+        const int src = m.arg(i, k);
+        if (to[static_cast<std::size_t>(src)] < 0) {  // a weight: bound inside the partition
+          graph_node w = m.node(src);
+          to[static_cast<std::size_t>(src)] = out.emit(w, nullptr, 0);
+        }
+        a.push_back(to[static_cast<std::size_t>(src)]);
+      }
+      graph_node copy = g;
+      copy.target = {};
+      copy.region = -1;
+      to[static_cast<std::size_t>(i)] = out.emit(copy, a.data(), g.nargs);
+    }
+    if (r.outputs.size() == 1) {
+      fn.result = to[static_cast<std::size_t>(r.outputs[0])];
+    } else {
+      a.clear();
+      for (int o : r.outputs) a.push_back(to[static_cast<std::size_t>(o)]);
+      graph_node t{op_id::tuple, dtype::f32, shape{}, attrs{}, {}, 0, 0, true};
+      fn.result = out.emit(t, a.data(), static_cast<int>(a.size()));
+    }
+    fn.num_nodes = static_cast<int>(out.nodes.size()) - fn.first_node;
+    r.function = static_cast<int>(out.functions.size());
+    out.functions.push_back(fn);
+  }
+
+  // Main, emitted depth-first from its result: a partitioned node stands for its region's call
+  // (or the call's projection), whose dependencies are the region's parameters.
+  const int start = static_cast<int>(out.nodes.size());
+  std::fill(to.begin(), to.end(), -1);
+  std::vector<int> call_of(regions.size(), -1);
+  struct frame {
+    int node;  // a main node; for a region, any of its nodes
+    int next;
+  };
+  auto deps = [&](int node) -> const std::vector<int>* {
+    const int s = owner[static_cast<std::size_t>(node)];
+    return s >= 0 ? &regions[static_cast<std::size_t>(s)].params : nullptr;
+  };
+  auto done = [&](int node) {
+    const int s = owner[static_cast<std::size_t>(node)];
+    return s >= 0 ? call_of[static_cast<std::size_t>(s)] >= 0 : to[static_cast<std::size_t>(node)] >= 0;
+  };
+  std::vector<frame> stack{{f.result, 0}};
+  while (!stack.empty()) {
+    frame& fr = stack.back();
+    const std::vector<int>* region_params = deps(fr.node);
+    const int count = region_params ? static_cast<int>(region_params->size()) : m.node(fr.node).nargs;
+    if (fr.next < count) {
+      const int d = region_params ? (*region_params)[static_cast<std::size_t>(fr.next)] : m.arg(fr.node, fr.next);
+      ++fr.next;
+      if (!done(d)) stack.push_back({d, 0});
+      continue;
+    }
+    const int node = fr.node;
+    stack.pop_back();
+    if (done(node)) continue;
+    if (region_params) {
+      const int s = owner[static_cast<std::size_t>(node)];
+      const region_info& r = regions[static_cast<std::size_t>(s)];
+      a.clear();
+      for (int p : r.params) a.push_back(to[static_cast<std::size_t>(p)]);
+      const graph_node& first_out = m.node(r.outputs[0]);
+      graph_node c{op_id::call, first_out.type, first_out.out, attrs{}, {}, 0, 0, r.outputs.size() > 1 || first_out.is_tuple};
+      c.at.callee = r.function;
+      const int call = out.emit(c, a.data(), static_cast<int>(a.size()));
+      call_of[static_cast<std::size_t>(s)] = call;
+      for (std::size_t k = 0; k < r.outputs.size(); ++k) {
+        if (r.outputs.size() == 1) {
+          to[static_cast<std::size_t>(r.outputs[k])] = call;
+          continue;
+        }
+        const graph_node& o = m.node(r.outputs[k]);
+        graph_node g{op_id::get, o.type, o.out, attrs{}, {}, 0, 0, o.is_tuple};
+        g.at.axis = static_cast<int>(k);
+        to[static_cast<std::size_t>(r.outputs[k])] = out.emit(g, &call, 1);
+      }
+      continue;
+    }
+    const graph_node& g = m.node(node);
+    a.clear();
+    for (int k = 0; k < g.nargs; ++k) a.push_back(to[static_cast<std::size_t>(m.arg(node, k))]);
+    graph_node copy = g;
+    copy.region = -1;
+    to[static_cast<std::size_t>(node)] = out.emit(copy, a.data(), g.nargs);
+  }
+  function_info& main = out.functions[0];
+  main.first_node = start;
+  main.num_nodes = static_cast<int>(out.nodes.size()) - start;
+  main.result = to[static_cast<std::size_t>(f.result)];
+  return out;
+}
+
+template <class M>
+struct partition_graph_pass {
+  static constexpr module_builder run() { return partition_graph(to_builder(M::value)); }
+};
+
+}  // namespace detail
+
+/// PartitionGraph: outlines each backend region of main into a function of that backend.
+template <module_type M>
+struct partition_graph : detail::module_from<detail::partition_graph_pass<M>> {};
+
+}  // namespace partita
+// ---- end partita/pass/partition_graph.hpp ----
+// ---- begin partita/pass/pipeline.hpp ----
+
+
+namespace partita {
+
+/// Passes as values, for `pipeline` and backend pass phases: each is a type with
+/// `static constexpr detail::module_builder run(detail::module_builder)`.
+namespace passes {
+
+/// MergeComposite with `Table` (a `pattern_table`).
+template <class Table>
+struct merge_composite {
+  static constexpr detail::module_builder run(detail::module_builder m) { return detail::merge_composite(std::move(m), Table::value); }
+};
+
+/// AnnotateTarget with `Backends...` in priority order.
+template <class... Backends>
+struct annotate_target {
+  static constexpr detail::module_builder run(detail::module_builder m) { return detail::annotate_target<Backends...>(std::move(m)); }
+};
+
+/// MergeCompilerRegions.
+struct merge_regions {
+  static constexpr detail::module_builder run(detail::module_builder m) { return detail::merge_regions(std::move(m)); }
+};
+
+/// PartitionGraph.
+struct partition_graph {
+  static constexpr detail::module_builder run(detail::module_builder m) { return detail::partition_graph(m); }
+};
+
+}  // namespace passes
+
+/// A list of passes run in order (used for backend phases: `using pre_partition = pass_list<...>;`).
+template <class... Passes>
+struct pass_list {
+  static constexpr detail::module_builder run(detail::module_builder m) {
+    ((m = Passes::run(std::move(m))), ...);
+    return m;
+  }
+};
+
+namespace detail {
+
+template <class M>
+using module_type_t = std::conditional_t<module_type<M>, M, module_of<M>>;
+
+template <class M, class... Passes>
+struct pipeline_pass {
+  static constexpr module_builder run() { return pass_list<Passes...>::run(to_builder(module_type_t<M>::value)); }
+};
+
+template <class B>
+constexpr module_builder backend_patterns(module_builder m) {
+  if constexpr (requires { B::patterns::value; }) {
+    return merge_composite(std::move(m), B::patterns::value);
+  } else {
+    return m;
+  }
+}
+
+template <class B>
+constexpr module_builder pre_partition(module_builder m) {
+  if constexpr (requires { typename B::pre_partition; }) {
+    return B::pre_partition::run(std::move(m));
+  } else {
+    return m;
+  }
+}
+
+template <class B>
+constexpr module_builder post_partition(module_builder m) {
+  if constexpr (requires { typename B::post_partition; }) {
+    return B::post_partition::run(std::move(m));
+  } else {
+    return m;
+  }
+}
+
+template <class M, class... Backends>
+struct partition_pass {
+  static constexpr module_builder run() {
+    module_builder m = to_builder(module_type_t<M>::value);
+    ((m = pre_partition<Backends>(std::move(m))), ...);
+    ((m = backend_patterns<Backends>(std::move(m))), ...);
+    m = annotate_target<Backends...>(std::move(m));
+    m = merge_regions(std::move(m));
+    m = partition_graph(m);
+    ((m = post_partition<Backends>(std::move(m))), ...);
+    return m;
+  }
+};
+
+}  // namespace detail
+
+/// Runs `Passes...` (from `partita::passes` or a backend's own) in order on a model or module;
+/// the intermediate modules are never materialised.
+/// `pipeline<net, passes::merge_composite<npu::patterns>, passes::annotate_target<npu, cpu>>`.
+template <class M, class... Passes>
+struct pipeline : detail::module_from<detail::pipeline_pass<M, Passes...>> {};
+
+/// The eager, UMA-style flow for `Backends...` (priority order, host last): each backend's
+/// `pre_partition` passes, MergeComposite with each backend's `patterns` in backend order,
+/// AnnotateTarget, MergeCompilerRegions, PartitionGraph, then each backend's `post_partition`
+/// passes. Backends without patterns or passes simply take part in annotation.
+template <class M, backend... Backends>
+struct partition : detail::module_from<detail::partition_pass<M, Backends...>> {};
+
+/// Number of functions of module `M` that belong to `Backend` (partitions) — or, for a name
+/// with a `.`, of composite functions with that pattern name.
+template <module_type M, fixed_string Name>
+inline constexpr int count_functions = [] {
+  int n = 0;
+  for (const function_info& f : M::value.functions) {
+    const std::string_view want = Name.view();
+    n += (want.find('.') == std::string_view::npos ? f.backend == want : f.composite == want) ? 1 : 0;
+  }
+  return n;
+}();
+
+}  // namespace partita
+// ---- end partita/pass/pipeline.hpp ----
 // ---- end partita/partita.hpp ----

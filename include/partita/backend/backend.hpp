@@ -19,4 +19,15 @@ concept backend = requires {
   requires std::default_initializable<typename B::state>;
 };
 
+/// True for host backends (`static constexpr bool host = true;`): they run every op, and the
+/// nodes they get are the ones no other backend claimed.
+template <class B>
+inline constexpr bool is_host_backend = [] {
+  if constexpr (requires { B::host; }) {
+    return static_cast<bool>(B::host);
+  } else {
+    return false;
+  }
+}();
+
 }  // namespace partita

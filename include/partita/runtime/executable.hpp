@@ -70,7 +70,7 @@ class compiled {
 
  public:
   using module = typename detail::module_type_of<Model>::type;
-  static constexpr const auto& plan = plan_of<module>::value;
+  static constexpr const auto& plan = plan_of<module, Backends...>::value;
 
   /// Bytes of activation memory, planned at compile time.
   static constexpr std::size_t arena_bytes = plan.arena_bytes;

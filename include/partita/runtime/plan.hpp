@@ -4,7 +4,9 @@
 #include <string_view>
 #include <vector>
 
+#include "partita/ir/graph.hpp"
 #include "partita/ir/module.hpp"
+#include "partita/pass/module_builder.hpp"
 #include "partita/runtime/memory_plan.hpp"
 
 namespace partita {
@@ -23,7 +25,8 @@ struct buffer_ref {
 /// One kernel call: the op node it computes, the backend that runs it (by name), its argument locations
 /// (`first_in`, `num_in` into the plan's `ins`) and the location it writes.
 struct plan_step {
-  int node = 0;
+  int node = 0;                // in the plan's inlined node table
+  int source = 0;              // the same node in the module (a call node for a fused composite)
   std::string_view backend{};  // empty: the host backend
   int first_in = 0;
   int num_in = 0;
@@ -52,6 +55,7 @@ namespace detail {
 
 /// The plan while it is being built (vectors, inside constexpr evaluation).
 struct plan_builder {
+  module_builder flat;  // main with every call inlined (fused composite calls excepted)
   std::vector<plan_step> steps;
   std::vector<buffer_ref> ins;
   std::vector<tensor_slot> inputs, outputs, weights;
@@ -81,13 +85,72 @@ constexpr bool in_place_safe(const M& m, int node, const int* rt, int a0) {
   return true;
 }
 
-/// Lowers `main` of a module to steps and a memory plan. Views (flatten, reshape) and tuple
+/// Main with every call expanded in place: partition functions run on their backend, a
+/// composite call stays one node when its backend `fuses` it (one kernel) and is expanded on
+/// that backend otherwise. Each node's `target` is the backend that runs it; `source` maps it
+/// back to the module. A node of main annotated for a backend (before partitioning) runs there.
+struct inlined {
+  module_builder b;
+  std::vector<int> source;
+};
+
+template <class M, class Fuses>
+constexpr int expand(const M& m, int fn, const std::vector<int>& params, std::string_view backend, Fuses fuses,
+                     inlined& out) {
+  const function_info& f = m.functions[static_cast<std::size_t>(fn)];
+  std::vector<int> local(static_cast<std::size_t>(f.num_nodes), -1);
+  std::vector<int> a;
+  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
+    const graph_node& g = m.node(i);
+    int& value = local[static_cast<std::size_t>(i - f.first_node)];
+    const std::string_view owner = fn == 0 && !g.target.empty() ? g.target : backend;
+    a.clear();
+    for (int k = 0; k < g.nargs; ++k) a.push_back(local[static_cast<std::size_t>(m.arg(i, k) - f.first_node)]);
+    if (g.op == op_id::param) {
+      value = params[static_cast<std::size_t>(g.at.axis)];
+      continue;
+    }
+    if (g.op == op_id::call) {
+      const function_info& c = m.functions[static_cast<std::size_t>(g.at.callee)];
+      if (!c.backend.empty()) {
+        value = expand(m, g.at.callee, a, c.backend, fuses, out);
+        continue;
+      }
+      if (c.composite.empty() || !fuses(owner, c.composite)) {
+        value = expand(m, g.at.callee, a, owner, fuses, out);
+        continue;
+      }
+    }
+    graph_node copy = g;
+    copy.target = owner;
+    value = out.b.emit(copy, a.data(), g.nargs);
+    out.source.push_back(i);
+  }
+  return local[static_cast<std::size_t>(f.result - f.first_node)];
+}
+
+template <class M, class Fuses>
+constexpr inlined inline_calls(const M& m, Fuses fuses) {
+  inlined out;
+  function_info main{};
+  main.set_name("main");
+  main.result = expand(m, 0, {}, {}, fuses, out);
+  main.num_nodes = static_cast<int>(out.b.nodes.size());
+  out.b.functions.push_back(main);
+  return out;
+}
+
+/// Lowers a module to steps and a memory plan. Views (flatten, reshape) and tuple
 /// projections share their argument's storage; an op whose value is a model output writes the
 /// caller's output buffer directly; every other op result gets an arena buffer.
-template <class M>
-constexpr plan_builder lower(const M& m) {
+template <class Module, class Fuses>
+constexpr plan_builder lower(const Module& module, Fuses fuses) {
   plan_builder p;
+  inlined in = inline_calls(module, fuses);
+  p.flat = std::move(in.b);
+  const module_builder& m = p.flat;
   const function_info& f = m.main();
+  index_table weight_by_name;
   const int n = static_cast<int>(m.nodes.size());
   std::vector<int> root(static_cast<std::size_t>(n), -1);  // node whose storage a node shares
   std::vector<buffer_ref> where(static_cast<std::size_t>(n));
@@ -102,9 +165,17 @@ constexpr plan_builder lower(const M& m) {
       where[static_cast<std::size_t>(i)] = {storage::input, static_cast<int>(p.inputs.size()), 0};
       p.inputs.push_back({g.name, g.type, g.out, i, 0});
     } else if (g.op == op_id::weight) {
-      where[static_cast<std::size_t>(i)] = {storage::weight, static_cast<int>(p.weights.size()), p.weight_bytes};
-      p.weights.push_back({g.name, g.type, g.out, i, p.weight_bytes});
-      p.weight_bytes += align_up(static_cast<std::size_t>(g.out.elements()) * size_of(g.type));
+      // A weight bound inside several functions is one slot: names are unique in a model.
+      std::uint64_t key = 0xcbf29ce484222325ull;
+      for (char c : g.name) key = hash_mix(key, static_cast<unsigned char>(c));
+      int slot = weight_by_name.find(key, [&](int s) { return p.weights[static_cast<std::size_t>(s)].name == g.name; });
+      if (slot < 0) {
+        slot = static_cast<int>(p.weights.size());
+        weight_by_name.insert(key, slot);
+        p.weights.push_back({g.name, g.type, g.out, i, p.weight_bytes});
+        p.weight_bytes += align_up(static_cast<std::size_t>(g.out.elements()) * size_of(g.type));
+      }
+      where[static_cast<std::size_t>(i)] = {storage::weight, slot, p.weights[static_cast<std::size_t>(slot)].offset};
     } else if (g.op == op_id::tuple) {
       // no storage of its own: consumers project its fields
     } else if (g.op == op_id::get) {
@@ -113,7 +184,7 @@ constexpr plan_builder lower(const M& m) {
       rt[i] = rt[m.arg(i, 0)];
     } else {
       step_of[static_cast<std::size_t>(i)] = static_cast<int>(p.steps.size());
-      p.steps.push_back({i, {}, 0, g.nargs, {}});
+      p.steps.push_back({i, in.source[static_cast<std::size_t>(i)], g.target, 0, g.nargs, {}});
     }
   }
 
@@ -187,13 +258,14 @@ constexpr plan_builder lower(const M& m) {
 }
 
 struct plan_sizes {
-  std::size_t steps, ins, inputs, outputs, weights, copies, buffers;
+  std::size_t nodes, args, steps, ins, inputs, outputs, weights, copies, buffers;
 };
 
-template <class M>
-constexpr plan_sizes sizes_of_plan(const M& m) {
-  const plan_builder p = lower(m);
-  return {p.steps.size(), p.ins.size(), p.inputs.size(), p.outputs.size(), p.weights.size(), p.copies.size(), p.buffers.size()};
+template <class M, class Fuses>
+constexpr plan_sizes sizes_of_plan(const M& m, Fuses fuses) {
+  const plan_builder p = lower(m, fuses);
+  return {p.flat.nodes.size(), p.flat.args.size(), p.steps.size(), p.ins.size(), p.inputs.size(),
+          p.outputs.size(), p.weights.size(), p.copies.size(), p.buffers.size()};
 }
 
 template <class T, std::size_t N>
@@ -209,6 +281,8 @@ constexpr std::array<T, N> to_array(const std::vector<T>& v) {
 /// declared inputs, outputs and weights. Computed entirely at compile time.
 template <detail::plan_sizes S>
 struct plan_value {
+  std::array<graph_node, S.nodes> nodes{};  // main with calls inlined; steps index it
+  std::array<int, S.args> args{};
   std::array<plan_step, S.steps> steps{};
   std::array<buffer_ref, S.ins> ins{};
   std::array<tensor_slot, S.inputs> inputs{};
@@ -222,10 +296,12 @@ struct plan_value {
 
 namespace detail {
 
-template <plan_sizes S, class M>
-constexpr plan_value<S> make_plan(const M& m) {
-  const plan_builder p = lower(m);
+template <plan_sizes S, class M, class Fuses>
+constexpr plan_value<S> make_plan(const M& m, Fuses fuses) {
+  const plan_builder p = lower(m, fuses);
   plan_value<S> r{};
+  r.nodes = to_array<graph_node, S.nodes>(p.flat.nodes);
+  r.args = to_array<int, S.args>(p.flat.args);
   r.steps = to_array<plan_step, S.steps>(p.steps);
   r.ins = to_array<buffer_ref, S.ins>(p.ins);
   r.inputs = to_array<tensor_slot, S.inputs>(p.inputs);
@@ -240,11 +316,39 @@ constexpr plan_value<S> make_plan(const M& m) {
 
 }  // namespace detail
 
-/// The plan of module type `M`, as a static constexpr object (kernels refer to it by reference).
-template <module_type M>
+namespace detail {
+
+/// Whether the backend named `backend` among `Backends` (empty: the host, the last one) runs
+/// composite `name` as one kernel (`static constexpr bool fuses(std::string_view)`).
+template <class... Backends>
+struct fuses_in {
+  constexpr bool operator()(std::string_view backend, std::string_view name) const {
+    bool r = false;
+    std::size_t i = 0;
+    ((r = r || (matches(std::string_view(Backends::name), backend, i++ == sizeof...(Backends) - 1) && fuses<Backends>(name))), ...);
+    return r;
+  }
+  static constexpr bool matches(std::string_view own, std::string_view wanted, bool last) {
+    return wanted.empty() ? last : own == wanted;
+  }
+  template <class B>
+  static constexpr bool fuses(std::string_view name) {
+    if constexpr (requires { B::fuses(name); }) {
+      return B::fuses(name);
+    } else {
+      return false;
+    }
+  }
+};
+
+}  // namespace detail
+
+/// The plan of module type `M` for `Backends...` (host last), as a static constexpr object
+/// (kernels refer to it by reference).
+template <module_type M, class... Backends>
 struct plan_of {
-  static constexpr detail::plan_sizes sizes = detail::sizes_of_plan(M::value);
-  static constexpr plan_value<sizes> value = detail::make_plan<sizes>(M::value);
+  static constexpr detail::plan_sizes sizes = detail::sizes_of_plan(M::value, detail::fuses_in<Backends...>{});
+  static constexpr plan_value<sizes> value = detail::make_plan<sizes>(M::value, detail::fuses_in<Backends...>{});
   static_assert(detail::arena_is_valid(value.buffers, value.arena_bytes),
                 "partita: internal error: the memory plan places two live buffers at overlapping offsets");
 };

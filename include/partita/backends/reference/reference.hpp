@@ -4,6 +4,7 @@
 #include "partita/backend/step.hpp"
 #include "partita/backends/reference/kernels.hpp"
 #include "partita/core/fixed_string.hpp"
+#include "partita/ir/view.hpp"
 
 namespace partita {
 
@@ -11,12 +12,13 @@ namespace partita {
 /// speed. It is the oracle that every other backend is tested against.
 struct reference {
   static constexpr fixed_string name = "reference";
+  static constexpr bool host = true;
 
   /// No per-executable state: the kernels read weights where `bind` put them.
   struct state {};
 
   /// Every op of the IR.
-  static constexpr bool supports(op_id) { return true; }
+  static constexpr bool supports(const op_view&) { return true; }
 
   template <class Step>
   struct kernel {

@@ -1,0 +1,220 @@
+#pragma once
+#include <algorithm>
+#include <string_view>
+#include <vector>
+
+#include "partita/pass/merge_composite.hpp"
+#include "partita/pass/module_builder.hpp"
+
+namespace partita {
+namespace detail {
+
+/// One region of main that goes to a backend.
+struct region_info {
+  int id = -1;
+  std::string_view backend{};
+  std::vector<int> nodes;    // in topological order
+  std::vector<int> params;   // distinct producers outside the region, in first-reach order
+  std::vector<int> outputs;  // region nodes used outside it, deduplicated, in topological order
+  int function = -1;
+};
+
+/// PartitionGraph on main: each region annotated for a backend becomes a function named
+/// `<backend>_main_<region id>` (non-alphanumerics replaced by `_`) with one parameter per
+/// distinct producer outside the region and the weights it uses bound inside; it returns its
+/// single output, or a tuple that callers project. Unannotated nodes stay in main. Without
+/// merge_regions, every annotated node is its own region.
+constexpr module_builder partition_graph(const module_builder& m) {
+  const function_info f = m.main();
+  const int n = static_cast<int>(m.nodes.size());
+  std::vector<int> region(static_cast<std::size_t>(n), -1);
+  {
+    bool merged = false;
+    for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) merged = merged || m.node(i).region >= 0;
+    int next = 0;
+    for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
+      const graph_node& g = m.node(i);
+      if (is_leaf(g.op)) continue;
+      region[static_cast<std::size_t>(i)] = merged ? g.region : next++;
+    }
+  }
+  // Regions with a backend, by id.
+  std::vector<region_info> regions;
+  std::vector<int> slot_of_region;
+  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
+    const graph_node& g = m.node(i);
+    const int r = region[static_cast<std::size_t>(i)];
+    if (r < 0 || g.target.empty()) continue;
+    if (static_cast<int>(slot_of_region.size()) <= r) slot_of_region.resize(static_cast<std::size_t>(r) + 1, -1);
+    int& s = slot_of_region[static_cast<std::size_t>(r)];
+    if (s < 0) {
+      s = static_cast<int>(regions.size());
+      regions.push_back({r, g.target, {}, {}, {}, -1});
+    }
+    regions[static_cast<std::size_t>(s)].nodes.push_back(i);
+  }
+  if (regions.empty()) return m;
+  std::vector<int> owner(static_cast<std::size_t>(n), -1);  // region slot of each partitioned node
+  for (std::size_t s = 0; s < regions.size(); ++s)
+    for (int i : regions[s].nodes) owner[static_cast<std::size_t>(i)] = static_cast<int>(s);
+
+  // Outputs: nodes used outside their region or returned by main.
+  const use_lists uses(m);
+  for (region_info& r : regions) {
+    for (int i : r.nodes) {
+      bool escapes = uses.returned[static_cast<std::size_t>(i)];
+      for (const int* u = uses.begin(i); u != uses.end(i); ++u) escapes = escapes || owner[static_cast<std::size_t>(*u)] != owner[static_cast<std::size_t>(i)];
+      if (escapes) r.outputs.push_back(i);
+    }
+    // Parameters in the order a post-order walk from the outputs first reaches them.
+    std::vector<int> seen;
+    std::vector<std::pair<int, int>> stack;
+    for (int o : r.outputs) {
+      stack.push_back({o, 0});
+      while (!stack.empty()) {
+        auto& [node, next] = stack.back();
+        if (next < m.node(node).nargs) {
+          const int a = m.arg(node, next++);
+          if (owner[static_cast<std::size_t>(a)] == owner[static_cast<std::size_t>(o)]) {
+            if (!contains(seen, a)) {
+              seen.push_back(a);
+              stack.push_back({a, 0});
+            }
+          } else if (m.node(a).op != op_id::weight && !contains(r.params, a)) {
+            r.params.push_back(a);
+          }
+          continue;
+        }
+        stack.pop_back();
+      }
+    }
+  }
+
+  module_builder out;
+  copy_functions_but_main(out, m);
+  std::vector<int> to(static_cast<std::size_t>(n), -1);
+  std::vector<int> a;
+  for (region_info& r : regions) {
+    function_info fn{};
+    sanitize_into(fn, r.backend);
+    const std::string_view mid = "_main_";
+    for (char c : mid) fn.name_chars[static_cast<std::size_t>(fn.name_length < 63 ? fn.name_length++ : 63)] = c;
+    append_number(fn, r.id);
+    fn.backend = r.backend;
+    fn.first_node = static_cast<int>(out.nodes.size());
+    fn.num_params = static_cast<int>(r.params.size());
+    std::fill(to.begin(), to.end(), -1);
+    for (int k = 0; k < fn.num_params; ++k) {
+      const graph_node& src = m.node(r.params[static_cast<std::size_t>(k)]);
+      graph_node p{op_id::param, src.type, src.out, attrs{}, {}, 0, 0, src.is_tuple};
+      p.at.axis = k;
+      to[static_cast<std::size_t>(r.params[static_cast<std::size_t>(k)])] = out.emit(p, nullptr, 0);
+    }
+    for (int i : r.nodes) {
+      const graph_node& g = m.node(i);
+      a.clear();
+      for (int k = 0; k < g.nargs; ++k) {
+        const int src = m.arg(i, k);
+        if (to[static_cast<std::size_t>(src)] < 0) {  // a weight: bound inside the partition
+          graph_node w = m.node(src);
+          to[static_cast<std::size_t>(src)] = out.emit(w, nullptr, 0);
+        }
+        a.push_back(to[static_cast<std::size_t>(src)]);
+      }
+      graph_node copy = g;
+      copy.target = {};
+      copy.region = -1;
+      to[static_cast<std::size_t>(i)] = out.emit(copy, a.data(), g.nargs);
+    }
+    if (r.outputs.size() == 1) {
+      fn.result = to[static_cast<std::size_t>(r.outputs[0])];
+    } else {
+      a.clear();
+      for (int o : r.outputs) a.push_back(to[static_cast<std::size_t>(o)]);
+      graph_node t{op_id::tuple, dtype::f32, shape{}, attrs{}, {}, 0, 0, true};
+      fn.result = out.emit(t, a.data(), static_cast<int>(a.size()));
+    }
+    fn.num_nodes = static_cast<int>(out.nodes.size()) - fn.first_node;
+    r.function = static_cast<int>(out.functions.size());
+    out.functions.push_back(fn);
+  }
+
+  // Main, emitted depth-first from its result: a partitioned node stands for its region's call
+  // (or the call's projection), whose dependencies are the region's parameters.
+  const int start = static_cast<int>(out.nodes.size());
+  std::fill(to.begin(), to.end(), -1);
+  std::vector<int> call_of(regions.size(), -1);
+  struct frame {
+    int node;  // a main node; for a region, any of its nodes
+    int next;
+  };
+  auto deps = [&](int node) -> const std::vector<int>* {
+    const int s = owner[static_cast<std::size_t>(node)];
+    return s >= 0 ? &regions[static_cast<std::size_t>(s)].params : nullptr;
+  };
+  auto done = [&](int node) {
+    const int s = owner[static_cast<std::size_t>(node)];
+    return s >= 0 ? call_of[static_cast<std::size_t>(s)] >= 0 : to[static_cast<std::size_t>(node)] >= 0;
+  };
+  std::vector<frame> stack{{f.result, 0}};
+  while (!stack.empty()) {
+    frame& fr = stack.back();
+    const std::vector<int>* region_params = deps(fr.node);
+    const int count = region_params ? static_cast<int>(region_params->size()) : m.node(fr.node).nargs;
+    if (fr.next < count) {
+      const int d = region_params ? (*region_params)[static_cast<std::size_t>(fr.next)] : m.arg(fr.node, fr.next);
+      ++fr.next;
+      if (!done(d)) stack.push_back({d, 0});
+      continue;
+    }
+    const int node = fr.node;
+    stack.pop_back();
+    if (done(node)) continue;
+    if (region_params) {
+      const int s = owner[static_cast<std::size_t>(node)];
+      const region_info& r = regions[static_cast<std::size_t>(s)];
+      a.clear();
+      for (int p : r.params) a.push_back(to[static_cast<std::size_t>(p)]);
+      const graph_node& first_out = m.node(r.outputs[0]);
+      graph_node c{op_id::call, first_out.type, first_out.out, attrs{}, {}, 0, 0, r.outputs.size() > 1 || first_out.is_tuple};
+      c.at.callee = r.function;
+      const int call = out.emit(c, a.data(), static_cast<int>(a.size()));
+      call_of[static_cast<std::size_t>(s)] = call;
+      for (std::size_t k = 0; k < r.outputs.size(); ++k) {
+        if (r.outputs.size() == 1) {
+          to[static_cast<std::size_t>(r.outputs[k])] = call;
+          continue;
+        }
+        const graph_node& o = m.node(r.outputs[k]);
+        graph_node g{op_id::get, o.type, o.out, attrs{}, {}, 0, 0, o.is_tuple};
+        g.at.axis = static_cast<int>(k);
+        to[static_cast<std::size_t>(r.outputs[k])] = out.emit(g, &call, 1);
+      }
+      continue;
+    }
+    const graph_node& g = m.node(node);
+    a.clear();
+    for (int k = 0; k < g.nargs; ++k) a.push_back(to[static_cast<std::size_t>(m.arg(node, k))]);
+    graph_node copy = g;
+    copy.region = -1;
+    to[static_cast<std::size_t>(node)] = out.emit(copy, a.data(), g.nargs);
+  }
+  function_info& main = out.functions[0];
+  main.first_node = start;
+  main.num_nodes = static_cast<int>(out.nodes.size()) - start;
+  main.result = to[static_cast<std::size_t>(f.result)];
+  return out;
+}
+
+template <class M>
+struct partition_graph_pass {
+  static constexpr module_builder run() { return partition_graph(to_builder(M::value)); }
+};
+
+}  // namespace detail
+
+/// PartitionGraph: outlines each backend region of main into a function of that backend.
+template <module_type M>
+struct partition_graph : detail::module_from<detail::partition_graph_pass<M>> {};
+
+}  // namespace partita

@@ -1,0 +1,129 @@
+#pragma once
+#include <string_view>
+
+#include "partita/backend/backend.hpp"
+#include "partita/ir/model.hpp"
+#include "partita/pass/annotate_target.hpp"
+#include "partita/pass/merge_composite.hpp"
+#include "partita/pass/merge_regions.hpp"
+#include "partita/pass/module_builder.hpp"
+#include "partita/pass/partition_graph.hpp"
+
+namespace partita {
+
+/// Passes as values, for `pipeline` and backend pass phases: each is a type with
+/// `static constexpr detail::module_builder run(detail::module_builder)`.
+namespace passes {
+
+/// MergeComposite with `Table` (a `pattern_table`).
+template <class Table>
+struct merge_composite {
+  static constexpr detail::module_builder run(detail::module_builder m) { return detail::merge_composite(std::move(m), Table::value); }
+};
+
+/// AnnotateTarget with `Backends...` in priority order.
+template <class... Backends>
+struct annotate_target {
+  static constexpr detail::module_builder run(detail::module_builder m) { return detail::annotate_target<Backends...>(std::move(m)); }
+};
+
+/// MergeCompilerRegions.
+struct merge_regions {
+  static constexpr detail::module_builder run(detail::module_builder m) { return detail::merge_regions(std::move(m)); }
+};
+
+/// PartitionGraph.
+struct partition_graph {
+  static constexpr detail::module_builder run(detail::module_builder m) { return detail::partition_graph(m); }
+};
+
+}  // namespace passes
+
+/// A list of passes run in order (used for backend phases: `using pre_partition = pass_list<...>;`).
+template <class... Passes>
+struct pass_list {
+  static constexpr detail::module_builder run(detail::module_builder m) {
+    ((m = Passes::run(std::move(m))), ...);
+    return m;
+  }
+};
+
+namespace detail {
+
+template <class M>
+using module_type_t = std::conditional_t<module_type<M>, M, module_of<M>>;
+
+template <class M, class... Passes>
+struct pipeline_pass {
+  static constexpr module_builder run() { return pass_list<Passes...>::run(to_builder(module_type_t<M>::value)); }
+};
+
+template <class B>
+constexpr module_builder backend_patterns(module_builder m) {
+  if constexpr (requires { B::patterns::value; }) {
+    return merge_composite(std::move(m), B::patterns::value);
+  } else {
+    return m;
+  }
+}
+
+template <class B>
+constexpr module_builder pre_partition(module_builder m) {
+  if constexpr (requires { typename B::pre_partition; }) {
+    return B::pre_partition::run(std::move(m));
+  } else {
+    return m;
+  }
+}
+
+template <class B>
+constexpr module_builder post_partition(module_builder m) {
+  if constexpr (requires { typename B::post_partition; }) {
+    return B::post_partition::run(std::move(m));
+  } else {
+    return m;
+  }
+}
+
+template <class M, class... Backends>
+struct partition_pass {
+  static constexpr module_builder run() {
+    module_builder m = to_builder(module_type_t<M>::value);
+    ((m = pre_partition<Backends>(std::move(m))), ...);
+    ((m = backend_patterns<Backends>(std::move(m))), ...);
+    m = annotate_target<Backends...>(std::move(m));
+    m = merge_regions(std::move(m));
+    m = partition_graph(m);
+    ((m = post_partition<Backends>(std::move(m))), ...);
+    return m;
+  }
+};
+
+}  // namespace detail
+
+/// Runs `Passes...` (from `partita::passes` or a backend's own) in order on a model or module;
+/// the intermediate modules are never materialised.
+/// `pipeline<net, passes::merge_composite<npu::patterns>, passes::annotate_target<npu, cpu>>`.
+template <class M, class... Passes>
+struct pipeline : detail::module_from<detail::pipeline_pass<M, Passes...>> {};
+
+/// The eager, UMA-style flow for `Backends...` (priority order, host last): each backend's
+/// `pre_partition` passes, MergeComposite with each backend's `patterns` in backend order,
+/// AnnotateTarget, MergeCompilerRegions, PartitionGraph, then each backend's `post_partition`
+/// passes. Backends without patterns or passes simply take part in annotation.
+template <class M, backend... Backends>
+struct partition : detail::module_from<detail::partition_pass<M, Backends...>> {};
+
+/// Number of functions of module `M` that belong to `Backend` (partitions) — or, for a name
+/// with a `.`, of composite functions with that pattern name.
+template <module_type M, fixed_string Name>
+inline constexpr int count_functions = [] {
+  int n = 0;
+  for (const function_info& f : M::value.functions) {
+    const std::string_view want = Name.view();
+    n += (want.find('.') == std::string_view::npos ? f.backend == want : f.composite == want) ? 1 : 0;
+  }
+  return n;
+}();
+
+}  // namespace partita
