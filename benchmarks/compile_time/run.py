@@ -182,7 +182,13 @@ def main():
         version = subprocess.run([compiler, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
     except (OSError, IndexError):
         version = args.compiler
+    try:
+        commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True).stdout.strip()
+    except OSError:
+        commit = ""
     result = {
+        "commit": commit,
         "compiler": version,
         "command": shlex.join([args.compiler] + flags + ["-I", "include", "-c", "<tu>.cpp"]),
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.system()} {platform.release()}",

@@ -12,6 +12,12 @@ template <class M>
 std::string type_string(const M& m, int i) {
   const graph_node& n = m.node(i);
   if (!n.is_tuple) return std::string(name_of(n.type)) + to_string(n.out);
+  if (n.op == op_id::call) return type_string(m, m.functions[static_cast<std::size_t>(n.at.callee)].result);
+  if (n.op == op_id::get) {
+    int t = m.arg(i, 0);
+    while (m.node(t).op == op_id::call) t = m.functions[static_cast<std::size_t>(m.node(t).at.callee)].result;
+    return t == m.arg(i, 0) ? "tuple" : type_string(m, m.arg(t, n.at.axis));
+  }
   std::string s = "(";
   for (int k = 0; k < n.nargs; ++k) {
     if (k) s += ", ";

@@ -1,0 +1,194 @@
+// AnnotateTarget, MergeCompilerRegions and PartitionGraph against the rules of Part 1 (items
+// 6-8) and the Relay tests they follow, checked at compile time.
+#include <doctest/doctest.h>
+
+#include <string_view>
+
+#include <partita/partita.hpp>
+
+#include "models/backends.hpp"
+
+using namespace partita;
+using test_backends::renamed;
+
+namespace {
+
+template <module_type M>
+constexpr int function_named(std::string_view name) {
+  for (std::size_t f = 0; f < M::value.functions.size(); ++f)
+    if (M::value.functions[f].name() == name) return static_cast<int>(f);
+  return -1;
+}
+template <module_type M>
+constexpr int ops_in(int fn) {
+  const function_info& f = M::value.functions[static_cast<std::size_t>(fn)];
+  int n = 0;
+  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) n += !is_leaf(M::value.node(i).op) && M::value.node(i).op != op_id::tuple;
+  return n;
+}
+template <module_type M>
+constexpr int outputs_of(int fn) {
+  const auto& f = M::value.functions[static_cast<std::size_t>(fn)];
+  const graph_node& r = M::value.node(f.result);
+  return r.op == op_id::tuple ? r.nargs : 1;
+}
+template <module_type M>
+constexpr int params_of(int fn) { return M::value.functions[static_cast<std::size_t>(fn)].num_params; }
+/// Targets of main's non-leaf nodes, in order.
+template <module_type M>
+constexpr bool targets_are(std::initializer_list<std::string_view> want) {
+  const auto& m = M::value;
+  auto it = want.begin();
+  for (int i = m.main().first_node; i < m.main().first_node + m.main().num_nodes; ++i) {
+    if (is_leaf(m.node(i).op)) continue;
+    if (it == want.end() || *it != m.node(i).target) return false;
+    ++it;
+  }
+  return it == want.end();
+}
+template <module_type A, module_type B>
+constexpr bool same_module() {
+  const auto& a = A::value;
+  const auto& b = B::value;
+  if (a.nodes.size() != b.nodes.size() || a.functions.size() != b.functions.size()) return false;
+  for (std::size_t i = 0; i < a.nodes.size(); ++i)
+    if (!(a.nodes[i] == b.nodes[i])) return false;
+  for (std::size_t i = 0; i < a.args.size(); ++i)
+    if (a.args[i] != b.args[i]) return false;
+  for (std::size_t f = 0; f < a.functions.size(); ++f)
+    if (a.functions[f].name() != b.functions[f].name() || a.functions[f].backend != b.functions[f].backend) return false;
+  return true;
+}
+
+using in1 = input<"in_1", f32, 10, 10>;
+using in2 = input<"in_2", f32, 10, 10>;
+using in3 = input<"in_3", f32, 10, 10>;
+using in4 = input<"in_4", f32, 10, 10>;
+using in5 = input<"in_5", f32, 10, 10>;
+using in6 = input<"in_6", f32, 10, 10>;
+using in7 = input<"in_7", f32, 10, 10>;
+using in8 = input<"in_8", f32, 10, 10>;
+using in9 = input<"in_9", f32, 10, 10>;
+using in10 = input<"in_10", f32, 10, 10>;
+
+using adds = renamed<"test", op_id::add>;     // Relay's "test" target: adds only
+using muls = renamed<"mul", op_id::multiply>;
+using relus = renamed<"act", op_id::relu, op_id::add>;
+
+// --- 6. annotation: priority order, host last, composites by prefix, structural nodes stay ----
+using small = model<relu<add<multiply<in1, in2>, in3>>>;
+static_assert(targets_are<annotate_target<module_of<small>, adds, muls, reference>>({"mul", "test", ""}));
+static_assert(targets_are<annotate_target<module_of<small>, relus, adds, reference>>({"", "act", "act"}));
+static_assert(targets_are<annotate_target<module_of<small>, adds, relus, reference>>({"", "test", "act"}));
+using with_composite = merge_composite<module_of<small>, pattern_table<composite<"mul.fma", add_p<multiply_p<any, any>, any>>>>;
+static_assert(targets_are<annotate_target<with_composite, adds, muls, reference>>({"mul", ""}));
+static_assert(targets_are<annotate_target<with_composite, adds, reference>>({"", ""}));  // "mul" not listed
+
+// idempotent; A then B equals [A, B]
+using once = annotate_target<module_of<small>, adds, reference>;
+static_assert(same_module<once, annotate_target<once, adds, reference>>());
+static_assert(same_module<annotate_target<annotate_target<module_of<small>, adds>, muls>, annotate_target<module_of<small>, adds, muls>>());
+
+// pinned nodes keep their backend, and other backends' composites do not absorb them
+using pinned = model<relu<add<on<muls, multiply<in1, in2>>, in3>>>;
+static_assert(targets_are<annotate_target<module_of<pinned>, relus, reference>>({"mul", "act", "act"}));
+using fma_table = pattern_table<composite<"act.fma", add_p<multiply_p<any, any>, any>>>;
+static_assert(count_functions<merge_composite<module_of<pinned>, fma_table>, "act.fma"> == 0);
+static_assert(count_functions<merge_composite<module_of<small>, fma_table>, "act.fma"> == 1);
+using pinned_parts = partition<pinned, relus, reference>;
+static_assert(count_functions<pinned_parts, "mul"> == 1 && count_functions<pinned_parts, "act"> == 1);
+
+// --- 7./8. the RFC example graph: two "test" partitions, one with two outputs ----------------
+using node0 = add<in1, in2>;
+using node1 = add<in3, in4>;
+using node2 = add<node0, node1>;
+using node3 = subtract<in5, in6>;
+using node4 = subtract<in7, node3>;
+using node5 = add<node2, node4>;
+using node6 = subtract<in8, node5>;
+using node7 = add<in9, node5>;
+using node8 = add<node6, node7>;
+using node9 = add<in10, node8>;
+using rfc = partition<model<node9>, adds, reference>;
+static_assert(count_functions<rfc, "test"> == 2);
+constexpr int rfc_a = function_named<rfc>("test_main_0");
+constexpr int rfc_b = function_named<rfc>("test_main_3");
+static_assert(rfc_a > 0 && rfc_b > 0);
+static_assert(ops_in<rfc>(rfc_a) == 5 && outputs_of<rfc>(rfc_a) == 2);  // node0, 1, 2, 5, 7 → node5, node7
+static_assert(params_of<rfc>(rfc_a) == 6);                               // in_1..4, node4, in_9
+static_assert(ops_in<rfc>(rfc_b) == 2 && outputs_of<rfc>(rfc_b) == 1);   // node8, node9
+static_assert(params_of<rfc>(rfc_b) == 3);                               // node6, node7, in_10
+
+// --- 7. diamond with a foreign-backend branch: O → X → O' and O → O' (test_diamond_graph_fanouts)
+using o1 = add<in1, in2>;
+using xx = subtract<o1, in3>;  // host
+using o2 = add<o1, xx>;
+using diamond = partition<model<o2>, adds, reference>;
+static_assert(count_functions<diamond, "test"> == 2);  // merging O into O' would form a cycle
+
+// --- 7. siblings that meet only in a foreign consumer are never merged ----------------------
+using siblings = partition<model<subtract<add<in1, in2>, add<in3, in4>>>, adds, reference>;
+static_assert(count_functions<siblings, "test"> == 2);
+// ... while a producer → consumer chain of the same backend is one region
+using chain = partition<model<add<add<add<in1, in2>, in3>, in4>>, adds, reference>;
+static_assert(count_functions<chain, "test"> == 1 && ops_in<chain>(function_named<chain>("test_main_0")) == 3);
+
+// --- 8. parameters: one per distinct producer; weights bound inside; deduplicated outputs -----
+using w = weight<"w", f32, 10, 10>;
+using shared_in = partition<model<add<add<in1, in1>, w>>, adds, reference>;
+static_assert(params_of<shared_in>(1) == 1);  // in_1 once; the weight is bound inside
+static_assert([] {
+  const auto& m = shared_in::value;
+  int weights = 0;
+  for (int i = m.functions[1].first_node; i < m.functions[1].first_node + m.functions[1].num_nodes; ++i)
+    weights += m.node(i).op == op_id::weight;
+  return weights == 1;
+}());
+// a region value used twice outside is one output
+using dedup = partition<model<subtract<add<in1, in2>, multiply<add<in1, in2>, in3>>>, adds, reference>;
+static_assert(outputs_of<dedup>(1) == 1);
+// several outputs: the partition returns a tuple and main projects it
+using multi = partition<model<subtract<add<in1, in2>, add<add<in1, in2>, in3>>>, adds, reference>;
+static_assert(count_functions<multi, "test"> == 1 && outputs_of<multi>(1) == 2);
+static_assert([] {
+  const auto& m = multi::value;
+  int gets = 0;
+  for (int i = m.main().first_node; i < m.main().first_node + m.main().num_nodes; ++i) gets += m.node(i).op == op_id::get;
+  return gets == 2;
+}());
+
+// --- 8. deterministic, sanitised names ------------------------------------------------------
+using odd = renamed<"unsanitary-name++", op_id::add>;
+using odd_parts = partition<model<add<in1, in2>>, odd, reference>;
+static_assert(function_named<odd_parts>("unsanitary_name___main_0") == 1);
+static_assert(odd_parts::value.functions[1].backend == "unsanitary-name++");
+
+// --- 8. a second BYOC run for another backend leaves existing partitions untouched -----------
+using first = partition<model<relu<add<multiply<in1, in2>, in3>>>, adds, reference>;
+using second = partition<first, muls, reference>;
+static_assert(count_functions<second, "test"> == 1 && count_functions<second, "mul"> == 1);
+static_assert(second::value.functions[1].name() == first::value.functions[1].name());
+static_assert(ops_in<second>(1) == ops_in<first>(1));
+using third = partition<second, adds, muls, reference>;  // nothing left to claim
+static_assert(count_functions<third, "test"> == 1 && count_functions<third, "mul"> == 1);
+
+// --- the explicit flow, the pipeline and the eager partition<> agree --------------------------
+using explicit_flow = partition_graph<merge_regions<annotate_target<module_of<model<node9>>, adds, reference>>>;
+using piped = pipeline<model<node9>, passes::annotate_target<adds, reference>, passes::merge_regions, passes::partition_graph>;
+static_assert(same_module<explicit_flow, rfc>() && same_module<piped, rfc>());
+// without merge_regions, every annotated node is its own partition
+using unmerged = partition_graph<annotate_target<module_of<model<node9>>, adds, reference>>;
+static_assert(count_functions<unmerged, "test"> == 7);
+
+}  // namespace
+
+TEST_CASE("partitions print and render with their backend") {
+  const std::string text = print(rfc{});
+  CHECK(text.find("def @test_main_0(") != std::string::npos);
+  CHECK(text.find("attrs {backend=\"test\"}") != std::string::npos);
+  CHECK(text.find("= @test_main_0(%in_1, %in_2, %in_3, %in_4, ") != std::string::npos);
+  const std::string dot = to_dot(rfc{});
+  CHECK(dot.find("label=\"test_main_0\";") != std::string::npos);
+  CHECK(dot.find("fillcolor=\"" + detail::backend_colour("test") + "\"") != std::string::npos);
+  CHECK(dot.find("shape=box3d") != std::string::npos);
+}

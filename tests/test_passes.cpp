@@ -1,0 +1,194 @@
+// The BYOC passes against every rule of Part 1 of the semantics (spec/byoc_semantics.md):
+// composites, annotation, region merging and partitioning, checked at compile time.
+#include <doctest/doctest.h>
+
+#include <string_view>
+
+#include <partita/partita.hpp>
+
+#include "models/backends.hpp"
+
+using namespace partita;
+using test_backends::renamed;
+
+namespace {
+
+// --- compile-time queries used below ---------------------------------------------------------
+template <module_type M>
+constexpr int function_named(std::string_view name) {
+  for (std::size_t f = 0; f < M::value.functions.size(); ++f)
+    if (M::value.functions[f].name() == name) return static_cast<int>(f);
+  return -1;
+}
+/// Ops of a function's body (params and weights excluded), in order, as a string "op,op,...".
+template <module_type M, std::size_t N = 256>
+constexpr bool body_is(int fn, std::initializer_list<op_id> ops) {
+  const function_info& f = M::value.functions[static_cast<std::size_t>(fn)];
+  auto it = ops.begin();
+  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
+    const op_id op = M::value.node(i).op;
+    if (op == op_id::param || op == op_id::weight || op == op_id::input) continue;
+    if (it == ops.end() || *it != op) return false;
+    ++it;
+  }
+  return it == ops.end();
+}
+template <module_type M>
+constexpr int count_op(int fn, op_id op) {
+  const function_info& f = M::value.functions[static_cast<std::size_t>(fn)];
+  int n = 0;
+  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) n += M::value.node(i).op == op;
+  return n;
+}
+template <module_type M>
+constexpr int params_of(int fn) { return M::value.functions[static_cast<std::size_t>(fn)].num_params; }
+/// The main-level node (its index's op) that is argument k of function fn's parameter list.
+template <module_type M>
+constexpr std::string_view call_arg_name(int fn, int k) {
+  const auto& m = M::value;
+  const function_info& main = m.main();
+  for (int i = main.first_node; i < main.first_node + main.num_nodes; ++i)
+    if (m.node(i).op == op_id::call && m.node(i).at.callee == fn) return m.node(m.arg(i, k)).name;
+  return "<no call>";
+}
+template <module_type M>
+constexpr int composites() {
+  int n = 0;
+  for (const function_info& f : M::value.functions) n += !f.composite.empty();
+  return n;
+}
+
+using x = input<"x", f32, 2, 3>;
+using y = input<"y", f32, 2, 3>;
+using z = input<"z", f32, 2, 3>;
+
+// --- 3. priority order: three orderings of overlapping patterns (Relay's test_merge_order) ----
+// graph relu(sigmoid(add(x, y))); C = sigmoid→relu, A = add→sigmoid→relu, B = add→sigmoid.
+using chain = model<relu<sigmoid<add<x, y>>>>;
+using pat_c = composite<"t.c", relu_p<sigmoid_p<any>>>;
+using pat_a = composite<"t.a", relu_p<sigmoid_p<add_p<any, any>>>>;
+using pat_b = composite<"t.b", sigmoid_p<add_p<any, any>>>;
+using order_abc = merge_composite<module_of<chain>, pattern_table<pat_a, pat_b, pat_c>>;
+using order_bca = merge_composite<module_of<chain>, pattern_table<pat_b, pat_c, pat_a>>;
+using order_cab = merge_composite<module_of<chain>, pattern_table<pat_c, pat_a, pat_b>>;
+static_assert(composites<order_abc>() == 1 && count_functions<order_abc, "t.a"> == 1);
+static_assert(composites<order_bca>() == 1 && count_functions<order_bca, "t.b"> == 1);
+static_assert(body_is<order_bca>(0, {op_id::call, op_id::relu}));  // relu stays: C cannot see inside B
+static_assert(composites<order_cab>() == 1 && count_functions<order_cab, "t.c"> == 1);
+static_assert(body_is<order_cab>(0, {op_id::add, op_id::call}));  // add stays: A and B need sigmoid
+
+// --- 3. finished composites are opaque, but can be inputs of later ones --------------------
+using later = merge_composite<order_cab, pattern_table<composite<"t.add_of_any", add_p<any, any>>>>;
+static_assert(composites<later>() == 2);
+using wrap = merge_composite<order_bca, pattern_table<composite<"t.relu_of_any", relu_p<any>>>>;
+static_assert(count_functions<wrap, "t.relu_of_any"> == 1 && params_of<wrap>(function_named<wrap>("t_relu_of_any_2")) == 1);
+
+// --- 2. shared pattern variables: (a + b) * (a - b) needs the same a and b -----------------
+using same = model<multiply<add<x, y>, subtract<x, y>>>;
+using different = model<multiply<add<x, y>, subtract<x, z>>>;
+using squares = pattern_table<composite<"t.squares", multiply_p<add_p<var<"a">, var<"b">>, subtract_p<var<"a">, var<"b">>>>>;
+static_assert(composites<merge_composite<module_of<same>, squares>>() == 1);
+static_assert(params_of<merge_composite<module_of<same>, squares>>(1) == 2);  // a and b, once each
+static_assert(composites<merge_composite<module_of<different>, squares>>() == 0);
+
+// --- 2./3. optional and alternation: the largest downstream match wins ----------------------
+using img = input<"img", f32, 1, 2, 5, 5>;
+using conv = conv2d<img, weight<"k", f32, 4, 2, 3, 3>>;
+using cbr = model<relu<bias_add<conv, weight<"b", f32, 4>>>>;
+using cb = model<sigmoid<bias_add<conv, weight<"b", f32, 4>>>>;
+using optional_relu =
+    pattern_table<composite<"t.cb_relu", maybe<bias_add_p<conv2d_p<any, constant>, constant>, relu_p<self>>>>;
+using cbr_m = merge_composite<module_of<cbr>, optional_relu>;
+static_assert(composites<cbr_m>() == 1 && body_is<cbr_m>(1, {op_id::conv2d, op_id::bias_add, op_id::relu}));
+using cb_m = merge_composite<module_of<cb>, optional_relu>;
+static_assert(composites<cb_m>() == 1 && body_is<cb_m>(1, {op_id::conv2d, op_id::bias_add}));
+static_assert(body_is<cb_m>(0, {op_id::call, op_id::sigmoid}));
+// alternation: the left branch is tried first
+using left_first = pattern_table<composite<"t.alt", alt<relu_p<bias_add_p<any, constant>>, relu_p<any>>>>;
+using alt_m = merge_composite<module_of<cbr>, left_first>;
+static_assert(body_is<alt_m>(1, {op_id::bias_add, op_id::relu}));
+
+// --- 4. predicates run before claiming: a rejected match claims nothing ---------------------
+// add(add(add(x, y), z), w) with w broadcasting the outer add to rank 3; pattern add(add(_, _), _)
+// with a predicate rejecting rank-3 roots: the outer match is rejected, and the overlapping
+// match rooted at the middle add still forms.
+struct rank2_root {
+  static constexpr bool check(const match_view& m) { return m.root().shape().rank == 2; }
+};
+using w3 = input<"w", f32, 4, 2, 3>;
+using adds = model<add<add<add<x, y>, z>, w3>>;
+using nested_add = pattern_table<composite<"t.add_add", add_p<add_p<any, any>, any>, rank2_root>>;
+using adds_m = merge_composite<module_of<adds>, nested_add>;
+static_assert(composites<adds_m>() == 1);
+static_assert(body_is<adds_m>(0, {op_id::call, op_id::add}));
+static_assert(call_arg_name<adds_m>(1, 0) == "x" && call_arg_name<adds_m>(1, 2) == "z");
+// A predicate that rejects everything leaves the module as it was.
+struct never {
+  static constexpr bool check(const match_view&) { return false; }
+};
+static_assert(composites<merge_composite<module_of<adds>, pattern_table<composite<"t.no", add_p<any, any>, never>>>>() == 0);
+// only_f32 sees every matched node's dtype.
+using q8 = input<"q", i8, 2, 3>;
+static_assert(composites<merge_composite<module_of<model<relu<q8>>>, pattern_table<composite<"t.r", relu_p<any>, only_f32>>>>() == 0);
+
+// --- 5. an interior value used outside the match rejects it ---------------------------------
+using escaping = model<relu<bias_add<conv, weight<"b", f32, 4>>>, bias_add<conv, weight<"b", f32, 4>>>;
+using esc_m = merge_composite<module_of<escaping>, optional_relu>;
+// relu(bias(conv)) would hide bias(conv), which main also returns: only bias(conv) is a composite.
+static_assert(composites<esc_m>() == 1 && body_is<esc_m>(1, {op_id::conv2d, op_id::bias_add}));
+static_assert(body_is<esc_m>(0, {op_id::call, op_id::relu, op_id::tuple}));
+
+// --- 3. constants bound inside vs parameters --------------------------------------------------
+using bound = merge_composite<module_of<cb>, pattern_table<composite<"t.conv", conv2d_p<any, constant>>>>;
+static_assert(params_of<bound>(1) == 1 && count_op<bound>(1, op_id::weight) == 1);
+using passed = merge_composite<module_of<cb>, pattern_table<composite<"t.conv", conv2d_p<any, any>>>>;
+static_assert(params_of<passed>(1) == 2 && count_op<passed>(1, op_id::weight) == 0);
+static_assert(call_arg_name<passed>(1, 1) == "k");  // the weight is an argument of the call
+// constant never matches an input, input_p never a weight
+static_assert(composites<merge_composite<module_of<model<add<x, y>>>, pattern_table<composite<"t.c", add_p<any, constant>>>>>() == 0);
+static_assert(composites<merge_composite<module_of<model<add<x, y>>>, pattern_table<composite<"t.i", add_p<input_p<"y">, input_p<>>>>>>() == 1);
+static_assert(composites<merge_composite<module_of<model<add<x, y>>>, pattern_table<composite<"t.i", add_p<input_p<"z">, any>>>>>() == 0);
+
+// --- 3. parameters: deduplicated, in the pattern's own post-order, commutative add/multiply ---
+using dup = merge_composite<module_of<model<add<x, x>>>, pattern_table<composite<"t.d", add_p<any, any>>>>;
+static_assert(params_of<dup>(1) == 1);
+using order = merge_composite<module_of<model<subtract<z, multiply<x, y>>>>,
+                              pattern_table<composite<"t.o", subtract_p<any, multiply_p<any, any>>>>>;
+static_assert(call_arg_name<order>(1, 0) == "z" && call_arg_name<order>(1, 1) == "x" && call_arg_name<order>(1, 2) == "y");
+using scale = weight<"s", f32, 2, 3>;
+using comm = merge_composite<module_of<model<multiply<x, scale>>>, pattern_table<composite<"t.m", multiply_p<constant, any>>>>;
+static_assert(composites<comm>() == 1 && params_of<comm>(1) == 1);
+static_assert(composites<merge_composite<module_of<model<subtract<x, scale>>>,
+                                         pattern_table<composite<"t.s", subtract_p<constant, any>>>>>() == 0);  // not commutative
+
+// --- 2. constraints: dtype, shape, attributes; tuples and projections; dominator ---------------
+static_assert(composites<merge_composite<module_of<model<relu<x>>>, pattern_table<composite<"t.s", has_shape<relu_p<any>, 2, 3>>>>>() == 1);
+static_assert(composites<merge_composite<module_of<model<relu<x>>>, pattern_table<composite<"t.s", has_shape<relu_p<any>, 3, 2>>>>>() == 0);
+static_assert(composites<merge_composite<module_of<model<relu<q8>>>, pattern_table<composite<"t.d", has_dtype<relu_p<any>, i8>>>>>() == 1);
+using strided = model<conv2d<img, weight<"k", f32, 4, 2, 3, 3>, {.stride = {2, 2}}>>;
+using unit_stride = pattern_table<composite<"t.s1", has_attr<conv2d_p<any, any>, &attrs::stride, std::array{1, 1}>>>;
+static_assert(composites<merge_composite<module_of<strided>, unit_stride>>() == 0);
+static_assert(composites<merge_composite<module_of<cb>, unit_stride>>() == 1);
+using tup = model<add<get<tuple<relu<x>, sigmoid<y>>, 1>, z>>;
+static_assert(composites<merge_composite<module_of<tup>, pattern_table<composite<"t.g", add_p<get_p<tuple_p<any, any>, 1>, any>>>>>() == 1);
+static_assert(composites<merge_composite<module_of<tup>, pattern_table<composite<"t.g", add_p<get_p<tuple_p<any, any>, 0>, any>>>>>() == 0);
+static_assert(composites<merge_composite<module_of<tup>, pattern_table<composite<"t.g", add_p<get_p<tuple_p<etc>>, any>>>>>() == 1);
+using cat = model<concatenate<0, x, y, z>>;
+static_assert(params_of<merge_composite<module_of<cat>, pattern_table<composite<"t.c", concatenate_p<etc>>>>>(1) == 3);
+// conv → (relu, sigmoid) → add: a fuzzy diamond dominated by the add
+using diamond = model<add<relu<conv>, sigmoid<conv>>>;
+using dom = pattern_table<composite<"t.dom", dominates<conv2d_p<any, constant>, elementwise, add_p<any, any>>>>;
+using dom_m = merge_composite<module_of<diamond>, dom>;
+static_assert(composites<dom_m>() == 1 && body_is<dom_m>(1, {op_id::conv2d, op_id::relu, op_id::sigmoid, op_id::add}));
+static_assert(params_of<dom_m>(1) == 1);
+// the same diamond with the relu also returned: the parent is not dominated, no match
+static_assert(composites<merge_composite<module_of<model<add<relu<conv>, sigmoid<conv>>, relu<conv>>>, dom>>() == 0);
+
+}  // namespace
+
+TEST_CASE("composites print with their attributes") {
+  const std::string text = print(cbr_m{});
+  CHECK(text.find("def @t_cb_relu_1(%p0: f32[1, 2, 5, 5]) -> f32[1, 4, 3, 3] attrs {composite=\"t.cb_relu\"} {") !=
+        std::string::npos);
+  CHECK(text.find("= @t_cb_relu_1(%img) : f32[1, 4, 3, 3]") != std::string::npos);
+}
