@@ -1293,6 +1293,12 @@ template <class M>
 std::string type_string(const M& m, int i) {
   const graph_node& n = m.node(i);
   if (!n.is_tuple) return std::string(name_of(n.type)) + to_string(n.out);
+  if (n.op == op_id::call) return type_string(m, m.functions[static_cast<std::size_t>(n.at.callee)].result);
+  if (n.op == op_id::get) {
+    int t = m.arg(i, 0);
+    while (m.node(t).op == op_id::call) t = m.functions[static_cast<std::size_t>(m.node(t).at.callee)].result;
+    return t == m.arg(i, 0) ? "tuple" : type_string(m, m.arg(t, n.at.axis));
+  }
   std::string s = "(";
   for (int k = 0; k < n.nargs; ++k) {
     if (k) s += ", ";
@@ -1816,7 +1822,16 @@ constexpr int expand(const M& m, int fn, const std::vector<int>& params, std::st
     }
     graph_node copy = g;
     copy.target = owner;
-    value = out.b.emit(copy, a.data(), g.nargs);
+    if (g.op == op_id::call) {
+      // A fused composite: its kernel also receives the weights bound inside it, in body order.
+      const function_info& c = m.functions[static_cast<std::size_t>(g.at.callee)];
+      for (int j = c.first_node; j < c.first_node + c.num_nodes; ++j) {
+        if (m.node(j).op != op_id::weight) continue;
+        a.push_back(out.b.emit(m.node(j), nullptr, 0));
+        out.source.push_back(j);
+      }
+    }
+    value = out.b.emit(copy, a.data(), static_cast<int>(a.size()));
     out.source.push_back(i);
   }
   return local[static_cast<std::size_t>(f.result - f.first_node)];
@@ -2068,6 +2083,10 @@ struct step_ref {
   static constexpr const graph_node& arg(int i) {
     return Plan.nodes[static_cast<std::size_t>(Plan.args[static_cast<std::size_t>(node.first_arg + i)])];
   }
+
+  /// For a fused composite: the number of its parameters. Its kernel receives `in[0 ..
+  /// num_params)` for them, then one input per weight bound inside it, in body order.
+  static constexpr int num_params = op == op_id::call ? Module.functions[static_cast<std::size_t>(node.at.callee)].num_params : num_args;
 
   /// The composite function a fused step runs (only for `op == op_id::call`).
   static constexpr const function_info& function() { return Module.functions[static_cast<std::size_t>(node.at.callee)]; }
@@ -2676,6 +2695,14 @@ class aligned_buffer {
   std::unique_ptr<std::byte, release> data_;
 };
 
+template <class B, class... Bs>
+inline constexpr std::size_t index_of_backend = [] {
+  constexpr bool same[] = {std::is_same_v<B, Bs>...};
+  for (std::size_t i = 0; i < sizeof...(Bs); ++i)
+    if (same[i]) return i;
+  return sizeof...(Bs);
+}();
+
 template <std::size_t I, class... Bs>
 using nth_backend = std::tuple_element_t<I, std::tuple<Bs...>>;
 
@@ -2742,6 +2769,12 @@ class compiled {
       std::memcpy(weights_.get() + plan.weights[i].offset, found[i]->bytes.data(), plan.weights[i].bytes());
     bound_ = true;
     return *this;
+  }
+
+  /// The per-executable state of backend `B` (one of `Backends...`).
+  template <class B>
+  typename B::state& state() {
+    return std::get<detail::index_of_backend<B, Backends...>>(states_);
   }
 
   /// True once `bind` has succeeded.

@@ -45,6 +45,14 @@ class aligned_buffer {
   std::unique_ptr<std::byte, release> data_;
 };
 
+template <class B, class... Bs>
+inline constexpr std::size_t index_of_backend = [] {
+  constexpr bool same[] = {std::is_same_v<B, Bs>...};
+  for (std::size_t i = 0; i < sizeof...(Bs); ++i)
+    if (same[i]) return i;
+  return sizeof...(Bs);
+}();
+
 template <std::size_t I, class... Bs>
 using nth_backend = std::tuple_element_t<I, std::tuple<Bs...>>;
 
@@ -111,6 +119,12 @@ class compiled {
       std::memcpy(weights_.get() + plan.weights[i].offset, found[i]->bytes.data(), plan.weights[i].bytes());
     bound_ = true;
     return *this;
+  }
+
+  /// The per-executable state of backend `B` (one of `Backends...`).
+  template <class B>
+  typename B::state& state() {
+    return std::get<detail::index_of_backend<B, Backends...>>(states_);
   }
 
   /// True once `bind` has succeeded.

@@ -123,7 +123,16 @@ constexpr int expand(const M& m, int fn, const std::vector<int>& params, std::st
     }
     graph_node copy = g;
     copy.target = owner;
-    value = out.b.emit(copy, a.data(), g.nargs);
+    if (g.op == op_id::call) {
+      // A fused composite: its kernel also receives the weights bound inside it, in body order.
+      const function_info& c = m.functions[static_cast<std::size_t>(g.at.callee)];
+      for (int j = c.first_node; j < c.first_node + c.num_nodes; ++j) {
+        if (m.node(j).op != op_id::weight) continue;
+        a.push_back(out.b.emit(m.node(j), nullptr, 0));
+        out.source.push_back(j);
+      }
+    }
+    value = out.b.emit(copy, a.data(), static_cast<int>(a.size()));
     out.source.push_back(i);
   }
   return local[static_cast<std::size_t>(f.result - f.first_node)];

@@ -1,0 +1,140 @@
+// Partitioned modules run: each step on the backend the plan gave it, with the same outputs as
+// the unpartitioned model on the reference backend.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string_view>
+#include <vector>
+
+#include <partita/partita.hpp>
+
+#include "models/backends.hpp"
+#include "models/mock_accelerator.hpp"
+
+using namespace partita;
+using test_backends::mock;
+using test_backends::renamed;
+
+namespace {
+
+// A small CNN with a residual block, a pooled head and a dense classifier.
+using img = input<"img", f32, 1, 3, 8, 8>;
+using stem = relu<bias_add<conv2d<img, weight<"stem.w", f32, 8, 3, 3, 3>, {.padding = {1, 1}}>, weight<"stem.b", f32, 8>>>;
+using branch = relu<bias_add<conv2d<stem, weight<"b1.w", f32, 8, 8, 3, 3>, {.padding = {1, 1}}>, weight<"b1.b", f32, 8>>>;
+using block = relu<add<bias_add<conv2d<branch, weight<"b2.w", f32, 8, 8, 1, 1>>, weight<"b2.b", f32, 8>>, stem>>;
+using pooled = flatten<max_pool2d<block, {.size = {2, 2}}>>;
+using logits = bias_add<dense<pooled, weight<"fc.w", f32, 10, 128>>, weight<"fc.b", f32, 10>>;
+using cnn = model<softmax<logits>, block>;
+
+template <class Exe>
+struct weights {
+  std::vector<std::vector<float>> data;
+  weight_set set;
+  weights() {
+    std::mt19937 gen(42);
+    std::uniform_real_distribution<float> dist(-0.5f, 0.5f);
+    data.reserve(Exe::plan.weights.size());
+    for (std::size_t i = 0; i < Exe::plan.weights.size(); ++i) {
+      const tensor_slot& w = Exe::weight(i);
+      data.emplace_back(static_cast<std::size_t>(w.shp.elements()));
+      for (float& v : data.back()) v = dist(gen);
+      set.add(std::string(w.name), data.back(), std::span(w.shp.dims.data(), static_cast<std::size_t>(w.shp.rank)));
+    }
+  }
+};
+
+struct outputs {
+  std::vector<float> probs = std::vector<float>(10), features = std::vector<float>(8 * 8 * 8);
+};
+
+template <class Exe>
+outputs run(Exe& exe, const weight_set& w) {
+  exe.bind(w);
+  std::vector<float> x(3 * 8 * 8);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::sin(static_cast<float>(i));
+  outputs o;
+  exe.run(x, o.probs, o.features);
+  return o;
+}
+
+float max_relative_error(const std::vector<float>& a, const std::vector<float>& b) {
+  float worst = 0;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    worst = std::max(worst, std::abs(a[i] - b[i]) / std::max(1e-6f, std::abs(b[i])));
+  return worst;
+}
+
+using oracle = compiled<cnn, reference>;
+
+}  // namespace
+
+TEST_CASE("the mock accelerator runs its steps, fused where it can, with the reference's results") {
+  using parts = partition<cnn, mock, reference>;
+  static_assert(count_functions<parts, "mock.conv2d_bias_relu"> == 2);  // stem and branch
+  // {stem, branch} and {add, relu}: the 1x1 conv between them runs on the host, and merging
+  // across it would make a cycle through the host's region.
+  static_assert(count_functions<parts, "mock"> == 2);
+  using exe_t = compiled<parts, mock, reference>;
+  static_assert(exe_t::plan.weights.size() == oracle::plan.weights.size());
+
+  const weights<oracle> w;
+  oracle ref;
+  exe_t exe;
+  const outputs expected = run(ref, w.set);
+  const outputs got = run(exe, w.set);
+  CHECK(max_relative_error(got.probs, expected.probs) <= 1e-5f);
+  CHECK(max_relative_error(got.features, expected.features) <= 1e-5f);
+
+  // (a) every step ran where the plan put it: the mock saw exactly its steps, in plan order.
+  std::vector<std::string_view> planned;
+  for (const plan_step& s : exe_t::plan.steps) {
+    if (s.backend != "mock") continue;
+    const graph_node& n = exe_t::plan.nodes[static_cast<std::size_t>(s.node)];
+    planned.push_back(n.op == op_id::call ? parts::value.functions[static_cast<std::size_t>(n.at.callee)].composite : name_of(n.op));
+  }
+  const std::vector<std::string_view> expected_calls{"mock.conv2d_bias_relu", "mock.conv2d_bias_relu", "add", "relu"};
+  CHECK(planned == expected_calls);
+  CHECK(exe.state<mock>().calls == expected_calls);
+}
+
+TEST_CASE("steps are split between renamed reference backends and the host") {
+  using convs = renamed<"convs", op_id::conv2d, op_id::bias_add>;
+  using acts = renamed<"acts", op_id::relu, op_id::add>;
+  using parts = partition<cnn, convs, acts, reference>;
+  static_assert(count_functions<parts, "convs"> >= 2 && count_functions<parts, "acts"> >= 2);
+  using exe_t = compiled<parts, convs, acts, reference>;
+  const weights<oracle> w;
+  oracle ref;
+  exe_t exe;
+  const outputs expected = run(ref, w.set);
+  const outputs got = run(exe, w.set);
+  CHECK(got.probs == expected.probs);  // same kernels, same order of arithmetic
+  CHECK(got.features == expected.features);
+  int on_convs = 0, on_acts = 0, on_host = 0;
+  for (const plan_step& s : exe_t::plan.steps) {
+    const op_id op = exe_t::plan.nodes[static_cast<std::size_t>(s.node)].op;
+    if (s.backend == "convs") CHECK((op == op_id::conv2d || op == op_id::bias_add));
+    if (s.backend == "acts") CHECK((op == op_id::relu || op == op_id::add));
+    on_convs += s.backend == "convs";
+    on_acts += s.backend == "acts";
+    on_host += s.backend.empty();
+  }
+  CHECK(on_convs == 7);  // 3 conv2d + 4 bias_add (the classifier's bias too)
+  CHECK(on_acts == 4);   // 3 relu + 1 add
+  CHECK(on_host == 3);   // max_pool2d, dense, softmax
+}
+
+TEST_CASE("a module annotated but not partitioned runs each node on its annotated backend") {
+  using acts = renamed<"acts", op_id::relu, op_id::add>;
+  using annotated = annotate_target<module_of<cnn>, acts, reference>;
+  using exe_t = compiled<annotated, acts, reference>;
+  const weights<oracle> w;
+  oracle ref;
+  exe_t exe;
+  CHECK(run(exe, w.set).probs == run(ref, w.set).probs);
+  int on_acts = 0;
+  for (const plan_step& s : exe_t::plan.steps) on_acts += s.backend == "acts";
+  CHECK(on_acts == 4);
+}
