@@ -180,6 +180,30 @@ static_assert(same_module<explicit_flow, rfc>() && same_module<piped, rfc>());
 using unmerged = partition_graph<annotate_target<module_of<model<node9>>, adds, reference>>;
 static_assert(count_functions<unmerged, "test"> == 7);
 
+// --- backend pass phases: pre_partition before the patterns, post_partition after ------------
+using pic = input<"pic", f32, 1, 2, 6, 6>;
+using conv = relu<conv2d<pic, weight<"k", f32, 2, 2, 3, 3>, {.padding = {1, 1}}>>;
+using phased = model<add<softmax<conv, 1>, pic>>;  // conv→relu (npu), softmax (host), add (npu)
+struct npu : renamed<"npu", op_id::conv2d, op_id::relu, op_id::add> {};
+static_assert(count_functions<partition<phased, npu, reference>, "npu"> == 2);
+// post_partition: the add-only partition has no conv2d/dense and goes back to the host
+struct pruning_npu : npu {
+  using post_partition = pass_list<passes::prune_partitions<"npu">>;
+};
+using pruned = partition<phased, pruning_npu, reference>;
+static_assert(count_functions<pruned, "npu"> == 1 && pruned::value.functions.size() == 2);
+static_assert(ops_in<pruned>(1) == 2);  // conv2d, relu
+// pre_partition runs before the backends' pattern tables: its composite claims relu(conv) first
+struct npu_with_patterns : npu {
+  using patterns = pattern_table<composite<"npu.conv", conv2d_p<any, constant>>>;
+};
+struct npu_with_phase : npu_with_patterns {
+  using pre_partition = pass_list<passes::merge_composite<pattern_table<composite<"npu.conv_relu", relu_p<conv2d_p<any, constant>>>>>>;
+};
+static_assert(count_functions<partition<phased, npu_with_patterns, reference>, "npu.conv"> == 1);
+static_assert(count_functions<partition<phased, npu_with_phase, reference>, "npu.conv"> == 0);
+static_assert(count_functions<partition<phased, npu_with_phase, reference>, "npu.conv_relu"> == 1);
+
 }  // namespace
 
 TEST_CASE("partitions print and render with their backend") {

@@ -138,3 +138,16 @@ TEST_CASE("a module annotated but not partitioned runs each node on its annotate
   for (const plan_step& s : exe_t::plan.steps) on_acts += s.backend == "acts";
   CHECK(on_acts == 4);
 }
+
+TEST_CASE("a pruned partition runs on the host with the same results") {
+  struct npu : renamed<"npu", op_id::conv2d, op_id::bias_add, op_id::relu, op_id::add> {
+    using post_partition = pass_list<passes::prune_partitions<"npu", 2>>;  // keep only partitions with 2+ convs
+  };
+  using parts = partition<cnn, npu, reference>;
+  static_assert(count_functions<parts, "npu"> == 1);
+  using exe_t = compiled<parts, npu, reference>;
+  const weights<oracle> w;
+  oracle ref;
+  exe_t exe;
+  CHECK(run(exe, w.set).probs == run(ref, w.set).probs);
+}

@@ -43,6 +43,7 @@
 #include "partita/pass/module_builder.hpp"
 #include "partita/pass/partition_graph.hpp"
 #include "partita/pass/pipeline.hpp"
+#include "partita/pass/prune_partitions.hpp"
 #include "partita/pattern/match.hpp"
 #include "partita/pattern/match_view.hpp"
 #include "partita/pattern/pattern.hpp"

@@ -1493,14 +1493,55 @@ std::string to_dot(M) {
 // ---- end partita/ir/dot.hpp ----
 // ---- begin partita/backend/backend.hpp ----
 
+// ---- begin partita/ir/view.hpp ----
+
 
 namespace partita {
 
-/// A backend: a type with a unique `name`, a per-executable `state` (created when the
-/// executable is constructed, alive as long as it is), and `kernel<Step>::run(state&, in, out)`
-/// for the steps it owns, in destination-passing style (the caller owns every buffer). The plan
-/// may give an elementwise step (unary ops, bias_add, add/subtract/multiply) the same buffer for
-/// its output and its first argument, so those kernels must read each element before writing it.
+/// A read-only view of one node of a module, for constexpr predicates: backend `supports`
+/// functions and composite predicates see the op, dtype, shape, attributes and arguments.
+class op_view {
+ public:
+  constexpr op_view(const graph_node* nodes, const int* args, int index) : nodes_(nodes), args_(args), index_(index) {}
+
+  constexpr op_id op() const { return node().op; }
+  constexpr bool is(op_id o) const { return node().op == o; }
+  constexpr partita::dtype dtype() const { return node().type; }
+  constexpr const partita::shape& shape() const { return node().out; }
+  constexpr const partita::attrs& attributes() const { return node().at; }
+  constexpr std::string_view name() const { return node().name; }
+  constexpr int num_args() const { return node().nargs; }
+  constexpr op_view arg(int i) const { return {nodes_, args_, args_[node().first_arg + i]}; }
+  constexpr int index() const { return index_; }
+  constexpr const graph_node& node() const { return nodes_[index_]; }
+
+ private:
+  const graph_node* nodes_;
+  const int* args_;
+  int index_;
+};
+
+}  // namespace partita
+// ---- end partita/ir/view.hpp ----
+
+namespace partita {
+
+/// A backend, as the entry points (`compiled`, `partition`, `annotate_target`) check it:
+///
+/// | member | meaning |
+/// |---|---|
+/// | `static constexpr fixed_string name` | unique, never "default" |
+/// | `struct state` | per-executable state, default-constructed with the executable |
+/// | `static constexpr bool host` (optional) | runs every op; takes what no other backend claims |
+/// | `static constexpr bool supports(const op_view&)` | which single ops it claims (non-host backends) |
+/// | `using patterns = pattern_table<...>` (optional) | its composites, in priority order |
+/// | `static constexpr bool fuses(std::string_view)` (optional) | composites it runs as one kernel |
+/// | `using pre_partition / post_partition = pass_list<...>` (optional) | its passes per phase |
+/// | `template <class Step> struct kernel` | `static void run(state&, const float* const* in, float* out)` |
+///
+/// Kernels run in destination-passing style (the caller owns every buffer). The plan may give an
+/// elementwise step (unary ops, bias_add, add/subtract/multiply) the same buffer for its output
+/// and its first argument, so those kernels must read each element before writing it.
 /// `reference` is the simplest complete example.
 template <class B>
 concept backend = requires {
@@ -1508,6 +1549,53 @@ concept backend = requires {
   typename B::state;
   requires std::default_initializable<typename B::state>;
 };
+
+namespace detail {
+
+/// Checks `B` member by member so that a type that is not a backend gets one message per
+/// missing piece, naming the type (see `Backend` in the instantiation context).
+template <class Backend>
+struct check_backend {
+  static constexpr bool has_name = requires { std::string_view(Backend::name); };
+  static_assert(has_name, "partita: not a backend (Backend): it needs `static constexpr fixed_string name = \"...\";`");
+  static constexpr bool has_state = requires { typename Backend::state; };
+  static_assert(has_state, "partita: not a backend (Backend): it needs a `struct state {};` (per-executable state, may be empty)");
+  static constexpr bool default_state = [] {
+    if constexpr (has_state) {
+      return std::default_initializable<typename Backend::state>;
+    } else {
+      return true;
+    }
+  }();
+  static_assert(default_state, "partita: backend (Backend): its `state` must be default-constructible");
+  static constexpr bool not_default = [] {
+    if constexpr (has_name) {
+      return std::string_view(Backend::name) != "default" && !std::string_view(Backend::name).empty();
+    } else {
+      return true;
+    }
+  }();
+  static_assert(not_default, "partita: backend (Backend): its name must be non-empty and not \"default\"");
+  static constexpr bool is_host = [] {
+    if constexpr (requires { Backend::host; }) {
+      return static_cast<bool>(Backend::host);
+    } else {
+      return false;
+    }
+  }();
+  static constexpr bool claims_ops = is_host || requires(const op_view& v) {
+    { Backend::supports(v) } -> std::convertible_to<bool>;
+  };
+  static_assert(claims_ops,
+                "partita: backend (Backend): a backend that is not a host needs `static constexpr bool supports(const op_view&)`");
+  static constexpr bool ok = has_name && has_state && default_state && not_default && claims_ops;
+};
+
+}  // namespace detail
+
+/// True when every one of `Backends...` passes the backend checks (reported one by one).
+template <class... Backends>
+inline constexpr bool backends_ok = (detail::check_backend<Backends>::ok && ...);
 
 /// True for host backends (`static constexpr bool host = true;`): they run every op, and the
 /// nodes they get are the ones no other backend claimed.
@@ -2386,36 +2474,6 @@ inline void softmax(const float* x, const shape& xs, int axis, float* y) {
 
 }  // namespace partita::reference_kernels
 // ---- end partita/backends/reference/kernels.hpp ----
-// ---- begin partita/ir/view.hpp ----
-
-
-namespace partita {
-
-/// A read-only view of one node of a module, for constexpr predicates: backend `supports`
-/// functions and composite predicates see the op, dtype, shape, attributes and arguments.
-class op_view {
- public:
-  constexpr op_view(const graph_node* nodes, const int* args, int index) : nodes_(nodes), args_(args), index_(index) {}
-
-  constexpr op_id op() const { return node().op; }
-  constexpr bool is(op_id o) const { return node().op == o; }
-  constexpr partita::dtype dtype() const { return node().type; }
-  constexpr const partita::shape& shape() const { return node().out; }
-  constexpr const partita::attrs& attributes() const { return node().at; }
-  constexpr std::string_view name() const { return node().name; }
-  constexpr int num_args() const { return node().nargs; }
-  constexpr op_view arg(int i) const { return {nodes_, args_, args_[node().first_arg + i]}; }
-  constexpr int index() const { return index_; }
-  constexpr const graph_node& node() const { return nodes_[index_]; }
-
- private:
-  const graph_node* nodes_;
-  const int* args_;
-  int index_;
-};
-
-}  // namespace partita
-// ---- end partita/ir/view.hpp ----
 
 namespace partita {
 
@@ -2722,9 +2780,10 @@ constexpr std::size_t backend_index(std::string_view name) {
 /// `Model` is a `model<...>` or a module type produced by passes. Everything about the model's
 /// structure is fixed at compile time; the executable holds the weights (after `bind`), the
 /// arena (`arena_bytes`) and each backend's state. `run` allocates nothing.
-template <class Model, backend... Backends>
+template <class Model, class... Backends>
 class compiled {
   static_assert(sizeof...(Backends) >= 1, "partita: compiled<Model, Backends...> needs at least the host backend");
+  static_assert(backends_ok<Backends...>);
 
  public:
   using module = typename detail::module_type_of<Model>::type;
@@ -4567,14 +4626,17 @@ constexpr module_builder annotate_target(module_builder m) {
 
 template <class M, class... Backends>
 struct annotate_target_pass {
-  static constexpr module_builder run() { return annotate_target<Backends...>(to_builder(M::value)); }
+  static constexpr module_builder run() {
+    if constexpr (!backends_ok<Backends...>) return to_builder(M::value);  // reported by check_backend
+    else return annotate_target<Backends...>(to_builder(M::value));
+  }
 };
 
 }  // namespace detail
 
 /// AnnotateTarget: decides which backend runs each node of main (`Backends` in priority order;
 /// host backends may be listed, last, and take whatever no other backend claims).
-template <module_type M, backend... Backends>
+template <module_type M, class... Backends>
 struct annotate_target : detail::module_from<detail::annotate_target_pass<M, Backends...>> {};
 
 }  // namespace partita
@@ -4991,13 +5053,17 @@ template <class M, class... Backends>
 struct partition_pass {
   static constexpr module_builder run() {
     module_builder m = to_builder(module_type_t<M>::value);
-    ((m = pre_partition<Backends>(std::move(m))), ...);
-    ((m = backend_patterns<Backends>(std::move(m))), ...);
-    m = annotate_target<Backends...>(std::move(m));
-    m = merge_regions(std::move(m));
-    m = partition_graph(m);
-    ((m = post_partition<Backends>(std::move(m))), ...);
-    return m;
+    if constexpr (!backends_ok<Backends...>) {
+      return m;  // reported by check_backend, once
+    } else {
+      ((m = pre_partition<Backends>(std::move(m))), ...);
+      ((m = backend_patterns<Backends>(std::move(m))), ...);
+      m = annotate_target<Backends...>(std::move(m));
+      m = merge_regions(std::move(m));
+      m = partition_graph(m);
+      ((m = post_partition<Backends>(std::move(m))), ...);
+      return m;
+    }
   }
 };
 
@@ -5013,7 +5079,7 @@ struct pipeline : detail::module_from<detail::pipeline_pass<M, Passes...>> {};
 /// `pre_partition` passes, MergeComposite with each backend's `patterns` in backend order,
 /// AnnotateTarget, MergeCompilerRegions, PartitionGraph, then each backend's `post_partition`
 /// passes. Backends without patterns or passes simply take part in annotation.
-template <class M, backend... Backends>
+template <class M, class... Backends>
 struct partition : detail::module_from<detail::partition_pass<M, Backends...>> {};
 
 /// Number of functions of module `M` that belong to `Backend` (partitions) — or, for a name
@@ -5030,4 +5096,134 @@ inline constexpr int count_functions = [] {
 
 }  // namespace partita
 // ---- end partita/pass/pipeline.hpp ----
+// ---- begin partita/pass/prune_partitions.hpp ----
+
+
+namespace partita {
+namespace detail {
+
+/// Keeps only the functions reachable from main through calls, renumbering them (main stays 0).
+constexpr module_builder remove_dead_functions(const module_builder& m) {
+  const std::size_t nf = m.functions.size();
+  std::vector<int> new_index(nf, -1);
+  std::vector<int> order{0};
+  new_index[0] = 0;
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const function_info& f = m.functions[static_cast<std::size_t>(order[k])];
+    for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i)
+      if (m.node(i).op == op_id::call && new_index[static_cast<std::size_t>(m.node(i).at.callee)] < 0) {
+        new_index[static_cast<std::size_t>(m.node(i).at.callee)] = 0;  // mark; numbered below
+        order.push_back(m.node(i).at.callee);
+      }
+  }
+  // Number in the old order so that surviving functions keep their relative order.
+  int next = 1;
+  for (std::size_t f = 1; f < nf; ++f)
+    if (new_index[f] == 0) new_index[f] = next++;
+  module_builder out;
+  out.functions.resize(static_cast<std::size_t>(next));
+  std::vector<int> a;
+  for (std::size_t f = 0; f < nf; ++f) {
+    if (f != 0 && new_index[f] <= 0) continue;
+    const function_info& old = m.functions[f];
+    function_info nf_info = old;
+    const int shift = static_cast<int>(out.nodes.size()) - old.first_node;
+    nf_info.first_node = static_cast<int>(out.nodes.size());
+    nf_info.result = old.result + shift;
+    for (int i = old.first_node; i < old.first_node + old.num_nodes; ++i) {
+      graph_node n = m.node(i);
+      if (n.op == op_id::call) n.at.callee = new_index[static_cast<std::size_t>(n.at.callee)];
+      a.clear();
+      for (int k = 0; k < n.nargs; ++k) a.push_back(m.arg(i, k) + shift);
+      out.emit(n, a.data(), n.nargs);
+    }
+    out.functions[static_cast<std::size_t>(new_index[f])] = nf_info;
+  }
+  return out;
+}
+
+/// Compute-intensive nodes (conv2d, dense) in function `f`, counting inside its composites.
+constexpr int heavy_ops(const module_builder& m, int f) {
+  const function_info& fn = m.functions[static_cast<std::size_t>(f)];
+  int n = 0;
+  for (int i = fn.first_node; i < fn.first_node + fn.num_nodes; ++i) {
+    const graph_node& g = m.node(i);
+    if (g.op == op_id::conv2d || g.op == op_id::dense) ++n;
+    if (g.op == op_id::call) n += heavy_ops(m, g.at.callee);
+  }
+  return n;
+}
+
+/// Inlines back into main (for the host) every call of a partition of `backend` that holds fewer
+/// than `min_heavy` compute-intensive ops, then drops functions nothing calls any more.
+constexpr module_builder prune_partitions(const module_builder& m, std::string_view backend, int min_heavy) {
+  const function_info& f = m.main();
+  module_builder out;
+  copy_functions_but_main(out, m);
+  const int start = static_cast<int>(out.nodes.size());
+  std::vector<int> to(m.nodes.size(), -1);
+  std::vector<int> tuple_fields(m.nodes.size(), -1);  // main call → first of its inlined results
+  std::vector<int> fields;
+  std::vector<int> a;
+  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
+    const graph_node& g = m.node(i);
+    a.clear();
+    for (int k = 0; k < g.nargs; ++k) a.push_back(to[static_cast<std::size_t>(m.arg(i, k))]);
+    if (g.op == op_id::get && tuple_fields[static_cast<std::size_t>(m.arg(i, 0))] >= 0) {
+      to[static_cast<std::size_t>(i)] = fields[static_cast<std::size_t>(tuple_fields[static_cast<std::size_t>(m.arg(i, 0))] + g.at.axis)];
+      continue;
+    }
+    if (g.op == op_id::call) {
+      const function_info& c = m.functions[static_cast<std::size_t>(g.at.callee)];
+      if (c.backend == backend && heavy_ops(m, g.at.callee) < min_heavy) {
+        std::vector<int> local(static_cast<std::size_t>(c.num_nodes), -1);
+        std::vector<int> b;
+        for (int j = c.first_node; j < c.first_node + c.num_nodes; ++j) {
+          const graph_node& n = m.node(j);
+          int& v = local[static_cast<std::size_t>(j - c.first_node)];
+          if (n.op == op_id::param) {
+            v = a[static_cast<std::size_t>(n.at.axis)];
+            continue;
+          }
+          if (j == c.result && n.op == op_id::tuple) break;  // its fields are projected below
+          b.clear();
+          for (int k = 0; k < n.nargs; ++k) b.push_back(local[static_cast<std::size_t>(m.arg(j, k) - c.first_node)]);
+          v = out.emit(n, b.data(), n.nargs);
+        }
+        const graph_node& r = m.node(c.result);
+        if (r.op == op_id::tuple) {
+          tuple_fields[static_cast<std::size_t>(i)] = static_cast<int>(fields.size());
+          for (int k = 0; k < r.nargs; ++k) fields.push_back(local[static_cast<std::size_t>(m.arg(c.result, k) - c.first_node)]);
+        } else {
+          to[static_cast<std::size_t>(i)] = local[static_cast<std::size_t>(c.result - c.first_node)];
+        }
+        continue;
+      }
+    }
+    to[static_cast<std::size_t>(i)] = out.emit(g, a.data(), g.nargs);
+  }
+  function_info& main = out.functions[0];
+  main.first_node = start;
+  main.num_nodes = static_cast<int>(out.nodes.size()) - start;
+  main.result = to[static_cast<std::size_t>(f.result)];
+  return remove_dead_functions(out);
+}
+
+}  // namespace detail
+
+namespace passes {
+
+/// Post-partition pruning, as TVM's DNNL integration does: a partition of backend `Backend`
+/// (by name) with fewer than `MinHeavyOps` conv2d/dense ops (composites included) costs more to
+/// offload than it saves, so it is inlined back into main for the host.
+template <fixed_string Backend, int MinHeavyOps = 1>
+struct prune_partitions {
+  static constexpr detail::module_builder run(detail::module_builder m) {
+    return detail::prune_partitions(m, Backend.view(), MinHeavyOps);
+  }
+};
+
+}  // namespace passes
+}  // namespace partita
+// ---- end partita/pass/prune_partitions.hpp ----
 // ---- end partita/partita.hpp ----

@@ -3,14 +3,26 @@
 #include <string_view>
 
 #include "partita/ir/op_id.hpp"
+#include "partita/ir/view.hpp"
 
 namespace partita {
 
-/// A backend: a type with a unique `name`, a per-executable `state` (created when the
-/// executable is constructed, alive as long as it is), and `kernel<Step>::run(state&, in, out)`
-/// for the steps it owns, in destination-passing style (the caller owns every buffer). The plan
-/// may give an elementwise step (unary ops, bias_add, add/subtract/multiply) the same buffer for
-/// its output and its first argument, so those kernels must read each element before writing it.
+/// A backend, as the entry points (`compiled`, `partition`, `annotate_target`) check it:
+///
+/// | member | meaning |
+/// |---|---|
+/// | `static constexpr fixed_string name` | unique, never "default" |
+/// | `struct state` | per-executable state, default-constructed with the executable |
+/// | `static constexpr bool host` (optional) | runs every op; takes what no other backend claims |
+/// | `static constexpr bool supports(const op_view&)` | which single ops it claims (non-host backends) |
+/// | `using patterns = pattern_table<...>` (optional) | its composites, in priority order |
+/// | `static constexpr bool fuses(std::string_view)` (optional) | composites it runs as one kernel |
+/// | `using pre_partition / post_partition = pass_list<...>` (optional) | its passes per phase |
+/// | `template <class Step> struct kernel` | `static void run(state&, const float* const* in, float* out)` |
+///
+/// Kernels run in destination-passing style (the caller owns every buffer). The plan may give an
+/// elementwise step (unary ops, bias_add, add/subtract/multiply) the same buffer for its output
+/// and its first argument, so those kernels must read each element before writing it.
 /// `reference` is the simplest complete example.
 template <class B>
 concept backend = requires {
@@ -18,6 +30,53 @@ concept backend = requires {
   typename B::state;
   requires std::default_initializable<typename B::state>;
 };
+
+namespace detail {
+
+/// Checks `B` member by member so that a type that is not a backend gets one message per
+/// missing piece, naming the type (see `Backend` in the instantiation context).
+template <class Backend>
+struct check_backend {
+  static constexpr bool has_name = requires { std::string_view(Backend::name); };
+  static_assert(has_name, "partita: not a backend (Backend): it needs `static constexpr fixed_string name = \"...\";`");
+  static constexpr bool has_state = requires { typename Backend::state; };
+  static_assert(has_state, "partita: not a backend (Backend): it needs a `struct state {};` (per-executable state, may be empty)");
+  static constexpr bool default_state = [] {
+    if constexpr (has_state) {
+      return std::default_initializable<typename Backend::state>;
+    } else {
+      return true;
+    }
+  }();
+  static_assert(default_state, "partita: backend (Backend): its `state` must be default-constructible");
+  static constexpr bool not_default = [] {
+    if constexpr (has_name) {
+      return std::string_view(Backend::name) != "default" && !std::string_view(Backend::name).empty();
+    } else {
+      return true;
+    }
+  }();
+  static_assert(not_default, "partita: backend (Backend): its name must be non-empty and not \"default\"");
+  static constexpr bool is_host = [] {
+    if constexpr (requires { Backend::host; }) {
+      return static_cast<bool>(Backend::host);
+    } else {
+      return false;
+    }
+  }();
+  static constexpr bool claims_ops = is_host || requires(const op_view& v) {
+    { Backend::supports(v) } -> std::convertible_to<bool>;
+  };
+  static_assert(claims_ops,
+                "partita: backend (Backend): a backend that is not a host needs `static constexpr bool supports(const op_view&)`");
+  static constexpr bool ok = has_name && has_state && default_state && not_default && claims_ops;
+};
+
+}  // namespace detail
+
+/// True when every one of `Backends...` passes the backend checks (reported one by one).
+template <class... Backends>
+inline constexpr bool backends_ok = (detail::check_backend<Backends>::ok && ...);
 
 /// True for host backends (`static constexpr bool host = true;`): they run every op, and the
 /// nodes they get are the ones no other backend claimed.

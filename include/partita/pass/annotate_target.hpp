@@ -54,14 +54,17 @@ constexpr module_builder annotate_target(module_builder m) {
 
 template <class M, class... Backends>
 struct annotate_target_pass {
-  static constexpr module_builder run() { return annotate_target<Backends...>(to_builder(M::value)); }
+  static constexpr module_builder run() {
+    if constexpr (!backends_ok<Backends...>) return to_builder(M::value);  // reported by check_backend
+    else return annotate_target<Backends...>(to_builder(M::value));
+  }
 };
 
 }  // namespace detail
 
 /// AnnotateTarget: decides which backend runs each node of main (`Backends` in priority order;
 /// host backends may be listed, last, and take whatever no other backend claims).
-template <module_type M, backend... Backends>
+template <module_type M, class... Backends>
 struct annotate_target : detail::module_from<detail::annotate_target_pass<M, Backends...>> {};
 
 }  // namespace partita

@@ -89,13 +89,17 @@ template <class M, class... Backends>
 struct partition_pass {
   static constexpr module_builder run() {
     module_builder m = to_builder(module_type_t<M>::value);
-    ((m = pre_partition<Backends>(std::move(m))), ...);
-    ((m = backend_patterns<Backends>(std::move(m))), ...);
-    m = annotate_target<Backends...>(std::move(m));
-    m = merge_regions(std::move(m));
-    m = partition_graph(m);
-    ((m = post_partition<Backends>(std::move(m))), ...);
-    return m;
+    if constexpr (!backends_ok<Backends...>) {
+      return m;  // reported by check_backend, once
+    } else {
+      ((m = pre_partition<Backends>(std::move(m))), ...);
+      ((m = backend_patterns<Backends>(std::move(m))), ...);
+      m = annotate_target<Backends...>(std::move(m));
+      m = merge_regions(std::move(m));
+      m = partition_graph(m);
+      ((m = post_partition<Backends>(std::move(m))), ...);
+      return m;
+    }
   }
 };
 
@@ -111,7 +115,7 @@ struct pipeline : detail::module_from<detail::pipeline_pass<M, Passes...>> {};
 /// `pre_partition` passes, MergeComposite with each backend's `patterns` in backend order,
 /// AnnotateTarget, MergeCompilerRegions, PartitionGraph, then each backend's `post_partition`
 /// passes. Backends without patterns or passes simply take part in annotation.
-template <class M, backend... Backends>
+template <class M, class... Backends>
 struct partition : detail::module_from<detail::partition_pass<M, Backends...>> {};
 
 /// Number of functions of module `M` that belong to `Backend` (partitions) — or, for a name

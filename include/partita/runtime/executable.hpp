@@ -72,9 +72,10 @@ constexpr std::size_t backend_index(std::string_view name) {
 /// `Model` is a `model<...>` or a module type produced by passes. Everything about the model's
 /// structure is fixed at compile time; the executable holds the weights (after `bind`), the
 /// arena (`arena_bytes`) and each backend's state. `run` allocates nothing.
-template <class Model, backend... Backends>
+template <class Model, class... Backends>
 class compiled {
   static_assert(sizeof...(Backends) >= 1, "partita: compiled<Model, Backends...> needs at least the host backend");
+  static_assert(backends_ok<Backends...>);
 
  public:
   using module = typename detail::module_type_of<Model>::type;

@@ -1,0 +1,133 @@
+#pragma once
+#include <string_view>
+#include <vector>
+
+#include "partita/core/fixed_string.hpp"
+#include "partita/pass/module_builder.hpp"
+
+namespace partita {
+namespace detail {
+
+/// Keeps only the functions reachable from main through calls, renumbering them (main stays 0).
+constexpr module_builder remove_dead_functions(const module_builder& m) {
+  const std::size_t nf = m.functions.size();
+  std::vector<int> new_index(nf, -1);
+  std::vector<int> order{0};
+  new_index[0] = 0;
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const function_info& f = m.functions[static_cast<std::size_t>(order[k])];
+    for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i)
+      if (m.node(i).op == op_id::call && new_index[static_cast<std::size_t>(m.node(i).at.callee)] < 0) {
+        new_index[static_cast<std::size_t>(m.node(i).at.callee)] = 0;  // mark; numbered below
+        order.push_back(m.node(i).at.callee);
+      }
+  }
+  // Number in the old order so that surviving functions keep their relative order.
+  int next = 1;
+  for (std::size_t f = 1; f < nf; ++f)
+    if (new_index[f] == 0) new_index[f] = next++;
+  module_builder out;
+  out.functions.resize(static_cast<std::size_t>(next));
+  std::vector<int> a;
+  for (std::size_t f = 0; f < nf; ++f) {
+    if (f != 0 && new_index[f] <= 0) continue;
+    const function_info& old = m.functions[f];
+    function_info nf_info = old;
+    const int shift = static_cast<int>(out.nodes.size()) - old.first_node;
+    nf_info.first_node = static_cast<int>(out.nodes.size());
+    nf_info.result = old.result + shift;
+    for (int i = old.first_node; i < old.first_node + old.num_nodes; ++i) {
+      graph_node n = m.node(i);
+      if (n.op == op_id::call) n.at.callee = new_index[static_cast<std::size_t>(n.at.callee)];
+      a.clear();
+      for (int k = 0; k < n.nargs; ++k) a.push_back(m.arg(i, k) + shift);
+      out.emit(n, a.data(), n.nargs);
+    }
+    out.functions[static_cast<std::size_t>(new_index[f])] = nf_info;
+  }
+  return out;
+}
+
+/// Compute-intensive nodes (conv2d, dense) in function `f`, counting inside its composites.
+constexpr int heavy_ops(const module_builder& m, int f) {
+  const function_info& fn = m.functions[static_cast<std::size_t>(f)];
+  int n = 0;
+  for (int i = fn.first_node; i < fn.first_node + fn.num_nodes; ++i) {
+    const graph_node& g = m.node(i);
+    if (g.op == op_id::conv2d || g.op == op_id::dense) ++n;
+    if (g.op == op_id::call) n += heavy_ops(m, g.at.callee);
+  }
+  return n;
+}
+
+/// Inlines back into main (for the host) every call of a partition of `backend` that holds fewer
+/// than `min_heavy` compute-intensive ops, then drops functions nothing calls any more.
+constexpr module_builder prune_partitions(const module_builder& m, std::string_view backend, int min_heavy) {
+  const function_info& f = m.main();
+  module_builder out;
+  copy_functions_but_main(out, m);
+  const int start = static_cast<int>(out.nodes.size());
+  std::vector<int> to(m.nodes.size(), -1);
+  std::vector<int> tuple_fields(m.nodes.size(), -1);  // main call → first of its inlined results
+  std::vector<int> fields;
+  std::vector<int> a;
+  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
+    const graph_node& g = m.node(i);
+    a.clear();
+    for (int k = 0; k < g.nargs; ++k) a.push_back(to[static_cast<std::size_t>(m.arg(i, k))]);
+    if (g.op == op_id::get && tuple_fields[static_cast<std::size_t>(m.arg(i, 0))] >= 0) {
+      to[static_cast<std::size_t>(i)] = fields[static_cast<std::size_t>(tuple_fields[static_cast<std::size_t>(m.arg(i, 0))] + g.at.axis)];
+      continue;
+    }
+    if (g.op == op_id::call) {
+      const function_info& c = m.functions[static_cast<std::size_t>(g.at.callee)];
+      if (c.backend == backend && heavy_ops(m, g.at.callee) < min_heavy) {
+        std::vector<int> local(static_cast<std::size_t>(c.num_nodes), -1);
+        std::vector<int> b;
+        for (int j = c.first_node; j < c.first_node + c.num_nodes; ++j) {
+          const graph_node& n = m.node(j);
+          int& v = local[static_cast<std::size_t>(j - c.first_node)];
+          if (n.op == op_id::param) {
+            v = a[static_cast<std::size_t>(n.at.axis)];
+            continue;
+          }
+          if (j == c.result && n.op == op_id::tuple) break;  // its fields are projected below
+          b.clear();
+          for (int k = 0; k < n.nargs; ++k) b.push_back(local[static_cast<std::size_t>(m.arg(j, k) - c.first_node)]);
+          v = out.emit(n, b.data(), n.nargs);
+        }
+        const graph_node& r = m.node(c.result);
+        if (r.op == op_id::tuple) {
+          tuple_fields[static_cast<std::size_t>(i)] = static_cast<int>(fields.size());
+          for (int k = 0; k < r.nargs; ++k) fields.push_back(local[static_cast<std::size_t>(m.arg(c.result, k) - c.first_node)]);
+        } else {
+          to[static_cast<std::size_t>(i)] = local[static_cast<std::size_t>(c.result - c.first_node)];
+        }
+        continue;
+      }
+    }
+    to[static_cast<std::size_t>(i)] = out.emit(g, a.data(), g.nargs);
+  }
+  function_info& main = out.functions[0];
+  main.first_node = start;
+  main.num_nodes = static_cast<int>(out.nodes.size()) - start;
+  main.result = to[static_cast<std::size_t>(f.result)];
+  return remove_dead_functions(out);
+}
+
+}  // namespace detail
+
+namespace passes {
+
+/// Post-partition pruning, as TVM's DNNL integration does: a partition of backend `Backend`
+/// (by name) with fewer than `MinHeavyOps` conv2d/dense ops (composites included) costs more to
+/// offload than it saves, so it is inlined back into main for the host.
+template <fixed_string Backend, int MinHeavyOps = 1>
+struct prune_partitions {
+  static constexpr detail::module_builder run(detail::module_builder m) {
+    return detail::prune_partitions(m, Backend.view(), MinHeavyOps);
+  }
+};
+
+}  // namespace passes
+}  // namespace partita

@@ -1,0 +1,12 @@
+// expect: static assertion failed: partita: not a backend \(Backend\): it needs a `struct state \{\};`
+// expect: static assertion failed: partita: backend \(Backend\): a backend that is not a host needs `static constexpr bool supports\(const op_view&\)`
+// expect: check_backend<my_npu>
+#include <partita/partita.hpp>
+using namespace partita;
+struct my_npu {  // forgot its state and its supports predicate
+  static constexpr fixed_string name = "npu";
+};
+using x = input<"x", f32, 4>;
+using parts = partition<model<relu<x>>, my_npu, reference>;
+constexpr auto& m = parts::value;
+int main() {}
