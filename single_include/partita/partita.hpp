@@ -428,6 +428,12 @@ struct function_info {
   }
 };
 
+/// The backend a composite belongs to: its name up to the first `.` (empty if there is none).
+constexpr std::string_view composite_backend(std::string_view name) {
+  const std::size_t dot = name.find('.');
+  return dot == std::string_view::npos ? std::string_view{} : name.substr(0, dot);
+}
+
 /// A module as a constexpr value: every function's nodes in one table. Passes are constexpr
 /// functions from one module value to another; a *module type* is any type with a
 /// `static constexpr` member `value` of this template (see `module_of`).
@@ -1449,7 +1455,7 @@ inline std::string dot_escape(std::string_view s) {
 }  // namespace detail
 
 /// The module as a Graphviz digraph: one cluster per function, filled with the colour of the
-/// function's backend; weights are grey notes, inputs ellipses, ops boxes. Render with
+/// function's backend (a composite's: the prefix of its name); weights are grey notes, inputs ellipses, ops boxes. Render with
 /// `dot -Tsvg`.
 template <module_type M>
 std::string to_dot(M) {
@@ -1461,7 +1467,8 @@ std::string to_dot(M) {
     const function_info& f = m.functions[fi];
     out += "  subgraph cluster_" + std::to_string(fi) + " {\n    label=\"" + detail::dot_escape(f.name());
     if (!f.composite.empty()) out += "\\n" + detail::dot_escape(f.composite);
-    out += "\";\n    style=filled; fillcolor=\"" + detail::backend_colour(f.backend) + "\"; color=grey40;\n";
+    const std::string_view owner = f.backend.empty() ? composite_backend(f.composite) : f.backend;
+    out += "\";\n    style=filled; fillcolor=\"" + detail::backend_colour(owner) + "\"; color=grey40;\n";
     for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
       const graph_node& n = m.node(i);
       std::string label, shape_attr;
@@ -4431,12 +4438,6 @@ constexpr module_builder rebuild_main(const module_builder& m, const std::vector
 constexpr module_builder remove_dead(const module_builder& m) {
   const std::vector<bool> live = live_nodes(m);
   return rebuild_main(m, live, [](module_builder&, int, const std::vector<int>&) { return -1; });
-}
-
-/// The backend a composite belongs to: its name up to the first `.` (empty if there is none).
-constexpr std::string_view composite_backend(std::string_view name) {
-  const std::size_t dot = name.find('.');
-  return dot == std::string_view::npos ? std::string_view{} : name.substr(0, dot);
 }
 
 /// Applies table entry `e` to main (Part 1, item 3-5 of the BYOC semantics).

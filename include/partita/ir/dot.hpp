@@ -28,7 +28,7 @@ inline std::string dot_escape(std::string_view s) {
 }  // namespace detail
 
 /// The module as a Graphviz digraph: one cluster per function, filled with the colour of the
-/// function's backend; weights are grey notes, inputs ellipses, ops boxes. Render with
+/// function's backend (a composite's: the prefix of its name); weights are grey notes, inputs ellipses, ops boxes. Render with
 /// `dot -Tsvg`.
 template <module_type M>
 std::string to_dot(M) {
@@ -40,7 +40,8 @@ std::string to_dot(M) {
     const function_info& f = m.functions[fi];
     out += "  subgraph cluster_" + std::to_string(fi) + " {\n    label=\"" + detail::dot_escape(f.name());
     if (!f.composite.empty()) out += "\\n" + detail::dot_escape(f.composite);
-    out += "\";\n    style=filled; fillcolor=\"" + detail::backend_colour(f.backend) + "\"; color=grey40;\n";
+    const std::string_view owner = f.backend.empty() ? composite_backend(f.composite) : f.backend;
+    out += "\";\n    style=filled; fillcolor=\"" + detail::backend_colour(owner) + "\"; color=grey40;\n";
     for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
       const graph_node& n = m.node(i);
       std::string label, shape_attr;

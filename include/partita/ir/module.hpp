@@ -50,6 +50,12 @@ struct function_info {
   }
 };
 
+/// The backend a composite belongs to: its name up to the first `.` (empty if there is none).
+constexpr std::string_view composite_backend(std::string_view name) {
+  const std::size_t dot = name.find('.');
+  return dot == std::string_view::npos ? std::string_view{} : name.substr(0, dot);
+}
+
 /// A module as a constexpr value: every function's nodes in one table. Passes are constexpr
 /// functions from one module value to another; a *module type* is any type with a
 /// `static constexpr` member `value` of this template (see `module_of`).

@@ -94,12 +94,6 @@ constexpr module_builder remove_dead(const module_builder& m) {
   return rebuild_main(m, live, [](module_builder&, int, const std::vector<int>&) { return -1; });
 }
 
-/// The backend a composite belongs to: its name up to the first `.` (empty if there is none).
-constexpr std::string_view composite_backend(std::string_view name) {
-  const std::size_t dot = name.find('.');
-  return dot == std::string_view::npos ? std::string_view{} : name.substr(0, dot);
-}
-
 /// Applies table entry `e` to main (Part 1, item 3-5 of the BYOC semantics).
 template <class T>
 constexpr module_builder apply_pattern(const module_builder& m, const T& t, const table_entry& e) {
