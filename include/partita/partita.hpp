@@ -48,3 +48,4 @@
 #include "partita/pattern/match_view.hpp"
 #include "partita/pattern/pattern.hpp"
 #include "partita/pattern/table.hpp"
+#include "partita/detail/concat.hpp"

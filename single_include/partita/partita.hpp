@@ -149,7 +149,8 @@ inline std::string to_string(const shape& s) {
     if (i) r += ", ";
     r += std::to_string(s[i]);
   }
-  return r + "]";
+  r += "]";
+  return r;
 }
 
 /// A shape as a type, so that the compiler prints it in diagnostics: `dims<512, 700>`.
@@ -1291,6 +1292,20 @@ struct get {
 // ---- begin partita/ir/printer.hpp ----
 #include <cstdio>
 
+// ---- begin partita/detail/concat.hpp ----
+
+namespace partita::detail {
+
+/// Concatenates strings by appending: `"x" + std::string(...)` trips GCC 12's -Wrestrict at -O2.
+template <class... Parts>
+std::string concat(const Parts&... parts) {
+  std::string r;
+  ((r += parts), ...);
+  return r;
+}
+
+}  // namespace partita::detail
+// ---- end partita/detail/concat.hpp ----
 
 namespace partita {
 namespace detail {
@@ -1298,7 +1313,7 @@ namespace detail {
 template <class M>
 std::string type_string(const M& m, int i) {
   const graph_node& n = m.node(i);
-  if (!n.is_tuple) return std::string(name_of(n.type)) + to_string(n.out);
+  if (!n.is_tuple) return concat(name_of(n.type), to_string(n.out));
   if (n.op == op_id::call) return type_string(m, m.functions[static_cast<std::size_t>(n.at.callee)].result);
   if (n.op == op_id::get) {
     int t = m.arg(i, 0);
@@ -1310,11 +1325,12 @@ std::string type_string(const M& m, int i) {
     if (k) s += ", ";
     s += type_string(m, m.arg(i, k));
   }
-  return s + ")";
+  s += ")";
+  return s;
 }
 
 inline std::string pair_string(const std::array<int, 2>& p) {
-  return "[" + std::to_string(p[0]) + ", " + std::to_string(p[1]) + "]";
+  return concat("[", std::to_string(p[0]), ", ", std::to_string(p[1]), "]");
 }
 
 inline std::string float_string(float f) {
@@ -1328,24 +1344,24 @@ inline std::string attr_string(const graph_node& n) {
   const attrs& a = n.at;
   switch (n.op) {
     case op_id::conv2d:
-      return "stride=" + pair_string(a.stride) + ", padding=" + pair_string(a.padding) +
-             ", dilation=" + pair_string(a.dilation) + ", groups=" + std::to_string(a.groups);
+      return concat("stride=", pair_string(a.stride), ", padding=", pair_string(a.padding), ", dilation=",
+                    pair_string(a.dilation), ", groups=", std::to_string(a.groups));
     case op_id::max_pool2d:
     case op_id::avg_pool2d:
-      return "size=" + pair_string(a.window) + ", stride=" + pair_string(a.stride) + ", padding=" +
-             pair_string(a.padding) + (a.count_include_pad ? ", count_include_pad" : "");
+      return concat("size=", pair_string(a.window), ", stride=", pair_string(a.stride), ", padding=",
+                    pair_string(a.padding), a.count_include_pad ? ", count_include_pad" : "");
     case op_id::clip:
-      return "lo=" + float_string(a.lo) + ", hi=" + float_string(a.hi);
+      return concat("lo=", float_string(a.lo), ", hi=", float_string(a.hi));
     case op_id::batch_norm:
-      return "epsilon=" + float_string(a.epsilon);
+      return concat("epsilon=", float_string(a.epsilon));
     case op_id::bias_add:
     case op_id::concatenate:
     case op_id::softmax:
-      return "axis=" + std::to_string(a.axis);
+      return concat("axis=", std::to_string(a.axis));
     case op_id::reshape:
-      return "shape=" + to_string(a.target);
+      return concat("shape=", to_string(a.target));
     case op_id::get:
-      return "index=" + std::to_string(a.axis);
+      return concat("index=", std::to_string(a.axis));
     default:
       return {};
   }
@@ -1355,10 +1371,10 @@ template <class M>
 std::string value_name(const M& m, int i) {
   const graph_node& n = m.node(i);
   switch (n.op) {
-    case op_id::input: return "%" + std::string(n.name);
-    case op_id::weight: return "@" + std::string(n.name);
-    case op_id::param: return "%p" + std::to_string(n.at.axis);
-    default: return "%" + std::to_string(i);
+    case op_id::input: return concat("%", n.name);
+    case op_id::weight: return concat("@", n.name);
+    case op_id::param: return concat("%p", std::to_string(n.at.axis));
+    default: return concat("%", std::to_string(i));
   }
 }
 
@@ -1367,7 +1383,7 @@ std::string call_string(const M& m, int i) {
   const graph_node& n = m.node(i);
   std::string s;
   if (n.op == op_id::call) {
-    s = "@" + std::string(m.functions[static_cast<std::size_t>(n.at.callee)].name());
+    s = concat("@", m.functions[static_cast<std::size_t>(n.at.callee)].name());
   } else if (n.op != op_id::tuple) {
     s = std::string(name_of(n.op));
   }
@@ -1381,34 +1397,35 @@ std::string call_string(const M& m, int i) {
     if (n.nargs) s += ", ";
     s += at;
   }
-  return s + ")";
+  s += ")";
+  return s;
 }
 
 template <class M>
 void print_function(std::string& out, const M& m, const function_info& f) {
-  out += "def @" + std::string(f.name()) + "(";
+  out += concat("def @", f.name(), "(");
   bool first = true;
   for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
     const graph_node& n = m.node(i);
     if (n.op != op_id::input && n.op != op_id::param) continue;
-    out += (first ? "" : ", ") + value_name(m, i) + ": " + type_string(m, i);
+    out += concat(first ? "" : ", ", value_name(m, i), ": ", type_string(m, i));
     first = false;
   }
   out += ")";
-  if (f.result >= 0) out += " -> " + type_string(m, f.result);
+  if (f.result >= 0) out += concat(" -> ", type_string(m, f.result));
   if (!f.composite.empty() || !f.backend.empty()) {
     out += " attrs {";
-    if (!f.composite.empty()) out += "composite=\"" + std::string(f.composite) + "\"";
-    if (!f.backend.empty()) out += std::string(f.composite.empty() ? "" : ", ") + "backend=\"" + std::string(f.backend) + "\"";
+    if (!f.composite.empty()) out += concat("composite=\"", f.composite, "\"");
+    if (!f.backend.empty()) out += concat(f.composite.empty() ? "" : ", ", "backend=\"", f.backend, "\"");
     out += "}";
   }
   out += " {\n";
   for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
     const graph_node& n = m.node(i);
     if (is_leaf(n.op)) continue;
-    out += "  %" + std::to_string(i) + " = " + call_string(m, i) + " : " + type_string(m, i) + "\n";
+    out += concat("  %", std::to_string(i), " = ", call_string(m, i), " : ", type_string(m, i), "\n");
   }
-  out += "  return " + value_name(m, f.result) + "\n}\n";
+  out += concat("  return ", value_name(m, f.result), "\n}\n");
 }
 
 }  // namespace detail
@@ -1465,10 +1482,10 @@ std::string to_dot(M) {
       "fontname=\"Helvetica\", fontsize=10];\n  edge [fontname=\"Helvetica\", fontsize=9];\n";
   for (std::size_t fi = 0; fi < m.functions.size(); ++fi) {
     const function_info& f = m.functions[fi];
-    out += "  subgraph cluster_" + std::to_string(fi) + " {\n    label=\"" + detail::dot_escape(f.name());
-    if (!f.composite.empty()) out += "\\n" + detail::dot_escape(f.composite);
+    out += detail::concat("  subgraph cluster_", std::to_string(fi), " {\n    label=\"", detail::dot_escape(f.name()));
+    if (!f.composite.empty()) out += detail::concat("\\n", detail::dot_escape(f.composite));
     const std::string_view owner = f.backend.empty() ? composite_backend(f.composite) : f.backend;
-    out += "\";\n    style=filled; fillcolor=\"" + detail::backend_colour(owner) + "\"; color=grey40;\n";
+    out += detail::concat("\";\n    style=filled; fillcolor=\"", detail::backend_colour(owner), "\"; color=grey40;\n");
     for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
       const graph_node& n = m.node(i);
       std::string label, shape_attr;
@@ -1479,21 +1496,22 @@ std::string to_dot(M) {
         label = detail::dot_escape(detail::value_name(m, i));
         shape_attr = ", shape=ellipse";
       } else if (n.op == op_id::call) {
-        label = "@" + detail::dot_escape(m.functions[static_cast<std::size_t>(n.at.callee)].name());
+        label = detail::concat("@", detail::dot_escape(m.functions[static_cast<std::size_t>(n.at.callee)].name()));
         shape_attr = ", shape=box3d";
       } else {
         label = std::string(name_of(n.op));
-        if (auto a = detail::attr_string(n); !a.empty()) label += "\\n" + a;
+        if (auto a = detail::attr_string(n); !a.empty()) label += detail::concat("\\n", a);
       }
-      label += "\\n" + detail::type_string(m, i);
-      out += "    n" + std::to_string(i) + " [label=\"" + label + "\"" + shape_attr + "];\n";
+      label += detail::concat("\\n", detail::type_string(m, i));
+      out += detail::concat("    n", std::to_string(i), " [label=\"", label, "\"", shape_attr, "];\n");
     }
     out += "  }\n";
   }
   for (std::size_t i = 0; i < m.nodes.size(); ++i)
     for (int k = 0; k < m.nodes[i].nargs; ++k)
-      out += "  n" + std::to_string(m.arg(static_cast<int>(i), k)) + " -> n" + std::to_string(i) + ";\n";
-  return out + "}\n";
+      out += detail::concat("  n", std::to_string(m.arg(static_cast<int>(i), k)), " -> n", std::to_string(i), ";\n");
+  out += "}\n";
+  return out;
 }
 
 }  // namespace partita
@@ -2681,31 +2699,31 @@ inline std::string dims_string(const std::vector<std::int64_t>& d) {
     if (i) r += ", ";
     r += std::to_string(d[i]);
   }
-  return r + "]";
+  r += "]";
+  return r;
 }
 
 /// Appends to `problems` one line per mismatch between a declared weight and what the source
 /// holds under that name.
 inline void check_weight(const tensor_slot& w, const tensor_data* t, std::string_view origin, std::string& problems) {
-  const std::string head = "\n  weight '" + std::string(w.name) + "' (" + std::string(name_of(w.type)) + to_string(w.shp) + "): ";
+  const std::string head = concat("\n  weight '", w.name, "' (", name_of(w.type), to_string(w.shp), "): ");
   if (!t) {
-    problems += head + "not found in " + std::string(origin);
+    problems += concat(head, "not found in ", origin);
     return;
   }
   if (t->type != w.type) {
-    problems += head + "dtype is " + t->dtype_name + " in " + std::string(origin) + ", expected " +
-                std::string(safetensors_name(w.type));
+    problems += concat(head, "dtype is ", t->dtype_name, " in ", origin, ", expected ", safetensors_name(w.type));
     return;
   }
   bool same = t->dims.size() == static_cast<std::size_t>(w.shp.rank);
   for (int i = 0; same && i < w.shp.rank; ++i) same = t->dims[static_cast<std::size_t>(i)] == w.shp[i];
   if (!same) {
-    problems += head + "shape is " + dims_string(t->dims) + " in " + std::string(origin) + ", expected " + to_string(w.shp);
+    problems += concat(head, "shape is ", dims_string(t->dims), " in ", origin, ", expected ", to_string(w.shp));
     return;
   }
   if (t->bytes.size() != w.bytes()) {
-    problems += head + "holds " + std::to_string(t->bytes.size()) + " bytes in " + std::string(origin) + ", expected " +
-                std::to_string(w.bytes());
+    problems += concat(head, "holds ", std::to_string(t->bytes.size()), " bytes in ", origin, ", expected ",
+                       std::to_string(w.bytes()));
   }
 }
 
@@ -2714,13 +2732,15 @@ inline void check_run_argument(const tensor_slot& s, const char* role, std::size
                                const shape* claimed) {
   const auto expected = static_cast<std::size_t>(s.shp.elements());
   const auto what = [&] {
-    std::string r = std::string("partita: run: ") + role + " " + std::to_string(index);
-    if (!s.name.empty()) r += " '" + std::string(s.name) + "'";
-    return r + " (" + std::string(name_of(s.type)) + to_string(s.shp) + ")";
+    std::string r = concat("partita: run: ", role, " ", std::to_string(index));
+    if (!s.name.empty()) r += concat(" '", s.name, "'");
+    r += concat(" (", name_of(s.type), to_string(s.shp), ")");
+    return r;
   };
-  if (claimed && !(*claimed == s.shp)) throw error(what() + ": the view has shape " + to_string(*claimed) + ", expected " + to_string(s.shp));
+  if (claimed && !(*claimed == s.shp))
+    throw error(concat(what(), ": the view has shape ", to_string(*claimed), ", expected ", to_string(s.shp)));
   if (size != expected)
-    throw error(what() + ": the buffer has " + std::to_string(size) + " elements, expected " + std::to_string(expected));
+    throw error(concat(what(), ": the buffer has ", std::to_string(size), " elements, expected ", std::to_string(expected)));
 }
 
 }  // namespace partita::detail
@@ -2830,7 +2850,7 @@ class compiled {
       found[i] = source.find(plan.weights[i].name);
       detail::check_weight(plan.weights[i], found[i], source.origin(), problems);
     }
-    if (!problems.empty()) throw error("partita: bind failed:" + problems);
+    if (!problems.empty()) throw error(detail::concat("partita: bind failed:", problems));
     for (std::size_t i = 0; i < plan.weights.size(); ++i)
       std::memcpy(weights_.get() + plan.weights[i].offset, found[i]->bytes.data(), plan.weights[i].bytes());
     bound_ = true;

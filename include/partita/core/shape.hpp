@@ -38,7 +38,8 @@ inline std::string to_string(const shape& s) {
     if (i) r += ", ";
     r += std::to_string(s[i]);
   }
-  return r + "]";
+  r += "]";
+  return r;
 }
 
 /// A shape as a type, so that the compiler prints it in diagnostics: `dims<512, 700>`.

@@ -38,10 +38,10 @@ std::string to_dot(M) {
       "fontname=\"Helvetica\", fontsize=10];\n  edge [fontname=\"Helvetica\", fontsize=9];\n";
   for (std::size_t fi = 0; fi < m.functions.size(); ++fi) {
     const function_info& f = m.functions[fi];
-    out += "  subgraph cluster_" + std::to_string(fi) + " {\n    label=\"" + detail::dot_escape(f.name());
-    if (!f.composite.empty()) out += "\\n" + detail::dot_escape(f.composite);
+    out += detail::concat("  subgraph cluster_", std::to_string(fi), " {\n    label=\"", detail::dot_escape(f.name()));
+    if (!f.composite.empty()) out += detail::concat("\\n", detail::dot_escape(f.composite));
     const std::string_view owner = f.backend.empty() ? composite_backend(f.composite) : f.backend;
-    out += "\";\n    style=filled; fillcolor=\"" + detail::backend_colour(owner) + "\"; color=grey40;\n";
+    out += detail::concat("\";\n    style=filled; fillcolor=\"", detail::backend_colour(owner), "\"; color=grey40;\n");
     for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
       const graph_node& n = m.node(i);
       std::string label, shape_attr;
@@ -52,21 +52,22 @@ std::string to_dot(M) {
         label = detail::dot_escape(detail::value_name(m, i));
         shape_attr = ", shape=ellipse";
       } else if (n.op == op_id::call) {
-        label = "@" + detail::dot_escape(m.functions[static_cast<std::size_t>(n.at.callee)].name());
+        label = detail::concat("@", detail::dot_escape(m.functions[static_cast<std::size_t>(n.at.callee)].name()));
         shape_attr = ", shape=box3d";
       } else {
         label = std::string(name_of(n.op));
-        if (auto a = detail::attr_string(n); !a.empty()) label += "\\n" + a;
+        if (auto a = detail::attr_string(n); !a.empty()) label += detail::concat("\\n", a);
       }
-      label += "\\n" + detail::type_string(m, i);
-      out += "    n" + std::to_string(i) + " [label=\"" + label + "\"" + shape_attr + "];\n";
+      label += detail::concat("\\n", detail::type_string(m, i));
+      out += detail::concat("    n", std::to_string(i), " [label=\"", label, "\"", shape_attr, "];\n");
     }
     out += "  }\n";
   }
   for (std::size_t i = 0; i < m.nodes.size(); ++i)
     for (int k = 0; k < m.nodes[i].nargs; ++k)
-      out += "  n" + std::to_string(m.arg(static_cast<int>(i), k)) + " -> n" + std::to_string(i) + ";\n";
-  return out + "}\n";
+      out += detail::concat("  n", std::to_string(m.arg(static_cast<int>(i), k)), " -> n", std::to_string(i), ";\n");
+  out += "}\n";
+  return out;
 }
 
 }  // namespace partita

@@ -3,6 +3,7 @@
 #include <string>
 #include <string_view>
 
+#include "partita/detail/concat.hpp"
 #include "partita/ir/module.hpp"
 
 namespace partita {
@@ -11,7 +12,7 @@ namespace detail {
 template <class M>
 std::string type_string(const M& m, int i) {
   const graph_node& n = m.node(i);
-  if (!n.is_tuple) return std::string(name_of(n.type)) + to_string(n.out);
+  if (!n.is_tuple) return concat(name_of(n.type), to_string(n.out));
   if (n.op == op_id::call) return type_string(m, m.functions[static_cast<std::size_t>(n.at.callee)].result);
   if (n.op == op_id::get) {
     int t = m.arg(i, 0);
@@ -23,11 +24,12 @@ std::string type_string(const M& m, int i) {
     if (k) s += ", ";
     s += type_string(m, m.arg(i, k));
   }
-  return s + ")";
+  s += ")";
+  return s;
 }
 
 inline std::string pair_string(const std::array<int, 2>& p) {
-  return "[" + std::to_string(p[0]) + ", " + std::to_string(p[1]) + "]";
+  return concat("[", std::to_string(p[0]), ", ", std::to_string(p[1]), "]");
 }
 
 inline std::string float_string(float f) {
@@ -41,24 +43,24 @@ inline std::string attr_string(const graph_node& n) {
   const attrs& a = n.at;
   switch (n.op) {
     case op_id::conv2d:
-      return "stride=" + pair_string(a.stride) + ", padding=" + pair_string(a.padding) +
-             ", dilation=" + pair_string(a.dilation) + ", groups=" + std::to_string(a.groups);
+      return concat("stride=", pair_string(a.stride), ", padding=", pair_string(a.padding), ", dilation=",
+                    pair_string(a.dilation), ", groups=", std::to_string(a.groups));
     case op_id::max_pool2d:
     case op_id::avg_pool2d:
-      return "size=" + pair_string(a.window) + ", stride=" + pair_string(a.stride) + ", padding=" +
-             pair_string(a.padding) + (a.count_include_pad ? ", count_include_pad" : "");
+      return concat("size=", pair_string(a.window), ", stride=", pair_string(a.stride), ", padding=",
+                    pair_string(a.padding), a.count_include_pad ? ", count_include_pad" : "");
     case op_id::clip:
-      return "lo=" + float_string(a.lo) + ", hi=" + float_string(a.hi);
+      return concat("lo=", float_string(a.lo), ", hi=", float_string(a.hi));
     case op_id::batch_norm:
-      return "epsilon=" + float_string(a.epsilon);
+      return concat("epsilon=", float_string(a.epsilon));
     case op_id::bias_add:
     case op_id::concatenate:
     case op_id::softmax:
-      return "axis=" + std::to_string(a.axis);
+      return concat("axis=", std::to_string(a.axis));
     case op_id::reshape:
-      return "shape=" + to_string(a.target);
+      return concat("shape=", to_string(a.target));
     case op_id::get:
-      return "index=" + std::to_string(a.axis);
+      return concat("index=", std::to_string(a.axis));
     default:
       return {};
   }
@@ -68,10 +70,10 @@ template <class M>
 std::string value_name(const M& m, int i) {
   const graph_node& n = m.node(i);
   switch (n.op) {
-    case op_id::input: return "%" + std::string(n.name);
-    case op_id::weight: return "@" + std::string(n.name);
-    case op_id::param: return "%p" + std::to_string(n.at.axis);
-    default: return "%" + std::to_string(i);
+    case op_id::input: return concat("%", n.name);
+    case op_id::weight: return concat("@", n.name);
+    case op_id::param: return concat("%p", std::to_string(n.at.axis));
+    default: return concat("%", std::to_string(i));
   }
 }
 
@@ -80,7 +82,7 @@ std::string call_string(const M& m, int i) {
   const graph_node& n = m.node(i);
   std::string s;
   if (n.op == op_id::call) {
-    s = "@" + std::string(m.functions[static_cast<std::size_t>(n.at.callee)].name());
+    s = concat("@", m.functions[static_cast<std::size_t>(n.at.callee)].name());
   } else if (n.op != op_id::tuple) {
     s = std::string(name_of(n.op));
   }
@@ -94,34 +96,35 @@ std::string call_string(const M& m, int i) {
     if (n.nargs) s += ", ";
     s += at;
   }
-  return s + ")";
+  s += ")";
+  return s;
 }
 
 template <class M>
 void print_function(std::string& out, const M& m, const function_info& f) {
-  out += "def @" + std::string(f.name()) + "(";
+  out += concat("def @", f.name(), "(");
   bool first = true;
   for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
     const graph_node& n = m.node(i);
     if (n.op != op_id::input && n.op != op_id::param) continue;
-    out += (first ? "" : ", ") + value_name(m, i) + ": " + type_string(m, i);
+    out += concat(first ? "" : ", ", value_name(m, i), ": ", type_string(m, i));
     first = false;
   }
   out += ")";
-  if (f.result >= 0) out += " -> " + type_string(m, f.result);
+  if (f.result >= 0) out += concat(" -> ", type_string(m, f.result));
   if (!f.composite.empty() || !f.backend.empty()) {
     out += " attrs {";
-    if (!f.composite.empty()) out += "composite=\"" + std::string(f.composite) + "\"";
-    if (!f.backend.empty()) out += std::string(f.composite.empty() ? "" : ", ") + "backend=\"" + std::string(f.backend) + "\"";
+    if (!f.composite.empty()) out += concat("composite=\"", f.composite, "\"");
+    if (!f.backend.empty()) out += concat(f.composite.empty() ? "" : ", ", "backend=\"", f.backend, "\"");
     out += "}";
   }
   out += " {\n";
   for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
     const graph_node& n = m.node(i);
     if (is_leaf(n.op)) continue;
-    out += "  %" + std::to_string(i) + " = " + call_string(m, i) + " : " + type_string(m, i) + "\n";
+    out += concat("  %", std::to_string(i), " = ", call_string(m, i), " : ", type_string(m, i), "\n");
   }
-  out += "  return " + value_name(m, f.result) + "\n}\n";
+  out += concat("  return ", value_name(m, f.result), "\n}\n");
 }
 
 }  // namespace detail

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "partita/core/error.hpp"
+#include "partita/detail/concat.hpp"
 #include "partita/runtime/plan.hpp"
 #include "partita/runtime/tensor_data.hpp"
 
@@ -15,31 +16,31 @@ inline std::string dims_string(const std::vector<std::int64_t>& d) {
     if (i) r += ", ";
     r += std::to_string(d[i]);
   }
-  return r + "]";
+  r += "]";
+  return r;
 }
 
 /// Appends to `problems` one line per mismatch between a declared weight and what the source
 /// holds under that name.
 inline void check_weight(const tensor_slot& w, const tensor_data* t, std::string_view origin, std::string& problems) {
-  const std::string head = "\n  weight '" + std::string(w.name) + "' (" + std::string(name_of(w.type)) + to_string(w.shp) + "): ";
+  const std::string head = concat("\n  weight '", w.name, "' (", name_of(w.type), to_string(w.shp), "): ");
   if (!t) {
-    problems += head + "not found in " + std::string(origin);
+    problems += concat(head, "not found in ", origin);
     return;
   }
   if (t->type != w.type) {
-    problems += head + "dtype is " + t->dtype_name + " in " + std::string(origin) + ", expected " +
-                std::string(safetensors_name(w.type));
+    problems += concat(head, "dtype is ", t->dtype_name, " in ", origin, ", expected ", safetensors_name(w.type));
     return;
   }
   bool same = t->dims.size() == static_cast<std::size_t>(w.shp.rank);
   for (int i = 0; same && i < w.shp.rank; ++i) same = t->dims[static_cast<std::size_t>(i)] == w.shp[i];
   if (!same) {
-    problems += head + "shape is " + dims_string(t->dims) + " in " + std::string(origin) + ", expected " + to_string(w.shp);
+    problems += concat(head, "shape is ", dims_string(t->dims), " in ", origin, ", expected ", to_string(w.shp));
     return;
   }
   if (t->bytes.size() != w.bytes()) {
-    problems += head + "holds " + std::to_string(t->bytes.size()) + " bytes in " + std::string(origin) + ", expected " +
-                std::to_string(w.bytes());
+    problems += concat(head, "holds ", std::to_string(t->bytes.size()), " bytes in ", origin, ", expected ",
+                       std::to_string(w.bytes()));
   }
 }
 
@@ -48,13 +49,15 @@ inline void check_run_argument(const tensor_slot& s, const char* role, std::size
                                const shape* claimed) {
   const auto expected = static_cast<std::size_t>(s.shp.elements());
   const auto what = [&] {
-    std::string r = std::string("partita: run: ") + role + " " + std::to_string(index);
-    if (!s.name.empty()) r += " '" + std::string(s.name) + "'";
-    return r + " (" + std::string(name_of(s.type)) + to_string(s.shp) + ")";
+    std::string r = concat("partita: run: ", role, " ", std::to_string(index));
+    if (!s.name.empty()) r += concat(" '", s.name, "'");
+    r += concat(" (", name_of(s.type), to_string(s.shp), ")");
+    return r;
   };
-  if (claimed && !(*claimed == s.shp)) throw error(what() + ": the view has shape " + to_string(*claimed) + ", expected " + to_string(s.shp));
+  if (claimed && !(*claimed == s.shp))
+    throw error(concat(what(), ": the view has shape ", to_string(*claimed), ", expected ", to_string(s.shp)));
   if (size != expected)
-    throw error(what() + ": the buffer has " + std::to_string(size) + " elements, expected " + std::to_string(expected));
+    throw error(concat(what(), ": the buffer has ", std::to_string(size), " elements, expected ", std::to_string(expected)));
 }
 
 }  // namespace partita::detail

@@ -115,7 +115,7 @@ class compiled {
       found[i] = source.find(plan.weights[i].name);
       detail::check_weight(plan.weights[i], found[i], source.origin(), problems);
     }
-    if (!problems.empty()) throw error("partita: bind failed:" + problems);
+    if (!problems.empty()) throw error(detail::concat("partita: bind failed:", problems));
     for (std::size_t i = 0; i < plan.weights.size(); ++i)
       std::memcpy(weights_.get() + plan.weights[i].offset, found[i]->bytes.data(), plan.weights[i].bytes());
     bound_ = true;
