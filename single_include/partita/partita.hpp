@@ -4696,17 +4696,27 @@ class region_sets {
   }
   /// Whether r's restrictions mention region p: a set that mentioned a region merged into p since
   /// mentions p now, so any member of p counts.
-  constexpr bool restricted(int r, int p) const {
-    for (int m : members_[static_cast<std::size_t>(p)])
-      if (bits_[row(r) + static_cast<std::size_t>(m) / 64] >> (m % 64) & 1) return true;
+  constexpr bool restricted(int r, int p) {
+    // Whichever is smaller: p's members, or the bits set in r's restrictions.
+    const auto& members = members_[static_cast<std::size_t>(p)];
+    if (members.size() <= words_) {
+      for (int m : members)
+        if (bits_[row(r) + static_cast<std::size_t>(m) / 64] >> (m % 64) & 1) return true;
+      return false;
+    }
+    for (std::size_t w = 0; w < words_; ++w)
+      for (std::uint64_t b = bits_[row(r) + w]; b != 0; b &= b - 1)
+        if (find(static_cast<int>(w * 64 + static_cast<std::size_t>(std::countr_zero(b)))) == p) return true;
     return false;
   }
-  /// Merges region p into region r (r survives).
+  /// Merges region p into region r (r survives); the shorter member list is appended to the longer.
   constexpr void merge(int p, int r) {
     parent_[static_cast<std::size_t>(p)] = r;
     auto& to = members_[static_cast<std::size_t>(r)];
-    for (int m : members_[static_cast<std::size_t>(p)]) to.push_back(m);
-    members_[static_cast<std::size_t>(p)].clear();
+    auto& from = members_[static_cast<std::size_t>(p)];
+    if (from.size() > to.size()) to.swap(from);
+    for (int m : from) to.push_back(m);
+    from.clear();
   }
 
  private:
@@ -4832,6 +4842,7 @@ constexpr module_builder partition_graph(const module_builder& m) {
 
   // Outputs: nodes used outside their region or returned by main.
   const use_lists uses(m);
+  std::vector<bool> walked(static_cast<std::size_t>(n), false);
   for (region_info& r : regions) {
     for (int i : r.nodes) {
       bool escapes = uses.returned[static_cast<std::size_t>(i)];
@@ -4839,17 +4850,18 @@ constexpr module_builder partition_graph(const module_builder& m) {
       if (escapes) r.outputs.push_back(i);
     }
     // Parameters in the order a post-order walk from the outputs first reaches them.
-    std::vector<int> seen;
     std::vector<std::pair<int, int>> stack;
     for (int o : r.outputs) {
+      if (walked[static_cast<std::size_t>(o)]) continue;
+      walked[static_cast<std::size_t>(o)] = true;
       stack.push_back({o, 0});
       while (!stack.empty()) {
         auto& [node, next] = stack.back();
         if (next < m.node(node).nargs) {
           const int a = m.arg(node, next++);
           if (owner[static_cast<std::size_t>(a)] == owner[static_cast<std::size_t>(o)]) {
-            if (!contains(seen, a)) {
-              seen.push_back(a);
+            if (!walked[static_cast<std::size_t>(a)]) {
+              walked[static_cast<std::size_t>(a)] = true;
               stack.push_back({a, 0});
             }
           } else if (m.node(a).op != op_id::weight && !contains(r.params, a)) {

@@ -1,4 +1,5 @@
 #pragma once
+#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -35,17 +36,27 @@ class region_sets {
   }
   /// Whether r's restrictions mention region p: a set that mentioned a region merged into p since
   /// mentions p now, so any member of p counts.
-  constexpr bool restricted(int r, int p) const {
-    for (int m : members_[static_cast<std::size_t>(p)])
-      if (bits_[row(r) + static_cast<std::size_t>(m) / 64] >> (m % 64) & 1) return true;
+  constexpr bool restricted(int r, int p) {
+    // Whichever is smaller: p's members, or the bits set in r's restrictions.
+    const auto& members = members_[static_cast<std::size_t>(p)];
+    if (members.size() <= words_) {
+      for (int m : members)
+        if (bits_[row(r) + static_cast<std::size_t>(m) / 64] >> (m % 64) & 1) return true;
+      return false;
+    }
+    for (std::size_t w = 0; w < words_; ++w)
+      for (std::uint64_t b = bits_[row(r) + w]; b != 0; b &= b - 1)
+        if (find(static_cast<int>(w * 64 + static_cast<std::size_t>(std::countr_zero(b)))) == p) return true;
     return false;
   }
-  /// Merges region p into region r (r survives).
+  /// Merges region p into region r (r survives); the shorter member list is appended to the longer.
   constexpr void merge(int p, int r) {
     parent_[static_cast<std::size_t>(p)] = r;
     auto& to = members_[static_cast<std::size_t>(r)];
-    for (int m : members_[static_cast<std::size_t>(p)]) to.push_back(m);
-    members_[static_cast<std::size_t>(p)].clear();
+    auto& from = members_[static_cast<std::size_t>(p)];
+    if (from.size() > to.size()) to.swap(from);
+    for (int m : from) to.push_back(m);
+    from.clear();
   }
 
  private:

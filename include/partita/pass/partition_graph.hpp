@@ -60,6 +60,7 @@ constexpr module_builder partition_graph(const module_builder& m) {
 
   // Outputs: nodes used outside their region or returned by main.
   const use_lists uses(m);
+  std::vector<bool> walked(static_cast<std::size_t>(n), false);
   for (region_info& r : regions) {
     for (int i : r.nodes) {
       bool escapes = uses.returned[static_cast<std::size_t>(i)];
@@ -67,17 +68,18 @@ constexpr module_builder partition_graph(const module_builder& m) {
       if (escapes) r.outputs.push_back(i);
     }
     // Parameters in the order a post-order walk from the outputs first reaches them.
-    std::vector<int> seen;
     std::vector<std::pair<int, int>> stack;
     for (int o : r.outputs) {
+      if (walked[static_cast<std::size_t>(o)]) continue;
+      walked[static_cast<std::size_t>(o)] = true;
       stack.push_back({o, 0});
       while (!stack.empty()) {
         auto& [node, next] = stack.back();
         if (next < m.node(node).nargs) {
           const int a = m.arg(node, next++);
           if (owner[static_cast<std::size_t>(a)] == owner[static_cast<std::size_t>(o)]) {
-            if (!contains(seen, a)) {
-              seen.push_back(a);
+            if (!walked[static_cast<std::size_t>(a)]) {
+              walked[static_cast<std::size_t>(a)] = true;
               stack.push_back({a, 0});
             }
           } else if (m.node(a).op != op_id::weight && !contains(r.params, a)) {
