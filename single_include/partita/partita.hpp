@@ -811,6 +811,11 @@ struct module_of {
   static constexpr const auto& value = detail::main_module_of<Model>::value;
 };
 
+/// `M` itself when it is a module type (the result of passes), else `module_of<M>`: entry points
+/// accept both.
+template <class M>
+using module_type_t = typename std::conditional_t<module_type<M>, std::type_identity<M>, std::type_identity<module_of<M>>>::type;
+
 }  // namespace partita
 // ---- end partita/ir/model.hpp ----
 // ---- begin partita/ir/ops/elementwise.hpp ----
@@ -2755,15 +2760,6 @@ inline void check_run_argument(const tensor_slot& s, const char* role, std::size
 namespace partita {
 namespace detail {
 
-template <class T>
-struct module_type_of {
-  using type = module_of<T>;
-};
-template <module_type T>
-struct module_type_of<T> {
-  using type = T;
-};
-
 /// Storage aligned to `alignment`, allocated once when the executable is created.
 class aligned_buffer {
  public:
@@ -2813,7 +2809,7 @@ class compiled {
   static_assert(backends_ok<Backends...>);
 
  public:
-  using module = typename detail::module_type_of<Model>::type;
+  using module = module_type_t<Model>;
   static constexpr const auto& plan = plan_of<module, Backends...>::value;
 
   /// Bytes of activation memory, planned at compile time.
@@ -4413,7 +4409,7 @@ struct group {
   std::vector<int> params;
 };
 
-/// Removes from main every weight that no node of main uses any more.
+/// Nodes of main reachable from its result.
 constexpr std::vector<bool> live_nodes(const module_builder& m) {
   const function_info& f = m.main();
   std::vector<bool> live(m.nodes.size(), false);
@@ -4424,11 +4420,9 @@ constexpr std::vector<bool> live_nodes(const module_builder& m) {
   return live;
 }
 
-/// Rebuilds main keeping the nodes for which `keep` holds, with `replace[n] >= 0` standing in
-/// for node n (an index into the *new* table, emitted by `emit_at(n)` at n's position).
-/// Returns the new module.
-template <class EmitAt>
-constexpr module_builder rebuild_main(const module_builder& m, const std::vector<bool>& keep, EmitAt emit_at) {
+/// Drops nodes of main that nothing reaches any more (weights moved into composites).
+constexpr module_builder remove_dead(const module_builder& m) {
+  const std::vector<bool> live = live_nodes(m);
   module_builder out;
   copy_functions_but_main(out, m);
   const function_info& f = m.main();
@@ -4436,12 +4430,7 @@ constexpr module_builder rebuild_main(const module_builder& m, const std::vector
   const int start = static_cast<int>(out.nodes.size());
   std::vector<int> a;
   for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
-    const int replaced = emit_at(out, i, to);
-    if (replaced >= 0) {
-      to[static_cast<std::size_t>(i)] = replaced;
-      continue;
-    }
-    if (!keep[static_cast<std::size_t>(i)]) continue;
+    if (!live[static_cast<std::size_t>(i)]) continue;
     const graph_node& n = m.node(i);
     a.clear();
     for (int k = 0; k < n.nargs; ++k) a.push_back(to[static_cast<std::size_t>(m.arg(i, k))]);
@@ -4452,12 +4441,6 @@ constexpr module_builder rebuild_main(const module_builder& m, const std::vector
   main.num_nodes = static_cast<int>(out.nodes.size()) - start;
   main.result = to[static_cast<std::size_t>(f.result)];
   return out;
-}
-
-/// Drops nodes of main that nothing reaches any more (weights moved into composites).
-constexpr module_builder remove_dead(const module_builder& m) {
-  const std::vector<bool> live = live_nodes(m);
-  return rebuild_main(m, live, [](module_builder&, int, const std::vector<int>&) { return -1; });
 }
 
 /// Applies table entry `e` to main (Part 1, item 3-5 of the BYOC semantics).
@@ -5046,9 +5029,6 @@ struct pass_list {
 };
 
 namespace detail {
-
-template <class M>
-using module_type_t = std::conditional_t<module_type<M>, M, module_of<M>>;
 
 template <class M, class... Passes>
 struct pipeline_pass {

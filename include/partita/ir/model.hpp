@@ -1,5 +1,6 @@
 #pragma once
 #include <algorithm>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -73,5 +74,10 @@ template <class Model>
 struct module_of {
   static constexpr const auto& value = detail::main_module_of<Model>::value;
 };
+
+/// `M` itself when it is a module type (the result of passes), else `module_of<M>`: entry points
+/// accept both.
+template <class M>
+using module_type_t = typename std::conditional_t<module_type<M>, std::type_identity<M>, std::type_identity<module_of<M>>>::type;
 
 }  // namespace partita

@@ -47,7 +47,7 @@ struct group {
   std::vector<int> params;
 };
 
-/// Removes from main every weight that no node of main uses any more.
+/// Nodes of main reachable from its result.
 constexpr std::vector<bool> live_nodes(const module_builder& m) {
   const function_info& f = m.main();
   std::vector<bool> live(m.nodes.size(), false);
@@ -58,11 +58,9 @@ constexpr std::vector<bool> live_nodes(const module_builder& m) {
   return live;
 }
 
-/// Rebuilds main keeping the nodes for which `keep` holds, with `replace[n] >= 0` standing in
-/// for node n (an index into the *new* table, emitted by `emit_at(n)` at n's position).
-/// Returns the new module.
-template <class EmitAt>
-constexpr module_builder rebuild_main(const module_builder& m, const std::vector<bool>& keep, EmitAt emit_at) {
+/// Drops nodes of main that nothing reaches any more (weights moved into composites).
+constexpr module_builder remove_dead(const module_builder& m) {
+  const std::vector<bool> live = live_nodes(m);
   module_builder out;
   copy_functions_but_main(out, m);
   const function_info& f = m.main();
@@ -70,12 +68,7 @@ constexpr module_builder rebuild_main(const module_builder& m, const std::vector
   const int start = static_cast<int>(out.nodes.size());
   std::vector<int> a;
   for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
-    const int replaced = emit_at(out, i, to);
-    if (replaced >= 0) {
-      to[static_cast<std::size_t>(i)] = replaced;
-      continue;
-    }
-    if (!keep[static_cast<std::size_t>(i)]) continue;
+    if (!live[static_cast<std::size_t>(i)]) continue;
     const graph_node& n = m.node(i);
     a.clear();
     for (int k = 0; k < n.nargs; ++k) a.push_back(to[static_cast<std::size_t>(m.arg(i, k))]);
@@ -86,12 +79,6 @@ constexpr module_builder rebuild_main(const module_builder& m, const std::vector
   main.num_nodes = static_cast<int>(out.nodes.size()) - start;
   main.result = to[static_cast<std::size_t>(f.result)];
   return out;
-}
-
-/// Drops nodes of main that nothing reaches any more (weights moved into composites).
-constexpr module_builder remove_dead(const module_builder& m) {
-  const std::vector<bool> live = live_nodes(m);
-  return rebuild_main(m, live, [](module_builder&, int, const std::vector<int>&) { return -1; });
 }
 
 /// Applies table entry `e` to main (Part 1, item 3-5 of the BYOC semantics).

@@ -50,9 +50,6 @@ struct pass_list {
 
 namespace detail {
 
-template <class M>
-using module_type_t = std::conditional_t<module_type<M>, M, module_of<M>>;
-
 template <class M, class... Passes>
 struct pipeline_pass {
   static constexpr module_builder run() { return pass_list<Passes...>::run(to_builder(module_type_t<M>::value)); }

@@ -20,15 +20,6 @@
 namespace partita {
 namespace detail {
 
-template <class T>
-struct module_type_of {
-  using type = module_of<T>;
-};
-template <module_type T>
-struct module_type_of<T> {
-  using type = T;
-};
-
 /// Storage aligned to `alignment`, allocated once when the executable is created.
 class aligned_buffer {
  public:
@@ -78,7 +69,7 @@ class compiled {
   static_assert(backends_ok<Backends...>);
 
  public:
-  using module = typename detail::module_type_of<Model>::type;
+  using module = module_type_t<Model>;
   static constexpr const auto& plan = plan_of<module, Backends...>::value;
 
   /// Bytes of activation memory, planned at compile time.
