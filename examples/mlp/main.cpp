@@ -57,12 +57,12 @@ int main(int argc, char** argv) try {
     std::cout << "wrote " << path.string() << "\n";
   }
 
+  executable exe;
+  exe.bind(load_safetensors(path));
+
   std::cout << print(module_of<net>{}) << "\n";
   std::cout << "arena: " << executable::arena_bytes << " bytes, weights: " << executable::weight_bytes << " bytes, "
             << executable::num_steps << " steps\n";
-
-  executable exe;
-  exe.bind(load_safetensors(path));
 
   // A deterministic "image": a diagonal stroke on a 28x28 canvas.
   std::vector<float> image(784, 0.0f);

@@ -1,8 +1,9 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
-#include <filesystem>
-#include <fstream>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <optional>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "partita/core/error.hpp"
+#include "partita/detail/concat.hpp"
 #include "partita/runtime/detail/json.hpp"
 #include "partita/runtime/tensor_data.hpp"
 
@@ -252,19 +254,31 @@ inline safetensors_file parse_safetensors(std::vector<std::byte> bytes, std::str
   return f;
 }
 
-/// Reads and validates the safetensors file at `path`.
-inline safetensors_file load_safetensors(const std::filesystem::path& path) {
-  const std::string name = path.string();
-  std::error_code ec;
-  const std::uintmax_t size = std::filesystem::file_size(path, ec);
-  if (ec) throw error(name + ": cannot read safetensors file: " + ec.message());
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw error(name + ": cannot open safetensors file");
-  std::vector<std::byte> bytes(static_cast<std::size_t>(size));
-  in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-  if (static_cast<std::uintmax_t>(in.gcount()) != size)
-    throw error(name + ": read " + std::to_string(in.gcount()) + " of " + std::to_string(size) + " bytes");
-  return parse_safetensors(std::move(bytes), name);
+namespace detail {
+
+/// A FILE* that closes itself.
+struct file_handle {
+  std::FILE* f;
+  explicit file_handle(const std::string& path, const char* mode) : f(std::fopen(path.c_str(), mode)) {}
+  ~file_handle() {
+    if (f) std::fclose(f);
+  }
+  file_handle(const file_handle&) = delete;
+  file_handle& operator=(const file_handle&) = delete;
+};
+
+}  // namespace detail
+
+/// Reads and validates the safetensors file at `path` (a `std::string`, or a
+/// `std::filesystem::path`, which converts to one).
+inline safetensors_file load_safetensors(const std::string& path) {
+  detail::file_handle in(path, "rb");
+  if (!in.f) throw error(detail::concat(path, ": cannot open safetensors file: ", std::strerror(errno)));
+  std::vector<std::byte> bytes;
+  std::byte chunk[1 << 16];
+  for (std::size_t got; (got = std::fread(chunk, 1, sizeof chunk, in.f)) > 0;) bytes.insert(bytes.end(), chunk, chunk + got);
+  if (std::ferror(in.f)) throw error(detail::concat(path, ": cannot read safetensors file: ", std::strerror(errno)));
+  return parse_safetensors(std::move(bytes), path);
 }
 
 /// Serializes `tensors`, contiguously in the given order, into the bytes of a safetensors file.
@@ -342,14 +356,15 @@ inline std::vector<std::byte> to_safetensors(std::span<const tensor_data> tensor
 }
 
 /// Writes `tensors` to a safetensors file at `path`, replacing any file there.
-inline void save_safetensors(const std::filesystem::path& path, std::span<const tensor_data> tensors,
+inline void save_safetensors(const std::string& path, std::span<const tensor_data> tensors,
                              const safetensors_metadata& metadata = {}) {
   const std::vector<std::byte> bytes = to_safetensors(tensors, metadata);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw error(path.string() + ": cannot open for writing");
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-  out.close();
-  if (!out) throw error(path.string() + ": failed to write " + std::to_string(bytes.size()) + " bytes");
+  detail::file_handle out(path, "wb");
+  if (!out.f) throw error(detail::concat(path, ": cannot open for writing: ", std::strerror(errno)));
+  const std::size_t written = std::fwrite(bytes.data(), 1, bytes.size(), out.f);
+  const bool closed = std::fclose(std::exchange(out.f, nullptr)) == 0;
+  if (written != bytes.size() || !closed)
+    throw error(detail::concat(path, ": failed to write ", std::to_string(bytes.size()), " bytes"));
 }
 
 }  // namespace partita
