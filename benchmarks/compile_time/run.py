@@ -11,6 +11,8 @@ has exactly N nodes. Each generated translation unit checks the count with a sta
 
 For every N it compiles, with the project's flags:
   plan        declare + flatten + plan: static_assert on plan_of<module_of<net>>::value
+  passes      declare + flatten + the BYOC passes (partition<net, npu, reference>: composites,
+              annotation, region merging, partitioning) + plan of the partitioned module
   executable  the full compiled<net, reference>, run() instantiated, main(), to an object file
 and once, as the floor:
   headers     an empty translation unit that includes partita/partita.hpp
@@ -70,6 +72,25 @@ def model_source(n):
 def plan_tu(n):
     src, ops, blocks = model_source(n)
     return HEADER + src + "static_assert(plan_of<module_of<net>>::value.arena_bytes > 0);\n", ops, blocks
+
+
+NPU = """
+struct npu {
+  static constexpr fixed_string name = "npu";
+  struct state {};
+  using patterns = pattern_table<composite<"npu.conv2d_bias", bias_add_p<conv2d_p<any, constant>, constant>, only_f32>>;
+  static constexpr bool supports(const op_view& v) { return v.is(op_id::add) || v.is(op_id::relu); }
+};
+"""
+
+
+def passes_tu(n):
+    src, ops, blocks = model_source(n)
+    body = NPU + """using parts = partition<net, npu, reference>;
+static_assert(count_functions<parts, "npu"> >= 1);
+static_assert(plan_of<parts, npu, reference>::value.arena_bytes > 0);
+"""
+    return HEADER + src + body, ops, blocks
 
 
 def executable_tu(n):
@@ -147,18 +168,18 @@ def main():
     ap.add_argument("--sizes", default="25,100,400,1600", help="comma-separated node counts (default: %(default)s)")
     ap.add_argument("--compiler", default="g++", help="C++ compiler (default: %(default)s)")
     ap.add_argument("--flags", default="-std=c++20 -O2", help="compiler flags (default: %(default)s)")
-    ap.add_argument("--extra-flags", default="", help="flags appended to --flags, e.g. -ftemplate-depth=2000")
+    ap.add_argument("--extra-flags", default="", help="flags appended to --flags; write --extra-flags=-fconstexpr-ops-limit=N (with '=')")
     ap.add_argument("--output", default=None, help="write the results as JSON to this file")
     ap.add_argument("--markdown", action="store_true", help="print a markdown table")
     ap.add_argument("--keep", default=None, metavar="DIR", help="keep the generated sources in DIR")
-    ap.add_argument("--repeat", type=int, default=1, help="compile each TU this many times, keep the fastest")
-    ap.add_argument("--only", default="plan,executable", help="which TUs to compile per size (default: %(default)s)")
+    ap.add_argument("--repeat", type=int, default=1, help="compile each TU this many times, keep the run with least CPU time")
+    ap.add_argument("--only", default="plan,passes,executable", help="which TUs to compile per size (default: %(default)s)")
     args = ap.parse_args()
 
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     kinds = [k.strip() for k in args.only.split(",") if k.strip()]
     for k in kinds:
-        if k not in ("plan", "executable"):
+        if k not in ("plan", "passes", "executable"):
             ap.error(f"unknown TU kind {k!r}")
     flags = shlex.split(args.flags) + shlex.split(args.extra_flags)
     compiler = shutil.which(args.compiler) or args.compiler
@@ -203,12 +224,14 @@ def main():
         for n in sizes:
             row = {"n": n}
             for kind in kinds:
-                text, ops, blocks = plan_tu(n) if kind == "plan" else executable_tu(n)
+                text, ops, blocks = {"plan": plan_tu, "passes": passes_tu, "executable": executable_tu}[kind](n)
                 row["ops"], row["blocks"] = ops, blocks
                 row[kind] = compile_tu(f"{kind}_{n}", text)
             result["sizes"].append(row)
     except CompileError as e:
         print(e, file=sys.stderr)
+        if "constexpr-ops-limit" in str(e):
+            print("hint: rerun with --extra-flags=-fconstexpr-ops-limit=134217728", file=sys.stderr)
         status = 1
     finally:
         if not args.keep:
@@ -228,11 +251,11 @@ def main():
 def markdown(result, kinds):
     head = ["N (nodes)", "op nodes"]
     for k in kinds:
-        head += [f"{k} s", f"{k} CPU s", f"{k} MiB"]
+        head += [f"{k} s", f"{k} MiB"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---:|" * len(head)]
 
     def cells(m):
-        return [f"{m['seconds']:.2f}", f"{m['cpu_seconds']:.2f}", f"{m['peak_mib']:.0f}"]
+        return [f"{m['seconds']:.2f}", f"{m['peak_mib']:.0f}"]
 
     h = result.get("headers")
     if h:

@@ -137,6 +137,7 @@ constexpr module_builder apply_pattern(const module_builder& m, const T& t, cons
   module_builder out;
   copy_functions_but_main(out, m);
   std::vector<int> callee_of(m.nodes.size(), -1);
+  std::vector<int> to(m.nodes.size(), -1);  // old node → node of the composite being built
   for (int gi = static_cast<int>(groups.size()) - 1; gi >= 0; --gi) {  // in graph order
     const group& gr = groups[static_cast<std::size_t>(gi)];
     function_info fn{};
@@ -146,7 +147,6 @@ constexpr module_builder apply_pattern(const module_builder& m, const T& t, cons
     fn.composite = e.name;
     fn.first_node = static_cast<int>(out.nodes.size());
     fn.num_params = static_cast<int>(gr.params.size());
-    std::vector<int> to(m.nodes.size(), -1);
     for (int k = 0; k < fn.num_params; ++k) {
       const graph_node& src = m.node(gr.params[static_cast<std::size_t>(k)]);
       graph_node p{op_id::param, src.type, src.out, attrs{}, {}, 0, 0, src.is_tuple};
@@ -164,6 +164,8 @@ constexpr module_builder apply_pattern(const module_builder& m, const T& t, cons
     fn.num_nodes = static_cast<int>(out.nodes.size()) - fn.first_node;
     callee_of[static_cast<std::size_t>(gr.root)] = static_cast<int>(out.functions.size());
     out.functions.push_back(fn);
+    for (int p : gr.params) to[static_cast<std::size_t>(p)] = -1;  // reset only what this group set
+    for (int b : gr.body) to[static_cast<std::size_t>(b)] = -1;
   }
 
   // Main: each root becomes a call of its composite on the parameters; absorbed nodes go.
@@ -175,7 +177,6 @@ constexpr module_builder apply_pattern(const module_builder& m, const T& t, cons
   for (const group& gr : groups) group_at[static_cast<std::size_t>(gr.root)] = &gr;
 
   const int start = static_cast<int>(out.nodes.size());
-  std::vector<int> to(m.nodes.size(), -1);
   std::vector<int> a;
   for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
     const graph_node& n = m.node(i);

@@ -105,7 +105,6 @@ constexpr module_builder partition_graph(const module_builder& m) {
     fn.backend = r.backend;
     fn.first_node = static_cast<int>(out.nodes.size());
     fn.num_params = static_cast<int>(r.params.size());
-    std::fill(to.begin(), to.end(), -1);
     for (int k = 0; k < fn.num_params; ++k) {
       const graph_node& src = m.node(r.params[static_cast<std::size_t>(k)]);
       graph_node p{op_id::param, src.type, src.out, attrs{}, {}, 0, 0, src.is_tuple};
@@ -139,6 +138,12 @@ constexpr module_builder partition_graph(const module_builder& m) {
     fn.num_nodes = static_cast<int>(out.nodes.size()) - fn.first_node;
     r.function = static_cast<int>(out.functions.size());
     out.functions.push_back(fn);
+    // Reset only what this region set: its nodes, parameters and the weights they use.
+    for (int p : r.params) to[static_cast<std::size_t>(p)] = -1;
+    for (int i : r.nodes) {
+      to[static_cast<std::size_t>(i)] = -1;
+      for (int k = 0; k < m.node(i).nargs; ++k) to[static_cast<std::size_t>(m.arg(i, k))] = -1;
+    }
   }
 
   // Main, emitted depth-first from its result: a partitioned node stands for its region's call

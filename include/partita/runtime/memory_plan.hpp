@@ -25,9 +25,16 @@ constexpr bool live_together(const buffer_lifetime& a, const buffer_lifetime& b)
   return a.first <= b.last && b.first <= a.last;
 }
 
+constexpr int num_steps_of(const std::vector<buffer_lifetime>& buffers) {
+  int n = 0;
+  for (const buffer_lifetime& b : buffers) n = std::max(n, b.last + 1);
+  return n;
+}
+
 /// Greedy-by-size offset assignment (as in TFLite Micro's greedy planner): buffers are placed
 /// largest first, each at the lowest aligned offset that does not collide with an already placed
-/// buffer whose lifetime overlaps. Returns the arena size.
+/// buffer whose lifetime overlaps. Placed buffers are listed per step, so a buffer is compared
+/// only with those live during its own lifetime. Returns the arena size.
 constexpr std::size_t assign_offsets(std::vector<buffer_lifetime>& buffers) {
   const std::size_t n = buffers.size();
   std::vector<int> order(n);
@@ -36,13 +43,18 @@ constexpr std::size_t assign_offsets(std::vector<buffer_lifetime>& buffers) {
   std::sort(order.begin(), order.end(), [b](int x, int y) {
     return b[x].bytes != b[y].bytes ? b[x].bytes > b[y].bytes : x < y;
   });
-  std::vector<int> placed;
+  std::vector<std::vector<int>> placed_at(static_cast<std::size_t>(num_steps_of(buffers)));
+  std::vector<int> seen(n, -1);
   std::vector<int> clashing;
   std::size_t arena = 0;
   for (int i : order) {
     clashing.clear();
-    for (int p : placed)
-      if (live_together(b[i], b[p])) clashing.push_back(p);
+    for (int s = b[i].first; s <= b[i].last; ++s)
+      for (int p : placed_at[static_cast<std::size_t>(s)])
+        if (seen[static_cast<std::size_t>(p)] != i) {
+          seen[static_cast<std::size_t>(p)] = i;
+          clashing.push_back(p);
+        }
     std::sort(clashing.begin(), clashing.end(), [b](int x, int y) { return b[x].offset < b[y].offset; });
     std::size_t offset = 0;
     for (int c : clashing) {
@@ -51,30 +63,31 @@ constexpr std::size_t assign_offsets(std::vector<buffer_lifetime>& buffers) {
     }
     b[i].offset = offset;
     arena = std::max(arena, align_up(offset + b[i].bytes));
-    placed.push_back(i);
+    for (int s = b[i].first; s <= b[i].last; ++s) placed_at[static_cast<std::size_t>(s)].push_back(i);
   }
   return arena;
 }
 
-/// Independent check of a memory plan: every buffer lies inside the arena, is aligned, and no
-/// two buffers that are live at the same step share a byte. Sorting by offset and sweeping
-/// keeps it near-linear for typical plans.
+/// Independent check of a memory plan: every buffer lies inside the arena and is aligned, and at
+/// every step the buffers live then occupy disjoint byte ranges (sorted by offset, each must end
+/// before the next begins).
 template <class Buffers>
 constexpr bool arena_is_valid(const Buffers& buffers, std::size_t arena_bytes) {
-  std::vector<int> by_offset;
-  for (std::size_t i = 0; i < buffers.size(); ++i) {
-    const buffer_lifetime& x = buffers[i];
+  int steps = 0;
+  for (const buffer_lifetime& x : buffers) {
     if (x.offset % alignment != 0 || x.offset + x.bytes > arena_bytes || x.first > x.last) return false;
-    by_offset.push_back(static_cast<int>(i));
+    steps = std::max(steps, x.last + 1);
   }
-  std::sort(by_offset.begin(), by_offset.end(),
-            [&](int a, int b) { return buffers[static_cast<std::size_t>(a)].offset < buffers[static_cast<std::size_t>(b)].offset; });
-  for (std::size_t i = 0; i < by_offset.size(); ++i) {
-    const buffer_lifetime& x = buffers[static_cast<std::size_t>(by_offset[i])];
-    for (std::size_t j = i + 1; j < by_offset.size(); ++j) {
-      const buffer_lifetime& y = buffers[static_cast<std::size_t>(by_offset[j])];
-      if (y.offset >= x.offset + x.bytes) break;  // later buffers start even further on
-      if (live_together(x, y)) return false;
+  std::vector<std::vector<int>> live(static_cast<std::size_t>(steps));
+  for (std::size_t i = 0; i < buffers.size(); ++i)
+    for (int s = buffers[i].first; s <= buffers[i].last; ++s) live[static_cast<std::size_t>(s)].push_back(static_cast<int>(i));
+  for (std::vector<int>& at : live) {
+    std::sort(at.begin(), at.end(), [&](int a, int b) {
+      return buffers[static_cast<std::size_t>(a)].offset < buffers[static_cast<std::size_t>(b)].offset;
+    });
+    for (std::size_t k = 1; k < at.size(); ++k) {
+      const buffer_lifetime& prev = buffers[static_cast<std::size_t>(at[k - 1])];
+      if (prev.offset + prev.bytes > buffers[static_cast<std::size_t>(at[k])].offset) return false;
     }
   }
   return true;
