@@ -92,7 +92,7 @@ TEST_CASE("the mock accelerator runs its steps, fused where it can, with the ref
   for (const plan_step& s : exe_t::plan.steps) {
     if (s.backend != "mock") continue;
     const graph_node& n = exe_t::plan.nodes[static_cast<std::size_t>(s.node)];
-    planned.push_back(n.op == op_id::call ? parts::value.functions[static_cast<std::size_t>(n.at.callee)].composite : name_of(n.op));
+    planned.push_back(n.op == op_id::call ? parts::value.functions[static_cast<std::size_t>(n.index)].composite : name_of(n.op));
   }
   const std::vector<std::string_view> expected_calls{"mock.conv2d_bias_relu", "mock.conv2d_bias_relu", "add", "relu"};
   CHECK(planned == expected_calls);

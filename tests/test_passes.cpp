@@ -48,7 +48,7 @@ constexpr std::string_view call_arg_name(int fn, int k) {
   const auto& m = M::value;
   const function_info& main = m.main();
   for (int i = main.first_node; i < main.first_node + main.num_nodes; ++i)
-    if (m.node(i).op == op_id::call && m.node(i).at.callee == fn) return m.node(m.arg(i, k)).name;
+    if (m.node(i).op == op_id::call && m.node(i).index == fn) return m.node(m.arg(i, k)).name;
   return "<no call>";
 }
 template <module_type M>

@@ -209,6 +209,9 @@ struct attrs {
   friend constexpr bool operator==(const attrs&, const attrs&) = default;
 };
 
+/// The attributes of nodes that have none (all defaults).
+inline constexpr attrs no_attrs{};
+
 }  // namespace partita
 // ---- end partita/ir/attrs.hpp ----
 // ---- begin partita/ir/op_id.hpp ----
@@ -390,11 +393,13 @@ inline constexpr bool checked =
 namespace partita {
 
 /// One node of a module's node table. Arguments are indices into the module's `args` pool.
+/// Attributes are held by pointer to the op descriptor's own (static, never changing) copy:
+/// passes copy nodes many times, and a pointer is far cheaper to copy at compile time.
 struct graph_node {
   op_id op = op_id::input;
   dtype type = dtype::f32;
   shape out{};
-  attrs at{};
+  const attrs* at = &no_attrs;
   std::string_view name{};  // inputs and weights
   int first_arg = 0;
   int nargs = 0;
@@ -402,7 +407,12 @@ struct graph_node {
   std::string_view pinned{};  // backend chosen by the user with on<backend, expr>
   std::string_view target{};  // backend chosen by annotate_target
   int region = -1;            // region chosen by merge_regions
-  friend constexpr bool operator==(const graph_node&, const graph_node&) = default;
+  int index = 0;              // param: its position; get: the field; call: the callee function
+  friend constexpr bool operator==(const graph_node& a, const graph_node& b) {
+    return a.op == b.op && a.type == b.type && a.out == b.out && *a.at == *b.at && a.name == b.name &&
+           a.first_arg == b.first_arg && a.nargs == b.nargs && a.is_tuple == b.is_tuple && a.pinned == b.pinned &&
+           a.target == b.target && a.region == b.region && a.index == b.index;
+  }
 };
 
 /// Longest function name a module stores (`<backend>_<function>_<region id>`).
@@ -563,6 +573,7 @@ constexpr std::uint64_t node_key(const graph_node& n, const int* args) {
   for (char c : n.name) h = hash_mix(h, static_cast<unsigned char>(c));
   for (int i = 0; i < n.out.rank; ++i) h = hash_mix(h, static_cast<std::uint64_t>(n.out[i]));
   for (int i = 0; i < n.nargs; ++i) h = hash_mix(h, static_cast<std::uint64_t>(args[i]));
+  h = hash_mix(h, static_cast<std::uint64_t>(n.index));
   return h;
 }
 
@@ -601,11 +612,12 @@ constexpr flat_graph flatten(const node_desc* const* roots, int num_roots) {
       if (visited(d) >= 0) continue;  // reached twice before its first completion
       scratch.clear();
       for (int i = 0; i < d->nargs; ++i) scratch.push_back(slot_node.data()[visited(d->args[i])]);
-      graph_node n{d->op, d->type, d->out, d->at, d->name, 0, d->nargs, d->is_tuple, d->pinned};
+      graph_node n{d->op, d->type, d->out, &d->at, d->name, 0, d->nargs, d->is_tuple, d->pinned};
+      if (d->op == op_id::get) n.index = d->at.axis;
       const std::uint64_t key = node_key(n, scratch.data());
       int idx = by_node.find(key, [&](int k) {
         const graph_node& o = g.nodes.data()[k];
-        if (o.op != n.op || o.nargs != n.nargs || o.name != n.name || !(o.at == n.at) || o.type != n.type ||
+        if (o.op != n.op || o.index != n.index || o.nargs != n.nargs || o.name != n.name || !(*o.at == *n.at) || o.type != n.type ||
             !(o.out == n.out) || o.pinned != n.pinned)
           return false;
         for (int i = 0; i < n.nargs; ++i)
@@ -651,7 +663,7 @@ constexpr module_value<S.nodes, S.args, 1> main_module(const node_desc* const* r
   f.set_name("main");
   f.num_nodes = static_cast<int>(S.nodes);
   if (num_roots > 1) {
-    graph_node t{op_id::tuple, dtype::f32, shape{}, attrs{}, {}, static_cast<int>(g.args.size()), num_roots, true};
+    graph_node t{op_id::tuple, dtype::f32, shape{}, &no_attrs, {}, static_cast<int>(g.args.size()), num_roots, true};
     for (int r = 0; r < num_roots; ++r) m.args[g.args.size() + static_cast<std::size_t>(r)] = g.outputs[static_cast<std::size_t>(r)];
     m.nodes[S.nodes - 1] = t;
     f.result = static_cast<int>(S.nodes - 1);
@@ -1319,11 +1331,11 @@ template <class M>
 std::string type_string(const M& m, int i) {
   const graph_node& n = m.node(i);
   if (!n.is_tuple) return concat(name_of(n.type), to_string(n.out));
-  if (n.op == op_id::call) return type_string(m, m.functions[static_cast<std::size_t>(n.at.callee)].result);
+  if (n.op == op_id::call) return type_string(m, m.functions[static_cast<std::size_t>(n.index)].result);
   if (n.op == op_id::get) {
     int t = m.arg(i, 0);
-    while (m.node(t).op == op_id::call) t = m.functions[static_cast<std::size_t>(m.node(t).at.callee)].result;
-    return t == m.arg(i, 0) ? "tuple" : type_string(m, m.arg(t, n.at.axis));
+    while (m.node(t).op == op_id::call) t = m.functions[static_cast<std::size_t>(m.node(t).index)].result;
+    return t == m.arg(i, 0) ? "tuple" : type_string(m, m.arg(t, n.index));
   }
   std::string s = "(";
   for (int k = 0; k < n.nargs; ++k) {
@@ -1346,7 +1358,7 @@ inline std::string float_string(float f) {
 
 /// The attributes of a node that matter for its op, as `key=value` pairs.
 inline std::string attr_string(const graph_node& n) {
-  const attrs& a = n.at;
+  const attrs& a = *n.at;
   switch (n.op) {
     case op_id::conv2d:
       return concat("stride=", pair_string(a.stride), ", padding=", pair_string(a.padding), ", dilation=",
@@ -1366,7 +1378,7 @@ inline std::string attr_string(const graph_node& n) {
     case op_id::reshape:
       return concat("shape=", to_string(a.target));
     case op_id::get:
-      return concat("index=", std::to_string(a.axis));
+      return concat("index=", std::to_string(n.index));
     default:
       return {};
   }
@@ -1378,7 +1390,7 @@ std::string value_name(const M& m, int i) {
   switch (n.op) {
     case op_id::input: return concat("%", n.name);
     case op_id::weight: return concat("@", n.name);
-    case op_id::param: return concat("%p", std::to_string(n.at.axis));
+    case op_id::param: return concat("%p", std::to_string(n.index));
     default: return concat("%", std::to_string(i));
   }
 }
@@ -1388,7 +1400,7 @@ std::string call_string(const M& m, int i) {
   const graph_node& n = m.node(i);
   std::string s;
   if (n.op == op_id::call) {
-    s = concat("@", m.functions[static_cast<std::size_t>(n.at.callee)].name());
+    s = concat("@", m.functions[static_cast<std::size_t>(n.index)].name());
   } else if (n.op != op_id::tuple) {
     s = std::string(name_of(n.op));
   }
@@ -1501,7 +1513,7 @@ std::string to_dot(M) {
         label = detail::dot_escape(detail::value_name(m, i));
         shape_attr = ", shape=ellipse";
       } else if (n.op == op_id::call) {
-        label = detail::concat("@", detail::dot_escape(m.functions[static_cast<std::size_t>(n.at.callee)].name()));
+        label = detail::concat("@", detail::dot_escape(m.functions[static_cast<std::size_t>(n.index)].name()));
         shape_attr = ", shape=box3d";
       } else {
         label = std::string(name_of(n.op));
@@ -1538,7 +1550,7 @@ class op_view {
   constexpr bool is(op_id o) const { return node().op == o; }
   constexpr partita::dtype dtype() const { return node().type; }
   constexpr const partita::shape& shape() const { return node().out; }
-  constexpr const partita::attrs& attributes() const { return node().at; }
+  constexpr const partita::attrs& attributes() const { return *node().at; }
   constexpr std::string_view name() const { return node().name; }
   constexpr int num_args() const { return node().nargs; }
   constexpr op_view arg(int i) const { return {nodes_, args_, args_[node().first_arg + i]}; }
@@ -1767,9 +1779,16 @@ constexpr bool live_together(const buffer_lifetime& a, const buffer_lifetime& b)
   return a.first <= b.last && b.first <= a.last;
 }
 
+constexpr int num_steps_of(const std::vector<buffer_lifetime>& buffers) {
+  int n = 0;
+  for (const buffer_lifetime& b : buffers) n = std::max(n, b.last + 1);
+  return n;
+}
+
 /// Greedy-by-size offset assignment (as in TFLite Micro's greedy planner): buffers are placed
 /// largest first, each at the lowest aligned offset that does not collide with an already placed
-/// buffer whose lifetime overlaps. Returns the arena size.
+/// buffer whose lifetime overlaps. Placed buffers are listed per step, so a buffer is compared
+/// only with those live during its own lifetime. Returns the arena size.
 constexpr std::size_t assign_offsets(std::vector<buffer_lifetime>& buffers) {
   const std::size_t n = buffers.size();
   std::vector<int> order(n);
@@ -1778,13 +1797,18 @@ constexpr std::size_t assign_offsets(std::vector<buffer_lifetime>& buffers) {
   std::sort(order.begin(), order.end(), [b](int x, int y) {
     return b[x].bytes != b[y].bytes ? b[x].bytes > b[y].bytes : x < y;
   });
-  std::vector<int> placed;
+  std::vector<std::vector<int>> placed_at(static_cast<std::size_t>(num_steps_of(buffers)));
+  std::vector<int> seen(n, -1);
   std::vector<int> clashing;
   std::size_t arena = 0;
   for (int i : order) {
     clashing.clear();
-    for (int p : placed)
-      if (live_together(b[i], b[p])) clashing.push_back(p);
+    for (int s = b[i].first; s <= b[i].last; ++s)
+      for (int p : placed_at[static_cast<std::size_t>(s)])
+        if (seen[static_cast<std::size_t>(p)] != i) {
+          seen[static_cast<std::size_t>(p)] = i;
+          clashing.push_back(p);
+        }
     std::sort(clashing.begin(), clashing.end(), [b](int x, int y) { return b[x].offset < b[y].offset; });
     std::size_t offset = 0;
     for (int c : clashing) {
@@ -1793,30 +1817,31 @@ constexpr std::size_t assign_offsets(std::vector<buffer_lifetime>& buffers) {
     }
     b[i].offset = offset;
     arena = std::max(arena, align_up(offset + b[i].bytes));
-    placed.push_back(i);
+    for (int s = b[i].first; s <= b[i].last; ++s) placed_at[static_cast<std::size_t>(s)].push_back(i);
   }
   return arena;
 }
 
-/// Independent check of a memory plan: every buffer lies inside the arena, is aligned, and no
-/// two buffers that are live at the same step share a byte. Sorting by offset and sweeping
-/// keeps it near-linear for typical plans.
+/// Independent check of a memory plan: every buffer lies inside the arena and is aligned, and at
+/// every step the buffers live then occupy disjoint byte ranges (sorted by offset, each must end
+/// before the next begins).
 template <class Buffers>
 constexpr bool arena_is_valid(const Buffers& buffers, std::size_t arena_bytes) {
-  std::vector<int> by_offset;
-  for (std::size_t i = 0; i < buffers.size(); ++i) {
-    const buffer_lifetime& x = buffers[i];
+  int steps = 0;
+  for (const buffer_lifetime& x : buffers) {
     if (x.offset % alignment != 0 || x.offset + x.bytes > arena_bytes || x.first > x.last) return false;
-    by_offset.push_back(static_cast<int>(i));
+    steps = std::max(steps, x.last + 1);
   }
-  std::sort(by_offset.begin(), by_offset.end(),
-            [&](int a, int b) { return buffers[static_cast<std::size_t>(a)].offset < buffers[static_cast<std::size_t>(b)].offset; });
-  for (std::size_t i = 0; i < by_offset.size(); ++i) {
-    const buffer_lifetime& x = buffers[static_cast<std::size_t>(by_offset[i])];
-    for (std::size_t j = i + 1; j < by_offset.size(); ++j) {
-      const buffer_lifetime& y = buffers[static_cast<std::size_t>(by_offset[j])];
-      if (y.offset >= x.offset + x.bytes) break;  // later buffers start even further on
-      if (live_together(x, y)) return false;
+  std::vector<std::vector<int>> live(static_cast<std::size_t>(steps));
+  for (std::size_t i = 0; i < buffers.size(); ++i)
+    for (int s = buffers[i].first; s <= buffers[i].last; ++s) live[static_cast<std::size_t>(s)].push_back(static_cast<int>(i));
+  for (std::vector<int>& at : live) {
+    std::sort(at.begin(), at.end(), [&](int a, int b) {
+      return buffers[static_cast<std::size_t>(a)].offset < buffers[static_cast<std::size_t>(b)].offset;
+    });
+    for (std::size_t k = 1; k < at.size(); ++k) {
+      const buffer_lifetime& prev = buffers[static_cast<std::size_t>(at[k - 1])];
+      if (prev.offset + prev.bytes > buffers[static_cast<std::size_t>(at[k])].offset) return false;
     }
   }
   return true;
@@ -1886,7 +1911,7 @@ struct plan_builder {
 /// tuples).
 template <class M>
 constexpr int tuple_node(const M& m, int t) {
-  while (m.node(t).op == op_id::get) t = m.arg(tuple_node(m, m.arg(t, 0)), m.node(t).at.axis);
+  while (m.node(t).op == op_id::get) t = m.arg(tuple_node(m, m.arg(t, 0)), m.node(t).index);
   return t;
 }
 
@@ -1924,17 +1949,17 @@ constexpr int expand(const M& m, int fn, const std::vector<int>& params, std::st
     a.clear();
     for (int k = 0; k < g.nargs; ++k) a.push_back(local[static_cast<std::size_t>(m.arg(i, k) - f.first_node)]);
     if (g.op == op_id::param) {
-      value = params[static_cast<std::size_t>(g.at.axis)];
+      value = params[static_cast<std::size_t>(g.index)];
       continue;
     }
     if (g.op == op_id::call) {
-      const function_info& c = m.functions[static_cast<std::size_t>(g.at.callee)];
+      const function_info& c = m.functions[static_cast<std::size_t>(g.index)];
       if (!c.backend.empty()) {
-        value = expand(m, g.at.callee, a, c.backend, fuses, out);
+        value = expand(m, g.index, a, c.backend, fuses, out);
         continue;
       }
       if (c.composite.empty() || !fuses(owner, c.composite)) {
-        value = expand(m, g.at.callee, a, owner, fuses, out);
+        value = expand(m, g.index, a, owner, fuses, out);
         continue;
       }
     }
@@ -1942,7 +1967,7 @@ constexpr int expand(const M& m, int fn, const std::vector<int>& params, std::st
     copy.target = owner;
     if (g.op == op_id::call) {
       // A fused composite: its kernel also receives the weights bound inside it, in body order.
-      const function_info& c = m.functions[static_cast<std::size_t>(g.at.callee)];
+      const function_info& c = m.functions[static_cast<std::size_t>(g.index)];
       for (int j = c.first_node; j < c.first_node + c.num_nodes; ++j) {
         if (m.node(j).op != op_id::weight) continue;
         a.push_back(out.b.emit(m.node(j), nullptr, 0));
@@ -2005,7 +2030,7 @@ constexpr plan_builder lower(const Module& module, Fuses fuses) {
     } else if (g.op == op_id::tuple) {
       // no storage of its own: consumers project its fields
     } else if (g.op == op_id::get) {
-      rt[i] = rt[m.arg(tuple_node(m, m.arg(i, 0)), g.at.axis)];
+      rt[i] = rt[m.arg(tuple_node(m, m.arg(i, 0)), g.index)];
     } else if (is_view(g.op)) {
       rt[i] = rt[m.arg(i, 0)];
     } else {
@@ -2204,10 +2229,10 @@ struct step_ref {
 
   /// For a fused composite: the number of its parameters. Its kernel receives `in[0 ..
   /// num_params)` for them, then one input per weight bound inside it, in body order.
-  static constexpr int num_params = op == op_id::call ? Module.functions[static_cast<std::size_t>(node.at.callee)].num_params : num_args;
+  static constexpr int num_params = op == op_id::call ? Module.functions[static_cast<std::size_t>(node.index)].num_params : num_args;
 
   /// The composite function a fused step runs (only for `op == op_id::call`).
-  static constexpr const function_info& function() { return Module.functions[static_cast<std::size_t>(node.at.callee)]; }
+  static constexpr const function_info& function() { return Module.functions[static_cast<std::size_t>(node.index)]; }
   static constexpr std::string_view composite = op == op_id::call ? function().composite : std::string_view{};
   /// Node `i` of the composite's body; `body_size()` of them.
   static constexpr int body_size() { return function().num_nodes; }
@@ -2531,26 +2556,26 @@ struct reference {
       if constexpr (op == op_id::dense) {
         k::dense(in[0], Step::arg(0).out, in[1], Step::arg(1).out, out);
       } else if constexpr (op == op_id::conv2d) {
-        k::conv2d(in[0], Step::arg(0).out, in[1], Step::arg(1).out, out, n.out, n.at);
+        k::conv2d(in[0], Step::arg(0).out, in[1], Step::arg(1).out, out, n.out, *n.at);
       } else if constexpr (op == op_id::bias_add) {
-        k::bias_add(in[0], n.out, in[1], normalized_axis(n.at.axis, n.out.rank), out);
+        k::bias_add(in[0], n.out, in[1], normalized_axis(n.at->axis, n.out.rank), out);
       } else if constexpr (is_binary_elementwise(op)) {
         k::binary(op, in[0], Step::arg(0).out, in[1], Step::arg(1).out, out, n.out);
       } else if constexpr (is_unary_elementwise(op)) {
-        k::unary(op, in[0], n.out.elements(), out, n.at);
+        k::unary(op, in[0], n.out.elements(), out, *n.at);
       } else if constexpr (op == op_id::max_pool2d) {
-        k::max_pool2d(in[0], Step::arg(0).out, out, n.out, n.at);
+        k::max_pool2d(in[0], Step::arg(0).out, out, n.out, *n.at);
       } else if constexpr (op == op_id::avg_pool2d) {
-        k::avg_pool2d(in[0], Step::arg(0).out, out, n.out, n.at);
+        k::avg_pool2d(in[0], Step::arg(0).out, out, n.out, *n.at);
       } else if constexpr (op == op_id::global_avg_pool2d) {
         k::global_avg_pool2d(in[0], Step::arg(0).out, out);
       } else if constexpr (op == op_id::batch_norm) {
-        k::batch_norm(in[0], n.out, in[1], in[2], in[3], in[4], n.at.epsilon, out);
+        k::batch_norm(in[0], n.out, in[1], in[2], in[3], in[4], n.at->epsilon, out);
       } else if constexpr (op == op_id::concatenate) {
         constexpr auto shapes = arg_shapes();
-        k::concatenate(in, shapes.data(), Step::num_args, normalized_axis(n.at.axis, n.out.rank), out, n.out);
+        k::concatenate(in, shapes.data(), Step::num_args, normalized_axis(n.at->axis, n.out.rank), out, n.out);
       } else if constexpr (op == op_id::softmax) {
-        k::softmax(in[0], n.out, normalized_axis(n.at.axis, n.out.rank), out);
+        k::softmax(in[0], n.out, normalized_axis(n.at->axis, n.out.rank), out);
       } else {
         static_assert(op == op_id::dense, "partita: the reference backend has no kernel for this op (Step)");
       }
@@ -4110,7 +4135,7 @@ class matcher {
         st_.body.push_back(n);
         return true;
       case pattern_kind::get:
-        if (g.op != op_id::get || (pn.index >= 0 && g.at.axis != pn.index) || !match(child(pn, 0), arg(n, 0)))
+        if (g.op != op_id::get || (pn.index >= 0 && g.index != pn.index) || !match(child(pn, 0), arg(n, 0)))
           return false;
         st_.body.push_back(n);
         return true;
@@ -4133,7 +4158,7 @@ class matcher {
       case pattern_kind::has_shape:
         return !g.is_tuple && g.out == pn.shp && match(child(pn, 0), n);
       case pattern_kind::has_attr:
-        return pn.attr_check(g.at) && match(child(pn, 0), n);
+        return pn.attr_check(*g.at) && match(child(pn, 0), n);
       case pattern_kind::dominates:
         return match_dominator(pn, n);
     }
@@ -4198,7 +4223,7 @@ class matcher {
       case pattern_kind::var: return shallow(child(pn, 0), n);
       case pattern_kind::has_dtype: return g.type == pn.type && shallow(child(pn, 0), n);
       case pattern_kind::has_shape: return g.out == pn.shp && shallow(child(pn, 0), n);
-      case pattern_kind::has_attr: return pn.attr_check(g.at) && shallow(child(pn, 0), n);
+      case pattern_kind::has_attr: return pn.attr_check(*g.at) && shallow(child(pn, 0), n);
       default: return false;
     }
   }
@@ -4511,6 +4536,7 @@ constexpr module_builder apply_pattern(const module_builder& m, const T& t, cons
   module_builder out;
   copy_functions_but_main(out, m);
   std::vector<int> callee_of(m.nodes.size(), -1);
+  std::vector<int> to(m.nodes.size(), -1);  // old node → node of the composite being built
   for (int gi = static_cast<int>(groups.size()) - 1; gi >= 0; --gi) {  // in graph order
     const group& gr = groups[static_cast<std::size_t>(gi)];
     function_info fn{};
@@ -4520,11 +4546,10 @@ constexpr module_builder apply_pattern(const module_builder& m, const T& t, cons
     fn.composite = e.name;
     fn.first_node = static_cast<int>(out.nodes.size());
     fn.num_params = static_cast<int>(gr.params.size());
-    std::vector<int> to(m.nodes.size(), -1);
     for (int k = 0; k < fn.num_params; ++k) {
       const graph_node& src = m.node(gr.params[static_cast<std::size_t>(k)]);
-      graph_node p{op_id::param, src.type, src.out, attrs{}, {}, 0, 0, src.is_tuple};
-      p.at.axis = k;
+      graph_node p{op_id::param, src.type, src.out, &no_attrs, {}, 0, 0, src.is_tuple};
+      p.index = k;
       to[static_cast<std::size_t>(gr.params[static_cast<std::size_t>(k)])] = out.emit(p, nullptr, 0);
     }
     std::vector<int> a;
@@ -4538,6 +4563,8 @@ constexpr module_builder apply_pattern(const module_builder& m, const T& t, cons
     fn.num_nodes = static_cast<int>(out.nodes.size()) - fn.first_node;
     callee_of[static_cast<std::size_t>(gr.root)] = static_cast<int>(out.functions.size());
     out.functions.push_back(fn);
+    for (int p : gr.params) to[static_cast<std::size_t>(p)] = -1;  // reset only what this group set
+    for (int b : gr.body) to[static_cast<std::size_t>(b)] = -1;
   }
 
   // Main: each root becomes a call of its composite on the parameters; absorbed nodes go.
@@ -4549,15 +4576,14 @@ constexpr module_builder apply_pattern(const module_builder& m, const T& t, cons
   for (const group& gr : groups) group_at[static_cast<std::size_t>(gr.root)] = &gr;
 
   const int start = static_cast<int>(out.nodes.size());
-  std::vector<int> to(m.nodes.size(), -1);
   std::vector<int> a;
   for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
     const graph_node& n = m.node(i);
     a.clear();
     if (const group* gr = group_at[static_cast<std::size_t>(i)]) {
       for (int p : gr->params) a.push_back(to[static_cast<std::size_t>(p)]);
-      graph_node c{op_id::call, n.type, n.out, attrs{}, {}, 0, 0, n.is_tuple};
-      c.at.callee = callee_of[static_cast<std::size_t>(i)];
+      graph_node c{op_id::call, n.type, n.out, &no_attrs, {}, 0, 0, n.is_tuple};
+      c.index = callee_of[static_cast<std::size_t>(i)];
       to[static_cast<std::size_t>(i)] = out.emit(c, a.data(), static_cast<int>(a.size()));
       continue;
     }
@@ -4629,7 +4655,7 @@ constexpr module_builder annotate_target(module_builder m) {
     }
     if (!n.target.empty()) continue;  // an earlier run's choice stands
     if (n.op == op_id::call) {
-      const function_info& callee = m.functions[static_cast<std::size_t>(n.at.callee)];
+      const function_info& callee = m.functions[static_cast<std::size_t>(n.index)];
       const std::string_view owner = composite_backend(callee.composite);
       if (callee.backend.empty() && !owner.empty() && is_listed<Backends...>(owner)) n.target = owner;
       continue;  // calls of partitions are host nodes
@@ -4882,11 +4908,10 @@ constexpr module_builder partition_graph(const module_builder& m) {
     fn.backend = r.backend;
     fn.first_node = static_cast<int>(out.nodes.size());
     fn.num_params = static_cast<int>(r.params.size());
-    std::fill(to.begin(), to.end(), -1);
     for (int k = 0; k < fn.num_params; ++k) {
       const graph_node& src = m.node(r.params[static_cast<std::size_t>(k)]);
-      graph_node p{op_id::param, src.type, src.out, attrs{}, {}, 0, 0, src.is_tuple};
-      p.at.axis = k;
+      graph_node p{op_id::param, src.type, src.out, &no_attrs, {}, 0, 0, src.is_tuple};
+      p.index = k;
       to[static_cast<std::size_t>(r.params[static_cast<std::size_t>(k)])] = out.emit(p, nullptr, 0);
     }
     for (int i : r.nodes) {
@@ -4910,12 +4935,18 @@ constexpr module_builder partition_graph(const module_builder& m) {
     } else {
       a.clear();
       for (int o : r.outputs) a.push_back(to[static_cast<std::size_t>(o)]);
-      graph_node t{op_id::tuple, dtype::f32, shape{}, attrs{}, {}, 0, 0, true};
+      graph_node t{op_id::tuple, dtype::f32, shape{}, &no_attrs, {}, 0, 0, true};
       fn.result = out.emit(t, a.data(), static_cast<int>(a.size()));
     }
     fn.num_nodes = static_cast<int>(out.nodes.size()) - fn.first_node;
     r.function = static_cast<int>(out.functions.size());
     out.functions.push_back(fn);
+    // Reset only what this region set: its nodes, parameters and the weights they use.
+    for (int p : r.params) to[static_cast<std::size_t>(p)] = -1;
+    for (int i : r.nodes) {
+      to[static_cast<std::size_t>(i)] = -1;
+      for (int k = 0; k < m.node(i).nargs; ++k) to[static_cast<std::size_t>(m.arg(i, k))] = -1;
+    }
   }
 
   // Main, emitted depth-first from its result: a partitioned node stands for its region's call
@@ -4955,8 +4986,8 @@ constexpr module_builder partition_graph(const module_builder& m) {
       a.clear();
       for (int p : r.params) a.push_back(to[static_cast<std::size_t>(p)]);
       const graph_node& first_out = m.node(r.outputs[0]);
-      graph_node c{op_id::call, first_out.type, first_out.out, attrs{}, {}, 0, 0, r.outputs.size() > 1 || first_out.is_tuple};
-      c.at.callee = r.function;
+      graph_node c{op_id::call, first_out.type, first_out.out, &no_attrs, {}, 0, 0, r.outputs.size() > 1 || first_out.is_tuple};
+      c.index = r.function;
       const int call = out.emit(c, a.data(), static_cast<int>(a.size()));
       call_of[static_cast<std::size_t>(s)] = call;
       for (std::size_t k = 0; k < r.outputs.size(); ++k) {
@@ -4965,8 +4996,8 @@ constexpr module_builder partition_graph(const module_builder& m) {
           continue;
         }
         const graph_node& o = m.node(r.outputs[k]);
-        graph_node g{op_id::get, o.type, o.out, attrs{}, {}, 0, 0, o.is_tuple};
-        g.at.axis = static_cast<int>(k);
+        graph_node g{op_id::get, o.type, o.out, &no_attrs, {}, 0, 0, o.is_tuple};
+        g.index = static_cast<int>(k);
         to[static_cast<std::size_t>(r.outputs[k])] = out.emit(g, &call, 1);
       }
       continue;
@@ -5075,21 +5106,36 @@ constexpr module_builder post_partition(module_builder m) {
 }
 
 template <class M, class... Backends>
-struct partition_pass {
+struct composite_phase {
   static constexpr module_builder run() {
     module_builder m = to_builder(module_type_t<M>::value);
-    if constexpr (!backends_ok<Backends...>) {
-      return m;  // reported by check_backend, once
-    } else {
-      ((m = pre_partition<Backends>(std::move(m))), ...);
-      ((m = backend_patterns<Backends>(std::move(m))), ...);
-      m = annotate_target<Backends...>(std::move(m));
-      m = merge_regions(std::move(m));
-      m = partition_graph(m);
-      ((m = post_partition<Backends>(std::move(m))), ...);
-      return m;
-    }
+    ((m = pre_partition<Backends>(std::move(m))), ...);
+    ((m = backend_patterns<Backends>(std::move(m))), ...);
+    return m;
   }
+};
+
+template <class M, class... Backends>
+struct post_partition_phase {
+  static constexpr module_builder run() {
+    module_builder m = to_builder(M::value);
+    ((m = post_partition<Backends>(std::move(m))), ...);
+    return m;
+  }
+};
+
+template <class B>
+inline constexpr bool has_post_partition = requires { typename B::post_partition; };
+
+/// The eager flow, one materialised module per phase: each constant evaluation stays small
+/// (compilers bound the work of a single one), and the phases are the explicit passes' own types.
+template <class M, class... Backends>
+struct partition_flow {
+  using composites = module_from<composite_phase<M, Backends...>>;
+  using annotated = module_from<annotate_target_pass<composites, Backends...>>;
+  using partitioned = module_from<partition_graph_pass<module_from<merge_regions_pass<annotated>>>>;
+  using type = std::conditional_t<(has_post_partition<Backends> || ...),
+                                   module_from<post_partition_phase<partitioned, Backends...>>, partitioned>;
 };
 
 }  // namespace detail
@@ -5105,7 +5151,8 @@ struct pipeline : detail::module_from<detail::pipeline_pass<M, Passes...>> {};
 /// AnnotateTarget, MergeCompilerRegions, PartitionGraph, then each backend's `post_partition`
 /// passes. Backends without patterns or passes simply take part in annotation.
 template <class M, class... Backends>
-struct partition : detail::module_from<detail::partition_pass<M, Backends...>> {};
+struct partition : std::conditional_t<backends_ok<Backends...>, detail::partition_flow<M, Backends...>,
+                                      std::type_identity<module_type_t<M>>>::type {};
 
 /// Number of functions of module `M` that belong to `Backend` (partitions) — or, for a name
 /// with a `.`, of composite functions with that pattern name.
@@ -5136,9 +5183,9 @@ constexpr module_builder remove_dead_functions(const module_builder& m) {
   for (std::size_t k = 0; k < order.size(); ++k) {
     const function_info& f = m.functions[static_cast<std::size_t>(order[k])];
     for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i)
-      if (m.node(i).op == op_id::call && new_index[static_cast<std::size_t>(m.node(i).at.callee)] < 0) {
-        new_index[static_cast<std::size_t>(m.node(i).at.callee)] = 0;  // mark; numbered below
-        order.push_back(m.node(i).at.callee);
+      if (m.node(i).op == op_id::call && new_index[static_cast<std::size_t>(m.node(i).index)] < 0) {
+        new_index[static_cast<std::size_t>(m.node(i).index)] = 0;  // mark; numbered below
+        order.push_back(m.node(i).index);
       }
   }
   // Number in the old order so that surviving functions keep their relative order.
@@ -5157,7 +5204,7 @@ constexpr module_builder remove_dead_functions(const module_builder& m) {
     nf_info.result = old.result + shift;
     for (int i = old.first_node; i < old.first_node + old.num_nodes; ++i) {
       graph_node n = m.node(i);
-      if (n.op == op_id::call) n.at.callee = new_index[static_cast<std::size_t>(n.at.callee)];
+      if (n.op == op_id::call) n.index = new_index[static_cast<std::size_t>(n.index)];
       a.clear();
       for (int k = 0; k < n.nargs; ++k) a.push_back(m.arg(i, k) + shift);
       out.emit(n, a.data(), n.nargs);
@@ -5174,7 +5221,7 @@ constexpr int heavy_ops(const module_builder& m, int f) {
   for (int i = fn.first_node; i < fn.first_node + fn.num_nodes; ++i) {
     const graph_node& g = m.node(i);
     if (g.op == op_id::conv2d || g.op == op_id::dense) ++n;
-    if (g.op == op_id::call) n += heavy_ops(m, g.at.callee);
+    if (g.op == op_id::call) n += heavy_ops(m, g.index);
   }
   return n;
 }
@@ -5195,19 +5242,19 @@ constexpr module_builder prune_partitions(const module_builder& m, std::string_v
     a.clear();
     for (int k = 0; k < g.nargs; ++k) a.push_back(to[static_cast<std::size_t>(m.arg(i, k))]);
     if (g.op == op_id::get && tuple_fields[static_cast<std::size_t>(m.arg(i, 0))] >= 0) {
-      to[static_cast<std::size_t>(i)] = fields[static_cast<std::size_t>(tuple_fields[static_cast<std::size_t>(m.arg(i, 0))] + g.at.axis)];
+      to[static_cast<std::size_t>(i)] = fields[static_cast<std::size_t>(tuple_fields[static_cast<std::size_t>(m.arg(i, 0))] + g.index)];
       continue;
     }
     if (g.op == op_id::call) {
-      const function_info& c = m.functions[static_cast<std::size_t>(g.at.callee)];
-      if (c.backend == backend && heavy_ops(m, g.at.callee) < min_heavy) {
+      const function_info& c = m.functions[static_cast<std::size_t>(g.index)];
+      if (c.backend == backend && heavy_ops(m, g.index) < min_heavy) {
         std::vector<int> local(static_cast<std::size_t>(c.num_nodes), -1);
         std::vector<int> b;
         for (int j = c.first_node; j < c.first_node + c.num_nodes; ++j) {
           const graph_node& n = m.node(j);
           int& v = local[static_cast<std::size_t>(j - c.first_node)];
           if (n.op == op_id::param) {
-            v = a[static_cast<std::size_t>(n.at.axis)];
+            v = a[static_cast<std::size_t>(n.index)];
             continue;
           }
           if (j == c.result && n.op == op_id::tuple) break;  // its fields are projected below

@@ -33,7 +33,7 @@ struct mock {
         // conv2d into the output, then bias and relu in place: in = {x, conv weight, bias}
         constexpr const graph_node& conv = Step::body(Step::find(op_id::conv2d));
         constexpr shape w_shape = Step::arg(Step::num_params).out;
-        reference_kernels::conv2d(in[0], Step::arg(0).out, in[1], w_shape, out, Step::node.out, conv.at);
+        reference_kernels::conv2d(in[0], Step::arg(0).out, in[1], w_shape, out, Step::node.out, *conv.at);
         reference_kernels::bias_add(out, Step::node.out, in[2], 1, out);
         reference_kernels::unary(op_id::relu, out, Step::node.out.elements(), out, attrs{});
       } else {

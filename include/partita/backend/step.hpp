@@ -26,10 +26,10 @@ struct step_ref {
 
   /// For a fused composite: the number of its parameters. Its kernel receives `in[0 ..
   /// num_params)` for them, then one input per weight bound inside it, in body order.
-  static constexpr int num_params = op == op_id::call ? Module.functions[static_cast<std::size_t>(node.at.callee)].num_params : num_args;
+  static constexpr int num_params = op == op_id::call ? Module.functions[static_cast<std::size_t>(node.index)].num_params : num_args;
 
   /// The composite function a fused step runs (only for `op == op_id::call`).
-  static constexpr const function_info& function() { return Module.functions[static_cast<std::size_t>(node.at.callee)]; }
+  static constexpr const function_info& function() { return Module.functions[static_cast<std::size_t>(node.index)]; }
   static constexpr std::string_view composite = op == op_id::call ? function().composite : std::string_view{};
   /// Node `i` of the composite's body; `body_size()` of them.
   static constexpr int body_size() { return function().num_nodes; }

@@ -41,4 +41,7 @@ struct attrs {
   friend constexpr bool operator==(const attrs&, const attrs&) = default;
 };
 
+/// The attributes of nodes that have none (all defaults).
+inline constexpr attrs no_attrs{};
+
 }  // namespace partita

@@ -52,7 +52,7 @@ std::string to_dot(M) {
         label = detail::dot_escape(detail::value_name(m, i));
         shape_attr = ", shape=ellipse";
       } else if (n.op == op_id::call) {
-        label = detail::concat("@", detail::dot_escape(m.functions[static_cast<std::size_t>(n.at.callee)].name()));
+        label = detail::concat("@", detail::dot_escape(m.functions[static_cast<std::size_t>(n.index)].name()));
         shape_attr = ", shape=box3d";
       } else {
         label = std::string(name_of(n.op));

@@ -64,6 +64,7 @@ constexpr std::uint64_t node_key(const graph_node& n, const int* args) {
   for (char c : n.name) h = hash_mix(h, static_cast<unsigned char>(c));
   for (int i = 0; i < n.out.rank; ++i) h = hash_mix(h, static_cast<std::uint64_t>(n.out[i]));
   for (int i = 0; i < n.nargs; ++i) h = hash_mix(h, static_cast<std::uint64_t>(args[i]));
+  h = hash_mix(h, static_cast<std::uint64_t>(n.index));
   return h;
 }
 
@@ -102,11 +103,12 @@ constexpr flat_graph flatten(const node_desc* const* roots, int num_roots) {
       if (visited(d) >= 0) continue;  // reached twice before its first completion
       scratch.clear();
       for (int i = 0; i < d->nargs; ++i) scratch.push_back(slot_node.data()[visited(d->args[i])]);
-      graph_node n{d->op, d->type, d->out, d->at, d->name, 0, d->nargs, d->is_tuple, d->pinned};
+      graph_node n{d->op, d->type, d->out, &d->at, d->name, 0, d->nargs, d->is_tuple, d->pinned};
+      if (d->op == op_id::get) n.index = d->at.axis;
       const std::uint64_t key = node_key(n, scratch.data());
       int idx = by_node.find(key, [&](int k) {
         const graph_node& o = g.nodes.data()[k];
-        if (o.op != n.op || o.nargs != n.nargs || o.name != n.name || !(o.at == n.at) || o.type != n.type ||
+        if (o.op != n.op || o.index != n.index || o.nargs != n.nargs || o.name != n.name || !(*o.at == *n.at) || o.type != n.type ||
             !(o.out == n.out) || o.pinned != n.pinned)
           return false;
         for (int i = 0; i < n.nargs; ++i)
@@ -152,7 +154,7 @@ constexpr module_value<S.nodes, S.args, 1> main_module(const node_desc* const* r
   f.set_name("main");
   f.num_nodes = static_cast<int>(S.nodes);
   if (num_roots > 1) {
-    graph_node t{op_id::tuple, dtype::f32, shape{}, attrs{}, {}, static_cast<int>(g.args.size()), num_roots, true};
+    graph_node t{op_id::tuple, dtype::f32, shape{}, &no_attrs, {}, static_cast<int>(g.args.size()), num_roots, true};
     for (int r = 0; r < num_roots; ++r) m.args[g.args.size() + static_cast<std::size_t>(r)] = g.outputs[static_cast<std::size_t>(r)];
     m.nodes[S.nodes - 1] = t;
     f.result = static_cast<int>(S.nodes - 1);

@@ -11,11 +11,13 @@
 namespace partita {
 
 /// One node of a module's node table. Arguments are indices into the module's `args` pool.
+/// Attributes are held by pointer to the op descriptor's own (static, never changing) copy:
+/// passes copy nodes many times, and a pointer is far cheaper to copy at compile time.
 struct graph_node {
   op_id op = op_id::input;
   dtype type = dtype::f32;
   shape out{};
-  attrs at{};
+  const attrs* at = &no_attrs;
   std::string_view name{};  // inputs and weights
   int first_arg = 0;
   int nargs = 0;
@@ -23,7 +25,12 @@ struct graph_node {
   std::string_view pinned{};  // backend chosen by the user with on<backend, expr>
   std::string_view target{};  // backend chosen by annotate_target
   int region = -1;            // region chosen by merge_regions
-  friend constexpr bool operator==(const graph_node&, const graph_node&) = default;
+  int index = 0;              // param: its position; get: the field; call: the callee function
+  friend constexpr bool operator==(const graph_node& a, const graph_node& b) {
+    return a.op == b.op && a.type == b.type && a.out == b.out && *a.at == *b.at && a.name == b.name &&
+           a.first_arg == b.first_arg && a.nargs == b.nargs && a.is_tuple == b.is_tuple && a.pinned == b.pinned &&
+           a.target == b.target && a.region == b.region && a.index == b.index;
+  }
 };
 
 /// Longest function name a module stores (`<backend>_<function>_<region id>`).

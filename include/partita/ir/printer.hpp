@@ -13,11 +13,11 @@ template <class M>
 std::string type_string(const M& m, int i) {
   const graph_node& n = m.node(i);
   if (!n.is_tuple) return concat(name_of(n.type), to_string(n.out));
-  if (n.op == op_id::call) return type_string(m, m.functions[static_cast<std::size_t>(n.at.callee)].result);
+  if (n.op == op_id::call) return type_string(m, m.functions[static_cast<std::size_t>(n.index)].result);
   if (n.op == op_id::get) {
     int t = m.arg(i, 0);
-    while (m.node(t).op == op_id::call) t = m.functions[static_cast<std::size_t>(m.node(t).at.callee)].result;
-    return t == m.arg(i, 0) ? "tuple" : type_string(m, m.arg(t, n.at.axis));
+    while (m.node(t).op == op_id::call) t = m.functions[static_cast<std::size_t>(m.node(t).index)].result;
+    return t == m.arg(i, 0) ? "tuple" : type_string(m, m.arg(t, n.index));
   }
   std::string s = "(";
   for (int k = 0; k < n.nargs; ++k) {
@@ -40,7 +40,7 @@ inline std::string float_string(float f) {
 
 /// The attributes of a node that matter for its op, as `key=value` pairs.
 inline std::string attr_string(const graph_node& n) {
-  const attrs& a = n.at;
+  const attrs& a = *n.at;
   switch (n.op) {
     case op_id::conv2d:
       return concat("stride=", pair_string(a.stride), ", padding=", pair_string(a.padding), ", dilation=",
@@ -60,7 +60,7 @@ inline std::string attr_string(const graph_node& n) {
     case op_id::reshape:
       return concat("shape=", to_string(a.target));
     case op_id::get:
-      return concat("index=", std::to_string(a.axis));
+      return concat("index=", std::to_string(n.index));
     default:
       return {};
   }
@@ -72,7 +72,7 @@ std::string value_name(const M& m, int i) {
   switch (n.op) {
     case op_id::input: return concat("%", n.name);
     case op_id::weight: return concat("@", n.name);
-    case op_id::param: return concat("%p", std::to_string(n.at.axis));
+    case op_id::param: return concat("%p", std::to_string(n.index));
     default: return concat("%", std::to_string(i));
   }
 }
@@ -82,7 +82,7 @@ std::string call_string(const M& m, int i) {
   const graph_node& n = m.node(i);
   std::string s;
   if (n.op == op_id::call) {
-    s = concat("@", m.functions[static_cast<std::size_t>(n.at.callee)].name());
+    s = concat("@", m.functions[static_cast<std::size_t>(n.index)].name());
   } else if (n.op != op_id::tuple) {
     s = std::string(name_of(n.op));
   }

@@ -15,7 +15,7 @@ class op_view {
   constexpr bool is(op_id o) const { return node().op == o; }
   constexpr partita::dtype dtype() const { return node().type; }
   constexpr const partita::shape& shape() const { return node().out; }
-  constexpr const partita::attrs& attributes() const { return node().at; }
+  constexpr const partita::attrs& attributes() const { return *node().at; }
   constexpr std::string_view name() const { return node().name; }
   constexpr int num_args() const { return node().nargs; }
   constexpr op_view arg(int i) const { return {nodes_, args_, args_[node().first_arg + i]}; }

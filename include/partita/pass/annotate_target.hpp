@@ -41,7 +41,7 @@ constexpr module_builder annotate_target(module_builder m) {
     }
     if (!n.target.empty()) continue;  // an earlier run's choice stands
     if (n.op == op_id::call) {
-      const function_info& callee = m.functions[static_cast<std::size_t>(n.at.callee)];
+      const function_info& callee = m.functions[static_cast<std::size_t>(n.index)];
       const std::string_view owner = composite_backend(callee.composite);
       if (callee.backend.empty() && !owner.empty() && is_listed<Backends...>(owner)) n.target = owner;
       continue;  // calls of partitions are host nodes

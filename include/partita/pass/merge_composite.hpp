@@ -149,8 +149,8 @@ constexpr module_builder apply_pattern(const module_builder& m, const T& t, cons
     fn.num_params = static_cast<int>(gr.params.size());
     for (int k = 0; k < fn.num_params; ++k) {
       const graph_node& src = m.node(gr.params[static_cast<std::size_t>(k)]);
-      graph_node p{op_id::param, src.type, src.out, attrs{}, {}, 0, 0, src.is_tuple};
-      p.at.axis = k;
+      graph_node p{op_id::param, src.type, src.out, &no_attrs, {}, 0, 0, src.is_tuple};
+      p.index = k;
       to[static_cast<std::size_t>(gr.params[static_cast<std::size_t>(k)])] = out.emit(p, nullptr, 0);
     }
     std::vector<int> a;
@@ -183,8 +183,8 @@ constexpr module_builder apply_pattern(const module_builder& m, const T& t, cons
     a.clear();
     if (const group* gr = group_at[static_cast<std::size_t>(i)]) {
       for (int p : gr->params) a.push_back(to[static_cast<std::size_t>(p)]);
-      graph_node c{op_id::call, n.type, n.out, attrs{}, {}, 0, 0, n.is_tuple};
-      c.at.callee = callee_of[static_cast<std::size_t>(i)];
+      graph_node c{op_id::call, n.type, n.out, &no_attrs, {}, 0, 0, n.is_tuple};
+      c.index = callee_of[static_cast<std::size_t>(i)];
       to[static_cast<std::size_t>(i)] = out.emit(c, a.data(), static_cast<int>(a.size()));
       continue;
     }

@@ -107,8 +107,8 @@ constexpr module_builder partition_graph(const module_builder& m) {
     fn.num_params = static_cast<int>(r.params.size());
     for (int k = 0; k < fn.num_params; ++k) {
       const graph_node& src = m.node(r.params[static_cast<std::size_t>(k)]);
-      graph_node p{op_id::param, src.type, src.out, attrs{}, {}, 0, 0, src.is_tuple};
-      p.at.axis = k;
+      graph_node p{op_id::param, src.type, src.out, &no_attrs, {}, 0, 0, src.is_tuple};
+      p.index = k;
       to[static_cast<std::size_t>(r.params[static_cast<std::size_t>(k)])] = out.emit(p, nullptr, 0);
     }
     for (int i : r.nodes) {
@@ -132,7 +132,7 @@ constexpr module_builder partition_graph(const module_builder& m) {
     } else {
       a.clear();
       for (int o : r.outputs) a.push_back(to[static_cast<std::size_t>(o)]);
-      graph_node t{op_id::tuple, dtype::f32, shape{}, attrs{}, {}, 0, 0, true};
+      graph_node t{op_id::tuple, dtype::f32, shape{}, &no_attrs, {}, 0, 0, true};
       fn.result = out.emit(t, a.data(), static_cast<int>(a.size()));
     }
     fn.num_nodes = static_cast<int>(out.nodes.size()) - fn.first_node;
@@ -183,8 +183,8 @@ constexpr module_builder partition_graph(const module_builder& m) {
       a.clear();
       for (int p : r.params) a.push_back(to[static_cast<std::size_t>(p)]);
       const graph_node& first_out = m.node(r.outputs[0]);
-      graph_node c{op_id::call, first_out.type, first_out.out, attrs{}, {}, 0, 0, r.outputs.size() > 1 || first_out.is_tuple};
-      c.at.callee = r.function;
+      graph_node c{op_id::call, first_out.type, first_out.out, &no_attrs, {}, 0, 0, r.outputs.size() > 1 || first_out.is_tuple};
+      c.index = r.function;
       const int call = out.emit(c, a.data(), static_cast<int>(a.size()));
       call_of[static_cast<std::size_t>(s)] = call;
       for (std::size_t k = 0; k < r.outputs.size(); ++k) {
@@ -193,8 +193,8 @@ constexpr module_builder partition_graph(const module_builder& m) {
           continue;
         }
         const graph_node& o = m.node(r.outputs[k]);
-        graph_node g{op_id::get, o.type, o.out, attrs{}, {}, 0, 0, o.is_tuple};
-        g.at.axis = static_cast<int>(k);
+        graph_node g{op_id::get, o.type, o.out, &no_attrs, {}, 0, 0, o.is_tuple};
+        g.index = static_cast<int>(k);
         to[static_cast<std::size_t>(r.outputs[k])] = out.emit(g, &call, 1);
       }
       continue;

@@ -83,21 +83,36 @@ constexpr module_builder post_partition(module_builder m) {
 }
 
 template <class M, class... Backends>
-struct partition_pass {
+struct composite_phase {
   static constexpr module_builder run() {
     module_builder m = to_builder(module_type_t<M>::value);
-    if constexpr (!backends_ok<Backends...>) {
-      return m;  // reported by check_backend, once
-    } else {
-      ((m = pre_partition<Backends>(std::move(m))), ...);
-      ((m = backend_patterns<Backends>(std::move(m))), ...);
-      m = annotate_target<Backends...>(std::move(m));
-      m = merge_regions(std::move(m));
-      m = partition_graph(m);
-      ((m = post_partition<Backends>(std::move(m))), ...);
-      return m;
-    }
+    ((m = pre_partition<Backends>(std::move(m))), ...);
+    ((m = backend_patterns<Backends>(std::move(m))), ...);
+    return m;
   }
+};
+
+template <class M, class... Backends>
+struct post_partition_phase {
+  static constexpr module_builder run() {
+    module_builder m = to_builder(M::value);
+    ((m = post_partition<Backends>(std::move(m))), ...);
+    return m;
+  }
+};
+
+template <class B>
+inline constexpr bool has_post_partition = requires { typename B::post_partition; };
+
+/// The eager flow, one materialised module per phase: each constant evaluation stays small
+/// (compilers bound the work of a single one), and the phases are the explicit passes' own types.
+template <class M, class... Backends>
+struct partition_flow {
+  using composites = module_from<composite_phase<M, Backends...>>;
+  using annotated = module_from<annotate_target_pass<composites, Backends...>>;
+  using partitioned = module_from<partition_graph_pass<module_from<merge_regions_pass<annotated>>>>;
+  using type = std::conditional_t<(has_post_partition<Backends> || ...),
+                                   module_from<post_partition_phase<partitioned, Backends...>>, partitioned>;
 };
 
 }  // namespace detail
@@ -113,7 +128,8 @@ struct pipeline : detail::module_from<detail::pipeline_pass<M, Passes...>> {};
 /// AnnotateTarget, MergeCompilerRegions, PartitionGraph, then each backend's `post_partition`
 /// passes. Backends without patterns or passes simply take part in annotation.
 template <class M, class... Backends>
-struct partition : detail::module_from<detail::partition_pass<M, Backends...>> {};
+struct partition : std::conditional_t<backends_ok<Backends...>, detail::partition_flow<M, Backends...>,
+                                      std::type_identity<module_type_t<M>>>::type {};
 
 /// Number of functions of module `M` that belong to `Backend` (partitions) — or, for a name
 /// with a `.`, of composite functions with that pattern name.

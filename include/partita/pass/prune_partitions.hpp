@@ -17,9 +17,9 @@ constexpr module_builder remove_dead_functions(const module_builder& m) {
   for (std::size_t k = 0; k < order.size(); ++k) {
     const function_info& f = m.functions[static_cast<std::size_t>(order[k])];
     for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i)
-      if (m.node(i).op == op_id::call && new_index[static_cast<std::size_t>(m.node(i).at.callee)] < 0) {
-        new_index[static_cast<std::size_t>(m.node(i).at.callee)] = 0;  // mark; numbered below
-        order.push_back(m.node(i).at.callee);
+      if (m.node(i).op == op_id::call && new_index[static_cast<std::size_t>(m.node(i).index)] < 0) {
+        new_index[static_cast<std::size_t>(m.node(i).index)] = 0;  // mark; numbered below
+        order.push_back(m.node(i).index);
       }
   }
   // Number in the old order so that surviving functions keep their relative order.
@@ -38,7 +38,7 @@ constexpr module_builder remove_dead_functions(const module_builder& m) {
     nf_info.result = old.result + shift;
     for (int i = old.first_node; i < old.first_node + old.num_nodes; ++i) {
       graph_node n = m.node(i);
-      if (n.op == op_id::call) n.at.callee = new_index[static_cast<std::size_t>(n.at.callee)];
+      if (n.op == op_id::call) n.index = new_index[static_cast<std::size_t>(n.index)];
       a.clear();
       for (int k = 0; k < n.nargs; ++k) a.push_back(m.arg(i, k) + shift);
       out.emit(n, a.data(), n.nargs);
@@ -55,7 +55,7 @@ constexpr int heavy_ops(const module_builder& m, int f) {
   for (int i = fn.first_node; i < fn.first_node + fn.num_nodes; ++i) {
     const graph_node& g = m.node(i);
     if (g.op == op_id::conv2d || g.op == op_id::dense) ++n;
-    if (g.op == op_id::call) n += heavy_ops(m, g.at.callee);
+    if (g.op == op_id::call) n += heavy_ops(m, g.index);
   }
   return n;
 }
@@ -76,19 +76,19 @@ constexpr module_builder prune_partitions(const module_builder& m, std::string_v
     a.clear();
     for (int k = 0; k < g.nargs; ++k) a.push_back(to[static_cast<std::size_t>(m.arg(i, k))]);
     if (g.op == op_id::get && tuple_fields[static_cast<std::size_t>(m.arg(i, 0))] >= 0) {
-      to[static_cast<std::size_t>(i)] = fields[static_cast<std::size_t>(tuple_fields[static_cast<std::size_t>(m.arg(i, 0))] + g.at.axis)];
+      to[static_cast<std::size_t>(i)] = fields[static_cast<std::size_t>(tuple_fields[static_cast<std::size_t>(m.arg(i, 0))] + g.index)];
       continue;
     }
     if (g.op == op_id::call) {
-      const function_info& c = m.functions[static_cast<std::size_t>(g.at.callee)];
-      if (c.backend == backend && heavy_ops(m, g.at.callee) < min_heavy) {
+      const function_info& c = m.functions[static_cast<std::size_t>(g.index)];
+      if (c.backend == backend && heavy_ops(m, g.index) < min_heavy) {
         std::vector<int> local(static_cast<std::size_t>(c.num_nodes), -1);
         std::vector<int> b;
         for (int j = c.first_node; j < c.first_node + c.num_nodes; ++j) {
           const graph_node& n = m.node(j);
           int& v = local[static_cast<std::size_t>(j - c.first_node)];
           if (n.op == op_id::param) {
-            v = a[static_cast<std::size_t>(n.at.axis)];
+            v = a[static_cast<std::size_t>(n.index)];
             continue;
           }
           if (j == c.result && n.op == op_id::tuple) break;  // its fields are projected below

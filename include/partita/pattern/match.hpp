@@ -54,7 +54,7 @@ class matcher {
         st_.body.push_back(n);
         return true;
       case pattern_kind::get:
-        if (g.op != op_id::get || (pn.index >= 0 && g.at.axis != pn.index) || !match(child(pn, 0), arg(n, 0)))
+        if (g.op != op_id::get || (pn.index >= 0 && g.index != pn.index) || !match(child(pn, 0), arg(n, 0)))
           return false;
         st_.body.push_back(n);
         return true;
@@ -77,7 +77,7 @@ class matcher {
       case pattern_kind::has_shape:
         return !g.is_tuple && g.out == pn.shp && match(child(pn, 0), n);
       case pattern_kind::has_attr:
-        return pn.attr_check(g.at) && match(child(pn, 0), n);
+        return pn.attr_check(*g.at) && match(child(pn, 0), n);
       case pattern_kind::dominates:
         return match_dominator(pn, n);
     }
@@ -142,7 +142,7 @@ class matcher {
       case pattern_kind::var: return shallow(child(pn, 0), n);
       case pattern_kind::has_dtype: return g.type == pn.type && shallow(child(pn, 0), n);
       case pattern_kind::has_shape: return g.out == pn.shp && shallow(child(pn, 0), n);
-      case pattern_kind::has_attr: return pn.attr_check(g.at) && shallow(child(pn, 0), n);
+      case pattern_kind::has_attr: return pn.attr_check(*g.at) && shallow(child(pn, 0), n);
       default: return false;
     }
   }

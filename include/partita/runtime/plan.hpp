@@ -69,7 +69,7 @@ struct plan_builder {
 /// tuples).
 template <class M>
 constexpr int tuple_node(const M& m, int t) {
-  while (m.node(t).op == op_id::get) t = m.arg(tuple_node(m, m.arg(t, 0)), m.node(t).at.axis);
+  while (m.node(t).op == op_id::get) t = m.arg(tuple_node(m, m.arg(t, 0)), m.node(t).index);
   return t;
 }
 
@@ -107,17 +107,17 @@ constexpr int expand(const M& m, int fn, const std::vector<int>& params, std::st
     a.clear();
     for (int k = 0; k < g.nargs; ++k) a.push_back(local[static_cast<std::size_t>(m.arg(i, k) - f.first_node)]);
     if (g.op == op_id::param) {
-      value = params[static_cast<std::size_t>(g.at.axis)];
+      value = params[static_cast<std::size_t>(g.index)];
       continue;
     }
     if (g.op == op_id::call) {
-      const function_info& c = m.functions[static_cast<std::size_t>(g.at.callee)];
+      const function_info& c = m.functions[static_cast<std::size_t>(g.index)];
       if (!c.backend.empty()) {
-        value = expand(m, g.at.callee, a, c.backend, fuses, out);
+        value = expand(m, g.index, a, c.backend, fuses, out);
         continue;
       }
       if (c.composite.empty() || !fuses(owner, c.composite)) {
-        value = expand(m, g.at.callee, a, owner, fuses, out);
+        value = expand(m, g.index, a, owner, fuses, out);
         continue;
       }
     }
@@ -125,7 +125,7 @@ constexpr int expand(const M& m, int fn, const std::vector<int>& params, std::st
     copy.target = owner;
     if (g.op == op_id::call) {
       // A fused composite: its kernel also receives the weights bound inside it, in body order.
-      const function_info& c = m.functions[static_cast<std::size_t>(g.at.callee)];
+      const function_info& c = m.functions[static_cast<std::size_t>(g.index)];
       for (int j = c.first_node; j < c.first_node + c.num_nodes; ++j) {
         if (m.node(j).op != op_id::weight) continue;
         a.push_back(out.b.emit(m.node(j), nullptr, 0));
@@ -188,7 +188,7 @@ constexpr plan_builder lower(const Module& module, Fuses fuses) {
     } else if (g.op == op_id::tuple) {
       // no storage of its own: consumers project its fields
     } else if (g.op == op_id::get) {
-      rt[i] = rt[m.arg(tuple_node(m, m.arg(i, 0)), g.at.axis)];
+      rt[i] = rt[m.arg(tuple_node(m, m.arg(i, 0)), g.index)];
     } else if (is_view(g.op)) {
       rt[i] = rt[m.arg(i, 0)];
     } else {

@@ -32,26 +32,26 @@ struct reference {
       if constexpr (op == op_id::dense) {
         k::dense(in[0], Step::arg(0).out, in[1], Step::arg(1).out, out);
       } else if constexpr (op == op_id::conv2d) {
-        k::conv2d(in[0], Step::arg(0).out, in[1], Step::arg(1).out, out, n.out, n.at);
+        k::conv2d(in[0], Step::arg(0).out, in[1], Step::arg(1).out, out, n.out, *n.at);
       } else if constexpr (op == op_id::bias_add) {
-        k::bias_add(in[0], n.out, in[1], normalized_axis(n.at.axis, n.out.rank), out);
+        k::bias_add(in[0], n.out, in[1], normalized_axis(n.at->axis, n.out.rank), out);
       } else if constexpr (is_binary_elementwise(op)) {
         k::binary(op, in[0], Step::arg(0).out, in[1], Step::arg(1).out, out, n.out);
       } else if constexpr (is_unary_elementwise(op)) {
-        k::unary(op, in[0], n.out.elements(), out, n.at);
+        k::unary(op, in[0], n.out.elements(), out, *n.at);
       } else if constexpr (op == op_id::max_pool2d) {
-        k::max_pool2d(in[0], Step::arg(0).out, out, n.out, n.at);
+        k::max_pool2d(in[0], Step::arg(0).out, out, n.out, *n.at);
       } else if constexpr (op == op_id::avg_pool2d) {
-        k::avg_pool2d(in[0], Step::arg(0).out, out, n.out, n.at);
+        k::avg_pool2d(in[0], Step::arg(0).out, out, n.out, *n.at);
       } else if constexpr (op == op_id::global_avg_pool2d) {
         k::global_avg_pool2d(in[0], Step::arg(0).out, out);
       } else if constexpr (op == op_id::batch_norm) {
-        k::batch_norm(in[0], n.out, in[1], in[2], in[3], in[4], n.at.epsilon, out);
+        k::batch_norm(in[0], n.out, in[1], in[2], in[3], in[4], n.at->epsilon, out);
       } else if constexpr (op == op_id::concatenate) {
         constexpr auto shapes = arg_shapes();
-        k::concatenate(in, shapes.data(), Step::num_args, normalized_axis(n.at.axis, n.out.rank), out, n.out);
+        k::concatenate(in, shapes.data(), Step::num_args, normalized_axis(n.at->axis, n.out.rank), out, n.out);
       } else if constexpr (op == op_id::softmax) {
-        k::softmax(in[0], n.out, normalized_axis(n.at.axis, n.out.rank), out);
+        k::softmax(in[0], n.out, normalized_axis(n.at->axis, n.out.rank), out);
       } else {
         static_assert(op == op_id::dense, "partita: the reference backend has no kernel for this op (Step)");
       }
