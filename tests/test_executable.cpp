@@ -195,3 +195,26 @@ TEST_CASE("an executable can be moved") {
   const auto ref = w.expected(x);
   CHECK(y[3] == doctest::Approx(ref[3]).epsilon(1e-5));
 }
+
+TEST_CASE("run_unchecked takes raw pointers and computes what run does") {
+  const mlp_weights w;
+  mlp_exe exe;
+  exe.bind(w.set());
+  const auto x = random_vector(784, 12, 1.0f);
+  std::vector<float> checked(10), unchecked(10);
+  exe.run(x, checked);
+  const float* in[] = {x.data()};
+  float* out[] = {unchecked.data()};
+  exe.run_unchecked(in, out);
+  CHECK(checked == unchecked);
+}
+
+namespace {
+struct not_a_backend {};
+struct stateless {
+  static constexpr fixed_string name = "stateless";
+};
+static_assert(backend<reference>);
+static_assert(!backend<not_a_backend> && !backend<stateless>);
+static_assert(is_host_backend<reference>);
+}  // namespace

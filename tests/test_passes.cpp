@@ -7,56 +7,13 @@
 #include <partita/partita.hpp>
 
 #include "models/backends.hpp"
+#include "models/queries.hpp"
 
 using namespace partita;
 using test_backends::renamed;
+using namespace test_queries;
 
 namespace {
-
-// --- compile-time queries used below ---------------------------------------------------------
-template <module_type M>
-constexpr int function_named(std::string_view name) {
-  for (std::size_t f = 0; f < M::value.functions.size(); ++f)
-    if (M::value.functions[f].name() == name) return static_cast<int>(f);
-  return -1;
-}
-/// Ops of a function's body (params and weights excluded), in order, as a string "op,op,...".
-template <module_type M, std::size_t N = 256>
-constexpr bool body_is(int fn, std::initializer_list<op_id> ops) {
-  const function_info& f = M::value.functions[static_cast<std::size_t>(fn)];
-  auto it = ops.begin();
-  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
-    const op_id op = M::value.node(i).op;
-    if (op == op_id::param || op == op_id::weight || op == op_id::input) continue;
-    if (it == ops.end() || *it != op) return false;
-    ++it;
-  }
-  return it == ops.end();
-}
-template <module_type M>
-constexpr int count_op(int fn, op_id op) {
-  const function_info& f = M::value.functions[static_cast<std::size_t>(fn)];
-  int n = 0;
-  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) n += M::value.node(i).op == op;
-  return n;
-}
-template <module_type M>
-constexpr int params_of(int fn) { return M::value.functions[static_cast<std::size_t>(fn)].num_params; }
-/// The main-level node (its index's op) that is argument k of function fn's parameter list.
-template <module_type M>
-constexpr std::string_view call_arg_name(int fn, int k) {
-  const auto& m = M::value;
-  const function_info& main = m.main();
-  for (int i = main.first_node; i < main.first_node + main.num_nodes; ++i)
-    if (m.node(i).op == op_id::call && m.node(i).index == fn) return m.node(m.arg(i, k)).name;
-  return "<no call>";
-}
-template <module_type M>
-constexpr int composites() {
-  int n = 0;
-  for (const function_info& f : M::value.functions) n += !f.composite.empty();
-  return n;
-}
 
 using x = input<"x", f32, 2, 3>;
 using y = input<"y", f32, 2, 3>;

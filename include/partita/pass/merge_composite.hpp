@@ -74,10 +74,7 @@ constexpr module_builder remove_dead(const module_builder& m) {
     for (int k = 0; k < n.nargs; ++k) a.push_back(to[static_cast<std::size_t>(m.arg(i, k))]);
     to[static_cast<std::size_t>(i)] = out.emit(n, a.data(), n.nargs);
   }
-  function_info& main = out.functions[0];
-  main.first_node = start;
-  main.num_nodes = static_cast<int>(out.nodes.size()) - start;
-  main.result = to[static_cast<std::size_t>(f.result)];
+  finish_main(out, start, to[static_cast<std::size_t>(f.result)]);
   return out;
 }
 
@@ -192,10 +189,7 @@ constexpr module_builder apply_pattern(const module_builder& m, const T& t, cons
     for (int k = 0; k < n.nargs; ++k) a.push_back(to[static_cast<std::size_t>(m.arg(i, k))]);
     to[static_cast<std::size_t>(i)] = out.emit(n, a.data(), n.nargs);
   }
-  function_info& main = out.functions[0];
-  main.first_node = start;
-  main.num_nodes = static_cast<int>(out.nodes.size()) - start;
-  main.result = to[static_cast<std::size_t>(f.result)];
+  finish_main(out, start, to[static_cast<std::size_t>(f.result)]);
   return remove_dead(out);
 }
 

@@ -70,6 +70,14 @@ constexpr void copy_functions_but_main(module_builder& dst, const module_builder
   }
 }
 
+/// Records that main's new nodes are those emitted since `start`, returning `result`.
+constexpr void finish_main(module_builder& out, int start, int result) {
+  function_info& main = out.functions[0];
+  main.first_node = start;
+  main.num_nodes = static_cast<int>(out.nodes.size()) - start;
+  main.result = result;
+}
+
 /// Replaces every character that is not a letter or digit by `_` (names of generated functions).
 constexpr void sanitize_into(function_info& f, std::string_view s) {
   std::vector<char> c;

@@ -206,10 +206,7 @@ constexpr module_builder partition_graph(const module_builder& m) {
     copy.region = -1;
     to[static_cast<std::size_t>(node)] = out.emit(copy, a.data(), g.nargs);
   }
-  function_info& main = out.functions[0];
-  main.first_node = start;
-  main.num_nodes = static_cast<int>(out.nodes.size()) - start;
-  main.result = to[static_cast<std::size_t>(f.result)];
+  finish_main(out, start, to[static_cast<std::size_t>(f.result)]);
   return out;
 }
 

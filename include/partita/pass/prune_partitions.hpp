@@ -108,10 +108,7 @@ constexpr module_builder prune_partitions(const module_builder& m, std::string_v
     }
     to[static_cast<std::size_t>(i)] = out.emit(g, a.data(), g.nargs);
   }
-  function_info& main = out.functions[0];
-  main.first_node = start;
-  main.num_nodes = static_cast<int>(out.nodes.size()) - start;
-  main.result = to[static_cast<std::size_t>(f.result)];
+  finish_main(out, start, to[static_cast<std::size_t>(f.result)]);
   return remove_dead_functions(out);
 }
 
