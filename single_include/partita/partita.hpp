@@ -1724,6 +1724,14 @@ constexpr void copy_functions_but_main(module_builder& dst, const module_builder
   }
 }
 
+/// Records that main's new nodes are those emitted since `start`, returning `result`.
+constexpr void finish_main(module_builder& out, int start, int result) {
+  function_info& main = out.functions[0];
+  main.first_node = start;
+  main.num_nodes = static_cast<int>(out.nodes.size()) - start;
+  main.result = result;
+}
+
 /// Replaces every character that is not a letter or digit by `_` (names of generated functions).
 constexpr void sanitize_into(function_info& f, std::string_view s) {
   std::vector<char> c;
@@ -4473,10 +4481,7 @@ constexpr module_builder remove_dead(const module_builder& m) {
     for (int k = 0; k < n.nargs; ++k) a.push_back(to[static_cast<std::size_t>(m.arg(i, k))]);
     to[static_cast<std::size_t>(i)] = out.emit(n, a.data(), n.nargs);
   }
-  function_info& main = out.functions[0];
-  main.first_node = start;
-  main.num_nodes = static_cast<int>(out.nodes.size()) - start;
-  main.result = to[static_cast<std::size_t>(f.result)];
+  finish_main(out, start, to[static_cast<std::size_t>(f.result)]);
   return out;
 }
 
@@ -4591,10 +4596,7 @@ constexpr module_builder apply_pattern(const module_builder& m, const T& t, cons
     for (int k = 0; k < n.nargs; ++k) a.push_back(to[static_cast<std::size_t>(m.arg(i, k))]);
     to[static_cast<std::size_t>(i)] = out.emit(n, a.data(), n.nargs);
   }
-  function_info& main = out.functions[0];
-  main.first_node = start;
-  main.num_nodes = static_cast<int>(out.nodes.size()) - start;
-  main.result = to[static_cast<std::size_t>(f.result)];
+  finish_main(out, start, to[static_cast<std::size_t>(f.result)]);
   return remove_dead(out);
 }
 
@@ -5009,10 +5011,7 @@ constexpr module_builder partition_graph(const module_builder& m) {
     copy.region = -1;
     to[static_cast<std::size_t>(node)] = out.emit(copy, a.data(), g.nargs);
   }
-  function_info& main = out.functions[0];
-  main.first_node = start;
-  main.num_nodes = static_cast<int>(out.nodes.size()) - start;
-  main.result = to[static_cast<std::size_t>(f.result)];
+  finish_main(out, start, to[static_cast<std::size_t>(f.result)]);
   return out;
 }
 
@@ -5274,10 +5273,7 @@ constexpr module_builder prune_partitions(const module_builder& m, std::string_v
     }
     to[static_cast<std::size_t>(i)] = out.emit(g, a.data(), g.nargs);
   }
-  function_info& main = out.functions[0];
-  main.first_node = start;
-  main.num_nodes = static_cast<int>(out.nodes.size()) - start;
-  main.result = to[static_cast<std::size_t>(f.result)];
+  finish_main(out, start, to[static_cast<std::size_t>(f.result)]);
   return remove_dead_functions(out);
 }
 
