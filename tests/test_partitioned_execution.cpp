@@ -151,3 +151,64 @@ TEST_CASE("a pruned partition runs on the host with the same results") {
   exe_t exe;
   CHECK(run(exe, w.set).probs == run(ref, w.set).probs);
 }
+
+namespace {
+
+// A backend that packs dense weights at bind time (transposed, as a GEMM would want them) and
+// computes from its packed copy: the weight hand-off of `prepare`.
+struct packing : reference {
+  static constexpr fixed_string name = "packing";
+  static constexpr bool host = false;
+  static constexpr bool supports(const op_view& v) { return v.is(op_id::dense); }
+  struct state {
+    std::vector<std::vector<float>> packed;  // by step
+    int prepared = 0;
+  };
+  template <class Step>
+  struct kernel {
+    static constexpr std::int64_t units = Step::arg(1).out[0], inner = Step::arg(1).out[1];
+    static void prepare(state& s, const float* const* in) {
+      REQUIRE(in[0] == nullptr);  // the activation is not known at bind time
+      if (s.packed.size() <= static_cast<std::size_t>(Step::index)) s.packed.resize(static_cast<std::size_t>(Step::index) + 1);
+      auto& p = s.packed[static_cast<std::size_t>(Step::index)];
+      p.assign(static_cast<std::size_t>(units * inner), 0.f);
+      for (std::int64_t u = 0; u < units; ++u)
+        for (std::int64_t k = 0; k < inner; ++k) p[static_cast<std::size_t>(k * units + u)] = in[1][u * inner + k];
+      ++s.prepared;
+    }
+    static void run(state& s, const float* const* in, float* out) {
+      const auto& p = s.packed[static_cast<std::size_t>(Step::index)];
+      const std::int64_t rows = Step::arg(0).out.elements() / inner;
+      for (std::int64_t r = 0; r < rows; ++r)
+        for (std::int64_t u = 0; u < units; ++u) {
+          double acc = 0;
+          for (std::int64_t k = 0; k < inner; ++k) acc += static_cast<double>(in[0][r * inner + k]) * p[static_cast<std::size_t>(k * units + u)];
+          out[r * units + u] = static_cast<float>(acc);
+        }
+    }
+  };
+};
+
+}  // namespace
+
+TEST_CASE("backends prepare their steps' weights at bind time, again at every bind") {
+  using parts = partition<cnn, packing, reference>;
+  using exe_t = compiled<parts, packing, reference>;
+  const weights<oracle> w;
+  oracle ref;
+  exe_t exe;
+  const outputs expected = run(ref, w.set);
+  CHECK(exe.state<packing>().prepared == 0);
+  const outputs got = run(exe, w.set);
+  CHECK(exe.state<packing>().prepared == 1);  // one dense step
+  CHECK(max_relative_error(got.probs, expected.probs) <= 1e-5f);
+
+  // New weights: prepare runs again and the packed copy follows.
+  weights<oracle> other;
+  for (auto& d : other.data) for (float& v : d) v = -v;
+  oracle ref2;
+  const outputs expected2 = run(ref2, other.set);
+  const outputs got2 = run(exe, other.set);
+  CHECK(exe.state<packing>().prepared == 2);
+  CHECK(max_relative_error(got2.probs, expected2.probs) <= 1e-5f);
+}

@@ -1580,6 +1580,7 @@ namespace partita {
 /// | `static constexpr bool fuses(std::string_view)` (optional) | composites it runs as one kernel |
 /// | `using pre_partition / post_partition = pass_list<...>` (optional) | its passes per phase |
 /// | `template <class Step> struct kernel` | `static void run(state&, const float* const* in, float* out)` |
+/// | `kernel<Step>::prepare(state&, const float* const* in)` (optional) | at `bind`: `in` holds the step's weights (null for activations) |
 ///
 /// Kernels run in destination-passing style (the caller owns every buffer). The plan may give an
 /// elementwise step (unary ops, bias_add, add/subtract/multiply) the same buffer for its output
@@ -2869,8 +2870,11 @@ class compiled {
   static constexpr const tensor_slot& weight(std::size_t i) { return plan.weights[i]; }
 
   /// Copies every declared weight from `source` (a `safetensors_file`, a `weight_set`, or
-  /// anything with `find(name)` and `origin()`), after checking names, dtypes and shapes. On an
-  /// error nothing is changed and the exception names each offending tensor, expected vs actual.
+  /// anything with `find(name)` and `origin()`), after checking names, dtypes and shapes, then
+  /// lets each backend prepare its steps (`kernel<Step>::prepare(state&, in)`, where `in` holds
+  /// the step's weight arguments and null for the others: packing GEMM panels, building
+  /// primitives). A mismatch changes nothing, and the exception names each offending tensor,
+  /// expected vs actual; if a backend's `prepare` throws, the executable is left unbound.
   template <class Source>
   compiled& bind(const Source& source) {
     std::array<const tensor_data*, plan.weights.size()> found{};
@@ -2880,8 +2884,10 @@ class compiled {
       detail::check_weight(plan.weights[i], found[i], source.origin(), problems);
     }
     if (!problems.empty()) throw error(detail::concat("partita: bind failed:", problems));
+    bound_ = false;
     for (std::size_t i = 0; i < plan.weights.size(); ++i)
       std::memcpy(weights_.get() + plan.weights[i].offset, found[i]->bytes.data(), plan.weights[i].bytes());
+    prepare_steps(std::make_index_sequence<num_steps>{});
     bound_ = true;
     return *this;
   }
@@ -2960,16 +2966,38 @@ class compiled {
   }
 
   template <std::size_t S>
+  static constexpr std::size_t owner_of = detail::backend_index<Backends...>(plan.steps[S].backend);
+
+  template <std::size_t S>
+  using kernel_of = typename detail::nth_backend<owner_of<S>, Backends...>::template kernel<
+      step_ref<module::value, plan_of<module, Backends...>::value, static_cast<int>(S)>>;
+
+  template <std::size_t S>
   void run_step(const float* const* in, float* const* out) {
     constexpr const plan_step& st = plan.steps[S];
-    constexpr std::size_t b = detail::backend_index<Backends...>(st.backend);
-    static_assert(b < sizeof...(Backends), "partita: a step belongs to a backend that is not in compiled<...>");
-    using owner = detail::nth_backend<b, Backends...>;
+    static_assert(owner_of<S> < sizeof...(Backends), "partita: a step belongs to a backend that is not in compiled<...>");
     constexpr auto refs = step_inputs<S>(std::make_index_sequence<static_cast<std::size_t>(st.num_in)>{});
     std::array<const float*, refs.size()> args{};
     for (std::size_t k = 0; k < refs.size(); ++k) args[k] = locate(refs[k], in, out);
-    owner::template kernel<step_ref<module::value, plan, static_cast<int>(S)>>::run(std::get<b>(states_), args.data(),
-                                                                                      locate(st.out, in, out));
+    kernel_of<S>::run(std::get<owner_of<S>>(states_), args.data(), locate(st.out, in, out));
+  }
+
+  template <std::size_t... S>
+  void prepare_steps(std::index_sequence<S...>) {
+    (prepare_step<S>(), ...);
+  }
+
+  template <std::size_t S>
+  void prepare_step() {
+    if constexpr (requires(typename detail::nth_backend<owner_of<S>, Backends...>::state& st, const float* const* p) {
+                    kernel_of<S>::prepare(st, p);
+                  }) {
+      constexpr auto refs = step_inputs<S>(std::make_index_sequence<static_cast<std::size_t>(plan.steps[S].num_in)>{});
+      std::array<const float*, refs.size()> args{};
+      for (std::size_t k = 0; k < refs.size(); ++k)
+        args[k] = refs[k].kind == storage::weight ? reinterpret_cast<const float*>(weights_.get() + refs[k].offset) : nullptr;
+      kernel_of<S>::prepare(std::get<owner_of<S>>(states_), args.data());
+    }
   }
 
   detail::aligned_buffer arena_;
@@ -5140,7 +5168,9 @@ struct partition_flow {
 }  // namespace detail
 
 /// Runs `Passes...` (from `partita::passes` or a backend's own) in order on a model or module;
-/// the intermediate modules are never materialised.
+/// the intermediate modules are never materialised. The whole pipeline is one constant
+/// evaluation: for models of thousands of nodes, chain the pass types instead
+/// (`partition_graph<merge_regions<...>>`), each of which is its own.
 /// `pipeline<net, passes::merge_composite<npu::patterns>, passes::annotate_target<npu, cpu>>`.
 template <class M, class... Passes>
 struct pipeline : detail::module_from<detail::pipeline_pass<M, Passes...>> {};

@@ -19,6 +19,7 @@ namespace partita {
 /// | `static constexpr bool fuses(std::string_view)` (optional) | composites it runs as one kernel |
 /// | `using pre_partition / post_partition = pass_list<...>` (optional) | its passes per phase |
 /// | `template <class Step> struct kernel` | `static void run(state&, const float* const* in, float* out)` |
+/// | `kernel<Step>::prepare(state&, const float* const* in)` (optional) | at `bind`: `in` holds the step's weights (null for activations) |
 ///
 /// Kernels run in destination-passing style (the caller owns every buffer). The plan may give an
 /// elementwise step (unary ops, bias_add, add/subtract/multiply) the same buffer for its output

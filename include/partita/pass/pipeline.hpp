@@ -118,7 +118,9 @@ struct partition_flow {
 }  // namespace detail
 
 /// Runs `Passes...` (from `partita::passes` or a backend's own) in order on a model or module;
-/// the intermediate modules are never materialised.
+/// the intermediate modules are never materialised. The whole pipeline is one constant
+/// evaluation: for models of thousands of nodes, chain the pass types instead
+/// (`partition_graph<merge_regions<...>>`), each of which is its own.
 /// `pipeline<net, passes::merge_composite<npu::patterns>, passes::annotate_target<npu, cpu>>`.
 template <class M, class... Passes>
 struct pipeline : detail::module_from<detail::pipeline_pass<M, Passes...>> {};
