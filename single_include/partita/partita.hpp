@@ -1597,6 +1597,9 @@ namespace detail {
 
 /// Checks `B` member by member so that a type that is not a backend gets one message per
 /// missing piece, naming the type (see `Backend` in the instantiation context).
+struct module_builder;
+using module_builder_t = module_builder;
+
 template <class Backend>
 struct check_backend {
   static constexpr bool has_name = requires { std::string_view(Backend::name); };
@@ -1631,7 +1634,34 @@ struct check_backend {
   };
   static_assert(claims_ops,
                 "partita: backend (Backend): a backend that is not a host needs `static constexpr bool supports(const op_view&)`");
-  static constexpr bool ok = has_name && has_state && default_state && not_default && claims_ops;
+  static constexpr bool patterns_ok = [] {
+    if constexpr (requires { typename Backend::patterns; }) {
+      return requires { Backend::patterns::value.entries; };
+    } else {
+      return true;
+    }
+  }();
+  static_assert(patterns_ok, "partita: backend (Backend): its `patterns` must be a pattern_table<composite<...>...>");
+  static constexpr bool phases_ok = [] {
+    constexpr bool pre = [] {
+      if constexpr (requires { typename Backend::pre_partition; }) {
+        return requires(module_builder_t m) { Backend::pre_partition::run(m); };
+      } else {
+        return true;
+      }
+    }();
+    constexpr bool post = [] {
+      if constexpr (requires { typename Backend::post_partition; }) {
+        return requires(module_builder_t m) { Backend::post_partition::run(m); };
+      } else {
+        return true;
+      }
+    }();
+    return pre && post;
+  }();
+  static_assert(phases_ok,
+                "partita: backend (Backend): its `pre_partition` / `post_partition` must be a pass_list<...> of passes");
+  static constexpr bool ok = has_name && has_state && default_state && not_default && claims_ops && patterns_ok && phases_ok;
 };
 
 }  // namespace detail
@@ -2840,7 +2870,7 @@ constexpr std::size_t backend_index(std::string_view name) {
 template <class Model, class... Backends>
 class compiled {
   static_assert(sizeof...(Backends) >= 1, "partita: compiled<Model, Backends...> needs at least the host backend");
-  static_assert(backends_ok<Backends...>);
+  static_assert(backends_ok<Backends...>, "partita: compiled<Model, Backends...>: a backend failed the checks reported above");
 
  public:
   using module = module_type_t<Model>;

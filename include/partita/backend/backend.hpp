@@ -36,6 +36,9 @@ namespace detail {
 
 /// Checks `B` member by member so that a type that is not a backend gets one message per
 /// missing piece, naming the type (see `Backend` in the instantiation context).
+struct module_builder;
+using module_builder_t = module_builder;
+
 template <class Backend>
 struct check_backend {
   static constexpr bool has_name = requires { std::string_view(Backend::name); };
@@ -70,7 +73,34 @@ struct check_backend {
   };
   static_assert(claims_ops,
                 "partita: backend (Backend): a backend that is not a host needs `static constexpr bool supports(const op_view&)`");
-  static constexpr bool ok = has_name && has_state && default_state && not_default && claims_ops;
+  static constexpr bool patterns_ok = [] {
+    if constexpr (requires { typename Backend::patterns; }) {
+      return requires { Backend::patterns::value.entries; };
+    } else {
+      return true;
+    }
+  }();
+  static_assert(patterns_ok, "partita: backend (Backend): its `patterns` must be a pattern_table<composite<...>...>");
+  static constexpr bool phases_ok = [] {
+    constexpr bool pre = [] {
+      if constexpr (requires { typename Backend::pre_partition; }) {
+        return requires(module_builder_t m) { Backend::pre_partition::run(m); };
+      } else {
+        return true;
+      }
+    }();
+    constexpr bool post = [] {
+      if constexpr (requires { typename Backend::post_partition; }) {
+        return requires(module_builder_t m) { Backend::post_partition::run(m); };
+      } else {
+        return true;
+      }
+    }();
+    return pre && post;
+  }();
+  static_assert(phases_ok,
+                "partita: backend (Backend): its `pre_partition` / `post_partition` must be a pass_list<...> of passes");
+  static constexpr bool ok = has_name && has_state && default_state && not_default && claims_ops && patterns_ok && phases_ok;
 };
 
 }  // namespace detail

@@ -66,7 +66,7 @@ constexpr std::size_t backend_index(std::string_view name) {
 template <class Model, class... Backends>
 class compiled {
   static_assert(sizeof...(Backends) >= 1, "partita: compiled<Model, Backends...> needs at least the host backend");
-  static_assert(backends_ok<Backends...>);
+  static_assert(backends_ok<Backends...>, "partita: compiled<Model, Backends...>: a backend failed the checks reported above");
 
  public:
   using module = module_type_t<Model>;
