@@ -5201,7 +5201,7 @@ struct partition_flow {
 /// the intermediate modules are never materialised. The whole pipeline is one constant
 /// evaluation: for models of thousands of nodes, chain the pass types instead
 /// (`partition_graph<merge_regions<...>>`), each of which is its own.
-/// `pipeline<net, passes::merge_composite<npu::patterns>, passes::annotate_target<npu, cpu>>`.
+/// `pipeline<net, passes::merge_composite<npu::patterns>, passes::annotate_target<npu, reference>>`.
 template <class M, class... Passes>
 struct pipeline : detail::module_from<detail::pipeline_pass<M, Passes...>> {};
 
