@@ -2820,6 +2820,9 @@ inline void check_run_argument(const tensor_slot& s, const char* role, std::size
 #include <new>
 #include <tuple>
 
+#include <boost/hana/at.hpp>
+#include <boost/hana/tuple.hpp>
+
 
 namespace partita {
 namespace detail {
@@ -2925,7 +2928,7 @@ class compiled {
   /// The per-executable state of backend `B` (one of `Backends...`).
   template <class B>
   typename B::state& state() {
-    return std::get<detail::index_of_backend<B, Backends...>>(states_);
+    return boost::hana::at_c<detail::index_of_backend<B, Backends...>>(states_);
   }
 
   /// True once `bind` has succeeded.
@@ -3009,7 +3012,7 @@ class compiled {
     constexpr auto refs = step_inputs<S>(std::make_index_sequence<static_cast<std::size_t>(st.num_in)>{});
     std::array<const float*, refs.size()> args{};
     for (std::size_t k = 0; k < refs.size(); ++k) args[k] = locate(refs[k], in, out);
-    kernel_of<S>::run(std::get<owner_of<S>>(states_), args.data(), locate(st.out, in, out));
+    kernel_of<S>::run(boost::hana::at_c<owner_of<S>>(states_), args.data(), locate(st.out, in, out));
   }
 
   template <std::size_t... S>
@@ -3026,13 +3029,14 @@ class compiled {
       std::array<const float*, refs.size()> args{};
       for (std::size_t k = 0; k < refs.size(); ++k)
         args[k] = refs[k].kind == storage::weight ? reinterpret_cast<const float*>(weights_.get() + refs[k].offset) : nullptr;
-      kernel_of<S>::prepare(std::get<owner_of<S>>(states_), args.data());
+      kernel_of<S>::prepare(boost::hana::at_c<owner_of<S>>(states_), args.data());
     }
   }
 
   detail::aligned_buffer arena_;
   detail::aligned_buffer weights_;
-  std::tuple<typename Backends::state...> states_{};
+  // One state per backend, of unrelated types: a Hana tuple, indexed at compile time.
+  boost::hana::tuple<typename Backends::state...> states_{};
   bool bound_ = false;
 };
 
