@@ -440,9 +440,12 @@ struct function_info {
 };
 
 /// The backend a composite belongs to: its name up to the first `.` (empty if there is none).
+/// (A plain loop: GCC's -fsanitize=undefined makes string_view::find unusable in constant
+/// evaluation of names held in template arguments.)
 constexpr std::string_view composite_backend(std::string_view name) {
-  const std::size_t dot = name.find('.');
-  return dot == std::string_view::npos ? std::string_view{} : name.substr(0, dot);
+  for (std::size_t i = 0; i < name.size(); ++i)
+    if (name[i] == '.') return name.substr(0, i);
+  return {};
 }
 
 /// A module as a constexpr value: every function's nodes in one table. Passes are constexpr
@@ -577,8 +580,21 @@ constexpr std::uint64_t node_key(const graph_node& n, const int* args) {
   return h;
 }
 
+/// Whether two descriptors describe the same node: equal fields and arguments with equal
+/// structural hashes. Compared by content, not by address: compilers may refuse to compare the
+/// addresses of two inline variables in a constant expression (GCC does under
+/// -fsanitize=undefined), and a named node type and its alias are equal anyway.
+constexpr bool same_desc(const node_desc& a, const node_desc& b) {
+  if (a.op != b.op || a.type != b.type || a.nargs != b.nargs || a.is_tuple != b.is_tuple || !(a.out == b.out) ||
+      !(a.at == b.at) || a.name != b.name || a.pinned != b.pinned)
+    return false;
+  for (int i = 0; i < a.nargs; ++i)
+    if (a.args[i]->hash != b.args[i]->hash) return false;
+  return true;
+}
+
 /// Flattens the DAG reachable from `roots` into a node table in post-order (arguments first,
-/// left to right). Each descriptor is visited once (memo keyed by descriptor address), and
+/// left to right). Each descriptor is visited once (memo keyed by its structural hash), and
 /// structurally equal nodes reached through different types (an alias and a named node type)
 /// become one node, so the graph is hash-consed. Linear in the number of nodes and edges.
 constexpr flat_graph flatten(const node_desc* const* roots, int num_roots) {
@@ -595,7 +611,7 @@ constexpr flat_graph flatten(const node_desc* const* roots, int num_roots) {
   std::vector<int> scratch;
 
   auto visited = [&](const node_desc* d) {
-    return by_desc.find(d->hash, [&](int s) { return desc_of_slot.data()[s] == d; });
+    return by_desc.find(d->hash, [&](int s) { return same_desc(*desc_of_slot.data()[s], *d); });
   };
 
   for (int r = 0; r < num_roots; ++r) {
@@ -5224,7 +5240,7 @@ inline constexpr int count_functions = [] {
   int n = 0;
   for (const function_info& f : M::value.functions) {
     const std::string_view want = Name.view();
-    n += (want.find('.') == std::string_view::npos ? f.backend == want : f.composite == want) ? 1 : 0;
+    n += (composite_backend(want).empty() ? f.backend == want : f.composite == want) ? 1 : 0;
   }
   return n;
 }();

@@ -68,8 +68,21 @@ constexpr std::uint64_t node_key(const graph_node& n, const int* args) {
   return h;
 }
 
+/// Whether two descriptors describe the same node: equal fields and arguments with equal
+/// structural hashes. Compared by content, not by address: compilers may refuse to compare the
+/// addresses of two inline variables in a constant expression (GCC does under
+/// -fsanitize=undefined), and a named node type and its alias are equal anyway.
+constexpr bool same_desc(const node_desc& a, const node_desc& b) {
+  if (a.op != b.op || a.type != b.type || a.nargs != b.nargs || a.is_tuple != b.is_tuple || !(a.out == b.out) ||
+      !(a.at == b.at) || a.name != b.name || a.pinned != b.pinned)
+    return false;
+  for (int i = 0; i < a.nargs; ++i)
+    if (a.args[i]->hash != b.args[i]->hash) return false;
+  return true;
+}
+
 /// Flattens the DAG reachable from `roots` into a node table in post-order (arguments first,
-/// left to right). Each descriptor is visited once (memo keyed by descriptor address), and
+/// left to right). Each descriptor is visited once (memo keyed by its structural hash), and
 /// structurally equal nodes reached through different types (an alias and a named node type)
 /// become one node, so the graph is hash-consed. Linear in the number of nodes and edges.
 constexpr flat_graph flatten(const node_desc* const* roots, int num_roots) {
@@ -86,7 +99,7 @@ constexpr flat_graph flatten(const node_desc* const* roots, int num_roots) {
   std::vector<int> scratch;
 
   auto visited = [&](const node_desc* d) {
-    return by_desc.find(d->hash, [&](int s) { return desc_of_slot.data()[s] == d; });
+    return by_desc.find(d->hash, [&](int s) { return same_desc(*desc_of_slot.data()[s], *d); });
   };
 
   for (int r = 0; r < num_roots; ++r) {

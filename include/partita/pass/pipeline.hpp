@@ -140,7 +140,7 @@ inline constexpr int count_functions = [] {
   int n = 0;
   for (const function_info& f : M::value.functions) {
     const std::string_view want = Name.view();
-    n += (want.find('.') == std::string_view::npos ? f.backend == want : f.composite == want) ? 1 : 0;
+    n += (composite_backend(want).empty() ? f.backend == want : f.composite == want) ? 1 : 0;
   }
   return n;
 }();
