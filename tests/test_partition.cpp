@@ -171,3 +171,17 @@ TEST_CASE("partitions print and render with their backend") {
   CHECK(dot.find("fillcolor=\"" + detail::backend_colour("test") + "\"") != std::string::npos);
   CHECK(dot.find("shape=box3d") != std::string::npos);
 }
+
+TEST_CASE("the same pass code runs at run time and gives the compile-time result") {
+  // Nothing here is constant-evaluated: the passes are ordinary constexpr functions.
+  detail::module_builder m = detail::to_builder(module_of<model<node9>>::value);
+  m = detail::annotate_target<adds, reference>(std::move(m));
+  m = detail::merge_regions(std::move(m));
+  m = detail::partition_graph(m);
+  const auto& expected = rfc::value;
+  REQUIRE(m.nodes.size() == expected.nodes.size());
+  REQUIRE(m.functions.size() == expected.functions.size());
+  for (std::size_t i = 0; i < m.nodes.size(); ++i) CHECK(m.nodes[i] == expected.nodes[i]);
+  for (std::size_t i = 0; i < m.args.size(); ++i) CHECK(m.args[i] == expected.args[i]);
+  for (std::size_t f = 0; f < m.functions.size(); ++f) CHECK(m.functions[f].name() == expected.functions[f].name());
+}
