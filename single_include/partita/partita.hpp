@@ -1682,6 +1682,25 @@ struct check_backend {
 
 }  // namespace detail
 
+namespace detail {
+
+/// Index of the backend named `name` in `Bs...`; an empty name means the host (the last one).
+/// `sizeof...(Bs)` when there is no such backend.
+template <class... Bs>
+constexpr std::size_t backend_index(std::string_view name) {
+  if constexpr (sizeof...(Bs) == 0) {
+    return 0;
+  } else {
+    if (name.empty()) return sizeof...(Bs) - 1;
+    constexpr std::string_view names[] = {std::string_view(Bs::name)...};
+    for (std::size_t i = 0; i < sizeof...(Bs); ++i)
+      if (names[i] == name) return i;
+    return sizeof...(Bs);
+  }
+}
+
+}  // namespace detail
+
 /// True when every one of `Backends...` passes the backend checks (reported one by one).
 template <class... Backends>
 inline constexpr bool backends_ok = (detail::check_backend<Backends>::ok && ...);
@@ -2229,13 +2248,11 @@ namespace detail {
 template <class... Backends>
 struct fuses_in {
   constexpr bool operator()(std::string_view backend, std::string_view name) const {
+    const std::size_t owner = backend_index<Backends...>(backend);
     bool r = false;
     std::size_t i = 0;
-    ((r = r || (matches(std::string_view(Backends::name), backend, i++ == sizeof...(Backends) - 1) && fuses<Backends>(name))), ...);
+    ((r = r || (i++ == owner && fuses<Backends>(name))), ...);
     return r;
-  }
-  static constexpr bool matches(std::string_view own, std::string_view wanted, bool last) {
-    return wanted.empty() ? last : own == wanted;
   }
   template <class B>
   static constexpr bool fuses(std::string_view name) {
@@ -2869,16 +2886,6 @@ inline constexpr std::size_t index_of_backend = [] {
 
 template <std::size_t I, class... Bs>
 using nth_backend = std::tuple_element_t<I, std::tuple<Bs...>>;
-
-/// Index of the backend named `name` in `Bs...`; an empty name means the host (the last one).
-template <class... Bs>
-constexpr std::size_t backend_index(std::string_view name) {
-  if (name.empty()) return sizeof...(Bs) - 1;
-  constexpr std::string_view names[] = {std::string_view(Bs::name)...};
-  for (std::size_t i = 0; i < sizeof...(Bs); ++i)
-    if (names[i] == name) return i;
-  return sizeof...(Bs);
-}
 
 }  // namespace detail
 

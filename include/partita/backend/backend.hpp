@@ -105,6 +105,25 @@ struct check_backend {
 
 }  // namespace detail
 
+namespace detail {
+
+/// Index of the backend named `name` in `Bs...`; an empty name means the host (the last one).
+/// `sizeof...(Bs)` when there is no such backend.
+template <class... Bs>
+constexpr std::size_t backend_index(std::string_view name) {
+  if constexpr (sizeof...(Bs) == 0) {
+    return 0;
+  } else {
+    if (name.empty()) return sizeof...(Bs) - 1;
+    constexpr std::string_view names[] = {std::string_view(Bs::name)...};
+    for (std::size_t i = 0; i < sizeof...(Bs); ++i)
+      if (names[i] == name) return i;
+    return sizeof...(Bs);
+  }
+}
+
+}  // namespace detail
+
 /// True when every one of `Backends...` passes the backend checks (reported one by one).
 template <class... Backends>
 inline constexpr bool backends_ok = (detail::check_backend<Backends>::ok && ...);

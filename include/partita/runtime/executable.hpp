@@ -50,16 +50,6 @@ inline constexpr std::size_t index_of_backend = [] {
 template <std::size_t I, class... Bs>
 using nth_backend = std::tuple_element_t<I, std::tuple<Bs...>>;
 
-/// Index of the backend named `name` in `Bs...`; an empty name means the host (the last one).
-template <class... Bs>
-constexpr std::size_t backend_index(std::string_view name) {
-  if (name.empty()) return sizeof...(Bs) - 1;
-  constexpr std::string_view names[] = {std::string_view(Bs::name)...};
-  for (std::size_t i = 0; i < sizeof...(Bs); ++i)
-    if (names[i] == name) return i;
-  return sizeof...(Bs);
-}
-
 }  // namespace detail
 
 /// A model compiled for the given backends (host last): `compiled<net, reference> exe;`.

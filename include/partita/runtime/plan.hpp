@@ -4,6 +4,7 @@
 #include <string_view>
 #include <vector>
 
+#include "partita/backend/backend.hpp"
 #include "partita/ir/graph.hpp"
 #include "partita/ir/module.hpp"
 #include "partita/pass/module_builder.hpp"
@@ -332,13 +333,11 @@ namespace detail {
 template <class... Backends>
 struct fuses_in {
   constexpr bool operator()(std::string_view backend, std::string_view name) const {
+    const std::size_t owner = backend_index<Backends...>(backend);
     bool r = false;
     std::size_t i = 0;
-    ((r = r || (matches(std::string_view(Backends::name), backend, i++ == sizeof...(Backends) - 1) && fuses<Backends>(name))), ...);
+    ((r = r || (i++ == owner && fuses<Backends>(name))), ...);
     return r;
-  }
-  static constexpr bool matches(std::string_view own, std::string_view wanted, bool last) {
-    return wanted.empty() ? last : own == wanted;
   }
   template <class B>
   static constexpr bool fuses(std::string_view name) {
