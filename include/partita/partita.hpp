@@ -26,6 +26,8 @@
 #include "partita/ir/printer.hpp"
 #include "partita/backend/backend.hpp"
 #include "partita/backend/step.hpp"
+#include "partita/backends/cpu/cpu.hpp"
+#include "partita/backends/cpu/patterns.hpp"
 #include "partita/backends/reference/reference.hpp"
 #include "partita/core/tensor_view.hpp"
 #include "partita/runtime/bind.hpp"

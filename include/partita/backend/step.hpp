@@ -34,6 +34,8 @@ struct step_ref {
   /// Node `i` of the composite's body; `body_size()` of them.
   static constexpr int body_size() { return function().num_nodes; }
   static constexpr const graph_node& body(int i) { return Module.node(function().first_node + i); }
+  /// Body index of argument `k` of body node `i`.
+  static constexpr int body_arg(int i, int k) { return Module.arg(function().first_node + i, k) - function().first_node; }
   /// Index in the body of the first node with op `o` (-1 if none): `body(find(op_id::conv2d))`.
   static constexpr int find(op_id o) {
     for (int i = 0; i < body_size(); ++i)

@@ -17,6 +17,7 @@
 #include "partita/core/error.hpp"
 #include "partita/core/tensor_view.hpp"
 #include "partita/ir/model.hpp"
+#include "partita/pass/pipeline.hpp"
 #include "partita/runtime/bind.hpp"
 #include "partita/runtime/plan.hpp"
 
@@ -50,10 +51,29 @@ inline constexpr std::size_t index_of_backend = [] {
 template <std::size_t I, class... Bs>
 using nth_backend = std::tuple_element_t<I, std::tuple<Bs...>>;
 
+template <class M>
+inline constexpr bool is_model = false;
+template <class... Outs>
+inline constexpr bool is_model<model<Outs...>> = true;
+
+/// True for backends that change a model before it runs: their patterns, phases, or claims.
+template <class B>
+inline constexpr bool takes_part = !is_host_backend<B> || requires { typename B::patterns; } ||
+                                   requires { typename B::pre_partition; } || requires { typename B::post_partition; };
+
+/// What `compiled<Model, Backends...>` runs: a module as given; a `model<...>` through the eager
+/// flow (`partition<Model, Backends...>`) when a backend takes part in it, as is.
+template <class Model, class... Backends>
+using compiled_module = typename std::conditional_t<is_model<Model> && (takes_part<Backends> || ...),
+                                                    std::type_identity<partition<Model, Backends...>>,
+                                                    std::type_identity<module_type_t<Model>>>::type;
+
 }  // namespace detail
 
-/// A model compiled for the given backends (host last): `compiled<net, reference> exe;`.
-/// `Model` is a `model<...>` or a module type produced by passes. Everything about the model's
+/// A model compiled for the given backends (host last): `compiled<net, cpu> exe;`.
+/// `Model` is a module type produced by passes, run as it is, or a `model<...>`, which first
+/// goes through the eager flow `partition<Model, Backends...>` when a backend has patterns,
+/// phases or claims ops (so `compiled<net, cpu>` runs cpu's fused composites). Everything about the model's
 /// structure is fixed at compile time; the executable holds the weights (after `bind`), the
 /// arena (`arena_bytes`) and each backend's state. `run` allocates nothing.
 template <class Model, class... Backends>
@@ -62,7 +82,7 @@ class compiled {
   static_assert(backends_ok<Backends...>, "partita: compiled<Model, Backends...>: a backend failed the checks reported above");
 
  public:
-  using module = module_type_t<Model>;
+  using module = detail::compiled_module<Model, Backends...>;
   static constexpr const auto& plan = plan_of<module, Backends...>::value;
 
   /// Bytes of activation memory, planned at compile time.
@@ -75,7 +95,10 @@ class compiled {
   static constexpr std::size_t num_outputs = plan.outputs.size();
   static constexpr std::size_t num_steps = plan.steps.size();
 
-  compiled() : arena_(arena_bytes), weights_(weight_bytes) {}
+  compiled() : arena_(arena_bytes), weights_(weight_bytes) {
+    // With no weights there is no bind: backends prepare their kernels now.
+    if constexpr (plan.weights.empty()) prepare_steps(std::make_index_sequence<num_steps>{});
+  }
   compiled(const compiled&) = delete;
   compiled& operator=(const compiled&) = delete;
   compiled(compiled&&) noexcept = default;

@@ -1,0 +1,364 @@
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <new>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "partita/backend/step.hpp"
+#include "partita/backends/cpu/detail/conv.hpp"
+#include "partita/backends/cpu/detail/dense.hpp"
+#include "partita/backends/cpu/detail/eltwise.hpp"
+#include "partita/backends/cpu/detail/fused.hpp"
+#include "partita/backends/cpu/detail/thread_pool.hpp"
+#include "partita/backends/cpu/patterns.hpp"
+#include "partita/backends/reference/kernels.hpp"
+#include "partita/core/fixed_string.hpp"
+#include "partita/ir/view.hpp"
+
+namespace partita {
+namespace detail::cpu {
+
+/// Floats aligned to a cache line, zero-initialised.
+class floats {
+ public:
+  floats() = default;
+  explicit floats(std::size_t n)
+      : data_(n ? static_cast<float*>(::operator new(n * sizeof(float), std::align_val_t{64})) : nullptr), size_(n) {
+    std::fill(data_.get(), data_.get() + n, 0.f);
+  }
+  float* get() const { return data_.get(); }
+  std::size_t size() const { return size_; }
+
+ private:
+  struct release {
+    void operator()(float* p) const { ::operator delete(p, std::align_val_t{64}); }
+  };
+  std::unique_ptr<float, release> data_;
+  std::size_t size_ = 0;
+};
+
+/// Work below this many flops per extra thread runs on one thread: waking a core costs more.
+inline constexpr double min_flops_per_task = 4.0e5;
+
+inline int tasks_for(double flops, int threads, int units) {
+  int t = static_cast<int>(flops / min_flops_per_task);
+  t = std::min({t, threads, units});
+  return t < 1 ? 1 : t;
+}
+
+}  // namespace detail::cpu
+
+/// The host backend for x86 and ARM CPUs: xsimd-vectorized kernels for every op, GEMM-based
+/// dense and conv2d with weights packed at `bind`, and composites (`cpu_patterns`) fused into
+/// one kernel: conv2d or dense, then bias and/or batch norm (folded into the weights at bind),
+/// a residual add and an activation. Builds for the instruction set of the compiler flags
+/// (`-march=native`). Threads: a persistent pool of `threads()` workers (all cores by
+/// default), each step split statically so that a core sees the same slice every call; small
+/// steps run on one core.
+struct cpu {
+  static constexpr fixed_string name = "cpu";
+  static constexpr bool host = true;
+  static constexpr bool supports(const op_view&) { return true; }
+  using patterns = cpu_patterns;
+  static constexpr bool fuses(std::string_view composite) { return composite.starts_with("cpu."); }
+
+  /// Packed weights, scratch memory and the thread pool of one executable.
+  class state {
+   public:
+    state() : threads_(default_threads()) {}
+
+    /// Number of threads used by `run` (0: every core). Takes effect at once; call it outside
+    /// `run`.
+    void set_threads(int n) {
+      threads_ = n > 0 ? n : default_threads();
+      pool_.reset();
+      if (threads_ > 1) pool_ = std::make_unique<detail::thread_pool>(threads_);
+      grow_scratch(per_thread_floats_);
+    }
+    int threads() const { return threads_; }
+
+    // Used by the kernels.
+    float* reserve(int step, std::size_t n) {
+      if (packed_.size() <= static_cast<std::size_t>(step)) packed_.resize(static_cast<std::size_t>(step) + 1);
+      auto& p = packed_[static_cast<std::size_t>(step)];
+      if (p.size() < n) p = detail::cpu::floats(n);
+      if (threads_ > 1 && !pool_) pool_ = std::make_unique<detail::thread_pool>(threads_);
+      return p.get();
+    }
+    float* packed(int step) const { return packed_[static_cast<std::size_t>(step)].get(); }
+    void need_scratch(std::size_t shared, std::size_t per_thread) {
+      if (shared_.size() < shared) shared_ = detail::cpu::floats(shared);
+      per_thread_floats_ = std::max(per_thread_floats_, per_thread);
+      grow_scratch(per_thread_floats_);
+    }
+    float* shared_scratch() const { return shared_.get(); }
+    float* thread_scratch(int t) const { return scratch_[static_cast<std::size_t>(t)].get(); }
+    template <class F>
+    void parallel(int tasks, F&& f) {
+      if (pool_ && tasks > 1) {
+        pool_->run(std::min(tasks, pool_->size()), f);
+      } else {
+        f(0);
+      }
+    }
+    int workers() const { return pool_ ? pool_->size() : 1; }
+
+   private:
+    static int default_threads() {
+      const unsigned n = std::thread::hardware_concurrency();
+      return n ? static_cast<int>(n) : 1;
+    }
+    void grow_scratch(std::size_t n) {
+      const std::size_t want = static_cast<std::size_t>(std::max(threads_, 1));
+      if (scratch_.size() < want) scratch_.resize(want);
+      for (auto& s : scratch_)
+        if (s.size() < n) s = detail::cpu::floats(n);
+    }
+    int threads_;
+    std::vector<detail::cpu::floats> packed_;
+    detail::cpu::floats shared_;
+    std::vector<detail::cpu::floats> scratch_;
+    std::size_t per_thread_floats_ = 0;
+    std::unique_ptr<detail::thread_pool> pool_;
+  };
+
+  template <class Step>
+  struct kernel;
+};
+
+namespace detail::cpu {
+
+template <class Step>
+constexpr gemm_step analyse() {
+  if constexpr (Step::op == op_id::call) {
+    return analyse_fused<Step>();
+  } else {
+    gemm_step g;
+    g.main = Step::op;
+    return g;
+  }
+}
+
+/// dense and conv2d steps, alone or fused.
+template <class Step>
+struct gemm_kernel {
+  static constexpr gemm_step info = analyse<Step>();
+  static_assert(info.ok, "partita: cpu: this composite (Step) is not one the cpu backend fuses");
+  static constexpr bool fused = Step::op == op_id::call;
+  static constexpr const graph_node& main = fused ? Step::body(info.main_node) : Step::node;
+  static constexpr shape x_shape = fused ? Step::body(Step::body_arg(info.main_node, 0)).out : Step::arg(0).out;
+  static constexpr shape w_shape = fused ? Step::body(Step::body_arg(info.main_node, 1)).out : Step::arg(1).out;
+  static constexpr shape y_shape = Step::node.out;
+  static constexpr bool conv = info.main == op_id::conv2d;
+  // Weights are packed at bind when they are bound weights, at every run otherwise.
+  static constexpr bool constant_weight = fused || Step::arg(1).op == op_id::weight;
+  static constexpr bool has_bias = info.bias >= 0 || info.gamma >= 0;
+  static constexpr int channels = static_cast<int>(conv ? w_shape[0] : w_shape[0]);
+
+  // dense
+  static constexpr int m_rows = static_cast<int>(conv ? 1 : x_shape.elements() / x_shape.back(0));
+  static constexpr int k_depth = static_cast<int>(conv ? 1 : x_shape.back(0));
+  using dblk = dense_blocking<(m_rows < 1 ? 1 : m_rows)>;
+  // conv2d
+  static constexpr conv_geometry geo = conv ? make_conv_geometry(x_shape, w_shape, y_shape, *main.at) : conv_geometry{};
+  static constexpr auto boff = conv_offsets<static_cast<std::size_t>(geo.k > 0 ? geo.k : 1)>(geo);
+
+  static constexpr std::size_t packed_floats =
+      conv ? packed_conv_floats(geo) : packed_dense_floats(channels, k_depth, dblk::nr);
+  static constexpr std::size_t bias_floats = has_bias ? static_cast<std::size_t>(channels) + 64 : 0;
+
+  static void pack(float* dst, const float* const* in) {
+    if constexpr (info.gamma >= 0) {
+      // Fold batch norm: w' = w · s, b' = (b - mean) · s + beta, s = gamma / sqrt(var + eps).
+      const std::size_t per = static_cast<std::size_t>(w_shape.elements() / channels);
+      std::vector<float> w(in[info.w], in[info.w] + w_shape.elements());
+      float* bias = dst + packed_floats;
+      for (int o = 0; o < channels; ++o) {
+        const double s = static_cast<double>(in[info.gamma][o]) /
+                         std::sqrt(static_cast<double>(in[info.var][o]) + static_cast<double>(info.epsilon));
+        for (std::size_t i = 0; i < per; ++i) w[o * per + i] = static_cast<float>(w[o * per + i] * s);
+        const double b = info.bias >= 0 ? in[info.bias][o] : 0.0;
+        bias[o] = static_cast<float>((b - in[info.mean][o]) * s + in[info.beta][o]);
+      }
+      pack_weights(w.data(), dst);
+    } else {
+      pack_weights(in[info.w], dst);
+      if constexpr (info.bias >= 0) std::copy(in[info.bias], in[info.bias] + channels, dst + packed_floats);
+    }
+  }
+
+  static void pack_weights(const float* w, float* dst) {
+    if constexpr (conv) {
+      pack_conv_weights(geo, w, dst);
+    } else {
+      pack_dense_weights(w, channels, k_depth, dblk::nr, dst);
+    }
+  }
+
+  static void prepare(partita::cpu::state& st, const float* const* in) {
+    float* dst = st.reserve(Step::index, packed_floats + bias_floats);
+    if constexpr (conv) {
+      st.need_scratch(geo.buffer_floats, 0);
+    } else {
+      st.need_scratch(0, static_cast<std::size_t>(dblk::mr) * k_depth);
+    }
+    if constexpr (constant_weight) {
+      if (in[info.w]) pack(dst, in);
+    }
+  }
+
+  static void run(partita::cpu::state& st, const float* const* in, float* out) {
+    float* packed = st.packed(Step::index);
+    if constexpr (!constant_weight) pack(packed, in);
+    epilogue e;
+    e.bias = has_bias ? packed + packed_floats : nullptr;
+    e.bias_per_row = conv;
+    e.act = info.act;
+    e.lo = info.lo;
+    e.hi = info.hi;
+    const float* residual = info.residual >= 0 ? in[info.residual] : nullptr;
+    const float* x = in[info.x];
+    if constexpr (conv) {
+      run_conv(st, x, packed, residual, e, out);
+    } else {
+      e.residual = residual;
+      e.ld_residual = channels;
+      constexpr int panels = (channels + dblk::nr - 1) / dblk::nr;
+      constexpr double flops = 2.0 * m_rows * channels * k_depth;
+      const int tasks = tasks_for(flops, st.workers(), panels);
+      st.parallel(tasks, [&](int t) {
+        const int p0 = panels * t / tasks, p1 = panels * (t + 1) / tasks;
+        dense_panels<m_rows>(x, k_depth, packed, channels, out, e, p0, p1, st.thread_scratch(t));
+      });
+    }
+  }
+
+  static void run_conv(partita::cpu::state& st, const float* x, const float* packed, const float* residual, epilogue e,
+                       float* out) {
+    constexpr int NR = conv_block::nr, MR = conv_block::mr;
+    constexpr int tiles = (geo.npos + NR - 1) / NR;
+    constexpr int panels = (geo.og + MR - 1) / MR;
+    constexpr double flops = 2.0 * geo.o * geo.k * geo.oh * geo.ow;
+    const int tasks = tasks_for(flops, st.workers(), tiles * panels);
+    // Split the output positions when there are plenty, the output channels otherwise.
+    const bool by_tiles = tiles >= 8 * tasks || panels < tasks;
+    float* buf = st.shared_scratch();
+    const std::size_t in_image = static_cast<std::size_t>(geo.c) * geo.h * geo.w;
+    const std::size_t out_image = static_cast<std::size_t>(geo.o) * geo.oh * geo.ow;
+    for (int n = 0; n < geo.batch; ++n) {
+      const float* xn = x + n * in_image;
+      const int copy_tasks = std::min(tasks, geo.c);
+      st.parallel(copy_tasks, [&](int t) {
+        conv_copy_input(geo, xn, buf, geo.c * t / copy_tasks, geo.c * (t + 1) / copy_tasks);
+      });
+      epilogue en = e;
+      en.residual = residual ? residual + n * out_image : nullptr;
+      float* yn = out + n * out_image;
+      st.parallel(tasks, [&](int t) {
+        for (int gr = 0; gr < geo.groups; ++gr) {
+          if (by_tiles) {
+            conv_tiles(geo, boff.data(), packed, buf, yn, en, gr, 0, panels, tiles * t / tasks, tiles * (t + 1) / tasks);
+          } else {
+            conv_tiles(geo, boff.data(), packed, buf, yn, en, gr, panels * t / tasks, panels * (t + 1) / tasks, 0, tiles);
+          }
+        }
+      });
+    }
+  }
+};
+
+/// Every other op.
+template <class Step>
+struct simple_kernel {
+  static constexpr const graph_node& n = Step::node;
+  static constexpr op_id op = Step::op;
+  static constexpr int axis(int a, int rank) { return a < 0 ? a + rank : a; }
+
+  static void run(partita::cpu::state&, const float* const* in, float* out) {
+    namespace ref = reference_kernels;
+    if constexpr (is_unary_elementwise(op)) {
+      unary(activation_of(op), n.at->lo, n.at->hi, in[0], out, n.out.elements());
+    } else if constexpr (is_binary_elementwise(op)) {
+      if constexpr (Step::arg(0).out == n.out && Step::arg(1).out == n.out) {
+        binary_same_shape(op, in[0], in[1], out, n.out.elements());
+      } else {
+        ref::binary(op, in[0], Step::arg(0).out, in[1], Step::arg(1).out, out, n.out);
+      }
+    } else if constexpr (op == op_id::bias_add) {
+      constexpr int a = axis(n.at->axis, n.out.rank);
+      channel_affine(in[0], out, product(0, a), n.out[a], product(a + 1, n.out.rank), nullptr, in[1]);
+    } else if constexpr (op == op_id::batch_norm) {
+      const std::int64_t outer = n.out[0], channels = n.out[1], inner = product(2, n.out.rank);
+      for (std::int64_t c = 0; c < channels; ++c) {
+        const double s = static_cast<double>(in[1][c]) / std::sqrt(static_cast<double>(in[4][c]) + n.at->epsilon);
+        const float scale = static_cast<float>(s);
+        const float shift = static_cast<float>(in[2][c] - in[3][c] * s);
+        for (std::int64_t o = 0; o < outer; ++o)
+          channel_affine(in[0] + (o * channels + c) * inner, out + (o * channels + c) * inner, 1, 1, inner, &scale, &shift);
+      }
+    } else if constexpr (op == op_id::max_pool2d || op == op_id::avg_pool2d) {
+      constexpr pool_geometry g = pool();
+      pool2d<op == op_id::max_pool2d>(g, in[0], out);
+    } else if constexpr (op == op_id::global_avg_pool2d) {
+      const shape& xs = Step::arg(0).out;
+      plane_means(in[0], out, xs[0] * xs[1], xs[2] * xs[3]);
+    } else if constexpr (op == op_id::softmax) {
+      constexpr int a = axis(n.at->axis, n.out.rank);
+      if constexpr (a == n.out.rank - 1) {
+        softmax_rows(in[0], out, n.out.elements() / n.out[a], n.out[a]);
+      } else {
+        ref::softmax(in[0], n.out, a, out);
+      }
+    } else if constexpr (op == op_id::concatenate) {
+      constexpr auto shapes = arg_shapes();
+      ref::concatenate(in, shapes.data(), Step::num_args, axis(n.at->axis, n.out.rank), out, n.out);
+    } else {
+      static_assert(op == op_id::relu, "partita: the cpu backend has no kernel for this op (Step)");
+    }
+  }
+
+ private:
+  static constexpr std::int64_t product(int from, int to) {
+    std::int64_t p = 1;
+    for (int i = from; i < to; ++i) p *= n.out[i];
+    return p;
+  }
+  static constexpr pool_geometry pool() {
+    const shape& xs = Step::arg(0).out;
+    pool_geometry g;
+    g.planes = static_cast<int>(xs[0] * xs[1]);
+    g.h = static_cast<int>(xs[2]);
+    g.w = static_cast<int>(xs[3]);
+    g.oh = static_cast<int>(n.out[2]);
+    g.ow = static_cast<int>(n.out[3]);
+    g.kh = n.at->window[0];
+    g.kw = n.at->window[1];
+    g.sh = n.at->stride[0] > 0 ? n.at->stride[0] : g.kh;
+    g.sw = n.at->stride[1] > 0 ? n.at->stride[1] : g.kw;
+    g.ph = n.at->padding[0];
+    g.pw = n.at->padding[1];
+    g.count_include_pad = n.at->count_include_pad;
+    return g;
+  }
+  static constexpr auto arg_shapes() {
+    std::array<shape, static_cast<std::size_t>(Step::num_args)> s{};
+    for (int i = 0; i < Step::num_args; ++i) s[static_cast<std::size_t>(i)] = Step::arg(i).out;
+    return s;
+  }
+};
+
+}  // namespace detail::cpu
+
+template <class Step>
+struct cpu::kernel : std::conditional_t<Step::op == op_id::dense || Step::op == op_id::conv2d || Step::op == op_id::call,
+                                        detail::cpu::gemm_kernel<Step>, detail::cpu::simple_kernel<Step>> {
+  static_assert(Step::node.type == dtype::f32,
+                "partita: the cpu backend has f32 kernels only; this step (Step) has another dtype");
+};
+
+}  // namespace partita

@@ -1,0 +1,226 @@
+#pragma once
+// conv2d as GEMM straight from the input, with no im2col: the input is copied once per call into
+// zero-padded, stride-phase-split planes, after which row k = (channel, kh, kw) of the B matrix
+// is a contiguous run of that copy at a fixed offset (`boff[k]`, computed at compile time). Any
+// stride, padding, dilation and group count takes the same path; output positions are computed
+// in the padded planes' row pitch, and the few columns past each output row are dropped at the
+// store.
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "partita/backends/cpu/detail/gemm.hpp"
+#include "partita/ir/attrs.hpp"
+#include "partita/ir/module.hpp"
+
+namespace partita::detail::cpu {
+
+/// Shapes of one conv2d, per image.
+struct conv_geometry {
+  int batch = 1, c = 0, h = 0, w = 0;       // input
+  int o = 0, oh = 0, ow = 0;                // output
+  int kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1, groups = 1;
+  int cg = 0, og = 0, k = 0;                // per group: input channels, output channels, GEMM depth
+  int hq = 0, wq = 0;                       // a phase plane's height and width (its row pitch)
+  int phases = 1;                           // sh · sw
+  std::size_t plane_set = 0;                // floats per channel: phases · hq · wq
+  int npos = 0;                             // positions computed: oh · wq
+  std::size_t buffer_floats = 0;            // the copy, with slack for the last tile's reads
+};
+
+template <int MR, int NV>
+struct conv_blocking {
+  static constexpr int mr = MR, nv = NV, nr = NV * W;
+};
+
+/// The blocking conv2d uses on this instruction set: 8 output channels × 2 vectors with AVX-512
+/// (16 of 32 registers accumulate), 6 × 2 with 16 registers.
+using conv_block = conv_blocking<(W >= 16 ? 8 : 6), 2>;
+
+constexpr conv_geometry make_conv_geometry(const shape& x, const shape& wt, const shape& y, const attrs& a) {
+  conv_geometry g;
+  g.batch = static_cast<int>(x[0]);
+  g.c = static_cast<int>(x[1]);
+  g.h = static_cast<int>(x[2]);
+  g.w = static_cast<int>(x[3]);
+  g.o = static_cast<int>(y[1]);
+  g.oh = static_cast<int>(y[2]);
+  g.ow = static_cast<int>(y[3]);
+  g.kh = static_cast<int>(wt[2]);
+  g.kw = static_cast<int>(wt[3]);
+  g.sh = a.stride[0];
+  g.sw = a.stride[1];
+  g.ph = a.padding[0];
+  g.pw = a.padding[1];
+  g.dh = a.dilation[0];
+  g.dw = a.dilation[1];
+  g.groups = a.groups;
+  g.cg = g.c / g.groups;
+  g.og = g.o / g.groups;
+  g.k = g.cg * g.kh * g.kw;
+  const int hp = g.h + 2 * g.ph, wp = g.w + 2 * g.pw;
+  g.hq = (hp + g.sh - 1) / g.sh;
+  g.wq = (wp + g.sw - 1) / g.sw;
+  g.phases = g.sh * g.sw;
+  g.plane_set = static_cast<std::size_t>(g.phases) * static_cast<std::size_t>(g.hq) * static_cast<std::size_t>(g.wq);
+  g.npos = g.oh * g.wq;
+  const int nr = conv_block::nr;
+  const std::size_t tiles = static_cast<std::size_t>((g.npos + nr - 1) / nr);
+  const std::size_t max_off = static_cast<std::size_t>(g.cg - 1) * g.plane_set +
+                              static_cast<std::size_t>(g.phases - 1) * static_cast<std::size_t>(g.hq * g.wq) +
+                              static_cast<std::size_t>((g.kh - 1) * g.dh / g.sh) * static_cast<std::size_t>(g.wq) +
+                              static_cast<std::size_t>((g.kw - 1) * g.dw / g.sw);
+  // Every group reads its channels' planes; the last group's last tile reads furthest.
+  g.buffer_floats = static_cast<std::size_t>(g.c - g.cg) * g.plane_set + max_off + tiles * static_cast<std::size_t>(nr) + 64;
+  return g;
+}
+
+/// Offsets of B's rows in the phase-split copy, row k = (channel, kh, kw) in OIHW order.
+template <std::size_t K>
+constexpr std::array<std::int32_t, K> conv_offsets(const conv_geometry& g) {
+  std::array<std::int32_t, K> off{};
+  std::size_t k = 0;
+  for (int ci = 0; ci < g.cg; ++ci)
+    for (int i = 0; i < g.kh; ++i)
+      for (int j = 0; j < g.kw; ++j) {
+        const int rh = i * g.dh, rw = j * g.dw;
+        const int phase = (rh % g.sh) * g.sw + (rw % g.sw);
+        off[k++] = static_cast<std::int32_t>(static_cast<std::size_t>(ci) * g.plane_set +
+                                             static_cast<std::size_t>(phase * g.hq * g.wq + (rh / g.sh) * g.wq + rw / g.sw));
+      }
+  return off;
+}
+
+/// Packs OIHW weights as [group][panel][k][MR] (rows past a group's output channels are zero).
+inline void pack_conv_weights(const conv_geometry& g, const float* w, float* packed) {
+  constexpr int MR = conv_block::mr;
+  const int panels = (g.og + MR - 1) / MR;
+  for (int gr = 0; gr < g.groups; ++gr)
+    for (int p = 0; p < panels; ++p) {
+      float* dst = packed + (static_cast<std::size_t>(gr) * panels + p) * static_cast<std::size_t>(g.k) * MR;
+      for (int k = 0; k < g.k; ++k)
+        for (int m = 0; m < MR; ++m) {
+          const int o = p * MR + m;
+          dst[static_cast<std::size_t>(k) * MR + m] =
+              o < g.og ? w[(static_cast<std::size_t>(gr) * g.og + o) * static_cast<std::size_t>(g.k) + k] : 0.f;
+        }
+    }
+}
+
+constexpr std::size_t packed_conv_floats(const conv_geometry& g) {
+  const int panels = (g.og + conv_block::mr - 1) / conv_block::mr;
+  return static_cast<std::size_t>(g.groups) * panels * static_cast<std::size_t>(g.k) * conv_block::mr;
+}
+
+/// Copies channels [c0, c1) of one image into the padded phase planes.
+inline void conv_copy_input(const conv_geometry& g, const float* x, float* buf, int c0, int c1) {
+  const std::size_t plane = static_cast<std::size_t>(g.hq) * g.wq;
+  for (int ci = c0; ci < c1; ++ci) {
+    const float* src = x + static_cast<std::size_t>(ci) * g.h * g.w;
+    float* dst = buf + static_cast<std::size_t>(ci) * g.plane_set;
+    if (g.sh == 1 && g.sw == 1) {
+      std::fill(dst, dst + static_cast<std::size_t>(g.ph) * g.wq, 0.f);
+      for (int i = 0; i < g.h; ++i) {
+        float* row = dst + static_cast<std::size_t>(i + g.ph) * g.wq;
+        std::fill(row, row + g.pw, 0.f);
+        std::memcpy(row + g.pw, src + static_cast<std::size_t>(i) * g.w, sizeof(float) * static_cast<std::size_t>(g.w));
+        std::fill(row + g.pw + g.w, row + g.wq, 0.f);
+      }
+      std::fill(dst + static_cast<std::size_t>(g.h + g.ph) * g.wq, dst + plane, 0.f);
+      continue;
+    }
+    for (int a = 0; a < g.sh; ++a)
+      for (int b = 0; b < g.sw; ++b) {
+        float* p = dst + static_cast<std::size_t>(a * g.sw + b) * plane;
+        for (int i = 0; i < g.hq; ++i) {
+          const int ih = i * g.sh + a - g.ph;
+          float* row = p + static_cast<std::size_t>(i) * g.wq;
+          if (ih < 0 || ih >= g.h) {
+            std::fill(row, row + g.wq, 0.f);
+            continue;
+          }
+          const float* s = src + static_cast<std::size_t>(ih) * g.w;
+          for (int j = 0; j < g.wq; ++j) {
+            const int iw = j * g.sw + b - g.pw;
+            row[j] = iw >= 0 && iw < g.w ? s[iw] : 0.f;
+          }
+        }
+      }
+  }
+}
+
+/// `dst[i] = act(src[i] + bias + res[i])` for one output row segment.
+inline void finish_segment(const float* src, float* dst, int len, float bias, const float* res, const epilogue& e) {
+  int i = 0;
+  const vec b = simd::splat(bias);
+  for (; i + W <= len; i += W) {
+    vec v = simd::load(src + i) + b;
+    if (res) v = v + simd::load(res + i);
+    simd::store(dst + i, activate(v, e.act, e.lo, e.hi));
+  }
+  if (i < len) {
+    alignas(64) float t[W] = {};
+    alignas(64) float r[W] = {};
+    std::memcpy(t, src + i, sizeof(float) * static_cast<std::size_t>(len - i));
+    if (res) std::memcpy(r, res + i, sizeof(float) * static_cast<std::size_t>(len - i));
+    vec v = simd::load(t) + b;
+    if (res) v = v + simd::load(r);
+    simd::store(t, activate(v, e.act, e.lo, e.hi));
+    std::memcpy(dst + i, t, sizeof(float) * static_cast<std::size_t>(len - i));
+  }
+}
+
+/// Output tiles [t0, t1) × panels [p0, p1) of group `gr` of one image. `buf` is the image's
+/// phase-split copy; `y`, and the epilogue's bias and residual, are the image's (NCHW).
+inline void conv_tiles(const conv_geometry& g, const std::int32_t* boff, const float* packed, const float* buf,
+                       float* y, const epilogue& e, int gr, int p0, int p1, int t0, int t1) {
+  constexpr int MR = conv_block::mr, NV = conv_block::nv, NR = conv_block::nr;
+  const std::size_t out_plane = static_cast<std::size_t>(g.oh) * g.ow;
+  const int panels = (g.og + MR - 1) / MR;
+  const float* bgroup = buf + static_cast<std::size_t>(gr) * g.cg * g.plane_set;
+  constexpr int tile_block = 8;  // tiles sharing one pass over the panels (their inputs stay in L2)
+  for (int tb = t0; tb < t1; tb += tile_block) {
+    const int tb_end = std::min(t1, tb + tile_block);
+    for (int p = p0; p < p1; ++p) {
+      const int o0 = gr * g.og + p * MR;
+      const int mr = std::min(MR, g.og - p * MR);
+      const float* a = packed + (static_cast<std::size_t>(gr) * panels + p) * static_cast<std::size_t>(g.k) * MR;
+      for (int t = tb; t < tb_end; ++t) {
+        const int q0 = t * NR;
+        const int oh0 = q0 / g.wq, ow0 = q0 % g.wq;
+        if (oh0 < g.oh && ow0 + NR <= g.ow) {
+          float* c = y + static_cast<std::size_t>(o0) * out_plane + static_cast<std::size_t>(oh0) * g.ow + ow0;
+          const epilogue te = tile_epilogue(e, o0, static_cast<int>(static_cast<std::size_t>(oh0) * g.ow + ow0),
+                                            static_cast<std::ptrdiff_t>(out_plane));
+          gemm_tile<MR, NV, true, true>(g.k, a, 0, bgroup + q0, 0, boff, c, static_cast<std::ptrdiff_t>(out_plane), mr, NR,
+                                        false, &te);
+          continue;
+        }
+        alignas(64) float tile[MR * NR];
+        micro_kernel<MR, NV, true, true>(g.k, a, 0, bgroup + q0, 0, boff, tile, NR, false, nullptr);
+        // Scatter the valid row segments of the tile, applying the epilogue.
+        for (int j = 0; j < NR;) {
+          const int q = q0 + j;
+          const int oh = q / g.wq, ow = q % g.wq;
+          if (oh >= g.oh) break;
+          if (ow >= g.ow) {
+            j += g.wq - ow;
+            continue;
+          }
+          const int len = std::min(NR - j, g.ow - ow);
+          const std::size_t at = static_cast<std::size_t>(oh) * g.ow + ow;
+          for (int m = 0; m < mr; ++m) {
+            const std::size_t row = static_cast<std::size_t>(o0 + m) * out_plane + at;
+            finish_segment(tile + m * NR + j, y + row, len, e.bias ? e.bias[o0 + m] : 0.f,
+                           e.residual ? e.residual + row : nullptr, e);
+          }
+          j += len;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace partita::detail::cpu

@@ -1,0 +1,70 @@
+#pragma once
+// dense as GEMM: y[M×N] = x[M×K] · wᵀ, the weights packed at bind into panels of NR units
+// ([panel][k][NR], zero-padded), the activations read in place.
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+
+#include "partita/backends/cpu/detail/gemm.hpp"
+
+namespace partita::detail::cpu {
+
+/// Blocking for `m` rows: a row or two stream the weights (GEMV: 4 vectors of units at a time);
+/// more rows use the conv blocking.
+template <int M>
+struct dense_blocking {
+  static constexpr int mr = M <= 2 ? M : (W >= 16 ? 8 : 6);
+  static constexpr int nv = M <= 2 ? 4 : 2;
+  static constexpr int nr = nv * W;
+  static constexpr int kc = M <= 2 ? 1 << 30 : 256;  // depth per pass over a panel (keeps it in L1)
+};
+
+constexpr std::size_t packed_dense_floats(int n, int k, int nr) {
+  return static_cast<std::size_t>((n + nr - 1) / nr) * static_cast<std::size_t>(k) * static_cast<std::size_t>(nr);
+}
+
+/// Packs w [N×K] into [panel][k][NR].
+inline void pack_dense_weights(const float* w, int n, int k, int nr, float* packed) {
+  const int panels = (n + nr - 1) / nr;
+  for (int p = 0; p < panels; ++p) {
+    float* dst = packed + static_cast<std::size_t>(p) * k * nr;
+    for (int kk = 0; kk < k; ++kk)
+      for (int j = 0; j < nr; ++j) {
+        const int u = p * nr + j;
+        dst[static_cast<std::size_t>(kk) * nr + j] = u < n ? w[static_cast<std::size_t>(u) * k + kk] : 0.f;
+      }
+  }
+}
+
+/// Unit panels [p0, p1) of y = act(x · wᵀ + bias (+ residual)). `pad` holds MR × K floats for
+/// the last rows when M is not a multiple of MR.
+template <int M>
+inline void dense_panels(const float* x, int k, const float* packed, int n, float* y, const epilogue& e, int p0, int p1,
+                         float* pad) {
+  using blk = dense_blocking<M>;
+  constexpr int MR = blk::mr, NV = blk::nv, NR = blk::nr, KC = blk::kc;
+  constexpr int tail = M % MR;
+  if constexpr (tail != 0) {
+    std::memset(pad, 0, sizeof(float) * static_cast<std::size_t>(MR) * k);
+    std::memcpy(pad, x + static_cast<std::size_t>(M - tail) * k, sizeof(float) * static_cast<std::size_t>(tail) * k);
+  }
+  for (int p = p0; p < p1; ++p) {
+    const int n0 = p * NR;
+    const int nr = std::min(NR, n - n0);
+    const float* bp = packed + static_cast<std::size_t>(p) * k * NR;
+    for (int k0 = 0; k0 < k; k0 += KC) {
+      const int kc = std::min(KC, k - k0);
+      const bool last = k0 + kc == k;
+      for (int m0 = 0; m0 < M; m0 += MR) {
+        const int mr = std::min(MR, M - m0);
+        const float* a = mr == MR ? x + static_cast<std::size_t>(m0) * k + k0 : pad + k0;
+        const epilogue te = tile_epilogue(e, m0, n0, n);
+        gemm_tile<MR, NV, false, false>(kc, a, k, bp + static_cast<std::size_t>(k0) * NR, NR, nullptr,
+                                        y + static_cast<std::size_t>(m0) * n + n0, n, mr, nr, k0 > 0,
+                                        last ? &te : nullptr);
+      }
+    }
+  }
+}
+
+}  // namespace partita::detail::cpu

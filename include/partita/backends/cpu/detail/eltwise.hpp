@@ -1,0 +1,200 @@
+#pragma once
+// Vectorized memory-bound kernels: elementwise ops, bias, batch norm, pooling, softmax.
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+#include "partita/backends/cpu/detail/epilogue.hpp"
+#include "partita/detail/simd.hpp"
+
+namespace partita::detail::cpu {
+
+using simd::vec;
+
+/// y[i] = f(x[i]) over n elements, the tail through a zero-padded vector. In place is fine.
+template <class F>
+inline void map1(const float* x, float* y, std::int64_t n, F f) {
+  constexpr int w = simd::width;
+  std::int64_t i = 0;
+  for (; i + w <= n; i += w) simd::store(y + i, f(simd::load(x + i)));
+  if (i < n) {
+    alignas(64) float t[w] = {};
+    std::memcpy(t, x + i, sizeof(float) * static_cast<std::size_t>(n - i));
+    simd::store(t, f(simd::load(t)));
+    std::memcpy(y + i, t, sizeof(float) * static_cast<std::size_t>(n - i));
+  }
+}
+
+/// y[i] = f(a[i], b[i]) over n elements.
+template <class F>
+inline void map2(const float* a, const float* b, float* y, std::int64_t n, F f) {
+  constexpr int w = simd::width;
+  std::int64_t i = 0;
+  for (; i + w <= n; i += w) simd::store(y + i, f(simd::load(a + i), simd::load(b + i)));
+  if (i < n) {
+    alignas(64) float s[w] = {}, t[w] = {};
+    std::memcpy(s, a + i, sizeof(float) * static_cast<std::size_t>(n - i));
+    std::memcpy(t, b + i, sizeof(float) * static_cast<std::size_t>(n - i));
+    simd::store(s, f(simd::load(s), simd::load(t)));
+    std::memcpy(y + i, s, sizeof(float) * static_cast<std::size_t>(n - i));
+  }
+}
+
+inline void unary(activation act, float lo, float hi, const float* x, float* y, std::int64_t n) {
+  map1(x, y, n, [&](const vec& v) { return activate(v, act, lo, hi); });
+}
+
+/// Same-shape a ∘ b for add, subtract, multiply.
+inline void binary_same_shape(op_id op, const float* a, const float* b, float* y, std::int64_t n) {
+  switch (op) {
+    case op_id::add: map2(a, b, y, n, [](const vec& u, const vec& v) { return u + v; }); break;
+    case op_id::subtract: map2(a, b, y, n, [](const vec& u, const vec& v) { return u - v; }); break;
+    default: map2(a, b, y, n, [](const vec& u, const vec& v) { return u * v; }); break;
+  }
+}
+
+/// y = x · scale[c] + shift[c] over [outer, channels, inner] (bias: scale null).
+inline void channel_affine(const float* x, float* y, std::int64_t outer, std::int64_t channels, std::int64_t inner,
+                           const float* scale, const float* shift) {
+  if (inner == 1) {
+    for (std::int64_t o = 0; o < outer; ++o) {
+      const float* xr = x + o * channels;
+      float* yr = y + o * channels;
+      if (scale) {
+        for (std::int64_t c = 0; c < channels; ++c) yr[c] = xr[c] * scale[c] + shift[c];
+      } else {
+        map2(xr, shift, yr, channels, [](const vec& u, const vec& v) { return u + v; });
+      }
+    }
+    return;
+  }
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t c = 0; c < channels; ++c) {
+      const std::int64_t at = (o * channels + c) * inner;
+      const vec s = simd::splat(scale ? scale[c] : 1.f), t = simd::splat(shift[c]);
+      map1(x + at, y + at, inner, [&](const vec& v) { return simd::fma(v, s, t); });
+    }
+}
+
+/// Mean of each plane of `area` elements.
+inline void plane_means(const float* x, float* y, std::int64_t planes, std::int64_t area) {
+  constexpr int w = simd::width;
+  for (std::int64_t p = 0; p < planes; ++p) {
+    const float* s = x + p * area;
+    vec acc = simd::splat(0.f);
+    std::int64_t i = 0;
+    for (; i + w <= area; i += w) acc = acc + simd::load(s + i);
+    float total = simd::sum(acc);
+    for (; i < area; ++i) total += s[i];
+    y[p] = total / static_cast<float>(area);
+  }
+}
+
+/// Softmax over the last axis, rows of `len`.
+inline void softmax_rows(const float* x, float* y, std::int64_t rows, std::int64_t len) {
+  constexpr int w = simd::width;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const float* s = x + r * len;
+    float* d = y + r * len;
+    float top = -std::numeric_limits<float>::infinity();
+    std::int64_t i = 0;
+    if (len >= w) {
+      vec m = simd::load(s);
+      for (i = w; i + w <= len; i += w) m = simd::max(m, simd::load(s + i));
+      top = simd::max_lane(m);
+    }
+    for (; i < len; ++i) top = std::max(top, s[i]);
+    const vec t = simd::splat(top);
+    map1(s, d, len, [&](const vec& v) { return simd::exp(v - t); });
+    vec acc = simd::splat(0.f);
+    for (i = 0; i + w <= len; i += w) acc = acc + simd::load(d + i);
+    float total = simd::sum(acc);
+    for (; i < len; ++i) total += d[i];
+    const vec inv = simd::splat(1.f / total);
+    map1(d, d, len, [&](const vec& v) { return v * inv; });
+  }
+}
+
+struct pool_geometry {
+  int planes = 0, h = 0, w = 0, oh = 0, ow = 0, kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0;
+  bool count_include_pad = false;
+};
+
+/// Max (Max = true) or average pooling. Output positions whose window lies inside the input
+/// take a branch-free path (vectorized over the output row when the stride is 1).
+template <bool Max>
+inline void pool2d(const pool_geometry& g, const float* x, float* y) {
+  constexpr int w = simd::width;
+  // Output columns [ow_lo, ow_hi) have their whole window inside the row.
+  const int ow_lo = std::min(g.ow, (g.pw + g.sw - 1) / g.sw);
+  const int last = g.w + g.pw - g.kw;  // the last window start inside the row, shifted by pw
+  const int ow_hi = last < 0 ? ow_lo : std::max(ow_lo, std::min(g.ow, last / g.sw + 1));
+  const float inv_window = 1.f / static_cast<float>(g.kh * g.kw);
+  for (int p = 0; p < g.planes; ++p) {
+    const float* plane = x + static_cast<std::size_t>(p) * g.h * g.w;
+    float* out = y + static_cast<std::size_t>(p) * g.oh * g.ow;
+    for (int oh = 0; oh < g.oh; ++oh) {
+      const int ih0 = oh * g.sh - g.ph;
+      const int i_lo = std::max(0, ih0), i_hi = std::min(g.h, ih0 + g.kh);
+      float* row = out + static_cast<std::size_t>(oh) * g.ow;
+      auto edge = [&](int ow) {
+        const int iw0 = ow * g.sw - g.pw;
+        const int j_lo = std::max(0, iw0), j_hi = std::min(g.w, iw0 + g.kw);
+        float acc = Max ? -std::numeric_limits<float>::infinity() : 0.f;
+        for (int i = i_lo; i < i_hi; ++i)
+          for (int j = j_lo; j < j_hi; ++j) {
+            const float v = plane[static_cast<std::size_t>(i) * g.w + j];
+            if constexpr (Max) {
+              if (v > acc || std::isnan(v)) acc = v;
+            } else {
+              acc += v;
+            }
+          }
+        if constexpr (!Max) {
+          const int count = g.count_include_pad ? g.kh * g.kw : (i_hi - i_lo) * (j_hi - j_lo);
+          acc /= static_cast<float>(count);
+        }
+        row[ow] = acc;
+      };
+      const bool rows_inside = i_lo == ih0 && i_hi == ih0 + g.kh;
+      if (!rows_inside) {
+        for (int ow = 0; ow < g.ow; ++ow) edge(ow);
+        continue;
+      }
+      for (int ow = 0; ow < ow_lo; ++ow) edge(ow);
+      int ow = ow_lo;
+      if (g.sw == 1) {
+        for (; ow + w <= ow_hi; ow += w) {
+          const int iw0 = ow - g.pw;
+          vec acc = Max ? simd::splat(-std::numeric_limits<float>::infinity()) : simd::splat(0.f);
+          for (int i = ih0; i < ih0 + g.kh; ++i)
+            for (int j = 0; j < g.kw; ++j) {
+              const vec v = simd::load(plane + static_cast<std::size_t>(i) * g.w + iw0 + j);
+              acc = Max ? simd::max(acc, v) : acc + v;
+            }
+          simd::store(row + ow, Max ? acc : acc * simd::splat(inv_window));
+        }
+      }
+      for (; ow < ow_hi; ++ow) {
+        const float* base = plane + static_cast<std::size_t>(ih0) * g.w + (ow * g.sw - g.pw);
+        float acc = Max ? -std::numeric_limits<float>::infinity() : 0.f;
+        for (int i = 0; i < g.kh; ++i)
+          for (int j = 0; j < g.kw; ++j) {
+            const float v = base[static_cast<std::size_t>(i) * g.w + j];
+            if constexpr (Max) {
+              if (v > acc || std::isnan(v)) acc = v;
+            } else {
+              acc += v;
+            }
+          }
+        row[ow] = Max ? acc : acc * inv_window;
+      }
+      for (; ow < g.ow; ++ow) edge(ow);
+    }
+  }
+}
+
+}  // namespace partita::detail::cpu

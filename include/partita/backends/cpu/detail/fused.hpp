@@ -1,0 +1,98 @@
+#pragma once
+// What a fused cpu composite computes, read off its body at compile time: one dense or conv2d,
+// then optionally a bias, a batch norm (folded into the weights at bind), a residual add and
+// an activation, in that order.
+#include <cstdint>
+
+#include "partita/backends/cpu/detail/epilogue.hpp"
+#include "partita/ir/module.hpp"
+
+namespace partita::detail::cpu {
+
+/// Kernel input slots (-1: absent) and epilogue of a GEMM step, fused or not.
+struct gemm_step {
+  op_id main = op_id::dense;
+  int main_node = -1;  // body index (fused) of the dense / conv2d
+  int x = 0, w = 1;
+  int bias = -1;
+  int gamma = -1, beta = -1, mean = -1, var = -1;
+  float epsilon = 0.f;
+  int residual = -1;
+  activation act = activation::none;
+  float lo = 0.f, hi = 0.f;
+  bool ok = true;  // false: the body holds something else (not a cpu composite)
+};
+
+/// The kernel input that body node `i` of fused step `S` arrives in: parameters first, then
+/// the weights bound inside, in body order.
+template <class S>
+constexpr int input_slot(int i) {
+  const graph_node& n = S::body(i);
+  if (n.op == op_id::param) return n.index;
+  if (n.op != op_id::weight) return -1;
+  int slot = S::num_params;
+  for (int j = 0; j < i; ++j) slot += S::body(j).op == op_id::weight ? 1 : 0;
+  return slot;
+}
+
+template <class S>
+constexpr gemm_step analyse_fused() {
+  gemm_step g;
+  int chain = -1;  // body index of the value the epilogue is applied to so far
+  for (int i = 0; i < S::body_size(); ++i) {
+    const graph_node& n = S::body(i);
+    switch (n.op) {
+      case op_id::param:
+      case op_id::weight: break;
+      case op_id::dense:
+      case op_id::conv2d:
+        if (chain != -1) g.ok = false;
+        g.main = n.op;
+        g.main_node = i;
+        g.x = input_slot<S>(S::body_arg(i, 0));
+        g.w = input_slot<S>(S::body_arg(i, 1));
+        if (S::body(S::body_arg(i, 1)).op != op_id::weight) g.ok = false;
+        chain = i;
+        break;
+      case op_id::bias_add:
+        if (S::body_arg(i, 0) != chain || g.bias != -1 || g.gamma != -1 || g.residual != -1 || g.act != activation::none)
+          g.ok = false;
+        g.bias = input_slot<S>(S::body_arg(i, 1));
+        chain = i;
+        break;
+      case op_id::batch_norm:
+        if (S::body_arg(i, 0) != chain || g.gamma != -1 || g.residual != -1 || g.act != activation::none) g.ok = false;
+        g.gamma = input_slot<S>(S::body_arg(i, 1));
+        g.beta = input_slot<S>(S::body_arg(i, 2));
+        g.mean = input_slot<S>(S::body_arg(i, 3));
+        g.var = input_slot<S>(S::body_arg(i, 4));
+        g.epsilon = n.at->epsilon;
+        chain = i;
+        break;
+      case op_id::add: {
+        const int a = S::body_arg(i, 0), b = S::body_arg(i, 1);
+        if ((a != chain && b != chain) || g.residual != -1 || g.act != activation::none) g.ok = false;
+        const int other = a == chain ? b : a;
+        g.residual = input_slot<S>(other);
+        if (g.residual < 0 || !(S::body(other).out == n.out)) g.ok = false;
+        chain = i;
+        break;
+      }
+      case op_id::relu:
+      case op_id::clip:
+      case op_id::sigmoid:
+      case op_id::tanh:
+        if (S::body_arg(i, 0) != chain || g.act != activation::none) g.ok = false;
+        g.act = activation_of(n.op);
+        g.lo = n.at->lo;
+        g.hi = n.at->hi;
+        chain = i;
+        break;
+      default: g.ok = false; break;
+    }
+  }
+  if (g.main_node < 0 || chain != S::body_size() - 1) g.ok = false;
+  return g;
+}
+
+}  // namespace partita::detail::cpu

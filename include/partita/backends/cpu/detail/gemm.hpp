@@ -1,0 +1,131 @@
+#pragma once
+// The register-blocked GEMM core shared by dense and conv2d: C[MR×NR] (+)= A[MR×k] · B[k×NR]
+// with NR = NV vectors, the accumulators held in registers for the whole k loop.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "partita/backends/cpu/detail/epilogue.hpp"
+#include "partita/detail/simd.hpp"
+
+namespace partita::detail::cpu {
+
+using simd::vec;
+inline constexpr int W = simd::width;
+
+/// How the micro-kernel reads A and B:
+/// - A packed: `a[k * MR + m]` (conv weights, packed at bind); otherwise rows `a[m * lda + k]`
+///   (dense activations, read in place);
+/// - B indirect: row k at `b + boff[k]` (stride-1 convolution straight from the padded input);
+///   otherwise `b + k * ldb` (packed weight panels, packed im2col panels, 1×1 inputs).
+template <int MR, int NV, bool APacked, bool BIndirect>
+inline void micro_kernel(int kc, const float* __restrict a, std::ptrdiff_t lda, const float* __restrict b,
+                         std::ptrdiff_t ldb, const std::int32_t* __restrict boff, float* __restrict c,
+                         std::ptrdiff_t ldc, bool load_c, const epilogue* e) {
+  vec acc[MR][NV];
+#pragma GCC unroll 16
+  for (int m = 0; m < MR; ++m)
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) acc[m][v] = load_c ? simd::load(c + m * ldc + v * W) : simd::splat(0.f);
+
+  for (int k = 0; k < kc; ++k) {
+    const float* bk = BIndirect ? b + boff[k] : b + k * ldb;
+    vec bv[NV];
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) bv[v] = simd::load(bk + v * W);
+#pragma GCC unroll 16
+    for (int m = 0; m < MR; ++m) {
+      const vec av = simd::splat(APacked ? a[k * MR + m] : a[m * lda + k]);
+#pragma GCC unroll 8
+      for (int v = 0; v < NV; ++v) acc[m][v] = simd::fma(av, bv[v], acc[m][v]);
+    }
+  }
+
+  if (e) {
+    if (e->bias) {
+      if (e->bias_per_row) {
+#pragma GCC unroll 16
+        for (int m = 0; m < MR; ++m) {
+          const vec bm = simd::splat(e->bias[m]);
+#pragma GCC unroll 8
+          for (int v = 0; v < NV; ++v) acc[m][v] = acc[m][v] + bm;
+        }
+      } else {
+#pragma GCC unroll 8
+        for (int v = 0; v < NV; ++v) {
+          const vec bv = simd::load(e->bias + v * W);
+#pragma GCC unroll 16
+          for (int m = 0; m < MR; ++m) acc[m][v] = acc[m][v] + bv;
+        }
+      }
+    }
+    if (e->residual) {
+#pragma GCC unroll 16
+      for (int m = 0; m < MR; ++m)
+#pragma GCC unroll 8
+        for (int v = 0; v < NV; ++v) acc[m][v] = acc[m][v] + simd::load(e->residual + m * e->ld_residual + v * W);
+    }
+    if (e->act != activation::none) {
+#pragma GCC unroll 16
+      for (int m = 0; m < MR; ++m)
+#pragma GCC unroll 8
+        for (int v = 0; v < NV; ++v) acc[m][v] = activate(acc[m][v], e->act, e->lo, e->hi);
+    }
+  }
+#pragma GCC unroll 16
+  for (int m = 0; m < MR; ++m)
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) simd::store(c + m * ldc + v * W, acc[m][v]);
+}
+
+/// One tile of `mr ≤ MR` rows and `nr ≤ NR` columns: full tiles go straight to C; partial ones
+/// through a local tile, so that nothing outside the valid rows and columns of C, the bias or
+/// the residual is read or written. (A and B must still be readable for the full tile: packed
+/// panels are zero-padded, and row-read A is padded by the caller.)
+template <int MR, int NV, bool APacked, bool BIndirect>
+inline void gemm_tile(int kc, const float* a, std::ptrdiff_t lda, const float* b, std::ptrdiff_t ldb,
+                      const std::int32_t* boff, float* c, std::ptrdiff_t ldc, int mr, int nr, bool load_c,
+                      const epilogue* e) {
+  constexpr int NR = NV * W;
+  if (mr == MR && nr == NR) {
+    micro_kernel<MR, NV, APacked, BIndirect>(kc, a, lda, b, ldb, boff, c, ldc, load_c, e);
+    return;
+  }
+  alignas(64) float t[MR * NR];
+  alignas(64) float r[MR * NR];
+  alignas(64) float bias[MR > NR ? MR : NR];
+  if (load_c)
+    for (int m = 0; m < mr; ++m) std::memcpy(t + m * NR, c + m * ldc, sizeof(float) * static_cast<std::size_t>(nr));
+  epilogue local;
+  if (e) {
+    local = *e;
+    if (e->bias) {
+      std::fill(bias, bias + (MR > NR ? MR : NR), 0.f);
+      std::memcpy(bias, e->bias, sizeof(float) * static_cast<std::size_t>(e->bias_per_row ? mr : nr));
+      local.bias = bias;
+    }
+    if (e->residual) {
+      for (int m = 0; m < mr; ++m)
+        std::memcpy(r + m * NR, e->residual + m * e->ld_residual, sizeof(float) * static_cast<std::size_t>(nr));
+      local.residual = r;
+      local.ld_residual = NR;
+    }
+  }
+  micro_kernel<MR, NV, APacked, BIndirect>(kc, a, lda, b, ldb, boff, t, NR, load_c, e ? &local : nullptr);
+  for (int m = 0; m < mr; ++m) std::memcpy(c + m * ldc, t + m * NR, sizeof(float) * static_cast<std::size_t>(nr));
+}
+
+/// Epilogue pointers moved to the tile at row `m0`, column `n0` of an output with leading
+/// dimension `ldc` (the residual has the output's layout).
+inline epilogue tile_epilogue(const epilogue& e, int m0, int n0, std::ptrdiff_t ldc) {
+  epilogue t = e;
+  if (e.bias) t.bias = e.bias + (e.bias_per_row ? m0 : n0);
+  if (e.residual) {
+    t.residual = e.residual + m0 * ldc + n0;
+    t.ld_residual = ldc;
+  }
+  return t;
+}
+
+}  // namespace partita::detail::cpu

@@ -1,0 +1,41 @@
+#pragma once
+// The one place Partita touches xsimd: a float vector of the widest instruction set the build
+// flags enable (-march=native gives AVX-512 where the machine has it), plus the few operations
+// the CPU kernels need. Tails are the callers' business: they loop in `width` steps and finish
+// with scalars.
+#include <cstddef>
+
+#include <xsimd/xsimd.hpp>
+
+namespace partita::detail::simd {
+
+/// The instruction set chosen from the build flags.
+using arch = xsimd::default_arch;
+using vec = xsimd::batch<float, arch>;
+
+/// Floats per vector (16 with AVX-512, 8 with AVX2, 4 with SSE/NEON).
+inline constexpr int width = static_cast<int>(vec::size);
+
+inline vec load(const float* p) { return vec::load_unaligned(p); }
+inline void store(float* p, const vec& v) { v.store_unaligned(p); }
+inline vec splat(float x) { return vec(x); }
+inline vec fma(const vec& a, const vec& b, const vec& c) { return xsimd::fma(a, b, c); }
+inline vec max(const vec& a, const vec& b) { return xsimd::max(a, b); }
+inline vec min(const vec& a, const vec& b) { return xsimd::min(a, b); }
+inline vec exp(const vec& a) { return xsimd::exp(a); }
+inline vec tanh(const vec& a) { return xsimd::tanh(a); }
+/// Sum of the lanes (xsimd 8.1 spells it `hadd`).
+inline float sum(const vec& a) { return xsimd::hadd(a); }
+/// Largest lane.
+inline float max_lane(const vec& a) {
+  alignas(64) float t[width];
+  a.store_aligned(t);
+  float m = t[0];
+  for (int i = 1; i < width; ++i) m = t[i] > m ? t[i] : m;
+  return m;
+}
+
+/// Name of the instruction set, for reports ("avx512bw", "avx2", ...).
+inline const char* arch_name() { return arch::name(); }
+
+}  // namespace partita::detail::simd
