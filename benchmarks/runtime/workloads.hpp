@@ -1,0 +1,62 @@
+#pragma once
+// The runtime benchmark's workloads as Partita models (f32, NCHW). The oneDNN and Eigen peers
+// (peers/) build the same networks from the same weight names.
+//
+//   w1  MLP 784-512-512-10, batch 1          w4  LeNet-5 on 1×1×28×28
+//   w2  the same MLP, batch 64               w5  ResNet-18 on 1×3×224×224
+//   w3  ResNet basic block on 1×64×56×56
+#include <cstdint>
+
+#include <partita/partita.hpp>
+
+#include "../../examples/resnet18/resnet18.hpp"
+
+namespace workloads {
+using namespace partita;
+
+/// `x · wᵀ + b` with weight `W` [Out, In] and bias `B` [Out].
+template <class X, fixed_string W, fixed_string B, std::int64_t In, std::int64_t Out>
+using linear = bias_add<dense<X, weight<W, f32, Out, In>>, weight<B, f32, Out>>;
+
+/// The MLP of tests/models/mlp.hpp (same weight names) at batch `N`.
+template <std::int64_t N>
+struct mlp {
+  using x = input<"x", f32, N, 784>;
+  using fc1 = relu<linear<x, "fc1.weight", "fc1.bias", 784, 512>>;
+  using fc2 = relu<linear<fc1, "fc2.weight", "fc2.bias", 512, 512>>;
+  using logits = linear<fc2, "fc3.weight", "fc3.bias", 512, 10>;
+};
+
+using w1 = model<mlp<1>::logits>;
+using w2 = model<mlp<64>::logits>;
+
+/// A ResNet basic block with biased convolutions and no batch norm.
+namespace block {
+using x = input<"x", f32, 1, 64, 56, 56>;
+using conv1 = relu<bias_add<conv2d<x, weight<"conv1.weight", f32, 64, 64, 3, 3>, {.padding = {1, 1}}>,
+                            weight<"conv1.bias", f32, 64>>>;
+using conv2 = bias_add<conv2d<conv1, weight<"conv2.weight", f32, 64, 64, 3, 3>, {.padding = {1, 1}}>,
+                       weight<"conv2.bias", f32, 64>>;
+using out = relu<add<conv2, x>>;
+}  // namespace block
+
+using w3 = model<block::out>;
+
+/// LeNet-5: two 5×5 conv + relu + 2×2 max pool stages, then three dense layers.
+namespace lenet {
+using x = input<"x", f32, 1, 1, 28, 28>;
+using conv1 = relu<bias_add<conv2d<x, weight<"conv1.weight", f32, 6, 1, 5, 5>, {.padding = {2, 2}}>,
+                            weight<"conv1.bias", f32, 6>>>;
+using pool1 = max_pool2d<conv1, {.size = {2, 2}}>;
+using conv2 = relu<bias_add<conv2d<pool1, weight<"conv2.weight", f32, 16, 6, 5, 5>>, weight<"conv2.bias", f32, 16>>>;
+using pool2 = max_pool2d<conv2, {.size = {2, 2}}>;
+using fc1 = relu<linear<flatten<pool2>, "fc1.weight", "fc1.bias", 400, 120>>;
+using fc2 = relu<linear<fc1, "fc2.weight", "fc2.bias", 120, 84>>;
+using logits = linear<fc2, "fc3.weight", "fc3.bias", 84, 10>;
+}  // namespace lenet
+
+using w4 = model<lenet::logits>;
+
+using w5 = resnet18::net;
+
+}  // namespace workloads
