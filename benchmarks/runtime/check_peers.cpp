@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -102,6 +103,12 @@ peers::onednn_net onednn_for(int workload, const peers::weight_lookup& w, int th
 // Workload `n` (1 to 5): the reference run, then each peer available for it.
 template <class Net>
 void check_workload(int n, const char* name) {
+#if !defined(PARTITA_PEERS_ONEDNN)
+  if (n > 2) {
+    std::printf("%s: no peer built for it\n", name);
+    return;
+  }
+#endif
   const workload<Net> w(name);
   [[maybe_unused]] const peers::weight_lookup lookup = peers::lookup_in(w.weights);
   for (int threads : {1, 2}) {

@@ -2309,6 +2309,8 @@ struct step_ref {
   /// Node `i` of the composite's body; `body_size()` of them.
   static constexpr int body_size() { return function().num_nodes; }
   static constexpr const graph_node& body(int i) { return Module.node(function().first_node + i); }
+  /// Body index of argument `k` of body node `i`.
+  static constexpr int body_arg(int i, int k) { return Module.arg(function().first_node + i, k) - function().first_node; }
   /// Index in the body of the first node with op `o` (-1 if none): `body(find(op_id::conv2d))`.
   static constexpr int find(op_id o) {
     for (int i = 0; i < body_size(); ++i)
@@ -2319,11 +2321,1398 @@ struct step_ref {
 
 }  // namespace partita
 // ---- end partita/backend/step.hpp ----
-// ---- begin partita/backends/reference/reference.hpp ----
-
-// ---- begin partita/backends/reference/kernels.hpp ----
+// ---- begin partita/backends/cpu/cpu.hpp ----
 #include <cmath>
+#include <memory>
+#include <new>
+#include <thread>
+
+// ---- begin partita/backends/cpu/detail/conv.hpp ----
+// conv2d as GEMM straight from the input, with no im2col: the input is copied once per call into
+// zero-padded, stride-phase-split planes, after which row k = (channel, kh, kw) of the B matrix
+// is a contiguous run of that copy at a fixed offset (`boff[k]`, computed at compile time). Any
+// stride, padding, dilation and group count takes the same path; output positions are computed
+// in the padded planes' row pitch, and the few columns past each output row are dropped at the
+// store.
+#include <cstring>
+
+// ---- begin partita/backends/cpu/detail/gemm.hpp ----
+// The register-blocked GEMM core shared by dense and conv2d: C[MR×NR] (+)= A[MR×k] · B[k×NR]
+// with NR = NV vectors, the accumulators held in registers for the whole k loop.
+
+// ---- begin partita/backends/cpu/detail/epilogue.hpp ----
+
+// ---- begin partita/detail/simd.hpp ----
+// The one place Partita touches xsimd: a float vector of the widest instruction set the build
+// flags enable (-march=native gives AVX-512 where the machine has it), plus the few operations
+// the CPU kernels need. Tails are the callers' business: they loop in `width` steps and finish
+// with scalars.
+
+// GCC 12 reports `_mm512_undefined_ps` (used inside xsimd's exp and tanh) as maybe
+// uninitialized wherever they are inlined; the value is intentionally undefined.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#include <xsimd/xsimd.hpp>
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+namespace partita::detail::simd {
+
+/// The instruction set chosen from the build flags.
+using arch = xsimd::default_arch;
+using vec = xsimd::batch<float, arch>;
+
+/// Floats per vector (16 with AVX-512, 8 with AVX2, 4 with SSE/NEON).
+inline constexpr int width = static_cast<int>(vec::size);
+
+inline vec load(const float* p) { return vec::load_unaligned(p); }
+inline void store(float* p, const vec& v) { v.store_unaligned(p); }
+inline vec splat(float x) { return vec(x); }
+inline vec fma(const vec& a, const vec& b, const vec& c) { return xsimd::fma(a, b, c); }
+inline vec max(const vec& a, const vec& b) { return xsimd::max(a, b); }
+inline vec min(const vec& a, const vec& b) { return xsimd::min(a, b); }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+inline vec exp(const vec& a) { return xsimd::exp(a); }
+inline vec tanh(const vec& a) { return xsimd::tanh(a); }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+/// Sum of the lanes (xsimd 8.1 spells it `hadd`).
+inline float sum(const vec& a) { return xsimd::hadd(a); }
+/// Largest lane.
+inline float max_lane(const vec& a) {
+  alignas(64) float t[width];
+  a.store_aligned(t);
+  float m = t[0];
+  for (int i = 1; i < width; ++i) m = t[i] > m ? t[i] : m;
+  return m;
+}
+
+/// Name of the instruction set, for reports ("avx512bw", "avx2", ...).
+inline const char* arch_name() { return arch::name(); }
+
+}  // namespace partita::detail::simd
+// ---- end partita/detail/simd.hpp ----
+
+namespace partita::detail::cpu {
+
+/// The activation a fused kernel applies last.
+enum class activation : std::uint8_t { none, relu, clip, sigmoid, tanh };
+
+constexpr activation activation_of(op_id op) {
+  switch (op) {
+    case op_id::relu: return activation::relu;
+    case op_id::clip: return activation::clip;
+    case op_id::sigmoid: return activation::sigmoid;
+    case op_id::tanh: return activation::tanh;
+    default: return activation::none;
+  }
+}
+
+/// What a GEMM tile does before its store: `act(acc + bias + residual)`. The pointers are
+/// already offset to the tile; a row bias has one value per tile row (conv: per output
+/// channel), a column bias one per column (dense: per unit).
+struct epilogue {
+  const float* bias = nullptr;
+  bool bias_per_row = false;
+  const float* residual = nullptr;
+  std::ptrdiff_t ld_residual = 0;
+  activation act = activation::none;
+  float lo = 0.f, hi = 0.f;
+};
+
+inline simd::vec activate(const simd::vec& x, activation a, float lo, float hi) {
+  switch (a) {
+    case activation::none: return x;
+    case activation::relu: return simd::max(x, simd::splat(0.f));
+    case activation::clip: return simd::min(simd::max(x, simd::splat(lo)), simd::splat(hi));
+    case activation::sigmoid: return simd::splat(1.f) / (simd::splat(1.f) + simd::exp(-x));
+    case activation::tanh: return simd::tanh(x);
+  }
+  return x;
+}
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/epilogue.hpp ----
+
+namespace partita::detail::cpu {
+
+using simd::vec;
+inline constexpr int W = simd::width;
+
+/// How the micro-kernel reads A and B:
+/// - A packed: `a[k * MR + m]` (conv weights, packed at bind); otherwise rows `a[m * lda + k]`
+///   (dense activations, read in place);
+/// - B indirect: row k at `b + boff[k]` (stride-1 convolution straight from the padded input);
+///   otherwise `b + k * ldb` (packed weight panels, packed im2col panels, 1×1 inputs).
+template <int MR, int NV, bool APacked, bool BIndirect>
+inline void micro_kernel(int kc, const float* __restrict a, std::ptrdiff_t lda, const float* __restrict b,
+                         std::ptrdiff_t ldb, const std::int32_t* __restrict boff, float* __restrict c,
+                         std::ptrdiff_t ldc, bool load_c, const epilogue* e) {
+  vec acc[MR][NV];
+#pragma GCC unroll 16
+  for (int m = 0; m < MR; ++m)
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) acc[m][v] = load_c ? simd::load(c + m * ldc + v * W) : simd::splat(0.f);
+
+  for (int k = 0; k < kc; ++k) {
+    const float* bk = BIndirect ? b + boff[k] : b + k * ldb;
+    vec bv[NV];
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) bv[v] = simd::load(bk + v * W);
+#pragma GCC unroll 16
+    for (int m = 0; m < MR; ++m) {
+      const vec av = simd::splat(APacked ? a[k * MR + m] : a[m * lda + k]);
+#pragma GCC unroll 8
+      for (int v = 0; v < NV; ++v) acc[m][v] = simd::fma(av, bv[v], acc[m][v]);
+    }
+  }
+
+  if (e) {
+    if (e->bias) {
+      if (e->bias_per_row) {
+#pragma GCC unroll 16
+        for (int m = 0; m < MR; ++m) {
+          const vec bm = simd::splat(e->bias[m]);
+#pragma GCC unroll 8
+          for (int v = 0; v < NV; ++v) acc[m][v] = acc[m][v] + bm;
+        }
+      } else {
+#pragma GCC unroll 8
+        for (int v = 0; v < NV; ++v) {
+          const vec bv = simd::load(e->bias + v * W);
+#pragma GCC unroll 16
+          for (int m = 0; m < MR; ++m) acc[m][v] = acc[m][v] + bv;
+        }
+      }
+    }
+    if (e->residual) {
+#pragma GCC unroll 16
+      for (int m = 0; m < MR; ++m)
+#pragma GCC unroll 8
+        for (int v = 0; v < NV; ++v) acc[m][v] = acc[m][v] + simd::load(e->residual + m * e->ld_residual + v * W);
+    }
+    if (e->act != activation::none) {
+#pragma GCC unroll 16
+      for (int m = 0; m < MR; ++m)
+#pragma GCC unroll 8
+        for (int v = 0; v < NV; ++v) acc[m][v] = activate(acc[m][v], e->act, e->lo, e->hi);
+    }
+  }
+#pragma GCC unroll 16
+  for (int m = 0; m < MR; ++m)
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) simd::store(c + m * ldc + v * W, acc[m][v]);
+}
+
+/// One tile of `mr ≤ MR` rows and `nr ≤ NR` columns: full tiles go straight to C; partial ones
+/// through a local tile, so that nothing outside the valid rows and columns of C, the bias or
+/// the residual is read or written. (A and B must still be readable for the full tile: packed
+/// panels are zero-padded, and row-read A is padded by the caller.)
+template <int MR, int NV, bool APacked, bool BIndirect>
+inline void gemm_tile(int kc, const float* a, std::ptrdiff_t lda, const float* b, std::ptrdiff_t ldb,
+                      const std::int32_t* boff, float* c, std::ptrdiff_t ldc, int mr, int nr, bool load_c,
+                      const epilogue* e) {
+  constexpr int NR = NV * W;
+  if (mr == MR && nr == NR) {
+    micro_kernel<MR, NV, APacked, BIndirect>(kc, a, lda, b, ldb, boff, c, ldc, load_c, e);
+    return;
+  }
+  alignas(64) float t[MR * NR];
+  alignas(64) float r[MR * NR];
+  alignas(64) float bias[MR > NR ? MR : NR];
+  if (load_c)
+    for (int m = 0; m < mr; ++m) std::memcpy(t + m * NR, c + m * ldc, sizeof(float) * static_cast<std::size_t>(nr));
+  epilogue local;
+  if (e) {
+    local = *e;
+    if (e->bias) {
+      std::fill(bias, bias + (MR > NR ? MR : NR), 0.f);
+      std::memcpy(bias, e->bias, sizeof(float) * static_cast<std::size_t>(e->bias_per_row ? mr : nr));
+      local.bias = bias;
+    }
+    if (e->residual) {
+      for (int m = 0; m < mr; ++m)
+        std::memcpy(r + m * NR, e->residual + m * e->ld_residual, sizeof(float) * static_cast<std::size_t>(nr));
+      local.residual = r;
+      local.ld_residual = NR;
+    }
+  }
+  micro_kernel<MR, NV, APacked, BIndirect>(kc, a, lda, b, ldb, boff, t, NR, load_c, e ? &local : nullptr);
+  for (int m = 0; m < mr; ++m) std::memcpy(c + m * ldc, t + m * NR, sizeof(float) * static_cast<std::size_t>(nr));
+}
+
+/// Epilogue pointers moved to the tile at row `m0`, column `n0` of an output with leading
+/// dimension `ldc` (the residual has the output's layout).
+inline epilogue tile_epilogue(const epilogue& e, int m0, int n0, std::ptrdiff_t ldc) {
+  epilogue t = e;
+  if (e.bias) t.bias = e.bias + (e.bias_per_row ? m0 : n0);
+  if (e.residual) {
+    t.residual = e.residual + m0 * ldc + n0;
+    t.ld_residual = ldc;
+  }
+  return t;
+}
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/gemm.hpp ----
+
+namespace partita::detail::cpu {
+
+/// Shapes of one conv2d, per image.
+struct conv_geometry {
+  int batch = 1, c = 0, h = 0, w = 0;       // input
+  int o = 0, oh = 0, ow = 0;                // output
+  int kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1, groups = 1;
+  int cg = 0, og = 0, k = 0;                // per group: input channels, output channels, GEMM depth
+  int hq = 0, wq = 0;                       // a phase plane's height and width (its row pitch)
+  int phases = 1;                           // sh · sw
+  std::size_t plane_set = 0;                // floats per channel: phases · hq · wq
+  int npos = 0;                             // positions computed: oh · wq
+  std::size_t buffer_floats = 0;            // the copy, with slack for the last tile's reads
+};
+
+template <int MR, int NV>
+struct conv_blocking {
+  static constexpr int mr = MR, nv = NV, nr = NV * W;
+};
+
+/// The blocking conv2d uses on this instruction set: 8 output channels × 2 vectors with AVX-512
+/// (16 of 32 registers accumulate), 6 × 2 with 16 registers.
+using conv_block = conv_blocking<(W >= 16 ? 8 : 6), 2>;
+
+constexpr conv_geometry make_conv_geometry(const shape& x, const shape& wt, const shape& y, const attrs& a) {
+  conv_geometry g;
+  g.batch = static_cast<int>(x[0]);
+  g.c = static_cast<int>(x[1]);
+  g.h = static_cast<int>(x[2]);
+  g.w = static_cast<int>(x[3]);
+  g.o = static_cast<int>(y[1]);
+  g.oh = static_cast<int>(y[2]);
+  g.ow = static_cast<int>(y[3]);
+  g.kh = static_cast<int>(wt[2]);
+  g.kw = static_cast<int>(wt[3]);
+  g.sh = a.stride[0];
+  g.sw = a.stride[1];
+  g.ph = a.padding[0];
+  g.pw = a.padding[1];
+  g.dh = a.dilation[0];
+  g.dw = a.dilation[1];
+  g.groups = a.groups;
+  g.cg = g.c / g.groups;
+  g.og = g.o / g.groups;
+  g.k = g.cg * g.kh * g.kw;
+  const int hp = g.h + 2 * g.ph, wp = g.w + 2 * g.pw;
+  g.hq = (hp + g.sh - 1) / g.sh;
+  g.wq = (wp + g.sw - 1) / g.sw;
+  g.phases = g.sh * g.sw;
+  g.plane_set = static_cast<std::size_t>(g.phases) * static_cast<std::size_t>(g.hq) * static_cast<std::size_t>(g.wq);
+  g.npos = g.oh * g.wq;
+  const int nr = conv_block::nr;
+  const std::size_t tiles = static_cast<std::size_t>((g.npos + nr - 1) / nr);
+  const std::size_t max_off = static_cast<std::size_t>(g.cg - 1) * g.plane_set +
+                              static_cast<std::size_t>(g.phases - 1) * static_cast<std::size_t>(g.hq * g.wq) +
+                              static_cast<std::size_t>((g.kh - 1) * g.dh / g.sh) * static_cast<std::size_t>(g.wq) +
+                              static_cast<std::size_t>((g.kw - 1) * g.dw / g.sw);
+  // Every group reads its channels' planes; the last group's last tile reads furthest.
+  g.buffer_floats = static_cast<std::size_t>(g.c - g.cg) * g.plane_set + max_off + tiles * static_cast<std::size_t>(nr) + 64;
+  return g;
+}
+
+/// Offsets of B's rows in the phase-split copy, row k = (channel, kh, kw) in OIHW order.
+template <std::size_t K>
+constexpr std::array<std::int32_t, K> conv_offsets(const conv_geometry& g) {
+  std::array<std::int32_t, K> off{};
+  std::size_t k = 0;
+  for (int ci = 0; ci < g.cg; ++ci)
+    for (int i = 0; i < g.kh; ++i)
+      for (int j = 0; j < g.kw; ++j) {
+        const int rh = i * g.dh, rw = j * g.dw;
+        const int phase = (rh % g.sh) * g.sw + (rw % g.sw);
+        off[k++] = static_cast<std::int32_t>(static_cast<std::size_t>(ci) * g.plane_set +
+                                             static_cast<std::size_t>(phase * g.hq * g.wq + (rh / g.sh) * g.wq + rw / g.sw));
+      }
+  return off;
+}
+
+/// Packs OIHW weights as [group][panel][k][MR] (rows past a group's output channels are zero).
+inline void pack_conv_weights(const conv_geometry& g, const float* w, float* packed) {
+  constexpr int MR = conv_block::mr;
+  const int panels = (g.og + MR - 1) / MR;
+  for (int gr = 0; gr < g.groups; ++gr)
+    for (int p = 0; p < panels; ++p) {
+      float* dst = packed + (static_cast<std::size_t>(gr) * panels + p) * static_cast<std::size_t>(g.k) * MR;
+      for (int k = 0; k < g.k; ++k)
+        for (int m = 0; m < MR; ++m) {
+          const int o = p * MR + m;
+          dst[static_cast<std::size_t>(k) * MR + m] =
+              o < g.og ? w[(static_cast<std::size_t>(gr) * g.og + o) * static_cast<std::size_t>(g.k) + k] : 0.f;
+        }
+    }
+}
+
+constexpr std::size_t packed_conv_floats(const conv_geometry& g) {
+  const int panels = (g.og + conv_block::mr - 1) / conv_block::mr;
+  return static_cast<std::size_t>(g.groups) * panels * static_cast<std::size_t>(g.k) * conv_block::mr;
+}
+
+/// Copies channels [c0, c1) of one image into the padded phase planes.
+inline void conv_copy_input(const conv_geometry& g, const float* x, float* buf, int c0, int c1) {
+  const std::size_t plane = static_cast<std::size_t>(g.hq) * g.wq;
+  for (int ci = c0; ci < c1; ++ci) {
+    const float* src = x + static_cast<std::size_t>(ci) * g.h * g.w;
+    float* dst = buf + static_cast<std::size_t>(ci) * g.plane_set;
+    if (g.sh == 1 && g.sw == 1) {
+      std::fill(dst, dst + static_cast<std::size_t>(g.ph) * g.wq, 0.f);
+      for (int i = 0; i < g.h; ++i) {
+        float* row = dst + static_cast<std::size_t>(i + g.ph) * g.wq;
+        std::fill(row, row + g.pw, 0.f);
+        std::memcpy(row + g.pw, src + static_cast<std::size_t>(i) * g.w, sizeof(float) * static_cast<std::size_t>(g.w));
+        std::fill(row + g.pw + g.w, row + g.wq, 0.f);
+      }
+      std::fill(dst + static_cast<std::size_t>(g.h + g.ph) * g.wq, dst + plane, 0.f);
+      continue;
+    }
+    for (int a = 0; a < g.sh; ++a)
+      for (int b = 0; b < g.sw; ++b) {
+        float* p = dst + static_cast<std::size_t>(a * g.sw + b) * plane;
+        for (int i = 0; i < g.hq; ++i) {
+          const int ih = i * g.sh + a - g.ph;
+          float* row = p + static_cast<std::size_t>(i) * g.wq;
+          if (ih < 0 || ih >= g.h) {
+            std::fill(row, row + g.wq, 0.f);
+            continue;
+          }
+          const float* s = src + static_cast<std::size_t>(ih) * g.w;
+          for (int j = 0; j < g.wq; ++j) {
+            const int iw = j * g.sw + b - g.pw;
+            row[j] = iw >= 0 && iw < g.w ? s[iw] : 0.f;
+          }
+        }
+      }
+  }
+}
+
+/// `dst[i] = act(src[i] + bias + res[i])` for one output row segment.
+inline void finish_segment(const float* src, float* dst, int len, float bias, const float* res, const epilogue& e) {
+  int i = 0;
+  const vec b = simd::splat(bias);
+  for (; i + W <= len; i += W) {
+    vec v = simd::load(src + i) + b;
+    if (res) v = v + simd::load(res + i);
+    simd::store(dst + i, activate(v, e.act, e.lo, e.hi));
+  }
+  if (i < len) {
+    alignas(64) float t[W] = {};
+    alignas(64) float r[W] = {};
+    std::memcpy(t, src + i, sizeof(float) * static_cast<std::size_t>(len - i));
+    if (res) std::memcpy(r, res + i, sizeof(float) * static_cast<std::size_t>(len - i));
+    vec v = simd::load(t) + b;
+    if (res) v = v + simd::load(r);
+    simd::store(t, activate(v, e.act, e.lo, e.hi));
+    std::memcpy(dst + i, t, sizeof(float) * static_cast<std::size_t>(len - i));
+  }
+}
+
+/// Output tiles [t0, t1) × panels [p0, p1) of group `gr` of one image. `buf` is the image's
+/// phase-split copy; `y`, and the epilogue's bias and residual, are the image's (NCHW).
+inline void conv_tiles(const conv_geometry& g, const std::int32_t* boff, const float* packed, const float* buf,
+                       float* y, const epilogue& e, int gr, int p0, int p1, int t0, int t1) {
+  constexpr int MR = conv_block::mr, NV = conv_block::nv, NR = conv_block::nr;
+  const std::size_t out_plane = static_cast<std::size_t>(g.oh) * g.ow;
+  const int panels = (g.og + MR - 1) / MR;
+  const float* bgroup = buf + static_cast<std::size_t>(gr) * g.cg * g.plane_set;
+  constexpr int tile_block = 8;  // tiles sharing one pass over the panels (their inputs stay in L2)
+  for (int tb = t0; tb < t1; tb += tile_block) {
+    const int tb_end = std::min(t1, tb + tile_block);
+    for (int p = p0; p < p1; ++p) {
+      const int o0 = gr * g.og + p * MR;
+      const int mr = std::min(MR, g.og - p * MR);
+      const float* a = packed + (static_cast<std::size_t>(gr) * panels + p) * static_cast<std::size_t>(g.k) * MR;
+      for (int t = tb; t < tb_end; ++t) {
+        const int q0 = t * NR;
+        const int oh0 = q0 / g.wq, ow0 = q0 % g.wq;
+        if (oh0 < g.oh && ow0 + NR <= g.ow) {
+          float* c = y + static_cast<std::size_t>(o0) * out_plane + static_cast<std::size_t>(oh0) * g.ow + ow0;
+          const epilogue te = tile_epilogue(e, o0, static_cast<int>(static_cast<std::size_t>(oh0) * g.ow + ow0),
+                                            static_cast<std::ptrdiff_t>(out_plane));
+          gemm_tile<MR, NV, true, true>(g.k, a, 0, bgroup + q0, 0, boff, c, static_cast<std::ptrdiff_t>(out_plane), mr, NR,
+                                        false, &te);
+          continue;
+        }
+        alignas(64) float tile[MR * NR];
+        micro_kernel<MR, NV, true, true>(g.k, a, 0, bgroup + q0, 0, boff, tile, NR, false, nullptr);
+        // Scatter the valid row segments of the tile, applying the epilogue.
+        for (int j = 0; j < NR;) {
+          const int q = q0 + j;
+          const int oh = q / g.wq, ow = q % g.wq;
+          if (oh >= g.oh) break;
+          if (ow >= g.ow) {
+            j += g.wq - ow;
+            continue;
+          }
+          const int len = std::min(NR - j, g.ow - ow);
+          const std::size_t at = static_cast<std::size_t>(oh) * g.ow + ow;
+          for (int m = 0; m < mr; ++m) {
+            const std::size_t row = static_cast<std::size_t>(o0 + m) * out_plane + at;
+            finish_segment(tile + m * NR + j, y + row, len, e.bias ? e.bias[o0 + m] : 0.f,
+                           e.residual ? e.residual + row : nullptr, e);
+          }
+          j += len;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/conv.hpp ----
+// ---- begin partita/backends/cpu/detail/dense.hpp ----
+// dense as GEMM: y[M×N] = x[M×K] · wᵀ, the weights packed at bind into panels of NR units
+// ([panel][k][NR], zero-padded), the activations read in place.
+
+
+namespace partita::detail::cpu {
+
+/// Blocking for `m` rows: a row or two stream the weights (GEMV: 4 vectors of units at a time);
+/// more rows use the conv blocking.
+template <int M>
+struct dense_blocking {
+  static constexpr int mr = M <= 2 ? M : (W >= 16 ? 8 : 6);
+  static constexpr int nv = M <= 2 ? 4 : 2;
+  static constexpr int nr = nv * W;
+  static constexpr int kc = M <= 2 ? 1 << 30 : 256;  // depth per pass over a panel (keeps it in L1)
+};
+
+constexpr std::size_t packed_dense_floats(int n, int k, int nr) {
+  return static_cast<std::size_t>((n + nr - 1) / nr) * static_cast<std::size_t>(k) * static_cast<std::size_t>(nr);
+}
+
+/// Packs w [N×K] into [panel][k][NR].
+inline void pack_dense_weights(const float* w, int n, int k, int nr, float* packed) {
+  const int panels = (n + nr - 1) / nr;
+  for (int p = 0; p < panels; ++p) {
+    float* dst = packed + static_cast<std::size_t>(p) * k * nr;
+    for (int kk = 0; kk < k; ++kk)
+      for (int j = 0; j < nr; ++j) {
+        const int u = p * nr + j;
+        dst[static_cast<std::size_t>(kk) * nr + j] = u < n ? w[static_cast<std::size_t>(u) * k + kk] : 0.f;
+      }
+  }
+}
+
+/// Unit panels [p0, p1) of y = act(x · wᵀ + bias (+ residual)). `pad` holds MR × K floats for
+/// the last rows when M is not a multiple of MR.
+template <int M>
+inline void dense_panels(const float* x, int k, const float* packed, int n, float* y, const epilogue& e, int p0, int p1,
+                         float* pad) {
+  using blk = dense_blocking<M>;
+  constexpr int MR = blk::mr, NV = blk::nv, NR = blk::nr, KC = blk::kc;
+  constexpr int tail = M % MR;
+  if constexpr (tail != 0) {
+    std::memset(pad, 0, sizeof(float) * static_cast<std::size_t>(MR) * k);
+    std::memcpy(pad, x + static_cast<std::size_t>(M - tail) * k, sizeof(float) * static_cast<std::size_t>(tail) * k);
+  }
+  for (int p = p0; p < p1; ++p) {
+    const int n0 = p * NR;
+    const int nr = std::min(NR, n - n0);
+    const float* bp = packed + static_cast<std::size_t>(p) * k * NR;
+    for (int k0 = 0; k0 < k; k0 += KC) {
+      const int kc = std::min(KC, k - k0);
+      const bool last = k0 + kc == k;
+      for (int m0 = 0; m0 < M; m0 += MR) {
+        const int mr = std::min(MR, M - m0);
+        const float* a = mr == MR ? x + static_cast<std::size_t>(m0) * k + k0 : pad + k0;
+        const epilogue te = tile_epilogue(e, m0, n0, n);
+        gemm_tile<MR, NV, false, false>(kc, a, k, bp + static_cast<std::size_t>(k0) * NR, NR, nullptr,
+                                        y + static_cast<std::size_t>(m0) * n + n0, n, mr, nr, k0 > 0,
+                                        last ? &te : nullptr);
+      }
+    }
+  }
+}
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/dense.hpp ----
+// ---- begin partita/backends/cpu/detail/eltwise.hpp ----
+// Vectorized memory-bound kernels: elementwise ops, bias, batch norm, pooling, softmax.
 #include <limits>
+
+
+namespace partita::detail::cpu {
+
+using simd::vec;
+
+/// y[i] = f(x[i]) over n elements, the tail through a zero-padded vector. In place is fine.
+template <class F>
+inline void map1(const float* x, float* y, std::int64_t n, F f) {
+  constexpr int w = simd::width;
+  std::int64_t i = 0;
+  for (; i + w <= n; i += w) simd::store(y + i, f(simd::load(x + i)));
+  if (i < n) {
+    alignas(64) float t[w] = {};
+    std::memcpy(t, x + i, sizeof(float) * static_cast<std::size_t>(n - i));
+    simd::store(t, f(simd::load(t)));
+    std::memcpy(y + i, t, sizeof(float) * static_cast<std::size_t>(n - i));
+  }
+}
+
+/// y[i] = f(a[i], b[i]) over n elements.
+template <class F>
+inline void map2(const float* a, const float* b, float* y, std::int64_t n, F f) {
+  constexpr int w = simd::width;
+  std::int64_t i = 0;
+  for (; i + w <= n; i += w) simd::store(y + i, f(simd::load(a + i), simd::load(b + i)));
+  if (i < n) {
+    alignas(64) float s[w] = {}, t[w] = {};
+    std::memcpy(s, a + i, sizeof(float) * static_cast<std::size_t>(n - i));
+    std::memcpy(t, b + i, sizeof(float) * static_cast<std::size_t>(n - i));
+    simd::store(s, f(simd::load(s), simd::load(t)));
+    std::memcpy(y + i, s, sizeof(float) * static_cast<std::size_t>(n - i));
+  }
+}
+
+inline void unary(activation act, float lo, float hi, const float* x, float* y, std::int64_t n) {
+  map1(x, y, n, [&](const vec& v) { return activate(v, act, lo, hi); });
+}
+
+/// Same-shape a ∘ b for add, subtract, multiply.
+inline void binary_same_shape(op_id op, const float* a, const float* b, float* y, std::int64_t n) {
+  switch (op) {
+    case op_id::add: map2(a, b, y, n, [](const vec& u, const vec& v) { return u + v; }); break;
+    case op_id::subtract: map2(a, b, y, n, [](const vec& u, const vec& v) { return u - v; }); break;
+    default: map2(a, b, y, n, [](const vec& u, const vec& v) { return u * v; }); break;
+  }
+}
+
+/// y = x · scale[c] + shift[c] over [outer, channels, inner] (bias: scale null).
+inline void channel_affine(const float* x, float* y, std::int64_t outer, std::int64_t channels, std::int64_t inner,
+                           const float* scale, const float* shift) {
+  if (inner == 1) {
+    for (std::int64_t o = 0; o < outer; ++o) {
+      const float* xr = x + o * channels;
+      float* yr = y + o * channels;
+      if (scale) {
+        for (std::int64_t c = 0; c < channels; ++c) yr[c] = xr[c] * scale[c] + shift[c];
+      } else {
+        map2(xr, shift, yr, channels, [](const vec& u, const vec& v) { return u + v; });
+      }
+    }
+    return;
+  }
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t c = 0; c < channels; ++c) {
+      const std::int64_t at = (o * channels + c) * inner;
+      const vec s = simd::splat(scale ? scale[c] : 1.f), t = simd::splat(shift[c]);
+      map1(x + at, y + at, inner, [&](const vec& v) { return simd::fma(v, s, t); });
+    }
+}
+
+/// Mean of each plane of `area` elements.
+inline void plane_means(const float* x, float* y, std::int64_t planes, std::int64_t area) {
+  constexpr int w = simd::width;
+  for (std::int64_t p = 0; p < planes; ++p) {
+    const float* s = x + p * area;
+    vec acc = simd::splat(0.f);
+    std::int64_t i = 0;
+    for (; i + w <= area; i += w) acc = acc + simd::load(s + i);
+    float total = simd::sum(acc);
+    for (; i < area; ++i) total += s[i];
+    y[p] = total / static_cast<float>(area);
+  }
+}
+
+/// Softmax over the last axis, rows of `len`.
+inline void softmax_rows(const float* x, float* y, std::int64_t rows, std::int64_t len) {
+  constexpr int w = simd::width;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const float* s = x + r * len;
+    float* d = y + r * len;
+    float top = -std::numeric_limits<float>::infinity();
+    std::int64_t i = 0;
+    if (len >= w) {
+      vec m = simd::load(s);
+      for (i = w; i + w <= len; i += w) m = simd::max(m, simd::load(s + i));
+      top = simd::max_lane(m);
+    }
+    for (; i < len; ++i) top = std::max(top, s[i]);
+    const vec t = simd::splat(top);
+    map1(s, d, len, [&](const vec& v) { return simd::exp(v - t); });
+    vec acc = simd::splat(0.f);
+    for (i = 0; i + w <= len; i += w) acc = acc + simd::load(d + i);
+    float total = simd::sum(acc);
+    for (; i < len; ++i) total += d[i];
+    const vec inv = simd::splat(1.f / total);
+    map1(d, d, len, [&](const vec& v) { return v * inv; });
+  }
+}
+
+struct pool_geometry {
+  int planes = 0, h = 0, w = 0, oh = 0, ow = 0, kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0;
+  bool count_include_pad = false;
+};
+
+/// Max (Max = true) or average pooling. Output positions whose window lies inside the input
+/// take a branch-free path (vectorized over the output row when the stride is 1).
+template <bool Max>
+inline void pool2d(const pool_geometry& g, const float* x, float* y) {
+  constexpr int w = simd::width;
+  // Output columns [ow_lo, ow_hi) have their whole window inside the row.
+  const int ow_lo = std::min(g.ow, (g.pw + g.sw - 1) / g.sw);
+  const int last = g.w + g.pw - g.kw;  // the last window start inside the row, shifted by pw
+  const int ow_hi = last < 0 ? ow_lo : std::max(ow_lo, std::min(g.ow, last / g.sw + 1));
+  const float inv_window = 1.f / static_cast<float>(g.kh * g.kw);
+  for (int p = 0; p < g.planes; ++p) {
+    const float* plane = x + static_cast<std::size_t>(p) * g.h * g.w;
+    float* out = y + static_cast<std::size_t>(p) * g.oh * g.ow;
+    for (int oh = 0; oh < g.oh; ++oh) {
+      const int ih0 = oh * g.sh - g.ph;
+      const int i_lo = std::max(0, ih0), i_hi = std::min(g.h, ih0 + g.kh);
+      float* row = out + static_cast<std::size_t>(oh) * g.ow;
+      auto edge = [&](int ow) {
+        const int iw0 = ow * g.sw - g.pw;
+        const int j_lo = std::max(0, iw0), j_hi = std::min(g.w, iw0 + g.kw);
+        float acc = Max ? -std::numeric_limits<float>::infinity() : 0.f;
+        for (int i = i_lo; i < i_hi; ++i)
+          for (int j = j_lo; j < j_hi; ++j) {
+            const float v = plane[static_cast<std::size_t>(i) * g.w + j];
+            if constexpr (Max) {
+              if (v > acc || std::isnan(v)) acc = v;
+            } else {
+              acc += v;
+            }
+          }
+        if constexpr (!Max) {
+          const int count = g.count_include_pad ? g.kh * g.kw : (i_hi - i_lo) * (j_hi - j_lo);
+          acc /= static_cast<float>(count);
+        }
+        row[ow] = acc;
+      };
+      const bool rows_inside = i_lo == ih0 && i_hi == ih0 + g.kh;
+      if (!rows_inside) {
+        for (int ow = 0; ow < g.ow; ++ow) edge(ow);
+        continue;
+      }
+      for (int ow = 0; ow < ow_lo; ++ow) edge(ow);
+      int ow = ow_lo;
+      if (g.sw == 1) {
+        for (; ow + w <= ow_hi; ow += w) {
+          const int iw0 = ow - g.pw;
+          vec acc = Max ? simd::splat(-std::numeric_limits<float>::infinity()) : simd::splat(0.f);
+          for (int i = ih0; i < ih0 + g.kh; ++i)
+            for (int j = 0; j < g.kw; ++j) {
+              const vec v = simd::load(plane + static_cast<std::size_t>(i) * g.w + iw0 + j);
+              acc = Max ? simd::max(acc, v) : acc + v;
+            }
+          simd::store(row + ow, Max ? acc : acc * simd::splat(inv_window));
+        }
+      }
+      for (; ow < ow_hi; ++ow) {
+        const float* base = plane + static_cast<std::size_t>(ih0) * g.w + (ow * g.sw - g.pw);
+        float acc = Max ? -std::numeric_limits<float>::infinity() : 0.f;
+        for (int i = 0; i < g.kh; ++i)
+          for (int j = 0; j < g.kw; ++j) {
+            const float v = base[static_cast<std::size_t>(i) * g.w + j];
+            if constexpr (Max) {
+              if (v > acc || std::isnan(v)) acc = v;
+            } else {
+              acc += v;
+            }
+          }
+        row[ow] = Max ? acc : acc * inv_window;
+      }
+      for (; ow < g.ow; ++ow) edge(ow);
+    }
+  }
+}
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/eltwise.hpp ----
+// ---- begin partita/backends/cpu/detail/fused.hpp ----
+// What a fused cpu composite computes, read off its body at compile time: one dense or conv2d,
+// then optionally a bias, a batch norm (folded into the weights at bind), a residual add and
+// an activation, in that order.
+
+
+namespace partita::detail::cpu {
+
+/// Kernel input slots (-1: absent) and epilogue of a GEMM step, fused or not.
+struct gemm_step {
+  op_id main = op_id::dense;
+  int main_node = -1;  // body index (fused) of the dense / conv2d
+  int x = 0, w = 1;
+  int bias = -1;
+  int gamma = -1, beta = -1, mean = -1, var = -1;
+  float epsilon = 0.f;
+  int residual = -1;
+  activation act = activation::none;
+  float lo = 0.f, hi = 0.f;
+  bool ok = true;  // false: the body holds something else (not a cpu composite)
+};
+
+/// The kernel input that body node `i` of fused step `S` arrives in: parameters first, then
+/// the weights bound inside, in body order.
+template <class S>
+constexpr int input_slot(int i) {
+  const graph_node& n = S::body(i);
+  if (n.op == op_id::param) return n.index;
+  if (n.op != op_id::weight) return -1;
+  int slot = S::num_params;
+  for (int j = 0; j < i; ++j) slot += S::body(j).op == op_id::weight ? 1 : 0;
+  return slot;
+}
+
+template <class S>
+constexpr gemm_step analyse_fused() {
+  gemm_step g;
+  int chain = -1;  // body index of the value the epilogue is applied to so far
+  for (int i = 0; i < S::body_size(); ++i) {
+    const graph_node& n = S::body(i);
+    switch (n.op) {
+      case op_id::param:
+      case op_id::weight: break;
+      case op_id::dense:
+      case op_id::conv2d:
+        if (chain != -1) g.ok = false;
+        g.main = n.op;
+        g.main_node = i;
+        g.x = input_slot<S>(S::body_arg(i, 0));
+        g.w = input_slot<S>(S::body_arg(i, 1));
+        if (S::body(S::body_arg(i, 1)).op != op_id::weight) g.ok = false;
+        chain = i;
+        break;
+      case op_id::bias_add:
+        if (S::body_arg(i, 0) != chain || g.bias != -1 || g.gamma != -1 || g.residual != -1 || g.act != activation::none)
+          g.ok = false;
+        g.bias = input_slot<S>(S::body_arg(i, 1));
+        chain = i;
+        break;
+      case op_id::batch_norm:
+        if (S::body_arg(i, 0) != chain || g.gamma != -1 || g.residual != -1 || g.act != activation::none) g.ok = false;
+        g.gamma = input_slot<S>(S::body_arg(i, 1));
+        g.beta = input_slot<S>(S::body_arg(i, 2));
+        g.mean = input_slot<S>(S::body_arg(i, 3));
+        g.var = input_slot<S>(S::body_arg(i, 4));
+        g.epsilon = n.at->epsilon;
+        chain = i;
+        break;
+      case op_id::add: {
+        const int a = S::body_arg(i, 0), b = S::body_arg(i, 1);
+        if ((a != chain && b != chain) || g.residual != -1 || g.act != activation::none) g.ok = false;
+        const int other = a == chain ? b : a;
+        g.residual = input_slot<S>(other);
+        if (g.residual < 0 || !(S::body(other).out == n.out)) g.ok = false;
+        chain = i;
+        break;
+      }
+      case op_id::relu:
+      case op_id::clip:
+      case op_id::sigmoid:
+      case op_id::tanh:
+        if (S::body_arg(i, 0) != chain || g.act != activation::none) g.ok = false;
+        g.act = activation_of(n.op);
+        g.lo = n.at->lo;
+        g.hi = n.at->hi;
+        chain = i;
+        break;
+      default: g.ok = false; break;
+    }
+  }
+  if (g.main_node < 0 || chain != S::body_size() - 1) g.ok = false;
+  return g;
+}
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/fused.hpp ----
+// ---- begin partita/backends/cpu/detail/thread_pool.hpp ----
+#include <atomic>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+namespace partita::detail {
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#endif
+}
+
+/// A small persistent pool: `threads - 1` workers created once, the caller being worker 0.
+/// `run(n, f)` calls `f(i)` for each `i < n` (at most `size()`), worker `i` always taking task
+/// `i`, so a static split of the work gives each core the same slice on every call. Workers spin
+/// briefly after a task, then sleep on an atomic wait; dispatch allocates nothing.
+class thread_pool {
+ public:
+  explicit thread_pool(int threads) : size_(threads < 1 ? 1 : threads) {
+    workers_.reserve(static_cast<std::size_t>(size_ - 1));
+    for (int i = 1; i < size_; ++i) workers_.emplace_back([this, i] { work(i); });
+  }
+  thread_pool(const thread_pool&) = delete;
+  thread_pool& operator=(const thread_pool&) = delete;
+  ~thread_pool() {
+    stop_.store(true, std::memory_order_relaxed);
+    generation_.fetch_add(1, std::memory_order_release);
+    generation_.notify_all();
+    for (std::thread& t : workers_) t.join();
+  }
+
+  int size() const { return size_; }
+
+  template <class F>
+  void run(int n, F&& f) {
+    if (n <= 1 || size_ == 1) {
+      for (int i = 0; i < n; ++i) f(i);
+      return;
+    }
+    if (n > size_) n = size_;
+    using fn_t = std::remove_reference_t<F>;
+    task_ = [](void* ctx, int i) { (*static_cast<fn_t*>(ctx))(i); };
+    ctx_ = const_cast<void*>(static_cast<const void*>(&f));
+    tasks_ = n;
+    pending_.store(n - 1, std::memory_order_relaxed);
+    generation_.fetch_add(1, std::memory_order_release);
+    if (sleeping_.load(std::memory_order_acquire) > 0) generation_.notify_all();
+    f(0);
+    while (pending_.load(std::memory_order_acquire) != 0) cpu_relax();
+  }
+
+ private:
+  void work(int index) {
+    std::uint64_t seen = 0;
+    for (;;) {
+      std::uint64_t g = generation_.load(std::memory_order_acquire);
+      for (int spin = 0; g == seen && spin < spin_limit; ++spin) {
+        cpu_relax();
+        g = generation_.load(std::memory_order_acquire);
+      }
+      if (g == seen) {
+        sleeping_.fetch_add(1, std::memory_order_acq_rel);
+        generation_.wait(seen, std::memory_order_acquire);
+        sleeping_.fetch_sub(1, std::memory_order_acq_rel);
+        continue;
+      }
+      seen = g;
+      if (stop_.load(std::memory_order_relaxed)) return;
+      if (index < tasks_) {
+        task_(ctx_, index);
+        pending_.fetch_sub(1, std::memory_order_acq_rel);
+      }
+    }
+  }
+
+  static constexpr int spin_limit = 1 << 16;
+  int size_;
+  std::vector<std::thread> workers_;
+  std::atomic<std::uint64_t> generation_{0};
+  std::atomic<int> pending_{0};
+  std::atomic<int> sleeping_{0};
+  std::atomic<bool> stop_{false};
+  void (*task_)(void*, int) = nullptr;
+  void* ctx_ = nullptr;
+  int tasks_ = 0;
+};
+
+}  // namespace partita::detail
+// ---- end partita/backends/cpu/detail/thread_pool.hpp ----
+// ---- begin partita/backends/cpu/patterns.hpp ----
+// ---- begin partita/pattern/match_view.hpp ----
+
+
+namespace partita {
+
+/// What a composite's predicate sees of a match, before anything is claimed: the root, every
+/// node absorbed into the composite, its parameters, bound weights and pattern variables.
+class match_view {
+ public:
+  struct parts {
+    const int* body;
+    int body_size;
+    const int* params;
+    int num_params;
+    const int* vars;
+    const std::string_view* var_names;
+    int num_vars;
+  };
+
+  constexpr match_view(const graph_node* nodes, const int* args, int root, parts p)
+      : nodes_(nodes), args_(args), root_(root), p_(p) {}
+
+  /// The node the match is rooted at (the composite's result).
+  constexpr op_view root() const { return view(root_); }
+  /// Nodes absorbed into the composite (ops and bound weights), the root included.
+  constexpr int size() const { return p_.body_size; }
+  constexpr op_view node(int i) const { return view(p_.body[i]); }
+  /// The composite's parameters, in order.
+  constexpr int num_params() const { return p_.num_params; }
+  constexpr op_view param(int i) const { return view(p_.params[i]); }
+  /// The node bound to pattern variable `name`.
+  constexpr op_view var(std::string_view name) const {
+    for (int i = 0; i < p_.num_vars; ++i)
+      if (p_.var_names[i] == name) return view(p_.vars[i]);
+    return view(root_);
+  }
+  /// True when `f(op_view)` holds for every absorbed node.
+  template <class F>
+  constexpr bool all(F f) const {
+    for (int i = 0; i < p_.body_size; ++i)
+      if (!f(node(i))) return false;
+    return true;
+  }
+
+ private:
+  constexpr op_view view(int i) const { return {nodes_, args_, i}; }
+  const graph_node* nodes_;
+  const int* args_;
+  int root_;
+  parts p_;
+};
+
+/// Predicate accepting every match.
+struct always {
+  static constexpr bool check(const match_view&) { return true; }
+};
+
+/// Predicate accepting matches whose nodes are all f32.
+struct only_f32 {
+  static constexpr bool check(const match_view& m) {
+    return m.all([](op_view v) { return v.dtype() == dtype::f32; });
+  }
+};
+
+}  // namespace partita
+// ---- end partita/pattern/match_view.hpp ----
+// ---- begin partita/pattern/pattern.hpp ----
+#include <tuple>
+
+
+namespace partita {
+
+/// The kinds of pattern node (see the pattern types below for their meaning).
+enum class pattern_kind : std::uint8_t {
+  wildcard,
+  constant,
+  input,
+  op,
+  elementwise,
+  tuple,
+  get,
+  alt,
+  var,
+  has_dtype,
+  has_shape,
+  has_attr,
+  dominates,
+};
+
+/// One node of a pattern, as matched by the constexpr matcher. Children are indices into the
+/// owning table's `children` pool.
+struct pattern_node {
+  pattern_kind kind = pattern_kind::wildcard;
+  op_id op = op_id::input;
+  bool any_arity = false;  // op/tuple patterns ending in `etc`
+  int first = 0;
+  int count = 0;
+  int index = -1;          // get: field (-1: any); var: variable number
+  std::string_view name{};  // input: required name (empty: any); var: its name
+  dtype type = dtype::f32;
+  shape shp{};
+  bool (*attr_check)(const attrs&) = nullptr;
+};
+
+namespace detail {
+
+/// Builds the flat table of a pattern type tree.
+struct pattern_builder {
+  std::vector<pattern_node> nodes;
+  std::vector<int> children;
+  std::vector<std::string_view> vars;
+
+  constexpr int add(pattern_node n, std::initializer_list<int> kids = {}) {
+    n.first = static_cast<int>(children.size());
+    n.count = static_cast<int>(kids.size());
+    for (int k : kids) children.push_back(k);
+    nodes.push_back(n);
+    return static_cast<int>(nodes.size()) - 1;
+  }
+  constexpr int var_id(std::string_view name) {
+    for (std::size_t i = 0; i < vars.size(); ++i)
+      if (vars[i] == name) return static_cast<int>(i);
+    vars.push_back(name);
+    return static_cast<int>(vars.size()) - 1;
+  }
+};
+
+}  // namespace detail
+
+/// Matches any value; what it matches becomes a parameter of the composite.
+struct any {
+  static constexpr int build(detail::pattern_builder& b) { return b.add({pattern_kind::wildcard}); }
+};
+
+/// Matches a weight (never an input); the weight is bound inside the composite.
+struct constant {
+  static constexpr int build(detail::pattern_builder& b) { return b.add({pattern_kind::constant}); }
+};
+
+/// Matches a model input, optionally only the one with the given name.
+template <fixed_string Name = "">
+struct input_p {
+  static constexpr int build(detail::pattern_builder& b) {
+    pattern_node n{pattern_kind::input};
+    n.name = Name.view();
+    return b.add(n);
+  }
+};
+
+/// As the last argument of an op or tuple pattern: any number of further arguments, each a
+/// parameter of the composite (`concatenate_p<etc>` matches a concatenate of any arity).
+struct etc {};
+
+namespace detail {
+
+template <class... Ps>
+constexpr bool ends_with_etc() {
+  if constexpr (sizeof...(Ps) == 0) {
+    return false;
+  } else {
+    return std::is_same_v<etc, std::tuple_element_t<sizeof...(Ps) - 1, std::tuple<Ps...>>>;
+  }
+}
+
+template <class P>
+constexpr int build_child(pattern_builder& b) {
+  if constexpr (std::is_same_v<P, etc>) {
+    return -1;
+  } else {
+    return P::build(b);
+  }
+}
+
+template <pattern_kind K, op_id Op, class... Ps>
+constexpr int build_call(pattern_builder& b) {
+  std::vector<int> kids;
+  ((kids.push_back(build_child<Ps>(b))), ...);
+  if (ends_with_etc<Ps...>()) kids.pop_back();
+  pattern_node n{K, Op};
+  n.any_arity = ends_with_etc<Ps...>();
+  n.first = static_cast<int>(b.children.size());
+  n.count = static_cast<int>(kids.size());
+  for (int k : kids) b.children.push_back(k);
+  b.nodes.push_back(n);
+  return static_cast<int>(b.nodes.size()) - 1;
+}
+
+}  // namespace detail
+
+/// Matches a node of op `Op` whose arguments match `Args...` positionally (`add` and `multiply`
+/// also in swapped order). A trailing `etc` accepts any further arguments.
+template <op_id Op, class... Args>
+struct op_p {
+  static constexpr int build(detail::pattern_builder& b) { return detail::build_call<pattern_kind::op, Op, Args...>(b); }
+};
+
+template <class X, class W> using dense_p = op_p<op_id::dense, X, W>;
+template <class X, class W> using conv2d_p = op_p<op_id::conv2d, X, W>;
+template <class X, class B> using bias_add_p = op_p<op_id::bias_add, X, B>;
+template <class A, class B> using add_p = op_p<op_id::add, A, B>;
+template <class A, class B> using subtract_p = op_p<op_id::subtract, A, B>;
+template <class A, class B> using multiply_p = op_p<op_id::multiply, A, B>;
+template <class X> using relu_p = op_p<op_id::relu, X>;
+template <class X> using clip_p = op_p<op_id::clip, X>;
+template <class X> using sigmoid_p = op_p<op_id::sigmoid, X>;
+template <class X> using tanh_p = op_p<op_id::tanh, X>;
+template <class X> using max_pool2d_p = op_p<op_id::max_pool2d, X>;
+template <class X> using avg_pool2d_p = op_p<op_id::avg_pool2d, X>;
+template <class X> using global_avg_pool2d_p = op_p<op_id::global_avg_pool2d, X>;
+template <class X, class G, class B, class M, class V> using batch_norm_p = op_p<op_id::batch_norm, X, G, B, M, V>;
+template <class X> using flatten_p = op_p<op_id::flatten, X>;
+template <class X> using reshape_p = op_p<op_id::reshape, X>;
+template <class... Xs> using concatenate_p = op_p<op_id::concatenate, Xs...>;
+template <class X> using softmax_p = op_p<op_id::softmax, X>;
+
+/// Matches any elementwise op (relu, clip, sigmoid, tanh, bias_add, add, subtract, multiply);
+/// its arguments are parameters. Mostly useful as the path of a `dominates` pattern.
+struct elementwise {
+  static constexpr int build(detail::pattern_builder& b) { return b.add({pattern_kind::elementwise}); }
+};
+
+/// Matches a tuple whose fields match `Fields...` (a trailing `etc` accepts more fields).
+template <class... Fields>
+struct tuple_p {
+  static constexpr int build(detail::pattern_builder& b) {
+    return detail::build_call<pattern_kind::tuple, op_id::tuple, Fields...>(b);
+  }
+};
+
+/// Matches field `I` of a tuple matching `P`; `I = -1` matches any field.
+template <class P, int I = -1>
+struct get_p {
+  static constexpr int build(detail::pattern_builder& b) {
+    const int c = P::build(b);
+    pattern_node n{pattern_kind::get};
+    n.index = I;
+    return b.add(n, {c});
+  }
+};
+
+/// Alternation: `P` is tried first, `Q` only if `P` fails.
+template <class P, class Q>
+struct alt {
+  static constexpr int build(detail::pattern_builder& b) {
+    const int l = P::build(b);
+    const int r = Q::build(b);
+    return b.add({pattern_kind::alt}, {l, r});
+  }
+};
+
+/// A pattern variable: the first occurrence matches `P` and binds the node; every other
+/// occurrence of the same name must be that very node (`(x + y) * (x - y)`).
+template <fixed_string Name, class P = any>
+struct var {
+  static constexpr int build(detail::pattern_builder& b) {
+    const int c = P::build(b);
+    pattern_node n{pattern_kind::var};
+    n.name = Name.view();
+    n.index = b.var_id(Name.view());
+    return b.add(n, {c});
+  }
+};
+
+/// Placeholder for the optional part's argument in `maybe`.
+struct self {};
+
+namespace detail {
+template <class T, class P>
+struct substitute {
+  using type = T;
+};
+template <class P>
+struct substitute<self, P> {
+  using type = P;
+};
+template <template <class...> class Tpl, class... Ts, class P>
+struct substitute<Tpl<Ts...>, P> {
+  using type = Tpl<typename substitute<Ts, P>::type...>;
+};
+template <op_id Op, class... Ts, class P>
+struct substitute<op_p<Op, Ts...>, P> {
+  using type = op_p<Op, typename substitute<Ts, P>::type...>;
+};
+}  // namespace detail
+
+/// `P`, optionally wrapped by `Outer` (in which `self` stands for `P`): Relay's `p.optional(f)`,
+/// i.e. `alt<P, Outer[self := P]>`. `maybe<bias_add_p<conv2d_p<any, constant>, constant>, relu_p<self>>`.
+/// Maximality comes from visiting roots from the outputs: relu(bias_add(conv)) is found first.
+template <class P, class Outer>
+using maybe = alt<P, typename detail::substitute<Outer, P>::type>;
+
+/// Matches what `P` matches if its dtype is `D`.
+template <class P, dtype D>
+struct has_dtype {
+  static constexpr int build(detail::pattern_builder& b) {
+    const int c = P::build(b);
+    pattern_node n{pattern_kind::has_dtype};
+    n.type = D;
+    return b.add(n, {c});
+  }
+};
+
+/// Matches what `P` matches if its shape is exactly `Dims...`.
+template <class P, std::int64_t... Dims>
+struct has_shape {
+  static constexpr int build(detail::pattern_builder& b) {
+    const int c = P::build(b);
+    pattern_node n{pattern_kind::has_shape};
+    n.shp = shape_of<Dims...>;
+    return b.add(n, {c});
+  }
+};
+
+/// Matches what `P` matches if attribute `Member` equals `Value`:
+/// `has_attr<conv2d_p<any, constant>, &attrs::groups, 1>`.
+template <class P, auto Member, auto Value>
+struct has_attr {
+  static constexpr bool check(const attrs& a) { return a.*Member == Value; }
+  static constexpr int build(detail::pattern_builder& b) {
+    const int c = P::build(b);
+    pattern_node n{pattern_kind::has_attr};
+    n.attr_check = &check;
+    return b.add(n, {c});
+  }
+};
+
+/// Dominator pattern (Relay's `dominates(parent, path, child)`): `Child` matches at the root,
+/// every non-leaf input path of the root consists of nodes matching `Path` up to one node
+/// matching `Parent`, and nothing on the way is used outside the match.
+/// `dominates<conv2d_p<any, constant>, elementwise, relu_p<any>>`.
+template <class Parent, class Path, class Child>
+struct dominates {
+  static constexpr int build(detail::pattern_builder& b) {
+    const int p = Parent::build(b);
+    const int q = Path::build(b);
+    const int c = Child::build(b);
+    return b.add({pattern_kind::dominates}, {p, q, c});
+  }
+};
+
+namespace detail {
+template <class T, int I, class P>
+struct substitute<get_p<T, I>, P> {
+  using type = get_p<typename substitute<T, P>::type, I>;
+};
+template <fixed_string N, class T, class P>
+struct substitute<var<N, T>, P> {
+  using type = var<N, typename substitute<T, P>::type>;
+};
+template <class T, dtype D, class P>
+struct substitute<has_dtype<T, D>, P> {
+  using type = has_dtype<typename substitute<T, P>::type, D>;
+};
+template <class T, std::int64_t... Dims, class P>
+struct substitute<has_shape<T, Dims...>, P> {
+  using type = has_shape<typename substitute<T, P>::type, Dims...>;
+};
+template <class T, auto M, auto V, class P>
+struct substitute<has_attr<T, M, V>, P> {
+  using type = has_attr<typename substitute<T, P>::type, M, V>;
+};
+}  // namespace detail
+
+}  // namespace partita
+// ---- end partita/pattern/pattern.hpp ----
+// ---- begin partita/pattern/table.hpp ----
+
+
+namespace partita {
+
+/// One entry of a pattern table: a named composite, its pattern and the predicate that must
+/// accept a match before it is claimed. The name's prefix up to the first `.` is the backend
+/// that the composite is offloaded to (`"npu.conv2d_bias_relu"` belongs to `npu`).
+template <fixed_string Name, class Pattern, class Predicate = always>
+struct composite {
+  static constexpr std::string_view name = Name.view();
+  using pattern = Pattern;
+  using predicate = Predicate;
+};
+
+/// A table entry in value form.
+struct table_entry {
+  std::string_view name{};
+  int root = 0;
+  bool (*predicate)(const match_view&) = nullptr;
+};
+
+namespace detail {
+
+struct table_sizes {
+  std::size_t nodes, children, entries, vars;
+};
+
+template <class... Cs>
+constexpr detail::pattern_builder build_table(std::vector<table_entry>& entries) {
+  detail::pattern_builder b;
+  ((entries.push_back({Cs::name, Cs::pattern::build(b), &Cs::predicate::check})), ...);
+  return b;
+}
+
+template <class... Cs>
+constexpr table_sizes sizes_of_table() {
+  std::vector<table_entry> e;
+  const auto b = build_table<Cs...>(e);
+  return {b.nodes.size(), b.children.size(), e.size(), b.vars.size()};
+}
+
+}  // namespace detail
+
+/// The flat, constexpr form of a pattern table that the matcher walks.
+template <detail::table_sizes S>
+struct pattern_table_value {
+  std::array<pattern_node, S.nodes> nodes{};
+  std::array<int, S.children> children{};
+  std::array<table_entry, S.entries> entries{};
+  std::array<std::string_view, S.vars> vars{};
+};
+
+/// A backend's composites in priority order: earlier entries claim nodes first.
+template <class... Composites>
+struct pattern_table {
+  static constexpr detail::table_sizes sizes = detail::sizes_of_table<Composites...>();
+  static constexpr pattern_table_value<sizes> value = [] {
+    std::vector<table_entry> e;
+    const auto b = detail::build_table<Composites...>(e);
+    pattern_table_value<sizes> t{};
+    for (std::size_t i = 0; i < sizes.nodes; ++i) t.nodes[i] = b.nodes[i];
+    for (std::size_t i = 0; i < sizes.children; ++i) t.children[i] = b.children[i];
+    for (std::size_t i = 0; i < sizes.entries; ++i) t.entries[i] = e[i];
+    for (std::size_t i = 0; i < sizes.vars; ++i) t.vars[i] = b.vars[i];
+    return t;
+  }();
+};
+
+}  // namespace partita
+// ---- end partita/pattern/table.hpp ----
+
+namespace partita {
+namespace detail::cpu {
+
+/// dense or conv2d of a bound weight.
+template <template <class, class> class Op>
+using gemm_p = Op<any, constant>;
+/// ... with an optional bias, then an optional batch norm.
+template <template <class, class> class Op>
+using gemm_bias_p = alt<batch_norm_p<alt<bias_add_p<gemm_p<Op>, constant>, gemm_p<Op>>, constant, constant, constant, constant>,
+                        bias_add_p<gemm_p<Op>, constant>>;
+template <class X>
+using activation_p = alt<relu_p<X>, alt<clip_p<X>, alt<sigmoid_p<X>, tanh_p<X>>>>;
+
+/// The composites the cpu kernels implement: f32, a bias along the channels (conv2d) or the
+/// units (dense), and a residual of exactly the output's shape.
+struct fusable {
+  static constexpr bool check(const match_view& m) {
+    for (int i = 0; i < m.size(); ++i) {
+      const op_view v = m.node(i);
+      if (v.dtype() != dtype::f32) return false;
+      if (v.is(op_id::bias_add)) {
+        const int axis = v.attributes().axis < 0 ? v.attributes().axis + v.shape().rank : v.attributes().axis;
+        const bool conv = v.arg(0).is(op_id::conv2d);
+        if (axis != (conv ? 1 : v.shape().rank - 1)) return false;
+      }
+      if (v.is(op_id::add) && !(v.arg(0).shape() == v.arg(1).shape())) return false;
+    }
+    return true;
+  }
+};
+
+}  // namespace detail::cpu
+
+/// The `cpu` backend's pattern table, in priority order: conv2d / dense with bias (and/or a
+/// batch norm, folded at bind), optionally followed by a residual add and/or an activation
+/// (relu, clip, sigmoid, tanh). Each becomes one kernel.
+using cpu_patterns = pattern_table<
+    composite<"cpu.conv2d_bias_add_act", detail::cpu::activation_p<add_p<detail::cpu::gemm_bias_p<conv2d_p>, any>>,
+              detail::cpu::fusable>,
+    composite<"cpu.conv2d_bias_add", add_p<detail::cpu::gemm_bias_p<conv2d_p>, any>, detail::cpu::fusable>,
+    composite<"cpu.conv2d_bias_act", detail::cpu::activation_p<detail::cpu::gemm_bias_p<conv2d_p>>, detail::cpu::fusable>,
+    composite<"cpu.conv2d_add_act", detail::cpu::activation_p<add_p<detail::cpu::gemm_p<conv2d_p>, any>>, detail::cpu::fusable>,
+    composite<"cpu.conv2d_act", detail::cpu::activation_p<detail::cpu::gemm_p<conv2d_p>>, detail::cpu::fusable>,
+    composite<"cpu.conv2d_bias", detail::cpu::gemm_bias_p<conv2d_p>, detail::cpu::fusable>,
+    composite<"cpu.dense_bias_add_act", detail::cpu::activation_p<add_p<detail::cpu::gemm_bias_p<dense_p>, any>>,
+              detail::cpu::fusable>,
+    composite<"cpu.dense_bias_act", detail::cpu::activation_p<detail::cpu::gemm_bias_p<dense_p>>, detail::cpu::fusable>,
+    composite<"cpu.dense_act", detail::cpu::activation_p<detail::cpu::gemm_p<dense_p>>, detail::cpu::fusable>,
+    composite<"cpu.dense_bias", detail::cpu::gemm_bias_p<dense_p>, detail::cpu::fusable>>;
+
+}  // namespace partita
+// ---- end partita/backends/cpu/patterns.hpp ----
+// ---- begin partita/backends/reference/kernels.hpp ----
 
 
 /// Scalar fp32 kernels of the reference backend. They are the oracle every other backend is
@@ -2602,6 +3991,376 @@ inline void softmax(const float* x, const shape& xs, int axis, float* y) {
 }  // namespace partita::reference_kernels
 // ---- end partita/backends/reference/kernels.hpp ----
 
+#if defined(PARTITA_CPU_OPENMP)
+#include <omp.h>
+#endif
+
+namespace partita {
+namespace detail::cpu {
+
+/// Floats aligned to a cache line, zero-initialised.
+class floats {
+ public:
+  floats() = default;
+  explicit floats(std::size_t n)
+      : data_(n ? static_cast<float*>(::operator new(n * sizeof(float), std::align_val_t{64})) : nullptr), size_(n) {
+    std::fill(data_.get(), data_.get() + n, 0.f);
+  }
+  float* get() const { return data_.get(); }
+  std::size_t size() const { return size_; }
+
+ private:
+  struct release {
+    void operator()(float* p) const { ::operator delete(p, std::align_val_t{64}); }
+  };
+  std::unique_ptr<float, release> data_;
+  std::size_t size_ = 0;
+};
+
+/// Work below this many flops per extra thread runs on one thread: waking a core costs more.
+inline constexpr double min_flops_per_task = 4.0e5;
+
+inline int tasks_for(double flops, int threads, int units) {
+  int t = static_cast<int>(flops / min_flops_per_task);
+  t = std::min({t, threads, units});
+  return t < 1 ? 1 : t;
+}
+
+}  // namespace detail::cpu
+
+/// The host backend for x86 and ARM CPUs: xsimd-vectorized kernels for every op, GEMM-based
+/// dense and conv2d with weights packed at `bind`, and composites (`cpu_patterns`) fused into
+/// one kernel: conv2d or dense, then bias and/or batch norm (folded into the weights at bind),
+/// a residual add and an activation. Builds for the instruction set of the compiler flags
+/// (`-march=native`). Threads: a persistent pool of `threads()` workers (all cores by
+/// default), each step split statically so that a core sees the same slice every call; small
+/// steps run on one core.
+struct cpu {
+  static constexpr fixed_string name = "cpu";
+  static constexpr bool host = true;
+  static constexpr bool supports(const op_view&) { return true; }
+  using patterns = cpu_patterns;
+  static constexpr bool fuses(std::string_view composite) { return composite.starts_with("cpu."); }
+
+  /// Packed weights, scratch memory and the thread pool of one executable.
+  class state {
+   public:
+    state() : threads_(default_threads()) {}
+
+    /// Number of threads used by `run` (0: every core). Takes effect at once; call it outside
+    /// `run`.
+    void set_threads(int n) {
+      threads_ = n > 0 ? n : default_threads();
+      pool_.reset();
+      if (use_pool && threads_ > 1) pool_ = std::make_unique<detail::thread_pool>(threads_);
+      grow_scratch(per_thread_floats_);
+    }
+    int threads() const { return threads_; }
+
+    // Used by the kernels.
+    float* reserve(int step, std::size_t n) {
+      if (packed_.size() <= static_cast<std::size_t>(step)) packed_.resize(static_cast<std::size_t>(step) + 1);
+      auto& p = packed_[static_cast<std::size_t>(step)];
+      if (p.size() < n) p = detail::cpu::floats(n);
+      if (use_pool && threads_ > 1 && !pool_) pool_ = std::make_unique<detail::thread_pool>(threads_);
+      return p.get();
+    }
+    float* packed(int step) const { return packed_[static_cast<std::size_t>(step)].get(); }
+    void need_scratch(std::size_t shared, std::size_t per_thread) {
+      if (shared_.size() < shared) shared_ = detail::cpu::floats(shared);
+      per_thread_floats_ = std::max(per_thread_floats_, per_thread);
+      grow_scratch(per_thread_floats_);
+    }
+    float* shared_scratch() const { return shared_.get(); }
+    float* thread_scratch(int t) const { return scratch_[static_cast<std::size_t>(t)].get(); }
+    template <class F>
+    void parallel(int tasks, F&& f) {
+#if defined(PARTITA_CPU_OPENMP)
+      // The alternative to the pool, kept for comparison (benchmarks/runtime: bench_runtime_openmp).
+      if (threads_ > 1 && tasks > 1) {
+        const int n = std::min(tasks, threads_);
+#pragma omp parallel num_threads(n)
+        f(omp_get_thread_num());
+        return;
+      }
+#endif
+      if (pool_ && tasks > 1) {
+        pool_->run(std::min(tasks, pool_->size()), f);
+      } else {
+        f(0);
+      }
+    }
+    int workers() const {
+#if defined(PARTITA_CPU_OPENMP)
+      return threads_;
+#else
+      return pool_ ? pool_->size() : 1;
+#endif
+    }
+
+   private:
+#if defined(PARTITA_CPU_OPENMP)
+    static constexpr bool use_pool = false;
+#else
+    static constexpr bool use_pool = true;
+#endif
+    static int default_threads() {
+      const unsigned n = std::thread::hardware_concurrency();
+      return n ? static_cast<int>(n) : 1;
+    }
+    void grow_scratch(std::size_t n) {
+      const std::size_t want = static_cast<std::size_t>(std::max(threads_, 1));
+      if (scratch_.size() < want) scratch_.resize(want);
+      for (auto& s : scratch_)
+        if (s.size() < n) s = detail::cpu::floats(n);
+    }
+    int threads_;
+    std::vector<detail::cpu::floats> packed_;
+    detail::cpu::floats shared_;
+    std::vector<detail::cpu::floats> scratch_;
+    std::size_t per_thread_floats_ = 0;
+    std::unique_ptr<detail::thread_pool> pool_;
+  };
+
+  template <class Step>
+  struct kernel;
+};
+
+namespace detail::cpu {
+
+template <class Step>
+constexpr gemm_step analyse() {
+  if constexpr (Step::op == op_id::call) {
+    return analyse_fused<Step>();
+  } else {
+    gemm_step g;
+    g.main = Step::op;
+    return g;
+  }
+}
+
+/// dense and conv2d steps, alone or fused.
+template <class Step>
+struct gemm_kernel {
+  static constexpr gemm_step info = analyse<Step>();
+  static_assert(info.ok, "partita: cpu: this composite (Step) is not one the cpu backend fuses");
+  static constexpr bool fused = Step::op == op_id::call;
+  static constexpr const graph_node& main = fused ? Step::body(info.main_node) : Step::node;
+  static constexpr shape x_shape = fused ? Step::body(Step::body_arg(info.main_node, 0)).out : Step::arg(0).out;
+  static constexpr shape w_shape = fused ? Step::body(Step::body_arg(info.main_node, 1)).out : Step::arg(1).out;
+  static constexpr shape y_shape = Step::node.out;
+  static constexpr bool conv = info.main == op_id::conv2d;
+  // Weights are packed at bind when they are bound weights, at every run otherwise.
+  static constexpr bool constant_weight = fused || Step::arg(1).op == op_id::weight;
+  static constexpr bool has_bias = info.bias >= 0 || info.gamma >= 0;
+  static constexpr int channels = static_cast<int>(conv ? w_shape[0] : w_shape[0]);
+
+  // dense
+  static constexpr int m_rows = static_cast<int>(conv ? 1 : x_shape.elements() / x_shape.back(0));
+  static constexpr int k_depth = static_cast<int>(conv ? 1 : x_shape.back(0));
+  using dblk = dense_blocking<(m_rows < 1 ? 1 : m_rows)>;
+  // conv2d
+  static constexpr conv_geometry geo = conv ? make_conv_geometry(x_shape, w_shape, y_shape, *main.at) : conv_geometry{};
+  static constexpr auto boff = conv_offsets<static_cast<std::size_t>(geo.k > 0 ? geo.k : 1)>(geo);
+
+  static constexpr std::size_t packed_floats =
+      conv ? packed_conv_floats(geo) : packed_dense_floats(channels, k_depth, dblk::nr);
+  static constexpr std::size_t bias_floats = has_bias ? static_cast<std::size_t>(channels) + 64 : 0;
+
+  static void pack(float* dst, const float* const* in) {
+    if constexpr (info.gamma >= 0) {
+      // Fold batch norm: w' = w · s, b' = (b - mean) · s + beta, s = gamma / sqrt(var + eps).
+      const std::size_t per = static_cast<std::size_t>(w_shape.elements() / channels);
+      std::vector<float> w(in[info.w], in[info.w] + w_shape.elements());
+      float* bias = dst + packed_floats;
+      for (int o = 0; o < channels; ++o) {
+        const double s = static_cast<double>(in[info.gamma][o]) /
+                         std::sqrt(static_cast<double>(in[info.var][o]) + static_cast<double>(info.epsilon));
+        for (std::size_t i = 0; i < per; ++i) w[o * per + i] = static_cast<float>(w[o * per + i] * s);
+        const double b = info.bias >= 0 ? in[info.bias][o] : 0.0;
+        bias[o] = static_cast<float>((b - in[info.mean][o]) * s + in[info.beta][o]);
+      }
+      pack_weights(w.data(), dst);
+    } else {
+      pack_weights(in[info.w], dst);
+      if constexpr (info.bias >= 0) std::copy(in[info.bias], in[info.bias] + channels, dst + packed_floats);
+    }
+  }
+
+  static void pack_weights(const float* w, float* dst) {
+    if constexpr (conv) {
+      pack_conv_weights(geo, w, dst);
+    } else {
+      pack_dense_weights(w, channels, k_depth, dblk::nr, dst);
+    }
+  }
+
+  static void prepare(partita::cpu::state& st, const float* const* in) {
+    float* dst = st.reserve(Step::index, packed_floats + bias_floats);
+    if constexpr (conv) {
+      st.need_scratch(geo.buffer_floats, 0);
+    } else {
+      st.need_scratch(0, static_cast<std::size_t>(dblk::mr) * k_depth);
+    }
+    if constexpr (constant_weight) {
+      if (in[info.w]) pack(dst, in);
+    }
+  }
+
+  static void run(partita::cpu::state& st, const float* const* in, float* out) {
+    float* packed = st.packed(Step::index);
+    if constexpr (!constant_weight) pack(packed, in);
+    epilogue e;
+    e.bias = has_bias ? packed + packed_floats : nullptr;
+    e.bias_per_row = conv;
+    e.act = info.act;
+    e.lo = info.lo;
+    e.hi = info.hi;
+    const float* residual = info.residual >= 0 ? in[info.residual] : nullptr;
+    const float* x = in[info.x];
+    if constexpr (conv) {
+      run_conv(st, x, packed, residual, e, out);
+    } else {
+      e.residual = residual;
+      e.ld_residual = channels;
+      constexpr int panels = (channels + dblk::nr - 1) / dblk::nr;
+      constexpr double flops = 2.0 * m_rows * channels * k_depth;
+      const int tasks = tasks_for(flops, st.workers(), panels);
+      st.parallel(tasks, [&](int t) {
+        const int p0 = panels * t / tasks, p1 = panels * (t + 1) / tasks;
+        dense_panels<m_rows>(x, k_depth, packed, channels, out, e, p0, p1, st.thread_scratch(t));
+      });
+    }
+  }
+
+  static void run_conv(partita::cpu::state& st, const float* x, const float* packed, const float* residual, epilogue e,
+                       float* out) {
+    constexpr int NR = conv_block::nr, MR = conv_block::mr;
+    constexpr int tiles = (geo.npos + NR - 1) / NR;
+    constexpr int panels = (geo.og + MR - 1) / MR;
+    constexpr double flops = 2.0 * geo.o * geo.k * geo.oh * geo.ow;
+    const int tasks = tasks_for(flops, st.workers(), tiles * panels);
+    // Split the output positions when there are plenty, the output channels otherwise.
+    const bool by_tiles = tiles >= 8 * tasks || panels < tasks;
+    float* buf = st.shared_scratch();
+    const std::size_t in_image = static_cast<std::size_t>(geo.c) * geo.h * geo.w;
+    const std::size_t out_image = static_cast<std::size_t>(geo.o) * geo.oh * geo.ow;
+    for (int n = 0; n < geo.batch; ++n) {
+      const float* xn = x + n * in_image;
+      const int copy_tasks = std::min(tasks, geo.c);
+      st.parallel(copy_tasks, [&](int t) {
+        conv_copy_input(geo, xn, buf, geo.c * t / copy_tasks, geo.c * (t + 1) / copy_tasks);
+      });
+      epilogue en = e;
+      en.residual = residual ? residual + n * out_image : nullptr;
+      float* yn = out + n * out_image;
+      st.parallel(tasks, [&](int t) {
+        for (int gr = 0; gr < geo.groups; ++gr) {
+          if (by_tiles) {
+            conv_tiles(geo, boff.data(), packed, buf, yn, en, gr, 0, panels, tiles * t / tasks, tiles * (t + 1) / tasks);
+          } else {
+            conv_tiles(geo, boff.data(), packed, buf, yn, en, gr, panels * t / tasks, panels * (t + 1) / tasks, 0, tiles);
+          }
+        }
+      });
+    }
+  }
+};
+
+/// Every other op.
+template <class Step>
+struct simple_kernel {
+  static constexpr const graph_node& n = Step::node;
+  static constexpr op_id op = Step::op;
+  static constexpr int axis(int a, int rank) { return a < 0 ? a + rank : a; }
+
+  static void run(partita::cpu::state&, const float* const* in, float* out) {
+    namespace ref = reference_kernels;
+    if constexpr (is_unary_elementwise(op)) {
+      unary(activation_of(op), n.at->lo, n.at->hi, in[0], out, n.out.elements());
+    } else if constexpr (is_binary_elementwise(op)) {
+      if constexpr (Step::arg(0).out == n.out && Step::arg(1).out == n.out) {
+        binary_same_shape(op, in[0], in[1], out, n.out.elements());
+      } else {
+        ref::binary(op, in[0], Step::arg(0).out, in[1], Step::arg(1).out, out, n.out);
+      }
+    } else if constexpr (op == op_id::bias_add) {
+      constexpr int a = axis(n.at->axis, n.out.rank);
+      channel_affine(in[0], out, product(0, a), n.out[a], product(a + 1, n.out.rank), nullptr, in[1]);
+    } else if constexpr (op == op_id::batch_norm) {
+      const std::int64_t outer = n.out[0], channels = n.out[1], inner = product(2, n.out.rank);
+      for (std::int64_t c = 0; c < channels; ++c) {
+        const double s = static_cast<double>(in[1][c]) / std::sqrt(static_cast<double>(in[4][c]) + n.at->epsilon);
+        const float scale = static_cast<float>(s);
+        const float shift = static_cast<float>(in[2][c] - in[3][c] * s);
+        for (std::int64_t o = 0; o < outer; ++o)
+          channel_affine(in[0] + (o * channels + c) * inner, out + (o * channels + c) * inner, 1, 1, inner, &scale, &shift);
+      }
+    } else if constexpr (op == op_id::max_pool2d || op == op_id::avg_pool2d) {
+      constexpr pool_geometry g = pool();
+      pool2d<op == op_id::max_pool2d>(g, in[0], out);
+    } else if constexpr (op == op_id::global_avg_pool2d) {
+      const shape& xs = Step::arg(0).out;
+      plane_means(in[0], out, xs[0] * xs[1], xs[2] * xs[3]);
+    } else if constexpr (op == op_id::softmax) {
+      constexpr int a = axis(n.at->axis, n.out.rank);
+      if constexpr (a == n.out.rank - 1) {
+        softmax_rows(in[0], out, n.out.elements() / n.out[a], n.out[a]);
+      } else {
+        ref::softmax(in[0], n.out, a, out);
+      }
+    } else if constexpr (op == op_id::concatenate) {
+      constexpr auto shapes = arg_shapes();
+      ref::concatenate(in, shapes.data(), Step::num_args, axis(n.at->axis, n.out.rank), out, n.out);
+    } else {
+      static_assert(op == op_id::relu, "partita: the cpu backend has no kernel for this op (Step)");
+    }
+  }
+
+ private:
+  static constexpr std::int64_t product(int from, int to) {
+    std::int64_t p = 1;
+    for (int i = from; i < to; ++i) p *= n.out[i];
+    return p;
+  }
+  static constexpr pool_geometry pool() {
+    const shape& xs = Step::arg(0).out;
+    pool_geometry g;
+    g.planes = static_cast<int>(xs[0] * xs[1]);
+    g.h = static_cast<int>(xs[2]);
+    g.w = static_cast<int>(xs[3]);
+    g.oh = static_cast<int>(n.out[2]);
+    g.ow = static_cast<int>(n.out[3]);
+    g.kh = n.at->window[0];
+    g.kw = n.at->window[1];
+    g.sh = n.at->stride[0] > 0 ? n.at->stride[0] : g.kh;
+    g.sw = n.at->stride[1] > 0 ? n.at->stride[1] : g.kw;
+    g.ph = n.at->padding[0];
+    g.pw = n.at->padding[1];
+    g.count_include_pad = n.at->count_include_pad;
+    return g;
+  }
+  static constexpr auto arg_shapes() {
+    std::array<shape, static_cast<std::size_t>(Step::num_args)> s{};
+    for (int i = 0; i < Step::num_args; ++i) s[static_cast<std::size_t>(i)] = Step::arg(i).out;
+    return s;
+  }
+};
+
+}  // namespace detail::cpu
+
+template <class Step>
+struct cpu::kernel : std::conditional_t<Step::op == op_id::dense || Step::op == op_id::conv2d || Step::op == op_id::call,
+                                        detail::cpu::gemm_kernel<Step>, detail::cpu::simple_kernel<Step>> {
+  static_assert(Step::node.type == dtype::f32,
+                "partita: the cpu backend has f32 kernels only; this step (Step) has another dtype");
+};
+
+}  // namespace partita
+// ---- end partita/backends/cpu/cpu.hpp ----
+// ---- begin partita/backends/reference/reference.hpp ----
+
+
 namespace partita {
 
 /// The reference backend: plain scalar kernels for every op, written for clarity rather than
@@ -2848,14 +4607,957 @@ inline void check_run_argument(const tensor_slot& s, const char* role, std::size
 }  // namespace partita::detail
 // ---- end partita/runtime/bind.hpp ----
 // ---- begin partita/runtime/executable.hpp ----
-#include <cstring>
-#include <memory>
-#include <new>
-#include <tuple>
 
 #include <boost/hana/at.hpp>
 #include <boost/hana/tuple.hpp>
 
+// ---- begin partita/pass/pipeline.hpp ----
+
+// ---- begin partita/pass/annotate_target.hpp ----
+
+// ---- begin partita/pass/merge_composite.hpp ----
+
+// ---- begin partita/pattern/match.hpp ----
+
+
+namespace partita::detail {
+
+/// What a match collected: nodes absorbed into the composite (ops, projections and weights
+/// matched by `constant`, in post-order), the values that become parameters (in the pattern's
+/// post-order), and the node bound to each pattern variable.
+struct match_state {
+  std::vector<int> body;
+  std::vector<int> params;
+  std::vector<int> var_node;
+  std::vector<int> trail;  // variables bound so far, in order, for rollback
+
+  constexpr void reset(std::size_t num_vars) {
+    body.clear();
+    params.clear();
+    trail.clear();
+    var_node.assign(num_vars, -1);
+  }
+};
+
+/// Matches the pattern nodes of table `T` against the nodes of one function.
+template <class T>
+class matcher {
+ public:
+  constexpr matcher(const T& table, const graph_node* nodes, const int* args, match_state& st)
+      : t_(table), nodes_(nodes), args_(args), st_(st) {}
+
+  constexpr bool match(int p, int n) {
+    const pattern_node& pn = t_.nodes[static_cast<std::size_t>(p)];
+    const graph_node& g = nodes_[n];
+    switch (pn.kind) {
+      case pattern_kind::wildcard:
+        st_.params.push_back(n);
+        return true;
+      case pattern_kind::constant:
+        if (g.op != op_id::weight) return false;
+        st_.body.push_back(n);
+        return true;
+      case pattern_kind::input:
+        if (g.op != op_id::input || (!pn.name.empty() && pn.name != g.name)) return false;
+        st_.params.push_back(n);
+        return true;
+      case pattern_kind::op:
+      case pattern_kind::tuple:
+        return match_call(pn, n);
+      case pattern_kind::elementwise:
+        if (!is_elementwise(g.op)) return false;
+        for (int k = 0; k < g.nargs; ++k) st_.params.push_back(arg(n, k));
+        st_.body.push_back(n);
+        return true;
+      case pattern_kind::get:
+        if (g.op != op_id::get || (pn.index >= 0 && g.index != pn.index) || !match(child(pn, 0), arg(n, 0)))
+          return false;
+        st_.body.push_back(n);
+        return true;
+      case pattern_kind::alt: {
+        const mark m = save();
+        if (match(child(pn, 0), n)) return true;
+        restore(m);
+        return match(child(pn, 1), n);
+      }
+      case pattern_kind::var: {
+        int& bound = st_.var_node[static_cast<std::size_t>(pn.index)];
+        if (bound >= 0) return bound == n;
+        if (!match(child(pn, 0), n)) return false;
+        st_.var_node[static_cast<std::size_t>(pn.index)] = n;
+        st_.trail.push_back(pn.index);
+        return true;
+      }
+      case pattern_kind::has_dtype:
+        return !g.is_tuple && g.type == pn.type && match(child(pn, 0), n);
+      case pattern_kind::has_shape:
+        return !g.is_tuple && g.out == pn.shp && match(child(pn, 0), n);
+      case pattern_kind::has_attr:
+        return pn.attr_check(*g.at) && match(child(pn, 0), n);
+      case pattern_kind::dominates:
+        return match_dominator(pn, n);
+    }
+    return false;
+  }
+
+ private:
+  struct mark {
+    std::size_t body, params, trail;
+  };
+  constexpr mark save() const { return {st_.body.size(), st_.params.size(), st_.trail.size()}; }
+  constexpr void restore(const mark& m) {
+    st_.body.resize(m.body);
+    st_.params.resize(m.params);
+    while (st_.trail.size() > m.trail) {
+      st_.var_node[static_cast<std::size_t>(st_.trail.back())] = -1;
+      st_.trail.pop_back();
+    }
+  }
+  constexpr int child(const pattern_node& pn, int k) const { return t_.children[static_cast<std::size_t>(pn.first + k)]; }
+  constexpr int arg(int n, int k) const { return args_[nodes_[n].first_arg + k]; }
+  static constexpr bool is_elementwise(op_id op) {
+    return is_unary_elementwise(op) || is_binary_elementwise(op) || op == op_id::bias_add;
+  }
+
+  constexpr bool match_args(const pattern_node& pn, int n, bool swapped) {
+    for (int k = 0; k < pn.count; ++k)
+      if (!match(child(pn, k), arg(n, swapped ? 1 - k : k))) return false;
+    return true;
+  }
+
+  constexpr bool match_call(const pattern_node& pn, int n) {
+    const graph_node& g = nodes_[n];
+    if (g.op != pn.op) return false;
+    if (pn.any_arity ? g.nargs < pn.count : g.nargs != pn.count) return false;
+    const mark m = save();
+    if (!match_args(pn, n, false)) {
+      restore(m);
+      const bool commutative = (g.op == op_id::add || g.op == op_id::multiply) && pn.count == 2 && !pn.any_arity;
+      if (!commutative || !match_args(pn, n, true)) {
+        restore(m);
+        return false;
+      }
+    }
+    for (int k = pn.count; k < g.nargs; ++k) st_.params.push_back(arg(n, k));
+    st_.body.push_back(n);
+    return true;
+  }
+
+  // Does node n look like pattern p at n itself (ignoring p's arguments)? Used for the path of
+  // a dominator pattern, whose arguments are walked rather than matched.
+  constexpr bool shallow(int p, int n) const {
+    const pattern_node& pn = t_.nodes[static_cast<std::size_t>(p)];
+    const graph_node& g = nodes_[n];
+    switch (pn.kind) {
+      case pattern_kind::wildcard: return true;
+      case pattern_kind::op:
+      case pattern_kind::tuple: return g.op == pn.op;
+      case pattern_kind::elementwise: return is_elementwise(g.op);
+      case pattern_kind::get: return g.op == op_id::get;
+      case pattern_kind::alt: return shallow(child(pn, 0), n) || shallow(child(pn, 1), n);
+      case pattern_kind::var: return shallow(child(pn, 0), n);
+      case pattern_kind::has_dtype: return g.type == pn.type && shallow(child(pn, 0), n);
+      case pattern_kind::has_shape: return g.out == pn.shp && shallow(child(pn, 0), n);
+      case pattern_kind::has_attr: return pn.attr_check(*g.at) && shallow(child(pn, 0), n);
+      default: return false;
+    }
+  }
+
+  constexpr bool match_dominator(const pattern_node& pn, int root) {
+    if (!match(child(pn, 2), root)) return false;
+    int parent = -1;
+    std::vector<int> todo;
+    std::vector<int> seen;
+    for (int k = 0; k < nodes_[root].nargs; ++k) todo.push_back(arg(root, k));
+    bool reached = false;
+    while (!todo.empty()) {
+      const int n = todo.back();
+      todo.pop_back();
+      const op_id op = nodes_[n].op;
+      if (op == op_id::input || op == op_id::weight || op == op_id::param) continue;  // leaves end a path
+      bool again = false;
+      for (int s : seen) again = again || s == n;
+      if (again || n == parent) continue;
+      seen.push_back(n);
+      if (shallow(child(pn, 0), n)) {
+        if (parent >= 0) return false;  // a second parent: the match must have exactly one
+        if (!match(child(pn, 0), n)) return false;
+        parent = n;
+        reached = true;
+      } else if (shallow(child(pn, 1), n)) {
+        st_.body.push_back(n);
+        for (int k = 0; k < nodes_[n].nargs; ++k) todo.push_back(arg(n, k));
+      } else {
+        return false;
+      }
+    }
+    return reached;
+  }
+
+  const T& t_;
+  const graph_node* nodes_;
+  const int* args_;
+  match_state& st_;
+};
+
+}  // namespace partita::detail
+// ---- end partita/pattern/match.hpp ----
+
+namespace partita {
+namespace detail {
+
+/// Consumers of every node of main, as a compressed list, plus whether main returns the node.
+struct use_lists {
+  std::vector<int> first;  // first[n] .. first[n+1]: consumers of n
+  std::vector<int> users;
+  std::vector<bool> returned;
+
+  constexpr use_lists(const module_builder& m) {
+    const function_info& f = m.main();
+    const int n = static_cast<int>(m.nodes.size());
+    std::vector<int> count(static_cast<std::size_t>(n) + 1, 0);
+    for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i)
+      for (int k = 0; k < m.node(i).nargs; ++k) ++count[static_cast<std::size_t>(m.arg(i, k))];
+    first.assign(static_cast<std::size_t>(n) + 1, 0);
+    for (int i = 0; i < n; ++i) first[static_cast<std::size_t>(i) + 1] = first[static_cast<std::size_t>(i)] + count[static_cast<std::size_t>(i)];
+    users.assign(static_cast<std::size_t>(first[static_cast<std::size_t>(n)]), 0);
+    std::vector<int> fill(first.begin(), first.end() - 1);
+    for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i)
+      for (int k = 0; k < m.node(i).nargs; ++k) users[static_cast<std::size_t>(fill[static_cast<std::size_t>(m.arg(i, k))]++)] = i;
+    returned.assign(static_cast<std::size_t>(n), false);
+    returned[static_cast<std::size_t>(f.result)] = true;
+  }
+  constexpr const int* begin(int n) const { return users.data() + first.data()[n]; }
+  constexpr const int* end(int n) const { return users.data() + first.data()[n + 1]; }
+};
+
+constexpr bool contains(const std::vector<int>& v, int x) {
+  for (int y : v)
+    if (y == x) return true;
+  return false;
+}
+
+/// One accepted match: its root, the absorbed nodes (sorted) and the parameters (in order).
+struct group {
+  int root;
+  std::vector<int> body;
+  std::vector<int> params;
+};
+
+/// Nodes of main reachable from its result.
+constexpr std::vector<bool> live_nodes(const module_builder& m) {
+  const function_info& f = m.main();
+  std::vector<bool> live(m.nodes.size(), false);
+  live[static_cast<std::size_t>(f.result)] = true;
+  for (int i = f.first_node + f.num_nodes - 1; i >= f.first_node; --i)
+    if (live[static_cast<std::size_t>(i)])
+      for (int k = 0; k < m.node(i).nargs; ++k) live[static_cast<std::size_t>(m.arg(i, k))] = true;
+  return live;
+}
+
+/// Drops nodes of main that nothing reaches any more (weights moved into composites).
+constexpr module_builder remove_dead(const module_builder& m) {
+  const std::vector<bool> live = live_nodes(m);
+  module_builder out;
+  copy_functions_but_main(out, m);
+  const function_info& f = m.main();
+  std::vector<int> to(m.nodes.size(), -1);
+  const int start = static_cast<int>(out.nodes.size());
+  std::vector<int> a;
+  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
+    if (!live[static_cast<std::size_t>(i)]) continue;
+    const graph_node& n = m.node(i);
+    a.clear();
+    for (int k = 0; k < n.nargs; ++k) a.push_back(to[static_cast<std::size_t>(m.arg(i, k))]);
+    to[static_cast<std::size_t>(i)] = out.emit(n, a.data(), n.nargs);
+  }
+  finish_main(out, start, to[static_cast<std::size_t>(f.result)]);
+  return out;
+}
+
+/// Applies table entry `e` to main (Part 1, item 3-5 of the BYOC semantics).
+template <class T>
+constexpr module_builder apply_pattern(const module_builder& m, const T& t, const table_entry& e) {
+  const function_info& f = m.main();
+  const use_lists uses(m);
+  std::vector<bool> claimed(m.nodes.size(), false);
+  std::vector<group> groups;
+  match_state st;
+  const std::string_view owner = composite_backend(e.name);
+  for (int r = f.first_node + f.num_nodes - 1; r >= f.first_node; --r) {
+    const graph_node& g = m.node(r);
+    if (claimed[static_cast<std::size_t>(r)] || is_leaf(g.op) || g.op == op_id::call) continue;
+    if (!g.pinned.empty() && g.pinned != owner) continue;  // pinned elsewhere: not for this backend
+    st.reset(t.vars.size());
+    matcher<T> mt(t, m.nodes.data(), m.args.data(), st);
+    if (!mt.match(e.root, r)) continue;
+
+    group gr{r, {}, {}};
+    for (int b : st.body)
+      if (!contains(gr.body, b)) gr.body.push_back(b);
+    std::sort(gr.body.begin(), gr.body.end());
+    for (int p : st.params)
+      if (!contains(gr.params, p) && !contains(gr.body, p)) gr.params.push_back(p);
+    // Arguments of absorbed nodes that the pattern walked past (dominator paths) are parameters.
+    for (int b : gr.body)
+      for (int k = 0; k < m.node(b).nargs; ++k) {
+        const int a = m.arg(b, k);
+        if (!contains(gr.body, a) && !contains(gr.params, a)) gr.params.push_back(a);
+      }
+
+    bool ok = true;
+    for (int b : gr.body) {
+      const graph_node& bn = m.node(b);
+      if (bn.op == op_id::weight) continue;  // weights are copied into the composite, not moved
+      if (claimed[static_cast<std::size_t>(b)] || (!bn.pinned.empty() && bn.pinned != owner)) ok = false;
+      if (b == r) continue;
+      if (uses.returned[static_cast<std::size_t>(b)]) ok = false;  // an interior value escapes
+      for (const int* u = uses.begin(b); u != uses.end(b); ++u)
+        if (!contains(gr.body, *u)) ok = false;
+    }
+    if (!ok) continue;
+    std::vector<int> vars(st.var_node);
+    const match_view mv(m.nodes.data(), m.args.data(), r,
+                        {gr.body.data(), static_cast<int>(gr.body.size()), gr.params.data(),
+                         static_cast<int>(gr.params.size()), vars.data(), t.vars.data(), static_cast<int>(t.vars.size())});
+    if (!e.predicate(mv)) continue;  // predicates run before claiming: a rejected match claims nothing
+    for (int b : gr.body)
+      if (m.node(b).op != op_id::weight) claimed[static_cast<std::size_t>(b)] = true;
+    groups.push_back(gr);
+  }
+  if (groups.empty()) return m;
+
+  // Each group becomes a function: parameters, then its nodes in topological order.
+  module_builder out;
+  copy_functions_but_main(out, m);
+  std::vector<int> callee_of(m.nodes.size(), -1);
+  std::vector<int> to(m.nodes.size(), -1);  // old node → node of the composite being built
+  for (int gi = static_cast<int>(groups.size()) - 1; gi >= 0; --gi) {  // in graph order
+    const group& gr = groups[static_cast<std::size_t>(gi)];
+    function_info fn{};
+    sanitize_into(fn, e.name);
+    fn.name_chars[static_cast<std::size_t>(fn.name_length < 63 ? fn.name_length++ : 63)] = '_';
+    append_number(fn, static_cast<int>(out.functions.size()));
+    fn.composite = e.name;
+    fn.first_node = static_cast<int>(out.nodes.size());
+    fn.num_params = static_cast<int>(gr.params.size());
+    for (int k = 0; k < fn.num_params; ++k) {
+      const graph_node& src = m.node(gr.params[static_cast<std::size_t>(k)]);
+      graph_node p{op_id::param, src.type, src.out, &no_attrs, {}, 0, 0, src.is_tuple};
+      p.index = k;
+      to[static_cast<std::size_t>(gr.params[static_cast<std::size_t>(k)])] = out.emit(p, nullptr, 0);
+    }
+    std::vector<int> a;
+    for (int b : gr.body) {
+      const graph_node& n = m.node(b);
+      a.clear();
+      for (int k = 0; k < n.nargs; ++k) a.push_back(to[static_cast<std::size_t>(m.arg(b, k))]);
+      to[static_cast<std::size_t>(b)] = out.emit(n, a.data(), n.nargs);
+    }
+    fn.result = to[static_cast<std::size_t>(gr.root)];
+    fn.num_nodes = static_cast<int>(out.nodes.size()) - fn.first_node;
+    callee_of[static_cast<std::size_t>(gr.root)] = static_cast<int>(out.functions.size());
+    out.functions.push_back(fn);
+    for (int p : gr.params) to[static_cast<std::size_t>(p)] = -1;  // reset only what this group set
+    for (int b : gr.body) to[static_cast<std::size_t>(b)] = -1;
+  }
+
+  // Main: each root becomes a call of its composite on the parameters; absorbed nodes go.
+  std::vector<bool> keep(m.nodes.size(), true);
+  for (const group& gr : groups)
+    for (int b : gr.body)
+      if (m.node(b).op != op_id::weight) keep[static_cast<std::size_t>(b)] = false;
+  std::vector<const group*> group_at(m.nodes.size(), nullptr);
+  for (const group& gr : groups) group_at[static_cast<std::size_t>(gr.root)] = &gr;
+
+  const int start = static_cast<int>(out.nodes.size());
+  std::vector<int> a;
+  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
+    const graph_node& n = m.node(i);
+    a.clear();
+    if (const group* gr = group_at[static_cast<std::size_t>(i)]) {
+      for (int p : gr->params) a.push_back(to[static_cast<std::size_t>(p)]);
+      graph_node c{op_id::call, n.type, n.out, &no_attrs, {}, 0, 0, n.is_tuple};
+      c.index = callee_of[static_cast<std::size_t>(i)];
+      to[static_cast<std::size_t>(i)] = out.emit(c, a.data(), static_cast<int>(a.size()));
+      continue;
+    }
+    if (!keep[static_cast<std::size_t>(i)]) continue;
+    for (int k = 0; k < n.nargs; ++k) a.push_back(to[static_cast<std::size_t>(m.arg(i, k))]);
+    to[static_cast<std::size_t>(i)] = out.emit(n, a.data(), n.nargs);
+  }
+  finish_main(out, start, to[static_cast<std::size_t>(f.result)]);
+  return remove_dead(out);
+}
+
+template <class T>
+constexpr module_builder merge_composite(module_builder m, const T& t) {
+  for (const table_entry& e : t.entries) m = apply_pattern(m, t, e);
+  return m;
+}
+
+template <class M, class Table>
+struct merge_composite_pass {
+  static constexpr module_builder run() { return merge_composite(to_builder(M::value), Table::value); }
+};
+
+}  // namespace detail
+
+/// MergeComposite: applies the patterns of `Table` to `main` one after another, in table
+/// order; each accepted match becomes a composite function and a call to it. Functions other
+/// than main (earlier composites, partitions) are left untouched.
+template <module_type M, class Table>
+struct merge_composite : detail::module_from<detail::merge_composite_pass<M, Table>> {};
+
+}  // namespace partita
+// ---- end partita/pass/merge_composite.hpp ----
+
+namespace partita {
+namespace detail {
+
+/// The target the first of `Backends` that claims `view` (an op) names; host backends never
+/// claim (their nodes stay "default", the host's, so annotation can be re-run).
+template <class... Backends>
+constexpr std::string_view first_supporting(const op_view& v) {
+  std::string_view chosen{};
+  ((chosen.empty() && !is_host_backend<Backends> && Backends::supports(v) ? (chosen = std::string_view(Backends::name), 0) : 0),
+   ...);
+  return chosen;
+}
+
+template <class... Backends>
+constexpr bool is_listed(std::string_view name) {
+  return ((!is_host_backend<Backends> && std::string_view(Backends::name) == name) || ...);
+}
+
+/// AnnotateTarget on main: pinned nodes take their pin, existing annotations stay, composite
+/// calls go to the backend named by the composite's prefix, other ops to the first backend whose
+/// `supports` accepts them; everything else is left to the host (an empty target). Tuples and
+/// projections are structural in Partita (they move no data) and always stay with the host, so
+/// partitions never return nested tuples.
+template <class... Backends>
+constexpr module_builder annotate_target(module_builder m) {
+  const function_info f = m.main();
+  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
+    graph_node& n = m.nodes[static_cast<std::size_t>(i)];
+    if (is_leaf(n.op)) continue;
+    if (!n.pinned.empty()) {
+      n.target = n.pinned;
+      continue;
+    }
+    if (!n.target.empty()) continue;  // an earlier run's choice stands
+    if (n.op == op_id::call) {
+      const function_info& callee = m.functions[static_cast<std::size_t>(n.index)];
+      const std::string_view owner = composite_backend(callee.composite);
+      if (callee.backend.empty() && !owner.empty() && is_listed<Backends...>(owner)) n.target = owner;
+      continue;  // calls of partitions are host nodes
+    }
+    if (n.op == op_id::tuple || n.op == op_id::get) continue;  // structural: stays with the host
+    n.target = first_supporting<Backends...>(op_view(m.nodes.data(), m.args.data(), i));
+  }
+  return m;
+}
+
+template <class M, class... Backends>
+struct annotate_target_pass {
+  static constexpr module_builder run() {
+    if constexpr (!backends_ok<Backends...>) return to_builder(M::value);  // reported by check_backend
+    else return annotate_target<Backends...>(to_builder(M::value));
+  }
+};
+
+}  // namespace detail
+
+/// AnnotateTarget: decides which backend runs each node of main (`Backends` in priority order;
+/// host backends may be listed, last, and take whatever no other backend claims).
+template <module_type M, class... Backends>
+struct annotate_target : detail::module_from<detail::annotate_target_pass<M, Backends...>> {};
+
+}  // namespace partita
+// ---- end partita/pass/annotate_target.hpp ----
+// ---- begin partita/pass/merge_regions.hpp ----
+#include <bit>
+
+
+namespace partita {
+namespace detail {
+
+/// Region merging state: union-find over main's nodes, each region's members and its
+/// restriction set (a bitset of region ids it must never merge with).
+class region_sets {
+ public:
+  constexpr explicit region_sets(int n)
+      : words_((static_cast<std::size_t>(n) + 63) / 64), parent_(static_cast<std::size_t>(n)), members_(static_cast<std::size_t>(n)),
+        bits_(static_cast<std::size_t>(n) * words_, 0) {
+    for (int i = 0; i < n; ++i) {
+      parent_[static_cast<std::size_t>(i)] = i;
+      members_[static_cast<std::size_t>(i)].push_back(i);
+    }
+  }
+
+  constexpr int find(int x) {
+    while (parent_[static_cast<std::size_t>(x)] != x) {
+      parent_[static_cast<std::size_t>(x)] = parent_[static_cast<std::size_t>(parent_[static_cast<std::size_t>(x)])];
+      x = parent_[static_cast<std::size_t>(x)];
+    }
+    return x;
+  }
+  /// Adds region `p` (a representative) to `r`'s restrictions.
+  constexpr void restrict_to(int r, int p) { bits_[row(r) + static_cast<std::size_t>(p) / 64] |= std::uint64_t{1} << (p % 64); }
+  /// r's restrictions |= p's restrictions.
+  constexpr void inherit(int r, int p) {
+    for (std::size_t w = 0; w < words_; ++w) bits_[row(r) + w] |= bits_[row(p) + w];
+  }
+  /// Whether r's restrictions mention region p: a set that mentioned a region merged into p since
+  /// mentions p now, so any member of p counts.
+  constexpr bool restricted(int r, int p) {
+    // Whichever is smaller: p's members, or the bits set in r's restrictions.
+    const auto& members = members_[static_cast<std::size_t>(p)];
+    if (members.size() <= words_) {
+      for (int m : members)
+        if (bits_[row(r) + static_cast<std::size_t>(m) / 64] >> (m % 64) & 1) return true;
+      return false;
+    }
+    for (std::size_t w = 0; w < words_; ++w)
+      for (std::uint64_t b = bits_[row(r) + w]; b != 0; b &= b - 1)
+        if (find(static_cast<int>(w * 64 + static_cast<std::size_t>(std::countr_zero(b)))) == p) return true;
+    return false;
+  }
+  /// Merges region p into region r (r survives); the shorter member list is appended to the longer.
+  constexpr void merge(int p, int r) {
+    parent_[static_cast<std::size_t>(p)] = r;
+    auto& to = members_[static_cast<std::size_t>(r)];
+    auto& from = members_[static_cast<std::size_t>(p)];
+    if (from.size() > to.size()) to.swap(from);
+    for (int m : from) to.push_back(m);
+    from.clear();
+  }
+
+ private:
+  constexpr std::size_t row(int r) const { return static_cast<std::size_t>(r) * words_; }
+  std::size_t words_;
+  std::vector<int> parent_;
+  std::vector<std::vector<int>> members_;
+  std::vector<std::uint64_t> bits_;
+};
+
+/// MergeCompilerRegions on main, as Relay does it: every annotated node starts as its own
+/// region; visiting regions parents first, a region inherits its parents' restrictions, a parent
+/// of another target (the host counts as one) is added to them, and a parent of the same target
+/// that is not restricted is merged in. Merges happen only along producer → consumer edges, and
+/// the restrictions stop any merge that would create a cycle through another backend's region.
+constexpr module_builder merge_regions(module_builder m) {
+  const function_info f = m.main();
+  const int n = static_cast<int>(m.nodes.size());
+  region_sets rs(n);
+  std::vector<int> parents;
+  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
+    const graph_node& g = m.node(i);
+    if (is_leaf(g.op)) continue;
+    parents.clear();
+    for (int k = 0; k < g.nargs; ++k) {
+      const int a = m.arg(i, k);
+      if (is_leaf(m.node(a).op)) continue;
+      const int p = rs.find(a);
+      bool dup = false;
+      for (int q : parents) dup = dup || q == p;
+      if (!dup) parents.push_back(p);
+    }
+    for (int p : parents) rs.inherit(i, p);
+    for (int p : parents) {
+      if (m.node(p).target != g.target) {
+        rs.restrict_to(i, p);
+      } else if (!rs.restricted(i, p)) {
+        rs.merge(p, i);
+      }
+    }
+  }
+  // Number regions 0, 1, 2, ... in order of their first node (ids of host regions included, so
+  // partition names can skip numbers, as Relay's do).
+  std::vector<int> id(static_cast<std::size_t>(n), -1);
+  int next = 0;
+  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
+    if (is_leaf(m.node(i).op)) continue;
+    const int r = rs.find(i);
+    if (id[static_cast<std::size_t>(r)] < 0) id[static_cast<std::size_t>(r)] = next++;
+    m.nodes[static_cast<std::size_t>(i)].region = id[static_cast<std::size_t>(r)];
+  }
+  return m;
+}
+
+template <class M>
+struct merge_regions_pass {
+  static constexpr module_builder run() { return merge_regions(to_builder(M::value)); }
+};
+
+}  // namespace detail
+
+/// MergeCompilerRegions: groups annotated nodes of main into maximal regions per backend
+/// without creating cycles; `partition_graph` outlines them.
+template <module_type M>
+struct merge_regions : detail::module_from<detail::merge_regions_pass<M>> {};
+
+}  // namespace partita
+// ---- end partita/pass/merge_regions.hpp ----
+// ---- begin partita/pass/partition_graph.hpp ----
+
+
+namespace partita {
+namespace detail {
+
+/// One region of main that goes to a backend.
+struct region_info {
+  int id = -1;
+  std::string_view backend{};
+  std::vector<int> nodes;    // in topological order
+  std::vector<int> params;   // distinct producers outside the region, in first-reach order
+  std::vector<int> outputs;  // region nodes used outside it, deduplicated, in topological order
+  int function = -1;
+};
+
+/// PartitionGraph on main: each region annotated for a backend becomes a function named
+/// `<backend>_main_<region id>` (non-alphanumerics replaced by `_`) with one parameter per
+/// distinct producer outside the region and the weights it uses bound inside; it returns its
+/// single output, or a tuple that callers project. Unannotated nodes stay in main. Without
+/// merge_regions, every annotated node is its own region.
+constexpr module_builder partition_graph(const module_builder& m) {
+  const function_info f = m.main();
+  const int n = static_cast<int>(m.nodes.size());
+  std::vector<int> region(static_cast<std::size_t>(n), -1);
+  {
+    bool merged = false;
+    for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) merged = merged || m.node(i).region >= 0;
+    int next = 0;
+    for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
+      const graph_node& g = m.node(i);
+      if (is_leaf(g.op)) continue;
+      region[static_cast<std::size_t>(i)] = merged ? g.region : next++;
+    }
+  }
+  // Regions with a backend, by id.
+  std::vector<region_info> regions;
+  std::vector<int> slot_of_region;
+  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
+    const graph_node& g = m.node(i);
+    const int r = region[static_cast<std::size_t>(i)];
+    if (r < 0 || g.target.empty()) continue;
+    if (static_cast<int>(slot_of_region.size()) <= r) slot_of_region.resize(static_cast<std::size_t>(r) + 1, -1);
+    int& s = slot_of_region[static_cast<std::size_t>(r)];
+    if (s < 0) {
+      s = static_cast<int>(regions.size());
+      regions.push_back({r, g.target, {}, {}, {}, -1});
+    }
+    regions[static_cast<std::size_t>(s)].nodes.push_back(i);
+  }
+  if (regions.empty()) return m;
+  std::vector<int> owner(static_cast<std::size_t>(n), -1);  // region slot of each partitioned node
+  for (std::size_t s = 0; s < regions.size(); ++s)
+    for (int i : regions[s].nodes) owner[static_cast<std::size_t>(i)] = static_cast<int>(s);
+
+  // Outputs: nodes used outside their region or returned by main.
+  const use_lists uses(m);
+  std::vector<bool> walked(static_cast<std::size_t>(n), false);
+  for (region_info& r : regions) {
+    for (int i : r.nodes) {
+      bool escapes = uses.returned[static_cast<std::size_t>(i)];
+      for (const int* u = uses.begin(i); u != uses.end(i); ++u) escapes = escapes || owner[static_cast<std::size_t>(*u)] != owner[static_cast<std::size_t>(i)];
+      if (escapes) r.outputs.push_back(i);
+    }
+    // Parameters in the order a post-order walk from the outputs first reaches them.
+    std::vector<std::pair<int, int>> stack;
+    for (int o : r.outputs) {
+      if (walked[static_cast<std::size_t>(o)]) continue;
+      walked[static_cast<std::size_t>(o)] = true;
+      stack.push_back({o, 0});
+      while (!stack.empty()) {
+        auto& [node, next] = stack.back();
+        if (next < m.node(node).nargs) {
+          const int a = m.arg(node, next++);
+          if (owner[static_cast<std::size_t>(a)] == owner[static_cast<std::size_t>(o)]) {
+            if (!walked[static_cast<std::size_t>(a)]) {
+              walked[static_cast<std::size_t>(a)] = true;
+              stack.push_back({a, 0});
+            }
+          } else if (m.node(a).op != op_id::weight && !contains(r.params, a)) {
+            r.params.push_back(a);
+          }
+          continue;
+        }
+        stack.pop_back();
+      }
+    }
+  }
+
+  module_builder out;
+  copy_functions_but_main(out, m);
+  std::vector<int> to(static_cast<std::size_t>(n), -1);
+  std::vector<int> a;
+  for (region_info& r : regions) {
+    function_info fn{};
+    sanitize_into(fn, r.backend);
+    const std::string_view mid = "_main_";
+    for (char c : mid) fn.name_chars[static_cast<std::size_t>(fn.name_length < 63 ? fn.name_length++ : 63)] = c;
+    append_number(fn, r.id);
+    fn.backend = r.backend;
+    fn.first_node = static_cast<int>(out.nodes.size());
+    fn.num_params = static_cast<int>(r.params.size());
+    for (int k = 0; k < fn.num_params; ++k) {
+      const graph_node& src = m.node(r.params[static_cast<std::size_t>(k)]);
+      graph_node p{op_id::param, src.type, src.out, &no_attrs, {}, 0, 0, src.is_tuple};
+      p.index = k;
+      to[static_cast<std::size_t>(r.params[static_cast<std::size_t>(k)])] = out.emit(p, nullptr, 0);
+    }
+    for (int i : r.nodes) {
+      const graph_node& g = m.node(i);
+      a.clear();
+      for (int k = 0; k < g.nargs; ++k) {
+        const int src = m.arg(i, k);
+        if (to[static_cast<std::size_t>(src)] < 0) {  // a weight: bound inside the partition
+          graph_node w = m.node(src);
+          to[static_cast<std::size_t>(src)] = out.emit(w, nullptr, 0);
+        }
+        a.push_back(to[static_cast<std::size_t>(src)]);
+      }
+      graph_node copy = g;
+      copy.target = {};
+      copy.region = -1;
+      to[static_cast<std::size_t>(i)] = out.emit(copy, a.data(), g.nargs);
+    }
+    if (r.outputs.size() == 1) {
+      fn.result = to[static_cast<std::size_t>(r.outputs[0])];
+    } else {
+      a.clear();
+      for (int o : r.outputs) a.push_back(to[static_cast<std::size_t>(o)]);
+      graph_node t{op_id::tuple, dtype::f32, shape{}, &no_attrs, {}, 0, 0, true};
+      fn.result = out.emit(t, a.data(), static_cast<int>(a.size()));
+    }
+    fn.num_nodes = static_cast<int>(out.nodes.size()) - fn.first_node;
+    r.function = static_cast<int>(out.functions.size());
+    out.functions.push_back(fn);
+    // Reset only what this region set: its nodes, parameters and the weights they use.
+    for (int p : r.params) to[static_cast<std::size_t>(p)] = -1;
+    for (int i : r.nodes) {
+      to[static_cast<std::size_t>(i)] = -1;
+      for (int k = 0; k < m.node(i).nargs; ++k) to[static_cast<std::size_t>(m.arg(i, k))] = -1;
+    }
+  }
+
+  // Main, emitted depth-first from its result: a partitioned node stands for its region's call
+  // (or the call's projection), whose dependencies are the region's parameters.
+  const int start = static_cast<int>(out.nodes.size());
+  std::fill(to.begin(), to.end(), -1);
+  std::vector<int> call_of(regions.size(), -1);
+  struct frame {
+    int node;  // a main node; for a region, any of its nodes
+    int next;
+  };
+  auto deps = [&](int node) -> const std::vector<int>* {
+    const int s = owner[static_cast<std::size_t>(node)];
+    return s >= 0 ? &regions[static_cast<std::size_t>(s)].params : nullptr;
+  };
+  auto done = [&](int node) {
+    const int s = owner[static_cast<std::size_t>(node)];
+    return s >= 0 ? call_of[static_cast<std::size_t>(s)] >= 0 : to[static_cast<std::size_t>(node)] >= 0;
+  };
+  std::vector<frame> stack{{f.result, 0}};
+  while (!stack.empty()) {
+    frame& fr = stack.back();
+    const std::vector<int>* region_params = deps(fr.node);
+    const int count = region_params ? static_cast<int>(region_params->size()) : m.node(fr.node).nargs;
+    if (fr.next < count) {
+      const int d = region_params ? (*region_params)[static_cast<std::size_t>(fr.next)] : m.arg(fr.node, fr.next);
+      ++fr.next;
+      if (!done(d)) stack.push_back({d, 0});
+      continue;
+    }
+    const int node = fr.node;
+    stack.pop_back();
+    if (done(node)) continue;
+    if (region_params) {
+      const int s = owner[static_cast<std::size_t>(node)];
+      const region_info& r = regions[static_cast<std::size_t>(s)];
+      a.clear();
+      for (int p : r.params) a.push_back(to[static_cast<std::size_t>(p)]);
+      const graph_node& first_out = m.node(r.outputs[0]);
+      graph_node c{op_id::call, first_out.type, first_out.out, &no_attrs, {}, 0, 0, r.outputs.size() > 1 || first_out.is_tuple};
+      c.index = r.function;
+      const int call = out.emit(c, a.data(), static_cast<int>(a.size()));
+      call_of[static_cast<std::size_t>(s)] = call;
+      for (std::size_t k = 0; k < r.outputs.size(); ++k) {
+        if (r.outputs.size() == 1) {
+          to[static_cast<std::size_t>(r.outputs[k])] = call;
+          continue;
+        }
+        const graph_node& o = m.node(r.outputs[k]);
+        graph_node g{op_id::get, o.type, o.out, &no_attrs, {}, 0, 0, o.is_tuple};
+        g.index = static_cast<int>(k);
+        to[static_cast<std::size_t>(r.outputs[k])] = out.emit(g, &call, 1);
+      }
+      continue;
+    }
+    const graph_node& g = m.node(node);
+    a.clear();
+    for (int k = 0; k < g.nargs; ++k) a.push_back(to[static_cast<std::size_t>(m.arg(node, k))]);
+    graph_node copy = g;
+    copy.region = -1;
+    to[static_cast<std::size_t>(node)] = out.emit(copy, a.data(), g.nargs);
+  }
+  finish_main(out, start, to[static_cast<std::size_t>(f.result)]);
+  return out;
+}
+
+template <class M>
+struct partition_graph_pass {
+  static constexpr module_builder run() { return partition_graph(to_builder(M::value)); }
+};
+
+}  // namespace detail
+
+/// PartitionGraph: outlines each backend region of main into a function of that backend.
+template <module_type M>
+struct partition_graph : detail::module_from<detail::partition_graph_pass<M>> {};
+
+}  // namespace partita
+// ---- end partita/pass/partition_graph.hpp ----
+
+namespace partita {
+
+/// Passes as values, for `pipeline` and backend pass phases: each is a type with
+/// `static constexpr detail::module_builder run(detail::module_builder)`.
+namespace passes {
+
+/// MergeComposite with `Table` (a `pattern_table`).
+template <class Table>
+struct merge_composite {
+  static constexpr detail::module_builder run(detail::module_builder m) { return detail::merge_composite(std::move(m), Table::value); }
+};
+
+/// AnnotateTarget with `Backends...` in priority order.
+template <class... Backends>
+struct annotate_target {
+  static constexpr detail::module_builder run(detail::module_builder m) { return detail::annotate_target<Backends...>(std::move(m)); }
+};
+
+/// MergeCompilerRegions.
+struct merge_regions {
+  static constexpr detail::module_builder run(detail::module_builder m) { return detail::merge_regions(std::move(m)); }
+};
+
+/// PartitionGraph.
+struct partition_graph {
+  static constexpr detail::module_builder run(detail::module_builder m) { return detail::partition_graph(m); }
+};
+
+}  // namespace passes
+
+/// A list of passes run in order (used for backend phases: `using pre_partition = pass_list<...>;`).
+template <class... Passes>
+struct pass_list {
+  static constexpr detail::module_builder run(detail::module_builder m) {
+    ((m = Passes::run(std::move(m))), ...);
+    return m;
+  }
+};
+
+namespace detail {
+
+template <class M, class... Passes>
+struct pipeline_pass {
+  static constexpr module_builder run() { return pass_list<Passes...>::run(to_builder(module_type_t<M>::value)); }
+};
+
+template <class B>
+constexpr module_builder backend_patterns(module_builder m) {
+  if constexpr (requires { B::patterns::value; }) {
+    return merge_composite(std::move(m), B::patterns::value);
+  } else {
+    return m;
+  }
+}
+
+template <class B>
+constexpr module_builder pre_partition(module_builder m) {
+  if constexpr (requires { typename B::pre_partition; }) {
+    return B::pre_partition::run(std::move(m));
+  } else {
+    return m;
+  }
+}
+
+template <class B>
+constexpr module_builder post_partition(module_builder m) {
+  if constexpr (requires { typename B::post_partition; }) {
+    return B::post_partition::run(std::move(m));
+  } else {
+    return m;
+  }
+}
+
+template <class M, class... Backends>
+struct composite_phase {
+  static constexpr module_builder run() {
+    module_builder m = to_builder(module_type_t<M>::value);
+    ((m = pre_partition<Backends>(std::move(m))), ...);
+    ((m = backend_patterns<Backends>(std::move(m))), ...);
+    return m;
+  }
+};
+
+template <class M, class... Backends>
+struct post_partition_phase {
+  static constexpr module_builder run() {
+    module_builder m = to_builder(M::value);
+    ((m = post_partition<Backends>(std::move(m))), ...);
+    return m;
+  }
+};
+
+template <class B>
+inline constexpr bool has_post_partition = requires { typename B::post_partition; };
+
+/// The eager flow, one materialised module per phase: each constant evaluation stays small
+/// (compilers bound the work of a single one), and the phases are the explicit passes' own types.
+template <class M, class... Backends>
+struct partition_flow {
+  using composites = module_from<composite_phase<M, Backends...>>;
+  using annotated = module_from<annotate_target_pass<composites, Backends...>>;
+  using partitioned = module_from<partition_graph_pass<module_from<merge_regions_pass<annotated>>>>;
+  using type = std::conditional_t<(has_post_partition<Backends> || ...),
+                                   module_from<post_partition_phase<partitioned, Backends...>>, partitioned>;
+};
+
+}  // namespace detail
+
+/// Runs `Passes...` (from `partita::passes` or a backend's own) in order on a model or module;
+/// the intermediate modules are never materialised. The whole pipeline is one constant
+/// evaluation: for models of thousands of nodes, chain the pass types instead
+/// (`partition_graph<merge_regions<...>>`), each of which is its own.
+/// `pipeline<net, passes::merge_composite<npu::patterns>, passes::annotate_target<npu, reference>>`.
+template <class M, class... Passes>
+struct pipeline : detail::module_from<detail::pipeline_pass<M, Passes...>> {};
+
+/// The eager, UMA-style flow for `Backends...` (priority order, host last): each backend's
+/// `pre_partition` passes, MergeComposite with each backend's `patterns` in backend order,
+/// AnnotateTarget, MergeCompilerRegions, PartitionGraph, then each backend's `post_partition`
+/// passes. Backends without patterns or passes simply take part in annotation.
+template <class M, class... Backends>
+struct partition : std::conditional_t<backends_ok<Backends...>, detail::partition_flow<M, Backends...>,
+                                      std::type_identity<module_type_t<M>>>::type {};
+
+/// Number of functions of module `M` that belong to `Backend` (partitions) — or, for a name
+/// with a `.`, of composite functions with that pattern name.
+template <module_type M, fixed_string Name>
+inline constexpr int count_functions = [] {
+  int n = 0;
+  for (const function_info& f : M::value.functions) {
+    const std::string_view want = Name.view();
+    n += (composite_backend(want).empty() ? f.backend == want : f.composite == want) ? 1 : 0;
+  }
+  return n;
+}();
+
+}  // namespace partita
+// ---- end partita/pass/pipeline.hpp ----
 
 namespace partita {
 namespace detail {
@@ -2887,10 +5589,29 @@ inline constexpr std::size_t index_of_backend = [] {
 template <std::size_t I, class... Bs>
 using nth_backend = std::tuple_element_t<I, std::tuple<Bs...>>;
 
+template <class M>
+inline constexpr bool is_model = false;
+template <class... Outs>
+inline constexpr bool is_model<model<Outs...>> = true;
+
+/// True for backends that change a model before it runs: their patterns, phases, or claims.
+template <class B>
+inline constexpr bool takes_part = !is_host_backend<B> || requires { typename B::patterns; } ||
+                                   requires { typename B::pre_partition; } || requires { typename B::post_partition; };
+
+/// What `compiled<Model, Backends...>` runs: a module as given; a `model<...>` through the eager
+/// flow (`partition<Model, Backends...>`) when a backend takes part in it, as is.
+template <class Model, class... Backends>
+using compiled_module = typename std::conditional_t<is_model<Model> && (takes_part<Backends> || ...),
+                                                    std::type_identity<partition<Model, Backends...>>,
+                                                    std::type_identity<module_type_t<Model>>>::type;
+
 }  // namespace detail
 
-/// A model compiled for the given backends (host last): `compiled<net, reference> exe;`.
-/// `Model` is a `model<...>` or a module type produced by passes. Everything about the model's
+/// A model compiled for the given backends (host last): `compiled<net, cpu> exe;`.
+/// `Model` is a module type produced by passes, run as it is, or a `model<...>`, which first
+/// goes through the eager flow `partition<Model, Backends...>` when a backend has patterns,
+/// phases or claims ops (so `compiled<net, cpu>` runs cpu's fused composites). Everything about the model's
 /// structure is fixed at compile time; the executable holds the weights (after `bind`), the
 /// arena (`arena_bytes`) and each backend's state. `run` allocates nothing.
 template <class Model, class... Backends>
@@ -2899,7 +5620,7 @@ class compiled {
   static_assert(backends_ok<Backends...>, "partita: compiled<Model, Backends...>: a backend failed the checks reported above");
 
  public:
-  using module = module_type_t<Model>;
+  using module = detail::compiled_module<Model, Backends...>;
   static constexpr const auto& plan = plan_of<module, Backends...>::value;
 
   /// Bytes of activation memory, planned at compile time.
@@ -2912,7 +5633,10 @@ class compiled {
   static constexpr std::size_t num_outputs = plan.outputs.size();
   static constexpr std::size_t num_steps = plan.steps.size();
 
-  compiled() : arena_(arena_bytes), weights_(weight_bytes) {}
+  compiled() : arena_(arena_bytes), weights_(weight_bytes) {
+    // With no weights there is no bind: backends prepare their kernels now.
+    if constexpr (plan.weights.empty()) prepare_steps(std::make_index_sequence<num_steps>{});
+  }
   compiled(const compiled&) = delete;
   compiled& operator=(const compiled&) = delete;
   compiled(compiled&&) noexcept = default;
@@ -3784,7 +6508,6 @@ inline void save_safetensors(const std::string& path, std::span<const tensor_dat
 }  // namespace partita
 // ---- end partita/runtime/safetensors.hpp ----
 // ---- begin partita/runtime/weight_set.hpp ----
-#include <bit>
 #include <initializer_list>
 
 
@@ -3873,1387 +6596,6 @@ struct on {
 
 }  // namespace partita
 // ---- end partita/ir/on.hpp ----
-// ---- begin partita/pass/annotate_target.hpp ----
-
-// ---- begin partita/pass/merge_composite.hpp ----
-
-// ---- begin partita/pattern/match.hpp ----
-
-// ---- begin partita/pattern/pattern.hpp ----
-
-
-namespace partita {
-
-/// The kinds of pattern node (see the pattern types below for their meaning).
-enum class pattern_kind : std::uint8_t {
-  wildcard,
-  constant,
-  input,
-  op,
-  elementwise,
-  tuple,
-  get,
-  alt,
-  var,
-  has_dtype,
-  has_shape,
-  has_attr,
-  dominates,
-};
-
-/// One node of a pattern, as matched by the constexpr matcher. Children are indices into the
-/// owning table's `children` pool.
-struct pattern_node {
-  pattern_kind kind = pattern_kind::wildcard;
-  op_id op = op_id::input;
-  bool any_arity = false;  // op/tuple patterns ending in `etc`
-  int first = 0;
-  int count = 0;
-  int index = -1;          // get: field (-1: any); var: variable number
-  std::string_view name{};  // input: required name (empty: any); var: its name
-  dtype type = dtype::f32;
-  shape shp{};
-  bool (*attr_check)(const attrs&) = nullptr;
-};
-
-namespace detail {
-
-/// Builds the flat table of a pattern type tree.
-struct pattern_builder {
-  std::vector<pattern_node> nodes;
-  std::vector<int> children;
-  std::vector<std::string_view> vars;
-
-  constexpr int add(pattern_node n, std::initializer_list<int> kids = {}) {
-    n.first = static_cast<int>(children.size());
-    n.count = static_cast<int>(kids.size());
-    for (int k : kids) children.push_back(k);
-    nodes.push_back(n);
-    return static_cast<int>(nodes.size()) - 1;
-  }
-  constexpr int var_id(std::string_view name) {
-    for (std::size_t i = 0; i < vars.size(); ++i)
-      if (vars[i] == name) return static_cast<int>(i);
-    vars.push_back(name);
-    return static_cast<int>(vars.size()) - 1;
-  }
-};
-
-}  // namespace detail
-
-/// Matches any value; what it matches becomes a parameter of the composite.
-struct any {
-  static constexpr int build(detail::pattern_builder& b) { return b.add({pattern_kind::wildcard}); }
-};
-
-/// Matches a weight (never an input); the weight is bound inside the composite.
-struct constant {
-  static constexpr int build(detail::pattern_builder& b) { return b.add({pattern_kind::constant}); }
-};
-
-/// Matches a model input, optionally only the one with the given name.
-template <fixed_string Name = "">
-struct input_p {
-  static constexpr int build(detail::pattern_builder& b) {
-    pattern_node n{pattern_kind::input};
-    n.name = Name.view();
-    return b.add(n);
-  }
-};
-
-/// As the last argument of an op or tuple pattern: any number of further arguments, each a
-/// parameter of the composite (`concatenate_p<etc>` matches a concatenate of any arity).
-struct etc {};
-
-namespace detail {
-
-template <class... Ps>
-constexpr bool ends_with_etc() {
-  if constexpr (sizeof...(Ps) == 0) {
-    return false;
-  } else {
-    return std::is_same_v<etc, std::tuple_element_t<sizeof...(Ps) - 1, std::tuple<Ps...>>>;
-  }
-}
-
-template <class P>
-constexpr int build_child(pattern_builder& b) {
-  if constexpr (std::is_same_v<P, etc>) {
-    return -1;
-  } else {
-    return P::build(b);
-  }
-}
-
-template <pattern_kind K, op_id Op, class... Ps>
-constexpr int build_call(pattern_builder& b) {
-  std::vector<int> kids;
-  ((kids.push_back(build_child<Ps>(b))), ...);
-  if (ends_with_etc<Ps...>()) kids.pop_back();
-  pattern_node n{K, Op};
-  n.any_arity = ends_with_etc<Ps...>();
-  n.first = static_cast<int>(b.children.size());
-  n.count = static_cast<int>(kids.size());
-  for (int k : kids) b.children.push_back(k);
-  b.nodes.push_back(n);
-  return static_cast<int>(b.nodes.size()) - 1;
-}
-
-}  // namespace detail
-
-/// Matches a node of op `Op` whose arguments match `Args...` positionally (`add` and `multiply`
-/// also in swapped order). A trailing `etc` accepts any further arguments.
-template <op_id Op, class... Args>
-struct op_p {
-  static constexpr int build(detail::pattern_builder& b) { return detail::build_call<pattern_kind::op, Op, Args...>(b); }
-};
-
-template <class X, class W> using dense_p = op_p<op_id::dense, X, W>;
-template <class X, class W> using conv2d_p = op_p<op_id::conv2d, X, W>;
-template <class X, class B> using bias_add_p = op_p<op_id::bias_add, X, B>;
-template <class A, class B> using add_p = op_p<op_id::add, A, B>;
-template <class A, class B> using subtract_p = op_p<op_id::subtract, A, B>;
-template <class A, class B> using multiply_p = op_p<op_id::multiply, A, B>;
-template <class X> using relu_p = op_p<op_id::relu, X>;
-template <class X> using clip_p = op_p<op_id::clip, X>;
-template <class X> using sigmoid_p = op_p<op_id::sigmoid, X>;
-template <class X> using tanh_p = op_p<op_id::tanh, X>;
-template <class X> using max_pool2d_p = op_p<op_id::max_pool2d, X>;
-template <class X> using avg_pool2d_p = op_p<op_id::avg_pool2d, X>;
-template <class X> using global_avg_pool2d_p = op_p<op_id::global_avg_pool2d, X>;
-template <class X, class G, class B, class M, class V> using batch_norm_p = op_p<op_id::batch_norm, X, G, B, M, V>;
-template <class X> using flatten_p = op_p<op_id::flatten, X>;
-template <class X> using reshape_p = op_p<op_id::reshape, X>;
-template <class... Xs> using concatenate_p = op_p<op_id::concatenate, Xs...>;
-template <class X> using softmax_p = op_p<op_id::softmax, X>;
-
-/// Matches any elementwise op (relu, clip, sigmoid, tanh, bias_add, add, subtract, multiply);
-/// its arguments are parameters. Mostly useful as the path of a `dominates` pattern.
-struct elementwise {
-  static constexpr int build(detail::pattern_builder& b) { return b.add({pattern_kind::elementwise}); }
-};
-
-/// Matches a tuple whose fields match `Fields...` (a trailing `etc` accepts more fields).
-template <class... Fields>
-struct tuple_p {
-  static constexpr int build(detail::pattern_builder& b) {
-    return detail::build_call<pattern_kind::tuple, op_id::tuple, Fields...>(b);
-  }
-};
-
-/// Matches field `I` of a tuple matching `P`; `I = -1` matches any field.
-template <class P, int I = -1>
-struct get_p {
-  static constexpr int build(detail::pattern_builder& b) {
-    const int c = P::build(b);
-    pattern_node n{pattern_kind::get};
-    n.index = I;
-    return b.add(n, {c});
-  }
-};
-
-/// Alternation: `P` is tried first, `Q` only if `P` fails.
-template <class P, class Q>
-struct alt {
-  static constexpr int build(detail::pattern_builder& b) {
-    const int l = P::build(b);
-    const int r = Q::build(b);
-    return b.add({pattern_kind::alt}, {l, r});
-  }
-};
-
-/// A pattern variable: the first occurrence matches `P` and binds the node; every other
-/// occurrence of the same name must be that very node (`(x + y) * (x - y)`).
-template <fixed_string Name, class P = any>
-struct var {
-  static constexpr int build(detail::pattern_builder& b) {
-    const int c = P::build(b);
-    pattern_node n{pattern_kind::var};
-    n.name = Name.view();
-    n.index = b.var_id(Name.view());
-    return b.add(n, {c});
-  }
-};
-
-/// Placeholder for the optional part's argument in `maybe`.
-struct self {};
-
-namespace detail {
-template <class T, class P>
-struct substitute {
-  using type = T;
-};
-template <class P>
-struct substitute<self, P> {
-  using type = P;
-};
-template <template <class...> class Tpl, class... Ts, class P>
-struct substitute<Tpl<Ts...>, P> {
-  using type = Tpl<typename substitute<Ts, P>::type...>;
-};
-template <op_id Op, class... Ts, class P>
-struct substitute<op_p<Op, Ts...>, P> {
-  using type = op_p<Op, typename substitute<Ts, P>::type...>;
-};
-}  // namespace detail
-
-/// `P`, optionally wrapped by `Outer` (in which `self` stands for `P`): Relay's `p.optional(f)`,
-/// i.e. `alt<P, Outer[self := P]>`. `maybe<bias_add_p<conv2d_p<any, constant>, constant>, relu_p<self>>`.
-/// Maximality comes from visiting roots from the outputs: relu(bias_add(conv)) is found first.
-template <class P, class Outer>
-using maybe = alt<P, typename detail::substitute<Outer, P>::type>;
-
-/// Matches what `P` matches if its dtype is `D`.
-template <class P, dtype D>
-struct has_dtype {
-  static constexpr int build(detail::pattern_builder& b) {
-    const int c = P::build(b);
-    pattern_node n{pattern_kind::has_dtype};
-    n.type = D;
-    return b.add(n, {c});
-  }
-};
-
-/// Matches what `P` matches if its shape is exactly `Dims...`.
-template <class P, std::int64_t... Dims>
-struct has_shape {
-  static constexpr int build(detail::pattern_builder& b) {
-    const int c = P::build(b);
-    pattern_node n{pattern_kind::has_shape};
-    n.shp = shape_of<Dims...>;
-    return b.add(n, {c});
-  }
-};
-
-/// Matches what `P` matches if attribute `Member` equals `Value`:
-/// `has_attr<conv2d_p<any, constant>, &attrs::groups, 1>`.
-template <class P, auto Member, auto Value>
-struct has_attr {
-  static constexpr bool check(const attrs& a) { return a.*Member == Value; }
-  static constexpr int build(detail::pattern_builder& b) {
-    const int c = P::build(b);
-    pattern_node n{pattern_kind::has_attr};
-    n.attr_check = &check;
-    return b.add(n, {c});
-  }
-};
-
-/// Dominator pattern (Relay's `dominates(parent, path, child)`): `Child` matches at the root,
-/// every non-leaf input path of the root consists of nodes matching `Path` up to one node
-/// matching `Parent`, and nothing on the way is used outside the match.
-/// `dominates<conv2d_p<any, constant>, elementwise, relu_p<any>>`.
-template <class Parent, class Path, class Child>
-struct dominates {
-  static constexpr int build(detail::pattern_builder& b) {
-    const int p = Parent::build(b);
-    const int q = Path::build(b);
-    const int c = Child::build(b);
-    return b.add({pattern_kind::dominates}, {p, q, c});
-  }
-};
-
-namespace detail {
-template <class T, int I, class P>
-struct substitute<get_p<T, I>, P> {
-  using type = get_p<typename substitute<T, P>::type, I>;
-};
-template <fixed_string N, class T, class P>
-struct substitute<var<N, T>, P> {
-  using type = var<N, typename substitute<T, P>::type>;
-};
-template <class T, dtype D, class P>
-struct substitute<has_dtype<T, D>, P> {
-  using type = has_dtype<typename substitute<T, P>::type, D>;
-};
-template <class T, std::int64_t... Dims, class P>
-struct substitute<has_shape<T, Dims...>, P> {
-  using type = has_shape<typename substitute<T, P>::type, Dims...>;
-};
-template <class T, auto M, auto V, class P>
-struct substitute<has_attr<T, M, V>, P> {
-  using type = has_attr<typename substitute<T, P>::type, M, V>;
-};
-}  // namespace detail
-
-}  // namespace partita
-// ---- end partita/pattern/pattern.hpp ----
-
-namespace partita::detail {
-
-/// What a match collected: nodes absorbed into the composite (ops, projections and weights
-/// matched by `constant`, in post-order), the values that become parameters (in the pattern's
-/// post-order), and the node bound to each pattern variable.
-struct match_state {
-  std::vector<int> body;
-  std::vector<int> params;
-  std::vector<int> var_node;
-  std::vector<int> trail;  // variables bound so far, in order, for rollback
-
-  constexpr void reset(std::size_t num_vars) {
-    body.clear();
-    params.clear();
-    trail.clear();
-    var_node.assign(num_vars, -1);
-  }
-};
-
-/// Matches the pattern nodes of table `T` against the nodes of one function.
-template <class T>
-class matcher {
- public:
-  constexpr matcher(const T& table, const graph_node* nodes, const int* args, match_state& st)
-      : t_(table), nodes_(nodes), args_(args), st_(st) {}
-
-  constexpr bool match(int p, int n) {
-    const pattern_node& pn = t_.nodes[static_cast<std::size_t>(p)];
-    const graph_node& g = nodes_[n];
-    switch (pn.kind) {
-      case pattern_kind::wildcard:
-        st_.params.push_back(n);
-        return true;
-      case pattern_kind::constant:
-        if (g.op != op_id::weight) return false;
-        st_.body.push_back(n);
-        return true;
-      case pattern_kind::input:
-        if (g.op != op_id::input || (!pn.name.empty() && pn.name != g.name)) return false;
-        st_.params.push_back(n);
-        return true;
-      case pattern_kind::op:
-      case pattern_kind::tuple:
-        return match_call(pn, n);
-      case pattern_kind::elementwise:
-        if (!is_elementwise(g.op)) return false;
-        for (int k = 0; k < g.nargs; ++k) st_.params.push_back(arg(n, k));
-        st_.body.push_back(n);
-        return true;
-      case pattern_kind::get:
-        if (g.op != op_id::get || (pn.index >= 0 && g.index != pn.index) || !match(child(pn, 0), arg(n, 0)))
-          return false;
-        st_.body.push_back(n);
-        return true;
-      case pattern_kind::alt: {
-        const mark m = save();
-        if (match(child(pn, 0), n)) return true;
-        restore(m);
-        return match(child(pn, 1), n);
-      }
-      case pattern_kind::var: {
-        int& bound = st_.var_node[static_cast<std::size_t>(pn.index)];
-        if (bound >= 0) return bound == n;
-        if (!match(child(pn, 0), n)) return false;
-        st_.var_node[static_cast<std::size_t>(pn.index)] = n;
-        st_.trail.push_back(pn.index);
-        return true;
-      }
-      case pattern_kind::has_dtype:
-        return !g.is_tuple && g.type == pn.type && match(child(pn, 0), n);
-      case pattern_kind::has_shape:
-        return !g.is_tuple && g.out == pn.shp && match(child(pn, 0), n);
-      case pattern_kind::has_attr:
-        return pn.attr_check(*g.at) && match(child(pn, 0), n);
-      case pattern_kind::dominates:
-        return match_dominator(pn, n);
-    }
-    return false;
-  }
-
- private:
-  struct mark {
-    std::size_t body, params, trail;
-  };
-  constexpr mark save() const { return {st_.body.size(), st_.params.size(), st_.trail.size()}; }
-  constexpr void restore(const mark& m) {
-    st_.body.resize(m.body);
-    st_.params.resize(m.params);
-    while (st_.trail.size() > m.trail) {
-      st_.var_node[static_cast<std::size_t>(st_.trail.back())] = -1;
-      st_.trail.pop_back();
-    }
-  }
-  constexpr int child(const pattern_node& pn, int k) const { return t_.children[static_cast<std::size_t>(pn.first + k)]; }
-  constexpr int arg(int n, int k) const { return args_[nodes_[n].first_arg + k]; }
-  static constexpr bool is_elementwise(op_id op) {
-    return is_unary_elementwise(op) || is_binary_elementwise(op) || op == op_id::bias_add;
-  }
-
-  constexpr bool match_args(const pattern_node& pn, int n, bool swapped) {
-    for (int k = 0; k < pn.count; ++k)
-      if (!match(child(pn, k), arg(n, swapped ? 1 - k : k))) return false;
-    return true;
-  }
-
-  constexpr bool match_call(const pattern_node& pn, int n) {
-    const graph_node& g = nodes_[n];
-    if (g.op != pn.op) return false;
-    if (pn.any_arity ? g.nargs < pn.count : g.nargs != pn.count) return false;
-    const mark m = save();
-    if (!match_args(pn, n, false)) {
-      restore(m);
-      const bool commutative = (g.op == op_id::add || g.op == op_id::multiply) && pn.count == 2 && !pn.any_arity;
-      if (!commutative || !match_args(pn, n, true)) {
-        restore(m);
-        return false;
-      }
-    }
-    for (int k = pn.count; k < g.nargs; ++k) st_.params.push_back(arg(n, k));
-    st_.body.push_back(n);
-    return true;
-  }
-
-  // Does node n look like pattern p at n itself (ignoring p's arguments)? Used for the path of
-  // a dominator pattern, whose arguments are walked rather than matched.
-  constexpr bool shallow(int p, int n) const {
-    const pattern_node& pn = t_.nodes[static_cast<std::size_t>(p)];
-    const graph_node& g = nodes_[n];
-    switch (pn.kind) {
-      case pattern_kind::wildcard: return true;
-      case pattern_kind::op:
-      case pattern_kind::tuple: return g.op == pn.op;
-      case pattern_kind::elementwise: return is_elementwise(g.op);
-      case pattern_kind::get: return g.op == op_id::get;
-      case pattern_kind::alt: return shallow(child(pn, 0), n) || shallow(child(pn, 1), n);
-      case pattern_kind::var: return shallow(child(pn, 0), n);
-      case pattern_kind::has_dtype: return g.type == pn.type && shallow(child(pn, 0), n);
-      case pattern_kind::has_shape: return g.out == pn.shp && shallow(child(pn, 0), n);
-      case pattern_kind::has_attr: return pn.attr_check(*g.at) && shallow(child(pn, 0), n);
-      default: return false;
-    }
-  }
-
-  constexpr bool match_dominator(const pattern_node& pn, int root) {
-    if (!match(child(pn, 2), root)) return false;
-    int parent = -1;
-    std::vector<int> todo;
-    std::vector<int> seen;
-    for (int k = 0; k < nodes_[root].nargs; ++k) todo.push_back(arg(root, k));
-    bool reached = false;
-    while (!todo.empty()) {
-      const int n = todo.back();
-      todo.pop_back();
-      const op_id op = nodes_[n].op;
-      if (op == op_id::input || op == op_id::weight || op == op_id::param) continue;  // leaves end a path
-      bool again = false;
-      for (int s : seen) again = again || s == n;
-      if (again || n == parent) continue;
-      seen.push_back(n);
-      if (shallow(child(pn, 0), n)) {
-        if (parent >= 0) return false;  // a second parent: the match must have exactly one
-        if (!match(child(pn, 0), n)) return false;
-        parent = n;
-        reached = true;
-      } else if (shallow(child(pn, 1), n)) {
-        st_.body.push_back(n);
-        for (int k = 0; k < nodes_[n].nargs; ++k) todo.push_back(arg(n, k));
-      } else {
-        return false;
-      }
-    }
-    return reached;
-  }
-
-  const T& t_;
-  const graph_node* nodes_;
-  const int* args_;
-  match_state& st_;
-};
-
-}  // namespace partita::detail
-// ---- end partita/pattern/match.hpp ----
-// ---- begin partita/pattern/table.hpp ----
-
-// ---- begin partita/pattern/match_view.hpp ----
-
-
-namespace partita {
-
-/// What a composite's predicate sees of a match, before anything is claimed: the root, every
-/// node absorbed into the composite, its parameters, bound weights and pattern variables.
-class match_view {
- public:
-  struct parts {
-    const int* body;
-    int body_size;
-    const int* params;
-    int num_params;
-    const int* vars;
-    const std::string_view* var_names;
-    int num_vars;
-  };
-
-  constexpr match_view(const graph_node* nodes, const int* args, int root, parts p)
-      : nodes_(nodes), args_(args), root_(root), p_(p) {}
-
-  /// The node the match is rooted at (the composite's result).
-  constexpr op_view root() const { return view(root_); }
-  /// Nodes absorbed into the composite (ops and bound weights), the root included.
-  constexpr int size() const { return p_.body_size; }
-  constexpr op_view node(int i) const { return view(p_.body[i]); }
-  /// The composite's parameters, in order.
-  constexpr int num_params() const { return p_.num_params; }
-  constexpr op_view param(int i) const { return view(p_.params[i]); }
-  /// The node bound to pattern variable `name`.
-  constexpr op_view var(std::string_view name) const {
-    for (int i = 0; i < p_.num_vars; ++i)
-      if (p_.var_names[i] == name) return view(p_.vars[i]);
-    return view(root_);
-  }
-  /// True when `f(op_view)` holds for every absorbed node.
-  template <class F>
-  constexpr bool all(F f) const {
-    for (int i = 0; i < p_.body_size; ++i)
-      if (!f(node(i))) return false;
-    return true;
-  }
-
- private:
-  constexpr op_view view(int i) const { return {nodes_, args_, i}; }
-  const graph_node* nodes_;
-  const int* args_;
-  int root_;
-  parts p_;
-};
-
-/// Predicate accepting every match.
-struct always {
-  static constexpr bool check(const match_view&) { return true; }
-};
-
-/// Predicate accepting matches whose nodes are all f32.
-struct only_f32 {
-  static constexpr bool check(const match_view& m) {
-    return m.all([](op_view v) { return v.dtype() == dtype::f32; });
-  }
-};
-
-}  // namespace partita
-// ---- end partita/pattern/match_view.hpp ----
-
-namespace partita {
-
-/// One entry of a pattern table: a named composite, its pattern and the predicate that must
-/// accept a match before it is claimed. The name's prefix up to the first `.` is the backend
-/// that the composite is offloaded to (`"npu.conv2d_bias_relu"` belongs to `npu`).
-template <fixed_string Name, class Pattern, class Predicate = always>
-struct composite {
-  static constexpr std::string_view name = Name.view();
-  using pattern = Pattern;
-  using predicate = Predicate;
-};
-
-/// A table entry in value form.
-struct table_entry {
-  std::string_view name{};
-  int root = 0;
-  bool (*predicate)(const match_view&) = nullptr;
-};
-
-namespace detail {
-
-struct table_sizes {
-  std::size_t nodes, children, entries, vars;
-};
-
-template <class... Cs>
-constexpr detail::pattern_builder build_table(std::vector<table_entry>& entries) {
-  detail::pattern_builder b;
-  ((entries.push_back({Cs::name, Cs::pattern::build(b), &Cs::predicate::check})), ...);
-  return b;
-}
-
-template <class... Cs>
-constexpr table_sizes sizes_of_table() {
-  std::vector<table_entry> e;
-  const auto b = build_table<Cs...>(e);
-  return {b.nodes.size(), b.children.size(), e.size(), b.vars.size()};
-}
-
-}  // namespace detail
-
-/// The flat, constexpr form of a pattern table that the matcher walks.
-template <detail::table_sizes S>
-struct pattern_table_value {
-  std::array<pattern_node, S.nodes> nodes{};
-  std::array<int, S.children> children{};
-  std::array<table_entry, S.entries> entries{};
-  std::array<std::string_view, S.vars> vars{};
-};
-
-/// A backend's composites in priority order: earlier entries claim nodes first.
-template <class... Composites>
-struct pattern_table {
-  static constexpr detail::table_sizes sizes = detail::sizes_of_table<Composites...>();
-  static constexpr pattern_table_value<sizes> value = [] {
-    std::vector<table_entry> e;
-    const auto b = detail::build_table<Composites...>(e);
-    pattern_table_value<sizes> t{};
-    for (std::size_t i = 0; i < sizes.nodes; ++i) t.nodes[i] = b.nodes[i];
-    for (std::size_t i = 0; i < sizes.children; ++i) t.children[i] = b.children[i];
-    for (std::size_t i = 0; i < sizes.entries; ++i) t.entries[i] = e[i];
-    for (std::size_t i = 0; i < sizes.vars; ++i) t.vars[i] = b.vars[i];
-    return t;
-  }();
-};
-
-}  // namespace partita
-// ---- end partita/pattern/table.hpp ----
-
-namespace partita {
-namespace detail {
-
-/// Consumers of every node of main, as a compressed list, plus whether main returns the node.
-struct use_lists {
-  std::vector<int> first;  // first[n] .. first[n+1]: consumers of n
-  std::vector<int> users;
-  std::vector<bool> returned;
-
-  constexpr use_lists(const module_builder& m) {
-    const function_info& f = m.main();
-    const int n = static_cast<int>(m.nodes.size());
-    std::vector<int> count(static_cast<std::size_t>(n) + 1, 0);
-    for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i)
-      for (int k = 0; k < m.node(i).nargs; ++k) ++count[static_cast<std::size_t>(m.arg(i, k))];
-    first.assign(static_cast<std::size_t>(n) + 1, 0);
-    for (int i = 0; i < n; ++i) first[static_cast<std::size_t>(i) + 1] = first[static_cast<std::size_t>(i)] + count[static_cast<std::size_t>(i)];
-    users.assign(static_cast<std::size_t>(first[static_cast<std::size_t>(n)]), 0);
-    std::vector<int> fill(first.begin(), first.end() - 1);
-    for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i)
-      for (int k = 0; k < m.node(i).nargs; ++k) users[static_cast<std::size_t>(fill[static_cast<std::size_t>(m.arg(i, k))]++)] = i;
-    returned.assign(static_cast<std::size_t>(n), false);
-    returned[static_cast<std::size_t>(f.result)] = true;
-  }
-  constexpr const int* begin(int n) const { return users.data() + first.data()[n]; }
-  constexpr const int* end(int n) const { return users.data() + first.data()[n + 1]; }
-};
-
-constexpr bool contains(const std::vector<int>& v, int x) {
-  for (int y : v)
-    if (y == x) return true;
-  return false;
-}
-
-/// One accepted match: its root, the absorbed nodes (sorted) and the parameters (in order).
-struct group {
-  int root;
-  std::vector<int> body;
-  std::vector<int> params;
-};
-
-/// Nodes of main reachable from its result.
-constexpr std::vector<bool> live_nodes(const module_builder& m) {
-  const function_info& f = m.main();
-  std::vector<bool> live(m.nodes.size(), false);
-  live[static_cast<std::size_t>(f.result)] = true;
-  for (int i = f.first_node + f.num_nodes - 1; i >= f.first_node; --i)
-    if (live[static_cast<std::size_t>(i)])
-      for (int k = 0; k < m.node(i).nargs; ++k) live[static_cast<std::size_t>(m.arg(i, k))] = true;
-  return live;
-}
-
-/// Drops nodes of main that nothing reaches any more (weights moved into composites).
-constexpr module_builder remove_dead(const module_builder& m) {
-  const std::vector<bool> live = live_nodes(m);
-  module_builder out;
-  copy_functions_but_main(out, m);
-  const function_info& f = m.main();
-  std::vector<int> to(m.nodes.size(), -1);
-  const int start = static_cast<int>(out.nodes.size());
-  std::vector<int> a;
-  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
-    if (!live[static_cast<std::size_t>(i)]) continue;
-    const graph_node& n = m.node(i);
-    a.clear();
-    for (int k = 0; k < n.nargs; ++k) a.push_back(to[static_cast<std::size_t>(m.arg(i, k))]);
-    to[static_cast<std::size_t>(i)] = out.emit(n, a.data(), n.nargs);
-  }
-  finish_main(out, start, to[static_cast<std::size_t>(f.result)]);
-  return out;
-}
-
-/// Applies table entry `e` to main (Part 1, item 3-5 of the BYOC semantics).
-template <class T>
-constexpr module_builder apply_pattern(const module_builder& m, const T& t, const table_entry& e) {
-  const function_info& f = m.main();
-  const use_lists uses(m);
-  std::vector<bool> claimed(m.nodes.size(), false);
-  std::vector<group> groups;
-  match_state st;
-  const std::string_view owner = composite_backend(e.name);
-  for (int r = f.first_node + f.num_nodes - 1; r >= f.first_node; --r) {
-    const graph_node& g = m.node(r);
-    if (claimed[static_cast<std::size_t>(r)] || is_leaf(g.op) || g.op == op_id::call) continue;
-    if (!g.pinned.empty() && g.pinned != owner) continue;  // pinned elsewhere: not for this backend
-    st.reset(t.vars.size());
-    matcher<T> mt(t, m.nodes.data(), m.args.data(), st);
-    if (!mt.match(e.root, r)) continue;
-
-    group gr{r, {}, {}};
-    for (int b : st.body)
-      if (!contains(gr.body, b)) gr.body.push_back(b);
-    std::sort(gr.body.begin(), gr.body.end());
-    for (int p : st.params)
-      if (!contains(gr.params, p) && !contains(gr.body, p)) gr.params.push_back(p);
-    // Arguments of absorbed nodes that the pattern walked past (dominator paths) are parameters.
-    for (int b : gr.body)
-      for (int k = 0; k < m.node(b).nargs; ++k) {
-        const int a = m.arg(b, k);
-        if (!contains(gr.body, a) && !contains(gr.params, a)) gr.params.push_back(a);
-      }
-
-    bool ok = true;
-    for (int b : gr.body) {
-      const graph_node& bn = m.node(b);
-      if (bn.op == op_id::weight) continue;  // weights are copied into the composite, not moved
-      if (claimed[static_cast<std::size_t>(b)] || (!bn.pinned.empty() && bn.pinned != owner)) ok = false;
-      if (b == r) continue;
-      if (uses.returned[static_cast<std::size_t>(b)]) ok = false;  // an interior value escapes
-      for (const int* u = uses.begin(b); u != uses.end(b); ++u)
-        if (!contains(gr.body, *u)) ok = false;
-    }
-    if (!ok) continue;
-    std::vector<int> vars(st.var_node);
-    const match_view mv(m.nodes.data(), m.args.data(), r,
-                        {gr.body.data(), static_cast<int>(gr.body.size()), gr.params.data(),
-                         static_cast<int>(gr.params.size()), vars.data(), t.vars.data(), static_cast<int>(t.vars.size())});
-    if (!e.predicate(mv)) continue;  // predicates run before claiming: a rejected match claims nothing
-    for (int b : gr.body)
-      if (m.node(b).op != op_id::weight) claimed[static_cast<std::size_t>(b)] = true;
-    groups.push_back(gr);
-  }
-  if (groups.empty()) return m;
-
-  // Each group becomes a function: parameters, then its nodes in topological order.
-  module_builder out;
-  copy_functions_but_main(out, m);
-  std::vector<int> callee_of(m.nodes.size(), -1);
-  std::vector<int> to(m.nodes.size(), -1);  // old node → node of the composite being built
-  for (int gi = static_cast<int>(groups.size()) - 1; gi >= 0; --gi) {  // in graph order
-    const group& gr = groups[static_cast<std::size_t>(gi)];
-    function_info fn{};
-    sanitize_into(fn, e.name);
-    fn.name_chars[static_cast<std::size_t>(fn.name_length < 63 ? fn.name_length++ : 63)] = '_';
-    append_number(fn, static_cast<int>(out.functions.size()));
-    fn.composite = e.name;
-    fn.first_node = static_cast<int>(out.nodes.size());
-    fn.num_params = static_cast<int>(gr.params.size());
-    for (int k = 0; k < fn.num_params; ++k) {
-      const graph_node& src = m.node(gr.params[static_cast<std::size_t>(k)]);
-      graph_node p{op_id::param, src.type, src.out, &no_attrs, {}, 0, 0, src.is_tuple};
-      p.index = k;
-      to[static_cast<std::size_t>(gr.params[static_cast<std::size_t>(k)])] = out.emit(p, nullptr, 0);
-    }
-    std::vector<int> a;
-    for (int b : gr.body) {
-      const graph_node& n = m.node(b);
-      a.clear();
-      for (int k = 0; k < n.nargs; ++k) a.push_back(to[static_cast<std::size_t>(m.arg(b, k))]);
-      to[static_cast<std::size_t>(b)] = out.emit(n, a.data(), n.nargs);
-    }
-    fn.result = to[static_cast<std::size_t>(gr.root)];
-    fn.num_nodes = static_cast<int>(out.nodes.size()) - fn.first_node;
-    callee_of[static_cast<std::size_t>(gr.root)] = static_cast<int>(out.functions.size());
-    out.functions.push_back(fn);
-    for (int p : gr.params) to[static_cast<std::size_t>(p)] = -1;  // reset only what this group set
-    for (int b : gr.body) to[static_cast<std::size_t>(b)] = -1;
-  }
-
-  // Main: each root becomes a call of its composite on the parameters; absorbed nodes go.
-  std::vector<bool> keep(m.nodes.size(), true);
-  for (const group& gr : groups)
-    for (int b : gr.body)
-      if (m.node(b).op != op_id::weight) keep[static_cast<std::size_t>(b)] = false;
-  std::vector<const group*> group_at(m.nodes.size(), nullptr);
-  for (const group& gr : groups) group_at[static_cast<std::size_t>(gr.root)] = &gr;
-
-  const int start = static_cast<int>(out.nodes.size());
-  std::vector<int> a;
-  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
-    const graph_node& n = m.node(i);
-    a.clear();
-    if (const group* gr = group_at[static_cast<std::size_t>(i)]) {
-      for (int p : gr->params) a.push_back(to[static_cast<std::size_t>(p)]);
-      graph_node c{op_id::call, n.type, n.out, &no_attrs, {}, 0, 0, n.is_tuple};
-      c.index = callee_of[static_cast<std::size_t>(i)];
-      to[static_cast<std::size_t>(i)] = out.emit(c, a.data(), static_cast<int>(a.size()));
-      continue;
-    }
-    if (!keep[static_cast<std::size_t>(i)]) continue;
-    for (int k = 0; k < n.nargs; ++k) a.push_back(to[static_cast<std::size_t>(m.arg(i, k))]);
-    to[static_cast<std::size_t>(i)] = out.emit(n, a.data(), n.nargs);
-  }
-  finish_main(out, start, to[static_cast<std::size_t>(f.result)]);
-  return remove_dead(out);
-}
-
-template <class T>
-constexpr module_builder merge_composite(module_builder m, const T& t) {
-  for (const table_entry& e : t.entries) m = apply_pattern(m, t, e);
-  return m;
-}
-
-template <class M, class Table>
-struct merge_composite_pass {
-  static constexpr module_builder run() { return merge_composite(to_builder(M::value), Table::value); }
-};
-
-}  // namespace detail
-
-/// MergeComposite: applies the patterns of `Table` to `main` one after another, in table
-/// order; each accepted match becomes a composite function and a call to it. Functions other
-/// than main (earlier composites, partitions) are left untouched.
-template <module_type M, class Table>
-struct merge_composite : detail::module_from<detail::merge_composite_pass<M, Table>> {};
-
-}  // namespace partita
-// ---- end partita/pass/merge_composite.hpp ----
-
-namespace partita {
-namespace detail {
-
-/// The target the first of `Backends` that claims `view` (an op) names; host backends never
-/// claim (their nodes stay "default", the host's, so annotation can be re-run).
-template <class... Backends>
-constexpr std::string_view first_supporting(const op_view& v) {
-  std::string_view chosen{};
-  ((chosen.empty() && !is_host_backend<Backends> && Backends::supports(v) ? (chosen = std::string_view(Backends::name), 0) : 0),
-   ...);
-  return chosen;
-}
-
-template <class... Backends>
-constexpr bool is_listed(std::string_view name) {
-  return ((!is_host_backend<Backends> && std::string_view(Backends::name) == name) || ...);
-}
-
-/// AnnotateTarget on main: pinned nodes take their pin, existing annotations stay, composite
-/// calls go to the backend named by the composite's prefix, other ops to the first backend whose
-/// `supports` accepts them; everything else is left to the host (an empty target). Tuples and
-/// projections are structural in Partita (they move no data) and always stay with the host, so
-/// partitions never return nested tuples.
-template <class... Backends>
-constexpr module_builder annotate_target(module_builder m) {
-  const function_info f = m.main();
-  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
-    graph_node& n = m.nodes[static_cast<std::size_t>(i)];
-    if (is_leaf(n.op)) continue;
-    if (!n.pinned.empty()) {
-      n.target = n.pinned;
-      continue;
-    }
-    if (!n.target.empty()) continue;  // an earlier run's choice stands
-    if (n.op == op_id::call) {
-      const function_info& callee = m.functions[static_cast<std::size_t>(n.index)];
-      const std::string_view owner = composite_backend(callee.composite);
-      if (callee.backend.empty() && !owner.empty() && is_listed<Backends...>(owner)) n.target = owner;
-      continue;  // calls of partitions are host nodes
-    }
-    if (n.op == op_id::tuple || n.op == op_id::get) continue;  // structural: stays with the host
-    n.target = first_supporting<Backends...>(op_view(m.nodes.data(), m.args.data(), i));
-  }
-  return m;
-}
-
-template <class M, class... Backends>
-struct annotate_target_pass {
-  static constexpr module_builder run() {
-    if constexpr (!backends_ok<Backends...>) return to_builder(M::value);  // reported by check_backend
-    else return annotate_target<Backends...>(to_builder(M::value));
-  }
-};
-
-}  // namespace detail
-
-/// AnnotateTarget: decides which backend runs each node of main (`Backends` in priority order;
-/// host backends may be listed, last, and take whatever no other backend claims).
-template <module_type M, class... Backends>
-struct annotate_target : detail::module_from<detail::annotate_target_pass<M, Backends...>> {};
-
-}  // namespace partita
-// ---- end partita/pass/annotate_target.hpp ----
-// ---- begin partita/pass/merge_regions.hpp ----
-
-
-namespace partita {
-namespace detail {
-
-/// Region merging state: union-find over main's nodes, each region's members and its
-/// restriction set (a bitset of region ids it must never merge with).
-class region_sets {
- public:
-  constexpr explicit region_sets(int n)
-      : words_((static_cast<std::size_t>(n) + 63) / 64), parent_(static_cast<std::size_t>(n)), members_(static_cast<std::size_t>(n)),
-        bits_(static_cast<std::size_t>(n) * words_, 0) {
-    for (int i = 0; i < n; ++i) {
-      parent_[static_cast<std::size_t>(i)] = i;
-      members_[static_cast<std::size_t>(i)].push_back(i);
-    }
-  }
-
-  constexpr int find(int x) {
-    while (parent_[static_cast<std::size_t>(x)] != x) {
-      parent_[static_cast<std::size_t>(x)] = parent_[static_cast<std::size_t>(parent_[static_cast<std::size_t>(x)])];
-      x = parent_[static_cast<std::size_t>(x)];
-    }
-    return x;
-  }
-  /// Adds region `p` (a representative) to `r`'s restrictions.
-  constexpr void restrict_to(int r, int p) { bits_[row(r) + static_cast<std::size_t>(p) / 64] |= std::uint64_t{1} << (p % 64); }
-  /// r's restrictions |= p's restrictions.
-  constexpr void inherit(int r, int p) {
-    for (std::size_t w = 0; w < words_; ++w) bits_[row(r) + w] |= bits_[row(p) + w];
-  }
-  /// Whether r's restrictions mention region p: a set that mentioned a region merged into p since
-  /// mentions p now, so any member of p counts.
-  constexpr bool restricted(int r, int p) {
-    // Whichever is smaller: p's members, or the bits set in r's restrictions.
-    const auto& members = members_[static_cast<std::size_t>(p)];
-    if (members.size() <= words_) {
-      for (int m : members)
-        if (bits_[row(r) + static_cast<std::size_t>(m) / 64] >> (m % 64) & 1) return true;
-      return false;
-    }
-    for (std::size_t w = 0; w < words_; ++w)
-      for (std::uint64_t b = bits_[row(r) + w]; b != 0; b &= b - 1)
-        if (find(static_cast<int>(w * 64 + static_cast<std::size_t>(std::countr_zero(b)))) == p) return true;
-    return false;
-  }
-  /// Merges region p into region r (r survives); the shorter member list is appended to the longer.
-  constexpr void merge(int p, int r) {
-    parent_[static_cast<std::size_t>(p)] = r;
-    auto& to = members_[static_cast<std::size_t>(r)];
-    auto& from = members_[static_cast<std::size_t>(p)];
-    if (from.size() > to.size()) to.swap(from);
-    for (int m : from) to.push_back(m);
-    from.clear();
-  }
-
- private:
-  constexpr std::size_t row(int r) const { return static_cast<std::size_t>(r) * words_; }
-  std::size_t words_;
-  std::vector<int> parent_;
-  std::vector<std::vector<int>> members_;
-  std::vector<std::uint64_t> bits_;
-};
-
-/// MergeCompilerRegions on main, as Relay does it: every annotated node starts as its own
-/// region; visiting regions parents first, a region inherits its parents' restrictions, a parent
-/// of another target (the host counts as one) is added to them, and a parent of the same target
-/// that is not restricted is merged in. Merges happen only along producer → consumer edges, and
-/// the restrictions stop any merge that would create a cycle through another backend's region.
-constexpr module_builder merge_regions(module_builder m) {
-  const function_info f = m.main();
-  const int n = static_cast<int>(m.nodes.size());
-  region_sets rs(n);
-  std::vector<int> parents;
-  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
-    const graph_node& g = m.node(i);
-    if (is_leaf(g.op)) continue;
-    parents.clear();
-    for (int k = 0; k < g.nargs; ++k) {
-      const int a = m.arg(i, k);
-      if (is_leaf(m.node(a).op)) continue;
-      const int p = rs.find(a);
-      bool dup = false;
-      for (int q : parents) dup = dup || q == p;
-      if (!dup) parents.push_back(p);
-    }
-    for (int p : parents) rs.inherit(i, p);
-    for (int p : parents) {
-      if (m.node(p).target != g.target) {
-        rs.restrict_to(i, p);
-      } else if (!rs.restricted(i, p)) {
-        rs.merge(p, i);
-      }
-    }
-  }
-  // Number regions 0, 1, 2, ... in order of their first node (ids of host regions included, so
-  // partition names can skip numbers, as Relay's do).
-  std::vector<int> id(static_cast<std::size_t>(n), -1);
-  int next = 0;
-  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
-    if (is_leaf(m.node(i).op)) continue;
-    const int r = rs.find(i);
-    if (id[static_cast<std::size_t>(r)] < 0) id[static_cast<std::size_t>(r)] = next++;
-    m.nodes[static_cast<std::size_t>(i)].region = id[static_cast<std::size_t>(r)];
-  }
-  return m;
-}
-
-template <class M>
-struct merge_regions_pass {
-  static constexpr module_builder run() { return merge_regions(to_builder(M::value)); }
-};
-
-}  // namespace detail
-
-/// MergeCompilerRegions: groups annotated nodes of main into maximal regions per backend
-/// without creating cycles; `partition_graph` outlines them.
-template <module_type M>
-struct merge_regions : detail::module_from<detail::merge_regions_pass<M>> {};
-
-}  // namespace partita
-// ---- end partita/pass/merge_regions.hpp ----
-// ---- begin partita/pass/partition_graph.hpp ----
-
-
-namespace partita {
-namespace detail {
-
-/// One region of main that goes to a backend.
-struct region_info {
-  int id = -1;
-  std::string_view backend{};
-  std::vector<int> nodes;    // in topological order
-  std::vector<int> params;   // distinct producers outside the region, in first-reach order
-  std::vector<int> outputs;  // region nodes used outside it, deduplicated, in topological order
-  int function = -1;
-};
-
-/// PartitionGraph on main: each region annotated for a backend becomes a function named
-/// `<backend>_main_<region id>` (non-alphanumerics replaced by `_`) with one parameter per
-/// distinct producer outside the region and the weights it uses bound inside; it returns its
-/// single output, or a tuple that callers project. Unannotated nodes stay in main. Without
-/// merge_regions, every annotated node is its own region.
-constexpr module_builder partition_graph(const module_builder& m) {
-  const function_info f = m.main();
-  const int n = static_cast<int>(m.nodes.size());
-  std::vector<int> region(static_cast<std::size_t>(n), -1);
-  {
-    bool merged = false;
-    for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) merged = merged || m.node(i).region >= 0;
-    int next = 0;
-    for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
-      const graph_node& g = m.node(i);
-      if (is_leaf(g.op)) continue;
-      region[static_cast<std::size_t>(i)] = merged ? g.region : next++;
-    }
-  }
-  // Regions with a backend, by id.
-  std::vector<region_info> regions;
-  std::vector<int> slot_of_region;
-  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
-    const graph_node& g = m.node(i);
-    const int r = region[static_cast<std::size_t>(i)];
-    if (r < 0 || g.target.empty()) continue;
-    if (static_cast<int>(slot_of_region.size()) <= r) slot_of_region.resize(static_cast<std::size_t>(r) + 1, -1);
-    int& s = slot_of_region[static_cast<std::size_t>(r)];
-    if (s < 0) {
-      s = static_cast<int>(regions.size());
-      regions.push_back({r, g.target, {}, {}, {}, -1});
-    }
-    regions[static_cast<std::size_t>(s)].nodes.push_back(i);
-  }
-  if (regions.empty()) return m;
-  std::vector<int> owner(static_cast<std::size_t>(n), -1);  // region slot of each partitioned node
-  for (std::size_t s = 0; s < regions.size(); ++s)
-    for (int i : regions[s].nodes) owner[static_cast<std::size_t>(i)] = static_cast<int>(s);
-
-  // Outputs: nodes used outside their region or returned by main.
-  const use_lists uses(m);
-  std::vector<bool> walked(static_cast<std::size_t>(n), false);
-  for (region_info& r : regions) {
-    for (int i : r.nodes) {
-      bool escapes = uses.returned[static_cast<std::size_t>(i)];
-      for (const int* u = uses.begin(i); u != uses.end(i); ++u) escapes = escapes || owner[static_cast<std::size_t>(*u)] != owner[static_cast<std::size_t>(i)];
-      if (escapes) r.outputs.push_back(i);
-    }
-    // Parameters in the order a post-order walk from the outputs first reaches them.
-    std::vector<std::pair<int, int>> stack;
-    for (int o : r.outputs) {
-      if (walked[static_cast<std::size_t>(o)]) continue;
-      walked[static_cast<std::size_t>(o)] = true;
-      stack.push_back({o, 0});
-      while (!stack.empty()) {
-        auto& [node, next] = stack.back();
-        if (next < m.node(node).nargs) {
-          const int a = m.arg(node, next++);
-          if (owner[static_cast<std::size_t>(a)] == owner[static_cast<std::size_t>(o)]) {
-            if (!walked[static_cast<std::size_t>(a)]) {
-              walked[static_cast<std::size_t>(a)] = true;
-              stack.push_back({a, 0});
-            }
-          } else if (m.node(a).op != op_id::weight && !contains(r.params, a)) {
-            r.params.push_back(a);
-          }
-          continue;
-        }
-        stack.pop_back();
-      }
-    }
-  }
-
-  module_builder out;
-  copy_functions_but_main(out, m);
-  std::vector<int> to(static_cast<std::size_t>(n), -1);
-  std::vector<int> a;
-  for (region_info& r : regions) {
-    function_info fn{};
-    sanitize_into(fn, r.backend);
-    const std::string_view mid = "_main_";
-    for (char c : mid) fn.name_chars[static_cast<std::size_t>(fn.name_length < 63 ? fn.name_length++ : 63)] = c;
-    append_number(fn, r.id);
-    fn.backend = r.backend;
-    fn.first_node = static_cast<int>(out.nodes.size());
-    fn.num_params = static_cast<int>(r.params.size());
-    for (int k = 0; k < fn.num_params; ++k) {
-      const graph_node& src = m.node(r.params[static_cast<std::size_t>(k)]);
-      graph_node p{op_id::param, src.type, src.out, &no_attrs, {}, 0, 0, src.is_tuple};
-      p.index = k;
-      to[static_cast<std::size_t>(r.params[static_cast<std::size_t>(k)])] = out.emit(p, nullptr, 0);
-    }
-    for (int i : r.nodes) {
-      const graph_node& g = m.node(i);
-      a.clear();
-      for (int k = 0; k < g.nargs; ++k) {
-        const int src = m.arg(i, k);
-        if (to[static_cast<std::size_t>(src)] < 0) {  // a weight: bound inside the partition
-          graph_node w = m.node(src);
-          to[static_cast<std::size_t>(src)] = out.emit(w, nullptr, 0);
-        }
-        a.push_back(to[static_cast<std::size_t>(src)]);
-      }
-      graph_node copy = g;
-      copy.target = {};
-      copy.region = -1;
-      to[static_cast<std::size_t>(i)] = out.emit(copy, a.data(), g.nargs);
-    }
-    if (r.outputs.size() == 1) {
-      fn.result = to[static_cast<std::size_t>(r.outputs[0])];
-    } else {
-      a.clear();
-      for (int o : r.outputs) a.push_back(to[static_cast<std::size_t>(o)]);
-      graph_node t{op_id::tuple, dtype::f32, shape{}, &no_attrs, {}, 0, 0, true};
-      fn.result = out.emit(t, a.data(), static_cast<int>(a.size()));
-    }
-    fn.num_nodes = static_cast<int>(out.nodes.size()) - fn.first_node;
-    r.function = static_cast<int>(out.functions.size());
-    out.functions.push_back(fn);
-    // Reset only what this region set: its nodes, parameters and the weights they use.
-    for (int p : r.params) to[static_cast<std::size_t>(p)] = -1;
-    for (int i : r.nodes) {
-      to[static_cast<std::size_t>(i)] = -1;
-      for (int k = 0; k < m.node(i).nargs; ++k) to[static_cast<std::size_t>(m.arg(i, k))] = -1;
-    }
-  }
-
-  // Main, emitted depth-first from its result: a partitioned node stands for its region's call
-  // (or the call's projection), whose dependencies are the region's parameters.
-  const int start = static_cast<int>(out.nodes.size());
-  std::fill(to.begin(), to.end(), -1);
-  std::vector<int> call_of(regions.size(), -1);
-  struct frame {
-    int node;  // a main node; for a region, any of its nodes
-    int next;
-  };
-  auto deps = [&](int node) -> const std::vector<int>* {
-    const int s = owner[static_cast<std::size_t>(node)];
-    return s >= 0 ? &regions[static_cast<std::size_t>(s)].params : nullptr;
-  };
-  auto done = [&](int node) {
-    const int s = owner[static_cast<std::size_t>(node)];
-    return s >= 0 ? call_of[static_cast<std::size_t>(s)] >= 0 : to[static_cast<std::size_t>(node)] >= 0;
-  };
-  std::vector<frame> stack{{f.result, 0}};
-  while (!stack.empty()) {
-    frame& fr = stack.back();
-    const std::vector<int>* region_params = deps(fr.node);
-    const int count = region_params ? static_cast<int>(region_params->size()) : m.node(fr.node).nargs;
-    if (fr.next < count) {
-      const int d = region_params ? (*region_params)[static_cast<std::size_t>(fr.next)] : m.arg(fr.node, fr.next);
-      ++fr.next;
-      if (!done(d)) stack.push_back({d, 0});
-      continue;
-    }
-    const int node = fr.node;
-    stack.pop_back();
-    if (done(node)) continue;
-    if (region_params) {
-      const int s = owner[static_cast<std::size_t>(node)];
-      const region_info& r = regions[static_cast<std::size_t>(s)];
-      a.clear();
-      for (int p : r.params) a.push_back(to[static_cast<std::size_t>(p)]);
-      const graph_node& first_out = m.node(r.outputs[0]);
-      graph_node c{op_id::call, first_out.type, first_out.out, &no_attrs, {}, 0, 0, r.outputs.size() > 1 || first_out.is_tuple};
-      c.index = r.function;
-      const int call = out.emit(c, a.data(), static_cast<int>(a.size()));
-      call_of[static_cast<std::size_t>(s)] = call;
-      for (std::size_t k = 0; k < r.outputs.size(); ++k) {
-        if (r.outputs.size() == 1) {
-          to[static_cast<std::size_t>(r.outputs[k])] = call;
-          continue;
-        }
-        const graph_node& o = m.node(r.outputs[k]);
-        graph_node g{op_id::get, o.type, o.out, &no_attrs, {}, 0, 0, o.is_tuple};
-        g.index = static_cast<int>(k);
-        to[static_cast<std::size_t>(r.outputs[k])] = out.emit(g, &call, 1);
-      }
-      continue;
-    }
-    const graph_node& g = m.node(node);
-    a.clear();
-    for (int k = 0; k < g.nargs; ++k) a.push_back(to[static_cast<std::size_t>(m.arg(node, k))]);
-    graph_node copy = g;
-    copy.region = -1;
-    to[static_cast<std::size_t>(node)] = out.emit(copy, a.data(), g.nargs);
-  }
-  finish_main(out, start, to[static_cast<std::size_t>(f.result)]);
-  return out;
-}
-
-template <class M>
-struct partition_graph_pass {
-  static constexpr module_builder run() { return partition_graph(to_builder(M::value)); }
-};
-
-}  // namespace detail
-
-/// PartitionGraph: outlines each backend region of main into a function of that backend.
-template <module_type M>
-struct partition_graph : detail::module_from<detail::partition_graph_pass<M>> {};
-
-}  // namespace partita
-// ---- end partita/pass/partition_graph.hpp ----
-// ---- begin partita/pass/pipeline.hpp ----
-
-
-namespace partita {
-
-/// Passes as values, for `pipeline` and backend pass phases: each is a type with
-/// `static constexpr detail::module_builder run(detail::module_builder)`.
-namespace passes {
-
-/// MergeComposite with `Table` (a `pattern_table`).
-template <class Table>
-struct merge_composite {
-  static constexpr detail::module_builder run(detail::module_builder m) { return detail::merge_composite(std::move(m), Table::value); }
-};
-
-/// AnnotateTarget with `Backends...` in priority order.
-template <class... Backends>
-struct annotate_target {
-  static constexpr detail::module_builder run(detail::module_builder m) { return detail::annotate_target<Backends...>(std::move(m)); }
-};
-
-/// MergeCompilerRegions.
-struct merge_regions {
-  static constexpr detail::module_builder run(detail::module_builder m) { return detail::merge_regions(std::move(m)); }
-};
-
-/// PartitionGraph.
-struct partition_graph {
-  static constexpr detail::module_builder run(detail::module_builder m) { return detail::partition_graph(m); }
-};
-
-}  // namespace passes
-
-/// A list of passes run in order (used for backend phases: `using pre_partition = pass_list<...>;`).
-template <class... Passes>
-struct pass_list {
-  static constexpr detail::module_builder run(detail::module_builder m) {
-    ((m = Passes::run(std::move(m))), ...);
-    return m;
-  }
-};
-
-namespace detail {
-
-template <class M, class... Passes>
-struct pipeline_pass {
-  static constexpr module_builder run() { return pass_list<Passes...>::run(to_builder(module_type_t<M>::value)); }
-};
-
-template <class B>
-constexpr module_builder backend_patterns(module_builder m) {
-  if constexpr (requires { B::patterns::value; }) {
-    return merge_composite(std::move(m), B::patterns::value);
-  } else {
-    return m;
-  }
-}
-
-template <class B>
-constexpr module_builder pre_partition(module_builder m) {
-  if constexpr (requires { typename B::pre_partition; }) {
-    return B::pre_partition::run(std::move(m));
-  } else {
-    return m;
-  }
-}
-
-template <class B>
-constexpr module_builder post_partition(module_builder m) {
-  if constexpr (requires { typename B::post_partition; }) {
-    return B::post_partition::run(std::move(m));
-  } else {
-    return m;
-  }
-}
-
-template <class M, class... Backends>
-struct composite_phase {
-  static constexpr module_builder run() {
-    module_builder m = to_builder(module_type_t<M>::value);
-    ((m = pre_partition<Backends>(std::move(m))), ...);
-    ((m = backend_patterns<Backends>(std::move(m))), ...);
-    return m;
-  }
-};
-
-template <class M, class... Backends>
-struct post_partition_phase {
-  static constexpr module_builder run() {
-    module_builder m = to_builder(M::value);
-    ((m = post_partition<Backends>(std::move(m))), ...);
-    return m;
-  }
-};
-
-template <class B>
-inline constexpr bool has_post_partition = requires { typename B::post_partition; };
-
-/// The eager flow, one materialised module per phase: each constant evaluation stays small
-/// (compilers bound the work of a single one), and the phases are the explicit passes' own types.
-template <class M, class... Backends>
-struct partition_flow {
-  using composites = module_from<composite_phase<M, Backends...>>;
-  using annotated = module_from<annotate_target_pass<composites, Backends...>>;
-  using partitioned = module_from<partition_graph_pass<module_from<merge_regions_pass<annotated>>>>;
-  using type = std::conditional_t<(has_post_partition<Backends> || ...),
-                                   module_from<post_partition_phase<partitioned, Backends...>>, partitioned>;
-};
-
-}  // namespace detail
-
-/// Runs `Passes...` (from `partita::passes` or a backend's own) in order on a model or module;
-/// the intermediate modules are never materialised. The whole pipeline is one constant
-/// evaluation: for models of thousands of nodes, chain the pass types instead
-/// (`partition_graph<merge_regions<...>>`), each of which is its own.
-/// `pipeline<net, passes::merge_composite<npu::patterns>, passes::annotate_target<npu, reference>>`.
-template <class M, class... Passes>
-struct pipeline : detail::module_from<detail::pipeline_pass<M, Passes...>> {};
-
-/// The eager, UMA-style flow for `Backends...` (priority order, host last): each backend's
-/// `pre_partition` passes, MergeComposite with each backend's `patterns` in backend order,
-/// AnnotateTarget, MergeCompilerRegions, PartitionGraph, then each backend's `post_partition`
-/// passes. Backends without patterns or passes simply take part in annotation.
-template <class M, class... Backends>
-struct partition : std::conditional_t<backends_ok<Backends...>, detail::partition_flow<M, Backends...>,
-                                      std::type_identity<module_type_t<M>>>::type {};
-
-/// Number of functions of module `M` that belong to `Backend` (partitions) — or, for a name
-/// with a `.`, of composite functions with that pattern name.
-template <module_type M, fixed_string Name>
-inline constexpr int count_functions = [] {
-  int n = 0;
-  for (const function_info& f : M::value.functions) {
-    const std::string_view want = Name.view();
-    n += (composite_backend(want).empty() ? f.backend == want : f.composite == want) ? 1 : 0;
-  }
-  return n;
-}();
-
-}  // namespace partita
-// ---- end partita/pass/pipeline.hpp ----
 // ---- begin partita/pass/prune_partitions.hpp ----
 
 

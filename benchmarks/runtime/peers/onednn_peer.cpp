@@ -46,7 +46,10 @@ std::string layout(const memory::desc& md) {
     const char c = static_cast<char>('a' + i);
     s += blocked[static_cast<std::size_t>(i)] ? static_cast<char>(std::toupper(c)) : c;
   }
-  for (int k = 0; k < b.inner_nblks; ++k) s += std::to_string(b.inner_blks[k]) + static_cast<char>('a' + b.inner_idxs[k]);
+  for (int k = 0; k < b.inner_nblks; ++k) {
+    s += std::to_string(b.inner_blks[k]);
+    s += static_cast<char>('a' + b.inner_idxs[k]);
+  }
   return s;
 }
 
@@ -77,8 +80,8 @@ void fold_batch_norm(layer& l, std::span<const float> gamma, std::span<const flo
 }
 
 struct onednn_net::impl {
-  // A layer's result: its logical dims and the memories holding it, the first as produced and
-  // the others reordered copies for consumers that want another layout.
+  // A value: its logical dims and the memories holding it, the first as produced and the others
+  // reordered copies for consumers that want another layout.
   struct value {
     memory::dims dims;
     std::vector<memory> forms;
@@ -99,151 +102,154 @@ struct onednn_net::impl {
   std::vector<step> steps;
   std::vector<std::string> notes;
 
-  impl(const std::vector<std::int64_t>& input_dims, std::vector<layer> layers, int nthreads) : threads(nthreads) {
+  // Indexed by slot(layer): the input, then each layer's result. A flatten shares its source's
+  // memory, so `owner` names the value whose memory it is; `last_reader` is the last layer
+  // reading that memory.
+  std::vector<value> values;
+  std::vector<int> owner, last_reader;
+
+  static std::size_t slot(int i) { return static_cast<std::size_t>(i + 1); }
+
+  impl(const memory::dims& input_dims, const std::vector<layer>& layers, int nthreads) : threads(nthreads) {
     if (layers.empty()) throw std::invalid_argument("peers: onednn_net needs at least one layer");
-    omp_set_num_threads(threads);  // primitives created below size their work for this count
+    omp_set_num_threads(threads);  // the primitives created below size their work for this count
     user_in = memory(plain(input_dims), eng, DNNL_MEMORY_NONE);
-
-    // values[0] is the input, values[i + 1] layer i's result; a flatten shares its source's.
-    const int n = static_cast<int>(layers.size());
-    std::vector<value> values(static_cast<std::size_t>(n) + 1);
+    values.resize(layers.size() + 1);
     values[0] = {input_dims, {user_in}};
-    std::vector<int> root(static_cast<std::size_t>(n) + 1), last_use(static_cast<std::size_t>(n) + 1, -1);
-    std::iota(root.begin(), root.end(), 0);
-    for (int i = 0; i < n; ++i) {
-      const layer& l = layers[static_cast<std::size_t>(i)];
-      if (l.src < layer::network_input || l.src >= i || (l.residual != layer::none && (l.residual < layer::network_input || l.residual >= i)))
-        throw std::invalid_argument("peers: layer " + std::to_string(i) + " reads a layer that is not before it");
-      if (l.kind == layer::op::flatten) root[static_cast<std::size_t>(i + 1)] = root[static_cast<std::size_t>(l.src + 1)];
-      last_use[static_cast<std::size_t>(root[static_cast<std::size_t>(l.src + 1)])] = i;
-      if (l.residual != layer::none) last_use[static_cast<std::size_t>(root[static_cast<std::size_t>(l.residual + 1)])] = i;
-    }
+    find_lifetimes(layers);
 
-    for (int i = 0; i < n; ++i) {
+    for (int i = 0; i < static_cast<int>(layers.size()); ++i) {
       const layer& l = layers[static_cast<std::size_t>(i)];
-      value& src = values[static_cast<std::size_t>(l.src + 1)];
-      value& out = values[static_cast<std::size_t>(i + 1)];
-      const bool last = i == n - 1;
+      const bool last = slot(i) + 1 == values.size();
       switch (l.kind) {
-        case layer::op::conv: {
-          const std::int64_t oh = (src.dims[2] + 2 * l.padding - l.kernel) / l.stride + 1;
-          const std::int64_t ow = (src.dims[3] + 2 * l.padding - l.kernel) / l.stride + 1;
-          const memory::dims w_dims{l.channels, src.dims[1], l.kernel, l.kernel};
-          out.dims = {src.dims[0], l.channels, oh, ow};
-          dnnl::post_ops ops;
-          if (l.residual != layer::none) ops.append_sum(1.0f);
-          if (l.relu) ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
-          const memory::dims strides{l.stride, l.stride}, pad{l.padding, l.padding};
-          // Direct, not auto: oneDNN's f32 Winograd trades accuracy for speed.
-          const auto d = l.bias.empty()
-                             ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
-                                                               dnnl::algorithm::convolution_direct, any(src.dims),
-                                                               any(w_dims), any(out.dims), strides, pad, pad)
-                             : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
-                                                               dnnl::algorithm::convolution_direct, any(src.dims),
-                                                               any(w_dims), any({l.channels}), any(out.dims), strides,
-                                                               pad, pad);
-          const dnnl::convolution_forward::primitive_desc pd(d, attributes(ops), eng);
-          step s{dnnl::convolution_forward(pd), {}, {}, pd.scratchpad_desc()};
-          arg(s, DNNL_ARG_SRC, as(src, pd.src_desc()));
-          arg(s, DNNL_ARG_WEIGHTS, prepared(l.weight, w_dims, pd.weights_desc()));
-          if (!l.bias.empty()) arg(s, DNNL_ARG_BIAS, prepared(l.bias, {l.channels}, pd.bias_desc()));
-          memory dst;
-          if (l.residual != layer::none) {
-            // The sum post-op adds what dst holds: the residual, in place when nothing reads it later.
-            const int r = l.residual + 1;
-            memory res = as(values[static_cast<std::size_t>(r)], pd.dst_desc());
-            const int owner = root[static_cast<std::size_t>(r)];
-            if (last_use[static_cast<std::size_t>(owner)] == i && owner != root[static_cast<std::size_t>(l.src + 1)] &&
-                res.get() != user_in.get()) {
-              dst = res;
-            } else {
-              dst = result(pd.dst_desc(), last);
-              copy(res, dst, "residual");
-            }
-          } else {
-            dst = result(pd.dst_desc(), last);
-          }
-          arg(s, DNNL_ARG_DST, dst);
-          note("conv", pd.impl_info_str(), pd.src_desc(), pd.weights_desc(), pd.dst_desc());
-          steps.push_back(std::move(s));
-          out.forms = {dst};
-          break;
-        }
-        case layer::op::dense: {
-          memory::dims w_dims{l.channels};
-          w_dims.insert(w_dims.end(), src.dims.begin() + 1, src.dims.end());
-          out.dims = {src.dims[0], l.channels};
-          dnnl::post_ops ops;
-          if (l.relu) ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
-          // The producer's layout as src (a flattened blocked tensor needs no reorder), else any.
-          dnnl::inner_product_forward::primitive_desc pd;
-          for (const memory::desc& src_md : {src.forms[0].get_desc(), any(src.dims)}) {
-            const auto d = l.bias.empty()
-                               ? dnnl::inner_product_forward::desc(dnnl::prop_kind::forward_inference, src_md,
-                                                                   any(w_dims), any(out.dims))
-                               : dnnl::inner_product_forward::desc(dnnl::prop_kind::forward_inference, src_md,
-                                                                   any(w_dims), any({l.channels}), any(out.dims));
-            try {
-              pd = dnnl::inner_product_forward::primitive_desc(d, attributes(ops), eng);
-              break;
-            } catch (const dnnl::error&) {
-              if (src_md.data.format_kind == dnnl_format_kind_any) throw;
-            }
-          }
-          step s{dnnl::inner_product_forward(pd), {}, {}, pd.scratchpad_desc()};
-          arg(s, DNNL_ARG_SRC, as(src, pd.src_desc()));
-          arg(s, DNNL_ARG_WEIGHTS, prepared(l.weight, w_dims, pd.weights_desc()));
-          if (!l.bias.empty()) arg(s, DNNL_ARG_BIAS, prepared(l.bias, {l.channels}, pd.bias_desc()));
-          const memory dst = result(pd.dst_desc(), last);
-          arg(s, DNNL_ARG_DST, dst);
-          note("dense", pd.impl_info_str(), pd.src_desc(), pd.weights_desc(), pd.dst_desc());
-          steps.push_back(std::move(s));
-          out.forms = {dst};
-          break;
-        }
+        case layer::op::conv: conv(i, l, last); break;
+        case layer::op::dense: dense(i, l, last); break;
         case layer::op::max_pool:
-        case layer::op::global_avg_pool: {
-          const bool global = l.kind == layer::op::global_avg_pool;
-          const std::int64_t kh = global ? src.dims[2] : l.kernel, kw = global ? src.dims[3] : l.kernel;
-          const std::int64_t stride = global ? 1 : l.stride, padding = global ? 0 : l.padding;
-          const std::int64_t oh = (src.dims[2] + 2 * padding - kh) / stride + 1;
-          const std::int64_t ow = (src.dims[3] + 2 * padding - kw) / stride + 1;
-          out.dims = {src.dims[0], src.dims[1], oh, ow};
-          const memory::desc src_md = src.forms[0].get_desc();
-          const dnnl::pooling_forward::desc d(
-              dnnl::prop_kind::forward_inference,
-              global ? dnnl::algorithm::pooling_avg_exclude_padding : dnnl::algorithm::pooling_max, src_md,
-              any(out.dims), {stride, stride}, {kh, kw}, {padding, padding}, {padding, padding});
-          const dnnl::pooling_forward::primitive_desc pd(d, attributes({}), eng);
-          step s{dnnl::pooling_forward(pd), {}, {}, pd.scratchpad_desc()};
-          arg(s, DNNL_ARG_SRC, src.forms[0]);
-          const memory dst = result(pd.dst_desc(), last);
-          arg(s, DNNL_ARG_DST, dst);
-          note(global ? "global_avg_pool" : "max_pool", pd.impl_info_str(), src_md, {}, pd.dst_desc());
-          steps.push_back(std::move(s));
-          out.forms = {dst};
-          break;
-        }
-        case layer::op::flatten:
-          // Dense reads a 4-D source as flattened, so flatten moves nothing.
-          out = src;
-          break;
+        case layer::op::global_avg_pool: pool(i, l, last); break;
+        case layer::op::flatten: values[slot(i)] = values[slot(l.src)]; break;  // dense reads 4-D as flat
+      }
+    }
+    if (!user_out) {
+      user_out = memory(plain(values.back().dims), eng, DNNL_MEMORY_NONE);
+      copy(values.back().forms[0], user_out, "output");
+    }
+    share_scratchpad();
+  }
+
+  void find_lifetimes(const std::vector<layer>& layers) {
+    owner.resize(values.size());
+    std::iota(owner.begin(), owner.end(), 0);
+    last_reader.assign(values.size(), -1);
+    for (int i = 0; i < static_cast<int>(layers.size()); ++i) {
+      const layer& l = layers[static_cast<std::size_t>(i)];
+      const bool has_residual = l.residual != layer::none;
+      if (l.src < layer::network_input || l.src >= i ||
+          (has_residual && (l.residual < layer::network_input || l.residual >= i)))
+        throw std::invalid_argument("peers: layer " + std::to_string(i) + " reads a layer that is not before it");
+      if (l.kind == layer::op::flatten) owner[slot(i)] = owner[slot(l.src)];
+      last_reader[static_cast<std::size_t>(owner[slot(l.src)])] = i;
+      if (has_residual) last_reader[static_cast<std::size_t>(owner[slot(l.residual)])] = i;
+    }
+  }
+
+  void conv(int i, const layer& l, bool last) {
+    const value& src = values[slot(l.src)];
+    const std::int64_t oh = (src.dims[2] + 2 * l.padding - l.kernel) / l.stride + 1;
+    const std::int64_t ow = (src.dims[3] + 2 * l.padding - l.kernel) / l.stride + 1;
+    const memory::dims w_dims{l.channels, src.dims[1], l.kernel, l.kernel};
+    const memory::dims dims{src.dims[0], l.channels, oh, ow};
+    const memory::dims strides{l.stride, l.stride}, pad{l.padding, l.padding};
+    dnnl::post_ops ops;
+    if (l.residual != layer::none) ops.append_sum(1.0f);
+    if (l.relu) ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+    // Direct, not auto: oneDNN's f32 Winograd trades accuracy for speed.
+    const auto prop = dnnl::prop_kind::forward_inference;
+    const auto alg = dnnl::algorithm::convolution_direct;
+    const auto d = l.bias.empty()
+                       ? dnnl::convolution_forward::desc(prop, alg, any(src.dims), any(w_dims), any(dims), strides,
+                                                         pad, pad)
+                       : dnnl::convolution_forward::desc(prop, alg, any(src.dims), any(w_dims), any({l.channels}),
+                                                         any(dims), strides, pad, pad);
+    const dnnl::convolution_forward::primitive_desc pd(d, attributes(ops), eng);
+
+    step s{dnnl::convolution_forward(pd), {}, {}, pd.scratchpad_desc()};
+    arg(s, DNNL_ARG_SRC, as(l.src, pd.src_desc()));
+    arg(s, DNNL_ARG_WEIGHTS, prepared(l.weight, w_dims, pd.weights_desc()));
+    if (!l.bias.empty()) arg(s, DNNL_ARG_BIAS, prepared(l.bias, {l.channels}, pd.bias_desc()));
+    memory dst;
+    if (l.residual == layer::none) {
+      dst = result(pd.dst_desc(), last);
+    } else {
+      // The sum post-op adds what dst holds: the residual, in place when nothing reads it later.
+      const memory res = as(l.residual, pd.dst_desc());
+      const int r = owner[slot(l.residual)];
+      if (last_reader[static_cast<std::size_t>(r)] == i && r != owner[slot(l.src)] && res.get() != user_in.get()) {
+        dst = res;
+      } else {
+        dst = result(pd.dst_desc(), last);
+        copy(res, dst, "residual");
+      }
+    }
+    arg(s, DNNL_ARG_DST, dst);
+    note("conv", pd.impl_info_str(), pd.src_desc(), pd.weights_desc(), pd.dst_desc());
+    steps.push_back(std::move(s));
+    values[slot(i)] = {dims, {dst}};
+  }
+
+  void dense(int i, const layer& l, bool last) {
+    const value& src = values[slot(l.src)];
+    memory::dims w_dims{l.channels};
+    w_dims.insert(w_dims.end(), src.dims.begin() + 1, src.dims.end());
+    const memory::dims dims{src.dims[0], l.channels};
+    dnnl::post_ops ops;
+    if (l.relu) ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+    // src in the producer's layout (a flattened blocked tensor needs no reorder), else any.
+    dnnl::inner_product_forward::primitive_desc pd;
+    const auto prop = dnnl::prop_kind::forward_inference;
+    for (const memory::desc& src_md : {src.forms[0].get_desc(), any(src.dims)}) {
+      const auto d = l.bias.empty()
+                         ? dnnl::inner_product_forward::desc(prop, src_md, any(w_dims), any(dims))
+                         : dnnl::inner_product_forward::desc(prop, src_md, any(w_dims), any({l.channels}), any(dims));
+      try {
+        pd = dnnl::inner_product_forward::primitive_desc(d, attributes(ops), eng);
+        break;
+      } catch (const dnnl::error&) {
+        if (src_md.data.format_kind == dnnl_format_kind_any) throw;
       }
     }
 
-    const value& final_value = values.back();
-    const memory::desc out_md = plain(final_value.dims);
-    if (!user_out) {
-      user_out = memory(out_md, eng, DNNL_MEMORY_NONE);
-      copy(final_value.forms[0], user_out, "output");
-    }
+    step s{dnnl::inner_product_forward(pd), {}, {}, pd.scratchpad_desc()};
+    arg(s, DNNL_ARG_SRC, as(l.src, pd.src_desc()));
+    arg(s, DNNL_ARG_WEIGHTS, prepared(l.weight, w_dims, pd.weights_desc()));
+    if (!l.bias.empty()) arg(s, DNNL_ARG_BIAS, prepared(l.bias, {l.channels}, pd.bias_desc()));
+    const memory dst = result(pd.dst_desc(), last);
+    arg(s, DNNL_ARG_DST, dst);
+    note("dense", pd.impl_info_str(), pd.src_desc(), pd.weights_desc(), pd.dst_desc());
+    steps.push_back(std::move(s));
+    values[slot(i)] = {dims, {dst}};
+  }
 
-    std::size_t scratch_bytes = 0;
-    for (const step& s : steps) scratch_bytes = std::max(scratch_bytes, s.scratchpad.get_size());
-    scratch = memory({{static_cast<memory::dim>(std::max<std::size_t>(scratch_bytes, 1))}, dt::u8, tag::a}, eng);
-    for (step& s : steps)
-      if (s.scratchpad.get_size() > 0) arg(s, DNNL_ARG_SCRATCHPAD, memory(s.scratchpad, eng, scratch.get_data_handle()));
+  void pool(int i, const layer& l, bool last) {
+    const value& src = values[slot(l.src)];
+    const bool global = l.kind == layer::op::global_avg_pool;
+    const std::int64_t kh = global ? src.dims[2] : l.kernel, kw = global ? src.dims[3] : l.kernel;
+    const std::int64_t stride = global ? 1 : l.stride, padding = global ? 0 : l.padding;
+    const memory::dims dims{src.dims[0], src.dims[1], (src.dims[2] + 2 * padding - kh) / stride + 1,
+                            (src.dims[3] + 2 * padding - kw) / stride + 1};
+    const memory::desc src_md = src.forms[0].get_desc();  // pooling takes its source's layout
+    const dnnl::pooling_forward::desc d(
+        dnnl::prop_kind::forward_inference,
+        global ? dnnl::algorithm::pooling_avg_exclude_padding : dnnl::algorithm::pooling_max, src_md, any(dims),
+        {stride, stride}, {kh, kw}, {padding, padding}, {padding, padding});
+    const dnnl::pooling_forward::primitive_desc pd(d, attributes({}), eng);
+
+    step s{dnnl::pooling_forward(pd), {}, {}, pd.scratchpad_desc()};
+    arg(s, DNNL_ARG_SRC, src.forms[0]);
+    const memory dst = result(pd.dst_desc(), last);
+    arg(s, DNNL_ARG_DST, dst);
+    note(global ? "global_avg_pool" : "max_pool", pd.impl_info_str(), src_md, {}, pd.dst_desc());
+    steps.push_back(std::move(s));
+    values[slot(i)] = {dims, {dst}};
   }
 
   static dnnl::primitive_attr attributes(const dnnl::post_ops& ops) {
@@ -268,8 +274,9 @@ struct onednn_net::impl {
     return memory(md, eng);
   }
 
-  // `v` in layout `want`: an existing form, or a new copy made by a reorder step.
-  memory as(value& v, const memory::desc& want) {
+  // Layer `i`'s value in layout `want`: an existing form, or a new copy made by a reorder.
+  memory as(int i, const memory::desc& want) {
+    value& v = values[slot(i)];
     for (const memory& m : v.forms)
       if (m.get_desc() == want) return m;
     memory m(want, eng);
@@ -286,16 +293,26 @@ struct onednn_net::impl {
     steps.push_back(std::move(s));
   }
 
-  // Weights in oneDNN's chosen layout, reordered once here.
+  // Weights in oneDNN's chosen layout, reordered once, here.
   memory prepared(const std::vector<float>& data, const memory::dims& dims, const memory::desc& want) {
     if (static_cast<std::int64_t>(data.size()) != product(dims))
       throw std::invalid_argument("peers: a layer's weight has " + std::to_string(data.size()) + " values, expected " +
                                   std::to_string(product(dims)));
-    memory user(plain(dims), eng, const_cast<float*>(data.data()));
+    memory user(plain(dims), eng, const_cast<float*>(data.data()));  // read only
     memory m(want, eng);
     dnnl::reorder(user, m).execute(strm, user, m);
     strm.wait();
     return m;
+  }
+
+  // One buffer, as large as the largest scratchpad, serves every primitive: they run one at a time.
+  void share_scratchpad() {
+    std::size_t bytes = 1;
+    for (const step& s : steps) bytes = std::max(bytes, s.scratchpad.get_size());
+    scratch = memory({{static_cast<memory::dim>(bytes)}, dt::u8, tag::a}, eng);
+    for (step& s : steps)
+      if (s.scratchpad.get_size() > 0)
+        arg(s, DNNL_ARG_SCRATCHPAD, memory(s.scratchpad, eng, scratch.get_data_handle()));
   }
 
   void note(const char* what, const char* impl_name, const memory::desc& src, const memory::desc& w,
@@ -313,15 +330,15 @@ struct onednn_net::impl {
     user_in.set_data_handle(const_cast<float*>(input));  // read only
     user_out.set_data_handle(output);
     for (const step& s : steps)
-      dnnl::error::wrap_c_api(dnnl_primitive_execute(s.prim.get(), strm.get(), static_cast<int>(s.args.size()),
-                                                      s.args.data()),
-                              "peers: could not execute a primitive");
+      dnnl::error::wrap_c_api(
+          dnnl_primitive_execute(s.prim.get(), strm.get(), static_cast<int>(s.args.size()), s.args.data()),
+          "peers: could not execute a primitive");
     strm.wait();
   }
 };
 
 onednn_net::onednn_net(std::vector<std::int64_t> input_dims, std::vector<layer> layers, int threads)
-    : impl_(std::make_unique<impl>(input_dims, std::move(layers), threads)) {}
+    : impl_(std::make_unique<impl>(input_dims, layers, threads)) {}
 onednn_net::onednn_net(onednn_net&&) noexcept = default;
 onednn_net& onednn_net::operator=(onednn_net&&) noexcept = default;
 onednn_net::~onednn_net() = default;
@@ -357,7 +374,8 @@ struct builder {
   // conv `name` (name.weight, and name.bias when `bias`).
   int conv(int src, std::string_view name, std::int64_t cin, std::int64_t cout, int k, int stride, int padding,
            bool relu, bool bias = true, int residual = layer::none) {
-    layer l{layer::op::conv, src, get(name, ".weight", cout * cin * k * k), {}, cout, k, stride, padding, residual, relu};
+    layer l{layer::op::conv, src, get(name, ".weight", cout * cin * k * k), {}, cout, k, stride, padding, residual,
+            relu};
     if (bias) l.bias = get(name, ".bias", cout);
     return add(std::move(l));
   }
@@ -425,7 +443,8 @@ onednn_net onednn_resnet18(const weight_lookup& w, int threads) {
       const int stride = stage > 1 && block == 0 ? 2 : 1;
       int shortcut = x;
       if (stride != 1 || channels != width)
-        shortcut = b.conv_bn(x, join(p, ".downsample.0"), join(p, ".downsample.1"), channels, width, 1, stride, 0, false);
+        shortcut =
+            b.conv_bn(x, join(p, ".downsample.0"), join(p, ".downsample.1"), channels, width, 1, stride, 0, false);
       const int h = b.conv_bn(x, join(p, ".conv1"), join(p, ".bn1"), channels, width, 3, stride, 1, true);
       x = b.conv_bn(h, join(p, ".conv2"), join(p, ".bn2"), width, width, 3, 1, 1, true, shortcut);
       channels = width;

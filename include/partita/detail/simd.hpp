@@ -5,7 +5,16 @@
 // with scalars.
 #include <cstddef>
 
+// GCC 12 reports `_mm512_undefined_ps` (used inside xsimd's exp and tanh) as maybe
+// uninitialized wherever they are inlined; the value is intentionally undefined.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <xsimd/xsimd.hpp>
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 namespace partita::detail::simd {
 
@@ -22,8 +31,15 @@ inline vec splat(float x) { return vec(x); }
 inline vec fma(const vec& a, const vec& b, const vec& c) { return xsimd::fma(a, b, c); }
 inline vec max(const vec& a, const vec& b) { return xsimd::max(a, b); }
 inline vec min(const vec& a, const vec& b) { return xsimd::min(a, b); }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 inline vec exp(const vec& a) { return xsimd::exp(a); }
 inline vec tanh(const vec& a) { return xsimd::tanh(a); }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 /// Sum of the lanes (xsimd 8.1 spells it `hadd`).
 inline float sum(const vec& a) { return xsimd::hadd(a); }
 /// Largest lane.

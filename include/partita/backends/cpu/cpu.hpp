@@ -20,6 +20,10 @@
 #include "partita/core/fixed_string.hpp"
 #include "partita/ir/view.hpp"
 
+#if defined(PARTITA_CPU_OPENMP)
+#include <omp.h>
+#endif
+
 namespace partita {
 namespace detail::cpu {
 
@@ -77,7 +81,7 @@ struct cpu {
     void set_threads(int n) {
       threads_ = n > 0 ? n : default_threads();
       pool_.reset();
-      if (threads_ > 1) pool_ = std::make_unique<detail::thread_pool>(threads_);
+      if (use_pool && threads_ > 1) pool_ = std::make_unique<detail::thread_pool>(threads_);
       grow_scratch(per_thread_floats_);
     }
     int threads() const { return threads_; }
@@ -87,7 +91,7 @@ struct cpu {
       if (packed_.size() <= static_cast<std::size_t>(step)) packed_.resize(static_cast<std::size_t>(step) + 1);
       auto& p = packed_[static_cast<std::size_t>(step)];
       if (p.size() < n) p = detail::cpu::floats(n);
-      if (threads_ > 1 && !pool_) pool_ = std::make_unique<detail::thread_pool>(threads_);
+      if (use_pool && threads_ > 1 && !pool_) pool_ = std::make_unique<detail::thread_pool>(threads_);
       return p.get();
     }
     float* packed(int step) const { return packed_[static_cast<std::size_t>(step)].get(); }
@@ -100,15 +104,35 @@ struct cpu {
     float* thread_scratch(int t) const { return scratch_[static_cast<std::size_t>(t)].get(); }
     template <class F>
     void parallel(int tasks, F&& f) {
+#if defined(PARTITA_CPU_OPENMP)
+      // The alternative to the pool, kept for comparison (benchmarks/runtime: bench_runtime_openmp).
+      if (threads_ > 1 && tasks > 1) {
+        const int n = std::min(tasks, threads_);
+#pragma omp parallel num_threads(n)
+        f(omp_get_thread_num());
+        return;
+      }
+#endif
       if (pool_ && tasks > 1) {
         pool_->run(std::min(tasks, pool_->size()), f);
       } else {
         f(0);
       }
     }
-    int workers() const { return pool_ ? pool_->size() : 1; }
+    int workers() const {
+#if defined(PARTITA_CPU_OPENMP)
+      return threads_;
+#else
+      return pool_ ? pool_->size() : 1;
+#endif
+    }
 
    private:
+#if defined(PARTITA_CPU_OPENMP)
+    static constexpr bool use_pool = false;
+#else
+    static constexpr bool use_pool = true;
+#endif
     static int default_threads() {
       const unsigned n = std::thread::hardware_concurrency();
       return n ? static_cast<int>(n) : 1;

@@ -1,0 +1,192 @@
+// Partita's cpu backend against oneDNN and Eigen, side by side in one process, on the same
+// weights and inputs (workloads.hpp, weights.hpp). Benchmarks are named
+// `<workload>/<implementation>/<threads>` (W3/partita/1, W3/onednn/2, W1/eigen/1); each peer
+// checks its output against Partita's before it is timed and reports `ratio` = its time /
+// Partita's (same workload and thread count, measured earlier in the same run). A summary table
+// follows Google Benchmark's output.
+//
+//   bench_runtime                                   everything
+//   bench_runtime --benchmark_filter='W3/'          one workload
+//   bench_runtime --benchmark_format=json           for scripts
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+#include <partita/partita.hpp>
+
+#include "peers/weight_lookup.hpp"
+#include "weights.hpp"
+#include "workloads.hpp"
+#ifdef PARTITA_PEERS_ONEDNN
+#include "peers/onednn_peer.hpp"
+#endif
+#ifdef PARTITA_PEERS_EIGEN
+#include "peers/eigen_peer.hpp"
+#endif
+
+namespace {
+
+constexpr int thread_counts[] = {1, 2};
+constexpr double tolerance = 1e-4;
+
+// Nanoseconds per run of each benchmark, by name, as measured in this process.
+std::map<std::string, double>& timings() {
+  static std::map<std::string, double> t;
+  return t;
+}
+
+std::string name_of(const std::string& workload, const std::string& impl, int threads) {
+  return workload + "/" + impl + "/" + std::to_string(threads);
+}
+
+double max_relative_error(const std::vector<float>& got, const std::vector<float>& want) {
+  double worst = 0;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    const double e = std::abs(static_cast<double>(got[i]) - want[i]) / std::max(1.0, std::abs(static_cast<double>(want[i])));
+    if (!(e <= worst)) worst = e;
+  }
+  return worst;
+}
+
+// Times `run` and records ns per call; `ratio` against Partita for peers.
+void time_loop(benchmark::State& state, const std::string& name, const std::string& partita_name,
+               const std::function<void()>& run) {
+  run();  // warm-up: caches, thread pools, lazily created primitives
+  const auto start = std::chrono::steady_clock::now();
+  for (auto _ : state) run();
+  const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count() /
+                    static_cast<double>(state.iterations());
+  timings()[name] = ns;
+  state.counters["us"] = ns / 1e3;
+  if (name != partita_name) {
+    const auto p = timings().find(partita_name);
+    if (p != timings().end()) state.counters["ratio"] = ns / p->second;
+  }
+}
+
+// One workload: Partita's executable (bound once) and its output, which every peer must match.
+template <class Net>
+struct workload {
+  using executable = partita::compiled<Net, partita::cpu>;
+  std::string name;
+  std::vector<std::vector<float>> storage;
+  partita::weight_set weights = bench::random_weights<executable>(storage);
+  std::vector<float> input = bench::random_input<executable>();
+  std::vector<float> output = std::vector<float>(static_cast<std::size_t>(executable::output(0).shp.elements()));
+  std::vector<float> expected = output;
+  std::unique_ptr<executable> exe = std::make_unique<executable>();
+
+  explicit workload(std::string n) : name(std::move(n)) {
+    exe->bind(weights);
+    exe->run(input, expected);
+  }
+
+  void register_partita() {
+    for (int t : thread_counts) {
+      const std::string bench_name = name_of(name, "partita", t);
+      benchmark::RegisterBenchmark(bench_name.c_str(), [this, t, bench_name](benchmark::State& state) {
+        exe->template state<partita::cpu>().set_threads(t);
+        time_loop(state, bench_name, bench_name, [&] { exe->run(input, output); });
+      })->UseRealTime();
+    }
+  }
+
+  // `make(threads)` builds the peer (outside the timed loop); its output is checked first.
+  template <class Make>
+  void register_peer(const std::string& impl, Make make) {
+    for (int t : thread_counts) {
+      const std::string bench_name = name_of(name, impl, t);
+      const std::string partita_name = name_of(name, "partita", t);
+      benchmark::RegisterBenchmark(bench_name.c_str(), [this, t, make, bench_name, partita_name](benchmark::State& state) {
+        auto peer = make(t);
+        std::vector<float> got(expected.size());
+        peer.run(input.data(), got.data());
+        const double err = max_relative_error(got, expected);
+        state.counters["max_rel_err"] = err;
+        if (!(err <= tolerance)) {
+          state.SkipWithError(("output differs from Partita's (max relative error " + std::to_string(err) + ")").c_str());
+          return;
+        }
+        time_loop(state, bench_name, partita_name, [&] { peer.run(input.data(), got.data()); });
+      })->UseRealTime();
+    }
+  }
+
+  peers::weight_lookup lookup() const { return peers::lookup_in(weights); }
+};
+
+void print_summary() {
+  std::printf("\n%-4s %-8s %12s %12s %8s %12s %8s\n", "", "threads", "partita us", "onednn us", "ratio", "eigen us", "ratio");
+  for (const char* w : {"W1", "W2", "W3", "W4", "W5"})
+    for (int t : thread_counts) {
+      const auto& tm = timings();
+      const auto p = tm.find(name_of(w, "partita", t));
+      if (p == tm.end()) continue;
+      std::printf("%-4s %-8d %12.1f", w, t, p->second / 1e3);
+      for (const char* impl : {"onednn", "eigen"}) {
+        const auto q = tm.find(name_of(w, impl, t));
+        if (q == tm.end()) {
+          std::printf(" %12s %8s", "-", "-");
+        } else {
+          std::printf(" %12.1f %8.2f", q->second / 1e3, q->second / p->second);
+        }
+      }
+      std::printf("\n");
+    }
+  std::printf("ratio = peer time / Partita time (above 1: Partita is faster); cpu backend built for %s\n",
+              partita::detail::simd::arch_name());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+
+  workload<workloads::w1> w1("W1");
+  workload<workloads::w2> w2("W2");
+  workload<workloads::w3> w3("W3");
+  workload<workloads::w4> w4("W4");
+  workload<workloads::w5> w5("W5");
+
+  // Each workload: Partita first (the peers' ratios refer to it), then its peers.
+  w1.register_partita();
+#ifdef PARTITA_PEERS_ONEDNN
+  w1.register_peer("onednn", [&](int t) { return peers::onednn_mlp(1, w1.lookup(), t); });
+#endif
+#ifdef PARTITA_PEERS_EIGEN
+  w1.register_peer("eigen", [&](int t) { return peers::eigen_mlp(1, w1.lookup(), t); });
+#endif
+  w2.register_partita();
+#ifdef PARTITA_PEERS_ONEDNN
+  w2.register_peer("onednn", [&](int t) { return peers::onednn_mlp(64, w2.lookup(), t); });
+#endif
+#ifdef PARTITA_PEERS_EIGEN
+  w2.register_peer("eigen", [&](int t) { return peers::eigen_mlp(64, w2.lookup(), t); });
+#endif
+  w3.register_partita();
+#ifdef PARTITA_PEERS_ONEDNN
+  w3.register_peer("onednn", [&](int t) { return peers::onednn_basic_block(w3.lookup(), t); });
+#endif
+  w4.register_partita();
+#ifdef PARTITA_PEERS_ONEDNN
+  w4.register_peer("onednn", [&](int t) { return peers::onednn_lenet(w4.lookup(), t); });
+#endif
+  w5.register_partita();
+#ifdef PARTITA_PEERS_ONEDNN
+  w5.register_peer("onednn", [&](int t) { return peers::onednn_resnet18(w5.lookup(), t); });
+#endif
+
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  print_summary();
+  return 0;
+}

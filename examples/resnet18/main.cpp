@@ -1,0 +1,116 @@
+// ResNet-18, declared as types in resnet18.hpp, compiled for the cpu backend: batch norms folded
+// into the convolutions at bind, conv+bias(+add)+relu fused, memory planned at compile time.
+//
+//   example_resnet18                     deterministic random weights, every core
+//   example_resnet18 1                   ... on one thread
+//   example_resnet18 resnet18.st 2       torchvision's weights (converted to safetensors), 2 threads
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "resnet18.hpp"
+
+using namespace partita;
+using executable = compiled<resnet18::net, cpu>;
+
+static_assert(count_functions<executable::module, "cpu.conv2d_bias_add_act"> == 8, "every block's second conv takes the residual");
+static_assert(count_functions<executable::module, "cpu.conv2d_bias_act"> == 9, "stem and every block's first conv");
+
+namespace {
+
+std::vector<float> pseudo_random(std::size_t n, std::uint32_t seed, float lo, float hi) {
+  std::vector<float> v(n);
+  std::uint32_t s = seed;
+  for (float& f : v) {
+    s = s * 1664525u + 1013904223u;
+    f = lo + (hi - lo) * (static_cast<float>(s >> 8) / 16777216.0f);
+  }
+  return v;
+}
+
+// He-style random weights; batch norms near identity.
+weight_set random_weights(std::vector<std::vector<float>>& storage) {
+  weight_set set;
+  for (std::size_t i = 0; i < executable::plan.weights.size(); ++i) {
+    const tensor_slot& w = executable::weight(i);
+    const auto n = static_cast<std::size_t>(w.shp.elements());
+    const std::string_view name = w.name;
+    const auto seed = static_cast<std::uint32_t>(i + 1);
+    if (w.shp.rank >= 2) {
+      const float bound = std::sqrt(3.0f / static_cast<float>(w.shp.elements() / w.shp[0]));
+      storage.push_back(pseudo_random(n, seed, -bound, bound));
+    } else if (name.ends_with("running_var")) {
+      storage.push_back(pseudo_random(n, seed, 0.5f, 1.5f));
+    } else if (name.ends_with(".weight")) {
+      storage.push_back(pseudo_random(n, seed, 0.8f, 1.2f));
+    } else {
+      storage.push_back(pseudo_random(n, seed, -0.1f, 0.1f));
+    }
+    set.add(std::string(name), storage.back(), std::span(w.shp.dims.data(), static_cast<std::size_t>(w.shp.rank)));
+  }
+  return set;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  std::cout << "ResNet-18: " << executable::num_steps << " steps on cpu ("
+            << detail::simd::arch_name() << "), arena " << executable::arena_bytes / 1024 << " KiB, weights "
+            << executable::weight_bytes / (1024 * 1024) << " MiB\n";
+  std::cout << "fused: " << count_functions<executable::module, "cpu.conv2d_bias_act"> << " conv+bn+relu, "
+            << count_functions<executable::module, "cpu.conv2d_bias_add_act"> << " conv+bn+add+relu, "
+            << count_functions<executable::module, "cpu.conv2d_bias"> << " conv+bn, "
+            << count_functions<executable::module, "cpu.dense_bias"> << " dense+bias\n";
+
+  std::string weights_path;
+  int threads = 0;  // every core
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (!arg.empty() && arg.find_first_not_of("0123456789") == std::string::npos) {
+      threads = std::stoi(arg);
+    } else {
+      weights_path = arg;
+    }
+  }
+
+  auto exe = std::make_unique<executable>();  // the arena is large: keep it off the stack
+  std::vector<std::vector<float>> storage;
+  if (!weights_path.empty()) {
+    exe->bind(load_safetensors(weights_path));
+  } else {
+    exe->bind(random_weights(storage));
+  }
+  exe->state<cpu>().set_threads(threads);
+
+  // A deterministic image, normalised like torchvision's inputs.
+  std::vector<float> image = pseudo_random(3 * 224 * 224, 2024, -2.0f, 2.0f);
+  std::vector<float> logits(1000);
+  exe->run(image, logits);  // warm-up: caches and the thread pool
+
+  constexpr int runs = 20;
+  std::vector<double> ms;
+  for (int i = 0; i < runs; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    exe->run(image, logits);
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(ms.begin(), ms.end());
+  std::vector<int> order(1000);
+  std::iota(order.begin(), order.end(), 0);
+  std::partial_sort(order.begin(), order.begin() + 5, order.end(), [&](int a, int b) { return logits[a] > logits[b]; });
+  std::cout << "top-5 classes:";
+  for (int i = 0; i < 5; ++i) std::cout << ' ' << order[i] << " (" << logits[static_cast<std::size_t>(order[i])] << ')';
+  std::cout << "\nlatency on " << exe->state<cpu>().threads() << " thread(s): median " << ms[runs / 2] << " ms, best "
+            << ms.front() << " ms over " << runs << " runs\n";
+  return 0;
+} catch (const std::exception& e) {
+  std::cerr << "example_resnet18: " << e.what() << "\n";
+  return 1;
+}
