@@ -2438,6 +2438,18 @@ inline simd::vec activate(const simd::vec& x, activation a, float lo, float hi) 
   return x;
 }
 
+/// The scalar form of `activate`, for tails.
+inline float activate(float x, activation a, float lo, float hi) {
+  switch (a) {
+    case activation::none: return x;
+    case activation::relu: return x > 0.f ? x : 0.f;
+    case activation::clip: return x < lo ? lo : (x > hi ? hi : x);
+    case activation::sigmoid: return 1.f / (1.f + std::exp(-x));
+    case activation::tanh: return std::tanh(x);
+  }
+  return x;
+}
+
 }  // namespace partita::detail::cpu
 // ---- end partita/backends/cpu/detail/epilogue.hpp ----
 
@@ -2454,12 +2466,13 @@ inline constexpr int W = simd::width;
 template <int MR, int NV, bool APacked, bool BIndirect>
 inline void micro_kernel(int kc, const float* __restrict a, std::ptrdiff_t lda, const float* __restrict b,
                          std::ptrdiff_t ldb, const std::int32_t* __restrict boff, float* __restrict c,
-                         std::ptrdiff_t ldc, bool load_c, const epilogue* e) {
+                         std::ptrdiff_t ldc, bool load_c, const epilogue* e, int mr = MR) {
+  // Rows from `mr` on are computed (A is padded) but neither loaded, nor stored, nor given a residual.
   vec acc[MR][NV];
 #pragma GCC unroll 16
   for (int m = 0; m < MR; ++m)
 #pragma GCC unroll 8
-    for (int v = 0; v < NV; ++v) acc[m][v] = load_c ? simd::load(c + m * ldc + v * W) : simd::splat(0.f);
+    for (int v = 0; v < NV; ++v) acc[m][v] = load_c && m < mr ? simd::load(c + m * ldc + v * W) : simd::splat(0.f);
 
   for (int k = 0; k < kc; ++k) {
     const float* bk = BIndirect ? b + boff[k] : b + k * ldb;
@@ -2496,7 +2509,8 @@ inline void micro_kernel(int kc, const float* __restrict a, std::ptrdiff_t lda, 
 #pragma GCC unroll 16
       for (int m = 0; m < MR; ++m)
 #pragma GCC unroll 8
-        for (int v = 0; v < NV; ++v) acc[m][v] = acc[m][v] + simd::load(e->residual + m * e->ld_residual + v * W);
+        for (int v = 0; v < NV; ++v)
+          if (m < mr) acc[m][v] = acc[m][v] + simd::load(e->residual + m * e->ld_residual + v * W);
     }
     if (e->act != activation::none) {
 #pragma GCC unroll 16
@@ -2508,20 +2522,22 @@ inline void micro_kernel(int kc, const float* __restrict a, std::ptrdiff_t lda, 
 #pragma GCC unroll 16
   for (int m = 0; m < MR; ++m)
 #pragma GCC unroll 8
-    for (int v = 0; v < NV; ++v) simd::store(c + m * ldc + v * W, acc[m][v]);
+    for (int v = 0; v < NV; ++v)
+      if (m < mr) simd::store(c + m * ldc + v * W, acc[m][v]);
 }
 
-/// One tile of `mr ≤ MR` rows and `nr ≤ NR` columns: full tiles go straight to C; partial ones
-/// through a local tile, so that nothing outside the valid rows and columns of C, the bias or
-/// the residual is read or written. (A and B must still be readable for the full tile: packed
-/// panels are zero-padded, and row-read A is padded by the caller.)
+/// One tile of `mr ≤ MR` rows and `nr ≤ NR` columns: tiles of full width go straight to C;
+/// narrower ones through a local tile, so that nothing outside the valid rows and columns of C,
+/// the bias or the residual is read or written. (A and B must be readable for the full tile:
+/// packed panels are zero-padded, row-read A is padded by the caller, and a row bias must be
+/// readable for MR rows.)
 template <int MR, int NV, bool APacked, bool BIndirect>
 inline void gemm_tile(int kc, const float* a, std::ptrdiff_t lda, const float* b, std::ptrdiff_t ldb,
                       const std::int32_t* boff, float* c, std::ptrdiff_t ldc, int mr, int nr, bool load_c,
                       const epilogue* e) {
   constexpr int NR = NV * W;
-  if (mr == MR && nr == NR) {
-    micro_kernel<MR, NV, APacked, BIndirect>(kc, a, lda, b, ldb, boff, c, ldc, load_c, e);
+  if (nr == NR) {
+    micro_kernel<MR, NV, APacked, BIndirect>(kc, a, lda, b, ldb, boff, c, ldc, load_c, e, mr);
     return;
   }
   alignas(64) float t[MR * NR];
@@ -2708,16 +2724,7 @@ inline void finish_segment(const float* src, float* dst, int len, float bias, co
     if (res) v = v + simd::load(res + i);
     simd::store(dst + i, activate(v, e.act, e.lo, e.hi));
   }
-  if (i < len) {
-    alignas(64) float t[W] = {};
-    alignas(64) float r[W] = {};
-    std::memcpy(t, src + i, sizeof(float) * static_cast<std::size_t>(len - i));
-    if (res) std::memcpy(r, res + i, sizeof(float) * static_cast<std::size_t>(len - i));
-    vec v = simd::load(t) + b;
-    if (res) v = v + simd::load(r);
-    simd::store(t, activate(v, e.act, e.lo, e.hi));
-    std::memcpy(dst + i, t, sizeof(float) * static_cast<std::size_t>(len - i));
-  }
+  for (; i < len; ++i) dst[i] = activate(src[i] + bias + (res ? res[i] : 0.f), e.act, e.lo, e.hi);
 }
 
 /// Output tiles [t0, t1) × panels [p0, p1) of group `gr` of one image. `buf` is the image's
@@ -2958,10 +2965,10 @@ struct pool_geometry {
   bool count_include_pad = false;
 };
 
-/// Max (Max = true) or average pooling. Output positions whose window lies inside the input
-/// take a branch-free path (vectorized over the output row when the stride is 1).
+/// Pooling window by window, for rows too long for `pool2d`'s row buffers. Output positions
+/// whose window lies inside the input take a branch-free path (vectorized when the stride is 1).
 template <bool Max>
-inline void pool2d(const pool_geometry& g, const float* x, float* y) {
+inline void pool2d_windows(const pool_geometry& g, const float* x, float* y) {
   constexpr int w = simd::width;
   // Output columns [ow_lo, ow_hi) have their whole window inside the row.
   const int ow_lo = std::min(g.ow, (g.pw + g.sw - 1) / g.sw);
@@ -3028,6 +3035,57 @@ inline void pool2d(const pool_geometry& g, const float* x, float* y) {
         row[ow] = Max ? acc : acc * inv_window;
       }
       for (; ow < g.ow; ++ow) edge(ow);
+    }
+  }
+}
+
+/// Max (Max = true) or average pooling, one output row at a time: the window's input rows are
+/// reduced vertically into a padded row (vectorized), that row horizontally over the window
+/// width (vectorized, at every column), and the output picks every stride-th column.
+template <bool Max>
+inline void pool2d(const pool_geometry& g, const float* x, float* y) {
+  constexpr int w = simd::width;
+  constexpr int max_row = 4096;
+  const int wp = g.w + 2 * g.pw;
+  if (wp + g.kw + 2 * w > max_row) {
+    pool2d_windows<Max>(g, x, y);
+    return;
+  }
+  const float fill = Max ? -std::numeric_limits<float>::infinity() : 0.f;
+  alignas(64) float v[max_row];
+  alignas(64) float h[max_row];
+  std::fill(v, v + wp + g.kw + 2 * w, fill);
+  const auto reduce = [](const vec& a, const vec& b) { return Max ? simd::max(a, b) : a + b; };
+  const int hn = wp - g.kw + 1;  // columns of h
+  for (int p = 0; p < g.planes; ++p) {
+    const float* plane = x + static_cast<std::size_t>(p) * g.h * g.w;
+    float* out = y + static_cast<std::size_t>(p) * g.oh * g.ow;
+    for (int oh = 0; oh < g.oh; ++oh) {
+      const int ih0 = oh * g.sh - g.ph;
+      const int i_lo = std::max(0, ih0), i_hi = std::min(g.h, ih0 + g.kh);
+      float* row = v + g.pw;
+      if (i_lo >= i_hi) {
+        std::fill(row, row + g.w, fill);
+      } else {
+        std::memcpy(row, plane + static_cast<std::size_t>(i_lo) * g.w, sizeof(float) * static_cast<std::size_t>(g.w));
+        for (int i = i_lo + 1; i < i_hi; ++i) map2(row, plane + static_cast<std::size_t>(i) * g.w, row, g.w, reduce);
+      }
+      for (int j = 0; j < hn; j += w) {
+        vec acc = simd::load(v + j);
+        for (int k = 1; k < g.kw; ++k) acc = reduce(acc, simd::load(v + j + k));
+        simd::store(h + j, acc);
+      }
+      float* o = out + static_cast<std::size_t>(oh) * g.ow;
+      if constexpr (Max) {
+        for (int ow = 0; ow < g.ow; ++ow) o[ow] = h[ow * g.sw];
+      } else {
+        const int rows = g.count_include_pad ? g.kh : i_hi - i_lo;
+        for (int ow = 0; ow < g.ow; ++ow) {
+          const int iw0 = ow * g.sw - g.pw;
+          const int cols = g.count_include_pad ? g.kw : std::min(g.w, iw0 + g.kw) - std::max(0, iw0);
+          o[ow] = h[ow * g.sw] / static_cast<float>(rows * cols);
+        }
+      }
     }
   }
 }

@@ -160,16 +160,7 @@ inline void finish_segment(const float* src, float* dst, int len, float bias, co
     if (res) v = v + simd::load(res + i);
     simd::store(dst + i, activate(v, e.act, e.lo, e.hi));
   }
-  if (i < len) {
-    alignas(64) float t[W] = {};
-    alignas(64) float r[W] = {};
-    std::memcpy(t, src + i, sizeof(float) * static_cast<std::size_t>(len - i));
-    if (res) std::memcpy(r, res + i, sizeof(float) * static_cast<std::size_t>(len - i));
-    vec v = simd::load(t) + b;
-    if (res) v = v + simd::load(r);
-    simd::store(t, activate(v, e.act, e.lo, e.hi));
-    std::memcpy(dst + i, t, sizeof(float) * static_cast<std::size_t>(len - i));
-  }
+  for (; i < len; ++i) dst[i] = activate(src[i] + bias + (res ? res[i] : 0.f), e.act, e.lo, e.hi);
 }
 
 /// Output tiles [t0, t1) × panels [p0, p1) of group `gr` of one image. `buf` is the image's

@@ -123,10 +123,10 @@ struct pool_geometry {
   bool count_include_pad = false;
 };
 
-/// Max (Max = true) or average pooling. Output positions whose window lies inside the input
-/// take a branch-free path (vectorized over the output row when the stride is 1).
+/// Pooling window by window, for rows too long for `pool2d`'s row buffers. Output positions
+/// whose window lies inside the input take a branch-free path (vectorized when the stride is 1).
 template <bool Max>
-inline void pool2d(const pool_geometry& g, const float* x, float* y) {
+inline void pool2d_windows(const pool_geometry& g, const float* x, float* y) {
   constexpr int w = simd::width;
   // Output columns [ow_lo, ow_hi) have their whole window inside the row.
   const int ow_lo = std::min(g.ow, (g.pw + g.sw - 1) / g.sw);
@@ -193,6 +193,57 @@ inline void pool2d(const pool_geometry& g, const float* x, float* y) {
         row[ow] = Max ? acc : acc * inv_window;
       }
       for (; ow < g.ow; ++ow) edge(ow);
+    }
+  }
+}
+
+/// Max (Max = true) or average pooling, one output row at a time: the window's input rows are
+/// reduced vertically into a padded row (vectorized), that row horizontally over the window
+/// width (vectorized, at every column), and the output picks every stride-th column.
+template <bool Max>
+inline void pool2d(const pool_geometry& g, const float* x, float* y) {
+  constexpr int w = simd::width;
+  constexpr int max_row = 4096;
+  const int wp = g.w + 2 * g.pw;
+  if (wp + g.kw + 2 * w > max_row) {
+    pool2d_windows<Max>(g, x, y);
+    return;
+  }
+  const float fill = Max ? -std::numeric_limits<float>::infinity() : 0.f;
+  alignas(64) float v[max_row];
+  alignas(64) float h[max_row];
+  std::fill(v, v + wp + g.kw + 2 * w, fill);
+  const auto reduce = [](const vec& a, const vec& b) { return Max ? simd::max(a, b) : a + b; };
+  const int hn = wp - g.kw + 1;  // columns of h
+  for (int p = 0; p < g.planes; ++p) {
+    const float* plane = x + static_cast<std::size_t>(p) * g.h * g.w;
+    float* out = y + static_cast<std::size_t>(p) * g.oh * g.ow;
+    for (int oh = 0; oh < g.oh; ++oh) {
+      const int ih0 = oh * g.sh - g.ph;
+      const int i_lo = std::max(0, ih0), i_hi = std::min(g.h, ih0 + g.kh);
+      float* row = v + g.pw;
+      if (i_lo >= i_hi) {
+        std::fill(row, row + g.w, fill);
+      } else {
+        std::memcpy(row, plane + static_cast<std::size_t>(i_lo) * g.w, sizeof(float) * static_cast<std::size_t>(g.w));
+        for (int i = i_lo + 1; i < i_hi; ++i) map2(row, plane + static_cast<std::size_t>(i) * g.w, row, g.w, reduce);
+      }
+      for (int j = 0; j < hn; j += w) {
+        vec acc = simd::load(v + j);
+        for (int k = 1; k < g.kw; ++k) acc = reduce(acc, simd::load(v + j + k));
+        simd::store(h + j, acc);
+      }
+      float* o = out + static_cast<std::size_t>(oh) * g.ow;
+      if constexpr (Max) {
+        for (int ow = 0; ow < g.ow; ++ow) o[ow] = h[ow * g.sw];
+      } else {
+        const int rows = g.count_include_pad ? g.kh : i_hi - i_lo;
+        for (int ow = 0; ow < g.ow; ++ow) {
+          const int iw0 = ow * g.sw - g.pw;
+          const int cols = g.count_include_pad ? g.kw : std::min(g.w, iw0 + g.kw) - std::max(0, iw0);
+          o[ow] = h[ow * g.sw] / static_cast<float>(rows * cols);
+        }
+      }
     }
   }
 }

@@ -1,4 +1,5 @@
 #pragma once
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
@@ -39,6 +40,18 @@ inline simd::vec activate(const simd::vec& x, activation a, float lo, float hi) 
     case activation::clip: return simd::min(simd::max(x, simd::splat(lo)), simd::splat(hi));
     case activation::sigmoid: return simd::splat(1.f) / (simd::splat(1.f) + simd::exp(-x));
     case activation::tanh: return simd::tanh(x);
+  }
+  return x;
+}
+
+/// The scalar form of `activate`, for tails.
+inline float activate(float x, activation a, float lo, float hi) {
+  switch (a) {
+    case activation::none: return x;
+    case activation::relu: return x > 0.f ? x : 0.f;
+    case activation::clip: return x < lo ? lo : (x > hi ? hi : x);
+    case activation::sigmoid: return 1.f / (1.f + std::exp(-x));
+    case activation::tanh: return std::tanh(x);
   }
   return x;
 }

@@ -22,12 +22,13 @@ inline constexpr int W = simd::width;
 template <int MR, int NV, bool APacked, bool BIndirect>
 inline void micro_kernel(int kc, const float* __restrict a, std::ptrdiff_t lda, const float* __restrict b,
                          std::ptrdiff_t ldb, const std::int32_t* __restrict boff, float* __restrict c,
-                         std::ptrdiff_t ldc, bool load_c, const epilogue* e) {
+                         std::ptrdiff_t ldc, bool load_c, const epilogue* e, int mr = MR) {
+  // Rows from `mr` on are computed (A is padded) but neither loaded, nor stored, nor given a residual.
   vec acc[MR][NV];
 #pragma GCC unroll 16
   for (int m = 0; m < MR; ++m)
 #pragma GCC unroll 8
-    for (int v = 0; v < NV; ++v) acc[m][v] = load_c ? simd::load(c + m * ldc + v * W) : simd::splat(0.f);
+    for (int v = 0; v < NV; ++v) acc[m][v] = load_c && m < mr ? simd::load(c + m * ldc + v * W) : simd::splat(0.f);
 
   for (int k = 0; k < kc; ++k) {
     const float* bk = BIndirect ? b + boff[k] : b + k * ldb;
@@ -64,7 +65,8 @@ inline void micro_kernel(int kc, const float* __restrict a, std::ptrdiff_t lda, 
 #pragma GCC unroll 16
       for (int m = 0; m < MR; ++m)
 #pragma GCC unroll 8
-        for (int v = 0; v < NV; ++v) acc[m][v] = acc[m][v] + simd::load(e->residual + m * e->ld_residual + v * W);
+        for (int v = 0; v < NV; ++v)
+          if (m < mr) acc[m][v] = acc[m][v] + simd::load(e->residual + m * e->ld_residual + v * W);
     }
     if (e->act != activation::none) {
 #pragma GCC unroll 16
@@ -76,20 +78,22 @@ inline void micro_kernel(int kc, const float* __restrict a, std::ptrdiff_t lda, 
 #pragma GCC unroll 16
   for (int m = 0; m < MR; ++m)
 #pragma GCC unroll 8
-    for (int v = 0; v < NV; ++v) simd::store(c + m * ldc + v * W, acc[m][v]);
+    for (int v = 0; v < NV; ++v)
+      if (m < mr) simd::store(c + m * ldc + v * W, acc[m][v]);
 }
 
-/// One tile of `mr ≤ MR` rows and `nr ≤ NR` columns: full tiles go straight to C; partial ones
-/// through a local tile, so that nothing outside the valid rows and columns of C, the bias or
-/// the residual is read or written. (A and B must still be readable for the full tile: packed
-/// panels are zero-padded, and row-read A is padded by the caller.)
+/// One tile of `mr ≤ MR` rows and `nr ≤ NR` columns: tiles of full width go straight to C;
+/// narrower ones through a local tile, so that nothing outside the valid rows and columns of C,
+/// the bias or the residual is read or written. (A and B must be readable for the full tile:
+/// packed panels are zero-padded, row-read A is padded by the caller, and a row bias must be
+/// readable for MR rows.)
 template <int MR, int NV, bool APacked, bool BIndirect>
 inline void gemm_tile(int kc, const float* a, std::ptrdiff_t lda, const float* b, std::ptrdiff_t ldb,
                       const std::int32_t* boff, float* c, std::ptrdiff_t ldc, int mr, int nr, bool load_c,
                       const epilogue* e) {
   constexpr int NR = NV * W;
-  if (mr == MR && nr == NR) {
-    micro_kernel<MR, NV, APacked, BIndirect>(kc, a, lda, b, ldb, boff, c, ldc, load_c, e);
+  if (nr == NR) {
+    micro_kernel<MR, NV, APacked, BIndirect>(kc, a, lda, b, ldb, boff, c, ldc, load_c, e, mr);
     return;
   }
   alignas(64) float t[MR * NR];
