@@ -14,6 +14,8 @@ For every N it compiles, with the project's flags:
   passes      declare + flatten + the BYOC passes (partition<net, npu, reference>: composites,
               annotation, region merging, partitioning) + plan of the partitioned module
   executable  the full compiled<net, reference>, run() instantiated, main(), to an object file
+  cpu         the same for compiled<net, cpu>: cpu's pattern table runs on the model (every block
+              becomes a fused conv2d+bias+add+relu composite) and its kernels are instantiated
 and once, as the floor:
   headers     an empty translation unit that includes partita/partita.hpp
 recording wall seconds and peak compiler memory (maximum resident set size).
@@ -93,17 +95,17 @@ static_assert(plan_of<parts, npu, reference>::value.arena_bytes > 0);
     return HEADER + src + body, ops, blocks
 
 
-def executable_tu(n):
+def executable_tu(n, backend="reference"):
     src, ops, blocks = model_source(n)
     elems = CHANNELS * SPATIAL * SPATIAL
     body = f"""
-float run_once(compiled<net, reference>& exe, const float* x, float* y) {{
+float run_once(compiled<net, {backend}>& exe, const float* x, float* y) {{
   exe.run(std::span<const float>(x, {elems}), std::span<float>(y, {elems}));
   return y[0];
 }}
 
 int main(int argc, char**) {{
-  compiled<net, reference> exe;
+  compiled<net, {backend}> exe;
   std::vector<float> x({elems}, static_cast<float>(argc)), y({elems});
   try {{
     return static_cast<int>(run_once(exe, x.data(), y.data()));
@@ -113,6 +115,10 @@ int main(int argc, char**) {{
 }}
 """
     return "#include <span>\n#include <vector>\n" + HEADER + src + body, ops, blocks
+
+
+def cpu_tu(n):
+    return executable_tu(n, "cpu")
 
 
 def headers_tu():
@@ -179,7 +185,7 @@ def main():
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     kinds = [k.strip() for k in args.only.split(",") if k.strip()]
     for k in kinds:
-        if k not in ("plan", "passes", "executable"):
+        if k not in ("plan", "passes", "executable", "cpu"):
             ap.error(f"unknown TU kind {k!r}")
     flags = shlex.split(args.flags) + shlex.split(args.extra_flags)
     compiler = shutil.which(args.compiler) or args.compiler
@@ -224,7 +230,7 @@ def main():
         for n in sizes:
             row = {"n": n}
             for kind in kinds:
-                text, ops, blocks = {"plan": plan_tu, "passes": passes_tu, "executable": executable_tu}[kind](n)
+                text, ops, blocks = {"plan": plan_tu, "passes": passes_tu, "executable": executable_tu, "cpu": cpu_tu}[kind](n)
                 row["ops"], row["blocks"] = ops, blocks
                 row[kind] = compile_tu(f"{kind}_{n}", text)
             result["sizes"].append(row)

@@ -2348,11 +2348,12 @@ struct step_ref {
 // the CPU kernels need. Tails are the callers' business: they loop in `width` steps and finish
 // with scalars.
 
-// GCC 12 reports `_mm512_undefined_ps` (used inside xsimd's exp and tanh) as maybe
+// GCC 12 reports `_mm512_undefined_ps` (used inside xsimd's exp and tanh) as (maybe)
 // uninitialized wherever they are inlined; the value is intentionally undefined.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 #include <xsimd/xsimd.hpp>
 #if defined(__GNUC__) && !defined(__clang__)
@@ -2377,12 +2378,35 @@ inline vec min(const vec& a, const vec& b) { return xsimd::min(a, b); }
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 inline vec exp(const vec& a) { return xsimd::exp(a); }
 inline vec tanh(const vec& a) { return xsimd::tanh(a); }
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
+/// The first `n` (0 ≤ n ≤ width) floats at `p`, the other lanes zero; nothing past them is read.
+inline vec load_first(const float* p, int n) {
+#if defined(__AVX512F__)
+  if constexpr (width == 16) return vec(_mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << n) - 1u), p));
+#endif
+  alignas(64) float t[width] = {};
+  std::memcpy(t, p, sizeof(float) * static_cast<std::size_t>(n));
+  return vec::load_aligned(t);
+}
+/// Stores the first `n` lanes of `v` at `p`; nothing past them is written.
+inline void store_first(float* p, const vec& v, int n) {
+#if defined(__AVX512F__)
+  if constexpr (width == 16) {
+    _mm512_mask_storeu_ps(p, static_cast<__mmask16>((1u << n) - 1u), v);
+    return;
+  }
+#endif
+  alignas(64) float t[width];
+  v.store_aligned(t);
+  std::memcpy(p, t, sizeof(float) * static_cast<std::size_t>(n));
+}
+
 /// Sum of the lanes (xsimd 8.1 spells it `hadd`).
 inline float sum(const vec& a) { return xsimd::hadd(a); }
 /// Largest lane.
@@ -2724,7 +2748,11 @@ inline void finish_segment(const float* src, float* dst, int len, float bias, co
     if (res) v = v + simd::load(res + i);
     simd::store(dst + i, activate(v, e.act, e.lo, e.hi));
   }
-  for (; i < len; ++i) dst[i] = activate(src[i] + bias + (res ? res[i] : 0.f), e.act, e.lo, e.hi);
+  if (i < len) {
+    vec v = simd::load_first(src + i, len - i) + b;
+    if (res) v = v + simd::load_first(res + i, len - i);
+    simd::store_first(dst + i, activate(v, e.act, e.lo, e.hi), len - i);
+  }
 }
 
 /// Output tiles [t0, t1) × panels [p0, p1) of group `gr` of one image. `buf` is the image's
@@ -2862,12 +2890,7 @@ inline void map1(const float* x, float* y, std::int64_t n, F f) {
   constexpr int w = simd::width;
   std::int64_t i = 0;
   for (; i + w <= n; i += w) simd::store(y + i, f(simd::load(x + i)));
-  if (i < n) {
-    alignas(64) float t[w] = {};
-    std::memcpy(t, x + i, sizeof(float) * static_cast<std::size_t>(n - i));
-    simd::store(t, f(simd::load(t)));
-    std::memcpy(y + i, t, sizeof(float) * static_cast<std::size_t>(n - i));
-  }
+  if (i < n) simd::store_first(y + i, f(simd::load_first(x + i, static_cast<int>(n - i))), static_cast<int>(n - i));
 }
 
 /// y[i] = f(a[i], b[i]) over n elements.
@@ -2877,11 +2900,8 @@ inline void map2(const float* a, const float* b, float* y, std::int64_t n, F f) 
   std::int64_t i = 0;
   for (; i + w <= n; i += w) simd::store(y + i, f(simd::load(a + i), simd::load(b + i)));
   if (i < n) {
-    alignas(64) float s[w] = {}, t[w] = {};
-    std::memcpy(s, a + i, sizeof(float) * static_cast<std::size_t>(n - i));
-    std::memcpy(t, b + i, sizeof(float) * static_cast<std::size_t>(n - i));
-    simd::store(s, f(simd::load(s), simd::load(t)));
-    std::memcpy(y + i, s, sizeof(float) * static_cast<std::size_t>(n - i));
+    const int r = static_cast<int>(n - i);
+    simd::store_first(y + i, f(simd::load_first(a + i, r), simd::load_first(b + i, r)), r);
   }
 }
 

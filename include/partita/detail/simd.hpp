@@ -4,12 +4,14 @@
 // the CPU kernels need. Tails are the callers' business: they loop in `width` steps and finish
 // with scalars.
 #include <cstddef>
+#include <cstring>
 
-// GCC 12 reports `_mm512_undefined_ps` (used inside xsimd's exp and tanh) as maybe
+// GCC 12 reports `_mm512_undefined_ps` (used inside xsimd's exp and tanh) as (maybe)
 // uninitialized wherever they are inlined; the value is intentionally undefined.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 #include <xsimd/xsimd.hpp>
 #if defined(__GNUC__) && !defined(__clang__)
@@ -34,12 +36,35 @@ inline vec min(const vec& a, const vec& b) { return xsimd::min(a, b); }
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 inline vec exp(const vec& a) { return xsimd::exp(a); }
 inline vec tanh(const vec& a) { return xsimd::tanh(a); }
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
+/// The first `n` (0 ≤ n ≤ width) floats at `p`, the other lanes zero; nothing past them is read.
+inline vec load_first(const float* p, int n) {
+#if defined(__AVX512F__)
+  if constexpr (width == 16) return vec(_mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << n) - 1u), p));
+#endif
+  alignas(64) float t[width] = {};
+  std::memcpy(t, p, sizeof(float) * static_cast<std::size_t>(n));
+  return vec::load_aligned(t);
+}
+/// Stores the first `n` lanes of `v` at `p`; nothing past them is written.
+inline void store_first(float* p, const vec& v, int n) {
+#if defined(__AVX512F__)
+  if constexpr (width == 16) {
+    _mm512_mask_storeu_ps(p, static_cast<__mmask16>((1u << n) - 1u), v);
+    return;
+  }
+#endif
+  alignas(64) float t[width];
+  v.store_aligned(t);
+  std::memcpy(p, t, sizeof(float) * static_cast<std::size_t>(n));
+}
+
 /// Sum of the lanes (xsimd 8.1 spells it `hadd`).
 inline float sum(const vec& a) { return xsimd::hadd(a); }
 /// Largest lane.

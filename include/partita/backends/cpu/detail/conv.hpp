@@ -160,7 +160,11 @@ inline void finish_segment(const float* src, float* dst, int len, float bias, co
     if (res) v = v + simd::load(res + i);
     simd::store(dst + i, activate(v, e.act, e.lo, e.hi));
   }
-  for (; i < len; ++i) dst[i] = activate(src[i] + bias + (res ? res[i] : 0.f), e.act, e.lo, e.hi);
+  if (i < len) {
+    vec v = simd::load_first(src + i, len - i) + b;
+    if (res) v = v + simd::load_first(res + i, len - i);
+    simd::store_first(dst + i, activate(v, e.act, e.lo, e.hi), len - i);
+  }
 }
 
 /// Output tiles [t0, t1) × panels [p0, p1) of group `gr` of one image. `buf` is the image's

@@ -20,12 +20,7 @@ inline void map1(const float* x, float* y, std::int64_t n, F f) {
   constexpr int w = simd::width;
   std::int64_t i = 0;
   for (; i + w <= n; i += w) simd::store(y + i, f(simd::load(x + i)));
-  if (i < n) {
-    alignas(64) float t[w] = {};
-    std::memcpy(t, x + i, sizeof(float) * static_cast<std::size_t>(n - i));
-    simd::store(t, f(simd::load(t)));
-    std::memcpy(y + i, t, sizeof(float) * static_cast<std::size_t>(n - i));
-  }
+  if (i < n) simd::store_first(y + i, f(simd::load_first(x + i, static_cast<int>(n - i))), static_cast<int>(n - i));
 }
 
 /// y[i] = f(a[i], b[i]) over n elements.
@@ -35,11 +30,8 @@ inline void map2(const float* a, const float* b, float* y, std::int64_t n, F f) 
   std::int64_t i = 0;
   for (; i + w <= n; i += w) simd::store(y + i, f(simd::load(a + i), simd::load(b + i)));
   if (i < n) {
-    alignas(64) float s[w] = {}, t[w] = {};
-    std::memcpy(s, a + i, sizeof(float) * static_cast<std::size_t>(n - i));
-    std::memcpy(t, b + i, sizeof(float) * static_cast<std::size_t>(n - i));
-    simd::store(s, f(simd::load(s), simd::load(t)));
-    std::memcpy(y + i, s, sizeof(float) * static_cast<std::size_t>(n - i));
+    const int r = static_cast<int>(n - i);
+    simd::store_first(y + i, f(simd::load_first(a + i, r), simd::load_first(b + i, r)), r);
   }
 }
 
