@@ -4231,7 +4231,7 @@ struct gemm_kernel {
   // Weights are packed at bind when they are bound weights, at every run otherwise.
   static constexpr bool constant_weight = fused || Step::arg(1).op == op_id::weight;
   static constexpr bool has_bias = info.bias >= 0 || info.gamma >= 0;
-  static constexpr int channels = static_cast<int>(conv ? w_shape[0] : w_shape[0]);
+  static constexpr int channels = static_cast<int>(w_shape[0]);  // output channels or units
 
   // dense
   static constexpr int m_rows = static_cast<int>(conv ? 1 : x_shape.elements() / x_shape.back(0));
