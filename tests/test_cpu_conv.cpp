@@ -5,22 +5,12 @@
 #include "models/conformance.hpp"
 
 using namespace partita;
-using conformance::compare;
-using conformance::tolerance;
 
 namespace {
 
 template <std::int64_t N, std::int64_t C, std::int64_t H, std::int64_t W, std::int64_t O, std::int64_t KH, std::int64_t KW,
           conv2d_attrs A>
 using conv_net = model<conv2d<input<"x", f32, N, C, H, W>, weight<"w", f32, O, C / A.groups, KH, KW>, A>>;
-
-#define CHECK_CONFORMS(...)                      \
-  do {                                           \
-    const auto r = compare<__VA_ARGS__, cpu>();  \
-    CAPTURE(r.one_thread);                       \
-    CAPTURE(r.two_threads);                      \
-    CHECK(r.worst() <= tolerance);               \
-  } while (0)
 
 }  // namespace
 

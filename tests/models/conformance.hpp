@@ -97,3 +97,13 @@ result compare(unsigned seed = 7) {
 inline constexpr double tolerance = 1e-5;
 
 }  // namespace conformance
+
+/// Checks that `model` (a type) on `cpu` matches the reference within the tolerance, reporting
+/// both errors on failure.
+#define CHECK_CONFORMS(...)                                   \
+  do {                                                        \
+    const auto r = conformance::compare<__VA_ARGS__, cpu>();  \
+    CAPTURE(r.one_thread);                                    \
+    CAPTURE(r.two_threads);                                   \
+    CHECK(r.worst() <= conformance::tolerance);               \
+  } while (0)

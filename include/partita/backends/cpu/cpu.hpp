@@ -327,7 +327,13 @@ struct simple_kernel {
       }
     } else if constexpr (op == op_id::max_pool2d || op == op_id::avg_pool2d) {
       constexpr pool_geometry g = pool();
-      pool2d<op == op_id::max_pool2d>(g, in[0], out);
+      if (!pool2d<op == op_id::max_pool2d>(g, in[0], out)) {
+        if constexpr (op == op_id::max_pool2d) {
+          ref::max_pool2d(in[0], Step::arg(0).out, out, n.out, *n.at);
+        } else {
+          ref::avg_pool2d(in[0], Step::arg(0).out, out, n.out, *n.at);
+        }
+      }
     } else if constexpr (op == op_id::global_avg_pool2d) {
       const shape& xs = Step::arg(0).out;
       plane_means(in[0], out, xs[0] * xs[1], xs[2] * xs[3]);
@@ -362,8 +368,8 @@ struct simple_kernel {
     g.ow = static_cast<int>(n.out[3]);
     g.kh = n.at->window[0];
     g.kw = n.at->window[1];
-    g.sh = n.at->stride[0] > 0 ? n.at->stride[0] : g.kh;
-    g.sw = n.at->stride[1] > 0 ? n.at->stride[1] : g.kw;
+    g.sh = reference_kernels::detail::pool_stride(*n.at, 0);
+    g.sw = reference_kernels::detail::pool_stride(*n.at, 1);
     g.ph = n.at->padding[0];
     g.pw = n.at->padding[1];
     g.count_include_pad = n.at->count_include_pad;

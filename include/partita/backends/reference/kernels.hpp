@@ -40,7 +40,7 @@ inline std::array<std::int64_t, max_rank> broadcast_strides(const shape& s, int 
 }
 
 /// The effective pooling stride: zero means "equal to the window", as in PyTorch.
-inline int pool_stride(const attrs& a, int axis) {
+constexpr int pool_stride(const attrs& a, int axis) {
   const auto i = static_cast<std::size_t>(axis);
   return a.stride[i] > 0 ? a.stride[i] : a.window[i];
 }

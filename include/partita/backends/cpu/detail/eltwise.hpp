@@ -115,92 +115,16 @@ struct pool_geometry {
   bool count_include_pad = false;
 };
 
-/// Pooling window by window, for rows too long for `pool2d`'s row buffers. Output positions
-/// whose window lies inside the input take a branch-free path (vectorized when the stride is 1).
-template <bool Max>
-inline void pool2d_windows(const pool_geometry& g, const float* x, float* y) {
-  constexpr int w = simd::width;
-  // Output columns [ow_lo, ow_hi) have their whole window inside the row.
-  const int ow_lo = std::min(g.ow, (g.pw + g.sw - 1) / g.sw);
-  const int last = g.w + g.pw - g.kw;  // the last window start inside the row, shifted by pw
-  const int ow_hi = last < 0 ? ow_lo : std::max(ow_lo, std::min(g.ow, last / g.sw + 1));
-  const float inv_window = 1.f / static_cast<float>(g.kh * g.kw);
-  for (int p = 0; p < g.planes; ++p) {
-    const float* plane = x + static_cast<std::size_t>(p) * g.h * g.w;
-    float* out = y + static_cast<std::size_t>(p) * g.oh * g.ow;
-    for (int oh = 0; oh < g.oh; ++oh) {
-      const int ih0 = oh * g.sh - g.ph;
-      const int i_lo = std::max(0, ih0), i_hi = std::min(g.h, ih0 + g.kh);
-      float* row = out + static_cast<std::size_t>(oh) * g.ow;
-      auto edge = [&](int ow) {
-        const int iw0 = ow * g.sw - g.pw;
-        const int j_lo = std::max(0, iw0), j_hi = std::min(g.w, iw0 + g.kw);
-        float acc = Max ? -std::numeric_limits<float>::infinity() : 0.f;
-        for (int i = i_lo; i < i_hi; ++i)
-          for (int j = j_lo; j < j_hi; ++j) {
-            const float v = plane[static_cast<std::size_t>(i) * g.w + j];
-            if constexpr (Max) {
-              if (v > acc || std::isnan(v)) acc = v;
-            } else {
-              acc += v;
-            }
-          }
-        if constexpr (!Max) {
-          const int count = g.count_include_pad ? g.kh * g.kw : (i_hi - i_lo) * (j_hi - j_lo);
-          acc /= static_cast<float>(count);
-        }
-        row[ow] = acc;
-      };
-      const bool rows_inside = i_lo == ih0 && i_hi == ih0 + g.kh;
-      if (!rows_inside) {
-        for (int ow = 0; ow < g.ow; ++ow) edge(ow);
-        continue;
-      }
-      for (int ow = 0; ow < ow_lo; ++ow) edge(ow);
-      int ow = ow_lo;
-      if (g.sw == 1) {
-        for (; ow + w <= ow_hi; ow += w) {
-          const int iw0 = ow - g.pw;
-          vec acc = Max ? simd::splat(-std::numeric_limits<float>::infinity()) : simd::splat(0.f);
-          for (int i = ih0; i < ih0 + g.kh; ++i)
-            for (int j = 0; j < g.kw; ++j) {
-              const vec v = simd::load(plane + static_cast<std::size_t>(i) * g.w + iw0 + j);
-              acc = Max ? simd::max(acc, v) : acc + v;
-            }
-          simd::store(row + ow, Max ? acc : acc * simd::splat(inv_window));
-        }
-      }
-      for (; ow < ow_hi; ++ow) {
-        const float* base = plane + static_cast<std::size_t>(ih0) * g.w + (ow * g.sw - g.pw);
-        float acc = Max ? -std::numeric_limits<float>::infinity() : 0.f;
-        for (int i = 0; i < g.kh; ++i)
-          for (int j = 0; j < g.kw; ++j) {
-            const float v = base[static_cast<std::size_t>(i) * g.w + j];
-            if constexpr (Max) {
-              if (v > acc || std::isnan(v)) acc = v;
-            } else {
-              acc += v;
-            }
-          }
-        row[ow] = Max ? acc : acc * inv_window;
-      }
-      for (; ow < g.ow; ++ow) edge(ow);
-    }
-  }
-}
-
 /// Max (Max = true) or average pooling, one output row at a time: the window's input rows are
 /// reduced vertically into a padded row (vectorized), that row horizontally over the window
-/// width (vectorized, at every column), and the output picks every stride-th column.
+/// width (vectorized, at every column), and the output picks every stride-th column. Returns
+/// false, doing nothing, when a padded row does not fit its row buffers (over 4000 columns).
 template <bool Max>
-inline void pool2d(const pool_geometry& g, const float* x, float* y) {
+inline bool pool2d(const pool_geometry& g, const float* x, float* y) {
   constexpr int w = simd::width;
   constexpr int max_row = 4096;
   const int wp = g.w + 2 * g.pw;
-  if (wp + g.kw + 2 * w > max_row) {
-    pool2d_windows<Max>(g, x, y);
-    return;
-  }
+  if (wp + g.kw + 2 * w > max_row) return false;
   const float fill = Max ? -std::numeric_limits<float>::infinity() : 0.f;
   alignas(64) float v[max_row];
   alignas(64) float h[max_row];
@@ -238,6 +162,7 @@ inline void pool2d(const pool_geometry& g, const float* x, float* y) {
       }
     }
   }
+  return true;
 }
 
 }  // namespace partita::detail::cpu
