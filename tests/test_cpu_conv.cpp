@@ -102,3 +102,14 @@ TEST_CASE("conv2d large enough for two threads: split by output positions, then 
   CHECK_CONFORMS(model<relu<add<conv2d<input<"x", f32, 1, 64, 5, 5>, weight<"w", f32, 72, 64, 3, 3>, {.padding = {1, 1}}>,
                                 input<"r", f32, 1, 72, 5, 5>>>>);
 }
+
+TEST_CASE("small images take the channel-vectorized path: 7x7, 10x10, residual, groups, stride, batch, threads") {
+  // 7x7 and 10x10 outputs waste most position lanes, so these vectorize over output channels.
+  CHECK_CONFORMS(model<relu<add<bias_add<conv2d<input<"x", f32, 1, 32, 7, 7>, weight<"w", f32, 64, 32, 3, 3>, {.padding = {1, 1}}>,
+                                         weight<"b", f32, 64>>,
+                                input<"r", f32, 1, 64, 7, 7>>>>);
+  CHECK_CONFORMS(conv_net<1, 6, 14, 14, 16, 5, 5, conv2d_attrs{}>);  // LeNet's second layer: 16 channels, one vector
+  CHECK_CONFORMS(model<relu<conv2d<input<"x", f32, 1, 64, 10, 10>, weight<"w", f32, 16, 64, 3, 3>, {.padding = {1, 1}}>>>);
+  CHECK_CONFORMS(conv_net<2, 8, 13, 13, 40, 3, 3, conv2d_attrs{.stride = {2, 2}, .padding = {1, 1}, .groups = 2}>);
+  CHECK_CONFORMS(conv_net<1, 16, 9, 9, 37, 3, 3, conv2d_attrs{.padding = {1, 1}}>);  // a channel tail
+}

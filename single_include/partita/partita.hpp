@@ -2808,6 +2808,139 @@ inline void conv_tiles(const conv_geometry& g, const std::int32_t* boff, const f
 
 }  // namespace partita::detail::cpu
 // ---- end partita/backends/cpu/detail/conv.hpp ----
+// ---- begin partita/backends/cpu/detail/conv_small.hpp ----
+// conv2d on small images (7×7, 14×14, ...), where vectors of output positions would be mostly
+// padding: vectors of output channels instead. The weights are packed like dense weights (panels
+// of NR output channels), each of MR output positions is broadcast from the phase-split input
+// copy (see conv.hpp) at a compile-time offset, and each tile is transposed into NCHW as it is
+// stored, with the residual and the activation.
+
+
+namespace partita::detail::cpu {
+
+/// The positions per tile (5 to 8) that waste the fewest lanes on `n` positions.
+constexpr int small_conv_rows(int n) {
+  int best = 8;
+  double best_eff = 0;
+  for (int mr = 8; mr >= 5; --mr) {
+    const double eff = static_cast<double>(n) / (((n + mr - 1) / mr) * mr);
+    if (eff > best_eff + 1e-9) {
+      best = mr;
+      best_eff = eff;
+    }
+  }
+  return best;
+}
+
+/// Fraction of the computed lanes that are useful, for the position-vectorized path (conv.hpp)
+/// and for this one with NV vectors of channels.
+constexpr double positions_efficiency(const conv_geometry& g) {
+  const int nr = conv_block::nr, mr = conv_block::mr;
+  const double pos = static_cast<double>(g.oh * g.ow) / (((g.npos + nr - 1) / nr) * nr);
+  const double ch = static_cast<double>(g.og) / (((g.og + mr - 1) / mr) * mr);
+  return pos * ch;
+}
+constexpr double channels_efficiency(const conv_geometry& g, int nv) {
+  const int nr = nv * W, mr = small_conv_rows(g.oh * g.ow);
+  const int n = g.oh * g.ow;
+  const double pos = static_cast<double>(n) / (((n + mr - 1) / mr) * mr);
+  const double ch = static_cast<double>(g.og) / (((g.og + nr - 1) / nr) * nr);
+  return pos * ch;
+}
+
+/// Offsets in the phase-split copy of every output position (row-major), for broadcasting.
+template <std::size_t N>
+constexpr std::array<std::int32_t, N> position_offsets(const conv_geometry& g) {
+  std::array<std::int32_t, N> off{};
+  std::size_t i = 0;
+  for (int oh = 0; oh < g.oh; ++oh)
+    for (int ow = 0; ow < g.ow; ++ow) off[i++] = oh * g.wq + ow;
+  return off;
+}
+
+/// tile (+)= rows · w over `k` depths (`accumulate`: add to the tile's current values).
+template <int MR, int NV>
+inline void small_conv_tile(int k, const float* const* rows, const std::int32_t* __restrict boff,
+                            const float* __restrict w, bool accumulate, const float* bias, float* __restrict tile) {
+  constexpr int NR = NV * W;
+  vec acc[MR][NV];
+#pragma GCC unroll 16
+  for (int m = 0; m < MR; ++m)
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) acc[m][v] = accumulate ? simd::load(tile + m * NR + v * W) : simd::splat(0.f);
+  const float* r[MR];
+#pragma GCC unroll 16
+  for (int m = 0; m < MR; ++m) r[m] = rows[m];
+  for (int kk = 0; kk < k; ++kk) {
+    const std::int32_t o = boff[kk];
+    vec bv[NV];
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) bv[v] = simd::load(w + kk * NR + v * W);
+#pragma GCC unroll 16
+    for (int m = 0; m < MR; ++m) {
+      const vec av = simd::splat(r[m][o]);
+#pragma GCC unroll 8
+      for (int v = 0; v < NV; ++v) acc[m][v] = simd::fma(av, bv[v], acc[m][v]);
+    }
+  }
+#pragma GCC unroll 8
+  for (int v = 0; v < NV; ++v) {
+    const vec b = bias ? simd::load(bias + v * W) : simd::splat(0.f);
+#pragma GCC unroll 16
+    for (int m = 0; m < MR; ++m) simd::store(tile + m * NR + v * W, acc[m][v] + b);
+  }
+}
+
+/// Depth per pass over a weight panel: its slice (kc × NR floats) stays in L1 for every tile.
+inline constexpr int small_conv_depth = 128;
+
+/// Floats of per-thread scratch `small_conv_tiles` needs: one tile per position tile.
+constexpr std::size_t small_conv_scratch(int positions, int mr, int nv) {
+  return static_cast<std::size_t>((positions + mr - 1) / mr) * static_cast<std::size_t>(mr * nv * W);
+}
+
+/// Channel panels [p0, p1) × position tiles [t0, t1) of group `gr` of one image. The bias must
+/// be readable for NR channels past the last one; `tiles` holds `small_conv_scratch` floats.
+template <int MR, int NV>
+inline void small_conv_tiles(const conv_geometry& g, const std::int32_t* boff, const std::int32_t* pos,
+                             const float* packed, const float* buf, float* y, const epilogue& e, int gr, int p0, int p1,
+                             int t0, int t1, float* tiles) {
+  constexpr int NR = NV * W;
+  const int n = g.oh * g.ow;
+  const int panels = (g.og + NR - 1) / NR;
+  const float* bgroup = buf + static_cast<std::size_t>(gr) * g.cg * g.plane_set;
+  for (int p = p0; p < p1; ++p) {
+    const int o0 = gr * g.og + p * NR;
+    const int nc = std::min(NR, g.og - p * NR);
+    const float* w = packed + (static_cast<std::size_t>(gr) * panels + p) * static_cast<std::size_t>(g.k) * NR;
+    for (int k0 = 0; k0 < g.k; k0 += small_conv_depth) {
+      const int kc = std::min(small_conv_depth, g.k - k0);
+      const bool last = k0 + kc == g.k;
+      for (int t = t0; t < t1; ++t) {
+        const int q0 = t * MR;
+        const int mr = std::min(MR, n - q0);
+        const float* rows[MR];
+        for (int m = 0; m < MR; ++m) rows[m] = bgroup + pos[q0 + std::min(m, mr - 1)];
+        small_conv_tile<MR, NV>(kc, rows, boff + k0, w + static_cast<std::size_t>(k0) * NR, k0 > 0,
+                                last && e.bias ? e.bias + o0 : nullptr, tiles + (t - t0) * MR * NR);
+      }
+    }
+    for (int t = t0; t < t1; ++t) {
+      const int q0 = t * MR;
+      const int mr = std::min(MR, n - q0);
+      const float* tile = tiles + (t - t0) * MR * NR;
+      for (int c = 0; c < nc; ++c) {
+        float* dst = y + static_cast<std::size_t>(o0 + c) * n + q0;
+        const float* res = e.residual ? e.residual + static_cast<std::size_t>(o0 + c) * n + q0 : nullptr;
+        for (int m = 0; m < mr; ++m)
+          dst[m] = activate(tile[m * NR + c] + (res ? res[m] : 0.f), e.act, e.lo, e.hi);
+      }
+    }
+  }
+}
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/conv_small.hpp ----
 // ---- begin partita/backends/cpu/detail/dense.hpp ----
 // dense as GEMM: y[M×N] = x[M×K] · wᵀ, the weights packed at bind into panels of NR units
 // ([panel][k][NR], zero-padded), the activations read in place.
@@ -4165,9 +4298,17 @@ struct gemm_kernel {
   // conv2d
   static constexpr conv_geometry geo = conv ? make_conv_geometry(x_shape, w_shape, y_shape, *main.at) : conv_geometry{};
   static constexpr auto boff = conv_offsets<static_cast<std::size_t>(geo.k > 0 ? geo.k : 1)>(geo);
+  // Small images: vectors of output channels (conv_small.hpp) when that wastes fewer lanes.
+  static constexpr int small_nv = geo.og <= W ? 1 : 2;
+  static constexpr bool small_image = conv && channels_efficiency(geo, small_nv) > positions_efficiency(geo) + 0.1;
+  static constexpr int small_mr = small_conv_rows(geo.oh * geo.ow);
+  static constexpr auto positions =
+      position_offsets<static_cast<std::size_t>(small_image ? geo.oh * geo.ow : 1)>(small_image ? geo : conv_geometry{});
 
   static constexpr std::size_t packed_floats =
-      conv ? packed_conv_floats(geo) : packed_dense_floats(channels, k_depth, dblk::nr);
+      !conv        ? packed_dense_floats(channels, k_depth, dblk::nr)
+      : small_image ? static_cast<std::size_t>(geo.groups) * packed_dense_floats(geo.og, geo.k, small_nv * W)
+                    : packed_conv_floats(geo);
   static constexpr std::size_t bias_floats = has_bias ? static_cast<std::size_t>(channels) + 64 : 0;
 
   static void pack(float* dst, const float* const* in) {
@@ -4191,7 +4332,12 @@ struct gemm_kernel {
   }
 
   static void pack_weights(const float* w, float* dst) {
-    if constexpr (conv) {
+    if constexpr (small_image) {
+      const std::size_t per_group = packed_dense_floats(geo.og, geo.k, small_nv * W);
+      for (int gr = 0; gr < geo.groups; ++gr)
+        pack_dense_weights(w + static_cast<std::size_t>(gr) * geo.og * geo.k, geo.og, geo.k, small_nv * W,
+                           dst + gr * per_group);
+    } else if constexpr (conv) {
       pack_conv_weights(geo, w, dst);
     } else {
       pack_dense_weights(w, channels, k_depth, dblk::nr, dst);
@@ -4200,7 +4346,9 @@ struct gemm_kernel {
 
   static void prepare(partita::cpu::state& st, const float* const* in) {
     float* dst = st.reserve(Step::index, packed_floats + bias_floats);
-    if constexpr (conv) {
+    if constexpr (small_image) {
+      st.need_scratch(geo.buffer_floats, small_conv_scratch(geo.oh * geo.ow, small_mr, small_nv));
+    } else if constexpr (conv) {
       st.need_scratch(geo.buffer_floats, 0);
     } else {
       st.need_scratch(0, static_cast<std::size_t>(dblk::mr) * k_depth);
@@ -4221,7 +4369,9 @@ struct gemm_kernel {
     e.hi = info.hi;
     const float* residual = info.residual >= 0 ? in[info.residual] : nullptr;
     const float* x = in[info.x];
-    if constexpr (conv) {
+    if constexpr (small_image) {
+      run_small_conv(st, x, packed, residual, e, out);
+    } else if constexpr (conv) {
       run_conv(st, x, packed, residual, e, out);
     } else {
       e.residual = residual;
@@ -4232,6 +4382,43 @@ struct gemm_kernel {
       st.parallel(tasks, [&](int t) {
         const int p0 = panels * t / tasks, p1 = panels * (t + 1) / tasks;
         dense_panels<m_rows>(x, k_depth, packed, channels, out, e, p0, p1, st.thread_scratch(t));
+      });
+    }
+  }
+
+  static void run_small_conv(partita::cpu::state& st, const float* x, const float* packed, const float* residual,
+                             epilogue e, float* out) {
+    constexpr int NR = small_nv * W;
+    constexpr int n = geo.oh * geo.ow;
+    constexpr int tiles = (n + small_mr - 1) / small_mr;
+    constexpr int panels = (geo.og + NR - 1) / NR;
+    constexpr double flops = 2.0 * geo.o * geo.k * n;
+    const int tasks = tasks_for(flops, st.workers(), tiles * panels);
+    // Split the output channels (each core keeps its slice of the weights) when there are enough.
+    const bool by_panels = panels >= tasks;
+    float* buf = st.shared_scratch();
+    const std::size_t in_image = static_cast<std::size_t>(geo.c) * geo.h * geo.w;
+    const std::size_t out_image = static_cast<std::size_t>(geo.o) * n;
+    for (int b = 0; b < geo.batch; ++b) {
+      const float* xb = x + b * in_image;
+      const int copy_tasks = std::min(tasks, geo.c);
+      st.parallel(copy_tasks, [&](int t) {
+        conv_copy_input(geo, xb, buf, geo.c * t / copy_tasks, geo.c * (t + 1) / copy_tasks);
+      });
+      epilogue eb = e;
+      eb.residual = residual ? residual + b * out_image : nullptr;
+      float* yb = out + b * out_image;
+      st.parallel(tasks, [&](int t) {
+        for (int gr = 0; gr < geo.groups; ++gr) {
+          if (by_panels) {
+            small_conv_tiles<small_mr, small_nv>(geo, boff.data(), positions.data(), packed, buf, yb, eb, gr,
+                                                 panels * t / tasks, panels * (t + 1) / tasks, 0, tiles,
+                                                 st.thread_scratch(t));
+          } else {
+            small_conv_tiles<small_mr, small_nv>(geo, boff.data(), positions.data(), packed, buf, yb, eb, gr, 0, panels,
+                                                 tiles * t / tasks, tiles * (t + 1) / tasks, st.thread_scratch(t));
+          }
+        }
       });
     }
   }

@@ -11,6 +11,7 @@
 
 #include "partita/backend/step.hpp"
 #include "partita/backends/cpu/detail/conv.hpp"
+#include "partita/backends/cpu/detail/conv_small.hpp"
 #include "partita/backends/cpu/detail/dense.hpp"
 #include "partita/backends/cpu/detail/eltwise.hpp"
 #include "partita/backends/cpu/detail/fused.hpp"
@@ -191,9 +192,17 @@ struct gemm_kernel {
   // conv2d
   static constexpr conv_geometry geo = conv ? make_conv_geometry(x_shape, w_shape, y_shape, *main.at) : conv_geometry{};
   static constexpr auto boff = conv_offsets<static_cast<std::size_t>(geo.k > 0 ? geo.k : 1)>(geo);
+  // Small images: vectors of output channels (conv_small.hpp) when that wastes fewer lanes.
+  static constexpr int small_nv = geo.og <= W ? 1 : 2;
+  static constexpr bool small_image = conv && channels_efficiency(geo, small_nv) > positions_efficiency(geo) + 0.1;
+  static constexpr int small_mr = small_conv_rows(geo.oh * geo.ow);
+  static constexpr auto positions =
+      position_offsets<static_cast<std::size_t>(small_image ? geo.oh * geo.ow : 1)>(small_image ? geo : conv_geometry{});
 
   static constexpr std::size_t packed_floats =
-      conv ? packed_conv_floats(geo) : packed_dense_floats(channels, k_depth, dblk::nr);
+      !conv        ? packed_dense_floats(channels, k_depth, dblk::nr)
+      : small_image ? static_cast<std::size_t>(geo.groups) * packed_dense_floats(geo.og, geo.k, small_nv * W)
+                    : packed_conv_floats(geo);
   static constexpr std::size_t bias_floats = has_bias ? static_cast<std::size_t>(channels) + 64 : 0;
 
   static void pack(float* dst, const float* const* in) {
@@ -217,7 +226,12 @@ struct gemm_kernel {
   }
 
   static void pack_weights(const float* w, float* dst) {
-    if constexpr (conv) {
+    if constexpr (small_image) {
+      const std::size_t per_group = packed_dense_floats(geo.og, geo.k, small_nv * W);
+      for (int gr = 0; gr < geo.groups; ++gr)
+        pack_dense_weights(w + static_cast<std::size_t>(gr) * geo.og * geo.k, geo.og, geo.k, small_nv * W,
+                           dst + gr * per_group);
+    } else if constexpr (conv) {
       pack_conv_weights(geo, w, dst);
     } else {
       pack_dense_weights(w, channels, k_depth, dblk::nr, dst);
@@ -226,7 +240,9 @@ struct gemm_kernel {
 
   static void prepare(partita::cpu::state& st, const float* const* in) {
     float* dst = st.reserve(Step::index, packed_floats + bias_floats);
-    if constexpr (conv) {
+    if constexpr (small_image) {
+      st.need_scratch(geo.buffer_floats, small_conv_scratch(geo.oh * geo.ow, small_mr, small_nv));
+    } else if constexpr (conv) {
       st.need_scratch(geo.buffer_floats, 0);
     } else {
       st.need_scratch(0, static_cast<std::size_t>(dblk::mr) * k_depth);
@@ -247,7 +263,9 @@ struct gemm_kernel {
     e.hi = info.hi;
     const float* residual = info.residual >= 0 ? in[info.residual] : nullptr;
     const float* x = in[info.x];
-    if constexpr (conv) {
+    if constexpr (small_image) {
+      run_small_conv(st, x, packed, residual, e, out);
+    } else if constexpr (conv) {
       run_conv(st, x, packed, residual, e, out);
     } else {
       e.residual = residual;
@@ -258,6 +276,43 @@ struct gemm_kernel {
       st.parallel(tasks, [&](int t) {
         const int p0 = panels * t / tasks, p1 = panels * (t + 1) / tasks;
         dense_panels<m_rows>(x, k_depth, packed, channels, out, e, p0, p1, st.thread_scratch(t));
+      });
+    }
+  }
+
+  static void run_small_conv(partita::cpu::state& st, const float* x, const float* packed, const float* residual,
+                             epilogue e, float* out) {
+    constexpr int NR = small_nv * W;
+    constexpr int n = geo.oh * geo.ow;
+    constexpr int tiles = (n + small_mr - 1) / small_mr;
+    constexpr int panels = (geo.og + NR - 1) / NR;
+    constexpr double flops = 2.0 * geo.o * geo.k * n;
+    const int tasks = tasks_for(flops, st.workers(), tiles * panels);
+    // Split the output channels (each core keeps its slice of the weights) when there are enough.
+    const bool by_panels = panels >= tasks;
+    float* buf = st.shared_scratch();
+    const std::size_t in_image = static_cast<std::size_t>(geo.c) * geo.h * geo.w;
+    const std::size_t out_image = static_cast<std::size_t>(geo.o) * n;
+    for (int b = 0; b < geo.batch; ++b) {
+      const float* xb = x + b * in_image;
+      const int copy_tasks = std::min(tasks, geo.c);
+      st.parallel(copy_tasks, [&](int t) {
+        conv_copy_input(geo, xb, buf, geo.c * t / copy_tasks, geo.c * (t + 1) / copy_tasks);
+      });
+      epilogue eb = e;
+      eb.residual = residual ? residual + b * out_image : nullptr;
+      float* yb = out + b * out_image;
+      st.parallel(tasks, [&](int t) {
+        for (int gr = 0; gr < geo.groups; ++gr) {
+          if (by_panels) {
+            small_conv_tiles<small_mr, small_nv>(geo, boff.data(), positions.data(), packed, buf, yb, eb, gr,
+                                                 panels * t / tasks, panels * (t + 1) / tasks, 0, tiles,
+                                                 st.thread_scratch(t));
+          } else {
+            small_conv_tiles<small_mr, small_nv>(geo, boff.data(), positions.data(), packed, buf, yb, eb, gr, 0, panels,
+                                                 tiles * t / tasks, tiles * (t + 1) / tasks, st.thread_scratch(t));
+          }
+        }
       });
     }
   }
