@@ -2010,6 +2010,17 @@ struct inlined {
   std::vector<int> source;
 };
 
+/// Calls `f(node)` for each weight bound in function `fn` or in a function it calls, in body
+/// order, depth first: the order in which a whole-partition kernel receives them.
+template <class M, class F>
+constexpr void for_each_bound_weight(const M& m, int fn, F&& f) {
+  const function_info& c = m.functions[static_cast<std::size_t>(fn)];
+  for (int j = c.first_node; j < c.first_node + c.num_nodes; ++j) {
+    if (m.node(j).op == op_id::weight) f(j);
+    if (m.node(j).op == op_id::call) for_each_bound_weight(m, m.node(j).index, f);
+  }
+}
+
 template <class M, class Fuses>
 constexpr int expand(const M& m, int fn, const std::vector<int>& params, std::string_view backend, Fuses fuses,
                      inlined& out) {
@@ -2028,6 +2039,18 @@ constexpr int expand(const M& m, int fn, const std::vector<int>& params, std::st
     }
     if (g.op == op_id::call) {
       const function_info& c = m.functions[static_cast<std::size_t>(g.index)];
+      if (!c.backend.empty() && fuses.whole_partitions(c.backend)) {
+        // One step: the backend's kernel runs the whole partition, its weights after its parameters.
+        for_each_bound_weight(m, g.index, [&](int j) {
+          a.push_back(out.b.emit(m.node(j), nullptr, 0));
+          out.source.push_back(j);
+        });
+        graph_node copy = g;
+        copy.target = c.backend;
+        value = out.b.emit(copy, a.data(), static_cast<int>(a.size()));
+        out.source.push_back(i);
+        continue;
+      }
       if (!c.backend.empty()) {
         value = expand(m, g.index, a, c.backend, fuses, out);
         continue;
@@ -2065,6 +2088,25 @@ constexpr inlined inline_calls(const M& m, Fuses fuses) {
   return out;
 }
 
+/// Byte offset of field `k` in the storage of a step that returns function `fn`'s tuple: the
+/// fields lie back to back, each aligned.
+template <class M>
+constexpr std::size_t field_offset(const M& m, int fn, int k) {
+  const function_info& f = m.functions[static_cast<std::size_t>(fn)];
+  std::size_t at = 0;
+  for (int i = 0; i < k; ++i) {
+    const graph_node& field = m.node(m.arg(f.result, i));
+    at += align_up(static_cast<std::size_t>(field.out.elements()) * size_of(field.type));
+  }
+  return at;
+}
+
+template <class M>
+constexpr std::size_t tuple_bytes(const M& m, int fn) {
+  const function_info& f = m.functions[static_cast<std::size_t>(fn)];
+  return field_offset(m, fn, m.node(f.result).nargs);
+}
+
 /// Lowers a module to steps and a memory plan. Views (flatten, reshape) and tuple
 /// projections share their argument's storage; an op whose value is a model output writes the
 /// caller's output buffer directly; every other op result gets an arena buffer.
@@ -2081,6 +2123,7 @@ constexpr plan_builder lower(const Module& module, Fuses fuses) {
   std::vector<buffer_ref> where(static_cast<std::size_t>(n));
   std::vector<int> step_of(static_cast<std::size_t>(n), -1);
   std::vector<int> buffer_of(static_cast<std::size_t>(n), -1);
+  std::vector<std::size_t> field_at(static_cast<std::size_t>(n), 0);  // byte offset of a view in its root's storage
   int* rt = root.data();
 
   for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
@@ -2103,10 +2146,18 @@ constexpr plan_builder lower(const Module& module, Fuses fuses) {
       where[static_cast<std::size_t>(i)] = {storage::weight, slot, p.weights[static_cast<std::size_t>(slot)].offset};
     } else if (g.op == op_id::tuple) {
       // no storage of its own: consumers project its fields
+    } else if (g.op == op_id::get && m.node(tuple_node(m, m.arg(i, 0))).op == op_id::call) {
+      // A field of a step returning a tuple (a whole partition): its fields lie back to back.
+      const int call = tuple_node(m, m.arg(i, 0));
+      rt[i] = rt[call];
+      field_at[static_cast<std::size_t>(i)] = field_offset(module, m.node(call).index, g.index);
     } else if (g.op == op_id::get) {
-      rt[i] = rt[m.arg(tuple_node(m, m.arg(i, 0)), g.index)];
+      const int field = m.arg(tuple_node(m, m.arg(i, 0)), g.index);
+      rt[i] = rt[field];
+      field_at[static_cast<std::size_t>(i)] = field_at[static_cast<std::size_t>(field)];
     } else if (is_view(g.op)) {
       rt[i] = rt[m.arg(i, 0)];
+      field_at[static_cast<std::size_t>(i)] = field_at[static_cast<std::size_t>(m.arg(i, 0))];
     } else {
       step_of[static_cast<std::size_t>(i)] = static_cast<int>(p.steps.size());
       p.steps.push_back({i, in.source[static_cast<std::size_t>(i)], g.target, 0, g.nargs, {}});
@@ -2122,7 +2173,8 @@ constexpr plan_builder lower(const Module& module, Fuses fuses) {
     const graph_node& g = m.node(o);
     p.outputs.push_back({{}, g.type, g.out, o, 0});
     const int r = rt[o];
-    if (step_of[static_cast<std::size_t>(r)] >= 0 && where[static_cast<std::size_t>(r)].kind == storage::none) {
+    if (step_of[static_cast<std::size_t>(r)] >= 0 && where[static_cast<std::size_t>(r)].kind == storage::none &&
+        !m.node(r).is_tuple) {
       where[static_cast<std::size_t>(r)] = {storage::output, k, 0};
     }
   }
@@ -2145,12 +2197,15 @@ constexpr plan_builder lower(const Module& module, Fuses fuses) {
     const int a0 = rt[m.arg(s.node, 0)];
     const bool elementwise = is_unary_elementwise(g.op) || is_binary_elementwise(g.op) || g.op == op_id::bias_add;
     if (elementwise && buffer_of[static_cast<std::size_t>(a0)] >= 0 && last_use[static_cast<std::size_t>(a0)] == si &&
+        !m.node(a0).is_tuple &&
         m.node(a0).out.elements() == g.out.elements() && in_place_safe(m, s.node, rt, a0)) {
       buffer_of[static_cast<std::size_t>(s.node)] = buffer_of[static_cast<std::size_t>(a0)];
       continue;
     }
     buffer_of[static_cast<std::size_t>(s.node)] = static_cast<int>(p.buffers.size());
-    p.buffers.push_back({align_up(static_cast<std::size_t>(g.out.elements()) * size_of(g.type)), si, si, 0});
+    const std::size_t bytes = g.is_tuple ? tuple_bytes(module, g.index)
+                                         : align_up(static_cast<std::size_t>(g.out.elements()) * size_of(g.type));
+    p.buffers.push_back({bytes, si, si, 0});
   }
   for (int si = 0; si < num_steps; ++si) {
     const plan_step& s = p.steps[static_cast<std::size_t>(si)];
@@ -2169,14 +2224,20 @@ constexpr plan_builder lower(const Module& module, Fuses fuses) {
     if (b >= 0) where[static_cast<std::size_t>(s.node)] = {storage::arena, b, p.buffers[static_cast<std::size_t>(b)].offset};
   }
 
+  // A view's location: its root's, moved to the field it shows.
+  auto located = [&](int node) {
+    buffer_ref r = where[static_cast<std::size_t>(rt[node])];
+    r.offset += field_at[static_cast<std::size_t>(node)];
+    return r;
+  };
   for (plan_step& s : p.steps) {
     s.first_in = static_cast<int>(p.ins.size());
-    for (int k = 0; k < s.num_in; ++k) p.ins.push_back(where[static_cast<std::size_t>(rt[m.arg(s.node, k)])]);
+    for (int k = 0; k < s.num_in; ++k) p.ins.push_back(located(m.arg(s.node, k)));
     s.out = where[static_cast<std::size_t>(s.node)];
   }
   for (int k = 0; k < num_outputs; ++k) {
     const tensor_slot& o = p.outputs[static_cast<std::size_t>(k)];
-    const buffer_ref src = where[static_cast<std::size_t>(rt[o.node])];
+    const buffer_ref src = located(o.node);
     if (src.kind != storage::output || src.index != k) p.copies.push_back({src, k, o.bytes()});
   }
   return p;
@@ -2254,6 +2315,22 @@ struct fuses_in {
     ((r = r || (i++ == owner && fuses<Backends>(name))), ...);
     return r;
   }
+  /// Whether the backend named `backend` runs each of its partitions as one step.
+  constexpr bool whole_partitions(std::string_view backend) const {
+    const std::size_t owner = backend_index<Backends...>(backend);
+    bool r = false;
+    std::size_t i = 0;
+    ((r = r || (i++ == owner && compiles<Backends>())), ...);
+    return r;
+  }
+  template <class B>
+  static constexpr bool compiles() {
+    if constexpr (requires { B::compiles_partitions; }) {
+      return static_cast<bool>(B::compiles_partitions);
+    } else {
+      return false;
+    }
+  }
   template <class B>
   static constexpr bool fuses(std::string_view name) {
     if constexpr (requires { B::fuses(name); }) {
@@ -2303,7 +2380,12 @@ struct step_ref {
   /// num_params)` for them, then one input per weight bound inside it, in body order.
   static constexpr int num_params = op == op_id::call ? Module.functions[static_cast<std::size_t>(node.index)].num_params : num_args;
 
-  /// The composite function a fused step runs (only for `op == op_id::call`).
+  /// The module the step comes from (for a whole partition: to walk the composites it calls).
+  static constexpr const auto& module = Module;
+  /// True for a step that runs a whole partition (its backend has `compiles_partitions`).
+  static constexpr bool partition = op == op_id::call && !Module.functions[static_cast<std::size_t>(node.index)].backend.empty();
+
+  /// The function a fused composite or whole-partition step runs (only for `op == op_id::call`).
   static constexpr const function_info& function() { return Module.functions[static_cast<std::size_t>(node.index)]; }
   static constexpr std::string_view composite = op == op_id::call ? function().composite : std::string_view{};
   /// Node `i` of the composite's body; `body_size()` of them.
@@ -2311,6 +2393,26 @@ struct step_ref {
   static constexpr const graph_node& body(int i) { return Module.node(function().first_node + i); }
   /// Body index of argument `k` of body node `i`.
   static constexpr int body_arg(int i, int k) { return Module.arg(function().first_node + i, k) - function().first_node; }
+  /// Module index of body node `i`.
+  static constexpr int body_node(int i) { return function().first_node + i; }
+
+  /// For a whole-partition step: the kernel input that module node `n` arrives in: a parameter
+  /// of the partition, or a weight bound in it or in a composite it calls (depth first, in body
+  /// order, after the parameters); -1 for any other node.
+  static constexpr int input_of(int n) {
+    const graph_node& g = Module.node(n);
+    if (g.op == op_id::param && n >= function().first_node && n < function().first_node + body_size()) return g.index;
+    int slot = num_params, found = -1;
+    detail::for_each_bound_weight(Module, node.index, [&](int j) {
+      if (j == n) found = slot;
+      ++slot;
+    });
+    return found;
+  }
+  /// For a step returning a tuple (a whole partition with several results): the byte offset of
+  /// field `k` in its output, where the fields lie back to back.
+  static constexpr std::size_t output_offset(int k) { return detail::field_offset(Module, node.index, k); }
+
   /// Index in the body of the first node with op `o` (-1 if none): `body(find(op_id::conv2d))`.
   static constexpr int find(op_id o) {
     for (int i = 0; i < body_size(); ++i)
@@ -5958,6 +6060,15 @@ class compiled {
     kernel_of<S>::run(boost::hana::at_c<owner_of<S>>(states_), args.data(), locate(st.out, in, out));
   }
 
+  // What step S runs: the partition or composite name, or the op.
+  template <std::size_t S>
+  static constexpr std::string_view step_label() {
+    const graph_node& n = plan.nodes[static_cast<std::size_t>(plan.steps[S].node)];
+    if (n.op != op_id::call) return name_of(n.op);
+    const function_info& f = module::value.functions[static_cast<std::size_t>(n.index)];
+    return f.name();
+  }
+
   template <std::size_t... S>
   void prepare_steps(std::index_sequence<S...>) {
     (prepare_step<S>(), ...);
@@ -5972,7 +6083,12 @@ class compiled {
       std::array<const float*, refs.size()> args{};
       for (std::size_t k = 0; k < refs.size(); ++k)
         args[k] = refs[k].kind == storage::weight ? reinterpret_cast<const float*>(weights_.get() + refs[k].offset) : nullptr;
-      kernel_of<S>::prepare(boost::hana::at_c<owner_of<S>>(states_), args.data());
+      try {
+        kernel_of<S>::prepare(boost::hana::at_c<owner_of<S>>(states_), args.data());
+      } catch (const std::exception& e) {
+        throw error(detail::concat("partita: bind: backend '", std::string_view(detail::nth_backend<owner_of<S>, Backends...>::name),
+                                   "' rejected step ", std::to_string(S), " (", step_label<S>(), "): ", e.what()));
+      }
     }
   }
 
@@ -6850,9 +6966,10 @@ constexpr int heavy_ops(const module_builder& m, int f) {
   return n;
 }
 
-/// Inlines back into main (for the host) every call of a partition of `backend` that holds fewer
-/// than `min_heavy` compute-intensive ops, then drops functions nothing calls any more.
-constexpr module_builder prune_partitions(const module_builder& m, std::string_view backend, int min_heavy) {
+/// Inlines back into main (for the host) every call of a partition of `backend` for which
+/// `give_back(m, function)` holds, then drops functions nothing calls any more.
+template <class GiveBack>
+constexpr module_builder inline_partitions(const module_builder& m, std::string_view backend, GiveBack give_back) {
   const function_info& f = m.main();
   module_builder out;
   copy_functions_but_main(out, m);
@@ -6871,7 +6988,7 @@ constexpr module_builder prune_partitions(const module_builder& m, std::string_v
     }
     if (g.op == op_id::call) {
       const function_info& c = m.functions[static_cast<std::size_t>(g.index)];
-      if (c.backend == backend && heavy_ops(m, g.index) < min_heavy) {
+      if (c.backend == backend && give_back(m, g.index)) {
         std::vector<int> local(static_cast<std::size_t>(c.num_nodes), -1);
         std::vector<int> b;
         for (int j = c.first_node; j < c.first_node + c.num_nodes; ++j) {
@@ -6902,7 +7019,32 @@ constexpr module_builder prune_partitions(const module_builder& m, std::string_v
   return remove_dead_functions(out);
 }
 
+/// Inlines back the partitions of `backend` holding fewer than `min_heavy` compute-intensive ops.
+constexpr module_builder prune_partitions(const module_builder& m, std::string_view backend, int min_heavy) {
+  return inline_partitions(m, backend, [min_heavy](const module_builder& mb, int fn) { return heavy_ops(mb, fn) < min_heavy; });
+}
+
 }  // namespace detail
+
+/// What a backend's `accepts` sees of one of its partitions, at compile time.
+class partition_view {
+ public:
+  constexpr partition_view(const graph_node* nodes, const int* args, const function_info& f, int heavy)
+      : nodes_(nodes), args_(args), f_(f), heavy_(heavy) {}
+  /// The partition function's nodes: parameters, bound weights, ops and composite calls.
+  constexpr int size() const { return f_.num_nodes; }
+  constexpr op_view node(int i) const { return {nodes_, args_, f_.first_node + i}; }
+  constexpr int num_params() const { return f_.num_params; }
+  /// Its conv2d and dense ops, composites included.
+  constexpr int heavy_ops() const { return heavy_; }
+  constexpr std::string_view name() const { return f_.name(); }
+
+ private:
+  const graph_node* nodes_;
+  const int* args_;
+  function_info f_;
+  int heavy_;
+};
 
 namespace passes {
 
@@ -6913,6 +7055,20 @@ template <fixed_string Backend, int MinHeavyOps = 1>
 struct prune_partitions {
   static constexpr detail::module_builder run(detail::module_builder m) {
     return detail::prune_partitions(m, Backend.view(), MinHeavyOps);
+  }
+};
+
+/// Host fallback, decided at compile time: every partition of backend `B` that
+/// `B::accepts(const partition_view&)` refuses is inlined back into main for the host (use it as
+/// one of `B`'s `post_partition` passes). A partition refused only at run time, when `bind`
+/// prepares it, is an error instead (`bind` throws, naming the backend and the partition).
+template <class B>
+struct host_fallback {
+  static constexpr detail::module_builder run(detail::module_builder m) {
+    return detail::inline_partitions(m, std::string_view(B::name), [](const detail::module_builder& mb, int fn) {
+      const function_info& f = mb.functions[static_cast<std::size_t>(fn)];
+      return !B::accepts(partition_view(mb.nodes.data(), mb.args.data(), f, detail::heavy_ops(mb, fn)));
+    });
   }
 };
 

@@ -28,7 +28,12 @@ struct step_ref {
   /// num_params)` for them, then one input per weight bound inside it, in body order.
   static constexpr int num_params = op == op_id::call ? Module.functions[static_cast<std::size_t>(node.index)].num_params : num_args;
 
-  /// The composite function a fused step runs (only for `op == op_id::call`).
+  /// The module the step comes from (for a whole partition: to walk the composites it calls).
+  static constexpr const auto& module = Module;
+  /// True for a step that runs a whole partition (its backend has `compiles_partitions`).
+  static constexpr bool partition = op == op_id::call && !Module.functions[static_cast<std::size_t>(node.index)].backend.empty();
+
+  /// The function a fused composite or whole-partition step runs (only for `op == op_id::call`).
   static constexpr const function_info& function() { return Module.functions[static_cast<std::size_t>(node.index)]; }
   static constexpr std::string_view composite = op == op_id::call ? function().composite : std::string_view{};
   /// Node `i` of the composite's body; `body_size()` of them.
@@ -36,6 +41,26 @@ struct step_ref {
   static constexpr const graph_node& body(int i) { return Module.node(function().first_node + i); }
   /// Body index of argument `k` of body node `i`.
   static constexpr int body_arg(int i, int k) { return Module.arg(function().first_node + i, k) - function().first_node; }
+  /// Module index of body node `i`.
+  static constexpr int body_node(int i) { return function().first_node + i; }
+
+  /// For a whole-partition step: the kernel input that module node `n` arrives in: a parameter
+  /// of the partition, or a weight bound in it or in a composite it calls (depth first, in body
+  /// order, after the parameters); -1 for any other node.
+  static constexpr int input_of(int n) {
+    const graph_node& g = Module.node(n);
+    if (g.op == op_id::param && n >= function().first_node && n < function().first_node + body_size()) return g.index;
+    int slot = num_params, found = -1;
+    detail::for_each_bound_weight(Module, node.index, [&](int j) {
+      if (j == n) found = slot;
+      ++slot;
+    });
+    return found;
+  }
+  /// For a step returning a tuple (a whole partition with several results): the byte offset of
+  /// field `k` in its output, where the fields lie back to back.
+  static constexpr std::size_t output_offset(int k) { return detail::field_offset(Module, node.index, k); }
+
   /// Index in the body of the first node with op `o` (-1 if none): `body(find(op_id::conv2d))`.
   static constexpr int find(op_id o) {
     for (int i = 0; i < body_size(); ++i)

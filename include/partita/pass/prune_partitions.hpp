@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "partita/core/fixed_string.hpp"
+#include "partita/ir/view.hpp"
 #include "partita/pass/module_builder.hpp"
 
 namespace partita {
@@ -60,9 +61,10 @@ constexpr int heavy_ops(const module_builder& m, int f) {
   return n;
 }
 
-/// Inlines back into main (for the host) every call of a partition of `backend` that holds fewer
-/// than `min_heavy` compute-intensive ops, then drops functions nothing calls any more.
-constexpr module_builder prune_partitions(const module_builder& m, std::string_view backend, int min_heavy) {
+/// Inlines back into main (for the host) every call of a partition of `backend` for which
+/// `give_back(m, function)` holds, then drops functions nothing calls any more.
+template <class GiveBack>
+constexpr module_builder inline_partitions(const module_builder& m, std::string_view backend, GiveBack give_back) {
   const function_info& f = m.main();
   module_builder out;
   copy_functions_but_main(out, m);
@@ -81,7 +83,7 @@ constexpr module_builder prune_partitions(const module_builder& m, std::string_v
     }
     if (g.op == op_id::call) {
       const function_info& c = m.functions[static_cast<std::size_t>(g.index)];
-      if (c.backend == backend && heavy_ops(m, g.index) < min_heavy) {
+      if (c.backend == backend && give_back(m, g.index)) {
         std::vector<int> local(static_cast<std::size_t>(c.num_nodes), -1);
         std::vector<int> b;
         for (int j = c.first_node; j < c.first_node + c.num_nodes; ++j) {
@@ -112,7 +114,32 @@ constexpr module_builder prune_partitions(const module_builder& m, std::string_v
   return remove_dead_functions(out);
 }
 
+/// Inlines back the partitions of `backend` holding fewer than `min_heavy` compute-intensive ops.
+constexpr module_builder prune_partitions(const module_builder& m, std::string_view backend, int min_heavy) {
+  return inline_partitions(m, backend, [min_heavy](const module_builder& mb, int fn) { return heavy_ops(mb, fn) < min_heavy; });
+}
+
 }  // namespace detail
+
+/// What a backend's `accepts` sees of one of its partitions, at compile time.
+class partition_view {
+ public:
+  constexpr partition_view(const graph_node* nodes, const int* args, const function_info& f, int heavy)
+      : nodes_(nodes), args_(args), f_(f), heavy_(heavy) {}
+  /// The partition function's nodes: parameters, bound weights, ops and composite calls.
+  constexpr int size() const { return f_.num_nodes; }
+  constexpr op_view node(int i) const { return {nodes_, args_, f_.first_node + i}; }
+  constexpr int num_params() const { return f_.num_params; }
+  /// Its conv2d and dense ops, composites included.
+  constexpr int heavy_ops() const { return heavy_; }
+  constexpr std::string_view name() const { return f_.name(); }
+
+ private:
+  const graph_node* nodes_;
+  const int* args_;
+  function_info f_;
+  int heavy_;
+};
 
 namespace passes {
 
@@ -123,6 +150,20 @@ template <fixed_string Backend, int MinHeavyOps = 1>
 struct prune_partitions {
   static constexpr detail::module_builder run(detail::module_builder m) {
     return detail::prune_partitions(m, Backend.view(), MinHeavyOps);
+  }
+};
+
+/// Host fallback, decided at compile time: every partition of backend `B` that
+/// `B::accepts(const partition_view&)` refuses is inlined back into main for the host (use it as
+/// one of `B`'s `post_partition` passes). A partition refused only at run time, when `bind`
+/// prepares it, is an error instead (`bind` throws, naming the backend and the partition).
+template <class B>
+struct host_fallback {
+  static constexpr detail::module_builder run(detail::module_builder m) {
+    return detail::inline_partitions(m, std::string_view(B::name), [](const detail::module_builder& mb, int fn) {
+      const function_info& f = mb.functions[static_cast<std::size_t>(fn)];
+      return !B::accepts(partition_view(mb.nodes.data(), mb.args.data(), f, detail::heavy_ops(mb, fn)));
+    });
   }
 };
 

@@ -224,6 +224,15 @@ class compiled {
     kernel_of<S>::run(boost::hana::at_c<owner_of<S>>(states_), args.data(), locate(st.out, in, out));
   }
 
+  // What step S runs: the partition or composite name, or the op.
+  template <std::size_t S>
+  static constexpr std::string_view step_label() {
+    const graph_node& n = plan.nodes[static_cast<std::size_t>(plan.steps[S].node)];
+    if (n.op != op_id::call) return name_of(n.op);
+    const function_info& f = module::value.functions[static_cast<std::size_t>(n.index)];
+    return f.name();
+  }
+
   template <std::size_t... S>
   void prepare_steps(std::index_sequence<S...>) {
     (prepare_step<S>(), ...);
@@ -238,7 +247,12 @@ class compiled {
       std::array<const float*, refs.size()> args{};
       for (std::size_t k = 0; k < refs.size(); ++k)
         args[k] = refs[k].kind == storage::weight ? reinterpret_cast<const float*>(weights_.get() + refs[k].offset) : nullptr;
-      kernel_of<S>::prepare(boost::hana::at_c<owner_of<S>>(states_), args.data());
+      try {
+        kernel_of<S>::prepare(boost::hana::at_c<owner_of<S>>(states_), args.data());
+      } catch (const std::exception& e) {
+        throw error(detail::concat("partita: bind: backend '", std::string_view(detail::nth_backend<owner_of<S>, Backends...>::name),
+                                   "' rejected step ", std::to_string(S), " (", step_label<S>(), "): ", e.what()));
+      }
     }
   }
 

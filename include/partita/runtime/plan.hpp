@@ -95,6 +95,17 @@ struct inlined {
   std::vector<int> source;
 };
 
+/// Calls `f(node)` for each weight bound in function `fn` or in a function it calls, in body
+/// order, depth first: the order in which a whole-partition kernel receives them.
+template <class M, class F>
+constexpr void for_each_bound_weight(const M& m, int fn, F&& f) {
+  const function_info& c = m.functions[static_cast<std::size_t>(fn)];
+  for (int j = c.first_node; j < c.first_node + c.num_nodes; ++j) {
+    if (m.node(j).op == op_id::weight) f(j);
+    if (m.node(j).op == op_id::call) for_each_bound_weight(m, m.node(j).index, f);
+  }
+}
+
 template <class M, class Fuses>
 constexpr int expand(const M& m, int fn, const std::vector<int>& params, std::string_view backend, Fuses fuses,
                      inlined& out) {
@@ -113,6 +124,18 @@ constexpr int expand(const M& m, int fn, const std::vector<int>& params, std::st
     }
     if (g.op == op_id::call) {
       const function_info& c = m.functions[static_cast<std::size_t>(g.index)];
+      if (!c.backend.empty() && fuses.whole_partitions(c.backend)) {
+        // One step: the backend's kernel runs the whole partition, its weights after its parameters.
+        for_each_bound_weight(m, g.index, [&](int j) {
+          a.push_back(out.b.emit(m.node(j), nullptr, 0));
+          out.source.push_back(j);
+        });
+        graph_node copy = g;
+        copy.target = c.backend;
+        value = out.b.emit(copy, a.data(), static_cast<int>(a.size()));
+        out.source.push_back(i);
+        continue;
+      }
       if (!c.backend.empty()) {
         value = expand(m, g.index, a, c.backend, fuses, out);
         continue;
@@ -150,6 +173,25 @@ constexpr inlined inline_calls(const M& m, Fuses fuses) {
   return out;
 }
 
+/// Byte offset of field `k` in the storage of a step that returns function `fn`'s tuple: the
+/// fields lie back to back, each aligned.
+template <class M>
+constexpr std::size_t field_offset(const M& m, int fn, int k) {
+  const function_info& f = m.functions[static_cast<std::size_t>(fn)];
+  std::size_t at = 0;
+  for (int i = 0; i < k; ++i) {
+    const graph_node& field = m.node(m.arg(f.result, i));
+    at += align_up(static_cast<std::size_t>(field.out.elements()) * size_of(field.type));
+  }
+  return at;
+}
+
+template <class M>
+constexpr std::size_t tuple_bytes(const M& m, int fn) {
+  const function_info& f = m.functions[static_cast<std::size_t>(fn)];
+  return field_offset(m, fn, m.node(f.result).nargs);
+}
+
 /// Lowers a module to steps and a memory plan. Views (flatten, reshape) and tuple
 /// projections share their argument's storage; an op whose value is a model output writes the
 /// caller's output buffer directly; every other op result gets an arena buffer.
@@ -166,6 +208,7 @@ constexpr plan_builder lower(const Module& module, Fuses fuses) {
   std::vector<buffer_ref> where(static_cast<std::size_t>(n));
   std::vector<int> step_of(static_cast<std::size_t>(n), -1);
   std::vector<int> buffer_of(static_cast<std::size_t>(n), -1);
+  std::vector<std::size_t> field_at(static_cast<std::size_t>(n), 0);  // byte offset of a view in its root's storage
   int* rt = root.data();
 
   for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
@@ -188,10 +231,18 @@ constexpr plan_builder lower(const Module& module, Fuses fuses) {
       where[static_cast<std::size_t>(i)] = {storage::weight, slot, p.weights[static_cast<std::size_t>(slot)].offset};
     } else if (g.op == op_id::tuple) {
       // no storage of its own: consumers project its fields
+    } else if (g.op == op_id::get && m.node(tuple_node(m, m.arg(i, 0))).op == op_id::call) {
+      // A field of a step returning a tuple (a whole partition): its fields lie back to back.
+      const int call = tuple_node(m, m.arg(i, 0));
+      rt[i] = rt[call];
+      field_at[static_cast<std::size_t>(i)] = field_offset(module, m.node(call).index, g.index);
     } else if (g.op == op_id::get) {
-      rt[i] = rt[m.arg(tuple_node(m, m.arg(i, 0)), g.index)];
+      const int field = m.arg(tuple_node(m, m.arg(i, 0)), g.index);
+      rt[i] = rt[field];
+      field_at[static_cast<std::size_t>(i)] = field_at[static_cast<std::size_t>(field)];
     } else if (is_view(g.op)) {
       rt[i] = rt[m.arg(i, 0)];
+      field_at[static_cast<std::size_t>(i)] = field_at[static_cast<std::size_t>(m.arg(i, 0))];
     } else {
       step_of[static_cast<std::size_t>(i)] = static_cast<int>(p.steps.size());
       p.steps.push_back({i, in.source[static_cast<std::size_t>(i)], g.target, 0, g.nargs, {}});
@@ -207,7 +258,8 @@ constexpr plan_builder lower(const Module& module, Fuses fuses) {
     const graph_node& g = m.node(o);
     p.outputs.push_back({{}, g.type, g.out, o, 0});
     const int r = rt[o];
-    if (step_of[static_cast<std::size_t>(r)] >= 0 && where[static_cast<std::size_t>(r)].kind == storage::none) {
+    if (step_of[static_cast<std::size_t>(r)] >= 0 && where[static_cast<std::size_t>(r)].kind == storage::none &&
+        !m.node(r).is_tuple) {
       where[static_cast<std::size_t>(r)] = {storage::output, k, 0};
     }
   }
@@ -230,12 +282,15 @@ constexpr plan_builder lower(const Module& module, Fuses fuses) {
     const int a0 = rt[m.arg(s.node, 0)];
     const bool elementwise = is_unary_elementwise(g.op) || is_binary_elementwise(g.op) || g.op == op_id::bias_add;
     if (elementwise && buffer_of[static_cast<std::size_t>(a0)] >= 0 && last_use[static_cast<std::size_t>(a0)] == si &&
+        !m.node(a0).is_tuple &&
         m.node(a0).out.elements() == g.out.elements() && in_place_safe(m, s.node, rt, a0)) {
       buffer_of[static_cast<std::size_t>(s.node)] = buffer_of[static_cast<std::size_t>(a0)];
       continue;
     }
     buffer_of[static_cast<std::size_t>(s.node)] = static_cast<int>(p.buffers.size());
-    p.buffers.push_back({align_up(static_cast<std::size_t>(g.out.elements()) * size_of(g.type)), si, si, 0});
+    const std::size_t bytes = g.is_tuple ? tuple_bytes(module, g.index)
+                                         : align_up(static_cast<std::size_t>(g.out.elements()) * size_of(g.type));
+    p.buffers.push_back({bytes, si, si, 0});
   }
   for (int si = 0; si < num_steps; ++si) {
     const plan_step& s = p.steps[static_cast<std::size_t>(si)];
@@ -254,14 +309,20 @@ constexpr plan_builder lower(const Module& module, Fuses fuses) {
     if (b >= 0) where[static_cast<std::size_t>(s.node)] = {storage::arena, b, p.buffers[static_cast<std::size_t>(b)].offset};
   }
 
+  // A view's location: its root's, moved to the field it shows.
+  auto located = [&](int node) {
+    buffer_ref r = where[static_cast<std::size_t>(rt[node])];
+    r.offset += field_at[static_cast<std::size_t>(node)];
+    return r;
+  };
   for (plan_step& s : p.steps) {
     s.first_in = static_cast<int>(p.ins.size());
-    for (int k = 0; k < s.num_in; ++k) p.ins.push_back(where[static_cast<std::size_t>(rt[m.arg(s.node, k)])]);
+    for (int k = 0; k < s.num_in; ++k) p.ins.push_back(located(m.arg(s.node, k)));
     s.out = where[static_cast<std::size_t>(s.node)];
   }
   for (int k = 0; k < num_outputs; ++k) {
     const tensor_slot& o = p.outputs[static_cast<std::size_t>(k)];
-    const buffer_ref src = where[static_cast<std::size_t>(rt[o.node])];
+    const buffer_ref src = located(o.node);
     if (src.kind != storage::output || src.index != k) p.copies.push_back({src, k, o.bytes()});
   }
   return p;
@@ -338,6 +399,22 @@ struct fuses_in {
     std::size_t i = 0;
     ((r = r || (i++ == owner && fuses<Backends>(name))), ...);
     return r;
+  }
+  /// Whether the backend named `backend` runs each of its partitions as one step.
+  constexpr bool whole_partitions(std::string_view backend) const {
+    const std::size_t owner = backend_index<Backends...>(backend);
+    bool r = false;
+    std::size_t i = 0;
+    ((r = r || (i++ == owner && compiles<Backends>())), ...);
+    return r;
+  }
+  template <class B>
+  static constexpr bool compiles() {
+    if constexpr (requires { B::compiles_partitions; }) {
+      return static_cast<bool>(B::compiles_partitions);
+    } else {
+      return false;
+    }
   }
   template <class B>
   static constexpr bool fuses(std::string_view name) {
