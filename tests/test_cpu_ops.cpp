@@ -74,7 +74,9 @@ TEST_CASE("pooling: windows, strides, padding, ceil-free edges") {
   CHECK_CONFORMS(model<avg_pool2d<x, {.size = {3, 2}, .stride = {2, 3}, .padding = {1, 1}, .count_include_pad = true}>>);
   CHECK_CONFORMS(model<global_avg_pool2d<x>>);
   CHECK_CONFORMS(model<max_pool2d<input<"t", f32, 1, 2, 3, 3>, {.size = {5, 5}, .stride = {1, 1}, .padding = {2, 2}}>>);
-  // Rows too wide for the row buffers take the window-by-window kernel.
+  // Large enough to be split across threads by planes (ResNet's stem pooling, fewer channels).
+  CHECK_CONFORMS(model<max_pool2d<input<"big", f32, 1, 32, 112, 112>, {.size = {3, 3}, .stride = {2, 2}, .padding = {1, 1}}>>);
+  // Rows too wide for the row buffers take the reference kernels.
   CHECK_CONFORMS(model<max_pool2d<input<"wide", f32, 1, 1, 2, 5000>, {.size = {2, 3}, .stride = {1, 2}, .padding = {0, 1}}>>);
   CHECK_CONFORMS(model<avg_pool2d<input<"wide", f32, 1, 1, 2, 5000>, {.size = {2, 3}, .stride = {1, 2}, .padding = {0, 1}}>>);
 }

@@ -1595,8 +1595,10 @@ namespace partita {
 /// | `using patterns = pattern_table<...>` (optional) | its composites, in priority order |
 /// | `static constexpr bool fuses(std::string_view)` (optional) | composites it runs as one kernel |
 /// | `using pre_partition / post_partition = pass_list<...>` (optional) | its passes per phase |
+/// | `static constexpr bool compiles_partitions` (optional) | each of its partitions is one step (graph-compiler granularity) |
+/// | `static constexpr bool accepts(const partition_view&)` (optional) | with `passes::host_fallback<B>` in `post_partition`: partitions it refuses run on the host |
 /// | `template <class Step> struct kernel` | `static void run(state&, const float* const* in, float* out)` |
-/// | `kernel<Step>::prepare(state&, const float* const* in)` (optional) | at `bind`: `in` holds the step's weights (null for activations) |
+/// | `kernel<Step>::prepare(state&, const float* const* in)` (optional) | at `bind`: `in` holds the step's weights (null for activations); throwing rejects the step and fails `bind` |
 ///
 /// Kernels run in destination-passing style (the caller owns every buffer). The plan may give an
 /// elementwise step (unary ops, bias_add, add/subtract/multiply) the same buffer for its output
@@ -4566,7 +4568,7 @@ struct simple_kernel {
   static constexpr op_id op = Step::op;
   static constexpr int axis(int a, int rank) { return a < 0 ? a + rank : a; }
 
-  static void run(partita::cpu::state&, const float* const* in, float* out) {
+  static void run(partita::cpu::state& st, const float* const* in, float* out) {
     namespace ref = reference_kernels;
     if constexpr (is_unary_elementwise(op)) {
       unary(activation_of(op), n.at->lo, n.at->hi, in[0], out, n.out.elements());
@@ -4590,7 +4592,19 @@ struct simple_kernel {
       }
     } else if constexpr (op == op_id::max_pool2d || op == op_id::avg_pool2d) {
       constexpr pool_geometry g = pool();
-      if (!pool2d<op == op_id::max_pool2d>(g, in[0], out)) {
+      // Planes split across threads when the pooling is large enough to pay for it.
+      constexpr double work = 1.0 * g.planes * g.oh * g.ow * g.kh * g.kw;
+      const int tasks = tasks_for(work, st.workers(), g.planes);
+      bool done = true;
+      st.parallel(tasks, [&](int t) {
+        pool_geometry part = g;
+        const int p0 = g.planes * t / tasks, p1 = g.planes * (t + 1) / tasks;
+        part.planes = p1 - p0;
+        const bool ok = pool2d<op == op_id::max_pool2d>(part, in[0] + static_cast<std::size_t>(p0) * g.h * g.w,
+                                                         out + static_cast<std::size_t>(p0) * g.oh * g.ow);
+        if (!ok && t == 0) done = false;
+      });
+      if (!done) {
         if constexpr (op == op_id::max_pool2d) {
           ref::max_pool2d(in[0], Step::arg(0).out, out, n.out, *n.at);
         } else {

@@ -18,8 +18,10 @@ namespace partita {
 /// | `using patterns = pattern_table<...>` (optional) | its composites, in priority order |
 /// | `static constexpr bool fuses(std::string_view)` (optional) | composites it runs as one kernel |
 /// | `using pre_partition / post_partition = pass_list<...>` (optional) | its passes per phase |
+/// | `static constexpr bool compiles_partitions` (optional) | each of its partitions is one step (graph-compiler granularity) |
+/// | `static constexpr bool accepts(const partition_view&)` (optional) | with `passes::host_fallback<B>` in `post_partition`: partitions it refuses run on the host |
 /// | `template <class Step> struct kernel` | `static void run(state&, const float* const* in, float* out)` |
-/// | `kernel<Step>::prepare(state&, const float* const* in)` (optional) | at `bind`: `in` holds the step's weights (null for activations) |
+/// | `kernel<Step>::prepare(state&, const float* const* in)` (optional) | at `bind`: `in` holds the step's weights (null for activations); throwing rejects the step and fails `bind` |
 ///
 /// Kernels run in destination-passing style (the caller owns every buffer). The plan may give an
 /// elementwise step (unary ops, bias_add, add/subtract/multiply) the same buffer for its output
