@@ -1591,7 +1591,7 @@ namespace partita {
 /// | `static constexpr fixed_string name` | unique, never "default" |
 /// | `struct state` | per-executable state, default-constructed with the executable |
 /// | `static constexpr bool host` (optional) | runs every op; takes what no other backend claims |
-/// | `static constexpr bool supports(const op_view&)` | which single ops it claims (non-host backends) |
+/// | `static constexpr bool supports(const op_view&)` | which single ops it claims (non-host backends; optional with `patterns`) |
 /// | `using patterns = pattern_table<...>` (optional) | its composites, in priority order |
 /// | `static constexpr bool fuses(std::string_view)` (optional) | composites it runs as one kernel |
 /// | `using pre_partition / post_partition = pass_list<...>` (optional) | its passes per phase |
@@ -1647,11 +1647,12 @@ struct check_backend {
       return false;
     }
   }();
-  static constexpr bool claims_ops = is_host || requires(const op_view& v) {
+  static constexpr bool claims_ops = is_host || requires { typename Backend::patterns; } || requires(const op_view& v) {
     { Backend::supports(v) } -> std::convertible_to<bool>;
   };
   static_assert(claims_ops,
-                "partita: backend (Backend): a backend that is not a host needs `static constexpr bool supports(const op_view&)`");
+                "partita: backend (Backend): a backend that is not a host needs `static constexpr bool supports(const op_view&)` "
+                "or `patterns`");
   static constexpr bool patterns_ok = [] {
     if constexpr (requires { typename Backend::patterns; }) {
       return requires { Backend::patterns::value.entries; };
@@ -1702,6 +1703,17 @@ constexpr std::size_t backend_index(std::string_view name) {
 }
 
 }  // namespace detail
+
+/// Whether backend `B` claims single op `v`: its `supports`, or nothing without one (a backend
+/// that only takes composites).
+template <class B>
+constexpr bool backend_supports(const op_view& v) {
+  if constexpr (requires { B::supports(v); }) {
+    return static_cast<bool>(B::supports(v));
+  } else {
+    return false;
+  }
+}
 
 /// True when every one of `Backends...` passes the backend checks (reported one by one).
 template <class... Backends>
@@ -2398,9 +2410,9 @@ struct step_ref {
   /// Module index of body node `i`.
   static constexpr int body_node(int i) { return function().first_node + i; }
 
-  /// For a whole-partition step: the kernel input that module node `n` arrives in: a parameter
-  /// of the partition, or a weight bound in it or in a composite it calls (depth first, in body
-  /// order, after the parameters); -1 for any other node.
+  /// For a fused composite or a whole-partition step: the kernel input that module node `n`
+  /// (`body_node(i)`) arrives in: a parameter of the function, or a weight bound in it or in a
+  /// composite it calls (depth first, in body order, after the parameters); -1 for any other node.
   static constexpr int input_of(int n) {
     const graph_node& g = Module.node(n);
     if (g.op == op_id::param && n >= function().first_node && n < function().first_node + body_size()) return g.index;
@@ -3184,10 +3196,10 @@ inline void plane_means(const float* x, float* y, std::int64_t planes, std::int6
   for (std::int64_t p = 0; p < planes; ++p) {
     const float* s = x + p * area;
     vec acc = simd::splat(0.f);
-    std::int64_t i = 0;
-    for (; i + w <= area; i += w) acc = acc + simd::load(s + i);
+    const std::int64_t body = area - area % w;  // (a bound GCC 12 does not misread as overflowing)
+    for (std::int64_t i = 0; i < body; i += w) acc = acc + simd::load(s + i);
     float total = simd::sum(acc);
-    for (; i < area; ++i) total += s[i];
+    for (std::int64_t i = body; i < area; ++i) total += s[i];
     y[p] = total / static_cast<float>(area);
   }
 }
@@ -5332,7 +5344,7 @@ namespace detail {
 template <class... Backends>
 constexpr std::string_view first_supporting(const op_view& v) {
   std::string_view chosen{};
-  ((chosen.empty() && !is_host_backend<Backends> && Backends::supports(v) ? (chosen = std::string_view(Backends::name), 0) : 0),
+  ((chosen.empty() && !is_host_backend<Backends> && backend_supports<Backends>(v) ? (chosen = std::string_view(Backends::name), 0) : 0),
    ...);
   return chosen;
 }
@@ -5901,6 +5913,16 @@ inline constexpr std::size_t index_of_backend = [] {
 template <std::size_t I, class... Bs>
 using nth_backend = std::tuple_element_t<I, std::tuple<Bs...>>;
 
+/// Names the backend (Backend) in the message when a step it must run is an op its `supports`
+/// refuses.
+template <class Backend, bool Claimed>
+struct check_step_backend {
+  static_assert(Claimed,
+                "partita: a step runs on backend (Backend), whose `supports` refuses its op: a composite of that backend "
+                "that its `fuses` does not accept is expanded into single ops; check `fuses`");
+  static constexpr bool ok = Claimed;
+};
+
 template <class M>
 inline constexpr bool is_model = false;
 template <class... Outs>
@@ -5990,6 +6012,11 @@ class compiled {
     return boost::hana::at_c<detail::index_of_backend<B, Backends...>>(states_);
   }
 
+  template <class B>
+  const typename B::state& state() const {
+    return boost::hana::at_c<detail::index_of_backend<B, Backends...>>(states_);
+  }
+
   /// True once `bind` has succeeded.
   bool bound() const { return bound_; }
 
@@ -6060,6 +6087,20 @@ class compiled {
   template <std::size_t S>
   static constexpr std::size_t owner_of = detail::backend_index<Backends...>(plan.steps[S].backend);
 
+  // A single op on a backend that is not a host must be one its `supports` accepts (or one the
+  // user pinned there).
+  template <std::size_t S>
+  static constexpr bool claimed() {
+    using B = detail::nth_backend<owner_of<S>, Backends...>;
+    const graph_node& n = plan.nodes[static_cast<std::size_t>(plan.steps[S].node)];
+    if constexpr (is_host_backend<B>) {
+      return true;
+    } else {
+      return n.op == op_id::call || !n.pinned.empty() ||
+             backend_supports<B>(op_view(plan.nodes.data(), plan.args.data(), plan.steps[S].node));
+    }
+  }
+
   template <std::size_t S>
   using kernel_of = typename detail::nth_backend<owner_of<S>, Backends...>::template kernel<
       step_ref<module::value, plan_of<module, Backends...>::value, static_cast<int>(S)>>;
@@ -6068,6 +6109,7 @@ class compiled {
   void run_step(const float* const* in, float* const* out) {
     constexpr const plan_step& st = plan.steps[S];
     static_assert(owner_of<S> < sizeof...(Backends), "partita: a step belongs to a backend that is not in compiled<...>");
+    static_assert(detail::check_step_backend<detail::nth_backend<owner_of<S>, Backends...>, claimed<S>()>::ok);
     constexpr auto refs = step_inputs<S>(std::make_index_sequence<static_cast<std::size_t>(st.num_in)>{});
     std::array<const float*, refs.size()> args{};
     for (std::size_t k = 0; k < refs.size(); ++k) args[k] = locate(refs[k], in, out);

@@ -14,7 +14,7 @@ namespace partita {
 /// | `static constexpr fixed_string name` | unique, never "default" |
 /// | `struct state` | per-executable state, default-constructed with the executable |
 /// | `static constexpr bool host` (optional) | runs every op; takes what no other backend claims |
-/// | `static constexpr bool supports(const op_view&)` | which single ops it claims (non-host backends) |
+/// | `static constexpr bool supports(const op_view&)` | which single ops it claims (non-host backends; optional with `patterns`) |
 /// | `using patterns = pattern_table<...>` (optional) | its composites, in priority order |
 /// | `static constexpr bool fuses(std::string_view)` (optional) | composites it runs as one kernel |
 /// | `using pre_partition / post_partition = pass_list<...>` (optional) | its passes per phase |
@@ -70,11 +70,12 @@ struct check_backend {
       return false;
     }
   }();
-  static constexpr bool claims_ops = is_host || requires(const op_view& v) {
+  static constexpr bool claims_ops = is_host || requires { typename Backend::patterns; } || requires(const op_view& v) {
     { Backend::supports(v) } -> std::convertible_to<bool>;
   };
   static_assert(claims_ops,
-                "partita: backend (Backend): a backend that is not a host needs `static constexpr bool supports(const op_view&)`");
+                "partita: backend (Backend): a backend that is not a host needs `static constexpr bool supports(const op_view&)` "
+                "or `patterns`");
   static constexpr bool patterns_ok = [] {
     if constexpr (requires { typename Backend::patterns; }) {
       return requires { Backend::patterns::value.entries; };
@@ -125,6 +126,17 @@ constexpr std::size_t backend_index(std::string_view name) {
 }
 
 }  // namespace detail
+
+/// Whether backend `B` claims single op `v`: its `supports`, or nothing without one (a backend
+/// that only takes composites).
+template <class B>
+constexpr bool backend_supports(const op_view& v) {
+  if constexpr (requires { B::supports(v); }) {
+    return static_cast<bool>(B::supports(v));
+  } else {
+    return false;
+  }
+}
 
 /// True when every one of `Backends...` passes the backend checks (reported one by one).
 template <class... Backends>

@@ -44,9 +44,9 @@ struct step_ref {
   /// Module index of body node `i`.
   static constexpr int body_node(int i) { return function().first_node + i; }
 
-  /// For a whole-partition step: the kernel input that module node `n` arrives in: a parameter
-  /// of the partition, or a weight bound in it or in a composite it calls (depth first, in body
-  /// order, after the parameters); -1 for any other node.
+  /// For a fused composite or a whole-partition step: the kernel input that module node `n`
+  /// (`body_node(i)`) arrives in: a parameter of the function, or a weight bound in it or in a
+  /// composite it calls (depth first, in body order, after the parameters); -1 for any other node.
   static constexpr int input_of(int n) {
     const graph_node& g = Module.node(n);
     if (g.op == op_id::param && n >= function().first_node && n < function().first_node + body_size()) return g.index;

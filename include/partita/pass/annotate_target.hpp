@@ -14,7 +14,7 @@ namespace detail {
 template <class... Backends>
 constexpr std::string_view first_supporting(const op_view& v) {
   std::string_view chosen{};
-  ((chosen.empty() && !is_host_backend<Backends> && Backends::supports(v) ? (chosen = std::string_view(Backends::name), 0) : 0),
+  ((chosen.empty() && !is_host_backend<Backends> && backend_supports<Backends>(v) ? (chosen = std::string_view(Backends::name), 0) : 0),
    ...);
   return chosen;
 }
