@@ -51,16 +51,6 @@ inline constexpr std::size_t index_of_backend = [] {
 template <std::size_t I, class... Bs>
 using nth_backend = std::tuple_element_t<I, std::tuple<Bs...>>;
 
-/// Names the backend (Backend) in the message when a step it must run is an op its `supports`
-/// refuses.
-template <class Backend, bool Claimed>
-struct check_step_backend {
-  static_assert(Claimed,
-                "partita: a step runs on backend (Backend), whose `supports` refuses its op: a composite of that backend "
-                "that its `fuses` does not accept is expanded into single ops; check `fuses`");
-  static constexpr bool ok = Claimed;
-};
-
 template <class M>
 inline constexpr bool is_model = false;
 template <class... Outs>
@@ -225,20 +215,6 @@ class compiled {
   template <std::size_t S>
   static constexpr std::size_t owner_of = detail::backend_index<Backends...>(plan.steps[S].backend);
 
-  // A single op on a backend that is not a host must be one its `supports` accepts (or one the
-  // user pinned there).
-  template <std::size_t S>
-  static constexpr bool claimed() {
-    using B = detail::nth_backend<owner_of<S>, Backends...>;
-    const graph_node& n = plan.nodes[static_cast<std::size_t>(plan.steps[S].node)];
-    if constexpr (is_host_backend<B>) {
-      return true;
-    } else {
-      return n.op == op_id::call || !n.pinned.empty() ||
-             backend_supports<B>(op_view(plan.nodes.data(), plan.args.data(), plan.steps[S].node));
-    }
-  }
-
   template <std::size_t S>
   using kernel_of = typename detail::nth_backend<owner_of<S>, Backends...>::template kernel<
       step_ref<module::value, plan_of<module, Backends...>::value, static_cast<int>(S)>>;
@@ -247,7 +223,6 @@ class compiled {
   void run_step(const float* const* in, float* const* out) {
     constexpr const plan_step& st = plan.steps[S];
     static_assert(owner_of<S> < sizeof...(Backends), "partita: a step belongs to a backend that is not in compiled<...>");
-    static_assert(detail::check_step_backend<detail::nth_backend<owner_of<S>, Backends...>, claimed<S>()>::ok);
     constexpr auto refs = step_inputs<S>(std::make_index_sequence<static_cast<std::size_t>(st.num_in)>{});
     std::array<const float*, refs.size()> args{};
     for (std::size_t k = 0; k < refs.size(); ++k) args[k] = locate(refs[k], in, out);
