@@ -86,11 +86,13 @@ using biased = relu<batch_norm<bias_add<conv2d<x, weight<"b.w", f32, 24, 8, 1, 1
 using net = model<add<plain, biased>>;
 }  // namespace normed
 
-// An MLP: dense + bias + relu twice, a gain (a broadcast weight), a difference and a softmax.
+// An MLP: dense + bias + relu twice, a gain (a broadcast weight), a difference, a standalone
+// batch norm and a softmax.
 namespace mlp {
 using x = input<"x", f32, 3, 20>;
 using h1 = relu<bias_add<dense<x, weight<"fc1.w", f32, 16, 20>>, weight<"fc1.b", f32, 16>>>;
-using h2 = subtract<multiply<h1, weight<"gain", f32, 16>>, h1>;
+using h2 = batch_norm<subtract<multiply<weight<"gain", f32, 16>, h1>, h1>, weight<"n.gamma", f32, 16>,
+                      weight<"n.beta", f32, 16>, weight<"n.mean", f32, 16>, weight<"n.var", f32, 16>>;
 using h3 = relu<bias_add<dense<h2, weight<"fc2.w", f32, 12, 16>>, weight<"fc2.b", f32, 12>>>;
 using logits = bias_add<dense<h3, weight<"fc3.w", f32, 5, 12>>, weight<"fc3.b", f32, 5>>;
 using net = model<softmax<logits>>;
@@ -104,7 +106,8 @@ using c = relu<bias_add<conv2d<x, weight<"c.w", f32, 8, 4, 3, 3>, {.padding = {1
 using mp = max_pool2d<c, {.size = {2, 2}}>;
 using ap = avg_pool2d<mp, {.size = {3, 3}, .stride = {1, 1}, .padding = {1, 1}}>;
 using ai = avg_pool2d<ap, {.size = {2, 2}, .stride = {2, 2}, .padding = {1, 1}, .count_include_pad = true}>;
-using nb = batch_norm<ai, weight<"n.gamma", f32, 8>, weight<"n.beta", f32, 8>, weight<"n.mean", f32, 8>, weight<"n.var", f32, 8>>;
+using nb = batch_norm<ai, weight<"n.gamma", f32, 8>, weight<"n.beta", f32, 8>, weight<"n.mean", f32, 8>,
+                      weight<"n.var", f32, 8>>;
 using g = global_avg_pool2d<nb>;
 using head = bias_add<dense<flatten<g>, weight<"fc.w", f32, 6, 8>>, weight<"fc.b", f32, 6>>;
 using net = model<head>;
@@ -136,34 +139,36 @@ using y = input<"y", f32, 2, 10>;
 using net = model<relu<add<x, y>>>;
 }  // namespace eltwise
 
-// A dense partition, then a concatenation (host), then a sigmoid alone: that one falls back.
+// Two dense partitions split by a concatenation (host), then a sigmoid alone after another
+// concatenation: its partition falls back.
 namespace mixed {
 using x = input<"x", f32, 2, 10>;
-using h = relu<bias_add<dense<x, weight<"fc.w", f32, 8, 10>>, weight<"fc.b", f32, 8>>>;
-using net = model<sigmoid<concatenate<1, h, h>>>;
+using h = relu<bias_add<dense<x, weight<"fc1.w", f32, 8, 10>>, weight<"fc1.b", f32, 8>>>;
+using g = bias_add<dense<concatenate<1, h, h>, weight<"fc2.w", f32, 6, 16>>, weight<"fc2.b", f32, 6>>;
+using net = model<sigmoid<concatenate<1, g, x>>>;
 }  // namespace mixed
 
 }  // namespace
 
 TEST_CASE("dnnl: conv2d + bias + relu chains (padding, strides, groups, dilation) match the reference") {
-  using exe_t = compiled<chain::net, partita::dnnl, cpu>;
-  static_assert(count_functions<partition<chain::net, partita::dnnl, cpu>, "dnnl"> == 1);
+  using exe_t = compiled<chain::net, onednn, cpu>;
+  static_assert(count_functions<partition<chain::net, onednn, cpu>, "dnnl"> == 1);
   static_assert(exe_t::num_steps == 1 && exe_t::plan.steps[0].backend == "dnnl");
-  CHECK(error_of<chain::net, partita::dnnl, cpu>() <= conformance::tolerance);
+  CHECK(error_of<chain::net, onednn, cpu>() <= conformance::tolerance);
   CHECK(error_of<chain::net, cpu>() <= conformance::tolerance);
   bound<exe_t> b;
-  const std::string d = b.exe->state<partita::dnnl>().describe(0);
+  const std::string d = b.exe->state<onednn>().describe(0);
   CAPTURE(d);
   CHECK(computing(d) == 3);  // bias and relu are post-ops
 }
 
 TEST_CASE("dnnl: the ResNet basic block is two convolutions, the residual summed in place") {
-  using exe_t = compiled<block::net, partita::dnnl, cpu>;
+  using exe_t = compiled<block::net, onednn, cpu>;
   static_assert(exe_t::num_steps == 1 && exe_t::plan.steps[0].backend == "dnnl");
-  CHECK(error_of<block::net, partita::dnnl, cpu>() <= conformance::tolerance);
+  CHECK(error_of<block::net, onednn, cpu>() <= conformance::tolerance);
   CHECK(error_of<block::net, one_thread_dnnl, cpu>() <= conformance::tolerance);
   bound<exe_t> b;
-  const std::string d = b.exe->state<partita::dnnl>().describe(0);
+  const std::string d = b.exe->state<onednn>().describe(0);
   CAPTURE(d);
   CHECK(computing(d) == 2);
   CHECK(d.find("post-ops sum relu") != std::string::npos);
@@ -171,59 +176,65 @@ TEST_CASE("dnnl: the ResNet basic block is two convolutions, the residual summed
 }
 
 TEST_CASE("dnnl: batch norm is folded into the convolution, with or without a bias") {
-  using exe_t = compiled<normed::net, partita::dnnl, cpu>;
+  using exe_t = compiled<normed::net, onednn, cpu>;
   static_assert(exe_t::num_steps == 1);
-  CHECK(error_of<normed::net, partita::dnnl, cpu>() <= conformance::tolerance);
+  CHECK(error_of<normed::net, onednn, cpu>() <= conformance::tolerance);
   bound<exe_t> b;
-  const std::string d = b.exe->state<partita::dnnl>().describe(0);
+  const std::string d = b.exe->state<onednn>().describe(0);
   CAPTURE(d);
   CHECK(computing(d) == 3);  // two convolutions with their batch norms and relus, then the add
 }
 
-TEST_CASE("dnnl: an MLP with a broadcast gain, a difference and a softmax") {
-  using exe_t = compiled<mlp::net, partita::dnnl, cpu>;
+TEST_CASE("dnnl: an MLP with a broadcast gain, a difference, a batch norm and a softmax") {
+  using exe_t = compiled<mlp::net, onednn, cpu>;
   static_assert(exe_t::num_steps == 1);
-  CHECK(error_of<mlp::net, partita::dnnl, cpu>() <= conformance::tolerance);
+  CHECK(error_of<mlp::net, onednn, cpu>() <= conformance::tolerance);
   bound<exe_t> b;
-  const std::string d = b.exe->state<partita::dnnl>().describe(0);
+  const std::string d = b.exe->state<onednn>().describe(0);
   CAPTURE(d);
-  CHECK(computing(d) == 6);  // dense, multiply, subtract, dense, dense, softmax
+  CHECK(computing(d) == 7);  // dense, multiply, subtract, batch_norm, dense, dense, softmax
 }
 
 TEST_CASE("dnnl: pooling, a standalone batch norm and dense on a flattened value") {
-  static_assert(compiled<pools::net, partita::dnnl, cpu>::num_steps == 1);
-  static_assert(compiled<lenet::net, partita::dnnl, cpu>::num_steps == 1);
-  CHECK(error_of<pools::net, partita::dnnl, cpu>() <= conformance::tolerance);
-  CHECK(error_of<lenet::net, partita::dnnl, cpu>() <= conformance::tolerance);
-  bound<compiled<lenet::net, partita::dnnl, cpu>> b;
-  const std::string d = b.exe->state<partita::dnnl>().describe(0);
+  static_assert(compiled<pools::net, onednn, cpu>::num_steps == 1);
+  static_assert(compiled<lenet::net, onednn, cpu>::num_steps == 1);
+  CHECK(error_of<pools::net, onednn, cpu>() <= conformance::tolerance);
+  CHECK(error_of<lenet::net, onednn, cpu>() <= conformance::tolerance);
+  bound<compiled<lenet::net, onednn, cpu>> b;
+  const std::string d = b.exe->state<onednn>().describe(0);
   CAPTURE(d);
   CHECK(computing(d) == 6);  // conv, pool, conv, pool, dense, dense: flatten is no primitive
 }
 
 TEST_CASE("dnnl: a partition with several results writes each where the plan reads it") {
-  using parts = partition<fork::net, partita::dnnl, cpu>;
+  using parts = partition<fork::net, onednn, cpu>;
   static_assert(count_functions<parts, "dnnl"> == 1);
-  using exe_t = compiled<fork::net, partita::dnnl, cpu>;
+  using exe_t = compiled<fork::net, onednn, cpu>;
   static_assert(exe_t::num_steps == 1 && exe_t::num_outputs == 3);
-  CHECK(error_of<fork::net, partita::dnnl, cpu>() <= conformance::tolerance);
+  CHECK(error_of<fork::net, onednn, cpu>() <= conformance::tolerance);
   CHECK(error_of<fork::net, one_thread_dnnl, cpu>() <= conformance::tolerance);
 }
 
 TEST_CASE("dnnl: partitions without conv2d or dense fall back to the host at compile time") {
-  static_assert(count_functions<partition<eltwise::net, partita::dnnl, cpu>, "dnnl"> == 0);
-  using e_t = compiled<eltwise::net, partita::dnnl, cpu>;
+  static_assert(count_functions<partition<eltwise::net, onednn, cpu>, "dnnl"> == 0);
+  using e_t = compiled<eltwise::net, onednn, cpu>;
   static_assert(e_t::num_steps == 2);
   CHECK(steps_on<e_t>("") == 2);
-  CHECK(error_of<eltwise::net, partita::dnnl, cpu>() <= conformance::tolerance);
+  CHECK(error_of<eltwise::net, onednn, cpu>() <= conformance::tolerance);
 
-  static_assert(count_functions<partition<mixed::net, partita::dnnl, cpu>, "dnnl"> == 1);
-  using m_t = compiled<mixed::net, partita::dnnl, cpu>;
-  static_assert(m_t::num_steps == 3);
+  static_assert(count_functions<partition<mixed::net, onednn, cpu>, "dnnl"> == 2);
+  using m_t = compiled<mixed::net, onednn, cpu>;
+  static_assert(m_t::num_steps == 5);
   CHECK(m_t::plan.steps[0].backend == "dnnl");
-  CHECK(steps_on<m_t>("dnnl") == 1);
-  CHECK(steps_on<m_t>("") == 2);  // concatenate, then the sigmoid that fell back
-  CHECK(error_of<mixed::net, partita::dnnl, cpu>() <= conformance::tolerance);
+  CHECK(m_t::plan.steps[2].backend == "dnnl");
+  CHECK(steps_on<m_t>("") == 3);  // the concatenations, and the sigmoid that fell back
+  CHECK(error_of<mixed::net, onednn, cpu>() <= conformance::tolerance);
+  bound<m_t> b;
+  const std::string d = b.exe->state<onednn>().describe();
+  CAPTURE(d);
+  CHECK(b.exe->state<onednn>().num_primitives(0) == 1);  // dense with its bias and relu
+  CHECK(b.exe->state<onednn>().num_primitives(2) == 1);
+  CHECK(d.find("step 2 (dnnl_main_") != std::string::npos);
 }
 
 TEST_CASE("dnnl: a rebind rebuilds the primitives from the new weights") {
@@ -255,13 +266,13 @@ namespace {
 namespace refused {
 using x = input<"x", f32, 1, 4, 6, 6>;
 using c = relu<conv2d<x, weight<"c.w", f32, 4, 4, 3, 3>, {.padding = {1, 1}}>>;
-using p = on<partita::dnnl, avg_pool2d<c, {.size = {2, 2}, .stride = {1, 1}, .padding = {2, 2}}>>;
+using p = on<onednn, avg_pool2d<c, {.size = {2, 2}, .stride = {1, 1}, .padding = {2, 2}}>>;
 using net = model<p>;
 }  // namespace refused
 }  // namespace
 
 TEST_CASE("dnnl: a partition oneDNN cannot build fails at bind, naming the backend, the partition and the op") {
-  using exe_t = compiled<refused::net, partita::dnnl, cpu>;
+  using exe_t = compiled<refused::net, onednn, cpu>;
   static_assert(exe_t::num_steps == 1 && exe_t::plan.steps[0].backend == "dnnl");
   const conformance::random_weights<exe_t> w(5);
   auto exe = std::make_unique<exe_t>();

@@ -1,6 +1,7 @@
 #pragma once
 /// The oneDNN backend. Not part of partita/partita.hpp: include it after it, link oneDNN and
-/// OpenMP (CMake: `include(partita_dnnl)`, target `partita::dnnl`).
+/// OpenMP (CMake: `include(partita_dnnl)`, target `partita::dnnl`). The backend type is
+/// `partita::onednn` (`dnnl_backend<>`), so that it never clashes with oneDNN's own `::dnnl`.
 
 #include <span>
 #include <type_traits>
@@ -53,13 +54,10 @@ struct translation_check<false, Op> : std::bool_constant<sizeof(no_onednn_transl
 /// ```cpp
 /// #include <partita/partita.hpp>
 /// #include <partita/backends/dnnl/dnnl.hpp>
-/// partita::compiled<net, partita::dnnl, partita::cpu> exe;   // cpu runs what oneDNN does not
+/// partita::compiled<net, partita::onednn, partita::cpu> exe;   // cpu runs what oneDNN does not
 /// exe.bind(weights);
-/// std::cout << exe.state<partita::dnnl>().describe();        // primitives and layouts
+/// std::cout << exe.state<partita::onednn>().describe();        // primitives and layouts
 /// ```
-///
-/// With `using namespace partita;`, spell the alias `partita::dnnl`: oneDNN's namespace is
-/// `::dnnl`.
 template <dnnl_options O = dnnl_options{}>
 struct dnnl_backend {
   static constexpr fixed_string name = "dnnl";
@@ -86,10 +84,11 @@ struct dnnl_backend {
     state() : runtime(O.threads) {}
   };
 
+  /// Runs one partition (`Step::partition`): translated at compile time, built at bind.
   template <class Step>
   struct kernel {
-    static_assert(Step::partition,
-                  "partita: dnnl runs whole partitions: compile a model (compiled<net, dnnl, host>) or a partitioned module");
+    static_assert(Step::partition, "partita: dnnl runs whole partitions: compile a model (compiled<net, dnnl, host>) "
+                                   "or a partitioned module");
     static constexpr int function = Step::node.index;
     static constexpr detail::onednn::program_sizes sizes = detail::onednn::sizes_of(Step::module, function);
     static constexpr auto program = detail::onednn::make_program<sizes>(Step::module, function);
@@ -106,7 +105,7 @@ struct dnnl_backend {
   };
 };
 
-/// The oneDNN backend with every core.
-using dnnl = dnnl_backend<>;
+/// The oneDNN backend with every core (named "dnnl" in modules: `dnnl_main_0`, `"dnnl.conv2d"`).
+using onednn = dnnl_backend<>;
 
 }  // namespace partita

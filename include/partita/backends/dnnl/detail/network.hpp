@@ -98,7 +98,7 @@ class network {
       try {
         build(static_cast<int>(i), layers[i]);
       } catch (const ::dnnl::error& e) {
-        throw std::runtime_error(concat("oneDNN cannot run ", describe(layers[i]), ": ", e.what()));
+        throw std::runtime_error(concat("oneDNN cannot run ", label(layers[i]), ": ", e.what()));
       }
     }
     for (std::size_t k = 0; k < results.size(); ++k) {
@@ -126,9 +126,11 @@ class network {
         x.current = handle;
       }
     }
-    for (const step& s : steps_)
-      ::dnnl::error::wrap_c_api(dnnl_primitive_execute(s.prim.get(), strm_.get(), static_cast<int>(s.args.size()), s.args.data()),
-                                "partita: dnnl: could not execute a primitive");
+    for (const step& s : steps_) {
+      const dnnl_status_t status =
+          dnnl_primitive_execute(s.prim.get(), strm_.get(), static_cast<int>(s.args.size()), s.args.data());
+      ::dnnl::error::wrap_c_api(status, "partita: dnnl: could not execute a primitive");
+    }
     strm_.wait();
   }
 
@@ -165,7 +167,8 @@ class network {
     void* current = nullptr;
   };
 
-  static std::string describe(const layer& l) {
+  // "conv2d [1, 64, 56, 56] -> [1, 64, 56, 56]", for errors.
+  static std::string label(const layer& l) {
     std::string s(name_of(l.op));
     if (l.op != op_id::param) s += concat(" ", to_string(l.in), " ->");
     return concat(s, " ", to_string(l.out));
@@ -182,7 +185,8 @@ class network {
       for (int r : {l.src, l.src2, l.residual})
         if (r >= 0) last_use_[static_cast<std::size_t>(root_[static_cast<std::size_t>(r)])] = static_cast<int>(i);
     }
-    for (const result& r : results_) last_use_[static_cast<std::size_t>(root_[static_cast<std::size_t>(r.value)])] = static_cast<int>(n);
+    for (const result& r : results_)
+      last_use_[static_cast<std::size_t>(root_[static_cast<std::size_t>(r.value)])] = static_cast<int>(n);
   }
 
   void build(int i, const layer& l) {
@@ -247,7 +251,7 @@ class network {
     steps_.push_back(std::move(s));
   }
 
-  // A weight (kernel input `slot`, or `data` when prepared here) in the layout `want`, reordered once, now.
+  // A weight's values (`data`, plain `dims`) in the layout `want`: reordered once, at bind.
   memory weight(const float* data, const memory::dims& dims, const memory::desc& want) {
     memory user(plain(dims), eng_, const_cast<float*>(data));  // read only
     memory m(want, eng_);
@@ -270,7 +274,8 @@ class network {
       if (p.op == op_id::add) {
         ops.append_sum(1.0f);
       } else {
-        ops.append_eltwise(1.0f, eltwise_algorithm(p.op), p.op == op_id::clip ? p.lo : 0.f, p.op == op_id::clip ? p.hi : 0.f);
+        const bool clip = p.op == op_id::clip;
+        ops.append_eltwise(1.0f, eltwise_algorithm(p.op), clip ? p.lo : 0.f, clip ? p.hi : 0.f);
       }
     }
     return ops;
@@ -299,7 +304,7 @@ class network {
     const float *gamma = in_[l.norm[0]], *beta = in_[l.norm[1]], *mean = in_[l.norm[2]], *var = in_[l.norm[3]];
     const std::size_t per_unit = w.size() / units;
     for (std::size_t o = 0; o < units; ++o) {
-      const double scale = static_cast<double>(gamma[o]) / std::sqrt(static_cast<double>(var[o]) + static_cast<double>(l.epsilon));
+      const double scale = gamma[o] / std::sqrt(static_cast<double>(var[o]) + l.epsilon);
       for (std::size_t k = 0; k < per_unit; ++k) w[o * per_unit + k] = static_cast<float>(w[o * per_unit + k] * scale);
       b[o] = static_cast<float>(beta[o] + (static_cast<double>(b[o]) - mean[o]) * scale);
     }
@@ -472,15 +477,15 @@ class network {
   // result of the partition is a view).
   void view(int i, const layer& l) {
     const memory::desc md = plain(dims_of(l.out));
-    const form& base = as(l.src, plain(dims_of(l.in)));
-    form f;
+    const form base = as(l.src, plain(dims_of(l.in)));
+    form f{memory(md, eng_, base.mem.get_data_handle()), false};
     if (base.external) {
-      const external_memory* x = nullptr;
-      for (const external_memory& e : externals_)
-        if (e.mem.get() == base.mem.get()) x = &e;
-      f = {external(md, x->output, x->index, x->offset), true};
-    } else {
-      f = {memory(md, eng_, base.mem.get_data_handle()), false};
+      for (std::size_t k = 0; k < externals_.size(); ++k)
+        if (externals_[k].mem.get() == base.mem.get()) {
+          const external_memory x = externals_[k];
+          f = {external(md, x.output, x.index, x.offset), true};
+          break;
+        }
     }
     values_[static_cast<std::size_t>(i)].forms = {f};
   }
@@ -503,8 +508,10 @@ class network {
     r += concat(" dst ", layout(dst));
     if (l && l->num_post > 0) {
       r += " post-ops";
-      for (int k = 0; k < l->num_post; ++k)
-        r += concat(" ", l->post[static_cast<std::size_t>(k)].op == op_id::add ? "sum" : name_of(l->post[static_cast<std::size_t>(k)].op));
+      for (int k = 0; k < l->num_post; ++k) {
+        const op_id op = l->post[static_cast<std::size_t>(k)].op;
+        r += concat(" ", op == op_id::add ? "sum" : name_of(op));
+      }
     }
     s.note = std::move(r);
   }

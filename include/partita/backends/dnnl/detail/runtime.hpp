@@ -74,7 +74,8 @@ class runtime {
 
  private:
   const network* at(int step) const {
-    return step >= 0 && static_cast<std::size_t>(step) < nets_.size() ? nets_[static_cast<std::size_t>(step)].get() : nullptr;
+    const auto s = static_cast<std::size_t>(step);
+    return step >= 0 && s < nets_.size() ? nets_[s].get() : nullptr;
   }
 
   int threads_;

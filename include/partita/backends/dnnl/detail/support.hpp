@@ -7,11 +7,12 @@ namespace partita::detail::onednn {
 /// True for the ops the oneDNN backend translates (f32 only): conv2d and dense (2-D input) of a
 /// bound weight, bias_add, batch_norm (rank 2 to 5), add / subtract / multiply whose second
 /// operand broadcasts into the first (add and multiply also the other way round), relu, clip,
-/// sigmoid, tanh, max / avg / global average pooling, softmax, flatten and reshape. Pooling
-/// windows that could lie entirely in the padding are left to the host (oneDNN refuses them for
-/// averages; the host's maximum of nothing is -inf).
+/// sigmoid, tanh, max / avg / global average pooling, softmax, flatten and reshape, each of an
+/// activation (not of a weight). Pooling windows that could lie entirely in the padding are left
+/// to the host (oneDNN refuses them for averages; the host's maximum of nothing is -inf).
 constexpr bool translatable(const op_view& v) {
   if (v.dtype() != dtype::f32) return false;
+  if (!is_binary_elementwise(v.op()) && v.num_args() > 0 && v.arg(0).is(op_id::weight)) return false;
   const attrs& a = v.attributes();
   switch (v.op()) {
     case op_id::conv2d: return v.arg(1).is(op_id::weight);
