@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "random_weights.hpp"
 #include "resnet18.hpp"
 
 using namespace partita;
@@ -23,42 +24,6 @@ using executable = compiled<resnet18::net, cpu>;
 static_assert(count_functions<executable::module, "cpu.conv2d_bias_add_act"> == 8, "every block's second conv takes the residual");
 static_assert(count_functions<executable::module, "cpu.conv2d_bias_act"> == 9, "stem and every block's first conv");
 
-namespace {
-
-std::vector<float> pseudo_random(std::size_t n, std::uint32_t seed, float lo, float hi) {
-  std::vector<float> v(n);
-  std::uint32_t s = seed;
-  for (float& f : v) {
-    s = s * 1664525u + 1013904223u;
-    f = lo + (hi - lo) * (static_cast<float>(s >> 8) / 16777216.0f);
-  }
-  return v;
-}
-
-// He-style random weights; batch norms near identity.
-weight_set random_weights(std::vector<std::vector<float>>& storage) {
-  weight_set set;
-  for (std::size_t i = 0; i < executable::plan.weights.size(); ++i) {
-    const tensor_slot& w = executable::weight(i);
-    const auto n = static_cast<std::size_t>(w.shp.elements());
-    const std::string_view name = w.name;
-    const auto seed = static_cast<std::uint32_t>(i + 1);
-    if (w.shp.rank >= 2) {
-      const float bound = std::sqrt(3.0f / static_cast<float>(w.shp.elements() / w.shp[0]));
-      storage.push_back(pseudo_random(n, seed, -bound, bound));
-    } else if (name.ends_with("running_var")) {
-      storage.push_back(pseudo_random(n, seed, 0.5f, 1.5f));
-    } else if (name.ends_with(".weight")) {
-      storage.push_back(pseudo_random(n, seed, 0.8f, 1.2f));
-    } else {
-      storage.push_back(pseudo_random(n, seed, -0.1f, 0.1f));
-    }
-    set.add(std::string(name), storage.back(), std::span(w.shp.dims.data(), static_cast<std::size_t>(w.shp.rank)));
-  }
-  return set;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) try {
   std::cout << "ResNet-18: " << executable::num_steps << " steps on cpu ("
@@ -85,12 +50,12 @@ int main(int argc, char** argv) try {
   if (!weights_path.empty()) {
     exe->bind(load_safetensors(weights_path));
   } else {
-    exe->bind(random_weights(storage));
+    exe->bind(resnet18::random_weights<executable>(storage));
   }
   exe->state<cpu>().set_threads(threads);
 
   // A deterministic image, normalised like torchvision's inputs.
-  std::vector<float> image = pseudo_random(3 * 224 * 224, 2024, -2.0f, 2.0f);
+  std::vector<float> image = resnet18::pseudo_random(3 * 224 * 224, 2024, -2.0f, 2.0f);
   std::vector<float> logits(1000);
   exe->run(image, logits);  // warm-up: caches and the thread pool
 

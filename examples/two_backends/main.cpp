@@ -1,0 +1,101 @@
+// ResNet-18 split between two backends: oneDNN takes the layers with 128 channels or more
+// (where its channel-blocked layouts pay off), the cpu backend the stem and layer1. Prints the
+// partitioned module, writes a Graphviz picture, and runs three executables on the same weights:
+// cpu alone, oneDNN for everything it can run, and the split; their outputs must agree.
+//
+//   example_two_backends [out.dot] [threads]
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <partita/partita.hpp>
+#include <partita/backends/dnnl/dnnl.hpp>
+
+#include "../resnet18/random_weights.hpp"
+#include "../resnet18/resnet18.hpp"
+
+using namespace partita;
+
+/// oneDNN, restricted to wide layers: a backend is a type, so narrowing one is a few lines.
+struct wide_dnnl : dnnl_backend<> {
+  static constexpr bool wide(const op_view& v) { return v.shape().rank != 4 || v.shape()[1] >= 128; }
+  struct wide_only {
+    static constexpr bool check(const match_view& m) { return wide(m.root()) && detail::onednn::claimable::check(m); }
+  };
+  static constexpr bool supports(const op_view& v) { return dnnl_backend<>::supports(v) && wide(v); }
+  using patterns = pattern_table<composite<"dnnl.conv2d", conv2d_p<any, constant>, wide_only>,
+                                 composite<"dnnl.dense", dense_p<any, constant>, wide_only>>;
+};
+
+using split = partition<resnet18::net, wide_dnnl, cpu>;
+static_assert(count_functions<split, "dnnl"> == 1, "layer2 to the classifier: one oneDNN partition");
+
+using cpu_only = compiled<resnet18::net, cpu>;
+using all_dnnl = compiled<resnet18::net, onednn, cpu>;
+using two = compiled<resnet18::net, wide_dnnl, cpu>;
+
+namespace {
+
+template <class Exe>
+double median_ms(Exe& exe, const std::vector<float>& image, std::vector<float>& logits) {
+  exe.run(image, logits);
+  std::vector<double> ms;
+  for (int i = 0; i < 15; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    exe.run(image, logits);
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+double max_relative_error(const std::vector<float>& a, const std::vector<float>& b) {
+  double worst = 0;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    worst = std::max(worst, std::abs(static_cast<double>(a[i]) - b[i]) / std::max(1.0, std::abs(static_cast<double>(b[i]))));
+  return worst;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  const std::string dot_path = argc > 1 ? argv[1] : "two_backends.dot";
+  const int threads = argc > 2 ? std::atoi(argv[2]) : 0;
+
+  std::cout << print(split{}) << "\n";
+  std::ofstream(dot_path) << to_dot(split{});
+  std::cout << "wrote " << dot_path << " (render with: dot -Tsvg " << dot_path << " -o two_backends.svg)\n\n";
+  std::cout << "steps: cpu alone " << cpu_only::num_steps << ", oneDNN everywhere " << all_dnnl::num_steps << ", split "
+            << two::num_steps << " (";
+  for (const plan_step& s : two::plan.steps) std::cout << (s.backend.empty() ? "cpu" : s.backend) << ' ';
+  std::cout << ")\n";
+
+  std::vector<std::vector<float>> storage;
+  const weight_set weights = resnet18::random_weights<cpu_only>(storage);
+  const std::vector<float> image = resnet18::pseudo_random(3 * 224 * 224, 2024, -2.0f, 2.0f);
+  std::vector<float> a(1000), b(1000), c(1000);
+
+  auto x = std::make_unique<cpu_only>();
+  auto y = std::make_unique<all_dnnl>();
+  auto z = std::make_unique<two>();
+  x->bind(weights);
+  y->bind(weights);
+  z->bind(weights);
+  x->state<cpu>().set_threads(threads);
+  y->state<cpu>().set_threads(threads);
+  z->state<cpu>().set_threads(threads);
+  const double tx = median_ms(*x, image, a), ty = median_ms(*y, image, b), tz = median_ms(*z, image, c);
+  const double e1 = max_relative_error(b, a), e2 = max_relative_error(c, a);
+  std::cout << "median latency: cpu " << tx << " ms, oneDNN " << ty << " ms, split " << tz << " ms\n";
+  std::cout << "largest relative difference from cpu alone: oneDNN " << e1 << ", split " << e2 << "\n";
+  return e1 <= 1e-4 && e2 <= 1e-4 ? 0 : 1;
+} catch (const std::exception& e) {
+  std::cerr << "example_two_backends: " << e.what() << "\n";
+  return 1;
+}
