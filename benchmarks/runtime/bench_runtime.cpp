@@ -1,6 +1,7 @@
 // Partita's cpu backend against oneDNN and Eigen, side by side in one process, on the same
 // weights and inputs (workloads.hpp, weights.hpp). Benchmarks are named
-// `<workload>/<implementation>/<threads>` (W3/partita/1, W3/onednn/2, W1/eigen/1); each peer
+// `<workload>/<implementation>/<threads>` (W3/partita/1, W3/onednn/2, W1/eigen/1,
+// W3/partita_dnnl/1 for Partita with its oneDNN backend); each peer
 // checks its output against Partita's before it is timed and reports `ratio` = its time /
 // Partita's (same workload and thread count, measured earlier in the same run). A summary table
 // follows Google Benchmark's output.
@@ -30,6 +31,9 @@
 #endif
 #ifdef PARTITA_PEERS_EIGEN
 #include "peers/eigen_peer.hpp"
+#endif
+#ifdef PARTITA_BENCH_DNNL_BACKEND
+#include <partita/backends/dnnl/dnnl.hpp>
 #endif
 
 namespace {
@@ -121,6 +125,33 @@ struct workload {
   }
 
   peers::weight_lookup lookup() const { return peers::lookup_in(weights); }
+
+#ifdef PARTITA_BENCH_DNNL_BACKEND
+  // `W/partita_dnnl/T`: the model through Partita with the oneDNN backend (on T threads) and cpu
+  // for the rest; `vs_onednn` is its time over raw oneDNN's (the cost of going through Partita).
+  template <int T>
+  void register_partita_dnnl() {
+    using exe_t = partita::compiled<Net, partita::dnnl_backend<partita::dnnl_options{.threads = T}>, partita::cpu>;
+    const std::string bench_name = name_of(name, "partita_dnnl", T);
+    const std::string partita_name = name_of(name, "partita", T);
+    benchmark::RegisterBenchmark(bench_name.c_str(), [this, bench_name, partita_name](benchmark::State& state) {
+      auto exe = std::make_unique<exe_t>();
+      exe->bind(weights);
+      exe->template state<partita::cpu>().set_threads(T);
+      std::vector<float> got(expected.size());
+      exe->run(input, got);
+      const double err = max_relative_error(got, expected);
+      state.counters["max_rel_err"] = err;
+      if (!(err <= tolerance)) {
+        state.SkipWithError(("output differs from Partita's (max relative error " + std::to_string(err) + ")").c_str());
+        return;
+      }
+      time_loop(state, bench_name, partita_name, [&] { exe->run(input, got); });
+      const auto raw = timings().find(name_of(name, "onednn", T));
+      if (raw != timings().end()) state.counters["vs_onednn"] = timings()[bench_name] / raw->second;
+    })->UseRealTime();
+  }
+#endif
 };
 
 void print_summary() {
@@ -143,6 +174,17 @@ void print_summary() {
     }
   std::printf("ratio = peer time / Partita time (above 1: Partita is faster); cpu backend built for %s\n",
               partita::detail::simd::arch_name());
+  bool header = false;
+  for (const char* w : {"W1", "W2", "W3", "W4", "W5"})
+    for (int t : thread_counts) {
+      const auto& tm = timings();
+      const auto d = tm.find(name_of(w, "partita_dnnl", t));
+      const auto o = tm.find(name_of(w, "onednn", t));
+      if (d == tm.end() || o == tm.end()) continue;
+      if (!header) std::printf("\n%-4s %-8s %16s %12s %16s\n", "", "threads", "partita_dnnl us", "onednn us", "partita_dnnl/onednn");
+      header = true;
+      std::printf("%-4s %-8d %16.1f %12.1f %16.3f\n", w, t, d->second / 1e3, o->second / 1e3, d->second / o->second);
+    }
 }
 
 }  // namespace
@@ -176,6 +218,10 @@ int main(int argc, char** argv) {
 #ifdef PARTITA_PEERS_ONEDNN
   w3.register_peer("onednn", [&](int t) { return peers::onednn_basic_block(w3.lookup(), t); });
 #endif
+#ifdef PARTITA_BENCH_DNNL_BACKEND
+  w3.register_partita_dnnl<1>();
+  w3.register_partita_dnnl<2>();
+#endif
   w4.register_partita();
 #ifdef PARTITA_PEERS_ONEDNN
   w4.register_peer("onednn", [&](int t) { return peers::onednn_lenet(w4.lookup(), t); });
@@ -183,6 +229,10 @@ int main(int argc, char** argv) {
   w5.register_partita();
 #ifdef PARTITA_PEERS_ONEDNN
   w5.register_peer("onednn", [&](int t) { return peers::onednn_resnet18(w5.lookup(), t); });
+#endif
+#ifdef PARTITA_BENCH_DNNL_BACKEND
+  w5.register_partita_dnnl<1>();
+  w5.register_partita_dnnl<2>();
 #endif
 
   benchmark::RunSpecifiedBenchmarks();
