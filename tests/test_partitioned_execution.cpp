@@ -11,6 +11,7 @@
 #include <partita/partita.hpp>
 
 #include "models/backends.hpp"
+#include "models/conformance.hpp"
 #include "models/mock_accelerator.hpp"
 
 using namespace partita;
@@ -97,6 +98,15 @@ TEST_CASE("the mock accelerator runs its steps, fused where it can, with the ref
   const std::vector<std::string_view> expected_calls{"mock.conv2d_bias_relu", "mock.conv2d_bias_relu", "add", "relu"};
   CHECK(planned == expected_calls);
   CHECK(exe.state<mock>().calls == expected_calls);
+}
+
+TEST_CASE("the mock accelerator with cpu as the host: the same outputs as the reference") {
+  // Differential: reference alone vs mock + cpu (1 and 2 cpu threads); the composites the mock
+  // does not take are cpu's fused kernels.
+  using exe_t = compiled<cnn, mock, cpu>;
+  static_assert(count_functions<exe_t::module, "mock.conv2d_bias_relu"> == 2);
+  static_assert(count_functions<exe_t::module, "cpu.conv2d_bias_add_act"> == 1);
+  CHECK(conformance::compare<cnn, mock, cpu>().worst() <= conformance::tolerance);
 }
 
 TEST_CASE("steps are split between renamed reference backends and the host") {
