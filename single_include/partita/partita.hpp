@@ -2729,6 +2729,7 @@ struct conv_geometry {
   int cg = 0, og = 0, k = 0;                // per group: input channels, output channels, GEMM depth
   int hq = 0, wq = 0;                       // a phase plane's height and width (its row pitch)
   int phases = 1;                           // sh · sw
+  std::uint32_t used_phases = ~0u;          // bit a · sw + b: some kernel tap reads phase (a, b) (all, past 32)
   std::size_t plane_set = 0;                // floats per channel: phases · hq · wq
   int npos = 0;                             // positions computed: oh · wq
   std::size_t buffer_floats = 0;            // the copy, with slack for the last tile's reads
@@ -2768,6 +2769,11 @@ constexpr conv_geometry make_conv_geometry(const shape& x, const shape& wt, cons
   g.hq = (hp + g.sh - 1) / g.sh;
   g.wq = (wp + g.sw - 1) / g.sw;
   g.phases = g.sh * g.sw;
+  if (g.phases <= 32) {
+    g.used_phases = 0;
+    for (int i = 0; i < g.kh; ++i)
+      for (int j = 0; j < g.kw; ++j) g.used_phases |= 1u << (((i * g.dh) % g.sh) * g.sw + (j * g.dw) % g.sw);
+  }
   g.plane_set = static_cast<std::size_t>(g.phases) * static_cast<std::size_t>(g.hq) * static_cast<std::size_t>(g.wq);
   g.npos = g.oh * g.wq;
   const int nr = conv_block::nr;
@@ -2837,6 +2843,7 @@ inline void conv_copy_input(const conv_geometry& g, const float* x, float* buf, 
     }
     for (int a = 0; a < g.sh; ++a)
       for (int b = 0; b < g.sw; ++b) {
+        if (a * g.sw + b < 32 && !(g.used_phases >> (a * g.sw + b) & 1u)) continue;  // no tap reads it (1×1 stride 2)
         float* p = dst + static_cast<std::size_t>(a * g.sw + b) * plane;
         for (int i = 0; i < g.hq; ++i) {
           const int ih = i * g.sh + a - g.ph;
