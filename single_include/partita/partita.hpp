@@ -3071,12 +3071,13 @@ inline void small_conv_tiles(const conv_geometry& g, const std::int32_t* boff, c
 
 namespace partita::detail::cpu {
 
-/// Blocking for `m` rows: a row or two stream the weights (GEMV: 4 vectors of units at a time);
-/// more rows use the conv blocking.
-template <int M>
+/// Blocking for `M` rows and `N` units: a row or two stream the weights (GEMV: up to 4 vectors
+/// of units at a time, fewer for a few units, so that padding does not add weight traffic); more
+/// rows use the conv blocking.
+template <int M, int N>
 struct dense_blocking {
   static constexpr int mr = M <= 2 ? M : (W >= 16 ? 8 : 6);
-  static constexpr int nv = M <= 2 ? 4 : 2;
+  static constexpr int nv = M <= 2 ? std::min(4, (N + W - 1) / W) : 2;
   static constexpr int nr = nv * W;
   static constexpr int kc = M <= 2 ? 1 << 30 : 256;  // depth per pass over a panel (keeps it in L1)
 };
@@ -3100,10 +3101,10 @@ inline void pack_dense_weights(const float* w, int n, int k, int nr, float* pack
 
 /// Unit panels [p0, p1) of y = act(x · wᵀ + bias (+ residual)). `pad` holds MR × K floats for
 /// the last rows when M is not a multiple of MR.
-template <int M>
+template <int M, int N>
 inline void dense_panels(const float* x, int k, const float* packed, int n, float* y, const epilogue& e, int p0, int p1,
                          float* pad) {
-  using blk = dense_blocking<M>;
+  using blk = dense_blocking<M, N>;
   constexpr int MR = blk::mr, NV = blk::nv, NR = blk::nr, KC = blk::kc;
   constexpr int tail = M % MR;
   if constexpr (tail != 0) {
@@ -4417,7 +4418,7 @@ struct gemm_kernel {
   // dense
   static constexpr int m_rows = static_cast<int>(conv ? 1 : x_shape.elements() / x_shape.back(0));
   static constexpr int k_depth = static_cast<int>(conv ? 1 : x_shape.back(0));
-  using dblk = dense_blocking<(m_rows < 1 ? 1 : m_rows)>;
+  using dblk = dense_blocking<(m_rows < 1 ? 1 : m_rows), channels>;
   // conv2d
   static constexpr conv_geometry geo = conv ? make_conv_geometry(x_shape, w_shape, y_shape, *main.at) : conv_geometry{};
   static constexpr auto boff = conv_offsets<static_cast<std::size_t>(geo.k > 0 ? geo.k : 1)>(geo);
@@ -4504,7 +4505,7 @@ struct gemm_kernel {
       const int tasks = tasks_for(flops, st.workers(), panels);
       st.parallel(tasks, [&](int t) {
         const int p0 = panels * t / tasks, p1 = panels * (t + 1) / tasks;
-        dense_panels<m_rows>(x, k_depth, packed, channels, out, e, p0, p1, st.thread_scratch(t));
+        dense_panels<m_rows, channels>(x, k_depth, packed, channels, out, e, p0, p1, st.thread_scratch(t));
       });
     }
   }

@@ -188,7 +188,7 @@ struct gemm_kernel {
   // dense
   static constexpr int m_rows = static_cast<int>(conv ? 1 : x_shape.elements() / x_shape.back(0));
   static constexpr int k_depth = static_cast<int>(conv ? 1 : x_shape.back(0));
-  using dblk = dense_blocking<(m_rows < 1 ? 1 : m_rows)>;
+  using dblk = dense_blocking<(m_rows < 1 ? 1 : m_rows), channels>;
   // conv2d
   static constexpr conv_geometry geo = conv ? make_conv_geometry(x_shape, w_shape, y_shape, *main.at) : conv_geometry{};
   static constexpr auto boff = conv_offsets<static_cast<std::size_t>(geo.k > 0 ? geo.k : 1)>(geo);
@@ -275,7 +275,7 @@ struct gemm_kernel {
       const int tasks = tasks_for(flops, st.workers(), panels);
       st.parallel(tasks, [&](int t) {
         const int p0 = panels * t / tasks, p1 = panels * (t + 1) / tasks;
-        dense_panels<m_rows>(x, k_depth, packed, channels, out, e, p0, p1, st.thread_scratch(t));
+        dense_panels<m_rows, channels>(x, k_depth, packed, channels, out, e, p0, p1, st.thread_scratch(t));
       });
     }
   }

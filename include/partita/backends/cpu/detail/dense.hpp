@@ -9,12 +9,13 @@
 
 namespace partita::detail::cpu {
 
-/// Blocking for `m` rows: a row or two stream the weights (GEMV: 4 vectors of units at a time);
-/// more rows use the conv blocking.
-template <int M>
+/// Blocking for `M` rows and `N` units: a row or two stream the weights (GEMV: up to 4 vectors
+/// of units at a time, fewer for a few units, so that padding does not add weight traffic); more
+/// rows use the conv blocking.
+template <int M, int N>
 struct dense_blocking {
   static constexpr int mr = M <= 2 ? M : (W >= 16 ? 8 : 6);
-  static constexpr int nv = M <= 2 ? 4 : 2;
+  static constexpr int nv = M <= 2 ? std::min(4, (N + W - 1) / W) : 2;
   static constexpr int nr = nv * W;
   static constexpr int kc = M <= 2 ? 1 << 30 : 256;  // depth per pass over a panel (keeps it in L1)
 };
@@ -38,10 +39,10 @@ inline void pack_dense_weights(const float* w, int n, int k, int nr, float* pack
 
 /// Unit panels [p0, p1) of y = act(x · wᵀ + bias (+ residual)). `pad` holds MR × K floats for
 /// the last rows when M is not a multiple of MR.
-template <int M>
+template <int M, int N>
 inline void dense_panels(const float* x, int k, const float* packed, int n, float* y, const epilogue& e, int p0, int p1,
                          float* pad) {
-  using blk = dense_blocking<M>;
+  using blk = dense_blocking<M, N>;
   constexpr int MR = blk::mr, NV = blk::nv, NR = blk::nr, KC = blk::kc;
   constexpr int tail = M % MR;
   if constexpr (tail != 0) {
