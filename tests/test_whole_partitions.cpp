@@ -55,6 +55,8 @@ std::vector<std::vector<float>> run(Exe& exe, const data& d) {
 TEST_CASE("a whole partition is one step, gets its weights at bind, and matches the reference") {
   // {add, relu} is one step; sigmoid, multiply, add and relu run on cpu.
   static_assert(exe_t::num_steps == 5);
+  static_assert(exe_t::step_backend(0) == "gnpu" && exe_t::step_name(0).starts_with("gnpu_main_"));
+  static_assert(exe_t::step_backend(1) == "cpu" && exe_t::step_name(1) == "sigmoid");
   const data d;
   auto exe = std::make_unique<exe_t>();
   exe->bind(d.weights);

@@ -71,13 +71,8 @@ int main() try {
   ref.run(image, want);
 
   // Where each step ran: the plan, then the device's own log.
-  for (std::size_t i = 0; i < offloaded::num_steps; ++i) {
-    const plan_step& s = offloaded::plan.steps[i];
-    const graph_node& n = offloaded::plan.nodes[static_cast<std::size_t>(s.node)];
-    const std::string_view what =
-        n.op == op_id::call ? offloaded::module::value.functions[static_cast<std::size_t>(n.index)].composite : name_of(n.op);
-    std::cout << "step " << i << " on " << (s.backend.empty() ? "cpu" : s.backend) << ": " << what << "\n";
-  }
+  for (std::size_t i = 0; i < offloaded::num_steps; ++i)
+    std::cout << "step " << i << " on " << offloaded::step_backend(i) << ": " << offloaded::step_name(i) << "\n";
   const npu::state& state = exe.state<npu>();
   std::cout << "npu state:";
   for (const auto& [step, handle] : state.weights) std::cout << " step " << step << " -> weights " << handle << ';';

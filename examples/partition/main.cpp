@@ -71,7 +71,7 @@ int main(int argc, char** argv) {
   b.run(image, pb);
 
   std::cout << "steps:";
-  for (const plan_step& s : split::plan.steps) std::cout << ' ' << (s.backend.empty() ? "host" : s.backend) << ':' << name_of(split::plan.nodes[static_cast<std::size_t>(s.node)].op);
+  for (std::size_t i = 0; i < split::num_steps; ++i) std::cout << ' ' << split::step_backend(i) << ':' << split::step_name(i);
   float worst = 0;
   for (int k = 0; k < 10; ++k) worst = std::max(worst, std::abs(pa[k] - pb[k]));
   std::cout << "\nprobabilities (partitioned):";

@@ -73,7 +73,7 @@ int main(int argc, char** argv) try {
   std::cout << "wrote " << dot_path << " (render with: dot -Tsvg " << dot_path << " -o two_backends.svg)\n\n";
   std::cout << "steps: cpu alone " << cpu_only::num_steps << ", oneDNN everywhere " << all_dnnl::num_steps << ", split "
             << two::num_steps << " (";
-  for (const plan_step& s : two::plan.steps) std::cout << (s.backend.empty() ? "cpu" : s.backend) << ' ';
+  for (std::size_t i = 0; i < two::num_steps; ++i) std::cout << two::step_backend(i) << ' ';
   std::cout << ")\n";
 
   std::vector<std::vector<float>> storage;

@@ -5978,6 +5978,19 @@ class compiled {
   static constexpr const tensor_slot& input(std::size_t i) { return plan.inputs[i]; }
   /// Declared output `i` (dtype and shape).
   static constexpr const tensor_slot& output(std::size_t i) { return plan.outputs[i]; }
+  /// The backend that runs step `s` (by name: the host's too).
+  static constexpr std::string_view step_backend(std::size_t s) {
+    constexpr std::string_view names[] = {std::string_view(Backends::name)...};
+    return names[detail::backend_index<Backends...>(plan.steps[s].backend)];
+  }
+  /// What step `s` runs: the composite or partition function's name, or the op's.
+  static constexpr std::string_view step_name(std::size_t s) {
+    const graph_node& n = plan.nodes[static_cast<std::size_t>(plan.steps[s].node)];
+    if (n.op != op_id::call) return name_of(n.op);
+    const function_info& f = module::value.functions[static_cast<std::size_t>(n.index)];
+    return f.composite.empty() ? f.name() : f.composite;
+  }
+
   /// Declared weight `i`: name, dtype, shape and offset in the weight storage.
   static constexpr const tensor_slot& weight(std::size_t i) { return plan.weights[i]; }
 
@@ -6099,15 +6112,6 @@ class compiled {
     kernel_of<S>::run(boost::hana::at_c<owner_of<S>>(states_), args.data(), locate(st.out, in, out));
   }
 
-  // What step S runs: the partition or composite name, or the op.
-  template <std::size_t S>
-  static constexpr std::string_view step_label() {
-    const graph_node& n = plan.nodes[static_cast<std::size_t>(plan.steps[S].node)];
-    if (n.op != op_id::call) return name_of(n.op);
-    const function_info& f = module::value.functions[static_cast<std::size_t>(n.index)];
-    return f.name();
-  }
-
   template <std::size_t... S>
   void prepare_steps(std::index_sequence<S...>) {
     (prepare_step<S>(), ...);
@@ -6126,7 +6130,7 @@ class compiled {
         kernel_of<S>::prepare(boost::hana::at_c<owner_of<S>>(states_), args.data());
       } catch (const std::exception& e) {
         throw error(detail::concat("partita: bind: backend '", std::string_view(detail::nth_backend<owner_of<S>, Backends...>::name),
-                                   "' rejected step ", std::to_string(S), " (", step_label<S>(), "): ", e.what()));
+                                   "' rejected step ", std::to_string(S), " (", step_name(S), "): ", e.what()));
       }
     }
   }
