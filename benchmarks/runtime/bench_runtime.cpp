@@ -47,6 +47,12 @@ std::map<std::string, double>& timings() {
   return t;
 }
 
+// Partita-with-oneDNN over raw oneDNN, medians of alternated runs, by benchmark name.
+std::map<std::string, double>& interleaved() {
+  static std::map<std::string, double> t;
+  return t;
+}
+
 std::string name_of(const std::string& workload, const std::string& impl, int threads) {
   return workload + "/" + impl + "/" + std::to_string(threads);
 }
@@ -128,13 +134,15 @@ struct workload {
 
 #ifdef PARTITA_BENCH_DNNL_BACKEND
   // `W/partita_dnnl/T`: the model through Partita with the oneDNN backend (on T threads) and cpu
-  // for the rest; `vs_onednn` is its time over raw oneDNN's (the cost of going through Partita).
-  template <int T>
-  void register_partita_dnnl() {
+  // for the rest. `vs_onednn` is its time over raw oneDNN's (the cost of going through Partita):
+  // both are run alternately, one call each, and the ratio of the medians is reported, so that
+  // the machine's drift does not count as overhead.
+  template <int T, class MakePeer>
+  void register_partita_dnnl(MakePeer make_peer) {
     using exe_t = partita::compiled<Net, partita::dnnl_backend<partita::dnnl_options{.threads = T}>, partita::cpu>;
     const std::string bench_name = name_of(name, "partita_dnnl", T);
     const std::string partita_name = name_of(name, "partita", T);
-    benchmark::RegisterBenchmark(bench_name.c_str(), [this, bench_name, partita_name](benchmark::State& state) {
+    benchmark::RegisterBenchmark(bench_name.c_str(), [this, bench_name, partita_name, make_peer](benchmark::State& state) {
       auto exe = std::make_unique<exe_t>();
       exe->bind(weights);
       exe->template state<partita::cpu>().set_threads(T);
@@ -147,8 +155,21 @@ struct workload {
         return;
       }
       time_loop(state, bench_name, partita_name, [&] { exe->run(input, got); });
-      const auto raw = timings().find(name_of(name, "onednn", T));
-      if (raw != timings().end()) state.counters["vs_onednn"] = timings()[bench_name] / raw->second;
+      auto peer = make_peer(T);
+      std::vector<double> ours, theirs;
+      const auto timed = [](auto&& f) {
+        const auto t0 = std::chrono::steady_clock::now();
+        f();
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      };
+      for (int i = 0; i < 31; ++i) {
+        ours.push_back(timed([&] { exe->run(input, got); }));
+        theirs.push_back(timed([&] { peer.run(input.data(), got.data()); }));
+      }
+      std::sort(ours.begin(), ours.end());
+      std::sort(theirs.begin(), theirs.end());
+      state.counters["vs_onednn"] = ours[15] / theirs[15];
+      interleaved()[bench_name] = ours[15] / theirs[15];
     })->UseRealTime();
   }
 #endif
@@ -180,10 +201,13 @@ void print_summary() {
       const auto& tm = timings();
       const auto d = tm.find(name_of(w, "partita_dnnl", t));
       const auto o = tm.find(name_of(w, "onednn", t));
-      if (d == tm.end() || o == tm.end()) continue;
-      if (!header) std::printf("\n%-4s %-8s %16s %12s %16s\n", "", "threads", "partita_dnnl us", "onednn us", "partita_dnnl/onednn");
+      const auto a = interleaved().find(name_of(w, "partita_dnnl", t));
+      if (d == tm.end() || o == tm.end() || a == interleaved().end()) continue;
+      if (!header)
+        std::printf("\n%-4s %-8s %16s %12s %10s %22s\n", "", "threads", "partita_dnnl us", "onednn us", "ratio", "alternated median ratio");
       header = true;
-      std::printf("%-4s %-8d %16.1f %12.1f %16.3f\n", w, t, d->second / 1e3, o->second / 1e3, d->second / o->second);
+      std::printf("%-4s %-8d %16.1f %12.1f %10.3f %22.3f\n", w, t, d->second / 1e3, o->second / 1e3, d->second / o->second,
+                  a->second);
     }
 }
 
@@ -219,8 +243,8 @@ int main(int argc, char** argv) {
   w3.register_peer("onednn", [&](int t) { return peers::onednn_basic_block(w3.lookup(), t); });
 #endif
 #ifdef PARTITA_BENCH_DNNL_BACKEND
-  w3.register_partita_dnnl<1>();
-  w3.register_partita_dnnl<2>();
+  w3.register_partita_dnnl<1>([&](int t) { return peers::onednn_basic_block(w3.lookup(), t); });
+  w3.register_partita_dnnl<2>([&](int t) { return peers::onednn_basic_block(w3.lookup(), t); });
 #endif
   w4.register_partita();
 #ifdef PARTITA_PEERS_ONEDNN
@@ -231,8 +255,8 @@ int main(int argc, char** argv) {
   w5.register_peer("onednn", [&](int t) { return peers::onednn_resnet18(w5.lookup(), t); });
 #endif
 #ifdef PARTITA_BENCH_DNNL_BACKEND
-  w5.register_partita_dnnl<1>();
-  w5.register_partita_dnnl<2>();
+  w5.register_partita_dnnl<1>([&](int t) { return peers::onednn_resnet18(w5.lookup(), t); });
+  w5.register_partita_dnnl<2>([&](int t) { return peers::onednn_resnet18(w5.lookup(), t); });
 #endif
 
   benchmark::RunSpecifiedBenchmarks();
