@@ -263,9 +263,7 @@ struct gemm_kernel {
     e.hi = info.hi;
     const float* residual = info.residual >= 0 ? in[info.residual] : nullptr;
     const float* x = in[info.x];
-    if constexpr (small_image) {
-      run_small_conv(st, x, packed, residual, e, out);
-    } else if constexpr (conv) {
+    if constexpr (conv) {
       run_conv(st, x, packed, residual, e, out);
     } else {
       e.residual = residual;
@@ -280,16 +278,20 @@ struct gemm_kernel {
     }
   }
 
-  static void run_small_conv(partita::cpu::state& st, const float* x, const float* packed, const float* residual,
-                             epilogue e, float* out) {
-    constexpr int NR = small_nv * W;
+  // conv2d, image by image: copy the image into the padded phase planes (split by channels),
+  // then compute its tiles, split statically by positions or by output-channel panels.
+  static void run_conv(partita::cpu::state& st, const float* x, const float* packed, const float* residual, epilogue e,
+                       float* out) {
     constexpr int n = geo.oh * geo.ow;
-    constexpr int tiles = (n + small_mr - 1) / small_mr;
-    constexpr int panels = (geo.og + NR - 1) / NR;
+    constexpr int tile = small_image ? small_mr : conv_block::nr;       // positions per tile
+    constexpr int panel = small_image ? small_nv * W : conv_block::mr;  // output channels per panel
+    constexpr int tiles = ((small_image ? n : geo.npos) + tile - 1) / tile;
+    constexpr int panels = (geo.og + panel - 1) / panel;
     constexpr double flops = 2.0 * geo.o * geo.k * n;
     const int tasks = tasks_for(flops, st.workers(), tiles * panels);
-    // Split the output channels (each core keeps its slice of the weights) when there are enough.
-    const bool by_panels = panels >= tasks;
+    // Small images split their output channels (each core keeps its slice of the weights) when
+    // there are enough; large ones split their positions when there are plenty.
+    const bool by_tiles = small_image ? panels < tasks : tiles >= 8 * tasks || panels < tasks;
     float* buf = st.shared_scratch();
     const std::size_t in_image = static_cast<std::size_t>(geo.c) * geo.h * geo.w;
     const std::size_t out_image = static_cast<std::size_t>(geo.o) * n;
@@ -303,47 +305,14 @@ struct gemm_kernel {
       eb.residual = residual ? residual + b * out_image : nullptr;
       float* yb = out + b * out_image;
       st.parallel(tasks, [&](int t) {
+        const int p0 = by_tiles ? 0 : panels * t / tasks, p1 = by_tiles ? panels : panels * (t + 1) / tasks;
+        const int t0 = by_tiles ? tiles * t / tasks : 0, t1 = by_tiles ? tiles * (t + 1) / tasks : tiles;
         for (int gr = 0; gr < geo.groups; ++gr) {
-          if (by_panels) {
-            small_conv_tiles<small_mr, small_nv>(geo, boff.data(), positions.data(), packed, buf, yb, eb, gr,
-                                                 panels * t / tasks, panels * (t + 1) / tasks, 0, tiles,
-                                                 st.thread_scratch(t));
+          if constexpr (small_image) {
+            small_conv_tiles<small_mr, small_nv>(geo, boff.data(), positions.data(), packed, buf, yb, eb, gr, p0, p1,
+                                                 t0, t1, st.thread_scratch(t));
           } else {
-            small_conv_tiles<small_mr, small_nv>(geo, boff.data(), positions.data(), packed, buf, yb, eb, gr, 0, panels,
-                                                 tiles * t / tasks, tiles * (t + 1) / tasks, st.thread_scratch(t));
-          }
-        }
-      });
-    }
-  }
-
-  static void run_conv(partita::cpu::state& st, const float* x, const float* packed, const float* residual, epilogue e,
-                       float* out) {
-    constexpr int NR = conv_block::nr, MR = conv_block::mr;
-    constexpr int tiles = (geo.npos + NR - 1) / NR;
-    constexpr int panels = (geo.og + MR - 1) / MR;
-    constexpr double flops = 2.0 * geo.o * geo.k * geo.oh * geo.ow;
-    const int tasks = tasks_for(flops, st.workers(), tiles * panels);
-    // Split the output positions when there are plenty, the output channels otherwise.
-    const bool by_tiles = tiles >= 8 * tasks || panels < tasks;
-    float* buf = st.shared_scratch();
-    const std::size_t in_image = static_cast<std::size_t>(geo.c) * geo.h * geo.w;
-    const std::size_t out_image = static_cast<std::size_t>(geo.o) * geo.oh * geo.ow;
-    for (int n = 0; n < geo.batch; ++n) {
-      const float* xn = x + n * in_image;
-      const int copy_tasks = std::min(tasks, geo.c);
-      st.parallel(copy_tasks, [&](int t) {
-        conv_copy_input(geo, xn, buf, geo.c * t / copy_tasks, geo.c * (t + 1) / copy_tasks);
-      });
-      epilogue en = e;
-      en.residual = residual ? residual + n * out_image : nullptr;
-      float* yn = out + n * out_image;
-      st.parallel(tasks, [&](int t) {
-        for (int gr = 0; gr < geo.groups; ++gr) {
-          if (by_tiles) {
-            conv_tiles(geo, boff.data(), packed, buf, yn, en, gr, 0, panels, tiles * t / tasks, tiles * (t + 1) / tasks);
-          } else {
-            conv_tiles(geo, boff.data(), packed, buf, yn, en, gr, panels * t / tasks, panels * (t + 1) / tasks, 0, tiles);
+            conv_tiles(geo, boff.data(), packed, buf, yb, eb, gr, p0, p1, t0, t1);
           }
         }
       });
