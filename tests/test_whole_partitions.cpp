@@ -70,6 +70,10 @@ TEST_CASE("a whole partition is one step, gets its weights at bind, and matches 
   REQUIRE(st.compiled.size() == 1);
   CHECK(st.compiled[0].starts_with("gnpu_main_"));
   CHECK(st.runs == st.compiled);
+  // Its one step is followed by cpu's: the executable lets it rest once per run.
+  CHECK(st.rests == 1);
+  run(*exe, d);
+  CHECK(exe->state<graph_npu>().rests == 2);
 }
 
 TEST_CASE("a partition the backend refuses at bind is an error naming it; nothing is bound") {

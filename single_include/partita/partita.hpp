@@ -1590,6 +1590,7 @@ namespace partita {
 /// |---|---|
 /// | `static constexpr fixed_string name` | unique, never "default" |
 /// | `struct state` | per-executable state, default-constructed with the executable |
+/// | `state::rest()` (optional) | called before another backend's step runs: stop spinning threads |
 /// | `static constexpr bool host` (optional) | runs every op; takes what no other backend claims |
 /// | `static constexpr bool supports(const op_view&)` | which single ops it claims (non-host backends; optional with `patterns`) |
 /// | `using patterns = pattern_table<...>` (optional) | its composites, in priority order |
@@ -3408,7 +3409,8 @@ inline void cpu_relax() {
 /// A small persistent pool: `threads - 1` workers created once, the caller being worker 0.
 /// `run(n, f)` calls `f(i)` for each `i < n` (at most `size()`), worker `i` always taking task
 /// `i`, so a static split of the work gives each core the same slice on every call. Workers spin
-/// briefly after a task, then sleep on an atomic wait; dispatch allocates nothing.
+/// briefly after a task, then sleep on an atomic wait (at once after `rest()`); dispatch
+/// allocates nothing.
 class thread_pool {
  public:
   explicit thread_pool(int threads) : size_(threads < 1 ? 1 : threads) {
@@ -3426,6 +3428,9 @@ class thread_pool {
 
   int size() const { return size_; }
 
+  /// Stops the workers' spinning at once: another backend is about to use the cores.
+  void rest() { rest_.store(true, std::memory_order_relaxed); }
+
   template <class F>
   void run(int n, F&& f) {
     if (n <= 1 || size_ == 1) {
@@ -3437,6 +3442,7 @@ class thread_pool {
     task_ = [](void* ctx, int i) { (*static_cast<fn_t*>(ctx))(i); };
     ctx_ = const_cast<void*>(static_cast<const void*>(&f));
     tasks_ = n;
+    rest_.store(false, std::memory_order_relaxed);
     pending_.store(n - 1, std::memory_order_relaxed);
     generation_.fetch_add(1, std::memory_order_release);
     if (sleeping_.load(std::memory_order_acquire) > 0) generation_.notify_all();
@@ -3449,7 +3455,7 @@ class thread_pool {
     std::uint64_t seen = 0;
     for (;;) {
       std::uint64_t g = generation_.load(std::memory_order_acquire);
-      for (int spin = 0; g == seen && spin < spin_limit; ++spin) {
+      for (int spin = 0; g == seen && spin < spin_limit && !rest_.load(std::memory_order_relaxed); ++spin) {
         cpu_relax();
         g = generation_.load(std::memory_order_acquire);
       }
@@ -3475,6 +3481,7 @@ class thread_pool {
   std::atomic<int> pending_{0};
   std::atomic<int> sleeping_{0};
   std::atomic<bool> stop_{false};
+  std::atomic<bool> rest_{false};
   void (*task_)(void*, int) = nullptr;
   void* ctx_ = nullptr;
   int tasks_ = 0;
@@ -4316,6 +4323,12 @@ struct cpu {
       grow_scratch(per_thread_floats_);
     }
     int threads() const { return threads_; }
+
+    /// Called by the executable before another backend's step: the pool's workers stop
+    /// spinning, leaving the cores to it (oneDNN's OpenMP threads, a device driver).
+    void rest() {
+      if (pool_) pool_->rest();
+    }
 
     // Used by the kernels.
     float* reserve(int step, std::size_t n) {
@@ -6075,6 +6088,12 @@ class compiled {
   void run_step(const float* const* in, float* const* out) {
     constexpr const plan_step& st = plan.steps[S];
     static_assert(owner_of<S> < sizeof...(Backends), "partita: a step belongs to a backend that is not in compiled<...>");
+    // The backend of the step before (cyclically: a run follows the previous one) rests if it can.
+    constexpr std::size_t before = owner_of<(S + num_steps - 1) % num_steps>;
+    if constexpr (before != owner_of<S>) {
+      if constexpr (requires(typename detail::nth_backend<before, Backends...>::state& b) { b.rest(); })
+        boost::hana::at_c<before>(states_).rest();
+    }
     constexpr auto refs = step_inputs<S>(std::make_index_sequence<static_cast<std::size_t>(st.num_in)>{});
     std::array<const float*, refs.size()> args{};
     for (std::size_t k = 0; k < refs.size(); ++k) args[k] = locate(refs[k], in, out);

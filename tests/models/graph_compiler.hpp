@@ -23,6 +23,8 @@ struct graph_npu {
     std::vector<std::string_view> compiled;  // partitions prepared at bind, in plan order
     std::vector<std::string_view> runs;      // partitions run
     std::vector<std::vector<float>> scratch;  // per step: one slot per body node
+    int rests = 0;                             // times another backend's step followed one of ours
+    void rest() { ++rests; }
   };
 
   static constexpr bool supports(const op_view& v) {

@@ -236,6 +236,12 @@ class compiled {
   void run_step(const float* const* in, float* const* out) {
     constexpr const plan_step& st = plan.steps[S];
     static_assert(owner_of<S> < sizeof...(Backends), "partita: a step belongs to a backend that is not in compiled<...>");
+    // The backend of the step before (cyclically: a run follows the previous one) rests if it can.
+    constexpr std::size_t before = owner_of<(S + num_steps - 1) % num_steps>;
+    if constexpr (before != owner_of<S>) {
+      if constexpr (requires(typename detail::nth_backend<before, Backends...>::state& b) { b.rest(); })
+        boost::hana::at_c<before>(states_).rest();
+    }
     constexpr auto refs = step_inputs<S>(std::make_index_sequence<static_cast<std::size_t>(st.num_in)>{});
     std::array<const float*, refs.size()> args{};
     for (std::size_t k = 0; k < refs.size(); ++k) args[k] = locate(refs[k], in, out);

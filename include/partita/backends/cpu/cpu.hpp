@@ -87,6 +87,12 @@ struct cpu {
     }
     int threads() const { return threads_; }
 
+    /// Called by the executable before another backend's step: the pool's workers stop
+    /// spinning, leaving the cores to it (oneDNN's OpenMP threads, a device driver).
+    void rest() {
+      if (pool_) pool_->rest();
+    }
+
     // Used by the kernels.
     float* reserve(int step, std::size_t n) {
       if (packed_.size() <= static_cast<std::size_t>(step)) packed_.resize(static_cast<std::size_t>(step) + 1);

@@ -20,7 +20,8 @@ inline void cpu_relax() {
 /// A small persistent pool: `threads - 1` workers created once, the caller being worker 0.
 /// `run(n, f)` calls `f(i)` for each `i < n` (at most `size()`), worker `i` always taking task
 /// `i`, so a static split of the work gives each core the same slice on every call. Workers spin
-/// briefly after a task, then sleep on an atomic wait; dispatch allocates nothing.
+/// briefly after a task, then sleep on an atomic wait (at once after `rest()`); dispatch
+/// allocates nothing.
 class thread_pool {
  public:
   explicit thread_pool(int threads) : size_(threads < 1 ? 1 : threads) {
@@ -38,6 +39,9 @@ class thread_pool {
 
   int size() const { return size_; }
 
+  /// Stops the workers' spinning at once: another backend is about to use the cores.
+  void rest() { rest_.store(true, std::memory_order_relaxed); }
+
   template <class F>
   void run(int n, F&& f) {
     if (n <= 1 || size_ == 1) {
@@ -49,6 +53,7 @@ class thread_pool {
     task_ = [](void* ctx, int i) { (*static_cast<fn_t*>(ctx))(i); };
     ctx_ = const_cast<void*>(static_cast<const void*>(&f));
     tasks_ = n;
+    rest_.store(false, std::memory_order_relaxed);
     pending_.store(n - 1, std::memory_order_relaxed);
     generation_.fetch_add(1, std::memory_order_release);
     if (sleeping_.load(std::memory_order_acquire) > 0) generation_.notify_all();
@@ -61,7 +66,7 @@ class thread_pool {
     std::uint64_t seen = 0;
     for (;;) {
       std::uint64_t g = generation_.load(std::memory_order_acquire);
-      for (int spin = 0; g == seen && spin < spin_limit; ++spin) {
+      for (int spin = 0; g == seen && spin < spin_limit && !rest_.load(std::memory_order_relaxed); ++spin) {
         cpu_relax();
         g = generation_.load(std::memory_order_acquire);
       }
@@ -87,6 +92,7 @@ class thread_pool {
   std::atomic<int> pending_{0};
   std::atomic<int> sleeping_{0};
   std::atomic<bool> stop_{false};
+  std::atomic<bool> rest_{false};
   void (*task_)(void*, int) = nullptr;
   void* ctx_ = nullptr;
   int tasks_ = 0;
