@@ -105,6 +105,32 @@ TEST_CASE("run accepts spans, vectors and tensor views, and allocates nothing") 
   CHECK(a == c);
 }
 
+TEST_CASE("on the cpu backend, with its thread pool, run allocates nothing either") {
+  using cnn = model<relu<add<bias_add<conv2d<input<"img", f32, 1, 16, 20, 20>, weight<"k", f32, 32, 16, 3, 3>,
+                                              {.padding = {1, 1}}>,
+                                      weight<"kb", f32, 32>>,
+                             input<"skip", f32, 1, 32, 20, 20>>>>;
+  const mlp_weights w;
+  compiled<test_models::mlp, cpu> exe;
+  exe.bind(w.set());
+  std::vector<float> k(32 * 16 * 9, 0.01f), kb(32, 0.1f), img(16 * 400, 0.5f), skip(32 * 400, 1.f), out(32 * 400);
+  compiled<cnn, cpu> conv;
+  conv.bind(weight_set{}.add("k", k, {32, 16, 3, 3}).add("kb", kb, {32}));
+  const auto x = random_vector(784, 8, 1.0f);
+  std::vector<float> y(10);
+  for (int threads : {1, 2}) {
+    exe.state<cpu>().set_threads(threads);
+    conv.state<cpu>().set_threads(threads);
+    exe.run(x, y);  // warm-up outside the counted region
+    conv.run(img, skip, out);
+    const long before = allocations.load();
+    exe.run(x, y);
+    conv.run(img, skip, out);
+    CHECK(allocations.load() == before);
+  }
+  CHECK(out[0] == doctest::Approx(1.f + 0.1f + 0.01f * 0.5f * 16 * 4));  // a corner: 2x2 of the 3x3 window
+}
+
 TEST_CASE("run checks every argument and names the tensor") {
   const mlp_weights w;
   mlp_exe exe;

@@ -63,8 +63,8 @@ inline int tasks_for(double flops, int threads, int units) {
 /// one kernel: conv2d or dense, then bias and/or batch norm (folded into the weights at bind),
 /// a residual add and an activation. Builds for the instruction set of the compiler flags
 /// (`-march=native`). Threads: a persistent pool of `threads()` workers (all cores by
-/// default), each step split statically so that a core sees the same slice every call; small
-/// steps run on one core.
+/// default), started with the executable, each step split statically so that a core sees the
+/// same slice every call; small steps run on one core.
 struct cpu {
   static constexpr fixed_string name = "cpu";
   static constexpr bool host = true;
@@ -75,7 +75,10 @@ struct cpu {
   /// Packed weights, scratch memory and the thread pool of one executable.
   class state {
    public:
-    state() : threads_(default_threads()) {}
+    /// Starts the pool's workers (every core): they sleep until the first parallel step.
+    state() : threads_(default_threads()) {
+      if (use_pool && threads_ > 1) pool_ = std::make_unique<detail::thread_pool>(threads_);
+    }
 
     /// Number of threads used by `run` (0: every core). Takes effect at once; call it outside
     /// `run`.
@@ -98,7 +101,6 @@ struct cpu {
       if (packed_.size() <= static_cast<std::size_t>(step)) packed_.resize(static_cast<std::size_t>(step) + 1);
       auto& p = packed_[static_cast<std::size_t>(step)];
       if (p.size() < n) p = detail::cpu::floats(n);
-      if (use_pool && threads_ > 1 && !pool_) pool_ = std::make_unique<detail::thread_pool>(threads_);
       return p.get();
     }
     float* packed(int step) const { return packed_[static_cast<std::size_t>(step)].get(); }
