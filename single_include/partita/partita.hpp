@@ -2441,7 +2441,6 @@ struct step_ref {
 // ---- begin partita/backends/cpu/cpu.hpp ----
 #include <cmath>
 #include <memory>
-#include <new>
 #include <thread>
 
 // ---- begin partita/backends/cpu/detail/conv.hpp ----
@@ -4257,6 +4256,38 @@ inline void softmax(const float* x, const shape& xs, int axis, float* y) {
 
 }  // namespace partita::reference_kernels
 // ---- end partita/backends/reference/kernels.hpp ----
+// ---- begin partita/detail/aligned_buffer.hpp ----
+#include <new>
+
+namespace partita::detail {
+
+/// Zero-initialised storage aligned to a cache line (64 bytes), allocated once: the arena and
+/// weight storage of an executable, a backend's packed weights and scratch.
+class aligned_buffer {
+ public:
+  static constexpr std::size_t align = 64;
+
+  aligned_buffer() = default;
+  explicit aligned_buffer(std::size_t bytes)
+      : data_(bytes ? static_cast<std::byte*>(::operator new(bytes, std::align_val_t{align})) : nullptr), size_(bytes) {
+    if (bytes) std::memset(data_.get(), 0, bytes);
+  }
+  std::byte* get() const { return data_.get(); }
+  /// Its bytes.
+  std::size_t size() const { return size_; }
+  /// The storage as floats.
+  float* floats() const { return reinterpret_cast<float*>(data_.get()); }
+
+ private:
+  struct release {
+    void operator()(std::byte* p) const { ::operator delete(p, std::align_val_t{align}); }
+  };
+  std::unique_ptr<std::byte, release> data_;
+  std::size_t size_ = 0;
+};
+
+}  // namespace partita::detail
+// ---- end partita/detail/aligned_buffer.hpp ----
 
 #if defined(PARTITA_CPU_OPENMP)
 #include <omp.h>
@@ -4264,25 +4295,6 @@ inline void softmax(const float* x, const shape& xs, int axis, float* y) {
 
 namespace partita {
 namespace detail::cpu {
-
-/// Floats aligned to a cache line, zero-initialised.
-class floats {
- public:
-  floats() = default;
-  explicit floats(std::size_t n)
-      : data_(n ? static_cast<float*>(::operator new(n * sizeof(float), std::align_val_t{64})) : nullptr), size_(n) {
-    std::fill(data_.get(), data_.get() + n, 0.f);
-  }
-  float* get() const { return data_.get(); }
-  std::size_t size() const { return size_; }
-
- private:
-  struct release {
-    void operator()(float* p) const { ::operator delete(p, std::align_val_t{64}); }
-  };
-  std::unique_ptr<float, release> data_;
-  std::size_t size_ = 0;
-};
 
 /// Work below this many flops per extra thread runs on one thread: waking a core costs more.
 inline constexpr double min_flops_per_task = 4.0e5;
@@ -4337,17 +4349,17 @@ struct cpu {
     float* reserve(int step, std::size_t n) {
       if (packed_.size() <= static_cast<std::size_t>(step)) packed_.resize(static_cast<std::size_t>(step) + 1);
       auto& p = packed_[static_cast<std::size_t>(step)];
-      if (p.size() < n) p = detail::cpu::floats(n);
-      return p.get();
+      if (p.size() < n * sizeof(float)) p = detail::aligned_buffer(n * sizeof(float));
+      return p.floats();
     }
-    float* packed(int step) const { return packed_[static_cast<std::size_t>(step)].get(); }
+    float* packed(int step) const { return packed_[static_cast<std::size_t>(step)].floats(); }
     void need_scratch(std::size_t shared, std::size_t per_thread) {
-      if (shared_.size() < shared) shared_ = detail::cpu::floats(shared);
+      if (shared_.size() < shared * sizeof(float)) shared_ = detail::aligned_buffer(shared * sizeof(float));
       per_thread_floats_ = std::max(per_thread_floats_, per_thread);
       grow_scratch(per_thread_floats_);
     }
-    float* shared_scratch() const { return shared_.get(); }
-    float* thread_scratch(int t) const { return scratch_[static_cast<std::size_t>(t)].get(); }
+    float* shared_scratch() const { return shared_.floats(); }
+    float* thread_scratch(int t) const { return scratch_[static_cast<std::size_t>(t)].floats(); }
     template <class F>
     void parallel(int tasks, F&& f) {
 #if defined(PARTITA_CPU_OPENMP)
@@ -4387,12 +4399,12 @@ struct cpu {
       const std::size_t want = static_cast<std::size_t>(std::max(threads_, 1));
       if (scratch_.size() < want) scratch_.resize(want);
       for (auto& s : scratch_)
-        if (s.size() < n) s = detail::cpu::floats(n);
+        if (s.size() < n * sizeof(float)) s = detail::aligned_buffer(n * sizeof(float));
     }
     int threads_;
-    std::vector<detail::cpu::floats> packed_;
-    detail::cpu::floats shared_;
-    std::vector<detail::cpu::floats> scratch_;
+    std::vector<detail::aligned_buffer> packed_;
+    detail::aligned_buffer shared_;
+    std::vector<detail::aligned_buffer> scratch_;
     std::size_t per_thread_floats_ = 0;
     std::unique_ptr<detail::thread_pool> pool_;
   };
@@ -5878,21 +5890,7 @@ inline constexpr int count_functions = [] {
 namespace partita {
 namespace detail {
 
-/// Storage aligned to `alignment`, allocated once when the executable is created.
-class aligned_buffer {
- public:
-  explicit aligned_buffer(std::size_t bytes)
-      : data_(bytes ? static_cast<std::byte*>(::operator new(bytes, std::align_val_t{alignment})) : nullptr) {
-    if (bytes) std::memset(data_.get(), 0, bytes);
-  }
-  std::byte* get() const { return data_.get(); }
-
- private:
-  struct release {
-    void operator()(std::byte* p) const { ::operator delete(p, std::align_val_t{alignment}); }
-  };
-  std::unique_ptr<std::byte, release> data_;
-};
+static_assert(aligned_buffer::align == alignment, "the arena's buffers are aligned as the plan assumes");
 
 template <class B, class... Bs>
 inline constexpr std::size_t index_of_backend = [] {

@@ -16,6 +16,7 @@
 #include "partita/backend/step.hpp"
 #include "partita/core/error.hpp"
 #include "partita/core/tensor_view.hpp"
+#include "partita/detail/aligned_buffer.hpp"
 #include "partita/ir/model.hpp"
 #include "partita/pass/pipeline.hpp"
 #include "partita/runtime/bind.hpp"
@@ -24,21 +25,7 @@
 namespace partita {
 namespace detail {
 
-/// Storage aligned to `alignment`, allocated once when the executable is created.
-class aligned_buffer {
- public:
-  explicit aligned_buffer(std::size_t bytes)
-      : data_(bytes ? static_cast<std::byte*>(::operator new(bytes, std::align_val_t{alignment})) : nullptr) {
-    if (bytes) std::memset(data_.get(), 0, bytes);
-  }
-  std::byte* get() const { return data_.get(); }
-
- private:
-  struct release {
-    void operator()(std::byte* p) const { ::operator delete(p, std::align_val_t{alignment}); }
-  };
-  std::unique_ptr<std::byte, release> data_;
-};
+static_assert(aligned_buffer::align == alignment, "the arena's buffers are aligned as the plan assumes");
 
 template <class B, class... Bs>
 inline constexpr std::size_t index_of_backend = [] {

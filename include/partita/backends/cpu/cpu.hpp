@@ -4,7 +4,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <new>
 #include <string_view>
 #include <thread>
 #include <vector>
@@ -19,6 +18,7 @@
 #include "partita/backends/cpu/patterns.hpp"
 #include "partita/backends/reference/kernels.hpp"
 #include "partita/core/fixed_string.hpp"
+#include "partita/detail/aligned_buffer.hpp"
 #include "partita/ir/view.hpp"
 
 #if defined(PARTITA_CPU_OPENMP)
@@ -27,25 +27,6 @@
 
 namespace partita {
 namespace detail::cpu {
-
-/// Floats aligned to a cache line, zero-initialised.
-class floats {
- public:
-  floats() = default;
-  explicit floats(std::size_t n)
-      : data_(n ? static_cast<float*>(::operator new(n * sizeof(float), std::align_val_t{64})) : nullptr), size_(n) {
-    std::fill(data_.get(), data_.get() + n, 0.f);
-  }
-  float* get() const { return data_.get(); }
-  std::size_t size() const { return size_; }
-
- private:
-  struct release {
-    void operator()(float* p) const { ::operator delete(p, std::align_val_t{64}); }
-  };
-  std::unique_ptr<float, release> data_;
-  std::size_t size_ = 0;
-};
 
 /// Work below this many flops per extra thread runs on one thread: waking a core costs more.
 inline constexpr double min_flops_per_task = 4.0e5;
@@ -100,17 +81,17 @@ struct cpu {
     float* reserve(int step, std::size_t n) {
       if (packed_.size() <= static_cast<std::size_t>(step)) packed_.resize(static_cast<std::size_t>(step) + 1);
       auto& p = packed_[static_cast<std::size_t>(step)];
-      if (p.size() < n) p = detail::cpu::floats(n);
-      return p.get();
+      if (p.size() < n * sizeof(float)) p = detail::aligned_buffer(n * sizeof(float));
+      return p.floats();
     }
-    float* packed(int step) const { return packed_[static_cast<std::size_t>(step)].get(); }
+    float* packed(int step) const { return packed_[static_cast<std::size_t>(step)].floats(); }
     void need_scratch(std::size_t shared, std::size_t per_thread) {
-      if (shared_.size() < shared) shared_ = detail::cpu::floats(shared);
+      if (shared_.size() < shared * sizeof(float)) shared_ = detail::aligned_buffer(shared * sizeof(float));
       per_thread_floats_ = std::max(per_thread_floats_, per_thread);
       grow_scratch(per_thread_floats_);
     }
-    float* shared_scratch() const { return shared_.get(); }
-    float* thread_scratch(int t) const { return scratch_[static_cast<std::size_t>(t)].get(); }
+    float* shared_scratch() const { return shared_.floats(); }
+    float* thread_scratch(int t) const { return scratch_[static_cast<std::size_t>(t)].floats(); }
     template <class F>
     void parallel(int tasks, F&& f) {
 #if defined(PARTITA_CPU_OPENMP)
@@ -150,12 +131,12 @@ struct cpu {
       const std::size_t want = static_cast<std::size_t>(std::max(threads_, 1));
       if (scratch_.size() < want) scratch_.resize(want);
       for (auto& s : scratch_)
-        if (s.size() < n) s = detail::cpu::floats(n);
+        if (s.size() < n * sizeof(float)) s = detail::aligned_buffer(n * sizeof(float));
     }
     int threads_;
-    std::vector<detail::cpu::floats> packed_;
-    detail::cpu::floats shared_;
-    std::vector<detail::cpu::floats> scratch_;
+    std::vector<detail::aligned_buffer> packed_;
+    detail::aligned_buffer shared_;
+    std::vector<detail::aligned_buffer> scratch_;
     std::size_t per_thread_floats_ = 0;
     std::unique_ptr<detail::thread_pool> pool_;
   };
