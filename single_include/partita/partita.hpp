@@ -4526,7 +4526,9 @@ struct gemm_kernel {
       e.residual = residual;
       e.ld_residual = channels;
       constexpr int panels = (channels + dblk::nr - 1) / dblk::nr;
-      constexpr double flops = 2.0 * m_rows * channels * k_depth;
+      // A few rows stream their weights: count each weight byte as a few flops of work, so that a
+      // 1 MB weight matrix is split across cores even at batch 1.
+      constexpr double flops = std::max(2.0 * m_rows * channels * k_depth, 4.0 * sizeof(float) * channels * k_depth);
       const int tasks = tasks_for(flops, st.workers(), panels);
       st.parallel(tasks, [&](int t) {
         const int p0 = panels * t / tasks, p1 = panels * (t + 1) / tasks;
