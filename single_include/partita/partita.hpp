@@ -4256,6 +4256,72 @@ inline void softmax(const float* x, const shape& xs, int axis, float* y) {
 
 }  // namespace partita::reference_kernels
 // ---- end partita/backends/reference/kernels.hpp ----
+// ---- begin partita/backends/reference/reference.hpp ----
+
+
+namespace partita {
+
+/// The reference backend: plain scalar kernels for every op, written for clarity rather than
+/// speed. It is the oracle that every other backend is tested against.
+struct reference {
+  static constexpr fixed_string name = "reference";
+  static constexpr bool host = true;
+
+  /// No per-executable state: the kernels read weights where `bind` put them.
+  struct state {};
+
+  /// Every op of the IR.
+  static constexpr bool supports(const op_view&) { return true; }
+
+  template <class Step>
+  struct kernel {
+    static_assert(Step::node.type == dtype::f32,
+                  "partita: the reference backend has f32 kernels only; this step (Step) has another dtype");
+
+    static void run(state&, const float* const* in, float* out) {
+      namespace k = reference_kernels;
+      constexpr const graph_node& n = Step::node;
+      constexpr op_id op = Step::op;
+      if constexpr (op == op_id::dense) {
+        k::dense(in[0], Step::arg(0).out, in[1], Step::arg(1).out, out);
+      } else if constexpr (op == op_id::conv2d) {
+        k::conv2d(in[0], Step::arg(0).out, in[1], Step::arg(1).out, out, n.out, *n.at);
+      } else if constexpr (op == op_id::bias_add) {
+        k::bias_add(in[0], n.out, in[1], normalized_axis(n.at->axis, n.out.rank), out);
+      } else if constexpr (is_binary_elementwise(op)) {
+        k::binary(op, in[0], Step::arg(0).out, in[1], Step::arg(1).out, out, n.out);
+      } else if constexpr (is_unary_elementwise(op)) {
+        k::unary(op, in[0], n.out.elements(), out, *n.at);
+      } else if constexpr (op == op_id::max_pool2d) {
+        k::max_pool2d(in[0], Step::arg(0).out, out, n.out, *n.at);
+      } else if constexpr (op == op_id::avg_pool2d) {
+        k::avg_pool2d(in[0], Step::arg(0).out, out, n.out, *n.at);
+      } else if constexpr (op == op_id::global_avg_pool2d) {
+        k::global_avg_pool2d(in[0], Step::arg(0).out, out);
+      } else if constexpr (op == op_id::batch_norm) {
+        k::batch_norm(in[0], n.out, in[1], in[2], in[3], in[4], n.at->epsilon, out);
+      } else if constexpr (op == op_id::concatenate) {
+        constexpr auto shapes = arg_shapes();
+        k::concatenate(in, shapes.data(), Step::num_args, normalized_axis(n.at->axis, n.out.rank), out, n.out);
+      } else if constexpr (op == op_id::softmax) {
+        k::softmax(in[0], n.out, normalized_axis(n.at->axis, n.out.rank), out);
+      } else {
+        static_assert(op == op_id::dense, "partita: the reference backend has no kernel for this op (Step)");
+      }
+    }
+
+   private:
+    static constexpr int normalized_axis(int axis, int rank) { return axis < 0 ? axis + rank : axis; }
+    static constexpr auto arg_shapes() {
+      std::array<shape, static_cast<std::size_t>(Step::num_args)> s{};
+      for (int i = 0; i < Step::num_args; ++i) s[static_cast<std::size_t>(i)] = Step::arg(i).out;
+      return s;
+    }
+  };
+};
+
+}  // namespace partita
+// ---- end partita/backends/reference/reference.hpp ----
 // ---- begin partita/detail/aligned_buffer.hpp ----
 #include <new>
 
@@ -4587,14 +4653,13 @@ struct simple_kernel {
   static constexpr int axis(int a, int rank) { return a < 0 ? a + rank : a; }
 
   static void run(partita::cpu::state& st, const float* const* in, float* out) {
-    namespace ref = reference_kernels;
     if constexpr (is_unary_elementwise(op)) {
       unary(activation_of(op), n.at->lo, n.at->hi, in[0], out, n.out.elements());
     } else if constexpr (is_binary_elementwise(op)) {
       if constexpr (Step::arg(0).out == n.out && Step::arg(1).out == n.out) {
         binary_same_shape(op, in[0], in[1], out, n.out.elements());
       } else {
-        ref::binary(op, in[0], Step::arg(0).out, in[1], Step::arg(1).out, out, n.out);
+        on_reference(in, out);  // broadcasting
       }
     } else if constexpr (op == op_id::bias_add) {
       constexpr int a = axis(n.at->axis, n.out.rank);
@@ -4622,13 +4687,7 @@ struct simple_kernel {
                                                          out + static_cast<std::size_t>(p0) * g.oh * g.ow);
         if (!ok && t == 0) done = false;
       });
-      if (!done) {
-        if constexpr (op == op_id::max_pool2d) {
-          ref::max_pool2d(in[0], Step::arg(0).out, out, n.out, *n.at);
-        } else {
-          ref::avg_pool2d(in[0], Step::arg(0).out, out, n.out, *n.at);
-        }
-      }
+      if (!done) on_reference(in, out);
     } else if constexpr (op == op_id::global_avg_pool2d) {
       const shape& xs = Step::arg(0).out;
       plane_means(in[0], out, xs[0] * xs[1], xs[2] * xs[3]);
@@ -4637,11 +4696,10 @@ struct simple_kernel {
       if constexpr (a == n.out.rank - 1) {
         softmax_rows(in[0], out, n.out.elements() / n.out[a], n.out[a]);
       } else {
-        ref::softmax(in[0], n.out, a, out);
+        on_reference(in, out);
       }
     } else if constexpr (op == op_id::concatenate) {
-      constexpr auto shapes = arg_shapes();
-      ref::concatenate(in, shapes.data(), Step::num_args, axis(n.at->axis, n.out.rank), out, n.out);
+      on_reference(in, out);
     } else {
       static_assert(op == op_id::relu, "partita: the cpu backend has no kernel for this op (Step)");
     }
@@ -4670,10 +4728,10 @@ struct simple_kernel {
     g.count_include_pad = n.at->count_include_pad;
     return g;
   }
-  static constexpr auto arg_shapes() {
-    std::array<shape, static_cast<std::size_t>(Step::num_args)> s{};
-    for (int i = 0; i < Step::num_args; ++i) s[static_cast<std::size_t>(i)] = Step::arg(i).out;
-    return s;
+  // The cases the cpu kernels leave to the reference backend's.
+  static void on_reference(const float* const* in, float* out) {
+    reference::state none;
+    reference::kernel<Step>::run(none, in, out);
   }
 };
 
@@ -4688,72 +4746,6 @@ struct cpu::kernel : std::conditional_t<Step::op == op_id::dense || Step::op == 
 
 }  // namespace partita
 // ---- end partita/backends/cpu/cpu.hpp ----
-// ---- begin partita/backends/reference/reference.hpp ----
-
-
-namespace partita {
-
-/// The reference backend: plain scalar kernels for every op, written for clarity rather than
-/// speed. It is the oracle that every other backend is tested against.
-struct reference {
-  static constexpr fixed_string name = "reference";
-  static constexpr bool host = true;
-
-  /// No per-executable state: the kernels read weights where `bind` put them.
-  struct state {};
-
-  /// Every op of the IR.
-  static constexpr bool supports(const op_view&) { return true; }
-
-  template <class Step>
-  struct kernel {
-    static_assert(Step::node.type == dtype::f32,
-                  "partita: the reference backend has f32 kernels only; this step (Step) has another dtype");
-
-    static void run(state&, const float* const* in, float* out) {
-      namespace k = reference_kernels;
-      constexpr const graph_node& n = Step::node;
-      constexpr op_id op = Step::op;
-      if constexpr (op == op_id::dense) {
-        k::dense(in[0], Step::arg(0).out, in[1], Step::arg(1).out, out);
-      } else if constexpr (op == op_id::conv2d) {
-        k::conv2d(in[0], Step::arg(0).out, in[1], Step::arg(1).out, out, n.out, *n.at);
-      } else if constexpr (op == op_id::bias_add) {
-        k::bias_add(in[0], n.out, in[1], normalized_axis(n.at->axis, n.out.rank), out);
-      } else if constexpr (is_binary_elementwise(op)) {
-        k::binary(op, in[0], Step::arg(0).out, in[1], Step::arg(1).out, out, n.out);
-      } else if constexpr (is_unary_elementwise(op)) {
-        k::unary(op, in[0], n.out.elements(), out, *n.at);
-      } else if constexpr (op == op_id::max_pool2d) {
-        k::max_pool2d(in[0], Step::arg(0).out, out, n.out, *n.at);
-      } else if constexpr (op == op_id::avg_pool2d) {
-        k::avg_pool2d(in[0], Step::arg(0).out, out, n.out, *n.at);
-      } else if constexpr (op == op_id::global_avg_pool2d) {
-        k::global_avg_pool2d(in[0], Step::arg(0).out, out);
-      } else if constexpr (op == op_id::batch_norm) {
-        k::batch_norm(in[0], n.out, in[1], in[2], in[3], in[4], n.at->epsilon, out);
-      } else if constexpr (op == op_id::concatenate) {
-        constexpr auto shapes = arg_shapes();
-        k::concatenate(in, shapes.data(), Step::num_args, normalized_axis(n.at->axis, n.out.rank), out, n.out);
-      } else if constexpr (op == op_id::softmax) {
-        k::softmax(in[0], n.out, normalized_axis(n.at->axis, n.out.rank), out);
-      } else {
-        static_assert(op == op_id::dense, "partita: the reference backend has no kernel for this op (Step)");
-      }
-    }
-
-   private:
-    static constexpr int normalized_axis(int axis, int rank) { return axis < 0 ? axis + rank : axis; }
-    static constexpr auto arg_shapes() {
-      std::array<shape, static_cast<std::size_t>(Step::num_args)> s{};
-      for (int i = 0; i < Step::num_args; ++i) s[static_cast<std::size_t>(i)] = Step::arg(i).out;
-      return s;
-    }
-  };
-};
-
-}  // namespace partita
-// ---- end partita/backends/reference/reference.hpp ----
 // ---- begin partita/core/tensor_view.hpp ----
 #include <span>
 
