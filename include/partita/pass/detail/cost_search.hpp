@@ -1,0 +1,517 @@
+#pragma once
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "partita/backend/backend.hpp"
+#include "partita/backend/cost.hpp"
+#include "partita/ir/graph.hpp"
+#include "partita/ir/node_desc.hpp"
+#include "partita/pass/merge_composite.hpp"
+
+namespace partita::detail {
+
+/// One candidate of the cost-based search: a set of main's nodes a backend could run as one
+/// sub-graph, made of composite matches (`roots`, `entries`) and single ops.
+struct cost_candidate {
+  int backend = 0;             // index in the search's backends
+  std::vector<int> nodes;      // main nodes it computes, ascending (weights excluded)
+  std::vector<int> roots;      // roots of its composite matches
+  std::vector<int> entries;    // their pattern-table entries
+  std::vector<int> inputs;     // distinct non-weight producers outside it
+  std::vector<int> exits;      // its nodes used outside it or returned by main
+  double ns = 0;
+  std::uint64_t signature = 0;
+  bool measured = false;
+};
+
+/// Main's nodes, their users and per-node sizes, shared by every step of the search.
+struct cost_graph {
+  const module_builder& m;
+  use_lists uses;
+  int base;
+  int n;
+
+  constexpr explicit cost_graph(const module_builder& mb)
+      : m(mb), uses(mb), base(mb.main().first_node), n(mb.main().num_nodes) {}
+  constexpr const graph_node& node(int i) const { return m.node(i); }
+  constexpr bool is_op(int i) const { return !is_leaf(m.node(i).op); }
+  constexpr double bytes(int i) const {
+    const graph_node& g = m.node(i);
+    return g.is_tuple ? 0.0 : static_cast<double>(g.out.elements()) * static_cast<double>(size_of(g.type));
+  }
+};
+
+/// Arithmetic of node `i` of module `m` (a composite call: its body's).
+constexpr double op_flops(const module_builder& m, int i) {
+  const graph_node& g = m.node(i);
+  const double out = g.is_tuple ? 0.0 : static_cast<double>(g.out.elements());
+  switch (g.op) {
+    case op_id::conv2d: {
+      const shape& w = m.node(m.arg(i, 1)).out;
+      return 2.0 * out * static_cast<double>(w[1] * w[2] * w[3]);
+    }
+    case op_id::dense: return 2.0 * out * static_cast<double>(m.node(m.arg(i, 1)).out.back(0));
+    case op_id::max_pool2d:
+    case op_id::avg_pool2d: return out * g.at->window[0] * g.at->window[1];
+    case op_id::global_avg_pool2d: return static_cast<double>(m.node(m.arg(i, 0)).out.elements());
+    case op_id::batch_norm: return 2.0 * out;
+    case op_id::sigmoid:
+    case op_id::tanh:
+    case op_id::softmax: return 8.0 * out;
+    case op_id::call: {
+      const function_info& f = m.functions[static_cast<std::size_t>(g.index)];
+      double s = 0;
+      for (int j = f.first_node; j < f.first_node + f.num_nodes; ++j)
+        if (!is_leaf(m.node(j).op)) s += op_flops(m, j);
+      return s;
+    }
+    case op_id::flatten:
+    case op_id::reshape:
+    case op_id::tuple:
+    case op_id::get: return 0.0;
+    default: return out;
+  }
+}
+
+constexpr std::uint64_t hash_text(std::uint64_t h, std::string_view s) {
+  for (char c : s) h = hash_mix(h, static_cast<unsigned char>(c));
+  return hash_mix(h, s.size());
+}
+
+constexpr std::uint64_t hash_shape(std::uint64_t h, const shape& s) {
+  h = hash_mix(h, static_cast<std::uint64_t>(s.rank));
+  for (int i = 0; i < s.rank; ++i) h = hash_mix(h, static_cast<std::uint64_t>(s[i]));
+  return h;
+}
+
+constexpr std::uint64_t hash_attrs(std::uint64_t h, const attrs& a) {
+  for (int k = 0; k < 2; ++k) {
+    h = hash_mix(h, static_cast<std::uint64_t>(a.stride[static_cast<std::size_t>(k)]));
+    h = hash_mix(h, static_cast<std::uint64_t>(a.padding[static_cast<std::size_t>(k)]));
+    h = hash_mix(h, static_cast<std::uint64_t>(a.dilation[static_cast<std::size_t>(k)]));
+    h = hash_mix(h, static_cast<std::uint64_t>(a.window[static_cast<std::size_t>(k)]));
+  }
+  h = hash_mix(h, static_cast<std::uint64_t>(a.groups));
+  h = hash_mix(h, static_cast<std::uint64_t>(a.axis));
+  h = hash_mix(h, std::bit_cast<std::uint32_t>(a.lo));
+  h = hash_mix(h, std::bit_cast<std::uint32_t>(a.hi));
+  h = hash_mix(h, std::bit_cast<std::uint32_t>(a.epsilon));
+  h = hash_mix(h, a.count_include_pad ? 1u : 0u);
+  return hash_shape(h, a.target);
+}
+
+/// The composite part node `i` belongs to: index into `bodies`, or -1.
+constexpr int part_of(const std::vector<std::vector<int>>& bodies, int i) {
+  for (std::size_t p = 0; p < bodies.size(); ++p)
+    if (contains(bodies[p], i)) return static_cast<int>(p);
+  return -1;
+}
+
+/// Fills the inputs, exits, signature and the numbers of candidate view for `c` (whose nodes and
+/// parts are set); `bodies` holds each composite part's nodes, `names` their pattern names.
+constexpr candidate_view::numbers describe(const cost_graph& g, cost_candidate& c, const std::vector<std::vector<int>>& bodies,
+                                           const std::vector<std::string_view>& names, std::string_view backend,
+                                           std::vector<std::string_view>& part_names) {
+  const module_builder& m = g.m;
+  candidate_view::numbers num{};
+  c.inputs.clear();
+  c.exits.clear();
+  part_names.assign(c.nodes.size(), std::string_view{});
+  std::vector<int> weights;
+  std::vector<int> ext;  // distinct outside producers in first-reach order, weights included
+  std::uint64_t h = hash_text(0x6a09e667f3bcc909ull, backend);
+  for (std::size_t k = 0; k < c.nodes.size(); ++k) {
+    const int i = c.nodes[k];
+    const graph_node& n = m.node(i);
+    num.flops += op_flops(m, i);
+    const int part = part_of(bodies, i);
+    if (part >= 0) part_names[k] = names[static_cast<std::size_t>(part)];
+    h = hash_mix(h, static_cast<std::uint64_t>(n.op));
+    h = hash_mix(h, static_cast<std::uint64_t>(n.type));
+    h = hash_shape(h, n.out);
+    h = hash_attrs(h, *n.at);
+    h = hash_text(h, part_names[k]);
+    if (n.op == op_id::call) h = hash_text(h, m.functions[static_cast<std::size_t>(n.index)].composite);
+    for (int a = 0; a < n.nargs; ++a) {
+      const int src = m.arg(i, a);
+      int inside = -1;
+      for (std::size_t q = 0; q < c.nodes.size() && c.nodes[q] <= src; ++q)
+        if (c.nodes[q] == src) inside = static_cast<int>(q);
+      if (inside >= 0) {
+        h = hash_mix(hash_mix(h, 1), static_cast<std::uint64_t>(inside));
+        continue;
+      }
+      int e = -1;
+      for (std::size_t q = 0; q < ext.size(); ++q)
+        if (ext[q] == src) e = static_cast<int>(q);
+      if (e < 0) {
+        e = static_cast<int>(ext.size());
+        ext.push_back(src);
+        num.boundary_bytes += g.bytes(src);
+        if (m.node(src).op == op_id::weight) weights.push_back(src);
+        else c.inputs.push_back(src);
+      }
+      h = hash_mix(hash_mix(h, m.node(src).op == op_id::weight ? 2 : 3), static_cast<std::uint64_t>(e));
+      h = hash_shape(h, m.node(src).out);
+    }
+    bool exits = g.uses.returned[static_cast<std::size_t>(i)];
+    for (const int* u = g.uses.begin(i); u != g.uses.end(i); ++u) exits = exits || !contains(c.nodes, *u);
+    if (exits) {
+      c.exits.push_back(i);
+      num.boundary_bytes += g.bytes(i);
+    }
+  }
+  // Steps: one per composite part and per single op that runs a kernel; their traffic.
+  std::vector<int> seen;
+  auto step_traffic = [&](const std::vector<int>& part, int result) {
+    seen.clear();
+    for (int i : part)
+      for (int a = 0; a < m.node(i).nargs; ++a) {
+        const int src = m.arg(i, a);
+        if (!contains(part, src) && !contains(seen, src)) {
+          seen.push_back(src);
+          num.step_bytes += g.bytes(src);
+        }
+      }
+    num.step_bytes += g.bytes(result);
+  };
+  for (std::size_t p = 0; p < bodies.size(); ++p) {
+    ++num.steps;
+    step_traffic(bodies[p], c.roots[p]);
+  }
+  std::vector<int> one(1);
+  for (std::size_t k = 0; k < c.nodes.size(); ++k) {
+    const int i = c.nodes[k];
+    const op_id op = m.node(i).op;
+    if (!part_names[k].empty() || is_view(op) || op == op_id::tuple || op == op_id::get) continue;
+    ++num.steps;
+    one[0] = i;
+    step_traffic(one, i);
+  }
+  num.signature = h;
+  c.signature = h;
+  return num;
+}
+
+/// Whether `nodes` (ascending) is a valid sub-graph: no path leaves it and comes back (convex),
+/// at most one node whose value is used outside it, and no longer chain of ops than `max_depth`.
+constexpr bool valid_union(const cost_graph& g, const std::vector<int>& nodes, int max_depth, std::vector<signed char>& mark,
+                           std::vector<int>& depth) {
+  const module_builder& m = g.m;
+  const int lo = nodes.front(), hi = nodes.back();
+  for (int i = lo; i <= hi; ++i) mark[static_cast<std::size_t>(i - g.base)] = 0;
+  for (int i : nodes) mark[static_cast<std::size_t>(i - g.base)] = 1;
+  bool ok = true;
+  int exits = 0;
+  for (int i = lo; i <= hi && ok; ++i) {
+    const bool in = mark[static_cast<std::size_t>(i - g.base)] == 1;
+    bool from_inside = false, tainted = false;
+    int d = 0;
+    for (int a = 0; a < m.node(i).nargs; ++a) {
+      const int src = m.arg(i, a);
+      if (src < lo || src < g.base) continue;
+      const signed char s = mark[static_cast<std::size_t>(src - g.base)];
+      from_inside = from_inside || s == 1;
+      tainted = tainted || s == 2;
+      if (s == 1 && depth[static_cast<std::size_t>(src - g.base)] > d) d = depth[static_cast<std::size_t>(src - g.base)];
+    }
+    if (in) {
+      ok = !tainted;  // a path left the set and comes back
+      depth[static_cast<std::size_t>(i - g.base)] = d + 1;
+      ok = ok && d + 1 <= max_depth;
+      bool out = g.uses.returned[static_cast<std::size_t>(i)];
+      for (const int* u = g.uses.begin(i); u != g.uses.end(i); ++u)
+        out = out || *u > hi || mark[static_cast<std::size_t>(*u - g.base)] != 1;
+      exits += out ? 1 : 0;
+    } else if (from_inside || tainted) {
+      mark[static_cast<std::size_t>(i - g.base)] = 2;
+    }
+  }
+  return ok && exits <= 1;
+}
+
+/// The search's result for main node `k` (local index): its target and region for
+/// `partition_graph`, and for a composite root the backend and entry of its pattern.
+struct node_choice {
+  std::string_view target{};
+  int region = -1;
+  int backend = -1;
+  int entry = -1;
+};
+
+/// Statistics of a search (for tests, tools and the README).
+struct search_stats {
+  double ns = 0;          // estimated cost of the chosen partitioning, transfers included
+  double transfer_ns = 0; // of which transfers
+  int candidates = 0;
+  int states = 0;
+  int chosen = 0;         // candidates chosen
+  int partitions = 0;     // backend partitions after coalescing
+  int measured = 0;       // candidates whose cost was measured
+};
+
+using transfer_fn = double (*)(double);
+
+/// A state of the search: the nodes covered so far, the backend of each, the cost to get there
+/// and how (the previous state and the candidate placed).
+struct search_node {
+  double cost = 0;
+  double transfer = 0;
+  int parent = -1;
+  int cand = -1;
+  std::vector<std::uint64_t> covered;  // by local index
+  std::vector<signed char> assign;     // by local index: backend, -1 while uncovered
+  std::vector<int> frontier;           // (local, backend) pairs of covered nodes with uncovered neighbours
+  std::uint64_t key = 0;
+};
+
+constexpr bool is_covered(const std::vector<std::uint64_t>& c, int k) {
+  return (c.data()[k / 64] >> (k % 64) & 1) != 0;
+}
+
+/// What distinguishes a state for the rest of the search: the covered set, and the backend of
+/// every covered node next to an uncovered one (later transfers depend on nothing else).
+constexpr void set_key(const cost_graph& g, search_node& s) {
+  s.frontier.clear();
+  std::uint64_t h = 0x3c6ef372fe94f82bull;
+  for (std::uint64_t w : s.covered) h = hash_mix(h, w);
+  for (int k = 0; k < g.n; ++k) {
+    const int i = g.base + k;
+    if (!g.is_op(i) || !is_covered(s.covered, k)) continue;
+    bool edge = false;
+    for (int a = 0; a < g.node(i).nargs && !edge; ++a) {
+      const int src = g.m.arg(i, a);
+      edge = src >= g.base && !is_covered(s.covered, src - g.base);
+    }
+    for (const int* u = g.uses.begin(i); u != g.uses.end(i) && !edge; ++u) edge = !is_covered(s.covered, *u - g.base);
+    if (!edge) continue;
+    s.frontier.push_back(k);
+    s.frontier.push_back(s.assign.data()[k]);
+    h = hash_mix(hash_mix(h, static_cast<std::uint64_t>(k)), static_cast<std::uint64_t>(s.assign.data()[k] + 1));
+  }
+  s.key = h;
+}
+
+/// The transfers placing candidate `c` adds, in nanoseconds: each tensor crossing between two
+/// backends is charged once per receiving backend, when the later of its two ends is placed
+/// (model inputs and results live with the host).
+constexpr double transfer_cost(const cost_graph& g, const search_node& s, const cost_candidate& c, int k_backends, int host,
+                               const transfer_fn* tr) {
+  const int to = c.backend;
+  double t = 0;
+  for (int p : c.inputs) {
+    int from = host;
+    if (g.is_op(p)) {
+      if (p < g.base || !is_covered(s.covered, p - g.base)) continue;  // charged when p is placed
+      from = s.assign.data()[p - g.base];
+      bool charged = false;
+      for (const int* u = g.uses.begin(p); u != g.uses.end(p) && !charged; ++u)
+        charged = !contains(c.nodes, *u) && is_covered(s.covered, *u - g.base) && s.assign.data()[*u - g.base] == to;
+      if (charged) continue;
+    }
+    if (from != to) t += tr[from * k_backends + to](g.bytes(p));
+  }
+  for (int x : c.exits) {
+    std::uint64_t seen = 0;  // receiving backends charged for x (at most 64 backends)
+    for (const int* u = g.uses.begin(x); u != g.uses.end(x); ++u) {
+      if (contains(c.nodes, *u) || !is_covered(s.covered, *u - g.base)) continue;
+      const int b = s.assign.data()[*u - g.base];
+      if (b == to || (seen >> b & 1) != 0) continue;
+      seen |= std::uint64_t{1} << b;
+      t += tr[to * k_backends + b](g.bytes(x));
+    }
+    if (g.uses.returned[static_cast<std::size_t>(x)] && to != host) t += tr[to * k_backends + host](g.bytes(x));
+  }
+  return t;
+}
+
+/// The search, in Collage's style: Dijkstra over covered-node sets, from nothing covered to
+/// every op covered, placing only candidates that start at the first uncovered node (so each
+/// partitioning is reached one way). Edge cost: the candidate's cost plus the transfers it
+/// adds. Equal costs go to the state found first, and states are expanded in order of cost then
+/// discovery, candidates in order of backend priority then size (largest first), so the result
+/// is deterministic. Returns the chosen candidates in order, or the local index of a node no
+/// candidate covers as `-(k + 1)` in a one-element result.
+constexpr std::vector<int> cheapest_cover(const cost_graph& g, const std::vector<cost_candidate>& cands, int k_backends, int host,
+                                          const transfer_fn* tr, search_stats& stats) {
+  const std::size_t words = (static_cast<std::size_t>(g.n) + 63) / 64;
+  std::vector<std::vector<int>> by_first(static_cast<std::size_t>(g.n));
+  for (std::size_t c = 0; c < cands.size(); ++c) by_first[static_cast<std::size_t>(cands[c].nodes.front() - g.base)].push_back(static_cast<int>(c));
+  for (std::vector<int>& b : by_first)
+    std::sort(b.begin(), b.end(), [&](int x, int y) {
+      const cost_candidate& cx = cands[static_cast<std::size_t>(x)];
+      const cost_candidate& cy = cands[static_cast<std::size_t>(y)];
+      if (cx.backend != cy.backend) return cx.backend < cy.backend;
+      if (cx.nodes.size() != cy.nodes.size()) return cx.nodes.size() > cy.nodes.size();
+      return x < y;
+    });
+
+  std::vector<search_node> states;
+  {
+    search_node start;
+    start.covered.assign(words, 0);
+    start.assign.assign(static_cast<std::size_t>(g.n), -1);
+    for (int k = 0; k < g.n; ++k)
+      if (!g.is_op(g.base + k)) {
+        start.covered[static_cast<std::size_t>(k / 64)] |= std::uint64_t{1} << (k % 64);
+        start.assign[static_cast<std::size_t>(k)] = static_cast<signed char>(host);
+      }
+    set_key(g, start);
+    states.push_back(std::move(start));
+  }
+  index_table seen;
+  seen.insert(states[0].key, 0);
+  struct entry {
+    double cost;
+    int seq;
+    int state;
+  };
+  auto later = [](const entry& a, const entry& b) { return a.cost != b.cost ? a.cost > b.cost : a.seq > b.seq; };
+  std::vector<entry> heap{{0.0, 0, 0}};
+  int seq = 1;
+  int goal = -1;
+  int stuck = -1;
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), later);
+    const entry e = heap.back();
+    heap.pop_back();
+    if (e.cost != states[static_cast<std::size_t>(e.state)].cost) continue;  // superseded
+    int p = -1;
+    for (std::size_t w = 0; w < words && p < 0; ++w) {
+      const std::uint64_t free = ~states[static_cast<std::size_t>(e.state)].covered[w];
+      if (free != 0) p = static_cast<int>(w * 64) + std::countr_zero(free);
+    }
+    if (p < 0 || p >= g.n) {
+      goal = e.state;
+      break;
+    }
+    if (by_first[static_cast<std::size_t>(p)].empty()) stuck = p;
+    for (int ci : by_first[static_cast<std::size_t>(p)]) {
+      const cost_candidate& c = cands[static_cast<std::size_t>(ci)];
+      const search_node& s = states[static_cast<std::size_t>(e.state)];
+      bool overlap = false;
+      for (int i : c.nodes) overlap = overlap || is_covered(s.covered, i - g.base);
+      if (overlap) continue;
+      const double t = transfer_cost(g, s, c, k_backends, host, tr);
+      search_node next;
+      next.cost = s.cost + c.ns + t;
+      next.transfer = s.transfer + t;
+      next.parent = e.state;
+      next.cand = ci;
+      next.covered = s.covered;
+      next.assign = s.assign;
+      for (int i : c.nodes) {
+        const int k = i - g.base;
+        next.covered[static_cast<std::size_t>(k / 64)] |= std::uint64_t{1} << (k % 64);
+        next.assign[static_cast<std::size_t>(k)] = static_cast<signed char>(c.backend);
+      }
+      set_key(g, next);
+      const int found = seen.find(next.key, [&](int o) {
+        const search_node& on = states[static_cast<std::size_t>(o)];
+        return on.covered == next.covered && on.frontier == next.frontier;
+      });
+      if (found >= 0) {
+        search_node& old = states[static_cast<std::size_t>(found)];
+        if (!(next.cost < old.cost)) continue;  // equal costs: the state found first stands
+        old = std::move(next);
+        heap.push_back({old.cost, seq++, found});
+        std::push_heap(heap.begin(), heap.end(), later);
+        continue;
+      }
+      const int idx = static_cast<int>(states.size());
+      const double cost = next.cost;
+      states.push_back(std::move(next));
+      seen.insert(states.back().key, idx);
+      heap.push_back({cost, seq++, idx});
+      std::push_heap(heap.begin(), heap.end(), later);
+    }
+  }
+  stats.states = static_cast<int>(states.size());
+  if (goal < 0) return {-(stuck + 1)};
+  stats.ns = states[static_cast<std::size_t>(goal)].cost;
+  stats.transfer_ns = states[static_cast<std::size_t>(goal)].transfer;
+  std::vector<int> chosen;
+  for (int s = goal; states[static_cast<std::size_t>(s)].parent >= 0; s = states[static_cast<std::size_t>(s)].parent)
+    chosen.push_back(states[static_cast<std::size_t>(s)].cand);
+  std::reverse(chosen.begin(), chosen.end());
+  return chosen;
+}
+
+/// Coalescing (Collage's MaxCoalesce): the chosen candidates of one backend (the host's
+/// excepted: its nodes stay in main) that touch, producer to consumer, become one partition
+/// whenever no path between them passes through another partition or node, until nothing
+/// changes. Returns the unit (partition) of each local node: chosen candidates are units, merged
+/// ones share the lowest number.
+constexpr std::vector<int> coalesce(const cost_graph& g, const std::vector<cost_candidate>& cands, const std::vector<int>& chosen,
+                                    int host) {
+  const int units = static_cast<int>(chosen.size());
+  std::vector<int> unit(static_cast<std::size_t>(g.n), -1);
+  std::vector<int> backend(static_cast<std::size_t>(units));
+  for (int u = 0; u < units; ++u) {
+    const cost_candidate& c = cands[static_cast<std::size_t>(chosen[static_cast<std::size_t>(u)])];
+    backend[static_cast<std::size_t>(u)] = c.backend;
+    for (int i : c.nodes) unit[static_cast<std::size_t>(i - g.base)] = u;
+  }
+  std::vector<int> alias(static_cast<std::size_t>(units));
+  for (int u = 0; u < units; ++u) alias[static_cast<std::size_t>(u)] = u;
+  auto root = [&](int u) {
+    while (alias[static_cast<std::size_t>(u)] != u) u = alias[static_cast<std::size_t>(u)];
+    return u;
+  };
+  // Successor units of each unit, rebuilt after every merge.
+  std::vector<std::vector<int>> succ;
+  auto rebuild = [&] {
+    succ.assign(static_cast<std::size_t>(units), {});
+    for (int k = 0; k < g.n; ++k) {
+      const int i = g.base + k;
+      if (!g.is_op(i)) continue;
+      const int to = root(unit[static_cast<std::size_t>(k)]);
+      for (int a = 0; a < g.node(i).nargs; ++a) {
+        const int src = g.m.arg(i, a);
+        if (src < g.base || !g.is_op(src)) continue;
+        const int from = root(unit[static_cast<std::size_t>(src - g.base)]);
+        if (from != to && !contains(succ[static_cast<std::size_t>(from)], to)) succ[static_cast<std::size_t>(from)].push_back(to);
+      }
+    }
+  };
+  // Whether `to` is reachable from `from` other than by a direct edge.
+  std::vector<int> stack;
+  std::vector<bool> visited;
+  auto detour = [&](int from, int to) {
+    visited.assign(static_cast<std::size_t>(units), false);
+    stack.clear();
+    for (int s : succ[static_cast<std::size_t>(from)])
+      if (s != to) stack.push_back(s);
+    while (!stack.empty()) {
+      const int x = stack.back();
+      stack.pop_back();
+      if (x == to) return true;
+      if (visited[static_cast<std::size_t>(x)]) continue;
+      visited[static_cast<std::size_t>(x)] = true;
+      for (int s : succ[static_cast<std::size_t>(x)]) stack.push_back(s);
+    }
+    return false;
+  };
+  rebuild();
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (int a = 0; a < units && !changed; ++a) {
+      if (root(a) != a || backend[static_cast<std::size_t>(a)] == host) continue;
+      for (int b : succ[static_cast<std::size_t>(a)]) {
+        if (backend[static_cast<std::size_t>(b)] != backend[static_cast<std::size_t>(a)] || detour(a, b)) continue;
+        alias[static_cast<std::size_t>(std::max(a, b))] = std::min(a, b);
+        rebuild();
+        changed = true;
+        break;
+      }
+    }
+  }
+  for (int k = 0; k < g.n; ++k)
+    if (unit[static_cast<std::size_t>(k)] >= 0) unit[static_cast<std::size_t>(k)] = root(unit[static_cast<std::size_t>(k)]);
+  return unit;
+}
+
+}  // namespace partita::detail
