@@ -19,7 +19,7 @@ namespace partita {
 /// Options of the cost-based search: `Costs`, measured costs (a type with a `static constexpr`
 /// array `entries` of `measured_cost`, as `tune` writes), used instead of the estimate for the
 /// candidates they name; `MaxDepth`, the longest chain of ops a union of candidates may hold.
-template <class Costs = no_measured_costs, int MaxDepth = 4>
+template <class Costs = no_measured_costs, int MaxDepth = 3>
 struct cost_config {
   using costs = Costs;
   static constexpr int max_depth = MaxDepth;
@@ -80,50 +80,30 @@ struct cost_search {
     return h;
   }
 
+  /// Whether backend `bi` already has a candidate with these nodes.
+  static constexpr bool known(const candidates& cs, int bi, const std::vector<int>& nodes) {
+    return cs.sets.find(set_key(bi, nodes), [&](int o) {
+      const cost_candidate& other = cs.list[static_cast<std::size_t>(o)];
+      return other.backend == bi && other.nodes == nodes;
+    }) >= 0;
+  }
+
   /// Adds `c` (nodes and parts set) unless its backend already has the same set; costs it.
   template <class B>
-  static constexpr bool add(const cost_graph& g, candidates& cs, cost_candidate c, const std::vector<std::vector<int>>& bodies,
-                            const std::vector<std::string_view>& part_names) {
-    const std::uint64_t key = set_key(c.backend, c.nodes);
-    if (cs.sets.find(key, [&](int o) {
-          const cost_candidate& other = cs.list[static_cast<std::size_t>(o)];
-          return other.backend == c.backend && other.nodes == c.nodes;
-        }) >= 0)
-      return false;
-    std::vector<std::string_view> names_by_node;
-    const candidate_view::numbers num = describe(g, c, bodies, part_names, std::string_view(B::name), names_by_node);
+  static constexpr bool add(const cost_graph& g, candidates& cs, cost_candidate c) {
+    if (known(cs, c.backend, c.nodes)) return false;
+    std::vector<std::string_view> by_node;
+    const candidate_view::numbers num = describe(g, c, std::string_view(B::name), by_node);
     if (const measured_cost* mc = find_measured<typename Config::costs>(std::string_view(B::name), c.signature)) {
       c.ns = mc->ns;
       c.measured = true;
     } else {
-      c.ns = cost_of<B>(candidate_view(g.m.nodes.data(), g.m.args.data(), c.nodes.data(), names_by_node.data(),
+      c.ns = cost_of<B>(candidate_view(g.m.nodes.data(), g.m.args.data(), c.nodes.data(), by_node.data(),
                                        static_cast<int>(c.nodes.size()), num));
     }
-    cs.sets.insert(key, static_cast<int>(cs.list.size()));
+    cs.sets.insert(set_key(c.backend, c.nodes), static_cast<int>(cs.list.size()));
     cs.list.push_back(std::move(c));
     return true;
-  }
-
-  /// The composite bodies (nodes without weights) and names of candidate `c`'s parts.
-  template <class B>
-  static constexpr void parts_of(const cost_graph& g, const cost_candidate& c, std::vector<std::vector<int>>& bodies,
-                                 std::vector<std::string_view>& part_names) {
-    bodies.clear();
-    part_names.clear();
-    if constexpr (requires { B::patterns::value; }) {
-      const auto& t = B::patterns::value;
-      match_state st;
-      group gr{};
-      for (std::size_t p = 0; p < c.roots.size(); ++p) {
-        const table_entry& e = t.entries[static_cast<std::size_t>(c.entries[p])];
-        match_group(g.m, t, e, c.roots[p], g.uses, st, gr);
-        std::vector<int> body;
-        for (int b : gr.body)
-          if (g.m.node(b).op != op_id::weight) body.push_back(b);
-        bodies.push_back(std::move(body));
-        part_names.push_back(e.name);
-      }
-    }
   }
 
   /// Backend `B`'s candidates: each single op it runs, each match of its patterns, and (for a
@@ -131,8 +111,6 @@ struct cost_search {
   template <class B>
   static constexpr void add_candidates(const cost_graph& g, int bi, candidates& cs) {
     const module_builder& m = g.m;
-    std::vector<std::vector<int>> bodies;
-    std::vector<std::string_view> part_names;
     const std::size_t first = cs.list.size();
     match_state st;
     group gr{};
@@ -148,11 +126,11 @@ struct cost_search {
           c.backend = bi;
           for (int b : gr.body)
             if (m.node(b).op != op_id::weight) c.nodes.push_back(b);
+          c.part.assign(c.nodes.size(), 0);
           c.roots.push_back(i);
           c.entries.push_back(static_cast<int>(e));
-          bodies.assign(1, c.nodes);
-          part_names.assign(1, t.entries[e].name);
-          add<B>(g, cs, std::move(c), bodies, part_names);
+          c.names.push_back(t.entries[e].name);
+          add<B>(g, cs, std::move(c));
         }
       }
       bool single = false;
@@ -172,9 +150,8 @@ struct cost_search {
         cost_candidate c;
         c.backend = bi;
         c.nodes.push_back(i);
-        bodies.clear();
-        part_names.clear();
-        add<B>(g, cs, std::move(c), bodies, part_names);
+        c.part.push_back(-1);
+        add<B>(g, cs, std::move(c));
       }
     }
     if constexpr (runs_partitions<B>) {
@@ -191,43 +168,59 @@ struct cost_search {
     std::vector<signed char> mark(static_cast<std::size_t>(g.n), 0);
     std::vector<int> depth(static_cast<std::size_t>(g.n), 0);
     std::vector<int> near;
-    std::vector<std::vector<int>> bodies;
-    std::vector<std::string_view> part_names;
+    std::vector<int> merged;
     int made = 0;
     for (std::size_t w = first; w < cs.list.size() && made < Config::max_unions; ++w) {
-      const cost_candidate x = cs.list[w];
       near.clear();
-      for (int i : x.nodes) {
+      for (int i : cs.list[w].nodes) {
+        const std::vector<int>& xn = cs.list[w].nodes;
         for (int a = 0; a < g.node(i).nargs; ++a) {
           const int src = g.m.arg(i, a);
-          if (src >= g.base && g.is_op(src) && !contains(x.nodes, src))
+          if (src >= g.base && g.is_op(src) && !contains(xn, src))
             for (int y : at[static_cast<std::size_t>(src - g.base)])
               if (!contains(near, y)) near.push_back(y);
         }
         for (const int* u = g.uses.begin(i); u != g.uses.end(i); ++u)
-          if (!contains(x.nodes, *u))
+          if (!contains(xn, *u))
             for (int y : at[static_cast<std::size_t>(*u - g.base)])
               if (!contains(near, y)) near.push_back(y);
       }
       for (int y : near) {
+        const cost_candidate& x = cs.list[w];
         const cost_candidate& yc = cs.list[static_cast<std::size_t>(y)];
+        // The two sorted node lists, merged; overlapping ones are not unions.
+        merged.clear();
         bool overlap = false;
-        for (int i : yc.nodes) overlap = overlap || contains(x.nodes, i);
-        if (overlap) continue;
+        for (std::size_t p = 0, q = 0; p < x.nodes.size() || q < yc.nodes.size();) {
+          if (q == yc.nodes.size() || (p < x.nodes.size() && x.nodes[p] < yc.nodes[q])) merged.push_back(x.nodes[p++]);
+          else if (p == x.nodes.size() || yc.nodes[q] < x.nodes[p]) merged.push_back(yc.nodes[q++]);
+          else {
+            overlap = true;
+            break;
+          }
+        }
+        if (overlap || known(cs, bi, merged) || !valid_union(g, merged, Config::max_depth, mark, depth)) continue;
         cost_candidate u;
         u.backend = bi;
-        u.nodes = x.nodes;
-        for (int i : yc.nodes) u.nodes.push_back(i);
-        std::sort(u.nodes.begin(), u.nodes.end());
-        if (!valid_union(g, u.nodes, Config::max_depth, mark, depth)) continue;
+        u.nodes = merged;
         u.roots = x.roots;
         u.entries = x.entries;
+        u.names = x.names;
         for (std::size_t p = 0; p < yc.roots.size(); ++p) {
           u.roots.push_back(yc.roots[p]);
           u.entries.push_back(yc.entries[p]);
+          u.names.push_back(yc.names[p]);
         }
-        parts_of<B>(g, u, bodies, part_names);
-        if (add<B>(g, cs, std::move(u), bodies, part_names) && ++made >= Config::max_unions) break;
+        const int shift = static_cast<int>(x.roots.size());
+        for (int i : merged) {
+          int part = -1;
+          for (std::size_t p = 0; p < x.nodes.size(); ++p)
+            if (x.nodes[p] == i) part = x.part[p];
+          for (std::size_t p = 0; p < yc.nodes.size(); ++p)
+            if (yc.nodes[p] == i) part = yc.part[p] < 0 ? -1 : yc.part[p] + shift;
+          u.part.push_back(part);
+        }
+        if (add<B>(g, cs, std::move(u)) && ++made >= Config::max_unions) break;
       }
     }
   }
@@ -239,12 +232,11 @@ struct cost_search {
     return std::move(cs.list);
   }
 
-  /// Runs the search on main of `m` (its nodes in local order).
+  /// Runs the search on main of `m` (its nodes in local order) over candidates `cands`.
   template <std::size_t N>
-  static constexpr cost_choice_value<N> run(const module_builder& m) {
+  static constexpr cost_choice_value<N> run(const module_builder& m, const std::vector<cost_candidate>& cands) {
     cost_choice_value<N> out{};
     const cost_graph g(m);
-    const std::vector<cost_candidate> cands = all_candidates(g);
     out.stats.candidates = static_cast<int>(cands.size());
     for (const cost_candidate& c : cands) out.stats.measured += c.measured ? 1 : 0;
     std::array<transfer_fn, sizeof...(Bs) * sizeof...(Bs)> tr{};
@@ -336,10 +328,103 @@ struct pre_partition_phase {
   }
 };
 
+/// The candidates of a search, stored flat (each constant evaluation stays within the
+/// compiler's bounds: candidates in one, the search in another).
+struct flat_candidate {
+  int backend = 0;
+  int first = 0, size = 0;             // into nodes / part
+  int first_part = 0, num_parts = 0;   // into roots / entries
+  int first_input = 0, num_inputs = 0;
+  int first_exit = 0, num_exits = 0;
+  double ns = 0;
+  std::uint64_t signature = 0;
+  bool measured = false;
+};
+
+struct candidate_sizes {
+  std::size_t cands = 0, nodes = 0, parts = 0, inputs = 0, exits = 0;
+};
+
+constexpr candidate_sizes sizes_of(const std::vector<cost_candidate>& cs) {
+  candidate_sizes s{cs.size()};
+  for (const cost_candidate& c : cs) {
+    s.nodes += c.nodes.size();
+    s.parts += c.roots.size();
+    s.inputs += c.inputs.size();
+    s.exits += c.exits.size();
+  }
+  return s;
+}
+
+/// Every candidate of a search: what `tune` measures and the search chooses from.
+template <candidate_sizes S>
+struct candidate_table {
+  std::array<flat_candidate, S.cands> cands{};
+  std::array<int, S.nodes + 1> nodes{}, part{};
+  std::array<int, S.parts + 1> roots{}, entries{};
+  std::array<int, S.inputs + 1> inputs{};
+  std::array<int, S.exits + 1> exits{};
+
+  constexpr std::vector<cost_candidate> unpack() const {
+    std::vector<cost_candidate> out(S.cands);
+    for (std::size_t i = 0; i < S.cands; ++i) {
+      const flat_candidate& f = cands[i];
+      cost_candidate& c = out[i];
+      c.backend = f.backend;
+      c.ns = f.ns;
+      c.signature = f.signature;
+      c.measured = f.measured;
+      c.nodes.assign(nodes.begin() + f.first, nodes.begin() + f.first + f.size);
+      c.part.assign(part.begin() + f.first, part.begin() + f.first + f.size);
+      c.roots.assign(roots.begin() + f.first_part, roots.begin() + f.first_part + f.num_parts);
+      c.entries.assign(entries.begin() + f.first_part, entries.begin() + f.first_part + f.num_parts);
+      c.inputs.assign(inputs.begin() + f.first_input, inputs.begin() + f.first_input + f.num_inputs);
+      c.exits.assign(exits.begin() + f.first_exit, exits.begin() + f.first_exit + f.num_exits);
+    }
+    return out;
+  }
+};
+
+template <candidate_sizes S>
+constexpr candidate_table<S> pack(const std::vector<cost_candidate>& cs) {
+  candidate_table<S> t{};
+  int nodes = 0, parts = 0, inputs = 0, exits = 0;
+  for (std::size_t i = 0; i < S.cands; ++i) {
+    const cost_candidate& c = cs[i];
+    flat_candidate& f = t.cands[i];
+    f = {c.backend, nodes, static_cast<int>(c.nodes.size()), parts, static_cast<int>(c.roots.size()), inputs,
+         static_cast<int>(c.inputs.size()), exits, static_cast<int>(c.exits.size()), c.ns, c.signature, c.measured};
+    for (std::size_t k = 0; k < c.nodes.size(); ++k, ++nodes) {
+      t.nodes[static_cast<std::size_t>(nodes)] = c.nodes[k];
+      t.part[static_cast<std::size_t>(nodes)] = c.part[k];
+    }
+    for (std::size_t k = 0; k < c.roots.size(); ++k, ++parts) {
+      t.roots[static_cast<std::size_t>(parts)] = c.roots[k];
+      t.entries[static_cast<std::size_t>(parts)] = c.entries[k];
+    }
+    for (int x : c.inputs) t.inputs[static_cast<std::size_t>(inputs++)] = x;
+    for (int x : c.exits) t.exits[static_cast<std::size_t>(exits++)] = x;
+  }
+  return t;
+}
+
+template <class Pre, class Config, class... Bs>
+struct cost_candidates {
+  static constexpr std::vector<cost_candidate> make() {
+    const module_builder m = to_builder(Pre::value);
+    const cost_graph g(m);
+    return cost_search<Config, Bs...>::all_candidates(g);
+  }
+  static constexpr candidate_sizes sizes = sizes_of(make());
+  static constexpr candidate_table<sizes> value = pack<sizes>(make());
+};
+
 template <class Pre, class Config, class... Bs>
 struct cost_choice {
+  using candidates = cost_candidates<Pre, Config, Bs...>;
   static constexpr std::size_t n = static_cast<std::size_t>(Pre::value.main().num_nodes);
-  static constexpr cost_choice_value<n> value = cost_search<Config, Bs...>::template run<n>(to_builder(Pre::value));
+  static constexpr cost_choice_value<n> value =
+      cost_search<Config, Bs...>::template run<n>(to_builder(Pre::value), candidates::value.unpack());
 };
 
 template <class Pre, class Choice, class Config, class... Bs>

@@ -18,8 +18,10 @@ namespace partita::detail {
 struct cost_candidate {
   int backend = 0;             // index in the search's backends
   std::vector<int> nodes;      // main nodes it computes, ascending (weights excluded)
+  std::vector<int> part;       // parallel to `nodes`: the composite match holding it, or -1
   std::vector<int> roots;      // roots of its composite matches
   std::vector<int> entries;    // their pattern-table entries
+  std::vector<std::string_view> names;  // their pattern names
   std::vector<int> inputs;     // distinct non-weight producers outside it
   std::vector<int> exits;      // its nodes used outside it or returned by main
   double ns = 0;
@@ -103,93 +105,88 @@ constexpr std::uint64_t hash_attrs(std::uint64_t h, const attrs& a) {
   return hash_shape(h, a.target);
 }
 
-/// The composite part node `i` belongs to: index into `bodies`, or -1.
-constexpr int part_of(const std::vector<std::vector<int>>& bodies, int i) {
-  for (std::size_t p = 0; p < bodies.size(); ++p)
-    if (contains(bodies[p], i)) return static_cast<int>(p);
-  return -1;
-}
-
-/// Fills the inputs, exits, signature and the numbers of candidate view for `c` (whose nodes and
-/// parts are set); `bodies` holds each composite part's nodes, `names` their pattern names.
-constexpr candidate_view::numbers describe(const cost_graph& g, cost_candidate& c, const std::vector<std::vector<int>>& bodies,
-                                           const std::vector<std::string_view>& names, std::string_view backend,
-                                           std::vector<std::string_view>& part_names) {
+/// Fills the inputs, exits and signature of candidate `c` (nodes and parts set) and returns the
+/// numbers its view shows; `by_node` gets each node's pattern name (empty for a single op).
+constexpr candidate_view::numbers describe(const cost_graph& g, cost_candidate& c, std::string_view backend,
+                                           std::vector<std::string_view>& by_node) {
   const module_builder& m = g.m;
+  const int* nodes = c.nodes.data();
+  const int size = static_cast<int>(c.nodes.size());
+  auto inside = [&](int src) {
+    for (int q = 0; q < size && nodes[q] <= src; ++q)
+      if (nodes[q] == src) return q;
+    return -1;
+  };
   candidate_view::numbers num{};
   c.inputs.clear();
   c.exits.clear();
-  part_names.assign(c.nodes.size(), std::string_view{});
-  std::vector<int> weights;
+  by_node.assign(c.nodes.size(), std::string_view{});
   std::vector<int> ext;  // distinct outside producers in first-reach order, weights included
   std::uint64_t h = hash_text(0x6a09e667f3bcc909ull, backend);
-  for (std::size_t k = 0; k < c.nodes.size(); ++k) {
-    const int i = c.nodes[k];
+  for (int k = 0; k < size; ++k) {
+    const int i = nodes[k];
     const graph_node& n = m.node(i);
     num.flops += op_flops(m, i);
-    const int part = part_of(bodies, i);
-    if (part >= 0) part_names[k] = names[static_cast<std::size_t>(part)];
+    const int part = c.part[static_cast<std::size_t>(k)];
+    if (part >= 0) by_node[static_cast<std::size_t>(k)] = c.names[static_cast<std::size_t>(part)];
     h = hash_mix(h, static_cast<std::uint64_t>(n.op));
     h = hash_mix(h, static_cast<std::uint64_t>(n.type));
     h = hash_shape(h, n.out);
     h = hash_attrs(h, *n.at);
-    h = hash_text(h, part_names[k]);
+    h = hash_text(h, by_node[static_cast<std::size_t>(k)]);
     if (n.op == op_id::call) h = hash_text(h, m.functions[static_cast<std::size_t>(n.index)].composite);
     for (int a = 0; a < n.nargs; ++a) {
       const int src = m.arg(i, a);
-      int inside = -1;
-      for (std::size_t q = 0; q < c.nodes.size() && c.nodes[q] <= src; ++q)
-        if (c.nodes[q] == src) inside = static_cast<int>(q);
-      if (inside >= 0) {
-        h = hash_mix(hash_mix(h, 1), static_cast<std::uint64_t>(inside));
+      const int q = inside(src);
+      if (q >= 0) {
+        h = hash_mix(hash_mix(h, 1), static_cast<std::uint64_t>(q));
         continue;
       }
       int e = -1;
-      for (std::size_t q = 0; q < ext.size(); ++q)
-        if (ext[q] == src) e = static_cast<int>(q);
+      for (std::size_t x = 0; x < ext.size(); ++x)
+        if (ext.data()[x] == src) e = static_cast<int>(x);
       if (e < 0) {
         e = static_cast<int>(ext.size());
         ext.push_back(src);
         num.boundary_bytes += g.bytes(src);
-        if (m.node(src).op == op_id::weight) weights.push_back(src);
-        else c.inputs.push_back(src);
+        if (m.node(src).op != op_id::weight) c.inputs.push_back(src);
       }
       h = hash_mix(hash_mix(h, m.node(src).op == op_id::weight ? 2 : 3), static_cast<std::uint64_t>(e));
       h = hash_shape(h, m.node(src).out);
     }
     bool exits = g.uses.returned[static_cast<std::size_t>(i)];
-    for (const int* u = g.uses.begin(i); u != g.uses.end(i); ++u) exits = exits || !contains(c.nodes, *u);
+    for (const int* u = g.uses.begin(i); u != g.uses.end(i) && !exits; ++u) exits = inside(*u) < 0;
     if (exits) {
       c.exits.push_back(i);
       num.boundary_bytes += g.bytes(i);
     }
   }
-  // Steps: one per composite part and per single op that runs a kernel; their traffic.
+  // Steps: one per composite match and per single op that runs a kernel, each reading its
+  // distinct outside arguments and writing its result.
   std::vector<int> seen;
-  auto step_traffic = [&](const std::vector<int>& part, int result) {
-    seen.clear();
-    for (int i : part)
-      for (int a = 0; a < m.node(i).nargs; ++a) {
-        const int src = m.arg(i, a);
-        if (!contains(part, src) && !contains(seen, src)) {
-          seen.push_back(src);
-          num.step_bytes += g.bytes(src);
-        }
-      }
-    num.step_bytes += g.bytes(result);
+  auto read = [&](int i, int p) {
+    for (int a = 0; a < m.node(i).nargs; ++a) {
+      const int src = m.arg(i, a);
+      const int q = inside(src);
+      if ((p >= 0 && q >= 0 && c.part[static_cast<std::size_t>(q)] == p) || contains(seen, src)) continue;
+      seen.push_back(src);
+      num.step_bytes += g.bytes(src);
+    }
   };
-  for (std::size_t p = 0; p < bodies.size(); ++p) {
+  for (int p = 0; p < static_cast<int>(c.roots.size()); ++p) {
     ++num.steps;
-    step_traffic(bodies[p], c.roots[p]);
+    seen.clear();
+    for (int k = 0; k < size; ++k)
+      if (c.part[static_cast<std::size_t>(k)] == p) read(nodes[k], p);
+    num.step_bytes += g.bytes(c.roots[static_cast<std::size_t>(p)]);
   }
-  std::vector<int> one(1);
-  for (std::size_t k = 0; k < c.nodes.size(); ++k) {
-    const int i = c.nodes[k];
-    const op_id op = m.node(i).op;
-    if (!part_names[k].empty() || is_view(op) || op == op_id::tuple || op == op_id::get) continue;
+  for (int k = 0; k < size; ++k) {
+    const op_id op = m.node(nodes[k]).op;
+    if (c.part[static_cast<std::size_t>(k)] >= 0 || is_view(op) || op == op_id::tuple || op == op_id::get) continue;
     ++num.steps;
-    one[0] = i;
-    step_traffic(one, i);
+    seen.clear();
+    read(nodes[k], -1);
+    num.step_bytes += g.bytes(nodes[k]);
   }
   num.signature = h;
   c.signature = h;
@@ -255,75 +252,116 @@ struct search_stats {
 
 using transfer_fn = double (*)(double);
 
-/// A state of the search: the nodes covered so far, the backend of each, the cost to get there
-/// and how (the previous state and the candidate placed).
+/// A state of the search: the nodes covered so far, the backend of each covered node that
+/// still has an uncovered neighbour (the frontier: later transfers depend on nothing else), the
+/// cost to get there and how (the previous state and the candidate placed).
 struct search_node {
   double cost = 0;
   double transfer = 0;
   int parent = -1;
   int cand = -1;
   std::vector<std::uint64_t> covered;  // by local index
-  std::vector<signed char> assign;     // by local index: backend, -1 while uncovered
-  std::vector<int> frontier;           // (local, backend) pairs of covered nodes with uncovered neighbours
+  std::vector<int> frontier;           // (local index, backend, backends it was sent to) triples, by local index
   std::uint64_t key = 0;
 };
 
-constexpr bool is_covered(const std::vector<std::uint64_t>& c, int k) {
-  return (c.data()[k / 64] >> (k % 64) & 1) != 0;
+constexpr bool is_covered(const std::uint64_t* c, int k) { return (c[k >> 6] >> (k & 63) & 1) != 0; }
+
+/// Whether main node `i` has an uncovered user or producer (raw loops: this runs for every
+/// state, and GCC's constant evaluator pays for every call).
+constexpr bool borders_uncovered(const cost_graph& g, const std::uint64_t* cov, int i) {
+  const int* first_use = g.uses.first.data();
+  const int* users = g.uses.users.data();
+  for (const int* u = users + first_use[i]; u != users + first_use[i + 1]; ++u)
+    if (!is_covered(cov, *u - g.base)) return true;
+  const graph_node& n = g.m.nodes.data()[i];
+  const int* args = g.m.args.data() + n.first_arg;
+  for (int a = 0; a < n.nargs; ++a)
+    if (args[a] >= g.base && !is_covered(cov, args[a] - g.base)) return true;
+  return false;
 }
 
-/// What distinguishes a state for the rest of the search: the covered set, and the backend of
-/// every covered node next to an uncovered one (later transfers depend on nothing else).
-constexpr void set_key(const cost_graph& g, search_node& s) {
-  s.frontier.clear();
-  std::uint64_t h = 0x3c6ef372fe94f82bull;
-  for (std::uint64_t w : s.covered) h = hash_mix(h, w);
-  for (int k = 0; k < g.n; ++k) {
-    const int i = g.base + k;
-    if (!g.is_op(i) || !is_covered(s.covered, k)) continue;
-    bool edge = false;
-    for (int a = 0; a < g.node(i).nargs && !edge; ++a) {
-      const int src = g.m.arg(i, a);
-      edge = src >= g.base && !is_covered(s.covered, src - g.base);
+/// The frontier entry of main node `i` in `s` (its index into `s.frontier`, or -1).
+constexpr int frontier_at(const cost_graph& g, const search_node& s, int i) {
+  const int k = i - g.base;
+  const int* f = s.frontier.data();
+  for (std::size_t j = 0; j < s.frontier.size(); j += 3)
+    if (f[j] == k) return static_cast<int>(j);
+  return -1;
+}
+
+/// `next` = `s` with candidate `c` placed: covered set, frontier and key.
+constexpr void advance(const cost_graph& g, const search_node& s, const cost_candidate& c, search_node& next) {
+  next.covered = s.covered;
+  std::uint64_t* cov = next.covered.data();
+  for (int i : c.nodes) cov[(i - g.base) >> 6] |= std::uint64_t{1} << ((i - g.base) & 63);
+  next.frontier.clear();
+  const int* f = s.frontier.data();
+  const std::size_t fn = s.frontier.size();
+  std::size_t j = 0, q = 0;
+  while (j < fn || q < c.nodes.size()) {
+    int k, b, sent;
+    if (q >= c.nodes.size() || (j < fn && f[j] < c.nodes[q] - g.base)) {
+      k = f[j];
+      b = f[j + 1];
+      sent = f[j + 2];
+      j += 3;
+    } else {
+      k = c.nodes[q++] - g.base;
+      b = c.backend;
+      sent = 0;
     }
-    for (const int* u = g.uses.begin(i); u != g.uses.end(i) && !edge; ++u) edge = !is_covered(s.covered, *u - g.base);
-    if (!edge) continue;
-    s.frontier.push_back(k);
-    s.frontier.push_back(s.assign.data()[k]);
-    h = hash_mix(hash_mix(h, static_cast<std::uint64_t>(k)), static_cast<std::uint64_t>(s.assign.data()[k] + 1));
+    if (!borders_uncovered(g, cov, g.base + k)) continue;
+    next.frontier.push_back(k);
+    next.frontier.push_back(b);
+    next.frontier.push_back(sent);
   }
-  s.key = h;
 }
 
-/// The transfers placing candidate `c` adds, in nanoseconds: each tensor crossing between two
-/// backends is charged once per receiving backend, when the later of its two ends is placed
-/// (model inputs and results live with the host).
+/// Sets `next`'s key from its covered set and frontier.
+constexpr void set_key(search_node& next) {
+  std::uint64_t h = 0x3c6ef372fe94f82bull;
+  for (std::size_t w = 0; w < next.covered.size(); ++w) h = hash_mix(h, next.covered.data()[w]);
+  for (std::size_t w = 0; w < next.frontier.size(); ++w) h = hash_mix(h, static_cast<std::uint64_t>(next.frontier.data()[w]));
+  next.key = h;
+}
+
+/// The transfers placing candidate `c` on state `s` adds, in nanoseconds: each tensor crossing
+/// between two backends is charged once per receiving backend, when the later of its two ends is
+/// placed (model inputs and results live with the host); `next` (advanced) records where each
+/// tensor was sent. `free[from * k + to]`: no cost between the two.
 constexpr double transfer_cost(const cost_graph& g, const search_node& s, const cost_candidate& c, int k_backends, int host,
-                               const transfer_fn* tr) {
+                               const transfer_fn* tr, const char* free, search_node& next) {
   const int to = c.backend;
+  const std::uint64_t* cov = s.covered.data();
   double t = 0;
   for (int p : c.inputs) {
     int from = host;
     if (g.is_op(p)) {
-      if (p < g.base || !is_covered(s.covered, p - g.base)) continue;  // charged when p is placed
-      from = s.assign.data()[p - g.base];
-      bool charged = false;
-      for (const int* u = g.uses.begin(p); u != g.uses.end(p) && !charged; ++u)
-        charged = !contains(c.nodes, *u) && is_covered(s.covered, *u - g.base) && s.assign.data()[*u - g.base] == to;
-      if (charged) continue;
+      if (!is_covered(cov, p - g.base)) continue;  // charged when p is placed
+      const int e = frontier_at(g, s, p);
+      from = s.frontier[static_cast<std::size_t>(e) + 1];
+      if (from == to || free[from * k_backends + to] || (s.frontier[static_cast<std::size_t>(e) + 2] >> to & 1) != 0) continue;
+      const int ne = frontier_at(g, next, p);
+      if (ne >= 0) next.frontier[static_cast<std::size_t>(ne) + 2] |= 1 << to;
     }
-    if (from != to) t += tr[from * k_backends + to](g.bytes(p));
+    if (from != to && !free[from * k_backends + to]) t += tr[from * k_backends + to](g.bytes(p));
   }
   for (int x : c.exits) {
-    std::uint64_t seen = 0;  // receiving backends charged for x (at most 64 backends)
+    int sent = 0;  // receiving backends charged for x
     for (const int* u = g.uses.begin(x); u != g.uses.end(x); ++u) {
-      if (contains(c.nodes, *u) || !is_covered(s.covered, *u - g.base)) continue;
-      const int b = s.assign.data()[*u - g.base];
-      if (b == to || (seen >> b & 1) != 0) continue;
-      seen |= std::uint64_t{1} << b;
+      if (!is_covered(cov, *u - g.base)) continue;  // c's own nodes are not covered yet
+      const int b = s.frontier[static_cast<std::size_t>(frontier_at(g, s, *u)) + 1];
+      if (b == to || (sent >> b & 1) != 0 || free[to * k_backends + b]) continue;
+      sent |= 1 << b;
       t += tr[to * k_backends + b](g.bytes(x));
     }
-    if (g.uses.returned[static_cast<std::size_t>(x)] && to != host) t += tr[to * k_backends + host](g.bytes(x));
+    if (g.uses.returned[static_cast<std::size_t>(x)] && to != host && !free[to * k_backends + host] && (sent >> host & 1) == 0) {
+      sent |= 1 << host;
+      t += tr[to * k_backends + host](g.bytes(x));
+    }
+    const int ne = frontier_at(g, next, x);
+    if (ne >= 0) next.frontier[static_cast<std::size_t>(ne) + 2] |= sent;
   }
   return t;
 }
@@ -353,15 +391,18 @@ constexpr std::vector<int> cheapest_cover(const cost_graph& g, const std::vector
   {
     search_node start;
     start.covered.assign(words, 0);
-    start.assign.assign(static_cast<std::size_t>(g.n), -1);
     for (int k = 0; k < g.n; ++k)
-      if (!g.is_op(g.base + k)) {
-        start.covered[static_cast<std::size_t>(k / 64)] |= std::uint64_t{1} << (k % 64);
-        start.assign[static_cast<std::size_t>(k)] = static_cast<signed char>(host);
-      }
-    set_key(g, start);
+      if (!g.is_op(g.base + k)) start.covered[static_cast<std::size_t>(k / 64)] |= std::uint64_t{1} << (k % 64);
+    for (std::uint64_t w : start.covered) start.key = hash_mix(start.key, w);
     states.push_back(std::move(start));
   }
+  std::vector<char> free_pairs(static_cast<std::size_t>(k_backends * k_backends));
+  bool all_free = true;
+  for (int x = 0; x < k_backends * k_backends; ++x) {
+    free_pairs[static_cast<std::size_t>(x)] = tr[x](0) == 0 && tr[x](1e9) == 0;
+    all_free = all_free && free_pairs[static_cast<std::size_t>(x)];
+  }
+  const char* free = free_pairs.data();
   index_table seen;
   seen.insert(states[0].key, 0);
   struct entry {
@@ -393,22 +434,16 @@ constexpr std::vector<int> cheapest_cover(const cost_graph& g, const std::vector
       const cost_candidate& c = cands[static_cast<std::size_t>(ci)];
       const search_node& s = states[static_cast<std::size_t>(e.state)];
       bool overlap = false;
-      for (int i : c.nodes) overlap = overlap || is_covered(s.covered, i - g.base);
+      for (int i : c.nodes) overlap = overlap || is_covered(s.covered.data(), i - g.base);
       if (overlap) continue;
-      const double t = transfer_cost(g, s, c, k_backends, host, tr);
       search_node next;
+      advance(g, s, c, next);
+      const double t = all_free ? 0.0 : transfer_cost(g, s, c, k_backends, host, tr, free, next);
+      set_key(next);
       next.cost = s.cost + c.ns + t;
       next.transfer = s.transfer + t;
       next.parent = e.state;
       next.cand = ci;
-      next.covered = s.covered;
-      next.assign = s.assign;
-      for (int i : c.nodes) {
-        const int k = i - g.base;
-        next.covered[static_cast<std::size_t>(k / 64)] |= std::uint64_t{1} << (k % 64);
-        next.assign[static_cast<std::size_t>(k)] = static_cast<signed char>(c.backend);
-      }
-      set_key(g, next);
       const int found = seen.find(next.key, [&](int o) {
         const search_node& on = states[static_cast<std::size_t>(o)];
         return on.covered == next.covered && on.frontier == next.frontier;
