@@ -427,6 +427,79 @@ struct cost_choice {
       cost_search<Config, Bs...>::template run<n>(to_builder(Pre::value), candidates::value.unpack());
 };
 
+inline constexpr std::string_view candidate_input_names[] = {"in0", "in1", "in2",  "in3",  "in4",  "in5",  "in6",  "in7",
+                                                             "in8", "in9", "in10", "in11", "in12", "in13", "in14", "in15"};
+
+/// Candidate `I` of `Cands` (a `cost_candidates`) alone: its outside producers become inputs
+/// `in0`, `in1`, ..., its weights keep their names, its exits are the results, and it is placed
+/// on its backend (a partition, unless the backend is the host).
+template <class Cands, std::size_t I>
+struct candidate_module_pass {
+  using search = typename Cands::search;
+  static constexpr module_builder run() {
+    const module_builder m = to_builder(Cands::pre::value);
+    const auto& t = Cands::table::value;
+    const flat_candidate& f = t.cands[I];
+    module_builder out;
+    copy_functions_but_main(out, m);
+    const int start = static_cast<int>(out.nodes.size());
+    std::vector<int> to(m.nodes.size(), -1);
+    for (int k = 0; k < f.num_inputs; ++k) {
+      const graph_node& src = m.node(t.inputs[static_cast<std::size_t>(f.first_input + k)]);
+      graph_node in{op_id::input, src.type, src.out, &no_attrs, candidate_input_names[k % 16]};
+      to[static_cast<std::size_t>(t.inputs[static_cast<std::size_t>(f.first_input + k)])] = out.emit(in, nullptr, 0);
+    }
+    const bool placed = f.backend != search::host;
+    std::vector<int> a;
+    for (int k = 0; k < f.size; ++k) {
+      const int i = t.nodes[static_cast<std::size_t>(f.first + k)];
+      const graph_node& n = m.node(i);
+      a.clear();
+      for (int j = 0; j < n.nargs; ++j) {
+        const int src = m.arg(i, j);
+        if (to[static_cast<std::size_t>(src)] < 0) to[static_cast<std::size_t>(src)] = out.emit(m.node(src), nullptr, 0);  // a weight
+        a.push_back(to[static_cast<std::size_t>(src)]);
+      }
+      graph_node copy = n;
+      copy.target = placed ? search::names[static_cast<std::size_t>(f.backend)] : std::string_view{};
+      copy.region = placed ? 0 : -1;
+      to[static_cast<std::size_t>(i)] = out.emit(copy, a.data(), n.nargs);
+    }
+    int result = to[static_cast<std::size_t>(t.exits[static_cast<std::size_t>(f.first_exit)])];
+    if (f.num_exits > 1) {
+      a.clear();
+      for (int k = 0; k < f.num_exits; ++k) a.push_back(to[static_cast<std::size_t>(t.exits[static_cast<std::size_t>(f.first_exit + k)])]);
+      graph_node tup{op_id::tuple, dtype::f32, shape{}, &no_attrs, {}, 0, 0, true};
+      result = out.emit(tup, a.data(), f.num_exits);
+    }
+    finish_main(out, start, result);
+    std::vector<group> groups;
+    {
+      const use_lists uses(out);
+      match_state st;
+      for (int p = 0; p < f.num_parts; ++p) {
+        group gr{};
+        const int root = to[static_cast<std::size_t>(t.roots[static_cast<std::size_t>(f.first_part + p)])];
+        const int entry = t.entries[static_cast<std::size_t>(f.first_part + p)];
+        [&]<std::size_t... B>(std::index_sequence<B...>) {
+          ((static_cast<int>(B) == f.backend ? (void)search::template rematch<std::tuple_element_t<B, typename Cands::backends>>(
+                                                   out, entry, root, uses, st, gr)
+                                             : void()),
+           ...);
+        }(std::make_index_sequence<std::tuple_size_v<typename Cands::backends>>{});
+        groups.push_back(std::move(gr));
+      }
+    }
+    if (!groups.empty()) {
+      module_builder outlined = outline_composites(out, std::move(groups), true);
+      if (!placed) return outlined;
+      return partition_graph(outlined);
+    }
+    if (!placed) return out;
+    return partition_graph(out);
+  }
+};
+
 template <class Pre, class Choice, class Config, class... Bs>
 struct cost_apply_pass {
   static constexpr module_builder run() { return cost_search<Config, Bs...>::apply(to_builder(Pre::value), Choice::value); }
@@ -458,6 +531,47 @@ struct cost_partition_with : detail::cost_flow<Config, M, Backends...>::type {
   /// The search's estimate of the chosen partitioning and its statistics.
   static constexpr detail::search_stats search = detail::cost_flow<Config, M, Backends...>::choice::value.stats;
 };
+
+/// The candidates a cost-based search over `M` with `Backends...` chooses from, for tools that
+/// measure them (`examples/tune`): `size`, and per candidate its `backend`, `signature`, cost
+/// `ns` (measured or estimated) and whether it can run alone (`runnable`: no tuple crosses its
+/// boundary). `candidate_module<cost_candidates<...>, I>` is candidate `I` as a module.
+template <class Config, class M, class... Backends>
+struct cost_candidates {
+  using backends = std::tuple<Backends...>;
+  using search = detail::cost_search<Config, Backends...>;
+  using pre = typename detail::cost_flow<Config, M, Backends...>::pre;
+  using table = detail::cost_candidates<pre, Config, Backends...>;
+  static constexpr std::size_t size = table::sizes.cands;
+
+  static constexpr std::string_view backend(std::size_t i) { return search::names[static_cast<std::size_t>(table::value.cands[i].backend)]; }
+  static constexpr std::uint64_t signature(std::size_t i) { return table::value.cands[i].signature; }
+  static constexpr double ns(std::size_t i) { return table::value.cands[i].ns; }
+  static constexpr bool measured(std::size_t i) { return table::value.cands[i].measured; }
+  /// Whether candidate `i` runs alone: plain tensors in and out, at most 16 inputs.
+  static constexpr bool runnable(std::size_t i) {
+    const detail::flat_candidate& f = table::value.cands[i];
+    if (f.num_inputs > 16) return false;
+    for (int k = 0; k < f.num_inputs; ++k)
+      if (pre::value.node(table::value.inputs[static_cast<std::size_t>(f.first_input + k)]).is_tuple) return false;
+    for (int k = 0; k < f.size; ++k) {
+      const graph_node& n = pre::value.node(table::value.nodes[static_cast<std::size_t>(f.first + k)]);
+      if (n.is_tuple || n.op == op_id::get) return false;
+    }
+    return true;
+  }
+  /// Whether candidate `i` is the first with its backend and signature (measure each once).
+  static constexpr bool first_of_kind(std::size_t i) {
+    for (std::size_t j = 0; j < i; ++j)
+      if (signature(j) == signature(i) && backend(j) == backend(i)) return false;
+    return true;
+  }
+};
+
+/// Candidate `I` of `Cands` alone, as a module to compile and time: inputs `in0`, `in1`, ...,
+/// the candidate's weights, its results as outputs, placed on its backend.
+template <class Cands, std::size_t I>
+struct candidate_module : detail::module_from<detail::candidate_module_pass<Cands, I>> {};
 
 /// Cost-based partitioning with the default options: every match of every backend's patterns,
 /// every single op a backend supports and unions of touching candidates (for backends that run

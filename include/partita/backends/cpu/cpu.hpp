@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "partita/backend/cost.hpp"
 #include "partita/backend/step.hpp"
 #include "partita/backends/cpu/detail/conv.hpp"
 #include "partita/backends/cpu/detail/conv_small.hpp"
@@ -53,6 +54,10 @@ struct cpu {
   static constexpr bool supports(const op_view&) { return true; }
   using patterns = cpu_patterns;
   static constexpr bool fuses(std::string_view composite) { return composite.starts_with("cpu."); }
+  /// For cost-based partitioning: one AVX-512 core's GEMM rate as measured in
+  /// `benchmarks/runtime` (in a network, with cold weights), memory traffic from L3, and the
+  /// fixed cost of a step. `tune` replaces these estimates with measurements.
+  static constexpr throughput speed = {.gflops = 90, .gbytes_per_s = 40, .call_ns = 300};
 
   /// Packed weights, scratch memory and the thread pool of one executable.
   class state {
