@@ -1733,6 +1733,146 @@ inline constexpr bool is_host_backend = [] {
 
 }  // namespace partita
 // ---- end partita/backend/backend.hpp ----
+// ---- begin partita/backend/cost.hpp ----
+
+
+namespace partita {
+
+/// A backend's speed for the default cost estimate (`static constexpr throughput speed = {...};`
+/// in the backend). 1 GFLOP/s is one flop per nanosecond, 1 GB/s one byte per nanosecond.
+struct throughput {
+  double gflops = 20;        // arithmetic rate
+  double gbytes_per_s = 20;  // memory traffic rate
+  double call_ns = 1000;     // fixed cost of one kernel call
+};
+
+/// The link between a backend's own memory and host memory (`static constexpr memory_link link =
+/// {...};` in the backend). Backends without one compute in host memory: tensors cross between
+/// them for free.
+struct memory_link {
+  double gbytes_per_s = 10;
+  double latency_ns = 2000;
+};
+
+/// One measured cost: what `tune` writes, `cost_config<Costs>` reads. `signature` identifies the
+/// candidate's structure (ops, shapes, attributes, composites, how its nodes connect) and is the
+/// same in every build of the same model.
+struct measured_cost {
+  std::string_view backend{};
+  std::uint64_t signature = 0;
+  double ns = 0;
+};
+
+/// The measured costs a search uses when none are given.
+struct no_measured_costs {
+  static constexpr measured_cost entries[1] = {};
+};
+
+/// What a backend's `cost` sees of one candidate of the cost-based search: its ops (in
+/// topological order), how it runs, and the work and traffic the default estimate uses.
+class candidate_view {
+ public:
+  struct numbers {
+    int steps = 0;             // kernel calls when each composite and op is a step (views are free)
+    double flops = 0;          // arithmetic, composites included
+    double boundary_bytes = 0; // what it reads (inputs, weights) and writes (its results), as one kernel
+    double step_bytes = 0;     // what its steps read and write, each on its own
+    std::uint64_t signature = 0;
+  };
+
+  constexpr candidate_view(const graph_node* nodes, const int* args, const int* members, const std::string_view* parts, int size,
+                           numbers n)
+      : nodes_(nodes), args_(args), members_(members), parts_(parts), size_(size), n_(n) {}
+
+  /// Its ops (composite calls of an earlier pass count as one), in topological order.
+  constexpr int size() const { return size_; }
+  constexpr op_view node(int i) const { return {nodes_, args_, members_[i]}; }
+  /// The pattern name of the composite node `i` belongs to (empty for a single op).
+  constexpr std::string_view composite(int i) const { return parts_[i]; }
+  /// Kernel calls when the backend runs composites and ops one by one.
+  constexpr int steps() const { return n_.steps; }
+  constexpr double flops() const { return n_.flops; }
+  /// Bytes read and written when it runs as one kernel (a whole partition).
+  constexpr double boundary_bytes() const { return n_.boundary_bytes; }
+  /// Bytes read and written when each composite and op runs on its own.
+  constexpr double step_bytes() const { return n_.step_bytes; }
+  /// Its structure's hash, the key of measured costs.
+  constexpr std::uint64_t signature() const { return n_.signature; }
+
+ private:
+  const graph_node* nodes_;
+  const int* args_;
+  const int* members_;
+  const std::string_view* parts_;
+  int size_;
+  numbers n_;
+};
+
+/// A backend's throughput: its `speed`, or `throughput{}`'s defaults.
+template <class B>
+inline constexpr throughput speed_of = [] {
+  if constexpr (requires { B::speed; }) {
+    return throughput(B::speed);
+  } else {
+    return throughput{};
+  }
+}();
+
+/// True for backends whose partitions run as one step.
+template <class B>
+inline constexpr bool runs_partitions = [] {
+  if constexpr (requires { B::compiles_partitions; }) {
+    return static_cast<bool>(B::compiles_partitions);
+  } else {
+    return false;
+  }
+}();
+
+/// The default estimate, in nanoseconds: per call a fixed cost, plus the larger of the time to
+/// compute and the time to move the bytes (a roofline). A backend that runs whole partitions
+/// makes one call and moves only what crosses the candidate's boundary.
+template <class B>
+constexpr double estimate_ns(const candidate_view& c) {
+  constexpr throughput t = speed_of<B>;
+  const double calls = runs_partitions<B> ? 1.0 : static_cast<double>(c.steps());
+  const double bytes = runs_partitions<B> ? c.boundary_bytes() : c.step_bytes();
+  const double compute = c.flops() / t.gflops;
+  const double traffic = bytes / t.gbytes_per_s;
+  return calls * t.call_ns + (compute > traffic ? compute : traffic);
+}
+
+/// The estimated cost of candidate `c` on backend `B`, in nanoseconds: `B::cost(c)` when the
+/// backend has one, otherwise `estimate_ns<B>`.
+template <class B>
+constexpr double cost_of(const candidate_view& c) {
+  if constexpr (requires { B::cost(c); }) {
+    return static_cast<double>(B::cost(c));
+  } else {
+    return estimate_ns<B>(c);
+  }
+}
+
+/// The time to move `bytes` from backend `From` to backend `To`, in nanoseconds. By default zero
+/// between backends that compute in host memory; a backend with a `link` pays it in each
+/// direction (two device backends: through the host). Specialize for a pair with a direct path:
+/// `template <> struct partita::transfer<npu, dsp> { static constexpr double ns(double b) {...} };`
+template <class From, class To>
+struct transfer {
+  static constexpr double ns(double bytes) { return leg<From>(bytes) + leg<To>(bytes); }
+
+ private:
+  template <class B>
+  static constexpr double leg(double bytes) {
+    if constexpr (requires { B::link; }) {
+      return memory_link(B::link).latency_ns + bytes / memory_link(B::link).gbytes_per_s;
+    } else {
+      return 0.0;
+    }
+  }
+};
+
+}  // namespace partita
+// ---- end partita/backend/cost.hpp ----
 // ---- begin partita/backend/step.hpp ----
 
 // ---- begin partita/runtime/plan.hpp ----
@@ -4386,6 +4526,10 @@ struct cpu {
   static constexpr bool supports(const op_view&) { return true; }
   using patterns = cpu_patterns;
   static constexpr bool fuses(std::string_view composite) { return composite.starts_with("cpu."); }
+  /// For cost-based partitioning: one AVX-512 core's GEMM rate as measured in
+  /// `benchmarks/runtime` (in a network, with cold weights), memory traffic from L3, and the
+  /// fixed cost of a step. `tune` replaces these estimates with measurements.
+  static constexpr throughput speed = {.gflops = 90, .gbytes_per_s = 40, .call_ns = 300};
 
   /// Packed weights, scratch memory and the thread pool of one executable.
   class state {
@@ -5159,11 +5303,13 @@ constexpr bool contains(const std::vector<int>& v, int x) {
   return false;
 }
 
-/// One accepted match: its root, the absorbed nodes (sorted) and the parameters (in order).
+/// One accepted match: its root, the absorbed nodes (sorted), the parameters (in order) and the
+/// composite's pattern name.
 struct group {
   int root;
   std::vector<int> body;
   std::vector<int> params;
+  std::string_view name{};
 };
 
 /// Nodes of main reachable from its result.
@@ -5197,70 +5343,66 @@ constexpr module_builder remove_dead(const module_builder& m) {
   return out;
 }
 
-/// Applies table entry `e` to main (Part 1, item 3-5 of the BYOC semantics).
+/// Matches table entry `e` at root `r` of main as MergeComposite would (Part 1, items 3-5 of the
+/// BYOC semantics), without looking at what other matches claimed: the match, its interior
+/// values not escaping, no node pinned elsewhere, and the predicate. Fills `gr` when it holds.
 template <class T>
-constexpr module_builder apply_pattern(const module_builder& m, const T& t, const table_entry& e) {
-  const function_info& f = m.main();
-  const use_lists uses(m);
-  std::vector<bool> claimed(m.nodes.size(), false);
-  std::vector<group> groups;
-  match_state st;
+constexpr bool match_group(const module_builder& m, const T& t, const table_entry& e, int r, const use_lists& uses, match_state& st,
+                           group& gr) {
+  const graph_node& g = m.node(r);
+  if (is_leaf(g.op) || g.op == op_id::call) return false;
   const std::string_view owner = composite_backend(e.name);
-  for (int r = f.first_node + f.num_nodes - 1; r >= f.first_node; --r) {
-    const graph_node& g = m.node(r);
-    if (claimed[static_cast<std::size_t>(r)] || is_leaf(g.op) || g.op == op_id::call) continue;
-    if (!g.pinned.empty() && g.pinned != owner) continue;  // pinned elsewhere: not for this backend
-    st.reset(t.vars.size());
-    matcher<T> mt(t, m.nodes.data(), m.args.data(), st);
-    if (!mt.match(e.root, r)) continue;
+  if (!g.pinned.empty() && g.pinned != owner) return false;  // pinned elsewhere: not for this backend
+  st.reset(t.vars.size());
+  matcher<T> mt(t, m.nodes.data(), m.args.data(), st);
+  if (!mt.match(e.root, r)) return false;
 
-    group gr{r, {}, {}};
-    for (int b : st.body)
-      if (!contains(gr.body, b)) gr.body.push_back(b);
-    std::sort(gr.body.begin(), gr.body.end());
-    for (int p : st.params)
-      if (!contains(gr.params, p) && !contains(gr.body, p)) gr.params.push_back(p);
-    // Arguments of absorbed nodes that the pattern walked past (dominator paths) are parameters.
-    for (int b : gr.body)
-      for (int k = 0; k < m.node(b).nargs; ++k) {
-        const int a = m.arg(b, k);
-        if (!contains(gr.body, a) && !contains(gr.params, a)) gr.params.push_back(a);
-      }
-
-    bool ok = true;
-    for (int b : gr.body) {
-      const graph_node& bn = m.node(b);
-      if (bn.op == op_id::weight) continue;  // weights are copied into the composite, not moved
-      if (claimed[static_cast<std::size_t>(b)] || (!bn.pinned.empty() && bn.pinned != owner)) ok = false;
-      if (b == r) continue;
-      if (uses.returned[static_cast<std::size_t>(b)]) ok = false;  // an interior value escapes
-      for (const int* u = uses.begin(b); u != uses.end(b); ++u)
-        if (!contains(gr.body, *u)) ok = false;
+  gr = group{r, {}, {}, e.name};
+  for (int b : st.body)
+    if (!contains(gr.body, b)) gr.body.push_back(b);
+  std::sort(gr.body.begin(), gr.body.end());
+  for (int p : st.params)
+    if (!contains(gr.params, p) && !contains(gr.body, p)) gr.params.push_back(p);
+  // Arguments of absorbed nodes that the pattern walked past (dominator paths) are parameters.
+  for (int b : gr.body)
+    for (int k = 0; k < m.node(b).nargs; ++k) {
+      const int a = m.arg(b, k);
+      if (!contains(gr.body, a) && !contains(gr.params, a)) gr.params.push_back(a);
     }
-    if (!ok) continue;
-    std::vector<int> vars(st.var_node);
-    const match_view mv(m.nodes.data(), m.args.data(), r,
-                        {gr.body.data(), static_cast<int>(gr.body.size()), gr.params.data(),
-                         static_cast<int>(gr.params.size()), vars.data(), t.vars.data(), static_cast<int>(t.vars.size())});
-    if (!e.predicate(mv)) continue;  // predicates run before claiming: a rejected match claims nothing
-    for (int b : gr.body)
-      if (m.node(b).op != op_id::weight) claimed[static_cast<std::size_t>(b)] = true;
-    groups.push_back(gr);
-  }
-  if (groups.empty()) return m;
 
-  // Each group becomes a function: parameters, then its nodes in topological order.
+  for (int b : gr.body) {
+    const graph_node& bn = m.node(b);
+    if (bn.op == op_id::weight) continue;  // weights are copied into the composite, not moved
+    if (!bn.pinned.empty() && bn.pinned != owner) return false;
+    if (b == r) continue;
+    if (uses.returned[static_cast<std::size_t>(b)]) return false;  // an interior value escapes
+    for (const int* u = uses.begin(b); u != uses.end(b); ++u)
+      if (!contains(gr.body, *u)) return false;
+  }
+  std::vector<int> vars(st.var_node);
+  const match_view mv(m.nodes.data(), m.args.data(), r,
+                      {gr.body.data(), static_cast<int>(gr.body.size()), gr.params.data(), static_cast<int>(gr.params.size()),
+                       vars.data(), t.vars.data(), static_cast<int>(t.vars.size())});
+  return e.predicate(mv);
+}
+
+/// Outlines disjoint groups of main into composite functions (numbered in graph order) and
+/// replaces each root by a call on the group's parameters. With `keep_placement`, each call
+/// keeps its root's target and region (the cost-based flow decides them before outlining).
+constexpr module_builder outline_composites(const module_builder& m, std::vector<group> groups, bool keep_placement = false) {
+  std::sort(groups.begin(), groups.end(), [](const group& a, const group& b) { return a.root < b.root; });
+  const function_info& f = m.main();
   module_builder out;
   copy_functions_but_main(out, m);
   std::vector<int> callee_of(m.nodes.size(), -1);
   std::vector<int> to(m.nodes.size(), -1);  // old node → node of the composite being built
-  for (int gi = static_cast<int>(groups.size()) - 1; gi >= 0; --gi) {  // in graph order
-    const group& gr = groups[static_cast<std::size_t>(gi)];
+  std::vector<int> a;
+  for (const group& gr : groups) {
     function_info fn{};
-    sanitize_into(fn, e.name);
+    sanitize_into(fn, gr.name);
     fn.name_chars[static_cast<std::size_t>(fn.name_length < 63 ? fn.name_length++ : 63)] = '_';
     append_number(fn, static_cast<int>(out.functions.size()));
-    fn.composite = e.name;
+    fn.composite = gr.name;
     fn.first_node = static_cast<int>(out.nodes.size());
     fn.num_params = static_cast<int>(gr.params.size());
     for (int k = 0; k < fn.num_params; ++k) {
@@ -5269,9 +5411,12 @@ constexpr module_builder apply_pattern(const module_builder& m, const T& t, cons
       p.index = k;
       to[static_cast<std::size_t>(gr.params[static_cast<std::size_t>(k)])] = out.emit(p, nullptr, 0);
     }
-    std::vector<int> a;
     for (int b : gr.body) {
-      const graph_node& n = m.node(b);
+      graph_node n = m.node(b);
+      if (keep_placement) {  // placement is the call's
+        n.target = {};
+        n.region = -1;
+      }
       a.clear();
       for (int k = 0; k < n.nargs; ++k) a.push_back(to[static_cast<std::size_t>(m.arg(b, k))]);
       to[static_cast<std::size_t>(b)] = out.emit(n, a.data(), n.nargs);
@@ -5286,14 +5431,13 @@ constexpr module_builder apply_pattern(const module_builder& m, const T& t, cons
 
   // Main: each root becomes a call of its composite on the parameters; absorbed nodes go.
   std::vector<bool> keep(m.nodes.size(), true);
-  for (const group& gr : groups)
+  std::vector<const group*> group_at(m.nodes.size(), nullptr);
+  for (const group& gr : groups) {
     for (int b : gr.body)
       if (m.node(b).op != op_id::weight) keep[static_cast<std::size_t>(b)] = false;
-  std::vector<const group*> group_at(m.nodes.size(), nullptr);
-  for (const group& gr : groups) group_at[static_cast<std::size_t>(gr.root)] = &gr;
-
+    group_at[static_cast<std::size_t>(gr.root)] = &gr;
+  }
   const int start = static_cast<int>(out.nodes.size());
-  std::vector<int> a;
   for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
     const graph_node& n = m.node(i);
     a.clear();
@@ -5301,6 +5445,10 @@ constexpr module_builder apply_pattern(const module_builder& m, const T& t, cons
       for (int p : gr->params) a.push_back(to[static_cast<std::size_t>(p)]);
       graph_node c{op_id::call, n.type, n.out, &no_attrs, {}, 0, 0, n.is_tuple};
       c.index = callee_of[static_cast<std::size_t>(i)];
+      if (keep_placement) {
+        c.target = n.target;
+        c.region = n.region;
+      }
       to[static_cast<std::size_t>(i)] = out.emit(c, a.data(), static_cast<int>(a.size()));
       continue;
     }
@@ -5310,6 +5458,29 @@ constexpr module_builder apply_pattern(const module_builder& m, const T& t, cons
   }
   finish_main(out, start, to[static_cast<std::size_t>(f.result)]);
   return remove_dead(out);
+}
+
+/// Applies table entry `e` to main (Part 1, items 3-5 of the BYOC semantics): roots from the
+/// outputs towards the inputs, each accepted match claiming its nodes.
+template <class T>
+constexpr module_builder apply_pattern(const module_builder& m, const T& t, const table_entry& e) {
+  const function_info& f = m.main();
+  const use_lists uses(m);
+  std::vector<bool> claimed(m.nodes.size(), false);
+  std::vector<group> groups;
+  match_state st;
+  group gr{};
+  for (int r = f.first_node + f.num_nodes - 1; r >= f.first_node; --r) {
+    if (claimed[static_cast<std::size_t>(r)] || !match_group(m, t, e, r, uses, st, gr)) continue;
+    bool free = true;
+    for (int b : gr.body) free = free && (m.node(b).op == op_id::weight || !claimed[static_cast<std::size_t>(b)]);
+    if (!free) continue;
+    for (int b : gr.body)
+      if (m.node(b).op != op_id::weight) claimed[static_cast<std::size_t>(b)] = true;
+    groups.push_back(gr);
+  }
+  if (groups.empty()) return m;
+  return outline_composites(m, std::move(groups));
 }
 
 template <class T>
@@ -6933,6 +7104,1122 @@ struct on {
 
 }  // namespace partita
 // ---- end partita/ir/on.hpp ----
+// ---- begin partita/pass/cost_partition.hpp ----
+
+// ---- begin partita/pass/detail/cost_search.hpp ----
+
+
+namespace partita::detail {
+
+/// One candidate of the cost-based search: a set of main's nodes a backend could run as one
+/// sub-graph, made of composite matches (`roots`, `entries`) and single ops.
+struct cost_candidate {
+  int backend = 0;             // index in the search's backends
+  std::vector<int> nodes;      // main nodes it computes, ascending (weights excluded)
+  std::vector<int> part;       // parallel to `nodes`: the composite match holding it, or -1
+  std::vector<int> roots;      // roots of its composite matches
+  std::vector<int> entries;    // their pattern-table entries
+  std::vector<std::string_view> names;  // their pattern names
+  std::vector<int> inputs;     // distinct non-weight producers outside it
+  std::vector<int> exits;      // its nodes used outside it or returned by main
+  double ns = 0;
+  std::uint64_t signature = 0;
+  bool measured = false;
+};
+
+/// Main's nodes, their users and per-node sizes, shared by every step of the search.
+struct cost_graph {
+  const module_builder& m;
+  use_lists uses;
+  int base;
+  int n;
+
+  constexpr explicit cost_graph(const module_builder& mb)
+      : m(mb), uses(mb), base(mb.main().first_node), n(mb.main().num_nodes) {}
+  constexpr const graph_node& node(int i) const { return m.node(i); }
+  constexpr bool is_op(int i) const { return !is_leaf(m.node(i).op); }
+  constexpr double bytes(int i) const {
+    const graph_node& g = m.node(i);
+    return g.is_tuple ? 0.0 : static_cast<double>(g.out.elements()) * static_cast<double>(size_of(g.type));
+  }
+};
+
+/// Arithmetic of node `i` of module `m` (a composite call: its body's).
+constexpr double op_flops(const module_builder& m, int i) {
+  const graph_node& g = m.node(i);
+  const double out = g.is_tuple ? 0.0 : static_cast<double>(g.out.elements());
+  switch (g.op) {
+    case op_id::conv2d: {
+      const shape& w = m.node(m.arg(i, 1)).out;
+      return 2.0 * out * static_cast<double>(w[1] * w[2] * w[3]);
+    }
+    case op_id::dense: return 2.0 * out * static_cast<double>(m.node(m.arg(i, 1)).out.back(0));
+    case op_id::max_pool2d:
+    case op_id::avg_pool2d: return out * g.at->window[0] * g.at->window[1];
+    case op_id::global_avg_pool2d: return static_cast<double>(m.node(m.arg(i, 0)).out.elements());
+    case op_id::batch_norm: return 2.0 * out;
+    case op_id::sigmoid:
+    case op_id::tanh:
+    case op_id::softmax: return 8.0 * out;
+    case op_id::call: {
+      const function_info& f = m.functions[static_cast<std::size_t>(g.index)];
+      double s = 0;
+      for (int j = f.first_node; j < f.first_node + f.num_nodes; ++j)
+        if (!is_leaf(m.node(j).op)) s += op_flops(m, j);
+      return s;
+    }
+    case op_id::flatten:
+    case op_id::reshape:
+    case op_id::tuple:
+    case op_id::get: return 0.0;
+    default: return out;
+  }
+}
+
+constexpr std::uint64_t hash_text(std::uint64_t h, std::string_view s) {
+  for (char c : s) h = hash_mix(h, static_cast<unsigned char>(c));
+  return hash_mix(h, s.size());
+}
+
+constexpr std::uint64_t hash_shape(std::uint64_t h, const shape& s) {
+  h = hash_mix(h, static_cast<std::uint64_t>(s.rank));
+  for (int i = 0; i < s.rank; ++i) h = hash_mix(h, static_cast<std::uint64_t>(s[i]));
+  return h;
+}
+
+constexpr std::uint64_t hash_attrs(std::uint64_t h, const attrs& a) {
+  for (int k = 0; k < 2; ++k) {
+    h = hash_mix(h, static_cast<std::uint64_t>(a.stride[static_cast<std::size_t>(k)]));
+    h = hash_mix(h, static_cast<std::uint64_t>(a.padding[static_cast<std::size_t>(k)]));
+    h = hash_mix(h, static_cast<std::uint64_t>(a.dilation[static_cast<std::size_t>(k)]));
+    h = hash_mix(h, static_cast<std::uint64_t>(a.window[static_cast<std::size_t>(k)]));
+  }
+  h = hash_mix(h, static_cast<std::uint64_t>(a.groups));
+  h = hash_mix(h, static_cast<std::uint64_t>(a.axis));
+  h = hash_mix(h, std::bit_cast<std::uint32_t>(a.lo));
+  h = hash_mix(h, std::bit_cast<std::uint32_t>(a.hi));
+  h = hash_mix(h, std::bit_cast<std::uint32_t>(a.epsilon));
+  h = hash_mix(h, a.count_include_pad ? 1u : 0u);
+  return hash_shape(h, a.target);
+}
+
+/// Fills the inputs, exits and signature of candidate `c` (nodes and parts set) and returns the
+/// numbers its view shows; `by_node` gets each node's pattern name (empty for a single op).
+constexpr candidate_view::numbers describe(const cost_graph& g, cost_candidate& c, std::string_view backend,
+                                           std::vector<std::string_view>& by_node) {
+  const module_builder& m = g.m;
+  const int* nodes = c.nodes.data();
+  const int size = static_cast<int>(c.nodes.size());
+  auto inside = [&](int src) {
+    for (int q = 0; q < size && nodes[q] <= src; ++q)
+      if (nodes[q] == src) return q;
+    return -1;
+  };
+  candidate_view::numbers num{};
+  c.inputs.clear();
+  c.exits.clear();
+  by_node.assign(c.nodes.size(), std::string_view{});
+  std::vector<int> ext;  // distinct outside producers in first-reach order, weights included
+  std::uint64_t h = hash_text(0x6a09e667f3bcc909ull, backend);
+  for (int k = 0; k < size; ++k) {
+    const int i = nodes[k];
+    const graph_node& n = m.node(i);
+    num.flops += op_flops(m, i);
+    const int part = c.part[static_cast<std::size_t>(k)];
+    if (part >= 0) by_node[static_cast<std::size_t>(k)] = c.names[static_cast<std::size_t>(part)];
+    h = hash_mix(h, static_cast<std::uint64_t>(n.op));
+    h = hash_mix(h, static_cast<std::uint64_t>(n.type));
+    h = hash_shape(h, n.out);
+    h = hash_attrs(h, *n.at);
+    h = hash_text(h, by_node[static_cast<std::size_t>(k)]);
+    if (n.op == op_id::call) h = hash_text(h, m.functions[static_cast<std::size_t>(n.index)].composite);
+    for (int a = 0; a < n.nargs; ++a) {
+      const int src = m.arg(i, a);
+      const int q = inside(src);
+      if (q >= 0) {
+        h = hash_mix(hash_mix(h, 1), static_cast<std::uint64_t>(q));
+        continue;
+      }
+      int e = -1;
+      for (std::size_t x = 0; x < ext.size(); ++x)
+        if (ext.data()[x] == src) e = static_cast<int>(x);
+      if (e < 0) {
+        e = static_cast<int>(ext.size());
+        ext.push_back(src);
+        num.boundary_bytes += g.bytes(src);
+        if (m.node(src).op != op_id::weight) c.inputs.push_back(src);
+      }
+      h = hash_mix(hash_mix(h, m.node(src).op == op_id::weight ? 2 : 3), static_cast<std::uint64_t>(e));
+      h = hash_shape(h, m.node(src).out);
+    }
+    bool exits = g.uses.returned[static_cast<std::size_t>(i)];
+    for (const int* u = g.uses.begin(i); u != g.uses.end(i) && !exits; ++u) exits = inside(*u) < 0;
+    if (exits) {
+      c.exits.push_back(i);
+      num.boundary_bytes += g.bytes(i);
+    }
+  }
+  // Steps: one per composite match and per single op that runs a kernel, each reading its
+  // distinct outside arguments and writing its result.
+  std::vector<int> seen;
+  auto read = [&](int i, int p) {
+    for (int a = 0; a < m.node(i).nargs; ++a) {
+      const int src = m.arg(i, a);
+      const int q = inside(src);
+      if ((p >= 0 && q >= 0 && c.part[static_cast<std::size_t>(q)] == p) || contains(seen, src)) continue;
+      seen.push_back(src);
+      num.step_bytes += g.bytes(src);
+    }
+  };
+  for (int p = 0; p < static_cast<int>(c.roots.size()); ++p) {
+    ++num.steps;
+    seen.clear();
+    for (int k = 0; k < size; ++k)
+      if (c.part[static_cast<std::size_t>(k)] == p) read(nodes[k], p);
+    num.step_bytes += g.bytes(c.roots[static_cast<std::size_t>(p)]);
+  }
+  for (int k = 0; k < size; ++k) {
+    const op_id op = m.node(nodes[k]).op;
+    if (c.part[static_cast<std::size_t>(k)] >= 0 || is_view(op) || op == op_id::tuple || op == op_id::get) continue;
+    ++num.steps;
+    seen.clear();
+    read(nodes[k], -1);
+    num.step_bytes += g.bytes(nodes[k]);
+  }
+  num.signature = h;
+  c.signature = h;
+  return num;
+}
+
+/// Whether `nodes` (ascending) is a valid sub-graph: no path leaves it and comes back (convex),
+/// at most one node whose value is used outside it, and no longer chain of ops than `max_depth`.
+constexpr bool valid_union(const cost_graph& g, const std::vector<int>& nodes, int max_depth, std::vector<signed char>& mark,
+                           std::vector<int>& depth) {
+  const module_builder& m = g.m;
+  const int lo = nodes.front(), hi = nodes.back();
+  for (int i = lo; i <= hi; ++i) mark[static_cast<std::size_t>(i - g.base)] = 0;
+  for (int i : nodes) mark[static_cast<std::size_t>(i - g.base)] = 1;
+  bool ok = true;
+  int exits = 0;
+  for (int i = lo; i <= hi && ok; ++i) {
+    const bool in = mark[static_cast<std::size_t>(i - g.base)] == 1;
+    bool from_inside = false, tainted = false;
+    int d = 0;
+    for (int a = 0; a < m.node(i).nargs; ++a) {
+      const int src = m.arg(i, a);
+      if (src < lo || src < g.base) continue;
+      const signed char s = mark[static_cast<std::size_t>(src - g.base)];
+      from_inside = from_inside || s == 1;
+      tainted = tainted || s == 2;
+      if (s == 1 && depth[static_cast<std::size_t>(src - g.base)] > d) d = depth[static_cast<std::size_t>(src - g.base)];
+    }
+    if (in) {
+      ok = !tainted;  // a path left the set and comes back
+      depth[static_cast<std::size_t>(i - g.base)] = d + 1;
+      ok = ok && d + 1 <= max_depth;
+      bool out = g.uses.returned[static_cast<std::size_t>(i)];
+      for (const int* u = g.uses.begin(i); u != g.uses.end(i); ++u)
+        out = out || *u > hi || mark[static_cast<std::size_t>(*u - g.base)] != 1;
+      exits += out ? 1 : 0;
+    } else if (from_inside || tainted) {
+      mark[static_cast<std::size_t>(i - g.base)] = 2;
+    }
+  }
+  return ok && exits <= 1;
+}
+
+/// The search's result for main node `k` (local index): its target and region for
+/// `partition_graph`, and for a composite root the backend and entry of its pattern.
+struct node_choice {
+  std::string_view target{};
+  int region = -1;
+  int backend = -1;
+  int entry = -1;
+};
+
+/// Statistics of a search (for tests, tools and the README).
+struct search_stats {
+  double ns = 0;          // estimated cost of the chosen partitioning, transfers included
+  double transfer_ns = 0; // of which transfers
+  int candidates = 0;
+  int states = 0;
+  int chosen = 0;         // candidates chosen
+  int partitions = 0;     // backend partitions after coalescing
+  int measured = 0;       // candidates whose cost was measured
+};
+
+using transfer_fn = double (*)(double);
+
+/// A state of the search: the nodes covered so far, the backend of each covered node that
+/// still has an uncovered neighbour (the frontier: later transfers depend on nothing else), the
+/// cost to get there and how (the previous state and the candidate placed).
+struct search_node {
+  double cost = 0;
+  double transfer = 0;
+  int parent = -1;
+  int cand = -1;
+  std::vector<std::uint64_t> covered;  // by local index
+  std::vector<int> frontier;           // (local index, backend, backends it was sent to) triples, by local index
+  std::uint64_t key = 0;
+};
+
+constexpr bool is_covered(const std::uint64_t* c, int k) { return (c[k >> 6] >> (k & 63) & 1) != 0; }
+
+/// Whether main node `i` has an uncovered user or producer (raw loops: this runs for every
+/// state, and GCC's constant evaluator pays for every call).
+constexpr bool borders_uncovered(const cost_graph& g, const std::uint64_t* cov, int i) {
+  const int* first_use = g.uses.first.data();
+  const int* users = g.uses.users.data();
+  for (const int* u = users + first_use[i]; u != users + first_use[i + 1]; ++u)
+    if (!is_covered(cov, *u - g.base)) return true;
+  const graph_node& n = g.m.nodes.data()[i];
+  const int* args = g.m.args.data() + n.first_arg;
+  for (int a = 0; a < n.nargs; ++a)
+    if (args[a] >= g.base && !is_covered(cov, args[a] - g.base)) return true;
+  return false;
+}
+
+/// The frontier entry of main node `i` in `s` (its index into `s.frontier`, or -1).
+constexpr int frontier_at(const cost_graph& g, const search_node& s, int i) {
+  const int k = i - g.base;
+  const int* f = s.frontier.data();
+  for (std::size_t j = 0; j < s.frontier.size(); j += 3)
+    if (f[j] == k) return static_cast<int>(j);
+  return -1;
+}
+
+/// `next` = `s` with candidate `c` placed: covered set, frontier and key.
+constexpr void advance(const cost_graph& g, const search_node& s, const cost_candidate& c, search_node& next) {
+  next.covered = s.covered;
+  std::uint64_t* cov = next.covered.data();
+  for (int i : c.nodes) cov[(i - g.base) >> 6] |= std::uint64_t{1} << ((i - g.base) & 63);
+  next.frontier.clear();
+  const int* f = s.frontier.data();
+  const std::size_t fn = s.frontier.size();
+  std::size_t j = 0, q = 0;
+  while (j < fn || q < c.nodes.size()) {
+    int k, b, sent;
+    if (q >= c.nodes.size() || (j < fn && f[j] < c.nodes[q] - g.base)) {
+      k = f[j];
+      b = f[j + 1];
+      sent = f[j + 2];
+      j += 3;
+    } else {
+      k = c.nodes[q++] - g.base;
+      b = c.backend;
+      sent = 0;
+    }
+    if (!borders_uncovered(g, cov, g.base + k)) continue;
+    next.frontier.push_back(k);
+    next.frontier.push_back(b);
+    next.frontier.push_back(sent);
+  }
+}
+
+/// Sets `next`'s key from its covered set and frontier.
+constexpr void set_key(search_node& next) {
+  std::uint64_t h = 0x3c6ef372fe94f82bull;
+  for (std::size_t w = 0; w < next.covered.size(); ++w) h = hash_mix(h, next.covered.data()[w]);
+  for (std::size_t w = 0; w < next.frontier.size(); ++w) h = hash_mix(h, static_cast<std::uint64_t>(next.frontier.data()[w]));
+  next.key = h;
+}
+
+/// The transfers placing candidate `c` on state `s` adds, in nanoseconds: each tensor crossing
+/// between two backends is charged once per receiving backend, when the later of its two ends is
+/// placed (model inputs and results live with the host); `next` (advanced) records where each
+/// tensor was sent. `free[from * k + to]`: no cost between the two.
+constexpr double transfer_cost(const cost_graph& g, const search_node& s, const cost_candidate& c, int k_backends, int host,
+                               const transfer_fn* tr, const char* free, search_node& next) {
+  const int to = c.backend;
+  const std::uint64_t* cov = s.covered.data();
+  double t = 0;
+  for (int p : c.inputs) {
+    int from = host;
+    if (g.is_op(p)) {
+      if (!is_covered(cov, p - g.base)) continue;  // charged when p is placed
+      const int e = frontier_at(g, s, p);
+      from = s.frontier[static_cast<std::size_t>(e) + 1];
+      if (from == to || free[from * k_backends + to] || (s.frontier[static_cast<std::size_t>(e) + 2] >> to & 1) != 0) continue;
+      const int ne = frontier_at(g, next, p);
+      if (ne >= 0) next.frontier[static_cast<std::size_t>(ne) + 2] |= 1 << to;
+    }
+    if (from != to && !free[from * k_backends + to]) t += tr[from * k_backends + to](g.bytes(p));
+  }
+  for (int x : c.exits) {
+    int sent = 0;  // receiving backends charged for x
+    for (const int* u = g.uses.begin(x); u != g.uses.end(x); ++u) {
+      if (!is_covered(cov, *u - g.base)) continue;  // c's own nodes are not covered yet
+      const int b = s.frontier[static_cast<std::size_t>(frontier_at(g, s, *u)) + 1];
+      if (b == to || (sent >> b & 1) != 0 || free[to * k_backends + b]) continue;
+      sent |= 1 << b;
+      t += tr[to * k_backends + b](g.bytes(x));
+    }
+    if (g.uses.returned[static_cast<std::size_t>(x)] && to != host && !free[to * k_backends + host] && (sent >> host & 1) == 0) {
+      sent |= 1 << host;
+      t += tr[to * k_backends + host](g.bytes(x));
+    }
+    const int ne = frontier_at(g, next, x);
+    if (ne >= 0) next.frontier[static_cast<std::size_t>(ne) + 2] |= sent;
+  }
+  return t;
+}
+
+/// The search, in Collage's style: Dijkstra over covered-node sets, from nothing covered to
+/// every op covered, placing only candidates that start at the first uncovered node (so each
+/// partitioning is reached one way). Edge cost: the candidate's cost plus the transfers it
+/// adds. Equal costs go to the state found first, and states are expanded in order of cost then
+/// discovery, candidates in order of backend priority then size (largest first), so the result
+/// is deterministic. Returns the chosen candidates in order, or the local index of a node no
+/// candidate covers as `-(k + 1)` in a one-element result.
+constexpr std::vector<int> cheapest_cover(const cost_graph& g, const std::vector<cost_candidate>& cands, int k_backends, int host,
+                                          const transfer_fn* tr, search_stats& stats) {
+  const std::size_t words = (static_cast<std::size_t>(g.n) + 63) / 64;
+  std::vector<std::vector<int>> by_first(static_cast<std::size_t>(g.n));
+  for (std::size_t c = 0; c < cands.size(); ++c) by_first[static_cast<std::size_t>(cands[c].nodes.front() - g.base)].push_back(static_cast<int>(c));
+  for (std::vector<int>& b : by_first)
+    std::sort(b.begin(), b.end(), [&](int x, int y) {
+      const cost_candidate& cx = cands[static_cast<std::size_t>(x)];
+      const cost_candidate& cy = cands[static_cast<std::size_t>(y)];
+      if (cx.backend != cy.backend) return cx.backend < cy.backend;
+      if (cx.nodes.size() != cy.nodes.size()) return cx.nodes.size() > cy.nodes.size();
+      return x < y;
+    });
+
+  std::vector<search_node> states;
+  {
+    search_node start;
+    start.covered.assign(words, 0);
+    for (int k = 0; k < g.n; ++k)
+      if (!g.is_op(g.base + k)) start.covered[static_cast<std::size_t>(k / 64)] |= std::uint64_t{1} << (k % 64);
+    for (std::uint64_t w : start.covered) start.key = hash_mix(start.key, w);
+    states.push_back(std::move(start));
+  }
+  std::vector<char> free_pairs(static_cast<std::size_t>(k_backends * k_backends));
+  bool all_free = true;
+  for (int x = 0; x < k_backends * k_backends; ++x) {
+    free_pairs[static_cast<std::size_t>(x)] = tr[x](0) == 0 && tr[x](1e9) == 0;
+    all_free = all_free && free_pairs[static_cast<std::size_t>(x)];
+  }
+  const char* free = free_pairs.data();
+  index_table seen;
+  seen.insert(states[0].key, 0);
+  struct entry {
+    double cost;
+    int seq;
+    int state;
+  };
+  auto later = [](const entry& a, const entry& b) { return a.cost != b.cost ? a.cost > b.cost : a.seq > b.seq; };
+  std::vector<entry> heap{{0.0, 0, 0}};
+  int seq = 1;
+  int goal = -1;
+  int stuck = -1;
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), later);
+    const entry e = heap.back();
+    heap.pop_back();
+    if (e.cost != states[static_cast<std::size_t>(e.state)].cost) continue;  // superseded
+    int p = -1;
+    for (std::size_t w = 0; w < words && p < 0; ++w) {
+      const std::uint64_t free = ~states[static_cast<std::size_t>(e.state)].covered[w];
+      if (free != 0) p = static_cast<int>(w * 64) + std::countr_zero(free);
+    }
+    if (p < 0 || p >= g.n) {
+      goal = e.state;
+      break;
+    }
+    if (by_first[static_cast<std::size_t>(p)].empty()) stuck = p;
+    for (int ci : by_first[static_cast<std::size_t>(p)]) {
+      const cost_candidate& c = cands[static_cast<std::size_t>(ci)];
+      const search_node& s = states[static_cast<std::size_t>(e.state)];
+      bool overlap = false;
+      for (int i : c.nodes) overlap = overlap || is_covered(s.covered.data(), i - g.base);
+      if (overlap) continue;
+      search_node next;
+      advance(g, s, c, next);
+      const double t = all_free ? 0.0 : transfer_cost(g, s, c, k_backends, host, tr, free, next);
+      set_key(next);
+      next.cost = s.cost + c.ns + t;
+      next.transfer = s.transfer + t;
+      next.parent = e.state;
+      next.cand = ci;
+      const int found = seen.find(next.key, [&](int o) {
+        const search_node& on = states[static_cast<std::size_t>(o)];
+        return on.covered == next.covered && on.frontier == next.frontier;
+      });
+      if (found >= 0) {
+        search_node& old = states[static_cast<std::size_t>(found)];
+        if (!(next.cost < old.cost)) continue;  // equal costs: the state found first stands
+        old = std::move(next);
+        heap.push_back({old.cost, seq++, found});
+        std::push_heap(heap.begin(), heap.end(), later);
+        continue;
+      }
+      const int idx = static_cast<int>(states.size());
+      const double cost = next.cost;
+      states.push_back(std::move(next));
+      seen.insert(states.back().key, idx);
+      heap.push_back({cost, seq++, idx});
+      std::push_heap(heap.begin(), heap.end(), later);
+    }
+  }
+  stats.states = static_cast<int>(states.size());
+  if (goal < 0) return {-(stuck + 1)};
+  stats.ns = states[static_cast<std::size_t>(goal)].cost;
+  stats.transfer_ns = states[static_cast<std::size_t>(goal)].transfer;
+  std::vector<int> chosen;
+  for (int s = goal; states[static_cast<std::size_t>(s)].parent >= 0; s = states[static_cast<std::size_t>(s)].parent)
+    chosen.push_back(states[static_cast<std::size_t>(s)].cand);
+  std::reverse(chosen.begin(), chosen.end());
+  return chosen;
+}
+
+/// Coalescing (Collage's MaxCoalesce): the chosen candidates of one backend (the host's
+/// excepted: its nodes stay in main) that touch, producer to consumer, become one partition
+/// whenever no path between them passes through another partition or node, until nothing
+/// changes. Returns the unit (partition) of each local node: chosen candidates are units, merged
+/// ones share the lowest number.
+constexpr std::vector<int> coalesce(const cost_graph& g, const std::vector<cost_candidate>& cands, const std::vector<int>& chosen,
+                                    int host) {
+  const int units = static_cast<int>(chosen.size());
+  std::vector<int> unit(static_cast<std::size_t>(g.n), -1);
+  std::vector<int> backend(static_cast<std::size_t>(units));
+  for (int u = 0; u < units; ++u) {
+    const cost_candidate& c = cands[static_cast<std::size_t>(chosen[static_cast<std::size_t>(u)])];
+    backend[static_cast<std::size_t>(u)] = c.backend;
+    for (int i : c.nodes) unit[static_cast<std::size_t>(i - g.base)] = u;
+  }
+  std::vector<int> alias(static_cast<std::size_t>(units));
+  for (int u = 0; u < units; ++u) alias[static_cast<std::size_t>(u)] = u;
+  auto root = [&](int u) {
+    while (alias[static_cast<std::size_t>(u)] != u) u = alias[static_cast<std::size_t>(u)];
+    return u;
+  };
+  // Successor units of each unit, rebuilt after every merge.
+  std::vector<std::vector<int>> succ;
+  auto rebuild = [&] {
+    succ.assign(static_cast<std::size_t>(units), {});
+    for (int k = 0; k < g.n; ++k) {
+      const int i = g.base + k;
+      if (!g.is_op(i)) continue;
+      const int to = root(unit[static_cast<std::size_t>(k)]);
+      for (int a = 0; a < g.node(i).nargs; ++a) {
+        const int src = g.m.arg(i, a);
+        if (src < g.base || !g.is_op(src)) continue;
+        const int from = root(unit[static_cast<std::size_t>(src - g.base)]);
+        if (from != to && !contains(succ[static_cast<std::size_t>(from)], to)) succ[static_cast<std::size_t>(from)].push_back(to);
+      }
+    }
+  };
+  // Whether `to` is reachable from `from` other than by a direct edge.
+  std::vector<int> stack;
+  std::vector<bool> visited;
+  auto detour = [&](int from, int to) {
+    visited.assign(static_cast<std::size_t>(units), false);
+    stack.clear();
+    for (int s : succ[static_cast<std::size_t>(from)])
+      if (s != to) stack.push_back(s);
+    while (!stack.empty()) {
+      const int x = stack.back();
+      stack.pop_back();
+      if (x == to) return true;
+      if (visited[static_cast<std::size_t>(x)]) continue;
+      visited[static_cast<std::size_t>(x)] = true;
+      for (int s : succ[static_cast<std::size_t>(x)]) stack.push_back(s);
+    }
+    return false;
+  };
+  rebuild();
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (int a = 0; a < units && !changed; ++a) {
+      if (root(a) != a || backend[static_cast<std::size_t>(a)] == host) continue;
+      for (int b : succ[static_cast<std::size_t>(a)]) {
+        if (backend[static_cast<std::size_t>(b)] != backend[static_cast<std::size_t>(a)] || detour(a, b)) continue;
+        alias[static_cast<std::size_t>(std::max(a, b))] = std::min(a, b);
+        rebuild();
+        changed = true;
+        break;
+      }
+    }
+  }
+  for (int k = 0; k < g.n; ++k)
+    if (unit[static_cast<std::size_t>(k)] >= 0) unit[static_cast<std::size_t>(k)] = root(unit[static_cast<std::size_t>(k)]);
+  return unit;
+}
+
+}  // namespace partita::detail
+// ---- end partita/pass/detail/cost_search.hpp ----
+
+namespace partita {
+
+/// Options of the cost-based search: `Costs`, measured costs (a type with a `static constexpr`
+/// array `entries` of `measured_cost`, as `tune` writes), used instead of the estimate for the
+/// candidates they name; `MaxDepth`, the longest chain of ops a union of candidates may hold.
+template <class Costs = no_measured_costs, int MaxDepth = 3>
+struct cost_config {
+  using costs = Costs;
+  static constexpr int max_depth = MaxDepth;
+  /// Unions generated per backend at most (the search stays bounded on large models).
+  static constexpr int max_unions = 4000;
+};
+
+namespace detail {
+
+template <class Costs>
+constexpr const measured_cost* find_measured(std::string_view backend, std::uint64_t signature) {
+  for (const measured_cost& e : Costs::entries)
+    if (e.signature == signature && !e.backend.empty() && e.backend == backend) return &e;
+  return nullptr;
+}
+
+template <class From, class... Tos>
+constexpr void transfer_row(transfer_fn* out) {
+  int j = 0;
+  ((out[j++] = &transfer<From, Tos>::ns), ...);
+}
+
+/// What the search computes for a module (main's nodes after the pre-partition phase).
+template <std::size_t N>
+struct cost_choice_value {
+  std::array<node_choice, N> nodes{};
+  search_stats stats{};
+  bool complete = true;
+};
+
+/// The candidates, the search and coalescing for `Backends...` (priority order).
+template <class Config, class... Bs>
+struct cost_search {
+  static constexpr int num_backends = static_cast<int>(sizeof...(Bs));
+  /// The backend that takes what no other runs: the last host backend listed.
+  static constexpr int host = [] {
+    constexpr bool h[] = {is_host_backend<Bs>...};
+    for (int i = num_backends - 1; i >= 0; --i)
+      if (h[i]) return i;
+    return -1;
+  }();
+  static constexpr std::array<std::string_view, sizeof...(Bs)> names{std::string_view(Bs::name)...};
+
+  static constexpr int index_of(std::string_view name) {
+    for (int i = 0; i < num_backends; ++i)
+      if (names[static_cast<std::size_t>(i)] == name) return i;
+    return -1;
+  }
+
+  struct candidates {
+    std::vector<cost_candidate> list;
+    index_table sets;  // (backend, nodes) → candidate, to keep each set once
+  };
+
+  static constexpr std::uint64_t set_key(int backend, const std::vector<int>& nodes) {
+    std::uint64_t h = hash_mix(0xbb67ae8584caa73bull, static_cast<std::uint64_t>(backend));
+    for (int i : nodes) h = hash_mix(h, static_cast<std::uint64_t>(i));
+    return h;
+  }
+
+  /// Whether backend `bi` already has a candidate with these nodes.
+  static constexpr bool known(const candidates& cs, int bi, const std::vector<int>& nodes) {
+    return cs.sets.find(set_key(bi, nodes), [&](int o) {
+      const cost_candidate& other = cs.list[static_cast<std::size_t>(o)];
+      return other.backend == bi && other.nodes == nodes;
+    }) >= 0;
+  }
+
+  /// Adds `c` (nodes and parts set) unless its backend already has the same set; costs it.
+  template <class B>
+  static constexpr bool add(const cost_graph& g, candidates& cs, cost_candidate c) {
+    if (known(cs, c.backend, c.nodes)) return false;
+    std::vector<std::string_view> by_node;
+    const candidate_view::numbers num = describe(g, c, std::string_view(B::name), by_node);
+    if (const measured_cost* mc = find_measured<typename Config::costs>(std::string_view(B::name), c.signature)) {
+      c.ns = mc->ns;
+      c.measured = true;
+    } else {
+      c.ns = cost_of<B>(candidate_view(g.m.nodes.data(), g.m.args.data(), c.nodes.data(), by_node.data(),
+                                       static_cast<int>(c.nodes.size()), num));
+    }
+    cs.sets.insert(set_key(c.backend, c.nodes), static_cast<int>(cs.list.size()));
+    cs.list.push_back(std::move(c));
+    return true;
+  }
+
+  /// Backend `B`'s candidates: each single op it runs, each match of its patterns, and (for a
+  /// backend that runs whole partitions) unions of touching candidates up to the depth limit.
+  template <class B>
+  static constexpr void add_candidates(const cost_graph& g, int bi, candidates& cs) {
+    const module_builder& m = g.m;
+    const std::size_t first = cs.list.size();
+    match_state st;
+    group gr{};
+    for (int k = 0; k < g.n; ++k) {
+      const int i = g.base + k;
+      if (!g.is_op(i)) continue;
+      const graph_node& n = m.node(i);
+      if constexpr (requires { B::patterns::value; }) {
+        const auto& t = B::patterns::value;
+        for (std::size_t e = 0; e < t.entries.size(); ++e) {
+          if (!match_group(m, t, t.entries[e], i, g.uses, st, gr)) continue;
+          cost_candidate c;
+          c.backend = bi;
+          for (int b : gr.body)
+            if (m.node(b).op != op_id::weight) c.nodes.push_back(b);
+          c.part.assign(c.nodes.size(), 0);
+          c.roots.push_back(i);
+          c.entries.push_back(static_cast<int>(e));
+          c.names.push_back(t.entries[e].name);
+          add<B>(g, cs, std::move(c));
+        }
+      }
+      bool single = false;
+      if (n.op == op_id::tuple || n.op == op_id::get) {
+        single = bi == host;  // structural: moves no data, stays in main
+      } else if (n.op == op_id::call) {
+        const function_info& callee = m.functions[static_cast<std::size_t>(n.index)];
+        const int owner = callee.backend.empty() ? index_of(composite_backend(callee.composite)) : -1;
+        single = owner == bi || (owner < 0 && bi == host);  // an existing partition stays a call of main
+      } else if (!n.pinned.empty()) {
+        const int pin = index_of(n.pinned);
+        single = pin == bi || (pin < 0 && bi == host);
+      } else {
+        single = bi == host || is_host_backend<B> || backend_supports<B>(op_view(m.nodes.data(), m.args.data(), i));
+      }
+      if (single) {
+        cost_candidate c;
+        c.backend = bi;
+        c.nodes.push_back(i);
+        c.part.push_back(-1);
+        add<B>(g, cs, std::move(c));
+      }
+    }
+    if constexpr (runs_partitions<B>) {
+      if (bi != host) add_unions<B>(g, bi, cs, first);
+    }
+  }
+
+  template <class B>
+  static constexpr void add_unions(const cost_graph& g, int bi, candidates& cs, std::size_t first) {
+    const std::size_t last = cs.list.size();
+    std::vector<std::vector<int>> at(static_cast<std::size_t>(g.n));  // base candidates holding each node
+    for (std::size_t c = first; c < last; ++c)
+      for (int i : cs.list[c].nodes) at[static_cast<std::size_t>(i - g.base)].push_back(static_cast<int>(c));
+    std::vector<signed char> mark(static_cast<std::size_t>(g.n), 0);
+    std::vector<int> depth(static_cast<std::size_t>(g.n), 0);
+    std::vector<int> near;
+    std::vector<int> merged;
+    int made = 0;
+    for (std::size_t w = first; w < cs.list.size() && made < Config::max_unions; ++w) {
+      near.clear();
+      for (int i : cs.list[w].nodes) {
+        const std::vector<int>& xn = cs.list[w].nodes;
+        for (int a = 0; a < g.node(i).nargs; ++a) {
+          const int src = g.m.arg(i, a);
+          if (src >= g.base && g.is_op(src) && !contains(xn, src))
+            for (int y : at[static_cast<std::size_t>(src - g.base)])
+              if (!contains(near, y)) near.push_back(y);
+        }
+        for (const int* u = g.uses.begin(i); u != g.uses.end(i); ++u)
+          if (!contains(xn, *u))
+            for (int y : at[static_cast<std::size_t>(*u - g.base)])
+              if (!contains(near, y)) near.push_back(y);
+      }
+      for (int y : near) {
+        const cost_candidate& x = cs.list[w];
+        const cost_candidate& yc = cs.list[static_cast<std::size_t>(y)];
+        // The two sorted node lists, merged; overlapping ones are not unions.
+        merged.clear();
+        bool overlap = false;
+        for (std::size_t p = 0, q = 0; p < x.nodes.size() || q < yc.nodes.size();) {
+          if (q == yc.nodes.size() || (p < x.nodes.size() && x.nodes[p] < yc.nodes[q])) merged.push_back(x.nodes[p++]);
+          else if (p == x.nodes.size() || yc.nodes[q] < x.nodes[p]) merged.push_back(yc.nodes[q++]);
+          else {
+            overlap = true;
+            break;
+          }
+        }
+        if (overlap || known(cs, bi, merged) || !valid_union(g, merged, Config::max_depth, mark, depth)) continue;
+        cost_candidate u;
+        u.backend = bi;
+        u.nodes = merged;
+        u.roots = x.roots;
+        u.entries = x.entries;
+        u.names = x.names;
+        for (std::size_t p = 0; p < yc.roots.size(); ++p) {
+          u.roots.push_back(yc.roots[p]);
+          u.entries.push_back(yc.entries[p]);
+          u.names.push_back(yc.names[p]);
+        }
+        const int shift = static_cast<int>(x.roots.size());
+        for (int i : merged) {
+          int part = -1;
+          for (std::size_t p = 0; p < x.nodes.size(); ++p)
+            if (x.nodes[p] == i) part = x.part[p];
+          for (std::size_t p = 0; p < yc.nodes.size(); ++p)
+            if (yc.nodes[p] == i) part = yc.part[p] < 0 ? -1 : yc.part[p] + shift;
+          u.part.push_back(part);
+        }
+        if (add<B>(g, cs, std::move(u)) && ++made >= Config::max_unions) break;
+      }
+    }
+  }
+
+  static constexpr std::vector<cost_candidate> all_candidates(const cost_graph& g) {
+    candidates cs;
+    int bi = 0;
+    ((add_candidates<Bs>(g, bi++, cs)), ...);
+    return std::move(cs.list);
+  }
+
+  /// Runs the search on main of `m` (its nodes in local order) over candidates `cands`.
+  template <std::size_t N>
+  static constexpr cost_choice_value<N> run(const module_builder& m, const std::vector<cost_candidate>& cands) {
+    cost_choice_value<N> out{};
+    const cost_graph g(m);
+    out.stats.candidates = static_cast<int>(cands.size());
+    for (const cost_candidate& c : cands) out.stats.measured += c.measured ? 1 : 0;
+    std::array<transfer_fn, sizeof...(Bs) * sizeof...(Bs)> tr{};
+    {
+      int row = 0;
+      ((transfer_row<Bs, Bs...>(tr.data() + static_cast<std::size_t>(num_backends * row++))), ...);
+    }
+    const std::vector<int> chosen = cheapest_cover(g, cands, num_backends, host, tr.data(), out.stats);
+    if (chosen.size() == 1 && chosen[0] < 0) {
+      out.complete = false;
+      return out;
+    }
+    out.stats.chosen = static_cast<int>(chosen.size());
+    const std::vector<int> unit = coalesce(g, cands, chosen, host);
+    // Regions: one per partition of a backend other than the host, numbered by first node.
+    std::vector<int> region_of(chosen.size(), -1);
+    int regions = 0;
+    for (int k = 0; k < g.n; ++k) {
+      const int u = unit[static_cast<std::size_t>(k)];
+      if (u < 0) continue;
+      const cost_candidate& c = cands[static_cast<std::size_t>(chosen[static_cast<std::size_t>(u)])];
+      node_choice& ch = out.nodes[static_cast<std::size_t>(k)];
+      const graph_node& n = m.node(g.base + k);
+      if (c.backend != host) {
+        if (region_of[static_cast<std::size_t>(u)] < 0) region_of[static_cast<std::size_t>(u)] = regions++;
+        ch.region = region_of[static_cast<std::size_t>(u)];
+        ch.target = names[static_cast<std::size_t>(c.backend)];
+      }
+      if (!n.pinned.empty() && n.op != op_id::call) ch.target = n.pinned;
+    }
+    out.stats.partitions = regions;
+    for (int ci : chosen) {
+      const cost_candidate& c = cands[static_cast<std::size_t>(ci)];
+      for (std::size_t p = 0; p < c.roots.size(); ++p) {
+        node_choice& ch = out.nodes[static_cast<std::size_t>(c.roots[p] - g.base)];
+        ch.backend = c.backend;
+        ch.entry = c.entries[p];
+      }
+    }
+    return out;
+  }
+
+  template <class B>
+  static constexpr bool rematch(const module_builder& m, int entry, int root, const use_lists& uses, match_state& st, group& gr) {
+    if constexpr (requires { B::patterns::value; }) {
+      const auto& t = B::patterns::value;
+      return match_group(m, t, t.entries[static_cast<std::size_t>(entry)], root, uses, st, gr);
+    } else {
+      return false;
+    }
+  }
+
+  /// Applies a search result to `m`: targets and regions, the chosen composites outlined, then
+  /// PartitionGraph.
+  template <std::size_t N>
+  static constexpr module_builder apply(module_builder m, const cost_choice_value<N>& choice) {
+    const int base = m.main().first_node;
+    for (std::size_t k = 0; k < N; ++k) {
+      graph_node& n = m.nodes[static_cast<std::size_t>(base) + k];
+      n.target = choice.nodes[k].target;
+      n.region = choice.nodes[k].region;
+    }
+    std::vector<group> groups;
+    {
+      const use_lists uses(m);
+      match_state st;
+      for (std::size_t k = 0; k < N; ++k) {
+        const node_choice& ch = choice.nodes[k];
+        if (ch.entry < 0) continue;
+        group gr{};
+        [&]<std::size_t... I>(std::index_sequence<I...>) {
+          ((static_cast<int>(I) == ch.backend ? (void)rematch<std::tuple_element_t<I, std::tuple<Bs...>>>(m, ch.entry, base + static_cast<int>(k), uses, st, gr) : void()),
+           ...);
+        }(std::index_sequence_for<Bs...>{});
+        groups.push_back(std::move(gr));
+      }
+    }
+    if (!groups.empty()) m = outline_composites(m, std::move(groups), true);
+    return partition_graph(m);
+  }
+};
+
+template <class M, class... Bs>
+struct pre_partition_phase {
+  static constexpr module_builder run() {
+    module_builder m = to_builder(module_type_t<M>::value);
+    ((m = pre_partition<Bs>(std::move(m))), ...);
+    return m;
+  }
+};
+
+/// The candidates of a search, stored flat (each constant evaluation stays within the
+/// compiler's bounds: candidates in one, the search in another).
+struct flat_candidate {
+  int backend = 0;
+  int first = 0, size = 0;             // into nodes / part
+  int first_part = 0, num_parts = 0;   // into roots / entries
+  int first_input = 0, num_inputs = 0;
+  int first_exit = 0, num_exits = 0;
+  double ns = 0;
+  std::uint64_t signature = 0;
+  bool measured = false;
+};
+
+struct candidate_sizes {
+  std::size_t cands = 0, nodes = 0, parts = 0, inputs = 0, exits = 0;
+};
+
+constexpr candidate_sizes sizes_of(const std::vector<cost_candidate>& cs) {
+  candidate_sizes s{cs.size()};
+  for (const cost_candidate& c : cs) {
+    s.nodes += c.nodes.size();
+    s.parts += c.roots.size();
+    s.inputs += c.inputs.size();
+    s.exits += c.exits.size();
+  }
+  return s;
+}
+
+/// Every candidate of a search: what `tune` measures and the search chooses from.
+template <candidate_sizes S>
+struct candidate_table {
+  std::array<flat_candidate, S.cands> cands{};
+  std::array<int, S.nodes + 1> nodes{}, part{};
+  std::array<int, S.parts + 1> roots{}, entries{};
+  std::array<int, S.inputs + 1> inputs{};
+  std::array<int, S.exits + 1> exits{};
+
+  constexpr std::vector<cost_candidate> unpack() const {
+    std::vector<cost_candidate> out(S.cands);
+    for (std::size_t i = 0; i < S.cands; ++i) {
+      const flat_candidate& f = cands[i];
+      cost_candidate& c = out[i];
+      c.backend = f.backend;
+      c.ns = f.ns;
+      c.signature = f.signature;
+      c.measured = f.measured;
+      c.nodes.assign(nodes.begin() + f.first, nodes.begin() + f.first + f.size);
+      c.part.assign(part.begin() + f.first, part.begin() + f.first + f.size);
+      c.roots.assign(roots.begin() + f.first_part, roots.begin() + f.first_part + f.num_parts);
+      c.entries.assign(entries.begin() + f.first_part, entries.begin() + f.first_part + f.num_parts);
+      c.inputs.assign(inputs.begin() + f.first_input, inputs.begin() + f.first_input + f.num_inputs);
+      c.exits.assign(exits.begin() + f.first_exit, exits.begin() + f.first_exit + f.num_exits);
+    }
+    return out;
+  }
+};
+
+template <candidate_sizes S>
+constexpr candidate_table<S> pack(const std::vector<cost_candidate>& cs) {
+  candidate_table<S> t{};
+  int nodes = 0, parts = 0, inputs = 0, exits = 0;
+  for (std::size_t i = 0; i < S.cands; ++i) {
+    const cost_candidate& c = cs[i];
+    flat_candidate& f = t.cands[i];
+    f = {c.backend, nodes, static_cast<int>(c.nodes.size()), parts, static_cast<int>(c.roots.size()), inputs,
+         static_cast<int>(c.inputs.size()), exits, static_cast<int>(c.exits.size()), c.ns, c.signature, c.measured};
+    for (std::size_t k = 0; k < c.nodes.size(); ++k, ++nodes) {
+      t.nodes[static_cast<std::size_t>(nodes)] = c.nodes[k];
+      t.part[static_cast<std::size_t>(nodes)] = c.part[k];
+    }
+    for (std::size_t k = 0; k < c.roots.size(); ++k, ++parts) {
+      t.roots[static_cast<std::size_t>(parts)] = c.roots[k];
+      t.entries[static_cast<std::size_t>(parts)] = c.entries[k];
+    }
+    for (int x : c.inputs) t.inputs[static_cast<std::size_t>(inputs++)] = x;
+    for (int x : c.exits) t.exits[static_cast<std::size_t>(exits++)] = x;
+  }
+  return t;
+}
+
+template <class Pre, class Config, class... Bs>
+struct cost_candidates {
+  static constexpr std::vector<cost_candidate> make() {
+    const module_builder m = to_builder(Pre::value);
+    const cost_graph g(m);
+    return cost_search<Config, Bs...>::all_candidates(g);
+  }
+  static constexpr candidate_sizes sizes = sizes_of(make());
+  static constexpr candidate_table<sizes> value = pack<sizes>(make());
+};
+
+template <class Pre, class Config, class... Bs>
+struct cost_choice {
+  using candidates = cost_candidates<Pre, Config, Bs...>;
+  static constexpr std::size_t n = static_cast<std::size_t>(Pre::value.main().num_nodes);
+  static constexpr cost_choice_value<n> value =
+      cost_search<Config, Bs...>::template run<n>(to_builder(Pre::value), candidates::value.unpack());
+};
+
+inline constexpr std::string_view candidate_input_names[] = {"in0", "in1", "in2",  "in3",  "in4",  "in5",  "in6",  "in7",
+                                                             "in8", "in9", "in10", "in11", "in12", "in13", "in14", "in15"};
+
+/// Candidate `I` of `Cands` (a `cost_candidates`) alone: its outside producers become inputs
+/// `in0`, `in1`, ..., its weights keep their names, its exits are the results, and it is placed
+/// on its backend (a partition, unless the backend is the host).
+template <class Cands, std::size_t I>
+struct candidate_module_pass {
+  using search = typename Cands::search;
+  static constexpr module_builder run() {
+    const module_builder m = to_builder(Cands::pre::value);
+    const auto& t = Cands::table::value;
+    const flat_candidate& f = t.cands[I];
+    module_builder out;
+    copy_functions_but_main(out, m);
+    const int start = static_cast<int>(out.nodes.size());
+    std::vector<int> to(m.nodes.size(), -1);
+    for (int k = 0; k < f.num_inputs; ++k) {
+      const graph_node& src = m.node(t.inputs[static_cast<std::size_t>(f.first_input + k)]);
+      graph_node in{op_id::input, src.type, src.out, &no_attrs, candidate_input_names[k % 16]};
+      to[static_cast<std::size_t>(t.inputs[static_cast<std::size_t>(f.first_input + k)])] = out.emit(in, nullptr, 0);
+    }
+    const bool placed = f.backend != search::host;
+    std::vector<int> a;
+    for (int k = 0; k < f.size; ++k) {
+      const int i = t.nodes[static_cast<std::size_t>(f.first + k)];
+      const graph_node& n = m.node(i);
+      a.clear();
+      for (int j = 0; j < n.nargs; ++j) {
+        const int src = m.arg(i, j);
+        if (to[static_cast<std::size_t>(src)] < 0) to[static_cast<std::size_t>(src)] = out.emit(m.node(src), nullptr, 0);  // a weight
+        a.push_back(to[static_cast<std::size_t>(src)]);
+      }
+      graph_node copy = n;
+      copy.target = placed ? search::names[static_cast<std::size_t>(f.backend)] : std::string_view{};
+      copy.region = placed ? 0 : -1;
+      to[static_cast<std::size_t>(i)] = out.emit(copy, a.data(), n.nargs);
+    }
+    int result = to[static_cast<std::size_t>(t.exits[static_cast<std::size_t>(f.first_exit)])];
+    if (f.num_exits > 1) {
+      a.clear();
+      for (int k = 0; k < f.num_exits; ++k) a.push_back(to[static_cast<std::size_t>(t.exits[static_cast<std::size_t>(f.first_exit + k)])]);
+      graph_node tup{op_id::tuple, dtype::f32, shape{}, &no_attrs, {}, 0, 0, true};
+      result = out.emit(tup, a.data(), f.num_exits);
+    }
+    finish_main(out, start, result);
+    std::vector<group> groups;
+    {
+      const use_lists uses(out);
+      match_state st;
+      for (int p = 0; p < f.num_parts; ++p) {
+        group gr{};
+        const int root = to[static_cast<std::size_t>(t.roots[static_cast<std::size_t>(f.first_part + p)])];
+        const int entry = t.entries[static_cast<std::size_t>(f.first_part + p)];
+        [&]<std::size_t... B>(std::index_sequence<B...>) {
+          ((static_cast<int>(B) == f.backend ? (void)search::template rematch<std::tuple_element_t<B, typename Cands::backends>>(
+                                                   out, entry, root, uses, st, gr)
+                                             : void()),
+           ...);
+        }(std::make_index_sequence<std::tuple_size_v<typename Cands::backends>>{});
+        groups.push_back(std::move(gr));
+      }
+    }
+    if (!groups.empty()) {
+      module_builder outlined = outline_composites(out, std::move(groups), true);
+      if (!placed) return outlined;
+      return partition_graph(outlined);
+    }
+    if (!placed) return out;
+    return partition_graph(out);
+  }
+};
+
+template <class Pre, class Choice, class Config, class... Bs>
+struct cost_apply_pass {
+  static constexpr module_builder run() { return cost_search<Config, Bs...>::apply(to_builder(Pre::value), Choice::value); }
+};
+
+template <class Config, class M, class... Bs>
+struct cost_flow {
+  using pre = module_from<pre_partition_phase<M, Bs...>>;
+  using choice = cost_choice<pre, Config, Bs...>;
+  static_assert(choice::value.complete, "partita: cost_partition: a node has no candidate (no backend runs it)");
+  using partitioned = module_from<cost_apply_pass<pre, choice, Config, Bs...>>;
+  using type = std::conditional_t<(has_post_partition<Bs> || ...), module_from<post_partition_phase<partitioned, Bs...>>, partitioned>;
+};
+
+template <class... Bs>
+inline constexpr bool has_host = (is_host_backend<Bs> || ...);
+
+}  // namespace detail
+
+/// Cost-based partitioning (Collage-style) with explicit options (`cost_config`): each
+/// backend's `pre_partition` passes, then a search over alternative partitionings of main that
+/// minimises the estimated run time, then each backend's `post_partition` passes. The result is
+/// an ordinary partitioned module (composites, `<backend>_main_<n>` partitions), as the eager
+/// flow's. `search` reports the estimate and the search's size.
+template <class Config, class M, class... Backends>
+struct cost_partition_with : detail::cost_flow<Config, M, Backends...>::type {
+  static_assert(backends_ok<Backends...>, "partita: cost_partition: a backend failed the checks reported above");
+  static_assert(detail::has_host<Backends...>, "partita: cost_partition<Model, Backends...> needs a host backend (cpu), listed last");
+  /// The search's estimate of the chosen partitioning and its statistics.
+  static constexpr detail::search_stats search = detail::cost_flow<Config, M, Backends...>::choice::value.stats;
+};
+
+/// The candidates a cost-based search over `M` with `Backends...` chooses from, for tools that
+/// measure them (`examples/tune`): `size`, and per candidate its `backend`, `signature`, cost
+/// `ns` (measured or estimated) and whether it can run alone (`runnable`: no tuple crosses its
+/// boundary). `candidate_module<cost_candidates<...>, I>` is candidate `I` as a module.
+template <class Config, class M, class... Backends>
+struct cost_candidates {
+  using backends = std::tuple<Backends...>;
+  using search = detail::cost_search<Config, Backends...>;
+  using pre = typename detail::cost_flow<Config, M, Backends...>::pre;
+  using table = detail::cost_candidates<pre, Config, Backends...>;
+  static constexpr std::size_t size = table::sizes.cands;
+
+  static constexpr std::string_view backend(std::size_t i) { return search::names[static_cast<std::size_t>(table::value.cands[i].backend)]; }
+  static constexpr std::uint64_t signature(std::size_t i) { return table::value.cands[i].signature; }
+  static constexpr double ns(std::size_t i) { return table::value.cands[i].ns; }
+  static constexpr bool measured(std::size_t i) { return table::value.cands[i].measured; }
+  /// Whether candidate `i` runs alone: plain tensors in and out, at most 16 inputs.
+  static constexpr bool runnable(std::size_t i) {
+    const detail::flat_candidate& f = table::value.cands[i];
+    if (f.num_inputs > 16) return false;
+    for (int k = 0; k < f.num_inputs; ++k)
+      if (pre::value.node(table::value.inputs[static_cast<std::size_t>(f.first_input + k)]).is_tuple) return false;
+    for (int k = 0; k < f.size; ++k) {
+      const graph_node& n = pre::value.node(table::value.nodes[static_cast<std::size_t>(f.first + k)]);
+      if (n.is_tuple || n.op == op_id::get) return false;
+    }
+    return true;
+  }
+  /// Whether candidate `i` is the first with its backend and signature (measure each once).
+  static constexpr bool first_of_kind(std::size_t i) {
+    for (std::size_t j = 0; j < i; ++j)
+      if (signature(j) == signature(i) && backend(j) == backend(i)) return false;
+    return true;
+  }
+};
+
+/// Candidate `I` of `Cands` alone, as a module to compile and time: inputs `in0`, `in1`, ...,
+/// the candidate's weights, its results as outputs, placed on its backend.
+template <class Cands, std::size_t I>
+struct candidate_module : detail::module_from<detail::candidate_module_pass<Cands, I>> {};
+
+/// Cost-based partitioning with the default options: every match of every backend's patterns,
+/// every single op a backend supports and unions of touching candidates (for backends that run
+/// whole partitions) are candidates; each costs `Backend::cost(candidate_view)` or the estimate
+/// from the backend's `speed`, plus `transfer<From, To>` for every tensor crossing between
+/// backends; the cheapest cover of the graph wins, and touching partitions of one backend are
+/// coalesced when no cycle results. `cost_partition<net, onednn, cpu>`.
+template <class M, class... Backends>
+struct cost_partition : cost_partition_with<cost_config<>, M, Backends...> {};
+
+}  // namespace partita
+// ---- end partita/pass/cost_partition.hpp ----
 // ---- begin partita/pass/prune_partitions.hpp ----
 
 
