@@ -16,6 +16,8 @@ For every N it compiles, with the project's flags:
   executable  the full compiled<net, reference>, run() instantiated, main(), to an object file
   cpu         the same for compiled<net, cpu>: cpu's pattern table runs on the model (every block
               becomes a fused conv2d+bias+add+relu composite) and its kernels are instantiated
+  cost        declare + flatten + cost-based partitioning (cost_partition<net, npu, cpu>: every
+              candidate of both backends, the search, coalescing) + plan of the result
 and once, as the floor:
   headers     an empty translation unit that includes partita/partita.hpp
 recording wall seconds and peak compiler memory (maximum resident set size).
@@ -91,6 +93,15 @@ def passes_tu(n):
     body = NPU + """using parts = partition<net, npu, reference>;
 static_assert(count_functions<parts, "npu"> >= 1);
 static_assert(plan_of<parts, npu, reference>::value.arena_bytes > 0);
+"""
+    return HEADER + src + body, ops, blocks
+
+
+def cost_tu(n):
+    src, ops, blocks = model_source(n)
+    body = NPU + """using parts = cost_partition<net, npu, cpu>;
+static_assert(parts::search.candidates > 0);
+static_assert(plan_of<parts, npu, cpu>::value.arena_bytes > 0);
 """
     return HEADER + src + body, ops, blocks
 
@@ -185,7 +196,7 @@ def main():
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     kinds = [k.strip() for k in args.only.split(",") if k.strip()]
     for k in kinds:
-        if k not in ("plan", "passes", "executable", "cpu"):
+        if k not in ("plan", "passes", "executable", "cpu", "cost"):
             ap.error(f"unknown TU kind {k!r}")
     flags = shlex.split(args.flags) + shlex.split(args.extra_flags)
     compiler = shutil.which(args.compiler) or args.compiler
@@ -230,7 +241,7 @@ def main():
         for n in sizes:
             row = {"n": n}
             for kind in kinds:
-                text, ops, blocks = {"plan": plan_tu, "passes": passes_tu, "executable": executable_tu, "cpu": cpu_tu}[kind](n)
+                text, ops, blocks = {"plan": plan_tu, "passes": passes_tu, "executable": executable_tu, "cpu": cpu_tu, "cost": cost_tu}[kind](n)
                 row["ops"], row["blocks"] = ops, blocks
                 row[kind] = compile_tu(f"{kind}_{n}", text)
             result["sizes"].append(row)

@@ -7220,6 +7220,9 @@ constexpr candidate_view::numbers describe(const cost_graph& g, cost_candidate& 
   c.exits.clear();
   by_node.assign(c.nodes.size(), std::string_view{});
   std::vector<int> ext;  // distinct outside producers in first-reach order, weights included
+  ext.reserve(8);
+  c.inputs.reserve(4);
+  c.exits.reserve(2);
   std::uint64_t h = hash_text(0x6a09e667f3bcc909ull, backend);
   for (int k = 0; k < size; ++k) {
     const int i = nodes[k];
@@ -7262,6 +7265,7 @@ constexpr candidate_view::numbers describe(const cost_graph& g, cost_candidate& 
   // Steps: one per composite match and per single op that runs a kernel, each reading its
   // distinct outside arguments and writing its result.
   std::vector<int> seen;
+  seen.reserve(8);
   auto read = [&](int i, int p) {
     for (int a = 0; a < m.node(i).nargs; ++a) {
       const int src = m.arg(i, a);
@@ -7394,6 +7398,7 @@ constexpr void advance(const cost_graph& g, const search_node& s, const cost_can
   std::uint64_t* cov = next.covered.data();
   for (int i : c.nodes) cov[(i - g.base) >> 6] |= std::uint64_t{1} << ((i - g.base) & 63);
   next.frontier.clear();
+  next.frontier.reserve(s.frontier.size() + 3 * c.nodes.size());
   const int* f = s.frontier.data();
   const std::size_t fn = s.frontier.size();
   std::size_t j = 0, q = 0;
@@ -7868,6 +7873,14 @@ struct cost_search {
     return std::move(cs.list);
   }
 
+  /// The candidates of backend number `I` alone.
+  template <std::size_t I>
+  static constexpr std::vector<cost_candidate> candidates_of(const cost_graph& g) {
+    candidates cs;
+    add_candidates<std::tuple_element_t<I, std::tuple<Bs...>>>(g, static_cast<int>(I), cs);
+    return std::move(cs.list);
+  }
+
   /// Runs the search on main of `m` (its nodes in local order) over candidates `cands`.
   template <std::size_t N>
   static constexpr cost_choice_value<N> run(const module_builder& m, const std::vector<cost_candidate>& cands) {
@@ -8044,15 +8057,41 @@ constexpr candidate_table<S> pack(const std::vector<cost_candidate>& cs) {
   return t;
 }
 
-template <class Pre, class Config, class... Bs>
-struct cost_candidates {
+/// Backend `I`'s candidates, in a constant evaluation of their own (twice: sizes, contents).
+template <class Pre, class Config, std::size_t I, class... Bs>
+struct backend_candidates {
   static constexpr std::vector<cost_candidate> make() {
     const module_builder m = to_builder(Pre::value);
     const cost_graph g(m);
-    return cost_search<Config, Bs...>::all_candidates(g);
+    return cost_search<Config, Bs...>::template candidates_of<I>(g);
   }
   static constexpr candidate_sizes sizes = sizes_of(make());
   static constexpr candidate_table<sizes> value = pack<sizes>(make());
+};
+
+/// Every backend's candidates, in backend order.
+template <class Pre, class Config, class... Bs>
+struct cost_candidates {
+  template <std::size_t... I>
+  static constexpr candidate_sizes total(std::index_sequence<I...>) {
+    candidate_sizes s{};
+    ((s.cands += backend_candidates<Pre, Config, I, Bs...>::sizes.cands, s.nodes += backend_candidates<Pre, Config, I, Bs...>::sizes.nodes,
+      s.parts += backend_candidates<Pre, Config, I, Bs...>::sizes.parts, s.inputs += backend_candidates<Pre, Config, I, Bs...>::sizes.inputs,
+      s.exits += backend_candidates<Pre, Config, I, Bs...>::sizes.exits),
+     ...);
+    return s;
+  }
+  static constexpr candidate_sizes sizes = total(std::index_sequence_for<Bs...>{});
+  template <std::size_t... I>
+  static constexpr candidate_table<sizes> join(std::index_sequence<I...>) {
+    std::vector<cost_candidate> all;
+    ((append(all, backend_candidates<Pre, Config, I, Bs...>::value.unpack())), ...);
+    return pack<sizes>(all);
+  }
+  static constexpr void append(std::vector<cost_candidate>& all, std::vector<cost_candidate> more) {
+    for (cost_candidate& c : more) all.push_back(std::move(c));
+  }
+  static constexpr candidate_table<sizes> value = join(std::index_sequence_for<Bs...>{});
 };
 
 template <class Pre, class Config, class... Bs>

@@ -232,6 +232,14 @@ struct cost_search {
     return std::move(cs.list);
   }
 
+  /// The candidates of backend number `I` alone.
+  template <std::size_t I>
+  static constexpr std::vector<cost_candidate> candidates_of(const cost_graph& g) {
+    candidates cs;
+    add_candidates<std::tuple_element_t<I, std::tuple<Bs...>>>(g, static_cast<int>(I), cs);
+    return std::move(cs.list);
+  }
+
   /// Runs the search on main of `m` (its nodes in local order) over candidates `cands`.
   template <std::size_t N>
   static constexpr cost_choice_value<N> run(const module_builder& m, const std::vector<cost_candidate>& cands) {
@@ -408,15 +416,41 @@ constexpr candidate_table<S> pack(const std::vector<cost_candidate>& cs) {
   return t;
 }
 
-template <class Pre, class Config, class... Bs>
-struct cost_candidates {
+/// Backend `I`'s candidates, in a constant evaluation of their own (twice: sizes, contents).
+template <class Pre, class Config, std::size_t I, class... Bs>
+struct backend_candidates {
   static constexpr std::vector<cost_candidate> make() {
     const module_builder m = to_builder(Pre::value);
     const cost_graph g(m);
-    return cost_search<Config, Bs...>::all_candidates(g);
+    return cost_search<Config, Bs...>::template candidates_of<I>(g);
   }
   static constexpr candidate_sizes sizes = sizes_of(make());
   static constexpr candidate_table<sizes> value = pack<sizes>(make());
+};
+
+/// Every backend's candidates, in backend order.
+template <class Pre, class Config, class... Bs>
+struct cost_candidates {
+  template <std::size_t... I>
+  static constexpr candidate_sizes total(std::index_sequence<I...>) {
+    candidate_sizes s{};
+    ((s.cands += backend_candidates<Pre, Config, I, Bs...>::sizes.cands, s.nodes += backend_candidates<Pre, Config, I, Bs...>::sizes.nodes,
+      s.parts += backend_candidates<Pre, Config, I, Bs...>::sizes.parts, s.inputs += backend_candidates<Pre, Config, I, Bs...>::sizes.inputs,
+      s.exits += backend_candidates<Pre, Config, I, Bs...>::sizes.exits),
+     ...);
+    return s;
+  }
+  static constexpr candidate_sizes sizes = total(std::index_sequence_for<Bs...>{});
+  template <std::size_t... I>
+  static constexpr candidate_table<sizes> join(std::index_sequence<I...>) {
+    std::vector<cost_candidate> all;
+    ((append(all, backend_candidates<Pre, Config, I, Bs...>::value.unpack())), ...);
+    return pack<sizes>(all);
+  }
+  static constexpr void append(std::vector<cost_candidate>& all, std::vector<cost_candidate> more) {
+    for (cost_candidate& c : more) all.push_back(std::move(c));
+  }
+  static constexpr candidate_table<sizes> value = join(std::index_sequence_for<Bs...>{});
 };
 
 template <class Pre, class Config, class... Bs>

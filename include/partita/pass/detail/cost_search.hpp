@@ -122,6 +122,9 @@ constexpr candidate_view::numbers describe(const cost_graph& g, cost_candidate& 
   c.exits.clear();
   by_node.assign(c.nodes.size(), std::string_view{});
   std::vector<int> ext;  // distinct outside producers in first-reach order, weights included
+  ext.reserve(8);
+  c.inputs.reserve(4);
+  c.exits.reserve(2);
   std::uint64_t h = hash_text(0x6a09e667f3bcc909ull, backend);
   for (int k = 0; k < size; ++k) {
     const int i = nodes[k];
@@ -164,6 +167,7 @@ constexpr candidate_view::numbers describe(const cost_graph& g, cost_candidate& 
   // Steps: one per composite match and per single op that runs a kernel, each reading its
   // distinct outside arguments and writing its result.
   std::vector<int> seen;
+  seen.reserve(8);
   auto read = [&](int i, int p) {
     for (int a = 0; a < m.node(i).nargs; ++a) {
       const int src = m.arg(i, a);
@@ -296,6 +300,7 @@ constexpr void advance(const cost_graph& g, const search_node& s, const cost_can
   std::uint64_t* cov = next.covered.data();
   for (int i : c.nodes) cov[(i - g.base) >> 6] |= std::uint64_t{1} << ((i - g.base) & 63);
   next.frontier.clear();
+  next.frontier.reserve(s.frontier.size() + 3 * c.nodes.size());
   const int* f = s.frontier.data();
   const std::size_t fn = s.frontier.size();
   std::size_t j = 0, q = 0;
