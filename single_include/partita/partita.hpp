@@ -5209,6 +5209,15 @@ class matcher {
     return true;
   }
 
+ public:
+  /// Whether node `n` could match pattern node `p`, judging by `n` alone (its op, dtype, shape,
+  /// attributes): a cheap test before `match`, never false when `match` could succeed.
+  constexpr bool looks_like(int p, int n) const {
+    const pattern_kind k = t_.nodes[static_cast<std::size_t>(p)].kind;
+    return k == pattern_kind::dominates || k == pattern_kind::constant || k == pattern_kind::input || shallow(p, n);
+  }
+
+ private:
   // Does node n look like pattern p at n itself (ignoring p's arguments)? Used for the path of
   // a dominator pattern, whose arguments are walked rather than matched.
   constexpr bool shallow(int p, int n) const {
@@ -5353,8 +5362,9 @@ constexpr bool match_group(const module_builder& m, const T& t, const table_entr
   if (is_leaf(g.op) || g.op == op_id::call) return false;
   const std::string_view owner = composite_backend(e.name);
   if (!g.pinned.empty() && g.pinned != owner) return false;  // pinned elsewhere: not for this backend
-  st.reset(t.vars.size());
   matcher<T> mt(t, m.nodes.data(), m.args.data(), st);
+  if (!mt.looks_like(e.root, r)) return false;
+  st.reset(t.vars.size());
   if (!mt.match(e.root, r)) return false;
 
   gr = group{r, {}, {}, e.name};
@@ -7753,6 +7763,9 @@ struct cost_search {
   static constexpr void add_candidates(const cost_graph& g, int bi, candidates& cs) {
     const module_builder& m = g.m;
     const std::size_t first = cs.list.size();
+    if constexpr (requires { B::patterns::value; }) {
+      cs.list.reserve(first + static_cast<std::size_t>(g.n) * (B::patterns::value.entries.size() + 1) / 2);
+    }
     match_state st;
     group gr{};
     for (int k = 0; k < g.n; ++k) {

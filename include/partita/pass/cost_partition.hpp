@@ -112,6 +112,9 @@ struct cost_search {
   static constexpr void add_candidates(const cost_graph& g, int bi, candidates& cs) {
     const module_builder& m = g.m;
     const std::size_t first = cs.list.size();
+    if constexpr (requires { B::patterns::value; }) {
+      cs.list.reserve(first + static_cast<std::size_t>(g.n) * (B::patterns::value.entries.size() + 1) / 2);
+    }
     match_state st;
     group gr{};
     for (int k = 0; k < g.n; ++k) {

@@ -91,8 +91,9 @@ constexpr bool match_group(const module_builder& m, const T& t, const table_entr
   if (is_leaf(g.op) || g.op == op_id::call) return false;
   const std::string_view owner = composite_backend(e.name);
   if (!g.pinned.empty() && g.pinned != owner) return false;  // pinned elsewhere: not for this backend
-  st.reset(t.vars.size());
   matcher<T> mt(t, m.nodes.data(), m.args.data(), st);
+  if (!mt.looks_like(e.root, r)) return false;
+  st.reset(t.vars.size());
   if (!mt.match(e.root, r)) return false;
 
   gr = group{r, {}, {}, e.name};

@@ -127,6 +127,15 @@ class matcher {
     return true;
   }
 
+ public:
+  /// Whether node `n` could match pattern node `p`, judging by `n` alone (its op, dtype, shape,
+  /// attributes): a cheap test before `match`, never false when `match` could succeed.
+  constexpr bool looks_like(int p, int n) const {
+    const pattern_kind k = t_.nodes[static_cast<std::size_t>(p)].kind;
+    return k == pattern_kind::dominates || k == pattern_kind::constant || k == pattern_kind::input || shallow(p, n);
+  }
+
+ private:
   // Does node n look like pattern p at n itself (ignoring p's arguments)? Used for the path of
   // a dominator pattern, whose arguments are walked rather than matched.
   constexpr bool shallow(int p, int n) const {
