@@ -8205,6 +8205,21 @@ struct cost_flow {
 template <class... Bs>
 inline constexpr bool has_host = (is_host_backend<Bs> || ...);
 
+/// The flow when its backends are well-formed; otherwise the model as it is (the entry point's
+/// static_asserts say what is wrong, without a cascade of errors from the search).
+template <class Config, class M, class... Bs>
+struct checked_cost_flow : cost_flow<Config, M, Bs...> {
+  static constexpr search_stats stats = cost_flow<Config, M, Bs...>::choice::value.stats;
+};
+template <class M>
+struct unchecked_cost_flow {
+  using type = module_type_t<M>;
+  static constexpr search_stats stats{};
+};
+template <class Config, class M, class... Bs>
+using cost_flow_for =
+    std::conditional_t<backends_ok<Bs...> && has_host<Bs...>, checked_cost_flow<Config, M, Bs...>, unchecked_cost_flow<M>>;
+
 }  // namespace detail
 
 /// Cost-based partitioning (Collage-style) with explicit options (`cost_config`): each
@@ -8213,11 +8228,13 @@ inline constexpr bool has_host = (is_host_backend<Bs> || ...);
 /// an ordinary partitioned module (composites, `<backend>_main_<n>` partitions), as the eager
 /// flow's. `search` reports the estimate and the search's size.
 template <class Config, class M, class... Backends>
-struct cost_partition_with : detail::cost_flow<Config, M, Backends...>::type {
+struct cost_partition_with : detail::cost_flow_for<Config, M, Backends...>::type {
   static_assert(backends_ok<Backends...>, "partita: cost_partition: a backend failed the checks reported above");
-  static_assert(detail::has_host<Backends...>, "partita: cost_partition<Model, Backends...> needs a host backend (cpu), listed last");
+  static_assert(detail::has_host<Backends...>,
+                "partita: cost_partition<Model, Backends...> needs a host backend (such as cpu), listed last: it runs what no other "
+                "backend is cheaper for");
   /// The search's estimate of the chosen partitioning and its statistics.
-  static constexpr detail::search_stats search = detail::cost_flow<Config, M, Backends...>::choice::value.stats;
+  static constexpr detail::search_stats search = detail::cost_flow_for<Config, M, Backends...>::stats;
 };
 
 /// The candidates a cost-based search over `M` with `Backends...` chooses from, for tools that
