@@ -175,6 +175,22 @@ static_assert(measured::search.measured == 1);
 static_assert(count_functions<measured, "quick"> == 0, "measured at 500 ns, the relu goes back to the host");
 static_assert(sandwich_candidates::ns(quick_relu_candidate) == 1.0);
 
+// A backend's unmeasured candidates are scaled like its measured ones: the add measured at 100x
+// its estimate makes the multiply's estimate 100x too, and both go to the host.
+using alternation_candidates = cost_candidates<cost_config<>, alternation, npu_near, host10>;
+constexpr std::size_t npu_add = [] {
+  for (std::size_t i = 0; i < alternation_candidates::size; ++i)
+    if (alternation_candidates::backend(i) == "npu" && alternation_candidates::estimate(i) == 1.0) return i;
+  return std::size_t{0};
+}();
+struct measured_slow_add {
+  static constexpr measured_cost entries[] = {{"npu", alternation_candidates::signature(npu_add), 100.0}};
+};
+using calibrated = cost_partition_with<cost_config<measured_slow_add>, alternation, npu_near, host10>;
+static_assert(calibrated::search.measured == 1);
+static_assert(count_functions<calibrated, "npu"> == 0);
+static_assert(calibrated::search.ns == 40.0);
+
 // Signatures are structural: the same op on the same shapes has the same one wherever it is.
 using twin = model<add<relu<dense<x64, w64>>, relu<dense<relu<x64>, w64>>>>;
 using twin_candidates = cost_candidates<cost_config<>, twin, host10>;

@@ -7132,7 +7132,8 @@ struct cost_candidate {
   std::vector<std::string_view> names;  // their pattern names
   std::vector<int> inputs;     // distinct non-weight producers outside it
   std::vector<int> exits;      // its nodes used outside it or returned by main
-  double ns = 0;
+  double ns = 0;        // measured, or else estimated
+  double estimate = 0;  // always the estimate
   std::uint64_t signature = 0;
   bool measured = false;
 };
@@ -7363,6 +7364,23 @@ struct search_stats {
 };
 
 using transfer_fn = double (*)(double);
+
+/// Scales the estimates of each backend's unmeasured candidates by how far its measured ones
+/// were off (measured time over estimated time, summed), so that a partly measured search
+/// compares like with like.
+constexpr void calibrate(std::vector<cost_candidate>& cands, int k_backends) {
+  for (int b = 0; b < k_backends; ++b) {
+    double measured = 0, estimated = 0;
+    for (const cost_candidate& c : cands)
+      if (c.backend == b && c.measured) {
+        measured += c.ns;
+        estimated += c.estimate;
+      }
+    if (measured <= 0 || estimated <= 0) continue;
+    for (cost_candidate& c : cands)
+      if (c.backend == b && !c.measured) c.ns = c.estimate * (measured / estimated);
+  }
+}
 
 /// A state of the search: the nodes covered so far, the backend of each covered node that
 /// still has an uncovered neighbour (the frontier: later transfers depend on nothing else), the
@@ -7745,12 +7763,12 @@ struct cost_search {
     if (known(cs, c.backend, c.nodes)) return false;
     std::vector<std::string_view> by_node;
     const candidate_view::numbers num = describe(g, c, std::string_view(B::name), by_node);
+    c.estimate = cost_of<B>(
+        candidate_view(g.m.nodes.data(), g.m.args.data(), c.nodes.data(), by_node.data(), static_cast<int>(c.nodes.size()), num));
+    c.ns = c.estimate;
     if (const measured_cost* mc = find_measured<typename Config::costs>(std::string_view(B::name), c.signature)) {
       c.ns = mc->ns;
       c.measured = true;
-    } else {
-      c.ns = cost_of<B>(candidate_view(g.m.nodes.data(), g.m.args.data(), c.nodes.data(), by_node.data(),
-                                       static_cast<int>(c.nodes.size()), num));
     }
     cs.sets.insert(set_key(c.backend, c.nodes), static_cast<int>(cs.list.size()));
     cs.list.push_back(std::move(c));
@@ -7896,8 +7914,9 @@ struct cost_search {
 
   /// Runs the search on main of `m` (its nodes in local order) over candidates `cands`.
   template <std::size_t N>
-  static constexpr cost_choice_value<N> run(const module_builder& m, const std::vector<cost_candidate>& cands) {
+  static constexpr cost_choice_value<N> run(const module_builder& m, std::vector<cost_candidate> cands) {
     cost_choice_value<N> out{};
+    calibrate(cands, num_backends);
     const cost_graph g(m);
     out.stats.candidates = static_cast<int>(cands.size());
     for (const cost_candidate& c : cands) out.stats.measured += c.measured ? 1 : 0;
@@ -7999,6 +8018,7 @@ struct flat_candidate {
   int first_input = 0, num_inputs = 0;
   int first_exit = 0, num_exits = 0;
   double ns = 0;
+  double estimate = 0;
   std::uint64_t signature = 0;
   bool measured = false;
 };
@@ -8034,6 +8054,7 @@ struct candidate_table {
       cost_candidate& c = out[i];
       c.backend = f.backend;
       c.ns = f.ns;
+      c.estimate = f.estimate;
       c.signature = f.signature;
       c.measured = f.measured;
       c.nodes.assign(nodes.begin() + f.first, nodes.begin() + f.first + f.size);
@@ -8055,7 +8076,7 @@ constexpr candidate_table<S> pack(const std::vector<cost_candidate>& cs) {
     const cost_candidate& c = cs[i];
     flat_candidate& f = t.cands[i];
     f = {c.backend, nodes, static_cast<int>(c.nodes.size()), parts, static_cast<int>(c.roots.size()), inputs,
-         static_cast<int>(c.inputs.size()), exits, static_cast<int>(c.exits.size()), c.ns, c.signature, c.measured};
+         static_cast<int>(c.inputs.size()), exits, static_cast<int>(c.exits.size()), c.ns, c.estimate, c.signature, c.measured};
     for (std::size_t k = 0; k < c.nodes.size(); ++k, ++nodes) {
       t.nodes[static_cast<std::size_t>(nodes)] = c.nodes[k];
       t.part[static_cast<std::size_t>(nodes)] = c.part[k];
@@ -8252,6 +8273,8 @@ struct cost_candidates {
   static constexpr std::string_view backend(std::size_t i) { return search::names[static_cast<std::size_t>(table::value.cands[i].backend)]; }
   static constexpr std::uint64_t signature(std::size_t i) { return table::value.cands[i].signature; }
   static constexpr double ns(std::size_t i) { return table::value.cands[i].ns; }
+  /// The estimate of candidate `i` (what `ns` is when it was not measured).
+  static constexpr double estimate(std::size_t i) { return table::value.cands[i].estimate; }
   static constexpr bool measured(std::size_t i) { return table::value.cands[i].measured; }
   /// Whether candidate `i` runs alone: plain tensors in and out, at most 16 inputs.
   static constexpr bool runnable(std::size_t i) {

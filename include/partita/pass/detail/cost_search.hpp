@@ -24,7 +24,8 @@ struct cost_candidate {
   std::vector<std::string_view> names;  // their pattern names
   std::vector<int> inputs;     // distinct non-weight producers outside it
   std::vector<int> exits;      // its nodes used outside it or returned by main
-  double ns = 0;
+  double ns = 0;        // measured, or else estimated
+  double estimate = 0;  // always the estimate
   std::uint64_t signature = 0;
   bool measured = false;
 };
@@ -255,6 +256,23 @@ struct search_stats {
 };
 
 using transfer_fn = double (*)(double);
+
+/// Scales the estimates of each backend's unmeasured candidates by how far its measured ones
+/// were off (measured time over estimated time, summed), so that a partly measured search
+/// compares like with like.
+constexpr void calibrate(std::vector<cost_candidate>& cands, int k_backends) {
+  for (int b = 0; b < k_backends; ++b) {
+    double measured = 0, estimated = 0;
+    for (const cost_candidate& c : cands)
+      if (c.backend == b && c.measured) {
+        measured += c.ns;
+        estimated += c.estimate;
+      }
+    if (measured <= 0 || estimated <= 0) continue;
+    for (cost_candidate& c : cands)
+      if (c.backend == b && !c.measured) c.ns = c.estimate * (measured / estimated);
+  }
+}
 
 /// A state of the search: the nodes covered so far, the backend of each covered node that
 /// still has an uncovered neighbour (the frontier: later transfers depend on nothing else), the
