@@ -160,6 +160,13 @@ using costed_mock = cost_partition<fused_net, fast_mock, host10>;
 static_assert(count_functions<costed_mock, "mock.conv2d_bias_relu"> == 1);
 static_assert(count_functions<costed_mock, "mock"> == 1, "the composite and the add it feeds, coalesced");
 
+// Two searches of one model in one translation unit do not disturb each other (the second one
+// used to find its choices zero-initialized).
+using costed_mock_again = cost_partition_with<cost_config<no_measured_costs, 2>, fused_net, fast_mock, host10>;
+static_assert(count_functions<costed_mock_again, "mock.conv2d_bias_relu"> == 1);
+static_assert(count_functions<costed_mock_again, "mock"> == 1);
+static_assert(costed_mock_again::value.functions.size() == costed_mock::value.functions.size());
+
 // -- Measured costs replace the estimate for the candidates they name.
 using sandwich_candidates = cost_candidates<cost_config<>, sandwich, quick_relu, host10>;
 constexpr std::size_t quick_relu_candidate = [] {

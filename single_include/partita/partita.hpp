@@ -6232,7 +6232,7 @@ class compiled {
   }
 
   template <std::size_t... S>
-  void run_steps(const float* const* in, float* const* out, std::index_sequence<S...>) {
+  void run_steps([[maybe_unused]] const float* const* in, [[maybe_unused]] float* const* out, std::index_sequence<S...>) {
     (run_step<S>(in, out), ...);
   }
 
@@ -7521,6 +7521,8 @@ constexpr std::vector<int> cheapest_cover(const cost_graph& g, const std::vector
   std::vector<search_node> states;
   {
     search_node start;
+    start.parent = -1;  // set, not left to the member initializers (see cost_choice_value)
+    start.cand = -1;
     start.covered.assign(words, 0);
     for (int k = 0; k < g.n; ++k)
       if (!g.is_op(g.base + k)) start.covered[static_cast<std::size_t>(k / 64)] |= std::uint64_t{1} << (k % 64);
@@ -7916,6 +7918,14 @@ struct cost_search {
   template <std::size_t N>
   static constexpr cost_choice_value<N> run(const module_builder& m, std::vector<cost_candidate> cands) {
     cost_choice_value<N> out{};
+    // Set field by field: GCC 12 can value-initialize a second `cost_choice_value<N>` of the
+    // same N (another search of the same model) with zeros instead of the member initializers.
+    for (node_choice& c : out.nodes) {
+      c.target = {};
+      c.region = -1;
+      c.backend = -1;
+      c.entry = -1;
+    }
     calibrate(cands, num_backends);
     const cost_graph g(m);
     out.stats.candidates = static_cast<int>(cands.size());

@@ -247,6 +247,14 @@ struct cost_search {
   template <std::size_t N>
   static constexpr cost_choice_value<N> run(const module_builder& m, std::vector<cost_candidate> cands) {
     cost_choice_value<N> out{};
+    // Set field by field: GCC 12 can value-initialize a second `cost_choice_value<N>` of the
+    // same N (another search of the same model) with zeros instead of the member initializers.
+    for (node_choice& c : out.nodes) {
+      c.target = {};
+      c.region = -1;
+      c.backend = -1;
+      c.entry = -1;
+    }
     calibrate(cands, num_backends);
     const cost_graph g(m);
     out.stats.candidates = static_cast<int>(cands.size());

@@ -192,7 +192,7 @@ class compiled {
   }
 
   template <std::size_t... S>
-  void run_steps(const float* const* in, float* const* out, std::index_sequence<S...>) {
+  void run_steps([[maybe_unused]] const float* const* in, [[maybe_unused]] float* const* out, std::index_sequence<S...>) {
     (run_step<S>(in, out), ...);
   }
 

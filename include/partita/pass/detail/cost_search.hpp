@@ -413,6 +413,8 @@ constexpr std::vector<int> cheapest_cover(const cost_graph& g, const std::vector
   std::vector<search_node> states;
   {
     search_node start;
+    start.parent = -1;  // set, not left to the member initializers (see cost_choice_value)
+    start.cand = -1;
     start.covered.assign(words, 0);
     for (int k = 0; k < g.n; ++k)
       if (!g.is_op(g.base + k)) start.covered[static_cast<std::size_t>(k / 64)] |= std::uint64_t{1} << (k % 64);
