@@ -112,4 +112,16 @@ struct dnnl_backend {
 /// The oneDNN backend with every core (named "dnnl" in modules: `dnnl_main_0`, `"dnnl.conv2d"`).
 using onednn = dnnl_backend<>;
 
+/// For cost-based partitioning: handing a result from oneDNN to a host backend moves no data,
+/// but OpenMP's workers keep spinning after each oneDNN call (for milliseconds, with the default
+/// `OMP_WAIT_POLICY`) and take cores from the host's threads that run next: on 2 cores, about
+/// 0.9 ms per hand-over (`examples/cost_partition`: six oneDNN partitions, each followed by cpu steps, ran 5.4 ms faster
+/// with `OMP_WAIT_POLICY=passive`). None with one thread; with
+/// `OMP_WAIT_POLICY=passive`, specialize `transfer<onednn, cpu>` to return 0.
+template <dnnl_options O, class To>
+  requires(is_host_backend<To>)
+struct transfer<dnnl_backend<O>, To> {
+  static constexpr double ns(double) { return O.threads == 1 ? 0.0 : 900e3; }
+};
+
 }  // namespace partita

@@ -1,0 +1,15 @@
+// The cost-based search with the costs the tune tool measured (examples/tune).
+#include "timing.hpp"
+
+#if HAVE_MEASURED
+#if defined(PARTITA_RESNET18_COSTS)
+#include PARTITA_RESNET18_COSTS
+#else
+#include "resnet18_costs.hpp"
+#endif
+
+cost_example::variant cost_example::measured() {
+  return describe<partita::cost_partition_with<partita::cost_config<resnet18_costs>, resnet18::net, partita::onednn, partita::cpu>>(
+      "measured");
+}
+#endif

@@ -1,0 +1,70 @@
+#pragma once
+// The three partitionings of examples/cost_partition, each compiled in its own translation unit
+// (eager.cpp, cost.cpp, measured.cpp: the three ResNet-18 executables build in parallel).
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <partita/partita.hpp>
+#include <partita/backends/dnnl/dnnl.hpp>
+
+#include "../resnet18/resnet18.hpp"
+
+// The measured costs: the header named by PARTITA_RESNET18_COSTS if set, else the checked-in
+// resnet18_costs.hpp next to this file.
+#if defined(PARTITA_RESNET18_COSTS) || __has_include("resnet18_costs.hpp")
+#define HAVE_MEASURED 1
+#else
+#define HAVE_MEASURED 0
+#endif
+
+namespace cost_example {
+
+/// What main needs of one partitioning.
+struct variant {
+  std::string name;
+  std::string printed;  // print(module)
+  std::string dot;      // to_dot(module)
+  int dnnl_partitions = 0, cpu_composites = 0;
+  std::size_t steps = 0, dnnl_steps = 0;
+  bool searched = false;
+  partita::detail::search_stats search{};
+  /// Binds `weights`, runs once, then `runs` timed runs; returns the median in ms.
+  double (*time_ms)(const partita::weight_set& weights, const std::vector<float>& image, std::vector<float>& logits, int runs) = nullptr;
+};
+
+variant eager();
+variant cost();
+#if HAVE_MEASURED
+variant measured();
+#endif
+
+/// Deterministic weights for every variant (the same names in all three).
+partita::weight_set weights(std::vector<std::vector<float>>& storage);
+
+template <class Exe>
+double time_ms(const partita::weight_set& weights, const std::vector<float>& image, std::vector<float>& logits, int runs);
+
+/// The description of module `M` (partitions, composites, steps, the search's statistics).
+template <class M>
+variant describe(std::string name) {
+  using exe = partita::compiled<M, partita::onednn, partita::cpu>;
+  variant v;
+  v.name = std::move(name);
+  v.printed = partita::print(M{});
+  v.dot = partita::to_dot(M{});
+  v.dnnl_partitions = partita::count_functions<M, "dnnl">;
+  for (const partita::function_info& f : M::value.functions) v.cpu_composites += partita::composite_backend(f.composite) == "cpu" ? 1 : 0;
+  v.steps = exe::num_steps;
+  for (std::size_t s = 0; s < exe::num_steps; ++s) v.dnnl_steps += exe::step_backend(s) == "dnnl" ? 1 : 0;
+  if constexpr (requires { M::search; }) {
+    v.searched = true;
+    v.search = M::search;
+  }
+  v.time_ms = &time_ms<exe>;
+  return v;
+}
+
+}  // namespace cost_example

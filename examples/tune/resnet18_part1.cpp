@@ -1,0 +1,3 @@
+#include "resnet18_parts.hpp"
+
+template void tune_resnet18_part<1>(std::vector<tune_result>&, int);
