@@ -84,6 +84,11 @@ static_assert(count_functions<costed_pinned, "slow"> == 1);
 static_assert(ops_on<costed_pinned>("slow", op_id::relu) == 1);
 static_assert(costed_pinned::search.ns == 1020.0);
 
+// Pinned to the host: it stays in main, even where the npu would be cheaper.
+using host_pinned = model<multiply<on<host10, add<x64, x64>>, x64>>;
+using costed_host_pinned = cost_partition<host_pinned, npu_near, host10>;
+static_assert(ops_on<costed_host_pinned>("", op_id::add) == 1 && ops_on<costed_host_pinned>("npu", op_id::multiply) == 1);
+
 // -- Transfer-heavy alternation: adds and multiplies (npu) between relus (host only).
 using y1 = add<x64, x64>;
 using y2 = relu<y1>;

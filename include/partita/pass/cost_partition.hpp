@@ -106,18 +106,17 @@ struct cost_search {
     return true;
   }
 
-  /// Backend `B`'s candidates: each single op it runs, each match of its patterns, and (for a
-  /// backend that runs whole partitions) unions of touching candidates up to the depth limit.
+  /// Backend `B`'s candidates rooted at main's nodes [lo, hi) (local indices): each single op it
+  /// runs and each match of its patterns.
   template <class B>
-  static constexpr void add_candidates(const cost_graph& g, int bi, candidates& cs) {
+  static constexpr void add_candidates(const cost_graph& g, int bi, candidates& cs, int lo, int hi) {
     const module_builder& m = g.m;
-    const std::size_t first = cs.list.size();
     if constexpr (requires { B::patterns::value; }) {
-      cs.list.reserve(first + static_cast<std::size_t>(g.n) * (B::patterns::value.entries.size() + 1) / 2);
+      cs.list.reserve(cs.list.size() + static_cast<std::size_t>(hi - lo) * (B::patterns::value.entries.size() + 1) / 2);
     }
     match_state st;
     group gr{};
-    for (int k = 0; k < g.n; ++k) {
+    for (int k = lo; k < hi; ++k) {
       const int i = g.base + k;
       if (!g.is_op(i)) continue;
       const graph_node& n = m.node(i);
@@ -156,9 +155,6 @@ struct cost_search {
         c.part.push_back(-1);
         add<B>(g, cs, std::move(c));
       }
-    }
-    if constexpr (runs_partitions<B>) {
-      if (bi != host) add_unions<B>(g, bi, cs, first);
     }
   }
 
@@ -228,19 +224,43 @@ struct cost_search {
     }
   }
 
+  /// Whether backend `I` gets unions of its candidates: it runs whole partitions (a backend that
+  /// runs steps one by one would cost a union as the sum of its parts).
+  template <std::size_t I>
+  static constexpr bool makes_unions = runs_partitions<std::tuple_element_t<I, std::tuple<Bs...>>> && static_cast<int>(I) != host;
+
+  /// Every candidate of every backend, in one go (for tools and tests; the flow splits the work).
   static constexpr std::vector<cost_candidate> all_candidates(const cost_graph& g) {
+    std::vector<cost_candidate> all;
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      ((append_all(all, unions_of<I>(g, candidates_of<I>(g, 0, g.n)))), ...);
+    }(std::index_sequence_for<Bs...>{});
+    return all;
+  }
+  static constexpr void append_all(std::vector<cost_candidate>& all, std::vector<cost_candidate> more) {
+    for (cost_candidate& c : more) all.push_back(std::move(c));
+  }
+
+  /// Backend `I`'s candidates rooted at main's nodes [lo, hi) (local indices).
+  template <std::size_t I>
+  static constexpr std::vector<cost_candidate> candidates_of(const cost_graph& g, int lo, int hi) {
     candidates cs;
-    int bi = 0;
-    ((add_candidates<Bs>(g, bi++, cs)), ...);
+    add_candidates<std::tuple_element_t<I, std::tuple<Bs...>>>(g, static_cast<int>(I), cs, lo, hi);
     return std::move(cs.list);
   }
 
-  /// The candidates of backend number `I` alone.
+  /// `base` (all of backend `I`'s candidates but unions), followed by the unions (if it makes any).
   template <std::size_t I>
-  static constexpr std::vector<cost_candidate> candidates_of(const cost_graph& g) {
-    candidates cs;
-    add_candidates<std::tuple_element_t<I, std::tuple<Bs...>>>(g, static_cast<int>(I), cs);
-    return std::move(cs.list);
+  static constexpr std::vector<cost_candidate> unions_of(const cost_graph& g, std::vector<cost_candidate> base) {
+    if constexpr (makes_unions<I>) {
+      candidates cs;
+      cs.list = std::move(base);
+      for (std::size_t c = 0; c < cs.list.size(); ++c) cs.sets.insert(set_key(cs.list[c].backend, cs.list[c].nodes), static_cast<int>(c));
+      add_unions<std::tuple_element_t<I, std::tuple<Bs...>>>(g, static_cast<int>(I), cs, 0);
+      return std::move(cs.list);
+    } else {
+      return base;
+    }
   }
 
   /// Runs the search on main of `m` (its nodes in local order) over candidates `cands`.
@@ -249,6 +269,7 @@ struct cost_search {
     cost_choice_value<N> out{};
     // Set field by field: GCC 12 can value-initialize a second `cost_choice_value<N>` of the
     // same N (another search of the same model) with zeros instead of the member initializers.
+    out.complete = true;
     for (node_choice& c : out.nodes) {
       c.target = {};
       c.region = -1;
@@ -285,7 +306,7 @@ struct cost_search {
         ch.region = region_of[static_cast<std::size_t>(u)];
         ch.target = names[static_cast<std::size_t>(c.backend)];
       }
-      if (!n.pinned.empty() && n.op != op_id::call) ch.target = n.pinned;
+      if (!n.pinned.empty() && n.op != op_id::call && index_of(n.pinned) != host) ch.target = n.pinned;  // the host's stay in main
     }
     out.stats.partitions = regions;
     for (int ci : chosen) {
@@ -383,6 +404,7 @@ struct candidate_table {
   std::array<flat_candidate, S.cands> cands{};
   std::array<int, S.nodes + 1> nodes{}, part{};
   std::array<int, S.parts + 1> roots{}, entries{};
+  std::array<std::string_view, S.parts + 1> names{};
   std::array<int, S.inputs + 1> inputs{};
   std::array<int, S.exits + 1> exits{};
 
@@ -400,6 +422,7 @@ struct candidate_table {
       c.part.assign(part.begin() + f.first, part.begin() + f.first + f.size);
       c.roots.assign(roots.begin() + f.first_part, roots.begin() + f.first_part + f.num_parts);
       c.entries.assign(entries.begin() + f.first_part, entries.begin() + f.first_part + f.num_parts);
+      c.names.assign(names.begin() + f.first_part, names.begin() + f.first_part + f.num_parts);
       c.inputs.assign(inputs.begin() + f.first_input, inputs.begin() + f.first_input + f.num_inputs);
       c.exits.assign(exits.begin() + f.first_exit, exits.begin() + f.first_exit + f.num_exits);
     }
@@ -423,6 +446,7 @@ constexpr candidate_table<S> pack(const std::vector<cost_candidate>& cs) {
     for (std::size_t k = 0; k < c.roots.size(); ++k, ++parts) {
       t.roots[static_cast<std::size_t>(parts)] = c.roots[k];
       t.entries[static_cast<std::size_t>(parts)] = c.entries[k];
+      t.names[static_cast<std::size_t>(parts)] = c.names[k];
     }
     for (int x : c.inputs) t.inputs[static_cast<std::size_t>(inputs++)] = x;
     for (int x : c.exits) t.exits[static_cast<std::size_t>(exits++)] = x;
@@ -430,41 +454,84 @@ constexpr candidate_table<S> pack(const std::vector<cost_candidate>& cs) {
   return t;
 }
 
-/// Backend `I`'s candidates, in a constant evaluation of their own (twice: sizes, contents).
-template <class Pre, class Config, std::size_t I, class... Bs>
-struct backend_candidates {
+/// Main's nodes per constant evaluation of candidates: GCC bounds the work of each one.
+inline constexpr int candidate_chunk = 512;
+
+/// Candidate tables joined, in order: the sizes add up, the contents are one evaluation.
+template <class... Ts>
+struct joined_candidates {
+  static constexpr candidate_sizes sizes = [] {
+    candidate_sizes s{};
+    ((s.cands += Ts::sizes.cands, s.nodes += Ts::sizes.nodes, s.parts += Ts::sizes.parts, s.inputs += Ts::sizes.inputs,
+      s.exits += Ts::sizes.exits),
+     ...);
+    return s;
+  }();
+  static constexpr std::vector<cost_candidate> unpacked() {
+    std::vector<cost_candidate> all;
+    ((append(all, Ts::value.unpack())), ...);
+    return all;
+  }
+  static constexpr void append(std::vector<cost_candidate>& all, std::vector<cost_candidate> more) {
+    for (cost_candidate& c : more) all.push_back(std::move(c));
+  }
+  static constexpr candidate_table<sizes> value = pack<sizes>(unpacked());
+};
+
+/// Backend `I`'s candidates rooted in chunk `Chunk` of main's nodes, in a constant evaluation of
+/// their own (twice: sizes, then contents).
+template <class Pre, class Config, std::size_t I, std::size_t Chunk, class... Bs>
+struct chunk_candidates {
   static constexpr std::vector<cost_candidate> make() {
     const module_builder m = to_builder(Pre::value);
     const cost_graph g(m);
-    return cost_search<Config, Bs...>::template candidates_of<I>(g);
+    const int lo = static_cast<int>(Chunk) * candidate_chunk;
+    const int hi = lo + candidate_chunk < g.n ? lo + candidate_chunk : g.n;
+    return cost_search<Config, Bs...>::template candidates_of<I>(g, lo, hi);
   }
   static constexpr candidate_sizes sizes = sizes_of(make());
   static constexpr candidate_table<sizes> value = pack<sizes>(make());
+};
+
+template <class Pre, class Config, std::size_t I, class Chunks, class... Bs>
+struct base_candidates;
+template <class Pre, class Config, std::size_t I, std::size_t... C, class... Bs>
+struct base_candidates<Pre, Config, I, std::index_sequence<C...>, Bs...> {
+  using type = joined_candidates<chunk_candidates<Pre, Config, I, C, Bs...>...>;
+};
+
+/// The unions of backend `I`'s candidates `Base`, in a constant evaluation of their own.
+template <class Pre, class Config, std::size_t I, class Base, class... Bs>
+struct union_candidates {
+  static constexpr std::vector<cost_candidate> make() {
+    const module_builder m = to_builder(Pre::value);
+    const cost_graph g(m);
+    std::vector<cost_candidate> all = cost_search<Config, Bs...>::template unions_of<I>(g, Base::value.unpack());
+    all.erase(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(Base::sizes.cands));
+    return all;
+  }
+  static constexpr candidate_sizes sizes = sizes_of(make());
+  static constexpr candidate_table<sizes> value = pack<sizes>(make());
+};
+
+/// Backend `I`'s candidates: its single ops and pattern matches chunk by chunk, then its unions.
+template <class Pre, class Config, std::size_t I, class... Bs>
+struct backend_candidates {
+  static constexpr std::size_t chunks =
+      (static_cast<std::size_t>(Pre::value.main().num_nodes) + candidate_chunk - 1) / static_cast<std::size_t>(candidate_chunk);
+  using base = typename base_candidates<Pre, Config, I, std::make_index_sequence<chunks>, Bs...>::type;
+  using type = std::conditional_t<cost_search<Config, Bs...>::template makes_unions<I>,
+                                  joined_candidates<base, union_candidates<Pre, Config, I, base, Bs...>>, base>;
 };
 
 /// Every backend's candidates, in backend order.
 template <class Pre, class Config, class... Bs>
 struct cost_candidates {
   template <std::size_t... I>
-  static constexpr candidate_sizes total(std::index_sequence<I...>) {
-    candidate_sizes s{};
-    ((s.cands += backend_candidates<Pre, Config, I, Bs...>::sizes.cands, s.nodes += backend_candidates<Pre, Config, I, Bs...>::sizes.nodes,
-      s.parts += backend_candidates<Pre, Config, I, Bs...>::sizes.parts, s.inputs += backend_candidates<Pre, Config, I, Bs...>::sizes.inputs,
-      s.exits += backend_candidates<Pre, Config, I, Bs...>::sizes.exits),
-     ...);
-    return s;
-  }
-  static constexpr candidate_sizes sizes = total(std::index_sequence_for<Bs...>{});
-  template <std::size_t... I>
-  static constexpr candidate_table<sizes> join(std::index_sequence<I...>) {
-    std::vector<cost_candidate> all;
-    ((append(all, backend_candidates<Pre, Config, I, Bs...>::value.unpack())), ...);
-    return pack<sizes>(all);
-  }
-  static constexpr void append(std::vector<cost_candidate>& all, std::vector<cost_candidate> more) {
-    for (cost_candidate& c : more) all.push_back(std::move(c));
-  }
-  static constexpr candidate_table<sizes> value = join(std::index_sequence_for<Bs...>{});
+  static constexpr auto join(std::index_sequence<I...>) -> joined_candidates<typename backend_candidates<Pre, Config, I, Bs...>::type...>;
+  using all = decltype(join(std::index_sequence_for<Bs...>{}));
+  static constexpr candidate_sizes sizes = all::sizes;
+  static constexpr const auto& value = all::value;
 };
 
 template <class Pre, class Config, class... Bs>
