@@ -5,15 +5,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <random>
-#include <span>
-#include <string>
 #include <string_view>
 #include <vector>
 
 #include <partita/partita.hpp>
 
 #include "models/backends.hpp"
+#include "models/conformance.hpp"
 #include "models/mock_accelerator.hpp"
 #include "models/queries.hpp"
 
@@ -214,29 +212,12 @@ constexpr int same_signature_pairs = [] {
 }();
 static_assert(same_signature_pairs >= 2, "the two dense and the relus after them");
 
-template <class Exe>
-struct weights {
-  std::vector<std::vector<float>> data;
-  weight_set set;
-  weights() {
-    std::mt19937 gen(3);
-    std::uniform_real_distribution<float> dist(-0.5f, 0.5f);
-    data.reserve(Exe::plan.weights.size());
-    for (std::size_t i = 0; i < Exe::plan.weights.size(); ++i) {
-      const tensor_slot& w = Exe::weight(i);
-      data.emplace_back(static_cast<std::size_t>(w.shp.elements()));
-      for (float& v : data.back()) v = dist(gen);
-      set.add(std::string(w.name), data.back(), std::span(w.shp.dims.data(), static_cast<std::size_t>(w.shp.rank)));
-    }
-  }
-};
-
 }  // namespace
 
 TEST_CASE("a cost-partitioned module runs like the unpartitioned model") {
   using ref_t = compiled<fused_net, reference>;
   using cost_t = compiled<costed_mock, fast_mock, host10>;
-  const weights<ref_t> w;
+  const conformance::random_weights<ref_t> w(3);
   std::vector<float> x(4 * 6 * 6);
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.3f * static_cast<float>(i));
   std::vector<float> want(4 * 6 * 6), got(4 * 6 * 6, -1.f);
@@ -258,7 +239,7 @@ TEST_CASE("a candidate runs alone as its own module") {
   static_assert(fused < C::size);
   using exe_t = compiled<candidate_module<C, fused>, fast_mock, host10>;
   static_assert(exe_t::num_inputs == 1 && exe_t::input(0).name == "in0");
-  const weights<exe_t> w;
+  const conformance::random_weights<exe_t> w(3);
   exe_t exe;
   exe.bind(w.set);
   std::vector<float> x(4 * 6 * 6, 0.5f), y(exe_t::output(0).shp.elements());

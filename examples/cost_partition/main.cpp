@@ -20,19 +20,11 @@
 #include <iostream>
 #include <vector>
 
+#include "../resnet18/measure.hpp"
 #include "../resnet18/random_weights.hpp"
 #include "variants.hpp"
 
-namespace {
-
-double max_relative_error(const std::vector<float>& a, const std::vector<float>& b) {
-  double worst = 0;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    worst = std::max(worst, std::abs(static_cast<double>(a[i]) - b[i]) / std::max(1.0, std::abs(static_cast<double>(b[i]))));
-  return worst;
-}
-
-}  // namespace
+using resnet18::max_relative_error;
 
 int main(int argc, char** argv) try {
   const std::filesystem::path dir = argc > 1 ? argv[1] : ".";

@@ -5,7 +5,6 @@
 //   example_resnet18 1                   ... on one thread
 //   example_resnet18 resnet18.st 2       torchvision's weights (converted to safetensors), 2 threads
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -15,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "measure.hpp"
 #include "random_weights.hpp"
 #include "resnet18.hpp"
 
@@ -57,16 +57,8 @@ int main(int argc, char** argv) try {
   // A deterministic image, normalised like torchvision's inputs.
   std::vector<float> image = resnet18::pseudo_random(3 * 224 * 224, 2024, -2.0f, 2.0f);
   std::vector<float> logits(1000);
-  exe->run(image, logits);  // warm-up: caches and the thread pool
-
   constexpr int runs = 20;
-  std::vector<double> ms;
-  for (int i = 0; i < runs; ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    exe->run(image, logits);
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-  }
-  std::sort(ms.begin(), ms.end());
+  const std::vector<double> ms = resnet18::timed_ms(*exe, image, logits, runs);  // after a warm-up call
   std::vector<int> order(1000);
   std::iota(order.begin(), order.end(), 0);
   std::partial_sort(order.begin(), order.begin() + 5, order.end(), [&](int a, int b) { return logits[a] > logits[b]; });

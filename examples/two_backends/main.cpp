@@ -5,7 +5,6 @@
 //
 //   example_two_backends [out.dot] [threads]
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -17,6 +16,7 @@
 #include <partita/partita.hpp>
 #include <partita/backends/dnnl/dnnl.hpp>
 
+#include "../resnet18/measure.hpp"
 #include "../resnet18/random_weights.hpp"
 #include "../resnet18/resnet18.hpp"
 
@@ -40,29 +40,7 @@ using cpu_only = compiled<resnet18::net, cpu>;
 using all_dnnl = compiled<resnet18::net, onednn, cpu>;
 using two = compiled<resnet18::net, wide_dnnl, cpu>;
 
-namespace {
-
-template <class Exe>
-double median_ms(Exe& exe, const std::vector<float>& image, std::vector<float>& logits) {
-  exe.run(image, logits);
-  std::vector<double> ms;
-  for (int i = 0; i < 15; ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    exe.run(image, logits);
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-  }
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
-}
-
-double max_relative_error(const std::vector<float>& a, const std::vector<float>& b) {
-  double worst = 0;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    worst = std::max(worst, std::abs(static_cast<double>(a[i]) - b[i]) / std::max(1.0, std::abs(static_cast<double>(b[i]))));
-  return worst;
-}
-
-}  // namespace
+using resnet18::max_relative_error;
 
 int main(int argc, char** argv) try {
   const std::string dot_path = argc > 1 ? argv[1] : "two_backends.dot";
@@ -90,7 +68,8 @@ int main(int argc, char** argv) try {
   x->state<cpu>().set_threads(threads);
   y->state<cpu>().set_threads(threads);
   z->state<cpu>().set_threads(threads);
-  const double tx = median_ms(*x, image, a), ty = median_ms(*y, image, b), tz = median_ms(*z, image, c);
+  const double tx = resnet18::median_ms(*x, image, a, 15), ty = resnet18::median_ms(*y, image, b, 15),
+               tz = resnet18::median_ms(*z, image, c, 15);
   const double e1 = max_relative_error(b, a), e2 = max_relative_error(c, a);
   std::cout << "median latency: cpu " << tx << " ms, oneDNN " << ty << " ms, split " << tz << " ms\n";
   std::cout << "largest relative difference from cpu alone: oneDNN " << e1 << ", split " << e2 << "\n";

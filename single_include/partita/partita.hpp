@@ -7138,6 +7138,33 @@ struct cost_candidate {
   bool measured = false;
 };
 
+/// A read-only run of ints in a candidate table (a static constant): what the search reads.
+struct int_span {
+  const int* p = nullptr;
+  int n = 0;
+  constexpr const int* begin() const { return p; }
+  constexpr const int* end() const { return p + n; }
+  constexpr std::size_t size() const { return static_cast<std::size_t>(n); }
+  constexpr int operator[](std::size_t i) const { return p[i]; }
+  constexpr int front() const { return p[0]; }
+};
+
+constexpr bool contains(int_span v, int x) {
+  for (int y : v)
+    if (y == x) return true;
+  return false;
+}
+
+/// A candidate as the search sees it: its lists point into a candidate table, so that building
+/// the search's list allocates nothing per candidate.
+struct search_candidate {
+  int backend = 0;
+  int_span nodes, inputs, exits, roots, entries;
+  double ns = 0, estimate = 0;
+  std::uint64_t signature = 0;
+  bool measured = false;
+};
+
 /// Main's nodes, their users and per-node sizes, shared by every step of the search.
 struct cost_graph {
   const module_builder& m;
@@ -7368,16 +7395,16 @@ using transfer_fn = double (*)(double);
 /// Scales the estimates of each backend's unmeasured candidates by how far its measured ones
 /// were off (measured time over estimated time, summed), so that a partly measured search
 /// compares like with like.
-constexpr void calibrate(std::vector<cost_candidate>& cands, int k_backends) {
+constexpr void calibrate(std::vector<search_candidate>& cands, int k_backends) {
   for (int b = 0; b < k_backends; ++b) {
     double measured = 0, estimated = 0;
-    for (const cost_candidate& c : cands)
+    for (const search_candidate& c : cands)
       if (c.backend == b && c.measured) {
         measured += c.ns;
         estimated += c.estimate;
       }
     if (measured <= 0 || estimated <= 0) continue;
-    for (cost_candidate& c : cands)
+    for (search_candidate& c : cands)
       if (c.backend == b && !c.measured) c.ns = c.estimate * (measured / estimated);
   }
 }
@@ -7421,7 +7448,7 @@ constexpr int frontier_at(const cost_graph& g, const search_node& s, int i) {
 }
 
 /// `next` = `s` with candidate `c` placed: covered set, frontier and key.
-constexpr void advance(const cost_graph& g, const search_node& s, const cost_candidate& c, search_node& next) {
+constexpr void advance(const cost_graph& g, const search_node& s, const search_candidate& c, search_node& next) {
   next.covered = s.covered;
   std::uint64_t* cov = next.covered.data();
   for (int i : c.nodes) cov[(i - g.base) >> 6] |= std::uint64_t{1} << ((i - g.base) & 63);
@@ -7461,7 +7488,7 @@ constexpr void set_key(search_node& next) {
 /// between two backends is charged once per receiving backend, when the later of its two ends is
 /// placed (model inputs and results live with the host); `next` (advanced) records where each
 /// tensor was sent. `free[from * k + to]`: no cost between the two.
-constexpr double transfer_cost(const cost_graph& g, const search_node& s, const cost_candidate& c, int k_backends, int host,
+constexpr double transfer_cost(const cost_graph& g, const search_node& s, const search_candidate& c, int k_backends, int host,
                                const transfer_fn* tr, const char* free, search_node& next) {
   const int to = c.backend;
   const std::uint64_t* cov = s.covered.data();
@@ -7504,15 +7531,15 @@ constexpr double transfer_cost(const cost_graph& g, const search_node& s, const 
 /// discovery, candidates in order of backend priority then size (largest first), so the result
 /// is deterministic. Returns the chosen candidates in order, or the local index of a node no
 /// candidate covers as `-(k + 1)` in a one-element result.
-constexpr std::vector<int> cheapest_cover(const cost_graph& g, const std::vector<cost_candidate>& cands, int k_backends, int host,
+constexpr std::vector<int> cheapest_cover(const cost_graph& g, const std::vector<search_candidate>& cands, int k_backends, int host,
                                           const transfer_fn* tr, search_stats& stats) {
   const std::size_t words = (static_cast<std::size_t>(g.n) + 63) / 64;
   std::vector<std::vector<int>> by_first(static_cast<std::size_t>(g.n));
   for (std::size_t c = 0; c < cands.size(); ++c) by_first[static_cast<std::size_t>(cands[c].nodes.front() - g.base)].push_back(static_cast<int>(c));
   for (std::vector<int>& b : by_first)
     std::sort(b.begin(), b.end(), [&](int x, int y) {
-      const cost_candidate& cx = cands[static_cast<std::size_t>(x)];
-      const cost_candidate& cy = cands[static_cast<std::size_t>(y)];
+      const search_candidate& cx = cands[static_cast<std::size_t>(x)];
+      const search_candidate& cy = cands[static_cast<std::size_t>(y)];
       if (cx.backend != cy.backend) return cx.backend < cy.backend;
       if (cx.nodes.size() != cy.nodes.size()) return cx.nodes.size() > cy.nodes.size();
       return x < y;
@@ -7564,7 +7591,7 @@ constexpr std::vector<int> cheapest_cover(const cost_graph& g, const std::vector
     }
     if (by_first[static_cast<std::size_t>(p)].empty()) stuck = p;
     for (int ci : by_first[static_cast<std::size_t>(p)]) {
-      const cost_candidate& c = cands[static_cast<std::size_t>(ci)];
+      const search_candidate& c = cands[static_cast<std::size_t>(ci)];
       const search_node& s = states[static_cast<std::size_t>(e.state)];
       bool overlap = false;
       for (int i : c.nodes) overlap = overlap || is_covered(s.covered.data(), i - g.base);
@@ -7613,13 +7640,13 @@ constexpr std::vector<int> cheapest_cover(const cost_graph& g, const std::vector
 /// whenever no path between them passes through another partition or node, until nothing
 /// changes. Returns the unit (partition) of each local node: chosen candidates are units, merged
 /// ones share the lowest number.
-constexpr std::vector<int> coalesce(const cost_graph& g, const std::vector<cost_candidate>& cands, const std::vector<int>& chosen,
+constexpr std::vector<int> coalesce(const cost_graph& g, const std::vector<search_candidate>& cands, const std::vector<int>& chosen,
                                     int host) {
   const int units = static_cast<int>(chosen.size());
   std::vector<int> unit(static_cast<std::size_t>(g.n), -1);
   std::vector<int> backend(static_cast<std::size_t>(units));
   for (int u = 0; u < units; ++u) {
-    const cost_candidate& c = cands[static_cast<std::size_t>(chosen[static_cast<std::size_t>(u)])];
+    const search_candidate& c = cands[static_cast<std::size_t>(chosen[static_cast<std::size_t>(u)])];
     backend[static_cast<std::size_t>(u)] = c.backend;
     for (int i : c.nodes) unit[static_cast<std::size_t>(i - g.base)] = u;
   }
@@ -7936,7 +7963,7 @@ struct cost_search {
 
   /// Runs the search on main of `m` (its nodes in local order) over candidates `cands`.
   template <std::size_t N>
-  static constexpr cost_choice_value<N> run(const module_builder& m, std::vector<cost_candidate> cands) {
+  static constexpr cost_choice_value<N> run(const module_builder& m, std::vector<search_candidate> cands) {
     cost_choice_value<N> out{};
     // Set field by field: GCC 12 can value-initialize a second `cost_choice_value<N>` of the
     // same N (another search of the same model) with zeros instead of the member initializers.
@@ -7950,7 +7977,7 @@ struct cost_search {
     calibrate(cands, num_backends);
     const cost_graph g(m);
     out.stats.candidates = static_cast<int>(cands.size());
-    for (const cost_candidate& c : cands) out.stats.measured += c.measured ? 1 : 0;
+    for (const search_candidate& c : cands) out.stats.measured += c.measured ? 1 : 0;
     std::array<transfer_fn, sizeof...(Bs) * sizeof...(Bs)> tr{};
     {
       int row = 0;
@@ -7969,7 +7996,7 @@ struct cost_search {
     for (int k = 0; k < g.n; ++k) {
       const int u = unit[static_cast<std::size_t>(k)];
       if (u < 0) continue;
-      const cost_candidate& c = cands[static_cast<std::size_t>(chosen[static_cast<std::size_t>(u)])];
+      const search_candidate& c = cands[static_cast<std::size_t>(chosen[static_cast<std::size_t>(u)])];
       node_choice& ch = out.nodes[static_cast<std::size_t>(k)];
       const graph_node& n = m.node(g.base + k);
       if (c.backend != host) {
@@ -7981,7 +8008,7 @@ struct cost_search {
     }
     out.stats.partitions = regions;
     for (int ci : chosen) {
-      const cost_candidate& c = cands[static_cast<std::size_t>(ci)];
+      const search_candidate& c = cands[static_cast<std::size_t>(ci)];
       for (std::size_t p = 0; p < c.roots.size(); ++p) {
         node_choice& ch = out.nodes[static_cast<std::size_t>(c.roots[p] - g.base)];
         ch.backend = c.backend;
@@ -8079,6 +8106,16 @@ struct candidate_table {
   std::array<int, S.inputs + 1> inputs{};
   std::array<int, S.exits + 1> exits{};
 
+  /// Appends every candidate, its lists pointing into this table (which must be a constant).
+  constexpr void refs(std::vector<search_candidate>& out) const {
+    for (std::size_t i = 0; i < S.cands; ++i) {
+      const flat_candidate& f = cands[i];
+      out.push_back({f.backend, {nodes.data() + f.first, f.size}, {inputs.data() + f.first_input, f.num_inputs},
+                     {exits.data() + f.first_exit, f.num_exits}, {roots.data() + f.first_part, f.num_parts},
+                     {entries.data() + f.first_part, f.num_parts}, f.ns, f.estimate, f.signature, f.measured});
+    }
+  }
+
   constexpr std::vector<cost_candidate> unpack() const {
     std::vector<cost_candidate> out(S.cands);
     for (std::size_t i = 0; i < S.cands; ++i) {
@@ -8126,18 +8163,13 @@ constexpr candidate_table<S> pack(const std::vector<cost_candidate>& cs) {
 }
 
 /// Main's nodes per constant evaluation of candidates: GCC bounds the work of each one.
-inline constexpr int candidate_chunk = 512;
+inline constexpr int candidate_chunk = 256;
 
-/// Candidate tables joined, in order: the sizes add up, the contents are one evaluation.
+/// Candidate tables in order; `refs` lists their candidates without copying them.
 template <class... Ts>
-struct joined_candidates {
-  static constexpr candidate_sizes sizes = [] {
-    candidate_sizes s{};
-    ((s.cands += Ts::sizes.cands, s.nodes += Ts::sizes.nodes, s.parts += Ts::sizes.parts, s.inputs += Ts::sizes.inputs,
-      s.exits += Ts::sizes.exits),
-     ...);
-    return s;
-  }();
+struct table_list {
+  static constexpr std::size_t size = (std::size_t{0} + ... + Ts::sizes.cands);
+  static constexpr void refs(std::vector<search_candidate>& out) { (Ts::value.refs(out), ...); }
   static constexpr std::vector<cost_candidate> unpacked() {
     std::vector<cost_candidate> all;
     ((append(all, Ts::value.unpack())), ...);
@@ -8146,8 +8178,16 @@ struct joined_candidates {
   static constexpr void append(std::vector<cost_candidate>& all, std::vector<cost_candidate> more) {
     for (cost_candidate& c : more) all.push_back(std::move(c));
   }
-  static constexpr candidate_table<sizes> value = pack<sizes>(unpacked());
 };
+
+template <class... Lists>
+struct concat_tables;
+template <class... Ts>
+struct concat_tables<table_list<Ts...>> {
+  using type = table_list<Ts...>;
+};
+template <class... Ts, class... Us, class... Rest>
+struct concat_tables<table_list<Ts...>, table_list<Us...>, Rest...> : concat_tables<table_list<Ts..., Us...>, Rest...> {};
 
 /// Backend `I`'s candidates rooted in chunk `Chunk` of main's nodes, in a constant evaluation of
 /// their own (twice: sizes, then contents).
@@ -8168,17 +8208,18 @@ template <class Pre, class Config, std::size_t I, class Chunks, class... Bs>
 struct base_candidates;
 template <class Pre, class Config, std::size_t I, std::size_t... C, class... Bs>
 struct base_candidates<Pre, Config, I, std::index_sequence<C...>, Bs...> {
-  using type = joined_candidates<chunk_candidates<Pre, Config, I, C, Bs...>...>;
+  using type = table_list<chunk_candidates<Pre, Config, I, C, Bs...>...>;
 };
 
-/// The unions of backend `I`'s candidates `Base`, in a constant evaluation of their own.
+/// The unions of backend `I`'s candidates `Base` (a `table_list`), in a constant evaluation of
+/// their own.
 template <class Pre, class Config, std::size_t I, class Base, class... Bs>
 struct union_candidates {
   static constexpr std::vector<cost_candidate> make() {
     const module_builder m = to_builder(Pre::value);
     const cost_graph g(m);
-    std::vector<cost_candidate> all = cost_search<Config, Bs...>::template unions_of<I>(g, Base::value.unpack());
-    all.erase(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(Base::sizes.cands));
+    std::vector<cost_candidate> all = cost_search<Config, Bs...>::template unions_of<I>(g, Base::unpacked());
+    all.erase(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(Base::size));
     return all;
   }
   static constexpr candidate_sizes sizes = sizes_of(make());
@@ -8192,25 +8233,32 @@ struct backend_candidates {
       (static_cast<std::size_t>(Pre::value.main().num_nodes) + candidate_chunk - 1) / static_cast<std::size_t>(candidate_chunk);
   using base = typename base_candidates<Pre, Config, I, std::make_index_sequence<chunks>, Bs...>::type;
   using type = std::conditional_t<cost_search<Config, Bs...>::template makes_unions<I>,
-                                  joined_candidates<base, union_candidates<Pre, Config, I, base, Bs...>>, base>;
+                                  typename concat_tables<base, table_list<union_candidates<Pre, Config, I, base, Bs...>>>::type, base>;
 };
 
-/// Every backend's candidates, in backend order.
+/// Every backend's candidates, in backend order: `list[i]` is candidate `i`.
 template <class Pre, class Config, class... Bs>
 struct cost_candidates {
   template <std::size_t... I>
-  static constexpr auto join(std::index_sequence<I...>) -> joined_candidates<typename backend_candidates<Pre, Config, I, Bs...>::type...>;
-  using all = decltype(join(std::index_sequence_for<Bs...>{}));
-  static constexpr candidate_sizes sizes = all::sizes;
-  static constexpr const auto& value = all::value;
+  static constexpr auto join(std::index_sequence<I...>) -> typename concat_tables<typename backend_candidates<Pre, Config, I, Bs...>::type...>::type;
+  using tables = decltype(join(std::index_sequence_for<Bs...>{}));
+  static constexpr std::size_t size = tables::size;
+  static constexpr std::array<search_candidate, size> list = [] {
+    std::vector<search_candidate> v;
+    v.reserve(size);
+    tables::refs(v);
+    std::array<search_candidate, size> a{};
+    for (std::size_t i = 0; i < size; ++i) a[i] = v[i];
+    return a;
+  }();
 };
 
 template <class Pre, class Config, class... Bs>
 struct cost_choice {
   using candidates = cost_candidates<Pre, Config, Bs...>;
   static constexpr std::size_t n = static_cast<std::size_t>(Pre::value.main().num_nodes);
-  static constexpr cost_choice_value<n> value =
-      cost_search<Config, Bs...>::template run<n>(to_builder(Pre::value), candidates::value.unpack());
+  static constexpr cost_choice_value<n> value = cost_search<Config, Bs...>::template run<n>(
+      to_builder(Pre::value), std::vector<search_candidate>(candidates::list.begin(), candidates::list.end()));
 };
 
 inline constexpr std::string_view candidate_input_names[] = {"in0", "in1", "in2",  "in3",  "in4",  "in5",  "in6",  "in7",
@@ -8224,21 +8272,19 @@ struct candidate_module_pass {
   using search = typename Cands::search;
   static constexpr module_builder run() {
     const module_builder m = to_builder(Cands::pre::value);
-    const auto& t = Cands::table::value;
-    const flat_candidate& f = t.cands[I];
+    const search_candidate& f = Cands::table::list[I];
     module_builder out;
     copy_functions_but_main(out, m);
     const int start = static_cast<int>(out.nodes.size());
     std::vector<int> to(m.nodes.size(), -1);
-    for (int k = 0; k < f.num_inputs; ++k) {
-      const graph_node& src = m.node(t.inputs[static_cast<std::size_t>(f.first_input + k)]);
+    for (std::size_t k = 0; k < f.inputs.size(); ++k) {
+      const graph_node& src = m.node(f.inputs[k]);
       graph_node in{op_id::input, src.type, src.out, &no_attrs, candidate_input_names[k % 16]};
-      to[static_cast<std::size_t>(t.inputs[static_cast<std::size_t>(f.first_input + k)])] = out.emit(in, nullptr, 0);
+      to[static_cast<std::size_t>(f.inputs[k])] = out.emit(in, nullptr, 0);
     }
     const bool placed = f.backend != search::host;
     std::vector<int> a;
-    for (int k = 0; k < f.size; ++k) {
-      const int i = t.nodes[static_cast<std::size_t>(f.first + k)];
+    for (const int i : f.nodes) {
       const graph_node& n = m.node(i);
       a.clear();
       for (int j = 0; j < n.nargs; ++j) {
@@ -8251,22 +8297,22 @@ struct candidate_module_pass {
       copy.region = placed ? 0 : -1;
       to[static_cast<std::size_t>(i)] = out.emit(copy, a.data(), n.nargs);
     }
-    int result = to[static_cast<std::size_t>(t.exits[static_cast<std::size_t>(f.first_exit)])];
-    if (f.num_exits > 1) {
+    int result = to[static_cast<std::size_t>(f.exits.front())];
+    if (f.exits.size() > 1) {
       a.clear();
-      for (int k = 0; k < f.num_exits; ++k) a.push_back(to[static_cast<std::size_t>(t.exits[static_cast<std::size_t>(f.first_exit + k)])]);
+      for (const int x : f.exits) a.push_back(to[static_cast<std::size_t>(x)]);
       graph_node tup{op_id::tuple, dtype::f32, shape{}, &no_attrs, {}, 0, 0, true};
-      result = out.emit(tup, a.data(), f.num_exits);
+      result = out.emit(tup, a.data(), static_cast<int>(a.size()));
     }
     finish_main(out, start, result);
     std::vector<group> groups;
     {
       const use_lists uses(out);
       match_state st;
-      for (int p = 0; p < f.num_parts; ++p) {
+      for (std::size_t p = 0; p < f.roots.size(); ++p) {
         group gr{};
-        const int root = to[static_cast<std::size_t>(t.roots[static_cast<std::size_t>(f.first_part + p)])];
-        const int entry = t.entries[static_cast<std::size_t>(f.first_part + p)];
+        const int root = to[static_cast<std::size_t>(f.roots[p])];
+        const int entry = f.entries[p];
         [&]<std::size_t... B>(std::index_sequence<B...>) {
           ((static_cast<int>(B) == f.backend ? (void)search::template rematch<std::tuple_element_t<B, typename Cands::backends>>(
                                                    out, entry, root, uses, st, gr)
@@ -8345,24 +8391,22 @@ struct cost_candidates {
   using search = detail::cost_search<Config, Backends...>;
   using pre = typename detail::cost_flow<Config, M, Backends...>::pre;
   using table = detail::cost_candidates<pre, Config, Backends...>;
-  static constexpr std::size_t size = table::sizes.cands;
+  static constexpr std::size_t size = table::size;
 
-  static constexpr std::string_view backend(std::size_t i) { return search::names[static_cast<std::size_t>(table::value.cands[i].backend)]; }
-  static constexpr std::uint64_t signature(std::size_t i) { return table::value.cands[i].signature; }
-  static constexpr double ns(std::size_t i) { return table::value.cands[i].ns; }
+  static constexpr std::string_view backend(std::size_t i) { return search::names[static_cast<std::size_t>(table::list[i].backend)]; }
+  static constexpr std::uint64_t signature(std::size_t i) { return table::list[i].signature; }
+  static constexpr double ns(std::size_t i) { return table::list[i].ns; }
   /// The estimate of candidate `i` (what `ns` is when it was not measured).
-  static constexpr double estimate(std::size_t i) { return table::value.cands[i].estimate; }
-  static constexpr bool measured(std::size_t i) { return table::value.cands[i].measured; }
+  static constexpr double estimate(std::size_t i) { return table::list[i].estimate; }
+  static constexpr bool measured(std::size_t i) { return table::list[i].measured; }
   /// Whether candidate `i` runs alone: plain tensors in and out, at most 16 inputs.
   static constexpr bool runnable(std::size_t i) {
-    const detail::flat_candidate& f = table::value.cands[i];
-    if (f.num_inputs > 16) return false;
-    for (int k = 0; k < f.num_inputs; ++k)
-      if (pre::value.node(table::value.inputs[static_cast<std::size_t>(f.first_input + k)]).is_tuple) return false;
-    for (int k = 0; k < f.size; ++k) {
-      const graph_node& n = pre::value.node(table::value.nodes[static_cast<std::size_t>(f.first + k)]);
-      if (n.is_tuple || n.op == op_id::get) return false;
-    }
+    const detail::search_candidate& c = table::list[i];
+    if (c.inputs.size() > 16) return false;
+    for (const int x : c.inputs)
+      if (pre::value.node(x).is_tuple) return false;
+    for (const int x : c.nodes)
+      if (pre::value.node(x).is_tuple || pre::value.node(x).op == op_id::get) return false;
     return true;
   }
   /// Whether candidate `i` is the first with its backend and signature (measure each once).

@@ -30,6 +30,33 @@ struct cost_candidate {
   bool measured = false;
 };
 
+/// A read-only run of ints in a candidate table (a static constant): what the search reads.
+struct int_span {
+  const int* p = nullptr;
+  int n = 0;
+  constexpr const int* begin() const { return p; }
+  constexpr const int* end() const { return p + n; }
+  constexpr std::size_t size() const { return static_cast<std::size_t>(n); }
+  constexpr int operator[](std::size_t i) const { return p[i]; }
+  constexpr int front() const { return p[0]; }
+};
+
+constexpr bool contains(int_span v, int x) {
+  for (int y : v)
+    if (y == x) return true;
+  return false;
+}
+
+/// A candidate as the search sees it: its lists point into a candidate table, so that building
+/// the search's list allocates nothing per candidate.
+struct search_candidate {
+  int backend = 0;
+  int_span nodes, inputs, exits, roots, entries;
+  double ns = 0, estimate = 0;
+  std::uint64_t signature = 0;
+  bool measured = false;
+};
+
 /// Main's nodes, their users and per-node sizes, shared by every step of the search.
 struct cost_graph {
   const module_builder& m;
@@ -260,16 +287,16 @@ using transfer_fn = double (*)(double);
 /// Scales the estimates of each backend's unmeasured candidates by how far its measured ones
 /// were off (measured time over estimated time, summed), so that a partly measured search
 /// compares like with like.
-constexpr void calibrate(std::vector<cost_candidate>& cands, int k_backends) {
+constexpr void calibrate(std::vector<search_candidate>& cands, int k_backends) {
   for (int b = 0; b < k_backends; ++b) {
     double measured = 0, estimated = 0;
-    for (const cost_candidate& c : cands)
+    for (const search_candidate& c : cands)
       if (c.backend == b && c.measured) {
         measured += c.ns;
         estimated += c.estimate;
       }
     if (measured <= 0 || estimated <= 0) continue;
-    for (cost_candidate& c : cands)
+    for (search_candidate& c : cands)
       if (c.backend == b && !c.measured) c.ns = c.estimate * (measured / estimated);
   }
 }
@@ -313,7 +340,7 @@ constexpr int frontier_at(const cost_graph& g, const search_node& s, int i) {
 }
 
 /// `next` = `s` with candidate `c` placed: covered set, frontier and key.
-constexpr void advance(const cost_graph& g, const search_node& s, const cost_candidate& c, search_node& next) {
+constexpr void advance(const cost_graph& g, const search_node& s, const search_candidate& c, search_node& next) {
   next.covered = s.covered;
   std::uint64_t* cov = next.covered.data();
   for (int i : c.nodes) cov[(i - g.base) >> 6] |= std::uint64_t{1} << ((i - g.base) & 63);
@@ -353,7 +380,7 @@ constexpr void set_key(search_node& next) {
 /// between two backends is charged once per receiving backend, when the later of its two ends is
 /// placed (model inputs and results live with the host); `next` (advanced) records where each
 /// tensor was sent. `free[from * k + to]`: no cost between the two.
-constexpr double transfer_cost(const cost_graph& g, const search_node& s, const cost_candidate& c, int k_backends, int host,
+constexpr double transfer_cost(const cost_graph& g, const search_node& s, const search_candidate& c, int k_backends, int host,
                                const transfer_fn* tr, const char* free, search_node& next) {
   const int to = c.backend;
   const std::uint64_t* cov = s.covered.data();
@@ -396,15 +423,15 @@ constexpr double transfer_cost(const cost_graph& g, const search_node& s, const 
 /// discovery, candidates in order of backend priority then size (largest first), so the result
 /// is deterministic. Returns the chosen candidates in order, or the local index of a node no
 /// candidate covers as `-(k + 1)` in a one-element result.
-constexpr std::vector<int> cheapest_cover(const cost_graph& g, const std::vector<cost_candidate>& cands, int k_backends, int host,
+constexpr std::vector<int> cheapest_cover(const cost_graph& g, const std::vector<search_candidate>& cands, int k_backends, int host,
                                           const transfer_fn* tr, search_stats& stats) {
   const std::size_t words = (static_cast<std::size_t>(g.n) + 63) / 64;
   std::vector<std::vector<int>> by_first(static_cast<std::size_t>(g.n));
   for (std::size_t c = 0; c < cands.size(); ++c) by_first[static_cast<std::size_t>(cands[c].nodes.front() - g.base)].push_back(static_cast<int>(c));
   for (std::vector<int>& b : by_first)
     std::sort(b.begin(), b.end(), [&](int x, int y) {
-      const cost_candidate& cx = cands[static_cast<std::size_t>(x)];
-      const cost_candidate& cy = cands[static_cast<std::size_t>(y)];
+      const search_candidate& cx = cands[static_cast<std::size_t>(x)];
+      const search_candidate& cy = cands[static_cast<std::size_t>(y)];
       if (cx.backend != cy.backend) return cx.backend < cy.backend;
       if (cx.nodes.size() != cy.nodes.size()) return cx.nodes.size() > cy.nodes.size();
       return x < y;
@@ -456,7 +483,7 @@ constexpr std::vector<int> cheapest_cover(const cost_graph& g, const std::vector
     }
     if (by_first[static_cast<std::size_t>(p)].empty()) stuck = p;
     for (int ci : by_first[static_cast<std::size_t>(p)]) {
-      const cost_candidate& c = cands[static_cast<std::size_t>(ci)];
+      const search_candidate& c = cands[static_cast<std::size_t>(ci)];
       const search_node& s = states[static_cast<std::size_t>(e.state)];
       bool overlap = false;
       for (int i : c.nodes) overlap = overlap || is_covered(s.covered.data(), i - g.base);
@@ -505,13 +532,13 @@ constexpr std::vector<int> cheapest_cover(const cost_graph& g, const std::vector
 /// whenever no path between them passes through another partition or node, until nothing
 /// changes. Returns the unit (partition) of each local node: chosen candidates are units, merged
 /// ones share the lowest number.
-constexpr std::vector<int> coalesce(const cost_graph& g, const std::vector<cost_candidate>& cands, const std::vector<int>& chosen,
+constexpr std::vector<int> coalesce(const cost_graph& g, const std::vector<search_candidate>& cands, const std::vector<int>& chosen,
                                     int host) {
   const int units = static_cast<int>(chosen.size());
   std::vector<int> unit(static_cast<std::size_t>(g.n), -1);
   std::vector<int> backend(static_cast<std::size_t>(units));
   for (int u = 0; u < units; ++u) {
-    const cost_candidate& c = cands[static_cast<std::size_t>(chosen[static_cast<std::size_t>(u)])];
+    const search_candidate& c = cands[static_cast<std::size_t>(chosen[static_cast<std::size_t>(u)])];
     backend[static_cast<std::size_t>(u)] = c.backend;
     for (int i : c.nodes) unit[static_cast<std::size_t>(i - g.base)] = u;
   }
