@@ -158,18 +158,20 @@ struct cost_search {
     }
   }
 
+  /// Adds unions of touching candidates of `cs` (all backend `B`'s, none a union yet) until no
+  /// new valid one appears or the limit is reached: each new union is itself extended.
   template <class B>
-  static constexpr void add_unions(const cost_graph& g, int bi, candidates& cs, std::size_t first) {
+  static constexpr void add_unions(const cost_graph& g, int bi, candidates& cs) {
     const std::size_t last = cs.list.size();
     std::vector<std::vector<int>> at(static_cast<std::size_t>(g.n));  // base candidates holding each node
-    for (std::size_t c = first; c < last; ++c)
+    for (std::size_t c = 0; c < last; ++c)
       for (int i : cs.list[c].nodes) at[static_cast<std::size_t>(i - g.base)].push_back(static_cast<int>(c));
     std::vector<signed char> mark(static_cast<std::size_t>(g.n), 0);
     std::vector<int> depth(static_cast<std::size_t>(g.n), 0);
     std::vector<int> near;
     std::vector<int> merged;
     int made = 0;
-    for (std::size_t w = first; w < cs.list.size() && made < Config::max_unions; ++w) {
+    for (std::size_t w = 0; w < cs.list.size() && made < Config::max_unions; ++w) {
       near.clear();
       for (int i : cs.list[w].nodes) {
         const std::vector<int>& xn = cs.list[w].nodes;
@@ -256,7 +258,7 @@ struct cost_search {
       candidates cs;
       cs.list = std::move(base);
       for (std::size_t c = 0; c < cs.list.size(); ++c) cs.sets.insert(set_key(cs.list[c].backend, cs.list[c].nodes), static_cast<int>(c));
-      add_unions<std::tuple_element_t<I, std::tuple<Bs...>>>(g, static_cast<int>(I), cs, 0);
+      add_unions<std::tuple_element_t<I, std::tuple<Bs...>>>(g, static_cast<int>(I), cs);
       return std::move(cs.list);
     } else {
       return base;
