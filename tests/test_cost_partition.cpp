@@ -119,6 +119,30 @@ static_assert(ops_on<costed_chain<15>>("npu", op_id::add) == 2, "touching candid
 static_assert(costed_chain<15>::search.transfer_ns > 30.0 && costed_chain<15>::search.transfer_ns < 31.0);
 static_assert(count_functions<costed_chain<20>, "npu"> == 0, "4 + 2 x 20.256 > 40: the host");
 
+// -- Transfers between two devices: through the host by default (both links), or a direct
+// path declared for the pair.
+template <fixed_string Name, op_id Op>
+struct device : renamed<Name, Op> {
+  static constexpr double cost(const candidate_view& c) { return 1.0 * c.steps(); }
+  static constexpr memory_link link = {.gbytes_per_s = 1000, .latency_ns = 5};
+};
+using dev_a = device<"dev_a", op_id::add>;
+using dev_b = device<"dev_b", op_id::multiply>;
+struct dev_c : device<"dev_c", op_id::multiply> {};
+}  // namespace
+template <>
+struct partita::transfer<dev_a, dev_c> {  // a direct path: free
+  static constexpr double ns(double) { return 0.0; }
+};
+namespace {
+using two_devices = model<multiply<add<x64, x64>, add<x64, x64>>>;
+// host -> a -> b -> host through the host: 2 steps + 4 legs of 5.256 ns > 20 ns on the host.
+static_assert(count_functions<cost_partition<two_devices, dev_a, dev_b, host10>, "dev_a"> == 0);
+// With the direct path a -> c: 2 steps + 2 legs of 5.256 ns < 20 ns.
+using direct = cost_partition<two_devices, dev_a, dev_c, host10>;
+static_assert(count_functions<direct, "dev_a"> == 1 && count_functions<direct, "dev_c"> == 1);
+static_assert(direct::search.transfer_ns > 10.51 && direct::search.transfer_ns < 10.52);
+
 // -- Where greedy and the search agree: a faster accelerator in host memory takes its ops.
 struct quick_relu : renamed<"quick", op_id::relu> {
   static constexpr double cost(const candidate_view& c) { return 1.0 * c.steps(); }
