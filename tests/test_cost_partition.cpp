@@ -225,6 +225,16 @@ static_assert(calibrated::search.measured == 1);
 static_assert(count_functions<calibrated, "npu"> == 0);
 static_assert(calibrated::search.ns == 40.0);
 
+// Measured hand-overs replace the declared transfer cost for their pair: 1 us from the npu back
+// to the host makes the alternation all-host again.
+struct measured_handover {
+  static constexpr measured_cost entries[1] = {};
+  static constexpr measured_transfer transfers[] = {{"npu", "host", 1000.0}};
+};
+using handed_over = cost_partition_with<cost_config<measured_handover>, alternation, npu_near, host10>;
+static_assert(count_functions<handed_over, "npu"> == 0);
+static_assert(handed_over::search.ns == 40.0);
+
 // Signatures are structural: the same op on the same shapes has the same one wherever it is.
 using twin = model<add<relu<dense<x64, w64>>, relu<dense<relu<x64>, w64>>>>;
 using twin_candidates = cost_candidates<cost_config<>, twin, host10>;
@@ -269,4 +279,19 @@ TEST_CASE("a candidate runs alone as its own module") {
   std::vector<float> x(4 * 6 * 6, 0.5f), y(exe_t::output(0).shp.elements());
   exe.run(x, y);
   CHECK(std::all_of(y.begin(), y.end(), [](float v) { return v >= 0.f; }));
+}
+
+TEST_CASE("a hand-over pair runs as one module, each candidate on its backend") {
+  using C = cost_candidates<cost_config<>, fused_net, fast_mock, host10>;
+  constexpr C::pair p = C::handover(0, 1);  // from the mock to the host
+  static_assert(p.found && C::backend(p.i) == "mock" && C::backend(p.j) == "host");
+  using exe_t = compiled<handover_module<C, p.i, p.j>, fast_mock, host10>;
+  static_assert(exe_t::num_steps == 2 && exe_t::step_backend(0) == "mock" && exe_t::step_backend(1) == "host");
+  static_assert(!C::handover(1, 1).found, "pairs are between two backends");
+  const conformance::random_weights<exe_t> w(5);
+  exe_t exe;
+  exe.bind(w.set);
+  std::vector<float> x(4 * 6 * 6, 0.25f), y(exe_t::output(0).shp.elements(), -1.f);
+  exe.run(x, y);
+  CHECK(std::all_of(y.begin(), y.end(), [](float v) { return v >= 0.f; }));  // relu then add of two relus
 }

@@ -25,12 +25,15 @@ int main(int argc, char** argv) try {
     tune_resnet18_part<2>(results, repetitions);
     tune_resnet18_part<3>(results, repetitions);
   }
+  const std::vector<handover_result> handovers =
+      tune_handovers<resnet18_candidates, partita::onednn, partita::cpu>(repetitions, sweeps);
   std::ofstream out(path);
-  write_costs(out, "resnet18_costs", results, repetitions, sweeps);
+  write_costs(out, "resnet18_costs", results, repetitions, sweeps, handovers);
   out.close();
   if (!out) throw partita::error("cannot write " + path);
   std::cout << "wrote " << path << ": " << tune_count<resnet18_candidates> << " of " << resnet18_candidates::size
             << " candidates measured\n";
+  for (const auto& h : handovers) std::cout << "hand-over " << h.from << " -> " << h.to << ": " << h.ns / 1e3 << " us\n";
   return 0;
 } catch (const std::exception& e) {
   std::cerr << "example_tune: " << e.what() << "\n";

@@ -10,9 +10,10 @@
 // (`candidate_module<C, I>`), bound to deterministic random weights, run on deterministic random
 // inputs, a few warm-up calls, then the median of `repetitions` timed calls; the whole set is
 // swept a few times and each candidate keeps its smallest median. One executable exists at a
-// time. A model with many candidates can split the instantiations over translation units:
-// `tune_entries<C, Begin, End, Backends...>(results, repetitions)` sweeps candidates
-// [Begin, End); `write_costs` writes the header from the results.
+// time. Between every two backends it also times a hand-over: a pair of candidates run together
+// minus each alone (`tune_handovers`). A model with many candidates can split the instantiations
+// over translation units: `tune_entries<C, Begin, End, Backends...>(results, repetitions)`
+// sweeps candidates [Begin, End); `write_costs` writes the header from the results.
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
@@ -22,6 +23,7 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -31,9 +33,11 @@
 
 namespace tune_tool {
 
-/// The median of `repetitions` timed calls of `exe` (after a few warm-up calls), in nanoseconds.
+/// The median of `repetitions` timed calls of `exe` (after a few warm-up calls), in nanoseconds;
+/// with `idle`, each call after that long without work (no thread of a backend still spinning).
 template <class Exe>
-double median_ns(Exe& exe, const float* const* in, float* const* out, int repetitions) {
+double median_ns(Exe& exe, const float* const* in, float* const* out, int repetitions,
+                 std::chrono::milliseconds idle = std::chrono::milliseconds(0)) {
   // Warm-up: at least 3 calls and 20 ms (first-call work, threads waking, clocks ramping up).
   const auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < 1000 && (i < 3 || std::chrono::steady_clock::now() - start < std::chrono::milliseconds(20)); ++i)
@@ -41,6 +45,7 @@ double median_ns(Exe& exe, const float* const* in, float* const* out, int repeti
   std::vector<double> ns;
   ns.reserve(static_cast<std::size_t>(std::max(repetitions, 1)));
   for (int i = 0; i < std::max(repetitions, 1); ++i) {
+    if (idle.count() > 0) std::this_thread::sleep_for(idle);
     const auto t0 = std::chrono::steady_clock::now();
     exe.run_unchecked(in, out);
     ns.push_back(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count());
@@ -58,11 +63,11 @@ struct tune_result {
   std::string about;    // its ops and its first result's shape
 };
 
-/// Candidate `I` alone: compiled, bound, timed; then destroyed. Records its median in `results`
-/// (keeping the smaller one when an earlier sweep measured it already).
-template <class C, std::size_t I, class... Backends>
-void measure_one(std::vector<tune_result>& results, int repetitions) {
-  using exe_t = partita::compiled<partita::candidate_module<C, I>, Backends...>;
+/// `Module` compiled for `Backends...`, bound to deterministic weights, run on deterministic
+/// inputs: the median of `repetitions` timed calls, in nanoseconds; then destroyed.
+template <class Module, class... Backends>
+double time_module(int repetitions, std::chrono::milliseconds idle = std::chrono::milliseconds(0)) {
+  using exe_t = partita::compiled<Module, Backends...>;
   std::vector<std::vector<float>> storage;
   const partita::weight_set weights = resnet18::random_weights<exe_t>(storage);
   std::vector<std::vector<float>> ins, outs;
@@ -76,21 +81,25 @@ void measure_one(std::vector<tune_result>& results, int repetitions) {
     outs.emplace_back((exe_t::output(i).bytes() + sizeof(float) - 1) / sizeof(float));
   for (auto& v : ins) in_ptrs.push_back(v.data());
   for (auto& v : outs) out_ptrs.push_back(v.data());
+  auto exe = std::make_unique<exe_t>();  // arena and weights on the heap
+  exe->bind(weights);
+  return median_ns(*exe, in_ptrs.data(), out_ptrs.data(), repetitions, idle);
+}
 
-  double ns = 0;
-  {
-    auto exe = std::make_unique<exe_t>();  // arena and weights on the heap
-    exe->bind(weights);
-    ns = median_ns(*exe, in_ptrs.data(), out_ptrs.data(), repetitions);
-  }
-
+/// Candidate `I` alone: compiled, bound, timed; then destroyed. Records its median in `results`
+/// (keeping the smaller one when an earlier sweep measured it already).
+template <class C, std::size_t I, class... Backends>
+void measure_one(std::vector<tune_result>& results, int repetitions) {
+  using module = partita::candidate_module<C, I>;
+  const double ns = time_module<module, Backends...>(repetitions);
   for (tune_result& r : results)
     if (r.backend == C::backend(I) && r.signature == C::signature(I)) {
       r.ns = std::min(r.ns, ns);
       return;
     }
+  using exe_t = partita::compiled<module, Backends...>;
   std::string about;
-  for (const partita::graph_node& n : exe_t::module::value.nodes)  // its ops, in table order
+  for (const partita::graph_node& n : module::value.nodes)  // its ops, in table order
     if (!partita::is_leaf(n.op) && n.op != partita::op_id::call && n.op != partita::op_id::tuple && n.op != partita::op_id::get)
       about.append(partita::name_of(n.op)).push_back(' ');
   about.append("-> ").append(partita::to_string(exe_t::output(0).shp));
@@ -126,10 +135,53 @@ void tune_entries(std::vector<tune_result>& results, int repetitions) {
   }(std::make_index_sequence<End - Begin>{});
 }
 
+/// One measured hand-over between two backends.
+struct handover_result {
+  std::string_view from, to;
+  double ns = 0;
+};
+
+/// The hand-over from backend `From` to backend `To` (indices in `Backends...`), if the model
+/// has a pair of candidates to time it with (`C::handover`): the pair run together minus each
+/// run alone, the smallest over `sweeps` sweeps, never below zero. Every call starts after 20 ms
+/// idle: run back to back, a pair would also pay the hand-over from its second backend to its
+/// first, across calls. Appended to `out`.
+template <class C, int From, int To, class... Backends>
+void measure_handover(std::vector<handover_result>& out, int repetitions, int sweeps) {
+  constexpr typename C::pair p = C::handover(From, To);
+  if constexpr (p.found) {
+    double best = -1;
+    for (int s = 0; s < sweeps; ++s) {
+      constexpr std::chrono::milliseconds idle(20);
+      const double pair = tune_tool::time_module<partita::handover_module<C, p.i, p.j>, Backends...>(repetitions, idle);
+      const double first = tune_tool::time_module<partita::candidate_module<C, p.i>, Backends...>(repetitions, idle);
+      const double second = tune_tool::time_module<partita::candidate_module<C, p.j>, Backends...>(repetitions, idle);
+      const double d = std::max(0.0, pair - first - second);
+      best = best < 0 ? d : std::min(best, d);
+    }
+    out.push_back({C::backend(p.i), C::backend(p.j), best});
+  }
+}
+
+/// Every hand-over between two different backends of `Backends...` that `C` has a pair for.
+template <class C, class... Backends>
+std::vector<handover_result> tune_handovers(int repetitions, int sweeps) {
+  std::vector<handover_result> out;
+  constexpr int n = static_cast<int>(sizeof...(Backends));
+  [&]<int... K>(std::integer_sequence<int, K...>) {
+    ([&] {
+      if constexpr (K / n != K % n) measure_handover<C, K / n, K % n, Backends...>(out, repetitions, sweeps);
+    }(),
+     ...);
+  }(std::make_integer_sequence<int, n * n>{});
+  return out;
+}
+
 /// Writes the header: how it was made, `#pragma once`, the include, then
-/// `struct <struct_name> { static constexpr partita::measured_cost entries[] = {...}; };`.
+/// `struct <struct_name> { static constexpr partita::measured_cost entries[] = {...}; ...};`,
+/// with `transfers[]` when hand-overs were measured.
 inline void write_costs(std::ostream& out, std::string_view struct_name, const std::vector<tune_result>& results,
-                        int repetitions, int sweeps) {
+                        int repetitions, int sweeps, const std::vector<handover_result>& handovers = {}) {
   out << "// Measured costs of the candidates of a cost-based search (partita::cost_candidates),\n"
          "// written by Partita's tune tool (examples/tune/tune.hpp). Each entry is one candidate, named\n"
          "// by its backend and structural signature, with its run time in nanoseconds: the candidate\n"
@@ -149,7 +201,19 @@ inline void write_costs(std::ostream& out, std::string_view struct_name, const s
                   r.backend.data(), static_cast<unsigned long long>(r.signature), r.ns, r.estimate);
     out << line << r.about << '\n';
   }
-  out << "  };\n};\n";
+  out << "  };\n";
+  if (!handovers.empty()) {
+    out << "  // Handing a result from one backend to another: a pair of candidates run together, minus each\n"
+           "  // run alone.\n  static constexpr partita::measured_transfer transfers[] = {\n";
+    for (const handover_result& h : handovers) {
+      char line[128];
+      std::snprintf(line, sizeof line, "    {\"%.*s\", \"%.*s\", %.1f},\n", static_cast<int>(h.from.size()), h.from.data(),
+                    static_cast<int>(h.to.size()), h.to.data(), h.ns);
+      out << line;
+    }
+    out << "  };\n";
+  }
+  out << "};\n";
 }
 
 /// Measures every candidate of `C` (a `partita::cost_candidates<Config, Model, Backends...>`)
@@ -160,5 +224,5 @@ template <class C, class... Backends>
 void tune(std::ostream& out, std::string_view struct_name, int repetitions, int sweeps = 3) {
   std::vector<tune_result> results;
   for (int s = 0; s < sweeps; ++s) tune_entries<C, 0, C::size, Backends...>(results, repetitions);
-  write_costs(out, struct_name, results, repetitions, sweeps);
+  write_costs(out, struct_name, results, repetitions, sweeps, tune_handovers<C, Backends...>(repetitions, sweeps));
 }

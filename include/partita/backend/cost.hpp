@@ -31,6 +31,14 @@ struct measured_cost {
   double ns = 0;
 };
 
+/// A measured hand-over from one backend to another, in nanoseconds (what `tune` writes in
+/// `transfers`): replaces `transfer<From, To>` for that pair.
+struct measured_transfer {
+  std::string_view from{};
+  std::string_view to{};
+  double ns = 0;
+};
+
 /// The measured costs a search uses when none are given.
 struct no_measured_costs {
   static constexpr measured_cost entries[1] = {};

@@ -1,4 +1,5 @@
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -18,8 +19,9 @@
 namespace partita {
 
 /// Options of the cost-based search: `Costs`, measured costs (a type with a `static constexpr`
-/// array `entries` of `measured_cost`, as `tune` writes), used instead of the estimate for the
-/// candidates they name; `MaxDepth`, the longest chain of ops a union of candidates may hold.
+/// array `entries` of `measured_cost`, and optionally `transfers` of `measured_transfer`, as
+/// `tune` writes), used instead of the estimates for the candidates and backend pairs they name;
+/// `MaxDepth`, the longest chain of ops a union of candidates may hold.
 template <class Costs = no_measured_costs, int MaxDepth = 3>
 struct cost_config {
   using costs = Costs;
@@ -37,10 +39,20 @@ constexpr const measured_cost* find_measured(std::string_view backend, std::uint
   return nullptr;
 }
 
-template <class From, class... Tos>
+/// The measured hand-over from `from` to `to` in `Costs::transfers`, if it has one (else -1).
+template <class Costs>
+constexpr double measured_handover(std::string_view from, std::string_view to) {
+  if constexpr (requires { Costs::transfers; }) {
+    for (const measured_transfer& t : Costs::transfers)
+      if (t.from == from && t.to == to) return t.ns;
+  }
+  return -1;
+}
+
+template <class Costs, class From, class... Tos>
 constexpr void transfer_row(transfer_fn* out) {
   int j = 0;
-  ((out[j++] = &transfer<From, Tos>::ns), ...);
+  ((out[j++] = {&transfer<From, Tos>::ns, measured_handover<Costs>(std::string_view(From::name), std::string_view(Tos::name))}), ...);
 }
 
 /// What the search computes for a module (main's nodes after the pre-partition phase).
@@ -286,7 +298,7 @@ struct cost_search {
     std::array<transfer_fn, sizeof...(Bs) * sizeof...(Bs)> tr{};
     {
       int row = 0;
-      ((transfer_row<Bs, Bs...>(tr.data() + static_cast<std::size_t>(num_backends * row++))), ...);
+      ((transfer_row<typename Config::costs, Bs, Bs...>(tr.data() + static_cast<std::size_t>(num_backends * row++))), ...);
     }
     const std::vector<int> chosen = cheapest_cover(g, cands, num_backends, host, tr.data(), out.stats);
     if (chosen.size() == 1 && chosen[0] < 0) {
@@ -450,70 +462,92 @@ struct cost_choice {
 inline constexpr std::string_view candidate_input_names[] = {"in0", "in1", "in2",  "in3",  "in4",  "in5",  "in6",  "in7",
                                                              "in8", "in9", "in10", "in11", "in12", "in13", "in14", "in15"};
 
-/// Candidate `I` of `Cands` (a `cost_candidates`) alone: its outside producers become inputs
-/// `in0`, `in1`, ..., its weights keep their names, its exits are the results, and it is placed
-/// on its backend (a partition, unless the backend is the host).
-template <class Cands, std::size_t I>
+/// Candidates `Is...` of `Cands` (a `cost_candidates`) alone, each placed on its backend (a
+/// partition each, unless the backend is the host): their outside producers become inputs `in0`,
+/// `in1`, ..., their weights keep their names, and what they compute for the rest of the model
+/// are the results.
+template <class Cands, std::size_t... Is>
 struct candidate_module_pass {
   using search = typename Cands::search;
   static constexpr module_builder run() {
     const module_builder m = to_builder(Cands::pre::value);
-    const search_candidate& f = Cands::table::list[I];
+    const search_candidate picked[] = {Cands::table::list[Is]...};
+    std::vector<int> member(m.nodes.size(), -1);  // node → which picked candidate computes it
+    std::vector<int> nodes;
+    for (std::size_t c = 0; c < sizeof...(Is); ++c)
+      for (const int i : picked[c].nodes) {
+        member[static_cast<std::size_t>(i)] = static_cast<int>(c);
+        nodes.push_back(i);
+      }
+    std::sort(nodes.begin(), nodes.end());
     module_builder out;
     copy_functions_but_main(out, m);
     const int start = static_cast<int>(out.nodes.size());
     std::vector<int> to(m.nodes.size(), -1);
-    for (std::size_t k = 0; k < f.inputs.size(); ++k) {
-      const graph_node& src = m.node(f.inputs[k]);
-      graph_node in{op_id::input, src.type, src.out, &no_attrs, candidate_input_names[k % 16]};
-      to[static_cast<std::size_t>(f.inputs[k])] = out.emit(in, nullptr, 0);
-    }
-    const bool placed = f.backend != search::host;
     std::vector<int> a;
-    for (const int i : f.nodes) {
+    int inputs = 0;
+    for (const int i : nodes) {
       const graph_node& n = m.node(i);
       a.clear();
       for (int j = 0; j < n.nargs; ++j) {
         const int src = m.arg(i, j);
-        if (to[static_cast<std::size_t>(src)] < 0) to[static_cast<std::size_t>(src)] = out.emit(m.node(src), nullptr, 0);  // a weight
+        if (to[static_cast<std::size_t>(src)] < 0) {
+          if (m.node(src).op == op_id::weight) {
+            to[static_cast<std::size_t>(src)] = out.emit(m.node(src), nullptr, 0);
+          } else {  // computed outside: an input
+            graph_node in{op_id::input, m.node(src).type, m.node(src).out, &no_attrs, candidate_input_names[inputs++ % 16]};
+            to[static_cast<std::size_t>(src)] = out.emit(in, nullptr, 0);
+          }
+        }
         a.push_back(to[static_cast<std::size_t>(src)]);
       }
+      const search_candidate& c = picked[static_cast<std::size_t>(member[static_cast<std::size_t>(i)])];
+      const bool placed = c.backend != search::host;
       graph_node copy = n;
-      copy.target = placed ? search::names[static_cast<std::size_t>(f.backend)] : std::string_view{};
-      copy.region = placed ? 0 : -1;
+      copy.target = placed ? search::names[static_cast<std::size_t>(c.backend)] : std::string_view{};
+      copy.region = placed ? member[static_cast<std::size_t>(i)] : -1;
       to[static_cast<std::size_t>(i)] = out.emit(copy, a.data(), n.nargs);
     }
-    int result = to[static_cast<std::size_t>(f.exits.front())];
-    if (f.exits.size() > 1) {
-      a.clear();
-      for (const int x : f.exits) a.push_back(to[static_cast<std::size_t>(x)]);
+    // Results: what the rest of the model reads (or main returns).
+    const use_lists uses(m);
+    a.clear();
+    for (const int i : nodes) {
+      bool used_outside = uses.returned[static_cast<std::size_t>(i)];
+      for (const int* u = uses.begin(i); u != uses.end(i); ++u) used_outside = used_outside || member[static_cast<std::size_t>(*u)] < 0;
+      if (used_outside) a.push_back(to[static_cast<std::size_t>(i)]);
+    }
+    int result = a.front();
+    if (a.size() > 1) {
       graph_node tup{op_id::tuple, dtype::f32, shape{}, &no_attrs, {}, 0, 0, true};
       result = out.emit(tup, a.data(), static_cast<int>(a.size()));
     }
     finish_main(out, start, result);
     std::vector<group> groups;
+    bool placed_any = false;
     {
-      const use_lists uses(out);
+      const use_lists out_uses(out);
       match_state st;
-      for (std::size_t p = 0; p < f.roots.size(); ++p) {
-        group gr{};
-        const int root = to[static_cast<std::size_t>(f.roots[p])];
-        const int entry = f.entries[p];
-        [&]<std::size_t... B>(std::index_sequence<B...>) {
-          ((static_cast<int>(B) == f.backend ? (void)search::template rematch<std::tuple_element_t<B, typename Cands::backends>>(
-                                                   out, entry, root, uses, st, gr)
-                                             : void()),
-           ...);
-        }(std::make_index_sequence<std::tuple_size_v<typename Cands::backends>>{});
-        groups.push_back(std::move(gr));
+      for (const search_candidate& c : picked) {
+        placed_any = placed_any || c.backend != search::host;
+        for (std::size_t p = 0; p < c.roots.size(); ++p) {
+          group gr{};
+          const int root = to[static_cast<std::size_t>(c.roots[p])];
+          [&]<std::size_t... B>(std::index_sequence<B...>) {
+            ((static_cast<int>(B) == c.backend
+                  ? (void)search::template rematch<std::tuple_element_t<B, typename Cands::backends>>(out, c.entries[p], root, out_uses, st, gr)
+                  : void()),
+             ...);
+          }(std::make_index_sequence<std::tuple_size_v<typename Cands::backends>>{});
+          groups.push_back(std::move(gr));
+        }
       }
     }
     if (!groups.empty()) {
       module_builder outlined = outline_composites(out, std::move(groups), true);
-      if (!placed) return outlined;
+      if (!placed_any) return outlined;
       return partition_graph(outlined);
     }
-    if (!placed) return out;
+    if (!placed_any) return out;
     return partition_graph(out);
   }
 };
@@ -601,12 +635,49 @@ struct cost_candidates {
       if (signature(j) == signature(i) && backend(j) == backend(i)) return false;
     return true;
   }
+
+  /// A pair of candidates to time a hand-over from backend number `from` to `to` with: `i` on
+  /// `from`, `j` on `to` reading nothing but `i`'s single result; of those, the one where `j`
+  /// does the median amount of work (a hand-over can cost more before a longer step). `found` is
+  /// false when the model has no such pair.
+  struct pair {
+    std::size_t i = 0, j = 0;
+    bool found = false;
+  };
+  static constexpr pair handover(int from, int to) {
+    struct option {
+      double work;
+      std::size_t i, j;
+    };
+    std::vector<option> options;
+    if (from == to) return {};  // no hand-over within one backend
+    for (std::size_t i = 0; i < size; ++i) {
+      const detail::search_candidate& a = table::list[i];
+      if (a.backend != from || a.exits.size() != 1 || !runnable(i)) continue;
+      for (std::size_t j = 0; j < size; ++j) {
+        const detail::search_candidate& b = table::list[j];
+        if (b.backend == to && b.inputs.size() == 1 && b.inputs[0] == a.exits[0] && runnable(j)) options.push_back({b.estimate, i, j});
+      }
+    }
+    if (options.empty()) return {};
+    std::sort(options.begin(), options.end(), [](const option& x, const option& y) {
+      return x.work != y.work ? x.work < y.work : (x.i != y.i ? x.i < y.i : x.j < y.j);
+    });
+    const option& o = options[options.size() / 2];
+    return {o.i, o.j, true};
+  }
 };
 
 /// Candidate `I` of `Cands` alone, as a module to compile and time: inputs `in0`, `in1`, ...,
 /// the candidate's weights, its results as outputs, placed on its backend.
 template <class Cands, std::size_t I>
 struct candidate_module : detail::module_from<detail::candidate_module_pass<Cands, I>> {};
+
+/// Candidates `I` and `J` of `Cands` together, each on its backend (`J` reading `I`'s result):
+/// timed against each alone, the difference is the cost of handing a result from one backend to
+/// the other (`Cands::handover(from, to)` finds such a pair).
+template <class Cands, std::size_t I, std::size_t J>
+struct handover_module : detail::module_from<detail::candidate_module_pass<Cands, I, J>> {};
 
 /// Cost-based partitioning with the default options: every match of every backend's patterns,
 /// every single op a backend supports and unions of touching candidates (for backends that run

@@ -117,7 +117,8 @@ using onednn = dnnl_backend<>;
 /// `OMP_WAIT_POLICY`) and take cores from the host's threads that run next: on 2 cores, about
 /// 0.9 ms per hand-over (`examples/cost_partition`: six oneDNN partitions, each followed by cpu steps, ran 5.4 ms faster
 /// with `OMP_WAIT_POLICY=passive`). None with one thread; with
-/// `OMP_WAIT_POLICY=passive`, specialize `transfer<onednn, cpu>` to return 0.
+/// `OMP_WAIT_POLICY=passive`, specialize `transfer<onednn, cpu>` to return 0. `tune` measures the
+/// hand-over on the machine; measured costs replace this one.
 template <dnnl_options O, class To>
   requires(is_host_backend<To>)
 struct transfer<dnnl_backend<O>, To> {

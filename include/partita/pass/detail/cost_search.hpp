@@ -31,7 +31,13 @@ struct search_stats {
   int measured = 0;       // candidates whose cost was measured
 };
 
-using transfer_fn = double (*)(double);
+/// The cost of moving a tensor between two backends: `transfer<From, To>::ns`, or a measured
+/// hand-over time that replaces it.
+struct transfer_fn {
+  double (*declared)(double) = nullptr;
+  double measured = -1;  // >= 0: measured, per hand-over
+  constexpr double operator()(double bytes) const { return measured >= 0 ? measured : declared(bytes); }
+};
 
 /// Scales the estimates of each backend's unmeasured candidates by how far its measured ones
 /// were off (measured time over estimated time, summed), so that a partly measured search
