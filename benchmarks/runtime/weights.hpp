@@ -1,68 +1,22 @@
 #pragma once
 // Deterministic pseudo-random weights and inputs for the runtime benchmark: the same numbers on
-// every machine and for every implementation.
-#include <cmath>
+// every machine and for every implementation (the examples' generator: weights by name).
 #include <cstddef>
 #include <cstdint>
-#include <span>
-#include <string>
-#include <string_view>
 #include <vector>
 
 #include <partita/partita.hpp>
 
+#include "../../examples/resnet18/random_weights.hpp"
+
 namespace bench {
 
-/// Uniform values in [lo, hi) from a 32-bit LCG started at `seed`.
-inline std::vector<float> uniform(std::size_t n, std::uint32_t seed, float lo, float hi) {
-  std::vector<float> v(n);
-  std::uint32_t s = seed;
-  for (float& f : v) {
-    s = s * 1664525u + 1013904223u;
-    f = lo + (hi - lo) * (static_cast<float>(s >> 8) / 16777216.0f);
-  }
-  return v;
-}
-
-/// FNV-1a, so that a weight's values depend on its name and not on its position in a model.
-constexpr std::uint32_t name_hash(std::string_view s) {
-  std::uint32_t h = 2166136261u;
-  for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 16777619u;
-  return h;
-}
-
-/// Values for weight `name` of shape `shp`: conv and dense weights uniform in ±√3/√fan_in (unit
-/// variance through a linear layer), batch-norm gamma in [0.8, 1.2], running_var in [0.5, 1.5],
-/// running_mean and biases in ±0.1.
-inline std::vector<float> random_weight(std::string_view name, const partita::shape& shp, std::uint32_t seed) {
-  const auto n = static_cast<std::size_t>(shp.elements());
-  const std::uint32_t s = name_hash(name) ^ seed;
-  if (shp.rank >= 2) {
-    const float bound = std::sqrt(3.0f / static_cast<float>(shp.elements() / shp[0]));
-    return uniform(n, s, -bound, bound);
-  }
-  if (name.ends_with("running_var")) return uniform(n, s, 0.5f, 1.5f);
-  if (name.ends_with(".weight")) return uniform(n, s, 0.8f, 1.2f);  // 1-D: a batch-norm gamma
-  return uniform(n, s, -0.1f, 0.1f);
-}
-
-/// Fills every weight `Executable` (a `partita::compiled<...>`) declares; `storage` keeps the
-/// data the returned set refers to.
-template <class Executable>
-partita::weight_set random_weights(std::vector<std::vector<float>>& storage, std::uint32_t seed = 1) {
-  partita::weight_set set;
-  for (std::size_t i = 0; i < Executable::plan.weights.size(); ++i) {
-    const partita::tensor_slot& w = Executable::weight(i);
-    storage.push_back(random_weight(w.name, w.shp, seed));
-    set.add(std::string(w.name), storage.back(), std::span(w.shp.dims.data(), static_cast<std::size_t>(w.shp.rank)));
-  }
-  return set;
-}
+using resnet18::random_weights;
 
 /// Input `i` of `Executable`, uniform in [-1, 1).
 template <class Executable>
 std::vector<float> random_input(std::uint32_t seed = 7, std::size_t i = 0) {
-  return uniform(static_cast<std::size_t>(Executable::input(i).shp.elements()), seed, -1.0f, 1.0f);
+  return resnet18::pseudo_random(static_cast<std::size_t>(Executable::input(i).shp.elements()), seed, -1.0f, 1.0f);
 }
 
 }  // namespace bench
