@@ -34,11 +34,7 @@ int main(int argc, char** argv) try {
   std::vector<cost_example::variant> vs;
   vs.push_back(cost_example::eager());
   vs.push_back(cost_example::cost());
-#if HAVE_MEASURED
   vs.push_back(cost_example::measured());
-#else
-  std::cout << "(no resnet18_costs.hpp: the measured variant is left out; write one with example_tune)\n";
-#endif
 
   for (const cost_example::variant& v : vs) {
     std::cout << v.name << ": " << v.dnnl_partitions << " oneDNN partitions, " << v.cpu_composites << " cpu composites; "
@@ -49,8 +45,7 @@ int main(int argc, char** argv) try {
                 << " states, " << v.search.chosen << " chosen, " << v.search.partitions << " partitions\n";
     std::ofstream(dir / (v.name + ".dot")) << v.dot;
   }
-  if (vs.size() == 3)
-    std::cout << "measured costs choose " << (vs[2].printed == vs[1].printed ? "the same" : "a different")
+  std::cout << "measured costs choose " << (vs[2].printed == vs[1].printed ? "the same" : "a different")
               << " partitioning than the estimates\n";
   std::cout << "wrote";
   for (const cost_example::variant& v : vs) std::cout << ' ' << (dir / (v.name + ".dot")).string();

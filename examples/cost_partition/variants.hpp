@@ -12,14 +12,6 @@
 
 #include "../resnet18/resnet18.hpp"
 
-// The measured costs: the header named by PARTITA_RESNET18_COSTS if set, else the checked-in
-// resnet18_costs.hpp next to this file.
-#if defined(PARTITA_RESNET18_COSTS) || __has_include("resnet18_costs.hpp")
-#define HAVE_MEASURED 1
-#else
-#define HAVE_MEASURED 0
-#endif
-
 namespace cost_example {
 
 /// What main needs of one partitioning.
@@ -37,9 +29,7 @@ struct variant {
 
 variant eager();
 variant cost();
-#if HAVE_MEASURED
 variant measured();
-#endif
 
 /// Deterministic weights for every variant (the same names in all three).
 partita::weight_set weights(std::vector<std::vector<float>>& storage);
