@@ -154,4 +154,15 @@ inline constexpr bool is_host_backend = [] {
   }
 }();
 
+/// True for backends whose partitions each run as one step (`static constexpr bool
+/// compiles_partitions = true;`, graph-compiler granularity).
+template <class B>
+inline constexpr bool runs_partitions = [] {
+  if constexpr (requires { B::compiles_partitions; }) {
+    return static_cast<bool>(B::compiles_partitions);
+  } else {
+    return false;
+  }
+}();
+
 }  // namespace partita

@@ -2,6 +2,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "partita/backend/backend.hpp"
 #include "partita/ir/view.hpp"
 
 namespace partita {
@@ -91,16 +92,6 @@ inline constexpr throughput speed_of = [] {
     return throughput(B::speed);
   } else {
     return throughput{};
-  }
-}();
-
-/// True for backends whose partitions run as one step.
-template <class B>
-inline constexpr bool runs_partitions = [] {
-  if constexpr (requires { B::compiles_partitions; }) {
-    return static_cast<bool>(B::compiles_partitions);
-  } else {
-    return false;
   }
 }();
 

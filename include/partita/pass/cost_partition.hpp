@@ -76,10 +76,10 @@ struct cost_search {
   }();
   static constexpr std::array<std::string_view, sizeof...(Bs)> names{std::string_view(Bs::name)...};
 
+  /// The index of the backend named `name`, or -1 (an empty name too).
   static constexpr int index_of(std::string_view name) {
-    for (int i = 0; i < num_backends; ++i)
-      if (names[static_cast<std::size_t>(i)] == name) return i;
-    return -1;
+    const std::size_t i = backend_index<Bs...>(name);
+    return !name.empty() && i < sizeof...(Bs) ? static_cast<int>(i) : -1;
   }
 
   struct candidates {
@@ -244,18 +244,6 @@ struct cost_search {
   template <std::size_t I>
   static constexpr bool makes_unions = runs_partitions<std::tuple_element_t<I, std::tuple<Bs...>>> && static_cast<int>(I) != host;
 
-  /// Every candidate of every backend, in one go (for tools and tests; the flow splits the work).
-  static constexpr std::vector<cost_candidate> all_candidates(const cost_graph& g) {
-    std::vector<cost_candidate> all;
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
-      ((append_all(all, unions_of<I>(g, candidates_of<I>(g, 0, g.n)))), ...);
-    }(std::index_sequence_for<Bs...>{});
-    return all;
-  }
-  static constexpr void append_all(std::vector<cost_candidate>& all, std::vector<cost_candidate> more) {
-    for (cost_candidate& c : more) all.push_back(std::move(c));
-  }
-
   /// Backend `I`'s candidates rooted at main's nodes [lo, hi) (local indices).
   template <std::size_t I>
   static constexpr std::vector<cost_candidate> candidates_of(const cost_graph& g, int lo, int hi) {
@@ -336,13 +324,26 @@ struct cost_search {
   }
 
   template <class B>
-  static constexpr bool rematch(const module_builder& m, int entry, int root, const use_lists& uses, match_state& st, group& gr) {
+  static constexpr bool rematch_in(const module_builder& m, int entry, int root, const use_lists& uses, match_state& st, group& gr) {
     if constexpr (requires { B::patterns::value; }) {
       const auto& t = B::patterns::value;
       return match_group(m, t, t.entries[static_cast<std::size_t>(entry)], root, uses, st, gr);
     } else {
       return false;
     }
+  }
+
+  /// Matches entry `entry` of backend number `backend`'s pattern table at `root` again, filling
+  /// `gr` with the composite it forms (the search keeps only which entry matched where).
+  static constexpr bool rematch(int backend, const module_builder& m, int entry, int root, const use_lists& uses, match_state& st,
+                                group& gr) {
+    bool ok = false;
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      ((static_cast<int>(I) == backend ? (void)(ok = rematch_in<std::tuple_element_t<I, std::tuple<Bs...>>>(m, entry, root, uses, st, gr))
+                                       : void()),
+       ...);
+    }(std::index_sequence_for<Bs...>{});
+    return ok;
   }
 
   /// Applies a search result to `m`: targets and regions, the chosen composites outlined, then
@@ -363,10 +364,7 @@ struct cost_search {
         const node_choice& ch = choice.nodes[k];
         if (ch.entry < 0) continue;
         group gr{};
-        [&]<std::size_t... I>(std::index_sequence<I...>) {
-          ((static_cast<int>(I) == ch.backend ? (void)rematch<std::tuple_element_t<I, std::tuple<Bs...>>>(m, ch.entry, base + static_cast<int>(k), uses, st, gr) : void()),
-           ...);
-        }(std::index_sequence_for<Bs...>{});
+        rematch(ch.backend, m, ch.entry, base + static_cast<int>(k), uses, st, gr);
         groups.push_back(std::move(gr));
       }
     }
@@ -532,12 +530,7 @@ struct candidate_module_pass {
         for (std::size_t p = 0; p < c.roots.size(); ++p) {
           group gr{};
           const int root = to[static_cast<std::size_t>(c.roots[p])];
-          [&]<std::size_t... B>(std::index_sequence<B...>) {
-            ((static_cast<int>(B) == c.backend
-                  ? (void)search::template rematch<std::tuple_element_t<B, typename Cands::backends>>(out, c.entries[p], root, out_uses, st, gr)
-                  : void()),
-             ...);
-          }(std::make_index_sequence<std::tuple_size_v<typename Cands::backends>>{});
+          search::rematch(c.backend, out, c.entries[p], root, out_uses, st, gr);
           groups.push_back(std::move(gr));
         }
       }

@@ -405,16 +405,8 @@ struct fuses_in {
     const std::size_t owner = backend_index<Backends...>(backend);
     bool r = false;
     std::size_t i = 0;
-    ((r = r || (i++ == owner && compiles<Backends>())), ...);
+    ((r = r || (i++ == owner && runs_partitions<Backends>)), ...);
     return r;
-  }
-  template <class B>
-  static constexpr bool compiles() {
-    if constexpr (requires { B::compiles_partitions; }) {
-      return static_cast<bool>(B::compiles_partitions);
-    } else {
-      return false;
-    }
   }
   template <class B>
   static constexpr bool fuses(std::string_view name) {
