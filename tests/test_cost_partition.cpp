@@ -194,6 +194,34 @@ static_assert(count_functions<costed_mock_again, "mock.conv2d_bias_relu"> == 1);
 static_assert(count_functions<costed_mock_again, "mock"> == 1);
 static_assert(costed_mock_again::value.functions.size() == costed_mock::value.functions.size());
 
+// -- Unions of touching candidates, for a backend that runs whole partitions: up to the depth
+// limit, and only convex, single-exit ones.
+struct whole : renamed<"whole", op_id::relu, op_id::add> {
+  static constexpr bool compiles_partitions = true;
+  static constexpr double cost(const candidate_view& c) { return 5.0 + c.size(); }
+};
+template <class C>
+constexpr int whole_candidates(std::size_t size) {
+  int n = 0;
+  for (std::size_t i = 0; i < C::size; ++i) n += C::backend(i) == "whole" && C::table::list[i].nodes.size() == size;
+  return n;
+}
+using relu4 = model<relu<relu<relu<relu<x64>>>>>;
+using chain2 = cost_candidates<cost_config<no_measured_costs, 2>, relu4, whole, host10>;
+using chain3 = cost_candidates<cost_config<no_measured_costs, 3>, relu4, whole, host10>;
+static_assert(whole_candidates<chain2>(1) == 4 && whole_candidates<chain2>(2) == 3 && whole_candidates<chain2>(3) == 0);
+static_assert(whole_candidates<chain3>(2) == 3 && whole_candidates<chain3>(3) == 2 && whole_candidates<chain3>(4) == 0);
+static_assert(chain3::size == 4 + 3 + 2 + 4, "the host's single ops too");
+// a = relu(x), b = relu(a), c = a + b: {a, c} is not convex (a -> b -> c leaves it), {a, b} has
+// two exits; {b, c} and {a, b, c} are valid.
+using d_a = relu<x64>;
+using d_b = relu<d_a>;
+using diamond_union = cost_candidates<cost_config<>, model<add<d_a, d_b>>, whole, host10>;
+static_assert(whole_candidates<diamond_union>(2) == 1 && whole_candidates<diamond_union>(3) == 1);
+// Union costs are the backend's: one call for the whole chain wins over four.
+using chained = cost_partition<relu4, whole, host10>;
+static_assert(count_functions<chained, "whole"> == 1 && chained::search.ns == 14.0, "two unions (4 single calls: 24 ns), coalesced");
+
 // -- Measured costs replace the estimate for the candidates they name.
 using sandwich_candidates = cost_candidates<cost_config<>, sandwich, quick_relu, host10>;
 constexpr std::size_t quick_relu_candidate = [] {
