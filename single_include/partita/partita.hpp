@@ -2582,7 +2582,6 @@ struct step_ref {
 // ---- begin partita/backends/cpu/cpu.hpp ----
 #include <cmath>
 #include <memory>
-#include <thread>
 
 // ---- begin partita/backends/cpu/detail/conv.hpp ----
 // conv2d as GEMM straight from the input, with no im2col: the input is copied once per call into
@@ -3532,8 +3531,15 @@ constexpr gemm_step analyse_fused() {
 }  // namespace partita::detail::cpu
 // ---- end partita/backends/cpu/detail/fused.hpp ----
 // ---- begin partita/backends/cpu/detail/thread_pool.hpp ----
+// The cpu backend's thread pool: persistent workers, tasks claimed once per call, spinning that
+// backs off to sleeping, and a thread count that respects the process's CPU affinity.
 #include <atomic>
+#include <chrono>
+#include <thread>
 
+#if defined(__linux__)
+#include <sched.h>
+#endif
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #endif
@@ -3546,31 +3552,59 @@ inline void cpu_relax() {
 #endif
 }
 
-/// A small persistent pool: `threads - 1` workers created once, the caller being worker 0.
-/// `run(n, f)` calls `f(i)` for each `i < n` (at most `size()`), worker `i` always taking task
-/// `i`, so a static split of the work gives each core the same slice on every call. Workers spin
-/// briefly after a task, then sleep on an atomic wait (at once after `rest()`); dispatch
-/// allocates nothing.
+/// The cores this process may run on: its affinity mask where the system has one (a container
+/// or `taskset` limits it), else the machine's hardware threads; at least 1.
+inline int available_cores() {
+#if defined(__linux__)
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    const int n = CPU_COUNT(&set);
+    if (n > 0) return n;
+  }
+#endif
+  const unsigned n = std::thread::hardware_concurrency();
+  return n ? static_cast<int>(n) : 1;
+}
+
+/// A small persistent pool: `threads - 1` workers created once, the caller being participant 0. `run(n, f)` calls `f(i)` exactly once for each `i < n` (at most `size()`) and
+/// returns when all have returned; dispatch allocates nothing.
+///
+/// Protocol. Each call gets an even sequence number; the caller writes the call's description
+/// (function, context, task count) while the sequence is odd, then publishes the even number.
+/// A worker reads the description and re-reads the sequence (a seqlock), so it never mixes two
+/// calls. Every task `i` is *claimed* by compare-and-swap of its slot from an older call's
+/// number to this one's: worker `i` claims task `i` first (a core sees the same slice of the
+/// work on every call), then everyone, the caller included, claims whatever is still unclaimed.
+/// So the caller never waits for a worker that has not started (descheduled on a loaded
+/// machine: it does that task itself), and a late worker can never run a task twice or run a
+/// finished call's task. Waiting (workers for the next call, the caller for claimed tasks)
+/// spins briefly, yields, then sleeps on an atomic wait.
 class thread_pool {
  public:
-  explicit thread_pool(int threads) : size_(threads < 1 ? 1 : threads) {
+  explicit thread_pool(int threads)
+      : size_(threads < 1 ? 1 : threads), claims_(std::make_unique<claim_slot[]>(static_cast<std::size_t>(size_))) {
     workers_.reserve(static_cast<std::size_t>(size_ - 1));
     for (int i = 1; i < size_; ++i) workers_.emplace_back([this, i] { work(i); });
   }
   thread_pool(const thread_pool&) = delete;
   thread_pool& operator=(const thread_pool&) = delete;
   ~thread_pool() {
-    stop_.store(true, std::memory_order_relaxed);
-    generation_.fetch_add(1, std::memory_order_release);
-    generation_.notify_all();
+    stop_.store(true, std::memory_order_seq_cst);
+    const std::uint64_t s = seq_.load(std::memory_order_relaxed);
+    seq_.store(s + 2, std::memory_order_seq_cst);
+    wake_all();
     for (std::thread& t : workers_) t.join();
   }
 
+  /// The number of participants (workers and the caller).
   int size() const { return size_; }
 
   /// Stops the workers' spinning at once: another backend is about to use the cores.
   void rest() { rest_.store(true, std::memory_order_relaxed); }
 
+  /// Calls `f(i)` once for each `i < n` (n is capped at `size()`), in parallel, and returns
+  /// when every call has returned. One caller at a time (the executable guarantees it).
   template <class F>
   void run(int n, F&& f) {
     if (n <= 1 || size_ == 1) {
@@ -3579,52 +3613,132 @@ class thread_pool {
     }
     if (n > size_) n = size_;
     using fn_t = std::remove_reference_t<F>;
-    task_ = [](void* ctx, int i) { (*static_cast<fn_t*>(ctx))(i); };
-    ctx_ = const_cast<void*>(static_cast<const void*>(&f));
-    tasks_ = n;
+    task_fn fn = [](void* ctx, int i) { (*static_cast<fn_t*>(ctx))(i); };
+    void* ctx = const_cast<void*>(static_cast<const void*>(&f));
+
+    // Write the description under an odd sequence number, then publish the even one.
+    const std::uint64_t before = seq_.load(std::memory_order_relaxed);
+    // Release stores (no fences, which ThreadSanitizer cannot follow): whoever reads a new
+    // field also sees the odd number stored before it, and discards what it read.
+    seq_.store(before + 1, std::memory_order_relaxed);
+    task_.store(fn, std::memory_order_release);
+    ctx_.store(ctx, std::memory_order_release);
+    tasks_.store(n, std::memory_order_release);
+    done_.store(0, std::memory_order_relaxed);
     rest_.store(false, std::memory_order_relaxed);
-    pending_.store(n - 1, std::memory_order_relaxed);
-    generation_.fetch_add(1, std::memory_order_release);
-    if (sleeping_.load(std::memory_order_acquire) > 0) generation_.notify_all();
-    f(0);
-    while (pending_.load(std::memory_order_acquire) != 0) cpu_relax();
+    const std::uint64_t call = before + 2;
+    seq_.store(call, std::memory_order_seq_cst);
+    if (sleeping_.load(std::memory_order_seq_cst) > 0) wake_all();
+
+    // The caller takes task 0 (the workers' own are 1 .. n-1), then anything a worker has
+    // not claimed yet.
+    claim_all(0, call, fn, ctx, n);
+    wait_done(n);
   }
 
  private:
-  void work(int index) {
-    std::uint64_t seen = 0;
-    for (;;) {
-      std::uint64_t g = generation_.load(std::memory_order_acquire);
-      for (int spin = 0; g == seen && spin < spin_limit && !rest_.load(std::memory_order_relaxed); ++spin) {
+  using task_fn = void (*)(void*, int);
+
+  // One slot per task, on its own cache line: the number of the last call that claimed it.
+  struct alignas(64) claim_slot {
+    std::atomic<std::uint64_t> call{0};
+  };
+
+  // Spinning budget before sleeping: long enough to cover the gap between two steps of one
+  // run, short enough that an idle pool gives its cores back quickly on a loaded machine.
+  static constexpr auto spin_time = std::chrono::microseconds(100);
+
+  bool claim(int i, std::uint64_t call) {
+    std::atomic<std::uint64_t>& slot = claims_[static_cast<std::size_t>(i)].call;
+    std::uint64_t seen = slot.load(std::memory_order_relaxed);
+    while (seen < call)
+      if (slot.compare_exchange_weak(seen, call, std::memory_order_acq_rel, std::memory_order_relaxed)) return true;
+    return false;
+  }
+
+  // Claims and runs task `first`, then every other unclaimed task of this call.
+  void claim_all(int first, std::uint64_t call, task_fn fn, void* ctx, int n) {
+    for (int k = 0; k < n; ++k) {
+      const int i = (first + k) % n;
+      if (!claim(i, call)) continue;
+      fn(ctx, i);
+      if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == n) done_.notify_one();
+    }
+  }
+
+  // The caller's wait for tasks that workers claimed and are still running.
+  void wait_done(int n) {
+    const auto start = std::chrono::steady_clock::now();
+    for (int spin = 0;; ++spin) {
+      const int d = done_.load(std::memory_order_acquire);
+      if (d == n) return;
+      if (spin < 256) {
         cpu_relax();
-        g = generation_.load(std::memory_order_acquire);
-      }
-      if (g == seen) {
-        sleeping_.fetch_add(1, std::memory_order_acq_rel);
-        generation_.wait(seen, std::memory_order_acquire);
-        sleeping_.fetch_sub(1, std::memory_order_acq_rel);
-        continue;
-      }
-      seen = g;
-      if (stop_.load(std::memory_order_relaxed)) return;
-      if (index < tasks_) {
-        task_(ctx_, index);
-        pending_.fetch_sub(1, std::memory_order_acq_rel);
+      } else if (std::chrono::steady_clock::now() - start < spin_time) {
+        // A worker that was preempted mid-task may share this core: let it run.
+        std::this_thread::yield();
+      } else {
+        done_.wait(d, std::memory_order_acquire);
       }
     }
   }
 
-  static constexpr int spin_limit = 1 << 16;
+  void wake_all() {
+    wake_.fetch_add(1, std::memory_order_seq_cst);
+    wake_.notify_all();
+  }
+
+  // Waits until the published sequence differs from `seen`: spins, yields, then sleeps.
+  std::uint64_t wait_call(std::uint64_t seen) {
+    const auto start = std::chrono::steady_clock::now();
+    for (int spin = 0;; ++spin) {
+      const std::uint64_t s = seq_.load(std::memory_order_acquire);
+      if (s != seen && (s & 1u) == 0) return s;
+      if (s != seen) {
+        cpu_relax();  // a description is being written: it takes nanoseconds
+        continue;
+      }
+      if (!rest_.load(std::memory_order_relaxed) && spin < 1024) {
+        cpu_relax();
+      } else if (!rest_.load(std::memory_order_relaxed) && std::chrono::steady_clock::now() - start < spin_time) {
+        std::this_thread::yield();  // on a loaded machine, the core goes to whoever needs it
+      } else {
+        // Sleep. Announce it first, then look again: the caller publishes, then looks for
+        // sleepers (both sequentially consistent), so one of the two sees the other.
+        const std::uint32_t w = wake_.load(std::memory_order_seq_cst);
+        sleeping_.fetch_add(1, std::memory_order_seq_cst);
+        if (seq_.load(std::memory_order_seq_cst) == seen) wake_.wait(w, std::memory_order_seq_cst);
+        sleeping_.fetch_sub(1, std::memory_order_seq_cst);
+      }
+    }
+  }
+
+  void work(int index) {
+    std::uint64_t seen = 0;
+    for (;;) {
+      const std::uint64_t s = wait_call(seen);
+      if (stop_.load(std::memory_order_seq_cst)) return;
+      const task_fn fn = task_.load(std::memory_order_acquire);
+      void* const ctx = ctx_.load(std::memory_order_acquire);
+      const int n = tasks_.load(std::memory_order_acquire);
+      if (seq_.load(std::memory_order_relaxed) != s) continue;  // a newer call overwrote it: look again
+      seen = s;
+      if (index < n) claim_all(index, s, fn, ctx, n);
+    }
+  }
+
   int size_;
+  std::unique_ptr<claim_slot[]> claims_;
   std::vector<std::thread> workers_;
-  std::atomic<std::uint64_t> generation_{0};
-  std::atomic<int> pending_{0};
+  std::atomic<std::uint64_t> seq_{0};
+  std::atomic<task_fn> task_{nullptr};
+  std::atomic<void*> ctx_{nullptr};
+  std::atomic<int> tasks_{0};
+  std::atomic<int> done_{0};
+  std::atomic<std::uint32_t> wake_{0};
   std::atomic<int> sleeping_{0};
   std::atomic<bool> stop_{false};
   std::atomic<bool> rest_{false};
-  void (*task_)(void*, int) = nullptr;
-  void* ctx_ = nullptr;
-  int tasks_ = 0;
 };
 
 }  // namespace partita::detail
@@ -4518,9 +4632,11 @@ inline int tasks_for(double flops, int threads, int units) {
 /// dense and conv2d with weights packed at `bind`, and composites (`cpu_patterns`) fused into
 /// one kernel: conv2d or dense, then bias and/or batch norm (folded into the weights at bind),
 /// a residual add and an activation. Builds for the instruction set of the compiler flags
-/// (`-march=native`). Threads: a persistent pool of `threads()` workers (all cores by
-/// default), started with the executable, each step split statically so that a core sees the
-/// same slice every call; small steps run on one core.
+/// (`-march=native`). Threads: a persistent pool of `threads()` workers (by default one per
+/// core in the process's CPU affinity mask), started with the executable, each step split
+/// statically so that a core sees the same slice every call; small steps run on one core. A
+/// worker that is late (its core busy with other work) does not hold a step up: the caller runs
+/// its slice instead.
 struct cpu {
   static constexpr fixed_string name = "cpu";
   static constexpr bool host = true;
@@ -4535,20 +4651,34 @@ struct cpu {
   /// Packed weights, scratch memory and the thread pool of one executable.
   class state {
    public:
-    /// Starts the pool's workers (every core): they sleep until the first parallel step.
-    state() : threads_(default_threads()) {
-      if (use_pool && threads_ > 1) pool_ = std::make_unique<detail::thread_pool>(threads_);
-    }
+    /// Starts the pool's workers (one thread per core this process may use, see
+    /// `detail::available_cores`): they sleep until the first parallel step.
+    state() : threads_(default_threads()) { start_pool(); }
 
-    /// Number of threads used by `run` (0: every core). Takes effect at once; call it outside
-    /// `run`.
+    /// Number of threads used by `run` (0: every core the process may use). Takes effect at
+    /// once; call it outside `run`.
     void set_threads(int n) {
       threads_ = n > 0 ? n : default_threads();
       pool_.reset();
-      if (use_pool && threads_ > 1) pool_ = std::make_unique<detail::thread_pool>(threads_);
+      start_pool();
       grow_scratch(per_thread_floats_);
     }
     int threads() const { return threads_; }
+
+    /// A state with this one's threads (the same pool) and nothing prepared: `bind` prepares
+    /// into it and keeps it only if every step accepts its weights.
+    state fork() const {
+      state s(threads_, pool_);
+      return s;
+    }
+
+    /// Bytes this state holds: packed weights and scratch.
+    std::size_t resident_bytes() const {
+      std::size_t n = shared_.size();
+      for (const auto& p : packed_) n += p.size();
+      for (const auto& p : scratch_) n += p.size();
+      return n;
+    }
 
     /// Called by the executable before another backend's step: the pool's workers stop
     /// spinning, leaving the cores to it (oneDNN's OpenMP threads, a device driver).
@@ -4602,9 +4732,10 @@ struct cpu {
 #else
     static constexpr bool use_pool = true;
 #endif
-    static int default_threads() {
-      const unsigned n = std::thread::hardware_concurrency();
-      return n ? static_cast<int>(n) : 1;
+    state(int threads, std::shared_ptr<detail::thread_pool> pool) : threads_(threads), pool_(std::move(pool)) {}
+    static int default_threads() { return detail::available_cores(); }
+    void start_pool() {
+      if (use_pool && threads_ > 1) pool_ = std::make_shared<detail::thread_pool>(threads_);
     }
     void grow_scratch(std::size_t n) {
       const std::size_t want = static_cast<std::size_t>(std::max(threads_, 1));
@@ -4617,7 +4748,8 @@ struct cpu {
     detail::aligned_buffer shared_;
     std::vector<detail::aligned_buffer> scratch_;
     std::size_t per_thread_floats_ = 0;
-    std::unique_ptr<detail::thread_pool> pool_;
+    // Shared with the states `fork` makes for a bind; used by one of them at a time.
+    std::shared_ptr<detail::thread_pool> pool_;
   };
 
   template <class Step>
@@ -4651,6 +4783,10 @@ struct gemm_kernel {
   // Weights are packed at bind when they are bound weights, at every run otherwise.
   static constexpr bool constant_weight = fused || Step::arg(1).op == op_id::weight;
   static constexpr bool has_bias = info.bias >= 0 || info.gamma >= 0;
+  /// After `prepare`, `run` reads no weight argument (all are packed), so the executable keeps
+  /// no raw copy of them; unless the activations or the residual are weights themselves.
+  static constexpr bool packs_weights = constant_weight && Step::arg(info.x).op != op_id::weight &&
+                                        (info.residual < 0 || Step::arg(info.residual).op != op_id::weight);
   static constexpr int channels = static_cast<int>(w_shape[0]);  // output channels or units
 
   // dense
@@ -5055,9 +5191,10 @@ inline void check_weight(const tensor_slot& w, const tensor_data* t, std::string
   }
 }
 
-/// Checks one `run` argument against the declared input or output it is bound to.
-inline void check_run_argument(const tensor_slot& s, const char* role, std::size_t index, std::size_t size,
-                               const shape* claimed) {
+/// Checks one `run` argument against the declared input or output it is bound to: shape (for a
+/// view), element count, a non-null and float-aligned pointer.
+inline void check_run_argument(const tensor_slot& s, const char* role, std::size_t index, const void* data,
+                               std::size_t size, const shape* claimed) {
   const auto expected = static_cast<std::size_t>(s.shp.elements());
   const auto what = [&] {
     std::string r = concat("partita: run: ", role, " ", std::to_string(index));
@@ -5069,6 +5206,10 @@ inline void check_run_argument(const tensor_slot& s, const char* role, std::size
     throw error(concat(what(), ": the view has shape ", to_string(*claimed), ", expected ", to_string(s.shp)));
   if (size != expected)
     throw error(concat(what(), ": the buffer has ", std::to_string(size), " elements, expected ", std::to_string(expected)));
+  if (expected > 0 && data == nullptr) throw error(concat(what(), ": the buffer is null"));
+  if (reinterpret_cast<std::uintptr_t>(data) % alignof(float) != 0)
+    throw error(concat(what(), ": the buffer is not aligned for float (address % ", std::to_string(alignof(float)),
+                       " = ", std::to_string(reinterpret_cast<std::uintptr_t>(data) % alignof(float)), ")"));
 }
 
 }  // namespace partita::detail
@@ -6062,6 +6203,125 @@ inline constexpr int count_functions = [] {
 
 }  // namespace partita
 // ---- end partita/pass/pipeline.hpp ----
+// ---- begin partita/runtime/aliasing.hpp ----
+// Which caller buffers `run` lets overlap: decided from the plan at compile time, checked on
+// pointer ranges at run time.
+
+
+namespace partita {
+
+/// Whether model input `i` may share memory with model output `o` in one `run`.
+enum class alias_rule : std::uint8_t {
+  never,        ///< the model reads the input after it writes the output
+  same_buffer,  ///< only as the very same buffer: one elementwise step reads it and writes the output in place
+  any,          ///< every read of the input comes before the first write of the output
+};
+
+namespace detail {
+
+/// `alias_rules<Plan>[i * outputs + o]`: the rule for input `i` and output `o`. Steps run in
+/// plan order and the final output copies after them, one by one; an input may share the
+/// caller's output buffer when nothing reads it once the output is being written.
+template <const auto& Plan>
+inline constexpr auto alias_rules = [] {
+  constexpr std::size_t ni = Plan.inputs.size(), no = Plan.outputs.size(), ns = Plan.steps.size();
+  std::array<alias_rule, (ni * no > 0 ? ni * no : 1)> rules{};
+  std::array<int, (ni > 0 ? ni : 1)> last_read{};
+  std::array<int, (no > 0 ? no : 1)> first_write{};
+  for (int& r : last_read) r = -1;
+  for (int& w : first_write) w = std::numeric_limits<int>::max();
+  for (std::size_t s = 0; s < ns; ++s) {
+    const plan_step& st = Plan.steps[s];
+    for (int k = 0; k < st.num_in; ++k) {
+      const buffer_ref& r = Plan.ins[static_cast<std::size_t>(st.first_in + k)];
+      if (r.kind == storage::input) last_read[static_cast<std::size_t>(r.index)] = static_cast<int>(s);
+    }
+    if (st.out.kind == storage::output) {
+      int& w = first_write[static_cast<std::size_t>(st.out.index)];
+      if (w > static_cast<int>(s)) w = static_cast<int>(s);
+    }
+  }
+  for (std::size_t c = 0; c < Plan.copies.size(); ++c) {
+    const output_copy& cp = Plan.copies[c];
+    const int t = static_cast<int>(ns + c);
+    if (cp.from.kind == storage::input) last_read[static_cast<std::size_t>(cp.from.index)] = t;
+    int& w = first_write[static_cast<std::size_t>(cp.output)];
+    if (w > t) w = t;
+  }
+  for (std::size_t i = 0; i < ni; ++i) {
+    for (std::size_t o = 0; o < no; ++o) {
+      const int read = last_read[i], write = first_write[o];
+      alias_rule r = alias_rule::never;
+      if (write > read) {
+        r = alias_rule::any;
+      } else if (write == read && Plan.inputs[i].bytes() == Plan.outputs[o].bytes()) {
+        if (write < static_cast<int>(ns)) {
+          // An elementwise step reads each element before it writes the same one, provided
+          // every operand it takes from this input has the output's shape (no broadcast).
+          const plan_step& st = Plan.steps[static_cast<std::size_t>(write)];
+          const graph_node& g = Plan.nodes[static_cast<std::size_t>(st.node)];
+          bool ok = is_unary_elementwise(g.op) || is_binary_elementwise(g.op) || g.op == op_id::bias_add;
+          for (int k = 0; ok && k < st.num_in; ++k) {
+            const buffer_ref& ref = Plan.ins[static_cast<std::size_t>(st.first_in + k)];
+            const graph_node& a = Plan.nodes[static_cast<std::size_t>(Plan.args[static_cast<std::size_t>(g.first_arg + k)])];
+            if (ref.kind == storage::input && ref.index == static_cast<int>(i) && !(a.out == g.out)) ok = false;
+          }
+          if (ok) r = alias_rule::same_buffer;
+        } else {
+          // The output is a copy of this very input: the same buffer needs no copy.
+          const output_copy& cp = Plan.copies[static_cast<std::size_t>(write) - ns];
+          if (cp.from.kind == storage::input && cp.from.index == static_cast<int>(i) && cp.output == static_cast<int>(o))
+            r = alias_rule::same_buffer;
+        }
+      }
+      rules[i * no + o] = r;
+    }
+  }
+  return rules;
+}();
+
+inline bool overlaps(const void* a, std::size_t a_bytes, const void* b, std::size_t b_bytes) {
+  const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
+  return a_bytes > 0 && b_bytes > 0 && x < y + b_bytes && y < x + a_bytes;
+}
+
+/// "input 0 'x' (f32[1, 784])" or "output 1 (f32[1, 10])".
+inline std::string describe_slot(const tensor_slot& s, const char* role, std::size_t index) {
+  std::string r = concat(role, " ", std::to_string(index));
+  if (!s.name.empty()) r += concat(" '", s.name, "'");
+  return concat(r, " (", name_of(s.type), to_string(s.shp), ")");
+}
+
+/// Throws a `partita::error` naming both arguments when two outputs overlap, or an output
+/// overlaps an input in a way `alias_rules` does not allow.
+template <const auto& Plan>
+void check_aliasing(const float* const* in, float* const* out) {
+  constexpr std::size_t ni = Plan.inputs.size(), no = Plan.outputs.size();
+  for (std::size_t o = 0; o < no; ++o) {
+    const std::size_t ob = Plan.outputs[o].bytes();
+    for (std::size_t p = 0; p < o; ++p)
+      if (overlaps(out[o], ob, out[p], Plan.outputs[p].bytes()))
+        throw error(concat("partita: run: ", describe_slot(Plan.outputs[p], "output", p), " and ",
+                           describe_slot(Plan.outputs[o], "output", o), " overlap: each output needs a buffer of its own"));
+    for (std::size_t i = 0; i < ni; ++i) {
+      const std::size_t ib = Plan.inputs[i].bytes();
+      if (!overlaps(in[i], ib, out[o], ob)) continue;
+      const alias_rule r = alias_rules<Plan>[i * no + o];
+      if (r == alias_rule::any) continue;
+      if (r == alias_rule::same_buffer && static_cast<const void*>(in[i]) == static_cast<const void*>(out[o]) && ib == ob)
+        continue;
+      const std::string input = describe_slot(Plan.inputs[i], "input", i), output = describe_slot(Plan.outputs[o], "output", o);
+      throw error(concat("partita: run: ", output, " overlaps ", input,
+                         r == alias_rule::same_buffer
+                             ? ": they may share memory only as the very same buffer (the step that writes the output reads the input in place)"
+                             : ": the model reads the input after it starts writing the output; pass separate buffers"));
+    }
+  }
+}
+
+}  // namespace detail
+}  // namespace partita
+// ---- end partita/runtime/aliasing.hpp ----
 
 namespace partita {
 namespace detail {
@@ -6096,6 +6356,38 @@ using compiled_module = typename std::conditional_t<is_model<Model> && (takes_pa
                                                     std::type_identity<partition<Model, Backends...>>,
                                                     std::type_identity<module_type_t<Model>>>::type;
 
+/// The state a transactional `bind` prepares into: `s.fork()` where the backend provides it (a
+/// state with the same settings and nothing prepared), else a copy, else a new one.
+template <class S>
+S fork_state(const S& s) {
+  if constexpr (requires { { s.fork() } -> std::same_as<S>; }) {
+    return s.fork();
+  } else if constexpr (std::is_copy_constructible_v<S>) {
+    return S(s);
+  } else {
+    return S{};
+  }
+}
+
+/// Marks an executable busy for one `run` or `bind`; a second thread arriving meanwhile gets an
+/// error at once instead of sharing the arena and the backends' state.
+class busy_guard {
+ public:
+  busy_guard(std::atomic<bool>& flag, const char* what) : flag_(flag) {
+    // Acquire/release: a call made after another one ended, from any thread, sees its effects.
+    if (flag_.exchange(true, std::memory_order_acquire))
+      throw error(concat("partita: ", what,
+                         ": the executable is busy: another thread is in its run or bind. An executable runs one "
+                         "call at a time; give each thread an executable of its own"));
+  }
+  busy_guard(const busy_guard&) = delete;
+  busy_guard& operator=(const busy_guard&) = delete;
+  ~busy_guard() { flag_.store(false, std::memory_order_release); }
+
+ private:
+  std::atomic<bool>& flag_;
+};
+
 }  // namespace detail
 
 /// A model compiled for the given backends (host last): `compiled<net, cpu> exe;`.
@@ -6104,6 +6396,12 @@ using compiled_module = typename std::conditional_t<is_model<Model> && (takes_pa
 /// phases or claims ops (so `compiled<net, cpu>` runs cpu's fused composites). Everything about the model's
 /// structure is fixed at compile time; the executable holds the weights (after `bind`), the
 /// arena (`arena_bytes`) and each backend's state. `run` allocates nothing.
+///
+/// Threads: an executable runs one call at a time. A `run` or `bind` that starts while another
+/// thread is inside `run` or `bind` of the same executable throws a `partita::error` saying it is
+/// busy; it never waits and never shares the arena. Give each thread its own executable (they
+/// share nothing), or serialize the calls; calls made one after another may come from
+/// different threads.
 template <class Model, class... Backends>
 class compiled {
   static_assert(sizeof...(Backends) >= 1, "partita: compiled<Model, Backends...> needs at least the host backend");
@@ -6115,7 +6413,7 @@ class compiled {
 
   /// Bytes of activation memory, planned at compile time.
   static constexpr std::size_t arena_bytes = plan.arena_bytes;
-  /// Bytes of weight storage (each weight aligned).
+  /// Bytes of the declared weights (each aligned), as `bind` receives them.
   static constexpr std::size_t weight_bytes = plan.weight_bytes;
   /// Alignment of every buffer in the arena and the weight storage.
   static constexpr std::size_t alignment = partita::alignment;
@@ -6123,14 +6421,85 @@ class compiled {
   static constexpr std::size_t num_outputs = plan.outputs.size();
   static constexpr std::size_t num_steps = plan.steps.size();
 
-  compiled() : arena_(arena_bytes), weights_(weight_bytes) {
+ private:
+  template <std::size_t S>
+  static constexpr std::size_t owner_of = detail::backend_index<Backends...>(plan.steps[S].backend);
+
+  template <std::size_t S>
+  using kernel_of = typename detail::nth_backend<owner_of<S>, Backends...>::template kernel<
+      step_ref<module::value, plan_of<module, Backends...>::value, static_cast<int>(S)>>;
+
+  template <std::size_t S>
+  static constexpr bool packs_weights = [] {
+    if constexpr (requires { kernel_of<S>::packs_weights; }) {
+      return static_cast<bool>(kernel_of<S>::packs_weights);
+    } else {
+      return false;
+    }
+  }();
+
+  // Weights some kernel reads at run time (or an output copies): kept as given after bind. The
+  // others reach `prepare` from a staging buffer that bind frees once the backends have packed them.
+  static constexpr auto raw_needed = []<std::size_t... S>(std::index_sequence<S...>) {
+    std::array<bool, plan.weights.size() ? plan.weights.size() : 1> keep{};
+    const auto step = [&](std::size_t s, bool packs) {
+      if (packs) return;
+      const plan_step& st = plan.steps[s];
+      for (int k = 0; k < st.num_in; ++k) {
+        const buffer_ref& r = plan.ins[static_cast<std::size_t>(st.first_in + k)];
+        if (r.kind == storage::weight) keep[static_cast<std::size_t>(r.index)] = true;
+      }
+    };
+    (step(S, packs_weights<S>), ...);
+    for (const output_copy& c : plan.copies)
+      if (c.from.kind == storage::weight) keep[static_cast<std::size_t>(c.from.index)] = true;
+    return keep;
+  }(std::make_index_sequence<num_steps>{});
+
+  struct weight_layout {
+    std::array<std::size_t, plan.weights.size() ? plan.weights.size() : 1> offset{};
+    std::size_t kept_bytes = 0, staged_bytes = 0;
+  };
+  // Kept weights lie back to back in the weight storage, staged ones in the staging buffer.
+  static constexpr weight_layout layout = [] {
+    weight_layout l;
+    for (std::size_t i = 0; i < plan.weights.size(); ++i) {
+      std::size_t& end = raw_needed[i] ? l.kept_bytes : l.staged_bytes;
+      l.offset[i] = end;
+      end += detail::align_up(plan.weights[i].bytes());
+    }
+    return l;
+  }();
+
+ public:
+  /// Bytes of weights the executable keeps as given after `bind`: those a kernel reads at run
+  /// time. Weights that only backends with packed forms use (`packs_weights`) are not kept.
+  static constexpr std::size_t kept_weight_bytes = layout.kept_bytes;
+
+  compiled() : arena_(arena_bytes) {
     // With no weights there is no bind: backends prepare their kernels now.
-    if constexpr (plan.weights.empty()) prepare_steps(std::make_index_sequence<num_steps>{});
+    if constexpr (plan.weights.empty()) prepare_steps(states_, nullptr, nullptr, std::make_index_sequence<num_steps>{});
   }
   compiled(const compiled&) = delete;
   compiled& operator=(const compiled&) = delete;
-  compiled(compiled&&) noexcept = default;
-  compiled& operator=(compiled&&) noexcept = default;
+  /// Moves the buffers and backend states; the moved-from executable is left unusable (`bound()`
+  /// false, `run` and `bind` throw) until another executable is assigned to it.
+  compiled(compiled&& o) noexcept
+      : arena_(std::move(o.arena_)),
+        weights_(std::move(o.weights_)),
+        states_(std::move(o.states_)),
+        bound_(std::exchange(o.bound_, false)),
+        live_(std::exchange(o.live_, false)) {}
+  compiled& operator=(compiled&& o) noexcept {
+    if (this != &o) {
+      arena_ = std::move(o.arena_);
+      weights_ = std::move(o.weights_);
+      states_ = std::move(o.states_);
+      bound_ = std::exchange(o.bound_, false);
+      live_ = std::exchange(o.live_, false);
+    }
+    return *this;
+  }
 
   /// Declared input `i`: name, dtype and shape.
   static constexpr const tensor_slot& input(std::size_t i) { return plan.inputs[i]; }
@@ -6152,14 +6521,22 @@ class compiled {
   /// Declared weight `i`: name, dtype, shape and offset in the weight storage.
   static constexpr const tensor_slot& weight(std::size_t i) { return plan.weights[i]; }
 
-  /// Copies every declared weight from `source` (a `safetensors_file`, a `weight_set`, or
+  /// Loads every declared weight from `source` (a `safetensors_file`, a `weight_set`, or
   /// anything with `find(name)` and `origin()`), after checking names, dtypes and shapes, then
   /// lets each backend prepare its steps (`kernel<Step>::prepare(state&, in)`, where `in` holds
   /// the step's weight arguments and null for the others: packing GEMM panels, building
-  /// primitives). A mismatch changes nothing, and the exception names each offending tensor,
-  /// expected vs actual; if a backend's `prepare` throws, the executable is left unbound.
+  /// primitives).
+  ///
+  /// Transactional: the weights are copied into new storage and the backends prepare into new
+  /// states (`state::fork()`, a copy, or a new state); only when every step has accepted them
+  /// does the executable switch to them. A mismatch or a backend's refusal throws a
+  /// `partita::error` (naming each offending tensor, expected vs actual, or the backend and the
+  /// step) and leaves the executable exactly as it was, bound to its previous weights if it had
+  /// any.
   template <class Source>
   compiled& bind(const Source& source) {
+    const detail::busy_guard guard(busy_, "bind");
+    check_live("bind");
     std::array<const tensor_data*, plan.weights.size()> found{};
     std::string problems;
     for (std::size_t i = 0; i < plan.weights.size(); ++i) {
@@ -6167,10 +6544,13 @@ class compiled {
       detail::check_weight(plan.weights[i], found[i], source.origin(), problems);
     }
     if (!problems.empty()) throw error(detail::concat("partita: bind failed:", problems));
-    bound_ = false;
+    detail::aligned_buffer kept(layout.kept_bytes), staged(layout.staged_bytes);
     for (std::size_t i = 0; i < plan.weights.size(); ++i)
-      std::memcpy(weights_.get() + plan.weights[i].offset, found[i]->bytes.data(), plan.weights[i].bytes());
-    prepare_steps(std::make_index_sequence<num_steps>{});
+      std::memcpy((raw_needed[i] ? kept : staged).get() + layout.offset[i], found[i]->bytes.data(), plan.weights[i].bytes());
+    states_t next = fork_states(std::make_index_sequence<sizeof...(Backends)>{});
+    prepare_steps(next, kept.get(), staged.get(), std::make_index_sequence<num_steps>{});
+    weights_ = std::move(kept);
+    states_ = std::move(next);
     bound_ = true;
     return *this;
   }
@@ -6186,27 +6566,75 @@ class compiled {
     return boost::hana::at_c<detail::index_of_backend<B, Backends...>>(states_);
   }
 
-  /// True once `bind` has succeeded.
-  bool bound() const { return bound_; }
+  /// True once `bind` has succeeded (false again on a moved-from executable).
+  bool bound() const { return bound_ && live_; }
+
+  /// Bytes this executable holds: the arena, the weights it keeps (`kept_weight_bytes` once
+  /// bound) and what each backend state reports (`state::resident_bytes()`, where it has one:
+  /// packed weights, scratch).
+  std::size_t resident_bytes() const {
+    return arena_.size() + weights_.size() + states_bytes(std::make_index_sequence<sizeof...(Backends)>{});
+  }
 
   /// Runs the model: the inputs, then the outputs, in model order. Each is a
-  /// `std::span<const float>` / `std::span<float>`, a `std::vector<float>` or a `tensor_view`;
-  /// sizes (and shapes, for views) are checked against the declaration.
+  /// `std::span<const float>` / `std::span<float>`, a `std::vector<float>` or a `tensor_view`.
+  /// Checked before anything runs, each failure a `partita::error` naming the argument:
+  /// sizes (and shapes, for views) against the declaration; no null or misaligned
+  /// (`alignof(float)`) buffer; no two outputs overlapping, and no output overlapping an input
+  /// unless the plan proves it harmless (every read of the input comes before the output is
+  /// written, or one elementwise step updates the very same buffer in place); the executable
+  /// bound, not moved from, and not busy in another thread.
   template <class... Args>
   void run(Args&&... args) {
     static_assert(sizeof...(Args) == num_inputs + num_outputs,
                   "partita: run(inputs..., outputs...) takes one argument per model input and per model output");
-    if (!bound_ && !plan.weights.empty()) throw error("partita: run called before bind: the weights are not loaded");
+    const detail::busy_guard guard(busy_, "run");
+    check_ready();
     std::array<const float*, num_inputs ? num_inputs : 1> in{};
     std::array<float*, num_outputs ? num_outputs : 1> out{};
     collect(in, out, std::index_sequence_for<Args...>{}, std::forward<Args>(args)...);
+    detail::check_aliasing<plan>(in.data(), out.data());
     execute(in.data(), out.data());
   }
 
-  /// Runs with already checked raw pointers: one per input and per output, in model order.
-  void run_unchecked(const float* const* inputs, float* const* outputs) { execute(inputs, outputs); }
+  /// Runs with raw pointers, one per input and per output in model order, that the caller has
+  /// checked: sizes, null, alignment and overlap are not looked at. The executable's own
+  /// checks (bound, not moved from, not busy) still apply.
+  void run_unchecked(const float* const* inputs, float* const* outputs) {
+    const detail::busy_guard guard(busy_, "run");
+    check_ready();
+    execute(inputs, outputs);
+  }
 
  private:
+  using states_t = boost::hana::tuple<typename Backends::state...>;
+
+  void check_live(const char* what) const {
+    if (!live_)
+      throw error(detail::concat("partita: ", what, " on a moved-from executable: it has no buffers or backend states; "
+                                                    "assign an executable to it first"));
+  }
+
+  void check_ready() const {
+    check_live("run");
+    if (!bound_ && !plan.weights.empty()) throw error("partita: run called before bind: the weights are not loaded");
+  }
+
+  template <std::size_t... I>
+  states_t fork_states(std::index_sequence<I...>) const {
+    return states_t(detail::fork_state(boost::hana::at_c<I>(states_))...);
+  }
+
+  template <std::size_t... I>
+  std::size_t states_bytes(std::index_sequence<I...>) const {
+    std::size_t n = 0;
+    const auto add = [&](const auto& st) {
+      if constexpr (requires { { st.resident_bytes() } -> std::convertible_to<std::size_t>; }) n += st.resident_bytes();
+    };
+    (add(boost::hana::at_c<I>(states_)), ...);
+    return n;
+  }
+
   template <std::size_t N, std::size_t M, std::size_t... I, class... Args>
   static void collect(std::array<const float*, N>& in, std::array<float*, M>& out, std::index_sequence<I...>,
                       Args&&... args) {
@@ -6217,19 +6645,22 @@ class compiled {
   static void collect_one(std::array<const float*, N>& in, std::array<float*, M>& out, Arg&& arg) {
     if constexpr (I < num_inputs) {
       const auto t = detail::as_input(arg);
-      detail::check_run_argument(plan.inputs[I], "input", I, t.size, t.shp);
+      detail::check_run_argument(plan.inputs[I], "input", I, t.data, t.size, t.shp);
       in[I] = t.data;
     } else {
       const auto t = detail::as_output(arg);
-      detail::check_run_argument(plan.outputs[I - num_inputs], "output", I - num_inputs, t.size, t.shp);
+      detail::check_run_argument(plan.outputs[I - num_inputs], "output", I - num_inputs, t.data, t.size, t.shp);
       out[I - num_inputs] = t.data;
     }
   }
 
   void execute(const float* const* in, float* const* out) {
     run_steps(in, out, std::make_index_sequence<num_steps>{});
-    for (const output_copy& c : plan.copies)
-      std::memcpy(out[c.output], locate(c.from, in, out), c.bytes);
+    for (const output_copy& c : plan.copies) {
+      const float* from = locate(c.from, in, out);
+      // An output given the very buffer of the input it copies needs no copy (alias_rules).
+      if (from != out[c.output]) std::memcpy(out[c.output], from, c.bytes);
+    }
   }
 
   template <std::size_t... S>
@@ -6240,7 +6671,11 @@ class compiled {
   float* locate(const buffer_ref& r, const float* const* in, float* const* out) const {
     switch (r.kind) {
       case storage::input: return const_cast<float*>(in[r.index]);  // read only: only passed as kernel input
-      case storage::weight: return reinterpret_cast<float*>(weights_.get() + r.offset);
+      case storage::weight:
+        // A weight only packing kernels read is not kept: they get null and do not look.
+        return raw_needed[static_cast<std::size_t>(r.index)]
+                   ? reinterpret_cast<float*>(weights_.get() + layout.offset[static_cast<std::size_t>(r.index)])
+                   : nullptr;
       case storage::arena: return reinterpret_cast<float*>(arena_.get() + r.offset);
       case storage::output: return out[r.index];
       case storage::none: break;
@@ -6252,13 +6687,6 @@ class compiled {
   static constexpr std::array<buffer_ref, sizeof...(K)> step_inputs(std::index_sequence<K...>) {
     return {plan.ins[static_cast<std::size_t>(plan.steps[S].first_in) + K]...};
   }
-
-  template <std::size_t S>
-  static constexpr std::size_t owner_of = detail::backend_index<Backends...>(plan.steps[S].backend);
-
-  template <std::size_t S>
-  using kernel_of = typename detail::nth_backend<owner_of<S>, Backends...>::template kernel<
-      step_ref<module::value, plan_of<module, Backends...>::value, static_cast<int>(S)>>;
 
   template <std::size_t S>
   void run_step(const float* const* in, float* const* out) {
@@ -6277,21 +6705,24 @@ class compiled {
   }
 
   template <std::size_t... S>
-  void prepare_steps(std::index_sequence<S...>) {
-    (prepare_step<S>(), ...);
+  void prepare_steps(states_t& states, const std::byte* kept, const std::byte* staged, std::index_sequence<S...>) {
+    (prepare_step<S>(states, kept, staged), ...);
   }
 
   template <std::size_t S>
-  void prepare_step() {
+  void prepare_step(states_t& states, [[maybe_unused]] const std::byte* kept, [[maybe_unused]] const std::byte* staged) {
     if constexpr (requires(typename detail::nth_backend<owner_of<S>, Backends...>::state& st, const float* const* p) {
                     kernel_of<S>::prepare(st, p);
                   }) {
       constexpr auto refs = step_inputs<S>(std::make_index_sequence<static_cast<std::size_t>(plan.steps[S].num_in)>{});
       std::array<const float*, refs.size()> args{};
-      for (std::size_t k = 0; k < refs.size(); ++k)
-        args[k] = refs[k].kind == storage::weight ? reinterpret_cast<const float*>(weights_.get() + refs[k].offset) : nullptr;
+      for (std::size_t k = 0; k < refs.size(); ++k) {
+        if (refs[k].kind != storage::weight) continue;
+        const auto w = static_cast<std::size_t>(refs[k].index);
+        args[k] = reinterpret_cast<const float*>((raw_needed[w] ? kept : staged) + layout.offset[w]);
+      }
       try {
-        kernel_of<S>::prepare(boost::hana::at_c<owner_of<S>>(states_), args.data());
+        kernel_of<S>::prepare(boost::hana::at_c<owner_of<S>>(states), args.data());
       } catch (const std::exception& e) {
         throw error(detail::concat("partita: bind: backend '", std::string_view(detail::nth_backend<owner_of<S>, Backends...>::name),
                                    "' rejected step ", std::to_string(S), " (", step_name(S), "): ", e.what()));
@@ -6300,10 +6731,12 @@ class compiled {
   }
 
   detail::aligned_buffer arena_;
-  detail::aligned_buffer weights_;
+  detail::aligned_buffer weights_;  // the kept weights (`kept_weight_bytes`), after bind
   // One state per backend, of unrelated types: a Hana tuple, indexed at compile time.
-  boost::hana::tuple<typename Backends::state...> states_{};
+  states_t states_{};
   bool bound_ = false;
+  bool live_ = true;  // false once moved from
+  std::atomic<bool> busy_{false};
 };
 
 }  // namespace partita

@@ -1,5 +1,6 @@
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -44,9 +45,10 @@ inline void check_weight(const tensor_slot& w, const tensor_data* t, std::string
   }
 }
 
-/// Checks one `run` argument against the declared input or output it is bound to.
-inline void check_run_argument(const tensor_slot& s, const char* role, std::size_t index, std::size_t size,
-                               const shape* claimed) {
+/// Checks one `run` argument against the declared input or output it is bound to: shape (for a
+/// view), element count, a non-null and float-aligned pointer.
+inline void check_run_argument(const tensor_slot& s, const char* role, std::size_t index, const void* data,
+                               std::size_t size, const shape* claimed) {
   const auto expected = static_cast<std::size_t>(s.shp.elements());
   const auto what = [&] {
     std::string r = concat("partita: run: ", role, " ", std::to_string(index));
@@ -58,6 +60,10 @@ inline void check_run_argument(const tensor_slot& s, const char* role, std::size
     throw error(concat(what(), ": the view has shape ", to_string(*claimed), ", expected ", to_string(s.shp)));
   if (size != expected)
     throw error(concat(what(), ": the buffer has ", std::to_string(size), " elements, expected ", std::to_string(expected)));
+  if (expected > 0 && data == nullptr) throw error(concat(what(), ": the buffer is null"));
+  if (reinterpret_cast<std::uintptr_t>(data) % alignof(float) != 0)
+    throw error(concat(what(), ": the buffer is not aligned for float (address % ", std::to_string(alignof(float)),
+                       " = ", std::to_string(reinterpret_cast<std::uintptr_t>(data) % alignof(float)), ")"));
 }
 
 }  // namespace partita::detail

@@ -1,6 +1,8 @@
 #pragma once
 #include <array>
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -19,6 +21,7 @@
 #include "partita/detail/aligned_buffer.hpp"
 #include "partita/ir/model.hpp"
 #include "partita/pass/pipeline.hpp"
+#include "partita/runtime/aliasing.hpp"
 #include "partita/runtime/bind.hpp"
 #include "partita/runtime/plan.hpp"
 
@@ -55,6 +58,38 @@ using compiled_module = typename std::conditional_t<is_model<Model> && (takes_pa
                                                     std::type_identity<partition<Model, Backends...>>,
                                                     std::type_identity<module_type_t<Model>>>::type;
 
+/// The state a transactional `bind` prepares into: `s.fork()` where the backend provides it (a
+/// state with the same settings and nothing prepared), else a copy, else a new one.
+template <class S>
+S fork_state(const S& s) {
+  if constexpr (requires { { s.fork() } -> std::same_as<S>; }) {
+    return s.fork();
+  } else if constexpr (std::is_copy_constructible_v<S>) {
+    return S(s);
+  } else {
+    return S{};
+  }
+}
+
+/// Marks an executable busy for one `run` or `bind`; a second thread arriving meanwhile gets an
+/// error at once instead of sharing the arena and the backends' state.
+class busy_guard {
+ public:
+  busy_guard(std::atomic<bool>& flag, const char* what) : flag_(flag) {
+    // Acquire/release: a call made after another one ended, from any thread, sees its effects.
+    if (flag_.exchange(true, std::memory_order_acquire))
+      throw error(concat("partita: ", what,
+                         ": the executable is busy: another thread is in its run or bind. An executable runs one "
+                         "call at a time; give each thread an executable of its own"));
+  }
+  busy_guard(const busy_guard&) = delete;
+  busy_guard& operator=(const busy_guard&) = delete;
+  ~busy_guard() { flag_.store(false, std::memory_order_release); }
+
+ private:
+  std::atomic<bool>& flag_;
+};
+
 }  // namespace detail
 
 /// A model compiled for the given backends (host last): `compiled<net, cpu> exe;`.
@@ -63,6 +98,12 @@ using compiled_module = typename std::conditional_t<is_model<Model> && (takes_pa
 /// phases or claims ops (so `compiled<net, cpu>` runs cpu's fused composites). Everything about the model's
 /// structure is fixed at compile time; the executable holds the weights (after `bind`), the
 /// arena (`arena_bytes`) and each backend's state. `run` allocates nothing.
+///
+/// Threads: an executable runs one call at a time. A `run` or `bind` that starts while another
+/// thread is inside `run` or `bind` of the same executable throws a `partita::error` saying it is
+/// busy; it never waits and never shares the arena. Give each thread its own executable (they
+/// share nothing), or serialize the calls; calls made one after another may come from
+/// different threads.
 template <class Model, class... Backends>
 class compiled {
   static_assert(sizeof...(Backends) >= 1, "partita: compiled<Model, Backends...> needs at least the host backend");
@@ -74,7 +115,7 @@ class compiled {
 
   /// Bytes of activation memory, planned at compile time.
   static constexpr std::size_t arena_bytes = plan.arena_bytes;
-  /// Bytes of weight storage (each weight aligned).
+  /// Bytes of the declared weights (each aligned), as `bind` receives them.
   static constexpr std::size_t weight_bytes = plan.weight_bytes;
   /// Alignment of every buffer in the arena and the weight storage.
   static constexpr std::size_t alignment = partita::alignment;
@@ -82,14 +123,85 @@ class compiled {
   static constexpr std::size_t num_outputs = plan.outputs.size();
   static constexpr std::size_t num_steps = plan.steps.size();
 
-  compiled() : arena_(arena_bytes), weights_(weight_bytes) {
+ private:
+  template <std::size_t S>
+  static constexpr std::size_t owner_of = detail::backend_index<Backends...>(plan.steps[S].backend);
+
+  template <std::size_t S>
+  using kernel_of = typename detail::nth_backend<owner_of<S>, Backends...>::template kernel<
+      step_ref<module::value, plan_of<module, Backends...>::value, static_cast<int>(S)>>;
+
+  template <std::size_t S>
+  static constexpr bool packs_weights = [] {
+    if constexpr (requires { kernel_of<S>::packs_weights; }) {
+      return static_cast<bool>(kernel_of<S>::packs_weights);
+    } else {
+      return false;
+    }
+  }();
+
+  // Weights some kernel reads at run time (or an output copies): kept as given after bind. The
+  // others reach `prepare` from a staging buffer that bind frees once the backends have packed them.
+  static constexpr auto raw_needed = []<std::size_t... S>(std::index_sequence<S...>) {
+    std::array<bool, plan.weights.size() ? plan.weights.size() : 1> keep{};
+    const auto step = [&](std::size_t s, bool packs) {
+      if (packs) return;
+      const plan_step& st = plan.steps[s];
+      for (int k = 0; k < st.num_in; ++k) {
+        const buffer_ref& r = plan.ins[static_cast<std::size_t>(st.first_in + k)];
+        if (r.kind == storage::weight) keep[static_cast<std::size_t>(r.index)] = true;
+      }
+    };
+    (step(S, packs_weights<S>), ...);
+    for (const output_copy& c : plan.copies)
+      if (c.from.kind == storage::weight) keep[static_cast<std::size_t>(c.from.index)] = true;
+    return keep;
+  }(std::make_index_sequence<num_steps>{});
+
+  struct weight_layout {
+    std::array<std::size_t, plan.weights.size() ? plan.weights.size() : 1> offset{};
+    std::size_t kept_bytes = 0, staged_bytes = 0;
+  };
+  // Kept weights lie back to back in the weight storage, staged ones in the staging buffer.
+  static constexpr weight_layout layout = [] {
+    weight_layout l;
+    for (std::size_t i = 0; i < plan.weights.size(); ++i) {
+      std::size_t& end = raw_needed[i] ? l.kept_bytes : l.staged_bytes;
+      l.offset[i] = end;
+      end += detail::align_up(plan.weights[i].bytes());
+    }
+    return l;
+  }();
+
+ public:
+  /// Bytes of weights the executable keeps as given after `bind`: those a kernel reads at run
+  /// time. Weights that only backends with packed forms use (`packs_weights`) are not kept.
+  static constexpr std::size_t kept_weight_bytes = layout.kept_bytes;
+
+  compiled() : arena_(arena_bytes) {
     // With no weights there is no bind: backends prepare their kernels now.
-    if constexpr (plan.weights.empty()) prepare_steps(std::make_index_sequence<num_steps>{});
+    if constexpr (plan.weights.empty()) prepare_steps(states_, nullptr, nullptr, std::make_index_sequence<num_steps>{});
   }
   compiled(const compiled&) = delete;
   compiled& operator=(const compiled&) = delete;
-  compiled(compiled&&) noexcept = default;
-  compiled& operator=(compiled&&) noexcept = default;
+  /// Moves the buffers and backend states; the moved-from executable is left unusable (`bound()`
+  /// false, `run` and `bind` throw) until another executable is assigned to it.
+  compiled(compiled&& o) noexcept
+      : arena_(std::move(o.arena_)),
+        weights_(std::move(o.weights_)),
+        states_(std::move(o.states_)),
+        bound_(std::exchange(o.bound_, false)),
+        live_(std::exchange(o.live_, false)) {}
+  compiled& operator=(compiled&& o) noexcept {
+    if (this != &o) {
+      arena_ = std::move(o.arena_);
+      weights_ = std::move(o.weights_);
+      states_ = std::move(o.states_);
+      bound_ = std::exchange(o.bound_, false);
+      live_ = std::exchange(o.live_, false);
+    }
+    return *this;
+  }
 
   /// Declared input `i`: name, dtype and shape.
   static constexpr const tensor_slot& input(std::size_t i) { return plan.inputs[i]; }
@@ -111,14 +223,22 @@ class compiled {
   /// Declared weight `i`: name, dtype, shape and offset in the weight storage.
   static constexpr const tensor_slot& weight(std::size_t i) { return plan.weights[i]; }
 
-  /// Copies every declared weight from `source` (a `safetensors_file`, a `weight_set`, or
+  /// Loads every declared weight from `source` (a `safetensors_file`, a `weight_set`, or
   /// anything with `find(name)` and `origin()`), after checking names, dtypes and shapes, then
   /// lets each backend prepare its steps (`kernel<Step>::prepare(state&, in)`, where `in` holds
   /// the step's weight arguments and null for the others: packing GEMM panels, building
-  /// primitives). A mismatch changes nothing, and the exception names each offending tensor,
-  /// expected vs actual; if a backend's `prepare` throws, the executable is left unbound.
+  /// primitives).
+  ///
+  /// Transactional: the weights are copied into new storage and the backends prepare into new
+  /// states (`state::fork()`, a copy, or a new state); only when every step has accepted them
+  /// does the executable switch to them. A mismatch or a backend's refusal throws a
+  /// `partita::error` (naming each offending tensor, expected vs actual, or the backend and the
+  /// step) and leaves the executable exactly as it was, bound to its previous weights if it had
+  /// any.
   template <class Source>
   compiled& bind(const Source& source) {
+    const detail::busy_guard guard(busy_, "bind");
+    check_live("bind");
     std::array<const tensor_data*, plan.weights.size()> found{};
     std::string problems;
     for (std::size_t i = 0; i < plan.weights.size(); ++i) {
@@ -126,10 +246,13 @@ class compiled {
       detail::check_weight(plan.weights[i], found[i], source.origin(), problems);
     }
     if (!problems.empty()) throw error(detail::concat("partita: bind failed:", problems));
-    bound_ = false;
+    detail::aligned_buffer kept(layout.kept_bytes), staged(layout.staged_bytes);
     for (std::size_t i = 0; i < plan.weights.size(); ++i)
-      std::memcpy(weights_.get() + plan.weights[i].offset, found[i]->bytes.data(), plan.weights[i].bytes());
-    prepare_steps(std::make_index_sequence<num_steps>{});
+      std::memcpy((raw_needed[i] ? kept : staged).get() + layout.offset[i], found[i]->bytes.data(), plan.weights[i].bytes());
+    states_t next = fork_states(std::make_index_sequence<sizeof...(Backends)>{});
+    prepare_steps(next, kept.get(), staged.get(), std::make_index_sequence<num_steps>{});
+    weights_ = std::move(kept);
+    states_ = std::move(next);
     bound_ = true;
     return *this;
   }
@@ -145,27 +268,75 @@ class compiled {
     return boost::hana::at_c<detail::index_of_backend<B, Backends...>>(states_);
   }
 
-  /// True once `bind` has succeeded.
-  bool bound() const { return bound_; }
+  /// True once `bind` has succeeded (false again on a moved-from executable).
+  bool bound() const { return bound_ && live_; }
+
+  /// Bytes this executable holds: the arena, the weights it keeps (`kept_weight_bytes` once
+  /// bound) and what each backend state reports (`state::resident_bytes()`, where it has one:
+  /// packed weights, scratch).
+  std::size_t resident_bytes() const {
+    return arena_.size() + weights_.size() + states_bytes(std::make_index_sequence<sizeof...(Backends)>{});
+  }
 
   /// Runs the model: the inputs, then the outputs, in model order. Each is a
-  /// `std::span<const float>` / `std::span<float>`, a `std::vector<float>` or a `tensor_view`;
-  /// sizes (and shapes, for views) are checked against the declaration.
+  /// `std::span<const float>` / `std::span<float>`, a `std::vector<float>` or a `tensor_view`.
+  /// Checked before anything runs, each failure a `partita::error` naming the argument:
+  /// sizes (and shapes, for views) against the declaration; no null or misaligned
+  /// (`alignof(float)`) buffer; no two outputs overlapping, and no output overlapping an input
+  /// unless the plan proves it harmless (every read of the input comes before the output is
+  /// written, or one elementwise step updates the very same buffer in place); the executable
+  /// bound, not moved from, and not busy in another thread.
   template <class... Args>
   void run(Args&&... args) {
     static_assert(sizeof...(Args) == num_inputs + num_outputs,
                   "partita: run(inputs..., outputs...) takes one argument per model input and per model output");
-    if (!bound_ && !plan.weights.empty()) throw error("partita: run called before bind: the weights are not loaded");
+    const detail::busy_guard guard(busy_, "run");
+    check_ready();
     std::array<const float*, num_inputs ? num_inputs : 1> in{};
     std::array<float*, num_outputs ? num_outputs : 1> out{};
     collect(in, out, std::index_sequence_for<Args...>{}, std::forward<Args>(args)...);
+    detail::check_aliasing<plan>(in.data(), out.data());
     execute(in.data(), out.data());
   }
 
-  /// Runs with already checked raw pointers: one per input and per output, in model order.
-  void run_unchecked(const float* const* inputs, float* const* outputs) { execute(inputs, outputs); }
+  /// Runs with raw pointers, one per input and per output in model order, that the caller has
+  /// checked: sizes, null, alignment and overlap are not looked at. The executable's own
+  /// checks (bound, not moved from, not busy) still apply.
+  void run_unchecked(const float* const* inputs, float* const* outputs) {
+    const detail::busy_guard guard(busy_, "run");
+    check_ready();
+    execute(inputs, outputs);
+  }
 
  private:
+  using states_t = boost::hana::tuple<typename Backends::state...>;
+
+  void check_live(const char* what) const {
+    if (!live_)
+      throw error(detail::concat("partita: ", what, " on a moved-from executable: it has no buffers or backend states; "
+                                                    "assign an executable to it first"));
+  }
+
+  void check_ready() const {
+    check_live("run");
+    if (!bound_ && !plan.weights.empty()) throw error("partita: run called before bind: the weights are not loaded");
+  }
+
+  template <std::size_t... I>
+  states_t fork_states(std::index_sequence<I...>) const {
+    return states_t(detail::fork_state(boost::hana::at_c<I>(states_))...);
+  }
+
+  template <std::size_t... I>
+  std::size_t states_bytes(std::index_sequence<I...>) const {
+    std::size_t n = 0;
+    const auto add = [&](const auto& st) {
+      if constexpr (requires { { st.resident_bytes() } -> std::convertible_to<std::size_t>; }) n += st.resident_bytes();
+    };
+    (add(boost::hana::at_c<I>(states_)), ...);
+    return n;
+  }
+
   template <std::size_t N, std::size_t M, std::size_t... I, class... Args>
   static void collect(std::array<const float*, N>& in, std::array<float*, M>& out, std::index_sequence<I...>,
                       Args&&... args) {
@@ -176,19 +347,22 @@ class compiled {
   static void collect_one(std::array<const float*, N>& in, std::array<float*, M>& out, Arg&& arg) {
     if constexpr (I < num_inputs) {
       const auto t = detail::as_input(arg);
-      detail::check_run_argument(plan.inputs[I], "input", I, t.size, t.shp);
+      detail::check_run_argument(plan.inputs[I], "input", I, t.data, t.size, t.shp);
       in[I] = t.data;
     } else {
       const auto t = detail::as_output(arg);
-      detail::check_run_argument(plan.outputs[I - num_inputs], "output", I - num_inputs, t.size, t.shp);
+      detail::check_run_argument(plan.outputs[I - num_inputs], "output", I - num_inputs, t.data, t.size, t.shp);
       out[I - num_inputs] = t.data;
     }
   }
 
   void execute(const float* const* in, float* const* out) {
     run_steps(in, out, std::make_index_sequence<num_steps>{});
-    for (const output_copy& c : plan.copies)
-      std::memcpy(out[c.output], locate(c.from, in, out), c.bytes);
+    for (const output_copy& c : plan.copies) {
+      const float* from = locate(c.from, in, out);
+      // An output given the very buffer of the input it copies needs no copy (alias_rules).
+      if (from != out[c.output]) std::memcpy(out[c.output], from, c.bytes);
+    }
   }
 
   template <std::size_t... S>
@@ -199,7 +373,11 @@ class compiled {
   float* locate(const buffer_ref& r, const float* const* in, float* const* out) const {
     switch (r.kind) {
       case storage::input: return const_cast<float*>(in[r.index]);  // read only: only passed as kernel input
-      case storage::weight: return reinterpret_cast<float*>(weights_.get() + r.offset);
+      case storage::weight:
+        // A weight only packing kernels read is not kept: they get null and do not look.
+        return raw_needed[static_cast<std::size_t>(r.index)]
+                   ? reinterpret_cast<float*>(weights_.get() + layout.offset[static_cast<std::size_t>(r.index)])
+                   : nullptr;
       case storage::arena: return reinterpret_cast<float*>(arena_.get() + r.offset);
       case storage::output: return out[r.index];
       case storage::none: break;
@@ -211,13 +389,6 @@ class compiled {
   static constexpr std::array<buffer_ref, sizeof...(K)> step_inputs(std::index_sequence<K...>) {
     return {plan.ins[static_cast<std::size_t>(plan.steps[S].first_in) + K]...};
   }
-
-  template <std::size_t S>
-  static constexpr std::size_t owner_of = detail::backend_index<Backends...>(plan.steps[S].backend);
-
-  template <std::size_t S>
-  using kernel_of = typename detail::nth_backend<owner_of<S>, Backends...>::template kernel<
-      step_ref<module::value, plan_of<module, Backends...>::value, static_cast<int>(S)>>;
 
   template <std::size_t S>
   void run_step(const float* const* in, float* const* out) {
@@ -236,21 +407,24 @@ class compiled {
   }
 
   template <std::size_t... S>
-  void prepare_steps(std::index_sequence<S...>) {
-    (prepare_step<S>(), ...);
+  void prepare_steps(states_t& states, const std::byte* kept, const std::byte* staged, std::index_sequence<S...>) {
+    (prepare_step<S>(states, kept, staged), ...);
   }
 
   template <std::size_t S>
-  void prepare_step() {
+  void prepare_step(states_t& states, [[maybe_unused]] const std::byte* kept, [[maybe_unused]] const std::byte* staged) {
     if constexpr (requires(typename detail::nth_backend<owner_of<S>, Backends...>::state& st, const float* const* p) {
                     kernel_of<S>::prepare(st, p);
                   }) {
       constexpr auto refs = step_inputs<S>(std::make_index_sequence<static_cast<std::size_t>(plan.steps[S].num_in)>{});
       std::array<const float*, refs.size()> args{};
-      for (std::size_t k = 0; k < refs.size(); ++k)
-        args[k] = refs[k].kind == storage::weight ? reinterpret_cast<const float*>(weights_.get() + refs[k].offset) : nullptr;
+      for (std::size_t k = 0; k < refs.size(); ++k) {
+        if (refs[k].kind != storage::weight) continue;
+        const auto w = static_cast<std::size_t>(refs[k].index);
+        args[k] = reinterpret_cast<const float*>((raw_needed[w] ? kept : staged) + layout.offset[w]);
+      }
       try {
-        kernel_of<S>::prepare(boost::hana::at_c<owner_of<S>>(states_), args.data());
+        kernel_of<S>::prepare(boost::hana::at_c<owner_of<S>>(states), args.data());
       } catch (const std::exception& e) {
         throw error(detail::concat("partita: bind: backend '", std::string_view(detail::nth_backend<owner_of<S>, Backends...>::name),
                                    "' rejected step ", std::to_string(S), " (", step_name(S), "): ", e.what()));
@@ -259,10 +433,12 @@ class compiled {
   }
 
   detail::aligned_buffer arena_;
-  detail::aligned_buffer weights_;
+  detail::aligned_buffer weights_;  // the kept weights (`kept_weight_bytes`), after bind
   // One state per backend, of unrelated types: a Hana tuple, indexed at compile time.
-  boost::hana::tuple<typename Backends::state...> states_{};
+  states_t states_{};
   bool bound_ = false;
+  bool live_ = true;  // false once moved from
+  std::atomic<bool> busy_{false};
 };
 
 }  // namespace partita

@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <memory>
 #include <string_view>
-#include <thread>
 #include <vector>
 
 #include "partita/backend/cost.hpp"
@@ -45,9 +44,11 @@ inline int tasks_for(double flops, int threads, int units) {
 /// dense and conv2d with weights packed at `bind`, and composites (`cpu_patterns`) fused into
 /// one kernel: conv2d or dense, then bias and/or batch norm (folded into the weights at bind),
 /// a residual add and an activation. Builds for the instruction set of the compiler flags
-/// (`-march=native`). Threads: a persistent pool of `threads()` workers (all cores by
-/// default), started with the executable, each step split statically so that a core sees the
-/// same slice every call; small steps run on one core.
+/// (`-march=native`). Threads: a persistent pool of `threads()` workers (by default one per
+/// core in the process's CPU affinity mask), started with the executable, each step split
+/// statically so that a core sees the same slice every call; small steps run on one core. A
+/// worker that is late (its core busy with other work) does not hold a step up: the caller runs
+/// its slice instead.
 struct cpu {
   static constexpr fixed_string name = "cpu";
   static constexpr bool host = true;
@@ -62,20 +63,34 @@ struct cpu {
   /// Packed weights, scratch memory and the thread pool of one executable.
   class state {
    public:
-    /// Starts the pool's workers (every core): they sleep until the first parallel step.
-    state() : threads_(default_threads()) {
-      if (use_pool && threads_ > 1) pool_ = std::make_unique<detail::thread_pool>(threads_);
-    }
+    /// Starts the pool's workers (one thread per core this process may use, see
+    /// `detail::available_cores`): they sleep until the first parallel step.
+    state() : threads_(default_threads()) { start_pool(); }
 
-    /// Number of threads used by `run` (0: every core). Takes effect at once; call it outside
-    /// `run`.
+    /// Number of threads used by `run` (0: every core the process may use). Takes effect at
+    /// once; call it outside `run`.
     void set_threads(int n) {
       threads_ = n > 0 ? n : default_threads();
       pool_.reset();
-      if (use_pool && threads_ > 1) pool_ = std::make_unique<detail::thread_pool>(threads_);
+      start_pool();
       grow_scratch(per_thread_floats_);
     }
     int threads() const { return threads_; }
+
+    /// A state with this one's threads (the same pool) and nothing prepared: `bind` prepares
+    /// into it and keeps it only if every step accepts its weights.
+    state fork() const {
+      state s(threads_, pool_);
+      return s;
+    }
+
+    /// Bytes this state holds: packed weights and scratch.
+    std::size_t resident_bytes() const {
+      std::size_t n = shared_.size();
+      for (const auto& p : packed_) n += p.size();
+      for (const auto& p : scratch_) n += p.size();
+      return n;
+    }
 
     /// Called by the executable before another backend's step: the pool's workers stop
     /// spinning, leaving the cores to it (oneDNN's OpenMP threads, a device driver).
@@ -129,9 +144,10 @@ struct cpu {
 #else
     static constexpr bool use_pool = true;
 #endif
-    static int default_threads() {
-      const unsigned n = std::thread::hardware_concurrency();
-      return n ? static_cast<int>(n) : 1;
+    state(int threads, std::shared_ptr<detail::thread_pool> pool) : threads_(threads), pool_(std::move(pool)) {}
+    static int default_threads() { return detail::available_cores(); }
+    void start_pool() {
+      if (use_pool && threads_ > 1) pool_ = std::make_shared<detail::thread_pool>(threads_);
     }
     void grow_scratch(std::size_t n) {
       const std::size_t want = static_cast<std::size_t>(std::max(threads_, 1));
@@ -144,7 +160,8 @@ struct cpu {
     detail::aligned_buffer shared_;
     std::vector<detail::aligned_buffer> scratch_;
     std::size_t per_thread_floats_ = 0;
-    std::unique_ptr<detail::thread_pool> pool_;
+    // Shared with the states `fork` makes for a bind; used by one of them at a time.
+    std::shared_ptr<detail::thread_pool> pool_;
   };
 
   template <class Step>
@@ -178,6 +195,10 @@ struct gemm_kernel {
   // Weights are packed at bind when they are bound weights, at every run otherwise.
   static constexpr bool constant_weight = fused || Step::arg(1).op == op_id::weight;
   static constexpr bool has_bias = info.bias >= 0 || info.gamma >= 0;
+  /// After `prepare`, `run` reads no weight argument (all are packed), so the executable keeps
+  /// no raw copy of them; unless the activations or the residual are weights themselves.
+  static constexpr bool packs_weights = constant_weight && Step::arg(info.x).op != op_id::weight &&
+                                        (info.residual < 0 || Step::arg(info.residual).op != op_id::weight);
   static constexpr int channels = static_cast<int>(w_shape[0]);  // output channels or units
 
   // dense

@@ -101,6 +101,8 @@ struct dnnl_backend {
                   "the next error names it in no_onednn_translation_for<...>");
     static_assert(detail::onednn::translation_check<program.translatable, program.culprit>::value);
 
+    /// Weights are reordered into oneDNN's own memory at bind; `run` reads only parameters.
+    static constexpr bool packs_weights = true;
     /// Builds the partition's primitives from its weights (`in[slot]`; null for parameters).
     static void prepare(state& st, const float* const* in) {
       st.build(Step::index, Step::function().name(), std::span(program.layers), std::span(program.results), in);
