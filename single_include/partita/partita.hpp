@@ -2631,6 +2631,17 @@ inline vec splat(float x) { return vec(x); }
 inline vec fma(const vec& a, const vec& b, const vec& c) { return xsimd::fma(a, b, c); }
 inline vec max(const vec& a, const vec& b) { return xsimd::max(a, b); }
 inline vec min(const vec& a, const vec& b) { return xsimd::min(a, b); }
+// NaN handling. x86's max/min return their second operand when either is NaN, NEON's return
+// NaN, xsimd's generic ones compare (false with NaN) and pick the second: with the data second,
+// a NaN in it survives on every target. The activations and max pooling must propagate NaN as
+// the reference backend does (std::max(x, 0.f) keeps a NaN x). (`a != a` is no NaN test here:
+// AVX compares it ordered, false for NaN.)
+/// max(x, lo), NaN where x is NaN (relu, clip's lower bound).
+inline vec at_least(const vec& x, const vec& lo) { return xsimd::max(lo, x); }
+/// min(x, hi), NaN where x is NaN (clip's upper bound).
+inline vec at_most(const vec& x, const vec& hi) { return xsimd::min(hi, x); }
+/// The larger of a and b, NaN where either is NaN (max pooling).
+inline vec max_nan(const vec& a, const vec& b) { return xsimd::select(xsimd::isnan(a), a, xsimd::max(a, b)); }
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -2710,19 +2721,20 @@ struct epilogue {
 inline simd::vec activate(const simd::vec& x, activation a, float lo, float hi) {
   switch (a) {
     case activation::none: return x;
-    case activation::relu: return simd::max(x, simd::splat(0.f));
-    case activation::clip: return simd::min(simd::max(x, simd::splat(lo)), simd::splat(hi));
+    case activation::relu: return simd::at_least(x, simd::splat(0.f));
+    case activation::clip: return simd::at_most(simd::at_least(x, simd::splat(lo)), simd::splat(hi));
     case activation::sigmoid: return simd::splat(1.f) / (simd::splat(1.f) + simd::exp(-x));
     case activation::tanh: return simd::tanh(x);
   }
   return x;
 }
 
-/// The scalar form of `activate`, for tails.
+/// The scalar form of `activate`, for tails. Comparisons with NaN are false: written so that a
+/// NaN input comes out as NaN.
 inline float activate(float x, activation a, float lo, float hi) {
   switch (a) {
     case activation::none: return x;
-    case activation::relu: return x > 0.f ? x : 0.f;
+    case activation::relu: return x < 0.f ? 0.f : x;
     case activation::clip: return x < lo ? lo : (x > hi ? hi : x);
     case activation::sigmoid: return 1.f / (1.f + std::exp(-x));
     case activation::tanh: return std::tanh(x);
@@ -3396,7 +3408,8 @@ inline bool pool2d(const pool_geometry& g, const float* x, float* y) {
   alignas(64) float v[max_row];
   alignas(64) float h[max_row];
   std::fill(v, v + wp + g.kw + 2 * w, fill);
-  const auto reduce = [](const vec& a, const vec& b) { return Max ? simd::max(a, b) : a + b; };
+  // max_nan: a NaN anywhere in the window makes the output NaN, as in the reference backend.
+  const auto reduce = [](const vec& a, const vec& b) { return Max ? simd::max_nan(a, b) : a + b; };
   const int hn = wp - g.kw + 1;  // columns of h
   for (int p = 0; p < g.planes; ++p) {
     const float* plane = x + static_cast<std::size_t>(p) * g.h * g.w;
@@ -4322,11 +4335,13 @@ inline void conv2d(const float* x, const shape& xs, const float* w, const shape&
             const std::int64_t c = group * group_in_c + ci;
             for (std::int64_t kh = 0; kh < k_h; ++kh) {
               const std::int64_t ih = oh * s_h - p_h + kh * d_h;
-              if (ih < 0 || ih >= in_h) continue;  // zero padding contributes nothing
+              const bool row_inside = ih >= 0 && ih < in_h;
               for (std::int64_t kw = 0; kw < k_w; ++kw) {
                 const std::int64_t iw = ow * s_w - p_w + kw * d_w;
-                if (iw < 0 || iw >= in_w) continue;
-                const float xv = x[((n * in_c + c) * in_h + ih) * in_w + iw];
+                // Padding is zeros that are multiplied like any input (as ONNX and PyTorch
+                // define it): a NaN or infinite weight over the padding gives NaN.
+                const bool inside = row_inside && iw >= 0 && iw < in_w;
+                const float xv = inside ? x[((n * in_c + c) * in_h + ih) * in_w + iw] : 0.f;
                 const float wv = w[((o * group_in_c + ci) * k_h + kh) * k_w + kw];
                 acc += static_cast<double>(xv) * static_cast<double>(wv);
               }

@@ -33,6 +33,17 @@ inline vec splat(float x) { return vec(x); }
 inline vec fma(const vec& a, const vec& b, const vec& c) { return xsimd::fma(a, b, c); }
 inline vec max(const vec& a, const vec& b) { return xsimd::max(a, b); }
 inline vec min(const vec& a, const vec& b) { return xsimd::min(a, b); }
+// NaN handling. x86's max/min return their second operand when either is NaN, NEON's return
+// NaN, xsimd's generic ones compare (false with NaN) and pick the second: with the data second,
+// a NaN in it survives on every target. The activations and max pooling must propagate NaN as
+// the reference backend does (std::max(x, 0.f) keeps a NaN x). (`a != a` is no NaN test here:
+// AVX compares it ordered, false for NaN.)
+/// max(x, lo), NaN where x is NaN (relu, clip's lower bound).
+inline vec at_least(const vec& x, const vec& lo) { return xsimd::max(lo, x); }
+/// min(x, hi), NaN where x is NaN (clip's upper bound).
+inline vec at_most(const vec& x, const vec& hi) { return xsimd::min(hi, x); }
+/// The larger of a and b, NaN where either is NaN (max pooling).
+inline vec max_nan(const vec& a, const vec& b) { return xsimd::select(xsimd::isnan(a), a, xsimd::max(a, b)); }
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"

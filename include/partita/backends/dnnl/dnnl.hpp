@@ -86,6 +86,8 @@ struct dnnl_backend {
   /// The engine, the stream and one network of primitives per partition step.
   struct state : detail::onednn::runtime {
     state() : runtime(O.threads) {}
+    /// For a transactional bind: the same settings (they are `O`'s), nothing built yet.
+    state fork() const { return state{}; }
   };
 
   /// Runs one partition (`Step::partition`): translated at compile time, built at bind.

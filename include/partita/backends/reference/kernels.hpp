@@ -98,11 +98,13 @@ inline void conv2d(const float* x, const shape& xs, const float* w, const shape&
             const std::int64_t c = group * group_in_c + ci;
             for (std::int64_t kh = 0; kh < k_h; ++kh) {
               const std::int64_t ih = oh * s_h - p_h + kh * d_h;
-              if (ih < 0 || ih >= in_h) continue;  // zero padding contributes nothing
+              const bool row_inside = ih >= 0 && ih < in_h;
               for (std::int64_t kw = 0; kw < k_w; ++kw) {
                 const std::int64_t iw = ow * s_w - p_w + kw * d_w;
-                if (iw < 0 || iw >= in_w) continue;
-                const float xv = x[((n * in_c + c) * in_h + ih) * in_w + iw];
+                // Padding is zeros that are multiplied like any input (as ONNX and PyTorch
+                // define it): a NaN or infinite weight over the padding gives NaN.
+                const bool inside = row_inside && iw >= 0 && iw < in_w;
+                const float xv = inside ? x[((n * in_c + c) * in_h + ih) * in_w + iw] : 0.f;
                 const float wv = w[((o * group_in_c + ci) * k_h + kh) * k_w + kw];
                 acc += static_cast<double>(xv) * static_cast<double>(wv);
               }

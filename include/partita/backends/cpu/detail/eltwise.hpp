@@ -129,7 +129,8 @@ inline bool pool2d(const pool_geometry& g, const float* x, float* y) {
   alignas(64) float v[max_row];
   alignas(64) float h[max_row];
   std::fill(v, v + wp + g.kw + 2 * w, fill);
-  const auto reduce = [](const vec& a, const vec& b) { return Max ? simd::max(a, b) : a + b; };
+  // max_nan: a NaN anywhere in the window makes the output NaN, as in the reference backend.
+  const auto reduce = [](const vec& a, const vec& b) { return Max ? simd::max_nan(a, b) : a + b; };
   const int hn = wp - g.kw + 1;  // columns of h
   for (int p = 0; p < g.planes; ++p) {
     const float* plane = x + static_cast<std::size_t>(p) * g.h * g.w;

@@ -36,19 +36,20 @@ struct epilogue {
 inline simd::vec activate(const simd::vec& x, activation a, float lo, float hi) {
   switch (a) {
     case activation::none: return x;
-    case activation::relu: return simd::max(x, simd::splat(0.f));
-    case activation::clip: return simd::min(simd::max(x, simd::splat(lo)), simd::splat(hi));
+    case activation::relu: return simd::at_least(x, simd::splat(0.f));
+    case activation::clip: return simd::at_most(simd::at_least(x, simd::splat(lo)), simd::splat(hi));
     case activation::sigmoid: return simd::splat(1.f) / (simd::splat(1.f) + simd::exp(-x));
     case activation::tanh: return simd::tanh(x);
   }
   return x;
 }
 
-/// The scalar form of `activate`, for tails.
+/// The scalar form of `activate`, for tails. Comparisons with NaN are false: written so that a
+/// NaN input comes out as NaN.
 inline float activate(float x, activation a, float lo, float hi) {
   switch (a) {
     case activation::none: return x;
-    case activation::relu: return x > 0.f ? x : 0.f;
+    case activation::relu: return x < 0.f ? 0.f : x;
     case activation::clip: return x < lo ? lo : (x > hi ? hi : x);
     case activation::sigmoid: return 1.f / (1.f + std::exp(-x));
     case activation::tanh: return std::tanh(x);
