@@ -4608,6 +4608,12 @@ class aligned_buffer {
       : data_(bytes ? static_cast<std::byte*>(::operator new(bytes, std::align_val_t{align})) : nullptr), size_(bytes) {
     if (bytes) std::memset(data_.get(), 0, bytes);
   }
+  aligned_buffer(aligned_buffer&& o) noexcept : data_(std::move(o.data_)), size_(std::exchange(o.size_, 0)) {}
+  aligned_buffer& operator=(aligned_buffer&& o) noexcept {
+    data_ = std::move(o.data_);
+    size_ = std::exchange(o.size_, 0);
+    return *this;
+  }
   std::byte* get() const { return data_.get(); }
   /// Its bytes.
   std::size_t size() const { return size_; }

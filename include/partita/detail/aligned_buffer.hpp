@@ -3,6 +3,7 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <utility>
 
 namespace partita::detail {
 
@@ -16,6 +17,12 @@ class aligned_buffer {
   explicit aligned_buffer(std::size_t bytes)
       : data_(bytes ? static_cast<std::byte*>(::operator new(bytes, std::align_val_t{align})) : nullptr), size_(bytes) {
     if (bytes) std::memset(data_.get(), 0, bytes);
+  }
+  aligned_buffer(aligned_buffer&& o) noexcept : data_(std::move(o.data_)), size_(std::exchange(o.size_, 0)) {}
+  aligned_buffer& operator=(aligned_buffer&& o) noexcept {
+    data_ = std::move(o.data_);
+    size_ = std::exchange(o.size_, 0);
+    return *this;
   }
   std::byte* get() const { return data_.get(); }
   /// Its bytes.
