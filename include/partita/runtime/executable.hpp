@@ -144,7 +144,7 @@ class compiled {
   // others reach `prepare` from a staging buffer that bind frees once the backends have packed them.
   static constexpr auto raw_needed = []<std::size_t... S>(std::index_sequence<S...>) {
     std::array<bool, plan.weights.size() ? plan.weights.size() : 1> keep{};
-    const auto step = [&](std::size_t s, bool packs) {
+    [[maybe_unused]] const auto step = [&](std::size_t s, bool packs) {
       if (packs) return;
       const plan_step& st = plan.steps[s];
       for (int k = 0; k < st.num_in; ++k) {
@@ -407,7 +407,8 @@ class compiled {
   }
 
   template <std::size_t... S>
-  void prepare_steps(states_t& states, const std::byte* kept, const std::byte* staged, std::index_sequence<S...>) {
+  void prepare_steps([[maybe_unused]] states_t& states, [[maybe_unused]] const std::byte* kept,
+                     [[maybe_unused]] const std::byte* staged, std::index_sequence<S...>) {
     (prepare_step<S>(states, kept, staged), ...);
   }
 
