@@ -2153,6 +2153,13 @@ constexpr int tuple_node(const M& m, int t) {
   return t;
 }
 
+/// Ops whose kernels compute each output element from the same element of their full-shape
+/// operands, so they may write over such an operand's storage (the plan's in-place steps, and
+/// an input `run` may share with an output).
+constexpr bool writes_elementwise(op_id op) {
+  return is_unary_elementwise(op) || is_binary_elementwise(op) || op == op_id::bias_add;
+}
+
 /// True when step `node` may overwrite its first argument's storage `a0` in place: every other
 /// argument sharing that storage has the output's shape, so each element is read before it is
 /// written (a broadcast operand in the same storage would be read after being overwritten).
@@ -2359,7 +2366,7 @@ constexpr plan_builder lower(const Module& module, Fuses fuses) {
     if (where[static_cast<std::size_t>(s.node)].kind != storage::none) continue;
     const graph_node& g = m.node(s.node);
     const int a0 = rt[m.arg(s.node, 0)];
-    const bool elementwise = is_unary_elementwise(g.op) || is_binary_elementwise(g.op) || g.op == op_id::bias_add;
+    const bool elementwise = writes_elementwise(g.op);
     if (elementwise && buffer_of[static_cast<std::size_t>(a0)] >= 0 && last_use[static_cast<std::size_t>(a0)] == si &&
         !m.node(a0).is_tuple &&
         m.node(a0).out.elements() == g.out.elements() && in_place_safe(m, s.node, rt, a0)) {
@@ -5212,17 +5219,19 @@ inline void check_weight(const tensor_slot& w, const tensor_data* t, std::string
   }
 }
 
+/// "input 0 'x' (f32[1, 784])" or "output 1 (f32[1, 10])": a `run` argument in messages.
+inline std::string describe_slot(const tensor_slot& s, const char* role, std::size_t index) {
+  std::string r = concat(role, " ", std::to_string(index));
+  if (!s.name.empty()) r += concat(" '", s.name, "'");
+  return concat(r, " (", name_of(s.type), to_string(s.shp), ")");
+}
+
 /// Checks one `run` argument against the declared input or output it is bound to: shape (for a
 /// view), element count, a non-null and float-aligned pointer.
 inline void check_run_argument(const tensor_slot& s, const char* role, std::size_t index, const void* data,
                                std::size_t size, const shape* claimed) {
   const auto expected = static_cast<std::size_t>(s.shp.elements());
-  const auto what = [&] {
-    std::string r = concat("partita: run: ", role, " ", std::to_string(index));
-    if (!s.name.empty()) r += concat(" '", s.name, "'");
-    r += concat(" (", name_of(s.type), to_string(s.shp), ")");
-    return r;
-  };
+  const auto what = [&] { return concat("partita: run: ", describe_slot(s, role, index)); };
   if (claimed && !(*claimed == s.shp))
     throw error(concat(what(), ": the view has shape ", to_string(*claimed), ", expected ", to_string(s.shp)));
   if (size != expected)
@@ -6281,7 +6290,7 @@ inline constexpr auto alias_rules = [] {
           // every operand it takes from this input has the output's shape (no broadcast).
           const plan_step& st = Plan.steps[static_cast<std::size_t>(write)];
           const graph_node& g = Plan.nodes[static_cast<std::size_t>(st.node)];
-          bool ok = is_unary_elementwise(g.op) || is_binary_elementwise(g.op) || g.op == op_id::bias_add;
+          bool ok = writes_elementwise(g.op);
           for (int k = 0; ok && k < st.num_in; ++k) {
             const buffer_ref& ref = Plan.ins[static_cast<std::size_t>(st.first_in + k)];
             const graph_node& a = Plan.nodes[static_cast<std::size_t>(Plan.args[static_cast<std::size_t>(g.first_arg + k)])];
@@ -6304,13 +6313,6 @@ inline constexpr auto alias_rules = [] {
 inline bool overlaps(const void* a, std::size_t a_bytes, const void* b, std::size_t b_bytes) {
   const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
   return a_bytes > 0 && b_bytes > 0 && x < y + b_bytes && y < x + a_bytes;
-}
-
-/// "input 0 'x' (f32[1, 784])" or "output 1 (f32[1, 10])".
-inline std::string describe_slot(const tensor_slot& s, const char* role, std::size_t index) {
-  std::string r = concat(role, " ", std::to_string(index));
-  if (!s.name.empty()) r += concat(" '", s.name, "'");
-  return concat(r, " (", name_of(s.type), to_string(s.shp), ")");
 }
 
 /// Throws a `partita::error` naming both arguments when two outputs overlap, or an output

@@ -5,11 +5,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
-#include <string>
 
 #include "partita/core/error.hpp"
 #include "partita/detail/concat.hpp"
 #include "partita/ir/op_id.hpp"
+#include "partita/runtime/bind.hpp"
 #include "partita/runtime/plan.hpp"
 
 namespace partita {
@@ -64,7 +64,7 @@ inline constexpr auto alias_rules = [] {
           // every operand it takes from this input has the output's shape (no broadcast).
           const plan_step& st = Plan.steps[static_cast<std::size_t>(write)];
           const graph_node& g = Plan.nodes[static_cast<std::size_t>(st.node)];
-          bool ok = is_unary_elementwise(g.op) || is_binary_elementwise(g.op) || g.op == op_id::bias_add;
+          bool ok = writes_elementwise(g.op);
           for (int k = 0; ok && k < st.num_in; ++k) {
             const buffer_ref& ref = Plan.ins[static_cast<std::size_t>(st.first_in + k)];
             const graph_node& a = Plan.nodes[static_cast<std::size_t>(Plan.args[static_cast<std::size_t>(g.first_arg + k)])];
@@ -87,13 +87,6 @@ inline constexpr auto alias_rules = [] {
 inline bool overlaps(const void* a, std::size_t a_bytes, const void* b, std::size_t b_bytes) {
   const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
   return a_bytes > 0 && b_bytes > 0 && x < y + b_bytes && y < x + a_bytes;
-}
-
-/// "input 0 'x' (f32[1, 784])" or "output 1 (f32[1, 10])".
-inline std::string describe_slot(const tensor_slot& s, const char* role, std::size_t index) {
-  std::string r = concat(role, " ", std::to_string(index));
-  if (!s.name.empty()) r += concat(" '", s.name, "'");
-  return concat(r, " (", name_of(s.type), to_string(s.shp), ")");
 }
 
 /// Throws a `partita::error` naming both arguments when two outputs overlap, or an output

@@ -45,17 +45,19 @@ inline void check_weight(const tensor_slot& w, const tensor_data* t, std::string
   }
 }
 
+/// "input 0 'x' (f32[1, 784])" or "output 1 (f32[1, 10])": a `run` argument in messages.
+inline std::string describe_slot(const tensor_slot& s, const char* role, std::size_t index) {
+  std::string r = concat(role, " ", std::to_string(index));
+  if (!s.name.empty()) r += concat(" '", s.name, "'");
+  return concat(r, " (", name_of(s.type), to_string(s.shp), ")");
+}
+
 /// Checks one `run` argument against the declared input or output it is bound to: shape (for a
 /// view), element count, a non-null and float-aligned pointer.
 inline void check_run_argument(const tensor_slot& s, const char* role, std::size_t index, const void* data,
                                std::size_t size, const shape* claimed) {
   const auto expected = static_cast<std::size_t>(s.shp.elements());
-  const auto what = [&] {
-    std::string r = concat("partita: run: ", role, " ", std::to_string(index));
-    if (!s.name.empty()) r += concat(" '", s.name, "'");
-    r += concat(" (", name_of(s.type), to_string(s.shp), ")");
-    return r;
-  };
+  const auto what = [&] { return concat("partita: run: ", describe_slot(s, role, index)); };
   if (claimed && !(*claimed == s.shp))
     throw error(concat(what(), ": the view has shape ", to_string(*claimed), ", expected ", to_string(s.shp)));
   if (size != expected)

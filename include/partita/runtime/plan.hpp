@@ -74,6 +74,13 @@ constexpr int tuple_node(const M& m, int t) {
   return t;
 }
 
+/// Ops whose kernels compute each output element from the same element of their full-shape
+/// operands, so they may write over such an operand's storage (the plan's in-place steps, and
+/// an input `run` may share with an output).
+constexpr bool writes_elementwise(op_id op) {
+  return is_unary_elementwise(op) || is_binary_elementwise(op) || op == op_id::bias_add;
+}
+
 /// True when step `node` may overwrite its first argument's storage `a0` in place: every other
 /// argument sharing that storage has the output's shape, so each element is read before it is
 /// written (a broadcast operand in the same storage would be read after being overwritten).
@@ -280,7 +287,7 @@ constexpr plan_builder lower(const Module& module, Fuses fuses) {
     if (where[static_cast<std::size_t>(s.node)].kind != storage::none) continue;
     const graph_node& g = m.node(s.node);
     const int a0 = rt[m.arg(s.node, 0)];
-    const bool elementwise = is_unary_elementwise(g.op) || is_binary_elementwise(g.op) || g.op == op_id::bias_add;
+    const bool elementwise = writes_elementwise(g.op);
     if (elementwise && buffer_of[static_cast<std::size_t>(a0)] >= 0 && last_use[static_cast<std::size_t>(a0)] == si &&
         !m.node(a0).is_tuple &&
         m.node(a0).out.elements() == g.out.elements() && in_place_safe(m, s.node, rt, a0)) {
