@@ -1,7 +1,7 @@
 // Partita's cpu backend against oneDNN and Eigen, side by side in one process, on the same
 // weights and inputs (workloads.hpp, weights.hpp). Benchmarks are named
 // `<workload>/<implementation>/<threads>` (W3/partita/1, W3/onednn/2, W1/eigen/1,
-// W3/partita_dnnl/1 for Partita with its oneDNN backend); each peer
+// W3/partita_onednn/1 for Partita with its oneDNN backend); each peer
 // checks its output against Partita's before it is timed and reports `ratio` = its time /
 // Partita's (same workload and thread count, measured earlier in the same run). A summary table
 // follows Google Benchmark's output.
@@ -33,7 +33,7 @@
 #include "peers/eigen_peer.hpp"
 #endif
 #ifdef PARTITA_BENCH_DNNL_BACKEND
-#include <partita/backends/dnnl/dnnl.hpp>
+#include <partita/backends/onednn/onednn.hpp>
 #endif
 
 namespace {
@@ -133,14 +133,14 @@ struct workload {
   peers::weight_lookup lookup() const { return peers::lookup_in(weights); }
 
 #ifdef PARTITA_BENCH_DNNL_BACKEND
-  // `W/partita_dnnl/T`: the model through Partita with the oneDNN backend (on T threads) and cpu
+  // `W/partita_onednn/T`: the model through Partita with the oneDNN backend (on T threads) and cpu
   // for the rest. `vs_onednn` is its time over raw oneDNN's (the cost of going through Partita):
   // both are run alternately, one call each, and the ratio of the medians is reported, so that
   // the machine's drift does not count as overhead.
   template <int T, class MakePeer>
-  void register_partita_dnnl(MakePeer make_peer) {
-    using exe_t = partita::compiled<Net, partita::dnnl_backend<partita::dnnl_options{.threads = T}>, partita::cpu>;
-    const std::string bench_name = name_of(name, "partita_dnnl", T);
+  void register_partita_onednn(MakePeer make_peer) {
+    using exe_t = partita::compiled<Net, partita::onednn_backend<partita::onednn_options{.threads = T}>, partita::cpu>;
+    const std::string bench_name = name_of(name, "partita_onednn", T);
     const std::string partita_name = name_of(name, "partita", T);
     benchmark::RegisterBenchmark(bench_name.c_str(), [this, bench_name, partita_name, make_peer](benchmark::State& state) {
       auto exe = std::make_unique<exe_t>();
@@ -199,12 +199,12 @@ void print_summary() {
   for (const char* w : {"W1", "W2", "W3", "W4", "W5"})
     for (int t : thread_counts) {
       const auto& tm = timings();
-      const auto d = tm.find(name_of(w, "partita_dnnl", t));
+      const auto d = tm.find(name_of(w, "partita_onednn", t));
       const auto o = tm.find(name_of(w, "onednn", t));
-      const auto a = interleaved().find(name_of(w, "partita_dnnl", t));
+      const auto a = interleaved().find(name_of(w, "partita_onednn", t));
       if (d == tm.end() || o == tm.end() || a == interleaved().end()) continue;
       if (!header)
-        std::printf("\n%-4s %-8s %16s %12s %10s %22s\n", "", "threads", "partita_dnnl us", "onednn us", "ratio", "alternated median ratio");
+        std::printf("\n%-4s %-8s %16s %12s %10s %22s\n", "", "threads", "partita_onednn us", "onednn us", "ratio", "alternated median ratio");
       header = true;
       std::printf("%-4s %-8d %16.1f %12.1f %10.3f %22.3f\n", w, t, d->second / 1e3, o->second / 1e3, d->second / o->second,
                   a->second);
@@ -243,8 +243,8 @@ int main(int argc, char** argv) {
   w3.register_peer("onednn", [&](int t) { return peers::onednn_basic_block(w3.lookup(), t); });
 #endif
 #ifdef PARTITA_BENCH_DNNL_BACKEND
-  w3.register_partita_dnnl<1>([&](int t) { return peers::onednn_basic_block(w3.lookup(), t); });
-  w3.register_partita_dnnl<2>([&](int t) { return peers::onednn_basic_block(w3.lookup(), t); });
+  w3.register_partita_onednn<1>([&](int t) { return peers::onednn_basic_block(w3.lookup(), t); });
+  w3.register_partita_onednn<2>([&](int t) { return peers::onednn_basic_block(w3.lookup(), t); });
 #endif
   w4.register_partita();
 #ifdef PARTITA_PEERS_ONEDNN
@@ -255,8 +255,8 @@ int main(int argc, char** argv) {
   w5.register_peer("onednn", [&](int t) { return peers::onednn_resnet18(w5.lookup(), t); });
 #endif
 #ifdef PARTITA_BENCH_DNNL_BACKEND
-  w5.register_partita_dnnl<1>([&](int t) { return peers::onednn_resnet18(w5.lookup(), t); });
-  w5.register_partita_dnnl<2>([&](int t) { return peers::onednn_resnet18(w5.lookup(), t); });
+  w5.register_partita_onednn<1>([&](int t) { return peers::onednn_resnet18(w5.lookup(), t); });
+  w5.register_partita_onednn<2>([&](int t) { return peers::onednn_resnet18(w5.lookup(), t); });
 #endif
 
   benchmark::RunSpecifiedBenchmarks();

@@ -37,8 +37,8 @@ int main(int argc, char** argv) try {
   vs.push_back(cost_example::measured());
 
   for (const cost_example::variant& v : vs) {
-    std::cout << v.name << ": " << v.dnnl_partitions << " oneDNN partitions, " << v.cpu_composites << " cpu composites; "
-              << v.steps << " steps (" << v.dnnl_steps << " dnnl, " << v.steps - v.dnnl_steps << " cpu)\n";
+    std::cout << v.name << ": " << v.onednn_partitions << " oneDNN partitions, " << v.cpu_composites << " cpu composites; "
+              << v.steps << " steps (" << v.onednn_steps << " onednn, " << v.steps - v.onednn_steps << " cpu)\n";
     if (v.searched)
       std::cout << "  search: estimate " << v.search.ns / 1e6 << " ms (transfers " << v.search.transfer_ns / 1e6 << " ms), "
                 << v.search.candidates << " candidates (" << v.search.measured << " measured), " << v.search.states

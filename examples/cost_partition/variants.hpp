@@ -8,7 +8,7 @@
 #include <vector>
 
 #include <partita/partita.hpp>
-#include <partita/backends/dnnl/dnnl.hpp>
+#include <partita/backends/onednn/onednn.hpp>
 
 #include "../resnet18/resnet18.hpp"
 
@@ -19,8 +19,8 @@ struct variant {
   std::string name;
   std::string printed;  // print(module)
   std::string dot;      // to_dot(module)
-  int dnnl_partitions = 0, cpu_composites = 0;
-  std::size_t steps = 0, dnnl_steps = 0;
+  int onednn_partitions = 0, cpu_composites = 0;
+  std::size_t steps = 0, onednn_steps = 0;
   bool searched = false;
   partita::detail::search_stats search{};
   /// Binds `weights`, runs once, then `runs` timed runs; returns the median in ms.
@@ -45,10 +45,10 @@ variant describe(std::string name) {
   v.name = std::move(name);
   v.printed = partita::print(M{});
   v.dot = partita::to_dot(M{});
-  v.dnnl_partitions = partita::count_functions<M, "dnnl">;
+  v.onednn_partitions = partita::count_functions<M, "onednn">;
   for (const partita::function_info& f : M::value.functions) v.cpu_composites += partita::composite_backend(f.composite) == "cpu" ? 1 : 0;
   v.steps = exe::num_steps;
-  for (std::size_t s = 0; s < exe::num_steps; ++s) v.dnnl_steps += exe::step_backend(s) == "dnnl" ? 1 : 0;
+  for (std::size_t s = 0; s < exe::num_steps; ++s) v.onednn_steps += exe::step_backend(s) == "onednn" ? 1 : 0;
   if constexpr (requires { M::search; }) {
     v.searched = true;
     v.search = M::search;

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include <partita/partita.hpp>
-#include <partita/backends/dnnl/dnnl.hpp>
+#include <partita/backends/onednn/onednn.hpp>
 
 #include "../resnet18/resnet18.hpp"
 #include "tune.hpp"

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include <partita/partita.hpp>
-#include <partita/backends/dnnl/dnnl.hpp>
+#include <partita/backends/onednn/onednn.hpp>
 
 #include "../resnet18/measure.hpp"
 #include "../resnet18/random_weights.hpp"
@@ -23,22 +23,22 @@
 using namespace partita;
 
 /// oneDNN, restricted to wide layers: a backend is a type, so narrowing one is a few lines.
-struct wide_dnnl : dnnl_backend<> {
+struct wide_onednn : onednn_backend<> {
   static constexpr bool wide(const op_view& v) { return v.shape().rank != 4 || v.shape()[1] >= 128; }
   struct wide_only {
     static constexpr bool check(const match_view& m) { return wide(m.root()) && detail::onednn::claimable::check(m); }
   };
-  static constexpr bool supports(const op_view& v) { return dnnl_backend<>::supports(v) && wide(v); }
-  using patterns = pattern_table<composite<"dnnl.conv2d", conv2d_p<any, constant>, wide_only>,
-                                 composite<"dnnl.dense", dense_p<any, constant>, wide_only>>;
+  static constexpr bool supports(const op_view& v) { return onednn_backend<>::supports(v) && wide(v); }
+  using patterns = pattern_table<composite<"onednn.conv2d", conv2d_p<any, constant>, wide_only>,
+                                 composite<"onednn.dense", dense_p<any, constant>, wide_only>>;
 };
 
-using split = partition<resnet18::net, wide_dnnl, cpu>;
-static_assert(count_functions<split, "dnnl"> == 1, "layer2 to the classifier: one oneDNN partition");
+using split = partition<resnet18::net, wide_onednn, cpu>;
+static_assert(count_functions<split, "onednn"> == 1, "layer2 to the classifier: one oneDNN partition");
 
 using cpu_only = compiled<resnet18::net, cpu>;
-using all_dnnl = compiled<resnet18::net, onednn, cpu>;
-using two = compiled<resnet18::net, wide_dnnl, cpu>;
+using all_onednn = compiled<resnet18::net, onednn, cpu>;
+using two = compiled<resnet18::net, wide_onednn, cpu>;
 
 using resnet18::max_relative_error;
 
@@ -49,7 +49,7 @@ int main(int argc, char** argv) try {
   std::cout << print(split{}) << "\n";
   std::ofstream(dot_path) << to_dot(split{});
   std::cout << "wrote " << dot_path << " (render with: dot -Tsvg " << dot_path << " -o two_backends.svg)\n\n";
-  std::cout << "steps: cpu alone " << cpu_only::num_steps << ", oneDNN everywhere " << all_dnnl::num_steps << ", split "
+  std::cout << "steps: cpu alone " << cpu_only::num_steps << ", oneDNN everywhere " << all_onednn::num_steps << ", split "
             << two::num_steps << " (";
   for (std::size_t i = 0; i < two::num_steps; ++i) std::cout << two::step_backend(i) << ' ';
   std::cout << ")\n";
@@ -60,7 +60,7 @@ int main(int argc, char** argv) try {
   std::vector<float> a(1000), b(1000), c(1000);
 
   auto x = std::make_unique<cpu_only>();
-  auto y = std::make_unique<all_dnnl>();
+  auto y = std::make_unique<all_onednn>();
   auto z = std::make_unique<two>();
   x->bind(weights);
   y->bind(weights);

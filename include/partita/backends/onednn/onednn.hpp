@@ -1,16 +1,16 @@
 #pragma once
 /// The oneDNN backend. Not part of partita/partita.hpp: include it after it, link oneDNN and
-/// OpenMP (CMake: `include(partita_dnnl)`, target `partita::dnnl`). The backend type is
-/// `partita::onednn` (`dnnl_backend<>`), so that it never clashes with oneDNN's own `::dnnl`.
+/// OpenMP (CMake: `include(partita_onednn)`, target `partita::onednn`). The backend type is
+/// `partita::onednn` (`onednn_backend<>`), so that it never clashes with oneDNN's own `::dnnl`.
 
 #include <span>
 #include <type_traits>
 
 #include "partita/backend/cost.hpp"
 #include "partita/backend/step.hpp"
-#include "partita/backends/dnnl/detail/program.hpp"
-#include "partita/backends/dnnl/detail/runtime.hpp"
-#include "partita/backends/dnnl/detail/support.hpp"
+#include "partita/backends/onednn/detail/program.hpp"
+#include "partita/backends/onednn/detail/runtime.hpp"
+#include "partita/backends/onednn/detail/support.hpp"
 #include "partita/core/fixed_string.hpp"
 #include "partita/ir/view.hpp"
 #include "partita/pass/pipeline.hpp"
@@ -20,8 +20,8 @@
 
 namespace partita {
 
-/// Options of `dnnl_backend` (a template argument): `dnnl_backend<{.threads = 1}>`.
-struct dnnl_options {
+/// Options of `onednn_backend` (a template argument): `onednn_backend<{.threads = 1}>`.
+struct onednn_options {
   /// OpenMP threads oneDNN runs on; 0: every core.
   int threads = 0;
 };
@@ -29,7 +29,7 @@ struct dnnl_options {
 namespace detail::onednn {
 
 /// Reports an op of a partition that has no oneDNN translation (an op pinned with
-/// `on<dnnl, ...>` that `supports` refuses): the compiler names it in this template.
+/// `on<onednn, ...>` that `supports` refuses): the compiler names it in this template.
 template <op_id Op>
 struct no_onednn_translation_for;
 
@@ -54,15 +54,15 @@ struct translation_check<false, Op> : std::bool_constant<sizeof(no_onednn_transl
 ///
 /// ```cpp
 /// #include <partita/partita.hpp>
-/// #include <partita/backends/dnnl/dnnl.hpp>
+/// #include <partita/backends/onednn/onednn.hpp>
 /// partita::compiled<net, partita::onednn, partita::cpu> exe;   // cpu runs what oneDNN does not
 /// exe.bind(weights);
 /// std::cout << exe.state<partita::onednn>().describe();        // primitives and layouts
 /// ```
-template <dnnl_options O = dnnl_options{}>
-struct dnnl_backend {
-  static constexpr fixed_string name = "dnnl";
-  static constexpr dnnl_options options = O;
+template <onednn_options O = onednn_options{}>
+struct onednn_backend {
+  static constexpr fixed_string name = "onednn";
+  static constexpr onednn_options options = O;
   /// Each partition runs as one step.
   static constexpr bool compiles_partitions = true;
   /// For cost-based partitioning: oneDNN's blocked convolutions reach about 100 GFLOP/s per
@@ -72,8 +72,8 @@ struct dnnl_backend {
   /// Claims conv2d and dense before the host's composites do; everything around them (bias,
   /// batch norm, residual, activations) joins their partition through `supports` and is fused
   /// when the partition is translated, across composite boundaries.
-  using patterns = pattern_table<composite<"dnnl.conv2d", conv2d_p<any, constant>, detail::onednn::claimable>,
-                                 composite<"dnnl.dense", dense_p<any, constant>, detail::onednn::claimable>>;
+  using patterns = pattern_table<composite<"onednn.conv2d", conv2d_p<any, constant>, detail::onednn::claimable>,
+                                 composite<"onednn.dense", dense_p<any, constant>, detail::onednn::claimable>>;
 
   /// The ops oneDNN runs here (see `detail::onednn::translatable`).
   static constexpr bool supports(const op_view& v) { return detail::onednn::translatable(v); }
@@ -81,7 +81,7 @@ struct dnnl_backend {
   /// Partitions without a conv2d or dense: the host runs elementwise ops and pooling as fast,
   /// without the reorders to and from oneDNN's layouts.
   static constexpr bool accepts(const partition_view& p) { return p.heavy_ops() > 0; }
-  using post_partition = pass_list<passes::host_fallback<dnnl_backend>>;
+  using post_partition = pass_list<passes::host_fallback<onednn_backend>>;
 
   /// The engine, the stream and one network of primitives per partition step.
   struct state : detail::onednn::runtime {
@@ -93,13 +93,13 @@ struct dnnl_backend {
   /// Runs one partition (`Step::partition`): translated at compile time, built at bind.
   template <class Step>
   struct kernel {
-    static_assert(Step::partition, "partita: dnnl runs whole partitions: compile a model (compiled<net, dnnl, host>) "
+    static_assert(Step::partition, "partita: onednn runs whole partitions: compile a model (compiled<net, onednn, host>) "
                                    "or a partitioned module");
     static constexpr int function = Step::node.index;
     static constexpr detail::onednn::program_sizes sizes = detail::onednn::sizes_of(Step::module, function);
     static constexpr auto program = detail::onednn::make_program<sizes>(Step::module, function);
     static_assert(program.translatable,
-                  "partita: dnnl: a partition holds an op with no oneDNN translation (pinned with on<dnnl, ...>?); "
+                  "partita: onednn: a partition holds an op with no oneDNN translation (pinned with on<onednn, ...>?); "
                   "the next error names it in no_onednn_translation_for<...>");
     static_assert(detail::onednn::translation_check<program.translatable, program.culprit>::value);
 
@@ -113,8 +113,8 @@ struct dnnl_backend {
   };
 };
 
-/// The oneDNN backend with every core (named "dnnl" in modules: `dnnl_main_0`, `"dnnl.conv2d"`).
-using onednn = dnnl_backend<>;
+/// The oneDNN backend with every core (named "onednn" in modules: `onednn_main_0`, `"onednn.conv2d"`).
+using onednn = onednn_backend<>;
 
 /// For cost-based partitioning: handing a result from oneDNN to a host backend moves no data,
 /// but OpenMP's workers keep spinning after each oneDNN call (for milliseconds, with the default
@@ -123,9 +123,9 @@ using onednn = dnnl_backend<>;
 /// with `OMP_WAIT_POLICY=passive`). None with one thread; with
 /// `OMP_WAIT_POLICY=passive`, specialize `transfer<onednn, cpu>` to return 0. `tune` measures the
 /// hand-over on the machine; measured costs replace this one.
-template <dnnl_options O, class To>
+template <onednn_options O, class To>
   requires(is_host_backend<To>)
-struct transfer<dnnl_backend<O>, To> {
+struct transfer<onednn_backend<O>, To> {
   static constexpr double ns(double) { return O.threads == 1 ? 0.0 : 900e3; }
 };
 

@@ -10,8 +10,8 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
-#include "partita/backends/dnnl/detail/network.hpp"
-#include "partita/backends/dnnl/detail/program.hpp"
+#include "partita/backends/onednn/detail/network.hpp"
+#include "partita/backends/onednn/detail/program.hpp"
 #include "partita/detail/concat.hpp"
 
 namespace partita::detail::onednn {

@@ -15,7 +15,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
-#include "partita/backends/dnnl/detail/program.hpp"
+#include "partita/backends/onednn/detail/program.hpp"
 #include "partita/core/shape.hpp"
 #include "partita/detail/concat.hpp"
 
@@ -122,14 +122,14 @@ class network {
                             : reinterpret_cast<std::byte*>(const_cast<float*>(in[x.index]));  // read only
       void* handle = base + x.offset;
       if (handle != x.current) {
-        ::dnnl::error::wrap_c_api(dnnl_memory_set_data_handle(x.mem.get(), handle), "partita: dnnl: could not set a buffer");
+        ::dnnl::error::wrap_c_api(dnnl_memory_set_data_handle(x.mem.get(), handle), "partita: onednn: could not set a buffer");
         x.current = handle;
       }
     }
     for (const step& s : steps_) {
       const dnnl_status_t status =
           dnnl_primitive_execute(s.prim.get(), strm_.get(), static_cast<int>(s.args.size()), s.args.data());
-      ::dnnl::error::wrap_c_api(status, "partita: dnnl: could not execute a primitive");
+      ::dnnl::error::wrap_c_api(status, "partita: onednn: could not execute a primitive");
     }
     strm_.wait();
   }

@@ -1,4 +1,4 @@
-// The oneDNN backend: the same models on `reference`, on `cpu` and on `dnnl` + `cpu` give the
+// The oneDNN backend: the same models on `reference`, on `cpu` and on `onednn` + `cpu` give the
 // same outputs; partitions fall back to the host at compile time when they hold no conv2d or
 // dense; several results of one partition; a partition oneDNN cannot build fails at bind.
 #include <doctest/doctest.h>
@@ -11,12 +11,12 @@
 #include <vector>
 
 #include <partita/partita.hpp>
-#include <partita/backends/dnnl/dnnl.hpp>
+#include <partita/backends/onednn/onednn.hpp>
 
 #include "models/conformance.hpp"
 
 using namespace partita;
-using one_thread_dnnl = dnnl_backend<{.threads = 1}>;
+using one_thread_onednn = onednn_backend<{.threads = 1}>;
 
 namespace {
 
@@ -153,10 +153,10 @@ using net = model<sigmoid<concatenate<1, g, x>>>;
 
 }  // namespace
 
-TEST_CASE("dnnl: conv2d + bias + relu chains (padding, strides, groups, dilation) match the reference") {
+TEST_CASE("onednn: conv2d + bias + relu chains (padding, strides, groups, dilation) match the reference") {
   using exe_t = compiled<chain::net, onednn, cpu>;
-  static_assert(count_functions<partition<chain::net, onednn, cpu>, "dnnl"> == 1);
-  static_assert(exe_t::num_steps == 1 && exe_t::plan.steps[0].backend == "dnnl");
+  static_assert(count_functions<partition<chain::net, onednn, cpu>, "onednn"> == 1);
+  static_assert(exe_t::num_steps == 1 && exe_t::plan.steps[0].backend == "onednn");
   CHECK(error_of<chain::net, onednn, cpu>() <= conformance::tolerance);
   CHECK(error_of<chain::net, cpu>() <= conformance::tolerance);
   bound<exe_t> b;
@@ -165,11 +165,11 @@ TEST_CASE("dnnl: conv2d + bias + relu chains (padding, strides, groups, dilation
   CHECK(computing(d) == 3);  // bias and relu are post-ops
 }
 
-TEST_CASE("dnnl: the ResNet basic block is two convolutions, the residual summed in place") {
+TEST_CASE("onednn: the ResNet basic block is two convolutions, the residual summed in place") {
   using exe_t = compiled<block::net, onednn, cpu>;
-  static_assert(exe_t::num_steps == 1 && exe_t::plan.steps[0].backend == "dnnl");
+  static_assert(exe_t::num_steps == 1 && exe_t::plan.steps[0].backend == "onednn");
   CHECK(error_of<block::net, onednn, cpu>() <= conformance::tolerance);
-  CHECK(error_of<block::net, one_thread_dnnl, cpu>() <= conformance::tolerance);
+  CHECK(error_of<block::net, one_thread_onednn, cpu>() <= conformance::tolerance);
   bound<exe_t> b;
   const std::string d = b.exe->state<onednn>().describe(0);
   CAPTURE(d);
@@ -178,7 +178,7 @@ TEST_CASE("dnnl: the ResNet basic block is two convolutions, the residual summed
   CHECK(d.find("residual") == std::string::npos);  // no copy of the residual
 }
 
-TEST_CASE("dnnl: batch norm is folded into the convolution, with or without a bias") {
+TEST_CASE("onednn: batch norm is folded into the convolution, with or without a bias") {
   using exe_t = compiled<normed::net, onednn, cpu>;
   static_assert(exe_t::num_steps == 1);
   CHECK(error_of<normed::net, onednn, cpu>() <= conformance::tolerance);
@@ -188,7 +188,7 @@ TEST_CASE("dnnl: batch norm is folded into the convolution, with or without a bi
   CHECK(computing(d) == 3);  // two convolutions with their batch norms and relus, then the add
 }
 
-TEST_CASE("dnnl: an MLP with a broadcast gain, a difference, a batch norm and a softmax") {
+TEST_CASE("onednn: an MLP with a broadcast gain, a difference, a batch norm and a softmax") {
   using exe_t = compiled<mlp::net, onednn, cpu>;
   static_assert(exe_t::num_steps == 1);
   CHECK(error_of<mlp::net, onednn, cpu>() <= conformance::tolerance);
@@ -198,7 +198,7 @@ TEST_CASE("dnnl: an MLP with a broadcast gain, a difference, a batch norm and a 
   CHECK(computing(d) == 7);  // dense, multiply, subtract, batch_norm, dense, dense, softmax
 }
 
-TEST_CASE("dnnl: pooling, a standalone batch norm and dense on a flattened value") {
+TEST_CASE("onednn: pooling, a standalone batch norm and dense on a flattened value") {
   static_assert(compiled<pools::net, onednn, cpu>::num_steps == 1);
   static_assert(compiled<lenet::net, onednn, cpu>::num_steps == 1);
   CHECK(error_of<pools::net, onednn, cpu>() <= conformance::tolerance);
@@ -209,27 +209,27 @@ TEST_CASE("dnnl: pooling, a standalone batch norm and dense on a flattened value
   CHECK(computing(d) == 6);  // conv, pool, conv, pool, dense, dense: flatten is no primitive
 }
 
-TEST_CASE("dnnl: a partition with several results writes each where the plan reads it") {
+TEST_CASE("onednn: a partition with several results writes each where the plan reads it") {
   using parts = partition<fork::net, onednn, cpu>;
-  static_assert(count_functions<parts, "dnnl"> == 1);
+  static_assert(count_functions<parts, "onednn"> == 1);
   using exe_t = compiled<fork::net, onednn, cpu>;
   static_assert(exe_t::num_steps == 1 && exe_t::num_outputs == 3);
   CHECK(error_of<fork::net, onednn, cpu>() <= conformance::tolerance);
-  CHECK(error_of<fork::net, one_thread_dnnl, cpu>() <= conformance::tolerance);
+  CHECK(error_of<fork::net, one_thread_onednn, cpu>() <= conformance::tolerance);
 }
 
-TEST_CASE("dnnl: partitions without conv2d or dense fall back to the host at compile time") {
-  static_assert(count_functions<partition<eltwise::net, onednn, cpu>, "dnnl"> == 0);
+TEST_CASE("onednn: partitions without conv2d or dense fall back to the host at compile time") {
+  static_assert(count_functions<partition<eltwise::net, onednn, cpu>, "onednn"> == 0);
   using e_t = compiled<eltwise::net, onednn, cpu>;
   static_assert(e_t::num_steps == 2);
   CHECK(steps_on<e_t>("") == 2);
   CHECK(error_of<eltwise::net, onednn, cpu>() <= conformance::tolerance);
 
-  static_assert(count_functions<partition<mixed::net, onednn, cpu>, "dnnl"> == 2);
+  static_assert(count_functions<partition<mixed::net, onednn, cpu>, "onednn"> == 2);
   using m_t = compiled<mixed::net, onednn, cpu>;
   static_assert(m_t::num_steps == 5);
-  CHECK(m_t::plan.steps[0].backend == "dnnl");
-  CHECK(m_t::plan.steps[2].backend == "dnnl");
+  CHECK(m_t::plan.steps[0].backend == "onednn");
+  CHECK(m_t::plan.steps[2].backend == "onednn");
   CHECK(steps_on<m_t>("") == 3);  // the concatenations, and the sigmoid that fell back
   CHECK(error_of<mixed::net, onednn, cpu>() <= conformance::tolerance);
   bound<m_t> b;
@@ -237,18 +237,18 @@ TEST_CASE("dnnl: partitions without conv2d or dense fall back to the host at com
   CAPTURE(d);
   CHECK(b.exe->state<onednn>().num_primitives(0) == 1);  // dense with its bias and relu
   CHECK(b.exe->state<onednn>().num_primitives(2) == 1);
-  CHECK(d.find("step 2 (dnnl_main_") != std::string::npos);
+  CHECK(d.find("step 2 (onednn_main_") != std::string::npos);
 }
 
-TEST_CASE("dnnl: a rebind rebuilds the primitives from the new weights") {
-  using exe_t = compiled<block::net, one_thread_dnnl, cpu>;
+TEST_CASE("onednn: a rebind rebuilds the primitives from the new weights") {
+  using exe_t = compiled<block::net, one_thread_onednn, cpu>;
   using ref_t = compiled<block::net, reference>;
   const conformance::random_weights<ref_t> first(1), second(2);
   std::vector<float> x(16 * 10 * 10), got(x.size()), want(x.size());
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::sin(static_cast<float>(i) * 0.37f);
   auto exe = std::make_unique<exe_t>();
   auto ref = std::make_unique<ref_t>();
-  CHECK(exe->state<one_thread_dnnl>().threads() == 1);
+  CHECK(exe->state<one_thread_onednn>().threads() == 1);
   exe->bind(first.set);
   exe->run(x, got);
   exe->bind(second.set);
@@ -274,9 +274,9 @@ using net = model<p>;
 }  // namespace refused
 }  // namespace
 
-TEST_CASE("dnnl: a partition oneDNN cannot build fails at bind, naming the backend, the partition and the op") {
+TEST_CASE("onednn: a partition oneDNN cannot build fails at bind, naming the backend, the partition and the op") {
   using exe_t = compiled<refused::net, onednn, cpu>;
-  static_assert(exe_t::num_steps == 1 && exe_t::plan.steps[0].backend == "dnnl");
+  static_assert(exe_t::num_steps == 1 && exe_t::plan.steps[0].backend == "onednn");
   const conformance::random_weights<exe_t> w(5);
   auto exe = std::make_unique<exe_t>();
   try {
@@ -285,7 +285,7 @@ TEST_CASE("dnnl: a partition oneDNN cannot build fails at bind, naming the backe
   } catch (const error& e) {
     const std::string what = e.what();
     CAPTURE(what);
-    CHECK(what.find("backend 'dnnl' rejected step 0 (dnnl_main_") != std::string::npos);
+    CHECK(what.find("backend 'onednn' rejected step 0 (onednn_main_") != std::string::npos);
     CHECK(what.find("avg_pool2d [1, 4, 6, 6] -> [1, 4, 9, 9]") != std::string::npos);
   }
   CHECK_FALSE(exe->bound());
