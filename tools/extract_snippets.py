@@ -24,6 +24,9 @@ Convention (a page's reader never sees the directives: they are HTML comments):
                                      namespace; two fragments in a row share one function body)
       <!-- snippet: run -->          the test calls the block (its function, or its main())
                                      and fails if it throws or main() returns non-zero
+      <!-- snippet: global -->       the block is emitted at global scope, before the others and
+                                     without `using namespace partita;`: for what only global
+                                     scope allows, such as specializing `partita::transfer<A, B>`
       <!-- skip: reason -->          not compiled; the reason is required (a block that needs a
                                      user's device library, say)
   Options combine: `<!-- snippet: fragment, continue, run -->`.
@@ -60,7 +63,7 @@ INCLUDE_RE = re.compile(r'^\s*#\s*include\s*(?:<(?P<angled>[^>]+)>|"(?P<quoted>[
 MAIN_RE = re.compile(r"\bint\s+main\s*\(")
 ALLOWED_PARTITA_HEADERS = {"partita/partita.hpp", "partita/backends/onednn/onednn.hpp"}
 ONEDNN_HEADER = "partita/backends/onednn/onednn.hpp"
-OPTIONS = {"fragment", "continue", "run"}
+OPTIONS = {"fragment", "continue", "run", "global"}
 
 
 class SnippetError(Exception):
@@ -172,7 +175,14 @@ def chains(blocks: list[Block]) -> list[list[Block]]:
     """Blocks grouped by `continue`: each group shares one namespace."""
     out: list[list[Block]] = []
     for b in blocks:
+        if "global" in b.options:
+            if b.options & {"continue", "fragment", "run"}:
+                raise SnippetError(f"{b.page}:{b.line}: `global` does not combine with other options")
+            out.append([b])
+            continue
         if "continue" in b.options:
+            if out and "global" in out[-1][-1].options:
+                raise SnippetError(f"{b.page}:{b.line}: a `global` block cannot be continued")
             if not out:
                 raise SnippetError(f"{b.page}:{b.line}: `continue` on the first compiled block of the page")
             if out[-1][-1].fragment and not b.fragment:
@@ -218,8 +228,15 @@ def render(unit: str, groups: list[list[Block]]) -> str:
         "",
     ]
     body: list[str] = []
+    for group in groups:
+        if "global" in group[0].options:
+            body += code_lines(group[0].prelude, group[0].prelude_line, group[0].page) if group[0].prelude else []
+            body += code_lines(group[0].code, group[0].line, group[0].page)
+            body.append("")
     calls: list[tuple[str, str]] = []  # (qualified function, where)
     for n, group in enumerate(groups):
+        if "global" in group[0].options:
+            continue
         ns = f"snippet_{n}"
         body.append(f"namespace {ns} {{")
         body.append("using namespace partita;")
