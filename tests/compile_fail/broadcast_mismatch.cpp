@@ -1,4 +1,4 @@
-// expect: static assertion failed: partita: shape mismatch in an elementwise op \(Node\): the shapes Lhs and Rhs cannot be broadcast
+// expect text: static assertion failed: partita: shape mismatch in an elementwise op (Node): the shapes Lhs and Rhs cannot be broadcast together
 // expect: report<partita::add<
 // expect: partita::dims<1, 8, 4, 4>, partita::dims<1, 8, 2, 2>
 #include <partita/partita.hpp>

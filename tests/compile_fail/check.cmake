@@ -1,18 +1,31 @@
 # Builds one compile-fail target and checks that the build fails with every message that the
-# source's `// expect: <regex>` lines name.
+# source names, in lines of two forms:
+#   // expect: <regex>        the compiler output matches the CMake regular expression
+#   // expect text: <text>    the compiler output contains the text verbatim
+# A diagnostic's whole message goes in an `expect text` line, so that rewording it fails its test
+# until the test is updated with it.
 execute_process(COMMAND "${CMAKE_COMMAND}" --build "${BUILD_DIR}" --target "${TARGET}"
                 OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
 set(log "${out}${err}")
 if(rc EQUAL 0)
   message(FATAL_ERROR "${TARGET} compiled, but it must be rejected")
 endif()
-file(STRINGS "${SOURCE}" expectations REGEX "^// expect: ")
+
+file(STRINGS "${SOURCE}" expectations REGEX "^// expect( text)?: ")
 if(NOT expectations)
   message(FATAL_ERROR "${SOURCE} names no expected message")
 endif()
 foreach(line IN LISTS expectations)
-  string(REGEX REPLACE "^// expect: " "" regex "${line}")
-  if(NOT log MATCHES "${regex}")
-    message(FATAL_ERROR "${TARGET}: the diagnostic lacks /${regex}/\n--- compiler output ---\n${log}")
+  if(line MATCHES "^// expect text: (.*)$")
+    string(FIND "${log}" "${CMAKE_MATCH_1}" at)
+    if(at EQUAL -1)
+      message(FATAL_ERROR "${TARGET}: the diagnostic lacks the text\n  ${CMAKE_MATCH_1}\n"
+                          "--- compiler output ---\n${log}")
+    endif()
+  else()
+    string(REGEX REPLACE "^// expect: " "" regex "${line}")
+    if(NOT log MATCHES "${regex}")
+      message(FATAL_ERROR "${TARGET}: the diagnostic lacks /${regex}/\n--- compiler output ---\n${log}")
+    endif()
   endif()
 endforeach()

@@ -1,4 +1,4 @@
-// expect: static assertion failed: partita: shape mismatch in conv2d<X, W>: channels of X
+// expect text: static assertion failed: partita: shape mismatch in conv2d<X, W>: channels of X (Lhs, NCHW) must equal W's input channels times groups (Rhs, OIHW)
 // expect: report<partita::conv2d<partita::input<partita::fixed_string<4>\{"img"\}
 // expect: partita::dims<1, 3, 32, 32>, partita::dims<16, 4, 3, 3>
 #include <partita/partita.hpp>

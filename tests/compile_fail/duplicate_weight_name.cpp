@@ -1,4 +1,4 @@
-// expect: static assertion failed: partita: two different inputs or weights share one name
+// expect text: static assertion failed: partita: two different inputs or weights share one name (Node: the name) with different shapes or dtypes (Lhs, Rhs)
 // expect: partita::detail::name_is<partita::fixed_string<10>\{"fc.weight"\}>
 // expect: partita::dims<10, 20>, partita::dims<10, 30>
 #include <partita/partita.hpp>
