@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""Checks that docs/layout.md and the source tree agree.
+
+Every path in the first column of the page's tables must exist (a header path such as
+`ir/module.hpp` is read under include/partita/), and every header under include/partita/, every
+header under models/ and every tool under tools/ must be listed. A header moved, added or
+removed without the page fails this check.
+
+    python3 tests/docs/check_layout.py [repository root]
+"""
+
+import pathlib
+import re
+import sys
+
+LAYERS = ("core", "ir", "pattern", "backend", "pass", "runtime", "backends")
+ROW = re.compile(r"^\|(?P<first>[^|]*)\|")
+PATH = re.compile(r"`([^`\s]+)`")
+
+
+def listed_paths(page: pathlib.Path) -> list[str]:
+    paths = []
+    for line in page.read_text(encoding="utf-8").splitlines():
+        m = ROW.match(line)
+        if m:
+            paths += PATH.findall(m.group("first"))
+    return paths
+
+
+def resolve(root: pathlib.Path, path: str) -> pathlib.Path:
+    if path.split("/", 1)[0] in LAYERS:
+        return root / "include" / "partita" / path
+    return root / path
+
+
+def expected(root: pathlib.Path) -> set[pathlib.Path]:
+    files = set((root / "include" / "partita").rglob("*.hpp"))
+    files |= set((root / "models").glob("*.hpp"))
+    files |= {p for p in (root / "tools").rglob("*") if p.is_file() and p.name != "CMakeLists.txt"
+              and "__pycache__" not in p.parts}
+    return files
+
+
+def main() -> int:
+    root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).resolve().parents[2]).resolve()
+    page = root / "docs" / "layout.md"
+    problems = []
+    seen = set()
+    for path in listed_paths(page):
+        where = resolve(root, path)
+        if path.endswith("/") and not where.is_dir() or not path.endswith("/") and not where.is_file():
+            problems.append(f"docs/layout.md lists `{path}`, which does not exist")
+        seen.add(where)
+    for missing in sorted(expected(root) - seen):
+        problems.append(f"docs/layout.md does not list {missing.relative_to(root).as_posix()}")
+    for p in problems:
+        print(p, file=sys.stderr)
+    if not problems:
+        print(f"docs/layout.md lists every header and tool ({len(seen)} paths)")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
