@@ -1,5 +1,5 @@
 # Builds and runs a consumer project the way a downstream user would, in a fresh build tree.
-#   cmake -DMODE=find_package|add_subdirectory -DSETTINGS=<file> -DCONSUMER_DIR=<dir>
+#   cmake -DMODE=find_package|add_subdirectory|fetchcontent -DSETTINGS=<file> -DCONSUMER_DIR=<dir>
 #         -DWORK_DIR=<dir> [-DCONFIG=<config>] -P consumer_test.cmake
 # SETTINGS sets the toolchain of the enclosing build (see tests/packaging/CMakeLists.txt), so
 # that the consumer is compiled as Partita's own tests are, and nothing is downloaded.
@@ -67,6 +67,40 @@ elseif(MODE STREQUAL "add_subdirectory")
        "${CMAKE_COMMAND}" -S "${CONSUMER_DIR}" -B "${consumer_build}" ${toolchain_args}
        "-DCMAKE_PREFIX_PATH=${PREFIX_PATH}" "-DPARTITA_SOURCE_DIR=${PARTITA_SOURCE_DIR}")
   if(EXISTS "${consumer_build}/partita/tests")
+    message(FATAL_ERROR "Partita's tests were configured inside the consumer's build")
+  endif()
+elseif(MODE STREQUAL "fetchcontent")
+  # A git repository holding one commit of the source tree as it is now (tracked files and new
+  # ones that git does not ignore), so that the test sees uncommitted changes too.
+  set(snapshot "${WORK_DIR}/partita-snapshot")
+  execute_process(COMMAND "${GIT_EXECUTABLE}" -C "${PARTITA_SOURCE_DIR}" -c core.quotePath=false
+                          ls-files --cached --others --exclude-standard
+                  OUTPUT_VARIABLE listed RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "git ls-files failed in ${PARTITA_SOURCE_DIR} (${rc})")
+  endif()
+  string(REPLACE "\n" ";" listed "${listed}")
+  foreach(file IN LISTS listed)
+    # Deleted but not yet staged: absent from the tree as it is now.
+    if(file AND EXISTS "${PARTITA_SOURCE_DIR}/${file}")
+      configure_file("${PARTITA_SOURCE_DIR}/${file}" "${snapshot}/${file}" COPYONLY)
+    endif()
+  endforeach()
+  set(git "${GIT_EXECUTABLE}" -C "${snapshot}" -c user.name=partita -c user.email=partita@localhost
+          -c commit.gpgsign=false -c init.defaultBranch=main)
+  step("Snapshot the source tree" ${git} init -q)
+  step("Stage the snapshot" ${git} add -A)
+  step("Commit the snapshot" ${git} commit -q -m snapshot)
+  execute_process(COMMAND ${git} rev-parse HEAD OUTPUT_VARIABLE commit OUTPUT_STRIP_TRAILING_WHITESPACE)
+
+  step("Configure the FetchContent consumer"
+       "${CMAKE_COMMAND}" -S "${CONSUMER_DIR}" -B "${consumer_build}" ${toolchain_args}
+       "-DCMAKE_PREFIX_PATH=${PREFIX_PATH}" "-DPARTITA_GIT_REPOSITORY=file://${snapshot}"
+       "-DPARTITA_GIT_TAG=${commit}")
+  if(NOT EXISTS "${consumer_build}/_deps/partita-src/include/partita/partita.hpp")
+    message(FATAL_ERROR "FetchContent did not check Partita out under ${consumer_build}/_deps/partita-src")
+  endif()
+  if(EXISTS "${consumer_build}/_deps/partita-build/tests")
     message(FATAL_ERROR "Partita's tests were configured inside the consumer's build")
   endif()
 else()
