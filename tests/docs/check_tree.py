@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""Checks that docs/layout.md and the source tree agree.
+"""Checks that the manual's lists of files and the source tree agree.
 
-Every path in the first column of the page's tables must exist (a header path such as
+docs/layout.md: every path in the first column of its tables must exist (a header path such as
 `ir/module.hpp` is read under include/partita/), and every header under include/partita/, every
-header under models/ and every tool under tools/ must be listed. A header moved, added or
-removed without the page fails this check.
+header under models/ and every tool under tools/ must be listed. docs/tour.md: every program of
+tests/compile_fail/ must be listed, and every one listed must exist. A file moved, added or
+removed without its page fails this check.
 
-    python3 tests/docs/check_layout.py [repository root]
+    python3 tests/docs/check_tree.py [repository root]
 """
 
 import pathlib
@@ -53,10 +54,17 @@ def main() -> int:
         seen.add(where)
     for missing in sorted(expected(root) - seen):
         problems.append(f"docs/layout.md does not list {missing.relative_to(root).as_posix()}")
+    tour = root / "docs" / "tour.md"
+    fail_dir = root / "tests" / "compile_fail"
+    listed = {p for p in listed_paths(tour) if p.endswith(".cpp")}
+    actual = {p.relative_to(fail_dir).as_posix() for p in fail_dir.rglob("*.cpp")}
+    problems += [f"docs/tour.md does not list tests/compile_fail/{p}" for p in sorted(actual - listed)]
+    problems += [f"docs/tour.md lists tests/compile_fail/{p}, which does not exist" for p in sorted(listed - actual)]
     for p in problems:
         print(p, file=sys.stderr)
     if not problems:
-        print(f"docs/layout.md lists every header and tool ({len(seen)} paths)")
+        print(f"docs/layout.md lists every header and tool ({len(seen)} paths), "
+              f"docs/tour.md every compile-fail test ({len(actual)})")
     return 1 if problems else 0
 
 
