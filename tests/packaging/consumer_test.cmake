@@ -1,6 +1,8 @@
 # Builds and runs a consumer project the way a downstream user would, in a fresh build tree.
 #   cmake -DMODE=find_package|add_subdirectory|fetchcontent -DSETTINGS=<file> -DCONSUMER_DIR=<dir>
-#         -DWORK_DIR=<dir> [-DCONFIG=<config>] -P consumer_test.cmake
+#         -DWORK_DIR=<dir> [-DCONFIG=<config>] [-DONEDNN=ON|OFF] -P consumer_test.cmake
+# ONEDNN (find_package only): whether the enclosing build has partita::onednn, so that the
+# installed package must provide it too.
 # SETTINGS sets the toolchain of the enclosing build (see tests/packaging/CMakeLists.txt), so
 # that the consumer is compiled as Partita's own tests are, and nothing is downloaded.
 cmake_minimum_required(VERSION 3.20)
@@ -19,6 +21,21 @@ function(step what)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "${what} failed (${rc})")
+  endif()
+endfunction()
+
+# Runs one command that must fail with output matching `regex`, and stops the test otherwise.
+function(step_must_fail what regex)
+  list(JOIN ARGN " " shown)
+  message(STATUS "${what}: ${shown}")
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(rc EQUAL 0)
+    message(FATAL_ERROR "${what}: succeeded, but it must fail\n${out}${err}")
+  endif()
+  # CMake wraps long messages: compare with the line breaks and indentation taken out.
+  string(REGEX REPLACE "\n +" " " flat "${out}${err}")
+  if(NOT flat MATCHES "${regex}")
+    message(FATAL_ERROR "${what}: failed without /${regex}/\n${out}${err}")
   endif()
 endfunction()
 
@@ -53,10 +70,20 @@ if(MODE STREQUAL "find_package")
     message(FATAL_ERROR "the install did not put partita/partita.hpp under ${prefix}/include")
   endif()
 
+  if(ONEDNN AND NOT EXISTS "${prefix}/share/cmake/partita/partitaOnednnTargets.cmake")
+    message(FATAL_ERROR "the install did not export partita::onednn (partitaOnednnTargets.cmake)")
+  endif()
+
   # The fresh prefix comes first, so a Partita installed elsewhere on the system cannot answer.
+  set(consumer_args ${toolchain_args} "-DCMAKE_PREFIX_PATH=${prefix};${PREFIX_PATH}")
+  if(ONEDNN)
+    set(with_onednn ON)
+  else()
+    set(with_onednn OFF)
+  endif()
   step("Configure the find_package consumer"
-       "${CMAKE_COMMAND}" -S "${CONSUMER_DIR}" -B "${consumer_build}" ${toolchain_args}
-       "-DCMAKE_PREFIX_PATH=${prefix};${PREFIX_PATH}")
+       "${CMAKE_COMMAND}" -S "${CONSUMER_DIR}" -B "${consumer_build}" ${consumer_args}
+       "-DCONSUMER_ONEDNN=${with_onednn}")
   file(STRINGS "${consumer_build}/CMakeCache.txt" found REGEX "^partita_DIR:")
   string(FIND "${found}" "${prefix}/" at)
   if(NOT at GREATER -1)
@@ -111,3 +138,21 @@ step("Build the consumer" "${CMAKE_COMMAND}" --build "${consumer_build}" ${build
 step("Run the consumer"
      "${CTEST_COMMAND}" --test-dir "${consumer_build}" ${test_config}
      --output-on-failure --no-tests=error)
+
+if(MODE STREQUAL "find_package")
+  # The component onednn is optional: without oneDNN (hidden here from the consumer when it is
+  # installed), find_package(partita) still works and COMPONENTS onednn fails, saying why.
+  set(no_onednn_args)
+  set(reason "this Partita was installed without it")
+  if(ONEDNN)
+    set(no_onednn_args -DCMAKE_DISABLE_FIND_PACKAGE_dnnl=ON)
+    set(reason "oneDNN was not found")
+  endif()
+  step("Configure the find_package consumer without oneDNN"
+       "${CMAKE_COMMAND}" -S "${CONSUMER_DIR}" -B "${WORK_DIR}/without-onednn" ${consumer_args}
+       ${no_onednn_args} -DCONSUMER_ONEDNN=OFF)
+  step_must_fail("Require the component onednn without oneDNN"
+       "the component onednn \\(partita::onednn\\) is not available: ${reason}"
+       "${CMAKE_COMMAND}" -S "${CONSUMER_DIR}" -B "${WORK_DIR}/onednn-missing" ${consumer_args}
+       ${no_onednn_args} -DCONSUMER_ONEDNN=ON)
+endif()
