@@ -1,8 +1,8 @@
 // The 784-512-512-10 MLP: declared as types, compiled for the cpu backend (each dense+bias(+relu)
-// fused into one kernel), weights bound
-// from a safetensors file (written here, deterministically, if none is given), then run.
+// fused into one kernel), weights bound from a safetensors file (written here, deterministically,
+// if none is given), then run.
 //
-//   example_mlp                  writes mlp.safetensors in the current directory and uses it
+//   example_mlp                  writes mlp.safetensors into its build directory and uses it
 //   example_mlp weights.st       uses the given file (names fc{1,2,3}.{weight,bias})
 #include <cmath>
 #include <cstdint>
@@ -51,8 +51,15 @@ void write_weights(const std::filesystem::path& path) {
 
 }  // namespace
 
+// The build directory, from CMake: run from anywhere (the README runs it from the repository
+// root), the example never writes into the source tree.
+#ifndef PARTITA_EXAMPLE_OUTPUT_DIR
+#define PARTITA_EXAMPLE_OUTPUT_DIR "."
+#endif
+
 int main(int argc, char** argv) try {
-  const std::filesystem::path path = argc > 1 ? argv[1] : "mlp.safetensors";
+  const std::filesystem::path path =
+      argc > 1 ? std::filesystem::path(argv[1]) : std::filesystem::path(PARTITA_EXAMPLE_OUTPUT_DIR) / "mlp.safetensors";
   if (argc <= 1) {
     write_weights(path);
     std::cout << "wrote " << path.string() << "\n";
