@@ -13,6 +13,8 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <partita/backends/onednn/detail/layout_name.hpp>
+
 namespace peers {
 namespace {
 
@@ -31,27 +33,8 @@ std::int64_t product(const memory::dims& d, std::size_t from = 0) {
                          std::multiplies<>());
 }
 
-// oneDNN's own spelling of a layout, as in its verbose output: "abcd", "aBcd16b", "ABcd16b16a".
-std::string layout(const memory::desc& md) {
-  const dnnl_memory_desc_t& d = md.data;
-  if (d.format_kind != dnnl_blocked) return "?";
-  const auto& b = d.format_desc.blocking;
-  std::vector<int> order(static_cast<std::size_t>(d.ndims));
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return b.strides[x] > b.strides[y]; });
-  std::array<bool, DNNL_MAX_NDIMS> blocked{};
-  for (int k = 0; k < b.inner_nblks; ++k) blocked[static_cast<std::size_t>(b.inner_idxs[k])] = true;
-  std::string s;
-  for (int i : order) {
-    const char c = static_cast<char>('a' + i);
-    s += blocked[static_cast<std::size_t>(i)] ? static_cast<char>(std::toupper(c)) : c;
-  }
-  for (int k = 0; k < b.inner_nblks; ++k) {
-    s += std::to_string(b.inner_blks[k]);
-    s += static_cast<char>('a' + b.inner_idxs[k]);
-  }
-  return s;
-}
+// The layout names in descriptions are Partita's oneDNN backend's, so both print alike.
+using partita::detail::onednn::layout;
 
 std::string join(std::string_view a, std::string_view b) {
   std::string r(a);

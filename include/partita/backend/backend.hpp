@@ -1,6 +1,9 @@
 #pragma once
+/// The backend contract: what a backend type declares, and the checks that name what is missing.
 #include <concepts>
 #include <string_view>
+#include <tuple>
+#include <type_traits>
 
 #include "partita/ir/op_id.hpp"
 #include "partita/ir/view.hpp"
@@ -124,6 +127,29 @@ constexpr std::size_t backend_index(std::string_view name) {
       if (names[i] == name) return i;
     return sizeof...(Bs);
   }
+}
+
+/// Position of backend type `B` in `Bs...` (`sizeof...(Bs)` when absent).
+template <class B, class... Bs>
+inline constexpr std::size_t index_of_backend = [] {
+  constexpr bool same[] = {std::is_same_v<B, Bs>...};
+  for (std::size_t i = 0; i < sizeof...(Bs); ++i)
+    if (same[i]) return i;
+  return sizeof...(Bs);
+}();
+
+/// Backend number `I` of `Bs...`.
+template <std::size_t I, class... Bs>
+using nth_backend = std::tuple_element_t<I, std::tuple<Bs...>>;
+
+/// Calls `f.template operator()<B>()` for `B`, the backend at position `index` of `Bs...`, and
+/// returns what it returns (`R{}` for an index past the end): run-time index, compile-time type.
+template <class R, class... Bs, class F>
+constexpr R visit_backend(std::size_t index, F&& f) {
+  R r{};
+  std::size_t i = 0;
+  ((i++ == index ? (void)(r = f.template operator()<Bs>()) : void()), ...);
+  return r;
 }
 
 }  // namespace detail

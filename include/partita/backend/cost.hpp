@@ -1,4 +1,5 @@
 #pragma once
+/// Costs for cost-based partitioning: throughputs, transfers, candidate views and measured costs.
 #include <cstdint>
 #include <string_view>
 

@@ -1,4 +1,5 @@
 #pragma once
+/// Element types (`dtype`) and their sizes and names.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>

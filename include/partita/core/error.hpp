@@ -1,4 +1,5 @@
 #pragma once
+/// `partita::error`, the exception every run-time check throws.
 #include <stdexcept>
 #include <string>
 

@@ -1,4 +1,5 @@
 #pragma once
+/// `fixed_string`, a string usable as a template argument.
 #include <algorithm>
 #include <cstddef>
 #include <string_view>

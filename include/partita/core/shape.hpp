@@ -1,4 +1,5 @@
 #pragma once
+/// `shape`, a tensor shape of up to `max_rank` (6) dimensions, usable at compile time.
 #include <array>
 #include <cstddef>
 #include <cstdint>

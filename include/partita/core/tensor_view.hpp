@@ -1,4 +1,5 @@
 #pragma once
+/// Typed views of caller tensors (`tensor_view`, `raw_tensor`) passed to `run`.
 #include <cstddef>
 #include <span>
 #include <type_traits>

@@ -1,4 +1,5 @@
 #pragma once
+/// Op attributes (`attrs`): strides, padding, axes and the like.
 #include <array>
 
 #include "partita/core/shape.hpp"
@@ -43,5 +44,9 @@ struct attrs {
 
 /// The attributes of nodes that have none (all defaults).
 inline constexpr attrs no_attrs{};
+
+/// Axis `axis` of a rank-`rank` tensor counted from the front: a negative axis counts from the
+/// back, as in ONNX and PyTorch (-1 is the last). Range checks are the op rules' business.
+constexpr int normalize_axis(int axis, int rank) { return axis < 0 ? axis + rank : axis; }
 
 }  // namespace partita

@@ -1,4 +1,5 @@
 #pragma once
+/// Shape and dtype problems found when a model type is checked, and their messages.
 #include <type_traits>
 
 #include "partita/core/dtype.hpp"

@@ -1,4 +1,5 @@
 #pragma once
+/// Graphviz output of a module (`to_dot`).
 #include <cstdint>
 #include <string>
 

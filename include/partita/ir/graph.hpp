@@ -1,4 +1,5 @@
 #pragma once
+/// The graph of a model type: deduplicated nodes collected at compile time.
 #include <cstddef>
 #include <cstdint>
 #include <vector>

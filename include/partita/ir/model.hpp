@@ -1,4 +1,5 @@
 #pragma once
+/// `model<Outputs...>`: a model type and its module.
 #include <algorithm>
 #include <type_traits>
 #include <utility>

@@ -1,4 +1,5 @@
 #pragma once
+/// The module: nodes, arguments and functions as constexpr arrays (`module_value`).
 #include <array>
 #include <cstddef>
 #include <string_view>

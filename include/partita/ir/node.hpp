@@ -1,4 +1,5 @@
 #pragma once
+/// Node types: how an op, its arguments and its attributes become a type.
 #include <concepts>
 #include <cstddef>
 #include <utility>

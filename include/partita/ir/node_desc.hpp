@@ -1,4 +1,5 @@
 #pragma once
+/// `graph_node`, one node of a module, and `function_info`, one function.
 #include <cstdint>
 #include <string_view>
 

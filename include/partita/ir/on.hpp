@@ -1,4 +1,5 @@
 #pragma once
+/// `on<Backend, Node>`: pins a node to a backend.
 #include <string_view>
 
 #include "partita/ir/node.hpp"

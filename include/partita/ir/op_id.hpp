@@ -1,4 +1,5 @@
 #pragma once
+/// Op identifiers (`op_id`) and their names and classes.
 #include <cstdint>
 #include <string_view>
 

@@ -1,9 +1,10 @@
 #pragma once
+/// The text printer of a module (`print(module)`), one line per node, function by function.
 #include <cstdio>
 #include <string>
 #include <string_view>
 
-#include "partita/detail/concat.hpp"
+#include "partita/core/detail/concat.hpp"
 #include "partita/ir/module.hpp"
 
 namespace partita {

@@ -1,4 +1,5 @@
 #pragma once
+/// `op_view`: a read-only view of one node, for predicates and backends.
 #include <string_view>
 
 #include "partita/ir/module.hpp"

@@ -1,12 +1,19 @@
 #pragma once
+/// AnnotateTarget: each op of main is marked with the backend that runs it (pins, composites, support).
 #include <string_view>
 
 #include "partita/backend/backend.hpp"
 #include "partita/ir/view.hpp"
-#include "partita/pass/merge_composite.hpp"
-#include "partita/pass/module_builder.hpp"
+#include "partita/ir/uses.hpp"
+#include "partita/ir/module_builder.hpp"
 
 namespace partita {
+
+/// AnnotateTarget: decides which backend runs each node of main (`Backends` in priority order;
+/// host backends may be listed, last, and take whatever no other backend claims).
+template <module_type M, class... Backends>
+struct annotate_target;
+
 namespace detail {
 
 /// The target the first of `Backends` that claims `view` (an op) names; host backends never
@@ -62,8 +69,6 @@ struct annotate_target_pass {
 
 }  // namespace detail
 
-/// AnnotateTarget: decides which backend runs each node of main (`Backends` in priority order;
-/// host backends may be listed, last, and take whatever no other backend claims).
 template <module_type M, class... Backends>
 struct annotate_target : detail::module_from<detail::annotate_target_pass<M, Backends...>> {};
 

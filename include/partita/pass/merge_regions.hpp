@@ -1,11 +1,18 @@
 #pragma once
+/// MergeCompilerRegions: neighbouring nodes of one backend grow into regions, without cycles.
 #include <bit>
 #include <cstdint>
 #include <vector>
 
-#include "partita/pass/module_builder.hpp"
+#include "partita/ir/module_builder.hpp"
 
 namespace partita {
+
+/// MergeCompilerRegions: groups annotated nodes of main into maximal regions per backend
+/// without creating cycles; `partition_graph` outlines them.
+template <module_type M>
+struct merge_regions;
+
 namespace detail {
 
 /// Region merging state: union-find over main's nodes, each region's members and its
@@ -118,8 +125,6 @@ struct merge_regions_pass {
 
 }  // namespace detail
 
-/// MergeCompilerRegions: groups annotated nodes of main into maximal regions per backend
-/// without creating cycles; `partition_graph` outlines them.
 template <module_type M>
 struct merge_regions : detail::module_from<detail::merge_regions_pass<M>> {};
 

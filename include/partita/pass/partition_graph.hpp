@@ -1,12 +1,18 @@
 #pragma once
+/// PartitionGraph: each backend region of main becomes a function of that backend.
 #include <algorithm>
 #include <string_view>
 #include <vector>
 
-#include "partita/pass/merge_composite.hpp"
-#include "partita/pass/module_builder.hpp"
+#include "partita/ir/uses.hpp"
+#include "partita/ir/module_builder.hpp"
 
 namespace partita {
+
+/// PartitionGraph: outlines each backend region of main into a function of that backend.
+template <module_type M>
+struct partition_graph;
+
 namespace detail {
 
 /// One region of main that goes to a backend.
@@ -112,20 +118,15 @@ constexpr module_builder partition_graph(const module_builder& m) {
       to[static_cast<std::size_t>(r.params[static_cast<std::size_t>(k)])] = out.emit(p, nullptr, 0);
     }
     for (int i : r.nodes) {
-      const graph_node& g = m.node(i);
-      a.clear();
-      for (int k = 0; k < g.nargs; ++k) {
+      for (int k = 0; k < m.node(i).nargs; ++k) {
         const int src = m.arg(i, k);
-        if (to[static_cast<std::size_t>(src)] < 0) {  // a weight: bound inside the partition
-          graph_node w = m.node(src);
-          to[static_cast<std::size_t>(src)] = out.emit(w, nullptr, 0);
-        }
-        a.push_back(to[static_cast<std::size_t>(src)]);
+        // Not a parameter nor a node of the region: a weight, bound inside the partition.
+        if (to[static_cast<std::size_t>(src)] < 0) to[static_cast<std::size_t>(src)] = out.emit(m.node(src), nullptr, 0);
       }
-      graph_node copy = g;
+      graph_node copy = m.node(i);
       copy.target = {};
       copy.region = -1;
-      to[static_cast<std::size_t>(i)] = out.emit(copy, a.data(), g.nargs);
+      to[static_cast<std::size_t>(i)] = out.emit_mapped(copy, m, i, to);
     }
     if (r.outputs.size() == 1) {
       fn.result = to[static_cast<std::size_t>(r.outputs[0])];
@@ -199,12 +200,9 @@ constexpr module_builder partition_graph(const module_builder& m) {
       }
       continue;
     }
-    const graph_node& g = m.node(node);
-    a.clear();
-    for (int k = 0; k < g.nargs; ++k) a.push_back(to[static_cast<std::size_t>(m.arg(node, k))]);
-    graph_node copy = g;
+    graph_node copy = m.node(node);
     copy.region = -1;
-    to[static_cast<std::size_t>(node)] = out.emit(copy, a.data(), g.nargs);
+    to[static_cast<std::size_t>(node)] = out.emit_mapped(copy, m, node, to);
   }
   finish_main(out, start, to[static_cast<std::size_t>(f.result)]);
   return out;
@@ -217,7 +215,6 @@ struct partition_graph_pass {
 
 }  // namespace detail
 
-/// PartitionGraph: outlines each backend region of main into a function of that backend.
 template <module_type M>
 struct partition_graph : detail::module_from<detail::partition_graph_pass<M>> {};
 

@@ -1,4 +1,5 @@
 #pragma once
+/// The eager flow and pass lists: `partition`, phases and user passes.
 #include <string_view>
 
 #include "partita/backend/backend.hpp"
@@ -6,10 +7,25 @@
 #include "partita/pass/annotate_target.hpp"
 #include "partita/pass/merge_composite.hpp"
 #include "partita/pass/merge_regions.hpp"
-#include "partita/pass/module_builder.hpp"
+#include "partita/ir/module_builder.hpp"
 #include "partita/pass/partition_graph.hpp"
 
 namespace partita {
+
+/// Runs `Passes...` (from `partita::passes` or a backend's own) in order on a model or module;
+/// the intermediate modules are never materialised. The whole pipeline is one constant
+/// evaluation: for models of thousands of nodes, chain the pass types instead
+/// (`partition_graph<merge_regions<...>>`), each of which is its own.
+/// `pipeline<net, passes::merge_composite<npu::patterns>, passes::annotate_target<npu, reference>>`.
+template <class M, class... Passes>
+struct pipeline;
+
+/// The eager, UMA-style flow for `Backends...` (priority order, host last): each backend's
+/// `pre_partition` passes, MergeComposite with each backend's `patterns` in backend order,
+/// AnnotateTarget, MergeCompilerRegions, PartitionGraph, then each backend's `post_partition`
+/// passes. Backends without patterns or passes simply take part in annotation.
+template <class M, class... Backends>
+struct partition;
 
 /// Passes as values, for `pipeline` and backend pass phases: each is a type with
 /// `static constexpr detail::module_builder run(detail::module_builder)`.
@@ -117,18 +133,9 @@ struct partition_flow {
 
 }  // namespace detail
 
-/// Runs `Passes...` (from `partita::passes` or a backend's own) in order on a model or module;
-/// the intermediate modules are never materialised. The whole pipeline is one constant
-/// evaluation: for models of thousands of nodes, chain the pass types instead
-/// (`partition_graph<merge_regions<...>>`), each of which is its own.
-/// `pipeline<net, passes::merge_composite<npu::patterns>, passes::annotate_target<npu, reference>>`.
 template <class M, class... Passes>
 struct pipeline : detail::module_from<detail::pipeline_pass<M, Passes...>> {};
 
-/// The eager, UMA-style flow for `Backends...` (priority order, host last): each backend's
-/// `pre_partition` passes, MergeComposite with each backend's `patterns` in backend order,
-/// AnnotateTarget, MergeCompilerRegions, PartitionGraph, then each backend's `post_partition`
-/// passes. Backends without patterns or passes simply take part in annotation.
 template <class M, class... Backends>
 struct partition : std::conditional_t<backends_ok<Backends...>, detail::partition_flow<M, Backends...>,
                                       std::type_identity<module_type_t<M>>>::type {};
@@ -145,4 +152,24 @@ inline constexpr int count_functions = [] {
   return n;
 }();
 
+namespace detail {
+
+template <class M>
+inline constexpr bool is_model = false;
+template <class... Outs>
+inline constexpr bool is_model<model<Outs...>> = true;
+
+/// True for backends that change a model before it runs: their patterns, phases, or claims.
+template <class B>
+inline constexpr bool takes_part = !is_host_backend<B> || requires { typename B::patterns; } ||
+                                   requires { typename B::pre_partition; } || requires { typename B::post_partition; };
+
+/// What `compiled<Model, Backends...>` runs: a module as given; a `model<...>` through the eager
+/// flow (`partition<Model, Backends...>`) when a backend takes part in it, as is.
+template <class Model, class... Backends>
+using compiled_module = typename std::conditional_t<is_model<Model> && (takes_part<Backends> || ...),
+                                                    std::type_identity<partition<Model, Backends...>>,
+                                                    std::type_identity<module_type_t<Model>>>::type;
+
+}  // namespace detail
 }  // namespace partita

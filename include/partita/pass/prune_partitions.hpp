@@ -1,53 +1,33 @@
 #pragma once
+/// Post-partition passes that give partitions back to the host: pruning and host fallback.
 #include <string_view>
 #include <vector>
 
 #include "partita/core/fixed_string.hpp"
-#include "partita/ir/view.hpp"
-#include "partita/pass/module_builder.hpp"
+#include "partita/backend/partition_view.hpp"
+#include "partita/ir/uses.hpp"
+#include "partita/ir/module_builder.hpp"
 
 namespace partita {
-namespace detail {
 
-/// Keeps only the functions reachable from main through calls, renumbering them (main stays 0).
-constexpr module_builder remove_dead_functions(const module_builder& m) {
-  const std::size_t nf = m.functions.size();
-  std::vector<int> new_index(nf, -1);
-  std::vector<int> order{0};
-  new_index[0] = 0;
-  for (std::size_t k = 0; k < order.size(); ++k) {
-    const function_info& f = m.functions[static_cast<std::size_t>(order[k])];
-    for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i)
-      if (m.node(i).op == op_id::call && new_index[static_cast<std::size_t>(m.node(i).index)] < 0) {
-        new_index[static_cast<std::size_t>(m.node(i).index)] = 0;  // mark; numbered below
-        order.push_back(m.node(i).index);
-      }
-  }
-  // Number in the old order so that surviving functions keep their relative order.
-  int next = 1;
-  for (std::size_t f = 1; f < nf; ++f)
-    if (new_index[f] == 0) new_index[f] = next++;
-  module_builder out;
-  out.functions.resize(static_cast<std::size_t>(next));
-  std::vector<int> a;
-  for (std::size_t f = 0; f < nf; ++f) {
-    if (f != 0 && new_index[f] <= 0) continue;
-    const function_info& old = m.functions[f];
-    function_info nf_info = old;
-    const int shift = static_cast<int>(out.nodes.size()) - old.first_node;
-    nf_info.first_node = static_cast<int>(out.nodes.size());
-    nf_info.result = old.result + shift;
-    for (int i = old.first_node; i < old.first_node + old.num_nodes; ++i) {
-      graph_node n = m.node(i);
-      if (n.op == op_id::call) n.index = new_index[static_cast<std::size_t>(n.index)];
-      a.clear();
-      for (int k = 0; k < n.nargs; ++k) a.push_back(m.arg(i, k) + shift);
-      out.emit(n, a.data(), n.nargs);
-    }
-    out.functions[static_cast<std::size_t>(new_index[f])] = nf_info;
-  }
-  return out;
-}
+namespace passes {
+
+/// Post-partition pruning, as TVM's DNNL integration does: a partition of backend `Backend`
+/// (by name) with fewer than `MinHeavyOps` conv2d/dense ops (composites included) costs more to
+/// offload than it saves, so it is inlined back into main for the host.
+template <fixed_string Backend, int MinHeavyOps = 1>
+struct prune_partitions;
+
+/// Host fallback, decided at compile time: every partition of backend `B` that
+/// `B::accepts(const partition_view&)` refuses is inlined back into main for the host (use it as
+/// one of `B`'s `post_partition` passes). A partition refused only at run time, when `bind`
+/// prepares it, is an error instead (`bind` throws, naming the backend and the partition).
+template <class B>
+struct host_fallback;
+
+}  // namespace passes
+
+namespace detail {
 
 /// Compute-intensive nodes (conv2d, dense) in function `f`, counting inside its composites.
 constexpr int heavy_ops(const module_builder& m, int f) {
@@ -85,7 +65,6 @@ constexpr module_builder inline_partitions(const module_builder& m, std::string_
       const function_info& c = m.functions[static_cast<std::size_t>(g.index)];
       if (c.backend == backend && give_back(m, g.index)) {
         std::vector<int> local(static_cast<std::size_t>(c.num_nodes), -1);
-        std::vector<int> b;
         for (int j = c.first_node; j < c.first_node + c.num_nodes; ++j) {
           const graph_node& n = m.node(j);
           int& v = local[static_cast<std::size_t>(j - c.first_node)];
@@ -94,9 +73,7 @@ constexpr module_builder inline_partitions(const module_builder& m, std::string_
             continue;
           }
           if (j == c.result && n.op == op_id::tuple) break;  // its fields are projected below
-          b.clear();
-          for (int k = 0; k < n.nargs; ++k) b.push_back(local[static_cast<std::size_t>(m.arg(j, k) - c.first_node)]);
-          v = out.emit(n, b.data(), n.nargs);
+          v = out.emit_mapped(n, m, j, [&](int a) { return local[static_cast<std::size_t>(a - c.first_node)]; });
         }
         const graph_node& r = m.node(c.result);
         if (r.op == op_id::tuple) {
@@ -108,7 +85,7 @@ constexpr module_builder inline_partitions(const module_builder& m, std::string_
         continue;
       }
     }
-    to[static_cast<std::size_t>(i)] = out.emit(g, a.data(), g.nargs);
+    to[static_cast<std::size_t>(i)] = out.emit_mapped(g, m, i, to);
   }
   finish_main(out, start, to[static_cast<std::size_t>(f.result)]);
   return remove_dead_functions(out);
@@ -121,42 +98,15 @@ constexpr module_builder prune_partitions(const module_builder& m, std::string_v
 
 }  // namespace detail
 
-/// What a backend's `accepts` sees of one of its partitions, at compile time.
-class partition_view {
- public:
-  constexpr partition_view(const graph_node* nodes, const int* args, const function_info& f, int heavy)
-      : nodes_(nodes), args_(args), f_(f), heavy_(heavy) {}
-  /// The partition function's nodes: parameters, bound weights, ops and composite calls.
-  constexpr int size() const { return f_.num_nodes; }
-  constexpr op_view node(int i) const { return {nodes_, args_, f_.first_node + i}; }
-  constexpr int num_params() const { return f_.num_params; }
-  /// Its conv2d and dense ops, composites included.
-  constexpr int heavy_ops() const { return heavy_; }
-  constexpr std::string_view name() const { return f_.name(); }
-
- private:
-  const graph_node* nodes_;
-  const int* args_;
-  function_info f_;
-  int heavy_;
-};
-
 namespace passes {
 
-/// Post-partition pruning, as TVM's DNNL integration does: a partition of backend `Backend`
-/// (by name) with fewer than `MinHeavyOps` conv2d/dense ops (composites included) costs more to
-/// offload than it saves, so it is inlined back into main for the host.
-template <fixed_string Backend, int MinHeavyOps = 1>
+template <fixed_string Backend, int MinHeavyOps>
 struct prune_partitions {
   static constexpr detail::module_builder run(detail::module_builder m) {
     return detail::prune_partitions(m, Backend.view(), MinHeavyOps);
   }
 };
 
-/// Host fallback, decided at compile time: every partition of backend `B` that
-/// `B::accepts(const partition_view&)` refuses is inlined back into main for the host (use it as
-/// one of `B`'s `post_partition` passes). A partition refused only at run time, when `bind`
-/// prepares it, is an error instead (`bind` throws, naming the backend and the partition).
 template <class B>
 struct host_fallback {
   static constexpr detail::module_builder run(detail::module_builder m) {

@@ -1,4 +1,5 @@
 #pragma once
+/// The pattern matcher: a pattern against a node of a module.
 #include <vector>
 
 #include "partita/ir/module.hpp"

@@ -1,4 +1,5 @@
 #pragma once
+/// `match_view`: what a pattern predicate sees of a match.
 #include <string_view>
 
 #include "partita/ir/view.hpp"

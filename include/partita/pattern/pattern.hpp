@@ -1,4 +1,5 @@
 #pragma once
+/// The pattern language: op patterns, wildcards, alternatives, dominators.
 #include <cstdint>
 #include <string_view>
 #include <tuple>

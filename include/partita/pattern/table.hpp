@@ -1,4 +1,5 @@
 #pragma once
+/// Pattern tables: `(name, pattern, predicate)` entries in priority order.
 #include <array>
 #include <cstddef>
 #include <string_view>

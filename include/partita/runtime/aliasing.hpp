@@ -1,4 +1,5 @@
 #pragma once
+/// Which caller buffers `run` lets overlap, decided at compile time and checked at run time.
 // Which caller buffers `run` lets overlap: decided from the plan at compile time, checked on
 // pointer ranges at run time.
 #include <array>
@@ -7,7 +8,7 @@
 #include <limits>
 
 #include "partita/core/error.hpp"
-#include "partita/detail/concat.hpp"
+#include "partita/core/detail/concat.hpp"
 #include "partita/ir/op_id.hpp"
 #include "partita/runtime/bind.hpp"
 #include "partita/runtime/plan.hpp"

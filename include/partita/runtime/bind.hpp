@@ -1,25 +1,16 @@
 #pragma once
+/// Argument checks shared by `bind` and `run`: names, shapes, sizes.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 
 #include "partita/core/error.hpp"
-#include "partita/detail/concat.hpp"
+#include "partita/core/detail/concat.hpp"
 #include "partita/runtime/plan.hpp"
 #include "partita/runtime/tensor_data.hpp"
 
 namespace partita::detail {
-
-inline std::string dims_string(const std::vector<std::int64_t>& d) {
-  std::string r = "[";
-  for (std::size_t i = 0; i < d.size(); ++i) {
-    if (i) r += ", ";
-    r += std::to_string(d[i]);
-  }
-  r += "]";
-  return r;
-}
 
 /// Appends to `problems` one line per mismatch between a declared weight and what the source
 /// holds under that name.

@@ -1,4 +1,5 @@
 #pragma once
+/// `compiled<Model, Backends...>`: the executable, its `bind` and its `run`.
 #include <array>
 #include <atomic>
 #include <cstddef>
@@ -15,81 +16,21 @@
 #include <boost/hana/tuple.hpp>
 
 #include "partita/backend/backend.hpp"
-#include "partita/backend/step.hpp"
+#include "partita/runtime/step_ref.hpp"
 #include "partita/core/error.hpp"
 #include "partita/core/tensor_view.hpp"
-#include "partita/detail/aligned_buffer.hpp"
+#include "partita/core/detail/aligned_buffer.hpp"
 #include "partita/ir/model.hpp"
 #include "partita/pass/pipeline.hpp"
 #include "partita/runtime/aliasing.hpp"
 #include "partita/runtime/bind.hpp"
+#include "partita/runtime/detail/call_guard.hpp"
 #include "partita/runtime/plan.hpp"
 
 namespace partita {
 namespace detail {
 
 static_assert(aligned_buffer::align == alignment, "the arena's buffers are aligned as the plan assumes");
-
-template <class B, class... Bs>
-inline constexpr std::size_t index_of_backend = [] {
-  constexpr bool same[] = {std::is_same_v<B, Bs>...};
-  for (std::size_t i = 0; i < sizeof...(Bs); ++i)
-    if (same[i]) return i;
-  return sizeof...(Bs);
-}();
-
-template <std::size_t I, class... Bs>
-using nth_backend = std::tuple_element_t<I, std::tuple<Bs...>>;
-
-template <class M>
-inline constexpr bool is_model = false;
-template <class... Outs>
-inline constexpr bool is_model<model<Outs...>> = true;
-
-/// True for backends that change a model before it runs: their patterns, phases, or claims.
-template <class B>
-inline constexpr bool takes_part = !is_host_backend<B> || requires { typename B::patterns; } ||
-                                   requires { typename B::pre_partition; } || requires { typename B::post_partition; };
-
-/// What `compiled<Model, Backends...>` runs: a module as given; a `model<...>` through the eager
-/// flow (`partition<Model, Backends...>`) when a backend takes part in it, as is.
-template <class Model, class... Backends>
-using compiled_module = typename std::conditional_t<is_model<Model> && (takes_part<Backends> || ...),
-                                                    std::type_identity<partition<Model, Backends...>>,
-                                                    std::type_identity<module_type_t<Model>>>::type;
-
-/// The state a transactional `bind` prepares into: `s.fork()` where the backend provides it (a
-/// state with the same settings and nothing prepared), else a copy, else a new one.
-template <class S>
-S fork_state(const S& s) {
-  if constexpr (requires { { s.fork() } -> std::same_as<S>; }) {
-    return s.fork();
-  } else if constexpr (std::is_copy_constructible_v<S>) {
-    return S(s);
-  } else {
-    return S{};
-  }
-}
-
-/// Marks an executable busy for one `run` or `bind`; a second thread arriving meanwhile gets an
-/// error at once instead of sharing the arena and the backends' state.
-class busy_guard {
- public:
-  busy_guard(std::atomic<bool>& flag, const char* what) : flag_(flag) {
-    // Acquire/release: a call made after another one ended, from any thread, sees its effects.
-    if (flag_.exchange(true, std::memory_order_acquire))
-      throw error(concat("partita: ", what,
-                         ": the executable is busy: another thread is in its run or bind. An executable runs one "
-                         "call at a time; give each thread an executable of its own"));
-  }
-  busy_guard(const busy_guard&) = delete;
-  busy_guard& operator=(const busy_guard&) = delete;
-  ~busy_guard() { flag_.store(false, std::memory_order_release); }
-
- private:
-  std::atomic<bool>& flag_;
-};
-
 }  // namespace detail
 
 /// A model compiled for the given backends (host last): `compiled<net, cpu> exe;`.

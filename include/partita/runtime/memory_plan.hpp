@@ -1,12 +1,12 @@
 #pragma once
+/// The arena: buffer lifetimes and their offsets (greedy by size).
 #include <algorithm>
 #include <cstddef>
 #include <vector>
 
-namespace partita {
+#include "partita/ir/layout.hpp"
 
-/// Alignment of every arena buffer and every weight, in bytes (a cache line; enough for AVX-512).
-inline constexpr std::size_t alignment = 64;
+namespace partita {
 
 /// One arena buffer: its size and the steps during which it is live (`first` writes it, `last`
 /// is the last step that reads it; both inclusive).
@@ -18,8 +18,6 @@ struct buffer_lifetime {
 };
 
 namespace detail {
-
-constexpr std::size_t align_up(std::size_t n, std::size_t a = alignment) { return (n + a - 1) / a * a; }
 
 constexpr bool live_together(const buffer_lifetime& a, const buffer_lifetime& b) {
   return a.first <= b.last && b.first <= a.last;

@@ -1,4 +1,5 @@
 #pragma once
+/// Reading and writing safetensors files and buffers.
 #include <cstddef>
 #include <cstdint>
 #include <cerrno>
@@ -15,7 +16,7 @@
 #include <vector>
 
 #include "partita/core/error.hpp"
-#include "partita/detail/concat.hpp"
+#include "partita/core/detail/concat.hpp"
 #include "partita/runtime/detail/json.hpp"
 #include "partita/runtime/tensor_data.hpp"
 

@@ -1,4 +1,5 @@
 #pragma once
+/// Tensors held by name: data, dtype and shape (`tensor_data`).
 #include <cstddef>
 #include <cstdint>
 #include <limits>

@@ -1,4 +1,5 @@
 #pragma once
+/// `weight_set`: a model's weights by name, as `bind` reads them.
 #include <bit>
 #include <cstddef>
 #include <cstdint>

@@ -1,4 +1,5 @@
 #pragma once
+/// The composites the cpu backend fuses (`cpu_patterns`).
 #include "partita/pattern/match_view.hpp"
 #include "partita/pattern/pattern.hpp"
 #include "partita/pattern/table.hpp"

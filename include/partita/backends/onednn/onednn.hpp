@@ -7,7 +7,7 @@
 #include <type_traits>
 
 #include "partita/backend/cost.hpp"
-#include "partita/backend/step.hpp"
+#include "partita/runtime/step_ref.hpp"
 #include "partita/backends/onednn/detail/program.hpp"
 #include "partita/backends/onednn/detail/runtime.hpp"
 #include "partita/backends/onednn/detail/support.hpp"

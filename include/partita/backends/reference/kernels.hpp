@@ -1,4 +1,5 @@
 #pragma once
+/// Plain scalar kernels for every op: the semantics every backend is tested against.
 #include <algorithm>
 #include <array>
 #include <cmath>

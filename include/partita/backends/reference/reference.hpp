@@ -1,7 +1,8 @@
 #pragma once
+/// The reference backend: every op on the plain scalar kernels, nothing fused.
 #include <string_view>
 
-#include "partita/backend/step.hpp"
+#include "partita/runtime/step_ref.hpp"
 #include "partita/backends/reference/kernels.hpp"
 #include "partita/core/fixed_string.hpp"
 #include "partita/ir/view.hpp"
@@ -34,7 +35,7 @@ struct reference {
       } else if constexpr (op == op_id::conv2d) {
         k::conv2d(in[0], Step::arg(0).out, in[1], Step::arg(1).out, out, n.out, *n.at);
       } else if constexpr (op == op_id::bias_add) {
-        k::bias_add(in[0], n.out, in[1], normalized_axis(n.at->axis, n.out.rank), out);
+        k::bias_add(in[0], n.out, in[1], normalize_axis(n.at->axis, n.out.rank), out);
       } else if constexpr (is_binary_elementwise(op)) {
         k::binary(op, in[0], Step::arg(0).out, in[1], Step::arg(1).out, out, n.out);
       } else if constexpr (is_unary_elementwise(op)) {
@@ -49,16 +50,15 @@ struct reference {
         k::batch_norm(in[0], n.out, in[1], in[2], in[3], in[4], n.at->epsilon, out);
       } else if constexpr (op == op_id::concatenate) {
         constexpr auto shapes = arg_shapes();
-        k::concatenate(in, shapes.data(), Step::num_args, normalized_axis(n.at->axis, n.out.rank), out, n.out);
+        k::concatenate(in, shapes.data(), Step::num_args, normalize_axis(n.at->axis, n.out.rank), out, n.out);
       } else if constexpr (op == op_id::softmax) {
-        k::softmax(in[0], n.out, normalized_axis(n.at->axis, n.out.rank), out);
+        k::softmax(in[0], n.out, normalize_axis(n.at->axis, n.out.rank), out);
       } else {
         static_assert(op == op_id::dense, "partita: the reference backend has no kernel for this op (Step)");
       }
     }
 
    private:
-    static constexpr int normalized_axis(int axis, int rank) { return axis < 0 ? axis + rank : axis; }
     static constexpr auto arg_shapes() {
       std::array<shape, static_cast<std::size_t>(Step::num_args)> s{};
       for (int i = 0; i < Step::num_args; ++i) s[static_cast<std::size_t>(i)] = Step::arg(i).out;

@@ -1,4 +1,5 @@
 #pragma once
+/// Elementwise ops: unary activations and broadcasting binary ops.
 #include "partita/ir/ops/rules.hpp"
 
 namespace partita {

@@ -1,4 +1,5 @@
 #pragma once
+/// Leaf ops: model inputs and named weights.
 #include <cstdint>
 
 #include "partita/core/fixed_string.hpp"

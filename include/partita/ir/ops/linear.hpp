@@ -1,4 +1,5 @@
 #pragma once
+/// Linear ops: dense, conv2d and bias_add.
 #include "partita/ir/ops/rules.hpp"
 
 namespace partita {

@@ -1,4 +1,5 @@
 #pragma once
+/// Normalization ops: batch_norm and softmax.
 #include "partita/ir/ops/rules.hpp"
 
 namespace partita {

@@ -1,4 +1,5 @@
 #pragma once
+/// Pooling ops: max, average and global average pooling.
 #include "partita/ir/ops/linear.hpp"
 #include "partita/ir/ops/rules.hpp"
 

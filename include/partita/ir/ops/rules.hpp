@@ -1,4 +1,5 @@
 #pragma once
+/// Shape and dtype rules shared by several ops.
 #include "partita/ir/node.hpp"
 
 /// Shape and dtype rules shared by several ops.
@@ -26,8 +27,6 @@ constexpr verdict tensor_args(const arg_info* a, int n) {
 constexpr inference expect_rank(const arg_info& a, int rank) {
   return fail(problem::rank_mismatch, a.shp, dims1(rank));
 }
-
-constexpr int normalize_axis(int axis, int rank) { return axis < 0 ? axis + rank : axis; }
 
 /// numpy broadcasting: dimensions aligned from the back must be equal or 1.
 constexpr inference broadcast(const arg_info& a, const arg_info& b) {

@@ -1,4 +1,5 @@
 #pragma once
+/// Shape ops: flatten, reshape and concatenate.
 #include "partita/ir/ops/linear.hpp"
 #include "partita/ir/ops/rules.hpp"
 

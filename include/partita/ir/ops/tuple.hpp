@@ -1,4 +1,5 @@
 #pragma once
+/// Tuples: several values as one node, and projections of them.
 #include "partita/ir/ops/rules.hpp"
 
 namespace partita {

@@ -1,4 +1,5 @@
 #pragma once
+/// A small JSON reader for safetensors headers.
 #include <charconv>
 #include <cstddef>
 #include <cstdint>

@@ -1,4 +1,5 @@
 #pragma once
+/// cpu conv2d as a GEMM read straight from stride-phase-split input planes.
 // conv2d as GEMM straight from the input, with no im2col: the input is copied once per call into
 // zero-padded, stride-phase-split planes, after which row k = (channel, kh, kw) of the B matrix
 // is a contiguous run of that copy at a fixed offset (`boff[k]`, computed at compile time). Any

@@ -1,4 +1,5 @@
 #pragma once
+/// cpu conv2d for small images, vectorized over output channels.
 // conv2d on small images (7×7, 14×14, ...), where vectors of output positions would be mostly
 // padding: vectors of output channels instead. The weights are packed like dense weights (panels
 // of NR output channels), each of MR output positions is broadcast from the phase-split input

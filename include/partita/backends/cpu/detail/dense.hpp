@@ -1,4 +1,5 @@
 #pragma once
+/// cpu dense as a GEMM over weights packed into panels at bind.
 // dense as GEMM: y[M×N] = x[M×K] · wᵀ, the weights packed at bind into panels of NR units
 // ([panel][k][NR], zero-padded), the activations read in place.
 #include <algorithm>

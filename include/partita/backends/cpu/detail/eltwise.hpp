@@ -1,4 +1,5 @@
 #pragma once
+/// cpu memory-bound kernels: elementwise ops, bias, batch norm, pooling, softmax.
 // Vectorized memory-bound kernels: elementwise ops, bias, batch norm, pooling, softmax.
 #include <algorithm>
 #include <cmath>
@@ -8,7 +9,7 @@
 #include <limits>
 
 #include "partita/backends/cpu/detail/epilogue.hpp"
-#include "partita/detail/simd.hpp"
+#include "partita/backends/cpu/detail/simd.hpp"
 
 namespace partita::detail::cpu {
 

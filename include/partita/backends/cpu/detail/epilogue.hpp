@@ -1,9 +1,10 @@
 #pragma once
+/// The epilogue a cpu GEMM applies while storing: bias, scale, residual, activation.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 
-#include "partita/detail/simd.hpp"
+#include "partita/backends/cpu/detail/simd.hpp"
 #include "partita/ir/op_id.hpp"
 
 namespace partita::detail::cpu {

@@ -1,4 +1,5 @@
 #pragma once
+/// What a fused cpu composite computes, read off its body at compile time.
 // What a fused cpu composite computes, read off its body at compile time: one dense or conv2d,
 // then optionally a bias, a batch norm (folded into the weights at bind), a residual add and
 // an activation, in that order.

@@ -1,4 +1,5 @@
 #pragma once
+/// The register-blocked GEMM micro-kernel shared by cpu dense and conv2d.
 // The register-blocked GEMM core shared by dense and conv2d: C[MR×NR] (+)= A[MR×k] · B[k×NR]
 // with NR = NV vectors, the accumulators held in registers for the whole k loop.
 #include <algorithm>
@@ -7,7 +8,7 @@
 #include <cstring>
 
 #include "partita/backends/cpu/detail/epilogue.hpp"
-#include "partita/detail/simd.hpp"
+#include "partita/backends/cpu/detail/simd.hpp"
 
 namespace partita::detail::cpu {
 

@@ -1,4 +1,5 @@
 #pragma once
+/// The cpu backend's thread pool: persistent workers, tasks claimed once per call.
 // The cpu backend's thread pool: persistent workers, tasks claimed once per call, spinning that
 // backs off to sleeping, and a thread count that respects the process's CPU affinity.
 #include <atomic>

@@ -1,4 +1,5 @@
 #pragma once
+/// The oneDNN primitives of one partition, built at bind and run by `run`.
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -15,9 +16,10 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "partita/backends/onednn/detail/layout_name.hpp"
 #include "partita/backends/onednn/detail/program.hpp"
 #include "partita/core/shape.hpp"
-#include "partita/detail/concat.hpp"
+#include "partita/core/detail/concat.hpp"
 
 namespace partita::detail::onednn {
 
@@ -34,28 +36,6 @@ inline memory::desc plain(const memory::dims& d) {
 
 /// Layout left to the primitive (blocked formats for conv2d and dense operands).
 inline memory::desc any(const memory::dims& d) { return {d, memory::data_type::f32, memory::format_tag::any}; }
-
-/// oneDNN's spelling of a layout, as in its verbose output: "abcd", "aBcd16b", "ABcd16b16a".
-inline std::string layout(const memory::desc& md) {
-  const dnnl_memory_desc_t& d = md.data;
-  if (d.format_kind != dnnl_blocked) return "?";
-  const auto& b = d.format_desc.blocking;
-  std::vector<int> order(static_cast<std::size_t>(d.ndims));
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return b.strides[x] > b.strides[y]; });
-  std::array<bool, DNNL_MAX_NDIMS> blocked{};
-  for (int k = 0; k < b.inner_nblks; ++k) blocked[static_cast<std::size_t>(b.inner_idxs[k])] = true;
-  std::string s;
-  for (int i : order) {
-    const char c = static_cast<char>('a' + i);
-    s += blocked[static_cast<std::size_t>(i)] ? static_cast<char>(std::toupper(c)) : c;
-  }
-  for (int k = 0; k < b.inner_nblks; ++k) {
-    s += std::to_string(b.inner_blks[k]);
-    s += static_cast<char>('a' + b.inner_idxs[k]);
-  }
-  return s;
-}
 
 inline ::dnnl::algorithm eltwise_algorithm(op_id op) {
   switch (op) {
@@ -82,6 +62,9 @@ inline ::dnnl::algorithm binary_algorithm(op_id op) {
 /// producer chose the plain layout is written there directly, any other is reordered there
 /// last. A residual summed by a `sum` post-op is added in place when nothing reads it later.
 /// One scratchpad serves every primitive. `run` builds nothing and allocates no tensor memory.
+///
+/// (A single class: its layer builders share the value forms, the lifetimes, the engine and
+/// the scratchpad, so they are members rather than free functions passing all of it around.)
 class network {
  public:
   network(const ::dnnl::engine& eng, const ::dnnl::stream& strm, std::span<const layer> layers,
@@ -419,7 +402,7 @@ class network {
 
   void softmax(int i, const layer& l) {
     const memory::desc src_md = produced(l.src);
-    const int axis = l.at.axis < 0 ? l.at.axis + l.out.rank : l.at.axis;
+    const int axis = normalize_axis(l.at.axis, l.out.rank);
     const ::dnnl::softmax_forward::desc d(::dnnl::prop_kind::forward_inference, src_md, axis);
     const ::dnnl::softmax_forward::primitive_desc pd(d, attributes({}), eng_);
     step s{::dnnl::softmax_forward(pd), {}, {}, pd.scratchpad_desc(), {}};
@@ -435,7 +418,7 @@ class network {
     const memory::dims out = dims_of(l.out);
     memory::dims second(out.size(), 1);
     if (l.op == op_id::bias_add) {
-      const int axis = l.at.axis < 0 ? l.at.axis + l.out.rank : l.at.axis;
+      const int axis = normalize_axis(l.at.axis, l.out.rank);
       second[static_cast<std::size_t>(axis)] = l.out[axis];
     } else {
       for (int k = 0; k < l.in.rank; ++k) second[out.size() - static_cast<std::size_t>(l.in.rank - k)] = l.in[k];

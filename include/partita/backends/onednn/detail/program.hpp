@@ -1,10 +1,11 @@
 #pragma once
+/// A partition translated at compile time into oneDNN layers (the program).
 #include <array>
 #include <cstddef>
 #include <vector>
 
 #include "partita/ir/module.hpp"
-#include "partita/runtime/plan.hpp"
+#include "partita/ir/layout.hpp"
 
 namespace partita::detail::onednn {
 
@@ -232,7 +233,7 @@ constexpr void fuse(std::vector<layer>& ls, const std::vector<result>& results, 
       const layer& c = ls[static_cast<std::size_t>(ci)];
       const bool plain_chain = l.num_post == 0;
       if (heavy && c.op == op_id::bias_add && l.bias < 0 && l.norm[0] < 0 && plain_chain) {
-        const int axis = c.at.axis < 0 ? c.at.axis + c.out.rank : c.at.axis;
+        const int axis = normalize_axis(c.at.axis, c.out.rank);
         if (axis != 1) break;
         l.bias = c.weight;
       } else if (heavy && c.op == op_id::batch_norm && l.norm[0] < 0 && plain_chain) {

@@ -1,4 +1,5 @@
 #pragma once
+/// The oneDNN engine, stream and per-step networks of one executable.
 #include <omp.h>
 
 #include <cstddef>
@@ -12,7 +13,7 @@
 
 #include "partita/backends/onednn/detail/network.hpp"
 #include "partita/backends/onednn/detail/program.hpp"
-#include "partita/detail/concat.hpp"
+#include "partita/core/detail/concat.hpp"
 
 namespace partita::detail::onednn {
 

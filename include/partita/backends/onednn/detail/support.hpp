@@ -1,4 +1,5 @@
 #pragma once
+/// Which ops and composites the oneDNN backend translates.
 #include "partita/ir/view.hpp"
 #include "partita/pattern/match_view.hpp"
 

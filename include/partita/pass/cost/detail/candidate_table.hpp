@@ -1,11 +1,12 @@
 #pragma once
+/// Candidate lists packed into exactly sized constexpr tables, and joined again.
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 #include <vector>
 
-#include "partita/pass/detail/candidates.hpp"
+#include "partita/pass/cost/detail/cost_graph.hpp"
 
 namespace partita::detail {
 

@@ -1,4 +1,5 @@
 #pragma once
+/// String concatenation for error messages.
 #include <string>
 
 namespace partita::detail {

@@ -1,4 +1,5 @@
 #pragma once
+/// The cheapest cover of main by candidates (a shortest-path search) and coalescing.
 #include <algorithm>
 #include <bit>
 #include <cstdint>
@@ -7,7 +8,7 @@
 
 #include "partita/ir/graph.hpp"
 #include "partita/ir/node_desc.hpp"
-#include "partita/pass/detail/candidates.hpp"
+#include "partita/pass/cost/detail/cost_graph.hpp"
 
 namespace partita::detail {
 

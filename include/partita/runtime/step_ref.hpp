@@ -1,8 +1,10 @@
 #pragma once
+/// `step_ref`: what a kernel sees of the step it implements, at compile time.
 #include <string_view>
 
 #include "partita/ir/module.hpp"
-#include "partita/runtime/plan.hpp"
+#include "partita/ir/layout.hpp"
+#include "partita/runtime/plan_records.hpp"
 
 namespace partita {
 

@@ -1,4 +1,5 @@
 #pragma once
+/// An owning, 64-byte aligned, zero-initialized byte buffer.
 #include <cstddef>
 #include <cstring>
 #include <memory>

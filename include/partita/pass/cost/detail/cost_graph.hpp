@@ -1,4 +1,5 @@
 #pragma once
+/// The cost graph: candidates, their estimates, signatures and the union rule.
 #include <algorithm>
 #include <bit>
 #include <cstdint>

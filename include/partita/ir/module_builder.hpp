@@ -1,6 +1,8 @@
 #pragma once
+/// A module being rewritten (`module_builder`): emitting nodes, copying functions, naming.
 #include <cstddef>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "partita/ir/module.hpp"
@@ -22,6 +24,26 @@ struct module_builder {
     n.first_arg = static_cast<int>(args.size());
     n.nargs = count;
     for (int k = 0; k < count; ++k) args.push_back(a[k]);
+    nodes.push_back(n);
+    return static_cast<int>(nodes.size()) - 1;
+  }
+
+  /// Appends `n`, a copy of node `i` of `src` (possibly edited by the caller), with `i`'s
+  /// arguments renumbered through `to`: an index table (`to[old]`) or a callable (`to(old)`).
+  /// Every pass that rebuilds a function copies its nodes this way.
+  template <class Src, class Map>
+  constexpr int emit_mapped(graph_node n, const Src& src, int i, const Map& to) {
+    const int count = src.node(i).nargs;
+    n.first_arg = static_cast<int>(args.size());
+    n.nargs = count;
+    for (int k = 0; k < count; ++k) {
+      const int a = src.arg(i, k);
+      if constexpr (std::is_invocable_v<const Map&, int>) {
+        args.push_back(to(a));
+      } else {
+        args.push_back(to[static_cast<std::size_t>(a)]);
+      }
+    }
     nodes.push_back(n);
     return static_cast<int>(nodes.size()) - 1;
   }
@@ -61,12 +83,8 @@ constexpr void copy_functions_but_main(module_builder& dst, const module_builder
     const int shift = static_cast<int>(dst.nodes.size()) - old.first_node;
     nf.first_node = static_cast<int>(dst.nodes.size());
     nf.result = old.result + shift;
-    for (int i = old.first_node; i < old.first_node + old.num_nodes; ++i) {
-      const graph_node& n = src.node(i);
-      std::vector<int> a;
-      for (int k = 0; k < n.nargs; ++k) a.push_back(src.arg(i, k) + shift);
-      dst.emit(n, a.data(), n.nargs);
-    }
+    for (int i = old.first_node; i < old.first_node + old.num_nodes; ++i)
+      dst.emit_mapped(src.node(i), src, i, [shift](int a) { return a + shift; });
   }
 }
 

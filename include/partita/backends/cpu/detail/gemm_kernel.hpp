@@ -1,0 +1,184 @@
+#pragma once
+/// The cpu kernel for dense and conv2d steps, alone or fused with their epilogue.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "partita/backends/cpu/detail/conv.hpp"
+#include "partita/backends/cpu/detail/conv_small.hpp"
+#include "partita/backends/cpu/detail/dense.hpp"
+#include "partita/backends/cpu/detail/fused.hpp"
+#include "partita/backends/cpu/detail/state.hpp"
+#include "partita/backends/reference/kernels.hpp"
+
+namespace partita::detail::cpu {
+
+template <class Step>
+constexpr gemm_step analyse() {
+  if constexpr (Step::op == op_id::call) {
+    return analyse_fused<Step>();
+  } else {
+    gemm_step g;
+    g.main = Step::op;
+    return g;
+  }
+}
+
+/// dense and conv2d steps, alone or fused.
+template <class Step>
+struct gemm_kernel {
+  static constexpr gemm_step info = analyse<Step>();
+  static_assert(info.ok, "partita: cpu: this composite (Step) is not one the cpu backend fuses");
+  static constexpr bool fused = Step::op == op_id::call;
+  static constexpr const graph_node& main = fused ? Step::body(info.main_node) : Step::node;
+  static constexpr shape x_shape = fused ? Step::body(Step::body_arg(info.main_node, 0)).out : Step::arg(0).out;
+  static constexpr shape w_shape = fused ? Step::body(Step::body_arg(info.main_node, 1)).out : Step::arg(1).out;
+  static constexpr shape y_shape = Step::node.out;
+  static constexpr bool conv = info.main == op_id::conv2d;
+  // Weights are packed at bind when they are bound weights, at every run otherwise.
+  static constexpr bool constant_weight = fused || Step::arg(1).op == op_id::weight;
+  static constexpr bool has_bias = info.bias >= 0 || info.gamma >= 0;
+  /// After `prepare`, `run` reads no weight argument (all are packed), so the executable keeps
+  /// no raw copy of them; unless the activations or the residual are weights themselves.
+  static constexpr bool packs_weights = constant_weight && Step::arg(info.x).op != op_id::weight &&
+                                        (info.residual < 0 || Step::arg(info.residual).op != op_id::weight);
+  static constexpr int channels = static_cast<int>(w_shape[0]);  // output channels or units
+
+  // dense
+  static constexpr int m_rows = static_cast<int>(conv ? 1 : x_shape.elements() / x_shape.back(0));
+  static constexpr int k_depth = static_cast<int>(conv ? 1 : x_shape.back(0));
+  using dblk = dense_blocking<(m_rows < 1 ? 1 : m_rows), channels>;
+  // conv2d
+  static constexpr conv_geometry geo = conv ? make_conv_geometry(x_shape, w_shape, y_shape, *main.at) : conv_geometry{};
+  static constexpr auto boff = conv_offsets<static_cast<std::size_t>(geo.k > 0 ? geo.k : 1)>(geo);
+  // Small images: vectors of output channels (conv_small.hpp) when that wastes fewer lanes.
+  static constexpr int small_nv = geo.og <= W ? 1 : 2;
+  static constexpr bool small_image = conv && channels_efficiency(geo, small_nv) > positions_efficiency(geo) + 0.1;
+  static constexpr int small_mr = small_conv_rows(geo.oh * geo.ow);
+  static constexpr auto positions =
+      position_offsets<static_cast<std::size_t>(small_image ? geo.oh * geo.ow : 1)>(small_image ? geo : conv_geometry{});
+
+  static constexpr std::size_t packed_floats =
+      !conv        ? packed_dense_floats(channels, k_depth, dblk::nr)
+      : small_image ? static_cast<std::size_t>(geo.groups) * packed_dense_floats(geo.og, geo.k, small_nv * W)
+                    : packed_conv_floats(geo);
+  static constexpr std::size_t bias_floats = has_bias ? static_cast<std::size_t>(channels) + 64 : 0;
+
+  static void pack(float* dst, const float* const* in) {
+    if constexpr (info.gamma >= 0) {
+      // Fold batch norm: w' = w · s, b' = (b - mean) · s + beta, s = gamma / sqrt(var + eps).
+      const std::size_t per = static_cast<std::size_t>(w_shape.elements() / channels);
+      std::vector<float> w(in[info.w], in[info.w] + w_shape.elements());
+      float* bias = dst + packed_floats;
+      for (int o = 0; o < channels; ++o) {
+        const double s = static_cast<double>(in[info.gamma][o]) /
+                         std::sqrt(static_cast<double>(in[info.var][o]) + static_cast<double>(info.epsilon));
+        for (std::size_t i = 0; i < per; ++i) w[o * per + i] = static_cast<float>(w[o * per + i] * s);
+        const double b = info.bias >= 0 ? in[info.bias][o] : 0.0;
+        bias[o] = static_cast<float>((b - in[info.mean][o]) * s + in[info.beta][o]);
+      }
+      pack_weights(w.data(), dst);
+    } else {
+      pack_weights(in[info.w], dst);
+      if constexpr (info.bias >= 0) std::copy(in[info.bias], in[info.bias] + channels, dst + packed_floats);
+    }
+  }
+
+  static void pack_weights(const float* w, float* dst) {
+    if constexpr (small_image) {
+      const std::size_t per_group = packed_dense_floats(geo.og, geo.k, small_nv * W);
+      for (int gr = 0; gr < geo.groups; ++gr)
+        pack_dense_weights(w + static_cast<std::size_t>(gr) * geo.og * geo.k, geo.og, geo.k, small_nv * W,
+                           dst + gr * per_group);
+    } else if constexpr (conv) {
+      pack_conv_weights(geo, w, dst);
+    } else {
+      pack_dense_weights(w, channels, k_depth, dblk::nr, dst);
+    }
+  }
+
+  static void prepare(state& st, const float* const* in) {
+    float* dst = st.reserve(Step::index, packed_floats + bias_floats);
+    if constexpr (small_image) {
+      st.need_scratch(geo.buffer_floats, small_conv_scratch(geo.oh * geo.ow, small_mr, small_nv));
+    } else if constexpr (conv) {
+      st.need_scratch(geo.buffer_floats, 0);
+    } else {
+      st.need_scratch(0, static_cast<std::size_t>(dblk::mr) * k_depth);
+    }
+    if constexpr (constant_weight) {
+      if (in[info.w]) pack(dst, in);
+    }
+  }
+
+  static void run(state& st, const float* const* in, float* out) {
+    float* packed = st.packed(Step::index);
+    if constexpr (!constant_weight) pack(packed, in);
+    epilogue e;
+    e.bias = has_bias ? packed + packed_floats : nullptr;
+    e.bias_per_row = conv;
+    e.act = info.act;
+    e.lo = info.lo;
+    e.hi = info.hi;
+    const float* residual = info.residual >= 0 ? in[info.residual] : nullptr;
+    const float* x = in[info.x];
+    if constexpr (conv) {
+      run_conv(st, x, packed, residual, e, out);
+    } else {
+      e.residual = residual;
+      e.ld_residual = channels;
+      constexpr int panels = (channels + dblk::nr - 1) / dblk::nr;
+      // A few rows stream their weights: count each weight byte as a few flops of work, so that a
+      // 1 MB weight matrix is split across cores even at batch 1.
+      constexpr double flops = std::max(2.0 * m_rows * channels * k_depth, 4.0 * sizeof(float) * channels * k_depth);
+      const int tasks = tasks_for(flops, st.workers(), panels);
+      st.parallel(tasks, [&](int t) {
+        const int p0 = panels * t / tasks, p1 = panels * (t + 1) / tasks;
+        dense_panels<m_rows, channels>(x, k_depth, packed, channels, out, e, p0, p1, st.thread_scratch(t));
+      });
+    }
+  }
+
+  // conv2d, image by image: copy the image into the padded phase planes (split by channels),
+  // then compute its tiles, split statically by positions or by output-channel panels.
+  static void run_conv(state& st, const float* x, const float* packed, const float* residual, epilogue e,
+                       float* out) {
+    constexpr int n = geo.oh * geo.ow;
+    constexpr int tile = small_image ? small_mr : conv_block::nr;       // positions per tile
+    constexpr int panel = small_image ? small_nv * W : conv_block::mr;  // output channels per panel
+    constexpr int tiles = ((small_image ? n : geo.npos) + tile - 1) / tile;
+    constexpr int panels = (geo.og + panel - 1) / panel;
+    constexpr double flops = 2.0 * geo.o * geo.k * n;
+    const int tasks = tasks_for(flops, st.workers(), tiles * panels);
+    // Small images split their output channels (each core keeps its slice of the weights) when
+    // there are enough; large ones split their positions when there are plenty.
+    const bool by_tiles = small_image ? panels < tasks : tiles >= 8 * tasks || panels < tasks;
+    float* buf = st.shared_scratch();
+    const std::size_t in_image = static_cast<std::size_t>(geo.c) * geo.h * geo.w;
+    const std::size_t out_image = static_cast<std::size_t>(geo.o) * n;
+    for (int b = 0; b < geo.batch; ++b) {
+      const float* xb = x + b * in_image;
+      const int copy_tasks = std::min(tasks, geo.c);
+      st.parallel(copy_tasks, [&](int t) {
+        conv_copy_input(geo, xb, buf, geo.c * t / copy_tasks, geo.c * (t + 1) / copy_tasks);
+      });
+      epilogue eb = e;
+      eb.residual = residual ? residual + b * out_image : nullptr;
+      float* yb = out + b * out_image;
+      st.parallel(tasks, [&](int t) {
+        const int p0 = by_tiles ? 0 : panels * t / tasks, p1 = by_tiles ? panels : panels * (t + 1) / tasks;
+        const int t0 = by_tiles ? tiles * t / tasks : 0, t1 = by_tiles ? tiles * (t + 1) / tasks : tiles;
+        for (int gr = 0; gr < geo.groups; ++gr) {
+          if constexpr (small_image) {
+            small_conv_tiles<small_mr, small_nv>(geo, boff.data(), positions.data(), packed, buf, yb, eb, gr, p0, p1,
+                                                 t0, t1, st.thread_scratch(t));
+          } else {
+            conv_tiles(geo, boff.data(), packed, buf, yb, eb, gr, p0, p1, t0, t1);
+          }
+        }
+      });
+    }
+  }
+};
+
+}  // namespace partita::detail::cpu

@@ -1,0 +1,130 @@
+#pragma once
+/// The cpu backend's per-executable state: packed weights, scratch memory and the thread pool.
+#include <algorithm>
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "partita/backends/cpu/detail/thread_pool.hpp"
+#include "partita/core/detail/aligned_buffer.hpp"
+
+#if defined(PARTITA_CPU_OPENMP)
+#include <omp.h>
+#endif
+
+namespace partita::detail::cpu {
+
+/// Work below this many flops per extra thread runs on one thread: waking a core costs more.
+inline constexpr double min_flops_per_task = 4.0e5;
+
+inline int tasks_for(double flops, int threads, int units) {
+  int t = static_cast<int>(flops / min_flops_per_task);
+  t = std::min({t, threads, units});
+  return t < 1 ? 1 : t;
+}
+
+/// Packed weights, scratch memory and the thread pool of one executable.
+class state {
+ public:
+  /// Starts the pool's workers (one thread per core this process may use, see
+  /// `detail::available_cores`): they sleep until the first parallel step.
+  state() : threads_(default_threads()) { start_pool(); }
+
+  /// Number of threads used by `run` (0: every core the process may use). Takes effect at
+  /// once; call it outside `run`.
+  void set_threads(int n) {
+    threads_ = n > 0 ? n : default_threads();
+    pool_.reset();
+    start_pool();
+    grow_scratch(per_thread_floats_);
+  }
+  int threads() const { return threads_; }
+
+  /// A state with this one's threads (the same pool) and nothing prepared: `bind` prepares
+  /// into it and keeps it only if every step accepts its weights.
+  state fork() const {
+    state s(threads_, pool_);
+    return s;
+  }
+
+  /// Bytes this state holds: packed weights and scratch.
+  std::size_t resident_bytes() const {
+    std::size_t n = shared_.size();
+    for (const auto& p : packed_) n += p.size();
+    for (const auto& p : scratch_) n += p.size();
+    return n;
+  }
+
+  /// Called by the executable before another backend's step: the pool's workers stop
+  /// spinning, leaving the cores to it (oneDNN's OpenMP threads, a device driver).
+  void rest() {
+    if (pool_) pool_->rest();
+  }
+
+  // Used by the kernels.
+  float* reserve(int step, std::size_t n) {
+    if (packed_.size() <= static_cast<std::size_t>(step)) packed_.resize(static_cast<std::size_t>(step) + 1);
+    auto& p = packed_[static_cast<std::size_t>(step)];
+    if (p.size() < n * sizeof(float)) p = detail::aligned_buffer(n * sizeof(float));
+    return p.floats();
+  }
+  float* packed(int step) const { return packed_[static_cast<std::size_t>(step)].floats(); }
+  void need_scratch(std::size_t shared, std::size_t per_thread) {
+    if (shared_.size() < shared * sizeof(float)) shared_ = detail::aligned_buffer(shared * sizeof(float));
+    per_thread_floats_ = std::max(per_thread_floats_, per_thread);
+    grow_scratch(per_thread_floats_);
+  }
+  float* shared_scratch() const { return shared_.floats(); }
+  float* thread_scratch(int t) const { return scratch_[static_cast<std::size_t>(t)].floats(); }
+  template <class F>
+  void parallel(int tasks, F&& f) {
+#if defined(PARTITA_CPU_OPENMP)
+    // The alternative to the pool, kept for comparison (benchmarks/runtime: bench_runtime_openmp).
+    if (threads_ > 1 && tasks > 1) {
+      const int n = std::min(tasks, threads_);
+#pragma omp parallel num_threads(n)
+      f(omp_get_thread_num());
+      return;
+    }
+#endif
+    if (pool_ && tasks > 1) {
+      pool_->run(std::min(tasks, pool_->size()), f);
+    } else {
+      f(0);
+    }
+  }
+  int workers() const {
+#if defined(PARTITA_CPU_OPENMP)
+    return threads_;
+#else
+    return pool_ ? pool_->size() : 1;
+#endif
+  }
+
+ private:
+#if defined(PARTITA_CPU_OPENMP)
+  static constexpr bool use_pool = false;
+#else
+  static constexpr bool use_pool = true;
+#endif
+  state(int threads, std::shared_ptr<detail::thread_pool> pool) : threads_(threads), pool_(std::move(pool)) {}
+  static int default_threads() { return detail::available_cores(); }
+  void start_pool() {
+    if (use_pool && threads_ > 1) pool_ = std::make_shared<detail::thread_pool>(threads_);
+  }
+  void grow_scratch(std::size_t n) {
+    const std::size_t want = static_cast<std::size_t>(std::max(threads_, 1));
+    if (scratch_.size() < want) scratch_.resize(want);
+    for (auto& s : scratch_)
+      if (s.size() < n * sizeof(float)) s = detail::aligned_buffer(n * sizeof(float));
+  }
+  int threads_;
+  std::vector<detail::aligned_buffer> packed_;
+  detail::aligned_buffer shared_;
+  std::vector<detail::aligned_buffer> scratch_;
+  std::size_t per_thread_floats_ = 0;
+  // Shared with the states `fork` makes for a bind; used by one of them at a time.
+  std::shared_ptr<detail::thread_pool> pool_;
+};
+
+}  // namespace partita::detail::cpu

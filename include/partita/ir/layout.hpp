@@ -1,0 +1,56 @@
+#pragma once
+/// The step calling convention, shared by the plan and the backends that run whole partitions:
+/// alignment, where each field of a tuple-valued step lies, and the order of bound weights.
+#include <cstddef>
+
+#include "partita/ir/module.hpp"
+
+namespace partita {
+
+/// Alignment of every arena buffer and every weight, in bytes (a cache line; enough for AVX-512).
+inline constexpr std::size_t alignment = 64;
+
+namespace detail {
+
+constexpr std::size_t align_up(std::size_t n, std::size_t a = alignment) { return (n + a - 1) / a * a; }
+
+/// The tuple node that tuple-valued node `t` stands for (looking through projections of nested
+/// tuples).
+template <class M>
+constexpr int tuple_node(const M& m, int t) {
+  while (m.node(t).op == op_id::get) t = m.arg(tuple_node(m, m.arg(t, 0)), m.node(t).index);
+  return t;
+}
+
+/// Calls `f(node)` for each weight bound in function `fn` or in a function it calls, in body
+/// order, depth first: the order in which a whole-partition kernel receives them.
+template <class M, class F>
+constexpr void for_each_bound_weight(const M& m, int fn, F&& f) {
+  const function_info& c = m.functions[static_cast<std::size_t>(fn)];
+  for (int j = c.first_node; j < c.first_node + c.num_nodes; ++j) {
+    if (m.node(j).op == op_id::weight) f(j);
+    if (m.node(j).op == op_id::call) for_each_bound_weight(m, m.node(j).index, f);
+  }
+}
+
+/// Byte offset of field `k` in the storage of a step that returns function `fn`'s tuple: the
+/// fields lie back to back, each aligned.
+template <class M>
+constexpr std::size_t field_offset(const M& m, int fn, int k) {
+  const function_info& f = m.functions[static_cast<std::size_t>(fn)];
+  std::size_t at = 0;
+  for (int i = 0; i < k; ++i) {
+    const graph_node& field = m.node(m.arg(f.result, i));
+    at += align_up(static_cast<std::size_t>(field.out.elements()) * size_of(field.type));
+  }
+  return at;
+}
+
+template <class M>
+constexpr std::size_t tuple_bytes(const M& m, int fn) {
+  const function_info& f = m.functions[static_cast<std::size_t>(fn)];
+  return field_offset(m, fn, m.node(f.result).nargs);
+}
+
+}  // namespace detail
+}  // namespace partita
