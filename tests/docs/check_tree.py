@@ -4,8 +4,9 @@
 docs/layout.md: every path in the first column of its tables must exist (a header path such as
 `ir/module.hpp` is read under include/partita/), and every header under include/partita/, every
 header under models/ and every tool under tools/ must be listed. docs/tour.md: every program of
-tests/compile_fail/ must be listed, and every one listed must exist. A file moved, added or
-removed without its page fails this check.
+tests/compile_fail/ must be listed, and every one listed must exist. README.md and docs/*.md:
+every relative link must reach an existing file, and heading, if it names one. A file moved,
+added or removed without its page fails this check.
 
     python3 tests/docs/check_tree.py [repository root]
 """
@@ -14,6 +15,8 @@ import pathlib
 import re
 import sys
 
+LINK = re.compile(r"\]\(([^)\s]+)\)|<img src=\"([^\"]+)\"")
+HEADING = re.compile(r"^#+\s+(.*)$")
 LAYERS = ("core", "ir", "pattern", "backend", "pass", "runtime", "backends")
 ROW = re.compile(r"^\|(?P<first>[^|]*)\|")
 PATH = re.compile(r"`([^`\s]+)`")
@@ -42,6 +45,38 @@ def expected(root: pathlib.Path) -> set[pathlib.Path]:
     return files
 
 
+def anchors(page: pathlib.Path) -> set[str]:
+    """GitHub's anchors for the page's headings: lower case, punctuation dropped, spaces to -."""
+    out = set()
+    fenced = False
+    for line in page.read_text(encoding="utf-8").splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        m = None if fenced else HEADING.match(line)
+        if m:
+            text = re.sub(r"[^\w\- ]", "", m.group(1).replace("`", "").lower())
+            out.add(text.replace(" ", "-"))
+    return out
+
+
+def broken_links(root: pathlib.Path) -> list[str]:
+    """Relative links of README.md and docs/*.md whose file or heading does not exist."""
+    problems = []
+    for page in [root / "README.md", *sorted((root / "docs").glob("*.md"))]:
+        for m in LINK.finditer(page.read_text(encoding="utf-8")):
+            target = m.group(1) or m.group(2)
+            if re.match(r"^[a-z]+:", target):
+                continue  # an external address
+            path, _, anchor = target.partition("#")
+            where = (page.parent / path).resolve() if path else page
+            shown = page.relative_to(root).as_posix()
+            if not where.exists():
+                problems.append(f"{shown}: link to {target}: no such file")
+            elif anchor and where.suffix == ".md" and anchor not in anchors(where):
+                problems.append(f"{shown}: link to {target}: no such heading")
+    return problems
+
+
 def main() -> int:
     root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).resolve().parents[2]).resolve()
     page = root / "docs" / "layout.md"
@@ -60,11 +95,12 @@ def main() -> int:
     actual = {p.relative_to(fail_dir).as_posix() for p in fail_dir.rglob("*.cpp")}
     problems += [f"docs/tour.md does not list tests/compile_fail/{p}" for p in sorted(actual - listed)]
     problems += [f"docs/tour.md lists tests/compile_fail/{p}, which does not exist" for p in sorted(listed - actual)]
+    problems += broken_links(root)
     for p in problems:
         print(p, file=sys.stderr)
     if not problems:
         print(f"docs/layout.md lists every header and tool ({len(seen)} paths), "
-              f"docs/tour.md every compile-fail test ({len(actual)})")
+              f"docs/tour.md every compile-fail test ({len(actual)}); every link resolves")
     return 1 if problems else 0
 
 
