@@ -73,7 +73,7 @@ constexpr module_builder inline_partitions(const module_builder& m, std::string_
             continue;
           }
           if (j == c.result && n.op == op_id::tuple) break;  // its fields are projected below
-          v = out.emit_mapped(n, m, j, [&](int a) { return local[static_cast<std::size_t>(a - c.first_node)]; });
+          v = out.emit_mapped(n, m, j, [&](int arg) { return local[static_cast<std::size_t>(arg - c.first_node)]; });
         }
         const graph_node& r = m.node(c.result);
         if (r.op == op_id::tuple) {

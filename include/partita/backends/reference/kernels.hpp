@@ -176,59 +176,62 @@ inline void unary(op_id op, const float* x, std::int64_t n, float* y, const attr
   }
 }
 
-/// Max over each window (a.window, a.stride, a.padding) of NCHW `x`; padded cells never win.
-inline void max_pool2d(const float* x, const shape& xs, float* y, const shape& ys, const attrs& a) {
+namespace detail {
+
+/// Walks each pooling window (a.window, a.stride, a.padding) of NCHW `x` into `y`: `start()`
+/// makes a window's accumulator, `add(acc, v)` takes each in-bounds cell, `finish(acc)` is the
+/// output value. Padded cells are never visited.
+template <class Start, class Add, class Finish>
+void pool2d(const float* x, const shape& xs, float* y, const shape& ys, const attrs& a, Start start, Add add, Finish finish) {
   const std::int64_t planes = xs[0] * xs[1], in_h = xs[2], in_w = xs[3];
   const std::int64_t out_h = ys[2], out_w = ys[3];
-  const std::int64_t s_h = detail::pool_stride(a, 0), s_w = detail::pool_stride(a, 1);
+  const std::int64_t s_h = pool_stride(a, 0), s_w = pool_stride(a, 1);
   for (std::int64_t p = 0; p < planes; ++p) {
     const float* plane = x + p * in_h * in_w;
     for (std::int64_t oh = 0; oh < out_h; ++oh)
       for (std::int64_t ow = 0; ow < out_w; ++ow) {
-        float best = -std::numeric_limits<float>::infinity();
+        auto acc = start();
         for (std::int64_t kh = 0; kh < a.window[0]; ++kh) {
           const std::int64_t ih = oh * s_h - a.padding[0] + kh;
           if (ih < 0 || ih >= in_h) continue;
           for (std::int64_t kw = 0; kw < a.window[1]; ++kw) {
             const std::int64_t iw = ow * s_w - a.padding[1] + kw;
-            if (iw < 0 || iw >= in_w) continue;
-            const float v = plane[ih * in_w + iw];
-            // Once best is NaN no comparison is true, so a NaN input propagates, as in PyTorch.
-            if (v > best || std::isnan(v)) best = v;
+            if (iw >= 0 && iw < in_w) add(acc, plane[ih * in_w + iw]);
           }
         }
-        y[(p * out_h + oh) * out_w + ow] = best;
+        y[(p * out_h + oh) * out_w + ow] = finish(acc);
       }
   }
+}
+
+}  // namespace detail
+
+/// Max over each window (a.window, a.stride, a.padding) of NCHW `x`; padded cells never win.
+inline void max_pool2d(const float* x, const shape& xs, float* y, const shape& ys, const attrs& a) {
+  detail::pool2d(
+      x, xs, y, ys, a, [] { return -std::numeric_limits<float>::infinity(); },
+      // Once the maximum is NaN no comparison is true, so a NaN input propagates, as in PyTorch.
+      [](float& best, float v) {
+        if (v > best || std::isnan(v)) best = v;
+      },
+      [](float best) { return best; });
 }
 
 /// Mean over each window (a.window, a.stride, a.padding) of NCHW `x`; divides by the number of
 /// in-bounds cells, or by the whole window size when a.count_include_pad is set.
 inline void avg_pool2d(const float* x, const shape& xs, float* y, const shape& ys, const attrs& a) {
-  const std::int64_t planes = xs[0] * xs[1], in_h = xs[2], in_w = xs[3];
-  const std::int64_t out_h = ys[2], out_w = ys[3];
-  const std::int64_t s_h = detail::pool_stride(a, 0), s_w = detail::pool_stride(a, 1);
-  for (std::int64_t p = 0; p < planes; ++p) {
-    const float* plane = x + p * in_h * in_w;
-    for (std::int64_t oh = 0; oh < out_h; ++oh)
-      for (std::int64_t ow = 0; ow < out_w; ++ow) {
-        double sum = 0;
-        std::int64_t count = 0;
-        for (std::int64_t kh = 0; kh < a.window[0]; ++kh) {
-          const std::int64_t ih = oh * s_h - a.padding[0] + kh;
-          if (ih < 0 || ih >= in_h) continue;
-          for (std::int64_t kw = 0; kw < a.window[1]; ++kw) {
-            const std::int64_t iw = ow * s_w - a.padding[1] + kw;
-            if (iw < 0 || iw >= in_w) continue;
-            sum += plane[ih * in_w + iw];
-            ++count;
-          }
-        }
-        const std::int64_t divisor =
-            a.count_include_pad ? static_cast<std::int64_t>(a.window[0]) * a.window[1] : count;
-        y[(p * out_h + oh) * out_w + ow] = static_cast<float>(sum / static_cast<double>(divisor));
-      }
-  }
+  struct mean {
+    double sum = 0;
+    std::int64_t count = 0;
+  };
+  const std::int64_t window = static_cast<std::int64_t>(a.window[0]) * a.window[1];
+  detail::pool2d(
+      x, xs, y, ys, a, [] { return mean{}; },
+      [](mean& m, float v) {
+        m.sum += v;
+        ++m.count;
+      },
+      [&](const mean& m) { return static_cast<float>(m.sum / static_cast<double>(a.count_include_pad ? window : m.count)); });
 }
 
 /// Mean of each H x W plane of NCHW `x`, into [N, C, 1, 1].

@@ -106,50 +106,50 @@ inline void pack_conv_weights(const conv_geometry& g, const float* w, float* pac
   const int panels = (g.og + MR - 1) / MR;
   for (int gr = 0; gr < g.groups; ++gr)
     for (int p = 0; p < panels; ++p) {
-      float* dst = packed + (static_cast<std::size_t>(gr) * panels + p) * static_cast<std::size_t>(g.k) * MR;
+      float* dst = packed + (static_cast<std::ptrdiff_t>(gr) * panels + p) * static_cast<std::ptrdiff_t>(g.k) * MR;
       for (int k = 0; k < g.k; ++k)
         for (int m = 0; m < MR; ++m) {
           const int o = p * MR + m;
-          dst[static_cast<std::size_t>(k) * MR + m] =
-              o < g.og ? w[(static_cast<std::size_t>(gr) * g.og + o) * static_cast<std::size_t>(g.k) + k] : 0.f;
+          dst[static_cast<std::ptrdiff_t>(k) * MR + m] =
+              o < g.og ? w[(static_cast<std::ptrdiff_t>(gr) * g.og + o) * static_cast<std::ptrdiff_t>(g.k) + k] : 0.f;
         }
     }
 }
 
 constexpr std::size_t packed_conv_floats(const conv_geometry& g) {
   const int panels = (g.og + conv_block::mr - 1) / conv_block::mr;
-  return static_cast<std::size_t>(g.groups) * panels * static_cast<std::size_t>(g.k) * conv_block::mr;
+  return static_cast<std::size_t>(g.groups) * static_cast<std::size_t>(panels) * static_cast<std::size_t>(g.k) * conv_block::mr;
 }
 
 /// Copies channels [c0, c1) of one image into the padded phase planes.
 inline void conv_copy_input(const conv_geometry& g, const float* x, float* buf, int c0, int c1) {
-  const std::size_t plane = static_cast<std::size_t>(g.hq) * g.wq;
+  const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(g.hq) * g.wq;
   for (int ci = c0; ci < c1; ++ci) {
-    const float* src = x + static_cast<std::size_t>(ci) * g.h * g.w;
+    const float* src = x + static_cast<std::ptrdiff_t>(ci) * g.h * g.w;
     float* dst = buf + static_cast<std::size_t>(ci) * g.plane_set;
     if (g.sh == 1 && g.sw == 1) {
-      std::fill(dst, dst + static_cast<std::size_t>(g.ph) * g.wq, 0.f);
+      std::fill(dst, dst + static_cast<std::ptrdiff_t>(g.ph) * g.wq, 0.f);
       for (int i = 0; i < g.h; ++i) {
-        float* row = dst + static_cast<std::size_t>(i + g.ph) * g.wq;
+        float* row = dst + static_cast<std::ptrdiff_t>(i + g.ph) * g.wq;
         std::fill(row, row + g.pw, 0.f);
-        std::memcpy(row + g.pw, src + static_cast<std::size_t>(i) * g.w, sizeof(float) * static_cast<std::size_t>(g.w));
+        std::memcpy(row + g.pw, src + static_cast<std::ptrdiff_t>(i) * g.w, sizeof(float) * static_cast<std::size_t>(g.w));
         std::fill(row + g.pw + g.w, row + g.wq, 0.f);
       }
-      std::fill(dst + static_cast<std::size_t>(g.h + g.ph) * g.wq, dst + plane, 0.f);
+      std::fill(dst + static_cast<std::ptrdiff_t>(g.h + g.ph) * g.wq, dst + plane, 0.f);
       continue;
     }
     for (int a = 0; a < g.sh; ++a)
       for (int b = 0; b < g.sw; ++b) {
         if (a * g.sw + b < 32 && !(g.used_phases >> (a * g.sw + b) & 1u)) continue;  // no tap reads it (1×1 stride 2)
-        float* p = dst + static_cast<std::size_t>(a * g.sw + b) * plane;
+        float* p = dst + static_cast<std::ptrdiff_t>(a * g.sw + b) * plane;
         for (int i = 0; i < g.hq; ++i) {
           const int ih = i * g.sh + a - g.ph;
-          float* row = p + static_cast<std::size_t>(i) * g.wq;
+          float* row = p + static_cast<std::ptrdiff_t>(i) * g.wq;
           if (ih < 0 || ih >= g.h) {
             std::fill(row, row + g.wq, 0.f);
             continue;
           }
-          const float* s = src + static_cast<std::size_t>(ih) * g.w;
+          const float* s = src + static_cast<std::ptrdiff_t>(ih) * g.w;
           for (int j = 0; j < g.wq; ++j) {
             const int iw = j * g.sw + b - g.pw;
             row[j] = iw >= 0 && iw < g.w ? s[iw] : 0.f;
@@ -180,22 +180,22 @@ inline void finish_segment(const float* src, float* dst, int len, float bias, co
 inline void conv_tiles(const conv_geometry& g, const std::int32_t* boff, const float* packed, const float* buf,
                        float* y, const epilogue& e, int gr, int p0, int p1, int t0, int t1) {
   constexpr int MR = conv_block::mr, NV = conv_block::nv, NR = conv_block::nr;
-  const std::size_t out_plane = static_cast<std::size_t>(g.oh) * g.ow;
+  const std::ptrdiff_t out_plane = static_cast<std::ptrdiff_t>(g.oh) * g.ow;
   const int panels = (g.og + MR - 1) / MR;
-  const float* bgroup = buf + static_cast<std::size_t>(gr) * g.cg * g.plane_set;
+  const float* bgroup = buf + static_cast<std::size_t>(gr) * static_cast<std::size_t>(g.cg) * g.plane_set;
   constexpr int tile_block = 8;  // tiles sharing one pass over the panels (their inputs stay in L2)
   for (int tb = t0; tb < t1; tb += tile_block) {
     const int tb_end = std::min(t1, tb + tile_block);
     for (int p = p0; p < p1; ++p) {
       const int o0 = gr * g.og + p * MR;
       const int mr = std::min(MR, g.og - p * MR);
-      const float* a = packed + (static_cast<std::size_t>(gr) * panels + p) * static_cast<std::size_t>(g.k) * MR;
+      const float* a = packed + (static_cast<std::ptrdiff_t>(gr) * panels + p) * static_cast<std::ptrdiff_t>(g.k) * MR;
       for (int t = tb; t < tb_end; ++t) {
         const int q0 = t * NR;
         const int oh0 = q0 / g.wq, ow0 = q0 % g.wq;
         if (oh0 < g.oh && ow0 + NR <= g.ow) {
-          float* c = y + static_cast<std::size_t>(o0) * out_plane + static_cast<std::size_t>(oh0) * g.ow + ow0;
-          const epilogue te = tile_epilogue(e, o0, static_cast<int>(static_cast<std::size_t>(oh0) * g.ow + ow0),
+          float* c = y + static_cast<std::ptrdiff_t>(o0) * out_plane + static_cast<std::ptrdiff_t>(oh0) * g.ow + ow0;
+          const epilogue te = tile_epilogue(e, o0, static_cast<int>(static_cast<std::ptrdiff_t>(oh0) * g.ow + ow0),
                                             static_cast<std::ptrdiff_t>(out_plane));
           gemm_tile<MR, NV, true, true>(g.k, a, 0, bgroup + q0, 0, boff, c, static_cast<std::ptrdiff_t>(out_plane), mr, NR,
                                         false, &te);
@@ -213,9 +213,9 @@ inline void conv_tiles(const conv_geometry& g, const std::int32_t* boff, const f
             continue;
           }
           const int len = std::min(NR - j, g.ow - ow);
-          const std::size_t at = static_cast<std::size_t>(oh) * g.ow + ow;
+          const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(oh) * g.ow + ow;
           for (int m = 0; m < mr; ++m) {
-            const std::size_t row = static_cast<std::size_t>(o0 + m) * out_plane + at;
+            const std::ptrdiff_t row = static_cast<std::ptrdiff_t>(o0 + m) * out_plane + at;
             finish_segment(tile + m * NR + j, y + row, len, e.bias ? e.bias[o0 + m] : 0.f,
                            e.residual ? e.residual + row : nullptr, e);
           }

@@ -59,17 +59,17 @@ template <int MR, int NV>
 inline void small_conv_tile(int k, const float* const* rows, const std::int32_t* __restrict boff,
                             const float* __restrict w, bool accumulate, const float* bias, float* __restrict tile) {
   constexpr int NR = NV * W;
-  vec acc[MR][NV];
+  vec acc[std::size_t{MR}][std::size_t{NV}];
 #pragma GCC unroll 16
   for (int m = 0; m < MR; ++m)
 #pragma GCC unroll 8
     for (int v = 0; v < NV; ++v) acc[m][v] = accumulate ? simd::load(tile + m * NR + v * W) : simd::splat(0.f);
-  const float* r[MR];
+  const float* r[std::size_t{MR}];
 #pragma GCC unroll 16
   for (int m = 0; m < MR; ++m) r[m] = rows[m];
   for (int kk = 0; kk < k; ++kk) {
     const std::int32_t o = boff[kk];
-    vec bv[NV];
+    vec bv[std::size_t{NV}];
 #pragma GCC unroll 8
     for (int v = 0; v < NV; ++v) bv[v] = simd::load(w + kk * NR + v * W);
 #pragma GCC unroll 16
@@ -104,18 +104,18 @@ inline void small_conv_tiles(const conv_geometry& g, const std::int32_t* boff, c
   constexpr int NR = NV * W;
   const int n = g.oh * g.ow;
   const int panels = (g.og + NR - 1) / NR;
-  const float* bgroup = buf + static_cast<std::size_t>(gr) * g.cg * g.plane_set;
+  const float* bgroup = buf + static_cast<std::size_t>(gr) * static_cast<std::size_t>(g.cg) * g.plane_set;
   for (int p = p0; p < p1; ++p) {
     const int o0 = gr * g.og + p * NR;
     const int nc = std::min(NR, g.og - p * NR);
-    const float* w = packed + (static_cast<std::size_t>(gr) * panels + p) * static_cast<std::size_t>(g.k) * NR;
+    const float* w = packed + (static_cast<std::ptrdiff_t>(gr) * panels + p) * static_cast<std::ptrdiff_t>(g.k) * NR;
     for (int k0 = 0; k0 < g.k; k0 += small_conv_depth) {
       const int kc = std::min(small_conv_depth, g.k - k0);
       const bool last = k0 + kc == g.k;
       for (int t = t0; t < t1; ++t) {
         const int q0 = t * MR;
         const int mr = std::min(MR, n - q0);
-        const float* rows[MR];
+        const float* rows[std::size_t{MR}];
         for (int m = 0; m < MR; ++m) rows[m] = bgroup + pos[q0 + std::min(m, mr - 1)];
         small_conv_tile<MR, NV>(kc, rows, boff + k0, w + static_cast<std::size_t>(k0) * NR, k0 > 0,
                                 last && e.bias ? e.bias + o0 : nullptr, tiles + (t - t0) * MR * NR);
@@ -126,8 +126,8 @@ inline void small_conv_tiles(const conv_geometry& g, const std::int32_t* boff, c
       const int mr = std::min(MR, n - q0);
       const float* tile = tiles + (t - t0) * MR * NR;
       for (int c = 0; c < nc; ++c) {
-        float* dst = y + static_cast<std::size_t>(o0 + c) * n + q0;
-        const float* res = e.residual ? e.residual + static_cast<std::size_t>(o0 + c) * n + q0 : nullptr;
+        float* dst = y + static_cast<std::ptrdiff_t>(o0 + c) * n + q0;
+        const float* res = e.residual ? e.residual + static_cast<std::ptrdiff_t>(o0 + c) * n + q0 : nullptr;
         for (int m = 0; m < mr; ++m)
           dst[m] = activate(tile[m * NR + c] + (res ? res[m] : 0.f), e.act, e.lo, e.hi);
       }

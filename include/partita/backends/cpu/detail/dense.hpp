@@ -29,11 +29,11 @@ constexpr std::size_t packed_dense_floats(int n, int k, int nr) {
 inline void pack_dense_weights(const float* w, int n, int k, int nr, float* packed) {
   const int panels = (n + nr - 1) / nr;
   for (int p = 0; p < panels; ++p) {
-    float* dst = packed + static_cast<std::size_t>(p) * k * nr;
+    float* dst = packed + static_cast<std::ptrdiff_t>(p) * k * nr;
     for (int kk = 0; kk < k; ++kk)
       for (int j = 0; j < nr; ++j) {
         const int u = p * nr + j;
-        dst[static_cast<std::size_t>(kk) * nr + j] = u < n ? w[static_cast<std::size_t>(u) * k + kk] : 0.f;
+        dst[static_cast<std::ptrdiff_t>(kk) * nr + j] = u < n ? w[static_cast<std::ptrdiff_t>(u) * k + kk] : 0.f;
       }
   }
 }
@@ -53,16 +53,16 @@ inline void dense_panels(const float* x, int k, const float* packed, int n, floa
   for (int p = p0; p < p1; ++p) {
     const int n0 = p * NR;
     const int nr = std::min(NR, n - n0);
-    const float* bp = packed + static_cast<std::size_t>(p) * k * NR;
+    const float* bp = packed + static_cast<std::ptrdiff_t>(p) * k * NR;
     for (int k0 = 0; k0 < k; k0 += KC) {
       const int kc = std::min(KC, k - k0);
       const bool last = k0 + kc == k;
       for (int m0 = 0; m0 < M; m0 += MR) {
         const int mr = std::min(MR, M - m0);
-        const float* a = mr == MR ? x + static_cast<std::size_t>(m0) * k + k0 : pad + k0;
+        const float* a = mr == MR ? x + static_cast<std::ptrdiff_t>(m0) * k + k0 : pad + k0;
         const epilogue te = tile_epilogue(e, m0, n0, n);
-        gemm_tile<MR, NV, false, false>(kc, a, k, bp + static_cast<std::size_t>(k0) * NR, NR, nullptr,
-                                        y + static_cast<std::size_t>(m0) * n + n0, n, mr, nr, k0 > 0,
+        gemm_tile<MR, NV, false, false>(kc, a, k, bp + static_cast<std::ptrdiff_t>(k0) * NR, NR, nullptr,
+                                        y + static_cast<std::ptrdiff_t>(m0) * n + n0, n, mr, nr, k0 > 0,
                                         last ? &te : nullptr);
       }
     }

@@ -134,8 +134,8 @@ inline bool pool2d(const pool_geometry& g, const float* x, float* y) {
   const auto reduce = [](const vec& a, const vec& b) { return Max ? simd::max_nan(a, b) : a + b; };
   const int hn = wp - g.kw + 1;  // columns of h
   for (int p = 0; p < g.planes; ++p) {
-    const float* plane = x + static_cast<std::size_t>(p) * g.h * g.w;
-    float* out = y + static_cast<std::size_t>(p) * g.oh * g.ow;
+    const float* plane = x + static_cast<std::ptrdiff_t>(p) * g.h * g.w;
+    float* out = y + static_cast<std::ptrdiff_t>(p) * g.oh * g.ow;
     for (int oh = 0; oh < g.oh; ++oh) {
       const int ih0 = oh * g.sh - g.ph;
       const int i_lo = std::max(0, ih0), i_hi = std::min(g.h, ih0 + g.kh);
@@ -143,15 +143,15 @@ inline bool pool2d(const pool_geometry& g, const float* x, float* y) {
       if (i_lo >= i_hi) {
         std::fill(row, row + g.w, fill);
       } else {
-        std::memcpy(row, plane + static_cast<std::size_t>(i_lo) * g.w, sizeof(float) * static_cast<std::size_t>(g.w));
-        for (int i = i_lo + 1; i < i_hi; ++i) map2(row, plane + static_cast<std::size_t>(i) * g.w, row, g.w, reduce);
+        std::memcpy(row, plane + static_cast<std::ptrdiff_t>(i_lo) * g.w, sizeof(float) * static_cast<std::size_t>(g.w));
+        for (int i = i_lo + 1; i < i_hi; ++i) map2(row, plane + static_cast<std::ptrdiff_t>(i) * g.w, row, g.w, reduce);
       }
       for (int j = 0; j < hn; j += w) {
         vec acc = simd::load(v + j);
         for (int k = 1; k < g.kw; ++k) acc = reduce(acc, simd::load(v + j + k));
         simd::store(h + j, acc);
       }
-      float* o = out + static_cast<std::size_t>(oh) * g.ow;
+      float* o = out + static_cast<std::ptrdiff_t>(oh) * g.ow;
       if constexpr (Max) {
         for (int ow = 0; ow < g.ow; ++ow) o[ow] = h[ow * g.sw];
       } else {

@@ -25,7 +25,7 @@ inline void micro_kernel(int kc, const float* __restrict a, std::ptrdiff_t lda, 
                          std::ptrdiff_t ldb, const std::int32_t* __restrict boff, float* __restrict c,
                          std::ptrdiff_t ldc, bool load_c, const epilogue* e, int mr = MR) {
   // Rows from `mr` on are computed (A is padded) but neither loaded, nor stored, nor given a residual.
-  vec acc[MR][NV];
+  vec acc[std::size_t{MR}][std::size_t{NV}];
 #pragma GCC unroll 16
   for (int m = 0; m < MR; ++m)
 #pragma GCC unroll 8
@@ -33,7 +33,7 @@ inline void micro_kernel(int kc, const float* __restrict a, std::ptrdiff_t lda, 
 
   for (int k = 0; k < kc; ++k) {
     const float* bk = BIndirect ? b + boff[k] : b + k * ldb;
-    vec bv[NV];
+    vec bv[std::size_t{NV}];
 #pragma GCC unroll 8
     for (int v = 0; v < NV; ++v) bv[v] = simd::load(bk + v * W);
 #pragma GCC unroll 16
@@ -97,9 +97,9 @@ inline void gemm_tile(int kc, const float* a, std::ptrdiff_t lda, const float* b
     micro_kernel<MR, NV, APacked, BIndirect>(kc, a, lda, b, ldb, boff, c, ldc, load_c, e, mr);
     return;
   }
-  alignas(64) float t[MR * NR];
-  alignas(64) float r[MR * NR];
-  alignas(64) float bias[MR > NR ? MR : NR];
+  alignas(64) float t[std::size_t{MR * NR}];
+  alignas(64) float r[std::size_t{MR * NR}];
+  alignas(64) float bias[std::size_t{MR > NR ? MR : NR}];
   if (load_c)
     for (int m = 0; m < mr; ++m) std::memcpy(t + m * NR, c + m * ldc, sizeof(float) * static_cast<std::size_t>(nr));
   epilogue local;

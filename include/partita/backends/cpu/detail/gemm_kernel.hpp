@@ -73,7 +73,10 @@ struct gemm_kernel {
       for (int o = 0; o < channels; ++o) {
         const double s = static_cast<double>(in[info.gamma][o]) /
                          std::sqrt(static_cast<double>(in[info.var][o]) + static_cast<double>(info.epsilon));
-        for (std::size_t i = 0; i < per; ++i) w[o * per + i] = static_cast<float>(w[o * per + i] * s);
+        for (std::size_t i = 0; i < per; ++i) {
+          const std::size_t at = static_cast<std::size_t>(o) * per + i;
+          w[at] = static_cast<float>(w[at] * s);
+        }
         const double b = info.bias >= 0 ? in[info.bias][o] : 0.0;
         bias[o] = static_cast<float>((b - in[info.mean][o]) * s + in[info.beta][o]);
       }
@@ -88,8 +91,8 @@ struct gemm_kernel {
     if constexpr (small_image) {
       const std::size_t per_group = packed_dense_floats(geo.og, geo.k, small_nv * W);
       for (int gr = 0; gr < geo.groups; ++gr)
-        pack_dense_weights(w + static_cast<std::size_t>(gr) * geo.og * geo.k, geo.og, geo.k, small_nv * W,
-                           dst + gr * per_group);
+        pack_dense_weights(w + static_cast<std::ptrdiff_t>(gr) * geo.og * geo.k, geo.og, geo.k, small_nv * W,
+                           dst + static_cast<std::size_t>(gr) * per_group);
     } else if constexpr (conv) {
       pack_conv_weights(geo, w, dst);
     } else {
@@ -154,8 +157,8 @@ struct gemm_kernel {
     // there are enough; large ones split their positions when there are plenty.
     const bool by_tiles = small_image ? panels < tasks : tiles >= 8 * tasks || panels < tasks;
     float* buf = st.shared_scratch();
-    const std::size_t in_image = static_cast<std::size_t>(geo.c) * geo.h * geo.w;
-    const std::size_t out_image = static_cast<std::size_t>(geo.o) * n;
+    const std::ptrdiff_t in_image = static_cast<std::ptrdiff_t>(geo.c) * geo.h * geo.w;
+    const std::ptrdiff_t out_image = static_cast<std::ptrdiff_t>(geo.o) * n;
     for (int b = 0; b < geo.batch; ++b) {
       const float* xb = x + b * in_image;
       const int copy_tasks = std::min(tasks, geo.c);

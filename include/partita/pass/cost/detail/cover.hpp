@@ -230,8 +230,8 @@ constexpr std::vector<int> cheapest_cover(const cost_graph& g, const std::vector
     if (e.cost != states[static_cast<std::size_t>(e.state)].cost) continue;  // superseded
     int p = -1;
     for (std::size_t w = 0; w < words && p < 0; ++w) {
-      const std::uint64_t free = ~states[static_cast<std::size_t>(e.state)].covered[w];
-      if (free != 0) p = static_cast<int>(w * 64) + std::countr_zero(free);
+      const std::uint64_t open = ~states[static_cast<std::size_t>(e.state)].covered[w];
+      if (open != 0) p = static_cast<int>(w * 64) + std::countr_zero(open);
     }
     if (p < 0 || p >= g.n) {
       goal = e.state;

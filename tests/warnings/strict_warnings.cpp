@@ -1,0 +1,69 @@
+// The index policy, enforced: Partita's headers compile without a warning under
+// -Wall -Wextra -Wsign-conversion -Wshadow (CMake builds this file with -Werror). Graph
+// indices are `int` (with -1 for "none"), extents `std::int64_t`, element offsets in kernels
+// `std::ptrdiff_t`; `std::size_t` appears only where the standard library wants it (container
+// sizes and subscripts, byte counts), and every conversion between them is written out.
+//
+// Templates warn only where they are instantiated, so this file instantiates every kernel of the
+// reference and cpu backends (large and small convolutions, grouped ones, dense, the fused
+// composites, pooling, normalization, shape ops, tuples) and every pass and flow, and runs them
+// once, checking cpu against the reference.
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include <partita/partita.hpp>
+
+namespace strict {
+using namespace partita;
+
+using img = input<"img", f32, 1, 8, 16, 16>;
+using c1 = relu<add<batch_norm<conv2d<img, weight<"c1.w", f32, 16, 8, 3, 3>, {.padding = {1, 1}}>, weight<"bn.g", f32, 16>,
+                               weight<"bn.b", f32, 16>, weight<"bn.m", f32, 16>, weight<"bn.v", f32, 16>>,
+                    conv2d<img, weight<"sc.w", f32, 16, 8, 1, 1>>>>;
+using c2 = clip<conv2d<c1, weight<"c2.w", f32, 16, 1, 3, 3>, {.stride = {2, 2}, .padding = {1, 1}, .groups = 16}>, 0.f, 6.f>;
+using p1 = max_pool2d<c2, {.size = {2, 2}}>;
+using c3 = sigmoid<bias_add<conv2d<p1, weight<"c3.w", f32, 32, 16, 3, 3>, {.padding = {1, 1}}>, weight<"c3.b", f32, 32>>>;
+using p2 = avg_pool2d<c3, {.size = {2, 2}, .padding = {1, 1}}>;
+using gap = flatten<global_avg_pool2d<partita::tanh<p2>>>;
+using cat = concatenate<1, gap, reshape<gap, 1, 32>>;
+using fc = dense<cat, weight<"fc.w", f32, 10, 64>>;
+using out = softmax<bias_add<fc, weight<"fc.b", f32, 10>>>;
+using net = model<out, subtract<gap, multiply<gap, gap>>>;
+
+template <class Exe>
+double run_once(unsigned seed) {
+  auto exe = std::make_unique<Exe>();
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(0.25f, 1.f);
+  std::vector<std::vector<float>> data;
+  weight_set w;
+  for (std::size_t i = 0; i < Exe::plan.weights.size(); ++i) {
+    const tensor_slot& s = Exe::weight(i);
+    data.emplace_back(static_cast<std::size_t>(s.shp.elements()));
+    for (float& v : data.back()) v = dist(gen);
+    w.add(std::string(s.name), data.back(), std::span(s.shp.dims.data(), static_cast<std::size_t>(s.shp.rank)));
+  }
+  exe->bind(w);
+  std::vector<float> x(8 * 16 * 16), y(10), z(32);
+  for (float& v : x) v = dist(gen);
+  exe->run(x, y, z);
+  double sum = 0;
+  for (float v : y) sum += v;
+  for (float v : z) sum += v;
+  return sum;
+}
+
+}  // namespace strict
+
+int main() {
+  using namespace strict;
+  const double want = run_once<compiled<net, reference>>(7);
+  const double eager = run_once<compiled<net, cpu>>(7);
+  const double costed = run_once<compiled<cost_partition<net, cpu>, cpu>>(7);
+  std::printf("reference %.6f, cpu %.6f, cpu after cost_partition %.6f\n", want, eager, costed);
+  const bool ok = std::abs(eager - want) <= 1e-4 * std::abs(want) && std::abs(costed - want) <= 1e-4 * std::abs(want);
+  return ok ? 0 : 1;
+}
