@@ -5,9 +5,13 @@
 
 // ---- begin partita/partita.hpp ----
 /// Partita: a neural-network model, its fusion patterns and its backends as C++ types.
-/// Include this one header (or single_include/partita/partita.hpp) to get everything.
+/// Include this one header (or single_include/partita/partita.hpp) to get everything but the
+/// optional oneDNN backend (<partita/backends/onednn/onednn.hpp>). Layer by layer, each
+/// including only the ones before it: core, ir, pattern, backend, pass, runtime, backends.
 
+// core
 // ---- begin partita/core/dtype.hpp ----
+/// Element types (`dtype`) and their sizes and names.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -59,6 +63,7 @@ constexpr std::string_view safetensors_name(dtype t) {
 }  // namespace partita
 // ---- end partita/core/dtype.hpp ----
 // ---- begin partita/core/error.hpp ----
+/// `partita::error`, the exception every run-time check throws.
 #include <stdexcept>
 #include <string>
 
@@ -74,6 +79,7 @@ class error : public std::runtime_error {
 }  // namespace partita
 // ---- end partita/core/error.hpp ----
 // ---- begin partita/core/fixed_string.hpp ----
+/// `fixed_string`, a string usable as a template argument.
 #include <algorithm>
 
 namespace partita {
@@ -113,6 +119,7 @@ constexpr fixed_string<Len + 1> to_fixed(std::string_view s) {
 }  // namespace partita
 // ---- end partita/core/fixed_string.hpp ----
 // ---- begin partita/core/shape.hpp ----
+/// `shape`, a tensor shape of up to `max_rank` (6) dimensions, usable at compile time.
 #include <array>
 #include <utility>
 
@@ -168,7 +175,74 @@ using dims_of = decltype(detail::dims_of_impl<S>(std::make_index_sequence<static
 
 }  // namespace partita
 // ---- end partita/core/shape.hpp ----
+// ---- begin partita/core/tensor_view.hpp ----
+/// Typed views of caller tensors (`tensor_view`, `raw_tensor`) passed to `run`.
+#include <span>
+#include <type_traits>
+#include <vector>
+
+
+namespace partita {
+
+/// A tensor the caller owns: a pointer and the shape it claims. `run` checks the shape against
+/// the model's declaration and names the tensor on a mismatch.
+/// `tensor_view<const float>{x.data(), shape_of<1, 784>}`.
+template <class T>
+struct tensor_view {
+  T* data = nullptr;
+  shape shp{};
+
+  constexpr std::size_t size() const { return static_cast<std::size_t>(shp.elements()); }
+};
+
+template <class T>
+tensor_view(T*, shape) -> tensor_view<T>;
+
+namespace detail {
+
+/// A run-time argument seen as pointer + element count (+ the shape, when the caller gave one).
+template <class T>
+struct raw_tensor {
+  T* data = nullptr;
+  std::size_t size = 0;
+  const shape* shp = nullptr;
+};
+
+template <class T>
+raw_tensor<const T> as_input(const tensor_view<T>& v) {
+  return {v.data, v.size(), &v.shp};
+}
+template <class T>
+raw_tensor<const T> as_input(std::span<T> s) {
+  return {s.data(), s.size(), nullptr};
+}
+template <class T>
+raw_tensor<const T> as_input(const std::vector<T>& v) {
+  return {v.data(), v.size(), nullptr};
+}
+
+template <class T>
+raw_tensor<T> as_output(const tensor_view<T>& v) {
+  static_assert(!std::is_const_v<T>, "partita: run: an output view must be writable (tensor_view<float>)");
+  return {v.data, v.size(), &v.shp};
+}
+template <class T>
+raw_tensor<T> as_output(std::span<T> s) {
+  static_assert(!std::is_const_v<T>, "partita: run: an output span must be writable (std::span<float>)");
+  return {s.data(), s.size(), nullptr};
+}
+template <class T>
+raw_tensor<T> as_output(std::vector<T>& v) {
+  return {v.data(), v.size(), nullptr};
+}
+
+}  // namespace detail
+}  // namespace partita
+// ---- end partita/core/tensor_view.hpp ----
+
+// ir
 // ---- begin partita/ir/attrs.hpp ----
+/// Op attributes (`attrs`): strides, padding, axes and the like.
 
 
 namespace partita {
@@ -212,71 +286,14 @@ struct attrs {
 /// The attributes of nodes that have none (all defaults).
 inline constexpr attrs no_attrs{};
 
+/// Axis `axis` of a rank-`rank` tensor counted from the front: a negative axis counts from the
+/// back, as in ONNX and PyTorch (-1 is the last). Range checks are the op rules' business.
+constexpr int normalize_axis(int axis, int rank) { return axis < 0 ? axis + rank : axis; }
+
 }  // namespace partita
 // ---- end partita/ir/attrs.hpp ----
-// ---- begin partita/ir/op_id.hpp ----
-
-namespace partita {
-
-/// Every kind of node in the IR: leaves, operators, tuples and the structural nodes that passes
-/// create (function parameters and calls).
-enum class op_id : std::uint8_t {
-  input,
-  weight,
-  dense,
-  conv2d,
-  bias_add,
-  add,
-  subtract,
-  multiply,
-  relu,
-  clip,
-  sigmoid,
-  tanh,
-  max_pool2d,
-  avg_pool2d,
-  global_avg_pool2d,
-  batch_norm,
-  flatten,
-  reshape,
-  concatenate,
-  softmax,
-  tuple,
-  get,
-  param,
-  call,
-};
-
-/// Name of an op as the printer and diagnostics spell it.
-constexpr std::string_view name_of(op_id op) {
-  constexpr std::string_view names[] = {
-      "input",    "weight",     "dense",      "conv2d",     "bias_add",          "add",
-      "subtract", "multiply",   "relu",       "clip",       "sigmoid",           "tanh",
-      "max_pool2d", "avg_pool2d", "global_avg_pool2d", "batch_norm", "flatten", "reshape",
-      "concatenate", "softmax", "tuple",      "get",        "param",             "call"};
-  return names[static_cast<int>(op)];
-}
-
-/// True for nodes that hold a value without computing it.
-constexpr bool is_leaf(op_id op) { return op == op_id::input || op == op_id::weight || op == op_id::param; }
-
-/// True for ops whose output is their input reinterpreted: no kernel runs, the storage is shared.
-constexpr bool is_view(op_id op) { return op == op_id::flatten || op == op_id::reshape; }
-
-/// True for elementwise ops with one tensor argument.
-constexpr bool is_unary_elementwise(op_id op) {
-  return op == op_id::relu || op == op_id::clip || op == op_id::sigmoid || op == op_id::tanh;
-}
-
-/// True for the broadcasting binary ops.
-constexpr bool is_binary_elementwise(op_id op) {
-  return op == op_id::add || op == op_id::subtract || op == op_id::multiply;
-}
-
-}  // namespace partita
-// ---- end partita/ir/op_id.hpp ----
 // ---- begin partita/ir/diagnostics.hpp ----
-#include <type_traits>
+/// Shape and dtype problems found when a model type is checked, and their messages.
 
 
 namespace partita {
@@ -384,11 +401,93 @@ inline constexpr bool checked =
 
 }  // namespace partita
 // ---- end partita/ir/diagnostics.hpp ----
-// ---- begin partita/ir/graph.hpp ----
-#include <vector>
+// ---- begin partita/ir/dot.hpp ----
+/// Graphviz output of a module (`to_dot`).
 
+// ---- begin partita/ir/printer.hpp ----
+/// The text printer of a module (`print(module)`), one line per node, function by function.
+#include <cstdio>
+
+// ---- begin partita/core/detail/concat.hpp ----
+/// String concatenation for error messages.
+
+namespace partita::detail {
+
+/// Concatenates strings by appending: `"x" + std::string(...)` trips GCC 12's -Wrestrict at -O2.
+template <class... Parts>
+std::string concat(const Parts&... parts) {
+  std::string r;
+  ((r += parts), ...);
+  return r;
+}
+
+}  // namespace partita::detail
+// ---- end partita/core/detail/concat.hpp ----
 // ---- begin partita/ir/module.hpp ----
+/// The module: nodes, arguments and functions as constexpr arrays (`module_value`).
 
+// ---- begin partita/ir/op_id.hpp ----
+/// Op identifiers (`op_id`) and their names and classes.
+
+namespace partita {
+
+/// Every kind of node in the IR: leaves, operators, tuples and the structural nodes that passes
+/// create (function parameters and calls).
+enum class op_id : std::uint8_t {
+  input,
+  weight,
+  dense,
+  conv2d,
+  bias_add,
+  add,
+  subtract,
+  multiply,
+  relu,
+  clip,
+  sigmoid,
+  tanh,
+  max_pool2d,
+  avg_pool2d,
+  global_avg_pool2d,
+  batch_norm,
+  flatten,
+  reshape,
+  concatenate,
+  softmax,
+  tuple,
+  get,
+  param,
+  call,
+};
+
+/// Name of an op as the printer and diagnostics spell it.
+constexpr std::string_view name_of(op_id op) {
+  constexpr std::string_view names[] = {
+      "input",    "weight",     "dense",      "conv2d",     "bias_add",          "add",
+      "subtract", "multiply",   "relu",       "clip",       "sigmoid",           "tanh",
+      "max_pool2d", "avg_pool2d", "global_avg_pool2d", "batch_norm", "flatten", "reshape",
+      "concatenate", "softmax", "tuple",      "get",        "param",             "call"};
+  return names[static_cast<int>(op)];
+}
+
+/// True for nodes that hold a value without computing it.
+constexpr bool is_leaf(op_id op) { return op == op_id::input || op == op_id::weight || op == op_id::param; }
+
+/// True for ops whose output is their input reinterpreted: no kernel runs, the storage is shared.
+constexpr bool is_view(op_id op) { return op == op_id::flatten || op == op_id::reshape; }
+
+/// True for elementwise ops with one tensor argument.
+constexpr bool is_unary_elementwise(op_id op) {
+  return op == op_id::relu || op == op_id::clip || op == op_id::sigmoid || op == op_id::tanh;
+}
+
+/// True for the broadcasting binary ops.
+constexpr bool is_binary_elementwise(op_id op) {
+  return op == op_id::add || op == op_id::subtract || op == op_id::multiply;
+}
+
+}  // namespace partita
+// ---- end partita/ir/op_id.hpp ----
 
 namespace partita {
 
@@ -476,7 +575,221 @@ concept module_type = requires {
 
 }  // namespace partita
 // ---- end partita/ir/module.hpp ----
+
+namespace partita {
+namespace detail {
+
+template <class M>
+std::string type_string(const M& m, int i) {
+  const graph_node& n = m.node(i);
+  if (!n.is_tuple) return concat(name_of(n.type), to_string(n.out));
+  if (n.op == op_id::call) return type_string(m, m.functions[static_cast<std::size_t>(n.index)].result);
+  if (n.op == op_id::get) {
+    int t = m.arg(i, 0);
+    while (m.node(t).op == op_id::call) t = m.functions[static_cast<std::size_t>(m.node(t).index)].result;
+    return t == m.arg(i, 0) ? "tuple" : type_string(m, m.arg(t, n.index));
+  }
+  std::string s = "(";
+  for (int k = 0; k < n.nargs; ++k) {
+    if (k) s += ", ";
+    s += type_string(m, m.arg(i, k));
+  }
+  s += ")";
+  return s;
+}
+
+inline std::string pair_string(const std::array<int, 2>& p) {
+  return concat("[", std::to_string(p[0]), ", ", std::to_string(p[1]), "]");
+}
+
+inline std::string float_string(float f) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", static_cast<double>(f));
+  return buf;
+}
+
+/// The attributes of a node that matter for its op, as `key=value` pairs.
+inline std::string attr_string(const graph_node& n) {
+  const attrs& a = *n.at;
+  switch (n.op) {
+    case op_id::conv2d:
+      return concat("stride=", pair_string(a.stride), ", padding=", pair_string(a.padding), ", dilation=",
+                    pair_string(a.dilation), ", groups=", std::to_string(a.groups));
+    case op_id::max_pool2d:
+    case op_id::avg_pool2d:
+      return concat("size=", pair_string(a.window), ", stride=", pair_string(a.stride), ", padding=",
+                    pair_string(a.padding), a.count_include_pad ? ", count_include_pad" : "");
+    case op_id::clip:
+      return concat("lo=", float_string(a.lo), ", hi=", float_string(a.hi));
+    case op_id::batch_norm:
+      return concat("epsilon=", float_string(a.epsilon));
+    case op_id::bias_add:
+    case op_id::concatenate:
+    case op_id::softmax:
+      return concat("axis=", std::to_string(a.axis));
+    case op_id::reshape:
+      return concat("shape=", to_string(a.target));
+    case op_id::get:
+      return concat("index=", std::to_string(n.index));
+    default:
+      return {};
+  }
+}
+
+template <class M>
+std::string value_name(const M& m, int i) {
+  const graph_node& n = m.node(i);
+  switch (n.op) {
+    case op_id::input: return concat("%", n.name);
+    case op_id::weight: return concat("@", n.name);
+    case op_id::param: return concat("%p", std::to_string(n.index));
+    default: return concat("%", std::to_string(i));
+  }
+}
+
+template <class M>
+std::string call_string(const M& m, int i) {
+  const graph_node& n = m.node(i);
+  std::string s;
+  if (n.op == op_id::call) {
+    s = concat("@", m.functions[static_cast<std::size_t>(n.index)].name());
+  } else if (n.op != op_id::tuple) {
+    s = std::string(name_of(n.op));
+  }
+  s += "(";
+  for (int k = 0; k < n.nargs; ++k) {
+    if (k) s += ", ";
+    s += value_name(m, m.arg(i, k));
+  }
+  std::string at = attr_string(n);
+  if (!at.empty()) {
+    if (n.nargs) s += ", ";
+    s += at;
+  }
+  s += ")";
+  return s;
+}
+
+template <class M>
+void print_function(std::string& out, const M& m, const function_info& f) {
+  out += concat("def @", f.name(), "(");
+  bool first = true;
+  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
+    const graph_node& n = m.node(i);
+    if (n.op != op_id::input && n.op != op_id::param) continue;
+    out += concat(first ? "" : ", ", value_name(m, i), ": ", type_string(m, i));
+    first = false;
+  }
+  out += ")";
+  if (f.result >= 0) out += concat(" -> ", type_string(m, f.result));
+  if (!f.composite.empty() || !f.backend.empty()) {
+    out += " attrs {";
+    if (!f.composite.empty()) out += concat("composite=\"", f.composite, "\"");
+    if (!f.backend.empty()) out += concat(f.composite.empty() ? "" : ", ", "backend=\"", f.backend, "\"");
+    out += "}";
+  }
+  out += " {\n";
+  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
+    const graph_node& n = m.node(i);
+    if (is_leaf(n.op)) continue;
+    out += concat("  %", std::to_string(i), " = ", call_string(m, i), " : ", type_string(m, i), "\n");
+  }
+  out += concat("  return ", value_name(m, f.result), "\n}\n");
+}
+
+}  // namespace detail
+
+/// Readable text of a module, one `def` per function (main last), in the spirit of Relay's text
+/// format: `%5 = relu(%4) : f32[1, 512]`. Weights print as `@name`, inputs as `%name`.
+template <module_type M>
+std::string print(M) {
+  const auto& m = M::value;
+  std::string out;
+  for (std::size_t f = 0; f < m.functions.size(); ++f) {
+    if (f == 0) continue;
+    detail::print_function(out, m, m.functions[f]);
+    out += "\n";
+  }
+  detail::print_function(out, m, m.functions[0]);
+  return out;
+}
+
+}  // namespace partita
+// ---- end partita/ir/printer.hpp ----
+
+namespace partita {
+namespace detail {
+
+/// A stable, readable fill colour per backend name (the host and main stay white).
+inline std::string backend_colour(std::string_view backend) {
+  if (backend.empty()) return "white";
+  static constexpr const char* palette[] = {"#a6cee3", "#b2df8a", "#fb9a99", "#fdbf6f", "#cab2d6", "#ffff99", "#8dd3c7"};
+  std::uint64_t h = 1469598103934665603ull;
+  for (char c : backend) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  return palette[h % (sizeof palette / sizeof *palette)];
+}
+
+inline std::string dot_escape(std::string_view s) {
+  std::string r;
+  for (char c : s) {
+    if (c == '"' || c == '\\') r += '\\';
+    r += c;
+  }
+  return r;
+}
+
+}  // namespace detail
+
+/// The module as a Graphviz digraph: one cluster per function, filled with the colour of the
+/// function's backend (a composite's: the prefix of its name); weights are grey notes, inputs ellipses, ops boxes. Render with
+/// `dot -Tsvg`.
+template <module_type M>
+std::string to_dot(M) {
+  const auto& m = M::value;
+  std::string out =
+      "digraph partita {\n  rankdir=TB;\n  node [shape=box, style=\"rounded,filled\", fillcolor=white, "
+      "fontname=\"Helvetica\", fontsize=10];\n  edge [fontname=\"Helvetica\", fontsize=9];\n";
+  for (std::size_t fi = 0; fi < m.functions.size(); ++fi) {
+    const function_info& f = m.functions[fi];
+    out += detail::concat("  subgraph cluster_", std::to_string(fi), " {\n    label=\"", detail::dot_escape(f.name()));
+    if (!f.composite.empty()) out += detail::concat("\\n", detail::dot_escape(f.composite));
+    const std::string_view owner = f.backend.empty() ? composite_backend(f.composite) : f.backend;
+    out += detail::concat("\";\n    style=filled; fillcolor=\"", detail::backend_colour(owner), "\"; color=grey40;\n");
+    for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
+      const graph_node& n = m.node(i);
+      std::string label, shape_attr;
+      if (n.op == op_id::weight) {
+        label = detail::dot_escape(n.name);
+        shape_attr = ", shape=note, fillcolor=grey90";
+      } else if (n.op == op_id::input || n.op == op_id::param) {
+        label = detail::dot_escape(detail::value_name(m, i));
+        shape_attr = ", shape=ellipse";
+      } else if (n.op == op_id::call) {
+        label = detail::concat("@", detail::dot_escape(m.functions[static_cast<std::size_t>(n.index)].name()));
+        shape_attr = ", shape=box3d";
+      } else {
+        label = std::string(name_of(n.op));
+        if (auto a = detail::attr_string(n); !a.empty()) label += detail::concat("\\n", a);
+      }
+      label += detail::concat("\\n", detail::type_string(m, i));
+      out += detail::concat("    n", std::to_string(i), " [label=\"", label, "\"", shape_attr, "];\n");
+    }
+    out += "  }\n";
+  }
+  for (std::size_t i = 0; i < m.nodes.size(); ++i)
+    for (int k = 0; k < m.nodes[i].nargs; ++k)
+      out += detail::concat("  n", std::to_string(m.arg(static_cast<int>(i), k)), " -> n", std::to_string(i), ";\n");
+  out += "}\n";
+  return out;
+}
+
+}  // namespace partita
+// ---- end partita/ir/dot.hpp ----
+// ---- begin partita/ir/graph.hpp ----
+/// The graph of a model type: deduplicated nodes collected at compile time.
+
 // ---- begin partita/ir/node_desc.hpp ----
+/// `graph_node`, one node of a module, and `function_info`, one function.
 
 
 namespace partita {
@@ -691,9 +1004,66 @@ constexpr module_value<S.nodes, S.args, 1> main_module(const node_desc* const* r
 
 }  // namespace partita::detail
 // ---- end partita/ir/graph.hpp ----
+// ---- begin partita/ir/layout.hpp ----
+/// The step calling convention, shared by the plan and the backends that run whole partitions:
+/// alignment, where each field of a tuple-valued step lies, and the order of bound weights.
+
+
+namespace partita {
+
+/// Alignment of every arena buffer and every weight, in bytes (a cache line; enough for AVX-512).
+inline constexpr std::size_t alignment = 64;
+
+namespace detail {
+
+constexpr std::size_t align_up(std::size_t n, std::size_t a = alignment) { return (n + a - 1) / a * a; }
+
+/// The tuple node that tuple-valued node `t` stands for (looking through projections of nested
+/// tuples).
+template <class M>
+constexpr int tuple_node(const M& m, int t) {
+  while (m.node(t).op == op_id::get) t = m.arg(tuple_node(m, m.arg(t, 0)), m.node(t).index);
+  return t;
+}
+
+/// Calls `f(node)` for each weight bound in function `fn` or in a function it calls, in body
+/// order, depth first: the order in which a whole-partition kernel receives them.
+template <class M, class F>
+constexpr void for_each_bound_weight(const M& m, int fn, F&& f) {
+  const function_info& c = m.functions[static_cast<std::size_t>(fn)];
+  for (int j = c.first_node; j < c.first_node + c.num_nodes; ++j) {
+    if (m.node(j).op == op_id::weight) f(j);
+    if (m.node(j).op == op_id::call) for_each_bound_weight(m, m.node(j).index, f);
+  }
+}
+
+/// Byte offset of field `k` in the storage of a step that returns function `fn`'s tuple: the
+/// fields lie back to back, each aligned.
+template <class M>
+constexpr std::size_t field_offset(const M& m, int fn, int k) {
+  const function_info& f = m.functions[static_cast<std::size_t>(fn)];
+  std::size_t at = 0;
+  for (int i = 0; i < k; ++i) {
+    const graph_node& field = m.node(m.arg(f.result, i));
+    at += align_up(static_cast<std::size_t>(field.out.elements()) * size_of(field.type));
+  }
+  return at;
+}
+
+template <class M>
+constexpr std::size_t tuple_bytes(const M& m, int fn) {
+  const function_info& f = m.functions[static_cast<std::size_t>(fn)];
+  return field_offset(m, fn, m.node(f.result).nargs);
+}
+
+}  // namespace detail
+}  // namespace partita
+// ---- end partita/ir/layout.hpp ----
 // ---- begin partita/ir/model.hpp ----
+/// `model<Outputs...>`: a model type and its module.
 
 // ---- begin partita/ir/node.hpp ----
+/// Node types: how an op, its arguments and its attributes become a type.
 #include <concepts>
 
 
@@ -846,8 +1216,157 @@ using module_type_t = typename std::conditional_t<module_type<M>, std::type_iden
 
 }  // namespace partita
 // ---- end partita/ir/model.hpp ----
+// ---- begin partita/ir/module_builder.hpp ----
+/// A module being rewritten (`module_builder`): emitting nodes, copying functions, naming.
+
+
+namespace partita::detail {
+
+/// A module while a pass rewrites it: the same layout as `module_value`, in vectors.
+struct module_builder {
+  std::vector<graph_node> nodes;
+  std::vector<int> args;
+  std::vector<function_info> functions;
+
+  constexpr int arg(int n, int k) const { return args.data()[nodes.data()[n].first_arg + k]; }
+  constexpr const graph_node& node(int n) const { return nodes.data()[n]; }
+  constexpr const function_info& main() const { return functions.data()[0]; }
+
+  /// Appends a node whose arguments are `a`, returning its index.
+  constexpr int emit(graph_node n, const int* a, int count) {
+    n.first_arg = static_cast<int>(args.size());
+    n.nargs = count;
+    for (int k = 0; k < count; ++k) args.push_back(a[k]);
+    nodes.push_back(n);
+    return static_cast<int>(nodes.size()) - 1;
+  }
+
+  /// Appends `n`, a copy of node `i` of `src` (possibly edited by the caller), with `i`'s
+  /// arguments renumbered through `to`: an index table (`to[old]`) or a callable (`to(old)`).
+  /// Every pass that rebuilds a function copies its nodes this way.
+  template <class Src, class Map>
+  constexpr int emit_mapped(graph_node n, const Src& src, int i, const Map& to) {
+    const int count = src.node(i).nargs;
+    n.first_arg = static_cast<int>(args.size());
+    n.nargs = count;
+    for (int k = 0; k < count; ++k) {
+      const int a = src.arg(i, k);
+      if constexpr (std::is_invocable_v<const Map&, int>) {
+        args.push_back(to(a));
+      } else {
+        args.push_back(to[static_cast<std::size_t>(a)]);
+      }
+    }
+    nodes.push_back(n);
+    return static_cast<int>(nodes.size()) - 1;
+  }
+};
+
+template <class M>
+constexpr module_builder to_builder(const M& m) {
+  module_builder b;
+  b.nodes.assign(m.nodes.begin(), m.nodes.end());
+  b.args.assign(m.args.begin(), m.args.end());
+  b.functions.assign(m.functions.begin(), m.functions.end());
+  return b;
+}
+
+struct builder_sizes {
+  std::size_t nodes, args, functions;
+};
+
+constexpr builder_sizes sizes_of(const module_builder& b) { return {b.nodes.size(), b.args.size(), b.functions.size()}; }
+
+template <builder_sizes S>
+constexpr module_value<S.nodes, S.args, S.functions> materialize(const module_builder& b) {
+  module_value<S.nodes, S.args, S.functions> m{};
+  for (std::size_t i = 0; i < S.nodes; ++i) m.nodes[i] = b.nodes[i];
+  for (std::size_t i = 0; i < S.args; ++i) m.args[i] = b.args[i];
+  for (std::size_t i = 0; i < S.functions; ++i) m.functions[i] = b.functions[i];
+  return m;
+}
+
+/// Copies every function but main from `src` into `dst` unchanged (same function numbers,
+/// nodes moved as blocks), leaving main's slot to be filled by the caller.
+constexpr void copy_functions_but_main(module_builder& dst, const module_builder& src) {
+  dst.functions = src.functions;
+  for (std::size_t f = 1; f < src.functions.size(); ++f) {
+    const function_info& old = src.functions[f];
+    function_info& nf = dst.functions[f];
+    const int shift = static_cast<int>(dst.nodes.size()) - old.first_node;
+    nf.first_node = static_cast<int>(dst.nodes.size());
+    nf.result = old.result + shift;
+    for (int i = old.first_node; i < old.first_node + old.num_nodes; ++i)
+      dst.emit_mapped(src.node(i), src, i, [shift](int a) { return a + shift; });
+  }
+}
+
+/// Records that main's new nodes are those emitted since `start`, returning `result`.
+constexpr void finish_main(module_builder& out, int start, int result) {
+  function_info& main = out.functions[0];
+  main.first_node = start;
+  main.num_nodes = static_cast<int>(out.nodes.size()) - start;
+  main.result = result;
+}
+
+/// Replaces every character that is not a letter or digit by `_` (names of generated functions).
+constexpr void sanitize_into(function_info& f, std::string_view s) {
+  std::vector<char> c;
+  for (char ch : s) {
+    const bool alnum = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
+    c.push_back(alnum ? ch : '_');
+  }
+  f.set_name(std::string_view(c.data(), c.size()));
+}
+
+constexpr void append_number(function_info& f, int v) {
+  char digits[12]{};
+  int n = 0;
+  do {
+    digits[n++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v > 0);
+  while (n > 0 && static_cast<std::size_t>(f.name_length) < max_function_name)
+    f.name_chars[static_cast<std::size_t>(f.name_length++)] = digits[--n];
+}
+
+/// Runs a pass (a type with `static constexpr module_builder run()`) and stores its result as
+/// an exactly sized module value: the pass runs once for the sizes and once for the contents.
+template <class Pass>
+struct module_from {
+  static constexpr builder_sizes sizes = sizes_of(Pass::run());
+  static constexpr auto value = materialize<sizes>(Pass::run());
+};
+
+}  // namespace partita::detail
+// ---- end partita/ir/module_builder.hpp ----
+// ---- begin partita/ir/on.hpp ----
+/// `on<Backend, Node>`: pins a node to a backend.
+
+
+namespace partita {
+
+/// Pins the op node `Expr` to backend `Backend`: every pass keeps it there (annotation uses the
+/// pin, composites of other backends do not absorb it). Wrap each op that must stay:
+/// `relu<on<npu, conv2d<x, w>>>`. A pinned op is a different node from the same op unpinned.
+template <class Backend, class Expr>
+struct on {
+  static_assert(node<Expr>, "partita: on<Backend, Expr>: Expr must be a Partita op");
+  static_assert(!is_leaf(Expr::desc.op), "partita: on<Backend, Expr>: inputs and weights cannot be pinned; pin an op");
+  static constexpr node_desc desc = [] {
+    node_desc d = Expr::desc;
+    d.pinned = std::string_view(Backend::name);
+    d.hash = detail::structural_hash(d);
+    return d;
+  }();
+};
+
+}  // namespace partita
+// ---- end partita/ir/on.hpp ----
 // ---- begin partita/ir/ops/elementwise.hpp ----
+/// Elementwise ops: unary activations and broadcasting binary ops.
 // ---- begin partita/ir/ops/rules.hpp ----
+/// Shape and dtype rules shared by several ops.
 
 /// Shape and dtype rules shared by several ops.
 namespace partita::rules {
@@ -874,8 +1393,6 @@ constexpr verdict tensor_args(const arg_info* a, int n) {
 constexpr inference expect_rank(const arg_info& a, int rank) {
   return fail(problem::rank_mismatch, a.shp, dims1(rank));
 }
-
-constexpr int normalize_axis(int axis, int rank) { return axis < 0 ? axis + rank : axis; }
 
 /// numpy broadcasting: dimensions aligned from the back must be equal or 1.
 constexpr inference broadcast(const arg_info& a, const arg_info& b) {
@@ -971,6 +1488,7 @@ struct tanh : detail::op_node<op_id::tanh, attrs{}, &rules::unary, X> {
 }  // namespace partita
 // ---- end partita/ir/ops/elementwise.hpp ----
 // ---- begin partita/ir/ops/leaf.hpp ----
+/// Leaf ops: model inputs and named weights.
 
 
 namespace partita {
@@ -1001,6 +1519,7 @@ struct weight : detail::leaf_node<op_id::weight, Name, D, Dims...> {};
 }  // namespace partita
 // ---- end partita/ir/ops/leaf.hpp ----
 // ---- begin partita/ir/ops/linear.hpp ----
+/// Linear ops: dense, conv2d and bias_add.
 
 namespace partita {
 namespace rules {
@@ -1081,6 +1600,7 @@ struct bias_add : detail::op_node<op_id::bias_add, detail::axis_attrs(Axis), &ru
 }  // namespace partita
 // ---- end partita/ir/ops/linear.hpp ----
 // ---- begin partita/ir/ops/normalization.hpp ----
+/// Normalization ops: batch_norm and softmax.
 
 namespace partita {
 namespace rules {
@@ -1129,6 +1649,7 @@ struct softmax : detail::op_node<op_id::softmax, detail::axis_attrs(Axis), &rule
 }  // namespace partita
 // ---- end partita/ir/ops/normalization.hpp ----
 // ---- begin partita/ir/ops/pooling.hpp ----
+/// Pooling ops: max, average and global average pooling.
 
 namespace partita {
 namespace rules {
@@ -1185,6 +1706,7 @@ struct global_avg_pool2d : detail::op_node<op_id::global_avg_pool2d, attrs{}, &r
 }  // namespace partita
 // ---- end partita/ir/ops/pooling.hpp ----
 // ---- begin partita/ir/ops/shape_ops.hpp ----
+/// Shape ops: flatten, reshape and concatenate.
 
 namespace partita {
 namespace rules {
@@ -1268,6 +1790,7 @@ struct concatenate : detail::op_node<op_id::concatenate, detail::axis_attrs(Axis
 }  // namespace partita
 // ---- end partita/ir/ops/shape_ops.hpp ----
 // ---- begin partita/ir/ops/tuple.hpp ----
+/// Tuples: several values as one node, and projections of them.
 
 namespace partita {
 namespace detail {
@@ -1320,238 +1843,109 @@ struct get {
 
 }  // namespace partita
 // ---- end partita/ir/ops/tuple.hpp ----
-// ---- begin partita/ir/dot.hpp ----
+// ---- begin partita/ir/uses.hpp ----
+/// Use lists, liveness and dead-code removal on a module being rewritten.
 
-// ---- begin partita/ir/printer.hpp ----
-#include <cstdio>
-
-// ---- begin partita/detail/concat.hpp ----
 
 namespace partita::detail {
 
-/// Concatenates strings by appending: `"x" + std::string(...)` trips GCC 12's -Wrestrict at -O2.
-template <class... Parts>
-std::string concat(const Parts&... parts) {
-  std::string r;
-  ((r += parts), ...);
-  return r;
+/// Consumers of every node of main, as a compressed list, plus whether main returns the node.
+struct use_lists {
+  std::vector<int> first;  // first[n] .. first[n+1]: consumers of n
+  std::vector<int> users;
+  std::vector<bool> returned;
+
+  constexpr use_lists(const module_builder& m) {
+    const function_info& f = m.main();
+    const int n = static_cast<int>(m.nodes.size());
+    std::vector<int> count(static_cast<std::size_t>(n) + 1, 0);
+    for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i)
+      for (int k = 0; k < m.node(i).nargs; ++k) ++count[static_cast<std::size_t>(m.arg(i, k))];
+    first.assign(static_cast<std::size_t>(n) + 1, 0);
+    for (int i = 0; i < n; ++i) first[static_cast<std::size_t>(i) + 1] = first[static_cast<std::size_t>(i)] + count[static_cast<std::size_t>(i)];
+    users.assign(static_cast<std::size_t>(first[static_cast<std::size_t>(n)]), 0);
+    std::vector<int> fill(first.begin(), first.end() - 1);
+    for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i)
+      for (int k = 0; k < m.node(i).nargs; ++k) users[static_cast<std::size_t>(fill[static_cast<std::size_t>(m.arg(i, k))]++)] = i;
+    returned.assign(static_cast<std::size_t>(n), false);
+    returned[static_cast<std::size_t>(f.result)] = true;
+  }
+  constexpr const int* begin(int n) const { return users.data() + first.data()[n]; }
+  constexpr const int* end(int n) const { return users.data() + first.data()[n + 1]; }
+};
+
+constexpr bool contains(const std::vector<int>& v, int x) {
+  for (int y : v)
+    if (y == x) return true;
+  return false;
+}
+
+/// Nodes of main reachable from its result.
+constexpr std::vector<bool> live_nodes(const module_builder& m) {
+  const function_info& f = m.main();
+  std::vector<bool> live(m.nodes.size(), false);
+  live[static_cast<std::size_t>(f.result)] = true;
+  for (int i = f.first_node + f.num_nodes - 1; i >= f.first_node; --i)
+    if (live[static_cast<std::size_t>(i)])
+      for (int k = 0; k < m.node(i).nargs; ++k) live[static_cast<std::size_t>(m.arg(i, k))] = true;
+  return live;
+}
+
+/// Drops nodes of main that nothing reaches any more (weights moved into composites).
+constexpr module_builder remove_dead(const module_builder& m) {
+  const std::vector<bool> live = live_nodes(m);
+  module_builder out;
+  copy_functions_but_main(out, m);
+  const function_info& f = m.main();
+  std::vector<int> to(m.nodes.size(), -1);
+  const int start = static_cast<int>(out.nodes.size());
+  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i)
+    if (live[static_cast<std::size_t>(i)]) to[static_cast<std::size_t>(i)] = out.emit_mapped(m.node(i), m, i, to);
+  finish_main(out, start, to[static_cast<std::size_t>(f.result)]);
+  return out;
+}
+
+/// Keeps only the functions reachable from main through calls, renumbering them (main stays 0).
+constexpr module_builder remove_dead_functions(const module_builder& m) {
+  const std::size_t nf = m.functions.size();
+  std::vector<int> new_index(nf, -1);
+  std::vector<int> order{0};
+  new_index[0] = 0;
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const function_info& f = m.functions[static_cast<std::size_t>(order[k])];
+    for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i)
+      if (m.node(i).op == op_id::call && new_index[static_cast<std::size_t>(m.node(i).index)] < 0) {
+        new_index[static_cast<std::size_t>(m.node(i).index)] = 0;  // mark; numbered below
+        order.push_back(m.node(i).index);
+      }
+  }
+  // Number in the old order so that surviving functions keep their relative order.
+  int next = 1;
+  for (std::size_t f = 1; f < nf; ++f)
+    if (new_index[f] == 0) new_index[f] = next++;
+  module_builder out;
+  out.functions.resize(static_cast<std::size_t>(next));
+  for (std::size_t f = 0; f < nf; ++f) {
+    if (f != 0 && new_index[f] <= 0) continue;
+    const function_info& old = m.functions[f];
+    function_info nf_info = old;
+    const int shift = static_cast<int>(out.nodes.size()) - old.first_node;
+    nf_info.first_node = static_cast<int>(out.nodes.size());
+    nf_info.result = old.result + shift;
+    for (int i = old.first_node; i < old.first_node + old.num_nodes; ++i) {
+      graph_node n = m.node(i);
+      if (n.op == op_id::call) n.index = new_index[static_cast<std::size_t>(n.index)];
+      out.emit_mapped(n, m, i, [shift](int a) { return a + shift; });
+    }
+    out.functions[static_cast<std::size_t>(new_index[f])] = nf_info;
+  }
+  return out;
 }
 
 }  // namespace partita::detail
-// ---- end partita/detail/concat.hpp ----
-
-namespace partita {
-namespace detail {
-
-template <class M>
-std::string type_string(const M& m, int i) {
-  const graph_node& n = m.node(i);
-  if (!n.is_tuple) return concat(name_of(n.type), to_string(n.out));
-  if (n.op == op_id::call) return type_string(m, m.functions[static_cast<std::size_t>(n.index)].result);
-  if (n.op == op_id::get) {
-    int t = m.arg(i, 0);
-    while (m.node(t).op == op_id::call) t = m.functions[static_cast<std::size_t>(m.node(t).index)].result;
-    return t == m.arg(i, 0) ? "tuple" : type_string(m, m.arg(t, n.index));
-  }
-  std::string s = "(";
-  for (int k = 0; k < n.nargs; ++k) {
-    if (k) s += ", ";
-    s += type_string(m, m.arg(i, k));
-  }
-  s += ")";
-  return s;
-}
-
-inline std::string pair_string(const std::array<int, 2>& p) {
-  return concat("[", std::to_string(p[0]), ", ", std::to_string(p[1]), "]");
-}
-
-inline std::string float_string(float f) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", static_cast<double>(f));
-  return buf;
-}
-
-/// The attributes of a node that matter for its op, as `key=value` pairs.
-inline std::string attr_string(const graph_node& n) {
-  const attrs& a = *n.at;
-  switch (n.op) {
-    case op_id::conv2d:
-      return concat("stride=", pair_string(a.stride), ", padding=", pair_string(a.padding), ", dilation=",
-                    pair_string(a.dilation), ", groups=", std::to_string(a.groups));
-    case op_id::max_pool2d:
-    case op_id::avg_pool2d:
-      return concat("size=", pair_string(a.window), ", stride=", pair_string(a.stride), ", padding=",
-                    pair_string(a.padding), a.count_include_pad ? ", count_include_pad" : "");
-    case op_id::clip:
-      return concat("lo=", float_string(a.lo), ", hi=", float_string(a.hi));
-    case op_id::batch_norm:
-      return concat("epsilon=", float_string(a.epsilon));
-    case op_id::bias_add:
-    case op_id::concatenate:
-    case op_id::softmax:
-      return concat("axis=", std::to_string(a.axis));
-    case op_id::reshape:
-      return concat("shape=", to_string(a.target));
-    case op_id::get:
-      return concat("index=", std::to_string(n.index));
-    default:
-      return {};
-  }
-}
-
-template <class M>
-std::string value_name(const M& m, int i) {
-  const graph_node& n = m.node(i);
-  switch (n.op) {
-    case op_id::input: return concat("%", n.name);
-    case op_id::weight: return concat("@", n.name);
-    case op_id::param: return concat("%p", std::to_string(n.index));
-    default: return concat("%", std::to_string(i));
-  }
-}
-
-template <class M>
-std::string call_string(const M& m, int i) {
-  const graph_node& n = m.node(i);
-  std::string s;
-  if (n.op == op_id::call) {
-    s = concat("@", m.functions[static_cast<std::size_t>(n.index)].name());
-  } else if (n.op != op_id::tuple) {
-    s = std::string(name_of(n.op));
-  }
-  s += "(";
-  for (int k = 0; k < n.nargs; ++k) {
-    if (k) s += ", ";
-    s += value_name(m, m.arg(i, k));
-  }
-  std::string at = attr_string(n);
-  if (!at.empty()) {
-    if (n.nargs) s += ", ";
-    s += at;
-  }
-  s += ")";
-  return s;
-}
-
-template <class M>
-void print_function(std::string& out, const M& m, const function_info& f) {
-  out += concat("def @", f.name(), "(");
-  bool first = true;
-  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
-    const graph_node& n = m.node(i);
-    if (n.op != op_id::input && n.op != op_id::param) continue;
-    out += concat(first ? "" : ", ", value_name(m, i), ": ", type_string(m, i));
-    first = false;
-  }
-  out += ")";
-  if (f.result >= 0) out += concat(" -> ", type_string(m, f.result));
-  if (!f.composite.empty() || !f.backend.empty()) {
-    out += " attrs {";
-    if (!f.composite.empty()) out += concat("composite=\"", f.composite, "\"");
-    if (!f.backend.empty()) out += concat(f.composite.empty() ? "" : ", ", "backend=\"", f.backend, "\"");
-    out += "}";
-  }
-  out += " {\n";
-  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
-    const graph_node& n = m.node(i);
-    if (is_leaf(n.op)) continue;
-    out += concat("  %", std::to_string(i), " = ", call_string(m, i), " : ", type_string(m, i), "\n");
-  }
-  out += concat("  return ", value_name(m, f.result), "\n}\n");
-}
-
-}  // namespace detail
-
-/// Readable text of a module, one `def` per function (main last), in the spirit of Relay's text
-/// format: `%5 = relu(%4) : f32[1, 512]`. Weights print as `@name`, inputs as `%name`.
-template <module_type M>
-std::string print(M) {
-  const auto& m = M::value;
-  std::string out;
-  for (std::size_t f = 0; f < m.functions.size(); ++f) {
-    if (f == 0) continue;
-    detail::print_function(out, m, m.functions[f]);
-    out += "\n";
-  }
-  detail::print_function(out, m, m.functions[0]);
-  return out;
-}
-
-}  // namespace partita
-// ---- end partita/ir/printer.hpp ----
-
-namespace partita {
-namespace detail {
-
-/// A stable, readable fill colour per backend name (the host and main stay white).
-inline std::string backend_colour(std::string_view backend) {
-  if (backend.empty()) return "white";
-  static constexpr const char* palette[] = {"#a6cee3", "#b2df8a", "#fb9a99", "#fdbf6f", "#cab2d6", "#ffff99", "#8dd3c7"};
-  std::uint64_t h = 1469598103934665603ull;
-  for (char c : backend) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-  return palette[h % (sizeof palette / sizeof *palette)];
-}
-
-inline std::string dot_escape(std::string_view s) {
-  std::string r;
-  for (char c : s) {
-    if (c == '"' || c == '\\') r += '\\';
-    r += c;
-  }
-  return r;
-}
-
-}  // namespace detail
-
-/// The module as a Graphviz digraph: one cluster per function, filled with the colour of the
-/// function's backend (a composite's: the prefix of its name); weights are grey notes, inputs ellipses, ops boxes. Render with
-/// `dot -Tsvg`.
-template <module_type M>
-std::string to_dot(M) {
-  const auto& m = M::value;
-  std::string out =
-      "digraph partita {\n  rankdir=TB;\n  node [shape=box, style=\"rounded,filled\", fillcolor=white, "
-      "fontname=\"Helvetica\", fontsize=10];\n  edge [fontname=\"Helvetica\", fontsize=9];\n";
-  for (std::size_t fi = 0; fi < m.functions.size(); ++fi) {
-    const function_info& f = m.functions[fi];
-    out += detail::concat("  subgraph cluster_", std::to_string(fi), " {\n    label=\"", detail::dot_escape(f.name()));
-    if (!f.composite.empty()) out += detail::concat("\\n", detail::dot_escape(f.composite));
-    const std::string_view owner = f.backend.empty() ? composite_backend(f.composite) : f.backend;
-    out += detail::concat("\";\n    style=filled; fillcolor=\"", detail::backend_colour(owner), "\"; color=grey40;\n");
-    for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
-      const graph_node& n = m.node(i);
-      std::string label, shape_attr;
-      if (n.op == op_id::weight) {
-        label = detail::dot_escape(n.name);
-        shape_attr = ", shape=note, fillcolor=grey90";
-      } else if (n.op == op_id::input || n.op == op_id::param) {
-        label = detail::dot_escape(detail::value_name(m, i));
-        shape_attr = ", shape=ellipse";
-      } else if (n.op == op_id::call) {
-        label = detail::concat("@", detail::dot_escape(m.functions[static_cast<std::size_t>(n.index)].name()));
-        shape_attr = ", shape=box3d";
-      } else {
-        label = std::string(name_of(n.op));
-        if (auto a = detail::attr_string(n); !a.empty()) label += detail::concat("\\n", a);
-      }
-      label += detail::concat("\\n", detail::type_string(m, i));
-      out += detail::concat("    n", std::to_string(i), " [label=\"", label, "\"", shape_attr, "];\n");
-    }
-    out += "  }\n";
-  }
-  for (std::size_t i = 0; i < m.nodes.size(); ++i)
-    for (int k = 0; k < m.nodes[i].nargs; ++k)
-      out += detail::concat("  n", std::to_string(m.arg(static_cast<int>(i), k)), " -> n", std::to_string(i), ";\n");
-  out += "}\n";
-  return out;
-}
-
-}  // namespace partita
-// ---- end partita/ir/dot.hpp ----
-// ---- begin partita/backend/backend.hpp ----
-
+// ---- end partita/ir/uses.hpp ----
 // ---- begin partita/ir/view.hpp ----
+/// `op_view`: a read-only view of one node, for predicates and backends.
 
 
 namespace partita {
@@ -1582,2255 +1976,12 @@ class op_view {
 }  // namespace partita
 // ---- end partita/ir/view.hpp ----
 
-namespace partita {
+// pattern
+// ---- begin partita/pattern/match.hpp ----
+/// The pattern matcher: a pattern against a node of a module.
 
-/// A backend, as the entry points (`compiled`, `partition`, `annotate_target`) check it:
-///
-/// | member | meaning |
-/// |---|---|
-/// | `static constexpr fixed_string name` | unique, never "default" |
-/// | `struct state` | per-executable state, default-constructed with the executable |
-/// | `state::rest()` (optional) | called before another backend's step runs: stop spinning threads |
-/// | `static constexpr bool host` (optional) | runs every op; takes what no other backend claims |
-/// | `static constexpr bool supports(const op_view&)` | which single ops it claims (non-host backends; optional with `patterns`) |
-/// | `using patterns = pattern_table<...>` (optional) | its composites, in priority order |
-/// | `static constexpr bool fuses(std::string_view)` (optional) | composites it runs as one kernel |
-/// | `using pre_partition / post_partition = pass_list<...>` (optional) | its passes per phase |
-/// | `static constexpr bool compiles_partitions` (optional) | each of its partitions is one step (graph-compiler granularity) |
-/// | `static constexpr bool accepts(const partition_view&)` (optional) | with `passes::host_fallback<B>` in `post_partition`: partitions it refuses run on the host |
-/// | `template <class Step> struct kernel` | `static void run(state&, const float* const* in, float* out)` |
-/// | `kernel<Step>::prepare(state&, const float* const* in)` (optional) | at `bind`: `in` holds the step's weights (null for activations); throwing rejects the step and fails `bind` |
-///
-/// Kernels run in destination-passing style (the caller owns every buffer). The plan may give an
-/// elementwise step (unary ops, bias_add, add/subtract/multiply) the same buffer for its output
-/// and its first argument, so those kernels must read each element before writing it.
-/// `reference` is the simplest complete example.
-template <class B>
-concept backend = requires {
-  { std::string_view(B::name) } -> std::convertible_to<std::string_view>;
-  typename B::state;
-  requires std::default_initializable<typename B::state>;
-};
-
-namespace detail {
-
-/// Checks `B` member by member so that a type that is not a backend gets one message per
-/// missing piece, naming the type (see `Backend` in the instantiation context).
-struct module_builder;
-using module_builder_t = module_builder;
-
-template <class Backend>
-struct check_backend {
-  static constexpr bool has_name = requires { std::string_view(Backend::name); };
-  static_assert(has_name, "partita: not a backend (Backend): it needs `static constexpr fixed_string name = \"...\";`");
-  static constexpr bool has_state = requires { typename Backend::state; };
-  static_assert(has_state, "partita: not a backend (Backend): it needs a `struct state {};` (per-executable state, may be empty)");
-  static constexpr bool default_state = [] {
-    if constexpr (has_state) {
-      return std::default_initializable<typename Backend::state>;
-    } else {
-      return true;
-    }
-  }();
-  static_assert(default_state, "partita: backend (Backend): its `state` must be default-constructible");
-  static constexpr bool not_default = [] {
-    if constexpr (has_name) {
-      return std::string_view(Backend::name) != "default" && !std::string_view(Backend::name).empty();
-    } else {
-      return true;
-    }
-  }();
-  static_assert(not_default, "partita: backend (Backend): its name must be non-empty and not \"default\"");
-  static constexpr bool is_host = [] {
-    if constexpr (requires { Backend::host; }) {
-      return static_cast<bool>(Backend::host);
-    } else {
-      return false;
-    }
-  }();
-  static constexpr bool claims_ops = is_host || requires { typename Backend::patterns; } || requires(const op_view& v) {
-    { Backend::supports(v) } -> std::convertible_to<bool>;
-  };
-  static_assert(claims_ops,
-                "partita: backend (Backend): a backend that is not a host needs `static constexpr bool supports(const op_view&)` "
-                "or `patterns`");
-  static constexpr bool patterns_ok = [] {
-    if constexpr (requires { typename Backend::patterns; }) {
-      return requires { Backend::patterns::value.entries; };
-    } else {
-      return true;
-    }
-  }();
-  static_assert(patterns_ok, "partita: backend (Backend): its `patterns` must be a pattern_table<composite<...>...>");
-  static constexpr bool phases_ok = [] {
-    constexpr bool pre = [] {
-      if constexpr (requires { typename Backend::pre_partition; }) {
-        return requires(module_builder_t m) { Backend::pre_partition::run(m); };
-      } else {
-        return true;
-      }
-    }();
-    constexpr bool post = [] {
-      if constexpr (requires { typename Backend::post_partition; }) {
-        return requires(module_builder_t m) { Backend::post_partition::run(m); };
-      } else {
-        return true;
-      }
-    }();
-    return pre && post;
-  }();
-  static_assert(phases_ok,
-                "partita: backend (Backend): its `pre_partition` / `post_partition` must be a pass_list<...> of passes");
-  static constexpr bool ok = has_name && has_state && default_state && not_default && claims_ops && patterns_ok && phases_ok;
-};
-
-}  // namespace detail
-
-namespace detail {
-
-/// Index of the backend named `name` in `Bs...`; an empty name means the host (the last one).
-/// `sizeof...(Bs)` when there is no such backend.
-template <class... Bs>
-constexpr std::size_t backend_index(std::string_view name) {
-  if constexpr (sizeof...(Bs) == 0) {
-    return 0;
-  } else {
-    if (name.empty()) return sizeof...(Bs) - 1;
-    constexpr std::string_view names[] = {std::string_view(Bs::name)...};
-    for (std::size_t i = 0; i < sizeof...(Bs); ++i)
-      if (names[i] == name) return i;
-    return sizeof...(Bs);
-  }
-}
-
-}  // namespace detail
-
-/// Whether backend `B` claims single op `v`: its `supports`, or nothing without one (a backend
-/// that only takes composites).
-template <class B>
-constexpr bool backend_supports(const op_view& v) {
-  if constexpr (requires { B::supports(v); }) {
-    return static_cast<bool>(B::supports(v));
-  } else {
-    return false;
-  }
-}
-
-/// True when every one of `Backends...` passes the backend checks (reported one by one).
-template <class... Backends>
-inline constexpr bool backends_ok = (detail::check_backend<Backends>::ok && ...);
-
-/// True for host backends (`static constexpr bool host = true;`): they run every op, and the
-/// nodes they get are the ones no other backend claimed.
-template <class B>
-inline constexpr bool is_host_backend = [] {
-  if constexpr (requires { B::host; }) {
-    return static_cast<bool>(B::host);
-  } else {
-    return false;
-  }
-}();
-
-/// True for backends whose partitions each run as one step (`static constexpr bool
-/// compiles_partitions = true;`, graph-compiler granularity).
-template <class B>
-inline constexpr bool runs_partitions = [] {
-  if constexpr (requires { B::compiles_partitions; }) {
-    return static_cast<bool>(B::compiles_partitions);
-  } else {
-    return false;
-  }
-}();
-
-}  // namespace partita
-// ---- end partita/backend/backend.hpp ----
-// ---- begin partita/backend/cost.hpp ----
-
-
-namespace partita {
-
-/// A backend's speed for the default cost estimate (`static constexpr throughput speed = {...};`
-/// in the backend). 1 GFLOP/s is one flop per nanosecond, 1 GB/s one byte per nanosecond.
-struct throughput {
-  double gflops = 20;        // arithmetic rate
-  double gbytes_per_s = 20;  // memory traffic rate
-  double call_ns = 1000;     // fixed cost of one kernel call
-};
-
-/// The link between a backend's own memory and host memory (`static constexpr memory_link link =
-/// {...};` in the backend). Backends without one compute in host memory: tensors cross between
-/// them for free.
-struct memory_link {
-  double gbytes_per_s = 10;
-  double latency_ns = 2000;
-};
-
-/// One measured cost: what `tune` writes, `cost_config<Costs>` reads. `signature` identifies the
-/// candidate's structure (ops, shapes, attributes, composites, how its nodes connect) and is the
-/// same in every build of the same model.
-struct measured_cost {
-  std::string_view backend{};
-  std::uint64_t signature = 0;
-  double ns = 0;
-};
-
-/// A measured hand-over from one backend to another, in nanoseconds (what `tune` writes in
-/// `transfers`): replaces `transfer<From, To>` for that pair.
-struct measured_transfer {
-  std::string_view from{};
-  std::string_view to{};
-  double ns = 0;
-};
-
-/// The measured costs a search uses when none are given.
-struct no_measured_costs {
-  static constexpr measured_cost entries[1] = {};
-};
-
-/// What a backend's `cost` sees of one candidate of the cost-based search: its ops (in
-/// topological order), how it runs, and the work and traffic the default estimate uses.
-class candidate_view {
- public:
-  struct numbers {
-    int steps = 0;             // kernel calls when each composite and op is a step (views are free)
-    double flops = 0;          // arithmetic, composites included
-    double boundary_bytes = 0; // what it reads (inputs, weights) and writes (its results), as one kernel
-    double step_bytes = 0;     // what its steps read and write, each on its own
-    std::uint64_t signature = 0;
-  };
-
-  constexpr candidate_view(const graph_node* nodes, const int* args, const int* members, const std::string_view* parts, int size,
-                           numbers n)
-      : nodes_(nodes), args_(args), members_(members), parts_(parts), size_(size), n_(n) {}
-
-  /// Its ops (composite calls of an earlier pass count as one), in topological order.
-  constexpr int size() const { return size_; }
-  constexpr op_view node(int i) const { return {nodes_, args_, members_[i]}; }
-  /// The pattern name of the composite node `i` belongs to (empty for a single op).
-  constexpr std::string_view composite(int i) const { return parts_[i]; }
-  /// Kernel calls when the backend runs composites and ops one by one.
-  constexpr int steps() const { return n_.steps; }
-  constexpr double flops() const { return n_.flops; }
-  /// Bytes read and written when it runs as one kernel (a whole partition).
-  constexpr double boundary_bytes() const { return n_.boundary_bytes; }
-  /// Bytes read and written when each composite and op runs on its own.
-  constexpr double step_bytes() const { return n_.step_bytes; }
-  /// Its structure's hash, the key of measured costs.
-  constexpr std::uint64_t signature() const { return n_.signature; }
-
- private:
-  const graph_node* nodes_;
-  const int* args_;
-  const int* members_;
-  const std::string_view* parts_;
-  int size_;
-  numbers n_;
-};
-
-/// A backend's throughput: its `speed`, or `throughput{}`'s defaults.
-template <class B>
-inline constexpr throughput speed_of = [] {
-  if constexpr (requires { B::speed; }) {
-    return throughput(B::speed);
-  } else {
-    return throughput{};
-  }
-}();
-
-/// The default estimate, in nanoseconds: per call a fixed cost, plus the larger of the time to
-/// compute and the time to move the bytes (a roofline). A backend that runs whole partitions
-/// makes one call and moves only what crosses the candidate's boundary.
-template <class B>
-constexpr double estimate_ns(const candidate_view& c) {
-  constexpr throughput t = speed_of<B>;
-  const double calls = runs_partitions<B> ? 1.0 : static_cast<double>(c.steps());
-  const double bytes = runs_partitions<B> ? c.boundary_bytes() : c.step_bytes();
-  const double compute = c.flops() / t.gflops;
-  const double traffic = bytes / t.gbytes_per_s;
-  return calls * t.call_ns + (compute > traffic ? compute : traffic);
-}
-
-/// The estimated cost of candidate `c` on backend `B`, in nanoseconds: `B::cost(c)` when the
-/// backend has one, otherwise `estimate_ns<B>`.
-template <class B>
-constexpr double cost_of(const candidate_view& c) {
-  if constexpr (requires { B::cost(c); }) {
-    return static_cast<double>(B::cost(c));
-  } else {
-    return estimate_ns<B>(c);
-  }
-}
-
-/// The time to move `bytes` from backend `From` to backend `To`, in nanoseconds. By default zero
-/// between backends that compute in host memory; a backend with a `link` pays it in each
-/// direction (two device backends: through the host). Specialize for a pair with a direct path:
-/// `template <> struct partita::transfer<npu, dsp> { static constexpr double ns(double b) {...} };`
-template <class From, class To>
-struct transfer {
-  static constexpr double ns(double bytes) { return leg<From>(bytes) + leg<To>(bytes); }
-
- private:
-  template <class B>
-  static constexpr double leg(double bytes) {
-    if constexpr (requires { B::link; }) {
-      return memory_link(B::link).latency_ns + bytes / memory_link(B::link).gbytes_per_s;
-    } else {
-      return 0.0;
-    }
-  }
-};
-
-}  // namespace partita
-// ---- end partita/backend/cost.hpp ----
-// ---- begin partita/backend/step.hpp ----
-
-// ---- begin partita/runtime/plan.hpp ----
-
-// ---- begin partita/pass/module_builder.hpp ----
-
-
-namespace partita::detail {
-
-/// A module while a pass rewrites it: the same layout as `module_value`, in vectors.
-struct module_builder {
-  std::vector<graph_node> nodes;
-  std::vector<int> args;
-  std::vector<function_info> functions;
-
-  constexpr int arg(int n, int k) const { return args.data()[nodes.data()[n].first_arg + k]; }
-  constexpr const graph_node& node(int n) const { return nodes.data()[n]; }
-  constexpr const function_info& main() const { return functions.data()[0]; }
-
-  /// Appends a node whose arguments are `a`, returning its index.
-  constexpr int emit(graph_node n, const int* a, int count) {
-    n.first_arg = static_cast<int>(args.size());
-    n.nargs = count;
-    for (int k = 0; k < count; ++k) args.push_back(a[k]);
-    nodes.push_back(n);
-    return static_cast<int>(nodes.size()) - 1;
-  }
-};
-
-template <class M>
-constexpr module_builder to_builder(const M& m) {
-  module_builder b;
-  b.nodes.assign(m.nodes.begin(), m.nodes.end());
-  b.args.assign(m.args.begin(), m.args.end());
-  b.functions.assign(m.functions.begin(), m.functions.end());
-  return b;
-}
-
-struct builder_sizes {
-  std::size_t nodes, args, functions;
-};
-
-constexpr builder_sizes sizes_of(const module_builder& b) { return {b.nodes.size(), b.args.size(), b.functions.size()}; }
-
-template <builder_sizes S>
-constexpr module_value<S.nodes, S.args, S.functions> materialize(const module_builder& b) {
-  module_value<S.nodes, S.args, S.functions> m{};
-  for (std::size_t i = 0; i < S.nodes; ++i) m.nodes[i] = b.nodes[i];
-  for (std::size_t i = 0; i < S.args; ++i) m.args[i] = b.args[i];
-  for (std::size_t i = 0; i < S.functions; ++i) m.functions[i] = b.functions[i];
-  return m;
-}
-
-/// Copies every function but main from `src` into `dst` unchanged (same function numbers,
-/// nodes moved as blocks), leaving main's slot to be filled by the caller.
-constexpr void copy_functions_but_main(module_builder& dst, const module_builder& src) {
-  dst.functions = src.functions;
-  for (std::size_t f = 1; f < src.functions.size(); ++f) {
-    const function_info& old = src.functions[f];
-    function_info& nf = dst.functions[f];
-    const int shift = static_cast<int>(dst.nodes.size()) - old.first_node;
-    nf.first_node = static_cast<int>(dst.nodes.size());
-    nf.result = old.result + shift;
-    for (int i = old.first_node; i < old.first_node + old.num_nodes; ++i) {
-      const graph_node& n = src.node(i);
-      std::vector<int> a;
-      for (int k = 0; k < n.nargs; ++k) a.push_back(src.arg(i, k) + shift);
-      dst.emit(n, a.data(), n.nargs);
-    }
-  }
-}
-
-/// Records that main's new nodes are those emitted since `start`, returning `result`.
-constexpr void finish_main(module_builder& out, int start, int result) {
-  function_info& main = out.functions[0];
-  main.first_node = start;
-  main.num_nodes = static_cast<int>(out.nodes.size()) - start;
-  main.result = result;
-}
-
-/// Replaces every character that is not a letter or digit by `_` (names of generated functions).
-constexpr void sanitize_into(function_info& f, std::string_view s) {
-  std::vector<char> c;
-  for (char ch : s) {
-    const bool alnum = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
-    c.push_back(alnum ? ch : '_');
-  }
-  f.set_name(std::string_view(c.data(), c.size()));
-}
-
-constexpr void append_number(function_info& f, int v) {
-  char digits[12]{};
-  int n = 0;
-  do {
-    digits[n++] = static_cast<char>('0' + v % 10);
-    v /= 10;
-  } while (v > 0);
-  while (n > 0 && static_cast<std::size_t>(f.name_length) < max_function_name)
-    f.name_chars[static_cast<std::size_t>(f.name_length++)] = digits[--n];
-}
-
-/// Runs a pass (a type with `static constexpr module_builder run()`) and stores its result as
-/// an exactly sized module value: the pass runs once for the sizes and once for the contents.
-template <class Pass>
-struct module_from {
-  static constexpr builder_sizes sizes = sizes_of(Pass::run());
-  static constexpr auto value = materialize<sizes>(Pass::run());
-};
-
-}  // namespace partita::detail
-// ---- end partita/pass/module_builder.hpp ----
-// ---- begin partita/runtime/memory_plan.hpp ----
-
-namespace partita {
-
-/// Alignment of every arena buffer and every weight, in bytes (a cache line; enough for AVX-512).
-inline constexpr std::size_t alignment = 64;
-
-/// One arena buffer: its size and the steps during which it is live (`first` writes it, `last`
-/// is the last step that reads it; both inclusive).
-struct buffer_lifetime {
-  std::size_t bytes = 0;
-  int first = 0;
-  int last = 0;
-  std::size_t offset = 0;
-};
-
-namespace detail {
-
-constexpr std::size_t align_up(std::size_t n, std::size_t a = alignment) { return (n + a - 1) / a * a; }
-
-constexpr bool live_together(const buffer_lifetime& a, const buffer_lifetime& b) {
-  return a.first <= b.last && b.first <= a.last;
-}
-
-constexpr int num_steps_of(const std::vector<buffer_lifetime>& buffers) {
-  int n = 0;
-  for (const buffer_lifetime& b : buffers) n = std::max(n, b.last + 1);
-  return n;
-}
-
-/// Greedy-by-size offset assignment (as in TFLite Micro's greedy planner): buffers are placed
-/// largest first, each at the lowest aligned offset that does not collide with an already placed
-/// buffer whose lifetime overlaps. Placed buffers are listed per step, so a buffer is compared
-/// only with those live during its own lifetime. Returns the arena size.
-constexpr std::size_t assign_offsets(std::vector<buffer_lifetime>& buffers) {
-  const std::size_t n = buffers.size();
-  std::vector<int> order(n);
-  for (std::size_t i = 0; i < n; ++i) order[i] = static_cast<int>(i);
-  buffer_lifetime* b = buffers.data();
-  std::sort(order.begin(), order.end(), [b](int x, int y) {
-    return b[x].bytes != b[y].bytes ? b[x].bytes > b[y].bytes : x < y;
-  });
-  std::vector<std::vector<int>> placed_at(static_cast<std::size_t>(num_steps_of(buffers)));
-  std::vector<int> seen(n, -1);
-  std::vector<int> clashing;
-  std::size_t arena = 0;
-  for (int i : order) {
-    clashing.clear();
-    for (int s = b[i].first; s <= b[i].last; ++s)
-      for (int p : placed_at[static_cast<std::size_t>(s)])
-        if (seen[static_cast<std::size_t>(p)] != i) {
-          seen[static_cast<std::size_t>(p)] = i;
-          clashing.push_back(p);
-        }
-    std::sort(clashing.begin(), clashing.end(), [b](int x, int y) { return b[x].offset < b[y].offset; });
-    std::size_t offset = 0;
-    for (int c : clashing) {
-      if (b[c].offset >= offset + b[i].bytes) break;  // the gap before c is large enough
-      offset = std::max(offset, align_up(b[c].offset + b[c].bytes));
-    }
-    b[i].offset = offset;
-    arena = std::max(arena, align_up(offset + b[i].bytes));
-    for (int s = b[i].first; s <= b[i].last; ++s) placed_at[static_cast<std::size_t>(s)].push_back(i);
-  }
-  return arena;
-}
-
-/// Independent check of a memory plan: every buffer lies inside the arena and is aligned, and at
-/// every step the buffers live then occupy disjoint byte ranges (sorted by offset, each must end
-/// before the next begins).
-template <class Buffers>
-constexpr bool arena_is_valid(const Buffers& buffers, std::size_t arena_bytes) {
-  int steps = 0;
-  for (const buffer_lifetime& x : buffers) {
-    if (x.offset % alignment != 0 || x.offset + x.bytes > arena_bytes || x.first > x.last) return false;
-    steps = std::max(steps, x.last + 1);
-  }
-  std::vector<std::vector<int>> live(static_cast<std::size_t>(steps));
-  for (std::size_t i = 0; i < buffers.size(); ++i)
-    for (int s = buffers[i].first; s <= buffers[i].last; ++s) live[static_cast<std::size_t>(s)].push_back(static_cast<int>(i));
-  for (std::vector<int>& at : live) {
-    std::sort(at.begin(), at.end(), [&](int a, int b) {
-      return buffers[static_cast<std::size_t>(a)].offset < buffers[static_cast<std::size_t>(b)].offset;
-    });
-    for (std::size_t k = 1; k < at.size(); ++k) {
-      const buffer_lifetime& prev = buffers[static_cast<std::size_t>(at[k - 1])];
-      if (prev.offset + prev.bytes > buffers[static_cast<std::size_t>(at[k])].offset) return false;
-    }
-  }
-  return true;
-}
-
-}  // namespace detail
-}  // namespace partita
-// ---- end partita/runtime/memory_plan.hpp ----
-
-namespace partita {
-
-/// Where a value lives at run time.
-enum class storage : std::uint8_t { none, input, weight, arena, output };
-
-/// A value's location: the caller's input or output buffer number `index`, or a byte offset in
-/// the weight storage or the arena.
-struct buffer_ref {
-  storage kind = storage::none;
-  int index = 0;
-  std::size_t offset = 0;
-};
-
-/// One kernel call: the op node it computes, the backend that runs it (by name), its argument locations
-/// (`first_in`, `num_in` into the plan's `ins`) and the location it writes.
-struct plan_step {
-  int node = 0;                // in the plan's inlined node table
-  int source = 0;              // the same node in the module (a call node for a fused composite)
-  std::string_view backend{};  // empty: the host backend
-  int first_in = 0;
-  int num_in = 0;
-  buffer_ref out{};
-};
-
-/// A declared model input, output or weight.
-struct tensor_slot {
-  std::string_view name{};
-  dtype type = dtype::f32;
-  shape shp{};
-  int node = 0;
-  std::size_t offset = 0;  // weights: byte offset in the weight storage
-  constexpr std::size_t bytes() const { return static_cast<std::size_t>(shp.elements()) * size_of(type); }
-};
-
-/// Copy of a value into an output buffer after the last step, for outputs that are inputs,
-/// weights or a value already written to another output.
-struct output_copy {
-  buffer_ref from{};
-  int output = 0;
-  std::size_t bytes = 0;
-};
-
-namespace detail {
-
-/// The plan while it is being built (vectors, inside constexpr evaluation).
-struct plan_builder {
-  module_builder flat;  // main with every call inlined (fused composite calls excepted)
-  std::vector<plan_step> steps;
-  std::vector<buffer_ref> ins;
-  std::vector<tensor_slot> inputs, outputs, weights;
-  std::vector<output_copy> copies;
-  std::vector<buffer_lifetime> buffers;
-  std::size_t arena_bytes = 0;
-  std::size_t weight_bytes = 0;
-};
-
-/// The tuple node that tuple-valued node `t` stands for (looking through projections of nested
-/// tuples).
-template <class M>
-constexpr int tuple_node(const M& m, int t) {
-  while (m.node(t).op == op_id::get) t = m.arg(tuple_node(m, m.arg(t, 0)), m.node(t).index);
-  return t;
-}
-
-/// Ops whose kernels compute each output element from the same element of their full-shape
-/// operands, so they may write over such an operand's storage (the plan's in-place steps, and
-/// an input `run` may share with an output).
-constexpr bool writes_elementwise(op_id op) {
-  return is_unary_elementwise(op) || is_binary_elementwise(op) || op == op_id::bias_add;
-}
-
-/// True when step `node` may overwrite its first argument's storage `a0` in place: every other
-/// argument sharing that storage has the output's shape, so each element is read before it is
-/// written (a broadcast operand in the same storage would be read after being overwritten).
-template <class M>
-constexpr bool in_place_safe(const M& m, int node, const int* rt, int a0) {
-  const graph_node& g = m.node(node);
-  if (!(m.node(m.arg(node, 0)).out == g.out)) return false;
-  for (int k = 1; k < g.nargs; ++k)
-    if (rt[m.arg(node, k)] == a0 && !(m.node(m.arg(node, k)).out == g.out)) return false;
-  return true;
-}
-
-/// Main with every call expanded in place: partition functions run on their backend, a
-/// composite call stays one node when its backend `fuses` it (one kernel) and is expanded on
-/// that backend otherwise. Each node's `target` is the backend that runs it; `source` maps it
-/// back to the module. A node of main annotated for a backend (before partitioning) runs there.
-struct inlined {
-  module_builder b;
-  std::vector<int> source;
-};
-
-/// Calls `f(node)` for each weight bound in function `fn` or in a function it calls, in body
-/// order, depth first: the order in which a whole-partition kernel receives them.
-template <class M, class F>
-constexpr void for_each_bound_weight(const M& m, int fn, F&& f) {
-  const function_info& c = m.functions[static_cast<std::size_t>(fn)];
-  for (int j = c.first_node; j < c.first_node + c.num_nodes; ++j) {
-    if (m.node(j).op == op_id::weight) f(j);
-    if (m.node(j).op == op_id::call) for_each_bound_weight(m, m.node(j).index, f);
-  }
-}
-
-template <class M, class Fuses>
-constexpr int expand(const M& m, int fn, const std::vector<int>& params, std::string_view backend, Fuses fuses,
-                     inlined& out) {
-  const function_info& f = m.functions[static_cast<std::size_t>(fn)];
-  std::vector<int> local(static_cast<std::size_t>(f.num_nodes), -1);
-  std::vector<int> a;
-  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
-    const graph_node& g = m.node(i);
-    int& value = local[static_cast<std::size_t>(i - f.first_node)];
-    const std::string_view owner = fn == 0 && !g.target.empty() ? g.target : backend;
-    a.clear();
-    for (int k = 0; k < g.nargs; ++k) a.push_back(local[static_cast<std::size_t>(m.arg(i, k) - f.first_node)]);
-    if (g.op == op_id::param) {
-      value = params[static_cast<std::size_t>(g.index)];
-      continue;
-    }
-    if (g.op == op_id::call) {
-      const function_info& c = m.functions[static_cast<std::size_t>(g.index)];
-      if (!c.backend.empty() && fuses.whole_partitions(c.backend)) {
-        // One step: the backend's kernel runs the whole partition, its weights after its parameters.
-        for_each_bound_weight(m, g.index, [&](int j) {
-          a.push_back(out.b.emit(m.node(j), nullptr, 0));
-          out.source.push_back(j);
-        });
-        graph_node copy = g;
-        copy.target = c.backend;
-        value = out.b.emit(copy, a.data(), static_cast<int>(a.size()));
-        out.source.push_back(i);
-        continue;
-      }
-      if (!c.backend.empty()) {
-        value = expand(m, g.index, a, c.backend, fuses, out);
-        continue;
-      }
-      if (c.composite.empty() || !fuses(owner, c.composite)) {
-        value = expand(m, g.index, a, owner, fuses, out);
-        continue;
-      }
-    }
-    graph_node copy = g;
-    copy.target = owner;
-    if (g.op == op_id::call) {
-      // A fused composite: its kernel also receives the weights bound inside it, in body order.
-      const function_info& c = m.functions[static_cast<std::size_t>(g.index)];
-      for (int j = c.first_node; j < c.first_node + c.num_nodes; ++j) {
-        if (m.node(j).op != op_id::weight) continue;
-        a.push_back(out.b.emit(m.node(j), nullptr, 0));
-        out.source.push_back(j);
-      }
-    }
-    value = out.b.emit(copy, a.data(), static_cast<int>(a.size()));
-    out.source.push_back(i);
-  }
-  return local[static_cast<std::size_t>(f.result - f.first_node)];
-}
-
-template <class M, class Fuses>
-constexpr inlined inline_calls(const M& m, Fuses fuses) {
-  inlined out;
-  function_info main{};
-  main.set_name("main");
-  main.result = expand(m, 0, {}, {}, fuses, out);
-  main.num_nodes = static_cast<int>(out.b.nodes.size());
-  out.b.functions.push_back(main);
-  return out;
-}
-
-/// Byte offset of field `k` in the storage of a step that returns function `fn`'s tuple: the
-/// fields lie back to back, each aligned.
-template <class M>
-constexpr std::size_t field_offset(const M& m, int fn, int k) {
-  const function_info& f = m.functions[static_cast<std::size_t>(fn)];
-  std::size_t at = 0;
-  for (int i = 0; i < k; ++i) {
-    const graph_node& field = m.node(m.arg(f.result, i));
-    at += align_up(static_cast<std::size_t>(field.out.elements()) * size_of(field.type));
-  }
-  return at;
-}
-
-template <class M>
-constexpr std::size_t tuple_bytes(const M& m, int fn) {
-  const function_info& f = m.functions[static_cast<std::size_t>(fn)];
-  return field_offset(m, fn, m.node(f.result).nargs);
-}
-
-/// Lowers a module to steps and a memory plan. Views (flatten, reshape) and tuple
-/// projections share their argument's storage; an op whose value is a model output writes the
-/// caller's output buffer directly; every other op result gets an arena buffer.
-template <class Module, class Fuses>
-constexpr plan_builder lower(const Module& module, Fuses fuses) {
-  plan_builder p;
-  inlined in = inline_calls(module, fuses);
-  p.flat = std::move(in.b);
-  const module_builder& m = p.flat;
-  const function_info& f = m.main();
-  index_table weight_by_name;
-  const int n = static_cast<int>(m.nodes.size());
-  std::vector<int> root(static_cast<std::size_t>(n), -1);  // node whose storage a node shares
-  std::vector<buffer_ref> where(static_cast<std::size_t>(n));
-  std::vector<int> step_of(static_cast<std::size_t>(n), -1);
-  std::vector<int> buffer_of(static_cast<std::size_t>(n), -1);
-  std::vector<std::size_t> field_at(static_cast<std::size_t>(n), 0);  // byte offset of a view in its root's storage
-  int* rt = root.data();
-
-  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
-    const graph_node& g = m.node(i);
-    rt[i] = i;
-    if (g.op == op_id::input) {
-      where[static_cast<std::size_t>(i)] = {storage::input, static_cast<int>(p.inputs.size()), 0};
-      p.inputs.push_back({g.name, g.type, g.out, i, 0});
-    } else if (g.op == op_id::weight) {
-      // A weight bound inside several functions is one slot: names are unique in a model.
-      std::uint64_t key = 0xcbf29ce484222325ull;
-      for (char c : g.name) key = hash_mix(key, static_cast<unsigned char>(c));
-      int slot = weight_by_name.find(key, [&](int s) { return p.weights[static_cast<std::size_t>(s)].name == g.name; });
-      if (slot < 0) {
-        slot = static_cast<int>(p.weights.size());
-        weight_by_name.insert(key, slot);
-        p.weights.push_back({g.name, g.type, g.out, i, p.weight_bytes});
-        p.weight_bytes += align_up(static_cast<std::size_t>(g.out.elements()) * size_of(g.type));
-      }
-      where[static_cast<std::size_t>(i)] = {storage::weight, slot, p.weights[static_cast<std::size_t>(slot)].offset};
-    } else if (g.op == op_id::tuple) {
-      // no storage of its own: consumers project its fields
-    } else if (g.op == op_id::get && m.node(tuple_node(m, m.arg(i, 0))).op == op_id::call) {
-      // A field of a step returning a tuple (a whole partition): its fields lie back to back.
-      const int call = tuple_node(m, m.arg(i, 0));
-      rt[i] = rt[call];
-      field_at[static_cast<std::size_t>(i)] = field_offset(module, m.node(call).index, g.index);
-    } else if (g.op == op_id::get) {
-      const int field = m.arg(tuple_node(m, m.arg(i, 0)), g.index);
-      rt[i] = rt[field];
-      field_at[static_cast<std::size_t>(i)] = field_at[static_cast<std::size_t>(field)];
-    } else if (is_view(g.op)) {
-      rt[i] = rt[m.arg(i, 0)];
-      field_at[static_cast<std::size_t>(i)] = field_at[static_cast<std::size_t>(m.arg(i, 0))];
-    } else {
-      step_of[static_cast<std::size_t>(i)] = static_cast<int>(p.steps.size());
-      p.steps.push_back({i, in.source[static_cast<std::size_t>(i)], g.target, 0, g.nargs, {}});
-    }
-  }
-
-  // Outputs: an op result (possibly seen through views) is written straight into the caller's
-  // buffer the first time it appears; anything else is copied there at the end.
-  const graph_node& result = m.node(f.result);
-  const int num_outputs = result.op == op_id::tuple ? result.nargs : 1;
-  for (int k = 0; k < num_outputs; ++k) {
-    const int o = result.op == op_id::tuple ? m.arg(f.result, k) : f.result;
-    const graph_node& g = m.node(o);
-    p.outputs.push_back({{}, g.type, g.out, o, 0});
-    const int r = rt[o];
-    if (step_of[static_cast<std::size_t>(r)] >= 0 && where[static_cast<std::size_t>(r)].kind == storage::none &&
-        !m.node(r).is_tuple) {
-      where[static_cast<std::size_t>(r)] = {storage::output, k, 0};
-    }
-  }
-
-  // Last step reading each value's storage (the final copies count as a step after the last).
-  const int num_steps = static_cast<int>(p.steps.size());
-  std::vector<int> last_use(static_cast<std::size_t>(n), -1);
-  for (int si = 0; si < num_steps; ++si) {
-    const plan_step& s = p.steps[static_cast<std::size_t>(si)];
-    for (int k = 0; k < s.num_in; ++k) last_use[static_cast<std::size_t>(rt[m.arg(s.node, k)])] = si;
-  }
-  for (const tensor_slot& o : p.outputs) last_use[static_cast<std::size_t>(rt[o.node])] = num_steps;
-
-  // Arena buffers for the remaining step results. An elementwise step whose first argument is an
-  // arena value of the same shape, read for the last time by this step, writes over it in place.
-  for (int si = 0; si < num_steps; ++si) {
-    const plan_step& s = p.steps[static_cast<std::size_t>(si)];
-    if (where[static_cast<std::size_t>(s.node)].kind != storage::none) continue;
-    const graph_node& g = m.node(s.node);
-    const int a0 = rt[m.arg(s.node, 0)];
-    const bool elementwise = writes_elementwise(g.op);
-    if (elementwise && buffer_of[static_cast<std::size_t>(a0)] >= 0 && last_use[static_cast<std::size_t>(a0)] == si &&
-        !m.node(a0).is_tuple &&
-        m.node(a0).out.elements() == g.out.elements() && in_place_safe(m, s.node, rt, a0)) {
-      buffer_of[static_cast<std::size_t>(s.node)] = buffer_of[static_cast<std::size_t>(a0)];
-      continue;
-    }
-    buffer_of[static_cast<std::size_t>(s.node)] = static_cast<int>(p.buffers.size());
-    const std::size_t bytes = g.is_tuple ? tuple_bytes(module, g.index)
-                                         : align_up(static_cast<std::size_t>(g.out.elements()) * size_of(g.type));
-    p.buffers.push_back({bytes, si, si, 0});
-  }
-  for (int si = 0; si < num_steps; ++si) {
-    const plan_step& s = p.steps[static_cast<std::size_t>(si)];
-    for (int k = 0; k < s.num_in; ++k) {
-      const int b = buffer_of[static_cast<std::size_t>(rt[m.arg(s.node, k)])];
-      if (b >= 0) p.buffers[static_cast<std::size_t>(b)].last = si;
-    }
-  }
-  for (const tensor_slot& o : p.outputs) {
-    const int b = buffer_of[static_cast<std::size_t>(rt[o.node])];
-    if (b >= 0) p.buffers[static_cast<std::size_t>(b)].last = num_steps;  // read by the final copy
-  }
-  p.arena_bytes = assign_offsets(p.buffers);
-  for (const plan_step& s : p.steps) {
-    const int b = buffer_of[static_cast<std::size_t>(s.node)];
-    if (b >= 0) where[static_cast<std::size_t>(s.node)] = {storage::arena, b, p.buffers[static_cast<std::size_t>(b)].offset};
-  }
-
-  // A view's location: its root's, moved to the field it shows.
-  auto located = [&](int node) {
-    buffer_ref r = where[static_cast<std::size_t>(rt[node])];
-    r.offset += field_at[static_cast<std::size_t>(node)];
-    return r;
-  };
-  for (plan_step& s : p.steps) {
-    s.first_in = static_cast<int>(p.ins.size());
-    for (int k = 0; k < s.num_in; ++k) p.ins.push_back(located(m.arg(s.node, k)));
-    s.out = where[static_cast<std::size_t>(s.node)];
-  }
-  for (int k = 0; k < num_outputs; ++k) {
-    const tensor_slot& o = p.outputs[static_cast<std::size_t>(k)];
-    const buffer_ref src = located(o.node);
-    if (src.kind != storage::output || src.index != k) p.copies.push_back({src, k, o.bytes()});
-  }
-  return p;
-}
-
-struct plan_sizes {
-  std::size_t nodes, args, steps, ins, inputs, outputs, weights, copies, buffers;
-};
-
-template <class M, class Fuses>
-constexpr plan_sizes sizes_of_plan(const M& m, Fuses fuses) {
-  const plan_builder p = lower(m, fuses);
-  return {p.flat.nodes.size(), p.flat.args.size(), p.steps.size(), p.ins.size(), p.inputs.size(),
-          p.outputs.size(), p.weights.size(), p.copies.size(), p.buffers.size()};
-}
-
-template <class T, std::size_t N>
-constexpr std::array<T, N> to_array(const std::vector<T>& v) {
-  std::array<T, N> a{};
-  for (std::size_t i = 0; i < N; ++i) a[i] = v[i];
-  return a;
-}
-
-}  // namespace detail
-
-/// The executable plan of a module: steps in schedule order, the static memory plan and the
-/// declared inputs, outputs and weights. Computed entirely at compile time.
-template <detail::plan_sizes S>
-struct plan_value {
-  std::array<graph_node, S.nodes> nodes{};  // main with calls inlined; steps index it
-  std::array<int, S.args> args{};
-  std::array<plan_step, S.steps> steps{};
-  std::array<buffer_ref, S.ins> ins{};
-  std::array<tensor_slot, S.inputs> inputs{};
-  std::array<tensor_slot, S.outputs> outputs{};
-  std::array<tensor_slot, S.weights> weights{};
-  std::array<output_copy, S.copies> copies{};
-  std::array<buffer_lifetime, S.buffers> buffers{};
-  std::size_t arena_bytes = 0;
-  std::size_t weight_bytes = 0;
-};
-
-namespace detail {
-
-template <plan_sizes S, class M, class Fuses>
-constexpr plan_value<S> make_plan(const M& m, Fuses fuses) {
-  const plan_builder p = lower(m, fuses);
-  plan_value<S> r{};
-  r.nodes = to_array<graph_node, S.nodes>(p.flat.nodes);
-  r.args = to_array<int, S.args>(p.flat.args);
-  r.steps = to_array<plan_step, S.steps>(p.steps);
-  r.ins = to_array<buffer_ref, S.ins>(p.ins);
-  r.inputs = to_array<tensor_slot, S.inputs>(p.inputs);
-  r.outputs = to_array<tensor_slot, S.outputs>(p.outputs);
-  r.weights = to_array<tensor_slot, S.weights>(p.weights);
-  r.copies = to_array<output_copy, S.copies>(p.copies);
-  r.buffers = to_array<buffer_lifetime, S.buffers>(p.buffers);
-  r.arena_bytes = p.arena_bytes;
-  r.weight_bytes = p.weight_bytes;
-  return r;
-}
-
-}  // namespace detail
-
-namespace detail {
-
-/// Whether the backend named `backend` among `Backends` (empty: the host, the last one) runs
-/// composite `name` as one kernel (`static constexpr bool fuses(std::string_view)`).
-template <class... Backends>
-struct fuses_in {
-  constexpr bool operator()(std::string_view backend, std::string_view name) const {
-    const std::size_t owner = backend_index<Backends...>(backend);
-    bool r = false;
-    std::size_t i = 0;
-    ((r = r || (i++ == owner && fuses<Backends>(name))), ...);
-    return r;
-  }
-  /// Whether the backend named `backend` runs each of its partitions as one step.
-  constexpr bool whole_partitions(std::string_view backend) const {
-    const std::size_t owner = backend_index<Backends...>(backend);
-    bool r = false;
-    std::size_t i = 0;
-    ((r = r || (i++ == owner && runs_partitions<Backends>)), ...);
-    return r;
-  }
-  template <class B>
-  static constexpr bool fuses(std::string_view name) {
-    if constexpr (requires { B::fuses(name); }) {
-      return B::fuses(name);
-    } else {
-      return false;
-    }
-  }
-};
-
-}  // namespace detail
-
-/// The plan of module type `M` for `Backends...` (host last), as a static constexpr object
-/// (kernels refer to it by reference).
-template <module_type M, class... Backends>
-struct plan_of {
-  static constexpr detail::plan_sizes sizes = detail::sizes_of_plan(M::value, detail::fuses_in<Backends...>{});
-  static constexpr plan_value<sizes> value = detail::make_plan<sizes>(M::value, detail::fuses_in<Backends...>{});
-  static_assert(detail::arena_is_valid(value.buffers, value.arena_bytes),
-                "partita: internal error: the memory plan places two live buffers at overlapping offsets");
-};
-
-}  // namespace partita
-// ---- end partita/runtime/plan.hpp ----
-
-namespace partita {
-
-/// What a kernel sees of the step it implements, all at compile time: the op node, its
-/// arguments' nodes (shapes, dtypes, attributes) and the step's place in the plan. Kernels are
-/// instantiated as `Backend::kernel<step_ref<...>>`, so every shape is a constant. For a fused
-/// composite, `op` is `op_id::call`, `composite` names the pattern and `body(i)` walks the
-/// composite function's nodes (parameters first, result last).
-template <const auto& Module, const auto& Plan, int Step>
-struct step_ref {
-  static constexpr const plan_step& step = Plan.steps[static_cast<std::size_t>(Step)];
-  static constexpr const graph_node& node = Plan.nodes[static_cast<std::size_t>(step.node)];
-  static constexpr op_id op = node.op;
-  static constexpr int num_args = node.nargs;
-  static constexpr int index = Step;
-
-  /// The node of argument `i`.
-  static constexpr const graph_node& arg(int i) {
-    return Plan.nodes[static_cast<std::size_t>(Plan.args[static_cast<std::size_t>(node.first_arg + i)])];
-  }
-
-  /// For a fused composite: the number of its parameters. Its kernel receives `in[0 ..
-  /// num_params)` for them, then one input per weight bound inside it, in body order.
-  static constexpr int num_params = op == op_id::call ? Module.functions[static_cast<std::size_t>(node.index)].num_params : num_args;
-
-  /// The module the step comes from (for a whole partition: to walk the composites it calls).
-  static constexpr const auto& module = Module;
-  /// True for a step that runs a whole partition (its backend has `compiles_partitions`).
-  static constexpr bool partition = op == op_id::call && !Module.functions[static_cast<std::size_t>(node.index)].backend.empty();
-
-  /// The function a fused composite or whole-partition step runs (only for `op == op_id::call`).
-  static constexpr const function_info& function() { return Module.functions[static_cast<std::size_t>(node.index)]; }
-  static constexpr std::string_view composite = op == op_id::call ? function().composite : std::string_view{};
-  /// Node `i` of the composite's body; `body_size()` of them.
-  static constexpr int body_size() { return function().num_nodes; }
-  static constexpr const graph_node& body(int i) { return Module.node(function().first_node + i); }
-  /// Body index of argument `k` of body node `i`.
-  static constexpr int body_arg(int i, int k) { return Module.arg(function().first_node + i, k) - function().first_node; }
-  /// Module index of body node `i`.
-  static constexpr int body_node(int i) { return function().first_node + i; }
-
-  /// For a fused composite or a whole-partition step: the kernel input that module node `n`
-  /// (`body_node(i)`) arrives in: a parameter of the function, or a weight bound in it or in a
-  /// composite it calls (depth first, in body order, after the parameters); -1 for any other node.
-  static constexpr int input_of(int n) {
-    const graph_node& g = Module.node(n);
-    if (g.op == op_id::param && n >= function().first_node && n < function().first_node + body_size()) return g.index;
-    int slot = num_params, found = -1;
-    detail::for_each_bound_weight(Module, node.index, [&](int j) {
-      if (j == n) found = slot;
-      ++slot;
-    });
-    return found;
-  }
-  /// For a step returning a tuple (a whole partition with several results): the byte offset of
-  /// field `k` in its output, where the fields lie back to back.
-  static constexpr std::size_t output_offset(int k) { return detail::field_offset(Module, node.index, k); }
-
-  /// Index in the body of the first node with op `o` (-1 if none): `body(find(op_id::conv2d))`.
-  static constexpr int find(op_id o) {
-    for (int i = 0; i < body_size(); ++i)
-      if (body(i).op == o) return i;
-    return -1;
-  }
-};
-
-}  // namespace partita
-// ---- end partita/backend/step.hpp ----
-// ---- begin partita/backends/cpu/cpu.hpp ----
-#include <cmath>
-#include <memory>
-
-// ---- begin partita/backends/cpu/detail/conv.hpp ----
-// conv2d as GEMM straight from the input, with no im2col: the input is copied once per call into
-// zero-padded, stride-phase-split planes, after which row k = (channel, kh, kw) of the B matrix
-// is a contiguous run of that copy at a fixed offset (`boff[k]`, computed at compile time). Any
-// stride, padding, dilation and group count takes the same path; output positions are computed
-// in the padded planes' row pitch, and the few columns past each output row are dropped at the
-// store.
-#include <cstring>
-
-// ---- begin partita/backends/cpu/detail/gemm.hpp ----
-// The register-blocked GEMM core shared by dense and conv2d: C[MR×NR] (+)= A[MR×k] · B[k×NR]
-// with NR = NV vectors, the accumulators held in registers for the whole k loop.
-
-// ---- begin partita/backends/cpu/detail/epilogue.hpp ----
-
-// ---- begin partita/detail/simd.hpp ----
-// The one place Partita touches xsimd: a float vector of the widest instruction set the build
-// flags enable (-march=native gives AVX-512 where the machine has it), plus the few operations
-// the CPU kernels need. Tails are the callers' business: they loop in `width` steps and finish
-// with scalars.
-
-// GCC 12 reports `_mm512_undefined_ps` (used inside xsimd's exp and tanh) as (maybe)
-// uninitialized wherever they are inlined; the value is intentionally undefined.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
-#include <xsimd/xsimd.hpp>
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
-
-namespace partita::detail::simd {
-
-/// The instruction set chosen from the build flags.
-using arch = xsimd::default_arch;
-using vec = xsimd::batch<float, arch>;
-
-/// Floats per vector (16 with AVX-512, 8 with AVX2, 4 with SSE/NEON).
-inline constexpr int width = static_cast<int>(vec::size);
-
-inline vec load(const float* p) { return vec::load_unaligned(p); }
-inline void store(float* p, const vec& v) { v.store_unaligned(p); }
-inline vec splat(float x) { return vec(x); }
-inline vec fma(const vec& a, const vec& b, const vec& c) { return xsimd::fma(a, b, c); }
-inline vec max(const vec& a, const vec& b) { return xsimd::max(a, b); }
-inline vec min(const vec& a, const vec& b) { return xsimd::min(a, b); }
-// NaN handling. x86's max/min return their second operand when either is NaN, NEON's return
-// NaN, xsimd's generic ones compare (false with NaN) and pick the second: with the data second,
-// a NaN in it survives on every target. The activations and max pooling must propagate NaN as
-// the reference backend does (std::max(x, 0.f) keeps a NaN x). (`a != a` is no NaN test here:
-// AVX compares it ordered, false for NaN.)
-/// max(x, lo), NaN where x is NaN (relu, clip's lower bound).
-inline vec at_least(const vec& x, const vec& lo) { return xsimd::max(lo, x); }
-/// min(x, hi), NaN where x is NaN (clip's upper bound).
-inline vec at_most(const vec& x, const vec& hi) { return xsimd::min(hi, x); }
-/// The larger of a and b, NaN where either is NaN (max pooling).
-inline vec max_nan(const vec& a, const vec& b) { return xsimd::select(xsimd::isnan(a), a, xsimd::max(a, b)); }
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
-inline vec exp(const vec& a) { return xsimd::exp(a); }
-inline vec tanh(const vec& a) { return xsimd::tanh(a); }
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
-/// The first `n` (0 ≤ n ≤ width) floats at `p`, the other lanes zero; nothing past them is read.
-inline vec load_first(const float* p, int n) {
-#if defined(__AVX512F__)
-  if constexpr (width == 16) return vec(_mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << n) - 1u), p));
-#endif
-  alignas(64) float t[width] = {};
-  std::memcpy(t, p, sizeof(float) * static_cast<std::size_t>(n));
-  return vec::load_aligned(t);
-}
-/// Stores the first `n` lanes of `v` at `p`; nothing past them is written.
-inline void store_first(float* p, const vec& v, int n) {
-#if defined(__AVX512F__)
-  if constexpr (width == 16) {
-    _mm512_mask_storeu_ps(p, static_cast<__mmask16>((1u << n) - 1u), v);
-    return;
-  }
-#endif
-  alignas(64) float t[width];
-  v.store_aligned(t);
-  std::memcpy(p, t, sizeof(float) * static_cast<std::size_t>(n));
-}
-
-/// Sum of the lanes (xsimd 8.1 spells it `hadd`).
-inline float sum(const vec& a) { return xsimd::hadd(a); }
-/// Largest lane.
-inline float max_lane(const vec& a) {
-  alignas(64) float t[width];
-  a.store_aligned(t);
-  float m = t[0];
-  for (int i = 1; i < width; ++i) m = t[i] > m ? t[i] : m;
-  return m;
-}
-
-/// Name of the instruction set, for reports ("avx512bw", "avx2", ...).
-inline const char* arch_name() { return arch::name(); }
-
-}  // namespace partita::detail::simd
-// ---- end partita/detail/simd.hpp ----
-
-namespace partita::detail::cpu {
-
-/// The activation a fused kernel applies last.
-enum class activation : std::uint8_t { none, relu, clip, sigmoid, tanh };
-
-constexpr activation activation_of(op_id op) {
-  switch (op) {
-    case op_id::relu: return activation::relu;
-    case op_id::clip: return activation::clip;
-    case op_id::sigmoid: return activation::sigmoid;
-    case op_id::tanh: return activation::tanh;
-    default: return activation::none;
-  }
-}
-
-/// What a GEMM tile does before its store: `act(acc + bias + residual)`. The pointers are
-/// already offset to the tile; a row bias has one value per tile row (conv: per output
-/// channel), a column bias one per column (dense: per unit).
-struct epilogue {
-  const float* bias = nullptr;
-  bool bias_per_row = false;
-  const float* residual = nullptr;
-  std::ptrdiff_t ld_residual = 0;
-  activation act = activation::none;
-  float lo = 0.f, hi = 0.f;
-};
-
-inline simd::vec activate(const simd::vec& x, activation a, float lo, float hi) {
-  switch (a) {
-    case activation::none: return x;
-    case activation::relu: return simd::at_least(x, simd::splat(0.f));
-    case activation::clip: return simd::at_most(simd::at_least(x, simd::splat(lo)), simd::splat(hi));
-    case activation::sigmoid: return simd::splat(1.f) / (simd::splat(1.f) + simd::exp(-x));
-    case activation::tanh: return simd::tanh(x);
-  }
-  return x;
-}
-
-/// The scalar form of `activate`, for tails. Comparisons with NaN are false: written so that a
-/// NaN input comes out as NaN.
-inline float activate(float x, activation a, float lo, float hi) {
-  switch (a) {
-    case activation::none: return x;
-    case activation::relu: return x < 0.f ? 0.f : x;
-    case activation::clip: return x < lo ? lo : (x > hi ? hi : x);
-    case activation::sigmoid: return 1.f / (1.f + std::exp(-x));
-    case activation::tanh: return std::tanh(x);
-  }
-  return x;
-}
-
-}  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/epilogue.hpp ----
-
-namespace partita::detail::cpu {
-
-using simd::vec;
-inline constexpr int W = simd::width;
-
-/// How the micro-kernel reads A and B:
-/// - A packed: `a[k * MR + m]` (conv weights, packed at bind); otherwise rows `a[m * lda + k]`
-///   (dense activations, read in place);
-/// - B indirect: row k at `b + boff[k]` (stride-1 convolution straight from the padded input);
-///   otherwise `b + k * ldb` (packed weight panels, packed im2col panels, 1×1 inputs).
-template <int MR, int NV, bool APacked, bool BIndirect>
-inline void micro_kernel(int kc, const float* __restrict a, std::ptrdiff_t lda, const float* __restrict b,
-                         std::ptrdiff_t ldb, const std::int32_t* __restrict boff, float* __restrict c,
-                         std::ptrdiff_t ldc, bool load_c, const epilogue* e, int mr = MR) {
-  // Rows from `mr` on are computed (A is padded) but neither loaded, nor stored, nor given a residual.
-  vec acc[MR][NV];
-#pragma GCC unroll 16
-  for (int m = 0; m < MR; ++m)
-#pragma GCC unroll 8
-    for (int v = 0; v < NV; ++v) acc[m][v] = load_c && m < mr ? simd::load(c + m * ldc + v * W) : simd::splat(0.f);
-
-  for (int k = 0; k < kc; ++k) {
-    const float* bk = BIndirect ? b + boff[k] : b + k * ldb;
-    vec bv[NV];
-#pragma GCC unroll 8
-    for (int v = 0; v < NV; ++v) bv[v] = simd::load(bk + v * W);
-#pragma GCC unroll 16
-    for (int m = 0; m < MR; ++m) {
-      const vec av = simd::splat(APacked ? a[k * MR + m] : a[m * lda + k]);
-#pragma GCC unroll 8
-      for (int v = 0; v < NV; ++v) acc[m][v] = simd::fma(av, bv[v], acc[m][v]);
-    }
-  }
-
-  if (e) {
-    if (e->bias) {
-      if (e->bias_per_row) {
-#pragma GCC unroll 16
-        for (int m = 0; m < MR; ++m) {
-          const vec bm = simd::splat(e->bias[m]);
-#pragma GCC unroll 8
-          for (int v = 0; v < NV; ++v) acc[m][v] = acc[m][v] + bm;
-        }
-      } else {
-#pragma GCC unroll 8
-        for (int v = 0; v < NV; ++v) {
-          const vec bv = simd::load(e->bias + v * W);
-#pragma GCC unroll 16
-          for (int m = 0; m < MR; ++m) acc[m][v] = acc[m][v] + bv;
-        }
-      }
-    }
-    if (e->residual) {
-#pragma GCC unroll 16
-      for (int m = 0; m < MR; ++m)
-#pragma GCC unroll 8
-        for (int v = 0; v < NV; ++v)
-          if (m < mr) acc[m][v] = acc[m][v] + simd::load(e->residual + m * e->ld_residual + v * W);
-    }
-    if (e->act != activation::none) {
-#pragma GCC unroll 16
-      for (int m = 0; m < MR; ++m)
-#pragma GCC unroll 8
-        for (int v = 0; v < NV; ++v) acc[m][v] = activate(acc[m][v], e->act, e->lo, e->hi);
-    }
-  }
-#pragma GCC unroll 16
-  for (int m = 0; m < MR; ++m)
-#pragma GCC unroll 8
-    for (int v = 0; v < NV; ++v)
-      if (m < mr) simd::store(c + m * ldc + v * W, acc[m][v]);
-}
-
-/// One tile of `mr ≤ MR` rows and `nr ≤ NR` columns: tiles of full width go straight to C;
-/// narrower ones through a local tile, so that nothing outside the valid rows and columns of C,
-/// the bias or the residual is read or written. (A and B must be readable for the full tile:
-/// packed panels are zero-padded, row-read A is padded by the caller, and a row bias must be
-/// readable for MR rows.)
-template <int MR, int NV, bool APacked, bool BIndirect>
-inline void gemm_tile(int kc, const float* a, std::ptrdiff_t lda, const float* b, std::ptrdiff_t ldb,
-                      const std::int32_t* boff, float* c, std::ptrdiff_t ldc, int mr, int nr, bool load_c,
-                      const epilogue* e) {
-  constexpr int NR = NV * W;
-  if (nr == NR) {
-    micro_kernel<MR, NV, APacked, BIndirect>(kc, a, lda, b, ldb, boff, c, ldc, load_c, e, mr);
-    return;
-  }
-  alignas(64) float t[MR * NR];
-  alignas(64) float r[MR * NR];
-  alignas(64) float bias[MR > NR ? MR : NR];
-  if (load_c)
-    for (int m = 0; m < mr; ++m) std::memcpy(t + m * NR, c + m * ldc, sizeof(float) * static_cast<std::size_t>(nr));
-  epilogue local;
-  if (e) {
-    local = *e;
-    if (e->bias) {
-      std::fill(bias, bias + (MR > NR ? MR : NR), 0.f);
-      std::memcpy(bias, e->bias, sizeof(float) * static_cast<std::size_t>(e->bias_per_row ? mr : nr));
-      local.bias = bias;
-    }
-    if (e->residual) {
-      for (int m = 0; m < mr; ++m)
-        std::memcpy(r + m * NR, e->residual + m * e->ld_residual, sizeof(float) * static_cast<std::size_t>(nr));
-      local.residual = r;
-      local.ld_residual = NR;
-    }
-  }
-  micro_kernel<MR, NV, APacked, BIndirect>(kc, a, lda, b, ldb, boff, t, NR, load_c, e ? &local : nullptr);
-  for (int m = 0; m < mr; ++m) std::memcpy(c + m * ldc, t + m * NR, sizeof(float) * static_cast<std::size_t>(nr));
-}
-
-/// Epilogue pointers moved to the tile at row `m0`, column `n0` of an output with leading
-/// dimension `ldc` (the residual has the output's layout).
-inline epilogue tile_epilogue(const epilogue& e, int m0, int n0, std::ptrdiff_t ldc) {
-  epilogue t = e;
-  if (e.bias) t.bias = e.bias + (e.bias_per_row ? m0 : n0);
-  if (e.residual) {
-    t.residual = e.residual + m0 * ldc + n0;
-    t.ld_residual = ldc;
-  }
-  return t;
-}
-
-}  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/gemm.hpp ----
-
-namespace partita::detail::cpu {
-
-/// Shapes of one conv2d, per image.
-struct conv_geometry {
-  int batch = 1, c = 0, h = 0, w = 0;       // input
-  int o = 0, oh = 0, ow = 0;                // output
-  int kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1, groups = 1;
-  int cg = 0, og = 0, k = 0;                // per group: input channels, output channels, GEMM depth
-  int hq = 0, wq = 0;                       // a phase plane's height and width (its row pitch)
-  int phases = 1;                           // sh · sw
-  std::uint32_t used_phases = ~0u;          // bit a · sw + b: some kernel tap reads phase (a, b) (all, past 32)
-  std::size_t plane_set = 0;                // floats per channel: phases · hq · wq
-  int npos = 0;                             // positions computed: oh · wq
-  std::size_t buffer_floats = 0;            // the copy, with slack for the last tile's reads
-};
-
-template <int MR, int NV>
-struct conv_blocking {
-  static constexpr int mr = MR, nv = NV, nr = NV * W;
-};
-
-/// The blocking conv2d uses on this instruction set: 8 output channels × 2 vectors with AVX-512
-/// (16 of 32 registers accumulate), 6 × 2 with 16 registers.
-using conv_block = conv_blocking<(W >= 16 ? 8 : 6), 2>;
-
-constexpr conv_geometry make_conv_geometry(const shape& x, const shape& wt, const shape& y, const attrs& a) {
-  conv_geometry g;
-  g.batch = static_cast<int>(x[0]);
-  g.c = static_cast<int>(x[1]);
-  g.h = static_cast<int>(x[2]);
-  g.w = static_cast<int>(x[3]);
-  g.o = static_cast<int>(y[1]);
-  g.oh = static_cast<int>(y[2]);
-  g.ow = static_cast<int>(y[3]);
-  g.kh = static_cast<int>(wt[2]);
-  g.kw = static_cast<int>(wt[3]);
-  g.sh = a.stride[0];
-  g.sw = a.stride[1];
-  g.ph = a.padding[0];
-  g.pw = a.padding[1];
-  g.dh = a.dilation[0];
-  g.dw = a.dilation[1];
-  g.groups = a.groups;
-  g.cg = g.c / g.groups;
-  g.og = g.o / g.groups;
-  g.k = g.cg * g.kh * g.kw;
-  const int hp = g.h + 2 * g.ph, wp = g.w + 2 * g.pw;
-  g.hq = (hp + g.sh - 1) / g.sh;
-  g.wq = (wp + g.sw - 1) / g.sw;
-  g.phases = g.sh * g.sw;
-  if (g.phases <= 32) {
-    g.used_phases = 0;
-    for (int i = 0; i < g.kh; ++i)
-      for (int j = 0; j < g.kw; ++j) g.used_phases |= 1u << (((i * g.dh) % g.sh) * g.sw + (j * g.dw) % g.sw);
-  }
-  g.plane_set = static_cast<std::size_t>(g.phases) * static_cast<std::size_t>(g.hq) * static_cast<std::size_t>(g.wq);
-  g.npos = g.oh * g.wq;
-  const int nr = conv_block::nr;
-  const std::size_t tiles = static_cast<std::size_t>((g.npos + nr - 1) / nr);
-  const std::size_t max_off = static_cast<std::size_t>(g.cg - 1) * g.plane_set +
-                              static_cast<std::size_t>(g.phases - 1) * static_cast<std::size_t>(g.hq * g.wq) +
-                              static_cast<std::size_t>((g.kh - 1) * g.dh / g.sh) * static_cast<std::size_t>(g.wq) +
-                              static_cast<std::size_t>((g.kw - 1) * g.dw / g.sw);
-  // Every group reads its channels' planes; the last group's last tile reads furthest.
-  g.buffer_floats = static_cast<std::size_t>(g.c - g.cg) * g.plane_set + max_off + tiles * static_cast<std::size_t>(nr) + 64;
-  return g;
-}
-
-/// Offsets of B's rows in the phase-split copy, row k = (channel, kh, kw) in OIHW order.
-template <std::size_t K>
-constexpr std::array<std::int32_t, K> conv_offsets(const conv_geometry& g) {
-  std::array<std::int32_t, K> off{};
-  std::size_t k = 0;
-  for (int ci = 0; ci < g.cg; ++ci)
-    for (int i = 0; i < g.kh; ++i)
-      for (int j = 0; j < g.kw; ++j) {
-        const int rh = i * g.dh, rw = j * g.dw;
-        const int phase = (rh % g.sh) * g.sw + (rw % g.sw);
-        off[k++] = static_cast<std::int32_t>(static_cast<std::size_t>(ci) * g.plane_set +
-                                             static_cast<std::size_t>(phase * g.hq * g.wq + (rh / g.sh) * g.wq + rw / g.sw));
-      }
-  return off;
-}
-
-/// Packs OIHW weights as [group][panel][k][MR] (rows past a group's output channels are zero).
-inline void pack_conv_weights(const conv_geometry& g, const float* w, float* packed) {
-  constexpr int MR = conv_block::mr;
-  const int panels = (g.og + MR - 1) / MR;
-  for (int gr = 0; gr < g.groups; ++gr)
-    for (int p = 0; p < panels; ++p) {
-      float* dst = packed + (static_cast<std::size_t>(gr) * panels + p) * static_cast<std::size_t>(g.k) * MR;
-      for (int k = 0; k < g.k; ++k)
-        for (int m = 0; m < MR; ++m) {
-          const int o = p * MR + m;
-          dst[static_cast<std::size_t>(k) * MR + m] =
-              o < g.og ? w[(static_cast<std::size_t>(gr) * g.og + o) * static_cast<std::size_t>(g.k) + k] : 0.f;
-        }
-    }
-}
-
-constexpr std::size_t packed_conv_floats(const conv_geometry& g) {
-  const int panels = (g.og + conv_block::mr - 1) / conv_block::mr;
-  return static_cast<std::size_t>(g.groups) * panels * static_cast<std::size_t>(g.k) * conv_block::mr;
-}
-
-/// Copies channels [c0, c1) of one image into the padded phase planes.
-inline void conv_copy_input(const conv_geometry& g, const float* x, float* buf, int c0, int c1) {
-  const std::size_t plane = static_cast<std::size_t>(g.hq) * g.wq;
-  for (int ci = c0; ci < c1; ++ci) {
-    const float* src = x + static_cast<std::size_t>(ci) * g.h * g.w;
-    float* dst = buf + static_cast<std::size_t>(ci) * g.plane_set;
-    if (g.sh == 1 && g.sw == 1) {
-      std::fill(dst, dst + static_cast<std::size_t>(g.ph) * g.wq, 0.f);
-      for (int i = 0; i < g.h; ++i) {
-        float* row = dst + static_cast<std::size_t>(i + g.ph) * g.wq;
-        std::fill(row, row + g.pw, 0.f);
-        std::memcpy(row + g.pw, src + static_cast<std::size_t>(i) * g.w, sizeof(float) * static_cast<std::size_t>(g.w));
-        std::fill(row + g.pw + g.w, row + g.wq, 0.f);
-      }
-      std::fill(dst + static_cast<std::size_t>(g.h + g.ph) * g.wq, dst + plane, 0.f);
-      continue;
-    }
-    for (int a = 0; a < g.sh; ++a)
-      for (int b = 0; b < g.sw; ++b) {
-        if (a * g.sw + b < 32 && !(g.used_phases >> (a * g.sw + b) & 1u)) continue;  // no tap reads it (1×1 stride 2)
-        float* p = dst + static_cast<std::size_t>(a * g.sw + b) * plane;
-        for (int i = 0; i < g.hq; ++i) {
-          const int ih = i * g.sh + a - g.ph;
-          float* row = p + static_cast<std::size_t>(i) * g.wq;
-          if (ih < 0 || ih >= g.h) {
-            std::fill(row, row + g.wq, 0.f);
-            continue;
-          }
-          const float* s = src + static_cast<std::size_t>(ih) * g.w;
-          for (int j = 0; j < g.wq; ++j) {
-            const int iw = j * g.sw + b - g.pw;
-            row[j] = iw >= 0 && iw < g.w ? s[iw] : 0.f;
-          }
-        }
-      }
-  }
-}
-
-/// `dst[i] = act(src[i] + bias + res[i])` for one output row segment.
-inline void finish_segment(const float* src, float* dst, int len, float bias, const float* res, const epilogue& e) {
-  int i = 0;
-  const vec b = simd::splat(bias);
-  for (; i + W <= len; i += W) {
-    vec v = simd::load(src + i) + b;
-    if (res) v = v + simd::load(res + i);
-    simd::store(dst + i, activate(v, e.act, e.lo, e.hi));
-  }
-  if (i < len) {
-    vec v = simd::load_first(src + i, len - i) + b;
-    if (res) v = v + simd::load_first(res + i, len - i);
-    simd::store_first(dst + i, activate(v, e.act, e.lo, e.hi), len - i);
-  }
-}
-
-/// Output tiles [t0, t1) × panels [p0, p1) of group `gr` of one image. `buf` is the image's
-/// phase-split copy; `y`, and the epilogue's bias and residual, are the image's (NCHW).
-inline void conv_tiles(const conv_geometry& g, const std::int32_t* boff, const float* packed, const float* buf,
-                       float* y, const epilogue& e, int gr, int p0, int p1, int t0, int t1) {
-  constexpr int MR = conv_block::mr, NV = conv_block::nv, NR = conv_block::nr;
-  const std::size_t out_plane = static_cast<std::size_t>(g.oh) * g.ow;
-  const int panels = (g.og + MR - 1) / MR;
-  const float* bgroup = buf + static_cast<std::size_t>(gr) * g.cg * g.plane_set;
-  constexpr int tile_block = 8;  // tiles sharing one pass over the panels (their inputs stay in L2)
-  for (int tb = t0; tb < t1; tb += tile_block) {
-    const int tb_end = std::min(t1, tb + tile_block);
-    for (int p = p0; p < p1; ++p) {
-      const int o0 = gr * g.og + p * MR;
-      const int mr = std::min(MR, g.og - p * MR);
-      const float* a = packed + (static_cast<std::size_t>(gr) * panels + p) * static_cast<std::size_t>(g.k) * MR;
-      for (int t = tb; t < tb_end; ++t) {
-        const int q0 = t * NR;
-        const int oh0 = q0 / g.wq, ow0 = q0 % g.wq;
-        if (oh0 < g.oh && ow0 + NR <= g.ow) {
-          float* c = y + static_cast<std::size_t>(o0) * out_plane + static_cast<std::size_t>(oh0) * g.ow + ow0;
-          const epilogue te = tile_epilogue(e, o0, static_cast<int>(static_cast<std::size_t>(oh0) * g.ow + ow0),
-                                            static_cast<std::ptrdiff_t>(out_plane));
-          gemm_tile<MR, NV, true, true>(g.k, a, 0, bgroup + q0, 0, boff, c, static_cast<std::ptrdiff_t>(out_plane), mr, NR,
-                                        false, &te);
-          continue;
-        }
-        alignas(64) float tile[MR * NR];
-        micro_kernel<MR, NV, true, true>(g.k, a, 0, bgroup + q0, 0, boff, tile, NR, false, nullptr);
-        // Scatter the valid row segments of the tile, applying the epilogue.
-        for (int j = 0; j < NR;) {
-          const int q = q0 + j;
-          const int oh = q / g.wq, ow = q % g.wq;
-          if (oh >= g.oh) break;
-          if (ow >= g.ow) {
-            j += g.wq - ow;
-            continue;
-          }
-          const int len = std::min(NR - j, g.ow - ow);
-          const std::size_t at = static_cast<std::size_t>(oh) * g.ow + ow;
-          for (int m = 0; m < mr; ++m) {
-            const std::size_t row = static_cast<std::size_t>(o0 + m) * out_plane + at;
-            finish_segment(tile + m * NR + j, y + row, len, e.bias ? e.bias[o0 + m] : 0.f,
-                           e.residual ? e.residual + row : nullptr, e);
-          }
-          j += len;
-        }
-      }
-    }
-  }
-}
-
-}  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/conv.hpp ----
-// ---- begin partita/backends/cpu/detail/conv_small.hpp ----
-// conv2d on small images (7×7, 14×14, ...), where vectors of output positions would be mostly
-// padding: vectors of output channels instead. The weights are packed like dense weights (panels
-// of NR output channels), each of MR output positions is broadcast from the phase-split input
-// copy (see conv.hpp) at a compile-time offset, and each tile is transposed into NCHW as it is
-// stored, with the residual and the activation.
-
-
-namespace partita::detail::cpu {
-
-/// The positions per tile (5 to 8) that waste the fewest lanes on `n` positions.
-constexpr int small_conv_rows(int n) {
-  int best = 8;
-  double best_eff = 0;
-  for (int mr = 8; mr >= 5; --mr) {
-    const double eff = static_cast<double>(n) / (((n + mr - 1) / mr) * mr);
-    if (eff > best_eff + 1e-9) {
-      best = mr;
-      best_eff = eff;
-    }
-  }
-  return best;
-}
-
-/// Fraction of the computed lanes that are useful, for the position-vectorized path (conv.hpp)
-/// and for this one with NV vectors of channels.
-constexpr double positions_efficiency(const conv_geometry& g) {
-  const int nr = conv_block::nr, mr = conv_block::mr;
-  const double pos = static_cast<double>(g.oh * g.ow) / (((g.npos + nr - 1) / nr) * nr);
-  const double ch = static_cast<double>(g.og) / (((g.og + mr - 1) / mr) * mr);
-  return pos * ch;
-}
-constexpr double channels_efficiency(const conv_geometry& g, int nv) {
-  const int nr = nv * W, mr = small_conv_rows(g.oh * g.ow);
-  const int n = g.oh * g.ow;
-  const double pos = static_cast<double>(n) / (((n + mr - 1) / mr) * mr);
-  const double ch = static_cast<double>(g.og) / (((g.og + nr - 1) / nr) * nr);
-  return pos * ch;
-}
-
-/// Offsets in the phase-split copy of every output position (row-major), for broadcasting.
-template <std::size_t N>
-constexpr std::array<std::int32_t, N> position_offsets(const conv_geometry& g) {
-  std::array<std::int32_t, N> off{};
-  std::size_t i = 0;
-  for (int oh = 0; oh < g.oh; ++oh)
-    for (int ow = 0; ow < g.ow; ++ow) off[i++] = oh * g.wq + ow;
-  return off;
-}
-
-/// tile (+)= rows · w over `k` depths (`accumulate`: add to the tile's current values).
-template <int MR, int NV>
-inline void small_conv_tile(int k, const float* const* rows, const std::int32_t* __restrict boff,
-                            const float* __restrict w, bool accumulate, const float* bias, float* __restrict tile) {
-  constexpr int NR = NV * W;
-  vec acc[MR][NV];
-#pragma GCC unroll 16
-  for (int m = 0; m < MR; ++m)
-#pragma GCC unroll 8
-    for (int v = 0; v < NV; ++v) acc[m][v] = accumulate ? simd::load(tile + m * NR + v * W) : simd::splat(0.f);
-  const float* r[MR];
-#pragma GCC unroll 16
-  for (int m = 0; m < MR; ++m) r[m] = rows[m];
-  for (int kk = 0; kk < k; ++kk) {
-    const std::int32_t o = boff[kk];
-    vec bv[NV];
-#pragma GCC unroll 8
-    for (int v = 0; v < NV; ++v) bv[v] = simd::load(w + kk * NR + v * W);
-#pragma GCC unroll 16
-    for (int m = 0; m < MR; ++m) {
-      const vec av = simd::splat(r[m][o]);
-#pragma GCC unroll 8
-      for (int v = 0; v < NV; ++v) acc[m][v] = simd::fma(av, bv[v], acc[m][v]);
-    }
-  }
-#pragma GCC unroll 8
-  for (int v = 0; v < NV; ++v) {
-    const vec b = bias ? simd::load(bias + v * W) : simd::splat(0.f);
-#pragma GCC unroll 16
-    for (int m = 0; m < MR; ++m) simd::store(tile + m * NR + v * W, acc[m][v] + b);
-  }
-}
-
-/// Depth per pass over a weight panel: its slice (kc × NR floats) stays in L1 for every tile.
-inline constexpr int small_conv_depth = 128;
-
-/// Floats of per-thread scratch `small_conv_tiles` needs: one tile per position tile.
-constexpr std::size_t small_conv_scratch(int positions, int mr, int nv) {
-  return static_cast<std::size_t>((positions + mr - 1) / mr) * static_cast<std::size_t>(mr * nv * W);
-}
-
-/// Channel panels [p0, p1) × position tiles [t0, t1) of group `gr` of one image. The bias must
-/// be readable for NR channels past the last one; `tiles` holds `small_conv_scratch` floats.
-template <int MR, int NV>
-inline void small_conv_tiles(const conv_geometry& g, const std::int32_t* boff, const std::int32_t* pos,
-                             const float* packed, const float* buf, float* y, const epilogue& e, int gr, int p0, int p1,
-                             int t0, int t1, float* tiles) {
-  constexpr int NR = NV * W;
-  const int n = g.oh * g.ow;
-  const int panels = (g.og + NR - 1) / NR;
-  const float* bgroup = buf + static_cast<std::size_t>(gr) * g.cg * g.plane_set;
-  for (int p = p0; p < p1; ++p) {
-    const int o0 = gr * g.og + p * NR;
-    const int nc = std::min(NR, g.og - p * NR);
-    const float* w = packed + (static_cast<std::size_t>(gr) * panels + p) * static_cast<std::size_t>(g.k) * NR;
-    for (int k0 = 0; k0 < g.k; k0 += small_conv_depth) {
-      const int kc = std::min(small_conv_depth, g.k - k0);
-      const bool last = k0 + kc == g.k;
-      for (int t = t0; t < t1; ++t) {
-        const int q0 = t * MR;
-        const int mr = std::min(MR, n - q0);
-        const float* rows[MR];
-        for (int m = 0; m < MR; ++m) rows[m] = bgroup + pos[q0 + std::min(m, mr - 1)];
-        small_conv_tile<MR, NV>(kc, rows, boff + k0, w + static_cast<std::size_t>(k0) * NR, k0 > 0,
-                                last && e.bias ? e.bias + o0 : nullptr, tiles + (t - t0) * MR * NR);
-      }
-    }
-    for (int t = t0; t < t1; ++t) {
-      const int q0 = t * MR;
-      const int mr = std::min(MR, n - q0);
-      const float* tile = tiles + (t - t0) * MR * NR;
-      for (int c = 0; c < nc; ++c) {
-        float* dst = y + static_cast<std::size_t>(o0 + c) * n + q0;
-        const float* res = e.residual ? e.residual + static_cast<std::size_t>(o0 + c) * n + q0 : nullptr;
-        for (int m = 0; m < mr; ++m)
-          dst[m] = activate(tile[m * NR + c] + (res ? res[m] : 0.f), e.act, e.lo, e.hi);
-      }
-    }
-  }
-}
-
-}  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/conv_small.hpp ----
-// ---- begin partita/backends/cpu/detail/dense.hpp ----
-// dense as GEMM: y[M×N] = x[M×K] · wᵀ, the weights packed at bind into panels of NR units
-// ([panel][k][NR], zero-padded), the activations read in place.
-
-
-namespace partita::detail::cpu {
-
-/// Blocking for `M` rows and `N` units: a row or two stream the weights (GEMV: up to 4 vectors
-/// of units at a time, fewer for a few units, so that padding does not add weight traffic); more
-/// rows use the conv blocking.
-template <int M, int N>
-struct dense_blocking {
-  static constexpr int mr = M <= 2 ? M : (W >= 16 ? 8 : 6);
-  static constexpr int nv = M <= 2 ? std::min(4, (N + W - 1) / W) : 2;
-  static constexpr int nr = nv * W;
-  static constexpr int kc = M <= 2 ? 1 << 30 : 256;  // depth per pass over a panel (keeps it in L1)
-};
-
-constexpr std::size_t packed_dense_floats(int n, int k, int nr) {
-  return static_cast<std::size_t>((n + nr - 1) / nr) * static_cast<std::size_t>(k) * static_cast<std::size_t>(nr);
-}
-
-/// Packs w [N×K] into [panel][k][NR].
-inline void pack_dense_weights(const float* w, int n, int k, int nr, float* packed) {
-  const int panels = (n + nr - 1) / nr;
-  for (int p = 0; p < panels; ++p) {
-    float* dst = packed + static_cast<std::size_t>(p) * k * nr;
-    for (int kk = 0; kk < k; ++kk)
-      for (int j = 0; j < nr; ++j) {
-        const int u = p * nr + j;
-        dst[static_cast<std::size_t>(kk) * nr + j] = u < n ? w[static_cast<std::size_t>(u) * k + kk] : 0.f;
-      }
-  }
-}
-
-/// Unit panels [p0, p1) of y = act(x · wᵀ + bias (+ residual)). `pad` holds MR × K floats for
-/// the last rows when M is not a multiple of MR.
-template <int M, int N>
-inline void dense_panels(const float* x, int k, const float* packed, int n, float* y, const epilogue& e, int p0, int p1,
-                         float* pad) {
-  using blk = dense_blocking<M, N>;
-  constexpr int MR = blk::mr, NV = blk::nv, NR = blk::nr, KC = blk::kc;
-  constexpr int tail = M % MR;
-  if constexpr (tail != 0) {
-    std::memset(pad, 0, sizeof(float) * static_cast<std::size_t>(MR) * k);
-    std::memcpy(pad, x + static_cast<std::size_t>(M - tail) * k, sizeof(float) * static_cast<std::size_t>(tail) * k);
-  }
-  for (int p = p0; p < p1; ++p) {
-    const int n0 = p * NR;
-    const int nr = std::min(NR, n - n0);
-    const float* bp = packed + static_cast<std::size_t>(p) * k * NR;
-    for (int k0 = 0; k0 < k; k0 += KC) {
-      const int kc = std::min(KC, k - k0);
-      const bool last = k0 + kc == k;
-      for (int m0 = 0; m0 < M; m0 += MR) {
-        const int mr = std::min(MR, M - m0);
-        const float* a = mr == MR ? x + static_cast<std::size_t>(m0) * k + k0 : pad + k0;
-        const epilogue te = tile_epilogue(e, m0, n0, n);
-        gemm_tile<MR, NV, false, false>(kc, a, k, bp + static_cast<std::size_t>(k0) * NR, NR, nullptr,
-                                        y + static_cast<std::size_t>(m0) * n + n0, n, mr, nr, k0 > 0,
-                                        last ? &te : nullptr);
-      }
-    }
-  }
-}
-
-}  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/dense.hpp ----
-// ---- begin partita/backends/cpu/detail/eltwise.hpp ----
-// Vectorized memory-bound kernels: elementwise ops, bias, batch norm, pooling, softmax.
-#include <limits>
-
-
-namespace partita::detail::cpu {
-
-using simd::vec;
-
-/// y[i] = f(x[i]) over n elements, the tail through a zero-padded vector. In place is fine.
-template <class F>
-inline void map1(const float* x, float* y, std::int64_t n, F f) {
-  constexpr int w = simd::width;
-  std::int64_t i = 0;
-  for (; i + w <= n; i += w) simd::store(y + i, f(simd::load(x + i)));
-  if (i < n) simd::store_first(y + i, f(simd::load_first(x + i, static_cast<int>(n - i))), static_cast<int>(n - i));
-}
-
-/// y[i] = f(a[i], b[i]) over n elements.
-template <class F>
-inline void map2(const float* a, const float* b, float* y, std::int64_t n, F f) {
-  constexpr int w = simd::width;
-  std::int64_t i = 0;
-  for (; i + w <= n; i += w) simd::store(y + i, f(simd::load(a + i), simd::load(b + i)));
-  if (i < n) {
-    const int r = static_cast<int>(n - i);
-    simd::store_first(y + i, f(simd::load_first(a + i, r), simd::load_first(b + i, r)), r);
-  }
-}
-
-inline void unary(activation act, float lo, float hi, const float* x, float* y, std::int64_t n) {
-  map1(x, y, n, [&](const vec& v) { return activate(v, act, lo, hi); });
-}
-
-/// Same-shape a ∘ b for add, subtract, multiply.
-inline void binary_same_shape(op_id op, const float* a, const float* b, float* y, std::int64_t n) {
-  switch (op) {
-    case op_id::add: map2(a, b, y, n, [](const vec& u, const vec& v) { return u + v; }); break;
-    case op_id::subtract: map2(a, b, y, n, [](const vec& u, const vec& v) { return u - v; }); break;
-    default: map2(a, b, y, n, [](const vec& u, const vec& v) { return u * v; }); break;
-  }
-}
-
-/// y = x · scale[c] + shift[c] over [outer, channels, inner] (bias: scale null).
-inline void channel_affine(const float* x, float* y, std::int64_t outer, std::int64_t channels, std::int64_t inner,
-                           const float* scale, const float* shift) {
-  if (inner == 1) {
-    for (std::int64_t o = 0; o < outer; ++o) {
-      const float* xr = x + o * channels;
-      float* yr = y + o * channels;
-      if (scale) {
-        for (std::int64_t c = 0; c < channels; ++c) yr[c] = xr[c] * scale[c] + shift[c];
-      } else {
-        map2(xr, shift, yr, channels, [](const vec& u, const vec& v) { return u + v; });
-      }
-    }
-    return;
-  }
-  for (std::int64_t o = 0; o < outer; ++o)
-    for (std::int64_t c = 0; c < channels; ++c) {
-      const std::int64_t at = (o * channels + c) * inner;
-      const vec s = simd::splat(scale ? scale[c] : 1.f), t = simd::splat(shift[c]);
-      map1(x + at, y + at, inner, [&](const vec& v) { return simd::fma(v, s, t); });
-    }
-}
-
-/// Mean of each plane of `area` elements.
-inline void plane_means(const float* x, float* y, std::int64_t planes, std::int64_t area) {
-  constexpr int w = simd::width;
-  for (std::int64_t p = 0; p < planes; ++p) {
-    const float* s = x + p * area;
-    vec acc = simd::splat(0.f);
-    const std::int64_t body = area - area % w;  // (a bound GCC 12 does not misread as overflowing)
-    for (std::int64_t i = 0; i < body; i += w) acc = acc + simd::load(s + i);
-    float total = simd::sum(acc);
-    for (std::int64_t i = body; i < area; ++i) total += s[i];
-    y[p] = total / static_cast<float>(area);
-  }
-}
-
-/// Softmax over the last axis, rows of `len`.
-inline void softmax_rows(const float* x, float* y, std::int64_t rows, std::int64_t len) {
-  constexpr int w = simd::width;
-  for (std::int64_t r = 0; r < rows; ++r) {
-    const float* s = x + r * len;
-    float* d = y + r * len;
-    float top = -std::numeric_limits<float>::infinity();
-    std::int64_t i = 0;
-    if (len >= w) {
-      vec m = simd::load(s);
-      for (i = w; i + w <= len; i += w) m = simd::max(m, simd::load(s + i));
-      top = simd::max_lane(m);
-    }
-    for (; i < len; ++i) top = std::max(top, s[i]);
-    const vec t = simd::splat(top);
-    map1(s, d, len, [&](const vec& v) { return simd::exp(v - t); });
-    vec acc = simd::splat(0.f);
-    for (i = 0; i + w <= len; i += w) acc = acc + simd::load(d + i);
-    float total = simd::sum(acc);
-    for (; i < len; ++i) total += d[i];
-    const vec inv = simd::splat(1.f / total);
-    map1(d, d, len, [&](const vec& v) { return v * inv; });
-  }
-}
-
-struct pool_geometry {
-  int planes = 0, h = 0, w = 0, oh = 0, ow = 0, kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0;
-  bool count_include_pad = false;
-};
-
-/// Max (Max = true) or average pooling, one output row at a time: the window's input rows are
-/// reduced vertically into a padded row (vectorized), that row horizontally over the window
-/// width (vectorized, at every column), and the output picks every stride-th column. Returns
-/// false, doing nothing, when a padded row does not fit its row buffers (over 4000 columns).
-template <bool Max>
-inline bool pool2d(const pool_geometry& g, const float* x, float* y) {
-  constexpr int w = simd::width;
-  constexpr int max_row = 4096;
-  const int wp = g.w + 2 * g.pw;
-  if (wp + g.kw + 2 * w > max_row) return false;
-  const float fill = Max ? -std::numeric_limits<float>::infinity() : 0.f;
-  alignas(64) float v[max_row];
-  alignas(64) float h[max_row];
-  std::fill(v, v + wp + g.kw + 2 * w, fill);
-  // max_nan: a NaN anywhere in the window makes the output NaN, as in the reference backend.
-  const auto reduce = [](const vec& a, const vec& b) { return Max ? simd::max_nan(a, b) : a + b; };
-  const int hn = wp - g.kw + 1;  // columns of h
-  for (int p = 0; p < g.planes; ++p) {
-    const float* plane = x + static_cast<std::size_t>(p) * g.h * g.w;
-    float* out = y + static_cast<std::size_t>(p) * g.oh * g.ow;
-    for (int oh = 0; oh < g.oh; ++oh) {
-      const int ih0 = oh * g.sh - g.ph;
-      const int i_lo = std::max(0, ih0), i_hi = std::min(g.h, ih0 + g.kh);
-      float* row = v + g.pw;
-      if (i_lo >= i_hi) {
-        std::fill(row, row + g.w, fill);
-      } else {
-        std::memcpy(row, plane + static_cast<std::size_t>(i_lo) * g.w, sizeof(float) * static_cast<std::size_t>(g.w));
-        for (int i = i_lo + 1; i < i_hi; ++i) map2(row, plane + static_cast<std::size_t>(i) * g.w, row, g.w, reduce);
-      }
-      for (int j = 0; j < hn; j += w) {
-        vec acc = simd::load(v + j);
-        for (int k = 1; k < g.kw; ++k) acc = reduce(acc, simd::load(v + j + k));
-        simd::store(h + j, acc);
-      }
-      float* o = out + static_cast<std::size_t>(oh) * g.ow;
-      if constexpr (Max) {
-        for (int ow = 0; ow < g.ow; ++ow) o[ow] = h[ow * g.sw];
-      } else {
-        const int rows = g.count_include_pad ? g.kh : i_hi - i_lo;
-        for (int ow = 0; ow < g.ow; ++ow) {
-          const int iw0 = ow * g.sw - g.pw;
-          const int cols = g.count_include_pad ? g.kw : std::min(g.w, iw0 + g.kw) - std::max(0, iw0);
-          o[ow] = h[ow * g.sw] / static_cast<float>(rows * cols);
-        }
-      }
-    }
-  }
-  return true;
-}
-
-}  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/eltwise.hpp ----
-// ---- begin partita/backends/cpu/detail/fused.hpp ----
-// What a fused cpu composite computes, read off its body at compile time: one dense or conv2d,
-// then optionally a bias, a batch norm (folded into the weights at bind), a residual add and
-// an activation, in that order.
-
-
-namespace partita::detail::cpu {
-
-/// Kernel input slots (-1: absent) and epilogue of a GEMM step, fused or not.
-struct gemm_step {
-  op_id main = op_id::dense;
-  int main_node = -1;  // body index (fused) of the dense / conv2d
-  int x = 0, w = 1;
-  int bias = -1;
-  int gamma = -1, beta = -1, mean = -1, var = -1;
-  float epsilon = 0.f;
-  int residual = -1;
-  activation act = activation::none;
-  float lo = 0.f, hi = 0.f;
-  bool ok = true;  // false: the body holds something else (not a cpu composite)
-};
-
-/// The kernel input that body node `i` of fused step `S` arrives in: parameters first, then
-/// the weights bound inside, in body order.
-template <class S>
-constexpr int input_slot(int i) {
-  const graph_node& n = S::body(i);
-  if (n.op == op_id::param) return n.index;
-  if (n.op != op_id::weight) return -1;
-  int slot = S::num_params;
-  for (int j = 0; j < i; ++j) slot += S::body(j).op == op_id::weight ? 1 : 0;
-  return slot;
-}
-
-template <class S>
-constexpr gemm_step analyse_fused() {
-  gemm_step g;
-  int chain = -1;  // body index of the value the epilogue is applied to so far
-  for (int i = 0; i < S::body_size(); ++i) {
-    const graph_node& n = S::body(i);
-    switch (n.op) {
-      case op_id::param:
-      case op_id::weight: break;
-      case op_id::dense:
-      case op_id::conv2d:
-        if (chain != -1) g.ok = false;
-        g.main = n.op;
-        g.main_node = i;
-        g.x = input_slot<S>(S::body_arg(i, 0));
-        g.w = input_slot<S>(S::body_arg(i, 1));
-        if (S::body(S::body_arg(i, 1)).op != op_id::weight) g.ok = false;
-        chain = i;
-        break;
-      case op_id::bias_add:
-        if (S::body_arg(i, 0) != chain || g.bias != -1 || g.gamma != -1 || g.residual != -1 || g.act != activation::none)
-          g.ok = false;
-        g.bias = input_slot<S>(S::body_arg(i, 1));
-        chain = i;
-        break;
-      case op_id::batch_norm:
-        if (S::body_arg(i, 0) != chain || g.gamma != -1 || g.residual != -1 || g.act != activation::none) g.ok = false;
-        g.gamma = input_slot<S>(S::body_arg(i, 1));
-        g.beta = input_slot<S>(S::body_arg(i, 2));
-        g.mean = input_slot<S>(S::body_arg(i, 3));
-        g.var = input_slot<S>(S::body_arg(i, 4));
-        g.epsilon = n.at->epsilon;
-        chain = i;
-        break;
-      case op_id::add: {
-        const int a = S::body_arg(i, 0), b = S::body_arg(i, 1);
-        if ((a != chain && b != chain) || g.residual != -1 || g.act != activation::none) g.ok = false;
-        const int other = a == chain ? b : a;
-        g.residual = input_slot<S>(other);
-        if (g.residual < 0 || !(S::body(other).out == n.out)) g.ok = false;
-        chain = i;
-        break;
-      }
-      case op_id::relu:
-      case op_id::clip:
-      case op_id::sigmoid:
-      case op_id::tanh:
-        if (S::body_arg(i, 0) != chain || g.act != activation::none) g.ok = false;
-        g.act = activation_of(n.op);
-        g.lo = n.at->lo;
-        g.hi = n.at->hi;
-        chain = i;
-        break;
-      default: g.ok = false; break;
-    }
-  }
-  if (g.main_node < 0 || chain != S::body_size() - 1) g.ok = false;
-  return g;
-}
-
-}  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/fused.hpp ----
-// ---- begin partita/backends/cpu/detail/thread_pool.hpp ----
-// The cpu backend's thread pool: persistent workers, tasks claimed once per call, spinning that
-// backs off to sleeping, and a thread count that respects the process's CPU affinity.
-#include <atomic>
-#include <chrono>
-#include <thread>
-
-#if defined(__linux__)
-#include <sched.h>
-#endif
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#endif
-
-namespace partita::detail {
-
-inline void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  _mm_pause();
-#endif
-}
-
-/// The cores this process may run on: its affinity mask where the system has one (a container
-/// or `taskset` limits it), else the machine's hardware threads; at least 1.
-inline int available_cores() {
-#if defined(__linux__)
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-    const int n = CPU_COUNT(&set);
-    if (n > 0) return n;
-  }
-#endif
-  const unsigned n = std::thread::hardware_concurrency();
-  return n ? static_cast<int>(n) : 1;
-}
-
-/// A small persistent pool: `threads - 1` workers created once, the caller being participant 0. `run(n, f)` calls `f(i)` exactly once for each `i < n` (at most `size()`) and
-/// returns when all have returned; dispatch allocates nothing.
-///
-/// Protocol. Each call gets an even sequence number; the caller writes the call's description
-/// (function, context, task count) while the sequence is odd, then publishes the even number.
-/// A worker reads the description and re-reads the sequence (a seqlock), so it never mixes two
-/// calls. Every task `i` is *claimed* by compare-and-swap of its slot from an older call's
-/// number to this one's: worker `i` claims task `i` first (a core sees the same slice of the
-/// work on every call), then everyone, the caller included, claims whatever is still unclaimed.
-/// So the caller never waits for a worker that has not started (descheduled on a loaded
-/// machine: it does that task itself), and a late worker can never run a task twice or run a
-/// finished call's task. Waiting (workers for the next call, the caller for claimed tasks)
-/// spins briefly, yields, then sleeps on an atomic wait.
-class thread_pool {
- public:
-  explicit thread_pool(int threads)
-      : size_(threads < 1 ? 1 : threads), claims_(std::make_unique<claim_slot[]>(static_cast<std::size_t>(size_))) {
-    workers_.reserve(static_cast<std::size_t>(size_ - 1));
-    for (int i = 1; i < size_; ++i) workers_.emplace_back([this, i] { work(i); });
-  }
-  thread_pool(const thread_pool&) = delete;
-  thread_pool& operator=(const thread_pool&) = delete;
-  ~thread_pool() {
-    stop_.store(true, std::memory_order_seq_cst);
-    const std::uint64_t s = seq_.load(std::memory_order_relaxed);
-    seq_.store(s + 2, std::memory_order_seq_cst);
-    wake_all();
-    for (std::thread& t : workers_) t.join();
-  }
-
-  /// The number of participants (workers and the caller).
-  int size() const { return size_; }
-
-  /// Stops the workers' spinning at once: another backend is about to use the cores.
-  void rest() { rest_.store(true, std::memory_order_relaxed); }
-
-  /// Calls `f(i)` once for each `i < n` (n is capped at `size()`), in parallel, and returns
-  /// when every call has returned. One caller at a time (the executable guarantees it).
-  template <class F>
-  void run(int n, F&& f) {
-    if (n <= 1 || size_ == 1) {
-      for (int i = 0; i < n; ++i) f(i);
-      return;
-    }
-    if (n > size_) n = size_;
-    using fn_t = std::remove_reference_t<F>;
-    task_fn fn = [](void* ctx, int i) { (*static_cast<fn_t*>(ctx))(i); };
-    void* ctx = const_cast<void*>(static_cast<const void*>(&f));
-
-    // Write the description under an odd sequence number, then publish the even one.
-    const std::uint64_t before = seq_.load(std::memory_order_relaxed);
-    // Release stores (no fences, which ThreadSanitizer cannot follow): whoever reads a new
-    // field also sees the odd number stored before it, and discards what it read.
-    seq_.store(before + 1, std::memory_order_relaxed);
-    task_.store(fn, std::memory_order_release);
-    ctx_.store(ctx, std::memory_order_release);
-    tasks_.store(n, std::memory_order_release);
-    done_.store(0, std::memory_order_relaxed);
-    rest_.store(false, std::memory_order_relaxed);
-    const std::uint64_t call = before + 2;
-    seq_.store(call, std::memory_order_seq_cst);
-    if (sleeping_.load(std::memory_order_seq_cst) > 0) wake_all();
-
-    // The caller takes task 0 (the workers' own are 1 .. n-1), then anything a worker has
-    // not claimed yet.
-    claim_all(0, call, fn, ctx, n);
-    wait_done(n);
-  }
-
- private:
-  using task_fn = void (*)(void*, int);
-
-  // One slot per task, on its own cache line: the number of the last call that claimed it.
-  struct alignas(64) claim_slot {
-    std::atomic<std::uint64_t> call{0};
-  };
-
-  // Spinning budget before sleeping: long enough to cover the gap between two steps of one
-  // run, short enough that an idle pool gives its cores back quickly on a loaded machine.
-  static constexpr auto spin_time = std::chrono::microseconds(100);
-
-  bool claim(int i, std::uint64_t call) {
-    std::atomic<std::uint64_t>& slot = claims_[static_cast<std::size_t>(i)].call;
-    std::uint64_t seen = slot.load(std::memory_order_relaxed);
-    while (seen < call)
-      if (slot.compare_exchange_weak(seen, call, std::memory_order_acq_rel, std::memory_order_relaxed)) return true;
-    return false;
-  }
-
-  // Claims and runs task `first`, then every other unclaimed task of this call.
-  void claim_all(int first, std::uint64_t call, task_fn fn, void* ctx, int n) {
-    for (int k = 0; k < n; ++k) {
-      const int i = (first + k) % n;
-      if (!claim(i, call)) continue;
-      fn(ctx, i);
-      if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == n) done_.notify_one();
-    }
-  }
-
-  // The caller's wait for tasks that workers claimed and are still running.
-  void wait_done(int n) {
-    const auto start = std::chrono::steady_clock::now();
-    for (int spin = 0;; ++spin) {
-      const int d = done_.load(std::memory_order_acquire);
-      if (d == n) return;
-      if (spin < 256) {
-        cpu_relax();
-      } else if (std::chrono::steady_clock::now() - start < spin_time) {
-        // A worker that was preempted mid-task may share this core: let it run.
-        std::this_thread::yield();
-      } else {
-        done_.wait(d, std::memory_order_acquire);
-      }
-    }
-  }
-
-  void wake_all() {
-    wake_.fetch_add(1, std::memory_order_seq_cst);
-    wake_.notify_all();
-  }
-
-  // Waits until the published sequence differs from `seen`: spins, yields, then sleeps.
-  std::uint64_t wait_call(std::uint64_t seen) {
-    const auto start = std::chrono::steady_clock::now();
-    for (int spin = 0;; ++spin) {
-      const std::uint64_t s = seq_.load(std::memory_order_acquire);
-      if (s != seen && (s & 1u) == 0) return s;
-      if (s != seen) {
-        cpu_relax();  // a description is being written: it takes nanoseconds
-        continue;
-      }
-      if (!rest_.load(std::memory_order_relaxed) && spin < 1024) {
-        cpu_relax();
-      } else if (!rest_.load(std::memory_order_relaxed) && std::chrono::steady_clock::now() - start < spin_time) {
-        std::this_thread::yield();  // on a loaded machine, the core goes to whoever needs it
-      } else {
-        // Sleep. Announce it first, then look again: the caller publishes, then looks for
-        // sleepers (both sequentially consistent), so one of the two sees the other.
-        const std::uint32_t w = wake_.load(std::memory_order_seq_cst);
-        sleeping_.fetch_add(1, std::memory_order_seq_cst);
-        if (seq_.load(std::memory_order_seq_cst) == seen) wake_.wait(w, std::memory_order_seq_cst);
-        sleeping_.fetch_sub(1, std::memory_order_seq_cst);
-      }
-    }
-  }
-
-  void work(int index) {
-    std::uint64_t seen = 0;
-    for (;;) {
-      const std::uint64_t s = wait_call(seen);
-      if (stop_.load(std::memory_order_seq_cst)) return;
-      const task_fn fn = task_.load(std::memory_order_acquire);
-      void* const ctx = ctx_.load(std::memory_order_acquire);
-      const int n = tasks_.load(std::memory_order_acquire);
-      if (seq_.load(std::memory_order_relaxed) != s) continue;  // a newer call overwrote it: look again
-      seen = s;
-      if (index < n) claim_all(index, s, fn, ctx, n);
-    }
-  }
-
-  int size_;
-  std::unique_ptr<claim_slot[]> claims_;
-  std::vector<std::thread> workers_;
-  std::atomic<std::uint64_t> seq_{0};
-  std::atomic<task_fn> task_{nullptr};
-  std::atomic<void*> ctx_{nullptr};
-  std::atomic<int> tasks_{0};
-  std::atomic<int> done_{0};
-  std::atomic<std::uint32_t> wake_{0};
-  std::atomic<int> sleeping_{0};
-  std::atomic<bool> stop_{false};
-  std::atomic<bool> rest_{false};
-};
-
-}  // namespace partita::detail
-// ---- end partita/backends/cpu/detail/thread_pool.hpp ----
-// ---- begin partita/backends/cpu/patterns.hpp ----
-// ---- begin partita/pattern/match_view.hpp ----
-
-
-namespace partita {
-
-/// What a composite's predicate sees of a match, before anything is claimed: the root, every
-/// node absorbed into the composite, its parameters, bound weights and pattern variables.
-class match_view {
- public:
-  struct parts {
-    const int* body;
-    int body_size;
-    const int* params;
-    int num_params;
-    const int* vars;
-    const std::string_view* var_names;
-    int num_vars;
-  };
-
-  constexpr match_view(const graph_node* nodes, const int* args, int root, parts p)
-      : nodes_(nodes), args_(args), root_(root), p_(p) {}
-
-  /// The node the match is rooted at (the composite's result).
-  constexpr op_view root() const { return view(root_); }
-  /// Nodes absorbed into the composite (ops and bound weights), the root included.
-  constexpr int size() const { return p_.body_size; }
-  constexpr op_view node(int i) const { return view(p_.body[i]); }
-  /// The composite's parameters, in order.
-  constexpr int num_params() const { return p_.num_params; }
-  constexpr op_view param(int i) const { return view(p_.params[i]); }
-  /// The node bound to pattern variable `name`.
-  constexpr op_view var(std::string_view name) const {
-    for (int i = 0; i < p_.num_vars; ++i)
-      if (p_.var_names[i] == name) return view(p_.vars[i]);
-    return view(root_);
-  }
-  /// True when `f(op_view)` holds for every absorbed node.
-  template <class F>
-  constexpr bool all(F f) const {
-    for (int i = 0; i < p_.body_size; ++i)
-      if (!f(node(i))) return false;
-    return true;
-  }
-
- private:
-  constexpr op_view view(int i) const { return {nodes_, args_, i}; }
-  const graph_node* nodes_;
-  const int* args_;
-  int root_;
-  parts p_;
-};
-
-/// Predicate accepting every match.
-struct always {
-  static constexpr bool check(const match_view&) { return true; }
-};
-
-/// Predicate accepting matches whose nodes are all f32.
-struct only_f32 {
-  static constexpr bool check(const match_view& m) {
-    return m.all([](op_view v) { return v.dtype() == dtype::f32; });
-  }
-};
-
-}  // namespace partita
-// ---- end partita/pattern/match_view.hpp ----
 // ---- begin partita/pattern/pattern.hpp ----
+/// The pattern language: op patterns, wildcards, alternatives, dominators.
 #include <tuple>
 
 
@@ -4129,1134 +2280,6 @@ struct substitute<has_attr<T, M, V>, P> {
 
 }  // namespace partita
 // ---- end partita/pattern/pattern.hpp ----
-// ---- begin partita/pattern/table.hpp ----
-
-
-namespace partita {
-
-/// One entry of a pattern table: a named composite, its pattern and the predicate that must
-/// accept a match before it is claimed. The name's prefix up to the first `.` is the backend
-/// that the composite is offloaded to (`"npu.conv2d_bias_relu"` belongs to `npu`).
-template <fixed_string Name, class Pattern, class Predicate = always>
-struct composite {
-  static constexpr std::string_view name = Name.view();
-  using pattern = Pattern;
-  using predicate = Predicate;
-};
-
-/// A table entry in value form.
-struct table_entry {
-  std::string_view name{};
-  int root = 0;
-  bool (*predicate)(const match_view&) = nullptr;
-};
-
-namespace detail {
-
-struct table_sizes {
-  std::size_t nodes, children, entries, vars;
-};
-
-template <class... Cs>
-constexpr detail::pattern_builder build_table(std::vector<table_entry>& entries) {
-  detail::pattern_builder b;
-  ((entries.push_back({Cs::name, Cs::pattern::build(b), &Cs::predicate::check})), ...);
-  return b;
-}
-
-template <class... Cs>
-constexpr table_sizes sizes_of_table() {
-  std::vector<table_entry> e;
-  const auto b = build_table<Cs...>(e);
-  return {b.nodes.size(), b.children.size(), e.size(), b.vars.size()};
-}
-
-}  // namespace detail
-
-/// The flat, constexpr form of a pattern table that the matcher walks.
-template <detail::table_sizes S>
-struct pattern_table_value {
-  std::array<pattern_node, S.nodes> nodes{};
-  std::array<int, S.children> children{};
-  std::array<table_entry, S.entries> entries{};
-  std::array<std::string_view, S.vars> vars{};
-};
-
-/// A backend's composites in priority order: earlier entries claim nodes first.
-template <class... Composites>
-struct pattern_table {
-  static constexpr detail::table_sizes sizes = detail::sizes_of_table<Composites...>();
-  static constexpr pattern_table_value<sizes> value = [] {
-    std::vector<table_entry> e;
-    const auto b = detail::build_table<Composites...>(e);
-    pattern_table_value<sizes> t{};
-    for (std::size_t i = 0; i < sizes.nodes; ++i) t.nodes[i] = b.nodes[i];
-    for (std::size_t i = 0; i < sizes.children; ++i) t.children[i] = b.children[i];
-    for (std::size_t i = 0; i < sizes.entries; ++i) t.entries[i] = e[i];
-    for (std::size_t i = 0; i < sizes.vars; ++i) t.vars[i] = b.vars[i];
-    return t;
-  }();
-};
-
-}  // namespace partita
-// ---- end partita/pattern/table.hpp ----
-
-namespace partita {
-namespace detail::cpu {
-
-/// dense or conv2d of a bound weight.
-template <template <class, class> class Op>
-using gemm_p = Op<any, constant>;
-/// ... with an optional bias, then an optional batch norm.
-template <template <class, class> class Op>
-using gemm_bias_p = alt<batch_norm_p<alt<bias_add_p<gemm_p<Op>, constant>, gemm_p<Op>>, constant, constant, constant, constant>,
-                        bias_add_p<gemm_p<Op>, constant>>;
-template <class X>
-using activation_p = alt<relu_p<X>, alt<clip_p<X>, alt<sigmoid_p<X>, tanh_p<X>>>>;
-
-/// The composites the cpu kernels implement: f32, a bias along the channels (conv2d) or the
-/// units (dense), and a residual of exactly the output's shape.
-struct fusable {
-  static constexpr bool check(const match_view& m) {
-    for (int i = 0; i < m.size(); ++i) {
-      const op_view v = m.node(i);
-      if (v.dtype() != dtype::f32) return false;
-      if (v.is(op_id::bias_add)) {
-        const int axis = v.attributes().axis < 0 ? v.attributes().axis + v.shape().rank : v.attributes().axis;
-        const bool conv = v.arg(0).is(op_id::conv2d);
-        if (axis != (conv ? 1 : v.shape().rank - 1)) return false;
-      }
-      if (v.is(op_id::add) && !(v.arg(0).shape() == v.arg(1).shape())) return false;
-    }
-    return true;
-  }
-};
-
-}  // namespace detail::cpu
-
-/// The `cpu` backend's pattern table, in priority order: conv2d / dense with bias (and/or a
-/// batch norm, folded at bind), optionally followed by a residual add and/or an activation
-/// (relu, clip, sigmoid, tanh). Each becomes one kernel.
-using cpu_patterns = pattern_table<
-    composite<"cpu.conv2d_bias_add_act", detail::cpu::activation_p<add_p<detail::cpu::gemm_bias_p<conv2d_p>, any>>,
-              detail::cpu::fusable>,
-    composite<"cpu.conv2d_bias_add", add_p<detail::cpu::gemm_bias_p<conv2d_p>, any>, detail::cpu::fusable>,
-    composite<"cpu.conv2d_bias_act", detail::cpu::activation_p<detail::cpu::gemm_bias_p<conv2d_p>>, detail::cpu::fusable>,
-    composite<"cpu.conv2d_add_act", detail::cpu::activation_p<add_p<detail::cpu::gemm_p<conv2d_p>, any>>, detail::cpu::fusable>,
-    composite<"cpu.conv2d_act", detail::cpu::activation_p<detail::cpu::gemm_p<conv2d_p>>, detail::cpu::fusable>,
-    composite<"cpu.conv2d_bias", detail::cpu::gemm_bias_p<conv2d_p>, detail::cpu::fusable>,
-    composite<"cpu.dense_bias_add_act", detail::cpu::activation_p<add_p<detail::cpu::gemm_bias_p<dense_p>, any>>,
-              detail::cpu::fusable>,
-    composite<"cpu.dense_bias_act", detail::cpu::activation_p<detail::cpu::gemm_bias_p<dense_p>>, detail::cpu::fusable>,
-    composite<"cpu.dense_act", detail::cpu::activation_p<detail::cpu::gemm_p<dense_p>>, detail::cpu::fusable>,
-    composite<"cpu.dense_bias", detail::cpu::gemm_bias_p<dense_p>, detail::cpu::fusable>>;
-
-}  // namespace partita
-// ---- end partita/backends/cpu/patterns.hpp ----
-// ---- begin partita/backends/reference/kernels.hpp ----
-
-
-/// Scalar fp32 kernels of the reference backend. They are the oracle every other backend is
-/// tested against, so they favour obviously-correct loops over speed and accumulate in double.
-/// 4-D tensors are NCHW; conv2d weights are OIHW (O, I/groups, KH, KW).
-namespace partita::reference_kernels {
-
-namespace detail {
-
-/// Product of the dimensions in [from, to).
-inline std::int64_t product(const shape& s, int from, int to) {
-  std::int64_t n = 1;
-  for (int i = from; i < to; ++i) n *= s[i];
-  return n;
-}
-
-/// Row-major strides of `s`, with the stride of every size-1 dimension of `s` set to zero so
-/// that reading with them broadcasts the tensor along that dimension. Right-aligned to `rank`.
-inline std::array<std::int64_t, max_rank> broadcast_strides(const shape& s, int rank) {
-  std::array<std::int64_t, max_rank> st{};
-  std::int64_t step = 1;
-  for (int i = s.rank - 1; i >= 0; --i) {
-    const int out = rank - s.rank + i;
-    st[static_cast<std::size_t>(out)] = s[i] == 1 ? 0 : step;
-    step *= s[i];
-  }
-  return st;
-}
-
-/// The effective pooling stride: zero means "equal to the window", as in PyTorch.
-constexpr int pool_stride(const attrs& a, int axis) {
-  const auto i = static_cast<std::size_t>(axis);
-  return a.stride[i] > 0 ? a.stride[i] : a.window[i];
-}
-
-}  // namespace detail
-
-/// Numpy-style broadcast of two shapes (right-aligned, dims equal or 1).
-inline shape broadcast_shape(const shape& a, const shape& b) {
-  shape r;
-  r.rank = std::max(a.rank, b.rank);
-  for (int i = 0; i < r.rank; ++i) {
-    const std::int64_t da = i < a.rank ? a.back(i) : 1;
-    const std::int64_t db = i < b.rank ? b.back(i) : 1;
-    if (da != db && da != 1 && db != 1)
-      throw error("broadcast_shape: " + to_string(a) + " and " + to_string(b) + " are not broadcastable");
-    r.dims[static_cast<std::size_t>(r.rank - 1 - i)] = da == 1 ? db : da;
-  }
-  return r;
-}
-
-/// y[n, m] = sum_k x[n, k] * w[m, k]; w is [units, in_features] and the leading dims of x are
-/// flattened into n.
-inline void dense(const float* x, const shape& xs, const float* w, const shape& ws, float* y) {
-  const std::int64_t k_len = xs.back(0);
-  const std::int64_t rows = xs.elements() / k_len;
-  const std::int64_t units = ws[0];
-  for (std::int64_t n = 0; n < rows; ++n)
-    for (std::int64_t m = 0; m < units; ++m) {
-      double acc = 0;
-      for (std::int64_t k = 0; k < k_len; ++k)
-        acc += static_cast<double>(x[n * k_len + k]) * static_cast<double>(w[m * k_len + k]);
-      y[n * units + m] = static_cast<float>(acc);
-    }
-}
-
-/// Direct 2-D convolution (cross-correlation, as in PyTorch) of NCHW `x` with OIHW `w` into `y`
-/// of shape `ys`, using the stride, symmetric padding, dilation and groups of `a`.
-inline void conv2d(const float* x, const shape& xs, const float* w, const shape& ws, float* y, const shape& ys,
-                   const attrs& a) {
-  const std::int64_t batch = xs[0], in_c = xs[1], in_h = xs[2], in_w = xs[3];
-  const std::int64_t out_c = ws[0], group_in_c = ws[1], k_h = ws[2], k_w = ws[3];
-  const std::int64_t out_h = ys[2], out_w = ys[3];
-  const std::int64_t group_out_c = out_c / a.groups;
-  const std::int64_t s_h = a.stride[0], s_w = a.stride[1];
-  const std::int64_t p_h = a.padding[0], p_w = a.padding[1];
-  const std::int64_t d_h = a.dilation[0], d_w = a.dilation[1];
-
-  for (std::int64_t n = 0; n < batch; ++n)
-    for (std::int64_t o = 0; o < out_c; ++o) {
-      const std::int64_t group = o / group_out_c;
-      for (std::int64_t oh = 0; oh < out_h; ++oh)
-        for (std::int64_t ow = 0; ow < out_w; ++ow) {
-          double acc = 0;
-          for (std::int64_t ci = 0; ci < group_in_c; ++ci) {
-            const std::int64_t c = group * group_in_c + ci;
-            for (std::int64_t kh = 0; kh < k_h; ++kh) {
-              const std::int64_t ih = oh * s_h - p_h + kh * d_h;
-              const bool row_inside = ih >= 0 && ih < in_h;
-              for (std::int64_t kw = 0; kw < k_w; ++kw) {
-                const std::int64_t iw = ow * s_w - p_w + kw * d_w;
-                // Padding is zeros that are multiplied like any input (as ONNX and PyTorch
-                // define it): a NaN or infinite weight over the padding gives NaN.
-                const bool inside = row_inside && iw >= 0 && iw < in_w;
-                const float xv = inside ? x[((n * in_c + c) * in_h + ih) * in_w + iw] : 0.f;
-                const float wv = w[((o * group_in_c + ci) * k_h + kh) * k_w + kw];
-                acc += static_cast<double>(xv) * static_cast<double>(wv);
-              }
-            }
-          }
-          y[((n * out_c + o) * out_h + oh) * out_w + ow] = static_cast<float>(acc);
-        }
-    }
-}
-
-/// y = x + b, with b (xs[axis] elements) broadcast along every other axis.
-inline void bias_add(const float* x, const shape& xs, const float* b, int axis, float* y) {
-  const std::int64_t outer = detail::product(xs, 0, axis);
-  const std::int64_t len = xs[axis];
-  const std::int64_t inner = detail::product(xs, axis + 1, xs.rank);
-  for (std::int64_t o = 0; o < outer; ++o)
-    for (std::int64_t c = 0; c < len; ++c)
-      for (std::int64_t i = 0; i < inner; ++i) {
-        const std::int64_t at = (o * len + c) * inner + i;
-        y[at] = x[at] + b[c];
-      }
-}
-
-/// add, subtract or multiply of `a` and `b`, broadcast numpy-style into `y` of shape `ys`.
-inline void binary(op_id op, const float* a, const shape& as, const float* b, const shape& bs, float* y,
-                   const shape& ys) {
-  if (!is_binary_elementwise(op))
-    throw error("reference_kernels::binary: " + std::string(name_of(op)) + " is not a binary op");
-  const auto a_st = detail::broadcast_strides(as, ys.rank);
-  const auto b_st = detail::broadcast_strides(bs, ys.rank);
-  // Odometer over the output index; the input offsets follow it through their strides.
-  std::array<std::int64_t, max_rank> idx{};
-  const std::int64_t total = ys.elements();
-  for (std::int64_t at = 0; at < total; ++at) {
-    std::int64_t ai = 0, bi = 0;
-    for (int d = 0; d < ys.rank; ++d) {
-      const auto u = static_cast<std::size_t>(d);
-      ai += idx[u] * a_st[u];
-      bi += idx[u] * b_st[u];
-    }
-    const float av = a[ai], bv = b[bi];
-    switch (op) {
-      case op_id::add: y[at] = av + bv; break;
-      case op_id::subtract: y[at] = av - bv; break;
-      default: y[at] = av * bv; break;
-    }
-    for (int d = ys.rank - 1; d >= 0; --d) {
-      const auto u = static_cast<std::size_t>(d);
-      if (++idx[u] < ys[d]) break;
-      idx[u] = 0;
-    }
-  }
-}
-
-/// relu, clip (to [a.lo, a.hi]), sigmoid or tanh over n elements.
-inline void unary(op_id op, const float* x, std::int64_t n, float* y, const attrs& a) {
-  if (!is_unary_elementwise(op))
-    throw error("reference_kernels::unary: " + std::string(name_of(op)) + " is not a unary op");
-  for (std::int64_t i = 0; i < n; ++i) {
-    const float v = x[i];
-    switch (op) {
-      // std::max/min return their first argument when comparing with NaN, so NaN propagates.
-      case op_id::relu: y[i] = std::max(v, 0.f); break;
-      case op_id::clip: y[i] = std::min(std::max(v, a.lo), a.hi); break;
-      case op_id::sigmoid: y[i] = static_cast<float>(1.0 / (1.0 + std::exp(-static_cast<double>(v)))); break;
-      default: y[i] = static_cast<float>(std::tanh(static_cast<double>(v))); break;
-    }
-  }
-}
-
-/// Max over each window (a.window, a.stride, a.padding) of NCHW `x`; padded cells never win.
-inline void max_pool2d(const float* x, const shape& xs, float* y, const shape& ys, const attrs& a) {
-  const std::int64_t planes = xs[0] * xs[1], in_h = xs[2], in_w = xs[3];
-  const std::int64_t out_h = ys[2], out_w = ys[3];
-  const std::int64_t s_h = detail::pool_stride(a, 0), s_w = detail::pool_stride(a, 1);
-  for (std::int64_t p = 0; p < planes; ++p) {
-    const float* plane = x + p * in_h * in_w;
-    for (std::int64_t oh = 0; oh < out_h; ++oh)
-      for (std::int64_t ow = 0; ow < out_w; ++ow) {
-        float best = -std::numeric_limits<float>::infinity();
-        for (std::int64_t kh = 0; kh < a.window[0]; ++kh) {
-          const std::int64_t ih = oh * s_h - a.padding[0] + kh;
-          if (ih < 0 || ih >= in_h) continue;
-          for (std::int64_t kw = 0; kw < a.window[1]; ++kw) {
-            const std::int64_t iw = ow * s_w - a.padding[1] + kw;
-            if (iw < 0 || iw >= in_w) continue;
-            const float v = plane[ih * in_w + iw];
-            // Once best is NaN no comparison is true, so a NaN input propagates, as in PyTorch.
-            if (v > best || std::isnan(v)) best = v;
-          }
-        }
-        y[(p * out_h + oh) * out_w + ow] = best;
-      }
-  }
-}
-
-/// Mean over each window (a.window, a.stride, a.padding) of NCHW `x`; divides by the number of
-/// in-bounds cells, or by the whole window size when a.count_include_pad is set.
-inline void avg_pool2d(const float* x, const shape& xs, float* y, const shape& ys, const attrs& a) {
-  const std::int64_t planes = xs[0] * xs[1], in_h = xs[2], in_w = xs[3];
-  const std::int64_t out_h = ys[2], out_w = ys[3];
-  const std::int64_t s_h = detail::pool_stride(a, 0), s_w = detail::pool_stride(a, 1);
-  for (std::int64_t p = 0; p < planes; ++p) {
-    const float* plane = x + p * in_h * in_w;
-    for (std::int64_t oh = 0; oh < out_h; ++oh)
-      for (std::int64_t ow = 0; ow < out_w; ++ow) {
-        double sum = 0;
-        std::int64_t count = 0;
-        for (std::int64_t kh = 0; kh < a.window[0]; ++kh) {
-          const std::int64_t ih = oh * s_h - a.padding[0] + kh;
-          if (ih < 0 || ih >= in_h) continue;
-          for (std::int64_t kw = 0; kw < a.window[1]; ++kw) {
-            const std::int64_t iw = ow * s_w - a.padding[1] + kw;
-            if (iw < 0 || iw >= in_w) continue;
-            sum += plane[ih * in_w + iw];
-            ++count;
-          }
-        }
-        const std::int64_t divisor =
-            a.count_include_pad ? static_cast<std::int64_t>(a.window[0]) * a.window[1] : count;
-        y[(p * out_h + oh) * out_w + ow] = static_cast<float>(sum / static_cast<double>(divisor));
-      }
-  }
-}
-
-/// Mean of each H x W plane of NCHW `x`, into [N, C, 1, 1].
-inline void global_avg_pool2d(const float* x, const shape& xs, float* y) {
-  const std::int64_t planes = xs[0] * xs[1], area = xs[2] * xs[3];
-  for (std::int64_t p = 0; p < planes; ++p) {
-    double sum = 0;
-    for (std::int64_t i = 0; i < area; ++i) sum += x[p * area + i];
-    y[p] = static_cast<float>(sum / static_cast<double>(area));
-  }
-}
-
-/// Inference batch norm over axis 1: y = (x - mean) / sqrt(var + eps) * gamma + beta.
-inline void batch_norm(const float* x, const shape& xs, const float* gamma, const float* beta, const float* mean,
-                       const float* var, float eps, float* y) {
-  const std::int64_t outer = xs[0], channels = xs[1];
-  const std::int64_t inner = detail::product(xs, 2, xs.rank);
-  for (std::int64_t o = 0; o < outer; ++o)
-    for (std::int64_t c = 0; c < channels; ++c) {
-      const double inv_std = 1.0 / std::sqrt(static_cast<double>(var[c]) + static_cast<double>(eps));
-      for (std::int64_t i = 0; i < inner; ++i) {
-        const std::int64_t at = (o * channels + c) * inner + i;
-        const double centred = static_cast<double>(x[at]) - static_cast<double>(mean[c]);
-        y[at] = static_cast<float>(centred * inv_std * static_cast<double>(gamma[c]) + static_cast<double>(beta[c]));
-      }
-    }
-}
-
-/// Concatenates the n tensors `xs` (shapes `shapes`) along `axis` into `y` of shape `ys`.
-inline void concatenate(const float* const* xs, const shape* shapes, int n, int axis, float* y, const shape& ys) {
-  const std::int64_t outer = detail::product(ys, 0, axis);
-  const std::int64_t inner = detail::product(ys, axis + 1, ys.rank);
-  for (std::int64_t o = 0; o < outer; ++o)
-    for (int t = 0; t < n; ++t) {
-      // Each input contributes one contiguous run of shapes[t][axis] * inner per outer index.
-      const std::int64_t run = shapes[t][axis] * inner;
-      const float* src = xs[t] + o * run;
-      y = std::copy(src, src + run, y);
-    }
-}
-
-/// Softmax along `axis`; subtracts the maximum first so that large inputs do not overflow.
-inline void softmax(const float* x, const shape& xs, int axis, float* y) {
-  const std::int64_t outer = detail::product(xs, 0, axis);
-  const std::int64_t len = xs[axis];
-  const std::int64_t inner = detail::product(xs, axis + 1, xs.rank);
-  for (std::int64_t o = 0; o < outer; ++o)
-    for (std::int64_t i = 0; i < inner; ++i) {
-      const std::int64_t base = o * len * inner + i;
-      auto at = [&](std::int64_t k) { return base + k * inner; };
-      double top = -std::numeric_limits<double>::infinity();
-      for (std::int64_t k = 0; k < len; ++k) top = std::max(top, static_cast<double>(x[at(k)]));
-      double sum = 0;
-      for (std::int64_t k = 0; k < len; ++k) sum += std::exp(static_cast<double>(x[at(k)]) - top);
-      for (std::int64_t k = 0; k < len; ++k)
-        y[at(k)] = static_cast<float>(std::exp(static_cast<double>(x[at(k)]) - top) / sum);
-    }
-}
-
-}  // namespace partita::reference_kernels
-// ---- end partita/backends/reference/kernels.hpp ----
-// ---- begin partita/backends/reference/reference.hpp ----
-
-
-namespace partita {
-
-/// The reference backend: plain scalar kernels for every op, written for clarity rather than
-/// speed. It is the oracle that every other backend is tested against.
-struct reference {
-  static constexpr fixed_string name = "reference";
-  static constexpr bool host = true;
-
-  /// No per-executable state: the kernels read weights where `bind` put them.
-  struct state {};
-
-  /// Every op of the IR.
-  static constexpr bool supports(const op_view&) { return true; }
-
-  template <class Step>
-  struct kernel {
-    static_assert(Step::node.type == dtype::f32,
-                  "partita: the reference backend has f32 kernels only; this step (Step) has another dtype");
-
-    static void run(state&, const float* const* in, float* out) {
-      namespace k = reference_kernels;
-      constexpr const graph_node& n = Step::node;
-      constexpr op_id op = Step::op;
-      if constexpr (op == op_id::dense) {
-        k::dense(in[0], Step::arg(0).out, in[1], Step::arg(1).out, out);
-      } else if constexpr (op == op_id::conv2d) {
-        k::conv2d(in[0], Step::arg(0).out, in[1], Step::arg(1).out, out, n.out, *n.at);
-      } else if constexpr (op == op_id::bias_add) {
-        k::bias_add(in[0], n.out, in[1], normalized_axis(n.at->axis, n.out.rank), out);
-      } else if constexpr (is_binary_elementwise(op)) {
-        k::binary(op, in[0], Step::arg(0).out, in[1], Step::arg(1).out, out, n.out);
-      } else if constexpr (is_unary_elementwise(op)) {
-        k::unary(op, in[0], n.out.elements(), out, *n.at);
-      } else if constexpr (op == op_id::max_pool2d) {
-        k::max_pool2d(in[0], Step::arg(0).out, out, n.out, *n.at);
-      } else if constexpr (op == op_id::avg_pool2d) {
-        k::avg_pool2d(in[0], Step::arg(0).out, out, n.out, *n.at);
-      } else if constexpr (op == op_id::global_avg_pool2d) {
-        k::global_avg_pool2d(in[0], Step::arg(0).out, out);
-      } else if constexpr (op == op_id::batch_norm) {
-        k::batch_norm(in[0], n.out, in[1], in[2], in[3], in[4], n.at->epsilon, out);
-      } else if constexpr (op == op_id::concatenate) {
-        constexpr auto shapes = arg_shapes();
-        k::concatenate(in, shapes.data(), Step::num_args, normalized_axis(n.at->axis, n.out.rank), out, n.out);
-      } else if constexpr (op == op_id::softmax) {
-        k::softmax(in[0], n.out, normalized_axis(n.at->axis, n.out.rank), out);
-      } else {
-        static_assert(op == op_id::dense, "partita: the reference backend has no kernel for this op (Step)");
-      }
-    }
-
-   private:
-    static constexpr int normalized_axis(int axis, int rank) { return axis < 0 ? axis + rank : axis; }
-    static constexpr auto arg_shapes() {
-      std::array<shape, static_cast<std::size_t>(Step::num_args)> s{};
-      for (int i = 0; i < Step::num_args; ++i) s[static_cast<std::size_t>(i)] = Step::arg(i).out;
-      return s;
-    }
-  };
-};
-
-}  // namespace partita
-// ---- end partita/backends/reference/reference.hpp ----
-// ---- begin partita/detail/aligned_buffer.hpp ----
-#include <new>
-
-namespace partita::detail {
-
-/// Zero-initialised storage aligned to a cache line (64 bytes), allocated once: the arena and
-/// weight storage of an executable, a backend's packed weights and scratch.
-class aligned_buffer {
- public:
-  static constexpr std::size_t align = 64;
-
-  aligned_buffer() = default;
-  explicit aligned_buffer(std::size_t bytes)
-      : data_(bytes ? static_cast<std::byte*>(::operator new(bytes, std::align_val_t{align})) : nullptr), size_(bytes) {
-    if (bytes) std::memset(data_.get(), 0, bytes);
-  }
-  aligned_buffer(aligned_buffer&& o) noexcept : data_(std::move(o.data_)), size_(std::exchange(o.size_, 0)) {}
-  aligned_buffer& operator=(aligned_buffer&& o) noexcept {
-    data_ = std::move(o.data_);
-    size_ = std::exchange(o.size_, 0);
-    return *this;
-  }
-  std::byte* get() const { return data_.get(); }
-  /// Its bytes.
-  std::size_t size() const { return size_; }
-  /// The storage as floats.
-  float* floats() const { return reinterpret_cast<float*>(data_.get()); }
-
- private:
-  struct release {
-    void operator()(std::byte* p) const { ::operator delete(p, std::align_val_t{align}); }
-  };
-  std::unique_ptr<std::byte, release> data_;
-  std::size_t size_ = 0;
-};
-
-}  // namespace partita::detail
-// ---- end partita/detail/aligned_buffer.hpp ----
-
-#if defined(PARTITA_CPU_OPENMP)
-#include <omp.h>
-#endif
-
-namespace partita {
-namespace detail::cpu {
-
-/// Work below this many flops per extra thread runs on one thread: waking a core costs more.
-inline constexpr double min_flops_per_task = 4.0e5;
-
-inline int tasks_for(double flops, int threads, int units) {
-  int t = static_cast<int>(flops / min_flops_per_task);
-  t = std::min({t, threads, units});
-  return t < 1 ? 1 : t;
-}
-
-}  // namespace detail::cpu
-
-/// The host backend for x86 and ARM CPUs: xsimd-vectorized kernels for every op, GEMM-based
-/// dense and conv2d with weights packed at `bind`, and composites (`cpu_patterns`) fused into
-/// one kernel: conv2d or dense, then bias and/or batch norm (folded into the weights at bind),
-/// a residual add and an activation. Builds for the instruction set of the compiler flags
-/// (`-march=native`). Threads: a persistent pool of `threads()` workers (by default one per
-/// core in the process's CPU affinity mask), started with the executable, each step split
-/// statically so that a core sees the same slice every call; small steps run on one core. A
-/// worker that is late (its core busy with other work) does not hold a step up: the caller runs
-/// its slice instead.
-struct cpu {
-  static constexpr fixed_string name = "cpu";
-  static constexpr bool host = true;
-  static constexpr bool supports(const op_view&) { return true; }
-  using patterns = cpu_patterns;
-  static constexpr bool fuses(std::string_view composite) { return composite.starts_with("cpu."); }
-  /// For cost-based partitioning: one AVX-512 core's GEMM rate as measured in
-  /// `benchmarks/runtime` (in a network, with cold weights), memory traffic from L3, and the
-  /// fixed cost of a step. `tune` replaces these estimates with measurements.
-  static constexpr throughput speed = {.gflops = 90, .gbytes_per_s = 40, .call_ns = 300};
-
-  /// Packed weights, scratch memory and the thread pool of one executable.
-  class state {
-   public:
-    /// Starts the pool's workers (one thread per core this process may use, see
-    /// `detail::available_cores`): they sleep until the first parallel step.
-    state() : threads_(default_threads()) { start_pool(); }
-
-    /// Number of threads used by `run` (0: every core the process may use). Takes effect at
-    /// once; call it outside `run`.
-    void set_threads(int n) {
-      threads_ = n > 0 ? n : default_threads();
-      pool_.reset();
-      start_pool();
-      grow_scratch(per_thread_floats_);
-    }
-    int threads() const { return threads_; }
-
-    /// A state with this one's threads (the same pool) and nothing prepared: `bind` prepares
-    /// into it and keeps it only if every step accepts its weights.
-    state fork() const {
-      state s(threads_, pool_);
-      return s;
-    }
-
-    /// Bytes this state holds: packed weights and scratch.
-    std::size_t resident_bytes() const {
-      std::size_t n = shared_.size();
-      for (const auto& p : packed_) n += p.size();
-      for (const auto& p : scratch_) n += p.size();
-      return n;
-    }
-
-    /// Called by the executable before another backend's step: the pool's workers stop
-    /// spinning, leaving the cores to it (oneDNN's OpenMP threads, a device driver).
-    void rest() {
-      if (pool_) pool_->rest();
-    }
-
-    // Used by the kernels.
-    float* reserve(int step, std::size_t n) {
-      if (packed_.size() <= static_cast<std::size_t>(step)) packed_.resize(static_cast<std::size_t>(step) + 1);
-      auto& p = packed_[static_cast<std::size_t>(step)];
-      if (p.size() < n * sizeof(float)) p = detail::aligned_buffer(n * sizeof(float));
-      return p.floats();
-    }
-    float* packed(int step) const { return packed_[static_cast<std::size_t>(step)].floats(); }
-    void need_scratch(std::size_t shared, std::size_t per_thread) {
-      if (shared_.size() < shared * sizeof(float)) shared_ = detail::aligned_buffer(shared * sizeof(float));
-      per_thread_floats_ = std::max(per_thread_floats_, per_thread);
-      grow_scratch(per_thread_floats_);
-    }
-    float* shared_scratch() const { return shared_.floats(); }
-    float* thread_scratch(int t) const { return scratch_[static_cast<std::size_t>(t)].floats(); }
-    template <class F>
-    void parallel(int tasks, F&& f) {
-#if defined(PARTITA_CPU_OPENMP)
-      // The alternative to the pool, kept for comparison (benchmarks/runtime: bench_runtime_openmp).
-      if (threads_ > 1 && tasks > 1) {
-        const int n = std::min(tasks, threads_);
-#pragma omp parallel num_threads(n)
-        f(omp_get_thread_num());
-        return;
-      }
-#endif
-      if (pool_ && tasks > 1) {
-        pool_->run(std::min(tasks, pool_->size()), f);
-      } else {
-        f(0);
-      }
-    }
-    int workers() const {
-#if defined(PARTITA_CPU_OPENMP)
-      return threads_;
-#else
-      return pool_ ? pool_->size() : 1;
-#endif
-    }
-
-   private:
-#if defined(PARTITA_CPU_OPENMP)
-    static constexpr bool use_pool = false;
-#else
-    static constexpr bool use_pool = true;
-#endif
-    state(int threads, std::shared_ptr<detail::thread_pool> pool) : threads_(threads), pool_(std::move(pool)) {}
-    static int default_threads() { return detail::available_cores(); }
-    void start_pool() {
-      if (use_pool && threads_ > 1) pool_ = std::make_shared<detail::thread_pool>(threads_);
-    }
-    void grow_scratch(std::size_t n) {
-      const std::size_t want = static_cast<std::size_t>(std::max(threads_, 1));
-      if (scratch_.size() < want) scratch_.resize(want);
-      for (auto& s : scratch_)
-        if (s.size() < n * sizeof(float)) s = detail::aligned_buffer(n * sizeof(float));
-    }
-    int threads_;
-    std::vector<detail::aligned_buffer> packed_;
-    detail::aligned_buffer shared_;
-    std::vector<detail::aligned_buffer> scratch_;
-    std::size_t per_thread_floats_ = 0;
-    // Shared with the states `fork` makes for a bind; used by one of them at a time.
-    std::shared_ptr<detail::thread_pool> pool_;
-  };
-
-  template <class Step>
-  struct kernel;
-};
-
-namespace detail::cpu {
-
-template <class Step>
-constexpr gemm_step analyse() {
-  if constexpr (Step::op == op_id::call) {
-    return analyse_fused<Step>();
-  } else {
-    gemm_step g;
-    g.main = Step::op;
-    return g;
-  }
-}
-
-/// dense and conv2d steps, alone or fused.
-template <class Step>
-struct gemm_kernel {
-  static constexpr gemm_step info = analyse<Step>();
-  static_assert(info.ok, "partita: cpu: this composite (Step) is not one the cpu backend fuses");
-  static constexpr bool fused = Step::op == op_id::call;
-  static constexpr const graph_node& main = fused ? Step::body(info.main_node) : Step::node;
-  static constexpr shape x_shape = fused ? Step::body(Step::body_arg(info.main_node, 0)).out : Step::arg(0).out;
-  static constexpr shape w_shape = fused ? Step::body(Step::body_arg(info.main_node, 1)).out : Step::arg(1).out;
-  static constexpr shape y_shape = Step::node.out;
-  static constexpr bool conv = info.main == op_id::conv2d;
-  // Weights are packed at bind when they are bound weights, at every run otherwise.
-  static constexpr bool constant_weight = fused || Step::arg(1).op == op_id::weight;
-  static constexpr bool has_bias = info.bias >= 0 || info.gamma >= 0;
-  /// After `prepare`, `run` reads no weight argument (all are packed), so the executable keeps
-  /// no raw copy of them; unless the activations or the residual are weights themselves.
-  static constexpr bool packs_weights = constant_weight && Step::arg(info.x).op != op_id::weight &&
-                                        (info.residual < 0 || Step::arg(info.residual).op != op_id::weight);
-  static constexpr int channels = static_cast<int>(w_shape[0]);  // output channels or units
-
-  // dense
-  static constexpr int m_rows = static_cast<int>(conv ? 1 : x_shape.elements() / x_shape.back(0));
-  static constexpr int k_depth = static_cast<int>(conv ? 1 : x_shape.back(0));
-  using dblk = dense_blocking<(m_rows < 1 ? 1 : m_rows), channels>;
-  // conv2d
-  static constexpr conv_geometry geo = conv ? make_conv_geometry(x_shape, w_shape, y_shape, *main.at) : conv_geometry{};
-  static constexpr auto boff = conv_offsets<static_cast<std::size_t>(geo.k > 0 ? geo.k : 1)>(geo);
-  // Small images: vectors of output channels (conv_small.hpp) when that wastes fewer lanes.
-  static constexpr int small_nv = geo.og <= W ? 1 : 2;
-  static constexpr bool small_image = conv && channels_efficiency(geo, small_nv) > positions_efficiency(geo) + 0.1;
-  static constexpr int small_mr = small_conv_rows(geo.oh * geo.ow);
-  static constexpr auto positions =
-      position_offsets<static_cast<std::size_t>(small_image ? geo.oh * geo.ow : 1)>(small_image ? geo : conv_geometry{});
-
-  static constexpr std::size_t packed_floats =
-      !conv        ? packed_dense_floats(channels, k_depth, dblk::nr)
-      : small_image ? static_cast<std::size_t>(geo.groups) * packed_dense_floats(geo.og, geo.k, small_nv * W)
-                    : packed_conv_floats(geo);
-  static constexpr std::size_t bias_floats = has_bias ? static_cast<std::size_t>(channels) + 64 : 0;
-
-  static void pack(float* dst, const float* const* in) {
-    if constexpr (info.gamma >= 0) {
-      // Fold batch norm: w' = w · s, b' = (b - mean) · s + beta, s = gamma / sqrt(var + eps).
-      const std::size_t per = static_cast<std::size_t>(w_shape.elements() / channels);
-      std::vector<float> w(in[info.w], in[info.w] + w_shape.elements());
-      float* bias = dst + packed_floats;
-      for (int o = 0; o < channels; ++o) {
-        const double s = static_cast<double>(in[info.gamma][o]) /
-                         std::sqrt(static_cast<double>(in[info.var][o]) + static_cast<double>(info.epsilon));
-        for (std::size_t i = 0; i < per; ++i) w[o * per + i] = static_cast<float>(w[o * per + i] * s);
-        const double b = info.bias >= 0 ? in[info.bias][o] : 0.0;
-        bias[o] = static_cast<float>((b - in[info.mean][o]) * s + in[info.beta][o]);
-      }
-      pack_weights(w.data(), dst);
-    } else {
-      pack_weights(in[info.w], dst);
-      if constexpr (info.bias >= 0) std::copy(in[info.bias], in[info.bias] + channels, dst + packed_floats);
-    }
-  }
-
-  static void pack_weights(const float* w, float* dst) {
-    if constexpr (small_image) {
-      const std::size_t per_group = packed_dense_floats(geo.og, geo.k, small_nv * W);
-      for (int gr = 0; gr < geo.groups; ++gr)
-        pack_dense_weights(w + static_cast<std::size_t>(gr) * geo.og * geo.k, geo.og, geo.k, small_nv * W,
-                           dst + gr * per_group);
-    } else if constexpr (conv) {
-      pack_conv_weights(geo, w, dst);
-    } else {
-      pack_dense_weights(w, channels, k_depth, dblk::nr, dst);
-    }
-  }
-
-  static void prepare(partita::cpu::state& st, const float* const* in) {
-    float* dst = st.reserve(Step::index, packed_floats + bias_floats);
-    if constexpr (small_image) {
-      st.need_scratch(geo.buffer_floats, small_conv_scratch(geo.oh * geo.ow, small_mr, small_nv));
-    } else if constexpr (conv) {
-      st.need_scratch(geo.buffer_floats, 0);
-    } else {
-      st.need_scratch(0, static_cast<std::size_t>(dblk::mr) * k_depth);
-    }
-    if constexpr (constant_weight) {
-      if (in[info.w]) pack(dst, in);
-    }
-  }
-
-  static void run(partita::cpu::state& st, const float* const* in, float* out) {
-    float* packed = st.packed(Step::index);
-    if constexpr (!constant_weight) pack(packed, in);
-    epilogue e;
-    e.bias = has_bias ? packed + packed_floats : nullptr;
-    e.bias_per_row = conv;
-    e.act = info.act;
-    e.lo = info.lo;
-    e.hi = info.hi;
-    const float* residual = info.residual >= 0 ? in[info.residual] : nullptr;
-    const float* x = in[info.x];
-    if constexpr (conv) {
-      run_conv(st, x, packed, residual, e, out);
-    } else {
-      e.residual = residual;
-      e.ld_residual = channels;
-      constexpr int panels = (channels + dblk::nr - 1) / dblk::nr;
-      // A few rows stream their weights: count each weight byte as a few flops of work, so that a
-      // 1 MB weight matrix is split across cores even at batch 1.
-      constexpr double flops = std::max(2.0 * m_rows * channels * k_depth, 4.0 * sizeof(float) * channels * k_depth);
-      const int tasks = tasks_for(flops, st.workers(), panels);
-      st.parallel(tasks, [&](int t) {
-        const int p0 = panels * t / tasks, p1 = panels * (t + 1) / tasks;
-        dense_panels<m_rows, channels>(x, k_depth, packed, channels, out, e, p0, p1, st.thread_scratch(t));
-      });
-    }
-  }
-
-  // conv2d, image by image: copy the image into the padded phase planes (split by channels),
-  // then compute its tiles, split statically by positions or by output-channel panels.
-  static void run_conv(partita::cpu::state& st, const float* x, const float* packed, const float* residual, epilogue e,
-                       float* out) {
-    constexpr int n = geo.oh * geo.ow;
-    constexpr int tile = small_image ? small_mr : conv_block::nr;       // positions per tile
-    constexpr int panel = small_image ? small_nv * W : conv_block::mr;  // output channels per panel
-    constexpr int tiles = ((small_image ? n : geo.npos) + tile - 1) / tile;
-    constexpr int panels = (geo.og + panel - 1) / panel;
-    constexpr double flops = 2.0 * geo.o * geo.k * n;
-    const int tasks = tasks_for(flops, st.workers(), tiles * panels);
-    // Small images split their output channels (each core keeps its slice of the weights) when
-    // there are enough; large ones split their positions when there are plenty.
-    const bool by_tiles = small_image ? panels < tasks : tiles >= 8 * tasks || panels < tasks;
-    float* buf = st.shared_scratch();
-    const std::size_t in_image = static_cast<std::size_t>(geo.c) * geo.h * geo.w;
-    const std::size_t out_image = static_cast<std::size_t>(geo.o) * n;
-    for (int b = 0; b < geo.batch; ++b) {
-      const float* xb = x + b * in_image;
-      const int copy_tasks = std::min(tasks, geo.c);
-      st.parallel(copy_tasks, [&](int t) {
-        conv_copy_input(geo, xb, buf, geo.c * t / copy_tasks, geo.c * (t + 1) / copy_tasks);
-      });
-      epilogue eb = e;
-      eb.residual = residual ? residual + b * out_image : nullptr;
-      float* yb = out + b * out_image;
-      st.parallel(tasks, [&](int t) {
-        const int p0 = by_tiles ? 0 : panels * t / tasks, p1 = by_tiles ? panels : panels * (t + 1) / tasks;
-        const int t0 = by_tiles ? tiles * t / tasks : 0, t1 = by_tiles ? tiles * (t + 1) / tasks : tiles;
-        for (int gr = 0; gr < geo.groups; ++gr) {
-          if constexpr (small_image) {
-            small_conv_tiles<small_mr, small_nv>(geo, boff.data(), positions.data(), packed, buf, yb, eb, gr, p0, p1,
-                                                 t0, t1, st.thread_scratch(t));
-          } else {
-            conv_tiles(geo, boff.data(), packed, buf, yb, eb, gr, p0, p1, t0, t1);
-          }
-        }
-      });
-    }
-  }
-};
-
-/// Every other op.
-template <class Step>
-struct simple_kernel {
-  static constexpr const graph_node& n = Step::node;
-  static constexpr op_id op = Step::op;
-  static constexpr int axis(int a, int rank) { return a < 0 ? a + rank : a; }
-
-  static void run(partita::cpu::state& st, const float* const* in, float* out) {
-    if constexpr (is_unary_elementwise(op)) {
-      unary(activation_of(op), n.at->lo, n.at->hi, in[0], out, n.out.elements());
-    } else if constexpr (is_binary_elementwise(op)) {
-      if constexpr (Step::arg(0).out == n.out && Step::arg(1).out == n.out) {
-        binary_same_shape(op, in[0], in[1], out, n.out.elements());
-      } else {
-        on_reference(in, out);  // broadcasting
-      }
-    } else if constexpr (op == op_id::bias_add) {
-      constexpr int a = axis(n.at->axis, n.out.rank);
-      channel_affine(in[0], out, product(0, a), n.out[a], product(a + 1, n.out.rank), nullptr, in[1]);
-    } else if constexpr (op == op_id::batch_norm) {
-      const std::int64_t outer = n.out[0], channels = n.out[1], inner = product(2, n.out.rank);
-      for (std::int64_t c = 0; c < channels; ++c) {
-        const double s = static_cast<double>(in[1][c]) / std::sqrt(static_cast<double>(in[4][c]) + n.at->epsilon);
-        const float scale = static_cast<float>(s);
-        const float shift = static_cast<float>(in[2][c] - in[3][c] * s);
-        for (std::int64_t o = 0; o < outer; ++o)
-          channel_affine(in[0] + (o * channels + c) * inner, out + (o * channels + c) * inner, 1, 1, inner, &scale, &shift);
-      }
-    } else if constexpr (op == op_id::max_pool2d || op == op_id::avg_pool2d) {
-      constexpr pool_geometry g = pool();
-      // Planes split across threads when the pooling is large enough to pay for it.
-      constexpr double work = 1.0 * g.planes * g.oh * g.ow * g.kh * g.kw;
-      const int tasks = tasks_for(work, st.workers(), g.planes);
-      bool done = true;
-      st.parallel(tasks, [&](int t) {
-        pool_geometry part = g;
-        const int p0 = g.planes * t / tasks, p1 = g.planes * (t + 1) / tasks;
-        part.planes = p1 - p0;
-        const bool ok = pool2d<op == op_id::max_pool2d>(part, in[0] + static_cast<std::size_t>(p0) * g.h * g.w,
-                                                         out + static_cast<std::size_t>(p0) * g.oh * g.ow);
-        if (!ok && t == 0) done = false;
-      });
-      if (!done) on_reference(in, out);
-    } else if constexpr (op == op_id::global_avg_pool2d) {
-      const shape& xs = Step::arg(0).out;
-      plane_means(in[0], out, xs[0] * xs[1], xs[2] * xs[3]);
-    } else if constexpr (op == op_id::softmax) {
-      constexpr int a = axis(n.at->axis, n.out.rank);
-      if constexpr (a == n.out.rank - 1) {
-        softmax_rows(in[0], out, n.out.elements() / n.out[a], n.out[a]);
-      } else {
-        on_reference(in, out);
-      }
-    } else if constexpr (op == op_id::concatenate) {
-      on_reference(in, out);
-    } else {
-      static_assert(op == op_id::relu, "partita: the cpu backend has no kernel for this op (Step)");
-    }
-  }
-
- private:
-  static constexpr std::int64_t product(int from, int to) {
-    std::int64_t p = 1;
-    for (int i = from; i < to; ++i) p *= n.out[i];
-    return p;
-  }
-  static constexpr pool_geometry pool() {
-    const shape& xs = Step::arg(0).out;
-    pool_geometry g;
-    g.planes = static_cast<int>(xs[0] * xs[1]);
-    g.h = static_cast<int>(xs[2]);
-    g.w = static_cast<int>(xs[3]);
-    g.oh = static_cast<int>(n.out[2]);
-    g.ow = static_cast<int>(n.out[3]);
-    g.kh = n.at->window[0];
-    g.kw = n.at->window[1];
-    g.sh = reference_kernels::detail::pool_stride(*n.at, 0);
-    g.sw = reference_kernels::detail::pool_stride(*n.at, 1);
-    g.ph = n.at->padding[0];
-    g.pw = n.at->padding[1];
-    g.count_include_pad = n.at->count_include_pad;
-    return g;
-  }
-  // The cases the cpu kernels leave to the reference backend's.
-  static void on_reference(const float* const* in, float* out) {
-    reference::state none;
-    reference::kernel<Step>::run(none, in, out);
-  }
-};
-
-}  // namespace detail::cpu
-
-template <class Step>
-struct cpu::kernel : std::conditional_t<Step::op == op_id::dense || Step::op == op_id::conv2d || Step::op == op_id::call,
-                                        detail::cpu::gemm_kernel<Step>, detail::cpu::simple_kernel<Step>> {
-  static_assert(Step::node.type == dtype::f32,
-                "partita: the cpu backend has f32 kernels only; this step (Step) has another dtype");
-};
-
-}  // namespace partita
-// ---- end partita/backends/cpu/cpu.hpp ----
-// ---- begin partita/core/tensor_view.hpp ----
-#include <span>
-
-
-namespace partita {
-
-/// A tensor the caller owns: a pointer and the shape it claims. `run` checks the shape against
-/// the model's declaration and names the tensor on a mismatch.
-/// `tensor_view<const float>{x.data(), shape_of<1, 784>}`.
-template <class T>
-struct tensor_view {
-  T* data = nullptr;
-  shape shp{};
-
-  constexpr std::size_t size() const { return static_cast<std::size_t>(shp.elements()); }
-};
-
-template <class T>
-tensor_view(T*, shape) -> tensor_view<T>;
-
-namespace detail {
-
-/// A run-time argument seen as pointer + element count (+ the shape, when the caller gave one).
-template <class T>
-struct raw_tensor {
-  T* data = nullptr;
-  std::size_t size = 0;
-  const shape* shp = nullptr;
-};
-
-template <class T>
-raw_tensor<const T> as_input(const tensor_view<T>& v) {
-  return {v.data, v.size(), &v.shp};
-}
-template <class T>
-raw_tensor<const T> as_input(std::span<T> s) {
-  return {s.data(), s.size(), nullptr};
-}
-template <class T>
-raw_tensor<const T> as_input(const std::vector<T>& v) {
-  return {v.data(), v.size(), nullptr};
-}
-
-template <class T>
-raw_tensor<T> as_output(const tensor_view<T>& v) {
-  static_assert(!std::is_const_v<T>, "partita: run: an output view must be writable (tensor_view<float>)");
-  return {v.data, v.size(), &v.shp};
-}
-template <class T>
-raw_tensor<T> as_output(std::span<T> s) {
-  static_assert(!std::is_const_v<T>, "partita: run: an output span must be writable (std::span<float>)");
-  return {s.data(), s.size(), nullptr};
-}
-template <class T>
-raw_tensor<T> as_output(std::vector<T>& v) {
-  return {v.data(), v.size(), nullptr};
-}
-
-}  // namespace detail
-}  // namespace partita
-// ---- end partita/core/tensor_view.hpp ----
-// ---- begin partita/runtime/bind.hpp ----
-
-// ---- begin partita/runtime/tensor_data.hpp ----
-#include <optional>
-
-
-namespace partita {
-
-/// One named tensor as found in a weight source (file or memory), before validation.
-struct tensor_data {
-  std::string name;
-  std::string dtype_name;           // spelled as in safetensors: "F32", "BF16", ...
-  std::optional<dtype> type;        // set when Partita knows the dtype
-  std::vector<std::int64_t> dims;   // any rank, as stored
-  std::span<const std::byte> bytes; // raw little-endian data
-};
-
-/// The Partita dtype whose safetensors spelling is `name` ("F32" is `f32`), if there is one.
-constexpr std::optional<dtype> dtype_from_safetensors_name(std::string_view name) {
-  for (dtype t : {dtype::f32, dtype::f16, dtype::i32, dtype::i8})
-    if (safetensors_name(t) == name) return t;
-  return std::nullopt;
-}
-
-namespace detail {
-
-// Element count of `dims`, or nullopt when a dimension is negative or the product does not fit
-// in 63 bits. Sources are untrusted, so the product is checked before anyone multiplies by an
-// element size or allocates.
-constexpr std::optional<std::uint64_t> checked_elements(std::span<const std::int64_t> dims) {
-  constexpr auto limit = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
-  bool empty = false;
-  for (std::int64_t d : dims) {
-    if (d < 0) return std::nullopt;
-    empty = empty || d == 0;
-  }
-  // A zero dimension makes any product valid, however large the other dimensions are.
-  if (empty) return 0;
-  std::uint64_t n = 1;
-  for (std::int64_t d : dims) {
-    const auto u = static_cast<std::uint64_t>(d);
-    if (n > limit / u) return std::nullopt;
-    n *= u;
-  }
-  return n;
-}
-
-// `elements * size` in bytes, or nullopt when it overflows.
-constexpr std::optional<std::uint64_t> checked_bytes(std::uint64_t elements, std::uint64_t size) {
-  if (size != 0 && elements > std::numeric_limits<std::uint64_t>::max() / size) return std::nullopt;
-  return elements * size;
-}
-
-// `[2, 3]`, for messages.
-inline std::string dims_string(std::span<const std::int64_t> dims) {
-  std::string r = "[";
-  for (std::size_t i = 0; i < dims.size(); ++i) {
-    if (i) r += ", ";
-    r += std::to_string(dims[i]);
-  }
-  return r + "]";
-}
-
-}  // namespace detail
-}  // namespace partita
-// ---- end partita/runtime/tensor_data.hpp ----
-
-namespace partita::detail {
-
-inline std::string dims_string(const std::vector<std::int64_t>& d) {
-  std::string r = "[";
-  for (std::size_t i = 0; i < d.size(); ++i) {
-    if (i) r += ", ";
-    r += std::to_string(d[i]);
-  }
-  r += "]";
-  return r;
-}
-
-/// Appends to `problems` one line per mismatch between a declared weight and what the source
-/// holds under that name.
-inline void check_weight(const tensor_slot& w, const tensor_data* t, std::string_view origin, std::string& problems) {
-  const std::string head = concat("\n  weight '", w.name, "' (", name_of(w.type), to_string(w.shp), "): ");
-  if (!t) {
-    problems += concat(head, "not found in ", origin);
-    return;
-  }
-  if (t->type != w.type) {
-    problems += concat(head, "dtype is ", t->dtype_name, " in ", origin, ", expected ", safetensors_name(w.type));
-    return;
-  }
-  bool same = t->dims.size() == static_cast<std::size_t>(w.shp.rank);
-  for (int i = 0; same && i < w.shp.rank; ++i) same = t->dims[static_cast<std::size_t>(i)] == w.shp[i];
-  if (!same) {
-    problems += concat(head, "shape is ", dims_string(t->dims), " in ", origin, ", expected ", to_string(w.shp));
-    return;
-  }
-  if (t->bytes.size() != w.bytes()) {
-    problems += concat(head, "holds ", std::to_string(t->bytes.size()), " bytes in ", origin, ", expected ",
-                       std::to_string(w.bytes()));
-  }
-}
-
-/// "input 0 'x' (f32[1, 784])" or "output 1 (f32[1, 10])": a `run` argument in messages.
-inline std::string describe_slot(const tensor_slot& s, const char* role, std::size_t index) {
-  std::string r = concat(role, " ", std::to_string(index));
-  if (!s.name.empty()) r += concat(" '", s.name, "'");
-  return concat(r, " (", name_of(s.type), to_string(s.shp), ")");
-}
-
-/// Checks one `run` argument against the declared input or output it is bound to: shape (for a
-/// view), element count, a non-null and float-aligned pointer.
-inline void check_run_argument(const tensor_slot& s, const char* role, std::size_t index, const void* data,
-                               std::size_t size, const shape* claimed) {
-  const auto expected = static_cast<std::size_t>(s.shp.elements());
-  const auto what = [&] { return concat("partita: run: ", describe_slot(s, role, index)); };
-  if (claimed && !(*claimed == s.shp))
-    throw error(concat(what(), ": the view has shape ", to_string(*claimed), ", expected ", to_string(s.shp)));
-  if (size != expected)
-    throw error(concat(what(), ": the buffer has ", std::to_string(size), " elements, expected ", std::to_string(expected)));
-  if (expected > 0 && data == nullptr) throw error(concat(what(), ": the buffer is null"));
-  if (reinterpret_cast<std::uintptr_t>(data) % alignof(float) != 0)
-    throw error(concat(what(), ": the buffer is not aligned for float (address % ", std::to_string(alignof(float)),
-                       " = ", std::to_string(reinterpret_cast<std::uintptr_t>(data) % alignof(float)), ")"));
-}
-
-}  // namespace partita::detail
-// ---- end partita/runtime/bind.hpp ----
-// ---- begin partita/runtime/executable.hpp ----
-
-#include <boost/hana/at.hpp>
-#include <boost/hana/tuple.hpp>
-
-// ---- begin partita/pass/pipeline.hpp ----
-
-// ---- begin partita/pass/annotate_target.hpp ----
-
-// ---- begin partita/pass/merge_composite.hpp ----
-
-// ---- begin partita/pattern/match.hpp ----
-
 
 namespace partita::detail {
 
@@ -5449,245 +2472,516 @@ class matcher {
 
 }  // namespace partita::detail
 // ---- end partita/pattern/match.hpp ----
+// ---- begin partita/pattern/match_view.hpp ----
+/// `match_view`: what a pattern predicate sees of a match.
+
 
 namespace partita {
+
+/// What a composite's predicate sees of a match, before anything is claimed: the root, every
+/// node absorbed into the composite, its parameters, bound weights and pattern variables.
+class match_view {
+ public:
+  struct parts {
+    const int* body;
+    int body_size;
+    const int* params;
+    int num_params;
+    const int* vars;
+    const std::string_view* var_names;
+    int num_vars;
+  };
+
+  constexpr match_view(const graph_node* nodes, const int* args, int root, parts p)
+      : nodes_(nodes), args_(args), root_(root), p_(p) {}
+
+  /// The node the match is rooted at (the composite's result).
+  constexpr op_view root() const { return view(root_); }
+  /// Nodes absorbed into the composite (ops and bound weights), the root included.
+  constexpr int size() const { return p_.body_size; }
+  constexpr op_view node(int i) const { return view(p_.body[i]); }
+  /// The composite's parameters, in order.
+  constexpr int num_params() const { return p_.num_params; }
+  constexpr op_view param(int i) const { return view(p_.params[i]); }
+  /// The node bound to pattern variable `name`.
+  constexpr op_view var(std::string_view name) const {
+    for (int i = 0; i < p_.num_vars; ++i)
+      if (p_.var_names[i] == name) return view(p_.vars[i]);
+    return view(root_);
+  }
+  /// True when `f(op_view)` holds for every absorbed node.
+  template <class F>
+  constexpr bool all(F f) const {
+    for (int i = 0; i < p_.body_size; ++i)
+      if (!f(node(i))) return false;
+    return true;
+  }
+
+ private:
+  constexpr op_view view(int i) const { return {nodes_, args_, i}; }
+  const graph_node* nodes_;
+  const int* args_;
+  int root_;
+  parts p_;
+};
+
+/// Predicate accepting every match.
+struct always {
+  static constexpr bool check(const match_view&) { return true; }
+};
+
+/// Predicate accepting matches whose nodes are all f32.
+struct only_f32 {
+  static constexpr bool check(const match_view& m) {
+    return m.all([](op_view v) { return v.dtype() == dtype::f32; });
+  }
+};
+
+}  // namespace partita
+// ---- end partita/pattern/match_view.hpp ----
+// ---- begin partita/pattern/table.hpp ----
+/// Pattern tables: `(name, pattern, predicate)` entries in priority order.
+
+
+namespace partita {
+
+/// One entry of a pattern table: a named composite, its pattern and the predicate that must
+/// accept a match before it is claimed. The name's prefix up to the first `.` is the backend
+/// that the composite is offloaded to (`"npu.conv2d_bias_relu"` belongs to `npu`).
+template <fixed_string Name, class Pattern, class Predicate = always>
+struct composite {
+  static constexpr std::string_view name = Name.view();
+  using pattern = Pattern;
+  using predicate = Predicate;
+};
+
+/// A table entry in value form.
+struct table_entry {
+  std::string_view name{};
+  int root = 0;
+  bool (*predicate)(const match_view&) = nullptr;
+};
+
 namespace detail {
 
-/// Consumers of every node of main, as a compressed list, plus whether main returns the node.
-struct use_lists {
-  std::vector<int> first;  // first[n] .. first[n+1]: consumers of n
-  std::vector<int> users;
-  std::vector<bool> returned;
-
-  constexpr use_lists(const module_builder& m) {
-    const function_info& f = m.main();
-    const int n = static_cast<int>(m.nodes.size());
-    std::vector<int> count(static_cast<std::size_t>(n) + 1, 0);
-    for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i)
-      for (int k = 0; k < m.node(i).nargs; ++k) ++count[static_cast<std::size_t>(m.arg(i, k))];
-    first.assign(static_cast<std::size_t>(n) + 1, 0);
-    for (int i = 0; i < n; ++i) first[static_cast<std::size_t>(i) + 1] = first[static_cast<std::size_t>(i)] + count[static_cast<std::size_t>(i)];
-    users.assign(static_cast<std::size_t>(first[static_cast<std::size_t>(n)]), 0);
-    std::vector<int> fill(first.begin(), first.end() - 1);
-    for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i)
-      for (int k = 0; k < m.node(i).nargs; ++k) users[static_cast<std::size_t>(fill[static_cast<std::size_t>(m.arg(i, k))]++)] = i;
-    returned.assign(static_cast<std::size_t>(n), false);
-    returned[static_cast<std::size_t>(f.result)] = true;
-  }
-  constexpr const int* begin(int n) const { return users.data() + first.data()[n]; }
-  constexpr const int* end(int n) const { return users.data() + first.data()[n + 1]; }
+struct table_sizes {
+  std::size_t nodes, children, entries, vars;
 };
 
-constexpr bool contains(const std::vector<int>& v, int x) {
-  for (int y : v)
-    if (y == x) return true;
-  return false;
+template <class... Cs>
+constexpr detail::pattern_builder build_table(std::vector<table_entry>& entries) {
+  detail::pattern_builder b;
+  ((entries.push_back({Cs::name, Cs::pattern::build(b), &Cs::predicate::check})), ...);
+  return b;
 }
 
-/// One accepted match: its root, the absorbed nodes (sorted), the parameters (in order) and the
-/// composite's pattern name.
-struct group {
-  int root;
-  std::vector<int> body;
-  std::vector<int> params;
-  std::string_view name{};
+template <class... Cs>
+constexpr table_sizes sizes_of_table() {
+  std::vector<table_entry> e;
+  const auto b = build_table<Cs...>(e);
+  return {b.nodes.size(), b.children.size(), e.size(), b.vars.size()};
+}
+
+}  // namespace detail
+
+/// The flat, constexpr form of a pattern table that the matcher walks.
+template <detail::table_sizes S>
+struct pattern_table_value {
+  std::array<pattern_node, S.nodes> nodes{};
+  std::array<int, S.children> children{};
+  std::array<table_entry, S.entries> entries{};
+  std::array<std::string_view, S.vars> vars{};
 };
 
-/// Nodes of main reachable from its result.
-constexpr std::vector<bool> live_nodes(const module_builder& m) {
-  const function_info& f = m.main();
-  std::vector<bool> live(m.nodes.size(), false);
-  live[static_cast<std::size_t>(f.result)] = true;
-  for (int i = f.first_node + f.num_nodes - 1; i >= f.first_node; --i)
-    if (live[static_cast<std::size_t>(i)])
-      for (int k = 0; k < m.node(i).nargs; ++k) live[static_cast<std::size_t>(m.arg(i, k))] = true;
-  return live;
-}
+/// A backend's composites in priority order: earlier entries claim nodes first.
+template <class... Composites>
+struct pattern_table {
+  static constexpr detail::table_sizes sizes = detail::sizes_of_table<Composites...>();
+  static constexpr pattern_table_value<sizes> value = [] {
+    std::vector<table_entry> e;
+    const auto b = detail::build_table<Composites...>(e);
+    pattern_table_value<sizes> t{};
+    for (std::size_t i = 0; i < sizes.nodes; ++i) t.nodes[i] = b.nodes[i];
+    for (std::size_t i = 0; i < sizes.children; ++i) t.children[i] = b.children[i];
+    for (std::size_t i = 0; i < sizes.entries; ++i) t.entries[i] = e[i];
+    for (std::size_t i = 0; i < sizes.vars; ++i) t.vars[i] = b.vars[i];
+    return t;
+  }();
+};
 
-/// Drops nodes of main that nothing reaches any more (weights moved into composites).
-constexpr module_builder remove_dead(const module_builder& m) {
-  const std::vector<bool> live = live_nodes(m);
-  module_builder out;
-  copy_functions_but_main(out, m);
-  const function_info& f = m.main();
-  std::vector<int> to(m.nodes.size(), -1);
-  const int start = static_cast<int>(out.nodes.size());
-  std::vector<int> a;
-  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
-    if (!live[static_cast<std::size_t>(i)]) continue;
-    const graph_node& n = m.node(i);
-    a.clear();
-    for (int k = 0; k < n.nargs; ++k) a.push_back(to[static_cast<std::size_t>(m.arg(i, k))]);
-    to[static_cast<std::size_t>(i)] = out.emit(n, a.data(), n.nargs);
-  }
-  finish_main(out, start, to[static_cast<std::size_t>(f.result)]);
-  return out;
-}
+}  // namespace partita
+// ---- end partita/pattern/table.hpp ----
 
-/// Matches table entry `e` at root `r` of main as MergeComposite would (Part 1, items 3-5 of the
-/// BYOC semantics), without looking at what other matches claimed: the match, its interior
-/// values not escaping, no node pinned elsewhere, and the predicate. Fills `gr` when it holds.
-template <class T>
-constexpr bool match_group(const module_builder& m, const T& t, const table_entry& e, int r, const use_lists& uses, match_state& st,
-                           group& gr) {
-  const graph_node& g = m.node(r);
-  if (is_leaf(g.op) || g.op == op_id::call) return false;
-  const std::string_view owner = composite_backend(e.name);
-  if (!g.pinned.empty() && g.pinned != owner) return false;  // pinned elsewhere: not for this backend
-  matcher<T> mt(t, m.nodes.data(), m.args.data(), st);
-  if (!mt.looks_like(e.root, r)) return false;
-  st.reset(t.vars.size());
-  if (!mt.match(e.root, r)) return false;
+// backend
+// ---- begin partita/backend/backend.hpp ----
+/// The backend contract: what a backend type declares, and the checks that name what is missing.
 
-  gr = group{r, {}, {}, e.name};
-  for (int b : st.body)
-    if (!contains(gr.body, b)) gr.body.push_back(b);
-  std::sort(gr.body.begin(), gr.body.end());
-  for (int p : st.params)
-    if (!contains(gr.params, p) && !contains(gr.body, p)) gr.params.push_back(p);
-  // Arguments of absorbed nodes that the pattern walked past (dominator paths) are parameters.
-  for (int b : gr.body)
-    for (int k = 0; k < m.node(b).nargs; ++k) {
-      const int a = m.arg(b, k);
-      if (!contains(gr.body, a) && !contains(gr.params, a)) gr.params.push_back(a);
+
+namespace partita {
+
+/// A backend, as the entry points (`compiled`, `partition`, `annotate_target`) check it:
+///
+/// | member | meaning |
+/// |---|---|
+/// | `static constexpr fixed_string name` | unique, never "default" |
+/// | `struct state` | per-executable state, default-constructed with the executable |
+/// | `state::rest()` (optional) | called before another backend's step runs: stop spinning threads |
+/// | `static constexpr bool host` (optional) | runs every op; takes what no other backend claims |
+/// | `static constexpr bool supports(const op_view&)` | which single ops it claims (non-host backends; optional with `patterns`) |
+/// | `using patterns = pattern_table<...>` (optional) | its composites, in priority order |
+/// | `static constexpr bool fuses(std::string_view)` (optional) | composites it runs as one kernel |
+/// | `using pre_partition / post_partition = pass_list<...>` (optional) | its passes per phase |
+/// | `static constexpr bool compiles_partitions` (optional) | each of its partitions is one step (graph-compiler granularity) |
+/// | `static constexpr bool accepts(const partition_view&)` (optional) | with `passes::host_fallback<B>` in `post_partition`: partitions it refuses run on the host |
+/// | `template <class Step> struct kernel` | `static void run(state&, const float* const* in, float* out)` |
+/// | `kernel<Step>::prepare(state&, const float* const* in)` (optional) | at `bind`: `in` holds the step's weights (null for activations); throwing rejects the step and fails `bind` |
+///
+/// Kernels run in destination-passing style (the caller owns every buffer). The plan may give an
+/// elementwise step (unary ops, bias_add, add/subtract/multiply) the same buffer for its output
+/// and its first argument, so those kernels must read each element before writing it.
+/// `reference` is the simplest complete example.
+template <class B>
+concept backend = requires {
+  { std::string_view(B::name) } -> std::convertible_to<std::string_view>;
+  typename B::state;
+  requires std::default_initializable<typename B::state>;
+};
+
+namespace detail {
+
+/// Checks `B` member by member so that a type that is not a backend gets one message per
+/// missing piece, naming the type (see `Backend` in the instantiation context).
+struct module_builder;
+using module_builder_t = module_builder;
+
+template <class Backend>
+struct check_backend {
+  static constexpr bool has_name = requires { std::string_view(Backend::name); };
+  static_assert(has_name, "partita: not a backend (Backend): it needs `static constexpr fixed_string name = \"...\";`");
+  static constexpr bool has_state = requires { typename Backend::state; };
+  static_assert(has_state, "partita: not a backend (Backend): it needs a `struct state {};` (per-executable state, may be empty)");
+  static constexpr bool default_state = [] {
+    if constexpr (has_state) {
+      return std::default_initializable<typename Backend::state>;
+    } else {
+      return true;
     }
-
-  for (int b : gr.body) {
-    const graph_node& bn = m.node(b);
-    if (bn.op == op_id::weight) continue;  // weights are copied into the composite, not moved
-    if (!bn.pinned.empty() && bn.pinned != owner) return false;
-    if (b == r) continue;
-    if (uses.returned[static_cast<std::size_t>(b)]) return false;  // an interior value escapes
-    for (const int* u = uses.begin(b); u != uses.end(b); ++u)
-      if (!contains(gr.body, *u)) return false;
-  }
-  std::vector<int> vars(st.var_node);
-  const match_view mv(m.nodes.data(), m.args.data(), r,
-                      {gr.body.data(), static_cast<int>(gr.body.size()), gr.params.data(), static_cast<int>(gr.params.size()),
-                       vars.data(), t.vars.data(), static_cast<int>(t.vars.size())});
-  return e.predicate(mv);
-}
-
-/// Outlines disjoint groups of main into composite functions (numbered in graph order) and
-/// replaces each root by a call on the group's parameters. With `keep_placement`, each call
-/// keeps its root's target and region (the cost-based flow decides them before outlining).
-constexpr module_builder outline_composites(const module_builder& m, std::vector<group> groups, bool keep_placement = false) {
-  std::sort(groups.begin(), groups.end(), [](const group& a, const group& b) { return a.root < b.root; });
-  const function_info& f = m.main();
-  module_builder out;
-  copy_functions_but_main(out, m);
-  std::vector<int> callee_of(m.nodes.size(), -1);
-  std::vector<int> to(m.nodes.size(), -1);  // old node → node of the composite being built
-  std::vector<int> a;
-  for (const group& gr : groups) {
-    function_info fn{};
-    sanitize_into(fn, gr.name);
-    fn.name_chars[static_cast<std::size_t>(fn.name_length < 63 ? fn.name_length++ : 63)] = '_';
-    append_number(fn, static_cast<int>(out.functions.size()));
-    fn.composite = gr.name;
-    fn.first_node = static_cast<int>(out.nodes.size());
-    fn.num_params = static_cast<int>(gr.params.size());
-    for (int k = 0; k < fn.num_params; ++k) {
-      const graph_node& src = m.node(gr.params[static_cast<std::size_t>(k)]);
-      graph_node p{op_id::param, src.type, src.out, &no_attrs, {}, 0, 0, src.is_tuple};
-      p.index = k;
-      to[static_cast<std::size_t>(gr.params[static_cast<std::size_t>(k)])] = out.emit(p, nullptr, 0);
+  }();
+  static_assert(default_state, "partita: backend (Backend): its `state` must be default-constructible");
+  static constexpr bool not_default = [] {
+    if constexpr (has_name) {
+      return std::string_view(Backend::name) != "default" && !std::string_view(Backend::name).empty();
+    } else {
+      return true;
     }
-    for (int b : gr.body) {
-      graph_node n = m.node(b);
-      if (keep_placement) {  // placement is the call's
-        n.target = {};
-        n.region = -1;
+  }();
+  static_assert(not_default, "partita: backend (Backend): its name must be non-empty and not \"default\"");
+  static constexpr bool is_host = [] {
+    if constexpr (requires { Backend::host; }) {
+      return static_cast<bool>(Backend::host);
+    } else {
+      return false;
+    }
+  }();
+  static constexpr bool claims_ops = is_host || requires { typename Backend::patterns; } || requires(const op_view& v) {
+    { Backend::supports(v) } -> std::convertible_to<bool>;
+  };
+  static_assert(claims_ops,
+                "partita: backend (Backend): a backend that is not a host needs `static constexpr bool supports(const op_view&)` "
+                "or `patterns`");
+  static constexpr bool patterns_ok = [] {
+    if constexpr (requires { typename Backend::patterns; }) {
+      return requires { Backend::patterns::value.entries; };
+    } else {
+      return true;
+    }
+  }();
+  static_assert(patterns_ok, "partita: backend (Backend): its `patterns` must be a pattern_table<composite<...>...>");
+  static constexpr bool phases_ok = [] {
+    constexpr bool pre = [] {
+      if constexpr (requires { typename Backend::pre_partition; }) {
+        return requires(module_builder_t m) { Backend::pre_partition::run(m); };
+      } else {
+        return true;
       }
-      a.clear();
-      for (int k = 0; k < n.nargs; ++k) a.push_back(to[static_cast<std::size_t>(m.arg(b, k))]);
-      to[static_cast<std::size_t>(b)] = out.emit(n, a.data(), n.nargs);
-    }
-    fn.result = to[static_cast<std::size_t>(gr.root)];
-    fn.num_nodes = static_cast<int>(out.nodes.size()) - fn.first_node;
-    callee_of[static_cast<std::size_t>(gr.root)] = static_cast<int>(out.functions.size());
-    out.functions.push_back(fn);
-    for (int p : gr.params) to[static_cast<std::size_t>(p)] = -1;  // reset only what this group set
-    for (int b : gr.body) to[static_cast<std::size_t>(b)] = -1;
-  }
-
-  // Main: each root becomes a call of its composite on the parameters; absorbed nodes go.
-  std::vector<bool> keep(m.nodes.size(), true);
-  std::vector<const group*> group_at(m.nodes.size(), nullptr);
-  for (const group& gr : groups) {
-    for (int b : gr.body)
-      if (m.node(b).op != op_id::weight) keep[static_cast<std::size_t>(b)] = false;
-    group_at[static_cast<std::size_t>(gr.root)] = &gr;
-  }
-  const int start = static_cast<int>(out.nodes.size());
-  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
-    const graph_node& n = m.node(i);
-    a.clear();
-    if (const group* gr = group_at[static_cast<std::size_t>(i)]) {
-      for (int p : gr->params) a.push_back(to[static_cast<std::size_t>(p)]);
-      graph_node c{op_id::call, n.type, n.out, &no_attrs, {}, 0, 0, n.is_tuple};
-      c.index = callee_of[static_cast<std::size_t>(i)];
-      if (keep_placement) {
-        c.target = n.target;
-        c.region = n.region;
+    }();
+    constexpr bool post = [] {
+      if constexpr (requires { typename Backend::post_partition; }) {
+        return requires(module_builder_t m) { Backend::post_partition::run(m); };
+      } else {
+        return true;
       }
-      to[static_cast<std::size_t>(i)] = out.emit(c, a.data(), static_cast<int>(a.size()));
-      continue;
-    }
-    if (!keep[static_cast<std::size_t>(i)]) continue;
-    for (int k = 0; k < n.nargs; ++k) a.push_back(to[static_cast<std::size_t>(m.arg(i, k))]);
-    to[static_cast<std::size_t>(i)] = out.emit(n, a.data(), n.nargs);
-  }
-  finish_main(out, start, to[static_cast<std::size_t>(f.result)]);
-  return remove_dead(out);
-}
-
-/// Applies table entry `e` to main (Part 1, items 3-5 of the BYOC semantics): roots from the
-/// outputs towards the inputs, each accepted match claiming its nodes.
-template <class T>
-constexpr module_builder apply_pattern(const module_builder& m, const T& t, const table_entry& e) {
-  const function_info& f = m.main();
-  const use_lists uses(m);
-  std::vector<bool> claimed(m.nodes.size(), false);
-  std::vector<group> groups;
-  match_state st;
-  group gr{};
-  for (int r = f.first_node + f.num_nodes - 1; r >= f.first_node; --r) {
-    if (claimed[static_cast<std::size_t>(r)] || !match_group(m, t, e, r, uses, st, gr)) continue;
-    bool free = true;
-    for (int b : gr.body) free = free && (m.node(b).op == op_id::weight || !claimed[static_cast<std::size_t>(b)]);
-    if (!free) continue;
-    for (int b : gr.body)
-      if (m.node(b).op != op_id::weight) claimed[static_cast<std::size_t>(b)] = true;
-    groups.push_back(gr);
-  }
-  if (groups.empty()) return m;
-  return outline_composites(m, std::move(groups));
-}
-
-template <class T>
-constexpr module_builder merge_composite(module_builder m, const T& t) {
-  for (const table_entry& e : t.entries) m = apply_pattern(m, t, e);
-  return m;
-}
-
-template <class M, class Table>
-struct merge_composite_pass {
-  static constexpr module_builder run() { return merge_composite(to_builder(M::value), Table::value); }
+    }();
+    return pre && post;
+  }();
+  static_assert(phases_ok,
+                "partita: backend (Backend): its `pre_partition` / `post_partition` must be a pass_list<...> of passes");
+  static constexpr bool ok = has_name && has_state && default_state && not_default && claims_ops && patterns_ok && phases_ok;
 };
 
 }  // namespace detail
 
-/// MergeComposite: applies the patterns of `Table` to `main` one after another, in table
-/// order; each accepted match becomes a composite function and a call to it. Functions other
-/// than main (earlier composites, partitions) are left untouched.
-template <module_type M, class Table>
-struct merge_composite : detail::module_from<detail::merge_composite_pass<M, Table>> {};
+namespace detail {
+
+/// Index of the backend named `name` in `Bs...`; an empty name means the host (the last one).
+/// `sizeof...(Bs)` when there is no such backend.
+template <class... Bs>
+constexpr std::size_t backend_index(std::string_view name) {
+  if constexpr (sizeof...(Bs) == 0) {
+    return 0;
+  } else {
+    if (name.empty()) return sizeof...(Bs) - 1;
+    constexpr std::string_view names[] = {std::string_view(Bs::name)...};
+    for (std::size_t i = 0; i < sizeof...(Bs); ++i)
+      if (names[i] == name) return i;
+    return sizeof...(Bs);
+  }
+}
+
+/// Position of backend type `B` in `Bs...` (`sizeof...(Bs)` when absent).
+template <class B, class... Bs>
+inline constexpr std::size_t index_of_backend = [] {
+  constexpr bool same[] = {std::is_same_v<B, Bs>...};
+  for (std::size_t i = 0; i < sizeof...(Bs); ++i)
+    if (same[i]) return i;
+  return sizeof...(Bs);
+}();
+
+/// Backend number `I` of `Bs...`.
+template <std::size_t I, class... Bs>
+using nth_backend = std::tuple_element_t<I, std::tuple<Bs...>>;
+
+/// Calls `f.template operator()<B>()` for `B`, the backend at position `index` of `Bs...`, and
+/// returns what it returns (`R{}` for an index past the end): run-time index, compile-time type.
+template <class R, class... Bs, class F>
+constexpr R visit_backend(std::size_t index, F&& f) {
+  R r{};
+  std::size_t i = 0;
+  ((i++ == index ? (void)(r = f.template operator()<Bs>()) : void()), ...);
+  return r;
+}
+
+}  // namespace detail
+
+/// Whether backend `B` claims single op `v`: its `supports`, or nothing without one (a backend
+/// that only takes composites).
+template <class B>
+constexpr bool backend_supports(const op_view& v) {
+  if constexpr (requires { B::supports(v); }) {
+    return static_cast<bool>(B::supports(v));
+  } else {
+    return false;
+  }
+}
+
+/// True when every one of `Backends...` passes the backend checks (reported one by one).
+template <class... Backends>
+inline constexpr bool backends_ok = (detail::check_backend<Backends>::ok && ...);
+
+/// True for host backends (`static constexpr bool host = true;`): they run every op, and the
+/// nodes they get are the ones no other backend claimed.
+template <class B>
+inline constexpr bool is_host_backend = [] {
+  if constexpr (requires { B::host; }) {
+    return static_cast<bool>(B::host);
+  } else {
+    return false;
+  }
+}();
+
+/// True for backends whose partitions each run as one step (`static constexpr bool
+/// compiles_partitions = true;`, graph-compiler granularity).
+template <class B>
+inline constexpr bool runs_partitions = [] {
+  if constexpr (requires { B::compiles_partitions; }) {
+    return static_cast<bool>(B::compiles_partitions);
+  } else {
+    return false;
+  }
+}();
 
 }  // namespace partita
-// ---- end partita/pass/merge_composite.hpp ----
+// ---- end partita/backend/backend.hpp ----
+// ---- begin partita/backend/cost.hpp ----
+/// Costs for cost-based partitioning: throughputs, transfers, candidate views and measured costs.
+
 
 namespace partita {
+
+/// A backend's speed for the default cost estimate (`static constexpr throughput speed = {...};`
+/// in the backend). 1 GFLOP/s is one flop per nanosecond, 1 GB/s one byte per nanosecond.
+struct throughput {
+  double gflops = 20;        // arithmetic rate
+  double gbytes_per_s = 20;  // memory traffic rate
+  double call_ns = 1000;     // fixed cost of one kernel call
+};
+
+/// The link between a backend's own memory and host memory (`static constexpr memory_link link =
+/// {...};` in the backend). Backends without one compute in host memory: tensors cross between
+/// them for free.
+struct memory_link {
+  double gbytes_per_s = 10;
+  double latency_ns = 2000;
+};
+
+/// One measured cost: what `tune` writes, `cost_config<Costs>` reads. `signature` identifies the
+/// candidate's structure (ops, shapes, attributes, composites, how its nodes connect) and is the
+/// same in every build of the same model.
+struct measured_cost {
+  std::string_view backend{};
+  std::uint64_t signature = 0;
+  double ns = 0;
+};
+
+/// A measured hand-over from one backend to another, in nanoseconds (what `tune` writes in
+/// `transfers`): replaces `transfer<From, To>` for that pair.
+struct measured_transfer {
+  std::string_view from{};
+  std::string_view to{};
+  double ns = 0;
+};
+
+/// The measured costs a search uses when none are given.
+struct no_measured_costs {
+  static constexpr measured_cost entries[1] = {};
+};
+
+/// What a backend's `cost` sees of one candidate of the cost-based search: its ops (in
+/// topological order), how it runs, and the work and traffic the default estimate uses.
+class candidate_view {
+ public:
+  struct numbers {
+    int steps = 0;             // kernel calls when each composite and op is a step (views are free)
+    double flops = 0;          // arithmetic, composites included
+    double boundary_bytes = 0; // what it reads (inputs, weights) and writes (its results), as one kernel
+    double step_bytes = 0;     // what its steps read and write, each on its own
+    std::uint64_t signature = 0;
+  };
+
+  constexpr candidate_view(const graph_node* nodes, const int* args, const int* members, const std::string_view* parts, int size,
+                           numbers n)
+      : nodes_(nodes), args_(args), members_(members), parts_(parts), size_(size), n_(n) {}
+
+  /// Its ops (composite calls of an earlier pass count as one), in topological order.
+  constexpr int size() const { return size_; }
+  constexpr op_view node(int i) const { return {nodes_, args_, members_[i]}; }
+  /// The pattern name of the composite node `i` belongs to (empty for a single op).
+  constexpr std::string_view composite(int i) const { return parts_[i]; }
+  /// Kernel calls when the backend runs composites and ops one by one.
+  constexpr int steps() const { return n_.steps; }
+  constexpr double flops() const { return n_.flops; }
+  /// Bytes read and written when it runs as one kernel (a whole partition).
+  constexpr double boundary_bytes() const { return n_.boundary_bytes; }
+  /// Bytes read and written when each composite and op runs on its own.
+  constexpr double step_bytes() const { return n_.step_bytes; }
+  /// Its structure's hash, the key of measured costs.
+  constexpr std::uint64_t signature() const { return n_.signature; }
+
+ private:
+  const graph_node* nodes_;
+  const int* args_;
+  const int* members_;
+  const std::string_view* parts_;
+  int size_;
+  numbers n_;
+};
+
+/// A backend's throughput: its `speed`, or `throughput{}`'s defaults.
+template <class B>
+inline constexpr throughput speed_of = [] {
+  if constexpr (requires { B::speed; }) {
+    return throughput(B::speed);
+  } else {
+    return throughput{};
+  }
+}();
+
+/// The default estimate, in nanoseconds: per call a fixed cost, plus the larger of the time to
+/// compute and the time to move the bytes (a roofline). A backend that runs whole partitions
+/// makes one call and moves only what crosses the candidate's boundary.
+template <class B>
+constexpr double estimate_ns(const candidate_view& c) {
+  constexpr throughput t = speed_of<B>;
+  const double calls = runs_partitions<B> ? 1.0 : static_cast<double>(c.steps());
+  const double bytes = runs_partitions<B> ? c.boundary_bytes() : c.step_bytes();
+  const double compute = c.flops() / t.gflops;
+  const double traffic = bytes / t.gbytes_per_s;
+  return calls * t.call_ns + (compute > traffic ? compute : traffic);
+}
+
+/// The estimated cost of candidate `c` on backend `B`, in nanoseconds: `B::cost(c)` when the
+/// backend has one, otherwise `estimate_ns<B>`.
+template <class B>
+constexpr double cost_of(const candidate_view& c) {
+  if constexpr (requires { B::cost(c); }) {
+    return static_cast<double>(B::cost(c));
+  } else {
+    return estimate_ns<B>(c);
+  }
+}
+
+/// The time to move `bytes` from backend `From` to backend `To`, in nanoseconds. By default zero
+/// between backends that compute in host memory; a backend with a `link` pays it in each
+/// direction (two device backends: through the host). Specialize for a pair with a direct path:
+/// `template <> struct partita::transfer<npu, dsp> { static constexpr double ns(double b) {...} };`
+template <class From, class To>
+struct transfer {
+  static constexpr double ns(double bytes) { return leg<From>(bytes) + leg<To>(bytes); }
+
+ private:
+  template <class B>
+  static constexpr double leg(double bytes) {
+    if constexpr (requires { B::link; }) {
+      return memory_link(B::link).latency_ns + bytes / memory_link(B::link).gbytes_per_s;
+    } else {
+      return 0.0;
+    }
+  }
+};
+
+}  // namespace partita
+// ---- end partita/backend/cost.hpp ----
+// ---- begin partita/backend/partition_view.hpp ----
+/// What a backend sees of one of its partitions when it decides whether to take it (`accepts`).
+
+
+namespace partita {
+
+/// What a backend's `accepts` sees of one of its partitions, at compile time.
+class partition_view {
+ public:
+  constexpr partition_view(const graph_node* nodes, const int* args, const function_info& f, int heavy)
+      : nodes_(nodes), args_(args), f_(f), heavy_(heavy) {}
+  /// The partition function's nodes: parameters, bound weights, ops and composite calls.
+  constexpr int size() const { return f_.num_nodes; }
+  constexpr op_view node(int i) const { return {nodes_, args_, f_.first_node + i}; }
+  constexpr int num_params() const { return f_.num_params; }
+  /// Its conv2d and dense ops, composites included.
+  constexpr int heavy_ops() const { return heavy_; }
+  constexpr std::string_view name() const { return f_.name(); }
+
+ private:
+  const graph_node* nodes_;
+  const int* args_;
+  function_info f_;
+  int heavy_;
+};
+
+}  // namespace partita
+// ---- end partita/backend/partition_view.hpp ----
+
+// pass
+// ---- begin partita/pass/annotate_target.hpp ----
+/// AnnotateTarget: each op of main is marked with the backend that runs it (pins, composites, support).
+
+
+namespace partita {
+
+/// AnnotateTarget: decides which backend runs each node of main (`Backends` in priority order;
+/// host backends may be listed, last, and take whatever no other backend claims).
+template <module_type M, class... Backends>
+struct annotate_target;
+
 namespace detail {
 
 /// The target the first of `Backends` that claims `view` (an op) names; host backends never
@@ -5743,18 +3037,1619 @@ struct annotate_target_pass {
 
 }  // namespace detail
 
-/// AnnotateTarget: decides which backend runs each node of main (`Backends` in priority order;
-/// host backends may be listed, last, and take whatever no other backend claims).
 template <module_type M, class... Backends>
 struct annotate_target : detail::module_from<detail::annotate_target_pass<M, Backends...>> {};
 
 }  // namespace partita
 // ---- end partita/pass/annotate_target.hpp ----
-// ---- begin partita/pass/merge_regions.hpp ----
+// ---- begin partita/pass/cost/candidates.hpp ----
+/// The candidate list of a cost-based search, generated chunk by chunk in bounded constant evaluations.
+
+// ---- begin partita/pass/cost/detail/candidate_table.hpp ----
+/// Candidate lists packed into exactly sized constexpr tables, and joined again.
+
+// ---- begin partita/pass/cost/detail/cost_graph.hpp ----
+/// The cost graph: candidates, their estimates, signatures and the union rule.
 #include <bit>
+
+// ---- begin partita/pass/merge_composite.hpp ----
+/// MergeComposite: pattern-table matches of main become composite functions.
+
+// ---- begin partita/pass/detail/outline.hpp ----
+/// Outlining: disjoint groups of main's nodes become composite functions and calls to them.
+
+
+namespace partita::detail {
+
+/// One accepted match: its root, the absorbed nodes (sorted), the parameters (in order) and the
+/// composite's pattern name.
+struct group {
+  int root;
+  std::vector<int> body;
+  std::vector<int> params;
+  std::string_view name{};
+};
+
+/// Outlines disjoint groups of main into composite functions (numbered in graph order) and
+/// replaces each root by a call on the group's parameters. With `keep_placement`, each call
+/// keeps its root's target and region (the cost-based flow decides them before outlining).
+constexpr module_builder outline_composites(const module_builder& m, std::vector<group> groups, bool keep_placement = false) {
+  std::sort(groups.begin(), groups.end(), [](const group& a, const group& b) { return a.root < b.root; });
+  const function_info& f = m.main();
+  module_builder out;
+  copy_functions_but_main(out, m);
+  std::vector<int> callee_of(m.nodes.size(), -1);
+  std::vector<int> to(m.nodes.size(), -1);  // old node → node of the composite being built
+  std::vector<int> a;
+  for (const group& gr : groups) {
+    function_info fn{};
+    sanitize_into(fn, gr.name);
+    fn.name_chars[static_cast<std::size_t>(fn.name_length < 63 ? fn.name_length++ : 63)] = '_';
+    append_number(fn, static_cast<int>(out.functions.size()));
+    fn.composite = gr.name;
+    fn.first_node = static_cast<int>(out.nodes.size());
+    fn.num_params = static_cast<int>(gr.params.size());
+    for (int k = 0; k < fn.num_params; ++k) {
+      const graph_node& src = m.node(gr.params[static_cast<std::size_t>(k)]);
+      graph_node p{op_id::param, src.type, src.out, &no_attrs, {}, 0, 0, src.is_tuple};
+      p.index = k;
+      to[static_cast<std::size_t>(gr.params[static_cast<std::size_t>(k)])] = out.emit(p, nullptr, 0);
+    }
+    for (int b : gr.body) {
+      graph_node n = m.node(b);
+      if (keep_placement) {  // placement is the call's
+        n.target = {};
+        n.region = -1;
+      }
+      to[static_cast<std::size_t>(b)] = out.emit_mapped(n, m, b, to);
+    }
+    fn.result = to[static_cast<std::size_t>(gr.root)];
+    fn.num_nodes = static_cast<int>(out.nodes.size()) - fn.first_node;
+    callee_of[static_cast<std::size_t>(gr.root)] = static_cast<int>(out.functions.size());
+    out.functions.push_back(fn);
+    for (int p : gr.params) to[static_cast<std::size_t>(p)] = -1;  // reset only what this group set
+    for (int b : gr.body) to[static_cast<std::size_t>(b)] = -1;
+  }
+
+  // Main: each root becomes a call of its composite on the parameters; absorbed nodes go.
+  std::vector<bool> keep(m.nodes.size(), true);
+  std::vector<const group*> group_at(m.nodes.size(), nullptr);
+  for (const group& gr : groups) {
+    for (int b : gr.body)
+      if (m.node(b).op != op_id::weight) keep[static_cast<std::size_t>(b)] = false;
+    group_at[static_cast<std::size_t>(gr.root)] = &gr;
+  }
+  const int start = static_cast<int>(out.nodes.size());
+  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
+    const graph_node& n = m.node(i);
+    a.clear();
+    if (const group* gr = group_at[static_cast<std::size_t>(i)]) {
+      for (int p : gr->params) a.push_back(to[static_cast<std::size_t>(p)]);
+      graph_node c{op_id::call, n.type, n.out, &no_attrs, {}, 0, 0, n.is_tuple};
+      c.index = callee_of[static_cast<std::size_t>(i)];
+      if (keep_placement) {
+        c.target = n.target;
+        c.region = n.region;
+      }
+      to[static_cast<std::size_t>(i)] = out.emit(c, a.data(), static_cast<int>(a.size()));
+      continue;
+    }
+    if (keep[static_cast<std::size_t>(i)]) to[static_cast<std::size_t>(i)] = out.emit_mapped(n, m, i, to);
+  }
+  finish_main(out, start, to[static_cast<std::size_t>(f.result)]);
+  return remove_dead(out);
+}
+
+}  // namespace partita::detail
+// ---- end partita/pass/detail/outline.hpp ----
+
+namespace partita {
+
+/// MergeComposite: applies the patterns of `Table` to `main` one after another, in table
+/// order; each accepted match becomes a composite function and a call to it. Functions other
+/// than main (earlier composites, partitions) are left untouched.
+template <module_type M, class Table>
+struct merge_composite;
+
+namespace detail {
+
+/// Matches table entry `e` at root `r` of main as MergeComposite would (Part 1, items 3-5 of the
+/// BYOC semantics), without looking at what other matches claimed: the match, its interior
+/// values not escaping, no node pinned elsewhere, and the predicate. Fills `gr` when it holds.
+template <class T>
+constexpr bool match_group(const module_builder& m, const T& t, const table_entry& e, int r, const use_lists& uses, match_state& st,
+                           group& gr) {
+  const graph_node& g = m.node(r);
+  if (is_leaf(g.op) || g.op == op_id::call) return false;
+  const std::string_view owner = composite_backend(e.name);
+  if (!g.pinned.empty() && g.pinned != owner) return false;  // pinned elsewhere: not for this backend
+  matcher<T> mt(t, m.nodes.data(), m.args.data(), st);
+  if (!mt.looks_like(e.root, r)) return false;
+  st.reset(t.vars.size());
+  if (!mt.match(e.root, r)) return false;
+
+  gr = group{r, {}, {}, e.name};
+  for (int b : st.body)
+    if (!contains(gr.body, b)) gr.body.push_back(b);
+  std::sort(gr.body.begin(), gr.body.end());
+  for (int p : st.params)
+    if (!contains(gr.params, p) && !contains(gr.body, p)) gr.params.push_back(p);
+  // Arguments of absorbed nodes that the pattern walked past (dominator paths) are parameters.
+  for (int b : gr.body)
+    for (int k = 0; k < m.node(b).nargs; ++k) {
+      const int a = m.arg(b, k);
+      if (!contains(gr.body, a) && !contains(gr.params, a)) gr.params.push_back(a);
+    }
+
+  for (int b : gr.body) {
+    const graph_node& bn = m.node(b);
+    if (bn.op == op_id::weight) continue;  // weights are copied into the composite, not moved
+    if (!bn.pinned.empty() && bn.pinned != owner) return false;
+    if (b == r) continue;
+    if (uses.returned[static_cast<std::size_t>(b)]) return false;  // an interior value escapes
+    for (const int* u = uses.begin(b); u != uses.end(b); ++u)
+      if (!contains(gr.body, *u)) return false;
+  }
+  std::vector<int> vars(st.var_node);
+  const match_view mv(m.nodes.data(), m.args.data(), r,
+                      {gr.body.data(), static_cast<int>(gr.body.size()), gr.params.data(), static_cast<int>(gr.params.size()),
+                       vars.data(), t.vars.data(), static_cast<int>(t.vars.size())});
+  return e.predicate(mv);
+}
+
+/// Applies table entry `e` to main (Part 1, items 3-5 of the BYOC semantics): roots from the
+/// outputs towards the inputs, each accepted match claiming its nodes.
+template <class T>
+constexpr module_builder apply_pattern(const module_builder& m, const T& t, const table_entry& e) {
+  const function_info& f = m.main();
+  const use_lists uses(m);
+  std::vector<bool> claimed(m.nodes.size(), false);
+  std::vector<group> groups;
+  match_state st;
+  group gr{};
+  for (int r = f.first_node + f.num_nodes - 1; r >= f.first_node; --r) {
+    if (claimed[static_cast<std::size_t>(r)] || !match_group(m, t, e, r, uses, st, gr)) continue;
+    bool free = true;
+    for (int b : gr.body) free = free && (m.node(b).op == op_id::weight || !claimed[static_cast<std::size_t>(b)]);
+    if (!free) continue;
+    for (int b : gr.body)
+      if (m.node(b).op != op_id::weight) claimed[static_cast<std::size_t>(b)] = true;
+    groups.push_back(gr);
+  }
+  if (groups.empty()) return m;
+  return outline_composites(m, std::move(groups));
+}
+
+template <class T>
+constexpr module_builder merge_composite(module_builder m, const T& t) {
+  for (const table_entry& e : t.entries) m = apply_pattern(m, t, e);
+  return m;
+}
+
+template <class M, class Table>
+struct merge_composite_pass {
+  static constexpr module_builder run() { return merge_composite(to_builder(M::value), Table::value); }
+};
+
+}  // namespace detail
+
+template <module_type M, class Table>
+struct merge_composite : detail::module_from<detail::merge_composite_pass<M, Table>> {};
+
+}  // namespace partita
+// ---- end partita/pass/merge_composite.hpp ----
+
+namespace partita::detail {
+
+/// One candidate of the cost-based search: a set of main's nodes a backend could run as one
+/// sub-graph, made of composite matches (`roots`, `entries`) and single ops.
+struct cost_candidate {
+  int backend = 0;             // index in the search's backends
+  std::vector<int> nodes;      // main nodes it computes, ascending (weights excluded)
+  std::vector<int> part;       // parallel to `nodes`: the composite match holding it, or -1
+  std::vector<int> roots;      // roots of its composite matches
+  std::vector<int> entries;    // their pattern-table entries
+  std::vector<std::string_view> names;  // their pattern names
+  std::vector<int> inputs;     // distinct non-weight producers outside it
+  std::vector<int> exits;      // its nodes used outside it or returned by main
+  double ns = 0;        // measured, or else estimated
+  double estimate = 0;  // always the estimate
+  std::uint64_t signature = 0;
+  bool measured = false;
+};
+
+/// A read-only run of ints in a candidate table (a static constant): what the search reads.
+struct int_span {
+  const int* p = nullptr;
+  int n = 0;
+  constexpr const int* begin() const { return p; }
+  constexpr const int* end() const { return p + n; }
+  constexpr std::size_t size() const { return static_cast<std::size_t>(n); }
+  constexpr int operator[](std::size_t i) const { return p[i]; }
+  constexpr int front() const { return p[0]; }
+};
+
+constexpr bool contains(int_span v, int x) {
+  for (int y : v)
+    if (y == x) return true;
+  return false;
+}
+
+/// A candidate as the search sees it: its lists point into a candidate table, so that building
+/// the search's list allocates nothing per candidate.
+struct search_candidate {
+  int backend = 0;
+  int_span nodes, inputs, exits, roots, entries;
+  double ns = 0, estimate = 0;
+  std::uint64_t signature = 0;
+  bool measured = false;
+};
+
+/// Main's nodes, their users and per-node sizes, shared by every step of the search.
+struct cost_graph {
+  const module_builder& m;
+  use_lists uses;
+  int base;
+  int n;
+
+  constexpr explicit cost_graph(const module_builder& mb)
+      : m(mb), uses(mb), base(mb.main().first_node), n(mb.main().num_nodes) {}
+  constexpr const graph_node& node(int i) const { return m.node(i); }
+  constexpr bool is_op(int i) const { return !is_leaf(m.node(i).op); }
+  constexpr double bytes(int i) const {
+    const graph_node& g = m.node(i);
+    return g.is_tuple ? 0.0 : static_cast<double>(g.out.elements()) * static_cast<double>(size_of(g.type));
+  }
+};
+
+/// Arithmetic of node `i` of module `m` (a composite call: its body's).
+constexpr double op_flops(const module_builder& m, int i) {
+  const graph_node& g = m.node(i);
+  const double out = g.is_tuple ? 0.0 : static_cast<double>(g.out.elements());
+  switch (g.op) {
+    case op_id::conv2d: {
+      const shape& w = m.node(m.arg(i, 1)).out;
+      return 2.0 * out * static_cast<double>(w[1] * w[2] * w[3]);
+    }
+    case op_id::dense: return 2.0 * out * static_cast<double>(m.node(m.arg(i, 1)).out.back(0));
+    case op_id::max_pool2d:
+    case op_id::avg_pool2d: return out * g.at->window[0] * g.at->window[1];
+    case op_id::global_avg_pool2d: return static_cast<double>(m.node(m.arg(i, 0)).out.elements());
+    case op_id::batch_norm: return 2.0 * out;
+    case op_id::sigmoid:
+    case op_id::tanh:
+    case op_id::softmax: return 8.0 * out;
+    case op_id::call: {
+      const function_info& f = m.functions[static_cast<std::size_t>(g.index)];
+      double s = 0;
+      for (int j = f.first_node; j < f.first_node + f.num_nodes; ++j)
+        if (!is_leaf(m.node(j).op)) s += op_flops(m, j);
+      return s;
+    }
+    case op_id::flatten:
+    case op_id::reshape:
+    case op_id::tuple:
+    case op_id::get: return 0.0;
+    default: return out;
+  }
+}
+
+constexpr std::uint64_t hash_text(std::uint64_t h, std::string_view s) {
+  for (char c : s) h = hash_mix(h, static_cast<unsigned char>(c));
+  return hash_mix(h, s.size());
+}
+
+constexpr std::uint64_t hash_shape(std::uint64_t h, const shape& s) {
+  h = hash_mix(h, static_cast<std::uint64_t>(s.rank));
+  for (int i = 0; i < s.rank; ++i) h = hash_mix(h, static_cast<std::uint64_t>(s[i]));
+  return h;
+}
+
+constexpr std::uint64_t hash_attrs(std::uint64_t h, const attrs& a) {
+  for (int k = 0; k < 2; ++k) {
+    h = hash_mix(h, static_cast<std::uint64_t>(a.stride[static_cast<std::size_t>(k)]));
+    h = hash_mix(h, static_cast<std::uint64_t>(a.padding[static_cast<std::size_t>(k)]));
+    h = hash_mix(h, static_cast<std::uint64_t>(a.dilation[static_cast<std::size_t>(k)]));
+    h = hash_mix(h, static_cast<std::uint64_t>(a.window[static_cast<std::size_t>(k)]));
+  }
+  h = hash_mix(h, static_cast<std::uint64_t>(a.groups));
+  h = hash_mix(h, static_cast<std::uint64_t>(a.axis));
+  h = hash_mix(h, std::bit_cast<std::uint32_t>(a.lo));
+  h = hash_mix(h, std::bit_cast<std::uint32_t>(a.hi));
+  h = hash_mix(h, std::bit_cast<std::uint32_t>(a.epsilon));
+  h = hash_mix(h, a.count_include_pad ? 1u : 0u);
+  return hash_shape(h, a.target);
+}
+
+/// Fills the inputs, exits and signature of candidate `c` (nodes and parts set) and returns the
+/// numbers its view shows; `by_node` gets each node's pattern name (empty for a single op).
+constexpr candidate_view::numbers describe(const cost_graph& g, cost_candidate& c, std::string_view backend,
+                                           std::vector<std::string_view>& by_node) {
+  const module_builder& m = g.m;
+  const int* nodes = c.nodes.data();
+  const int size = static_cast<int>(c.nodes.size());
+  auto inside = [&](int src) {
+    for (int q = 0; q < size && nodes[q] <= src; ++q)
+      if (nodes[q] == src) return q;
+    return -1;
+  };
+  candidate_view::numbers num{};
+  c.inputs.clear();
+  c.exits.clear();
+  by_node.assign(c.nodes.size(), std::string_view{});
+  std::vector<int> ext;  // distinct outside producers in first-reach order, weights included
+  ext.reserve(8);
+  c.inputs.reserve(4);
+  c.exits.reserve(2);
+  std::uint64_t h = hash_text(0x6a09e667f3bcc909ull, backend);
+  for (int k = 0; k < size; ++k) {
+    const int i = nodes[k];
+    const graph_node& n = m.node(i);
+    num.flops += op_flops(m, i);
+    const int part = c.part[static_cast<std::size_t>(k)];
+    if (part >= 0) by_node[static_cast<std::size_t>(k)] = c.names[static_cast<std::size_t>(part)];
+    h = hash_mix(h, static_cast<std::uint64_t>(n.op));
+    h = hash_mix(h, static_cast<std::uint64_t>(n.type));
+    h = hash_shape(h, n.out);
+    h = hash_attrs(h, *n.at);
+    h = hash_text(h, by_node[static_cast<std::size_t>(k)]);
+    if (n.op == op_id::call) h = hash_text(h, m.functions[static_cast<std::size_t>(n.index)].composite);
+    for (int a = 0; a < n.nargs; ++a) {
+      const int src = m.arg(i, a);
+      const int q = inside(src);
+      if (q >= 0) {
+        h = hash_mix(hash_mix(h, 1), static_cast<std::uint64_t>(q));
+        continue;
+      }
+      int e = -1;
+      for (std::size_t x = 0; x < ext.size(); ++x)
+        if (ext.data()[x] == src) e = static_cast<int>(x);
+      if (e < 0) {
+        e = static_cast<int>(ext.size());
+        ext.push_back(src);
+        num.boundary_bytes += g.bytes(src);
+        if (m.node(src).op != op_id::weight) c.inputs.push_back(src);
+      }
+      h = hash_mix(hash_mix(h, m.node(src).op == op_id::weight ? 2 : 3), static_cast<std::uint64_t>(e));
+      h = hash_shape(h, m.node(src).out);
+    }
+    bool exits = g.uses.returned[static_cast<std::size_t>(i)];
+    for (const int* u = g.uses.begin(i); u != g.uses.end(i) && !exits; ++u) exits = inside(*u) < 0;
+    if (exits) {
+      c.exits.push_back(i);
+      num.boundary_bytes += g.bytes(i);
+    }
+  }
+  // Steps: one per composite match and per single op that runs a kernel, each reading its
+  // distinct outside arguments and writing its result.
+  std::vector<int> seen;
+  seen.reserve(8);
+  auto read = [&](int i, int p) {
+    for (int a = 0; a < m.node(i).nargs; ++a) {
+      const int src = m.arg(i, a);
+      const int q = inside(src);
+      if ((p >= 0 && q >= 0 && c.part[static_cast<std::size_t>(q)] == p) || contains(seen, src)) continue;
+      seen.push_back(src);
+      num.step_bytes += g.bytes(src);
+    }
+  };
+  for (int p = 0; p < static_cast<int>(c.roots.size()); ++p) {
+    ++num.steps;
+    seen.clear();
+    for (int k = 0; k < size; ++k)
+      if (c.part[static_cast<std::size_t>(k)] == p) read(nodes[k], p);
+    num.step_bytes += g.bytes(c.roots[static_cast<std::size_t>(p)]);
+  }
+  for (int k = 0; k < size; ++k) {
+    const op_id op = m.node(nodes[k]).op;
+    if (c.part[static_cast<std::size_t>(k)] >= 0 || is_view(op) || op == op_id::tuple || op == op_id::get) continue;
+    ++num.steps;
+    seen.clear();
+    read(nodes[k], -1);
+    num.step_bytes += g.bytes(nodes[k]);
+  }
+  num.signature = h;
+  c.signature = h;
+  return num;
+}
+
+/// Whether `nodes` (ascending) is a valid sub-graph: no path leaves it and comes back (convex),
+/// at most one node whose value is used outside it, and no longer chain of ops than `max_depth`.
+constexpr bool valid_union(const cost_graph& g, const std::vector<int>& nodes, int max_depth, std::vector<signed char>& mark,
+                           std::vector<int>& depth) {
+  const module_builder& m = g.m;
+  const int lo = nodes.front(), hi = nodes.back();
+  for (int i = lo; i <= hi; ++i) mark[static_cast<std::size_t>(i - g.base)] = 0;
+  for (int i : nodes) mark[static_cast<std::size_t>(i - g.base)] = 1;
+  bool ok = true;
+  int exits = 0;
+  for (int i = lo; i <= hi && ok; ++i) {
+    const bool in = mark[static_cast<std::size_t>(i - g.base)] == 1;
+    bool from_inside = false, tainted = false;
+    int d = 0;
+    for (int a = 0; a < m.node(i).nargs; ++a) {
+      const int src = m.arg(i, a);
+      if (src < lo || src < g.base) continue;
+      const signed char s = mark[static_cast<std::size_t>(src - g.base)];
+      from_inside = from_inside || s == 1;
+      tainted = tainted || s == 2;
+      if (s == 1 && depth[static_cast<std::size_t>(src - g.base)] > d) d = depth[static_cast<std::size_t>(src - g.base)];
+    }
+    if (in) {
+      ok = !tainted;  // a path left the set and comes back
+      depth[static_cast<std::size_t>(i - g.base)] = d + 1;
+      ok = ok && d + 1 <= max_depth;
+      bool out = g.uses.returned[static_cast<std::size_t>(i)];
+      for (const int* u = g.uses.begin(i); u != g.uses.end(i); ++u)
+        out = out || *u > hi || mark[static_cast<std::size_t>(*u - g.base)] != 1;
+      exits += out ? 1 : 0;
+    } else if (from_inside || tainted) {
+      mark[static_cast<std::size_t>(i - g.base)] = 2;
+    }
+  }
+  return ok && exits <= 1;
+}
+
+}  // namespace partita::detail
+// ---- end partita/pass/cost/detail/cost_graph.hpp ----
+
+namespace partita::detail {
+
+/// The candidates of a search, stored flat (each constant evaluation stays within the
+/// compiler's bounds: candidates in one, the search in another).
+struct flat_candidate {
+  int backend = 0;
+  int first = 0, size = 0;             // into nodes / part
+  int first_part = 0, num_parts = 0;   // into roots / entries
+  int first_input = 0, num_inputs = 0;
+  int first_exit = 0, num_exits = 0;
+  double ns = 0;
+  double estimate = 0;
+  std::uint64_t signature = 0;
+  bool measured = false;
+};
+
+struct candidate_sizes {
+  std::size_t cands = 0, nodes = 0, parts = 0, inputs = 0, exits = 0;
+};
+
+constexpr candidate_sizes sizes_of(const std::vector<cost_candidate>& cs) {
+  candidate_sizes s{cs.size()};
+  for (const cost_candidate& c : cs) {
+    s.nodes += c.nodes.size();
+    s.parts += c.roots.size();
+    s.inputs += c.inputs.size();
+    s.exits += c.exits.size();
+  }
+  return s;
+}
+
+/// Every candidate of a search: what `tune` measures and the search chooses from.
+template <candidate_sizes S>
+struct candidate_table {
+  std::array<flat_candidate, S.cands> cands{};
+  std::array<int, S.nodes + 1> nodes{}, part{};
+  std::array<int, S.parts + 1> roots{}, entries{};
+  std::array<std::string_view, S.parts + 1> names{};
+  std::array<int, S.inputs + 1> inputs{};
+  std::array<int, S.exits + 1> exits{};
+
+  /// Appends every candidate, its lists pointing into this table (which must be a constant).
+  constexpr void refs(std::vector<search_candidate>& out) const {
+    for (std::size_t i = 0; i < S.cands; ++i) {
+      const flat_candidate& f = cands[i];
+      out.push_back({f.backend, {nodes.data() + f.first, f.size}, {inputs.data() + f.first_input, f.num_inputs},
+                     {exits.data() + f.first_exit, f.num_exits}, {roots.data() + f.first_part, f.num_parts},
+                     {entries.data() + f.first_part, f.num_parts}, f.ns, f.estimate, f.signature, f.measured});
+    }
+  }
+
+  constexpr std::vector<cost_candidate> unpack() const {
+    std::vector<cost_candidate> out(S.cands);
+    for (std::size_t i = 0; i < S.cands; ++i) {
+      const flat_candidate& f = cands[i];
+      cost_candidate& c = out[i];
+      c.backend = f.backend;
+      c.ns = f.ns;
+      c.estimate = f.estimate;
+      c.signature = f.signature;
+      c.measured = f.measured;
+      c.nodes.assign(nodes.begin() + f.first, nodes.begin() + f.first + f.size);
+      c.part.assign(part.begin() + f.first, part.begin() + f.first + f.size);
+      c.roots.assign(roots.begin() + f.first_part, roots.begin() + f.first_part + f.num_parts);
+      c.entries.assign(entries.begin() + f.first_part, entries.begin() + f.first_part + f.num_parts);
+      c.names.assign(names.begin() + f.first_part, names.begin() + f.first_part + f.num_parts);
+      c.inputs.assign(inputs.begin() + f.first_input, inputs.begin() + f.first_input + f.num_inputs);
+      c.exits.assign(exits.begin() + f.first_exit, exits.begin() + f.first_exit + f.num_exits);
+    }
+    return out;
+  }
+};
+
+template <candidate_sizes S>
+constexpr candidate_table<S> pack(const std::vector<cost_candidate>& cs) {
+  candidate_table<S> t{};
+  int nodes = 0, parts = 0, inputs = 0, exits = 0;
+  for (std::size_t i = 0; i < S.cands; ++i) {
+    const cost_candidate& c = cs[i];
+    flat_candidate& f = t.cands[i];
+    f = {c.backend, nodes, static_cast<int>(c.nodes.size()), parts, static_cast<int>(c.roots.size()), inputs,
+         static_cast<int>(c.inputs.size()), exits, static_cast<int>(c.exits.size()), c.ns, c.estimate, c.signature, c.measured};
+    for (std::size_t k = 0; k < c.nodes.size(); ++k, ++nodes) {
+      t.nodes[static_cast<std::size_t>(nodes)] = c.nodes[k];
+      t.part[static_cast<std::size_t>(nodes)] = c.part[k];
+    }
+    for (std::size_t k = 0; k < c.roots.size(); ++k, ++parts) {
+      t.roots[static_cast<std::size_t>(parts)] = c.roots[k];
+      t.entries[static_cast<std::size_t>(parts)] = c.entries[k];
+      t.names[static_cast<std::size_t>(parts)] = c.names[k];
+    }
+    for (int x : c.inputs) t.inputs[static_cast<std::size_t>(inputs++)] = x;
+    for (int x : c.exits) t.exits[static_cast<std::size_t>(exits++)] = x;
+  }
+  return t;
+}
+
+/// Candidate tables in order; `refs` lists their candidates without copying them.
+template <class... Ts>
+struct table_list {
+  static constexpr std::size_t size = (std::size_t{0} + ... + Ts::sizes.cands);
+  static constexpr void refs(std::vector<search_candidate>& out) { (Ts::value.refs(out), ...); }
+  static constexpr std::vector<cost_candidate> unpacked() {
+    std::vector<cost_candidate> all;
+    ((append(all, Ts::value.unpack())), ...);
+    return all;
+  }
+  static constexpr void append(std::vector<cost_candidate>& all, std::vector<cost_candidate> more) {
+    for (cost_candidate& c : more) all.push_back(std::move(c));
+  }
+};
+
+template <class... Lists>
+struct concat_tables;
+template <class... Ts>
+struct concat_tables<table_list<Ts...>> {
+  using type = table_list<Ts...>;
+};
+template <class... Ts, class... Us, class... Rest>
+struct concat_tables<table_list<Ts...>, table_list<Us...>, Rest...> : concat_tables<table_list<Ts..., Us...>, Rest...> {};
+
+}  // namespace partita::detail
+// ---- end partita/pass/cost/detail/candidate_table.hpp ----
+// ---- begin partita/pass/cost/planner.hpp ----
+/// The cost planner: candidates per backend, the cheapest cover of main and its application.
+
+// ---- begin partita/pass/cost/config.hpp ----
+/// Options of cost-based partitioning (`cost_config`) and the lookup of measured costs.
+
+// ---- begin partita/pass/cost/detail/cover.hpp ----
+/// The cheapest cover of main by candidates (a shortest-path search) and coalescing.
+
+
+namespace partita::detail {
+
+/// The search's result for main node `k` (local index): its target and region for
+/// `partition_graph`, and for a composite root the backend and entry of its pattern.
+struct node_choice {
+  std::string_view target{};
+  int region = -1;
+  int backend = -1;
+  int entry = -1;
+};
+
+/// Statistics of a search (for tests, tools and the README).
+struct search_stats {
+  double ns = 0;          // estimated cost of the chosen partitioning, transfers included
+  double transfer_ns = 0; // of which transfers
+  int candidates = 0;
+  int states = 0;
+  int chosen = 0;         // candidates chosen
+  int partitions = 0;     // backend partitions after coalescing
+  int measured = 0;       // candidates whose cost was measured
+};
+
+/// The cost of moving a tensor between two backends: `transfer<From, To>::ns`, or a measured
+/// hand-over time that replaces it.
+struct transfer_fn {
+  double (*declared)(double) = nullptr;
+  double measured = -1;  // >= 0: measured, per hand-over
+  constexpr double operator()(double bytes) const { return measured >= 0 ? measured : declared(bytes); }
+};
+
+/// Scales the estimates of each backend's unmeasured candidates by how far its measured ones
+/// were off (measured time over estimated time, summed), so that a partly measured search
+/// compares like with like.
+constexpr void calibrate(std::vector<search_candidate>& cands, int k_backends) {
+  for (int b = 0; b < k_backends; ++b) {
+    double measured = 0, estimated = 0;
+    for (const search_candidate& c : cands)
+      if (c.backend == b && c.measured) {
+        measured += c.ns;
+        estimated += c.estimate;
+      }
+    if (measured <= 0 || estimated <= 0) continue;
+    for (search_candidate& c : cands)
+      if (c.backend == b && !c.measured) c.ns = c.estimate * (measured / estimated);
+  }
+}
+
+/// A state of the search: the nodes covered so far, the backend of each covered node that
+/// still has an uncovered neighbour (the frontier: later transfers depend on nothing else), the
+/// cost to get there and how (the previous state and the candidate placed).
+struct search_node {
+  double cost = 0;
+  double transfer = 0;
+  int parent = -1;
+  int cand = -1;
+  std::vector<std::uint64_t> covered;  // by local index
+  std::vector<int> frontier;           // (local index, backend, backends it was sent to) triples, by local index
+  std::uint64_t key = 0;
+};
+
+constexpr bool is_covered(const std::uint64_t* c, int k) { return (c[k >> 6] >> (k & 63) & 1) != 0; }
+
+/// Whether main node `i` has an uncovered user or producer (raw loops: this runs for every
+/// state, and GCC's constant evaluator pays for every call).
+constexpr bool borders_uncovered(const cost_graph& g, const std::uint64_t* cov, int i) {
+  const int* first_use = g.uses.first.data();
+  const int* users = g.uses.users.data();
+  for (const int* u = users + first_use[i]; u != users + first_use[i + 1]; ++u)
+    if (!is_covered(cov, *u - g.base)) return true;
+  const graph_node& n = g.m.nodes.data()[i];
+  const int* args = g.m.args.data() + n.first_arg;
+  for (int a = 0; a < n.nargs; ++a)
+    if (args[a] >= g.base && !is_covered(cov, args[a] - g.base)) return true;
+  return false;
+}
+
+/// The frontier entry of main node `i` in `s` (its index into `s.frontier`, or -1).
+constexpr int frontier_at(const cost_graph& g, const search_node& s, int i) {
+  const int k = i - g.base;
+  const int* f = s.frontier.data();
+  for (std::size_t j = 0; j < s.frontier.size(); j += 3)
+    if (f[j] == k) return static_cast<int>(j);
+  return -1;
+}
+
+/// `next` = `s` with candidate `c` placed: covered set, frontier and key.
+constexpr void advance(const cost_graph& g, const search_node& s, const search_candidate& c, search_node& next) {
+  next.covered = s.covered;
+  std::uint64_t* cov = next.covered.data();
+  for (int i : c.nodes) cov[(i - g.base) >> 6] |= std::uint64_t{1} << ((i - g.base) & 63);
+  next.frontier.clear();
+  next.frontier.reserve(s.frontier.size() + 3 * c.nodes.size());
+  const int* f = s.frontier.data();
+  const std::size_t fn = s.frontier.size();
+  std::size_t j = 0, q = 0;
+  while (j < fn || q < c.nodes.size()) {
+    int k, b, sent;
+    if (q >= c.nodes.size() || (j < fn && f[j] < c.nodes[q] - g.base)) {
+      k = f[j];
+      b = f[j + 1];
+      sent = f[j + 2];
+      j += 3;
+    } else {
+      k = c.nodes[q++] - g.base;
+      b = c.backend;
+      sent = 0;
+    }
+    if (!borders_uncovered(g, cov, g.base + k)) continue;
+    next.frontier.push_back(k);
+    next.frontier.push_back(b);
+    next.frontier.push_back(sent);
+  }
+}
+
+/// Sets `next`'s key from its covered set and frontier.
+constexpr void set_key(search_node& next) {
+  std::uint64_t h = 0x3c6ef372fe94f82bull;
+  for (std::size_t w = 0; w < next.covered.size(); ++w) h = hash_mix(h, next.covered.data()[w]);
+  for (std::size_t w = 0; w < next.frontier.size(); ++w) h = hash_mix(h, static_cast<std::uint64_t>(next.frontier.data()[w]));
+  next.key = h;
+}
+
+/// The transfers placing candidate `c` on state `s` adds, in nanoseconds: each tensor crossing
+/// between two backends is charged once per receiving backend, when the later of its two ends is
+/// placed (model inputs and results live with the host); `next` (advanced) records where each
+/// tensor was sent. `free[from * k + to]`: no cost between the two.
+constexpr double transfer_cost(const cost_graph& g, const search_node& s, const search_candidate& c, int k_backends, int host,
+                               const transfer_fn* tr, const char* free, search_node& next) {
+  const int to = c.backend;
+  const std::uint64_t* cov = s.covered.data();
+  double t = 0;
+  for (int p : c.inputs) {
+    int from = host;
+    if (g.is_op(p)) {
+      if (!is_covered(cov, p - g.base)) continue;  // charged when p is placed
+      const int e = frontier_at(g, s, p);
+      from = s.frontier[static_cast<std::size_t>(e) + 1];
+      if (from == to || free[from * k_backends + to] || (s.frontier[static_cast<std::size_t>(e) + 2] >> to & 1) != 0) continue;
+      const int ne = frontier_at(g, next, p);
+      if (ne >= 0) next.frontier[static_cast<std::size_t>(ne) + 2] |= 1 << to;
+    }
+    if (from != to && !free[from * k_backends + to]) t += tr[from * k_backends + to](g.bytes(p));
+  }
+  for (int x : c.exits) {
+    int sent = 0;  // receiving backends charged for x
+    for (const int* u = g.uses.begin(x); u != g.uses.end(x); ++u) {
+      if (!is_covered(cov, *u - g.base)) continue;  // c's own nodes are not covered yet
+      const int b = s.frontier[static_cast<std::size_t>(frontier_at(g, s, *u)) + 1];
+      if (b == to || (sent >> b & 1) != 0 || free[to * k_backends + b]) continue;
+      sent |= 1 << b;
+      t += tr[to * k_backends + b](g.bytes(x));
+    }
+    if (g.uses.returned[static_cast<std::size_t>(x)] && to != host && !free[to * k_backends + host] && (sent >> host & 1) == 0) {
+      sent |= 1 << host;
+      t += tr[to * k_backends + host](g.bytes(x));
+    }
+    const int ne = frontier_at(g, next, x);
+    if (ne >= 0) next.frontier[static_cast<std::size_t>(ne) + 2] |= sent;
+  }
+  return t;
+}
+
+/// The search, in Collage's style: Dijkstra over covered-node sets, from nothing covered to
+/// every op covered, placing only candidates that start at the first uncovered node (so each
+/// partitioning is reached one way). Edge cost: the candidate's cost plus the transfers it
+/// adds. Equal costs go to the state found first, and states are expanded in order of cost then
+/// discovery, candidates in order of backend priority then size (largest first), so the result
+/// is deterministic. Returns the chosen candidates in order, or the local index of a node no
+/// candidate covers as `-(k + 1)` in a one-element result.
+constexpr std::vector<int> cheapest_cover(const cost_graph& g, const std::vector<search_candidate>& cands, int k_backends, int host,
+                                          const transfer_fn* tr, search_stats& stats) {
+  const std::size_t words = (static_cast<std::size_t>(g.n) + 63) / 64;
+  std::vector<std::vector<int>> by_first(static_cast<std::size_t>(g.n));
+  for (std::size_t c = 0; c < cands.size(); ++c) by_first[static_cast<std::size_t>(cands[c].nodes.front() - g.base)].push_back(static_cast<int>(c));
+  for (std::vector<int>& b : by_first)
+    std::sort(b.begin(), b.end(), [&](int x, int y) {
+      const search_candidate& cx = cands[static_cast<std::size_t>(x)];
+      const search_candidate& cy = cands[static_cast<std::size_t>(y)];
+      if (cx.backend != cy.backend) return cx.backend < cy.backend;
+      if (cx.nodes.size() != cy.nodes.size()) return cx.nodes.size() > cy.nodes.size();
+      return x < y;
+    });
+
+  std::vector<search_node> states;
+  {
+    search_node start;
+    start.parent = -1;  // set, not left to the member initializers (see cost_choice_value)
+    start.cand = -1;
+    start.covered.assign(words, 0);
+    for (int k = 0; k < g.n; ++k)
+      if (!g.is_op(g.base + k)) start.covered[static_cast<std::size_t>(k / 64)] |= std::uint64_t{1} << (k % 64);
+    for (std::uint64_t w : start.covered) start.key = hash_mix(start.key, w);
+    states.push_back(std::move(start));
+  }
+  std::vector<char> free_pairs(static_cast<std::size_t>(k_backends * k_backends));
+  bool all_free = true;
+  for (int x = 0; x < k_backends * k_backends; ++x) {
+    free_pairs[static_cast<std::size_t>(x)] = tr[x](0) == 0 && tr[x](1e9) == 0;
+    all_free = all_free && free_pairs[static_cast<std::size_t>(x)];
+  }
+  const char* free = free_pairs.data();
+  index_table seen;
+  seen.insert(states[0].key, 0);
+  struct entry {
+    double cost;
+    int seq;
+    int state;
+  };
+  auto later = [](const entry& a, const entry& b) { return a.cost != b.cost ? a.cost > b.cost : a.seq > b.seq; };
+  std::vector<entry> heap{{0.0, 0, 0}};
+  int seq = 1;
+  int goal = -1;
+  int stuck = -1;
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), later);
+    const entry e = heap.back();
+    heap.pop_back();
+    if (e.cost != states[static_cast<std::size_t>(e.state)].cost) continue;  // superseded
+    int p = -1;
+    for (std::size_t w = 0; w < words && p < 0; ++w) {
+      const std::uint64_t open = ~states[static_cast<std::size_t>(e.state)].covered[w];
+      if (open != 0) p = static_cast<int>(w * 64) + std::countr_zero(open);
+    }
+    if (p < 0 || p >= g.n) {
+      goal = e.state;
+      break;
+    }
+    if (by_first[static_cast<std::size_t>(p)].empty()) stuck = p;
+    for (int ci : by_first[static_cast<std::size_t>(p)]) {
+      const search_candidate& c = cands[static_cast<std::size_t>(ci)];
+      const search_node& s = states[static_cast<std::size_t>(e.state)];
+      bool overlap = false;
+      for (int i : c.nodes) overlap = overlap || is_covered(s.covered.data(), i - g.base);
+      if (overlap) continue;
+      search_node next;
+      advance(g, s, c, next);
+      const double t = all_free ? 0.0 : transfer_cost(g, s, c, k_backends, host, tr, free, next);
+      set_key(next);
+      next.cost = s.cost + c.ns + t;
+      next.transfer = s.transfer + t;
+      next.parent = e.state;
+      next.cand = ci;
+      const int found = seen.find(next.key, [&](int o) {
+        const search_node& on = states[static_cast<std::size_t>(o)];
+        return on.covered == next.covered && on.frontier == next.frontier;
+      });
+      if (found >= 0) {
+        search_node& old = states[static_cast<std::size_t>(found)];
+        if (!(next.cost < old.cost)) continue;  // equal costs: the state found first stands
+        old = std::move(next);
+        heap.push_back({old.cost, seq++, found});
+        std::push_heap(heap.begin(), heap.end(), later);
+        continue;
+      }
+      const int idx = static_cast<int>(states.size());
+      const double cost = next.cost;
+      states.push_back(std::move(next));
+      seen.insert(states.back().key, idx);
+      heap.push_back({cost, seq++, idx});
+      std::push_heap(heap.begin(), heap.end(), later);
+    }
+  }
+  stats.states = static_cast<int>(states.size());
+  if (goal < 0) return {-(stuck + 1)};
+  stats.ns = states[static_cast<std::size_t>(goal)].cost;
+  stats.transfer_ns = states[static_cast<std::size_t>(goal)].transfer;
+  std::vector<int> chosen;
+  for (int s = goal; states[static_cast<std::size_t>(s)].parent >= 0; s = states[static_cast<std::size_t>(s)].parent)
+    chosen.push_back(states[static_cast<std::size_t>(s)].cand);
+  std::reverse(chosen.begin(), chosen.end());
+  return chosen;
+}
+
+/// Coalescing (Collage's MaxCoalesce): the chosen candidates of one backend (the host's
+/// excepted: its nodes stay in main) that touch, producer to consumer, become one partition
+/// whenever no path between them passes through another partition or node, until nothing
+/// changes. Returns the unit (partition) of each local node: chosen candidates are units, merged
+/// ones share the lowest number.
+constexpr std::vector<int> coalesce(const cost_graph& g, const std::vector<search_candidate>& cands, const std::vector<int>& chosen,
+                                    int host) {
+  const int units = static_cast<int>(chosen.size());
+  std::vector<int> unit(static_cast<std::size_t>(g.n), -1);
+  std::vector<int> backend(static_cast<std::size_t>(units));
+  for (int u = 0; u < units; ++u) {
+    const search_candidate& c = cands[static_cast<std::size_t>(chosen[static_cast<std::size_t>(u)])];
+    backend[static_cast<std::size_t>(u)] = c.backend;
+    for (int i : c.nodes) unit[static_cast<std::size_t>(i - g.base)] = u;
+  }
+  std::vector<int> alias(static_cast<std::size_t>(units));
+  for (int u = 0; u < units; ++u) alias[static_cast<std::size_t>(u)] = u;
+  auto root = [&](int u) {
+    while (alias[static_cast<std::size_t>(u)] != u) u = alias[static_cast<std::size_t>(u)];
+    return u;
+  };
+  // Successor units of each unit, rebuilt after every merge.
+  std::vector<std::vector<int>> succ;
+  auto rebuild = [&] {
+    succ.assign(static_cast<std::size_t>(units), {});
+    for (int k = 0; k < g.n; ++k) {
+      const int i = g.base + k;
+      if (!g.is_op(i)) continue;
+      const int to = root(unit[static_cast<std::size_t>(k)]);
+      for (int a = 0; a < g.node(i).nargs; ++a) {
+        const int src = g.m.arg(i, a);
+        if (src < g.base || !g.is_op(src)) continue;
+        const int from = root(unit[static_cast<std::size_t>(src - g.base)]);
+        if (from != to && !contains(succ[static_cast<std::size_t>(from)], to)) succ[static_cast<std::size_t>(from)].push_back(to);
+      }
+    }
+  };
+  // Whether `to` is reachable from `from` other than by a direct edge.
+  std::vector<int> stack;
+  std::vector<bool> visited;
+  auto detour = [&](int from, int to) {
+    visited.assign(static_cast<std::size_t>(units), false);
+    stack.clear();
+    for (int s : succ[static_cast<std::size_t>(from)])
+      if (s != to) stack.push_back(s);
+    while (!stack.empty()) {
+      const int x = stack.back();
+      stack.pop_back();
+      if (x == to) return true;
+      if (visited[static_cast<std::size_t>(x)]) continue;
+      visited[static_cast<std::size_t>(x)] = true;
+      for (int s : succ[static_cast<std::size_t>(x)]) stack.push_back(s);
+    }
+    return false;
+  };
+  rebuild();
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (int a = 0; a < units && !changed; ++a) {
+      if (root(a) != a || backend[static_cast<std::size_t>(a)] == host) continue;
+      for (int b : succ[static_cast<std::size_t>(a)]) {
+        if (backend[static_cast<std::size_t>(b)] != backend[static_cast<std::size_t>(a)] || detour(a, b)) continue;
+        alias[static_cast<std::size_t>(std::max(a, b))] = std::min(a, b);
+        rebuild();
+        changed = true;
+        break;
+      }
+    }
+  }
+  for (int k = 0; k < g.n; ++k)
+    if (unit[static_cast<std::size_t>(k)] >= 0) unit[static_cast<std::size_t>(k)] = root(unit[static_cast<std::size_t>(k)]);
+  return unit;
+}
+
+}  // namespace partita::detail
+// ---- end partita/pass/cost/detail/cover.hpp ----
+
+namespace partita {
+
+/// Options of the cost-based search: `Costs`, measured costs (a type with a `static constexpr`
+/// array `entries` of `measured_cost`, and optionally `transfers` of `measured_transfer`, as
+/// `tune` writes), used instead of the estimates for the candidates and backend pairs they name;
+/// `MaxDepth`, the longest chain of ops a union of candidates may hold.
+template <class Costs = no_measured_costs, int MaxDepth = 3>
+struct cost_config {
+  using costs = Costs;
+  static constexpr int max_depth = MaxDepth;
+  /// Unions generated per backend at most (the search stays bounded on large models).
+  static constexpr int max_unions = 4000;
+};
+
+namespace detail {
+
+/// The measured cost of the candidate of `backend` with `signature` in `Costs::entries`, if any.
+template <class Costs>
+constexpr const measured_cost* find_measured(std::string_view backend, std::uint64_t signature) {
+  for (const measured_cost& e : Costs::entries)
+    if (e.signature == signature && !e.backend.empty() && e.backend == backend) return &e;
+  return nullptr;
+}
+
+/// The measured hand-over from `from` to `to` in `Costs::transfers`, if it has one (else -1).
+template <class Costs>
+constexpr double measured_handover(std::string_view from, std::string_view to) {
+  if constexpr (requires { Costs::transfers; }) {
+    for (const measured_transfer& t : Costs::transfers)
+      if (t.from == from && t.to == to) return t.ns;
+  }
+  return -1;
+}
+
+template <class Costs, class From, class... Tos>
+constexpr void transfer_row(transfer_fn* out) {
+  int j = 0;
+  ((out[j++] = {&transfer<From, Tos>::ns, measured_handover<Costs>(std::string_view(From::name), std::string_view(Tos::name))}), ...);
+}
+
+}  // namespace detail
+}  // namespace partita
+// ---- end partita/pass/cost/config.hpp ----
+// ---- begin partita/pass/partition_graph.hpp ----
+/// PartitionGraph: each backend region of main becomes a function of that backend.
 
 
 namespace partita {
+
+/// PartitionGraph: outlines each backend region of main into a function of that backend.
+template <module_type M>
+struct partition_graph;
+
+namespace detail {
+
+/// One region of main that goes to a backend.
+struct region_info {
+  int id = -1;
+  std::string_view backend{};
+  std::vector<int> nodes;    // in topological order
+  std::vector<int> params;   // distinct producers outside the region, in first-reach order
+  std::vector<int> outputs;  // region nodes used outside it, deduplicated, in topological order
+  int function = -1;
+};
+
+/// PartitionGraph on main: each region annotated for a backend becomes a function named
+/// `<backend>_main_<region id>` (non-alphanumerics replaced by `_`) with one parameter per
+/// distinct producer outside the region and the weights it uses bound inside; it returns its
+/// single output, or a tuple that callers project. Unannotated nodes stay in main. Without
+/// merge_regions, every annotated node is its own region.
+constexpr module_builder partition_graph(const module_builder& m) {
+  const function_info f = m.main();
+  const int n = static_cast<int>(m.nodes.size());
+  std::vector<int> region(static_cast<std::size_t>(n), -1);
+  {
+    bool merged = false;
+    for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) merged = merged || m.node(i).region >= 0;
+    int next = 0;
+    for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
+      const graph_node& g = m.node(i);
+      if (is_leaf(g.op)) continue;
+      region[static_cast<std::size_t>(i)] = merged ? g.region : next++;
+    }
+  }
+  // Regions with a backend, by id.
+  std::vector<region_info> regions;
+  std::vector<int> slot_of_region;
+  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
+    const graph_node& g = m.node(i);
+    const int r = region[static_cast<std::size_t>(i)];
+    if (r < 0 || g.target.empty()) continue;
+    if (static_cast<int>(slot_of_region.size()) <= r) slot_of_region.resize(static_cast<std::size_t>(r) + 1, -1);
+    int& s = slot_of_region[static_cast<std::size_t>(r)];
+    if (s < 0) {
+      s = static_cast<int>(regions.size());
+      regions.push_back({r, g.target, {}, {}, {}, -1});
+    }
+    regions[static_cast<std::size_t>(s)].nodes.push_back(i);
+  }
+  if (regions.empty()) return m;
+  std::vector<int> owner(static_cast<std::size_t>(n), -1);  // region slot of each partitioned node
+  for (std::size_t s = 0; s < regions.size(); ++s)
+    for (int i : regions[s].nodes) owner[static_cast<std::size_t>(i)] = static_cast<int>(s);
+
+  // Outputs: nodes used outside their region or returned by main.
+  const use_lists uses(m);
+  std::vector<bool> walked(static_cast<std::size_t>(n), false);
+  for (region_info& r : regions) {
+    for (int i : r.nodes) {
+      bool escapes = uses.returned[static_cast<std::size_t>(i)];
+      for (const int* u = uses.begin(i); u != uses.end(i); ++u) escapes = escapes || owner[static_cast<std::size_t>(*u)] != owner[static_cast<std::size_t>(i)];
+      if (escapes) r.outputs.push_back(i);
+    }
+    // Parameters in the order a post-order walk from the outputs first reaches them.
+    std::vector<std::pair<int, int>> stack;
+    for (int o : r.outputs) {
+      if (walked[static_cast<std::size_t>(o)]) continue;
+      walked[static_cast<std::size_t>(o)] = true;
+      stack.push_back({o, 0});
+      while (!stack.empty()) {
+        auto& [node, next] = stack.back();
+        if (next < m.node(node).nargs) {
+          const int a = m.arg(node, next++);
+          if (owner[static_cast<std::size_t>(a)] == owner[static_cast<std::size_t>(o)]) {
+            if (!walked[static_cast<std::size_t>(a)]) {
+              walked[static_cast<std::size_t>(a)] = true;
+              stack.push_back({a, 0});
+            }
+          } else if (m.node(a).op != op_id::weight && !contains(r.params, a)) {
+            r.params.push_back(a);
+          }
+          continue;
+        }
+        stack.pop_back();
+      }
+    }
+  }
+
+  module_builder out;
+  copy_functions_but_main(out, m);
+  std::vector<int> to(static_cast<std::size_t>(n), -1);
+  std::vector<int> a;
+  for (region_info& r : regions) {
+    function_info fn{};
+    sanitize_into(fn, r.backend);
+    const std::string_view mid = "_main_";
+    for (char c : mid) fn.name_chars[static_cast<std::size_t>(fn.name_length < 63 ? fn.name_length++ : 63)] = c;
+    append_number(fn, r.id);
+    fn.backend = r.backend;
+    fn.first_node = static_cast<int>(out.nodes.size());
+    fn.num_params = static_cast<int>(r.params.size());
+    for (int k = 0; k < fn.num_params; ++k) {
+      const graph_node& src = m.node(r.params[static_cast<std::size_t>(k)]);
+      graph_node p{op_id::param, src.type, src.out, &no_attrs, {}, 0, 0, src.is_tuple};
+      p.index = k;
+      to[static_cast<std::size_t>(r.params[static_cast<std::size_t>(k)])] = out.emit(p, nullptr, 0);
+    }
+    for (int i : r.nodes) {
+      for (int k = 0; k < m.node(i).nargs; ++k) {
+        const int src = m.arg(i, k);
+        // Not a parameter nor a node of the region: a weight, bound inside the partition.
+        if (to[static_cast<std::size_t>(src)] < 0) to[static_cast<std::size_t>(src)] = out.emit(m.node(src), nullptr, 0);
+      }
+      graph_node copy = m.node(i);
+      copy.target = {};
+      copy.region = -1;
+      to[static_cast<std::size_t>(i)] = out.emit_mapped(copy, m, i, to);
+    }
+    if (r.outputs.size() == 1) {
+      fn.result = to[static_cast<std::size_t>(r.outputs[0])];
+    } else {
+      a.clear();
+      for (int o : r.outputs) a.push_back(to[static_cast<std::size_t>(o)]);
+      graph_node t{op_id::tuple, dtype::f32, shape{}, &no_attrs, {}, 0, 0, true};
+      fn.result = out.emit(t, a.data(), static_cast<int>(a.size()));
+    }
+    fn.num_nodes = static_cast<int>(out.nodes.size()) - fn.first_node;
+    r.function = static_cast<int>(out.functions.size());
+    out.functions.push_back(fn);
+    // Reset only what this region set: its nodes, parameters and the weights they use.
+    for (int p : r.params) to[static_cast<std::size_t>(p)] = -1;
+    for (int i : r.nodes) {
+      to[static_cast<std::size_t>(i)] = -1;
+      for (int k = 0; k < m.node(i).nargs; ++k) to[static_cast<std::size_t>(m.arg(i, k))] = -1;
+    }
+  }
+
+  // Main, emitted depth-first from its result: a partitioned node stands for its region's call
+  // (or the call's projection), whose dependencies are the region's parameters.
+  const int start = static_cast<int>(out.nodes.size());
+  std::fill(to.begin(), to.end(), -1);
+  std::vector<int> call_of(regions.size(), -1);
+  struct frame {
+    int node;  // a main node; for a region, any of its nodes
+    int next;
+  };
+  auto deps = [&](int node) -> const std::vector<int>* {
+    const int s = owner[static_cast<std::size_t>(node)];
+    return s >= 0 ? &regions[static_cast<std::size_t>(s)].params : nullptr;
+  };
+  auto done = [&](int node) {
+    const int s = owner[static_cast<std::size_t>(node)];
+    return s >= 0 ? call_of[static_cast<std::size_t>(s)] >= 0 : to[static_cast<std::size_t>(node)] >= 0;
+  };
+  std::vector<frame> stack{{f.result, 0}};
+  while (!stack.empty()) {
+    frame& fr = stack.back();
+    const std::vector<int>* region_params = deps(fr.node);
+    const int count = region_params ? static_cast<int>(region_params->size()) : m.node(fr.node).nargs;
+    if (fr.next < count) {
+      const int d = region_params ? (*region_params)[static_cast<std::size_t>(fr.next)] : m.arg(fr.node, fr.next);
+      ++fr.next;
+      if (!done(d)) stack.push_back({d, 0});
+      continue;
+    }
+    const int node = fr.node;
+    stack.pop_back();
+    if (done(node)) continue;
+    if (region_params) {
+      const int s = owner[static_cast<std::size_t>(node)];
+      const region_info& r = regions[static_cast<std::size_t>(s)];
+      a.clear();
+      for (int p : r.params) a.push_back(to[static_cast<std::size_t>(p)]);
+      const graph_node& first_out = m.node(r.outputs[0]);
+      graph_node c{op_id::call, first_out.type, first_out.out, &no_attrs, {}, 0, 0, r.outputs.size() > 1 || first_out.is_tuple};
+      c.index = r.function;
+      const int call = out.emit(c, a.data(), static_cast<int>(a.size()));
+      call_of[static_cast<std::size_t>(s)] = call;
+      for (std::size_t k = 0; k < r.outputs.size(); ++k) {
+        if (r.outputs.size() == 1) {
+          to[static_cast<std::size_t>(r.outputs[k])] = call;
+          continue;
+        }
+        const graph_node& o = m.node(r.outputs[k]);
+        graph_node g{op_id::get, o.type, o.out, &no_attrs, {}, 0, 0, o.is_tuple};
+        g.index = static_cast<int>(k);
+        to[static_cast<std::size_t>(r.outputs[k])] = out.emit(g, &call, 1);
+      }
+      continue;
+    }
+    graph_node copy = m.node(node);
+    copy.region = -1;
+    to[static_cast<std::size_t>(node)] = out.emit_mapped(copy, m, node, to);
+  }
+  finish_main(out, start, to[static_cast<std::size_t>(f.result)]);
+  return out;
+}
+
+template <class M>
+struct partition_graph_pass {
+  static constexpr module_builder run() { return partition_graph(to_builder(M::value)); }
+};
+
+}  // namespace detail
+
+template <module_type M>
+struct partition_graph : detail::module_from<detail::partition_graph_pass<M>> {};
+
+}  // namespace partita
+// ---- end partita/pass/partition_graph.hpp ----
+
+namespace partita::detail {
+
+/// What the search computes for a module (main's nodes after the pre-partition phase).
+template <std::size_t N>
+struct cost_choice_value {
+  std::array<node_choice, N> nodes{};
+  search_stats stats{};
+  bool complete = true;
+};
+
+/// The candidates, the search and coalescing for `Backends...` (priority order).
+template <class Config, class... Bs>
+struct cost_planner {
+  static constexpr int num_backends = static_cast<int>(sizeof...(Bs));
+  /// The backend that takes what no other runs: the last host backend listed.
+  static constexpr int host = [] {
+    constexpr bool h[] = {is_host_backend<Bs>...};
+    for (int i = num_backends - 1; i >= 0; --i)
+      if (h[i]) return i;
+    return -1;
+  }();
+  static constexpr std::array<std::string_view, sizeof...(Bs)> names{std::string_view(Bs::name)...};
+
+  /// The index of the backend named `name`, or -1 (an empty name too).
+  static constexpr int index_of(std::string_view name) {
+    const std::size_t i = backend_index<Bs...>(name);
+    return !name.empty() && i < sizeof...(Bs) ? static_cast<int>(i) : -1;
+  }
+
+  struct candidates {
+    std::vector<cost_candidate> list;
+    index_table sets;  // (backend, nodes) → candidate, to keep each set once
+  };
+
+  static constexpr std::uint64_t set_key(int backend, const std::vector<int>& nodes) {
+    std::uint64_t h = hash_mix(0xbb67ae8584caa73bull, static_cast<std::uint64_t>(backend));
+    for (int i : nodes) h = hash_mix(h, static_cast<std::uint64_t>(i));
+    return h;
+  }
+
+  /// Whether backend `bi` already has a candidate with these nodes.
+  static constexpr bool known(const candidates& cs, int bi, const std::vector<int>& nodes) {
+    return cs.sets.find(set_key(bi, nodes), [&](int o) {
+      const cost_candidate& other = cs.list[static_cast<std::size_t>(o)];
+      return other.backend == bi && other.nodes == nodes;
+    }) >= 0;
+  }
+
+  /// Adds `c` (nodes and parts set) unless its backend already has the same set; costs it.
+  template <class B>
+  static constexpr bool add(const cost_graph& g, candidates& cs, cost_candidate c) {
+    if (known(cs, c.backend, c.nodes)) return false;
+    std::vector<std::string_view> by_node;
+    const candidate_view::numbers num = describe(g, c, std::string_view(B::name), by_node);
+    c.estimate = cost_of<B>(
+        candidate_view(g.m.nodes.data(), g.m.args.data(), c.nodes.data(), by_node.data(), static_cast<int>(c.nodes.size()), num));
+    c.ns = c.estimate;
+    if (const measured_cost* mc = find_measured<typename Config::costs>(std::string_view(B::name), c.signature)) {
+      c.ns = mc->ns;
+      c.measured = true;
+    }
+    cs.sets.insert(set_key(c.backend, c.nodes), static_cast<int>(cs.list.size()));
+    cs.list.push_back(std::move(c));
+    return true;
+  }
+
+  /// Backend `B`'s candidates rooted at main's nodes [lo, hi) (local indices): each single op it
+  /// runs and each match of its patterns.
+  template <class B>
+  static constexpr void add_candidates(const cost_graph& g, int bi, candidates& cs, int lo, int hi) {
+    const module_builder& m = g.m;
+    if constexpr (requires { B::patterns::value; }) {
+      cs.list.reserve(cs.list.size() + static_cast<std::size_t>(hi - lo) * (B::patterns::value.entries.size() + 1) / 2);
+    }
+    match_state st;
+    group gr{};
+    for (int k = lo; k < hi; ++k) {
+      const int i = g.base + k;
+      if (!g.is_op(i)) continue;
+      const graph_node& n = m.node(i);
+      if constexpr (requires { B::patterns::value; }) {
+        const auto& t = B::patterns::value;
+        for (std::size_t e = 0; e < t.entries.size(); ++e) {
+          if (!match_group(m, t, t.entries[e], i, g.uses, st, gr)) continue;
+          cost_candidate c;
+          c.backend = bi;
+          for (int b : gr.body)
+            if (m.node(b).op != op_id::weight) c.nodes.push_back(b);
+          c.part.assign(c.nodes.size(), 0);
+          c.roots.push_back(i);
+          c.entries.push_back(static_cast<int>(e));
+          c.names.push_back(t.entries[e].name);
+          add<B>(g, cs, std::move(c));
+        }
+      }
+      bool single = false;
+      if (n.op == op_id::tuple || n.op == op_id::get) {
+        single = bi == host;  // structural: moves no data, stays in main
+      } else if (n.op == op_id::call) {
+        const function_info& callee = m.functions[static_cast<std::size_t>(n.index)];
+        const int owner = callee.backend.empty() ? index_of(composite_backend(callee.composite)) : -1;
+        single = owner == bi || (owner < 0 && bi == host);  // an existing partition stays a call of main
+      } else if (!n.pinned.empty()) {
+        const int pin = index_of(n.pinned);
+        single = pin == bi || (pin < 0 && bi == host);
+      } else {
+        single = bi == host || is_host_backend<B> || backend_supports<B>(op_view(m.nodes.data(), m.args.data(), i));
+      }
+      if (single) {
+        cost_candidate c;
+        c.backend = bi;
+        c.nodes.push_back(i);
+        c.part.push_back(-1);
+        add<B>(g, cs, std::move(c));
+      }
+    }
+  }
+
+  /// Adds unions of touching candidates of `cs` (all backend `B`'s, none a union yet) until no
+  /// new valid one appears or the limit is reached: each new union is itself extended.
+  template <class B>
+  static constexpr void add_unions(const cost_graph& g, int bi, candidates& cs) {
+    const std::size_t last = cs.list.size();
+    std::vector<std::vector<int>> at(static_cast<std::size_t>(g.n));  // base candidates holding each node
+    for (std::size_t c = 0; c < last; ++c)
+      for (int i : cs.list[c].nodes) at[static_cast<std::size_t>(i - g.base)].push_back(static_cast<int>(c));
+    std::vector<signed char> mark(static_cast<std::size_t>(g.n), 0);
+    std::vector<int> depth(static_cast<std::size_t>(g.n), 0);
+    std::vector<int> near;
+    std::vector<int> merged;
+    int made = 0;
+    for (std::size_t w = 0; w < cs.list.size() && made < Config::max_unions; ++w) {
+      near.clear();
+      for (int i : cs.list[w].nodes) {
+        const std::vector<int>& xn = cs.list[w].nodes;
+        for (int a = 0; a < g.node(i).nargs; ++a) {
+          const int src = g.m.arg(i, a);
+          if (src >= g.base && g.is_op(src) && !contains(xn, src))
+            for (int y : at[static_cast<std::size_t>(src - g.base)])
+              if (!contains(near, y)) near.push_back(y);
+        }
+        for (const int* u = g.uses.begin(i); u != g.uses.end(i); ++u)
+          if (!contains(xn, *u))
+            for (int y : at[static_cast<std::size_t>(*u - g.base)])
+              if (!contains(near, y)) near.push_back(y);
+      }
+      for (int y : near) {
+        const cost_candidate& x = cs.list[w];
+        const cost_candidate& yc = cs.list[static_cast<std::size_t>(y)];
+        // The two sorted node lists, merged; overlapping ones are not unions.
+        merged.clear();
+        bool overlap = false;
+        for (std::size_t p = 0, q = 0; p < x.nodes.size() || q < yc.nodes.size();) {
+          if (q == yc.nodes.size() || (p < x.nodes.size() && x.nodes[p] < yc.nodes[q])) merged.push_back(x.nodes[p++]);
+          else if (p == x.nodes.size() || yc.nodes[q] < x.nodes[p]) merged.push_back(yc.nodes[q++]);
+          else {
+            overlap = true;
+            break;
+          }
+        }
+        if (overlap || known(cs, bi, merged) || !valid_union(g, merged, Config::max_depth, mark, depth)) continue;
+        cost_candidate u;
+        u.backend = bi;
+        u.nodes = merged;
+        u.roots = x.roots;
+        u.entries = x.entries;
+        u.names = x.names;
+        for (std::size_t p = 0; p < yc.roots.size(); ++p) {
+          u.roots.push_back(yc.roots[p]);
+          u.entries.push_back(yc.entries[p]);
+          u.names.push_back(yc.names[p]);
+        }
+        const int shift = static_cast<int>(x.roots.size());
+        for (int i : merged) {
+          int part = -1;
+          for (std::size_t p = 0; p < x.nodes.size(); ++p)
+            if (x.nodes[p] == i) part = x.part[p];
+          for (std::size_t p = 0; p < yc.nodes.size(); ++p)
+            if (yc.nodes[p] == i) part = yc.part[p] < 0 ? -1 : yc.part[p] + shift;
+          u.part.push_back(part);
+        }
+        if (add<B>(g, cs, std::move(u)) && ++made >= Config::max_unions) break;
+      }
+    }
+  }
+
+  /// Whether backend `I` gets unions of its candidates: it runs whole partitions (a backend that
+  /// runs steps one by one would cost a union as the sum of its parts).
+  template <std::size_t I>
+  static constexpr bool makes_unions = runs_partitions<std::tuple_element_t<I, std::tuple<Bs...>>> && static_cast<int>(I) != host;
+
+  /// Backend `I`'s candidates rooted at main's nodes [lo, hi) (local indices).
+  template <std::size_t I>
+  static constexpr std::vector<cost_candidate> candidates_of(const cost_graph& g, int lo, int hi) {
+    candidates cs;
+    add_candidates<std::tuple_element_t<I, std::tuple<Bs...>>>(g, static_cast<int>(I), cs, lo, hi);
+    return std::move(cs.list);
+  }
+
+  /// `base` (all of backend `I`'s candidates but unions), followed by the unions (if it makes any).
+  template <std::size_t I>
+  static constexpr std::vector<cost_candidate> unions_of(const cost_graph& g, std::vector<cost_candidate> base) {
+    if constexpr (makes_unions<I>) {
+      candidates cs;
+      cs.list = std::move(base);
+      for (std::size_t c = 0; c < cs.list.size(); ++c) cs.sets.insert(set_key(cs.list[c].backend, cs.list[c].nodes), static_cast<int>(c));
+      add_unions<std::tuple_element_t<I, std::tuple<Bs...>>>(g, static_cast<int>(I), cs);
+      return std::move(cs.list);
+    } else {
+      return base;
+    }
+  }
+
+  /// Runs the search on main of `m` (its nodes in local order) over candidates `cands`.
+  template <std::size_t N>
+  static constexpr cost_choice_value<N> run(const module_builder& m, std::vector<search_candidate> cands) {
+    cost_choice_value<N> out{};
+    // Set field by field: GCC 12 can value-initialize a second `cost_choice_value<N>` of the
+    // same N (another search of the same model) with zeros instead of the member initializers.
+    out.complete = true;
+    for (node_choice& c : out.nodes) {
+      c.target = {};
+      c.region = -1;
+      c.backend = -1;
+      c.entry = -1;
+    }
+    calibrate(cands, num_backends);
+    const cost_graph g(m);
+    out.stats.candidates = static_cast<int>(cands.size());
+    for (const search_candidate& c : cands) out.stats.measured += c.measured ? 1 : 0;
+    std::array<transfer_fn, sizeof...(Bs) * sizeof...(Bs)> tr{};
+    {
+      int row = 0;
+      ((transfer_row<typename Config::costs, Bs, Bs...>(tr.data() + static_cast<std::size_t>(num_backends * row++))), ...);
+    }
+    const std::vector<int> chosen = cheapest_cover(g, cands, num_backends, host, tr.data(), out.stats);
+    if (chosen.size() == 1 && chosen[0] < 0) {
+      out.complete = false;
+      return out;
+    }
+    out.stats.chosen = static_cast<int>(chosen.size());
+    const std::vector<int> unit = coalesce(g, cands, chosen, host);
+    // Regions: one per partition of a backend other than the host, numbered by first node.
+    std::vector<int> region_of(chosen.size(), -1);
+    int regions = 0;
+    for (int k = 0; k < g.n; ++k) {
+      const int u = unit[static_cast<std::size_t>(k)];
+      if (u < 0) continue;
+      const search_candidate& c = cands[static_cast<std::size_t>(chosen[static_cast<std::size_t>(u)])];
+      node_choice& ch = out.nodes[static_cast<std::size_t>(k)];
+      const graph_node& n = m.node(g.base + k);
+      if (c.backend != host) {
+        if (region_of[static_cast<std::size_t>(u)] < 0) region_of[static_cast<std::size_t>(u)] = regions++;
+        ch.region = region_of[static_cast<std::size_t>(u)];
+        ch.target = names[static_cast<std::size_t>(c.backend)];
+      }
+      if (!n.pinned.empty() && n.op != op_id::call && index_of(n.pinned) != host) ch.target = n.pinned;  // the host's stay in main
+    }
+    out.stats.partitions = regions;
+    for (int ci : chosen) {
+      const search_candidate& c = cands[static_cast<std::size_t>(ci)];
+      for (std::size_t p = 0; p < c.roots.size(); ++p) {
+        node_choice& ch = out.nodes[static_cast<std::size_t>(c.roots[p] - g.base)];
+        ch.backend = c.backend;
+        ch.entry = c.entries[p];
+      }
+    }
+    return out;
+  }
+
+  template <class B>
+  static constexpr bool rematch_in(const module_builder& m, int entry, int root, const use_lists& uses, match_state& st, group& gr) {
+    if constexpr (requires { B::patterns::value; }) {
+      const auto& t = B::patterns::value;
+      return match_group(m, t, t.entries[static_cast<std::size_t>(entry)], root, uses, st, gr);
+    } else {
+      return false;
+    }
+  }
+
+  /// Matches entry `entry` of backend number `backend`'s pattern table at `root` again, filling
+  /// `gr` with the composite it forms (the search keeps only which entry matched where).
+  static constexpr bool rematch(int backend, const module_builder& m, int entry, int root, const use_lists& uses, match_state& st,
+                                group& gr) {
+    return visit_backend<bool, Bs...>(static_cast<std::size_t>(backend),
+                                      [&]<class B>() { return rematch_in<B>(m, entry, root, uses, st, gr); });
+  }
+
+  /// Applies a search result to `m`: targets and regions, the chosen composites outlined, then
+  /// PartitionGraph.
+  template <std::size_t N>
+  static constexpr module_builder apply(module_builder m, const cost_choice_value<N>& choice) {
+    const int base = m.main().first_node;
+    for (std::size_t k = 0; k < N; ++k) {
+      graph_node& n = m.nodes[static_cast<std::size_t>(base) + k];
+      n.target = choice.nodes[k].target;
+      n.region = choice.nodes[k].region;
+    }
+    std::vector<group> groups;
+    {
+      const use_lists uses(m);
+      match_state st;
+      for (std::size_t k = 0; k < N; ++k) {
+        const node_choice& ch = choice.nodes[k];
+        if (ch.entry < 0) continue;
+        group gr{};
+        rematch(ch.backend, m, ch.entry, base + static_cast<int>(k), uses, st, gr);
+        groups.push_back(std::move(gr));
+      }
+    }
+    if (!groups.empty()) m = outline_composites(m, std::move(groups), true);
+    return partition_graph(m);
+  }
+};
+}  // namespace partita::detail
+// ---- end partita/pass/cost/planner.hpp ----
+
+namespace partita::detail {
+
+/// Main's nodes per constant evaluation of candidates: GCC bounds the work of each one.
+inline constexpr int candidate_chunk = 256;
+
+/// Backend `I`'s candidates rooted in chunk `Chunk` of main's nodes, in a constant evaluation of
+/// their own (twice: sizes, then contents).
+template <class Pre, class Config, std::size_t I, std::size_t Chunk, class... Bs>
+struct chunk_candidates {
+  static constexpr std::vector<cost_candidate> make() {
+    const module_builder m = to_builder(Pre::value);
+    const cost_graph g(m);
+    const int lo = static_cast<int>(Chunk) * candidate_chunk;
+    const int hi = lo + candidate_chunk < g.n ? lo + candidate_chunk : g.n;
+    return cost_planner<Config, Bs...>::template candidates_of<I>(g, lo, hi);
+  }
+  static constexpr candidate_sizes sizes = sizes_of(make());
+  static constexpr candidate_table<sizes> value = pack<sizes>(make());
+};
+
+template <class Pre, class Config, std::size_t I, class Chunks, class... Bs>
+struct base_candidates;
+template <class Pre, class Config, std::size_t I, std::size_t... C, class... Bs>
+struct base_candidates<Pre, Config, I, std::index_sequence<C...>, Bs...> {
+  using type = table_list<chunk_candidates<Pre, Config, I, C, Bs...>...>;
+};
+
+/// The unions of backend `I`'s candidates `Base` (a `table_list`), in a constant evaluation of
+/// their own.
+template <class Pre, class Config, std::size_t I, class Base, class... Bs>
+struct union_candidates {
+  static constexpr std::vector<cost_candidate> make() {
+    const module_builder m = to_builder(Pre::value);
+    const cost_graph g(m);
+    std::vector<cost_candidate> all = cost_planner<Config, Bs...>::template unions_of<I>(g, Base::unpacked());
+    all.erase(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(Base::size));
+    return all;
+  }
+  static constexpr candidate_sizes sizes = sizes_of(make());
+  static constexpr candidate_table<sizes> value = pack<sizes>(make());
+};
+
+/// Backend `I`'s candidates: its single ops and pattern matches chunk by chunk, then its unions.
+template <class Pre, class Config, std::size_t I, class... Bs>
+struct backend_candidates {
+  static constexpr std::size_t chunks =
+      (static_cast<std::size_t>(Pre::value.main().num_nodes) + candidate_chunk - 1) / static_cast<std::size_t>(candidate_chunk);
+  using base = typename base_candidates<Pre, Config, I, std::make_index_sequence<chunks>, Bs...>::type;
+  using type = std::conditional_t<cost_planner<Config, Bs...>::template makes_unions<I>,
+                                  typename concat_tables<base, table_list<union_candidates<Pre, Config, I, base, Bs...>>>::type, base>;
+};
+
+/// Every backend's candidates, in backend order: `list[i]` is candidate `i`.
+template <class Pre, class Config, class... Bs>
+struct candidate_list {
+  template <std::size_t... I>
+  static constexpr auto join(std::index_sequence<I...>) -> typename concat_tables<typename backend_candidates<Pre, Config, I, Bs...>::type...>::type;
+  using tables = decltype(join(std::index_sequence_for<Bs...>{}));
+  static constexpr std::size_t size = tables::size;
+  static constexpr std::array<search_candidate, size> list = [] {
+    std::vector<search_candidate> v;
+    v.reserve(size);
+    tables::refs(v);
+    std::array<search_candidate, size> a{};
+    for (std::size_t i = 0; i < size; ++i) a[i] = v[i];
+    return a;
+  }();
+};
+
+template <class Pre, class Config, class... Bs>
+struct cost_choice {
+  using candidates = candidate_list<Pre, Config, Bs...>;
+  static constexpr std::size_t n = static_cast<std::size_t>(Pre::value.main().num_nodes);
+  static constexpr cost_choice_value<n> value = cost_planner<Config, Bs...>::template run<n>(
+      to_builder(Pre::value), std::vector<search_candidate>(candidates::list.begin(), candidates::list.end()));
+};
+
+}  // namespace partita::detail
+// ---- end partita/pass/cost/candidates.hpp ----
+// ---- begin partita/pass/cost/cost_partition.hpp ----
+/// Cost-based partitioning (`cost_partition`, `cost_partition_with`): the entry points and their flow.
+
+// ---- begin partita/pass/pipeline.hpp ----
+/// The eager flow and pass lists: `partition`, phases and user passes.
+
+// ---- begin partita/pass/merge_regions.hpp ----
+/// MergeCompilerRegions: neighbouring nodes of one backend grow into regions, without cycles.
+
+
+namespace partita {
+
+/// MergeCompilerRegions: groups annotated nodes of main into maximal regions per backend
+/// without creating cycles; `partition_graph` outlines them.
+template <module_type M>
+struct merge_regions;
+
 namespace detail {
 
 /// Region merging state: union-find over main's nodes, each region's members and its
@@ -5867,235 +4762,28 @@ struct merge_regions_pass {
 
 }  // namespace detail
 
-/// MergeCompilerRegions: groups annotated nodes of main into maximal regions per backend
-/// without creating cycles; `partition_graph` outlines them.
 template <module_type M>
 struct merge_regions : detail::module_from<detail::merge_regions_pass<M>> {};
 
 }  // namespace partita
 // ---- end partita/pass/merge_regions.hpp ----
-// ---- begin partita/pass/partition_graph.hpp ----
-
 
 namespace partita {
-namespace detail {
 
-/// One region of main that goes to a backend.
-struct region_info {
-  int id = -1;
-  std::string_view backend{};
-  std::vector<int> nodes;    // in topological order
-  std::vector<int> params;   // distinct producers outside the region, in first-reach order
-  std::vector<int> outputs;  // region nodes used outside it, deduplicated, in topological order
-  int function = -1;
-};
+/// Runs `Passes...` (from `partita::passes` or a backend's own) in order on a model or module;
+/// the intermediate modules are never materialised. The whole pipeline is one constant
+/// evaluation: for models of thousands of nodes, chain the pass types instead
+/// (`partition_graph<merge_regions<...>>`), each of which is its own.
+/// `pipeline<net, passes::merge_composite<npu::patterns>, passes::annotate_target<npu, reference>>`.
+template <class M, class... Passes>
+struct pipeline;
 
-/// PartitionGraph on main: each region annotated for a backend becomes a function named
-/// `<backend>_main_<region id>` (non-alphanumerics replaced by `_`) with one parameter per
-/// distinct producer outside the region and the weights it uses bound inside; it returns its
-/// single output, or a tuple that callers project. Unannotated nodes stay in main. Without
-/// merge_regions, every annotated node is its own region.
-constexpr module_builder partition_graph(const module_builder& m) {
-  const function_info f = m.main();
-  const int n = static_cast<int>(m.nodes.size());
-  std::vector<int> region(static_cast<std::size_t>(n), -1);
-  {
-    bool merged = false;
-    for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) merged = merged || m.node(i).region >= 0;
-    int next = 0;
-    for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
-      const graph_node& g = m.node(i);
-      if (is_leaf(g.op)) continue;
-      region[static_cast<std::size_t>(i)] = merged ? g.region : next++;
-    }
-  }
-  // Regions with a backend, by id.
-  std::vector<region_info> regions;
-  std::vector<int> slot_of_region;
-  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
-    const graph_node& g = m.node(i);
-    const int r = region[static_cast<std::size_t>(i)];
-    if (r < 0 || g.target.empty()) continue;
-    if (static_cast<int>(slot_of_region.size()) <= r) slot_of_region.resize(static_cast<std::size_t>(r) + 1, -1);
-    int& s = slot_of_region[static_cast<std::size_t>(r)];
-    if (s < 0) {
-      s = static_cast<int>(regions.size());
-      regions.push_back({r, g.target, {}, {}, {}, -1});
-    }
-    regions[static_cast<std::size_t>(s)].nodes.push_back(i);
-  }
-  if (regions.empty()) return m;
-  std::vector<int> owner(static_cast<std::size_t>(n), -1);  // region slot of each partitioned node
-  for (std::size_t s = 0; s < regions.size(); ++s)
-    for (int i : regions[s].nodes) owner[static_cast<std::size_t>(i)] = static_cast<int>(s);
-
-  // Outputs: nodes used outside their region or returned by main.
-  const use_lists uses(m);
-  std::vector<bool> walked(static_cast<std::size_t>(n), false);
-  for (region_info& r : regions) {
-    for (int i : r.nodes) {
-      bool escapes = uses.returned[static_cast<std::size_t>(i)];
-      for (const int* u = uses.begin(i); u != uses.end(i); ++u) escapes = escapes || owner[static_cast<std::size_t>(*u)] != owner[static_cast<std::size_t>(i)];
-      if (escapes) r.outputs.push_back(i);
-    }
-    // Parameters in the order a post-order walk from the outputs first reaches them.
-    std::vector<std::pair<int, int>> stack;
-    for (int o : r.outputs) {
-      if (walked[static_cast<std::size_t>(o)]) continue;
-      walked[static_cast<std::size_t>(o)] = true;
-      stack.push_back({o, 0});
-      while (!stack.empty()) {
-        auto& [node, next] = stack.back();
-        if (next < m.node(node).nargs) {
-          const int a = m.arg(node, next++);
-          if (owner[static_cast<std::size_t>(a)] == owner[static_cast<std::size_t>(o)]) {
-            if (!walked[static_cast<std::size_t>(a)]) {
-              walked[static_cast<std::size_t>(a)] = true;
-              stack.push_back({a, 0});
-            }
-          } else if (m.node(a).op != op_id::weight && !contains(r.params, a)) {
-            r.params.push_back(a);
-          }
-          continue;
-        }
-        stack.pop_back();
-      }
-    }
-  }
-
-  module_builder out;
-  copy_functions_but_main(out, m);
-  std::vector<int> to(static_cast<std::size_t>(n), -1);
-  std::vector<int> a;
-  for (region_info& r : regions) {
-    function_info fn{};
-    sanitize_into(fn, r.backend);
-    const std::string_view mid = "_main_";
-    for (char c : mid) fn.name_chars[static_cast<std::size_t>(fn.name_length < 63 ? fn.name_length++ : 63)] = c;
-    append_number(fn, r.id);
-    fn.backend = r.backend;
-    fn.first_node = static_cast<int>(out.nodes.size());
-    fn.num_params = static_cast<int>(r.params.size());
-    for (int k = 0; k < fn.num_params; ++k) {
-      const graph_node& src = m.node(r.params[static_cast<std::size_t>(k)]);
-      graph_node p{op_id::param, src.type, src.out, &no_attrs, {}, 0, 0, src.is_tuple};
-      p.index = k;
-      to[static_cast<std::size_t>(r.params[static_cast<std::size_t>(k)])] = out.emit(p, nullptr, 0);
-    }
-    for (int i : r.nodes) {
-      const graph_node& g = m.node(i);
-      a.clear();
-      for (int k = 0; k < g.nargs; ++k) {
-        const int src = m.arg(i, k);
-        if (to[static_cast<std::size_t>(src)] < 0) {  // a weight: bound inside the partition
-          graph_node w = m.node(src);
-          to[static_cast<std::size_t>(src)] = out.emit(w, nullptr, 0);
-        }
-        a.push_back(to[static_cast<std::size_t>(src)]);
-      }
-      graph_node copy = g;
-      copy.target = {};
-      copy.region = -1;
-      to[static_cast<std::size_t>(i)] = out.emit(copy, a.data(), g.nargs);
-    }
-    if (r.outputs.size() == 1) {
-      fn.result = to[static_cast<std::size_t>(r.outputs[0])];
-    } else {
-      a.clear();
-      for (int o : r.outputs) a.push_back(to[static_cast<std::size_t>(o)]);
-      graph_node t{op_id::tuple, dtype::f32, shape{}, &no_attrs, {}, 0, 0, true};
-      fn.result = out.emit(t, a.data(), static_cast<int>(a.size()));
-    }
-    fn.num_nodes = static_cast<int>(out.nodes.size()) - fn.first_node;
-    r.function = static_cast<int>(out.functions.size());
-    out.functions.push_back(fn);
-    // Reset only what this region set: its nodes, parameters and the weights they use.
-    for (int p : r.params) to[static_cast<std::size_t>(p)] = -1;
-    for (int i : r.nodes) {
-      to[static_cast<std::size_t>(i)] = -1;
-      for (int k = 0; k < m.node(i).nargs; ++k) to[static_cast<std::size_t>(m.arg(i, k))] = -1;
-    }
-  }
-
-  // Main, emitted depth-first from its result: a partitioned node stands for its region's call
-  // (or the call's projection), whose dependencies are the region's parameters.
-  const int start = static_cast<int>(out.nodes.size());
-  std::fill(to.begin(), to.end(), -1);
-  std::vector<int> call_of(regions.size(), -1);
-  struct frame {
-    int node;  // a main node; for a region, any of its nodes
-    int next;
-  };
-  auto deps = [&](int node) -> const std::vector<int>* {
-    const int s = owner[static_cast<std::size_t>(node)];
-    return s >= 0 ? &regions[static_cast<std::size_t>(s)].params : nullptr;
-  };
-  auto done = [&](int node) {
-    const int s = owner[static_cast<std::size_t>(node)];
-    return s >= 0 ? call_of[static_cast<std::size_t>(s)] >= 0 : to[static_cast<std::size_t>(node)] >= 0;
-  };
-  std::vector<frame> stack{{f.result, 0}};
-  while (!stack.empty()) {
-    frame& fr = stack.back();
-    const std::vector<int>* region_params = deps(fr.node);
-    const int count = region_params ? static_cast<int>(region_params->size()) : m.node(fr.node).nargs;
-    if (fr.next < count) {
-      const int d = region_params ? (*region_params)[static_cast<std::size_t>(fr.next)] : m.arg(fr.node, fr.next);
-      ++fr.next;
-      if (!done(d)) stack.push_back({d, 0});
-      continue;
-    }
-    const int node = fr.node;
-    stack.pop_back();
-    if (done(node)) continue;
-    if (region_params) {
-      const int s = owner[static_cast<std::size_t>(node)];
-      const region_info& r = regions[static_cast<std::size_t>(s)];
-      a.clear();
-      for (int p : r.params) a.push_back(to[static_cast<std::size_t>(p)]);
-      const graph_node& first_out = m.node(r.outputs[0]);
-      graph_node c{op_id::call, first_out.type, first_out.out, &no_attrs, {}, 0, 0, r.outputs.size() > 1 || first_out.is_tuple};
-      c.index = r.function;
-      const int call = out.emit(c, a.data(), static_cast<int>(a.size()));
-      call_of[static_cast<std::size_t>(s)] = call;
-      for (std::size_t k = 0; k < r.outputs.size(); ++k) {
-        if (r.outputs.size() == 1) {
-          to[static_cast<std::size_t>(r.outputs[k])] = call;
-          continue;
-        }
-        const graph_node& o = m.node(r.outputs[k]);
-        graph_node g{op_id::get, o.type, o.out, &no_attrs, {}, 0, 0, o.is_tuple};
-        g.index = static_cast<int>(k);
-        to[static_cast<std::size_t>(r.outputs[k])] = out.emit(g, &call, 1);
-      }
-      continue;
-    }
-    const graph_node& g = m.node(node);
-    a.clear();
-    for (int k = 0; k < g.nargs; ++k) a.push_back(to[static_cast<std::size_t>(m.arg(node, k))]);
-    graph_node copy = g;
-    copy.region = -1;
-    to[static_cast<std::size_t>(node)] = out.emit(copy, a.data(), g.nargs);
-  }
-  finish_main(out, start, to[static_cast<std::size_t>(f.result)]);
-  return out;
-}
-
-template <class M>
-struct partition_graph_pass {
-  static constexpr module_builder run() { return partition_graph(to_builder(M::value)); }
-};
-
-}  // namespace detail
-
-/// PartitionGraph: outlines each backend region of main into a function of that backend.
-template <module_type M>
-struct partition_graph : detail::module_from<detail::partition_graph_pass<M>> {};
-
-}  // namespace partita
-// ---- end partita/pass/partition_graph.hpp ----
-
-namespace partita {
+/// The eager, UMA-style flow for `Backends...` (priority order, host last): each backend's
+/// `pre_partition` passes, MergeComposite with each backend's `patterns` in backend order,
+/// AnnotateTarget, MergeCompilerRegions, PartitionGraph, then each backend's `post_partition`
+/// passes. Backends without patterns or passes simply take part in annotation.
+template <class M, class... Backends>
+struct partition;
 
 /// Passes as values, for `pipeline` and backend pass phases: each is a type with
 /// `static constexpr detail::module_builder run(detail::module_builder)`.
@@ -6203,18 +4891,9 @@ struct partition_flow {
 
 }  // namespace detail
 
-/// Runs `Passes...` (from `partita::passes` or a backend's own) in order on a model or module;
-/// the intermediate modules are never materialised. The whole pipeline is one constant
-/// evaluation: for models of thousands of nodes, chain the pass types instead
-/// (`partition_graph<merge_regions<...>>`), each of which is its own.
-/// `pipeline<net, passes::merge_composite<npu::patterns>, passes::annotate_target<npu, reference>>`.
 template <class M, class... Passes>
 struct pipeline : detail::module_from<detail::pipeline_pass<M, Passes...>> {};
 
-/// The eager, UMA-style flow for `Backends...` (priority order, host last): each backend's
-/// `pre_partition` passes, MergeComposite with each backend's `patterns` in backend order,
-/// AnnotateTarget, MergeCompilerRegions, PartitionGraph, then each backend's `post_partition`
-/// passes. Backends without patterns or passes simply take part in annotation.
 template <class M, class... Backends>
 struct partition : std::conditional_t<backends_ok<Backends...>, detail::partition_flow<M, Backends...>,
                                       std::type_identity<module_type_t<M>>>::type {};
@@ -6231,12 +4910,1037 @@ inline constexpr int count_functions = [] {
   return n;
 }();
 
+namespace detail {
+
+template <class M>
+inline constexpr bool is_model = false;
+template <class... Outs>
+inline constexpr bool is_model<model<Outs...>> = true;
+
+/// True for backends that change a model before it runs: their patterns, phases, or claims.
+template <class B>
+inline constexpr bool takes_part = !is_host_backend<B> || requires { typename B::patterns; } ||
+                                   requires { typename B::pre_partition; } || requires { typename B::post_partition; };
+
+/// What `compiled<Model, Backends...>` runs: a module as given; a `model<...>` through the eager
+/// flow (`partition<Model, Backends...>`) when a backend takes part in it, as is.
+template <class Model, class... Backends>
+using compiled_module = typename std::conditional_t<is_model<Model> && (takes_part<Backends> || ...),
+                                                    std::type_identity<partition<Model, Backends...>>,
+                                                    std::type_identity<module_type_t<Model>>>::type;
+
+}  // namespace detail
 }  // namespace partita
 // ---- end partita/pass/pipeline.hpp ----
+
+namespace partita {
+
+/// Cost-based partitioning (Collage-style) with explicit options (`cost_config`): each
+/// backend's `pre_partition` passes, then a search over alternative partitionings of main that
+/// minimises the estimated run time, then each backend's `post_partition` passes. The result is
+/// an ordinary partitioned module (composites, `<backend>_main_<n>` partitions), as the eager
+/// flow's. `search` reports the estimate and the search's size.
+template <class Config, class M, class... Backends>
+struct cost_partition_with;
+
+/// Cost-based partitioning with the default options: every match of every backend's patterns,
+/// every single op a backend supports and unions of touching candidates (for backends that run
+/// whole partitions) are candidates; each costs `Backend::cost(candidate_view)` or the estimate
+/// from the backend's `speed`, plus `transfer<From, To>` for every tensor crossing between
+/// backends; the cheapest cover of the graph wins, and touching partitions of one backend are
+/// coalesced when no cycle results. `cost_partition<net, onednn, cpu>`.
+template <class M, class... Backends>
+struct cost_partition;
+
+namespace detail {
+
+template <class M, class... Bs>
+struct pre_partition_phase {
+  static constexpr module_builder run() {
+    module_builder m = to_builder(module_type_t<M>::value);
+    ((m = pre_partition<Bs>(std::move(m))), ...);
+    return m;
+  }
+};
+
+template <class Pre, class Choice, class Config, class... Bs>
+struct cost_apply_pass {
+  static constexpr module_builder run() { return cost_planner<Config, Bs...>::apply(to_builder(Pre::value), Choice::value); }
+};
+
+template <class Config, class M, class... Bs>
+struct cost_flow {
+  using pre = module_from<pre_partition_phase<M, Bs...>>;
+  using choice = cost_choice<pre, Config, Bs...>;
+  static_assert(choice::value.complete, "partita: cost_partition: a node has no candidate (no backend runs it)");
+  using partitioned = module_from<cost_apply_pass<pre, choice, Config, Bs...>>;
+  using type = std::conditional_t<(has_post_partition<Bs> || ...), module_from<post_partition_phase<partitioned, Bs...>>, partitioned>;
+};
+
+template <class... Bs>
+inline constexpr bool has_host = (is_host_backend<Bs> || ...);
+
+/// The flow when its backends are well-formed; otherwise the model as it is (the entry point's
+/// static_asserts say what is wrong, without a cascade of errors from the search).
+template <class Config, class M, class... Bs>
+struct checked_cost_flow : cost_flow<Config, M, Bs...> {
+  static constexpr search_stats stats = cost_flow<Config, M, Bs...>::choice::value.stats;
+};
+template <class M>
+struct unchecked_cost_flow {
+  using type = module_type_t<M>;
+  static constexpr search_stats stats{};
+};
+template <class Config, class M, class... Bs>
+using cost_flow_for =
+    std::conditional_t<backends_ok<Bs...> && has_host<Bs...>, checked_cost_flow<Config, M, Bs...>, unchecked_cost_flow<M>>;
+
+}  // namespace detail
+
+template <class Config, class M, class... Backends>
+struct cost_partition_with : detail::cost_flow_for<Config, M, Backends...>::type {
+  static_assert(backends_ok<Backends...>, "partita: cost_partition: a backend failed the checks reported above");
+  static_assert(detail::has_host<Backends...>,
+                "partita: cost_partition<Model, Backends...> needs a host backend (such as cpu), listed last: it runs what no other "
+                "backend is cheaper for");
+  /// The search's estimate of the chosen partitioning and its statistics.
+  static constexpr detail::search_stats search = detail::cost_flow_for<Config, M, Backends...>::stats;
+};
+
+template <class M, class... Backends>
+struct cost_partition : cost_partition_with<cost_config<>, M, Backends...> {};
+
+}  // namespace partita
+// ---- end partita/pass/cost/cost_partition.hpp ----
+// ---- begin partita/pass/cost/tuning.hpp ----
+/// Tuning: the candidates of a cost-based search (`cost_candidates`) and each as a module to time.
+
+
+namespace partita {
+
+/// The candidates a cost-based search over `M` with `Backends...` chooses from, for tools that
+/// measure them (`examples/tune`): `size`, and per candidate its `backend`, `signature`, cost
+/// `ns` (measured or estimated) and whether it can run alone (`runnable`: no tuple crosses its
+/// boundary). `candidate_module<cost_candidates<...>, I>` is candidate `I` as a module.
+template <class Config, class M, class... Backends>
+struct cost_candidates;
+
+/// Candidate `I` of `Cands` alone, as a module to compile and time: inputs `in0`, `in1`, ...,
+/// the candidate's weights, its results as outputs, placed on its backend.
+template <class Cands, std::size_t I>
+struct candidate_module;
+
+/// Candidates `I` and `J` of `Cands` together, each on its backend (`J` reading `I`'s result):
+/// timed against each alone, the difference is the cost of handing a result from one backend to
+/// the other (`Cands::handover(from, to)` finds such a pair).
+template <class Cands, std::size_t I, std::size_t J>
+struct handover_module;
+
+namespace detail {
+
+inline constexpr std::string_view candidate_input_names[] = {"in0", "in1", "in2",  "in3",  "in4",  "in5",  "in6",  "in7",
+                                                             "in8", "in9", "in10", "in11", "in12", "in13", "in14", "in15"};
+
+/// Candidates `Is...` of `Cands` (a `partita::cost_candidates`) alone, each placed on its backend (a
+/// partition each, unless the backend is the host): their outside producers become inputs `in0`,
+/// `in1`, ..., their weights keep their names, and what they compute for the rest of the model
+/// are the results.
+template <class Cands, std::size_t... Is>
+struct candidate_module_pass {
+  using search = typename Cands::search;
+  static constexpr module_builder run() {
+    const module_builder m = to_builder(Cands::pre::value);
+    const search_candidate picked[] = {Cands::table::list[Is]...};
+    std::vector<int> member(m.nodes.size(), -1);  // node → which picked candidate computes it
+    std::vector<int> nodes;
+    for (std::size_t c = 0; c < sizeof...(Is); ++c)
+      for (const int i : picked[c].nodes) {
+        member[static_cast<std::size_t>(i)] = static_cast<int>(c);
+        nodes.push_back(i);
+      }
+    std::sort(nodes.begin(), nodes.end());
+    module_builder out;
+    copy_functions_but_main(out, m);
+    const int start = static_cast<int>(out.nodes.size());
+    std::vector<int> to(m.nodes.size(), -1);
+    std::vector<int> a;
+    int inputs = 0;
+    for (const int i : nodes) {
+      const graph_node& n = m.node(i);
+      for (int j = 0; j < n.nargs; ++j) {
+        const int src = m.arg(i, j);
+        if (to[static_cast<std::size_t>(src)] >= 0) continue;
+        if (m.node(src).op == op_id::weight) {
+          to[static_cast<std::size_t>(src)] = out.emit(m.node(src), nullptr, 0);
+        } else {  // computed outside: an input
+          graph_node in{op_id::input, m.node(src).type, m.node(src).out, &no_attrs, candidate_input_names[inputs++ % 16]};
+          to[static_cast<std::size_t>(src)] = out.emit(in, nullptr, 0);
+        }
+      }
+      const search_candidate& c = picked[static_cast<std::size_t>(member[static_cast<std::size_t>(i)])];
+      const bool placed = c.backend != search::host;
+      graph_node copy = n;
+      copy.target = placed ? search::names[static_cast<std::size_t>(c.backend)] : std::string_view{};
+      copy.region = placed ? member[static_cast<std::size_t>(i)] : -1;
+      to[static_cast<std::size_t>(i)] = out.emit_mapped(copy, m, i, to);
+    }
+    // Results: what the rest of the model reads (or main returns).
+    const use_lists uses(m);
+    a.clear();
+    for (const int i : nodes) {
+      bool used_outside = uses.returned[static_cast<std::size_t>(i)];
+      for (const int* u = uses.begin(i); u != uses.end(i); ++u) used_outside = used_outside || member[static_cast<std::size_t>(*u)] < 0;
+      if (used_outside) a.push_back(to[static_cast<std::size_t>(i)]);
+    }
+    int result = a.front();
+    if (a.size() > 1) {
+      graph_node tup{op_id::tuple, dtype::f32, shape{}, &no_attrs, {}, 0, 0, true};
+      result = out.emit(tup, a.data(), static_cast<int>(a.size()));
+    }
+    finish_main(out, start, result);
+    std::vector<group> groups;
+    bool placed_any = false;
+    {
+      const use_lists out_uses(out);
+      match_state st;
+      for (const search_candidate& c : picked) {
+        placed_any = placed_any || c.backend != search::host;
+        for (std::size_t p = 0; p < c.roots.size(); ++p) {
+          group gr{};
+          const int root = to[static_cast<std::size_t>(c.roots[p])];
+          search::rematch(c.backend, out, c.entries[p], root, out_uses, st, gr);
+          groups.push_back(std::move(gr));
+        }
+      }
+    }
+    if (!groups.empty()) {
+      module_builder outlined = outline_composites(out, std::move(groups), true);
+      if (!placed_any) return outlined;
+      return partition_graph(outlined);
+    }
+    if (!placed_any) return out;
+    return partition_graph(out);
+  }
+};
+
+}  // namespace detail
+
+template <class Config, class M, class... Backends>
+struct cost_candidates {
+  using backends = std::tuple<Backends...>;
+  using search = detail::cost_planner<Config, Backends...>;
+  using pre = typename detail::cost_flow<Config, M, Backends...>::pre;
+  using table = detail::candidate_list<pre, Config, Backends...>;
+  static constexpr std::size_t size = table::size;
+
+  static constexpr std::string_view backend(std::size_t i) { return search::names[static_cast<std::size_t>(table::list[i].backend)]; }
+  static constexpr std::uint64_t signature(std::size_t i) { return table::list[i].signature; }
+  static constexpr double ns(std::size_t i) { return table::list[i].ns; }
+  /// The estimate of candidate `i` (what `ns` is when it was not measured).
+  static constexpr double estimate(std::size_t i) { return table::list[i].estimate; }
+  static constexpr bool measured(std::size_t i) { return table::list[i].measured; }
+  /// Whether candidate `i` runs alone: plain tensors in and out, at most 16 inputs.
+  static constexpr bool runnable(std::size_t i) {
+    const detail::search_candidate& c = table::list[i];
+    if (c.inputs.size() > 16) return false;
+    for (const int x : c.inputs)
+      if (pre::value.node(x).is_tuple) return false;
+    for (const int x : c.nodes)
+      if (pre::value.node(x).is_tuple || pre::value.node(x).op == op_id::get) return false;
+    return true;
+  }
+  /// Whether candidate `i` is the first with its backend and signature (measure each once).
+  static constexpr bool first_of_kind(std::size_t i) {
+    for (std::size_t j = 0; j < i; ++j)
+      if (signature(j) == signature(i) && backend(j) == backend(i)) return false;
+    return true;
+  }
+
+  /// A pair of candidates to time a hand-over from backend number `from` to `to` with: `i` on
+  /// `from`, `j` on `to` reading nothing but `i`'s single result; of those, the one where `j`
+  /// does the median amount of work (a hand-over can cost more before a longer step). `found` is
+  /// false when the model has no such pair.
+  struct pair {
+    std::size_t i = 0, j = 0;
+    bool found = false;
+  };
+  static constexpr pair handover(int from, int to) {
+    struct option {
+      double work;
+      std::size_t i, j;
+    };
+    std::vector<option> options;
+    if (from == to) return {};  // no hand-over within one backend
+    for (std::size_t i = 0; i < size; ++i) {
+      const detail::search_candidate& a = table::list[i];
+      if (a.backend != from || a.exits.size() != 1 || !runnable(i)) continue;
+      for (std::size_t j = 0; j < size; ++j) {
+        const detail::search_candidate& b = table::list[j];
+        if (b.backend == to && b.inputs.size() == 1 && b.inputs[0] == a.exits[0] && runnable(j)) options.push_back({b.estimate, i, j});
+      }
+    }
+    if (options.empty()) return {};
+    std::sort(options.begin(), options.end(), [](const option& x, const option& y) {
+      return x.work != y.work ? x.work < y.work : (x.i != y.i ? x.i < y.i : x.j < y.j);
+    });
+    const option& o = options[options.size() / 2];
+    return {o.i, o.j, true};
+  }
+};
+
+template <class Cands, std::size_t I>
+struct candidate_module : detail::module_from<detail::candidate_module_pass<Cands, I>> {};
+
+template <class Cands, std::size_t I, std::size_t J>
+struct handover_module : detail::module_from<detail::candidate_module_pass<Cands, I, J>> {};
+
+}  // namespace partita
+// ---- end partita/pass/cost/tuning.hpp ----
+// ---- begin partita/pass/prune_partitions.hpp ----
+/// Post-partition passes that give partitions back to the host: pruning and host fallback.
+
+
+namespace partita {
+
+namespace passes {
+
+/// Post-partition pruning, as TVM's DNNL integration does: a partition of backend `Backend`
+/// (by name) with fewer than `MinHeavyOps` conv2d/dense ops (composites included) costs more to
+/// offload than it saves, so it is inlined back into main for the host.
+template <fixed_string Backend, int MinHeavyOps = 1>
+struct prune_partitions;
+
+/// Host fallback, decided at compile time: every partition of backend `B` that
+/// `B::accepts(const partition_view&)` refuses is inlined back into main for the host (use it as
+/// one of `B`'s `post_partition` passes). A partition refused only at run time, when `bind`
+/// prepares it, is an error instead (`bind` throws, naming the backend and the partition).
+template <class B>
+struct host_fallback;
+
+}  // namespace passes
+
+namespace detail {
+
+/// Compute-intensive nodes (conv2d, dense) in function `f`, counting inside its composites.
+constexpr int heavy_ops(const module_builder& m, int f) {
+  const function_info& fn = m.functions[static_cast<std::size_t>(f)];
+  int n = 0;
+  for (int i = fn.first_node; i < fn.first_node + fn.num_nodes; ++i) {
+    const graph_node& g = m.node(i);
+    if (g.op == op_id::conv2d || g.op == op_id::dense) ++n;
+    if (g.op == op_id::call) n += heavy_ops(m, g.index);
+  }
+  return n;
+}
+
+/// Inlines back into main (for the host) every call of a partition of `backend` for which
+/// `give_back(m, function)` holds, then drops functions nothing calls any more.
+template <class GiveBack>
+constexpr module_builder inline_partitions(const module_builder& m, std::string_view backend, GiveBack give_back) {
+  const function_info& f = m.main();
+  module_builder out;
+  copy_functions_but_main(out, m);
+  const int start = static_cast<int>(out.nodes.size());
+  std::vector<int> to(m.nodes.size(), -1);
+  std::vector<int> tuple_fields(m.nodes.size(), -1);  // main call → first of its inlined results
+  std::vector<int> fields;
+  std::vector<int> a;
+  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
+    const graph_node& g = m.node(i);
+    a.clear();
+    for (int k = 0; k < g.nargs; ++k) a.push_back(to[static_cast<std::size_t>(m.arg(i, k))]);
+    if (g.op == op_id::get && tuple_fields[static_cast<std::size_t>(m.arg(i, 0))] >= 0) {
+      to[static_cast<std::size_t>(i)] = fields[static_cast<std::size_t>(tuple_fields[static_cast<std::size_t>(m.arg(i, 0))] + g.index)];
+      continue;
+    }
+    if (g.op == op_id::call) {
+      const function_info& c = m.functions[static_cast<std::size_t>(g.index)];
+      if (c.backend == backend && give_back(m, g.index)) {
+        std::vector<int> local(static_cast<std::size_t>(c.num_nodes), -1);
+        for (int j = c.first_node; j < c.first_node + c.num_nodes; ++j) {
+          const graph_node& n = m.node(j);
+          int& v = local[static_cast<std::size_t>(j - c.first_node)];
+          if (n.op == op_id::param) {
+            v = a[static_cast<std::size_t>(n.index)];
+            continue;
+          }
+          if (j == c.result && n.op == op_id::tuple) break;  // its fields are projected below
+          v = out.emit_mapped(n, m, j, [&](int arg) { return local[static_cast<std::size_t>(arg - c.first_node)]; });
+        }
+        const graph_node& r = m.node(c.result);
+        if (r.op == op_id::tuple) {
+          tuple_fields[static_cast<std::size_t>(i)] = static_cast<int>(fields.size());
+          for (int k = 0; k < r.nargs; ++k) fields.push_back(local[static_cast<std::size_t>(m.arg(c.result, k) - c.first_node)]);
+        } else {
+          to[static_cast<std::size_t>(i)] = local[static_cast<std::size_t>(c.result - c.first_node)];
+        }
+        continue;
+      }
+    }
+    to[static_cast<std::size_t>(i)] = out.emit_mapped(g, m, i, to);
+  }
+  finish_main(out, start, to[static_cast<std::size_t>(f.result)]);
+  return remove_dead_functions(out);
+}
+
+/// Inlines back the partitions of `backend` holding fewer than `min_heavy` compute-intensive ops.
+constexpr module_builder prune_partitions(const module_builder& m, std::string_view backend, int min_heavy) {
+  return inline_partitions(m, backend, [min_heavy](const module_builder& mb, int fn) { return heavy_ops(mb, fn) < min_heavy; });
+}
+
+}  // namespace detail
+
+namespace passes {
+
+template <fixed_string Backend, int MinHeavyOps>
+struct prune_partitions {
+  static constexpr detail::module_builder run(detail::module_builder m) {
+    return detail::prune_partitions(m, Backend.view(), MinHeavyOps);
+  }
+};
+
+template <class B>
+struct host_fallback {
+  static constexpr detail::module_builder run(detail::module_builder m) {
+    return detail::inline_partitions(m, std::string_view(B::name), [](const detail::module_builder& mb, int fn) {
+      const function_info& f = mb.functions[static_cast<std::size_t>(fn)];
+      return !B::accepts(partition_view(mb.nodes.data(), mb.args.data(), f, detail::heavy_ops(mb, fn)));
+    });
+  }
+};
+
+}  // namespace passes
+}  // namespace partita
+// ---- end partita/pass/prune_partitions.hpp ----
+
+// runtime
 // ---- begin partita/runtime/aliasing.hpp ----
+/// Which caller buffers `run` lets overlap, decided at compile time and checked at run time.
 // Which caller buffers `run` lets overlap: decided from the plan at compile time, checked on
 // pointer ranges at run time.
+#include <limits>
 
+// ---- begin partita/runtime/bind.hpp ----
+/// Argument checks shared by `bind` and `run`: names, shapes, sizes.
+
+// ---- begin partita/runtime/plan.hpp ----
+/// The executable plan of a module (`plan_of`): its steps, buffers and declared tensors as one
+/// exactly sized constexpr value.
+
+// ---- begin partita/runtime/lowering.hpp ----
+/// Lowering: a module becomes steps in schedule order, value locations and a static memory plan.
+
+// ---- begin partita/runtime/detail/inline_calls.hpp ----
+/// Call inlining for the plan: main with every partition and unfused composite call expanded in
+/// place, each node tagged with the backend that runs it.
+
+
+namespace partita::detail {
+
+/// Main with every call expanded in place: partition functions run on their backend, a
+/// composite call stays one node when its backend `fuses` it (one kernel) and is expanded on
+/// that backend otherwise. Each node's `target` is the backend that runs it; `source` maps it
+/// back to the module. A node of main annotated for a backend (before partitioning) runs there.
+struct inlined {
+  module_builder b;
+  std::vector<int> source;
+};
+
+template <class M, class Fuses>
+constexpr int expand(const M& m, int fn, const std::vector<int>& params, std::string_view backend, Fuses fuses,
+                     inlined& out) {
+  const function_info& f = m.functions[static_cast<std::size_t>(fn)];
+  std::vector<int> local(static_cast<std::size_t>(f.num_nodes), -1);
+  std::vector<int> a;
+  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
+    const graph_node& g = m.node(i);
+    int& value = local[static_cast<std::size_t>(i - f.first_node)];
+    const std::string_view owner = fn == 0 && !g.target.empty() ? g.target : backend;
+    a.clear();
+    for (int k = 0; k < g.nargs; ++k) a.push_back(local[static_cast<std::size_t>(m.arg(i, k) - f.first_node)]);
+    if (g.op == op_id::param) {
+      value = params[static_cast<std::size_t>(g.index)];
+      continue;
+    }
+    if (g.op == op_id::call) {
+      const function_info& c = m.functions[static_cast<std::size_t>(g.index)];
+      if (!c.backend.empty() && fuses.whole_partitions(c.backend)) {
+        // One step: the backend's kernel runs the whole partition, its weights after its parameters.
+        for_each_bound_weight(m, g.index, [&](int j) {
+          a.push_back(out.b.emit(m.node(j), nullptr, 0));
+          out.source.push_back(j);
+        });
+        graph_node copy = g;
+        copy.target = c.backend;
+        value = out.b.emit(copy, a.data(), static_cast<int>(a.size()));
+        out.source.push_back(i);
+        continue;
+      }
+      if (!c.backend.empty()) {
+        value = expand(m, g.index, a, c.backend, fuses, out);
+        continue;
+      }
+      if (c.composite.empty() || !fuses(owner, c.composite)) {
+        value = expand(m, g.index, a, owner, fuses, out);
+        continue;
+      }
+    }
+    graph_node copy = g;
+    copy.target = owner;
+    if (g.op == op_id::call) {
+      // A fused composite: its kernel also receives the weights bound inside it, in body order.
+      const function_info& c = m.functions[static_cast<std::size_t>(g.index)];
+      for (int j = c.first_node; j < c.first_node + c.num_nodes; ++j) {
+        if (m.node(j).op != op_id::weight) continue;
+        a.push_back(out.b.emit(m.node(j), nullptr, 0));
+        out.source.push_back(j);
+      }
+    }
+    value = out.b.emit(copy, a.data(), static_cast<int>(a.size()));
+    out.source.push_back(i);
+  }
+  return local[static_cast<std::size_t>(f.result - f.first_node)];
+}
+
+template <class M, class Fuses>
+constexpr inlined inline_calls(const M& m, Fuses fuses) {
+  inlined out;
+  function_info main{};
+  main.set_name("main");
+  main.result = expand(m, 0, {}, {}, fuses, out);
+  main.num_nodes = static_cast<int>(out.b.nodes.size());
+  out.b.functions.push_back(main);
+  return out;
+}
+
+/// Whether the backend named `backend` among `Backends` (empty: the host, the last one) runs
+/// composite `name` as one kernel (`static constexpr bool fuses(std::string_view)`).
+template <class... Backends>
+struct fuses_in {
+  constexpr bool operator()(std::string_view backend, std::string_view name) const {
+    return visit_backend<bool, Backends...>(backend_index<Backends...>(backend), [&]<class B>() { return fuses<B>(name); });
+  }
+  /// Whether the backend named `backend` runs each of its partitions as one step.
+  constexpr bool whole_partitions(std::string_view backend) const {
+    return visit_backend<bool, Backends...>(backend_index<Backends...>(backend), []<class B>() { return runs_partitions<B>; });
+  }
+  template <class B>
+  static constexpr bool fuses(std::string_view name) {
+    if constexpr (requires { B::fuses(name); }) {
+      return B::fuses(name);
+    } else {
+      return false;
+    }
+  }
+};
+
+}  // namespace partita::detail
+// ---- end partita/runtime/detail/inline_calls.hpp ----
+// ---- begin partita/runtime/memory_plan.hpp ----
+/// The arena: buffer lifetimes and their offsets (greedy by size).
+
+
+namespace partita {
+
+/// One arena buffer: its size and the steps during which it is live (`first` writes it, `last`
+/// is the last step that reads it; both inclusive).
+struct buffer_lifetime {
+  std::size_t bytes = 0;
+  int first = 0;
+  int last = 0;
+  std::size_t offset = 0;
+};
+
+namespace detail {
+
+constexpr bool live_together(const buffer_lifetime& a, const buffer_lifetime& b) {
+  return a.first <= b.last && b.first <= a.last;
+}
+
+constexpr int num_steps_of(const std::vector<buffer_lifetime>& buffers) {
+  int n = 0;
+  for (const buffer_lifetime& b : buffers) n = std::max(n, b.last + 1);
+  return n;
+}
+
+/// Greedy-by-size offset assignment (as in TFLite Micro's greedy planner): buffers are placed
+/// largest first, each at the lowest aligned offset that does not collide with an already placed
+/// buffer whose lifetime overlaps. Placed buffers are listed per step, so a buffer is compared
+/// only with those live during its own lifetime. Returns the arena size.
+constexpr std::size_t assign_offsets(std::vector<buffer_lifetime>& buffers) {
+  const std::size_t n = buffers.size();
+  std::vector<int> order(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = static_cast<int>(i);
+  buffer_lifetime* b = buffers.data();
+  std::sort(order.begin(), order.end(), [b](int x, int y) {
+    return b[x].bytes != b[y].bytes ? b[x].bytes > b[y].bytes : x < y;
+  });
+  std::vector<std::vector<int>> placed_at(static_cast<std::size_t>(num_steps_of(buffers)));
+  std::vector<int> seen(n, -1);
+  std::vector<int> clashing;
+  std::size_t arena = 0;
+  for (int i : order) {
+    clashing.clear();
+    for (int s = b[i].first; s <= b[i].last; ++s)
+      for (int p : placed_at[static_cast<std::size_t>(s)])
+        if (seen[static_cast<std::size_t>(p)] != i) {
+          seen[static_cast<std::size_t>(p)] = i;
+          clashing.push_back(p);
+        }
+    std::sort(clashing.begin(), clashing.end(), [b](int x, int y) { return b[x].offset < b[y].offset; });
+    std::size_t offset = 0;
+    for (int c : clashing) {
+      if (b[c].offset >= offset + b[i].bytes) break;  // the gap before c is large enough
+      offset = std::max(offset, align_up(b[c].offset + b[c].bytes));
+    }
+    b[i].offset = offset;
+    arena = std::max(arena, align_up(offset + b[i].bytes));
+    for (int s = b[i].first; s <= b[i].last; ++s) placed_at[static_cast<std::size_t>(s)].push_back(i);
+  }
+  return arena;
+}
+
+/// Independent check of a memory plan: every buffer lies inside the arena and is aligned, and at
+/// every step the buffers live then occupy disjoint byte ranges (sorted by offset, each must end
+/// before the next begins).
+template <class Buffers>
+constexpr bool arena_is_valid(const Buffers& buffers, std::size_t arena_bytes) {
+  int steps = 0;
+  for (const buffer_lifetime& x : buffers) {
+    if (x.offset % alignment != 0 || x.offset + x.bytes > arena_bytes || x.first > x.last) return false;
+    steps = std::max(steps, x.last + 1);
+  }
+  std::vector<std::vector<int>> live(static_cast<std::size_t>(steps));
+  for (std::size_t i = 0; i < buffers.size(); ++i)
+    for (int s = buffers[i].first; s <= buffers[i].last; ++s) live[static_cast<std::size_t>(s)].push_back(static_cast<int>(i));
+  for (std::vector<int>& at : live) {
+    std::sort(at.begin(), at.end(), [&](int a, int b) {
+      return buffers[static_cast<std::size_t>(a)].offset < buffers[static_cast<std::size_t>(b)].offset;
+    });
+    for (std::size_t k = 1; k < at.size(); ++k) {
+      const buffer_lifetime& prev = buffers[static_cast<std::size_t>(at[k - 1])];
+      if (prev.offset + prev.bytes > buffers[static_cast<std::size_t>(at[k])].offset) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace detail
+}  // namespace partita
+// ---- end partita/runtime/memory_plan.hpp ----
+// ---- begin partita/runtime/plan_records.hpp ----
+/// The records a plan is made of: steps, value locations, declared tensors, final copies.
+
+
+namespace partita {
+
+/// Where a value lives at run time.
+enum class storage : std::uint8_t { none, input, weight, arena, output };
+
+/// A value's location: the caller's input or output buffer number `index`, or a byte offset in
+/// the weight storage or the arena.
+struct buffer_ref {
+  storage kind = storage::none;
+  int index = 0;
+  std::size_t offset = 0;
+};
+
+/// One kernel call: the op node it computes, the backend that runs it (by name), its argument locations
+/// (`first_in`, `num_in` into the plan's `ins`) and the location it writes.
+struct plan_step {
+  int node = 0;                // in the plan's inlined node table
+  int source = 0;              // the same node in the module (a call node for a fused composite)
+  std::string_view backend{};  // empty: the host backend
+  int first_in = 0;
+  int num_in = 0;
+  buffer_ref out{};
+};
+
+/// A declared model input, output or weight.
+struct tensor_slot {
+  std::string_view name{};
+  dtype type = dtype::f32;
+  shape shp{};
+  int node = 0;
+  std::size_t offset = 0;  // weights: byte offset in the weight storage
+  constexpr std::size_t bytes() const { return static_cast<std::size_t>(shp.elements()) * size_of(type); }
+};
+
+/// Copy of a value into an output buffer after the last step, for outputs that are inputs,
+/// weights or a value already written to another output.
+struct output_copy {
+  buffer_ref from{};
+  int output = 0;
+  std::size_t bytes = 0;
+};
+
+}  // namespace partita
+// ---- end partita/runtime/plan_records.hpp ----
+
+namespace partita::detail {
+
+/// The plan while it is being built (vectors, inside constexpr evaluation).
+struct plan_builder {
+  module_builder flat;  // main with every call inlined (fused composite calls excepted)
+  std::vector<plan_step> steps;
+  std::vector<buffer_ref> ins;
+  std::vector<tensor_slot> inputs, outputs, weights;
+  std::vector<output_copy> copies;
+  std::vector<buffer_lifetime> buffers;
+  std::size_t arena_bytes = 0;
+  std::size_t weight_bytes = 0;
+};
+
+/// Ops whose kernels compute each output element from the same element of their full-shape
+/// operands, so they may write over such an operand's storage (the plan's in-place steps, and
+/// an input `run` may share with an output).
+constexpr bool writes_elementwise(op_id op) {
+  return is_unary_elementwise(op) || is_binary_elementwise(op) || op == op_id::bias_add;
+}
+
+/// True when step `node` may overwrite its first argument's storage `a0` in place: every other
+/// argument sharing that storage has the output's shape, so each element is read before it is
+/// written (a broadcast operand in the same storage would be read after being overwritten).
+template <class M>
+constexpr bool in_place_safe(const M& m, int node, const int* rt, int a0) {
+  const graph_node& g = m.node(node);
+  if (!(m.node(m.arg(node, 0)).out == g.out)) return false;
+  for (int k = 1; k < g.nargs; ++k)
+    if (rt[m.arg(node, k)] == a0 && !(m.node(m.arg(node, k)).out == g.out)) return false;
+  return true;
+}
+
+/// Lowers a module to steps and a memory plan. Views (flatten, reshape) and tuple
+/// projections share their argument's storage; an op whose value is a model output writes the
+/// caller's output buffer directly; every other op result gets an arena buffer.
+template <class Module, class Fuses>
+constexpr plan_builder lower(const Module& module, Fuses fuses) {
+  plan_builder p;
+  inlined in = inline_calls(module, fuses);
+  p.flat = std::move(in.b);
+  const module_builder& m = p.flat;
+  const function_info& f = m.main();
+  index_table weight_by_name;
+  const int n = static_cast<int>(m.nodes.size());
+  std::vector<int> root(static_cast<std::size_t>(n), -1);  // node whose storage a node shares
+  std::vector<buffer_ref> where(static_cast<std::size_t>(n));
+  std::vector<int> step_of(static_cast<std::size_t>(n), -1);
+  std::vector<int> buffer_of(static_cast<std::size_t>(n), -1);
+  std::vector<std::size_t> field_at(static_cast<std::size_t>(n), 0);  // byte offset of a view in its root's storage
+  int* rt = root.data();
+
+  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
+    const graph_node& g = m.node(i);
+    rt[i] = i;
+    if (g.op == op_id::input) {
+      where[static_cast<std::size_t>(i)] = {storage::input, static_cast<int>(p.inputs.size()), 0};
+      p.inputs.push_back({g.name, g.type, g.out, i, 0});
+    } else if (g.op == op_id::weight) {
+      // A weight bound inside several functions is one slot: names are unique in a model.
+      std::uint64_t key = 0xcbf29ce484222325ull;
+      for (char c : g.name) key = hash_mix(key, static_cast<unsigned char>(c));
+      int slot = weight_by_name.find(key, [&](int s) { return p.weights[static_cast<std::size_t>(s)].name == g.name; });
+      if (slot < 0) {
+        slot = static_cast<int>(p.weights.size());
+        weight_by_name.insert(key, slot);
+        p.weights.push_back({g.name, g.type, g.out, i, p.weight_bytes});
+        p.weight_bytes += align_up(static_cast<std::size_t>(g.out.elements()) * size_of(g.type));
+      }
+      where[static_cast<std::size_t>(i)] = {storage::weight, slot, p.weights[static_cast<std::size_t>(slot)].offset};
+    } else if (g.op == op_id::tuple) {
+      // no storage of its own: consumers project its fields
+    } else if (g.op == op_id::get && m.node(tuple_node(m, m.arg(i, 0))).op == op_id::call) {
+      // A field of a step returning a tuple (a whole partition): its fields lie back to back.
+      const int call = tuple_node(m, m.arg(i, 0));
+      rt[i] = rt[call];
+      field_at[static_cast<std::size_t>(i)] = field_offset(module, m.node(call).index, g.index);
+    } else if (g.op == op_id::get) {
+      const int field = m.arg(tuple_node(m, m.arg(i, 0)), g.index);
+      rt[i] = rt[field];
+      field_at[static_cast<std::size_t>(i)] = field_at[static_cast<std::size_t>(field)];
+    } else if (is_view(g.op)) {
+      rt[i] = rt[m.arg(i, 0)];
+      field_at[static_cast<std::size_t>(i)] = field_at[static_cast<std::size_t>(m.arg(i, 0))];
+    } else {
+      step_of[static_cast<std::size_t>(i)] = static_cast<int>(p.steps.size());
+      p.steps.push_back({i, in.source[static_cast<std::size_t>(i)], g.target, 0, g.nargs, {}});
+    }
+  }
+
+  // Outputs: an op result (possibly seen through views) is written straight into the caller's
+  // buffer the first time it appears; anything else is copied there at the end.
+  const graph_node& result = m.node(f.result);
+  const int num_outputs = result.op == op_id::tuple ? result.nargs : 1;
+  for (int k = 0; k < num_outputs; ++k) {
+    const int o = result.op == op_id::tuple ? m.arg(f.result, k) : f.result;
+    const graph_node& g = m.node(o);
+    p.outputs.push_back({{}, g.type, g.out, o, 0});
+    const int r = rt[o];
+    if (step_of[static_cast<std::size_t>(r)] >= 0 && where[static_cast<std::size_t>(r)].kind == storage::none &&
+        !m.node(r).is_tuple) {
+      where[static_cast<std::size_t>(r)] = {storage::output, k, 0};
+    }
+  }
+
+  // Last step reading each value's storage (the final copies count as a step after the last).
+  const int num_steps = static_cast<int>(p.steps.size());
+  std::vector<int> last_use(static_cast<std::size_t>(n), -1);
+  for (int si = 0; si < num_steps; ++si) {
+    const plan_step& s = p.steps[static_cast<std::size_t>(si)];
+    for (int k = 0; k < s.num_in; ++k) last_use[static_cast<std::size_t>(rt[m.arg(s.node, k)])] = si;
+  }
+  for (const tensor_slot& o : p.outputs) last_use[static_cast<std::size_t>(rt[o.node])] = num_steps;
+
+  // Arena buffers for the remaining step results. An elementwise step whose first argument is an
+  // arena value of the same shape, read for the last time by this step, writes over it in place.
+  for (int si = 0; si < num_steps; ++si) {
+    const plan_step& s = p.steps[static_cast<std::size_t>(si)];
+    if (where[static_cast<std::size_t>(s.node)].kind != storage::none) continue;
+    const graph_node& g = m.node(s.node);
+    const int a0 = rt[m.arg(s.node, 0)];
+    const bool elementwise = writes_elementwise(g.op);
+    if (elementwise && buffer_of[static_cast<std::size_t>(a0)] >= 0 && last_use[static_cast<std::size_t>(a0)] == si &&
+        !m.node(a0).is_tuple &&
+        m.node(a0).out.elements() == g.out.elements() && in_place_safe(m, s.node, rt, a0)) {
+      buffer_of[static_cast<std::size_t>(s.node)] = buffer_of[static_cast<std::size_t>(a0)];
+      continue;
+    }
+    buffer_of[static_cast<std::size_t>(s.node)] = static_cast<int>(p.buffers.size());
+    const std::size_t bytes = g.is_tuple ? tuple_bytes(module, g.index)
+                                         : align_up(static_cast<std::size_t>(g.out.elements()) * size_of(g.type));
+    p.buffers.push_back({bytes, si, si, 0});
+  }
+  for (int si = 0; si < num_steps; ++si) {
+    const plan_step& s = p.steps[static_cast<std::size_t>(si)];
+    for (int k = 0; k < s.num_in; ++k) {
+      const int b = buffer_of[static_cast<std::size_t>(rt[m.arg(s.node, k)])];
+      if (b >= 0) p.buffers[static_cast<std::size_t>(b)].last = si;
+    }
+  }
+  for (const tensor_slot& o : p.outputs) {
+    const int b = buffer_of[static_cast<std::size_t>(rt[o.node])];
+    if (b >= 0) p.buffers[static_cast<std::size_t>(b)].last = num_steps;  // read by the final copy
+  }
+  p.arena_bytes = assign_offsets(p.buffers);
+  for (const plan_step& s : p.steps) {
+    const int b = buffer_of[static_cast<std::size_t>(s.node)];
+    if (b >= 0) where[static_cast<std::size_t>(s.node)] = {storage::arena, b, p.buffers[static_cast<std::size_t>(b)].offset};
+  }
+
+  // A view's location: its root's, moved to the field it shows.
+  auto located = [&](int node) {
+    buffer_ref r = where[static_cast<std::size_t>(rt[node])];
+    r.offset += field_at[static_cast<std::size_t>(node)];
+    return r;
+  };
+  for (plan_step& s : p.steps) {
+    s.first_in = static_cast<int>(p.ins.size());
+    for (int k = 0; k < s.num_in; ++k) p.ins.push_back(located(m.arg(s.node, k)));
+    s.out = where[static_cast<std::size_t>(s.node)];
+  }
+  for (int k = 0; k < num_outputs; ++k) {
+    const tensor_slot& o = p.outputs[static_cast<std::size_t>(k)];
+    const buffer_ref src = located(o.node);
+    if (src.kind != storage::output || src.index != k) p.copies.push_back({src, k, o.bytes()});
+  }
+  return p;
+}
+
+}  // namespace partita::detail
+// ---- end partita/runtime/lowering.hpp ----
+
+namespace partita {
+namespace detail {
+
+/// The sizes of a plan's tables (a `plan_value` is exactly as large as its module needs).
+struct plan_sizes {
+  std::size_t nodes, args, steps, ins, inputs, outputs, weights, copies, buffers;
+};
+
+}  // namespace detail
+
+/// The executable plan of a module: steps in schedule order, the static memory plan and the
+/// declared inputs, outputs and weights. Computed entirely at compile time.
+template <detail::plan_sizes S>
+struct plan_value {
+  std::array<graph_node, S.nodes> nodes{};  // main with calls inlined; steps index it
+  std::array<int, S.args> args{};
+  std::array<plan_step, S.steps> steps{};
+  std::array<buffer_ref, S.ins> ins{};
+  std::array<tensor_slot, S.inputs> inputs{};
+  std::array<tensor_slot, S.outputs> outputs{};
+  std::array<tensor_slot, S.weights> weights{};
+  std::array<output_copy, S.copies> copies{};
+  std::array<buffer_lifetime, S.buffers> buffers{};
+  std::size_t arena_bytes = 0;
+  std::size_t weight_bytes = 0;
+};
+
+namespace detail {
+
+template <class M, class Fuses>
+constexpr plan_sizes sizes_of_plan(const M& m, Fuses fuses) {
+  const plan_builder p = lower(m, fuses);
+  return {p.flat.nodes.size(), p.flat.args.size(), p.steps.size(), p.ins.size(), p.inputs.size(),
+          p.outputs.size(), p.weights.size(), p.copies.size(), p.buffers.size()};
+}
+
+template <class T, std::size_t N>
+constexpr std::array<T, N> to_array(const std::vector<T>& v) {
+  std::array<T, N> a{};
+  for (std::size_t i = 0; i < N; ++i) a[i] = v[i];
+  return a;
+}
+
+template <plan_sizes S, class M, class Fuses>
+constexpr plan_value<S> make_plan(const M& m, Fuses fuses) {
+  const plan_builder p = lower(m, fuses);
+  plan_value<S> r{};
+  r.nodes = to_array<graph_node, S.nodes>(p.flat.nodes);
+  r.args = to_array<int, S.args>(p.flat.args);
+  r.steps = to_array<plan_step, S.steps>(p.steps);
+  r.ins = to_array<buffer_ref, S.ins>(p.ins);
+  r.inputs = to_array<tensor_slot, S.inputs>(p.inputs);
+  r.outputs = to_array<tensor_slot, S.outputs>(p.outputs);
+  r.weights = to_array<tensor_slot, S.weights>(p.weights);
+  r.copies = to_array<output_copy, S.copies>(p.copies);
+  r.buffers = to_array<buffer_lifetime, S.buffers>(p.buffers);
+  r.arena_bytes = p.arena_bytes;
+  r.weight_bytes = p.weight_bytes;
+  return r;
+}
+
+}  // namespace detail
+
+/// The plan of module type `M` for `Backends...` (host last), as a static constexpr object
+/// (kernels refer to it by reference).
+template <module_type M, class... Backends>
+struct plan_of {
+  static constexpr detail::plan_sizes sizes = detail::sizes_of_plan(M::value, detail::fuses_in<Backends...>{});
+  static constexpr plan_value<sizes> value = detail::make_plan<sizes>(M::value, detail::fuses_in<Backends...>{});
+  static_assert(detail::arena_is_valid(value.buffers, value.arena_bytes),
+                "partita: internal error: the memory plan places two live buffers at overlapping offsets");
+};
+
+}  // namespace partita
+// ---- end partita/runtime/plan.hpp ----
+// ---- begin partita/runtime/tensor_data.hpp ----
+/// Tensors held by name: data, dtype and shape (`tensor_data`).
+#include <optional>
+
+
+namespace partita {
+
+/// One named tensor as found in a weight source (file or memory), before validation.
+struct tensor_data {
+  std::string name;
+  std::string dtype_name;           // spelled as in safetensors: "F32", "BF16", ...
+  std::optional<dtype> type;        // set when Partita knows the dtype
+  std::vector<std::int64_t> dims;   // any rank, as stored
+  std::span<const std::byte> bytes; // raw little-endian data
+};
+
+/// The Partita dtype whose safetensors spelling is `name` ("F32" is `f32`), if there is one.
+constexpr std::optional<dtype> dtype_from_safetensors_name(std::string_view name) {
+  for (dtype t : {dtype::f32, dtype::f16, dtype::i32, dtype::i8})
+    if (safetensors_name(t) == name) return t;
+  return std::nullopt;
+}
+
+namespace detail {
+
+// Element count of `dims`, or nullopt when a dimension is negative or the product does not fit
+// in 63 bits. Sources are untrusted, so the product is checked before anyone multiplies by an
+// element size or allocates.
+constexpr std::optional<std::uint64_t> checked_elements(std::span<const std::int64_t> dims) {
+  constexpr auto limit = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+  bool empty = false;
+  for (std::int64_t d : dims) {
+    if (d < 0) return std::nullopt;
+    empty = empty || d == 0;
+  }
+  // A zero dimension makes any product valid, however large the other dimensions are.
+  if (empty) return 0;
+  std::uint64_t n = 1;
+  for (std::int64_t d : dims) {
+    const auto u = static_cast<std::uint64_t>(d);
+    if (n > limit / u) return std::nullopt;
+    n *= u;
+  }
+  return n;
+}
+
+// `elements * size` in bytes, or nullopt when it overflows.
+constexpr std::optional<std::uint64_t> checked_bytes(std::uint64_t elements, std::uint64_t size) {
+  if (size != 0 && elements > std::numeric_limits<std::uint64_t>::max() / size) return std::nullopt;
+  return elements * size;
+}
+
+// `[2, 3]`, for messages.
+inline std::string dims_string(std::span<const std::int64_t> dims) {
+  std::string r = "[";
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    if (i) r += ", ";
+    r += std::to_string(dims[i]);
+  }
+  return r + "]";
+}
+
+}  // namespace detail
+}  // namespace partita
+// ---- end partita/runtime/tensor_data.hpp ----
+
+namespace partita::detail {
+
+/// Appends to `problems` one line per mismatch between a declared weight and what the source
+/// holds under that name.
+inline void check_weight(const tensor_slot& w, const tensor_data* t, std::string_view origin, std::string& problems) {
+  const std::string head = concat("\n  weight '", w.name, "' (", name_of(w.type), to_string(w.shp), "): ");
+  if (!t) {
+    problems += concat(head, "not found in ", origin);
+    return;
+  }
+  if (t->type != w.type) {
+    problems += concat(head, "dtype is ", t->dtype_name, " in ", origin, ", expected ", safetensors_name(w.type));
+    return;
+  }
+  bool same = t->dims.size() == static_cast<std::size_t>(w.shp.rank);
+  for (int i = 0; same && i < w.shp.rank; ++i) same = t->dims[static_cast<std::size_t>(i)] == w.shp[i];
+  if (!same) {
+    problems += concat(head, "shape is ", dims_string(t->dims), " in ", origin, ", expected ", to_string(w.shp));
+    return;
+  }
+  if (t->bytes.size() != w.bytes()) {
+    problems += concat(head, "holds ", std::to_string(t->bytes.size()), " bytes in ", origin, ", expected ",
+                       std::to_string(w.bytes()));
+  }
+}
+
+/// "input 0 'x' (f32[1, 784])" or "output 1 (f32[1, 10])": a `run` argument in messages.
+inline std::string describe_slot(const tensor_slot& s, const char* role, std::size_t index) {
+  std::string r = concat(role, " ", std::to_string(index));
+  if (!s.name.empty()) r += concat(" '", s.name, "'");
+  return concat(r, " (", name_of(s.type), to_string(s.shp), ")");
+}
+
+/// Checks one `run` argument against the declared input or output it is bound to: shape (for a
+/// view), element count, a non-null and float-aligned pointer.
+inline void check_run_argument(const tensor_slot& s, const char* role, std::size_t index, const void* data,
+                               std::size_t size, const shape* claimed) {
+  const auto expected = static_cast<std::size_t>(s.shp.elements());
+  const auto what = [&] { return concat("partita: run: ", describe_slot(s, role, index)); };
+  if (claimed && !(*claimed == s.shp))
+    throw error(concat(what(), ": the view has shape ", to_string(*claimed), ", expected ", to_string(s.shp)));
+  if (size != expected)
+    throw error(concat(what(), ": the buffer has ", std::to_string(size), " elements, expected ", std::to_string(expected)));
+  if (expected > 0 && data == nullptr) throw error(concat(what(), ": the buffer is null"));
+  if (reinterpret_cast<std::uintptr_t>(data) % alignof(float) != 0)
+    throw error(concat(what(), ": the buffer is not aligned for float (address % ", std::to_string(alignof(float)),
+                       " = ", std::to_string(reinterpret_cast<std::uintptr_t>(data) % alignof(float)), ")"));
+}
+
+}  // namespace partita::detail
+// ---- end partita/runtime/bind.hpp ----
 
 namespace partita {
 
@@ -6345,39 +6049,131 @@ void check_aliasing(const float* const* in, float* const* out) {
 }  // namespace detail
 }  // namespace partita
 // ---- end partita/runtime/aliasing.hpp ----
+// ---- begin partita/runtime/executable.hpp ----
+/// `compiled<Model, Backends...>`: the executable, its `bind` and its `run`.
+#include <atomic>
+#include <cstring>
+#include <memory>
+#include <new>
+
+#include <boost/hana/at.hpp>
+#include <boost/hana/tuple.hpp>
+
+// ---- begin partita/runtime/step_ref.hpp ----
+/// `step_ref`: what a kernel sees of the step it implements, at compile time.
+
 
 namespace partita {
-namespace detail {
 
-static_assert(aligned_buffer::align == alignment, "the arena's buffers are aligned as the plan assumes");
+/// What a kernel sees of the step it implements, all at compile time: the op node, its
+/// arguments' nodes (shapes, dtypes, attributes) and the step's place in the plan. Kernels are
+/// instantiated as `Backend::kernel<step_ref<...>>`, so every shape is a constant. For a fused
+/// composite, `op` is `op_id::call`, `composite` names the pattern and `body(i)` walks the
+/// composite function's nodes (parameters first, result last).
+template <const auto& Module, const auto& Plan, int Step>
+struct step_ref {
+  static constexpr const plan_step& step = Plan.steps[static_cast<std::size_t>(Step)];
+  static constexpr const graph_node& node = Plan.nodes[static_cast<std::size_t>(step.node)];
+  static constexpr op_id op = node.op;
+  static constexpr int num_args = node.nargs;
+  static constexpr int index = Step;
 
-template <class B, class... Bs>
-inline constexpr std::size_t index_of_backend = [] {
-  constexpr bool same[] = {std::is_same_v<B, Bs>...};
-  for (std::size_t i = 0; i < sizeof...(Bs); ++i)
-    if (same[i]) return i;
-  return sizeof...(Bs);
-}();
+  /// The node of argument `i`.
+  static constexpr const graph_node& arg(int i) {
+    return Plan.nodes[static_cast<std::size_t>(Plan.args[static_cast<std::size_t>(node.first_arg + i)])];
+  }
 
-template <std::size_t I, class... Bs>
-using nth_backend = std::tuple_element_t<I, std::tuple<Bs...>>;
+  /// For a fused composite: the number of its parameters. Its kernel receives `in[0 ..
+  /// num_params)` for them, then one input per weight bound inside it, in body order.
+  static constexpr int num_params = op == op_id::call ? Module.functions[static_cast<std::size_t>(node.index)].num_params : num_args;
 
-template <class M>
-inline constexpr bool is_model = false;
-template <class... Outs>
-inline constexpr bool is_model<model<Outs...>> = true;
+  /// The module the step comes from (for a whole partition: to walk the composites it calls).
+  static constexpr const auto& module = Module;
+  /// True for a step that runs a whole partition (its backend has `compiles_partitions`).
+  static constexpr bool partition = op == op_id::call && !Module.functions[static_cast<std::size_t>(node.index)].backend.empty();
 
-/// True for backends that change a model before it runs: their patterns, phases, or claims.
-template <class B>
-inline constexpr bool takes_part = !is_host_backend<B> || requires { typename B::patterns; } ||
-                                   requires { typename B::pre_partition; } || requires { typename B::post_partition; };
+  /// The function a fused composite or whole-partition step runs (only for `op == op_id::call`).
+  static constexpr const function_info& function() { return Module.functions[static_cast<std::size_t>(node.index)]; }
+  static constexpr std::string_view composite = op == op_id::call ? function().composite : std::string_view{};
+  /// Node `i` of the composite's body; `body_size()` of them.
+  static constexpr int body_size() { return function().num_nodes; }
+  static constexpr const graph_node& body(int i) { return Module.node(function().first_node + i); }
+  /// Body index of argument `k` of body node `i`.
+  static constexpr int body_arg(int i, int k) { return Module.arg(function().first_node + i, k) - function().first_node; }
+  /// Module index of body node `i`.
+  static constexpr int body_node(int i) { return function().first_node + i; }
 
-/// What `compiled<Model, Backends...>` runs: a module as given; a `model<...>` through the eager
-/// flow (`partition<Model, Backends...>`) when a backend takes part in it, as is.
-template <class Model, class... Backends>
-using compiled_module = typename std::conditional_t<is_model<Model> && (takes_part<Backends> || ...),
-                                                    std::type_identity<partition<Model, Backends...>>,
-                                                    std::type_identity<module_type_t<Model>>>::type;
+  /// For a fused composite or a whole-partition step: the kernel input that module node `n`
+  /// (`body_node(i)`) arrives in: a parameter of the function, or a weight bound in it or in a
+  /// composite it calls (depth first, in body order, after the parameters); -1 for any other node.
+  static constexpr int input_of(int n) {
+    const graph_node& g = Module.node(n);
+    if (g.op == op_id::param && n >= function().first_node && n < function().first_node + body_size()) return g.index;
+    int slot = num_params, found = -1;
+    detail::for_each_bound_weight(Module, node.index, [&](int j) {
+      if (j == n) found = slot;
+      ++slot;
+    });
+    return found;
+  }
+  /// For a step returning a tuple (a whole partition with several results): the byte offset of
+  /// field `k` in its output, where the fields lie back to back.
+  static constexpr std::size_t output_offset(int k) { return detail::field_offset(Module, node.index, k); }
+
+  /// Index in the body of the first node with op `o` (-1 if none): `body(find(op_id::conv2d))`.
+  static constexpr int find(op_id o) {
+    for (int i = 0; i < body_size(); ++i)
+      if (body(i).op == o) return i;
+    return -1;
+  }
+};
+
+}  // namespace partita
+// ---- end partita/runtime/step_ref.hpp ----
+// ---- begin partita/core/detail/aligned_buffer.hpp ----
+/// An owning, 64-byte aligned, zero-initialized byte buffer.
+
+namespace partita::detail {
+
+/// Zero-initialised storage aligned to a cache line (64 bytes), allocated once: the arena and
+/// weight storage of an executable, a backend's packed weights and scratch.
+class aligned_buffer {
+ public:
+  static constexpr std::size_t align = 64;
+
+  aligned_buffer() = default;
+  explicit aligned_buffer(std::size_t bytes)
+      : data_(bytes ? static_cast<std::byte*>(::operator new(bytes, std::align_val_t{align})) : nullptr), size_(bytes) {
+    if (bytes) std::memset(data_.get(), 0, bytes);
+  }
+  aligned_buffer(aligned_buffer&& o) noexcept : data_(std::move(o.data_)), size_(std::exchange(o.size_, 0)) {}
+  aligned_buffer& operator=(aligned_buffer&& o) noexcept {
+    data_ = std::move(o.data_);
+    size_ = std::exchange(o.size_, 0);
+    return *this;
+  }
+  std::byte* get() const { return data_.get(); }
+  /// Its bytes.
+  std::size_t size() const { return size_; }
+  /// The storage as floats.
+  float* floats() const { return reinterpret_cast<float*>(data_.get()); }
+
+ private:
+  struct release {
+    void operator()(std::byte* p) const { ::operator delete(p, std::align_val_t{align}); }
+  };
+  std::unique_ptr<std::byte, release> data_;
+  std::size_t size_ = 0;
+};
+
+}  // namespace partita::detail
+// ---- end partita/core/detail/aligned_buffer.hpp ----
+// ---- begin partita/runtime/detail/call_guard.hpp ----
+/// Around an executable's calls: the busy flag that refuses a second thread, and the fork of a
+/// backend state that a transactional `bind` prepares into.
+
+
+namespace partita::detail {
 
 /// The state a transactional `bind` prepares into: `s.fork()` where the backend provides it (a
 /// state with the same settings and nothing prepared), else a copy, else a new one.
@@ -6411,6 +6207,13 @@ class busy_guard {
   std::atomic<bool>& flag_;
 };
 
+}  // namespace partita::detail
+// ---- end partita/runtime/detail/call_guard.hpp ----
+
+namespace partita {
+namespace detail {
+
+static_assert(aligned_buffer::align == alignment, "the arena's buffers are aligned as the plan assumes");
 }  // namespace detail
 
 /// A model compiled for the given backends (host last): `compiled<net, cpu> exe;`.
@@ -6765,13 +6568,105 @@ class compiled {
 
 }  // namespace partita
 // ---- end partita/runtime/executable.hpp ----
+// ---- begin partita/runtime/plan_printer.hpp ----
+/// The plan printer (`print(plan)`): steps, backends, tensors, and the arena's buffers with their
+/// offsets and lifetimes.
+
+
+namespace partita {
+namespace detail {
+
+/// Where a step reads or writes, as the printer spells it: `in0`, `out1`, `w3`, `arena+2048`.
+inline std::string location_string(const buffer_ref& r) {
+  const std::string at = r.offset ? concat("+", std::to_string(r.offset)) : std::string{};
+  switch (r.kind) {
+    case storage::input: return concat("in", std::to_string(r.index), at);
+    case storage::output: return concat("out", std::to_string(r.index), at);
+    case storage::weight: return concat("w", std::to_string(r.index));
+    case storage::arena: return concat("arena+", std::to_string(r.offset));
+    case storage::none: break;
+  }
+  return "-";
+}
+
+/// One line per declared tensor: `  in0 x f32[1, 784]`, plus the weight's offset.
+inline void print_slots(std::string& out, const char* prefix, const tensor_slot* slots, std::size_t n, bool offsets) {
+  for (std::size_t i = 0; i < n; ++i) {
+    const tensor_slot& s = slots[i];
+    out += concat("  ", prefix, std::to_string(i), " ", s.name.empty() ? std::string_view("(unnamed)") : s.name, " ",
+                  name_of(s.type), to_string(s.shp));
+    if (offsets) out += concat(" at ", std::to_string(s.offset), " (", std::to_string(s.bytes()), " bytes)");
+    out += "\n";
+  }
+}
+
+}  // namespace detail
+
+/// The plan as text, the way a static memory planner shows its arena: the declared tensors, each
+/// step with its backend (`host` for the last backend listed), op, shape and the locations it
+/// reads and writes, the copies made after the last step, and every arena buffer with its offset,
+/// size and the steps during which it is live, drawn as a bar (`#` live, `.` not) over the
+/// schedule. `std::cout << print(compiled<net, cpu>::plan)`.
+template <detail::plan_sizes S>
+std::string print(const plan_value<S>& p) {
+  using detail::concat;
+  std::string out = concat("plan: ", std::to_string(S.steps), " steps, arena ", std::to_string(p.arena_bytes),
+                           " bytes in ", std::to_string(S.buffers), " buffers, weights ", std::to_string(p.weight_bytes),
+                           " bytes\n");
+  out += "inputs:\n";
+  detail::print_slots(out, "in", p.inputs.data(), S.inputs, false);
+  out += "outputs:\n";
+  detail::print_slots(out, "out", p.outputs.data(), S.outputs, false);
+  if (S.weights) {
+    out += "weights:\n";
+    detail::print_slots(out, "w", p.weights.data(), S.weights, true);
+  }
+
+  out += "steps:\n";
+  for (std::size_t s = 0; s < S.steps; ++s) {
+    const plan_step& st = p.steps[s];
+    const graph_node& n = p.nodes[static_cast<std::size_t>(st.node)];
+    std::string args;
+    for (int k = 0; k < st.num_in; ++k) {
+      if (k) args += ", ";
+      args += detail::location_string(p.ins[static_cast<std::size_t>(st.first_in + k)]);
+    }
+    out += concat("  ", std::to_string(s), " ", st.backend.empty() ? std::string_view("host") : st.backend, " ",
+                  n.op == op_id::call ? std::string_view("call") : name_of(n.op), "(", args, ") -> ",
+                  detail::location_string(st.out), " : ", n.is_tuple ? std::string("tuple") : concat(name_of(n.type), to_string(n.out)),
+                  "\n");
+  }
+  for (std::size_t c = 0; c < S.copies; ++c) {
+    const output_copy& cp = p.copies[c];
+    out += concat("  copy ", detail::location_string(cp.from), " -> out", std::to_string(cp.output), " (",
+                  std::to_string(cp.bytes), " bytes)\n");
+  }
+
+  if (S.buffers) out += "arena:\n";
+  // One column per step, plus one for the copies after the last step (a buffer an output copy
+  // reads is live until then).
+  const std::size_t columns = S.steps + 1;
+  for (std::size_t b = 0; b < S.buffers; ++b) {
+    const buffer_lifetime& l = p.buffers[b];
+    std::string bar(columns, '.');
+    for (int s = std::max(l.first, 0); s <= l.last && static_cast<std::size_t>(s) < columns; ++s) bar[static_cast<std::size_t>(s)] = '#';
+    out += concat("  buffer ", std::to_string(b), " at ", std::to_string(l.offset), " (", std::to_string(l.bytes),
+                  " bytes) steps ", std::to_string(l.first), "-", std::to_string(l.last), " |", bar, "|\n");
+  }
+  return out;
+}
+
+}  // namespace partita
+// ---- end partita/runtime/plan_printer.hpp ----
 // ---- begin partita/runtime/safetensors.hpp ----
+/// Reading and writing safetensors files and buffers.
 #include <cerrno>
 #include <functional>
 #include <map>
 #include <system_error>
 
 // ---- begin partita/runtime/detail/json.hpp ----
+/// A small JSON reader for safetensors headers.
 #include <charconv>
 
 
@@ -7484,6 +7379,7 @@ inline void save_safetensors(const std::string& path, std::span<const tensor_dat
 }  // namespace partita
 // ---- end partita/runtime/safetensors.hpp ----
 // ---- begin partita/runtime/weight_set.hpp ----
+/// `weight_set`: a model's weights by name, as `bind` reads them.
 #include <initializer_list>
 
 
@@ -7550,1597 +7446,2039 @@ class weight_set {
 
 }  // namespace partita
 // ---- end partita/runtime/weight_set.hpp ----
-// ---- begin partita/ir/on.hpp ----
+
+// backends/reference
+// ---- begin partita/backends/reference/kernels.hpp ----
+/// Plain scalar kernels for every op: the semantics every backend is tested against.
+#include <cmath>
 
 
-namespace partita {
-
-/// Pins the op node `Expr` to backend `Backend`: every pass keeps it there (annotation uses the
-/// pin, composites of other backends do not absorb it). Wrap each op that must stay:
-/// `relu<on<npu, conv2d<x, w>>>`. A pinned op is a different node from the same op unpinned.
-template <class Backend, class Expr>
-struct on {
-  static_assert(node<Expr>, "partita: on<Backend, Expr>: Expr must be a Partita op");
-  static_assert(!is_leaf(Expr::desc.op), "partita: on<Backend, Expr>: inputs and weights cannot be pinned; pin an op");
-  static constexpr node_desc desc = [] {
-    node_desc d = Expr::desc;
-    d.pinned = std::string_view(Backend::name);
-    d.hash = detail::structural_hash(d);
-    return d;
-  }();
-};
-
-}  // namespace partita
-// ---- end partita/ir/on.hpp ----
-// ---- begin partita/pass/cost_partition.hpp ----
-
-// ---- begin partita/pass/detail/candidate_table.hpp ----
-
-// ---- begin partita/pass/detail/candidates.hpp ----
-
-
-namespace partita::detail {
-
-/// One candidate of the cost-based search: a set of main's nodes a backend could run as one
-/// sub-graph, made of composite matches (`roots`, `entries`) and single ops.
-struct cost_candidate {
-  int backend = 0;             // index in the search's backends
-  std::vector<int> nodes;      // main nodes it computes, ascending (weights excluded)
-  std::vector<int> part;       // parallel to `nodes`: the composite match holding it, or -1
-  std::vector<int> roots;      // roots of its composite matches
-  std::vector<int> entries;    // their pattern-table entries
-  std::vector<std::string_view> names;  // their pattern names
-  std::vector<int> inputs;     // distinct non-weight producers outside it
-  std::vector<int> exits;      // its nodes used outside it or returned by main
-  double ns = 0;        // measured, or else estimated
-  double estimate = 0;  // always the estimate
-  std::uint64_t signature = 0;
-  bool measured = false;
-};
-
-/// A read-only run of ints in a candidate table (a static constant): what the search reads.
-struct int_span {
-  const int* p = nullptr;
-  int n = 0;
-  constexpr const int* begin() const { return p; }
-  constexpr const int* end() const { return p + n; }
-  constexpr std::size_t size() const { return static_cast<std::size_t>(n); }
-  constexpr int operator[](std::size_t i) const { return p[i]; }
-  constexpr int front() const { return p[0]; }
-};
-
-constexpr bool contains(int_span v, int x) {
-  for (int y : v)
-    if (y == x) return true;
-  return false;
-}
-
-/// A candidate as the search sees it: its lists point into a candidate table, so that building
-/// the search's list allocates nothing per candidate.
-struct search_candidate {
-  int backend = 0;
-  int_span nodes, inputs, exits, roots, entries;
-  double ns = 0, estimate = 0;
-  std::uint64_t signature = 0;
-  bool measured = false;
-};
-
-/// Main's nodes, their users and per-node sizes, shared by every step of the search.
-struct cost_graph {
-  const module_builder& m;
-  use_lists uses;
-  int base;
-  int n;
-
-  constexpr explicit cost_graph(const module_builder& mb)
-      : m(mb), uses(mb), base(mb.main().first_node), n(mb.main().num_nodes) {}
-  constexpr const graph_node& node(int i) const { return m.node(i); }
-  constexpr bool is_op(int i) const { return !is_leaf(m.node(i).op); }
-  constexpr double bytes(int i) const {
-    const graph_node& g = m.node(i);
-    return g.is_tuple ? 0.0 : static_cast<double>(g.out.elements()) * static_cast<double>(size_of(g.type));
-  }
-};
-
-/// Arithmetic of node `i` of module `m` (a composite call: its body's).
-constexpr double op_flops(const module_builder& m, int i) {
-  const graph_node& g = m.node(i);
-  const double out = g.is_tuple ? 0.0 : static_cast<double>(g.out.elements());
-  switch (g.op) {
-    case op_id::conv2d: {
-      const shape& w = m.node(m.arg(i, 1)).out;
-      return 2.0 * out * static_cast<double>(w[1] * w[2] * w[3]);
-    }
-    case op_id::dense: return 2.0 * out * static_cast<double>(m.node(m.arg(i, 1)).out.back(0));
-    case op_id::max_pool2d:
-    case op_id::avg_pool2d: return out * g.at->window[0] * g.at->window[1];
-    case op_id::global_avg_pool2d: return static_cast<double>(m.node(m.arg(i, 0)).out.elements());
-    case op_id::batch_norm: return 2.0 * out;
-    case op_id::sigmoid:
-    case op_id::tanh:
-    case op_id::softmax: return 8.0 * out;
-    case op_id::call: {
-      const function_info& f = m.functions[static_cast<std::size_t>(g.index)];
-      double s = 0;
-      for (int j = f.first_node; j < f.first_node + f.num_nodes; ++j)
-        if (!is_leaf(m.node(j).op)) s += op_flops(m, j);
-      return s;
-    }
-    case op_id::flatten:
-    case op_id::reshape:
-    case op_id::tuple:
-    case op_id::get: return 0.0;
-    default: return out;
-  }
-}
-
-constexpr std::uint64_t hash_text(std::uint64_t h, std::string_view s) {
-  for (char c : s) h = hash_mix(h, static_cast<unsigned char>(c));
-  return hash_mix(h, s.size());
-}
-
-constexpr std::uint64_t hash_shape(std::uint64_t h, const shape& s) {
-  h = hash_mix(h, static_cast<std::uint64_t>(s.rank));
-  for (int i = 0; i < s.rank; ++i) h = hash_mix(h, static_cast<std::uint64_t>(s[i]));
-  return h;
-}
-
-constexpr std::uint64_t hash_attrs(std::uint64_t h, const attrs& a) {
-  for (int k = 0; k < 2; ++k) {
-    h = hash_mix(h, static_cast<std::uint64_t>(a.stride[static_cast<std::size_t>(k)]));
-    h = hash_mix(h, static_cast<std::uint64_t>(a.padding[static_cast<std::size_t>(k)]));
-    h = hash_mix(h, static_cast<std::uint64_t>(a.dilation[static_cast<std::size_t>(k)]));
-    h = hash_mix(h, static_cast<std::uint64_t>(a.window[static_cast<std::size_t>(k)]));
-  }
-  h = hash_mix(h, static_cast<std::uint64_t>(a.groups));
-  h = hash_mix(h, static_cast<std::uint64_t>(a.axis));
-  h = hash_mix(h, std::bit_cast<std::uint32_t>(a.lo));
-  h = hash_mix(h, std::bit_cast<std::uint32_t>(a.hi));
-  h = hash_mix(h, std::bit_cast<std::uint32_t>(a.epsilon));
-  h = hash_mix(h, a.count_include_pad ? 1u : 0u);
-  return hash_shape(h, a.target);
-}
-
-/// Fills the inputs, exits and signature of candidate `c` (nodes and parts set) and returns the
-/// numbers its view shows; `by_node` gets each node's pattern name (empty for a single op).
-constexpr candidate_view::numbers describe(const cost_graph& g, cost_candidate& c, std::string_view backend,
-                                           std::vector<std::string_view>& by_node) {
-  const module_builder& m = g.m;
-  const int* nodes = c.nodes.data();
-  const int size = static_cast<int>(c.nodes.size());
-  auto inside = [&](int src) {
-    for (int q = 0; q < size && nodes[q] <= src; ++q)
-      if (nodes[q] == src) return q;
-    return -1;
-  };
-  candidate_view::numbers num{};
-  c.inputs.clear();
-  c.exits.clear();
-  by_node.assign(c.nodes.size(), std::string_view{});
-  std::vector<int> ext;  // distinct outside producers in first-reach order, weights included
-  ext.reserve(8);
-  c.inputs.reserve(4);
-  c.exits.reserve(2);
-  std::uint64_t h = hash_text(0x6a09e667f3bcc909ull, backend);
-  for (int k = 0; k < size; ++k) {
-    const int i = nodes[k];
-    const graph_node& n = m.node(i);
-    num.flops += op_flops(m, i);
-    const int part = c.part[static_cast<std::size_t>(k)];
-    if (part >= 0) by_node[static_cast<std::size_t>(k)] = c.names[static_cast<std::size_t>(part)];
-    h = hash_mix(h, static_cast<std::uint64_t>(n.op));
-    h = hash_mix(h, static_cast<std::uint64_t>(n.type));
-    h = hash_shape(h, n.out);
-    h = hash_attrs(h, *n.at);
-    h = hash_text(h, by_node[static_cast<std::size_t>(k)]);
-    if (n.op == op_id::call) h = hash_text(h, m.functions[static_cast<std::size_t>(n.index)].composite);
-    for (int a = 0; a < n.nargs; ++a) {
-      const int src = m.arg(i, a);
-      const int q = inside(src);
-      if (q >= 0) {
-        h = hash_mix(hash_mix(h, 1), static_cast<std::uint64_t>(q));
-        continue;
-      }
-      int e = -1;
-      for (std::size_t x = 0; x < ext.size(); ++x)
-        if (ext.data()[x] == src) e = static_cast<int>(x);
-      if (e < 0) {
-        e = static_cast<int>(ext.size());
-        ext.push_back(src);
-        num.boundary_bytes += g.bytes(src);
-        if (m.node(src).op != op_id::weight) c.inputs.push_back(src);
-      }
-      h = hash_mix(hash_mix(h, m.node(src).op == op_id::weight ? 2 : 3), static_cast<std::uint64_t>(e));
-      h = hash_shape(h, m.node(src).out);
-    }
-    bool exits = g.uses.returned[static_cast<std::size_t>(i)];
-    for (const int* u = g.uses.begin(i); u != g.uses.end(i) && !exits; ++u) exits = inside(*u) < 0;
-    if (exits) {
-      c.exits.push_back(i);
-      num.boundary_bytes += g.bytes(i);
-    }
-  }
-  // Steps: one per composite match and per single op that runs a kernel, each reading its
-  // distinct outside arguments and writing its result.
-  std::vector<int> seen;
-  seen.reserve(8);
-  auto read = [&](int i, int p) {
-    for (int a = 0; a < m.node(i).nargs; ++a) {
-      const int src = m.arg(i, a);
-      const int q = inside(src);
-      if ((p >= 0 && q >= 0 && c.part[static_cast<std::size_t>(q)] == p) || contains(seen, src)) continue;
-      seen.push_back(src);
-      num.step_bytes += g.bytes(src);
-    }
-  };
-  for (int p = 0; p < static_cast<int>(c.roots.size()); ++p) {
-    ++num.steps;
-    seen.clear();
-    for (int k = 0; k < size; ++k)
-      if (c.part[static_cast<std::size_t>(k)] == p) read(nodes[k], p);
-    num.step_bytes += g.bytes(c.roots[static_cast<std::size_t>(p)]);
-  }
-  for (int k = 0; k < size; ++k) {
-    const op_id op = m.node(nodes[k]).op;
-    if (c.part[static_cast<std::size_t>(k)] >= 0 || is_view(op) || op == op_id::tuple || op == op_id::get) continue;
-    ++num.steps;
-    seen.clear();
-    read(nodes[k], -1);
-    num.step_bytes += g.bytes(nodes[k]);
-  }
-  num.signature = h;
-  c.signature = h;
-  return num;
-}
-
-/// Whether `nodes` (ascending) is a valid sub-graph: no path leaves it and comes back (convex),
-/// at most one node whose value is used outside it, and no longer chain of ops than `max_depth`.
-constexpr bool valid_union(const cost_graph& g, const std::vector<int>& nodes, int max_depth, std::vector<signed char>& mark,
-                           std::vector<int>& depth) {
-  const module_builder& m = g.m;
-  const int lo = nodes.front(), hi = nodes.back();
-  for (int i = lo; i <= hi; ++i) mark[static_cast<std::size_t>(i - g.base)] = 0;
-  for (int i : nodes) mark[static_cast<std::size_t>(i - g.base)] = 1;
-  bool ok = true;
-  int exits = 0;
-  for (int i = lo; i <= hi && ok; ++i) {
-    const bool in = mark[static_cast<std::size_t>(i - g.base)] == 1;
-    bool from_inside = false, tainted = false;
-    int d = 0;
-    for (int a = 0; a < m.node(i).nargs; ++a) {
-      const int src = m.arg(i, a);
-      if (src < lo || src < g.base) continue;
-      const signed char s = mark[static_cast<std::size_t>(src - g.base)];
-      from_inside = from_inside || s == 1;
-      tainted = tainted || s == 2;
-      if (s == 1 && depth[static_cast<std::size_t>(src - g.base)] > d) d = depth[static_cast<std::size_t>(src - g.base)];
-    }
-    if (in) {
-      ok = !tainted;  // a path left the set and comes back
-      depth[static_cast<std::size_t>(i - g.base)] = d + 1;
-      ok = ok && d + 1 <= max_depth;
-      bool out = g.uses.returned[static_cast<std::size_t>(i)];
-      for (const int* u = g.uses.begin(i); u != g.uses.end(i); ++u)
-        out = out || *u > hi || mark[static_cast<std::size_t>(*u - g.base)] != 1;
-      exits += out ? 1 : 0;
-    } else if (from_inside || tainted) {
-      mark[static_cast<std::size_t>(i - g.base)] = 2;
-    }
-  }
-  return ok && exits <= 1;
-}
-
-}  // namespace partita::detail
-// ---- end partita/pass/detail/candidates.hpp ----
-
-namespace partita::detail {
-
-/// The candidates of a search, stored flat (each constant evaluation stays within the
-/// compiler's bounds: candidates in one, the search in another).
-struct flat_candidate {
-  int backend = 0;
-  int first = 0, size = 0;             // into nodes / part
-  int first_part = 0, num_parts = 0;   // into roots / entries
-  int first_input = 0, num_inputs = 0;
-  int first_exit = 0, num_exits = 0;
-  double ns = 0;
-  double estimate = 0;
-  std::uint64_t signature = 0;
-  bool measured = false;
-};
-
-struct candidate_sizes {
-  std::size_t cands = 0, nodes = 0, parts = 0, inputs = 0, exits = 0;
-};
-
-constexpr candidate_sizes sizes_of(const std::vector<cost_candidate>& cs) {
-  candidate_sizes s{cs.size()};
-  for (const cost_candidate& c : cs) {
-    s.nodes += c.nodes.size();
-    s.parts += c.roots.size();
-    s.inputs += c.inputs.size();
-    s.exits += c.exits.size();
-  }
-  return s;
-}
-
-/// Every candidate of a search: what `tune` measures and the search chooses from.
-template <candidate_sizes S>
-struct candidate_table {
-  std::array<flat_candidate, S.cands> cands{};
-  std::array<int, S.nodes + 1> nodes{}, part{};
-  std::array<int, S.parts + 1> roots{}, entries{};
-  std::array<std::string_view, S.parts + 1> names{};
-  std::array<int, S.inputs + 1> inputs{};
-  std::array<int, S.exits + 1> exits{};
-
-  /// Appends every candidate, its lists pointing into this table (which must be a constant).
-  constexpr void refs(std::vector<search_candidate>& out) const {
-    for (std::size_t i = 0; i < S.cands; ++i) {
-      const flat_candidate& f = cands[i];
-      out.push_back({f.backend, {nodes.data() + f.first, f.size}, {inputs.data() + f.first_input, f.num_inputs},
-                     {exits.data() + f.first_exit, f.num_exits}, {roots.data() + f.first_part, f.num_parts},
-                     {entries.data() + f.first_part, f.num_parts}, f.ns, f.estimate, f.signature, f.measured});
-    }
-  }
-
-  constexpr std::vector<cost_candidate> unpack() const {
-    std::vector<cost_candidate> out(S.cands);
-    for (std::size_t i = 0; i < S.cands; ++i) {
-      const flat_candidate& f = cands[i];
-      cost_candidate& c = out[i];
-      c.backend = f.backend;
-      c.ns = f.ns;
-      c.estimate = f.estimate;
-      c.signature = f.signature;
-      c.measured = f.measured;
-      c.nodes.assign(nodes.begin() + f.first, nodes.begin() + f.first + f.size);
-      c.part.assign(part.begin() + f.first, part.begin() + f.first + f.size);
-      c.roots.assign(roots.begin() + f.first_part, roots.begin() + f.first_part + f.num_parts);
-      c.entries.assign(entries.begin() + f.first_part, entries.begin() + f.first_part + f.num_parts);
-      c.names.assign(names.begin() + f.first_part, names.begin() + f.first_part + f.num_parts);
-      c.inputs.assign(inputs.begin() + f.first_input, inputs.begin() + f.first_input + f.num_inputs);
-      c.exits.assign(exits.begin() + f.first_exit, exits.begin() + f.first_exit + f.num_exits);
-    }
-    return out;
-  }
-};
-
-template <candidate_sizes S>
-constexpr candidate_table<S> pack(const std::vector<cost_candidate>& cs) {
-  candidate_table<S> t{};
-  int nodes = 0, parts = 0, inputs = 0, exits = 0;
-  for (std::size_t i = 0; i < S.cands; ++i) {
-    const cost_candidate& c = cs[i];
-    flat_candidate& f = t.cands[i];
-    f = {c.backend, nodes, static_cast<int>(c.nodes.size()), parts, static_cast<int>(c.roots.size()), inputs,
-         static_cast<int>(c.inputs.size()), exits, static_cast<int>(c.exits.size()), c.ns, c.estimate, c.signature, c.measured};
-    for (std::size_t k = 0; k < c.nodes.size(); ++k, ++nodes) {
-      t.nodes[static_cast<std::size_t>(nodes)] = c.nodes[k];
-      t.part[static_cast<std::size_t>(nodes)] = c.part[k];
-    }
-    for (std::size_t k = 0; k < c.roots.size(); ++k, ++parts) {
-      t.roots[static_cast<std::size_t>(parts)] = c.roots[k];
-      t.entries[static_cast<std::size_t>(parts)] = c.entries[k];
-      t.names[static_cast<std::size_t>(parts)] = c.names[k];
-    }
-    for (int x : c.inputs) t.inputs[static_cast<std::size_t>(inputs++)] = x;
-    for (int x : c.exits) t.exits[static_cast<std::size_t>(exits++)] = x;
-  }
-  return t;
-}
-
-/// Candidate tables in order; `refs` lists their candidates without copying them.
-template <class... Ts>
-struct table_list {
-  static constexpr std::size_t size = (std::size_t{0} + ... + Ts::sizes.cands);
-  static constexpr void refs(std::vector<search_candidate>& out) { (Ts::value.refs(out), ...); }
-  static constexpr std::vector<cost_candidate> unpacked() {
-    std::vector<cost_candidate> all;
-    ((append(all, Ts::value.unpack())), ...);
-    return all;
-  }
-  static constexpr void append(std::vector<cost_candidate>& all, std::vector<cost_candidate> more) {
-    for (cost_candidate& c : more) all.push_back(std::move(c));
-  }
-};
-
-template <class... Lists>
-struct concat_tables;
-template <class... Ts>
-struct concat_tables<table_list<Ts...>> {
-  using type = table_list<Ts...>;
-};
-template <class... Ts, class... Us, class... Rest>
-struct concat_tables<table_list<Ts...>, table_list<Us...>, Rest...> : concat_tables<table_list<Ts..., Us...>, Rest...> {};
-
-}  // namespace partita::detail
-// ---- end partita/pass/detail/candidate_table.hpp ----
-// ---- begin partita/pass/detail/cost_search.hpp ----
-
-
-namespace partita::detail {
-
-/// The search's result for main node `k` (local index): its target and region for
-/// `partition_graph`, and for a composite root the backend and entry of its pattern.
-struct node_choice {
-  std::string_view target{};
-  int region = -1;
-  int backend = -1;
-  int entry = -1;
-};
-
-/// Statistics of a search (for tests, tools and the README).
-struct search_stats {
-  double ns = 0;          // estimated cost of the chosen partitioning, transfers included
-  double transfer_ns = 0; // of which transfers
-  int candidates = 0;
-  int states = 0;
-  int chosen = 0;         // candidates chosen
-  int partitions = 0;     // backend partitions after coalescing
-  int measured = 0;       // candidates whose cost was measured
-};
-
-/// The cost of moving a tensor between two backends: `transfer<From, To>::ns`, or a measured
-/// hand-over time that replaces it.
-struct transfer_fn {
-  double (*declared)(double) = nullptr;
-  double measured = -1;  // >= 0: measured, per hand-over
-  constexpr double operator()(double bytes) const { return measured >= 0 ? measured : declared(bytes); }
-};
-
-/// Scales the estimates of each backend's unmeasured candidates by how far its measured ones
-/// were off (measured time over estimated time, summed), so that a partly measured search
-/// compares like with like.
-constexpr void calibrate(std::vector<search_candidate>& cands, int k_backends) {
-  for (int b = 0; b < k_backends; ++b) {
-    double measured = 0, estimated = 0;
-    for (const search_candidate& c : cands)
-      if (c.backend == b && c.measured) {
-        measured += c.ns;
-        estimated += c.estimate;
-      }
-    if (measured <= 0 || estimated <= 0) continue;
-    for (search_candidate& c : cands)
-      if (c.backend == b && !c.measured) c.ns = c.estimate * (measured / estimated);
-  }
-}
-
-/// A state of the search: the nodes covered so far, the backend of each covered node that
-/// still has an uncovered neighbour (the frontier: later transfers depend on nothing else), the
-/// cost to get there and how (the previous state and the candidate placed).
-struct search_node {
-  double cost = 0;
-  double transfer = 0;
-  int parent = -1;
-  int cand = -1;
-  std::vector<std::uint64_t> covered;  // by local index
-  std::vector<int> frontier;           // (local index, backend, backends it was sent to) triples, by local index
-  std::uint64_t key = 0;
-};
-
-constexpr bool is_covered(const std::uint64_t* c, int k) { return (c[k >> 6] >> (k & 63) & 1) != 0; }
-
-/// Whether main node `i` has an uncovered user or producer (raw loops: this runs for every
-/// state, and GCC's constant evaluator pays for every call).
-constexpr bool borders_uncovered(const cost_graph& g, const std::uint64_t* cov, int i) {
-  const int* first_use = g.uses.first.data();
-  const int* users = g.uses.users.data();
-  for (const int* u = users + first_use[i]; u != users + first_use[i + 1]; ++u)
-    if (!is_covered(cov, *u - g.base)) return true;
-  const graph_node& n = g.m.nodes.data()[i];
-  const int* args = g.m.args.data() + n.first_arg;
-  for (int a = 0; a < n.nargs; ++a)
-    if (args[a] >= g.base && !is_covered(cov, args[a] - g.base)) return true;
-  return false;
-}
-
-/// The frontier entry of main node `i` in `s` (its index into `s.frontier`, or -1).
-constexpr int frontier_at(const cost_graph& g, const search_node& s, int i) {
-  const int k = i - g.base;
-  const int* f = s.frontier.data();
-  for (std::size_t j = 0; j < s.frontier.size(); j += 3)
-    if (f[j] == k) return static_cast<int>(j);
-  return -1;
-}
-
-/// `next` = `s` with candidate `c` placed: covered set, frontier and key.
-constexpr void advance(const cost_graph& g, const search_node& s, const search_candidate& c, search_node& next) {
-  next.covered = s.covered;
-  std::uint64_t* cov = next.covered.data();
-  for (int i : c.nodes) cov[(i - g.base) >> 6] |= std::uint64_t{1} << ((i - g.base) & 63);
-  next.frontier.clear();
-  next.frontier.reserve(s.frontier.size() + 3 * c.nodes.size());
-  const int* f = s.frontier.data();
-  const std::size_t fn = s.frontier.size();
-  std::size_t j = 0, q = 0;
-  while (j < fn || q < c.nodes.size()) {
-    int k, b, sent;
-    if (q >= c.nodes.size() || (j < fn && f[j] < c.nodes[q] - g.base)) {
-      k = f[j];
-      b = f[j + 1];
-      sent = f[j + 2];
-      j += 3;
-    } else {
-      k = c.nodes[q++] - g.base;
-      b = c.backend;
-      sent = 0;
-    }
-    if (!borders_uncovered(g, cov, g.base + k)) continue;
-    next.frontier.push_back(k);
-    next.frontier.push_back(b);
-    next.frontier.push_back(sent);
-  }
-}
-
-/// Sets `next`'s key from its covered set and frontier.
-constexpr void set_key(search_node& next) {
-  std::uint64_t h = 0x3c6ef372fe94f82bull;
-  for (std::size_t w = 0; w < next.covered.size(); ++w) h = hash_mix(h, next.covered.data()[w]);
-  for (std::size_t w = 0; w < next.frontier.size(); ++w) h = hash_mix(h, static_cast<std::uint64_t>(next.frontier.data()[w]));
-  next.key = h;
-}
-
-/// The transfers placing candidate `c` on state `s` adds, in nanoseconds: each tensor crossing
-/// between two backends is charged once per receiving backend, when the later of its two ends is
-/// placed (model inputs and results live with the host); `next` (advanced) records where each
-/// tensor was sent. `free[from * k + to]`: no cost between the two.
-constexpr double transfer_cost(const cost_graph& g, const search_node& s, const search_candidate& c, int k_backends, int host,
-                               const transfer_fn* tr, const char* free, search_node& next) {
-  const int to = c.backend;
-  const std::uint64_t* cov = s.covered.data();
-  double t = 0;
-  for (int p : c.inputs) {
-    int from = host;
-    if (g.is_op(p)) {
-      if (!is_covered(cov, p - g.base)) continue;  // charged when p is placed
-      const int e = frontier_at(g, s, p);
-      from = s.frontier[static_cast<std::size_t>(e) + 1];
-      if (from == to || free[from * k_backends + to] || (s.frontier[static_cast<std::size_t>(e) + 2] >> to & 1) != 0) continue;
-      const int ne = frontier_at(g, next, p);
-      if (ne >= 0) next.frontier[static_cast<std::size_t>(ne) + 2] |= 1 << to;
-    }
-    if (from != to && !free[from * k_backends + to]) t += tr[from * k_backends + to](g.bytes(p));
-  }
-  for (int x : c.exits) {
-    int sent = 0;  // receiving backends charged for x
-    for (const int* u = g.uses.begin(x); u != g.uses.end(x); ++u) {
-      if (!is_covered(cov, *u - g.base)) continue;  // c's own nodes are not covered yet
-      const int b = s.frontier[static_cast<std::size_t>(frontier_at(g, s, *u)) + 1];
-      if (b == to || (sent >> b & 1) != 0 || free[to * k_backends + b]) continue;
-      sent |= 1 << b;
-      t += tr[to * k_backends + b](g.bytes(x));
-    }
-    if (g.uses.returned[static_cast<std::size_t>(x)] && to != host && !free[to * k_backends + host] && (sent >> host & 1) == 0) {
-      sent |= 1 << host;
-      t += tr[to * k_backends + host](g.bytes(x));
-    }
-    const int ne = frontier_at(g, next, x);
-    if (ne >= 0) next.frontier[static_cast<std::size_t>(ne) + 2] |= sent;
-  }
-  return t;
-}
-
-/// The search, in Collage's style: Dijkstra over covered-node sets, from nothing covered to
-/// every op covered, placing only candidates that start at the first uncovered node (so each
-/// partitioning is reached one way). Edge cost: the candidate's cost plus the transfers it
-/// adds. Equal costs go to the state found first, and states are expanded in order of cost then
-/// discovery, candidates in order of backend priority then size (largest first), so the result
-/// is deterministic. Returns the chosen candidates in order, or the local index of a node no
-/// candidate covers as `-(k + 1)` in a one-element result.
-constexpr std::vector<int> cheapest_cover(const cost_graph& g, const std::vector<search_candidate>& cands, int k_backends, int host,
-                                          const transfer_fn* tr, search_stats& stats) {
-  const std::size_t words = (static_cast<std::size_t>(g.n) + 63) / 64;
-  std::vector<std::vector<int>> by_first(static_cast<std::size_t>(g.n));
-  for (std::size_t c = 0; c < cands.size(); ++c) by_first[static_cast<std::size_t>(cands[c].nodes.front() - g.base)].push_back(static_cast<int>(c));
-  for (std::vector<int>& b : by_first)
-    std::sort(b.begin(), b.end(), [&](int x, int y) {
-      const search_candidate& cx = cands[static_cast<std::size_t>(x)];
-      const search_candidate& cy = cands[static_cast<std::size_t>(y)];
-      if (cx.backend != cy.backend) return cx.backend < cy.backend;
-      if (cx.nodes.size() != cy.nodes.size()) return cx.nodes.size() > cy.nodes.size();
-      return x < y;
-    });
-
-  std::vector<search_node> states;
-  {
-    search_node start;
-    start.parent = -1;  // set, not left to the member initializers (see cost_choice_value)
-    start.cand = -1;
-    start.covered.assign(words, 0);
-    for (int k = 0; k < g.n; ++k)
-      if (!g.is_op(g.base + k)) start.covered[static_cast<std::size_t>(k / 64)] |= std::uint64_t{1} << (k % 64);
-    for (std::uint64_t w : start.covered) start.key = hash_mix(start.key, w);
-    states.push_back(std::move(start));
-  }
-  std::vector<char> free_pairs(static_cast<std::size_t>(k_backends * k_backends));
-  bool all_free = true;
-  for (int x = 0; x < k_backends * k_backends; ++x) {
-    free_pairs[static_cast<std::size_t>(x)] = tr[x](0) == 0 && tr[x](1e9) == 0;
-    all_free = all_free && free_pairs[static_cast<std::size_t>(x)];
-  }
-  const char* free = free_pairs.data();
-  index_table seen;
-  seen.insert(states[0].key, 0);
-  struct entry {
-    double cost;
-    int seq;
-    int state;
-  };
-  auto later = [](const entry& a, const entry& b) { return a.cost != b.cost ? a.cost > b.cost : a.seq > b.seq; };
-  std::vector<entry> heap{{0.0, 0, 0}};
-  int seq = 1;
-  int goal = -1;
-  int stuck = -1;
-  while (!heap.empty()) {
-    std::pop_heap(heap.begin(), heap.end(), later);
-    const entry e = heap.back();
-    heap.pop_back();
-    if (e.cost != states[static_cast<std::size_t>(e.state)].cost) continue;  // superseded
-    int p = -1;
-    for (std::size_t w = 0; w < words && p < 0; ++w) {
-      const std::uint64_t free = ~states[static_cast<std::size_t>(e.state)].covered[w];
-      if (free != 0) p = static_cast<int>(w * 64) + std::countr_zero(free);
-    }
-    if (p < 0 || p >= g.n) {
-      goal = e.state;
-      break;
-    }
-    if (by_first[static_cast<std::size_t>(p)].empty()) stuck = p;
-    for (int ci : by_first[static_cast<std::size_t>(p)]) {
-      const search_candidate& c = cands[static_cast<std::size_t>(ci)];
-      const search_node& s = states[static_cast<std::size_t>(e.state)];
-      bool overlap = false;
-      for (int i : c.nodes) overlap = overlap || is_covered(s.covered.data(), i - g.base);
-      if (overlap) continue;
-      search_node next;
-      advance(g, s, c, next);
-      const double t = all_free ? 0.0 : transfer_cost(g, s, c, k_backends, host, tr, free, next);
-      set_key(next);
-      next.cost = s.cost + c.ns + t;
-      next.transfer = s.transfer + t;
-      next.parent = e.state;
-      next.cand = ci;
-      const int found = seen.find(next.key, [&](int o) {
-        const search_node& on = states[static_cast<std::size_t>(o)];
-        return on.covered == next.covered && on.frontier == next.frontier;
-      });
-      if (found >= 0) {
-        search_node& old = states[static_cast<std::size_t>(found)];
-        if (!(next.cost < old.cost)) continue;  // equal costs: the state found first stands
-        old = std::move(next);
-        heap.push_back({old.cost, seq++, found});
-        std::push_heap(heap.begin(), heap.end(), later);
-        continue;
-      }
-      const int idx = static_cast<int>(states.size());
-      const double cost = next.cost;
-      states.push_back(std::move(next));
-      seen.insert(states.back().key, idx);
-      heap.push_back({cost, seq++, idx});
-      std::push_heap(heap.begin(), heap.end(), later);
-    }
-  }
-  stats.states = static_cast<int>(states.size());
-  if (goal < 0) return {-(stuck + 1)};
-  stats.ns = states[static_cast<std::size_t>(goal)].cost;
-  stats.transfer_ns = states[static_cast<std::size_t>(goal)].transfer;
-  std::vector<int> chosen;
-  for (int s = goal; states[static_cast<std::size_t>(s)].parent >= 0; s = states[static_cast<std::size_t>(s)].parent)
-    chosen.push_back(states[static_cast<std::size_t>(s)].cand);
-  std::reverse(chosen.begin(), chosen.end());
-  return chosen;
-}
-
-/// Coalescing (Collage's MaxCoalesce): the chosen candidates of one backend (the host's
-/// excepted: its nodes stay in main) that touch, producer to consumer, become one partition
-/// whenever no path between them passes through another partition or node, until nothing
-/// changes. Returns the unit (partition) of each local node: chosen candidates are units, merged
-/// ones share the lowest number.
-constexpr std::vector<int> coalesce(const cost_graph& g, const std::vector<search_candidate>& cands, const std::vector<int>& chosen,
-                                    int host) {
-  const int units = static_cast<int>(chosen.size());
-  std::vector<int> unit(static_cast<std::size_t>(g.n), -1);
-  std::vector<int> backend(static_cast<std::size_t>(units));
-  for (int u = 0; u < units; ++u) {
-    const search_candidate& c = cands[static_cast<std::size_t>(chosen[static_cast<std::size_t>(u)])];
-    backend[static_cast<std::size_t>(u)] = c.backend;
-    for (int i : c.nodes) unit[static_cast<std::size_t>(i - g.base)] = u;
-  }
-  std::vector<int> alias(static_cast<std::size_t>(units));
-  for (int u = 0; u < units; ++u) alias[static_cast<std::size_t>(u)] = u;
-  auto root = [&](int u) {
-    while (alias[static_cast<std::size_t>(u)] != u) u = alias[static_cast<std::size_t>(u)];
-    return u;
-  };
-  // Successor units of each unit, rebuilt after every merge.
-  std::vector<std::vector<int>> succ;
-  auto rebuild = [&] {
-    succ.assign(static_cast<std::size_t>(units), {});
-    for (int k = 0; k < g.n; ++k) {
-      const int i = g.base + k;
-      if (!g.is_op(i)) continue;
-      const int to = root(unit[static_cast<std::size_t>(k)]);
-      for (int a = 0; a < g.node(i).nargs; ++a) {
-        const int src = g.m.arg(i, a);
-        if (src < g.base || !g.is_op(src)) continue;
-        const int from = root(unit[static_cast<std::size_t>(src - g.base)]);
-        if (from != to && !contains(succ[static_cast<std::size_t>(from)], to)) succ[static_cast<std::size_t>(from)].push_back(to);
-      }
-    }
-  };
-  // Whether `to` is reachable from `from` other than by a direct edge.
-  std::vector<int> stack;
-  std::vector<bool> visited;
-  auto detour = [&](int from, int to) {
-    visited.assign(static_cast<std::size_t>(units), false);
-    stack.clear();
-    for (int s : succ[static_cast<std::size_t>(from)])
-      if (s != to) stack.push_back(s);
-    while (!stack.empty()) {
-      const int x = stack.back();
-      stack.pop_back();
-      if (x == to) return true;
-      if (visited[static_cast<std::size_t>(x)]) continue;
-      visited[static_cast<std::size_t>(x)] = true;
-      for (int s : succ[static_cast<std::size_t>(x)]) stack.push_back(s);
-    }
-    return false;
-  };
-  rebuild();
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (int a = 0; a < units && !changed; ++a) {
-      if (root(a) != a || backend[static_cast<std::size_t>(a)] == host) continue;
-      for (int b : succ[static_cast<std::size_t>(a)]) {
-        if (backend[static_cast<std::size_t>(b)] != backend[static_cast<std::size_t>(a)] || detour(a, b)) continue;
-        alias[static_cast<std::size_t>(std::max(a, b))] = std::min(a, b);
-        rebuild();
-        changed = true;
-        break;
-      }
-    }
-  }
-  for (int k = 0; k < g.n; ++k)
-    if (unit[static_cast<std::size_t>(k)] >= 0) unit[static_cast<std::size_t>(k)] = root(unit[static_cast<std::size_t>(k)]);
-  return unit;
-}
-
-}  // namespace partita::detail
-// ---- end partita/pass/detail/cost_search.hpp ----
-
-namespace partita {
-
-/// Options of the cost-based search: `Costs`, measured costs (a type with a `static constexpr`
-/// array `entries` of `measured_cost`, and optionally `transfers` of `measured_transfer`, as
-/// `tune` writes), used instead of the estimates for the candidates and backend pairs they name;
-/// `MaxDepth`, the longest chain of ops a union of candidates may hold.
-template <class Costs = no_measured_costs, int MaxDepth = 3>
-struct cost_config {
-  using costs = Costs;
-  static constexpr int max_depth = MaxDepth;
-  /// Unions generated per backend at most (the search stays bounded on large models).
-  static constexpr int max_unions = 4000;
-};
+/// Scalar fp32 kernels of the reference backend. They are the oracle every other backend is
+/// tested against, so they favour obviously-correct loops over speed and accumulate in double.
+/// 4-D tensors are NCHW; conv2d weights are OIHW (O, I/groups, KH, KW).
+namespace partita::reference_kernels {
 
 namespace detail {
 
-template <class Costs>
-constexpr const measured_cost* find_measured(std::string_view backend, std::uint64_t signature) {
-  for (const measured_cost& e : Costs::entries)
-    if (e.signature == signature && !e.backend.empty() && e.backend == backend) return &e;
-  return nullptr;
-}
-
-/// The measured hand-over from `from` to `to` in `Costs::transfers`, if it has one (else -1).
-template <class Costs>
-constexpr double measured_handover(std::string_view from, std::string_view to) {
-  if constexpr (requires { Costs::transfers; }) {
-    for (const measured_transfer& t : Costs::transfers)
-      if (t.from == from && t.to == to) return t.ns;
-  }
-  return -1;
-}
-
-template <class Costs, class From, class... Tos>
-constexpr void transfer_row(transfer_fn* out) {
-  int j = 0;
-  ((out[j++] = {&transfer<From, Tos>::ns, measured_handover<Costs>(std::string_view(From::name), std::string_view(Tos::name))}), ...);
-}
-
-/// What the search computes for a module (main's nodes after the pre-partition phase).
-template <std::size_t N>
-struct cost_choice_value {
-  std::array<node_choice, N> nodes{};
-  search_stats stats{};
-  bool complete = true;
-};
-
-/// The candidates, the search and coalescing for `Backends...` (priority order).
-template <class Config, class... Bs>
-struct cost_search {
-  static constexpr int num_backends = static_cast<int>(sizeof...(Bs));
-  /// The backend that takes what no other runs: the last host backend listed.
-  static constexpr int host = [] {
-    constexpr bool h[] = {is_host_backend<Bs>...};
-    for (int i = num_backends - 1; i >= 0; --i)
-      if (h[i]) return i;
-    return -1;
-  }();
-  static constexpr std::array<std::string_view, sizeof...(Bs)> names{std::string_view(Bs::name)...};
-
-  /// The index of the backend named `name`, or -1 (an empty name too).
-  static constexpr int index_of(std::string_view name) {
-    const std::size_t i = backend_index<Bs...>(name);
-    return !name.empty() && i < sizeof...(Bs) ? static_cast<int>(i) : -1;
-  }
-
-  struct candidates {
-    std::vector<cost_candidate> list;
-    index_table sets;  // (backend, nodes) → candidate, to keep each set once
-  };
-
-  static constexpr std::uint64_t set_key(int backend, const std::vector<int>& nodes) {
-    std::uint64_t h = hash_mix(0xbb67ae8584caa73bull, static_cast<std::uint64_t>(backend));
-    for (int i : nodes) h = hash_mix(h, static_cast<std::uint64_t>(i));
-    return h;
-  }
-
-  /// Whether backend `bi` already has a candidate with these nodes.
-  static constexpr bool known(const candidates& cs, int bi, const std::vector<int>& nodes) {
-    return cs.sets.find(set_key(bi, nodes), [&](int o) {
-      const cost_candidate& other = cs.list[static_cast<std::size_t>(o)];
-      return other.backend == bi && other.nodes == nodes;
-    }) >= 0;
-  }
-
-  /// Adds `c` (nodes and parts set) unless its backend already has the same set; costs it.
-  template <class B>
-  static constexpr bool add(const cost_graph& g, candidates& cs, cost_candidate c) {
-    if (known(cs, c.backend, c.nodes)) return false;
-    std::vector<std::string_view> by_node;
-    const candidate_view::numbers num = describe(g, c, std::string_view(B::name), by_node);
-    c.estimate = cost_of<B>(
-        candidate_view(g.m.nodes.data(), g.m.args.data(), c.nodes.data(), by_node.data(), static_cast<int>(c.nodes.size()), num));
-    c.ns = c.estimate;
-    if (const measured_cost* mc = find_measured<typename Config::costs>(std::string_view(B::name), c.signature)) {
-      c.ns = mc->ns;
-      c.measured = true;
-    }
-    cs.sets.insert(set_key(c.backend, c.nodes), static_cast<int>(cs.list.size()));
-    cs.list.push_back(std::move(c));
-    return true;
-  }
-
-  /// Backend `B`'s candidates rooted at main's nodes [lo, hi) (local indices): each single op it
-  /// runs and each match of its patterns.
-  template <class B>
-  static constexpr void add_candidates(const cost_graph& g, int bi, candidates& cs, int lo, int hi) {
-    const module_builder& m = g.m;
-    if constexpr (requires { B::patterns::value; }) {
-      cs.list.reserve(cs.list.size() + static_cast<std::size_t>(hi - lo) * (B::patterns::value.entries.size() + 1) / 2);
-    }
-    match_state st;
-    group gr{};
-    for (int k = lo; k < hi; ++k) {
-      const int i = g.base + k;
-      if (!g.is_op(i)) continue;
-      const graph_node& n = m.node(i);
-      if constexpr (requires { B::patterns::value; }) {
-        const auto& t = B::patterns::value;
-        for (std::size_t e = 0; e < t.entries.size(); ++e) {
-          if (!match_group(m, t, t.entries[e], i, g.uses, st, gr)) continue;
-          cost_candidate c;
-          c.backend = bi;
-          for (int b : gr.body)
-            if (m.node(b).op != op_id::weight) c.nodes.push_back(b);
-          c.part.assign(c.nodes.size(), 0);
-          c.roots.push_back(i);
-          c.entries.push_back(static_cast<int>(e));
-          c.names.push_back(t.entries[e].name);
-          add<B>(g, cs, std::move(c));
-        }
-      }
-      bool single = false;
-      if (n.op == op_id::tuple || n.op == op_id::get) {
-        single = bi == host;  // structural: moves no data, stays in main
-      } else if (n.op == op_id::call) {
-        const function_info& callee = m.functions[static_cast<std::size_t>(n.index)];
-        const int owner = callee.backend.empty() ? index_of(composite_backend(callee.composite)) : -1;
-        single = owner == bi || (owner < 0 && bi == host);  // an existing partition stays a call of main
-      } else if (!n.pinned.empty()) {
-        const int pin = index_of(n.pinned);
-        single = pin == bi || (pin < 0 && bi == host);
-      } else {
-        single = bi == host || is_host_backend<B> || backend_supports<B>(op_view(m.nodes.data(), m.args.data(), i));
-      }
-      if (single) {
-        cost_candidate c;
-        c.backend = bi;
-        c.nodes.push_back(i);
-        c.part.push_back(-1);
-        add<B>(g, cs, std::move(c));
-      }
-    }
-  }
-
-  /// Adds unions of touching candidates of `cs` (all backend `B`'s, none a union yet) until no
-  /// new valid one appears or the limit is reached: each new union is itself extended.
-  template <class B>
-  static constexpr void add_unions(const cost_graph& g, int bi, candidates& cs) {
-    const std::size_t last = cs.list.size();
-    std::vector<std::vector<int>> at(static_cast<std::size_t>(g.n));  // base candidates holding each node
-    for (std::size_t c = 0; c < last; ++c)
-      for (int i : cs.list[c].nodes) at[static_cast<std::size_t>(i - g.base)].push_back(static_cast<int>(c));
-    std::vector<signed char> mark(static_cast<std::size_t>(g.n), 0);
-    std::vector<int> depth(static_cast<std::size_t>(g.n), 0);
-    std::vector<int> near;
-    std::vector<int> merged;
-    int made = 0;
-    for (std::size_t w = 0; w < cs.list.size() && made < Config::max_unions; ++w) {
-      near.clear();
-      for (int i : cs.list[w].nodes) {
-        const std::vector<int>& xn = cs.list[w].nodes;
-        for (int a = 0; a < g.node(i).nargs; ++a) {
-          const int src = g.m.arg(i, a);
-          if (src >= g.base && g.is_op(src) && !contains(xn, src))
-            for (int y : at[static_cast<std::size_t>(src - g.base)])
-              if (!contains(near, y)) near.push_back(y);
-        }
-        for (const int* u = g.uses.begin(i); u != g.uses.end(i); ++u)
-          if (!contains(xn, *u))
-            for (int y : at[static_cast<std::size_t>(*u - g.base)])
-              if (!contains(near, y)) near.push_back(y);
-      }
-      for (int y : near) {
-        const cost_candidate& x = cs.list[w];
-        const cost_candidate& yc = cs.list[static_cast<std::size_t>(y)];
-        // The two sorted node lists, merged; overlapping ones are not unions.
-        merged.clear();
-        bool overlap = false;
-        for (std::size_t p = 0, q = 0; p < x.nodes.size() || q < yc.nodes.size();) {
-          if (q == yc.nodes.size() || (p < x.nodes.size() && x.nodes[p] < yc.nodes[q])) merged.push_back(x.nodes[p++]);
-          else if (p == x.nodes.size() || yc.nodes[q] < x.nodes[p]) merged.push_back(yc.nodes[q++]);
-          else {
-            overlap = true;
-            break;
-          }
-        }
-        if (overlap || known(cs, bi, merged) || !valid_union(g, merged, Config::max_depth, mark, depth)) continue;
-        cost_candidate u;
-        u.backend = bi;
-        u.nodes = merged;
-        u.roots = x.roots;
-        u.entries = x.entries;
-        u.names = x.names;
-        for (std::size_t p = 0; p < yc.roots.size(); ++p) {
-          u.roots.push_back(yc.roots[p]);
-          u.entries.push_back(yc.entries[p]);
-          u.names.push_back(yc.names[p]);
-        }
-        const int shift = static_cast<int>(x.roots.size());
-        for (int i : merged) {
-          int part = -1;
-          for (std::size_t p = 0; p < x.nodes.size(); ++p)
-            if (x.nodes[p] == i) part = x.part[p];
-          for (std::size_t p = 0; p < yc.nodes.size(); ++p)
-            if (yc.nodes[p] == i) part = yc.part[p] < 0 ? -1 : yc.part[p] + shift;
-          u.part.push_back(part);
-        }
-        if (add<B>(g, cs, std::move(u)) && ++made >= Config::max_unions) break;
-      }
-    }
-  }
-
-  /// Whether backend `I` gets unions of its candidates: it runs whole partitions (a backend that
-  /// runs steps one by one would cost a union as the sum of its parts).
-  template <std::size_t I>
-  static constexpr bool makes_unions = runs_partitions<std::tuple_element_t<I, std::tuple<Bs...>>> && static_cast<int>(I) != host;
-
-  /// Backend `I`'s candidates rooted at main's nodes [lo, hi) (local indices).
-  template <std::size_t I>
-  static constexpr std::vector<cost_candidate> candidates_of(const cost_graph& g, int lo, int hi) {
-    candidates cs;
-    add_candidates<std::tuple_element_t<I, std::tuple<Bs...>>>(g, static_cast<int>(I), cs, lo, hi);
-    return std::move(cs.list);
-  }
-
-  /// `base` (all of backend `I`'s candidates but unions), followed by the unions (if it makes any).
-  template <std::size_t I>
-  static constexpr std::vector<cost_candidate> unions_of(const cost_graph& g, std::vector<cost_candidate> base) {
-    if constexpr (makes_unions<I>) {
-      candidates cs;
-      cs.list = std::move(base);
-      for (std::size_t c = 0; c < cs.list.size(); ++c) cs.sets.insert(set_key(cs.list[c].backend, cs.list[c].nodes), static_cast<int>(c));
-      add_unions<std::tuple_element_t<I, std::tuple<Bs...>>>(g, static_cast<int>(I), cs);
-      return std::move(cs.list);
-    } else {
-      return base;
-    }
-  }
-
-  /// Runs the search on main of `m` (its nodes in local order) over candidates `cands`.
-  template <std::size_t N>
-  static constexpr cost_choice_value<N> run(const module_builder& m, std::vector<search_candidate> cands) {
-    cost_choice_value<N> out{};
-    // Set field by field: GCC 12 can value-initialize a second `cost_choice_value<N>` of the
-    // same N (another search of the same model) with zeros instead of the member initializers.
-    out.complete = true;
-    for (node_choice& c : out.nodes) {
-      c.target = {};
-      c.region = -1;
-      c.backend = -1;
-      c.entry = -1;
-    }
-    calibrate(cands, num_backends);
-    const cost_graph g(m);
-    out.stats.candidates = static_cast<int>(cands.size());
-    for (const search_candidate& c : cands) out.stats.measured += c.measured ? 1 : 0;
-    std::array<transfer_fn, sizeof...(Bs) * sizeof...(Bs)> tr{};
-    {
-      int row = 0;
-      ((transfer_row<typename Config::costs, Bs, Bs...>(tr.data() + static_cast<std::size_t>(num_backends * row++))), ...);
-    }
-    const std::vector<int> chosen = cheapest_cover(g, cands, num_backends, host, tr.data(), out.stats);
-    if (chosen.size() == 1 && chosen[0] < 0) {
-      out.complete = false;
-      return out;
-    }
-    out.stats.chosen = static_cast<int>(chosen.size());
-    const std::vector<int> unit = coalesce(g, cands, chosen, host);
-    // Regions: one per partition of a backend other than the host, numbered by first node.
-    std::vector<int> region_of(chosen.size(), -1);
-    int regions = 0;
-    for (int k = 0; k < g.n; ++k) {
-      const int u = unit[static_cast<std::size_t>(k)];
-      if (u < 0) continue;
-      const search_candidate& c = cands[static_cast<std::size_t>(chosen[static_cast<std::size_t>(u)])];
-      node_choice& ch = out.nodes[static_cast<std::size_t>(k)];
-      const graph_node& n = m.node(g.base + k);
-      if (c.backend != host) {
-        if (region_of[static_cast<std::size_t>(u)] < 0) region_of[static_cast<std::size_t>(u)] = regions++;
-        ch.region = region_of[static_cast<std::size_t>(u)];
-        ch.target = names[static_cast<std::size_t>(c.backend)];
-      }
-      if (!n.pinned.empty() && n.op != op_id::call && index_of(n.pinned) != host) ch.target = n.pinned;  // the host's stay in main
-    }
-    out.stats.partitions = regions;
-    for (int ci : chosen) {
-      const search_candidate& c = cands[static_cast<std::size_t>(ci)];
-      for (std::size_t p = 0; p < c.roots.size(); ++p) {
-        node_choice& ch = out.nodes[static_cast<std::size_t>(c.roots[p] - g.base)];
-        ch.backend = c.backend;
-        ch.entry = c.entries[p];
-      }
-    }
-    return out;
-  }
-
-  template <class B>
-  static constexpr bool rematch_in(const module_builder& m, int entry, int root, const use_lists& uses, match_state& st, group& gr) {
-    if constexpr (requires { B::patterns::value; }) {
-      const auto& t = B::patterns::value;
-      return match_group(m, t, t.entries[static_cast<std::size_t>(entry)], root, uses, st, gr);
-    } else {
-      return false;
-    }
-  }
-
-  /// Matches entry `entry` of backend number `backend`'s pattern table at `root` again, filling
-  /// `gr` with the composite it forms (the search keeps only which entry matched where).
-  static constexpr bool rematch(int backend, const module_builder& m, int entry, int root, const use_lists& uses, match_state& st,
-                                group& gr) {
-    bool ok = false;
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
-      ((static_cast<int>(I) == backend ? (void)(ok = rematch_in<std::tuple_element_t<I, std::tuple<Bs...>>>(m, entry, root, uses, st, gr))
-                                       : void()),
-       ...);
-    }(std::index_sequence_for<Bs...>{});
-    return ok;
-  }
-
-  /// Applies a search result to `m`: targets and regions, the chosen composites outlined, then
-  /// PartitionGraph.
-  template <std::size_t N>
-  static constexpr module_builder apply(module_builder m, const cost_choice_value<N>& choice) {
-    const int base = m.main().first_node;
-    for (std::size_t k = 0; k < N; ++k) {
-      graph_node& n = m.nodes[static_cast<std::size_t>(base) + k];
-      n.target = choice.nodes[k].target;
-      n.region = choice.nodes[k].region;
-    }
-    std::vector<group> groups;
-    {
-      const use_lists uses(m);
-      match_state st;
-      for (std::size_t k = 0; k < N; ++k) {
-        const node_choice& ch = choice.nodes[k];
-        if (ch.entry < 0) continue;
-        group gr{};
-        rematch(ch.backend, m, ch.entry, base + static_cast<int>(k), uses, st, gr);
-        groups.push_back(std::move(gr));
-      }
-    }
-    if (!groups.empty()) m = outline_composites(m, std::move(groups), true);
-    return partition_graph(m);
-  }
-};
-
-template <class M, class... Bs>
-struct pre_partition_phase {
-  static constexpr module_builder run() {
-    module_builder m = to_builder(module_type_t<M>::value);
-    ((m = pre_partition<Bs>(std::move(m))), ...);
-    return m;
-  }
-};
-
-/// Main's nodes per constant evaluation of candidates: GCC bounds the work of each one.
-inline constexpr int candidate_chunk = 256;
-
-/// Backend `I`'s candidates rooted in chunk `Chunk` of main's nodes, in a constant evaluation of
-/// their own (twice: sizes, then contents).
-template <class Pre, class Config, std::size_t I, std::size_t Chunk, class... Bs>
-struct chunk_candidates {
-  static constexpr std::vector<cost_candidate> make() {
-    const module_builder m = to_builder(Pre::value);
-    const cost_graph g(m);
-    const int lo = static_cast<int>(Chunk) * candidate_chunk;
-    const int hi = lo + candidate_chunk < g.n ? lo + candidate_chunk : g.n;
-    return cost_search<Config, Bs...>::template candidates_of<I>(g, lo, hi);
-  }
-  static constexpr candidate_sizes sizes = sizes_of(make());
-  static constexpr candidate_table<sizes> value = pack<sizes>(make());
-};
-
-template <class Pre, class Config, std::size_t I, class Chunks, class... Bs>
-struct base_candidates;
-template <class Pre, class Config, std::size_t I, std::size_t... C, class... Bs>
-struct base_candidates<Pre, Config, I, std::index_sequence<C...>, Bs...> {
-  using type = table_list<chunk_candidates<Pre, Config, I, C, Bs...>...>;
-};
-
-/// The unions of backend `I`'s candidates `Base` (a `table_list`), in a constant evaluation of
-/// their own.
-template <class Pre, class Config, std::size_t I, class Base, class... Bs>
-struct union_candidates {
-  static constexpr std::vector<cost_candidate> make() {
-    const module_builder m = to_builder(Pre::value);
-    const cost_graph g(m);
-    std::vector<cost_candidate> all = cost_search<Config, Bs...>::template unions_of<I>(g, Base::unpacked());
-    all.erase(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(Base::size));
-    return all;
-  }
-  static constexpr candidate_sizes sizes = sizes_of(make());
-  static constexpr candidate_table<sizes> value = pack<sizes>(make());
-};
-
-/// Backend `I`'s candidates: its single ops and pattern matches chunk by chunk, then its unions.
-template <class Pre, class Config, std::size_t I, class... Bs>
-struct backend_candidates {
-  static constexpr std::size_t chunks =
-      (static_cast<std::size_t>(Pre::value.main().num_nodes) + candidate_chunk - 1) / static_cast<std::size_t>(candidate_chunk);
-  using base = typename base_candidates<Pre, Config, I, std::make_index_sequence<chunks>, Bs...>::type;
-  using type = std::conditional_t<cost_search<Config, Bs...>::template makes_unions<I>,
-                                  typename concat_tables<base, table_list<union_candidates<Pre, Config, I, base, Bs...>>>::type, base>;
-};
-
-/// Every backend's candidates, in backend order: `list[i]` is candidate `i`.
-template <class Pre, class Config, class... Bs>
-struct cost_candidates {
-  template <std::size_t... I>
-  static constexpr auto join(std::index_sequence<I...>) -> typename concat_tables<typename backend_candidates<Pre, Config, I, Bs...>::type...>::type;
-  using tables = decltype(join(std::index_sequence_for<Bs...>{}));
-  static constexpr std::size_t size = tables::size;
-  static constexpr std::array<search_candidate, size> list = [] {
-    std::vector<search_candidate> v;
-    v.reserve(size);
-    tables::refs(v);
-    std::array<search_candidate, size> a{};
-    for (std::size_t i = 0; i < size; ++i) a[i] = v[i];
-    return a;
-  }();
-};
-
-template <class Pre, class Config, class... Bs>
-struct cost_choice {
-  using candidates = cost_candidates<Pre, Config, Bs...>;
-  static constexpr std::size_t n = static_cast<std::size_t>(Pre::value.main().num_nodes);
-  static constexpr cost_choice_value<n> value = cost_search<Config, Bs...>::template run<n>(
-      to_builder(Pre::value), std::vector<search_candidate>(candidates::list.begin(), candidates::list.end()));
-};
-
-inline constexpr std::string_view candidate_input_names[] = {"in0", "in1", "in2",  "in3",  "in4",  "in5",  "in6",  "in7",
-                                                             "in8", "in9", "in10", "in11", "in12", "in13", "in14", "in15"};
-
-/// Candidates `Is...` of `Cands` (a `cost_candidates`) alone, each placed on its backend (a
-/// partition each, unless the backend is the host): their outside producers become inputs `in0`,
-/// `in1`, ..., their weights keep their names, and what they compute for the rest of the model
-/// are the results.
-template <class Cands, std::size_t... Is>
-struct candidate_module_pass {
-  using search = typename Cands::search;
-  static constexpr module_builder run() {
-    const module_builder m = to_builder(Cands::pre::value);
-    const search_candidate picked[] = {Cands::table::list[Is]...};
-    std::vector<int> member(m.nodes.size(), -1);  // node → which picked candidate computes it
-    std::vector<int> nodes;
-    for (std::size_t c = 0; c < sizeof...(Is); ++c)
-      for (const int i : picked[c].nodes) {
-        member[static_cast<std::size_t>(i)] = static_cast<int>(c);
-        nodes.push_back(i);
-      }
-    std::sort(nodes.begin(), nodes.end());
-    module_builder out;
-    copy_functions_but_main(out, m);
-    const int start = static_cast<int>(out.nodes.size());
-    std::vector<int> to(m.nodes.size(), -1);
-    std::vector<int> a;
-    int inputs = 0;
-    for (const int i : nodes) {
-      const graph_node& n = m.node(i);
-      a.clear();
-      for (int j = 0; j < n.nargs; ++j) {
-        const int src = m.arg(i, j);
-        if (to[static_cast<std::size_t>(src)] < 0) {
-          if (m.node(src).op == op_id::weight) {
-            to[static_cast<std::size_t>(src)] = out.emit(m.node(src), nullptr, 0);
-          } else {  // computed outside: an input
-            graph_node in{op_id::input, m.node(src).type, m.node(src).out, &no_attrs, candidate_input_names[inputs++ % 16]};
-            to[static_cast<std::size_t>(src)] = out.emit(in, nullptr, 0);
-          }
-        }
-        a.push_back(to[static_cast<std::size_t>(src)]);
-      }
-      const search_candidate& c = picked[static_cast<std::size_t>(member[static_cast<std::size_t>(i)])];
-      const bool placed = c.backend != search::host;
-      graph_node copy = n;
-      copy.target = placed ? search::names[static_cast<std::size_t>(c.backend)] : std::string_view{};
-      copy.region = placed ? member[static_cast<std::size_t>(i)] : -1;
-      to[static_cast<std::size_t>(i)] = out.emit(copy, a.data(), n.nargs);
-    }
-    // Results: what the rest of the model reads (or main returns).
-    const use_lists uses(m);
-    a.clear();
-    for (const int i : nodes) {
-      bool used_outside = uses.returned[static_cast<std::size_t>(i)];
-      for (const int* u = uses.begin(i); u != uses.end(i); ++u) used_outside = used_outside || member[static_cast<std::size_t>(*u)] < 0;
-      if (used_outside) a.push_back(to[static_cast<std::size_t>(i)]);
-    }
-    int result = a.front();
-    if (a.size() > 1) {
-      graph_node tup{op_id::tuple, dtype::f32, shape{}, &no_attrs, {}, 0, 0, true};
-      result = out.emit(tup, a.data(), static_cast<int>(a.size()));
-    }
-    finish_main(out, start, result);
-    std::vector<group> groups;
-    bool placed_any = false;
-    {
-      const use_lists out_uses(out);
-      match_state st;
-      for (const search_candidate& c : picked) {
-        placed_any = placed_any || c.backend != search::host;
-        for (std::size_t p = 0; p < c.roots.size(); ++p) {
-          group gr{};
-          const int root = to[static_cast<std::size_t>(c.roots[p])];
-          search::rematch(c.backend, out, c.entries[p], root, out_uses, st, gr);
-          groups.push_back(std::move(gr));
-        }
-      }
-    }
-    if (!groups.empty()) {
-      module_builder outlined = outline_composites(out, std::move(groups), true);
-      if (!placed_any) return outlined;
-      return partition_graph(outlined);
-    }
-    if (!placed_any) return out;
-    return partition_graph(out);
-  }
-};
-
-template <class Pre, class Choice, class Config, class... Bs>
-struct cost_apply_pass {
-  static constexpr module_builder run() { return cost_search<Config, Bs...>::apply(to_builder(Pre::value), Choice::value); }
-};
-
-template <class Config, class M, class... Bs>
-struct cost_flow {
-  using pre = module_from<pre_partition_phase<M, Bs...>>;
-  using choice = cost_choice<pre, Config, Bs...>;
-  static_assert(choice::value.complete, "partita: cost_partition: a node has no candidate (no backend runs it)");
-  using partitioned = module_from<cost_apply_pass<pre, choice, Config, Bs...>>;
-  using type = std::conditional_t<(has_post_partition<Bs> || ...), module_from<post_partition_phase<partitioned, Bs...>>, partitioned>;
-};
-
-template <class... Bs>
-inline constexpr bool has_host = (is_host_backend<Bs> || ...);
-
-/// The flow when its backends are well-formed; otherwise the model as it is (the entry point's
-/// static_asserts say what is wrong, without a cascade of errors from the search).
-template <class Config, class M, class... Bs>
-struct checked_cost_flow : cost_flow<Config, M, Bs...> {
-  static constexpr search_stats stats = cost_flow<Config, M, Bs...>::choice::value.stats;
-};
-template <class M>
-struct unchecked_cost_flow {
-  using type = module_type_t<M>;
-  static constexpr search_stats stats{};
-};
-template <class Config, class M, class... Bs>
-using cost_flow_for =
-    std::conditional_t<backends_ok<Bs...> && has_host<Bs...>, checked_cost_flow<Config, M, Bs...>, unchecked_cost_flow<M>>;
-
-}  // namespace detail
-
-/// Cost-based partitioning (Collage-style) with explicit options (`cost_config`): each
-/// backend's `pre_partition` passes, then a search over alternative partitionings of main that
-/// minimises the estimated run time, then each backend's `post_partition` passes. The result is
-/// an ordinary partitioned module (composites, `<backend>_main_<n>` partitions), as the eager
-/// flow's. `search` reports the estimate and the search's size.
-template <class Config, class M, class... Backends>
-struct cost_partition_with : detail::cost_flow_for<Config, M, Backends...>::type {
-  static_assert(backends_ok<Backends...>, "partita: cost_partition: a backend failed the checks reported above");
-  static_assert(detail::has_host<Backends...>,
-                "partita: cost_partition<Model, Backends...> needs a host backend (such as cpu), listed last: it runs what no other "
-                "backend is cheaper for");
-  /// The search's estimate of the chosen partitioning and its statistics.
-  static constexpr detail::search_stats search = detail::cost_flow_for<Config, M, Backends...>::stats;
-};
-
-/// The candidates a cost-based search over `M` with `Backends...` chooses from, for tools that
-/// measure them (`examples/tune`): `size`, and per candidate its `backend`, `signature`, cost
-/// `ns` (measured or estimated) and whether it can run alone (`runnable`: no tuple crosses its
-/// boundary). `candidate_module<cost_candidates<...>, I>` is candidate `I` as a module.
-template <class Config, class M, class... Backends>
-struct cost_candidates {
-  using backends = std::tuple<Backends...>;
-  using search = detail::cost_search<Config, Backends...>;
-  using pre = typename detail::cost_flow<Config, M, Backends...>::pre;
-  using table = detail::cost_candidates<pre, Config, Backends...>;
-  static constexpr std::size_t size = table::size;
-
-  static constexpr std::string_view backend(std::size_t i) { return search::names[static_cast<std::size_t>(table::list[i].backend)]; }
-  static constexpr std::uint64_t signature(std::size_t i) { return table::list[i].signature; }
-  static constexpr double ns(std::size_t i) { return table::list[i].ns; }
-  /// The estimate of candidate `i` (what `ns` is when it was not measured).
-  static constexpr double estimate(std::size_t i) { return table::list[i].estimate; }
-  static constexpr bool measured(std::size_t i) { return table::list[i].measured; }
-  /// Whether candidate `i` runs alone: plain tensors in and out, at most 16 inputs.
-  static constexpr bool runnable(std::size_t i) {
-    const detail::search_candidate& c = table::list[i];
-    if (c.inputs.size() > 16) return false;
-    for (const int x : c.inputs)
-      if (pre::value.node(x).is_tuple) return false;
-    for (const int x : c.nodes)
-      if (pre::value.node(x).is_tuple || pre::value.node(x).op == op_id::get) return false;
-    return true;
-  }
-  /// Whether candidate `i` is the first with its backend and signature (measure each once).
-  static constexpr bool first_of_kind(std::size_t i) {
-    for (std::size_t j = 0; j < i; ++j)
-      if (signature(j) == signature(i) && backend(j) == backend(i)) return false;
-    return true;
-  }
-
-  /// A pair of candidates to time a hand-over from backend number `from` to `to` with: `i` on
-  /// `from`, `j` on `to` reading nothing but `i`'s single result; of those, the one where `j`
-  /// does the median amount of work (a hand-over can cost more before a longer step). `found` is
-  /// false when the model has no such pair.
-  struct pair {
-    std::size_t i = 0, j = 0;
-    bool found = false;
-  };
-  static constexpr pair handover(int from, int to) {
-    struct option {
-      double work;
-      std::size_t i, j;
-    };
-    std::vector<option> options;
-    if (from == to) return {};  // no hand-over within one backend
-    for (std::size_t i = 0; i < size; ++i) {
-      const detail::search_candidate& a = table::list[i];
-      if (a.backend != from || a.exits.size() != 1 || !runnable(i)) continue;
-      for (std::size_t j = 0; j < size; ++j) {
-        const detail::search_candidate& b = table::list[j];
-        if (b.backend == to && b.inputs.size() == 1 && b.inputs[0] == a.exits[0] && runnable(j)) options.push_back({b.estimate, i, j});
-      }
-    }
-    if (options.empty()) return {};
-    std::sort(options.begin(), options.end(), [](const option& x, const option& y) {
-      return x.work != y.work ? x.work < y.work : (x.i != y.i ? x.i < y.i : x.j < y.j);
-    });
-    const option& o = options[options.size() / 2];
-    return {o.i, o.j, true};
-  }
-};
-
-/// Candidate `I` of `Cands` alone, as a module to compile and time: inputs `in0`, `in1`, ...,
-/// the candidate's weights, its results as outputs, placed on its backend.
-template <class Cands, std::size_t I>
-struct candidate_module : detail::module_from<detail::candidate_module_pass<Cands, I>> {};
-
-/// Candidates `I` and `J` of `Cands` together, each on its backend (`J` reading `I`'s result):
-/// timed against each alone, the difference is the cost of handing a result from one backend to
-/// the other (`Cands::handover(from, to)` finds such a pair).
-template <class Cands, std::size_t I, std::size_t J>
-struct handover_module : detail::module_from<detail::candidate_module_pass<Cands, I, J>> {};
-
-/// Cost-based partitioning with the default options: every match of every backend's patterns,
-/// every single op a backend supports and unions of touching candidates (for backends that run
-/// whole partitions) are candidates; each costs `Backend::cost(candidate_view)` or the estimate
-/// from the backend's `speed`, plus `transfer<From, To>` for every tensor crossing between
-/// backends; the cheapest cover of the graph wins, and touching partitions of one backend are
-/// coalesced when no cycle results. `cost_partition<net, onednn, cpu>`.
-template <class M, class... Backends>
-struct cost_partition : cost_partition_with<cost_config<>, M, Backends...> {};
-
-}  // namespace partita
-// ---- end partita/pass/cost_partition.hpp ----
-// ---- begin partita/pass/prune_partitions.hpp ----
-
-
-namespace partita {
-namespace detail {
-
-/// Keeps only the functions reachable from main through calls, renumbering them (main stays 0).
-constexpr module_builder remove_dead_functions(const module_builder& m) {
-  const std::size_t nf = m.functions.size();
-  std::vector<int> new_index(nf, -1);
-  std::vector<int> order{0};
-  new_index[0] = 0;
-  for (std::size_t k = 0; k < order.size(); ++k) {
-    const function_info& f = m.functions[static_cast<std::size_t>(order[k])];
-    for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i)
-      if (m.node(i).op == op_id::call && new_index[static_cast<std::size_t>(m.node(i).index)] < 0) {
-        new_index[static_cast<std::size_t>(m.node(i).index)] = 0;  // mark; numbered below
-        order.push_back(m.node(i).index);
-      }
-  }
-  // Number in the old order so that surviving functions keep their relative order.
-  int next = 1;
-  for (std::size_t f = 1; f < nf; ++f)
-    if (new_index[f] == 0) new_index[f] = next++;
-  module_builder out;
-  out.functions.resize(static_cast<std::size_t>(next));
-  std::vector<int> a;
-  for (std::size_t f = 0; f < nf; ++f) {
-    if (f != 0 && new_index[f] <= 0) continue;
-    const function_info& old = m.functions[f];
-    function_info nf_info = old;
-    const int shift = static_cast<int>(out.nodes.size()) - old.first_node;
-    nf_info.first_node = static_cast<int>(out.nodes.size());
-    nf_info.result = old.result + shift;
-    for (int i = old.first_node; i < old.first_node + old.num_nodes; ++i) {
-      graph_node n = m.node(i);
-      if (n.op == op_id::call) n.index = new_index[static_cast<std::size_t>(n.index)];
-      a.clear();
-      for (int k = 0; k < n.nargs; ++k) a.push_back(m.arg(i, k) + shift);
-      out.emit(n, a.data(), n.nargs);
-    }
-    out.functions[static_cast<std::size_t>(new_index[f])] = nf_info;
-  }
-  return out;
-}
-
-/// Compute-intensive nodes (conv2d, dense) in function `f`, counting inside its composites.
-constexpr int heavy_ops(const module_builder& m, int f) {
-  const function_info& fn = m.functions[static_cast<std::size_t>(f)];
-  int n = 0;
-  for (int i = fn.first_node; i < fn.first_node + fn.num_nodes; ++i) {
-    const graph_node& g = m.node(i);
-    if (g.op == op_id::conv2d || g.op == op_id::dense) ++n;
-    if (g.op == op_id::call) n += heavy_ops(m, g.index);
-  }
+/// Product of the dimensions in [from, to).
+inline std::int64_t product(const shape& s, int from, int to) {
+  std::int64_t n = 1;
+  for (int i = from; i < to; ++i) n *= s[i];
   return n;
 }
 
-/// Inlines back into main (for the host) every call of a partition of `backend` for which
-/// `give_back(m, function)` holds, then drops functions nothing calls any more.
-template <class GiveBack>
-constexpr module_builder inline_partitions(const module_builder& m, std::string_view backend, GiveBack give_back) {
-  const function_info& f = m.main();
-  module_builder out;
-  copy_functions_but_main(out, m);
-  const int start = static_cast<int>(out.nodes.size());
-  std::vector<int> to(m.nodes.size(), -1);
-  std::vector<int> tuple_fields(m.nodes.size(), -1);  // main call → first of its inlined results
-  std::vector<int> fields;
-  std::vector<int> a;
-  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
-    const graph_node& g = m.node(i);
-    a.clear();
-    for (int k = 0; k < g.nargs; ++k) a.push_back(to[static_cast<std::size_t>(m.arg(i, k))]);
-    if (g.op == op_id::get && tuple_fields[static_cast<std::size_t>(m.arg(i, 0))] >= 0) {
-      to[static_cast<std::size_t>(i)] = fields[static_cast<std::size_t>(tuple_fields[static_cast<std::size_t>(m.arg(i, 0))] + g.index)];
-      continue;
-    }
-    if (g.op == op_id::call) {
-      const function_info& c = m.functions[static_cast<std::size_t>(g.index)];
-      if (c.backend == backend && give_back(m, g.index)) {
-        std::vector<int> local(static_cast<std::size_t>(c.num_nodes), -1);
-        std::vector<int> b;
-        for (int j = c.first_node; j < c.first_node + c.num_nodes; ++j) {
-          const graph_node& n = m.node(j);
-          int& v = local[static_cast<std::size_t>(j - c.first_node)];
-          if (n.op == op_id::param) {
-            v = a[static_cast<std::size_t>(n.index)];
-            continue;
-          }
-          if (j == c.result && n.op == op_id::tuple) break;  // its fields are projected below
-          b.clear();
-          for (int k = 0; k < n.nargs; ++k) b.push_back(local[static_cast<std::size_t>(m.arg(j, k) - c.first_node)]);
-          v = out.emit(n, b.data(), n.nargs);
-        }
-        const graph_node& r = m.node(c.result);
-        if (r.op == op_id::tuple) {
-          tuple_fields[static_cast<std::size_t>(i)] = static_cast<int>(fields.size());
-          for (int k = 0; k < r.nargs; ++k) fields.push_back(local[static_cast<std::size_t>(m.arg(c.result, k) - c.first_node)]);
-        } else {
-          to[static_cast<std::size_t>(i)] = local[static_cast<std::size_t>(c.result - c.first_node)];
-        }
-        continue;
-      }
-    }
-    to[static_cast<std::size_t>(i)] = out.emit(g, a.data(), g.nargs);
+/// Row-major strides of `s`, with the stride of every size-1 dimension of `s` set to zero so
+/// that reading with them broadcasts the tensor along that dimension. Right-aligned to `rank`.
+inline std::array<std::int64_t, max_rank> broadcast_strides(const shape& s, int rank) {
+  std::array<std::int64_t, max_rank> st{};
+  std::int64_t step = 1;
+  for (int i = s.rank - 1; i >= 0; --i) {
+    const int out = rank - s.rank + i;
+    st[static_cast<std::size_t>(out)] = s[i] == 1 ? 0 : step;
+    step *= s[i];
   }
-  finish_main(out, start, to[static_cast<std::size_t>(f.result)]);
-  return remove_dead_functions(out);
+  return st;
 }
 
-/// Inlines back the partitions of `backend` holding fewer than `min_heavy` compute-intensive ops.
-constexpr module_builder prune_partitions(const module_builder& m, std::string_view backend, int min_heavy) {
-  return inline_partitions(m, backend, [min_heavy](const module_builder& mb, int fn) { return heavy_ops(mb, fn) < min_heavy; });
+/// The effective pooling stride: zero means "equal to the window", as in PyTorch.
+constexpr int pool_stride(const attrs& a, int axis) {
+  const auto i = static_cast<std::size_t>(axis);
+  return a.stride[i] > 0 ? a.stride[i] : a.window[i];
 }
 
 }  // namespace detail
 
-/// What a backend's `accepts` sees of one of its partitions, at compile time.
-class partition_view {
+/// Numpy-style broadcast of two shapes (right-aligned, dims equal or 1).
+inline shape broadcast_shape(const shape& a, const shape& b) {
+  shape r;
+  r.rank = std::max(a.rank, b.rank);
+  for (int i = 0; i < r.rank; ++i) {
+    const std::int64_t da = i < a.rank ? a.back(i) : 1;
+    const std::int64_t db = i < b.rank ? b.back(i) : 1;
+    if (da != db && da != 1 && db != 1)
+      throw error("broadcast_shape: " + to_string(a) + " and " + to_string(b) + " are not broadcastable");
+    r.dims[static_cast<std::size_t>(r.rank - 1 - i)] = da == 1 ? db : da;
+  }
+  return r;
+}
+
+/// y[n, m] = sum_k x[n, k] * w[m, k]; w is [units, in_features] and the leading dims of x are
+/// flattened into n.
+inline void dense(const float* x, const shape& xs, const float* w, const shape& ws, float* y) {
+  const std::int64_t k_len = xs.back(0);
+  const std::int64_t rows = xs.elements() / k_len;
+  const std::int64_t units = ws[0];
+  for (std::int64_t n = 0; n < rows; ++n)
+    for (std::int64_t m = 0; m < units; ++m) {
+      double acc = 0;
+      for (std::int64_t k = 0; k < k_len; ++k)
+        acc += static_cast<double>(x[n * k_len + k]) * static_cast<double>(w[m * k_len + k]);
+      y[n * units + m] = static_cast<float>(acc);
+    }
+}
+
+/// Direct 2-D convolution (cross-correlation, as in PyTorch) of NCHW `x` with OIHW `w` into `y`
+/// of shape `ys`, using the stride, symmetric padding, dilation and groups of `a`.
+inline void conv2d(const float* x, const shape& xs, const float* w, const shape& ws, float* y, const shape& ys,
+                   const attrs& a) {
+  const std::int64_t batch = xs[0], in_c = xs[1], in_h = xs[2], in_w = xs[3];
+  const std::int64_t out_c = ws[0], group_in_c = ws[1], k_h = ws[2], k_w = ws[3];
+  const std::int64_t out_h = ys[2], out_w = ys[3];
+  const std::int64_t group_out_c = out_c / a.groups;
+  const std::int64_t s_h = a.stride[0], s_w = a.stride[1];
+  const std::int64_t p_h = a.padding[0], p_w = a.padding[1];
+  const std::int64_t d_h = a.dilation[0], d_w = a.dilation[1];
+
+  for (std::int64_t n = 0; n < batch; ++n)
+    for (std::int64_t o = 0; o < out_c; ++o) {
+      const std::int64_t group = o / group_out_c;
+      for (std::int64_t oh = 0; oh < out_h; ++oh)
+        for (std::int64_t ow = 0; ow < out_w; ++ow) {
+          double acc = 0;
+          for (std::int64_t ci = 0; ci < group_in_c; ++ci) {
+            const std::int64_t c = group * group_in_c + ci;
+            for (std::int64_t kh = 0; kh < k_h; ++kh) {
+              const std::int64_t ih = oh * s_h - p_h + kh * d_h;
+              const bool row_inside = ih >= 0 && ih < in_h;
+              for (std::int64_t kw = 0; kw < k_w; ++kw) {
+                const std::int64_t iw = ow * s_w - p_w + kw * d_w;
+                // Padding is zeros that are multiplied like any input (as ONNX and PyTorch
+                // define it): a NaN or infinite weight over the padding gives NaN.
+                const bool inside = row_inside && iw >= 0 && iw < in_w;
+                const float xv = inside ? x[((n * in_c + c) * in_h + ih) * in_w + iw] : 0.f;
+                const float wv = w[((o * group_in_c + ci) * k_h + kh) * k_w + kw];
+                acc += static_cast<double>(xv) * static_cast<double>(wv);
+              }
+            }
+          }
+          y[((n * out_c + o) * out_h + oh) * out_w + ow] = static_cast<float>(acc);
+        }
+    }
+}
+
+/// y = x + b, with b (xs[axis] elements) broadcast along every other axis.
+inline void bias_add(const float* x, const shape& xs, const float* b, int axis, float* y) {
+  const std::int64_t outer = detail::product(xs, 0, axis);
+  const std::int64_t len = xs[axis];
+  const std::int64_t inner = detail::product(xs, axis + 1, xs.rank);
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t c = 0; c < len; ++c)
+      for (std::int64_t i = 0; i < inner; ++i) {
+        const std::int64_t at = (o * len + c) * inner + i;
+        y[at] = x[at] + b[c];
+      }
+}
+
+/// add, subtract or multiply of `a` and `b`, broadcast numpy-style into `y` of shape `ys`.
+inline void binary(op_id op, const float* a, const shape& as, const float* b, const shape& bs, float* y,
+                   const shape& ys) {
+  if (!is_binary_elementwise(op))
+    throw error("reference_kernels::binary: " + std::string(name_of(op)) + " is not a binary op");
+  const auto a_st = detail::broadcast_strides(as, ys.rank);
+  const auto b_st = detail::broadcast_strides(bs, ys.rank);
+  // Odometer over the output index; the input offsets follow it through their strides.
+  std::array<std::int64_t, max_rank> idx{};
+  const std::int64_t total = ys.elements();
+  for (std::int64_t at = 0; at < total; ++at) {
+    std::int64_t ai = 0, bi = 0;
+    for (int d = 0; d < ys.rank; ++d) {
+      const auto u = static_cast<std::size_t>(d);
+      ai += idx[u] * a_st[u];
+      bi += idx[u] * b_st[u];
+    }
+    const float av = a[ai], bv = b[bi];
+    switch (op) {
+      case op_id::add: y[at] = av + bv; break;
+      case op_id::subtract: y[at] = av - bv; break;
+      default: y[at] = av * bv; break;
+    }
+    for (int d = ys.rank - 1; d >= 0; --d) {
+      const auto u = static_cast<std::size_t>(d);
+      if (++idx[u] < ys[d]) break;
+      idx[u] = 0;
+    }
+  }
+}
+
+/// relu, clip (to [a.lo, a.hi]), sigmoid or tanh over n elements.
+inline void unary(op_id op, const float* x, std::int64_t n, float* y, const attrs& a) {
+  if (!is_unary_elementwise(op))
+    throw error("reference_kernels::unary: " + std::string(name_of(op)) + " is not a unary op");
+  for (std::int64_t i = 0; i < n; ++i) {
+    const float v = x[i];
+    switch (op) {
+      // std::max/min return their first argument when comparing with NaN, so NaN propagates.
+      case op_id::relu: y[i] = std::max(v, 0.f); break;
+      case op_id::clip: y[i] = std::min(std::max(v, a.lo), a.hi); break;
+      case op_id::sigmoid: y[i] = static_cast<float>(1.0 / (1.0 + std::exp(-static_cast<double>(v)))); break;
+      default: y[i] = static_cast<float>(std::tanh(static_cast<double>(v))); break;
+    }
+  }
+}
+
+namespace detail {
+
+/// Walks each pooling window (a.window, a.stride, a.padding) of NCHW `x` into `y`: `start()`
+/// makes a window's accumulator, `add(acc, v)` takes each in-bounds cell, `finish(acc)` is the
+/// output value. Padded cells are never visited.
+template <class Start, class Add, class Finish>
+void pool2d(const float* x, const shape& xs, float* y, const shape& ys, const attrs& a, Start start, Add add, Finish finish) {
+  const std::int64_t planes = xs[0] * xs[1], in_h = xs[2], in_w = xs[3];
+  const std::int64_t out_h = ys[2], out_w = ys[3];
+  const std::int64_t s_h = pool_stride(a, 0), s_w = pool_stride(a, 1);
+  for (std::int64_t p = 0; p < planes; ++p) {
+    const float* plane = x + p * in_h * in_w;
+    for (std::int64_t oh = 0; oh < out_h; ++oh)
+      for (std::int64_t ow = 0; ow < out_w; ++ow) {
+        auto acc = start();
+        for (std::int64_t kh = 0; kh < a.window[0]; ++kh) {
+          const std::int64_t ih = oh * s_h - a.padding[0] + kh;
+          if (ih < 0 || ih >= in_h) continue;
+          for (std::int64_t kw = 0; kw < a.window[1]; ++kw) {
+            const std::int64_t iw = ow * s_w - a.padding[1] + kw;
+            if (iw >= 0 && iw < in_w) add(acc, plane[ih * in_w + iw]);
+          }
+        }
+        y[(p * out_h + oh) * out_w + ow] = finish(acc);
+      }
+  }
+}
+
+}  // namespace detail
+
+/// Max over each window (a.window, a.stride, a.padding) of NCHW `x`; padded cells never win.
+inline void max_pool2d(const float* x, const shape& xs, float* y, const shape& ys, const attrs& a) {
+  detail::pool2d(
+      x, xs, y, ys, a, [] { return -std::numeric_limits<float>::infinity(); },
+      // Once the maximum is NaN no comparison is true, so a NaN input propagates, as in PyTorch.
+      [](float& best, float v) {
+        if (v > best || std::isnan(v)) best = v;
+      },
+      [](float best) { return best; });
+}
+
+/// Mean over each window (a.window, a.stride, a.padding) of NCHW `x`; divides by the number of
+/// in-bounds cells, or by the whole window size when a.count_include_pad is set.
+inline void avg_pool2d(const float* x, const shape& xs, float* y, const shape& ys, const attrs& a) {
+  struct mean {
+    double sum = 0;
+    std::int64_t count = 0;
+  };
+  const std::int64_t window = static_cast<std::int64_t>(a.window[0]) * a.window[1];
+  detail::pool2d(
+      x, xs, y, ys, a, [] { return mean{}; },
+      [](mean& m, float v) {
+        m.sum += v;
+        ++m.count;
+      },
+      [&](const mean& m) { return static_cast<float>(m.sum / static_cast<double>(a.count_include_pad ? window : m.count)); });
+}
+
+/// Mean of each H x W plane of NCHW `x`, into [N, C, 1, 1].
+inline void global_avg_pool2d(const float* x, const shape& xs, float* y) {
+  const std::int64_t planes = xs[0] * xs[1], area = xs[2] * xs[3];
+  for (std::int64_t p = 0; p < planes; ++p) {
+    double sum = 0;
+    for (std::int64_t i = 0; i < area; ++i) sum += x[p * area + i];
+    y[p] = static_cast<float>(sum / static_cast<double>(area));
+  }
+}
+
+/// Inference batch norm over axis 1: y = (x - mean) / sqrt(var + eps) * gamma + beta.
+inline void batch_norm(const float* x, const shape& xs, const float* gamma, const float* beta, const float* mean,
+                       const float* var, float eps, float* y) {
+  const std::int64_t outer = xs[0], channels = xs[1];
+  const std::int64_t inner = detail::product(xs, 2, xs.rank);
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t c = 0; c < channels; ++c) {
+      const double inv_std = 1.0 / std::sqrt(static_cast<double>(var[c]) + static_cast<double>(eps));
+      for (std::int64_t i = 0; i < inner; ++i) {
+        const std::int64_t at = (o * channels + c) * inner + i;
+        const double centred = static_cast<double>(x[at]) - static_cast<double>(mean[c]);
+        y[at] = static_cast<float>(centred * inv_std * static_cast<double>(gamma[c]) + static_cast<double>(beta[c]));
+      }
+    }
+}
+
+/// Concatenates the n tensors `xs` (shapes `shapes`) along `axis` into `y` of shape `ys`.
+inline void concatenate(const float* const* xs, const shape* shapes, int n, int axis, float* y, const shape& ys) {
+  const std::int64_t outer = detail::product(ys, 0, axis);
+  const std::int64_t inner = detail::product(ys, axis + 1, ys.rank);
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (int t = 0; t < n; ++t) {
+      // Each input contributes one contiguous run of shapes[t][axis] * inner per outer index.
+      const std::int64_t run = shapes[t][axis] * inner;
+      const float* src = xs[t] + o * run;
+      y = std::copy(src, src + run, y);
+    }
+}
+
+/// Softmax along `axis`; subtracts the maximum first so that large inputs do not overflow.
+inline void softmax(const float* x, const shape& xs, int axis, float* y) {
+  const std::int64_t outer = detail::product(xs, 0, axis);
+  const std::int64_t len = xs[axis];
+  const std::int64_t inner = detail::product(xs, axis + 1, xs.rank);
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t i = 0; i < inner; ++i) {
+      const std::int64_t base = o * len * inner + i;
+      auto at = [&](std::int64_t k) { return base + k * inner; };
+      double top = -std::numeric_limits<double>::infinity();
+      for (std::int64_t k = 0; k < len; ++k) top = std::max(top, static_cast<double>(x[at(k)]));
+      double sum = 0;
+      for (std::int64_t k = 0; k < len; ++k) sum += std::exp(static_cast<double>(x[at(k)]) - top);
+      for (std::int64_t k = 0; k < len; ++k)
+        y[at(k)] = static_cast<float>(std::exp(static_cast<double>(x[at(k)]) - top) / sum);
+    }
+}
+
+}  // namespace partita::reference_kernels
+// ---- end partita/backends/reference/kernels.hpp ----
+// ---- begin partita/backends/reference/reference.hpp ----
+/// The reference backend: every op on the plain scalar kernels, nothing fused.
+
+
+namespace partita {
+
+/// The reference backend: plain scalar kernels for every op, written for clarity rather than
+/// speed. It is the oracle that every other backend is tested against.
+struct reference {
+  static constexpr fixed_string name = "reference";
+  static constexpr bool host = true;
+
+  /// No per-executable state: the kernels read weights where `bind` put them.
+  struct state {};
+
+  /// Every op of the IR.
+  static constexpr bool supports(const op_view&) { return true; }
+
+  template <class Step>
+  struct kernel {
+    static_assert(Step::node.type == dtype::f32,
+                  "partita: the reference backend has f32 kernels only; this step (Step) has another dtype");
+
+    static void run(state&, const float* const* in, float* out) {
+      namespace k = reference_kernels;
+      constexpr const graph_node& n = Step::node;
+      constexpr op_id op = Step::op;
+      if constexpr (op == op_id::dense) {
+        k::dense(in[0], Step::arg(0).out, in[1], Step::arg(1).out, out);
+      } else if constexpr (op == op_id::conv2d) {
+        k::conv2d(in[0], Step::arg(0).out, in[1], Step::arg(1).out, out, n.out, *n.at);
+      } else if constexpr (op == op_id::bias_add) {
+        k::bias_add(in[0], n.out, in[1], normalize_axis(n.at->axis, n.out.rank), out);
+      } else if constexpr (is_binary_elementwise(op)) {
+        k::binary(op, in[0], Step::arg(0).out, in[1], Step::arg(1).out, out, n.out);
+      } else if constexpr (is_unary_elementwise(op)) {
+        k::unary(op, in[0], n.out.elements(), out, *n.at);
+      } else if constexpr (op == op_id::max_pool2d) {
+        k::max_pool2d(in[0], Step::arg(0).out, out, n.out, *n.at);
+      } else if constexpr (op == op_id::avg_pool2d) {
+        k::avg_pool2d(in[0], Step::arg(0).out, out, n.out, *n.at);
+      } else if constexpr (op == op_id::global_avg_pool2d) {
+        k::global_avg_pool2d(in[0], Step::arg(0).out, out);
+      } else if constexpr (op == op_id::batch_norm) {
+        k::batch_norm(in[0], n.out, in[1], in[2], in[3], in[4], n.at->epsilon, out);
+      } else if constexpr (op == op_id::concatenate) {
+        constexpr auto shapes = arg_shapes();
+        k::concatenate(in, shapes.data(), Step::num_args, normalize_axis(n.at->axis, n.out.rank), out, n.out);
+      } else if constexpr (op == op_id::softmax) {
+        k::softmax(in[0], n.out, normalize_axis(n.at->axis, n.out.rank), out);
+      } else {
+        static_assert(op == op_id::dense, "partita: the reference backend has no kernel for this op (Step)");
+      }
+    }
+
+   private:
+    static constexpr auto arg_shapes() {
+      std::array<shape, static_cast<std::size_t>(Step::num_args)> s{};
+      for (int i = 0; i < Step::num_args; ++i) s[static_cast<std::size_t>(i)] = Step::arg(i).out;
+      return s;
+    }
+  };
+};
+
+}  // namespace partita
+// ---- end partita/backends/reference/reference.hpp ----
+
+// backends/cpu
+// ---- begin partita/backends/cpu/cpu.hpp ----
+/// The cpu backend (the host): xsimd kernels for every op and fused GEMM composites.
+
+// ---- begin partita/backends/cpu/detail/gemm_kernel.hpp ----
+/// The cpu kernel for dense and conv2d steps, alone or fused with their epilogue.
+
+// ---- begin partita/backends/cpu/detail/conv.hpp ----
+/// cpu conv2d as a GEMM read straight from stride-phase-split input planes.
+// conv2d as GEMM straight from the input, with no im2col: the input is copied once per call into
+// zero-padded, stride-phase-split planes, after which row k = (channel, kh, kw) of the B matrix
+// is a contiguous run of that copy at a fixed offset (`boff[k]`, computed at compile time). Any
+// stride, padding, dilation and group count takes the same path; output positions are computed
+// in the padded planes' row pitch, and the few columns past each output row are dropped at the
+// store.
+
+// ---- begin partita/backends/cpu/detail/gemm.hpp ----
+/// The register-blocked GEMM micro-kernel shared by cpu dense and conv2d.
+// The register-blocked GEMM core shared by dense and conv2d: C[MR×NR] (+)= A[MR×k] · B[k×NR]
+// with NR = NV vectors, the accumulators held in registers for the whole k loop.
+
+// ---- begin partita/backends/cpu/detail/epilogue.hpp ----
+/// The epilogue a cpu GEMM applies while storing: bias, scale, residual, activation.
+
+// ---- begin partita/backends/cpu/detail/simd.hpp ----
+/// The cpu backend's one door to xsimd: the widest float vector and its few operations.
+// The one place Partita touches xsimd: a float vector of the widest instruction set the build
+// flags enable (-march=native gives AVX-512 where the machine has it), plus the few operations
+// the CPU kernels need. Tails are the callers' business: they loop in `width` steps and finish
+// with scalars.
+
+// GCC 12 reports `_mm512_undefined_ps` (used inside xsimd's exp and tanh) as (maybe)
+// uninitialized wherever they are inlined; the value is intentionally undefined.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
+#include <xsimd/xsimd.hpp>
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+namespace partita::detail::simd {
+
+/// The instruction set chosen from the build flags.
+using arch = xsimd::default_arch;
+using vec = xsimd::batch<float, arch>;
+
+/// Floats per vector (16 with AVX-512, 8 with AVX2, 4 with SSE/NEON).
+inline constexpr int width = static_cast<int>(vec::size);
+
+inline vec load(const float* p) { return vec::load_unaligned(p); }
+inline void store(float* p, const vec& v) { v.store_unaligned(p); }
+inline vec splat(float x) { return vec(x); }
+inline vec fma(const vec& a, const vec& b, const vec& c) { return xsimd::fma(a, b, c); }
+inline vec max(const vec& a, const vec& b) { return xsimd::max(a, b); }
+inline vec min(const vec& a, const vec& b) { return xsimd::min(a, b); }
+// NaN handling. x86's max/min return their second operand when either is NaN, NEON's return
+// NaN, xsimd's generic ones compare (false with NaN) and pick the second: with the data second,
+// a NaN in it survives on every target. The activations and max pooling must propagate NaN as
+// the reference backend does (std::max(x, 0.f) keeps a NaN x). (`a != a` is no NaN test here:
+// AVX compares it ordered, false for NaN.)
+/// max(x, lo), NaN where x is NaN (relu, clip's lower bound).
+inline vec at_least(const vec& x, const vec& lo) { return xsimd::max(lo, x); }
+/// min(x, hi), NaN where x is NaN (clip's upper bound).
+inline vec at_most(const vec& x, const vec& hi) { return xsimd::min(hi, x); }
+/// The larger of a and b, NaN where either is NaN (max pooling).
+inline vec max_nan(const vec& a, const vec& b) { return xsimd::select(xsimd::isnan(a), a, xsimd::max(a, b)); }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
+inline vec exp(const vec& a) { return xsimd::exp(a); }
+inline vec tanh(const vec& a) { return xsimd::tanh(a); }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+/// The first `n` (0 ≤ n ≤ width) floats at `p`, the other lanes zero; nothing past them is read.
+inline vec load_first(const float* p, int n) {
+#if defined(__AVX512F__)
+  if constexpr (width == 16) return vec(_mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << n) - 1u), p));
+#endif
+  alignas(64) float t[width] = {};
+  std::memcpy(t, p, sizeof(float) * static_cast<std::size_t>(n));
+  return vec::load_aligned(t);
+}
+/// Stores the first `n` lanes of `v` at `p`; nothing past them is written.
+inline void store_first(float* p, const vec& v, int n) {
+#if defined(__AVX512F__)
+  if constexpr (width == 16) {
+    _mm512_mask_storeu_ps(p, static_cast<__mmask16>((1u << n) - 1u), v);
+    return;
+  }
+#endif
+  alignas(64) float t[width];
+  v.store_aligned(t);
+  std::memcpy(p, t, sizeof(float) * static_cast<std::size_t>(n));
+}
+
+/// Sum of the lanes (xsimd 8.1 spells it `hadd`).
+inline float sum(const vec& a) { return xsimd::hadd(a); }
+/// Largest lane.
+inline float max_lane(const vec& a) {
+  alignas(64) float t[width];
+  a.store_aligned(t);
+  float m = t[0];
+  for (int i = 1; i < width; ++i) m = t[i] > m ? t[i] : m;
+  return m;
+}
+
+/// Name of the instruction set, for reports ("avx512bw", "avx2", ...).
+inline const char* arch_name() { return arch::name(); }
+
+}  // namespace partita::detail::simd
+// ---- end partita/backends/cpu/detail/simd.hpp ----
+
+namespace partita::detail::cpu {
+
+/// The activation a fused kernel applies last.
+enum class activation : std::uint8_t { none, relu, clip, sigmoid, tanh };
+
+constexpr activation activation_of(op_id op) {
+  switch (op) {
+    case op_id::relu: return activation::relu;
+    case op_id::clip: return activation::clip;
+    case op_id::sigmoid: return activation::sigmoid;
+    case op_id::tanh: return activation::tanh;
+    default: return activation::none;
+  }
+}
+
+/// What a GEMM tile does before its store: `act(acc + bias + residual)`. The pointers are
+/// already offset to the tile; a row bias has one value per tile row (conv: per output
+/// channel), a column bias one per column (dense: per unit).
+struct epilogue {
+  const float* bias = nullptr;
+  bool bias_per_row = false;
+  const float* residual = nullptr;
+  std::ptrdiff_t ld_residual = 0;
+  activation act = activation::none;
+  float lo = 0.f, hi = 0.f;
+};
+
+inline simd::vec activate(const simd::vec& x, activation a, float lo, float hi) {
+  switch (a) {
+    case activation::none: return x;
+    case activation::relu: return simd::at_least(x, simd::splat(0.f));
+    case activation::clip: return simd::at_most(simd::at_least(x, simd::splat(lo)), simd::splat(hi));
+    case activation::sigmoid: return simd::splat(1.f) / (simd::splat(1.f) + simd::exp(-x));
+    case activation::tanh: return simd::tanh(x);
+  }
+  return x;
+}
+
+/// The scalar form of `activate`, for tails. Comparisons with NaN are false: written so that a
+/// NaN input comes out as NaN.
+inline float activate(float x, activation a, float lo, float hi) {
+  switch (a) {
+    case activation::none: return x;
+    case activation::relu: return x < 0.f ? 0.f : x;
+    case activation::clip: return x < lo ? lo : (x > hi ? hi : x);
+    case activation::sigmoid: return 1.f / (1.f + std::exp(-x));
+    case activation::tanh: return std::tanh(x);
+  }
+  return x;
+}
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/epilogue.hpp ----
+
+namespace partita::detail::cpu {
+
+using simd::vec;
+inline constexpr int W = simd::width;
+
+/// How the micro-kernel reads A and B:
+/// - A packed: `a[k * MR + m]` (conv weights, packed at bind); otherwise rows `a[m * lda + k]`
+///   (dense activations, read in place);
+/// - B indirect: row k at `b + boff[k]` (stride-1 convolution straight from the padded input);
+///   otherwise `b + k * ldb` (packed weight panels, packed im2col panels, 1×1 inputs).
+template <int MR, int NV, bool APacked, bool BIndirect>
+inline void micro_kernel(int kc, const float* __restrict a, std::ptrdiff_t lda, const float* __restrict b,
+                         std::ptrdiff_t ldb, const std::int32_t* __restrict boff, float* __restrict c,
+                         std::ptrdiff_t ldc, bool load_c, const epilogue* e, int mr = MR) {
+  // Rows from `mr` on are computed (A is padded) but neither loaded, nor stored, nor given a residual.
+  vec acc[std::size_t{MR}][std::size_t{NV}];
+#pragma GCC unroll 16
+  for (int m = 0; m < MR; ++m)
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) acc[m][v] = load_c && m < mr ? simd::load(c + m * ldc + v * W) : simd::splat(0.f);
+
+  for (int k = 0; k < kc; ++k) {
+    const float* bk = BIndirect ? b + boff[k] : b + k * ldb;
+    vec bv[std::size_t{NV}];
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) bv[v] = simd::load(bk + v * W);
+#pragma GCC unroll 16
+    for (int m = 0; m < MR; ++m) {
+      const vec av = simd::splat(APacked ? a[k * MR + m] : a[m * lda + k]);
+#pragma GCC unroll 8
+      for (int v = 0; v < NV; ++v) acc[m][v] = simd::fma(av, bv[v], acc[m][v]);
+    }
+  }
+
+  if (e) {
+    if (e->bias) {
+      if (e->bias_per_row) {
+#pragma GCC unroll 16
+        for (int m = 0; m < MR; ++m) {
+          const vec bm = simd::splat(e->bias[m]);
+#pragma GCC unroll 8
+          for (int v = 0; v < NV; ++v) acc[m][v] = acc[m][v] + bm;
+        }
+      } else {
+#pragma GCC unroll 8
+        for (int v = 0; v < NV; ++v) {
+          const vec bv = simd::load(e->bias + v * W);
+#pragma GCC unroll 16
+          for (int m = 0; m < MR; ++m) acc[m][v] = acc[m][v] + bv;
+        }
+      }
+    }
+    if (e->residual) {
+#pragma GCC unroll 16
+      for (int m = 0; m < MR; ++m)
+#pragma GCC unroll 8
+        for (int v = 0; v < NV; ++v)
+          if (m < mr) acc[m][v] = acc[m][v] + simd::load(e->residual + m * e->ld_residual + v * W);
+    }
+    if (e->act != activation::none) {
+#pragma GCC unroll 16
+      for (int m = 0; m < MR; ++m)
+#pragma GCC unroll 8
+        for (int v = 0; v < NV; ++v) acc[m][v] = activate(acc[m][v], e->act, e->lo, e->hi);
+    }
+  }
+#pragma GCC unroll 16
+  for (int m = 0; m < MR; ++m)
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v)
+      if (m < mr) simd::store(c + m * ldc + v * W, acc[m][v]);
+}
+
+/// One tile of `mr ≤ MR` rows and `nr ≤ NR` columns: tiles of full width go straight to C;
+/// narrower ones through a local tile, so that nothing outside the valid rows and columns of C,
+/// the bias or the residual is read or written. (A and B must be readable for the full tile:
+/// packed panels are zero-padded, row-read A is padded by the caller, and a row bias must be
+/// readable for MR rows.)
+template <int MR, int NV, bool APacked, bool BIndirect>
+inline void gemm_tile(int kc, const float* a, std::ptrdiff_t lda, const float* b, std::ptrdiff_t ldb,
+                      const std::int32_t* boff, float* c, std::ptrdiff_t ldc, int mr, int nr, bool load_c,
+                      const epilogue* e) {
+  constexpr int NR = NV * W;
+  if (nr == NR) {
+    micro_kernel<MR, NV, APacked, BIndirect>(kc, a, lda, b, ldb, boff, c, ldc, load_c, e, mr);
+    return;
+  }
+  alignas(64) float t[std::size_t{MR * NR}];
+  alignas(64) float r[std::size_t{MR * NR}];
+  alignas(64) float bias[std::size_t{MR > NR ? MR : NR}];
+  if (load_c)
+    for (int m = 0; m < mr; ++m) std::memcpy(t + m * NR, c + m * ldc, sizeof(float) * static_cast<std::size_t>(nr));
+  epilogue local;
+  if (e) {
+    local = *e;
+    if (e->bias) {
+      std::fill(bias, bias + (MR > NR ? MR : NR), 0.f);
+      std::memcpy(bias, e->bias, sizeof(float) * static_cast<std::size_t>(e->bias_per_row ? mr : nr));
+      local.bias = bias;
+    }
+    if (e->residual) {
+      for (int m = 0; m < mr; ++m)
+        std::memcpy(r + m * NR, e->residual + m * e->ld_residual, sizeof(float) * static_cast<std::size_t>(nr));
+      local.residual = r;
+      local.ld_residual = NR;
+    }
+  }
+  micro_kernel<MR, NV, APacked, BIndirect>(kc, a, lda, b, ldb, boff, t, NR, load_c, e ? &local : nullptr);
+  for (int m = 0; m < mr; ++m) std::memcpy(c + m * ldc, t + m * NR, sizeof(float) * static_cast<std::size_t>(nr));
+}
+
+/// Epilogue pointers moved to the tile at row `m0`, column `n0` of an output with leading
+/// dimension `ldc` (the residual has the output's layout).
+inline epilogue tile_epilogue(const epilogue& e, int m0, int n0, std::ptrdiff_t ldc) {
+  epilogue t = e;
+  if (e.bias) t.bias = e.bias + (e.bias_per_row ? m0 : n0);
+  if (e.residual) {
+    t.residual = e.residual + m0 * ldc + n0;
+    t.ld_residual = ldc;
+  }
+  return t;
+}
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/gemm.hpp ----
+
+namespace partita::detail::cpu {
+
+/// Shapes of one conv2d, per image.
+struct conv_geometry {
+  int batch = 1, c = 0, h = 0, w = 0;       // input
+  int o = 0, oh = 0, ow = 0;                // output
+  int kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1, groups = 1;
+  int cg = 0, og = 0, k = 0;                // per group: input channels, output channels, GEMM depth
+  int hq = 0, wq = 0;                       // a phase plane's height and width (its row pitch)
+  int phases = 1;                           // sh · sw
+  std::uint32_t used_phases = ~0u;          // bit a · sw + b: some kernel tap reads phase (a, b) (all, past 32)
+  std::size_t plane_set = 0;                // floats per channel: phases · hq · wq
+  int npos = 0;                             // positions computed: oh · wq
+  std::size_t buffer_floats = 0;            // the copy, with slack for the last tile's reads
+};
+
+template <int MR, int NV>
+struct conv_blocking {
+  static constexpr int mr = MR, nv = NV, nr = NV * W;
+};
+
+/// The blocking conv2d uses on this instruction set: 8 output channels × 2 vectors with AVX-512
+/// (16 of 32 registers accumulate), 6 × 2 with 16 registers.
+using conv_block = conv_blocking<(W >= 16 ? 8 : 6), 2>;
+
+constexpr conv_geometry make_conv_geometry(const shape& x, const shape& wt, const shape& y, const attrs& a) {
+  conv_geometry g;
+  g.batch = static_cast<int>(x[0]);
+  g.c = static_cast<int>(x[1]);
+  g.h = static_cast<int>(x[2]);
+  g.w = static_cast<int>(x[3]);
+  g.o = static_cast<int>(y[1]);
+  g.oh = static_cast<int>(y[2]);
+  g.ow = static_cast<int>(y[3]);
+  g.kh = static_cast<int>(wt[2]);
+  g.kw = static_cast<int>(wt[3]);
+  g.sh = a.stride[0];
+  g.sw = a.stride[1];
+  g.ph = a.padding[0];
+  g.pw = a.padding[1];
+  g.dh = a.dilation[0];
+  g.dw = a.dilation[1];
+  g.groups = a.groups;
+  g.cg = g.c / g.groups;
+  g.og = g.o / g.groups;
+  g.k = g.cg * g.kh * g.kw;
+  const int hp = g.h + 2 * g.ph, wp = g.w + 2 * g.pw;
+  g.hq = (hp + g.sh - 1) / g.sh;
+  g.wq = (wp + g.sw - 1) / g.sw;
+  g.phases = g.sh * g.sw;
+  if (g.phases <= 32) {
+    g.used_phases = 0;
+    for (int i = 0; i < g.kh; ++i)
+      for (int j = 0; j < g.kw; ++j) g.used_phases |= 1u << (((i * g.dh) % g.sh) * g.sw + (j * g.dw) % g.sw);
+  }
+  g.plane_set = static_cast<std::size_t>(g.phases) * static_cast<std::size_t>(g.hq) * static_cast<std::size_t>(g.wq);
+  g.npos = g.oh * g.wq;
+  const int nr = conv_block::nr;
+  const std::size_t tiles = static_cast<std::size_t>((g.npos + nr - 1) / nr);
+  const std::size_t max_off = static_cast<std::size_t>(g.cg - 1) * g.plane_set +
+                              static_cast<std::size_t>(g.phases - 1) * static_cast<std::size_t>(g.hq * g.wq) +
+                              static_cast<std::size_t>((g.kh - 1) * g.dh / g.sh) * static_cast<std::size_t>(g.wq) +
+                              static_cast<std::size_t>((g.kw - 1) * g.dw / g.sw);
+  // Every group reads its channels' planes; the last group's last tile reads furthest.
+  g.buffer_floats = static_cast<std::size_t>(g.c - g.cg) * g.plane_set + max_off + tiles * static_cast<std::size_t>(nr) + 64;
+  return g;
+}
+
+/// Offsets of B's rows in the phase-split copy, row k = (channel, kh, kw) in OIHW order.
+template <std::size_t K>
+constexpr std::array<std::int32_t, K> conv_offsets(const conv_geometry& g) {
+  std::array<std::int32_t, K> off{};
+  std::size_t k = 0;
+  for (int ci = 0; ci < g.cg; ++ci)
+    for (int i = 0; i < g.kh; ++i)
+      for (int j = 0; j < g.kw; ++j) {
+        const int rh = i * g.dh, rw = j * g.dw;
+        const int phase = (rh % g.sh) * g.sw + (rw % g.sw);
+        off[k++] = static_cast<std::int32_t>(static_cast<std::size_t>(ci) * g.plane_set +
+                                             static_cast<std::size_t>(phase * g.hq * g.wq + (rh / g.sh) * g.wq + rw / g.sw));
+      }
+  return off;
+}
+
+/// Packs OIHW weights as [group][panel][k][MR] (rows past a group's output channels are zero).
+inline void pack_conv_weights(const conv_geometry& g, const float* w, float* packed) {
+  constexpr int MR = conv_block::mr;
+  const int panels = (g.og + MR - 1) / MR;
+  for (int gr = 0; gr < g.groups; ++gr)
+    for (int p = 0; p < panels; ++p) {
+      float* dst = packed + (static_cast<std::ptrdiff_t>(gr) * panels + p) * static_cast<std::ptrdiff_t>(g.k) * MR;
+      for (int k = 0; k < g.k; ++k)
+        for (int m = 0; m < MR; ++m) {
+          const int o = p * MR + m;
+          dst[static_cast<std::ptrdiff_t>(k) * MR + m] =
+              o < g.og ? w[(static_cast<std::ptrdiff_t>(gr) * g.og + o) * static_cast<std::ptrdiff_t>(g.k) + k] : 0.f;
+        }
+    }
+}
+
+constexpr std::size_t packed_conv_floats(const conv_geometry& g) {
+  const int panels = (g.og + conv_block::mr - 1) / conv_block::mr;
+  return static_cast<std::size_t>(g.groups) * static_cast<std::size_t>(panels) * static_cast<std::size_t>(g.k) * conv_block::mr;
+}
+
+/// Copies channels [c0, c1) of one image into the padded phase planes.
+inline void conv_copy_input(const conv_geometry& g, const float* x, float* buf, int c0, int c1) {
+  const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(g.hq) * g.wq;
+  for (int ci = c0; ci < c1; ++ci) {
+    const float* src = x + static_cast<std::ptrdiff_t>(ci) * g.h * g.w;
+    float* dst = buf + static_cast<std::size_t>(ci) * g.plane_set;
+    if (g.sh == 1 && g.sw == 1) {
+      std::fill(dst, dst + static_cast<std::ptrdiff_t>(g.ph) * g.wq, 0.f);
+      for (int i = 0; i < g.h; ++i) {
+        float* row = dst + static_cast<std::ptrdiff_t>(i + g.ph) * g.wq;
+        std::fill(row, row + g.pw, 0.f);
+        std::memcpy(row + g.pw, src + static_cast<std::ptrdiff_t>(i) * g.w, sizeof(float) * static_cast<std::size_t>(g.w));
+        std::fill(row + g.pw + g.w, row + g.wq, 0.f);
+      }
+      std::fill(dst + static_cast<std::ptrdiff_t>(g.h + g.ph) * g.wq, dst + plane, 0.f);
+      continue;
+    }
+    for (int a = 0; a < g.sh; ++a)
+      for (int b = 0; b < g.sw; ++b) {
+        if (a * g.sw + b < 32 && !(g.used_phases >> (a * g.sw + b) & 1u)) continue;  // no tap reads it (1×1 stride 2)
+        float* p = dst + static_cast<std::ptrdiff_t>(a * g.sw + b) * plane;
+        for (int i = 0; i < g.hq; ++i) {
+          const int ih = i * g.sh + a - g.ph;
+          float* row = p + static_cast<std::ptrdiff_t>(i) * g.wq;
+          if (ih < 0 || ih >= g.h) {
+            std::fill(row, row + g.wq, 0.f);
+            continue;
+          }
+          const float* s = src + static_cast<std::ptrdiff_t>(ih) * g.w;
+          for (int j = 0; j < g.wq; ++j) {
+            const int iw = j * g.sw + b - g.pw;
+            row[j] = iw >= 0 && iw < g.w ? s[iw] : 0.f;
+          }
+        }
+      }
+  }
+}
+
+/// `dst[i] = act(src[i] + bias + res[i])` for one output row segment.
+inline void finish_segment(const float* src, float* dst, int len, float bias, const float* res, const epilogue& e) {
+  int i = 0;
+  const vec b = simd::splat(bias);
+  for (; i + W <= len; i += W) {
+    vec v = simd::load(src + i) + b;
+    if (res) v = v + simd::load(res + i);
+    simd::store(dst + i, activate(v, e.act, e.lo, e.hi));
+  }
+  if (i < len) {
+    vec v = simd::load_first(src + i, len - i) + b;
+    if (res) v = v + simd::load_first(res + i, len - i);
+    simd::store_first(dst + i, activate(v, e.act, e.lo, e.hi), len - i);
+  }
+}
+
+/// Output tiles [t0, t1) × panels [p0, p1) of group `gr` of one image. `buf` is the image's
+/// phase-split copy; `y`, and the epilogue's bias and residual, are the image's (NCHW).
+inline void conv_tiles(const conv_geometry& g, const std::int32_t* boff, const float* packed, const float* buf,
+                       float* y, const epilogue& e, int gr, int p0, int p1, int t0, int t1) {
+  constexpr int MR = conv_block::mr, NV = conv_block::nv, NR = conv_block::nr;
+  const std::ptrdiff_t out_plane = static_cast<std::ptrdiff_t>(g.oh) * g.ow;
+  const int panels = (g.og + MR - 1) / MR;
+  const float* bgroup = buf + static_cast<std::size_t>(gr) * static_cast<std::size_t>(g.cg) * g.plane_set;
+  constexpr int tile_block = 8;  // tiles sharing one pass over the panels (their inputs stay in L2)
+  for (int tb = t0; tb < t1; tb += tile_block) {
+    const int tb_end = std::min(t1, tb + tile_block);
+    for (int p = p0; p < p1; ++p) {
+      const int o0 = gr * g.og + p * MR;
+      const int mr = std::min(MR, g.og - p * MR);
+      const float* a = packed + (static_cast<std::ptrdiff_t>(gr) * panels + p) * static_cast<std::ptrdiff_t>(g.k) * MR;
+      for (int t = tb; t < tb_end; ++t) {
+        const int q0 = t * NR;
+        const int oh0 = q0 / g.wq, ow0 = q0 % g.wq;
+        if (oh0 < g.oh && ow0 + NR <= g.ow) {
+          float* c = y + static_cast<std::ptrdiff_t>(o0) * out_plane + static_cast<std::ptrdiff_t>(oh0) * g.ow + ow0;
+          const epilogue te = tile_epilogue(e, o0, static_cast<int>(static_cast<std::ptrdiff_t>(oh0) * g.ow + ow0),
+                                            static_cast<std::ptrdiff_t>(out_plane));
+          gemm_tile<MR, NV, true, true>(g.k, a, 0, bgroup + q0, 0, boff, c, static_cast<std::ptrdiff_t>(out_plane), mr, NR,
+                                        false, &te);
+          continue;
+        }
+        alignas(64) float tile[MR * NR];
+        micro_kernel<MR, NV, true, true>(g.k, a, 0, bgroup + q0, 0, boff, tile, NR, false, nullptr);
+        // Scatter the valid row segments of the tile, applying the epilogue.
+        for (int j = 0; j < NR;) {
+          const int q = q0 + j;
+          const int oh = q / g.wq, ow = q % g.wq;
+          if (oh >= g.oh) break;
+          if (ow >= g.ow) {
+            j += g.wq - ow;
+            continue;
+          }
+          const int len = std::min(NR - j, g.ow - ow);
+          const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(oh) * g.ow + ow;
+          for (int m = 0; m < mr; ++m) {
+            const std::ptrdiff_t row = static_cast<std::ptrdiff_t>(o0 + m) * out_plane + at;
+            finish_segment(tile + m * NR + j, y + row, len, e.bias ? e.bias[o0 + m] : 0.f,
+                           e.residual ? e.residual + row : nullptr, e);
+          }
+          j += len;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/conv.hpp ----
+// ---- begin partita/backends/cpu/detail/conv_small.hpp ----
+/// cpu conv2d for small images, vectorized over output channels.
+// conv2d on small images (7×7, 14×14, ...), where vectors of output positions would be mostly
+// padding: vectors of output channels instead. The weights are packed like dense weights (panels
+// of NR output channels), each of MR output positions is broadcast from the phase-split input
+// copy (see conv.hpp) at a compile-time offset, and each tile is transposed into NCHW as it is
+// stored, with the residual and the activation.
+
+
+namespace partita::detail::cpu {
+
+/// The positions per tile (5 to 8) that waste the fewest lanes on `n` positions.
+constexpr int small_conv_rows(int n) {
+  int best = 8;
+  double best_eff = 0;
+  for (int mr = 8; mr >= 5; --mr) {
+    const double eff = static_cast<double>(n) / (((n + mr - 1) / mr) * mr);
+    if (eff > best_eff + 1e-9) {
+      best = mr;
+      best_eff = eff;
+    }
+  }
+  return best;
+}
+
+/// Fraction of the computed lanes that are useful, for the position-vectorized path (conv.hpp)
+/// and for this one with NV vectors of channels.
+constexpr double positions_efficiency(const conv_geometry& g) {
+  const int nr = conv_block::nr, mr = conv_block::mr;
+  const double pos = static_cast<double>(g.oh * g.ow) / (((g.npos + nr - 1) / nr) * nr);
+  const double ch = static_cast<double>(g.og) / (((g.og + mr - 1) / mr) * mr);
+  return pos * ch;
+}
+constexpr double channels_efficiency(const conv_geometry& g, int nv) {
+  const int nr = nv * W, mr = small_conv_rows(g.oh * g.ow);
+  const int n = g.oh * g.ow;
+  const double pos = static_cast<double>(n) / (((n + mr - 1) / mr) * mr);
+  const double ch = static_cast<double>(g.og) / (((g.og + nr - 1) / nr) * nr);
+  return pos * ch;
+}
+
+/// Offsets in the phase-split copy of every output position (row-major), for broadcasting.
+template <std::size_t N>
+constexpr std::array<std::int32_t, N> position_offsets(const conv_geometry& g) {
+  std::array<std::int32_t, N> off{};
+  std::size_t i = 0;
+  for (int oh = 0; oh < g.oh; ++oh)
+    for (int ow = 0; ow < g.ow; ++ow) off[i++] = oh * g.wq + ow;
+  return off;
+}
+
+/// tile (+)= rows · w over `k` depths (`accumulate`: add to the tile's current values).
+template <int MR, int NV>
+inline void small_conv_tile(int k, const float* const* rows, const std::int32_t* __restrict boff,
+                            const float* __restrict w, bool accumulate, const float* bias, float* __restrict tile) {
+  constexpr int NR = NV * W;
+  vec acc[std::size_t{MR}][std::size_t{NV}];
+#pragma GCC unroll 16
+  for (int m = 0; m < MR; ++m)
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) acc[m][v] = accumulate ? simd::load(tile + m * NR + v * W) : simd::splat(0.f);
+  const float* r[std::size_t{MR}];
+#pragma GCC unroll 16
+  for (int m = 0; m < MR; ++m) r[m] = rows[m];
+  for (int kk = 0; kk < k; ++kk) {
+    const std::int32_t o = boff[kk];
+    vec bv[std::size_t{NV}];
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) bv[v] = simd::load(w + kk * NR + v * W);
+#pragma GCC unroll 16
+    for (int m = 0; m < MR; ++m) {
+      const vec av = simd::splat(r[m][o]);
+#pragma GCC unroll 8
+      for (int v = 0; v < NV; ++v) acc[m][v] = simd::fma(av, bv[v], acc[m][v]);
+    }
+  }
+#pragma GCC unroll 8
+  for (int v = 0; v < NV; ++v) {
+    const vec b = bias ? simd::load(bias + v * W) : simd::splat(0.f);
+#pragma GCC unroll 16
+    for (int m = 0; m < MR; ++m) simd::store(tile + m * NR + v * W, acc[m][v] + b);
+  }
+}
+
+/// Depth per pass over a weight panel: its slice (kc × NR floats) stays in L1 for every tile.
+inline constexpr int small_conv_depth = 128;
+
+/// Floats of per-thread scratch `small_conv_tiles` needs: one tile per position tile.
+constexpr std::size_t small_conv_scratch(int positions, int mr, int nv) {
+  return static_cast<std::size_t>((positions + mr - 1) / mr) * static_cast<std::size_t>(mr * nv * W);
+}
+
+/// Channel panels [p0, p1) × position tiles [t0, t1) of group `gr` of one image. The bias must
+/// be readable for NR channels past the last one; `tiles` holds `small_conv_scratch` floats.
+template <int MR, int NV>
+inline void small_conv_tiles(const conv_geometry& g, const std::int32_t* boff, const std::int32_t* pos,
+                             const float* packed, const float* buf, float* y, const epilogue& e, int gr, int p0, int p1,
+                             int t0, int t1, float* tiles) {
+  constexpr int NR = NV * W;
+  const int n = g.oh * g.ow;
+  const int panels = (g.og + NR - 1) / NR;
+  const float* bgroup = buf + static_cast<std::size_t>(gr) * static_cast<std::size_t>(g.cg) * g.plane_set;
+  for (int p = p0; p < p1; ++p) {
+    const int o0 = gr * g.og + p * NR;
+    const int nc = std::min(NR, g.og - p * NR);
+    const float* w = packed + (static_cast<std::ptrdiff_t>(gr) * panels + p) * static_cast<std::ptrdiff_t>(g.k) * NR;
+    for (int k0 = 0; k0 < g.k; k0 += small_conv_depth) {
+      const int kc = std::min(small_conv_depth, g.k - k0);
+      const bool last = k0 + kc == g.k;
+      for (int t = t0; t < t1; ++t) {
+        const int q0 = t * MR;
+        const int mr = std::min(MR, n - q0);
+        const float* rows[std::size_t{MR}];
+        for (int m = 0; m < MR; ++m) rows[m] = bgroup + pos[q0 + std::min(m, mr - 1)];
+        small_conv_tile<MR, NV>(kc, rows, boff + k0, w + static_cast<std::size_t>(k0) * NR, k0 > 0,
+                                last && e.bias ? e.bias + o0 : nullptr, tiles + (t - t0) * MR * NR);
+      }
+    }
+    for (int t = t0; t < t1; ++t) {
+      const int q0 = t * MR;
+      const int mr = std::min(MR, n - q0);
+      const float* tile = tiles + (t - t0) * MR * NR;
+      for (int c = 0; c < nc; ++c) {
+        float* dst = y + static_cast<std::ptrdiff_t>(o0 + c) * n + q0;
+        const float* res = e.residual ? e.residual + static_cast<std::ptrdiff_t>(o0 + c) * n + q0 : nullptr;
+        for (int m = 0; m < mr; ++m)
+          dst[m] = activate(tile[m * NR + c] + (res ? res[m] : 0.f), e.act, e.lo, e.hi);
+      }
+    }
+  }
+}
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/conv_small.hpp ----
+// ---- begin partita/backends/cpu/detail/dense.hpp ----
+/// cpu dense as a GEMM over weights packed into panels at bind.
+// dense as GEMM: y[M×N] = x[M×K] · wᵀ, the weights packed at bind into panels of NR units
+// ([panel][k][NR], zero-padded), the activations read in place.
+
+
+namespace partita::detail::cpu {
+
+/// Blocking for `M` rows and `N` units: a row or two stream the weights (GEMV: up to 4 vectors
+/// of units at a time, fewer for a few units, so that padding does not add weight traffic); more
+/// rows use the conv blocking.
+template <int M, int N>
+struct dense_blocking {
+  static constexpr int mr = M <= 2 ? M : (W >= 16 ? 8 : 6);
+  static constexpr int nv = M <= 2 ? std::min(4, (N + W - 1) / W) : 2;
+  static constexpr int nr = nv * W;
+  static constexpr int kc = M <= 2 ? 1 << 30 : 256;  // depth per pass over a panel (keeps it in L1)
+};
+
+constexpr std::size_t packed_dense_floats(int n, int k, int nr) {
+  return static_cast<std::size_t>((n + nr - 1) / nr) * static_cast<std::size_t>(k) * static_cast<std::size_t>(nr);
+}
+
+/// Packs w [N×K] into [panel][k][NR].
+inline void pack_dense_weights(const float* w, int n, int k, int nr, float* packed) {
+  const int panels = (n + nr - 1) / nr;
+  for (int p = 0; p < panels; ++p) {
+    float* dst = packed + static_cast<std::ptrdiff_t>(p) * k * nr;
+    for (int kk = 0; kk < k; ++kk)
+      for (int j = 0; j < nr; ++j) {
+        const int u = p * nr + j;
+        dst[static_cast<std::ptrdiff_t>(kk) * nr + j] = u < n ? w[static_cast<std::ptrdiff_t>(u) * k + kk] : 0.f;
+      }
+  }
+}
+
+/// Unit panels [p0, p1) of y = act(x · wᵀ + bias (+ residual)). `pad` holds MR × K floats for
+/// the last rows when M is not a multiple of MR.
+template <int M, int N>
+inline void dense_panels(const float* x, int k, const float* packed, int n, float* y, const epilogue& e, int p0, int p1,
+                         float* pad) {
+  using blk = dense_blocking<M, N>;
+  constexpr int MR = blk::mr, NV = blk::nv, NR = blk::nr, KC = blk::kc;
+  constexpr int tail = M % MR;
+  if constexpr (tail != 0) {
+    std::memset(pad, 0, sizeof(float) * static_cast<std::size_t>(MR) * k);
+    std::memcpy(pad, x + static_cast<std::size_t>(M - tail) * k, sizeof(float) * static_cast<std::size_t>(tail) * k);
+  }
+  for (int p = p0; p < p1; ++p) {
+    const int n0 = p * NR;
+    const int nr = std::min(NR, n - n0);
+    const float* bp = packed + static_cast<std::ptrdiff_t>(p) * k * NR;
+    for (int k0 = 0; k0 < k; k0 += KC) {
+      const int kc = std::min(KC, k - k0);
+      const bool last = k0 + kc == k;
+      for (int m0 = 0; m0 < M; m0 += MR) {
+        const int mr = std::min(MR, M - m0);
+        const float* a = mr == MR ? x + static_cast<std::ptrdiff_t>(m0) * k + k0 : pad + k0;
+        const epilogue te = tile_epilogue(e, m0, n0, n);
+        gemm_tile<MR, NV, false, false>(kc, a, k, bp + static_cast<std::ptrdiff_t>(k0) * NR, NR, nullptr,
+                                        y + static_cast<std::ptrdiff_t>(m0) * n + n0, n, mr, nr, k0 > 0,
+                                        last ? &te : nullptr);
+      }
+    }
+  }
+}
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/dense.hpp ----
+// ---- begin partita/backends/cpu/detail/fused.hpp ----
+/// What a fused cpu composite computes, read off its body at compile time.
+// What a fused cpu composite computes, read off its body at compile time: one dense or conv2d,
+// then optionally a bias, a batch norm (folded into the weights at bind), a residual add and
+// an activation, in that order.
+
+
+namespace partita::detail::cpu {
+
+/// Kernel input slots (-1: absent) and epilogue of a GEMM step, fused or not.
+struct gemm_step {
+  op_id main = op_id::dense;
+  int main_node = -1;  // body index (fused) of the dense / conv2d
+  int x = 0, w = 1;
+  int bias = -1;
+  int gamma = -1, beta = -1, mean = -1, var = -1;
+  float epsilon = 0.f;
+  int residual = -1;
+  activation act = activation::none;
+  float lo = 0.f, hi = 0.f;
+  bool ok = true;  // false: the body holds something else (not a cpu composite)
+};
+
+/// The kernel input that body node `i` of fused step `S` arrives in: parameters first, then
+/// the weights bound inside, in body order.
+template <class S>
+constexpr int input_slot(int i) {
+  const graph_node& n = S::body(i);
+  if (n.op == op_id::param) return n.index;
+  if (n.op != op_id::weight) return -1;
+  int slot = S::num_params;
+  for (int j = 0; j < i; ++j) slot += S::body(j).op == op_id::weight ? 1 : 0;
+  return slot;
+}
+
+template <class S>
+constexpr gemm_step analyse_fused() {
+  gemm_step g;
+  int chain = -1;  // body index of the value the epilogue is applied to so far
+  for (int i = 0; i < S::body_size(); ++i) {
+    const graph_node& n = S::body(i);
+    switch (n.op) {
+      case op_id::param:
+      case op_id::weight: break;
+      case op_id::dense:
+      case op_id::conv2d:
+        if (chain != -1) g.ok = false;
+        g.main = n.op;
+        g.main_node = i;
+        g.x = input_slot<S>(S::body_arg(i, 0));
+        g.w = input_slot<S>(S::body_arg(i, 1));
+        if (S::body(S::body_arg(i, 1)).op != op_id::weight) g.ok = false;
+        chain = i;
+        break;
+      case op_id::bias_add:
+        if (S::body_arg(i, 0) != chain || g.bias != -1 || g.gamma != -1 || g.residual != -1 || g.act != activation::none)
+          g.ok = false;
+        g.bias = input_slot<S>(S::body_arg(i, 1));
+        chain = i;
+        break;
+      case op_id::batch_norm:
+        if (S::body_arg(i, 0) != chain || g.gamma != -1 || g.residual != -1 || g.act != activation::none) g.ok = false;
+        g.gamma = input_slot<S>(S::body_arg(i, 1));
+        g.beta = input_slot<S>(S::body_arg(i, 2));
+        g.mean = input_slot<S>(S::body_arg(i, 3));
+        g.var = input_slot<S>(S::body_arg(i, 4));
+        g.epsilon = n.at->epsilon;
+        chain = i;
+        break;
+      case op_id::add: {
+        const int a = S::body_arg(i, 0), b = S::body_arg(i, 1);
+        if ((a != chain && b != chain) || g.residual != -1 || g.act != activation::none) g.ok = false;
+        const int other = a == chain ? b : a;
+        g.residual = input_slot<S>(other);
+        if (g.residual < 0 || !(S::body(other).out == n.out)) g.ok = false;
+        chain = i;
+        break;
+      }
+      case op_id::relu:
+      case op_id::clip:
+      case op_id::sigmoid:
+      case op_id::tanh:
+        if (S::body_arg(i, 0) != chain || g.act != activation::none) g.ok = false;
+        g.act = activation_of(n.op);
+        g.lo = n.at->lo;
+        g.hi = n.at->hi;
+        chain = i;
+        break;
+      default: g.ok = false; break;
+    }
+  }
+  if (g.main_node < 0 || chain != S::body_size() - 1) g.ok = false;
+  return g;
+}
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/fused.hpp ----
+// ---- begin partita/backends/cpu/detail/state.hpp ----
+/// The cpu backend's per-executable state: packed weights, scratch memory and the thread pool.
+
+// ---- begin partita/backends/cpu/detail/thread_pool.hpp ----
+/// The cpu backend's thread pool: persistent workers, tasks claimed once per call.
+// The cpu backend's thread pool: persistent workers, tasks claimed once per call, spinning that
+// backs off to sleeping, and a thread count that respects the process's CPU affinity.
+#include <chrono>
+#include <thread>
+
+#if defined(__linux__)
+#include <sched.h>
+#endif
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+namespace partita::detail {
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#endif
+}
+
+/// The cores this process may run on: its affinity mask where the system has one (a container
+/// or `taskset` limits it), else the machine's hardware threads; at least 1.
+inline int available_cores() {
+#if defined(__linux__)
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    const int n = CPU_COUNT(&set);
+    if (n > 0) return n;
+  }
+#endif
+  const unsigned n = std::thread::hardware_concurrency();
+  return n ? static_cast<int>(n) : 1;
+}
+
+/// A small persistent pool: `threads - 1` workers created once, the caller being participant 0. `run(n, f)` calls `f(i)` exactly once for each `i < n` (at most `size()`) and
+/// returns when all have returned; dispatch allocates nothing.
+///
+/// Protocol. Each call gets an even sequence number; the caller writes the call's description
+/// (function, context, task count) while the sequence is odd, then publishes the even number.
+/// A worker reads the description and re-reads the sequence (a seqlock), so it never mixes two
+/// calls. Every task `i` is *claimed* by compare-and-swap of its slot from an older call's
+/// number to this one's: worker `i` claims task `i` first (a core sees the same slice of the
+/// work on every call), then everyone, the caller included, claims whatever is still unclaimed.
+/// So the caller never waits for a worker that has not started (descheduled on a loaded
+/// machine: it does that task itself), and a late worker can never run a task twice or run a
+/// finished call's task. Waiting (workers for the next call, the caller for claimed tasks)
+/// spins briefly, yields, then sleeps on an atomic wait.
+class thread_pool {
  public:
-  constexpr partition_view(const graph_node* nodes, const int* args, const function_info& f, int heavy)
-      : nodes_(nodes), args_(args), f_(f), heavy_(heavy) {}
-  /// The partition function's nodes: parameters, bound weights, ops and composite calls.
-  constexpr int size() const { return f_.num_nodes; }
-  constexpr op_view node(int i) const { return {nodes_, args_, f_.first_node + i}; }
-  constexpr int num_params() const { return f_.num_params; }
-  /// Its conv2d and dense ops, composites included.
-  constexpr int heavy_ops() const { return heavy_; }
-  constexpr std::string_view name() const { return f_.name(); }
+  explicit thread_pool(int threads)
+      : size_(threads < 1 ? 1 : threads), claims_(std::make_unique<claim_slot[]>(static_cast<std::size_t>(size_))) {
+    workers_.reserve(static_cast<std::size_t>(size_ - 1));
+    for (int i = 1; i < size_; ++i) workers_.emplace_back([this, i] { work(i); });
+  }
+  thread_pool(const thread_pool&) = delete;
+  thread_pool& operator=(const thread_pool&) = delete;
+  ~thread_pool() {
+    stop_.store(true, std::memory_order_seq_cst);
+    const std::uint64_t s = seq_.load(std::memory_order_relaxed);
+    seq_.store(s + 2, std::memory_order_seq_cst);
+    wake_all();
+    for (std::thread& t : workers_) t.join();
+  }
+
+  /// The number of participants (workers and the caller).
+  int size() const { return size_; }
+
+  /// Stops the workers' spinning at once: another backend is about to use the cores.
+  void rest() { rest_.store(true, std::memory_order_relaxed); }
+
+  /// Calls `f(i)` once for each `i < n` (n is capped at `size()`), in parallel, and returns
+  /// when every call has returned. One caller at a time (the executable guarantees it).
+  template <class F>
+  void run(int n, F&& f) {
+    if (n <= 1 || size_ == 1) {
+      for (int i = 0; i < n; ++i) f(i);
+      return;
+    }
+    if (n > size_) n = size_;
+    using fn_t = std::remove_reference_t<F>;
+    task_fn fn = [](void* ctx, int i) { (*static_cast<fn_t*>(ctx))(i); };
+    void* ctx = const_cast<void*>(static_cast<const void*>(&f));
+
+    // Write the description under an odd sequence number, then publish the even one.
+    const std::uint64_t before = seq_.load(std::memory_order_relaxed);
+    // Release stores (no fences, which ThreadSanitizer cannot follow): whoever reads a new
+    // field also sees the odd number stored before it, and discards what it read.
+    seq_.store(before + 1, std::memory_order_relaxed);
+    task_.store(fn, std::memory_order_release);
+    ctx_.store(ctx, std::memory_order_release);
+    tasks_.store(n, std::memory_order_release);
+    done_.store(0, std::memory_order_relaxed);
+    rest_.store(false, std::memory_order_relaxed);
+    const std::uint64_t call = before + 2;
+    seq_.store(call, std::memory_order_seq_cst);
+    if (sleeping_.load(std::memory_order_seq_cst) > 0) wake_all();
+
+    // The caller takes task 0 (the workers' own are 1 .. n-1), then anything a worker has
+    // not claimed yet.
+    claim_all(0, call, fn, ctx, n);
+    wait_done(n);
+  }
 
  private:
-  const graph_node* nodes_;
-  const int* args_;
-  function_info f_;
-  int heavy_;
+  using task_fn = void (*)(void*, int);
+
+  // One slot per task, on its own cache line: the number of the last call that claimed it.
+  struct alignas(64) claim_slot {
+    std::atomic<std::uint64_t> call{0};
+  };
+
+  // Spinning budget before sleeping: long enough to cover the gap between two steps of one
+  // run, short enough that an idle pool gives its cores back quickly on a loaded machine.
+  static constexpr auto spin_time = std::chrono::microseconds(100);
+
+  bool claim(int i, std::uint64_t call) {
+    std::atomic<std::uint64_t>& slot = claims_[static_cast<std::size_t>(i)].call;
+    std::uint64_t seen = slot.load(std::memory_order_relaxed);
+    while (seen < call)
+      if (slot.compare_exchange_weak(seen, call, std::memory_order_acq_rel, std::memory_order_relaxed)) return true;
+    return false;
+  }
+
+  // Claims and runs task `first`, then every other unclaimed task of this call.
+  void claim_all(int first, std::uint64_t call, task_fn fn, void* ctx, int n) {
+    for (int k = 0; k < n; ++k) {
+      const int i = (first + k) % n;
+      if (!claim(i, call)) continue;
+      fn(ctx, i);
+      if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == n) done_.notify_one();
+    }
+  }
+
+  // The caller's wait for tasks that workers claimed and are still running.
+  void wait_done(int n) {
+    const auto start = std::chrono::steady_clock::now();
+    for (int spin = 0;; ++spin) {
+      const int d = done_.load(std::memory_order_acquire);
+      if (d == n) return;
+      if (spin < 256) {
+        cpu_relax();
+      } else if (std::chrono::steady_clock::now() - start < spin_time) {
+        // A worker that was preempted mid-task may share this core: let it run.
+        std::this_thread::yield();
+      } else {
+        done_.wait(d, std::memory_order_acquire);
+      }
+    }
+  }
+
+  void wake_all() {
+    wake_.fetch_add(1, std::memory_order_seq_cst);
+    wake_.notify_all();
+  }
+
+  // Waits until the published sequence differs from `seen`: spins, yields, then sleeps.
+  std::uint64_t wait_call(std::uint64_t seen) {
+    const auto start = std::chrono::steady_clock::now();
+    for (int spin = 0;; ++spin) {
+      const std::uint64_t s = seq_.load(std::memory_order_acquire);
+      if (s != seen && (s & 1u) == 0) return s;
+      if (s != seen) {
+        cpu_relax();  // a description is being written: it takes nanoseconds
+        continue;
+      }
+      if (!rest_.load(std::memory_order_relaxed) && spin < 1024) {
+        cpu_relax();
+      } else if (!rest_.load(std::memory_order_relaxed) && std::chrono::steady_clock::now() - start < spin_time) {
+        std::this_thread::yield();  // on a loaded machine, the core goes to whoever needs it
+      } else {
+        // Sleep. Announce it first, then look again: the caller publishes, then looks for
+        // sleepers (both sequentially consistent), so one of the two sees the other.
+        const std::uint32_t w = wake_.load(std::memory_order_seq_cst);
+        sleeping_.fetch_add(1, std::memory_order_seq_cst);
+        if (seq_.load(std::memory_order_seq_cst) == seen) wake_.wait(w, std::memory_order_seq_cst);
+        sleeping_.fetch_sub(1, std::memory_order_seq_cst);
+      }
+    }
+  }
+
+  void work(int index) {
+    std::uint64_t seen = 0;
+    for (;;) {
+      const std::uint64_t s = wait_call(seen);
+      if (stop_.load(std::memory_order_seq_cst)) return;
+      const task_fn fn = task_.load(std::memory_order_acquire);
+      void* const ctx = ctx_.load(std::memory_order_acquire);
+      const int n = tasks_.load(std::memory_order_acquire);
+      if (seq_.load(std::memory_order_relaxed) != s) continue;  // a newer call overwrote it: look again
+      seen = s;
+      if (index < n) claim_all(index, s, fn, ctx, n);
+    }
+  }
+
+  int size_;
+  std::unique_ptr<claim_slot[]> claims_;
+  std::vector<std::thread> workers_;
+  std::atomic<std::uint64_t> seq_{0};
+  std::atomic<task_fn> task_{nullptr};
+  std::atomic<void*> ctx_{nullptr};
+  std::atomic<int> tasks_{0};
+  std::atomic<int> done_{0};
+  std::atomic<std::uint32_t> wake_{0};
+  std::atomic<int> sleeping_{0};
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> rest_{false};
 };
 
-namespace passes {
+}  // namespace partita::detail
+// ---- end partita/backends/cpu/detail/thread_pool.hpp ----
 
-/// Post-partition pruning, as TVM's DNNL integration does: a partition of backend `Backend`
-/// (by name) with fewer than `MinHeavyOps` conv2d/dense ops (composites included) costs more to
-/// offload than it saves, so it is inlined back into main for the host.
-template <fixed_string Backend, int MinHeavyOps = 1>
-struct prune_partitions {
-  static constexpr detail::module_builder run(detail::module_builder m) {
-    return detail::prune_partitions(m, Backend.view(), MinHeavyOps);
+#if defined(PARTITA_CPU_OPENMP)
+#include <omp.h>
+#endif
+
+namespace partita::detail::cpu {
+
+/// Work below this many flops per extra thread runs on one thread: waking a core costs more.
+inline constexpr double min_flops_per_task = 4.0e5;
+
+inline int tasks_for(double flops, int threads, int units) {
+  int t = static_cast<int>(flops / min_flops_per_task);
+  t = std::min({t, threads, units});
+  return t < 1 ? 1 : t;
+}
+
+/// Packed weights, scratch memory and the thread pool of one executable.
+class state {
+ public:
+  /// Starts the pool's workers (one thread per core this process may use, see
+  /// `detail::available_cores`): they sleep until the first parallel step.
+  state() : threads_(default_threads()) { start_pool(); }
+
+  /// Number of threads used by `run` (0: every core the process may use). Takes effect at
+  /// once; call it outside `run`.
+  void set_threads(int n) {
+    threads_ = n > 0 ? n : default_threads();
+    pool_.reset();
+    start_pool();
+    grow_scratch(per_thread_floats_);
+  }
+  int threads() const { return threads_; }
+
+  /// A state with this one's threads (the same pool) and nothing prepared: `bind` prepares
+  /// into it and keeps it only if every step accepts its weights.
+  state fork() const {
+    state s(threads_, pool_);
+    return s;
+  }
+
+  /// Bytes this state holds: packed weights and scratch.
+  std::size_t resident_bytes() const {
+    std::size_t n = shared_.size();
+    for (const auto& p : packed_) n += p.size();
+    for (const auto& p : scratch_) n += p.size();
+    return n;
+  }
+
+  /// Called by the executable before another backend's step: the pool's workers stop
+  /// spinning, leaving the cores to it (oneDNN's OpenMP threads, a device driver).
+  void rest() {
+    if (pool_) pool_->rest();
+  }
+
+  // Used by the kernels.
+  float* reserve(int step, std::size_t n) {
+    if (packed_.size() <= static_cast<std::size_t>(step)) packed_.resize(static_cast<std::size_t>(step) + 1);
+    auto& p = packed_[static_cast<std::size_t>(step)];
+    if (p.size() < n * sizeof(float)) p = detail::aligned_buffer(n * sizeof(float));
+    return p.floats();
+  }
+  float* packed(int step) const { return packed_[static_cast<std::size_t>(step)].floats(); }
+  void need_scratch(std::size_t shared, std::size_t per_thread) {
+    if (shared_.size() < shared * sizeof(float)) shared_ = detail::aligned_buffer(shared * sizeof(float));
+    per_thread_floats_ = std::max(per_thread_floats_, per_thread);
+    grow_scratch(per_thread_floats_);
+  }
+  float* shared_scratch() const { return shared_.floats(); }
+  float* thread_scratch(int t) const { return scratch_[static_cast<std::size_t>(t)].floats(); }
+  template <class F>
+  void parallel(int tasks, F&& f) {
+#if defined(PARTITA_CPU_OPENMP)
+    // The alternative to the pool, kept for comparison (benchmarks/runtime: bench_runtime_openmp).
+    if (threads_ > 1 && tasks > 1) {
+      const int n = std::min(tasks, threads_);
+#pragma omp parallel num_threads(n)
+      f(omp_get_thread_num());
+      return;
+    }
+#endif
+    if (pool_ && tasks > 1) {
+      pool_->run(std::min(tasks, pool_->size()), f);
+    } else {
+      f(0);
+    }
+  }
+  int workers() const {
+#if defined(PARTITA_CPU_OPENMP)
+    return threads_;
+#else
+    return pool_ ? pool_->size() : 1;
+#endif
+  }
+
+ private:
+#if defined(PARTITA_CPU_OPENMP)
+  static constexpr bool use_pool = false;
+#else
+  static constexpr bool use_pool = true;
+#endif
+  state(int threads, std::shared_ptr<detail::thread_pool> pool) : threads_(threads), pool_(std::move(pool)) {}
+  static int default_threads() { return detail::available_cores(); }
+  void start_pool() {
+    if (use_pool && threads_ > 1) pool_ = std::make_shared<detail::thread_pool>(threads_);
+  }
+  void grow_scratch(std::size_t n) {
+    const std::size_t want = static_cast<std::size_t>(std::max(threads_, 1));
+    if (scratch_.size() < want) scratch_.resize(want);
+    for (auto& s : scratch_)
+      if (s.size() < n * sizeof(float)) s = detail::aligned_buffer(n * sizeof(float));
+  }
+  int threads_;
+  std::vector<detail::aligned_buffer> packed_;
+  detail::aligned_buffer shared_;
+  std::vector<detail::aligned_buffer> scratch_;
+  std::size_t per_thread_floats_ = 0;
+  // Shared with the states `fork` makes for a bind; used by one of them at a time.
+  std::shared_ptr<detail::thread_pool> pool_;
+};
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/state.hpp ----
+
+namespace partita::detail::cpu {
+
+template <class Step>
+constexpr gemm_step analyse() {
+  if constexpr (Step::op == op_id::call) {
+    return analyse_fused<Step>();
+  } else {
+    gemm_step g;
+    g.main = Step::op;
+    return g;
+  }
+}
+
+/// dense and conv2d steps, alone or fused.
+template <class Step>
+struct gemm_kernel {
+  static constexpr gemm_step info = analyse<Step>();
+  static_assert(info.ok, "partita: cpu: this composite (Step) is not one the cpu backend fuses");
+  static constexpr bool fused = Step::op == op_id::call;
+  static constexpr const graph_node& main = fused ? Step::body(info.main_node) : Step::node;
+  static constexpr shape x_shape = fused ? Step::body(Step::body_arg(info.main_node, 0)).out : Step::arg(0).out;
+  static constexpr shape w_shape = fused ? Step::body(Step::body_arg(info.main_node, 1)).out : Step::arg(1).out;
+  static constexpr shape y_shape = Step::node.out;
+  static constexpr bool conv = info.main == op_id::conv2d;
+  // Weights are packed at bind when they are bound weights, at every run otherwise.
+  static constexpr bool constant_weight = fused || Step::arg(1).op == op_id::weight;
+  static constexpr bool has_bias = info.bias >= 0 || info.gamma >= 0;
+  /// After `prepare`, `run` reads no weight argument (all are packed), so the executable keeps
+  /// no raw copy of them; unless the activations or the residual are weights themselves.
+  static constexpr bool packs_weights = constant_weight && Step::arg(info.x).op != op_id::weight &&
+                                        (info.residual < 0 || Step::arg(info.residual).op != op_id::weight);
+  static constexpr int channels = static_cast<int>(w_shape[0]);  // output channels or units
+
+  // dense
+  static constexpr int m_rows = static_cast<int>(conv ? 1 : x_shape.elements() / x_shape.back(0));
+  static constexpr int k_depth = static_cast<int>(conv ? 1 : x_shape.back(0));
+  using dblk = dense_blocking<(m_rows < 1 ? 1 : m_rows), channels>;
+  // conv2d
+  static constexpr conv_geometry geo = conv ? make_conv_geometry(x_shape, w_shape, y_shape, *main.at) : conv_geometry{};
+  static constexpr auto boff = conv_offsets<static_cast<std::size_t>(geo.k > 0 ? geo.k : 1)>(geo);
+  // Small images: vectors of output channels (conv_small.hpp) when that wastes fewer lanes.
+  static constexpr int small_nv = geo.og <= W ? 1 : 2;
+  static constexpr bool small_image = conv && channels_efficiency(geo, small_nv) > positions_efficiency(geo) + 0.1;
+  static constexpr int small_mr = small_conv_rows(geo.oh * geo.ow);
+  static constexpr auto positions =
+      position_offsets<static_cast<std::size_t>(small_image ? geo.oh * geo.ow : 1)>(small_image ? geo : conv_geometry{});
+
+  static constexpr std::size_t packed_floats =
+      !conv        ? packed_dense_floats(channels, k_depth, dblk::nr)
+      : small_image ? static_cast<std::size_t>(geo.groups) * packed_dense_floats(geo.og, geo.k, small_nv * W)
+                    : packed_conv_floats(geo);
+  static constexpr std::size_t bias_floats = has_bias ? static_cast<std::size_t>(channels) + 64 : 0;
+
+  static void pack(float* dst, const float* const* in) {
+    if constexpr (info.gamma >= 0) {
+      // Fold batch norm: w' = w · s, b' = (b - mean) · s + beta, s = gamma / sqrt(var + eps).
+      const std::size_t per = static_cast<std::size_t>(w_shape.elements() / channels);
+      std::vector<float> w(in[info.w], in[info.w] + w_shape.elements());
+      float* bias = dst + packed_floats;
+      for (int o = 0; o < channels; ++o) {
+        const double s = static_cast<double>(in[info.gamma][o]) /
+                         std::sqrt(static_cast<double>(in[info.var][o]) + static_cast<double>(info.epsilon));
+        for (std::size_t i = 0; i < per; ++i) {
+          const std::size_t at = static_cast<std::size_t>(o) * per + i;
+          w[at] = static_cast<float>(w[at] * s);
+        }
+        const double b = info.bias >= 0 ? in[info.bias][o] : 0.0;
+        bias[o] = static_cast<float>((b - in[info.mean][o]) * s + in[info.beta][o]);
+      }
+      pack_weights(w.data(), dst);
+    } else {
+      pack_weights(in[info.w], dst);
+      if constexpr (info.bias >= 0) std::copy(in[info.bias], in[info.bias] + channels, dst + packed_floats);
+    }
+  }
+
+  static void pack_weights(const float* w, float* dst) {
+    if constexpr (small_image) {
+      const std::size_t per_group = packed_dense_floats(geo.og, geo.k, small_nv * W);
+      for (int gr = 0; gr < geo.groups; ++gr)
+        pack_dense_weights(w + static_cast<std::ptrdiff_t>(gr) * geo.og * geo.k, geo.og, geo.k, small_nv * W,
+                           dst + static_cast<std::size_t>(gr) * per_group);
+    } else if constexpr (conv) {
+      pack_conv_weights(geo, w, dst);
+    } else {
+      pack_dense_weights(w, channels, k_depth, dblk::nr, dst);
+    }
+  }
+
+  static void prepare(state& st, const float* const* in) {
+    float* dst = st.reserve(Step::index, packed_floats + bias_floats);
+    if constexpr (small_image) {
+      st.need_scratch(geo.buffer_floats, small_conv_scratch(geo.oh * geo.ow, small_mr, small_nv));
+    } else if constexpr (conv) {
+      st.need_scratch(geo.buffer_floats, 0);
+    } else {
+      st.need_scratch(0, static_cast<std::size_t>(dblk::mr) * k_depth);
+    }
+    if constexpr (constant_weight) {
+      if (in[info.w]) pack(dst, in);
+    }
+  }
+
+  static void run(state& st, const float* const* in, float* out) {
+    float* packed = st.packed(Step::index);
+    if constexpr (!constant_weight) pack(packed, in);
+    epilogue e;
+    e.bias = has_bias ? packed + packed_floats : nullptr;
+    e.bias_per_row = conv;
+    e.act = info.act;
+    e.lo = info.lo;
+    e.hi = info.hi;
+    const float* residual = info.residual >= 0 ? in[info.residual] : nullptr;
+    const float* x = in[info.x];
+    if constexpr (conv) {
+      run_conv(st, x, packed, residual, e, out);
+    } else {
+      e.residual = residual;
+      e.ld_residual = channels;
+      constexpr int panels = (channels + dblk::nr - 1) / dblk::nr;
+      // A few rows stream their weights: count each weight byte as a few flops of work, so that a
+      // 1 MB weight matrix is split across cores even at batch 1.
+      constexpr double flops = std::max(2.0 * m_rows * channels * k_depth, 4.0 * sizeof(float) * channels * k_depth);
+      const int tasks = tasks_for(flops, st.workers(), panels);
+      st.parallel(tasks, [&](int t) {
+        const int p0 = panels * t / tasks, p1 = panels * (t + 1) / tasks;
+        dense_panels<m_rows, channels>(x, k_depth, packed, channels, out, e, p0, p1, st.thread_scratch(t));
+      });
+    }
+  }
+
+  // conv2d, image by image: copy the image into the padded phase planes (split by channels),
+  // then compute its tiles, split statically by positions or by output-channel panels.
+  static void run_conv(state& st, const float* x, const float* packed, const float* residual, epilogue e,
+                       float* out) {
+    constexpr int n = geo.oh * geo.ow;
+    constexpr int tile = small_image ? small_mr : conv_block::nr;       // positions per tile
+    constexpr int panel = small_image ? small_nv * W : conv_block::mr;  // output channels per panel
+    constexpr int tiles = ((small_image ? n : geo.npos) + tile - 1) / tile;
+    constexpr int panels = (geo.og + panel - 1) / panel;
+    constexpr double flops = 2.0 * geo.o * geo.k * n;
+    const int tasks = tasks_for(flops, st.workers(), tiles * panels);
+    // Small images split their output channels (each core keeps its slice of the weights) when
+    // there are enough; large ones split their positions when there are plenty.
+    const bool by_tiles = small_image ? panels < tasks : tiles >= 8 * tasks || panels < tasks;
+    float* buf = st.shared_scratch();
+    const std::ptrdiff_t in_image = static_cast<std::ptrdiff_t>(geo.c) * geo.h * geo.w;
+    const std::ptrdiff_t out_image = static_cast<std::ptrdiff_t>(geo.o) * n;
+    for (int b = 0; b < geo.batch; ++b) {
+      const float* xb = x + b * in_image;
+      const int copy_tasks = std::min(tasks, geo.c);
+      st.parallel(copy_tasks, [&](int t) {
+        conv_copy_input(geo, xb, buf, geo.c * t / copy_tasks, geo.c * (t + 1) / copy_tasks);
+      });
+      epilogue eb = e;
+      eb.residual = residual ? residual + b * out_image : nullptr;
+      float* yb = out + b * out_image;
+      st.parallel(tasks, [&](int t) {
+        const int p0 = by_tiles ? 0 : panels * t / tasks, p1 = by_tiles ? panels : panels * (t + 1) / tasks;
+        const int t0 = by_tiles ? tiles * t / tasks : 0, t1 = by_tiles ? tiles * (t + 1) / tasks : tiles;
+        for (int gr = 0; gr < geo.groups; ++gr) {
+          if constexpr (small_image) {
+            small_conv_tiles<small_mr, small_nv>(geo, boff.data(), positions.data(), packed, buf, yb, eb, gr, p0, p1,
+                                                 t0, t1, st.thread_scratch(t));
+          } else {
+            conv_tiles(geo, boff.data(), packed, buf, yb, eb, gr, p0, p1, t0, t1);
+          }
+        }
+      });
+    }
   }
 };
 
-/// Host fallback, decided at compile time: every partition of backend `B` that
-/// `B::accepts(const partition_view&)` refuses is inlined back into main for the host (use it as
-/// one of `B`'s `post_partition` passes). A partition refused only at run time, when `bind`
-/// prepares it, is an error instead (`bind` throws, naming the backend and the partition).
-template <class B>
-struct host_fallback {
-  static constexpr detail::module_builder run(detail::module_builder m) {
-    return detail::inline_partitions(m, std::string_view(B::name), [](const detail::module_builder& mb, int fn) {
-      const function_info& f = mb.functions[static_cast<std::size_t>(fn)];
-      return !B::accepts(partition_view(mb.nodes.data(), mb.args.data(), f, detail::heavy_ops(mb, fn)));
-    });
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/gemm_kernel.hpp ----
+// ---- begin partita/backends/cpu/detail/simple_kernel.hpp ----
+/// The cpu kernel for every op but dense and conv2d: elementwise ops, pooling, normalization.
+
+// ---- begin partita/backends/cpu/detail/eltwise.hpp ----
+/// cpu memory-bound kernels: elementwise ops, bias, batch norm, pooling, softmax.
+// Vectorized memory-bound kernels: elementwise ops, bias, batch norm, pooling, softmax.
+
+
+namespace partita::detail::cpu {
+
+using simd::vec;
+
+/// y[i] = f(x[i]) over n elements, the tail through a zero-padded vector. In place is fine.
+template <class F>
+inline void map1(const float* x, float* y, std::int64_t n, F f) {
+  constexpr int w = simd::width;
+  std::int64_t i = 0;
+  for (; i + w <= n; i += w) simd::store(y + i, f(simd::load(x + i)));
+  if (i < n) simd::store_first(y + i, f(simd::load_first(x + i, static_cast<int>(n - i))), static_cast<int>(n - i));
+}
+
+/// y[i] = f(a[i], b[i]) over n elements.
+template <class F>
+inline void map2(const float* a, const float* b, float* y, std::int64_t n, F f) {
+  constexpr int w = simd::width;
+  std::int64_t i = 0;
+  for (; i + w <= n; i += w) simd::store(y + i, f(simd::load(a + i), simd::load(b + i)));
+  if (i < n) {
+    const int r = static_cast<int>(n - i);
+    simd::store_first(y + i, f(simd::load_first(a + i, r), simd::load_first(b + i, r)), r);
+  }
+}
+
+inline void unary(activation act, float lo, float hi, const float* x, float* y, std::int64_t n) {
+  map1(x, y, n, [&](const vec& v) { return activate(v, act, lo, hi); });
+}
+
+/// Same-shape a ∘ b for add, subtract, multiply.
+inline void binary_same_shape(op_id op, const float* a, const float* b, float* y, std::int64_t n) {
+  switch (op) {
+    case op_id::add: map2(a, b, y, n, [](const vec& u, const vec& v) { return u + v; }); break;
+    case op_id::subtract: map2(a, b, y, n, [](const vec& u, const vec& v) { return u - v; }); break;
+    default: map2(a, b, y, n, [](const vec& u, const vec& v) { return u * v; }); break;
+  }
+}
+
+/// y = x · scale[c] + shift[c] over [outer, channels, inner] (bias: scale null).
+inline void channel_affine(const float* x, float* y, std::int64_t outer, std::int64_t channels, std::int64_t inner,
+                           const float* scale, const float* shift) {
+  if (inner == 1) {
+    for (std::int64_t o = 0; o < outer; ++o) {
+      const float* xr = x + o * channels;
+      float* yr = y + o * channels;
+      if (scale) {
+        for (std::int64_t c = 0; c < channels; ++c) yr[c] = xr[c] * scale[c] + shift[c];
+      } else {
+        map2(xr, shift, yr, channels, [](const vec& u, const vec& v) { return u + v; });
+      }
+    }
+    return;
+  }
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t c = 0; c < channels; ++c) {
+      const std::int64_t at = (o * channels + c) * inner;
+      const vec s = simd::splat(scale ? scale[c] : 1.f), t = simd::splat(shift[c]);
+      map1(x + at, y + at, inner, [&](const vec& v) { return simd::fma(v, s, t); });
+    }
+}
+
+/// Mean of each plane of `area` elements.
+inline void plane_means(const float* x, float* y, std::int64_t planes, std::int64_t area) {
+  constexpr int w = simd::width;
+  for (std::int64_t p = 0; p < planes; ++p) {
+    const float* s = x + p * area;
+    vec acc = simd::splat(0.f);
+    const std::int64_t body = area - area % w;  // (a bound GCC 12 does not misread as overflowing)
+    for (std::int64_t i = 0; i < body; i += w) acc = acc + simd::load(s + i);
+    float total = simd::sum(acc);
+    for (std::int64_t i = body; i < area; ++i) total += s[i];
+    y[p] = total / static_cast<float>(area);
+  }
+}
+
+/// Softmax over the last axis, rows of `len`.
+inline void softmax_rows(const float* x, float* y, std::int64_t rows, std::int64_t len) {
+  constexpr int w = simd::width;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const float* s = x + r * len;
+    float* d = y + r * len;
+    float top = -std::numeric_limits<float>::infinity();
+    std::int64_t i = 0;
+    if (len >= w) {
+      vec m = simd::load(s);
+      for (i = w; i + w <= len; i += w) m = simd::max(m, simd::load(s + i));
+      top = simd::max_lane(m);
+    }
+    for (; i < len; ++i) top = std::max(top, s[i]);
+    const vec t = simd::splat(top);
+    map1(s, d, len, [&](const vec& v) { return simd::exp(v - t); });
+    vec acc = simd::splat(0.f);
+    for (i = 0; i + w <= len; i += w) acc = acc + simd::load(d + i);
+    float total = simd::sum(acc);
+    for (; i < len; ++i) total += d[i];
+    const vec inv = simd::splat(1.f / total);
+    map1(d, d, len, [&](const vec& v) { return v * inv; });
+  }
+}
+
+struct pool_geometry {
+  int planes = 0, h = 0, w = 0, oh = 0, ow = 0, kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0;
+  bool count_include_pad = false;
+};
+
+/// Max (Max = true) or average pooling, one output row at a time: the window's input rows are
+/// reduced vertically into a padded row (vectorized), that row horizontally over the window
+/// width (vectorized, at every column), and the output picks every stride-th column. Returns
+/// false, doing nothing, when a padded row does not fit its row buffers (over 4000 columns).
+template <bool Max>
+inline bool pool2d(const pool_geometry& g, const float* x, float* y) {
+  constexpr int w = simd::width;
+  constexpr int max_row = 4096;
+  const int wp = g.w + 2 * g.pw;
+  if (wp + g.kw + 2 * w > max_row) return false;
+  const float fill = Max ? -std::numeric_limits<float>::infinity() : 0.f;
+  alignas(64) float v[max_row];
+  alignas(64) float h[max_row];
+  std::fill(v, v + wp + g.kw + 2 * w, fill);
+  // max_nan: a NaN anywhere in the window makes the output NaN, as in the reference backend.
+  const auto reduce = [](const vec& a, const vec& b) { return Max ? simd::max_nan(a, b) : a + b; };
+  const int hn = wp - g.kw + 1;  // columns of h
+  for (int p = 0; p < g.planes; ++p) {
+    const float* plane = x + static_cast<std::ptrdiff_t>(p) * g.h * g.w;
+    float* out = y + static_cast<std::ptrdiff_t>(p) * g.oh * g.ow;
+    for (int oh = 0; oh < g.oh; ++oh) {
+      const int ih0 = oh * g.sh - g.ph;
+      const int i_lo = std::max(0, ih0), i_hi = std::min(g.h, ih0 + g.kh);
+      float* row = v + g.pw;
+      if (i_lo >= i_hi) {
+        std::fill(row, row + g.w, fill);
+      } else {
+        std::memcpy(row, plane + static_cast<std::ptrdiff_t>(i_lo) * g.w, sizeof(float) * static_cast<std::size_t>(g.w));
+        for (int i = i_lo + 1; i < i_hi; ++i) map2(row, plane + static_cast<std::ptrdiff_t>(i) * g.w, row, g.w, reduce);
+      }
+      for (int j = 0; j < hn; j += w) {
+        vec acc = simd::load(v + j);
+        for (int k = 1; k < g.kw; ++k) acc = reduce(acc, simd::load(v + j + k));
+        simd::store(h + j, acc);
+      }
+      float* o = out + static_cast<std::ptrdiff_t>(oh) * g.ow;
+      if constexpr (Max) {
+        for (int ow = 0; ow < g.ow; ++ow) o[ow] = h[ow * g.sw];
+      } else {
+        const int rows = g.count_include_pad ? g.kh : i_hi - i_lo;
+        for (int ow = 0; ow < g.ow; ++ow) {
+          const int iw0 = ow * g.sw - g.pw;
+          const int cols = g.count_include_pad ? g.kw : std::min(g.w, iw0 + g.kw) - std::max(0, iw0);
+          o[ow] = h[ow * g.sw] / static_cast<float>(rows * cols);
+        }
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/eltwise.hpp ----
+
+namespace partita::detail::cpu {
+
+/// Every other op.
+template <class Step>
+struct simple_kernel {
+  static constexpr const graph_node& n = Step::node;
+  static constexpr op_id op = Step::op;
+  static constexpr int axis(int a, int rank) { return a < 0 ? a + rank : a; }
+
+  static void run(state& st, const float* const* in, float* out) {
+    if constexpr (is_unary_elementwise(op)) {
+      unary(activation_of(op), n.at->lo, n.at->hi, in[0], out, n.out.elements());
+    } else if constexpr (is_binary_elementwise(op)) {
+      if constexpr (Step::arg(0).out == n.out && Step::arg(1).out == n.out) {
+        binary_same_shape(op, in[0], in[1], out, n.out.elements());
+      } else {
+        on_reference(in, out);  // broadcasting
+      }
+    } else if constexpr (op == op_id::bias_add) {
+      constexpr int a = axis(n.at->axis, n.out.rank);
+      channel_affine(in[0], out, product(0, a), n.out[a], product(a + 1, n.out.rank), nullptr, in[1]);
+    } else if constexpr (op == op_id::batch_norm) {
+      const std::int64_t outer = n.out[0], channels = n.out[1], inner = product(2, n.out.rank);
+      for (std::int64_t c = 0; c < channels; ++c) {
+        const double s = static_cast<double>(in[1][c]) / std::sqrt(static_cast<double>(in[4][c]) + n.at->epsilon);
+        const float scale = static_cast<float>(s);
+        const float shift = static_cast<float>(in[2][c] - in[3][c] * s);
+        for (std::int64_t o = 0; o < outer; ++o)
+          channel_affine(in[0] + (o * channels + c) * inner, out + (o * channels + c) * inner, 1, 1, inner, &scale, &shift);
+      }
+    } else if constexpr (op == op_id::max_pool2d || op == op_id::avg_pool2d) {
+      constexpr pool_geometry g = pool();
+      // Planes split across threads when the pooling is large enough to pay for it.
+      constexpr double work = 1.0 * g.planes * g.oh * g.ow * g.kh * g.kw;
+      const int tasks = tasks_for(work, st.workers(), g.planes);
+      bool done = true;
+      st.parallel(tasks, [&](int t) {
+        pool_geometry part = g;
+        const int p0 = g.planes * t / tasks, p1 = g.planes * (t + 1) / tasks;
+        part.planes = p1 - p0;
+        const bool ok = pool2d<op == op_id::max_pool2d>(part, in[0] + static_cast<std::size_t>(p0) * g.h * g.w,
+                                                         out + static_cast<std::size_t>(p0) * g.oh * g.ow);
+        if (!ok && t == 0) done = false;
+      });
+      if (!done) on_reference(in, out);
+    } else if constexpr (op == op_id::global_avg_pool2d) {
+      const shape& xs = Step::arg(0).out;
+      plane_means(in[0], out, xs[0] * xs[1], xs[2] * xs[3]);
+    } else if constexpr (op == op_id::softmax) {
+      constexpr int a = axis(n.at->axis, n.out.rank);
+      if constexpr (a == n.out.rank - 1) {
+        softmax_rows(in[0], out, n.out.elements() / n.out[a], n.out[a]);
+      } else {
+        on_reference(in, out);
+      }
+    } else if constexpr (op == op_id::concatenate) {
+      on_reference(in, out);
+    } else {
+      static_assert(op == op_id::relu, "partita: the cpu backend has no kernel for this op (Step)");
+    }
+  }
+
+ private:
+  static constexpr std::int64_t product(int from, int to) {
+    std::int64_t p = 1;
+    for (int i = from; i < to; ++i) p *= n.out[i];
+    return p;
+  }
+  static constexpr pool_geometry pool() {
+    const shape& xs = Step::arg(0).out;
+    pool_geometry g;
+    g.planes = static_cast<int>(xs[0] * xs[1]);
+    g.h = static_cast<int>(xs[2]);
+    g.w = static_cast<int>(xs[3]);
+    g.oh = static_cast<int>(n.out[2]);
+    g.ow = static_cast<int>(n.out[3]);
+    g.kh = n.at->window[0];
+    g.kw = n.at->window[1];
+    g.sh = reference_kernels::detail::pool_stride(*n.at, 0);
+    g.sw = reference_kernels::detail::pool_stride(*n.at, 1);
+    g.ph = n.at->padding[0];
+    g.pw = n.at->padding[1];
+    g.count_include_pad = n.at->count_include_pad;
+    return g;
+  }
+  // The cases the cpu kernels leave to the reference backend's.
+  static void on_reference(const float* const* in, float* out) {
+    reference::state none;
+    reference::kernel<Step>::run(none, in, out);
   }
 };
 
-}  // namespace passes
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/simple_kernel.hpp ----
+// ---- begin partita/backends/cpu/patterns.hpp ----
+/// The composites the cpu backend fuses (`cpu_patterns`).
+
+namespace partita {
+namespace detail::cpu {
+
+/// dense or conv2d of a bound weight.
+template <template <class, class> class Op>
+using gemm_p = Op<any, constant>;
+/// ... with an optional bias, then an optional batch norm.
+template <template <class, class> class Op>
+using gemm_bias_p = alt<batch_norm_p<alt<bias_add_p<gemm_p<Op>, constant>, gemm_p<Op>>, constant, constant, constant, constant>,
+                        bias_add_p<gemm_p<Op>, constant>>;
+template <class X>
+using activation_p = alt<relu_p<X>, alt<clip_p<X>, alt<sigmoid_p<X>, tanh_p<X>>>>;
+
+/// The composites the cpu kernels implement: f32, a bias along the channels (conv2d) or the
+/// units (dense), and a residual of exactly the output's shape.
+struct fusable {
+  static constexpr bool check(const match_view& m) {
+    for (int i = 0; i < m.size(); ++i) {
+      const op_view v = m.node(i);
+      if (v.dtype() != dtype::f32) return false;
+      if (v.is(op_id::bias_add)) {
+        const int axis = v.attributes().axis < 0 ? v.attributes().axis + v.shape().rank : v.attributes().axis;
+        const bool conv = v.arg(0).is(op_id::conv2d);
+        if (axis != (conv ? 1 : v.shape().rank - 1)) return false;
+      }
+      if (v.is(op_id::add) && !(v.arg(0).shape() == v.arg(1).shape())) return false;
+    }
+    return true;
+  }
+};
+
+}  // namespace detail::cpu
+
+/// The `cpu` backend's pattern table, in priority order: conv2d / dense with bias (and/or a
+/// batch norm, folded at bind), optionally followed by a residual add and/or an activation
+/// (relu, clip, sigmoid, tanh). Each becomes one kernel.
+using cpu_patterns = pattern_table<
+    composite<"cpu.conv2d_bias_add_act", detail::cpu::activation_p<add_p<detail::cpu::gemm_bias_p<conv2d_p>, any>>,
+              detail::cpu::fusable>,
+    composite<"cpu.conv2d_bias_add", add_p<detail::cpu::gemm_bias_p<conv2d_p>, any>, detail::cpu::fusable>,
+    composite<"cpu.conv2d_bias_act", detail::cpu::activation_p<detail::cpu::gemm_bias_p<conv2d_p>>, detail::cpu::fusable>,
+    composite<"cpu.conv2d_add_act", detail::cpu::activation_p<add_p<detail::cpu::gemm_p<conv2d_p>, any>>, detail::cpu::fusable>,
+    composite<"cpu.conv2d_act", detail::cpu::activation_p<detail::cpu::gemm_p<conv2d_p>>, detail::cpu::fusable>,
+    composite<"cpu.conv2d_bias", detail::cpu::gemm_bias_p<conv2d_p>, detail::cpu::fusable>,
+    composite<"cpu.dense_bias_add_act", detail::cpu::activation_p<add_p<detail::cpu::gemm_bias_p<dense_p>, any>>,
+              detail::cpu::fusable>,
+    composite<"cpu.dense_bias_act", detail::cpu::activation_p<detail::cpu::gemm_bias_p<dense_p>>, detail::cpu::fusable>,
+    composite<"cpu.dense_act", detail::cpu::activation_p<detail::cpu::gemm_p<dense_p>>, detail::cpu::fusable>,
+    composite<"cpu.dense_bias", detail::cpu::gemm_bias_p<dense_p>, detail::cpu::fusable>>;
+
 }  // namespace partita
-// ---- end partita/pass/prune_partitions.hpp ----
+// ---- end partita/backends/cpu/patterns.hpp ----
+
+namespace partita {
+
+/// The host backend for x86 and ARM CPUs: xsimd-vectorized kernels for every op, GEMM-based
+/// dense and conv2d with weights packed at `bind`, and composites (`cpu_patterns`) fused into
+/// one kernel: conv2d or dense, then bias and/or batch norm (folded into the weights at bind),
+/// a residual add and an activation. Builds for the instruction set of the compiler flags
+/// (`-march=native`). Threads: a persistent pool of `threads()` workers (by default one per
+/// core in the process's CPU affinity mask), started with the executable, each step split
+/// statically so that a core sees the same slice every call; small steps run on one core. A
+/// worker that is late (its core busy with other work) does not hold a step up: the caller runs
+/// its slice instead.
+struct cpu {
+  static constexpr fixed_string name = "cpu";
+  static constexpr bool host = true;
+  static constexpr bool supports(const op_view&) { return true; }
+  using patterns = cpu_patterns;
+  static constexpr bool fuses(std::string_view composite) { return composite.starts_with("cpu."); }
+  /// For cost-based partitioning: one AVX-512 core's GEMM rate as measured in
+  /// `benchmarks/runtime` (in a network, with cold weights), memory traffic from L3, and the
+  /// fixed cost of a step. `tune` replaces these estimates with measurements.
+  static constexpr throughput speed = {.gflops = 90, .gbytes_per_s = 40, .call_ns = 300};
+
+  /// Packed weights, scratch memory and the thread pool of one executable (`set_threads`,
+  /// `threads`, `fork`, `resident_bytes`).
+  using state = detail::cpu::state;
+
+  template <class Step>
+  struct kernel;
+};
+
+/// dense, conv2d and the fused composites run GEMM-based kernels; every other op its own.
+template <class Step>
+struct cpu::kernel : std::conditional_t<Step::op == op_id::dense || Step::op == op_id::conv2d || Step::op == op_id::call,
+                                        detail::cpu::gemm_kernel<Step>, detail::cpu::simple_kernel<Step>> {
+  static_assert(Step::node.type == dtype::f32,
+                "partita: the cpu backend has f32 kernels only; this step (Step) has another dtype");
+};
+
+}  // namespace partita
+// ---- end partita/backends/cpu/cpu.hpp ----
 // ---- end partita/partita.hpp ----
