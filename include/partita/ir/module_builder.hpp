@@ -106,6 +106,26 @@ constexpr void sanitize_into(function_info& f, std::string_view s) {
   f.set_name(std::string_view(c.data(), c.size()));
 }
 
+/// Appends `s` to `f`'s name, as far as the name's capacity goes.
+constexpr void append_text(function_info& f, std::string_view s) {
+  for (char c : s)
+    if (static_cast<std::size_t>(f.name_length) < max_function_name) f.name_chars[static_cast<std::size_t>(f.name_length++)] = c;
+}
+
+/// Emits one parameter node per producer in `producers` (parameter `k` for `producers[k]`, with
+/// its dtype and shape), for a function being outlined from `src`, and records in `to` the
+/// parameter that stands for each producer.
+template <class Src>
+constexpr void emit_params(module_builder& out, const Src& src, const std::vector<int>& producers, std::vector<int>& to) {
+  for (std::size_t k = 0; k < producers.size(); ++k) {
+    const graph_node& p = src.node(producers[k]);
+    graph_node param{op_id::param, p.type, p.out, &no_attrs, {}, 0, 0, p.is_tuple};
+    param.index = static_cast<int>(k);
+    to[static_cast<std::size_t>(producers[k])] = out.emit(param, nullptr, 0);
+  }
+}
+
+/// Appends the decimal digits of `v` (>= 0) to `f`'s name, as far as its capacity goes.
 constexpr void append_number(function_info& f, int v) {
   char digits[12]{};
   int n = 0;

@@ -25,12 +25,10 @@ struct region_info {
   int function = -1;
 };
 
-/// PartitionGraph on main: each region annotated for a backend becomes a function named
-/// `<backend>_main_<region id>` (non-alphanumerics replaced by `_`) with one parameter per
-/// distinct producer outside the region and the weights it uses bound inside; it returns its
-/// single output, or a tuple that callers project. Unannotated nodes stay in main. Without
-/// merge_regions, every annotated node is its own region.
-constexpr module_builder partition_graph(const module_builder& m) {
+/// The regions of main that go to a backend, in order of their ids, each with its nodes in
+/// topological order. A node's region is its `region` (set by merge_regions) or, when no node has
+/// one, a region of its own.
+constexpr std::vector<region_info> find_regions(const module_builder& m) {
   const function_info f = m.main();
   const int n = static_cast<int>(m.nodes.size());
   std::vector<int> region(static_cast<std::size_t>(n), -1);
@@ -59,12 +57,21 @@ constexpr module_builder partition_graph(const module_builder& m) {
     }
     regions[static_cast<std::size_t>(s)].nodes.push_back(i);
   }
-  if (regions.empty()) return m;
-  std::vector<int> owner(static_cast<std::size_t>(n), -1);  // region slot of each partitioned node
+  return regions;
+}
+
+/// The region slot of each node of `m` (-1 for nodes that stay in main).
+constexpr std::vector<int> region_owners(const module_builder& m, const std::vector<region_info>& regions) {
+  std::vector<int> owner(m.nodes.size(), -1);
   for (std::size_t s = 0; s < regions.size(); ++s)
     for (int i : regions[s].nodes) owner[static_cast<std::size_t>(i)] = static_cast<int>(s);
+  return owner;
+}
 
-  // Outputs: nodes used outside their region or returned by main.
+/// Fills each region's outputs (nodes used outside it or returned by main) and parameters
+/// (producers outside it, in the order a post-order walk from the outputs first reaches them).
+constexpr void find_interfaces(const module_builder& m, std::vector<region_info>& regions, const std::vector<int>& owner) {
+  const int n = static_cast<int>(m.nodes.size());
   const use_lists uses(m);
   std::vector<bool> walked(static_cast<std::size_t>(n), false);
   for (region_info& r : regions) {
@@ -97,26 +104,24 @@ constexpr module_builder partition_graph(const module_builder& m) {
       }
     }
   }
+}
 
-  module_builder out;
-  copy_functions_but_main(out, m);
+/// Emits each region as a function of its backend into `out`, recording its number in
+/// `region_info::function`: its parameters, the weights it reads bound inside, its nodes, and its
+/// single output or a tuple of them.
+constexpr void outline_regions(const module_builder& m, std::vector<region_info>& regions, module_builder& out) {
+  const int n = static_cast<int>(m.nodes.size());
   std::vector<int> to(static_cast<std::size_t>(n), -1);
   std::vector<int> a;
   for (region_info& r : regions) {
     function_info fn{};
     sanitize_into(fn, r.backend);
-    const std::string_view mid = "_main_";
-    for (char c : mid) fn.name_chars[static_cast<std::size_t>(fn.name_length < 63 ? fn.name_length++ : 63)] = c;
+    append_text(fn, "_main_");
     append_number(fn, r.id);
     fn.backend = r.backend;
     fn.first_node = static_cast<int>(out.nodes.size());
     fn.num_params = static_cast<int>(r.params.size());
-    for (int k = 0; k < fn.num_params; ++k) {
-      const graph_node& src = m.node(r.params[static_cast<std::size_t>(k)]);
-      graph_node p{op_id::param, src.type, src.out, &no_attrs, {}, 0, 0, src.is_tuple};
-      p.index = k;
-      to[static_cast<std::size_t>(r.params[static_cast<std::size_t>(k)])] = out.emit(p, nullptr, 0);
-    }
+    emit_params(out, m, r.params, to);
     for (int i : r.nodes) {
       for (int k = 0; k < m.node(i).nargs; ++k) {
         const int src = m.arg(i, k);
@@ -146,11 +151,17 @@ constexpr module_builder partition_graph(const module_builder& m) {
       for (int k = 0; k < m.node(i).nargs; ++k) to[static_cast<std::size_t>(m.arg(i, k))] = -1;
     }
   }
+}
 
-  // Main, emitted depth-first from its result: a partitioned node stands for its region's call
-  // (or the call's projection), whose dependencies are the region's parameters.
+/// Emits main into `out`, depth-first from its result: a partitioned node stands for its region's
+/// call (or the call's projection), whose dependencies are the region's parameters.
+constexpr void emit_main(const module_builder& m, const std::vector<region_info>& regions, const std::vector<int>& owner,
+                         module_builder& out) {
+  const function_info f = m.main();
+  const int n = static_cast<int>(m.nodes.size());
+  std::vector<int> to(static_cast<std::size_t>(n), -1);
+  std::vector<int> a;
   const int start = static_cast<int>(out.nodes.size());
-  std::fill(to.begin(), to.end(), -1);
   std::vector<int> call_of(regions.size(), -1);
   struct frame {
     int node;  // a main node; for a region, any of its nodes
@@ -205,6 +216,22 @@ constexpr module_builder partition_graph(const module_builder& m) {
     to[static_cast<std::size_t>(node)] = out.emit_mapped(copy, m, node, to);
   }
   finish_main(out, start, to[static_cast<std::size_t>(f.result)]);
+}
+
+/// PartitionGraph on main: each region annotated for a backend becomes a function named
+/// `<backend>_main_<region id>` (non-alphanumerics replaced by `_`) with one parameter per
+/// distinct producer outside the region and the weights it uses bound inside; it returns its
+/// single output, or a tuple that callers project. Unannotated nodes stay in main. Without
+/// merge_regions, every annotated node is its own region.
+constexpr module_builder partition_graph(const module_builder& m) {
+  std::vector<region_info> regions = find_regions(m);
+  if (regions.empty()) return m;
+  const std::vector<int> owner = region_owners(m, regions);
+  find_interfaces(m, regions, owner);
+  module_builder out;
+  copy_functions_but_main(out, m);
+  outline_regions(m, regions, out);
+  emit_main(m, regions, owner, out);
   return out;
 }
 

@@ -33,17 +33,12 @@ constexpr module_builder outline_composites(const module_builder& m, std::vector
   for (const group& gr : groups) {
     function_info fn{};
     sanitize_into(fn, gr.name);
-    fn.name_chars[static_cast<std::size_t>(fn.name_length < 63 ? fn.name_length++ : 63)] = '_';
+    append_text(fn, "_");
     append_number(fn, static_cast<int>(out.functions.size()));
     fn.composite = gr.name;
     fn.first_node = static_cast<int>(out.nodes.size());
     fn.num_params = static_cast<int>(gr.params.size());
-    for (int k = 0; k < fn.num_params; ++k) {
-      const graph_node& src = m.node(gr.params[static_cast<std::size_t>(k)]);
-      graph_node p{op_id::param, src.type, src.out, &no_attrs, {}, 0, 0, src.is_tuple};
-      p.index = k;
-      to[static_cast<std::size_t>(gr.params[static_cast<std::size_t>(k)])] = out.emit(p, nullptr, 0);
-    }
+    emit_params(out, m, gr.params, to);
     for (int b : gr.body) {
       graph_node n = m.node(b);
       if (keep_placement) {  // placement is the call's
