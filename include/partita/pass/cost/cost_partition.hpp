@@ -30,6 +30,7 @@ struct cost_partition;
 
 namespace detail {
 
+/// Each backend's `pre_partition` passes on `M`: the module the search covers.
 template <class M, class... Bs>
 struct pre_partition_phase {
   static constexpr module_builder run() {
@@ -39,11 +40,13 @@ struct pre_partition_phase {
   }
 };
 
+/// The search's choice applied to the pre-partitioned module: composites, targets, PartitionGraph.
 template <class Pre, class Choice, class Config, class... Bs>
 struct cost_apply_pass {
   static constexpr module_builder run() { return cost_planner<Config, Bs...>::apply(to_builder(Pre::value), Choice::value); }
 };
 
+/// The whole flow as types: pre-partition, candidates and search, application, post-partition.
 template <class Config, class M, class... Bs>
 struct cost_flow {
   using pre = module_from<pre_partition_phase<M, Bs...>>;
