@@ -1,11 +1,11 @@
 #pragma once
-// Timing and comparing ResNet-18 executables, shared by the examples that run several.
+// Timing and comparing executables of one model, shared by the examples that run several.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <vector>
 
-namespace resnet18 {
+namespace models {
 
 /// `runs` timed calls of `exe` after one warm-up call, in milliseconds, sorted (the median is
 /// in the middle, the best first).
@@ -37,4 +37,4 @@ inline double max_relative_error(const std::vector<float>& a, const std::vector<
   return worst;
 }
 
-}  // namespace resnet18
+}  // namespace models

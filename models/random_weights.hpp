@@ -1,5 +1,5 @@
 #pragma once
-// Deterministic weights for ResNet-18 (or any model with torchvision-style names) when no
+// Deterministic weights for any model (ResNet-18 and others with torchvision-style names) when no
 // trained weights are given: He-style convolution and dense weights, batch norms near identity.
 #include <cmath>
 #include <cstddef>
@@ -11,7 +11,7 @@
 
 #include <partita/partita.hpp>
 
-namespace resnet18 {
+namespace models {
 
 /// `n` values in [lo, hi) from a 32-bit LCG: the same numbers on every machine.
 inline std::vector<float> pseudo_random(std::size_t n, std::uint32_t seed, float lo, float hi) {
@@ -60,4 +60,4 @@ partita::weight_set random_weights(std::vector<std::vector<float>>& storage, std
   return set;
 }
 
-}  // namespace resnet18
+}  // namespace models

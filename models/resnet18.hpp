@@ -8,7 +8,7 @@
 
 #include <partita/partita.hpp>
 
-namespace resnet18 {
+namespace models::resnet18 {
 using namespace partita;
 
 /// `cat(P, ".weight")`: a compile-time name built from a prefix.
@@ -61,4 +61,4 @@ struct logits : bias_add<dense<flatten<global_avg_pool2d<layer4>>, weight<"fc.we
 
 using net = model<logits>;
 
-}  // namespace resnet18
+}  // namespace models::resnet18

@@ -10,10 +10,10 @@
 
 #include <partita/partita.hpp>
 
-#include "models/backends.hpp"
-#include "models/conformance.hpp"
-#include "models/mock_accelerator.hpp"
-#include "models/queries.hpp"
+#include <laws/conformance.hpp>
+#include <support/backends.hpp>
+#include <support/mock_accelerator.hpp>
+#include <support/queries.hpp>
 
 using namespace partita;
 using test_backends::mock;
@@ -279,7 +279,7 @@ static_assert(same_signature_pairs >= 2, "the two dense and the relus after them
 TEST_CASE("a cost-partitioned module runs like the unpartitioned model") {
   using ref_t = compiled<fused_net, reference>;
   using cost_t = compiled<costed_mock, fast_mock, host10>;
-  const conformance::random_weights<ref_t> w(3);
+  const laws::random_weights<ref_t> w(3);
   std::vector<float> x(4 * 6 * 6);
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.3f * static_cast<float>(i));
   std::vector<float> want(4 * 6 * 6), got(4 * 6 * 6, -1.f);
@@ -301,7 +301,7 @@ TEST_CASE("a candidate runs alone as its own module") {
   static_assert(fused < C::size);
   using exe_t = compiled<candidate_module<C, fused>, fast_mock, host10>;
   static_assert(exe_t::num_inputs == 1 && exe_t::input(0).name == "in0");
-  const conformance::random_weights<exe_t> w(3);
+  const laws::random_weights<exe_t> w(3);
   exe_t exe;
   exe.bind(w.set);
   std::vector<float> x(4 * 6 * 6, 0.5f), y(exe_t::output(0).shp.elements());
@@ -316,7 +316,7 @@ TEST_CASE("a hand-over pair runs as one module, each candidate on its backend") 
   using exe_t = compiled<handover_module<C, p.i, p.j>, fast_mock, host10>;
   static_assert(exe_t::num_steps == 2 && exe_t::step_backend(0) == "mock" && exe_t::step_backend(1) == "host");
   static_assert(!C::handover(1, 1).found, "pairs are between two backends");
-  const conformance::random_weights<exe_t> w(5);
+  const laws::random_weights<exe_t> w(5);
   exe_t exe;
   exe.bind(w.set);
   std::vector<float> x(4 * 6 * 6, 0.25f), y(exe_t::output(0).shp.elements(), -1.f);

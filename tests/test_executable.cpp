@@ -10,7 +10,7 @@
 
 #include <partita/partita.hpp>
 
-#include "models/mlp.hpp"
+#include <models/mlp.hpp>
 
 // Counts every allocation made through the global operator new, to prove `run` makes none.
 // GCC cannot see that the replaced operator delete pairs with the replaced operator new.
@@ -71,7 +71,7 @@ struct mlp_weights {
   }
 };
 
-using mlp_exe = compiled<test_models::mlp, reference>;
+using mlp_exe = compiled<models::mlp, reference>;
 static_assert(mlp_exe::arena_bytes == 4096);
 static_assert(mlp_exe::num_inputs == 1 && mlp_exe::num_outputs == 1 && mlp_exe::num_steps == 8);
 static_assert(mlp_exe::input(0).name == "x" && mlp_exe::output(0).shp == shape_of<1, 10>);
@@ -111,7 +111,7 @@ TEST_CASE("on the cpu backend, with its thread pool, run allocates nothing eithe
                                       weight<"kb", f32, 32>>,
                              input<"skip", f32, 1, 32, 20, 20>>>>;
   const mlp_weights w;
-  compiled<test_models::mlp, cpu> exe;
+  compiled<models::mlp, cpu> exe;
   exe.bind(w.set());
   std::vector<float> k(32 * 16 * 9, 0.01f), kb(32, 0.1f), img(16 * 400, 0.5f), skip(32 * 400, 1.f), out(32 * 400);
   compiled<cnn, cpu> conv;

@@ -3,7 +3,7 @@
 
 #include <partita/partita.hpp>
 
-#include "models/mlp.hpp"
+#include <models/mlp.hpp>
 
 using namespace partita;
 
@@ -66,7 +66,7 @@ static_assert(rules::concatenate(detail::axis_attrs(1), std::array{arg_info{shap
               problem::concatenate_dimensions);
 
 // --- flattening: post-order, deduplicated by type identity and by structure ----------------
-constexpr const auto& mlp = module_of<test_models::mlp>::value;
+constexpr const auto& mlp = module_of<models::mlp>::value;
 static_assert(mlp.nodes.size() == 15);  // 1 input + 6 weights + 3 dense + 3 bias_add + 2 relu
 static_assert(mlp.nodes[0].op == op_id::input && mlp.nodes[1].op == op_id::weight && mlp.nodes[2].op == op_id::dense);
 static_assert(mlp.main().result == 14 && mlp.node(14).out == shape_of<1, 10>);
@@ -83,14 +83,14 @@ static_assert(module_of<model<add<named_relu, relu<img>>>>::value.nodes.size() =
 // relu<named_relu> and relu<relu<img>> are different types with the same structure: one node.
 static_assert(module_of<model<add<relu<named_relu>, relu<relu<img>>>>>::value.nodes.size() == 4);
 
-using two_out = model<test_models::logits, test_models::fc1>;
+using two_out = model<models::mlp_batch<1>::logits, models::mlp_batch<1>::fc1>;
 constexpr const auto& tm = module_of<two_out>::value;
 static_assert(tm.node(tm.main().result).op == op_id::tuple && tm.node(tm.main().result).nargs == 2);
 
 }  // namespace
 
 TEST_CASE("print shows every op with its type and attributes") {
-  const std::string text = print(module_of<test_models::mlp>{});
+  const std::string text = print(module_of<models::mlp>{});
   CHECK(text.find("def @main(%x: f32[1, 784]) -> f32[1, 10] {") != std::string::npos);
   CHECK(text.find("%2 = dense(%x, @fc1.weight) : f32[1, 512]") != std::string::npos);
   CHECK(text.find("%4 = bias_add(%2, @fc1.bias, axis=1) : f32[1, 512]") != std::string::npos);
@@ -110,7 +110,7 @@ TEST_CASE("print shows several outputs as a tuple") {
 }
 
 TEST_CASE("to_dot emits a cluster per function, a node per value and an edge per argument") {
-  const std::string dot = to_dot(module_of<test_models::mlp>{});
+  const std::string dot = to_dot(module_of<models::mlp>{});
   CHECK(dot.rfind("digraph partita {", 0) == 0);
   CHECK(dot.find("subgraph cluster_0") != std::string::npos);
   CHECK(dot.find("n1 [label=\"fc1.weight\\nf32[512, 784]\", shape=note") != std::string::npos);

@@ -6,8 +6,8 @@
 
 #include <partita/partita.hpp>
 
-#include "models/backends.hpp"
-#include "models/queries.hpp"
+#include <support/backends.hpp>
+#include <support/queries.hpp>
 
 using namespace partita;
 using test_backends::renamed;

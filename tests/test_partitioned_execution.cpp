@@ -10,9 +10,9 @@
 
 #include <partita/partita.hpp>
 
-#include "models/backends.hpp"
-#include "models/conformance.hpp"
-#include "models/mock_accelerator.hpp"
+#include <laws/conformance.hpp>
+#include <support/backends.hpp>
+#include <support/mock_accelerator.hpp>
 
 using namespace partita;
 using test_backends::mock;
@@ -20,14 +20,9 @@ using test_backends::renamed;
 
 namespace {
 
-// A small CNN with a residual block, a pooled head and a dense classifier.
-using img = input<"img", f32, 1, 3, 8, 8>;
-using stem = relu<bias_add<conv2d<img, weight<"stem.w", f32, 8, 3, 3, 3>, {.padding = {1, 1}}>, weight<"stem.b", f32, 8>>>;
-using branch = relu<bias_add<conv2d<stem, weight<"b1.w", f32, 8, 8, 3, 3>, {.padding = {1, 1}}>, weight<"b1.b", f32, 8>>>;
-using block = relu<add<bias_add<conv2d<branch, weight<"b2.w", f32, 8, 8, 1, 1>>, weight<"b2.b", f32, 8>>, stem>>;
-using pooled = flatten<max_pool2d<block, {.size = {2, 2}}>>;
-using logits = bias_add<dense<pooled, weight<"fc.w", f32, 10, 128>>, weight<"fc.b", f32, 10>>;
-using cnn = model<softmax<logits>, block>;
+// A small CNN with a residual block (its stem, branch and block: conv2d + bias + relu, a 1x1
+// conv2d + bias, add + relu), a pooled head and a dense classifier; the block is a second result.
+using laws::nets::cnn;
 
 template <class Exe>
 struct weights {
@@ -102,11 +97,12 @@ TEST_CASE("the mock accelerator runs its steps, fused where it can, with the ref
 
 TEST_CASE("the mock accelerator with cpu as the host: the same outputs as the reference") {
   // Differential: reference alone vs mock + cpu (1 and 2 cpu threads); the composites the mock
-  // does not take are cpu's fused kernels.
+  // does not take are cpu's fused kernels. (The mock's own law runs with the reference as host.)
   using exe_t = compiled<cnn, mock, cpu>;
   static_assert(count_functions<exe_t::module, "mock.conv2d_bias_relu"> == 2);
   static_assert(count_functions<exe_t::module, "cpu.conv2d_bias_add_act"> == 1);
-  CHECK(conformance::compare<cnn, mock, cpu>().worst() <= conformance::tolerance);
+  using law = laws::conformance<mock, cpu>;
+  CHECK(law::run<cnn>().worst() <= law::tolerance);
 }
 
 TEST_CASE("steps are split between renamed reference backends and the host") {
@@ -253,23 +249,21 @@ bool same_as_reference() {
   return out_a == out_b;
 }
 
-using p = input<"p", f32, 2, 8>;
-using q = input<"q", f32, 2, 8>;
+using laws::nets::outputs_net::p;
+using laws::nets::outputs_net::q;
 using adds = renamed<"adds", op_id::add, op_id::relu>;
-using s = relu<add<p, q>>;
 
 }  // namespace
 
 TEST_CASE("edge cases of partitioned outputs run as the unpartitioned model does") {
   // a partition's value returned twice, and seen through a view
-  CHECK(same_as_reference<model<s, s, flatten<s>, reshape<s, 16>>, adds>());
+  CHECK(same_as_reference<laws::nets::twice_and_views, adds>());
   // two outputs from one multi-output partition, one also consumed by the host
-  using t = add<s, p>;
-  CHECK(same_as_reference<model<t, s, softmax<s>>, adds>());
+  CHECK(same_as_reference<laws::nets::results_read_again, adds>());
   // an input returned as is, next to a partition that also reads it
-  CHECK(same_as_reference<model<p, s>, adds>());
+  CHECK(same_as_reference<laws::nets::input_as_result, adds>());
   // a partition that is the whole model
-  CHECK(same_as_reference<model<relu<add<add<p, q>, p>>>, adds>());
+  CHECK(same_as_reference<laws::nets::one_region, adds>());
   // an op pinned to a backend that would not claim it runs there
   using pinned = model<add<on<adds, multiply<p, q>>, p>>;
   static_assert(count_functions<partition<pinned, adds, reference>, "adds"> == 1);

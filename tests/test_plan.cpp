@@ -3,13 +3,13 @@
 
 #include <partita/partita.hpp>
 
-#include "models/mlp.hpp"
+#include <models/mlp.hpp>
 
 using namespace partita;
 
 namespace {
 
-constexpr const auto& mlp = plan_of<module_of<test_models::mlp>, reference>::value;
+constexpr const auto& mlp = plan_of<module_of<models::mlp>, reference>::value;
 static_assert(mlp.steps.size() == 8);  // 3 dense, 3 bias_add, 2 relu
 static_assert(mlp.inputs.size() == 1 && mlp.inputs[0].name == "x");
 static_assert(mlp.weights.size() == 6 && mlp.weights[0].name == "fc1.weight" && mlp.weights[1].name == "fc1.bias");

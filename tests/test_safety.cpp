@@ -12,9 +12,9 @@
 
 #include <partita/partita.hpp>
 
-#include "models/conformance.hpp"
-#include "models/graph_compiler.hpp"
-#include "models/mlp.hpp"
+#include <laws/conformance.hpp>
+#include <models/mlp.hpp>
+#include <support/graph_compiler.hpp>
 
 using test_backends::graph_npu;
 
@@ -153,8 +153,8 @@ TEST_CASE("null and misaligned buffers are errors naming the argument") {
 }
 
 TEST_CASE("a moved-from executable is not bound and refuses run and bind") {
-  compiled<test_models::mlp, cpu> a;
-  const conformance::random_weights<decltype(a)> w(5);
+  compiled<models::mlp, cpu> a;
+  const laws::random_weights<decltype(a)> w(5);
   a.bind(w.set);
   CHECK(a.bound());
   auto b = std::move(a);
@@ -179,7 +179,7 @@ TEST_CASE("a bind that a backend refuses leaves the executable bound to its prev
   using exe_t = compiled<net, graph_npu, cpu>;
   static_assert(exe_t::num_steps == 2 && exe_t::step_backend(0) == "gnpu" && exe_t::step_backend(1) == "cpu");
   auto exe = std::make_unique<exe_t>();
-  const conformance::random_weights<exe_t> first(11), second(12);
+  const laws::random_weights<exe_t> first(11), second(12);
   exe->bind(first.set);
   std::vector<float> x(32), before(8), after(8), other(8);
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 5) - 2.f;
@@ -198,11 +198,11 @@ TEST_CASE("a bind that a backend refuses leaves the executable bound to its prev
 }
 
 TEST_CASE("weights that only packing kernels read are not kept twice") {
-  using exe_t = compiled<test_models::mlp, cpu>;
+  using exe_t = compiled<models::mlp, cpu>;
   static_assert(exe_t::kept_weight_bytes == 0);  // every MLP weight lives only in cpu's panels
-  static_assert(compiled<test_models::mlp, reference>::kept_weight_bytes == compiled<test_models::mlp, reference>::weight_bytes);
+  static_assert(compiled<models::mlp, reference>::kept_weight_bytes == compiled<models::mlp, reference>::weight_bytes);
   exe_t exe;
-  const conformance::random_weights<exe_t> w(2);
+  const laws::random_weights<exe_t> w(2);
   exe.bind(w.set);
   const std::size_t planned = exe_t::arena_bytes + exe_t::weight_bytes;
   CAPTURE(exe.resident_bytes());

@@ -10,7 +10,7 @@
 
 #include <partita/partita.hpp>
 
-#include "models/graph_compiler.hpp"
+#include <support/graph_compiler.hpp>
 
 using namespace partita;
 using test_backends::graph_npu;

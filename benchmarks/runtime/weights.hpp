@@ -7,16 +7,16 @@
 
 #include <partita/partita.hpp>
 
-#include "../../examples/resnet18/random_weights.hpp"
+#include <models/random_weights.hpp>
 
 namespace bench {
 
-using resnet18::random_weights;
+using models::random_weights;
 
 /// Input `i` of `Executable`, uniform in [-1, 1).
 template <class Executable>
 std::vector<float> random_input(std::uint32_t seed = 7, std::size_t i = 0) {
-  return resnet18::pseudo_random(static_cast<std::size_t>(Executable::input(i).shp.elements()), seed, -1.0f, 1.0f);
+  return models::pseudo_random(static_cast<std::size_t>(Executable::input(i).shp.elements()), seed, -1.0f, 1.0f);
 }
 
 }  // namespace bench

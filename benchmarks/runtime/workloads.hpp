@@ -9,7 +9,9 @@
 
 #include <partita/partita.hpp>
 
-#include "../../examples/resnet18/resnet18.hpp"
+#include <models/biased_block.hpp>
+#include <models/mlp.hpp>
+#include <models/resnet18.hpp>
 
 namespace workloads {
 using namespace partita;
@@ -18,29 +20,10 @@ using namespace partita;
 template <class X, fixed_string W, fixed_string B, std::int64_t In, std::int64_t Out>
 using linear = bias_add<dense<X, weight<W, f32, Out, In>>, weight<B, f32, Out>>;
 
-/// The MLP of tests/models/mlp.hpp (same weight names) at batch `N`.
-template <std::int64_t N>
-struct mlp {
-  using x = input<"x", f32, N, 784>;
-  using fc1 = relu<linear<x, "fc1.weight", "fc1.bias", 784, 512>>;
-  using fc2 = relu<linear<fc1, "fc2.weight", "fc2.bias", 512, 512>>;
-  using logits = linear<fc2, "fc3.weight", "fc3.bias", 512, 10>;
-};
+using w1 = models::mlp;
+using w2 = model<models::mlp_batch<64>::logits>;
 
-using w1 = model<mlp<1>::logits>;
-using w2 = model<mlp<64>::logits>;
-
-/// A ResNet basic block with biased convolutions and no batch norm.
-namespace block {
-using x = input<"x", f32, 1, 64, 56, 56>;
-using conv1 = relu<bias_add<conv2d<x, weight<"conv1.weight", f32, 64, 64, 3, 3>, {.padding = {1, 1}}>,
-                            weight<"conv1.bias", f32, 64>>>;
-using conv2 = bias_add<conv2d<conv1, weight<"conv2.weight", f32, 64, 64, 3, 3>, {.padding = {1, 1}}>,
-                       weight<"conv2.bias", f32, 64>>;
-using out = relu<add<conv2, x>>;
-}  // namespace block
-
-using w3 = model<block::out>;
+using w3 = model<models::biased_block<64, 56, 56>::out>;
 
 /// LeNet-5: two 5×5 conv + relu + 2×2 max pool stages, then three dense layers.
 namespace lenet {
@@ -57,6 +40,6 @@ using logits = linear<fc2, "fc3.weight", "fc3.bias", 84, 10>;
 
 using w4 = model<lenet::logits>;
 
-using w5 = resnet18::net;
+using w5 = models::resnet18::net;
 
 }  // namespace workloads

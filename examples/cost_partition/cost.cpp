@@ -2,5 +2,5 @@
 #include "timing.hpp"
 
 cost_example::variant cost_example::cost() {
-  return describe<partita::cost_partition<resnet18::net, partita::onednn, partita::cpu>>("cost");
+  return describe<partita::cost_partition<models::resnet18::net, partita::onednn, partita::cpu>>("cost");
 }

@@ -20,11 +20,12 @@
 #include <iostream>
 #include <vector>
 
-#include "../resnet18/measure.hpp"
-#include "../resnet18/random_weights.hpp"
+#include <models/measure.hpp>
+#include <models/random_weights.hpp>
+
 #include "variants.hpp"
 
-using resnet18::max_relative_error;
+using models::max_relative_error;
 
 int main(int argc, char** argv) try {
   const std::filesystem::path dir = argc > 1 ? argv[1] : ".";
@@ -53,7 +54,7 @@ int main(int argc, char** argv) try {
 
   std::vector<std::vector<float>> storage;
   const partita::weight_set weights = cost_example::weights(storage);
-  const std::vector<float> image = resnet18::pseudo_random(3 * 224 * 224, 2024, -2.0f, 2.0f);
+  const std::vector<float> image = models::pseudo_random(3 * 224 * 224, 2024, -2.0f, 2.0f);
   std::vector<std::vector<float>> logits(vs.size(), std::vector<float>(1000));
   std::vector<double> ms;
   for (std::size_t i = 0; i < vs.size(); ++i) ms.push_back(vs[i].time_ms(weights, image, logits[i], runs));

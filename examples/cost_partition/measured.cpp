@@ -9,6 +9,7 @@
 #endif
 
 cost_example::variant cost_example::measured() {
-  return describe<partita::cost_partition_with<partita::cost_config<resnet18_costs>, resnet18::net, partita::onednn, partita::cpu>>(
-      "measured");
+  using measured_module =
+      partita::cost_partition_with<partita::cost_config<resnet18_costs>, models::resnet18::net, partita::onednn, partita::cpu>;
+  return describe<measured_module>("measured");
 }

@@ -1,5 +1,5 @@
 // Measured costs of the candidates of a cost-based search (partita::cost_candidates),
-// written by Partita's tune tool (examples/tune/tune.hpp). Each entry is one candidate, named
+// written by Partita's tune tool (tools/tune/tune.hpp). Each entry is one candidate, named
 // by its backend and structural signature, with its run time in nanoseconds: the candidate
 // compiled alone, random weights and inputs, warmed up, then the median of 25 timed runs;
 // the smallest such median of 3 sweeps over all candidates. The comment after each entry is the

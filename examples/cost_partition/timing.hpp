@@ -1,7 +1,7 @@
 #pragma once
 #include <memory>
 
-#include "../resnet18/measure.hpp"
+#include <models/measure.hpp>
 
 #include "variants.hpp"
 
@@ -10,5 +10,5 @@ double cost_example::time_ms(const partita::weight_set& weights, const std::vect
                              int runs) {
   auto exe = std::make_unique<Exe>();
   exe->bind(weights);
-  return resnet18::median_ms(*exe, image, logits, runs);
+  return models::median_ms(*exe, image, logits, runs);
 }

@@ -10,7 +10,7 @@
 #include <partita/partita.hpp>
 #include <partita/backends/onednn/onednn.hpp>
 
-#include "../resnet18/resnet18.hpp"
+#include <models/resnet18.hpp>
 
 namespace cost_example {
 

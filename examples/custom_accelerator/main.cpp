@@ -12,10 +12,13 @@
 #include <type_traits>
 #include <vector>
 
+#include <models/random_weights.hpp>
+
 #include "npu_backend.hpp"
 
 using namespace partita;
 using custom::npu;
+using models::pseudo_random;
 
 // The model: four conv+bias+relu layers, then global pooling and a dense classifier.
 using img = input<"img", f32, 1, 3, 32, 32>;
@@ -34,20 +37,6 @@ using oracle = compiled<net, reference>;
 static_assert(std::is_same_v<offloaded::module, parts>);
 static_assert(count_functions<parts, "npu"> == 2 && count_functions<parts, "npu.conv2d_bias_relu"> == 2);
 static_assert(count_functions<parts, "cpu.conv2d_bias_act"> == 2 && count_functions<parts, "cpu.dense_bias"> == 1);
-
-namespace {
-
-std::vector<float> pseudo_random(std::size_t n, std::uint32_t seed, float lo, float hi) {
-  std::vector<float> v(n);
-  std::uint32_t s = seed;
-  for (float& f : v) {
-    s = s * 1664525u + 1013904223u;
-    f = lo + (hi - lo) * (static_cast<float>(s >> 8) / 16777216.0f);
-  }
-  return v;
-}
-
-}  // namespace
 
 int main() try {
   std::cout << print(parts{}) << "\n";

@@ -1,6 +1,6 @@
-// The 784-512-512-10 MLP: declared as types, compiled for the cpu backend (each dense+bias(+relu)
-// fused into one kernel), weights bound from a safetensors file (written here, deterministically,
-// if none is given), then run.
+// The 784-512-512-10 MLP (declared as types in models/mlp.hpp), compiled for the cpu backend
+// (each dense+bias(+relu) fused into one kernel), weights bound from a safetensors file (written
+// here, deterministically, if none is given), then run.
 //
 //   example_mlp                  writes mlp.safetensors into its build directory and uses it
 //   example_mlp weights.st       uses the given file (names fc{1,2,3}.{weight,bias})
@@ -12,13 +12,11 @@
 
 #include <partita/partita.hpp>
 
+#include <models/mlp.hpp>
+
 using namespace partita;
 
-using x = input<"x", f32, 1, 784>;
-using fc1 = relu<bias_add<dense<x, weight<"fc1.weight", f32, 512, 784>>, weight<"fc1.bias", f32, 512>>>;
-using fc2 = relu<bias_add<dense<fc1, weight<"fc2.weight", f32, 512, 512>>, weight<"fc2.bias", f32, 512>>>;
-using logits = bias_add<dense<fc2, weight<"fc3.weight", f32, 10, 512>>, weight<"fc3.bias", f32, 10>>;
-using net = model<logits>;
+using net = models::mlp;  // input<"x", f32, 1, 784> through three dense + bias layers, relu between
 
 using executable = compiled<net, cpu>;
 static_assert(executable::arena_bytes <= 2 * 512 * sizeof(float), "two [1, 512] activations at most");

@@ -14,12 +14,12 @@
 #include <string>
 #include <vector>
 
-#include "measure.hpp"
-#include "random_weights.hpp"
-#include "resnet18.hpp"
+#include <models/measure.hpp>
+#include <models/random_weights.hpp>
+#include <models/resnet18.hpp>
 
 using namespace partita;
-using executable = compiled<resnet18::net, cpu>;
+using executable = compiled<models::resnet18::net, cpu>;
 
 static_assert(count_functions<executable::module, "cpu.conv2d_bias_add_act"> == 8, "every block's second conv takes the residual");
 static_assert(count_functions<executable::module, "cpu.conv2d_bias_act"> == 9, "stem and every block's first conv");
@@ -50,15 +50,15 @@ int main(int argc, char** argv) try {
   if (!weights_path.empty()) {
     exe->bind(load_safetensors(weights_path));
   } else {
-    exe->bind(resnet18::random_weights<executable>(storage));
+    exe->bind(models::random_weights<executable>(storage));
   }
   exe->state<cpu>().set_threads(threads);
 
   // A deterministic image, normalised like torchvision's inputs.
-  std::vector<float> image = resnet18::pseudo_random(3 * 224 * 224, 2024, -2.0f, 2.0f);
+  std::vector<float> image = models::pseudo_random(3 * 224 * 224, 2024, -2.0f, 2.0f);
   std::vector<float> logits(1000);
   constexpr int runs = 20;
-  const std::vector<double> ms = resnet18::timed_ms(*exe, image, logits, runs);  // after a warm-up call
+  const std::vector<double> ms = models::timed_ms(*exe, image, logits, runs);  // after a warm-up call
   std::vector<int> order(1000);
   std::iota(order.begin(), order.end(), 0);
   std::partial_sort(order.begin(), order.begin() + 5, order.end(), [&](int a, int b) { return logits[a] > logits[b]; });

@@ -1,5 +1,5 @@
 // The tune tool on ResNet-18 with oneDNN and cpu: measures each candidate of the cost-based
-// search (`cost_candidates<cost_config<>, resnet18::net, onednn, cpu>`) alone on this machine
+// search (`cost_candidates<cost_config<>, models::resnet18::net, onednn, cpu>`) alone on this machine
 // and writes the header `cost_partition_with<cost_config<resnet18_costs>, ...>` reads
 // (examples/cost_partition). The candidates are compiled in four translation units
 // (resnet18_part0.cpp ... resnet18_part3.cpp).

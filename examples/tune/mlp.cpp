@@ -8,10 +8,10 @@
 
 #include <partita/partita.hpp>
 
-#include "../../tests/models/mlp.hpp"
-#include "tune.hpp"
+#include <models/mlp.hpp>
+#include <tools/tune/tune.hpp>
 
-using candidates = partita::cost_candidates<partita::cost_config<>, test_models::mlp, partita::cpu>;
+using candidates = partita::cost_candidates<partita::cost_config<>, models::mlp, partita::cpu>;
 
 int main(int argc, char** argv) try {
   const std::string path = argc > 1 ? argv[1] : "mlp_costs.hpp";

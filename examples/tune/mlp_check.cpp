@@ -4,10 +4,10 @@
 
 #include <partita/partita.hpp>
 
-#include "../../tests/models/mlp.hpp"
+#include <models/mlp.hpp>
 #include "mlp_costs.hpp"
 
-using measured = partita::cost_partition_with<partita::cost_config<mlp_costs>, test_models::mlp, partita::cpu>;
+using measured = partita::cost_partition_with<partita::cost_config<mlp_costs>, models::mlp, partita::cpu>;
 static_assert(measured::search.measured > 0, "the search used none of the measured costs");
 
 int main() {

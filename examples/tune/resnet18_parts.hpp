@@ -7,10 +7,10 @@
 #include <partita/partita.hpp>
 #include <partita/backends/onednn/onednn.hpp>
 
-#include "../resnet18/resnet18.hpp"
-#include "tune.hpp"
+#include <models/resnet18.hpp>
+#include <tools/tune/tune.hpp>
 
-using resnet18_candidates = partita::cost_candidates<partita::cost_config<>, resnet18::net, partita::onednn, partita::cpu>;
+using resnet18_candidates = partita::cost_candidates<partita::cost_config<>, models::resnet18::net, partita::onednn, partita::cpu>;
 inline constexpr int resnet18_parts = 4;
 
 /// One sweep over part `Part`: candidates [size * Part / parts, size * (Part + 1) / parts).

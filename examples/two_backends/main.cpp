@@ -16,9 +16,9 @@
 #include <partita/partita.hpp>
 #include <partita/backends/onednn/onednn.hpp>
 
-#include "../resnet18/measure.hpp"
-#include "../resnet18/random_weights.hpp"
-#include "../resnet18/resnet18.hpp"
+#include <models/measure.hpp>
+#include <models/random_weights.hpp>
+#include <models/resnet18.hpp>
 
 using namespace partita;
 
@@ -33,14 +33,14 @@ struct wide_onednn : onednn_backend<> {
                                  composite<"onednn.dense", dense_p<any, constant>, wide_only>>;
 };
 
-using split = partition<resnet18::net, wide_onednn, cpu>;
+using split = partition<models::resnet18::net, wide_onednn, cpu>;
 static_assert(count_functions<split, "onednn"> == 1, "layer2 to the classifier: one oneDNN partition");
 
-using cpu_only = compiled<resnet18::net, cpu>;
-using all_onednn = compiled<resnet18::net, onednn, cpu>;
-using two = compiled<resnet18::net, wide_onednn, cpu>;
+using cpu_only = compiled<models::resnet18::net, cpu>;
+using all_onednn = compiled<models::resnet18::net, onednn, cpu>;
+using two = compiled<models::resnet18::net, wide_onednn, cpu>;
 
-using resnet18::max_relative_error;
+using models::max_relative_error;
 
 int main(int argc, char** argv) try {
   const std::string dot_path = argc > 1 ? argv[1] : "two_backends.dot";
@@ -55,8 +55,8 @@ int main(int argc, char** argv) try {
   std::cout << ")\n";
 
   std::vector<std::vector<float>> storage;
-  const weight_set weights = resnet18::random_weights<cpu_only>(storage);
-  const std::vector<float> image = resnet18::pseudo_random(3 * 224 * 224, 2024, -2.0f, 2.0f);
+  const weight_set weights = models::random_weights<cpu_only>(storage);
+  const std::vector<float> image = models::pseudo_random(3 * 224 * 224, 2024, -2.0f, 2.0f);
   std::vector<float> a(1000), b(1000), c(1000);
 
   auto x = std::make_unique<cpu_only>();
@@ -68,8 +68,8 @@ int main(int argc, char** argv) try {
   x->state<cpu>().set_threads(threads);
   y->state<cpu>().set_threads(threads);
   z->state<cpu>().set_threads(threads);
-  const double tx = resnet18::median_ms(*x, image, a, 15), ty = resnet18::median_ms(*y, image, b, 15),
-               tz = resnet18::median_ms(*z, image, c, 15);
+  const double tx = models::median_ms(*x, image, a, 15), ty = models::median_ms(*y, image, b, 15),
+               tz = models::median_ms(*z, image, c, 15);
   const double e1 = max_relative_error(b, a), e2 = max_relative_error(c, a);
   std::cout << "median latency: cpu " << tx << " ms, oneDNN " << ty << " ms, split " << tz << " ms\n";
   std::cout << "largest relative difference from cpu alone: oneDNN " << e1 << ", split " << e2 << "\n";

@@ -8,8 +8,7 @@
 
 #include <partita/partita.hpp>
 
-#include "models/conformance.hpp"
-#include "models/mlp.hpp"
+#include <laws/conformance.hpp>
 
 using namespace partita;
 
@@ -31,7 +30,7 @@ std::vector<float> image(unsigned seed) {
 }  // namespace
 
 TEST_CASE("N executables in N threads, pools of 3, 4 and 8 workers, agree with one thread") {
-  const conformance::random_weights<exe_t> w(21);
+  const laws::random_weights<exe_t> w(21);
   exe_t single;
   single.state<cpu>().set_threads(1);
   single.bind(w.set);
@@ -69,7 +68,7 @@ TEST_CASE("N executables in N threads, pools of 3, 4 and 8 workers, agree with o
 TEST_CASE("one executable shared by threads: calls complete correctly or are refused as busy") {
   exe_t exe;
   exe.state<cpu>().set_threads(4);
-  const conformance::random_weights<exe_t> w(22);
+  const laws::random_weights<exe_t> w(22);
   exe.bind(w.set);
   const auto x = image(9);
   std::vector<float> want(64);

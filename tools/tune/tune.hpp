@@ -29,7 +29,7 @@
 
 #include <partita/partita.hpp>
 
-#include "../resnet18/random_weights.hpp"
+#include <models/random_weights.hpp>
 
 namespace tune_tool {
 
@@ -69,13 +69,13 @@ template <class Module, class... Backends>
 double time_module(int repetitions, std::chrono::milliseconds idle = std::chrono::milliseconds(0)) {
   using exe_t = partita::compiled<Module, Backends...>;
   std::vector<std::vector<float>> storage;
-  const partita::weight_set weights = resnet18::random_weights<exe_t>(storage);
+  const partita::weight_set weights = models::random_weights<exe_t>(storage);
   std::vector<std::vector<float>> ins, outs;
   std::vector<const float*> in_ptrs;
   std::vector<float*> out_ptrs;
   for (std::size_t i = 0; i < exe_t::num_inputs; ++i) {
     const std::size_t n = (exe_t::input(i).bytes() + sizeof(float) - 1) / sizeof(float);
-    ins.push_back(resnet18::pseudo_random(n, static_cast<std::uint32_t>(1000 + i), -1.0f, 1.0f));
+    ins.push_back(models::pseudo_random(n, static_cast<std::uint32_t>(1000 + i), -1.0f, 1.0f));
   }
   for (std::size_t i = 0; i < exe_t::num_outputs; ++i)
     outs.emplace_back((exe_t::output(i).bytes() + sizeof(float) - 1) / sizeof(float));
@@ -183,7 +183,7 @@ std::vector<handover_result> tune_handovers(int repetitions, int sweeps) {
 inline void write_costs(std::ostream& out, std::string_view struct_name, const std::vector<tune_result>& results,
                         int repetitions, int sweeps, const std::vector<handover_result>& handovers = {}) {
   out << "// Measured costs of the candidates of a cost-based search (partita::cost_candidates),\n"
-         "// written by Partita's tune tool (examples/tune/tune.hpp). Each entry is one candidate, named\n"
+         "// written by Partita's tune tool (tools/tune/tune.hpp). Each entry is one candidate, named\n"
          "// by its backend and structural signature, with its run time in nanoseconds: the candidate\n"
          "// compiled alone, random weights and inputs, warmed up, then the median of "
       << repetitions << " timed runs;\n// the smallest such median of " << sweeps

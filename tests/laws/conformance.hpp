@@ -1,0 +1,319 @@
+#pragma once
+// The conformance law: a backend computes what `reference` computes, within a tolerance, for
+// every model of one list (conformance_models.hpp), with the same pseudo-random weights and
+// inputs, finite and then with NaN and ±Inf planted in them. A backend obeys it by naming itself
+// in its test,
+//
+//   PARTITA_CONFORMANCE_LAW(cpu)   // TEST_CASE("cpu obeys the conformance law")
+//
+// and states what its runs need beyond its name (a host backend, run-time configurations,
+// whether NaN and ±Inf belong to its law, the tolerance) by specializing `conformance_traits`.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <memory>
+#include <random>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include <partita/partita.hpp>
+
+#include "conformance_models.hpp"
+
+namespace laws {
+
+/// What a backend's run of the law needs beyond its name. Specialize `conformance_traits<B>`,
+/// deriving from `conformance_defaults`, in B's test:
+///   host            the backend that runs what B leaves (`void`: B runs every op itself)
+///   configurations  the number of run-time configurations every model runs in, each set on the
+///                   executable by `configure(exe, k)`; the host's configurations multiply B's
+///   special_values  whether B propagates NaN and ±Inf as the reference does (if not, B's law
+///                   stays on finite inputs: say why where you specialize)
+///   tolerance       the worst relative error allowed against the reference (fp32)
+struct conformance_defaults {
+  using host = void;
+  static constexpr int configurations = 1;
+  template <class Exe>
+  static void configure(Exe&, int) {}
+  static constexpr bool special_values = true;
+  static constexpr double tolerance = 1e-5;
+};
+
+template <class B>
+struct conformance_traits : conformance_defaults {};
+
+// The library's own backends. cpu is the host of other backends' runs too, so its traits are
+// declared here, once, for every translation unit that runs the law.
+
+/// The reference against itself: the same results, bit for bit, run after run.
+template <>
+struct conformance_traits<partita::reference> : conformance_defaults {
+  static constexpr double tolerance = 0;
+};
+
+/// cpu with one thread and with two: each split of the work within the tolerance.
+template <>
+struct conformance_traits<partita::cpu> : conformance_defaults {
+  static constexpr int configurations = 2;
+  template <class Exe>
+  static void configure(Exe& exe, int k) {
+    exe.template state<partita::cpu>().set_threads(k + 1);
+  }
+};
+
+/// The law's weights: batch-norm variances (names ending in "var") in [0.5, 1.5), everything
+/// else in [-1, 1) scaled by 1/sqrt(fan-in), so that outputs stay O(1); seeded by `seed`, in the
+/// order `slots` lists them.
+struct weight_values {
+  std::vector<std::vector<float>> data;
+  partita::weight_set set;
+  weight_values(std::span<const partita::tensor_slot> slots, unsigned seed) {
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<float> dist(-1.f, 1.f);
+    data.reserve(slots.size());
+    for (const partita::tensor_slot& w : slots) {
+      const std::int64_t fan_in = w.shp.rank >= 2 ? w.shp.elements() / w.shp[0] : 1;
+      const float scale = 1.f / std::sqrt(static_cast<float>(fan_in));
+      const bool variance = std::string_view(w.name).ends_with("var");
+      data.emplace_back(static_cast<std::size_t>(w.shp.elements()));
+      for (float& v : data.back()) v = variance ? 0.5f + 0.5f * (dist(gen) + 1.f) : dist(gen) * scale;
+      set.add(std::string(w.name), data.back(), std::span(w.shp.dims.data(), static_cast<std::size_t>(w.shp.rank)));
+    }
+  }
+};
+
+/// The law's weights for every weight executable `Exe` declares: `random_weights<exe_t> w(5);
+/// exe.bind(w.set);`.
+template <class Exe>
+struct random_weights : weight_values {
+  explicit random_weights(unsigned seed) : weight_values(std::span(Exe::plan.weights.data(), Exe::plan.weights.size()), seed) {}
+};
+
+/// How far `got` is from `want`: the worst relative error (absolute below 1) over the finite
+/// expected values; a NaN or infinity expected must come out exactly (any NaN for NaN), and an
+/// unexpected one counts as 1e30.
+inline double relative_error(const std::vector<float>& got, const std::vector<float>& want) {
+  double worst = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const double g = got[i], w = want[i];
+    double d = 0;
+    if (std::isnan(w)) {
+      d = std::isnan(g) ? 0 : 1e30;
+    } else if (std::isinf(w)) {
+      d = g == w ? 0 : 1e30;
+    } else {
+      d = std::abs(g - w) / std::max(1.0, std::abs(w));
+      if (!std::isfinite(d)) d = 1e30;
+    }
+    worst = std::max(worst, d);
+  }
+  return worst;
+}
+
+/// The special values a backend must propagate as the reference does: rounds with one NaN, one
+/// +Inf, one -Inf at a pseudo-random place in every input, then one with about 5 % of the
+/// elements replaced by a mix of the three.
+inline void plant_specials(std::vector<std::vector<float>>& ins, int round, unsigned seed) {
+  constexpr float specials[] = {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
+                                -std::numeric_limits<float>::infinity()};
+  std::mt19937 gen(seed * 31u + static_cast<unsigned>(round));
+  for (auto& v : ins) {
+    if (v.empty()) continue;
+    if (round < 3) {
+      v[std::uniform_int_distribution<std::size_t>(0, v.size() - 1)(gen)] = specials[round];
+    } else {
+      for (float& x : v)
+        if (gen() % 20 == 0) x = specials[gen() % 3];
+    }
+  }
+}
+
+/// The worst relative errors of one model: on finite inputs, one per configuration; then with
+/// one NaN, one +Inf, one -Inf and a mix, each the worst over the configurations (0 where the
+/// backend's law stays on finite inputs).
+struct result {
+  std::vector<double> finite;
+  std::array<double, 4> specials{};
+  double worst() const {
+    double w = *std::max_element(specials.begin(), specials.end());
+    for (double e : finite) w = std::max(w, e);
+    return w;
+  }
+  std::string summary() const {
+    const auto number = [](double e) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%.3g", e);
+      return std::string(text);
+    };
+    std::string s = "worst relative errors: finite inputs";
+    for (double e : finite) s.append(" ").append(number(e));
+    const char* rounds[] = {"; one NaN ", ", one +Inf ", ", one -Inf ", ", a mix "};
+    for (std::size_t r = 0; r < specials.size(); ++r) s.append(rounds[r]).append(number(specials[r]));
+    return s;
+  }
+};
+
+namespace detail {
+template <class Net, class B, class Host>
+struct executable {
+  using type = partita::compiled<Net, B, Host>;
+};
+template <class Net, class B>
+struct executable<Net, B, void> {
+  using type = partita::compiled<Net, B>;
+};
+
+/// An executable seen through plain function pointers: the law's loop below is compiled once,
+/// not once per model and backend.
+struct runner {
+  void* exe;
+  void (*run)(void* exe, const float* const* in, float* const* out);
+  void (*configure)(void* exe, int k);
+};
+
+template <class Exe>
+void run_thunk(void* exe, const float* const* in, float* const* out) {
+  static_cast<Exe*>(exe)->run_unchecked(in, out);
+}
+
+/// The errors of `exe` against `ref` (both bound): inputs of the given sizes from `seed`, every
+/// configuration, then, with `special_values`, the rounds with NaN and ±Inf planted.
+inline result measure(const runner& ref, const runner& exe, std::span<const std::size_t> in_sizes,
+                      std::span<const std::size_t> out_sizes, int configurations, bool special_values, unsigned seed) {
+  std::mt19937 gen(seed + 1);
+  std::uniform_real_distribution<float> dist(-2.f, 2.f);
+  std::vector<std::vector<float>> base, ins, want, got;
+  std::vector<const float*> in_ptrs;
+  std::vector<float*> want_ptrs, got_ptrs;
+  for (std::size_t n : in_sizes) {
+    base.emplace_back(n);
+    for (float& v : base.back()) v = dist(gen);
+  }
+  ins = base;
+  for (std::size_t n : out_sizes) {
+    want.emplace_back(n);
+    got.emplace_back(n, -1.f);
+  }
+  for (auto& v : ins) in_ptrs.push_back(v.data());
+  for (auto& v : want) want_ptrs.push_back(v.data());
+  for (auto& v : got) got_ptrs.push_back(v.data());
+
+  const auto error_in = [&](int k) {
+    exe.configure(exe.exe, k);
+    for (auto& g : got) std::fill(g.begin(), g.end(), -1.f);
+    exe.run(exe.exe, in_ptrs.data(), got_ptrs.data());
+    exe.run(exe.exe, in_ptrs.data(), got_ptrs.data());  // twice: nothing may depend on the previous run
+    double e = 0;
+    for (std::size_t o = 0; o < got.size(); ++o) e = std::max(e, relative_error(got[o], want[o]));
+    return e;
+  };
+  result r;
+  ref.run(ref.exe, in_ptrs.data(), want_ptrs.data());
+  for (int k = 0; k < configurations; ++k) r.finite.push_back(error_in(k));
+  if (special_values) {
+    for (int round = 0; round < 4; ++round) {
+      for (std::size_t i = 0; i < ins.size(); ++i) std::copy(base[i].begin(), base[i].end(), ins[i].begin());
+      plant_specials(ins, round, seed);
+      ref.run(ref.exe, in_ptrs.data(), want_ptrs.data());
+      for (int k = 0; k < configurations; ++k)
+        r.specials[static_cast<std::size_t>(round)] = std::max(r.specials[static_cast<std::size_t>(round)], error_in(k));
+    }
+  }
+  return r;
+}
+
+/// Reports one model's result as a doctest check.
+inline void report(std::string_view backend, std::string_view about, int index, const result& r, double tolerance) {
+  const std::string model =
+      std::string("backend '").append(backend).append("', ").append(about).append(": model ").append(std::to_string(index));
+  const std::string errors = r.summary();
+  INFO(model);
+  INFO(errors);
+  CHECK(r.worst() <= tolerance);
+}
+}  // namespace detail
+
+/// The law for backend `B`, with `Host` running what B leaves (by default its traits' host):
+/// `conformance<B>::check()` runs every model of the list, `check<op_models>()` one part of it,
+/// `run<Net>()` one model.
+template <class B, class Host = typename conformance_traits<B>::host>
+struct conformance {
+  using traits = conformance_traits<B>;
+  using host = Host;
+  using host_traits = conformance_traits<host>;  // the defaults for `void`
+  static constexpr int configurations = traits::configurations * host_traits::configurations;
+  static constexpr bool special_values = traits::special_values && host_traits::special_values;
+  static constexpr double tolerance = traits::tolerance;
+
+  /// `Net` compiled for B (and its host).
+  template <class Net>
+  using executable = typename detail::executable<Net, B, host>::type;
+
+  /// `Net` on the reference and on B with the same weights (seeded by `seed`) and inputs.
+  template <class Net>
+  static result run(unsigned seed = 7) {
+    using ref_t = partita::compiled<Net, partita::reference>;
+    using exe_t = executable<Net>;
+    static_assert(ref_t::num_inputs == exe_t::num_inputs && ref_t::num_outputs == exe_t::num_outputs);
+    const random_weights<ref_t> w(seed);
+    auto ref = std::make_unique<ref_t>();
+    auto exe = std::make_unique<exe_t>();
+    if constexpr (!ref_t::plan.weights.empty()) {
+      ref->bind(w.set);
+      exe->bind(w.set);
+    }
+    std::array<std::size_t, ref_t::num_inputs> ins{};
+    std::array<std::size_t, ref_t::num_outputs> outs{};
+    for (std::size_t i = 0; i < ins.size(); ++i) ins[i] = static_cast<std::size_t>(ref_t::input(i).shp.elements());
+    for (std::size_t o = 0; o < outs.size(); ++o) outs[o] = static_cast<std::size_t>(ref_t::output(o).shp.elements());
+    const detail::runner oracle{ref.get(), &detail::run_thunk<ref_t>, nullptr};
+    const detail::runner subject{exe.get(), &detail::run_thunk<exe_t>, &configure<exe_t>};
+    return detail::measure(oracle, subject, ins, outs, configurations, special_values, seed);
+  }
+
+  /// Checks every model of `List` (by default the whole list), naming each one that fails.
+  template <class List = all_models>
+  static void check() {
+    check_list(List{});
+  }
+
+ private:
+  template <class... Groups>
+  static void check_list(model_list<Groups...>) {
+    (check_group<Groups>(static_cast<const Groups*>(nullptr)), ...);
+  }
+  template <class Group, partita::fixed_string About, class... Nets>
+  static void check_group(const model_group<About, Nets...>*) {
+    int index = 0;
+    (check_model<Nets>(Group::about, index++), ...);
+  }
+  template <class Net>
+  static void check_model(std::string_view about, int index) {
+    detail::report(B::name, about, index, run<Net>(), tolerance);
+  }
+  // Configuration k: B's (k modulo its count), then its host's.
+  template <class Exe>
+  static void configure(void* exe, int k) {
+    traits::configure(*static_cast<Exe*>(exe), k % traits::configurations);
+    if constexpr (!std::is_void_v<host>) host_traits::configure(*static_cast<Exe*>(exe), k / traits::configurations);
+  }
+};
+
+}  // namespace laws
+
+/// The whole law for backend `B`, as one test case: `PARTITA_CONFORMANCE_LAW(cpu)`.
+#define PARTITA_CONFORMANCE_LAW(...) \
+  TEST_CASE(#__VA_ARGS__ " obeys the conformance law") { ::laws::conformance<__VA_ARGS__>::check(); }
+
+/// One part of the law (`op_models`, `conv_models`, `network_models`) for backend `B`, as one test
+/// case: a backend whose whole run is heavy to compile splits it over translation units.
+#define PARTITA_CONFORMANCE_LAW_PART(B, Part) \
+  TEST_CASE(#B " obeys the conformance law: " #Part) { ::laws::conformance<B>::check<::laws::Part>(); }

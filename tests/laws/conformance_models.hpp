@@ -1,0 +1,284 @@
+#pragma once
+// The models of the conformance law (laws/conformance.hpp): every op over the shapes that reach
+// every kernel's tails, the composites the backends fuse, and small networks with residuals,
+// several results, views and fallbacks. Every backend runs all of them; a backend's own tests
+// name the ones they check further (fusion, steps, primitives) as `laws::nets::...`.
+#include <cstdint>
+#include <string_view>
+
+#include <partita/partita.hpp>
+
+#include <models/biased_block.hpp>
+#include <models/mlp.hpp>
+
+namespace laws {
+
+/// Models `Nets...`, described by a sentence: a failure names the group and the model's index.
+template <partita::fixed_string About, class... Nets>
+struct model_group {
+  static constexpr std::string_view about = About;
+};
+
+/// Groups of models, run in order.
+template <class... Groups>
+struct model_list {};
+
+/// The models of several lists, in order.
+template <class... Groups, class... More>
+constexpr model_list<Groups..., More...> operator+(model_list<Groups...>, model_list<More...>) {
+  return {};
+}
+
+namespace nets {
+using namespace partita;
+
+// -- dense, alone and fused
+template <std::int64_t M, std::int64_t K, std::int64_t N>
+using dense_x = dense<input<"x", f32, M, K>, weight<"w", f32, N, K>>;
+template <std::int64_t N>
+using bias = weight<"b", f32, N>;
+using dense_3x50x21 = dense_x<3, 50, 21>;
+
+using dense_bias_relu = model<relu<bias_add<dense_3x50x21, bias<21>>>>;
+using dense_bias = model<bias_add<dense_x<1, 784, 512>, bias<512>>>;
+using dense_bias_add_tanh = model<partita::tanh<add<bias_add<dense_3x50x21, bias<21>>, input<"r", f32, 3, 21>>>>;
+using mlp = models::mlp;
+
+// -- conv2d, alone and fused
+template <std::int64_t N, std::int64_t C, std::int64_t H, std::int64_t W, std::int64_t O, std::int64_t KH, std::int64_t KW,
+          conv2d_attrs A>
+using conv_net = model<conv2d<input<"x", f32, N, C, H, W>, weight<"w", f32, O, C / A.groups, KH, KW>, A>>;
+
+namespace fused {
+using x = input<"x", f32, 1, 6, 9, 11>;
+using w = weight<"w", f32, 10, 6, 3, 3>;
+using b = weight<"b", f32, 10>;
+using conv = conv2d<x, w, {.padding = {1, 1}}>;
+using conv_bias = bias_add<conv, b>;
+template <class X>
+using bn = batch_norm<X, weight<"bn.gamma", f32, 10>, weight<"bn.beta", f32, 10>, weight<"bn.mean", f32, 10>,
+                      weight<"bn.var", f32, 10>>;
+using res = input<"res", f32, 1, 10, 9, 11>;
+}  // namespace fused
+
+using conv_bias_relu = model<relu<fused::conv_bias>>;
+using conv_bias_add_relu = model<relu<add<fused::conv_bias, fused::res>>>;
+using residual_first = model<add<fused::res, fused::conv_bias>>;
+using conv_bn_relu = model<relu<fused::bn<fused::conv>>>;  // batch norm folded into the weights at bind
+using broadcast_add = model<add<fused::conv_bias, input<"r", f32, 1, 10, 1, 1>>>;
+
+// -- networks
+/// conv2d + bias + relu, three times: padding, stride 2 with unequal padding, groups with dilation.
+namespace chain_net {
+using x = input<"x", f32, 2, 6, 13, 11>;
+using c1 = relu<bias_add<conv2d<x, weight<"c1.w", f32, 12, 6, 3, 3>, {.padding = {1, 1}}>, weight<"c1.b", f32, 12>>>;
+using c2 = relu<bias_add<conv2d<c1, weight<"c2.w", f32, 16, 12, 3, 3>, {.stride = {2, 2}, .padding = {1, 0}}>,
+                         weight<"c2.b", f32, 16>>>;
+using c3 = relu<bias_add<conv2d<c2, weight<"c3.w", f32, 16, 4, 3, 3>, {.padding = {2, 2}, .dilation = {2, 2}, .groups = 4}>,
+                         weight<"c3.b", f32, 16>>>;
+}  // namespace chain_net
+using chain = model<chain_net::c3>;
+
+/// The ResNet basic block (biased convolutions, no batch norm).
+using block = model<models::biased_block<16, 10, 10>::out>;
+
+/// conv2d + batch norm + relu, with and without a bias before the batch norm.
+namespace normed_net {
+using x = input<"x", f32, 1, 8, 9, 9>;
+using plain = relu<batch_norm<conv2d<x, weight<"a.w", f32, 24, 8, 3, 3>, {.padding = {1, 1}}>, weight<"a.gamma", f32, 24>,
+                              weight<"a.beta", f32, 24>, weight<"a.mean", f32, 24>, weight<"a.var", f32, 24>>>;
+using biased = relu<batch_norm<bias_add<conv2d<x, weight<"b.w", f32, 24, 8, 1, 1>>, weight<"b.bias", f32, 24>>,
+                               weight<"b.gamma", f32, 24>, weight<"b.beta", f32, 24>, weight<"b.mean", f32, 24>,
+                               weight<"b.var", f32, 24>, 1e-3f>>;
+}  // namespace normed_net
+using normed = model<add<normed_net::plain, normed_net::biased>>;
+
+/// A small MLP: dense + bias + relu twice, a gain (a broadcast weight), a difference, a
+/// standalone batch norm and a softmax.
+namespace gain_mlp_net {
+using x = input<"x", f32, 3, 20>;
+using h1 = relu<bias_add<dense<x, weight<"fc1.w", f32, 16, 20>>, weight<"fc1.b", f32, 16>>>;
+using h2 = batch_norm<subtract<multiply<weight<"gain", f32, 16>, h1>, h1>, weight<"n.gamma", f32, 16>,
+                      weight<"n.beta", f32, 16>, weight<"n.mean", f32, 16>, weight<"n.var", f32, 16>>;
+using h3 = relu<bias_add<dense<h2, weight<"fc2.w", f32, 12, 16>>, weight<"fc2.b", f32, 12>>>;
+using logits = bias_add<dense<h3, weight<"fc3.w", f32, 5, 12>>, weight<"fc3.b", f32, 5>>;
+}  // namespace gain_mlp_net
+using gain_mlp = model<softmax<gain_mlp_net::logits>>;
+
+/// Pooling: max, average with padding (with and without counting it), a standalone batch norm,
+/// global average, then dense through flatten.
+namespace pools_net {
+using x = input<"x", f32, 2, 4, 12, 12>;
+using c = relu<bias_add<conv2d<x, weight<"c.w", f32, 8, 4, 3, 3>, {.padding = {1, 1}}>, weight<"c.b", f32, 8>>>;
+using mp = max_pool2d<c, {.size = {2, 2}}>;
+using ap = avg_pool2d<mp, {.size = {3, 3}, .stride = {1, 1}, .padding = {1, 1}}>;
+using ai = avg_pool2d<ap, {.size = {2, 2}, .stride = {2, 2}, .padding = {1, 1}, .count_include_pad = true}>;
+using nb = batch_norm<ai, weight<"n.gamma", f32, 8>, weight<"n.beta", f32, 8>, weight<"n.mean", f32, 8>,
+                      weight<"n.var", f32, 8>>;
+using g = global_avg_pool2d<nb>;
+using head = bias_add<dense<flatten<g>, weight<"fc.w", f32, 6, 8>>, weight<"fc.b", f32, 6>>;
+}  // namespace pools_net
+using pools = model<pools_net::head>;
+
+/// LeNet-like: max pool then dense straight on the flattened 4-D value.
+namespace lenet_net {
+using x = input<"x", f32, 1, 1, 16, 16>;
+using c1 = relu<bias_add<conv2d<x, weight<"c1.w", f32, 6, 1, 5, 5>, {.padding = {2, 2}}>, weight<"c1.b", f32, 6>>>;
+using p1 = max_pool2d<c1, {.size = {2, 2}}>;
+using c2 = relu<bias_add<conv2d<p1, weight<"c2.w", f32, 16, 6, 3, 3>>, weight<"c2.b", f32, 16>>>;
+using p2 = max_pool2d<c2, {.size = {2, 2}}>;
+using f1 = relu<bias_add<dense<flatten<p2>, weight<"f1.w", f32, 32, 144>>, weight<"f1.b", f32, 32>>>;
+}  // namespace lenet_net
+using lenet = model<bias_add<dense<lenet_net::f1, weight<"f2.w", f32, 10, 32>>, weight<"f2.b", f32, 10>>>;
+
+/// Three results from one region: a value that later convs read, a view of it, and the end.
+namespace fork_net {
+using x = input<"x", f32, 1, 8, 6, 6>;
+using a = relu<bias_add<conv2d<x, weight<"a.w", f32, 8, 8, 3, 3>, {.padding = {1, 1}}>, weight<"a.b", f32, 8>>>;
+using b = relu<add<bias_add<conv2d<a, weight<"b.w", f32, 8, 8, 3, 3>, {.padding = {1, 1}}>, weight<"b.b", f32, 8>>, a>>;
+}  // namespace fork_net
+using fork = model<fork_net::b, fork_net::a, flatten<fork_net::a>>;
+
+/// Elementwise only.
+using eltwise = model<relu<add<input<"x", f32, 2, 10>, input<"y", f32, 2, 10>>>>;
+
+/// Two dense layers split by a concatenation, then a sigmoid after another concatenation.
+namespace mixed_net {
+using x = input<"x", f32, 2, 10>;
+using h = relu<bias_add<dense<x, weight<"fc1.w", f32, 8, 10>>, weight<"fc1.b", f32, 8>>>;
+using g = bias_add<dense<concatenate<1, h, h>, weight<"fc2.w", f32, 6, 16>>, weight<"fc2.b", f32, 6>>;
+}  // namespace mixed_net
+using mixed = model<sigmoid<concatenate<1, mixed_net::g, mixed_net::x>>>;
+
+/// A small CNN with a residual block, a pooled head and a dense classifier; the block is a
+/// second result.
+namespace cnn_net {
+using img = input<"img", f32, 1, 3, 8, 8>;
+using stem = relu<bias_add<conv2d<img, weight<"stem.w", f32, 8, 3, 3, 3>, {.padding = {1, 1}}>, weight<"stem.b", f32, 8>>>;
+using branch = relu<bias_add<conv2d<stem, weight<"b1.w", f32, 8, 8, 3, 3>, {.padding = {1, 1}}>, weight<"b1.b", f32, 8>>>;
+using block = relu<add<bias_add<conv2d<branch, weight<"b2.w", f32, 8, 8, 1, 1>>, weight<"b2.b", f32, 8>>, stem>>;
+using pooled = flatten<max_pool2d<block, {.size = {2, 2}}>>;
+using logits = bias_add<dense<pooled, weight<"fc.w", f32, 10, 128>>, weight<"fc.b", f32, 10>>;
+}  // namespace cnn_net
+using cnn = model<softmax<cnn_net::logits>, cnn_net::block>;
+
+/// Results that alias: one value returned twice and through views, results that other results
+/// read, an input returned as is, and one region that is the whole model.
+namespace outputs_net {
+using p = input<"p", f32, 2, 8>;
+using q = input<"q", f32, 2, 8>;
+using s = relu<add<p, q>>;
+using t = add<s, p>;
+}  // namespace outputs_net
+using twice_and_views = model<outputs_net::s, outputs_net::s, flatten<outputs_net::s>, reshape<outputs_net::s, 16>>;
+using results_read_again = model<outputs_net::t, outputs_net::s, softmax<outputs_net::s>>;
+using input_as_result = model<outputs_net::p, outputs_net::s>;
+using one_region = model<relu<add<add<outputs_net::p, outputs_net::q>, outputs_net::p>>>;
+
+}  // namespace nets
+
+// ---- The list, in three parts (a backend's test may run each in its own translation unit).
+
+namespace nets {
+struct dense_models : model_group<"dense: one row, a few rows, many rows; odd depths and unit counts",  //
+                                  model<dense_x<1, 37, 13>>, model<dense_x<2, 300, 70>>,
+                                  model<dense_x<5, 17, 33>>,    // fewer rows than the block
+                                  model<dense_x<64, 784, 129>>,  // a column tail
+                                  model<dense_x<13, 600, 40>>,   // depth over one pass, row tail
+                                  model<dense<input<"x", f32, 2, 3, 20>, weight<"w", f32, 7, 20>>>> {};  // rank 3
+struct fused_dense_models
+    : model_group<"dense with bias and activations, and the 784-512-512-10 MLP", dense_bias_relu, dense_bias,
+                  model<sigmoid<dense_3x50x21>>, dense_bias_add_tanh,
+                  model<clip<bias_add<dense_x<64, 33, 50>, bias<50>>, -0.25f, 0.25f>>, mlp> {};
+
+using x357 = input<"x", f32, 3, 5, 7>;
+using y357 = input<"y", f32, 3, 5, 7>;
+struct elementwise_models
+    : model_group<"elementwise ops over odd sizes, in place and broadcast", model<relu<x357>>, model<clip<x357, -0.5f, 1.5f>>,
+                  model<sigmoid<x357>>, model<partita::tanh<x357>>,
+                  model<add<x357, y357>, subtract<x357, y357>, multiply<x357, y357>>,
+                  model<relu<add<x357, y357>>>,  // relu in place over the add's buffer
+                  model<multiply<x357, input<"s", f32, 5, 1>>>, model<subtract<input<"s", f32, 7>, x357>>> {};
+
+using x2537 = input<"x", f32, 2, 5, 3, 7>;
+struct channel_models
+    : model_group<"bias_add and batch_norm along the channels", model<bias_add<x2537, weight<"b", f32, 5>>>,
+                  model<bias_add<input<"v", f32, 4, 19>, weight<"b", f32, 19>, -1>>,
+                  model<batch_norm<x2537, weight<"g", f32, 5>, weight<"be", f32, 5>, weight<"m", f32, 5>, weight<"var", f32, 5>>>> {};
+
+using x1_3_13_38 = input<"x", f32, 1, 3, 13, 38>;
+using wide = input<"wide", f32, 1, 1, 2, 5000>;
+struct pooling_models
+    : model_group<"pooling: windows, strides, padding, ceil-free edges, rows split across threads, rows too wide for "
+                  "the row buffers",
+                  model<max_pool2d<x1_3_13_38, {.size = {2, 2}}>>,
+                  model<max_pool2d<x1_3_13_38, {.size = {3, 3}, .stride = {2, 2}, .padding = {1, 1}}>>,
+                  model<max_pool2d<x1_3_13_38, {.size = {3, 3}, .stride = {1, 1}, .padding = {1, 1}}>>,
+                  model<avg_pool2d<x1_3_13_38, {.size = {3, 3}, .stride = {1, 1}, .padding = {1, 1}}>>,
+                  model<avg_pool2d<x1_3_13_38, {.size = {3, 2}, .stride = {2, 3}, .padding = {1, 1}, .count_include_pad = true}>>,
+                  model<global_avg_pool2d<x1_3_13_38>>,
+                  model<max_pool2d<input<"t", f32, 1, 2, 3, 3>, {.size = {5, 5}, .stride = {1, 1}, .padding = {2, 2}}>>,
+                  // ResNet's stem pooling (fewer channels): large enough to be split by planes
+                  model<max_pool2d<input<"big", f32, 1, 32, 112, 112>, {.size = {3, 3}, .stride = {2, 2}, .padding = {1, 1}}>>,
+                  model<max_pool2d<wide, {.size = {2, 3}, .stride = {1, 2}, .padding = {0, 1}}>>,
+                  model<avg_pool2d<wide, {.size = {2, 3}, .stride = {1, 2}, .padding = {0, 1}}>>> {};
+
+using a1344 = input<"a", f32, 1, 3, 4, 4>;
+struct layout_models
+    : model_group<"softmax, concatenate and views", model<softmax<input<"x", f32, 3, 37>>>,
+                  model<softmax<input<"x", f32, 2, 5, 3>, 1>>, model<concatenate<1, relu<a1344>, input<"b", f32, 1, 5, 4, 4>>>,
+                  model<reshape<flatten<sigmoid<a1344>>, 6, 8>>> {};
+
+struct conv_shape_models
+    : model_group<"conv2d: odd sizes, strides, padding, dilation, groups, batches, rectangular windows",
+                  conv_net<1, 3, 11, 13, 5, 3, 3, conv2d_attrs{.padding = {1, 1}}>,  // channel and column tails
+                  conv_net<1, 4, 15, 17, 9, 3, 3, conv2d_attrs{.stride = {2, 2}, .padding = {1, 1}}>,
+                  conv_net<1, 1, 28, 28, 6, 5, 5, conv2d_attrs{.padding = {2, 2}}>,  // LeNet's first layer
+                  conv_net<2, 5, 9, 10, 7, 3, 3, conv2d_attrs{.padding = {2, 2}, .dilation = {2, 2}}>,
+                  conv_net<1, 6, 8, 9, 4, 3, 3, conv2d_attrs{.padding = {1, 1}, .groups = 2}>,
+                  conv_net<1, 8, 10, 7, 8, 3, 3, conv2d_attrs{.stride = {2, 2}, .padding = {1, 1}, .groups = 8}>,  // depthwise
+                  conv_net<1, 16, 7, 7, 24, 1, 1, conv2d_attrs{}>, conv_net<1, 16, 14, 14, 20, 1, 1, conv2d_attrs{.stride = {2, 2}}>,
+                  conv_net<1, 3, 32, 30, 16, 7, 7, conv2d_attrs{.stride = {2, 2}, .padding = {3, 3}}>,  // ResNet's stem
+                  conv_net<1, 3, 12, 11, 5, 2, 3, conv2d_attrs{.stride = {2, 1}, .padding = {0, 1}}>,
+                  conv_net<1, 2, 9, 16, 3, 4, 1, conv2d_attrs{.stride = {3, 2}, .padding = {1, 0}, .dilation = {2, 1}}>,
+                  conv_net<1, 4, 6, 37, 3, 3, 3, conv2d_attrs{}>> {};  // no padding: the last tile's extra columns
+
+struct fused_conv_models
+    : model_group<"conv2d with bias, batch norm, residuals and activations; a weight that is an input", conv_bias_relu,
+                  conv_bias_add_relu, residual_first, conv_bn_relu, model<clip<fused::bn<fused::conv_bias>, 0.f, 0.5f>>,
+                  model<sigmoid<fused::conv_bias>>, model<partita::tanh<add<fused::conv, fused::res>>>,
+                  model<relu<fused::conv>>, model<fused::conv_bias>, broadcast_add,
+                  model<relu<conv2d<input<"x", f32, 1, 3, 7, 7>, input<"w", f32, 5, 3, 3, 3>, {.padding = {1, 1}}>>>> {};
+
+struct large_conv_models
+    : model_group<"conv2d large enough for two threads; small images (channel-vectorized on cpu)",
+                  model<relu<conv2d<input<"x", f32, 1, 32, 30, 30>, weight<"w", f32, 48, 32, 3, 3>, {.padding = {1, 1}}>>>,
+                  model<relu<add<conv2d<input<"x", f32, 1, 64, 5, 5>, weight<"w", f32, 72, 64, 3, 3>, {.padding = {1, 1}}>,
+                                 input<"r", f32, 1, 72, 5, 5>>>>,
+                  model<relu<add<bias_add<conv2d<input<"x", f32, 1, 32, 7, 7>, weight<"w", f32, 64, 32, 3, 3>, {.padding = {1, 1}}>,
+                                          weight<"b", f32, 64>>,
+                                 input<"r", f32, 1, 64, 7, 7>>>>,
+                  conv_net<1, 6, 14, 14, 16, 5, 5, conv2d_attrs{}>,  // LeNet's second layer
+                  model<relu<conv2d<input<"x", f32, 1, 64, 10, 10>, weight<"w", f32, 16, 64, 3, 3>, {.padding = {1, 1}}>>>,
+                  conv_net<2, 8, 13, 13, 40, 3, 3, conv2d_attrs{.stride = {2, 2}, .padding = {1, 1}, .groups = 2}>,
+                  conv_net<1, 16, 9, 9, 37, 3, 3, conv2d_attrs{.padding = {1, 1}}>> {};  // a channel tail
+
+struct small_networks : model_group<"networks: chains, residual blocks, batch norms, pools, several results, fallbacks",
+                                    chain, block, normed, gain_mlp, pools, lenet, fork, eltwise, mixed, cnn> {};
+
+struct aliasing_outputs : model_group<"results that alias: a value returned twice and through views, results read again, "
+                                      "an input returned as is",
+                                      twice_and_views, results_read_again, input_as_result, one_region> {};
+}  // namespace nets
+
+/// Every op alone and fused (dense, elementwise, channels, pooling, layout).
+using op_models = model_list<nets::dense_models, nets::fused_dense_models, nets::elementwise_models, nets::channel_models,
+                             nets::pooling_models, nets::layout_models>;
+/// conv2d over every shape class, fused and large.
+using conv_models = model_list<nets::conv_shape_models, nets::fused_conv_models, nets::large_conv_models>;
+/// Small networks and aliasing results.
+using network_models = model_list<nets::small_networks, nets::aliasing_outputs>;
+/// The whole list.
+using all_models = decltype(op_models{} + conv_models{} + network_models{});
+
+}  // namespace laws
