@@ -180,12 +180,13 @@ using one_region = model<relu<add<add<outputs_net::p, outputs_net::q>, outputs_n
 // ---- The list, in three parts (a backend's test may run each in its own translation unit).
 
 namespace nets {
-struct dense_models : model_group<"dense: one row, a few rows, many rows; odd depths and unit counts",  //
-                                  model<dense_x<1, 37, 13>>, model<dense_x<2, 300, 70>>,
-                                  model<dense_x<5, 17, 33>>,    // fewer rows than the block
-                                  model<dense_x<64, 784, 129>>,  // a column tail
-                                  model<dense_x<13, 600, 40>>,   // depth over one pass, row tail
-                                  model<dense<input<"x", f32, 2, 3, 20>, weight<"w", f32, 7, 20>>>> {};  // rank 3
+struct dense_models
+    : model_group<"dense: one row, a few rows, many rows; odd depths and unit counts", model<dense_x<1, 37, 13>>,
+                  model<dense_x<2, 300, 70>>,
+                  model<dense_x<5, 17, 33>>,     // fewer rows than the block
+                  model<dense_x<64, 784, 129>>,  // a column tail
+                  model<dense_x<13, 600, 40>>,   // depth over one pass, row tail
+                  model<dense<input<"x", f32, 2, 3, 20>, weight<"w", f32, 7, 20>>>> {};  // rank 3
 struct fused_dense_models
     : model_group<"dense with bias and activations, and the 784-512-512-10 MLP", dense_bias_relu, dense_bias,
                   model<sigmoid<dense_3x50x21>>, dense_bias_add_tanh,
