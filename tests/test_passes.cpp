@@ -1,4 +1,4 @@
-// The BYOC passes against every rule of Part 1 of the semantics (spec/byoc_semantics.md):
+// The BYOC passes against every rule of Part 1 of the semantics (docs/byoc.md):
 // composites, annotation, region merging and partitioning, checked at compile time.
 #include <doctest/doctest.h>
 
