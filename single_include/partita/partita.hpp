@@ -1556,8 +1556,14 @@ constexpr inference dense(const attrs&, const arg_info* a, int n) {
   return ok(out, a[0].type);
 }
 
+/// Output extent of a convolution or pooling window along one axis; 0 when the dilated window
+/// does not fit in the padded input or the stride is not positive (the rules then report the
+/// window). The span is tested before dividing: C++ division truncates toward zero, so a window
+/// larger than the input by less than the stride would otherwise give an extent of 1.
 constexpr std::int64_t conv_out(std::int64_t in, int k, int stride, int pad, int dilation) {
-  return (in + 2 * pad - static_cast<std::int64_t>(dilation) * (k - 1) - 1) / stride + 1;
+  const std::int64_t span = in + 2 * pad - static_cast<std::int64_t>(dilation) * (k - 1) - 1;
+  if (span < 0 || stride < 1) return 0;
+  return span / stride + 1;
 }
 
 constexpr inference conv2d(const attrs& at, const arg_info* a, int n) {
