@@ -5295,11 +5295,8 @@ constexpr module_builder inline_partitions(const module_builder& m, std::string_
   std::vector<int> to(m.nodes.size(), -1);
   std::vector<int> tuple_fields(m.nodes.size(), -1);  // main call → first of its inlined results
   std::vector<int> fields;
-  std::vector<int> a;
   for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
     const graph_node& g = m.node(i);
-    a.clear();
-    for (int k = 0; k < g.nargs; ++k) a.push_back(to[static_cast<std::size_t>(m.arg(i, k))]);
     if (g.op == op_id::get && tuple_fields[static_cast<std::size_t>(m.arg(i, 0))] >= 0) {
       to[static_cast<std::size_t>(i)] = fields[static_cast<std::size_t>(tuple_fields[static_cast<std::size_t>(m.arg(i, 0))] + g.index)];
       continue;
@@ -5312,7 +5309,7 @@ constexpr module_builder inline_partitions(const module_builder& m, std::string_
           const graph_node& n = m.node(j);
           int& v = local[static_cast<std::size_t>(j - c.first_node)];
           if (n.op == op_id::param) {
-            v = a[static_cast<std::size_t>(n.index)];
+            v = to[static_cast<std::size_t>(m.arg(i, n.index))];  // parameter k: the call's argument k
             continue;
           }
           if (j == c.result && n.op == op_id::tuple) break;  // its fields are projected below
