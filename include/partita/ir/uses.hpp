@@ -32,6 +32,7 @@ struct use_lists {
   constexpr const int* end(int n) const { return users.data() + first.data()[n + 1]; }
 };
 
+/// Whether `x` is in `v` (the lists it serves are short, so a linear scan).
 constexpr bool contains(const std::vector<int>& v, int x) {
   for (int y : v)
     if (y == x) return true;

@@ -19,6 +19,16 @@ struct inlined {
   std::vector<int> source;
 };
 
+/// Appends to a call's arguments `a` the weights bound in function `fn`, each emitted as a node,
+/// in the order its kernel receives them (`for_each_bound_weight`, which `step_ref` reads too).
+template <class M>
+constexpr void bind_weights(const M& m, int fn, std::vector<int>& a, inlined& out) {
+  for_each_bound_weight(m, fn, [&](int j) {
+    a.push_back(out.b.emit(m.node(j), nullptr, 0));
+    out.source.push_back(j);
+  });
+}
+
 template <class M, class Fuses>
 constexpr int expand(const M& m, int fn, const std::vector<int>& params, std::string_view backend, Fuses fuses,
                      inlined& out) {
@@ -39,10 +49,7 @@ constexpr int expand(const M& m, int fn, const std::vector<int>& params, std::st
       const function_info& c = m.functions[static_cast<std::size_t>(g.index)];
       if (!c.backend.empty() && fuses.whole_partitions(c.backend)) {
         // One step: the backend's kernel runs the whole partition, its weights after its parameters.
-        for_each_bound_weight(m, g.index, [&](int j) {
-          a.push_back(out.b.emit(m.node(j), nullptr, 0));
-          out.source.push_back(j);
-        });
+        bind_weights(m, g.index, a, out);
         graph_node copy = g;
         copy.target = c.backend;
         value = out.b.emit(copy, a.data(), static_cast<int>(a.size()));
@@ -60,15 +67,8 @@ constexpr int expand(const M& m, int fn, const std::vector<int>& params, std::st
     }
     graph_node copy = g;
     copy.target = owner;
-    if (g.op == op_id::call) {
-      // A fused composite: its kernel also receives the weights bound inside it, in body order.
-      const function_info& c = m.functions[static_cast<std::size_t>(g.index)];
-      for (int j = c.first_node; j < c.first_node + c.num_nodes; ++j) {
-        if (m.node(j).op != op_id::weight) continue;
-        a.push_back(out.b.emit(m.node(j), nullptr, 0));
-        out.source.push_back(j);
-      }
-    }
+    // A fused composite: its kernel also receives the weights bound inside it, in body order.
+    if (g.op == op_id::call) bind_weights(m, g.index, a, out);
     value = out.b.emit(copy, a.data(), static_cast<int>(a.size()));
     out.source.push_back(i);
   }
