@@ -22,6 +22,30 @@ and once, as the floor:
   headers     an empty translation unit that includes partita/partita.hpp
 recording wall seconds and peak compiler memory (maximum resident set size).
 
+One more kind, `models` (not in the default --only), compiles CNN-like graphs instead of the chain:
+the same executable translation unit as `cpu` (compiled<net, cpu>, run() instantiated, main(), to
+an object) on a model of exactly N nodes built from motifs of real models, in this repeating order
+
+  resnet    ResNet basic block: conv2d 3x3 + batch_norm + relu, conv2d 3x3 + batch_norm, residual
+            add, relu (17 nodes: 10 weights, 7 ops)
+  mbconv    MobileNetV2 depthwise-separable block: 1x1 expand conv2d + batch_norm + clip<0, 6>
+            (relu6), 3x3 depthwise conv2d (.groups = channels) + batch_norm + clip, 1x1 project
+            conv2d + bias_add (20 nodes: 12 weights, 8 ops)
+  se        squeeze-excite: global_avg_pool2d, 1x1 conv2d + bias_add + relu down to a quarter of
+            the channels, 1x1 conv2d + bias_add + sigmoid back up, multiply with the block's input
+            (broadcast N,C,1,1 x N,C,H,W) (12 nodes: 4 weights, 8 ops)
+  dense     DenseNet-BC dense block: two layers of batch_norm + relu + 1x1 conv2d + batch_norm + relu
+            + 3x3 conv2d to `growth` channels, each concatenate<1, its input, the new channels>,
+            then a transition (batch_norm + relu + 1x1 conv2d) back to the base channel count
+            (42 nodes: 20 weights, 22 ops)
+
+Each round takes, in that order, the motifs that still fit (so every round has all four while a
+whole round fits), and fewer than 12 one-node `relu` blocks make up the exact count: every model of
+92 nodes or more holds all four motifs. Every motif maps 8 channels to 8 (MODEL_CHANNELS) on a 4x4
+image, with at most 16 channels inside, so the kernels stay tiny and what is measured is compile
+time. `--only models --sizes 250,500,1000` runs them alone; each translation unit checks its node
+count with the same static_assert, and the JSON row gives the mix under "models_graph".
+
 Standard library only. Exits non-zero if a compile fails, printing the head of the compiler's
 error output.
 """
@@ -108,7 +132,11 @@ static_assert(plan_of<parts, npu, cpu>::value.arena_bytes > 0);
 
 def executable_tu(n, backend="reference"):
     src, ops, blocks = model_source(n)
-    elems = CHANNELS * SPATIAL * SPATIAL
+    return executable_text(src, backend, CHANNELS * SPATIAL * SPATIAL), ops, blocks
+
+
+def executable_text(src, backend, elems):
+    """The executable translation unit: src's `net` compiled for backend, run() instantiated, main()."""
     body = f"""
 float run_once(compiled<net, {backend}>& exe, const float* x, float* y) {{
   exe.run(std::span<const float>(x, {elems}), std::span<float>(y, {elems}));
@@ -125,11 +153,142 @@ int main(int argc, char**) {{
   }}
 }}
 """
-    return "#include <span>\n#include <vector>\n" + HEADER + src + body, ops, blocks
+    return "#include <span>\n#include <vector>\n" + HEADER + src + body
 
 
 def cpu_tu(n):
     return executable_tu(n, "cpu")
+
+
+# The `models` kind: CNN-like graphs of real-model motifs (see the docstring). Every motif maps
+# MODEL_CHANNELS to MODEL_CHANNELS channels on a SPATIAL x SPATIAL image.
+MODEL_CHANNELS = 8
+MBCONV_EXPAND = 2  # MobileNetV2 expansion: 16 channels inside the block
+SE_REDUCTION = 4   # squeeze-excite bottleneck: 2 channels
+DENSE_GROWTH = 4   # DenseNet growth rate; 8 -> 12 -> 16 channels, bottleneck 1x1 to 4 * growth = 16
+
+
+class graph_text:
+    """Emits the C++ of a model, counting the nodes that its expressions add to the flattened graph."""
+
+    def __init__(self):
+        self.lines, self.weights, self.ops = [], 0, 0
+
+    def weight(self, name, *dims):
+        self.weights += 1
+        return f'weight<"{name}", f32, {", ".join(map(str, dims))}>'
+
+    def op(self, text):
+        self.ops += 1
+        return text
+
+    def conv(self, x, name, cout, cin, k, attrs=""):
+        return self.op(f"conv2d<{x}, {self.weight(name, cout, cin, k, k)}{attrs}>")
+
+    def bias(self, x, name, c):
+        return self.op(f"bias_add<{x}, {self.weight(name, c)}>")
+
+    def bn(self, x, name, c):
+        params = ", ".join(self.weight(f"{name}.{p}", c) for p in "gbmv")  # gamma, beta, mean, var
+        return self.op(f"batch_norm<{x}, {params}>")
+
+    def relu(self, x):
+        return self.op(f"relu<{x}>")
+
+    def relu6(self, x):
+        return self.op(f"clip<{x}, 0.f, 6.f>")
+
+    def node(self, name, expr):
+        self.lines.append(f"struct {name} : {expr} {{}};")
+        return name
+
+
+PAD = ", {.padding = {1, 1}}"
+
+
+def resnet_motif(g, b, x):
+    c = MODEL_CHANNELS
+    h = g.node(f"{b}_1", g.relu(g.bn(g.conv(x, f"{b}.conv1", c, c, 3, PAD), f"{b}.bn1", c)))
+    y = g.bn(g.conv(h, f"{b}.conv2", c, c, 3, PAD), f"{b}.bn2", c)
+    return g.node(b, g.relu(g.op(f"add<{y}, {x}>")))
+
+
+def mbconv_motif(g, b, x):
+    c, e = MODEL_CHANNELS, MODEL_CHANNELS * MBCONV_EXPAND
+    h = g.node(f"{b}_1", g.relu6(g.bn(g.conv(x, f"{b}.expand", e, c, 1), f"{b}.bn1", e)))
+    dw = f"conv2d<{h}, {g.weight(f'{b}.dw', e, 1, 3, 3)}, {{.padding = {{1, 1}}, .groups = {e}}}>"
+    h = g.node(f"{b}_2", g.relu6(g.bn(g.op(dw), f"{b}.bn2", e)))
+    return g.node(b, g.bias(g.conv(h, f"{b}.project", c, e, 1), f"{b}.project_b", c))
+
+
+def se_motif(g, b, x):
+    c, r = MODEL_CHANNELS, MODEL_CHANNELS // SE_REDUCTION
+    s = g.op(f"global_avg_pool2d<{x}>")
+    s = g.node(f"{b}_1", g.relu(g.bias(g.conv(s, f"{b}.fc1", r, c, 1), f"{b}.fc1_b", r)))
+    s = g.node(f"{b}_2", g.op(f"sigmoid<{g.bias(g.conv(s, f'{b}.fc2', c, r, 1), f'{b}.fc2_b', c)}>"))
+    return g.node(b, g.op(f"multiply<{s}, {x}>"))  # N,C,1,1 x N,C,H,W
+
+
+def dense_motif(g, b, x):
+    c, k = MODEL_CHANNELS, DENSE_GROWTH
+    for layer in (1, 2):
+        p = f"{b}.l{layer}"
+        h = g.node(f"{b}_{2 * layer - 1}", g.conv(g.relu(g.bn(x, f"{p}.bn1", c)), f"{p}.conv1", 4 * k, c, 1))
+        new = g.conv(g.relu(g.bn(h, f"{p}.bn2", 4 * k)), f"{p}.conv2", k, 4 * k, 3, PAD)
+        x = g.node(f"{b}_{2 * layer}", g.op(f"concatenate<1, {x}, {new}>"))
+        c += k
+    return g.node(b, g.conv(g.relu(g.bn(x, f"{b}.trans.bn", c)), f"{b}.trans.conv", MODEL_CHANNELS, c, 1))
+
+
+MOTIFS = {"resnet": resnet_motif, "mbconv": mbconv_motif, "se": se_motif, "dense": dense_motif}
+
+
+def motif_nodes(name):
+    g = graph_text()
+    MOTIFS[name](g, "b1", "b0")
+    return g.weights + g.ops
+
+
+def models_source(n):
+    """C++ of a CNN-like model with exactly n flattened nodes; returns (source, graph info)."""
+    if n < 1:
+        raise ValueError("a model needs at least one node (its input)")
+    sizes = {m: motif_nodes(m) for m in MOTIFS}
+    g = graph_text()
+    g.lines.append(f'using b0 = input<"x", f32, 1, {MODEL_CHANNELS}, {SPATIAL}, {SPATIAL}>;')
+    rest, k, x = n - 1, 0, "b0"
+    counts = dict.fromkeys(MOTIFS, 0)
+    # Rounds in MOTIFS order, each taking the motifs that still fit, so that the relu padding stays
+    # below the smallest motif; while a whole round fits, every round has all four.
+    plan, taken = [], True
+    while taken:
+        taken = False
+        for m in MOTIFS:
+            if sizes[m] <= rest:
+                plan.append(m)
+                rest -= sizes[m]
+                taken = True
+    for m in plan:
+        k += 1
+        g.lines.append(f"// b{k}: {m} ({sizes[m]} nodes)")
+        x = MOTIFS[m](g, f"b{k}", x)
+        counts[m] += 1
+    pads = rest
+    if pads:
+        g.lines.append(f"// {pads} one-node relu block{'s' if pads > 1 else ''} to make up the count")
+    for _ in range(pads):
+        k += 1
+        x = g.node(f"b{k}", g.relu(x))
+    assert 1 + g.weights + g.ops == n, (n, g.weights, g.ops)
+    g.lines.append(f"using net = model<{x}>;")
+    g.lines.append(f"static_assert(module_of<net>::value.nodes.size() == {n});")
+    info = {"ops": g.ops, "weights": g.weights, "motifs": counts, "relu_pad": pads}
+    return "\n".join(g.lines) + "\n", info
+
+
+def models_tu(n):
+    src, info = models_source(n)
+    return executable_text(src, "cpu", MODEL_CHANNELS * SPATIAL * SPATIAL), info
 
 
 def headers_tu():
@@ -190,13 +349,14 @@ def main():
     ap.add_argument("--markdown", action="store_true", help="print a markdown table")
     ap.add_argument("--keep", default=None, metavar="DIR", help="keep the generated sources in DIR")
     ap.add_argument("--repeat", type=int, default=1, help="compile each TU this many times, keep the run with least CPU time")
-    ap.add_argument("--only", default="plan,passes,executable", help="which TUs to compile per size (default: %(default)s)")
+    ap.add_argument("--only", default="plan,passes,executable",
+                    help="which TUs to compile per size, of plan, passes, executable, cpu, cost, models (default: %(default)s)")
     args = ap.parse_args()
 
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     kinds = [k.strip() for k in args.only.split(",") if k.strip()]
     for k in kinds:
-        if k not in ("plan", "passes", "executable", "cpu", "cost"):
+        if k not in TU_KINDS:
             ap.error(f"unknown TU kind {k!r}")
     flags = shlex.split(args.flags) + shlex.split(args.extra_flags)
     compiler = shutil.which(args.compiler) or args.compiler
@@ -234,6 +394,12 @@ def main():
         "tensor": [1, CHANNELS, SPATIAL, SPATIAL],
         "sizes": [],
     }
+    if "models" in kinds:
+        result["models"] = {
+            "tensor": [1, MODEL_CHANNELS, SPATIAL, SPATIAL],
+            "motif_nodes": {m: motif_nodes(m) for m in MOTIFS},
+            "compiled": "compiled<net, cpu>, run() instantiated, main(), to an object",
+        }
     status = 0
     try:
         print(f"{version}; {shlex.join(flags)}", file=sys.stderr)
@@ -241,8 +407,10 @@ def main():
         for n in sizes:
             row = {"n": n}
             for kind in kinds:
-                text, ops, blocks = {"plan": plan_tu, "passes": passes_tu, "executable": executable_tu, "cpu": cpu_tu, "cost": cost_tu}[kind](n)
-                row["ops"], row["blocks"] = ops, blocks
+                if kind == "models":
+                    text, row["models_graph"] = models_tu(n)
+                else:
+                    text, row["ops"], row["blocks"] = TU_KINDS[kind](n)
                 row[kind] = compile_tu(f"{kind}_{n}", text)
             result["sizes"].append(row)
     except CompileError as e:
@@ -266,23 +434,43 @@ def main():
 
 
 def markdown(result, kinds):
-    head = ["N (nodes)", "op nodes"]
+    chain = [k for k in kinds if k != "models"]
+    head = ["N (nodes)"] + (["op nodes"] if chain else []) + (["models: op nodes", "models: motifs"] if "models" in kinds else [])
+    info = len(head) - 1
     for k in kinds:
         head += [f"{k} s", f"{k} MiB"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---:|" * len(head)]
+    align = ["---:"] * len(head)
+    if "models" in kinds:
+        align[info] = ":---"  # the motif mix is text
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join(align) + "|"]
 
     def cells(m):
         return [f"{m['seconds']:.2f}", f"{m['peak_mib']:.0f}"]
 
     h = result.get("headers")
     if h:
-        lines.append("| " + " | ".join(["headers only", "-"] + cells(h) * len(kinds)) + " |")
+        lines.append("| " + " | ".join(["headers only"] + ["-"] * info + cells(h) * len(kinds)) + " |")
     for row in result["sizes"]:
-        c = [str(row["n"]), str(row["ops"])]
+        c = [str(row["n"])]
+        if chain:
+            c.append(str(row["ops"]))
+        if "models" in kinds:
+            g = row["models_graph"]
+            mix = ", ".join(f"{v} {m}" for m, v in g["motifs"].items() if v)
+            c += [str(g["ops"]), mix + (f" + {g['relu_pad']} relu" if g["relu_pad"] else "")]
         for k in kinds:
             c += cells(row[k])
         lines.append("| " + " | ".join(c) + " |")
+    if "models" in kinds:
+        m = result["models"]
+        sizes = ", ".join(f"{k} {v}" for k, v in m["motif_nodes"].items())
+        lines.append("")
+        lines.append(f"models: {m['compiled']}, on f32{m['tensor']}; nodes per motif: {sizes}.")
     return "\n".join(lines)
+
+
+TU_KINDS = {"plan": plan_tu, "passes": passes_tu, "executable": executable_tu, "cpu": cpu_tu, "cost": cost_tu,
+            "models": models_tu}
 
 
 if __name__ == "__main__":
