@@ -504,6 +504,19 @@ constexpr bool is_binary_elementwise(op_id op) {
   return op == op_id::add || op == op_id::subtract || op == op_id::multiply;
 }
 
+/// A set of ops, as a bit per op (`op_id` has fewer than 256 values).
+struct op_set {
+  std::uint64_t bits[4]{};
+
+  constexpr void insert(op_id op) { bits[static_cast<int>(op) / 64] |= std::uint64_t{1} << (static_cast<int>(op) % 64); }
+  constexpr void insert(const op_set& o) {
+    for (int w = 0; w < 4; ++w) bits[w] |= o.bits[w];
+  }
+  constexpr bool contains(op_id op) const { return (bits[static_cast<int>(op) / 64] >> (static_cast<int>(op) % 64)) & 1u; }
+  /// Every op.
+  static constexpr op_set all() { return {{~std::uint64_t{0}, ~std::uint64_t{0}, ~std::uint64_t{0}, ~std::uint64_t{0}}}; }
+};
+
 }  // namespace partita
 // ---- end partita/ir/op_id.hpp ----
 
@@ -1327,14 +1340,15 @@ constexpr void finish_main(module_builder& out, int start, int result) {
   main.result = result;
 }
 
-/// Replaces every character that is not a letter or digit by `_` (names of generated functions).
+/// Sets `f`'s name to `s` with every character that is not a letter or digit replaced by `_`
+/// (names of generated functions).
 constexpr void sanitize_into(function_info& f, std::string_view s) {
-  std::vector<char> c;
+  f.name_length = 0;
   for (char ch : s) {
+    if (static_cast<std::size_t>(f.name_length) == max_function_name) break;
     const bool alnum = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
-    c.push_back(alnum ? ch : '_');
+    f.name_chars[static_cast<std::size_t>(f.name_length++)] = alnum ? ch : '_';
   }
-  f.set_name(std::string_view(c.data(), c.size()));
 }
 
 /// Appends `s` to `f`'s name, as far as the name's capacity goes.
@@ -1897,7 +1911,7 @@ namespace partita::detail {
 struct use_lists {
   std::vector<int> first;  // first[n] .. first[n+1]: consumers of n
   std::vector<int> users;
-  std::vector<bool> returned;
+  std::vector<char> returned;
 
   constexpr use_lists(const module_builder& m) {
     const function_info& f = m.main();
@@ -1926,9 +1940,9 @@ constexpr bool contains(const std::vector<int>& v, int x) {
 }
 
 /// Nodes of main reachable from its result.
-constexpr std::vector<bool> live_nodes(const module_builder& m) {
+constexpr std::vector<char> live_nodes(const module_builder& m) {
   const function_info& f = m.main();
-  std::vector<bool> live(m.nodes.size(), false);
+  std::vector<char> live(m.nodes.size(), false);
   live[static_cast<std::size_t>(f.result)] = true;
   for (int i = f.first_node + f.num_nodes - 1; i >= f.first_node; --i)
     if (live[static_cast<std::size_t>(i)])
@@ -1938,7 +1952,7 @@ constexpr std::vector<bool> live_nodes(const module_builder& m) {
 
 /// Drops nodes of main that nothing reaches any more (weights moved into composites).
 constexpr module_builder remove_dead(const module_builder& m) {
-  const std::vector<bool> live = live_nodes(m);
+  const std::vector<char> live = live_nodes(m);
   module_builder out;
   copy_functions_but_main(out, m);
   const function_info& f = m.main();
@@ -2600,14 +2614,46 @@ struct composite {
   using predicate = Predicate;
 };
 
-/// A table entry in value form.
+/// A table entry in value form. `root_ops` holds the ops a node needs to have for the pattern
+/// to match there: MergeComposite tries every entry at every node, and this one test turns most
+/// of those tries away without walking the pattern.
 struct table_entry {
   std::string_view name{};
   int root = 0;
   bool (*predicate)(const match_view&) = nullptr;
+  op_set root_ops = op_set::all();
 };
 
 namespace detail {
+
+/// The ops a node can have where pattern node `p` of `b` matches.
+constexpr op_set root_ops(const pattern_builder& b, int p) {
+  const pattern_node& n = b.nodes[static_cast<std::size_t>(p)];
+  auto child = [&](int k) { return b.children[static_cast<std::size_t>(n.first + k)]; };
+  op_set s;
+  switch (n.kind) {
+    case pattern_kind::wildcard: return op_set::all();
+    case pattern_kind::constant: s.insert(op_id::weight); return s;
+    case pattern_kind::input: s.insert(op_id::input); return s;
+    case pattern_kind::op:
+    case pattern_kind::tuple: s.insert(n.op); return s;
+    case pattern_kind::get: s.insert(op_id::get); return s;
+    case pattern_kind::elementwise:
+      for (int op = 0; op <= static_cast<int>(op_id::call); ++op)
+        if (is_unary_elementwise(op_id(op)) || is_binary_elementwise(op_id(op)) || op_id(op) == op_id::bias_add) s.insert(op_id(op));
+      return s;
+    case pattern_kind::alt:
+      s = root_ops(b, child(0));
+      s.insert(root_ops(b, child(1)));
+      return s;
+    case pattern_kind::var:
+    case pattern_kind::has_dtype:
+    case pattern_kind::has_shape:
+    case pattern_kind::has_attr: return root_ops(b, child(0));
+    case pattern_kind::dominates: return root_ops(b, child(2));
+  }
+  return op_set::all();
+}
 
 struct table_sizes {
   std::size_t nodes, children, entries, vars;
@@ -2617,6 +2663,7 @@ template <class... Cs>
 constexpr detail::pattern_builder build_table(std::vector<table_entry>& entries) {
   detail::pattern_builder b;
   ((entries.push_back({Cs::name, Cs::pattern::build(b), &Cs::predicate::check})), ...);
+  for (table_entry& e : entries) e.root_ops = root_ops(b, e.root);
   return b;
 }
 
@@ -3106,27 +3153,41 @@ struct annotate_target : detail::module_from<detail::annotate_target_pass<M, Bac
 
 namespace partita::detail {
 
-/// One accepted match: its root, the absorbed nodes (sorted), the parameters (in order) and the
-/// composite's pattern name.
+/// One accepted match: its root, the absorbed nodes (sorted), the parameters (in order), the
+/// composite's pattern name and its rank (the pattern table entry it came from).
 struct group {
   int root;
   std::vector<int> body;
   std::vector<int> params;
   std::string_view name{};
+  int rank = 0;
 };
 
-/// Outlines disjoint groups of main into composite functions (numbered in graph order) and
-/// replaces each root by a call on the group's parameters. With `keep_placement`, each call
-/// keeps its root's target and region (the cost-based flow decides them before outlining).
+/// Outlines disjoint groups of main into composite functions (numbered by rank, then in graph
+/// order) and replaces each root by a call on the group's parameters. With `keep_placement`,
+/// each call keeps its root's target and region (the cost-based flow decides them before
+/// outlining).
 constexpr module_builder outline_composites(const module_builder& m, std::vector<group> groups, bool keep_placement = false) {
-  std::sort(groups.begin(), groups.end(), [](const group& a, const group& b) { return a.root < b.root; });
+  // Numbering by rank first gives the functions the numbers that applying each table entry in
+  // turn, outlining after each, would give them. (Indices are sorted: moving groups is dearer.)
+  std::vector<int> order(groups.size(), 0);
+  for (std::size_t g = 0; g < groups.size(); ++g) order[g] = static_cast<int>(g);
+  std::sort(order.begin(), order.end(), [&](int a, int b) {
+    const group& x = groups[static_cast<std::size_t>(a)];
+    const group& y = groups[static_cast<std::size_t>(b)];
+    return x.rank != y.rank ? x.rank < y.rank : x.root < y.root;
+  });
   const function_info& f = m.main();
   module_builder out;
+  out.nodes.reserve(m.nodes.size() + groups.size() * 2);
+  out.args.reserve(m.args.size() + groups.size() * 4);
+  out.functions.reserve(m.functions.size() + groups.size());
   copy_functions_but_main(out, m);
   std::vector<int> callee_of(m.nodes.size(), -1);
   std::vector<int> to(m.nodes.size(), -1);  // old node → node of the composite being built
   std::vector<int> a;
-  for (const group& gr : groups) {
+  for (int g : order) {
+    const group& gr = groups[static_cast<std::size_t>(g)];
     function_info fn{};
     sanitize_into(fn, gr.name);
     append_text(fn, "_");
@@ -3151,33 +3212,47 @@ constexpr module_builder outline_composites(const module_builder& m, std::vector
     for (int b : gr.body) to[static_cast<std::size_t>(b)] = -1;
   }
 
-  // Main: each root becomes a call of its composite on the parameters; absorbed nodes go.
-  std::vector<bool> keep(m.nodes.size(), true);
+  // Main: each root becomes a call of its composite on the parameters; absorbed nodes go, and
+  // so does whatever only they read (weights bound into composites): a node stays when the
+  // result, a kept node or a call reads it.
   std::vector<const group*> group_at(m.nodes.size(), nullptr);
-  for (const group& gr : groups) {
+  for (const group& gr : groups) group_at[static_cast<std::size_t>(gr.root)] = &gr;
+  std::vector<char> absorbed(m.nodes.size(), false);
+  for (const group& gr : groups)
     for (int b : gr.body)
-      if (m.node(b).op != op_id::weight) keep[static_cast<std::size_t>(b)] = false;
-    group_at[static_cast<std::size_t>(gr.root)] = &gr;
+      if (b != gr.root) absorbed[static_cast<std::size_t>(b)] = true;
+  std::vector<char> live(m.nodes.size(), false);
+  live[static_cast<std::size_t>(f.result)] = true;
+  for (int i = f.first_node + f.num_nodes - 1; i >= f.first_node; --i) {
+    const std::size_t u = static_cast<std::size_t>(i);
+    if (!live[u]) continue;
+    if (const group* gr = group_at[u]) {
+      for (int p : gr->params) live[static_cast<std::size_t>(p)] = true;
+    } else {
+      for (int k = 0; k < m.node(i).nargs; ++k) live[static_cast<std::size_t>(m.arg(i, k))] = true;
+    }
   }
   const int start = static_cast<int>(out.nodes.size());
   for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
+    const std::size_t u = static_cast<std::size_t>(i);
+    if (!live[u]) continue;
     const graph_node& n = m.node(i);
-    a.clear();
-    if (const group* gr = group_at[static_cast<std::size_t>(i)]) {
+    if (const group* gr = group_at[u]) {
+      a.clear();
       for (int p : gr->params) a.push_back(to[static_cast<std::size_t>(p)]);
       graph_node c{op_id::call, n.type, n.out, &no_attrs, {}, 0, 0, n.is_tuple};
-      c.index = callee_of[static_cast<std::size_t>(i)];
+      c.index = callee_of[u];
       if (keep_placement) {
         c.target = n.target;
         c.region = n.region;
       }
-      to[static_cast<std::size_t>(i)] = out.emit(c, a.data(), static_cast<int>(a.size()));
-      continue;
+      to[u] = out.emit(c, a.data(), static_cast<int>(a.size()));
+    } else if (!absorbed[u]) {
+      to[u] = out.emit_mapped(n, m, i, to);
     }
-    if (keep[static_cast<std::size_t>(i)]) to[static_cast<std::size_t>(i)] = out.emit_mapped(n, m, i, to);
   }
   finish_main(out, start, to[static_cast<std::size_t>(f.result)]);
-  return remove_dead(out);
+  return out;
 }
 
 }  // namespace partita::detail
@@ -3237,33 +3312,49 @@ constexpr bool match_group(const module_builder& m, const T& t, const table_entr
   return e.predicate(mv);
 }
 
-/// Applies table entry `e` to main (Part 1, items 3-5 of the BYOC semantics): roots from the
-/// outputs towards the inputs, each accepted match claiming its nodes.
+/// Applies the entries of table `t` to main one after another (Part 1, items 3-5 of the BYOC
+/// semantics): for each entry, roots from the outputs towards the inputs, each accepted match
+/// claiming its nodes; then outlines every accepted match at once.
+///
+/// Outlining once instead of after every entry is what keeps the pass linear in the model's
+/// size for a table of many entries. It is the same rewrite: a claimed node is absent for later
+/// entries (the `free` test), its users outside the match are unchanged (interior values never
+/// escape), and a claimed root is shown to later entries as the call it becomes.
 template <class T>
-constexpr module_builder apply_pattern(const module_builder& m, const T& t, const table_entry& e) {
+constexpr module_builder merge_composite(module_builder m, const T& t) {
   const function_info& f = m.main();
   const use_lists uses(m);
-  std::vector<bool> claimed(m.nodes.size(), false);
+  std::vector<char> claimed(m.nodes.size(), false);
   std::vector<group> groups;
   match_state st;
   group gr{};
-  for (int r = f.first_node + f.num_nodes - 1; r >= f.first_node; --r) {
-    if (claimed[static_cast<std::size_t>(r)] || !match_group(m, t, e, r, uses, st, gr)) continue;
-    bool free = true;
-    for (int b : gr.body) free = free && (m.node(b).op == op_id::weight || !claimed[static_cast<std::size_t>(b)]);
-    if (!free) continue;
-    for (int b : gr.body)
-      if (m.node(b).op != op_id::weight) claimed[static_cast<std::size_t>(b)] = true;
-    groups.push_back(gr);
+  // Matching reads `seen`: main as later entries see it, each claimed root already a call.
+  module_builder seen;
+  seen.nodes = m.nodes;
+  seen.args = m.args;
+  for (std::size_t k = 0; k < t.entries.size(); ++k) {
+    const table_entry& e = t.entries[k];
+    const std::size_t first_new = groups.size();
+    for (int r = f.first_node + f.num_nodes - 1; r >= f.first_node; --r) {
+      if (claimed[static_cast<std::size_t>(r)] || !e.root_ops.contains(seen.node(r).op) ||
+          !match_group(seen, t, e, r, uses, st, gr))
+        continue;
+      bool free = true;
+      for (int b : gr.body) free = free && (m.node(b).op == op_id::weight || !claimed[static_cast<std::size_t>(b)]);
+      if (!free) continue;
+      for (int b : gr.body)
+        if (m.node(b).op != op_id::weight) claimed[static_cast<std::size_t>(b)] = true;
+      gr.rank = static_cast<int>(k);
+      groups.push_back(gr);
+    }
+    for (std::size_t g = first_new; g < groups.size(); ++g) {
+      graph_node& root = seen.nodes[static_cast<std::size_t>(groups[g].root)];
+      root.op = op_id::call;
+      root.at = &no_attrs;
+    }
   }
   if (groups.empty()) return m;
   return outline_composites(m, std::move(groups));
-}
-
-template <class T>
-constexpr module_builder merge_composite(module_builder m, const T& t) {
-  for (const table_entry& e : t.entries) m = apply_pattern(m, t, e);
-  return m;
 }
 
 template <class M, class Table>
@@ -3860,7 +3951,7 @@ constexpr std::vector<int> cheapest_cover(const cost_graph& g, const std::vector
     for (std::uint64_t w : start.covered) start.key = hash_mix(start.key, w);
     states.push_back(std::move(start));
   }
-  std::vector<char> free_pairs(static_cast<std::size_t>(k_backends * k_backends));
+  std::vector<char> free_pairs(static_cast<std::size_t>(k_backends * k_backends), 0);
   bool all_free = true;
   for (int x = 0; x < k_backends * k_backends; ++x) {
     free_pairs[static_cast<std::size_t>(x)] = tr[x](0) == 0 && tr[x](1e9) == 0;
@@ -3948,13 +4039,13 @@ constexpr std::vector<int> coalesce(const cost_graph& g, const std::vector<searc
                                     int host) {
   const int units = static_cast<int>(chosen.size());
   std::vector<int> unit(static_cast<std::size_t>(g.n), -1);
-  std::vector<int> backend(static_cast<std::size_t>(units));
+  std::vector<int> backend(static_cast<std::size_t>(units), 0);
   for (int u = 0; u < units; ++u) {
     const search_candidate& c = cands[static_cast<std::size_t>(chosen[static_cast<std::size_t>(u)])];
     backend[static_cast<std::size_t>(u)] = c.backend;
     for (int i : c.nodes) unit[static_cast<std::size_t>(i - g.base)] = u;
   }
-  std::vector<int> alias(static_cast<std::size_t>(units));
+  std::vector<int> alias(static_cast<std::size_t>(units), 0);
   for (int u = 0; u < units; ++u) alias[static_cast<std::size_t>(u)] = u;
   auto root = [&](int u) {
     while (alias[static_cast<std::size_t>(u)] != u) u = alias[static_cast<std::size_t>(u)];
@@ -3978,7 +4069,7 @@ constexpr std::vector<int> coalesce(const cost_graph& g, const std::vector<searc
   };
   // Whether `to` is reachable from `from` other than by a direct edge.
   std::vector<int> stack;
-  std::vector<bool> visited;
+  std::vector<char> visited;
   auto detour = [&](int from, int to) {
     visited.assign(static_cast<std::size_t>(units), false);
     stack.clear();
@@ -4129,7 +4220,7 @@ constexpr std::vector<int> region_owners(const module_builder& m, const std::vec
 constexpr void find_interfaces(const module_builder& m, std::vector<region_info>& regions, const std::vector<int>& owner) {
   const int n = static_cast<int>(m.nodes.size());
   const use_lists uses(m);
-  std::vector<bool> walked(static_cast<std::size_t>(n), false);
+  std::vector<char> walked(static_cast<std::size_t>(n), false);
   for (region_info& r : regions) {
     for (int i : r.nodes) {
       bool escapes = uses.returned[static_cast<std::size_t>(i)];
@@ -4724,7 +4815,7 @@ namespace detail {
 class region_sets {
  public:
   constexpr explicit region_sets(int n)
-      : words_((static_cast<std::size_t>(n) + 63) / 64), parent_(static_cast<std::size_t>(n)), members_(static_cast<std::size_t>(n)),
+      : words_((static_cast<std::size_t>(n) + 63) / 64), parent_(static_cast<std::size_t>(n), 0), members_(static_cast<std::size_t>(n)),
         bits_(static_cast<std::size_t>(n) * words_, 0) {
     for (int i = 0; i < n; ++i) {
       parent_[static_cast<std::size_t>(i)] = i;
@@ -5536,7 +5627,7 @@ constexpr int num_steps_of(const std::vector<buffer_lifetime>& buffers) {
 /// only with those live during its own lifetime. Returns the arena size.
 constexpr std::size_t assign_offsets(std::vector<buffer_lifetime>& buffers) {
   const std::size_t n = buffers.size();
-  std::vector<int> order(n);
+  std::vector<int> order(n, 0);
   for (std::size_t i = 0; i < n; ++i) order[i] = static_cast<int>(i);
   buffer_lifetime* b = buffers.data();
   std::sort(order.begin(), order.end(), [b](int x, int y) {

@@ -1,7 +1,8 @@
-// expect text: static assertion failed: partita: shape mismatch in batch_norm: gamma, beta, mean and var (Rhs) must each have as many elements as X (Lhs) has channels
-// expect text: report<partita::batch_norm<partita::conv2d<partita::input<partita::fixed_string<2>{"x"}, partita::dtype::f32, 1, 32, 8, 8>
-// expect text: partita::weight<partita::fixed_string<9>{"bn.gamma"}, partita::dtype::f32, 32>
-// expect text: partita::problem::batch_norm_parameter, partita::dims<1, 64, 8, 8>, partita::dims<32> >
+// expect: static assertion failed
+// expect text: partita: shape mismatch in batch_norm: gamma, beta, mean and var (Rhs) must each have as many elements as X (Lhs) has channels
+// expect text (GNU): report<partita::batch_norm<partita::conv2d<partita::input<partita::fixed_string<2>{"x"}, partita::dtype::f32, 1, 32, 8, 8>
+// expect text (GNU): partita::weight<partita::fixed_string<9>{"bn.gamma"}, partita::dtype::f32, 32>
+// expect text (GNU): partita::problem::batch_norm_parameter, partita::dims<1, 64, 8, 8>, partita::dims<32> >
 #include <partita/partita.hpp>
 using namespace partita;
 // The batch norm after a 64-channel convolution, declared with the previous layer's 32 channels.

@@ -1,6 +1,7 @@
-// expect text: static assertion failed: partita: shape mismatch in an elementwise op (Node): the shapes Lhs and Rhs cannot be broadcast together
-// expect: report<partita::add<
-// expect: partita::dims<1, 8, 4, 4>, partita::dims<1, 8, 2, 2>
+// expect: static assertion failed
+// expect text: partita: shape mismatch in an elementwise op (Node): the shapes Lhs and Rhs cannot be broadcast together
+// expect (GNU): report<partita::add<
+// expect (GNU): partita::dims<1, 8, 4, 4>, partita::dims<1, 8, 2, 2>
 #include <partita/partita.hpp>
 using namespace partita;
 using a = input<"a", f32, 1, 8, 4, 4>;

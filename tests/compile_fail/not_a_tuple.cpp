@@ -1,6 +1,7 @@
-// expect text: static assertion failed: partita: get<T, I>: T is a tensor, not a tuple
-// expect text: report<partita::get<partita::relu<partita::input<partita::fixed_string<2>{"x"}, partita::dtype::f32, 1, 4> >, 0>
-// expect text: partita::problem::not_a_tuple, partita::dims<1, 4>, partita::dims<> >
+// expect: static assertion failed
+// expect text: partita: get<T, I>: T is a tensor, not a tuple
+// expect text (GNU): report<partita::get<partita::relu<partita::input<partita::fixed_string<2>{"x"}, partita::dtype::f32, 1, 4> >, 0>
+// expect text (GNU): partita::problem::not_a_tuple, partita::dims<1, 4>, partita::dims<> >
 #include <partita/partita.hpp>
 using namespace partita;
 // get<T, I> applied to a tensor, as if relu returned several results.

@@ -1,4 +1,5 @@
-// expect: static assertion failed: partita: run\(inputs..., outputs...\) takes one argument per model input and per model output
+// expect: static assertion failed
+// expect: partita: run\(inputs..., outputs...\) takes one argument per model input and per model output
 #include <vector>
 #include <partita/partita.hpp>
 using namespace partita;

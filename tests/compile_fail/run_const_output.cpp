@@ -1,5 +1,6 @@
-// expect text: static assertion failed: partita: run: an output span must be writable (std::span<float>)
-// expect text: as_output(std::span<_Type, 18446744073709551615>) [with T = const float;
+// expect: static assertion failed
+// expect text: partita: run: an output span must be writable (std::span<float>)
+// expect text (GNU): as_output(std::span<_Type, 18446744073709551615>) [with T = const float;
 #include <span>
 #include <vector>
 #include <partita/partita.hpp>

@@ -1,4 +1,5 @@
-// expect text: static assertion failed: partita: run: an output vector must be writable and outlive the call (a std::vector<float> the caller keeps, not a const one or a temporary)
+// expect: static assertion failed
+// expect text: partita: run: an output vector must be writable and outlive the call (a std::vector<float> the caller keeps, not a const one or a temporary)
 #include <vector>
 #include <partita/partita.hpp>
 using namespace partita;

@@ -96,14 +96,15 @@ constexpr void finish_main(module_builder& out, int start, int result) {
   main.result = result;
 }
 
-/// Replaces every character that is not a letter or digit by `_` (names of generated functions).
+/// Sets `f`'s name to `s` with every character that is not a letter or digit replaced by `_`
+/// (names of generated functions).
 constexpr void sanitize_into(function_info& f, std::string_view s) {
-  std::vector<char> c;
+  f.name_length = 0;
   for (char ch : s) {
+    if (static_cast<std::size_t>(f.name_length) == max_function_name) break;
     const bool alnum = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
-    c.push_back(alnum ? ch : '_');
+    f.name_chars[static_cast<std::size_t>(f.name_length++)] = alnum ? ch : '_';
   }
-  f.set_name(std::string_view(c.data(), c.size()));
 }
 
 /// Appends `s` to `f`'s name, as far as the name's capacity goes.

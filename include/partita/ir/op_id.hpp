@@ -60,4 +60,17 @@ constexpr bool is_binary_elementwise(op_id op) {
   return op == op_id::add || op == op_id::subtract || op == op_id::multiply;
 }
 
+/// A set of ops, as a bit per op (`op_id` has fewer than 256 values).
+struct op_set {
+  std::uint64_t bits[4]{};
+
+  constexpr void insert(op_id op) { bits[static_cast<int>(op) / 64] |= std::uint64_t{1} << (static_cast<int>(op) % 64); }
+  constexpr void insert(const op_set& o) {
+    for (int w = 0; w < 4; ++w) bits[w] |= o.bits[w];
+  }
+  constexpr bool contains(op_id op) const { return (bits[static_cast<int>(op) / 64] >> (static_cast<int>(op) % 64)) & 1u; }
+  /// Every op.
+  static constexpr op_set all() { return {{~std::uint64_t{0}, ~std::uint64_t{0}, ~std::uint64_t{0}, ~std::uint64_t{0}}}; }
+};
+
 }  // namespace partita

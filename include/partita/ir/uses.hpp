@@ -11,7 +11,7 @@ namespace partita::detail {
 struct use_lists {
   std::vector<int> first;  // first[n] .. first[n+1]: consumers of n
   std::vector<int> users;
-  std::vector<bool> returned;
+  std::vector<char> returned;
 
   constexpr use_lists(const module_builder& m) {
     const function_info& f = m.main();
@@ -40,9 +40,9 @@ constexpr bool contains(const std::vector<int>& v, int x) {
 }
 
 /// Nodes of main reachable from its result.
-constexpr std::vector<bool> live_nodes(const module_builder& m) {
+constexpr std::vector<char> live_nodes(const module_builder& m) {
   const function_info& f = m.main();
-  std::vector<bool> live(m.nodes.size(), false);
+  std::vector<char> live(m.nodes.size(), false);
   live[static_cast<std::size_t>(f.result)] = true;
   for (int i = f.first_node + f.num_nodes - 1; i >= f.first_node; --i)
     if (live[static_cast<std::size_t>(i)])
@@ -52,7 +52,7 @@ constexpr std::vector<bool> live_nodes(const module_builder& m) {
 
 /// Drops nodes of main that nothing reaches any more (weights moved into composites).
 constexpr module_builder remove_dead(const module_builder& m) {
-  const std::vector<bool> live = live_nodes(m);
+  const std::vector<char> live = live_nodes(m);
   module_builder out;
   copy_functions_but_main(out, m);
   const function_info& f = m.main();

@@ -64,33 +64,49 @@ constexpr bool match_group(const module_builder& m, const T& t, const table_entr
   return e.predicate(mv);
 }
 
-/// Applies table entry `e` to main (Part 1, items 3-5 of the BYOC semantics): roots from the
-/// outputs towards the inputs, each accepted match claiming its nodes.
+/// Applies the entries of table `t` to main one after another (Part 1, items 3-5 of the BYOC
+/// semantics): for each entry, roots from the outputs towards the inputs, each accepted match
+/// claiming its nodes; then outlines every accepted match at once.
+///
+/// Outlining once instead of after every entry is what keeps the pass linear in the model's
+/// size for a table of many entries. It is the same rewrite: a claimed node is absent for later
+/// entries (the `free` test), its users outside the match are unchanged (interior values never
+/// escape), and a claimed root is shown to later entries as the call it becomes.
 template <class T>
-constexpr module_builder apply_pattern(const module_builder& m, const T& t, const table_entry& e) {
+constexpr module_builder merge_composite(module_builder m, const T& t) {
   const function_info& f = m.main();
   const use_lists uses(m);
-  std::vector<bool> claimed(m.nodes.size(), false);
+  std::vector<char> claimed(m.nodes.size(), false);
   std::vector<group> groups;
   match_state st;
   group gr{};
-  for (int r = f.first_node + f.num_nodes - 1; r >= f.first_node; --r) {
-    if (claimed[static_cast<std::size_t>(r)] || !match_group(m, t, e, r, uses, st, gr)) continue;
-    bool free = true;
-    for (int b : gr.body) free = free && (m.node(b).op == op_id::weight || !claimed[static_cast<std::size_t>(b)]);
-    if (!free) continue;
-    for (int b : gr.body)
-      if (m.node(b).op != op_id::weight) claimed[static_cast<std::size_t>(b)] = true;
-    groups.push_back(gr);
+  // Matching reads `seen`: main as later entries see it, each claimed root already a call.
+  module_builder seen;
+  seen.nodes = m.nodes;
+  seen.args = m.args;
+  for (std::size_t k = 0; k < t.entries.size(); ++k) {
+    const table_entry& e = t.entries[k];
+    const std::size_t first_new = groups.size();
+    for (int r = f.first_node + f.num_nodes - 1; r >= f.first_node; --r) {
+      if (claimed[static_cast<std::size_t>(r)] || !e.root_ops.contains(seen.node(r).op) ||
+          !match_group(seen, t, e, r, uses, st, gr))
+        continue;
+      bool free = true;
+      for (int b : gr.body) free = free && (m.node(b).op == op_id::weight || !claimed[static_cast<std::size_t>(b)]);
+      if (!free) continue;
+      for (int b : gr.body)
+        if (m.node(b).op != op_id::weight) claimed[static_cast<std::size_t>(b)] = true;
+      gr.rank = static_cast<int>(k);
+      groups.push_back(gr);
+    }
+    for (std::size_t g = first_new; g < groups.size(); ++g) {
+      graph_node& root = seen.nodes[static_cast<std::size_t>(groups[g].root)];
+      root.op = op_id::call;
+      root.at = &no_attrs;
+    }
   }
   if (groups.empty()) return m;
   return outline_composites(m, std::move(groups));
-}
-
-template <class T>
-constexpr module_builder merge_composite(module_builder m, const T& t) {
-  for (const table_entry& e : t.entries) m = apply_pattern(m, t, e);
-  return m;
 }
 
 template <class M, class Table>

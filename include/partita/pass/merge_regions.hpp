@@ -20,7 +20,7 @@ namespace detail {
 class region_sets {
  public:
   constexpr explicit region_sets(int n)
-      : words_((static_cast<std::size_t>(n) + 63) / 64), parent_(static_cast<std::size_t>(n)), members_(static_cast<std::size_t>(n)),
+      : words_((static_cast<std::size_t>(n) + 63) / 64), parent_(static_cast<std::size_t>(n), 0), members_(static_cast<std::size_t>(n)),
         bits_(static_cast<std::size_t>(n) * words_, 0) {
     for (int i = 0; i < n; ++i) {
       parent_[static_cast<std::size_t>(i)] = i;

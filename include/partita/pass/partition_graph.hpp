@@ -73,7 +73,7 @@ constexpr std::vector<int> region_owners(const module_builder& m, const std::vec
 constexpr void find_interfaces(const module_builder& m, std::vector<region_info>& regions, const std::vector<int>& owner) {
   const int n = static_cast<int>(m.nodes.size());
   const use_lists uses(m);
-  std::vector<bool> walked(static_cast<std::size_t>(n), false);
+  std::vector<char> walked(static_cast<std::size_t>(n), false);
   for (region_info& r : regions) {
     for (int i : r.nodes) {
       bool escapes = uses.returned[static_cast<std::size_t>(i)];

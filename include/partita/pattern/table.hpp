@@ -19,14 +19,46 @@ struct composite {
   using predicate = Predicate;
 };
 
-/// A table entry in value form.
+/// A table entry in value form. `root_ops` holds the ops a node needs to have for the pattern
+/// to match there: MergeComposite tries every entry at every node, and this one test turns most
+/// of those tries away without walking the pattern.
 struct table_entry {
   std::string_view name{};
   int root = 0;
   bool (*predicate)(const match_view&) = nullptr;
+  op_set root_ops = op_set::all();
 };
 
 namespace detail {
+
+/// The ops a node can have where pattern node `p` of `b` matches.
+constexpr op_set root_ops(const pattern_builder& b, int p) {
+  const pattern_node& n = b.nodes[static_cast<std::size_t>(p)];
+  auto child = [&](int k) { return b.children[static_cast<std::size_t>(n.first + k)]; };
+  op_set s;
+  switch (n.kind) {
+    case pattern_kind::wildcard: return op_set::all();
+    case pattern_kind::constant: s.insert(op_id::weight); return s;
+    case pattern_kind::input: s.insert(op_id::input); return s;
+    case pattern_kind::op:
+    case pattern_kind::tuple: s.insert(n.op); return s;
+    case pattern_kind::get: s.insert(op_id::get); return s;
+    case pattern_kind::elementwise:
+      for (int op = 0; op <= static_cast<int>(op_id::call); ++op)
+        if (is_unary_elementwise(op_id(op)) || is_binary_elementwise(op_id(op)) || op_id(op) == op_id::bias_add) s.insert(op_id(op));
+      return s;
+    case pattern_kind::alt:
+      s = root_ops(b, child(0));
+      s.insert(root_ops(b, child(1)));
+      return s;
+    case pattern_kind::var:
+    case pattern_kind::has_dtype:
+    case pattern_kind::has_shape:
+    case pattern_kind::has_attr: return root_ops(b, child(0));
+    case pattern_kind::dominates: return root_ops(b, child(2));
+  }
+  return op_set::all();
+}
 
 struct table_sizes {
   std::size_t nodes, children, entries, vars;
@@ -36,6 +68,7 @@ template <class... Cs>
 constexpr detail::pattern_builder build_table(std::vector<table_entry>& entries) {
   detail::pattern_builder b;
   ((entries.push_back({Cs::name, Cs::pattern::build(b), &Cs::predicate::check})), ...);
+  for (table_entry& e : entries) e.root_ops = root_ops(b, e.root);
   return b;
 }
 

@@ -35,7 +35,7 @@ constexpr int num_steps_of(const std::vector<buffer_lifetime>& buffers) {
 /// only with those live during its own lifetime. Returns the arena size.
 constexpr std::size_t assign_offsets(std::vector<buffer_lifetime>& buffers) {
   const std::size_t n = buffers.size();
-  std::vector<int> order(n);
+  std::vector<int> order(n, 0);
   for (std::size_t i = 0; i < n; ++i) order[i] = static_cast<int>(i);
   buffer_lifetime* b = buffers.data();
   std::sort(order.begin(), order.end(), [b](int x, int y) {

@@ -16,7 +16,7 @@ inline std::string layout(const ::dnnl::memory::desc& md) {
   const dnnl_memory_desc_t& d = md.data;
   if (d.format_kind != dnnl_blocked) return "?";
   const auto& b = d.format_desc.blocking;
-  std::vector<int> order(static_cast<std::size_t>(d.ndims));
+  std::vector<int> order(static_cast<std::size_t>(d.ndims), 0);
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return b.strides[x] > b.strides[y]; });
   std::array<bool, DNNL_MAX_NDIMS> blocked{};

@@ -205,10 +205,10 @@ constexpr void read_through_flatten(std::vector<layer>& ls) {
 /// computed before it) and activations; into a binary op, the activations after it. A value
 /// that leaves the partition or has several readers ends the chain.
 constexpr void fuse(std::vector<layer>& ls, const std::vector<result>& results, std::vector<int>& forward,
-                    std::vector<bool>& dead) {
+                    std::vector<char>& dead) {
   const std::size_t n = ls.size();
   std::vector<int> uses(n, 0), consumer(n, -1);
-  std::vector<bool> escapes(n, false);
+  std::vector<char> escapes(n, false);
   for (std::size_t j = 0; j < n; ++j)
     for (int r : {ls[j].src, ls[j].src2, ls[j].residual})
       if (r >= 0) {
@@ -282,9 +282,9 @@ constexpr lowering lower(const M& m, int fn) {
 
   read_through_flatten(out.layers);
   const std::size_t n = out.layers.size();
-  std::vector<int> forward(n);
+  std::vector<int> forward(n, 0);
   for (std::size_t i = 0; i < n; ++i) forward[i] = static_cast<int>(i);
-  std::vector<bool> dead(n, false);
+  std::vector<char> dead(n, false);
   fuse(out.layers, out.results, forward, dead);
 
   // Compaction: the surviving layers, references renumbered.

@@ -204,7 +204,7 @@ constexpr std::vector<int> cheapest_cover(const cost_graph& g, const std::vector
     for (std::uint64_t w : start.covered) start.key = hash_mix(start.key, w);
     states.push_back(std::move(start));
   }
-  std::vector<char> free_pairs(static_cast<std::size_t>(k_backends * k_backends));
+  std::vector<char> free_pairs(static_cast<std::size_t>(k_backends * k_backends), 0);
   bool all_free = true;
   for (int x = 0; x < k_backends * k_backends; ++x) {
     free_pairs[static_cast<std::size_t>(x)] = tr[x](0) == 0 && tr[x](1e9) == 0;
@@ -292,13 +292,13 @@ constexpr std::vector<int> coalesce(const cost_graph& g, const std::vector<searc
                                     int host) {
   const int units = static_cast<int>(chosen.size());
   std::vector<int> unit(static_cast<std::size_t>(g.n), -1);
-  std::vector<int> backend(static_cast<std::size_t>(units));
+  std::vector<int> backend(static_cast<std::size_t>(units), 0);
   for (int u = 0; u < units; ++u) {
     const search_candidate& c = cands[static_cast<std::size_t>(chosen[static_cast<std::size_t>(u)])];
     backend[static_cast<std::size_t>(u)] = c.backend;
     for (int i : c.nodes) unit[static_cast<std::size_t>(i - g.base)] = u;
   }
-  std::vector<int> alias(static_cast<std::size_t>(units));
+  std::vector<int> alias(static_cast<std::size_t>(units), 0);
   for (int u = 0; u < units; ++u) alias[static_cast<std::size_t>(u)] = u;
   auto root = [&](int u) {
     while (alias[static_cast<std::size_t>(u)] != u) u = alias[static_cast<std::size_t>(u)];
@@ -322,7 +322,7 @@ constexpr std::vector<int> coalesce(const cost_graph& g, const std::vector<searc
   };
   // Whether `to` is reachable from `from` other than by a direct edge.
   std::vector<int> stack;
-  std::vector<bool> visited;
+  std::vector<char> visited;
   auto detour = [&](int from, int to) {
     visited.assign(static_cast<std::size_t>(units), false);
     stack.clear();
