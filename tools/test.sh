@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Partita's single test entry point: checks the single header, configures, builds, runs CTest.
-# BUILD_DIR (default: build) picks the build directory.
+# Partita's single test entry point: checks the single header, then configures, builds and runs
+# CTest once per supported compiler: GCC in build/ and Clang 19 in build-clang/.
+# BUILD_DIR (default: build) picks GCC's build directory, CLANG_BUILD_DIR (default: build-clang)
+# Clang's; COMPILERS (default: "g++ clang++-19") which compilers run. Without CI=true a compiler
+# that is not installed is skipped with a note; with CI=true it fails the run.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -18,19 +21,39 @@ run() {
 # A stale single header fails in seconds here rather than after a full build.
 run python3 tools/amalgamate.py --check
 
-configure=(cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release)
-# The generator is fixed when a build directory is first configured; naming it again could clash.
-if [[ ! -f "$build_dir/CMakeCache.txt" ]]; then
-  if command -v ninja >/dev/null 2>&1; then
-    configure+=(-G Ninja)
-  else
-    configure+=(-G "Unix Makefiles")
+# Configures, builds and tests one compiler's build directory.
+suite() {
+  local compiler="$1" dir="$2"
+  local configure=(cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_COMPILER=$compiler")
+  # The generator is fixed when a build directory is first configured; naming it again could clash.
+  if [[ ! -f "$dir/CMakeCache.txt" ]]; then
+    if command -v ninja >/dev/null 2>&1; then
+      configure+=(-G Ninja)
+    else
+      configure+=(-G "Unix Makefiles")
+    fi
   fi
-fi
-if command -v ccache >/dev/null 2>&1; then
-  configure+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-fi
+  if command -v ccache >/dev/null 2>&1; then
+    configure+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  fi
+  run "${configure[@]}"
+  run cmake --build "$dir" -j "$jobs"
+  run ctest --test-dir "$dir" --output-on-failure -j "$jobs" --no-tests=error
+}
 
-run "${configure[@]}"
-run cmake --build "$build_dir" -j "$jobs"
-run ctest --test-dir "$build_dir" --output-on-failure -j "$jobs" --no-tests=error
+for compiler in ${COMPILERS:-g++ clang++-19}; do
+  case "$compiler" in
+    clang*) dir="${CLANG_BUILD_DIR:-build-clang}" ;;
+    *) dir="$build_dir" ;;
+  esac
+  if ! command -v "$compiler" >/dev/null 2>&1; then
+    if [[ "${CI:-}" == "true" ]]; then
+      echo "error: $compiler is not installed (CI must test every supported compiler)" >&2
+      exit 1
+    fi
+    echo "note: $compiler is not installed; skipping its build (apt-get install clang-19 libclang-rt-19-dev)" >&2
+    continue
+  fi
+  echo "=== $compiler ($dir) ==="
+  suite "$compiler" "$dir"
+done

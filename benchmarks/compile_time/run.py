@@ -20,7 +20,8 @@ For every N it compiles, with the project's flags:
               candidate of both backends, the search, coalescing) + plan of the result
 and once, as the floor:
   headers     an empty translation unit that includes partita/partita.hpp
-recording wall seconds and peak compiler memory (maximum resident set size).
+recording wall seconds and peak compiler memory (maximum resident set size). With a Clang
+compiler the script adds -fconstexpr-steps=16777216, as the partita::partita CMake target does.
 
 One more kind, `models` (not in the default --only), compiles CNN-like graphs instead of the chain:
 the same executable translation unit as `cpu` (compiled<net, cpu>, run() instantiated, main(), to
@@ -360,6 +361,10 @@ def main():
             ap.error(f"unknown TU kind {k!r}")
     flags = shlex.split(args.flags) + shlex.split(args.extra_flags)
     compiler = shutil.which(args.compiler) or args.compiler
+    # What the partita::partita CMake target adds for Clang: its default bound on one constant
+    # evaluation (2^20 steps) stops at about 600 nodes.
+    if "clang" in os.path.basename(compiler) and not any(f.startswith("-fconstexpr-steps") for f in flags):
+        flags.append("-fconstexpr-steps=16777216")
 
     workdir = args.keep or tempfile.mkdtemp(prefix="partita-compile-time-")
     os.makedirs(workdir, exist_ok=True)

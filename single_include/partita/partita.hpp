@@ -5036,15 +5036,28 @@ struct post_partition_phase {
 template <class B>
 inline constexpr bool has_post_partition = requires { typename B::post_partition; };
 
+/// The eager flow's phases, each a small named type: they appear in the symbols of every kernel
+/// (`step_ref` names the module) and in diagnostics, where nesting the passes' own types would
+/// repeat the whole flow at each level.
+template <class M, class... Backends>
+struct composites_of : module_from<composite_phase<M, Backends...>> {};
+template <class M, class... Backends>
+struct annotated_of : module_from<annotate_target_pass<composites_of<M, Backends...>, Backends...>> {};
+template <class M, class... Backends>
+struct regions_of : module_from<merge_regions_pass<annotated_of<M, Backends...>>> {};
+template <class M, class... Backends>
+struct partitioned_of : module_from<partition_graph_pass<regions_of<M, Backends...>>> {};
+template <class M, class... Backends>
+struct post_partitioned_of : module_from<post_partition_phase<partitioned_of<M, Backends...>, Backends...>> {};
+
 /// The eager flow, one materialised module per phase: each constant evaluation stays small
-/// (compilers bound the work of a single one), and the phases are the explicit passes' own types.
+/// (compilers bound the work of a single one).
 template <class M, class... Backends>
 struct partition_flow {
-  using composites = module_from<composite_phase<M, Backends...>>;
-  using annotated = module_from<annotate_target_pass<composites, Backends...>>;
-  using partitioned = module_from<partition_graph_pass<module_from<merge_regions_pass<annotated>>>>;
-  using type = std::conditional_t<(has_post_partition<Backends> || ...),
-                                   module_from<post_partition_phase<partitioned, Backends...>>, partitioned>;
+  using composites = composites_of<M, Backends...>;
+  using annotated = annotated_of<M, Backends...>;
+  using partitioned = partitioned_of<M, Backends...>;
+  using type = std::conditional_t<(has_post_partition<Backends> || ...), post_partitioned_of<M, Backends...>, partitioned>;
 };
 
 }  // namespace detail
