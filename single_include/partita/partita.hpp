@@ -1308,8 +1308,8 @@ struct builder_sizes {
 
 constexpr builder_sizes sizes_of(const module_builder& b) { return {b.nodes.size(), b.args.size(), b.functions.size()}; }
 
-template <builder_sizes S>
-constexpr module_value<S.nodes, S.args, S.functions> materialize(const module_builder& b) {
+template <builder_sizes S, class Src>
+constexpr module_value<S.nodes, S.args, S.functions> materialize(const Src& b) {
   module_value<S.nodes, S.args, S.functions> m{};
   for (std::size_t i = 0; i < S.nodes; ++i) m.nodes[i] = b.nodes[i];
   for (std::size_t i = 0; i < S.args; ++i) m.args[i] = b.args[i];
@@ -1382,12 +1382,54 @@ constexpr void append_number(function_info& f, int v) {
     f.name_chars[static_cast<std::size_t>(f.name_length++)] = digits[--n];
 }
 
+/// A pass's result held in a module of capacity `C`: its sizes, and its contents when they fit.
+template <builder_sizes C>
+struct packed_module {
+  builder_sizes sizes{};
+  bool fits = false;
+  module_value<C.nodes, C.args, C.functions> m{};
+};
+
+template <builder_sizes C>
+constexpr packed_module<C> pack(const module_builder& b) {
+  packed_module<C> p;
+  p.sizes = sizes_of(b);
+  p.fits = p.sizes.nodes <= C.nodes && p.sizes.args <= C.args && p.sizes.functions <= C.functions;
+  if (!p.fits) return p;
+  for (std::size_t i = 0; i < p.sizes.nodes; ++i) p.m.nodes[i] = b.nodes[i];
+  for (std::size_t i = 0; i < p.sizes.args; ++i) p.m.args[i] = b.args[i];
+  for (std::size_t i = 0; i < p.sizes.functions; ++i) p.m.functions[i] = b.functions[i];
+  return p;
+}
+
+/// Room for a pass's result, judged from the module it reads (`Pass::input`, when it names one):
+/// rewrites add parameter nodes, calls and functions, seldom half as many again.
+template <class Pass>
+constexpr builder_sizes capacity_for() {
+  if constexpr (requires { Pass::input::value.nodes; }) {
+    const auto& v = Pass::input::value;
+    const std::size_t n = v.nodes.size(), a = v.args.size(), f = v.functions.size();
+    return {n + n / 2 + 16, a + a / 2 + 16, f + n / 2 + 4};
+  } else {
+    return {0, 0, 0};
+  }
+}
+
 /// Runs a pass (a type with `static constexpr module_builder run()`) and stores its result as
-/// an exactly sized module value: the pass runs once for the sizes and once for the contents.
+/// an exactly sized module value. The sizes are only known once the pass has run, and they are
+/// the value's type: the pass runs once into a module of ample capacity (see `capacity_for`),
+/// whose contents the exact value then copies; a result that does not fit runs the pass again.
 template <class Pass>
 struct module_from {
-  static constexpr builder_sizes sizes = sizes_of(Pass::run());
-  static constexpr auto value = materialize<sizes>(Pass::run());
+  static constexpr packed_module<capacity_for<Pass>()> packed = pack<capacity_for<Pass>()>(Pass::run());
+  static constexpr builder_sizes sizes = packed.sizes;
+  static constexpr auto value = [] {
+    if constexpr (packed.fits) {
+      return materialize<sizes>(packed.m);
+    } else {
+      return materialize<sizes>(Pass::run());
+    }
+  }();
 };
 
 }  // namespace partita::detail
@@ -3121,6 +3163,7 @@ constexpr module_builder annotate_target(module_builder m) {
 
 template <class M, class... Backends>
 struct annotate_target_pass {
+  using input = M;
   static constexpr module_builder run() {
     if constexpr (!backends_ok<Backends...>) return to_builder(M::value);  // reported by check_backend
     else return annotate_target<Backends...>(to_builder(M::value));
@@ -3359,6 +3402,7 @@ constexpr module_builder merge_composite(module_builder m, const T& t) {
 
 template <class M, class Table>
 struct merge_composite_pass {
+  using input = M;
   static constexpr module_builder run() { return merge_composite(to_builder(M::value), Table::value); }
 };
 
@@ -4384,6 +4428,7 @@ constexpr module_builder partition_graph(const module_builder& m) {
 
 template <class M>
 struct partition_graph_pass {
+  using input = M;
   static constexpr module_builder run() { return partition_graph(to_builder(M::value)); }
 };
 
@@ -4915,6 +4960,7 @@ constexpr module_builder merge_regions(module_builder m) {
 
 template <class M>
 struct merge_regions_pass {
+  using input = M;
   static constexpr module_builder run() { return merge_regions(to_builder(M::value)); }
 };
 
@@ -4984,6 +5030,7 @@ namespace detail {
 
 template <class M, class... Passes>
 struct pipeline_pass {
+  using input = module_type_t<M>;
   static constexpr module_builder run() { return pass_list<Passes...>::run(to_builder(module_type_t<M>::value)); }
 };
 
@@ -5016,6 +5063,7 @@ constexpr module_builder post_partition(module_builder m) {
 
 template <class M, class... Backends>
 struct composite_phase {
+  using input = module_type_t<M>;
   static constexpr module_builder run() {
     module_builder m = to_builder(module_type_t<M>::value);
     ((m = pre_partition<Backends>(std::move(m))), ...);
@@ -5026,6 +5074,7 @@ struct composite_phase {
 
 template <class M, class... Backends>
 struct post_partition_phase {
+  using input = M;
   static constexpr module_builder run() {
     module_builder m = to_builder(M::value);
     ((m = post_partition<Backends>(std::move(m))), ...);
@@ -5959,13 +6008,12 @@ constexpr plan_sizes sizes_of_plan(const M& m, Fuses fuses) {
 template <class T, std::size_t N>
 constexpr std::array<T, N> to_array(const std::vector<T>& v) {
   std::array<T, N> a{};
-  for (std::size_t i = 0; i < N; ++i) a[i] = v[i];
+  for (std::size_t i = 0; i < N && i < v.size(); ++i) a[i] = v[i];
   return a;
 }
 
-template <plan_sizes S, class M, class Fuses>
-constexpr plan_value<S> make_plan(const M& m, Fuses fuses) {
-  const plan_builder p = lower(m, fuses);
+template <plan_sizes S>
+constexpr plan_value<S> plan_from(const plan_builder& p) {
   plan_value<S> r{};
   r.nodes = to_array<graph_node, S.nodes>(p.flat.nodes);
   r.args = to_array<int, S.args>(p.flat.args);
@@ -5981,14 +6029,75 @@ constexpr plan_value<S> make_plan(const M& m, Fuses fuses) {
   return r;
 }
 
+template <plan_sizes S, class M, class Fuses>
+constexpr plan_value<S> make_plan(const M& m, Fuses fuses) {
+  return plan_from<S>(lower(m, fuses));
+}
+
+/// Room for the plan of `m`: inlining keeps every node at most once and each step reads its
+/// node's arguments, so the module's own sizes bound every table.
+template <class M>
+constexpr plan_sizes plan_capacity(const M& m) {
+  const std::size_t n = m.nodes.size() + 16, a = m.args.size() + 16;
+  return {n, a, n, a, n, n, n, n, n};
+}
+
+/// A plan built once into tables of capacity `C`, with its true sizes (see `module_from`).
+template <plan_sizes C>
+struct packed_plan {
+  plan_sizes sizes{};
+  bool fits = false;
+  plan_value<C> p{};
+};
+
+template <plan_sizes C, class M, class Fuses>
+constexpr packed_plan<C> pack_plan(const M& m, Fuses fuses) {
+  const plan_builder b = lower(m, fuses);
+  packed_plan<C> r;
+  r.sizes = {b.flat.nodes.size(), b.flat.args.size(), b.steps.size(), b.ins.size(), b.inputs.size(),
+             b.outputs.size(), b.weights.size(), b.copies.size(), b.buffers.size()};
+  r.fits = r.sizes.nodes <= C.nodes && r.sizes.args <= C.args && r.sizes.steps <= C.steps && r.sizes.ins <= C.ins &&
+           r.sizes.inputs <= C.inputs && r.sizes.outputs <= C.outputs && r.sizes.weights <= C.weights &&
+           r.sizes.copies <= C.copies && r.sizes.buffers <= C.buffers;
+  if (r.fits) r.p = plan_from<C>(b);
+  return r;
+}
+
+template <plan_sizes S, plan_sizes C>
+constexpr plan_value<S> unpack_plan(const plan_value<C>& c) {
+  plan_value<S> r{};
+  for (std::size_t i = 0; i < S.nodes; ++i) r.nodes[i] = c.nodes[i];
+  for (std::size_t i = 0; i < S.args; ++i) r.args[i] = c.args[i];
+  for (std::size_t i = 0; i < S.steps; ++i) r.steps[i] = c.steps[i];
+  for (std::size_t i = 0; i < S.ins; ++i) r.ins[i] = c.ins[i];
+  for (std::size_t i = 0; i < S.inputs; ++i) r.inputs[i] = c.inputs[i];
+  for (std::size_t i = 0; i < S.outputs; ++i) r.outputs[i] = c.outputs[i];
+  for (std::size_t i = 0; i < S.weights; ++i) r.weights[i] = c.weights[i];
+  for (std::size_t i = 0; i < S.copies; ++i) r.copies[i] = c.copies[i];
+  for (std::size_t i = 0; i < S.buffers; ++i) r.buffers[i] = c.buffers[i];
+  r.arena_bytes = c.arena_bytes;
+  r.weight_bytes = c.weight_bytes;
+  return r;
+}
+
 }  // namespace detail
 
 /// The plan of module type `M` for `Backends...` (host last), as a static constexpr object
 /// (kernels refer to it by reference).
 template <module_type M, class... Backends>
 struct plan_of {
-  static constexpr detail::plan_sizes sizes = detail::sizes_of_plan(M::value, detail::fuses_in<Backends...>{});
-  static constexpr plan_value<sizes> value = detail::make_plan<sizes>(M::value, detail::fuses_in<Backends...>{});
+  // Lowering runs once, into tables of ample capacity that the exact plan then copies (a plan
+  // that does not fit lowers again).
+  static constexpr detail::packed_plan<detail::plan_capacity(M::value)> packed =
+      detail::pack_plan<detail::plan_capacity(M::value)>(M::value, detail::fuses_in<Backends...>{});
+  static constexpr detail::plan_sizes sizes = packed.sizes;
+  static constexpr plan_value<sizes> value = [] {
+    if constexpr (packed.fits) {
+      return detail::unpack_plan<sizes>(packed.p);
+    } else {
+      return detail::make_plan<sizes>(M::value, detail::fuses_in<Backends...>{});
+    }
+  }();
   static_assert(detail::arena_is_valid(value.buffers, value.arena_bytes),
                 "partita: internal error: the memory plan places two live buffers at overlapping offsets");
 };

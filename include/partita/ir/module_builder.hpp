@@ -64,8 +64,8 @@ struct builder_sizes {
 
 constexpr builder_sizes sizes_of(const module_builder& b) { return {b.nodes.size(), b.args.size(), b.functions.size()}; }
 
-template <builder_sizes S>
-constexpr module_value<S.nodes, S.args, S.functions> materialize(const module_builder& b) {
+template <builder_sizes S, class Src>
+constexpr module_value<S.nodes, S.args, S.functions> materialize(const Src& b) {
   module_value<S.nodes, S.args, S.functions> m{};
   for (std::size_t i = 0; i < S.nodes; ++i) m.nodes[i] = b.nodes[i];
   for (std::size_t i = 0; i < S.args; ++i) m.args[i] = b.args[i];
@@ -138,12 +138,54 @@ constexpr void append_number(function_info& f, int v) {
     f.name_chars[static_cast<std::size_t>(f.name_length++)] = digits[--n];
 }
 
+/// A pass's result held in a module of capacity `C`: its sizes, and its contents when they fit.
+template <builder_sizes C>
+struct packed_module {
+  builder_sizes sizes{};
+  bool fits = false;
+  module_value<C.nodes, C.args, C.functions> m{};
+};
+
+template <builder_sizes C>
+constexpr packed_module<C> pack(const module_builder& b) {
+  packed_module<C> p;
+  p.sizes = sizes_of(b);
+  p.fits = p.sizes.nodes <= C.nodes && p.sizes.args <= C.args && p.sizes.functions <= C.functions;
+  if (!p.fits) return p;
+  for (std::size_t i = 0; i < p.sizes.nodes; ++i) p.m.nodes[i] = b.nodes[i];
+  for (std::size_t i = 0; i < p.sizes.args; ++i) p.m.args[i] = b.args[i];
+  for (std::size_t i = 0; i < p.sizes.functions; ++i) p.m.functions[i] = b.functions[i];
+  return p;
+}
+
+/// Room for a pass's result, judged from the module it reads (`Pass::input`, when it names one):
+/// rewrites add parameter nodes, calls and functions, seldom half as many again.
+template <class Pass>
+constexpr builder_sizes capacity_for() {
+  if constexpr (requires { Pass::input::value.nodes; }) {
+    const auto& v = Pass::input::value;
+    const std::size_t n = v.nodes.size(), a = v.args.size(), f = v.functions.size();
+    return {n + n / 2 + 16, a + a / 2 + 16, f + n / 2 + 4};
+  } else {
+    return {0, 0, 0};
+  }
+}
+
 /// Runs a pass (a type with `static constexpr module_builder run()`) and stores its result as
-/// an exactly sized module value: the pass runs once for the sizes and once for the contents.
+/// an exactly sized module value. The sizes are only known once the pass has run, and they are
+/// the value's type: the pass runs once into a module of ample capacity (see `capacity_for`),
+/// whose contents the exact value then copies; a result that does not fit runs the pass again.
 template <class Pass>
 struct module_from {
-  static constexpr builder_sizes sizes = sizes_of(Pass::run());
-  static constexpr auto value = materialize<sizes>(Pass::run());
+  static constexpr packed_module<capacity_for<Pass>()> packed = pack<capacity_for<Pass>()>(Pass::run());
+  static constexpr builder_sizes sizes = packed.sizes;
+  static constexpr auto value = [] {
+    if constexpr (packed.fits) {
+      return materialize<sizes>(packed.m);
+    } else {
+      return materialize<sizes>(Pass::run());
+    }
+  }();
 };
 
 }  // namespace partita::detail

@@ -61,6 +61,7 @@ constexpr module_builder annotate_target(module_builder m) {
 
 template <class M, class... Backends>
 struct annotate_target_pass {
+  using input = M;
   static constexpr module_builder run() {
     if constexpr (!backends_ok<Backends...>) return to_builder(M::value);  // reported by check_backend
     else return annotate_target<Backends...>(to_builder(M::value));

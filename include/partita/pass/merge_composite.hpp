@@ -111,6 +111,7 @@ constexpr module_builder merge_composite(module_builder m, const T& t) {
 
 template <class M, class Table>
 struct merge_composite_pass {
+  using input = M;
   static constexpr module_builder run() { return merge_composite(to_builder(M::value), Table::value); }
 };
 

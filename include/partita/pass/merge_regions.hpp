@@ -120,6 +120,7 @@ constexpr module_builder merge_regions(module_builder m) {
 
 template <class M>
 struct merge_regions_pass {
+  using input = M;
   static constexpr module_builder run() { return merge_regions(to_builder(M::value)); }
 };
 

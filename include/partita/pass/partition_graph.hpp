@@ -237,6 +237,7 @@ constexpr module_builder partition_graph(const module_builder& m) {
 
 template <class M>
 struct partition_graph_pass {
+  using input = M;
   static constexpr module_builder run() { return partition_graph(to_builder(M::value)); }
 };
 

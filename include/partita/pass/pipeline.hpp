@@ -68,6 +68,7 @@ namespace detail {
 
 template <class M, class... Passes>
 struct pipeline_pass {
+  using input = module_type_t<M>;
   static constexpr module_builder run() { return pass_list<Passes...>::run(to_builder(module_type_t<M>::value)); }
 };
 
@@ -100,6 +101,7 @@ constexpr module_builder post_partition(module_builder m) {
 
 template <class M, class... Backends>
 struct composite_phase {
+  using input = module_type_t<M>;
   static constexpr module_builder run() {
     module_builder m = to_builder(module_type_t<M>::value);
     ((m = pre_partition<Backends>(std::move(m))), ...);
@@ -110,6 +112,7 @@ struct composite_phase {
 
 template <class M, class... Backends>
 struct post_partition_phase {
+  using input = M;
   static constexpr module_builder run() {
     module_builder m = to_builder(M::value);
     ((m = post_partition<Backends>(std::move(m))), ...);

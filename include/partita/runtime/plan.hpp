@@ -47,13 +47,12 @@ constexpr plan_sizes sizes_of_plan(const M& m, Fuses fuses) {
 template <class T, std::size_t N>
 constexpr std::array<T, N> to_array(const std::vector<T>& v) {
   std::array<T, N> a{};
-  for (std::size_t i = 0; i < N; ++i) a[i] = v[i];
+  for (std::size_t i = 0; i < N && i < v.size(); ++i) a[i] = v[i];
   return a;
 }
 
-template <plan_sizes S, class M, class Fuses>
-constexpr plan_value<S> make_plan(const M& m, Fuses fuses) {
-  const plan_builder p = lower(m, fuses);
+template <plan_sizes S>
+constexpr plan_value<S> plan_from(const plan_builder& p) {
   plan_value<S> r{};
   r.nodes = to_array<graph_node, S.nodes>(p.flat.nodes);
   r.args = to_array<int, S.args>(p.flat.args);
@@ -69,14 +68,75 @@ constexpr plan_value<S> make_plan(const M& m, Fuses fuses) {
   return r;
 }
 
+template <plan_sizes S, class M, class Fuses>
+constexpr plan_value<S> make_plan(const M& m, Fuses fuses) {
+  return plan_from<S>(lower(m, fuses));
+}
+
+/// Room for the plan of `m`: inlining keeps every node at most once and each step reads its
+/// node's arguments, so the module's own sizes bound every table.
+template <class M>
+constexpr plan_sizes plan_capacity(const M& m) {
+  const std::size_t n = m.nodes.size() + 16, a = m.args.size() + 16;
+  return {n, a, n, a, n, n, n, n, n};
+}
+
+/// A plan built once into tables of capacity `C`, with its true sizes (see `module_from`).
+template <plan_sizes C>
+struct packed_plan {
+  plan_sizes sizes{};
+  bool fits = false;
+  plan_value<C> p{};
+};
+
+template <plan_sizes C, class M, class Fuses>
+constexpr packed_plan<C> pack_plan(const M& m, Fuses fuses) {
+  const plan_builder b = lower(m, fuses);
+  packed_plan<C> r;
+  r.sizes = {b.flat.nodes.size(), b.flat.args.size(), b.steps.size(), b.ins.size(), b.inputs.size(),
+             b.outputs.size(), b.weights.size(), b.copies.size(), b.buffers.size()};
+  r.fits = r.sizes.nodes <= C.nodes && r.sizes.args <= C.args && r.sizes.steps <= C.steps && r.sizes.ins <= C.ins &&
+           r.sizes.inputs <= C.inputs && r.sizes.outputs <= C.outputs && r.sizes.weights <= C.weights &&
+           r.sizes.copies <= C.copies && r.sizes.buffers <= C.buffers;
+  if (r.fits) r.p = plan_from<C>(b);
+  return r;
+}
+
+template <plan_sizes S, plan_sizes C>
+constexpr plan_value<S> unpack_plan(const plan_value<C>& c) {
+  plan_value<S> r{};
+  for (std::size_t i = 0; i < S.nodes; ++i) r.nodes[i] = c.nodes[i];
+  for (std::size_t i = 0; i < S.args; ++i) r.args[i] = c.args[i];
+  for (std::size_t i = 0; i < S.steps; ++i) r.steps[i] = c.steps[i];
+  for (std::size_t i = 0; i < S.ins; ++i) r.ins[i] = c.ins[i];
+  for (std::size_t i = 0; i < S.inputs; ++i) r.inputs[i] = c.inputs[i];
+  for (std::size_t i = 0; i < S.outputs; ++i) r.outputs[i] = c.outputs[i];
+  for (std::size_t i = 0; i < S.weights; ++i) r.weights[i] = c.weights[i];
+  for (std::size_t i = 0; i < S.copies; ++i) r.copies[i] = c.copies[i];
+  for (std::size_t i = 0; i < S.buffers; ++i) r.buffers[i] = c.buffers[i];
+  r.arena_bytes = c.arena_bytes;
+  r.weight_bytes = c.weight_bytes;
+  return r;
+}
+
 }  // namespace detail
 
 /// The plan of module type `M` for `Backends...` (host last), as a static constexpr object
 /// (kernels refer to it by reference).
 template <module_type M, class... Backends>
 struct plan_of {
-  static constexpr detail::plan_sizes sizes = detail::sizes_of_plan(M::value, detail::fuses_in<Backends...>{});
-  static constexpr plan_value<sizes> value = detail::make_plan<sizes>(M::value, detail::fuses_in<Backends...>{});
+  // Lowering runs once, into tables of ample capacity that the exact plan then copies (a plan
+  // that does not fit lowers again).
+  static constexpr detail::packed_plan<detail::plan_capacity(M::value)> packed =
+      detail::pack_plan<detail::plan_capacity(M::value)>(M::value, detail::fuses_in<Backends...>{});
+  static constexpr detail::plan_sizes sizes = packed.sizes;
+  static constexpr plan_value<sizes> value = [] {
+    if constexpr (packed.fits) {
+      return detail::unpack_plan<sizes>(packed.p);
+    } else {
+      return detail::make_plan<sizes>(M::value, detail::fuses_in<Backends...>{});
+    }
+  }();
   static_assert(detail::arena_is_valid(value.buffers, value.arena_bytes),
                 "partita: internal error: the memory plan places two live buffers at overlapping offsets");
 };
