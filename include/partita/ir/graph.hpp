@@ -97,50 +97,65 @@ constexpr flat_graph flatten(const node_desc* const* roots, int num_roots) {
     int next;
   };
   std::vector<frame> stack;
-  std::vector<int> scratch;
+  // The node of each argument walked so far, for every frame on the stack (a frame's arguments
+  // are the last `nargs` entries when it completes): each edge is looked up once.
+  std::vector<int> done;
 
   auto visited = [&](const node_desc* d) {
     return by_desc.find(d->hash, [&](int s) { return same_desc(*desc_of_slot.data()[s], *d); });
   };
 
   for (int r = 0; r < num_roots; ++r) {
-    if (visited(roots[r]) < 0) stack.push_back({roots[r], 0});
+    if (const int s = visited(roots[r]); s >= 0) {
+      g.outputs.push_back(slot_node.data()[s]);
+      continue;
+    }
+    stack.push_back({roots[r], 0});
     while (!stack.empty()) {
       frame& f = stack.back();
       if (f.next < f.d->nargs) {
         const node_desc* a = f.d->args[f.next++];
-        if (visited(a) < 0) stack.push_back({a, 0});
+        if (const int s = visited(a); s >= 0) {
+          done.push_back(slot_node.data()[s]);
+        } else {
+          stack.push_back({a, 0});
+        }
         continue;
       }
       const node_desc* d = f.d;
       stack.pop_back();
-      if (visited(d) >= 0) continue;  // reached twice before its first completion
-      scratch.clear();
-      for (int i = 0; i < d->nargs; ++i) scratch.push_back(slot_node.data()[visited(d->args[i])]);
+      const int* scratch = done.data() + (done.size() - static_cast<std::size_t>(d->nargs));
       graph_node n{d->op, d->type, d->out, &d->at, d->name, 0, d->nargs, d->is_tuple, d->pinned};
       if (d->op == op_id::get) n.index = d->at.axis;
-      const std::uint64_t key = node_key(n, scratch.data());
+      const std::uint64_t key = node_key(n, scratch);
       int idx = by_node.find(key, [&](int k) {
         const graph_node& o = g.nodes.data()[k];
         if (o.op != n.op || o.index != n.index || o.nargs != n.nargs || o.name != n.name || !(*o.at == *n.at) || o.type != n.type ||
             !(o.out == n.out) || o.pinned != n.pinned)
           return false;
         for (int i = 0; i < n.nargs; ++i)
-          if (g.args.data()[o.first_arg + i] != scratch.data()[i]) return false;
+          if (g.args.data()[o.first_arg + i] != scratch[i]) return false;
         return true;
       });
       if (idx < 0) {
         idx = static_cast<int>(g.nodes.size());
         n.first_arg = static_cast<int>(g.args.size());
-        for (int a : scratch) g.args.push_back(a);
+        for (int i = 0; i < n.nargs; ++i) g.args.push_back(scratch[i]);
         g.nodes.push_back(n);
         by_node.insert(key, idx);
       }
+      done.resize(done.size() - static_cast<std::size_t>(d->nargs));
+      // A descriptor is walked only once: a node type cannot be its own argument, so nothing
+      // below it on the stack is it, and it was not visited when its frame was pushed.
       by_desc.insert(d->hash, static_cast<int>(desc_of_slot.size()));
       desc_of_slot.push_back(d);
       slot_node.push_back(idx);
+      if (stack.empty()) {
+        g.outputs.push_back(idx);
+      } else {
+        done.push_back(idx);
+      }
     }
-    g.outputs.push_back(slot_node.data()[visited(roots[r])]);
   }
   return g;
 }
