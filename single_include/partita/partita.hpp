@@ -2784,6 +2784,7 @@ namespace partita {
 /// | `static constexpr bool accepts(const partition_view&)` (optional) | with `passes::host_fallback<B>` in `post_partition`: partitions it refuses run on the host |
 /// | `template <class Step> struct kernel` | `static void run(state&, const float* const* in, float* out)` |
 /// | `kernel<Step>::prepare(state&, const float* const* in)` (optional) | at `bind`: `in` holds the step's weights (null for activations); throwing rejects the step and fails `bind` |
+/// | `static constexpr bool shares_kernels` (optional) | steps with the same signature share one kernel instantiation, which then takes the step's index: `run(state&, in, out, int step)`, `prepare(state&, in, int step)` (a kernel with the three-argument `run` stays per step) |
 ///
 /// Kernels run in destination-passing style (the caller owns every buffer). The plan may give an
 /// elementwise step (unary ops, bias_add, add/subtract/multiply) the same buffer for its output
@@ -2933,6 +2934,24 @@ template <class B>
 inline constexpr bool is_host_backend = [] {
   if constexpr (requires { B::host; }) {
     return static_cast<bool>(B::host);
+  } else {
+    return false;
+  }
+}();
+
+/// True for backends that share kernels (`static constexpr bool shares_kernels = true;`): steps
+/// with the same signature (the same op, or composite and body, attributes, and argument dtypes
+/// and shapes; whole partitions never) run one instantiation, `kernel<Step>` for the first such
+/// step, so `Step::index` is that step's. Each call gets the real step's index at run time,
+/// `run(state&, const float* const* in, float* out, int step)` and `prepare(state&, const float*
+/// const* in, int step)`, to key per-step data (packed weights) by; the kernel reads nothing else
+/// of the step but what the signature covers (op node, body, argument dtypes, shapes and whether
+/// each is a weight), not `Step::step`'s buffers. A kernel whose `run` takes no step index is
+/// not shared (a backend derived from `reference` inherits the flag). cpu and reference share theirs.
+template <class B>
+inline constexpr bool backend_shares_kernels = [] {
+  if constexpr (requires { B::shares_kernels; }) {
+    return static_cast<bool>(B::shares_kernels);
   } else {
     return false;
   }
@@ -6371,6 +6390,9 @@ struct step_ref {
   static constexpr const graph_node& node = Plan.nodes[static_cast<std::size_t>(step.node)];
   static constexpr op_id op = node.op;
   static constexpr int num_args = node.nargs;
+  /// The step's position in the plan. A backend that `shares_kernels` instantiates one kernel
+  /// for every step with the same signature, for the first of them: `index` is that step's, and
+  /// `run` and `prepare` receive the step actually run as their `step` argument.
   static constexpr int index = Step;
 
   /// The node of argument `i`.
@@ -6504,6 +6526,235 @@ class busy_guard {
 
 }  // namespace partita::detail
 // ---- end partita/runtime/detail/call_guard.hpp ----
+// ---- begin partita/runtime/detail/kernel_sharing.hpp ----
+/// Kernel sharing: which steps compute the same thing, so that they run one kernel instantiation.
+
+
+namespace partita::detail {
+
+/// The fields of a node that a kernel may read as constants: op, dtype, shape, attributes, tuple.
+constexpr bool same_computation(const graph_node& a, const graph_node& b) {
+  return a.op == b.op && a.type == b.type && a.out == b.out && *a.at == *b.at && a.is_tuple == b.is_tuple &&
+         a.nargs == b.nargs && a.index == b.index;
+}
+
+/// The same for two functions' bodies, node by node, with each argument taken relative to its
+/// function: a composite's structure, its attributes and the shapes of the weights bound in it,
+/// not their names. A call inside a body must call the very same function.
+template <class M>
+constexpr bool same_body(const M& m, int fa, int fb) {
+  const function_info& a = m.functions[static_cast<std::size_t>(fa)];
+  const function_info& b = m.functions[static_cast<std::size_t>(fb)];
+  if (a.composite != b.composite || a.num_nodes != b.num_nodes || a.num_params != b.num_params ||
+      a.result - a.first_node != b.result - b.first_node || !a.backend.empty() || !b.backend.empty())
+    return false;
+  for (int i = 0; i < a.num_nodes; ++i) {
+    const graph_node& x = m.node(a.first_node + i);
+    const graph_node& y = m.node(b.first_node + i);
+    if (!same_computation(x, y)) return false;
+    for (int k = 0; k < x.nargs; ++k)
+      if (m.arg(a.first_node + i, k) - a.first_node != m.arg(b.first_node + i, k) - b.first_node) return false;
+  }
+  return true;
+}
+
+/// What `Step` tells a shared kernel about argument `k` of a step: dtype, shape, and whether it
+/// is a bound weight (a kernel may pack those at `prepare`).
+constexpr bool same_argument(const graph_node& a, const graph_node& b) {
+  return a.type == b.type && a.out == b.out && (a.op == op_id::weight) == (b.op == op_id::weight);
+}
+
+/// Whether plan steps `a` and `b` (of module `m`) have the same signature: the same op node
+/// (for a fused composite, the same composite and body) and arguments of the same dtypes and
+/// shapes. The owning backend is the caller's to compare.
+template <class M, class P>
+constexpr bool same_signature(const M& m, const P& plan, int a, int b) {
+  const graph_node& x = plan.nodes[static_cast<std::size_t>(plan.steps[static_cast<std::size_t>(a)].node)];
+  const graph_node& y = plan.nodes[static_cast<std::size_t>(plan.steps[static_cast<std::size_t>(b)].node)];
+  const bool call = x.op == op_id::call;
+  if (call ? !(y.op == op_id::call && x.type == y.type && x.out == y.out && x.is_tuple == y.is_tuple &&
+               x.nargs == y.nargs && same_body(m, x.index, y.index))
+           : !same_computation(x, y))
+    return false;
+  for (int k = 0; k < x.nargs; ++k) {
+    const auto arg = [&](const graph_node& n, int i) -> const graph_node& {
+      return plan.nodes[static_cast<std::size_t>(plan.args[static_cast<std::size_t>(n.first_arg + i)])];
+    };
+    if (!same_argument(arg(x, k), arg(y, k))) return false;
+  }
+  return true;
+}
+
+/// A hash of step `s`'s signature (equal signatures, equal hashes): what `same_signature`
+/// compares, less the attributes and the bodies' arguments.
+template <class M, class P>
+constexpr std::uint64_t signature_hash(const M& m, const P& plan, int s) {
+  const graph_node& n = plan.nodes[static_cast<std::size_t>(plan.steps[static_cast<std::size_t>(s)].node)];
+  const auto mix_node = [](std::uint64_t h, const graph_node& g) {
+    h = hash_mix(h, static_cast<std::uint64_t>(g.op) << 8 | static_cast<std::uint64_t>(g.type));
+    for (int i = 0; i < g.out.rank; ++i) h = hash_mix(h, static_cast<std::uint64_t>(g.out[i]));
+    return hash_mix(h, static_cast<std::uint64_t>(g.nargs));
+  };
+  std::uint64_t h = mix_node(0xcbf29ce484222325ull, n);
+  if (n.op == op_id::call) {
+    const function_info& f = m.functions[static_cast<std::size_t>(n.index)];
+    for (char c : f.composite) h = hash_mix(h, static_cast<unsigned char>(c));
+    for (int i = 0; i < f.num_nodes; ++i) h = mix_node(h, m.node(f.first_node + i));
+  }
+  for (int k = 0; k < n.nargs; ++k) {
+    const graph_node& a = plan.nodes[static_cast<std::size_t>(plan.args[static_cast<std::size_t>(n.first_arg + k)])];
+    h = hash_mix(h, static_cast<std::uint64_t>(a.type) << 1 | (a.op == op_id::weight ? 1u : 0u));
+    for (int i = 0; i < a.out.rank; ++i) h = hash_mix(h, static_cast<std::uint64_t>(a.out[i]));
+  }
+  return h;
+}
+
+/// For each step of `plan`, the first step with the same signature on the same backend:
+/// `owner[s]` is the index of step s's backend, `shares[b]` whether backend b shares kernels.
+/// Steps of other backends, and whole partitions, are their own.
+template <std::size_t N, class M, class P, std::size_t B>
+constexpr std::array<int, N> canonical_steps(const M& m, const P& plan, const std::array<std::size_t, N>& owner,
+                                             const std::array<bool, B>& shares) {
+  std::array<int, N> first{};
+  index_table seen;
+  for (std::size_t s = 0; s < plan.steps.size(); ++s) {
+    const int si = static_cast<int>(s);
+    first[s] = si;
+    const graph_node& n = plan.nodes[static_cast<std::size_t>(plan.steps[s].node)];
+    const bool partition = n.op == op_id::call && !m.functions[static_cast<std::size_t>(n.index)].backend.empty();
+    if (owner[s] >= B || !shares[owner[s]] || partition) continue;
+    const std::uint64_t key = hash_mix(signature_hash(m, plan, si), owner[s]);
+    const int c = seen.find(key, [&](int r) {
+      return owner[static_cast<std::size_t>(r)] == owner[s] && same_signature(m, plan, r, si);
+    });
+    if (c >= 0) {
+      first[s] = c;
+    } else {
+      seen.insert(key, si);
+    }
+  }
+  return first;
+}
+
+/// Number of distinct kernels: the steps that are their own canonical step.
+template <std::size_t N>
+constexpr std::size_t count_kernels(const std::array<int, N>& canonical) {
+  std::size_t n = 0;
+  for (std::size_t s = 0; s < N; ++s)
+    if (canonical[s] == static_cast<int>(s)) ++n;
+  return n;
+}
+
+/// Calls kernel `K` of backend `B` as it is declared. It is shared (`shared`) when `B` declares
+/// `shares_kernels` and `K::run` takes the step's index (`run(state&, in, out, step)`, then
+/// `prepare(state&, in, step)`); otherwise it is the step's own, called without the index, as a
+/// kernel with the three-argument `run` of a backend derived from `reference` (which inherits
+/// the flag) is.
+template <class B, class K>
+struct kernel_call {
+  static constexpr bool takes_step = requires(typename B::state& st, const float* const* in, float* out) {
+    K::run(st, in, out, 0);
+  };
+  static constexpr bool shared = backend_shares_kernels<B> && takes_step;
+  static constexpr bool runs = shared || requires(typename B::state& st, const float* const* in, float* out) {
+    K::run(st, in, out);
+  };
+  static_assert(runs, "partita: backend (B) needs `kernel<Step>::run(state&, const float* const* in, float* out)`, or "
+                      "`shares_kernels` and `run(state&, const float* const* in, float* out, int step)`");
+  static constexpr bool prepares_stepless = requires(typename B::state& st, const float* const* in) { K::prepare(st, in); };
+  static constexpr bool prepares = shared ? requires(typename B::state& st, const float* const* in) {
+    K::prepare(st, in, 0);
+  } : prepares_stepless;
+  static_assert(prepares || !shared || !prepares_stepless,
+                "partita: a kernel shared between steps (B has `shares_kernels`, its `run` takes the step) needs "
+                "`prepare(state&, const float* const* in, int step)`: it gets the step's index at bind too");
+
+  /// `K::packs_weights`: `run` reads none of the step's weights (packed at `prepare`).
+  static constexpr bool packs_weights = [] {
+    if constexpr (requires { K::packs_weights; }) {
+      return static_cast<bool>(K::packs_weights);
+    } else {
+      return false;
+    }
+  }();
+
+  static void run(typename B::state& st, const float* const* in, float* out, [[maybe_unused]] int step) {
+    if constexpr (shared) {
+      K::run(st, in, out, step);
+    } else {
+      K::run(st, in, out);
+    }
+  }
+  static void prepare(typename B::state& st, const float* const* in, [[maybe_unused]] int step) {
+    if constexpr (shared) {
+      K::prepare(st, in, step);
+    } else {
+      K::prepare(st, in);
+    }
+  }
+};
+
+/// Where step `s` reads its arguments (`ins[first_in + k]`) and writes its result, read at run
+/// time by a shared kernel's caller.
+struct step_io {
+  int first_in = 0;
+  buffer_ref out{};
+};
+
+template <std::size_t N, class P>
+constexpr std::array<step_io, N> step_ios(const P& plan) {
+  std::array<step_io, N> io{};
+  for (std::size_t s = 0; s < N; ++s) io[s] = {plan.steps[s].first_in, plan.steps[s].out};
+  return io;
+}
+
+}  // namespace partita::detail
+// ---- end partita/runtime/detail/kernel_sharing.hpp ----
+// ---- begin partita/runtime/detail/weight_layout.hpp ----
+/// Where `bind` puts each weight: kept for `run`, or staged for the backends' `prepare` only.
+
+
+namespace partita::detail {
+
+/// Which weights `run` reads as given: those of every step whose kernel does not pack them
+/// (`packs[s]` false), and those an output copies. The others reach `prepare` from a staging
+/// buffer that `bind` frees once the backends have packed them.
+template <std::size_t W, class P, std::size_t N>
+constexpr std::array<bool, W> weights_kept(const P& plan, const std::array<bool, N>& packs) {
+  std::array<bool, W> keep{};
+  for (std::size_t s = 0; s < N; ++s) {
+    if (packs[s]) continue;
+    const plan_step& st = plan.steps[s];
+    for (int k = 0; k < st.num_in; ++k) {
+      const buffer_ref& r = plan.ins[static_cast<std::size_t>(st.first_in + k)];
+      if (r.kind == storage::weight) keep[static_cast<std::size_t>(r.index)] = true;
+    }
+  }
+  for (const output_copy& c : plan.copies)
+    if (c.from.kind == storage::weight) keep[static_cast<std::size_t>(c.from.index)] = true;
+  return keep;
+}
+
+/// Kept weights lie back to back in the weight storage, staged ones in the staging buffer.
+template <std::size_t W>
+struct weight_layout {
+  std::array<std::size_t, W> offset{};
+  std::size_t kept_bytes = 0, staged_bytes = 0;
+};
+
+template <std::size_t W, class P>
+constexpr weight_layout<W> lay_out_weights(const P& plan, const std::array<bool, W>& kept) {
+  weight_layout<W> l;
+  for (std::size_t i = 0; i < plan.weights.size(); ++i) {
+    std::size_t& end = kept[i] ? l.kept_bytes : l.staged_bytes;
+    l.offset[i] = end;
+    end += align_up(plan.weights[i].bytes());
+  }
+  return l;
+}
+
+}  // namespace partita::detail
+// ---- end partita/runtime/detail/weight_layout.hpp ----
 
 namespace partita {
 namespace detail {
@@ -6543,54 +6794,49 @@ class compiled {
   static constexpr std::size_t num_steps = plan.steps.size();
 
  private:
-  template <std::size_t S>
-  static constexpr std::size_t owner_of = detail::backend_index<Backends...>(plan.steps[S].backend);
-
-  template <std::size_t S>
-  using kernel_of = typename detail::nth_backend<owner_of<S>, Backends...>::template kernel<
-      step_ref<module::value, plan_of<module, Backends...>::value, static_cast<int>(S)>>;
-
-  template <std::size_t S>
-  static constexpr bool packs_weights = [] {
-    if constexpr (requires { kernel_of<S>::packs_weights; }) {
-      return static_cast<bool>(kernel_of<S>::packs_weights);
-    } else {
-      return false;
-    }
+  // Step s runs on backend owner[s], and on the kernel of step canonical[s]: the first step
+  // with its signature, where its backend `shares_kernels` and that kernel takes the step's
+  // index (kernel_sharing.hpp); s itself otherwise.
+  static constexpr auto owner = [] {
+    std::array<std::size_t, num_steps> o{};
+    for (std::size_t s = 0; s < num_steps; ++s) o[s] = detail::backend_index<Backends...>(plan.steps[s].backend);
+    return o;
   }();
+  static_assert([] {
+    for (std::size_t o : owner)
+      if (o >= sizeof...(Backends)) return false;
+    return true;
+  }(), "partita: a step belongs to a backend that is not in compiled<...>");
 
-  // Weights some kernel reads at run time (or an output copies): kept as given after bind. The
-  // others reach `prepare` from a staging buffer that bind frees once the backends have packed them.
-  static constexpr auto raw_needed = []<std::size_t... S>(std::index_sequence<S...>) {
-    std::array<bool, plan.weights.size() ? plan.weights.size() : 1> keep{};
-    [[maybe_unused]] const auto step = [&](std::size_t s, bool packs) {
-      if (packs) return;
-      const plan_step& st = plan.steps[s];
-      for (int k = 0; k < st.num_in; ++k) {
-        const buffer_ref& r = plan.ins[static_cast<std::size_t>(st.first_in + k)];
-        if (r.kind == storage::weight) keep[static_cast<std::size_t>(r.index)] = true;
-      }
-    };
-    (step(S, packs_weights<S>), ...);
-    for (const output_copy& c : plan.copies)
-      if (c.from.kind == storage::weight) keep[static_cast<std::size_t>(c.from.index)] = true;
-    return keep;
+  template <std::size_t S>
+  using backend_of = detail::nth_backend<owner[S], Backends...>;
+  template <std::size_t C>
+  using call_at = detail::kernel_call<backend_of<C>, typename backend_of<C>::template kernel<
+      step_ref<module::value, plan_of<module, Backends...>::value, static_cast<int>(C)>>>;
+  static constexpr auto canonical = []<std::size_t... S>(std::index_sequence<S...>) {
+    constexpr auto first = detail::canonical_steps(module::value, plan, owner, std::array{backend_shares_kernels<Backends>...});
+    return std::array<int, num_steps>{(call_at<static_cast<std::size_t>(first[S])>::shared ? first[S] : static_cast<int>(S))...};
   }(std::make_index_sequence<num_steps>{});
+  // The kernel of step S.
+  template <std::size_t S>
+  using call_of = call_at<static_cast<std::size_t>(canonical[S])>;
 
-  struct weight_layout {
-    std::array<std::size_t, plan.weights.size() ? plan.weights.size() : 1> offset{};
-    std::size_t kept_bytes = 0, staged_bytes = 0;
-  };
-  // Kept weights lie back to back in the weight storage, staged ones in the staging buffer.
-  static constexpr weight_layout layout = [] {
-    weight_layout l;
-    for (std::size_t i = 0; i < plan.weights.size(); ++i) {
-      std::size_t& end = raw_needed[i] ? l.kept_bytes : l.staged_bytes;
-      l.offset[i] = end;
-      end += detail::align_up(plan.weights[i].bytes());
-    }
-    return l;
-  }();
+ public:
+  /// Number of kernel instantiations: steps of a backend with `shares_kernels` that compute the
+  /// same thing (same op or composite body, attributes, dtypes and shapes) share one, so a
+  /// network of repeated blocks has far fewer kernels than steps (`num_kernels <= num_steps`).
+  static constexpr std::size_t num_kernels = detail::count_kernels(canonical);
+  /// The step whose kernel instantiation step `s` runs (`Step::index` of its kernel): `s`
+  /// itself, or the first step with the same signature when its backend shares kernels.
+  static constexpr std::size_t kernel_step(std::size_t s) { return static_cast<std::size_t>(canonical[s]); }
+
+ private:
+  static constexpr std::size_t num_weights = plan.weights.size() ? plan.weights.size() : 1;
+  // Weights some kernel reads at run time are kept as given after bind (weight_layout.hpp).
+  static constexpr auto raw_needed = detail::weights_kept<num_weights>(plan, []<std::size_t... S>(std::index_sequence<S...>) {
+    return std::array<bool, num_steps>{call_of<S>::packs_weights...};
+  }(std::make_index_sequence<num_steps>{}));
+  static constexpr auto layout = detail::lay_out_weights(plan, raw_needed);
 
  public:
   /// Bytes of weights the executable keeps as given after `bind`: those a kernel reads at run
@@ -6599,7 +6845,7 @@ class compiled {
 
   compiled() : arena_(arena_bytes) {
     // With no weights there is no bind: backends prepare their kernels now.
-    if constexpr (plan.weights.empty()) prepare_steps(states_, nullptr, nullptr, std::make_index_sequence<num_steps>{});
+    if constexpr (plan.weights.empty()) prepare_steps(states_, nullptr, nullptr);
   }
   compiled(const compiled&) = delete;
   compiled& operator=(const compiled&) = delete;
@@ -6669,7 +6915,7 @@ class compiled {
     for (std::size_t i = 0; i < plan.weights.size(); ++i)
       std::memcpy((raw_needed[i] ? kept : staged).get() + layout.offset[i], found[i]->bytes.data(), plan.weights[i].bytes());
     states_t next = fork_states(std::make_index_sequence<sizeof...(Backends)>{});
-    prepare_steps(next, kept.get(), staged.get(), std::make_index_sequence<num_steps>{});
+    prepare_steps(next, kept.get(), staged.get());
     weights_ = std::move(kept);
     states_ = std::move(next);
     bound_ = true;
@@ -6776,7 +7022,14 @@ class compiled {
   }
 
   void execute(const float* const* in, float* const* out) {
-    run_steps(in, out, std::make_index_sequence<num_steps>{});
+    for (std::size_t s = 0; s < num_steps; ++s) {
+      if constexpr (sizeof...(Backends) > 1) {
+        // The backend of the step before (cyclically: a run follows the previous one) rests if it can.
+        const std::size_t before = owner[(s + num_steps - 1) % num_steps];
+        if (before != owner[s]) rest(before, std::make_index_sequence<sizeof...(Backends)>{});
+      }
+      runs[s](*this, in, out, static_cast<int>(s));
+    }
     for (const output_copy& c : plan.copies) {
       const float* from = locate(c.from, in, out);
       // An output given the very buffer of the input it copies needs no copy (alias_rules).
@@ -6784,9 +7037,13 @@ class compiled {
     }
   }
 
-  template <std::size_t... S>
-  void run_steps([[maybe_unused]] const float* const* in, [[maybe_unused]] float* const* out, std::index_sequence<S...>) {
-    (run_step<S>(in, out), ...);
+  template <std::size_t... B>
+  void rest(std::size_t b, std::index_sequence<B...>) {
+    const auto one = [&]<std::size_t I>(std::integral_constant<std::size_t, I>) {
+      if constexpr (requires(typename detail::nth_backend<I, Backends...>::state& st) { st.rest(); })
+        if (b == I) boost::hana::at_c<I>(states_).rest();
+    };
+    (one(std::integral_constant<std::size_t, B>{}), ...);
   }
 
   float* locate(const buffer_ref& r, const float* const* in, float* const* out) const {
@@ -6804,52 +7061,56 @@ class compiled {
     return nullptr;
   }
 
-  template <std::size_t S, std::size_t... K>
-  static constexpr std::array<buffer_ref, sizeof...(K)> step_inputs(std::index_sequence<K...>) {
-    return {plan.ins[static_cast<std::size_t>(plan.steps[S].first_in) + K]...};
+  // Each step is one call through `runs`, to the function of its canonical step C: shared by
+  // every step with C's signature, it reads the step's buffers from `io` and `ins` at run time.
+  static constexpr auto io = detail::step_ios<num_steps>(plan);
+  static constexpr auto ins = plan.ins;
+
+  template <std::size_t C>
+  static void run_kernel(compiled& self, const float* const* in, float* const* out, int s) {
+    const int step = call_of<C>::shared ? s : static_cast<int>(C);  // a constant where the kernel is the step's own
+    const detail::step_io& at = io[static_cast<std::size_t>(step)];
+    std::array<const float*, static_cast<std::size_t>(plan.steps[C].num_in)> args{};
+    for (std::size_t k = 0; k < args.size(); ++k) args[k] = self.locate(ins[static_cast<std::size_t>(at.first_in) + k], in, out);
+    call_of<C>::run(boost::hana::at_c<owner[C]>(self.states_), args.data(), self.locate(at.out, in, out), step);
   }
 
-  template <std::size_t S>
-  void run_step(const float* const* in, float* const* out) {
-    constexpr const plan_step& st = plan.steps[S];
-    static_assert(owner_of<S> < sizeof...(Backends), "partita: a step belongs to a backend that is not in compiled<...>");
-    // The backend of the step before (cyclically: a run follows the previous one) rests if it can.
-    constexpr std::size_t before = owner_of<(S + num_steps - 1) % num_steps>;
-    if constexpr (before != owner_of<S>) {
-      if constexpr (requires(typename detail::nth_backend<before, Backends...>::state& b) { b.rest(); })
-        boost::hana::at_c<before>(states_).rest();
+  using run_fn = void (*)(compiled&, const float* const*, float* const*, int);
+  static constexpr auto runs = []<std::size_t... S>(std::index_sequence<S...>) {
+    return std::array<run_fn, num_steps>{&run_kernel<static_cast<std::size_t>(canonical[S])>...};
+  }(std::make_index_sequence<num_steps>{});
+
+  // `prepare` with step s's weights, null for its other arguments.
+  template <std::size_t C>
+  static void prepare_kernel(states_t& states, const std::byte* kept, const std::byte* staged, int s) {
+    const int step = call_of<C>::shared ? s : static_cast<int>(C);
+    std::array<const float*, static_cast<std::size_t>(plan.steps[C].num_in)> args{};
+    for (std::size_t k = 0; k < args.size(); ++k) {
+      const buffer_ref& r = ins[static_cast<std::size_t>(io[static_cast<std::size_t>(step)].first_in) + k];
+      if (r.kind != storage::weight) continue;
+      const auto w = static_cast<std::size_t>(r.index);
+      args[k] = reinterpret_cast<const float*>((raw_needed[w] ? kept : staged) + layout.offset[w]);
     }
-    constexpr auto refs = step_inputs<S>(std::make_index_sequence<static_cast<std::size_t>(st.num_in)>{});
-    std::array<const float*, refs.size()> args{};
-    for (std::size_t k = 0; k < refs.size(); ++k) args[k] = locate(refs[k], in, out);
-    kernel_of<S>::run(boost::hana::at_c<owner_of<S>>(states_), args.data(), locate(st.out, in, out));
-  }
-
-  template <std::size_t... S>
-  void prepare_steps([[maybe_unused]] states_t& states, [[maybe_unused]] const std::byte* kept,
-                     [[maybe_unused]] const std::byte* staged, std::index_sequence<S...>) {
-    (prepare_step<S>(states, kept, staged), ...);
-  }
-
-  template <std::size_t S>
-  void prepare_step(states_t& states, [[maybe_unused]] const std::byte* kept, [[maybe_unused]] const std::byte* staged) {
-    if constexpr (requires(typename detail::nth_backend<owner_of<S>, Backends...>::state& st, const float* const* p) {
-                    kernel_of<S>::prepare(st, p);
-                  }) {
-      constexpr auto refs = step_inputs<S>(std::make_index_sequence<static_cast<std::size_t>(plan.steps[S].num_in)>{});
-      std::array<const float*, refs.size()> args{};
-      for (std::size_t k = 0; k < refs.size(); ++k) {
-        if (refs[k].kind != storage::weight) continue;
-        const auto w = static_cast<std::size_t>(refs[k].index);
-        args[k] = reinterpret_cast<const float*>((raw_needed[w] ? kept : staged) + layout.offset[w]);
-      }
-      try {
-        kernel_of<S>::prepare(boost::hana::at_c<owner_of<S>>(states), args.data());
-      } catch (const std::exception& e) {
-        throw error(detail::concat("partita: bind: backend '", std::string_view(detail::nth_backend<owner_of<S>, Backends...>::name),
-                                   "' rejected step ", std::to_string(S), " (", step_name(S), "): ", e.what()));
-      }
+    try {
+      call_of<C>::prepare(boost::hana::at_c<owner[C]>(states), args.data(), step);
+    } catch (const std::exception& e) {
+      // Steps that share a kernel have the same name (the op's or the composite's).
+      throw error(detail::concat("partita: bind: backend '", std::string_view(backend_of<C>::name), "' rejected step ",
+                                 std::to_string(step), " (", step_name(C), "): ", e.what()));
     }
+  }
+
+  using prepare_fn = void (*)(states_t&, const std::byte*, const std::byte*, int);
+  static constexpr auto prepares = []<std::size_t... S>(std::index_sequence<S...>) {
+    return std::array<prepare_fn, num_steps>{[]<std::size_t C>(std::integral_constant<std::size_t, C>) -> prepare_fn {
+      if constexpr (call_of<C>::prepares) return &prepare_kernel<C>;
+      return nullptr;
+    }(std::integral_constant<std::size_t, static_cast<std::size_t>(canonical[S])>{})...};
+  }(std::make_index_sequence<num_steps>{});
+
+  static void prepare_steps(states_t& states, const std::byte* kept, const std::byte* staged) {
+    for (std::size_t s = 0; s < num_steps; ++s)
+      if (prepares[s]) prepares[s](states, kept, staged, static_cast<int>(s));
   }
 
   detail::aligned_buffer arena_;
@@ -7871,23 +8132,36 @@ inline void binary(op_id op, const float* a, const shape& as, const float* b, co
     throw error("reference_kernels::binary: " + std::string(name_of(op)) + " is not a binary op");
   const auto a_st = detail::broadcast_strides(as, ys.rank);
   const auto b_st = detail::broadcast_strides(bs, ys.rank);
-  // Odometer over the output index; the input offsets follow it through their strides.
+  // Odometer over the output's rows (every axis but the last); the input offsets follow it
+  // through their strides, and each row is one loop along the last axis.
+  const int rows_rank = ys.rank > 0 ? ys.rank - 1 : 0;
+  const std::int64_t n = ys.rank > 0 ? ys[ys.rank - 1] : 1;
+  const std::int64_t a_step = ys.rank > 0 ? a_st[static_cast<std::size_t>(rows_rank)] : 0;
+  const std::int64_t b_step = ys.rank > 0 ? b_st[static_cast<std::size_t>(rows_rank)] : 0;
   std::array<std::int64_t, max_rank> idx{};
   const std::int64_t total = ys.elements();
-  for (std::int64_t at = 0; at < total; ++at) {
+  for (std::int64_t at = 0; at < total; at += n) {
     std::int64_t ai = 0, bi = 0;
-    for (int d = 0; d < ys.rank; ++d) {
+    for (int d = 0; d < rows_rank; ++d) {
       const auto u = static_cast<std::size_t>(d);
       ai += idx[u] * a_st[u];
       bi += idx[u] * b_st[u];
     }
-    const float av = a[ai], bv = b[bi];
+    const float* ar = a + ai;
+    const float* br = b + bi;
+    float* yr = y + at;
     switch (op) {
-      case op_id::add: y[at] = av + bv; break;
-      case op_id::subtract: y[at] = av - bv; break;
-      default: y[at] = av * bv; break;
+      case op_id::add:
+        for (std::int64_t i = 0; i < n; ++i) yr[i] = ar[i * a_step] + br[i * b_step];
+        break;
+      case op_id::subtract:
+        for (std::int64_t i = 0; i < n; ++i) yr[i] = ar[i * a_step] - br[i * b_step];
+        break;
+      default:
+        for (std::int64_t i = 0; i < n; ++i) yr[i] = ar[i * a_step] * br[i * b_step];
+        break;
     }
-    for (int d = ys.rank - 1; d >= 0; --d) {
+    for (int d = rows_rank - 1; d >= 0; --d) {
       const auto u = static_cast<std::size_t>(d);
       if (++idx[u] < ys[d]) break;
       idx[u] = 0;
@@ -8045,13 +8319,16 @@ struct reference {
 
   /// Every op of the IR.
   static constexpr bool supports(const op_view&) { return true; }
+  /// Steps with the same signature run one kernel (it keeps nothing per step).
+  static constexpr bool shares_kernels = true;
 
   template <class Step>
   struct kernel {
     static_assert(Step::node.type == dtype::f32,
                   "partita: the reference backend has f32 kernels only; this step (Step) has another dtype");
 
-    static void run(state&, const float* const* in, float* out) {
+    /// `step` is unused: other backends' kernels call this one with three arguments.
+    static void run(state&, const float* const* in, float* out, int /*step*/ = 0) {
       namespace k = reference_kernels;
       constexpr const graph_node& n = Step::node;
       constexpr op_id op = Step::op;
@@ -9333,8 +9610,10 @@ struct gemm_kernel {
     }
   }
 
-  static void prepare(state& st, const float* const* in) {
-    float* dst = st.reserve(Step::index, packed_floats + bias_floats);
+  // `step` is the step being prepared or run (Step is the first step with its signature): its
+  // packed weights are its own.
+  static void prepare(state& st, const float* const* in, int step) {
+    float* dst = st.reserve(step, packed_floats + bias_floats);
     if constexpr (small_image) {
       st.need_scratch(geo.buffer_floats, small_conv_scratch(geo.oh * geo.ow, small_mr, small_nv));
     } else if constexpr (conv) {
@@ -9347,8 +9626,8 @@ struct gemm_kernel {
     }
   }
 
-  static void run(state& st, const float* const* in, float* out) {
-    float* packed = st.packed(Step::index);
+  static void run(state& st, const float* const* in, float* out, int step) {
+    float* packed = st.packed(step);
     if constexpr (!constant_weight) pack(packed, in);
     epilogue e;
     e.bias = has_bias ? packed + packed_floats : nullptr;
@@ -9595,7 +9874,7 @@ struct simple_kernel {
   static constexpr op_id op = Step::op;
   static constexpr int axis(int a, int rank) { return a < 0 ? a + rank : a; }
 
-  static void run(state& st, const float* const* in, float* out) {
+  static void run(state& st, const float* const* in, float* out, int /*step*/) {
     if constexpr (is_unary_elementwise(op)) {
       unary(activation_of(op), n.at->lo, n.at->hi, in[0], out, n.out.elements());
     } else if constexpr (is_binary_elementwise(op)) {
@@ -9753,6 +10032,8 @@ struct cpu {
   static constexpr bool supports(const op_view&) { return true; }
   using patterns = cpu_patterns;
   static constexpr bool fuses(std::string_view composite) { return composite.starts_with("cpu."); }
+  /// Steps with the same signature run one kernel; packed weights are kept per step.
+  static constexpr bool shares_kernels = true;
   /// For cost-based partitioning: one AVX-512 core's GEMM rate as measured in
   /// `benchmarks/runtime` (in a network, with cold weights), memory traffic from L3, and the
   /// fixed cost of a step. `tune` replaces these estimates with measurements.

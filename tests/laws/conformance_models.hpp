@@ -162,6 +162,19 @@ using logits = bias_add<dense<pooled, weight<"fc.w", f32, 10, 128>>, weight<"fc.
 }  // namespace cnn_net
 using cnn = model<softmax<cnn_net::logits>, cnn_net::block>;
 
+/// Repeated identical blocks, each with weights of its own: backends that share one kernel
+/// between such steps (cpu, reference) keep each step's packed weights apart.
+namespace twins_net {
+using x = input<"x", f32, 1, 8, 6, 6>;
+template <class X, fixed_string W, fixed_string B>
+using conv_block = relu<bias_add<conv2d<X, weight<W, f32, 8, 8, 3, 3>, {.padding = {1, 1}}>, weight<B, f32, 8>>>;
+template <class X, fixed_string W, fixed_string B>
+using dense_block = relu<bias_add<dense<X, weight<W, f32, 16, 16>>, weight<B, f32, 16>>>;
+using convs = conv_block<conv_block<conv_block<x, "c1.w", "c1.b">, "c2.w", "c2.b">, "c3.w", "c3.b">;
+using head = bias_add<dense<flatten<convs>, weight<"fc.w", f32, 16, 288>>, weight<"fc.b", f32, 16>>;
+}  // namespace twins_net
+using twins = model<twins_net::dense_block<twins_net::dense_block<twins_net::head, "d1.w", "d1.b">, "d2.w", "d2.b">>;
+
 /// Results that alias: one value returned twice and through views, results that other results
 /// read, an input returned as is, and one region that is the whole model.
 namespace outputs_net {
@@ -264,8 +277,9 @@ struct large_conv_models
                   conv_net<2, 8, 13, 13, 40, 3, 3, conv2d_attrs{.stride = {2, 2}, .padding = {1, 1}, .groups = 2}>,
                   conv_net<1, 16, 9, 9, 37, 3, 3, conv2d_attrs{.padding = {1, 1}}>> {};  // a channel tail
 
-struct small_networks : model_group<"networks: chains, residual blocks, batch norms, pools, several results, fallbacks",
-                                    chain, block, normed, gain_mlp, pools, lenet, fork, eltwise, mixed, cnn> {};
+struct small_networks : model_group<"networks: chains, residual blocks, batch norms, pools, several results, fallbacks, "
+                                    "repeated blocks",
+                                    chain, block, normed, gain_mlp, pools, lenet, fork, eltwise, mixed, cnn, twins> {};
 
 struct aliasing_outputs : model_group<"results that alias: a value returned twice and through views, results read again, "
                                       "an input returned as is",

@@ -26,6 +26,7 @@ namespace partita {
 /// | `static constexpr bool accepts(const partition_view&)` (optional) | with `passes::host_fallback<B>` in `post_partition`: partitions it refuses run on the host |
 /// | `template <class Step> struct kernel` | `static void run(state&, const float* const* in, float* out)` |
 /// | `kernel<Step>::prepare(state&, const float* const* in)` (optional) | at `bind`: `in` holds the step's weights (null for activations); throwing rejects the step and fails `bind` |
+/// | `static constexpr bool shares_kernels` (optional) | steps with the same signature share one kernel instantiation, which then takes the step's index: `run(state&, in, out, int step)`, `prepare(state&, in, int step)` (a kernel with the three-argument `run` stays per step) |
 ///
 /// Kernels run in destination-passing style (the caller owns every buffer). The plan may give an
 /// elementwise step (unary ops, bias_add, add/subtract/multiply) the same buffer for its output
@@ -175,6 +176,24 @@ template <class B>
 inline constexpr bool is_host_backend = [] {
   if constexpr (requires { B::host; }) {
     return static_cast<bool>(B::host);
+  } else {
+    return false;
+  }
+}();
+
+/// True for backends that share kernels (`static constexpr bool shares_kernels = true;`): steps
+/// with the same signature (the same op, or composite and body, attributes, and argument dtypes
+/// and shapes; whole partitions never) run one instantiation, `kernel<Step>` for the first such
+/// step, so `Step::index` is that step's. Each call gets the real step's index at run time,
+/// `run(state&, const float* const* in, float* out, int step)` and `prepare(state&, const float*
+/// const* in, int step)`, to key per-step data (packed weights) by; the kernel reads nothing else
+/// of the step but what the signature covers (op node, body, argument dtypes, shapes and whether
+/// each is a weight), not `Step::step`'s buffers. A kernel whose `run` takes no step index is
+/// not shared (a backend derived from `reference` inherits the flag). cpu and reference share theirs.
+template <class B>
+inline constexpr bool backend_shares_kernels = [] {
+  if constexpr (requires { B::shares_kernels; }) {
+    return static_cast<bool>(B::shares_kernels);
   } else {
     return false;
   }

@@ -25,6 +25,8 @@
 #include "partita/runtime/aliasing.hpp"
 #include "partita/runtime/bind.hpp"
 #include "partita/runtime/detail/call_guard.hpp"
+#include "partita/runtime/detail/kernel_sharing.hpp"
+#include "partita/runtime/detail/weight_layout.hpp"
 #include "partita/runtime/plan.hpp"
 
 namespace partita {
@@ -65,54 +67,49 @@ class compiled {
   static constexpr std::size_t num_steps = plan.steps.size();
 
  private:
-  template <std::size_t S>
-  static constexpr std::size_t owner_of = detail::backend_index<Backends...>(plan.steps[S].backend);
-
-  template <std::size_t S>
-  using kernel_of = typename detail::nth_backend<owner_of<S>, Backends...>::template kernel<
-      step_ref<module::value, plan_of<module, Backends...>::value, static_cast<int>(S)>>;
-
-  template <std::size_t S>
-  static constexpr bool packs_weights = [] {
-    if constexpr (requires { kernel_of<S>::packs_weights; }) {
-      return static_cast<bool>(kernel_of<S>::packs_weights);
-    } else {
-      return false;
-    }
+  // Step s runs on backend owner[s], and on the kernel of step canonical[s]: the first step
+  // with its signature, where its backend `shares_kernels` and that kernel takes the step's
+  // index (kernel_sharing.hpp); s itself otherwise.
+  static constexpr auto owner = [] {
+    std::array<std::size_t, num_steps> o{};
+    for (std::size_t s = 0; s < num_steps; ++s) o[s] = detail::backend_index<Backends...>(plan.steps[s].backend);
+    return o;
   }();
+  static_assert([] {
+    for (std::size_t o : owner)
+      if (o >= sizeof...(Backends)) return false;
+    return true;
+  }(), "partita: a step belongs to a backend that is not in compiled<...>");
 
-  // Weights some kernel reads at run time (or an output copies): kept as given after bind. The
-  // others reach `prepare` from a staging buffer that bind frees once the backends have packed them.
-  static constexpr auto raw_needed = []<std::size_t... S>(std::index_sequence<S...>) {
-    std::array<bool, plan.weights.size() ? plan.weights.size() : 1> keep{};
-    [[maybe_unused]] const auto step = [&](std::size_t s, bool packs) {
-      if (packs) return;
-      const plan_step& st = plan.steps[s];
-      for (int k = 0; k < st.num_in; ++k) {
-        const buffer_ref& r = plan.ins[static_cast<std::size_t>(st.first_in + k)];
-        if (r.kind == storage::weight) keep[static_cast<std::size_t>(r.index)] = true;
-      }
-    };
-    (step(S, packs_weights<S>), ...);
-    for (const output_copy& c : plan.copies)
-      if (c.from.kind == storage::weight) keep[static_cast<std::size_t>(c.from.index)] = true;
-    return keep;
+  template <std::size_t S>
+  using backend_of = detail::nth_backend<owner[S], Backends...>;
+  template <std::size_t C>
+  using call_at = detail::kernel_call<backend_of<C>, typename backend_of<C>::template kernel<
+      step_ref<module::value, plan_of<module, Backends...>::value, static_cast<int>(C)>>>;
+  static constexpr auto canonical = []<std::size_t... S>(std::index_sequence<S...>) {
+    constexpr auto first = detail::canonical_steps(module::value, plan, owner, std::array{backend_shares_kernels<Backends>...});
+    return std::array<int, num_steps>{(call_at<static_cast<std::size_t>(first[S])>::shared ? first[S] : static_cast<int>(S))...};
   }(std::make_index_sequence<num_steps>{});
+  // The kernel of step S.
+  template <std::size_t S>
+  using call_of = call_at<static_cast<std::size_t>(canonical[S])>;
 
-  struct weight_layout {
-    std::array<std::size_t, plan.weights.size() ? plan.weights.size() : 1> offset{};
-    std::size_t kept_bytes = 0, staged_bytes = 0;
-  };
-  // Kept weights lie back to back in the weight storage, staged ones in the staging buffer.
-  static constexpr weight_layout layout = [] {
-    weight_layout l;
-    for (std::size_t i = 0; i < plan.weights.size(); ++i) {
-      std::size_t& end = raw_needed[i] ? l.kept_bytes : l.staged_bytes;
-      l.offset[i] = end;
-      end += detail::align_up(plan.weights[i].bytes());
-    }
-    return l;
-  }();
+ public:
+  /// Number of kernel instantiations: steps of a backend with `shares_kernels` that compute the
+  /// same thing (same op or composite body, attributes, dtypes and shapes) share one, so a
+  /// network of repeated blocks has far fewer kernels than steps (`num_kernels <= num_steps`).
+  static constexpr std::size_t num_kernels = detail::count_kernels(canonical);
+  /// The step whose kernel instantiation step `s` runs (`Step::index` of its kernel): `s`
+  /// itself, or the first step with the same signature when its backend shares kernels.
+  static constexpr std::size_t kernel_step(std::size_t s) { return static_cast<std::size_t>(canonical[s]); }
+
+ private:
+  static constexpr std::size_t num_weights = plan.weights.size() ? plan.weights.size() : 1;
+  // Weights some kernel reads at run time are kept as given after bind (weight_layout.hpp).
+  static constexpr auto raw_needed = detail::weights_kept<num_weights>(plan, []<std::size_t... S>(std::index_sequence<S...>) {
+    return std::array<bool, num_steps>{call_of<S>::packs_weights...};
+  }(std::make_index_sequence<num_steps>{}));
+  static constexpr auto layout = detail::lay_out_weights(plan, raw_needed);
 
  public:
   /// Bytes of weights the executable keeps as given after `bind`: those a kernel reads at run
@@ -121,7 +118,7 @@ class compiled {
 
   compiled() : arena_(arena_bytes) {
     // With no weights there is no bind: backends prepare their kernels now.
-    if constexpr (plan.weights.empty()) prepare_steps(states_, nullptr, nullptr, std::make_index_sequence<num_steps>{});
+    if constexpr (plan.weights.empty()) prepare_steps(states_, nullptr, nullptr);
   }
   compiled(const compiled&) = delete;
   compiled& operator=(const compiled&) = delete;
@@ -191,7 +188,7 @@ class compiled {
     for (std::size_t i = 0; i < plan.weights.size(); ++i)
       std::memcpy((raw_needed[i] ? kept : staged).get() + layout.offset[i], found[i]->bytes.data(), plan.weights[i].bytes());
     states_t next = fork_states(std::make_index_sequence<sizeof...(Backends)>{});
-    prepare_steps(next, kept.get(), staged.get(), std::make_index_sequence<num_steps>{});
+    prepare_steps(next, kept.get(), staged.get());
     weights_ = std::move(kept);
     states_ = std::move(next);
     bound_ = true;
@@ -298,7 +295,14 @@ class compiled {
   }
 
   void execute(const float* const* in, float* const* out) {
-    run_steps(in, out, std::make_index_sequence<num_steps>{});
+    for (std::size_t s = 0; s < num_steps; ++s) {
+      if constexpr (sizeof...(Backends) > 1) {
+        // The backend of the step before (cyclically: a run follows the previous one) rests if it can.
+        const std::size_t before = owner[(s + num_steps - 1) % num_steps];
+        if (before != owner[s]) rest(before, std::make_index_sequence<sizeof...(Backends)>{});
+      }
+      runs[s](*this, in, out, static_cast<int>(s));
+    }
     for (const output_copy& c : plan.copies) {
       const float* from = locate(c.from, in, out);
       // An output given the very buffer of the input it copies needs no copy (alias_rules).
@@ -306,9 +310,13 @@ class compiled {
     }
   }
 
-  template <std::size_t... S>
-  void run_steps([[maybe_unused]] const float* const* in, [[maybe_unused]] float* const* out, std::index_sequence<S...>) {
-    (run_step<S>(in, out), ...);
+  template <std::size_t... B>
+  void rest(std::size_t b, std::index_sequence<B...>) {
+    const auto one = [&]<std::size_t I>(std::integral_constant<std::size_t, I>) {
+      if constexpr (requires(typename detail::nth_backend<I, Backends...>::state& st) { st.rest(); })
+        if (b == I) boost::hana::at_c<I>(states_).rest();
+    };
+    (one(std::integral_constant<std::size_t, B>{}), ...);
   }
 
   float* locate(const buffer_ref& r, const float* const* in, float* const* out) const {
@@ -326,52 +334,56 @@ class compiled {
     return nullptr;
   }
 
-  template <std::size_t S, std::size_t... K>
-  static constexpr std::array<buffer_ref, sizeof...(K)> step_inputs(std::index_sequence<K...>) {
-    return {plan.ins[static_cast<std::size_t>(plan.steps[S].first_in) + K]...};
+  // Each step is one call through `runs`, to the function of its canonical step C: shared by
+  // every step with C's signature, it reads the step's buffers from `io` and `ins` at run time.
+  static constexpr auto io = detail::step_ios<num_steps>(plan);
+  static constexpr auto ins = plan.ins;
+
+  template <std::size_t C>
+  static void run_kernel(compiled& self, const float* const* in, float* const* out, int s) {
+    const int step = call_of<C>::shared ? s : static_cast<int>(C);  // a constant where the kernel is the step's own
+    const detail::step_io& at = io[static_cast<std::size_t>(step)];
+    std::array<const float*, static_cast<std::size_t>(plan.steps[C].num_in)> args{};
+    for (std::size_t k = 0; k < args.size(); ++k) args[k] = self.locate(ins[static_cast<std::size_t>(at.first_in) + k], in, out);
+    call_of<C>::run(boost::hana::at_c<owner[C]>(self.states_), args.data(), self.locate(at.out, in, out), step);
   }
 
-  template <std::size_t S>
-  void run_step(const float* const* in, float* const* out) {
-    constexpr const plan_step& st = plan.steps[S];
-    static_assert(owner_of<S> < sizeof...(Backends), "partita: a step belongs to a backend that is not in compiled<...>");
-    // The backend of the step before (cyclically: a run follows the previous one) rests if it can.
-    constexpr std::size_t before = owner_of<(S + num_steps - 1) % num_steps>;
-    if constexpr (before != owner_of<S>) {
-      if constexpr (requires(typename detail::nth_backend<before, Backends...>::state& b) { b.rest(); })
-        boost::hana::at_c<before>(states_).rest();
+  using run_fn = void (*)(compiled&, const float* const*, float* const*, int);
+  static constexpr auto runs = []<std::size_t... S>(std::index_sequence<S...>) {
+    return std::array<run_fn, num_steps>{&run_kernel<static_cast<std::size_t>(canonical[S])>...};
+  }(std::make_index_sequence<num_steps>{});
+
+  // `prepare` with step s's weights, null for its other arguments.
+  template <std::size_t C>
+  static void prepare_kernel(states_t& states, const std::byte* kept, const std::byte* staged, int s) {
+    const int step = call_of<C>::shared ? s : static_cast<int>(C);
+    std::array<const float*, static_cast<std::size_t>(plan.steps[C].num_in)> args{};
+    for (std::size_t k = 0; k < args.size(); ++k) {
+      const buffer_ref& r = ins[static_cast<std::size_t>(io[static_cast<std::size_t>(step)].first_in) + k];
+      if (r.kind != storage::weight) continue;
+      const auto w = static_cast<std::size_t>(r.index);
+      args[k] = reinterpret_cast<const float*>((raw_needed[w] ? kept : staged) + layout.offset[w]);
     }
-    constexpr auto refs = step_inputs<S>(std::make_index_sequence<static_cast<std::size_t>(st.num_in)>{});
-    std::array<const float*, refs.size()> args{};
-    for (std::size_t k = 0; k < refs.size(); ++k) args[k] = locate(refs[k], in, out);
-    kernel_of<S>::run(boost::hana::at_c<owner_of<S>>(states_), args.data(), locate(st.out, in, out));
-  }
-
-  template <std::size_t... S>
-  void prepare_steps([[maybe_unused]] states_t& states, [[maybe_unused]] const std::byte* kept,
-                     [[maybe_unused]] const std::byte* staged, std::index_sequence<S...>) {
-    (prepare_step<S>(states, kept, staged), ...);
-  }
-
-  template <std::size_t S>
-  void prepare_step(states_t& states, [[maybe_unused]] const std::byte* kept, [[maybe_unused]] const std::byte* staged) {
-    if constexpr (requires(typename detail::nth_backend<owner_of<S>, Backends...>::state& st, const float* const* p) {
-                    kernel_of<S>::prepare(st, p);
-                  }) {
-      constexpr auto refs = step_inputs<S>(std::make_index_sequence<static_cast<std::size_t>(plan.steps[S].num_in)>{});
-      std::array<const float*, refs.size()> args{};
-      for (std::size_t k = 0; k < refs.size(); ++k) {
-        if (refs[k].kind != storage::weight) continue;
-        const auto w = static_cast<std::size_t>(refs[k].index);
-        args[k] = reinterpret_cast<const float*>((raw_needed[w] ? kept : staged) + layout.offset[w]);
-      }
-      try {
-        kernel_of<S>::prepare(boost::hana::at_c<owner_of<S>>(states), args.data());
-      } catch (const std::exception& e) {
-        throw error(detail::concat("partita: bind: backend '", std::string_view(detail::nth_backend<owner_of<S>, Backends...>::name),
-                                   "' rejected step ", std::to_string(S), " (", step_name(S), "): ", e.what()));
-      }
+    try {
+      call_of<C>::prepare(boost::hana::at_c<owner[C]>(states), args.data(), step);
+    } catch (const std::exception& e) {
+      // Steps that share a kernel have the same name (the op's or the composite's).
+      throw error(detail::concat("partita: bind: backend '", std::string_view(backend_of<C>::name), "' rejected step ",
+                                 std::to_string(step), " (", step_name(C), "): ", e.what()));
     }
+  }
+
+  using prepare_fn = void (*)(states_t&, const std::byte*, const std::byte*, int);
+  static constexpr auto prepares = []<std::size_t... S>(std::index_sequence<S...>) {
+    return std::array<prepare_fn, num_steps>{[]<std::size_t C>(std::integral_constant<std::size_t, C>) -> prepare_fn {
+      if constexpr (call_of<C>::prepares) return &prepare_kernel<C>;
+      return nullptr;
+    }(std::integral_constant<std::size_t, static_cast<std::size_t>(canonical[S])>{})...};
+  }(std::make_index_sequence<num_steps>{});
+
+  static void prepare_steps(states_t& states, const std::byte* kept, const std::byte* staged) {
+    for (std::size_t s = 0; s < num_steps; ++s)
+      if (prepares[s]) prepares[s](states, kept, staged, static_cast<int>(s));
   }
 
   detail::aligned_buffer arena_;

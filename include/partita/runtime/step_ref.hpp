@@ -19,6 +19,9 @@ struct step_ref {
   static constexpr const graph_node& node = Plan.nodes[static_cast<std::size_t>(step.node)];
   static constexpr op_id op = node.op;
   static constexpr int num_args = node.nargs;
+  /// The step's position in the plan. A backend that `shares_kernels` instantiates one kernel
+  /// for every step with the same signature, for the first of them: `index` is that step's, and
+  /// `run` and `prepare` receive the step actually run as their `step` argument.
   static constexpr int index = Step;
 
   /// The node of argument `i`.

@@ -37,6 +37,8 @@ struct cpu {
   static constexpr bool supports(const op_view&) { return true; }
   using patterns = cpu_patterns;
   static constexpr bool fuses(std::string_view composite) { return composite.starts_with("cpu."); }
+  /// Steps with the same signature run one kernel; packed weights are kept per step.
+  static constexpr bool shares_kernels = true;
   /// For cost-based partitioning: one AVX-512 core's GEMM rate as measured in
   /// `benchmarks/runtime` (in a network, with cold weights), memory traffic from L3, and the
   /// fixed cost of a step. `tune` replaces these estimates with measurements.

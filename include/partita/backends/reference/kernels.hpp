@@ -136,23 +136,36 @@ inline void binary(op_id op, const float* a, const shape& as, const float* b, co
     throw error("reference_kernels::binary: " + std::string(name_of(op)) + " is not a binary op");
   const auto a_st = detail::broadcast_strides(as, ys.rank);
   const auto b_st = detail::broadcast_strides(bs, ys.rank);
-  // Odometer over the output index; the input offsets follow it through their strides.
+  // Odometer over the output's rows (every axis but the last); the input offsets follow it
+  // through their strides, and each row is one loop along the last axis.
+  const int rows_rank = ys.rank > 0 ? ys.rank - 1 : 0;
+  const std::int64_t n = ys.rank > 0 ? ys[ys.rank - 1] : 1;
+  const std::int64_t a_step = ys.rank > 0 ? a_st[static_cast<std::size_t>(rows_rank)] : 0;
+  const std::int64_t b_step = ys.rank > 0 ? b_st[static_cast<std::size_t>(rows_rank)] : 0;
   std::array<std::int64_t, max_rank> idx{};
   const std::int64_t total = ys.elements();
-  for (std::int64_t at = 0; at < total; ++at) {
+  for (std::int64_t at = 0; at < total; at += n) {
     std::int64_t ai = 0, bi = 0;
-    for (int d = 0; d < ys.rank; ++d) {
+    for (int d = 0; d < rows_rank; ++d) {
       const auto u = static_cast<std::size_t>(d);
       ai += idx[u] * a_st[u];
       bi += idx[u] * b_st[u];
     }
-    const float av = a[ai], bv = b[bi];
+    const float* ar = a + ai;
+    const float* br = b + bi;
+    float* yr = y + at;
     switch (op) {
-      case op_id::add: y[at] = av + bv; break;
-      case op_id::subtract: y[at] = av - bv; break;
-      default: y[at] = av * bv; break;
+      case op_id::add:
+        for (std::int64_t i = 0; i < n; ++i) yr[i] = ar[i * a_step] + br[i * b_step];
+        break;
+      case op_id::subtract:
+        for (std::int64_t i = 0; i < n; ++i) yr[i] = ar[i * a_step] - br[i * b_step];
+        break;
+      default:
+        for (std::int64_t i = 0; i < n; ++i) yr[i] = ar[i * a_step] * br[i * b_step];
+        break;
     }
-    for (int d = ys.rank - 1; d >= 0; --d) {
+    for (int d = rows_rank - 1; d >= 0; --d) {
       const auto u = static_cast<std::size_t>(d);
       if (++idx[u] < ys[d]) break;
       idx[u] = 0;

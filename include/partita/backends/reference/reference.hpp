@@ -20,13 +20,16 @@ struct reference {
 
   /// Every op of the IR.
   static constexpr bool supports(const op_view&) { return true; }
+  /// Steps with the same signature run one kernel (it keeps nothing per step).
+  static constexpr bool shares_kernels = true;
 
   template <class Step>
   struct kernel {
     static_assert(Step::node.type == dtype::f32,
                   "partita: the reference backend has f32 kernels only; this step (Step) has another dtype");
 
-    static void run(state&, const float* const* in, float* out) {
+    /// `step` is unused: other backends' kernels call this one with three arguments.
+    static void run(state&, const float* const* in, float* out, int /*step*/ = 0) {
       namespace k = reference_kernels;
       constexpr const graph_node& n = Step::node;
       constexpr op_id op = Step::op;

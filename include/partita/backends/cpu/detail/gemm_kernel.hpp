@@ -100,8 +100,10 @@ struct gemm_kernel {
     }
   }
 
-  static void prepare(state& st, const float* const* in) {
-    float* dst = st.reserve(Step::index, packed_floats + bias_floats);
+  // `step` is the step being prepared or run (Step is the first step with its signature): its
+  // packed weights are its own.
+  static void prepare(state& st, const float* const* in, int step) {
+    float* dst = st.reserve(step, packed_floats + bias_floats);
     if constexpr (small_image) {
       st.need_scratch(geo.buffer_floats, small_conv_scratch(geo.oh * geo.ow, small_mr, small_nv));
     } else if constexpr (conv) {
@@ -114,8 +116,8 @@ struct gemm_kernel {
     }
   }
 
-  static void run(state& st, const float* const* in, float* out) {
-    float* packed = st.packed(Step::index);
+  static void run(state& st, const float* const* in, float* out, int step) {
+    float* packed = st.packed(step);
     if constexpr (!constant_weight) pack(packed, in);
     epilogue e;
     e.bias = has_bias ? packed + packed_floats : nullptr;

@@ -18,7 +18,7 @@ struct simple_kernel {
   static constexpr op_id op = Step::op;
   static constexpr int axis(int a, int rank) { return a < 0 ? a + rank : a; }
 
-  static void run(state& st, const float* const* in, float* out) {
+  static void run(state& st, const float* const* in, float* out, int /*step*/) {
     if constexpr (is_unary_elementwise(op)) {
       unary(activation_of(op), n.at->lo, n.at->hi, in[0], out, n.out.elements());
     } else if constexpr (is_binary_elementwise(op)) {
