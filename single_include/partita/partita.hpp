@@ -6783,6 +6783,30 @@ class compiled {
   using module = detail::compiled_module<Model, Backends...>;
   static constexpr const auto& plan = plan_of<module, Backends...>::value;
 
+ private:
+  // What run time reads of the plan, as tables of their own: `plan` itself (its nodes point at
+  // every node type's descriptor) then stays a compile-time value and never reaches the object
+  // file with the descriptors and their long symbol names.
+  static constexpr auto input_slots = plan.inputs;
+  static constexpr auto output_slots = plan.outputs;
+  static constexpr auto weight_slots = plan.weights;
+  // A partition's name lives in the module: it is copied (a function_info holds just the name).
+  static constexpr auto step_names = [] {
+    std::array<function_info, plan.steps.size()> names{};
+    for (std::size_t s = 0; s < names.size(); ++s) {
+      const graph_node& n = plan.nodes[static_cast<std::size_t>(plan.steps[s].node)];
+      if (n.op != op_id::call) {
+        names[s].set_name(name_of(n.op));
+      } else {
+        const function_info& f = module::value.functions[static_cast<std::size_t>(n.index)];
+        names[s].set_name(f.composite.empty() ? f.name() : f.composite);
+      }
+    }
+    return names;
+  }();
+
+ public:
+
   /// Bytes of activation memory, planned at compile time.
   static constexpr std::size_t arena_bytes = plan.arena_bytes;
   /// Bytes of the declared weights (each aligned), as `bind` receives them.
@@ -6869,24 +6893,19 @@ class compiled {
   }
 
   /// Declared input `i`: name, dtype and shape.
-  static constexpr const tensor_slot& input(std::size_t i) { return plan.inputs[i]; }
+  static constexpr const tensor_slot& input(std::size_t i) { return input_slots[i]; }
   /// Declared output `i` (dtype and shape).
-  static constexpr const tensor_slot& output(std::size_t i) { return plan.outputs[i]; }
+  static constexpr const tensor_slot& output(std::size_t i) { return output_slots[i]; }
   /// The backend that runs step `s` (by name: the host's too).
   static constexpr std::string_view step_backend(std::size_t s) {
     constexpr std::string_view names[] = {std::string_view(Backends::name)...};
-    return names[detail::backend_index<Backends...>(plan.steps[s].backend)];
+    return names[owner[s]];
   }
   /// What step `s` runs: the composite or partition function's name, or the op's.
-  static constexpr std::string_view step_name(std::size_t s) {
-    const graph_node& n = plan.nodes[static_cast<std::size_t>(plan.steps[s].node)];
-    if (n.op != op_id::call) return name_of(n.op);
-    const function_info& f = module::value.functions[static_cast<std::size_t>(n.index)];
-    return f.composite.empty() ? f.name() : f.composite;
-  }
+  static constexpr std::string_view step_name(std::size_t s) { return step_names[s].name(); }
 
   /// Declared weight `i`: name, dtype, shape and offset in the weight storage.
-  static constexpr const tensor_slot& weight(std::size_t i) { return plan.weights[i]; }
+  static constexpr const tensor_slot& weight(std::size_t i) { return weight_slots[i]; }
 
   /// Loads every declared weight from `source` (a `safetensors_file`, a `weight_set`, or
   /// anything with `find(name)` and `origin()`), after checking names, dtypes and shapes, then
@@ -6907,13 +6926,13 @@ class compiled {
     std::array<const tensor_data*, plan.weights.size()> found{};
     std::string problems;
     for (std::size_t i = 0; i < plan.weights.size(); ++i) {
-      found[i] = source.find(plan.weights[i].name);
-      detail::check_weight(plan.weights[i], found[i], source.origin(), problems);
+      found[i] = source.find(weight_slots[i].name);
+      detail::check_weight(weight_slots[i], found[i], source.origin(), problems);
     }
     if (!problems.empty()) throw error(detail::concat("partita: bind failed:", problems));
     detail::aligned_buffer kept(layout.kept_bytes), staged(layout.staged_bytes);
     for (std::size_t i = 0; i < plan.weights.size(); ++i)
-      std::memcpy((raw_needed[i] ? kept : staged).get() + layout.offset[i], found[i]->bytes.data(), plan.weights[i].bytes());
+      std::memcpy((raw_needed[i] ? kept : staged).get() + layout.offset[i], found[i]->bytes.data(), weight_slots[i].bytes());
     states_t next = fork_states(std::make_index_sequence<sizeof...(Backends)>{});
     prepare_steps(next, kept.get(), staged.get());
     weights_ = std::move(kept);
@@ -7012,11 +7031,11 @@ class compiled {
   static void collect_one(std::array<const float*, N>& in, std::array<float*, M>& out, Arg&& arg) {
     if constexpr (I < num_inputs) {
       const auto t = detail::as_input(arg);
-      detail::check_run_argument(plan.inputs[I], "input", I, t.data, t.size, t.shp);
+      detail::check_run_argument(input_slots[I], "input", I, t.data, t.size, t.shp);
       in[I] = t.data;
     } else {
       const auto t = detail::as_output(arg);
-      detail::check_run_argument(plan.outputs[I - num_inputs], "output", I - num_inputs, t.data, t.size, t.shp);
+      detail::check_run_argument(output_slots[I - num_inputs], "output", I - num_inputs, t.data, t.size, t.shp);
       out[I - num_inputs] = t.data;
     }
   }
@@ -7030,7 +7049,7 @@ class compiled {
       }
       runs[s](*this, in, out, static_cast<int>(s));
     }
-    for (const output_copy& c : plan.copies) {
+    for (const output_copy& c : copies) {
       const float* from = locate(c.from, in, out);
       // An output given the very buffer of the input it copies needs no copy (alias_rules).
       if (from != out[c.output]) std::memcpy(out[c.output], from, c.bytes);
@@ -7065,6 +7084,7 @@ class compiled {
   // every step with C's signature, it reads the step's buffers from `io` and `ins` at run time.
   static constexpr auto io = detail::step_ios<num_steps>(plan);
   static constexpr auto ins = plan.ins;
+  static constexpr auto copies = plan.copies;
 
   template <std::size_t C>
   static void run_kernel(compiled& self, const float* const* in, float* const* out, int s) {
@@ -8332,35 +8352,40 @@ struct reference {
       namespace k = reference_kernels;
       constexpr const graph_node& n = Step::node;
       constexpr op_id op = Step::op;
+      // Shapes and attributes go to the kernels as copies: a reference into the plan would make
+      // the plan (and every node type's descriptor it points at) part of the program.
+      constexpr shape ys = n.out, xs = arg_shape(0), ws = arg_shape(1);
+      constexpr attrs at = *n.at;
       if constexpr (op == op_id::dense) {
-        k::dense(in[0], Step::arg(0).out, in[1], Step::arg(1).out, out);
+        k::dense(in[0], xs, in[1], ws, out);
       } else if constexpr (op == op_id::conv2d) {
-        k::conv2d(in[0], Step::arg(0).out, in[1], Step::arg(1).out, out, n.out, *n.at);
+        k::conv2d(in[0], xs, in[1], ws, out, ys, at);
       } else if constexpr (op == op_id::bias_add) {
-        k::bias_add(in[0], n.out, in[1], normalize_axis(n.at->axis, n.out.rank), out);
+        k::bias_add(in[0], ys, in[1], normalize_axis(at.axis, ys.rank), out);
       } else if constexpr (is_binary_elementwise(op)) {
-        k::binary(op, in[0], Step::arg(0).out, in[1], Step::arg(1).out, out, n.out);
+        k::binary(op, in[0], xs, in[1], ws, out, ys);
       } else if constexpr (is_unary_elementwise(op)) {
-        k::unary(op, in[0], n.out.elements(), out, *n.at);
+        k::unary(op, in[0], ys.elements(), out, at);
       } else if constexpr (op == op_id::max_pool2d) {
-        k::max_pool2d(in[0], Step::arg(0).out, out, n.out, *n.at);
+        k::max_pool2d(in[0], xs, out, ys, at);
       } else if constexpr (op == op_id::avg_pool2d) {
-        k::avg_pool2d(in[0], Step::arg(0).out, out, n.out, *n.at);
+        k::avg_pool2d(in[0], xs, out, ys, at);
       } else if constexpr (op == op_id::global_avg_pool2d) {
-        k::global_avg_pool2d(in[0], Step::arg(0).out, out);
+        k::global_avg_pool2d(in[0], xs, out);
       } else if constexpr (op == op_id::batch_norm) {
-        k::batch_norm(in[0], n.out, in[1], in[2], in[3], in[4], n.at->epsilon, out);
+        k::batch_norm(in[0], ys, in[1], in[2], in[3], in[4], at.epsilon, out);
       } else if constexpr (op == op_id::concatenate) {
         constexpr auto shapes = arg_shapes();
-        k::concatenate(in, shapes.data(), Step::num_args, normalize_axis(n.at->axis, n.out.rank), out, n.out);
+        k::concatenate(in, shapes.data(), Step::num_args, normalize_axis(at.axis, ys.rank), out, ys);
       } else if constexpr (op == op_id::softmax) {
-        k::softmax(in[0], n.out, normalize_axis(n.at->axis, n.out.rank), out);
+        k::softmax(in[0], ys, normalize_axis(at.axis, ys.rank), out);
       } else {
         static_assert(op == op_id::dense, "partita: the reference backend has no kernel for this op (Step)");
       }
     }
 
    private:
+    static constexpr shape arg_shape(int i) { return i < Step::num_args ? Step::arg(i).out : shape{}; }
     static constexpr auto arg_shapes() {
       std::array<shape, static_cast<std::size_t>(Step::num_args)> s{};
       for (int i = 0; i < Step::num_args; ++i) s[static_cast<std::size_t>(i)] = Step::arg(i).out;
@@ -9911,7 +9936,7 @@ struct simple_kernel {
       });
       if (!done) on_reference(in, out);
     } else if constexpr (op == op_id::global_avg_pool2d) {
-      const shape& xs = Step::arg(0).out;
+      constexpr shape xs = Step::arg(0).out;  // a copy: see reference::kernel::run
       plane_means(in[0], out, xs[0] * xs[1], xs[2] * xs[3]);
     } else if constexpr (op == op_id::softmax) {
       constexpr int a = axis(n.at->axis, n.out.rank);

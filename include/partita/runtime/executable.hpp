@@ -56,6 +56,30 @@ class compiled {
   using module = detail::compiled_module<Model, Backends...>;
   static constexpr const auto& plan = plan_of<module, Backends...>::value;
 
+ private:
+  // What run time reads of the plan, as tables of their own: `plan` itself (its nodes point at
+  // every node type's descriptor) then stays a compile-time value and never reaches the object
+  // file with the descriptors and their long symbol names.
+  static constexpr auto input_slots = plan.inputs;
+  static constexpr auto output_slots = plan.outputs;
+  static constexpr auto weight_slots = plan.weights;
+  // A partition's name lives in the module: it is copied (a function_info holds just the name).
+  static constexpr auto step_names = [] {
+    std::array<function_info, plan.steps.size()> names{};
+    for (std::size_t s = 0; s < names.size(); ++s) {
+      const graph_node& n = plan.nodes[static_cast<std::size_t>(plan.steps[s].node)];
+      if (n.op != op_id::call) {
+        names[s].set_name(name_of(n.op));
+      } else {
+        const function_info& f = module::value.functions[static_cast<std::size_t>(n.index)];
+        names[s].set_name(f.composite.empty() ? f.name() : f.composite);
+      }
+    }
+    return names;
+  }();
+
+ public:
+
   /// Bytes of activation memory, planned at compile time.
   static constexpr std::size_t arena_bytes = plan.arena_bytes;
   /// Bytes of the declared weights (each aligned), as `bind` receives them.
@@ -142,24 +166,19 @@ class compiled {
   }
 
   /// Declared input `i`: name, dtype and shape.
-  static constexpr const tensor_slot& input(std::size_t i) { return plan.inputs[i]; }
+  static constexpr const tensor_slot& input(std::size_t i) { return input_slots[i]; }
   /// Declared output `i` (dtype and shape).
-  static constexpr const tensor_slot& output(std::size_t i) { return plan.outputs[i]; }
+  static constexpr const tensor_slot& output(std::size_t i) { return output_slots[i]; }
   /// The backend that runs step `s` (by name: the host's too).
   static constexpr std::string_view step_backend(std::size_t s) {
     constexpr std::string_view names[] = {std::string_view(Backends::name)...};
-    return names[detail::backend_index<Backends...>(plan.steps[s].backend)];
+    return names[owner[s]];
   }
   /// What step `s` runs: the composite or partition function's name, or the op's.
-  static constexpr std::string_view step_name(std::size_t s) {
-    const graph_node& n = plan.nodes[static_cast<std::size_t>(plan.steps[s].node)];
-    if (n.op != op_id::call) return name_of(n.op);
-    const function_info& f = module::value.functions[static_cast<std::size_t>(n.index)];
-    return f.composite.empty() ? f.name() : f.composite;
-  }
+  static constexpr std::string_view step_name(std::size_t s) { return step_names[s].name(); }
 
   /// Declared weight `i`: name, dtype, shape and offset in the weight storage.
-  static constexpr const tensor_slot& weight(std::size_t i) { return plan.weights[i]; }
+  static constexpr const tensor_slot& weight(std::size_t i) { return weight_slots[i]; }
 
   /// Loads every declared weight from `source` (a `safetensors_file`, a `weight_set`, or
   /// anything with `find(name)` and `origin()`), after checking names, dtypes and shapes, then
@@ -180,13 +199,13 @@ class compiled {
     std::array<const tensor_data*, plan.weights.size()> found{};
     std::string problems;
     for (std::size_t i = 0; i < plan.weights.size(); ++i) {
-      found[i] = source.find(plan.weights[i].name);
-      detail::check_weight(plan.weights[i], found[i], source.origin(), problems);
+      found[i] = source.find(weight_slots[i].name);
+      detail::check_weight(weight_slots[i], found[i], source.origin(), problems);
     }
     if (!problems.empty()) throw error(detail::concat("partita: bind failed:", problems));
     detail::aligned_buffer kept(layout.kept_bytes), staged(layout.staged_bytes);
     for (std::size_t i = 0; i < plan.weights.size(); ++i)
-      std::memcpy((raw_needed[i] ? kept : staged).get() + layout.offset[i], found[i]->bytes.data(), plan.weights[i].bytes());
+      std::memcpy((raw_needed[i] ? kept : staged).get() + layout.offset[i], found[i]->bytes.data(), weight_slots[i].bytes());
     states_t next = fork_states(std::make_index_sequence<sizeof...(Backends)>{});
     prepare_steps(next, kept.get(), staged.get());
     weights_ = std::move(kept);
@@ -285,11 +304,11 @@ class compiled {
   static void collect_one(std::array<const float*, N>& in, std::array<float*, M>& out, Arg&& arg) {
     if constexpr (I < num_inputs) {
       const auto t = detail::as_input(arg);
-      detail::check_run_argument(plan.inputs[I], "input", I, t.data, t.size, t.shp);
+      detail::check_run_argument(input_slots[I], "input", I, t.data, t.size, t.shp);
       in[I] = t.data;
     } else {
       const auto t = detail::as_output(arg);
-      detail::check_run_argument(plan.outputs[I - num_inputs], "output", I - num_inputs, t.data, t.size, t.shp);
+      detail::check_run_argument(output_slots[I - num_inputs], "output", I - num_inputs, t.data, t.size, t.shp);
       out[I - num_inputs] = t.data;
     }
   }
@@ -303,7 +322,7 @@ class compiled {
       }
       runs[s](*this, in, out, static_cast<int>(s));
     }
-    for (const output_copy& c : plan.copies) {
+    for (const output_copy& c : copies) {
       const float* from = locate(c.from, in, out);
       // An output given the very buffer of the input it copies needs no copy (alias_rules).
       if (from != out[c.output]) std::memcpy(out[c.output], from, c.bytes);
@@ -338,6 +357,7 @@ class compiled {
   // every step with C's signature, it reads the step's buffers from `io` and `ins` at run time.
   static constexpr auto io = detail::step_ios<num_steps>(plan);
   static constexpr auto ins = plan.ins;
+  static constexpr auto copies = plan.copies;
 
   template <std::size_t C>
   static void run_kernel(compiled& self, const float* const* in, float* const* out, int s) {

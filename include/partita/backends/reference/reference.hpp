@@ -33,35 +33,40 @@ struct reference {
       namespace k = reference_kernels;
       constexpr const graph_node& n = Step::node;
       constexpr op_id op = Step::op;
+      // Shapes and attributes go to the kernels as copies: a reference into the plan would make
+      // the plan (and every node type's descriptor it points at) part of the program.
+      constexpr shape ys = n.out, xs = arg_shape(0), ws = arg_shape(1);
+      constexpr attrs at = *n.at;
       if constexpr (op == op_id::dense) {
-        k::dense(in[0], Step::arg(0).out, in[1], Step::arg(1).out, out);
+        k::dense(in[0], xs, in[1], ws, out);
       } else if constexpr (op == op_id::conv2d) {
-        k::conv2d(in[0], Step::arg(0).out, in[1], Step::arg(1).out, out, n.out, *n.at);
+        k::conv2d(in[0], xs, in[1], ws, out, ys, at);
       } else if constexpr (op == op_id::bias_add) {
-        k::bias_add(in[0], n.out, in[1], normalize_axis(n.at->axis, n.out.rank), out);
+        k::bias_add(in[0], ys, in[1], normalize_axis(at.axis, ys.rank), out);
       } else if constexpr (is_binary_elementwise(op)) {
-        k::binary(op, in[0], Step::arg(0).out, in[1], Step::arg(1).out, out, n.out);
+        k::binary(op, in[0], xs, in[1], ws, out, ys);
       } else if constexpr (is_unary_elementwise(op)) {
-        k::unary(op, in[0], n.out.elements(), out, *n.at);
+        k::unary(op, in[0], ys.elements(), out, at);
       } else if constexpr (op == op_id::max_pool2d) {
-        k::max_pool2d(in[0], Step::arg(0).out, out, n.out, *n.at);
+        k::max_pool2d(in[0], xs, out, ys, at);
       } else if constexpr (op == op_id::avg_pool2d) {
-        k::avg_pool2d(in[0], Step::arg(0).out, out, n.out, *n.at);
+        k::avg_pool2d(in[0], xs, out, ys, at);
       } else if constexpr (op == op_id::global_avg_pool2d) {
-        k::global_avg_pool2d(in[0], Step::arg(0).out, out);
+        k::global_avg_pool2d(in[0], xs, out);
       } else if constexpr (op == op_id::batch_norm) {
-        k::batch_norm(in[0], n.out, in[1], in[2], in[3], in[4], n.at->epsilon, out);
+        k::batch_norm(in[0], ys, in[1], in[2], in[3], in[4], at.epsilon, out);
       } else if constexpr (op == op_id::concatenate) {
         constexpr auto shapes = arg_shapes();
-        k::concatenate(in, shapes.data(), Step::num_args, normalize_axis(n.at->axis, n.out.rank), out, n.out);
+        k::concatenate(in, shapes.data(), Step::num_args, normalize_axis(at.axis, ys.rank), out, ys);
       } else if constexpr (op == op_id::softmax) {
-        k::softmax(in[0], n.out, normalize_axis(n.at->axis, n.out.rank), out);
+        k::softmax(in[0], ys, normalize_axis(at.axis, ys.rank), out);
       } else {
         static_assert(op == op_id::dense, "partita: the reference backend has no kernel for this op (Step)");
       }
     }
 
    private:
+    static constexpr shape arg_shape(int i) { return i < Step::num_args ? Step::arg(i).out : shape{}; }
     static constexpr auto arg_shapes() {
       std::array<shape, static_cast<std::size_t>(Step::num_args)> s{};
       for (int i = 0; i < Step::num_args; ++i) s[static_cast<std::size_t>(i)] = Step::arg(i).out;

@@ -55,7 +55,7 @@ struct simple_kernel {
       });
       if (!done) on_reference(in, out);
     } else if constexpr (op == op_id::global_avg_pool2d) {
-      const shape& xs = Step::arg(0).out;
+      constexpr shape xs = Step::arg(0).out;  // a copy: see reference::kernel::run
       plane_means(in[0], out, xs[0] * xs[1], xs[2] * xs[3]);
     } else if constexpr (op == op_id::softmax) {
       constexpr int a = axis(n.at->axis, n.out.rank);
