@@ -1,5 +1,6 @@
 #pragma once
 /// `compiled<Model, Backends...>`: the executable, its `bind` and its `run`.
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstddef>
@@ -64,22 +65,9 @@ class compiled {
   static constexpr auto output_slots = plan.outputs;
   static constexpr auto weight_slots = plan.weights;
   // A partition's name lives in the module: it is copied (a function_info holds just the name).
-  static constexpr auto step_names = [] {
-    std::array<function_info, plan.steps.size()> names{};
-    for (std::size_t s = 0; s < names.size(); ++s) {
-      const graph_node& n = plan.nodes[static_cast<std::size_t>(plan.steps[s].node)];
-      if (n.op != op_id::call) {
-        names[s].set_name(name_of(n.op));
-      } else {
-        const function_info& f = module::value.functions[static_cast<std::size_t>(n.index)];
-        names[s].set_name(f.composite.empty() ? f.name() : f.composite);
-      }
-    }
-    return names;
-  }();
+  static constexpr auto step_names = detail::step_names<plan.steps.size()>(module::value, plan);
 
  public:
-
   /// Bytes of activation memory, planned at compile time.
   static constexpr std::size_t arena_bytes = plan.arena_bytes;
   /// Bytes of the declared weights (each aligned), as `bind` receives them.
@@ -94,16 +82,9 @@ class compiled {
   // Step s runs on backend owner[s], and on the kernel of step canonical[s]: the first step
   // with its signature, where its backend `shares_kernels` and that kernel takes the step's
   // index (kernel_sharing.hpp); s itself otherwise.
-  static constexpr auto owner = [] {
-    std::array<std::size_t, num_steps> o{};
-    for (std::size_t s = 0; s < num_steps; ++s) o[s] = detail::backend_index<Backends...>(plan.steps[s].backend);
-    return o;
-  }();
-  static_assert([] {
-    for (std::size_t o : owner)
-      if (o >= sizeof...(Backends)) return false;
-    return true;
-  }(), "partita: a step belongs to a backend that is not in compiled<...>");
+  static constexpr auto owner = detail::step_owners<num_steps, Backends...>(plan);
+  static_assert(std::ranges::none_of(owner, [](std::size_t o) { return o >= sizeof...(Backends); }),
+                "partita: a step belongs to a backend that is not in compiled<...>");
 
   template <std::size_t S>
   using backend_of = detail::nth_backend<owner[S], Backends...>;

@@ -119,6 +119,23 @@ constexpr plan_value<S> unpack_plan(const plan_value<C>& c) {
   return r;
 }
 
+/// What each step of `plan` (of module `m`) runs, as `compiled::step_name` reports it: the op's
+/// name, or the composite's or partition function's, copied out of the module.
+template <std::size_t N, class M, class P>
+constexpr std::array<function_info, N> step_names(const M& m, const P& plan) {
+  std::array<function_info, N> names{};
+  for (std::size_t s = 0; s < N; ++s) {
+    const graph_node& n = plan.nodes[static_cast<std::size_t>(plan.steps[s].node)];
+    if (n.op != op_id::call) {
+      names[s].set_name(name_of(n.op));
+    } else {
+      const function_info& f = m.functions[static_cast<std::size_t>(n.index)];
+      names[s].set_name(f.composite.empty() ? f.name() : f.composite);
+    }
+  }
+  return names;
+}
+
 }  // namespace detail
 
 /// The plan of module type `M` for `Backends...` (host last), as a static constexpr object

@@ -13,6 +13,15 @@
 
 namespace partita::detail {
 
+/// The backend of each step of `plan`: its position in `Backends...` (`sizeof...(Backends)` for
+/// one that is not listed).
+template <std::size_t N, class... Backends, class P>
+constexpr std::array<std::size_t, N> step_owners(const P& plan) {
+  std::array<std::size_t, N> o{};
+  for (std::size_t s = 0; s < N; ++s) o[s] = backend_index<Backends...>(plan.steps[s].backend);
+  return o;
+}
+
 /// The fields of a node that a kernel may read as constants: op, dtype, shape, attributes, tuple.
 constexpr bool same_computation(const graph_node& a, const graph_node& b) {
   return a.op == b.op && a.type == b.type && a.out == b.out && *a.at == *b.at && a.is_tuple == b.is_tuple &&
