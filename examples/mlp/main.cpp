@@ -1,4 +1,4 @@
-// The 784-512-512-10 MLP (declared as types in models/mlp.hpp), compiled for the cpu backend
+// The 784-512-512-10 MLP, declared as types, compiled for the cpu backend
 // (each dense+bias(+relu) fused into one kernel), weights bound from a safetensors file (written
 // here, deterministically, if none is given), then run.
 //
@@ -12,11 +12,14 @@
 
 #include <partita/partita.hpp>
 
-#include <models/mlp.hpp>
-
 using namespace partita;
 
-using net = models::mlp;  // input<"x", f32, 1, 784> through three dense + bias layers, relu between
+// One image in, three dense + bias layers (torch.nn.Linear's weight layout), relu between.
+using x = input<"x", f32, 1, 784>;
+using fc1 = relu<bias_add<dense<x, weight<"fc1.weight", f32, 512, 784>>, weight<"fc1.bias", f32, 512>>>;
+using fc2 = relu<bias_add<dense<fc1, weight<"fc2.weight", f32, 512, 512>>, weight<"fc2.bias", f32, 512>>>;
+using logits = bias_add<dense<fc2, weight<"fc3.weight", f32, 10, 512>>, weight<"fc3.bias", f32, 10>>;
+using net = model<logits>;
 
 using executable = compiled<net, cpu>;
 static_assert(executable::arena_bytes <= 2 * 512 * sizeof(float), "two [1, 512] activations at most");
