@@ -18,7 +18,10 @@ inline std::string layout(const ::dnnl::memory::desc& md) {
   const auto& b = d.format_desc.blocking;
   std::vector<int> order(static_cast<std::size_t>(d.ndims), 0);
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return b.strides[x] > b.strides[y]; });
+  // Outermost first; equal strides keep dimension order (a tie-break rather than stable_sort,
+  // whose libstdc++ 12 buffer Clang reports as deprecated).
+  std::sort(order.begin(), order.end(),
+            [&](int x, int y) { return b.strides[x] != b.strides[y] ? b.strides[x] > b.strides[y] : x < y; });
   std::array<bool, DNNL_MAX_NDIMS> blocked{};
   for (int k = 0; k < b.inner_nblks; ++k) blocked[static_cast<std::size_t>(b.inner_idxs[k])] = true;
   std::string s;
