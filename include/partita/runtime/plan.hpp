@@ -37,9 +37,7 @@ struct plan_value {
 
 namespace detail {
 
-template <class M, class Fuses>
-constexpr plan_sizes sizes_of_plan(const M& m, Fuses fuses) {
-  const plan_builder p = lower(m, fuses);
+constexpr plan_sizes sizes_of(const plan_builder& p) {
   return {p.flat.nodes.size(), p.flat.args.size(), p.steps.size(), p.ins.size(), p.inputs.size(),
           p.outputs.size(), p.weights.size(), p.copies.size(), p.buffers.size()};
 }
@@ -93,8 +91,7 @@ template <plan_sizes C, class M, class Fuses>
 constexpr packed_plan<C> pack_plan(const M& m, Fuses fuses) {
   const plan_builder b = lower(m, fuses);
   packed_plan<C> r;
-  r.sizes = {b.flat.nodes.size(), b.flat.args.size(), b.steps.size(), b.ins.size(), b.inputs.size(),
-             b.outputs.size(), b.weights.size(), b.copies.size(), b.buffers.size()};
+  r.sizes = sizes_of(b);
   r.fits = r.sizes.nodes <= C.nodes && r.sizes.args <= C.args && r.sizes.steps <= C.steps && r.sizes.ins <= C.ins &&
            r.sizes.inputs <= C.inputs && r.sizes.outputs <= C.outputs && r.sizes.weights <= C.weights &&
            r.sizes.copies <= C.copies && r.sizes.buffers <= C.buffers;
