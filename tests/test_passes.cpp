@@ -19,6 +19,26 @@ using x = input<"x", f32, 2, 3>;
 using y = input<"y", f32, 2, 3>;
 using z = input<"z", f32, 2, 3>;
 
+// --- 3. a weight bound into a composite and read outside it stays in main ----------------------
+// cpu fuses dense+bias+relu on "w"; a plain dense on another input reads "w" too.
+using shared_w = weight<"w", f32, 4, 3>;
+using shares_weight = model<relu<bias_add<dense<x, shared_w>, weight<"b", f32, 4>>>, dense<y, shared_w>>;
+using shared_composites = merge_composite<module_of<shares_weight>, cpu_patterns>;
+constexpr bool main_keeps_weight() {
+  const auto& m = shared_composites::value;
+  const function_info& f = m.functions[0];
+  int weights = 0;
+  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
+    for (int k = 0; k < m.nodes[static_cast<std::size_t>(i)].nargs; ++k)
+      if (m.arg(i, k) < f.first_node || m.arg(i, k) >= i) return false;  // every argument an earlier node of main
+    weights += m.nodes[static_cast<std::size_t>(i)].op == op_id::weight ? 1 : 0;
+  }
+  return weights == 1;  // "w" for the plain dense; "b" lives only in the composite
+}
+static_assert(count_functions<shared_composites, "cpu.dense_bias_act"> == 1);
+static_assert(main_keeps_weight());
+static_assert(compiled<shares_weight, cpu>::num_steps == 2);
+
 // --- 3. priority order: three orderings of overlapping patterns (Relay's test_merge_order) ----
 // graph relu(sigmoid(add(x, y))); C = sigmoid→relu, A = add→sigmoid→relu, B = add→sigmoid.
 using chain = model<relu<sigmoid<add<x, y>>>>;
