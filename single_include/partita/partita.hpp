@@ -2137,6 +2137,12 @@ struct pattern_node {
 
 namespace detail {
 
+/// The ops an `elementwise` pattern node matches: unary activations, broadcasting binary ops
+/// and bias_add.
+constexpr bool is_elementwise(op_id op) {
+  return is_unary_elementwise(op) || is_binary_elementwise(op) || op == op_id::bias_add;
+}
+
 /// Builds the flat table of a pattern type tree.
 struct pattern_builder {
   std::vector<pattern_node> nodes;
@@ -2492,9 +2498,6 @@ class matcher {
   }
   constexpr int child(const pattern_node& pn, int k) const { return t_.children[static_cast<std::size_t>(pn.first + k)]; }
   constexpr int arg(int n, int k) const { return args_[nodes_[n].first_arg + k]; }
-  static constexpr bool is_elementwise(op_id op) {
-    return is_unary_elementwise(op) || is_binary_elementwise(op) || op == op_id::bias_add;
-  }
 
   constexpr bool match_args(const pattern_node& pn, int n, bool swapped) {
     for (int k = 0; k < pn.count; ++k)
@@ -2697,7 +2700,7 @@ constexpr op_set root_ops(const pattern_builder& b, int p) {
     case pattern_kind::get: s.insert(op_id::get); return s;
     case pattern_kind::elementwise:
       for (int op = 0; op <= static_cast<int>(op_id::call); ++op)
-        if (is_unary_elementwise(op_id(op)) || is_binary_elementwise(op_id(op)) || op_id(op) == op_id::bias_add) s.insert(op_id(op));
+        if (is_elementwise(op_id(op))) s.insert(op_id(op));
       return s;
     case pattern_kind::alt:
       s = root_ops(b, child(0));

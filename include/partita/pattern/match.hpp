@@ -100,9 +100,6 @@ class matcher {
   }
   constexpr int child(const pattern_node& pn, int k) const { return t_.children[static_cast<std::size_t>(pn.first + k)]; }
   constexpr int arg(int n, int k) const { return args_[nodes_[n].first_arg + k]; }
-  static constexpr bool is_elementwise(op_id op) {
-    return is_unary_elementwise(op) || is_binary_elementwise(op) || op == op_id::bias_add;
-  }
 
   constexpr bool match_args(const pattern_node& pn, int n, bool swapped) {
     for (int k = 0; k < pn.count; ++k)

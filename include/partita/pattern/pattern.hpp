@@ -45,6 +45,12 @@ struct pattern_node {
 
 namespace detail {
 
+/// The ops an `elementwise` pattern node matches: unary activations, broadcasting binary ops
+/// and bias_add.
+constexpr bool is_elementwise(op_id op) {
+  return is_unary_elementwise(op) || is_binary_elementwise(op) || op == op_id::bias_add;
+}
+
 /// Builds the flat table of a pattern type tree.
 struct pattern_builder {
   std::vector<pattern_node> nodes;

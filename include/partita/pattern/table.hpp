@@ -45,7 +45,7 @@ constexpr op_set root_ops(const pattern_builder& b, int p) {
     case pattern_kind::get: s.insert(op_id::get); return s;
     case pattern_kind::elementwise:
       for (int op = 0; op <= static_cast<int>(op_id::call); ++op)
-        if (is_unary_elementwise(op_id(op)) || is_binary_elementwise(op_id(op)) || op_id(op) == op_id::bias_add) s.insert(op_id(op));
+        if (is_elementwise(op_id(op))) s.insert(op_id(op));
       return s;
     case pattern_kind::alt:
       s = root_ops(b, child(0));
