@@ -39,6 +39,24 @@ static_assert(count_functions<shared_composites, "cpu.dense_bias_act"> == 1);
 static_assert(main_keeps_weight());
 static_assert(compiled<shares_weight, cpu>::num_steps == 2);
 
+// --- a pass whose result outgrows the room judged from its input still gets it whole ----------
+// module_from runs a pass once into tables sized from the module it reads; past that room it
+// runs the pass again for an exactly sized copy.
+struct append_relus {  // 30 more relus on main's result
+  static constexpr detail::module_builder run(detail::module_builder m) {
+    int last = m.main().result;
+    for (int k = 0; k < 30; ++k) last = m.emit(graph_node{op_id::relu, dtype::f32, m.node(last).out}, &last, 1);
+    m.functions[0].num_nodes += 30;
+    m.functions[0].result = last;
+    return m;
+  }
+};
+using outgrown = pipeline<model<relu<x>>, append_relus>;
+static_assert(!outgrown::packed.fits);
+static_assert(outgrown::value.nodes.size() == 32 && outgrown::value.functions[0].num_nodes == 32);
+static_assert(plan_of<outgrown>::value.steps.size() == 31);
+static_assert(detail::composites_of<model<relu<x>>, cpu>::packed.fits);  // the eager flow's phases fit
+
 // --- 3. priority order: three orderings of overlapping patterns (Relay's test_merge_order) ----
 // graph relu(sigmoid(add(x, y))); C = sigmoid→relu, A = add→sigmoid→relu, B = add→sigmoid.
 using chain = model<relu<sigmoid<add<x, y>>>>;
