@@ -18,14 +18,16 @@
 
 namespace partita {
 
-/// Element type of a tensor. Only `f32` has kernels today; the others are part of the IR so that
+/// Element type of a tensor. Arithmetic kernels are `f32`; `i32` and `i64` are index types
+/// (`gather`'s indices, fed to `run` like any input); `f16` and `i8` are part of the IR so that
 /// quantized and half-precision models can be declared and checked.
-enum class dtype : std::uint8_t { f32, f16, i32, i8 };
+enum class dtype : std::uint8_t { f32, f16, i32, i8, i64 };
 
 inline constexpr dtype f32 = dtype::f32;
 inline constexpr dtype f16 = dtype::f16;
 inline constexpr dtype i32 = dtype::i32;
 inline constexpr dtype i8 = dtype::i8;
+inline constexpr dtype i64 = dtype::i64;
 
 /// Bytes per element.
 constexpr std::size_t size_of(dtype t) {
@@ -34,6 +36,7 @@ constexpr std::size_t size_of(dtype t) {
     case dtype::f16: return 2;
     case dtype::i32: return 4;
     case dtype::i8: return 1;
+    case dtype::i64: return 8;
   }
   return 0;
 }
@@ -45,6 +48,7 @@ constexpr std::string_view name_of(dtype t) {
     case dtype::f16: return "f16";
     case dtype::i32: return "i32";
     case dtype::i8: return "i8";
+    case dtype::i64: return "i64";
   }
   return "?";
 }
@@ -56,6 +60,7 @@ constexpr std::string_view safetensors_name(dtype t) {
     case dtype::f16: return "F16";
     case dtype::i32: return "I32";
     case dtype::i8: return "I8";
+    case dtype::i64: return "I64";
   }
   return "?";
 }
@@ -284,6 +289,20 @@ struct pool2d_attrs {
   bool count_include_pad = false;
 };
 
+/// Attributes of `matmul`: read an operand with its last two axes swapped, so that Q·Kᵀ
+/// copies nothing: `matmul<q, k, {.transpose_b = true}>`.
+struct matmul_attrs {
+  bool transpose_a = false;
+  bool transpose_b = false;
+};
+
+/// Where a literal's values live: static storage in the literal's own type. Left out of
+/// equality: a literal is identified by its name, which hashes its shape and values.
+struct literal_data {
+  const float* values = nullptr;
+  friend constexpr bool operator==(const literal_data&, const literal_data&) { return true; }
+};
+
 /// Every attribute any op has, in one structural value stored in each node. Ops read only the
 /// fields that concern them; unused fields keep their defaults, so equal ops compare equal.
 struct attrs {
@@ -292,12 +311,20 @@ struct attrs {
   std::array<int, 2> dilation{1, 1};
   std::array<int, 2> window{0, 0};
   int groups = 1;
-  int axis = 0;     // bias_add, concatenate, softmax; tuple index for get; parameter index
+  int axis = 0;     // bias_add, concatenate, softmax, slice, gather, layer_norm (first normalized axis)
   int callee = -1;  // function index of a call node
   float lo = 0.f, hi = 0.f;  // clip bounds
-  float epsilon = 0.f;       // batch_norm
+  float epsilon = 0.f;       // batch_norm, layer_norm, rms_norm
+  float alpha = 0.f, beta = 0.f;  // leaky_relu slope, power exponent, hardsigmoid, pad value
   bool count_include_pad = false;
+  bool transpose_a = false, transpose_b = false;  // matmul
+  bool keepdims = false;    // reductions
+  int axes = 0;             // reductions: bit i set = axis i reduced (normalized)
+  std::int64_t start = 0, stop = 0, step = 1;  // slice, normalized and clamped
+  std::array<int, max_rank> perm{};            // transpose
+  std::array<int, max_rank> pad_before{}, pad_after{};  // pad
   shape target{};  // reshape
+  literal_data data{};  // literals
   friend constexpr bool operator==(const attrs&, const attrs&) = default;
 };
 
@@ -336,6 +363,16 @@ enum class problem {
   tuple_as_tensor,
   axis_out_of_range,
   duplicate_name,
+  matmul_inner_dimension,
+  matmul_batch,
+  transpose_permutation,
+  slice_range,
+  split_sizes,
+  normalization_parameter,
+  gather_indices,
+  prelu_slope,
+  reduce_axes,
+  pad_amount,
 };
 
 /// The verdict of a node's shape/dtype rule: the problem, and the two shapes (or dtypes) that
@@ -393,13 +430,34 @@ struct report {
                 "partita: axis out of range for this op (Lhs: input shape, Rhs: axis as dims)");
   static_assert(P != problem::duplicate_name,
                 "partita: two different inputs or weights share one name (Node: the name) with different shapes or dtypes (Lhs, Rhs)");
+  static_assert(P != problem::matmul_inner_dimension,
+                "partita: shape mismatch in matmul<A, B>: the columns of A must equal the rows of B, after the transposes (Lhs: A, Rhs: B)");
+  static_assert(P != problem::matmul_batch,
+                "partita: shape mismatch in matmul<A, B>: the batch dimensions (all but the last two) of A (Lhs) and B (Rhs) cannot be broadcast together");
+  static_assert(P != problem::transpose_permutation,
+                "partita: transpose<X, Perm...>: Perm must name every axis of X (Lhs) exactly once (Rhs: the permutation as dims)");
+  static_assert(P != problem::slice_range,
+                "partita: slice<X, Axis, Begin, End, Step>: bad axis, a step of 0, or an empty result (Lhs: input shape, Rhs: axis, begin, end, step)");
+  static_assert(P != problem::split_sizes,
+                "partita: split<X, Axis, Sizes...>: the sizes (Rhs) must be positive and add up to X's extent along the axis (Lhs: input shape)");
+  static_assert(P != problem::normalization_parameter,
+                "partita: shape mismatch in layer_norm / rms_norm: gamma and beta (Rhs) must have the shape of X's normalized axes, from Axis to the last (Lhs: X)");
+  static_assert(P != problem::gather_indices,
+                "partita: gather<Table, Indices, Axis>: Indices must be an i32 or i64 tensor (Rhs: its dtype) and Axis an axis of Table (Lhs)");
+  static_assert(P != problem::prelu_slope,
+                "partita: shape mismatch in prelu<X, Slope>: Slope (Rhs) must broadcast into X (Lhs) without growing it");
+  static_assert(P != problem::reduce_axes,
+                "partita: reduction over bad axes: each axis must be in range for X (Lhs) and appear once (Rhs: the axes as dims)");
+  static_assert(P != problem::pad_amount,
+                "partita: pad<X, Pads...>: needs one (before, after) pair of non-negative amounts per axis of X (Lhs; Rhs: the pads as dims)");
   static constexpr bool ok = P == problem::none;
 };
 
 template <verdict V>
 using lhs_of = std::conditional_t<V.what == problem::dtype_mismatch, dtype_is<V.lhs_type>, dims_of<V.lhs>>;
 template <verdict V>
-using rhs_of = std::conditional_t<V.what == problem::dtype_mismatch, dtype_is<V.rhs_type>, dims_of<V.rhs>>;
+using rhs_of = std::conditional_t<V.what == problem::dtype_mismatch || V.what == problem::gather_indices,
+                                  dtype_is<V.rhs_type>, dims_of<V.rhs>>;
 
 /// Reports an argument of an op that is not a Partita node at all.
 template <class Node, int Position, class Arg, bool IsNode>
@@ -446,6 +504,7 @@ std::string concat(const Parts&... parts) {
 
 // ---- begin partita/ir/op_id.hpp ----
 /// Op identifiers (`op_id`) and their names and classes.
+#include <iterator>
 
 namespace partita {
 
@@ -476,6 +535,35 @@ enum class op_id : std::uint8_t {
   get,
   param,
   call,
+  // Added with the transformer and mobile op set; appended so that existing values keep theirs.
+  matmul,
+  transpose,
+  slice,
+  layer_norm,
+  rms_norm,
+  divide,
+  maximum,
+  minimum,
+  prelu,
+  power,
+  sqrt,
+  rsqrt,
+  exp,
+  log,
+  erf,
+  gelu,
+  gelu_tanh,
+  silu,
+  hardswish,
+  hardsigmoid,
+  leaky_relu,
+  abs,
+  neg,
+  reduce_mean,
+  reduce_sum,
+  reduce_max,
+  gather,
+  pad,
 };
 
 /// Name of an op as the printer and diagnostics spell it.
@@ -484,7 +572,13 @@ constexpr std::string_view name_of(op_id op) {
       "input",    "weight",     "dense",      "conv2d",     "bias_add",          "add",
       "subtract", "multiply",   "relu",       "clip",       "sigmoid",           "tanh",
       "max_pool2d", "avg_pool2d", "global_avg_pool2d", "batch_norm", "flatten", "reshape",
-      "concatenate", "softmax", "tuple",      "get",        "param",             "call"};
+      "concatenate", "softmax", "tuple",      "get",        "param",             "call",
+      "matmul",   "transpose",  "slice",      "layer_norm", "rms_norm",          "divide",
+      "maximum",  "minimum",    "prelu",      "power",      "sqrt",              "rsqrt",
+      "exp",      "log",        "erf",        "gelu",       "gelu_tanh",         "silu",
+      "hardswish", "hardsigmoid", "leaky_relu", "abs",      "neg",               "reduce_mean",
+      "reduce_sum", "reduce_max", "gather",   "pad"};
+  static_assert(std::size(names) == static_cast<std::size_t>(op_id::pad) + 1, "one name per op");
   return names[static_cast<int>(op)];
 }
 
@@ -496,12 +590,24 @@ constexpr bool is_view(op_id op) { return op == op_id::flatten || op == op_id::r
 
 /// True for elementwise ops with one tensor argument.
 constexpr bool is_unary_elementwise(op_id op) {
-  return op == op_id::relu || op == op_id::clip || op == op_id::sigmoid || op == op_id::tanh;
+  switch (op) {
+    case op_id::relu: case op_id::clip: case op_id::sigmoid: case op_id::tanh: case op_id::power:
+    case op_id::sqrt: case op_id::rsqrt: case op_id::exp: case op_id::log: case op_id::erf:
+    case op_id::gelu: case op_id::gelu_tanh: case op_id::silu: case op_id::hardswish:
+    case op_id::hardsigmoid: case op_id::leaky_relu: case op_id::abs: case op_id::neg: return true;
+    default: return false;
+  }
 }
 
 /// True for the broadcasting binary ops.
 constexpr bool is_binary_elementwise(op_id op) {
-  return op == op_id::add || op == op_id::subtract || op == op_id::multiply;
+  return op == op_id::add || op == op_id::subtract || op == op_id::multiply || op == op_id::divide ||
+         op == op_id::maximum || op == op_id::minimum || op == op_id::prelu;
+}
+
+/// True for the reductions over static axes.
+constexpr bool is_reduction(op_id op) {
+  return op == op_id::reduce_mean || op == op_id::reduce_sum || op == op_id::reduce_max;
 }
 
 /// A set of ops, as a bit per op (`op_id` has fewer than 256 values).
@@ -662,6 +768,47 @@ inline std::string attr_string(const graph_node& n) {
       return concat("shape=", to_string(a.target));
     case op_id::get:
       return concat("index=", std::to_string(n.index));
+    case op_id::matmul:
+      return concat(a.transpose_a ? "transpose_a" : "", a.transpose_a && a.transpose_b ? ", " : "",
+                    a.transpose_b ? "transpose_b" : "");
+    case op_id::transpose: {
+      std::string p = "perm=[";
+      for (int i = 0; i < n.out.rank; ++i) p += concat(i ? ", " : "", std::to_string(a.perm[static_cast<std::size_t>(i)]));
+      return p + "]";
+    }
+    case op_id::slice:
+      return concat("axis=", std::to_string(a.axis), ", begin=", std::to_string(a.start), ", end=", std::to_string(a.stop),
+                    ", step=", std::to_string(a.step));
+    case op_id::pad: {
+      std::string p = "pads=[";
+      for (int i = 0; i < n.out.rank; ++i)
+        p += concat(i ? ", " : "", std::to_string(a.pad_before[static_cast<std::size_t>(i)]), ":",
+                    std::to_string(a.pad_after[static_cast<std::size_t>(i)]));
+      return concat(p, "], value=", float_string(a.alpha));
+    }
+    case op_id::gather:
+      return concat("axis=", std::to_string(a.axis));
+    case op_id::reduce_mean:
+    case op_id::reduce_sum:
+    case op_id::reduce_max: {
+      std::string p = "axes=[";
+      bool first = true;
+      for (int i = 0; i < max_rank; ++i)
+        if ((a.axes >> i) & 1) {
+          p += concat(first ? "" : ", ", std::to_string(i));
+          first = false;
+        }
+      return concat(p, "]", a.keepdims ? ", keepdims" : "");
+    }
+    case op_id::layer_norm:
+    case op_id::rms_norm:
+      return concat("axis=", std::to_string(a.axis), ", epsilon=", float_string(a.epsilon));
+    case op_id::leaky_relu:
+      return concat("alpha=", float_string(a.alpha));
+    case op_id::power:
+      return concat("exponent=", float_string(a.alpha));
+    case op_id::hardsigmoid:
+      return concat("alpha=", float_string(a.alpha), ", beta=", float_string(a.beta));
     default:
       return {};
   }
@@ -672,7 +819,8 @@ std::string value_name(const M& m, int i) {
   const graph_node& n = m.node(i);
   switch (n.op) {
     case op_id::input: return concat("%", n.name);
-    case op_id::weight: return concat("@", n.name);
+    // A scalar literal prints as its value; larger literals by their (hashed) name.
+    case op_id::weight: return n.at->data.values && n.out.rank == 0 ? float_string(n.at->data.values[0]) : concat("@", n.name);
     case op_id::param: return concat("%p", std::to_string(n.index));
     default: return concat("%", std::to_string(i));
   }
@@ -790,7 +938,8 @@ std::string to_dot(M) {
       const graph_node& n = m.node(i);
       std::string label, shape_attr;
       if (n.op == op_id::weight) {
-        label = detail::dot_escape(n.name);
+        label = detail::dot_escape(detail::value_name(m, i));  // a scalar literal shows its value
+        if (label.starts_with('@')) label.erase(0, 1);
         shape_attr = ", shape=note, fillcolor=grey90";
       } else if (n.op == op_id::input || n.op == op_id::param) {
         label = detail::dot_escape(detail::value_name(m, i));
@@ -1473,7 +1622,7 @@ struct on {
 }  // namespace partita
 // ---- end partita/ir/on.hpp ----
 // ---- begin partita/ir/ops/elementwise.hpp ----
-/// Elementwise ops: unary activations and broadcasting binary ops.
+/// Elementwise ops: unary functions and activations, broadcasting binary ops.
 // ---- begin partita/ir/ops/rules.hpp ----
 /// Shape and dtype rules shared by several ops.
 
@@ -1540,6 +1689,14 @@ constexpr inference unary(const attrs&, const arg_info* a, int n) {
   return ok(a[0].shp, a[0].type);
 }
 
+/// prelu's slope broadcasts into x (ONNX's unidirectional broadcasting): the result has x's shape.
+constexpr inference prelu(const attrs&, const arg_info* a, int n) {
+  if (auto v = tensor_args(a, n); v.what != problem::none) return {{}, {}, false, v};
+  const inference r = broadcast(a[0], a[1]);
+  if (r.v.what != problem::none || !(r.out == a[0].shp)) return fail(problem::prelu_slope, a[0].shp, a[1].shp);
+  return r;
+}
+
 }  // namespace rules
 
 /// Elementwise `a + b` with numpy broadcasting.
@@ -1558,6 +1715,31 @@ struct subtract : detail::op_node<op_id::subtract, attrs{}, &rules::binary, A, B
 template <class A, class B>
 struct multiply : detail::op_node<op_id::multiply, attrs{}, &rules::binary, A, B> {
   static_assert(well_formed<multiply, A, B>);
+};
+
+/// Elementwise `a / b` with numpy broadcasting (IEEE: x / 0 is ±inf, 0 / 0 is NaN).
+template <class A, class B>
+struct divide : detail::op_node<op_id::divide, attrs{}, &rules::binary, A, B> {
+  static_assert(well_formed<divide, A, B>);
+};
+
+/// Elementwise larger of `a` and `b` with numpy broadcasting; NaN if either is NaN.
+template <class A, class B>
+struct maximum : detail::op_node<op_id::maximum, attrs{}, &rules::binary, A, B> {
+  static_assert(well_formed<maximum, A, B>);
+};
+
+/// Elementwise smaller of `a` and `b` with numpy broadcasting; NaN if either is NaN.
+template <class A, class B>
+struct minimum : detail::op_node<op_id::minimum, attrs{}, &rules::binary, A, B> {
+  static_assert(well_formed<minimum, A, B>);
+};
+
+/// `x` where `x >= 0`, `slope · x` elsewhere; `Slope` broadcasts into `X` (a [C, 1, 1] weight
+/// for PyTorch's per-channel `PReLU` on NCHW).
+template <class X, class Slope>
+struct prelu : detail::op_node<op_id::prelu, attrs{}, &rules::prelu, X, Slope> {
+  static_assert(well_formed<prelu, X, Slope>);
 };
 
 /// `max(x, 0)`.
@@ -1588,16 +1770,113 @@ struct sigmoid : detail::op_node<op_id::sigmoid, attrs{}, &rules::unary, X> {
   static_assert(well_formed<sigmoid, X>);
 };
 
-/// Hyperbolic tangent. Where `<cmath>`'s global `::tanh` is visible, spell it `partita::tanh`.
+/// Hyperbolic tangent. Where `<cmath>`'s global `::tanh` is visible, spell it `partita::tanh`
+/// (likewise `sqrt`, `exp`, `log`, `erf` and `abs` below).
 template <class X>
 struct tanh : detail::op_node<op_id::tanh, attrs{}, &rules::unary, X> {
   static_assert(well_formed<tanh, X>);
 };
 
+namespace detail {
+constexpr attrs alpha_attrs(float alpha, float beta = 0.f) {
+  attrs a{};
+  a.alpha = alpha;
+  a.beta = beta;
+  return a;
+}
+}  // namespace detail
+
+/// `sqrt(x)`; NaN for x < 0.
+template <class X>
+struct sqrt : detail::op_node<op_id::sqrt, attrs{}, &rules::unary, X> {
+  static_assert(well_formed<sqrt, X>);
+};
+
+/// `1 / sqrt(x)`; +inf at 0.
+template <class X>
+struct rsqrt : detail::op_node<op_id::rsqrt, attrs{}, &rules::unary, X> {
+  static_assert(well_formed<rsqrt, X>);
+};
+
+/// `e^x`.
+template <class X>
+struct exp : detail::op_node<op_id::exp, attrs{}, &rules::unary, X> {
+  static_assert(well_formed<exp, X>);
+};
+
+/// Natural logarithm; -inf at 0, NaN below.
+template <class X>
+struct log : detail::op_node<op_id::log, attrs{}, &rules::unary, X> {
+  static_assert(well_formed<log, X>);
+};
+
+/// The error function.
+template <class X>
+struct erf : detail::op_node<op_id::erf, attrs{}, &rules::unary, X> {
+  static_assert(well_formed<erf, X>);
+};
+
+/// Exact GELU, `x/2 · (1 + erf(x / √2))`: PyTorch's default `gelu`.
+template <class X>
+struct gelu : detail::op_node<op_id::gelu, attrs{}, &rules::unary, X> {
+  static_assert(well_formed<gelu, X>);
+};
+
+/// GELU's tanh approximation, `x/2 · (1 + tanh(√(2/π) · (x + 0.044715 x³)))`.
+template <class X>
+struct gelu_tanh : detail::op_node<op_id::gelu_tanh, attrs{}, &rules::unary, X> {
+  static_assert(well_formed<gelu_tanh, X>);
+};
+
+/// SiLU (swish), `x · sigmoid(x)`.
+template <class X>
+struct silu : detail::op_node<op_id::silu, attrs{}, &rules::unary, X> {
+  static_assert(well_formed<silu, X>);
+};
+
+/// `x · min(max(x + 3, 0), 6) / 6` (MobileNetV3).
+template <class X>
+struct hardswish : detail::op_node<op_id::hardswish, attrs{}, &rules::unary, X> {
+  static_assert(well_formed<hardswish, X>);
+};
+
+/// `|x|`.
+template <class X>
+struct abs : detail::op_node<op_id::abs, attrs{}, &rules::unary, X> {
+  static_assert(well_formed<abs, X>);
+};
+
+/// `-x`.
+template <class X>
+struct neg : detail::op_node<op_id::neg, attrs{}, &rules::unary, X> {
+  static_assert(well_formed<neg, X>);
+};
+
+/// `max(0, min(1, Alpha · x + Beta))`; the defaults are PyTorch's `hardsigmoid` (ONNX's
+/// HardSigmoid defaults to Alpha = 0.2).
+template <class X, float Alpha = 1.f / 6.f, float Beta = 0.5f>
+struct hardsigmoid : detail::op_node<op_id::hardsigmoid, detail::alpha_attrs(Alpha, Beta), &rules::unary, X> {
+  static_assert(well_formed<hardsigmoid, X>);
+};
+
+/// `x` where `x >= 0`, `Alpha · x` elsewhere.
+template <class X, float Alpha = 0.01f>
+struct leaky_relu : detail::op_node<op_id::leaky_relu, detail::alpha_attrs(Alpha), &rules::unary, X> {
+  static_assert(well_formed<leaky_relu, X>);
+};
+
+/// `x ^ Exponent` for a constant exponent (`std::pow` semantics: NaN for a negative x and a
+/// non-integer exponent).
+template <class X, float Exponent>
+struct power : detail::op_node<op_id::power, detail::alpha_attrs(Exponent), &rules::unary, X> {
+  static_assert(well_formed<power, X>);
+};
+
 }  // namespace partita
 // ---- end partita/ir/ops/elementwise.hpp ----
 // ---- begin partita/ir/ops/leaf.hpp ----
-/// Leaf ops: model inputs and named weights.
+/// Leaf ops: model inputs, named weights and literals.
+#include <bit>
 
 
 namespace partita {
@@ -1625,10 +1904,62 @@ struct input : detail::leaf_node<op_id::input, Name, D, Dims...> {};
 template <fixed_string Name, dtype D, std::int64_t... Dims>
 struct weight : detail::leaf_node<op_id::weight, Name, D, Dims...> {};
 
+namespace detail {
+
+/// A literal's name: "literal." and 16 hex digits hashing its dtype, shape and value bits, so
+/// that equal literals are one weight slot and different ones never collide by name.
+template <shape S, float... V>
+constexpr fixed_string<25> literal_name() {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (int i = 0; i < S.rank; ++i) h = hash_mix(h, static_cast<std::uint64_t>(S[i]));
+  h = hash_mix(h, static_cast<std::uint64_t>(S.rank));
+  ((h = hash_mix(h, std::bit_cast<std::uint32_t>(V))), ...);
+  fixed_string<25> r{};
+  const char lead[] = "literal.";
+  for (int i = 0; i < 8; ++i) r.chars[i] = lead[i];
+  for (int i = 0; i < 16; ++i) r.chars[8 + i] = "0123456789abcdef"[(h >> (60 - 4 * i)) & 15];
+  return r;
+}
+
+template <shape S, float... V>
+struct literal_node {
+  static_assert(S.rank <= max_rank, "partita: too many dimensions for a literal (at most 6)");
+  static_assert(sizeof...(V) == static_cast<std::size_t>(S.elements()),
+                "partita: literal<Dims, Values...> needs exactly one value per element of Dims");
+  static constexpr float values[] = {V...};
+  static constexpr fixed_string<25> name = literal_name<S, V...>();
+  static constexpr node_desc desc = [] {
+    attrs a{};
+    a.data.values = values;
+    node_desc d{op_id::weight, dtype::f32, S, a, name.view(), nullptr, 0, 0, false};
+    d.hash = structural_hash(d);
+    return d;
+  }();
+};
+
+template <class Dims, float... V>
+struct literal_of;
+template <std::int64_t... D, float... V>
+struct literal_of<dims<D...>, V...> : literal_node<shape_of<D...>, V...> {
+  static_assert(((D > 0) && ...), "partita: every dimension of a literal must be positive");
+};
+
+}  // namespace detail
+
+/// A small f32 tensor written in the model type and compiled into the binary: a weight that
+/// `bind` takes from the program instead of the weight source (which need not have it), so a
+/// model whose only weights are literals needs no `bind`. `literal<dims<2>, 3.f, 6.f>`.
+template <class Dims, float... Values>
+struct literal : detail::literal_of<Dims, Values...> {};
+
+/// A rank-0 f32 literal, broadcast by the elementwise ops: `multiply<x, scalar<0.125f>>`.
+template <float Value>
+struct scalar : detail::literal_node<shape{}, Value> {};
+
 }  // namespace partita
 // ---- end partita/ir/ops/leaf.hpp ----
 // ---- begin partita/ir/ops/linear.hpp ----
-/// Linear ops: dense, conv2d and bias_add.
+/// Linear ops: dense, conv2d, matmul and bias_add.
 
 namespace partita {
 namespace rules {
@@ -1680,6 +2011,30 @@ constexpr inference bias_add(const attrs& at, const arg_info* a, int n) {
   return ok(x, a[0].type);
 }
 
+/// numpy matmul of operands of rank ≥ 2: the last two axes are the matrix (swapped by the
+/// transpose attributes), the others batch axes that broadcast.
+constexpr inference matmul(const attrs& at, const arg_info* a, int n) {
+  if (auto v = tensor_args(a, n); v.what != problem::none) return {{}, {}, false, v};
+  const shape& x = a[0].shp;
+  const shape& y = a[1].shp;
+  if (x.rank < 2) return expect_rank(a[0], 2);
+  if (y.rank < 2) return expect_rank(a[1], 2);
+  const std::int64_t m = at.transpose_a ? x.back(0) : x.back(1);
+  const std::int64_t k = at.transpose_a ? x.back(1) : x.back(0);
+  const std::int64_t k2 = at.transpose_b ? y.back(0) : y.back(1);
+  const std::int64_t cols = at.transpose_b ? y.back(1) : y.back(0);
+  if (k != k2) return fail(problem::matmul_inner_dimension, x, y);
+  arg_info bx = a[0], by = a[1];
+  bx.shp.rank -= 2;
+  by.shp.rank -= 2;
+  inference r = broadcast(bx, by);
+  if (r.v.what != problem::none) return fail(problem::matmul_batch, x, y);
+  r.out.dims[static_cast<std::size_t>(r.out.rank)] = m;
+  r.out.dims[static_cast<std::size_t>(r.out.rank + 1)] = cols;
+  r.out.rank += 2;
+  return r;
+}
+
 }  // namespace rules
 
 /// Fully connected layer, `y = x · wᵀ`: x is [..., in], w is [units, in], y is [..., units].
@@ -1706,6 +2061,24 @@ struct conv2d : detail::op_node<op_id::conv2d, detail::to_attrs(A), &rules::conv
   static_assert(well_formed<conv2d, X, W>);
 };
 
+namespace detail {
+constexpr attrs to_attrs(const matmul_attrs& m) {
+  attrs a{};
+  a.transpose_a = m.transpose_a;
+  a.transpose_b = m.transpose_b;
+  return a;
+}
+}  // namespace detail
+
+/// Matrix product with numpy semantics: `A` [..., M, K] times `B` [..., K, N] is [..., M, N],
+/// the batch axes broadcasting (`[B, H, S, D]` by `[B, H, D, S]`, or `[B, S, D]` by a `[D, N]`
+/// weight). Either operand may be a weight. `matmul<q, k, {.transpose_b = true}>` is Q·Kᵀ with
+/// K read as [..., N, K]: no transpose is materialized.
+template <class A, class B, matmul_attrs T = matmul_attrs{}>
+struct matmul : detail::op_node<op_id::matmul, detail::to_attrs(T), &rules::matmul, A, B> {
+  static_assert(well_formed<matmul, A, B>);
+};
+
 /// Adds a 1-D bias along `Axis` (default 1: the channels of NCHW, the units of dense).
 template <class X, class B, int Axis = 1>
 struct bias_add : detail::op_node<op_id::bias_add, detail::axis_attrs(Axis), &rules::bias_add, X, B> {
@@ -1715,7 +2088,7 @@ struct bias_add : detail::op_node<op_id::bias_add, detail::axis_attrs(Axis), &ru
 }  // namespace partita
 // ---- end partita/ir/ops/linear.hpp ----
 // ---- begin partita/ir/ops/normalization.hpp ----
-/// Normalization ops: batch_norm and softmax.
+/// Normalization ops: batch_norm, layer_norm, rms_norm and softmax.
 
 namespace partita {
 namespace rules {
@@ -1736,13 +2109,29 @@ constexpr inference softmax(const attrs& at, const arg_info* a, int n) {
   return ok(a[0].shp, a[0].type);
 }
 
+/// layer_norm and rms_norm: x normalized over its axes from `axis` on; each parameter has the
+/// shape of those axes.
+constexpr inference axis_norm(const attrs& at, const arg_info* a, int n) {
+  if (auto v = tensor_args(a, n); v.what != problem::none) return {{}, {}, false, v};
+  const shape& x = a[0].shp;
+  const int axis = normalize_axis(at.axis, x.rank);
+  if (axis < 0 || axis >= x.rank) return fail(problem::axis_out_of_range, x, dims1(at.axis));
+  for (int i = 1; i < n; ++i) {
+    const shape& p = a[i].shp;
+    bool same = p.rank == x.rank - axis;
+    for (int d = 0; same && d < p.rank; ++d) same = p[d] == x[axis + d];
+    if (!same) return fail(problem::normalization_parameter, x, p);
+  }
+  return ok(x, a[0].type);
+}
+
 }  // namespace rules
 
 namespace detail {
-constexpr attrs epsilon_attrs(float eps) {
+constexpr attrs epsilon_attrs(float eps, int axis = 1) {
   attrs a{};
   a.epsilon = eps;
-  a.axis = 1;
+  a.axis = axis;
   return a;
 }
 }  // namespace detail
@@ -1759,6 +2148,27 @@ struct batch_norm
 template <class X, int Axis = -1>
 struct softmax : detail::op_node<op_id::softmax, detail::axis_attrs(Axis), &rules::softmax, X> {
   static_assert(well_formed<softmax, X>);
+};
+
+}  // namespace partita
+
+namespace partita {
+
+/// Layer normalization over the axes from `Axis` to the last (ONNX `LayerNormalization`;
+/// PyTorch's `LayerNorm(normalized_shape)` is `Axis = -rank(normalized_shape)`):
+/// `y = (x - mean) / sqrt(var + Eps) * gamma + beta`, the biased variance, mean and variance
+/// taken over those axes; Gamma and Beta have their shape.
+template <class X, class Gamma, class Beta, int Axis = -1, float Eps = 1e-5f>
+struct layer_norm
+    : detail::op_node<op_id::layer_norm, detail::epsilon_attrs(Eps, Axis), &rules::axis_norm, X, Gamma, Beta> {
+  static_assert(well_formed<layer_norm, X, Gamma, Beta>);
+};
+
+/// Root-mean-square normalization over the axes from `Axis` to the last (LLaMA-style):
+/// `y = x / sqrt(mean(x²) + Eps) * gamma`.
+template <class X, class Gamma, int Axis = -1, float Eps = 1e-6f>
+struct rms_norm : detail::op_node<op_id::rms_norm, detail::epsilon_attrs(Eps, Axis), &rules::axis_norm, X, Gamma> {
+  static_assert(well_formed<rms_norm, X, Gamma>);
 };
 
 }  // namespace partita
@@ -1820,8 +2230,81 @@ struct global_avg_pool2d : detail::op_node<op_id::global_avg_pool2d, attrs{}, &r
 
 }  // namespace partita
 // ---- end partita/ir/ops/pooling.hpp ----
+// ---- begin partita/ir/ops/reduction.hpp ----
+/// Reductions over static axes: reduce_mean, reduce_sum and reduce_max.
+#include <initializer_list>
+
+
+namespace partita {
+namespace rules {
+
+constexpr inference reduce(const attrs& at, const arg_info* a, int n) {
+  if (auto v = tensor_args(a, n); v.what != problem::none) return {{}, {}, false, v};
+  const shape& x = a[0].shp;
+  if (at.axes >> x.rank) return fail(problem::reduce_axes, x, dims1(at.axes));
+  shape out{};
+  for (int i = 0; i < x.rank; ++i) {
+    if (!((at.axes >> i) & 1)) out.dims[static_cast<std::size_t>(out.rank++)] = x[i];
+    else if (at.keepdims) out.dims[static_cast<std::size_t>(out.rank++)] = 1;
+  }
+  return ok(out, a[0].type);
+}
+
+}  // namespace rules
+
+namespace detail {
+/// The axes as a bit mask; normalizing a negative axis needs X's rank. A bad or repeated axis
+/// sets a bit past any rank so that the rule reports it.
+constexpr attrs reduce_attrs(int rank, std::initializer_list<int> axes, bool keepdims) {
+  attrs a{};
+  a.keepdims = keepdims;
+  for (int ax : axes) {
+    const int i = normalize_axis(ax, rank);
+    if (i < 0 || i >= rank || (a.axes >> i) & 1) a.axes |= 1 << max_rank;
+    else a.axes |= 1 << i;
+  }
+  return a;
+}
+}  // namespace detail
+
+/// The axes a reduction runs over: `reduce_mean<x, axes<-1>>`, `reduce_sum<x, axes<2, 3>, true>`.
+template <int... A>
+struct axes {};
+
+namespace detail {
+template <op_id Op, class X, class Axes, bool KeepDims>
+struct reduce_node;
+template <op_id Op, class X, int... A, bool KeepDims>
+struct reduce_node<Op, X, axes<A...>, KeepDims>
+    : op_node<Op, reduce_attrs(desc_of<X>().out.rank, {A...}, KeepDims), &rules::reduce, X> {
+  static_assert(sizeof...(A) >= 1, "partita: a reduction needs at least one axis: axes<...>");
+};
+}  // namespace detail
+
+/// Mean over the axes `Axes` (an `axes<...>`), which are dropped unless `KeepDims`.
+template <class X, class Axes, bool KeepDims = false>
+struct reduce_mean : detail::reduce_node<op_id::reduce_mean, X, Axes, KeepDims> {
+  static_assert(well_formed<reduce_mean, X>);
+};
+
+/// Sum over the axes `Axes` (an `axes<...>`), which are dropped unless `KeepDims`.
+template <class X, class Axes, bool KeepDims = false>
+struct reduce_sum : detail::reduce_node<op_id::reduce_sum, X, Axes, KeepDims> {
+  static_assert(well_formed<reduce_sum, X>);
+};
+
+/// Maximum over the axes `Axes` (an `axes<...>`), which are dropped unless `KeepDims`; NaN
+/// where any reduced element is NaN.
+template <class X, class Axes, bool KeepDims = false>
+struct reduce_max : detail::reduce_node<op_id::reduce_max, X, Axes, KeepDims> {
+  static_assert(well_formed<reduce_max, X>);
+};
+
+}  // namespace partita
+// ---- end partita/ir/ops/reduction.hpp ----
 // ---- begin partita/ir/ops/shape_ops.hpp ----
-/// Shape ops: flatten, reshape and concatenate.
+/// Shape ops: flatten, reshape, squeeze, unsqueeze, transpose and concatenate.
+
 
 namespace partita {
 namespace rules {
@@ -1871,6 +2354,22 @@ constexpr inference concatenate(const attrs& at, const arg_info* a, int n) {
   return ok(out, a[0].type);
 }
 
+constexpr inference transpose(const attrs& at, const arg_info* a, int n) {
+  if (auto v = tensor_args(a, n); v.what != problem::none) return {{}, {}, false, v};
+  const shape& x = a[0].shp;
+  shape out{x.rank, {}};
+  int seen = 0;
+  shape perm{x.rank, {}};
+  for (int i = 0; i < x.rank; ++i) perm.dims[static_cast<std::size_t>(i)] = at.perm[static_cast<std::size_t>(i)];
+  for (int i = 0; i < x.rank; ++i) {
+    const int p = at.perm[static_cast<std::size_t>(i)];
+    if (p < 0 || p >= x.rank || (seen >> p) & 1) return fail(problem::transpose_permutation, x, perm);
+    seen |= 1 << p;
+    out.dims[static_cast<std::size_t>(i)] = x[p];
+  }
+  return ok(out, a[0].type);
+}
+
 }  // namespace rules
 
 /// [N, d1, d2, ...] → [N, d1 · d2 · ...]. A view: no data moves.
@@ -1903,7 +2402,89 @@ struct concatenate : detail::op_node<op_id::concatenate, detail::axis_attrs(Axis
 };
 
 }  // namespace partita
+
+namespace partita {
+namespace detail {
+template <int... P>
+constexpr attrs perm_attrs() {
+  attrs a{};
+  const int p[] = {P...};
+  for (std::size_t i = 0; i < sizeof...(P); ++i) a.perm[i] = p[i];
+  return a;
+}
+
+/// The shape `x` with the listed axes dropped (squeeze) or inserted as 1 (unsqueeze); rank 0
+/// (and `bad` set) when an axis is out of range, repeated, or (squeeze) not of extent 1.
+struct axes_result {
+  shape out{};
+  bool bad = false;
+};
+
+template <bool Insert>
+constexpr axes_result squeezed(const shape& x, std::initializer_list<int> axes) {
+  axes_result r{};
+  const int rank = Insert ? x.rank + static_cast<int>(axes.size()) : x.rank;
+  int marked = 0;
+  for (int ax : axes) {
+    const int a = normalize_axis(ax, rank);
+    if (a < 0 || a >= rank || (marked >> a) & 1 || (!Insert && x[a] != 1)) r.bad = true;
+    else marked |= 1 << a;
+  }
+  if (r.bad || rank > max_rank) return {shape{}, true};
+  int from = 0;
+  for (int i = 0; i < rank; ++i) {
+    const bool listed = (marked >> i) & 1;
+    if (Insert) {
+      r.out.dims[static_cast<std::size_t>(r.out.rank++)] = listed ? 1 : x[from++];
+    } else if (!listed) {
+      r.out.dims[static_cast<std::size_t>(r.out.rank++)] = x[i];
+    }
+  }
+  return r;
+}
+
+template <bool Insert, class X, int... Axes>
+struct squeeze_node {
+  static constexpr axes_result r = squeezed<Insert>(desc_of<X>().out, {Axes...});
+  static constexpr attrs at = [] {
+    attrs a{};
+    a.target = r.bad ? desc_of<X>().out : r.out;
+    return a;
+  }();
+  static constexpr verdict v = r.bad ? verdict{problem::axis_out_of_range, desc_of<X>().out, shape{static_cast<int>(sizeof...(Axes)), {Axes...}}} : verdict{};
+};
+}  // namespace detail
+
+/// Permutes the axes: output axis i is input axis `Perm[i]` (`transpose<x, 0, 2, 1, 3>` turns
+/// [B, S, H, D] into [B, H, S, D]). A copy; `matmul`'s transpose attributes avoid one for Q·Kᵀ.
+template <class X, int... Perm>
+struct transpose : detail::op_node<op_id::transpose, detail::perm_attrs<Perm...>(), &rules::transpose, X> {
+  static_assert(sizeof...(Perm) == static_cast<std::size_t>(detail::desc_of<X>().out.rank) || !node<X>,
+                "partita: transpose<X, Perm...> needs one entry of Perm per axis of X");
+  static_assert(well_formed<transpose, X>);
+};
+
+/// Drops the listed axes, each of extent 1 (negative axes count from the back). A view.
+template <class X, int... Axes>
+struct squeeze : detail::op_node<op_id::reshape, detail::squeeze_node<false, X, Axes...>::at, &rules::reshape, X> {
+  static_assert(sizeof...(Axes) >= 1, "partita: squeeze<X, Axes...> needs at least one axis");
+  static_assert(checked<squeeze, detail::squeeze_node<false, X, Axes...>::v> && well_formed<squeeze, X>);
+};
+
+/// Inserts axes of extent 1 at the listed positions of the result (`unsqueeze<x, 0>` makes [S, D]
+/// into [1, S, D]). A view.
+template <class X, int... Axes>
+struct unsqueeze : detail::op_node<op_id::reshape, detail::squeeze_node<true, X, Axes...>::at, &rules::reshape, X> {
+  static_assert(sizeof...(Axes) >= 1, "partita: unsqueeze<X, Axes...> needs at least one axis");
+  static_assert(checked<unsqueeze, detail::squeeze_node<true, X, Axes...>::v> && well_formed<unsqueeze, X>);
+};
+
+}  // namespace partita
 // ---- end partita/ir/ops/shape_ops.hpp ----
+// ---- begin partita/ir/ops/slicing.hpp ----
+/// Ops that select or place parts of a tensor: slice, split, pad and gather.
+#include <limits>
+
 // ---- begin partita/ir/ops/tuple.hpp ----
 /// Tuples: several values as one node, and projections of them.
 
@@ -1958,6 +2539,171 @@ struct get {
 
 }  // namespace partita
 // ---- end partita/ir/ops/tuple.hpp ----
+
+namespace partita {
+
+/// The elements a slice takes along one axis of extent `dim`: `count` of them, from `start`,
+/// every `step`. Begin and end follow numpy and ONNX: negative values count from the back and
+/// both are clamped into range (so `End` = INT64_MAX means "to the end").
+struct slice_range {
+  std::int64_t start = 0, count = 0, step = 1;
+};
+
+constexpr slice_range slice_bounds(std::int64_t dim, std::int64_t begin, std::int64_t end, std::int64_t step) {
+  if (step == 0) return {0, 0, 0};
+  auto clamp = [](std::int64_t v, std::int64_t lo, std::int64_t hi) { return v < lo ? lo : (v > hi ? hi : v); };
+  if (begin < 0) begin += dim;
+  if (end < 0 && end != std::numeric_limits<std::int64_t>::min()) end += dim;
+  if (step > 0) {
+    begin = clamp(begin, 0, dim);
+    end = clamp(end, 0, dim);
+    return {begin, end > begin ? (end - begin + step - 1) / step : 0, step};
+  }
+  begin = clamp(begin, -1, dim - 1);
+  end = clamp(end, -1, dim - 1);
+  return {begin, begin > end ? (begin - end - step - 1) / -step : 0, step};
+}
+
+namespace rules {
+
+constexpr inference slice(const attrs& at, const arg_info* a, int n) {
+  if (auto v = tensor_args(a, n); v.what != problem::none) return {{}, {}, false, v};
+  const shape& x = a[0].shp;
+  const int axis = normalize_axis(at.axis, x.rank);
+  const shape asked{4, {at.axis, at.start, at.stop, at.step}};
+  if (axis < 0 || axis >= x.rank) return fail(problem::slice_range, x, asked);
+  const slice_range r = slice_bounds(x[axis], at.start, at.stop, at.step);
+  if (r.count < 1) return fail(problem::slice_range, x, asked);
+  shape out = x;
+  out.dims[static_cast<std::size_t>(axis)] = r.count;
+  return ok(out, a[0].type);
+}
+
+constexpr inference pad(const attrs& at, const arg_info* a, int n) {
+  if (auto v = tensor_args(a, n); v.what != problem::none) return {{}, {}, false, v};
+  shape out = a[0].shp;
+  for (int i = 0; i < out.rank; ++i) {
+    const auto u = static_cast<std::size_t>(i);
+    if (at.pad_before[u] < 0 || at.pad_after[u] < 0) return fail(problem::pad_amount, a[0].shp, dims1(at.pad_before[u]));
+    out.dims[u] += at.pad_before[u] + at.pad_after[u];
+  }
+  return ok(out, a[0].type);
+}
+
+constexpr inference gather(const attrs& at, const arg_info* a, int n) {
+  if (a[0].is_tuple || (n > 1 && a[1].is_tuple)) return fail(problem::tuple_as_tensor, a[0].shp, shape{});
+  const shape& t = a[0].shp;
+  const shape& idx = a[1].shp;
+  const int axis = normalize_axis(at.axis, t.rank);
+  if (axis < 0 || axis >= t.rank || (a[1].type != dtype::i32 && a[1].type != dtype::i64) ||
+      t.rank - 1 + idx.rank > max_rank) {
+    inference r = fail(problem::gather_indices, t, idx);
+    r.v.rhs_type = a[1].type;
+    return r;
+  }
+  shape out{t.rank - 1 + idx.rank, {}};
+  int k = 0;
+  for (int i = 0; i < axis; ++i) out.dims[static_cast<std::size_t>(k++)] = t[i];
+  for (int i = 0; i < idx.rank; ++i) out.dims[static_cast<std::size_t>(k++)] = idx[i];
+  for (int i = axis + 1; i < t.rank; ++i) out.dims[static_cast<std::size_t>(k++)] = t[i];
+  return ok(out, a[0].type);
+}
+
+}  // namespace rules
+
+namespace detail {
+constexpr attrs slice_attrs(int axis, std::int64_t begin, std::int64_t end, std::int64_t step) {
+  attrs a{};
+  a.axis = axis;
+  a.start = begin;
+  a.stop = end;
+  a.step = step;
+  return a;
+}
+
+template <class Before, class After>
+struct pad_attrs;
+template <std::int64_t... B, std::int64_t... A>
+struct pad_attrs<dims<B...>, dims<A...>> {
+  static_assert(sizeof...(B) == sizeof...(A), "partita: pad<X, dims<before...>, dims<after...>>: one amount per axis in each");
+  static constexpr int rank = static_cast<int>(sizeof...(B));
+  static constexpr attrs value(float v) {
+    attrs a{};
+    const std::int64_t b[] = {B..., 0}, e[] = {A..., 0};
+    for (std::size_t i = 0; i < sizeof...(B); ++i) {
+      a.pad_before[i] = static_cast<int>(b[i]);
+      a.pad_after[i] = static_cast<int>(e[i]);
+    }
+    a.alpha = v;
+    return a;
+  }
+};
+}  // namespace detail
+
+/// Elements `Begin, Begin + Step, ...` before `End` along `Axis`, numpy-style (negative values
+/// count from the back, out-of-range ones are clamped, a negative Step walks backwards):
+/// `slice<x, 1, 0, 1>` is `x[:, 0:1]`. The result must not be empty.
+template <class X, int Axis, std::int64_t Begin, std::int64_t End, std::int64_t Step = 1>
+struct slice : detail::op_node<op_id::slice, detail::slice_attrs(Axis, Begin, End, Step), &rules::slice, X> {
+  static_assert(well_formed<slice, X>);
+};
+
+namespace detail {
+template <class X, int Axis, class I, std::int64_t... Sizes>
+struct split_fields;
+template <class X, int Axis, std::size_t... I, std::int64_t... Sizes>
+struct split_fields<X, Axis, std::index_sequence<I...>, Sizes...> {
+  static constexpr std::array<std::int64_t, sizeof...(Sizes)> size{Sizes...};
+  static constexpr std::int64_t offset(std::size_t i) {
+    std::int64_t o = 0;
+    for (std::size_t j = 0; j < i; ++j) o += size[j];
+    return o;
+  }
+  static constexpr verdict check = [] {
+    const shape x = desc_of<X>().out;
+    const int axis = normalize_axis(Axis, x.rank);
+    bool good = axis >= 0 && axis < x.rank && offset(sizeof...(Sizes)) == x[axis];
+    for (std::int64_t s : size) good = good && s > 0;
+    return good ? verdict{} : verdict{problem::split_sizes, x, shape{static_cast<int>(sizeof...(Sizes)), {Sizes...}}};
+  }();
+  // On bad sizes the fields are not formed: the split's own report is the only error.
+  using type = std::conditional_t<check.what == problem::none,
+                                  tuple<slice<X, Axis, offset(I), offset(I) + size[I]>...>, tuple<X>>;
+};
+}  // namespace detail
+
+/// Cuts X along `Axis` into consecutive parts of the given sizes: a tuple whose fields are read
+/// with `get` (`get<split<qkv, -1, 256, 256, 256>, 1>` is K). Each field is a `slice`.
+template <class X, int Axis, std::int64_t... Sizes>
+struct split : detail::split_fields<X, Axis, std::index_sequence_for<decltype(Sizes)...>, Sizes...>::type {
+  static_assert(sizeof...(Sizes) >= 1 && sizeof...(Sizes) <= 64, "partita: split<X, Axis, Sizes...> needs 1 to 64 sizes");
+  static_assert(checked<split, detail::split_fields<X, Axis, std::index_sequence_for<decltype(Sizes)...>, Sizes...>::check>);
+};
+
+/// Constant padding: `Before` and `After` list, per axis of X, how many `Value` elements go
+/// before and after it: `pad<x, dims<0, 0, 1, 1>, dims<0, 0, 1, 1>>` adds a one-pixel border to
+/// NCHW x (ONNX `Pad` in constant mode).
+template <class X, class Before, class After, float Value = 0.f>
+struct pad : detail::op_node<op_id::pad, detail::pad_attrs<Before, After>::value(Value), &rules::pad, X> {
+  static_assert(!node<X> || detail::pad_attrs<Before, After>::rank == detail::desc_of<X>().out.rank,
+                "partita: pad<X, Before, After>: Before and After need one amount per axis of X");
+  static_assert(well_formed<pad, X>);
+};
+
+/// Entries of `Table` along `Axis` picked by the integer tensor `Indices` (i32 or i64; negative
+/// values count from the back; out-of-range ones make `run` throw): the result has Table's
+/// axes before Axis, then Indices' axes, then Table's after Axis (ONNX `Gather`).
+template <class Table, class Indices, int Axis = 0>
+struct gather : detail::op_node<op_id::gather, detail::axis_attrs(Axis), &rules::gather, Table, Indices> {
+  static_assert(well_formed<gather, Table, Indices>);
+};
+
+/// An embedding lookup: rows of `Table` [vocab, d] for the token ids `Ids`, [..., d].
+template <class Table, class Ids>
+struct embedding : gather<Table, Ids, 0> {};
+
+}  // namespace partita
+// ---- end partita/ir/ops/slicing.hpp ----
 // ---- begin partita/ir/uses.hpp ----
 /// Use lists, liveness and dead-code removal on a module being rewritten.
 
@@ -2251,8 +2997,37 @@ template <class X> using flatten_p = op_p<op_id::flatten, X>;
 template <class X> using reshape_p = op_p<op_id::reshape, X>;
 template <class... Xs> using concatenate_p = op_p<op_id::concatenate, Xs...>;
 template <class X> using softmax_p = op_p<op_id::softmax, X>;
+template <class A, class B> using matmul_p = op_p<op_id::matmul, A, B>;
+template <class X> using transpose_p = op_p<op_id::transpose, X>;
+template <class X> using slice_p = op_p<op_id::slice, X>;
+template <class X> using pad_p = op_p<op_id::pad, X>;
+template <class T, class I> using gather_p = op_p<op_id::gather, T, I>;
+template <class X, class G, class B> using layer_norm_p = op_p<op_id::layer_norm, X, G, B>;
+template <class X, class G> using rms_norm_p = op_p<op_id::rms_norm, X, G>;
+template <class A, class B> using divide_p = op_p<op_id::divide, A, B>;
+template <class A, class B> using maximum_p = op_p<op_id::maximum, A, B>;
+template <class A, class B> using minimum_p = op_p<op_id::minimum, A, B>;
+template <class X, class S> using prelu_p = op_p<op_id::prelu, X, S>;
+template <class X> using power_p = op_p<op_id::power, X>;
+template <class X> using sqrt_p = op_p<op_id::sqrt, X>;
+template <class X> using rsqrt_p = op_p<op_id::rsqrt, X>;
+template <class X> using exp_p = op_p<op_id::exp, X>;
+template <class X> using log_p = op_p<op_id::log, X>;
+template <class X> using erf_p = op_p<op_id::erf, X>;
+template <class X> using gelu_p = op_p<op_id::gelu, X>;
+template <class X> using gelu_tanh_p = op_p<op_id::gelu_tanh, X>;
+template <class X> using silu_p = op_p<op_id::silu, X>;
+template <class X> using hardswish_p = op_p<op_id::hardswish, X>;
+template <class X> using hardsigmoid_p = op_p<op_id::hardsigmoid, X>;
+template <class X> using leaky_relu_p = op_p<op_id::leaky_relu, X>;
+template <class X> using abs_p = op_p<op_id::abs, X>;
+template <class X> using neg_p = op_p<op_id::neg, X>;
+template <class X> using reduce_mean_p = op_p<op_id::reduce_mean, X>;
+template <class X> using reduce_sum_p = op_p<op_id::reduce_sum, X>;
+template <class X> using reduce_max_p = op_p<op_id::reduce_max, X>;
 
-/// Matches any elementwise op (relu, clip, sigmoid, tanh, bias_add, add, subtract, multiply);
+/// Matches any elementwise op (the unary functions and activations, bias_add and the broadcasting
+/// binary ops add, subtract, multiply, divide, maximum, minimum, prelu);
 /// its arguments are parameters. Mostly useful as the path of a `dominates` pattern.
 struct elementwise {
   static constexpr int build(detail::pattern_builder& b) { return b.add({pattern_kind::elementwise}); }
@@ -3222,7 +3997,6 @@ struct annotate_target : detail::module_from<detail::annotate_target_pass<M, Bac
 
 // ---- begin partita/pass/cost/detail/cost_graph.hpp ----
 /// The cost graph: candidates, their estimates, signatures and the union rule.
-#include <bit>
 
 // ---- begin partita/pass/merge_composite.hpp ----
 /// MergeComposite: pattern-table matches of main become composite functions.
@@ -5576,7 +6350,6 @@ struct host_fallback {
 /// Which caller buffers `run` lets overlap, decided at compile time and checked at run time.
 // Which caller buffers `run` lets overlap: decided from the plan at compile time, checked on
 // pointer ranges at run time.
-#include <limits>
 
 // ---- begin partita/runtime/bind.hpp ----
 /// Argument checks shared by `bind` and `run`: names, shapes, sizes.
@@ -5821,6 +6594,7 @@ struct tensor_slot {
   shape shp{};
   int node = 0;
   std::size_t offset = 0;  // weights: byte offset in the weight storage
+  const float* literal = nullptr;  // weights: the values of a `literal`, which bind copies from the program
   constexpr std::size_t bytes() const { return static_cast<std::size_t>(shp.elements()) * size_of(type); }
 };
 
@@ -5901,7 +6675,7 @@ constexpr plan_builder lower(const Module& module, Fuses fuses) {
       if (slot < 0) {
         slot = static_cast<int>(p.weights.size());
         weight_by_name.insert(key, slot);
-        p.weights.push_back({g.name, g.type, g.out, i, p.weight_bytes});
+        p.weights.push_back({g.name, g.type, g.out, i, p.weight_bytes, g.at->data.values});
         p.weight_bytes += align_up(static_cast<std::size_t>(g.out.elements()) * size_of(g.type));
       }
       where[static_cast<std::size_t>(i)] = {storage::weight, slot, p.weights[static_cast<std::size_t>(slot)].offset};
@@ -6174,7 +6948,7 @@ struct tensor_data {
 
 /// The Partita dtype whose safetensors spelling is `name` ("F32" is `f32`), if there is one.
 constexpr std::optional<dtype> dtype_from_safetensors_name(std::string_view name) {
-  for (dtype t : {dtype::f32, dtype::f16, dtype::i32, dtype::i8})
+  for (dtype t : {dtype::f32, dtype::f16, dtype::i32, dtype::i8, dtype::i64})
     if (safetensors_name(t) == name) return t;
   return std::nullopt;
 }
@@ -6255,10 +7029,23 @@ inline std::string describe_slot(const tensor_slot& s, const char* role, std::si
   return concat(r, " (", name_of(s.type), to_string(s.shp), ")");
 }
 
+/// The weight source of an executable whose weights are all literals: it holds nothing.
+struct no_weight_source {
+  static constexpr const tensor_data* find(std::string_view) { return nullptr; }
+  static constexpr std::string_view origin() { return "the program"; }
+};
+
+/// Whether the C++ element type `T` holds dtype `D` in a `run` buffer.
+template <class T, dtype D>
+inline constexpr bool element_matches = (D == dtype::f32 && std::is_same_v<T, float>) ||
+                                        (D == dtype::i32 && std::is_same_v<T, std::int32_t>) ||
+                                        (D == dtype::i64 && std::is_same_v<T, std::int64_t>) ||
+                                        (D == dtype::i8 && std::is_same_v<T, std::int8_t>);
+
 /// Checks one `run` argument against the declared input or output it is bound to: shape (for a
-/// view), element count, a non-null and float-aligned pointer.
+/// view), element count, a non-null pointer aligned for its element type (`align`).
 inline void check_run_argument(const tensor_slot& s, const char* role, std::size_t index, const void* data,
-                               std::size_t size, const shape* claimed) {
+                               std::size_t size, const shape* claimed, std::size_t align = alignof(float)) {
   const auto expected = static_cast<std::size_t>(s.shp.elements());
   const auto what = [&] { return concat("partita: run: ", describe_slot(s, role, index)); };
   if (claimed && !(*claimed == s.shp))
@@ -6266,9 +7053,9 @@ inline void check_run_argument(const tensor_slot& s, const char* role, std::size
   if (size != expected)
     throw error(concat(what(), ": the buffer has ", std::to_string(size), " elements, expected ", std::to_string(expected)));
   if (expected > 0 && data == nullptr) throw error(concat(what(), ": the buffer is null"));
-  if (reinterpret_cast<std::uintptr_t>(data) % alignof(float) != 0)
-    throw error(concat(what(), ": the buffer is not aligned for float (address % ", std::to_string(alignof(float)),
-                       " = ", std::to_string(reinterpret_cast<std::uintptr_t>(data) % alignof(float)), ")"));
+  if (reinterpret_cast<std::uintptr_t>(data) % align != 0)
+    throw error(concat(what(), ": the buffer is not aligned for ", s.type == dtype::f32 ? std::string_view("float") : name_of(s.type), " (address % ", std::to_string(align),
+                       " = ", std::to_string(reinterpret_cast<std::uintptr_t>(data) % align), ")"));
 }
 
 }  // namespace partita::detail
@@ -6737,6 +7524,49 @@ constexpr std::array<step_io, N> step_ios(const P& plan) {
 
 }  // namespace partita::detail
 // ---- end partita/runtime/detail/kernel_sharing.hpp ----
+// ---- begin partita/runtime/detail/run_arguments.hpp ----
+/// `run`'s arguments: each checked against its declared input or output and reduced to a pointer.
+
+
+namespace partita::detail {
+
+/// Collects `run(inputs..., outputs...)` for an executable whose declared inputs and outputs are
+/// `Inputs` and `Outputs` (arrays of `tensor_slot`).
+template <const auto& Inputs, const auto& Outputs>
+struct run_arguments {
+  static constexpr std::size_t num_inputs = Inputs.size();
+
+  template <std::size_t N, std::size_t M, std::size_t... I, class... Args>
+  static void collect(std::array<const float*, N>& in, std::array<float*, M>& out, std::index_sequence<I...>,
+                      Args&&... args) {
+    (collect_one<I>(in, out, std::forward<Args>(args)), ...);
+  }
+
+  template <std::size_t I, std::size_t N, std::size_t M, class Arg>
+  static void collect_one(std::array<const float*, N>& in, std::array<float*, M>& out, Arg&& arg) {
+    if constexpr (I < num_inputs) {
+      const auto t = as_input(arg);
+      using element = std::remove_const_t<std::remove_pointer_t<decltype(t.data)>>;
+      // The dtype is known at compile time, so a buffer of the wrong element type does not compile.
+      static_assert(element_matches<element, Inputs[I].type>,
+                    "partita: run: the element type of this input's buffer does not match its declared dtype "
+                    "(f32: float, i32: std::int32_t, i64: std::int64_t, i8: std::int8_t)");
+      check_run_argument(Inputs[I], "input", I, t.data, t.size, t.shp, alignof(element));
+      // Every kernel argument travels as a float pointer; integer kernels read it as what it is.
+      in[I] = reinterpret_cast<const float*>(t.data);
+    } else {
+      const auto t = as_output(arg);
+      using element = std::remove_pointer_t<decltype(t.data)>;
+      static_assert(element_matches<element, Outputs[I - num_inputs].type>,
+                    "partita: run: the element type of this output's buffer does not match its declared dtype");
+      check_run_argument(Outputs[I - num_inputs], "output", I - num_inputs, t.data, t.size, t.shp, alignof(element));
+      out[I - num_inputs] = reinterpret_cast<float*>(t.data);
+    }
+  }
+};
+
+}  // namespace partita::detail
+// ---- end partita/runtime/detail/run_arguments.hpp ----
 // ---- begin partita/runtime/detail/weight_layout.hpp ----
 /// Where `bind` puts each weight: kept for `run`, or staged for the backends' `prepare` only.
 
@@ -6875,8 +7705,13 @@ class compiled {
   static constexpr std::size_t kept_weight_bytes = layout.kept_bytes;
 
   compiled() : arena_(arena_bytes) {
-    // With no weights there is no bind: backends prepare their kernels now.
-    if constexpr (plan.weights.empty()) prepare_steps(states_, nullptr, nullptr);
+    // With no weights there is no bind: backends prepare their kernels now. With literals only,
+    // binding needs nothing from the caller, so it happens here.
+    if constexpr (plan.weights.empty()) {
+      prepare_steps(states_, nullptr, nullptr);
+    } else if constexpr (literals_only) {
+      bind(detail::no_weight_source{});
+    }
   }
   compiled(const compiled&) = delete;
   compiled& operator=(const compiled&) = delete;
@@ -6911,7 +7746,12 @@ class compiled {
   /// What step `s` runs: the composite or partition function's name, or the op's.
   static constexpr std::string_view step_name(std::size_t s) { return step_names[s].name(); }
 
-  /// Declared weight `i`: name, dtype, shape and offset in the weight storage.
+  /// True when every weight is a `literal` (or there are none): the executable binds itself
+  /// when constructed, and `run` needs no `bind` first.
+  static constexpr bool literals_only = std::ranges::all_of(weight_slots, [](const tensor_slot& w) { return w.literal != nullptr; });
+
+  /// Declared weight `i`: name, dtype, shape and offset in the weight storage; `literal` points
+  /// at the values of a `literal`, which `bind` takes from the program, not from its source.
   static constexpr const tensor_slot& weight(std::size_t i) { return weight_slots[i]; }
 
   /// Loads every declared weight from `source` (a `safetensors_file`, a `weight_set`, or
@@ -6933,13 +7773,17 @@ class compiled {
     std::array<const tensor_data*, plan.weights.size()> found{};
     std::string problems;
     for (std::size_t i = 0; i < plan.weights.size(); ++i) {
+      if (weight_slots[i].literal) continue;  // its values are in the program
       found[i] = source.find(weight_slots[i].name);
       detail::check_weight(weight_slots[i], found[i], source.origin(), problems);
     }
     if (!problems.empty()) throw error(detail::concat("partita: bind failed:", problems));
     detail::aligned_buffer kept(layout.kept_bytes), staged(layout.staged_bytes);
-    for (std::size_t i = 0; i < plan.weights.size(); ++i)
-      std::memcpy((raw_needed[i] ? kept : staged).get() + layout.offset[i], found[i]->bytes.data(), weight_slots[i].bytes());
+    for (std::size_t i = 0; i < plan.weights.size(); ++i) {
+      const void* from = weight_slots[i].literal ? static_cast<const void*>(weight_slots[i].literal)
+                                                 : static_cast<const void*>(found[i]->bytes.data());
+      std::memcpy((raw_needed[i] ? kept : staged).get() + layout.offset[i], from, weight_slots[i].bytes());
+    }
     states_t next = fork_states(std::make_index_sequence<sizeof...(Backends)>{});
     prepare_steps(next, kept.get(), staged.get());
     weights_ = std::move(kept);
@@ -6970,7 +7814,9 @@ class compiled {
   }
 
   /// Runs the model: the inputs, then the outputs, in model order. Each is a
-  /// `std::span<const float>` / `std::span<float>`, a `std::vector<float>` or a `tensor_view`.
+  /// `std::span<const float>` / `std::span<float>`, a `std::vector<float>` or a `tensor_view`,
+  /// of the element type of the declared dtype (`std::int64_t` for an `i64` input such as token
+  /// ids; a mismatch does not compile).
   /// Checked before anything runs, each failure a `partita::error` naming the argument:
   /// sizes (and shapes, for views) against the declaration; no null or misaligned
   /// (`alignof(float)`) buffer; no two outputs overlapping, and no output overlapping an input
@@ -6985,7 +7831,8 @@ class compiled {
     check_ready();
     std::array<const float*, num_inputs ? num_inputs : 1> in{};
     std::array<float*, num_outputs ? num_outputs : 1> out{};
-    collect(in, out, std::index_sequence_for<Args...>{}, std::forward<Args>(args)...);
+    detail::run_arguments<input_slots, output_slots>::collect(in, out, std::index_sequence_for<Args...>{},
+                                                             std::forward<Args>(args)...);
     detail::check_aliasing<plan>(in.data(), out.data());
     execute(in.data(), out.data());
   }
@@ -7026,25 +7873,6 @@ class compiled {
     };
     (add(boost::hana::at_c<I>(states_)), ...);
     return n;
-  }
-
-  template <std::size_t N, std::size_t M, std::size_t... I, class... Args>
-  static void collect(std::array<const float*, N>& in, std::array<float*, M>& out, std::index_sequence<I...>,
-                      Args&&... args) {
-    (collect_one<I>(in, out, std::forward<Args>(args)), ...);
-  }
-
-  template <std::size_t I, std::size_t N, std::size_t M, class Arg>
-  static void collect_one(std::array<const float*, N>& in, std::array<float*, M>& out, Arg&& arg) {
-    if constexpr (I < num_inputs) {
-      const auto t = detail::as_input(arg);
-      detail::check_run_argument(input_slots[I], "input", I, t.data, t.size, t.shp);
-      in[I] = t.data;
-    } else {
-      const auto t = detail::as_output(arg);
-      detail::check_run_argument(output_slots[I - num_inputs], "output", I - num_inputs, t.data, t.size, t.shp);
-      out[I - num_inputs] = t.data;
-    }
   }
 
   void execute(const float* const* in, float* const* out) {
@@ -7963,7 +8791,6 @@ inline void save_safetensors(const std::string& path, std::span<const tensor_dat
 // ---- end partita/runtime/safetensors.hpp ----
 // ---- begin partita/runtime/weight_set.hpp ----
 /// `weight_set`: a model's weights by name, as `bind` reads them.
-#include <initializer_list>
 
 
 namespace partita {
@@ -8152,7 +8979,8 @@ inline void bias_add(const float* x, const shape& xs, const float* b, int axis, 
       }
 }
 
-/// add, subtract or multiply of `a` and `b`, broadcast numpy-style into `y` of shape `ys`.
+/// A broadcasting binary op (add, subtract, multiply, divide, maximum, minimum, prelu) of `a`
+/// and `b`, numpy-style, into `y` of shape `ys`. maximum and minimum propagate NaN.
 inline void binary(op_id op, const float* a, const shape& as, const float* b, const shape& bs, float* y,
                    const shape& ys) {
   if (!is_binary_elementwise(op))
@@ -8177,16 +9005,17 @@ inline void binary(op_id op, const float* a, const shape& as, const float* b, co
     const float* ar = a + ai;
     const float* br = b + bi;
     float* yr = y + at;
+    const auto apply = [&](auto f) {
+      for (std::int64_t i = 0; i < n; ++i) yr[i] = f(ar[i * a_step], br[i * b_step]);
+    };
     switch (op) {
-      case op_id::add:
-        for (std::int64_t i = 0; i < n; ++i) yr[i] = ar[i * a_step] + br[i * b_step];
-        break;
-      case op_id::subtract:
-        for (std::int64_t i = 0; i < n; ++i) yr[i] = ar[i * a_step] - br[i * b_step];
-        break;
-      default:
-        for (std::int64_t i = 0; i < n; ++i) yr[i] = ar[i * a_step] * br[i * b_step];
-        break;
+      case op_id::add: apply([](float u, float v) { return u + v; }); break;
+      case op_id::subtract: apply([](float u, float v) { return u - v; }); break;
+      case op_id::multiply: apply([](float u, float v) { return u * v; }); break;
+      case op_id::divide: apply([](float u, float v) { return u / v; }); break;
+      case op_id::maximum: apply([](float u, float v) { return std::isnan(u) || std::isnan(v) ? u + v : std::max(u, v); }); break;
+      case op_id::minimum: apply([](float u, float v) { return std::isnan(u) || std::isnan(v) ? u + v : std::min(u, v); }); break;
+      default: apply([](float u, float v) { return u >= 0.f ? u : u * v; }); break;  // prelu
     }
     for (int d = rows_rank - 1; d >= 0; --d) {
       const auto u = static_cast<std::size_t>(d);
@@ -8196,20 +9025,43 @@ inline void binary(op_id op, const float* a, const shape& as, const float* b, co
   }
 }
 
-/// relu, clip (to [a.lo, a.hi]), sigmoid or tanh over n elements.
+/// A unary op on one value, in double as PyTorch defines it: the activations, clip (to [a.lo,
+/// a.hi]), power (a.alpha), leaky_relu (slope a.alpha), hardsigmoid (a.alpha · x + a.beta) and
+/// the math functions. NaN in gives NaN out; at ±inf each formula gives what PyTorch does
+/// (gelu, silu and hardswish of -inf are NaN: -inf · 0).
+inline float unary_value(op_id op, float v, const attrs& a) {
+  const double x = v;
+  constexpr double sqrt1_2 = 0.70710678118654752440, sqrt_2_pi = 0.79788456080286535588;
+  switch (op) {
+    // std::max/min return their first argument when comparing with NaN, so NaN propagates.
+    case op_id::relu: return std::max(v, 0.f);
+    case op_id::clip: return std::min(std::max(v, a.lo), a.hi);
+    case op_id::sigmoid: return static_cast<float>(1.0 / (1.0 + std::exp(-x)));
+    case op_id::tanh: return static_cast<float>(std::tanh(x));
+    case op_id::power: return static_cast<float>(std::pow(x, static_cast<double>(a.alpha)));
+    case op_id::sqrt: return static_cast<float>(std::sqrt(x));
+    case op_id::rsqrt: return static_cast<float>(1.0 / std::sqrt(x));
+    case op_id::exp: return static_cast<float>(std::exp(x));
+    case op_id::log: return static_cast<float>(std::log(x));
+    case op_id::erf: return static_cast<float>(std::erf(x));
+    case op_id::gelu: return static_cast<float>(0.5 * x * (1.0 + std::erf(x * sqrt1_2)));
+    case op_id::gelu_tanh: return static_cast<float>(0.5 * x * (1.0 + std::tanh(sqrt_2_pi * (x + 0.044715 * x * x * x))));
+    case op_id::silu: return static_cast<float>(x / (1.0 + std::exp(-x)));
+    case op_id::hardswish: return static_cast<float>(x * std::min(std::max(x + 3.0, 0.0), 6.0) / 6.0);
+    case op_id::hardsigmoid:
+      return static_cast<float>(std::max(std::min(static_cast<double>(a.alpha) * x + static_cast<double>(a.beta), 1.0), 0.0));
+    case op_id::leaky_relu: return v >= 0.f ? v : static_cast<float>(static_cast<double>(a.alpha) * x);
+    case op_id::abs: return std::fabs(v);
+    case op_id::neg: return -v;
+    default: throw error("reference_kernels::unary: " + std::string(name_of(op)) + " is not a unary op");
+  }
+}
+
+/// A unary elementwise op (`unary_value`) over n elements.
 inline void unary(op_id op, const float* x, std::int64_t n, float* y, const attrs& a) {
   if (!is_unary_elementwise(op))
     throw error("reference_kernels::unary: " + std::string(name_of(op)) + " is not a unary op");
-  for (std::int64_t i = 0; i < n; ++i) {
-    const float v = x[i];
-    switch (op) {
-      // std::max/min return their first argument when comparing with NaN, so NaN propagates.
-      case op_id::relu: y[i] = std::max(v, 0.f); break;
-      case op_id::clip: y[i] = std::min(std::max(v, a.lo), a.hi); break;
-      case op_id::sigmoid: y[i] = static_cast<float>(1.0 / (1.0 + std::exp(-static_cast<double>(v)))); break;
-      default: y[i] = static_cast<float>(std::tanh(static_cast<double>(v))); break;
-    }
-  }
+  for (std::int64_t i = 0; i < n; ++i) y[i] = unary_value(op, x[i], a);
 }
 
 namespace detail {
@@ -8332,6 +9184,209 @@ inline void softmax(const float* x, const shape& xs, int axis, float* y) {
 // ---- begin partita/backends/reference/reference.hpp ----
 /// The reference backend: every op on the plain scalar kernels, nothing fused.
 
+// ---- begin partita/backends/reference/tensor_kernels.hpp ----
+/// Plain scalar kernels for matmul, data movement (transpose, slice, pad, gather), reductions
+/// and layer / RMS normalization.
+
+
+namespace partita::reference_kernels {
+
+namespace detail {
+
+/// Row-major strides of `s` (no broadcasting).
+inline std::array<std::int64_t, max_rank> strides(const shape& s) {
+  std::array<std::int64_t, max_rank> st{};
+  std::int64_t step = 1;
+  for (int i = s.rank - 1; i >= 0; --i) {
+    st[static_cast<std::size_t>(i)] = step;
+    step *= s[i];
+  }
+  return st;
+}
+
+/// Calls f(index, flat) for every index of `s` in row-major order.
+template <class F>
+void for_each_index(const shape& s, F f) {
+  std::array<std::int64_t, max_rank> idx{};
+  const std::int64_t total = s.elements();
+  for (std::int64_t flat = 0; flat < total; ++flat) {
+    f(idx, flat);
+    for (int d = s.rank - 1; d >= 0; --d) {
+      const auto u = static_cast<std::size_t>(d);
+      if (++idx[u] < s[d]) break;
+      idx[u] = 0;
+    }
+  }
+}
+
+}  // namespace detail
+
+/// numpy matmul: y[..., i, j] = sum_k a[..., i, k] · b[..., k, j], the batch axes broadcast, an
+/// operand read transposed (its last two axes swapped) when its flag is set.
+inline void matmul(const float* a, const shape& as, const float* b, const shape& bs, float* y, const shape& ys,
+                   bool transpose_a, bool transpose_b) {
+  const int batch_rank = ys.rank - 2;
+  shape a_batch = as, b_batch = bs, y_batch = ys;
+  a_batch.rank -= 2;
+  b_batch.rank -= 2;
+  y_batch.rank -= 2;
+  const auto a_st = detail::broadcast_strides(a_batch, batch_rank);
+  const auto b_st = detail::broadcast_strides(b_batch, batch_rank);
+  const std::int64_t m = ys.back(1), n = ys.back(0);
+  const std::int64_t k_len = transpose_a ? as.back(1) : as.back(0);
+  const std::int64_t a_mat = as.back(0) * as.back(1), b_mat = bs.back(0) * bs.back(1);
+  detail::for_each_index(y_batch, [&](const std::array<std::int64_t, max_rank>& idx, std::int64_t flat) {
+    std::int64_t ao = 0, bo = 0;
+    for (int d = 0; d < batch_rank; ++d) {
+      const auto u = static_cast<std::size_t>(d);
+      ao += idx[u] * a_st[u];
+      bo += idx[u] * b_st[u];
+    }
+    const float* am = a + ao * a_mat;
+    const float* bm = b + bo * b_mat;
+    float* ym = y + flat * m * n;
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t j = 0; j < n; ++j) {
+        double acc = 0;
+        for (std::int64_t k = 0; k < k_len; ++k) {
+          const float av = transpose_a ? am[k * m + i] : am[i * k_len + k];
+          const float bv = transpose_b ? bm[j * k_len + k] : bm[k * n + j];
+          acc += static_cast<double>(av) * static_cast<double>(bv);
+        }
+        ym[i * n + j] = static_cast<float>(acc);
+      }
+  });
+}
+
+/// y = x with its axes permuted: output axis i is input axis perm[i].
+inline void transpose(const float* x, const shape& xs, const std::array<int, max_rank>& perm, float* y, const shape& ys) {
+  const auto xst = detail::strides(xs);
+  detail::for_each_index(ys, [&](const std::array<std::int64_t, max_rank>& idx, std::int64_t flat) {
+    std::int64_t at = 0;
+    for (int d = 0; d < ys.rank; ++d) at += idx[static_cast<std::size_t>(d)] * xst[static_cast<std::size_t>(perm[static_cast<std::size_t>(d)])];
+    y[flat] = x[at];
+  });
+}
+
+/// y = the elements of x along `axis` that `slice_bounds(xs[axis], begin, end, step)` selects.
+inline void slice(const float* x, const shape& xs, int axis, std::int64_t begin, std::int64_t end, std::int64_t step,
+                  float* y, const shape& ys) {
+  const slice_range r = slice_bounds(xs[axis], begin, end, step);
+  const auto xst = detail::strides(xs);
+  detail::for_each_index(ys, [&](const std::array<std::int64_t, max_rank>& idx, std::int64_t flat) {
+    std::int64_t at = 0;
+    for (int d = 0; d < ys.rank; ++d) {
+      const auto u = static_cast<std::size_t>(d);
+      at += (d == axis ? r.start + idx[u] * r.step : idx[u]) * xst[u];
+    }
+    y[flat] = x[at];
+  });
+}
+
+/// y = x surrounded by `value`: before[d] and after[d] extra elements along each axis d.
+inline void pad(const float* x, const shape& xs, const std::array<int, max_rank>& before, float value, float* y,
+                const shape& ys) {
+  const auto xst = detail::strides(xs);
+  detail::for_each_index(ys, [&](const std::array<std::int64_t, max_rank>& idx, std::int64_t flat) {
+    std::int64_t at = 0;
+    for (int d = 0; d < ys.rank; ++d) {
+      const auto u = static_cast<std::size_t>(d);
+      const std::int64_t i = idx[u] - before[u];
+      if (i < 0 || i >= xs[d]) {
+        y[flat] = value;
+        return;
+      }
+      at += i * xst[u];
+    }
+    y[flat] = x[at];
+  });
+}
+
+/// The index at position i of an i32 or i64 tensor, checked against `extent` (negative values
+/// count from the back); out of range is a `partita::error` naming the position and the value.
+inline std::int64_t checked_index(const void* indices, dtype type, std::int64_t i, std::int64_t extent) {
+  std::int64_t v = 0;
+  if (type == dtype::i64) {
+    std::memcpy(&v, static_cast<const std::byte*>(indices) + i * 8, 8);
+  } else {
+    std::int32_t w = 0;
+    std::memcpy(&w, static_cast<const std::byte*>(indices) + i * 4, 4);
+    v = w;
+  }
+  const std::int64_t at = v < 0 ? v + extent : v;
+  if (at < 0 || at >= extent)
+    throw error("partita: gather: index " + std::to_string(v) + " at position " + std::to_string(i) +
+                " of the indices is out of range for an axis of " + std::to_string(extent) + " entries");
+  return at;
+}
+
+/// ONNX Gather: y[pre, idx..., post] = table[pre, indices[idx...], post] along `axis`.
+inline void gather(const float* table, const shape& ts, const void* indices, dtype index_type, std::int64_t num_indices,
+                   int axis, float* y) {
+  const std::int64_t outer = detail::product(ts, 0, axis), extent = ts[axis], inner = detail::product(ts, axis + 1, ts.rank);
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t i = 0; i < num_indices; ++i) {
+      const std::int64_t at = checked_index(indices, index_type, i, extent);
+      const float* src = table + (o * extent + at) * inner;
+      std::copy(src, src + inner, y + (o * num_indices + i) * inner);
+    }
+}
+
+/// reduce_mean / reduce_sum / reduce_max of x over the axes whose bits are set in `axes`, into
+/// y (the kept axes in order: extents of 1 that keepdims adds do not change the layout). Sums
+/// in double; the maximum propagates NaN.
+inline void reduce(op_id op, const float* x, const shape& xs, int axes, float* y) {
+  const auto xst = detail::strides(xs);
+  shape kept{}, gone{};
+  std::array<std::int64_t, max_rank> kept_st{}, gone_st{};
+  for (int d = 0; d < xs.rank; ++d) {
+    const bool reduced = (axes >> d) & 1;
+    shape& s = reduced ? gone : kept;
+    (reduced ? gone_st : kept_st)[static_cast<std::size_t>(s.rank)] = xst[static_cast<std::size_t>(d)];
+    s.dims[static_cast<std::size_t>(s.rank++)] = xs[d];
+  }
+  const auto offset = [](const std::array<std::int64_t, max_rank>& idx, const std::array<std::int64_t, max_rank>& st, int rank) {
+    std::int64_t at = 0;
+    for (int d = 0; d < rank; ++d) at += idx[static_cast<std::size_t>(d)] * st[static_cast<std::size_t>(d)];
+    return at;
+  };
+  detail::for_each_index(kept, [&](const std::array<std::int64_t, max_rank>& out_idx, std::int64_t flat) {
+    const float* base = x + offset(out_idx, kept_st, kept.rank);
+    double sum = 0;
+    float top = -std::numeric_limits<float>::infinity();
+    detail::for_each_index(gone, [&](const std::array<std::int64_t, max_rank>& idx, std::int64_t) {
+      const float v = base[offset(idx, gone_st, gone.rank)];
+      sum += v;
+      if (v > top || std::isnan(v)) top = std::isnan(top) ? top : v;
+    });
+    y[flat] = op == op_id::reduce_max ? top
+              : op == op_id::reduce_mean ? static_cast<float>(sum / static_cast<double>(gone.elements()))
+                                         : static_cast<float>(sum);
+  });
+}
+
+/// layer_norm (beta non-null) or rms_norm (beta null) of x over its axes from `axis` on:
+/// (x - mean) / sqrt(var + eps) · gamma + beta, or x / sqrt(mean(x²) + eps) · gamma.
+inline void axis_norm(const float* x, const shape& xs, int axis, const float* gamma, const float* beta, float eps,
+                      float* y) {
+  const std::int64_t inner = detail::product(xs, axis, xs.rank), outer = xs.elements() / inner;
+  for (std::int64_t o = 0; o < outer; ++o) {
+    const float* xr = x + o * inner;
+    float* yr = y + o * inner;
+    double mean = 0, sq = 0;
+    if (beta) {
+      for (std::int64_t i = 0; i < inner; ++i) mean += xr[i];
+      mean /= static_cast<double>(inner);
+    }
+    for (std::int64_t i = 0; i < inner; ++i) sq += (xr[i] - mean) * (xr[i] - mean);
+    const double inv = 1.0 / std::sqrt(sq / static_cast<double>(inner) + static_cast<double>(eps));
+    for (std::int64_t i = 0; i < inner; ++i)
+      yr[i] = static_cast<float>((xr[i] - mean) * inv * gamma[i] + (beta ? static_cast<double>(beta[i]) : 0.0));
+  }
+}
+
+}  // namespace partita::reference_kernels
+// ---- end partita/backends/reference/tensor_kernels.hpp ----
 
 namespace partita {
 
@@ -8386,6 +9441,23 @@ struct reference {
         k::concatenate(in, shapes.data(), Step::num_args, normalize_axis(at.axis, ys.rank), out, ys);
       } else if constexpr (op == op_id::softmax) {
         k::softmax(in[0], ys, normalize_axis(at.axis, ys.rank), out);
+      } else if constexpr (op == op_id::matmul) {
+        k::matmul(in[0], xs, in[1], ws, out, ys, at.transpose_a, at.transpose_b);
+      } else if constexpr (op == op_id::transpose) {
+        k::transpose(in[0], xs, at.perm, out, ys);
+      } else if constexpr (op == op_id::slice) {
+        k::slice(in[0], xs, normalize_axis(at.axis, xs.rank), at.start, at.stop, at.step, out, ys);
+      } else if constexpr (op == op_id::pad) {
+        k::pad(in[0], xs, at.pad_before, at.alpha, out, ys);
+      } else if constexpr (op == op_id::gather) {
+        // The indices arrive through the float pointer every argument has; they are i32 or i64.
+        k::gather(in[0], xs, static_cast<const void*>(in[1]), Step::arg(1).type, ws.elements(),
+                  normalize_axis(at.axis, xs.rank), out);
+      } else if constexpr (is_reduction(op)) {
+        k::reduce(op, in[0], xs, at.axes, out);
+      } else if constexpr (op == op_id::layer_norm || op == op_id::rms_norm) {
+        k::axis_norm(in[0], xs, normalize_axis(at.axis, xs.rank), in[1], op == op_id::layer_norm ? in[2] : nullptr,
+                     at.epsilon, out);
       } else {
         static_assert(op == op_id::dense, "partita: the reference backend has no kernel for this op (Step)");
       }
@@ -9907,8 +10979,10 @@ struct simple_kernel {
   static constexpr int axis(int a, int rank) { return a < 0 ? a + rank : a; }
 
   static void run(state& st, const float* const* in, float* out, int /*step*/) {
-    if constexpr (is_unary_elementwise(op)) {
+    if constexpr (is_unary_elementwise(op) && activation_of(op) != activation::none) {
       unary(activation_of(op), n.at->lo, n.at->hi, in[0], out, n.out.elements());
+    } else if constexpr (is_binary_elementwise(op) && op != op_id::add && op != op_id::subtract && op != op_id::multiply) {
+      on_reference(in, out);
     } else if constexpr (is_binary_elementwise(op)) {
       if constexpr (Step::arg(0).out == n.out && Step::arg(1).out == n.out) {
         binary_same_shape(op, in[0], in[1], out, n.out.elements());
@@ -9952,7 +11026,9 @@ struct simple_kernel {
       } else {
         on_reference(in, out);
       }
-    } else if constexpr (op == op_id::concatenate) {
+    } else if constexpr (op == op_id::concatenate || is_unary_elementwise(op) || op == op_id::matmul ||
+                         op == op_id::transpose || op == op_id::slice || op == op_id::pad || op == op_id::gather ||
+                         is_reduction(op) || op == op_id::layer_norm || op == op_id::rms_norm) {
       on_reference(in, out);
     } else {
       static_assert(op == op_id::relu, "partita: the cpu backend has no kernel for this op (Step)");

@@ -1,6 +1,7 @@
 #pragma once
 /// Op attributes (`attrs`): strides, padding, axes and the like.
 #include <array>
+#include <cstdint>
 
 #include "partita/core/shape.hpp"
 
@@ -25,6 +26,20 @@ struct pool2d_attrs {
   bool count_include_pad = false;
 };
 
+/// Attributes of `matmul`: read an operand with its last two axes swapped, so that Q·Kᵀ
+/// copies nothing: `matmul<q, k, {.transpose_b = true}>`.
+struct matmul_attrs {
+  bool transpose_a = false;
+  bool transpose_b = false;
+};
+
+/// Where a literal's values live: static storage in the literal's own type. Left out of
+/// equality: a literal is identified by its name, which hashes its shape and values.
+struct literal_data {
+  const float* values = nullptr;
+  friend constexpr bool operator==(const literal_data&, const literal_data&) { return true; }
+};
+
 /// Every attribute any op has, in one structural value stored in each node. Ops read only the
 /// fields that concern them; unused fields keep their defaults, so equal ops compare equal.
 struct attrs {
@@ -33,12 +48,20 @@ struct attrs {
   std::array<int, 2> dilation{1, 1};
   std::array<int, 2> window{0, 0};
   int groups = 1;
-  int axis = 0;     // bias_add, concatenate, softmax; tuple index for get; parameter index
+  int axis = 0;     // bias_add, concatenate, softmax, slice, gather, layer_norm (first normalized axis)
   int callee = -1;  // function index of a call node
   float lo = 0.f, hi = 0.f;  // clip bounds
-  float epsilon = 0.f;       // batch_norm
+  float epsilon = 0.f;       // batch_norm, layer_norm, rms_norm
+  float alpha = 0.f, beta = 0.f;  // leaky_relu slope, power exponent, hardsigmoid, pad value
   bool count_include_pad = false;
+  bool transpose_a = false, transpose_b = false;  // matmul
+  bool keepdims = false;    // reductions
+  int axes = 0;             // reductions: bit i set = axis i reduced (normalized)
+  std::int64_t start = 0, stop = 0, step = 1;  // slice, normalized and clamped
+  std::array<int, max_rank> perm{};            // transpose
+  std::array<int, max_rank> pad_before{}, pad_after{};  // pad
   shape target{};  // reshape
+  literal_data data{};  // literals
   friend constexpr bool operator==(const attrs&, const attrs&) = default;
 };
 

@@ -27,6 +27,16 @@ enum class problem {
   tuple_as_tensor,
   axis_out_of_range,
   duplicate_name,
+  matmul_inner_dimension,
+  matmul_batch,
+  transpose_permutation,
+  slice_range,
+  split_sizes,
+  normalization_parameter,
+  gather_indices,
+  prelu_slope,
+  reduce_axes,
+  pad_amount,
 };
 
 /// The verdict of a node's shape/dtype rule: the problem, and the two shapes (or dtypes) that
@@ -84,13 +94,34 @@ struct report {
                 "partita: axis out of range for this op (Lhs: input shape, Rhs: axis as dims)");
   static_assert(P != problem::duplicate_name,
                 "partita: two different inputs or weights share one name (Node: the name) with different shapes or dtypes (Lhs, Rhs)");
+  static_assert(P != problem::matmul_inner_dimension,
+                "partita: shape mismatch in matmul<A, B>: the columns of A must equal the rows of B, after the transposes (Lhs: A, Rhs: B)");
+  static_assert(P != problem::matmul_batch,
+                "partita: shape mismatch in matmul<A, B>: the batch dimensions (all but the last two) of A (Lhs) and B (Rhs) cannot be broadcast together");
+  static_assert(P != problem::transpose_permutation,
+                "partita: transpose<X, Perm...>: Perm must name every axis of X (Lhs) exactly once (Rhs: the permutation as dims)");
+  static_assert(P != problem::slice_range,
+                "partita: slice<X, Axis, Begin, End, Step>: bad axis, a step of 0, or an empty result (Lhs: input shape, Rhs: axis, begin, end, step)");
+  static_assert(P != problem::split_sizes,
+                "partita: split<X, Axis, Sizes...>: the sizes (Rhs) must be positive and add up to X's extent along the axis (Lhs: input shape)");
+  static_assert(P != problem::normalization_parameter,
+                "partita: shape mismatch in layer_norm / rms_norm: gamma and beta (Rhs) must have the shape of X's normalized axes, from Axis to the last (Lhs: X)");
+  static_assert(P != problem::gather_indices,
+                "partita: gather<Table, Indices, Axis>: Indices must be an i32 or i64 tensor (Rhs: its dtype) and Axis an axis of Table (Lhs)");
+  static_assert(P != problem::prelu_slope,
+                "partita: shape mismatch in prelu<X, Slope>: Slope (Rhs) must broadcast into X (Lhs) without growing it");
+  static_assert(P != problem::reduce_axes,
+                "partita: reduction over bad axes: each axis must be in range for X (Lhs) and appear once (Rhs: the axes as dims)");
+  static_assert(P != problem::pad_amount,
+                "partita: pad<X, Pads...>: needs one (before, after) pair of non-negative amounts per axis of X (Lhs; Rhs: the pads as dims)");
   static constexpr bool ok = P == problem::none;
 };
 
 template <verdict V>
 using lhs_of = std::conditional_t<V.what == problem::dtype_mismatch, dtype_is<V.lhs_type>, dims_of<V.lhs>>;
 template <verdict V>
-using rhs_of = std::conditional_t<V.what == problem::dtype_mismatch, dtype_is<V.rhs_type>, dims_of<V.rhs>>;
+using rhs_of = std::conditional_t<V.what == problem::dtype_mismatch || V.what == problem::gather_indices,
+                                  dtype_is<V.rhs_type>, dims_of<V.rhs>>;
 
 /// Reports an argument of an op that is not a Partita node at all.
 template <class Node, int Position, class Arg, bool IsNode>

@@ -47,7 +47,8 @@ std::string to_dot(M) {
       const graph_node& n = m.node(i);
       std::string label, shape_attr;
       if (n.op == op_id::weight) {
-        label = detail::dot_escape(n.name);
+        label = detail::dot_escape(detail::value_name(m, i));  // a scalar literal shows its value
+        if (label.starts_with('@')) label.erase(0, 1);
         shape_attr = ", shape=note, fillcolor=grey90";
       } else if (n.op == op_id::input || n.op == op_id::param) {
         label = detail::dot_escape(detail::value_name(m, i));

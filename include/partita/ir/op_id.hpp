@@ -1,6 +1,8 @@
 #pragma once
 /// Op identifiers (`op_id`) and their names and classes.
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <string_view>
 
 namespace partita {
@@ -32,6 +34,35 @@ enum class op_id : std::uint8_t {
   get,
   param,
   call,
+  // Added with the transformer and mobile op set; appended so that existing values keep theirs.
+  matmul,
+  transpose,
+  slice,
+  layer_norm,
+  rms_norm,
+  divide,
+  maximum,
+  minimum,
+  prelu,
+  power,
+  sqrt,
+  rsqrt,
+  exp,
+  log,
+  erf,
+  gelu,
+  gelu_tanh,
+  silu,
+  hardswish,
+  hardsigmoid,
+  leaky_relu,
+  abs,
+  neg,
+  reduce_mean,
+  reduce_sum,
+  reduce_max,
+  gather,
+  pad,
 };
 
 /// Name of an op as the printer and diagnostics spell it.
@@ -40,7 +71,13 @@ constexpr std::string_view name_of(op_id op) {
       "input",    "weight",     "dense",      "conv2d",     "bias_add",          "add",
       "subtract", "multiply",   "relu",       "clip",       "sigmoid",           "tanh",
       "max_pool2d", "avg_pool2d", "global_avg_pool2d", "batch_norm", "flatten", "reshape",
-      "concatenate", "softmax", "tuple",      "get",        "param",             "call"};
+      "concatenate", "softmax", "tuple",      "get",        "param",             "call",
+      "matmul",   "transpose",  "slice",      "layer_norm", "rms_norm",          "divide",
+      "maximum",  "minimum",    "prelu",      "power",      "sqrt",              "rsqrt",
+      "exp",      "log",        "erf",        "gelu",       "gelu_tanh",         "silu",
+      "hardswish", "hardsigmoid", "leaky_relu", "abs",      "neg",               "reduce_mean",
+      "reduce_sum", "reduce_max", "gather",   "pad"};
+  static_assert(std::size(names) == static_cast<std::size_t>(op_id::pad) + 1, "one name per op");
   return names[static_cast<int>(op)];
 }
 
@@ -52,12 +89,24 @@ constexpr bool is_view(op_id op) { return op == op_id::flatten || op == op_id::r
 
 /// True for elementwise ops with one tensor argument.
 constexpr bool is_unary_elementwise(op_id op) {
-  return op == op_id::relu || op == op_id::clip || op == op_id::sigmoid || op == op_id::tanh;
+  switch (op) {
+    case op_id::relu: case op_id::clip: case op_id::sigmoid: case op_id::tanh: case op_id::power:
+    case op_id::sqrt: case op_id::rsqrt: case op_id::exp: case op_id::log: case op_id::erf:
+    case op_id::gelu: case op_id::gelu_tanh: case op_id::silu: case op_id::hardswish:
+    case op_id::hardsigmoid: case op_id::leaky_relu: case op_id::abs: case op_id::neg: return true;
+    default: return false;
+  }
 }
 
 /// True for the broadcasting binary ops.
 constexpr bool is_binary_elementwise(op_id op) {
-  return op == op_id::add || op == op_id::subtract || op == op_id::multiply;
+  return op == op_id::add || op == op_id::subtract || op == op_id::multiply || op == op_id::divide ||
+         op == op_id::maximum || op == op_id::minimum || op == op_id::prelu;
+}
+
+/// True for the reductions over static axes.
+constexpr bool is_reduction(op_id op) {
+  return op == op_id::reduce_mean || op == op_id::reduce_sum || op == op_id::reduce_max;
 }
 
 /// A set of ops, as a bit per op (`op_id` has fewer than 256 values).

@@ -62,6 +62,47 @@ inline std::string attr_string(const graph_node& n) {
       return concat("shape=", to_string(a.target));
     case op_id::get:
       return concat("index=", std::to_string(n.index));
+    case op_id::matmul:
+      return concat(a.transpose_a ? "transpose_a" : "", a.transpose_a && a.transpose_b ? ", " : "",
+                    a.transpose_b ? "transpose_b" : "");
+    case op_id::transpose: {
+      std::string p = "perm=[";
+      for (int i = 0; i < n.out.rank; ++i) p += concat(i ? ", " : "", std::to_string(a.perm[static_cast<std::size_t>(i)]));
+      return p + "]";
+    }
+    case op_id::slice:
+      return concat("axis=", std::to_string(a.axis), ", begin=", std::to_string(a.start), ", end=", std::to_string(a.stop),
+                    ", step=", std::to_string(a.step));
+    case op_id::pad: {
+      std::string p = "pads=[";
+      for (int i = 0; i < n.out.rank; ++i)
+        p += concat(i ? ", " : "", std::to_string(a.pad_before[static_cast<std::size_t>(i)]), ":",
+                    std::to_string(a.pad_after[static_cast<std::size_t>(i)]));
+      return concat(p, "], value=", float_string(a.alpha));
+    }
+    case op_id::gather:
+      return concat("axis=", std::to_string(a.axis));
+    case op_id::reduce_mean:
+    case op_id::reduce_sum:
+    case op_id::reduce_max: {
+      std::string p = "axes=[";
+      bool first = true;
+      for (int i = 0; i < max_rank; ++i)
+        if ((a.axes >> i) & 1) {
+          p += concat(first ? "" : ", ", std::to_string(i));
+          first = false;
+        }
+      return concat(p, "]", a.keepdims ? ", keepdims" : "");
+    }
+    case op_id::layer_norm:
+    case op_id::rms_norm:
+      return concat("axis=", std::to_string(a.axis), ", epsilon=", float_string(a.epsilon));
+    case op_id::leaky_relu:
+      return concat("alpha=", float_string(a.alpha));
+    case op_id::power:
+      return concat("exponent=", float_string(a.alpha));
+    case op_id::hardsigmoid:
+      return concat("alpha=", float_string(a.alpha), ", beta=", float_string(a.beta));
     default:
       return {};
   }
@@ -72,7 +113,8 @@ std::string value_name(const M& m, int i) {
   const graph_node& n = m.node(i);
   switch (n.op) {
     case op_id::input: return concat("%", n.name);
-    case op_id::weight: return concat("@", n.name);
+    // A scalar literal prints as its value; larger literals by their (hashed) name.
+    case op_id::weight: return n.at->data.values && n.out.rank == 0 ? float_string(n.at->data.values[0]) : concat("@", n.name);
     case op_id::param: return concat("%p", std::to_string(n.index));
     default: return concat("%", std::to_string(i));
   }

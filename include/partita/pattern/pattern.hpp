@@ -159,8 +159,37 @@ template <class X> using flatten_p = op_p<op_id::flatten, X>;
 template <class X> using reshape_p = op_p<op_id::reshape, X>;
 template <class... Xs> using concatenate_p = op_p<op_id::concatenate, Xs...>;
 template <class X> using softmax_p = op_p<op_id::softmax, X>;
+template <class A, class B> using matmul_p = op_p<op_id::matmul, A, B>;
+template <class X> using transpose_p = op_p<op_id::transpose, X>;
+template <class X> using slice_p = op_p<op_id::slice, X>;
+template <class X> using pad_p = op_p<op_id::pad, X>;
+template <class T, class I> using gather_p = op_p<op_id::gather, T, I>;
+template <class X, class G, class B> using layer_norm_p = op_p<op_id::layer_norm, X, G, B>;
+template <class X, class G> using rms_norm_p = op_p<op_id::rms_norm, X, G>;
+template <class A, class B> using divide_p = op_p<op_id::divide, A, B>;
+template <class A, class B> using maximum_p = op_p<op_id::maximum, A, B>;
+template <class A, class B> using minimum_p = op_p<op_id::minimum, A, B>;
+template <class X, class S> using prelu_p = op_p<op_id::prelu, X, S>;
+template <class X> using power_p = op_p<op_id::power, X>;
+template <class X> using sqrt_p = op_p<op_id::sqrt, X>;
+template <class X> using rsqrt_p = op_p<op_id::rsqrt, X>;
+template <class X> using exp_p = op_p<op_id::exp, X>;
+template <class X> using log_p = op_p<op_id::log, X>;
+template <class X> using erf_p = op_p<op_id::erf, X>;
+template <class X> using gelu_p = op_p<op_id::gelu, X>;
+template <class X> using gelu_tanh_p = op_p<op_id::gelu_tanh, X>;
+template <class X> using silu_p = op_p<op_id::silu, X>;
+template <class X> using hardswish_p = op_p<op_id::hardswish, X>;
+template <class X> using hardsigmoid_p = op_p<op_id::hardsigmoid, X>;
+template <class X> using leaky_relu_p = op_p<op_id::leaky_relu, X>;
+template <class X> using abs_p = op_p<op_id::abs, X>;
+template <class X> using neg_p = op_p<op_id::neg, X>;
+template <class X> using reduce_mean_p = op_p<op_id::reduce_mean, X>;
+template <class X> using reduce_sum_p = op_p<op_id::reduce_sum, X>;
+template <class X> using reduce_max_p = op_p<op_id::reduce_max, X>;
 
-/// Matches any elementwise op (relu, clip, sigmoid, tanh, bias_add, add, subtract, multiply);
+/// Matches any elementwise op (the unary functions and activations, bias_add and the broadcasting
+/// binary ops add, subtract, multiply, divide, maximum, minimum, prelu);
 /// its arguments are parameters. Mostly useful as the path of a `dominates` pattern.
 struct elementwise {
   static constexpr int build(detail::pattern_builder& b) { return b.add({pattern_kind::elementwise}); }

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "partita/core/error.hpp"
 #include "partita/core/detail/concat.hpp"
@@ -43,10 +44,23 @@ inline std::string describe_slot(const tensor_slot& s, const char* role, std::si
   return concat(r, " (", name_of(s.type), to_string(s.shp), ")");
 }
 
+/// The weight source of an executable whose weights are all literals: it holds nothing.
+struct no_weight_source {
+  static constexpr const tensor_data* find(std::string_view) { return nullptr; }
+  static constexpr std::string_view origin() { return "the program"; }
+};
+
+/// Whether the C++ element type `T` holds dtype `D` in a `run` buffer.
+template <class T, dtype D>
+inline constexpr bool element_matches = (D == dtype::f32 && std::is_same_v<T, float>) ||
+                                        (D == dtype::i32 && std::is_same_v<T, std::int32_t>) ||
+                                        (D == dtype::i64 && std::is_same_v<T, std::int64_t>) ||
+                                        (D == dtype::i8 && std::is_same_v<T, std::int8_t>);
+
 /// Checks one `run` argument against the declared input or output it is bound to: shape (for a
-/// view), element count, a non-null and float-aligned pointer.
+/// view), element count, a non-null pointer aligned for its element type (`align`).
 inline void check_run_argument(const tensor_slot& s, const char* role, std::size_t index, const void* data,
-                               std::size_t size, const shape* claimed) {
+                               std::size_t size, const shape* claimed, std::size_t align = alignof(float)) {
   const auto expected = static_cast<std::size_t>(s.shp.elements());
   const auto what = [&] { return concat("partita: run: ", describe_slot(s, role, index)); };
   if (claimed && !(*claimed == s.shp))
@@ -54,9 +68,9 @@ inline void check_run_argument(const tensor_slot& s, const char* role, std::size
   if (size != expected)
     throw error(concat(what(), ": the buffer has ", std::to_string(size), " elements, expected ", std::to_string(expected)));
   if (expected > 0 && data == nullptr) throw error(concat(what(), ": the buffer is null"));
-  if (reinterpret_cast<std::uintptr_t>(data) % alignof(float) != 0)
-    throw error(concat(what(), ": the buffer is not aligned for float (address % ", std::to_string(alignof(float)),
-                       " = ", std::to_string(reinterpret_cast<std::uintptr_t>(data) % alignof(float)), ")"));
+  if (reinterpret_cast<std::uintptr_t>(data) % align != 0)
+    throw error(concat(what(), ": the buffer is not aligned for ", s.type == dtype::f32 ? std::string_view("float") : name_of(s.type), " (address % ", std::to_string(align),
+                       " = ", std::to_string(reinterpret_cast<std::uintptr_t>(data) % align), ")"));
 }
 
 }  // namespace partita::detail

@@ -27,6 +27,7 @@
 #include "partita/runtime/bind.hpp"
 #include "partita/runtime/detail/call_guard.hpp"
 #include "partita/runtime/detail/kernel_sharing.hpp"
+#include "partita/runtime/detail/run_arguments.hpp"
 #include "partita/runtime/detail/weight_layout.hpp"
 #include "partita/runtime/plan.hpp"
 
@@ -122,8 +123,13 @@ class compiled {
   static constexpr std::size_t kept_weight_bytes = layout.kept_bytes;
 
   compiled() : arena_(arena_bytes) {
-    // With no weights there is no bind: backends prepare their kernels now.
-    if constexpr (plan.weights.empty()) prepare_steps(states_, nullptr, nullptr);
+    // With no weights there is no bind: backends prepare their kernels now. With literals only,
+    // binding needs nothing from the caller, so it happens here.
+    if constexpr (plan.weights.empty()) {
+      prepare_steps(states_, nullptr, nullptr);
+    } else if constexpr (literals_only) {
+      bind(detail::no_weight_source{});
+    }
   }
   compiled(const compiled&) = delete;
   compiled& operator=(const compiled&) = delete;
@@ -158,7 +164,12 @@ class compiled {
   /// What step `s` runs: the composite or partition function's name, or the op's.
   static constexpr std::string_view step_name(std::size_t s) { return step_names[s].name(); }
 
-  /// Declared weight `i`: name, dtype, shape and offset in the weight storage.
+  /// True when every weight is a `literal` (or there are none): the executable binds itself
+  /// when constructed, and `run` needs no `bind` first.
+  static constexpr bool literals_only = std::ranges::all_of(weight_slots, [](const tensor_slot& w) { return w.literal != nullptr; });
+
+  /// Declared weight `i`: name, dtype, shape and offset in the weight storage; `literal` points
+  /// at the values of a `literal`, which `bind` takes from the program, not from its source.
   static constexpr const tensor_slot& weight(std::size_t i) { return weight_slots[i]; }
 
   /// Loads every declared weight from `source` (a `safetensors_file`, a `weight_set`, or
@@ -180,13 +191,17 @@ class compiled {
     std::array<const tensor_data*, plan.weights.size()> found{};
     std::string problems;
     for (std::size_t i = 0; i < plan.weights.size(); ++i) {
+      if (weight_slots[i].literal) continue;  // its values are in the program
       found[i] = source.find(weight_slots[i].name);
       detail::check_weight(weight_slots[i], found[i], source.origin(), problems);
     }
     if (!problems.empty()) throw error(detail::concat("partita: bind failed:", problems));
     detail::aligned_buffer kept(layout.kept_bytes), staged(layout.staged_bytes);
-    for (std::size_t i = 0; i < plan.weights.size(); ++i)
-      std::memcpy((raw_needed[i] ? kept : staged).get() + layout.offset[i], found[i]->bytes.data(), weight_slots[i].bytes());
+    for (std::size_t i = 0; i < plan.weights.size(); ++i) {
+      const void* from = weight_slots[i].literal ? static_cast<const void*>(weight_slots[i].literal)
+                                                 : static_cast<const void*>(found[i]->bytes.data());
+      std::memcpy((raw_needed[i] ? kept : staged).get() + layout.offset[i], from, weight_slots[i].bytes());
+    }
     states_t next = fork_states(std::make_index_sequence<sizeof...(Backends)>{});
     prepare_steps(next, kept.get(), staged.get());
     weights_ = std::move(kept);
@@ -217,7 +232,9 @@ class compiled {
   }
 
   /// Runs the model: the inputs, then the outputs, in model order. Each is a
-  /// `std::span<const float>` / `std::span<float>`, a `std::vector<float>` or a `tensor_view`.
+  /// `std::span<const float>` / `std::span<float>`, a `std::vector<float>` or a `tensor_view`,
+  /// of the element type of the declared dtype (`std::int64_t` for an `i64` input such as token
+  /// ids; a mismatch does not compile).
   /// Checked before anything runs, each failure a `partita::error` naming the argument:
   /// sizes (and shapes, for views) against the declaration; no null or misaligned
   /// (`alignof(float)`) buffer; no two outputs overlapping, and no output overlapping an input
@@ -232,7 +249,8 @@ class compiled {
     check_ready();
     std::array<const float*, num_inputs ? num_inputs : 1> in{};
     std::array<float*, num_outputs ? num_outputs : 1> out{};
-    collect(in, out, std::index_sequence_for<Args...>{}, std::forward<Args>(args)...);
+    detail::run_arguments<input_slots, output_slots>::collect(in, out, std::index_sequence_for<Args...>{},
+                                                             std::forward<Args>(args)...);
     detail::check_aliasing<plan>(in.data(), out.data());
     execute(in.data(), out.data());
   }
@@ -273,25 +291,6 @@ class compiled {
     };
     (add(boost::hana::at_c<I>(states_)), ...);
     return n;
-  }
-
-  template <std::size_t N, std::size_t M, std::size_t... I, class... Args>
-  static void collect(std::array<const float*, N>& in, std::array<float*, M>& out, std::index_sequence<I...>,
-                      Args&&... args) {
-    (collect_one<I>(in, out, std::forward<Args>(args)), ...);
-  }
-
-  template <std::size_t I, std::size_t N, std::size_t M, class Arg>
-  static void collect_one(std::array<const float*, N>& in, std::array<float*, M>& out, Arg&& arg) {
-    if constexpr (I < num_inputs) {
-      const auto t = detail::as_input(arg);
-      detail::check_run_argument(input_slots[I], "input", I, t.data, t.size, t.shp);
-      in[I] = t.data;
-    } else {
-      const auto t = detail::as_output(arg);
-      detail::check_run_argument(output_slots[I - num_inputs], "output", I - num_inputs, t.data, t.size, t.shp);
-      out[I - num_inputs] = t.data;
-    }
   }
 
   void execute(const float* const* in, float* const* out) {

@@ -77,7 +77,7 @@ constexpr plan_builder lower(const Module& module, Fuses fuses) {
       if (slot < 0) {
         slot = static_cast<int>(p.weights.size());
         weight_by_name.insert(key, slot);
-        p.weights.push_back({g.name, g.type, g.out, i, p.weight_bytes});
+        p.weights.push_back({g.name, g.type, g.out, i, p.weight_bytes, g.at->data.values});
         p.weight_bytes += align_up(static_cast<std::size_t>(g.out.elements()) * size_of(g.type));
       }
       where[static_cast<std::size_t>(i)] = {storage::weight, slot, p.weights[static_cast<std::size_t>(slot)].offset};

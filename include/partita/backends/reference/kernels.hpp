@@ -129,7 +129,8 @@ inline void bias_add(const float* x, const shape& xs, const float* b, int axis, 
       }
 }
 
-/// add, subtract or multiply of `a` and `b`, broadcast numpy-style into `y` of shape `ys`.
+/// A broadcasting binary op (add, subtract, multiply, divide, maximum, minimum, prelu) of `a`
+/// and `b`, numpy-style, into `y` of shape `ys`. maximum and minimum propagate NaN.
 inline void binary(op_id op, const float* a, const shape& as, const float* b, const shape& bs, float* y,
                    const shape& ys) {
   if (!is_binary_elementwise(op))
@@ -154,16 +155,17 @@ inline void binary(op_id op, const float* a, const shape& as, const float* b, co
     const float* ar = a + ai;
     const float* br = b + bi;
     float* yr = y + at;
+    const auto apply = [&](auto f) {
+      for (std::int64_t i = 0; i < n; ++i) yr[i] = f(ar[i * a_step], br[i * b_step]);
+    };
     switch (op) {
-      case op_id::add:
-        for (std::int64_t i = 0; i < n; ++i) yr[i] = ar[i * a_step] + br[i * b_step];
-        break;
-      case op_id::subtract:
-        for (std::int64_t i = 0; i < n; ++i) yr[i] = ar[i * a_step] - br[i * b_step];
-        break;
-      default:
-        for (std::int64_t i = 0; i < n; ++i) yr[i] = ar[i * a_step] * br[i * b_step];
-        break;
+      case op_id::add: apply([](float u, float v) { return u + v; }); break;
+      case op_id::subtract: apply([](float u, float v) { return u - v; }); break;
+      case op_id::multiply: apply([](float u, float v) { return u * v; }); break;
+      case op_id::divide: apply([](float u, float v) { return u / v; }); break;
+      case op_id::maximum: apply([](float u, float v) { return std::isnan(u) || std::isnan(v) ? u + v : std::max(u, v); }); break;
+      case op_id::minimum: apply([](float u, float v) { return std::isnan(u) || std::isnan(v) ? u + v : std::min(u, v); }); break;
+      default: apply([](float u, float v) { return u >= 0.f ? u : u * v; }); break;  // prelu
     }
     for (int d = rows_rank - 1; d >= 0; --d) {
       const auto u = static_cast<std::size_t>(d);
@@ -173,20 +175,43 @@ inline void binary(op_id op, const float* a, const shape& as, const float* b, co
   }
 }
 
-/// relu, clip (to [a.lo, a.hi]), sigmoid or tanh over n elements.
+/// A unary op on one value, in double as PyTorch defines it: the activations, clip (to [a.lo,
+/// a.hi]), power (a.alpha), leaky_relu (slope a.alpha), hardsigmoid (a.alpha · x + a.beta) and
+/// the math functions. NaN in gives NaN out; at ±inf each formula gives what PyTorch does
+/// (gelu, silu and hardswish of -inf are NaN: -inf · 0).
+inline float unary_value(op_id op, float v, const attrs& a) {
+  const double x = v;
+  constexpr double sqrt1_2 = 0.70710678118654752440, sqrt_2_pi = 0.79788456080286535588;
+  switch (op) {
+    // std::max/min return their first argument when comparing with NaN, so NaN propagates.
+    case op_id::relu: return std::max(v, 0.f);
+    case op_id::clip: return std::min(std::max(v, a.lo), a.hi);
+    case op_id::sigmoid: return static_cast<float>(1.0 / (1.0 + std::exp(-x)));
+    case op_id::tanh: return static_cast<float>(std::tanh(x));
+    case op_id::power: return static_cast<float>(std::pow(x, static_cast<double>(a.alpha)));
+    case op_id::sqrt: return static_cast<float>(std::sqrt(x));
+    case op_id::rsqrt: return static_cast<float>(1.0 / std::sqrt(x));
+    case op_id::exp: return static_cast<float>(std::exp(x));
+    case op_id::log: return static_cast<float>(std::log(x));
+    case op_id::erf: return static_cast<float>(std::erf(x));
+    case op_id::gelu: return static_cast<float>(0.5 * x * (1.0 + std::erf(x * sqrt1_2)));
+    case op_id::gelu_tanh: return static_cast<float>(0.5 * x * (1.0 + std::tanh(sqrt_2_pi * (x + 0.044715 * x * x * x))));
+    case op_id::silu: return static_cast<float>(x / (1.0 + std::exp(-x)));
+    case op_id::hardswish: return static_cast<float>(x * std::min(std::max(x + 3.0, 0.0), 6.0) / 6.0);
+    case op_id::hardsigmoid:
+      return static_cast<float>(std::max(std::min(static_cast<double>(a.alpha) * x + static_cast<double>(a.beta), 1.0), 0.0));
+    case op_id::leaky_relu: return v >= 0.f ? v : static_cast<float>(static_cast<double>(a.alpha) * x);
+    case op_id::abs: return std::fabs(v);
+    case op_id::neg: return -v;
+    default: throw error("reference_kernels::unary: " + std::string(name_of(op)) + " is not a unary op");
+  }
+}
+
+/// A unary elementwise op (`unary_value`) over n elements.
 inline void unary(op_id op, const float* x, std::int64_t n, float* y, const attrs& a) {
   if (!is_unary_elementwise(op))
     throw error("reference_kernels::unary: " + std::string(name_of(op)) + " is not a unary op");
-  for (std::int64_t i = 0; i < n; ++i) {
-    const float v = x[i];
-    switch (op) {
-      // std::max/min return their first argument when comparing with NaN, so NaN propagates.
-      case op_id::relu: y[i] = std::max(v, 0.f); break;
-      case op_id::clip: y[i] = std::min(std::max(v, a.lo), a.hi); break;
-      case op_id::sigmoid: y[i] = static_cast<float>(1.0 / (1.0 + std::exp(-static_cast<double>(v)))); break;
-      default: y[i] = static_cast<float>(std::tanh(static_cast<double>(v))); break;
-    }
-  }
+  for (std::int64_t i = 0; i < n; ++i) y[i] = unary_value(op, x[i], a);
 }
 
 namespace detail {

@@ -4,6 +4,7 @@
 
 #include "partita/runtime/step_ref.hpp"
 #include "partita/backends/reference/kernels.hpp"
+#include "partita/backends/reference/tensor_kernels.hpp"
 #include "partita/core/fixed_string.hpp"
 #include "partita/ir/view.hpp"
 
@@ -60,6 +61,23 @@ struct reference {
         k::concatenate(in, shapes.data(), Step::num_args, normalize_axis(at.axis, ys.rank), out, ys);
       } else if constexpr (op == op_id::softmax) {
         k::softmax(in[0], ys, normalize_axis(at.axis, ys.rank), out);
+      } else if constexpr (op == op_id::matmul) {
+        k::matmul(in[0], xs, in[1], ws, out, ys, at.transpose_a, at.transpose_b);
+      } else if constexpr (op == op_id::transpose) {
+        k::transpose(in[0], xs, at.perm, out, ys);
+      } else if constexpr (op == op_id::slice) {
+        k::slice(in[0], xs, normalize_axis(at.axis, xs.rank), at.start, at.stop, at.step, out, ys);
+      } else if constexpr (op == op_id::pad) {
+        k::pad(in[0], xs, at.pad_before, at.alpha, out, ys);
+      } else if constexpr (op == op_id::gather) {
+        // The indices arrive through the float pointer every argument has; they are i32 or i64.
+        k::gather(in[0], xs, static_cast<const void*>(in[1]), Step::arg(1).type, ws.elements(),
+                  normalize_axis(at.axis, xs.rank), out);
+      } else if constexpr (is_reduction(op)) {
+        k::reduce(op, in[0], xs, at.axes, out);
+      } else if constexpr (op == op_id::layer_norm || op == op_id::rms_norm) {
+        k::axis_norm(in[0], xs, normalize_axis(at.axis, xs.rank), in[1], op == op_id::layer_norm ? in[2] : nullptr,
+                     at.epsilon, out);
       } else {
         static_assert(op == op_id::dense, "partita: the reference backend has no kernel for this op (Step)");
       }

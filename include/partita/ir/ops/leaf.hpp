@@ -1,5 +1,7 @@
 #pragma once
-/// Leaf ops: model inputs and named weights.
+/// Leaf ops: model inputs, named weights and literals.
+#include <bit>
+#include <cstddef>
 #include <cstdint>
 
 #include "partita/core/fixed_string.hpp"
@@ -29,5 +31,57 @@ struct input : detail::leaf_node<op_id::input, Name, D, Dims...> {};
 /// A named weight, bound once with `bind`: `weight<"fc1.weight", f32, 512, 784>`.
 template <fixed_string Name, dtype D, std::int64_t... Dims>
 struct weight : detail::leaf_node<op_id::weight, Name, D, Dims...> {};
+
+namespace detail {
+
+/// A literal's name: "literal." and 16 hex digits hashing its dtype, shape and value bits, so
+/// that equal literals are one weight slot and different ones never collide by name.
+template <shape S, float... V>
+constexpr fixed_string<25> literal_name() {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (int i = 0; i < S.rank; ++i) h = hash_mix(h, static_cast<std::uint64_t>(S[i]));
+  h = hash_mix(h, static_cast<std::uint64_t>(S.rank));
+  ((h = hash_mix(h, std::bit_cast<std::uint32_t>(V))), ...);
+  fixed_string<25> r{};
+  const char lead[] = "literal.";
+  for (int i = 0; i < 8; ++i) r.chars[i] = lead[i];
+  for (int i = 0; i < 16; ++i) r.chars[8 + i] = "0123456789abcdef"[(h >> (60 - 4 * i)) & 15];
+  return r;
+}
+
+template <shape S, float... V>
+struct literal_node {
+  static_assert(S.rank <= max_rank, "partita: too many dimensions for a literal (at most 6)");
+  static_assert(sizeof...(V) == static_cast<std::size_t>(S.elements()),
+                "partita: literal<Dims, Values...> needs exactly one value per element of Dims");
+  static constexpr float values[] = {V...};
+  static constexpr fixed_string<25> name = literal_name<S, V...>();
+  static constexpr node_desc desc = [] {
+    attrs a{};
+    a.data.values = values;
+    node_desc d{op_id::weight, dtype::f32, S, a, name.view(), nullptr, 0, 0, false};
+    d.hash = structural_hash(d);
+    return d;
+  }();
+};
+
+template <class Dims, float... V>
+struct literal_of;
+template <std::int64_t... D, float... V>
+struct literal_of<dims<D...>, V...> : literal_node<shape_of<D...>, V...> {
+  static_assert(((D > 0) && ...), "partita: every dimension of a literal must be positive");
+};
+
+}  // namespace detail
+
+/// A small f32 tensor written in the model type and compiled into the binary: a weight that
+/// `bind` takes from the program instead of the weight source (which need not have it), so a
+/// model whose only weights are literals needs no `bind`. `literal<dims<2>, 3.f, 6.f>`.
+template <class Dims, float... Values>
+struct literal : detail::literal_of<Dims, Values...> {};
+
+/// A rank-0 f32 literal, broadcast by the elementwise ops: `multiply<x, scalar<0.125f>>`.
+template <float Value>
+struct scalar : detail::literal_node<shape{}, Value> {};
 
 }  // namespace partita

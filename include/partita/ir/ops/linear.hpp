@@ -1,5 +1,5 @@
 #pragma once
-/// Linear ops: dense, conv2d and bias_add.
+/// Linear ops: dense, conv2d, matmul and bias_add.
 #include "partita/ir/ops/rules.hpp"
 
 namespace partita {
@@ -52,6 +52,30 @@ constexpr inference bias_add(const attrs& at, const arg_info* a, int n) {
   return ok(x, a[0].type);
 }
 
+/// numpy matmul of operands of rank ≥ 2: the last two axes are the matrix (swapped by the
+/// transpose attributes), the others batch axes that broadcast.
+constexpr inference matmul(const attrs& at, const arg_info* a, int n) {
+  if (auto v = tensor_args(a, n); v.what != problem::none) return {{}, {}, false, v};
+  const shape& x = a[0].shp;
+  const shape& y = a[1].shp;
+  if (x.rank < 2) return expect_rank(a[0], 2);
+  if (y.rank < 2) return expect_rank(a[1], 2);
+  const std::int64_t m = at.transpose_a ? x.back(0) : x.back(1);
+  const std::int64_t k = at.transpose_a ? x.back(1) : x.back(0);
+  const std::int64_t k2 = at.transpose_b ? y.back(0) : y.back(1);
+  const std::int64_t cols = at.transpose_b ? y.back(1) : y.back(0);
+  if (k != k2) return fail(problem::matmul_inner_dimension, x, y);
+  arg_info bx = a[0], by = a[1];
+  bx.shp.rank -= 2;
+  by.shp.rank -= 2;
+  inference r = broadcast(bx, by);
+  if (r.v.what != problem::none) return fail(problem::matmul_batch, x, y);
+  r.out.dims[static_cast<std::size_t>(r.out.rank)] = m;
+  r.out.dims[static_cast<std::size_t>(r.out.rank + 1)] = cols;
+  r.out.rank += 2;
+  return r;
+}
+
 }  // namespace rules
 
 /// Fully connected layer, `y = x · wᵀ`: x is [..., in], w is [units, in], y is [..., units].
@@ -76,6 +100,24 @@ constexpr attrs to_attrs(const conv2d_attrs& c) {
 template <class X, class W, conv2d_attrs A = conv2d_attrs{}>
 struct conv2d : detail::op_node<op_id::conv2d, detail::to_attrs(A), &rules::conv2d, X, W> {
   static_assert(well_formed<conv2d, X, W>);
+};
+
+namespace detail {
+constexpr attrs to_attrs(const matmul_attrs& m) {
+  attrs a{};
+  a.transpose_a = m.transpose_a;
+  a.transpose_b = m.transpose_b;
+  return a;
+}
+}  // namespace detail
+
+/// Matrix product with numpy semantics: `A` [..., M, K] times `B` [..., K, N] is [..., M, N],
+/// the batch axes broadcasting (`[B, H, S, D]` by `[B, H, D, S]`, or `[B, S, D]` by a `[D, N]`
+/// weight). Either operand may be a weight. `matmul<q, k, {.transpose_b = true}>` is Q·Kᵀ with
+/// K read as [..., N, K]: no transpose is materialized.
+template <class A, class B, matmul_attrs T = matmul_attrs{}>
+struct matmul : detail::op_node<op_id::matmul, detail::to_attrs(T), &rules::matmul, A, B> {
+  static_assert(well_formed<matmul, A, B>);
 };
 
 /// Adds a 1-D bias along `Axis` (default 1: the channels of NCHW, the units of dense).

@@ -1,5 +1,7 @@
 #pragma once
-/// Shape ops: flatten, reshape and concatenate.
+/// Shape ops: flatten, reshape, squeeze, unsqueeze, transpose and concatenate.
+#include <initializer_list>
+
 #include "partita/ir/ops/linear.hpp"
 #include "partita/ir/ops/rules.hpp"
 
@@ -51,6 +53,22 @@ constexpr inference concatenate(const attrs& at, const arg_info* a, int n) {
   return ok(out, a[0].type);
 }
 
+constexpr inference transpose(const attrs& at, const arg_info* a, int n) {
+  if (auto v = tensor_args(a, n); v.what != problem::none) return {{}, {}, false, v};
+  const shape& x = a[0].shp;
+  shape out{x.rank, {}};
+  int seen = 0;
+  shape perm{x.rank, {}};
+  for (int i = 0; i < x.rank; ++i) perm.dims[static_cast<std::size_t>(i)] = at.perm[static_cast<std::size_t>(i)];
+  for (int i = 0; i < x.rank; ++i) {
+    const int p = at.perm[static_cast<std::size_t>(i)];
+    if (p < 0 || p >= x.rank || (seen >> p) & 1) return fail(problem::transpose_permutation, x, perm);
+    seen |= 1 << p;
+    out.dims[static_cast<std::size_t>(i)] = x[p];
+  }
+  return ok(out, a[0].type);
+}
+
 }  // namespace rules
 
 /// [N, d1, d2, ...] → [N, d1 · d2 · ...]. A view: no data moves.
@@ -80,6 +98,84 @@ template <int Axis, class... Xs>
 struct concatenate : detail::op_node<op_id::concatenate, detail::axis_attrs(Axis), &rules::concatenate, Xs...> {
   static_assert(sizeof...(Xs) >= 1, "partita: concatenate needs at least one input");
   static_assert(well_formed<concatenate, Xs...>);
+};
+
+}  // namespace partita
+
+namespace partita {
+namespace detail {
+template <int... P>
+constexpr attrs perm_attrs() {
+  attrs a{};
+  const int p[] = {P...};
+  for (std::size_t i = 0; i < sizeof...(P); ++i) a.perm[i] = p[i];
+  return a;
+}
+
+/// The shape `x` with the listed axes dropped (squeeze) or inserted as 1 (unsqueeze); rank 0
+/// (and `bad` set) when an axis is out of range, repeated, or (squeeze) not of extent 1.
+struct axes_result {
+  shape out{};
+  bool bad = false;
+};
+
+template <bool Insert>
+constexpr axes_result squeezed(const shape& x, std::initializer_list<int> axes) {
+  axes_result r{};
+  const int rank = Insert ? x.rank + static_cast<int>(axes.size()) : x.rank;
+  int marked = 0;
+  for (int ax : axes) {
+    const int a = normalize_axis(ax, rank);
+    if (a < 0 || a >= rank || (marked >> a) & 1 || (!Insert && x[a] != 1)) r.bad = true;
+    else marked |= 1 << a;
+  }
+  if (r.bad || rank > max_rank) return {shape{}, true};
+  int from = 0;
+  for (int i = 0; i < rank; ++i) {
+    const bool listed = (marked >> i) & 1;
+    if (Insert) {
+      r.out.dims[static_cast<std::size_t>(r.out.rank++)] = listed ? 1 : x[from++];
+    } else if (!listed) {
+      r.out.dims[static_cast<std::size_t>(r.out.rank++)] = x[i];
+    }
+  }
+  return r;
+}
+
+template <bool Insert, class X, int... Axes>
+struct squeeze_node {
+  static constexpr axes_result r = squeezed<Insert>(desc_of<X>().out, {Axes...});
+  static constexpr attrs at = [] {
+    attrs a{};
+    a.target = r.bad ? desc_of<X>().out : r.out;
+    return a;
+  }();
+  static constexpr verdict v = r.bad ? verdict{problem::axis_out_of_range, desc_of<X>().out, shape{static_cast<int>(sizeof...(Axes)), {Axes...}}} : verdict{};
+};
+}  // namespace detail
+
+/// Permutes the axes: output axis i is input axis `Perm[i]` (`transpose<x, 0, 2, 1, 3>` turns
+/// [B, S, H, D] into [B, H, S, D]). A copy; `matmul`'s transpose attributes avoid one for Q·Kᵀ.
+template <class X, int... Perm>
+struct transpose : detail::op_node<op_id::transpose, detail::perm_attrs<Perm...>(), &rules::transpose, X> {
+  static_assert(sizeof...(Perm) == static_cast<std::size_t>(detail::desc_of<X>().out.rank) || !node<X>,
+                "partita: transpose<X, Perm...> needs one entry of Perm per axis of X");
+  static_assert(well_formed<transpose, X>);
+};
+
+/// Drops the listed axes, each of extent 1 (negative axes count from the back). A view.
+template <class X, int... Axes>
+struct squeeze : detail::op_node<op_id::reshape, detail::squeeze_node<false, X, Axes...>::at, &rules::reshape, X> {
+  static_assert(sizeof...(Axes) >= 1, "partita: squeeze<X, Axes...> needs at least one axis");
+  static_assert(checked<squeeze, detail::squeeze_node<false, X, Axes...>::v> && well_formed<squeeze, X>);
+};
+
+/// Inserts axes of extent 1 at the listed positions of the result (`unsqueeze<x, 0>` makes [S, D]
+/// into [1, S, D]). A view.
+template <class X, int... Axes>
+struct unsqueeze : detail::op_node<op_id::reshape, detail::squeeze_node<true, X, Axes...>::at, &rules::reshape, X> {
+  static_assert(sizeof...(Axes) >= 1, "partita: unsqueeze<X, Axes...> needs at least one axis");
+  static_assert(checked<unsqueeze, detail::squeeze_node<true, X, Axes...>::v> && well_formed<unsqueeze, X>);
 };
 
 }  // namespace partita

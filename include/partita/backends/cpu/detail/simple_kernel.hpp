@@ -19,8 +19,10 @@ struct simple_kernel {
   static constexpr int axis(int a, int rank) { return a < 0 ? a + rank : a; }
 
   static void run(state& st, const float* const* in, float* out, int /*step*/) {
-    if constexpr (is_unary_elementwise(op)) {
+    if constexpr (is_unary_elementwise(op) && activation_of(op) != activation::none) {
       unary(activation_of(op), n.at->lo, n.at->hi, in[0], out, n.out.elements());
+    } else if constexpr (is_binary_elementwise(op) && op != op_id::add && op != op_id::subtract && op != op_id::multiply) {
+      on_reference(in, out);
     } else if constexpr (is_binary_elementwise(op)) {
       if constexpr (Step::arg(0).out == n.out && Step::arg(1).out == n.out) {
         binary_same_shape(op, in[0], in[1], out, n.out.elements());
@@ -64,7 +66,9 @@ struct simple_kernel {
       } else {
         on_reference(in, out);
       }
-    } else if constexpr (op == op_id::concatenate) {
+    } else if constexpr (op == op_id::concatenate || is_unary_elementwise(op) || op == op_id::matmul ||
+                         op == op_id::transpose || op == op_id::slice || op == op_id::pad || op == op_id::gather ||
+                         is_reduction(op) || op == op_id::layer_norm || op == op_id::rms_norm) {
       on_reference(in, out);
     } else {
       static_assert(op == op_id::relu, "partita: the cpu backend has no kernel for this op (Step)");

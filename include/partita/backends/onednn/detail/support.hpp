@@ -15,6 +15,9 @@ constexpr bool translatable(const op_view& v) {
   if (v.dtype() != dtype::f32) return false;
   if (!is_binary_elementwise(v.op()) && v.num_args() > 0 && v.arg(0).is(op_id::weight)) return false;
   const attrs& a = v.attributes();
+  // oneDNN memory descriptors need at least one dimension: rank-0 values (scalar literals) stay on the host.
+  for (int k = 0; k < v.num_args(); ++k)
+    if (v.arg(k).shape().rank == 0) return false;
   switch (v.op()) {
     case op_id::conv2d: return v.arg(1).is(op_id::weight);
     case op_id::dense: return v.arg(1).is(op_id::weight) && v.arg(0).shape().rank == 2;
