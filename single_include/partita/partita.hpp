@@ -281,12 +281,16 @@ struct conv2d_attrs {
 
 /// Attributes of `max_pool2d` and `avg_pool2d`: `max_pool2d<x, {.size = {2, 2}}>`. A stride of
 /// zero means "equal to the window size", as in PyTorch. Average pooling divides by the number
-/// of in-bounds elements unless `count_include_pad` is set.
+/// of in-bounds elements unless `count_include_pad` is set (then by the cells inside the padded
+/// input).
 struct pool2d_attrs {
   std::array<int, 2> size{1, 1};
   std::array<int, 2> stride{0, 0};
   std::array<int, 2> padding{0, 0};
   bool count_include_pad = false;
+  /// Output extent rounded up, as PyTorch's `ceil_mode`: a last window may start in the padded
+  /// input and run past it (it never starts in the right/bottom padding).
+  bool ceil_mode = false;
 };
 
 /// Attributes of `matmul`: read an operand with its last two axes swapped, so that Q·Kᵀ
@@ -294,6 +298,20 @@ struct pool2d_attrs {
 struct matmul_attrs {
   bool transpose_a = false;
   bool transpose_b = false;
+};
+
+/// How `resize` computes an output pixel from the input.
+enum class resize_mode : std::uint8_t {
+  nearest,   ///< the input pixel at floor(dst · in / out) (PyTorch's "nearest", ONNX asymmetric + floor)
+  bilinear,  ///< the 2 × 2 neighbours, weighted by distance
+};
+
+/// Attributes of `resize`: `resize<x, 56, 56, {.mode = resize_mode::bilinear}>`. Without
+/// `align_corners`, pixel centres map as in PyTorch's default (ONNX "pytorch_half_pixel" for
+/// bilinear); with it, the corner pixels of input and output coincide.
+struct resize_attrs {
+  resize_mode mode = resize_mode::nearest;
+  bool align_corners = false;
 };
 
 /// Where a literal's values live: static storage in the literal's own type. Left out of
@@ -317,8 +335,11 @@ struct attrs {
   float epsilon = 0.f;       // batch_norm, layer_norm, rms_norm
   float alpha = 0.f, beta = 0.f;  // leaky_relu slope, power exponent, hardsigmoid, pad value
   bool count_include_pad = false;
+  bool ceil_mode = false;  // pooling
   bool transpose_a = false, transpose_b = false;  // matmul
   bool keepdims = false;    // reductions
+  resize_mode resize = resize_mode::nearest;  // resize; with align_corners
+  bool align_corners = false;
   int axes = 0;             // reductions: bit i set = axis i reduced (normalized)
   std::int64_t start = 0, stop = 0, step = 1;  // slice, normalized and clamped
   std::array<int, max_rank> perm{};            // transpose
@@ -564,6 +585,7 @@ enum class op_id : std::uint8_t {
   reduce_max,
   gather,
   pad,
+  resize,
 };
 
 /// Name of an op as the printer and diagnostics spell it.
@@ -577,8 +599,8 @@ constexpr std::string_view name_of(op_id op) {
       "maximum",  "minimum",    "prelu",      "power",      "sqrt",              "rsqrt",
       "exp",      "log",        "erf",        "gelu",       "gelu_tanh",         "silu",
       "hardswish", "hardsigmoid", "leaky_relu", "abs",      "neg",               "reduce_mean",
-      "reduce_sum", "reduce_max", "gather",   "pad"};
-  static_assert(std::size(names) == static_cast<std::size_t>(op_id::pad) + 1, "one name per op");
+      "reduce_sum", "reduce_max", "gather",   "pad",        "resize"};
+  static_assert(std::size(names) == static_cast<std::size_t>(op_id::resize) + 1, "one name per op");
   return names[static_cast<int>(op)];
 }
 
@@ -755,7 +777,7 @@ inline std::string attr_string(const graph_node& n) {
     case op_id::max_pool2d:
     case op_id::avg_pool2d:
       return concat("size=", pair_string(a.window), ", stride=", pair_string(a.stride), ", padding=",
-                    pair_string(a.padding), a.count_include_pad ? ", count_include_pad" : "");
+                    pair_string(a.padding), a.count_include_pad ? ", count_include_pad" : "", a.ceil_mode ? ", ceil_mode" : "");
     case op_id::clip:
       return concat("lo=", float_string(a.lo), ", hi=", float_string(a.hi));
     case op_id::batch_norm:
@@ -788,6 +810,9 @@ inline std::string attr_string(const graph_node& n) {
     }
     case op_id::gather:
       return concat("axis=", std::to_string(a.axis));
+    case op_id::resize:
+      return concat("size=", pair_string(a.window), a.resize == resize_mode::bilinear ? ", bilinear" : ", nearest",
+                    a.align_corners ? ", align_corners" : "");
     case op_id::reduce_mean:
     case op_id::reduce_sum:
     case op_id::reduce_max: {
@@ -2174,17 +2199,28 @@ struct rms_norm : detail::op_node<op_id::rms_norm, detail::epsilon_attrs(Eps, Ax
 }  // namespace partita
 // ---- end partita/ir/ops/normalization.hpp ----
 // ---- begin partita/ir/ops/pooling.hpp ----
-/// Pooling ops: max, average and global average pooling.
+/// Pooling and resampling ops: max, average and global average pooling, resize.
 
 namespace partita {
 namespace rules {
+
+/// Output extent of a pooling window along one axis. With `ceil` the division rounds up, but a
+/// last window that would start in the trailing padding is dropped (PyTorch's rule).
+constexpr std::int64_t pool_out(std::int64_t in, int k, int stride, int pad, bool ceil) {
+  const std::int64_t floor_out = conv_out(in, k, stride, pad, 1);
+  if (!ceil || floor_out < 1) return floor_out;
+  const std::int64_t span = in + 2 * pad - k;
+  std::int64_t out = (span + stride - 1) / stride + 1;
+  if ((out - 1) * stride >= in + pad) --out;
+  return out;
+}
 
 constexpr inference pool2d(const attrs& at, const arg_info* a, int n) {
   if (auto v = tensor_args(a, n); v.what != problem::none) return {{}, {}, false, v};
   const shape& x = a[0].shp;
   if (x.rank != 4) return expect_rank(a[0], 4);
-  const std::int64_t oh = conv_out(x[2], at.window[0], at.stride[0], at.padding[0], 1);
-  const std::int64_t ow = conv_out(x[3], at.window[1], at.stride[1], at.padding[1], 1);
+  const std::int64_t oh = pool_out(x[2], at.window[0], at.stride[0], at.padding[0], at.ceil_mode);
+  const std::int64_t ow = pool_out(x[3], at.window[1], at.stride[1], at.padding[1], at.ceil_mode);
   if (oh < 1 || ow < 1 || at.window[0] < 1 || at.window[1] < 1 || at.stride[0] < 1 || at.stride[1] < 1)
     return fail(problem::pool_window, x, shape{2, {at.window[0], at.window[1]}});
   return ok(shape{4, {x[0], x[1], oh, ow}}, a[0].type);
@@ -2197,15 +2233,32 @@ constexpr inference global_pool2d(const attrs&, const arg_info* a, int n) {
   return ok(shape{4, {x[0], x[1], 1, 1}}, a[0].type);
 }
 
+constexpr inference resize(const attrs& at, const arg_info* a, int n) {
+  if (auto v = tensor_args(a, n); v.what != problem::none) return {{}, {}, false, v};
+  const shape& x = a[0].shp;
+  if (x.rank != 4) return expect_rank(a[0], 4);
+  if (at.window[0] < 1 || at.window[1] < 1) return fail(problem::pool_window, x, shape{2, {at.window[0], at.window[1]}});
+  return ok(shape{4, {x[0], x[1], at.window[0], at.window[1]}}, a[0].type);
+}
+
 }  // namespace rules
 
 namespace detail {
+constexpr attrs to_attrs(std::int64_t oh, std::int64_t ow, const resize_attrs& r) {
+  attrs a{};
+  a.window = {static_cast<int>(oh), static_cast<int>(ow)};
+  a.resize = r.mode;
+  a.align_corners = r.align_corners;
+  return a;
+}
+
 constexpr attrs to_attrs(const pool2d_attrs& p) {
   attrs a{};
   a.window = p.size;
   a.stride = {p.stride[0] ? p.stride[0] : p.size[0], p.stride[1] ? p.stride[1] : p.size[1]};
   a.padding = p.padding;
   a.count_include_pad = p.count_include_pad;
+  a.ceil_mode = p.ceil_mode;
   return a;
 }
 }  // namespace detail
@@ -2220,6 +2273,13 @@ struct max_pool2d : detail::op_node<op_id::max_pool2d, detail::to_attrs(A), &rul
 template <class X, pool2d_attrs A>
 struct avg_pool2d : detail::op_node<op_id::avg_pool2d, detail::to_attrs(A), &rules::pool2d, X> {
   static_assert(well_formed<avg_pool2d, X>);
+};
+
+/// Resamples NCHW `X` to `OH` × `OW` pixels (nearest or bilinear, see `resize_attrs`):
+/// `resize<x, 2 * 20, 2 * 20>` is YOLO's 2× nearest upsampling.
+template <class X, std::int64_t OH, std::int64_t OW, resize_attrs A = resize_attrs{}>
+struct resize : detail::op_node<op_id::resize, detail::to_attrs(OH, OW, A), &rules::resize, X> {
+  static_assert(well_formed<resize, X>);
 };
 
 /// Mean over H and W: [N, C, H, W] → [N, C, 1, 1].
@@ -3001,6 +3061,7 @@ template <class A, class B> using matmul_p = op_p<op_id::matmul, A, B>;
 template <class X> using transpose_p = op_p<op_id::transpose, X>;
 template <class X> using slice_p = op_p<op_id::slice, X>;
 template <class X> using pad_p = op_p<op_id::pad, X>;
+template <class X> using resize_p = op_p<op_id::resize, X>;
 template <class T, class I> using gather_p = op_p<op_id::gather, T, I>;
 template <class X, class G, class B> using layer_norm_p = op_p<op_id::layer_norm, X, G, B>;
 template <class X, class G> using rms_norm_p = op_p<op_id::rms_norm, X, G>;
@@ -9106,20 +9167,35 @@ inline void max_pool2d(const float* x, const shape& xs, float* y, const shape& y
 }
 
 /// Mean over each window (a.window, a.stride, a.padding) of NCHW `x`; divides by the number of
-/// in-bounds cells, or by the whole window size when a.count_include_pad is set.
+/// in-bounds cells, or, when a.count_include_pad is set, by the cells inside the padded input
+/// (the whole window, except a ceil_mode window running past the padding).
 inline void avg_pool2d(const float* x, const shape& xs, float* y, const shape& ys, const attrs& a) {
-  struct mean {
-    double sum = 0;
-    std::int64_t count = 0;
+  const std::int64_t s_h = detail::pool_stride(a, 0), s_w = detail::pool_stride(a, 1);
+  const auto padded = [&](std::int64_t o, std::int64_t s, int axis) {
+    const auto u = static_cast<std::size_t>(axis);
+    const std::int64_t lo = o * s - a.padding[u];
+    const std::int64_t hi = std::min(lo + a.window[u], xs[2 + axis] + a.padding[u]);
+    return hi - lo;
   };
-  const std::int64_t window = static_cast<std::int64_t>(a.window[0]) * a.window[1];
-  detail::pool2d(
-      x, xs, y, ys, a, [] { return mean{}; },
-      [](mean& m, float v) {
-        m.sum += v;
-        ++m.count;
-      },
-      [&](const mean& m) { return static_cast<float>(m.sum / static_cast<double>(a.count_include_pad ? window : m.count)); });
+  const std::int64_t planes = xs[0] * xs[1], in_h = xs[2], in_w = xs[3];
+  for (std::int64_t p = 0; p < planes; ++p)
+    for (std::int64_t oh = 0; oh < ys[2]; ++oh)
+      for (std::int64_t ow = 0; ow < ys[3]; ++ow) {
+        double sum = 0;
+        std::int64_t count = 0;
+        for (std::int64_t kh = 0; kh < a.window[0]; ++kh) {
+          const std::int64_t ih = oh * s_h - a.padding[0] + kh;
+          if (ih < 0 || ih >= in_h) continue;
+          for (std::int64_t kw = 0; kw < a.window[1]; ++kw) {
+            const std::int64_t iw = ow * s_w - a.padding[1] + kw;
+            if (iw < 0 || iw >= in_w) continue;
+            sum += x[(p * in_h + ih) * in_w + iw];
+            ++count;
+          }
+        }
+        const std::int64_t divisor = a.count_include_pad ? padded(oh, s_h, 0) * padded(ow, s_w, 1) : count;
+        y[(p * ys[2] + oh) * ys[3] + ow] = static_cast<float>(sum / static_cast<double>(divisor));
+      }
 }
 
 /// Mean of each H x W plane of NCHW `x`, into [N, C, 1, 1].
@@ -9185,8 +9261,8 @@ inline void softmax(const float* x, const shape& xs, int axis, float* y) {
 /// The reference backend: every op on the plain scalar kernels, nothing fused.
 
 // ---- begin partita/backends/reference/tensor_kernels.hpp ----
-/// Plain scalar kernels for matmul, data movement (transpose, slice, pad, gather), reductions
-/// and layer / RMS normalization.
+/// Plain scalar kernels for matmul, data movement (transpose, slice, pad, gather, resize),
+/// reductions and layer / RMS normalization.
 
 
 namespace partita::reference_kernels {
@@ -9385,6 +9461,37 @@ inline void axis_norm(const float* x, const shape& xs, int axis, const float* ga
   }
 }
 
+/// resize of NCHW x to ys: nearest (src = floor(dst · in / out)) or bilinear (half-pixel
+/// centres clamped at 0, or aligned corners), as PyTorch's `interpolate` with a size.
+inline void resize(const float* x, const shape& xs, float* y, const shape& ys, resize_mode mode, bool align_corners) {
+  const std::int64_t planes = xs[0] * xs[1], ih = xs[2], iw = xs[3], oh = ys[2], ow = ys[3];
+  // Source coordinate of output index d along an axis of `in` → `out` pixels.
+  const auto source = [&](std::int64_t d, std::int64_t in, std::int64_t out) {
+    if (align_corners) return out > 1 ? static_cast<double>(d) * static_cast<double>(in - 1) / static_cast<double>(out - 1) : 0.0;
+    const double scale = static_cast<double>(in) / static_cast<double>(out);
+    return std::max((static_cast<double>(d) + 0.5) * scale - 0.5, 0.0);
+  };
+  for (std::int64_t p = 0; p < planes; ++p) {
+    const float* plane = x + p * ih * iw;
+    for (std::int64_t r = 0; r < oh; ++r)
+      for (std::int64_t c = 0; c < ow; ++c) {
+        float& out = y[(p * oh + r) * ow + c];
+        if (mode == resize_mode::nearest) {
+          const std::int64_t sr = std::min(static_cast<std::int64_t>(static_cast<double>(r) * static_cast<double>(ih) / static_cast<double>(oh)), ih - 1);
+          const std::int64_t sc = std::min(static_cast<std::int64_t>(static_cast<double>(c) * static_cast<double>(iw) / static_cast<double>(ow)), iw - 1);
+          out = plane[sr * iw + sc];
+          continue;
+        }
+        const double fr = source(r, ih, oh), fc = source(c, iw, ow);
+        const std::int64_t r0 = std::min(static_cast<std::int64_t>(fr), ih - 1), c0 = std::min(static_cast<std::int64_t>(fc), iw - 1);
+        const std::int64_t r1 = std::min(r0 + 1, ih - 1), c1 = std::min(c0 + 1, iw - 1);
+        const double lr = fr - static_cast<double>(r0), lc = fc - static_cast<double>(c0);
+        out = static_cast<float>((1 - lr) * ((1 - lc) * plane[r0 * iw + c0] + lc * plane[r0 * iw + c1]) +
+                                 lr * ((1 - lc) * plane[r1 * iw + c0] + lc * plane[r1 * iw + c1]));
+      }
+  }
+}
+
 }  // namespace partita::reference_kernels
 // ---- end partita/backends/reference/tensor_kernels.hpp ----
 
@@ -9453,6 +9560,8 @@ struct reference {
         // The indices arrive through the float pointer every argument has; they are i32 or i64.
         k::gather(in[0], xs, static_cast<const void*>(in[1]), Step::arg(1).type, ws.elements(),
                   normalize_axis(at.axis, xs.rank), out);
+      } else if constexpr (op == op_id::resize) {
+        k::resize(in[0], xs, out, ys, at.resize, at.align_corners);
       } else if constexpr (is_reduction(op)) {
         k::reduce(op, in[0], xs, at.axes, out);
       } else if constexpr (op == op_id::layer_norm || op == op_id::rms_norm) {
@@ -9504,7 +9613,7 @@ struct reference {
 /// The cpu backend's one door to xsimd: the widest float vector and its few operations.
 // The one place Partita touches xsimd: a float vector of the widest instruction set the build
 // flags enable (-march=native gives AVX-512 where the machine has it), plus the few operations
-// the CPU kernels need. Tails are the callers' business: they loop in `width` steps and finish
+// the CPU kernels need (exp, tanh and the other transcendental functions: simd_math.hpp). Tails are the callers' business: they loop in `width` steps and finish
 // with scalars.
 
 // GCC 12 reports `_mm512_undefined_ps` (used inside xsimd's exp and tanh) as (maybe)
@@ -9545,16 +9654,6 @@ inline vec at_least(const vec& x, const vec& lo) { return xsimd::max(lo, x); }
 inline vec at_most(const vec& x, const vec& hi) { return xsimd::min(hi, x); }
 /// The larger of a and b, NaN where either is NaN (max pooling).
 inline vec max_nan(const vec& a, const vec& b) { return xsimd::select(xsimd::isnan(a), a, xsimd::max(a, b)); }
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
-inline vec exp(const vec& a) { return xsimd::exp(a); }
-inline vec tanh(const vec& a) { return xsimd::tanh(a); }
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
 /// The first `n` (0 ≤ n ≤ width) floats at `p`, the other lanes zero; nothing past them is read.
 inline vec load_first(const float* p, int n) {
 #if defined(__AVX512F__)
@@ -9593,6 +9692,199 @@ inline const char* arch_name() { return arch::name(); }
 
 }  // namespace partita::detail::simd
 // ---- end partita/backends/cpu/detail/simd.hpp ----
+// ---- begin partita/backends/cpu/detail/simd_math.hpp ----
+/// The cpu backend's transcendental functions on simd::vec, each with its measured error.
+// Each function's error is its largest distance in ulps (in the ordering of float bit patterns)
+// from the reference: the function computed in double with <cmath>, by the formula its comment
+// gives, rounded to float. Measured over every finite float (bits stepped by 1; the figure is
+// the maximum over all of them), AVX2 + FMA; tests/test_cpu_math.cpp checks the bounds on a
+// sweep. Each formula is also what the function gives at NaN and ±Inf. Subnormal inputs and
+// results are computed, not flushed (unless the caller sets FTZ/DAZ).
+
+
+namespace partita::detail::simd {
+
+/// e^x. 1 ulp. Reference `std::exp(x)`: 0 at -inf and below -103.97, +inf at +inf and above
+/// 88.7228, subnormal results in between (exp(-100) = 3.8e-44).
+inline vec exp(const vec& x);
+
+/// Natural logarithm (xsimd's). 1 ulp, subnormal inputs included. Reference `std::log(x)`:
+/// -inf at ±0, NaN below 0, +inf at +inf.
+inline vec log(const vec& x);
+
+/// Error function. 1 ulp. Reference `std::erf(x)`: ±1 at ±inf.
+inline vec erf(const vec& x);
+
+/// Hyperbolic tangent (xsimd's). 1 ulp. Reference `std::tanh(x)`: ±1 at ±inf.
+inline vec tanh(const vec& x);
+
+/// Logistic sigmoid. 2 ulp. Reference `1 / (1 + std::exp(-x))`: 0 at -inf, 1 at +inf,
+/// subnormal results down to x = -103.97.
+inline vec sigmoid(const vec& x);
+
+/// x · sigmoid(x). 2 ulp. Reference `x / (1 + std::exp(-x))`: +inf at +inf, NaN at -inf
+/// (-inf / inf), -0 below about -110.
+inline vec silu(const vec& x);
+
+/// GELU, exact: x · Φ(x). 2 ulp. Reference `0.5 * x * std::erfc(-x * M_SQRT1_2)`, the same
+/// function as 0.5·x·(1 + erf(x/√2)) without its cancellation for x < 0: +inf at +inf, NaN at
+/// -inf (-inf · 0), tiny or subnormal for x down to -14.2, -0 below.
+inline vec gelu(const vec& x);
+
+/// GELU, tanh approximation: 0.5·x·(1 + tanh(u)), u = √(2/π)·(x + 0.044715·x³). 2 ulp.
+/// Reference `x / (1 + std::exp(-2 * u))` (1 + tanh(u) = 2 / (1 + e^(-2u)), without its
+/// cancellation for x < 0), u as written, in double: +inf at +inf, NaN at -inf (-inf / inf).
+inline vec gelu_tanh(const vec& x);
+
+/// Square root, correctly rounded. 0 ulp. Reference `std::sqrt(x)`: NaN below -0.
+inline vec sqrt(const vec& x);
+
+/// 1 / √x, a division after the square root (the approximate instruction is not used). 1 ulp.
+/// Reference `1 / std::sqrt(x)`: +inf at +0, -inf at -0, 0 at +inf, NaN below -0.
+inline vec rsqrt(const vec& x);
+
+namespace math_detail {
+
+using ivec = xsimd::batch<std::int32_t, arch>;
+
+// c0 + x·(c1 + x·(c2 + ...)), by fused multiply-adds.
+inline vec poly(const vec&, float c) { return vec(c); }
+template <class... C>
+inline vec poly(const vec& x, float c0, float c1, C... c) {
+  return fma(poly(x, c1, c...), x, vec(c0));
+}
+
+inline vec pow2(const ivec& k) { return xsimd::bitwise_cast<vec>((k + ivec(127)) << 23); }
+
+// v · 2^k for integral k in [-159, 128]: two factors, each a normal float, so that a result
+// below 2^-126 is rounded once, as a subnormal. (NaN in k gives garbage, NaN in v stays.)
+inline vec times_pow2(const vec& v, const vec& k) {
+  const ivec half = xsimd::to_int(k * vec(0.5f));
+  return v * pow2(half) * pow2(xsimd::to_int(k) - half);
+}
+
+// e^(hi + lo) = p · 2^k, p in [1/√2, √2], k integral, for hi in [-110, 89] and |lo| well under
+// ulp(hi) (a second part carries what hi's rounding lost). Cody-Waite reduction: ln 2 as a
+// 9-bit head (k · head exact) and a tail; then e^r = 1 + r + r²·g(r), g a degree-4 fit on
+// |r| <= ln(2)/2.
+struct exp_parts {
+  vec p, k;
+};
+inline exp_parts exp_split(const vec& hi, const vec& lo) {
+  const vec k = xsimd::nearbyint(hi * vec(0x1.715476p+0f));
+  vec r = xsimd::fnma(k, vec(0x1.63p-1f), hi);
+  r = xsimd::fnma(k, vec(-0x1.bd0106p-13f), r) + lo;
+  const vec g = poly(r, 0x1p-1f, 0x1.5554dcp-3f, 0x1.5554eap-5f, 0x1.120b7p-7f, 0x1.6d4326p-10f);
+  return {fma(g, r * r, r) + vec(1.f), k};
+}
+
+// m · sigmoid(v), v = hi + lo, from e^-|v| so that nothing overflows: m / (1 + e^-v) for v >= 0,
+// and m·e^v / (1 + e^v) for v < 0 with the power of two applied last (a subnormal result is
+// rounded once). e^-|v| under 2^-158 (|v| > 110) counts as 0; NaN stays NaN.
+inline vec times_sigmoid(const vec& m, const vec& hi, const vec& lo) {
+  const auto neg = hi < vec(0.f);
+  const vec h = -xsimd::abs(hi);
+  const exp_parts e = exp_split(at_least(h, vec(-110.f)), xsimd::select(neg, lo, -lo));
+  const vec p = xsimd::select(h < vec(-110.f), vec(0.f), e.p);
+  const vec den = vec(1.f) + times_pow2(p, e.k);
+  return times_pow2(xsimd::select(neg, m * p, m) / den, xsimd::select(neg, e.k, vec(0.f)));
+}
+
+// The upper tail of the standard normal, Q(y) = erfc(y/√2)/2 = e^(-y²/2)·S(y), for y in
+// [0.5, 14.5], as m · 2^k (m normal). y² is split exactly (an FMA gives the part its rounding
+// lost), so that e^(-y²/2) keeps its relative accuracy where Q is tiny. S(y) = G(t)·t with
+// t = 1/d, d = 1 + y/2, and G a degree-9 fit in t - 0.4606; t is carried as a head and a tail
+// (the rounding of d and of the division), so that neither loses y's low bits.
+struct tail_parts {
+  vec m, k;
+};
+inline tail_parts normal_tail(const vec& y) {
+  const vec s = y * y;
+  const exp_parts e = exp_split(s * vec(-0.5f), xsimd::fms(y, y, s) * vec(-0.5f));
+  const vec half_y = y * vec(0.5f), d = vec(1.f) + half_y;
+  const vec d_lo = (vec(1.f) - d) + half_y;                                    // d's rounding
+  const vec t = vec(1.f) / d;
+  const vec t_lo = t * (xsimd::fnma(d, t, vec(1.f)) - d_lo * t);                // 1/(d + d_lo) - t
+  const vec u = (t - vec(0x1.d7a91ep-2f)) + t_lo;
+  const vec g = poly(u, 0x1.4b0144p-2f, 0x1.4e037cp-2f, 0x1.3297aep-4f, -0x1.2806bap-3f, -0x1.b0f068p-6f,
+                     0x1.edbc1p-4f, -0x1.48ec36p-5f, -0x1.718d6ap-4f, 0x1.548176p-4f, 0x1.7e10aap-6f);
+  const vec sy = fma(g, t, g * t_lo);
+  return {sy * e.p, e.k};
+}
+
+}  // namespace math_detail
+
+inline vec exp(const vec& x) {
+  const auto e = math_detail::exp_split(at_most(at_least(x, vec(-104.f)), vec(89.f)), vec(0.f));
+  return math_detail::times_pow2(e.p, e.k);
+}
+
+inline vec erf(const vec& x) {
+  using namespace math_detail;
+  const vec a = xsimd::abs(x);
+  // |x| <= 0.9: x · E(x²), E a degree-5 fit; above, 1 - 2·Q(|x|·√2), capped at y = 14.5
+  // where Q is 0 in float (NaN stays NaN: the comparison is false).
+  const vec z = x * x;
+  const vec small = x * poly(z, 0x1.20dd74p+0f, -0x1.8126fep-2f, 0x1.ce1e92p-4f, -0x1.b6c914p-6f, 0x1.48afbcp-8f,
+                             -0x1.402eap-11f);
+  const vec y = at_most(a * vec(0x1.6a09e6p+0f), vec(14.5f));
+  const tail_parts q = normal_tail(y);
+  const vec big = xsimd::copysign(xsimd::fnma(vec(2.f), times_pow2(q.m, q.k), vec(1.f)), x);
+  return xsimd::select(a <= vec(0.9f), small, big);
+}
+
+inline vec sigmoid(const vec& x) { return math_detail::times_sigmoid(vec(1.f), x, vec(0.f)); }
+
+inline vec silu(const vec& x) { return math_detail::times_sigmoid(x, x, vec(0.f)); }
+
+inline vec gelu(const vec& x) {
+  using namespace math_detail;
+  const vec y = xsimd::abs(x);
+  // |x| <= 0.5: x · (0.5 + x·H(x²)), H a degree-4 fit (the cancellation for x < 0 costs at most
+  // a factor 0.62); above, x · Q(|x|) for x < 0 and x - x·Q(x) for x > 0.
+  const vec h = poly(x * x, 0x1.988454p-2f, -0x1.105836p-4f, 0x1.46cf56p-7f, -0x1.36ecep-10f, 0x1.cc1d56p-14f);
+  const vec small = x * fma(x, h, vec(0.5f));
+  tail_parts q = normal_tail(at_most(y, vec(14.5f)));
+  q.m = xsimd::select(y > vec(14.5f), vec(0.f), q.m);  // Q(14.5)·14.5 rounds to 0
+  const vec low = times_pow2(x * q.m, q.k);
+  const vec high = xsimd::fnma(x, times_pow2(q.m, q.k), x);
+  return xsimd::select(y <= vec(0.5f), small, xsimd::select(x < vec(0.f), low, high));
+}
+
+inline vec gelu_tanh(const vec& x) {
+  // v = 2u = x·(A + B·x²), A = 2√(2/π), B = 0.044715·A, in two-float arithmetic (heads and
+  // tails of the constants, of x², of the sum and of the product): e^-v must keep its relative
+  // accuracy for |v| up to 110, and an ordinary float v would be off by 100 ulps there.
+  using namespace math_detail;
+  const vec s = x * x, s_lo = xsimd::fms(x, x, s);
+  const vec b = vec(0x1.2444f2p-4f), b_lo = vec(0x1.49b16ap-29f);
+  const vec p = b * s, p_lo = xsimd::fms(b, s, p) + fma(b, s_lo, b_lo * s);
+  const vec a = vec(0x1.988454p+0f);
+  const vec m = a + p, z = m - a;
+  const vec m_lo = ((a - (m - z)) + (p - z)) + (p_lo + vec(-0x1.857936p-25f));
+  const vec v = x * m, v_lo = fma(x, m_lo, xsimd::fms(x, m, v));
+  return times_sigmoid(x, v, v_lo);
+}
+
+inline vec sqrt(const vec& x) { return xsimd::sqrt(x); }
+
+inline vec rsqrt(const vec& x) { return vec(1.f) / xsimd::sqrt(x); }
+
+// xsimd's log and tanh; GCC 12 reports `_mm512_undefined_ps` inside them as uninitialized
+// wherever they are inlined (see simd.hpp).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
+inline vec log(const vec& x) { return xsimd::log(x); }
+inline vec tanh(const vec& x) { return xsimd::tanh(x); }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+}  // namespace partita::detail::simd
+// ---- end partita/backends/cpu/detail/simd_math.hpp ----
 
 namespace partita::detail::cpu {
 
@@ -11001,6 +11293,8 @@ struct simple_kernel {
         for (std::int64_t o = 0; o < outer; ++o)
           channel_affine(in[0] + (o * channels + c) * inner, out + (o * channels + c) * inner, 1, 1, inner, &scale, &shift);
       }
+    } else if constexpr ((op == op_id::max_pool2d || op == op_id::avg_pool2d) && n.at->ceil_mode) {
+      on_reference(in, out);  // windows past the padded input: the reference kernel's geometry
     } else if constexpr (op == op_id::max_pool2d || op == op_id::avg_pool2d) {
       constexpr pool_geometry g = pool();
       // Planes split across threads when the pooling is large enough to pay for it.
@@ -11028,7 +11322,7 @@ struct simple_kernel {
       }
     } else if constexpr (op == op_id::concatenate || is_unary_elementwise(op) || op == op_id::matmul ||
                          op == op_id::transpose || op == op_id::slice || op == op_id::pad || op == op_id::gather ||
-                         is_reduction(op) || op == op_id::layer_norm || op == op_id::rms_norm) {
+                         op == op_id::resize || is_reduction(op) || op == op_id::layer_norm || op == op_id::rms_norm) {
       on_reference(in, out);
     } else {
       static_assert(op == op_id::relu, "partita: the cpu backend has no kernel for this op (Step)");

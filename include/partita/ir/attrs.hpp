@@ -18,12 +18,16 @@ struct conv2d_attrs {
 
 /// Attributes of `max_pool2d` and `avg_pool2d`: `max_pool2d<x, {.size = {2, 2}}>`. A stride of
 /// zero means "equal to the window size", as in PyTorch. Average pooling divides by the number
-/// of in-bounds elements unless `count_include_pad` is set.
+/// of in-bounds elements unless `count_include_pad` is set (then by the cells inside the padded
+/// input).
 struct pool2d_attrs {
   std::array<int, 2> size{1, 1};
   std::array<int, 2> stride{0, 0};
   std::array<int, 2> padding{0, 0};
   bool count_include_pad = false;
+  /// Output extent rounded up, as PyTorch's `ceil_mode`: a last window may start in the padded
+  /// input and run past it (it never starts in the right/bottom padding).
+  bool ceil_mode = false;
 };
 
 /// Attributes of `matmul`: read an operand with its last two axes swapped, so that Q·Kᵀ
@@ -31,6 +35,20 @@ struct pool2d_attrs {
 struct matmul_attrs {
   bool transpose_a = false;
   bool transpose_b = false;
+};
+
+/// How `resize` computes an output pixel from the input.
+enum class resize_mode : std::uint8_t {
+  nearest,   ///< the input pixel at floor(dst · in / out) (PyTorch's "nearest", ONNX asymmetric + floor)
+  bilinear,  ///< the 2 × 2 neighbours, weighted by distance
+};
+
+/// Attributes of `resize`: `resize<x, 56, 56, {.mode = resize_mode::bilinear}>`. Without
+/// `align_corners`, pixel centres map as in PyTorch's default (ONNX "pytorch_half_pixel" for
+/// bilinear); with it, the corner pixels of input and output coincide.
+struct resize_attrs {
+  resize_mode mode = resize_mode::nearest;
+  bool align_corners = false;
 };
 
 /// Where a literal's values live: static storage in the literal's own type. Left out of
@@ -54,8 +72,11 @@ struct attrs {
   float epsilon = 0.f;       // batch_norm, layer_norm, rms_norm
   float alpha = 0.f, beta = 0.f;  // leaky_relu slope, power exponent, hardsigmoid, pad value
   bool count_include_pad = false;
+  bool ceil_mode = false;  // pooling
   bool transpose_a = false, transpose_b = false;  // matmul
   bool keepdims = false;    // reductions
+  resize_mode resize = resize_mode::nearest;  // resize; with align_corners
+  bool align_corners = false;
   int axes = 0;             // reductions: bit i set = axis i reduced (normalized)
   std::int64_t start = 0, stop = 0, step = 1;  // slice, normalized and clamped
   std::array<int, max_rank> perm{};            // transpose

@@ -63,6 +63,7 @@ enum class op_id : std::uint8_t {
   reduce_max,
   gather,
   pad,
+  resize,
 };
 
 /// Name of an op as the printer and diagnostics spell it.
@@ -76,8 +77,8 @@ constexpr std::string_view name_of(op_id op) {
       "maximum",  "minimum",    "prelu",      "power",      "sqrt",              "rsqrt",
       "exp",      "log",        "erf",        "gelu",       "gelu_tanh",         "silu",
       "hardswish", "hardsigmoid", "leaky_relu", "abs",      "neg",               "reduce_mean",
-      "reduce_sum", "reduce_max", "gather",   "pad"};
-  static_assert(std::size(names) == static_cast<std::size_t>(op_id::pad) + 1, "one name per op");
+      "reduce_sum", "reduce_max", "gather",   "pad",        "resize"};
+  static_assert(std::size(names) == static_cast<std::size_t>(op_id::resize) + 1, "one name per op");
   return names[static_cast<int>(op)];
 }
 

@@ -49,7 +49,7 @@ inline std::string attr_string(const graph_node& n) {
     case op_id::max_pool2d:
     case op_id::avg_pool2d:
       return concat("size=", pair_string(a.window), ", stride=", pair_string(a.stride), ", padding=",
-                    pair_string(a.padding), a.count_include_pad ? ", count_include_pad" : "");
+                    pair_string(a.padding), a.count_include_pad ? ", count_include_pad" : "", a.ceil_mode ? ", ceil_mode" : "");
     case op_id::clip:
       return concat("lo=", float_string(a.lo), ", hi=", float_string(a.hi));
     case op_id::batch_norm:
@@ -82,6 +82,9 @@ inline std::string attr_string(const graph_node& n) {
     }
     case op_id::gather:
       return concat("axis=", std::to_string(a.axis));
+    case op_id::resize:
+      return concat("size=", pair_string(a.window), a.resize == resize_mode::bilinear ? ", bilinear" : ", nearest",
+                    a.align_corners ? ", align_corners" : "");
     case op_id::reduce_mean:
     case op_id::reduce_sum:
     case op_id::reduce_max: {

@@ -163,6 +163,7 @@ template <class A, class B> using matmul_p = op_p<op_id::matmul, A, B>;
 template <class X> using transpose_p = op_p<op_id::transpose, X>;
 template <class X> using slice_p = op_p<op_id::slice, X>;
 template <class X> using pad_p = op_p<op_id::pad, X>;
+template <class X> using resize_p = op_p<op_id::resize, X>;
 template <class T, class I> using gather_p = op_p<op_id::gather, T, I>;
 template <class X, class G, class B> using layer_norm_p = op_p<op_id::layer_norm, X, G, B>;
 template <class X, class G> using rms_norm_p = op_p<op_id::rms_norm, X, G>;

@@ -256,20 +256,35 @@ inline void max_pool2d(const float* x, const shape& xs, float* y, const shape& y
 }
 
 /// Mean over each window (a.window, a.stride, a.padding) of NCHW `x`; divides by the number of
-/// in-bounds cells, or by the whole window size when a.count_include_pad is set.
+/// in-bounds cells, or, when a.count_include_pad is set, by the cells inside the padded input
+/// (the whole window, except a ceil_mode window running past the padding).
 inline void avg_pool2d(const float* x, const shape& xs, float* y, const shape& ys, const attrs& a) {
-  struct mean {
-    double sum = 0;
-    std::int64_t count = 0;
+  const std::int64_t s_h = detail::pool_stride(a, 0), s_w = detail::pool_stride(a, 1);
+  const auto padded = [&](std::int64_t o, std::int64_t s, int axis) {
+    const auto u = static_cast<std::size_t>(axis);
+    const std::int64_t lo = o * s - a.padding[u];
+    const std::int64_t hi = std::min(lo + a.window[u], xs[2 + axis] + a.padding[u]);
+    return hi - lo;
   };
-  const std::int64_t window = static_cast<std::int64_t>(a.window[0]) * a.window[1];
-  detail::pool2d(
-      x, xs, y, ys, a, [] { return mean{}; },
-      [](mean& m, float v) {
-        m.sum += v;
-        ++m.count;
-      },
-      [&](const mean& m) { return static_cast<float>(m.sum / static_cast<double>(a.count_include_pad ? window : m.count)); });
+  const std::int64_t planes = xs[0] * xs[1], in_h = xs[2], in_w = xs[3];
+  for (std::int64_t p = 0; p < planes; ++p)
+    for (std::int64_t oh = 0; oh < ys[2]; ++oh)
+      for (std::int64_t ow = 0; ow < ys[3]; ++ow) {
+        double sum = 0;
+        std::int64_t count = 0;
+        for (std::int64_t kh = 0; kh < a.window[0]; ++kh) {
+          const std::int64_t ih = oh * s_h - a.padding[0] + kh;
+          if (ih < 0 || ih >= in_h) continue;
+          for (std::int64_t kw = 0; kw < a.window[1]; ++kw) {
+            const std::int64_t iw = ow * s_w - a.padding[1] + kw;
+            if (iw < 0 || iw >= in_w) continue;
+            sum += x[(p * in_h + ih) * in_w + iw];
+            ++count;
+          }
+        }
+        const std::int64_t divisor = a.count_include_pad ? padded(oh, s_h, 0) * padded(ow, s_w, 1) : count;
+        y[(p * ys[2] + oh) * ys[3] + ow] = static_cast<float>(sum / static_cast<double>(divisor));
+      }
 }
 
 /// Mean of each H x W plane of NCHW `x`, into [N, C, 1, 1].

@@ -73,6 +73,8 @@ struct reference {
         // The indices arrive through the float pointer every argument has; they are i32 or i64.
         k::gather(in[0], xs, static_cast<const void*>(in[1]), Step::arg(1).type, ws.elements(),
                   normalize_axis(at.axis, xs.rank), out);
+      } else if constexpr (op == op_id::resize) {
+        k::resize(in[0], xs, out, ys, at.resize, at.align_corners);
       } else if constexpr (is_reduction(op)) {
         k::reduce(op, in[0], xs, at.axes, out);
       } else if constexpr (op == op_id::layer_norm || op == op_id::rms_norm) {

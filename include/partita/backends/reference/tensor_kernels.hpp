@@ -1,6 +1,6 @@
 #pragma once
-/// Plain scalar kernels for matmul, data movement (transpose, slice, pad, gather), reductions
-/// and layer / RMS normalization.
+/// Plain scalar kernels for matmul, data movement (transpose, slice, pad, gather, resize),
+/// reductions and layer / RMS normalization.
 #include <array>
 #include <cmath>
 #include <cstddef>
@@ -207,6 +207,37 @@ inline void axis_norm(const float* x, const shape& xs, int axis, const float* ga
     const double inv = 1.0 / std::sqrt(sq / static_cast<double>(inner) + static_cast<double>(eps));
     for (std::int64_t i = 0; i < inner; ++i)
       yr[i] = static_cast<float>((xr[i] - mean) * inv * gamma[i] + (beta ? static_cast<double>(beta[i]) : 0.0));
+  }
+}
+
+/// resize of NCHW x to ys: nearest (src = floor(dst · in / out)) or bilinear (half-pixel
+/// centres clamped at 0, or aligned corners), as PyTorch's `interpolate` with a size.
+inline void resize(const float* x, const shape& xs, float* y, const shape& ys, resize_mode mode, bool align_corners) {
+  const std::int64_t planes = xs[0] * xs[1], ih = xs[2], iw = xs[3], oh = ys[2], ow = ys[3];
+  // Source coordinate of output index d along an axis of `in` → `out` pixels.
+  const auto source = [&](std::int64_t d, std::int64_t in, std::int64_t out) {
+    if (align_corners) return out > 1 ? static_cast<double>(d) * static_cast<double>(in - 1) / static_cast<double>(out - 1) : 0.0;
+    const double scale = static_cast<double>(in) / static_cast<double>(out);
+    return std::max((static_cast<double>(d) + 0.5) * scale - 0.5, 0.0);
+  };
+  for (std::int64_t p = 0; p < planes; ++p) {
+    const float* plane = x + p * ih * iw;
+    for (std::int64_t r = 0; r < oh; ++r)
+      for (std::int64_t c = 0; c < ow; ++c) {
+        float& out = y[(p * oh + r) * ow + c];
+        if (mode == resize_mode::nearest) {
+          const std::int64_t sr = std::min(static_cast<std::int64_t>(static_cast<double>(r) * static_cast<double>(ih) / static_cast<double>(oh)), ih - 1);
+          const std::int64_t sc = std::min(static_cast<std::int64_t>(static_cast<double>(c) * static_cast<double>(iw) / static_cast<double>(ow)), iw - 1);
+          out = plane[sr * iw + sc];
+          continue;
+        }
+        const double fr = source(r, ih, oh), fc = source(c, iw, ow);
+        const std::int64_t r0 = std::min(static_cast<std::int64_t>(fr), ih - 1), c0 = std::min(static_cast<std::int64_t>(fc), iw - 1);
+        const std::int64_t r1 = std::min(r0 + 1, ih - 1), c1 = std::min(c0 + 1, iw - 1);
+        const double lr = fr - static_cast<double>(r0), lc = fc - static_cast<double>(c0);
+        out = static_cast<float>((1 - lr) * ((1 - lc) * plane[r0 * iw + c0] + lc * plane[r0 * iw + c1]) +
+                                 lr * ((1 - lc) * plane[r1 * iw + c0] + lc * plane[r1 * iw + c1]));
+      }
   }
 }
 

@@ -1,17 +1,28 @@
 #pragma once
-/// Pooling ops: max, average and global average pooling.
+/// Pooling and resampling ops: max, average and global average pooling, resize.
 #include "partita/ir/ops/linear.hpp"
 #include "partita/ir/ops/rules.hpp"
 
 namespace partita {
 namespace rules {
 
+/// Output extent of a pooling window along one axis. With `ceil` the division rounds up, but a
+/// last window that would start in the trailing padding is dropped (PyTorch's rule).
+constexpr std::int64_t pool_out(std::int64_t in, int k, int stride, int pad, bool ceil) {
+  const std::int64_t floor_out = conv_out(in, k, stride, pad, 1);
+  if (!ceil || floor_out < 1) return floor_out;
+  const std::int64_t span = in + 2 * pad - k;
+  std::int64_t out = (span + stride - 1) / stride + 1;
+  if ((out - 1) * stride >= in + pad) --out;
+  return out;
+}
+
 constexpr inference pool2d(const attrs& at, const arg_info* a, int n) {
   if (auto v = tensor_args(a, n); v.what != problem::none) return {{}, {}, false, v};
   const shape& x = a[0].shp;
   if (x.rank != 4) return expect_rank(a[0], 4);
-  const std::int64_t oh = conv_out(x[2], at.window[0], at.stride[0], at.padding[0], 1);
-  const std::int64_t ow = conv_out(x[3], at.window[1], at.stride[1], at.padding[1], 1);
+  const std::int64_t oh = pool_out(x[2], at.window[0], at.stride[0], at.padding[0], at.ceil_mode);
+  const std::int64_t ow = pool_out(x[3], at.window[1], at.stride[1], at.padding[1], at.ceil_mode);
   if (oh < 1 || ow < 1 || at.window[0] < 1 || at.window[1] < 1 || at.stride[0] < 1 || at.stride[1] < 1)
     return fail(problem::pool_window, x, shape{2, {at.window[0], at.window[1]}});
   return ok(shape{4, {x[0], x[1], oh, ow}}, a[0].type);
@@ -24,15 +35,32 @@ constexpr inference global_pool2d(const attrs&, const arg_info* a, int n) {
   return ok(shape{4, {x[0], x[1], 1, 1}}, a[0].type);
 }
 
+constexpr inference resize(const attrs& at, const arg_info* a, int n) {
+  if (auto v = tensor_args(a, n); v.what != problem::none) return {{}, {}, false, v};
+  const shape& x = a[0].shp;
+  if (x.rank != 4) return expect_rank(a[0], 4);
+  if (at.window[0] < 1 || at.window[1] < 1) return fail(problem::pool_window, x, shape{2, {at.window[0], at.window[1]}});
+  return ok(shape{4, {x[0], x[1], at.window[0], at.window[1]}}, a[0].type);
+}
+
 }  // namespace rules
 
 namespace detail {
+constexpr attrs to_attrs(std::int64_t oh, std::int64_t ow, const resize_attrs& r) {
+  attrs a{};
+  a.window = {static_cast<int>(oh), static_cast<int>(ow)};
+  a.resize = r.mode;
+  a.align_corners = r.align_corners;
+  return a;
+}
+
 constexpr attrs to_attrs(const pool2d_attrs& p) {
   attrs a{};
   a.window = p.size;
   a.stride = {p.stride[0] ? p.stride[0] : p.size[0], p.stride[1] ? p.stride[1] : p.size[1]};
   a.padding = p.padding;
   a.count_include_pad = p.count_include_pad;
+  a.ceil_mode = p.ceil_mode;
   return a;
 }
 }  // namespace detail
@@ -47,6 +75,13 @@ struct max_pool2d : detail::op_node<op_id::max_pool2d, detail::to_attrs(A), &rul
 template <class X, pool2d_attrs A>
 struct avg_pool2d : detail::op_node<op_id::avg_pool2d, detail::to_attrs(A), &rules::pool2d, X> {
   static_assert(well_formed<avg_pool2d, X>);
+};
+
+/// Resamples NCHW `X` to `OH` × `OW` pixels (nearest or bilinear, see `resize_attrs`):
+/// `resize<x, 2 * 20, 2 * 20>` is YOLO's 2× nearest upsampling.
+template <class X, std::int64_t OH, std::int64_t OW, resize_attrs A = resize_attrs{}>
+struct resize : detail::op_node<op_id::resize, detail::to_attrs(OH, OW, A), &rules::resize, X> {
+  static_assert(well_formed<resize, X>);
 };
 
 /// Mean over H and W: [N, C, H, W] → [N, C, 1, 1].

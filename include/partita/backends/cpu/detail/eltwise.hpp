@@ -10,6 +10,7 @@
 
 #include "partita/backends/cpu/detail/epilogue.hpp"
 #include "partita/backends/cpu/detail/simd.hpp"
+#include "partita/backends/cpu/detail/simd_math.hpp"
 
 namespace partita::detail::cpu {
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "partita/backends/cpu/detail/simd.hpp"
+#include "partita/backends/cpu/detail/simd_math.hpp"
 #include "partita/ir/op_id.hpp"
 
 namespace partita::detail::cpu {

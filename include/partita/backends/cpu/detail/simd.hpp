@@ -2,7 +2,7 @@
 /// The cpu backend's one door to xsimd: the widest float vector and its few operations.
 // The one place Partita touches xsimd: a float vector of the widest instruction set the build
 // flags enable (-march=native gives AVX-512 where the machine has it), plus the few operations
-// the CPU kernels need. Tails are the callers' business: they loop in `width` steps and finish
+// the CPU kernels need (exp, tanh and the other transcendental functions: simd_math.hpp). Tails are the callers' business: they loop in `width` steps and finish
 // with scalars.
 #include <cstddef>
 #include <cstring>
@@ -45,16 +45,6 @@ inline vec at_least(const vec& x, const vec& lo) { return xsimd::max(lo, x); }
 inline vec at_most(const vec& x, const vec& hi) { return xsimd::min(hi, x); }
 /// The larger of a and b, NaN where either is NaN (max pooling).
 inline vec max_nan(const vec& a, const vec& b) { return xsimd::select(xsimd::isnan(a), a, xsimd::max(a, b)); }
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
-inline vec exp(const vec& a) { return xsimd::exp(a); }
-inline vec tanh(const vec& a) { return xsimd::tanh(a); }
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
 /// The first `n` (0 ≤ n ≤ width) floats at `p`, the other lanes zero; nothing past them is read.
 inline vec load_first(const float* p, int n) {
 #if defined(__AVX512F__)

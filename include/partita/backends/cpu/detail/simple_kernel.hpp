@@ -41,6 +41,8 @@ struct simple_kernel {
         for (std::int64_t o = 0; o < outer; ++o)
           channel_affine(in[0] + (o * channels + c) * inner, out + (o * channels + c) * inner, 1, 1, inner, &scale, &shift);
       }
+    } else if constexpr ((op == op_id::max_pool2d || op == op_id::avg_pool2d) && n.at->ceil_mode) {
+      on_reference(in, out);  // windows past the padded input: the reference kernel's geometry
     } else if constexpr (op == op_id::max_pool2d || op == op_id::avg_pool2d) {
       constexpr pool_geometry g = pool();
       // Planes split across threads when the pooling is large enough to pay for it.
@@ -68,7 +70,7 @@ struct simple_kernel {
       }
     } else if constexpr (op == op_id::concatenate || is_unary_elementwise(op) || op == op_id::matmul ||
                          op == op_id::transpose || op == op_id::slice || op == op_id::pad || op == op_id::gather ||
-                         is_reduction(op) || op == op_id::layer_norm || op == op_id::rms_norm) {
+                         op == op_id::resize || is_reduction(op) || op == op_id::layer_norm || op == op_id::rms_norm) {
       on_reference(in, out);
     } else {
       static_assert(op == op_id::relu, "partita: the cpu backend has no kernel for this op (Step)");
