@@ -1,0 +1,170 @@
+#pragma once
+/// cpu matmul: batched op(A) · op(B) with numpy broadcasting, on the GEMM micro-kernel.
+// The loops of one product are BLIS's: depth passes of kc, B packed kc × (up to 64 panels) per
+// pass (or read from its form packed at bind), A in blocks of up to 144 rows that stay in L2
+// while every panel's micro-tiles run over them. Work is split statically into (matrix, piece)
+// units, a piece being a range of column panels (each task packs only its own B) or of row
+// blocks, whichever divides more evenly.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <numeric>
+
+#include "partita/backends/cpu/detail/matmul_pack.hpp"
+#include "partita/backends/cpu/detail/state.hpp"
+
+namespace partita::detail::cpu {
+
+/// C = op(A) · op(B) for every output batch index of `g` (see `matmul_geometry`): `a`, `b`, `c`
+/// hold all their matrices, contiguous. `st` must hold `matmul_scratch_floats(g)` floats of
+/// scratch per thread (`st.need_scratch(0, matmul_scratch_floats(g))`). With `packed_b` (B as
+/// `pack_matmul_b` left it) `b` is not read.
+inline void matmul(state& st, const matmul_geometry& g, const float* a, const float* b, float* c,
+                   const float* packed_b = nullptr);
+
+/// Packs every matrix of B (`matmul_packed_b_floats(g)` floats at `dst`), for `matmul`'s `packed_b`.
+inline void pack_matmul_b(const matmul_geometry& g, const float* b, float* dst);
+
+/// Row blocks [i0, i1) of `rows` and column panels [p0, p1) of one product.
+template <int MR, int NV>
+inline void matmul_block(const matmul_geometry& g, const matmul_rows& rows, const float* a, const float* b,
+                         const float* packed_b, float* c, int i0, int i1, int p0, int p1, float* scratch) {
+  constexpr int NR = NV * W;
+  const int kc_max = matmul_kc(g.k);
+  const std::ptrdiff_t lda = g.ta ? g.m : g.k, ldb = g.tb ? g.k : g.n, ldc = g.n;
+  float* bbuf = scratch;
+  float* abuf = scratch + static_cast<std::ptrdiff_t>(kc_max) * std::min((g.n + NR - 1) / NR, matmul_nc_panels) * NR;
+  // A partial last block (when the rows do not split into blocks of MR and MR - 1): padded to MR.
+  const int padded = rows.row(rows.blocks()) > g.m ? rows.blocks() - 1 : rows.blocks();
+  for (int k0 = 0; k0 < g.k; k0 += kc_max) {
+    const int kc = std::min(kc_max, g.k - k0);
+    const bool load_c = k0 > 0;
+    for (int q0 = p0; q0 < p1; q0 += matmul_nc_panels) {
+      const int q1 = std::min(p1, q0 + matmul_nc_panels);
+      const float* bq0 = bbuf;
+      std::ptrdiff_t panel_floats = static_cast<std::ptrdiff_t>(kc) * NR;
+      if (packed_b) {
+        bq0 = packed_b + (static_cast<std::ptrdiff_t>(q0) * g.k + k0) * NR;
+        panel_floats = static_cast<std::ptrdiff_t>(g.k) * NR;
+      } else {
+        pack_b_panels<NR>(b, ldb, g.tb, k0, kc, q0 * NR, std::min(g.n, q1 * NR), bbuf);
+      }
+      for (int j0 = i0; j0 < i1; j0 += matmul_mc_blocks) {
+        const int j1 = std::min(i1, j0 + matmul_mc_blocks);
+        if (g.ta) {
+          for (int i = j0; i < j1; ++i) {
+            float* dst = abuf + (i - j0) * kc * MR;
+            const int r = rows.row(i), r1 = std::min(g.m, rows.row(i + 1));
+            if (i < rows.whole) {
+              pack_a_transposed<MR>(a, lda, k0, kc, r, r1, dst);
+            } else if constexpr (MR > 1) {
+              pack_a_transposed<MR - 1>(a, lda, k0, kc, r, r1, dst);
+            }
+          }
+        } else if (j1 > padded) {
+          const int r = rows.row(padded);
+          std::fill(abuf, abuf + MR * kc, 0.f);
+          for (int i = r; i < g.m; ++i) std::copy(a + i * lda + k0, a + i * lda + k0 + kc, abuf + (i - r) * kc);
+        }
+        for (int q = q0; q < q1; ++q) {
+          const int n0 = q * NR, nr = std::min(NR, g.n - n0);
+          const float* bq = bq0 + (q - q0) * panel_floats;
+          for (int i = j0; i < j1; ++i) {
+            const int r = rows.row(i), mr = std::min(g.m, rows.row(i + 1)) - r;
+            float* ct = c + r * ldc + n0;
+            const float* at = g.ta ? abuf + (i - j0) * kc * MR : i < padded ? a + r * lda + k0 : abuf;
+            const std::ptrdiff_t ld = g.ta ? 0 : i < padded ? lda : kc;
+            if (i < rows.whole) {
+              if (g.ta) {
+                gemm_tile<MR, NV, true, false>(kc, at, ld, bq, NR, nullptr, ct, ldc, mr, nr, load_c, nullptr);
+              } else {
+                gemm_tile<MR, NV, false, false>(kc, at, ld, bq, NR, nullptr, ct, ldc, mr, nr, load_c, nullptr);
+              }
+            } else if constexpr (MR > 1) {
+              if (g.ta) {
+                gemm_tile<MR - 1, NV, true, false>(kc, at, ld, bq, NR, nullptr, ct, ldc, mr, nr, load_c, nullptr);
+              } else {
+                gemm_tile<MR - 1, NV, false, false>(kc, at, ld, bq, NR, nullptr, ct, ldc, mr, nr, load_c, nullptr);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/// How unevenly `x` units spread over `p` parts: the largest part over the mean.
+constexpr double matmul_imbalance(int x, int p) { return x < 1 ? 1e9 : static_cast<double>((x + p - 1) / p) * p / x; }
+
+template <int MR, int NV>
+inline void matmul_tiled(state& st, const matmul_geometry& g, const float* a, const float* b, const float* packed_b,
+                         float* c) {
+  constexpr int NR = NV * W;
+  const matmul_rows rows = matmul_rows_for(g.m, MR, MR == matmul_main_mr);
+  const int panels = (g.n + NR - 1) / NR, blocks = rows.blocks();
+  const double flops = 2.0 * g.batch * g.m * static_cast<double>(g.n) * g.k;
+  const int tasks = tasks_for(flops, st.workers(), g.batch * std::max(panels, blocks));
+  // Pieces per matrix such that the batch · pieces units divide evenly among the tasks.
+  const int pieces = tasks / std::gcd(g.batch, tasks);
+  const bool by_rows = matmul_imbalance(blocks, pieces) < matmul_imbalance(panels, pieces);
+  const int units = g.batch * pieces;
+  const std::ptrdiff_t a_floats = static_cast<std::ptrdiff_t>(g.m) * g.k,
+                       b_floats = static_cast<std::ptrdiff_t>(g.k) * g.n,
+                       c_floats = static_cast<std::ptrdiff_t>(g.m) * g.n,
+                       packed_floats = static_cast<std::ptrdiff_t>(panels) * g.k * NR;
+  st.parallel(tasks, [&](int t) {
+    float* scratch = st.thread_scratch(t);
+    const int u1 = static_cast<int>(static_cast<std::int64_t>(units) * (t + 1) / tasks);
+    for (int u = static_cast<int>(static_cast<std::int64_t>(units) * t / tasks); u < u1;) {
+      // This task's consecutive pieces of one matrix, as one range.
+      const int i = u / pieces, q0 = u % pieces, q1 = std::min(pieces, q0 + u1 - u);
+      u += q1 - q0;
+      std::int64_t am = 0, bm = 0;
+      g.operands(i, am, bm);
+      const int i0 = by_rows ? blocks * q0 / pieces : 0, i1 = by_rows ? blocks * q1 / pieces : blocks;
+      const int p0 = by_rows ? 0 : panels * q0 / pieces, p1 = by_rows ? panels : panels * q1 / pieces;
+      if (i0 >= i1 || p0 >= p1) continue;
+      matmul_block<MR, NV>(g, rows, a + am * a_floats, packed_b ? nullptr : b + bm * b_floats,
+                           packed_b ? packed_b + bm * packed_floats : nullptr, c + i * c_floats, i0, i1, p0, p1,
+                           scratch);
+    }
+  });
+}
+
+inline void matmul(state& st, const matmul_geometry& g, const float* a, const float* b, float* c,
+                   const float* packed_b) {
+  if (g.k == 0) {
+    std::fill(c, c + static_cast<std::ptrdiff_t>(g.batch) * g.m * g.n, 0.f);
+    return;
+  }
+  const matmul_tile t = matmul_tile_for(g.m);
+  if (t.mr == matmul_main_mr) {
+    matmul_tiled<matmul_main_mr, 2>(st, g, a, b, packed_b, c);
+  } else if (t.mr == 4) {
+    matmul_tiled<4, 2>(st, g, a, b, packed_b, c);
+  } else if (t.mr == 2) {
+    matmul_tiled<2, 4>(st, g, a, b, packed_b, c);
+  } else {
+    matmul_tiled<1, 4>(st, g, a, b, packed_b, c);
+  }
+}
+
+template <int NR>
+inline void pack_matmul_b_nr(const matmul_geometry& g, const float* b, float* dst) {
+  const int panels = (g.n + NR - 1) / NR;
+  const std::ptrdiff_t ldb = g.tb ? g.k : g.n, panel_floats = static_cast<std::ptrdiff_t>(g.k) * NR;
+  for (int i = 0; i < g.b_matrices; ++i, b += static_cast<std::ptrdiff_t>(g.k) * g.n)
+    for (int p = 0; p < panels; ++p, dst += panel_floats)
+      pack_b_panel<NR>(b, ldb, g.tb, 0, g.k, p * NR, std::min(NR, g.n - p * NR), dst);
+}
+
+inline void pack_matmul_b(const matmul_geometry& g, const float* b, float* dst) {
+  if (matmul_tile_for(g.m).nv == 4) {
+    pack_matmul_b_nr<4 * W>(g, b, dst);
+  } else {
+    pack_matmul_b_nr<2 * W>(g, b, dst);
+  }
+}
+
+}  // namespace partita::detail::cpu
