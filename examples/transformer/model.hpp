@@ -41,9 +41,11 @@ using merge_heads = reshape<transpose<X, 0, 2, 1, 3>, 1, seq, d_model>;
 /// [1, seq, d_model]; `out` is its result.
 template <class X, fixed_string P>
 struct encoder_layer {
-  // PyTorch packs the q, k and v projections into one [3 d_model, d_model] weight: one dense,
-  // then split along the features.
-  struct qkv : split<linear<X, cat(P, ".self_attn.in_proj"), 3 * d_model, d_model>, -1, d_model, d_model, d_model> {};
+  // PyTorch packs the q, k and v projections into one [3 d_model, d_model] weight
+  // (`in_proj_weight`): one dense, then split along the features.
+  struct qkv : split<bias_add<dense<X, weight<cat(P, ".self_attn.in_proj_weight"), f32, 3 * d_model, d_model>>,
+                              weight<cat(P, ".self_attn.in_proj_bias"), f32, 3 * d_model>, -1>,
+                     -1, d_model, d_model, d_model> {};
   using q = split_heads<get<qkv, 0>>;
   using k = split_heads<get<qkv, 1>>;
   using v = split_heads<get<qkv, 2>>;
