@@ -1,7 +1,9 @@
 // cpu matmul: the run-time GEMM (detail::cpu::matmul) against a naive double-accumulating loop
 // over shapes that exercise every tail (rows, columns and depths off the tile sizes, several
 // depth passes, row and panel blocks), numpy broadcasting of the batch dims, the four transpose
-// combinations, B packed ahead, one and two threads, and NaN and ±Inf propagation.
+// combinations, B packed ahead, one and two threads, and NaN and ±Inf propagation; then `matmul`
+// models compiled for cpu against the reference backend (the conformance law's check), with
+// activations and weights on either side.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -12,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include <laws/conformance.hpp>
 #include <partita/backends/cpu/detail/matmul.hpp>
 
 using namespace partita;
@@ -220,4 +223,51 @@ TEST_CASE("cpu matmul: NaN and ±Inf propagate as in the naive loop") {
       for (int j = 0; j < n; ++j) CHECK(std::isnan(want.value[static_cast<std::size_t>((m + m - 1) * n + j)]));
     }
   }
+}
+
+namespace matmul_nets {
+using namespace partita;
+template <std::int64_t... D>
+using a = input<"a", f32, D...>;
+template <std::int64_t... D>
+using b = input<"b", f32, D...>;
+template <std::int64_t... D>
+using w = weight<"w", f32, D...>;
+constexpr matmul_attrs tb{.transpose_b = true}, ta{.transpose_a = true}, tab{.transpose_a = true, .transpose_b = true};
+
+// Attention: the scores Q·Kᵀ, then the probabilities times V, per head.
+using scores = model<matmul<a<1, 4, 128, 64>, b<1, 4, 128, 64>, tb>>;
+using context = model<matmul<a<1, 4, 128, 128>, b<1, 4, 128, 64>>>;
+using attention = model<matmul<matmul<a<2, 3, 17, 16>, b<2, 3, 17, 16>, tb>, input<"v", f32, 2, 3, 17, 9>>>;
+using small_tails = model<matmul<a<3, 7, 5>, b<3, 5, 13>>>;
+using both_transposed = model<matmul<a<2, 33, 6>, b<2, 19, 33>, tab>>;
+using a_transposed = model<matmul<a<65, 63>, b<65, 17>, ta>>;
+using broadcast_b = model<matmul<a<2, 3, 5, 7>, b<7, 4>>>;
+using broadcast_a = model<matmul<a<5, 7>, b<3, 7, 4>>>;
+using broadcast_both = model<matmul<a<2, 1, 5, 7>, b<3, 4, 7>, tb>>;
+// Weights: B packed at bind (shared by the batch, one per batch matrix, broadcast, transposed
+// like dense's), or A.
+using dense_like = model<matmul<a<1, 128, 256>, w<100, 256>, tb>>;
+using weight_b = model<matmul<a<2, 5, 7>, w<7, 4>>>;
+using weight_b_batched = model<matmul<a<3, 9, 8>, w<3, 8, 6>>>;
+using weight_b_broadcast = model<matmul<a<2, 3, 9, 8>, w<3, 8, 6>>>;
+using weight_b_transposed_a = model<matmul<a<2, 16, 9>, w<16, 10>, ta>>;
+using weight_a = model<matmul<w<5, 7>, b<3, 7, 4>>>;
+using weight_both = model<matmul<w<6, 7>, weight<"v", f32, 4, 7>, tb>>;
+}  // namespace matmul_nets
+
+namespace {
+using matmul_models = laws::model_list<
+    laws::model_group<"matmul of activations", matmul_nets::scores, matmul_nets::context, matmul_nets::attention,
+                      matmul_nets::small_tails, matmul_nets::both_transposed, matmul_nets::a_transposed,
+                      matmul_nets::broadcast_b, matmul_nets::broadcast_a, matmul_nets::broadcast_both>,
+    laws::model_group<"matmul with weights", matmul_nets::dense_like, matmul_nets::weight_b,
+                      matmul_nets::weight_b_batched, matmul_nets::weight_b_broadcast,
+                      matmul_nets::weight_b_transposed_a, matmul_nets::weight_a, matmul_nets::weight_both>>;
+}  // namespace
+
+static_assert(compiled<matmul_nets::scores, cpu>::num_steps == 1);
+
+TEST_CASE("cpu matmul models agree with the reference backend, on one and two threads, with NaN and ±Inf") {
+  laws::conformance<cpu>::check<matmul_models>();
 }

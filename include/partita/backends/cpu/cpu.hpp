@@ -11,6 +11,7 @@
 #include "partita/backend/cost.hpp"
 #include "partita/runtime/step_ref.hpp"
 #include "partita/backends/cpu/detail/gemm_kernel.hpp"
+#include "partita/backends/cpu/detail/matmul.hpp"
 #include "partita/backends/cpu/detail/simple_kernel.hpp"
 #include "partita/backends/cpu/detail/state.hpp"
 #include "partita/backends/cpu/patterns.hpp"
@@ -52,10 +53,14 @@ struct cpu {
   struct kernel;
 };
 
-/// dense, conv2d and the fused composites run GEMM-based kernels; every other op its own.
+/// dense, conv2d and the fused composites run GEMM-based kernels, matmul its batched GEMM; every
+/// other op its own.
 template <class Step>
-struct cpu::kernel : std::conditional_t<Step::op == op_id::dense || Step::op == op_id::conv2d || Step::op == op_id::call,
-                                        detail::cpu::gemm_kernel<Step>, detail::cpu::simple_kernel<Step>> {
+struct cpu::kernel
+    : std::conditional_t<Step::op == op_id::dense || Step::op == op_id::conv2d || Step::op == op_id::call,
+                         detail::cpu::gemm_kernel<Step>,
+                         std::conditional_t<Step::op == op_id::matmul, detail::cpu::matmul_kernel<Step>,
+                                            detail::cpu::simple_kernel<Step>>> {
   static_assert(Step::node.type == dtype::f32,
                 "partita: the cpu backend has f32 kernels only; this step (Step) has another dtype");
 };

@@ -12,8 +12,14 @@
 
 #include "partita/backends/cpu/detail/matmul_pack.hpp"
 #include "partita/backends/cpu/detail/state.hpp"
+#include "partita/ir/op_id.hpp"
 
 namespace partita::detail::cpu {
+
+/// The kernel of matmul steps: the shapes and transpose flags read from the step at compile
+/// time, B packed at bind when it is a weight (then `run` reads only A).
+template <class Step>
+struct matmul_kernel;
 
 /// C = op(A) · op(B) for every output batch index of `g` (see `matmul_geometry`): `a`, `b`, `c`
 /// hold all their matrices, contiguous. `st` must hold `matmul_scratch_floats(g)` floats of
@@ -166,5 +172,29 @@ inline void pack_matmul_b(const matmul_geometry& g, const float* b, float* dst) 
     pack_matmul_b_nr<2 * W>(g, b, dst);
   }
 }
+
+template <class Step>
+struct matmul_kernel {
+  static constexpr matmul_geometry geo =
+      make_matmul_geometry(Step::arg(0).out, Step::arg(1).out, Step::node.at->transpose_a, Step::node.at->transpose_b);
+  static_assert(geo.ok, "partita: cpu: this matmul step (Step) has operands whose shapes do not agree");
+  static constexpr bool constant_b = Step::arg(1).op == op_id::weight;
+  /// After `prepare`, `run` reads no B weight: the executable need not keep it.
+  static constexpr bool packs_weights = constant_b && Step::arg(0).op != op_id::weight;
+
+  static void prepare(state& st, const float* const* in, int step) {
+    constexpr matmul_geometry g = geo;
+    st.need_scratch(0, matmul_scratch_floats(g));
+    if constexpr (constant_b) {
+      float* dst = st.reserve(step, matmul_packed_b_floats(g));
+      if (in[1]) pack_matmul_b(g, in[1], dst);
+    }
+  }
+
+  static void run(state& st, const float* const* in, float* out, int step) {
+    constexpr matmul_geometry g = geo;  // a copy: nothing of the plan is referenced at run time
+    matmul(st, g, in[0], in[1], out, constant_b ? st.packed(step) : nullptr);
+  }
+};
 
 }  // namespace partita::detail::cpu

@@ -199,11 +199,11 @@ inline void pack_b_panel(const float* b, std::ptrdiff_t ldb, bool tb, int k0, in
   // Transposed: row j of the stored matrix is column j of op(B). Blocks of 8 columns by 8
   // depths go through registers; the remaining depths and columns one by one.
   const float* src = b + n0 * ldb + k0;
+  const int k8 = kc - kc % 8;
   int j = 0;
   for (; j + 8 <= nr; j += 8) {
-    int k = 0;
-    for (; k + 8 <= kc; k += 8) transpose8(src + j * ldb + k, ldb, dst + k * NR + j, NR);
-    for (; k < kc; ++k)
+    for (int k = 0; k < k8; k += 8) transpose8(src + j * ldb + k, ldb, dst + k * NR + j, NR);
+    for (std::ptrdiff_t k = k8; k < kc; ++k)
       for (int jj = 0; jj < 8; ++jj) dst[k * NR + j + jj] = src[(j + jj) * ldb + k];
   }
   for (; j < nr; ++j)
