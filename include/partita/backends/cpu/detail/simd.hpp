@@ -2,8 +2,8 @@
 /// The cpu backend's one door to xsimd: the widest float vector and its few operations.
 // The one place Partita touches xsimd: a float vector of the widest instruction set the build
 // flags enable (-march=native gives AVX-512 where the machine has it), plus the few operations
-// the CPU kernels need (exp, tanh and the other transcendental functions: simd_math.hpp). Tails are the callers' business: they loop in `width` steps and finish
-// with scalars.
+// the CPU kernels need (exp, tanh and the other transcendental functions: simd_math.hpp).
+// Tails are the callers' business: they loop in `width` steps and finish with scalars.
 #include <cstddef>
 #include <cstring>
 
