@@ -9105,8 +9105,9 @@ inline float unary_value(op_id op, float v, const attrs& a) {
     case op_id::exp: return static_cast<float>(std::exp(x));
     case op_id::log: return static_cast<float>(std::log(x));
     case op_id::erf: return static_cast<float>(std::erf(x));
-    case op_id::gelu: return static_cast<float>(0.5 * x * (1.0 + std::erf(x * sqrt1_2)));
-    case op_id::gelu_tanh: return static_cast<float>(0.5 * x * (1.0 + std::tanh(sqrt_2_pi * (x + 0.044715 * x * x * x))));
+    // 1 + erf(t) and 1 + tanh(u) cancel for negative arguments; erfc and the exp form do not.
+    case op_id::gelu: return static_cast<float>(0.5 * x * std::erfc(-x * sqrt1_2));
+    case op_id::gelu_tanh: return static_cast<float>(x / (1.0 + std::exp(-2.0 * sqrt_2_pi * (x + 0.044715 * x * x * x))));
     case op_id::silu: return static_cast<float>(x / (1.0 + std::exp(-x)));
     case op_id::hardswish: return static_cast<float>(x * std::min(std::max(x + 3.0, 0.0), 6.0) / 6.0);
     case op_id::hardsigmoid:
@@ -9613,8 +9614,8 @@ struct reference {
 /// The cpu backend's one door to xsimd: the widest float vector and its few operations.
 // The one place Partita touches xsimd: a float vector of the widest instruction set the build
 // flags enable (-march=native gives AVX-512 where the machine has it), plus the few operations
-// the CPU kernels need (exp, tanh and the other transcendental functions: simd_math.hpp). Tails are the callers' business: they loop in `width` steps and finish
-// with scalars.
+// the CPU kernels need (exp, tanh and the other transcendental functions: simd_math.hpp).
+// Tails are the callers' business: they loop in `width` steps and finish with scalars.
 
 // GCC 12 reports `_mm512_undefined_ps` (used inside xsimd's exp and tanh) as (maybe)
 // uninitialized wherever they are inlined; the value is intentionally undefined.
@@ -9694,18 +9695,20 @@ inline const char* arch_name() { return arch::name(); }
 // ---- end partita/backends/cpu/detail/simd.hpp ----
 // ---- begin partita/backends/cpu/detail/simd_math.hpp ----
 /// The cpu backend's transcendental functions on simd::vec, each with its measured error.
-// Each function's error is its largest distance in ulps (in the ordering of float bit patterns)
-// from the reference: the function computed in double with <cmath>, by the formula its comment
-// gives, rounded to float. Measured over every finite float (bits stepped by 1; the figure is
-// the maximum over all of them), AVX2 + FMA; tests/test_cpu_math.cpp checks the bounds on a
-// sweep. Each formula is also what the function gives at NaN and ±Inf. Subnormal inputs and
-// results are computed, not flushed (unless the caller sets FTZ/DAZ).
+// Each function's error is its largest distance in ulps (counted in the ordering of float bit
+// patterns) from the reference: the double formula its comment gives, computed with <cmath>
+// and rounded to float. Measured with AVX2 + FMA over every float with 2^-4 <= |x| < 128 and
+// every 17th bit pattern elsewhere; tests/test_cpu_math.cpp checks the bounds on a sweep.
+// (The two-float steps need a fused multiply-add, as x86-64 with FMA3 or AVX-512 and ARM64
+// have; without one, xsimd's fma rounds twice and the bounds of gelu, gelu_tanh and erf go.)
+// Each formula is also what the function gives at NaN and ±Inf. Subnormal inputs and results
+// are computed, not flushed (unless the caller sets FTZ/DAZ).
 
 
 namespace partita::detail::simd {
 
 /// e^x. 1 ulp. Reference `std::exp(x)`: 0 at -inf and below -103.97, +inf at +inf and above
-/// 88.7228, subnormal results in between (exp(-100) = 3.8e-44).
+/// 88.7228, subnormal results in between (exp(-100) = 3.7e-44).
 inline vec exp(const vec& x);
 
 /// Natural logarithm (xsimd's). 1 ulp, subnormal inputs included. Reference `std::log(x)`:
@@ -9722,16 +9725,16 @@ inline vec tanh(const vec& x);
 /// subnormal results down to x = -103.97.
 inline vec sigmoid(const vec& x);
 
-/// x · sigmoid(x). 2 ulp. Reference `x / (1 + std::exp(-x))`: +inf at +inf, NaN at -inf
+/// x · sigmoid(x). 3 ulp. Reference `x / (1 + std::exp(-x))`: +inf at +inf, NaN at -inf
 /// (-inf / inf), -0 below about -110.
 inline vec silu(const vec& x);
 
-/// GELU, exact: x · Φ(x). 2 ulp. Reference `0.5 * x * std::erfc(-x * M_SQRT1_2)`, the same
-/// function as 0.5·x·(1 + erf(x/√2)) without its cancellation for x < 0: +inf at +inf, NaN at
-/// -inf (-inf · 0), tiny or subnormal for x down to -14.2, -0 below.
+/// GELU, exact: x · Φ(x). 5 ulp. Reference `0.5 * x * std::erfc(-x / std::numbers::sqrt2)`,
+/// the same function as 0.5·x·(1 + erf(x/√2)) without its cancellation for x < 0: +inf at
+/// +inf, NaN at -inf (-inf · 0), tiny or subnormal for x down to -14.2, -0 below.
 inline vec gelu(const vec& x);
 
-/// GELU, tanh approximation: 0.5·x·(1 + tanh(u)), u = √(2/π)·(x + 0.044715·x³). 2 ulp.
+/// GELU, tanh approximation: 0.5·x·(1 + tanh(u)), u = √(2/π)·(x + 0.044715·x³). 3 ulp.
 /// Reference `x / (1 + std::exp(-2 * u))` (1 + tanh(u) = 2 / (1 + e^(-2u)), without its
 /// cancellation for x < 0), u as written, in double: +inf at +inf, NaN at -inf (-inf / inf).
 inline vec gelu_tanh(const vec& x);
@@ -9746,6 +9749,7 @@ inline vec rsqrt(const vec& x);
 namespace math_detail {
 
 using ivec = xsimd::batch<std::int32_t, arch>;
+using mask = xsimd::batch_bool<float, arch>;
 
 // c0 + x·(c1 + x·(c2 + ...)), by fused multiply-adds.
 inline vec poly(const vec&, float c) { return vec(c); }
@@ -9754,62 +9758,71 @@ inline vec poly(const vec& x, float c0, float c1, C... c) {
   return fma(poly(x, c1, c...), x, vec(c0));
 }
 
-inline vec pow2(const ivec& k) { return xsimd::bitwise_cast<vec>((k + ivec(127)) << 23); }
+// v · 2^k for integral k in [-160, 128], as two factors 2^(h - 80) and 2^(k - h + 80) with
+// h = (k + 160) / 2, both normal floats, so that a result below 2^-126 is rounded once, as a
+// subnormal. (A k that came from NaN gives garbage factors, but then v is NaN.)
+inline vec times_pow2(const vec& v, const ivec& k) {
+  using uvec = xsimd::batch<std::uint32_t, arch>;
+  const ivec h = xsimd::bitwise_cast<ivec>(xsimd::bitwise_cast<uvec>(k + ivec(160)) >> 1);
+  const vec f1 = xsimd::bitwise_cast<vec>((h + ivec(127 - 80)) << 23);
+  const vec f2 = xsimd::bitwise_cast<vec>((k - h + ivec(127 + 80)) << 23);
+  return v * f1 * f2;
+}
 
-// v · 2^k for integral k in [-159, 128]: two factors, each a normal float, so that a result
-// below 2^-126 is rounded once, as a subnormal. (NaN in k gives garbage, NaN in v stays.)
-inline vec times_pow2(const vec& v, const vec& k) {
-  const ivec half = xsimd::to_int(k * vec(0.5f));
-  return v * pow2(half) * pow2(xsimd::to_int(k) - half);
+// k where `keep` holds, 0 elsewhere.
+inline ivec where(const mask& keep, const ivec& k) {
+  return xsimd::bitwise_cast<ivec>(xsimd::select(keep, xsimd::bitwise_cast<vec>(k), vec(0.f)));
 }
 
 // e^(hi + lo) = p · 2^k, p in [1/√2, √2], k integral, for hi in [-110, 89] and |lo| well under
-// ulp(hi) (a second part carries what hi's rounding lost). Cody-Waite reduction: ln 2 as a
-// 9-bit head (k · head exact) and a tail; then e^r = 1 + r + r²·g(r), g a degree-4 fit on
-// |r| <= ln(2)/2.
+// ulp(hi) (a second part carries what hi's rounding lost). k = hi·log2(e) rounded by adding
+// 1.5·2^23 (k is then the low bits); Cody-Waite reduction with ln 2 as a 9-bit head (k · head
+// exact) and a tail; e^r = 1 + r + r²·g(r), g a degree-5 fit on |r| <= ln(2)/2.
 struct exp_parts {
-  vec p, k;
+  vec p;
+  ivec k;
 };
 inline exp_parts exp_split(const vec& hi, const vec& lo) {
-  const vec k = xsimd::nearbyint(hi * vec(0x1.715476p+0f));
+  const vec shifter = vec(0x1.8p23f);
+  const vec big = fma(hi, vec(0x1.715476p+0f), shifter);
+  const vec k = big - shifter;
   vec r = xsimd::fnma(k, vec(0x1.63p-1f), hi);
   r = xsimd::fnma(k, vec(-0x1.bd0106p-13f), r) + lo;
-  const vec g = poly(r, 0x1p-1f, 0x1.5554dcp-3f, 0x1.5554eap-5f, 0x1.120b7p-7f, 0x1.6d4326p-10f);
-  return {fma(g, r * r, r) + vec(1.f), k};
+  const vec g = poly(r, 0x1p-1f, 0x1.555556p-3f, 0x1.5554eap-5f, 0x1.1110c6p-7f, 0x1.6d4326p-10f, 0x1.a1517ap-13f);
+  return {fma(g, r * r, r) + vec(1.f), xsimd::bitwise_cast<ivec>(big) - xsimd::bitwise_cast<ivec>(shifter)};
 }
 
 // m · sigmoid(v), v = hi + lo, from e^-|v| so that nothing overflows: m / (1 + e^-v) for v >= 0,
 // and m·e^v / (1 + e^v) for v < 0 with the power of two applied last (a subnormal result is
 // rounded once). e^-|v| under 2^-158 (|v| > 110) counts as 0; NaN stays NaN.
 inline vec times_sigmoid(const vec& m, const vec& hi, const vec& lo) {
-  const auto neg = hi < vec(0.f);
+  const mask neg = hi < vec(0.f);
   const vec h = -xsimd::abs(hi);
   const exp_parts e = exp_split(at_least(h, vec(-110.f)), xsimd::select(neg, lo, -lo));
   const vec p = xsimd::select(h < vec(-110.f), vec(0.f), e.p);
   const vec den = vec(1.f) + times_pow2(p, e.k);
-  return times_pow2(xsimd::select(neg, m * p, m) / den, xsimd::select(neg, e.k, vec(0.f)));
+  return times_pow2(xsimd::select(neg, m * p, m) / den, where(neg, e.k));
 }
 
 // The upper tail of the standard normal, Q(y) = erfc(y/√2)/2 = e^(-y²/2)·S(y), for y in
-// [0.5, 14.5], as m · 2^k (m normal). y² is split exactly (an FMA gives the part its rounding
-// lost), so that e^(-y²/2) keeps its relative accuracy where Q is tiny. S(y) = G(t)·t with
-// t = 1/d, d = 1 + y/2, and G a degree-9 fit in t - 0.4606; t is carried as a head and a tail
-// (the rounding of d and of the division), so that neither loses y's low bits.
+// [0, 14.5], as m · 2^k; s + s_lo = y² exactly (an FMA gives what its rounding lost), so that
+// e^(-y²/2) keeps its relative accuracy where Q is tiny. S(y) = G(t)·t, t = 1/d, d = 1 + y/4,
+// G a degree-9 fit in t - 0.6081; t is carried as a head and a tail (what the rounding of d and
+// of the division lost), so that neither loses y's low bits.
 struct tail_parts {
-  vec m, k;
+  vec m;
+  ivec k;
 };
-inline tail_parts normal_tail(const vec& y) {
-  const vec s = y * y;
-  const exp_parts e = exp_split(s * vec(-0.5f), xsimd::fms(y, y, s) * vec(-0.5f));
-  const vec half_y = y * vec(0.5f), d = vec(1.f) + half_y;
-  const vec d_lo = (vec(1.f) - d) + half_y;                                    // d's rounding
+inline tail_parts normal_tail(const vec& y, const vec& s, const vec& s_lo) {
+  const exp_parts e = exp_split(s * vec(-0.5f), s_lo * vec(-0.5f));
+  const vec quarter_y = y * vec(0.25f), d = vec(1.f) + quarter_y;
+  const vec d_lo = (vec(1.f) - d) + quarter_y;
   const vec t = vec(1.f) / d;
-  const vec t_lo = t * (xsimd::fnma(d, t, vec(1.f)) - d_lo * t);                // 1/(d + d_lo) - t
-  const vec u = (t - vec(0x1.d7a91ep-2f)) + t_lo;
-  const vec g = poly(u, 0x1.4b0144p-2f, 0x1.4e037cp-2f, 0x1.3297aep-4f, -0x1.2806bap-3f, -0x1.b0f068p-6f,
-                     0x1.edbc1p-4f, -0x1.48ec36p-5f, -0x1.718d6ap-4f, 0x1.548176p-4f, 0x1.7e10aap-6f);
-  const vec sy = fma(g, t, g * t_lo);
-  return {sy * e.p, e.k};
+  const vec t_lo = t * (xsimd::fnma(d, t, vec(1.f)) - d_lo * t);  // 1/(d + d_lo) - t
+  const vec u = (t - vec(0x1.3759f2p-1f)) + t_lo;
+  const vec g = poly(u, 0x1.d04d7ep-3f, 0x1.9ba348p-2f, 0x1.0d2864p-1f, 0x1.ee824ap-2f, 0x1.0c838cp-2f, 0x1.98782ap-7f,
+                     -0x1.6b0a84p-4f, -0x1.0c0366p-5f, 0x1.c7676cp-6f, 0x1.fac3c4p-7f);
+  return {fma(g, t, g * t_lo) * e.p, e.k};
 }
 
 }  // namespace math_detail
@@ -9821,44 +9834,48 @@ inline vec exp(const vec& x) {
 
 inline vec erf(const vec& x) {
   using namespace math_detail;
+  // |x| <= 0.9: x·(2/√π + x²·E(x²)), E a degree-5 fit, 2/√π as a head and a tail. Above:
+  // 1 - 2·Q(|x|·√2), with |x|·√2 capped at 6, where 1 - 2·Q rounds to 1 (NaN stays NaN).
   const vec a = xsimd::abs(x);
-  // |x| <= 0.9: x · E(x²), E a degree-5 fit; above, 1 - 2·Q(|x|·√2), capped at y = 14.5
-  // where Q is 0 in float (NaN stays NaN: the comparison is false).
   const vec z = x * x;
-  const vec small = x * poly(z, 0x1.20dd74p+0f, -0x1.8126fep-2f, 0x1.ce1e92p-4f, -0x1.b6c914p-6f, 0x1.48afbcp-8f,
-                             -0x1.402eap-11f);
-  const vec y = at_most(a * vec(0x1.6a09e6p+0f), vec(14.5f));
-  const tail_parts q = normal_tail(y);
-  const vec big = xsimd::copysign(xsimd::fnma(vec(2.f), times_pow2(q.m, q.k), vec(1.f)), x);
-  return xsimd::select(a <= vec(0.9f), small, big);
+  const vec e =
+      poly(z, -0x1.812746p-2f, 0x1.ce2efcp-4f, -0x1.b8246ap-6f, 0x1.55a62ep-8f, -0x1.b24592p-11f, 0x1.78616p-14f);
+  const vec small = fma(x, vec(0x1.20dd76p+0f), x * fma(z, e, vec(-0x1.f7ac92p-25f)));
+  const vec y = at_most(a * vec(0x1.6a09e6p+0f), vec(6.f)), s = y * y;
+  const tail_parts q = normal_tail(y, s, xsimd::fms(y, y, s));
+  const vec big = xsimd::fnma(vec(2.f), times_pow2(q.m, q.k), vec(1.f));
+  return xsimd::copysign(xsimd::select(a <= vec(0.9f), small, big), x);  // erf(-0) = -0
 }
 
-inline vec sigmoid(const vec& x) { return math_detail::times_sigmoid(vec(1.f), x, vec(0.f)); }
+inline vec sigmoid(const vec& x) {
+  // 1 / (1 + e^-x) for x >= 0, e^x / (1 + e^x) below: e^-|x| neither overflows nor, rounded
+  // to a subnormal, loses more than the result does.
+  const vec e = exp(-xsimd::abs(x));
+  return xsimd::select(x >= vec(0.f), vec(1.f), e) / (vec(1.f) + e);
+}
 
 inline vec silu(const vec& x) { return math_detail::times_sigmoid(x, x, vec(0.f)); }
 
 inline vec gelu(const vec& x) {
   using namespace math_detail;
-  const vec y = xsimd::abs(x);
-  // |x| <= 0.5: x · (0.5 + x·H(x²)), H a degree-4 fit (the cancellation for x < 0 costs at most
-  // a factor 0.62); above, x · Q(|x|) for x < 0 and x - x·Q(x) for x > 0.
-  const vec h = poly(x * x, 0x1.988454p-2f, -0x1.105836p-4f, 0x1.46cf56p-7f, -0x1.36ecep-10f, 0x1.cc1d56p-14f);
-  const vec small = x * fma(x, h, vec(0.5f));
-  tail_parts q = normal_tail(at_most(y, vec(14.5f)));
-  q.m = xsimd::select(y > vec(14.5f), vec(0.f), q.m);  // Q(14.5)·14.5 rounds to 0
-  const vec low = times_pow2(x * q.m, q.k);
-  const vec high = xsimd::fnma(x, times_pow2(q.m, q.k), x);
-  return xsimd::select(y <= vec(0.5f), small, xsimd::select(x < vec(0.f), low, high));
+  // x·Q(|x|) for x < 0, x - x·Q(x) for x >= 0; beyond 14.5, where x·Q(|x|) rounds to 0, x·0
+  // (NaN at -inf) and x.
+  const vec y = xsimd::abs(x), s = x * x;
+  const tail_parts q = normal_tail(at_most(y, vec(14.5f)), s, xsimd::fms(x, x, s));
+  const mask neg = x < vec(0.f);
+  const vec q_or_xq = times_pow2(xsimd::select(neg, x * q.m, q.m), q.k);
+  const vec near = xsimd::select(neg, q_or_xq, xsimd::fnma(x, q_or_xq, x));
+  return xsimd::copysign(xsimd::select(y > vec(14.5f), xsimd::select(neg, x * vec(0.f), x), near), x);  // gelu(-0) = -0
 }
 
 inline vec gelu_tanh(const vec& x) {
   // v = 2u = x·(A + B·x²), A = 2√(2/π), B = 0.044715·A, in two-float arithmetic (heads and
   // tails of the constants, of x², of the sum and of the product): e^-v must keep its relative
-  // accuracy for |v| up to 110, and an ordinary float v would be off by 100 ulps there.
+  // accuracy for |v| up to 110, where a plain float v would be off by 100 ulps.
   using namespace math_detail;
   const vec s = x * x, s_lo = xsimd::fms(x, x, s);
-  const vec b = vec(0x1.2444f2p-4f), b_lo = vec(0x1.49b16ap-29f);
-  const vec p = b * s, p_lo = xsimd::fms(b, s, p) + fma(b, s_lo, b_lo * s);
+  const vec b = vec(0x1.2444f2p-4f);
+  const vec p = b * s, p_lo = xsimd::fms(b, s, p) + fma(b, s_lo, vec(0x1.49b16ap-29f) * s);
   const vec a = vec(0x1.988454p+0f);
   const vec m = a + p, z = m - a;
   const vec m_lo = ((a - (m - z)) + (p - z)) + (p_lo + vec(-0x1.857936p-25f));
@@ -11094,6 +11111,449 @@ struct gemm_kernel {
 
 }  // namespace partita::detail::cpu
 // ---- end partita/backends/cpu/detail/gemm_kernel.hpp ----
+// ---- begin partita/backends/cpu/detail/matmul.hpp ----
+/// cpu matmul: batched op(A) · op(B) with numpy broadcasting, on the GEMM micro-kernel.
+// The loops of one product are BLIS's: depth passes of kc, B packed kc × (up to 64 panels) per
+// pass (or read from its form packed at bind), A in blocks of up to 144 rows that stay in L2
+// while every panel's micro-tiles run over them. Work is split statically into (matrix, piece)
+// units, a piece being a range of column panels (each task packs only its own B) or of row
+// blocks, whichever divides more evenly.
+#include <numeric>
+
+// ---- begin partita/backends/cpu/detail/matmul_pack.hpp ----
+/// cpu matmul's geometry (numpy broadcasting of the batch dims) and its operand packing.
+// The shapes of one batched matmul C[b] = op(A[b']) · op(B[b'']) reduced to what the GEMM loops
+// need, and the copies that put each operand in the form the micro-kernel reads: B in panels of
+// NR columns ([k][NR], zero-padded), A either in place (rows) or, when transposed, in blocks of
+// MR rows ([k][MR]).
+
+
+#if defined(__AVX__)
+#include <immintrin.h>
+#endif
+
+namespace partita::detail::cpu {
+
+inline constexpr int matmul_max_batch_rank = max_rank - 2;
+
+/// One batched matmul: `batch` products of op(A) [m×k] by op(B) [k×n], each A and B matrix
+/// contiguous and row-major as stored (transposed: A stored [k×m], B stored [n×k]). Output batch
+/// index i, written in the output batch `dims`, reads A matrix Σ idx·a_step and B matrix
+/// Σ idx·b_step (a step of 0 broadcasts).
+struct matmul_geometry {
+  int m = 0, n = 0, k = 0;
+  bool ta = false, tb = false;
+  int batch = 1;
+  int batch_rank = 0;
+  std::array<int, matmul_max_batch_rank> dims{};
+  std::array<std::int64_t, matmul_max_batch_rank> a_step{}, b_step{};
+  int b_matrices = 1;  // matrices B holds (packed at bind when it is a weight)
+  bool ok = true;      // the shapes agree (k, broadcastable batch dims)
+
+  constexpr void operands(int i, std::int64_t& am, std::int64_t& bm) const {
+    am = 0;
+    bm = 0;
+    for (int d = batch_rank - 1; d >= 0; --d) {
+      const int at = i % dims[static_cast<std::size_t>(d)];
+      i /= dims[static_cast<std::size_t>(d)];
+      am += at * a_step[static_cast<std::size_t>(d)];
+      bm += at * b_step[static_cast<std::size_t>(d)];
+    }
+  }
+};
+
+/// The geometry of matmul(a, b) with numpy semantics: the last two dims are the matrix, the
+/// others broadcast from the back. When B is the same matrix for every batch and A is read in
+/// place, the batch folds into A's rows (one GEMM of batch·m rows).
+constexpr matmul_geometry make_matmul_geometry(const shape& a, const shape& b, bool ta, bool tb) {
+  matmul_geometry g;
+  g.ta = ta;
+  g.tb = tb;
+  if (a.rank < 2 || b.rank < 2) {
+    g.ok = false;
+    return g;
+  }
+  g.m = static_cast<int>(ta ? a.back(0) : a.back(1));
+  g.k = static_cast<int>(ta ? a.back(1) : a.back(0));
+  g.n = static_cast<int>(tb ? b.back(1) : b.back(0));
+  g.ok = (tb ? b.back(0) : b.back(1)) == g.k;
+  const int r = std::max(a.rank, b.rank) - 2;
+  g.batch_rank = r;
+  std::int64_t am = 1, bm = 1, batch = 1;
+  for (int i = r - 1; i >= 0; --i) {
+    const int ia = a.rank - 2 - r + i, ib = b.rank - 2 - r + i;
+    const std::int64_t da = ia >= 0 ? a[ia] : 1, db = ib >= 0 ? b[ib] : 1;
+    if (da != db && da != 1 && db != 1) g.ok = false;
+    const std::size_t at = static_cast<std::size_t>(i);
+    g.dims[at] = static_cast<int>(std::max(da, db));
+    g.a_step[at] = da == 1 ? 0 : am;
+    g.b_step[at] = db == 1 ? 0 : bm;
+    am *= da;
+    bm *= db;
+    batch *= g.dims[at];
+  }
+  g.batch = static_cast<int>(batch);
+  g.b_matrices = static_cast<int>(bm);
+  if (batch > 1 && bm == 1 && am == batch && !ta) {
+    g.m *= g.batch;
+    g.batch = 1;
+    g.batch_rank = 0;
+  }
+  return g;
+}
+
+/// The micro-tile: MR rows by NV vectors. The conv blocking (6 × 2 vectors with 16 registers,
+/// 8 × 2 with 32) for most; a few rows get fewer rows and, with one or two, more vectors so that
+/// the FMAs still have independent accumulators.
+struct matmul_tile {
+  int mr = 1, nv = 1;
+};
+inline constexpr int matmul_main_mr = W >= 16 ? 8 : 6;
+
+constexpr matmul_tile matmul_tile_for(int m) {
+  if (m <= 2) return {m < 1 ? 1 : m, 4};
+  if (m <= 4) return {4, 2};
+  return {matmul_main_mr, 2};
+}
+
+/// Depth of one pass: at most 256 (a B micro-panel of 16 KB with 16 columns stays in L1), the
+/// passes of equal depth.
+constexpr int matmul_kc(int k) {
+  const int passes = (k + 255) / 256;
+  return passes < 1 ? 1 : (k + passes - 1) / passes;
+}
+/// Row blocks whose A stays in L2 across the panels (144 rows of 6, 192 of 8), and panels whose
+/// packed B is reused across those row blocks.
+inline constexpr int matmul_mc_blocks = 24;
+inline constexpr int matmul_nc_panels = 64;
+
+/// The row blocks of m rows: `whole` blocks of MR rows, then `shorter` blocks of MR - 1, so that
+/// no row is padded (the rows of a micro-tile cost the same, shorter or not). Where m is too
+/// small for that, the last of the whole blocks is partial.
+struct matmul_rows {
+  int mr = 1, whole = 0, shorter = 0;
+  constexpr int blocks() const { return whole + shorter; }
+  /// The first row of block i (past the end for i = blocks()).
+  constexpr int row(int i) const { return i <= whole ? i * mr : whole * mr + (i - whole) * (mr - 1); }
+};
+
+constexpr matmul_rows matmul_rows_for(int m, int mr, bool mixed) {
+  matmul_rows r;
+  r.mr = mr;
+  const int shorter = mixed && mr > 1 ? (mr - m % mr) % mr : 0;
+  if (shorter > 0 && shorter * (mr - 1) <= m) {
+    r.shorter = shorter;
+    r.whole = (m - shorter * (mr - 1)) / mr;
+  } else {
+    r.whole = (m + mr - 1) / mr;
+  }
+  return r;
+}
+
+/// Floats of B packed for all its matrices (`prepare` of a weight B).
+constexpr std::size_t matmul_packed_b_floats(const matmul_geometry& g) {
+  const int nr = matmul_tile_for(g.m).nv * W;
+  return static_cast<std::size_t>(g.b_matrices) * static_cast<std::size_t>((g.n + nr - 1) / nr) *
+         static_cast<std::size_t>(g.k) * static_cast<std::size_t>(nr);
+}
+
+/// Floats of scratch one thread needs: a B buffer of kc × nc and an A block of mc × kc.
+constexpr std::size_t matmul_scratch_floats(const matmul_geometry& g) {
+  const matmul_tile t = matmul_tile_for(g.m);
+  const int nr = t.nv * W, kc = matmul_kc(g.k);
+  const int panels = std::min((g.n + nr - 1) / nr, matmul_nc_panels);
+  const int blocks = std::min(matmul_rows_for(g.m, t.mr, true).blocks(), matmul_mc_blocks);
+  return static_cast<std::size_t>(kc) * static_cast<std::size_t>(panels * nr + blocks * t.mr);
+}
+
+/// dst[k · ldd + j] = src[j · lds + k] for j, k < 8.
+inline void transpose8(const float* src, std::ptrdiff_t lds, float* dst, std::ptrdiff_t ldd) {
+#if defined(__AVX__)
+  // xsimd 8.1 has no transpose, and its zip_lo/zip_hi stay within 128-bit lanes on AVX only:
+  // the classic unpack/shuffle/permute sequence is spelled out here (with any AVX, AVX-512 too).
+  __m256 r[8], t[8];
+  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(src + i * lds);
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 8; i += 4) {
+    r[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+    r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
+    r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+    r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+  }
+  for (int i = 0; i < 4; ++i) {
+    _mm256_storeu_ps(dst + i * ldd, _mm256_permute2f128_ps(r[i], r[i + 4], 0x20));
+    _mm256_storeu_ps(dst + (i + 4) * ldd, _mm256_permute2f128_ps(r[i], r[i + 4], 0x31));
+  }
+#else
+  for (int k = 0; k < 8; ++k)
+    for (int j = 0; j < 8; ++j) dst[k * ldd + j] = src[j * lds + k];
+#endif
+}
+
+/// Columns [n0, n0 + nr) and depths [k0, k0 + kc) of op(B) into dst [kc][NR], zero past nr.
+/// `b` is one B matrix as stored: [k][ldb] (ldb = n), or transposed [n][ldb] (ldb = k).
+template <int NR>
+inline void pack_b_panel(const float* b, std::ptrdiff_t ldb, bool tb, int k0, int kc, int n0, int nr, float* dst) {
+  if (!tb) {
+    const float* src = b + k0 * ldb + n0;
+    if (nr == NR) {
+      for (int k = 0; k < kc; ++k)
+#pragma GCC unroll 8
+        for (int v = 0; v < NR / W; ++v) simd::store(dst + k * NR + v * W, simd::load(src + k * ldb + v * W));
+    } else {
+      for (int k = 0; k < kc; ++k) {
+        std::memcpy(dst + k * NR, src + k * ldb, sizeof(float) * static_cast<std::size_t>(nr));
+        std::fill(dst + k * NR + nr, dst + (k + 1) * NR, 0.f);
+      }
+    }
+    return;
+  }
+  // Transposed: row j of the stored matrix is column j of op(B). Blocks of 8 columns by 8
+  // depths go through registers; the remaining depths and columns one by one.
+  const float* src = b + n0 * ldb + k0;
+  const int k8 = kc - kc % 8;
+  int j = 0;
+  for (; j + 8 <= nr; j += 8) {
+    for (int k = 0; k < k8; k += 8) transpose8(src + j * ldb + k, ldb, dst + k * NR + j, NR);
+    for (std::ptrdiff_t k = k8; k < kc; ++k)
+      for (int jj = 0; jj < 8; ++jj) dst[k * NR + j + jj] = src[(j + jj) * ldb + k];
+  }
+  for (; j < nr; ++j)
+    for (int k = 0; k < kc; ++k) dst[k * NR + j] = src[j * ldb + k];
+  if (nr < NR)
+    for (int k = 0; k < kc; ++k) std::fill(dst + k * NR + nr, dst + (k + 1) * NR, 0.f);
+}
+
+/// Columns [n0, n1) and depths [k0, k0 + kc) of op(B) into panels [panel][kc][NR]. Not
+/// transposed, row by row: B is read in sequence, as the prefetchers like it.
+template <int NR>
+inline void pack_b_panels(const float* b, std::ptrdiff_t ldb, bool tb, int k0, int kc, int n0, int n1, float* dst) {
+  const std::ptrdiff_t panel = static_cast<std::ptrdiff_t>(kc) * NR;
+  if (tb || n1 - n0 <= NR) {
+    for (int j = n0; j < n1; j += NR, dst += panel) pack_b_panel<NR>(b, ldb, tb, k0, kc, j, std::min(NR, n1 - j), dst);
+    return;
+  }
+  const int whole = (n1 - n0) / NR;
+  for (int k = 0; k < kc; ++k) {
+    const float* src = b + (k0 + k) * ldb + n0;
+    float* d = dst + k * NR;
+    for (int p = 0; p < whole; ++p, src += NR, d += panel)
+#pragma GCC unroll 8
+      for (int v = 0; v < NR / W; ++v) simd::store(d + v * W, simd::load(src + v * W));
+  }
+  const int j = n0 + whole * NR;
+  if (j < n1) pack_b_panel<NR>(b, ldb, tb, k0, kc, j, n1 - j, dst + whole * panel);
+}
+
+/// Rows [m0, m1) and depths [k0, k0 + kc) of a transposed A (stored [k][lda], lda = m) into
+/// blocks of MR rows, [block][kc][MR], zero past m1.
+template <int MR>
+inline void pack_a_transposed(const float* a, std::ptrdiff_t lda, int k0, int kc, int m0, int m1, float* dst) {
+  for (int i0 = m0; i0 < m1; i0 += MR, dst += kc * MR) {
+    const int mr = std::min(MR, m1 - i0);
+    const float* src = a + k0 * lda + i0;
+    if (mr == MR) {
+      for (int k = 0; k < kc; ++k) std::memcpy(dst + k * MR, src + k * lda, sizeof(float) * MR);
+    } else {
+      for (int k = 0; k < kc; ++k) {
+        std::memcpy(dst + k * MR, src + k * lda, sizeof(float) * static_cast<std::size_t>(mr));
+        std::fill(dst + k * MR + mr, dst + (k + 1) * MR, 0.f);
+      }
+    }
+  }
+}
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/matmul_pack.hpp ----
+
+namespace partita::detail::cpu {
+
+/// The kernel of matmul steps: the shapes and transpose flags read from the step at compile
+/// time, B packed at bind when it is a weight (then `run` reads only A).
+template <class Step>
+struct matmul_kernel;
+
+/// C = op(A) · op(B) for every output batch index of `g` (see `matmul_geometry`): `a`, `b`, `c`
+/// hold all their matrices, contiguous. `st` must hold `matmul_scratch_floats(g)` floats of
+/// scratch per thread (`st.need_scratch(0, matmul_scratch_floats(g))`). With `packed_b` (B as
+/// `pack_matmul_b` left it) `b` is not read.
+inline void matmul(state& st, const matmul_geometry& g, const float* a, const float* b, float* c,
+                   const float* packed_b = nullptr);
+
+/// Packs every matrix of B (`matmul_packed_b_floats(g)` floats at `dst`), for `matmul`'s `packed_b`.
+inline void pack_matmul_b(const matmul_geometry& g, const float* b, float* dst);
+
+/// Row blocks [i0, i1) of `rows` and column panels [p0, p1) of one product.
+template <int MR, int NV>
+inline void matmul_block(const matmul_geometry& g, const matmul_rows& rows, const float* a, const float* b,
+                         const float* packed_b, float* c, int i0, int i1, int p0, int p1, float* scratch) {
+  constexpr int NR = NV * W;
+  const int kc_max = matmul_kc(g.k);
+  const std::ptrdiff_t lda = g.ta ? g.m : g.k, ldb = g.tb ? g.k : g.n, ldc = g.n;
+  float* bbuf = scratch;
+  float* abuf = scratch + static_cast<std::ptrdiff_t>(kc_max) * std::min((g.n + NR - 1) / NR, matmul_nc_panels) * NR;
+  // A partial last block (when the rows do not split into blocks of MR and MR - 1): padded to MR.
+  const int padded = rows.row(rows.blocks()) > g.m ? rows.blocks() - 1 : rows.blocks();
+  for (int k0 = 0; k0 < g.k; k0 += kc_max) {
+    const int kc = std::min(kc_max, g.k - k0);
+    const bool load_c = k0 > 0;
+    for (int q0 = p0; q0 < p1; q0 += matmul_nc_panels) {
+      const int q1 = std::min(p1, q0 + matmul_nc_panels);
+      const float* bq0 = bbuf;
+      std::ptrdiff_t panel_floats = static_cast<std::ptrdiff_t>(kc) * NR;
+      if (packed_b) {
+        bq0 = packed_b + (static_cast<std::ptrdiff_t>(q0) * g.k + k0) * NR;
+        panel_floats = static_cast<std::ptrdiff_t>(g.k) * NR;
+      } else {
+        pack_b_panels<NR>(b, ldb, g.tb, k0, kc, q0 * NR, std::min(g.n, q1 * NR), bbuf);
+      }
+      for (int j0 = i0; j0 < i1; j0 += matmul_mc_blocks) {
+        const int j1 = std::min(i1, j0 + matmul_mc_blocks);
+        if (g.ta) {
+          for (int i = j0; i < j1; ++i) {
+            float* dst = abuf + (i - j0) * kc * MR;
+            const int r = rows.row(i), r1 = std::min(g.m, rows.row(i + 1));
+            if (i < rows.whole) {
+              pack_a_transposed<MR>(a, lda, k0, kc, r, r1, dst);
+            } else if constexpr (MR > 1) {
+              pack_a_transposed<MR - 1>(a, lda, k0, kc, r, r1, dst);
+            }
+          }
+        } else if (j1 > padded) {
+          const int r = rows.row(padded);
+          std::fill(abuf, abuf + MR * kc, 0.f);
+          for (int i = r; i < g.m; ++i) std::copy(a + i * lda + k0, a + i * lda + k0 + kc, abuf + (i - r) * kc);
+        }
+        for (int q = q0; q < q1; ++q) {
+          const int n0 = q * NR, nr = std::min(NR, g.n - n0);
+          const float* bq = bq0 + (q - q0) * panel_floats;
+          for (int i = j0; i < j1; ++i) {
+            const int r = rows.row(i), mr = std::min(g.m, rows.row(i + 1)) - r;
+            float* ct = c + r * ldc + n0;
+            const float* at = g.ta ? abuf + (i - j0) * kc * MR : i < padded ? a + r * lda + k0 : abuf;
+            const std::ptrdiff_t ld = g.ta ? 0 : i < padded ? lda : kc;
+            if (i < rows.whole) {
+              if (g.ta) {
+                gemm_tile<MR, NV, true, false>(kc, at, ld, bq, NR, nullptr, ct, ldc, mr, nr, load_c, nullptr);
+              } else {
+                gemm_tile<MR, NV, false, false>(kc, at, ld, bq, NR, nullptr, ct, ldc, mr, nr, load_c, nullptr);
+              }
+            } else if constexpr (MR > 1) {
+              if (g.ta) {
+                gemm_tile<MR - 1, NV, true, false>(kc, at, ld, bq, NR, nullptr, ct, ldc, mr, nr, load_c, nullptr);
+              } else {
+                gemm_tile<MR - 1, NV, false, false>(kc, at, ld, bq, NR, nullptr, ct, ldc, mr, nr, load_c, nullptr);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/// How unevenly `x` units spread over `p` parts: the largest part over the mean.
+constexpr double matmul_imbalance(int x, int p) { return x < 1 ? 1e9 : static_cast<double>((x + p - 1) / p) * p / x; }
+
+template <int MR, int NV>
+inline void matmul_tiled(state& st, const matmul_geometry& g, const float* a, const float* b, const float* packed_b,
+                         float* c) {
+  constexpr int NR = NV * W;
+  const matmul_rows rows = matmul_rows_for(g.m, MR, MR == matmul_main_mr);
+  const int panels = (g.n + NR - 1) / NR, blocks = rows.blocks();
+  const double flops = 2.0 * g.batch * g.m * static_cast<double>(g.n) * g.k;
+  const int tasks = tasks_for(flops, st.workers(), g.batch * std::max(panels, blocks));
+  // Pieces per matrix such that the batch · pieces units divide evenly among the tasks.
+  const int pieces = tasks / std::gcd(g.batch, tasks);
+  const bool by_rows = matmul_imbalance(blocks, pieces) < matmul_imbalance(panels, pieces);
+  const int units = g.batch * pieces;
+  const std::ptrdiff_t a_floats = static_cast<std::ptrdiff_t>(g.m) * g.k,
+                       b_floats = static_cast<std::ptrdiff_t>(g.k) * g.n,
+                       c_floats = static_cast<std::ptrdiff_t>(g.m) * g.n,
+                       packed_floats = static_cast<std::ptrdiff_t>(panels) * g.k * NR;
+  st.parallel(tasks, [&](int t) {
+    float* scratch = st.thread_scratch(t);
+    const int u1 = static_cast<int>(static_cast<std::int64_t>(units) * (t + 1) / tasks);
+    for (int u = static_cast<int>(static_cast<std::int64_t>(units) * t / tasks); u < u1;) {
+      // This task's consecutive pieces of one matrix, as one range.
+      const int i = u / pieces, q0 = u % pieces, q1 = std::min(pieces, q0 + u1 - u);
+      u += q1 - q0;
+      std::int64_t am = 0, bm = 0;
+      g.operands(i, am, bm);
+      const int i0 = by_rows ? blocks * q0 / pieces : 0, i1 = by_rows ? blocks * q1 / pieces : blocks;
+      const int p0 = by_rows ? 0 : panels * q0 / pieces, p1 = by_rows ? panels : panels * q1 / pieces;
+      if (i0 >= i1 || p0 >= p1) continue;
+      matmul_block<MR, NV>(g, rows, a + am * a_floats, packed_b ? nullptr : b + bm * b_floats,
+                           packed_b ? packed_b + bm * packed_floats : nullptr, c + i * c_floats, i0, i1, p0, p1,
+                           scratch);
+    }
+  });
+}
+
+inline void matmul(state& st, const matmul_geometry& g, const float* a, const float* b, float* c,
+                   const float* packed_b) {
+  if (g.k == 0) {
+    std::fill(c, c + static_cast<std::ptrdiff_t>(g.batch) * g.m * g.n, 0.f);
+    return;
+  }
+  const matmul_tile t = matmul_tile_for(g.m);
+  if (t.mr == matmul_main_mr) {
+    matmul_tiled<matmul_main_mr, 2>(st, g, a, b, packed_b, c);
+  } else if (t.mr == 4) {
+    matmul_tiled<4, 2>(st, g, a, b, packed_b, c);
+  } else if (t.mr == 2) {
+    matmul_tiled<2, 4>(st, g, a, b, packed_b, c);
+  } else {
+    matmul_tiled<1, 4>(st, g, a, b, packed_b, c);
+  }
+}
+
+template <int NR>
+inline void pack_matmul_b_nr(const matmul_geometry& g, const float* b, float* dst) {
+  const int panels = (g.n + NR - 1) / NR;
+  const std::ptrdiff_t ldb = g.tb ? g.k : g.n, panel_floats = static_cast<std::ptrdiff_t>(g.k) * NR;
+  for (int i = 0; i < g.b_matrices; ++i, b += static_cast<std::ptrdiff_t>(g.k) * g.n)
+    for (int p = 0; p < panels; ++p, dst += panel_floats)
+      pack_b_panel<NR>(b, ldb, g.tb, 0, g.k, p * NR, std::min(NR, g.n - p * NR), dst);
+}
+
+inline void pack_matmul_b(const matmul_geometry& g, const float* b, float* dst) {
+  if (matmul_tile_for(g.m).nv == 4) {
+    pack_matmul_b_nr<4 * W>(g, b, dst);
+  } else {
+    pack_matmul_b_nr<2 * W>(g, b, dst);
+  }
+}
+
+template <class Step>
+struct matmul_kernel {
+  static constexpr matmul_geometry geo =
+      make_matmul_geometry(Step::arg(0).out, Step::arg(1).out, Step::node.at->transpose_a, Step::node.at->transpose_b);
+  static_assert(geo.ok, "partita: cpu: this matmul step (Step) has operands whose shapes do not agree");
+  static constexpr bool constant_b = Step::arg(1).op == op_id::weight;
+  /// After `prepare`, `run` reads no B weight: the executable need not keep it.
+  static constexpr bool packs_weights = constant_b && Step::arg(0).op != op_id::weight;
+
+  static void prepare(state& st, const float* const* in, int step) {
+    constexpr matmul_geometry g = geo;
+    st.need_scratch(0, matmul_scratch_floats(g));
+    if constexpr (constant_b) {
+      float* dst = st.reserve(step, matmul_packed_b_floats(g));
+      if (in[1]) pack_matmul_b(g, in[1], dst);
+    }
+  }
+
+  static void run(state& st, const float* const* in, float* out, int step) {
+    constexpr matmul_geometry g = geo;  // a copy: nothing of the plan is referenced at run time
+    matmul(st, g, in[0], in[1], out, constant_b ? st.packed(step) : nullptr);
+  }
+};
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/matmul.hpp ----
 // ---- begin partita/backends/cpu/detail/simple_kernel.hpp ----
 /// The cpu kernel for every op but dense and conv2d: elementwise ops, pooling, normalization.
 
@@ -11449,10 +11909,14 @@ struct cpu {
   struct kernel;
 };
 
-/// dense, conv2d and the fused composites run GEMM-based kernels; every other op its own.
+/// dense, conv2d and the fused composites run GEMM-based kernels, matmul its batched GEMM; every
+/// other op its own.
 template <class Step>
-struct cpu::kernel : std::conditional_t<Step::op == op_id::dense || Step::op == op_id::conv2d || Step::op == op_id::call,
-                                        detail::cpu::gemm_kernel<Step>, detail::cpu::simple_kernel<Step>> {
+struct cpu::kernel
+    : std::conditional_t<Step::op == op_id::dense || Step::op == op_id::conv2d || Step::op == op_id::call,
+                         detail::cpu::gemm_kernel<Step>,
+                         std::conditional_t<Step::op == op_id::matmul, detail::cpu::matmul_kernel<Step>,
+                                            detail::cpu::simple_kernel<Step>>> {
   static_assert(Step::node.type == dtype::f32,
                 "partita: the cpu backend has f32 kernels only; this step (Step) has another dtype");
 };

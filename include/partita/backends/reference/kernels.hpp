@@ -194,8 +194,9 @@ inline float unary_value(op_id op, float v, const attrs& a) {
     case op_id::exp: return static_cast<float>(std::exp(x));
     case op_id::log: return static_cast<float>(std::log(x));
     case op_id::erf: return static_cast<float>(std::erf(x));
-    case op_id::gelu: return static_cast<float>(0.5 * x * (1.0 + std::erf(x * sqrt1_2)));
-    case op_id::gelu_tanh: return static_cast<float>(0.5 * x * (1.0 + std::tanh(sqrt_2_pi * (x + 0.044715 * x * x * x))));
+    // 1 + erf(t) and 1 + tanh(u) cancel for negative arguments; erfc and the exp form do not.
+    case op_id::gelu: return static_cast<float>(0.5 * x * std::erfc(-x * sqrt1_2));
+    case op_id::gelu_tanh: return static_cast<float>(x / (1.0 + std::exp(-2.0 * sqrt_2_pi * (x + 0.044715 * x * x * x))));
     case op_id::silu: return static_cast<float>(x / (1.0 + std::exp(-x)));
     case op_id::hardswish: return static_cast<float>(x * std::min(std::max(x + 3.0, 0.0), 6.0) / 6.0);
     case op_id::hardsigmoid:
