@@ -63,7 +63,7 @@ inline void matmul_block(const matmul_geometry& g, const matmul_rows& rows, cons
             const int r = rows.row(i), r1 = std::min(g.m, rows.row(i + 1));
             if (i < rows.whole) {
               pack_a_transposed<MR>(a, lda, k0, kc, r, r1, dst);
-            } else if constexpr (MR > 1) {
+            } else if constexpr (MR == matmul_main_mr) {
               pack_a_transposed<MR - 1>(a, lda, k0, kc, r, r1, dst);
             }
           }
@@ -86,7 +86,7 @@ inline void matmul_block(const matmul_geometry& g, const matmul_rows& rows, cons
               } else {
                 gemm_tile<MR, NV, false, false>(kc, at, ld, bq, NR, nullptr, ct, ldc, mr, nr, load_c, nullptr);
               }
-            } else if constexpr (MR > 1) {
+            } else if constexpr (MR == matmul_main_mr) {
               if (g.ta) {
                 gemm_tile<MR - 1, NV, true, false>(kc, at, ld, bq, NR, nullptr, ct, ldc, mr, nr, load_c, nullptr);
               } else {

@@ -147,7 +147,7 @@ constexpr std::size_t matmul_scratch_floats(const matmul_geometry& g) {
   const matmul_tile t = matmul_tile_for(g.m);
   const int nr = t.nv * W, kc = matmul_kc(g.k);
   const int panels = std::min((g.n + nr - 1) / nr, matmul_nc_panels);
-  const int blocks = std::min(matmul_rows_for(g.m, t.mr, true).blocks(), matmul_mc_blocks);
+  const int blocks = std::min(matmul_rows_for(g.m, t.mr, t.mr == matmul_main_mr).blocks(), matmul_mc_blocks);
   return static_cast<std::size_t>(kc) * static_cast<std::size_t>(panels * nr + blocks * t.mr);
 }
 
@@ -190,7 +190,7 @@ inline void pack_b_panel(const float* b, std::ptrdiff_t ldb, bool tb, int k0, in
         for (int v = 0; v < NR / W; ++v) simd::store(dst + k * NR + v * W, simd::load(src + k * ldb + v * W));
     } else {
       for (int k = 0; k < kc; ++k) {
-        std::memcpy(dst + k * NR, src + k * ldb, sizeof(float) * static_cast<std::size_t>(nr));
+        std::copy_n(src + k * ldb, nr, dst + k * NR);
         std::fill(dst + k * NR + nr, dst + (k + 1) * NR, 0.f);
       }
     }
@@ -244,7 +244,7 @@ inline void pack_a_transposed(const float* a, std::ptrdiff_t lda, int k0, int kc
       for (int k = 0; k < kc; ++k) std::memcpy(dst + k * MR, src + k * lda, sizeof(float) * MR);
     } else {
       for (int k = 0; k < kc; ++k) {
-        std::memcpy(dst + k * MR, src + k * lda, sizeof(float) * static_cast<std::size_t>(mr));
+        std::copy_n(src + k * lda, mr, dst + k * MR);
         std::fill(dst + k * MR + mr, dst + (k + 1) * MR, 0.f);
       }
     }
