@@ -9,14 +9,20 @@
 //   bench_runtime                                   everything
 //   bench_runtime --benchmark_filter='W3/'          one workload
 //   bench_runtime --benchmark_format=json           for scripts
+//   bench_runtime --dump_weights=DIR                writes W6's and W7's weights, input and output
+//                                                   for bench_torch.py, then exits
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <benchmark/benchmark.h>
@@ -28,6 +34,11 @@
 #include "workloads.hpp"
 #ifdef PARTITA_PEERS_ONEDNN
 #include "peers/onednn_peer.hpp"
+// The oneDNN encoder's default sizes are W6's.
+static_assert(peers::encoder_config{}.vocab == transformer::vocab && peers::encoder_config{}.seq == transformer::seq &&
+              peers::encoder_config{}.d_model == transformer::d_model &&
+              peers::encoder_config{}.heads == transformer::heads && peers::encoder_config{}.d_ff == transformer::d_ff &&
+              peers::encoder_config{}.classes == transformer::classes);
 #endif
 #ifdef PARTITA_PEERS_EIGEN
 #include "peers/eigen_peer.hpp"
@@ -83,20 +94,48 @@ void time_loop(benchmark::State& state, const std::string& name, const std::stri
 }
 
 // One workload: Partita's executable (bound once) and its output, which every peer must match.
+// The input is f32, or token ids (i64, below `id_bound`) for a model that starts with an
+// embedding; peers' `run` take a pointer to the same type.
 template <class Net>
 struct workload {
   using executable = partita::compiled<Net, partita::cpu>;
+  using input_type = std::conditional_t<executable::input(0).type == partita::dtype::i64, std::int64_t, float>;
   std::string name;
+  std::int64_t id_bound;
   std::vector<std::vector<float>> storage;
   partita::weight_set weights = bench::random_weights<executable>(storage);
-  std::vector<float> input = bench::random_input<executable>();
+  std::vector<input_type> input = make_input();
   std::vector<float> output = std::vector<float>(static_cast<std::size_t>(executable::output(0).shp.elements()));
   std::vector<float> expected = output;
   std::unique_ptr<executable> exe = std::make_unique<executable>();
 
-  explicit workload(std::string n) : name(std::move(n)) {
+  explicit workload(std::string n, std::int64_t ids_below = 0) : name(std::move(n)), id_bound(ids_below) {
     exe->bind(weights);
     exe->run(input, expected);
+  }
+
+  std::vector<input_type> make_input() const {
+    if constexpr (std::is_same_v<input_type, std::int64_t>) return bench::random_ids<executable>(id_bound);
+    else return bench::random_input<executable>();
+  }
+
+  // For bench_torch.py: `dir/NAME.safetensors` holds the weights under the model's names,
+  // `dir/NAME.io.safetensors` the input ("input") and Partita's output ("output").
+  void dump(const std::string& dir) const {
+    std::filesystem::create_directories(dir);
+    std::vector<partita::tensor_data> named;  // literals are in the program, not in the state_dict
+    for (std::size_t i = 0; i < executable::plan.weights.size(); ++i)
+      if (!executable::weight(i).literal) named.push_back(*weights.find(executable::weight(i).name));
+    partita::save_safetensors(dir + "/" + name + ".safetensors", named);
+    const auto dims = [](const partita::tensor_slot& s) {
+      return std::vector<std::int64_t>(s.shp.dims.begin(), s.shp.dims.begin() + s.shp.rank);
+    };
+    partita::weight_set io;
+    io.add("input", std::is_same_v<input_type, float> ? partita::dtype::f32 : partita::dtype::i64,
+           std::as_bytes(std::span(input)), dims(executable::input(0)));
+    io.add("output", expected, dims(executable::output(0)));
+    partita::save_safetensors(dir + "/" + name + ".io.safetensors", io.tensors());
+    std::printf("%s: %zu weights, input and Partita's output written to %s\n", name.c_str(), named.size(), dir.c_str());
   }
 
   void register_partita() {
@@ -177,7 +216,7 @@ struct workload {
 
 void print_summary() {
   std::printf("\n%-4s %-8s %12s %12s %8s %12s %8s\n", "", "threads", "partita us", "onednn us", "ratio", "eigen us", "ratio");
-  for (const char* w : {"W1", "W2", "W3", "W4", "W5"})
+  for (const char* w : {"W1", "W2", "W3", "W4", "W5", "W6", "W7"})
     for (int t : thread_counts) {
       const auto& tm = timings();
       const auto p = tm.find(name_of(w, "partita", t));
@@ -196,7 +235,7 @@ void print_summary() {
   std::printf("ratio = peer time / Partita time (above 1: Partita is faster); cpu backend built for %s\n",
               partita::detail::simd::arch_name());
   bool header = false;
-  for (const char* w : {"W1", "W2", "W3", "W4", "W5"})
+  for (const char* w : {"W1", "W2", "W3", "W4", "W5", "W6", "W7"})
     for (int t : thread_counts) {
       const auto& tm = timings();
       const auto d = tm.find(name_of(w, "partita_onednn", t));
@@ -214,6 +253,20 @@ void print_summary() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // --dump_weights=DIR is ours: taken out before Google Benchmark reads the rest.
+  std::string dump_dir;
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a.starts_with("--dump_weights=")) dump_dir = a.substr(a.find('=') + 1);
+    else argv[kept++] = argv[i];
+  }
+  argc = kept;
+  if (!dump_dir.empty()) {
+    workload<workloads::w6>("W6", workloads::w6_vocab).dump(dump_dir);
+    workload<workloads::w7>("W7").dump(dump_dir);
+    return 0;
+  }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
 
@@ -222,6 +275,8 @@ int main(int argc, char** argv) {
   workload<workloads::w3> w3("W3");
   workload<workloads::w4> w4("W4");
   workload<workloads::w5> w5("W5");
+  workload<workloads::w6> w6("W6", workloads::w6_vocab);
+  workload<workloads::w7> w7("W7");
 
   // Each workload: Partita first (the peers' ratios refer to it), then its peers.
   w1.register_partita();
@@ -257,6 +312,15 @@ int main(int argc, char** argv) {
 #ifdef PARTITA_BENCH_DNNL_BACKEND
   w5.register_partita_onednn<1>([&](int t) { return peers::onednn_resnet18(w5.lookup(), t); });
   w5.register_partita_onednn<2>([&](int t) { return peers::onednn_resnet18(w5.lookup(), t); });
+#endif
+
+  w6.register_partita();
+#ifdef PARTITA_PEERS_ONEDNN
+  w6.register_peer("onednn", [&](int t) { return peers::onednn_transformer({}, w6.lookup(), t); });
+#endif
+  w7.register_partita();
+#ifdef PARTITA_PEERS_ONEDNN
+  w7.register_peer("onednn", [&](int t) { return peers::onednn_mobilenet_v2(w7.lookup(), t); });
 #endif
 
   benchmark::RunSpecifiedBenchmarks();

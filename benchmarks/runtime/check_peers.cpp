@@ -14,6 +14,7 @@
 #include <exception>
 #include <limits>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include <partita/partita.hpp>
@@ -45,18 +46,26 @@ double max_relative_error(std::span<const float> got, std::span<const float> wan
 }
 
 // A workload's weights and input, and its output on the reference backend.
+// The input is f32, or token ids below `id_bound` (W6).
 template <class Net>
 struct workload {
   using executable = partita::compiled<Net, partita::reference>;
+  using input_type = std::conditional_t<executable::input(0).type == partita::dtype::i64, std::int64_t, float>;
 
   const char* name;
+  std::int64_t id_bound;
   std::vector<std::vector<float>> storage;
   partita::weight_set weights = bench::random_weights<executable>(storage);
-  std::vector<float> input = bench::random_input<executable>();
+  std::vector<input_type> input = make_input();
   std::vector<float> expected = std::vector<float>(static_cast<std::size_t>(executable::output(0).shp.elements()));
   double reference_ms = 0;
 
-  explicit workload(const char* n) : name(n) {
+  std::vector<input_type> make_input() const {
+    if constexpr (std::is_same_v<input_type, std::int64_t>) return bench::random_ids<executable>(id_bound);
+    else return bench::random_input<executable>();
+  }
+
+  explicit workload(const char* n, std::int64_t ids_below = 0) : name(n), id_bound(ids_below) {
     executable exe;
     exe.bind(weights);
     const auto start = std::chrono::steady_clock::now();
@@ -95,32 +104,41 @@ peers::onednn_net onednn_for(int workload, const peers::weight_lookup& w, int th
     case 2: return peers::onednn_mlp(64, w, threads);
     case 3: return peers::onednn_basic_block(w, threads);
     case 4: return peers::onednn_lenet(w, threads);
-    default: return peers::onednn_resnet18(w, threads);
+    case 5: return peers::onednn_resnet18(w, threads);
+    default: return peers::onednn_mobilenet_v2(w, threads);
   }
 }
 #endif
 
-// Workload `n` (1 to 5): the reference run, then each peer available for it.
+// Workload `n` (1 to 7): the reference run, then each peer available for it.
 template <class Net>
-void check_workload(int n, const char* name) {
+void check_workload(int n, const char* name, std::int64_t id_bound = 0) {
 #if !defined(PARTITA_PEERS_ONEDNN)
   if (n > 2) {
     std::printf("%s: no peer built for it\n", name);
     return;
   }
 #endif
-  const workload<Net> w(name);
+  const workload<Net> w(name, id_bound);
   [[maybe_unused]] const peers::weight_lookup lookup = peers::lookup_in(w.weights);
   for (int threads : {1, 2}) {
 #ifdef PARTITA_PEERS_ONEDNN
-    peers::onednn_net net = onednn_for(n, lookup, threads);
-    if (verbose && threads == 1) std::printf("%s", net.describe().c_str());
-    w.check("onednn", net);
+    if constexpr (std::is_same_v<typename workload<Net>::input_type, std::int64_t>) {
+      peers::onednn_encoder net = peers::onednn_transformer({}, lookup, threads);
+      if (verbose && threads == 1) std::printf("%s", net.describe().c_str());
+      w.check("onednn", net);
+    } else {
+      peers::onednn_net net = onednn_for(n, lookup, threads);
+      if (verbose && threads == 1) std::printf("%s", net.describe().c_str());
+      w.check("onednn", net);
+    }
 #endif
 #ifdef PARTITA_PEERS_EIGEN
-    if (n <= 2) {
-      peers::eigen_mlp mlp(n == 1 ? 1 : 64, lookup, threads);
-      w.check("eigen", mlp);
+    if constexpr (std::is_same_v<typename workload<Net>::input_type, float>) {
+      if (n <= 2) {
+        peers::eigen_mlp mlp(n == 1 ? 1 : 64, lookup, threads);
+        w.check("eigen", mlp);
+      }
     }
 #endif
   }
@@ -135,6 +153,8 @@ int main(int argc, char** argv) try {
   check_workload<workloads::w3>(3, "w3 basic block");
   check_workload<workloads::w4>(4, "w4 lenet-5");
   check_workload<workloads::w5>(5, "w5 resnet-18");
+  check_workload<workloads::w6>(6, "w6 transformer encoder", workloads::w6_vocab);
+  check_workload<workloads::w7>(7, "w7 mobilenet-v2");
   std::printf(failures ? "%d mismatches\n" : "all peers agree with the reference\n", failures);
   return failures ? 1 : 0;
 } catch (const std::exception& e) {

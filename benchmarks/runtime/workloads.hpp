@@ -2,15 +2,18 @@
 // The runtime benchmark's workloads as Partita models (f32, NCHW). The oneDNN and Eigen peers
 // (peers/) build the same networks from the same weight names.
 //
-//   w1  MLP 784-512-512-10, batch 1          w4  LeNet-5 on 1×1×28×28
-//   w2  the same MLP, batch 64               w5  ResNet-18 on 1×3×224×224
-//   w3  ResNet basic block on 1×64×56×56
+//   w1  MLP 784-512-512-10, batch 1          w5  ResNet-18 on 1×3×224×224
+//   w2  the same MLP, batch 64               w6  BERT-style encoder on 128 token ids (i64)
+//   w3  ResNet basic block on 1×64×56×56     w7  MobileNetV2 on 1×3×224×224
+//   w4  LeNet-5 on 1×1×28×28
 #include <cstdint>
 
 #include <partita/partita.hpp>
 
+#include <examples/transformer/model.hpp>
 #include <models/biased_block.hpp>
 #include <models/mlp.hpp>
+#include <models/mobilenet_v2.hpp>
 #include <models/resnet18.hpp>
 
 namespace workloads {
@@ -41,5 +44,12 @@ using logits = linear<fc2, "fc3.weight", "fc3.bias", 84, 10>;
 using w4 = model<lenet::logits>;
 
 using w5 = models::resnet18::net;
+
+/// The example's encoder (examples/transformer/model.hpp): token ids i64[1, 128], d_model 256,
+/// 4 heads, 2 post-norm layers, a tanh pooler and 10 logits. Its ids are drawn below `w6_vocab`.
+using w6 = transformer::net;
+inline constexpr std::int64_t w6_vocab = transformer::vocab;
+
+using w7 = models::mobilenet_v2::net;
 
 }  // namespace workloads
