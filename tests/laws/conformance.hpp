@@ -1,7 +1,9 @@
 #pragma once
 // The conformance law: a backend computes what `reference` computes, within a tolerance, for
-// every model of one list (conformance_models.hpp), with the same pseudo-random weights and
-// inputs, finite and then with NaN and ±Inf planted in them. A backend obeys it by naming itself
+// every model of one list (conformance_models.hpp: layers; conformance_ops.hpp: tensor ops, and
+// the list), with the same pseudo-random weights and inputs, finite and then with NaN and ±Inf
+// planted in them; index inputs are drawn in range (negative ones too), then one out of range
+// must make `run` throw a `partita::error` naming it. A backend obeys it by naming itself
 // in its test,
 //
 //   PARTITA_CONFORMANCE_LAW(cpu)   // TEST_CASE("cpu obeys the conformance law")
@@ -26,7 +28,7 @@
 
 #include <partita/partita.hpp>
 
-#include "conformance_models.hpp"
+#include "conformance_ops.hpp"
 
 namespace laws {
 
@@ -71,7 +73,7 @@ struct conformance_traits<partita::cpu> : conformance_defaults {
 
 /// The law's weights: batch-norm variances (names ending in "var") in [0.5, 1.5), everything
 /// else in [-1, 1) scaled by 1/sqrt(fan-in), so that outputs stay O(1); seeded by `seed`, in the
-/// order `slots` lists them.
+/// order `slots` lists them. Literals are left out: their values are in the program.
 struct weight_values {
   std::vector<std::vector<float>> data;
   partita::weight_set set;
@@ -80,6 +82,7 @@ struct weight_values {
     std::uniform_real_distribution<float> dist(-1.f, 1.f);
     data.reserve(slots.size());
     for (const partita::tensor_slot& w : slots) {
+      if (w.literal) continue;
       const std::int64_t fan_in = w.shp.rank >= 2 ? w.shp.elements() / w.shp[0] : 1;
       const float scale = 1.f / std::sqrt(static_cast<float>(fan_in));
       const bool variance = std::string_view(w.name).ends_with("var");
@@ -99,7 +102,8 @@ struct random_weights : weight_values {
 
 /// How far `got` is from `want`: the worst relative error (absolute below 1) over the finite
 /// expected values; a NaN or infinity expected must come out exactly (any NaN for NaN), and an
-/// unexpected one counts as 1e30.
+/// unexpected one counts as 1e30. A zero of the wrong sign counts as the smallest error there
+/// is: only an exact bound (`bound::exact`) rejects it.
 inline double relative_error(const std::vector<float>& got, const std::vector<float>& want) {
   double worst = 0;
   for (std::size_t i = 0; i < got.size(); ++i) {
@@ -112,6 +116,7 @@ inline double relative_error(const std::vector<float>& got, const std::vector<fl
     } else {
       d = std::abs(g - w) / std::max(1.0, std::abs(w));
       if (!std::isfinite(d)) d = 1e30;
+      if (d == 0 && std::signbit(g) != std::signbit(w)) d = std::numeric_limits<double>::denorm_min();
     }
     worst = std::max(worst, d);
   }
@@ -138,10 +143,11 @@ inline void plant_specials(std::vector<std::vector<float>>& ins, int round, unsi
 
 /// The worst relative errors of one model: on finite inputs, one per configuration; then with
 /// one NaN, one +Inf, one -Inf and a mix, each the worst over the configurations (0 where the
-/// backend's law stays on finite inputs).
+/// backend's law stays on finite inputs); and what went wrong with out-of-range indices.
 struct result {
   std::vector<double> finite;
   std::array<double, 4> specials{};
+  std::string index_errors;  // empty when every out-of-range index made `run` throw, naming it
   double worst() const {
     double w = *std::max_element(specials.begin(), specials.end());
     for (double e : finite) w = std::max(w, e);
@@ -184,25 +190,57 @@ void run_thunk(void* exe, const float* const* in, float* const* out) {
   static_cast<Exe*>(exe)->run_unchecked(in, out);
 }
 
-/// The errors of `exe` against `ref` (both bound): inputs of the given sizes from `seed`, every
-/// configuration, then, with `special_values`, the rounds with NaN and ±Inf planted.
-inline result measure(const runner& ref, const runner& exe, std::span<const std::size_t> in_sizes,
+/// Why a run with the out-of-range index `bad` did not fail as it must ("" when it threw a
+/// `partita::error` whose message names the index: "index <bad>").
+inline std::string index_failure(const runner& r, const float* const* in, float* const* out, std::int64_t bad) {
+  try {
+    r.run(r.exe, in, out);
+  } catch (const partita::error& e) {
+    const std::string_view what = e.what();
+    if (what.find("index " + std::to_string(bad)) != std::string_view::npos) return {};
+    return "the error does not name index " + std::to_string(bad) + ": " + std::string(what);
+  } catch (const std::exception& e) {
+    return "not a partita::error for index " + std::to_string(bad) + ": " + e.what();
+  }
+  return "no error for index " + std::to_string(bad);
+}
+
+/// The errors of `exe` against `ref` (both bound): inputs as `specs` describes them from `seed`,
+/// every configuration, then, with `special_values`, the rounds with NaN and ±Inf planted in the
+/// f32 inputs; then each index input's last entry set one past each end of its range.
+inline result measure(const runner& ref, const runner& exe, std::span<const input_spec> specs,
                       std::span<const std::size_t> out_sizes, int configurations, bool special_values, unsigned seed) {
-  std::mt19937 gen(seed + 1);
+  std::mt19937 gen(seed + 1), index_gen(seed + 2);
   std::uniform_real_distribution<float> dist(-2.f, 2.f);
   std::vector<std::vector<float>> base, ins, want, got;
+  std::vector<std::vector<std::int64_t>> wide;  // i64 inputs
+  std::vector<std::vector<std::int32_t>> narrow;  // i32 inputs
   std::vector<const float*> in_ptrs;
   std::vector<float*> want_ptrs, got_ptrs;
-  for (std::size_t n : in_sizes) {
-    base.emplace_back(n);
-    for (float& v : base.back()) v = dist(gen);
+  for (const input_spec& s : specs) {
+    std::uniform_int_distribution<std::int64_t> pick(-s.extent, std::max<std::int64_t>(s.extent - 1, 0));
+    if (s.type == partita::dtype::i64) {
+      wide.emplace_back(s.elements);
+      for (std::int64_t& v : wide.back()) v = pick(index_gen);
+    } else if (s.type == partita::dtype::i32) {
+      narrow.emplace_back(s.elements);
+      for (std::int32_t& v : narrow.back()) v = static_cast<std::int32_t>(pick(index_gen));
+    } else {
+      base.emplace_back(s.elements);
+      for (float& v : base.back()) v = dist(gen);
+    }
   }
   ins = base;
   for (std::size_t n : out_sizes) {
     want.emplace_back(n);
     got.emplace_back(n, -1.f);
   }
-  for (auto& v : ins) in_ptrs.push_back(v.data());
+  // Every kernel argument travels as a float pointer; index kernels read it as what it is.
+  for (std::size_t i = 0, f = 0, w = 0, n = 0; i < specs.size(); ++i) {
+    if (specs[i].type == partita::dtype::i64) in_ptrs.push_back(reinterpret_cast<const float*>(wide[w++].data()));
+    else if (specs[i].type == partita::dtype::i32) in_ptrs.push_back(reinterpret_cast<const float*>(narrow[n++].data()));
+    else in_ptrs.push_back(ins[f++].data());
+  }
   for (auto& v : want) want_ptrs.push_back(v.data());
   for (auto& v : got) got_ptrs.push_back(v.data());
 
@@ -227,10 +265,32 @@ inline result measure(const runner& ref, const runner& exe, std::span<const std:
         r.specials[static_cast<std::size_t>(round)] = std::max(r.specials[static_cast<std::size_t>(round)], error_in(k));
     }
   }
+  for (std::size_t i = 0, w = 0, n = 0; i < specs.size(); ++i) {
+    const partita::dtype type = specs[i].type;
+    if (type != partita::dtype::i64 && type != partita::dtype::i32) continue;
+    std::int64_t* wide_last = type == partita::dtype::i64 ? &wide[w++].back() : nullptr;
+    std::int32_t* narrow_last = type == partita::dtype::i32 ? &narrow[n++].back() : nullptr;
+    if (specs[i].extent == 0) continue;  // read by no gather
+    const std::int64_t kept = wide_last ? *wide_last : *narrow_last;
+    for (const std::int64_t bad : {specs[i].extent, -specs[i].extent - 1}) {
+      if (wide_last) *wide_last = bad;
+      else *narrow_last = static_cast<std::int32_t>(bad);
+      std::string why = index_failure(ref, in_ptrs.data(), want_ptrs.data(), bad);
+      if (!why.empty()) why.insert(0, "reference: ");
+      for (int k = 0; k < configurations && why.empty(); ++k) {
+        exe.configure(exe.exe, k);
+        why = index_failure(exe, in_ptrs.data(), got_ptrs.data(), bad);
+        if (!why.empty()) why.insert(0, "configuration " + std::to_string(k) + ": ");
+      }
+      if (!why.empty()) r.index_errors.append(r.index_errors.empty() ? "" : "; ").append("input " + std::to_string(i) + ", " + why);
+    }
+    if (wide_last) *wide_last = kept;
+    else *narrow_last = static_cast<std::int32_t>(kept);
+  }
   return r;
 }
 
-/// Reports one model's result as a doctest check.
+/// Reports one model's result as doctest checks, against the bound `tolerance`.
 inline void report(std::string_view backend, std::string_view about, int index, const result& r, double tolerance) {
   const std::string model =
       std::string("backend '").append(backend).append("', ").append(about).append(": model ").append(std::to_string(index));
@@ -238,6 +298,8 @@ inline void report(std::string_view backend, std::string_view about, int index, 
   INFO(model);
   INFO(errors);
   CHECK(r.worst() <= tolerance);
+  INFO(r.index_errors);
+  CHECK(r.index_errors.empty());
 }
 }  // namespace detail
 
@@ -257,7 +319,8 @@ struct conformance {
   template <class Net>
   using executable = typename detail::executable<Net, B, host>::type;
 
-  /// `Net` on the reference and on B with the same weights (seeded by `seed`) and inputs.
+  /// `Net` on the reference and on B with the same weights (seeded by `seed`) and inputs. A model
+  /// whose weights are all literals is not bound: its executables bind themselves.
   template <class Net>
   static result run(unsigned seed = 7) {
     using ref_t = partita::compiled<Net, partita::reference>;
@@ -266,13 +329,12 @@ struct conformance {
     const random_weights<ref_t> w(seed);
     auto ref = std::make_unique<ref_t>();
     auto exe = std::make_unique<exe_t>();
-    if constexpr (!ref_t::plan.weights.empty()) {
+    if constexpr (!ref_t::literals_only) {
       ref->bind(w.set);
       exe->bind(w.set);
     }
-    std::array<std::size_t, ref_t::num_inputs> ins{};
+    static constexpr auto ins = input_specs<ref_t>();
     std::array<std::size_t, ref_t::num_outputs> outs{};
-    for (std::size_t i = 0; i < ins.size(); ++i) ins[i] = static_cast<std::size_t>(ref_t::input(i).shp.elements());
     for (std::size_t o = 0; o < outs.size(); ++o) outs[o] = static_cast<std::size_t>(ref_t::output(o).shp.elements());
     const detail::runner oracle{ref.get(), &detail::run_thunk<ref_t>, nullptr};
     const detail::runner subject{exe.get(), &detail::run_thunk<exe_t>, &configure<exe_t>};
@@ -285,6 +347,13 @@ struct conformance {
     check_list(List{});
   }
 
+  /// The bound for the models of `Group`: B's tolerance, or the group's where it is tighter.
+  template <class Group>
+  static constexpr double bound_for() {
+    if constexpr (requires { Group::tolerance; }) return std::min(tolerance, static_cast<double>(Group::tolerance));
+    return tolerance;
+  }
+
  private:
   template <class... Groups>
   static void check_list(model_list<Groups...>) {
@@ -293,11 +362,7 @@ struct conformance {
   template <class Group, partita::fixed_string About, class... Nets>
   static void check_group(const model_group<About, Nets...>*) {
     int index = 0;
-    (check_model<Nets>(Group::about, index++), ...);
-  }
-  template <class Net>
-  static void check_model(std::string_view about, int index) {
-    detail::report(B::name, about, index, run<Net>(), tolerance);
+    (detail::report(B::name, Group::about, index++, run<Nets>(), bound_for<Group>()), ...);
   }
   // Configuration k: B's (k modulo its count), then its host's.
   template <class Exe>

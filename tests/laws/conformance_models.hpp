@@ -1,8 +1,9 @@
 #pragma once
-// The models of the conformance law (laws/conformance.hpp): every op over the shapes that reach
-// every kernel's tails, the composites the backends fuse, and small networks with residuals,
-// several results, views and fallbacks. Every backend runs all of them; a backend's own tests
-// name the ones they check further (fusion, steps, primitives) as `laws::nets::...`.
+// The models of the conformance law (laws/conformance.hpp): every layer op over the shapes that
+// reach every kernel's tails, the composites the backends fuse, and small networks with
+// residuals, several results, views and fallbacks (the tensor ops: conformance_ops.hpp, which
+// also makes the list). Every backend runs all of them; a backend's own tests name the ones they
+// check further (fusion, steps, primitives) as `laws::nets::...`.
 #include <cstdint>
 #include <string_view>
 
@@ -13,7 +14,9 @@
 
 namespace laws {
 
-/// Models `Nets...`, described by a sentence: a failure names the group and the model's index.
+/// Models `Nets...`, described by a sentence: a failure names the group and the model's index. A
+/// group may set a bound tighter than backends' tolerances on its ops, as a member
+/// `static constexpr double tolerance = bound::...;`.
 template <partita::fixed_string About, class... Nets>
 struct model_group {
   static constexpr std::string_view about = About;
@@ -28,6 +31,20 @@ template <class... Groups, class... More>
 constexpr model_list<Groups..., More...> operator+(model_list<Groups...>, model_list<More...>) {
   return {};
 }
+
+/// Bounds on the law's error measure (`relative_error`: relative, absolute below 1) that groups set.
+namespace bound {
+/// Bit for bit, but any NaN for a NaN: data movement, and the ops IEEE rounds exactly.
+inline constexpr double exact = 0;
+/// `n` units in the last place of the expected value (of 1 below 1), give or take a factor of 2:
+/// the math functions.
+constexpr double ulps(int n) { return n * 0x1p-23; }
+/// Outputs normalized by a reduction of float rows (softmax, layer and RMS norms, means).
+inline constexpr double normalized = 1e-6;
+/// Sums of up to 65 products or values of size 1 to 4 in float: a correct kernel accumulating in
+/// float errs up to about 3.5e-6 in this measure (by cancellation), so 1e-6 would reject it.
+inline constexpr double accumulated = 5e-6;
+}  // namespace bound
 
 namespace nets {
 using namespace partita;
@@ -286,14 +303,13 @@ struct aliasing_outputs : model_group<"results that alias: a value returned twic
                                       twice_and_views, results_read_again, input_as_result, one_region> {};
 }  // namespace nets
 
-/// Every op alone and fused (dense, elementwise, channels, pooling, layout).
-using op_models = model_list<nets::dense_models, nets::fused_dense_models, nets::elementwise_models, nets::channel_models,
-                             nets::pooling_models, nets::layout_models>;
+/// Every layer op alone and fused (dense, elementwise, channels, pooling, layout); with the
+/// tensor ops, `op_models` (conformance_ops.hpp).
+using layer_op_models = model_list<nets::dense_models, nets::fused_dense_models, nets::elementwise_models,
+                                   nets::channel_models, nets::pooling_models, nets::layout_models>;
 /// conv2d over every shape class, fused and large.
 using conv_models = model_list<nets::conv_shape_models, nets::fused_conv_models, nets::large_conv_models>;
 /// Small networks and aliasing results.
 using network_models = model_list<nets::small_networks, nets::aliasing_outputs>;
-/// The whole list.
-using all_models = decltype(op_models{} + conv_models{} + network_models{});
 
 }  // namespace laws
