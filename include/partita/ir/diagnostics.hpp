@@ -113,7 +113,7 @@ struct report {
   static_assert(P != problem::reduce_axes,
                 "partita: reduction over bad axes: each axis must be in range for X (Lhs) and appear once (Rhs: the axes as dims)");
   static_assert(P != problem::pad_amount,
-                "partita: pad<X, Pads...>: needs one (before, after) pair of non-negative amounts per axis of X (Lhs; Rhs: the pads as dims)");
+                "partita: pad<X, Before, After, Value>: the amounts must not be negative (Lhs: X; Rhs: the first axis with a negative amount, then its amounts before and after)");
   static constexpr bool ok = P == problem::none;
 };
 

@@ -47,6 +47,12 @@ template <op_id Op, class X, int... A, bool KeepDims>
 struct reduce_node<Op, X, axes<A...>, KeepDims>
     : op_node<Op, reduce_attrs(desc_of<X>().out.rank, {A...}, KeepDims), &rules::reduce, X> {
   static_assert(sizeof...(A) >= 1, "partita: a reduction needs at least one axis: axes<...>");
+  // The rule sees the axes as a mask; its report (well_formed reads `result`) names them as written.
+  static constexpr inference result = [] {
+    inference r = reduce_node::op_node::result;
+    if (r.v.what == problem::reduce_axes && sizeof...(A) <= max_rank) r.v.rhs = shape{static_cast<int>(sizeof...(A)), {A...}};
+    return r;
+  }();
 };
 }  // namespace detail
 

@@ -1,9 +1,11 @@
 #pragma once
 /// Ops that select or place parts of a tensor: slice, split, pad and gather.
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <utility>
 
 #include "partita/ir/ops/rules.hpp"
@@ -53,7 +55,8 @@ constexpr inference pad(const attrs& at, const arg_info* a, int n) {
   shape out = a[0].shp;
   for (int i = 0; i < out.rank; ++i) {
     const auto u = static_cast<std::size_t>(i);
-    if (at.pad_before[u] < 0 || at.pad_after[u] < 0) return fail(problem::pad_amount, a[0].shp, dims1(at.pad_before[u]));
+    if (at.pad_before[u] < 0 || at.pad_after[u] < 0)
+      return fail(problem::pad_amount, a[0].shp, shape{3, {i, at.pad_before[u], at.pad_after[u]}});
     out.dims[u] += at.pad_before[u] + at.pad_after[u];
   }
   return ok(out, a[0].type);
@@ -133,11 +136,18 @@ struct split_fields<X, Axis, std::index_sequence<I...>, Sizes...> {
     const int axis = normalize_axis(Axis, x.rank);
     bool good = axis >= 0 && axis < x.rank && offset(sizeof...(Sizes)) == x[axis];
     for (std::int64_t s : size) good = good && s > 0;
-    return good ? verdict{} : verdict{problem::split_sizes, x, shape{static_cast<int>(sizeof...(Sizes)), {Sizes...}}};
+    // The report shows the sizes (the first max_rank of them: a shape holds no more).
+    shape sizes{};
+    for (std::size_t i = 0; i < size.size() && i < static_cast<std::size_t>(max_rank); ++i) sizes.dims[i] = size[i];
+    sizes.rank = static_cast<int>(std::min<std::size_t>(size.size(), static_cast<std::size_t>(max_rank)));
+    return good ? verdict{} : verdict{problem::split_sizes, x, sizes};
   }();
-  // On bad sizes the fields are not formed: the split's own report is the only error.
+  // On bad sizes the fields are not formed (each is X, so that `get` of any of them is well
+  // formed): the split's own report is the only error.
+  template <std::size_t>
+  using whole = X;
   using type = std::conditional_t<check.what == problem::none,
-                                  tuple<slice<X, Axis, offset(I), offset(I) + size[I]>...>, tuple<X>>;
+                                  tuple<slice<X, Axis, offset(I), offset(I) + size[I]>...>, tuple<whole<I>...>>;
 };
 }  // namespace detail
 
