@@ -17,13 +17,21 @@ blocked layouts), unless --eager_only.
 
 stdout is Google Benchmark's JSON format (benchmarks named W6/torch/1, W6/torch_jit/1 ..., real_time in ns), so
 the file merges with `bench_runtime --benchmark_format=json`'s. With --compare FILE (that output
-of bench_runtime) a table of the ratios to PyTorch goes to stderr.
+of bench_runtime, repeatable) a table of the ratios to PyTorch goes to stderr.
 
 Needs PyTorch (Debian: python3-torch, /usr/bin/python3) and, for W7, torchvision
 (python3-torchvision); the safetensors files are read with numpy alone. Exit status: 0, 1 when an
 output differs, 77 without PyTorch.
+
+Debian's PyTorch links libblas.so.3, which is the reference (netlib) BLAS unless an optimized one
+is installed: its Linear and matmul (all of W6, W7's classifier) are then some 30 times slower.
+To time it on OpenBLAS without installing it system-wide:
+    apt-get download libopenblas0-pthread && dpkg -x libopenblas0-pthread_*.deb ob
+    LD_LIBRARY_PATH=$PWD/ob/usr/lib/x86_64-linux-gnu/openblas-pthread bench_torch.py DIR --tag _openblas
+(the BLAS in use is printed; OpenBLAS's threads are set to t as well).
 """
 import argparse
+import ctypes
 import json
 import os
 import platform
@@ -122,24 +130,43 @@ def median_ns(run, min_time, min_runs=30, warmup=5):
     return statistics.median(times), len(times)
 
 
-def compare(path, ours):
-    """Prints each implementation's time and its ratio to PyTorch's, from bench_runtime's JSON."""
-    with open(path) as f:  # the JSON object first (bench_runtime's stdout has its summary after it)
-        theirs = json.JSONDecoder().raw_decode(f.read().lstrip())[0]["benchmarks"]
-    times = {b["name"].removesuffix("/real_time"): b["real_time"] for b in theirs if b.get("run_type") != "aggregate"}
+def compare(paths, ours):
+    """Prints each implementation's time and Partita's and oneDNN's ratios to each PyTorch variant,
+    from bench_runtime's JSON and any earlier bench_torch.py output (e.g. --tag _openblas)."""
+    times = {}
+    for path in paths:
+        with open(path) as f:  # the JSON object first (bench_runtime's stdout has its summary after it)
+            theirs = json.JSONDecoder().raw_decode(f.read().lstrip())[0]["benchmarks"]
+        times.update((b["name"].removesuffix("/real_time"), b["real_time"]) for b in theirs
+                     if b.get("run_type") != "aggregate")
     times.update((b["name"], b["real_time"]) for b in ours)
-    impls = ("partita", "onednn", "torch", "torch_jit")
-    print(f"\n{'':4} {'threads':>7}" + "".join(f" {i + ' ms':>12}" for i in impls) +
-          "".join(f" {i + '/torch':>14}" for i in impls[:2]) + "".join(f" {i + '/torch_jit':>18}" for i in impls[:2]),
-          file=sys.stderr)
-    keys = sorted({tuple(b["name"].split("/")[::2]) for b in ours})
-    for w, t in keys:
+    variants = list(dict.fromkeys(n.split("/")[1] for n in times if "torch" in n.split("/")[1]))
+    impls = ["partita", "onednn"] + variants
+    ratios = [(a, v) for v in variants for a in ("partita", "onednn")]
+    print(f"\n{'':4} {'threads':>7}" + "".join(f" {i + ' ms':>{max(10, len(i) + 3)}}" for i in impls) +
+          "".join(f" {a + '/' + v:>{len(a) + len(v) + 1}}" for a, v in ratios), file=sys.stderr)
+    for w, t in sorted({tuple(b["name"].split("/")[::2]) for b in ours}):
         ns = {i: times.get(f"{w}/{i}/{t}") for i in impls}
-        ms = "".join(f" {ns[i] / 1e6:>12.2f}" if ns[i] else f" {'-':>12}" for i in impls)
-        ratio = lambda a, b, width: f" {ns[a] / ns[b]:>{width}.2f}" if ns[a] and ns[b] else f" {'-':>{width}}"
-        print(f"{w:4} {t:>7}{ms}" + "".join(ratio(i, "torch", 14) for i in impls[:2]) +
-              "".join(ratio(i, "torch_jit", 18) for i in impls[:2]), file=sys.stderr)
+        row = f"{w:4} {t:>7}"
+        for i in impls:
+            width = max(10, len(i) + 3)
+            row += f" {ns[i] / 1e6:>{width}.2f}" if ns[i] else f" {'-':>{width}}"
+        for a, v in ratios:
+            width = len(a) + len(v) + 1
+            row += f" {ns[a] / ns[v]:>{width}.2f}" if ns[a] and ns[v] else f" {'-':>{width}}"
+        print(row, file=sys.stderr)
     print("ratio = time / PyTorch's time (below 1: faster than PyTorch)", file=sys.stderr)
+
+
+def blas():
+    """The BLAS that PyTorch's libblas.so.3 resolved to, and OpenBLAS's thread setter if it is that
+    one (PyTorch built with a generic BLAS does not pass its thread count on)."""
+    try:
+        lib = ctypes.CDLL("libblas.so.3")  # the copy already loaded for torch
+    except OSError:
+        return "unknown", None
+    setter = getattr(lib, "openblas_set_num_threads", None)
+    return ("openblas" if setter else "reference or other"), setter
 
 
 def main():
@@ -148,11 +175,16 @@ def main():
     parser.add_argument("--threads", default="1,2", help="comma-separated thread counts (default 1,2)")
     parser.add_argument("--min_time", type=float, default=2.0, help="seconds timed per benchmark (default 2)")
     parser.add_argument("--workloads", default="W6,W7", help="comma-separated (default W6,W7)")
-    parser.add_argument("--compare", metavar="JSON", help="bench_runtime --benchmark_format=json output")
+    parser.add_argument("--compare", metavar="JSON", action="append",
+                        help="bench_runtime's JSON output (--benchmark_out=FILE --benchmark_out_format=json), or an "
+                             "earlier bench_torch.py output; may be repeated")
     parser.add_argument("--eager_only", action="store_true", help="no torch_jit variant")
+    parser.add_argument("--tag", default="", help="appended to the implementation's name: W6/torch<TAG>/1")
     args = parser.parse_args()
 
     torch.set_grad_enabled(False)
+    blas_name, set_blas_threads = blas()
+    print(f"bench_torch.py: PyTorch {torch.__version__}, BLAS: {blas_name}", file=sys.stderr)
     results, failed = [], False
     for w in args.workloads.split(","):
         weights = read_safetensors(os.path.join(args.dir, f"{w}.safetensors"))
@@ -189,8 +221,11 @@ def main():
             else:
                 failed = True
         for impl, run, err in variants:
+            impl += args.tag
             for t in (int(s) for s in args.threads.split(",")):
                 torch.set_num_threads(t)
+                if set_blas_threads:
+                    set_blas_threads(t)
                 with torch.inference_mode():
                     ns, n = median_ns(lambda: run(x), args.min_time)
                 name = f"{w}/{impl}/{t}"
@@ -202,7 +237,7 @@ def main():
     context = {"date": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "host_name": platform.node(),
                "executable": os.path.abspath(__file__), "num_cpus": os.cpu_count(),
                "load_avg": list(os.getloadavg()), "library_build_type": "release",
-               "torch_version": torch.__version__, "torch_parallel": torch.__config__.parallel_info().split("\n")[0]}
+               "torch_version": torch.__version__, "blas": blas_name, "torch_parallel": torch.__config__.parallel_info().split("\n")[0]}
     json.dump({"context": context, "benchmarks": results}, sys.stdout, indent=2)
     print()
     if args.compare:
