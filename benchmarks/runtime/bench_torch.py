@@ -86,13 +86,8 @@ def mobilenet_v2():
 WORKLOADS = {"W6": encoder, "W7": mobilenet_v2}
 
 
-def state_dict_name(name):
-    # Partita's encoder may name PyTorch's packed attention projection like a Linear.
-    return name.replace(".in_proj.weight", ".in_proj_weight").replace(".in_proj.bias", ".in_proj_bias")
-
-
 def load(model, weights):
-    state = {state_dict_name(k): torch.from_numpy(v) for k, v in weights.items()}
+    state = {k: torch.from_numpy(v) for k, v in weights.items()}
     missing, unexpected = model.load_state_dict(state, strict=False)
     missing = [k for k in missing if not k.endswith("num_batches_tracked")]  # a training counter
     if missing or unexpected:

@@ -566,8 +566,8 @@ struct onednn_encoder::impl {
     return {s.begin(), s.end()};
   }
 
-  // `stem.weight` (`stem.bias`), or PyTorch's spelling for its packed attention projection,
-  // `in_proj_weight`, which Partita's model may name as a Linear's (`in_proj.weight`).
+  // `stem.weight` (`stem.bias`), or `stem_weight` as PyTorch names its packed attention
+  // projection (`self_attn.in_proj_weight`).
   std::vector<float> param(const std::string& stem, const char* what, std::int64_t elements) const {
     try {
       return get(join(join(stem, "."), what), elements);
