@@ -6,12 +6,13 @@
 
 #include "partita/backends/cpu/detail/simd.hpp"
 #include "partita/backends/cpu/detail/simd_math.hpp"
+#include "partita/ir/attrs.hpp"
 #include "partita/ir/op_id.hpp"
 
 namespace partita::detail::cpu {
 
 /// The activation a fused kernel applies last.
-enum class activation : std::uint8_t { none, relu, clip, sigmoid, tanh };
+enum class activation : std::uint8_t { none, relu, clip, sigmoid, tanh, gelu, gelu_tanh, silu, hardswish, hardsigmoid, leaky_relu };
 
 constexpr activation activation_of(op_id op) {
   switch (op) {
@@ -19,7 +20,27 @@ constexpr activation activation_of(op_id op) {
     case op_id::clip: return activation::clip;
     case op_id::sigmoid: return activation::sigmoid;
     case op_id::tanh: return activation::tanh;
+    case op_id::gelu: return activation::gelu;
+    case op_id::gelu_tanh: return activation::gelu_tanh;
+    case op_id::silu: return activation::silu;
+    case op_id::hardswish: return activation::hardswish;
+    case op_id::hardsigmoid: return activation::hardsigmoid;
+    case op_id::leaky_relu: return activation::leaky_relu;
     default: return activation::none;
+  }
+}
+
+/// The two numbers `activate` takes for op `op` with attributes `a`: clip's bounds,
+/// leaky_relu's slope (lo), hardsigmoid's alpha (lo) and beta (hi); zeros for the others.
+struct activation_params {
+  float lo = 0.f, hi = 0.f;
+};
+constexpr activation_params params_of(op_id op, const attrs& a) {
+  switch (op) {
+    case op_id::clip: return {a.lo, a.hi};
+    case op_id::leaky_relu: return {a.alpha, 0.f};
+    case op_id::hardsigmoid: return {a.alpha, a.beta};
+    default: return {};
   }
 }
 
@@ -35,26 +56,52 @@ struct epilogue {
   float lo = 0.f, hi = 0.f;
 };
 
+/// `act(x)`, NaN where x is NaN, and at ±inf what the reference gives (gelu, silu and hardswish
+/// of -inf are NaN: -inf · 0).
 inline simd::vec activate(const simd::vec& x, activation a, float lo, float hi) {
   switch (a) {
     case activation::none: return x;
     case activation::relu: return simd::at_least(x, simd::splat(0.f));
     case activation::clip: return simd::at_most(simd::at_least(x, simd::splat(lo)), simd::splat(hi));
-    case activation::sigmoid: return simd::splat(1.f) / (simd::splat(1.f) + simd::exp(-x));
+    case activation::sigmoid: return simd::sigmoid(x);
     case activation::tanh: return simd::tanh(x);
+    case activation::gelu: return simd::gelu(x);
+    case activation::gelu_tanh: return simd::gelu_tanh(x);
+    case activation::silu: return simd::silu(x);
+    case activation::hardswish: {
+      const simd::vec r = simd::at_most(simd::at_least(x + simd::splat(3.f), simd::splat(0.f)), simd::splat(6.f));
+      return x * r * simd::splat(1.f / 6.f);
+    }
+    case activation::hardsigmoid:
+      return simd::at_least(simd::at_most(simd::fma(x, simd::splat(lo), simd::splat(hi)), simd::splat(1.f)), simd::splat(0.f));
+    case activation::leaky_relu: return xsimd::select(x >= simd::splat(0.f), x, x * simd::splat(lo));
   }
   return x;
 }
 
-/// The scalar form of `activate`, for tails. Comparisons with NaN are false: written so that a
-/// NaN input comes out as NaN.
+/// The scalar form of `activate`, for tails, in double as the reference computes it.
+/// Comparisons with NaN are false: written so that a NaN input comes out as NaN.
 inline float activate(float x, activation a, float lo, float hi) {
+  const double d = x;
   switch (a) {
     case activation::none: return x;
     case activation::relu: return x < 0.f ? 0.f : x;
     case activation::clip: return x < lo ? lo : (x > hi ? hi : x);
-    case activation::sigmoid: return 1.f / (1.f + std::exp(-x));
+    case activation::sigmoid: return static_cast<float>(1.0 / (1.0 + std::exp(-d)));
     case activation::tanh: return std::tanh(x);
+    case activation::gelu: return static_cast<float>(0.5 * d * (1.0 + std::erf(d * 0.70710678118654752440)));
+    case activation::gelu_tanh:
+      return static_cast<float>(0.5 * d * (1.0 + std::tanh(0.79788456080286535588 * (d + 0.044715 * d * d * d))));
+    case activation::silu: return static_cast<float>(d / (1.0 + std::exp(-d)));
+    case activation::hardswish: {
+      const double r = d + 3.0 < 0.0 ? 0.0 : (d + 3.0 > 6.0 ? 6.0 : d + 3.0);
+      return static_cast<float>(d * r / 6.0);
+    }
+    case activation::hardsigmoid: {
+      const double v = static_cast<double>(lo) * d + static_cast<double>(hi);
+      return static_cast<float>(v > 1.0 ? 1.0 : (v < 0.0 ? 0.0 : v));
+    }
+    case activation::leaky_relu: return x >= 0.f ? x : static_cast<float>(static_cast<double>(lo) * d);
   }
   return x;
 }

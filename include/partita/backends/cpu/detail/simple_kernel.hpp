@@ -5,43 +5,75 @@
 #include <cstdint>
 
 #include "partita/backends/cpu/detail/eltwise.hpp"
+#include "partita/backends/cpu/detail/norm.hpp"
+#include "partita/backends/cpu/detail/reduce.hpp"
 #include "partita/backends/cpu/detail/state.hpp"
+#include "partita/backends/cpu/detail/transform.hpp"
 #include "partita/backends/reference/kernels.hpp"
 #include "partita/backends/reference/reference.hpp"
 
 namespace partita::detail::cpu {
+
+/// What splitting a step across threads weighs, in the flops of `tasks_for` (which gives a
+/// thread at least 4e5 of them: about 8 µs of GEMM): per element, a float moved (read and
+/// written, ~0.1 ns), one through exp or a function of its cost (~0.5 ns), one through erf or
+/// GELU (~1.6 ns). A thread then gets at least about 4 µs of work, which pays for waking it.
+inline constexpr double moved_cost = 10, exp_cost = 50, erf_cost = 150;
+
+/// The cost of one element of a unary op.
+constexpr double unary_cost(op_id op) {
+  switch (op) {
+    case op_id::relu: case op_id::clip: case op_id::abs: case op_id::neg: case op_id::leaky_relu:
+    case op_id::hardswish: case op_id::hardsigmoid: case op_id::sqrt: case op_id::rsqrt: return moved_cost;
+    case op_id::power: return 2 * moved_cost;
+    case op_id::erf: case op_id::gelu: case op_id::gelu_tanh: return erf_cost;
+    default: return exp_cost;  // exp, log, tanh, sigmoid, silu
+  }
+}
 
 /// Every other op.
 template <class Step>
 struct simple_kernel {
   static constexpr const graph_node& n = Step::node;
   static constexpr op_id op = Step::op;
-  static constexpr int axis(int a, int rank) { return a < 0 ? a + rank : a; }
 
+  // Shapes and attributes are read as constexpr copies: a reference into the plan at run time
+  // would make the plan part of the program (see reference::kernel::run).
   static void run(state& st, const float* const* in, float* out, int /*step*/) {
-    if constexpr (is_unary_elementwise(op) && activation_of(op) != activation::none) {
-      unary(activation_of(op), n.at->lo, n.at->hi, in[0], out, n.out.elements());
-    } else if constexpr (is_binary_elementwise(op) && op != op_id::add && op != op_id::subtract && op != op_id::multiply) {
-      on_reference(in, out);
+    constexpr shape ys = n.out;
+    constexpr attrs at = *n.at;
+    constexpr shape xs = Step::arg(0).out;
+    if constexpr (is_unary_elementwise(op)) {
+      constexpr activation_params ap = op == op_id::power ? activation_params{at.alpha, 0.f} : params_of(op, at);
+      flat(st, ys.elements(), unary_cost(op),
+           [&](std::int64_t i0, std::int64_t i1) { unary_range<op, ap.lo, ap.hi>(in[0], out, i0, i1); });
     } else if constexpr (is_binary_elementwise(op)) {
-      if constexpr (Step::arg(0).out == n.out && Step::arg(1).out == n.out) {
-        binary_same_shape(op, in[0], in[1], out, n.out.elements());
+      constexpr broadcast_plan p = plan_broadcast(ys, xs, Step::arg(1).out);
+      const float* full = p.swap ? in[1] : in[0];
+      const float* part = p.swap ? in[0] : in[1];
+      const auto f = [&](std::int64_t u0, std::int64_t u1) { broadcast_range<op, p.swap, p.kind>(p, full, part, out, u0, u1); };
+      if constexpr (p.kind == broadcast_plan::same || p.kind == broadcast_plan::scalar) {
+        flat(st, ys.elements(), moved_cost, f);
+      } else if constexpr (p.kind == broadcast_plan::rows) {
+        split(st, p.outer, moved_cost * static_cast<double>(p.channels), f);
+      } else if constexpr (p.kind == broadcast_plan::per_channel) {
+        split(st, p.outer * p.channels, moved_cost * static_cast<double>(p.inner), f);
       } else {
-        on_reference(in, out);  // broadcasting
+        on_reference(in, out);  // both operands broadcast
       }
     } else if constexpr (op == op_id::bias_add) {
-      constexpr int a = axis(n.at->axis, n.out.rank);
-      channel_affine(in[0], out, product(0, a), n.out[a], product(a + 1, n.out.rank), nullptr, in[1]);
+      constexpr int a = normalize_axis(at.axis, ys.rank);
+      channel_affine(in[0], out, product(ys, 0, a), ys[a], product(ys, a + 1, ys.rank), nullptr, in[1]);
     } else if constexpr (op == op_id::batch_norm) {
-      const std::int64_t outer = n.out[0], channels = n.out[1], inner = product(2, n.out.rank);
+      const std::int64_t outer = ys[0], channels = ys[1], inner = product(ys, 2, ys.rank);
       for (std::int64_t c = 0; c < channels; ++c) {
-        const double s = static_cast<double>(in[1][c]) / std::sqrt(static_cast<double>(in[4][c]) + n.at->epsilon);
+        const double s = static_cast<double>(in[1][c]) / std::sqrt(static_cast<double>(in[4][c]) + at.epsilon);
         const float scale = static_cast<float>(s);
         const float shift = static_cast<float>(in[2][c] - in[3][c] * s);
         for (std::int64_t o = 0; o < outer; ++o)
           channel_affine(in[0] + (o * channels + c) * inner, out + (o * channels + c) * inner, 1, 1, inner, &scale, &shift);
       }
-    } else if constexpr ((op == op_id::max_pool2d || op == op_id::avg_pool2d) && n.at->ceil_mode) {
+    } else if constexpr ((op == op_id::max_pool2d || op == op_id::avg_pool2d) && at.ceil_mode) {
       on_reference(in, out);  // windows past the padded input: the reference kernel's geometry
     } else if constexpr (op == op_id::max_pool2d || op == op_id::avg_pool2d) {
       constexpr pool_geometry g = pool();
@@ -59,18 +91,64 @@ struct simple_kernel {
       });
       if (!done) on_reference(in, out);
     } else if constexpr (op == op_id::global_avg_pool2d) {
-      constexpr shape xs = Step::arg(0).out;  // a copy: see reference::kernel::run
-      plane_means(in[0], out, xs[0] * xs[1], xs[2] * xs[3]);
+      constexpr std::int64_t area = xs[2] * xs[3];
+      split(st, xs[0] * xs[1], moved_cost * static_cast<double>(area),
+            [&](std::int64_t p0, std::int64_t p1) { plane_means(in[0] + p0 * area, out + p0, p1 - p0, area); });
     } else if constexpr (op == op_id::softmax) {
-      constexpr int a = axis(n.at->axis, n.out.rank);
-      if constexpr (a == n.out.rank - 1) {
-        softmax_rows(in[0], out, n.out.elements() / n.out[a], n.out[a]);
+      constexpr int a = normalize_axis(at.axis, ys.rank);
+      constexpr std::int64_t len = ys[a], inner = product(ys, a + 1, ys.rank), outer = product(ys, 0, a);
+      if constexpr (inner == 1) {
+        split(st, outer, (exp_cost + moved_cost) * static_cast<double>(len),
+              [&](std::int64_t r0, std::int64_t r1) { softmax_rows(in[0], out, r0, r1, len); });
       } else {
-        on_reference(in, out);
+        constexpr std::int64_t columns = outer * ((inner + simd::width - 1) / simd::width);
+        split(st, columns, (exp_cost + moved_cost) * static_cast<double>(len * simd::width),
+              [&](std::int64_t c0, std::int64_t c1) { softmax_columns(in[0], out, c0, c1, len, inner); });
       }
-    } else if constexpr (op == op_id::concatenate || is_unary_elementwise(op) || op == op_id::matmul ||
-                         op == op_id::transpose || op == op_id::slice || op == op_id::pad || op == op_id::gather ||
-                         op == op_id::resize || is_reduction(op) || op == op_id::layer_norm || op == op_id::rms_norm) {
+    } else if constexpr (op == op_id::layer_norm || op == op_id::rms_norm) {
+      constexpr int a = normalize_axis(at.axis, xs.rank);
+      constexpr std::int64_t len = product(xs, a, xs.rank), rows = xs.elements() / len;
+      const float* beta = op == op_id::layer_norm ? in[2] : nullptr;
+      split(st, rows, 2.5 * moved_cost * static_cast<double>(len),
+            [&](std::int64_t r0, std::int64_t r1) { norm_rows(in[0], out, r0, r1, len, in[1], beta, at.epsilon); });
+    } else if constexpr (is_reduction(op)) {
+      constexpr reduce_plan p = plan_reduce(xs, at.axes);
+      constexpr bool max = op == op_id::reduce_max, mean = op == op_id::reduce_mean;
+      if constexpr (p.inner_reduced) {
+        split(st, p.kept, moved_cost * static_cast<double>(p.count),
+              [&](std::int64_t q0, std::int64_t q1) { reduce_rows<max, mean>(p, in[0], out, q0, q1); });
+      } else {
+        constexpr std::int64_t columns = p.kept * ((p.inner + reduce_block - 1) / reduce_block);
+        split(st, columns, moved_cost * static_cast<double>(p.count * reduce_block),
+              [&](std::int64_t c0, std::int64_t c1) { reduce_columns<max, mean>(p, in[0], out, c0, c1); });
+      }
+    } else if constexpr (op == op_id::transpose) {
+      constexpr transpose_plan p = plan_transpose(xs, at.perm);
+      if constexpr (p.rows) {
+        rows(st, p.copy, in[0], out);
+      } else {
+        constexpr std::int64_t units = p.tiles.batch() * ((p.tiles.a + transpose_tile - 1) / transpose_tile);
+        split(st, units, 2 * moved_cost * static_cast<double>(transpose_tile * p.tiles.b),
+              [&](std::int64_t u0, std::int64_t u1) { transpose_tiles(p.tiles, in[0], out, u0, u1); });
+      }
+    } else if constexpr (op == op_id::slice) {
+      constexpr row_copy_plan p = plan_slice(xs, normalize_axis(at.axis, xs.rank), at.start, at.stop, at.step);
+      rows(st, p, in[0], out);
+    } else if constexpr (op == op_id::pad) {
+      constexpr pad_plan p = plan_pad(xs, at.pad_before, at.pad_after);
+      split(st, p.rows(), moved_cost * static_cast<double>(p.before_p + p.in_p + p.after_p),
+            [&](std::int64_t r0, std::int64_t r1) { pad_rows(p, in[0], out, at.alpha, r0, r1); });
+    } else if constexpr (op == op_id::gather) {
+      constexpr int a = normalize_axis(at.axis, xs.rank);
+      constexpr dtype type = Step::arg(1).type;
+      constexpr std::int64_t count = Step::arg(1).out.elements(), extent = xs[a], inner = product(xs, a + 1, xs.rank);
+      const void* indices = static_cast<const void*>(in[1]);
+      // Checked here, before the threads start: an out-of-range index throws the reference's error.
+      for (std::int64_t i = 0; i < count; ++i) reference_kernels::checked_index(indices, type, i, extent);
+      split(st, product(xs, 0, a) * count, moved_cost * static_cast<double>(inner), [&](std::int64_t r0, std::int64_t r1) {
+        gather_rows(in[0], indices, type, count, extent, inner, out, r0, r1);
+      });
+    } else if constexpr (op == op_id::concatenate || op == op_id::matmul || op == op_id::resize) {
       on_reference(in, out);
     } else {
       static_assert(op == op_id::relu, "partita: the cpu backend has no kernel for this op (Step)");
@@ -78,10 +156,34 @@ struct simple_kernel {
   }
 
  private:
-  static constexpr std::int64_t product(int from, int to) {
+  static constexpr std::int64_t product(const shape& s, int from, int to) {
     std::int64_t p = 1;
-    for (int i = from; i < to; ++i) p *= n.out[i];
+    for (int i = from; i < to; ++i) p *= s[i];
     return p;
+  }
+  // f(u0, u1) on ranges of [0, units) over the threads, when the work (units · unit_cost) pays
+  // for them.
+  template <class F>
+  static void split(state& st, std::int64_t units, double unit_cost, F&& f) {
+    const int most = static_cast<int>(std::min<std::int64_t>(units, 1 << 20));
+    const int tasks = tasks_for(unit_cost * static_cast<double>(units), st.workers(), most);
+    if (tasks <= 1) {
+      f(std::int64_t{0}, units);
+      return;
+    }
+    st.parallel(tasks, [&](int t) { f(units * t / tasks, units * (t + 1) / tasks); });
+  }
+  // f(i0, i1) on ranges of n elements, cut at multiples of 64 floats (whole cache lines).
+  template <class F>
+  static void flat(state& st, std::int64_t elements, double cost, F&& f) {
+    constexpr std::int64_t block = 64;
+    split(st, (elements + block - 1) / block, cost * block,
+          [&](std::int64_t b0, std::int64_t b1) { f(b0 * block, std::min(elements, b1 * block)); });
+  }
+  static void rows(state& st, const row_copy_plan& p, const float* x, float* y) {
+    const std::int64_t units = copy_units(p);
+    split(st, units, moved_cost * static_cast<double>(p.rows() * p.row / units),
+          [&](std::int64_t u0, std::int64_t u1) { copy_rows(p, x, y, u0, u1); });
   }
   static constexpr pool_geometry pool() {
     const shape& xs = Step::arg(0).out;

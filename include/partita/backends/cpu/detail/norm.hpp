@@ -1,0 +1,150 @@
+#pragma once
+/// cpu row-wise normalizations: layer_norm, rms_norm and softmax along any axis.
+// Each kernel takes a range of independent units (rows, or columns of vectors), so that the
+// caller splits a step across threads by handing each its own range.
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+
+#include "partita/backends/cpu/detail/eltwise.hpp"
+#include "partita/backends/cpu/detail/simd.hpp"
+
+namespace partita::detail::cpu {
+
+/// Σ(x - k) and Σ(x - k)² over n floats, in one pass. Float vectors over chunks, each chunk's
+/// sums added in double, so that long rows keep the precision of short ones.
+struct moments {
+  double s1 = 0, s2 = 0;
+};
+inline moments row_moments(const float* x, std::int64_t n, float k) {
+  constexpr int w = simd::width;
+  constexpr std::int64_t chunk = 1024;
+  const vec kv = simd::splat(k);
+  moments m;
+  for (std::int64_t c0 = 0; c0 < n; c0 += chunk) {
+    const std::int64_t c1 = std::min(n, c0 + chunk);
+    vec a0 = simd::splat(0.f), a1 = a0, a2 = a0, a3 = a0, q0 = a0, q1 = a0, q2 = a0, q3 = a0;
+    std::int64_t i = c0;
+    for (; i + 4 * w <= c1; i += 4 * w) {
+      const vec d0 = simd::load(x + i) - kv, d1 = simd::load(x + i + w) - kv;
+      const vec d2 = simd::load(x + i + 2 * w) - kv, d3 = simd::load(x + i + 3 * w) - kv;
+      a0 = a0 + d0;
+      a1 = a1 + d1;
+      a2 = a2 + d2;
+      a3 = a3 + d3;
+      q0 = simd::fma(d0, d0, q0);
+      q1 = simd::fma(d1, d1, q1);
+      q2 = simd::fma(d2, d2, q2);
+      q3 = simd::fma(d3, d3, q3);
+    }
+    a0 = (a0 + a1) + (a2 + a3);
+    q0 = (q0 + q1) + (q2 + q3);
+    for (; i + w <= c1; i += w) {
+      const vec d = simd::load(x + i) - kv;
+      a0 = a0 + d;
+      q0 = simd::fma(d, d, q0);
+    }
+    for (; i < c1; ++i) {
+      const double d = static_cast<double>(x[i] - k);
+      m.s1 += d;
+      m.s2 += d * d;
+    }
+    m.s1 += static_cast<double>(simd::sum(a0));
+    m.s2 += static_cast<double>(simd::sum(q0));
+  }
+  return m;
+}
+
+/// layer_norm (beta non-null) or rms_norm (beta null) of rows [r0, r1) of `len` floats:
+/// (x - mean) / sqrt(var + eps) · gamma + beta, or x / sqrt(mean(x²) + eps) · gamma. One pass
+/// for the statistics (shifted by the row's first value, so that a large mean does not cancel
+/// the variance away), one to write. NaN or ±inf in a row makes the statistics NaN or the scale
+/// 0, as in the reference.
+inline void norm_rows(const float* x, float* y, std::int64_t r0, std::int64_t r1, std::int64_t len, const float* gamma,
+                      const float* beta, float eps) {
+  for (std::int64_t r = r0; r < r1; ++r) {
+    const float* xr = x + r * len;
+    float* yr = y + r * len;
+    const float k = beta ? xr[0] : 0.f;
+    const moments m = row_moments(xr, len, k);
+    const double n = static_cast<double>(len);
+    const double shift = m.s1 / n;
+    double var = beta ? m.s2 / n - shift * shift : m.s2 / n;
+    if (var < 0) var = 0;  // rounding; a NaN stays
+    const float mean = beta ? static_cast<float>(static_cast<double>(k) + shift) : 0.f;
+    const float inv = static_cast<float>(1.0 / std::sqrt(var + static_cast<double>(eps)));
+    const vec mv = simd::splat(mean), iv = simd::splat(inv);
+    if (beta) {
+      map3(xr, gamma, beta, yr, len, [&](const vec& v, const vec& g, const vec& b) { return simd::fma((v - mv) * iv, g, b); });
+    } else {
+      map2(xr, gamma, yr, len, [&](const vec& v, const vec& g) { return v * iv * g; });
+    }
+  }
+}
+
+/// Softmax over the last axis of rows [r0, r1) of `len` floats: the maximum, then exp(x - max)
+/// stored and summed in one pass, then scaled. A NaN anywhere in a row, +inf, or a row of -inf
+/// makes the row NaN, as in the reference.
+inline void softmax_rows(const float* x, float* y, std::int64_t r0, std::int64_t r1, std::int64_t len) {
+  constexpr int w = simd::width;
+  for (std::int64_t r = r0; r < r1; ++r) {
+    const float* s = x + r * len;
+    float* d = y + r * len;
+    float top = -std::numeric_limits<float>::infinity();
+    std::int64_t i = 0;
+    if (len >= w) {
+      vec m = simd::load(s);
+      for (i = w; i + w <= len; i += w) m = simd::max(m, simd::load(s + i));
+      top = simd::max_lane(m);
+    }
+    for (; i < len; ++i) top = std::max(top, s[i]);
+    const vec t = simd::splat(top);
+    vec acc = simd::splat(0.f);
+    for (i = 0; i + w <= len; i += w) {
+      const vec e = simd::exp(simd::load(s + i) - t);
+      simd::store(d + i, e);
+      acc = acc + e;
+    }
+    float total = 0.f;
+    if (i < len) {
+      const int left = tail_count(len, i);
+      simd::store_first(d + i, simd::exp(simd::load_first(s + i, left) - t), left);
+      for (int j = 0; j < left; ++j) total += d[i + j];
+    }
+    const vec inv = simd::splat(1.f / (simd::sum(acc) + total));
+    map1(d, d, len, [&](const vec& v) { return v * inv; });
+  }
+}
+
+/// Softmax over the middle axis of [outer, len, inner], one column of `width` floats of the
+/// inner axis at a time: columns [c0, c1) of the outer · ceil(inner / width) there are.
+inline void softmax_columns(const float* x, float* y, std::int64_t c0, std::int64_t c1, std::int64_t len,
+                            std::int64_t inner) {
+  constexpr int w = simd::width;
+  const std::int64_t per_outer = (inner + w - 1) / w;
+  for (std::int64_t c = c0; c < c1; ++c) {
+    const std::int64_t o = c / per_outer, i = (c % per_outer) * w;
+    const int lanes = inner - i >= w ? w : tail_count(inner, i);
+    const float* s = x + o * len * inner + i;
+    float* d = y + o * len * inner + i;
+    const auto load = [&](const float* p) { return lanes == w ? simd::load(p) : simd::load_first(p, lanes); };
+    const auto store = [&](float* p, const vec& v) {
+      if (lanes == w) simd::store(p, v);
+      else simd::store_first(p, v, lanes);
+    };
+    vec top = load(s);
+    for (std::int64_t k = 1; k < len; ++k) top = simd::max(top, load(s + k * inner));
+    vec total = simd::splat(0.f);
+    for (std::int64_t k = 0; k < len; ++k) {
+      const vec e = simd::exp(load(s + k * inner) - top);
+      store(d + k * inner, e);
+      total = total + e;
+    }
+    const vec inv = simd::splat(1.f) / total;
+    for (std::int64_t k = 0; k < len; ++k) store(d + k * inner, load(d + k * inner) * inv);
+  }
+}
+
+}  // namespace partita::detail::cpu
