@@ -1,6 +1,6 @@
 #pragma once
-// The runtime benchmark's workloads as Partita models (f32, NCHW). The oneDNN and Eigen peers
-// (peers/) build the same networks from the same weight names.
+// The runtime benchmark's workloads as Partita models (f32; images NCHW; W6 reads i64 token ids).
+// The oneDNN and Eigen peers (peers/) build the same networks from the same weight names.
 //
 //   w1  MLP 784-512-512-10, batch 1          w5  ResNet-18 on 1×3×224×224
 //   w2  the same MLP, batch 64               w6  BERT-style encoder on 128 token ids (i64)
