@@ -470,7 +470,7 @@ struct report {
   static_assert(P != problem::reduce_axes,
                 "partita: reduction over bad axes: each axis must be in range for X (Lhs) and appear once (Rhs: the axes as dims)");
   static_assert(P != problem::pad_amount,
-                "partita: pad<X, Pads...>: needs one (before, after) pair of non-negative amounts per axis of X (Lhs; Rhs: the pads as dims)");
+                "partita: pad<X, Before, After, Value>: the amounts must not be negative (Lhs: X; Rhs: the first axis with a negative amount, then its amounts before and after)");
   static constexpr bool ok = P == problem::none;
 };
 
@@ -2338,6 +2338,12 @@ template <op_id Op, class X, int... A, bool KeepDims>
 struct reduce_node<Op, X, axes<A...>, KeepDims>
     : op_node<Op, reduce_attrs(desc_of<X>().out.rank, {A...}, KeepDims), &rules::reduce, X> {
   static_assert(sizeof...(A) >= 1, "partita: a reduction needs at least one axis: axes<...>");
+  // The rule sees the axes as a mask; its report (well_formed reads `result`) names them as written.
+  static constexpr inference result = [] {
+    inference r = reduce_node::op_node::result;
+    if (r.v.what == problem::reduce_axes && sizeof...(A) <= max_rank) r.v.rhs = shape{static_cast<int>(sizeof...(A)), {A...}};
+    return r;
+  }();
 };
 }  // namespace detail
 
@@ -2644,7 +2650,8 @@ constexpr inference pad(const attrs& at, const arg_info* a, int n) {
   shape out = a[0].shp;
   for (int i = 0; i < out.rank; ++i) {
     const auto u = static_cast<std::size_t>(i);
-    if (at.pad_before[u] < 0 || at.pad_after[u] < 0) return fail(problem::pad_amount, a[0].shp, dims1(at.pad_before[u]));
+    if (at.pad_before[u] < 0 || at.pad_after[u] < 0)
+      return fail(problem::pad_amount, a[0].shp, shape{3, {i, at.pad_before[u], at.pad_after[u]}});
     out.dims[u] += at.pad_before[u] + at.pad_after[u];
   }
   return ok(out, a[0].type);
@@ -2724,11 +2731,18 @@ struct split_fields<X, Axis, std::index_sequence<I...>, Sizes...> {
     const int axis = normalize_axis(Axis, x.rank);
     bool good = axis >= 0 && axis < x.rank && offset(sizeof...(Sizes)) == x[axis];
     for (std::int64_t s : size) good = good && s > 0;
-    return good ? verdict{} : verdict{problem::split_sizes, x, shape{static_cast<int>(sizeof...(Sizes)), {Sizes...}}};
+    // The report shows the sizes (the first max_rank of them: a shape holds no more).
+    shape sizes{};
+    for (std::size_t i = 0; i < size.size() && i < static_cast<std::size_t>(max_rank); ++i) sizes.dims[i] = size[i];
+    sizes.rank = static_cast<int>(std::min<std::size_t>(size.size(), static_cast<std::size_t>(max_rank)));
+    return good ? verdict{} : verdict{problem::split_sizes, x, sizes};
   }();
-  // On bad sizes the fields are not formed: the split's own report is the only error.
+  // On bad sizes the fields are not formed (each is X, so that `get` of any of them is well
+  // formed): the split's own report is the only error.
+  template <std::size_t>
+  using whole = X;
   using type = std::conditional_t<check.what == problem::none,
-                                  tuple<slice<X, Axis, offset(I), offset(I) + size[I]>...>, tuple<X>>;
+                                  tuple<slice<X, Axis, offset(I), offset(I) + size[I]>...>, tuple<whole<I>...>>;
 };
 }  // namespace detail
 
@@ -9906,7 +9920,7 @@ inline vec tanh(const vec& x) { return xsimd::tanh(x); }
 namespace partita::detail::cpu {
 
 /// The activation a fused kernel applies last.
-enum class activation : std::uint8_t { none, relu, clip, sigmoid, tanh };
+enum class activation : std::uint8_t { none, relu, clip, sigmoid, tanh, gelu, gelu_tanh, silu, hardswish, hardsigmoid, leaky_relu };
 
 constexpr activation activation_of(op_id op) {
   switch (op) {
@@ -9914,7 +9928,27 @@ constexpr activation activation_of(op_id op) {
     case op_id::clip: return activation::clip;
     case op_id::sigmoid: return activation::sigmoid;
     case op_id::tanh: return activation::tanh;
+    case op_id::gelu: return activation::gelu;
+    case op_id::gelu_tanh: return activation::gelu_tanh;
+    case op_id::silu: return activation::silu;
+    case op_id::hardswish: return activation::hardswish;
+    case op_id::hardsigmoid: return activation::hardsigmoid;
+    case op_id::leaky_relu: return activation::leaky_relu;
     default: return activation::none;
+  }
+}
+
+/// The two numbers `activate` takes for op `op` with attributes `a`: clip's bounds,
+/// leaky_relu's slope (lo), hardsigmoid's alpha (lo) and beta (hi); zeros for the others.
+struct activation_params {
+  float lo = 0.f, hi = 0.f;
+};
+constexpr activation_params params_of(op_id op, const attrs& a) {
+  switch (op) {
+    case op_id::clip: return {a.lo, a.hi};
+    case op_id::leaky_relu: return {a.alpha, 0.f};
+    case op_id::hardsigmoid: return {a.alpha, a.beta};
+    default: return {};
   }
 }
 
@@ -9930,26 +9964,52 @@ struct epilogue {
   float lo = 0.f, hi = 0.f;
 };
 
+/// `act(x)`, NaN where x is NaN, and at ±inf what the reference gives (gelu, silu and hardswish
+/// of -inf are NaN: -inf · 0).
 inline simd::vec activate(const simd::vec& x, activation a, float lo, float hi) {
   switch (a) {
     case activation::none: return x;
     case activation::relu: return simd::at_least(x, simd::splat(0.f));
     case activation::clip: return simd::at_most(simd::at_least(x, simd::splat(lo)), simd::splat(hi));
-    case activation::sigmoid: return simd::splat(1.f) / (simd::splat(1.f) + simd::exp(-x));
+    case activation::sigmoid: return simd::sigmoid(x);
     case activation::tanh: return simd::tanh(x);
+    case activation::gelu: return simd::gelu(x);
+    case activation::gelu_tanh: return simd::gelu_tanh(x);
+    case activation::silu: return simd::silu(x);
+    case activation::hardswish: {
+      const simd::vec r = simd::at_most(simd::at_least(x + simd::splat(3.f), simd::splat(0.f)), simd::splat(6.f));
+      return x * r * simd::splat(1.f / 6.f);
+    }
+    case activation::hardsigmoid:
+      return simd::at_least(simd::at_most(simd::fma(x, simd::splat(lo), simd::splat(hi)), simd::splat(1.f)), simd::splat(0.f));
+    case activation::leaky_relu: return xsimd::select(x >= simd::splat(0.f), x, x * simd::splat(lo));
   }
   return x;
 }
 
-/// The scalar form of `activate`, for tails. Comparisons with NaN are false: written so that a
-/// NaN input comes out as NaN.
+/// The scalar form of `activate`, for tails, in double as the reference computes it.
+/// Comparisons with NaN are false: written so that a NaN input comes out as NaN.
 inline float activate(float x, activation a, float lo, float hi) {
+  const double d = x;
   switch (a) {
     case activation::none: return x;
     case activation::relu: return x < 0.f ? 0.f : x;
     case activation::clip: return x < lo ? lo : (x > hi ? hi : x);
-    case activation::sigmoid: return 1.f / (1.f + std::exp(-x));
+    case activation::sigmoid: return static_cast<float>(1.0 / (1.0 + std::exp(-d)));
     case activation::tanh: return std::tanh(x);
+    case activation::gelu: return static_cast<float>(0.5 * d * (1.0 + std::erf(d * 0.70710678118654752440)));
+    case activation::gelu_tanh:
+      return static_cast<float>(0.5 * d * (1.0 + std::tanh(0.79788456080286535588 * (d + 0.044715 * d * d * d))));
+    case activation::silu: return static_cast<float>(d / (1.0 + std::exp(-d)));
+    case activation::hardswish: {
+      const double r = d + 3.0 < 0.0 ? 0.0 : (d + 3.0 > 6.0 ? 6.0 : d + 3.0);
+      return static_cast<float>(d * r / 6.0);
+    }
+    case activation::hardsigmoid: {
+      const double v = static_cast<double>(lo) * d + static_cast<double>(hi);
+      return static_cast<float>(v > 1.0 ? 1.0 : (v < 0.0 ? 0.0 : v));
+    }
+    case activation::leaky_relu: return x >= 0.f ? x : static_cast<float>(static_cast<double>(lo) * d);
   }
   return x;
 }
@@ -10502,7 +10562,7 @@ inline void dense_panels(const float* x, int k, const float* packed, int n, floa
 /// What a fused cpu composite computes, read off its body at compile time.
 // What a fused cpu composite computes, read off its body at compile time: one dense or conv2d,
 // then optionally a bias, a batch norm (folded into the weights at bind), a residual add and
-// an activation, in that order.
+// an activation (x · sigmoid(x) counting as SiLU), in that order.
 
 
 namespace partita::detail::cpu {
@@ -10580,12 +10640,31 @@ constexpr gemm_step analyse_fused() {
       case op_id::clip:
       case op_id::sigmoid:
       case op_id::tanh:
+      case op_id::gelu:
+      case op_id::gelu_tanh:
+      case op_id::silu:
+      case op_id::hardswish:
+      case op_id::hardsigmoid:
+      case op_id::leaky_relu: {
         if (S::body_arg(i, 0) != chain || g.act != activation::none) g.ok = false;
         g.act = activation_of(n.op);
-        g.lo = n.at->lo;
-        g.hi = n.at->hi;
+        const activation_params p = params_of(n.op, *n.at);
+        g.lo = p.lo;
+        g.hi = p.hi;
         chain = i;
         break;
+      }
+      case op_id::multiply: {
+        // x · sigmoid(x), the SiLU that exporters spell out: the sigmoid already read the chain.
+        const int a = S::body_arg(i, 0), b = S::body_arg(i, 1);
+        const int sig = a == chain ? a : b, other = a == chain ? b : a;
+        if (sig != chain || g.act != activation::sigmoid || S::body(sig).op != op_id::sigmoid ||
+            S::body_arg(sig, 0) != other)
+          g.ok = false;
+        g.act = activation::silu;
+        chain = i;
+        break;
+      }
       default: g.ok = false; break;
     }
   }
@@ -11262,7 +11341,7 @@ constexpr std::size_t matmul_scratch_floats(const matmul_geometry& g) {
   const matmul_tile t = matmul_tile_for(g.m);
   const int nr = t.nv * W, kc = matmul_kc(g.k);
   const int panels = std::min((g.n + nr - 1) / nr, matmul_nc_panels);
-  const int blocks = std::min(matmul_rows_for(g.m, t.mr, true).blocks(), matmul_mc_blocks);
+  const int blocks = std::min(matmul_rows_for(g.m, t.mr, t.mr == matmul_main_mr).blocks(), matmul_mc_blocks);
   return static_cast<std::size_t>(kc) * static_cast<std::size_t>(panels * nr + blocks * t.mr);
 }
 
@@ -11305,7 +11384,7 @@ inline void pack_b_panel(const float* b, std::ptrdiff_t ldb, bool tb, int k0, in
         for (int v = 0; v < NR / W; ++v) simd::store(dst + k * NR + v * W, simd::load(src + k * ldb + v * W));
     } else {
       for (int k = 0; k < kc; ++k) {
-        std::memcpy(dst + k * NR, src + k * ldb, sizeof(float) * static_cast<std::size_t>(nr));
+        std::copy_n(src + k * ldb, nr, dst + k * NR);
         std::fill(dst + k * NR + nr, dst + (k + 1) * NR, 0.f);
       }
     }
@@ -11359,7 +11438,7 @@ inline void pack_a_transposed(const float* a, std::ptrdiff_t lda, int k0, int kc
       for (int k = 0; k < kc; ++k) std::memcpy(dst + k * MR, src + k * lda, sizeof(float) * MR);
     } else {
       for (int k = 0; k < kc; ++k) {
-        std::memcpy(dst + k * MR, src + k * lda, sizeof(float) * static_cast<std::size_t>(mr));
+        std::copy_n(src + k * lda, mr, dst + k * MR);
         std::fill(dst + k * MR + mr, dst + (k + 1) * MR, 0.f);
       }
     }
@@ -11418,7 +11497,7 @@ inline void matmul_block(const matmul_geometry& g, const matmul_rows& rows, cons
             const int r = rows.row(i), r1 = std::min(g.m, rows.row(i + 1));
             if (i < rows.whole) {
               pack_a_transposed<MR>(a, lda, k0, kc, r, r1, dst);
-            } else if constexpr (MR > 1) {
+            } else if constexpr (MR == matmul_main_mr) {
               pack_a_transposed<MR - 1>(a, lda, k0, kc, r, r1, dst);
             }
           }
@@ -11441,7 +11520,7 @@ inline void matmul_block(const matmul_geometry& g, const matmul_rows& rows, cons
               } else {
                 gemm_tile<MR, NV, false, false>(kc, at, ld, bq, NR, nullptr, ct, ldc, mr, nr, load_c, nullptr);
               }
-            } else if constexpr (MR > 1) {
+            } else if constexpr (MR == matmul_main_mr) {
               if (g.ta) {
                 gemm_tile<MR - 1, NV, true, false>(kc, at, ld, bq, NR, nullptr, ct, ldc, mr, nr, load_c, nullptr);
               } else {
@@ -11558,13 +11637,19 @@ struct matmul_kernel {
 /// The cpu kernel for every op but dense and conv2d: elementwise ops, pooling, normalization.
 
 // ---- begin partita/backends/cpu/detail/eltwise.hpp ----
-/// cpu memory-bound kernels: elementwise ops, bias, batch norm, pooling, softmax.
-// Vectorized memory-bound kernels: elementwise ops, bias, batch norm, pooling, softmax.
+/// cpu memory-bound kernels: unary and broadcasting binary elementwise ops, bias, batch norm, pooling.
+// Vectorized memory-bound kernels: elementwise ops, bias, batch norm, pooling. The elementwise
+// ones work on a range of the flat elements (or of broadcast rows), so that callers split them
+// across threads.
 
 
 namespace partita::detail::cpu {
 
 using simd::vec;
+
+/// The n - i < width elements left after a loop of whole vectors, as an int that the compiler
+/// sees is below width (GCC 12 otherwise warns of out-of-bounds copies in `load_first`).
+inline int tail_count(std::int64_t n, std::int64_t i) { return static_cast<int>(n - i) & (simd::width - 1); }
 
 /// y[i] = f(x[i]) over n elements, the tail through a zero-padded vector. In place is fine.
 template <class F>
@@ -11572,7 +11657,7 @@ inline void map1(const float* x, float* y, std::int64_t n, F f) {
   constexpr int w = simd::width;
   std::int64_t i = 0;
   for (; i + w <= n; i += w) simd::store(y + i, f(simd::load(x + i)));
-  if (i < n) simd::store_first(y + i, f(simd::load_first(x + i, static_cast<int>(n - i))), static_cast<int>(n - i));
+  if (i < n) simd::store_first(y + i, f(simd::load_first(x + i, tail_count(n, i))), tail_count(n, i));
 }
 
 /// y[i] = f(a[i], b[i]) over n elements.
@@ -11582,21 +11667,149 @@ inline void map2(const float* a, const float* b, float* y, std::int64_t n, F f) 
   std::int64_t i = 0;
   for (; i + w <= n; i += w) simd::store(y + i, f(simd::load(a + i), simd::load(b + i)));
   if (i < n) {
-    const int r = static_cast<int>(n - i);
+    const int r = tail_count(n, i);
     simd::store_first(y + i, f(simd::load_first(a + i, r), simd::load_first(b + i, r)), r);
   }
 }
 
-inline void unary(activation act, float lo, float hi, const float* x, float* y, std::int64_t n) {
-  map1(x, y, n, [&](const vec& v) { return activate(v, act, lo, hi); });
+/// y[i] = f(a[i], b[i], c[i]) over n elements.
+template <class F>
+inline void map3(const float* a, const float* b, const float* c, float* y, std::int64_t n, F f) {
+  constexpr int w = simd::width;
+  std::int64_t i = 0;
+  for (; i + w <= n; i += w) simd::store(y + i, f(simd::load(a + i), simd::load(b + i), simd::load(c + i)));
+  if (i < n) {
+    const int r = tail_count(n, i);
+    simd::store_first(y + i, f(simd::load_first(a + i, r), simd::load_first(b + i, r), simd::load_first(c + i, r)), r);
+  }
 }
 
-/// Same-shape a ∘ b for add, subtract, multiply.
-inline void binary_same_shape(op_id op, const float* a, const float* b, float* y, std::int64_t n) {
-  switch (op) {
-    case op_id::add: map2(a, b, y, n, [](const vec& u, const vec& v) { return u + v; }); break;
-    case op_id::subtract: map2(a, b, y, n, [](const vec& u, const vec& v) { return u - v; }); break;
-    default: map2(a, b, y, n, [](const vec& u, const vec& v) { return u * v; }); break;
+/// x^N for a whole N, by squaring (std::pow's results at 0, ±inf and NaN, as 1/x^-N for N < 0).
+template <int N>
+inline vec ipow(const vec& x) {
+  if constexpr (N < 0) {
+    return simd::splat(1.f) / ipow<-N>(x);
+  } else if constexpr (N == 0) {
+    return simd::splat(1.f);
+  } else if constexpr (N == 1) {
+    return x;
+  } else {
+    const vec h = ipow<N / 2>(x);
+    if constexpr (N % 2 == 1) return h * h * x;
+    else return h * h;
+  }
+}
+
+/// True for the exponents `power` vectorizes: whole numbers in [-16, 16] and ±0.5; others take
+/// std::pow in double, one element at a time.
+constexpr bool power_vectorized(float e) {
+  return e == 0.5f || e == -0.5f || (e >= -16.f && e <= 16.f && static_cast<float>(static_cast<int>(e)) == e);
+}
+
+/// The unary ops that are no activation: power (exponent Alpha), sqrt, rsqrt, exp, log, erf,
+/// abs, neg. NaN gives NaN; zeros and infinities give what std::pow and <cmath> give.
+template <op_id Op, float Alpha>
+inline vec math(const vec& x) {
+  const vec zero = simd::splat(0.f), inf = simd::splat(std::numeric_limits<float>::infinity());
+  if constexpr (Op == op_id::sqrt) return simd::sqrt(x);
+  else if constexpr (Op == op_id::rsqrt) return simd::rsqrt(x);
+  else if constexpr (Op == op_id::exp) return simd::exp(x);
+  else if constexpr (Op == op_id::log) return simd::log(x);
+  else if constexpr (Op == op_id::erf) return simd::erf(x);
+  else if constexpr (Op == op_id::abs) return xsimd::abs(x);
+  else if constexpr (Op == op_id::neg) return -x;
+  else if constexpr (Alpha == 0.5f) return xsimd::select(x == -inf, inf, simd::sqrt(x));  // pow(-inf, .5) = inf
+  else if constexpr (Alpha == -0.5f)  // pow(±0, -.5) = inf, pow(-inf, -.5) = 0
+    return xsimd::select(x == -inf, zero, xsimd::select(x == zero, inf, simd::splat(1.f) / simd::sqrt(x)));
+  else if constexpr (power_vectorized(Alpha)) return ipow<static_cast<int>(Alpha)>(x);
+  else return x;  // (unary_range takes std::pow)
+}
+
+/// y = op(x) over elements [i0, i1): the activations through `activate`, the others through `math`.
+template <op_id Op, float Lo, float Hi>
+inline void unary_range(const float* x, float* y, std::int64_t i0, std::int64_t i1) {
+  constexpr activation act = activation_of(Op);
+  if constexpr (act != activation::none) {
+    map1(x + i0, y + i0, i1 - i0, [](const vec& v) { return activate(v, act, Lo, Hi); });
+  } else if constexpr (Op == op_id::power && !power_vectorized(Lo)) {
+    for (std::int64_t i = i0; i < i1; ++i) y[i] = static_cast<float>(std::pow(static_cast<double>(x[i]), static_cast<double>(Lo)));
+  } else {
+    map1(x + i0, y + i0, i1 - i0, [](const vec& v) { return math<Op, Lo>(v); });
+  }
+}
+
+/// The binary elementwise ops: maximum and minimum propagate NaN, prelu is `u >= 0 ? u : u · v`.
+template <op_id Op>
+inline vec combine(const vec& u, const vec& v) {
+  if constexpr (Op == op_id::add) return u + v;
+  else if constexpr (Op == op_id::subtract) return u - v;
+  else if constexpr (Op == op_id::multiply) return u * v;
+  else if constexpr (Op == op_id::divide) return u / v;
+  else if constexpr (Op == op_id::maximum) return simd::max_nan(u, v);
+  else if constexpr (Op == op_id::minimum) return xsimd::select(xsimd::isnan(u), u, xsimd::min(u, v));
+  else return xsimd::select(u >= simd::splat(0.f), u, u * v);  // prelu
+}
+
+/// How a binary op's operands broadcast into its output, read off the shapes at compile time.
+/// `same`: neither broadcasts. Else one operand (`full`) has the output's elements and the other
+/// is, over the output's axes, [1.., C, 1..] with C the output's extents on consecutive axes:
+/// `scalar` (C = 1), `rows` (nothing after C: the operand repeats every C elements, as a [N]
+/// bias on [..., N]) or `per_channel` (a value per run of `inner`, as [C, 1, 1] on NCHW). `other`:
+/// both broadcast, left to the reference.
+struct broadcast_plan {
+  enum kind_t : std::uint8_t { same, scalar, rows, per_channel, other } kind = other;
+  bool swap = false;  // the broadcast operand is the first
+  std::int64_t outer = 1, channels = 1, inner = 1;
+};
+
+constexpr broadcast_plan plan_broadcast(const shape& ys, const shape& as, const shape& bs) {
+  broadcast_plan p;
+  const std::int64_t n = ys.elements();
+  const bool a_full = as.elements() == n, b_full = bs.elements() == n;
+  if (a_full && b_full) {
+    p.kind = broadcast_plan::same;
+    return p;
+  }
+  if (a_full == b_full) return p;
+  p.swap = b_full;
+  const shape& g = b_full ? as : bs;
+  if (g.elements() == 1) {
+    p.kind = broadcast_plan::scalar;
+    return p;
+  }
+  const auto dim = [&](int d) { return d >= ys.rank - g.rank ? g[d - (ys.rank - g.rank)] : std::int64_t{1}; };
+  int lo = ys.rank, hi = 0;
+  for (int d = 0; d < ys.rank; ++d)
+    if (dim(d) != 1) {
+      lo = std::min(lo, d);
+      hi = d + 1;
+    }
+  for (int d = lo; d < hi; ++d)
+    if (dim(d) != ys[d]) return p;
+  for (int d = 0; d < ys.rank; ++d) (d < lo ? p.outer : d < hi ? p.channels : p.inner) *= ys[d];
+  p.kind = p.inner == 1 ? broadcast_plan::rows : broadcast_plan::per_channel;
+  return p;
+}
+
+/// y = a ∘ b over a range of units: elements [u0, u1) for `same` and `scalar`, rows of C for
+/// `rows`, runs of `inner` for `per_channel` (b is the broadcast operand; with `Swap` it is the
+/// first operand of ∘).
+template <op_id Op, bool Swap, broadcast_plan::kind_t Kind>
+inline void broadcast_range(const broadcast_plan& p, const float* full, const float* b, float* y, std::int64_t u0,
+                            std::int64_t u1) {
+  const auto f = [](const vec& u, const vec& v) { return Swap ? combine<Op>(v, u) : combine<Op>(u, v); };
+  if constexpr (Kind == broadcast_plan::same) {
+    map2(full + u0, b + u0, y + u0, u1 - u0, f);
+  } else if constexpr (Kind == broadcast_plan::scalar) {
+    const vec s = simd::splat(b[0]);
+    map1(full + u0, y + u0, u1 - u0, [&](const vec& u) { return f(u, s); });
+  } else if constexpr (Kind == broadcast_plan::rows) {
+    for (std::int64_t r = u0; r < u1; ++r) map2(full + r * p.channels, b, y + r * p.channels, p.channels, f);
+  } else {
+    for (std::int64_t r = u0, c = u0 % p.channels; r < u1; ++r, c = c + 1 == p.channels ? 0 : c + 1) {
+      const vec s = simd::splat(b[c]);
+      map1(full + r * p.inner, y + r * p.inner, p.inner, [&](const vec& u) { return f(u, s); });
+    }
   }
 }
 
@@ -11634,31 +11847,6 @@ inline void plane_means(const float* x, float* y, std::int64_t planes, std::int6
     float total = simd::sum(acc);
     for (std::int64_t i = body; i < area; ++i) total += s[i];
     y[p] = total / static_cast<float>(area);
-  }
-}
-
-/// Softmax over the last axis, rows of `len`.
-inline void softmax_rows(const float* x, float* y, std::int64_t rows, std::int64_t len) {
-  constexpr int w = simd::width;
-  for (std::int64_t r = 0; r < rows; ++r) {
-    const float* s = x + r * len;
-    float* d = y + r * len;
-    float top = -std::numeric_limits<float>::infinity();
-    std::int64_t i = 0;
-    if (len >= w) {
-      vec m = simd::load(s);
-      for (i = w; i + w <= len; i += w) m = simd::max(m, simd::load(s + i));
-      top = simd::max_lane(m);
-    }
-    for (; i < len; ++i) top = std::max(top, s[i]);
-    const vec t = simd::splat(top);
-    map1(s, d, len, [&](const vec& v) { return simd::exp(v - t); });
-    vec acc = simd::splat(0.f);
-    for (i = 0; i + w <= len; i += w) acc = acc + simd::load(d + i);
-    float total = simd::sum(acc);
-    for (; i < len; ++i) total += d[i];
-    const vec inv = simd::splat(1.f / total);
-    map1(d, d, len, [&](const vec& v) { return v * inv; });
   }
 }
 
@@ -11720,40 +11908,735 @@ inline bool pool2d(const pool_geometry& g, const float* x, float* y) {
 
 }  // namespace partita::detail::cpu
 // ---- end partita/backends/cpu/detail/eltwise.hpp ----
+// ---- begin partita/backends/cpu/detail/norm.hpp ----
+/// cpu row-wise normalizations: layer_norm, rms_norm and softmax along any axis.
+// Each kernel takes a range of independent units (rows, or columns of vectors), so that the
+// caller splits a step across threads by handing each its own range.
+
 
 namespace partita::detail::cpu {
+
+/// Σ(x - k) and Σ(x - k)² over n floats, in one pass. Float vectors over chunks, each chunk's
+/// sums added in double, so that long rows keep the precision of short ones.
+struct moments {
+  double s1 = 0, s2 = 0;
+};
+inline moments row_moments(const float* x, std::int64_t n, float k) {
+  constexpr int w = simd::width;
+  constexpr std::int64_t chunk = 1024;
+  const vec kv = simd::splat(k);
+  moments m;
+  for (std::int64_t c0 = 0; c0 < n; c0 += chunk) {
+    const std::int64_t c1 = std::min(n, c0 + chunk);
+    vec a0 = simd::splat(0.f), a1 = a0, a2 = a0, a3 = a0, q0 = a0, q1 = a0, q2 = a0, q3 = a0;
+    std::int64_t i = c0;
+    for (; i + 4 * w <= c1; i += 4 * w) {
+      const vec d0 = simd::load(x + i) - kv, d1 = simd::load(x + i + w) - kv;
+      const vec d2 = simd::load(x + i + 2 * w) - kv, d3 = simd::load(x + i + 3 * w) - kv;
+      a0 = a0 + d0;
+      a1 = a1 + d1;
+      a2 = a2 + d2;
+      a3 = a3 + d3;
+      q0 = simd::fma(d0, d0, q0);
+      q1 = simd::fma(d1, d1, q1);
+      q2 = simd::fma(d2, d2, q2);
+      q3 = simd::fma(d3, d3, q3);
+    }
+    a0 = (a0 + a1) + (a2 + a3);
+    q0 = (q0 + q1) + (q2 + q3);
+    for (; i + w <= c1; i += w) {
+      const vec d = simd::load(x + i) - kv;
+      a0 = a0 + d;
+      q0 = simd::fma(d, d, q0);
+    }
+    for (; i < c1; ++i) {
+      const double d = static_cast<double>(x[i] - k);
+      m.s1 += d;
+      m.s2 += d * d;
+    }
+    m.s1 += static_cast<double>(simd::sum(a0));
+    m.s2 += static_cast<double>(simd::sum(q0));
+  }
+  return m;
+}
+
+/// layer_norm (beta non-null) or rms_norm (beta null) of rows [r0, r1) of `len` floats:
+/// (x - mean) / sqrt(var + eps) · gamma + beta, or x / sqrt(mean(x²) + eps) · gamma. One pass
+/// for the statistics (shifted by the row's first value, so that a large mean does not cancel
+/// the variance away), one to write. NaN or ±inf in a row makes the statistics NaN or the scale
+/// 0, as in the reference.
+inline void norm_rows(const float* x, float* y, std::int64_t r0, std::int64_t r1, std::int64_t len, const float* gamma,
+                      const float* beta, float eps) {
+  for (std::int64_t r = r0; r < r1; ++r) {
+    const float* xr = x + r * len;
+    float* yr = y + r * len;
+    const float k = beta ? xr[0] : 0.f;
+    const moments m = row_moments(xr, len, k);
+    const double n = static_cast<double>(len);
+    const double shift = m.s1 / n;
+    double var = beta ? m.s2 / n - shift * shift : m.s2 / n;
+    if (var < 0) var = 0;  // rounding; a NaN stays
+    const float mean = beta ? static_cast<float>(static_cast<double>(k) + shift) : 0.f;
+    const float inv = static_cast<float>(1.0 / std::sqrt(var + static_cast<double>(eps)));
+    const vec mv = simd::splat(mean), iv = simd::splat(inv);
+    if (beta) {
+      map3(xr, gamma, beta, yr, len, [&](const vec& v, const vec& g, const vec& b) { return simd::fma((v - mv) * iv, g, b); });
+    } else {
+      map2(xr, gamma, yr, len, [&](const vec& v, const vec& g) { return v * iv * g; });
+    }
+  }
+}
+
+/// Softmax over the last axis of rows [r0, r1) of `len` floats: the maximum, then exp(x - max)
+/// stored and summed in one pass, then scaled. A NaN anywhere in a row, +inf, or a row of -inf
+/// makes the row NaN, as in the reference.
+inline void softmax_rows(const float* x, float* y, std::int64_t r0, std::int64_t r1, std::int64_t len) {
+  constexpr int w = simd::width;
+  for (std::int64_t r = r0; r < r1; ++r) {
+    const float* s = x + r * len;
+    float* d = y + r * len;
+    float top = -std::numeric_limits<float>::infinity();
+    std::int64_t i = 0;
+    if (len >= w) {
+      vec m = simd::load(s);
+      for (i = w; i + w <= len; i += w) m = simd::max(m, simd::load(s + i));
+      top = simd::max_lane(m);
+    }
+    for (; i < len; ++i) top = std::max(top, s[i]);
+    const vec t = simd::splat(top);
+    vec acc = simd::splat(0.f);
+    for (i = 0; i + w <= len; i += w) {
+      const vec e = simd::exp(simd::load(s + i) - t);
+      simd::store(d + i, e);
+      acc = acc + e;
+    }
+    float total = 0.f;
+    if (i < len) {
+      const int left = tail_count(len, i);
+      simd::store_first(d + i, simd::exp(simd::load_first(s + i, left) - t), left);
+      for (int j = 0; j < left; ++j) total += d[i + j];
+    }
+    const vec inv = simd::splat(1.f / (simd::sum(acc) + total));
+    map1(d, d, len, [&](const vec& v) { return v * inv; });
+  }
+}
+
+/// Softmax over the middle axis of [outer, len, inner], one column of `width` floats of the
+/// inner axis at a time: columns [c0, c1) of the outer · ceil(inner / width) there are.
+inline void softmax_columns(const float* x, float* y, std::int64_t c0, std::int64_t c1, std::int64_t len,
+                            std::int64_t inner) {
+  constexpr int w = simd::width;
+  const std::int64_t per_outer = (inner + w - 1) / w;
+  for (std::int64_t c = c0; c < c1; ++c) {
+    const std::int64_t o = c / per_outer, i = (c % per_outer) * w;
+    const int lanes = inner - i >= w ? w : tail_count(inner, i);
+    const float* s = x + o * len * inner + i;
+    float* d = y + o * len * inner + i;
+    const auto load = [&](const float* p) { return lanes == w ? simd::load(p) : simd::load_first(p, lanes); };
+    const auto store = [&](float* p, const vec& v) {
+      if (lanes == w) simd::store(p, v);
+      else simd::store_first(p, v, lanes);
+    };
+    vec top = load(s);
+    for (std::int64_t k = 1; k < len; ++k) top = simd::max(top, load(s + k * inner));
+    vec total = simd::splat(0.f);
+    for (std::int64_t k = 0; k < len; ++k) {
+      const vec e = simd::exp(load(s + k * inner) - top);
+      store(d + k * inner, e);
+      total = total + e;
+    }
+    const vec inv = simd::splat(1.f) / total;
+    for (std::int64_t k = 0; k < len; ++k) store(d + k * inner, load(d + k * inner) * inv);
+  }
+}
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/norm.hpp ----
+// ---- begin partita/backends/cpu/detail/reduce.hpp ----
+/// cpu reductions (reduce_mean, reduce_sum, reduce_max), vectorized along the contiguous axis.
+// The input's axes are merged into groups, each all reduced or all kept; the innermost group is
+// contiguous. Reduced, it is summed along its rows; kept, the rows of the reduced groups are
+// added column-wise. Sums are taken in double (floats widened a vector at a time), so that long
+// reductions keep the reference's precision; the maximum, in float vectors, propagates NaN.
+
+
+namespace partita::detail::cpu {
+
+using simd::vec;
+
+/// A reduction read off its input shape and axis mask at compile time.
+struct reduce_plan {
+  int kept_rank = 0, gone_rank = 0;  // the groups outside the innermost one
+  std::array<std::int64_t, max_rank> kept_ext{}, kept_st{}, gone_ext{}, gone_st{};
+  std::int64_t inner = 1;    // extent of the innermost group (stride 1)
+  bool inner_reduced = true;
+  std::int64_t kept = 1;     // outputs per column of the innermost group (all outputs when it is reduced)
+  std::int64_t gone = 1;     // rows of the innermost group reduced into each output
+  std::int64_t count = 1;    // elements reduced into each output
+};
+
+constexpr reduce_plan plan_reduce(const shape& xs, int axes) {
+  struct group {
+    std::int64_t ext, st;
+    bool reduced;
+  };
+  std::array<group, max_rank> g{};
+  int n = 0;
+  std::int64_t st = 1;
+  for (int d = xs.rank - 1; d >= 0; --d) {  // innermost first; extents of 1 do not matter
+    const bool r = (axes >> d) & 1;
+    if (xs[d] != 1) {
+      if (n > 0 && g[static_cast<std::size_t>(n - 1)].reduced == r) g[static_cast<std::size_t>(n - 1)].ext *= xs[d];
+      else g[static_cast<std::size_t>(n++)] = {xs[d], st, r};
+    }
+    st *= xs[d];
+  }
+  reduce_plan p;
+  if (n == 0) return p;
+  p.inner = g[0].ext;
+  p.inner_reduced = g[0].reduced;
+  if (p.inner_reduced) p.count = p.inner;
+  for (int i = n - 1; i >= 1; --i) {  // outermost first
+    const group& e = g[static_cast<std::size_t>(i)];
+    if (e.reduced) {
+      p.gone_ext[static_cast<std::size_t>(p.gone_rank)] = e.ext;
+      p.gone_st[static_cast<std::size_t>(p.gone_rank++)] = e.st;
+      p.gone *= e.ext;
+      p.count *= e.ext;
+    } else {
+      p.kept_ext[static_cast<std::size_t>(p.kept_rank)] = e.ext;
+      p.kept_st[static_cast<std::size_t>(p.kept_rank++)] = e.st;
+      p.kept *= e.ext;
+    }
+  }
+  return p;
+}
+
+/// The input offset of kept index q (row-major over the kept groups).
+inline std::int64_t kept_offset(const reduce_plan& p, std::int64_t q) {
+  std::int64_t at = 0;
+  for (int d = p.kept_rank - 1; d >= 0; --d) {
+    const auto u = static_cast<std::size_t>(d);
+    at += (q % p.kept_ext[u]) * p.kept_st[u];
+    q /= p.kept_ext[u];
+  }
+  return at;
+}
+
+/// Calls row(p) for the start of every row that the reduced groups select from `base`.
+template <class Row>
+inline void for_each_gone(const reduce_plan& p, const float* base, Row row) {
+  std::array<std::int64_t, max_rank> idx{};
+  for (std::int64_t r = 0; r < p.gone; ++r) {
+    row(base);
+    for (int d = p.gone_rank - 1; d >= 0; --d) {
+      const auto u = static_cast<std::size_t>(d);
+      base += p.gone_st[u];
+      if (++idx[u] < p.gone_ext[u]) break;
+      base -= p.gone_st[u] * p.gone_ext[u];
+      idx[u] = 0;
+    }
+  }
+}
+
+/// The larger of a and b, NaN if either is.
+inline double max_nan(double a, double b) { return std::isnan(a) ? a : (std::isnan(b) || b > a ? b : a); }
+
+/// Sum of n contiguous floats in double, so that long sums keep the reference's precision: 32
+/// running sums, which the compiler turns into vector adds of widened floats, eight chains of
+/// them. `Paired` first adds four floats in float, pairwise (two roundings of short sums per
+/// four elements, a thousandth of a mean's tolerance), to go at the speed of float sums.
+template <bool Paired>
+inline double sum_row(const float* x, std::int64_t n) {
+  constexpr int k = 32;
+  const std::int64_t body = n - n % k;  // (a bound GCC 12 does not misread as overflowing)
+  double acc[k] = {};
+  for (std::int64_t i = 0; i < body; i += k) {
+    if constexpr (Paired) {
+      for (int j = 0; j < 8; ++j)
+        acc[j] += static_cast<double>((x[i + j] + x[i + j + 8]) + (x[i + j + 16] + x[i + j + 24]));
+    } else {
+      for (int j = 0; j < k; ++j) acc[j] += static_cast<double>(x[i + j]);
+    }
+  }
+  for (int h = k / 2; h >= 1; h /= 2)
+    for (int j = 0; j < h; ++j) acc[j] += acc[j + h];
+  double total = acc[0];
+  for (std::int64_t i = body; i < n; ++i) total += static_cast<double>(x[i]);
+  return total;
+}
+
+/// NaN-propagating maximum of n contiguous floats.
+inline float max_row(const float* x, std::int64_t n) {
+  constexpr int w = simd::width;
+  vec a0 = simd::splat(-std::numeric_limits<float>::infinity()), a1 = a0;
+  std::int64_t i = 0;
+  for (; i + 2 * w <= n; i += 2 * w) {
+    a0 = simd::max_nan(a0, simd::load(x + i));
+    a1 = simd::max_nan(a1, simd::load(x + i + w));
+  }
+  if (i + w <= n) {
+    a0 = simd::max_nan(a0, simd::load(x + i));
+    i += w;
+  }
+  a0 = simd::max_nan(a0, a1);
+  alignas(64) float lanes[w];
+  a0.store_aligned(lanes);
+  double top = -std::numeric_limits<double>::infinity();
+  for (int j = 0; j < w; ++j) top = max_nan(top, lanes[j]);
+  for (; i < n; ++i) top = max_nan(top, x[i]);
+  return static_cast<float>(top);
+}
+
+/// Outputs [q0, q1) of a reduction whose innermost group is reduced.
+template <bool Max, bool Mean>
+inline void reduce_rows(const reduce_plan& p, const float* x, float* y, std::int64_t q0, std::int64_t q1) {
+  for (std::int64_t q = q0; q < q1; ++q) {
+    double total = Max ? -std::numeric_limits<double>::infinity() : 0.0;
+    for_each_gone(p, x + kept_offset(p, q), [&](const float* row) {
+      const double v = Max ? static_cast<double>(max_row(row, p.inner)) : sum_row<Mean>(row, p.inner);
+      total = Max ? max_nan(total, v) : total + v;
+    });
+    y[q] = static_cast<float>(Mean ? total / static_cast<double>(p.count) : total);
+  }
+}
+
+/// Columns [c0, c1) of a reduction whose innermost group is kept: column c is `block` floats of
+/// the innermost group (the last one shorter) for kept index c / ceil(inner / block).
+inline constexpr int reduce_block = 4 * simd::width;
+
+template <bool Max, bool Mean>
+inline void reduce_columns(const reduce_plan& p, const float* x, float* y, std::int64_t c0, std::int64_t c1) {
+  constexpr int w = simd::width, nv = reduce_block / w;
+  const std::int64_t per_kept = (p.inner + reduce_block - 1) / reduce_block;
+  for (std::int64_t c = c0; c < c1; ++c) {
+    const std::int64_t q = c / per_kept, i0 = (c % per_kept) * reduce_block;
+    const int len = static_cast<int>(std::min<std::int64_t>(reduce_block, p.inner - i0));
+    const float* base = x + kept_offset(p, q) + i0;
+    float* out = y + q * p.inner + i0;
+    if constexpr (Max) {
+      vec acc[nv];
+      for (vec& a : acc) a = simd::splat(-std::numeric_limits<float>::infinity());
+      for_each_gone(p, base, [&](const float* row) {
+        for (int j = 0; j < nv && j * w < len; ++j) {
+          const int lanes = len - j * w >= w ? w : tail_count(len, j * w);
+          acc[j] = simd::max_nan(acc[j], lanes == w ? simd::load(row + j * w) : simd::load_first(row + j * w, lanes));
+        }
+      });
+      alignas(64) float lanes[reduce_block];
+      for (int j = 0; j < nv; ++j) acc[j].store_aligned(lanes + j * w);
+      std::copy(lanes, lanes + len, out);
+    } else {
+      // In double, as in `sum_row`: the compiler widens and adds a vector at a time.
+      double wide[reduce_block] = {};
+      for_each_gone(p, base, [&](const float* row) {
+        for (int j = 0; j < len; ++j) wide[j] += static_cast<double>(row[j]);
+      });
+      for (int j = 0; j < len; ++j) out[j] = static_cast<float>(Mean ? wide[j] / static_cast<double>(p.count) : wide[j]);
+    }
+  }
+}
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/reduce.hpp ----
+// ---- begin partita/backends/cpu/detail/transform.hpp ----
+/// cpu data movement: transpose, slice, pad and gather as row copies and tiled transposes.
+// Each op is planned at compile time from its shapes: axes of extent 1 dropped, neighbouring
+// axes that stay neighbours merged, so that the kernels copy the longest contiguous runs there
+// are (a [B, S, H, D] -> [B, H, S, D] transpose is a copy of D floats per row). The kernels take
+// a range of rows (or tiles) so that the caller splits them across threads.
+
+
+namespace partita::detail::cpu {
+
+using simd::vec;
+
+/// dst[0, n) = src[0, n): short runs (the common case: a head of 64 floats, a row of a few
+/// hundred) with vector moves inline, long ones through memcpy.
+inline void copy_floats(float* dst, const float* src, std::int64_t n) {
+  constexpr int w = simd::width;
+  if (n >= 2048) {
+    std::memcpy(dst, src, sizeof(float) * static_cast<std::size_t>(n));
+    return;
+  }
+  std::int64_t i = 0;
+  for (; i + 4 * w <= n; i += 4 * w) {
+    const vec a = simd::load(src + i), b = simd::load(src + i + w), c = simd::load(src + i + 2 * w), d = simd::load(src + i + 3 * w);
+    simd::store(dst + i, a);
+    simd::store(dst + i + w, b);
+    simd::store(dst + i + 2 * w, c);
+    simd::store(dst + i + 3 * w, d);
+  }
+  for (; i + w <= n; i += w) simd::store(dst + i, simd::load(src + i));
+  if (i < n) simd::store_first(dst + i, simd::load_first(src + i, tail_count(n, i)), tail_count(n, i));
+}
+
+/// dst[0, n) = value.
+inline void fill_floats(float* dst, std::int64_t n, float value) {
+  constexpr int w = simd::width;
+  const vec v = simd::splat(value);
+  std::int64_t i = 0;
+  for (; i + w <= n; i += w) simd::store(dst + i, v);
+  if (i < n) simd::store_first(dst + i, v, tail_count(n, i));
+}
+
+/// Rows of `row` contiguous floats gathered from strided places into a contiguous output: row
+/// r's source is `base` plus, for each level, its index times its stride (levels outermost
+/// first, row-major). With `row` 1 the last level is copied as a strided run instead.
+struct row_copy_plan {
+  int levels = 0;
+  std::array<std::int64_t, max_rank> ext{}, st{};
+  std::int64_t row = 1, base = 0;
+  constexpr std::int64_t rows() const {
+    std::int64_t n = 1;
+    for (int l = 0; l < levels; ++l) n *= ext[static_cast<std::size_t>(l)];
+    return n;
+  }
+};
+
+/// Adds a level (outermost first), merging it into the row or the previous level when the
+/// memory is contiguous there. Call from the innermost level outwards: `row_copy_plan` then
+/// holds them innermost first, and `finish` puts them in order.
+struct row_copy_builder {
+  row_copy_plan p;
+  constexpr void add(std::int64_t ext, std::int64_t st) {
+    if (ext == 1) return;
+    if (p.levels == 0 && st == p.row) {
+      p.row *= ext;
+      return;
+    }
+    if (p.levels > 0) {
+      const auto u = static_cast<std::size_t>(p.levels - 1);
+      if (st == p.st[u] * p.ext[u]) {
+        p.ext[u] *= ext;
+        return;
+      }
+    }
+    p.ext[static_cast<std::size_t>(p.levels)] = ext;
+    p.st[static_cast<std::size_t>(p.levels++)] = st;
+  }
+  constexpr row_copy_plan finish() {
+    std::reverse(p.ext.begin(), p.ext.begin() + p.levels);
+    std::reverse(p.st.begin(), p.st.begin() + p.levels);
+    return p;
+  }
+};
+
+/// The units `copy_rows` splits on: rows, or with `row` 1 runs of the last level.
+inline std::int64_t copy_units(const row_copy_plan& p) {
+  return p.row == 1 && p.levels > 0 ? p.rows() / p.ext[static_cast<std::size_t>(p.levels - 1)] : p.rows();
+}
+
+/// Copies units [u0, u1) of plan `p` from x into y (which starts at the first unit's output).
+inline void copy_rows(const row_copy_plan& p, const float* x, float* y, std::int64_t u0, std::int64_t u1) {
+  const bool strided = p.row == 1 && p.levels > 0;
+  const int levels = strided ? p.levels - 1 : p.levels;
+  const std::int64_t len = strided ? p.ext[static_cast<std::size_t>(levels)] : p.row;
+  const std::int64_t step = strided ? p.st[static_cast<std::size_t>(levels)] : 1;
+  std::array<std::int64_t, max_rank> idx{};
+  std::int64_t src = p.base, q = u0;
+  for (int l = levels - 1; l >= 0; --l) {
+    const auto u = static_cast<std::size_t>(l);
+    idx[u] = q % p.ext[u];
+    q /= p.ext[u];
+    src += idx[u] * p.st[u];
+  }
+  // Runs along the last level in a tight loop; the odometer moves once per run.
+  const int last = levels - 1;
+  const std::int64_t last_ext = last >= 0 ? p.ext[static_cast<std::size_t>(last)] : u1 - u0;
+  const std::int64_t last_st = last >= 0 ? p.st[static_cast<std::size_t>(last)] : 0;
+  float* out = y + u0 * len;
+  for (std::int64_t r = u0; r < u1;) {
+    const std::int64_t at = last >= 0 ? idx[static_cast<std::size_t>(last)] : 0;
+    const std::int64_t run = std::min(u1 - r, last_ext - at);
+    const float* in = x + src;
+    for (std::int64_t k = 0; k < run; ++k, out += len, in += last_st) {
+      if (strided) {
+        for (std::int64_t i = 0; i < len; ++i) out[i] = in[i * step];
+      } else {
+        copy_floats(out, in, len);
+      }
+    }
+    r += run;
+    if (last < 0) break;
+    src += run * last_st;
+    idx[static_cast<std::size_t>(last)] += run;
+    for (int l = last; l >= 0 && idx[static_cast<std::size_t>(l)] == p.ext[static_cast<std::size_t>(l)]; --l) {
+      const auto u = static_cast<std::size_t>(l);
+      src -= p.st[u] * p.ext[u];
+      idx[u] = 0;
+      if (l > 0) {
+        src += p.st[u - 1];
+        ++idx[u - 1];
+      }
+    }
+  }
+}
+
+/// slice along `axis`: runs of the axes after it, one per selected index, or one run per outer
+/// index when the step is 1.
+constexpr row_copy_plan plan_slice(const shape& xs, int axis, std::int64_t begin, std::int64_t end, std::int64_t step) {
+  const slice_range r = slice_bounds(xs[axis], begin, end, step);
+  row_copy_builder b;
+  std::int64_t st = 1;
+  for (int d = xs.rank - 1; d >= 0; --d) {
+    b.add(d == axis ? r.count : xs[d], d == axis ? st * r.step : st);
+    st *= xs[d];
+  }
+  std::int64_t inner = 1;
+  for (int d = axis + 1; d < xs.rank; ++d) inner *= xs[d];
+  b.p.base = r.start * inner;
+  return b.finish();
+}
+
+/// A transpose that is no row copy: the output's innermost axis B is strided in the input, the
+/// input's innermost axis A lands at output stride `out_a`. Tiles of A × B for every index of the
+/// other (batch) axes.
+struct tile_plan {
+  int levels = 0;
+  std::array<std::int64_t, max_rank> ext{}, in_st{}, out_st{};
+  std::int64_t a = 1, b = 1, in_b = 1, out_a = 1;
+  constexpr std::int64_t batch() const {
+    std::int64_t n = 1;
+    for (int l = 0; l < levels; ++l) n *= ext[static_cast<std::size_t>(l)];
+    return n;
+  }
+};
+inline constexpr std::int64_t transpose_tile = 16;
+
+struct transpose_plan {
+  bool rows = true;  // a row copy (`copy`), else tiles (`tiles`)
+  row_copy_plan copy{};
+  tile_plan tiles{};
+};
+
+constexpr transpose_plan plan_transpose(const shape& xs, const std::array<int, max_rank>& perm) {
+  std::array<std::int64_t, max_rank> xst{};
+  for (std::int64_t st = 1, d = xs.rank - 1; d >= 0; --d) {
+    xst[static_cast<std::size_t>(d)] = st;
+    st *= xs[static_cast<int>(d)];
+  }
+  // The output's axes (extent, input stride), extent-1 axes dropped, contiguous neighbours merged.
+  std::array<std::int64_t, max_rank> ext{}, st{};
+  int r = 0;
+  for (int i = 0; i < xs.rank; ++i) {
+    const int from = perm[static_cast<std::size_t>(i)];
+    const std::int64_t e = xs[from], s = xst[static_cast<std::size_t>(from)];
+    if (e == 1) continue;
+    if (r > 0 && st[static_cast<std::size_t>(r - 1)] == s * e) {
+      ext[static_cast<std::size_t>(r - 1)] *= e;
+      st[static_cast<std::size_t>(r - 1)] = s;
+    } else {
+      ext[static_cast<std::size_t>(r)] = e;
+      st[static_cast<std::size_t>(r++)] = s;
+    }
+  }
+  transpose_plan p;
+  if (r == 0 || st[static_cast<std::size_t>(r - 1)] == 1) {
+    row_copy_builder b;
+    for (int i = r - 1; i >= 0; --i) b.add(ext[static_cast<std::size_t>(i)], st[static_cast<std::size_t>(i)]);
+    p.copy = b.finish();
+    return p;
+  }
+  p.rows = false;
+  std::array<std::int64_t, max_rank> ost{};
+  for (std::int64_t s = 1, i = r - 1; i >= 0; --i) {
+    ost[static_cast<std::size_t>(i)] = s;
+    s *= ext[static_cast<std::size_t>(i)];
+  }
+  tile_plan& t = p.tiles;
+  t.b = ext[static_cast<std::size_t>(r - 1)];
+  t.in_b = st[static_cast<std::size_t>(r - 1)];
+  for (int i = 0; i < r - 1; ++i) {
+    const auto u = static_cast<std::size_t>(i);
+    if (st[u] == 1) {
+      t.a = ext[u];
+      t.out_a = ost[u];
+    } else {
+      t.ext[static_cast<std::size_t>(t.levels)] = ext[u];
+      t.in_st[static_cast<std::size_t>(t.levels)] = st[u];
+      t.out_st[static_cast<std::size_t>(t.levels++)] = ost[u];
+    }
+  }
+  return p;
+}
+
+/// Units [u0, u1) of a tiled transpose: unit u is rows [a0, a0 + tile) of A for batch index
+/// u / ceil(a / tile).
+inline void transpose_tiles(const tile_plan& p, const float* x, float* y, std::int64_t u0, std::int64_t u1) {
+  constexpr std::int64_t tile = transpose_tile;
+  const std::int64_t per_batch = (p.a + tile - 1) / tile;
+  for (std::int64_t u = u0; u < u1; ++u) {
+    std::int64_t q = u / per_batch, src = 0, dst = 0;
+    for (int l = p.levels - 1; l >= 0; --l) {
+      const auto v = static_cast<std::size_t>(l);
+      src += (q % p.ext[v]) * p.in_st[v];
+      dst += (q % p.ext[v]) * p.out_st[v];
+      q /= p.ext[v];
+    }
+    const std::int64_t a0 = (u % per_batch) * tile, a1 = std::min(p.a, a0 + tile);
+    for (std::int64_t b0 = 0; b0 < p.b; b0 += tile) {
+      const std::int64_t b1 = std::min(p.b, b0 + tile);
+      for (std::int64_t a = a0; a < a1; ++a) {
+        const float* in = x + src + a;
+        float* out = y + dst + a * p.out_a;
+        for (std::int64_t b = b0; b < b1; ++b) out[b] = in[b * p.in_b];
+      }
+    }
+  }
+}
+
+/// Constant padding: output rows over the axes up to the innermost padded one (p), each
+/// `before`, then the input's row, then `after` fill values, or fill alone where an outer index
+/// falls in the padding; the axes after p are unpadded and ride along as `inner`.
+struct pad_plan {
+  int levels = 0;  // axes before p
+  std::array<std::int64_t, max_rank> out_ext{}, in_ext{}, before{}, in_st{};
+  std::int64_t before_p = 0, in_p = 1, after_p = 0;  // along p, in floats (times inner)
+  constexpr std::int64_t rows() const {
+    std::int64_t n = 1;
+    for (int l = 0; l < levels; ++l) n *= out_ext[static_cast<std::size_t>(l)];
+    return n;
+  }
+};
+
+constexpr pad_plan plan_pad(const shape& xs, const std::array<int, max_rank>& before, const std::array<int, max_rank>& after) {
+  int p = -1;
+  for (int d = 0; d < xs.rank; ++d)
+    if (before[static_cast<std::size_t>(d)] != 0 || after[static_cast<std::size_t>(d)] != 0) p = d;
+  pad_plan r;
+  std::int64_t inner = 1;
+  for (int d = p + 1; d < xs.rank; ++d) inner *= xs[d];
+  if (p < 0) {
+    r.in_p = inner;
+    return r;
+  }
+  r.levels = p;
+  std::int64_t st = inner * xs[p];
+  for (int d = p - 1; d >= 0; --d) {
+    const auto u = static_cast<std::size_t>(d);
+    r.in_ext[u] = xs[d];
+    r.before[u] = before[u];
+    r.out_ext[u] = xs[d] + before[u] + after[u];
+    r.in_st[u] = st;
+    st *= xs[d];
+  }
+  r.before_p = before[static_cast<std::size_t>(p)] * inner;
+  r.in_p = xs[p] * inner;
+  r.after_p = after[static_cast<std::size_t>(p)] * inner;
+  return r;
+}
+
+/// Output rows [r0, r1) of a constant pad.
+inline void pad_rows(const pad_plan& p, const float* x, float* y, float value, std::int64_t r0, std::int64_t r1) {
+  const std::int64_t len = p.before_p + p.in_p + p.after_p;
+  for (std::int64_t r = r0; r < r1; ++r) {
+    float* out = y + r * len;
+    std::int64_t q = r, src = 0;
+    bool inside = true;
+    for (int l = p.levels - 1; l >= 0; --l) {
+      const auto u = static_cast<std::size_t>(l);
+      const std::int64_t i = q % p.out_ext[u] - p.before[u];
+      q /= p.out_ext[u];
+      inside = inside && i >= 0 && i < p.in_ext[u];
+      src += i * p.in_st[u];
+    }
+    if (!inside) {
+      fill_floats(out, len, value);
+      continue;
+    }
+    fill_floats(out, p.before_p, value);
+    copy_floats(out + p.before_p, x + src, p.in_p);
+    fill_floats(out + p.before_p + p.in_p, p.after_p, value);
+  }
+}
+
+/// Gather rows [r0, r1) of `inner` floats: row r is table row (r / n) · extent + index[r % n].
+/// The indices were checked (`reference_kernels::checked_index`) before.
+inline void gather_rows(const float* table, const void* indices, dtype type, std::int64_t n, std::int64_t extent,
+                        std::int64_t inner, float* y, std::int64_t r0, std::int64_t r1) {
+  for (std::int64_t r = r0; r < r1; ++r) {
+    const std::int64_t o = r / n, i = r % n;
+    std::int64_t v = 0;
+    if (type == dtype::i64) {
+      std::memcpy(&v, static_cast<const std::byte*>(indices) + i * 8, 8);
+    } else {
+      std::int32_t w = 0;
+      std::memcpy(&w, static_cast<const std::byte*>(indices) + i * 4, 4);
+      v = w;
+    }
+    if (v < 0) v += extent;
+    const float* src = table + (o * extent + v) * inner;
+    if (inner == 1) y[r] = *src;
+    else copy_floats(y + r * inner, src, inner);
+  }
+}
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/transform.hpp ----
+
+namespace partita::detail::cpu {
+
+/// What splitting a step across threads weighs, in the flops of `tasks_for` (which gives a
+/// thread at least 4e5 of them: about 8 µs of GEMM): per element, a float moved (read and
+/// written, ~0.1 ns), one through exp or a function of its cost (~0.5 ns), one through erf or
+/// GELU (~1.6 ns). A thread then gets at least about 4 µs of work, which pays for waking it.
+inline constexpr double moved_cost = 10, exp_cost = 50, erf_cost = 150;
+
+/// The cost of one element of a unary op.
+constexpr double unary_cost(op_id op) {
+  switch (op) {
+    case op_id::relu: case op_id::clip: case op_id::abs: case op_id::neg: case op_id::leaky_relu:
+    case op_id::hardswish: case op_id::hardsigmoid: case op_id::sqrt: case op_id::rsqrt: return moved_cost;
+    case op_id::power: return 2 * moved_cost;
+    case op_id::erf: case op_id::gelu: case op_id::gelu_tanh: return erf_cost;
+    default: return exp_cost;  // exp, log, tanh, sigmoid, silu
+  }
+}
 
 /// Every other op.
 template <class Step>
 struct simple_kernel {
   static constexpr const graph_node& n = Step::node;
   static constexpr op_id op = Step::op;
-  static constexpr int axis(int a, int rank) { return a < 0 ? a + rank : a; }
 
+  // Shapes and attributes are read as constexpr copies: a reference into the plan at run time
+  // would make the plan part of the program (see reference::kernel::run).
   static void run(state& st, const float* const* in, float* out, int /*step*/) {
-    if constexpr (is_unary_elementwise(op) && activation_of(op) != activation::none) {
-      unary(activation_of(op), n.at->lo, n.at->hi, in[0], out, n.out.elements());
-    } else if constexpr (is_binary_elementwise(op) && op != op_id::add && op != op_id::subtract && op != op_id::multiply) {
-      on_reference(in, out);
+    constexpr shape ys = n.out;
+    constexpr attrs at = *n.at;
+    constexpr shape xs = Step::arg(0).out;
+    if constexpr (is_unary_elementwise(op)) {
+      constexpr activation_params ap = op == op_id::power ? activation_params{at.alpha, 0.f} : params_of(op, at);
+      flat(st, ys.elements(), unary_cost(op),
+           [&](std::int64_t i0, std::int64_t i1) { unary_range<op, ap.lo, ap.hi>(in[0], out, i0, i1); });
     } else if constexpr (is_binary_elementwise(op)) {
-      if constexpr (Step::arg(0).out == n.out && Step::arg(1).out == n.out) {
-        binary_same_shape(op, in[0], in[1], out, n.out.elements());
+      constexpr broadcast_plan p = plan_broadcast(ys, xs, Step::arg(1).out);
+      const float* full = p.swap ? in[1] : in[0];
+      const float* part = p.swap ? in[0] : in[1];
+      const auto f = [&](std::int64_t u0, std::int64_t u1) { broadcast_range<op, p.swap, p.kind>(p, full, part, out, u0, u1); };
+      if constexpr (p.kind == broadcast_plan::same || p.kind == broadcast_plan::scalar) {
+        flat(st, ys.elements(), moved_cost, f);
+      } else if constexpr (p.kind == broadcast_plan::rows) {
+        split(st, p.outer, moved_cost * static_cast<double>(p.channels), f);
+      } else if constexpr (p.kind == broadcast_plan::per_channel) {
+        split(st, p.outer * p.channels, moved_cost * static_cast<double>(p.inner), f);
       } else {
-        on_reference(in, out);  // broadcasting
+        on_reference(in, out);  // both operands broadcast
       }
     } else if constexpr (op == op_id::bias_add) {
-      constexpr int a = axis(n.at->axis, n.out.rank);
-      channel_affine(in[0], out, product(0, a), n.out[a], product(a + 1, n.out.rank), nullptr, in[1]);
+      constexpr int a = normalize_axis(at.axis, ys.rank);
+      channel_affine(in[0], out, product(ys, 0, a), ys[a], product(ys, a + 1, ys.rank), nullptr, in[1]);
     } else if constexpr (op == op_id::batch_norm) {
-      const std::int64_t outer = n.out[0], channels = n.out[1], inner = product(2, n.out.rank);
+      const std::int64_t outer = ys[0], channels = ys[1], inner = product(ys, 2, ys.rank);
       for (std::int64_t c = 0; c < channels; ++c) {
-        const double s = static_cast<double>(in[1][c]) / std::sqrt(static_cast<double>(in[4][c]) + n.at->epsilon);
+        const double s = static_cast<double>(in[1][c]) / std::sqrt(static_cast<double>(in[4][c]) + at.epsilon);
         const float scale = static_cast<float>(s);
         const float shift = static_cast<float>(in[2][c] - in[3][c] * s);
         for (std::int64_t o = 0; o < outer; ++o)
           channel_affine(in[0] + (o * channels + c) * inner, out + (o * channels + c) * inner, 1, 1, inner, &scale, &shift);
       }
-    } else if constexpr ((op == op_id::max_pool2d || op == op_id::avg_pool2d) && n.at->ceil_mode) {
+    } else if constexpr ((op == op_id::max_pool2d || op == op_id::avg_pool2d) && at.ceil_mode) {
       on_reference(in, out);  // windows past the padded input: the reference kernel's geometry
     } else if constexpr (op == op_id::max_pool2d || op == op_id::avg_pool2d) {
       constexpr pool_geometry g = pool();
@@ -11771,18 +12654,64 @@ struct simple_kernel {
       });
       if (!done) on_reference(in, out);
     } else if constexpr (op == op_id::global_avg_pool2d) {
-      constexpr shape xs = Step::arg(0).out;  // a copy: see reference::kernel::run
-      plane_means(in[0], out, xs[0] * xs[1], xs[2] * xs[3]);
+      constexpr std::int64_t area = xs[2] * xs[3];
+      split(st, xs[0] * xs[1], moved_cost * static_cast<double>(area),
+            [&](std::int64_t p0, std::int64_t p1) { plane_means(in[0] + p0 * area, out + p0, p1 - p0, area); });
     } else if constexpr (op == op_id::softmax) {
-      constexpr int a = axis(n.at->axis, n.out.rank);
-      if constexpr (a == n.out.rank - 1) {
-        softmax_rows(in[0], out, n.out.elements() / n.out[a], n.out[a]);
+      constexpr int a = normalize_axis(at.axis, ys.rank);
+      constexpr std::int64_t len = ys[a], inner = product(ys, a + 1, ys.rank), outer = product(ys, 0, a);
+      if constexpr (inner == 1) {
+        split(st, outer, (exp_cost + moved_cost) * static_cast<double>(len),
+              [&](std::int64_t r0, std::int64_t r1) { softmax_rows(in[0], out, r0, r1, len); });
       } else {
-        on_reference(in, out);
+        constexpr std::int64_t columns = outer * ((inner + simd::width - 1) / simd::width);
+        split(st, columns, (exp_cost + moved_cost) * static_cast<double>(len * simd::width),
+              [&](std::int64_t c0, std::int64_t c1) { softmax_columns(in[0], out, c0, c1, len, inner); });
       }
-    } else if constexpr (op == op_id::concatenate || is_unary_elementwise(op) || op == op_id::matmul ||
-                         op == op_id::transpose || op == op_id::slice || op == op_id::pad || op == op_id::gather ||
-                         op == op_id::resize || is_reduction(op) || op == op_id::layer_norm || op == op_id::rms_norm) {
+    } else if constexpr (op == op_id::layer_norm || op == op_id::rms_norm) {
+      constexpr int a = normalize_axis(at.axis, xs.rank);
+      constexpr std::int64_t len = product(xs, a, xs.rank), rows = xs.elements() / len;
+      const float* beta = op == op_id::layer_norm ? in[2] : nullptr;
+      split(st, rows, 2.5 * moved_cost * static_cast<double>(len),
+            [&](std::int64_t r0, std::int64_t r1) { norm_rows(in[0], out, r0, r1, len, in[1], beta, at.epsilon); });
+    } else if constexpr (is_reduction(op)) {
+      constexpr reduce_plan p = plan_reduce(xs, at.axes);
+      constexpr bool max = op == op_id::reduce_max, mean = op == op_id::reduce_mean;
+      if constexpr (p.inner_reduced) {
+        split(st, p.kept, moved_cost * static_cast<double>(p.count),
+              [&](std::int64_t q0, std::int64_t q1) { reduce_rows<max, mean>(p, in[0], out, q0, q1); });
+      } else {
+        constexpr std::int64_t columns = p.kept * ((p.inner + reduce_block - 1) / reduce_block);
+        split(st, columns, moved_cost * static_cast<double>(p.count * reduce_block),
+              [&](std::int64_t c0, std::int64_t c1) { reduce_columns<max, mean>(p, in[0], out, c0, c1); });
+      }
+    } else if constexpr (op == op_id::transpose) {
+      constexpr transpose_plan p = plan_transpose(xs, at.perm);
+      if constexpr (p.rows) {
+        rows(st, p.copy, in[0], out);
+      } else {
+        constexpr std::int64_t units = p.tiles.batch() * ((p.tiles.a + transpose_tile - 1) / transpose_tile);
+        split(st, units, 2 * moved_cost * static_cast<double>(transpose_tile * p.tiles.b),
+              [&](std::int64_t u0, std::int64_t u1) { transpose_tiles(p.tiles, in[0], out, u0, u1); });
+      }
+    } else if constexpr (op == op_id::slice) {
+      constexpr row_copy_plan p = plan_slice(xs, normalize_axis(at.axis, xs.rank), at.start, at.stop, at.step);
+      rows(st, p, in[0], out);
+    } else if constexpr (op == op_id::pad) {
+      constexpr pad_plan p = plan_pad(xs, at.pad_before, at.pad_after);
+      split(st, p.rows(), moved_cost * static_cast<double>(p.before_p + p.in_p + p.after_p),
+            [&](std::int64_t r0, std::int64_t r1) { pad_rows(p, in[0], out, at.alpha, r0, r1); });
+    } else if constexpr (op == op_id::gather) {
+      constexpr int a = normalize_axis(at.axis, xs.rank);
+      constexpr dtype type = Step::arg(1).type;
+      constexpr std::int64_t count = Step::arg(1).out.elements(), extent = xs[a], inner = product(xs, a + 1, xs.rank);
+      const void* indices = static_cast<const void*>(in[1]);
+      // Checked here, before the threads start: an out-of-range index throws the reference's error.
+      for (std::int64_t i = 0; i < count; ++i) reference_kernels::checked_index(indices, type, i, extent);
+      split(st, product(xs, 0, a) * count, moved_cost * static_cast<double>(inner), [&](std::int64_t r0, std::int64_t r1) {
+        gather_rows(in[0], indices, type, count, extent, inner, out, r0, r1);
+      });
+    } else if constexpr (op == op_id::concatenate || op == op_id::matmul || op == op_id::resize) {
       on_reference(in, out);
     } else {
       static_assert(op == op_id::relu, "partita: the cpu backend has no kernel for this op (Step)");
@@ -11790,10 +12719,34 @@ struct simple_kernel {
   }
 
  private:
-  static constexpr std::int64_t product(int from, int to) {
+  static constexpr std::int64_t product(const shape& s, int from, int to) {
     std::int64_t p = 1;
-    for (int i = from; i < to; ++i) p *= n.out[i];
+    for (int i = from; i < to; ++i) p *= s[i];
     return p;
+  }
+  // f(u0, u1) on ranges of [0, units) over the threads, when the work (units · unit_cost) pays
+  // for them.
+  template <class F>
+  static void split(state& st, std::int64_t units, double unit_cost, F&& f) {
+    const int most = static_cast<int>(std::min<std::int64_t>(units, 1 << 20));
+    const int tasks = tasks_for(unit_cost * static_cast<double>(units), st.workers(), most);
+    if (tasks <= 1) {
+      f(std::int64_t{0}, units);
+      return;
+    }
+    st.parallel(tasks, [&](int t) { f(units * t / tasks, units * (t + 1) / tasks); });
+  }
+  // f(i0, i1) on ranges of n elements, cut at multiples of 64 floats (whole cache lines).
+  template <class F>
+  static void flat(state& st, std::int64_t elements, double cost, F&& f) {
+    constexpr std::int64_t block = 64;
+    split(st, (elements + block - 1) / block, cost * block,
+          [&](std::int64_t b0, std::int64_t b1) { f(b0 * block, std::min(elements, b1 * block)); });
+  }
+  static void rows(state& st, const row_copy_plan& p, const float* x, float* y) {
+    const std::int64_t units = copy_units(p);
+    split(st, units, moved_cost * static_cast<double>(p.rows() * p.row / units),
+          [&](std::int64_t u0, std::int64_t u1) { copy_rows(p, x, y, u0, u1); });
   }
   static constexpr pool_geometry pool() {
     const shape& xs = Step::arg(0).out;
@@ -11835,8 +12788,13 @@ template <template <class, class> class Op>
 using gemm_bias_p = alt<batch_norm_p<alt<bias_add_p<gemm_p<Op>, constant>, gemm_p<Op>>, constant, constant, constant, constant>,
                         bias_add_p<gemm_p<Op>, constant>>;
 template <class X>
-using activation_p = alt<relu_p<X>, alt<clip_p<X>, alt<sigmoid_p<X>, tanh_p<X>>>>;
+using activation_p =
+    alt<relu_p<X>, alt<clip_p<X>, alt<sigmoid_p<X>, alt<tanh_p<X>, alt<gelu_p<X>, alt<gelu_tanh_p<X>,
+    alt<silu_p<X>, alt<hardswish_p<X>, alt<hardsigmoid_p<X>, leaky_relu_p<X>>>>>>>>>>;
 
+/// `x · sigmoid(x)` of the value X matches: SiLU as exporters write it (YOLO, EfficientNet).
+template <class X>
+using silu_p = multiply_p<var<"silu.x", X>, sigmoid_p<var<"silu.x">>>;
 /// The composites the cpu kernels implement: f32, a bias along the channels (conv2d) or the
 /// units (dense), and a residual of exactly the output's shape.
 struct fusable {
@@ -11859,8 +12817,10 @@ struct fusable {
 
 /// The `cpu` backend's pattern table, in priority order: conv2d / dense with bias (and/or a
 /// batch norm, folded at bind), optionally followed by a residual add and/or an activation
-/// (relu, clip, sigmoid, tanh). Each becomes one kernel.
+/// (relu, clip, sigmoid, tanh, gelu, gelu_tanh, silu, hardswish, hardsigmoid, leaky_relu; a
+/// conv2d's `x · sigmoid(x)` counts as SiLU). Each becomes one kernel.
 using cpu_patterns = pattern_table<
+    composite<"cpu.conv2d_bias_silu", detail::cpu::silu_p<detail::cpu::gemm_bias_p<conv2d_p>>, detail::cpu::fusable>,
     composite<"cpu.conv2d_bias_add_act", detail::cpu::activation_p<add_p<detail::cpu::gemm_bias_p<conv2d_p>, any>>,
               detail::cpu::fusable>,
     composite<"cpu.conv2d_bias_add", add_p<detail::cpu::gemm_bias_p<conv2d_p>, any>, detail::cpu::fusable>,

@@ -15,8 +15,13 @@ template <template <class, class> class Op>
 using gemm_bias_p = alt<batch_norm_p<alt<bias_add_p<gemm_p<Op>, constant>, gemm_p<Op>>, constant, constant, constant, constant>,
                         bias_add_p<gemm_p<Op>, constant>>;
 template <class X>
-using activation_p = alt<relu_p<X>, alt<clip_p<X>, alt<sigmoid_p<X>, tanh_p<X>>>>;
+using activation_p =
+    alt<relu_p<X>, alt<clip_p<X>, alt<sigmoid_p<X>, alt<tanh_p<X>, alt<gelu_p<X>, alt<gelu_tanh_p<X>,
+    alt<silu_p<X>, alt<hardswish_p<X>, alt<hardsigmoid_p<X>, leaky_relu_p<X>>>>>>>>>>;
 
+/// `x · sigmoid(x)` of the value X matches: SiLU as exporters write it (YOLO, EfficientNet).
+template <class X>
+using silu_p = multiply_p<var<"silu.x", X>, sigmoid_p<var<"silu.x">>>;
 /// The composites the cpu kernels implement: f32, a bias along the channels (conv2d) or the
 /// units (dense), and a residual of exactly the output's shape.
 struct fusable {
@@ -39,8 +44,10 @@ struct fusable {
 
 /// The `cpu` backend's pattern table, in priority order: conv2d / dense with bias (and/or a
 /// batch norm, folded at bind), optionally followed by a residual add and/or an activation
-/// (relu, clip, sigmoid, tanh). Each becomes one kernel.
+/// (relu, clip, sigmoid, tanh, gelu, gelu_tanh, silu, hardswish, hardsigmoid, leaky_relu; a
+/// conv2d's `x · sigmoid(x)` counts as SiLU). Each becomes one kernel.
 using cpu_patterns = pattern_table<
+    composite<"cpu.conv2d_bias_silu", detail::cpu::silu_p<detail::cpu::gemm_bias_p<conv2d_p>>, detail::cpu::fusable>,
     composite<"cpu.conv2d_bias_add_act", detail::cpu::activation_p<add_p<detail::cpu::gemm_bias_p<conv2d_p>, any>>,
               detail::cpu::fusable>,
     composite<"cpu.conv2d_bias_add", add_p<detail::cpu::gemm_bias_p<conv2d_p>, any>, detail::cpu::fusable>,

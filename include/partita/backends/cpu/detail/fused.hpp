@@ -2,7 +2,7 @@
 /// What a fused cpu composite computes, read off its body at compile time.
 // What a fused cpu composite computes, read off its body at compile time: one dense or conv2d,
 // then optionally a bias, a batch norm (folded into the weights at bind), a residual add and
-// an activation, in that order.
+// an activation (x · sigmoid(x) counting as SiLU), in that order.
 #include <cstdint>
 
 #include "partita/backends/cpu/detail/epilogue.hpp"
@@ -83,12 +83,31 @@ constexpr gemm_step analyse_fused() {
       case op_id::clip:
       case op_id::sigmoid:
       case op_id::tanh:
+      case op_id::gelu:
+      case op_id::gelu_tanh:
+      case op_id::silu:
+      case op_id::hardswish:
+      case op_id::hardsigmoid:
+      case op_id::leaky_relu: {
         if (S::body_arg(i, 0) != chain || g.act != activation::none) g.ok = false;
         g.act = activation_of(n.op);
-        g.lo = n.at->lo;
-        g.hi = n.at->hi;
+        const activation_params p = params_of(n.op, *n.at);
+        g.lo = p.lo;
+        g.hi = p.hi;
         chain = i;
         break;
+      }
+      case op_id::multiply: {
+        // x · sigmoid(x), the SiLU that exporters spell out: the sigmoid already read the chain.
+        const int a = S::body_arg(i, 0), b = S::body_arg(i, 1);
+        const int sig = a == chain ? a : b, other = a == chain ? b : a;
+        if (sig != chain || g.act != activation::sigmoid || S::body(sig).op != op_id::sigmoid ||
+            S::body_arg(sig, 0) != other)
+          g.ok = false;
+        g.act = activation::silu;
+        chain = i;
+        break;
+      }
       default: g.ok = false; break;
     }
   }
