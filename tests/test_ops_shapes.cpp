@@ -26,7 +26,8 @@ using a17x33 = input<"a", f32, 17, 33>;
 static_assert(matmul<a17x33, input<"b", f32, 33, 20>>::desc.out == shape_of<17, 20>);
 static_assert(matmul<a17x33, input<"b", f32, 20, 33>, {.transpose_b = true}>::desc.out == shape_of<17, 20>);
 static_assert(matmul<a17x33, input<"b", f32, 17, 5>, {.transpose_a = true}>::desc.out == shape_of<33, 5>);
-static_assert(matmul<a17x33, input<"b", f32, 5, 17>, {.transpose_a = true, .transpose_b = true}>::desc.out == shape_of<33, 5>);
+static_assert(matmul<a17x33, input<"b", f32, 5, 17>, {.transpose_a = true, .transpose_b = true}>::desc.out ==
+              shape_of<33, 5>);
 static_assert(matmul<input<"a", f32, 2, 1, 5, 7>, input<"b", f32, 3, 7, 4>>::desc.out == shape_of<2, 3, 5, 4>);
 static_assert(matmul<input<"a", f32, 4, 5, 7>, weight<"w", f32, 7, 9>>::desc.out == shape_of<4, 5, 9>);
 static_assert(matmul<weight<"w", f32, 6, 33>, input<"x", f32, 2, 33, 17>>::desc.out == shape_of<2, 6, 17>);
@@ -82,10 +83,12 @@ using parts = split<x2_65_3, 1, 16, 33, 16>;
 static_assert(parts::desc.is_tuple && parts::desc.nargs == 3);
 static_assert(get<parts, 0>::desc.out == shape_of<2, 16, 3> && get<parts, 1>::desc.out == shape_of<2, 33, 3> &&
               get<parts, 2>::desc.out == shape_of<2, 16, 3>);
-static_assert(std::is_base_of_v<tuple<slice<x2_65_3, 1, 0, 16>, slice<x2_65_3, 1, 16, 49>, slice<x2_65_3, 1, 49, 65>>, parts>);
+static_assert(
+    std::is_base_of_v<tuple<slice<x2_65_3, 1, 0, 16>, slice<x2_65_3, 1, 16, 49>, slice<x2_65_3, 1, 49, 65>>, parts>);
 static_assert(get<split<x2_65_3, -1, 1, 2>, 1>::desc.out == shape_of<2, 65, 2>);
 static_assert(get<split<x2_65_3, 0, 2>, 0>::desc.out == x2_65_3::desc.out);  // one part: the whole
-static_assert(get<split<input<"x", f32, 1, 14>, 1, 2, 2, 2, 2, 2, 2, 2>, 6>::desc.out == shape_of<1, 2>);  // more parts than a rank
+static_assert(get<split<input<"x", f32, 1, 14>, 1, 2, 2, 2, 2, 2, 2, 2>, 6>::desc.out ==
+              shape_of<1, 2>);  // more parts than a rank
 
 // --- pad ----------------------------------------------------------------------------------------
 static_assert(pad<x2_17_3_5, dims<0, 1, 2, 0>, dims<1, 0, 3, 2>>::desc.out == shape_of<3, 18, 8, 7>);
@@ -103,7 +106,8 @@ static_assert(gather<table, input<"i", i64>, 0>::desc.out == shape_of<33, 7>);  
 static_assert(gather<table, input<"i", i32, 2, 3>, 2>::desc.type == dtype::f32);  // the table's dtype
 static_assert(embedding<weight<"emb", f32, 33, 16>, input<"ids", i64, 2, 9>>::desc.out == shape_of<2, 9, 16>);
 static_assert(embedding<weight<"emb", f32, 33, 16>, input<"ids", i64, 2, 9>>::desc.op == op_id::gather);
-static_assert(input<"ids", i64, 2, 9>::desc.type == dtype::i64 && size_of(dtype::i64) == 8 && name_of(dtype::i64) == "i64");
+static_assert(input<"ids", i64, 2, 9>::desc.type == dtype::i64 && size_of(dtype::i64) == 8 &&
+              name_of(dtype::i64) == "i64");
 
 // --- reductions: axes dropped or kept, several, negative, all ------------------------------------
 using x3_17_33 = input<"x", f32, 3, 17, 33>;
@@ -113,15 +117,19 @@ static_assert(reduce_max<x3_17_33, axes<2, 0>>::desc.out == shape_of<17>);
 static_assert(reduce_max<x3_17_33, axes<0, -1>, true>::desc.out == shape_of<1, 17, 1>);
 static_assert(reduce_mean<x3_17_33, axes<0, 1, 2>>::desc.out == shape{});  // all axes: rank 0
 static_assert(reduce_sum<x3_17_33, axes<0, 1, 2>, true>::desc.out == shape_of<1, 1, 1>);
-static_assert(reduce_sum<x3_17_33, axes<2, 0>>::desc.at.axes == 0b101 && !reduce_sum<x3_17_33, axes<2, 0>>::desc.at.keepdims);
-static_assert(reduce_mean<x3_17_33, axes<-2>, true>::desc.at.axes == 0b010 && reduce_mean<x3_17_33, axes<-2>, true>::desc.at.keepdims);
-static_assert(reduce_sum<x3_17_33, axes<1>>::desc.op == op_id::reduce_sum && reduce_max<x3_17_33, axes<1>>::desc.op == op_id::reduce_max);
+static_assert(reduce_sum<x3_17_33, axes<2, 0>>::desc.at.axes == 0b101 &&
+              !reduce_sum<x3_17_33, axes<2, 0>>::desc.at.keepdims);
+static_assert(reduce_mean<x3_17_33, axes<-2>, true>::desc.at.axes == 0b010 &&
+              reduce_mean<x3_17_33, axes<-2>, true>::desc.at.keepdims);
+static_assert(reduce_sum<x3_17_33, axes<1>>::desc.op == op_id::reduce_sum &&
+              reduce_max<x3_17_33, axes<1>>::desc.op == op_id::reduce_max);
 
 // --- layer_norm, rms_norm, softmax ---------------------------------------------------------------
 using x2_9_65 = input<"x", f32, 2, 9, 65>;
 static_assert(layer_norm<x2_9_65, weight<"g", f32, 65>, weight<"b", f32, 65>>::desc.out == x2_9_65::desc.out);
 static_assert(layer_norm<x2_9_65, weight<"g", f32, 9, 65>, weight<"b", f32, 9, 65>, -2, 1e-3f>::desc.at.axis == -2 &&
-              layer_norm<x2_9_65, weight<"g", f32, 9, 65>, weight<"b", f32, 9, 65>, -2, 1e-3f>::desc.at.epsilon == 1e-3f);
+              layer_norm<x2_9_65, weight<"g", f32, 9, 65>, weight<"b", f32, 9, 65>, -2, 1e-3f>::desc.at.epsilon ==
+                  1e-3f);
 static_assert(layer_norm<x2_9_65, weight<"g", f32, 65>, weight<"b", f32, 65>>::desc.at.epsilon == 1e-5f);
 static_assert(rms_norm<x2_9_65, weight<"g", f32, 65>>::desc.out == x2_9_65::desc.out &&
               rms_norm<x2_9_65, weight<"g", f32, 65>>::desc.at.epsilon == 1e-6f);
@@ -152,10 +160,12 @@ static_assert(lit3::desc.out == shape_of<3> && lit3::desc.type == dtype::f32 && 
 static_assert(lit3::desc.name.starts_with("literal.") && lit3::desc.name.size() == 24);
 static_assert(lit3::desc.at.data.values[1] == -2.f);
 static_assert(scalar<0.5f>::desc.out == shape{} && scalar<0.5f>::desc.at.data.values[0] == 0.5f);
-static_assert(scalar<0.5f>::desc.name == scalar<0.5f>::desc.name && scalar<0.5f>::desc.name != scalar<0.25f>::desc.name);
+static_assert(scalar<0.5f>::desc.name == scalar<0.5f>::desc.name &&
+              scalar<0.5f>::desc.name != scalar<0.25f>::desc.name);
 static_assert(literal<dims<1>, 0.5f>::desc.name != scalar<0.5f>::desc.name);  // the shape is in the name
 static_assert(literal<dims<2, 2>, 1.f, 2.f, 3.f, 4.f>::desc.name != literal<dims<4>, 1.f, 2.f, 3.f, 4.f>::desc.name);
-static_assert(add<x17_3, lit3>::desc.out == shape_of<17, 3> && multiply<scalar<2.f>, x17_3>::desc.out == shape_of<17, 3>);
+static_assert(add<x17_3, lit3>::desc.out == shape_of<17, 3> &&
+              multiply<scalar<2.f>, x17_3>::desc.out == shape_of<17, 3>);
 
 // An executable whose only weights are literals binds itself; equal literals share a slot.
 using scaled = model<add<multiply<x17_3, scalar<2.f>>, scalar<2.f>>>;
@@ -170,40 +180,51 @@ template <class... S>
 constexpr auto args(S... s) {
   return std::array{arg_info{s}...};
 }
-static_assert(rules::matmul(attrs{}, args(shape_of<5, 7>, shape_of<8, 3>).data(), 2).v.what == problem::matmul_inner_dimension);
-static_assert(rules::matmul(detail::to_attrs(matmul_attrs{.transpose_b = true}), args(shape_of<5, 7>, shape_of<7, 3>).data(), 2).v.what ==
+static_assert(rules::matmul(attrs{}, args(shape_of<5, 7>, shape_of<8, 3>).data(), 2).v.what ==
               problem::matmul_inner_dimension);
-static_assert(rules::matmul(attrs{}, args(shape_of<2, 5, 7>, shape_of<3, 7, 4>).data(), 2).v.what == problem::matmul_batch);
+static_assert(rules::matmul(detail::to_attrs(matmul_attrs{.transpose_b = true}),
+                            args(shape_of<5, 7>, shape_of<7, 3>).data(), 2)
+                  .v.what == problem::matmul_inner_dimension);
+static_assert(rules::matmul(attrs{}, args(shape_of<2, 5, 7>, shape_of<3, 7, 4>).data(), 2).v.what ==
+              problem::matmul_batch);
 static_assert(rules::matmul(attrs{}, args(shape_of<7>, shape_of<7, 4>).data(), 2).v.what == problem::rank_mismatch);
 static_assert(rules::transpose(detail::perm_attrs<0, 0, 1>(), args(shape_of<2, 3, 4>).data(), 1).v.what ==
               problem::transpose_permutation);
-static_assert(rules::slice(detail::slice_attrs(1, 5, 5, 1), args(shape_of<3, 9>).data(), 1).v.what == problem::slice_range);
-static_assert(rules::slice(detail::slice_attrs(0, 0, 3, 0), args(shape_of<3, 9>).data(), 1).v.what == problem::slice_range);
-static_assert(rules::slice(detail::slice_attrs(2, 0, 3, 1), args(shape_of<3, 9>).data(), 1).v.what == problem::slice_range);
+static_assert(rules::slice(detail::slice_attrs(1, 5, 5, 1), args(shape_of<3, 9>).data(), 1).v.what ==
+              problem::slice_range);
+static_assert(rules::slice(detail::slice_attrs(0, 0, 3, 0), args(shape_of<3, 9>).data(), 1).v.what ==
+              problem::slice_range);
+static_assert(rules::slice(detail::slice_attrs(2, 0, 3, 1), args(shape_of<3, 9>).data(), 1).v.what ==
+              problem::slice_range);
 static_assert(rules::axis_norm(detail::epsilon_attrs(1e-5f, -1), args(shape_of<2, 9>, shape_of<8>).data(), 2).v.what ==
               problem::normalization_parameter);
-static_assert(rules::gather(attrs{}, std::array{arg_info{shape_of<5, 7>}, arg_info{shape_of<3>, f32}}.data(), 2).v.what ==
-              problem::gather_indices);
-static_assert(rules::gather(detail::axis_attrs(2), std::array{arg_info{shape_of<5, 7>}, arg_info{shape_of<3>, i64}}.data(), 2).v.what ==
-              problem::gather_indices);
+static_assert(rules::gather(attrs{}, std::array{arg_info{shape_of<5, 7>}, arg_info{shape_of<3>, f32}}.data(), 2)
+                  .v.what == problem::gather_indices);
+static_assert(rules::gather(detail::axis_attrs(2),
+                            std::array{arg_info{shape_of<5, 7>}, arg_info{shape_of<3>, i64}}.data(), 2)
+                  .v.what == problem::gather_indices);
 static_assert(rules::prelu(attrs{}, args(shape_of<3, 5>, shape_of<2, 3, 5>).data(), 2).v.what == problem::prelu_slope);
-static_assert(rules::reduce(detail::reduce_attrs(2, {0, 2}, false), args(shape_of<3, 5>).data(), 1).v.what == problem::reduce_axes);
-static_assert(rules::reduce(detail::reduce_attrs(2, {1, -1}, false), args(shape_of<3, 5>).data(), 1).v.what == problem::reduce_axes);
-static_assert(rules::pad(detail::pad_attrs<dims<0, -1>, dims<0, 0>>::value(0.f), args(shape_of<3, 5>).data(), 1).v.what ==
-              problem::pad_amount);
-static_assert(rules::pad(detail::pad_attrs<dims<0, 2>, dims<0, -1>>::value(0.f), args(shape_of<3, 5>).data(), 1).v.rhs ==
-              shape{3, {1, 2, -1}});  // the axis, then its amounts before and after
+static_assert(rules::reduce(detail::reduce_attrs(2, {0, 2}, false), args(shape_of<3, 5>).data(), 1).v.what ==
+              problem::reduce_axes);
+static_assert(rules::reduce(detail::reduce_attrs(2, {1, -1}, false), args(shape_of<3, 5>).data(), 1).v.what ==
+              problem::reduce_axes);
+static_assert(rules::pad(detail::pad_attrs<dims<0, -1>, dims<0, 0>>::value(0.f), args(shape_of<3, 5>).data(), 1)
+                  .v.what == problem::pad_amount);
+static_assert(rules::pad(detail::pad_attrs<dims<0, 2>, dims<0, -1>>::value(0.f), args(shape_of<3, 5>).data(), 1)
+                  .v.rhs == shape{3, {1, 2, -1}});  // the axis, then its amounts before and after
 
 // --- the models printed below ---------------------------------------------------------------------
 using tokens = input<"x", f32, 2, 5, 8>;
 using scores = matmul<tokens, tokens, {.transpose_b = true}>;
-using printed = model<layer_norm<
-    add<reduce_mean<transpose<multiply<softmax<scores>, scalar<0.5f>>, 0, 2, 1>, axes<-1>, true>, pad<slice<tokens, 2, 0, 5>, dims<0, 0, 0>, dims<0, 0, 0>>>,
-    weight<"g", f32, 5>, weight<"b", f32, 5>>>;
-using printed_more = model<leaky_relu<gather<weight<"emb", f32, 11, 4>, input<"ids", i64, 3>>, 0.2f>,
-                           power<hardsigmoid<partita::erf<input<"y", f32, 3>>, 0.2f, 0.5f>, 3.f>,
-                           rms_norm<get<split<input<"z", f32, 2, 6>, -1, 2, 4>, 1>, literal<dims<4>, 1.f, 2.f, 3.f, 4.f>>,
-                           reduce_max<squeeze<unsqueeze<input<"z", f32, 2, 6>, 0>, 0>, axes<0, 1>>>;
+using printed =
+    model<layer_norm<add<reduce_mean<transpose<multiply<softmax<scores>, scalar<0.5f>>, 0, 2, 1>, axes<-1>, true>,
+                         pad<slice<tokens, 2, 0, 5>, dims<0, 0, 0>, dims<0, 0, 0>>>,
+                     weight<"g", f32, 5>, weight<"b", f32, 5>>>;
+using printed_more =
+    model<leaky_relu<gather<weight<"emb", f32, 11, 4>, input<"ids", i64, 3>>, 0.2f>,
+          power<hardsigmoid<partita::erf<input<"y", f32, 3>>, 0.2f, 0.5f>, 3.f>,
+          rms_norm<get<split<input<"z", f32, 2, 6>, -1, 2, 4>, 1>, literal<dims<4>, 1.f, 2.f, 3.f, 4.f>>,
+          reduce_max<squeeze<unsqueeze<input<"z", f32, 2, 6>, 0>, 0>, axes<0, 1>>>;
 
 }  // namespace
 
@@ -272,11 +293,13 @@ TEST_CASE("an out-of-range index makes run throw a partita::error naming it, on 
   ref.bind(w);
   host.bind(w);
   std::vector<float> y(8);
-  const std::string message = "partita: gather: index 5 at position 3 of the indices is out of range for an axis of 5 entries";
+  const std::string message =
+      "partita: gather: index 5 at position 3 of the indices is out of range for an axis of 5 entries";
   CHECK_THROWS_WITH_AS(ref.run(std::vector<std::int64_t>{0, 1, 4, 5}, y), message.c_str(), error);
   CHECK_THROWS_WITH_AS(host.run(std::vector<std::int64_t>{0, 1, 4, 5}, y), message.c_str(), error);
-  CHECK_THROWS_WITH_AS(ref.run(std::vector<std::int64_t>{-6, 0, 0, 0}, y),
-                       "partita: gather: index -6 at position 0 of the indices is out of range for an axis of 5 entries", error);
+  CHECK_THROWS_WITH_AS(
+      ref.run(std::vector<std::int64_t>{-6, 0, 0, 0}, y),
+      "partita: gather: index -6 at position 0 of the indices is out of range for an axis of 5 entries", error);
   // The executable is usable again after the error.
   host.run(std::vector<std::int64_t>{0, -5, 4, -1}, y);
   CHECK(y == std::vector<float>(8, 1.f));

@@ -237,8 +237,9 @@ inline result measure(const runner& ref, const runner& exe, std::span<const inpu
   }
   // Every kernel argument travels as a float pointer; index kernels read it as what it is.
   for (std::size_t i = 0, f = 0, w = 0, n = 0; i < specs.size(); ++i) {
-    if (specs[i].type == partita::dtype::i64) in_ptrs.push_back(reinterpret_cast<const float*>(wide[w++].data()));
-    else if (specs[i].type == partita::dtype::i32) in_ptrs.push_back(reinterpret_cast<const float*>(narrow[n++].data()));
+    const partita::dtype type = specs[i].type;
+    if (type == partita::dtype::i64) in_ptrs.push_back(reinterpret_cast<const float*>(wide[w++].data()));
+    else if (type == partita::dtype::i32) in_ptrs.push_back(reinterpret_cast<const float*>(narrow[n++].data()));
     else in_ptrs.push_back(ins[f++].data());
   }
   for (auto& v : want) want_ptrs.push_back(v.data());
@@ -282,7 +283,8 @@ inline result measure(const runner& ref, const runner& exe, std::span<const inpu
         why = index_failure(exe, in_ptrs.data(), got_ptrs.data(), bad);
         if (!why.empty()) why.insert(0, "configuration " + std::to_string(k) + ": ");
       }
-      if (!why.empty()) r.index_errors.append(r.index_errors.empty() ? "" : "; ").append("input " + std::to_string(i) + ", " + why);
+      if (!why.empty())
+        r.index_errors.append(r.index_errors.empty() ? "" : "; ").append("input " + std::to_string(i) + ", " + why);
     }
     if (wide_last) *wide_last = kept;
     else *narrow_last = static_cast<std::int32_t>(kept);

@@ -30,7 +30,8 @@ template <class Exe>
 constexpr std::array<input_spec, Exe::num_inputs> input_specs() {
   const auto& p = Exe::plan;
   std::array<input_spec, Exe::num_inputs> s{};
-  for (std::size_t i = 0; i < s.size(); ++i) s[i] = {static_cast<std::size_t>(p.inputs[i].shp.elements()), p.inputs[i].type, 0};
+  for (std::size_t i = 0; i < s.size(); ++i)
+    s[i] = {static_cast<std::size_t>(p.inputs[i].shp.elements()), p.inputs[i].type, 0};
   for (const partita::plan_step& step : p.steps) {
     const partita::graph_node& n = p.nodes[static_cast<std::size_t>(step.node)];
     if (n.op != partita::op_id::gather) continue;
@@ -47,7 +48,8 @@ constexpr std::array<input_spec, Exe::num_inputs> input_specs() {
 namespace nets {
 using namespace partita;
 
-inline constexpr std::int64_t from_the_end = std::numeric_limits<std::int64_t>::min();  // slice's End walking back past 0
+inline constexpr std::int64_t from_the_end =
+    std::numeric_limits<std::int64_t>::min();  // slice's End walking back past 0
 
 // -- matmul
 namespace matmul_net {
@@ -58,17 +60,22 @@ using k = input<"k", f32, 2, 3, 9, 33>;
 }  // namespace matmul_net
 
 struct matmul_models
-    : model_group<"matmul: the four transposes, broadcast batches, weight operands, row and column tails",
-                  model<matmul<input<"a", f32, 17, 33>, input<"b", f32, 33, 20>>>,
-                  model<matmul<matmul_net::a, matmul_net::b>>,  // [2, 1] by [3]: [2, 3, 5, 4]
-                  model<matmul<matmul_net::q, matmul_net::k, {.transpose_b = true}>>,  // Q·Kᵀ
-                  model<matmul<input<"a", f32, 3, 33, 17>, input<"b", f32, 3, 33, 9>, {.transpose_a = true}>>,
-                  model<matmul<input<"a", f32, 2, 1, 33, 5>, input<"b", f32, 3, 7, 33>, {.transpose_a = true, .transpose_b = true}>>,
-                  model<matmul<input<"x", f32, 2, 9, 65>, weight<"w", f32, 65, 17>>>,
-                  model<matmul<weight<"w", f32, 6, 33>, input<"x", f32, 2, 33, 17>>>,  // a weight broadcast over x's batch
-                  model<matmul<input<"x", f32, 4, 65>, weight<"w", f32, 33, 65>, {.transpose_b = true}>>,
-                  model<matmul<input<"x", f32, 1, 65>, weight<"w", f32, 65, 129>>>,  // one row
-                  model<relu<matmul<input<"x", f32, 5, 7>, input<"y", f32, 7, 1>>>>> {  // one column
+    : model_group<
+          "matmul: the four transposes, broadcast batches, weight operands, row and column tails",
+          model<matmul<input<"a", f32, 17, 33>, input<"b", f32, 33, 20>>>,
+          model<matmul<matmul_net::a, matmul_net::b>>,  // [2, 1] by [3]: [2, 3, 5, 4]
+          model<matmul<matmul_net::q, matmul_net::k, {.transpose_b = true}>>,  // Q·Kᵀ
+          model<matmul<input<"a", f32, 3, 33, 17>, input<"b", f32, 3, 33, 9>, {.transpose_a = true}>>,
+          model<matmul<input<"a", f32, 2, 1, 33, 5>, input<"b", f32, 3, 7, 33>,
+                       {.transpose_a = true, .transpose_b = true}>>,
+          model<matmul<input<"x", f32, 2, 9, 65>, weight<"w", f32, 65, 17>>>,
+          model<matmul<weight<"w", f32, 6, 33>, input<"x", f32, 2, 33, 17>>>,  // a weight broadcast over x's batch
+          model<matmul<input<"x", f32, 4, 65>, weight<"w", f32, 33, 65>, {.transpose_b = true}>>,
+          model<matmul<input<"x", f32, 1, 65>, weight<"w", f32, 65, 129>>>,  // one row
+          model<relu<matmul<input<"x", f32, 5, 7>, input<"y", f32, 7, 1>>>>,  // one column
+                  // large enough for two threads
+          model<matmul<input<"x", f32, 4, 65, 129>, weight<"w", f32, 129, 257>>>,
+          model<matmul<input<"q", f32, 2, 4, 65, 33>, input<"k", f32, 2, 4, 129, 33>, {.transpose_b = true}>>> {
   static constexpr double tolerance = bound::accumulated;
 };
 
@@ -80,11 +87,13 @@ using x17_9 = input<"x", f32, 17, 9>;
 struct movement_models
     : model_group<"transpose, squeeze and unsqueeze: permutations of rank 2 to 5, views returned and read",
                   model<transpose<x2_17_3_5, 0, 2, 1, 3>>, model<transpose<input<"x", f32, 17, 33>, 1, 0>>,
-                  model<transpose<x2_17_3_5, 3, 2, 1, 0>>, model<transpose<input<"x", f32, 2, 3, 4, 5, 6>, 4, 0, 3, 1, 2>>,
+                  model<transpose<x2_17_3_5, 3, 2, 1, 0>>,
+                  model<transpose<input<"x", f32, 2, 3, 4, 5, 6>, 4, 0, 3, 1, 2>>,
                   model<squeeze<input<"x", f32, 1, 17, 1, 3>, 0, -2>, unsqueeze<input<"y", f32, 17, 3>, -1>,
                         neg<input<"y", f32, 17, 3>>>,  // views of inputs returned (copied), and a step
                   model<add<unsqueeze<input<"x", f32, 17, 3>, 0>, input<"y", f32, 5, 1, 3>>>,
-                  model<transpose<relu<unsqueeze<input<"x", f32, 17, 3>, 1>>, 2, 1, 0>>> {
+                  model<transpose<relu<unsqueeze<input<"x", f32, 17, 3>, 1>>, 2, 1, 0>>,
+                  model<transpose<input<"x", f32, 8, 129, 129>, 2, 0, 1>>> {  // large enough for two threads
   static constexpr double tolerance = bound::exact;
 };
 
@@ -94,21 +103,29 @@ struct slicing_models
                   model<slice<x3_33_5, -1, 4, 0, -2>>, model<slice<x17_9, 0, -100, 100>>,
                   model<slice<x17_9, 1, 8, -100, -3>>, model<slice<x17_9, 0, 20, -18, -2>>,
                   model<slice<relu<x17_9>, -1, 3, 4>>,
-                  model<get<split<input<"x", f32, 2, 65, 3>, 1, 16, 33, 16>, 0>, get<split<input<"x", f32, 2, 65, 3>, 1, 16, 33, 16>, 1>,
+                  model<get<split<input<"x", f32, 2, 65, 3>, 1, 16, 33, 16>, 0>,
+                        get<split<input<"x", f32, 2, 65, 3>, 1, 16, 33, 16>, 1>,
                         get<split<input<"x", f32, 2, 65, 3>, 1, 16, 33, 16>, 2>>,
                   model<concatenate<-1, get<split<x17_9, -1, 4, 5>, 1>, get<split<x17_9, -1, 4, 5>, 0>>>,
-                  model<pad<x2_17_3_5, dims<0, 1, 2, 0>, dims<1, 0, 3, 2>>>, model<pad<input<"x", f32, 33>, dims<5>, dims<0>, -1.5f>>,
-                  model<relu<pad<input<"x", f32, 3, 17>, dims<0, 0>, dims<2, 7>, 0.25f>>>> {
+                  model<pad<x2_17_3_5, dims<0, 1, 2, 0>, dims<1, 0, 3, 2>>>,
+                  model<pad<input<"x", f32, 33>, dims<5>, dims<0>, -1.5f>>,
+                  model<relu<pad<input<"x", f32, 3, 17>, dims<0, 0>, dims<2, 7>, 0.25f>>>,
+                  // large enough for two threads
+                  model<slice<input<"x", f32, 384, 513>, 1, 1, 512, 2>,
+                        pad<input<"y", f32, 160, 513>, dims<1, 0>, dims<2, 3>>>> {
   static constexpr double tolerance = bound::exact;
 };
 
 struct gather_models
-    : model_group<"gather and embedding: i64 and i32 indices, negative ones, every axis, rank-0 indices",
-                  model<embedding<weight<"emb", f32, 33, 17>, input<"ids", i64, 2, 9>>>,
-                  model<gather<relu<input<"t", f32, 5, 33, 7>>, input<"ids", i32, 4, 3>, 1>>,
-                  model<gather<input<"t", f32, 5, 3, 17>, input<"ids", i64, 6>, -1>>,
-                  model<gather<input<"t", f32, 17, 4>, input<"ids", i32, 2, 3>>>,
-                  model<gather<input<"t", f32, 5, 7>, input<"i", i64>, 0>, gather<input<"t", f32, 5, 7>, input<"j", i32, 3>, 1>>> {
+    : model_group<
+          "gather and embedding: i64 and i32 indices, negative ones, every axis, rank-0 indices",
+          model<embedding<weight<"emb", f32, 33, 17>, input<"ids", i64, 2, 9>>>,
+          model<gather<relu<input<"t", f32, 5, 33, 7>>, input<"ids", i32, 4, 3>, 1>>,
+          model<gather<input<"t", f32, 5, 3, 17>, input<"ids", i64, 6>, -1>>,
+          model<gather<input<"t", f32, 17, 4>, input<"ids", i32, 2, 3>>>,
+          model<gather<input<"t", f32, 5, 7>, input<"i", i64>, 0>,
+                gather<input<"t", f32, 5, 7>, input<"j", i32, 3>, 1>>,
+          model<embedding<weight<"emb", f32, 1000, 257>, input<"ids", i32, 8, 65>>>> {  // large enough for two threads
   static constexpr double tolerance = bound::exact;
 };
 
@@ -120,21 +137,27 @@ using x4_5_13 = input<"x", f32, 4, 5, 13>;
 struct sum_models
     : model_group<"reduce_sum: one axis or several, kept or dropped, strided", model<reduce_sum<x3_17_33, axes<-1>>>,
                   model<reduce_sum<x2_9_5_7, axes<1, 3>, true>>, model<reduce_sum<input<"x", f32, 65, 3>, axes<0>>>,
-                  model<reduce_sum<x4_5_13, axes<2, 0>>>> {
+                  model<reduce_sum<x4_5_13, axes<2, 0>>>,
+                  model<reduce_sum<input<"x", f32, 2053, 65>, axes<1>>,
+                        reduce_sum<input<"y", f32, 65, 2053>, axes<0>, true>>> {  // two threads
   static constexpr double tolerance = bound::accumulated;
 };
 
 struct normalized_models
-    : model_group<"reduce_mean, layer_norm, rms_norm, softmax on a leading or middle axis",
-                  model<reduce_mean<x3_17_33, axes<1>, true>, reduce_mean<x3_17_33, axes<-1>>>,
-                  model<reduce_mean<x4_5_13, axes<0, 1, 2>>>,  // to rank 0
-                  model<reduce_mean<x2_9_5_7, axes<0, 2, 3>, true>>,
-                  model<layer_norm<input<"x", f32, 2, 9, 65>, weight<"g", f32, 65>, weight<"b", f32, 65>>>,
-                  model<layer_norm<input<"x", f32, 3, 5, 17>, weight<"g", f32, 5, 17>, weight<"b", f32, 5, 17>, -2, 1e-3f>>,
-                  model<rms_norm<input<"x", f32, 4, 33>, weight<"g", f32, 33>>>,
-                  model<rms_norm<x2_9_5_7, weight<"g", f32, 5, 7>, 2, 1e-5f>>,
-                  model<softmax<input<"x", f32, 2, 17, 5>, 1>>, model<softmax<input<"x", f32, 33, 3>, 0>>,
-                  model<softmax<input<"x", f32, 2, 3, 17, 4>, -3>>> {
+    : model_group<
+          "reduce_mean, layer_norm, rms_norm, softmax on a leading or middle axis",
+          model<reduce_mean<x3_17_33, axes<1>, true>, reduce_mean<x3_17_33, axes<-1>>>,
+          model<reduce_mean<x4_5_13, axes<0, 1, 2>>>,  // to rank 0
+          model<reduce_mean<x2_9_5_7, axes<0, 2, 3>, true>>,
+          model<layer_norm<input<"x", f32, 2, 9, 65>, weight<"g", f32, 65>, weight<"b", f32, 65>>>,
+          model<layer_norm<input<"x", f32, 3, 5, 17>, weight<"g", f32, 5, 17>, weight<"b", f32, 5, 17>, -2, 1e-3f>>,
+          model<rms_norm<input<"x", f32, 4, 33>, weight<"g", f32, 33>>>,
+          model<rms_norm<x2_9_5_7, weight<"g", f32, 5, 7>, 2, 1e-5f>>, model<softmax<input<"x", f32, 2, 17, 5>, 1>>,
+          model<softmax<input<"x", f32, 33, 3>, 0>>, model<softmax<input<"x", f32, 2, 3, 17, 4>, -3>>,
+          // large enough for two threads
+          model<layer_norm<input<"x", f32, 128, 257>, weight<"g", f32, 257>, weight<"b", f32, 257>>,
+                rms_norm<input<"y", f32, 128, 257>, weight<"g", f32, 257>>>,
+          model<softmax<input<"x", f32, 2, 129, 513>, 1>>> {
   static constexpr double tolerance = bound::normalized;
 };
 
@@ -143,28 +166,35 @@ using x3_5_17 = input<"x", f32, 3, 5, 17>;
 using y3_5_17 = input<"y", f32, 3, 5, 17>;
 
 struct exact_elementwise_models
-    : model_group<"elementwise ops IEEE rounds exactly: divide, maximum, minimum (broadcast too), prelu, leaky_relu, abs, "
-                  "neg, sqrt; reduce_max",
-                  model<divide<x3_5_17, y3_5_17>, maximum<x3_5_17, y3_5_17>, minimum<x3_5_17, y3_5_17>>,
-                  model<divide<x3_5_17, input<"s", f32, 5, 1>>, maximum<input<"r", f32, 17>, x3_5_17>,
-                        minimum<input<"c", f32, 3, 1, 17>, x3_5_17>>,
-                  model<prelu<input<"v", f32, 2, 5, 3, 7>, weight<"slope", f32, 5, 1, 1>>, prelu<x3_5_17, input<"s", f32, 17>>>,
-                  model<leaky_relu<x3_5_17>, leaky_relu<x3_5_17, 0.2f>, partita::abs<x3_5_17>, neg<x3_5_17>,
-                        partita::sqrt<x3_5_17>, partita::sqrt<partita::abs<x3_5_17>>>,
-                  model<reduce_max<x3_17_33, axes<-1>>, reduce_max<input<"y", f32, 2, 9, 5, 7>, axes<0, 2>, true>,
-                        reduce_max<input<"z", f32, 4, 5, 13>, axes<0, 1, 2>>>> {
+    : model_group<
+          "elementwise ops IEEE rounds exactly: divide, maximum, minimum (broadcast too), prelu, leaky_relu, abs, "
+          "neg, sqrt; reduce_max",
+          model<divide<x3_5_17, y3_5_17>, maximum<x3_5_17, y3_5_17>, minimum<x3_5_17, y3_5_17>>,
+          model<divide<x3_5_17, input<"s", f32, 5, 1>>, maximum<input<"r", f32, 17>, x3_5_17>,
+                minimum<input<"c", f32, 3, 1, 17>, x3_5_17>>,
+          model<prelu<input<"v", f32, 2, 5, 3, 7>, weight<"slope", f32, 5, 1, 1>>, prelu<x3_5_17, input<"s", f32, 17>>>,
+          model<leaky_relu<x3_5_17>, leaky_relu<x3_5_17, 0.2f>, partita::abs<x3_5_17>, neg<x3_5_17>,
+                partita::sqrt<x3_5_17>, partita::sqrt<partita::abs<x3_5_17>>>,
+          model<reduce_max<x3_17_33, axes<-1>>, reduce_max<input<"y", f32, 2, 9, 5, 7>, axes<0, 2>, true>,
+                reduce_max<input<"z", f32, 4, 5, 13>, axes<0, 1, 2>>>,
+          // large enough for two threads
+          model<divide<input<"x", f32, 257, 513>, input<"r", f32, 513>>,
+                maximum<input<"c", f32, 257, 1>, input<"x", f32, 257, 513>>,
+                prelu<input<"x", f32, 257, 513>, scalar<0.25f>>, reduce_max<input<"x", f32, 257, 513>, axes<0>>>> {
   static constexpr double tolerance = bound::exact;
 };
 
 struct math_models
-    : model_group<"math and activation functions: exp, log, erf, rsqrt, power, gelu, gelu_tanh, silu, hardswish, "
-                  "hardsigmoid; a large tensor",
-                  model<partita::exp<x3_5_17>, partita::log<x3_5_17>, partita::log<partita::abs<x3_5_17>>, partita::erf<x3_5_17>>,
-                  model<rsqrt<x3_5_17>, rsqrt<partita::abs<x3_5_17>>, power<x3_5_17, 2.f>, power<x3_5_17, 3.f>>,
-                  model<power<x3_5_17, 0.5f>, power<partita::abs<x3_5_17>, -1.5f>>,
-                  model<gelu<x3_5_17>, gelu_tanh<x3_5_17>, silu<x3_5_17>>,
-                  model<hardswish<x3_5_17>, hardsigmoid<x3_5_17>, hardsigmoid<x3_5_17, 0.2f, 0.5f>>,
-                  model<gelu<silu<partita::exp<input<"x", f32, 5, 1031>>>>>> {
+    : model_group<
+          "math and activation functions: exp, log, erf, rsqrt, power, gelu, gelu_tanh, silu, hardswish, "
+          "hardsigmoid; a large tensor",
+          model<partita::exp<x3_5_17>, partita::log<x3_5_17>, partita::log<partita::abs<x3_5_17>>,
+                partita::erf<x3_5_17>>,
+          model<rsqrt<x3_5_17>, rsqrt<partita::abs<x3_5_17>>, power<x3_5_17, 2.f>, power<x3_5_17, 3.f>>,
+          model<power<x3_5_17, 0.5f>, power<partita::abs<x3_5_17>, -1.5f>>,
+          model<gelu<x3_5_17>, gelu_tanh<x3_5_17>, silu<x3_5_17>>,
+          model<hardswish<x3_5_17>, hardsigmoid<x3_5_17>, hardsigmoid<x3_5_17, 0.2f, 0.5f>>,
+          model<gelu<silu<partita::exp<input<"x", f32, 16, 1031>>>>>> {  // large enough for two threads
   static constexpr double tolerance = bound::ulps(4);
 };
 
@@ -173,13 +203,14 @@ using lit3 = literal<dims<3>, 1.f, -2.f, 0.5f>;
 using lit2x3 = literal<dims<2, 3>, 1.f, 2.f, 3.f, 4.f, 5.f, 6.f>;
 
 struct literal_models
-    : model_group<"literals and scalars: as either operand, shared, with weights, with no input at all",
-                  model<multiply<input<"x", f32, 3, 17>, scalar<0.125f>>>,  // literals only: no bind
-                  model<add<input<"x", f32, 2, 3>, lit3>, subtract<scalar<1.f>, input<"x", f32, 2, 3>>>,
-                  model<add<multiply<input<"x", f32, 5, 3>, scalar<2.f>>, scalar<2.f>>, divide<lit3, input<"x", f32, 5, 3>>>,
-                  model<maximum<add<input<"x", f32, 2, 3>, weight<"w", f32, 3>>, lit3>>,  // bound: the literal is not looked up
-                  model<add<lit2x3, scalar<0.5f>>>,  // no input
-                  model<lit2x3, multiply<input<"x", f32, 2, 3>, lit2x3>>> {
+    : model_group<
+          "literals and scalars: as either operand, shared, with weights, with no input at all",
+          model<multiply<input<"x", f32, 3, 17>, scalar<0.125f>>>,  // literals only: no bind
+          model<add<input<"x", f32, 2, 3>, lit3>, subtract<scalar<1.f>, input<"x", f32, 2, 3>>>,
+          model<add<multiply<input<"x", f32, 5, 3>, scalar<2.f>>, scalar<2.f>>, divide<lit3, input<"x", f32, 5, 3>>>,
+          model<maximum<add<input<"x", f32, 2, 3>, weight<"w", f32, 3>>, lit3>>,  // bound: the literal is not looked up
+          model<add<lit2x3, scalar<0.5f>>>,  // no input
+          model<lit2x3, multiply<input<"x", f32, 2, 3>, lit2x3>>> {
   static constexpr double tolerance = bound::exact;
 };
 
@@ -191,7 +222,8 @@ template <int I>
 using head = transpose<reshape<get<qkv, I>, 2, 17, 3, 8>, 0, 2, 1, 3>;  // [2, 3, 17, 8]
 using scores = multiply<matmul<head<0>, head<1>, {.transpose_b = true}>, scalar<0.35355339f>>;
 using context = reshape<transpose<matmul<softmax<scores>, head<2>>, 0, 2, 1, 3>, 2, 17, 24>;
-using attended = layer_norm<add<matmul<context, weight<"o.w", f32, 24, 24>>, x>, weight<"ln.g", f32, 24>, weight<"ln.b", f32, 24>>;
+using attended =
+    layer_norm<add<matmul<context, weight<"o.w", f32, 24, 24>>, x>, weight<"ln.g", f32, 24>, weight<"ln.b", f32, 24>>;
 using ffn = add<matmul<gelu<matmul<attended, weight<"f1.w", f32, 24, 33>>>, weight<"f2.w", f32, 33, 24>>, attended>;
 }  // namespace attention_net
 
@@ -201,17 +233,19 @@ using summed = add<embedding<weight<"tok", f32, 33, 16>, ids>, weight<"pos", f32
 }  // namespace embedding_net
 
 struct transformer_models
-    : model_group<"transformer blocks: embeddings, attention through split, transposes and matmuls, norms, mean pooling",
-                  model<rms_norm<attention_net::ffn, weight<"rms.g", f32, 24>>>,
-                  model<reduce_mean<layer_norm<embedding_net::summed, weight<"g", f32, 16>, weight<"b", f32, 16>>, axes<1>>>> {
+    : model_group<
+          "transformer blocks: embeddings, attention through split, transposes and matmuls, norms, mean pooling",
+          model<rms_norm<attention_net::ffn, weight<"rms.g", f32, 24>>>,
+          model<reduce_mean<layer_norm<embedding_net::summed, weight<"g", f32, 16>, weight<"b", f32, 16>>, axes<1>>>> {
   static constexpr double tolerance = bound::accumulated;
 };
 }  // namespace nets
 
 /// The tensor ops, each group with its bound.
-using tensor_op_models = model_list<nets::matmul_models, nets::movement_models, nets::slicing_models, nets::gather_models,
-                                    nets::sum_models, nets::normalized_models, nets::exact_elementwise_models,
-                                    nets::math_models, nets::literal_models, nets::transformer_models>;
+using tensor_op_models =
+    model_list<nets::matmul_models, nets::movement_models, nets::slicing_models, nets::gather_models, nets::sum_models,
+               nets::normalized_models, nets::exact_elementwise_models, nets::math_models, nets::literal_models,
+               nets::transformer_models>;
 /// Every op alone and fused: the layers', then the tensor ops'.
 using op_models = decltype(layer_op_models{} + tensor_op_models{});
 /// The whole list.
