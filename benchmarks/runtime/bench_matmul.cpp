@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <benchmark/benchmark.h>
@@ -134,11 +135,15 @@ class onednn_matmul {
 };
 
 // The median time per call of blocks of `calls` calls, each of `runs` alternated with the others'.
+// Between blocks, a pause: the other library's threads stop spinning (libgomp's spin for a few
+// milliseconds, Partita's for 0.1 ms) and leave the cores to the next block, whose first call
+// (not timed) wakes its own.
 std::vector<double> alternated_medians(const std::vector<std::function<void()>>& runs, int blocks, int calls) {
   std::vector<std::vector<double>> t(runs.size());
   for (int b = 0; b < blocks; ++b)
     for (std::size_t r = 0; r < runs.size(); ++r) {
-      runs[r]();  // the first call after the other library's: its threads wake up
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      runs[r]();
       const double start = now_ns();
       for (int i = 0; i < calls; ++i) runs[r]();
       t[r].push_back((now_ns() - start) / calls);

@@ -1,6 +1,6 @@
 #pragma once
 /// cpu matmul: batched op(A) · op(B) with numpy broadcasting, on the GEMM micro-kernel.
-// The loops of one product are BLIS's: depth passes of kc, B packed kc × (up to 64 panels) per
+// The loops of one product are BLIS's: depth passes of kc, B packed kc × (up to 16 panels) per
 // pass (or read from its form packed at bind), A in blocks of up to 144 rows that stay in L2
 // while every panel's micro-tiles run over them. Work is split statically into (matrix, piece)
 // units, a piece being a range of column panels (each task packs only its own B) or of row
