@@ -7954,7 +7954,7 @@ class compiled {
     for (std::size_t s = 0; s < num_steps; ++s) {
       if constexpr (sizeof...(Backends) > 1) {
         // The backend of the step before (cyclically: a run follows the previous one) rests if it can.
-        const std::size_t before = owner[(s + num_steps - 1) % num_steps];
+        const std::size_t before = owner[(s + num_steps - 1) % (num_steps ? num_steps : 1)];  // no division by zero to warn of
         if (before != owner[s]) rest(before, std::make_index_sequence<sizeof...(Backends)>{});
       }
       runs[s](*this, in, out, static_cast<int>(s));
@@ -11192,7 +11192,7 @@ struct gemm_kernel {
 // ---- end partita/backends/cpu/detail/gemm_kernel.hpp ----
 // ---- begin partita/backends/cpu/detail/matmul.hpp ----
 /// cpu matmul: batched op(A) · op(B) with numpy broadcasting, on the GEMM micro-kernel.
-// The loops of one product are BLIS's: depth passes of kc, B packed kc × (up to 64 panels) per
+// The loops of one product are BLIS's: depth passes of kc, B packed kc × (up to 16 panels) per
 // pass (or read from its form packed at bind), A in blocks of up to 144 rows that stay in L2
 // while every panel's micro-tiles run over them. Work is split statically into (matrix, piece)
 // units, a piece being a range of column panels (each task packs only its own B) or of row
@@ -11302,9 +11302,10 @@ constexpr int matmul_kc(int k) {
   return passes < 1 ? 1 : (k + passes - 1) / passes;
 }
 /// Row blocks whose A stays in L2 across the panels (144 rows of 6, 192 of 8), and panels whose
-/// packed B is reused across those row blocks.
+/// packed B is reused across those row blocks (256 KB at most with AVX2: it stays in L2 too;
+/// more panels measured no faster).
 inline constexpr int matmul_mc_blocks = 24;
-inline constexpr int matmul_nc_panels = 64;
+inline constexpr int matmul_nc_panels = 16;
 
 /// The row blocks of m rows: `whole` blocks of MR rows, then `shorter` blocks of MR - 1, so that
 /// no row is padded (the rows of a micro-tile cost the same, shorter or not). Where m is too

@@ -297,7 +297,7 @@ class compiled {
     for (std::size_t s = 0; s < num_steps; ++s) {
       if constexpr (sizeof...(Backends) > 1) {
         // The backend of the step before (cyclically: a run follows the previous one) rests if it can.
-        const std::size_t before = owner[(s + num_steps - 1) % num_steps];
+        const std::size_t before = owner[(s + num_steps - 1) % (num_steps ? num_steps : 1)];  // no division by zero to warn of
         if (before != owner[s]) rest(before, std::make_index_sequence<sizeof...(Backends)>{});
       }
       runs[s](*this, in, out, static_cast<int>(s));
