@@ -134,19 +134,26 @@ class onednn_matmul {
   std::string impl_;
 };
 
-// The median time per call of blocks of `calls` calls, each of `runs` alternated with the others'.
-// Between blocks, a pause: the other library's threads stop spinning (libgomp's spin for a few
-// milliseconds, Partita's for 0.1 ms) and leave the cores to the next block, whose first call
-// (not timed) wakes its own.
-std::vector<double> alternated_medians(const std::vector<std::function<void()>>& runs, int blocks, int calls) {
+// The median time per call over `blocks` blocks of about 5 ms of each of `runs`, alternated.
+// Before each block, a pause: the other library's threads stop spinning (libgomp's after a few
+// milliseconds, Partita's after 0.1 ms) and leave the cores to this one, whose first call (not
+// timed) wakes its own.
+std::vector<double> alternated_medians(const std::vector<std::function<void()>>& runs, int blocks) {
+  std::vector<int> calls;
+  for (const auto& run : runs) {
+    run();
+    const double start = now_ns();
+    for (int i = 0; i < 5; ++i) run();
+    calls.push_back(std::clamp(static_cast<int>(5e6 / ((now_ns() - start) / 5)), 10, 5000));
+  }
   std::vector<std::vector<double>> t(runs.size());
   for (int b = 0; b < blocks; ++b)
     for (std::size_t r = 0; r < runs.size(); ++r) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
       runs[r]();
       const double start = now_ns();
-      for (int i = 0; i < calls; ++i) runs[r]();
-      t[r].push_back((now_ns() - start) / calls);
+      for (int i = 0; i < calls[r]; ++i) runs[r]();
+      t[r].push_back((now_ns() - start) / calls[r]);
     }
   std::vector<double> medians;
   for (auto& v : t) {
@@ -234,7 +241,7 @@ struct bench_case {
         summary_row& row = summary()[p.name + "/" + std::to_string(t)];
         if (row.threads == 0) {
           exe->template state<cpu>().set_threads(t);
-          const std::vector<double> med = alternated_medians({[&] { run_partita(); }, [&] { peer.run(); }}, 15, 20);
+          const std::vector<double> med = alternated_medians({[&] { run_partita(); }, [&] { peer.run(); }}, 11);
           row = {p.name, t, p.flops, med[0], med[1]};
         }
         s.counters["ratio"] = row.peer_ns / row.partita_ns;
