@@ -33,8 +33,8 @@ struct wide_onednn : onednn_backend<> {
                                  composite<"onednn.dense", dense_p<any, constant>, wide_only>>;
 };
 
-using split = partition<models::resnet18::net, wide_onednn, cpu>;
-static_assert(count_functions<split, "onednn"> == 1, "layer2 to the classifier: one oneDNN partition");
+using partitioned = partition<models::resnet18::net, wide_onednn, cpu>;
+static_assert(count_functions<partitioned, "onednn"> == 1, "layer2 to the classifier: one oneDNN partition");
 
 using cpu_only = compiled<models::resnet18::net, cpu>;
 using all_onednn = compiled<models::resnet18::net, onednn, cpu>;
@@ -46,8 +46,8 @@ int main(int argc, char** argv) try {
   const std::string dot_path = argc > 1 ? argv[1] : "two_backends.dot";
   const int threads = argc > 2 ? std::atoi(argv[2]) : 0;
 
-  std::cout << print(split{}) << "\n";
-  std::ofstream(dot_path) << to_dot(split{});
+  std::cout << print(partitioned{}) << "\n";
+  std::ofstream(dot_path) << to_dot(partitioned{});
   std::cout << "wrote " << dot_path << " (render with: dot -Tsvg " << dot_path << " -o two_backends.svg)\n\n";
   std::cout << "steps: cpu alone " << cpu_only::num_steps << ", oneDNN everywhere " << all_onednn::num_steps << ", split "
             << two::num_steps << " (";

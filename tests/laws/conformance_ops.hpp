@@ -1,6 +1,6 @@
 #pragma once
 // The conformance law's models of the tensor ops (laws/conformance.hpp): matmul, transpose,
-// squeeze and unsqueeze, slice, split, pad, gather, the reductions, layer and RMS norms, softmax
+// squeeze and unsqueeze, slice, split, pad, resize and ceil_mode pooling, gather, the reductions, layer and RMS norms, softmax
 // on other axes, the math and activation functions, literals and scalars, over extents that are
 // not multiples of 8 or 16, each group with the bound its ops allow (`bound::...`); what the
 // law feeds index inputs; and the whole list, with the layers of conformance_models.hpp.
@@ -114,6 +114,20 @@ struct slicing_models
                   model<slice<input<"x", f32, 384, 513>, 1, 1, 512, 2>,
                         pad<input<"y", f32, 160, 513>, dims<1, 0>, dims<2, 3>>>> {
   static constexpr double tolerance = bound::exact;
+};
+
+struct resampling_models
+    : model_group<"resize (nearest, bilinear, aligned corners) and ceil_mode pooling",
+                  model<resize<input<"x", f32, 1, 3, 5, 7>, 10, 14>>,  // 2x nearest, YOLO's upsampling
+                  model<resize<input<"x", f32, 2, 3, 5, 7>, 9, 4>>,    // nearest, shrinking
+                  model<resize<input<"x", f32, 1, 3, 5, 7>, 11, 17, {.mode = resize_mode::bilinear}>>,
+                  model<resize<input<"x", f32, 1, 2, 9, 6>, 4, 13, {.mode = resize_mode::bilinear, .align_corners = true}>>,
+                  model<max_pool2d<input<"x", f32, 1, 3, 17, 17>, {.size = {3, 3}, .stride = {2, 2}, .ceil_mode = true}>>,
+                  model<avg_pool2d<input<"x", f32, 1, 3, 17, 18>,
+                                   {.size = {3, 3}, .stride = {2, 2}, .padding = {1, 1}, .count_include_pad = true,
+                                    .ceil_mode = true}>>,
+                  model<avg_pool2d<input<"x", f32, 1, 3, 16, 16>, {.size = {3, 2}, .stride = {2, 3}, .ceil_mode = true}>>> {
+  static constexpr double tolerance = bound::normalized;
 };
 
 struct gather_models
@@ -245,7 +259,8 @@ struct transformer_models
 
 /// The tensor ops, each group with its bound.
 using tensor_op_models =
-    model_list<nets::matmul_models, nets::movement_models, nets::slicing_models, nets::gather_models, nets::sum_models,
+    model_list<nets::matmul_models, nets::movement_models, nets::slicing_models, nets::resampling_models,
+               nets::gather_models, nets::sum_models,
                nets::normalized_models, nets::exact_elementwise_models, nets::math_models, nets::literal_models,
                nets::transformer_models>;
 /// Every op alone and fused: the layers', then the tensor ops'.
