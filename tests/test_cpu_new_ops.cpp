@@ -1,10 +1,10 @@
 // cpu: the kernels of the transformer and mobile op set against the reference, path by path:
 // each unary op (and power's exponent classes), each broadcast class of the binary ops and its
 // fallback, layer_norm / rms_norm, softmax on the last and on other axes, the reduction layouts,
-// transpose as row copies and as tiles, slice, pad and gather. Shapes with tails, and shapes
-// large enough to be split across two threads; one and two threads, then NaN and ±inf planted
-// (laws::conformance<cpu>::run). A benchmark is kept as a skipped test case:
-// `test_cpu_new_ops -ts='bench*' --no-skip`.
+// transpose as row copies and as tiles, slice, pad, concatenate and gather. Shapes with tails,
+// and shapes large enough to be split across two threads; one and two threads, then NaN and
+// ±inf planted (laws::conformance<cpu>::run). A benchmark is kept as a skipped test case:
+// `test_cpu_new_ops -tc='bench*' --no-skip`.
 #include <doctest/doctest.h>
 
 #include <chrono>
@@ -82,7 +82,7 @@ TEST_CASE("unary ops: every op over a tail, the math ones split across threads")
             model<rsqrt<input<"x", f32, 1, 3, 100001>>>>("large");
 }
 
-TEST_CASE("binary ops: same shape, scalar, rows, channels, swapped operands, and the fallback") {
+TEST_CASE("binary ops: same shape, scalar, rows, channels, swapped operands, the fallback; bias_add") {
   using y357 = input<"y", f32, 3, 5, 7>;
   check_all<model<divide<x357, y357>>, model<maximum<x357, y357>>, model<minimum<x357, y357>>, model<prelu<x357, y357>>,
             model<add<x357, y357>>, model<subtract<x357, y357>>, model<multiply<x357, y357>>,
@@ -100,6 +100,10 @@ TEST_CASE("binary ops: same shape, scalar, rows, channels, swapped operands, and
             model<multiply<input<"x", f32, 1, 96, 56, 56>, input<"se", f32, 1, 96, 1, 1>>>>("channels");
   check_all<model<add<x357, input<"c", f32, 3, 1, 7>>>, model<multiply<input<"a", f32, 3, 1>, input<"b", f32, 1, 4>>>>(
       "the reference's");
+  check_all<model<bias_add<x2537, weight<"b", f32, 5>>>,
+            model<bias_add<input<"x", f32, 3, 37>, weight<"b", f32, 37>, -1>>,
+            model<bias_add<input<"x", f32, 1, 512, 256>, weight<"b", f32, 256>, -1>>,
+            model<bias_add<input<"x", f32, 1, 96, 56, 56>, weight<"b", f32, 96>>>>("bias_add as a broadcast add");
 }
 
 TEST_CASE("layer_norm and rms_norm: rows with tails, several axes, rows split across threads") {
@@ -122,14 +126,15 @@ TEST_CASE("softmax along the last axis and along others") {
 }
 
 TEST_CASE("reductions: the contiguous axis reduced or kept, all axes, long sums") {
-  check_all<model<reduce_mean<x2537, axes<-1>>>, model<reduce_sum<x2537, axes<1>>>, model<reduce_max<x2537, axes<1, 3>>>,
-            model<reduce_sum<x2537, axes<0, 2>, true>>, model<reduce_mean<x2537, axes<0, 1, 2, 3>>>,
-            model<reduce_max<x2537, axes<0, 1, 2, 3>, true>>, model<reduce_max<x2537, axes<2>>>,
-            model<reduce_mean<input<"x", f32, 2, 1, 3, 1, 5>, axes<1, 3>>>>("small");
+  check_all<model<reduce_mean<x2537, axes<-1>>>, model<reduce_sum<x2537, axes<1>>>,
+            model<reduce_max<x2537, axes<1, 3>>>, model<reduce_sum<x2537, axes<0, 2>, true>>,
+            model<reduce_mean<x2537, axes<0, 1, 2, 3>>>, model<reduce_max<x2537, axes<0, 1, 2, 3>, true>>,
+            model<reduce_max<x2537, axes<2>>>, model<reduce_mean<input<"x", f32, 2, 1, 3, 1, 5>, axes<1, 3>>>>("small");
   check_all<model<reduce_mean<input<"x", f32, 1, 96, 56, 56>, axes<2, 3>, true>>,
             model<reduce_sum<input<"x", f32, 3000, 9>, axes<0>>>, model<reduce_sum<input<"x", f32, 1, 20000>, axes<1>>>,
             model<reduce_max<tokens, axes<1>>>, model<reduce_mean<tokens, axes<-1>>>,
-            model<reduce_sum<input<"x", f32, 64, 4096>, axes<0>>>, model<reduce_max<input<"x", f32, 64, 4096>, axes<0>>>>("large");
+            model<reduce_sum<input<"x", f32, 64, 4096>, axes<0>>>,
+            model<reduce_max<input<"x", f32, 64, 4096>, axes<0>>>>("large");
 }
 
 TEST_CASE("transpose: row copies, tiles with tails, axes of one, split across threads") {
@@ -146,12 +151,20 @@ TEST_CASE("slice and pad: runs, strided and reversed selections, borders") {
   check_all<model<slice<x357, 1, 1, 4>>, model<slice<x357, -1, 0, 7, 2>>, model<slice<x357, 2, 6, -100, -2>>,
             model<slice<x357, 0, -1, 3>>, model<slice<input<"x", f32, 1, 128, 768>, -1, 256, 512>>,
             model<slice<tokens, 1, 0, 1>>, model<slice<x2537, 1, 4, 0, -3>>,
-            model<slice<input<"x", f32, 1, 512, 768>, -1, 256, 512>>, model<slice<input<"x", f32, 300, 1000>, 1, 1, 1000, 3>>>(
-      "slice");
+            model<slice<input<"x", f32, 1, 512, 768>, -1, 256, 512>>,
+            model<slice<input<"x", f32, 300, 1000>, 1, 1, 1000, 3>>>("slice");
   check_all<model<pad<input<"x", f32, 1, 3, 13, 38>, dims<0, 0, 1, 2>, dims<0, 0, 2, 1>>>,
             model<pad<input<"x", f32, 2, 5, 7>, dims<1, 0, 0>, dims<0, 0, 0>, -1.5f>>,
             model<pad<x357, dims<0, 0, 0>, dims<0, 0, 0>>>, model<pad<x357, dims<1, 0, 3>, dims<0, 2, 0>, inf>>,
             model<pad<input<"x", f32, 1, 32, 56, 56>, dims<0, 0, 1, 1>, dims<0, 0, 1, 1>>>>("pad");
+}
+
+TEST_CASE("concatenate: runs per input along any axis") {
+  check_all<model<concatenate<1, x357, input<"y", f32, 3, 2, 7>>>,
+            model<concatenate<-1, x357, input<"y", f32, 3, 5, 1>, x357>>,
+            model<concatenate<0, x357, input<"y", f32, 1, 5, 7>>>,
+            model<concatenate<1, input<"a", f32, 1, 512, 256>, input<"b", f32, 1, 512, 256>>>,
+            model<concatenate<2, input<"a", f32, 64, 30, 40>, input<"b", f32, 64, 30, 24>>>>("concatenate");
 }
 
 namespace {
@@ -231,9 +244,11 @@ double ns_per_run(int threads) {
   std::vector<float*> out;
   for (std::size_t i = 0; i < exe_t::num_inputs; ++i) {
     ins.emplace_back(static_cast<std::size_t>(exe_t::input(i).shp.elements()));
-    for (std::size_t k = 0; k < ins.back().size(); ++k) ins.back()[k] = static_cast<float>((k * 7919) % 4001) / 1000.f - 2.f;
+    for (std::size_t k = 0; k < ins.back().size(); ++k)
+      ins.back()[k] = static_cast<float>((k * 7919) % 4001) / 1000.f - 2.f;
   }
-  for (std::size_t o = 0; o < exe_t::num_outputs; ++o) outs.emplace_back(static_cast<std::size_t>(exe_t::output(o).shp.elements()));
+  for (std::size_t o = 0; o < exe_t::num_outputs; ++o)
+    outs.emplace_back(static_cast<std::size_t>(exe_t::output(o).shp.elements()));
   for (auto& v : ins) in.push_back(v.data());
   for (auto& v : outs) out.push_back(v.data());
   using clock = std::chrono::steady_clock;
@@ -268,7 +283,8 @@ TEST_CASE("bench: the transformer's and MobileNet's ops, ns per run" * doctest::
   bench<model<multiply<input<"x", f32, 1, 4, 128, 128>, scalar<0.125f>>>>("multiply [1,4,128,128] by a scalar");
   bench<model<slice<input<"x", f32, 1, 128, 768>, -1, 256, 512>>>("slice [1,128,768] -> [1,128,256]");
   bench<model<hardswish<input<"x", f32, 1, 96, 56, 56>>>>("hardswish [1,96,56,56]");
-  bench<model<multiply<input<"x", f32, 1, 96, 56, 56>, input<"se", f32, 1, 96, 1, 1>>>>("multiply [1,96,56,56] by [1,96,1,1]");
+  bench<model<multiply<input<"x", f32, 1, 96, 56, 56>, input<"se", f32, 1, 96, 1, 1>>>>(
+      "multiply [1,96,56,56] by [1,96,1,1]");
   bench<model<reduce_mean<input<"x", f32, 1, 96, 56, 56>, axes<2, 3>, true>>>("reduce_mean [1,96,56,56] over 2,3");
   bench<model<transpose<input<"x", f32, 1, 32, 56, 56>, 0, 2, 3, 1>>>("transpose [1,32,56,56] 0,2,3,1");
   bench<model<pad<input<"x", f32, 1, 32, 56, 56>, dims<0, 0, 1, 1>, dims<0, 0, 1, 1>>>>("pad [1,32,56,56] by 1");

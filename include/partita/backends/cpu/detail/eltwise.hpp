@@ -24,37 +24,54 @@ using simd::vec;
 /// sees is below width (GCC 12 otherwise warns of out-of-bounds copies in `load_first`).
 inline int tail_count(std::int64_t n, std::int64_t i) { return static_cast<int>(n - i) & (simd::width - 1); }
 
-/// y[i] = f(x[i]) over n elements, the tail through a zero-padded vector. In place is fine.
+// The map functions finish a length that is no multiple of the width with one more whole vector
+// ending at n, computed from the inputs before anything is stored (so that in place stays
+// right) and stored last, over results equal to its own: no masked, per-lane tail (on AVX2 a
+// copy through the stack) in kernels that map many short rows. Lengths under one vector take
+// the masked path.
+
+/// y[i] = f(x[i]) over n elements. In place is fine.
 template <class F>
 inline void map1(const float* x, float* y, std::int64_t n, F f) {
   constexpr int w = simd::width;
+  if (n < w) {
+    if (n > 0) simd::store_first(y, f(simd::load_first(x, tail_count(n, 0))), tail_count(n, 0));
+    return;
+  }
+  const vec last = f(simd::load(x + n - w));
   std::int64_t i = 0;
   for (; i + w <= n; i += w) simd::store(y + i, f(simd::load(x + i)));
-  if (i < n) simd::store_first(y + i, f(simd::load_first(x + i, tail_count(n, i))), tail_count(n, i));
+  if (i < n) simd::store(y + n - w, last);
 }
 
 /// y[i] = f(a[i], b[i]) over n elements.
 template <class F>
 inline void map2(const float* a, const float* b, float* y, std::int64_t n, F f) {
   constexpr int w = simd::width;
+  if (n < w) {
+    const int r = tail_count(n, 0);
+    if (n > 0) simd::store_first(y, f(simd::load_first(a, r), simd::load_first(b, r)), r);
+    return;
+  }
+  const vec last = f(simd::load(a + n - w), simd::load(b + n - w));
   std::int64_t i = 0;
   for (; i + w <= n; i += w) simd::store(y + i, f(simd::load(a + i), simd::load(b + i)));
-  if (i < n) {
-    const int r = tail_count(n, i);
-    simd::store_first(y + i, f(simd::load_first(a + i, r), simd::load_first(b + i, r)), r);
-  }
+  if (i < n) simd::store(y + n - w, last);
 }
 
 /// y[i] = f(a[i], b[i], c[i]) over n elements.
 template <class F>
 inline void map3(const float* a, const float* b, const float* c, float* y, std::int64_t n, F f) {
   constexpr int w = simd::width;
+  if (n < w) {
+    const int r = tail_count(n, 0);
+    if (n > 0) simd::store_first(y, f(simd::load_first(a, r), simd::load_first(b, r), simd::load_first(c, r)), r);
+    return;
+  }
+  const vec last = f(simd::load(a + n - w), simd::load(b + n - w), simd::load(c + n - w));
   std::int64_t i = 0;
   for (; i + w <= n; i += w) simd::store(y + i, f(simd::load(a + i), simd::load(b + i), simd::load(c + i)));
-  if (i < n) {
-    const int r = tail_count(n, i);
-    simd::store_first(y + i, f(simd::load_first(a + i, r), simd::load_first(b + i, r), simd::load_first(c + i, r)), r);
-  }
+  if (i < n) simd::store(y + n - w, last);
 }
 
 /// x^N for a whole N, by squaring (std::pow's results at 0, ±inf and NaN, as 1/x^-N for N < 0).
@@ -98,14 +115,15 @@ inline vec math(const vec& x) {
   else return x;  // (unary_range takes std::pow)
 }
 
-/// y = op(x) over elements [i0, i1): the activations through `activate`, the others through `math`.
+/// y = op(x) over elements [i0, i1): the activations through `apply`, the others through `math`.
 template <op_id Op, float Lo, float Hi>
 inline void unary_range(const float* x, float* y, std::int64_t i0, std::int64_t i1) {
   constexpr activation act = activation_of(Op);
   if constexpr (act != activation::none) {
-    map1(x + i0, y + i0, i1 - i0, [](const vec& v) { return activate(v, act, Lo, Hi); });
+    map1(x + i0, y + i0, i1 - i0, [](const vec& v) { return apply<act>(v, Lo, Hi); });
   } else if constexpr (Op == op_id::power && !power_vectorized(Lo)) {
-    for (std::int64_t i = i0; i < i1; ++i) y[i] = static_cast<float>(std::pow(static_cast<double>(x[i]), static_cast<double>(Lo)));
+    for (std::int64_t i = i0; i < i1; ++i)
+      y[i] = static_cast<float>(std::pow(static_cast<double>(x[i]), static_cast<double>(Lo)));
   } else {
     map1(x + i0, y + i0, i1 - i0, [](const vec& v) { return math<Op, Lo>(v); });
   }

@@ -12,7 +12,10 @@
 namespace partita::detail::cpu {
 
 /// The activation a fused kernel applies last.
-enum class activation : std::uint8_t { none, relu, clip, sigmoid, tanh, gelu, gelu_tanh, silu, hardswish, hardsigmoid, leaky_relu };
+enum class activation : std::uint8_t {
+  none, relu, clip, sigmoid, tanh,
+  gelu, gelu_tanh, silu, hardswish, hardsigmoid, leaky_relu
+};
 
 constexpr activation activation_of(op_id op) {
   switch (op) {
@@ -56,27 +59,54 @@ struct epilogue {
   float lo = 0.f, hi = 0.f;
 };
 
-/// `act(x)`, NaN where x is NaN, and at ±inf what the reference gives (gelu, silu and hardswish
-/// of -inf are NaN: -inf · 0).
+/// Activation A on a vector, NaN where x is NaN, and at ±inf what the reference gives (gelu,
+/// silu and hardswish of -inf are NaN: -inf · 0). Inlined: the unary kernels know A at compile
+/// time.
+template <activation A>
+inline simd::vec apply(const simd::vec& x, float lo, float hi) {
+  if constexpr (A == activation::relu) return simd::at_least(x, simd::splat(0.f));
+  else if constexpr (A == activation::clip) return simd::at_most(simd::at_least(x, simd::splat(lo)), simd::splat(hi));
+  else if constexpr (A == activation::sigmoid) return simd::sigmoid(x);
+  else if constexpr (A == activation::tanh) return simd::tanh(x);
+  else if constexpr (A == activation::gelu) return simd::gelu(x);
+  else if constexpr (A == activation::gelu_tanh) return simd::gelu_tanh(x);
+  else if constexpr (A == activation::silu) return simd::silu(x);
+  else if constexpr (A == activation::hardswish)
+    return x * simd::at_most(simd::at_least(x + simd::splat(3.f), simd::splat(0.f)), simd::splat(6.f)) *
+           simd::splat(1.f / 6.f);
+  else if constexpr (A == activation::hardsigmoid)
+    return simd::at_least(simd::at_most(simd::fma(x, simd::splat(lo), simd::splat(hi)), simd::splat(1.f)),
+                          simd::splat(0.f));
+  else if constexpr (A == activation::leaky_relu) return xsimd::select(x >= simd::splat(0.f), x, x * simd::splat(lo));
+  else return x;
+}
+
+namespace activation_detail {
+// The transcendental activations out of line: a GEMM epilogue picks one at run time at every
+// accumulator of a tile, and inlined there each would grow every micro-kernel severalfold.
+[[gnu::noinline]] inline simd::vec transcendental(simd::vec x, activation a) {
+  switch (a) {
+    case activation::sigmoid: return apply<activation::sigmoid>(x, 0.f, 0.f);
+    case activation::tanh: return apply<activation::tanh>(x, 0.f, 0.f);
+    case activation::gelu: return apply<activation::gelu>(x, 0.f, 0.f);
+    case activation::gelu_tanh: return apply<activation::gelu_tanh>(x, 0.f, 0.f);
+    case activation::silu: return apply<activation::silu>(x, 0.f, 0.f);
+    default: return x;
+  }
+}
+}  // namespace activation_detail
+
+/// `apply<a>(x, lo, hi)` for an activation chosen at run time.
 inline simd::vec activate(const simd::vec& x, activation a, float lo, float hi) {
   switch (a) {
     case activation::none: return x;
-    case activation::relu: return simd::at_least(x, simd::splat(0.f));
-    case activation::clip: return simd::at_most(simd::at_least(x, simd::splat(lo)), simd::splat(hi));
-    case activation::sigmoid: return simd::sigmoid(x);
-    case activation::tanh: return simd::tanh(x);
-    case activation::gelu: return simd::gelu(x);
-    case activation::gelu_tanh: return simd::gelu_tanh(x);
-    case activation::silu: return simd::silu(x);
-    case activation::hardswish: {
-      const simd::vec r = simd::at_most(simd::at_least(x + simd::splat(3.f), simd::splat(0.f)), simd::splat(6.f));
-      return x * r * simd::splat(1.f / 6.f);
-    }
-    case activation::hardsigmoid:
-      return simd::at_least(simd::at_most(simd::fma(x, simd::splat(lo), simd::splat(hi)), simd::splat(1.f)), simd::splat(0.f));
-    case activation::leaky_relu: return xsimd::select(x >= simd::splat(0.f), x, x * simd::splat(lo));
+    case activation::relu: return apply<activation::relu>(x, lo, hi);
+    case activation::clip: return apply<activation::clip>(x, lo, hi);
+    case activation::hardswish: return apply<activation::hardswish>(x, lo, hi);
+    case activation::hardsigmoid: return apply<activation::hardsigmoid>(x, lo, hi);
+    case activation::leaky_relu: return apply<activation::leaky_relu>(x, lo, hi);
+    default: return activation_detail::transcendental(x, a);
   }
-  return x;
 }
 
 /// The scalar form of `activate`, for tails, in double as the reference computes it.

@@ -46,8 +46,8 @@ inline moments row_moments(const float* x, std::int64_t n, float k) {
       a0 = a0 + d;
       q0 = simd::fma(d, d, q0);
     }
-    for (; i < c1; ++i) {
-      const double d = static_cast<double>(x[i] - k);
+    for (int j = 0, left = tail_count(c1, i); j < left; ++j) {  // (a bound GCC 12 does not misread)
+      const double d = static_cast<double>(x[i + j] - k);
       m.s1 += d;
       m.s2 += d * d;
     }
@@ -57,9 +57,15 @@ inline moments row_moments(const float* x, std::int64_t n, float k) {
   return m;
 }
 
+/// The mean of a row's first vector (its first value if shorter): a shift for `row_moments`
+/// close enough to the row's mean that the variance does not cancel away.
+inline float shift_estimate(const float* x, std::int64_t n) {
+  return n >= simd::width ? simd::sum(simd::load(x)) / static_cast<float>(simd::width) : x[0];
+}
+
 /// layer_norm (beta non-null) or rms_norm (beta null) of rows [r0, r1) of `len` floats:
 /// (x - mean) / sqrt(var + eps) · gamma + beta, or x / sqrt(mean(x²) + eps) · gamma. One pass
-/// for the statistics (shifted by the row's first value, so that a large mean does not cancel
+/// for the statistics (shifted by the mean of its first vector, so that a large mean does not cancel
 /// the variance away), one to write. NaN or ±inf in a row makes the statistics NaN or the scale
 /// 0, as in the reference.
 inline void norm_rows(const float* x, float* y, std::int64_t r0, std::int64_t r1, std::int64_t len, const float* gamma,
@@ -67,7 +73,7 @@ inline void norm_rows(const float* x, float* y, std::int64_t r0, std::int64_t r1
   for (std::int64_t r = r0; r < r1; ++r) {
     const float* xr = x + r * len;
     float* yr = y + r * len;
-    const float k = beta ? xr[0] : 0.f;
+    const float k = beta ? shift_estimate(xr, len) : 0.f;
     const moments m = row_moments(xr, len, k);
     const double n = static_cast<double>(len);
     const double shift = m.s1 / n;
@@ -77,11 +83,19 @@ inline void norm_rows(const float* x, float* y, std::int64_t r0, std::int64_t r1
     const float inv = static_cast<float>(1.0 / std::sqrt(var + static_cast<double>(eps)));
     const vec mv = simd::splat(mean), iv = simd::splat(inv);
     if (beta) {
-      map3(xr, gamma, beta, yr, len, [&](const vec& v, const vec& g, const vec& b) { return simd::fma((v - mv) * iv, g, b); });
+      map3(xr, gamma, beta, yr, len,
+           [&](const vec& v, const vec& g, const vec& b) { return simd::fma((v - mv) * iv, g, b); });
     } else {
       map2(xr, gamma, yr, len, [&](const vec& v, const vec& g) { return v * iv * g; });
     }
   }
+}
+
+/// 0, 1, 2, ... in the lanes of a vector.
+inline vec lane_index() {
+  alignas(64) static constexpr float index[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+  static_assert(simd::width <= 16);
+  return vec::load_aligned(index);
 }
 
 /// Softmax over the last axis of rows [r0, r1) of `len` floats: the maximum, then exp(x - max)
@@ -99,7 +113,7 @@ inline void softmax_rows(const float* x, float* y, std::int64_t r0, std::int64_t
       for (i = w; i + w <= len; i += w) m = simd::max(m, simd::load(s + i));
       top = simd::max_lane(m);
     }
-    for (; i < len; ++i) top = std::max(top, s[i]);
+    for (int j = 0, left = tail_count(len, i); j < left; ++j) top = std::max(top, s[i + j]);
     const vec t = simd::splat(top);
     vec acc = simd::splat(0.f);
     for (i = 0; i + w <= len; i += w) {
@@ -108,7 +122,12 @@ inline void softmax_rows(const float* x, float* y, std::int64_t r0, std::int64_t
       acc = acc + e;
     }
     float total = 0.f;
-    if (i < len) {
+    if (i < len && len >= w) {
+      // One more whole vector ending at len; only its lanes past i count in the sum.
+      const vec e = simd::exp(simd::load(s + len - w) - t);
+      simd::store(d + len - w, e);
+      acc = acc + xsimd::select(lane_index() >= simd::splat(static_cast<float>(i - (len - w))), e, simd::splat(0.f));
+    } else if (i < len) {
       const int left = tail_count(len, i);
       simd::store_first(d + i, simd::exp(simd::load_first(s + i, left) - t), left);
       for (int j = 0; j < left; ++j) total += d[i + j];

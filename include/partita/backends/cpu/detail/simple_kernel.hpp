@@ -1,6 +1,7 @@
 #pragma once
 /// The cpu kernel for every op but dense and conv2d: elementwise ops, pooling, normalization.
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 
@@ -51,7 +52,9 @@ struct simple_kernel {
       constexpr broadcast_plan p = plan_broadcast(ys, xs, Step::arg(1).out);
       const float* full = p.swap ? in[1] : in[0];
       const float* part = p.swap ? in[0] : in[1];
-      const auto f = [&](std::int64_t u0, std::int64_t u1) { broadcast_range<op, p.swap, p.kind>(p, full, part, out, u0, u1); };
+      const auto f = [&](std::int64_t u0, std::int64_t u1) {
+        broadcast_range<op, p.swap, p.kind>(p, full, part, out, u0, u1);
+      };
       if constexpr (p.kind == broadcast_plan::same || p.kind == broadcast_plan::scalar) {
         flat(st, ys.elements(), moved_cost, f);
       } else if constexpr (p.kind == broadcast_plan::rows) {
@@ -62,8 +65,16 @@ struct simple_kernel {
         on_reference(in, out);  // both operands broadcast
       }
     } else if constexpr (op == op_id::bias_add) {
+      // An add of the bias broadcast along every other axis: a row or a per-channel plan.
       constexpr int a = normalize_axis(at.axis, ys.rank);
-      channel_affine(in[0], out, product(ys, 0, a), ys[a], product(ys, a + 1, ys.rank), nullptr, in[1]);
+      constexpr std::int64_t outer = product(ys, 0, a), inner = product(ys, a + 1, ys.rank);
+      constexpr broadcast_plan p{inner == 1 ? broadcast_plan::rows : broadcast_plan::per_channel, false, outer, ys[a],
+                                 inner};
+      const auto f = [&](std::int64_t u0, std::int64_t u1) {
+        broadcast_range<op_id::add, false, p.kind>(p, in[0], in[1], out, u0, u1);
+      };
+      if constexpr (inner == 1) split(st, outer, moved_cost * static_cast<double>(ys[a]), f);
+      else split(st, outer * ys[a], moved_cost * static_cast<double>(inner), f);
     } else if constexpr (op == op_id::batch_norm) {
       const std::int64_t outer = ys[0], channels = ys[1], inner = product(ys, 2, ys.rank);
       for (std::int64_t c = 0; c < channels; ++c) {
@@ -145,10 +156,25 @@ struct simple_kernel {
       const void* indices = static_cast<const void*>(in[1]);
       // Checked here, before the threads start: an out-of-range index throws the reference's error.
       for (std::int64_t i = 0; i < count; ++i) reference_kernels::checked_index(indices, type, i, extent);
-      split(st, product(xs, 0, a) * count, moved_cost * static_cast<double>(inner), [&](std::int64_t r0, std::int64_t r1) {
+      const auto copy = [&](std::int64_t r0, std::int64_t r1) {
         gather_rows(in[0], indices, type, count, extent, inner, out, r0, r1);
+      };
+      split(st, product(xs, 0, a) * count, moved_cost * static_cast<double>(inner), copy);
+    } else if constexpr (op == op_id::concatenate) {
+      // Each input gives one run of its extent along the axis times the inner extent, per outer index.
+      constexpr int a = normalize_axis(at.axis, ys.rank);
+      constexpr std::int64_t inner = product(ys, a + 1, ys.rank), row = ys[a] * inner;
+      constexpr auto runs = concat_runs(inner);
+      split(st, product(ys, 0, a), moved_cost * static_cast<double>(row), [&](std::int64_t o0, std::int64_t o1) {
+        for (std::int64_t o = o0; o < o1; ++o) {
+          float* y = out + o * row;
+          for (std::size_t t = 0; t < runs.size(); ++t) {
+            copy_floats(y, in[t] + o * runs[t], runs[t]);
+            y += runs[t];
+          }
+        }
       });
-    } else if constexpr (op == op_id::concatenate || op == op_id::matmul || op == op_id::resize) {
+    } else if constexpr (op == op_id::matmul || op == op_id::resize) {
       on_reference(in, out);
     } else {
       static_assert(op == op_id::relu, "partita: the cpu backend has no kernel for this op (Step)");
@@ -184,6 +210,12 @@ struct simple_kernel {
     const std::int64_t units = copy_units(p);
     split(st, units, moved_cost * static_cast<double>(p.rows() * p.row / units),
           [&](std::int64_t u0, std::int64_t u1) { copy_rows(p, x, y, u0, u1); });
+  }
+  static constexpr auto concat_runs(std::int64_t inner) {
+    std::array<std::int64_t, static_cast<std::size_t>(Step::num_args)> r{};
+    const int a = normalize_axis(n.at->axis, n.out.rank);
+    for (int t = 0; t < Step::num_args; ++t) r[static_cast<std::size_t>(t)] = Step::arg(t).out[a] * inner;
+    return r;
   }
   static constexpr pool_geometry pool() {
     const shape& xs = Step::arg(0).out;

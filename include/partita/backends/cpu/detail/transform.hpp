@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "partita/backends/cpu/detail/eltwise.hpp"
 #include "partita/backends/cpu/detail/simd.hpp"
@@ -21,33 +22,61 @@ namespace partita::detail::cpu {
 
 using simd::vec;
 
-/// dst[0, n) = src[0, n): short runs (the common case: a head of 64 floats, a row of a few
-/// hundred) with vector moves inline, long ones through memcpy.
+/// dst[0, n) = src[0, n) for n < 16, in straight-line moves (a loop of them would become a
+/// call to memcpy, whose cost a short row cannot pay).
+inline void copy_short(float* dst, const float* src, std::int64_t n) {
+  const auto move = [&](auto k) {
+    for (int j = 0; j < decltype(k)::value; ++j) dst[j] = src[j];
+    dst += decltype(k)::value;
+    src += decltype(k)::value;
+  };
+  if (n & 8) move(std::integral_constant<int, 8>{});
+  if (n & 4) move(std::integral_constant<int, 4>{});
+  if (n & 2) move(std::integral_constant<int, 2>{});
+  if (n & 1) *dst = *src;
+}
+
+/// dst[0, n) = src[0, n) (not overlapping): short runs (the common case: a head of 64 floats, a
+/// row of a few hundred) with vector moves inline, the last one overlapping the one before
+/// instead of a masked tail; long runs through memcpy.
 inline void copy_floats(float* dst, const float* src, std::int64_t n) {
   constexpr int w = simd::width;
   if (n >= 2048) {
     std::memcpy(dst, src, sizeof(float) * static_cast<std::size_t>(n));
     return;
   }
+  if (n < w) {
+    copy_short(dst, src, n);
+    return;
+  }
   std::int64_t i = 0;
   for (; i + 4 * w <= n; i += 4 * w) {
-    const vec a = simd::load(src + i), b = simd::load(src + i + w), c = simd::load(src + i + 2 * w), d = simd::load(src + i + 3 * w);
+    const vec a = simd::load(src + i), b = simd::load(src + i + w), c = simd::load(src + i + 2 * w),
+              d = simd::load(src + i + 3 * w);
     simd::store(dst + i, a);
     simd::store(dst + i + w, b);
     simd::store(dst + i + 2 * w, c);
     simd::store(dst + i + 3 * w, d);
   }
   for (; i + w <= n; i += w) simd::store(dst + i, simd::load(src + i));
-  if (i < n) simd::store_first(dst + i, simd::load_first(src + i, tail_count(n, i)), tail_count(n, i));
+  if (i < n) simd::store(dst + n - w, simd::load(src + n - w));
 }
 
-/// dst[0, n) = value.
+/// dst[0, n) = value, the same way.
 inline void fill_floats(float* dst, std::int64_t n, float value) {
   constexpr int w = simd::width;
+  if (n < w) {
+    for (std::int64_t b = 8; b >= 1; b /= 2)
+      if (n & b) {
+        for (std::int64_t j = 0; j < b; ++j) dst[j] = value;
+        dst += b;
+      }
+    return;
+  }
   const vec v = simd::splat(value);
   std::int64_t i = 0;
   for (; i + w <= n; i += w) simd::store(dst + i, v);
-  if (i < n) simd::store_first(dst + i, v, tail_count(n, i));
+  if (i < n) simd::store(dst + n - w, v);
 }
 
 /// Rows of `row` contiguous floats gathered from strided places into a contiguous output: row
@@ -270,7 +299,8 @@ struct pad_plan {
   }
 };
 
-constexpr pad_plan plan_pad(const shape& xs, const std::array<int, max_rank>& before, const std::array<int, max_rank>& after) {
+constexpr pad_plan plan_pad(const shape& xs, const std::array<int, max_rank>& before,
+                            const std::array<int, max_rank>& after) {
   int p = -1;
   for (int d = 0; d < xs.rank; ++d)
     if (before[static_cast<std::size_t>(d)] != 0 || after[static_cast<std::size_t>(d)] != 0) p = d;
@@ -297,27 +327,42 @@ constexpr pad_plan plan_pad(const shape& xs, const std::array<int, max_rank>& be
   return r;
 }
 
-/// Output rows [r0, r1) of a constant pad.
+/// Output rows [r0, r1) of a constant pad. The output index walks as an odometer: no division
+/// per row.
 inline void pad_rows(const pad_plan& p, const float* x, float* y, float value, std::int64_t r0, std::int64_t r1) {
   const std::int64_t len = p.before_p + p.in_p + p.after_p;
-  for (std::int64_t r = r0; r < r1; ++r) {
-    float* out = y + r * len;
-    std::int64_t q = r, src = 0;
+  std::array<std::int64_t, max_rank> idx{};
+  for (std::int64_t q = r0, l = p.levels - 1; l >= 0; --l) {
+    const auto u = static_cast<std::size_t>(l);
+    idx[u] = q % p.out_ext[u];
+    q /= p.out_ext[u];
+  }
+  float* out = y + r0 * len;
+  for (std::int64_t r = r0; r < r1; ++r, out += len) {
+    std::int64_t src = 0;
     bool inside = true;
-    for (int l = p.levels - 1; l >= 0; --l) {
+    for (int l = 0; l < p.levels; ++l) {
       const auto u = static_cast<std::size_t>(l);
-      const std::int64_t i = q % p.out_ext[u] - p.before[u];
-      q /= p.out_ext[u];
+      const std::int64_t i = idx[u] - p.before[u];
       inside = inside && i >= 0 && i < p.in_ext[u];
       src += i * p.in_st[u];
     }
     if (!inside) {
       fill_floats(out, len, value);
-      continue;
+    } else if (len >= simd::width && (p.before_p < simd::width || p.after_p < simd::width)) {
+      // Narrow borders: the row filled by whole vectors, then the input row over it.
+      fill_floats(out, len, value);
+      copy_floats(out + p.before_p, x + src, p.in_p);
+    } else {
+      fill_floats(out, p.before_p, value);
+      copy_floats(out + p.before_p, x + src, p.in_p);
+      fill_floats(out + p.before_p + p.in_p, p.after_p, value);
     }
-    fill_floats(out, p.before_p, value);
-    copy_floats(out + p.before_p, x + src, p.in_p);
-    fill_floats(out + p.before_p + p.in_p, p.after_p, value);
+    for (int l = p.levels - 1; l >= 0; --l) {
+      const auto u = static_cast<std::size_t>(l);
+      if (++idx[u] < p.out_ext[u]) break;
+      idx[u] = 0;
+    }
   }
 }
 
@@ -325,8 +370,8 @@ inline void pad_rows(const pad_plan& p, const float* x, float* y, float value, s
 /// The indices were checked (`reference_kernels::checked_index`) before.
 inline void gather_rows(const float* table, const void* indices, dtype type, std::int64_t n, std::int64_t extent,
                         std::int64_t inner, float* y, std::int64_t r0, std::int64_t r1) {
+  std::int64_t o = r0 / n, i = r0 % n;
   for (std::int64_t r = r0; r < r1; ++r) {
-    const std::int64_t o = r / n, i = r % n;
     std::int64_t v = 0;
     if (type == dtype::i64) {
       std::memcpy(&v, static_cast<const std::byte*>(indices) + i * 8, 8);
@@ -339,6 +384,10 @@ inline void gather_rows(const float* table, const void* indices, dtype type, std
     const float* src = table + (o * extent + v) * inner;
     if (inner == 1) y[r] = *src;
     else copy_floats(y + r * inner, src, inner);
+    if (++i == n) {
+      i = 0;
+      ++o;
+    }
   }
 }
 
