@@ -3,9 +3,10 @@
 // the same product with K stored transposed, and the probabilities times V) and a linear layer
 // written as a matmul, [1, 128, 256] · [1024, 256]ᵀ, with the weight a bound weight (packed at bind)
 // or an activation. Benchmarks are named `<case>/<implementation>/<threads>`; oneDNN's checks its
-// output against Partita's first and reports `ratio` = its time / Partita's. A summary follows,
-// from runs of the two alternated in blocks (so that the machine's drift counts for neither):
-// GFLOP/s of each and the ratio of the medians.
+// output against Partita's first and reports `ratio` = its time / Partita's (same case and thread
+// count, measured just before). A summary of GFLOP/s and ratios follows. On a machine shared
+// with other work, run it when the cores are idle: oneDNN's OpenMP threads collapse when one of
+// them is descheduled, Partita's pool less so.
 //
 //   bench_matmul                                   everything
 //   bench_matmul --benchmark_filter='scores/'      one case
@@ -17,7 +18,6 @@
 #include <map>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <benchmark/benchmark.h>
@@ -133,47 +133,17 @@ class onednn_matmul {
   dnnl::memory a_, b_, c_;
   std::string impl_;
 };
-
-// The median time per call over `blocks` blocks of about 5 ms of each of `runs`, alternated.
-// Before each block, a pause: the other library's threads stop spinning (libgomp's after a few
-// milliseconds, Partita's after 0.1 ms) and leave the cores to this one, whose first call (not
-// timed) wakes its own.
-std::vector<double> alternated_medians(const std::vector<std::function<void()>>& runs, int blocks) {
-  std::vector<int> calls;
-  for (const auto& run : runs) {
-    run();
-    const double start = now_ns();
-    for (int i = 0; i < 5; ++i) run();
-    calls.push_back(std::clamp(static_cast<int>(5e6 / ((now_ns() - start) / 5)), 10, 5000));
-  }
-  std::vector<std::vector<double>> t(runs.size());
-  for (int b = 0; b < blocks; ++b)
-    for (std::size_t r = 0; r < runs.size(); ++r) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      runs[r]();
-      const double start = now_ns();
-      for (int i = 0; i < calls[r]; ++i) runs[r]();
-      t[r].push_back((now_ns() - start) / calls[r]);
-    }
-  std::vector<double> medians;
-  for (auto& v : t) {
-    std::sort(v.begin(), v.end());
-    medians.push_back(v[v.size() / 2]);
-  }
-  return medians;
-}
 #endif
 
-struct summary_row {
-  std::string name;
-  int threads = 0;
-  double flops = 0, partita_ns = 0, peer_ns = 0;
-};
-
-// By `<case>/<threads>`, in the order measured.
-std::map<std::string, summary_row>& summary() {
-  static std::map<std::string, summary_row> rows;
-  return rows;
+// Nanoseconds per call of each benchmark, by name, as measured in this process; and the
+// flops of each case, by name.
+std::map<std::string, double>& timings() {
+  static std::map<std::string, double> t;
+  return t;
+}
+std::map<std::string, double>& case_flops() {
+  static std::map<std::string, double> f;
+  return f;
 }
 
 // One case: Partita's executable (bound once) and its output, which oneDNN must match.
@@ -199,6 +169,7 @@ struct bench_case {
     const shape y = executable::output(0).shp;
     const std::int64_t m = y.elements() / y.back(0), n = y.back(0), k = p.ta ? p.a.back(1) : p.a.back(0);
     p.flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+    case_flops()[p.name] = p.flops;
   }
 
   void run_partita() {
@@ -209,23 +180,29 @@ struct bench_case {
     }
   }
 
-  void time_loop(benchmark::State& state, const std::function<void()>& run) {
+  // Times `run`, records its ns per call under `name`; a peer gets `ratio` against Partita's.
+  void time_loop(benchmark::State& state, const std::string& name, const std::function<void()>& run) {
     run();
     const double start = now_ns();
     for (auto _ : state) run();
     const double ns = (now_ns() - start) / static_cast<double>(state.iterations());
+    timings()[name] = ns;
     state.counters["us"] = ns / 1e3;
     state.counters["GFLOP/s"] = p.flops / ns;
+    const std::string partita = p.name + "/partita/" + name.substr(name.rfind('/') + 1);
+    if (name != partita && timings().count(partita)) state.counters["ratio"] = ns / timings()[partita];
   }
 
   void register_all() {
     for (int t : thread_counts) {
-      benchmark::RegisterBenchmark((p.name + "/partita/" + std::to_string(t)).c_str(), [this, t](benchmark::State& s) {
+      const std::string partita = p.name + "/partita/" + std::to_string(t);
+      benchmark::RegisterBenchmark(partita.c_str(), [this, t, partita](benchmark::State& s) {
         exe->template state<cpu>().set_threads(t);
-        time_loop(s, [&] { run_partita(); });
+        time_loop(s, partita, [&] { run_partita(); });
       })->UseRealTime();
 #ifdef PARTITA_PEERS_ONEDNN
-      benchmark::RegisterBenchmark((p.name + "/onednn/" + std::to_string(t)).c_str(), [this, t](benchmark::State& s) {
+      const std::string onednn = p.name + "/onednn/" + std::to_string(t);
+      benchmark::RegisterBenchmark(onednn.c_str(), [this, t, onednn](benchmark::State& s) {
         std::vector<float> got(expected.size());
         onednn_matmul peer(p, a.data(), b.data(), got.data(), t);
         peer.run();
@@ -236,15 +213,7 @@ struct bench_case {
           return;
         }
         s.SetLabel(peer.impl());
-        time_loop(s, [&] { peer.run(); });
-        // Alternated with Partita, for the summary (once: Google Benchmark calls this more than once).
-        summary_row& row = summary()[p.name + "/" + std::to_string(t)];
-        if (row.threads == 0) {
-          exe->template state<cpu>().set_threads(t);
-          const std::vector<double> med = alternated_medians({[&] { run_partita(); }, [&] { peer.run(); }}, 11);
-          row = {p.name, t, p.flops, med[0], med[1]};
-        }
-        s.counters["ratio"] = row.peer_ns / row.partita_ns;
+        time_loop(s, onednn, [&] { peer.run(); });
       })->UseRealTime();
 #endif
     }
@@ -274,17 +243,21 @@ int main(int argc, char** argv) {
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
 
-  if (!summary().empty()) {
-    std::printf(
-        "\nPartita cpu matmul vs oneDNN matmul (medians of alternated blocks; ratio = oneDNN time / Partita time)\n");
-    std::printf("%-16s %7s %16s %16s %8s\n", "case", "threads", "partita GFLOP/s", "oneDNN GFLOP/s", "ratio");
-    std::vector<summary_row> rows;
-    for (const auto& [key, r] : summary()) rows.push_back(r);
-    std::stable_sort(rows.begin(), rows.end(),
-                     [](const summary_row& x, const summary_row& y) { return x.threads < y.threads; });
-    for (const summary_row& r : rows)
-      std::printf("%-16s %7d %16.1f %16.1f %8.2f\n", r.name.c_str(), r.threads, r.flops / r.partita_ns,
-                  r.flops / r.peer_ns, r.peer_ns / r.partita_ns);
-  }
+  // The summary: each case and thread count that both ran.
+  bool header = false;
+  for (int t : thread_counts)
+    for (const auto& [name, flops] : case_flops()) {
+      const auto mine = timings().find(name + "/partita/" + std::to_string(t));
+      const auto peer = timings().find(name + "/onednn/" + std::to_string(t));
+      if (mine == timings().end() || peer == timings().end()) continue;
+      if (!header) {
+        std::printf(
+            "\nPartita cpu matmul vs oneDNN matmul (ratio = oneDNN time / Partita time: above 1, Partita is faster)\n");
+        std::printf("%-16s %7s %16s %16s %8s\n", "case", "threads", "partita GFLOP/s", "oneDNN GFLOP/s", "ratio");
+        header = true;
+      }
+      std::printf("%-16s %7d %16.1f %16.1f %8.2f\n", name.c_str(), t, flops / mine->second, flops / peer->second,
+                  peer->second / mine->second);
+    }
   return 0;
 }
