@@ -11,15 +11,6 @@
 namespace models::resnet18 {
 using namespace partita;
 
-/// `cat(P, ".weight")`: a compile-time name built from a prefix.
-template <std::size_t N, std::size_t M>
-constexpr fixed_string<N + M - 1> cat(const fixed_string<N>& a, const char (&b)[M]) {
-  fixed_string<N + M - 1> r{};
-  for (std::size_t i = 0; i + 1 < N; ++i) r.chars[i] = a.chars[i];
-  for (std::size_t i = 0; i < M; ++i) r.chars[N - 1 + i] = b[i];
-  return r;
-}
-
 /// The four inference parameters of batch norm `Bn` over `C` channels.
 template <class X, fixed_string Bn, std::int64_t C>
 using bn = batch_norm<X, weight<cat(Bn, ".weight"), f32, C>, weight<cat(Bn, ".bias"), f32, C>,

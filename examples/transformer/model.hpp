@@ -14,15 +14,6 @@ using namespace partita;
 inline constexpr std::int64_t vocab = 1000, seq = 128, d_model = 256, heads = 4, head_dim = d_model / heads,
                               d_ff = 1024, classes = 10;
 
-/// `cat(P, ".weight")`: a compile-time name built from a prefix.
-template <std::size_t N, std::size_t M>
-constexpr fixed_string<N + M - 1> cat(const fixed_string<N>& a, const char (&b)[M]) {
-  fixed_string<N + M - 1> r{};
-  for (std::size_t i = 0; i + 1 < N; ++i) r.chars[i] = a.chars[i];
-  for (std::size_t i = 0; i < M; ++i) r.chars[N - 1 + i] = b[i];
-  return r;
-}
-
 /// torch.nn.Linear named P on the last axis of X: `P.weight` is [Out, In], `P.bias` is [Out].
 template <class X, fixed_string P, std::int64_t Out, std::int64_t In>
 using linear = bias_add<dense<X, weight<cat(P, ".weight"), f32, Out, In>>, weight<cat(P, ".bias"), f32, Out>, -1>;

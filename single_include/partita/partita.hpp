@@ -110,6 +110,16 @@ struct fixed_string {
 template <std::size_t N>
 fixed_string(const char (&)[N]) -> fixed_string<N>;
 
+/// `cat(prefix, ".weight")`: a name joined with a literal at compile time, for the weights of a
+/// layer whose prefix is a template argument (`weight<cat(P, ".bias"), f32, 64>`).
+template <std::size_t N, std::size_t M>
+constexpr fixed_string<N + M - 1> cat(const fixed_string<N>& a, const char (&b)[M]) {
+  fixed_string<N + M - 1> r{};
+  for (std::size_t i = 0; i + 1 < N; ++i) r.chars[i] = a.chars[i];
+  for (std::size_t i = 0; i < M; ++i) r.chars[N - 1 + i] = b[i];
+  return r;
+}
+
 namespace detail {
 /// Copies a compile-time string_view into a fixed_string of exactly its length, so that a name
 /// computed by a constexpr pass can travel as a template argument (for example in a diagnostic).
@@ -9920,7 +9930,10 @@ inline vec tanh(const vec& x) { return xsimd::tanh(x); }
 namespace partita::detail::cpu {
 
 /// The activation a fused kernel applies last.
-enum class activation : std::uint8_t { none, relu, clip, sigmoid, tanh, gelu, gelu_tanh, silu, hardswish, hardsigmoid, leaky_relu };
+enum class activation : std::uint8_t {
+  none, relu, clip, sigmoid, tanh,
+  gelu, gelu_tanh, silu, hardswish, hardsigmoid, leaky_relu
+};
 
 constexpr activation activation_of(op_id op) {
   switch (op) {
@@ -9964,27 +9977,54 @@ struct epilogue {
   float lo = 0.f, hi = 0.f;
 };
 
-/// `act(x)`, NaN where x is NaN, and at ±inf what the reference gives (gelu, silu and hardswish
-/// of -inf are NaN: -inf · 0).
+/// Activation A on a vector, NaN where x is NaN, and at ±inf what the reference gives (gelu,
+/// silu and hardswish of -inf are NaN: -inf · 0). Inlined: the unary kernels know A at compile
+/// time.
+template <activation A>
+inline simd::vec apply(const simd::vec& x, float lo, float hi) {
+  if constexpr (A == activation::relu) return simd::at_least(x, simd::splat(0.f));
+  else if constexpr (A == activation::clip) return simd::at_most(simd::at_least(x, simd::splat(lo)), simd::splat(hi));
+  else if constexpr (A == activation::sigmoid) return simd::sigmoid(x);
+  else if constexpr (A == activation::tanh) return simd::tanh(x);
+  else if constexpr (A == activation::gelu) return simd::gelu(x);
+  else if constexpr (A == activation::gelu_tanh) return simd::gelu_tanh(x);
+  else if constexpr (A == activation::silu) return simd::silu(x);
+  else if constexpr (A == activation::hardswish)
+    return x * simd::at_most(simd::at_least(x + simd::splat(3.f), simd::splat(0.f)), simd::splat(6.f)) *
+           simd::splat(1.f / 6.f);
+  else if constexpr (A == activation::hardsigmoid)
+    return simd::at_least(simd::at_most(simd::fma(x, simd::splat(lo), simd::splat(hi)), simd::splat(1.f)),
+                          simd::splat(0.f));
+  else if constexpr (A == activation::leaky_relu) return xsimd::select(x >= simd::splat(0.f), x, x * simd::splat(lo));
+  else return x;
+}
+
+namespace activation_detail {
+// The transcendental activations out of line: a GEMM epilogue picks one at run time at every
+// accumulator of a tile, and inlined there each would grow every micro-kernel severalfold.
+[[gnu::noinline]] inline simd::vec transcendental(simd::vec x, activation a) {
+  switch (a) {
+    case activation::sigmoid: return apply<activation::sigmoid>(x, 0.f, 0.f);
+    case activation::tanh: return apply<activation::tanh>(x, 0.f, 0.f);
+    case activation::gelu: return apply<activation::gelu>(x, 0.f, 0.f);
+    case activation::gelu_tanh: return apply<activation::gelu_tanh>(x, 0.f, 0.f);
+    case activation::silu: return apply<activation::silu>(x, 0.f, 0.f);
+    default: return x;
+  }
+}
+}  // namespace activation_detail
+
+/// `apply<a>(x, lo, hi)` for an activation chosen at run time.
 inline simd::vec activate(const simd::vec& x, activation a, float lo, float hi) {
   switch (a) {
     case activation::none: return x;
-    case activation::relu: return simd::at_least(x, simd::splat(0.f));
-    case activation::clip: return simd::at_most(simd::at_least(x, simd::splat(lo)), simd::splat(hi));
-    case activation::sigmoid: return simd::sigmoid(x);
-    case activation::tanh: return simd::tanh(x);
-    case activation::gelu: return simd::gelu(x);
-    case activation::gelu_tanh: return simd::gelu_tanh(x);
-    case activation::silu: return simd::silu(x);
-    case activation::hardswish: {
-      const simd::vec r = simd::at_most(simd::at_least(x + simd::splat(3.f), simd::splat(0.f)), simd::splat(6.f));
-      return x * r * simd::splat(1.f / 6.f);
-    }
-    case activation::hardsigmoid:
-      return simd::at_least(simd::at_most(simd::fma(x, simd::splat(lo), simd::splat(hi)), simd::splat(1.f)), simd::splat(0.f));
-    case activation::leaky_relu: return xsimd::select(x >= simd::splat(0.f), x, x * simd::splat(lo));
+    case activation::relu: return apply<activation::relu>(x, lo, hi);
+    case activation::clip: return apply<activation::clip>(x, lo, hi);
+    case activation::hardswish: return apply<activation::hardswish>(x, lo, hi);
+    case activation::hardsigmoid: return apply<activation::hardsigmoid>(x, lo, hi);
+    case activation::leaky_relu: return apply<activation::leaky_relu>(x, lo, hi);
+    default: return activation_detail::transcendental(x, a);
   }
-  return x;
 }
 
 /// The scalar form of `activate`, for tails, in double as the reference computes it.
@@ -11652,37 +11692,54 @@ using simd::vec;
 /// sees is below width (GCC 12 otherwise warns of out-of-bounds copies in `load_first`).
 inline int tail_count(std::int64_t n, std::int64_t i) { return static_cast<int>(n - i) & (simd::width - 1); }
 
-/// y[i] = f(x[i]) over n elements, the tail through a zero-padded vector. In place is fine.
+// The map functions finish a length that is no multiple of the width with one more whole vector
+// ending at n, computed from the inputs before anything is stored (so that in place stays
+// right) and stored last, over results equal to its own: no masked, per-lane tail (on AVX2 a
+// copy through the stack) in kernels that map many short rows. Lengths under one vector take
+// the masked path.
+
+/// y[i] = f(x[i]) over n elements. In place is fine.
 template <class F>
 inline void map1(const float* x, float* y, std::int64_t n, F f) {
   constexpr int w = simd::width;
+  if (n < w) {
+    if (n > 0) simd::store_first(y, f(simd::load_first(x, tail_count(n, 0))), tail_count(n, 0));
+    return;
+  }
+  const vec last = f(simd::load(x + n - w));
   std::int64_t i = 0;
   for (; i + w <= n; i += w) simd::store(y + i, f(simd::load(x + i)));
-  if (i < n) simd::store_first(y + i, f(simd::load_first(x + i, tail_count(n, i))), tail_count(n, i));
+  if (i < n) simd::store(y + n - w, last);
 }
 
 /// y[i] = f(a[i], b[i]) over n elements.
 template <class F>
 inline void map2(const float* a, const float* b, float* y, std::int64_t n, F f) {
   constexpr int w = simd::width;
+  if (n < w) {
+    const int r = tail_count(n, 0);
+    if (n > 0) simd::store_first(y, f(simd::load_first(a, r), simd::load_first(b, r)), r);
+    return;
+  }
+  const vec last = f(simd::load(a + n - w), simd::load(b + n - w));
   std::int64_t i = 0;
   for (; i + w <= n; i += w) simd::store(y + i, f(simd::load(a + i), simd::load(b + i)));
-  if (i < n) {
-    const int r = tail_count(n, i);
-    simd::store_first(y + i, f(simd::load_first(a + i, r), simd::load_first(b + i, r)), r);
-  }
+  if (i < n) simd::store(y + n - w, last);
 }
 
 /// y[i] = f(a[i], b[i], c[i]) over n elements.
 template <class F>
 inline void map3(const float* a, const float* b, const float* c, float* y, std::int64_t n, F f) {
   constexpr int w = simd::width;
+  if (n < w) {
+    const int r = tail_count(n, 0);
+    if (n > 0) simd::store_first(y, f(simd::load_first(a, r), simd::load_first(b, r), simd::load_first(c, r)), r);
+    return;
+  }
+  const vec last = f(simd::load(a + n - w), simd::load(b + n - w), simd::load(c + n - w));
   std::int64_t i = 0;
   for (; i + w <= n; i += w) simd::store(y + i, f(simd::load(a + i), simd::load(b + i), simd::load(c + i)));
-  if (i < n) {
-    const int r = tail_count(n, i);
-    simd::store_first(y + i, f(simd::load_first(a + i, r), simd::load_first(b + i, r), simd::load_first(c + i, r)), r);
-  }
+  if (i < n) simd::store(y + n - w, last);
 }
 
 /// x^N for a whole N, by squaring (std::pow's results at 0, ±inf and NaN, as 1/x^-N for N < 0).
@@ -11726,14 +11783,15 @@ inline vec math(const vec& x) {
   else return x;  // (unary_range takes std::pow)
 }
 
-/// y = op(x) over elements [i0, i1): the activations through `activate`, the others through `math`.
+/// y = op(x) over elements [i0, i1): the activations through `apply`, the others through `math`.
 template <op_id Op, float Lo, float Hi>
 inline void unary_range(const float* x, float* y, std::int64_t i0, std::int64_t i1) {
   constexpr activation act = activation_of(Op);
   if constexpr (act != activation::none) {
-    map1(x + i0, y + i0, i1 - i0, [](const vec& v) { return activate(v, act, Lo, Hi); });
+    map1(x + i0, y + i0, i1 - i0, [](const vec& v) { return apply<act>(v, Lo, Hi); });
   } else if constexpr (Op == op_id::power && !power_vectorized(Lo)) {
-    for (std::int64_t i = i0; i < i1; ++i) y[i] = static_cast<float>(std::pow(static_cast<double>(x[i]), static_cast<double>(Lo)));
+    for (std::int64_t i = i0; i < i1; ++i)
+      y[i] = static_cast<float>(std::pow(static_cast<double>(x[i]), static_cast<double>(Lo)));
   } else {
     map1(x + i0, y + i0, i1 - i0, [](const vec& v) { return math<Op, Lo>(v); });
   }
@@ -11950,8 +12008,8 @@ inline moments row_moments(const float* x, std::int64_t n, float k) {
       a0 = a0 + d;
       q0 = simd::fma(d, d, q0);
     }
-    for (; i < c1; ++i) {
-      const double d = static_cast<double>(x[i] - k);
+    for (int j = 0, left = tail_count(c1, i); j < left; ++j) {  // (a bound GCC 12 does not misread)
+      const double d = static_cast<double>(x[i + j] - k);
       m.s1 += d;
       m.s2 += d * d;
     }
@@ -11961,9 +12019,15 @@ inline moments row_moments(const float* x, std::int64_t n, float k) {
   return m;
 }
 
+/// The mean of a row's first vector (its first value if shorter): a shift for `row_moments`
+/// close enough to the row's mean that the variance does not cancel away.
+inline float shift_estimate(const float* x, std::int64_t n) {
+  return n >= simd::width ? simd::sum(simd::load(x)) / static_cast<float>(simd::width) : x[0];
+}
+
 /// layer_norm (beta non-null) or rms_norm (beta null) of rows [r0, r1) of `len` floats:
 /// (x - mean) / sqrt(var + eps) · gamma + beta, or x / sqrt(mean(x²) + eps) · gamma. One pass
-/// for the statistics (shifted by the row's first value, so that a large mean does not cancel
+/// for the statistics (shifted by the mean of its first vector, so that a large mean does not cancel
 /// the variance away), one to write. NaN or ±inf in a row makes the statistics NaN or the scale
 /// 0, as in the reference.
 inline void norm_rows(const float* x, float* y, std::int64_t r0, std::int64_t r1, std::int64_t len, const float* gamma,
@@ -11971,7 +12035,7 @@ inline void norm_rows(const float* x, float* y, std::int64_t r0, std::int64_t r1
   for (std::int64_t r = r0; r < r1; ++r) {
     const float* xr = x + r * len;
     float* yr = y + r * len;
-    const float k = beta ? xr[0] : 0.f;
+    const float k = beta ? shift_estimate(xr, len) : 0.f;
     const moments m = row_moments(xr, len, k);
     const double n = static_cast<double>(len);
     const double shift = m.s1 / n;
@@ -11981,11 +12045,19 @@ inline void norm_rows(const float* x, float* y, std::int64_t r0, std::int64_t r1
     const float inv = static_cast<float>(1.0 / std::sqrt(var + static_cast<double>(eps)));
     const vec mv = simd::splat(mean), iv = simd::splat(inv);
     if (beta) {
-      map3(xr, gamma, beta, yr, len, [&](const vec& v, const vec& g, const vec& b) { return simd::fma((v - mv) * iv, g, b); });
+      map3(xr, gamma, beta, yr, len,
+           [&](const vec& v, const vec& g, const vec& b) { return simd::fma((v - mv) * iv, g, b); });
     } else {
       map2(xr, gamma, yr, len, [&](const vec& v, const vec& g) { return v * iv * g; });
     }
   }
+}
+
+/// 0, 1, 2, ... in the lanes of a vector.
+inline vec lane_index() {
+  alignas(64) static constexpr float index[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+  static_assert(simd::width <= 16);
+  return vec::load_aligned(index);
 }
 
 /// Softmax over the last axis of rows [r0, r1) of `len` floats: the maximum, then exp(x - max)
@@ -12003,7 +12075,7 @@ inline void softmax_rows(const float* x, float* y, std::int64_t r0, std::int64_t
       for (i = w; i + w <= len; i += w) m = simd::max(m, simd::load(s + i));
       top = simd::max_lane(m);
     }
-    for (; i < len; ++i) top = std::max(top, s[i]);
+    for (int j = 0, left = tail_count(len, i); j < left; ++j) top = std::max(top, s[i + j]);
     const vec t = simd::splat(top);
     vec acc = simd::splat(0.f);
     for (i = 0; i + w <= len; i += w) {
@@ -12012,7 +12084,12 @@ inline void softmax_rows(const float* x, float* y, std::int64_t r0, std::int64_t
       acc = acc + e;
     }
     float total = 0.f;
-    if (i < len) {
+    if (i < len && len >= w) {
+      // One more whole vector ending at len; only its lanes past i count in the sum.
+      const vec e = simd::exp(simd::load(s + len - w) - t);
+      simd::store(d + len - w, e);
+      acc = acc + xsimd::select(lane_index() >= simd::splat(static_cast<float>(i - (len - w))), e, simd::splat(0.f));
+    } else if (i < len) {
       const int left = tail_count(len, i);
       simd::store_first(d + i, simd::exp(simd::load_first(s + i, left) - t), left);
       for (int j = 0; j < left; ++j) total += d[i + j];
@@ -12146,9 +12223,11 @@ inline double max_nan(double a, double b) { return std::isnan(a) ? a : (std::isn
 /// Sum of n contiguous floats in double, so that long sums keep the reference's precision: 32
 /// running sums, which the compiler turns into vector adds of widened floats, eight chains of
 /// them. `Paired` first adds four floats in float, pairwise (two roundings of short sums per
-/// four elements, a thousandth of a mean's tolerance), to go at the speed of float sums.
+/// four elements, a thousandth of a mean's tolerance), to go at the speed of float sums. Out of
+/// line: inlined where n is a constant, GCC 12 vectorizes the loop with lane permutations, at
+/// half the speed.
 template <bool Paired>
-inline double sum_row(const float* x, std::int64_t n) {
+[[gnu::noinline]] inline double sum_row(const float* x, std::int64_t n) {
   constexpr int k = 32;
   const std::int64_t body = n - n % k;  // (a bound GCC 12 does not misread as overflowing)
   double acc[k] = {};
@@ -12185,20 +12264,36 @@ inline float max_row(const float* x, std::int64_t n) {
   a0.store_aligned(lanes);
   double top = -std::numeric_limits<double>::infinity();
   for (int j = 0; j < w; ++j) top = max_nan(top, lanes[j]);
-  for (; i < n; ++i) top = max_nan(top, x[i]);
+  for (int j = 0, left = tail_count(n, i); j < left; ++j) top = max_nan(top, x[i + j]);
   return static_cast<float>(top);
 }
 
-/// Outputs [q0, q1) of a reduction whose innermost group is reduced.
+/// Outputs [q0, q1) of a reduction whose innermost group is reduced; the kept index walks as an
+/// odometer (no division per output: outputs may be short rows).
 template <bool Max, bool Mean>
 inline void reduce_rows(const reduce_plan& p, const float* x, float* y, std::int64_t q0, std::int64_t q1) {
+  std::array<std::int64_t, max_rank> idx{};
+  std::int64_t at = 0;
+  for (std::int64_t q = q0, d = p.kept_rank - 1; d >= 0; --d) {
+    const auto u = static_cast<std::size_t>(d);
+    idx[u] = q % p.kept_ext[u];
+    q /= p.kept_ext[u];
+    at += idx[u] * p.kept_st[u];
+  }
   for (std::int64_t q = q0; q < q1; ++q) {
     double total = Max ? -std::numeric_limits<double>::infinity() : 0.0;
-    for_each_gone(p, x + kept_offset(p, q), [&](const float* row) {
+    for_each_gone(p, x + at, [&](const float* row) {
       const double v = Max ? static_cast<double>(max_row(row, p.inner)) : sum_row<Mean>(row, p.inner);
       total = Max ? max_nan(total, v) : total + v;
     });
     y[q] = static_cast<float>(Mean ? total / static_cast<double>(p.count) : total);
+    for (int d = p.kept_rank - 1; d >= 0; --d) {
+      const auto u = static_cast<std::size_t>(d);
+      at += p.kept_st[u];
+      if (++idx[u] < p.kept_ext[u]) break;
+      at -= p.kept_st[u] * p.kept_ext[u];
+      idx[u] = 0;
+    }
   }
 }
 
@@ -12233,7 +12328,8 @@ inline void reduce_columns(const reduce_plan& p, const float* x, float* y, std::
       for_each_gone(p, base, [&](const float* row) {
         for (int j = 0; j < len; ++j) wide[j] += static_cast<double>(row[j]);
       });
-      for (int j = 0; j < len; ++j) out[j] = static_cast<float>(Mean ? wide[j] / static_cast<double>(p.count) : wide[j]);
+      for (int j = 0; j < len; ++j)
+        out[j] = static_cast<float>(Mean ? wide[j] / static_cast<double>(p.count) : wide[j]);
     }
   }
 }
@@ -12252,33 +12348,61 @@ namespace partita::detail::cpu {
 
 using simd::vec;
 
-/// dst[0, n) = src[0, n): short runs (the common case: a head of 64 floats, a row of a few
-/// hundred) with vector moves inline, long ones through memcpy.
+/// dst[0, n) = src[0, n) for n < 16, in straight-line moves (a loop of them would become a
+/// call to memcpy, whose cost a short row cannot pay).
+inline void copy_short(float* dst, const float* src, std::int64_t n) {
+  const auto move = [&](auto k) {
+    for (int j = 0; j < decltype(k)::value; ++j) dst[j] = src[j];
+    dst += decltype(k)::value;
+    src += decltype(k)::value;
+  };
+  if (n & 8) move(std::integral_constant<int, 8>{});
+  if (n & 4) move(std::integral_constant<int, 4>{});
+  if (n & 2) move(std::integral_constant<int, 2>{});
+  if (n & 1) *dst = *src;
+}
+
+/// dst[0, n) = src[0, n) (not overlapping): short runs (the common case: a head of 64 floats, a
+/// row of a few hundred) with vector moves inline, the last one overlapping the one before
+/// instead of a masked tail; long runs through memcpy.
 inline void copy_floats(float* dst, const float* src, std::int64_t n) {
   constexpr int w = simd::width;
   if (n >= 2048) {
     std::memcpy(dst, src, sizeof(float) * static_cast<std::size_t>(n));
     return;
   }
+  if (n < w) {
+    copy_short(dst, src, n);
+    return;
+  }
   std::int64_t i = 0;
   for (; i + 4 * w <= n; i += 4 * w) {
-    const vec a = simd::load(src + i), b = simd::load(src + i + w), c = simd::load(src + i + 2 * w), d = simd::load(src + i + 3 * w);
+    const vec a = simd::load(src + i), b = simd::load(src + i + w), c = simd::load(src + i + 2 * w),
+              d = simd::load(src + i + 3 * w);
     simd::store(dst + i, a);
     simd::store(dst + i + w, b);
     simd::store(dst + i + 2 * w, c);
     simd::store(dst + i + 3 * w, d);
   }
   for (; i + w <= n; i += w) simd::store(dst + i, simd::load(src + i));
-  if (i < n) simd::store_first(dst + i, simd::load_first(src + i, tail_count(n, i)), tail_count(n, i));
+  if (i < n) simd::store(dst + n - w, simd::load(src + n - w));
 }
 
-/// dst[0, n) = value.
+/// dst[0, n) = value, the same way.
 inline void fill_floats(float* dst, std::int64_t n, float value) {
   constexpr int w = simd::width;
+  if (n < w) {
+    for (std::int64_t b = 8; b >= 1; b /= 2)
+      if (n & b) {
+        for (std::int64_t j = 0; j < b; ++j) dst[j] = value;
+        dst += b;
+      }
+    return;
+  }
   const vec v = simd::splat(value);
   std::int64_t i = 0;
   for (; i + w <= n; i += w) simd::store(dst + i, v);
-  if (i < n) simd::store_first(dst + i, v, tail_count(n, i));
+  if (i < n) simd::store(dst + n - w, v);
 }
 
 /// Rows of `row` contiguous floats gathered from strided places into a contiguous output: row
@@ -12501,7 +12625,8 @@ struct pad_plan {
   }
 };
 
-constexpr pad_plan plan_pad(const shape& xs, const std::array<int, max_rank>& before, const std::array<int, max_rank>& after) {
+constexpr pad_plan plan_pad(const shape& xs, const std::array<int, max_rank>& before,
+                            const std::array<int, max_rank>& after) {
   int p = -1;
   for (int d = 0; d < xs.rank; ++d)
     if (before[static_cast<std::size_t>(d)] != 0 || after[static_cast<std::size_t>(d)] != 0) p = d;
@@ -12528,27 +12653,42 @@ constexpr pad_plan plan_pad(const shape& xs, const std::array<int, max_rank>& be
   return r;
 }
 
-/// Output rows [r0, r1) of a constant pad.
+/// Output rows [r0, r1) of a constant pad. The output index walks as an odometer: no division
+/// per row.
 inline void pad_rows(const pad_plan& p, const float* x, float* y, float value, std::int64_t r0, std::int64_t r1) {
   const std::int64_t len = p.before_p + p.in_p + p.after_p;
-  for (std::int64_t r = r0; r < r1; ++r) {
-    float* out = y + r * len;
-    std::int64_t q = r, src = 0;
+  std::array<std::int64_t, max_rank> idx{};
+  for (std::int64_t q = r0, l = p.levels - 1; l >= 0; --l) {
+    const auto u = static_cast<std::size_t>(l);
+    idx[u] = q % p.out_ext[u];
+    q /= p.out_ext[u];
+  }
+  float* out = y + r0 * len;
+  for (std::int64_t r = r0; r < r1; ++r, out += len) {
+    std::int64_t src = 0;
     bool inside = true;
-    for (int l = p.levels - 1; l >= 0; --l) {
+    for (int l = 0; l < p.levels; ++l) {
       const auto u = static_cast<std::size_t>(l);
-      const std::int64_t i = q % p.out_ext[u] - p.before[u];
-      q /= p.out_ext[u];
+      const std::int64_t i = idx[u] - p.before[u];
       inside = inside && i >= 0 && i < p.in_ext[u];
       src += i * p.in_st[u];
     }
     if (!inside) {
       fill_floats(out, len, value);
-      continue;
+    } else if (len >= simd::width && (p.before_p < simd::width || p.after_p < simd::width)) {
+      // Narrow borders: the row filled by whole vectors, then the input row over it.
+      fill_floats(out, len, value);
+      copy_floats(out + p.before_p, x + src, p.in_p);
+    } else {
+      fill_floats(out, p.before_p, value);
+      copy_floats(out + p.before_p, x + src, p.in_p);
+      fill_floats(out + p.before_p + p.in_p, p.after_p, value);
     }
-    fill_floats(out, p.before_p, value);
-    copy_floats(out + p.before_p, x + src, p.in_p);
-    fill_floats(out + p.before_p + p.in_p, p.after_p, value);
+    for (int l = p.levels - 1; l >= 0; --l) {
+      const auto u = static_cast<std::size_t>(l);
+      if (++idx[u] < p.out_ext[u]) break;
+      idx[u] = 0;
+    }
   }
 }
 
@@ -12556,8 +12696,8 @@ inline void pad_rows(const pad_plan& p, const float* x, float* y, float value, s
 /// The indices were checked (`reference_kernels::checked_index`) before.
 inline void gather_rows(const float* table, const void* indices, dtype type, std::int64_t n, std::int64_t extent,
                         std::int64_t inner, float* y, std::int64_t r0, std::int64_t r1) {
+  std::int64_t o = r0 / n, i = r0 % n;
   for (std::int64_t r = r0; r < r1; ++r) {
-    const std::int64_t o = r / n, i = r % n;
     std::int64_t v = 0;
     if (type == dtype::i64) {
       std::memcpy(&v, static_cast<const std::byte*>(indices) + i * 8, 8);
@@ -12570,6 +12710,10 @@ inline void gather_rows(const float* table, const void* indices, dtype type, std
     const float* src = table + (o * extent + v) * inner;
     if (inner == 1) y[r] = *src;
     else copy_floats(y + r * inner, src, inner);
+    if (++i == n) {
+      i = 0;
+      ++o;
+    }
   }
 }
 
@@ -12615,7 +12759,9 @@ struct simple_kernel {
       constexpr broadcast_plan p = plan_broadcast(ys, xs, Step::arg(1).out);
       const float* full = p.swap ? in[1] : in[0];
       const float* part = p.swap ? in[0] : in[1];
-      const auto f = [&](std::int64_t u0, std::int64_t u1) { broadcast_range<op, p.swap, p.kind>(p, full, part, out, u0, u1); };
+      const auto f = [&](std::int64_t u0, std::int64_t u1) {
+        broadcast_range<op, p.swap, p.kind>(p, full, part, out, u0, u1);
+      };
       if constexpr (p.kind == broadcast_plan::same || p.kind == broadcast_plan::scalar) {
         flat(st, ys.elements(), moved_cost, f);
       } else if constexpr (p.kind == broadcast_plan::rows) {
@@ -12626,8 +12772,16 @@ struct simple_kernel {
         on_reference(in, out);  // both operands broadcast
       }
     } else if constexpr (op == op_id::bias_add) {
+      // An add of the bias broadcast along every other axis: a row or a per-channel plan.
       constexpr int a = normalize_axis(at.axis, ys.rank);
-      channel_affine(in[0], out, product(ys, 0, a), ys[a], product(ys, a + 1, ys.rank), nullptr, in[1]);
+      constexpr std::int64_t outer = product(ys, 0, a), inner = product(ys, a + 1, ys.rank);
+      constexpr broadcast_plan p{inner == 1 ? broadcast_plan::rows : broadcast_plan::per_channel, false, outer, ys[a],
+                                 inner};
+      const auto f = [&](std::int64_t u0, std::int64_t u1) {
+        broadcast_range<op_id::add, false, p.kind>(p, in[0], in[1], out, u0, u1);
+      };
+      if constexpr (inner == 1) split(st, outer, moved_cost * static_cast<double>(ys[a]), f);
+      else split(st, outer * ys[a], moved_cost * static_cast<double>(inner), f);
     } else if constexpr (op == op_id::batch_norm) {
       const std::int64_t outer = ys[0], channels = ys[1], inner = product(ys, 2, ys.rank);
       for (std::int64_t c = 0; c < channels; ++c) {
@@ -12709,10 +12863,25 @@ struct simple_kernel {
       const void* indices = static_cast<const void*>(in[1]);
       // Checked here, before the threads start: an out-of-range index throws the reference's error.
       for (std::int64_t i = 0; i < count; ++i) reference_kernels::checked_index(indices, type, i, extent);
-      split(st, product(xs, 0, a) * count, moved_cost * static_cast<double>(inner), [&](std::int64_t r0, std::int64_t r1) {
+      const auto copy = [&](std::int64_t r0, std::int64_t r1) {
         gather_rows(in[0], indices, type, count, extent, inner, out, r0, r1);
+      };
+      split(st, product(xs, 0, a) * count, moved_cost * static_cast<double>(inner), copy);
+    } else if constexpr (op == op_id::concatenate) {
+      // Each input gives one run of its extent along the axis times the inner extent, per outer index.
+      constexpr int a = normalize_axis(at.axis, ys.rank);
+      constexpr std::int64_t inner = product(ys, a + 1, ys.rank), row = ys[a] * inner;
+      constexpr auto runs = concat_runs(inner);
+      split(st, product(ys, 0, a), moved_cost * static_cast<double>(row), [&](std::int64_t o0, std::int64_t o1) {
+        for (std::int64_t o = o0; o < o1; ++o) {
+          float* y = out + o * row;
+          for (std::size_t t = 0; t < runs.size(); ++t) {
+            copy_floats(y, in[t] + o * runs[t], runs[t]);
+            y += runs[t];
+          }
+        }
       });
-    } else if constexpr (op == op_id::concatenate || op == op_id::matmul || op == op_id::resize) {
+    } else if constexpr (op == op_id::matmul || op == op_id::resize) {
       on_reference(in, out);
     } else {
       static_assert(op == op_id::relu, "partita: the cpu backend has no kernel for this op (Step)");
@@ -12748,6 +12917,12 @@ struct simple_kernel {
     const std::int64_t units = copy_units(p);
     split(st, units, moved_cost * static_cast<double>(p.rows() * p.row / units),
           [&](std::int64_t u0, std::int64_t u1) { copy_rows(p, x, y, u0, u1); });
+  }
+  static constexpr auto concat_runs(std::int64_t inner) {
+    std::array<std::int64_t, static_cast<std::size_t>(Step::num_args)> r{};
+    const int a = normalize_axis(n.at->axis, n.out.rank);
+    for (int t = 0; t < Step::num_args; ++t) r[static_cast<std::size_t>(t)] = Step::arg(t).out[a] * inner;
+    return r;
   }
   static constexpr pool_geometry pool() {
     const shape& xs = Step::arg(0).out;

@@ -27,6 +27,16 @@ struct fixed_string {
 template <std::size_t N>
 fixed_string(const char (&)[N]) -> fixed_string<N>;
 
+/// `cat(prefix, ".weight")`: a name joined with a literal at compile time, for the weights of a
+/// layer whose prefix is a template argument (`weight<cat(P, ".bias"), f32, 64>`).
+template <std::size_t N, std::size_t M>
+constexpr fixed_string<N + M - 1> cat(const fixed_string<N>& a, const char (&b)[M]) {
+  fixed_string<N + M - 1> r{};
+  for (std::size_t i = 0; i + 1 < N; ++i) r.chars[i] = a.chars[i];
+  for (std::size_t i = 0; i < M; ++i) r.chars[N - 1 + i] = b[i];
+  return r;
+}
+
 namespace detail {
 /// Copies a compile-time string_view into a fixed_string of exactly its length, so that a name
 /// computed by a constexpr pass can travel as a template argument (for example in a diagnostic).
