@@ -1,5 +1,5 @@
 #pragma once
-/// cpu memory-bound kernels: unary and broadcasting binary elementwise ops, bias, batch norm, pooling.
+/// cpu memory-bound kernels: unary and broadcasting binary elementwise ops, copies, bias, batch norm, pooling.
 // Vectorized memory-bound kernels: elementwise ops, bias, batch norm, pooling. The elementwise
 // ones work on a range of the flat elements (or of broadcast rows), so that callers split them
 // across threads.
@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "partita/backends/cpu/detail/epilogue.hpp"
 #include "partita/backends/cpu/detail/simd.hpp"
@@ -202,6 +203,63 @@ inline void broadcast_range(const broadcast_plan& p, const float* full, const fl
       map1(full + r * p.inner, y + r * p.inner, p.inner, [&](const vec& u) { return f(u, s); });
     }
   }
+}
+
+/// dst[0, n) = src[0, n) for n < 16, in straight-line moves (a loop of them would become a
+/// call to memcpy, whose cost a short row cannot pay).
+inline void copy_short(float* dst, const float* src, std::int64_t n) {
+  const auto move = [&](auto k) {
+    for (int j = 0; j < decltype(k)::value; ++j) dst[j] = src[j];
+    dst += decltype(k)::value;
+    src += decltype(k)::value;
+  };
+  if (n & 8) move(std::integral_constant<int, 8>{});
+  if (n & 4) move(std::integral_constant<int, 4>{});
+  if (n & 2) move(std::integral_constant<int, 2>{});
+  if (n & 1) *dst = *src;
+}
+
+/// dst[0, n) = src[0, n) (not overlapping): short runs (the common case: a head of 64 floats, a
+/// row of a few hundred) with vector moves inline, the last one overlapping the one before
+/// instead of a masked tail; long runs through memcpy.
+inline void copy_floats(float* dst, const float* src, std::int64_t n) {
+  constexpr int w = simd::width;
+  if (n >= 2048) {
+    std::memcpy(dst, src, sizeof(float) * static_cast<std::size_t>(n));
+    return;
+  }
+  if (n < w) {
+    copy_short(dst, src, n);
+    return;
+  }
+  std::int64_t i = 0;
+  for (; i + 4 * w <= n; i += 4 * w) {
+    const vec a = simd::load(src + i), b = simd::load(src + i + w), c = simd::load(src + i + 2 * w),
+              d = simd::load(src + i + 3 * w);
+    simd::store(dst + i, a);
+    simd::store(dst + i + w, b);
+    simd::store(dst + i + 2 * w, c);
+    simd::store(dst + i + 3 * w, d);
+  }
+  for (; i + w <= n; i += w) simd::store(dst + i, simd::load(src + i));
+  if (i < n) simd::store(dst + n - w, simd::load(src + n - w));
+}
+
+/// dst[0, n) = value, the same way.
+inline void fill_floats(float* dst, std::int64_t n, float value) {
+  constexpr int w = simd::width;
+  if (n < w) {
+    for (std::int64_t b = 8; b >= 1; b /= 2)
+      if (n & b) {
+        for (std::int64_t j = 0; j < b; ++j) dst[j] = value;
+        dst += b;
+      }
+    return;
+  }
+  const vec v = simd::splat(value);
+  std::int64_t i = 0;
+  for (; i + w <= n; i += w) simd::store(dst + i, v);
+  if (i < n) simd::store(dst + n - w, v);
 }
 
 /// y = x · scale[c] + shift[c] over [outer, channels, inner] (bias: scale null).
