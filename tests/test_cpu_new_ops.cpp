@@ -144,7 +144,9 @@ TEST_CASE("transpose: row copies, tiles with tails, axes of one, split across th
             model<transpose<input<"x", f32, 2, 1, 5, 7>, 1, 0, 3, 2>>, model<transpose<x357, 0, 1, 2>>,
             model<transpose<x2537, 1, 0, 2, 3>>, model<transpose<input<"x", f32, 1, 32, 56, 56>, 0, 2, 3, 1>>,
             model<transpose<input<"x", f32, 1, 3136, 32>, 0, 2, 1>>,
-            model<transpose<input<"x", f32, 1, 512, 4, 64>, 0, 2, 1, 3>>>("transpose");
+            model<transpose<input<"x", f32, 1, 512, 4, 64>, 0, 2, 1, 3>>,
+            model<transpose<input<"x", f32, 2, 7, 3, 32>, 0, 2, 1, 3>>,  // the unrolled rows of 32 and 128
+            model<transpose<input<"x", f32, 1, 5, 2, 128>, 0, 2, 1, 3>>>("transpose");
 }
 
 TEST_CASE("slice and pad: runs, strided and reversed selections, borders") {
