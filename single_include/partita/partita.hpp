@@ -9403,17 +9403,23 @@ inline void pad(const float* x, const shape& xs, const std::array<int, max_rank>
   });
 }
 
+/// The value at position i of an i32 or i64 tensor (read bytewise: index buffers arrive through
+/// the float pointer every kernel argument has).
+inline std::int64_t read_index(const void* indices, dtype type, std::int64_t i) {
+  if (type == dtype::i64) {
+    std::int64_t v = 0;
+    std::memcpy(&v, static_cast<const std::byte*>(indices) + i * 8, 8);
+    return v;
+  }
+  std::int32_t w = 0;
+  std::memcpy(&w, static_cast<const std::byte*>(indices) + i * 4, 4);
+  return w;
+}
+
 /// The index at position i of an i32 or i64 tensor, checked against `extent` (negative values
 /// count from the back); out of range is a `partita::error` naming the position and the value.
 inline std::int64_t checked_index(const void* indices, dtype type, std::int64_t i, std::int64_t extent) {
-  std::int64_t v = 0;
-  if (type == dtype::i64) {
-    std::memcpy(&v, static_cast<const std::byte*>(indices) + i * 8, 8);
-  } else {
-    std::int32_t w = 0;
-    std::memcpy(&w, static_cast<const std::byte*>(indices) + i * 4, 4);
-    v = w;
-  }
+  const std::int64_t v = read_index(indices, type, i);
   const std::int64_t at = v < 0 ? v + extent : v;
   if (at < 0 || at >= extent)
     throw error("partita: gather: index " + std::to_string(v) + " at position " + std::to_string(i) +
@@ -12718,14 +12724,7 @@ inline void gather_rows(const float* table, const void* indices, dtype type, std
                         std::int64_t inner, float* y, std::int64_t r0, std::int64_t r1) {
   std::int64_t o = r0 / n, i = r0 % n;
   for (std::int64_t r = r0; r < r1; ++r) {
-    std::int64_t v = 0;
-    if (type == dtype::i64) {
-      std::memcpy(&v, static_cast<const std::byte*>(indices) + i * 8, 8);
-    } else {
-      std::int32_t w = 0;
-      std::memcpy(&w, static_cast<const std::byte*>(indices) + i * 4, 4);
-      v = w;
-    }
+    std::int64_t v = reference_kernels::read_index(indices, type, i);
     if (v < 0) v += extent;
     const float* src = table + (o * extent + v) * inner;
     if (inner == 1) y[r] = *src;

@@ -335,14 +335,7 @@ inline void gather_rows(const float* table, const void* indices, dtype type, std
                         std::int64_t inner, float* y, std::int64_t r0, std::int64_t r1) {
   std::int64_t o = r0 / n, i = r0 % n;
   for (std::int64_t r = r0; r < r1; ++r) {
-    std::int64_t v = 0;
-    if (type == dtype::i64) {
-      std::memcpy(&v, static_cast<const std::byte*>(indices) + i * 8, 8);
-    } else {
-      std::int32_t w = 0;
-      std::memcpy(&w, static_cast<const std::byte*>(indices) + i * 4, 4);
-      v = w;
-    }
+    std::int64_t v = reference_kernels::read_index(indices, type, i);
     if (v < 0) v += extent;
     const float* src = table + (o * extent + v) * inner;
     if (inner == 1) y[r] = *src;
