@@ -25,7 +25,7 @@ def main():
                   f"for {sys.executable}", file=sys.stderr)
             return 1
         print(f"transformer_vs_torch: skipped: no PyTorch for {sys.executable} "
-              f"(install python3-torch, or configure with -DPython3_EXECUTABLE=/usr/bin/python3)")
+              f"(install python3-torch, or configure with -DPARTITA_MODEL_PYTHON=/path/to/python3)")
         return SKIPPED
     if rc != 0:
         print(f"transformer_vs_torch: export.py failed ({rc})", file=sys.stderr)
