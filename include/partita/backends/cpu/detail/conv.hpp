@@ -121,42 +121,44 @@ constexpr std::size_t packed_conv_floats(const conv_geometry& g) {
   return static_cast<std::size_t>(g.groups) * static_cast<std::size_t>(panels) * static_cast<std::size_t>(g.k) * conv_block::mr;
 }
 
-/// Copies channels [c0, c1) of one image into the padded phase planes.
-inline void conv_copy_input(const conv_geometry& g, const float* x, float* buf, int c0, int c1) {
+/// Copies one input channel `src` (h × w) into its padded phase planes at `dst` (plane_set floats).
+inline void conv_copy_plane(const conv_geometry& g, const float* src, float* dst) {
   const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(g.hq) * g.wq;
-  for (int ci = c0; ci < c1; ++ci) {
-    const float* src = x + static_cast<std::ptrdiff_t>(ci) * g.h * g.w;
-    float* dst = buf + static_cast<std::size_t>(ci) * g.plane_set;
-    if (g.sh == 1 && g.sw == 1) {
-      std::fill(dst, dst + static_cast<std::ptrdiff_t>(g.ph) * g.wq, 0.f);
-      for (int i = 0; i < g.h; ++i) {
-        float* row = dst + static_cast<std::ptrdiff_t>(i + g.ph) * g.wq;
-        std::fill(row, row + g.pw, 0.f);
-        std::memcpy(row + g.pw, src + static_cast<std::ptrdiff_t>(i) * g.w, sizeof(float) * static_cast<std::size_t>(g.w));
-        std::fill(row + g.pw + g.w, row + g.wq, 0.f);
-      }
-      std::fill(dst + static_cast<std::ptrdiff_t>(g.h + g.ph) * g.wq, dst + plane, 0.f);
-      continue;
+  if (g.sh == 1 && g.sw == 1) {
+    std::fill(dst, dst + static_cast<std::ptrdiff_t>(g.ph) * g.wq, 0.f);
+    for (int i = 0; i < g.h; ++i) {
+      float* row = dst + static_cast<std::ptrdiff_t>(i + g.ph) * g.wq;
+      std::fill(row, row + g.pw, 0.f);
+      std::memcpy(row + g.pw, src + static_cast<std::ptrdiff_t>(i) * g.w, sizeof(float) * static_cast<std::size_t>(g.w));
+      std::fill(row + g.pw + g.w, row + g.wq, 0.f);
     }
-    for (int a = 0; a < g.sh; ++a)
-      for (int b = 0; b < g.sw; ++b) {
-        if (a * g.sw + b < 32 && !(g.used_phases >> (a * g.sw + b) & 1u)) continue;  // no tap reads it (1×1 stride 2)
-        float* p = dst + static_cast<std::ptrdiff_t>(a * g.sw + b) * plane;
-        for (int i = 0; i < g.hq; ++i) {
-          const int ih = i * g.sh + a - g.ph;
-          float* row = p + static_cast<std::ptrdiff_t>(i) * g.wq;
-          if (ih < 0 || ih >= g.h) {
-            std::fill(row, row + g.wq, 0.f);
-            continue;
-          }
-          const float* s = src + static_cast<std::ptrdiff_t>(ih) * g.w;
-          for (int j = 0; j < g.wq; ++j) {
-            const int iw = j * g.sw + b - g.pw;
-            row[j] = iw >= 0 && iw < g.w ? s[iw] : 0.f;
-          }
+    std::fill(dst + static_cast<std::ptrdiff_t>(g.h + g.ph) * g.wq, dst + plane, 0.f);
+    return;
+  }
+  for (int a = 0; a < g.sh; ++a)
+    for (int b = 0; b < g.sw; ++b) {
+      if (a * g.sw + b < 32 && !(g.used_phases >> (a * g.sw + b) & 1u)) continue;  // no tap reads it (1×1 stride 2)
+      float* p = dst + static_cast<std::ptrdiff_t>(a * g.sw + b) * plane;
+      for (int i = 0; i < g.hq; ++i) {
+        const int ih = i * g.sh + a - g.ph;
+        float* row = p + static_cast<std::ptrdiff_t>(i) * g.wq;
+        if (ih < 0 || ih >= g.h) {
+          std::fill(row, row + g.wq, 0.f);
+          continue;
+        }
+        const float* s = src + static_cast<std::ptrdiff_t>(ih) * g.w;
+        for (int j = 0; j < g.wq; ++j) {
+          const int iw = j * g.sw + b - g.pw;
+          row[j] = iw >= 0 && iw < g.w ? s[iw] : 0.f;
         }
       }
-  }
+    }
+}
+
+/// Copies channels [c0, c1) of one image into the padded phase planes.
+inline void conv_copy_input(const conv_geometry& g, const float* x, float* buf, int c0, int c1) {
+  for (int ci = c0; ci < c1; ++ci)
+    conv_copy_plane(g, x + static_cast<std::ptrdiff_t>(ci) * g.h * g.w, buf + static_cast<std::size_t>(ci) * g.plane_set);
 }
 
 /// `dst[i] = act(src[i] + bias + res[i])` for one output row segment.
