@@ -130,6 +130,30 @@ struct resampling_models
   static constexpr double tolerance = bound::normalized;
 };
 
+// -- convolutions and pooling padded differently after each axis (ONNX pads, TF "SAME")
+struct asymmetric_padding_models
+    : model_group<"conv2d and pooling with end padding unlike the begin padding: strides, dilation, groups, small "
+                  "images, fused, two threads",
+                  model<conv2d<input<"x", f32, 1, 3, 11, 13>, weight<"w", f32, 5, 3, 3, 3>,
+                               {.padding = {0, 0}, .padding_end = {2, 1}}>>,
+                  model<conv2d<input<"x", f32, 2, 4, 15, 17>, weight<"w", f32, 9, 4, 3, 3>,
+                               {.stride = {2, 2}, .padding = {0, 1}, .padding_end = {1, 0}}>>,  // TF "SAME", stride 2
+                  model<conv2d<input<"x", f32, 1, 6, 9, 10>, weight<"w", f32, 6, 3, 3, 2>,
+                               {.stride = {1, 2}, .padding = {2, 0}, .padding_end = {0, 3}, .dilation = {2, 1}, .groups = 2}>>,
+                  model<conv2d<input<"x", f32, 1, 8, 10, 7>, weight<"w", f32, 8, 1, 3, 3>,
+                               {.stride = {2, 2}, .padding = {1, 1}, .padding_end = {0, 2}, .groups = 8}>>,  // depthwise
+                  model<relu<bias_add<conv2d<input<"x", f32, 1, 64, 5, 5>, weight<"w", f32, 40, 64, 3, 3>,
+                                             {.padding = {1, 0}, .padding_end = {0, 2}}>,
+                                      weight<"b", f32, 40>>>>,  // a small image, fused
+                  model<conv2d<input<"x", f32, 1, 32, 30, 29>, weight<"w", f32, 48, 32, 3, 3>,
+                               {.padding = {0, 1}, .padding_end = {2, 1}}>>,  // large enough for two threads
+                  model<max_pool2d<input<"x", f32, 1, 3, 13, 14>, {.size = {3, 3}, .stride = {2, 2}, .padding = {0, 1},
+                                                                   .padding_end = {1, 2}}>>,
+                  model<avg_pool2d<input<"x", f32, 1, 3, 13, 14>, {.size = {3, 2}, .stride = {2, 1}, .padding = {1, 0},
+                                                                   .padding_end = {2, 1}}>,
+                        avg_pool2d<input<"x", f32, 1, 3, 13, 14>, {.size = {3, 3}, .stride = {2, 2}, .padding = {0, 1},
+                                                                   .padding_end = {2, 2}, .count_include_pad = true}>>> {};
+
 struct gather_models
     : model_group<
           "gather and embedding: i64 and i32 indices, negative ones, every axis, rank-0 indices",
@@ -260,7 +284,7 @@ struct transformer_models
 /// The tensor ops, each group with its bound.
 using tensor_op_models =
     model_list<nets::matmul_models, nets::movement_models, nets::slicing_models, nets::resampling_models,
-               nets::gather_models, nets::sum_models,
+               nets::asymmetric_padding_models, nets::gather_models, nets::sum_models,
                nets::normalized_models, nets::exact_elementwise_models, nets::math_models, nets::literal_models,
                nets::transformer_models>;
 /// Every op alone and fused: the layers', then the tensor ops'.

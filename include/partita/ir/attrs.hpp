@@ -8,10 +8,14 @@
 namespace partita {
 
 /// Attributes of `conv2d`: `conv2d<x, w, {.stride = {2, 2}, .padding = {1, 1}}>`.
-/// Padding is symmetric per spatial axis (height, width), as in PyTorch.
+/// `padding` goes before each spatial axis (height, width) and, unless `padding_end` says
+/// otherwise, after it too, as in PyTorch. `padding_end` is the padding after the axis (ONNX's
+/// `pads = [top, left, bottom, right]` is `.padding = {top, left}, .padding_end = {bottom,
+/// right}`; TF's "SAME" pads one more at the end when the total is odd); -1 means "as `padding`".
 struct conv2d_attrs {
   std::array<int, 2> stride{1, 1};
   std::array<int, 2> padding{0, 0};
+  std::array<int, 2> padding_end{-1, -1};
   std::array<int, 2> dilation{1, 1};
   int groups = 1;
 };
@@ -24,6 +28,8 @@ struct pool2d_attrs {
   std::array<int, 2> size{1, 1};
   std::array<int, 2> stride{0, 0};
   std::array<int, 2> padding{0, 0};
+  /// Padding after each axis, as conv2d's (ONNX pools' asymmetric `pads`); -1: as `padding`.
+  std::array<int, 2> padding_end{-1, -1};
   bool count_include_pad = false;
   /// Output extent rounded up, as PyTorch's `ceil_mode`: a last window may start in the padded
   /// input and run past it (it never starts in the right/bottom padding).
@@ -63,6 +69,7 @@ struct literal_data {
 struct attrs {
   std::array<int, 2> stride{1, 1};
   std::array<int, 2> padding{0, 0};
+  std::array<int, 2> padding_end{-1, -1};  // convolutions, pooling: after each axis; -1 = as padding
   std::array<int, 2> dilation{1, 1};
   std::array<int, 2> window{0, 0};
   int groups = 1;
@@ -85,6 +92,19 @@ struct attrs {
   literal_data data{};  // literals
   friend constexpr bool operator==(const attrs&, const attrs&) = default;
 };
+
+/// The padding after spatial axis `axis` (0: height, 1: width) of a convolution or pooling:
+/// `padding_end` where it is set, else the padding before the axis.
+constexpr int end_padding(const attrs& a, int axis) {
+  const auto u = static_cast<std::size_t>(axis);
+  return a.padding_end[u] >= 0 ? a.padding_end[u] : a.padding[u];
+}
+
+/// `end` as a node stores it: -1 where it equals `begin`, so that a padding written out in full
+/// and one left to its default make equal attributes (and one node).
+constexpr std::array<int, 2> stored_end_padding(const std::array<int, 2>& begin, const std::array<int, 2>& end) {
+  return {end[0] == begin[0] ? -1 : end[0], end[1] == begin[1] ? -1 : end[1]};
+}
 
 /// The attributes of nodes that have none (all defaults).
 inline constexpr attrs no_attrs{};

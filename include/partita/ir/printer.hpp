@@ -33,6 +33,12 @@ inline std::string pair_string(const std::array<int, 2>& p) {
   return concat("[", std::to_string(p[0]), ", ", std::to_string(p[1]), "]");
 }
 
+/// ", padding_end=[h, w]" for a convolution or pooling padded differently after its axes.
+inline std::string end_padding_string(const attrs& a) {
+  if (a.padding_end[0] < 0 && a.padding_end[1] < 0) return {};
+  return concat(", padding_end=", pair_string({end_padding(a, 0), end_padding(a, 1)}));
+}
+
 inline std::string float_string(float f) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", static_cast<double>(f));
@@ -44,12 +50,13 @@ inline std::string attr_string(const graph_node& n) {
   const attrs& a = *n.at;
   switch (n.op) {
     case op_id::conv2d:
-      return concat("stride=", pair_string(a.stride), ", padding=", pair_string(a.padding), ", dilation=",
-                    pair_string(a.dilation), ", groups=", std::to_string(a.groups));
+      return concat("stride=", pair_string(a.stride), ", padding=", pair_string(a.padding), end_padding_string(a),
+                    ", dilation=", pair_string(a.dilation), ", groups=", std::to_string(a.groups));
     case op_id::max_pool2d:
     case op_id::avg_pool2d:
       return concat("size=", pair_string(a.window), ", stride=", pair_string(a.stride), ", padding=",
-                    pair_string(a.padding), a.count_include_pad ? ", count_include_pad" : "", a.ceil_mode ? ", ceil_mode" : "");
+                    pair_string(a.padding), end_padding_string(a), a.count_include_pad ? ", count_include_pad" : "",
+                    a.ceil_mode ? ", ceil_mode" : "");
     case op_id::clip:
       return concat("lo=", float_string(a.lo), ", hi=", float_string(a.hi));
     case op_id::batch_norm:

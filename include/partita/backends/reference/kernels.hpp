@@ -78,7 +78,8 @@ inline void dense(const float* x, const shape& xs, const float* w, const shape& 
 }
 
 /// Direct 2-D convolution (cross-correlation, as in PyTorch) of NCHW `x` with OIHW `w` into `y`
-/// of shape `ys`, using the stride, symmetric padding, dilation and groups of `a`.
+/// of shape `ys`, using the stride, padding, dilation and groups of `a` (the padding after each
+/// axis is implied by `ys`: output positions past the input read zeros).
 inline void conv2d(const float* x, const shape& xs, const float* w, const shape& ws, float* y, const shape& ys,
                    const attrs& a) {
   const std::int64_t batch = xs[0], in_c = xs[1], in_h = xs[2], in_w = xs[3];
@@ -264,7 +265,7 @@ inline void avg_pool2d(const float* x, const shape& xs, float* y, const shape& y
   const auto padded = [&](std::int64_t o, std::int64_t s, int axis) {
     const auto u = static_cast<std::size_t>(axis);
     const std::int64_t lo = o * s - a.padding[u];
-    const std::int64_t hi = std::min(lo + a.window[u], xs[2 + axis] + a.padding[u]);
+    const std::int64_t hi = std::min(lo + a.window[u], xs[2 + axis] + end_padding(a, axis));
     return hi - lo;
   };
   const std::int64_t planes = xs[0] * xs[1], in_h = xs[2], in_w = xs[3];

@@ -17,14 +17,19 @@ constexpr inference dense(const attrs&, const arg_info* a, int n) {
   return ok(out, a[0].type);
 }
 
-/// Output extent of a convolution or pooling window along one axis; 0 when the dilated window
+/// Output extent of a convolution or pooling window along one axis, `pad` before the input and
+/// `pad_end` after it; 0 when the dilated window
 /// does not fit in the padded input or the stride is not positive (the rules then report the
 /// window). The span is tested before dividing: C++ division truncates toward zero, so a window
 /// larger than the input by less than the stride would otherwise give an extent of 1.
-constexpr std::int64_t conv_out(std::int64_t in, int k, int stride, int pad, int dilation) {
-  const std::int64_t span = in + 2 * pad - static_cast<std::int64_t>(dilation) * (k - 1) - 1;
+constexpr std::int64_t conv_out(std::int64_t in, int k, int stride, int pad, int pad_end, int dilation) {
+  const std::int64_t span = in + pad + pad_end - static_cast<std::int64_t>(dilation) * (k - 1) - 1;
   if (span < 0 || stride < 1) return 0;
   return span / stride + 1;
+}
+/// The same with `pad` on both sides.
+constexpr std::int64_t conv_out(std::int64_t in, int k, int stride, int pad, int dilation) {
+  return conv_out(in, k, stride, pad, pad, dilation);
 }
 
 constexpr inference conv2d(const attrs& at, const arg_info* a, int n) {
@@ -36,9 +41,10 @@ constexpr inference conv2d(const attrs& at, const arg_info* a, int n) {
   if (at.groups < 1 || x[1] % at.groups != 0 || w[0] % at.groups != 0)
     return fail(problem::conv2d_groups, x, w);
   if (w[1] * at.groups != x[1]) return fail(problem::conv2d_channels, x, w);
-  const std::int64_t oh = conv_out(x[2], static_cast<int>(w[2]), at.stride[0], at.padding[0], at.dilation[0]);
-  const std::int64_t ow = conv_out(x[3], static_cast<int>(w[3]), at.stride[1], at.padding[1], at.dilation[1]);
-  if (oh < 1 || ow < 1 || at.stride[0] < 1 || at.stride[1] < 1 || at.dilation[0] < 1 || at.dilation[1] < 1)
+  const std::int64_t oh = conv_out(x[2], static_cast<int>(w[2]), at.stride[0], at.padding[0], end_padding(at, 0), at.dilation[0]);
+  const std::int64_t ow = conv_out(x[3], static_cast<int>(w[3]), at.stride[1], at.padding[1], end_padding(at, 1), at.dilation[1]);
+  if (oh < 1 || ow < 1 || at.stride[0] < 1 || at.stride[1] < 1 || at.dilation[0] < 1 || at.dilation[1] < 1 ||
+      at.padding_end[0] < -1 || at.padding_end[1] < -1)
     return fail(problem::conv2d_window, x, w);
   return ok(shape{4, {x[0], w[0], oh, ow}}, a[0].type);
 }
@@ -89,6 +95,7 @@ constexpr attrs to_attrs(const conv2d_attrs& c) {
   attrs a{};
   a.stride = c.stride;
   a.padding = c.padding;
+  a.padding_end = stored_end_padding(c.padding, c.padding_end);
   a.dilation = c.dilation;
   a.groups = c.groups;
   return a;
@@ -96,7 +103,8 @@ constexpr attrs to_attrs(const conv2d_attrs& c) {
 }  // namespace detail
 
 /// 2-D convolution, NCHW input and OIHW weight (O, I / groups, KH, KW):
-/// `conv2d<x, w, {.stride = {2, 2}, .padding = {1, 1}}>`.
+/// `conv2d<x, w, {.stride = {2, 2}, .padding = {1, 1}}>`; ONNX's `pads = [0, 0, 1, 1]` is
+/// `{.padding = {0, 0}, .padding_end = {1, 1}}`.
 template <class X, class W, conv2d_attrs A = conv2d_attrs{}>
 struct conv2d : detail::op_node<op_id::conv2d, detail::to_attrs(A), &rules::conv2d, X, W> {
   static_assert(well_formed<conv2d, X, W>);

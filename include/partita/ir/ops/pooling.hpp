@@ -6,12 +6,13 @@
 namespace partita {
 namespace rules {
 
-/// Output extent of a pooling window along one axis. With `ceil` the division rounds up, but a
-/// last window that would start in the trailing padding is dropped (PyTorch's rule).
-constexpr std::int64_t pool_out(std::int64_t in, int k, int stride, int pad, bool ceil) {
-  const std::int64_t floor_out = conv_out(in, k, stride, pad, 1);
+/// Output extent of a pooling window along one axis, `pad` before it and `pad_end` after. With
+/// `ceil` the division rounds up, but a last window that would start in the trailing padding is
+/// dropped (PyTorch's rule).
+constexpr std::int64_t pool_out(std::int64_t in, int k, int stride, int pad, int pad_end, bool ceil) {
+  const std::int64_t floor_out = conv_out(in, k, stride, pad, pad_end, 1);
   if (!ceil || floor_out < 1) return floor_out;
-  const std::int64_t span = in + 2 * pad - k;
+  const std::int64_t span = in + pad + pad_end - k;
   std::int64_t out = (span + stride - 1) / stride + 1;
   if ((out - 1) * stride >= in + pad) --out;
   return out;
@@ -21,9 +22,10 @@ constexpr inference pool2d(const attrs& at, const arg_info* a, int n) {
   if (auto v = tensor_args(a, n); v.what != problem::none) return {{}, {}, false, v};
   const shape& x = a[0].shp;
   if (x.rank != 4) return expect_rank(a[0], 4);
-  const std::int64_t oh = pool_out(x[2], at.window[0], at.stride[0], at.padding[0], at.ceil_mode);
-  const std::int64_t ow = pool_out(x[3], at.window[1], at.stride[1], at.padding[1], at.ceil_mode);
-  if (oh < 1 || ow < 1 || at.window[0] < 1 || at.window[1] < 1 || at.stride[0] < 1 || at.stride[1] < 1)
+  const std::int64_t oh = pool_out(x[2], at.window[0], at.stride[0], at.padding[0], end_padding(at, 0), at.ceil_mode);
+  const std::int64_t ow = pool_out(x[3], at.window[1], at.stride[1], at.padding[1], end_padding(at, 1), at.ceil_mode);
+  if (oh < 1 || ow < 1 || at.window[0] < 1 || at.window[1] < 1 || at.stride[0] < 1 || at.stride[1] < 1 ||
+      at.padding_end[0] < -1 || at.padding_end[1] < -1)
     return fail(problem::pool_window, x, shape{2, {at.window[0], at.window[1]}});
   return ok(shape{4, {x[0], x[1], oh, ow}}, a[0].type);
 }
@@ -59,6 +61,7 @@ constexpr attrs to_attrs(const pool2d_attrs& p) {
   a.window = p.size;
   a.stride = {p.stride[0] ? p.stride[0] : p.size[0], p.stride[1] ? p.stride[1] : p.size[1]};
   a.padding = p.padding;
+  a.padding_end = stored_end_padding(p.padding, p.padding_end);
   a.count_include_pad = p.count_include_pad;
   a.ceil_mode = p.ceil_mode;
   return a;

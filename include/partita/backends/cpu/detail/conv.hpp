@@ -62,7 +62,8 @@ constexpr conv_geometry make_conv_geometry(const shape& x, const shape& wt, cons
   g.cg = g.c / g.groups;
   g.og = g.o / g.groups;
   g.k = g.cg * g.kh * g.kw;
-  const int hp = g.h + 2 * g.ph, wp = g.w + 2 * g.pw;
+  // The padding after each axis may differ from the padding before it (ONNX pads, TF "SAME").
+  const int hp = g.h + g.ph + end_padding(a, 0), wp = g.w + g.pw + end_padding(a, 1);
   g.hq = (hp + g.sh - 1) / g.sh;
   g.wq = (wp + g.sw - 1) / g.sw;
   g.phases = g.sh * g.sw;

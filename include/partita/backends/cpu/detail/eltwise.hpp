@@ -301,6 +301,7 @@ inline void plane_means(const float* x, float* y, std::int64_t planes, std::int6
 
 struct pool_geometry {
   int planes = 0, h = 0, w = 0, oh = 0, ow = 0, kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0;
+  int pw_end = 0;  // the padding after each row (rows past the input are clipped, not padded)
   bool count_include_pad = false;
 };
 
@@ -312,7 +313,7 @@ template <bool Max>
 inline bool pool2d(const pool_geometry& g, const float* x, float* y) {
   constexpr int w = simd::width;
   constexpr int max_row = 4096;
-  const int wp = g.w + 2 * g.pw;
+  const int wp = g.w + g.pw + g.pw_end;
   if (wp + g.kw + 2 * w > max_row) return false;
   const float fill = Max ? -std::numeric_limits<float>::infinity() : 0.f;
   alignas(64) float v[max_row];

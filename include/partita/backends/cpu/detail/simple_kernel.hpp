@@ -231,6 +231,7 @@ struct simple_kernel {
     g.sw = reference_kernels::detail::pool_stride(*n.at, 1);
     g.ph = n.at->padding[0];
     g.pw = n.at->padding[1];
+    g.pw_end = end_padding(*n.at, 1);
     g.count_include_pad = n.at->count_include_pad;
     return g;
   }

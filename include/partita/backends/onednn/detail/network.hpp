@@ -308,12 +308,13 @@ class network {
     if (conv) {
       // Direct, not auto: oneDNN's f32 Winograd trades accuracy for speed.
       const memory::dims stride{l.at.stride[0], l.at.stride[1]}, pad{l.at.padding[0], l.at.padding[1]};
+      const memory::dims pad_end{end_padding(l.at, 0), end_padding(l.at, 1)};
       const memory::dims dilation{l.at.dilation[0] - 1, l.at.dilation[1] - 1};
       const auto alg = ::dnnl::algorithm::convolution_direct;
       const auto d = has_bias ? ::dnnl::convolution_forward::desc(prop, alg, any(src), any(w), any(bias), any(dst), stride,
-                                                                  dilation, pad, pad)
+                                                                  dilation, pad, pad_end)
                               : ::dnnl::convolution_forward::desc(prop, alg, any(src), any(w), any(dst), stride, dilation,
-                                                                  pad, pad);
+                                                                  pad, pad_end);
       const ::dnnl::convolution_forward::primitive_desc cpd(d, attr, eng_);
       src_md = cpd.src_desc();
       w_md = cpd.weights_desc();
@@ -377,11 +378,12 @@ class network {
     const memory::dims kernel = global ? memory::dims{l.in[2], l.in[3]} : memory::dims{l.at.window[0], l.at.window[1]};
     const memory::dims stride = global ? memory::dims{1, 1} : memory::dims{l.at.stride[0], l.at.stride[1]};
     const memory::dims pad = global ? memory::dims{0, 0} : memory::dims{l.at.padding[0], l.at.padding[1]};
+    const memory::dims pad_end = global ? memory::dims{0, 0} : memory::dims{end_padding(l.at, 0), end_padding(l.at, 1)};
     const auto alg = l.op == op_id::max_pool2d  ? ::dnnl::algorithm::pooling_max
                      : l.at.count_include_pad ? ::dnnl::algorithm::pooling_avg_include_padding
                                               : ::dnnl::algorithm::pooling_avg_exclude_padding;
     const ::dnnl::pooling_forward::desc d(::dnnl::prop_kind::forward_inference, alg, src_md, any(dims_of(l.out)), stride,
-                                          kernel, pad, pad);
+                                          kernel, pad, pad_end);
     const ::dnnl::pooling_forward::primitive_desc pd(d, attributes({}), eng_);
     step s{::dnnl::pooling_forward(pd), {}, {}, pd.scratchpad_desc(), {}};
     arg(s, DNNL_ARG_SRC, values_[static_cast<std::size_t>(l.src)].forms[0].mem);

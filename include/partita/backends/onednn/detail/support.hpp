@@ -43,7 +43,9 @@ constexpr bool translatable(const op_view& v) {
     case op_id::max_pool2d:
     case op_id::avg_pool2d:
       if (a.ceil_mode) return false;
-      return (v.is(op_id::avg_pool2d) && a.count_include_pad) || (a.padding[0] < a.window[0] && a.padding[1] < a.window[1]);
+      return (v.is(op_id::avg_pool2d) && a.count_include_pad) ||
+             (a.padding[0] < a.window[0] && a.padding[1] < a.window[1] && end_padding(a, 0) < a.window[0] &&
+              end_padding(a, 1) < a.window[1]);
     default: return false;
   }
 }

@@ -122,6 +122,9 @@ constexpr std::uint64_t hash_attrs(std::uint64_t h, const attrs& a) {
     h = hash_mix(h, static_cast<std::uint64_t>(a.padding[static_cast<std::size_t>(k)]));
     h = hash_mix(h, static_cast<std::uint64_t>(a.dilation[static_cast<std::size_t>(k)]));
     h = hash_mix(h, static_cast<std::uint64_t>(a.window[static_cast<std::size_t>(k)]));
+    // Mixed in only where set, so that signatures measured before it existed stay valid.
+    if (a.padding_end[static_cast<std::size_t>(k)] >= 0)
+      h = hash_mix(h, static_cast<std::uint64_t>(a.padding_end[static_cast<std::size_t>(k)]));
   }
   h = hash_mix(h, static_cast<std::uint64_t>(a.groups));
   h = hash_mix(h, static_cast<std::uint64_t>(a.axis));
