@@ -1,0 +1,172 @@
+"""The command line of partita_import.py: load, clean up, map, write; every problem at once."""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+
+import numpy as np
+
+from . import emit, fold, fuse, loader, ops, weights as weights_mod
+from .errors import EXIT_INTERNAL, ImportFailure
+from .graph import Graph, Node
+from .terms import Term
+
+# Why some well-known ops have no mapping, said instead of a bare "no mapping".
+_REASONS = {
+    "ConvTranspose": "Partita has no transposed convolution yet",
+    "DepthToSpace": "Partita has no depth_to_space op yet",
+    "SpaceToDepth": "Partita has no space_to_depth op yet",
+    "LSTM": "Partita has no recurrent ops", "GRU": "Partita has no recurrent ops", "RNN": "Partita has no recurrent ops",
+    "NonZero": "its output shape depends on the data", "NonMaxSuppression": "its output shape depends on the data",
+    "TopK": "Partita has no top-k op", "ArgMax": "Partita has no arg-max op", "ArgMin": "Partita has no arg-min op",
+    "LogSoftmax": "Partita has no log_softmax op",
+}
+
+_DTYPE_NAMES = {np.dtype(np.float32): "f32", np.dtype(np.int64): "i64", np.dtype(np.int32): "i32"}
+
+
+def _type_text(g: Graph, name: str) -> str:
+    dt = g.dtype(name)
+    s = g.shapes.get(name) if name not in g.consts else tuple(g.consts[name].shape)
+    dims = "[" + ", ".join("?" if d is None else str(d) for d in s) + "]" if s is not None else "[?]"
+    return f"{_DTYPE_NAMES.get(dt, str(dt) if dt is not None else '?')}{dims}"
+
+
+def _opset_of(g: Graph, domain: str) -> str:
+    for o in g.model.opset_import:
+        if o.domain == domain or (domain in ("", "ai.onnx") and o.domain in ("", "ai.onnx")):
+            return f"{o.domain or 'ai.onnx'} opset {o.version}"
+    return f"{domain} (importer)" if domain == fuse.PARTITA else f"{domain} (not imported)"
+
+
+def problem_line(g: Graph, n: Node, reason: str) -> str:
+    """`node '/x/NonZero' NonZero (ai.onnx opset 13), inputs f32[1, 3]: why`."""
+    inputs = ", ".join(_type_text(g, i) for i in n.inputs if i) or "none"
+    return f"node '{n.name or '<unnamed>'}' {n.op} ({_opset_of(g, n.domain)}), inputs {inputs}: {reason}"
+
+
+def _allowed_non_float(n: Node, position: int) -> bool:
+    # Index inputs are integers; everything else Partita computes in f32.
+    return (n.op == "Gather" and position == 1) or n.op in ("Cast", "CastLike", "Identity")
+
+
+def map_graph(g: Graph, table: weights_mod.WeightTable) -> tuple[ops.Mapper, list[tuple[str, Term]]]:
+    """Maps every node; raises one ImportFailure listing every node that cannot be mapped."""
+    m = ops.Mapper(g, table)
+    taken: set[str] = set()
+    inputs = []
+    for name in g.inputs:
+        dt = _DTYPE_NAMES.get(g.dtype(name))
+        if dt is None:
+            raise ImportFailure(f"{g.path}: input '{name}' is {g.dtype(name)}; Partita's inputs are f32, i32 or i64")
+        t = emit.input_term(name, dt, g.shape(name), taken)
+        t.value = name
+        m.terms[name] = t
+        inputs.append((name, t))
+    problems: list[str] = []
+    poisoned: set[str] = set()
+    for n in g.nodes:
+        if any(i in poisoned for i in n.inputs):
+            poisoned.update(n.outputs)  # reported at its first cause
+            continue
+        known = n.domain in ("", "ai.onnx") or (n.domain == fuse.PARTITA and n.op in ops.OWN_OPS)
+        mapping = ops.MAPPERS.get(n.op) if known else None
+        reason = None
+        if mapping is None:
+            reason = _REASONS.get(n.op, "Partita has no mapping for this op" if known else "an op of a custom domain")
+        else:
+            for k, i in enumerate(n.inputs):
+                if i and g.const(i) is None and g.dtype(i) not in (np.dtype(np.float32), None) \
+                        and not _allowed_non_float(n, k):
+                    reason = f"input {k} is {_DTYPE_NAMES.get(g.dtype(i), g.dtype(i))} at run time; Partita computes in f32"
+                    break
+        if reason is None:
+            m.node = n
+            try:
+                terms = mapping(m, n)
+            except ops.Unsupported as e:
+                reason = str(e)
+            else:
+                for o, t in zip(n.outputs, terms):
+                    if o and t is not None:
+                        m.terms[o] = t
+                        if t.value is None:
+                            t.value = o
+                continue
+        problems.append(problem_line(g, n, reason))
+        poisoned.update(n.outputs)
+    for o in g.outputs:
+        if o not in m.terms and o not in poisoned:
+            problems.append(f"output '{g.aliases.get(o, o)}' is "
+                            + ("a constant: nothing to compute" if g.const(o) is not None else "not computed by any node"))
+    if problems:
+        count = sum(1 for p in problems if p.startswith("node "))
+        head = f"{g.path}: {count} node{'s' if count != 1 else ''} cannot be imported:" if count else \
+            f"{g.path}: the model cannot be imported:"
+        raise ImportFailure(head, problems)
+    return m, inputs
+
+
+def import_model(path: str, out_dir: str, namespace: str, input_shapes: dict[str, list[int]], embed: bool) -> str:
+    """Imports the model at `path`; returns a one-line summary of what was written."""
+    model, opset = loader.load(path, input_shapes)
+    g = Graph(model, path, opset)
+    fold.clean_up(g)
+    fuse.fuse(g)
+    table = weights_mod.WeightTable()
+    m, inputs = map_graph(g, table)
+    outputs = [m.terms[o] for o in g.outputs]
+
+    os.makedirs(out_dir, exist_ok=True)
+    st_path = os.path.join(out_dir, namespace + ".safetensors")
+    blob, spans = weights_mod.safetensors_bytes(table, {"format": "pt", "generator": "partita_import",
+                                                        "source": os.path.basename(path)})
+    with open(st_path, "wb") as f:
+        f.write(blob)
+    embedded = None
+    if embed:
+        embedded = weights_mod.embedded_source(table, spans, namespace, len(blob), os.path.abspath(st_path)) \
+            if table.entries else "/// The model has no weights.\ninline partita::weight_set weights() { return {}; }"
+    text = emit.header(g, inputs, outputs, table, namespace, os.path.basename(path), namespace + ".safetensors",
+                       embedded)
+    hpp = os.path.join(out_dir, namespace + ".hpp")
+    with open(hpp, "w", encoding="utf-8") as f:
+        f.write(text)
+    return (f"{hpp}: {len(g.nodes)} ONNX nodes after clean-up, {len(table.entries)} weights "
+            f"({table.total_bytes() / 1e6:.1f} MB) in {st_path}" + (" (embedded)" if embed else ""))
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="partita_import.py",
+        description="Writes a Partita model (DIR/NS.hpp) and its weights (DIR/NS.safetensors) from an ONNX file.")
+    p.add_argument("model", help="the .onnx file")
+    p.add_argument("--out", required=True, metavar="DIR", help="the directory to write into")
+    p.add_argument("--namespace", required=True, metavar="NS", help="the C++ namespace, and the files' stem")
+    p.add_argument("--input-shape", action="append", default=[], metavar="NAME=D0,D1,...",
+                   help="a static shape for a graph input with dynamic dimensions (repeatable)")
+    p.add_argument("--embed-weights", action="store_true",
+                   help="compile the weights into the program (NS::weights()) instead of reading a file")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", args.namespace):
+            raise ImportFailure(f"--namespace {args.namespace!r}: expected a C++ identifier")
+        shapes = loader.parse_input_shapes(args.input_shape)
+        print(import_model(args.model, args.out, args.namespace, shapes, args.embed_weights))
+        return 0
+    except ImportFailure as e:
+        for line in e.lines():
+            print("partita_import: " + line if line is e.lines()[0] else line, file=sys.stderr)
+        return e.code
+    except Exception as e:  # a bug of the importer, not of the model: no traceback, a report
+        if os.environ.get("PARTITA_IMPORT_DEBUG"):
+            raise
+        print(f"partita_import: internal error on {args.model}: {type(e).__name__}: {e} "
+              f"(set PARTITA_IMPORT_DEBUG=1 for the traceback)", file=sys.stderr)
+        return EXIT_INTERNAL

@@ -1,0 +1,159 @@
+"""Reading an ONNX file: validation, fixed input shapes and shape inference.
+
+Everything a user can get wrong about the file itself is reported here in one message: a file
+that is not ONNX (corrupt or truncated), a quantized graph, an opset outside the supported
+range, inputs with dynamic dimensions (with the `--input-shape` that would fix them).
+"""
+from __future__ import annotations
+
+import os
+
+import onnx
+from google.protobuf.message import DecodeError
+from onnx import shape_inference
+
+from .errors import ImportFailure
+from .graph import np_dtype
+
+# Opsets whose attribute-or-input forms the mapping table reads (Split, Squeeze, Unsqueeze,
+# reductions, Clip, Pad, Resize moved attributes to inputs between 11 and 18).
+MIN_OPSET, MAX_OPSET = 11, 18
+
+# Ops that only appear in quantized graphs.
+_QUANTIZED = {"QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear", "QLinearConv", "QLinearMatMul",
+              "QLinearAdd", "QLinearMul", "QLinearAveragePool", "QLinearGlobalAveragePool", "QLinearSigmoid",
+              "QLinearLeakyRelu", "QLinearConcat", "QLinearSoftmax", "ConvInteger", "MatMulInteger",
+              "MatMulIntegerToFloat", "DynamicQuantizeMatMul", "QGemm", "QAttention"}
+
+
+def parse_input_shapes(specs: list[str]) -> dict[str, list[int]]:
+    """`["x=1,3,224,224"]` -> `{"x": [1, 3, 224, 224]}`; a malformed spec is an ImportFailure."""
+    shapes: dict[str, list[int]] = {}
+    for spec in specs:
+        name, sep, dims = spec.rpartition("=")
+        try:
+            values = [int(d) for d in dims.split(",")] if dims.strip() else []
+        except ValueError:
+            values = None
+        if not sep or not name or values is None or any(v <= 0 for v in values):
+            raise ImportFailure(f"--input-shape {spec!r}: expected NAME=D0,D1,... with positive dimensions "
+                                f"(for example x=1,3,224,224)")
+        shapes[name] = values
+    return shapes
+
+
+def read_model(path: str) -> onnx.ModelProto:
+    """The model in file `path`, with external data loaded; a file that is not a valid ONNX
+    model is a one-line ImportFailure."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise ImportFailure(f"{path}: cannot read: {e.strerror}") from None
+    if not data:
+        raise ImportFailure(f"{path}: the file is empty, not an ONNX model")
+    model = onnx.ModelProto()
+    try:
+        model.ParseFromString(data)
+    except (DecodeError, RuntimeError, ValueError) as e:
+        raise ImportFailure(f"{path}: not an ONNX model, or a corrupt or truncated one "
+                            f"({str(e).strip() or type(e).__name__})") from None
+    # Protobuf accepts many byte strings (a truncation at a field boundary, foreign data that
+    # happens to parse), so the checker has the last word.
+    if not model.HasField("graph") or model.ir_version <= 0:
+        raise ImportFailure(f"{path}: not an ONNX model, or a corrupt or truncated one (no graph or IR version)")
+    try:
+        if any(t.data_location == onnx.TensorProto.EXTERNAL for t in model.graph.initializer):
+            onnx.external_data_helper.load_external_data_for_model(model, os.path.dirname(os.path.abspath(path)))
+        onnx.checker.check_model(model)
+    except Exception as e:  # onnx raises ValidationError, OSError and others here
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise ImportFailure(f"{path}: not a valid ONNX model, or a corrupt or truncated one ({first})") from None
+    return model
+
+
+def default_opset(model: onnx.ModelProto) -> int:
+    """The version of the default ('ai.onnx') domain the model imports."""
+    for o in model.opset_import:
+        if o.domain in ("", "ai.onnx"):
+            return o.version
+    return 0
+
+
+def check_quantized(model: onnx.ModelProto, path: str) -> None:
+    """A quantized graph is refused as a whole: one message, its quantized nodes listed."""
+    nodes = [n for n in model.graph.node if n.op_type in _QUANTIZED]
+    if nodes:
+        listed = [f"node '{n.name or '<unnamed>'}' {n.op_type}" for n in nodes[:10]]
+        if len(nodes) > 10:
+            listed.append(f"... and {len(nodes) - 10} more")
+        raise ImportFailure(f"{path}: a quantized graph ({len(nodes)} quantized nodes): int8 is not supported yet; "
+                            f"export the float model instead", listed)
+
+
+def _dims_text(dims: list) -> str:
+    return "[" + ", ".join(str(d) for d in dims) + "]"
+
+
+def fix_input_shapes(model: onnx.ModelProto, shapes: dict[str, list[int]], path: str) -> None:
+    """Applies `--input-shape` to the graph inputs, then refuses any input left dynamic."""
+    inits = {i.name for i in model.graph.initializer}
+    inputs = [i for i in model.graph.input if i.name not in inits]
+    names = [i.name for i in inputs]
+    unknown = [n for n in shapes if n not in names]
+    if unknown:
+        raise ImportFailure(f"{path}: --input-shape names {', '.join(repr(n) for n in unknown)}, which "
+                            f"{'is not an input' if len(unknown) == 1 else 'are not inputs'}; the inputs are "
+                            f"{', '.join(repr(n) for n in names)}")
+    problems = []
+    for vi in inputs:
+        t = vi.type.tensor_type
+        if vi.name in shapes:
+            del t.shape.dim[:]
+            for d in shapes[vi.name]:
+                t.shape.dim.add().dim_value = d
+            continue
+        if not t.HasField("shape"):
+            problems.append(f"input '{vi.name}' has no shape; give one with --input-shape {vi.name}=D0,D1,...")
+            continue
+        dims = [d.dim_value if d.HasField("dim_value") and d.dim_value > 0 else (d.dim_param or "?")
+                for d in t.shape.dim]
+        dynamic = [i for i, d in enumerate(dims) if not isinstance(d, int)]
+        if dynamic:
+            which = ", ".join(f"{i} ('{dims[i]}')" for i in dynamic)
+            suggestion = ",".join("1" if not isinstance(d, int) else str(d) for d in dims)
+            problems.append(f"input '{vi.name}' {_dims_text(dims)}: dimension{'s' if len(dynamic) > 1 else ''} "
+                            f"{which} {'are' if len(dynamic) > 1 else 'is'} dynamic; fix "
+                            f"{'them' if len(dynamic) > 1 else 'it'} with --input-shape {vi.name}={suggestion}")
+    if problems:
+        raise ImportFailure(f"{path}: Partita compiles static shapes, and some inputs are dynamic:", problems)
+
+
+def infer_shapes(model: onnx.ModelProto, path: str) -> onnx.ModelProto:
+    """The model with every value's shape inferred from the (now static) input shapes."""
+    # Shapes recorded by the exporter may carry symbolic batch sizes that contradict the fixed
+    # ones; inference recomputes them all.
+    del model.graph.value_info[:]
+    for o in model.graph.output:
+        o.type.tensor_type.ClearField("shape")
+    try:
+        return shape_inference.infer_shapes(model, check_type=False, strict_mode=False, data_prop=True)
+    except Exception as e:  # onnx raises InferenceError and others
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise ImportFailure(f"{path}: ONNX shape inference failed: {first}") from None
+
+
+def load(path: str, input_shapes: dict[str, list[int]]) -> tuple[onnx.ModelProto, int]:
+    """Reads, validates and shape-infers the model at `path`; returns it with its opset."""
+    model = read_model(path)
+    check_quantized(model, path)
+    opset = default_opset(model)
+    if not MIN_OPSET <= opset <= MAX_OPSET:
+        raise ImportFailure(f"{path}: opset {opset} of the default domain is not supported "
+                            f"(opsets {MIN_OPSET} to {MAX_OPSET} are); re-export with opset_version=17")
+    fix_input_shapes(model, input_shapes, path)
+    for vi in model.graph.input:
+        if np_dtype(vi.type.tensor_type.elem_type) is None:
+            raise ImportFailure(f"{path}: input '{vi.name}' has an element type Partita cannot hold "
+                                f"({onnx.TensorProto.DataType.Name(vi.type.tensor_type.elem_type)})")
+    return infer_shapes(model, path), opset

@@ -1,0 +1,169 @@
+"""The weights: which constants become named weights, the safetensors file, the embedded copy.
+
+Weights keep their ONNX names, so that `bind` finds them by the names a user sees in the ONNX
+file. A name is changed only where Partita or safetensors cannot take it as it is (empty,
+`__metadata__`, the `literal.` prefix Partita reserves for literals, control characters), and
+constants the importer derives (a MatMul weight transposed for `dense`) get a suffix; the header
+lists every such name next to its ONNX origin.
+"""
+from __future__ import annotations
+
+import json
+import struct
+from dataclasses import dataclass
+
+import numpy as np
+
+from .terms import cpp_string, dims
+
+# numpy dtype -> (Partita dtype, safetensors dtype)
+_DTYPES = {np.dtype(np.float32): ("f32", "F32"), np.dtype(np.int64): ("i64", "I64"),
+           np.dtype(np.int32): ("i32", "I32")}
+
+
+@dataclass
+class WeightEntry:
+    """One tensor of the weights file."""
+
+    name: str  # as in the header and the file
+    source: str  # the ONNX value it comes from
+    data: np.ndarray  # little-endian, contiguous
+    note: str = ""  # how it differs from the ONNX value, if it does
+
+    @property
+    def partita_dtype(self) -> str:
+        return _DTYPES[self.data.dtype][0]
+
+    def type_text(self) -> str:
+        """`weight<"fc.weight", f32, 10, 512>`."""
+        shape = (", " + dims(self.data.shape)) if self.data.ndim else ""
+        return f'weight<"{cpp_string(self.name)}", {self.partita_dtype}{shape}>'
+
+
+class UnsupportedWeight(ValueError):
+    """A constant of an element type Partita has no use for (f16, bool, ...)."""
+
+
+def _sanitized(name: str) -> str:
+    clean = "".join(ch if ord(ch) >= 0x20 and ord(ch) != 0x7F else "_" for ch in name)
+    if not clean:
+        return "weight"
+    if clean == "__metadata__" or clean.startswith("literal."):
+        return "onnx." + clean
+    return clean
+
+
+class WeightTable:
+    """The constants the header names as weights, in first-use order, each stored once."""
+
+    def __init__(self) -> None:
+        self.entries: dict[str, WeightEntry] = {}
+        self._by_source: dict[tuple[str, str], WeightEntry] = {}
+
+    def add(self, source: str, value: np.ndarray, variant: str = "", note: str = "") -> WeightEntry:
+        """The weight holding constant `source` (or its `variant`, such as ".T" for a transposed
+        copy, whose data is `value`); adds it on first use."""
+        key = (source, variant)
+        if key in self._by_source:
+            return self._by_source[key]
+        data = np.asarray(value)
+        if data.dtype == np.float64:
+            data, note = data.astype(np.float32), (note + "; " if note else "") + "f64 stored as f32"
+        if data.dtype not in _DTYPES:
+            raise UnsupportedWeight(f"constant '{source}' is {data.dtype}; Partita's weights are f32, i32 or i64")
+        name = _sanitized(source + variant)
+        base, k = name, 1
+        while name in self.entries:
+            k += 1
+            name = f"{base}.{k}"
+        if name != source and not variant:
+            note = (note + "; " if note else "") + "renamed from the ONNX name"
+        entry = WeightEntry(name, source, np.ascontiguousarray(data.astype(data.dtype.newbyteorder("<"))), note)
+        self.entries[name] = entry
+        self._by_source[key] = entry
+        return entry
+
+    def ordered(self) -> list[WeightEntry]:
+        """The entries in file order: wider element types first, so that every tensor starts
+        aligned for its type in a data section that starts 8-aligned (safetensors has no gaps)."""
+        return sorted(self.entries.values(), key=lambda e: -e.data.dtype.itemsize)
+
+    def renamed(self) -> list[WeightEntry]:
+        """The entries whose name or data differ from their ONNX constant."""
+        return [e for e in self.entries.values() if e.note or e.name != e.source]
+
+    def total_bytes(self) -> int:
+        return sum(e.data.nbytes for e in self.entries.values())
+
+
+def safetensors_bytes(table: WeightTable, metadata: dict[str, str]) -> tuple[bytes, dict[str, tuple[int, int]]]:
+    """The safetensors file of `table`, and each tensor's [begin, end) within the whole file."""
+    header: dict[str, object] = {"__metadata__": metadata}
+    offset = 0
+    spans = {}
+    for e in table.ordered():
+        header[e.name] = {"dtype": _DTYPES[e.data.dtype][1], "shape": list(e.data.shape),
+                          "data_offsets": [offset, offset + e.data.nbytes]}
+        spans[e.name] = (offset, offset + e.data.nbytes)
+        offset += e.data.nbytes
+    text = json.dumps(header, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    text += b" " * (-len(text) % 8)  # the data section starts 8-aligned, as the reference writer does
+    start = 8 + len(text)
+    blob = struct.pack("<Q", len(text)) + text + b"".join(e.data.tobytes() for e in table.ordered())
+    return blob, {k: (start + b, start + end) for k, (b, end) in spans.items()}
+
+
+def embedded_source(table: WeightTable, spans: dict[str, tuple[int, int]], namespace: str, file_size: int,
+                    file_path: str) -> str:
+    """C++ that compiles the weights file into the program and returns it as a `weight_set`.
+
+    The file goes in with the assembler's `.incbin`, so megabytes of floats never become source
+    text. The bytes live in a COMDAT section with a weak, hidden symbol: every translation unit
+    that includes the header assembles them, and the linker keeps one copy (ELF only).
+    """
+    symbol = f"partita_{namespace}_weights"
+    macro = f"{namespace.upper()}_WEIGHTS_FILE"
+    rows = []
+    for e in table.ordered():
+        begin, end = spans[e.name]
+        shape = dims(e.data.shape)
+        rows.append(f'      {{"{cpp_string(e.name)}", {e.partita_dtype}, {begin}, {end - begin}, {e.data.ndim}, '
+                    f'{{{shape}}}}},')
+    return "\n".join([
+        f"// The weights, compiled into the program from {macro}: define it (a string literal) before",
+        "// including this header to read the file from elsewhere. The build does not know that the",
+        "// object depends on the file: rebuild it when the file changes.",
+        f"#ifndef {macro}",
+        f'#define {macro} "{cpp_string(file_path)}"',
+        "#endif",
+        f'__asm__(".pushsection .rodata.{symbol},\\"aG\\",@progbits,{symbol},comdat\\n"',
+        f'        ".weak {symbol}\\n.hidden {symbol}\\n.balign 64\\n{symbol}:\\n"',
+        f'        ".incbin \\"" {macro} "\\"\\n"',
+        f'        ".weak {symbol}_end\\n.hidden {symbol}_end\\n{symbol}_end:\\n.popsection\\n");',
+        f'extern "C" const unsigned char {symbol}[];',
+        f'extern "C" const unsigned char {symbol}_end[];',
+        "",
+        "/// The weights compiled into the program, for `exe.bind(weights())`; nothing is read from disk.",
+        "/// The set refers to the program's own copy of the bytes (no copy is made until `bind`).",
+        "inline partita::weight_set weights() {",
+        "  struct tensor {",
+        "    const char* name;",
+        "    partita::dtype type;",
+        "    std::size_t offset, bytes;",
+        "    std::size_t rank;",
+        "    std::int64_t dims[6];",
+        "  };",
+        "  static constexpr tensor table[] = {",
+        *rows,
+        "  };",
+        f"  if ({symbol}_end - {symbol} != {file_size})",
+        f'    throw partita::error("{namespace}::weights(): the embedded file is " +',
+        f"                         std::to_string({symbol}_end - {symbol}) +",
+        f'                         " bytes, expected {file_size}: it is not the file this header was generated with");',
+        "  partita::weight_set set;",
+        "  for (const tensor& t : table)",
+        f"    set.add(t.name, t.type, std::as_bytes(std::span({symbol} + t.offset, t.bytes)),",
+        "            std::span<const std::int64_t>(t.dims, t.rank));",
+        "  return set;",
+        "}",
+    ])
