@@ -281,10 +281,14 @@ raw_tensor<T> as_output(const std::vector<T>&) {
 namespace partita {
 
 /// Attributes of `conv2d`: `conv2d<x, w, {.stride = {2, 2}, .padding = {1, 1}}>`.
-/// Padding is symmetric per spatial axis (height, width), as in PyTorch.
+/// `padding` goes before each spatial axis (height, width) and, unless `padding_end` says
+/// otherwise, after it too, as in PyTorch. `padding_end` is the padding after the axis (ONNX's
+/// `pads = [top, left, bottom, right]` is `.padding = {top, left}, .padding_end = {bottom,
+/// right}`; TF's "SAME" pads one more at the end when the total is odd); -1 means "as `padding`".
 struct conv2d_attrs {
   std::array<int, 2> stride{1, 1};
   std::array<int, 2> padding{0, 0};
+  std::array<int, 2> padding_end{-1, -1};
   std::array<int, 2> dilation{1, 1};
   int groups = 1;
 };
@@ -297,6 +301,8 @@ struct pool2d_attrs {
   std::array<int, 2> size{1, 1};
   std::array<int, 2> stride{0, 0};
   std::array<int, 2> padding{0, 0};
+  /// Padding after each axis, as conv2d's (ONNX pools' asymmetric `pads`); -1: as `padding`.
+  std::array<int, 2> padding_end{-1, -1};
   bool count_include_pad = false;
   /// Output extent rounded up, as PyTorch's `ceil_mode`: a last window may start in the padded
   /// input and run past it (it never starts in the right/bottom padding).
@@ -336,6 +342,7 @@ struct literal_data {
 struct attrs {
   std::array<int, 2> stride{1, 1};
   std::array<int, 2> padding{0, 0};
+  std::array<int, 2> padding_end{-1, -1};  // convolutions, pooling: after each axis; -1 = as padding
   std::array<int, 2> dilation{1, 1};
   std::array<int, 2> window{0, 0};
   int groups = 1;
@@ -358,6 +365,19 @@ struct attrs {
   literal_data data{};  // literals
   friend constexpr bool operator==(const attrs&, const attrs&) = default;
 };
+
+/// The padding after spatial axis `axis` (0: height, 1: width) of a convolution or pooling:
+/// `padding_end` where it is set, else the padding before the axis.
+constexpr int end_padding(const attrs& a, int axis) {
+  const auto u = static_cast<std::size_t>(axis);
+  return a.padding_end[u] >= 0 ? a.padding_end[u] : a.padding[u];
+}
+
+/// `end` as a node stores it: -1 where it equals `begin`, so that a padding written out in full
+/// and one left to its default make equal attributes (and one node).
+constexpr std::array<int, 2> stored_end_padding(const std::array<int, 2>& begin, const std::array<int, 2>& end) {
+  return {end[0] == begin[0] ? -1 : end[0], end[1] == begin[1] ? -1 : end[1]};
+}
 
 /// The attributes of nodes that have none (all defaults).
 inline constexpr attrs no_attrs{};
@@ -771,6 +791,12 @@ inline std::string pair_string(const std::array<int, 2>& p) {
   return concat("[", std::to_string(p[0]), ", ", std::to_string(p[1]), "]");
 }
 
+/// ", padding_end=[h, w]" for a convolution or pooling padded differently after its axes.
+inline std::string end_padding_string(const attrs& a) {
+  if (a.padding_end[0] < 0 && a.padding_end[1] < 0) return {};
+  return concat(", padding_end=", pair_string({end_padding(a, 0), end_padding(a, 1)}));
+}
+
 inline std::string float_string(float f) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", static_cast<double>(f));
@@ -782,12 +808,13 @@ inline std::string attr_string(const graph_node& n) {
   const attrs& a = *n.at;
   switch (n.op) {
     case op_id::conv2d:
-      return concat("stride=", pair_string(a.stride), ", padding=", pair_string(a.padding), ", dilation=",
-                    pair_string(a.dilation), ", groups=", std::to_string(a.groups));
+      return concat("stride=", pair_string(a.stride), ", padding=", pair_string(a.padding), end_padding_string(a),
+                    ", dilation=", pair_string(a.dilation), ", groups=", std::to_string(a.groups));
     case op_id::max_pool2d:
     case op_id::avg_pool2d:
       return concat("size=", pair_string(a.window), ", stride=", pair_string(a.stride), ", padding=",
-                    pair_string(a.padding), a.count_include_pad ? ", count_include_pad" : "", a.ceil_mode ? ", ceil_mode" : "");
+                    pair_string(a.padding), end_padding_string(a), a.count_include_pad ? ", count_include_pad" : "",
+                    a.ceil_mode ? ", ceil_mode" : "");
     case op_id::clip:
       return concat("lo=", float_string(a.lo), ", hi=", float_string(a.hi));
     case op_id::batch_norm:
@@ -2011,14 +2038,19 @@ constexpr inference dense(const attrs&, const arg_info* a, int n) {
   return ok(out, a[0].type);
 }
 
-/// Output extent of a convolution or pooling window along one axis; 0 when the dilated window
+/// Output extent of a convolution or pooling window along one axis, `pad` before the input and
+/// `pad_end` after it; 0 when the dilated window
 /// does not fit in the padded input or the stride is not positive (the rules then report the
 /// window). The span is tested before dividing: C++ division truncates toward zero, so a window
 /// larger than the input by less than the stride would otherwise give an extent of 1.
-constexpr std::int64_t conv_out(std::int64_t in, int k, int stride, int pad, int dilation) {
-  const std::int64_t span = in + 2 * pad - static_cast<std::int64_t>(dilation) * (k - 1) - 1;
+constexpr std::int64_t conv_out(std::int64_t in, int k, int stride, int pad, int pad_end, int dilation) {
+  const std::int64_t span = in + pad + pad_end - static_cast<std::int64_t>(dilation) * (k - 1) - 1;
   if (span < 0 || stride < 1) return 0;
   return span / stride + 1;
+}
+/// The same with `pad` on both sides.
+constexpr std::int64_t conv_out(std::int64_t in, int k, int stride, int pad, int dilation) {
+  return conv_out(in, k, stride, pad, pad, dilation);
 }
 
 constexpr inference conv2d(const attrs& at, const arg_info* a, int n) {
@@ -2030,9 +2062,10 @@ constexpr inference conv2d(const attrs& at, const arg_info* a, int n) {
   if (at.groups < 1 || x[1] % at.groups != 0 || w[0] % at.groups != 0)
     return fail(problem::conv2d_groups, x, w);
   if (w[1] * at.groups != x[1]) return fail(problem::conv2d_channels, x, w);
-  const std::int64_t oh = conv_out(x[2], static_cast<int>(w[2]), at.stride[0], at.padding[0], at.dilation[0]);
-  const std::int64_t ow = conv_out(x[3], static_cast<int>(w[3]), at.stride[1], at.padding[1], at.dilation[1]);
-  if (oh < 1 || ow < 1 || at.stride[0] < 1 || at.stride[1] < 1 || at.dilation[0] < 1 || at.dilation[1] < 1)
+  const std::int64_t oh = conv_out(x[2], static_cast<int>(w[2]), at.stride[0], at.padding[0], end_padding(at, 0), at.dilation[0]);
+  const std::int64_t ow = conv_out(x[3], static_cast<int>(w[3]), at.stride[1], at.padding[1], end_padding(at, 1), at.dilation[1]);
+  if (oh < 1 || ow < 1 || at.stride[0] < 1 || at.stride[1] < 1 || at.dilation[0] < 1 || at.dilation[1] < 1 ||
+      at.padding_end[0] < -1 || at.padding_end[1] < -1)
     return fail(problem::conv2d_window, x, w);
   return ok(shape{4, {x[0], w[0], oh, ow}}, a[0].type);
 }
@@ -2083,6 +2116,7 @@ constexpr attrs to_attrs(const conv2d_attrs& c) {
   attrs a{};
   a.stride = c.stride;
   a.padding = c.padding;
+  a.padding_end = stored_end_padding(c.padding, c.padding_end);
   a.dilation = c.dilation;
   a.groups = c.groups;
   return a;
@@ -2090,7 +2124,8 @@ constexpr attrs to_attrs(const conv2d_attrs& c) {
 }  // namespace detail
 
 /// 2-D convolution, NCHW input and OIHW weight (O, I / groups, KH, KW):
-/// `conv2d<x, w, {.stride = {2, 2}, .padding = {1, 1}}>`.
+/// `conv2d<x, w, {.stride = {2, 2}, .padding = {1, 1}}>`; ONNX's `pads = [0, 0, 1, 1]` is
+/// `{.padding = {0, 0}, .padding_end = {1, 1}}`.
 template <class X, class W, conv2d_attrs A = conv2d_attrs{}>
 struct conv2d : detail::op_node<op_id::conv2d, detail::to_attrs(A), &rules::conv2d, X, W> {
   static_assert(well_formed<conv2d, X, W>);
@@ -2214,12 +2249,13 @@ struct rms_norm : detail::op_node<op_id::rms_norm, detail::epsilon_attrs(Eps, Ax
 namespace partita {
 namespace rules {
 
-/// Output extent of a pooling window along one axis. With `ceil` the division rounds up, but a
-/// last window that would start in the trailing padding is dropped (PyTorch's rule).
-constexpr std::int64_t pool_out(std::int64_t in, int k, int stride, int pad, bool ceil) {
-  const std::int64_t floor_out = conv_out(in, k, stride, pad, 1);
+/// Output extent of a pooling window along one axis, `pad` before it and `pad_end` after. With
+/// `ceil` the division rounds up, but a last window that would start in the trailing padding is
+/// dropped (PyTorch's rule).
+constexpr std::int64_t pool_out(std::int64_t in, int k, int stride, int pad, int pad_end, bool ceil) {
+  const std::int64_t floor_out = conv_out(in, k, stride, pad, pad_end, 1);
   if (!ceil || floor_out < 1) return floor_out;
-  const std::int64_t span = in + 2 * pad - k;
+  const std::int64_t span = in + pad + pad_end - k;
   std::int64_t out = (span + stride - 1) / stride + 1;
   if ((out - 1) * stride >= in + pad) --out;
   return out;
@@ -2229,9 +2265,10 @@ constexpr inference pool2d(const attrs& at, const arg_info* a, int n) {
   if (auto v = tensor_args(a, n); v.what != problem::none) return {{}, {}, false, v};
   const shape& x = a[0].shp;
   if (x.rank != 4) return expect_rank(a[0], 4);
-  const std::int64_t oh = pool_out(x[2], at.window[0], at.stride[0], at.padding[0], at.ceil_mode);
-  const std::int64_t ow = pool_out(x[3], at.window[1], at.stride[1], at.padding[1], at.ceil_mode);
-  if (oh < 1 || ow < 1 || at.window[0] < 1 || at.window[1] < 1 || at.stride[0] < 1 || at.stride[1] < 1)
+  const std::int64_t oh = pool_out(x[2], at.window[0], at.stride[0], at.padding[0], end_padding(at, 0), at.ceil_mode);
+  const std::int64_t ow = pool_out(x[3], at.window[1], at.stride[1], at.padding[1], end_padding(at, 1), at.ceil_mode);
+  if (oh < 1 || ow < 1 || at.window[0] < 1 || at.window[1] < 1 || at.stride[0] < 1 || at.stride[1] < 1 ||
+      at.padding_end[0] < -1 || at.padding_end[1] < -1)
     return fail(problem::pool_window, x, shape{2, {at.window[0], at.window[1]}});
   return ok(shape{4, {x[0], x[1], oh, ow}}, a[0].type);
 }
@@ -2267,6 +2304,7 @@ constexpr attrs to_attrs(const pool2d_attrs& p) {
   a.window = p.size;
   a.stride = {p.stride[0] ? p.stride[0] : p.size[0], p.stride[1] ? p.stride[1] : p.size[1]};
   a.padding = p.padding;
+  a.padding_end = stored_end_padding(p.padding, p.padding_end);
   a.count_include_pad = p.count_include_pad;
   a.ceil_mode = p.ceil_mode;
   return a;
@@ -4423,6 +4461,9 @@ constexpr std::uint64_t hash_attrs(std::uint64_t h, const attrs& a) {
     h = hash_mix(h, static_cast<std::uint64_t>(a.padding[static_cast<std::size_t>(k)]));
     h = hash_mix(h, static_cast<std::uint64_t>(a.dilation[static_cast<std::size_t>(k)]));
     h = hash_mix(h, static_cast<std::uint64_t>(a.window[static_cast<std::size_t>(k)]));
+    // Mixed in only where set, so that signatures measured before it existed stay valid.
+    if (a.padding_end[static_cast<std::size_t>(k)] >= 0)
+      h = hash_mix(h, static_cast<std::uint64_t>(a.padding_end[static_cast<std::size_t>(k)]));
   }
   h = hash_mix(h, static_cast<std::uint64_t>(a.groups));
   h = hash_mix(h, static_cast<std::uint64_t>(a.axis));
@@ -9013,7 +9054,8 @@ inline void dense(const float* x, const shape& xs, const float* w, const shape& 
 }
 
 /// Direct 2-D convolution (cross-correlation, as in PyTorch) of NCHW `x` with OIHW `w` into `y`
-/// of shape `ys`, using the stride, symmetric padding, dilation and groups of `a`.
+/// of shape `ys`, using the stride, padding, dilation and groups of `a` (the padding after each
+/// axis is implied by `ys`: output positions past the input read zeros).
 inline void conv2d(const float* x, const shape& xs, const float* w, const shape& ws, float* y, const shape& ys,
                    const attrs& a) {
   const std::int64_t batch = xs[0], in_c = xs[1], in_h = xs[2], in_w = xs[3];
@@ -9199,7 +9241,7 @@ inline void avg_pool2d(const float* x, const shape& xs, float* y, const shape& y
   const auto padded = [&](std::int64_t o, std::int64_t s, int axis) {
     const auto u = static_cast<std::size_t>(axis);
     const std::int64_t lo = o * s - a.padding[u];
-    const std::int64_t hi = std::min(lo + a.window[u], xs[2 + axis] + a.padding[u]);
+    const std::int64_t hi = std::min(lo + a.window[u], xs[2 + axis] + end_padding(a, axis));
     return hi - lo;
   };
   const std::int64_t planes = xs[0] * xs[1], in_h = xs[2], in_w = xs[3];
@@ -10235,7 +10277,8 @@ constexpr conv_geometry make_conv_geometry(const shape& x, const shape& wt, cons
   g.cg = g.c / g.groups;
   g.og = g.o / g.groups;
   g.k = g.cg * g.kh * g.kw;
-  const int hp = g.h + 2 * g.ph, wp = g.w + 2 * g.pw;
+  // The padding after each axis may differ from the padding before it (ONNX pads, TF "SAME").
+  const int hp = g.h + g.ph + end_padding(a, 0), wp = g.w + g.pw + end_padding(a, 1);
   g.hq = (hp + g.sh - 1) / g.sh;
   g.wq = (wp + g.sw - 1) / g.sw;
   g.phases = g.sh * g.sw;
@@ -10294,42 +10337,47 @@ constexpr std::size_t packed_conv_floats(const conv_geometry& g) {
   return static_cast<std::size_t>(g.groups) * static_cast<std::size_t>(panels) * static_cast<std::size_t>(g.k) * conv_block::mr;
 }
 
+/// Copies one input channel `src` (h × w) into its padded phase planes at `dst` (plane_set floats).
+inline void conv_copy_plane(const conv_geometry& g, const float* src, float* dst) {
+  const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(g.hq) * g.wq;
+  if (g.sh == 1 && g.sw == 1) {
+    std::fill(dst, dst + static_cast<std::ptrdiff_t>(g.ph) * g.wq, 0.f);
+    for (int i = 0; i < g.h; ++i) {
+      float* row = dst + static_cast<std::ptrdiff_t>(i + g.ph) * g.wq;
+      std::fill(row, row + g.pw, 0.f);
+      std::memcpy(row + g.pw, src + static_cast<std::ptrdiff_t>(i) * g.w, sizeof(float) * static_cast<std::size_t>(g.w));
+      std::fill(row + g.pw + g.w, row + g.wq, 0.f);
+    }
+    std::fill(dst + static_cast<std::ptrdiff_t>(g.h + g.ph) * g.wq, dst + plane, 0.f);
+    return;
+  }
+  for (int a = 0; a < g.sh; ++a)
+    for (int b = 0; b < g.sw; ++b) {
+      if (a * g.sw + b < 32 && !(g.used_phases >> (a * g.sw + b) & 1u)) continue;  // no tap reads it (1×1 stride 2)
+      float* p = dst + static_cast<std::ptrdiff_t>(a * g.sw + b) * plane;
+      for (int i = 0; i < g.hq; ++i) {
+        const int ih = i * g.sh + a - g.ph;
+        float* row = p + static_cast<std::ptrdiff_t>(i) * g.wq;
+        if (ih < 0 || ih >= g.h) {
+          std::fill(row, row + g.wq, 0.f);
+          continue;
+        }
+        // Columns j with 0 ≤ j·sw + b - pw < w are copied, the rest are padding: the copy loop
+        // has no test in it (a strided read the compiler can vectorize).
+        const float* s = src + static_cast<std::ptrdiff_t>(ih) * g.w;
+        const int j0 = std::min(g.wq, std::max(0, (g.pw - b + g.sw - 1) / g.sw));
+        const int j1 = std::max(j0, std::min(g.wq, (g.w + g.pw - b + g.sw - 1) / g.sw));
+        std::fill(row, row + j0, 0.f);
+        for (int j = j0; j < j1; ++j) row[j] = s[j * g.sw + b - g.pw];
+        std::fill(row + j1, row + g.wq, 0.f);
+      }
+    }
+}
+
 /// Copies channels [c0, c1) of one image into the padded phase planes.
 inline void conv_copy_input(const conv_geometry& g, const float* x, float* buf, int c0, int c1) {
-  const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(g.hq) * g.wq;
-  for (int ci = c0; ci < c1; ++ci) {
-    const float* src = x + static_cast<std::ptrdiff_t>(ci) * g.h * g.w;
-    float* dst = buf + static_cast<std::size_t>(ci) * g.plane_set;
-    if (g.sh == 1 && g.sw == 1) {
-      std::fill(dst, dst + static_cast<std::ptrdiff_t>(g.ph) * g.wq, 0.f);
-      for (int i = 0; i < g.h; ++i) {
-        float* row = dst + static_cast<std::ptrdiff_t>(i + g.ph) * g.wq;
-        std::fill(row, row + g.pw, 0.f);
-        std::memcpy(row + g.pw, src + static_cast<std::ptrdiff_t>(i) * g.w, sizeof(float) * static_cast<std::size_t>(g.w));
-        std::fill(row + g.pw + g.w, row + g.wq, 0.f);
-      }
-      std::fill(dst + static_cast<std::ptrdiff_t>(g.h + g.ph) * g.wq, dst + plane, 0.f);
-      continue;
-    }
-    for (int a = 0; a < g.sh; ++a)
-      for (int b = 0; b < g.sw; ++b) {
-        if (a * g.sw + b < 32 && !(g.used_phases >> (a * g.sw + b) & 1u)) continue;  // no tap reads it (1×1 stride 2)
-        float* p = dst + static_cast<std::ptrdiff_t>(a * g.sw + b) * plane;
-        for (int i = 0; i < g.hq; ++i) {
-          const int ih = i * g.sh + a - g.ph;
-          float* row = p + static_cast<std::ptrdiff_t>(i) * g.wq;
-          if (ih < 0 || ih >= g.h) {
-            std::fill(row, row + g.wq, 0.f);
-            continue;
-          }
-          const float* s = src + static_cast<std::ptrdiff_t>(ih) * g.w;
-          for (int j = 0; j < g.wq; ++j) {
-            const int iw = j * g.sw + b - g.pw;
-            row[j] = iw >= 0 && iw < g.w ? s[iw] : 0.f;
-          }
-        }
-      }
-  }
+  for (int ci = c0; ci < c1; ++ci)
+    conv_copy_plane(g, x + static_cast<std::ptrdiff_t>(ci) * g.h * g.w, buf + static_cast<std::size_t>(ci) * g.plane_set);
 }
 
 /// `dst[i] = act(src[i] + bias + res[i])` for one output row segment.
@@ -10401,6 +10449,104 @@ inline void conv_tiles(const conv_geometry& g, const std::int32_t* boff, const f
 
 }  // namespace partita::detail::cpu
 // ---- end partita/backends/cpu/detail/conv.hpp ----
+// ---- begin partita/backends/cpu/detail/conv_depthwise.hpp ----
+/// cpu depthwise conv2d (one input channel per group), vectorized along output rows.
+// A depthwise convolution does kh·kw multiply-adds per output, too few for a GEMM to pay off.
+// Each output channel reads one input channel: that plane is copied, padded and stride-phase
+// split (conv.hpp), into the thread's scratch, where it stays in cache while it is used; tap
+// (i, j) of output row r is then a contiguous run at a compile-time offset, so a vector of
+// output positions is kh·kw FMAs of unaligned loads by broadcast weights. A block of rows ×
+// vectors keeps eight accumulators in flight (an FMA's latency times its ports), and the
+// epilogue (bias, residual, activation) is applied before the block is stored.
+
+
+namespace partita::detail::cpu {
+
+/// One conv2d with one input channel per group (channel multiplier og ≥ 1).
+constexpr bool is_depthwise(const conv_geometry& g) { return g.groups > 1 && g.cg == 1; }
+
+/// Output rows × vectors of one block.
+struct depthwise_blocking {
+  int rows = 1, vecs = 1;
+};
+constexpr depthwise_blocking depthwise_block(const conv_geometry& g) {
+  const int vecs = std::min(4, (g.ow + W - 1) / W);
+  return {std::max(1, std::min(8 / vecs, g.oh)), vecs};
+}
+
+/// Floats of per-thread scratch: one channel's planes, plus what the last vector of a row reads
+/// past them (lanes beyond the output width, discarded).
+constexpr std::size_t depthwise_scratch(const conv_geometry& g) {
+  return g.plane_set + static_cast<std::size_t>((g.ow + W - 1) / W * W + g.kw * g.dw + 64);
+}
+
+/// Output channel `o`'s plane `y` (oh × ow) from its input channel's padded phase planes
+/// `plane`; `w` holds the channel's kh·kw weights, `off` the taps' offsets in the planes.
+template <int RB, int VB, int K, activation A>
+inline void depthwise_plane(const conv_geometry& g, const std::int32_t* off, const float* plane, const float* w,
+                            float bias, const float* residual, float lo, float hi, float* y) {
+  constexpr int step = VB * W;
+  for (int r0 = 0; r0 < g.oh; r0 += RB) {
+    const float* row[std::size_t{RB}];
+    // Rows past the last are computed on the last one again and not stored.
+#pragma GCC unroll 8
+    for (int r = 0; r < RB; ++r) row[r] = plane + static_cast<std::ptrdiff_t>(std::min(r0 + r, g.oh - 1)) * g.wq;
+    for (int c0 = 0; c0 < g.ow; c0 += step) {
+      vec acc[std::size_t{RB}][std::size_t{VB}];
+#pragma GCC unroll 8
+      for (int r = 0; r < RB; ++r)
+#pragma GCC unroll 4
+        for (int v = 0; v < VB; ++v) acc[r][v] = simd::splat(bias);
+#pragma GCC unroll 25
+      for (int k = 0; k < K; ++k) {
+        const vec wk = simd::splat(w[k]);
+        const std::int32_t o = off[k] + c0;
+#pragma GCC unroll 8
+        for (int r = 0; r < RB; ++r)
+#pragma GCC unroll 4
+          for (int v = 0; v < VB; ++v) acc[r][v] = simd::fma(simd::load(row[r] + o + v * W), wk, acc[r][v]);
+      }
+      const int rows = std::min(RB, g.oh - r0);
+      for (int r = 0; r < rows; ++r) {
+        const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(r0 + r) * g.ow + c0;
+#pragma GCC unroll 4
+        for (int v = 0; v < VB; ++v) {
+          const int n = std::min(W, g.ow - c0 - v * W);
+          if (n <= 0) break;
+          vec s = acc[r][v];
+          if (residual) s = s + (n == W ? simd::load(residual + at + v * W) : simd::load_first(residual + at + v * W, n));
+          s = apply<A>(s, lo, hi);
+          if (n == W) simd::store(y + at + v * W, s);
+          else simd::store_first(y + at + v * W, s, n);
+        }
+      }
+    }
+  }
+}
+
+/// Channels [c0, c1) of one image: `x`, `y` and the residual are the image's (NCHW), `w` the
+/// weights [o][kh·kw], `bias` one per output channel or null; `scratch` holds depthwise_scratch.
+/// RB × VB is `depthwise_block(g)`.
+template <int RB, int VB, int K, activation A>
+inline void depthwise_channels(const conv_geometry& g, const std::int32_t* off, const float* x, const float* w,
+                               const float* bias, const float* residual, float lo, float hi, float* y, int c0, int c1,
+                               float* scratch) {
+  // The slack past the planes is read by discarded lanes only; zeroed so they hold numbers.
+  std::fill(scratch + g.plane_set, scratch + depthwise_scratch(g), 0.f);
+  const std::ptrdiff_t in_plane = static_cast<std::ptrdiff_t>(g.h) * g.w;
+  const std::ptrdiff_t out_plane = static_cast<std::ptrdiff_t>(g.oh) * g.ow;
+  for (int c = c0; c < c1; ++c) {
+    conv_copy_plane(g, x + c * in_plane, scratch);
+    for (int m = 0; m < g.og; ++m) {
+      const int o = c * g.og + m;
+      depthwise_plane<RB, VB, K, A>(g, off, scratch, w + static_cast<std::ptrdiff_t>(o) * K, bias ? bias[o] : 0.f,
+                                    residual ? residual + o * out_plane : nullptr, lo, hi, y + o * out_plane);
+    }
+  }
+}
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/conv_depthwise.hpp ----
 // ---- begin partita/backends/cpu/detail/conv_small.hpp ----
 /// cpu conv2d for small images, vectorized over output channels.
 // conv2d on small images (7×7, 14×14, ...), where vectors of output positions would be mostly
@@ -10412,11 +10558,15 @@ inline void conv_tiles(const conv_geometry& g, const std::int32_t* boff, const f
 
 namespace partita::detail::cpu {
 
-/// The positions per tile (5 to 8) that waste the fewest lanes on `n` positions.
-constexpr int small_conv_rows(int n) {
-  int best = 8;
+/// The positions per tile (4 to 8) that waste the fewest lanes on `n` positions, with `nv`
+/// vectors of channels: MR × NV accumulators, NV weight vectors and a broadcast must fit in the
+/// vector registers (32 with AVX-512, 16 with AVX2), or the tile spills to the stack.
+constexpr int small_conv_rows(int n, int nv) {
+  const int registers = W >= 16 ? 32 : 16;
+  const int most = std::max(4, std::min(8, (registers - nv - 1) / nv));
+  int best = most;
   double best_eff = 0;
-  for (int mr = 8; mr >= 5; --mr) {
+  for (int mr = most; mr >= 4; --mr) {
     const double eff = static_cast<double>(n) / (((n + mr - 1) / mr) * mr);
     if (eff > best_eff + 1e-9) {
       best = mr;
@@ -10435,7 +10585,7 @@ constexpr double positions_efficiency(const conv_geometry& g) {
   return pos * ch;
 }
 constexpr double channels_efficiency(const conv_geometry& g, int nv) {
-  const int nr = nv * W, mr = small_conv_rows(g.oh * g.ow);
+  const int nr = nv * W, mr = small_conv_rows(g.oh * g.ow, nv);
   const int n = g.oh * g.ow;
   const double pos = static_cast<double>(n) / (((n + mr - 1) / mr) * mr);
   const double ch = static_cast<double>(g.og) / (((g.og + nr - 1) / nr) * nr);
@@ -10519,6 +10669,9 @@ inline void small_conv_tiles(const conv_geometry& g, const std::int32_t* boff, c
                                 last && e.bias ? e.bias + o0 : nullptr, tiles + (t - t0) * MR * NR);
       }
     }
+    // Each channel's positions of a tile are contiguous in NCHW: gathered from the tile's column,
+    // then the residual and the activation are applied a vector at a time.
+    constexpr int col_floats = (MR + W - 1) / W * W;
     for (int t = t0; t < t1; ++t) {
       const int q0 = t * MR;
       const int mr = std::min(MR, n - q0);
@@ -10526,8 +10679,17 @@ inline void small_conv_tiles(const conv_geometry& g, const std::int32_t* boff, c
       for (int c = 0; c < nc; ++c) {
         float* dst = y + static_cast<std::ptrdiff_t>(o0 + c) * n + q0;
         const float* res = e.residual ? e.residual + static_cast<std::ptrdiff_t>(o0 + c) * n + q0 : nullptr;
-        for (int m = 0; m < mr; ++m)
-          dst[m] = activate(tile[m * NR + c] + (res ? res[m] : 0.f), e.act, e.lo, e.hi);
+        alignas(64) float col[col_floats] = {};
+#pragma GCC unroll 8
+        for (int m = 0; m < MR; ++m) col[m] = tile[m * NR + c];
+        for (int m0 = 0; m0 < mr; m0 += W) {
+          const int len = std::min(W, mr - m0);
+          vec v = simd::load(col + m0);
+          if (res) v = v + (len == W ? simd::load(res + m0) : simd::load_first(res + m0, len));
+          v = activate(v, e.act, e.lo, e.hi);
+          if (len == W) simd::store(dst + m0, v);
+          else simd::store_first(dst + m0, v, len);
+        }
       }
     }
   }
@@ -11099,15 +11261,20 @@ struct gemm_kernel {
   // conv2d
   static constexpr conv_geometry geo = conv ? make_conv_geometry(x_shape, w_shape, y_shape, *main.at) : conv_geometry{};
   static constexpr auto boff = conv_offsets<static_cast<std::size_t>(geo.k > 0 ? geo.k : 1)>(geo);
+  // One input channel per group: a direct kernel (conv_depthwise.hpp).
+  static constexpr bool depthwise = conv && is_depthwise(geo);
+  static constexpr depthwise_blocking dw_block = depthwise_block(geo);
   // Small images: vectors of output channels (conv_small.hpp) when that wastes fewer lanes.
   static constexpr int small_nv = geo.og <= W ? 1 : 2;
-  static constexpr bool small_image = conv && channels_efficiency(geo, small_nv) > positions_efficiency(geo) + 0.1;
-  static constexpr int small_mr = small_conv_rows(geo.oh * geo.ow);
+  static constexpr bool small_image =
+      conv && !depthwise && geo.oh * geo.ow <= 4096 && channels_efficiency(geo, small_nv) > positions_efficiency(geo) + 0.1;
+  static constexpr int small_mr = small_conv_rows(geo.oh * geo.ow, small_nv);
   static constexpr auto positions =
       position_offsets<static_cast<std::size_t>(small_image ? geo.oh * geo.ow : 1)>(small_image ? geo : conv_geometry{});
 
   static constexpr std::size_t packed_floats =
       !conv        ? packed_dense_floats(channels, k_depth, dblk::nr)
+      : depthwise   ? static_cast<std::size_t>(geo.o) * static_cast<std::size_t>(geo.k)
       : small_image ? static_cast<std::size_t>(geo.groups) * packed_dense_floats(geo.og, geo.k, small_nv * W)
                     : packed_conv_floats(geo);
   static constexpr std::size_t bias_floats = has_bias ? static_cast<std::size_t>(channels) + 64 : 0;
@@ -11136,7 +11303,9 @@ struct gemm_kernel {
   }
 
   static void pack_weights(const float* w, float* dst) {
-    if constexpr (small_image) {
+    if constexpr (depthwise) {
+      std::copy(w, w + static_cast<std::ptrdiff_t>(geo.o) * geo.k, dst);
+    } else if constexpr (small_image) {
       const std::size_t per_group = packed_dense_floats(geo.og, geo.k, small_nv * W);
       for (int gr = 0; gr < geo.groups; ++gr)
         pack_dense_weights(w + static_cast<std::ptrdiff_t>(gr) * geo.og * geo.k, geo.og, geo.k, small_nv * W,
@@ -11152,7 +11321,9 @@ struct gemm_kernel {
   // packed weights are its own.
   static void prepare(state& st, const float* const* in, int step) {
     float* dst = st.reserve(step, packed_floats + bias_floats);
-    if constexpr (small_image) {
+    if constexpr (depthwise) {
+      st.need_scratch(0, depthwise_scratch(geo));
+    } else if constexpr (small_image) {
       st.need_scratch(geo.buffer_floats, small_conv_scratch(geo.oh * geo.ow, small_mr, small_nv));
     } else if constexpr (conv) {
       st.need_scratch(geo.buffer_floats, 0);
@@ -11196,6 +11367,10 @@ struct gemm_kernel {
   // then compute its tiles, split statically by positions or by output-channel panels.
   static void run_conv(state& st, const float* x, const float* packed, const float* residual, epilogue e,
                        float* out) {
+    if constexpr (depthwise) {
+      run_depthwise(st, x, packed, residual, e, out);
+      return;
+    }
     constexpr int n = geo.oh * geo.ow;
     constexpr int tile = small_image ? small_mr : conv_block::nr;       // positions per tile
     constexpr int panel = small_image ? small_nv * W : conv_block::mr;  // output channels per panel
@@ -11229,6 +11404,24 @@ struct gemm_kernel {
             conv_tiles(geo, boff.data(), packed, buf, yb, eb, gr, p0, p1, t0, t1);
           }
         }
+      });
+    }
+  }
+
+  // Depthwise conv2d: the image's channels split across threads, each copying its planes into
+  // its own scratch.
+  static void run_depthwise(state& st, const float* x, const float* w, const float* residual, const epilogue& e,
+                            float* out) {
+    constexpr int n = geo.oh * geo.ow;
+    constexpr double flops = 2.0 * geo.o * geo.k * n;
+    const int tasks = tasks_for(flops, st.workers(), geo.c);
+    const std::ptrdiff_t in_image = static_cast<std::ptrdiff_t>(geo.c) * geo.h * geo.w;
+    const std::ptrdiff_t out_image = static_cast<std::ptrdiff_t>(geo.o) * n;
+    for (int b = 0; b < geo.batch; ++b) {
+      st.parallel(tasks, [&](int t) {
+        depthwise_channels<dw_block.rows, dw_block.vecs, geo.k, info.act>(
+            geo, boff.data(), x + b * in_image, w, e.bias, residual ? residual + b * out_image : nullptr, e.lo, e.hi,
+            out + b * out_image, geo.c * t / tasks, geo.c * (t + 1) / tasks, st.thread_scratch(t));
       });
     }
   }
@@ -11974,6 +12167,7 @@ inline void plane_means(const float* x, float* y, std::int64_t planes, std::int6
 
 struct pool_geometry {
   int planes = 0, h = 0, w = 0, oh = 0, ow = 0, kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0;
+  int pw_end = 0;  // the padding after each row (rows past the input are clipped, not padded)
   bool count_include_pad = false;
 };
 
@@ -11985,7 +12179,7 @@ template <bool Max>
 inline bool pool2d(const pool_geometry& g, const float* x, float* y) {
   constexpr int w = simd::width;
   constexpr int max_row = 4096;
-  const int wp = g.w + 2 * g.pw;
+  const int wp = g.w + g.pw + g.pw_end;
   if (wp + g.kw + 2 * w > max_row) return false;
   const float fill = Max ? -std::numeric_limits<float>::infinity() : 0.f;
   alignas(64) float v[max_row];
@@ -12957,6 +13151,7 @@ struct simple_kernel {
     g.sw = reference_kernels::detail::pool_stride(*n.at, 1);
     g.ph = n.at->padding[0];
     g.pw = n.at->padding[1];
+    g.pw_end = end_padding(*n.at, 1);
     g.count_include_pad = n.at->count_include_pad;
     return g;
   }

@@ -294,6 +294,28 @@ struct large_conv_models
                   conv_net<2, 8, 13, 13, 40, 3, 3, conv2d_attrs{.stride = {2, 2}, .padding = {1, 1}, .groups = 2}>,
                   conv_net<1, 16, 9, 9, 37, 3, 3, conv2d_attrs{.padding = {1, 1}}>> {};  // a channel tail
 
+namespace depthwise {
+using x = input<"x", f32, 1, 12, 17, 21>;
+using dw = conv2d<x, weight<"w", f32, 12, 1, 3, 3>, {.padding = {1, 1}, .groups = 12}>;
+using b = weight<"b", f32, 12>;
+using bn = batch_norm<dw, weight<"bn.gamma", f32, 12>, weight<"bn.beta", f32, 12>, weight<"bn.mean", f32, 12>,
+                      weight<"bn.var", f32, 12>>;
+}  // namespace depthwise
+
+struct depthwise_conv_models
+    : model_group<"depthwise conv2d: row tails, channel multipliers, strides, dilation, 5×5, one pixel, epilogues",
+                  conv_net<1, 8, 10, 7, 8, 3, 3, conv2d_attrs{.padding = {1, 1}, .groups = 8}>,  // rows shorter than a vector
+                  conv_net<2, 5, 17, 33, 10, 3, 3, conv2d_attrs{.padding = {1, 1}, .groups = 5}>,  // multiplier 2, batch 2
+                  conv_net<1, 6, 23, 41, 6, 5, 5, conv2d_attrs{.stride = {2, 2}, .padding = {2, 2}, .groups = 6}>,
+                  conv_net<1, 4, 12, 70, 4, 3, 3, conv2d_attrs{.padding = {2, 2}, .dilation = {2, 2}, .groups = 4}>,
+                  conv_net<1, 3, 9, 19, 3, 3, 1, conv2d_attrs{.stride = {1, 2}, .padding = {1, 0}, .groups = 3}>,
+                  conv_net<1, 4, 1, 1, 4, 3, 3, conv2d_attrs{.padding = {1, 1}, .groups = 4}>,
+                  conv_net<1, 5, 6, 9, 5, 2, 2, conv2d_attrs{.stride = {2, 2}, .groups = 5}>,  // no padding, even window
+                  conv_net<1, 32, 56, 56, 32, 3, 3, conv2d_attrs{.padding = {1, 1}, .groups = 32}>,  // two threads
+                  model<clip<bias_add<depthwise::dw, depthwise::b>, 0.f, 6.f>>,  // MobileNet's relu6
+                  model<clip<depthwise::bn, 0.f, 6.f>>, model<hardswish<bias_add<depthwise::dw, depthwise::b>>>,
+                  model<silu<depthwise::bn>>, model<relu<add<depthwise::dw, input<"r", f32, 1, 12, 17, 21>>>>> {};
+
 struct small_networks : model_group<"networks: chains, residual blocks, batch norms, pools, several results, fallbacks, "
                                     "repeated blocks",
                                     chain, block, normed, gain_mlp, pools, lenet, fork, eltwise, mixed, cnn, twins> {};
@@ -307,8 +329,9 @@ struct aliasing_outputs : model_group<"results that alias: a value returned twic
 /// tensor ops, `op_models` (conformance_ops.hpp).
 using layer_op_models = model_list<nets::dense_models, nets::fused_dense_models, nets::elementwise_models,
                                    nets::channel_models, nets::pooling_models, nets::layout_models>;
-/// conv2d over every shape class, fused and large.
-using conv_models = model_list<nets::conv_shape_models, nets::fused_conv_models, nets::large_conv_models>;
+/// conv2d over every shape class, fused, large and depthwise.
+using conv_models =
+    model_list<nets::conv_shape_models, nets::fused_conv_models, nets::large_conv_models, nets::depthwise_conv_models>;
 /// Small networks and aliasing results.
 using network_models = model_list<nets::small_networks, nets::aliasing_outputs>;
 

@@ -147,11 +147,14 @@ inline void conv_copy_plane(const conv_geometry& g, const float* src, float* dst
           std::fill(row, row + g.wq, 0.f);
           continue;
         }
+        // Columns j with 0 ≤ j·sw + b - pw < w are copied, the rest are padding: the copy loop
+        // has no test in it (a strided read the compiler can vectorize).
         const float* s = src + static_cast<std::ptrdiff_t>(ih) * g.w;
-        for (int j = 0; j < g.wq; ++j) {
-          const int iw = j * g.sw + b - g.pw;
-          row[j] = iw >= 0 && iw < g.w ? s[iw] : 0.f;
-        }
+        const int j0 = std::min(g.wq, std::max(0, (g.pw - b + g.sw - 1) / g.sw));
+        const int j1 = std::max(j0, std::min(g.wq, (g.w + g.pw - b + g.sw - 1) / g.sw));
+        std::fill(row, row + j0, 0.f);
+        for (int j = j0; j < j1; ++j) row[j] = s[j * g.sw + b - g.pw];
+        std::fill(row + j1, row + g.wq, 0.f);
       }
     }
 }

@@ -14,11 +14,15 @@
 
 namespace partita::detail::cpu {
 
-/// The positions per tile (5 to 8) that waste the fewest lanes on `n` positions.
-constexpr int small_conv_rows(int n) {
-  int best = 8;
+/// The positions per tile (4 to 8) that waste the fewest lanes on `n` positions, with `nv`
+/// vectors of channels: MR × NV accumulators, NV weight vectors and a broadcast must fit in the
+/// vector registers (32 with AVX-512, 16 with AVX2), or the tile spills to the stack.
+constexpr int small_conv_rows(int n, int nv) {
+  const int registers = W >= 16 ? 32 : 16;
+  const int most = std::max(4, std::min(8, (registers - nv - 1) / nv));
+  int best = most;
   double best_eff = 0;
-  for (int mr = 8; mr >= 5; --mr) {
+  for (int mr = most; mr >= 4; --mr) {
     const double eff = static_cast<double>(n) / (((n + mr - 1) / mr) * mr);
     if (eff > best_eff + 1e-9) {
       best = mr;
@@ -37,7 +41,7 @@ constexpr double positions_efficiency(const conv_geometry& g) {
   return pos * ch;
 }
 constexpr double channels_efficiency(const conv_geometry& g, int nv) {
-  const int nr = nv * W, mr = small_conv_rows(g.oh * g.ow);
+  const int nr = nv * W, mr = small_conv_rows(g.oh * g.ow, nv);
   const int n = g.oh * g.ow;
   const double pos = static_cast<double>(n) / (((n + mr - 1) / mr) * mr);
   const double ch = static_cast<double>(g.og) / (((g.og + nr - 1) / nr) * nr);
@@ -121,6 +125,9 @@ inline void small_conv_tiles(const conv_geometry& g, const std::int32_t* boff, c
                                 last && e.bias ? e.bias + o0 : nullptr, tiles + (t - t0) * MR * NR);
       }
     }
+    // Each channel's positions of a tile are contiguous in NCHW: gathered from the tile's column,
+    // then the residual and the activation are applied a vector at a time.
+    constexpr int col_floats = (MR + W - 1) / W * W;
     for (int t = t0; t < t1; ++t) {
       const int q0 = t * MR;
       const int mr = std::min(MR, n - q0);
@@ -128,8 +135,17 @@ inline void small_conv_tiles(const conv_geometry& g, const std::int32_t* boff, c
       for (int c = 0; c < nc; ++c) {
         float* dst = y + static_cast<std::ptrdiff_t>(o0 + c) * n + q0;
         const float* res = e.residual ? e.residual + static_cast<std::ptrdiff_t>(o0 + c) * n + q0 : nullptr;
-        for (int m = 0; m < mr; ++m)
-          dst[m] = activate(tile[m * NR + c] + (res ? res[m] : 0.f), e.act, e.lo, e.hi);
+        alignas(64) float col[col_floats] = {};
+#pragma GCC unroll 8
+        for (int m = 0; m < MR; ++m) col[m] = tile[m * NR + c];
+        for (int m0 = 0; m0 < mr; m0 += W) {
+          const int len = std::min(W, mr - m0);
+          vec v = simd::load(col + m0);
+          if (res) v = v + (len == W ? simd::load(res + m0) : simd::load_first(res + m0, len));
+          v = activate(v, e.act, e.lo, e.hi);
+          if (len == W) simd::store(dst + m0, v);
+          else simd::store_first(dst + m0, v, len);
+        }
       }
     }
   }

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "partita/backends/cpu/detail/conv.hpp"
+#include "partita/backends/cpu/detail/conv_depthwise.hpp"
 #include "partita/backends/cpu/detail/conv_small.hpp"
 #include "partita/backends/cpu/detail/dense.hpp"
 #include "partita/backends/cpu/detail/fused.hpp"
@@ -51,15 +52,20 @@ struct gemm_kernel {
   // conv2d
   static constexpr conv_geometry geo = conv ? make_conv_geometry(x_shape, w_shape, y_shape, *main.at) : conv_geometry{};
   static constexpr auto boff = conv_offsets<static_cast<std::size_t>(geo.k > 0 ? geo.k : 1)>(geo);
+  // One input channel per group: a direct kernel (conv_depthwise.hpp).
+  static constexpr bool depthwise = conv && is_depthwise(geo);
+  static constexpr depthwise_blocking dw_block = depthwise_block(geo);
   // Small images: vectors of output channels (conv_small.hpp) when that wastes fewer lanes.
   static constexpr int small_nv = geo.og <= W ? 1 : 2;
-  static constexpr bool small_image = conv && channels_efficiency(geo, small_nv) > positions_efficiency(geo) + 0.1;
-  static constexpr int small_mr = small_conv_rows(geo.oh * geo.ow);
+  static constexpr bool small_image =
+      conv && !depthwise && geo.oh * geo.ow <= 4096 && channels_efficiency(geo, small_nv) > positions_efficiency(geo) + 0.1;
+  static constexpr int small_mr = small_conv_rows(geo.oh * geo.ow, small_nv);
   static constexpr auto positions =
       position_offsets<static_cast<std::size_t>(small_image ? geo.oh * geo.ow : 1)>(small_image ? geo : conv_geometry{});
 
   static constexpr std::size_t packed_floats =
       !conv        ? packed_dense_floats(channels, k_depth, dblk::nr)
+      : depthwise   ? static_cast<std::size_t>(geo.o) * static_cast<std::size_t>(geo.k)
       : small_image ? static_cast<std::size_t>(geo.groups) * packed_dense_floats(geo.og, geo.k, small_nv * W)
                     : packed_conv_floats(geo);
   static constexpr std::size_t bias_floats = has_bias ? static_cast<std::size_t>(channels) + 64 : 0;
@@ -88,7 +94,9 @@ struct gemm_kernel {
   }
 
   static void pack_weights(const float* w, float* dst) {
-    if constexpr (small_image) {
+    if constexpr (depthwise) {
+      std::copy(w, w + static_cast<std::ptrdiff_t>(geo.o) * geo.k, dst);
+    } else if constexpr (small_image) {
       const std::size_t per_group = packed_dense_floats(geo.og, geo.k, small_nv * W);
       for (int gr = 0; gr < geo.groups; ++gr)
         pack_dense_weights(w + static_cast<std::ptrdiff_t>(gr) * geo.og * geo.k, geo.og, geo.k, small_nv * W,
@@ -104,7 +112,9 @@ struct gemm_kernel {
   // packed weights are its own.
   static void prepare(state& st, const float* const* in, int step) {
     float* dst = st.reserve(step, packed_floats + bias_floats);
-    if constexpr (small_image) {
+    if constexpr (depthwise) {
+      st.need_scratch(0, depthwise_scratch(geo));
+    } else if constexpr (small_image) {
       st.need_scratch(geo.buffer_floats, small_conv_scratch(geo.oh * geo.ow, small_mr, small_nv));
     } else if constexpr (conv) {
       st.need_scratch(geo.buffer_floats, 0);
@@ -148,6 +158,10 @@ struct gemm_kernel {
   // then compute its tiles, split statically by positions or by output-channel panels.
   static void run_conv(state& st, const float* x, const float* packed, const float* residual, epilogue e,
                        float* out) {
+    if constexpr (depthwise) {
+      run_depthwise(st, x, packed, residual, e, out);
+      return;
+    }
     constexpr int n = geo.oh * geo.ow;
     constexpr int tile = small_image ? small_mr : conv_block::nr;       // positions per tile
     constexpr int panel = small_image ? small_nv * W : conv_block::mr;  // output channels per panel
@@ -181,6 +195,24 @@ struct gemm_kernel {
             conv_tiles(geo, boff.data(), packed, buf, yb, eb, gr, p0, p1, t0, t1);
           }
         }
+      });
+    }
+  }
+
+  // Depthwise conv2d: the image's channels split across threads, each copying its planes into
+  // its own scratch.
+  static void run_depthwise(state& st, const float* x, const float* w, const float* residual, const epilogue& e,
+                            float* out) {
+    constexpr int n = geo.oh * geo.ow;
+    constexpr double flops = 2.0 * geo.o * geo.k * n;
+    const int tasks = tasks_for(flops, st.workers(), geo.c);
+    const std::ptrdiff_t in_image = static_cast<std::ptrdiff_t>(geo.c) * geo.h * geo.w;
+    const std::ptrdiff_t out_image = static_cast<std::ptrdiff_t>(geo.o) * n;
+    for (int b = 0; b < geo.batch; ++b) {
+      st.parallel(tasks, [&](int t) {
+        depthwise_channels<dw_block.rows, dw_block.vecs, geo.k, info.act>(
+            geo, boff.data(), x + b * in_image, w, e.bias, residual ? residual + b * out_image : nullptr, e.lo, e.hi,
+            out + b * out_image, geo.c * t / tasks, geo.c * (t + 1) / tasks, st.thread_scratch(t));
       });
     }
   }

@@ -1,0 +1,102 @@
+#pragma once
+/// cpu depthwise conv2d (one input channel per group), vectorized along output rows.
+// A depthwise convolution does kh·kw multiply-adds per output, too few for a GEMM to pay off.
+// Each output channel reads one input channel: that plane is copied, padded and stride-phase
+// split (conv.hpp), into the thread's scratch, where it stays in cache while it is used; tap
+// (i, j) of output row r is then a contiguous run at a compile-time offset, so a vector of
+// output positions is kh·kw FMAs of unaligned loads by broadcast weights. A block of rows ×
+// vectors keeps eight accumulators in flight (an FMA's latency times its ports), and the
+// epilogue (bias, residual, activation) is applied before the block is stored.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "partita/backends/cpu/detail/conv.hpp"
+#include "partita/backends/cpu/detail/epilogue.hpp"
+
+namespace partita::detail::cpu {
+
+/// One conv2d with one input channel per group (channel multiplier og ≥ 1).
+constexpr bool is_depthwise(const conv_geometry& g) { return g.groups > 1 && g.cg == 1; }
+
+/// Output rows × vectors of one block.
+struct depthwise_blocking {
+  int rows = 1, vecs = 1;
+};
+constexpr depthwise_blocking depthwise_block(const conv_geometry& g) {
+  const int vecs = std::min(4, (g.ow + W - 1) / W);
+  return {std::max(1, std::min(8 / vecs, g.oh)), vecs};
+}
+
+/// Floats of per-thread scratch: one channel's planes, plus what the last vector of a row reads
+/// past them (lanes beyond the output width, discarded).
+constexpr std::size_t depthwise_scratch(const conv_geometry& g) {
+  return g.plane_set + static_cast<std::size_t>((g.ow + W - 1) / W * W + g.kw * g.dw + 64);
+}
+
+/// Output channel `o`'s plane `y` (oh × ow) from its input channel's padded phase planes
+/// `plane`; `w` holds the channel's kh·kw weights, `off` the taps' offsets in the planes.
+template <int RB, int VB, int K, activation A>
+inline void depthwise_plane(const conv_geometry& g, const std::int32_t* off, const float* plane, const float* w,
+                            float bias, const float* residual, float lo, float hi, float* y) {
+  constexpr int step = VB * W;
+  for (int r0 = 0; r0 < g.oh; r0 += RB) {
+    const float* row[std::size_t{RB}];
+    // Rows past the last are computed on the last one again and not stored.
+#pragma GCC unroll 8
+    for (int r = 0; r < RB; ++r) row[r] = plane + static_cast<std::ptrdiff_t>(std::min(r0 + r, g.oh - 1)) * g.wq;
+    for (int c0 = 0; c0 < g.ow; c0 += step) {
+      vec acc[std::size_t{RB}][std::size_t{VB}];
+#pragma GCC unroll 8
+      for (int r = 0; r < RB; ++r)
+#pragma GCC unroll 4
+        for (int v = 0; v < VB; ++v) acc[r][v] = simd::splat(bias);
+#pragma GCC unroll 25
+      for (int k = 0; k < K; ++k) {
+        const vec wk = simd::splat(w[k]);
+        const std::int32_t o = off[k] + c0;
+#pragma GCC unroll 8
+        for (int r = 0; r < RB; ++r)
+#pragma GCC unroll 4
+          for (int v = 0; v < VB; ++v) acc[r][v] = simd::fma(simd::load(row[r] + o + v * W), wk, acc[r][v]);
+      }
+      const int rows = std::min(RB, g.oh - r0);
+      for (int r = 0; r < rows; ++r) {
+        const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(r0 + r) * g.ow + c0;
+#pragma GCC unroll 4
+        for (int v = 0; v < VB; ++v) {
+          const int n = std::min(W, g.ow - c0 - v * W);
+          if (n <= 0) break;
+          vec s = acc[r][v];
+          if (residual) s = s + (n == W ? simd::load(residual + at + v * W) : simd::load_first(residual + at + v * W, n));
+          s = apply<A>(s, lo, hi);
+          if (n == W) simd::store(y + at + v * W, s);
+          else simd::store_first(y + at + v * W, s, n);
+        }
+      }
+    }
+  }
+}
+
+/// Channels [c0, c1) of one image: `x`, `y` and the residual are the image's (NCHW), `w` the
+/// weights [o][kh·kw], `bias` one per output channel or null; `scratch` holds depthwise_scratch.
+/// RB × VB is `depthwise_block(g)`.
+template <int RB, int VB, int K, activation A>
+inline void depthwise_channels(const conv_geometry& g, const std::int32_t* off, const float* x, const float* w,
+                               const float* bias, const float* residual, float lo, float hi, float* y, int c0, int c1,
+                               float* scratch) {
+  // The slack past the planes is read by discarded lanes only; zeroed so they hold numbers.
+  std::fill(scratch + g.plane_set, scratch + depthwise_scratch(g), 0.f);
+  const std::ptrdiff_t in_plane = static_cast<std::ptrdiff_t>(g.h) * g.w;
+  const std::ptrdiff_t out_plane = static_cast<std::ptrdiff_t>(g.oh) * g.ow;
+  for (int c = c0; c < c1; ++c) {
+    conv_copy_plane(g, x + c * in_plane, scratch);
+    for (int m = 0; m < g.og; ++m) {
+      const int o = c * g.og + m;
+      depthwise_plane<RB, VB, K, A>(g, off, scratch, w + static_cast<std::ptrdiff_t>(o) * K, bias ? bias[o] : 0.f,
+                                    residual ? residual + o * out_plane : nullptr, lo, hi, y + o * out_plane);
+    }
+  }
+}
+
+}  // namespace partita::detail::cpu
