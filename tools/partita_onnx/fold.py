@@ -228,16 +228,26 @@ def fold_constants(g: Graph) -> bool:
     """One pass over the graph folding what can be folded; True when something changed."""
     changed = False
     keep = []
+    aliased: list[tuple[str, str]] = []
     for n in g.nodes:
         values = _fold_node(g, n)
         if values is None or len(values) < len([o for o in n.outputs if o]):
             keep.append(n)
             continue
+        changed = True
+        src = g.const(n.inputs[0]) if n.inputs and n.op not in ("Constant", "ConstantOfShape") else None
+        if len(n.outputs) == 1 and src is not None and src.shape == values[0].shape and src.dtype == values[0].dtype \
+                and np.array_equal(src, values[0]):
+            # A slice or reshape that changed nothing: readers keep the original constant and
+            # its ONNX name (the position table sliced to its full length, say).
+            aliased.append((n.outputs[0], n.inputs[0]))
+            continue
         for name, v in zip(n.outputs, values):
             if name:
                 g.consts[name] = v
-        changed = True
     g.nodes = keep
+    for old, new in aliased:
+        g.replace_uses(old, new)
     return changed
 
 

@@ -264,9 +264,56 @@ def _dense(r: _Rewriter) -> None:
                                 last.index, None, [m.op for m in removed]))
 
 
+def _slice_cut(g: Graph, n: Node) -> tuple[int, int, int] | None:
+    """(axis, start, end) of a one-axis, step-1 Slice with constant bounds, normalized."""
+    shape = g.shape(n.inputs[0])
+    if shape is None or "starts" in n.attrs or len(n.inputs) < 3:
+        return None
+    vals = [g.const(i) if i else None for i in n.inputs[1:5]]
+    if any(v is None for v in vals[:2]) or any(v is None and i for v, i in zip(vals[2:], n.inputs[3:5])):
+        return None
+    starts, ends = vals[0].reshape(-1), vals[1].reshape(-1)
+    axes = vals[2].reshape(-1) if len(vals) > 2 and vals[2] is not None else [0]
+    steps = vals[3].reshape(-1) if len(vals) > 3 and vals[3] is not None else [1]
+    if len(starts) != 1 or len(axes) != 1 or int(steps[0]) != 1:
+        return None
+    axis = int(axes[0]) % len(shape)
+    s, e, _ = slice(int(starts[0]), int(ends[0]), 1).indices(shape[axis])
+    return (axis, s, e) if e > s else None
+
+
+def _slices_to_split(r: _Rewriter) -> None:
+    """Slices that cut one value into consecutive parts (Q, K and V of a packed projection)
+    become one Split, Partita's `split`: one op instead of several."""
+    g = r.g
+    groups: dict[tuple[str, int], list[tuple[int, int, Node]]] = {}
+    for n in g.nodes:
+        if n.op == "Slice" and n.domain in ("", "ai.onnx"):
+            cut = _slice_cut(g, n)
+            if cut is not None:
+                groups.setdefault((n.inputs[0], cut[0]), []).append((cut[1], cut[2], n))
+    for (x, axis), cuts in groups.items():
+        cuts.sort(key=lambda c: c[0])
+        dim = g.shape(x)[axis]
+        tiles = len(cuts) > 1 and cuts[0][0] == 0 and cuts[-1][1] == dim and \
+            all(a[1] == b[0] for a, b in zip(cuts, cuts[1:]))
+        if not tiles:
+            continue
+        first = min((c[2] for c in cuts), key=lambda n: g.nodes.index(n))
+        split = Node("Split", first.name, [x], [c[2].outputs[0] for c in cuts],
+                     {"axis": axis, "split": [c[1] - c[0] for c in cuts]}, "", first.index, None,
+                     ["Slice"] * len(cuts))
+        g.nodes[g.nodes.index(first)] = split
+        for c in cuts:
+            if c[2] is not first:
+                g.nodes.remove(c[2])
+    r.refresh()
+
+
 def fuse(g: Graph) -> None:
     """Applies every rewrite of this module to `g`."""
     r = _Rewriter(g)
+    _slices_to_split(r)
     _layer_norms(r)
     _gelus(r)
     _hardswishes(r)
