@@ -24,6 +24,8 @@
 #include "partita/ir/node_desc.hpp"
 #include "partita/ir/on.hpp"
 #include "partita/ir/op_id.hpp"
+#include "partita/ir/ops/convolution.hpp"
+#include "partita/ir/ops/depth_space.hpp"
 #include "partita/ir/ops/elementwise.hpp"
 #include "partita/ir/ops/leaf.hpp"
 #include "partita/ir/ops/linear.hpp"

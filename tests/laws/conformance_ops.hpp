@@ -1,9 +1,11 @@
 #pragma once
 // The conformance law's models of the tensor ops (laws/conformance.hpp): matmul, transpose,
-// squeeze and unsqueeze, slice, split, pad, resize and ceil_mode pooling, gather, the reductions, layer and RMS norms, softmax
-// on other axes, the math and activation functions, literals and scalars, over extents that are
-// not multiples of 8 or 16, each group with the bound its ops allow (`bound::...`); what the
-// law feeds index inputs; and the whole list, with the layers of conformance_models.hpp.
+// squeeze and unsqueeze, slice, split, pad, resize and ceil_mode pooling, convolutions padded
+// differently at each end, conv1d, conv_transpose2d, depth_to_space and space_to_depth, gather,
+// the reductions, layer and RMS norms, softmax on other axes, the math and activation functions,
+// literals and scalars, over extents that are not multiples of 8 or 16, each group with the
+// bound its ops allow (`bound::...`); what the law feeds index inputs; and the whole list, with
+// the layers of conformance_models.hpp.
 #include <algorithm>
 #include <array>
 #include <cstddef>
@@ -154,6 +156,48 @@ struct asymmetric_padding_models
                         avg_pool2d<input<"x", f32, 1, 3, 13, 14>, {.size = {3, 3}, .stride = {2, 2}, .padding = {0, 1},
                                                                    .padding_end = {2, 2}, .count_include_pad = true}>>> {};
 
+// -- conv1d, conv_transpose2d, depth_to_space and space_to_depth
+struct convolution_models
+    : model_group<"conv1d and conv_transpose2d: strides, padding at either end, dilation, groups, output_padding, "
+                  "batches, tails, a bias and relu after, two threads",
+                  model<conv1d<input<"x", f32, 2, 5, 37>, weight<"w", f32, 7, 5, 3>, {.padding = 1}>>,
+                  model<conv1d<input<"x", f32, 1, 6, 40>, weight<"w", f32, 10, 3, 5>,
+                               {.stride = 3, .padding = 2, .padding_end = 0, .dilation = 2, .groups = 2}>>,
+                  model<relu<bias_add<conv1d<input<"x", f32, 1, 64, 9>, weight<"w", f32, 40, 64, 3>, {.padding = 1}>,
+                                      weight<"b", f32, 40>>>>,  // few positions: vectors of channels on cpu
+                  model<conv1d<input<"x", f32, 1, 8, 33>, weight<"w", f32, 8, 1, 3>, {.padding = 1, .groups = 8}>>,
+                  model<conv_transpose2d<input<"x", f32, 1, 3, 5, 7>, weight<"w", f32, 3, 4, 3, 3>,
+                                         {.stride = {2, 2}, .padding = {1, 1}, .output_padding = {1, 1}}>>,
+                  model<conv_transpose2d<input<"x", f32, 2, 6, 4, 5>, weight<"w", f32, 6, 3, 4, 4>,
+                                         {.stride = {2, 2}, .padding = {1, 1}, .groups = 2}>>,
+                  model<conv_transpose2d<input<"x", f32, 1, 4, 7, 6>, weight<"w", f32, 4, 5, 3, 2>,
+                                         {.stride = {1, 3}, .padding = {2, 0}, .padding_end = {0, 1},
+                                          .output_padding = {0, 2}, .dilation = {2, 1}}>>,
+                  model<conv_transpose2d<input<"x", f32, 1, 5, 3, 3>, weight<"w", f32, 5, 7, 1, 1>>>,
+                  model<relu<bias_add<conv_transpose2d<input<"x", f32, 1, 16, 9, 11>, weight<"w", f32, 16, 8, 2, 2>,
+                                                       {.stride = {2, 2}}>,
+                                      weight<"b", f32, 8>>>>,
+                  model<conv_transpose2d<input<"x", f32, 1, 8, 3, 3>, weight<"w", f32, 8, 1, 3, 3>,
+                                         {.stride = {2, 2}, .groups = 8}>>,
+                  model<conv_transpose2d<input<"x", f32, 1, 3, 4, 4>, input<"w", f32, 3, 2, 3, 3>>>,  // weights as an input
+                  // large enough for two threads
+                  model<conv1d<input<"x", f32, 1, 64, 1000>, weight<"w", f32, 64, 64, 3>, {.padding = 1}>>,
+                  model<conv_transpose2d<input<"x", f32, 1, 64, 32, 31>, weight<"w", f32, 64, 32, 2, 2>,
+                                         {.stride = {2, 2}}>>> {};
+
+struct depth_space_models
+    : model_group<"depth_to_space (DCR, CRD) and space_to_depth: blocks of 2 and 3, batches, odd extents, a round "
+                  "trip, two threads",
+                  model<depth_to_space<input<"x", f32, 2, 12, 3, 5>, 2>>,
+                  model<depth_to_space<input<"x", f32, 1, 18, 5, 3>, 3, depth_to_space_mode::crd>>,
+                  model<space_to_depth<input<"x", f32, 2, 3, 6, 9>, 3>>,
+                  model<depth_to_space<space_to_depth<input<"x", f32, 1, 5, 4, 10>, 2>, 2>>,
+                  // large enough for two threads
+                  model<relu<depth_to_space<input<"x", f32, 1, 64, 64, 63>, 2, depth_to_space_mode::crd>>,
+                        space_to_depth<input<"y", f32, 1, 16, 128, 126>, 2>>> {
+  static constexpr double tolerance = bound::exact;
+};
+
 struct gather_models
     : model_group<
           "gather and embedding: i64 and i32 indices, negative ones, every axis, rank-0 indices",
@@ -284,7 +328,7 @@ struct transformer_models
 /// The tensor ops, each group with its bound.
 using tensor_op_models =
     model_list<nets::matmul_models, nets::movement_models, nets::slicing_models, nets::resampling_models,
-               nets::asymmetric_padding_models, nets::gather_models, nets::sum_models,
+               nets::asymmetric_padding_models, nets::convolution_models, nets::depth_space_models, nets::gather_models, nets::sum_models,
                nets::normalized_models, nets::exact_elementwise_models, nets::math_models, nets::literal_models,
                nets::transformer_models>;
 /// Every op alone and fused: the layers', then the tensor ops'.

@@ -36,6 +36,35 @@ struct pool2d_attrs {
   bool ceil_mode = false;
 };
 
+/// Attributes of `conv1d`: `conv1d<x, w, {.stride = 2, .padding = 1}>`, each as conv2d's along
+/// the one spatial axis (`padding_end` -1: as `padding`).
+struct conv1d_attrs {
+  int stride = 1;
+  int padding = 0;
+  int padding_end = -1;
+  int dilation = 1;
+  int groups = 1;
+};
+
+/// Attributes of `conv_transpose2d`: `conv_transpose2d<x, w, {.stride = {2, 2}, .padding = {1,
+/// 1}, .output_padding = {1, 1}}>`, as PyTorch's ConvTranspose2d and ONNX's ConvTranspose:
+/// `padding` (and `padding_end`, -1: as `padding`) removes rows and columns from the output's
+/// borders, `output_padding` adds them at its end.
+struct conv_transpose2d_attrs {
+  std::array<int, 2> stride{1, 1};
+  std::array<int, 2> padding{0, 0};
+  std::array<int, 2> padding_end{-1, -1};
+  std::array<int, 2> output_padding{0, 0};
+  std::array<int, 2> dilation{1, 1};
+  int groups = 1;
+};
+
+/// How `depth_to_space` orders the channels it moves into space (ONNX's `mode`).
+enum class depth_to_space_mode : std::uint8_t {
+  dcr,  ///< depth, column, row: channel (i · B + j) · C' + c goes to c at offset (i, j) (ONNX's default)
+  crd,  ///< column, row, depth: channel c · B² + i · B + j (PyTorch's pixel_shuffle)
+};
+
 /// Attributes of `matmul`: read an operand with its last two axes swapped, so that Q·Kᵀ
 /// copies nothing: `matmul<q, k, {.transpose_b = true}>`.
 struct matmul_attrs {
@@ -72,7 +101,10 @@ struct attrs {
   std::array<int, 2> padding_end{-1, -1};  // convolutions, pooling: after each axis; -1 = as padding
   std::array<int, 2> dilation{1, 1};
   std::array<int, 2> window{0, 0};
+  std::array<int, 2> output_padding{0, 0};  // conv_transpose2d
   int groups = 1;
+  int block = 1;  // depth_to_space, space_to_depth
+  depth_to_space_mode depth_order = depth_to_space_mode::dcr;
   int axis = 0;     // bias_add, concatenate, softmax, slice, gather, layer_norm (first normalized axis)
   int callee = -1;  // function index of a call node
   float lo = 0.f, hi = 0.f;  // clip bounds

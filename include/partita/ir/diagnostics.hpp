@@ -37,6 +37,12 @@ enum class problem {
   prelu_slope,
   reduce_axes,
   pad_amount,
+  conv1d_channels,
+  conv1d_window,
+  conv_transpose2d_channels,
+  conv_transpose2d_output,
+  depth_to_space_block,
+  space_to_depth_block,
 };
 
 /// The verdict of a node's shape/dtype rule: the problem, and the two shapes (or dtypes) that
@@ -114,6 +120,18 @@ struct report {
                 "partita: reduction over bad axes: each axis must be in range for X (Lhs) and appear once (Rhs: the axes as dims)");
   static_assert(P != problem::pad_amount,
                 "partita: pad<X, Before, After, Value>: the amounts must not be negative (Lhs: X; Rhs: the first axis with a negative amount, then its amounts before and after)");
+  static_assert(P != problem::conv1d_channels,
+                "partita: shape mismatch in conv1d<X, W>: channels of X (Lhs, NCL) must equal W's input channels times groups (Rhs, O, C / groups, K), and groups must divide both channel counts");
+  static_assert(P != problem::conv1d_window,
+                "partita: conv1d<X, W>: the dilated kernel (Rhs) is larger than the padded input (Lhs), or a stride or dilation is not positive");
+  static_assert(P != problem::conv_transpose2d_channels,
+                "partita: shape mismatch in conv_transpose2d<X, W>: channels of X (Lhs, NCHW) must equal W's first dimension (Rhs, Cin, Cout / groups, KH, KW), and groups must divide them");
+  static_assert(P != problem::conv_transpose2d_output,
+                "partita: conv_transpose2d<X, W>: no output (Lhs: X, Rhs: W): the padding removes every row or column, or a stride or dilation is not positive, or output_padding is not smaller than the stride or the dilation");
+  static_assert(P != problem::depth_to_space_block,
+                "partita: depth_to_space<X, Block>: the channels of X (Lhs, NCHW) must be a multiple of Block squared (Rhs: Block)");
+  static_assert(P != problem::space_to_depth_block,
+                "partita: space_to_depth<X, Block>: the height and width of X (Lhs, NCHW) must be multiples of Block (Rhs)");
   static constexpr bool ok = P == problem::none;
 };
 

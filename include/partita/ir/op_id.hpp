@@ -64,6 +64,11 @@ enum class op_id : std::uint8_t {
   gather,
   pad,
   resize,
+  // Convolutions and block rearrangements of imported models.
+  conv1d,
+  conv_transpose2d,
+  depth_to_space,
+  space_to_depth,
 };
 
 /// Name of an op as the printer and diagnostics spell it.
@@ -77,8 +82,9 @@ constexpr std::string_view name_of(op_id op) {
       "maximum",  "minimum",    "prelu",      "power",      "sqrt",              "rsqrt",
       "exp",      "log",        "erf",        "gelu",       "gelu_tanh",         "silu",
       "hardswish", "hardsigmoid", "leaky_relu", "abs",      "neg",               "reduce_mean",
-      "reduce_sum", "reduce_max", "gather",   "pad",        "resize"};
-  static_assert(std::size(names) == static_cast<std::size_t>(op_id::resize) + 1, "one name per op");
+      "reduce_sum", "reduce_max", "gather",   "pad",        "resize",            "conv1d",
+      "conv_transpose2d", "depth_to_space", "space_to_depth"};
+  static_assert(std::size(names) == static_cast<std::size_t>(op_id::space_to_depth) + 1, "one name per op");
   return names[static_cast<int>(op)];
 }
 

@@ -52,6 +52,18 @@ inline std::string attr_string(const graph_node& n) {
     case op_id::conv2d:
       return concat("stride=", pair_string(a.stride), ", padding=", pair_string(a.padding), end_padding_string(a),
                     ", dilation=", pair_string(a.dilation), ", groups=", std::to_string(a.groups));
+    case op_id::conv1d:
+      return concat("stride=", std::to_string(a.stride[1]), ", padding=", std::to_string(a.padding[1]),
+                    a.padding_end[1] >= 0 ? concat(", padding_end=", std::to_string(a.padding_end[1])) : "",
+                    ", dilation=", std::to_string(a.dilation[1]), ", groups=", std::to_string(a.groups));
+    case op_id::conv_transpose2d:
+      return concat("stride=", pair_string(a.stride), ", padding=", pair_string(a.padding), end_padding_string(a),
+                    ", output_padding=", pair_string(a.output_padding), ", dilation=", pair_string(a.dilation),
+                    ", groups=", std::to_string(a.groups));
+    case op_id::depth_to_space:
+      return concat("block=", std::to_string(a.block), a.depth_order == depth_to_space_mode::crd ? ", CRD" : ", DCR");
+    case op_id::space_to_depth:
+      return concat("block=", std::to_string(a.block));
     case op_id::max_pool2d:
     case op_id::avg_pool2d:
       return concat("size=", pair_string(a.window), ", stride=", pair_string(a.stride), ", padding=",

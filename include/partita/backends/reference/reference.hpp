@@ -4,6 +4,7 @@
 
 #include "partita/runtime/step_ref.hpp"
 #include "partita/backends/reference/kernels.hpp"
+#include "partita/backends/reference/spatial_kernels.hpp"
 #include "partita/backends/reference/tensor_kernels.hpp"
 #include "partita/core/fixed_string.hpp"
 #include "partita/ir/view.hpp"
@@ -42,6 +43,14 @@ struct reference {
         k::dense(in[0], xs, in[1], ws, out);
       } else if constexpr (op == op_id::conv2d) {
         k::conv2d(in[0], xs, in[1], ws, out, ys, at);
+      } else if constexpr (op == op_id::conv1d) {
+        k::conv1d(in[0], xs, in[1], ws, out, ys, at);
+      } else if constexpr (op == op_id::conv_transpose2d) {
+        k::conv_transpose2d(in[0], xs, in[1], ws, out, ys, at);
+      } else if constexpr (op == op_id::depth_to_space) {
+        k::depth_to_space(in[0], xs, out, ys, at);
+      } else if constexpr (op == op_id::space_to_depth) {
+        k::space_to_depth(in[0], xs, out, ys, at);
       } else if constexpr (op == op_id::bias_add) {
         k::bias_add(in[0], ys, in[1], normalize_axis(at.axis, ys.rank), out);
       } else if constexpr (is_binary_elementwise(op)) {

@@ -133,8 +133,9 @@ struct simple_kernel {
         split(st, columns, moved_cost * static_cast<double>(p.count * reduce_block),
               [&](std::int64_t c0, std::int64_t c1) { reduce_columns<max, mean>(p, in[0], out, c0, c1); });
       }
-    } else if constexpr (op == op_id::transpose) {
-      constexpr transpose_plan p = plan_transpose(xs, at.perm);
+    } else if constexpr (op == op_id::transpose || op == op_id::depth_to_space || op == op_id::space_to_depth) {
+      constexpr block_transpose v = op == op_id::transpose ? block_transpose{xs, at.perm} : plan_block_transpose(op, xs, at);
+      constexpr transpose_plan p = plan_transpose(v.view, v.perm);
       if constexpr (p.rows) {
         rows(st, p.copy, in[0], out);
       } else {

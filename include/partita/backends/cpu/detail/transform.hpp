@@ -223,6 +223,20 @@ constexpr transpose_plan plan_transpose(const shape& xs, const std::array<int, m
   return p;
 }
 
+/// depth_to_space and space_to_depth as the transposes of rank-6 views of NCHW x they are
+/// (ONNX's definitions): DCR [N, B, B, C', H, W] by (0, 3, 4, 1, 5, 2), CRD [N, C', B, B, H, W]
+/// by (0, 1, 4, 2, 5, 3), space_to_depth [N, C, H', B, W', B] by (0, 3, 5, 1, 2, 4).
+struct block_transpose {
+  shape view{};
+  std::array<int, max_rank> perm{};
+};
+constexpr block_transpose plan_block_transpose(op_id op, const shape& xs, const attrs& a) {
+  const std::int64_t n = xs[0], c = xs[1], h = xs[2], w = xs[3], b = a.block;
+  if (op == op_id::space_to_depth) return {shape{6, {n, c, h / b, b, w / b, b}}, {0, 3, 5, 1, 2, 4}};
+  if (a.depth_order == depth_to_space_mode::dcr) return {shape{6, {n, b, b, c / (b * b), h, w}}, {0, 3, 4, 1, 5, 2}};
+  return {shape{6, {n, c / (b * b), b, b, h, w}}, {0, 1, 4, 2, 5, 3}};
+}
+
 /// Units [u0, u1) of a tiled transpose: unit u is rows [a0, a0 + tile) of A for batch index
 /// u / ceil(a / tile).
 inline void transpose_tiles(const tile_plan& p, const float* x, float* y, std::int64_t u0, std::int64_t u1) {
