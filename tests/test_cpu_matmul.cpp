@@ -3,7 +3,7 @@
 // depth passes, row and panel blocks), numpy broadcasting of the batch dims, the four transpose
 // combinations, B packed ahead, one and two threads, and NaN and ±Inf propagation; then `matmul`
 // models compiled for cpu against the reference backend (the conformance law's check), with
-// activations and weights on either side.
+// activations and weights on either side, and fused with a bias and an activation.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -254,7 +254,25 @@ using weight_b_broadcast = model<matmul<a<2, 3, 9, 8>, w<3, 8, 6>>>;
 using weight_b_transposed_a = model<matmul<a<2, 16, 9>, w<16, 10>, ta>>;
 using weight_a = model<matmul<w<5, 7>, b<3, 7, 4>>>;
 using weight_both = model<matmul<w<6, 7>, weight<"v", f32, 4, 7>, tb>>;
+// Fused: a bias along the last axis, then an activation, applied as the last depth pass is
+// stored; B a weight (packed) or an activation, batches broadcast, depths over one pass.
+template <std::int64_t N>
+using bias = weight<"bias", f32, N>;
+using bias_weight_b = model<bias_add<matmul<a<2, 5, 7>, w<7, 37>>, bias<37>, -1>>;
+using bias_gelu = model<gelu<bias_add<matmul<a<1, 33, 64>, w<100, 64>, tb>, bias<100>, 2>>>;
+using bias_relu_activations = model<relu<bias_add<matmul<a<2, 3, 9, 8>, b<3, 8, 6>>, bias<6>, -1>>>;
+using bias_tanh_deep = model<partita::tanh<bias_add<matmul<a<9, 700>, b<700, 19>>, bias<19>, -1>>>;
+using bias_clip_transposed = model<clip<bias_add<matmul<a<2, 16, 9>, w<16, 10>, ta>, bias<10>, -1>, -0.5f, 0.5f>>;
+using bias_weight_a = model<bias_add<matmul<w<5, 7>, b<3, 7, 4>>, bias<4>, -1>>;
 }  // namespace matmul_nets
+
+// The fused forms are one step each; a bias along another axis is not fused.
+static_assert(count_functions<compiled<matmul_nets::bias_gelu, cpu>::module, "cpu.matmul_bias_act"> == 1);
+static_assert(compiled<matmul_nets::bias_gelu, cpu>::num_steps == 1);
+static_assert(count_functions<compiled<matmul_nets::bias_weight_b, cpu>::module, "cpu.matmul_bias"> == 1);
+static_assert(count_functions<compiled<matmul_nets::bias_relu_activations, cpu>::module, "cpu.matmul_bias_act"> == 1);
+static_assert(compiled<model<bias_add<matmul<matmul_nets::a<2, 6, 5>, matmul_nets::w<5, 6>>, matmul_nets::bias<6>, 1>>,
+                       cpu>::num_steps == 2);
 
 namespace {
 using matmul_models = laws::model_list<
@@ -263,7 +281,10 @@ using matmul_models = laws::model_list<
                       matmul_nets::broadcast_b, matmul_nets::broadcast_a, matmul_nets::broadcast_both>,
     laws::model_group<"matmul with weights", matmul_nets::dense_like, matmul_nets::weight_b,
                       matmul_nets::weight_b_batched, matmul_nets::weight_b_broadcast,
-                      matmul_nets::weight_b_transposed_a, matmul_nets::weight_a, matmul_nets::weight_both>>;
+                      matmul_nets::weight_b_transposed_a, matmul_nets::weight_a, matmul_nets::weight_both>,
+    laws::model_group<"matmul fused with a bias and an activation", matmul_nets::bias_weight_b, matmul_nets::bias_gelu,
+                      matmul_nets::bias_relu_activations, matmul_nets::bias_tanh_deep,
+                      matmul_nets::bias_clip_transposed, matmul_nets::bias_weight_a>>;
 }  // namespace
 
 static_assert(compiled<matmul_nets::scores, cpu>::num_steps == 1);

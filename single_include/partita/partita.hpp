@@ -309,6 +309,35 @@ struct pool2d_attrs {
   bool ceil_mode = false;
 };
 
+/// Attributes of `conv1d`: `conv1d<x, w, {.stride = 2, .padding = 1}>`, each as conv2d's along
+/// the one spatial axis (`padding_end` -1: as `padding`).
+struct conv1d_attrs {
+  int stride = 1;
+  int padding = 0;
+  int padding_end = -1;
+  int dilation = 1;
+  int groups = 1;
+};
+
+/// Attributes of `conv_transpose2d`: `conv_transpose2d<x, w, {.stride = {2, 2}, .padding = {1,
+/// 1}, .output_padding = {1, 1}}>`, as PyTorch's ConvTranspose2d and ONNX's ConvTranspose:
+/// `padding` (and `padding_end`, -1: as `padding`) removes rows and columns from the output's
+/// borders, `output_padding` adds them at its end.
+struct conv_transpose2d_attrs {
+  std::array<int, 2> stride{1, 1};
+  std::array<int, 2> padding{0, 0};
+  std::array<int, 2> padding_end{-1, -1};
+  std::array<int, 2> output_padding{0, 0};
+  std::array<int, 2> dilation{1, 1};
+  int groups = 1;
+};
+
+/// How `depth_to_space` orders the channels it moves into space (ONNX's `mode`).
+enum class depth_to_space_mode : std::uint8_t {
+  dcr,  ///< depth, column, row: channel (i · B + j) · C' + c goes to c at offset (i, j) (ONNX's default)
+  crd,  ///< column, row, depth: channel c · B² + i · B + j (PyTorch's pixel_shuffle)
+};
+
 /// Attributes of `matmul`: read an operand with its last two axes swapped, so that Q·Kᵀ
 /// copies nothing: `matmul<q, k, {.transpose_b = true}>`.
 struct matmul_attrs {
@@ -345,7 +374,10 @@ struct attrs {
   std::array<int, 2> padding_end{-1, -1};  // convolutions, pooling: after each axis; -1 = as padding
   std::array<int, 2> dilation{1, 1};
   std::array<int, 2> window{0, 0};
+  std::array<int, 2> output_padding{0, 0};  // conv_transpose2d
   int groups = 1;
+  int block = 1;  // depth_to_space, space_to_depth
+  depth_to_space_mode depth_order = depth_to_space_mode::dcr;
   int axis = 0;     // bias_add, concatenate, softmax, slice, gather, layer_norm (first normalized axis)
   int callee = -1;  // function index of a call node
   float lo = 0.f, hi = 0.f;  // clip bounds
@@ -424,6 +456,12 @@ enum class problem {
   prelu_slope,
   reduce_axes,
   pad_amount,
+  conv1d_channels,
+  conv1d_window,
+  conv_transpose2d_channels,
+  conv_transpose2d_output,
+  depth_to_space_block,
+  space_to_depth_block,
 };
 
 /// The verdict of a node's shape/dtype rule: the problem, and the two shapes (or dtypes) that
@@ -501,6 +539,18 @@ struct report {
                 "partita: reduction over bad axes: each axis must be in range for X (Lhs) and appear once (Rhs: the axes as dims)");
   static_assert(P != problem::pad_amount,
                 "partita: pad<X, Before, After, Value>: the amounts must not be negative (Lhs: X; Rhs: the first axis with a negative amount, then its amounts before and after)");
+  static_assert(P != problem::conv1d_channels,
+                "partita: shape mismatch in conv1d<X, W>: channels of X (Lhs, NCL) must equal W's input channels times groups (Rhs, O, C / groups, K), and groups must divide both channel counts");
+  static_assert(P != problem::conv1d_window,
+                "partita: conv1d<X, W>: the dilated kernel (Rhs) is larger than the padded input (Lhs), or a stride or dilation is not positive");
+  static_assert(P != problem::conv_transpose2d_channels,
+                "partita: shape mismatch in conv_transpose2d<X, W>: channels of X (Lhs, NCHW) must equal W's first dimension (Rhs, Cin, Cout / groups, KH, KW), and groups must divide them");
+  static_assert(P != problem::conv_transpose2d_output,
+                "partita: conv_transpose2d<X, W>: no output (Lhs: X, Rhs: W): the padding removes every row or column, or a stride or dilation is not positive, or output_padding is not smaller than the stride or the dilation");
+  static_assert(P != problem::depth_to_space_block,
+                "partita: depth_to_space<X, Block>: the channels of X (Lhs, NCHW) must be a multiple of Block squared (Rhs: Block)");
+  static_assert(P != problem::space_to_depth_block,
+                "partita: space_to_depth<X, Block>: the height and width of X (Lhs, NCHW) must be multiples of Block (Rhs)");
   static constexpr bool ok = P == problem::none;
 };
 
@@ -616,6 +666,11 @@ enum class op_id : std::uint8_t {
   gather,
   pad,
   resize,
+  // Convolutions and block rearrangements of imported models.
+  conv1d,
+  conv_transpose2d,
+  depth_to_space,
+  space_to_depth,
 };
 
 /// Name of an op as the printer and diagnostics spell it.
@@ -629,8 +684,9 @@ constexpr std::string_view name_of(op_id op) {
       "maximum",  "minimum",    "prelu",      "power",      "sqrt",              "rsqrt",
       "exp",      "log",        "erf",        "gelu",       "gelu_tanh",         "silu",
       "hardswish", "hardsigmoid", "leaky_relu", "abs",      "neg",               "reduce_mean",
-      "reduce_sum", "reduce_max", "gather",   "pad",        "resize"};
-  static_assert(std::size(names) == static_cast<std::size_t>(op_id::resize) + 1, "one name per op");
+      "reduce_sum", "reduce_max", "gather",   "pad",        "resize",            "conv1d",
+      "conv_transpose2d", "depth_to_space", "space_to_depth"};
+  static_assert(std::size(names) == static_cast<std::size_t>(op_id::space_to_depth) + 1, "one name per op");
   return names[static_cast<int>(op)];
 }
 
@@ -810,6 +866,18 @@ inline std::string attr_string(const graph_node& n) {
     case op_id::conv2d:
       return concat("stride=", pair_string(a.stride), ", padding=", pair_string(a.padding), end_padding_string(a),
                     ", dilation=", pair_string(a.dilation), ", groups=", std::to_string(a.groups));
+    case op_id::conv1d:
+      return concat("stride=", std::to_string(a.stride[1]), ", padding=", std::to_string(a.padding[1]),
+                    a.padding_end[1] >= 0 ? concat(", padding_end=", std::to_string(a.padding_end[1])) : "",
+                    ", dilation=", std::to_string(a.dilation[1]), ", groups=", std::to_string(a.groups));
+    case op_id::conv_transpose2d:
+      return concat("stride=", pair_string(a.stride), ", padding=", pair_string(a.padding), end_padding_string(a),
+                    ", output_padding=", pair_string(a.output_padding), ", dilation=", pair_string(a.dilation),
+                    ", groups=", std::to_string(a.groups));
+    case op_id::depth_to_space:
+      return concat("block=", std::to_string(a.block), a.depth_order == depth_to_space_mode::crd ? ", CRD" : ", DCR");
+    case op_id::space_to_depth:
+      return concat("block=", std::to_string(a.block));
     case op_id::max_pool2d:
     case op_id::avg_pool2d:
       return concat("size=", pair_string(a.window), ", stride=", pair_string(a.stride), ", padding=",
@@ -1683,8 +1751,10 @@ struct on {
 
 }  // namespace partita
 // ---- end partita/ir/on.hpp ----
-// ---- begin partita/ir/ops/elementwise.hpp ----
-/// Elementwise ops: unary functions and activations, broadcasting binary ops.
+// ---- begin partita/ir/ops/convolution.hpp ----
+/// Convolutions beside conv2d: conv1d and conv_transpose2d.
+// ---- begin partita/ir/ops/linear.hpp ----
+/// Linear ops: dense, conv2d, matmul and bias_add.
 // ---- begin partita/ir/ops/rules.hpp ----
 /// Shape and dtype rules shared by several ops.
 
@@ -1737,6 +1807,300 @@ constexpr attrs axis_attrs(int axis) {
 }
 }  // namespace partita::detail
 // ---- end partita/ir/ops/rules.hpp ----
+
+namespace partita {
+namespace rules {
+
+constexpr inference dense(const attrs&, const arg_info* a, int n) {
+  if (auto v = tensor_args(a, n); v.what != problem::none) return {{}, {}, false, v};
+  const shape& x = a[0].shp;
+  const shape& w = a[1].shp;
+  if (x.rank < 1) return expect_rank(a[0], 2);
+  if (w.rank != 2) return expect_rank(a[1], 2);
+  if (x.back(0) != w[1]) return fail(problem::dense_inner_dimension, x, w);
+  shape out = x;
+  out.dims[static_cast<std::size_t>(x.rank - 1)] = w[0];
+  return ok(out, a[0].type);
+}
+
+/// Output extent of a convolution or pooling window along one axis, `pad` before the input and
+/// `pad_end` after it; 0 when the dilated window
+/// does not fit in the padded input or the stride is not positive (the rules then report the
+/// window). The span is tested before dividing: C++ division truncates toward zero, so a window
+/// larger than the input by less than the stride would otherwise give an extent of 1.
+constexpr std::int64_t conv_out(std::int64_t in, int k, int stride, int pad, int pad_end, int dilation) {
+  const std::int64_t span = in + pad + pad_end - static_cast<std::int64_t>(dilation) * (k - 1) - 1;
+  if (span < 0 || stride < 1) return 0;
+  return span / stride + 1;
+}
+/// The same with `pad` on both sides.
+constexpr std::int64_t conv_out(std::int64_t in, int k, int stride, int pad, int dilation) {
+  return conv_out(in, k, stride, pad, pad, dilation);
+}
+
+constexpr inference conv2d(const attrs& at, const arg_info* a, int n) {
+  if (auto v = tensor_args(a, n); v.what != problem::none) return {{}, {}, false, v};
+  const shape& x = a[0].shp;
+  const shape& w = a[1].shp;
+  if (x.rank != 4) return expect_rank(a[0], 4);
+  if (w.rank != 4) return expect_rank(a[1], 4);
+  if (at.groups < 1 || x[1] % at.groups != 0 || w[0] % at.groups != 0)
+    return fail(problem::conv2d_groups, x, w);
+  if (w[1] * at.groups != x[1]) return fail(problem::conv2d_channels, x, w);
+  const std::int64_t oh = conv_out(x[2], static_cast<int>(w[2]), at.stride[0], at.padding[0], end_padding(at, 0), at.dilation[0]);
+  const std::int64_t ow = conv_out(x[3], static_cast<int>(w[3]), at.stride[1], at.padding[1], end_padding(at, 1), at.dilation[1]);
+  if (oh < 1 || ow < 1 || at.stride[0] < 1 || at.stride[1] < 1 || at.dilation[0] < 1 || at.dilation[1] < 1 ||
+      at.padding_end[0] < -1 || at.padding_end[1] < -1)
+    return fail(problem::conv2d_window, x, w);
+  return ok(shape{4, {x[0], w[0], oh, ow}}, a[0].type);
+}
+
+constexpr inference bias_add(const attrs& at, const arg_info* a, int n) {
+  if (auto v = tensor_args(a, n); v.what != problem::none) return {{}, {}, false, v};
+  const shape& x = a[0].shp;
+  const int axis = normalize_axis(at.axis, x.rank);
+  if (axis < 0 || axis >= x.rank) return fail(problem::axis_out_of_range, x, dims1(at.axis));
+  if (a[1].shp.rank != 1 || a[1].shp[0] != x[axis]) return fail(problem::bias_size, x, a[1].shp);
+  return ok(x, a[0].type);
+}
+
+/// numpy matmul of operands of rank ≥ 2: the last two axes are the matrix (swapped by the
+/// transpose attributes), the others batch axes that broadcast.
+constexpr inference matmul(const attrs& at, const arg_info* a, int n) {
+  if (auto v = tensor_args(a, n); v.what != problem::none) return {{}, {}, false, v};
+  const shape& x = a[0].shp;
+  const shape& y = a[1].shp;
+  if (x.rank < 2) return expect_rank(a[0], 2);
+  if (y.rank < 2) return expect_rank(a[1], 2);
+  const std::int64_t m = at.transpose_a ? x.back(0) : x.back(1);
+  const std::int64_t k = at.transpose_a ? x.back(1) : x.back(0);
+  const std::int64_t k2 = at.transpose_b ? y.back(0) : y.back(1);
+  const std::int64_t cols = at.transpose_b ? y.back(1) : y.back(0);
+  if (k != k2) return fail(problem::matmul_inner_dimension, x, y);
+  arg_info bx = a[0], by = a[1];
+  bx.shp.rank -= 2;
+  by.shp.rank -= 2;
+  inference r = broadcast(bx, by);
+  if (r.v.what != problem::none) return fail(problem::matmul_batch, x, y);
+  r.out.dims[static_cast<std::size_t>(r.out.rank)] = m;
+  r.out.dims[static_cast<std::size_t>(r.out.rank + 1)] = cols;
+  r.out.rank += 2;
+  return r;
+}
+
+}  // namespace rules
+
+/// Fully connected layer, `y = x · wᵀ`: x is [..., in], w is [units, in], y is [..., units].
+template <class X, class W>
+struct dense : detail::op_node<op_id::dense, attrs{}, &rules::dense, X, W> {
+  static_assert(well_formed<dense, X, W>);
+};
+
+namespace detail {
+constexpr attrs to_attrs(const conv2d_attrs& c) {
+  attrs a{};
+  a.stride = c.stride;
+  a.padding = c.padding;
+  a.padding_end = stored_end_padding(c.padding, c.padding_end);
+  a.dilation = c.dilation;
+  a.groups = c.groups;
+  return a;
+}
+}  // namespace detail
+
+/// 2-D convolution, NCHW input and OIHW weight (O, I / groups, KH, KW):
+/// `conv2d<x, w, {.stride = {2, 2}, .padding = {1, 1}}>`; ONNX's `pads = [0, 0, 1, 1]` is
+/// `{.padding = {0, 0}, .padding_end = {1, 1}}`.
+template <class X, class W, conv2d_attrs A = conv2d_attrs{}>
+struct conv2d : detail::op_node<op_id::conv2d, detail::to_attrs(A), &rules::conv2d, X, W> {
+  static_assert(well_formed<conv2d, X, W>);
+};
+
+namespace detail {
+constexpr attrs to_attrs(const matmul_attrs& m) {
+  attrs a{};
+  a.transpose_a = m.transpose_a;
+  a.transpose_b = m.transpose_b;
+  return a;
+}
+}  // namespace detail
+
+/// Matrix product with numpy semantics: `A` [..., M, K] times `B` [..., K, N] is [..., M, N],
+/// the batch axes broadcasting (`[B, H, S, D]` by `[B, H, D, S]`, or `[B, S, D]` by a `[D, N]`
+/// weight). Either operand may be a weight. `matmul<q, k, {.transpose_b = true}>` is Q·Kᵀ with
+/// K read as [..., N, K]: no transpose is materialized.
+template <class A, class B, matmul_attrs T = matmul_attrs{}>
+struct matmul : detail::op_node<op_id::matmul, detail::to_attrs(T), &rules::matmul, A, B> {
+  static_assert(well_formed<matmul, A, B>);
+};
+
+/// Adds a 1-D bias along `Axis` (default 1: the channels of NCHW, the units of dense).
+template <class X, class B, int Axis = 1>
+struct bias_add : detail::op_node<op_id::bias_add, detail::axis_attrs(Axis), &rules::bias_add, X, B> {
+  static_assert(well_formed<bias_add, X, B>);
+};
+
+}  // namespace partita
+// ---- end partita/ir/ops/linear.hpp ----
+
+namespace partita {
+
+/// 1-D convolution, NCL input and (O, C / groups, K) weight: `conv1d<x, w, {.padding = 1}>`. It
+/// is conv2d of the [N, C, 1, L] view by the [O, C / groups, 1, K] view, which its kernels run.
+template <class X, class W, conv1d_attrs A = conv1d_attrs{}>
+struct conv1d;
+
+/// Transposed 2-D convolution (the gradient of conv2d with respect to its input), NCHW input and
+/// PyTorch's / ONNX's weight layout (Cin, Cout / groups, KH, KW): each input pixel adds its
+/// channels times the kernel into the output at stride steps. The output extent per axis is
+/// `(in - 1) · stride - padding - padding_end + dilation · (k - 1) + output_padding + 1`.
+/// `conv_transpose2d<x, w, {.stride = {2, 2}, .padding = {1, 1}, .output_padding = {1, 1}}>`
+/// doubles H and W with a 3×3 kernel. No bias: `bias_add` after it, as after conv2d.
+template <class X, class W, conv_transpose2d_attrs A = conv_transpose2d_attrs{}>
+struct conv_transpose2d;
+
+namespace rules {
+
+/// conv1d's attributes live on the width axis (index 1), so that they are those of its H = 1 view.
+constexpr inference conv1d(const attrs& at, const arg_info* a, int n) {
+  if (auto v = tensor_args(a, n); v.what != problem::none) return {{}, {}, false, v};
+  const shape& x = a[0].shp;
+  const shape& w = a[1].shp;
+  if (x.rank != 3) return expect_rank(a[0], 3);
+  if (w.rank != 3) return expect_rank(a[1], 3);
+  if (at.groups < 1 || x[1] % at.groups != 0 || w[0] % at.groups != 0 || w[1] * at.groups != x[1])
+    return fail(problem::conv1d_channels, x, w);
+  const std::int64_t len = conv_out(x[2], static_cast<int>(w[2]), at.stride[1], at.padding[1], end_padding(at, 1), at.dilation[1]);
+  if (len < 1 || at.stride[1] < 1 || at.dilation[1] < 1 || at.padding_end[1] < -1)
+    return fail(problem::conv1d_window, x, w);
+  return ok(shape{3, {x[0], w[0], len}}, a[0].type);
+}
+
+/// Output extent of a transposed convolution along one axis (< 1: none).
+constexpr std::int64_t conv_transpose_out(std::int64_t in, std::int64_t k, int stride, int pad, int pad_end,
+                                          int dilation, int output_padding) {
+  return (in - 1) * stride - pad - pad_end + dilation * (k - 1) + output_padding + 1;
+}
+
+constexpr inference conv_transpose2d(const attrs& at, const arg_info* a, int n) {
+  if (auto v = tensor_args(a, n); v.what != problem::none) return {{}, {}, false, v};
+  const shape& x = a[0].shp;
+  const shape& w = a[1].shp;
+  if (x.rank != 4) return expect_rank(a[0], 4);
+  if (w.rank != 4) return expect_rank(a[1], 4);
+  if (at.groups < 1 || x[1] != w[0] || x[1] % at.groups != 0) return fail(problem::conv_transpose2d_channels, x, w);
+  std::int64_t out[2]{};
+  for (int i = 0; i < 2; ++i) {
+    const auto u = static_cast<std::size_t>(i);
+    const int s = at.stride[u], d = at.dilation[u], op = at.output_padding[u];
+    // PyTorch's rule: the extra rows must be fewer than the stride or the dilation, or they
+    // would be rows no input reaches beyond those a larger input would give.
+    if (s < 1 || d < 1 || op < 0 || (op >= s && op >= d) || at.padding[u] < 0 || at.padding_end[u] < -1)
+      return fail(problem::conv_transpose2d_output, x, w);
+    out[i] = conv_transpose_out(x[2 + i], w[2 + i], s, at.padding[u], end_padding(at, i), d, op);
+    if (out[i] < 1) return fail(problem::conv_transpose2d_output, x, w);
+  }
+  return ok(shape{4, {x[0], w[1] * at.groups, out[0], out[1]}}, a[0].type);
+}
+
+}  // namespace rules
+
+namespace detail {
+constexpr attrs to_attrs(const conv1d_attrs& c) {
+  attrs a{};
+  a.stride = {1, c.stride};
+  a.padding = {0, c.padding};
+  a.padding_end = {-1, c.padding_end == c.padding ? -1 : c.padding_end};
+  a.dilation = {1, c.dilation};
+  a.groups = c.groups;
+  return a;
+}
+
+constexpr attrs to_attrs(const conv_transpose2d_attrs& c) {
+  attrs a = to_attrs(conv2d_attrs{c.stride, c.padding, c.padding_end, c.dilation, c.groups});
+  a.output_padding = c.output_padding;
+  return a;
+}
+}  // namespace detail
+
+template <class X, class W, conv1d_attrs A>
+struct conv1d : detail::op_node<op_id::conv1d, detail::to_attrs(A), &rules::conv1d, X, W> {
+  static_assert(well_formed<conv1d, X, W>);
+};
+
+template <class X, class W, conv_transpose2d_attrs A>
+struct conv_transpose2d : detail::op_node<op_id::conv_transpose2d, detail::to_attrs(A), &rules::conv_transpose2d, X, W> {
+  static_assert(well_formed<conv_transpose2d, X, W>);
+};
+
+}  // namespace partita
+// ---- end partita/ir/ops/convolution.hpp ----
+// ---- begin partita/ir/ops/depth_space.hpp ----
+/// Block rearrangements between channels and space: depth_to_space and space_to_depth.
+
+namespace partita {
+
+/// Moves channels into B × B blocks of space: NCHW [N, C, H, W] becomes [N, C / B², H · B,
+/// W · B] (ONNX DepthToSpace; `depth_to_space_mode::crd` is PyTorch's `pixel_shuffle`):
+/// `depth_to_space<x, 2>` is the sub-pixel upsampling of super-resolution models.
+template <class X, std::int64_t Block, depth_to_space_mode Mode = depth_to_space_mode::dcr>
+struct depth_to_space;
+
+/// The inverse of DCR `depth_to_space`: each B × B block of space becomes B² channels, [N, C, H,
+/// W] becoming [N, C · B², H / B, W / B]; output channel (i · B + j) · C + c holds offset (i, j)
+/// of the blocks of channel c (ONNX SpaceToDepth).
+template <class X, std::int64_t Block>
+struct space_to_depth;
+
+namespace rules {
+
+constexpr inference depth_to_space(const attrs& at, const arg_info* a, int n) {
+  if (auto v = tensor_args(a, n); v.what != problem::none) return {{}, {}, false, v};
+  const shape& x = a[0].shp;
+  if (x.rank != 4) return expect_rank(a[0], 4);
+  const std::int64_t b = at.block;
+  if (b < 1 || x[1] % (b * b) != 0) return fail(problem::depth_to_space_block, x, dims1(b));
+  return ok(shape{4, {x[0], x[1] / (b * b), x[2] * b, x[3] * b}}, a[0].type);
+}
+
+constexpr inference space_to_depth(const attrs& at, const arg_info* a, int n) {
+  if (auto v = tensor_args(a, n); v.what != problem::none) return {{}, {}, false, v};
+  const shape& x = a[0].shp;
+  if (x.rank != 4) return expect_rank(a[0], 4);
+  const std::int64_t b = at.block;
+  if (b < 1 || x[2] % b != 0 || x[3] % b != 0) return fail(problem::space_to_depth_block, x, dims1(b));
+  return ok(shape{4, {x[0], x[1] * b * b, x[2] / b, x[3] / b}}, a[0].type);
+}
+
+}  // namespace rules
+
+namespace detail {
+constexpr attrs block_attrs(std::int64_t block, depth_to_space_mode mode) {
+  attrs a{};
+  // Out-of-range blocks become 0, which the rules reject.
+  a.block = block > 0 && block < (1 << 15) ? static_cast<int>(block) : 0;
+  a.depth_order = mode;
+  return a;
+}
+}  // namespace detail
+
+template <class X, std::int64_t Block, depth_to_space_mode Mode>
+struct depth_to_space
+    : detail::op_node<op_id::depth_to_space, detail::block_attrs(Block, Mode), &rules::depth_to_space, X> {
+  static_assert(well_formed<depth_to_space, X>);
+};
+
+template <class X, std::int64_t Block>
+struct space_to_depth
+    : detail::op_node<op_id::space_to_depth, detail::block_attrs(Block, depth_to_space_mode::dcr), &rules::space_to_depth,
+                      X> {
+  static_assert(well_formed<space_to_depth, X>);
+};
+
+}  // namespace partita
+// ---- end partita/ir/ops/depth_space.hpp ----
+// ---- begin partita/ir/ops/elementwise.hpp ----
+/// Elementwise ops: unary functions and activations, broadcasting binary ops.
 
 namespace partita {
 namespace rules {
@@ -2020,143 +2384,6 @@ struct scalar : detail::literal_node<shape{}, Value> {};
 
 }  // namespace partita
 // ---- end partita/ir/ops/leaf.hpp ----
-// ---- begin partita/ir/ops/linear.hpp ----
-/// Linear ops: dense, conv2d, matmul and bias_add.
-
-namespace partita {
-namespace rules {
-
-constexpr inference dense(const attrs&, const arg_info* a, int n) {
-  if (auto v = tensor_args(a, n); v.what != problem::none) return {{}, {}, false, v};
-  const shape& x = a[0].shp;
-  const shape& w = a[1].shp;
-  if (x.rank < 1) return expect_rank(a[0], 2);
-  if (w.rank != 2) return expect_rank(a[1], 2);
-  if (x.back(0) != w[1]) return fail(problem::dense_inner_dimension, x, w);
-  shape out = x;
-  out.dims[static_cast<std::size_t>(x.rank - 1)] = w[0];
-  return ok(out, a[0].type);
-}
-
-/// Output extent of a convolution or pooling window along one axis, `pad` before the input and
-/// `pad_end` after it; 0 when the dilated window
-/// does not fit in the padded input or the stride is not positive (the rules then report the
-/// window). The span is tested before dividing: C++ division truncates toward zero, so a window
-/// larger than the input by less than the stride would otherwise give an extent of 1.
-constexpr std::int64_t conv_out(std::int64_t in, int k, int stride, int pad, int pad_end, int dilation) {
-  const std::int64_t span = in + pad + pad_end - static_cast<std::int64_t>(dilation) * (k - 1) - 1;
-  if (span < 0 || stride < 1) return 0;
-  return span / stride + 1;
-}
-/// The same with `pad` on both sides.
-constexpr std::int64_t conv_out(std::int64_t in, int k, int stride, int pad, int dilation) {
-  return conv_out(in, k, stride, pad, pad, dilation);
-}
-
-constexpr inference conv2d(const attrs& at, const arg_info* a, int n) {
-  if (auto v = tensor_args(a, n); v.what != problem::none) return {{}, {}, false, v};
-  const shape& x = a[0].shp;
-  const shape& w = a[1].shp;
-  if (x.rank != 4) return expect_rank(a[0], 4);
-  if (w.rank != 4) return expect_rank(a[1], 4);
-  if (at.groups < 1 || x[1] % at.groups != 0 || w[0] % at.groups != 0)
-    return fail(problem::conv2d_groups, x, w);
-  if (w[1] * at.groups != x[1]) return fail(problem::conv2d_channels, x, w);
-  const std::int64_t oh = conv_out(x[2], static_cast<int>(w[2]), at.stride[0], at.padding[0], end_padding(at, 0), at.dilation[0]);
-  const std::int64_t ow = conv_out(x[3], static_cast<int>(w[3]), at.stride[1], at.padding[1], end_padding(at, 1), at.dilation[1]);
-  if (oh < 1 || ow < 1 || at.stride[0] < 1 || at.stride[1] < 1 || at.dilation[0] < 1 || at.dilation[1] < 1 ||
-      at.padding_end[0] < -1 || at.padding_end[1] < -1)
-    return fail(problem::conv2d_window, x, w);
-  return ok(shape{4, {x[0], w[0], oh, ow}}, a[0].type);
-}
-
-constexpr inference bias_add(const attrs& at, const arg_info* a, int n) {
-  if (auto v = tensor_args(a, n); v.what != problem::none) return {{}, {}, false, v};
-  const shape& x = a[0].shp;
-  const int axis = normalize_axis(at.axis, x.rank);
-  if (axis < 0 || axis >= x.rank) return fail(problem::axis_out_of_range, x, dims1(at.axis));
-  if (a[1].shp.rank != 1 || a[1].shp[0] != x[axis]) return fail(problem::bias_size, x, a[1].shp);
-  return ok(x, a[0].type);
-}
-
-/// numpy matmul of operands of rank ≥ 2: the last two axes are the matrix (swapped by the
-/// transpose attributes), the others batch axes that broadcast.
-constexpr inference matmul(const attrs& at, const arg_info* a, int n) {
-  if (auto v = tensor_args(a, n); v.what != problem::none) return {{}, {}, false, v};
-  const shape& x = a[0].shp;
-  const shape& y = a[1].shp;
-  if (x.rank < 2) return expect_rank(a[0], 2);
-  if (y.rank < 2) return expect_rank(a[1], 2);
-  const std::int64_t m = at.transpose_a ? x.back(0) : x.back(1);
-  const std::int64_t k = at.transpose_a ? x.back(1) : x.back(0);
-  const std::int64_t k2 = at.transpose_b ? y.back(0) : y.back(1);
-  const std::int64_t cols = at.transpose_b ? y.back(1) : y.back(0);
-  if (k != k2) return fail(problem::matmul_inner_dimension, x, y);
-  arg_info bx = a[0], by = a[1];
-  bx.shp.rank -= 2;
-  by.shp.rank -= 2;
-  inference r = broadcast(bx, by);
-  if (r.v.what != problem::none) return fail(problem::matmul_batch, x, y);
-  r.out.dims[static_cast<std::size_t>(r.out.rank)] = m;
-  r.out.dims[static_cast<std::size_t>(r.out.rank + 1)] = cols;
-  r.out.rank += 2;
-  return r;
-}
-
-}  // namespace rules
-
-/// Fully connected layer, `y = x · wᵀ`: x is [..., in], w is [units, in], y is [..., units].
-template <class X, class W>
-struct dense : detail::op_node<op_id::dense, attrs{}, &rules::dense, X, W> {
-  static_assert(well_formed<dense, X, W>);
-};
-
-namespace detail {
-constexpr attrs to_attrs(const conv2d_attrs& c) {
-  attrs a{};
-  a.stride = c.stride;
-  a.padding = c.padding;
-  a.padding_end = stored_end_padding(c.padding, c.padding_end);
-  a.dilation = c.dilation;
-  a.groups = c.groups;
-  return a;
-}
-}  // namespace detail
-
-/// 2-D convolution, NCHW input and OIHW weight (O, I / groups, KH, KW):
-/// `conv2d<x, w, {.stride = {2, 2}, .padding = {1, 1}}>`; ONNX's `pads = [0, 0, 1, 1]` is
-/// `{.padding = {0, 0}, .padding_end = {1, 1}}`.
-template <class X, class W, conv2d_attrs A = conv2d_attrs{}>
-struct conv2d : detail::op_node<op_id::conv2d, detail::to_attrs(A), &rules::conv2d, X, W> {
-  static_assert(well_formed<conv2d, X, W>);
-};
-
-namespace detail {
-constexpr attrs to_attrs(const matmul_attrs& m) {
-  attrs a{};
-  a.transpose_a = m.transpose_a;
-  a.transpose_b = m.transpose_b;
-  return a;
-}
-}  // namespace detail
-
-/// Matrix product with numpy semantics: `A` [..., M, K] times `B` [..., K, N] is [..., M, N],
-/// the batch axes broadcasting (`[B, H, S, D]` by `[B, H, D, S]`, or `[B, S, D]` by a `[D, N]`
-/// weight). Either operand may be a weight. `matmul<q, k, {.transpose_b = true}>` is Q·Kᵀ with
-/// K read as [..., N, K]: no transpose is materialized.
-template <class A, class B, matmul_attrs T = matmul_attrs{}>
-struct matmul : detail::op_node<op_id::matmul, detail::to_attrs(T), &rules::matmul, A, B> {
-  static_assert(well_formed<matmul, A, B>);
-};
-
-/// Adds a 1-D bias along `Axis` (default 1: the channels of NCHW, the units of dense).
-template <class X, class B, int Axis = 1>
-struct bias_add : detail::op_node<op_id::bias_add, detail::axis_attrs(Axis), &rules::bias_add, X, B> {
-  static_assert(well_formed<bias_add, X, B>);
-};
-
-}  // namespace partita
-// ---- end partita/ir/ops/linear.hpp ----
 // ---- begin partita/ir/ops/normalization.hpp ----
 /// Normalization ops: batch_norm, layer_norm, rms_norm and softmax.
 
@@ -9327,6 +9554,93 @@ inline void softmax(const float* x, const shape& xs, int axis, float* y) {
 // ---- begin partita/backends/reference/reference.hpp ----
 /// The reference backend: every op on the plain scalar kernels, nothing fused.
 
+// ---- begin partita/backends/reference/spatial_kernels.hpp ----
+/// Plain scalar kernels for conv1d, conv_transpose2d, depth_to_space and space_to_depth.
+
+
+namespace partita::reference_kernels {
+
+/// conv1d of NCL `x` by (O, C / groups, K) `w`: conv2d of the H = 1 views, whose attributes
+/// conv1d's node already holds (its values on the width axis).
+inline void conv1d(const float* x, const shape& xs, const float* w, const shape& ws, float* y, const shape& ys,
+                   const attrs& a) {
+  conv2d(x, shape{4, {xs[0], xs[1], 1, xs[2]}}, w, shape{4, {ws[0], ws[1], 1, ws[2]}}, y,
+         shape{4, {ys[0], ys[1], 1, ys[2]}}, a);
+}
+
+/// Transposed convolution of NCHW `x` by (Cin, Cout / groups, KH, KW) `w` into `y` of shape
+/// `ys`: y[n, o, oh, ow] sums x[n, c, ih, iw] · w[c, o mod (Cout / groups), kh, kw] over the
+/// channels c of o's group and the taps with oh = ih · stride - padding + kh · dilation (the
+/// same along w). Written as that gather, per output, in double; outputs no input reaches are 0.
+inline void conv_transpose2d(const float* x, const shape& xs, const float* w, const shape& ws, float* y,
+                             const shape& ys, const attrs& a) {
+  const std::int64_t batch = xs[0], in_c = xs[1], in_h = xs[2], in_w = xs[3];
+  const std::int64_t group_out_c = ws[1], k_h = ws[2], k_w = ws[3];
+  const std::int64_t out_c = ys[1], out_h = ys[2], out_w = ys[3];
+  const std::int64_t group_in_c = in_c / a.groups;
+  const std::int64_t s_h = a.stride[0], s_w = a.stride[1], p_h = a.padding[0], p_w = a.padding[1];
+  const std::int64_t d_h = a.dilation[0], d_w = a.dilation[1];
+  // The input index a tap reads for output index o: -1 when it falls between strides or outside.
+  const auto source = [](std::int64_t o, std::int64_t k, std::int64_t s, std::int64_t p, std::int64_t d,
+                         std::int64_t extent) {
+    const std::int64_t t = o + p - k * d;
+    if (t < 0 || t % s != 0 || t / s >= extent) return std::int64_t{-1};
+    return t / s;
+  };
+  for (std::int64_t n = 0; n < batch; ++n)
+    for (std::int64_t o = 0; o < out_c; ++o) {
+      const std::int64_t group = o / group_out_c, co = o % group_out_c;
+      for (std::int64_t oh = 0; oh < out_h; ++oh)
+        for (std::int64_t ow = 0; ow < out_w; ++ow) {
+          double acc = 0;
+          for (std::int64_t ci = 0; ci < group_in_c; ++ci) {
+            const std::int64_t c = group * group_in_c + ci;
+            for (std::int64_t kh = 0; kh < k_h; ++kh) {
+              const std::int64_t ih = source(oh, kh, s_h, p_h, d_h, in_h);
+              if (ih < 0) continue;
+              for (std::int64_t kw = 0; kw < k_w; ++kw) {
+                const std::int64_t iw = source(ow, kw, s_w, p_w, d_w, in_w);
+                if (iw < 0) continue;
+                const float xv = x[((n * in_c + c) * in_h + ih) * in_w + iw];
+                const float wv = w[((c * group_out_c + co) * k_h + kh) * k_w + kw];
+                acc += static_cast<double>(xv) * static_cast<double>(wv);
+              }
+            }
+          }
+          y[((n * out_c + o) * out_h + oh) * out_w + ow] = static_cast<float>(acc);
+        }
+    }
+}
+
+/// depth_to_space of NCHW `x` with block a.block, in a.depth_order (ONNX DepthToSpace).
+inline void depth_to_space(const float* x, const shape& xs, float* y, const shape& ys, const attrs& a) {
+  const std::int64_t b = a.block, channels = ys[1], in_h = xs[2], in_w = xs[3];
+  for (std::int64_t n = 0; n < ys[0]; ++n)
+    for (std::int64_t c = 0; c < channels; ++c)
+      for (std::int64_t oh = 0; oh < ys[2]; ++oh)
+        for (std::int64_t ow = 0; ow < ys[3]; ++ow) {
+          const std::int64_t i = oh % b, j = ow % b;
+          const std::int64_t from = a.depth_order == depth_to_space_mode::dcr ? (i * b + j) * channels + c
+                                                                               : (c * b + i) * b + j;
+          y[((n * channels + c) * ys[2] + oh) * ys[3] + ow] = x[((n * xs[1] + from) * in_h + oh / b) * in_w + ow / b];
+        }
+}
+
+/// space_to_depth of NCHW `x` with block a.block (ONNX SpaceToDepth): output channel
+/// (i · B + j) · C + c holds x[c, h · B + i, w · B + j].
+inline void space_to_depth(const float* x, const shape& xs, float* y, const shape& ys, const attrs& a) {
+  const std::int64_t b = a.block, channels = xs[1];
+  for (std::int64_t n = 0; n < ys[0]; ++n)
+    for (std::int64_t oc = 0; oc < ys[1]; ++oc) {
+      const std::int64_t c = oc % channels, i = oc / channels / b, j = oc / channels % b;
+      for (std::int64_t oh = 0; oh < ys[2]; ++oh)
+        for (std::int64_t ow = 0; ow < ys[3]; ++ow)
+          y[((n * ys[1] + oc) * ys[2] + oh) * ys[3] + ow] = x[((n * channels + c) * xs[2] + oh * b + i) * xs[3] + ow * b + j];
+    }
+}
+
+}  // namespace partita::reference_kernels
+// ---- end partita/backends/reference/spatial_kernels.hpp ----
 // ---- begin partita/backends/reference/tensor_kernels.hpp ----
 /// Plain scalar kernels for matmul, data movement (transpose, slice, pad, gather, resize),
 /// reductions and layer / RMS normalization.
@@ -9602,6 +9916,14 @@ struct reference {
         k::dense(in[0], xs, in[1], ws, out);
       } else if constexpr (op == op_id::conv2d) {
         k::conv2d(in[0], xs, in[1], ws, out, ys, at);
+      } else if constexpr (op == op_id::conv1d) {
+        k::conv1d(in[0], xs, in[1], ws, out, ys, at);
+      } else if constexpr (op == op_id::conv_transpose2d) {
+        k::conv_transpose2d(in[0], xs, in[1], ws, out, ys, at);
+      } else if constexpr (op == op_id::depth_to_space) {
+        k::depth_to_space(in[0], xs, out, ys, at);
+      } else if constexpr (op == op_id::space_to_depth) {
+        k::space_to_depth(in[0], xs, out, ys, at);
       } else if constexpr (op == op_id::bias_add) {
         k::bias_add(in[0], ys, in[1], normalize_axis(at.axis, ys.rank), out);
       } else if constexpr (is_binary_elementwise(op)) {
@@ -10768,9 +11090,9 @@ inline void dense_panels(const float* x, int k, const float* packed, int n, floa
 // ---- end partita/backends/cpu/detail/dense.hpp ----
 // ---- begin partita/backends/cpu/detail/fused.hpp ----
 /// What a fused cpu composite computes, read off its body at compile time.
-// What a fused cpu composite computes, read off its body at compile time: one dense or conv2d,
-// then optionally a bias, a batch norm (folded into the weights at bind), a residual add and
-// an activation (x · sigmoid(x) counting as SiLU), in that order.
+// What a fused cpu composite computes, read off its body at compile time: one dense, conv2d or
+// matmul, then optionally a bias, a batch norm (folded into the weights at bind), a residual add
+// and an activation (x · sigmoid(x) counting as SiLU), in that order.
 
 
 namespace partita::detail::cpu {
@@ -10812,12 +11134,14 @@ constexpr gemm_step analyse_fused() {
       case op_id::weight: break;
       case op_id::dense:
       case op_id::conv2d:
+      case op_id::matmul:
         if (chain != -1) g.ok = false;
         g.main = n.op;
         g.main_node = i;
         g.x = input_slot<S>(S::body_arg(i, 0));
         g.w = input_slot<S>(S::body_arg(i, 1));
-        if (S::body(S::body_arg(i, 1)).op != op_id::weight) g.ok = false;
+        // dense and conv2d pack a bound weight; matmul's B may be any value.
+        if (n.op != op_id::matmul && S::body(S::body_arg(i, 1)).op != op_id::weight) g.ok = false;
         chain = i;
         break;
       case op_id::bias_add:
@@ -10878,6 +11202,17 @@ constexpr gemm_step analyse_fused() {
   }
   if (g.main_node < 0 || chain != S::body_size() - 1) g.ok = false;
   return g;
+}
+
+/// The op step S's kernel is built around: a fused composite's dense, conv2d or matmul, else
+/// the step's own op.
+template <class S>
+constexpr op_id main_op() {
+  if constexpr (S::op == op_id::call) {
+    return analyse_fused<S>().main;
+  } else {
+    return S::op;
+  }
 }
 
 }  // namespace partita::detail::cpu
@@ -11698,17 +12033,20 @@ struct matmul_kernel;
 /// C = op(A) · op(B) for every output batch index of `g` (see `matmul_geometry`): `a`, `b`, `c`
 /// hold all their matrices, contiguous. `st` must hold `matmul_scratch_floats(g)` floats of
 /// scratch per thread (`st.need_scratch(0, matmul_scratch_floats(g))`). With `packed_b` (B as
-/// `pack_matmul_b` left it) `b` is not read.
+/// `pack_matmul_b` left it) `b` is not read. With `e`, every C is finished with its column bias,
+/// residual (all of C's matrices, like C) and activation as its last depth pass is stored.
 inline void matmul(state& st, const matmul_geometry& g, const float* a, const float* b, float* c,
-                   const float* packed_b = nullptr);
+                   const float* packed_b = nullptr, const epilogue* e = nullptr);
 
 /// Packs every matrix of B (`matmul_packed_b_floats(g)` floats at `dst`), for `matmul`'s `packed_b`.
 inline void pack_matmul_b(const matmul_geometry& g, const float* b, float* dst);
 
-/// Row blocks [i0, i1) of `rows` and column panels [p0, p1) of one product.
+/// Row blocks [i0, i1) of `rows` and column panels [p0, p1) of one product; `e` (or null) is
+/// this product's epilogue, its residual this product's.
 template <int MR, int NV>
 inline void matmul_block(const matmul_geometry& g, const matmul_rows& rows, const float* a, const float* b,
-                         const float* packed_b, float* c, int i0, int i1, int p0, int p1, float* scratch) {
+                         const float* packed_b, float* c, int i0, int i1, int p0, int p1, float* scratch,
+                         const epilogue* e) {
   constexpr int NR = NV * W;
   const int kc_max = matmul_kc(g.k);
   const std::ptrdiff_t lda = g.ta ? g.m : g.k, ldb = g.tb ? g.k : g.n, ldc = g.n;
@@ -11719,6 +12057,7 @@ inline void matmul_block(const matmul_geometry& g, const matmul_rows& rows, cons
   for (int k0 = 0; k0 < g.k; k0 += kc_max) {
     const int kc = std::min(kc_max, g.k - k0);
     const bool load_c = k0 > 0;
+    const bool last = k0 + kc == g.k;  // the pass that stores C finished
     for (int q0 = p0; q0 < p1; q0 += matmul_nc_panels) {
       const int q1 = std::min(p1, q0 + matmul_nc_panels);
       const float* bq0 = bbuf;
@@ -11754,17 +12093,23 @@ inline void matmul_block(const matmul_geometry& g, const matmul_rows& rows, cons
             float* ct = c + r * ldc + n0;
             const float* at = g.ta ? abuf + (i - j0) * kc * MR : i < padded ? a + r * lda + k0 : abuf;
             const std::ptrdiff_t ld = g.ta ? 0 : i < padded ? lda : kc;
+            epilogue te;
+            const epilogue* tp = nullptr;
+            if (e && last) {
+              te = tile_epilogue(*e, r, n0, ldc);
+              tp = &te;
+            }
             if (i < rows.whole) {
               if (g.ta) {
-                gemm_tile<MR, NV, true, false>(kc, at, ld, bq, NR, nullptr, ct, ldc, mr, nr, load_c, nullptr);
+                gemm_tile<MR, NV, true, false>(kc, at, ld, bq, NR, nullptr, ct, ldc, mr, nr, load_c, tp);
               } else {
-                gemm_tile<MR, NV, false, false>(kc, at, ld, bq, NR, nullptr, ct, ldc, mr, nr, load_c, nullptr);
+                gemm_tile<MR, NV, false, false>(kc, at, ld, bq, NR, nullptr, ct, ldc, mr, nr, load_c, tp);
               }
             } else if constexpr (MR == matmul_main_mr) {
               if (g.ta) {
-                gemm_tile<MR - 1, NV, true, false>(kc, at, ld, bq, NR, nullptr, ct, ldc, mr, nr, load_c, nullptr);
+                gemm_tile<MR - 1, NV, true, false>(kc, at, ld, bq, NR, nullptr, ct, ldc, mr, nr, load_c, tp);
               } else {
-                gemm_tile<MR - 1, NV, false, false>(kc, at, ld, bq, NR, nullptr, ct, ldc, mr, nr, load_c, nullptr);
+                gemm_tile<MR - 1, NV, false, false>(kc, at, ld, bq, NR, nullptr, ct, ldc, mr, nr, load_c, tp);
               }
             }
           }
@@ -11779,7 +12124,7 @@ constexpr double matmul_imbalance(int x, int p) { return x < 1 ? 1e9 : static_ca
 
 template <int MR, int NV>
 inline void matmul_tiled(state& st, const matmul_geometry& g, const float* a, const float* b, const float* packed_b,
-                         float* c) {
+                         float* c, const epilogue* e) {
   constexpr int NR = NV * W;
   const matmul_rows rows = matmul_rows_for(g.m, MR, MR == matmul_main_mr);
   const int panels = (g.n + NR - 1) / NR, blocks = rows.blocks();
@@ -11805,28 +12150,46 @@ inline void matmul_tiled(state& st, const matmul_geometry& g, const float* a, co
       const int i0 = by_rows ? blocks * q0 / pieces : 0, i1 = by_rows ? blocks * q1 / pieces : blocks;
       const int p0 = by_rows ? 0 : panels * q0 / pieces, p1 = by_rows ? panels : panels * q1 / pieces;
       if (i0 >= i1 || p0 >= p1) continue;
+      epilogue ei;
+      if (e) {
+        ei = *e;
+        if (e->residual) ei.residual = e->residual + i * c_floats;
+      }
       matmul_block<MR, NV>(g, rows, a + am * a_floats, packed_b ? nullptr : b + bm * b_floats,
                            packed_b ? packed_b + bm * packed_floats : nullptr, c + i * c_floats, i0, i1, p0, p1,
-                           scratch);
+                           scratch, e ? &ei : nullptr);
     }
   });
 }
 
+/// The epilogue of products of depth 0 (C is zero): bias, residual and activation, scalar.
+inline void finish_empty_product(const matmul_geometry& g, float* c, const epilogue& e) {
+  const std::ptrdiff_t rows = static_cast<std::ptrdiff_t>(g.batch) * g.m;
+  for (std::ptrdiff_t r = 0; r < rows; ++r)
+    for (int j = 0; j < g.n; ++j) {
+      const std::ptrdiff_t at = r * g.n + j;
+      const float v = (e.bias ? e.bias[j] : 0.f) + (e.residual ? e.residual[at] : 0.f);
+      c[at] = activate(v, e.act, e.lo, e.hi);
+    }
+}
+
 inline void matmul(state& st, const matmul_geometry& g, const float* a, const float* b, float* c,
-                   const float* packed_b) {
+                   const float* packed_b, const epilogue* e) {
   if (g.k == 0) {
-    std::fill(c, c + static_cast<std::ptrdiff_t>(g.batch) * g.m * g.n, 0.f);
+    const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(g.batch) * g.m * g.n;
+    std::fill(c, c + n, 0.f);
+    if (e) finish_empty_product(g, c, *e);
     return;
   }
   const matmul_tile t = matmul_tile_for(g.m);
   if (t.mr == matmul_main_mr) {
-    matmul_tiled<matmul_main_mr, 2>(st, g, a, b, packed_b, c);
+    matmul_tiled<matmul_main_mr, 2>(st, g, a, b, packed_b, c, e);
   } else if (t.mr == 4) {
-    matmul_tiled<4, 2>(st, g, a, b, packed_b, c);
+    matmul_tiled<4, 2>(st, g, a, b, packed_b, c, e);
   } else if (t.mr == 2) {
-    matmul_tiled<2, 4>(st, g, a, b, packed_b, c);
+    matmul_tiled<2, 4>(st, g, a, b, packed_b, c, e);
   } else {
-    matmul_tiled<1, 4>(st, g, a, b, packed_b, c);
+    matmul_tiled<1, 4>(st, g, a, b, packed_b, c, e);
   }
 }
 
@@ -11848,26 +12211,64 @@ inline void pack_matmul_b(const matmul_geometry& g, const float* b, float* dst) 
 }
 
 template <class Step>
+constexpr gemm_step analyse_matmul() {
+  if constexpr (Step::op == op_id::call) {
+    return analyse_fused<Step>();
+  } else {
+    gemm_step g;
+    g.main = op_id::matmul;
+    return g;
+  }
+}
+
+template <class Step>
 struct matmul_kernel {
-  static constexpr matmul_geometry geo =
-      make_matmul_geometry(Step::arg(0).out, Step::arg(1).out, Step::node.at->transpose_a, Step::node.at->transpose_b);
+  static constexpr gemm_step info = analyse_matmul<Step>();
+  static_assert(info.ok && info.main == op_id::matmul && info.gamma < 0,
+                "partita: cpu: this composite (Step) is not one the cpu backend fuses");
+  static constexpr bool fused = Step::op == op_id::call;
+  static constexpr const graph_node& main = fused ? Step::body(info.main_node) : Step::node;
+  static constexpr shape a_shape = fused ? Step::body(Step::body_arg(info.main_node, 0)).out : Step::arg(0).out;
+  static constexpr shape b_shape = fused ? Step::body(Step::body_arg(info.main_node, 1)).out : Step::arg(1).out;
+  static constexpr matmul_geometry geo = make_matmul_geometry(a_shape, b_shape, main.at->transpose_a, main.at->transpose_b);
   static_assert(geo.ok, "partita: cpu: this matmul step (Step) has operands whose shapes do not agree");
-  static constexpr bool constant_b = Step::arg(1).op == op_id::weight;
-  /// After `prepare`, `run` reads no B weight: the executable need not keep it.
-  static constexpr bool packs_weights = constant_b && Step::arg(0).op != op_id::weight;
+  static constexpr bool constant_b = Step::arg(info.w).op == op_id::weight;
+  static constexpr std::size_t packed_floats = constant_b ? matmul_packed_b_floats(geo) : 0;
+  static constexpr std::size_t bias_floats = info.bias >= 0 ? static_cast<std::size_t>(geo.n) : 0;
+  /// After `prepare`, `run` reads no weight but A or a residual that are weights: B is packed,
+  /// the bias copied, so the executable need not keep them.
+  static constexpr bool packs_weights = (constant_b || info.bias >= 0) && Step::arg(info.x).op != op_id::weight &&
+                                        (info.residual < 0 || Step::arg(info.residual).op != op_id::weight);
 
   static void prepare(state& st, const float* const* in, int step) {
     constexpr matmul_geometry g = geo;
     st.need_scratch(0, matmul_scratch_floats(g));
-    if constexpr (constant_b) {
-      float* dst = st.reserve(step, matmul_packed_b_floats(g));
-      if (in[1]) pack_matmul_b(g, in[1], dst);
+    if constexpr (packed_floats + bias_floats > 0) {
+      float* dst = st.reserve(step, packed_floats + bias_floats);
+      if constexpr (constant_b) {
+        if (in[info.w]) pack_matmul_b(g, in[info.w], dst);
+      }
+      if constexpr (info.bias >= 0) {
+        if (in[info.bias]) std::copy(in[info.bias], in[info.bias] + g.n, dst + packed_floats);
+      }
     }
   }
 
   static void run(state& st, const float* const* in, float* out, int step) {
     constexpr matmul_geometry g = geo;  // a copy: nothing of the plan is referenced at run time
-    matmul(st, g, in[0], in[1], out, constant_b ? st.packed(step) : nullptr);
+    float* kept = packed_floats + bias_floats > 0 ? st.packed(step) : nullptr;
+    if constexpr (fused) {
+      epilogue e;
+      e.bias = info.bias >= 0 ? kept + packed_floats : nullptr;
+      e.residual = info.residual >= 0 ? in[info.residual] : nullptr;
+      e.ld_residual = g.n;
+      e.act = info.act;
+      e.lo = info.lo;
+      e.hi = info.hi;
+      matmul(st, g, in[info.x], constant_b ? nullptr : in[info.w], out, constant_b ? kept : nullptr, &e);
+    } else {
+      matmul(st, g, in[0], in[1], out, constant_b ? kept : nullptr);
+    }
   }
 };
 
@@ -12806,6 +13207,20 @@ constexpr transpose_plan plan_transpose(const shape& xs, const std::array<int, m
   return p;
 }
 
+/// depth_to_space and space_to_depth as the transposes of rank-6 views of NCHW x they are
+/// (ONNX's definitions): DCR [N, B, B, C', H, W] by (0, 3, 4, 1, 5, 2), CRD [N, C', B, B, H, W]
+/// by (0, 1, 4, 2, 5, 3), space_to_depth [N, C, H', B, W', B] by (0, 3, 5, 1, 2, 4).
+struct block_transpose {
+  shape view{};
+  std::array<int, max_rank> perm{};
+};
+constexpr block_transpose plan_block_transpose(op_id op, const shape& xs, const attrs& a) {
+  const std::int64_t n = xs[0], c = xs[1], h = xs[2], w = xs[3], b = a.block;
+  if (op == op_id::space_to_depth) return {shape{6, {n, c, h / b, b, w / b, b}}, {0, 3, 5, 1, 2, 4}};
+  if (a.depth_order == depth_to_space_mode::dcr) return {shape{6, {n, b, b, c / (b * b), h, w}}, {0, 3, 4, 1, 5, 2}};
+  return {shape{6, {n, c / (b * b), b, b, h, w}}, {0, 1, 4, 2, 5, 3}};
+}
+
 /// Units [u0, u1) of a tiled transpose: unit u is rows [a0, a0 + tile) of A for batch index
 /// u / ceil(a / tile).
 inline void transpose_tiles(const tile_plan& p, const float* x, float* y, std::int64_t u0, std::int64_t u1) {
@@ -13053,8 +13468,9 @@ struct simple_kernel {
         split(st, columns, moved_cost * static_cast<double>(p.count * reduce_block),
               [&](std::int64_t c0, std::int64_t c1) { reduce_columns<max, mean>(p, in[0], out, c0, c1); });
       }
-    } else if constexpr (op == op_id::transpose) {
-      constexpr transpose_plan p = plan_transpose(xs, at.perm);
+    } else if constexpr (op == op_id::transpose || op == op_id::depth_to_space || op == op_id::space_to_depth) {
+      constexpr block_transpose v = op == op_id::transpose ? block_transpose{xs, at.perm} : plan_block_transpose(op, xs, at);
+      constexpr transpose_plan p = plan_transpose(v.view, v.perm);
       if constexpr (p.rows) {
         rows(st, p.copy, in[0], out);
       } else {
@@ -13208,7 +13624,8 @@ struct fusable {
 /// The `cpu` backend's pattern table, in priority order: conv2d / dense with bias (and/or a
 /// batch norm, folded at bind), optionally followed by a residual add and/or an activation
 /// (relu, clip, sigmoid, tanh, gelu, gelu_tanh, silu, hardswish, hardsigmoid, leaky_relu; a
-/// conv2d's `x · sigmoid(x)` counts as SiLU). Each becomes one kernel.
+/// conv2d's `x · sigmoid(x)` counts as SiLU); matmul with a bias along its last axis, optionally
+/// followed by an activation. Each becomes one kernel.
 using cpu_patterns = pattern_table<
     composite<"cpu.conv2d_bias_silu", detail::cpu::silu_p<detail::cpu::gemm_bias_p<conv2d_p>>, detail::cpu::fusable>,
     composite<"cpu.conv2d_bias_add_act", detail::cpu::activation_p<add_p<detail::cpu::gemm_bias_p<conv2d_p>, any>>,
@@ -13222,7 +13639,10 @@ using cpu_patterns = pattern_table<
               detail::cpu::fusable>,
     composite<"cpu.dense_bias_act", detail::cpu::activation_p<detail::cpu::gemm_bias_p<dense_p>>, detail::cpu::fusable>,
     composite<"cpu.dense_act", detail::cpu::activation_p<detail::cpu::gemm_p<dense_p>>, detail::cpu::fusable>,
-    composite<"cpu.dense_bias", detail::cpu::gemm_bias_p<dense_p>, detail::cpu::fusable>>;
+    composite<"cpu.dense_bias", detail::cpu::gemm_bias_p<dense_p>, detail::cpu::fusable>,
+    composite<"cpu.matmul_bias_act", detail::cpu::activation_p<bias_add_p<matmul_p<any, any>, constant>>,
+              detail::cpu::fusable>,
+    composite<"cpu.matmul_bias", bias_add_p<matmul_p<any, any>, constant>, detail::cpu::fusable>>;
 
 }  // namespace partita
 // ---- end partita/backends/cpu/patterns.hpp ----
@@ -13259,14 +13679,13 @@ struct cpu {
   struct kernel;
 };
 
-/// dense, conv2d and the fused composites run GEMM-based kernels, matmul its batched GEMM; every
-/// other op its own.
+/// dense, conv2d and their fused composites run GEMM-based kernels, matmul (alone or fused) its
+/// batched GEMM; every other op its own.
 template <class Step>
 struct cpu::kernel
-    : std::conditional_t<Step::op == op_id::dense || Step::op == op_id::conv2d || Step::op == op_id::call,
-                         detail::cpu::gemm_kernel<Step>,
-                         std::conditional_t<Step::op == op_id::matmul, detail::cpu::matmul_kernel<Step>,
-                                            detail::cpu::simple_kernel<Step>>> {
+    : std::conditional_t<detail::cpu::main_op<Step>() == op_id::matmul, detail::cpu::matmul_kernel<Step>,
+                         std::conditional_t<Step::op == op_id::dense || Step::op == op_id::conv2d || Step::op == op_id::call,
+                                            detail::cpu::gemm_kernel<Step>, detail::cpu::simple_kernel<Step>>> {
   static_assert(Step::node.type == dtype::f32,
                 "partita: the cpu backend has f32 kernels only; this step (Step) has another dtype");
 };

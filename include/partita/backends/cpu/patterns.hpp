@@ -45,7 +45,8 @@ struct fusable {
 /// The `cpu` backend's pattern table, in priority order: conv2d / dense with bias (and/or a
 /// batch norm, folded at bind), optionally followed by a residual add and/or an activation
 /// (relu, clip, sigmoid, tanh, gelu, gelu_tanh, silu, hardswish, hardsigmoid, leaky_relu; a
-/// conv2d's `x · sigmoid(x)` counts as SiLU). Each becomes one kernel.
+/// conv2d's `x · sigmoid(x)` counts as SiLU); matmul with a bias along its last axis, optionally
+/// followed by an activation. Each becomes one kernel.
 using cpu_patterns = pattern_table<
     composite<"cpu.conv2d_bias_silu", detail::cpu::silu_p<detail::cpu::gemm_bias_p<conv2d_p>>, detail::cpu::fusable>,
     composite<"cpu.conv2d_bias_add_act", detail::cpu::activation_p<add_p<detail::cpu::gemm_bias_p<conv2d_p>, any>>,
@@ -59,6 +60,9 @@ using cpu_patterns = pattern_table<
               detail::cpu::fusable>,
     composite<"cpu.dense_bias_act", detail::cpu::activation_p<detail::cpu::gemm_bias_p<dense_p>>, detail::cpu::fusable>,
     composite<"cpu.dense_act", detail::cpu::activation_p<detail::cpu::gemm_p<dense_p>>, detail::cpu::fusable>,
-    composite<"cpu.dense_bias", detail::cpu::gemm_bias_p<dense_p>, detail::cpu::fusable>>;
+    composite<"cpu.dense_bias", detail::cpu::gemm_bias_p<dense_p>, detail::cpu::fusable>,
+    composite<"cpu.matmul_bias_act", detail::cpu::activation_p<bias_add_p<matmul_p<any, any>, constant>>,
+              detail::cpu::fusable>,
+    composite<"cpu.matmul_bias", bias_add_p<matmul_p<any, any>, constant>, detail::cpu::fusable>>;
 
 }  // namespace partita

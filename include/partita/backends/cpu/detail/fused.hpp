@@ -1,8 +1,8 @@
 #pragma once
 /// What a fused cpu composite computes, read off its body at compile time.
-// What a fused cpu composite computes, read off its body at compile time: one dense or conv2d,
-// then optionally a bias, a batch norm (folded into the weights at bind), a residual add and
-// an activation (x · sigmoid(x) counting as SiLU), in that order.
+// What a fused cpu composite computes, read off its body at compile time: one dense, conv2d or
+// matmul, then optionally a bias, a batch norm (folded into the weights at bind), a residual add
+// and an activation (x · sigmoid(x) counting as SiLU), in that order.
 #include <cstdint>
 
 #include "partita/backends/cpu/detail/epilogue.hpp"
@@ -47,12 +47,14 @@ constexpr gemm_step analyse_fused() {
       case op_id::weight: break;
       case op_id::dense:
       case op_id::conv2d:
+      case op_id::matmul:
         if (chain != -1) g.ok = false;
         g.main = n.op;
         g.main_node = i;
         g.x = input_slot<S>(S::body_arg(i, 0));
         g.w = input_slot<S>(S::body_arg(i, 1));
-        if (S::body(S::body_arg(i, 1)).op != op_id::weight) g.ok = false;
+        // dense and conv2d pack a bound weight; matmul's B may be any value.
+        if (n.op != op_id::matmul && S::body(S::body_arg(i, 1)).op != op_id::weight) g.ok = false;
         chain = i;
         break;
       case op_id::bias_add:
@@ -113,6 +115,17 @@ constexpr gemm_step analyse_fused() {
   }
   if (g.main_node < 0 || chain != S::body_size() - 1) g.ok = false;
   return g;
+}
+
+/// The op step S's kernel is built around: a fused composite's dense, conv2d or matmul, else
+/// the step's own op.
+template <class S>
+constexpr op_id main_op() {
+  if constexpr (S::op == op_id::call) {
+    return analyse_fused<S>().main;
+  } else {
+    return S::op;
+  }
 }
 
 }  // namespace partita::detail::cpu

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <numeric>
 
+#include "partita/backends/cpu/detail/fused.hpp"
 #include "partita/backends/cpu/detail/matmul_pack.hpp"
 #include "partita/backends/cpu/detail/state.hpp"
 #include "partita/ir/op_id.hpp"
@@ -24,17 +25,20 @@ struct matmul_kernel;
 /// C = op(A) · op(B) for every output batch index of `g` (see `matmul_geometry`): `a`, `b`, `c`
 /// hold all their matrices, contiguous. `st` must hold `matmul_scratch_floats(g)` floats of
 /// scratch per thread (`st.need_scratch(0, matmul_scratch_floats(g))`). With `packed_b` (B as
-/// `pack_matmul_b` left it) `b` is not read.
+/// `pack_matmul_b` left it) `b` is not read. With `e`, every C is finished with its column bias,
+/// residual (all of C's matrices, like C) and activation as its last depth pass is stored.
 inline void matmul(state& st, const matmul_geometry& g, const float* a, const float* b, float* c,
-                   const float* packed_b = nullptr);
+                   const float* packed_b = nullptr, const epilogue* e = nullptr);
 
 /// Packs every matrix of B (`matmul_packed_b_floats(g)` floats at `dst`), for `matmul`'s `packed_b`.
 inline void pack_matmul_b(const matmul_geometry& g, const float* b, float* dst);
 
-/// Row blocks [i0, i1) of `rows` and column panels [p0, p1) of one product.
+/// Row blocks [i0, i1) of `rows` and column panels [p0, p1) of one product; `e` (or null) is
+/// this product's epilogue, its residual this product's.
 template <int MR, int NV>
 inline void matmul_block(const matmul_geometry& g, const matmul_rows& rows, const float* a, const float* b,
-                         const float* packed_b, float* c, int i0, int i1, int p0, int p1, float* scratch) {
+                         const float* packed_b, float* c, int i0, int i1, int p0, int p1, float* scratch,
+                         const epilogue* e) {
   constexpr int NR = NV * W;
   const int kc_max = matmul_kc(g.k);
   const std::ptrdiff_t lda = g.ta ? g.m : g.k, ldb = g.tb ? g.k : g.n, ldc = g.n;
@@ -45,6 +49,7 @@ inline void matmul_block(const matmul_geometry& g, const matmul_rows& rows, cons
   for (int k0 = 0; k0 < g.k; k0 += kc_max) {
     const int kc = std::min(kc_max, g.k - k0);
     const bool load_c = k0 > 0;
+    const bool last = k0 + kc == g.k;  // the pass that stores C finished
     for (int q0 = p0; q0 < p1; q0 += matmul_nc_panels) {
       const int q1 = std::min(p1, q0 + matmul_nc_panels);
       const float* bq0 = bbuf;
@@ -80,17 +85,23 @@ inline void matmul_block(const matmul_geometry& g, const matmul_rows& rows, cons
             float* ct = c + r * ldc + n0;
             const float* at = g.ta ? abuf + (i - j0) * kc * MR : i < padded ? a + r * lda + k0 : abuf;
             const std::ptrdiff_t ld = g.ta ? 0 : i < padded ? lda : kc;
+            epilogue te;
+            const epilogue* tp = nullptr;
+            if (e && last) {
+              te = tile_epilogue(*e, r, n0, ldc);
+              tp = &te;
+            }
             if (i < rows.whole) {
               if (g.ta) {
-                gemm_tile<MR, NV, true, false>(kc, at, ld, bq, NR, nullptr, ct, ldc, mr, nr, load_c, nullptr);
+                gemm_tile<MR, NV, true, false>(kc, at, ld, bq, NR, nullptr, ct, ldc, mr, nr, load_c, tp);
               } else {
-                gemm_tile<MR, NV, false, false>(kc, at, ld, bq, NR, nullptr, ct, ldc, mr, nr, load_c, nullptr);
+                gemm_tile<MR, NV, false, false>(kc, at, ld, bq, NR, nullptr, ct, ldc, mr, nr, load_c, tp);
               }
             } else if constexpr (MR == matmul_main_mr) {
               if (g.ta) {
-                gemm_tile<MR - 1, NV, true, false>(kc, at, ld, bq, NR, nullptr, ct, ldc, mr, nr, load_c, nullptr);
+                gemm_tile<MR - 1, NV, true, false>(kc, at, ld, bq, NR, nullptr, ct, ldc, mr, nr, load_c, tp);
               } else {
-                gemm_tile<MR - 1, NV, false, false>(kc, at, ld, bq, NR, nullptr, ct, ldc, mr, nr, load_c, nullptr);
+                gemm_tile<MR - 1, NV, false, false>(kc, at, ld, bq, NR, nullptr, ct, ldc, mr, nr, load_c, tp);
               }
             }
           }
@@ -105,7 +116,7 @@ constexpr double matmul_imbalance(int x, int p) { return x < 1 ? 1e9 : static_ca
 
 template <int MR, int NV>
 inline void matmul_tiled(state& st, const matmul_geometry& g, const float* a, const float* b, const float* packed_b,
-                         float* c) {
+                         float* c, const epilogue* e) {
   constexpr int NR = NV * W;
   const matmul_rows rows = matmul_rows_for(g.m, MR, MR == matmul_main_mr);
   const int panels = (g.n + NR - 1) / NR, blocks = rows.blocks();
@@ -131,28 +142,46 @@ inline void matmul_tiled(state& st, const matmul_geometry& g, const float* a, co
       const int i0 = by_rows ? blocks * q0 / pieces : 0, i1 = by_rows ? blocks * q1 / pieces : blocks;
       const int p0 = by_rows ? 0 : panels * q0 / pieces, p1 = by_rows ? panels : panels * q1 / pieces;
       if (i0 >= i1 || p0 >= p1) continue;
+      epilogue ei;
+      if (e) {
+        ei = *e;
+        if (e->residual) ei.residual = e->residual + i * c_floats;
+      }
       matmul_block<MR, NV>(g, rows, a + am * a_floats, packed_b ? nullptr : b + bm * b_floats,
                            packed_b ? packed_b + bm * packed_floats : nullptr, c + i * c_floats, i0, i1, p0, p1,
-                           scratch);
+                           scratch, e ? &ei : nullptr);
     }
   });
 }
 
+/// The epilogue of products of depth 0 (C is zero): bias, residual and activation, scalar.
+inline void finish_empty_product(const matmul_geometry& g, float* c, const epilogue& e) {
+  const std::ptrdiff_t rows = static_cast<std::ptrdiff_t>(g.batch) * g.m;
+  for (std::ptrdiff_t r = 0; r < rows; ++r)
+    for (int j = 0; j < g.n; ++j) {
+      const std::ptrdiff_t at = r * g.n + j;
+      const float v = (e.bias ? e.bias[j] : 0.f) + (e.residual ? e.residual[at] : 0.f);
+      c[at] = activate(v, e.act, e.lo, e.hi);
+    }
+}
+
 inline void matmul(state& st, const matmul_geometry& g, const float* a, const float* b, float* c,
-                   const float* packed_b) {
+                   const float* packed_b, const epilogue* e) {
   if (g.k == 0) {
-    std::fill(c, c + static_cast<std::ptrdiff_t>(g.batch) * g.m * g.n, 0.f);
+    const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(g.batch) * g.m * g.n;
+    std::fill(c, c + n, 0.f);
+    if (e) finish_empty_product(g, c, *e);
     return;
   }
   const matmul_tile t = matmul_tile_for(g.m);
   if (t.mr == matmul_main_mr) {
-    matmul_tiled<matmul_main_mr, 2>(st, g, a, b, packed_b, c);
+    matmul_tiled<matmul_main_mr, 2>(st, g, a, b, packed_b, c, e);
   } else if (t.mr == 4) {
-    matmul_tiled<4, 2>(st, g, a, b, packed_b, c);
+    matmul_tiled<4, 2>(st, g, a, b, packed_b, c, e);
   } else if (t.mr == 2) {
-    matmul_tiled<2, 4>(st, g, a, b, packed_b, c);
+    matmul_tiled<2, 4>(st, g, a, b, packed_b, c, e);
   } else {
-    matmul_tiled<1, 4>(st, g, a, b, packed_b, c);
+    matmul_tiled<1, 4>(st, g, a, b, packed_b, c, e);
   }
 }
 
@@ -174,26 +203,64 @@ inline void pack_matmul_b(const matmul_geometry& g, const float* b, float* dst) 
 }
 
 template <class Step>
+constexpr gemm_step analyse_matmul() {
+  if constexpr (Step::op == op_id::call) {
+    return analyse_fused<Step>();
+  } else {
+    gemm_step g;
+    g.main = op_id::matmul;
+    return g;
+  }
+}
+
+template <class Step>
 struct matmul_kernel {
-  static constexpr matmul_geometry geo =
-      make_matmul_geometry(Step::arg(0).out, Step::arg(1).out, Step::node.at->transpose_a, Step::node.at->transpose_b);
+  static constexpr gemm_step info = analyse_matmul<Step>();
+  static_assert(info.ok && info.main == op_id::matmul && info.gamma < 0,
+                "partita: cpu: this composite (Step) is not one the cpu backend fuses");
+  static constexpr bool fused = Step::op == op_id::call;
+  static constexpr const graph_node& main = fused ? Step::body(info.main_node) : Step::node;
+  static constexpr shape a_shape = fused ? Step::body(Step::body_arg(info.main_node, 0)).out : Step::arg(0).out;
+  static constexpr shape b_shape = fused ? Step::body(Step::body_arg(info.main_node, 1)).out : Step::arg(1).out;
+  static constexpr matmul_geometry geo = make_matmul_geometry(a_shape, b_shape, main.at->transpose_a, main.at->transpose_b);
   static_assert(geo.ok, "partita: cpu: this matmul step (Step) has operands whose shapes do not agree");
-  static constexpr bool constant_b = Step::arg(1).op == op_id::weight;
-  /// After `prepare`, `run` reads no B weight: the executable need not keep it.
-  static constexpr bool packs_weights = constant_b && Step::arg(0).op != op_id::weight;
+  static constexpr bool constant_b = Step::arg(info.w).op == op_id::weight;
+  static constexpr std::size_t packed_floats = constant_b ? matmul_packed_b_floats(geo) : 0;
+  static constexpr std::size_t bias_floats = info.bias >= 0 ? static_cast<std::size_t>(geo.n) : 0;
+  /// After `prepare`, `run` reads no weight but A or a residual that are weights: B is packed,
+  /// the bias copied, so the executable need not keep them.
+  static constexpr bool packs_weights = (constant_b || info.bias >= 0) && Step::arg(info.x).op != op_id::weight &&
+                                        (info.residual < 0 || Step::arg(info.residual).op != op_id::weight);
 
   static void prepare(state& st, const float* const* in, int step) {
     constexpr matmul_geometry g = geo;
     st.need_scratch(0, matmul_scratch_floats(g));
-    if constexpr (constant_b) {
-      float* dst = st.reserve(step, matmul_packed_b_floats(g));
-      if (in[1]) pack_matmul_b(g, in[1], dst);
+    if constexpr (packed_floats + bias_floats > 0) {
+      float* dst = st.reserve(step, packed_floats + bias_floats);
+      if constexpr (constant_b) {
+        if (in[info.w]) pack_matmul_b(g, in[info.w], dst);
+      }
+      if constexpr (info.bias >= 0) {
+        if (in[info.bias]) std::copy(in[info.bias], in[info.bias] + g.n, dst + packed_floats);
+      }
     }
   }
 
   static void run(state& st, const float* const* in, float* out, int step) {
     constexpr matmul_geometry g = geo;  // a copy: nothing of the plan is referenced at run time
-    matmul(st, g, in[0], in[1], out, constant_b ? st.packed(step) : nullptr);
+    float* kept = packed_floats + bias_floats > 0 ? st.packed(step) : nullptr;
+    if constexpr (fused) {
+      epilogue e;
+      e.bias = info.bias >= 0 ? kept + packed_floats : nullptr;
+      e.residual = info.residual >= 0 ? in[info.residual] : nullptr;
+      e.ld_residual = g.n;
+      e.act = info.act;
+      e.lo = info.lo;
+      e.hi = info.hi;
+      matmul(st, g, in[info.x], constant_b ? nullptr : in[info.w], out, constant_b ? kept : nullptr, &e);
+    } else {
+      matmul(st, g, in[0], in[1], out, constant_b ? kept : nullptr);
+    }
   }
 };
 
