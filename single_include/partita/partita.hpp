@@ -9984,8 +9984,63 @@ struct reference {
 // ---- begin partita/backends/cpu/cpu.hpp ----
 /// The cpu backend (the host): xsimd kernels for every op and fused GEMM composites.
 
-// ---- begin partita/backends/cpu/detail/gemm_kernel.hpp ----
-/// The cpu kernel for dense and conv2d steps, alone or fused with their epilogue.
+// ---- begin partita/backends/cpu/detail/conv1d.hpp ----
+/// cpu conv1d: the conv2d kernel run on the step seen as conv2d of H = 1 views.
+// conv1d of [N, C, L] by [O, C / groups, K] is conv2d of [N, C, 1, L] by [O, C / groups, 1, K]:
+// the same bytes, so nothing is copied. `conv1d_step` presents a conv1d step as that conv2d step
+// (its node, arguments and attributes) to `gemm_kernel`, which then packs, pads and tiles it as
+// any conv2d; the conv1d node already keeps its stride, padding and dilation on the width axis.
+
+namespace partita::detail::cpu {
+
+/// A rank-3 NCL (or OCK) shape as the NC1L (OC1K) shape of its H = 1 view.
+constexpr shape with_unit_height(const shape& s) { return shape{4, {s[0], s[1], 1, s[2]}}; }
+
+/// conv1d step `Step` seen as a conv2d step, for kernels written against conv2d steps.
+template <class Step>
+struct conv1d_step {
+  static_assert(Step::op == op_id::conv1d, "partita: conv1d_step views conv1d steps only");
+  static constexpr attrs at = *Step::node.at;
+  static constexpr graph_node node = [] {
+    graph_node n = Step::node;
+    n.op = op_id::conv2d;
+    n.out = with_unit_height(n.out);
+    n.at = &at;
+    return n;
+  }();
+  static constexpr op_id op = op_id::conv2d;
+  static constexpr int num_args = Step::num_args;
+  static constexpr int num_params = Step::num_params;
+  static constexpr int index = Step::index;
+  static constexpr graph_node args[2] = {[] {
+                                           graph_node n = Step::arg(0);
+                                           n.out = with_unit_height(n.out);
+                                           return n;
+                                         }(),
+                                         [] {
+                                           graph_node n = Step::arg(1);
+                                           n.out = with_unit_height(n.out);
+                                           return n;
+                                         }()};
+  /// The node of argument `i` (the input, the weight), with its H = 1 shape.
+  static constexpr const graph_node& arg(int i) { return args[i]; }
+  // A conv1d step is no composite: the kernel names these only in branches it does not take.
+  static constexpr const graph_node& body(int i) { return Step::body(i); }
+  static constexpr int body_arg(int i, int k) { return Step::body_arg(i, k); }
+};
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/conv1d.hpp ----
+// ---- begin partita/backends/cpu/detail/conv_transpose.hpp ----
+/// cpu conv_transpose2d: a GEMM of the transposed weights by the input, scatter-added into the output.
+// A transposed convolution multiplies each input pixel's channels by the weights and adds the
+// (Cout / groups) × KH × KW products into the output around the pixel's strided position. Per
+// group that is the GEMM cols = Wᵀ · X, with rows (co, kh, kw), depth the group's input
+// channels and columns the input positions, which X holds as rows of contiguous planes (B is
+// read in place); each MR × NR tile the micro-kernel leaves in registers is scatter-added into
+// the output (col2im) while it is hot, so no column matrix is ever stored. Threads own disjoint
+// sets of output channels (units of whole weight panels), so no two ever add to one output.
+#include <numeric>
 
 // ---- begin partita/backends/cpu/detail/conv.hpp ----
 /// cpu conv2d as a GEMM read straight from stride-phase-split input planes.
@@ -10771,6 +10826,842 @@ inline void conv_tiles(const conv_geometry& g, const std::int32_t* boff, const f
 
 }  // namespace partita::detail::cpu
 // ---- end partita/backends/cpu/detail/conv.hpp ----
+// ---- begin partita/backends/cpu/detail/eltwise.hpp ----
+/// cpu memory-bound kernels: unary and broadcasting binary elementwise ops, copies, bias, batch norm, pooling.
+// Vectorized memory-bound kernels: elementwise ops, bias, batch norm, pooling. The elementwise
+// ones work on a range of the flat elements (or of broadcast rows), so that callers split them
+// across threads.
+
+
+namespace partita::detail::cpu {
+
+using simd::vec;
+
+/// The n - i < width elements left after a loop of whole vectors, as an int that the compiler
+/// sees is below width (GCC 12 otherwise warns of out-of-bounds copies in `load_first`).
+inline int tail_count(std::int64_t n, std::int64_t i) { return static_cast<int>(n - i) & (simd::width - 1); }
+
+// The map functions finish a length that is no multiple of the width with one more whole vector
+// ending at n, computed from the inputs before anything is stored (so that in place stays
+// right) and stored last, over results equal to its own: no masked, per-lane tail (on AVX2 a
+// copy through the stack) in kernels that map many short rows. Lengths under one vector take
+// the masked path.
+
+/// y[i] = f(x[i]) over n elements. In place is fine.
+template <class F>
+inline void map1(const float* x, float* y, std::int64_t n, F f) {
+  constexpr int w = simd::width;
+  if (n < w) {
+    if (n > 0) simd::store_first(y, f(simd::load_first(x, tail_count(n, 0))), tail_count(n, 0));
+    return;
+  }
+  const vec last = f(simd::load(x + n - w));
+  std::int64_t i = 0;
+  for (; i + w <= n; i += w) simd::store(y + i, f(simd::load(x + i)));
+  if (i < n) simd::store(y + n - w, last);
+}
+
+/// y[i] = f(a[i], b[i]) over n elements.
+template <class F>
+inline void map2(const float* a, const float* b, float* y, std::int64_t n, F f) {
+  constexpr int w = simd::width;
+  if (n < w) {
+    const int r = tail_count(n, 0);
+    if (n > 0) simd::store_first(y, f(simd::load_first(a, r), simd::load_first(b, r)), r);
+    return;
+  }
+  const vec last = f(simd::load(a + n - w), simd::load(b + n - w));
+  std::int64_t i = 0;
+  for (; i + w <= n; i += w) simd::store(y + i, f(simd::load(a + i), simd::load(b + i)));
+  if (i < n) simd::store(y + n - w, last);
+}
+
+/// y[i] = f(a[i], b[i], c[i]) over n elements.
+template <class F>
+inline void map3(const float* a, const float* b, const float* c, float* y, std::int64_t n, F f) {
+  constexpr int w = simd::width;
+  if (n < w) {
+    const int r = tail_count(n, 0);
+    if (n > 0) simd::store_first(y, f(simd::load_first(a, r), simd::load_first(b, r), simd::load_first(c, r)), r);
+    return;
+  }
+  const vec last = f(simd::load(a + n - w), simd::load(b + n - w), simd::load(c + n - w));
+  std::int64_t i = 0;
+  for (; i + w <= n; i += w) simd::store(y + i, f(simd::load(a + i), simd::load(b + i), simd::load(c + i)));
+  if (i < n) simd::store(y + n - w, last);
+}
+
+/// x^N for a whole N, by squaring (std::pow's results at 0, ±inf and NaN, as 1/x^-N for N < 0).
+template <int N>
+inline vec ipow(const vec& x) {
+  if constexpr (N < 0) {
+    return simd::splat(1.f) / ipow<-N>(x);
+  } else if constexpr (N == 0) {
+    return simd::splat(1.f);
+  } else if constexpr (N == 1) {
+    return x;
+  } else {
+    const vec h = ipow<N / 2>(x);
+    if constexpr (N % 2 == 1) return h * h * x;
+    else return h * h;
+  }
+}
+
+/// True for the exponents `power` vectorizes: whole numbers in [-16, 16] and ±0.5; others take
+/// std::pow in double, one element at a time.
+constexpr bool power_vectorized(float e) {
+  return e == 0.5f || e == -0.5f || (e >= -16.f && e <= 16.f && static_cast<float>(static_cast<int>(e)) == e);
+}
+
+/// The unary ops that are no activation: power (exponent Alpha), sqrt, rsqrt, exp, log, erf,
+/// abs, neg. NaN gives NaN; zeros and infinities give what std::pow and <cmath> give.
+template <op_id Op, float Alpha>
+inline vec math(const vec& x) {
+  const vec zero = simd::splat(0.f), inf = simd::splat(std::numeric_limits<float>::infinity());
+  if constexpr (Op == op_id::sqrt) return simd::sqrt(x);
+  else if constexpr (Op == op_id::rsqrt) return simd::rsqrt(x);
+  else if constexpr (Op == op_id::exp) return simd::exp(x);
+  else if constexpr (Op == op_id::log) return simd::log(x);
+  else if constexpr (Op == op_id::erf) return simd::erf(x);
+  else if constexpr (Op == op_id::abs) return xsimd::abs(x);
+  else if constexpr (Op == op_id::neg) return -x;
+  else if constexpr (Alpha == 0.5f) return xsimd::select(x == -inf, inf, simd::sqrt(x));  // pow(-inf, .5) = inf
+  else if constexpr (Alpha == -0.5f)  // pow(±0, -.5) = inf, pow(-inf, -.5) = 0
+    return xsimd::select(x == -inf, zero, xsimd::select(x == zero, inf, simd::splat(1.f) / simd::sqrt(x)));
+  else if constexpr (power_vectorized(Alpha)) return ipow<static_cast<int>(Alpha)>(x);
+  else return x;  // (unary_range takes std::pow)
+}
+
+/// y = op(x) over elements [i0, i1): the activations through `apply`, the others through `math`.
+template <op_id Op, float Lo, float Hi>
+inline void unary_range(const float* x, float* y, std::int64_t i0, std::int64_t i1) {
+  constexpr activation act = activation_of(Op);
+  if constexpr (act != activation::none) {
+    map1(x + i0, y + i0, i1 - i0, [](const vec& v) { return apply<act>(v, Lo, Hi); });
+  } else if constexpr (Op == op_id::power && !power_vectorized(Lo)) {
+    for (std::int64_t i = i0; i < i1; ++i)
+      y[i] = static_cast<float>(std::pow(static_cast<double>(x[i]), static_cast<double>(Lo)));
+  } else {
+    map1(x + i0, y + i0, i1 - i0, [](const vec& v) { return math<Op, Lo>(v); });
+  }
+}
+
+/// The binary elementwise ops: maximum and minimum propagate NaN, prelu is `u >= 0 ? u : u · v`.
+template <op_id Op>
+inline vec combine(const vec& u, const vec& v) {
+  if constexpr (Op == op_id::add) return u + v;
+  else if constexpr (Op == op_id::subtract) return u - v;
+  else if constexpr (Op == op_id::multiply) return u * v;
+  else if constexpr (Op == op_id::divide) return u / v;
+  else if constexpr (Op == op_id::maximum) return simd::max_nan(u, v);
+  else if constexpr (Op == op_id::minimum) return xsimd::select(xsimd::isnan(u), u, xsimd::min(u, v));
+  else return xsimd::select(u >= simd::splat(0.f), u, u * v);  // prelu
+}
+
+/// How a binary op's operands broadcast into its output, read off the shapes at compile time.
+/// `same`: neither broadcasts. Else one operand (`full`) has the output's elements and the other
+/// is, over the output's axes, [1.., C, 1..] with C the output's extents on consecutive axes:
+/// `scalar` (C = 1), `rows` (nothing after C: the operand repeats every C elements, as a [N]
+/// bias on [..., N]) or `per_channel` (a value per run of `inner`, as [C, 1, 1] on NCHW). `other`:
+/// both broadcast, left to the reference.
+struct broadcast_plan {
+  enum kind_t : std::uint8_t { same, scalar, rows, per_channel, other } kind = other;
+  bool swap = false;  // the broadcast operand is the first
+  std::int64_t outer = 1, channels = 1, inner = 1;
+};
+
+constexpr broadcast_plan plan_broadcast(const shape& ys, const shape& as, const shape& bs) {
+  broadcast_plan p;
+  const std::int64_t n = ys.elements();
+  const bool a_full = as.elements() == n, b_full = bs.elements() == n;
+  if (a_full && b_full) {
+    p.kind = broadcast_plan::same;
+    return p;
+  }
+  if (a_full == b_full) return p;
+  p.swap = b_full;
+  const shape& g = b_full ? as : bs;
+  if (g.elements() == 1) {
+    p.kind = broadcast_plan::scalar;
+    return p;
+  }
+  const auto dim = [&](int d) { return d >= ys.rank - g.rank ? g[d - (ys.rank - g.rank)] : std::int64_t{1}; };
+  int lo = ys.rank, hi = 0;
+  for (int d = 0; d < ys.rank; ++d)
+    if (dim(d) != 1) {
+      lo = std::min(lo, d);
+      hi = d + 1;
+    }
+  for (int d = lo; d < hi; ++d)
+    if (dim(d) != ys[d]) return p;
+  for (int d = 0; d < ys.rank; ++d) (d < lo ? p.outer : d < hi ? p.channels : p.inner) *= ys[d];
+  p.kind = p.inner == 1 ? broadcast_plan::rows : broadcast_plan::per_channel;
+  return p;
+}
+
+/// y = a ∘ b over a range of units: elements [u0, u1) for `same` and `scalar`, rows of C for
+/// `rows`, runs of `inner` for `per_channel` (b is the broadcast operand; with `Swap` it is the
+/// first operand of ∘).
+template <op_id Op, bool Swap, broadcast_plan::kind_t Kind>
+inline void broadcast_range(const broadcast_plan& p, const float* full, const float* b, float* y, std::int64_t u0,
+                            std::int64_t u1) {
+  const auto f = [](const vec& u, const vec& v) { return Swap ? combine<Op>(v, u) : combine<Op>(u, v); };
+  if constexpr (Kind == broadcast_plan::same) {
+    map2(full + u0, b + u0, y + u0, u1 - u0, f);
+  } else if constexpr (Kind == broadcast_plan::scalar) {
+    const vec s = simd::splat(b[0]);
+    map1(full + u0, y + u0, u1 - u0, [&](const vec& u) { return f(u, s); });
+  } else if constexpr (Kind == broadcast_plan::rows) {
+    for (std::int64_t r = u0; r < u1; ++r) map2(full + r * p.channels, b, y + r * p.channels, p.channels, f);
+  } else {
+    for (std::int64_t r = u0, c = u0 % p.channels; r < u1; ++r, c = c + 1 == p.channels ? 0 : c + 1) {
+      const vec s = simd::splat(b[c]);
+      map1(full + r * p.inner, y + r * p.inner, p.inner, [&](const vec& u) { return f(u, s); });
+    }
+  }
+}
+
+/// dst[0, n) = src[0, n) for n < 16, in straight-line moves (a loop of them would become a
+/// call to memcpy, whose cost a short row cannot pay).
+inline void copy_short(float* dst, const float* src, std::int64_t n) {
+  const auto move = [&](auto k) {
+    for (int j = 0; j < decltype(k)::value; ++j) dst[j] = src[j];
+    dst += decltype(k)::value;
+    src += decltype(k)::value;
+  };
+  if (n & 8) move(std::integral_constant<int, 8>{});
+  if (n & 4) move(std::integral_constant<int, 4>{});
+  if (n & 2) move(std::integral_constant<int, 2>{});
+  if (n & 1) *dst = *src;
+}
+
+/// dst[0, n) = src[0, n) (not overlapping): short runs (the common case: a head of 64 floats, a
+/// row of a few hundred) with vector moves inline, the last one overlapping the one before
+/// instead of a masked tail; long runs through memcpy.
+inline void copy_floats(float* dst, const float* src, std::int64_t n) {
+  constexpr int w = simd::width;
+  if (n >= 2048) {
+    std::memcpy(dst, src, sizeof(float) * static_cast<std::size_t>(n));
+    return;
+  }
+  if (n < w) {
+    copy_short(dst, src, n);
+    return;
+  }
+  std::int64_t i = 0;
+  for (; i + 4 * w <= n; i += 4 * w) {
+    const vec a = simd::load(src + i), b = simd::load(src + i + w), c = simd::load(src + i + 2 * w),
+              d = simd::load(src + i + 3 * w);
+    simd::store(dst + i, a);
+    simd::store(dst + i + w, b);
+    simd::store(dst + i + 2 * w, c);
+    simd::store(dst + i + 3 * w, d);
+  }
+  for (; i + w <= n; i += w) simd::store(dst + i, simd::load(src + i));
+  if (i < n) simd::store(dst + n - w, simd::load(src + n - w));
+}
+
+/// dst[0, n) = value, the same way.
+inline void fill_floats(float* dst, std::int64_t n, float value) {
+  constexpr int w = simd::width;
+  if (n < w) {
+    for (std::int64_t b = 8; b >= 1; b /= 2)
+      if (n & b) {
+        for (std::int64_t j = 0; j < b; ++j) dst[j] = value;
+        dst += b;
+      }
+    return;
+  }
+  const vec v = simd::splat(value);
+  std::int64_t i = 0;
+  for (; i + w <= n; i += w) simd::store(dst + i, v);
+  if (i < n) simd::store(dst + n - w, v);
+}
+
+/// y = x · scale[c] + shift[c] over [outer, channels, inner] (bias: scale null).
+inline void channel_affine(const float* x, float* y, std::int64_t outer, std::int64_t channels, std::int64_t inner,
+                           const float* scale, const float* shift) {
+  if (inner == 1) {
+    for (std::int64_t o = 0; o < outer; ++o) {
+      const float* xr = x + o * channels;
+      float* yr = y + o * channels;
+      if (scale) {
+        for (std::int64_t c = 0; c < channels; ++c) yr[c] = xr[c] * scale[c] + shift[c];
+      } else {
+        map2(xr, shift, yr, channels, [](const vec& u, const vec& v) { return u + v; });
+      }
+    }
+    return;
+  }
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t c = 0; c < channels; ++c) {
+      const std::int64_t at = (o * channels + c) * inner;
+      const vec s = simd::splat(scale ? scale[c] : 1.f), t = simd::splat(shift[c]);
+      map1(x + at, y + at, inner, [&](const vec& v) { return simd::fma(v, s, t); });
+    }
+}
+
+/// Mean of each plane of `area` elements.
+inline void plane_means(const float* x, float* y, std::int64_t planes, std::int64_t area) {
+  constexpr int w = simd::width;
+  for (std::int64_t p = 0; p < planes; ++p) {
+    const float* s = x + p * area;
+    vec acc = simd::splat(0.f);
+    const std::int64_t body = area - area % w;  // (a bound GCC 12 does not misread as overflowing)
+    for (std::int64_t i = 0; i < body; i += w) acc = acc + simd::load(s + i);
+    float total = simd::sum(acc);
+    for (std::int64_t i = body; i < area; ++i) total += s[i];
+    y[p] = total / static_cast<float>(area);
+  }
+}
+
+struct pool_geometry {
+  int planes = 0, h = 0, w = 0, oh = 0, ow = 0, kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0;
+  int pw_end = 0;  // the padding after each row (rows past the input are clipped, not padded)
+  bool count_include_pad = false;
+};
+
+/// Max (Max = true) or average pooling, one output row at a time: the window's input rows are
+/// reduced vertically into a padded row (vectorized), that row horizontally over the window
+/// width (vectorized, at every column), and the output picks every stride-th column. Returns
+/// false, doing nothing, when a padded row does not fit its row buffers (over 4000 columns).
+template <bool Max>
+inline bool pool2d(const pool_geometry& g, const float* x, float* y) {
+  constexpr int w = simd::width;
+  constexpr int max_row = 4096;
+  const int wp = g.w + g.pw + g.pw_end;
+  if (wp + g.kw + 2 * w > max_row) return false;
+  const float fill = Max ? -std::numeric_limits<float>::infinity() : 0.f;
+  alignas(64) float v[max_row];
+  alignas(64) float h[max_row];
+  std::fill(v, v + wp + g.kw + 2 * w, fill);
+  // max_nan: a NaN anywhere in the window makes the output NaN, as in the reference backend.
+  const auto reduce = [](const vec& a, const vec& b) { return Max ? simd::max_nan(a, b) : a + b; };
+  const int hn = wp - g.kw + 1;  // columns of h
+  for (int p = 0; p < g.planes; ++p) {
+    const float* plane = x + static_cast<std::ptrdiff_t>(p) * g.h * g.w;
+    float* out = y + static_cast<std::ptrdiff_t>(p) * g.oh * g.ow;
+    for (int oh = 0; oh < g.oh; ++oh) {
+      const int ih0 = oh * g.sh - g.ph;
+      const int i_lo = std::max(0, ih0), i_hi = std::min(g.h, ih0 + g.kh);
+      float* row = v + g.pw;
+      if (i_lo >= i_hi) {
+        std::fill(row, row + g.w, fill);
+      } else {
+        std::memcpy(row, plane + static_cast<std::ptrdiff_t>(i_lo) * g.w, sizeof(float) * static_cast<std::size_t>(g.w));
+        for (int i = i_lo + 1; i < i_hi; ++i) map2(row, plane + static_cast<std::ptrdiff_t>(i) * g.w, row, g.w, reduce);
+      }
+      for (int j = 0; j < hn; j += w) {
+        vec acc = simd::load(v + j);
+        for (int k = 1; k < g.kw; ++k) acc = reduce(acc, simd::load(v + j + k));
+        simd::store(h + j, acc);
+      }
+      float* o = out + static_cast<std::ptrdiff_t>(oh) * g.ow;
+      if constexpr (Max) {
+        for (int ow = 0; ow < g.ow; ++ow) o[ow] = h[ow * g.sw];
+      } else {
+        const int rows = g.count_include_pad ? g.kh : i_hi - i_lo;
+        for (int ow = 0; ow < g.ow; ++ow) {
+          const int iw0 = ow * g.sw - g.pw;
+          const int cols = g.count_include_pad ? g.kw : std::min(g.w, iw0 + g.kw) - std::max(0, iw0);
+          o[ow] = h[ow * g.sw] / static_cast<float>(rows * cols);
+        }
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/eltwise.hpp ----
+// ---- begin partita/backends/cpu/detail/state.hpp ----
+/// The cpu backend's per-executable state: packed weights, scratch memory and the thread pool.
+
+// ---- begin partita/backends/cpu/detail/thread_pool.hpp ----
+/// The cpu backend's thread pool: persistent workers, tasks claimed once per call.
+// The cpu backend's thread pool: persistent workers, tasks claimed once per call, spinning that
+// backs off to sleeping, and a thread count that respects the process's CPU affinity.
+#include <chrono>
+#include <thread>
+
+#if defined(__linux__)
+#include <sched.h>
+#endif
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+namespace partita::detail {
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#endif
+}
+
+/// The cores this process may run on: its affinity mask where the system has one (a container
+/// or `taskset` limits it), else the machine's hardware threads; at least 1.
+inline int available_cores() {
+#if defined(__linux__)
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    const int n = CPU_COUNT(&set);
+    if (n > 0) return n;
+  }
+#endif
+  const unsigned n = std::thread::hardware_concurrency();
+  return n ? static_cast<int>(n) : 1;
+}
+
+/// A small persistent pool: `threads - 1` workers created once, the caller being participant 0. `run(n, f)` calls `f(i)` exactly once for each `i < n` (at most `size()`) and
+/// returns when all have returned; dispatch allocates nothing.
+///
+/// Protocol. Each call gets an even sequence number; the caller writes the call's description
+/// (function, context, task count) while the sequence is odd, then publishes the even number.
+/// A worker reads the description and re-reads the sequence (a seqlock), so it never mixes two
+/// calls. Every task `i` is *claimed* by compare-and-swap of its slot from an older call's
+/// number to this one's: worker `i` claims task `i` first (a core sees the same slice of the
+/// work on every call), then everyone, the caller included, claims whatever is still unclaimed.
+/// So the caller never waits for a worker that has not started (descheduled on a loaded
+/// machine: it does that task itself), and a late worker can never run a task twice or run a
+/// finished call's task. Waiting (workers for the next call, the caller for claimed tasks)
+/// spins briefly, yields, then sleeps on an atomic wait.
+class thread_pool {
+ public:
+  explicit thread_pool(int threads)
+      : size_(threads < 1 ? 1 : threads), claims_(std::make_unique<claim_slot[]>(static_cast<std::size_t>(size_))) {
+    workers_.reserve(static_cast<std::size_t>(size_ - 1));
+    for (int i = 1; i < size_; ++i) workers_.emplace_back([this, i] { work(i); });
+  }
+  thread_pool(const thread_pool&) = delete;
+  thread_pool& operator=(const thread_pool&) = delete;
+  ~thread_pool() {
+    stop_.store(true, std::memory_order_seq_cst);
+    const std::uint64_t s = seq_.load(std::memory_order_relaxed);
+    seq_.store(s + 2, std::memory_order_seq_cst);
+    wake_all();
+    for (std::thread& t : workers_) t.join();
+  }
+
+  /// The number of participants (workers and the caller).
+  int size() const { return size_; }
+
+  /// Stops the workers' spinning at once: another backend is about to use the cores.
+  void rest() { rest_.store(true, std::memory_order_relaxed); }
+
+  /// Calls `f(i)` once for each `i < n` (n is capped at `size()`), in parallel, and returns
+  /// when every call has returned. One caller at a time (the executable guarantees it).
+  template <class F>
+  void run(int n, F&& f) {
+    if (n <= 1 || size_ == 1) {
+      for (int i = 0; i < n; ++i) f(i);
+      return;
+    }
+    if (n > size_) n = size_;
+    using fn_t = std::remove_reference_t<F>;
+    task_fn fn = [](void* ctx, int i) { (*static_cast<fn_t*>(ctx))(i); };
+    void* ctx = const_cast<void*>(static_cast<const void*>(&f));
+
+    // Write the description under an odd sequence number, then publish the even one.
+    const std::uint64_t before = seq_.load(std::memory_order_relaxed);
+    // Release stores (no fences, which ThreadSanitizer cannot follow): whoever reads a new
+    // field also sees the odd number stored before it, and discards what it read.
+    seq_.store(before + 1, std::memory_order_relaxed);
+    task_.store(fn, std::memory_order_release);
+    ctx_.store(ctx, std::memory_order_release);
+    tasks_.store(n, std::memory_order_release);
+    done_.store(0, std::memory_order_relaxed);
+    rest_.store(false, std::memory_order_relaxed);
+    const std::uint64_t call = before + 2;
+    seq_.store(call, std::memory_order_seq_cst);
+    if (sleeping_.load(std::memory_order_seq_cst) > 0) wake_all();
+
+    // The caller takes task 0 (the workers' own are 1 .. n-1), then anything a worker has
+    // not claimed yet.
+    claim_all(0, call, fn, ctx, n);
+    wait_done(n);
+  }
+
+ private:
+  using task_fn = void (*)(void*, int);
+
+  // One slot per task, on its own cache line: the number of the last call that claimed it.
+  struct alignas(64) claim_slot {
+    std::atomic<std::uint64_t> call{0};
+  };
+
+  // Spinning budget before sleeping: long enough to cover the gap between two steps of one
+  // run, short enough that an idle pool gives its cores back quickly on a loaded machine.
+  static constexpr auto spin_time = std::chrono::microseconds(100);
+
+  bool claim(int i, std::uint64_t call) {
+    std::atomic<std::uint64_t>& slot = claims_[static_cast<std::size_t>(i)].call;
+    std::uint64_t seen = slot.load(std::memory_order_relaxed);
+    while (seen < call)
+      if (slot.compare_exchange_weak(seen, call, std::memory_order_acq_rel, std::memory_order_relaxed)) return true;
+    return false;
+  }
+
+  // Claims and runs task `first`, then every other unclaimed task of this call.
+  void claim_all(int first, std::uint64_t call, task_fn fn, void* ctx, int n) {
+    for (int k = 0; k < n; ++k) {
+      const int i = (first + k) % n;
+      if (!claim(i, call)) continue;
+      fn(ctx, i);
+      if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == n) done_.notify_one();
+    }
+  }
+
+  // The caller's wait for tasks that workers claimed and are still running.
+  void wait_done(int n) {
+    const auto start = std::chrono::steady_clock::now();
+    for (int spin = 0;; ++spin) {
+      const int d = done_.load(std::memory_order_acquire);
+      if (d == n) return;
+      if (spin < 256) {
+        cpu_relax();
+      } else if (std::chrono::steady_clock::now() - start < spin_time) {
+        // A worker that was preempted mid-task may share this core: let it run.
+        std::this_thread::yield();
+      } else {
+        done_.wait(d, std::memory_order_acquire);
+      }
+    }
+  }
+
+  void wake_all() {
+    wake_.fetch_add(1, std::memory_order_seq_cst);
+    wake_.notify_all();
+  }
+
+  // Waits until the published sequence differs from `seen`: spins, yields, then sleeps.
+  std::uint64_t wait_call(std::uint64_t seen) {
+    const auto start = std::chrono::steady_clock::now();
+    for (int spin = 0;; ++spin) {
+      const std::uint64_t s = seq_.load(std::memory_order_acquire);
+      if (s != seen && (s & 1u) == 0) return s;
+      if (s != seen) {
+        cpu_relax();  // a description is being written: it takes nanoseconds
+        continue;
+      }
+      if (!rest_.load(std::memory_order_relaxed) && spin < 1024) {
+        cpu_relax();
+      } else if (!rest_.load(std::memory_order_relaxed) && std::chrono::steady_clock::now() - start < spin_time) {
+        std::this_thread::yield();  // on a loaded machine, the core goes to whoever needs it
+      } else {
+        // Sleep. Announce it first, then look again: the caller publishes, then looks for
+        // sleepers (both sequentially consistent), so one of the two sees the other.
+        const std::uint32_t w = wake_.load(std::memory_order_seq_cst);
+        sleeping_.fetch_add(1, std::memory_order_seq_cst);
+        if (seq_.load(std::memory_order_seq_cst) == seen) wake_.wait(w, std::memory_order_seq_cst);
+        sleeping_.fetch_sub(1, std::memory_order_seq_cst);
+      }
+    }
+  }
+
+  void work(int index) {
+    std::uint64_t seen = 0;
+    for (;;) {
+      const std::uint64_t s = wait_call(seen);
+      if (stop_.load(std::memory_order_seq_cst)) return;
+      const task_fn fn = task_.load(std::memory_order_acquire);
+      void* const ctx = ctx_.load(std::memory_order_acquire);
+      const int n = tasks_.load(std::memory_order_acquire);
+      if (seq_.load(std::memory_order_relaxed) != s) continue;  // a newer call overwrote it: look again
+      seen = s;
+      if (index < n) claim_all(index, s, fn, ctx, n);
+    }
+  }
+
+  int size_;
+  std::unique_ptr<claim_slot[]> claims_;
+  std::vector<std::thread> workers_;
+  std::atomic<std::uint64_t> seq_{0};
+  std::atomic<task_fn> task_{nullptr};
+  std::atomic<void*> ctx_{nullptr};
+  std::atomic<int> tasks_{0};
+  std::atomic<int> done_{0};
+  std::atomic<std::uint32_t> wake_{0};
+  std::atomic<int> sleeping_{0};
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> rest_{false};
+};
+
+}  // namespace partita::detail
+// ---- end partita/backends/cpu/detail/thread_pool.hpp ----
+
+#if defined(PARTITA_CPU_OPENMP)
+#include <omp.h>
+#endif
+
+namespace partita::detail::cpu {
+
+/// Work below this many flops per extra thread runs on one thread: waking a core costs more.
+inline constexpr double min_flops_per_task = 4.0e5;
+
+inline int tasks_for(double flops, int threads, int units) {
+  int t = static_cast<int>(flops / min_flops_per_task);
+  t = std::min({t, threads, units});
+  return t < 1 ? 1 : t;
+}
+
+/// Packed weights, scratch memory and the thread pool of one executable.
+class state {
+ public:
+  /// Starts the pool's workers (one thread per core this process may use, see
+  /// `detail::available_cores`): they sleep until the first parallel step.
+  state() : threads_(default_threads()) { start_pool(); }
+
+  /// Number of threads used by `run` (0: every core the process may use). Takes effect at
+  /// once; call it outside `run`.
+  void set_threads(int n) {
+    threads_ = n > 0 ? n : default_threads();
+    pool_.reset();
+    start_pool();
+    grow_scratch(per_thread_floats_);
+  }
+  int threads() const { return threads_; }
+
+  /// A state with this one's threads (the same pool) and nothing prepared: `bind` prepares
+  /// into it and keeps it only if every step accepts its weights.
+  state fork() const {
+    state s(threads_, pool_);
+    return s;
+  }
+
+  /// Bytes this state holds: packed weights and scratch.
+  std::size_t resident_bytes() const {
+    std::size_t n = shared_.size();
+    for (const auto& p : packed_) n += p.size();
+    for (const auto& p : scratch_) n += p.size();
+    return n;
+  }
+
+  /// Called by the executable before another backend's step: the pool's workers stop
+  /// spinning, leaving the cores to it (oneDNN's OpenMP threads, a device driver).
+  void rest() {
+    if (pool_) pool_->rest();
+  }
+
+  // Used by the kernels.
+  float* reserve(int step, std::size_t n) {
+    if (packed_.size() <= static_cast<std::size_t>(step)) packed_.resize(static_cast<std::size_t>(step) + 1);
+    auto& p = packed_[static_cast<std::size_t>(step)];
+    if (p.size() < n * sizeof(float)) p = detail::aligned_buffer(n * sizeof(float));
+    return p.floats();
+  }
+  float* packed(int step) const { return packed_[static_cast<std::size_t>(step)].floats(); }
+  void need_scratch(std::size_t shared, std::size_t per_thread) {
+    if (shared_.size() < shared * sizeof(float)) shared_ = detail::aligned_buffer(shared * sizeof(float));
+    per_thread_floats_ = std::max(per_thread_floats_, per_thread);
+    grow_scratch(per_thread_floats_);
+  }
+  float* shared_scratch() const { return shared_.floats(); }
+  float* thread_scratch(int t) const { return scratch_[static_cast<std::size_t>(t)].floats(); }
+  template <class F>
+  void parallel(int tasks, F&& f) {
+#if defined(PARTITA_CPU_OPENMP)
+    // The alternative to the pool, kept for comparison (benchmarks/runtime: bench_runtime_openmp).
+    if (threads_ > 1 && tasks > 1) {
+      const int n = std::min(tasks, threads_);
+#pragma omp parallel num_threads(n)
+      f(omp_get_thread_num());
+      return;
+    }
+#endif
+    if (pool_ && tasks > 1) {
+      pool_->run(std::min(tasks, pool_->size()), f);
+    } else {
+      f(0);
+    }
+  }
+  int workers() const {
+#if defined(PARTITA_CPU_OPENMP)
+    return threads_;
+#else
+    return pool_ ? pool_->size() : 1;
+#endif
+  }
+
+ private:
+#if defined(PARTITA_CPU_OPENMP)
+  static constexpr bool use_pool = false;
+#else
+  static constexpr bool use_pool = true;
+#endif
+  state(int threads, std::shared_ptr<detail::thread_pool> pool) : threads_(threads), pool_(std::move(pool)) {}
+  static int default_threads() { return detail::available_cores(); }
+  void start_pool() {
+    if (use_pool && threads_ > 1) pool_ = std::make_shared<detail::thread_pool>(threads_);
+  }
+  void grow_scratch(std::size_t n) {
+    const std::size_t want = static_cast<std::size_t>(std::max(threads_, 1));
+    if (scratch_.size() < want) scratch_.resize(want);
+    for (auto& s : scratch_)
+      if (s.size() < n * sizeof(float)) s = detail::aligned_buffer(n * sizeof(float));
+  }
+  int threads_;
+  std::vector<detail::aligned_buffer> packed_;
+  detail::aligned_buffer shared_;
+  std::vector<detail::aligned_buffer> scratch_;
+  std::size_t per_thread_floats_ = 0;
+  // Shared with the states `fork` makes for a bind; used by one of them at a time.
+  std::shared_ptr<detail::thread_pool> pool_;
+};
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/state.hpp ----
+
+namespace partita::detail::cpu {
+
+/// Shapes of one conv_transpose2d (conv2d's fields, read the same way: c and o are the input
+/// and output channels, cg and og the group's) and how its GEMM is cut.
+struct conv_transpose_geometry : conv_geometry {
+  int rows = 0;           // per group: og · kh · kw GEMM rows (co, kh, kw); the depth is cg
+  int panels = 0;         // per group: panels of conv_block::mr rows
+  int unit_channels = 1;  // output channels per unit: a whole number of panels
+  int units = 1;          // per group
+};
+
+constexpr conv_transpose_geometry make_conv_transpose_geometry(const shape& x, const shape& wt, const shape& y,
+                                                               const attrs& a) {
+  conv_transpose_geometry g{make_conv_geometry(x, wt, y, a)};
+  const int taps = g.kh * g.kw, mr = conv_block::mr;
+  g.rows = g.og * taps;
+  g.panels = (g.rows + mr - 1) / mr;
+  // A unit starts on a panel boundary: the fewest channels whose rows fill whole panels.
+  g.unit_channels = mr / std::gcd(taps, mr);
+  g.units = (g.og + g.unit_channels - 1) / g.unit_channels;
+  return g;
+}
+
+constexpr std::size_t packed_conv_transpose_floats(const conv_transpose_geometry& g) {
+  return static_cast<std::size_t>(g.groups) * static_cast<std::size_t>(g.panels) * static_cast<std::size_t>(g.cg) *
+         static_cast<std::size_t>(conv_block::mr);
+}
+
+/// Packs the (Cin, Cout / groups, KH, KW) weights as Wᵀ per group: [group][panel][ci][MR], row
+/// m of a panel being (co, kh, kw) (rows past the group's are zero).
+inline void pack_conv_transpose_weights(const conv_transpose_geometry& g, const float* w, float* packed) {
+  constexpr int MR = conv_block::mr;
+  for (int gr = 0; gr < g.groups; ++gr)
+    for (int p = 0; p < g.panels; ++p) {
+      float* dst = packed + (static_cast<std::ptrdiff_t>(gr) * g.panels + p) * static_cast<std::ptrdiff_t>(g.cg) * MR;
+      for (int ci = 0; ci < g.cg; ++ci) {
+        const float* src = w + static_cast<std::ptrdiff_t>(gr * g.cg + ci) * g.rows;
+        for (int m = 0; m < MR; ++m) {
+          const int row = p * MR + m;
+          dst[static_cast<std::ptrdiff_t>(ci) * MR + m] = row < g.rows ? src[row] : 0.f;
+        }
+      }
+    }
+}
+
+/// Adds GEMM row `row` = (co, i, j) of positions [q0, q0 + n) (`src`) into output plane `y` of
+/// channel co: position (ih, iw) lands on (ih · sh - ph + i · dh, iw · sw - pw + j · dw) when
+/// that is inside the output.
+inline void scatter_row(const conv_transpose_geometry& g, int row, const float* src, int q0, int n, float* y) {
+  const int tap = row % (g.kh * g.kw), i = tap / g.kw, j = tap % g.kw;
+  const int shift_w = j * g.dw - g.pw;
+  // Input columns whose output column is inside: iw · sw + shift_w in [0, ow).
+  const int iw_lo = shift_w >= 0 ? 0 : (-shift_w + g.sw - 1) / g.sw;
+  const int iw_hi = std::min(g.w, g.ow - 1 - shift_w < 0 ? 0 : (g.ow - 1 - shift_w) / g.sw + 1);
+  for (int k = 0; k < n;) {
+    const int q = q0 + k, ih = q / g.w, iw0 = q % g.w;
+    const int len = std::min(n - k, g.w - iw0);  // the run of input row ih in the tile
+    const int oh = ih * g.sh - g.ph + i * g.dh;
+    const int a = std::max(iw0, iw_lo), b = std::min(iw0 + len, iw_hi);
+    if (oh >= 0 && oh < g.oh && a < b) {
+      const float* s = src + k + (a - iw0);
+      float* d = y + static_cast<std::ptrdiff_t>(oh) * g.ow + a * g.sw + shift_w;
+      if (g.sw == 1) {
+        map2(d, s, d, b - a, [](const vec& u, const vec& v) { return u + v; });
+      } else {
+        for (int t = 0; t < b - a; ++t) d[static_cast<std::ptrdiff_t>(t) * g.sw] += s[t];
+      }
+    }
+    k += len;
+  }
+}
+
+/// Units [u0, u1) of the whole transposed convolution: unit u is image u / (groups · units),
+/// group (u / units) mod groups, output channels [k · unit_channels, ...) of the group with k =
+/// u mod units. `scratch` holds cg · NR floats (the last, partial tile of positions).
+inline void conv_transpose_units(const conv_transpose_geometry& g, const float* packed, const float* x, float* y, int u0,
+                                 int u1, float* scratch) {
+  constexpr int MR = conv_block::mr, NV = conv_block::nv, NR = conv_block::nr;
+  const int positions = g.h * g.w, taps = g.kh * g.kw;
+  const std::ptrdiff_t out_plane = static_cast<std::ptrdiff_t>(g.oh) * g.ow;
+  for (int u = u0; u < u1; ++u) {
+    const int image = u / (g.groups * g.units), gr = u / g.units % g.groups, k = u % g.units;
+    const int co0 = k * g.unit_channels, co1 = std::min(g.og, co0 + g.unit_channels);
+    const int row0 = co0 * taps, row1 = co1 * taps;
+    float* yg = y + (static_cast<std::ptrdiff_t>(image) * g.o + static_cast<std::ptrdiff_t>(gr) * g.og) * out_plane;
+    std::fill(yg + co0 * out_plane, yg + co1 * out_plane, 0.f);
+    const float* xg = x + (static_cast<std::ptrdiff_t>(image) * g.c + static_cast<std::ptrdiff_t>(gr) * g.cg) * positions;
+    const float* ag = packed + static_cast<std::ptrdiff_t>(gr) * g.panels * g.cg * MR;
+    for (int q0 = 0; q0 < positions; q0 += NR) {
+      const int n = std::min(NR, positions - q0);
+      const float* b = xg + q0;
+      std::ptrdiff_t ldb = positions;
+      if (n < NR) {  // the micro-kernel reads NR columns: copy the last ones, zero-padded
+        for (int ci = 0; ci < g.cg; ++ci) {
+          float* row = scratch + static_cast<std::ptrdiff_t>(ci) * NR;
+          std::memcpy(row, xg + static_cast<std::ptrdiff_t>(ci) * positions + q0, sizeof(float) * static_cast<std::size_t>(n));
+          std::fill(row + n, row + NR, 0.f);
+        }
+        b = scratch;
+        ldb = NR;
+      }
+      for (int p = row0 / MR; p * MR < row1; ++p) {
+        alignas(64) float tile[MR * NR];
+        micro_kernel<MR, NV, true, false>(g.cg, ag + static_cast<std::ptrdiff_t>(p) * g.cg * MR, 0, b, ldb, nullptr, tile,
+                                          NR, false, nullptr);
+        for (int m = 0; m < MR && p * MR + m < row1; ++m) {
+          const int row = p * MR + m;
+          scatter_row(g, row, tile + m * NR, q0, n, yg + (row / taps) * out_plane);
+        }
+      }
+    }
+  }
+}
+
+/// conv_transpose2d steps: weights packed at bind when they are bound weights, at every run
+/// otherwise; the units split statically across threads.
+template <class Step>
+struct conv_transpose_kernel {
+  static constexpr conv_transpose_geometry geo =
+      make_conv_transpose_geometry(Step::arg(0).out, Step::arg(1).out, Step::node.out, *Step::node.at);
+  static constexpr bool constant_weight = Step::arg(1).op == op_id::weight;
+  static constexpr bool packs_weights = constant_weight && Step::arg(0).op != op_id::weight;
+  static constexpr std::size_t packed_floats = packed_conv_transpose_floats(geo);
+
+  static void prepare(state& st, const float* const* in, int step) {
+    float* dst = st.reserve(step, packed_floats);
+    st.need_scratch(0, static_cast<std::size_t>(geo.cg) * conv_block::nr);
+    if constexpr (constant_weight) {
+      if (in[1]) pack_conv_transpose_weights(geo, in[1], dst);
+    }
+  }
+
+  static void run(state& st, const float* const* in, float* out, int step) {
+    float* packed = st.packed(step);
+    if constexpr (!constant_weight) pack_conv_transpose_weights(geo, in[1], packed);
+    constexpr int units = geo.batch * geo.groups * geo.units;
+    constexpr double flops = 2.0 * geo.batch * geo.o * geo.cg * geo.kh * geo.kw * geo.h * geo.w;
+    const int tasks = tasks_for(flops, st.workers(), units);
+    st.parallel(tasks, [&](int t) {
+      conv_transpose_units(geo, packed, in[0], out, units * t / tasks, units * (t + 1) / tasks, st.thread_scratch(t));
+    });
+  }
+};
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/conv_transpose.hpp ----
+// ---- begin partita/backends/cpu/detail/gemm_kernel.hpp ----
+/// The cpu kernel for dense and conv2d steps, alone or fused with their epilogue.
+
 // ---- begin partita/backends/cpu/detail/conv_depthwise.hpp ----
 /// cpu depthwise conv2d (one input channel per group), vectorized along output rows.
 // A depthwise convolution does kh·kw multiply-adds per output, too few for a GEMM to pay off.
@@ -11217,344 +12108,6 @@ constexpr op_id main_op() {
 
 }  // namespace partita::detail::cpu
 // ---- end partita/backends/cpu/detail/fused.hpp ----
-// ---- begin partita/backends/cpu/detail/state.hpp ----
-/// The cpu backend's per-executable state: packed weights, scratch memory and the thread pool.
-
-// ---- begin partita/backends/cpu/detail/thread_pool.hpp ----
-/// The cpu backend's thread pool: persistent workers, tasks claimed once per call.
-// The cpu backend's thread pool: persistent workers, tasks claimed once per call, spinning that
-// backs off to sleeping, and a thread count that respects the process's CPU affinity.
-#include <chrono>
-#include <thread>
-
-#if defined(__linux__)
-#include <sched.h>
-#endif
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#endif
-
-namespace partita::detail {
-
-inline void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  _mm_pause();
-#endif
-}
-
-/// The cores this process may run on: its affinity mask where the system has one (a container
-/// or `taskset` limits it), else the machine's hardware threads; at least 1.
-inline int available_cores() {
-#if defined(__linux__)
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-    const int n = CPU_COUNT(&set);
-    if (n > 0) return n;
-  }
-#endif
-  const unsigned n = std::thread::hardware_concurrency();
-  return n ? static_cast<int>(n) : 1;
-}
-
-/// A small persistent pool: `threads - 1` workers created once, the caller being participant 0. `run(n, f)` calls `f(i)` exactly once for each `i < n` (at most `size()`) and
-/// returns when all have returned; dispatch allocates nothing.
-///
-/// Protocol. Each call gets an even sequence number; the caller writes the call's description
-/// (function, context, task count) while the sequence is odd, then publishes the even number.
-/// A worker reads the description and re-reads the sequence (a seqlock), so it never mixes two
-/// calls. Every task `i` is *claimed* by compare-and-swap of its slot from an older call's
-/// number to this one's: worker `i` claims task `i` first (a core sees the same slice of the
-/// work on every call), then everyone, the caller included, claims whatever is still unclaimed.
-/// So the caller never waits for a worker that has not started (descheduled on a loaded
-/// machine: it does that task itself), and a late worker can never run a task twice or run a
-/// finished call's task. Waiting (workers for the next call, the caller for claimed tasks)
-/// spins briefly, yields, then sleeps on an atomic wait.
-class thread_pool {
- public:
-  explicit thread_pool(int threads)
-      : size_(threads < 1 ? 1 : threads), claims_(std::make_unique<claim_slot[]>(static_cast<std::size_t>(size_))) {
-    workers_.reserve(static_cast<std::size_t>(size_ - 1));
-    for (int i = 1; i < size_; ++i) workers_.emplace_back([this, i] { work(i); });
-  }
-  thread_pool(const thread_pool&) = delete;
-  thread_pool& operator=(const thread_pool&) = delete;
-  ~thread_pool() {
-    stop_.store(true, std::memory_order_seq_cst);
-    const std::uint64_t s = seq_.load(std::memory_order_relaxed);
-    seq_.store(s + 2, std::memory_order_seq_cst);
-    wake_all();
-    for (std::thread& t : workers_) t.join();
-  }
-
-  /// The number of participants (workers and the caller).
-  int size() const { return size_; }
-
-  /// Stops the workers' spinning at once: another backend is about to use the cores.
-  void rest() { rest_.store(true, std::memory_order_relaxed); }
-
-  /// Calls `f(i)` once for each `i < n` (n is capped at `size()`), in parallel, and returns
-  /// when every call has returned. One caller at a time (the executable guarantees it).
-  template <class F>
-  void run(int n, F&& f) {
-    if (n <= 1 || size_ == 1) {
-      for (int i = 0; i < n; ++i) f(i);
-      return;
-    }
-    if (n > size_) n = size_;
-    using fn_t = std::remove_reference_t<F>;
-    task_fn fn = [](void* ctx, int i) { (*static_cast<fn_t*>(ctx))(i); };
-    void* ctx = const_cast<void*>(static_cast<const void*>(&f));
-
-    // Write the description under an odd sequence number, then publish the even one.
-    const std::uint64_t before = seq_.load(std::memory_order_relaxed);
-    // Release stores (no fences, which ThreadSanitizer cannot follow): whoever reads a new
-    // field also sees the odd number stored before it, and discards what it read.
-    seq_.store(before + 1, std::memory_order_relaxed);
-    task_.store(fn, std::memory_order_release);
-    ctx_.store(ctx, std::memory_order_release);
-    tasks_.store(n, std::memory_order_release);
-    done_.store(0, std::memory_order_relaxed);
-    rest_.store(false, std::memory_order_relaxed);
-    const std::uint64_t call = before + 2;
-    seq_.store(call, std::memory_order_seq_cst);
-    if (sleeping_.load(std::memory_order_seq_cst) > 0) wake_all();
-
-    // The caller takes task 0 (the workers' own are 1 .. n-1), then anything a worker has
-    // not claimed yet.
-    claim_all(0, call, fn, ctx, n);
-    wait_done(n);
-  }
-
- private:
-  using task_fn = void (*)(void*, int);
-
-  // One slot per task, on its own cache line: the number of the last call that claimed it.
-  struct alignas(64) claim_slot {
-    std::atomic<std::uint64_t> call{0};
-  };
-
-  // Spinning budget before sleeping: long enough to cover the gap between two steps of one
-  // run, short enough that an idle pool gives its cores back quickly on a loaded machine.
-  static constexpr auto spin_time = std::chrono::microseconds(100);
-
-  bool claim(int i, std::uint64_t call) {
-    std::atomic<std::uint64_t>& slot = claims_[static_cast<std::size_t>(i)].call;
-    std::uint64_t seen = slot.load(std::memory_order_relaxed);
-    while (seen < call)
-      if (slot.compare_exchange_weak(seen, call, std::memory_order_acq_rel, std::memory_order_relaxed)) return true;
-    return false;
-  }
-
-  // Claims and runs task `first`, then every other unclaimed task of this call.
-  void claim_all(int first, std::uint64_t call, task_fn fn, void* ctx, int n) {
-    for (int k = 0; k < n; ++k) {
-      const int i = (first + k) % n;
-      if (!claim(i, call)) continue;
-      fn(ctx, i);
-      if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == n) done_.notify_one();
-    }
-  }
-
-  // The caller's wait for tasks that workers claimed and are still running.
-  void wait_done(int n) {
-    const auto start = std::chrono::steady_clock::now();
-    for (int spin = 0;; ++spin) {
-      const int d = done_.load(std::memory_order_acquire);
-      if (d == n) return;
-      if (spin < 256) {
-        cpu_relax();
-      } else if (std::chrono::steady_clock::now() - start < spin_time) {
-        // A worker that was preempted mid-task may share this core: let it run.
-        std::this_thread::yield();
-      } else {
-        done_.wait(d, std::memory_order_acquire);
-      }
-    }
-  }
-
-  void wake_all() {
-    wake_.fetch_add(1, std::memory_order_seq_cst);
-    wake_.notify_all();
-  }
-
-  // Waits until the published sequence differs from `seen`: spins, yields, then sleeps.
-  std::uint64_t wait_call(std::uint64_t seen) {
-    const auto start = std::chrono::steady_clock::now();
-    for (int spin = 0;; ++spin) {
-      const std::uint64_t s = seq_.load(std::memory_order_acquire);
-      if (s != seen && (s & 1u) == 0) return s;
-      if (s != seen) {
-        cpu_relax();  // a description is being written: it takes nanoseconds
-        continue;
-      }
-      if (!rest_.load(std::memory_order_relaxed) && spin < 1024) {
-        cpu_relax();
-      } else if (!rest_.load(std::memory_order_relaxed) && std::chrono::steady_clock::now() - start < spin_time) {
-        std::this_thread::yield();  // on a loaded machine, the core goes to whoever needs it
-      } else {
-        // Sleep. Announce it first, then look again: the caller publishes, then looks for
-        // sleepers (both sequentially consistent), so one of the two sees the other.
-        const std::uint32_t w = wake_.load(std::memory_order_seq_cst);
-        sleeping_.fetch_add(1, std::memory_order_seq_cst);
-        if (seq_.load(std::memory_order_seq_cst) == seen) wake_.wait(w, std::memory_order_seq_cst);
-        sleeping_.fetch_sub(1, std::memory_order_seq_cst);
-      }
-    }
-  }
-
-  void work(int index) {
-    std::uint64_t seen = 0;
-    for (;;) {
-      const std::uint64_t s = wait_call(seen);
-      if (stop_.load(std::memory_order_seq_cst)) return;
-      const task_fn fn = task_.load(std::memory_order_acquire);
-      void* const ctx = ctx_.load(std::memory_order_acquire);
-      const int n = tasks_.load(std::memory_order_acquire);
-      if (seq_.load(std::memory_order_relaxed) != s) continue;  // a newer call overwrote it: look again
-      seen = s;
-      if (index < n) claim_all(index, s, fn, ctx, n);
-    }
-  }
-
-  int size_;
-  std::unique_ptr<claim_slot[]> claims_;
-  std::vector<std::thread> workers_;
-  std::atomic<std::uint64_t> seq_{0};
-  std::atomic<task_fn> task_{nullptr};
-  std::atomic<void*> ctx_{nullptr};
-  std::atomic<int> tasks_{0};
-  std::atomic<int> done_{0};
-  std::atomic<std::uint32_t> wake_{0};
-  std::atomic<int> sleeping_{0};
-  std::atomic<bool> stop_{false};
-  std::atomic<bool> rest_{false};
-};
-
-}  // namespace partita::detail
-// ---- end partita/backends/cpu/detail/thread_pool.hpp ----
-
-#if defined(PARTITA_CPU_OPENMP)
-#include <omp.h>
-#endif
-
-namespace partita::detail::cpu {
-
-/// Work below this many flops per extra thread runs on one thread: waking a core costs more.
-inline constexpr double min_flops_per_task = 4.0e5;
-
-inline int tasks_for(double flops, int threads, int units) {
-  int t = static_cast<int>(flops / min_flops_per_task);
-  t = std::min({t, threads, units});
-  return t < 1 ? 1 : t;
-}
-
-/// Packed weights, scratch memory and the thread pool of one executable.
-class state {
- public:
-  /// Starts the pool's workers (one thread per core this process may use, see
-  /// `detail::available_cores`): they sleep until the first parallel step.
-  state() : threads_(default_threads()) { start_pool(); }
-
-  /// Number of threads used by `run` (0: every core the process may use). Takes effect at
-  /// once; call it outside `run`.
-  void set_threads(int n) {
-    threads_ = n > 0 ? n : default_threads();
-    pool_.reset();
-    start_pool();
-    grow_scratch(per_thread_floats_);
-  }
-  int threads() const { return threads_; }
-
-  /// A state with this one's threads (the same pool) and nothing prepared: `bind` prepares
-  /// into it and keeps it only if every step accepts its weights.
-  state fork() const {
-    state s(threads_, pool_);
-    return s;
-  }
-
-  /// Bytes this state holds: packed weights and scratch.
-  std::size_t resident_bytes() const {
-    std::size_t n = shared_.size();
-    for (const auto& p : packed_) n += p.size();
-    for (const auto& p : scratch_) n += p.size();
-    return n;
-  }
-
-  /// Called by the executable before another backend's step: the pool's workers stop
-  /// spinning, leaving the cores to it (oneDNN's OpenMP threads, a device driver).
-  void rest() {
-    if (pool_) pool_->rest();
-  }
-
-  // Used by the kernels.
-  float* reserve(int step, std::size_t n) {
-    if (packed_.size() <= static_cast<std::size_t>(step)) packed_.resize(static_cast<std::size_t>(step) + 1);
-    auto& p = packed_[static_cast<std::size_t>(step)];
-    if (p.size() < n * sizeof(float)) p = detail::aligned_buffer(n * sizeof(float));
-    return p.floats();
-  }
-  float* packed(int step) const { return packed_[static_cast<std::size_t>(step)].floats(); }
-  void need_scratch(std::size_t shared, std::size_t per_thread) {
-    if (shared_.size() < shared * sizeof(float)) shared_ = detail::aligned_buffer(shared * sizeof(float));
-    per_thread_floats_ = std::max(per_thread_floats_, per_thread);
-    grow_scratch(per_thread_floats_);
-  }
-  float* shared_scratch() const { return shared_.floats(); }
-  float* thread_scratch(int t) const { return scratch_[static_cast<std::size_t>(t)].floats(); }
-  template <class F>
-  void parallel(int tasks, F&& f) {
-#if defined(PARTITA_CPU_OPENMP)
-    // The alternative to the pool, kept for comparison (benchmarks/runtime: bench_runtime_openmp).
-    if (threads_ > 1 && tasks > 1) {
-      const int n = std::min(tasks, threads_);
-#pragma omp parallel num_threads(n)
-      f(omp_get_thread_num());
-      return;
-    }
-#endif
-    if (pool_ && tasks > 1) {
-      pool_->run(std::min(tasks, pool_->size()), f);
-    } else {
-      f(0);
-    }
-  }
-  int workers() const {
-#if defined(PARTITA_CPU_OPENMP)
-    return threads_;
-#else
-    return pool_ ? pool_->size() : 1;
-#endif
-  }
-
- private:
-#if defined(PARTITA_CPU_OPENMP)
-  static constexpr bool use_pool = false;
-#else
-  static constexpr bool use_pool = true;
-#endif
-  state(int threads, std::shared_ptr<detail::thread_pool> pool) : threads_(threads), pool_(std::move(pool)) {}
-  static int default_threads() { return detail::available_cores(); }
-  void start_pool() {
-    if (use_pool && threads_ > 1) pool_ = std::make_shared<detail::thread_pool>(threads_);
-  }
-  void grow_scratch(std::size_t n) {
-    const std::size_t want = static_cast<std::size_t>(std::max(threads_, 1));
-    if (scratch_.size() < want) scratch_.resize(want);
-    for (auto& s : scratch_)
-      if (s.size() < n * sizeof(float)) s = detail::aligned_buffer(n * sizeof(float));
-  }
-  int threads_;
-  std::vector<detail::aligned_buffer> packed_;
-  detail::aligned_buffer shared_;
-  std::vector<detail::aligned_buffer> scratch_;
-  std::size_t per_thread_floats_ = 0;
-  // Shared with the states `fork` makes for a bind; used by one of them at a time.
-  std::shared_ptr<detail::thread_pool> pool_;
-};
-
-}  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/state.hpp ----
 
 namespace partita::detail::cpu {
 
@@ -11771,7 +12324,6 @@ struct gemm_kernel {
 // while every panel's micro-tiles run over them. Work is split statically into (matrix, piece)
 // units, a piece being a range of column panels (each task packs only its own B) or of row
 // blocks, whichever divides more evenly.
-#include <numeric>
 
 // ---- begin partita/backends/cpu/detail/matmul_pack.hpp ----
 /// cpu matmul's geometry (numpy broadcasting of the batch dims) and its operand packing.
@@ -12277,354 +12829,6 @@ struct matmul_kernel {
 // ---- begin partita/backends/cpu/detail/simple_kernel.hpp ----
 /// The cpu kernel for every op but dense and conv2d: elementwise ops, pooling, normalization.
 
-// ---- begin partita/backends/cpu/detail/eltwise.hpp ----
-/// cpu memory-bound kernels: unary and broadcasting binary elementwise ops, copies, bias, batch norm, pooling.
-// Vectorized memory-bound kernels: elementwise ops, bias, batch norm, pooling. The elementwise
-// ones work on a range of the flat elements (or of broadcast rows), so that callers split them
-// across threads.
-
-
-namespace partita::detail::cpu {
-
-using simd::vec;
-
-/// The n - i < width elements left after a loop of whole vectors, as an int that the compiler
-/// sees is below width (GCC 12 otherwise warns of out-of-bounds copies in `load_first`).
-inline int tail_count(std::int64_t n, std::int64_t i) { return static_cast<int>(n - i) & (simd::width - 1); }
-
-// The map functions finish a length that is no multiple of the width with one more whole vector
-// ending at n, computed from the inputs before anything is stored (so that in place stays
-// right) and stored last, over results equal to its own: no masked, per-lane tail (on AVX2 a
-// copy through the stack) in kernels that map many short rows. Lengths under one vector take
-// the masked path.
-
-/// y[i] = f(x[i]) over n elements. In place is fine.
-template <class F>
-inline void map1(const float* x, float* y, std::int64_t n, F f) {
-  constexpr int w = simd::width;
-  if (n < w) {
-    if (n > 0) simd::store_first(y, f(simd::load_first(x, tail_count(n, 0))), tail_count(n, 0));
-    return;
-  }
-  const vec last = f(simd::load(x + n - w));
-  std::int64_t i = 0;
-  for (; i + w <= n; i += w) simd::store(y + i, f(simd::load(x + i)));
-  if (i < n) simd::store(y + n - w, last);
-}
-
-/// y[i] = f(a[i], b[i]) over n elements.
-template <class F>
-inline void map2(const float* a, const float* b, float* y, std::int64_t n, F f) {
-  constexpr int w = simd::width;
-  if (n < w) {
-    const int r = tail_count(n, 0);
-    if (n > 0) simd::store_first(y, f(simd::load_first(a, r), simd::load_first(b, r)), r);
-    return;
-  }
-  const vec last = f(simd::load(a + n - w), simd::load(b + n - w));
-  std::int64_t i = 0;
-  for (; i + w <= n; i += w) simd::store(y + i, f(simd::load(a + i), simd::load(b + i)));
-  if (i < n) simd::store(y + n - w, last);
-}
-
-/// y[i] = f(a[i], b[i], c[i]) over n elements.
-template <class F>
-inline void map3(const float* a, const float* b, const float* c, float* y, std::int64_t n, F f) {
-  constexpr int w = simd::width;
-  if (n < w) {
-    const int r = tail_count(n, 0);
-    if (n > 0) simd::store_first(y, f(simd::load_first(a, r), simd::load_first(b, r), simd::load_first(c, r)), r);
-    return;
-  }
-  const vec last = f(simd::load(a + n - w), simd::load(b + n - w), simd::load(c + n - w));
-  std::int64_t i = 0;
-  for (; i + w <= n; i += w) simd::store(y + i, f(simd::load(a + i), simd::load(b + i), simd::load(c + i)));
-  if (i < n) simd::store(y + n - w, last);
-}
-
-/// x^N for a whole N, by squaring (std::pow's results at 0, ±inf and NaN, as 1/x^-N for N < 0).
-template <int N>
-inline vec ipow(const vec& x) {
-  if constexpr (N < 0) {
-    return simd::splat(1.f) / ipow<-N>(x);
-  } else if constexpr (N == 0) {
-    return simd::splat(1.f);
-  } else if constexpr (N == 1) {
-    return x;
-  } else {
-    const vec h = ipow<N / 2>(x);
-    if constexpr (N % 2 == 1) return h * h * x;
-    else return h * h;
-  }
-}
-
-/// True for the exponents `power` vectorizes: whole numbers in [-16, 16] and ±0.5; others take
-/// std::pow in double, one element at a time.
-constexpr bool power_vectorized(float e) {
-  return e == 0.5f || e == -0.5f || (e >= -16.f && e <= 16.f && static_cast<float>(static_cast<int>(e)) == e);
-}
-
-/// The unary ops that are no activation: power (exponent Alpha), sqrt, rsqrt, exp, log, erf,
-/// abs, neg. NaN gives NaN; zeros and infinities give what std::pow and <cmath> give.
-template <op_id Op, float Alpha>
-inline vec math(const vec& x) {
-  const vec zero = simd::splat(0.f), inf = simd::splat(std::numeric_limits<float>::infinity());
-  if constexpr (Op == op_id::sqrt) return simd::sqrt(x);
-  else if constexpr (Op == op_id::rsqrt) return simd::rsqrt(x);
-  else if constexpr (Op == op_id::exp) return simd::exp(x);
-  else if constexpr (Op == op_id::log) return simd::log(x);
-  else if constexpr (Op == op_id::erf) return simd::erf(x);
-  else if constexpr (Op == op_id::abs) return xsimd::abs(x);
-  else if constexpr (Op == op_id::neg) return -x;
-  else if constexpr (Alpha == 0.5f) return xsimd::select(x == -inf, inf, simd::sqrt(x));  // pow(-inf, .5) = inf
-  else if constexpr (Alpha == -0.5f)  // pow(±0, -.5) = inf, pow(-inf, -.5) = 0
-    return xsimd::select(x == -inf, zero, xsimd::select(x == zero, inf, simd::splat(1.f) / simd::sqrt(x)));
-  else if constexpr (power_vectorized(Alpha)) return ipow<static_cast<int>(Alpha)>(x);
-  else return x;  // (unary_range takes std::pow)
-}
-
-/// y = op(x) over elements [i0, i1): the activations through `apply`, the others through `math`.
-template <op_id Op, float Lo, float Hi>
-inline void unary_range(const float* x, float* y, std::int64_t i0, std::int64_t i1) {
-  constexpr activation act = activation_of(Op);
-  if constexpr (act != activation::none) {
-    map1(x + i0, y + i0, i1 - i0, [](const vec& v) { return apply<act>(v, Lo, Hi); });
-  } else if constexpr (Op == op_id::power && !power_vectorized(Lo)) {
-    for (std::int64_t i = i0; i < i1; ++i)
-      y[i] = static_cast<float>(std::pow(static_cast<double>(x[i]), static_cast<double>(Lo)));
-  } else {
-    map1(x + i0, y + i0, i1 - i0, [](const vec& v) { return math<Op, Lo>(v); });
-  }
-}
-
-/// The binary elementwise ops: maximum and minimum propagate NaN, prelu is `u >= 0 ? u : u · v`.
-template <op_id Op>
-inline vec combine(const vec& u, const vec& v) {
-  if constexpr (Op == op_id::add) return u + v;
-  else if constexpr (Op == op_id::subtract) return u - v;
-  else if constexpr (Op == op_id::multiply) return u * v;
-  else if constexpr (Op == op_id::divide) return u / v;
-  else if constexpr (Op == op_id::maximum) return simd::max_nan(u, v);
-  else if constexpr (Op == op_id::minimum) return xsimd::select(xsimd::isnan(u), u, xsimd::min(u, v));
-  else return xsimd::select(u >= simd::splat(0.f), u, u * v);  // prelu
-}
-
-/// How a binary op's operands broadcast into its output, read off the shapes at compile time.
-/// `same`: neither broadcasts. Else one operand (`full`) has the output's elements and the other
-/// is, over the output's axes, [1.., C, 1..] with C the output's extents on consecutive axes:
-/// `scalar` (C = 1), `rows` (nothing after C: the operand repeats every C elements, as a [N]
-/// bias on [..., N]) or `per_channel` (a value per run of `inner`, as [C, 1, 1] on NCHW). `other`:
-/// both broadcast, left to the reference.
-struct broadcast_plan {
-  enum kind_t : std::uint8_t { same, scalar, rows, per_channel, other } kind = other;
-  bool swap = false;  // the broadcast operand is the first
-  std::int64_t outer = 1, channels = 1, inner = 1;
-};
-
-constexpr broadcast_plan plan_broadcast(const shape& ys, const shape& as, const shape& bs) {
-  broadcast_plan p;
-  const std::int64_t n = ys.elements();
-  const bool a_full = as.elements() == n, b_full = bs.elements() == n;
-  if (a_full && b_full) {
-    p.kind = broadcast_plan::same;
-    return p;
-  }
-  if (a_full == b_full) return p;
-  p.swap = b_full;
-  const shape& g = b_full ? as : bs;
-  if (g.elements() == 1) {
-    p.kind = broadcast_plan::scalar;
-    return p;
-  }
-  const auto dim = [&](int d) { return d >= ys.rank - g.rank ? g[d - (ys.rank - g.rank)] : std::int64_t{1}; };
-  int lo = ys.rank, hi = 0;
-  for (int d = 0; d < ys.rank; ++d)
-    if (dim(d) != 1) {
-      lo = std::min(lo, d);
-      hi = d + 1;
-    }
-  for (int d = lo; d < hi; ++d)
-    if (dim(d) != ys[d]) return p;
-  for (int d = 0; d < ys.rank; ++d) (d < lo ? p.outer : d < hi ? p.channels : p.inner) *= ys[d];
-  p.kind = p.inner == 1 ? broadcast_plan::rows : broadcast_plan::per_channel;
-  return p;
-}
-
-/// y = a ∘ b over a range of units: elements [u0, u1) for `same` and `scalar`, rows of C for
-/// `rows`, runs of `inner` for `per_channel` (b is the broadcast operand; with `Swap` it is the
-/// first operand of ∘).
-template <op_id Op, bool Swap, broadcast_plan::kind_t Kind>
-inline void broadcast_range(const broadcast_plan& p, const float* full, const float* b, float* y, std::int64_t u0,
-                            std::int64_t u1) {
-  const auto f = [](const vec& u, const vec& v) { return Swap ? combine<Op>(v, u) : combine<Op>(u, v); };
-  if constexpr (Kind == broadcast_plan::same) {
-    map2(full + u0, b + u0, y + u0, u1 - u0, f);
-  } else if constexpr (Kind == broadcast_plan::scalar) {
-    const vec s = simd::splat(b[0]);
-    map1(full + u0, y + u0, u1 - u0, [&](const vec& u) { return f(u, s); });
-  } else if constexpr (Kind == broadcast_plan::rows) {
-    for (std::int64_t r = u0; r < u1; ++r) map2(full + r * p.channels, b, y + r * p.channels, p.channels, f);
-  } else {
-    for (std::int64_t r = u0, c = u0 % p.channels; r < u1; ++r, c = c + 1 == p.channels ? 0 : c + 1) {
-      const vec s = simd::splat(b[c]);
-      map1(full + r * p.inner, y + r * p.inner, p.inner, [&](const vec& u) { return f(u, s); });
-    }
-  }
-}
-
-/// dst[0, n) = src[0, n) for n < 16, in straight-line moves (a loop of them would become a
-/// call to memcpy, whose cost a short row cannot pay).
-inline void copy_short(float* dst, const float* src, std::int64_t n) {
-  const auto move = [&](auto k) {
-    for (int j = 0; j < decltype(k)::value; ++j) dst[j] = src[j];
-    dst += decltype(k)::value;
-    src += decltype(k)::value;
-  };
-  if (n & 8) move(std::integral_constant<int, 8>{});
-  if (n & 4) move(std::integral_constant<int, 4>{});
-  if (n & 2) move(std::integral_constant<int, 2>{});
-  if (n & 1) *dst = *src;
-}
-
-/// dst[0, n) = src[0, n) (not overlapping): short runs (the common case: a head of 64 floats, a
-/// row of a few hundred) with vector moves inline, the last one overlapping the one before
-/// instead of a masked tail; long runs through memcpy.
-inline void copy_floats(float* dst, const float* src, std::int64_t n) {
-  constexpr int w = simd::width;
-  if (n >= 2048) {
-    std::memcpy(dst, src, sizeof(float) * static_cast<std::size_t>(n));
-    return;
-  }
-  if (n < w) {
-    copy_short(dst, src, n);
-    return;
-  }
-  std::int64_t i = 0;
-  for (; i + 4 * w <= n; i += 4 * w) {
-    const vec a = simd::load(src + i), b = simd::load(src + i + w), c = simd::load(src + i + 2 * w),
-              d = simd::load(src + i + 3 * w);
-    simd::store(dst + i, a);
-    simd::store(dst + i + w, b);
-    simd::store(dst + i + 2 * w, c);
-    simd::store(dst + i + 3 * w, d);
-  }
-  for (; i + w <= n; i += w) simd::store(dst + i, simd::load(src + i));
-  if (i < n) simd::store(dst + n - w, simd::load(src + n - w));
-}
-
-/// dst[0, n) = value, the same way.
-inline void fill_floats(float* dst, std::int64_t n, float value) {
-  constexpr int w = simd::width;
-  if (n < w) {
-    for (std::int64_t b = 8; b >= 1; b /= 2)
-      if (n & b) {
-        for (std::int64_t j = 0; j < b; ++j) dst[j] = value;
-        dst += b;
-      }
-    return;
-  }
-  const vec v = simd::splat(value);
-  std::int64_t i = 0;
-  for (; i + w <= n; i += w) simd::store(dst + i, v);
-  if (i < n) simd::store(dst + n - w, v);
-}
-
-/// y = x · scale[c] + shift[c] over [outer, channels, inner] (bias: scale null).
-inline void channel_affine(const float* x, float* y, std::int64_t outer, std::int64_t channels, std::int64_t inner,
-                           const float* scale, const float* shift) {
-  if (inner == 1) {
-    for (std::int64_t o = 0; o < outer; ++o) {
-      const float* xr = x + o * channels;
-      float* yr = y + o * channels;
-      if (scale) {
-        for (std::int64_t c = 0; c < channels; ++c) yr[c] = xr[c] * scale[c] + shift[c];
-      } else {
-        map2(xr, shift, yr, channels, [](const vec& u, const vec& v) { return u + v; });
-      }
-    }
-    return;
-  }
-  for (std::int64_t o = 0; o < outer; ++o)
-    for (std::int64_t c = 0; c < channels; ++c) {
-      const std::int64_t at = (o * channels + c) * inner;
-      const vec s = simd::splat(scale ? scale[c] : 1.f), t = simd::splat(shift[c]);
-      map1(x + at, y + at, inner, [&](const vec& v) { return simd::fma(v, s, t); });
-    }
-}
-
-/// Mean of each plane of `area` elements.
-inline void plane_means(const float* x, float* y, std::int64_t planes, std::int64_t area) {
-  constexpr int w = simd::width;
-  for (std::int64_t p = 0; p < planes; ++p) {
-    const float* s = x + p * area;
-    vec acc = simd::splat(0.f);
-    const std::int64_t body = area - area % w;  // (a bound GCC 12 does not misread as overflowing)
-    for (std::int64_t i = 0; i < body; i += w) acc = acc + simd::load(s + i);
-    float total = simd::sum(acc);
-    for (std::int64_t i = body; i < area; ++i) total += s[i];
-    y[p] = total / static_cast<float>(area);
-  }
-}
-
-struct pool_geometry {
-  int planes = 0, h = 0, w = 0, oh = 0, ow = 0, kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0;
-  int pw_end = 0;  // the padding after each row (rows past the input are clipped, not padded)
-  bool count_include_pad = false;
-};
-
-/// Max (Max = true) or average pooling, one output row at a time: the window's input rows are
-/// reduced vertically into a padded row (vectorized), that row horizontally over the window
-/// width (vectorized, at every column), and the output picks every stride-th column. Returns
-/// false, doing nothing, when a padded row does not fit its row buffers (over 4000 columns).
-template <bool Max>
-inline bool pool2d(const pool_geometry& g, const float* x, float* y) {
-  constexpr int w = simd::width;
-  constexpr int max_row = 4096;
-  const int wp = g.w + g.pw + g.pw_end;
-  if (wp + g.kw + 2 * w > max_row) return false;
-  const float fill = Max ? -std::numeric_limits<float>::infinity() : 0.f;
-  alignas(64) float v[max_row];
-  alignas(64) float h[max_row];
-  std::fill(v, v + wp + g.kw + 2 * w, fill);
-  // max_nan: a NaN anywhere in the window makes the output NaN, as in the reference backend.
-  const auto reduce = [](const vec& a, const vec& b) { return Max ? simd::max_nan(a, b) : a + b; };
-  const int hn = wp - g.kw + 1;  // columns of h
-  for (int p = 0; p < g.planes; ++p) {
-    const float* plane = x + static_cast<std::ptrdiff_t>(p) * g.h * g.w;
-    float* out = y + static_cast<std::ptrdiff_t>(p) * g.oh * g.ow;
-    for (int oh = 0; oh < g.oh; ++oh) {
-      const int ih0 = oh * g.sh - g.ph;
-      const int i_lo = std::max(0, ih0), i_hi = std::min(g.h, ih0 + g.kh);
-      float* row = v + g.pw;
-      if (i_lo >= i_hi) {
-        std::fill(row, row + g.w, fill);
-      } else {
-        std::memcpy(row, plane + static_cast<std::ptrdiff_t>(i_lo) * g.w, sizeof(float) * static_cast<std::size_t>(g.w));
-        for (int i = i_lo + 1; i < i_hi; ++i) map2(row, plane + static_cast<std::ptrdiff_t>(i) * g.w, row, g.w, reduce);
-      }
-      for (int j = 0; j < hn; j += w) {
-        vec acc = simd::load(v + j);
-        for (int k = 1; k < g.kw; ++k) acc = reduce(acc, simd::load(v + j + k));
-        simd::store(h + j, acc);
-      }
-      float* o = out + static_cast<std::ptrdiff_t>(oh) * g.ow;
-      if constexpr (Max) {
-        for (int ow = 0; ow < g.ow; ++ow) o[ow] = h[ow * g.sw];
-      } else {
-        const int rows = g.count_include_pad ? g.kh : i_hi - i_lo;
-        for (int ow = 0; ow < g.ow; ++ow) {
-          const int iw0 = ow * g.sw - g.pw;
-          const int cols = g.count_include_pad ? g.kw : std::min(g.w, iw0 + g.kw) - std::max(0, iw0);
-          o[ow] = h[ow * g.sw] / static_cast<float>(rows * cols);
-        }
-      }
-    }
-  }
-  return true;
-}
-
-}  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/eltwise.hpp ----
 // ---- begin partita/backends/cpu/detail/norm.hpp ----
 /// cpu row-wise normalizations: layer_norm, rms_norm and softmax along any axis.
 // Each kernel takes a range of independent units (rows, or columns of vectors), so that the
@@ -13679,13 +13883,39 @@ struct cpu {
   struct kernel;
 };
 
-/// dense, conv2d and their fused composites run GEMM-based kernels, matmul (alone or fused) its
-/// batched GEMM; every other op its own.
+namespace detail::cpu {
+/// The kernel of a step: dense, conv2d and the fused composites run GEMM-based kernels (conv1d
+/// conv2d's, on its H = 1 view), conv_transpose2d and matmul (alone or fused) their own GEMMs;
+/// every other op `simple_kernel`.
 template <class Step>
-struct cpu::kernel
-    : std::conditional_t<detail::cpu::main_op<Step>() == op_id::matmul, detail::cpu::matmul_kernel<Step>,
-                         std::conditional_t<Step::op == op_id::dense || Step::op == op_id::conv2d || Step::op == op_id::call,
-                                            detail::cpu::gemm_kernel<Step>, detail::cpu::simple_kernel<Step>>> {
+struct kernel_for {
+  using type = simple_kernel<Step>;
+};
+template <class Step>
+  requires(Step::op == op_id::dense || Step::op == op_id::conv2d ||
+           (Step::op == op_id::call && main_op<Step>() != op_id::matmul))
+struct kernel_for<Step> {
+  using type = gemm_kernel<Step>;
+};
+template <class Step>
+  requires(Step::op == op_id::conv1d)
+struct kernel_for<Step> {
+  using type = gemm_kernel<conv1d_step<Step>>;
+};
+template <class Step>
+  requires(Step::op == op_id::conv_transpose2d)
+struct kernel_for<Step> {
+  using type = conv_transpose_kernel<Step>;
+};
+template <class Step>
+  requires(main_op<Step>() == op_id::matmul)
+struct kernel_for<Step> {
+  using type = matmul_kernel<Step>;
+};
+}  // namespace detail::cpu
+
+template <class Step>
+struct cpu::kernel : detail::cpu::kernel_for<Step>::type {
   static_assert(Step::node.type == dtype::f32,
                 "partita: the cpu backend has f32 kernels only; this step (Step) has another dtype");
 };

@@ -10,6 +10,8 @@
 
 #include "partita/backend/cost.hpp"
 #include "partita/runtime/step_ref.hpp"
+#include "partita/backends/cpu/detail/conv1d.hpp"
+#include "partita/backends/cpu/detail/conv_transpose.hpp"
 #include "partita/backends/cpu/detail/gemm_kernel.hpp"
 #include "partita/backends/cpu/detail/matmul.hpp"
 #include "partita/backends/cpu/detail/simple_kernel.hpp"
@@ -53,13 +55,39 @@ struct cpu {
   struct kernel;
 };
 
-/// dense, conv2d and their fused composites run GEMM-based kernels, matmul (alone or fused) its
-/// batched GEMM; every other op its own.
+namespace detail::cpu {
+/// The kernel of a step: dense, conv2d and the fused composites run GEMM-based kernels (conv1d
+/// conv2d's, on its H = 1 view), conv_transpose2d and matmul (alone or fused) their own GEMMs;
+/// every other op `simple_kernel`.
 template <class Step>
-struct cpu::kernel
-    : std::conditional_t<detail::cpu::main_op<Step>() == op_id::matmul, detail::cpu::matmul_kernel<Step>,
-                         std::conditional_t<Step::op == op_id::dense || Step::op == op_id::conv2d || Step::op == op_id::call,
-                                            detail::cpu::gemm_kernel<Step>, detail::cpu::simple_kernel<Step>>> {
+struct kernel_for {
+  using type = simple_kernel<Step>;
+};
+template <class Step>
+  requires(Step::op == op_id::dense || Step::op == op_id::conv2d ||
+           (Step::op == op_id::call && main_op<Step>() != op_id::matmul))
+struct kernel_for<Step> {
+  using type = gemm_kernel<Step>;
+};
+template <class Step>
+  requires(Step::op == op_id::conv1d)
+struct kernel_for<Step> {
+  using type = gemm_kernel<conv1d_step<Step>>;
+};
+template <class Step>
+  requires(Step::op == op_id::conv_transpose2d)
+struct kernel_for<Step> {
+  using type = conv_transpose_kernel<Step>;
+};
+template <class Step>
+  requires(main_op<Step>() == op_id::matmul)
+struct kernel_for<Step> {
+  using type = matmul_kernel<Step>;
+};
+}  // namespace detail::cpu
+
+template <class Step>
+struct cpu::kernel : detail::cpu::kernel_for<Step>::type {
   static_assert(Step::node.type == dtype::f32,
                 "partita: the cpu backend has f32 kernels only; this step (Step) has another dtype");
 };
