@@ -6,12 +6,23 @@
 # report the missing package (a skip, or a failure under CI=true).
 # Candidates, in order: PARTITA_MODEL_PYTHON when set, Python3_EXECUTABLE when set, every python3
 # on PATH, /usr/bin/python3.
+#
+#   partita_find_model_python()                          PyTorch's tests: PARTITA_MODEL_PYTHON_MODULES,
+#                                                        into PARTITA_MODEL_PYTHON_FOUND_EXECUTABLE
+#   partita_find_model_python(MODULES numpy onnx RESULT var)   other tests: their modules, their variable
 include_guard(GLOBAL)
 
 set(PARTITA_MODEL_PYTHON_MODULES "numpy;torch" CACHE STRING
     "Python modules the model tests need; the interpreter chosen is the first that imports them")
 
 function(partita_find_model_python)
+  cmake_parse_arguments(arg "" "RESULT" "MODULES" ${ARGN})
+  if(NOT arg_MODULES)
+    set(arg_MODULES ${PARTITA_MODEL_PYTHON_MODULES})
+  endif()
+  if(NOT arg_RESULT)
+    set(arg_RESULT PARTITA_MODEL_PYTHON_FOUND_EXECUTABLE)
+  endif()
   if(DEFINED PARTITA_MODEL_PYTHON AND NOT PARTITA_MODEL_PYTHON STREQUAL "")
     set(candidates "${PARTITA_MODEL_PYTHON}")
   else()
@@ -32,7 +43,7 @@ function(partita_find_model_python)
     list(REMOVE_DUPLICATES candidates)
   endif()
 
-  list(JOIN PARTITA_MODEL_PYTHON_MODULES ", " imports)
+  list(JOIN arg_MODULES ", " imports)
   set(runs "")
   set(chosen "")
   foreach(candidate IN LISTS candidates)
@@ -57,5 +68,5 @@ function(partita_find_model_python)
   else()
     message(STATUS "Partita model tests: no Python 3 interpreter found")
   endif()
-  set(PARTITA_MODEL_PYTHON_FOUND_EXECUTABLE "${chosen}" PARENT_SCOPE)
+  set(${arg_RESULT} "${chosen}" PARENT_SCOPE)
 endfunction()

@@ -34,7 +34,7 @@ except ImportError as e:
               f"for {sys.executable}", file=sys.stderr)
         sys.exit(1)
     print(f"test_importer: skipped: no {e.name} for {sys.executable} (install python3-onnx and python3-numpy, "
-          f"or configure with -DPARTITA_ONNX_PYTHON=/path/to/python3)")
+          f"or configure with -DPARTITA_MODEL_PYTHON=/path/to/python3)")
     sys.exit(SKIPPED)
 
 sys.path.insert(0, HERE)
