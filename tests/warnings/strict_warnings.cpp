@@ -25,7 +25,12 @@ using c1 = relu<add<batch_norm<conv2d<img, weight<"c1.w", f32, 16, 8, 3, 3>, {.p
                     conv2d<img, weight<"sc.w", f32, 16, 8, 1, 1>>>>;
 using c2 = clip<conv2d<c1, weight<"c2.w", f32, 16, 1, 3, 3>, {.stride = {2, 2}, .padding = {1, 1}, .groups = 16}>, 0.f, 6.f>;
 using p1 = max_pool2d<c2, {.size = {2, 2}}>;
-using c3 = sigmoid<bias_add<conv2d<p1, weight<"c3.w", f32, 32, 16, 3, 3>, {.padding = {1, 1}}>, weight<"c3.b", f32, 32>>>;
+// conv_transpose2d, depth_to_space, space_to_depth, conv1d and end padding, back to [1, 16, 4, 4].
+using up = conv_transpose2d<p1, weight<"t.w", f32, 16, 4, 2, 2>, {.stride = {2, 2}}>;
+using p1x = add<p1, space_to_depth<space_to_depth<depth_to_space<up, 2, depth_to_space_mode::crd>, 2>, 2>>;
+using p1y = add<reshape<conv1d<reshape<p1x, 1, 16, 16>, weight<"c1d.w", f32, 16, 16, 3>, {.padding = 1}>, 1, 16, 4, 4>,
+                conv2d<p1x, weight<"ce.w", f32, 16, 16, 2, 2>, {.padding_end = {1, 1}}>>;
+using c3 = sigmoid<bias_add<conv2d<p1y, weight<"c3.w", f32, 32, 16, 3, 3>, {.padding = {1, 1}}>, weight<"c3.b", f32, 32>>>;
 using p2 = avg_pool2d<c3, {.size = {2, 2}, .padding = {1, 1}}>;
 using gap = flatten<global_avg_pool2d<partita::tanh<p2>>>;
 using cat = concatenate<1, gap, reshape<gap, 1, 32>>;
