@@ -104,3 +104,16 @@ TEST_CASE("views, concatenate, softmax and tuples") {
   using pair = tuple<relu<x4>, sigmoid<x4>>;
   CHECK(run1<model<add<get<pair, 0>, get<pair, 0>>>>(v{-1, 1, 2, 3}) == v{0, 2, 4, 6});
 }
+
+// Nodes that differ only in an attribute deeper down stay distinct: descriptors compare their
+// arguments by structural hash, which therefore covers every attribute.
+static_assert(relu<clip<x4, 0.f, 1.f>>::desc.hash != relu<clip<x4, 0.f, 6.f>>::desc.hash);
+static_assert(relu<slice<x4, 1, 0, 2>>::desc.hash != relu<slice<x4, 1, 2, 4>>::desc.hash);
+
+TEST_CASE("nodes that differ only in an argument's attributes are not merged") {
+  CHECK(run1<model<add<relu<clip<x4, 0.f, 1.f>>, relu<clip<x4, 0.f, 6.f>>>>>(v{0.5f, 2, 3, 7}) == v{1, 3, 4, 7});
+  using x = input<"x", f32, 2, 1, 6>;
+  using low = reshape<slice<x, 2, 0, 2>, 2, 2, 1>;
+  using high = reshape<slice<x, 2, 2, 4>, 2, 2, 1>;
+  CHECK(run1<model<subtract<high, low>>>(v{1, 2, 3, 4, 5, 6, 10, 20, 30, 40, 50, 60}) == v{2, 2, 20, 20});
+}

@@ -368,6 +368,7 @@ struct literal_data {
 
 /// Every attribute any op has, in one structural value stored in each node. Ops read only the
 /// fields that concern them; unused fields keep their defaults, so equal ops compare equal.
+/// A new field must also be mixed into `detail::mix_all_attrs` (node_desc.hpp).
 struct attrs {
   std::array<int, 2> stride{1, 1};
   std::array<int, 2> padding{0, 0};
@@ -1100,6 +1101,7 @@ std::string to_dot(M) {
 
 // ---- begin partita/ir/node_desc.hpp ----
 /// `graph_node`, one node of a module, and `function_info`, one function.
+#include <bit>
 
 
 namespace partita {
@@ -1127,11 +1129,33 @@ constexpr std::uint64_t hash_mix(std::uint64_t h, std::uint64_t v) {
   return h * 0x100000001b3ull;
 }
 
+/// Mixes every attribute into `h` (a literal's values are in its name already). Two nodes
+/// that differ in any attribute must hash differently: descriptors compare their arguments by
+/// hash, so a missed field would make `reshape<slice<x, 2, 0, 2>, ...>` and `reshape<slice<x,
+/// 2, 2, 4>, ...>` one node. A field added to `attrs` is added here.
+constexpr std::uint64_t mix_all_attrs(std::uint64_t h, const attrs& a) {
+  const auto mix = [&h](auto v) { h = hash_mix(h, static_cast<std::uint64_t>(v)); };
+  const auto mix_float = [&mix](float v) { mix(std::bit_cast<std::uint32_t>(v)); };
+  for (const auto* pair : {&a.stride, &a.padding, &a.padding_end, &a.dilation, &a.window, &a.output_padding})
+    for (int v : *pair) mix(static_cast<std::uint32_t>(v));
+  for (int v : {a.groups, a.block, static_cast<int>(a.depth_order), a.axis, a.callee, static_cast<int>(a.resize), a.axes})
+    mix(static_cast<std::uint32_t>(v));
+  for (float v : {a.lo, a.hi, a.epsilon, a.alpha, a.beta}) mix_float(v);
+  for (bool v : {a.count_include_pad, a.ceil_mode, a.transpose_a, a.transpose_b, a.keepdims, a.align_corners}) mix(v);
+  for (std::int64_t v : {a.start, a.stop, a.step}) mix(static_cast<std::uint64_t>(v));
+  for (const auto* list : {&a.perm, &a.pad_before, &a.pad_after})
+    for (int v : *list) mix(static_cast<std::uint32_t>(v));
+  mix(static_cast<std::uint32_t>(a.target.rank));
+  for (std::int64_t v : a.target.dims) mix(static_cast<std::uint64_t>(v));
+  return h;
+}
+
 constexpr std::uint64_t structural_hash(const node_desc& d) {
   std::uint64_t h = hash_mix(0xcbf29ce484222325ull, static_cast<std::uint64_t>(d.op));
   for (char c : d.name) h = hash_mix(h, static_cast<unsigned char>(c));
   for (int i = 0; i < d.out.rank; ++i) h = hash_mix(h, static_cast<std::uint64_t>(d.out[i]));
-  h = hash_mix(h, static_cast<std::uint64_t>(d.at.axis));
+  h = hash_mix(h, static_cast<std::uint64_t>(d.type));
+  h = mix_all_attrs(h, d.at);
   for (int i = 0; i < d.nargs; ++i) h = hash_mix(h, d.args[i]->hash);
   for (char c : d.pinned) h = hash_mix(h, static_cast<unsigned char>(c));
   return h;
@@ -2302,7 +2326,6 @@ struct power : detail::op_node<op_id::power, detail::alpha_attrs(Exponent), &rul
 // ---- end partita/ir/ops/elementwise.hpp ----
 // ---- begin partita/ir/ops/leaf.hpp ----
 /// Leaf ops: model inputs, named weights and literals.
-#include <bit>
 
 
 namespace partita {

@@ -95,6 +95,7 @@ struct literal_data {
 
 /// Every attribute any op has, in one structural value stored in each node. Ops read only the
 /// fields that concern them; unused fields keep their defaults, so equal ops compare equal.
+/// A new field must also be mixed into `detail::mix_all_attrs` (node_desc.hpp).
 struct attrs {
   std::array<int, 2> stride{1, 1};
   std::array<int, 2> padding{0, 0};
