@@ -11915,7 +11915,7 @@ inline void small_conv_tiles(const conv_geometry& g, const std::int32_t* boff, c
       for (int c = 0; c < nc; ++c) {
         float* dst = y + static_cast<std::ptrdiff_t>(o0 + c) * n + q0;
         const float* res = e.residual ? e.residual + static_cast<std::ptrdiff_t>(o0 + c) * n + q0 : nullptr;
-        alignas(64) float col[col_floats] = {};
+        alignas(64) float col[static_cast<std::size_t>(col_floats)] = {};
 #pragma GCC unroll 8
         for (int m = 0; m < MR; ++m) col[m] = tile[m * NR + c];
         for (int m0 = 0; m0 < mr; m0 += W) {
