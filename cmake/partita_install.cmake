@@ -16,6 +16,18 @@ install(DIRECTORY "${partita_SOURCE_DIR}/include/partita"
         DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}"
         FILES_MATCHING PATTERN "*.hpp")
 
+# The ONNX importer and the CMake function that runs it (partita_import_onnx), which the
+# installed config includes with the importer's installed path.
+set(PARTITA_INSTALL_TOOLSDIR "${CMAKE_INSTALL_DATADIR}/partita/tools"
+    CACHE STRING "Where the ONNX importer (partita_import.py) is installed, relative to the prefix")
+install(FILES "${partita_SOURCE_DIR}/tools/partita_import.py" DESTINATION "${PARTITA_INSTALL_TOOLSDIR}")
+install(DIRECTORY "${partita_SOURCE_DIR}/tools/partita_onnx"
+        DESTINATION "${PARTITA_INSTALL_TOOLSDIR}"
+        FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
+install(FILES "${partita_SOURCE_DIR}/cmake/partita_import_onnx.cmake"
+              "${partita_SOURCE_DIR}/cmake/partita_model_python.cmake"
+        DESTINATION "${PARTITA_INSTALL_CMAKEDIR}")
+
 install(TARGETS partita EXPORT partitaTargets)
 install(EXPORT partitaTargets
         NAMESPACE partita::
@@ -26,7 +38,8 @@ install(EXPORT partitaTargets
 configure_package_config_file(
   "${CMAKE_CURRENT_LIST_DIR}/partitaConfig.cmake.in"
   "${CMAKE_CURRENT_BINARY_DIR}/partitaConfig.cmake"
-  INSTALL_DESTINATION "${PARTITA_INSTALL_CMAKEDIR}")
+  INSTALL_DESTINATION "${PARTITA_INSTALL_CMAKEDIR}"
+  PATH_VARS PARTITA_INSTALL_TOOLSDIR)
 write_basic_package_version_file(
   "${CMAKE_CURRENT_BINARY_DIR}/partitaConfigVersion.cmake"
   VERSION "${PROJECT_VERSION}"

@@ -10,18 +10,22 @@
 #   partita_find_model_python()                          PyTorch's tests: PARTITA_MODEL_PYTHON_MODULES,
 #                                                        into PARTITA_MODEL_PYTHON_FOUND_EXECUTABLE
 #   partita_find_model_python(MODULES numpy onnx RESULT var)   other tests: their modules, their variable
+#   ... WHAT "Partita ONNX importer"                      who is looking, in the status message
 include_guard(GLOBAL)
 
 set(PARTITA_MODEL_PYTHON_MODULES "numpy;torch" CACHE STRING
     "Python modules the model tests need; the interpreter chosen is the first that imports them")
 
 function(partita_find_model_python)
-  cmake_parse_arguments(arg "" "RESULT" "MODULES" ${ARGN})
+  cmake_parse_arguments(arg "" "RESULT;WHAT" "MODULES" ${ARGN})
   if(NOT arg_MODULES)
     set(arg_MODULES ${PARTITA_MODEL_PYTHON_MODULES})
   endif()
   if(NOT arg_RESULT)
     set(arg_RESULT PARTITA_MODEL_PYTHON_FOUND_EXECUTABLE)
+  endif()
+  if(NOT arg_WHAT)
+    set(arg_WHAT "Partita model tests")
   endif()
   if(DEFINED PARTITA_MODEL_PYTHON AND NOT PARTITA_MODEL_PYTHON STREQUAL "")
     set(candidates "${PARTITA_MODEL_PYTHON}")
@@ -60,13 +64,13 @@ function(partita_find_model_python)
   endforeach()
 
   if(NOT chosen STREQUAL "")
-    message(STATUS "Partita model tests: ${chosen} (imports ${imports})")
+    message(STATUS "${arg_WHAT}: ${chosen} (imports ${imports})")
   elseif(NOT runs STREQUAL "")
     set(chosen "${runs}")
-    message(STATUS "Partita model tests: ${chosen}, which cannot import ${imports}: those tests will "
+    message(STATUS "${arg_WHAT}: ${chosen}, which cannot import ${imports}: those tests will "
                    "skip, or fail under CI=true (tried: ${candidates})")
   else()
-    message(STATUS "Partita model tests: no Python 3 interpreter found")
+    message(STATUS "${arg_WHAT}: no Python 3 interpreter found")
   endif()
   set(${arg_RESULT} "${chosen}" PARENT_SCOPE)
 endfunction()

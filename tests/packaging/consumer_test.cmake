@@ -1,8 +1,10 @@
 # Builds and runs a consumer project the way a downstream user would, in a fresh build tree.
 #   cmake -DMODE=find_package|add_subdirectory|fetchcontent -DSETTINGS=<file> -DCONSUMER_DIR=<dir>
-#         -DWORK_DIR=<dir> [-DCONFIG=<config>] [-DONEDNN=ON|OFF] -P consumer_test.cmake
+#         -DWORK_DIR=<dir> [-DCONFIG=<config>] [-DONEDNN=ON|OFF] [-DONNX=ON|OFF]
+#         [-DIMPORT_PYTHON=<python>] -P consumer_test.cmake
 # ONEDNN (find_package only): whether the enclosing build has partita::onednn, so that the
-# installed package must provide it too.
+# installed package must provide it too. ONNX: whether the consumer also imports an ONNX model
+# with partita_import_onnx, under IMPORT_PYTHON when given (else the interpreter it finds).
 # SETTINGS sets the toolchain of the enclosing build (see tests/packaging/CMakeLists.txt), so
 # that the consumer is compiled as Partita's own tests are, and nothing is downloaded.
 cmake_minimum_required(VERSION 3.20)
@@ -55,6 +57,14 @@ if(CXX_COMPILER_LAUNCHER)
   list(APPEND toolchain_args "-DCMAKE_CXX_COMPILER_LAUNCHER=${CXX_COMPILER_LAUNCHER}")
 endif()
 
+set(onnx_args)
+if(ONNX)
+  set(onnx_args -DCONSUMER_ONNX=ON)
+  if(IMPORT_PYTHON)
+    list(APPEND onnx_args "-DPARTITA_IMPORT_PYTHON=${IMPORT_PYTHON}")
+  endif()
+endif()
+
 file(REMOVE_RECURSE "${WORK_DIR}")
 set(consumer_build "${WORK_DIR}/consumer-build")
 
@@ -83,7 +93,7 @@ if(MODE STREQUAL "find_package")
   endif()
   step("Configure the find_package consumer"
        "${CMAKE_COMMAND}" -S "${CONSUMER_DIR}" -B "${consumer_build}" ${consumer_args}
-       "-DCONSUMER_ONEDNN=${with_onednn}")
+       "-DCONSUMER_ONEDNN=${with_onednn}" ${onnx_args})
   file(STRINGS "${consumer_build}/CMakeCache.txt" found REGEX "^partita_DIR:")
   string(FIND "${found}" "${prefix}/" at)
   if(NOT at GREATER -1)
@@ -92,7 +102,7 @@ if(MODE STREQUAL "find_package")
 elseif(MODE STREQUAL "add_subdirectory")
   step("Configure the add_subdirectory consumer"
        "${CMAKE_COMMAND}" -S "${CONSUMER_DIR}" -B "${consumer_build}" ${toolchain_args}
-       "-DCMAKE_PREFIX_PATH=${PREFIX_PATH}" "-DPARTITA_SOURCE_DIR=${PARTITA_SOURCE_DIR}")
+       "-DCMAKE_PREFIX_PATH=${PREFIX_PATH}" "-DPARTITA_SOURCE_DIR=${PARTITA_SOURCE_DIR}" ${onnx_args})
   if(EXISTS "${consumer_build}/partita/tests")
     message(FATAL_ERROR "Partita's tests were configured inside the consumer's build")
   endif()
