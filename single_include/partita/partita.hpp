@@ -10149,6 +10149,22 @@ inline void store_first(float* p, const vec& v, int n) {
   std::memcpy(p, t, sizeof(float) * static_cast<std::size_t>(n));
 }
 
+namespace lanes {
+struct even_index {  // lane i reads lane 2i (mod the width) of its source
+  static constexpr unsigned get(unsigned i, unsigned n) { return (2 * i) % n; }
+};
+struct low_half {
+  static constexpr bool get(unsigned i, unsigned n) { return i < n / 2; }
+};
+}  // namespace lanes
+/// The even lanes of `a`, then those of `b`: {a0, a2, ..., b0, b2, ...}, which reads every
+/// other float of 2 · width consecutive ones (a stride-2 convolution's phase planes).
+inline vec evens(const vec& a, const vec& b) {
+  constexpr auto index = xsimd::make_batch_constant<xsimd::batch<std::uint32_t, arch>, lanes::even_index>();
+  constexpr auto low = xsimd::make_batch_bool_constant<vec, lanes::low_half>();
+  return xsimd::select(low, xsimd::swizzle(a, index), xsimd::swizzle(b, index));
+}
+
 /// Sum of the lanes (xsimd 8.1 spells it `hadd`).
 inline float sum(const vec& a) { return xsimd::hadd(a); }
 /// Largest lane.
@@ -10737,6 +10753,16 @@ constexpr std::size_t packed_conv_floats(const conv_geometry& g) {
   return static_cast<std::size_t>(g.groups) * static_cast<std::size_t>(panels) * static_cast<std::size_t>(g.k) * conv_block::mr;
 }
 
+/// `dst[j] = src[j · stride]` for j < n; nothing past src[(n - 1) · stride] is read. Stride 2,
+/// the common strided convolution, deinterleaves vectors (scalar, this copy cost a stride-2
+/// depthwise convolution several times its arithmetic).
+inline void copy_strided(float* __restrict dst, const float* __restrict src, int n, int stride) {
+  int j = 0;
+  if (stride == 2)
+    for (; j + W < n; j += W) simd::store(dst + j, simd::evens(simd::load(src + 2 * j), simd::load(src + 2 * j + W)));
+  for (; j < n; ++j) dst[j] = src[static_cast<std::ptrdiff_t>(j) * stride];
+}
+
 /// Copies one input channel `src` (h × w) into its padded phase planes at `dst` (plane_set floats).
 inline void conv_copy_plane(const conv_geometry& g, const float* src, float* dst) {
   const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(g.hq) * g.wq;
@@ -10768,7 +10794,7 @@ inline void conv_copy_plane(const conv_geometry& g, const float* src, float* dst
         const int j0 = std::min(g.wq, std::max(0, (g.pw - b + g.sw - 1) / g.sw));
         const int j1 = std::max(j0, std::min(g.wq, (g.w + g.pw - b + g.sw - 1) / g.sw));
         std::fill(row, row + j0, 0.f);
-        for (int j = j0; j < j1; ++j) row[j] = s[j * g.sw + b - g.pw];
+        copy_strided(row + j0, s + (j0 * g.sw + b - g.pw), j1 - j0, g.sw);
         std::fill(row + j1, row + g.wq, 0.f);
       }
     }

@@ -5,6 +5,7 @@
 // the CPU kernels need (exp, tanh and the other transcendental functions: simd_math.hpp).
 // Tails are the callers' business: they loop in `width` steps and finish with scalars.
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 
 // GCC 12 reports `_mm512_undefined_ps` (used inside xsimd's exp and tanh) as (maybe)
@@ -65,6 +66,22 @@ inline void store_first(float* p, const vec& v, int n) {
   alignas(64) float t[width];
   v.store_aligned(t);
   std::memcpy(p, t, sizeof(float) * static_cast<std::size_t>(n));
+}
+
+namespace lanes {
+struct even_index {  // lane i reads lane 2i (mod the width) of its source
+  static constexpr unsigned get(unsigned i, unsigned n) { return (2 * i) % n; }
+};
+struct low_half {
+  static constexpr bool get(unsigned i, unsigned n) { return i < n / 2; }
+};
+}  // namespace lanes
+/// The even lanes of `a`, then those of `b`: {a0, a2, ..., b0, b2, ...}, which reads every
+/// other float of 2 · width consecutive ones (a stride-2 convolution's phase planes).
+inline vec evens(const vec& a, const vec& b) {
+  constexpr auto index = xsimd::make_batch_constant<xsimd::batch<std::uint32_t, arch>, lanes::even_index>();
+  constexpr auto low = xsimd::make_batch_bool_constant<vec, lanes::low_half>();
+  return xsimd::select(low, xsimd::swizzle(a, index), xsimd::swizzle(b, index));
 }
 
 /// Sum of the lanes (xsimd 8.1 spells it `hadd`).
