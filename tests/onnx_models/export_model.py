@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Exports one model of the ONNX model tests from PyTorch, with what the comparison needs.
+
+    export_model.py MODEL OUTPUT_DIR        MODEL: resnet18, mobilenet_v2, mobilenet_v3_large,
+                                            efficientnet_b0, transformer
+
+writes, into OUTPUT_DIR:
+  model.onnx           torch.onnx.export of the model in eval mode (opset 13)
+  input.<name>.bin     each graph input, raw little-endian (f32, or i64 token ids)
+  expected.bin         PyTorch's output, f32
+
+Weights are random with a fixed seed; batch norms get random scales, shifts and running
+statistics, so that a statistic applied in the wrong place shows in the output. Exit status 77
+when PyTorch or torchvision is missing (the test driver decides whether that skips or fails).
+"""
+import os
+import sys
+
+SKIPPED = 77
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+try:
+    import torch
+except ImportError:
+    print("export_model.py: PyTorch is not installed (Debian package python3-torch)", file=sys.stderr)
+    sys.exit(SKIPPED)
+
+VISION = ("resnet18", "mobilenet_v2", "mobilenet_v3_large", "efficientnet_b0")
+
+
+def randomize(model):
+    """Random affine parameters and running statistics for every batch norm (PyTorch starts them
+    at 1, 0, 0 and 1, which would hide a swapped mean and bias), and classifier weights of unit
+    gain (torchvision's N(0, 0.01) leaves MobileNet's scores near 0.01, too small for an
+    absolute tolerance to mean much)."""
+    for m in model.modules():
+        if isinstance(m, torch.nn.Linear):
+            m.weight.normal_(0.0, m.in_features ** -0.5)
+            m.bias.normal_(0.0, 0.1)
+        elif isinstance(m, torch.nn.BatchNorm2d):
+            c = m.num_features
+            m.weight.copy_(1.0 + 0.1 * torch.randn(c))
+            m.bias.copy_(0.1 * torch.randn(c))
+            m.running_mean.copy_(0.1 * torch.randn(c))
+            m.running_var.copy_(0.5 + torch.rand(c))
+
+
+def vision_model(name):
+    try:
+        import torchvision
+    except ImportError:
+        print("export_model.py: torchvision is not installed (Debian package python3-torchvision)", file=sys.stderr)
+        sys.exit(SKIPPED)
+    model = getattr(torchvision.models, name)(weights=None)
+    with torch.no_grad():
+        randomize(model)
+    return model, {"x": torch.randn(1, 3, 224, 224)}
+
+
+def transformer_model():
+    # The BERT-style encoder of examples/transformer, built and initialised as its export.py does.
+    sys.path.insert(0, os.path.join(ROOT, "examples", "transformer"))
+    import export as encoder
+    model = encoder.Encoder()
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if name.endswith("bias"):
+                p.copy_(0.1 * torch.randn_like(p))
+            elif "norm" in name:
+                p.copy_(1.0 + 0.1 * torch.randn_like(p))
+    return model, {"ids": torch.randint(0, encoder.VOCAB, (1, encoder.SEQ), dtype=torch.int64)}
+
+
+def main():
+    if len(sys.argv) != 3 or sys.argv[1] not in VISION + ("transformer",):
+        print(f"usage: export_model.py {{{','.join(VISION + ('transformer',))}}} OUTPUT_DIR", file=sys.stderr)
+        return 2
+    name, out = sys.argv[1], sys.argv[2]
+    os.makedirs(out, exist_ok=True)
+    torch.manual_seed(2024)
+    model, inputs = vision_model(name) if name in VISION else transformer_model()
+    model.eval()
+    args = tuple(inputs.values())
+    # Gradients stay enabled: under no_grad, PyTorch 1.13 runs an eval-mode encoder layer as one
+    # fused op (_transformer_encoder_layer_fwd) that has no ONNX export.
+    expected = model(*args).detach()
+    torch.onnx.export(model, args, os.path.join(out, "model.onnx"), input_names=list(inputs),
+                      output_names=["y"], opset_version=13, do_constant_folding=True)
+    for k, v in inputs.items():
+        v.contiguous().numpy().tofile(os.path.join(out, f"input.{k}.bin"))
+    expected.contiguous().float().numpy().tofile(os.path.join(out, "expected.bin"))
+    print(f"export_model.py: {name} -> {out}/model.onnx, output {list(expected.shape)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
