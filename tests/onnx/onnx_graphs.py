@@ -134,6 +134,40 @@ def misc_ops(opset: int = 14) -> onnx.ModelProto:
                  [("er", F, [1, 4]), ("embr", F, [3, 12]), ("rmax", F, [1, 4])], inits, opset)
 
 
+def conv_ops(opset: int = 13) -> onnx.ModelProto:
+    """Conv with pads larger before (and after) each axis and SAME_LOWER, a 1-D Conv with groups,
+    dilation, asymmetric pads and a bias; ConvTranspose with strides, output_padding, groups,
+    dilation and a bias, with an output_shape (an odd total padding, and one beyond the natural
+    extent) and with SAME_UPPER; DepthToSpace in both modes, SpaceToDepth; MaxPool and
+    AveragePool (counting the padding or not) with asymmetric pads or SAME_LOWER."""
+    n = helper.make_node
+    nodes = [
+        n("Conv", ["img", "cw"], ["c_begin"], name="c_begin", pads=[2, 1, 1, 1]),
+        n("Conv", ["img", "cw"], ["c_end"], name="c_end", pads=[0, 1, 1, 2], strides=[2, 2]),
+        n("Conv", ["img", "cw", "cb"], ["c_same"], name="c_same", auto_pad="SAME_LOWER", strides=[2, 2]),
+        n("Conv", ["seq", "w1d", "b1d"], ["c1d"], name="c1d", group=2, dilations=[2], pads=[3, 1], strides=[2]),
+        n("Conv", ["seq", "w1d"], ["c1d_same"], name="c1d_same", group=2, auto_pad="SAME_UPPER", strides=[2]),
+        n("ConvTranspose", ["c_same", "tw", "tb"], ["up"], name="up", strides=[2, 2], pads=[1, 0, 1, 1],
+          output_padding=[1, 0], group=2),
+        n("ConvTranspose", ["img", "tw2"], ["up_shape"], name="up_shape", strides=[2, 3], output_shape=[12, 15],
+          dilations=[1, 2]),
+        n("ConvTranspose", ["img", "tw2"], ["up_same"], name="up_same", strides=[2, 2], auto_pad="SAME_UPPER"),
+        n("DepthToSpace", ["up_shape"], ["d2s_dcr"], name="d2s_dcr", blocksize=2),
+        n("DepthToSpace", ["up_same"], ["d2s_crd"], name="d2s_crd", blocksize=2, mode="CRD"),
+        n("SpaceToDepth", ["c_begin"], ["s2d"], name="s2d", blocksize=2),
+        n("MaxPool", ["img"], ["mp"], name="mp", kernel_shape=[2, 3], pads=[1, 0, 0, 2], strides=[2, 2]),
+        n("MaxPool", ["img"], ["mp_same"], name="mp_same", kernel_shape=[3, 3], auto_pad="SAME_LOWER", strides=[2, 2]),
+        n("AveragePool", ["img"], ["ap"], name="ap", kernel_shape=[3, 2], pads=[0, 1, 2, 0]),
+        n("AveragePool", ["img"], ["ap_in"], name="ap_in", kernel_shape=[3, 3], pads=[2, 0, 1, 1], strides=[2, 1],
+          count_include_pad=1),
+    ]
+    inits = [const("cw", w((4, 4, 3, 3), 31)), const("cb", w(4, 32)), const("w1d", w((6, 2, 3), 33)),
+             const("b1d", w(6, 34)), const("tw", w((4, 3, 3, 3), 35)), const("tb", w(6, 36)),
+             const("tw2", w((4, 4, 3, 2), 37))]
+    outs = ["c_end", "c1d", "c1d_same", "up", "d2s_dcr", "d2s_crd", "s2d", "mp", "mp_same", "ap", "ap_in"]
+    return model(nodes, [("img", F, [1, 4, 5, 6]), ("seq", F, [1, 4, 11])], [(o, F, None) for o in outs], inits, opset)
+
+
 def inputs_for(m: onnx.ModelProto, seed: int = 3) -> dict[str, np.ndarray]:
     """Random feeds for the model's inputs (int64 ids within [0, 10))."""
     feeds = {}

@@ -68,6 +68,84 @@ def conv(x, w, b, a):
     return y.astype(np.float32)
 
 
+def conv1d(x, w, b, a):
+    """A 1-D Conv as the 2-D one of height 1: each attribute gains a leading axis of no effect."""
+    a2 = dict(a)
+    for key, unit in (("strides", 1), ("dilations", 1), ("kernel_shape", 1)):
+        if key in a:
+            a2[key] = [unit] + list(a[key])
+    if "pads" in a:
+        a2["pads"] = [0, a["pads"][0], 0, a["pads"][1]]
+    return conv(x[:, :, None, :], w[:, :, None, :], b, a2)[:, :, 0, :]
+
+
+def conv_transpose(x, w, b, a):
+    """ConvTranspose from its definition: every input pixel scatters its channels times the
+    kernel into the full output at stride steps; the padding then crops that output's borders
+    (a negative end padding grows it with zeros)."""
+    n, c, h, wd = x.shape
+    _, og, kh, kw = w.shape
+    g = a.get("group", 1)
+    cg = c // g
+    s = list(a.get("strides", [1, 1]))
+    d = list(a.get("dilations", [1, 1]))
+    extra = list(a.get("output_padding", [0, 0]))
+    size, k = (h, wd), (kh, kw)
+    full = [s[i] * (size[i] - 1) + extra[i] + (k[i] - 1) * d[i] + 1 for i in range(2)]
+    auto = a.get("auto_pad", "NOTSET")
+    if "output_shape" in a or auto in ("SAME_UPPER", "SAME_LOWER"):
+        want = list(a["output_shape"])[-2:] if "output_shape" in a else [size[i] * s[i] for i in range(2)]
+        begin, end = [], []
+        for i in range(2):
+            total = full[i] - want[i]
+            if total < 0:
+                begin.append(0)
+                end.append(total)
+            elif auto == "SAME_UPPER":
+                begin.append(total // 2)
+                end.append(total - total // 2)
+            else:
+                begin.append(total - total // 2)
+                end.append(total // 2)
+    elif auto == "VALID":
+        begin, end = [0, 0], [0, 0]
+    else:
+        p = list(a.get("pads", [0, 0, 0, 0]))
+        begin, end = p[:2], p[2:]
+    y = np.zeros((n, og * g, full[0], full[1]), dtype=np.float64)
+    for gi in range(g):
+        xs = x[:, gi * cg:(gi + 1) * cg].astype(np.float64)
+        ws = w[gi * cg:(gi + 1) * cg].astype(np.float64)
+        for i in range(kh):
+            for j in range(kw):
+                rows = slice(i * d[0], i * d[0] + s[0] * (h - 1) + 1, s[0])
+                cols = slice(j * d[1], j * d[1] + s[1] * (wd - 1) + 1, s[1])
+                y[:, gi * og:(gi + 1) * og, rows, cols] += np.einsum("nchw,co->nohw", xs, ws[:, :, i, j])
+    y = np.pad(y, ((0, 0), (0, 0), (0, max(0, -end[0])), (0, max(0, -end[1]))))
+    out = [full[i] - begin[i] - end[i] for i in range(2)]
+    y = y[:, :, begin[0]:begin[0] + out[0], begin[1]:begin[1] + out[1]]
+    if b is not None:
+        y += b.reshape(1, -1, 1, 1)
+    return y.astype(np.float32)
+
+
+def depth_to_space(x, a):
+    b = a["blocksize"]
+    n, c, h, w = x.shape
+    if a.get("mode", "DCR") == "DCR":
+        t = x.reshape(n, b, b, c // (b * b), h, w).transpose(0, 3, 4, 1, 5, 2)
+    else:
+        t = x.reshape(n, c // (b * b), b, b, h, w).transpose(0, 1, 4, 2, 5, 3)
+    return t.reshape(n, c // (b * b), h * b, w * b)
+
+
+def space_to_depth(x, a):
+    b = a["blocksize"]
+    n, c, h, w = x.shape
+    t = x.reshape(n, c, h // b, b, w // b, b).transpose(0, 3, 5, 1, 2, 4)
+    return t.reshape(n, c * b * b, h // b, w // b)
+
+
 def pool(x, a, kind):
     k = a["kernel_shape"]
     s = a.get("strides", [1, 1])
@@ -163,7 +241,13 @@ def run(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> list[np.ndarray
         x = [env[i] if i else None for i in n.input]
         op = n.op_type
         if op == "Conv":
-            y = [conv(x[0], x[1], x[2] if len(x) > 2 else None, a)]
+            y = [(conv if x[0].ndim == 4 else conv1d)(x[0], x[1], x[2] if len(x) > 2 else None, a)]
+        elif op == "ConvTranspose":
+            y = [conv_transpose(x[0], x[1], x[2] if len(x) > 2 else None, a)]
+        elif op == "DepthToSpace":
+            y = [depth_to_space(x[0], a)]
+        elif op == "SpaceToDepth":
+            y = [space_to_depth(x[0], a)]
         elif op in ("MaxPool", "AveragePool"):
             y = [pool(x[0], a, "max" if op == "MaxPool" else "avg")]
         elif op == "GlobalAveragePool":

@@ -15,9 +15,6 @@ from .terms import Term
 
 # Why some well-known ops have no mapping, said instead of a bare "no mapping".
 _REASONS = {
-    "ConvTranspose": "Partita has no transposed convolution yet",
-    "DepthToSpace": "Partita has no depth_to_space op yet",
-    "SpaceToDepth": "Partita has no space_to_depth op yet",
     "LSTM": "Partita has no recurrent ops", "GRU": "Partita has no recurrent ops", "RNN": "Partita has no recurrent ops",
     "NonZero": "its output shape depends on the data", "NonMaxSuppression": "its output shape depends on the data",
     "TopK": "Partita has no top-k op", "ArgMax": "Partita has no arg-max op", "ArgMin": "Partita has no arg-min op",

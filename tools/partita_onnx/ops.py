@@ -196,7 +196,7 @@ def _gelu(m: Mapper, n: Node) -> list[Term]:
 
 
 def _spatial_pads(n: Node, size: Shape, kernel: list[int], strides: list[int], dilations: list[int]) -> list[int]:
-    """[begin_h, begin_w, end_h, end_w], with auto_pad resolved."""
+    """ONNX's [begin..., end...] of each spatial axis, with auto_pad resolved."""
     auto = n.attrs.get("auto_pad", "NOTSET")
     k = len(kernel)
     if auto in ("NOTSET", ""):
@@ -215,12 +215,38 @@ def _spatial_pads(n: Node, size: Shape, kernel: list[int], strides: list[int], d
     return begin + end
 
 
-def _pair(values: list[int]) -> str:
-    return "{" + ", ".join(str(v) for v in values) + "}"
+def _vector(values: list[int]) -> str:
+    """An attribute of each spatial axis: `{2, 2}` for conv2d and pooling, `2` for conv1d."""
+    return str(values[0]) if len(values) == 1 else "{" + ", ".join(str(v) for v in values) + "}"
+
+
+def _window_fields(pads: list[int], strides: list[int] | None = None, dilations: list[int] | None = None,
+                   output_padding: list[int] | None = None) -> list[str]:
+    """`.stride`, `.padding`, `.padding_end`, `.output_padding`, `.dilation` where they differ
+    from the defaults, in the order the attribute structs declare them. `pads` is ONNX's
+    [begin..., end...]; `.padding_end` is written only when the two sides differ."""
+    k = len(pads) // 2
+    begin, end = pads[:k], pads[k:]
+    fields = []
+    if strides is not None and strides != [1] * k:
+        fields.append(f".stride = {_vector(strides)}")
+    if begin != [0] * k:
+        fields.append(f".padding = {_vector(begin)}")
+    if end != begin:
+        fields.append(f".padding_end = {_vector(end)}")
+    if output_padding is not None and output_padding != [0] * k:
+        fields.append(f".output_padding = {_vector(output_padding)}")
+    if dilations is not None and dilations != [1] * k:
+        fields.append(f".dilation = {_vector(dilations)}")
+    return fields
+
+
+def _braced(fields: list[str]) -> str:
+    return f", {{{', '.join(fields)}}}" if fields else ""
 
 
 def _explicit_pad(m: Mapper, x: Term, rank: int, pads: list[int], value: float = 0.0) -> Term:
-    """`pad` of the spatial axes by `pads` [begin..., end...], for pads Partita's ops cannot hold."""
+    """`pad` of the trailing axes by `pads` [begin..., end...] (ONNX's Pad, or the importer's own)."""
     k = len(pads) // 2
     before = [0] * (rank - k) + pads[:k]
     after = [0] * (rank - k) + pads[k:]
@@ -228,41 +254,94 @@ def _explicit_pad(m: Mapper, x: Term, rank: int, pads: list[int], value: float =
     return m.term(f"pad<$0, dims<{dims(before)}>, dims<{dims(after)}>{suffix}>", x)
 
 
+def _with_bias(m: Mapper, n: Node, op: Term) -> list[Term]:
+    """`op`, the output of `n`, plus `n`'s optional bias input (input 2) along the channels."""
+    if not n.input(2):
+        op.shape = m.out_shape()
+        return [op]
+    return [m.term("bias_add<$0, $1>", op, m.value(n.input(2)), shape=m.out_shape())]
+
+
 def _conv(m: Mapper, n: Node) -> list[Term]:
     xs, ws = m.shape(n.inputs[0]), m.shape(n.inputs[1])
-    if len(xs) != 4:
-        raise Unsupported(f"a {len(xs) - 2}-D convolution: Partita has conv2d (NCHW) only")
+    k = len(xs) - 2
+    if k not in (1, 2):
+        raise Unsupported(f"a {k}-D convolution: Partita has conv1d (NCL) and conv2d (NCHW)")
     kernel = list(n.attrs.get("kernel_shape", ws[2:]))
-    strides = list(n.attrs.get("strides", [1, 1]))
-    dilations = list(n.attrs.get("dilations", [1, 1]))
+    strides = list(n.attrs.get("strides", [1] * k))
+    dilations = list(n.attrs.get("dilations", [1] * k))
     group = int(n.attrs.get("group", 1))
     pads = _spatial_pads(n, xs[2:], kernel, strides, dilations)
-    x = m.value(n.inputs[0])
-    padding = pads[:2]
-    if pads[:2] != pads[2:]:
-        # Partita's conv2d pads symmetrically; zero padding first is the same convolution.
-        x = _explicit_pad(m, x, 4, pads)
-        padding = [0, 0]
-    fields = []
-    if strides != [1, 1]:
-        fields.append(f".stride = {_pair(strides)}")
-    if padding != [0, 0]:
-        fields.append(f".padding = {_pair(padding)}")
-    if dilations != [1, 1]:
-        fields.append(f".dilation = {_pair(dilations)}")
+    if any(p < 0 for p in pads):
+        raise Unsupported(f"negative pads {pads}")
+    fields = _window_fields(pads, strides, dilations)
     if group != 1:
         fields.append(f".groups = {group}")
-    attrs = f", {{{', '.join(fields)}}}" if fields else ""
-    w = m.value(n.inputs[1])
-    if not n.input(2):
-        return [m.term(f"conv2d<$0, $1{attrs}>", x, w, shape=m.out_shape())]
-    conv = m.term(f"conv2d<$0, $1{attrs}>", x, w)
-    return [m.term("bias_add<$0, $1>", conv, m.value(n.input(2)), shape=m.out_shape())]
+    op = "conv2d" if k == 2 else "conv1d"
+    return _with_bias(m, n, m.term(f"{op}<$0, $1{_braced(fields)}>", m.value(n.inputs[0]), m.value(n.inputs[1])))
 
 
-def _pool_extent(size: int, k: int, s: int, p: int, ceil: bool) -> int:
+def _conv_transpose(m: Mapper, n: Node) -> list[Term]:
+    xs, ws = m.shape(n.inputs[0]), m.shape(n.inputs[1])
+    if len(xs) != 4:
+        raise Unsupported(f"a {len(xs) - 2}-D transposed convolution: Partita has conv_transpose2d (NCHW) only")
+    kernel = list(ws[2:])
+    if list(n.attrs.get("kernel_shape", kernel)) != kernel:
+        raise Unsupported(f"kernel_shape {list(n.attrs['kernel_shape'])} differs from the weight's {kernel}")
+    strides = list(n.attrs.get("strides", [1, 1]))
+    dilations = list(n.attrs.get("dilations", [1, 1]))
+    extra = [int(v) for v in n.attrs.get("output_padding", [0, 0])]
+    group = int(n.attrs.get("group", 1))
+    auto = n.attrs.get("auto_pad", "NOTSET")
+    target = n.attrs.get("output_shape")
+    if auto not in ("NOTSET", "", "VALID", "SAME_UPPER", "SAME_LOWER"):
+        raise Unsupported(f"auto_pad='{auto}'")
+    if target is not None or auto in ("SAME_UPPER", "SAME_LOWER"):
+        # The padding that gives the requested extent (output_shape, else input · stride), split
+        # as ONNX specifies: the odd row at the end for SAME_UPPER, at the beginning otherwise.
+        want = list(target)[-2:] if target is not None else [xs[2 + i] * strides[i] for i in range(2)]
+        begin, end = [0, 0], [0, 0]
+        for i in range(2):
+            total = strides[i] * (xs[2 + i] - 1) + extra[i] + (kernel[i] - 1) * dilations[i] + 1 - want[i]
+            if total < 0:
+                extra[i] -= total  # rows past the last one any input reaches: more output padding
+            elif auto == "SAME_UPPER":
+                begin[i], end[i] = total // 2, total - total // 2
+            else:
+                begin[i], end[i] = total - total // 2, total // 2
+        pads = begin + end
+    elif auto == "VALID":
+        pads = [0, 0, 0, 0]
+    else:
+        pads = [int(p) for p in n.attrs.get("pads", [0, 0, 0, 0])]
+    if any(p < 0 for p in pads):
+        raise Unsupported(f"negative pads {pads}")
+    for i in range(2):
+        if extra[i] >= strides[i] and extra[i] >= dilations[i]:
+            raise Unsupported(f"an output padding of {extra[i]} along axis {2 + i}, not smaller than the stride "
+                              f"{strides[i]} or the dilation {dilations[i]}")
+    fields = _window_fields(pads, strides, dilations, extra)
+    if group != 1:
+        fields.append(f".groups = {group}")
+    t = m.term(f"conv_transpose2d<$0, $1{_braced(fields)}>", m.value(n.inputs[0]), m.value(n.inputs[1]))
+    return _with_bias(m, n, t)
+
+
+def _depth_to_space(m: Mapper, n: Node) -> list[Term]:
+    block = int(n.attrs["blocksize"])
+    x = m.value(n.inputs[0])
+    if n.op == "SpaceToDepth":
+        return [m.term(f"space_to_depth<$0, {block}>", x, shape=m.out_shape())]
+    mode = n.attrs.get("mode", "DCR")
+    if mode not in ("DCR", "CRD"):
+        raise Unsupported(f"mode='{mode}'")
+    suffix = ", depth_to_space_mode::crd" if mode == "CRD" else ""
+    return [m.term(f"depth_to_space<$0, {block}{suffix}>", x, shape=m.out_shape())]
+
+
+def _pool_extent(size: int, k: int, s: int, p: int, p_end: int, ceil: bool) -> int:
     # Partita's (and PyTorch's) rule: a last window never starts in the trailing padding.
-    span = size + 2 * p - k
+    span = size + p + p_end - k
     out = (-(-span // s) if ceil else span // s) + 1
     if ceil and (out - 1) * s >= size + p:
         out -= 1
@@ -283,27 +362,21 @@ def _pool(m: Mapper, n: Node) -> list[Term]:
     ceil = bool(n.attrs.get("ceil_mode", 0))
     include_pad = bool(n.attrs.get("count_include_pad", 0))
     pads = _spatial_pads(n, xs[2:], kernel, strides, dilations)
-    x = m.value(n.inputs[0])
-    padding = pads[:2]
-    if pads[:2] != pads[2:]:
-        if n.op == "AveragePool" and not include_pad:
-            raise Unsupported(f"asymmetric pads {pads} with count_include_pad=0")
-        value = -math.inf if n.op == "MaxPool" else 0.0
-        x = _explicit_pad(m, x, 4, pads, value)
-        padding, xs = [0, 0], xs[:2] + tuple(xs[2 + i] + pads[i] + pads[2 + i] for i in range(2))
+    if any(p < 0 for p in pads):
+        raise Unsupported(f"negative pads {pads}")
     expected = m.out_shape()
-    got = tuple(xs[:2]) + tuple(_pool_extent(xs[2 + i], kernel[i], strides[i], padding[i], ceil) for i in range(2))
+    got = tuple(xs[:2]) + tuple(_pool_extent(xs[2 + i], kernel[i], strides[i], pads[i], pads[2 + i], ceil)
+                                for i in range(2))
     if got != expected:
         raise Unsupported(f"ONNX's output {list(expected)} differs from Partita's {list(got)} (ceil_mode rule)")
-    fields = [f".size = {_pair(kernel)}", f".stride = {_pair(strides)}"]
-    if padding != [0, 0]:
-        fields.append(f".padding = {_pair(padding)}")
+    # The stride is always written: Partita's default is the window size, ONNX's is 1.
+    fields = [f".size = {_vector(kernel)}", f".stride = {_vector(strides)}"] + _window_fields(pads)
     if include_pad and n.op == "AveragePool":
         fields.append(".count_include_pad = true")
     if ceil:
         fields.append(".ceil_mode = true")
     op = "max_pool2d" if n.op == "MaxPool" else "avg_pool2d"
-    return [m.term(f"{op}<$0, {{{', '.join(fields)}}}>", x, shape=expected)]
+    return [m.term(f"{op}<$0, {{{', '.join(fields)}}}>", m.value(n.inputs[0]), shape=expected)]
 
 
 def _global_pool(m: Mapper, n: Node) -> list[Term]:
@@ -614,7 +687,8 @@ MAPPERS: dict[str, Mapping] = {
     "LeakyRelu": _leaky_relu, "HardSigmoid": _hard_sigmoid, "PRelu": _prelu, "Gelu": _gelu,
     "Clip": _clip, "Pow": _pow,
     "Add": _binary, "Sub": _binary, "Mul": _binary, "Div": _binary, "Max": _binary, "Min": _binary, "Sum": _binary,
-    "Conv": _conv, "MaxPool": _pool, "AveragePool": _pool,
+    "Conv": _conv, "ConvTranspose": _conv_transpose, "MaxPool": _pool, "AveragePool": _pool,
+    "DepthToSpace": _depth_to_space, "SpaceToDepth": _depth_to_space,
     "GlobalAveragePool": _global_pool, "GlobalMaxPool": _global_pool,
     "BatchNormalization": _batch_norm, "Resize": _resize, "Upsample": _resize,
     "Flatten": _reshape_to, "Reshape": _reshape_to, "Squeeze": _reshape_to, "Unsqueeze": _reshape_to,
