@@ -11,13 +11,16 @@
 namespace custom {
 using namespace partita;
 
-/// What the device takes: f32, a bias along the channels, a convolution within toy_npu's limits.
+/// What the device takes: f32, a bias along the channels, a convolution within toy_npu's limits
+/// (stride 1, no dilation or groups, the same padding before and after each axis).
 struct fits_device {
   static constexpr bool check(const match_view& m) {
     const op_view bias = m.root().arg(0), conv = bias.arg(0);  // relu(bias_add(conv2d(x, w), b))
     const attrs& a = conv.attributes();
+    const bool symmetric = end_padding(a, 0) == a.padding[0] && end_padding(a, 1) == a.padding[1];
     return only_f32::check(m) && (bias.attributes().axis + 4) % 4 == 1 && a.stride == std::array{1, 1} &&
-           a.dilation == std::array{1, 1} && a.groups == 1 && std::max(conv.shape()[1], conv.arg(0).shape()[1]) <= toy_npu::max_channels;
+           a.dilation == std::array{1, 1} && a.groups == 1 && symmetric &&
+           std::max(conv.shape()[1], conv.arg(0).shape()[1]) <= toy_npu::max_channels;
   }
 };
 
