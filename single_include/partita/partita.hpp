@@ -10822,10 +10822,20 @@ inline void finish_segment(const float* src, float* dst, int len, float bias, co
   }
 }
 
+/// An unpadded 1×1 convolution of stride 1: its phase planes would be the input as it is, so
+/// B's rows are read from the input with no copy (`conv_tiles` with the image as `buf`), all but
+/// the last tile's, which would read past the input's end (`staged` below).
+constexpr bool reads_input_in_place(const conv_geometry& g) {
+  return g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.hq == g.h && g.wq == g.w;
+}
+
 /// Output tiles [t0, t1) × panels [p0, p1) of group `gr` of one image. `buf` is the image's
-/// phase-split copy; `y`, and the epilogue's bias and residual, are the image's (NCHW).
+/// phase-split copy (or the image itself, see `reads_input_in_place`); `y`, and the epilogue's
+/// bias and residual, are the image's (NCHW). Tiles from `staged_from` on read B from `staged`
+/// instead: the tile's rows packed as [group][k][NR], zero past the input.
 inline void conv_tiles(const conv_geometry& g, const std::int32_t* boff, const float* packed, const float* buf,
-                       float* y, const epilogue& e, int gr, int p0, int p1, int t0, int t1) {
+                       float* y, const epilogue& e, int gr, int p0, int p1, int t0, int t1,
+                       int staged_from = 1 << 30, const float* staged = nullptr) {
   constexpr int MR = conv_block::mr, NV = conv_block::nv, NR = conv_block::nr;
   const std::ptrdiff_t out_plane = static_cast<std::ptrdiff_t>(g.oh) * g.ow;
   const int panels = (g.og + MR - 1) / MR;
@@ -10840,7 +10850,8 @@ inline void conv_tiles(const conv_geometry& g, const std::int32_t* boff, const f
       for (int t = tb; t < tb_end; ++t) {
         const int q0 = t * NR;
         const int oh0 = q0 / g.wq, ow0 = q0 % g.wq;
-        if (oh0 < g.oh && ow0 + NR <= g.ow) {
+        const bool from_stage = t >= staged_from;
+        if (!from_stage && oh0 < g.oh && ow0 + NR <= g.ow) {
           float* c = y + static_cast<std::ptrdiff_t>(o0) * out_plane + static_cast<std::ptrdiff_t>(oh0) * g.ow + ow0;
           const epilogue te = tile_epilogue(e, o0, static_cast<int>(static_cast<std::ptrdiff_t>(oh0) * g.ow + ow0),
                                             static_cast<std::ptrdiff_t>(out_plane));
@@ -10849,7 +10860,12 @@ inline void conv_tiles(const conv_geometry& g, const std::int32_t* boff, const f
           continue;
         }
         alignas(64) float tile[MR * NR];
-        micro_kernel<MR, NV, true, true>(g.k, a, 0, bgroup + q0, 0, boff, tile, NR, false, nullptr);
+        if (from_stage) {
+          micro_kernel<MR, NV, true, false>(g.k, a, 0, staged + static_cast<std::ptrdiff_t>(gr) * g.k * NR, NR, nullptr,
+                                            tile, NR, false, nullptr);
+        } else {
+          micro_kernel<MR, NV, true, true>(g.k, a, 0, bgroup + q0, 0, boff, tile, NR, false, nullptr);
+        }
         // Scatter the valid row segments of the tile, applying the epilogue.
         for (int j = 0; j < NR;) {
           const int q = q0 + j;
@@ -10870,6 +10886,19 @@ inline void conv_tiles(const conv_geometry& g, const std::int32_t* boff, const f
         }
       }
     }
+  }
+}
+
+/// Packs tile `t`'s B rows of an in-place 1×1 convolution of image `x` as `conv_tiles` reads
+/// them from `staged`: [channel][NR], zero past the image's positions.
+inline void stage_last_tile(const conv_geometry& g, const float* x, int t, float* staged) {
+  constexpr int NR = conv_block::nr;
+  const std::ptrdiff_t hw = static_cast<std::ptrdiff_t>(g.h) * g.w, q0 = static_cast<std::ptrdiff_t>(t) * NR;
+  const int n = static_cast<int>(std::min<std::ptrdiff_t>(NR, hw - q0));
+  for (int ci = 0; ci < g.c; ++ci) {
+    float* row = staged + static_cast<std::ptrdiff_t>(ci) * NR;
+    std::copy(x + ci * hw + q0, x + ci * hw + q0 + n, row);
+    std::fill(row + n, row + NR, 0.f);
   }
 }
 
@@ -12206,6 +12235,8 @@ struct gemm_kernel {
   static constexpr bool small_image =
       conv && !depthwise && geo.oh * geo.ow <= 4096 && channels_efficiency(geo, small_nv) > positions_efficiency(geo) + 0.1;
   static constexpr int small_mr = small_conv_rows(geo.oh * geo.ow, small_nv);
+  // Unpadded 1×1 of stride 1 on large images: B read from the input itself (conv.hpp).
+  static constexpr bool in_place = conv && !depthwise && !small_image && reads_input_in_place(geo);
   static constexpr auto positions =
       position_offsets<static_cast<std::size_t>(small_image ? geo.oh * geo.ow : 1)>(small_image ? geo : conv_geometry{});
 
@@ -12262,6 +12293,8 @@ struct gemm_kernel {
       st.need_scratch(0, depthwise_scratch(geo));
     } else if constexpr (small_image) {
       st.need_scratch(geo.buffer_floats, small_conv_scratch(geo.oh * geo.ow, small_mr, small_nv));
+    } else if constexpr (in_place) {
+      st.need_scratch(static_cast<std::size_t>(geo.c) * conv_block::nr, 0);
     } else if constexpr (conv) {
       st.need_scratch(geo.buffer_floats, 0);
     } else {
@@ -12321,12 +12354,19 @@ struct gemm_kernel {
     float* buf = st.shared_scratch();
     const std::ptrdiff_t in_image = static_cast<std::ptrdiff_t>(geo.c) * geo.h * geo.w;
     const std::ptrdiff_t out_image = static_cast<std::ptrdiff_t>(geo.o) * n;
+    // In place, only the last tile is staged, when it runs past the image's positions.
+    constexpr int staged_from = in_place && n % tile != 0 ? tiles - 1 : 1 << 30;
     for (int b = 0; b < geo.batch; ++b) {
       const float* xb = x + b * in_image;
-      const int copy_tasks = std::min(tasks, geo.c);
-      st.parallel(copy_tasks, [&](int t) {
-        conv_copy_input(geo, xb, buf, geo.c * t / copy_tasks, geo.c * (t + 1) / copy_tasks);
-      });
+      if constexpr (in_place) {
+        if (staged_from < tiles) stage_last_tile(geo, xb, staged_from, buf);
+      } else {
+        const int copy_tasks = std::min(tasks, geo.c);
+        st.parallel(copy_tasks, [&](int t) {
+          conv_copy_input(geo, xb, buf, geo.c * t / copy_tasks, geo.c * (t + 1) / copy_tasks);
+        });
+      }
+      const float* planes = in_place ? xb : buf;
       epilogue eb = e;
       eb.residual = residual ? residual + b * out_image : nullptr;
       float* yb = out + b * out_image;
@@ -12338,7 +12378,7 @@ struct gemm_kernel {
             small_conv_tiles<small_mr, small_nv>(geo, boff.data(), positions.data(), packed, buf, yb, eb, gr, p0, p1,
                                                  t0, t1, st.thread_scratch(t));
           } else {
-            conv_tiles(geo, boff.data(), packed, buf, yb, eb, gr, p0, p1, t0, t1);
+            conv_tiles(geo, boff.data(), packed, planes, yb, eb, gr, p0, p1, t0, t1, staged_from, buf);
           }
         }
       });

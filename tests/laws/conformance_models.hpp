@@ -292,7 +292,13 @@ struct large_conv_models
                   conv_net<1, 6, 14, 14, 16, 5, 5, conv2d_attrs{}>,  // LeNet's second layer
                   model<relu<conv2d<input<"x", f32, 1, 64, 10, 10>, weight<"w", f32, 16, 64, 3, 3>, {.padding = {1, 1}}>>>,
                   conv_net<2, 8, 13, 13, 40, 3, 3, conv2d_attrs{.stride = {2, 2}, .padding = {1, 1}, .groups = 2}>,
-                  conv_net<1, 16, 9, 9, 37, 3, 3, conv2d_attrs{.padding = {1, 1}}>> {};  // a channel tail
+                  conv_net<1, 16, 9, 9, 37, 3, 3, conv2d_attrs{.padding = {1, 1}}>,  // a channel tail
+                  // Unpadded 1×1 of stride 1: B read from the input in place, the last tile staged.
+                  conv_net<1, 24, 30, 30, 24, 1, 1, conv2d_attrs{}>, conv_net<2, 8, 16, 16, 36, 1, 1, conv2d_attrs{}>,
+                  conv_net<1, 8, 20, 25, 48, 1, 1, conv2d_attrs{.groups = 2}>,
+                  model<relu<add<bias_add<conv2d<input<"x", f32, 1, 16, 33, 35>, weight<"w", f32, 24, 16, 1, 1>>,
+                                          weight<"b", f32, 24>>,
+                                 input<"r", f32, 1, 24, 33, 35>>>>> {};
 
 namespace depthwise {
 using x = input<"x", f32, 1, 12, 17, 21>;

@@ -60,6 +60,8 @@ struct gemm_kernel {
   static constexpr bool small_image =
       conv && !depthwise && geo.oh * geo.ow <= 4096 && channels_efficiency(geo, small_nv) > positions_efficiency(geo) + 0.1;
   static constexpr int small_mr = small_conv_rows(geo.oh * geo.ow, small_nv);
+  // Unpadded 1×1 of stride 1 on large images: B read from the input itself (conv.hpp).
+  static constexpr bool in_place = conv && !depthwise && !small_image && reads_input_in_place(geo);
   static constexpr auto positions =
       position_offsets<static_cast<std::size_t>(small_image ? geo.oh * geo.ow : 1)>(small_image ? geo : conv_geometry{});
 
@@ -116,6 +118,8 @@ struct gemm_kernel {
       st.need_scratch(0, depthwise_scratch(geo));
     } else if constexpr (small_image) {
       st.need_scratch(geo.buffer_floats, small_conv_scratch(geo.oh * geo.ow, small_mr, small_nv));
+    } else if constexpr (in_place) {
+      st.need_scratch(static_cast<std::size_t>(geo.c) * conv_block::nr, 0);
     } else if constexpr (conv) {
       st.need_scratch(geo.buffer_floats, 0);
     } else {
@@ -175,12 +179,19 @@ struct gemm_kernel {
     float* buf = st.shared_scratch();
     const std::ptrdiff_t in_image = static_cast<std::ptrdiff_t>(geo.c) * geo.h * geo.w;
     const std::ptrdiff_t out_image = static_cast<std::ptrdiff_t>(geo.o) * n;
+    // In place, only the last tile is staged, when it runs past the image's positions.
+    constexpr int staged_from = in_place && n % tile != 0 ? tiles - 1 : 1 << 30;
     for (int b = 0; b < geo.batch; ++b) {
       const float* xb = x + b * in_image;
-      const int copy_tasks = std::min(tasks, geo.c);
-      st.parallel(copy_tasks, [&](int t) {
-        conv_copy_input(geo, xb, buf, geo.c * t / copy_tasks, geo.c * (t + 1) / copy_tasks);
-      });
+      if constexpr (in_place) {
+        if (staged_from < tiles) stage_last_tile(geo, xb, staged_from, buf);
+      } else {
+        const int copy_tasks = std::min(tasks, geo.c);
+        st.parallel(copy_tasks, [&](int t) {
+          conv_copy_input(geo, xb, buf, geo.c * t / copy_tasks, geo.c * (t + 1) / copy_tasks);
+        });
+      }
+      const float* planes = in_place ? xb : buf;
       epilogue eb = e;
       eb.residual = residual ? residual + b * out_image : nullptr;
       float* yb = out + b * out_image;
@@ -192,7 +203,7 @@ struct gemm_kernel {
             small_conv_tiles<small_mr, small_nv>(geo, boff.data(), positions.data(), packed, buf, yb, eb, gr, p0, p1,
                                                  t0, t1, st.thread_scratch(t));
           } else {
-            conv_tiles(geo, boff.data(), packed, buf, yb, eb, gr, p0, p1, t0, t1);
+            conv_tiles(geo, boff.data(), packed, planes, yb, eb, gr, p0, p1, t0, t1, staged_from, buf);
           }
         }
       });
