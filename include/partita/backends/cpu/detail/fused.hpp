@@ -117,15 +117,23 @@ constexpr gemm_step analyse_fused() {
   return g;
 }
 
+/// What step S's kernel computes: a fused composite's body analysed, else its own op alone.
+template <class S>
+constexpr gemm_step analyse() {
+  if constexpr (S::op == op_id::call) {
+    return analyse_fused<S>();
+  } else {
+    gemm_step g;
+    g.main = S::op;
+    return g;
+  }
+}
+
 /// The op step S's kernel is built around: a fused composite's dense, conv2d or matmul, else
 /// the step's own op.
 template <class S>
 constexpr op_id main_op() {
-  if constexpr (S::op == op_id::call) {
-    return analyse_fused<S>().main;
-  } else {
-    return S::op;
-  }
+  return analyse<S>().main;
 }
 
 }  // namespace partita::detail::cpu

@@ -14,17 +14,6 @@
 
 namespace partita::detail::cpu {
 
-template <class Step>
-constexpr gemm_step analyse() {
-  if constexpr (Step::op == op_id::call) {
-    return analyse_fused<Step>();
-  } else {
-    gemm_step g;
-    g.main = Step::op;
-    return g;
-  }
-}
-
 /// dense and conv2d steps, alone or fused.
 template <class Step>
 struct gemm_kernel {

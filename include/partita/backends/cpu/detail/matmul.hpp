@@ -26,7 +26,8 @@ struct matmul_kernel;
 /// hold all their matrices, contiguous. `st` must hold `matmul_scratch_floats(g)` floats of
 /// scratch per thread (`st.need_scratch(0, matmul_scratch_floats(g))`). With `packed_b` (B as
 /// `pack_matmul_b` left it) `b` is not read. With `e`, every C is finished with its column bias,
-/// residual (all of C's matrices, like C) and activation as its last depth pass is stored.
+/// residual (all of C's matrices, like C) and activation as its last depth pass is stored (so
+/// `e` needs a depth of at least 1, which every model has: zero dimensions do not compile).
 inline void matmul(state& st, const matmul_geometry& g, const float* a, const float* b, float* c,
                    const float* packed_b = nullptr, const epilogue* e = nullptr);
 
@@ -154,23 +155,10 @@ inline void matmul_tiled(state& st, const matmul_geometry& g, const float* a, co
   });
 }
 
-/// The epilogue of products of depth 0 (C is zero): bias, residual and activation, scalar.
-inline void finish_empty_product(const matmul_geometry& g, float* c, const epilogue& e) {
-  const std::ptrdiff_t rows = static_cast<std::ptrdiff_t>(g.batch) * g.m;
-  for (std::ptrdiff_t r = 0; r < rows; ++r)
-    for (int j = 0; j < g.n; ++j) {
-      const std::ptrdiff_t at = r * g.n + j;
-      const float v = (e.bias ? e.bias[j] : 0.f) + (e.residual ? e.residual[at] : 0.f);
-      c[at] = activate(v, e.act, e.lo, e.hi);
-    }
-}
-
 inline void matmul(state& st, const matmul_geometry& g, const float* a, const float* b, float* c,
                    const float* packed_b, const epilogue* e) {
   if (g.k == 0) {
-    const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(g.batch) * g.m * g.n;
-    std::fill(c, c + n, 0.f);
-    if (e) finish_empty_product(g, c, *e);
+    std::fill(c, c + static_cast<std::ptrdiff_t>(g.batch) * g.m * g.n, 0.f);
     return;
   }
   const matmul_tile t = matmul_tile_for(g.m);
@@ -203,19 +191,8 @@ inline void pack_matmul_b(const matmul_geometry& g, const float* b, float* dst) 
 }
 
 template <class Step>
-constexpr gemm_step analyse_matmul() {
-  if constexpr (Step::op == op_id::call) {
-    return analyse_fused<Step>();
-  } else {
-    gemm_step g;
-    g.main = op_id::matmul;
-    return g;
-  }
-}
-
-template <class Step>
 struct matmul_kernel {
-  static constexpr gemm_step info = analyse_matmul<Step>();
+  static constexpr gemm_step info = analyse<Step>();
   static_assert(info.ok && info.main == op_id::matmul && info.gamma < 0,
                 "partita: cpu: this composite (Step) is not one the cpu backend fuses");
   static constexpr bool fused = Step::op == op_id::call;
