@@ -244,3 +244,14 @@ static_assert(backend<reference>);
 static_assert(!backend<not_a_backend> && !backend<stateless>);
 static_assert(is_host_backend<reference>);
 }  // namespace
+
+TEST_CASE("built without PARTITA_PROFILE, an executable reads no clock and says how to get a profile") {
+  static_assert(!profiling);
+  mlp_exe exe;
+  exe.bind(mlp_weights{}.set());
+  std::vector<float> x(784, 0.5f), y(10);
+  exe.run(x, y);
+  CHECK(exe.profile().runs == 0);
+  CHECK(exe.profile().ns[0] == 0);
+  CHECK(print_profile(exe).find("-DPARTITA_PROFILE") != std::string::npos);
+}

@@ -73,6 +73,7 @@
 #include "partita/runtime/plan.hpp"
 #include "partita/runtime/plan_printer.hpp"
 #include "partita/runtime/plan_records.hpp"
+#include "partita/runtime/profile.hpp"
 #include "partita/runtime/safetensors.hpp"
 #include "partita/runtime/step_ref.hpp"
 #include "partita/runtime/tensor_data.hpp"

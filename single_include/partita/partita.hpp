@@ -6729,6 +6729,7 @@ struct host_fallback {
 
 // ---- begin partita/runtime/bind.hpp ----
 /// Argument checks shared by `bind` and `run`: names, shapes, sizes.
+#include <cstring>
 
 // ---- begin partita/runtime/plan.hpp ----
 /// The executable plan of a module (`plan_of`): its steps, buffers and declared tensors as one
@@ -7398,6 +7399,28 @@ inline void check_weight(const tensor_slot& w, const tensor_data* t, std::string
   }
 }
 
+/// Every declared weight, checked and copied out of `source` (literals out of the program):
+/// those in `kept` to `kept_to`, the others to `staged_to`, each at its `offset`. Throws one
+/// `partita::error` listing every mismatch, before anything is copied.
+template <std::size_t N, std::size_t M, class Source>
+void gather_weights(const std::array<tensor_slot, N>& slots, const Source& source, const std::array<bool, M>& kept,
+                    const std::array<std::size_t, M>& offset, std::byte* kept_to, std::byte* staged_to) {
+  static_assert(M >= N);
+  std::array<const tensor_data*, N> found{};
+  std::string problems;
+  for (std::size_t i = 0; i < N; ++i) {
+    if (slots[i].literal) continue;  // its values are in the program
+    found[i] = source.find(slots[i].name);
+    check_weight(slots[i], found[i], source.origin(), problems);
+  }
+  if (!problems.empty()) throw error(concat("partita: bind failed:", problems));
+  for (std::size_t i = 0; i < N; ++i) {
+    const void* from = slots[i].literal ? static_cast<const void*>(slots[i].literal)
+                                        : static_cast<const void*>(found[i]->bytes.data());
+    std::memcpy((kept[i] ? kept_to : staged_to) + offset[i], from, slots[i].bytes());
+  }
+}
+
 /// "input 0 'x' (f32[1, 784])" or "output 1 (f32[1, 10])": a `run` argument in messages.
 inline std::string describe_slot(const tensor_slot& s, const char* role, std::size_t index) {
   std::string r = concat(role, " ", std::to_string(index));
@@ -7547,12 +7570,13 @@ void check_aliasing(const float* const* in, float* const* out) {
 // ---- begin partita/runtime/executable.hpp ----
 /// `compiled<Model, Backends...>`: the executable, its `bind` and its `run`.
 #include <atomic>
-#include <cstring>
+#include <chrono>
 #include <memory>
 #include <new>
 
 #include <boost/hana/at.hpp>
 #include <boost/hana/tuple.hpp>
+#include <boost/hana/unpack.hpp>
 
 // ---- begin partita/runtime/step_ref.hpp ----
 /// `step_ref`: what a kernel sees of the step it implements, at compile time.
@@ -7667,8 +7691,8 @@ class aligned_buffer {
 }  // namespace partita::detail
 // ---- end partita/core/detail/aligned_buffer.hpp ----
 // ---- begin partita/runtime/detail/call_guard.hpp ----
-/// Around an executable's calls: the busy flag that refuses a second thread, and the fork of a
-/// backend state that a transactional `bind` prepares into.
+/// Around an executable's calls: the busy flag that refuses a second thread, the fork of a
+/// backend state that a transactional `bind` prepares into, and a state's resident bytes.
 
 
 namespace partita::detail {
@@ -7683,6 +7707,16 @@ S fork_state(const S& s) {
     return S(s);
   } else {
     return S{};
+  }
+}
+
+/// Bytes a backend state holds, where it reports them (`resident_bytes()`), else 0.
+template <class S>
+std::size_t state_bytes(const S& s) {
+  if constexpr (requires { { s.resident_bytes() } -> std::convertible_to<std::size_t>; }) {
+    return s.resident_bytes();
+  } else {
+    return 0;
   }
 }
 
@@ -7988,6 +8022,93 @@ constexpr weight_layout<W> lay_out_weights(const P& plan, const std::array<bool,
 
 }  // namespace partita::detail
 // ---- end partita/runtime/detail/weight_layout.hpp ----
+// ---- begin partita/runtime/profile.hpp ----
+/// Per-step wall times of an executable (`compiled::profile()`, built with `-DPARTITA_PROFILE`)
+/// and their printed table (`print_profile`).
+#include <numeric>
+
+namespace partita {
+
+/// True where the program is built with `-DPARTITA_PROFILE`: every `run` then reads the clock
+/// around each step (two `steady_clock` reads a step, some 40 ns). Off, the executable keeps
+/// its (zero) table and reads no clock. Build every translation unit of a program alike.
+#if defined(PARTITA_PROFILE)
+inline constexpr bool profiling = true;
+#else
+inline constexpr bool profiling = false;
+#endif
+
+/// The wall time of each step of one executable, summed over the runs since it was created or
+/// its `reset_profile()`, and of the output copies after the last step; all zero unless
+/// `profiling`. A step split across threads counts once, from its start to its last thread's end.
+template <std::size_t Steps>
+struct step_profile {
+  std::array<std::uint64_t, Steps> ns{};
+  std::uint64_t copies_ns = 0;
+  std::uint64_t runs = 0;
+
+  /// Mean microseconds of step `s` per run.
+  double mean_us(std::size_t s) const { return runs ? static_cast<double>(ns[s]) / 1e3 / static_cast<double>(runs) : 0; }
+  /// Mean microseconds of a whole run: every step and the copies.
+  double total_us() const {
+    const std::uint64_t all = std::accumulate(ns.begin(), ns.end(), copies_ns);
+    return runs ? static_cast<double>(all) / 1e3 / static_cast<double>(runs) : 0;
+  }
+};
+
+namespace detail {
+/// Nanoseconds since `start`, for the executable's step loop.
+inline std::uint64_t ns_since(std::chrono::steady_clock::time_point start) {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
+}
+}  // namespace detail
+
+/// The profile of `exe` as a table: one line per step (index, backend, what it runs, its output
+/// shape, mean µs per run, share of the run), then the output copies, then the `top` slowest
+/// steps. Explains itself when the program is built without `PARTITA_PROFILE` or has not run.
+template <class Exe>
+std::string print_profile(const Exe& exe, std::size_t top = 10) {
+  if constexpr (!profiling) {
+    return "no profile: build with -DPARTITA_PROFILE to time each step\n";
+  } else {
+    const auto& p = exe.profile();
+    if (p.runs == 0) return "no profile: the executable has not run since its profile was reset\n";
+    const double total = p.total_us();
+    std::string out;
+    char line[256];
+    std::snprintf(line, sizeof line, "profile: %llu runs, %.1f us per run\n", static_cast<unsigned long long>(p.runs),
+                  total);
+    out += line;
+    out += "  step backend  what                                    shape                  us      %\n";
+    const auto row = [&](std::size_t s) {
+      const std::string shape = to_string(Exe::plan.nodes[static_cast<std::size_t>(Exe::plan.steps[s].node)].out);
+      const std::string_view name = Exe::step_name(s), backend = Exe::step_backend(s);
+      std::snprintf(line, sizeof line, "  %4zu %-8.*s %-39.*s %-20s %8.1f %6.2f\n", s, static_cast<int>(backend.size()),
+                    backend.data(), static_cast<int>(name.size()), name.data(), shape.c_str(), p.mean_us(s),
+                    total > 0 ? 100.0 * p.mean_us(s) / total : 0.0);
+      out += line;
+    };
+    for (std::size_t s = 0; s < Exe::num_steps; ++s) row(s);
+    const double copies = static_cast<double>(p.copies_ns) / 1e3 / static_cast<double>(p.runs);
+    std::snprintf(line, sizeof line, "       output copies %63.1f %6.2f\n", copies, total > 0 ? 100.0 * copies / total : 0.0);
+    out += line;
+    std::array<std::size_t, Exe::num_steps> order{};
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::sort(order.begin(), order.end(),
+              [&](std::size_t a, std::size_t b) { return p.ns[a] != p.ns[b] ? p.ns[a] > p.ns[b] : a < b; });
+    const std::size_t shown = std::min(top, order.size());
+    if (shown > 0) {
+      std::snprintf(line, sizeof line, "slowest %zu:\n", shown);
+      out += line;
+      for (std::size_t i = 0; i < shown; ++i) row(order[i]);
+    }
+    return out;
+  }
+}
+
+}  // namespace partita
+// ---- end partita/runtime/profile.hpp ----
 
 namespace partita {
 namespace detail {
@@ -8097,6 +8218,7 @@ class compiled {
       : arena_(std::move(o.arena_)),
         weights_(std::move(o.weights_)),
         states_(std::move(o.states_)),
+        profile_(o.profile_),
         bound_(std::exchange(o.bound_, false)),
         live_(std::exchange(o.live_, false)) {}
   compiled& operator=(compiled&& o) noexcept {
@@ -8104,6 +8226,7 @@ class compiled {
       arena_ = std::move(o.arena_);
       weights_ = std::move(o.weights_);
       states_ = std::move(o.states_);
+      profile_ = o.profile_;
       bound_ = std::exchange(o.bound_, false);
       live_ = std::exchange(o.live_, false);
     }
@@ -8146,20 +8269,8 @@ class compiled {
   compiled& bind(const Source& source) {
     const detail::busy_guard guard(busy_, "bind");
     check_live("bind");
-    std::array<const tensor_data*, plan.weights.size()> found{};
-    std::string problems;
-    for (std::size_t i = 0; i < plan.weights.size(); ++i) {
-      if (weight_slots[i].literal) continue;  // its values are in the program
-      found[i] = source.find(weight_slots[i].name);
-      detail::check_weight(weight_slots[i], found[i], source.origin(), problems);
-    }
-    if (!problems.empty()) throw error(detail::concat("partita: bind failed:", problems));
     detail::aligned_buffer kept(layout.kept_bytes), staged(layout.staged_bytes);
-    for (std::size_t i = 0; i < plan.weights.size(); ++i) {
-      const void* from = weight_slots[i].literal ? static_cast<const void*>(weight_slots[i].literal)
-                                                 : static_cast<const void*>(found[i]->bytes.data());
-      std::memcpy((raw_needed[i] ? kept : staged).get() + layout.offset[i], from, weight_slots[i].bytes());
-    }
+    detail::gather_weights(weight_slots, source, raw_needed, layout.offset, kept.get(), staged.get());
     states_t next = fork_states(std::make_index_sequence<sizeof...(Backends)>{});
     prepare_steps(next, kept.get(), staged.get());
     weights_ = std::move(kept);
@@ -8179,6 +8290,12 @@ class compiled {
     return boost::hana::at_c<detail::index_of_backend<B, Backends...>>(states_);
   }
 
+  /// The wall time of each step over the runs so far (see `step_profile`; all zero unless the
+  /// program is built with `-DPARTITA_PROFILE`). `print_profile(exe)` prints it as a table.
+  const step_profile<num_steps>& profile() const { return profile_; }
+  /// Starts the profile afresh (after warm-up runs, say).
+  void reset_profile() { profile_ = {}; }
+
   /// True once `bind` has succeeded (false again on a moved-from executable).
   bool bound() const { return bound_ && live_; }
 
@@ -8186,7 +8303,8 @@ class compiled {
   /// bound) and what each backend state reports (`state::resident_bytes()`, where it has one:
   /// packed weights, scratch).
   std::size_t resident_bytes() const {
-    return arena_.size() + weights_.size() + states_bytes(std::make_index_sequence<sizeof...(Backends)>{});
+    return arena_.size() + weights_.size() +
+           boost::hana::unpack(states_, [](const auto&... st) { return (std::size_t{0} + ... + detail::state_bytes(st)); });
   }
 
   /// Runs the model: the inputs, then the outputs, in model order. Each is a
@@ -8241,16 +8359,6 @@ class compiled {
     return states_t(detail::fork_state(boost::hana::at_c<I>(states_))...);
   }
 
-  template <std::size_t... I>
-  std::size_t states_bytes(std::index_sequence<I...>) const {
-    std::size_t n = 0;
-    const auto add = [&](const auto& st) {
-      if constexpr (requires { { st.resident_bytes() } -> std::convertible_to<std::size_t>; }) n += st.resident_bytes();
-    };
-    (add(boost::hana::at_c<I>(states_)), ...);
-    return n;
-  }
-
   void execute(const float* const* in, float* const* out) {
     for (std::size_t s = 0; s < num_steps; ++s) {
       if constexpr (sizeof...(Backends) > 1) {
@@ -8258,12 +8366,20 @@ class compiled {
         const std::size_t before = owner[(s + num_steps - 1) % (num_steps ? num_steps : 1)];  // no division by zero to warn of
         if (before != owner[s]) rest(before, std::make_index_sequence<sizeof...(Backends)>{});
       }
+      [[maybe_unused]] const auto start = profiling ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
       runs[s](*this, in, out, static_cast<int>(s));
+      if constexpr (profiling) profile_.ns[s] += detail::ns_since(start);
     }
+    [[maybe_unused]] const auto copies_start =
+        profiling ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     for (const output_copy& c : copies) {
       const float* from = locate(c.from, in, out);
       // An output given the very buffer of the input it copies needs no copy (alias_rules).
       if (from != out[c.output]) std::memcpy(out[c.output], from, c.bytes);
+    }
+    if constexpr (profiling) {
+      profile_.copies_ns += detail::ns_since(copies_start);
+      ++profile_.runs;
     }
   }
 
@@ -8348,6 +8464,7 @@ class compiled {
   detail::aligned_buffer weights_;  // the kept weights (`kept_weight_bytes`), after bind
   // One state per backend, of unrelated types: a Hana tuple, indexed at compile time.
   states_t states_{};
+  step_profile<num_steps> profile_{};
   bool bound_ = false;
   bool live_ = true;  // false once moved from
   std::atomic<bool> busy_{false};
@@ -10007,77 +10124,21 @@ struct reference {
 // ---- begin partita/backends/cpu/cpu.hpp ----
 /// The cpu backend (the host): xsimd kernels for every op and fused GEMM composites.
 
-// ---- begin partita/backends/cpu/detail/conv1d.hpp ----
-/// cpu conv1d: the conv2d kernel run on the step seen as conv2d of H = 1 views.
-// conv1d of [N, C, L] by [O, C / groups, K] is conv2d of [N, C, 1, L] by [O, C / groups, 1, K]:
-// the same bytes, so nothing is copied. `conv1d_step` presents a conv1d step as that conv2d step
-// (its node, arguments and attributes) to `gemm_kernel`, which then packs, pads and tiles it as
-// any conv2d; the conv1d node already keeps its stride, padding and dilation on the width axis.
+// ---- begin partita/backends/cpu/detail/attention.hpp ----
+/// cpu attention: softmax(Q·Kᵀ · scale + mask)·V as one kernel, and softmax of a scaled, masked
+/// value as one pass.
+// A step of the attention composite never writes its score matrices to memory: each task takes a
+// block of query rows of one matrix, computes their scores into its scratch (rows × keys, at most
+// 256 KB, so the block stays in L2), applies scale, mask and softmax there row by row while the
+// row is in L1, and multiplies the probabilities by V straight into the output. Both products
+// run the matmul kernel's loops on the calling thread; the units (matrix, row block) are split
+// statically across the pool like every other step.
 
-namespace partita::detail::cpu {
-
-/// A rank-3 NCL (or OCK) shape as the NC1L (OC1K) shape of its H = 1 view.
-constexpr shape with_unit_height(const shape& s) { return shape{4, {s[0], s[1], 1, s[2]}}; }
-
-/// conv1d step `Step` seen as a conv2d step, for kernels written against conv2d steps.
-template <class Step>
-struct conv1d_step {
-  static_assert(Step::op == op_id::conv1d, "partita: conv1d_step views conv1d steps only");
-  static constexpr attrs at = *Step::node.at;
-  static constexpr graph_node node = [] {
-    graph_node n = Step::node;
-    n.op = op_id::conv2d;
-    n.out = with_unit_height(n.out);
-    n.at = &at;
-    return n;
-  }();
-  static constexpr op_id op = op_id::conv2d;
-  static constexpr int num_args = Step::num_args;
-  static constexpr int num_params = Step::num_params;
-  static constexpr int index = Step::index;
-  static constexpr graph_node args[2] = {[] {
-                                           graph_node n = Step::arg(0);
-                                           n.out = with_unit_height(n.out);
-                                           return n;
-                                         }(),
-                                         [] {
-                                           graph_node n = Step::arg(1);
-                                           n.out = with_unit_height(n.out);
-                                           return n;
-                                         }()};
-  /// The node of argument `i` (the input, the weight), with its H = 1 shape.
-  static constexpr const graph_node& arg(int i) { return args[i]; }
-  // A conv1d step is no composite: the kernel names these only in branches it does not take.
-  static constexpr const graph_node& body(int i) { return Step::body(i); }
-  static constexpr int body_arg(int i, int k) { return Step::body_arg(i, k); }
-};
-
-}  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/conv1d.hpp ----
-// ---- begin partita/backends/cpu/detail/conv_transpose.hpp ----
-/// cpu conv_transpose2d: a GEMM of the transposed weights by the input, scatter-added into the output.
-// A transposed convolution multiplies each input pixel's channels by the weights and adds the
-// (Cout / groups) × KH × KW products into the output around the pixel's strided position. Per
-// group that is the GEMM cols = Wᵀ · X, with rows (co, kh, kw), depth the group's input
-// channels and columns the input positions, which X holds as rows of contiguous planes (B is
-// read in place); each MR × NR tile the micro-kernel leaves in registers is scatter-added into
-// the output (col2im) while it is hot, so no column matrix is ever stored. Threads own disjoint
-// sets of output channels (units of whole weight panels), so no two ever add to one output.
-#include <numeric>
-
-// ---- begin partita/backends/cpu/detail/conv.hpp ----
-/// cpu conv2d as a GEMM read straight from stride-phase-split input planes.
-// conv2d as GEMM straight from the input, with no im2col: the input is copied once per call into
-// zero-padded, stride-phase-split planes, after which row k = (channel, kh, kw) of the B matrix
-// is a contiguous run of that copy at a fixed offset (`boff[k]`, computed at compile time). Any
-// stride, padding, dilation and group count takes the same path; output positions are computed
-// in the padded planes' row pitch, and the few columns past each output row are dropped at the
-// store.
-
-// ---- begin partita/backends/cpu/detail/gemm.hpp ----
-/// The register-blocked GEMM micro-kernel shared by cpu dense and conv2d.
-// The register-blocked GEMM core shared by dense and conv2d: C[MR×NR] (+)= A[MR×k] · B[k×NR]
-// with NR = NV vectors, the accumulators held in registers for the whole k loop.
+// ---- begin partita/backends/cpu/detail/fused.hpp ----
+/// What a fused cpu composite computes, read off its body at compile time.
+// What a fused cpu composite computes, read off its body at compile time: one dense, conv2d or
+// matmul, then optionally a bias, a batch norm (folded into the weights at bind), a residual add
+// and an activation (x · sigmoid(x) counting as SiLU), in that order.
 
 // ---- begin partita/backends/cpu/detail/epilogue.hpp ----
 /// The epilogue a cpu GEMM applies while storing: bias, scale, residual, activation.
@@ -10523,6 +10584,157 @@ inline float activate(float x, activation a, float lo, float hi) {
 
 namespace partita::detail::cpu {
 
+/// Kernel input slots (-1: absent) and epilogue of a GEMM step, fused or not.
+struct gemm_step {
+  op_id main = op_id::dense;
+  int main_node = -1;  // body index (fused) of the dense / conv2d
+  int x = 0, w = 1;
+  int bias = -1;
+  int gamma = -1, beta = -1, mean = -1, var = -1;
+  float epsilon = 0.f;
+  int residual = -1;
+  activation act = activation::none;
+  float lo = 0.f, hi = 0.f;
+  bool ok = true;  // false: the body holds something else (not a cpu composite)
+};
+
+/// The kernel input that body node `i` of fused step `S` arrives in: parameters first, then
+/// the weights bound inside, in body order.
+template <class S>
+constexpr int input_slot(int i) {
+  const graph_node& n = S::body(i);
+  if (n.op == op_id::param) return n.index;
+  if (n.op != op_id::weight) return -1;
+  int slot = S::num_params;
+  for (int j = 0; j < i; ++j) slot += S::body(j).op == op_id::weight ? 1 : 0;
+  return slot;
+}
+
+template <class S>
+constexpr gemm_step analyse_fused() {
+  gemm_step g;
+  int chain = -1;  // body index of the value the epilogue is applied to so far
+  for (int i = 0; i < S::body_size(); ++i) {
+    const graph_node& n = S::body(i);
+    switch (n.op) {
+      case op_id::param:
+      case op_id::weight: break;
+      case op_id::dense:
+      case op_id::conv2d:
+      case op_id::matmul:
+        if (chain != -1) g.ok = false;
+        g.main = n.op;
+        g.main_node = i;
+        g.x = input_slot<S>(S::body_arg(i, 0));
+        g.w = input_slot<S>(S::body_arg(i, 1));
+        // dense and conv2d pack a bound weight; matmul's B may be any value.
+        if (n.op != op_id::matmul && S::body(S::body_arg(i, 1)).op != op_id::weight) g.ok = false;
+        chain = i;
+        break;
+      case op_id::bias_add:
+        if (S::body_arg(i, 0) != chain || g.bias != -1 || g.gamma != -1 || g.residual != -1 || g.act != activation::none)
+          g.ok = false;
+        g.bias = input_slot<S>(S::body_arg(i, 1));
+        chain = i;
+        break;
+      case op_id::batch_norm:
+        if (S::body_arg(i, 0) != chain || g.gamma != -1 || g.residual != -1 || g.act != activation::none) g.ok = false;
+        g.gamma = input_slot<S>(S::body_arg(i, 1));
+        g.beta = input_slot<S>(S::body_arg(i, 2));
+        g.mean = input_slot<S>(S::body_arg(i, 3));
+        g.var = input_slot<S>(S::body_arg(i, 4));
+        g.epsilon = n.at->epsilon;
+        chain = i;
+        break;
+      case op_id::add: {
+        const int a = S::body_arg(i, 0), b = S::body_arg(i, 1);
+        if ((a != chain && b != chain) || g.residual != -1 || g.act != activation::none) g.ok = false;
+        const int other = a == chain ? b : a;
+        g.residual = input_slot<S>(other);
+        if (g.residual < 0 || !(S::body(other).out == n.out)) g.ok = false;
+        chain = i;
+        break;
+      }
+      case op_id::relu:
+      case op_id::clip:
+      case op_id::sigmoid:
+      case op_id::tanh:
+      case op_id::gelu:
+      case op_id::gelu_tanh:
+      case op_id::silu:
+      case op_id::hardswish:
+      case op_id::hardsigmoid:
+      case op_id::leaky_relu: {
+        if (S::body_arg(i, 0) != chain || g.act != activation::none) g.ok = false;
+        g.act = activation_of(n.op);
+        const activation_params p = params_of(n.op, *n.at);
+        g.lo = p.lo;
+        g.hi = p.hi;
+        chain = i;
+        break;
+      }
+      case op_id::multiply: {
+        // x · sigmoid(x), the SiLU that exporters spell out: the sigmoid already read the chain.
+        const int a = S::body_arg(i, 0), b = S::body_arg(i, 1);
+        const int sig = a == chain ? a : b, other = a == chain ? b : a;
+        if (sig != chain || g.act != activation::sigmoid || S::body(sig).op != op_id::sigmoid ||
+            S::body_arg(sig, 0) != other)
+          g.ok = false;
+        g.act = activation::silu;
+        chain = i;
+        break;
+      }
+      default: g.ok = false; break;
+    }
+  }
+  if (g.main_node < 0 || chain != S::body_size() - 1) g.ok = false;
+  return g;
+}
+
+/// What step S's kernel computes: a fused composite's body analysed, else its own op alone.
+template <class S>
+constexpr gemm_step analyse() {
+  if constexpr (S::op == op_id::call) {
+    return analyse_fused<S>();
+  } else {
+    gemm_step g;
+    g.main = S::op;
+    return g;
+  }
+}
+
+/// The op step S's kernel is built around: a fused composite's dense, conv2d or matmul, else
+/// the step's own op.
+template <class S>
+constexpr op_id main_op() {
+  return analyse<S>().main;
+}
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/fused.hpp ----
+// ---- begin partita/backends/cpu/detail/matmul.hpp ----
+/// cpu matmul: batched op(A) · op(B) with numpy broadcasting, on the GEMM micro-kernel.
+// The loops of one product are BLIS's: depth passes of kc, B packed kc × (up to 16 panels) per
+// pass (or read from its form packed at bind), A in blocks of up to 144 rows that stay in L2
+// while every panel's micro-tiles run over them. Work is split statically into (matrix, piece)
+// units, a piece being a range of column panels (each task packs only its own B) or of row
+// blocks, whichever divides more evenly.
+
+// ---- begin partita/backends/cpu/detail/matmul_pack.hpp ----
+/// cpu matmul's geometry (numpy broadcasting of the batch dims) and its operand packing.
+// The shapes of one batched matmul C[b] = op(A[b']) · op(B[b'']) reduced to what the GEMM loops
+// need, and the copies that put each operand in the form the micro-kernel reads: B in panels of
+// NR columns ([k][NR], zero-padded), A either in place (rows) or, when transposed, in blocks of
+// MR rows ([k][MR]).
+
+// ---- begin partita/backends/cpu/detail/gemm.hpp ----
+/// The register-blocked GEMM micro-kernel shared by cpu dense and conv2d.
+// The register-blocked GEMM core shared by dense and conv2d: C[MR×NR] (+)= A[MR×k] · B[k×NR]
+// with NR = NV vectors, the accumulators held in registers for the whole k loop.
+
+
+namespace partita::detail::cpu {
+
 using simd::vec;
 inline constexpr int W = simd::width;
 
@@ -10647,263 +10859,861 @@ inline epilogue tile_epilogue(const epilogue& e, int m0, int n0, std::ptrdiff_t 
 }  // namespace partita::detail::cpu
 // ---- end partita/backends/cpu/detail/gemm.hpp ----
 
+#if defined(__AVX__)
+#include <immintrin.h>
+#endif
+
 namespace partita::detail::cpu {
 
-/// Shapes of one conv2d, per image.
-struct conv_geometry {
-  int batch = 1, c = 0, h = 0, w = 0;       // input
-  int o = 0, oh = 0, ow = 0;                // output
-  int kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1, groups = 1;
-  int cg = 0, og = 0, k = 0;                // per group: input channels, output channels, GEMM depth
-  int hq = 0, wq = 0;                       // a phase plane's height and width (its row pitch)
-  int phases = 1;                           // sh · sw
-  std::uint32_t used_phases = ~0u;          // bit a · sw + b: some kernel tap reads phase (a, b) (all, past 32)
-  std::size_t plane_set = 0;                // floats per channel: phases · hq · wq
-  int npos = 0;                             // positions computed: oh · wq
-  std::size_t buffer_floats = 0;            // the copy, with slack for the last tile's reads
-};
+inline constexpr int matmul_max_batch_rank = max_rank - 2;
 
-template <int MR, int NV>
-struct conv_blocking {
-  static constexpr int mr = MR, nv = NV, nr = NV * W;
-};
+/// One batched matmul: `batch` products of op(A) [m×k] by op(B) [k×n], each A and B matrix
+/// contiguous and row-major as stored (transposed: A stored [k×m], B stored [n×k]). Output batch
+/// index i, written in the output batch `dims`, reads A matrix Σ idx·a_step and B matrix
+/// Σ idx·b_step (a step of 0 broadcasts).
+struct matmul_geometry {
+  int m = 0, n = 0, k = 0;
+  bool ta = false, tb = false;
+  int batch = 1;
+  int batch_rank = 0;
+  std::array<int, matmul_max_batch_rank> dims{};
+  std::array<std::int64_t, matmul_max_batch_rank> a_step{}, b_step{};
+  int b_matrices = 1;  // matrices B holds (packed at bind when it is a weight)
+  bool ok = true;      // the shapes agree (k, broadcastable batch dims)
 
-/// The blocking conv2d uses on this instruction set: 8 output channels × 2 vectors with AVX-512
-/// (16 of 32 registers accumulate), 6 × 2 with 16 registers.
-using conv_block = conv_blocking<(W >= 16 ? 8 : 6), 2>;
-
-constexpr conv_geometry make_conv_geometry(const shape& x, const shape& wt, const shape& y, const attrs& a) {
-  conv_geometry g;
-  g.batch = static_cast<int>(x[0]);
-  g.c = static_cast<int>(x[1]);
-  g.h = static_cast<int>(x[2]);
-  g.w = static_cast<int>(x[3]);
-  g.o = static_cast<int>(y[1]);
-  g.oh = static_cast<int>(y[2]);
-  g.ow = static_cast<int>(y[3]);
-  g.kh = static_cast<int>(wt[2]);
-  g.kw = static_cast<int>(wt[3]);
-  g.sh = a.stride[0];
-  g.sw = a.stride[1];
-  g.ph = a.padding[0];
-  g.pw = a.padding[1];
-  g.dh = a.dilation[0];
-  g.dw = a.dilation[1];
-  g.groups = a.groups;
-  g.cg = g.c / g.groups;
-  g.og = g.o / g.groups;
-  g.k = g.cg * g.kh * g.kw;
-  // The padding after each axis may differ from the padding before it (ONNX pads, TF "SAME").
-  const int hp = g.h + g.ph + end_padding(a, 0), wp = g.w + g.pw + end_padding(a, 1);
-  g.hq = (hp + g.sh - 1) / g.sh;
-  g.wq = (wp + g.sw - 1) / g.sw;
-  g.phases = g.sh * g.sw;
-  if (g.phases <= 32) {
-    g.used_phases = 0;
-    for (int i = 0; i < g.kh; ++i)
-      for (int j = 0; j < g.kw; ++j) g.used_phases |= 1u << (((i * g.dh) % g.sh) * g.sw + (j * g.dw) % g.sw);
+  constexpr void operands(int i, std::int64_t& am, std::int64_t& bm) const {
+    am = 0;
+    bm = 0;
+    for (int d = batch_rank - 1; d >= 0; --d) {
+      const int at = i % dims[static_cast<std::size_t>(d)];
+      i /= dims[static_cast<std::size_t>(d)];
+      am += at * a_step[static_cast<std::size_t>(d)];
+      bm += at * b_step[static_cast<std::size_t>(d)];
+    }
   }
-  g.plane_set = static_cast<std::size_t>(g.phases) * static_cast<std::size_t>(g.hq) * static_cast<std::size_t>(g.wq);
-  g.npos = g.oh * g.wq;
-  const int nr = conv_block::nr;
-  const std::size_t tiles = static_cast<std::size_t>((g.npos + nr - 1) / nr);
-  const std::size_t max_off = static_cast<std::size_t>(g.cg - 1) * g.plane_set +
-                              static_cast<std::size_t>(g.phases - 1) * static_cast<std::size_t>(g.hq * g.wq) +
-                              static_cast<std::size_t>((g.kh - 1) * g.dh / g.sh) * static_cast<std::size_t>(g.wq) +
-                              static_cast<std::size_t>((g.kw - 1) * g.dw / g.sw);
-  // Every group reads its channels' planes; the last group's last tile reads furthest.
-  g.buffer_floats = static_cast<std::size_t>(g.c - g.cg) * g.plane_set + max_off + tiles * static_cast<std::size_t>(nr) + 64;
+};
+
+/// The geometry of matmul(a, b) with numpy semantics: the last two dims are the matrix, the
+/// others broadcast from the back. When B is the same matrix for every batch and A is read in
+/// place, the batch folds into A's rows (one GEMM of batch·m rows).
+constexpr matmul_geometry make_matmul_geometry(const shape& a, const shape& b, bool ta, bool tb) {
+  matmul_geometry g;
+  g.ta = ta;
+  g.tb = tb;
+  if (a.rank < 2 || b.rank < 2) {
+    g.ok = false;
+    return g;
+  }
+  g.m = static_cast<int>(ta ? a.back(0) : a.back(1));
+  g.k = static_cast<int>(ta ? a.back(1) : a.back(0));
+  g.n = static_cast<int>(tb ? b.back(1) : b.back(0));
+  g.ok = (tb ? b.back(0) : b.back(1)) == g.k;
+  const int r = std::max(a.rank, b.rank) - 2;
+  g.batch_rank = r;
+  std::int64_t am = 1, bm = 1, batch = 1;
+  for (int i = r - 1; i >= 0; --i) {
+    const int ia = a.rank - 2 - r + i, ib = b.rank - 2 - r + i;
+    const std::int64_t da = ia >= 0 ? a[ia] : 1, db = ib >= 0 ? b[ib] : 1;
+    if (da != db && da != 1 && db != 1) g.ok = false;
+    const std::size_t at = static_cast<std::size_t>(i);
+    g.dims[at] = static_cast<int>(std::max(da, db));
+    g.a_step[at] = da == 1 ? 0 : am;
+    g.b_step[at] = db == 1 ? 0 : bm;
+    am *= da;
+    bm *= db;
+    batch *= g.dims[at];
+  }
+  g.batch = static_cast<int>(batch);
+  g.b_matrices = static_cast<int>(bm);
+  if (batch > 1 && bm == 1 && am == batch && !ta) {
+    g.m *= g.batch;
+    g.batch = 1;
+    g.batch_rank = 0;
+  }
   return g;
 }
 
-/// Offsets of B's rows in the phase-split copy, row k = (channel, kh, kw) in OIHW order.
-template <std::size_t K>
-constexpr std::array<std::int32_t, K> conv_offsets(const conv_geometry& g) {
-  std::array<std::int32_t, K> off{};
-  std::size_t k = 0;
-  for (int ci = 0; ci < g.cg; ++ci)
-    for (int i = 0; i < g.kh; ++i)
-      for (int j = 0; j < g.kw; ++j) {
-        const int rh = i * g.dh, rw = j * g.dw;
-        const int phase = (rh % g.sh) * g.sw + (rw % g.sw);
-        off[k++] = static_cast<std::int32_t>(static_cast<std::size_t>(ci) * g.plane_set +
-                                             static_cast<std::size_t>(phase * g.hq * g.wq + (rh / g.sh) * g.wq + rw / g.sw));
+/// The micro-tile: MR rows by NV vectors. The conv blocking (6 × 2 vectors with 16 registers,
+/// 8 × 2 with 32) for most; a few rows get fewer rows and, with one or two, more vectors so that
+/// the FMAs still have independent accumulators.
+struct matmul_tile {
+  int mr = 1, nv = 1;
+};
+inline constexpr int matmul_main_mr = W >= 16 ? 8 : 6;
+
+constexpr matmul_tile matmul_tile_for(int m) {
+  if (m <= 2) return {m < 1 ? 1 : m, 4};
+  if (m <= 4) return {4, 2};
+  return {matmul_main_mr, 2};
+}
+
+/// Depth of one pass: at most 256 (a B micro-panel of 16 KB with 16 columns stays in L1), the
+/// passes of equal depth.
+constexpr int matmul_kc(int k) {
+  const int passes = (k + 255) / 256;
+  return passes < 1 ? 1 : (k + passes - 1) / passes;
+}
+/// Row blocks whose A stays in L2 across the panels (144 rows of 6, 192 of 8), and panels whose
+/// packed B is reused across those row blocks (256 KB at most with AVX2: it stays in L2 too;
+/// more panels measured no faster).
+inline constexpr int matmul_mc_blocks = 24;
+inline constexpr int matmul_nc_panels = 16;
+
+/// The row blocks of m rows: `whole` blocks of MR rows, then `shorter` blocks of MR - 1, so that
+/// no row is padded (the rows of a micro-tile cost the same, shorter or not). Where m is too
+/// small for that, the last of the whole blocks is partial.
+struct matmul_rows {
+  int mr = 1, whole = 0, shorter = 0;
+  constexpr int blocks() const { return whole + shorter; }
+  /// The first row of block i (past the end for i = blocks()).
+  constexpr int row(int i) const { return i <= whole ? i * mr : whole * mr + (i - whole) * (mr - 1); }
+};
+
+constexpr matmul_rows matmul_rows_for(int m, int mr, bool mixed) {
+  matmul_rows r;
+  r.mr = mr;
+  const int shorter = mixed && mr > 1 ? (mr - m % mr) % mr : 0;
+  if (shorter > 0 && shorter * (mr - 1) <= m) {
+    r.shorter = shorter;
+    r.whole = (m - shorter * (mr - 1)) / mr;
+  } else {
+    r.whole = (m + mr - 1) / mr;
+  }
+  return r;
+}
+
+/// Floats of B packed for all its matrices (`prepare` of a weight B).
+constexpr std::size_t matmul_packed_b_floats(const matmul_geometry& g) {
+  const int nr = matmul_tile_for(g.m).nv * W;
+  return static_cast<std::size_t>(g.b_matrices) * static_cast<std::size_t>((g.n + nr - 1) / nr) *
+         static_cast<std::size_t>(g.k) * static_cast<std::size_t>(nr);
+}
+
+/// Floats of scratch one thread needs: a B buffer of kc × nc and an A block of mc × kc.
+constexpr std::size_t matmul_scratch_floats(const matmul_geometry& g) {
+  const matmul_tile t = matmul_tile_for(g.m);
+  const int nr = t.nv * W, kc = matmul_kc(g.k);
+  const int panels = std::min((g.n + nr - 1) / nr, matmul_nc_panels);
+  const int blocks = std::min(matmul_rows_for(g.m, t.mr, t.mr == matmul_main_mr).blocks(), matmul_mc_blocks);
+  return static_cast<std::size_t>(kc) * static_cast<std::size_t>(panels * nr + blocks * t.mr);
+}
+
+/// dst[k · ldd + j] = src[j · lds + k] for j, k < 8.
+inline void transpose8(const float* src, std::ptrdiff_t lds, float* dst, std::ptrdiff_t ldd) {
+#if defined(__AVX__)
+  // xsimd 8.1 has no transpose, and its zip_lo/zip_hi stay within 128-bit lanes on AVX only:
+  // the classic unpack/shuffle/permute sequence is spelled out here (with any AVX, AVX-512 too).
+  __m256 r[8], t[8];
+  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(src + i * lds);
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 8; i += 4) {
+    r[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+    r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
+    r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+    r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+  }
+  for (int i = 0; i < 4; ++i) {
+    _mm256_storeu_ps(dst + i * ldd, _mm256_permute2f128_ps(r[i], r[i + 4], 0x20));
+    _mm256_storeu_ps(dst + (i + 4) * ldd, _mm256_permute2f128_ps(r[i], r[i + 4], 0x31));
+  }
+#else
+  for (int k = 0; k < 8; ++k)
+    for (int j = 0; j < 8; ++j) dst[k * ldd + j] = src[j * lds + k];
+#endif
+}
+
+/// Columns [n0, n0 + nr) and depths [k0, k0 + kc) of op(B) into dst [kc][NR], zero past nr.
+/// `b` is one B matrix as stored: [k][ldb] (ldb = n), or transposed [n][ldb] (ldb = k).
+template <int NR>
+inline void pack_b_panel(const float* b, std::ptrdiff_t ldb, bool tb, int k0, int kc, int n0, int nr, float* dst) {
+  if (!tb) {
+    const float* src = b + k0 * ldb + n0;
+    if (nr == NR) {
+      for (int k = 0; k < kc; ++k)
+#pragma GCC unroll 8
+        for (int v = 0; v < NR / W; ++v) simd::store(dst + k * NR + v * W, simd::load(src + k * ldb + v * W));
+    } else {
+      for (int k = 0; k < kc; ++k) {
+        std::copy_n(src + k * ldb, nr, dst + k * NR);
+        std::fill(dst + k * NR + nr, dst + (k + 1) * NR, 0.f);
       }
-  return off;
-}
-
-/// Packs OIHW weights as [group][panel][k][MR] (rows past a group's output channels are zero).
-inline void pack_conv_weights(const conv_geometry& g, const float* w, float* packed) {
-  constexpr int MR = conv_block::mr;
-  const int panels = (g.og + MR - 1) / MR;
-  for (int gr = 0; gr < g.groups; ++gr)
-    for (int p = 0; p < panels; ++p) {
-      float* dst = packed + (static_cast<std::ptrdiff_t>(gr) * panels + p) * static_cast<std::ptrdiff_t>(g.k) * MR;
-      for (int k = 0; k < g.k; ++k)
-        for (int m = 0; m < MR; ++m) {
-          const int o = p * MR + m;
-          dst[static_cast<std::ptrdiff_t>(k) * MR + m] =
-              o < g.og ? w[(static_cast<std::ptrdiff_t>(gr) * g.og + o) * static_cast<std::ptrdiff_t>(g.k) + k] : 0.f;
-        }
     }
-}
-
-constexpr std::size_t packed_conv_floats(const conv_geometry& g) {
-  const int panels = (g.og + conv_block::mr - 1) / conv_block::mr;
-  return static_cast<std::size_t>(g.groups) * static_cast<std::size_t>(panels) * static_cast<std::size_t>(g.k) * conv_block::mr;
-}
-
-/// `dst[j] = src[j · stride]` for j < n; nothing past src[(n - 1) · stride] is read. Stride 2,
-/// the common strided convolution, deinterleaves vectors (scalar, this copy cost a stride-2
-/// depthwise convolution several times its arithmetic).
-inline void copy_strided(float* __restrict dst, const float* __restrict src, int n, int stride) {
-  int j = 0;
-  if (stride == 2)
-    for (; j + W < n; j += W) simd::store(dst + j, simd::evens(simd::load(src + 2 * j), simd::load(src + 2 * j + W)));
-  for (; j < n; ++j) dst[j] = src[static_cast<std::ptrdiff_t>(j) * stride];
-}
-
-/// Copies one input channel `src` (h × w) into its padded phase planes at `dst` (plane_set floats).
-inline void conv_copy_plane(const conv_geometry& g, const float* src, float* dst) {
-  const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(g.hq) * g.wq;
-  if (g.sh == 1 && g.sw == 1) {
-    std::fill(dst, dst + static_cast<std::ptrdiff_t>(g.ph) * g.wq, 0.f);
-    for (int i = 0; i < g.h; ++i) {
-      float* row = dst + static_cast<std::ptrdiff_t>(i + g.ph) * g.wq;
-      std::fill(row, row + g.pw, 0.f);
-      std::memcpy(row + g.pw, src + static_cast<std::ptrdiff_t>(i) * g.w, sizeof(float) * static_cast<std::size_t>(g.w));
-      std::fill(row + g.pw + g.w, row + g.wq, 0.f);
-    }
-    std::fill(dst + static_cast<std::ptrdiff_t>(g.h + g.ph) * g.wq, dst + plane, 0.f);
     return;
   }
-  for (int a = 0; a < g.sh; ++a)
-    for (int b = 0; b < g.sw; ++b) {
-      if (a * g.sw + b < 32 && !(g.used_phases >> (a * g.sw + b) & 1u)) continue;  // no tap reads it (1×1 stride 2)
-      float* p = dst + static_cast<std::ptrdiff_t>(a * g.sw + b) * plane;
-      for (int i = 0; i < g.hq; ++i) {
-        const int ih = i * g.sh + a - g.ph;
-        float* row = p + static_cast<std::ptrdiff_t>(i) * g.wq;
-        if (ih < 0 || ih >= g.h) {
-          std::fill(row, row + g.wq, 0.f);
-          continue;
-        }
-        // Columns j with 0 ≤ j·sw + b - pw < w are copied, the rest are padding: the copy loop
-        // has no test in it (a strided read the compiler can vectorize).
-        const float* s = src + static_cast<std::ptrdiff_t>(ih) * g.w;
-        const int j0 = std::min(g.wq, std::max(0, (g.pw - b + g.sw - 1) / g.sw));
-        const int j1 = std::max(j0, std::min(g.wq, (g.w + g.pw - b + g.sw - 1) / g.sw));
-        std::fill(row, row + j0, 0.f);
-        copy_strided(row + j0, s + (j0 * g.sw + b - g.pw), j1 - j0, g.sw);
-        std::fill(row + j1, row + g.wq, 0.f);
+  // Transposed: row j of the stored matrix is column j of op(B). Blocks of 8 columns by 8
+  // depths go through registers; the remaining depths and columns one by one.
+  const float* src = b + n0 * ldb + k0;
+  const int k8 = kc - kc % 8;
+  int j = 0;
+  for (; j + 8 <= nr; j += 8) {
+    for (int k = 0; k < k8; k += 8) transpose8(src + j * ldb + k, ldb, dst + k * NR + j, NR);
+    for (std::ptrdiff_t k = k8; k < kc; ++k)
+      for (int jj = 0; jj < 8; ++jj) dst[k * NR + j + jj] = src[(j + jj) * ldb + k];
+  }
+  for (; j < nr; ++j)
+    for (int k = 0; k < kc; ++k) dst[k * NR + j] = src[j * ldb + k];
+  if (nr < NR)
+    for (int k = 0; k < kc; ++k) std::fill(dst + k * NR + nr, dst + (k + 1) * NR, 0.f);
+}
+
+/// Columns [n0, n1) and depths [k0, k0 + kc) of op(B) into panels [panel][kc][NR]. Not
+/// transposed, row by row: B is read in sequence, as the prefetchers like it.
+template <int NR>
+inline void pack_b_panels(const float* b, std::ptrdiff_t ldb, bool tb, int k0, int kc, int n0, int n1, float* dst) {
+  const std::ptrdiff_t panel = static_cast<std::ptrdiff_t>(kc) * NR;
+  if (tb || n1 - n0 <= NR) {
+    for (int j = n0; j < n1; j += NR, dst += panel) pack_b_panel<NR>(b, ldb, tb, k0, kc, j, std::min(NR, n1 - j), dst);
+    return;
+  }
+  const int whole = (n1 - n0) / NR;
+  for (int k = 0; k < kc; ++k) {
+    const float* src = b + (k0 + k) * ldb + n0;
+    float* d = dst + k * NR;
+    for (int p = 0; p < whole; ++p, src += NR, d += panel)
+#pragma GCC unroll 8
+      for (int v = 0; v < NR / W; ++v) simd::store(d + v * W, simd::load(src + v * W));
+  }
+  const int j = n0 + whole * NR;
+  if (j < n1) pack_b_panel<NR>(b, ldb, tb, k0, kc, j, n1 - j, dst + whole * panel);
+}
+
+/// Rows [m0, m1) and depths [k0, k0 + kc) of a transposed A (stored [k][lda], lda = m) into
+/// blocks of MR rows, [block][kc][MR], zero past m1.
+template <int MR>
+inline void pack_a_transposed(const float* a, std::ptrdiff_t lda, int k0, int kc, int m0, int m1, float* dst) {
+  for (int i0 = m0; i0 < m1; i0 += MR, dst += kc * MR) {
+    const int mr = std::min(MR, m1 - i0);
+    const float* src = a + k0 * lda + i0;
+    if (mr == MR) {
+      for (int k = 0; k < kc; ++k) std::memcpy(dst + k * MR, src + k * lda, sizeof(float) * MR);
+    } else {
+      for (int k = 0; k < kc; ++k) {
+        std::copy_n(src + k * lda, mr, dst + k * MR);
+        std::fill(dst + k * MR + mr, dst + (k + 1) * MR, 0.f);
       }
     }
-}
-
-/// Copies channels [c0, c1) of one image into the padded phase planes.
-inline void conv_copy_input(const conv_geometry& g, const float* x, float* buf, int c0, int c1) {
-  for (int ci = c0; ci < c1; ++ci)
-    conv_copy_plane(g, x + static_cast<std::ptrdiff_t>(ci) * g.h * g.w, buf + static_cast<std::size_t>(ci) * g.plane_set);
-}
-
-/// `dst[i] = act(src[i] + bias + res[i])` for one output row segment.
-inline void finish_segment(const float* src, float* dst, int len, float bias, const float* res, const epilogue& e) {
-  int i = 0;
-  const vec b = simd::splat(bias);
-  for (; i + W <= len; i += W) {
-    vec v = simd::load(src + i) + b;
-    if (res) v = v + simd::load(res + i);
-    simd::store(dst + i, activate(v, e.act, e.lo, e.hi));
-  }
-  if (i < len) {
-    vec v = simd::load_first(src + i, len - i) + b;
-    if (res) v = v + simd::load_first(res + i, len - i);
-    simd::store_first(dst + i, activate(v, e.act, e.lo, e.hi), len - i);
-  }
-}
-
-/// An unpadded 1×1 convolution of stride 1: its phase planes would be the input as it is, so
-/// B's rows are read from the input with no copy (`conv_tiles` with the image as `buf`), all but
-/// the last tile's, which would read past the input's end (`staged` below).
-constexpr bool reads_input_in_place(const conv_geometry& g) {
-  return g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.hq == g.h && g.wq == g.w;
-}
-
-/// Output tiles [t0, t1) × panels [p0, p1) of group `gr` of one image. `buf` is the image's
-/// phase-split copy (or the image itself, see `reads_input_in_place`); `y`, and the epilogue's
-/// bias and residual, are the image's (NCHW). Tiles from `staged_from` on read B from `staged`
-/// instead: the tile's rows packed as [group][k][NR], zero past the input.
-inline void conv_tiles(const conv_geometry& g, const std::int32_t* boff, const float* packed, const float* buf,
-                       float* y, const epilogue& e, int gr, int p0, int p1, int t0, int t1,
-                       int staged_from = 1 << 30, const float* staged = nullptr) {
-  constexpr int MR = conv_block::mr, NV = conv_block::nv, NR = conv_block::nr;
-  const std::ptrdiff_t out_plane = static_cast<std::ptrdiff_t>(g.oh) * g.ow;
-  const int panels = (g.og + MR - 1) / MR;
-  const float* bgroup = buf + static_cast<std::size_t>(gr) * static_cast<std::size_t>(g.cg) * g.plane_set;
-  constexpr int tile_block = 8;  // tiles sharing one pass over the panels (their inputs stay in L2)
-  for (int tb = t0; tb < t1; tb += tile_block) {
-    const int tb_end = std::min(t1, tb + tile_block);
-    for (int p = p0; p < p1; ++p) {
-      const int o0 = gr * g.og + p * MR;
-      const int mr = std::min(MR, g.og - p * MR);
-      const float* a = packed + (static_cast<std::ptrdiff_t>(gr) * panels + p) * static_cast<std::ptrdiff_t>(g.k) * MR;
-      for (int t = tb; t < tb_end; ++t) {
-        const int q0 = t * NR;
-        const int oh0 = q0 / g.wq, ow0 = q0 % g.wq;
-        const bool from_stage = t >= staged_from;
-        if (!from_stage && oh0 < g.oh && ow0 + NR <= g.ow) {
-          float* c = y + static_cast<std::ptrdiff_t>(o0) * out_plane + static_cast<std::ptrdiff_t>(oh0) * g.ow + ow0;
-          const epilogue te = tile_epilogue(e, o0, static_cast<int>(static_cast<std::ptrdiff_t>(oh0) * g.ow + ow0),
-                                            static_cast<std::ptrdiff_t>(out_plane));
-          gemm_tile<MR, NV, true, true>(g.k, a, 0, bgroup + q0, 0, boff, c, static_cast<std::ptrdiff_t>(out_plane), mr, NR,
-                                        false, &te);
-          continue;
-        }
-        alignas(64) float tile[MR * NR];
-        if (from_stage) {
-          micro_kernel<MR, NV, true, false>(g.k, a, 0, staged + static_cast<std::ptrdiff_t>(gr) * g.k * NR, NR, nullptr,
-                                            tile, NR, false, nullptr);
-        } else {
-          micro_kernel<MR, NV, true, true>(g.k, a, 0, bgroup + q0, 0, boff, tile, NR, false, nullptr);
-        }
-        // Scatter the valid row segments of the tile, applying the epilogue.
-        for (int j = 0; j < NR;) {
-          const int q = q0 + j;
-          const int oh = q / g.wq, ow = q % g.wq;
-          if (oh >= g.oh) break;
-          if (ow >= g.ow) {
-            j += g.wq - ow;
-            continue;
-          }
-          const int len = std::min(NR - j, g.ow - ow);
-          const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(oh) * g.ow + ow;
-          for (int m = 0; m < mr; ++m) {
-            const std::ptrdiff_t row = static_cast<std::ptrdiff_t>(o0 + m) * out_plane + at;
-            finish_segment(tile + m * NR + j, y + row, len, e.bias ? e.bias[o0 + m] : 0.f,
-                           e.residual ? e.residual + row : nullptr, e);
-          }
-          j += len;
-        }
-      }
-    }
-  }
-}
-
-/// Packs tile `t`'s B rows of an in-place 1×1 convolution of image `x` as `conv_tiles` reads
-/// them from `staged`: [channel][NR], zero past the image's positions.
-inline void stage_last_tile(const conv_geometry& g, const float* x, int t, float* staged) {
-  constexpr int NR = conv_block::nr;
-  const std::ptrdiff_t hw = static_cast<std::ptrdiff_t>(g.h) * g.w, q0 = static_cast<std::ptrdiff_t>(t) * NR;
-  const int n = static_cast<int>(std::min<std::ptrdiff_t>(NR, hw - q0));
-  for (int ci = 0; ci < g.c; ++ci) {
-    float* row = staged + static_cast<std::ptrdiff_t>(ci) * NR;
-    std::copy(x + ci * hw + q0, x + ci * hw + q0 + n, row);
-    std::fill(row + n, row + NR, 0.f);
   }
 }
 
 }  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/conv.hpp ----
+// ---- end partita/backends/cpu/detail/matmul_pack.hpp ----
+// ---- begin partita/backends/cpu/detail/state.hpp ----
+/// The cpu backend's per-executable state: packed weights, scratch memory and the thread pool.
+
+// ---- begin partita/backends/cpu/detail/thread_pool.hpp ----
+/// The cpu backend's thread pool: persistent workers, tasks claimed once per call.
+// The cpu backend's thread pool: persistent workers, tasks claimed once per call, spinning that
+// backs off to sleeping, and a thread count that respects the process's CPU affinity.
+#include <thread>
+
+#if defined(__linux__)
+#include <sched.h>
+#endif
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+namespace partita::detail {
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#endif
+}
+
+/// The cores this process may run on: its affinity mask where the system has one (a container
+/// or `taskset` limits it), else the machine's hardware threads; at least 1.
+inline int available_cores() {
+#if defined(__linux__)
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    const int n = CPU_COUNT(&set);
+    if (n > 0) return n;
+  }
+#endif
+  const unsigned n = std::thread::hardware_concurrency();
+  return n ? static_cast<int>(n) : 1;
+}
+
+/// A small persistent pool: `threads - 1` workers created once, the caller being participant 0. `run(n, f)` calls `f(i)` exactly once for each `i < n` (at most `size()`) and
+/// returns when all have returned; dispatch allocates nothing.
+///
+/// Protocol. Each call gets an even sequence number; the caller writes the call's description
+/// (function, context, task count) while the sequence is odd, then publishes the even number.
+/// A worker reads the description and re-reads the sequence (a seqlock), so it never mixes two
+/// calls. Every task `i` is *claimed* by compare-and-swap of its slot from an older call's
+/// number to this one's: worker `i` claims task `i` first (a core sees the same slice of the
+/// work on every call), then everyone, the caller included, claims whatever is still unclaimed.
+/// So the caller never waits for a worker that has not started (descheduled on a loaded
+/// machine: it does that task itself), and a late worker can never run a task twice or run a
+/// finished call's task. Waiting (workers for the next call, the caller for claimed tasks)
+/// spins briefly, yields, then sleeps on an atomic wait.
+class thread_pool {
+ public:
+  explicit thread_pool(int threads)
+      : size_(threads < 1 ? 1 : threads), claims_(std::make_unique<claim_slot[]>(static_cast<std::size_t>(size_))) {
+    workers_.reserve(static_cast<std::size_t>(size_ - 1));
+    for (int i = 1; i < size_; ++i) workers_.emplace_back([this, i] { work(i); });
+  }
+  thread_pool(const thread_pool&) = delete;
+  thread_pool& operator=(const thread_pool&) = delete;
+  ~thread_pool() {
+    stop_.store(true, std::memory_order_seq_cst);
+    const std::uint64_t s = seq_.load(std::memory_order_relaxed);
+    seq_.store(s + 2, std::memory_order_seq_cst);
+    wake_all();
+    for (std::thread& t : workers_) t.join();
+  }
+
+  /// The number of participants (workers and the caller).
+  int size() const { return size_; }
+
+  /// Stops the workers' spinning at once: another backend is about to use the cores.
+  void rest() { rest_.store(true, std::memory_order_relaxed); }
+
+  /// Calls `f(i)` once for each `i < n` (n is capped at `size()`), in parallel, and returns
+  /// when every call has returned. One caller at a time (the executable guarantees it).
+  template <class F>
+  void run(int n, F&& f) {
+    if (n <= 1 || size_ == 1) {
+      for (int i = 0; i < n; ++i) f(i);
+      return;
+    }
+    if (n > size_) n = size_;
+    using fn_t = std::remove_reference_t<F>;
+    task_fn fn = [](void* ctx, int i) { (*static_cast<fn_t*>(ctx))(i); };
+    void* ctx = const_cast<void*>(static_cast<const void*>(&f));
+
+    // Write the description under an odd sequence number, then publish the even one.
+    const std::uint64_t before = seq_.load(std::memory_order_relaxed);
+    // Release stores (no fences, which ThreadSanitizer cannot follow): whoever reads a new
+    // field also sees the odd number stored before it, and discards what it read.
+    seq_.store(before + 1, std::memory_order_relaxed);
+    task_.store(fn, std::memory_order_release);
+    ctx_.store(ctx, std::memory_order_release);
+    tasks_.store(n, std::memory_order_release);
+    done_.store(0, std::memory_order_relaxed);
+    rest_.store(false, std::memory_order_relaxed);
+    const std::uint64_t call = before + 2;
+    seq_.store(call, std::memory_order_seq_cst);
+    if (sleeping_.load(std::memory_order_seq_cst) > 0) wake_all();
+
+    // The caller takes task 0 (the workers' own are 1 .. n-1), then anything a worker has
+    // not claimed yet.
+    claim_all(0, call, fn, ctx, n);
+    wait_done(n);
+  }
+
+ private:
+  using task_fn = void (*)(void*, int);
+
+  // One slot per task, on its own cache line: the number of the last call that claimed it.
+  struct alignas(64) claim_slot {
+    std::atomic<std::uint64_t> call{0};
+  };
+
+  // Spinning budget before sleeping: long enough to cover the gap between two steps of one
+  // run, short enough that an idle pool gives its cores back quickly on a loaded machine.
+  static constexpr auto spin_time = std::chrono::microseconds(100);
+
+  bool claim(int i, std::uint64_t call) {
+    std::atomic<std::uint64_t>& slot = claims_[static_cast<std::size_t>(i)].call;
+    std::uint64_t seen = slot.load(std::memory_order_relaxed);
+    while (seen < call)
+      if (slot.compare_exchange_weak(seen, call, std::memory_order_acq_rel, std::memory_order_relaxed)) return true;
+    return false;
+  }
+
+  // Claims and runs task `first`, then every other unclaimed task of this call.
+  void claim_all(int first, std::uint64_t call, task_fn fn, void* ctx, int n) {
+    for (int k = 0; k < n; ++k) {
+      const int i = (first + k) % n;
+      if (!claim(i, call)) continue;
+      fn(ctx, i);
+      if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == n) done_.notify_one();
+    }
+  }
+
+  // The caller's wait for tasks that workers claimed and are still running.
+  void wait_done(int n) {
+    const auto start = std::chrono::steady_clock::now();
+    for (int spin = 0;; ++spin) {
+      const int d = done_.load(std::memory_order_acquire);
+      if (d == n) return;
+      if (spin < 256) {
+        cpu_relax();
+      } else if (std::chrono::steady_clock::now() - start < spin_time) {
+        // A worker that was preempted mid-task may share this core: let it run.
+        std::this_thread::yield();
+      } else {
+        done_.wait(d, std::memory_order_acquire);
+      }
+    }
+  }
+
+  void wake_all() {
+    wake_.fetch_add(1, std::memory_order_seq_cst);
+    wake_.notify_all();
+  }
+
+  // Waits until the published sequence differs from `seen`: spins, yields, then sleeps.
+  std::uint64_t wait_call(std::uint64_t seen) {
+    const auto start = std::chrono::steady_clock::now();
+    for (int spin = 0;; ++spin) {
+      const std::uint64_t s = seq_.load(std::memory_order_acquire);
+      if (s != seen && (s & 1u) == 0) return s;
+      if (s != seen) {
+        cpu_relax();  // a description is being written: it takes nanoseconds
+        continue;
+      }
+      if (!rest_.load(std::memory_order_relaxed) && spin < 1024) {
+        cpu_relax();
+      } else if (!rest_.load(std::memory_order_relaxed) && std::chrono::steady_clock::now() - start < spin_time) {
+        std::this_thread::yield();  // on a loaded machine, the core goes to whoever needs it
+      } else {
+        // Sleep. Announce it first, then look again: the caller publishes, then looks for
+        // sleepers (both sequentially consistent), so one of the two sees the other.
+        const std::uint32_t w = wake_.load(std::memory_order_seq_cst);
+        sleeping_.fetch_add(1, std::memory_order_seq_cst);
+        if (seq_.load(std::memory_order_seq_cst) == seen) wake_.wait(w, std::memory_order_seq_cst);
+        sleeping_.fetch_sub(1, std::memory_order_seq_cst);
+      }
+    }
+  }
+
+  void work(int index) {
+    std::uint64_t seen = 0;
+    for (;;) {
+      const std::uint64_t s = wait_call(seen);
+      if (stop_.load(std::memory_order_seq_cst)) return;
+      const task_fn fn = task_.load(std::memory_order_acquire);
+      void* const ctx = ctx_.load(std::memory_order_acquire);
+      const int n = tasks_.load(std::memory_order_acquire);
+      if (seq_.load(std::memory_order_relaxed) != s) continue;  // a newer call overwrote it: look again
+      seen = s;
+      if (index < n) claim_all(index, s, fn, ctx, n);
+    }
+  }
+
+  int size_;
+  std::unique_ptr<claim_slot[]> claims_;
+  std::vector<std::thread> workers_;
+  std::atomic<std::uint64_t> seq_{0};
+  std::atomic<task_fn> task_{nullptr};
+  std::atomic<void*> ctx_{nullptr};
+  std::atomic<int> tasks_{0};
+  std::atomic<int> done_{0};
+  std::atomic<std::uint32_t> wake_{0};
+  std::atomic<int> sleeping_{0};
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> rest_{false};
+};
+
+}  // namespace partita::detail
+// ---- end partita/backends/cpu/detail/thread_pool.hpp ----
+
+#if defined(PARTITA_CPU_OPENMP)
+#include <omp.h>
+#endif
+
+namespace partita::detail::cpu {
+
+/// Work below this many flops per extra thread runs on one thread: waking a core costs more.
+inline constexpr double min_flops_per_task = 4.0e5;
+
+inline int tasks_for(double flops, int threads, int units) {
+  int t = static_cast<int>(flops / min_flops_per_task);
+  t = std::min({t, threads, units});
+  return t < 1 ? 1 : t;
+}
+
+/// What splitting a step across threads weighs, in the flops of `tasks_for` (which gives a
+/// thread at least 4e5 of them: about 8 µs of GEMM): per element, a float moved (read and
+/// written, ~0.1 ns), one through exp or a function of its cost (~0.5 ns), one through erf or
+/// GELU (~1.6 ns). A thread then gets at least about 4 µs of work, which pays for waking it.
+inline constexpr double moved_cost = 10, exp_cost = 50, erf_cost = 150;
+
+/// Packed weights, scratch memory and the thread pool of one executable.
+class state {
+ public:
+  /// Starts the pool's workers (one thread per core this process may use, see
+  /// `detail::available_cores`): they sleep until the first parallel step.
+  state() : threads_(default_threads()) { start_pool(); }
+
+  /// Number of threads used by `run` (0: every core the process may use). Takes effect at
+  /// once; call it outside `run`.
+  void set_threads(int n) {
+    threads_ = n > 0 ? n : default_threads();
+    pool_.reset();
+    start_pool();
+    grow_scratch(per_thread_floats_);
+  }
+  int threads() const { return threads_; }
+
+  /// A state with this one's threads (the same pool) and nothing prepared: `bind` prepares
+  /// into it and keeps it only if every step accepts its weights.
+  state fork() const {
+    state s(threads_, pool_);
+    return s;
+  }
+
+  /// Bytes this state holds: packed weights and scratch.
+  std::size_t resident_bytes() const {
+    std::size_t n = shared_.size();
+    for (const auto& p : packed_) n += p.size();
+    for (const auto& p : scratch_) n += p.size();
+    return n;
+  }
+
+  /// Called by the executable before another backend's step: the pool's workers stop
+  /// spinning, leaving the cores to it (oneDNN's OpenMP threads, a device driver).
+  void rest() {
+    if (pool_) pool_->rest();
+  }
+
+  // Used by the kernels.
+  float* reserve(int step, std::size_t n) {
+    if (packed_.size() <= static_cast<std::size_t>(step)) packed_.resize(static_cast<std::size_t>(step) + 1);
+    auto& p = packed_[static_cast<std::size_t>(step)];
+    if (p.size() < n * sizeof(float)) p = detail::aligned_buffer(n * sizeof(float));
+    return p.floats();
+  }
+  float* packed(int step) const { return packed_[static_cast<std::size_t>(step)].floats(); }
+  void need_scratch(std::size_t shared, std::size_t per_thread) {
+    if (shared_.size() < shared * sizeof(float)) shared_ = detail::aligned_buffer(shared * sizeof(float));
+    per_thread_floats_ = std::max(per_thread_floats_, per_thread);
+    grow_scratch(per_thread_floats_);
+  }
+  float* shared_scratch() const { return shared_.floats(); }
+  float* thread_scratch(int t) const { return scratch_[static_cast<std::size_t>(t)].floats(); }
+  template <class F>
+  void parallel(int tasks, F&& f) {
+#if defined(PARTITA_CPU_OPENMP)
+    // The alternative to the pool, kept for comparison (benchmarks/runtime: bench_runtime_openmp).
+    if (threads_ > 1 && tasks > 1) {
+      const int n = std::min(tasks, threads_);
+#pragma omp parallel num_threads(n)
+      f(omp_get_thread_num());
+      return;
+    }
+#endif
+    if (pool_ && tasks > 1) {
+      pool_->run(std::min(tasks, pool_->size()), f);
+    } else {
+      f(0);
+    }
+  }
+  int workers() const {
+#if defined(PARTITA_CPU_OPENMP)
+    return threads_;
+#else
+    return pool_ ? pool_->size() : 1;
+#endif
+  }
+
+ private:
+#if defined(PARTITA_CPU_OPENMP)
+  static constexpr bool use_pool = false;
+#else
+  static constexpr bool use_pool = true;
+#endif
+  state(int threads, std::shared_ptr<detail::thread_pool> pool) : threads_(threads), pool_(std::move(pool)) {}
+  static int default_threads() { return detail::available_cores(); }
+  void start_pool() {
+    if (use_pool && threads_ > 1) pool_ = std::make_shared<detail::thread_pool>(threads_);
+  }
+  void grow_scratch(std::size_t n) {
+    const std::size_t want = static_cast<std::size_t>(std::max(threads_, 1));
+    if (scratch_.size() < want) scratch_.resize(want);
+    for (auto& s : scratch_)
+      if (s.size() < n * sizeof(float)) s = detail::aligned_buffer(n * sizeof(float));
+  }
+  int threads_;
+  std::vector<detail::aligned_buffer> packed_;
+  detail::aligned_buffer shared_;
+  std::vector<detail::aligned_buffer> scratch_;
+  std::size_t per_thread_floats_ = 0;
+  // Shared with the states `fork` makes for a bind; used by one of them at a time.
+  std::shared_ptr<detail::thread_pool> pool_;
+};
+
+/// f(u0, u1) on ranges of [0, units) over the threads, when the work (units · unit_cost, in
+/// the flops of `tasks_for`) pays for them; else f(0, units) on the calling thread.
+template <class F>
+void split_units(state& st, std::int64_t units, double unit_cost, F&& f) {
+  const int most = static_cast<int>(std::min<std::int64_t>(units, 1 << 20));
+  const int tasks = tasks_for(unit_cost * static_cast<double>(units), st.workers(), most);
+  if (tasks <= 1) {
+    f(std::int64_t{0}, units);
+    return;
+  }
+  st.parallel(tasks, [&](int t) { f(units * t / tasks, units * (t + 1) / tasks); });
+}
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/state.hpp ----
+
+namespace partita::detail::cpu {
+
+/// The kernel of matmul steps: the shapes and transpose flags read from the step at compile
+/// time, B packed at bind when it is a weight (then `run` reads only A).
+template <class Step>
+struct matmul_kernel;
+
+/// C = op(A) · op(B) for every output batch index of `g` (see `matmul_geometry`): `a`, `b`, `c`
+/// hold all their matrices, contiguous. `st` must hold `matmul_scratch_floats(g)` floats of
+/// scratch per thread (`st.need_scratch(0, matmul_scratch_floats(g))`). With `packed_b` (B as
+/// `pack_matmul_b` left it) `b` is not read. With `e`, every C is finished with its column bias,
+/// residual (all of C's matrices, like C) and activation as its last depth pass is stored (so
+/// `e` needs a depth of at least 1, which every model has: zero dimensions do not compile).
+inline void matmul(state& st, const matmul_geometry& g, const float* a, const float* b, float* c,
+                   const float* packed_b = nullptr, const epilogue* e = nullptr);
+
+/// Packs every matrix of B (`matmul_packed_b_floats(g)` floats at `dst`), for `matmul`'s `packed_b`.
+inline void pack_matmul_b(const matmul_geometry& g, const float* b, float* dst);
+
+/// One product C = op(A) · op(B) (`g.batch` 1, A not transposed) on the calling thread, with
+/// `matmul_scratch_floats(g)` floats of `scratch`: for kernels that split their own work.
+inline void matmul_serial(const matmul_geometry& g, const float* a, const float* b, float* c, float* scratch);
+
+/// Row blocks [i0, i1) of `rows` and column panels [p0, p1) of one product; `e` (or null) is
+/// this product's epilogue, its residual this product's.
+template <int MR, int NV>
+inline void matmul_block(const matmul_geometry& g, const matmul_rows& rows, const float* a, const float* b,
+                         const float* packed_b, float* c, int i0, int i1, int p0, int p1, float* scratch,
+                         const epilogue* e) {
+  constexpr int NR = NV * W;
+  const int kc_max = matmul_kc(g.k);
+  const std::ptrdiff_t lda = g.ta ? g.m : g.k, ldb = g.tb ? g.k : g.n, ldc = g.n;
+  float* bbuf = scratch;
+  float* abuf = scratch + static_cast<std::ptrdiff_t>(kc_max) * std::min((g.n + NR - 1) / NR, matmul_nc_panels) * NR;
+  // A partial last block (when the rows do not split into blocks of MR and MR - 1): padded to MR.
+  const int padded = rows.row(rows.blocks()) > g.m ? rows.blocks() - 1 : rows.blocks();
+  for (int k0 = 0; k0 < g.k; k0 += kc_max) {
+    const int kc = std::min(kc_max, g.k - k0);
+    const bool load_c = k0 > 0;
+    const bool last = k0 + kc == g.k;  // the pass that stores C finished
+    for (int q0 = p0; q0 < p1; q0 += matmul_nc_panels) {
+      const int q1 = std::min(p1, q0 + matmul_nc_panels);
+      const float* bq0 = bbuf;
+      std::ptrdiff_t panel_floats = static_cast<std::ptrdiff_t>(kc) * NR;
+      if (packed_b) {
+        bq0 = packed_b + (static_cast<std::ptrdiff_t>(q0) * g.k + k0) * NR;
+        panel_floats = static_cast<std::ptrdiff_t>(g.k) * NR;
+      } else {
+        pack_b_panels<NR>(b, ldb, g.tb, k0, kc, q0 * NR, std::min(g.n, q1 * NR), bbuf);
+      }
+      for (int j0 = i0; j0 < i1; j0 += matmul_mc_blocks) {
+        const int j1 = std::min(i1, j0 + matmul_mc_blocks);
+        if (g.ta) {
+          for (int i = j0; i < j1; ++i) {
+            float* dst = abuf + (i - j0) * kc * MR;
+            const int r = rows.row(i), r1 = std::min(g.m, rows.row(i + 1));
+            if (i < rows.whole) {
+              pack_a_transposed<MR>(a, lda, k0, kc, r, r1, dst);
+            } else if constexpr (MR == matmul_main_mr) {
+              pack_a_transposed<MR - 1>(a, lda, k0, kc, r, r1, dst);
+            }
+          }
+        } else if (j1 > padded) {
+          const int r = rows.row(padded);
+          std::fill(abuf, abuf + MR * kc, 0.f);
+          for (int i = r; i < g.m; ++i) std::copy(a + i * lda + k0, a + i * lda + k0 + kc, abuf + (i - r) * kc);
+        }
+        for (int q = q0; q < q1; ++q) {
+          const int n0 = q * NR, nr = std::min(NR, g.n - n0);
+          const float* bq = bq0 + (q - q0) * panel_floats;
+          for (int i = j0; i < j1; ++i) {
+            const int r = rows.row(i), mr = std::min(g.m, rows.row(i + 1)) - r;
+            float* ct = c + r * ldc + n0;
+            const float* at = g.ta ? abuf + (i - j0) * kc * MR : i < padded ? a + r * lda + k0 : abuf;
+            const std::ptrdiff_t ld = g.ta ? 0 : i < padded ? lda : kc;
+            epilogue te;
+            const epilogue* tp = nullptr;
+            if (e && last) {
+              te = tile_epilogue(*e, r, n0, ldc);
+              tp = &te;
+            }
+            if (i < rows.whole) {
+              if (g.ta) {
+                gemm_tile<MR, NV, true, false>(kc, at, ld, bq, NR, nullptr, ct, ldc, mr, nr, load_c, tp);
+              } else {
+                gemm_tile<MR, NV, false, false>(kc, at, ld, bq, NR, nullptr, ct, ldc, mr, nr, load_c, tp);
+              }
+            } else if constexpr (MR == matmul_main_mr) {
+              if (g.ta) {
+                gemm_tile<MR - 1, NV, true, false>(kc, at, ld, bq, NR, nullptr, ct, ldc, mr, nr, load_c, tp);
+              } else {
+                gemm_tile<MR - 1, NV, false, false>(kc, at, ld, bq, NR, nullptr, ct, ldc, mr, nr, load_c, tp);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/// How unevenly `x` units spread over `p` parts: the largest part over the mean.
+constexpr double matmul_imbalance(int x, int p) { return x < 1 ? 1e9 : static_cast<double>((x + p - 1) / p) * p / x; }
+
+template <int MR, int NV>
+inline void matmul_tiled(state& st, const matmul_geometry& g, const float* a, const float* b, const float* packed_b,
+                         float* c, const epilogue* e) {
+  constexpr int NR = NV * W;
+  const matmul_rows rows = matmul_rows_for(g.m, MR, MR == matmul_main_mr);
+  const int panels = (g.n + NR - 1) / NR, blocks = rows.blocks();
+  const double flops = 2.0 * g.batch * g.m * static_cast<double>(g.n) * g.k;
+  const int tasks = tasks_for(flops, st.workers(), g.batch * std::max(panels, blocks));
+  // Pieces per matrix such that the batch · pieces units divide evenly among the tasks.
+  const int pieces = tasks / std::gcd(g.batch, tasks);
+  const bool by_rows = matmul_imbalance(blocks, pieces) < matmul_imbalance(panels, pieces);
+  const int units = g.batch * pieces;
+  const std::ptrdiff_t a_floats = static_cast<std::ptrdiff_t>(g.m) * g.k,
+                       b_floats = static_cast<std::ptrdiff_t>(g.k) * g.n,
+                       c_floats = static_cast<std::ptrdiff_t>(g.m) * g.n,
+                       packed_floats = static_cast<std::ptrdiff_t>(panels) * g.k * NR;
+  st.parallel(tasks, [&](int t) {
+    float* scratch = st.thread_scratch(t);
+    const int u1 = static_cast<int>(static_cast<std::int64_t>(units) * (t + 1) / tasks);
+    for (int u = static_cast<int>(static_cast<std::int64_t>(units) * t / tasks); u < u1;) {
+      // This task's consecutive pieces of one matrix, as one range.
+      const int i = u / pieces, q0 = u % pieces, q1 = std::min(pieces, q0 + u1 - u);
+      u += q1 - q0;
+      std::int64_t am = 0, bm = 0;
+      g.operands(i, am, bm);
+      const int i0 = by_rows ? blocks * q0 / pieces : 0, i1 = by_rows ? blocks * q1 / pieces : blocks;
+      const int p0 = by_rows ? 0 : panels * q0 / pieces, p1 = by_rows ? panels : panels * q1 / pieces;
+      if (i0 >= i1 || p0 >= p1) continue;
+      epilogue ei;
+      if (e) {
+        ei = *e;
+        if (e->residual) ei.residual = e->residual + i * c_floats;
+      }
+      matmul_block<MR, NV>(g, rows, a + am * a_floats, packed_b ? nullptr : b + bm * b_floats,
+                           packed_b ? packed_b + bm * packed_floats : nullptr, c + i * c_floats, i0, i1, p0, p1,
+                           scratch, e ? &ei : nullptr);
+    }
+  });
+}
+
+inline void matmul(state& st, const matmul_geometry& g, const float* a, const float* b, float* c,
+                   const float* packed_b, const epilogue* e) {
+  if (g.k == 0) {
+    std::fill(c, c + static_cast<std::ptrdiff_t>(g.batch) * g.m * g.n, 0.f);
+    return;
+  }
+  const matmul_tile t = matmul_tile_for(g.m);
+  if (t.mr == matmul_main_mr) {
+    matmul_tiled<matmul_main_mr, 2>(st, g, a, b, packed_b, c, e);
+  } else if (t.mr == 4) {
+    matmul_tiled<4, 2>(st, g, a, b, packed_b, c, e);
+  } else if (t.mr == 2) {
+    matmul_tiled<2, 4>(st, g, a, b, packed_b, c, e);
+  } else {
+    matmul_tiled<1, 4>(st, g, a, b, packed_b, c, e);
+  }
+}
+
+template <int MR, int NV>
+inline void matmul_serial_tiled(const matmul_geometry& g, const float* a, const float* b, float* c, float* scratch) {
+  const matmul_rows rows = matmul_rows_for(g.m, MR, MR == matmul_main_mr);
+  matmul_block<MR, NV>(g, rows, a, b, nullptr, c, 0, rows.blocks(), 0, (g.n + NV * W - 1) / (NV * W), scratch,
+                       nullptr);
+}
+
+inline void matmul_serial(const matmul_geometry& g, const float* a, const float* b, float* c, float* scratch) {
+  const matmul_tile t = matmul_tile_for(g.m);
+  if (t.mr == matmul_main_mr) {
+    matmul_serial_tiled<matmul_main_mr, 2>(g, a, b, c, scratch);
+  } else if (t.mr == 4) {
+    matmul_serial_tiled<4, 2>(g, a, b, c, scratch);
+  } else if (t.mr == 2) {
+    matmul_serial_tiled<2, 4>(g, a, b, c, scratch);
+  } else {
+    matmul_serial_tiled<1, 4>(g, a, b, c, scratch);
+  }
+}
+
+template <int NR>
+inline void pack_matmul_b_nr(const matmul_geometry& g, const float* b, float* dst) {
+  const int panels = (g.n + NR - 1) / NR;
+  const std::ptrdiff_t ldb = g.tb ? g.k : g.n, panel_floats = static_cast<std::ptrdiff_t>(g.k) * NR;
+  for (int i = 0; i < g.b_matrices; ++i, b += static_cast<std::ptrdiff_t>(g.k) * g.n)
+    for (int p = 0; p < panels; ++p, dst += panel_floats)
+      pack_b_panel<NR>(b, ldb, g.tb, 0, g.k, p * NR, std::min(NR, g.n - p * NR), dst);
+}
+
+inline void pack_matmul_b(const matmul_geometry& g, const float* b, float* dst) {
+  if (matmul_tile_for(g.m).nv == 4) {
+    pack_matmul_b_nr<4 * W>(g, b, dst);
+  } else {
+    pack_matmul_b_nr<2 * W>(g, b, dst);
+  }
+}
+
+template <class Step>
+struct matmul_kernel {
+  static constexpr gemm_step info = analyse<Step>();
+  static_assert(info.ok && info.main == op_id::matmul && info.gamma < 0,
+                "partita: cpu: this composite (Step) is not one the cpu backend fuses");
+  static constexpr bool fused = Step::op == op_id::call;
+  static constexpr const graph_node& main = fused ? Step::body(info.main_node) : Step::node;
+  static constexpr shape a_shape = fused ? Step::body(Step::body_arg(info.main_node, 0)).out : Step::arg(0).out;
+  static constexpr shape b_shape = fused ? Step::body(Step::body_arg(info.main_node, 1)).out : Step::arg(1).out;
+  static constexpr matmul_geometry geo = make_matmul_geometry(a_shape, b_shape, main.at->transpose_a, main.at->transpose_b);
+  static_assert(geo.ok, "partita: cpu: this matmul step (Step) has operands whose shapes do not agree");
+  static constexpr bool constant_b = Step::arg(info.w).op == op_id::weight;
+  static constexpr std::size_t packed_floats = constant_b ? matmul_packed_b_floats(geo) : 0;
+  static constexpr std::size_t bias_floats = info.bias >= 0 ? static_cast<std::size_t>(geo.n) : 0;
+  /// After `prepare`, `run` reads no weight but A or a residual that are weights: B is packed,
+  /// the bias copied, so the executable need not keep them.
+  static constexpr bool packs_weights = (constant_b || info.bias >= 0) && Step::arg(info.x).op != op_id::weight &&
+                                        (info.residual < 0 || Step::arg(info.residual).op != op_id::weight);
+
+  static void prepare(state& st, const float* const* in, int step) {
+    constexpr matmul_geometry g = geo;
+    st.need_scratch(0, matmul_scratch_floats(g));
+    if constexpr (packed_floats + bias_floats > 0) {
+      float* dst = st.reserve(step, packed_floats + bias_floats);
+      if constexpr (constant_b) {
+        if (in[info.w]) pack_matmul_b(g, in[info.w], dst);
+      }
+      if constexpr (info.bias >= 0) {
+        if (in[info.bias]) std::copy(in[info.bias], in[info.bias] + g.n, dst + packed_floats);
+      }
+    }
+  }
+
+  static void run(state& st, const float* const* in, float* out, int step) {
+    constexpr matmul_geometry g = geo;  // a copy: nothing of the plan is referenced at run time
+    float* kept = packed_floats + bias_floats > 0 ? st.packed(step) : nullptr;
+    if constexpr (fused) {
+      epilogue e;
+      e.bias = info.bias >= 0 ? kept + packed_floats : nullptr;
+      e.residual = info.residual >= 0 ? in[info.residual] : nullptr;
+      e.ld_residual = g.n;
+      e.act = info.act;
+      e.lo = info.lo;
+      e.hi = info.hi;
+      matmul(st, g, in[info.x], constant_b ? nullptr : in[info.w], out, constant_b ? kept : nullptr, &e);
+    } else {
+      matmul(st, g, in[0], in[1], out, constant_b ? kept : nullptr);
+    }
+  }
+};
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/matmul.hpp ----
+// ---- begin partita/backends/cpu/detail/norm.hpp ----
+/// cpu row-wise normalizations: layer_norm, rms_norm and softmax along any axis.
+// Each kernel takes a range of independent units (rows, or columns of vectors), so that the
+// caller splits a step across threads by handing each its own range.
+
 // ---- begin partita/backends/cpu/detail/eltwise.hpp ----
 /// cpu memory-bound kernels: unary and broadcasting binary elementwise ops, copies, bias, batch norm, pooling.
 // Vectorized memory-bound kernels: elementwise ops, bias, batch norm, pooling. The elementwise
@@ -11252,344 +12062,721 @@ inline bool pool2d(const pool_geometry& g, const float* x, float* y) {
 
 }  // namespace partita::detail::cpu
 // ---- end partita/backends/cpu/detail/eltwise.hpp ----
-// ---- begin partita/backends/cpu/detail/state.hpp ----
-/// The cpu backend's per-executable state: packed weights, scratch memory and the thread pool.
-
-// ---- begin partita/backends/cpu/detail/thread_pool.hpp ----
-/// The cpu backend's thread pool: persistent workers, tasks claimed once per call.
-// The cpu backend's thread pool: persistent workers, tasks claimed once per call, spinning that
-// backs off to sleeping, and a thread count that respects the process's CPU affinity.
-#include <chrono>
-#include <thread>
-
-#if defined(__linux__)
-#include <sched.h>
-#endif
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#endif
-
-namespace partita::detail {
-
-inline void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  _mm_pause();
-#endif
-}
-
-/// The cores this process may run on: its affinity mask where the system has one (a container
-/// or `taskset` limits it), else the machine's hardware threads; at least 1.
-inline int available_cores() {
-#if defined(__linux__)
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-    const int n = CPU_COUNT(&set);
-    if (n > 0) return n;
-  }
-#endif
-  const unsigned n = std::thread::hardware_concurrency();
-  return n ? static_cast<int>(n) : 1;
-}
-
-/// A small persistent pool: `threads - 1` workers created once, the caller being participant 0. `run(n, f)` calls `f(i)` exactly once for each `i < n` (at most `size()`) and
-/// returns when all have returned; dispatch allocates nothing.
-///
-/// Protocol. Each call gets an even sequence number; the caller writes the call's description
-/// (function, context, task count) while the sequence is odd, then publishes the even number.
-/// A worker reads the description and re-reads the sequence (a seqlock), so it never mixes two
-/// calls. Every task `i` is *claimed* by compare-and-swap of its slot from an older call's
-/// number to this one's: worker `i` claims task `i` first (a core sees the same slice of the
-/// work on every call), then everyone, the caller included, claims whatever is still unclaimed.
-/// So the caller never waits for a worker that has not started (descheduled on a loaded
-/// machine: it does that task itself), and a late worker can never run a task twice or run a
-/// finished call's task. Waiting (workers for the next call, the caller for claimed tasks)
-/// spins briefly, yields, then sleeps on an atomic wait.
-class thread_pool {
- public:
-  explicit thread_pool(int threads)
-      : size_(threads < 1 ? 1 : threads), claims_(std::make_unique<claim_slot[]>(static_cast<std::size_t>(size_))) {
-    workers_.reserve(static_cast<std::size_t>(size_ - 1));
-    for (int i = 1; i < size_; ++i) workers_.emplace_back([this, i] { work(i); });
-  }
-  thread_pool(const thread_pool&) = delete;
-  thread_pool& operator=(const thread_pool&) = delete;
-  ~thread_pool() {
-    stop_.store(true, std::memory_order_seq_cst);
-    const std::uint64_t s = seq_.load(std::memory_order_relaxed);
-    seq_.store(s + 2, std::memory_order_seq_cst);
-    wake_all();
-    for (std::thread& t : workers_) t.join();
-  }
-
-  /// The number of participants (workers and the caller).
-  int size() const { return size_; }
-
-  /// Stops the workers' spinning at once: another backend is about to use the cores.
-  void rest() { rest_.store(true, std::memory_order_relaxed); }
-
-  /// Calls `f(i)` once for each `i < n` (n is capped at `size()`), in parallel, and returns
-  /// when every call has returned. One caller at a time (the executable guarantees it).
-  template <class F>
-  void run(int n, F&& f) {
-    if (n <= 1 || size_ == 1) {
-      for (int i = 0; i < n; ++i) f(i);
-      return;
-    }
-    if (n > size_) n = size_;
-    using fn_t = std::remove_reference_t<F>;
-    task_fn fn = [](void* ctx, int i) { (*static_cast<fn_t*>(ctx))(i); };
-    void* ctx = const_cast<void*>(static_cast<const void*>(&f));
-
-    // Write the description under an odd sequence number, then publish the even one.
-    const std::uint64_t before = seq_.load(std::memory_order_relaxed);
-    // Release stores (no fences, which ThreadSanitizer cannot follow): whoever reads a new
-    // field also sees the odd number stored before it, and discards what it read.
-    seq_.store(before + 1, std::memory_order_relaxed);
-    task_.store(fn, std::memory_order_release);
-    ctx_.store(ctx, std::memory_order_release);
-    tasks_.store(n, std::memory_order_release);
-    done_.store(0, std::memory_order_relaxed);
-    rest_.store(false, std::memory_order_relaxed);
-    const std::uint64_t call = before + 2;
-    seq_.store(call, std::memory_order_seq_cst);
-    if (sleeping_.load(std::memory_order_seq_cst) > 0) wake_all();
-
-    // The caller takes task 0 (the workers' own are 1 .. n-1), then anything a worker has
-    // not claimed yet.
-    claim_all(0, call, fn, ctx, n);
-    wait_done(n);
-  }
-
- private:
-  using task_fn = void (*)(void*, int);
-
-  // One slot per task, on its own cache line: the number of the last call that claimed it.
-  struct alignas(64) claim_slot {
-    std::atomic<std::uint64_t> call{0};
-  };
-
-  // Spinning budget before sleeping: long enough to cover the gap between two steps of one
-  // run, short enough that an idle pool gives its cores back quickly on a loaded machine.
-  static constexpr auto spin_time = std::chrono::microseconds(100);
-
-  bool claim(int i, std::uint64_t call) {
-    std::atomic<std::uint64_t>& slot = claims_[static_cast<std::size_t>(i)].call;
-    std::uint64_t seen = slot.load(std::memory_order_relaxed);
-    while (seen < call)
-      if (slot.compare_exchange_weak(seen, call, std::memory_order_acq_rel, std::memory_order_relaxed)) return true;
-    return false;
-  }
-
-  // Claims and runs task `first`, then every other unclaimed task of this call.
-  void claim_all(int first, std::uint64_t call, task_fn fn, void* ctx, int n) {
-    for (int k = 0; k < n; ++k) {
-      const int i = (first + k) % n;
-      if (!claim(i, call)) continue;
-      fn(ctx, i);
-      if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == n) done_.notify_one();
-    }
-  }
-
-  // The caller's wait for tasks that workers claimed and are still running.
-  void wait_done(int n) {
-    const auto start = std::chrono::steady_clock::now();
-    for (int spin = 0;; ++spin) {
-      const int d = done_.load(std::memory_order_acquire);
-      if (d == n) return;
-      if (spin < 256) {
-        cpu_relax();
-      } else if (std::chrono::steady_clock::now() - start < spin_time) {
-        // A worker that was preempted mid-task may share this core: let it run.
-        std::this_thread::yield();
-      } else {
-        done_.wait(d, std::memory_order_acquire);
-      }
-    }
-  }
-
-  void wake_all() {
-    wake_.fetch_add(1, std::memory_order_seq_cst);
-    wake_.notify_all();
-  }
-
-  // Waits until the published sequence differs from `seen`: spins, yields, then sleeps.
-  std::uint64_t wait_call(std::uint64_t seen) {
-    const auto start = std::chrono::steady_clock::now();
-    for (int spin = 0;; ++spin) {
-      const std::uint64_t s = seq_.load(std::memory_order_acquire);
-      if (s != seen && (s & 1u) == 0) return s;
-      if (s != seen) {
-        cpu_relax();  // a description is being written: it takes nanoseconds
-        continue;
-      }
-      if (!rest_.load(std::memory_order_relaxed) && spin < 1024) {
-        cpu_relax();
-      } else if (!rest_.load(std::memory_order_relaxed) && std::chrono::steady_clock::now() - start < spin_time) {
-        std::this_thread::yield();  // on a loaded machine, the core goes to whoever needs it
-      } else {
-        // Sleep. Announce it first, then look again: the caller publishes, then looks for
-        // sleepers (both sequentially consistent), so one of the two sees the other.
-        const std::uint32_t w = wake_.load(std::memory_order_seq_cst);
-        sleeping_.fetch_add(1, std::memory_order_seq_cst);
-        if (seq_.load(std::memory_order_seq_cst) == seen) wake_.wait(w, std::memory_order_seq_cst);
-        sleeping_.fetch_sub(1, std::memory_order_seq_cst);
-      }
-    }
-  }
-
-  void work(int index) {
-    std::uint64_t seen = 0;
-    for (;;) {
-      const std::uint64_t s = wait_call(seen);
-      if (stop_.load(std::memory_order_seq_cst)) return;
-      const task_fn fn = task_.load(std::memory_order_acquire);
-      void* const ctx = ctx_.load(std::memory_order_acquire);
-      const int n = tasks_.load(std::memory_order_acquire);
-      if (seq_.load(std::memory_order_relaxed) != s) continue;  // a newer call overwrote it: look again
-      seen = s;
-      if (index < n) claim_all(index, s, fn, ctx, n);
-    }
-  }
-
-  int size_;
-  std::unique_ptr<claim_slot[]> claims_;
-  std::vector<std::thread> workers_;
-  std::atomic<std::uint64_t> seq_{0};
-  std::atomic<task_fn> task_{nullptr};
-  std::atomic<void*> ctx_{nullptr};
-  std::atomic<int> tasks_{0};
-  std::atomic<int> done_{0};
-  std::atomic<std::uint32_t> wake_{0};
-  std::atomic<int> sleeping_{0};
-  std::atomic<bool> stop_{false};
-  std::atomic<bool> rest_{false};
-};
-
-}  // namespace partita::detail
-// ---- end partita/backends/cpu/detail/thread_pool.hpp ----
-
-#if defined(PARTITA_CPU_OPENMP)
-#include <omp.h>
-#endif
 
 namespace partita::detail::cpu {
 
-/// Work below this many flops per extra thread runs on one thread: waking a core costs more.
-inline constexpr double min_flops_per_task = 4.0e5;
-
-inline int tasks_for(double flops, int threads, int units) {
-  int t = static_cast<int>(flops / min_flops_per_task);
-  t = std::min({t, threads, units});
-  return t < 1 ? 1 : t;
+/// Σ(x - k) and Σ(x - k)² over n floats, in one pass. Float vectors over chunks, each chunk's
+/// sums added in double, so that long rows keep the precision of short ones.
+struct moments {
+  double s1 = 0, s2 = 0;
+};
+inline moments row_moments(const float* x, std::int64_t n, float k) {
+  constexpr int w = simd::width;
+  constexpr std::int64_t chunk = 1024;
+  const vec kv = simd::splat(k);
+  moments m;
+  for (std::int64_t c0 = 0; c0 < n; c0 += chunk) {
+    const std::int64_t c1 = std::min(n, c0 + chunk);
+    vec a0 = simd::splat(0.f), a1 = a0, a2 = a0, a3 = a0, q0 = a0, q1 = a0, q2 = a0, q3 = a0;
+    std::int64_t i = c0;
+    for (; i + 4 * w <= c1; i += 4 * w) {
+      const vec d0 = simd::load(x + i) - kv, d1 = simd::load(x + i + w) - kv;
+      const vec d2 = simd::load(x + i + 2 * w) - kv, d3 = simd::load(x + i + 3 * w) - kv;
+      a0 = a0 + d0;
+      a1 = a1 + d1;
+      a2 = a2 + d2;
+      a3 = a3 + d3;
+      q0 = simd::fma(d0, d0, q0);
+      q1 = simd::fma(d1, d1, q1);
+      q2 = simd::fma(d2, d2, q2);
+      q3 = simd::fma(d3, d3, q3);
+    }
+    a0 = (a0 + a1) + (a2 + a3);
+    q0 = (q0 + q1) + (q2 + q3);
+    for (; i + w <= c1; i += w) {
+      const vec d = simd::load(x + i) - kv;
+      a0 = a0 + d;
+      q0 = simd::fma(d, d, q0);
+    }
+    for (int j = 0, left = tail_count(c1, i); j < left; ++j) {  // (a bound GCC 12 does not misread)
+      const double d = static_cast<double>(x[i + j] - k);
+      m.s1 += d;
+      m.s2 += d * d;
+    }
+    m.s1 += static_cast<double>(simd::sum(a0));
+    m.s2 += static_cast<double>(simd::sum(q0));
+  }
+  return m;
 }
 
-/// Packed weights, scratch memory and the thread pool of one executable.
-class state {
- public:
-  /// Starts the pool's workers (one thread per core this process may use, see
-  /// `detail::available_cores`): they sleep until the first parallel step.
-  state() : threads_(default_threads()) { start_pool(); }
+/// The mean of a row's first vector (its first value if shorter): a shift for `row_moments`
+/// close enough to the row's mean that the variance does not cancel away.
+inline float shift_estimate(const float* x, std::int64_t n) {
+  return n >= simd::width ? simd::sum(simd::load(x)) / static_cast<float>(simd::width) : x[0];
+}
 
-  /// Number of threads used by `run` (0: every core the process may use). Takes effect at
-  /// once; call it outside `run`.
-  void set_threads(int n) {
-    threads_ = n > 0 ? n : default_threads();
-    pool_.reset();
-    start_pool();
-    grow_scratch(per_thread_floats_);
-  }
-  int threads() const { return threads_; }
-
-  /// A state with this one's threads (the same pool) and nothing prepared: `bind` prepares
-  /// into it and keeps it only if every step accepts its weights.
-  state fork() const {
-    state s(threads_, pool_);
-    return s;
-  }
-
-  /// Bytes this state holds: packed weights and scratch.
-  std::size_t resident_bytes() const {
-    std::size_t n = shared_.size();
-    for (const auto& p : packed_) n += p.size();
-    for (const auto& p : scratch_) n += p.size();
-    return n;
-  }
-
-  /// Called by the executable before another backend's step: the pool's workers stop
-  /// spinning, leaving the cores to it (oneDNN's OpenMP threads, a device driver).
-  void rest() {
-    if (pool_) pool_->rest();
-  }
-
-  // Used by the kernels.
-  float* reserve(int step, std::size_t n) {
-    if (packed_.size() <= static_cast<std::size_t>(step)) packed_.resize(static_cast<std::size_t>(step) + 1);
-    auto& p = packed_[static_cast<std::size_t>(step)];
-    if (p.size() < n * sizeof(float)) p = detail::aligned_buffer(n * sizeof(float));
-    return p.floats();
-  }
-  float* packed(int step) const { return packed_[static_cast<std::size_t>(step)].floats(); }
-  void need_scratch(std::size_t shared, std::size_t per_thread) {
-    if (shared_.size() < shared * sizeof(float)) shared_ = detail::aligned_buffer(shared * sizeof(float));
-    per_thread_floats_ = std::max(per_thread_floats_, per_thread);
-    grow_scratch(per_thread_floats_);
-  }
-  float* shared_scratch() const { return shared_.floats(); }
-  float* thread_scratch(int t) const { return scratch_[static_cast<std::size_t>(t)].floats(); }
-  template <class F>
-  void parallel(int tasks, F&& f) {
-#if defined(PARTITA_CPU_OPENMP)
-    // The alternative to the pool, kept for comparison (benchmarks/runtime: bench_runtime_openmp).
-    if (threads_ > 1 && tasks > 1) {
-      const int n = std::min(tasks, threads_);
-#pragma omp parallel num_threads(n)
-      f(omp_get_thread_num());
-      return;
-    }
-#endif
-    if (pool_ && tasks > 1) {
-      pool_->run(std::min(tasks, pool_->size()), f);
+/// layer_norm (beta non-null) or rms_norm (beta null) of rows [r0, r1) of `len` floats:
+/// (x - mean) / sqrt(var + eps) · gamma + beta, or x / sqrt(mean(x²) + eps) · gamma. One pass
+/// for the statistics (shifted by the mean of its first vector, so that a large mean does not cancel
+/// the variance away), one to write. NaN or ±inf in a row makes the statistics NaN or the scale
+/// 0, as in the reference.
+inline void norm_rows(const float* x, float* y, std::int64_t r0, std::int64_t r1, std::int64_t len, const float* gamma,
+                      const float* beta, float eps) {
+  for (std::int64_t r = r0; r < r1; ++r) {
+    const float* xr = x + r * len;
+    float* yr = y + r * len;
+    const float k = beta ? shift_estimate(xr, len) : 0.f;
+    const moments m = row_moments(xr, len, k);
+    const double n = static_cast<double>(len);
+    const double shift = m.s1 / n;
+    double var = beta ? m.s2 / n - shift * shift : m.s2 / n;
+    if (var < 0) var = 0;  // rounding; a NaN stays
+    const float mean = beta ? static_cast<float>(static_cast<double>(k) + shift) : 0.f;
+    const float inv = static_cast<float>(1.0 / std::sqrt(var + static_cast<double>(eps)));
+    const vec mv = simd::splat(mean), iv = simd::splat(inv);
+    if (beta) {
+      map3(xr, gamma, beta, yr, len,
+           [&](const vec& v, const vec& g, const vec& b) { return simd::fma((v - mv) * iv, g, b); });
     } else {
-      f(0);
+      map2(xr, gamma, yr, len, [&](const vec& v, const vec& g) { return v * iv * g; });
     }
   }
-  int workers() const {
-#if defined(PARTITA_CPU_OPENMP)
-    return threads_;
-#else
-    return pool_ ? pool_->size() : 1;
-#endif
-  }
+}
 
- private:
-#if defined(PARTITA_CPU_OPENMP)
-  static constexpr bool use_pool = false;
-#else
-  static constexpr bool use_pool = true;
-#endif
-  state(int threads, std::shared_ptr<detail::thread_pool> pool) : threads_(threads), pool_(std::move(pool)) {}
-  static int default_threads() { return detail::available_cores(); }
-  void start_pool() {
-    if (use_pool && threads_ > 1) pool_ = std::make_shared<detail::thread_pool>(threads_);
+/// One row of softmax(x · scale + mask) (x / scale with `divide`) over `len` floats into `d`,
+/// which may be `x`: the scaled, masked row is stored first, then exponentiated and normalized
+/// in place. `mask` (or null) holds one value per element (`mask_step` 1) or one for the whole
+/// row (0). Each element is rounded as the reference rounds the separate ops; NaN and ±inf
+/// behave as in `softmax_rows`.
+inline void softmax_scaled_row(const float* x, float* d, std::int64_t len, float scale, bool divide,
+                               const float* mask, int mask_step) {
+  constexpr int w = simd::width;
+  const vec s = simd::splat(scale), one_mask = simd::splat(mask && mask_step == 0 ? *mask : 0.f);
+  const auto scaled = [&](const vec& v, std::int64_t at) {
+    const vec y = divide ? v / s : v * s;
+    return !mask ? y : mask_step == 0 ? y + one_mask : y + simd::load(mask + at);
+  };
+  vec m = simd::splat(-std::numeric_limits<float>::infinity());
+  std::int64_t i = 0;
+  for (; i + w <= len; i += w) {
+    const vec y = scaled(simd::load(x + i), i);
+    simd::store(d + i, y);
+    m = simd::max(m, y);
   }
-  void grow_scratch(std::size_t n) {
-    const std::size_t want = static_cast<std::size_t>(std::max(threads_, 1));
-    if (scratch_.size() < want) scratch_.resize(want);
-    for (auto& s : scratch_)
-      if (s.size() < n * sizeof(float)) s = detail::aligned_buffer(n * sizeof(float));
+  float top = len >= w ? simd::max_lane(m) : -std::numeric_limits<float>::infinity();
+  const int left = tail_count(len, i);
+  if (left > 0) {
+    vec y = simd::load_first(x + i, left);
+    y = divide ? y / s : y * s;
+    if (mask) y = y + (mask_step == 0 ? one_mask : simd::load_first(mask + i, left));
+    simd::store_first(d + i, y, left);
+    for (int j = 0; j < left; ++j) top = std::max(top, d[i + j]);
   }
-  int threads_;
-  std::vector<detail::aligned_buffer> packed_;
-  detail::aligned_buffer shared_;
-  std::vector<detail::aligned_buffer> scratch_;
-  std::size_t per_thread_floats_ = 0;
-  // Shared with the states `fork` makes for a bind; used by one of them at a time.
-  std::shared_ptr<detail::thread_pool> pool_;
+  const vec t = simd::splat(top);
+  vec acc = simd::splat(0.f);
+  for (i = 0; i + w <= len; i += w) {
+    const vec e = simd::exp(simd::load(d + i) - t);
+    simd::store(d + i, e);
+    acc = acc + e;
+  }
+  float total = 0.f;
+  if (left > 0) {
+    simd::store_first(d + i, simd::exp(simd::load_first(d + i, left) - t), left);
+    for (int j = 0; j < left; ++j) total += d[i + j];
+  }
+  const vec inv = simd::splat(1.f / (simd::sum(acc) + total));
+  map1(d, d, len, [&](const vec& v) { return v * inv; });
+}
+
+/// Softmax over the last axis of rows [r0, r1) of `len` floats: `softmax_scaled_row` with a
+/// scale of 1 (exact), so a NaN anywhere in a row, +inf, or a row of -inf makes the row NaN, as
+/// in the reference.
+inline void softmax_rows(const float* x, float* y, std::int64_t r0, std::int64_t r1, std::int64_t len) {
+  for (std::int64_t r = r0; r < r1; ++r) softmax_scaled_row(x + r * len, y + r * len, len, 1.f, false, nullptr, 0);
+}
+
+/// Softmax over the middle axis of [outer, len, inner], one column of `width` floats of the
+/// inner axis at a time: columns [c0, c1) of the outer · ceil(inner / width) there are.
+inline void softmax_columns(const float* x, float* y, std::int64_t c0, std::int64_t c1, std::int64_t len,
+                            std::int64_t inner) {
+  constexpr int w = simd::width;
+  const std::int64_t per_outer = (inner + w - 1) / w;
+  for (std::int64_t c = c0; c < c1; ++c) {
+    const std::int64_t o = c / per_outer, i = (c % per_outer) * w;
+    const int lanes = inner - i >= w ? w : tail_count(inner, i);
+    const float* s = x + o * len * inner + i;
+    float* d = y + o * len * inner + i;
+    const auto load = [&](const float* p) { return lanes == w ? simd::load(p) : simd::load_first(p, lanes); };
+    const auto store = [&](float* p, const vec& v) {
+      if (lanes == w) simd::store(p, v);
+      else simd::store_first(p, v, lanes);
+    };
+    vec top = load(s);
+    for (std::int64_t k = 1; k < len; ++k) top = simd::max(top, load(s + k * inner));
+    vec total = simd::splat(0.f);
+    for (std::int64_t k = 0; k < len; ++k) {
+      const vec e = simd::exp(load(s + k * inner) - top);
+      store(d + k * inner, e);
+      total = total + e;
+    }
+    const vec inv = simd::splat(1.f) / total;
+    for (std::int64_t k = 0; k < len; ++k) store(d + k * inner, load(d + k * inner) * inv);
+  }
+}
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/norm.hpp ----
+
+namespace partita::detail::cpu {
+
+/// What a softmax composite computes, read off its body: [Q·op(K) →] x · scale (or x / scale)
+/// → [+ mask] → softmax over the last axis [→ ·op(V)]. Input slots are -1 when absent.
+struct softmax_step {
+  bool ok = true;
+  int x = -1;                   // the scores' input slot when there is no Q·K product
+  int q = -1, k = -1, v = -1;   // the products' operands
+  int scores = -1, out = -1;    // body indices of the two matmuls
+  int scale = -1;               // one-element constant
+  bool divide = false;
+  int mask = -1, mask_node = -1;
+  int softmax = -1;             // body index of the softmax
+};
+
+template <class S>
+constexpr softmax_step analyse_softmax() {
+  softmax_step a;
+  int chain = -1;  // body index of the value computed so far
+  const auto other = [](int i, int c) { return S::body_arg(i, 0) == c ? S::body_arg(i, 1) : S::body_arg(i, 0); };
+  for (int i = 0; i < S::body_size(); ++i) {
+    const graph_node& n = S::body(i);
+    switch (n.op) {
+      case op_id::param:
+      case op_id::weight: break;
+      case op_id::matmul:
+        if (chain == -1) {
+          a.scores = i;
+          a.q = input_slot<S>(S::body_arg(i, 0));
+          a.k = input_slot<S>(S::body_arg(i, 1));
+        } else if (chain == a.softmax && a.softmax >= 0 && S::body_arg(i, 0) == chain) {
+          a.out = i;
+          a.v = input_slot<S>(S::body_arg(i, 1));
+        } else {
+          a.ok = false;
+        }
+        chain = i;
+        break;
+      case op_id::multiply:
+      case op_id::divide: {
+        const bool first = chain == -1;
+        const int c = first ? (S::body(S::body_arg(i, 1)).op == op_id::weight ? S::body_arg(i, 0) : S::body_arg(i, 1))
+                            : chain;
+        if (a.scale >= 0 || a.mask >= 0 || a.softmax >= 0 || (S::body_arg(i, 0) != c && S::body_arg(i, 1) != c))
+          a.ok = false;
+        if (n.op == op_id::divide && S::body_arg(i, 0) != c) a.ok = false;  // scale / x is not a scaling
+        if (first) a.x = input_slot<S>(c);
+        a.scale = input_slot<S>(other(i, c));
+        a.divide = n.op == op_id::divide;
+        chain = i;
+        break;
+      }
+      case op_id::add: {
+        const bool first = chain == -1;
+        const int c = first ? S::body_arg(i, 0) : chain;
+        if (a.mask >= 0 || a.softmax >= 0 || (S::body_arg(i, 0) != c && S::body_arg(i, 1) != c)) a.ok = false;
+        if (first) a.x = input_slot<S>(c);
+        a.mask = input_slot<S>(other(i, c));
+        a.mask_node = other(i, c);
+        chain = i;
+        break;
+      }
+      case op_id::softmax:
+        if (a.softmax >= 0) a.ok = false;
+        if (chain == -1) a.x = input_slot<S>(S::body_arg(i, 0));
+        else if (S::body_arg(i, 0) != chain) a.ok = false;
+        a.softmax = i;
+        chain = i;
+        break;
+      default: a.ok = false; break;
+    }
+  }
+  if (a.softmax < 0 || chain != S::body_size() - 1 || (a.scores >= 0) != (a.out >= 0)) a.ok = false;
+  return a;
+}
+
+/// True for a composite step built around a softmax (the attention and scaled-softmax composites).
+template <class S>
+constexpr bool softmax_composite() {
+  if constexpr (S::op != op_id::call) {
+    return false;
+  } else {
+    for (int i = 0; i < S::body_size(); ++i)
+      if (S::body(i).op == op_id::softmax) return true;
+    return false;
+  }
+}
+
+/// Where row r of a [rows, len] view of `scores` reads its mask: the mask's offset for that row
+/// (numpy broadcasting from the back; a broadcast axis steps by 0) and whether it holds one
+/// value per element (step 1) or one for the whole row (step 0).
+struct mask_rows {
+  int rank = 0;  // leading axes of the scores (all but the last)
+  std::array<std::int64_t, max_rank> dims{}, step{};
+  int along = 0;
+
+  constexpr mask_rows() = default;
+  constexpr mask_rows(const shape& scores, const shape& mask) : rank(scores.rank - 1) {
+    std::int64_t stride = mask.rank > 0 ? mask.back(0) : 1;
+    along = mask.rank > 0 && mask.back(0) > 1 ? 1 : 0;
+    for (int d = rank - 1; d >= 0; --d) {
+      const int m = mask.rank - scores.rank + d;  // the mask's axis aligned with d, if any
+      const std::int64_t size = m >= 0 ? mask[m] : 1;
+      dims[static_cast<std::size_t>(d)] = scores[d];
+      step[static_cast<std::size_t>(d)] = size == 1 ? 0 : stride;
+      stride *= size;
+    }
+  }
+  constexpr std::int64_t offset(std::int64_t r) const {
+    std::int64_t o = 0;
+    for (int d = rank - 1; d >= 0; --d) {
+      const std::int64_t n = dims[static_cast<std::size_t>(d)];
+      o += (r % n) * step[static_cast<std::size_t>(d)];
+      r /= n;
+    }
+    return o;
+  }
+};
+
+/// Scratch floats of one product of m rows (any m up to `rows`) for the matmul loops.
+constexpr std::size_t product_scratch(int rows, int n, int k, bool tb) {
+  std::size_t most = 0;
+  for (int m : {1, 2, 4, rows}) {
+    if (m > rows) continue;
+    matmul_geometry g;
+    g.m = m;
+    g.n = n;
+    g.k = k;
+    g.tb = tb;
+    most = std::max(most, matmul_scratch_floats(g));
+  }
+  return most;
+}
+
+/// The kernel of the scaled-softmax composite: softmax(x · scale + mask) over the last axis.
+template <class Step>
+struct softmax_scaled_kernel {
+  static constexpr softmax_step info = analyse_softmax<Step>();
+  static_assert(info.ok && info.scores < 0, "partita: cpu: this composite (Step) is not one the cpu backend fuses");
+  static constexpr shape ys = Step::node.out;
+  static constexpr std::int64_t len = ys.back(0), rows = ys.elements() / len;
+  static constexpr mask_rows masks =
+      info.mask >= 0 ? mask_rows(ys, Step::body(info.mask_node).out) : mask_rows();
+
+  static void run(state& st, const float* const* in, float* out, int /*step*/) {
+    const float scale = info.scale >= 0 ? in[info.scale][0] : 1.f;
+    const float* mask = info.mask >= 0 ? in[info.mask] : nullptr;
+    split_units(st, rows, (exp_cost + 2 * moved_cost) * static_cast<double>(len), [&](std::int64_t r0, std::int64_t r1) {
+      for (std::int64_t r = r0; r < r1; ++r)
+        softmax_scaled_row(in[info.x] + r * len, out + r * len, len, scale, info.divide,
+                           mask ? mask + masks.offset(r) : nullptr, masks.along);
+    });
+  }
+};
+
+/// The kernel of the attention composite: softmax(Q·op(K) · scale + mask)·op(V) with Q, K, V
+/// (and the output) of the same leading dims.
+template <class Step>
+struct attention_kernel {
+  static constexpr softmax_step info = analyse_softmax<Step>();
+  static_assert(info.ok && info.scores >= 0, "partita: cpu: this composite (Step) is not one the cpu backend fuses");
+  static constexpr const graph_node& qk = Step::body(info.scores);
+  static constexpr const graph_node& pv = Step::body(info.out);
+  static constexpr shape scores = qk.out, ys = Step::node.out;
+  static constexpr int m = static_cast<int>(scores.back(1)), n = static_cast<int>(scores.back(0));
+  static constexpr int depth = static_cast<int>(Step::body(Step::body_arg(info.scores, 0)).out.back(0));
+  static constexpr int dv = static_cast<int>(ys.back(0));
+  static constexpr bool tk = qk.at->transpose_b, tv = pv.at->transpose_b;
+  static constexpr int matrices = static_cast<int>(scores.elements() / (static_cast<std::int64_t>(m) * n));
+  /// Query rows per unit: the block's scores take at most 64 K floats (256 KB: L2), and at
+  /// least one micro-tile of rows.
+  static constexpr int block_rows = std::min(m, std::max(matmul_main_mr, 65536 / n));
+  static constexpr mask_rows masks =
+      info.mask >= 0 ? mask_rows(scores, Step::body(info.mask_node).out) : mask_rows();
+  static constexpr std::size_t scratch_floats =
+      static_cast<std::size_t>(block_rows) * n +
+      std::max(product_scratch(block_rows, n, depth, tk), product_scratch(block_rows, dv, n, tv));
+
+  static void prepare(state& st, const float* const* /*in*/, int /*step*/) { st.need_scratch(0, scratch_floats); }
+
+  static void run(state& st, const float* const* in, float* out, int /*step*/) {
+    const float scale = info.scale >= 0 ? in[info.scale][0] : 1.f;
+    const float* mask = info.mask >= 0 ? in[info.mask] : nullptr;
+    const float *q = in[info.q], *k = in[info.k], *v = in[info.v];
+    // Blocks of equal size per matrix, enough of them that every thread gets one.
+    const int want = (2 * st.workers() + matrices - 1) / matrices;
+    const int blocks = std::min((m + matmul_main_mr - 1) / matmul_main_mr,
+                                std::max((m + block_rows - 1) / block_rows, want));
+    const int units = matrices * blocks;
+    const double flops = 2.0 * matrices * m * static_cast<double>(n) * (depth + dv);
+    const int tasks = tasks_for(flops, st.workers(), units);
+    st.parallel(tasks, [&](int t) {
+      float* probs = st.thread_scratch(t);
+      float* gemm_scratch = probs + static_cast<std::ptrdiff_t>(block_rows) * n;
+      const int u1 = static_cast<int>(static_cast<std::int64_t>(units) * (t + 1) / tasks);
+      for (int u = static_cast<int>(static_cast<std::int64_t>(units) * t / tasks); u < u1; ++u) {
+        const int i = u / blocks, b = u % blocks;
+        const int r0 = static_cast<int>(static_cast<std::int64_t>(m) * b / blocks);
+        const int r1 = static_cast<int>(static_cast<std::int64_t>(m) * (b + 1) / blocks);
+        const int rows = r1 - r0;
+        matmul_geometry g1;
+        g1.m = rows;
+        g1.n = n;
+        g1.k = depth;
+        g1.tb = tk;
+        matmul_serial(g1, q + (static_cast<std::ptrdiff_t>(i) * m + r0) * depth,
+                      k + static_cast<std::ptrdiff_t>(i) * n * depth, probs, gemm_scratch);
+        for (int r = 0; r < rows; ++r) {
+          const std::int64_t row = static_cast<std::int64_t>(i) * m + r0 + r;
+          softmax_scaled_row(probs + static_cast<std::ptrdiff_t>(r) * n, probs + static_cast<std::ptrdiff_t>(r) * n,
+                             n, scale, info.divide, mask ? mask + masks.offset(row) : nullptr, masks.along);
+        }
+        matmul_geometry g2;
+        g2.m = rows;
+        g2.n = dv;
+        g2.k = n;
+        g2.tb = tv;
+        matmul_serial(g2, probs, v + static_cast<std::ptrdiff_t>(i) * n * dv,
+                      out + (static_cast<std::ptrdiff_t>(i) * m + r0) * dv, gemm_scratch);
+      }
+    });
+  }
 };
 
 }  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/state.hpp ----
+// ---- end partita/backends/cpu/detail/attention.hpp ----
+// ---- begin partita/backends/cpu/detail/conv1d.hpp ----
+/// cpu conv1d: the conv2d kernel run on the step seen as conv2d of H = 1 views.
+// conv1d of [N, C, L] by [O, C / groups, K] is conv2d of [N, C, 1, L] by [O, C / groups, 1, K]:
+// the same bytes, so nothing is copied. `conv1d_step` presents a conv1d step as that conv2d step
+// (its node, arguments and attributes) to `gemm_kernel`, which then packs, pads and tiles it as
+// any conv2d; the conv1d node already keeps its stride, padding and dilation on the width axis.
+
+namespace partita::detail::cpu {
+
+/// A rank-3 NCL (or OCK) shape as the NC1L (OC1K) shape of its H = 1 view.
+constexpr shape with_unit_height(const shape& s) { return shape{4, {s[0], s[1], 1, s[2]}}; }
+
+/// conv1d step `Step` seen as a conv2d step, for kernels written against conv2d steps.
+template <class Step>
+struct conv1d_step {
+  static_assert(Step::op == op_id::conv1d, "partita: conv1d_step views conv1d steps only");
+  static constexpr attrs at = *Step::node.at;
+  static constexpr graph_node node = [] {
+    graph_node n = Step::node;
+    n.op = op_id::conv2d;
+    n.out = with_unit_height(n.out);
+    n.at = &at;
+    return n;
+  }();
+  static constexpr op_id op = op_id::conv2d;
+  static constexpr int num_args = Step::num_args;
+  static constexpr int num_params = Step::num_params;
+  static constexpr int index = Step::index;
+  static constexpr graph_node args[2] = {[] {
+                                           graph_node n = Step::arg(0);
+                                           n.out = with_unit_height(n.out);
+                                           return n;
+                                         }(),
+                                         [] {
+                                           graph_node n = Step::arg(1);
+                                           n.out = with_unit_height(n.out);
+                                           return n;
+                                         }()};
+  /// The node of argument `i` (the input, the weight), with its H = 1 shape.
+  static constexpr const graph_node& arg(int i) { return args[i]; }
+  // A conv1d step is no composite: the kernel names these only in branches it does not take.
+  static constexpr const graph_node& body(int i) { return Step::body(i); }
+  static constexpr int body_arg(int i, int k) { return Step::body_arg(i, k); }
+};
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/conv1d.hpp ----
+// ---- begin partita/backends/cpu/detail/conv_transpose.hpp ----
+/// cpu conv_transpose2d: a GEMM of the transposed weights by the input, scatter-added into the output.
+// A transposed convolution multiplies each input pixel's channels by the weights and adds the
+// (Cout / groups) × KH × KW products into the output around the pixel's strided position. Per
+// group that is the GEMM cols = Wᵀ · X, with rows (co, kh, kw), depth the group's input
+// channels and columns the input positions, which X holds as rows of contiguous planes (B is
+// read in place); each MR × NR tile the micro-kernel leaves in registers is scatter-added into
+// the output (col2im) while it is hot, so no column matrix is ever stored. Threads own disjoint
+// sets of output channels (units of whole weight panels), so no two ever add to one output.
+
+// ---- begin partita/backends/cpu/detail/conv.hpp ----
+/// cpu conv2d as a GEMM read straight from stride-phase-split input planes.
+// conv2d as GEMM straight from the input, with no im2col: the input is copied once per call into
+// zero-padded, stride-phase-split planes, after which row k = (channel, kh, kw) of the B matrix
+// is a contiguous run of that copy at a fixed offset (`boff[k]`, computed at compile time). Any
+// stride, padding, dilation and group count takes the same path; output positions are computed
+// in the padded planes' row pitch, and the few columns past each output row are dropped at the
+// store.
+
+
+namespace partita::detail::cpu {
+
+/// Shapes of one conv2d, per image.
+struct conv_geometry {
+  int batch = 1, c = 0, h = 0, w = 0;       // input
+  int o = 0, oh = 0, ow = 0;                // output
+  int kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1, groups = 1;
+  int cg = 0, og = 0, k = 0;                // per group: input channels, output channels, GEMM depth
+  int hq = 0, wq = 0;                       // a phase plane's height and width (its row pitch)
+  int phases = 1;                           // sh · sw
+  std::uint32_t used_phases = ~0u;          // bit a · sw + b: some kernel tap reads phase (a, b) (all, past 32)
+  std::size_t plane_set = 0;                // floats per channel: phases · hq · wq
+  int npos = 0;                             // positions computed: oh · wq
+  std::size_t buffer_floats = 0;            // the copy, with slack for the last tile's reads
+};
+
+template <int MR, int NV>
+struct conv_blocking {
+  static constexpr int mr = MR, nv = NV, nr = NV * W;
+};
+
+/// The blocking conv2d uses on this instruction set: 8 output channels × 2 vectors with AVX-512
+/// (16 of 32 registers accumulate), 6 × 2 with 16 registers.
+using conv_block = conv_blocking<(W >= 16 ? 8 : 6), 2>;
+
+constexpr conv_geometry make_conv_geometry(const shape& x, const shape& wt, const shape& y, const attrs& a) {
+  conv_geometry g;
+  g.batch = static_cast<int>(x[0]);
+  g.c = static_cast<int>(x[1]);
+  g.h = static_cast<int>(x[2]);
+  g.w = static_cast<int>(x[3]);
+  g.o = static_cast<int>(y[1]);
+  g.oh = static_cast<int>(y[2]);
+  g.ow = static_cast<int>(y[3]);
+  g.kh = static_cast<int>(wt[2]);
+  g.kw = static_cast<int>(wt[3]);
+  g.sh = a.stride[0];
+  g.sw = a.stride[1];
+  g.ph = a.padding[0];
+  g.pw = a.padding[1];
+  g.dh = a.dilation[0];
+  g.dw = a.dilation[1];
+  g.groups = a.groups;
+  g.cg = g.c / g.groups;
+  g.og = g.o / g.groups;
+  g.k = g.cg * g.kh * g.kw;
+  // The padding after each axis may differ from the padding before it (ONNX pads, TF "SAME").
+  const int hp = g.h + g.ph + end_padding(a, 0), wp = g.w + g.pw + end_padding(a, 1);
+  g.hq = (hp + g.sh - 1) / g.sh;
+  g.wq = (wp + g.sw - 1) / g.sw;
+  g.phases = g.sh * g.sw;
+  if (g.phases <= 32) {
+    g.used_phases = 0;
+    for (int i = 0; i < g.kh; ++i)
+      for (int j = 0; j < g.kw; ++j) g.used_phases |= 1u << (((i * g.dh) % g.sh) * g.sw + (j * g.dw) % g.sw);
+  }
+  g.plane_set = static_cast<std::size_t>(g.phases) * static_cast<std::size_t>(g.hq) * static_cast<std::size_t>(g.wq);
+  g.npos = g.oh * g.wq;
+  const int nr = conv_block::nr;
+  const std::size_t tiles = static_cast<std::size_t>((g.npos + nr - 1) / nr);
+  const std::size_t max_off = static_cast<std::size_t>(g.cg - 1) * g.plane_set +
+                              static_cast<std::size_t>(g.phases - 1) * static_cast<std::size_t>(g.hq * g.wq) +
+                              static_cast<std::size_t>((g.kh - 1) * g.dh / g.sh) * static_cast<std::size_t>(g.wq) +
+                              static_cast<std::size_t>((g.kw - 1) * g.dw / g.sw);
+  // Every group reads its channels' planes; the last group's last tile reads furthest.
+  g.buffer_floats = static_cast<std::size_t>(g.c - g.cg) * g.plane_set + max_off + tiles * static_cast<std::size_t>(nr) + 64;
+  return g;
+}
+
+/// Offsets of B's rows in the phase-split copy, row k = (channel, kh, kw) in OIHW order.
+template <std::size_t K>
+constexpr std::array<std::int32_t, K> conv_offsets(const conv_geometry& g) {
+  std::array<std::int32_t, K> off{};
+  std::size_t k = 0;
+  for (int ci = 0; ci < g.cg; ++ci)
+    for (int i = 0; i < g.kh; ++i)
+      for (int j = 0; j < g.kw; ++j) {
+        const int rh = i * g.dh, rw = j * g.dw;
+        const int phase = (rh % g.sh) * g.sw + (rw % g.sw);
+        off[k++] = static_cast<std::int32_t>(static_cast<std::size_t>(ci) * g.plane_set +
+                                             static_cast<std::size_t>(phase * g.hq * g.wq + (rh / g.sh) * g.wq + rw / g.sw));
+      }
+  return off;
+}
+
+/// Packs OIHW weights as [group][panel][k][MR] (rows past a group's output channels are zero).
+inline void pack_conv_weights(const conv_geometry& g, const float* w, float* packed) {
+  constexpr int MR = conv_block::mr;
+  const int panels = (g.og + MR - 1) / MR;
+  for (int gr = 0; gr < g.groups; ++gr)
+    for (int p = 0; p < panels; ++p) {
+      float* dst = packed + (static_cast<std::ptrdiff_t>(gr) * panels + p) * static_cast<std::ptrdiff_t>(g.k) * MR;
+      for (int k = 0; k < g.k; ++k)
+        for (int m = 0; m < MR; ++m) {
+          const int o = p * MR + m;
+          dst[static_cast<std::ptrdiff_t>(k) * MR + m] =
+              o < g.og ? w[(static_cast<std::ptrdiff_t>(gr) * g.og + o) * static_cast<std::ptrdiff_t>(g.k) + k] : 0.f;
+        }
+    }
+}
+
+constexpr std::size_t packed_conv_floats(const conv_geometry& g) {
+  const int panels = (g.og + conv_block::mr - 1) / conv_block::mr;
+  return static_cast<std::size_t>(g.groups) * static_cast<std::size_t>(panels) * static_cast<std::size_t>(g.k) * conv_block::mr;
+}
+
+/// `dst[j] = src[j · stride]` for j < n; nothing past src[(n - 1) · stride] is read. Stride 2,
+/// the common strided convolution, deinterleaves vectors (scalar, this copy cost a stride-2
+/// depthwise convolution several times its arithmetic).
+inline void copy_strided(float* __restrict dst, const float* __restrict src, int n, int stride) {
+  int j = 0;
+  if (stride == 2)
+    for (; j + W < n; j += W) simd::store(dst + j, simd::evens(simd::load(src + 2 * j), simd::load(src + 2 * j + W)));
+  for (; j < n; ++j) dst[j] = src[static_cast<std::ptrdiff_t>(j) * stride];
+}
+
+/// Copies one input channel `src` (h × w) into its padded phase planes at `dst` (plane_set floats).
+inline void conv_copy_plane(const conv_geometry& g, const float* src, float* dst) {
+  const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(g.hq) * g.wq;
+  if (g.sh == 1 && g.sw == 1) {
+    std::fill(dst, dst + static_cast<std::ptrdiff_t>(g.ph) * g.wq, 0.f);
+    for (int i = 0; i < g.h; ++i) {
+      float* row = dst + static_cast<std::ptrdiff_t>(i + g.ph) * g.wq;
+      std::fill(row, row + g.pw, 0.f);
+      std::memcpy(row + g.pw, src + static_cast<std::ptrdiff_t>(i) * g.w, sizeof(float) * static_cast<std::size_t>(g.w));
+      std::fill(row + g.pw + g.w, row + g.wq, 0.f);
+    }
+    std::fill(dst + static_cast<std::ptrdiff_t>(g.h + g.ph) * g.wq, dst + plane, 0.f);
+    return;
+  }
+  for (int a = 0; a < g.sh; ++a)
+    for (int b = 0; b < g.sw; ++b) {
+      if (a * g.sw + b < 32 && !(g.used_phases >> (a * g.sw + b) & 1u)) continue;  // no tap reads it (1×1 stride 2)
+      float* p = dst + static_cast<std::ptrdiff_t>(a * g.sw + b) * plane;
+      for (int i = 0; i < g.hq; ++i) {
+        const int ih = i * g.sh + a - g.ph;
+        float* row = p + static_cast<std::ptrdiff_t>(i) * g.wq;
+        if (ih < 0 || ih >= g.h) {
+          std::fill(row, row + g.wq, 0.f);
+          continue;
+        }
+        // Columns j with 0 ≤ j·sw + b - pw < w are copied, the rest are padding: the copy loop
+        // has no test in it (a strided read the compiler can vectorize).
+        const float* s = src + static_cast<std::ptrdiff_t>(ih) * g.w;
+        const int j0 = std::min(g.wq, std::max(0, (g.pw - b + g.sw - 1) / g.sw));
+        const int j1 = std::max(j0, std::min(g.wq, (g.w + g.pw - b + g.sw - 1) / g.sw));
+        std::fill(row, row + j0, 0.f);
+        copy_strided(row + j0, s + (j0 * g.sw + b - g.pw), j1 - j0, g.sw);
+        std::fill(row + j1, row + g.wq, 0.f);
+      }
+    }
+}
+
+/// Copies channels [c0, c1) of one image into the padded phase planes.
+inline void conv_copy_input(const conv_geometry& g, const float* x, float* buf, int c0, int c1) {
+  for (int ci = c0; ci < c1; ++ci)
+    conv_copy_plane(g, x + static_cast<std::ptrdiff_t>(ci) * g.h * g.w, buf + static_cast<std::size_t>(ci) * g.plane_set);
+}
+
+/// `dst[i] = act(src[i] + bias + res[i])` for one output row segment.
+inline void finish_segment(const float* src, float* dst, int len, float bias, const float* res, const epilogue& e) {
+  int i = 0;
+  const vec b = simd::splat(bias);
+  for (; i + W <= len; i += W) {
+    vec v = simd::load(src + i) + b;
+    if (res) v = v + simd::load(res + i);
+    simd::store(dst + i, activate(v, e.act, e.lo, e.hi));
+  }
+  if (i < len) {
+    vec v = simd::load_first(src + i, len - i) + b;
+    if (res) v = v + simd::load_first(res + i, len - i);
+    simd::store_first(dst + i, activate(v, e.act, e.lo, e.hi), len - i);
+  }
+}
+
+/// An unpadded 1×1 convolution of stride 1: its phase planes would be the input as it is, so
+/// B's rows are read from the input with no copy (`conv_tiles` with the image as `buf`), all but
+/// the last tile's, which would read past the input's end (`staged` below).
+constexpr bool reads_input_in_place(const conv_geometry& g) {
+  return g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.hq == g.h && g.wq == g.w;
+}
+
+/// Output tiles [t0, t1) × panels [p0, p1) of group `gr` of one image. `buf` is the image's
+/// phase-split copy (or the image itself, see `reads_input_in_place`); `y`, and the epilogue's
+/// bias and residual, are the image's (NCHW). Tiles from `staged_from` on read B from `staged`
+/// instead: the tile's rows packed as [group][k][NR], zero past the input.
+inline void conv_tiles(const conv_geometry& g, const std::int32_t* boff, const float* packed, const float* buf,
+                       float* y, const epilogue& e, int gr, int p0, int p1, int t0, int t1,
+                       int staged_from = 1 << 30, const float* staged = nullptr) {
+  constexpr int MR = conv_block::mr, NV = conv_block::nv, NR = conv_block::nr;
+  const std::ptrdiff_t out_plane = static_cast<std::ptrdiff_t>(g.oh) * g.ow;
+  const int panels = (g.og + MR - 1) / MR;
+  const float* bgroup = buf + static_cast<std::size_t>(gr) * static_cast<std::size_t>(g.cg) * g.plane_set;
+  constexpr int tile_block = 8;  // tiles sharing one pass over the panels (their inputs stay in L2)
+  for (int tb = t0; tb < t1; tb += tile_block) {
+    const int tb_end = std::min(t1, tb + tile_block);
+    for (int p = p0; p < p1; ++p) {
+      const int o0 = gr * g.og + p * MR;
+      const int mr = std::min(MR, g.og - p * MR);
+      const float* a = packed + (static_cast<std::ptrdiff_t>(gr) * panels + p) * static_cast<std::ptrdiff_t>(g.k) * MR;
+      for (int t = tb; t < tb_end; ++t) {
+        const int q0 = t * NR;
+        const int oh0 = q0 / g.wq, ow0 = q0 % g.wq;
+        const bool from_stage = t >= staged_from;
+        if (!from_stage && oh0 < g.oh && ow0 + NR <= g.ow) {
+          float* c = y + static_cast<std::ptrdiff_t>(o0) * out_plane + static_cast<std::ptrdiff_t>(oh0) * g.ow + ow0;
+          const epilogue te = tile_epilogue(e, o0, static_cast<int>(static_cast<std::ptrdiff_t>(oh0) * g.ow + ow0),
+                                            static_cast<std::ptrdiff_t>(out_plane));
+          gemm_tile<MR, NV, true, true>(g.k, a, 0, bgroup + q0, 0, boff, c, static_cast<std::ptrdiff_t>(out_plane), mr, NR,
+                                        false, &te);
+          continue;
+        }
+        alignas(64) float tile[MR * NR];
+        if (from_stage) {
+          micro_kernel<MR, NV, true, false>(g.k, a, 0, staged + static_cast<std::ptrdiff_t>(gr) * g.k * NR, NR, nullptr,
+                                            tile, NR, false, nullptr);
+        } else {
+          micro_kernel<MR, NV, true, true>(g.k, a, 0, bgroup + q0, 0, boff, tile, NR, false, nullptr);
+        }
+        // Scatter the valid row segments of the tile, applying the epilogue.
+        for (int j = 0; j < NR;) {
+          const int q = q0 + j;
+          const int oh = q / g.wq, ow = q % g.wq;
+          if (oh >= g.oh) break;
+          if (ow >= g.ow) {
+            j += g.wq - ow;
+            continue;
+          }
+          const int len = std::min(NR - j, g.ow - ow);
+          const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(oh) * g.ow + ow;
+          for (int m = 0; m < mr; ++m) {
+            const std::ptrdiff_t row = static_cast<std::ptrdiff_t>(o0 + m) * out_plane + at;
+            finish_segment(tile + m * NR + j, y + row, len, e.bias ? e.bias[o0 + m] : 0.f,
+                           e.residual ? e.residual + row : nullptr, e);
+          }
+          j += len;
+        }
+      }
+    }
+  }
+}
+
+/// Packs tile `t`'s B rows of an in-place 1×1 convolution of image `x` as `conv_tiles` reads
+/// them from `staged`: [channel][NR], zero past the image's positions.
+inline void stage_last_tile(const conv_geometry& g, const float* x, int t, float* staged) {
+  constexpr int NR = conv_block::nr;
+  const std::ptrdiff_t hw = static_cast<std::ptrdiff_t>(g.h) * g.w, q0 = static_cast<std::ptrdiff_t>(t) * NR;
+  const int n = static_cast<int>(std::min<std::ptrdiff_t>(NR, hw - q0));
+  for (int ci = 0; ci < g.c; ++ci) {
+    float* row = staged + static_cast<std::ptrdiff_t>(ci) * NR;
+    std::copy(x + ci * hw + q0, x + ci * hw + q0 + n, row);
+    std::fill(row + n, row + NR, 0.f);
+  }
+}
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/conv.hpp ----
 
 namespace partita::detail::cpu {
 
@@ -12057,143 +13244,6 @@ inline void dense_panels(const float* x, int k, const float* packed, int n, floa
 
 }  // namespace partita::detail::cpu
 // ---- end partita/backends/cpu/detail/dense.hpp ----
-// ---- begin partita/backends/cpu/detail/fused.hpp ----
-/// What a fused cpu composite computes, read off its body at compile time.
-// What a fused cpu composite computes, read off its body at compile time: one dense, conv2d or
-// matmul, then optionally a bias, a batch norm (folded into the weights at bind), a residual add
-// and an activation (x · sigmoid(x) counting as SiLU), in that order.
-
-
-namespace partita::detail::cpu {
-
-/// Kernel input slots (-1: absent) and epilogue of a GEMM step, fused or not.
-struct gemm_step {
-  op_id main = op_id::dense;
-  int main_node = -1;  // body index (fused) of the dense / conv2d
-  int x = 0, w = 1;
-  int bias = -1;
-  int gamma = -1, beta = -1, mean = -1, var = -1;
-  float epsilon = 0.f;
-  int residual = -1;
-  activation act = activation::none;
-  float lo = 0.f, hi = 0.f;
-  bool ok = true;  // false: the body holds something else (not a cpu composite)
-};
-
-/// The kernel input that body node `i` of fused step `S` arrives in: parameters first, then
-/// the weights bound inside, in body order.
-template <class S>
-constexpr int input_slot(int i) {
-  const graph_node& n = S::body(i);
-  if (n.op == op_id::param) return n.index;
-  if (n.op != op_id::weight) return -1;
-  int slot = S::num_params;
-  for (int j = 0; j < i; ++j) slot += S::body(j).op == op_id::weight ? 1 : 0;
-  return slot;
-}
-
-template <class S>
-constexpr gemm_step analyse_fused() {
-  gemm_step g;
-  int chain = -1;  // body index of the value the epilogue is applied to so far
-  for (int i = 0; i < S::body_size(); ++i) {
-    const graph_node& n = S::body(i);
-    switch (n.op) {
-      case op_id::param:
-      case op_id::weight: break;
-      case op_id::dense:
-      case op_id::conv2d:
-      case op_id::matmul:
-        if (chain != -1) g.ok = false;
-        g.main = n.op;
-        g.main_node = i;
-        g.x = input_slot<S>(S::body_arg(i, 0));
-        g.w = input_slot<S>(S::body_arg(i, 1));
-        // dense and conv2d pack a bound weight; matmul's B may be any value.
-        if (n.op != op_id::matmul && S::body(S::body_arg(i, 1)).op != op_id::weight) g.ok = false;
-        chain = i;
-        break;
-      case op_id::bias_add:
-        if (S::body_arg(i, 0) != chain || g.bias != -1 || g.gamma != -1 || g.residual != -1 || g.act != activation::none)
-          g.ok = false;
-        g.bias = input_slot<S>(S::body_arg(i, 1));
-        chain = i;
-        break;
-      case op_id::batch_norm:
-        if (S::body_arg(i, 0) != chain || g.gamma != -1 || g.residual != -1 || g.act != activation::none) g.ok = false;
-        g.gamma = input_slot<S>(S::body_arg(i, 1));
-        g.beta = input_slot<S>(S::body_arg(i, 2));
-        g.mean = input_slot<S>(S::body_arg(i, 3));
-        g.var = input_slot<S>(S::body_arg(i, 4));
-        g.epsilon = n.at->epsilon;
-        chain = i;
-        break;
-      case op_id::add: {
-        const int a = S::body_arg(i, 0), b = S::body_arg(i, 1);
-        if ((a != chain && b != chain) || g.residual != -1 || g.act != activation::none) g.ok = false;
-        const int other = a == chain ? b : a;
-        g.residual = input_slot<S>(other);
-        if (g.residual < 0 || !(S::body(other).out == n.out)) g.ok = false;
-        chain = i;
-        break;
-      }
-      case op_id::relu:
-      case op_id::clip:
-      case op_id::sigmoid:
-      case op_id::tanh:
-      case op_id::gelu:
-      case op_id::gelu_tanh:
-      case op_id::silu:
-      case op_id::hardswish:
-      case op_id::hardsigmoid:
-      case op_id::leaky_relu: {
-        if (S::body_arg(i, 0) != chain || g.act != activation::none) g.ok = false;
-        g.act = activation_of(n.op);
-        const activation_params p = params_of(n.op, *n.at);
-        g.lo = p.lo;
-        g.hi = p.hi;
-        chain = i;
-        break;
-      }
-      case op_id::multiply: {
-        // x · sigmoid(x), the SiLU that exporters spell out: the sigmoid already read the chain.
-        const int a = S::body_arg(i, 0), b = S::body_arg(i, 1);
-        const int sig = a == chain ? a : b, other = a == chain ? b : a;
-        if (sig != chain || g.act != activation::sigmoid || S::body(sig).op != op_id::sigmoid ||
-            S::body_arg(sig, 0) != other)
-          g.ok = false;
-        g.act = activation::silu;
-        chain = i;
-        break;
-      }
-      default: g.ok = false; break;
-    }
-  }
-  if (g.main_node < 0 || chain != S::body_size() - 1) g.ok = false;
-  return g;
-}
-
-/// What step S's kernel computes: a fused composite's body analysed, else its own op alone.
-template <class S>
-constexpr gemm_step analyse() {
-  if constexpr (S::op == op_id::call) {
-    return analyse_fused<S>();
-  } else {
-    gemm_step g;
-    g.main = S::op;
-    return g;
-  }
-}
-
-/// The op step S's kernel is built around: a fused composite's dense, conv2d or matmul, else
-/// the step's own op.
-template <class S>
-constexpr op_id main_op() {
-  return analyse<S>().main;
-}
-
-}  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/fused.hpp ----
 
 namespace partita::detail::cpu {
 
@@ -12403,658 +13453,9 @@ struct gemm_kernel {
 
 }  // namespace partita::detail::cpu
 // ---- end partita/backends/cpu/detail/gemm_kernel.hpp ----
-// ---- begin partita/backends/cpu/detail/matmul.hpp ----
-/// cpu matmul: batched op(A) · op(B) with numpy broadcasting, on the GEMM micro-kernel.
-// The loops of one product are BLIS's: depth passes of kc, B packed kc × (up to 16 panels) per
-// pass (or read from its form packed at bind), A in blocks of up to 144 rows that stay in L2
-// while every panel's micro-tiles run over them. Work is split statically into (matrix, piece)
-// units, a piece being a range of column panels (each task packs only its own B) or of row
-// blocks, whichever divides more evenly.
-
-// ---- begin partita/backends/cpu/detail/matmul_pack.hpp ----
-/// cpu matmul's geometry (numpy broadcasting of the batch dims) and its operand packing.
-// The shapes of one batched matmul C[b] = op(A[b']) · op(B[b'']) reduced to what the GEMM loops
-// need, and the copies that put each operand in the form the micro-kernel reads: B in panels of
-// NR columns ([k][NR], zero-padded), A either in place (rows) or, when transposed, in blocks of
-// MR rows ([k][MR]).
-
-
-#if defined(__AVX__)
-#include <immintrin.h>
-#endif
-
-namespace partita::detail::cpu {
-
-inline constexpr int matmul_max_batch_rank = max_rank - 2;
-
-/// One batched matmul: `batch` products of op(A) [m×k] by op(B) [k×n], each A and B matrix
-/// contiguous and row-major as stored (transposed: A stored [k×m], B stored [n×k]). Output batch
-/// index i, written in the output batch `dims`, reads A matrix Σ idx·a_step and B matrix
-/// Σ idx·b_step (a step of 0 broadcasts).
-struct matmul_geometry {
-  int m = 0, n = 0, k = 0;
-  bool ta = false, tb = false;
-  int batch = 1;
-  int batch_rank = 0;
-  std::array<int, matmul_max_batch_rank> dims{};
-  std::array<std::int64_t, matmul_max_batch_rank> a_step{}, b_step{};
-  int b_matrices = 1;  // matrices B holds (packed at bind when it is a weight)
-  bool ok = true;      // the shapes agree (k, broadcastable batch dims)
-
-  constexpr void operands(int i, std::int64_t& am, std::int64_t& bm) const {
-    am = 0;
-    bm = 0;
-    for (int d = batch_rank - 1; d >= 0; --d) {
-      const int at = i % dims[static_cast<std::size_t>(d)];
-      i /= dims[static_cast<std::size_t>(d)];
-      am += at * a_step[static_cast<std::size_t>(d)];
-      bm += at * b_step[static_cast<std::size_t>(d)];
-    }
-  }
-};
-
-/// The geometry of matmul(a, b) with numpy semantics: the last two dims are the matrix, the
-/// others broadcast from the back. When B is the same matrix for every batch and A is read in
-/// place, the batch folds into A's rows (one GEMM of batch·m rows).
-constexpr matmul_geometry make_matmul_geometry(const shape& a, const shape& b, bool ta, bool tb) {
-  matmul_geometry g;
-  g.ta = ta;
-  g.tb = tb;
-  if (a.rank < 2 || b.rank < 2) {
-    g.ok = false;
-    return g;
-  }
-  g.m = static_cast<int>(ta ? a.back(0) : a.back(1));
-  g.k = static_cast<int>(ta ? a.back(1) : a.back(0));
-  g.n = static_cast<int>(tb ? b.back(1) : b.back(0));
-  g.ok = (tb ? b.back(0) : b.back(1)) == g.k;
-  const int r = std::max(a.rank, b.rank) - 2;
-  g.batch_rank = r;
-  std::int64_t am = 1, bm = 1, batch = 1;
-  for (int i = r - 1; i >= 0; --i) {
-    const int ia = a.rank - 2 - r + i, ib = b.rank - 2 - r + i;
-    const std::int64_t da = ia >= 0 ? a[ia] : 1, db = ib >= 0 ? b[ib] : 1;
-    if (da != db && da != 1 && db != 1) g.ok = false;
-    const std::size_t at = static_cast<std::size_t>(i);
-    g.dims[at] = static_cast<int>(std::max(da, db));
-    g.a_step[at] = da == 1 ? 0 : am;
-    g.b_step[at] = db == 1 ? 0 : bm;
-    am *= da;
-    bm *= db;
-    batch *= g.dims[at];
-  }
-  g.batch = static_cast<int>(batch);
-  g.b_matrices = static_cast<int>(bm);
-  if (batch > 1 && bm == 1 && am == batch && !ta) {
-    g.m *= g.batch;
-    g.batch = 1;
-    g.batch_rank = 0;
-  }
-  return g;
-}
-
-/// The micro-tile: MR rows by NV vectors. The conv blocking (6 × 2 vectors with 16 registers,
-/// 8 × 2 with 32) for most; a few rows get fewer rows and, with one or two, more vectors so that
-/// the FMAs still have independent accumulators.
-struct matmul_tile {
-  int mr = 1, nv = 1;
-};
-inline constexpr int matmul_main_mr = W >= 16 ? 8 : 6;
-
-constexpr matmul_tile matmul_tile_for(int m) {
-  if (m <= 2) return {m < 1 ? 1 : m, 4};
-  if (m <= 4) return {4, 2};
-  return {matmul_main_mr, 2};
-}
-
-/// Depth of one pass: at most 256 (a B micro-panel of 16 KB with 16 columns stays in L1), the
-/// passes of equal depth.
-constexpr int matmul_kc(int k) {
-  const int passes = (k + 255) / 256;
-  return passes < 1 ? 1 : (k + passes - 1) / passes;
-}
-/// Row blocks whose A stays in L2 across the panels (144 rows of 6, 192 of 8), and panels whose
-/// packed B is reused across those row blocks (256 KB at most with AVX2: it stays in L2 too;
-/// more panels measured no faster).
-inline constexpr int matmul_mc_blocks = 24;
-inline constexpr int matmul_nc_panels = 16;
-
-/// The row blocks of m rows: `whole` blocks of MR rows, then `shorter` blocks of MR - 1, so that
-/// no row is padded (the rows of a micro-tile cost the same, shorter or not). Where m is too
-/// small for that, the last of the whole blocks is partial.
-struct matmul_rows {
-  int mr = 1, whole = 0, shorter = 0;
-  constexpr int blocks() const { return whole + shorter; }
-  /// The first row of block i (past the end for i = blocks()).
-  constexpr int row(int i) const { return i <= whole ? i * mr : whole * mr + (i - whole) * (mr - 1); }
-};
-
-constexpr matmul_rows matmul_rows_for(int m, int mr, bool mixed) {
-  matmul_rows r;
-  r.mr = mr;
-  const int shorter = mixed && mr > 1 ? (mr - m % mr) % mr : 0;
-  if (shorter > 0 && shorter * (mr - 1) <= m) {
-    r.shorter = shorter;
-    r.whole = (m - shorter * (mr - 1)) / mr;
-  } else {
-    r.whole = (m + mr - 1) / mr;
-  }
-  return r;
-}
-
-/// Floats of B packed for all its matrices (`prepare` of a weight B).
-constexpr std::size_t matmul_packed_b_floats(const matmul_geometry& g) {
-  const int nr = matmul_tile_for(g.m).nv * W;
-  return static_cast<std::size_t>(g.b_matrices) * static_cast<std::size_t>((g.n + nr - 1) / nr) *
-         static_cast<std::size_t>(g.k) * static_cast<std::size_t>(nr);
-}
-
-/// Floats of scratch one thread needs: a B buffer of kc × nc and an A block of mc × kc.
-constexpr std::size_t matmul_scratch_floats(const matmul_geometry& g) {
-  const matmul_tile t = matmul_tile_for(g.m);
-  const int nr = t.nv * W, kc = matmul_kc(g.k);
-  const int panels = std::min((g.n + nr - 1) / nr, matmul_nc_panels);
-  const int blocks = std::min(matmul_rows_for(g.m, t.mr, t.mr == matmul_main_mr).blocks(), matmul_mc_blocks);
-  return static_cast<std::size_t>(kc) * static_cast<std::size_t>(panels * nr + blocks * t.mr);
-}
-
-/// dst[k · ldd + j] = src[j · lds + k] for j, k < 8.
-inline void transpose8(const float* src, std::ptrdiff_t lds, float* dst, std::ptrdiff_t ldd) {
-#if defined(__AVX__)
-  // xsimd 8.1 has no transpose, and its zip_lo/zip_hi stay within 128-bit lanes on AVX only:
-  // the classic unpack/shuffle/permute sequence is spelled out here (with any AVX, AVX-512 too).
-  __m256 r[8], t[8];
-  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(src + i * lds);
-  for (int i = 0; i < 8; i += 2) {
-    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
-    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
-  }
-  for (int i = 0; i < 8; i += 4) {
-    r[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
-    r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
-    r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
-    r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
-  }
-  for (int i = 0; i < 4; ++i) {
-    _mm256_storeu_ps(dst + i * ldd, _mm256_permute2f128_ps(r[i], r[i + 4], 0x20));
-    _mm256_storeu_ps(dst + (i + 4) * ldd, _mm256_permute2f128_ps(r[i], r[i + 4], 0x31));
-  }
-#else
-  for (int k = 0; k < 8; ++k)
-    for (int j = 0; j < 8; ++j) dst[k * ldd + j] = src[j * lds + k];
-#endif
-}
-
-/// Columns [n0, n0 + nr) and depths [k0, k0 + kc) of op(B) into dst [kc][NR], zero past nr.
-/// `b` is one B matrix as stored: [k][ldb] (ldb = n), or transposed [n][ldb] (ldb = k).
-template <int NR>
-inline void pack_b_panel(const float* b, std::ptrdiff_t ldb, bool tb, int k0, int kc, int n0, int nr, float* dst) {
-  if (!tb) {
-    const float* src = b + k0 * ldb + n0;
-    if (nr == NR) {
-      for (int k = 0; k < kc; ++k)
-#pragma GCC unroll 8
-        for (int v = 0; v < NR / W; ++v) simd::store(dst + k * NR + v * W, simd::load(src + k * ldb + v * W));
-    } else {
-      for (int k = 0; k < kc; ++k) {
-        std::copy_n(src + k * ldb, nr, dst + k * NR);
-        std::fill(dst + k * NR + nr, dst + (k + 1) * NR, 0.f);
-      }
-    }
-    return;
-  }
-  // Transposed: row j of the stored matrix is column j of op(B). Blocks of 8 columns by 8
-  // depths go through registers; the remaining depths and columns one by one.
-  const float* src = b + n0 * ldb + k0;
-  const int k8 = kc - kc % 8;
-  int j = 0;
-  for (; j + 8 <= nr; j += 8) {
-    for (int k = 0; k < k8; k += 8) transpose8(src + j * ldb + k, ldb, dst + k * NR + j, NR);
-    for (std::ptrdiff_t k = k8; k < kc; ++k)
-      for (int jj = 0; jj < 8; ++jj) dst[k * NR + j + jj] = src[(j + jj) * ldb + k];
-  }
-  for (; j < nr; ++j)
-    for (int k = 0; k < kc; ++k) dst[k * NR + j] = src[j * ldb + k];
-  if (nr < NR)
-    for (int k = 0; k < kc; ++k) std::fill(dst + k * NR + nr, dst + (k + 1) * NR, 0.f);
-}
-
-/// Columns [n0, n1) and depths [k0, k0 + kc) of op(B) into panels [panel][kc][NR]. Not
-/// transposed, row by row: B is read in sequence, as the prefetchers like it.
-template <int NR>
-inline void pack_b_panels(const float* b, std::ptrdiff_t ldb, bool tb, int k0, int kc, int n0, int n1, float* dst) {
-  const std::ptrdiff_t panel = static_cast<std::ptrdiff_t>(kc) * NR;
-  if (tb || n1 - n0 <= NR) {
-    for (int j = n0; j < n1; j += NR, dst += panel) pack_b_panel<NR>(b, ldb, tb, k0, kc, j, std::min(NR, n1 - j), dst);
-    return;
-  }
-  const int whole = (n1 - n0) / NR;
-  for (int k = 0; k < kc; ++k) {
-    const float* src = b + (k0 + k) * ldb + n0;
-    float* d = dst + k * NR;
-    for (int p = 0; p < whole; ++p, src += NR, d += panel)
-#pragma GCC unroll 8
-      for (int v = 0; v < NR / W; ++v) simd::store(d + v * W, simd::load(src + v * W));
-  }
-  const int j = n0 + whole * NR;
-  if (j < n1) pack_b_panel<NR>(b, ldb, tb, k0, kc, j, n1 - j, dst + whole * panel);
-}
-
-/// Rows [m0, m1) and depths [k0, k0 + kc) of a transposed A (stored [k][lda], lda = m) into
-/// blocks of MR rows, [block][kc][MR], zero past m1.
-template <int MR>
-inline void pack_a_transposed(const float* a, std::ptrdiff_t lda, int k0, int kc, int m0, int m1, float* dst) {
-  for (int i0 = m0; i0 < m1; i0 += MR, dst += kc * MR) {
-    const int mr = std::min(MR, m1 - i0);
-    const float* src = a + k0 * lda + i0;
-    if (mr == MR) {
-      for (int k = 0; k < kc; ++k) std::memcpy(dst + k * MR, src + k * lda, sizeof(float) * MR);
-    } else {
-      for (int k = 0; k < kc; ++k) {
-        std::copy_n(src + k * lda, mr, dst + k * MR);
-        std::fill(dst + k * MR + mr, dst + (k + 1) * MR, 0.f);
-      }
-    }
-  }
-}
-
-}  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/matmul_pack.hpp ----
-
-namespace partita::detail::cpu {
-
-/// The kernel of matmul steps: the shapes and transpose flags read from the step at compile
-/// time, B packed at bind when it is a weight (then `run` reads only A).
-template <class Step>
-struct matmul_kernel;
-
-/// C = op(A) · op(B) for every output batch index of `g` (see `matmul_geometry`): `a`, `b`, `c`
-/// hold all their matrices, contiguous. `st` must hold `matmul_scratch_floats(g)` floats of
-/// scratch per thread (`st.need_scratch(0, matmul_scratch_floats(g))`). With `packed_b` (B as
-/// `pack_matmul_b` left it) `b` is not read. With `e`, every C is finished with its column bias,
-/// residual (all of C's matrices, like C) and activation as its last depth pass is stored (so
-/// `e` needs a depth of at least 1, which every model has: zero dimensions do not compile).
-inline void matmul(state& st, const matmul_geometry& g, const float* a, const float* b, float* c,
-                   const float* packed_b = nullptr, const epilogue* e = nullptr);
-
-/// Packs every matrix of B (`matmul_packed_b_floats(g)` floats at `dst`), for `matmul`'s `packed_b`.
-inline void pack_matmul_b(const matmul_geometry& g, const float* b, float* dst);
-
-/// Row blocks [i0, i1) of `rows` and column panels [p0, p1) of one product; `e` (or null) is
-/// this product's epilogue, its residual this product's.
-template <int MR, int NV>
-inline void matmul_block(const matmul_geometry& g, const matmul_rows& rows, const float* a, const float* b,
-                         const float* packed_b, float* c, int i0, int i1, int p0, int p1, float* scratch,
-                         const epilogue* e) {
-  constexpr int NR = NV * W;
-  const int kc_max = matmul_kc(g.k);
-  const std::ptrdiff_t lda = g.ta ? g.m : g.k, ldb = g.tb ? g.k : g.n, ldc = g.n;
-  float* bbuf = scratch;
-  float* abuf = scratch + static_cast<std::ptrdiff_t>(kc_max) * std::min((g.n + NR - 1) / NR, matmul_nc_panels) * NR;
-  // A partial last block (when the rows do not split into blocks of MR and MR - 1): padded to MR.
-  const int padded = rows.row(rows.blocks()) > g.m ? rows.blocks() - 1 : rows.blocks();
-  for (int k0 = 0; k0 < g.k; k0 += kc_max) {
-    const int kc = std::min(kc_max, g.k - k0);
-    const bool load_c = k0 > 0;
-    const bool last = k0 + kc == g.k;  // the pass that stores C finished
-    for (int q0 = p0; q0 < p1; q0 += matmul_nc_panels) {
-      const int q1 = std::min(p1, q0 + matmul_nc_panels);
-      const float* bq0 = bbuf;
-      std::ptrdiff_t panel_floats = static_cast<std::ptrdiff_t>(kc) * NR;
-      if (packed_b) {
-        bq0 = packed_b + (static_cast<std::ptrdiff_t>(q0) * g.k + k0) * NR;
-        panel_floats = static_cast<std::ptrdiff_t>(g.k) * NR;
-      } else {
-        pack_b_panels<NR>(b, ldb, g.tb, k0, kc, q0 * NR, std::min(g.n, q1 * NR), bbuf);
-      }
-      for (int j0 = i0; j0 < i1; j0 += matmul_mc_blocks) {
-        const int j1 = std::min(i1, j0 + matmul_mc_blocks);
-        if (g.ta) {
-          for (int i = j0; i < j1; ++i) {
-            float* dst = abuf + (i - j0) * kc * MR;
-            const int r = rows.row(i), r1 = std::min(g.m, rows.row(i + 1));
-            if (i < rows.whole) {
-              pack_a_transposed<MR>(a, lda, k0, kc, r, r1, dst);
-            } else if constexpr (MR == matmul_main_mr) {
-              pack_a_transposed<MR - 1>(a, lda, k0, kc, r, r1, dst);
-            }
-          }
-        } else if (j1 > padded) {
-          const int r = rows.row(padded);
-          std::fill(abuf, abuf + MR * kc, 0.f);
-          for (int i = r; i < g.m; ++i) std::copy(a + i * lda + k0, a + i * lda + k0 + kc, abuf + (i - r) * kc);
-        }
-        for (int q = q0; q < q1; ++q) {
-          const int n0 = q * NR, nr = std::min(NR, g.n - n0);
-          const float* bq = bq0 + (q - q0) * panel_floats;
-          for (int i = j0; i < j1; ++i) {
-            const int r = rows.row(i), mr = std::min(g.m, rows.row(i + 1)) - r;
-            float* ct = c + r * ldc + n0;
-            const float* at = g.ta ? abuf + (i - j0) * kc * MR : i < padded ? a + r * lda + k0 : abuf;
-            const std::ptrdiff_t ld = g.ta ? 0 : i < padded ? lda : kc;
-            epilogue te;
-            const epilogue* tp = nullptr;
-            if (e && last) {
-              te = tile_epilogue(*e, r, n0, ldc);
-              tp = &te;
-            }
-            if (i < rows.whole) {
-              if (g.ta) {
-                gemm_tile<MR, NV, true, false>(kc, at, ld, bq, NR, nullptr, ct, ldc, mr, nr, load_c, tp);
-              } else {
-                gemm_tile<MR, NV, false, false>(kc, at, ld, bq, NR, nullptr, ct, ldc, mr, nr, load_c, tp);
-              }
-            } else if constexpr (MR == matmul_main_mr) {
-              if (g.ta) {
-                gemm_tile<MR - 1, NV, true, false>(kc, at, ld, bq, NR, nullptr, ct, ldc, mr, nr, load_c, tp);
-              } else {
-                gemm_tile<MR - 1, NV, false, false>(kc, at, ld, bq, NR, nullptr, ct, ldc, mr, nr, load_c, tp);
-              }
-            }
-          }
-        }
-      }
-    }
-  }
-}
-
-/// How unevenly `x` units spread over `p` parts: the largest part over the mean.
-constexpr double matmul_imbalance(int x, int p) { return x < 1 ? 1e9 : static_cast<double>((x + p - 1) / p) * p / x; }
-
-template <int MR, int NV>
-inline void matmul_tiled(state& st, const matmul_geometry& g, const float* a, const float* b, const float* packed_b,
-                         float* c, const epilogue* e) {
-  constexpr int NR = NV * W;
-  const matmul_rows rows = matmul_rows_for(g.m, MR, MR == matmul_main_mr);
-  const int panels = (g.n + NR - 1) / NR, blocks = rows.blocks();
-  const double flops = 2.0 * g.batch * g.m * static_cast<double>(g.n) * g.k;
-  const int tasks = tasks_for(flops, st.workers(), g.batch * std::max(panels, blocks));
-  // Pieces per matrix such that the batch · pieces units divide evenly among the tasks.
-  const int pieces = tasks / std::gcd(g.batch, tasks);
-  const bool by_rows = matmul_imbalance(blocks, pieces) < matmul_imbalance(panels, pieces);
-  const int units = g.batch * pieces;
-  const std::ptrdiff_t a_floats = static_cast<std::ptrdiff_t>(g.m) * g.k,
-                       b_floats = static_cast<std::ptrdiff_t>(g.k) * g.n,
-                       c_floats = static_cast<std::ptrdiff_t>(g.m) * g.n,
-                       packed_floats = static_cast<std::ptrdiff_t>(panels) * g.k * NR;
-  st.parallel(tasks, [&](int t) {
-    float* scratch = st.thread_scratch(t);
-    const int u1 = static_cast<int>(static_cast<std::int64_t>(units) * (t + 1) / tasks);
-    for (int u = static_cast<int>(static_cast<std::int64_t>(units) * t / tasks); u < u1;) {
-      // This task's consecutive pieces of one matrix, as one range.
-      const int i = u / pieces, q0 = u % pieces, q1 = std::min(pieces, q0 + u1 - u);
-      u += q1 - q0;
-      std::int64_t am = 0, bm = 0;
-      g.operands(i, am, bm);
-      const int i0 = by_rows ? blocks * q0 / pieces : 0, i1 = by_rows ? blocks * q1 / pieces : blocks;
-      const int p0 = by_rows ? 0 : panels * q0 / pieces, p1 = by_rows ? panels : panels * q1 / pieces;
-      if (i0 >= i1 || p0 >= p1) continue;
-      epilogue ei;
-      if (e) {
-        ei = *e;
-        if (e->residual) ei.residual = e->residual + i * c_floats;
-      }
-      matmul_block<MR, NV>(g, rows, a + am * a_floats, packed_b ? nullptr : b + bm * b_floats,
-                           packed_b ? packed_b + bm * packed_floats : nullptr, c + i * c_floats, i0, i1, p0, p1,
-                           scratch, e ? &ei : nullptr);
-    }
-  });
-}
-
-inline void matmul(state& st, const matmul_geometry& g, const float* a, const float* b, float* c,
-                   const float* packed_b, const epilogue* e) {
-  if (g.k == 0) {
-    std::fill(c, c + static_cast<std::ptrdiff_t>(g.batch) * g.m * g.n, 0.f);
-    return;
-  }
-  const matmul_tile t = matmul_tile_for(g.m);
-  if (t.mr == matmul_main_mr) {
-    matmul_tiled<matmul_main_mr, 2>(st, g, a, b, packed_b, c, e);
-  } else if (t.mr == 4) {
-    matmul_tiled<4, 2>(st, g, a, b, packed_b, c, e);
-  } else if (t.mr == 2) {
-    matmul_tiled<2, 4>(st, g, a, b, packed_b, c, e);
-  } else {
-    matmul_tiled<1, 4>(st, g, a, b, packed_b, c, e);
-  }
-}
-
-template <int NR>
-inline void pack_matmul_b_nr(const matmul_geometry& g, const float* b, float* dst) {
-  const int panels = (g.n + NR - 1) / NR;
-  const std::ptrdiff_t ldb = g.tb ? g.k : g.n, panel_floats = static_cast<std::ptrdiff_t>(g.k) * NR;
-  for (int i = 0; i < g.b_matrices; ++i, b += static_cast<std::ptrdiff_t>(g.k) * g.n)
-    for (int p = 0; p < panels; ++p, dst += panel_floats)
-      pack_b_panel<NR>(b, ldb, g.tb, 0, g.k, p * NR, std::min(NR, g.n - p * NR), dst);
-}
-
-inline void pack_matmul_b(const matmul_geometry& g, const float* b, float* dst) {
-  if (matmul_tile_for(g.m).nv == 4) {
-    pack_matmul_b_nr<4 * W>(g, b, dst);
-  } else {
-    pack_matmul_b_nr<2 * W>(g, b, dst);
-  }
-}
-
-template <class Step>
-struct matmul_kernel {
-  static constexpr gemm_step info = analyse<Step>();
-  static_assert(info.ok && info.main == op_id::matmul && info.gamma < 0,
-                "partita: cpu: this composite (Step) is not one the cpu backend fuses");
-  static constexpr bool fused = Step::op == op_id::call;
-  static constexpr const graph_node& main = fused ? Step::body(info.main_node) : Step::node;
-  static constexpr shape a_shape = fused ? Step::body(Step::body_arg(info.main_node, 0)).out : Step::arg(0).out;
-  static constexpr shape b_shape = fused ? Step::body(Step::body_arg(info.main_node, 1)).out : Step::arg(1).out;
-  static constexpr matmul_geometry geo = make_matmul_geometry(a_shape, b_shape, main.at->transpose_a, main.at->transpose_b);
-  static_assert(geo.ok, "partita: cpu: this matmul step (Step) has operands whose shapes do not agree");
-  static constexpr bool constant_b = Step::arg(info.w).op == op_id::weight;
-  static constexpr std::size_t packed_floats = constant_b ? matmul_packed_b_floats(geo) : 0;
-  static constexpr std::size_t bias_floats = info.bias >= 0 ? static_cast<std::size_t>(geo.n) : 0;
-  /// After `prepare`, `run` reads no weight but A or a residual that are weights: B is packed,
-  /// the bias copied, so the executable need not keep them.
-  static constexpr bool packs_weights = (constant_b || info.bias >= 0) && Step::arg(info.x).op != op_id::weight &&
-                                        (info.residual < 0 || Step::arg(info.residual).op != op_id::weight);
-
-  static void prepare(state& st, const float* const* in, int step) {
-    constexpr matmul_geometry g = geo;
-    st.need_scratch(0, matmul_scratch_floats(g));
-    if constexpr (packed_floats + bias_floats > 0) {
-      float* dst = st.reserve(step, packed_floats + bias_floats);
-      if constexpr (constant_b) {
-        if (in[info.w]) pack_matmul_b(g, in[info.w], dst);
-      }
-      if constexpr (info.bias >= 0) {
-        if (in[info.bias]) std::copy(in[info.bias], in[info.bias] + g.n, dst + packed_floats);
-      }
-    }
-  }
-
-  static void run(state& st, const float* const* in, float* out, int step) {
-    constexpr matmul_geometry g = geo;  // a copy: nothing of the plan is referenced at run time
-    float* kept = packed_floats + bias_floats > 0 ? st.packed(step) : nullptr;
-    if constexpr (fused) {
-      epilogue e;
-      e.bias = info.bias >= 0 ? kept + packed_floats : nullptr;
-      e.residual = info.residual >= 0 ? in[info.residual] : nullptr;
-      e.ld_residual = g.n;
-      e.act = info.act;
-      e.lo = info.lo;
-      e.hi = info.hi;
-      matmul(st, g, in[info.x], constant_b ? nullptr : in[info.w], out, constant_b ? kept : nullptr, &e);
-    } else {
-      matmul(st, g, in[0], in[1], out, constant_b ? kept : nullptr);
-    }
-  }
-};
-
-}  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/matmul.hpp ----
 // ---- begin partita/backends/cpu/detail/simple_kernel.hpp ----
 /// The cpu kernel for every op but dense and conv2d: elementwise ops, pooling, normalization.
 
-// ---- begin partita/backends/cpu/detail/norm.hpp ----
-/// cpu row-wise normalizations: layer_norm, rms_norm and softmax along any axis.
-// Each kernel takes a range of independent units (rows, or columns of vectors), so that the
-// caller splits a step across threads by handing each its own range.
-
-
-namespace partita::detail::cpu {
-
-/// Σ(x - k) and Σ(x - k)² over n floats, in one pass. Float vectors over chunks, each chunk's
-/// sums added in double, so that long rows keep the precision of short ones.
-struct moments {
-  double s1 = 0, s2 = 0;
-};
-inline moments row_moments(const float* x, std::int64_t n, float k) {
-  constexpr int w = simd::width;
-  constexpr std::int64_t chunk = 1024;
-  const vec kv = simd::splat(k);
-  moments m;
-  for (std::int64_t c0 = 0; c0 < n; c0 += chunk) {
-    const std::int64_t c1 = std::min(n, c0 + chunk);
-    vec a0 = simd::splat(0.f), a1 = a0, a2 = a0, a3 = a0, q0 = a0, q1 = a0, q2 = a0, q3 = a0;
-    std::int64_t i = c0;
-    for (; i + 4 * w <= c1; i += 4 * w) {
-      const vec d0 = simd::load(x + i) - kv, d1 = simd::load(x + i + w) - kv;
-      const vec d2 = simd::load(x + i + 2 * w) - kv, d3 = simd::load(x + i + 3 * w) - kv;
-      a0 = a0 + d0;
-      a1 = a1 + d1;
-      a2 = a2 + d2;
-      a3 = a3 + d3;
-      q0 = simd::fma(d0, d0, q0);
-      q1 = simd::fma(d1, d1, q1);
-      q2 = simd::fma(d2, d2, q2);
-      q3 = simd::fma(d3, d3, q3);
-    }
-    a0 = (a0 + a1) + (a2 + a3);
-    q0 = (q0 + q1) + (q2 + q3);
-    for (; i + w <= c1; i += w) {
-      const vec d = simd::load(x + i) - kv;
-      a0 = a0 + d;
-      q0 = simd::fma(d, d, q0);
-    }
-    for (int j = 0, left = tail_count(c1, i); j < left; ++j) {  // (a bound GCC 12 does not misread)
-      const double d = static_cast<double>(x[i + j] - k);
-      m.s1 += d;
-      m.s2 += d * d;
-    }
-    m.s1 += static_cast<double>(simd::sum(a0));
-    m.s2 += static_cast<double>(simd::sum(q0));
-  }
-  return m;
-}
-
-/// The mean of a row's first vector (its first value if shorter): a shift for `row_moments`
-/// close enough to the row's mean that the variance does not cancel away.
-inline float shift_estimate(const float* x, std::int64_t n) {
-  return n >= simd::width ? simd::sum(simd::load(x)) / static_cast<float>(simd::width) : x[0];
-}
-
-/// layer_norm (beta non-null) or rms_norm (beta null) of rows [r0, r1) of `len` floats:
-/// (x - mean) / sqrt(var + eps) · gamma + beta, or x / sqrt(mean(x²) + eps) · gamma. One pass
-/// for the statistics (shifted by the mean of its first vector, so that a large mean does not cancel
-/// the variance away), one to write. NaN or ±inf in a row makes the statistics NaN or the scale
-/// 0, as in the reference.
-inline void norm_rows(const float* x, float* y, std::int64_t r0, std::int64_t r1, std::int64_t len, const float* gamma,
-                      const float* beta, float eps) {
-  for (std::int64_t r = r0; r < r1; ++r) {
-    const float* xr = x + r * len;
-    float* yr = y + r * len;
-    const float k = beta ? shift_estimate(xr, len) : 0.f;
-    const moments m = row_moments(xr, len, k);
-    const double n = static_cast<double>(len);
-    const double shift = m.s1 / n;
-    double var = beta ? m.s2 / n - shift * shift : m.s2 / n;
-    if (var < 0) var = 0;  // rounding; a NaN stays
-    const float mean = beta ? static_cast<float>(static_cast<double>(k) + shift) : 0.f;
-    const float inv = static_cast<float>(1.0 / std::sqrt(var + static_cast<double>(eps)));
-    const vec mv = simd::splat(mean), iv = simd::splat(inv);
-    if (beta) {
-      map3(xr, gamma, beta, yr, len,
-           [&](const vec& v, const vec& g, const vec& b) { return simd::fma((v - mv) * iv, g, b); });
-    } else {
-      map2(xr, gamma, yr, len, [&](const vec& v, const vec& g) { return v * iv * g; });
-    }
-  }
-}
-
-/// 0, 1, 2, ... in the lanes of a vector.
-inline vec lane_index() {
-  alignas(64) static constexpr float index[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
-  static_assert(simd::width <= 16);
-  return vec::load_aligned(index);
-}
-
-/// Softmax over the last axis of rows [r0, r1) of `len` floats: the maximum, then exp(x - max)
-/// stored and summed in one pass, then scaled. A NaN anywhere in a row, +inf, or a row of -inf
-/// makes the row NaN, as in the reference.
-inline void softmax_rows(const float* x, float* y, std::int64_t r0, std::int64_t r1, std::int64_t len) {
-  constexpr int w = simd::width;
-  for (std::int64_t r = r0; r < r1; ++r) {
-    const float* s = x + r * len;
-    float* d = y + r * len;
-    float top = -std::numeric_limits<float>::infinity();
-    std::int64_t i = 0;
-    if (len >= w) {
-      vec m = simd::load(s);
-      for (i = w; i + w <= len; i += w) m = simd::max(m, simd::load(s + i));
-      top = simd::max_lane(m);
-    }
-    for (int j = 0, left = tail_count(len, i); j < left; ++j) top = std::max(top, s[i + j]);
-    const vec t = simd::splat(top);
-    vec acc = simd::splat(0.f);
-    for (i = 0; i + w <= len; i += w) {
-      const vec e = simd::exp(simd::load(s + i) - t);
-      simd::store(d + i, e);
-      acc = acc + e;
-    }
-    float total = 0.f;
-    if (i < len && len >= w) {
-      // One more whole vector ending at len; only its lanes past i count in the sum.
-      const vec e = simd::exp(simd::load(s + len - w) - t);
-      simd::store(d + len - w, e);
-      acc = acc + xsimd::select(lane_index() >= simd::splat(static_cast<float>(i - (len - w))), e, simd::splat(0.f));
-    } else if (i < len) {
-      const int left = tail_count(len, i);
-      simd::store_first(d + i, simd::exp(simd::load_first(s + i, left) - t), left);
-      for (int j = 0; j < left; ++j) total += d[i + j];
-    }
-    const vec inv = simd::splat(1.f / (simd::sum(acc) + total));
-    map1(d, d, len, [&](const vec& v) { return v * inv; });
-  }
-}
-
-/// Softmax over the middle axis of [outer, len, inner], one column of `width` floats of the
-/// inner axis at a time: columns [c0, c1) of the outer · ceil(inner / width) there are.
-inline void softmax_columns(const float* x, float* y, std::int64_t c0, std::int64_t c1, std::int64_t len,
-                            std::int64_t inner) {
-  constexpr int w = simd::width;
-  const std::int64_t per_outer = (inner + w - 1) / w;
-  for (std::int64_t c = c0; c < c1; ++c) {
-    const std::int64_t o = c / per_outer, i = (c % per_outer) * w;
-    const int lanes = inner - i >= w ? w : tail_count(inner, i);
-    const float* s = x + o * len * inner + i;
-    float* d = y + o * len * inner + i;
-    const auto load = [&](const float* p) { return lanes == w ? simd::load(p) : simd::load_first(p, lanes); };
-    const auto store = [&](float* p, const vec& v) {
-      if (lanes == w) simd::store(p, v);
-      else simd::store_first(p, v, lanes);
-    };
-    vec top = load(s);
-    for (std::int64_t k = 1; k < len; ++k) top = simd::max(top, load(s + k * inner));
-    vec total = simd::splat(0.f);
-    for (std::int64_t k = 0; k < len; ++k) {
-      const vec e = simd::exp(load(s + k * inner) - top);
-      store(d + k * inner, e);
-      total = total + e;
-    }
-    const vec inv = simd::splat(1.f) / total;
-    for (std::int64_t k = 0; k < len; ++k) store(d + k * inner, load(d + k * inner) * inv);
-  }
-}
-
-}  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/norm.hpp ----
 // ---- begin partita/backends/cpu/detail/reduce.hpp ----
 /// cpu reductions (reduce_mean, reduce_sum, reduce_max), vectorized along the contiguous axis.
 // The input's axes are merged into groups, each all reduced or all kept; the innermost group is
@@ -13617,12 +14018,6 @@ inline void gather_rows(const float* table, const void* indices, dtype type, std
 
 namespace partita::detail::cpu {
 
-/// What splitting a step across threads weighs, in the flops of `tasks_for` (which gives a
-/// thread at least 4e5 of them: about 8 µs of GEMM): per element, a float moved (read and
-/// written, ~0.1 ns), one through exp or a function of its cost (~0.5 ns), one through erf or
-/// GELU (~1.6 ns). A thread then gets at least about 4 µs of work, which pays for waking it.
-inline constexpr double moved_cost = 10, exp_cost = 50, erf_cost = 150;
-
 /// The cost of one element of a unary op.
 constexpr double unary_cost(op_id op) {
   switch (op) {
@@ -13790,17 +14185,9 @@ struct simple_kernel {
     for (int i = from; i < to; ++i) p *= s[i];
     return p;
   }
-  // f(u0, u1) on ranges of [0, units) over the threads, when the work (units · unit_cost) pays
-  // for them.
   template <class F>
   static void split(state& st, std::int64_t units, double unit_cost, F&& f) {
-    const int most = static_cast<int>(std::min<std::int64_t>(units, 1 << 20));
-    const int tasks = tasks_for(unit_cost * static_cast<double>(units), st.workers(), most);
-    if (tasks <= 1) {
-      f(std::int64_t{0}, units);
-      return;
-    }
-    st.parallel(tasks, [&](int t) { f(units * t / tasks, units * (t + 1) / tasks); });
+    split_units(st, units, unit_cost, f);
   }
   // f(i0, i1) on ranges of n elements, cut at multiples of 64 floats (whole cache lines).
   template <class F>
@@ -13886,14 +14273,68 @@ struct fusable {
   }
 };
 
+/// Scores X scaled by a constant (multiplied or divided) and/or masked (a value added): the
+/// input of the softmax composites.
+template <class X>
+using scaled_p = alt<multiply_p<X, constant>, divide_p<X, constant>>;
+template <class X>
+using scores_p = alt<add_p<scaled_p<X>, any>, alt<scaled_p<X>, add_p<X, any>>>;
+/// softmax(Q·op(K) · scale + mask)·op(V), each of scale and mask optional.
+using attention_p = matmul_p<softmax_p<alt<scores_p<matmul_p<any, any>>, matmul_p<any, any>>>, any>;
+
+/// The softmax composites the cpu kernels implement: f32, the softmax over the last axis, a
+/// one-element scale, a mask that broadcasts to the scores; for attention, products with
+/// neither operand transposed-A and Q, K, V with the scores' leading dims (no broadcast).
+struct softmax_fusable {
+  static constexpr bool batch_matches(const shape& x, const shape& scores) {
+    if (x.rank != scores.rank) return false;
+    for (int d = 0; d + 2 < x.rank; ++d)
+      if (x[d] != scores[d]) return false;
+    return true;
+  }
+  static constexpr bool check(const match_view& m) {
+    op_view v = m.root();
+    if (!m.all([](const op_view& n) { return n.dtype() == dtype::f32; })) return false;
+    const bool attention = v.is(op_id::matmul);
+    if (attention) {
+      if (v.attributes().transpose_a || !batch_matches(v.arg(1).shape(), v.shape())) return false;
+      v = v.arg(0);
+    }
+    const shape& scores = v.shape();
+    if (scores.rank < 1 || (v.attributes().axis != -1 && v.attributes().axis != scores.rank - 1)) return false;
+    v = v.arg(0);
+    if (v.is(op_id::add)) {
+      const shape& mask = v.arg(1).shape();
+      if (mask.rank > scores.rank) return false;
+      for (int d = 1; d <= mask.rank; ++d)
+        if (mask.back(d - 1) != 1 && mask.back(d - 1) != scores.back(d - 1)) return false;
+      if (!(v.arg(0).shape() == scores)) return false;
+      v = v.arg(0);
+    }
+    if (v.is(op_id::multiply) || v.is(op_id::divide)) {
+      if (v.arg(1).shape().elements() != 1 || !(v.arg(0).shape() == scores)) return false;
+      v = v.arg(0);
+    }
+    if (attention) {
+      if (!v.is(op_id::matmul) || v.attributes().transpose_a || !batch_matches(v.arg(0).shape(), scores) ||
+          !batch_matches(v.arg(1).shape(), scores))
+        return false;
+    }
+    return true;
+  }
+};
+
 }  // namespace detail::cpu
 
 /// The `cpu` backend's pattern table, in priority order: conv2d / dense with bias (and/or a
 /// batch norm, folded at bind), optionally followed by a residual add and/or an activation
 /// (relu, clip, sigmoid, tanh, gelu, gelu_tanh, silu, hardswish, hardsigmoid, leaky_relu; a
 /// conv2d's `x · sigmoid(x)` counts as SiLU); matmul with a bias along its last axis, optionally
-/// followed by an activation. Each becomes one kernel.
+/// followed by an activation; attention, softmax(Q·op(K) · scale + mask)·op(V), without its score
+/// matrices in memory; softmax of a scaled and/or masked value in one pass. Each becomes one
+/// kernel.
 using cpu_patterns = pattern_table<
+    composite<"cpu.attention", detail::cpu::attention_p, detail::cpu::softmax_fusable>,
     composite<"cpu.conv2d_bias_silu", detail::cpu::silu_p<detail::cpu::gemm_bias_p<conv2d_p>>, detail::cpu::fusable>,
     composite<"cpu.conv2d_bias_add_act", detail::cpu::activation_p<add_p<detail::cpu::gemm_bias_p<conv2d_p>, any>>,
               detail::cpu::fusable>,
@@ -13909,7 +14350,8 @@ using cpu_patterns = pattern_table<
     composite<"cpu.dense_bias", detail::cpu::gemm_bias_p<dense_p>, detail::cpu::fusable>,
     composite<"cpu.matmul_bias_act", detail::cpu::activation_p<bias_add_p<matmul_p<any, any>, constant>>,
               detail::cpu::fusable>,
-    composite<"cpu.matmul_bias", bias_add_p<matmul_p<any, any>, constant>, detail::cpu::fusable>>;
+    composite<"cpu.matmul_bias", bias_add_p<matmul_p<any, any>, constant>, detail::cpu::fusable>,
+    composite<"cpu.softmax_scaled", softmax_p<detail::cpu::scores_p<any>>, detail::cpu::softmax_fusable>>;
 
 }  // namespace partita
 // ---- end partita/backends/cpu/patterns.hpp ----
@@ -13948,15 +14390,15 @@ struct cpu {
 
 namespace detail::cpu {
 /// The kernel of a step: dense, conv2d and the fused composites run GEMM-based kernels (conv1d
-/// conv2d's, on its H = 1 view), conv_transpose2d and matmul (alone or fused) their own GEMMs;
-/// every other op `simple_kernel`.
+/// conv2d's, on its H = 1 view), conv_transpose2d and matmul (alone or fused) their own GEMMs,
+/// the attention and scaled-softmax composites theirs; every other op `simple_kernel`.
 template <class Step>
 struct kernel_for {
   using type = simple_kernel<Step>;
 };
 template <class Step>
   requires(Step::op == op_id::dense || Step::op == op_id::conv2d ||
-           (Step::op == op_id::call && main_op<Step>() != op_id::matmul))
+           (Step::op == op_id::call && main_op<Step>() != op_id::matmul && !softmax_composite<Step>()))
 struct kernel_for<Step> {
   using type = gemm_kernel<Step>;
 };
@@ -13971,9 +14413,14 @@ struct kernel_for<Step> {
   using type = conv_transpose_kernel<Step>;
 };
 template <class Step>
-  requires(main_op<Step>() == op_id::matmul)
+  requires(main_op<Step>() == op_id::matmul && !softmax_composite<Step>())
 struct kernel_for<Step> {
   using type = matmul_kernel<Step>;
+};
+template <class Step>
+  requires(softmax_composite<Step>())
+struct kernel_for<Step> {
+  using type = std::conditional_t<analyse_softmax<Step>().scores >= 0, attention_kernel<Step>, softmax_scaled_kernel<Step>>;
 };
 }  // namespace detail::cpu
 

@@ -1,7 +1,9 @@
 #pragma once
 /// Argument checks shared by `bind` and `run`: names, shapes, sizes.
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -34,6 +36,28 @@ inline void check_weight(const tensor_slot& w, const tensor_data* t, std::string
   if (t->bytes.size() != w.bytes()) {
     problems += concat(head, "holds ", std::to_string(t->bytes.size()), " bytes in ", origin, ", expected ",
                        std::to_string(w.bytes()));
+  }
+}
+
+/// Every declared weight, checked and copied out of `source` (literals out of the program):
+/// those in `kept` to `kept_to`, the others to `staged_to`, each at its `offset`. Throws one
+/// `partita::error` listing every mismatch, before anything is copied.
+template <std::size_t N, std::size_t M, class Source>
+void gather_weights(const std::array<tensor_slot, N>& slots, const Source& source, const std::array<bool, M>& kept,
+                    const std::array<std::size_t, M>& offset, std::byte* kept_to, std::byte* staged_to) {
+  static_assert(M >= N);
+  std::array<const tensor_data*, N> found{};
+  std::string problems;
+  for (std::size_t i = 0; i < N; ++i) {
+    if (slots[i].literal) continue;  // its values are in the program
+    found[i] = source.find(slots[i].name);
+    check_weight(slots[i], found[i], source.origin(), problems);
+  }
+  if (!problems.empty()) throw error(concat("partita: bind failed:", problems));
+  for (std::size_t i = 0; i < N; ++i) {
+    const void* from = slots[i].literal ? static_cast<const void*>(slots[i].literal)
+                                        : static_cast<const void*>(found[i]->bytes.data());
+    std::memcpy((kept[i] ? kept_to : staged_to) + offset[i], from, slots[i].bytes());
   }
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -15,10 +16,12 @@
 
 #include <boost/hana/at.hpp>
 #include <boost/hana/tuple.hpp>
+#include <boost/hana/unpack.hpp>
 
 #include "partita/backend/backend.hpp"
 #include "partita/runtime/step_ref.hpp"
 #include "partita/core/error.hpp"
+#include "partita/core/shape.hpp"
 #include "partita/core/tensor_view.hpp"
 #include "partita/core/detail/aligned_buffer.hpp"
 #include "partita/ir/model.hpp"
@@ -30,6 +33,7 @@
 #include "partita/runtime/detail/run_arguments.hpp"
 #include "partita/runtime/detail/weight_layout.hpp"
 #include "partita/runtime/plan.hpp"
+#include "partita/runtime/profile.hpp"
 
 namespace partita {
 namespace detail {
@@ -139,6 +143,7 @@ class compiled {
       : arena_(std::move(o.arena_)),
         weights_(std::move(o.weights_)),
         states_(std::move(o.states_)),
+        profile_(o.profile_),
         bound_(std::exchange(o.bound_, false)),
         live_(std::exchange(o.live_, false)) {}
   compiled& operator=(compiled&& o) noexcept {
@@ -146,6 +151,7 @@ class compiled {
       arena_ = std::move(o.arena_);
       weights_ = std::move(o.weights_);
       states_ = std::move(o.states_);
+      profile_ = o.profile_;
       bound_ = std::exchange(o.bound_, false);
       live_ = std::exchange(o.live_, false);
     }
@@ -188,20 +194,8 @@ class compiled {
   compiled& bind(const Source& source) {
     const detail::busy_guard guard(busy_, "bind");
     check_live("bind");
-    std::array<const tensor_data*, plan.weights.size()> found{};
-    std::string problems;
-    for (std::size_t i = 0; i < plan.weights.size(); ++i) {
-      if (weight_slots[i].literal) continue;  // its values are in the program
-      found[i] = source.find(weight_slots[i].name);
-      detail::check_weight(weight_slots[i], found[i], source.origin(), problems);
-    }
-    if (!problems.empty()) throw error(detail::concat("partita: bind failed:", problems));
     detail::aligned_buffer kept(layout.kept_bytes), staged(layout.staged_bytes);
-    for (std::size_t i = 0; i < plan.weights.size(); ++i) {
-      const void* from = weight_slots[i].literal ? static_cast<const void*>(weight_slots[i].literal)
-                                                 : static_cast<const void*>(found[i]->bytes.data());
-      std::memcpy((raw_needed[i] ? kept : staged).get() + layout.offset[i], from, weight_slots[i].bytes());
-    }
+    detail::gather_weights(weight_slots, source, raw_needed, layout.offset, kept.get(), staged.get());
     states_t next = fork_states(std::make_index_sequence<sizeof...(Backends)>{});
     prepare_steps(next, kept.get(), staged.get());
     weights_ = std::move(kept);
@@ -221,6 +215,12 @@ class compiled {
     return boost::hana::at_c<detail::index_of_backend<B, Backends...>>(states_);
   }
 
+  /// The wall time of each step over the runs so far (see `step_profile`; all zero unless the
+  /// program is built with `-DPARTITA_PROFILE`). `print_profile(exe)` prints it as a table.
+  const step_profile<num_steps>& profile() const { return profile_; }
+  /// Starts the profile afresh (after warm-up runs, say).
+  void reset_profile() { profile_ = {}; }
+
   /// True once `bind` has succeeded (false again on a moved-from executable).
   bool bound() const { return bound_ && live_; }
 
@@ -228,7 +228,8 @@ class compiled {
   /// bound) and what each backend state reports (`state::resident_bytes()`, where it has one:
   /// packed weights, scratch).
   std::size_t resident_bytes() const {
-    return arena_.size() + weights_.size() + states_bytes(std::make_index_sequence<sizeof...(Backends)>{});
+    return arena_.size() + weights_.size() +
+           boost::hana::unpack(states_, [](const auto&... st) { return (std::size_t{0} + ... + detail::state_bytes(st)); });
   }
 
   /// Runs the model: the inputs, then the outputs, in model order. Each is a
@@ -283,16 +284,6 @@ class compiled {
     return states_t(detail::fork_state(boost::hana::at_c<I>(states_))...);
   }
 
-  template <std::size_t... I>
-  std::size_t states_bytes(std::index_sequence<I...>) const {
-    std::size_t n = 0;
-    const auto add = [&](const auto& st) {
-      if constexpr (requires { { st.resident_bytes() } -> std::convertible_to<std::size_t>; }) n += st.resident_bytes();
-    };
-    (add(boost::hana::at_c<I>(states_)), ...);
-    return n;
-  }
-
   void execute(const float* const* in, float* const* out) {
     for (std::size_t s = 0; s < num_steps; ++s) {
       if constexpr (sizeof...(Backends) > 1) {
@@ -300,12 +291,20 @@ class compiled {
         const std::size_t before = owner[(s + num_steps - 1) % (num_steps ? num_steps : 1)];  // no division by zero to warn of
         if (before != owner[s]) rest(before, std::make_index_sequence<sizeof...(Backends)>{});
       }
+      [[maybe_unused]] const auto start = profiling ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
       runs[s](*this, in, out, static_cast<int>(s));
+      if constexpr (profiling) profile_.ns[s] += detail::ns_since(start);
     }
+    [[maybe_unused]] const auto copies_start =
+        profiling ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     for (const output_copy& c : copies) {
       const float* from = locate(c.from, in, out);
       // An output given the very buffer of the input it copies needs no copy (alias_rules).
       if (from != out[c.output]) std::memcpy(out[c.output], from, c.bytes);
+    }
+    if constexpr (profiling) {
+      profile_.copies_ns += detail::ns_since(copies_start);
+      ++profile_.runs;
     }
   }
 
@@ -390,6 +389,7 @@ class compiled {
   detail::aligned_buffer weights_;  // the kept weights (`kept_weight_bytes`), after bind
   // One state per backend, of unrelated types: a Hana tuple, indexed at compile time.
   states_t states_{};
+  step_profile<num_steps> profile_{};
   bool bound_ = false;
   bool live_ = true;  // false once moved from
   std::atomic<bool> busy_{false};

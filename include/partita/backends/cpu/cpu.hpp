@@ -6,10 +6,12 @@
 #include <cstdint>
 #include <memory>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "partita/backend/cost.hpp"
 #include "partita/runtime/step_ref.hpp"
+#include "partita/backends/cpu/detail/attention.hpp"
 #include "partita/backends/cpu/detail/conv1d.hpp"
 #include "partita/backends/cpu/detail/conv_transpose.hpp"
 #include "partita/backends/cpu/detail/gemm_kernel.hpp"
@@ -57,15 +59,15 @@ struct cpu {
 
 namespace detail::cpu {
 /// The kernel of a step: dense, conv2d and the fused composites run GEMM-based kernels (conv1d
-/// conv2d's, on its H = 1 view), conv_transpose2d and matmul (alone or fused) their own GEMMs;
-/// every other op `simple_kernel`.
+/// conv2d's, on its H = 1 view), conv_transpose2d and matmul (alone or fused) their own GEMMs,
+/// the attention and scaled-softmax composites theirs; every other op `simple_kernel`.
 template <class Step>
 struct kernel_for {
   using type = simple_kernel<Step>;
 };
 template <class Step>
   requires(Step::op == op_id::dense || Step::op == op_id::conv2d ||
-           (Step::op == op_id::call && main_op<Step>() != op_id::matmul))
+           (Step::op == op_id::call && main_op<Step>() != op_id::matmul && !softmax_composite<Step>()))
 struct kernel_for<Step> {
   using type = gemm_kernel<Step>;
 };
@@ -80,9 +82,14 @@ struct kernel_for<Step> {
   using type = conv_transpose_kernel<Step>;
 };
 template <class Step>
-  requires(main_op<Step>() == op_id::matmul)
+  requires(main_op<Step>() == op_id::matmul && !softmax_composite<Step>())
 struct kernel_for<Step> {
   using type = matmul_kernel<Step>;
+};
+template <class Step>
+  requires(softmax_composite<Step>())
+struct kernel_for<Step> {
+  using type = std::conditional_t<analyse_softmax<Step>().scores >= 0, attention_kernel<Step>, softmax_scaled_kernel<Step>>;
 };
 }  // namespace detail::cpu
 

@@ -40,14 +40,68 @@ struct fusable {
   }
 };
 
+/// Scores X scaled by a constant (multiplied or divided) and/or masked (a value added): the
+/// input of the softmax composites.
+template <class X>
+using scaled_p = alt<multiply_p<X, constant>, divide_p<X, constant>>;
+template <class X>
+using scores_p = alt<add_p<scaled_p<X>, any>, alt<scaled_p<X>, add_p<X, any>>>;
+/// softmax(Q·op(K) · scale + mask)·op(V), each of scale and mask optional.
+using attention_p = matmul_p<softmax_p<alt<scores_p<matmul_p<any, any>>, matmul_p<any, any>>>, any>;
+
+/// The softmax composites the cpu kernels implement: f32, the softmax over the last axis, a
+/// one-element scale, a mask that broadcasts to the scores; for attention, products with
+/// neither operand transposed-A and Q, K, V with the scores' leading dims (no broadcast).
+struct softmax_fusable {
+  static constexpr bool batch_matches(const shape& x, const shape& scores) {
+    if (x.rank != scores.rank) return false;
+    for (int d = 0; d + 2 < x.rank; ++d)
+      if (x[d] != scores[d]) return false;
+    return true;
+  }
+  static constexpr bool check(const match_view& m) {
+    op_view v = m.root();
+    if (!m.all([](const op_view& n) { return n.dtype() == dtype::f32; })) return false;
+    const bool attention = v.is(op_id::matmul);
+    if (attention) {
+      if (v.attributes().transpose_a || !batch_matches(v.arg(1).shape(), v.shape())) return false;
+      v = v.arg(0);
+    }
+    const shape& scores = v.shape();
+    if (scores.rank < 1 || (v.attributes().axis != -1 && v.attributes().axis != scores.rank - 1)) return false;
+    v = v.arg(0);
+    if (v.is(op_id::add)) {
+      const shape& mask = v.arg(1).shape();
+      if (mask.rank > scores.rank) return false;
+      for (int d = 1; d <= mask.rank; ++d)
+        if (mask.back(d - 1) != 1 && mask.back(d - 1) != scores.back(d - 1)) return false;
+      if (!(v.arg(0).shape() == scores)) return false;
+      v = v.arg(0);
+    }
+    if (v.is(op_id::multiply) || v.is(op_id::divide)) {
+      if (v.arg(1).shape().elements() != 1 || !(v.arg(0).shape() == scores)) return false;
+      v = v.arg(0);
+    }
+    if (attention) {
+      if (!v.is(op_id::matmul) || v.attributes().transpose_a || !batch_matches(v.arg(0).shape(), scores) ||
+          !batch_matches(v.arg(1).shape(), scores))
+        return false;
+    }
+    return true;
+  }
+};
+
 }  // namespace detail::cpu
 
 /// The `cpu` backend's pattern table, in priority order: conv2d / dense with bias (and/or a
 /// batch norm, folded at bind), optionally followed by a residual add and/or an activation
 /// (relu, clip, sigmoid, tanh, gelu, gelu_tanh, silu, hardswish, hardsigmoid, leaky_relu; a
 /// conv2d's `x · sigmoid(x)` counts as SiLU); matmul with a bias along its last axis, optionally
-/// followed by an activation. Each becomes one kernel.
+/// followed by an activation; attention, softmax(Q·op(K) · scale + mask)·op(V), without its score
+/// matrices in memory; softmax of a scaled and/or masked value in one pass. Each becomes one
+/// kernel.
 using cpu_patterns = pattern_table<
+    composite<"cpu.attention", detail::cpu::attention_p, detail::cpu::softmax_fusable>,
     composite<"cpu.conv2d_bias_silu", detail::cpu::silu_p<detail::cpu::gemm_bias_p<conv2d_p>>, detail::cpu::fusable>,
     composite<"cpu.conv2d_bias_add_act", detail::cpu::activation_p<add_p<detail::cpu::gemm_bias_p<conv2d_p>, any>>,
               detail::cpu::fusable>,
@@ -63,6 +117,7 @@ using cpu_patterns = pattern_table<
     composite<"cpu.dense_bias", detail::cpu::gemm_bias_p<dense_p>, detail::cpu::fusable>,
     composite<"cpu.matmul_bias_act", detail::cpu::activation_p<bias_add_p<matmul_p<any, any>, constant>>,
               detail::cpu::fusable>,
-    composite<"cpu.matmul_bias", bias_add_p<matmul_p<any, any>, constant>, detail::cpu::fusable>>;
+    composite<"cpu.matmul_bias", bias_add_p<matmul_p<any, any>, constant>, detail::cpu::fusable>,
+    composite<"cpu.softmax_scaled", softmax_p<detail::cpu::scores_p<any>>, detail::cpu::softmax_fusable>>;
 
 }  // namespace partita

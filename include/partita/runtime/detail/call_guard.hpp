@@ -1,8 +1,9 @@
 #pragma once
-/// Around an executable's calls: the busy flag that refuses a second thread, and the fork of a
-/// backend state that a transactional `bind` prepares into.
+/// Around an executable's calls: the busy flag that refuses a second thread, the fork of a
+/// backend state that a transactional `bind` prepares into, and a state's resident bytes.
 #include <atomic>
 #include <concepts>
+#include <cstddef>
 #include <type_traits>
 
 #include "partita/core/detail/concat.hpp"
@@ -20,6 +21,16 @@ S fork_state(const S& s) {
     return S(s);
   } else {
     return S{};
+  }
+}
+
+/// Bytes a backend state holds, where it reports them (`resident_bytes()`), else 0.
+template <class S>
+std::size_t state_bytes(const S& s) {
+  if constexpr (requires { { s.resident_bytes() } -> std::convertible_to<std::size_t>; }) {
+    return s.resident_bytes();
+  } else {
+    return 0;
   }
 }
 

@@ -34,6 +34,10 @@ inline void matmul(state& st, const matmul_geometry& g, const float* a, const fl
 /// Packs every matrix of B (`matmul_packed_b_floats(g)` floats at `dst`), for `matmul`'s `packed_b`.
 inline void pack_matmul_b(const matmul_geometry& g, const float* b, float* dst);
 
+/// One product C = op(A) · op(B) (`g.batch` 1, A not transposed) on the calling thread, with
+/// `matmul_scratch_floats(g)` floats of `scratch`: for kernels that split their own work.
+inline void matmul_serial(const matmul_geometry& g, const float* a, const float* b, float* c, float* scratch);
+
 /// Row blocks [i0, i1) of `rows` and column panels [p0, p1) of one product; `e` (or null) is
 /// this product's epilogue, its residual this product's.
 template <int MR, int NV>
@@ -170,6 +174,26 @@ inline void matmul(state& st, const matmul_geometry& g, const float* a, const fl
     matmul_tiled<2, 4>(st, g, a, b, packed_b, c, e);
   } else {
     matmul_tiled<1, 4>(st, g, a, b, packed_b, c, e);
+  }
+}
+
+template <int MR, int NV>
+inline void matmul_serial_tiled(const matmul_geometry& g, const float* a, const float* b, float* c, float* scratch) {
+  const matmul_rows rows = matmul_rows_for(g.m, MR, MR == matmul_main_mr);
+  matmul_block<MR, NV>(g, rows, a, b, nullptr, c, 0, rows.blocks(), 0, (g.n + NV * W - 1) / (NV * W), scratch,
+                       nullptr);
+}
+
+inline void matmul_serial(const matmul_geometry& g, const float* a, const float* b, float* c, float* scratch) {
+  const matmul_tile t = matmul_tile_for(g.m);
+  if (t.mr == matmul_main_mr) {
+    matmul_serial_tiled<matmul_main_mr, 2>(g, a, b, c, scratch);
+  } else if (t.mr == 4) {
+    matmul_serial_tiled<4, 2>(g, a, b, c, scratch);
+  } else if (t.mr == 2) {
+    matmul_serial_tiled<2, 4>(g, a, b, c, scratch);
+  } else {
+    matmul_serial_tiled<1, 4>(g, a, b, c, scratch);
   }
 }
 

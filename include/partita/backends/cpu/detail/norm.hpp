@@ -91,50 +91,56 @@ inline void norm_rows(const float* x, float* y, std::int64_t r0, std::int64_t r1
   }
 }
 
-/// 0, 1, 2, ... in the lanes of a vector.
-inline vec lane_index() {
-  alignas(64) static constexpr float index[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
-  static_assert(simd::width <= 16);
-  return vec::load_aligned(index);
+/// One row of softmax(x · scale + mask) (x / scale with `divide`) over `len` floats into `d`,
+/// which may be `x`: the scaled, masked row is stored first, then exponentiated and normalized
+/// in place. `mask` (or null) holds one value per element (`mask_step` 1) or one for the whole
+/// row (0). Each element is rounded as the reference rounds the separate ops; NaN and ±inf
+/// behave as in `softmax_rows`.
+inline void softmax_scaled_row(const float* x, float* d, std::int64_t len, float scale, bool divide,
+                               const float* mask, int mask_step) {
+  constexpr int w = simd::width;
+  const vec s = simd::splat(scale), one_mask = simd::splat(mask && mask_step == 0 ? *mask : 0.f);
+  const auto scaled = [&](const vec& v, std::int64_t at) {
+    const vec y = divide ? v / s : v * s;
+    return !mask ? y : mask_step == 0 ? y + one_mask : y + simd::load(mask + at);
+  };
+  vec m = simd::splat(-std::numeric_limits<float>::infinity());
+  std::int64_t i = 0;
+  for (; i + w <= len; i += w) {
+    const vec y = scaled(simd::load(x + i), i);
+    simd::store(d + i, y);
+    m = simd::max(m, y);
+  }
+  float top = len >= w ? simd::max_lane(m) : -std::numeric_limits<float>::infinity();
+  const int left = tail_count(len, i);
+  if (left > 0) {
+    vec y = simd::load_first(x + i, left);
+    y = divide ? y / s : y * s;
+    if (mask) y = y + (mask_step == 0 ? one_mask : simd::load_first(mask + i, left));
+    simd::store_first(d + i, y, left);
+    for (int j = 0; j < left; ++j) top = std::max(top, d[i + j]);
+  }
+  const vec t = simd::splat(top);
+  vec acc = simd::splat(0.f);
+  for (i = 0; i + w <= len; i += w) {
+    const vec e = simd::exp(simd::load(d + i) - t);
+    simd::store(d + i, e);
+    acc = acc + e;
+  }
+  float total = 0.f;
+  if (left > 0) {
+    simd::store_first(d + i, simd::exp(simd::load_first(d + i, left) - t), left);
+    for (int j = 0; j < left; ++j) total += d[i + j];
+  }
+  const vec inv = simd::splat(1.f / (simd::sum(acc) + total));
+  map1(d, d, len, [&](const vec& v) { return v * inv; });
 }
 
-/// Softmax over the last axis of rows [r0, r1) of `len` floats: the maximum, then exp(x - max)
-/// stored and summed in one pass, then scaled. A NaN anywhere in a row, +inf, or a row of -inf
-/// makes the row NaN, as in the reference.
+/// Softmax over the last axis of rows [r0, r1) of `len` floats: `softmax_scaled_row` with a
+/// scale of 1 (exact), so a NaN anywhere in a row, +inf, or a row of -inf makes the row NaN, as
+/// in the reference.
 inline void softmax_rows(const float* x, float* y, std::int64_t r0, std::int64_t r1, std::int64_t len) {
-  constexpr int w = simd::width;
-  for (std::int64_t r = r0; r < r1; ++r) {
-    const float* s = x + r * len;
-    float* d = y + r * len;
-    float top = -std::numeric_limits<float>::infinity();
-    std::int64_t i = 0;
-    if (len >= w) {
-      vec m = simd::load(s);
-      for (i = w; i + w <= len; i += w) m = simd::max(m, simd::load(s + i));
-      top = simd::max_lane(m);
-    }
-    for (int j = 0, left = tail_count(len, i); j < left; ++j) top = std::max(top, s[i + j]);
-    const vec t = simd::splat(top);
-    vec acc = simd::splat(0.f);
-    for (i = 0; i + w <= len; i += w) {
-      const vec e = simd::exp(simd::load(s + i) - t);
-      simd::store(d + i, e);
-      acc = acc + e;
-    }
-    float total = 0.f;
-    if (i < len && len >= w) {
-      // One more whole vector ending at len; only its lanes past i count in the sum.
-      const vec e = simd::exp(simd::load(s + len - w) - t);
-      simd::store(d + len - w, e);
-      acc = acc + xsimd::select(lane_index() >= simd::splat(static_cast<float>(i - (len - w))), e, simd::splat(0.f));
-    } else if (i < len) {
-      const int left = tail_count(len, i);
-      simd::store_first(d + i, simd::exp(simd::load_first(s + i, left) - t), left);
-      for (int j = 0; j < left; ++j) total += d[i + j];
-    }
-    const vec inv = simd::splat(1.f / (simd::sum(acc) + total));
-    map1(d, d, len, [&](const vec& v) { return v * inv; });
-  }
+  for (std::int64_t r = r0; r < r1; ++r) softmax_scaled_row(x + r * len, y + r * len, len, 1.f, false, nullptr, 0);
 }
 
 /// Softmax over the middle axis of [outer, len, inner], one column of `width` floats of the

@@ -15,12 +15,6 @@
 
 namespace partita::detail::cpu {
 
-/// What splitting a step across threads weighs, in the flops of `tasks_for` (which gives a
-/// thread at least 4e5 of them: about 8 µs of GEMM): per element, a float moved (read and
-/// written, ~0.1 ns), one through exp or a function of its cost (~0.5 ns), one through erf or
-/// GELU (~1.6 ns). A thread then gets at least about 4 µs of work, which pays for waking it.
-inline constexpr double moved_cost = 10, exp_cost = 50, erf_cost = 150;
-
 /// The cost of one element of a unary op.
 constexpr double unary_cost(op_id op) {
   switch (op) {
@@ -188,17 +182,9 @@ struct simple_kernel {
     for (int i = from; i < to; ++i) p *= s[i];
     return p;
   }
-  // f(u0, u1) on ranges of [0, units) over the threads, when the work (units · unit_cost) pays
-  // for them.
   template <class F>
   static void split(state& st, std::int64_t units, double unit_cost, F&& f) {
-    const int most = static_cast<int>(std::min<std::int64_t>(units, 1 << 20));
-    const int tasks = tasks_for(unit_cost * static_cast<double>(units), st.workers(), most);
-    if (tasks <= 1) {
-      f(std::int64_t{0}, units);
-      return;
-    }
-    st.parallel(tasks, [&](int t) { f(units * t / tasks, units * (t + 1) / tasks); });
+    split_units(st, units, unit_cost, f);
   }
   // f(i0, i1) on ranges of n elements, cut at multiples of 64 floats (whole cache lines).
   template <class F>
