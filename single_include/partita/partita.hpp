@@ -10188,10 +10188,21 @@ inline vec at_least(const vec& x, const vec& lo) { return xsimd::max(lo, x); }
 inline vec at_most(const vec& x, const vec& hi) { return xsimd::min(hi, x); }
 /// The larger of a and b, NaN where either is NaN (max pooling).
 inline vec max_nan(const vec& a, const vec& b) { return xsimd::select(xsimd::isnan(a), a, xsimd::max(a, b)); }
+#if defined(__AVX__)
+/// AVX's lane mask for the first `n` (0 ≤ n ≤ 8) lanes: masked loads and stores, which touch
+/// no memory in the other lanes (a memcpy of n floats was a library call per tail).
+inline __m256i first_lanes(int n) {
+  alignas(64) static constexpr std::int32_t ones_then_zeros[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ones_then_zeros + 8 - n));
+}
+#endif
 /// The first `n` (0 ≤ n ≤ width) floats at `p`, the other lanes zero; nothing past them is read.
 inline vec load_first(const float* p, int n) {
 #if defined(__AVX512F__)
   if constexpr (width == 16) return vec(_mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << n) - 1u), p));
+#endif
+#if defined(__AVX__)
+  if constexpr (width == 8) return vec(_mm256_maskload_ps(p, first_lanes(n)));
 #endif
   alignas(64) float t[width] = {};
   std::memcpy(t, p, sizeof(float) * static_cast<std::size_t>(n));
@@ -10202,6 +10213,12 @@ inline void store_first(float* p, const vec& v, int n) {
 #if defined(__AVX512F__)
   if constexpr (width == 16) {
     _mm512_mask_storeu_ps(p, static_cast<__mmask16>((1u << n) - 1u), v);
+    return;
+  }
+#endif
+#if defined(__AVX__)
+  if constexpr (width == 8) {
+    _mm256_maskstore_ps(p, first_lanes(n), v);
     return;
   }
 #endif
@@ -12631,23 +12648,44 @@ constexpr std::size_t packed_conv_floats(const conv_geometry& g) {
 /// depthwise convolution several times its arithmetic).
 inline void copy_strided(float* __restrict dst, const float* __restrict src, int n, int stride) {
   int j = 0;
+  if (stride == 1) {
+    // Rows of small images are a vector or two: inline copies, not a library call per row.
+    for (; j + W <= n; j += W) simd::store(dst + j, simd::load(src + j));
+    if (j < n) simd::store_first(dst + j, simd::load_first(src + j, n - j), n - j);
+    return;
+  }
   if (stride == 2)
     for (; j + W < n; j += W) simd::store(dst + j, simd::evens(simd::load(src + 2 * j), simd::load(src + 2 * j + W)));
   for (; j < n; ++j) dst[j] = src[static_cast<std::ptrdiff_t>(j) * stride];
 }
 
 /// Copies one input channel `src` (h × w) into its padded phase planes at `dst` (plane_set floats).
-inline void conv_copy_plane(const conv_geometry& g, const float* src, float* dst) {
+/// With `pads_zeroed` the padding already holds zeros (a copy of the same geometry was made
+/// there before and nothing else wrote it): only the image's values are written.
+inline void conv_copy_plane(const conv_geometry& g, const float* src, float* dst, bool pads_zeroed = false) {
   const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(g.hq) * g.wq;
   if (g.sh == 1 && g.sw == 1) {
-    std::fill(dst, dst + static_cast<std::ptrdiff_t>(g.ph) * g.wq, 0.f);
+    if (!pads_zeroed) std::fill(dst, dst + static_cast<std::ptrdiff_t>(g.ph) * g.wq, 0.f);
     for (int i = 0; i < g.h; ++i) {
       float* row = dst + static_cast<std::ptrdiff_t>(i + g.ph) * g.wq;
-      std::fill(row, row + g.pw, 0.f);
-      std::memcpy(row + g.pw, src + static_cast<std::ptrdiff_t>(i) * g.w, sizeof(float) * static_cast<std::size_t>(g.w));
-      std::fill(row + g.pw + g.w, row + g.wq, 0.f);
+      const float* s = src + static_cast<std::ptrdiff_t>(i) * g.w;
+      if (!pads_zeroed) {
+        std::fill(row, row + g.pw, 0.f);
+        std::fill(row + g.pw + g.w, row + g.wq, 0.f);
+      }
+      const int tail = g.w % W, spill = W - tail;
+      if (tail > 0 && pads_zeroed && W <= g.wq && i + 1 < g.h && static_cast<std::ptrdiff_t>(g.h - 1 - i) * g.w >= spill) {
+        // The row's last vector whole: its extra lanes read the next input rows and land in
+        // the padding after the row and in the next row's values, which that row's copy
+        // writes next; a vector of zeros after the row restores the padding (and also lands
+        // in the next row's values). Masked stores and fills cost more than the row here.
+        for (int j = 0; j < g.w; j += W) simd::store(row + g.pw + j, simd::load(s + j));
+        simd::store(row + g.pw + g.w, simd::splat(0.f));
+      } else {
+        copy_strided(row + g.pw, s, g.w, 1);
+      }
     }
-    std::fill(dst + static_cast<std::ptrdiff_t>(g.h + g.ph) * g.wq, dst + plane, 0.f);
+    if (!pads_zeroed) std::fill(dst + static_cast<std::ptrdiff_t>(g.h + g.ph) * g.wq, dst + plane, 0.f);
     return;
   }
   for (int a = 0; a < g.sh; ++a)
@@ -12658,7 +12696,7 @@ inline void conv_copy_plane(const conv_geometry& g, const float* src, float* dst
         const int ih = i * g.sh + a - g.ph;
         float* row = p + static_cast<std::ptrdiff_t>(i) * g.wq;
         if (ih < 0 || ih >= g.h) {
-          std::fill(row, row + g.wq, 0.f);
+          if (!pads_zeroed) std::fill(row, row + g.wq, 0.f);
           continue;
         }
         // Columns j with 0 ≤ j·sw + b - pw < w are copied, the rest are padding: the copy loop
@@ -12666,9 +12704,11 @@ inline void conv_copy_plane(const conv_geometry& g, const float* src, float* dst
         const float* s = src + static_cast<std::ptrdiff_t>(ih) * g.w;
         const int j0 = std::min(g.wq, std::max(0, (g.pw - b + g.sw - 1) / g.sw));
         const int j1 = std::max(j0, std::min(g.wq, (g.w + g.pw - b + g.sw - 1) / g.sw));
-        std::fill(row, row + j0, 0.f);
+        if (!pads_zeroed) {
+          std::fill(row, row + j0, 0.f);
+          std::fill(row + j1, row + g.wq, 0.f);
+        }
         copy_strided(row + j0, s + (j0 * g.sw + b - g.pw), j1 - j0, g.sw);
-        std::fill(row + j1, row + g.wq, 0.f);
       }
     }
 }
@@ -12714,6 +12754,11 @@ inline void conv_tiles(const conv_geometry& g, const std::int32_t* boff, const f
   const int panels = (g.og + MR - 1) / MR;
   const float* bgroup = buf + static_cast<std::size_t>(gr) * static_cast<std::size_t>(g.cg) * g.plane_set;
   constexpr int tile_block = 8;  // tiles sharing one pass over the panels (their inputs stay in L2)
+  // Where the planes are as wide as the output (no padding, stride 1) a run of NR positions is
+  // NR consecutive outputs even across rows: every tile wholly inside the image is stored
+  // directly, not only those within one row.
+  const bool linear = g.wq == g.ow;
+  const int direct_end = linear ? g.oh * g.ow : 0;  // positions [0, direct_end) tile linearly
   for (int tb = t0; tb < t1; tb += tile_block) {
     const int tb_end = std::min(t1, tb + tile_block);
     for (int p = p0; p < p1; ++p) {
@@ -12724,10 +12769,10 @@ inline void conv_tiles(const conv_geometry& g, const std::int32_t* boff, const f
         const int q0 = t * NR;
         const int oh0 = q0 / g.wq, ow0 = q0 % g.wq;
         const bool from_stage = t >= staged_from;
-        if (!from_stage && oh0 < g.oh && ow0 + NR <= g.ow) {
-          float* c = y + static_cast<std::ptrdiff_t>(o0) * out_plane + static_cast<std::ptrdiff_t>(oh0) * g.ow + ow0;
-          const epilogue te = tile_epilogue(e, o0, static_cast<int>(static_cast<std::ptrdiff_t>(oh0) * g.ow + ow0),
-                                            static_cast<std::ptrdiff_t>(out_plane));
+        if (!from_stage && (q0 + NR <= direct_end || (oh0 < g.oh && ow0 + NR <= g.ow))) {
+          const int at = oh0 * g.ow + ow0;  // q0 itself where the tiling is linear
+          float* c = y + static_cast<std::ptrdiff_t>(o0) * out_plane + at;
+          const epilogue te = tile_epilogue(e, o0, at, static_cast<std::ptrdiff_t>(out_plane));
           gemm_tile<MR, NV, true, true>(g.k, a, 0, bgroup + q0, 0, boff, c, static_cast<std::ptrdiff_t>(out_plane), mr, NR,
                                         false, &te);
           continue;
@@ -12987,14 +13032,20 @@ inline void depthwise_plane(const conv_geometry& g, const std::int32_t* off, con
       const int rows = std::min(RB, g.oh - r0);
       for (int r = 0; r < rows; ++r) {
         const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(r0 + r) * g.ow + c0;
+        // A row's last vector may be stored whole when its extra lanes land in the rows below,
+        // which are stored after it: rows in order, each in one piece (a row wider than a
+        // block of vectors is stored a piece at a time, and the next row's first piece would
+        // come before this row's last). A masked store costs a dozen cycles.
+        const bool spill_ok = g.ow <= step && static_cast<std::ptrdiff_t>(g.oh - 1 - r0 - r) * g.ow >= W;
 #pragma GCC unroll 4
         for (int v = 0; v < VB; ++v) {
           const int n = std::min(W, g.ow - c0 - v * W);
           if (n <= 0) break;
+          const bool whole = n == W || spill_ok;
           vec s = acc[r][v];
-          if (residual) s = s + (n == W ? simd::load(residual + at + v * W) : simd::load_first(residual + at + v * W, n));
+          if (residual) s = s + (whole ? simd::load(residual + at + v * W) : simd::load_first(residual + at + v * W, n));
           s = apply<A>(s, lo, hi);
-          if (n == W) simd::store(y + at + v * W, s);
+          if (whole) simd::store(y + at + v * W, s);
           else simd::store_first(y + at + v * W, s, n);
         }
       }
@@ -13009,12 +13060,14 @@ template <int RB, int VB, int K, activation A>
 inline void depthwise_channels(const conv_geometry& g, const std::int32_t* off, const float* x, const float* w,
                                const float* bias, const float* residual, float lo, float hi, float* y, int c0, int c1,
                                float* scratch) {
-  // The slack past the planes is read by discarded lanes only; zeroed so they hold numbers.
-  std::fill(scratch + g.plane_set, scratch + depthwise_scratch(g), 0.f);
+  // The padding and the slack past the planes (read by discarded lanes only) are zeroed once:
+  // every channel's copy then writes the same positions, the image's, and leaves them zero.
+  // On small images the padding was most of each copy (a 7×7 plane is padded to 9×9).
+  std::fill(scratch, scratch + depthwise_scratch(g), 0.f);
   const std::ptrdiff_t in_plane = static_cast<std::ptrdiff_t>(g.h) * g.w;
   const std::ptrdiff_t out_plane = static_cast<std::ptrdiff_t>(g.oh) * g.ow;
   for (int c = c0; c < c1; ++c) {
-    conv_copy_plane(g, x + c * in_plane, scratch);
+    conv_copy_plane(g, x + c * in_plane, scratch, true);
     for (int m = 0; m < g.og; ++m) {
       const int o = c * g.og + m;
       depthwise_plane<RB, VB, K, A>(g, off, scratch, w + static_cast<std::ptrdiff_t>(o) * K, bias ? bias[o] : 0.f,
@@ -13278,9 +13331,14 @@ struct gemm_kernel {
   static constexpr bool depthwise = conv && is_depthwise(geo);
   static constexpr depthwise_blocking dw_block = depthwise_block(geo);
   // Small images: vectors of output channels (conv_small.hpp) when that wastes fewer lanes.
+  // Its input copy and its transposed stores cost per output, which a deep product amortizes:
+  // a 1×1 convolution that reads its input in place takes the positions path up to a depth of
+  // 512 (measured on MobileNetV2's layers, one Zen 3 core: 192→32 on 28×28 in 142 µs instead
+  // of 311, 160→960 on 7×7 in 252 instead of 318; 960→320 on 7×7, 511 against 467).
   static constexpr int small_nv = geo.og <= W ? 1 : 2;
-  static constexpr bool small_image =
-      conv && !depthwise && geo.oh * geo.ow <= 4096 && channels_efficiency(geo, small_nv) > positions_efficiency(geo) + 0.1;
+  static constexpr bool small_image = conv && !depthwise && geo.oh * geo.ow <= 4096 &&
+                                      !(reads_input_in_place(geo) && geo.k < 512) &&
+                                      channels_efficiency(geo, small_nv) > positions_efficiency(geo) + 0.1;
   static constexpr int small_mr = small_conv_rows(geo.oh * geo.ow, small_nv);
   // Unpadded 1×1 of stride 1 on large images: B read from the input itself (conv.hpp).
   static constexpr bool in_place = conv && !depthwise && !small_image && reads_input_in_place(geo);

@@ -10,7 +10,6 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 
 #include "partita/backends/cpu/detail/gemm.hpp"
 #include "partita/ir/attrs.hpp"
@@ -127,23 +126,44 @@ constexpr std::size_t packed_conv_floats(const conv_geometry& g) {
 /// depthwise convolution several times its arithmetic).
 inline void copy_strided(float* __restrict dst, const float* __restrict src, int n, int stride) {
   int j = 0;
+  if (stride == 1) {
+    // Rows of small images are a vector or two: inline copies, not a library call per row.
+    for (; j + W <= n; j += W) simd::store(dst + j, simd::load(src + j));
+    if (j < n) simd::store_first(dst + j, simd::load_first(src + j, n - j), n - j);
+    return;
+  }
   if (stride == 2)
     for (; j + W < n; j += W) simd::store(dst + j, simd::evens(simd::load(src + 2 * j), simd::load(src + 2 * j + W)));
   for (; j < n; ++j) dst[j] = src[static_cast<std::ptrdiff_t>(j) * stride];
 }
 
 /// Copies one input channel `src` (h × w) into its padded phase planes at `dst` (plane_set floats).
-inline void conv_copy_plane(const conv_geometry& g, const float* src, float* dst) {
+/// With `pads_zeroed` the padding already holds zeros (a copy of the same geometry was made
+/// there before and nothing else wrote it): only the image's values are written.
+inline void conv_copy_plane(const conv_geometry& g, const float* src, float* dst, bool pads_zeroed = false) {
   const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(g.hq) * g.wq;
   if (g.sh == 1 && g.sw == 1) {
-    std::fill(dst, dst + static_cast<std::ptrdiff_t>(g.ph) * g.wq, 0.f);
+    if (!pads_zeroed) std::fill(dst, dst + static_cast<std::ptrdiff_t>(g.ph) * g.wq, 0.f);
     for (int i = 0; i < g.h; ++i) {
       float* row = dst + static_cast<std::ptrdiff_t>(i + g.ph) * g.wq;
-      std::fill(row, row + g.pw, 0.f);
-      std::memcpy(row + g.pw, src + static_cast<std::ptrdiff_t>(i) * g.w, sizeof(float) * static_cast<std::size_t>(g.w));
-      std::fill(row + g.pw + g.w, row + g.wq, 0.f);
+      const float* s = src + static_cast<std::ptrdiff_t>(i) * g.w;
+      if (!pads_zeroed) {
+        std::fill(row, row + g.pw, 0.f);
+        std::fill(row + g.pw + g.w, row + g.wq, 0.f);
+      }
+      const int tail = g.w % W, spill = W - tail;
+      if (tail > 0 && pads_zeroed && W <= g.wq && i + 1 < g.h && static_cast<std::ptrdiff_t>(g.h - 1 - i) * g.w >= spill) {
+        // The row's last vector whole: its extra lanes read the next input rows and land in
+        // the padding after the row and in the next row's values, which that row's copy
+        // writes next; a vector of zeros after the row restores the padding (and also lands
+        // in the next row's values). Masked stores and fills cost more than the row here.
+        for (int j = 0; j < g.w; j += W) simd::store(row + g.pw + j, simd::load(s + j));
+        simd::store(row + g.pw + g.w, simd::splat(0.f));
+      } else {
+        copy_strided(row + g.pw, s, g.w, 1);
+      }
     }
-    std::fill(dst + static_cast<std::ptrdiff_t>(g.h + g.ph) * g.wq, dst + plane, 0.f);
+    if (!pads_zeroed) std::fill(dst + static_cast<std::ptrdiff_t>(g.h + g.ph) * g.wq, dst + plane, 0.f);
     return;
   }
   for (int a = 0; a < g.sh; ++a)
@@ -154,7 +174,7 @@ inline void conv_copy_plane(const conv_geometry& g, const float* src, float* dst
         const int ih = i * g.sh + a - g.ph;
         float* row = p + static_cast<std::ptrdiff_t>(i) * g.wq;
         if (ih < 0 || ih >= g.h) {
-          std::fill(row, row + g.wq, 0.f);
+          if (!pads_zeroed) std::fill(row, row + g.wq, 0.f);
           continue;
         }
         // Columns j with 0 ≤ j·sw + b - pw < w are copied, the rest are padding: the copy loop
@@ -162,9 +182,11 @@ inline void conv_copy_plane(const conv_geometry& g, const float* src, float* dst
         const float* s = src + static_cast<std::ptrdiff_t>(ih) * g.w;
         const int j0 = std::min(g.wq, std::max(0, (g.pw - b + g.sw - 1) / g.sw));
         const int j1 = std::max(j0, std::min(g.wq, (g.w + g.pw - b + g.sw - 1) / g.sw));
-        std::fill(row, row + j0, 0.f);
+        if (!pads_zeroed) {
+          std::fill(row, row + j0, 0.f);
+          std::fill(row + j1, row + g.wq, 0.f);
+        }
         copy_strided(row + j0, s + (j0 * g.sw + b - g.pw), j1 - j0, g.sw);
-        std::fill(row + j1, row + g.wq, 0.f);
       }
     }
 }
@@ -210,6 +232,11 @@ inline void conv_tiles(const conv_geometry& g, const std::int32_t* boff, const f
   const int panels = (g.og + MR - 1) / MR;
   const float* bgroup = buf + static_cast<std::size_t>(gr) * static_cast<std::size_t>(g.cg) * g.plane_set;
   constexpr int tile_block = 8;  // tiles sharing one pass over the panels (their inputs stay in L2)
+  // Where the planes are as wide as the output (no padding, stride 1) a run of NR positions is
+  // NR consecutive outputs even across rows: every tile wholly inside the image is stored
+  // directly, not only those within one row.
+  const bool linear = g.wq == g.ow;
+  const int direct_end = linear ? g.oh * g.ow : 0;  // positions [0, direct_end) tile linearly
   for (int tb = t0; tb < t1; tb += tile_block) {
     const int tb_end = std::min(t1, tb + tile_block);
     for (int p = p0; p < p1; ++p) {
@@ -220,10 +247,10 @@ inline void conv_tiles(const conv_geometry& g, const std::int32_t* boff, const f
         const int q0 = t * NR;
         const int oh0 = q0 / g.wq, ow0 = q0 % g.wq;
         const bool from_stage = t >= staged_from;
-        if (!from_stage && oh0 < g.oh && ow0 + NR <= g.ow) {
-          float* c = y + static_cast<std::ptrdiff_t>(o0) * out_plane + static_cast<std::ptrdiff_t>(oh0) * g.ow + ow0;
-          const epilogue te = tile_epilogue(e, o0, static_cast<int>(static_cast<std::ptrdiff_t>(oh0) * g.ow + ow0),
-                                            static_cast<std::ptrdiff_t>(out_plane));
+        if (!from_stage && (q0 + NR <= direct_end || (oh0 < g.oh && ow0 + NR <= g.ow))) {
+          const int at = oh0 * g.ow + ow0;  // q0 itself where the tiling is linear
+          float* c = y + static_cast<std::ptrdiff_t>(o0) * out_plane + at;
+          const epilogue te = tile_epilogue(e, o0, at, static_cast<std::ptrdiff_t>(out_plane));
           gemm_tile<MR, NV, true, true>(g.k, a, 0, bgroup + q0, 0, boff, c, static_cast<std::ptrdiff_t>(out_plane), mr, NR,
                                         false, &te);
           continue;

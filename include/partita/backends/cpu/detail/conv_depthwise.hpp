@@ -63,14 +63,20 @@ inline void depthwise_plane(const conv_geometry& g, const std::int32_t* off, con
       const int rows = std::min(RB, g.oh - r0);
       for (int r = 0; r < rows; ++r) {
         const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(r0 + r) * g.ow + c0;
+        // A row's last vector may be stored whole when its extra lanes land in the rows below,
+        // which are stored after it: rows in order, each in one piece (a row wider than a
+        // block of vectors is stored a piece at a time, and the next row's first piece would
+        // come before this row's last). A masked store costs a dozen cycles.
+        const bool spill_ok = g.ow <= step && static_cast<std::ptrdiff_t>(g.oh - 1 - r0 - r) * g.ow >= W;
 #pragma GCC unroll 4
         for (int v = 0; v < VB; ++v) {
           const int n = std::min(W, g.ow - c0 - v * W);
           if (n <= 0) break;
+          const bool whole = n == W || spill_ok;
           vec s = acc[r][v];
-          if (residual) s = s + (n == W ? simd::load(residual + at + v * W) : simd::load_first(residual + at + v * W, n));
+          if (residual) s = s + (whole ? simd::load(residual + at + v * W) : simd::load_first(residual + at + v * W, n));
           s = apply<A>(s, lo, hi);
-          if (n == W) simd::store(y + at + v * W, s);
+          if (whole) simd::store(y + at + v * W, s);
           else simd::store_first(y + at + v * W, s, n);
         }
       }
@@ -85,12 +91,14 @@ template <int RB, int VB, int K, activation A>
 inline void depthwise_channels(const conv_geometry& g, const std::int32_t* off, const float* x, const float* w,
                                const float* bias, const float* residual, float lo, float hi, float* y, int c0, int c1,
                                float* scratch) {
-  // The slack past the planes is read by discarded lanes only; zeroed so they hold numbers.
-  std::fill(scratch + g.plane_set, scratch + depthwise_scratch(g), 0.f);
+  // The padding and the slack past the planes (read by discarded lanes only) are zeroed once:
+  // every channel's copy then writes the same positions, the image's, and leaves them zero.
+  // On small images the padding was most of each copy (a 7×7 plane is padded to 9×9).
+  std::fill(scratch, scratch + depthwise_scratch(g), 0.f);
   const std::ptrdiff_t in_plane = static_cast<std::ptrdiff_t>(g.h) * g.w;
   const std::ptrdiff_t out_plane = static_cast<std::ptrdiff_t>(g.oh) * g.ow;
   for (int c = c0; c < c1; ++c) {
-    conv_copy_plane(g, x + c * in_plane, scratch);
+    conv_copy_plane(g, x + c * in_plane, scratch, true);
     for (int m = 0; m < g.og; ++m) {
       const int o = c * g.og + m;
       depthwise_plane<RB, VB, K, A>(g, off, scratch, w + static_cast<std::ptrdiff_t>(o) * K, bias ? bias[o] : 0.f,

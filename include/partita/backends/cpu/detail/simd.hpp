@@ -46,10 +46,21 @@ inline vec at_least(const vec& x, const vec& lo) { return xsimd::max(lo, x); }
 inline vec at_most(const vec& x, const vec& hi) { return xsimd::min(hi, x); }
 /// The larger of a and b, NaN where either is NaN (max pooling).
 inline vec max_nan(const vec& a, const vec& b) { return xsimd::select(xsimd::isnan(a), a, xsimd::max(a, b)); }
+#if defined(__AVX__)
+/// AVX's lane mask for the first `n` (0 ≤ n ≤ 8) lanes: masked loads and stores, which touch
+/// no memory in the other lanes (a memcpy of n floats was a library call per tail).
+inline __m256i first_lanes(int n) {
+  alignas(64) static constexpr std::int32_t ones_then_zeros[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ones_then_zeros + 8 - n));
+}
+#endif
 /// The first `n` (0 ≤ n ≤ width) floats at `p`, the other lanes zero; nothing past them is read.
 inline vec load_first(const float* p, int n) {
 #if defined(__AVX512F__)
   if constexpr (width == 16) return vec(_mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << n) - 1u), p));
+#endif
+#if defined(__AVX__)
+  if constexpr (width == 8) return vec(_mm256_maskload_ps(p, first_lanes(n)));
 #endif
   alignas(64) float t[width] = {};
   std::memcpy(t, p, sizeof(float) * static_cast<std::size_t>(n));
@@ -60,6 +71,12 @@ inline void store_first(float* p, const vec& v, int n) {
 #if defined(__AVX512F__)
   if constexpr (width == 16) {
     _mm512_mask_storeu_ps(p, static_cast<__mmask16>((1u << n) - 1u), v);
+    return;
+  }
+#endif
+#if defined(__AVX__)
+  if constexpr (width == 8) {
+    _mm256_maskstore_ps(p, first_lanes(n), v);
     return;
   }
 #endif
