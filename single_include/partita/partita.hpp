@@ -12022,7 +12022,10 @@ inline void plane_means(const float* x, float* y, std::int64_t planes, std::int6
 
 struct pool_geometry {
   int planes = 0, h = 0, w = 0, oh = 0, ow = 0, kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0;
-  int pw_end = 0;  // the padding after each row (rows past the input are clipped, not padded)
+  int ph_end = 0, pw_end = 0;  // the declared padding after each axis (what count_include_pad counts)
+  // Columns after each row in the row buffers: pw_end, or more where a ceil_mode window runs
+  // past it (rows past the input are clipped, not padded).
+  int pw_fill = 0;
   bool count_include_pad = false;
 };
 
@@ -12034,7 +12037,7 @@ template <bool Max>
 inline bool pool2d(const pool_geometry& g, const float* x, float* y) {
   constexpr int w = simd::width;
   constexpr int max_row = 4096;
-  const int wp = g.w + g.pw + g.pw_end;
+  const int wp = g.w + g.pw + g.pw_fill;
   if (wp + g.kw + 2 * w > max_row) return false;
   const float fill = Max ? -std::numeric_limits<float>::infinity() : 0.f;
   alignas(64) float v[max_row];
@@ -12065,10 +12068,12 @@ inline bool pool2d(const pool_geometry& g, const float* x, float* y) {
       if constexpr (Max) {
         for (int ow = 0; ow < g.ow; ++ow) o[ow] = h[ow * g.sw];
       } else {
-        const int rows = g.count_include_pad ? g.kh : i_hi - i_lo;
+        // count_include_pad counts the declared padding, not a ceil_mode window's overhang.
+        const int rows = g.count_include_pad ? std::min(ih0 + g.kh, g.h + g.ph_end) - ih0 : i_hi - i_lo;
         for (int ow = 0; ow < g.ow; ++ow) {
           const int iw0 = ow * g.sw - g.pw;
-          const int cols = g.count_include_pad ? g.kw : std::min(g.w, iw0 + g.kw) - std::max(0, iw0);
+          const int cols = g.count_include_pad ? std::min(iw0 + g.kw, g.w + g.pw_end) - iw0
+                                               : std::min(g.w, iw0 + g.kw) - std::max(0, iw0);
           o[ow] = h[ow * g.sw] / static_cast<float>(rows * cols);
         }
       }
@@ -14139,8 +14144,6 @@ struct simple_kernel {
         for (std::int64_t o = 0; o < outer; ++o)
           channel_affine(in[0] + (o * channels + c) * inner, out + (o * channels + c) * inner, 1, 1, inner, &scale, &shift);
       }
-    } else if constexpr ((op == op_id::max_pool2d || op == op_id::avg_pool2d) && at.ceil_mode) {
-      on_reference(in, out);  // windows past the padded input: the reference kernel's geometry
     } else if constexpr (op == op_id::max_pool2d || op == op_id::avg_pool2d) {
       constexpr pool_geometry g = pool();
       // Planes split across threads when the pooling is large enough to pay for it.
@@ -14279,7 +14282,9 @@ struct simple_kernel {
     g.sw = reference_kernels::detail::pool_stride(*n.at, 1);
     g.ph = n.at->padding[0];
     g.pw = n.at->padding[1];
+    g.ph_end = end_padding(*n.at, 0);
     g.pw_end = end_padding(*n.at, 1);
+    g.pw_fill = std::max(g.pw_end, (g.ow - 1) * g.sw + g.kw - g.w - g.pw);  // ceil_mode's last window
     g.count_include_pad = n.at->count_include_pad;
     return g;
   }

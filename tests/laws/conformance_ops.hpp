@@ -128,7 +128,15 @@ struct resampling_models
                   model<avg_pool2d<input<"x", f32, 1, 3, 17, 18>,
                                    {.size = {3, 3}, .stride = {2, 2}, .padding = {1, 1}, .count_include_pad = true,
                                     .ceil_mode = true}>>,
-                  model<avg_pool2d<input<"x", f32, 1, 3, 16, 16>, {.size = {3, 2}, .stride = {2, 3}, .ceil_mode = true}>>> {
+                  model<avg_pool2d<input<"x", f32, 1, 3, 16, 16>, {.size = {3, 2}, .stride = {2, 3}, .ceil_mode = true}>>,
+                  model<max_pool2d<input<"x", f32, 2, 5, 20, 23>,
+                                   {.size = {3, 3}, .stride = {2, 2}, .padding = {1, 1}, .padding_end = {0, 2},
+                                    .ceil_mode = true}>>,
+                  model<avg_pool2d<input<"x", f32, 1, 4, 11, 37>,
+                                   {.size = {2, 4}, .stride = {2, 3}, .padding = {1, 2}, .ceil_mode = true}>>,
+                  model<avg_pool2d<input<"x", f32, 1, 4, 11, 37>,
+                                   {.size = {2, 4}, .stride = {2, 3}, .padding = {1, 2}, .padding_end = {0, 1},
+                                    .count_include_pad = true, .ceil_mode = true}>>> {
   static constexpr double tolerance = bound::normalized;
 };
 

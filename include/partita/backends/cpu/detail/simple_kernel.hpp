@@ -78,8 +78,6 @@ struct simple_kernel {
         for (std::int64_t o = 0; o < outer; ++o)
           channel_affine(in[0] + (o * channels + c) * inner, out + (o * channels + c) * inner, 1, 1, inner, &scale, &shift);
       }
-    } else if constexpr ((op == op_id::max_pool2d || op == op_id::avg_pool2d) && at.ceil_mode) {
-      on_reference(in, out);  // windows past the padded input: the reference kernel's geometry
     } else if constexpr (op == op_id::max_pool2d || op == op_id::avg_pool2d) {
       constexpr pool_geometry g = pool();
       // Planes split across threads when the pooling is large enough to pay for it.
@@ -218,7 +216,9 @@ struct simple_kernel {
     g.sw = reference_kernels::detail::pool_stride(*n.at, 1);
     g.ph = n.at->padding[0];
     g.pw = n.at->padding[1];
+    g.ph_end = end_padding(*n.at, 0);
     g.pw_end = end_padding(*n.at, 1);
+    g.pw_fill = std::max(g.pw_end, (g.ow - 1) * g.sw + g.kw - g.w - g.pw);  // ceil_mode's last window
     g.count_include_pad = n.at->count_include_pad;
     return g;
   }
