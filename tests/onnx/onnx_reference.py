@@ -147,6 +147,14 @@ def space_to_depth(x, a):
 
 
 def pool(x, a, kind):
+    if x.ndim == 3:
+        # 1-D: the 2-D pooling of height 1, each attribute with a leading axis of no effect.
+        b = dict(a)
+        b["kernel_shape"] = [1] + list(a["kernel_shape"])
+        b["strides"] = [1] + list(a.get("strides", [1]))
+        if "pads" in a:
+            b["pads"] = [0, a["pads"][0], 0, a["pads"][1]]
+        return pool(x[:, :, None, :], b, kind)[:, :, 0, :]
     k = a["kernel_shape"]
     s = a.get("strides", [1, 1])
     p = _pads(a, x.shape[2:], k, s, [1, 1])

@@ -178,6 +178,15 @@ class HeaderTest(ToolTest):
         self.assertMaps(unary_model(n("AveragePool", ["x"], ["y"], kernel_shape=[2, 2], strides=[2, 2], pads=[0, 0, 1, 1],
                                       ceil_mode=1), shape=(1, 4, 7, 7)),
                         "{.size = {2, 2}, .stride = {2, 2}, .padding_end = {1, 1}, .ceil_mode = true}>")
+        # 1-D: the 2-D pooling of height 1 between reshapes.
+        self.assertMaps(unary_model(n("MaxPool", ["x"], ["y"], kernel_shape=[3], strides=[2], pads=[1, 0], ceil_mode=1),
+                                    shape=(2, 4, 10)),
+                        "reshape<max_pool2d<reshape<in_x, 2, 4, 1, 10>, {.size = {1, 3}, .stride = {1, 2}, "
+                        ".padding = {0, 1}, .padding_end = {0, 0}, .ceil_mode = true}>, 2, 4, 5>")
+        self.assertMaps(unary_model(n("AveragePool", ["x"], ["y"], kernel_shape=[2], pads=[1, 1], count_include_pad=1),
+                                    shape=(1, 3, 7)),
+                        "avg_pool2d<reshape<in_x, 1, 3, 1, 7>, {.size = {1, 2}, .stride = {1, 1}, .padding = {0, 1}, "
+                        ".count_include_pad = true}>, 1, 3, 8>")
         self.assertMaps(unary_model(n("GlobalAveragePool", ["x"], ["y"])), "global_avg_pool2d<in_x>")
         self.assertMaps(unary_model(n("GlobalMaxPool", ["x"], ["y"])), "reduce_max<in_x, axes<2, 3>, true>")
 

@@ -352,12 +352,13 @@ def _pool(m: Mapper, n: Node) -> list[Term]:
     if len(n.outputs) > 1 and n.outputs[1]:
         raise Unsupported("the Indices output")
     xs = m.shape(n.inputs[0])
-    if len(xs) != 4:
-        raise Unsupported(f"{len(xs) - 2}-D pooling: Partita pools NCHW (2-D) only")
+    k = len(xs) - 2
+    if k not in (1, 2):
+        raise Unsupported(f"{k}-D pooling: Partita pools NCHW (2-D), and NCL (1-D) as NCHW of height 1")
     kernel = list(n.attrs["kernel_shape"])
-    strides = list(n.attrs.get("strides", [1, 1]))
-    dilations = list(n.attrs.get("dilations", [1, 1]))
-    if dilations != [1, 1]:
+    strides = list(n.attrs.get("strides", [1] * k))
+    dilations = list(n.attrs.get("dilations", [1] * k))
+    if dilations != [1] * k:
         raise Unsupported(f"dilations={dilations}: Partita's pooling has no dilation")
     ceil = bool(n.attrs.get("ceil_mode", 0))
     include_pad = bool(n.attrs.get("count_include_pad", 0))
@@ -365,10 +366,15 @@ def _pool(m: Mapper, n: Node) -> list[Term]:
     if any(p < 0 for p in pads):
         raise Unsupported(f"negative pads {pads}")
     expected = m.out_shape()
-    got = tuple(xs[:2]) + tuple(_pool_extent(xs[2 + i], kernel[i], strides[i], pads[i], pads[2 + i], ceil)
-                                for i in range(2))
+    got = tuple(xs[:2]) + tuple(_pool_extent(xs[2 + i], kernel[i], strides[i], pads[i], pads[k + i], ceil)
+                                for i in range(k))
     if got != expected:
         raise Unsupported(f"ONNX's output {list(expected)} differs from Partita's {list(got)} (ceil_mode rule)")
+    x = m.value(n.inputs[0])
+    if k == 1:
+        # NCL pools as NCHW of height 1: a window of one row, no padding above or below.
+        kernel, strides, pads = [1] + kernel, [1] + strides, [0, pads[0], 0, pads[1]]
+        x = m.term(f"reshape<$0, {dims([xs[0], xs[1], 1, xs[2]])}>", x)
     # The stride is always written: Partita's default is the window size, ONNX's is 1.
     fields = [f".size = {_vector(kernel)}", f".stride = {_vector(strides)}"] + _window_fields(pads)
     if include_pad and n.op == "AveragePool":
@@ -376,7 +382,10 @@ def _pool(m: Mapper, n: Node) -> list[Term]:
     if ceil:
         fields.append(".ceil_mode = true")
     op = "max_pool2d" if n.op == "MaxPool" else "avg_pool2d"
-    return [m.term(f"{op}<$0, {{{', '.join(fields)}}}>", m.value(n.inputs[0]), shape=expected)]
+    pooled = f"{op}<$0, {{{', '.join(fields)}}}>"
+    if k == 1:
+        pooled = f"reshape<{pooled}, {dims(list(expected))}>"
+    return [m.term(pooled, x, shape=expected)]
 
 
 def _global_pool(m: Mapper, n: Node) -> list[Term]:
