@@ -140,7 +140,8 @@ def conv_ops(opset: int = 13) -> onnx.ModelProto:
     dilation and a bias, with an output_shape (an odd total padding, and one beyond the natural
     extent) and with SAME_UPPER; DepthToSpace in both modes, SpaceToDepth; MaxPool and
     AveragePool (counting the padding or not) with asymmetric pads or SAME_LOWER, and 1-D, one
-    with ceil_mode."""
+    with ceil_mode; a 1-D ConvTranspose with groups, dilation and output_padding, and one with an
+    output_shape."""
     n = helper.make_node
     nodes = [
         n("Conv", ["img", "cw"], ["c_begin"], name="c_begin", pads=[2, 1, 1, 1]),
@@ -161,14 +162,18 @@ def conv_ops(opset: int = 13) -> onnx.ModelProto:
         n("AveragePool", ["img"], ["ap"], name="ap", kernel_shape=[3, 2], pads=[0, 1, 2, 0]),
         n("AveragePool", ["img"], ["ap_in"], name="ap_in", kernel_shape=[3, 3], pads=[2, 0, 1, 1], strides=[2, 1],
           count_include_pad=1),
+        n("ConvTranspose", ["seq", "tw1d", "tb1d"], ["up1d"], name="up1d", strides=[2], pads=[1, 0], output_padding=[1],
+          group=2, dilations=[2]),
+        n("ConvTranspose", ["seq", "tw1d"], ["up1d_shape"], name="up1d_shape", strides=[3], output_shape=[32]),
         n("MaxPool", ["seq"], ["mp1d"], name="mp1d", kernel_shape=[3], pads=[1, 0], strides=[2], ceil_mode=1),
         n("AveragePool", ["seq"], ["ap1d"], name="ap1d", kernel_shape=[2], pads=[1, 1], strides=[3],
           count_include_pad=1),
     ]
     inits = [const("cw", w((4, 4, 3, 3), 31)), const("cb", w(4, 32)), const("w1d", w((6, 2, 3), 33)),
              const("b1d", w(6, 34)), const("tw", w((4, 3, 3, 3), 35)), const("tb", w(6, 36)),
-             const("tw2", w((4, 4, 3, 2), 37))]
-    outs = ["c_end", "c1d", "c1d_same", "up", "d2s_dcr", "d2s_crd", "s2d", "mp", "mp_same", "ap", "ap_in", "mp1d", "ap1d"]
+             const("tw2", w((4, 4, 3, 2), 37)), const("tw1d", w((4, 3, 3), 38)), const("tb1d", w(6, 39))]
+    outs = ["c_end", "c1d", "c1d_same", "up", "d2s_dcr", "d2s_crd", "s2d", "mp", "mp_same", "ap", "ap_in", "mp1d", "ap1d", "up1d",
+            "up1d_shape"]
     return model(nodes, [("img", F, [1, 4, 5, 6]), ("seq", F, [1, 4, 11])], [(o, F, None) for o in outs], inits, opset)
 
 

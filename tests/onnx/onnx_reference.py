@@ -129,6 +129,19 @@ def conv_transpose(x, w, b, a):
     return y.astype(np.float32)
 
 
+def conv_transpose1d(x, w, b, a):
+    """A 1-D ConvTranspose as the 2-D one of height 1, like conv1d."""
+    a2 = dict(a)
+    for key, unit in (("strides", 1), ("dilations", 1), ("kernel_shape", 1), ("output_padding", 0)):
+        if key in a:
+            a2[key] = [unit] + list(a[key])
+    if "pads" in a:
+        a2["pads"] = [0, a["pads"][0], 0, a["pads"][1]]
+    if "output_shape" in a:
+        a2["output_shape"] = [1, list(a["output_shape"])[-1]]
+    return conv_transpose(x[:, :, None, :], w[:, :, None, :], b, a2)[:, :, 0, :]
+
+
 def depth_to_space(x, a):
     b = a["blocksize"]
     n, c, h, w = x.shape
@@ -251,7 +264,7 @@ def run(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> list[np.ndarray
         if op == "Conv":
             y = [(conv if x[0].ndim == 4 else conv1d)(x[0], x[1], x[2] if len(x) > 2 else None, a)]
         elif op == "ConvTranspose":
-            y = [conv_transpose(x[0], x[1], x[2] if len(x) > 2 else None, a)]
+            y = [(conv_transpose if x[0].ndim == 4 else conv_transpose1d)(x[0], x[1], x[2] if len(x) > 2 else None, a)]
         elif op == "DepthToSpace":
             y = [depth_to_space(x[0], a)]
         elif op == "SpaceToDepth":

@@ -190,6 +190,14 @@ class HeaderTest(ToolTest):
         self.assertMaps(unary_model(n("GlobalAveragePool", ["x"], ["y"])), "global_avg_pool2d<in_x>")
         self.assertMaps(unary_model(n("GlobalMaxPool", ["x"], ["y"])), "reduce_max<in_x, axes<2, 3>, true>")
 
+    def test_conv_transpose1d(self) -> None:
+        # The weight [4, 3, 3] is declared [4, 3, 1, 3] (same bytes), the input viewed as NCHW.
+        w1 = G.const("w", G.w((4, 3, 3)))
+        self.assertMaps(unary_model(n("ConvTranspose", ["x", "w"], ["y"], strides=[2], pads=[1, 0], output_padding=[1]),
+                                    shape=(1, 4, 5), inits=[w1]),
+                        'reshape<conv_transpose2d<reshape<in_x, 1, 4, 1, 5>, weight<"w.2d", f32, 4, 3, 1, 3>, '
+                        '{.stride = {1, 2}, .padding = {0, 1}, .padding_end = {0, 0}, .output_padding = {0, 1}}>, 1, 3, 11>')
+
     def test_conv1d(self) -> None:
         w1 = G.const("w", G.w((6, 2, 3)))
         b = G.const("b", G.w(6))
@@ -436,7 +444,7 @@ class ErrorTest(ToolTest):
                       self.failure(m))
         w3 = G.const("w", G.w((4, 2, 2, 2, 2)))
         self.assertIn("ConvTranspose (ai.onnx opset 13), inputs f32[1, 4, 3, 3, 3], f32[4, 2, 2, 2, 2]: a 3-D transposed "
-                      "convolution: Partita has conv_transpose2d (NCHW) only",
+                      "convolution: Partita has conv_transpose2d (NCHW), and NCL as NCHW of height 1",
                       self.failure(unary_model(n("ConvTranspose", ["x", "w"], ["y"], name="up"), shape=(1, 4, 3, 3, 3),
                                                inits=[w3])))
         self.assertIn("a 3-D convolution: Partita has conv1d (NCL) and conv2d (NCHW)",

@@ -282,24 +282,32 @@ def _conv(m: Mapper, n: Node) -> list[Term]:
 
 
 def _conv_transpose(m: Mapper, n: Node) -> list[Term]:
-    xs, ws = m.shape(n.inputs[0]), m.shape(n.inputs[1])
-    if len(xs) != 4:
-        raise Unsupported(f"a {len(xs) - 2}-D transposed convolution: Partita has conv_transpose2d (NCHW) only")
-    kernel = list(ws[2:])
+    xs, ws = list(m.shape(n.inputs[0])), list(m.shape(n.inputs[1]))
+    k = len(xs) - 2
+    if k not in (1, 2):
+        raise Unsupported(f"a {k}-D transposed convolution: Partita has conv_transpose2d (NCHW), and NCL as NCHW "
+                          "of height 1")
+    kernel = ws[2:]
     if list(n.attrs.get("kernel_shape", kernel)) != kernel:
         raise Unsupported(f"kernel_shape {list(n.attrs['kernel_shape'])} differs from the weight's {kernel}")
-    strides = list(n.attrs.get("strides", [1, 1]))
-    dilations = list(n.attrs.get("dilations", [1, 1]))
-    extra = [int(v) for v in n.attrs.get("output_padding", [0, 0])]
+    # A 1-D one is the 2-D one of height 1: every attribute gains a leading axis of no effect.
+    lift = (lambda v, fill: [fill] + [int(x) for x in v]) if k == 1 else (lambda v, fill: [int(x) for x in v])
+    strides = lift(n.attrs.get("strides", [1] * k), 1)
+    dilations = lift(n.attrs.get("dilations", [1] * k), 1)
+    extra = lift(n.attrs.get("output_padding", [0] * k), 0)
     group = int(n.attrs.get("group", 1))
     auto = n.attrs.get("auto_pad", "NOTSET")
     target = n.attrs.get("output_shape")
+    if target is not None:
+        target = lift(list(target)[-k:], 1)
+    if k == 1:
+        xs, ws, kernel = xs[:2] + [1] + xs[2:], ws[:2] + [1] + ws[2:], [1] + kernel
     if auto not in ("NOTSET", "", "VALID", "SAME_UPPER", "SAME_LOWER"):
         raise Unsupported(f"auto_pad='{auto}'")
     if target is not None or auto in ("SAME_UPPER", "SAME_LOWER"):
         # The padding that gives the requested extent (output_shape, else input · stride), split
         # as ONNX specifies: the odd row at the end for SAME_UPPER, at the beginning otherwise.
-        want = list(target)[-2:] if target is not None else [xs[2 + i] * strides[i] for i in range(2)]
+        want = target if target is not None else [xs[2 + i] * strides[i] for i in range(2)]
         begin, end = [0, 0], [0, 0]
         for i in range(2):
             total = strides[i] * (xs[2 + i] - 1) + extra[i] + (kernel[i] - 1) * dilations[i] + 1 - want[i]
@@ -313,17 +321,32 @@ def _conv_transpose(m: Mapper, n: Node) -> list[Term]:
     elif auto == "VALID":
         pads = [0, 0, 0, 0]
     else:
-        pads = [int(p) for p in n.attrs.get("pads", [0, 0, 0, 0])]
+        pads = [int(p) for p in n.attrs.get("pads", [0] * 2 * k)]
+        if k == 1:
+            pads = [0, pads[0], 0, pads[1]]
     if any(p < 0 for p in pads):
         raise Unsupported(f"negative pads {pads}")
     for i in range(2):
         if extra[i] >= strides[i] and extra[i] >= dilations[i]:
-            raise Unsupported(f"an output padding of {extra[i]} along axis {2 + i}, not smaller than the stride "
-                              f"{strides[i]} or the dilation {dilations[i]}")
+            raise Unsupported(f"an output padding of {extra[i]} along axis {2 + i - (2 - k)}, not smaller than the "
+                              f"stride {strides[i]} or the dilation {dilations[i]}")
     fields = _window_fields(pads, strides, dilations, extra)
     if group != 1:
         fields.append(f".groups = {group}")
-    t = m.term(f"conv_transpose2d<$0, $1{_braced(fields)}>", m.value(n.inputs[0]), m.value(n.inputs[1]))
+    x, w = m.value(n.inputs[0]), m.value(n.inputs[1])
+    if k == 1:
+        # The weight [C, O/g, K] as [C, O/g, 1, K]: the same bytes under a 4-D declaration.
+        if m.g.const(n.inputs[1]) is None:
+            raise Unsupported("a 1-D transposed convolution whose weight is computed: it is declared as 2-D, "
+                              "which needs a constant")
+        entry = m.weights.add(n.inputs[1], m.g.const(n.inputs[1]).reshape(ws), variant=".2d",
+                              note="viewed as the 2-D transposed convolution's weight of height 1")
+        w = Term(entry.type_text(), leaf=True, shape=tuple(ws))
+        x = m.term(f"reshape<$0, {dims(xs)}>", x)
+        out = list(m.out_shape())
+        t = m.term(f"reshape<conv_transpose2d<$0, $1{_braced(fields)}>, {dims(out)}>", x, w)
+    else:
+        t = m.term(f"conv_transpose2d<$0, $1{_braced(fields)}>", x, w)
     return _with_bias(m, n, t)
 
 
