@@ -13517,7 +13517,7 @@ struct gemm_kernel {
 }  // namespace partita::detail::cpu
 // ---- end partita/backends/cpu/detail/gemm_kernel.hpp ----
 // ---- begin partita/backends/cpu/detail/simple_kernel.hpp ----
-/// The cpu kernel for every op but dense and conv2d: elementwise ops, pooling, normalization.
+/// The cpu kernel for every op but dense and conv2d: elementwise ops, pooling, normalization, resize.
 
 // ---- begin partita/backends/cpu/detail/reduce.hpp ----
 /// cpu reductions (reduce_mean, reduce_sum, reduce_max), vectorized along the contiguous axis.
@@ -13725,6 +13725,83 @@ inline void reduce_columns(const reduce_plan& p, const float* x, float* y, std::
 
 }  // namespace partita::detail::cpu
 // ---- end partita/backends/cpu/detail/reduce.hpp ----
+// ---- begin partita/backends/cpu/detail/resize.hpp ----
+/// cpu resize (nearest, bilinear): source indices and weights tabulated at compile time.
+// The reference computes each output pixel's source coordinates in double, twice per pixel. Here
+// they are a function of the shapes alone, so each axis's table (first source index, second, and
+// the second's weight) is built at compile time with the reference's own arithmetic. Bilinear
+// then blends the two source rows of an output row into one row (vectorized), and each output
+// pixel blends two entries of it; nearest copies from its source row.
+
+
+namespace partita::detail::cpu {
+
+/// One axis of a resize from `In` to `Out` pixels: output index d reads source indices lo[d]
+/// and hi[d] with weights 1 - w[d] and w[d] (nearest: lo only).
+template <std::int64_t In, std::int64_t Out>
+struct resize_axis {
+  std::array<std::int32_t, static_cast<std::size_t>(Out)> lo{}, hi{};
+  std::array<float, static_cast<std::size_t>(Out)> w{};
+};
+
+/// The reference's source coordinates (tensor_kernels.hpp `resize`), tabulated.
+template <std::int64_t In, std::int64_t Out>
+constexpr resize_axis<In, Out> make_resize_axis(resize_mode mode, bool align_corners) {
+  resize_axis<In, Out> a;
+  for (std::int64_t d = 0; d < Out; ++d) {
+    const auto i = static_cast<std::size_t>(d);
+    if (mode == resize_mode::nearest) {
+      const auto s = std::min(static_cast<std::int64_t>(static_cast<double>(d) * static_cast<double>(In) / static_cast<double>(Out)), In - 1);
+      a.lo[i] = a.hi[i] = static_cast<std::int32_t>(s);
+      continue;
+    }
+    double f = 0.0;
+    if (align_corners) {
+      f = Out > 1 ? static_cast<double>(d) * static_cast<double>(In - 1) / static_cast<double>(Out - 1) : 0.0;
+    } else {
+      f = (static_cast<double>(d) + 0.5) * (static_cast<double>(In) / static_cast<double>(Out)) - 0.5;
+      f = f < 0.0 ? 0.0 : f;
+    }
+    const std::int64_t s0 = std::min(static_cast<std::int64_t>(f), In - 1);
+    a.lo[i] = static_cast<std::int32_t>(s0);
+    a.hi[i] = static_cast<std::int32_t>(std::min(s0 + 1, In - 1));
+    a.w[i] = static_cast<float>(f - static_cast<double>(s0));
+  }
+  return a;
+}
+
+/// Planes [p0, p1) of NCHW `x` (IH × IW each) resized into `y` (OH × OW each) by the tables
+/// `rows` and `cols`; `blend` holds IW floats of scratch (bilinear only).
+template <bool Bilinear, class Rows, class Cols>
+inline void resize_planes(const Rows& rows, const Cols& cols, std::int64_t ih, std::int64_t iw, std::int64_t oh,
+                          std::int64_t ow, const float* x, float* y, std::int64_t p0, std::int64_t p1, float* blend) {
+  for (std::int64_t p = p0; p < p1; ++p) {
+    const float* plane = x + p * ih * iw;
+    for (std::int64_t r = 0; r < oh; ++r) {
+      const auto ri = static_cast<std::size_t>(r);
+      float* out = y + (p * oh + r) * ow;
+      const float* src = plane + static_cast<std::ptrdiff_t>(rows.lo[ri]) * iw;
+      if constexpr (!Bilinear) {
+        for (std::int64_t c = 0; c < ow; ++c) out[c] = src[cols.lo[static_cast<std::size_t>(c)]];
+      } else {
+        // Rows first: (1 - w)·row0 + w·row1 for every source column, whole vectors.
+        const float* below = plane + static_cast<std::ptrdiff_t>(rows.hi[ri]) * iw;
+        const simd::vec wb = simd::splat(rows.w[ri]), wa = simd::splat(1.f - rows.w[ri]);
+        std::int64_t j = 0;
+        for (; j + simd::width <= iw; j += simd::width)
+          simd::store(blend + j, wa * simd::load(src + j) + wb * simd::load(below + j));
+        for (; j < iw; ++j) blend[j] = (1.f - rows.w[ri]) * src[j] + rows.w[ri] * below[j];
+        for (std::int64_t c = 0; c < ow; ++c) {
+          const auto ci = static_cast<std::size_t>(c);
+          out[c] = (1.f - cols.w[ci]) * blend[cols.lo[ci]] + cols.w[ci] * blend[cols.hi[ci]];
+        }
+      }
+    }
+  }
+}
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/resize.hpp ----
 // ---- begin partita/backends/cpu/detail/transform.hpp ----
 /// cpu data movement: transpose, slice, pad and gather as row copies and tiled transposes.
 // Each op is planned at compile time from its shapes: axes of extent 1 dropped, neighbouring
@@ -14092,6 +14169,10 @@ constexpr double unary_cost(op_id op) {
   }
 }
 
+/// Input rows up to this wide resize on the cpu kernel (its row of blended source rows is on
+/// the stack); wider ones on the reference kernel.
+inline constexpr std::int64_t max_resize_row = 4096;
+
 /// Every other op.
 template <class Step>
 struct simple_kernel {
@@ -14233,6 +14314,15 @@ struct simple_kernel {
           }
         }
       });
+    } else if constexpr (op == op_id::resize && xs[3] <= max_resize_row) {
+      static constexpr auto rows = make_resize_axis<xs[2], ys[2]>(at.resize, at.align_corners);
+      static constexpr auto cols = make_resize_axis<xs[3], ys[3]>(at.resize, at.align_corners);
+      constexpr bool bilinear = at.resize == resize_mode::bilinear;
+      split(st, xs[0] * xs[1], moved_cost * static_cast<double>(ys[2] * ys[3]) * (bilinear ? 2 : 1),
+            [&](std::int64_t p0, std::int64_t p1) {
+              alignas(64) float blend[bilinear ? max_resize_row : 1];
+              resize_planes<bilinear>(rows, cols, xs[2], xs[3], ys[2], ys[3], in[0], out, p0, p1, blend);
+            });
     } else if constexpr (op == op_id::matmul || op == op_id::resize) {
       on_reference(in, out);
     } else {

@@ -124,6 +124,12 @@ struct resampling_models
                   model<resize<input<"x", f32, 2, 3, 5, 7>, 9, 4>>,    // nearest, shrinking
                   model<resize<input<"x", f32, 1, 3, 5, 7>, 11, 17, {.mode = resize_mode::bilinear}>>,
                   model<resize<input<"x", f32, 1, 2, 9, 6>, 4, 13, {.mode = resize_mode::bilinear, .align_corners = true}>>,
+                  // Rows of whole vectors and a tail, shrinking, one output pixel, two threads.
+                  model<resize<input<"x", f32, 1, 4, 6, 37>, 13, 80, {.mode = resize_mode::bilinear}>>,
+                  model<resize<input<"x", f32, 2, 2, 16, 21>, 7, 10, {.mode = resize_mode::bilinear}>>,
+                  model<resize<input<"x", f32, 1, 3, 5, 9>, 1, 1, {.mode = resize_mode::bilinear, .align_corners = true}>>,
+                  model<resize<input<"x", f32, 1, 64, 28, 28>, 56, 56>>,
+                  model<resize<input<"x", f32, 1, 32, 20, 24>, 33, 41, {.mode = resize_mode::bilinear}>>,
                   model<max_pool2d<input<"x", f32, 1, 3, 17, 17>, {.size = {3, 3}, .stride = {2, 2}, .ceil_mode = true}>>,
                   model<avg_pool2d<input<"x", f32, 1, 3, 17, 18>,
                                    {.size = {3, 3}, .stride = {2, 2}, .padding = {1, 1}, .count_include_pad = true,

@@ -1,5 +1,5 @@
 #pragma once
-/// The cpu kernel for every op but dense and conv2d: elementwise ops, pooling, normalization.
+/// The cpu kernel for every op but dense and conv2d: elementwise ops, pooling, normalization, resize.
 #include <algorithm>
 #include <array>
 #include <cstddef>
@@ -8,6 +8,7 @@
 #include "partita/backends/cpu/detail/eltwise.hpp"
 #include "partita/backends/cpu/detail/norm.hpp"
 #include "partita/backends/cpu/detail/reduce.hpp"
+#include "partita/backends/cpu/detail/resize.hpp"
 #include "partita/backends/cpu/detail/state.hpp"
 #include "partita/backends/cpu/detail/transform.hpp"
 #include "partita/backends/reference/kernels.hpp"
@@ -25,6 +26,10 @@ constexpr double unary_cost(op_id op) {
     default: return exp_cost;  // exp, log, tanh, sigmoid, silu
   }
 }
+
+/// Input rows up to this wide resize on the cpu kernel (its row of blended source rows is on
+/// the stack); wider ones on the reference kernel.
+inline constexpr std::int64_t max_resize_row = 4096;
 
 /// Every other op.
 template <class Step>
@@ -167,6 +172,15 @@ struct simple_kernel {
           }
         }
       });
+    } else if constexpr (op == op_id::resize && xs[3] <= max_resize_row) {
+      static constexpr auto rows = make_resize_axis<xs[2], ys[2]>(at.resize, at.align_corners);
+      static constexpr auto cols = make_resize_axis<xs[3], ys[3]>(at.resize, at.align_corners);
+      constexpr bool bilinear = at.resize == resize_mode::bilinear;
+      split(st, xs[0] * xs[1], moved_cost * static_cast<double>(ys[2] * ys[3]) * (bilinear ? 2 : 1),
+            [&](std::int64_t p0, std::int64_t p1) {
+              alignas(64) float blend[bilinear ? max_resize_row : 1];
+              resize_planes<bilinear>(rows, cols, xs[2], xs[3], ys[2], ys[3], in[0], out, p0, p1, blend);
+            });
     } else if constexpr (op == op_id::matmul || op == op_id::resize) {
       on_reference(in, out);
     } else {
