@@ -24,6 +24,15 @@ namespace {
 // --- shapes ----------------------------------------------------------------------------------
 using x1_4_7 = input<"x", f32, 1, 4, 7>;
 static_assert(conv1d<x1_4_7, weight<"w", f32, 6, 4, 3>>::desc.out == shape_of<1, 6, 5>);
+// On cpu a conv1d with a bias, a batch norm, a residual and an activation after it is one step.
+using conv1d_fused = model<relu<add<batch_norm<bias_add<conv1d<x1_4_7, weight<"w", f32, 4, 4, 3>, {.padding = 1}>,
+                                                        weight<"b", f32, 4>>,
+                                               weight<"g", f32, 4>, weight<"be", f32, 4>, weight<"m", f32, 4>,
+                                               weight<"v", f32, 4>>,
+                                    input<"r", f32, 1, 4, 7>>>>;
+static_assert(compiled<conv1d_fused, cpu>::num_steps == 1);
+static_assert(count_functions<compiled<conv1d_fused, cpu>::module, "cpu.conv1d_bias_add_act"> == 1);
+static_assert(count_functions<compiled<model<conv1d<x1_4_7, weight<"w", f32, 6, 4, 3>>>, cpu>::module, "cpu.conv1d_bias"> == 0);
 static_assert(conv1d<x1_4_7, weight<"w", f32, 6, 2, 3>, {.stride = 2, .padding = 1, .padding_end = 2, .groups = 2}>::desc.out ==
               shape_of<1, 6, 4>);
 static_assert(conv1d<x1_4_7, weight<"w", f32, 3, 4, 3>, {.padding = 2, .dilation = 3}>::desc.out == shape_of<1, 3, 5>);

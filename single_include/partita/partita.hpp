@@ -3353,6 +3353,8 @@ struct op_p {
 
 template <class X, class W> using dense_p = op_p<op_id::dense, X, W>;
 template <class X, class W> using conv2d_p = op_p<op_id::conv2d, X, W>;
+template <class X, class W> using conv1d_p = op_p<op_id::conv1d, X, W>;
+template <class X, class W> using conv_transpose2d_p = op_p<op_id::conv_transpose2d, X, W>;
 template <class X, class B> using bias_add_p = op_p<op_id::bias_add, X, B>;
 template <class A, class B> using add_p = op_p<op_id::add, A, B>;
 template <class A, class B> using subtract_p = op_p<op_id::subtract, A, B>;
@@ -10708,6 +10710,18 @@ constexpr gemm_step analyse_fused() {
   return g;
 }
 
+/// True for a composite step whose body holds an `o` node.
+template <class S>
+constexpr bool body_has(op_id o) {
+  if constexpr (S::op != op_id::call) {
+    return false;
+  } else {
+    for (int i = 0; i < S::body_size(); ++i)
+      if (S::body(i).op == o) return true;
+    return false;
+  }
+}
+
 /// What step S's kernel computes: a fused composite's body analysed, else its own op alone.
 template <class S>
 constexpr gemm_step analyse() {
@@ -12328,13 +12342,7 @@ constexpr softmax_step analyse_softmax() {
 /// True for a composite step built around a softmax (the attention and scaled-softmax composites).
 template <class S>
 constexpr bool softmax_composite() {
-  if constexpr (S::op != op_id::call) {
-    return false;
-  } else {
-    for (int i = 0; i < S::body_size(); ++i)
-      if (S::body(i).op == op_id::softmax) return true;
-    return false;
-  }
+  return body_has<S>(op_id::softmax);
 }
 
 /// Where row r of a [rows, len] view of `scores` reads its mask: the mask's offset for that row
@@ -12478,45 +12486,58 @@ struct attention_kernel {
 // ---- begin partita/backends/cpu/detail/conv1d.hpp ----
 /// cpu conv1d: the conv2d kernel run on the step seen as conv2d of H = 1 views.
 // conv1d of [N, C, L] by [O, C / groups, K] is conv2d of [N, C, 1, L] by [O, C / groups, 1, K]:
-// the same bytes, so nothing is copied. `conv1d_step` presents a conv1d step as that conv2d step
-// (its node, arguments and attributes) to `gemm_kernel`, which then packs, pads and tiles it as
-// any conv2d; the conv1d node already keeps its stride, padding and dilation on the width axis.
+// the same bytes, so nothing is copied. `conv1d_step` presents a conv1d step, or a composite
+// built around one (bias, batch norm, residual, activation), as that conv2d step to
+// `gemm_kernel`, which then packs, pads, tiles and fuses it as any conv2d; the conv1d node
+// already keeps its stride, padding and dilation on the width axis.
+
 
 namespace partita::detail::cpu {
 
 /// A rank-3 NCL (or OCK) shape as the NC1L (OC1K) shape of its H = 1 view.
 constexpr shape with_unit_height(const shape& s) { return shape{4, {s[0], s[1], 1, s[2]}}; }
 
-/// conv1d step `Step` seen as a conv2d step, for kernels written against conv2d steps.
+/// Node `n` as the conv2d kernel sees it: a conv1d becomes a conv2d (its attributes already
+/// act on the width axis), every rank-3 value (input, weight, residual, output) its H = 1 view.
+constexpr graph_node as_unit_height(graph_node n) {
+  if (n.op == op_id::conv1d) n.op = op_id::conv2d;
+  if (!n.is_tuple && n.out.rank == 3) n.out = with_unit_height(n.out);
+  return n;
+}
+
+/// True for a composite step built around a conv1d (`cpu.conv1d_*`).
+template <class S>
+constexpr bool conv1d_composite() {
+  return body_has<S>(op_id::conv1d);
+}
+
+/// conv1d step `Step`, or a composite built around one, seen as the conv2d step (or composite)
+/// of its H = 1 views, for kernels written against conv2d steps.
 template <class Step>
 struct conv1d_step {
-  static_assert(Step::op == op_id::conv1d, "partita: conv1d_step views conv1d steps only");
-  static constexpr attrs at = *Step::node.at;
-  static constexpr graph_node node = [] {
-    graph_node n = Step::node;
-    n.op = op_id::conv2d;
-    n.out = with_unit_height(n.out);
-    n.at = &at;
-    return n;
-  }();
-  static constexpr op_id op = op_id::conv2d;
+  static constexpr bool fused = Step::op == op_id::call;
+  static_assert(Step::op == op_id::conv1d || conv1d_composite<Step>(), "partita: conv1d_step views conv1d steps only");
+  static constexpr graph_node node = as_unit_height(Step::node);
+  static constexpr op_id op = node.op;
   static constexpr int num_args = Step::num_args;
   static constexpr int num_params = Step::num_params;
   static constexpr int index = Step::index;
-  static constexpr graph_node args[2] = {[] {
-                                           graph_node n = Step::arg(0);
-                                           n.out = with_unit_height(n.out);
-                                           return n;
-                                         }(),
-                                         [] {
-                                           graph_node n = Step::arg(1);
-                                           n.out = with_unit_height(n.out);
-                                           return n;
-                                         }()};
-  /// The node of argument `i` (the input, the weight), with its H = 1 shape.
-  static constexpr const graph_node& arg(int i) { return args[i]; }
-  // A conv1d step is no composite: the kernel names these only in branches it does not take.
-  static constexpr const graph_node& body(int i) { return Step::body(i); }
+  static constexpr auto args = [] {
+    std::array<graph_node, static_cast<std::size_t>(Step::num_args)> a{};
+    for (int i = 0; i < Step::num_args; ++i) a[static_cast<std::size_t>(i)] = as_unit_height(Step::arg(i));
+    return a;
+  }();
+  /// The node of argument `i`, with its H = 1 shape.
+  static constexpr const graph_node& arg(int i) { return args[static_cast<std::size_t>(i)]; }
+  static constexpr auto bodies = [] {
+    std::array<graph_node, static_cast<std::size_t>(fused ? Step::body_size() : 1)> b{};
+    if constexpr (fused)
+      for (int i = 0; i < Step::body_size(); ++i) b[static_cast<std::size_t>(i)] = as_unit_height(Step::body(i));
+    return b;
+  }();
+  static constexpr int body_size() { return fused ? Step::body_size() : 0; }
+  /// Node `i` of the composite's body, as the conv2d kernel sees it.
+  static constexpr const graph_node& body(int i) { return bodies[static_cast<std::size_t>(i)]; }
   static constexpr int body_arg(int i, int k) { return Step::body_arg(i, k); }
 };
 
@@ -14393,7 +14414,7 @@ struct simple_kernel {
 namespace partita {
 namespace detail::cpu {
 
-/// dense or conv2d of a bound weight.
+/// dense, conv2d or conv1d of a bound weight.
 template <template <class, class> class Op>
 using gemm_p = Op<any, constant>;
 /// ... with an optional bias, then an optional batch norm.
@@ -14417,7 +14438,7 @@ struct fusable {
       if (v.dtype() != dtype::f32) return false;
       if (v.is(op_id::bias_add)) {
         const int axis = v.attributes().axis < 0 ? v.attributes().axis + v.shape().rank : v.attributes().axis;
-        const bool conv = v.arg(0).is(op_id::conv2d);
+        const bool conv = v.arg(0).is(op_id::conv2d) || v.arg(0).is(op_id::conv1d);
         if (axis != (conv ? 1 : v.shape().rank - 1)) return false;
       }
       if (v.is(op_id::add) && !(v.arg(0).shape() == v.arg(1).shape())) return false;
@@ -14479,7 +14500,7 @@ struct softmax_fusable {
 
 }  // namespace detail::cpu
 
-/// The `cpu` backend's pattern table, in priority order: conv2d / dense with bias (and/or a
+/// The `cpu` backend's pattern table, in priority order: conv2d / conv1d / dense with bias (and/or a
 /// batch norm, folded at bind), optionally followed by a residual add and/or an activation
 /// (relu, clip, sigmoid, tanh, gelu, gelu_tanh, silu, hardswish, hardsigmoid, leaky_relu; a
 /// conv2d's `x · sigmoid(x)` counts as SiLU); matmul with a bias along its last axis, optionally
@@ -14496,6 +14517,12 @@ using cpu_patterns = pattern_table<
     composite<"cpu.conv2d_add_act", detail::cpu::activation_p<add_p<detail::cpu::gemm_p<conv2d_p>, any>>, detail::cpu::fusable>,
     composite<"cpu.conv2d_act", detail::cpu::activation_p<detail::cpu::gemm_p<conv2d_p>>, detail::cpu::fusable>,
     composite<"cpu.conv2d_bias", detail::cpu::gemm_bias_p<conv2d_p>, detail::cpu::fusable>,
+    composite<"cpu.conv1d_bias_add_act", detail::cpu::activation_p<add_p<detail::cpu::gemm_bias_p<conv1d_p>, any>>,
+              detail::cpu::fusable>,
+    composite<"cpu.conv1d_bias_add", add_p<detail::cpu::gemm_bias_p<conv1d_p>, any>, detail::cpu::fusable>,
+    composite<"cpu.conv1d_bias_act", detail::cpu::activation_p<detail::cpu::gemm_bias_p<conv1d_p>>, detail::cpu::fusable>,
+    composite<"cpu.conv1d_act", detail::cpu::activation_p<detail::cpu::gemm_p<conv1d_p>>, detail::cpu::fusable>,
+    composite<"cpu.conv1d_bias", detail::cpu::gemm_bias_p<conv1d_p>, detail::cpu::fusable>,
     composite<"cpu.dense_bias_add_act", detail::cpu::activation_p<add_p<detail::cpu::gemm_bias_p<dense_p>, any>>,
               detail::cpu::fusable>,
     composite<"cpu.dense_bias_act", detail::cpu::activation_p<detail::cpu::gemm_bias_p<dense_p>>, detail::cpu::fusable>,
@@ -14543,7 +14570,7 @@ struct cpu {
 
 namespace detail::cpu {
 /// The kernel of a step: dense, conv2d and the fused composites run GEMM-based kernels (conv1d
-/// conv2d's, on its H = 1 view), conv_transpose2d and matmul (alone or fused) their own GEMMs,
+/// and its composites conv2d's, on the H = 1 views), conv_transpose2d and matmul (alone or fused) their own GEMMs,
 /// the attention and scaled-softmax composites theirs; every other op `simple_kernel`.
 template <class Step>
 struct kernel_for {
@@ -14551,12 +14578,13 @@ struct kernel_for {
 };
 template <class Step>
   requires(Step::op == op_id::dense || Step::op == op_id::conv2d ||
-           (Step::op == op_id::call && main_op<Step>() != op_id::matmul && !softmax_composite<Step>()))
+           (Step::op == op_id::call && main_op<Step>() != op_id::matmul && !softmax_composite<Step>() &&
+            !conv1d_composite<Step>()))
 struct kernel_for<Step> {
   using type = gemm_kernel<Step>;
 };
 template <class Step>
-  requires(Step::op == op_id::conv1d)
+  requires(Step::op == op_id::conv1d || conv1d_composite<Step>())
 struct kernel_for<Step> {
   using type = gemm_kernel<conv1d_step<Step>>;
 };
@@ -14566,7 +14594,7 @@ struct kernel_for<Step> {
   using type = conv_transpose_kernel<Step>;
 };
 template <class Step>
-  requires(main_op<Step>() == op_id::matmul && !softmax_composite<Step>())
+  requires(main_op<Step>() == op_id::matmul && !softmax_composite<Step>() && !conv1d_composite<Step>())
 struct kernel_for<Step> {
   using type = matmul_kernel<Step>;
 };

@@ -196,6 +196,24 @@ struct convolution_models
                   model<conv_transpose2d<input<"x", f32, 1, 3, 4, 4>, input<"w", f32, 3, 2, 3, 3>>>,  // weights as an input
                   // large enough for two threads
                   model<conv1d<input<"x", f32, 1, 64, 1000>, weight<"w", f32, 64, 64, 3>, {.padding = 1}>>,
+                  // conv1d fused with what follows (cpu.conv1d_*): bias, batch norm, residual, activations
+                  model<relu<batch_norm<bias_add<conv1d<input<"x", f32, 2, 6, 29>, weight<"w", f32, 10, 6, 3>,
+                                                        {.stride = 2, .padding = 1}>,
+                                                 weight<"b", f32, 10>>,
+                                        weight<"bn.g", f32, 10>, weight<"bn.b", f32, 10>, weight<"bn.m", f32, 10>,
+                                        weight<"bn.v", f32, 10>>>>,
+                  model<gelu<add<bias_add<conv1d<input<"x", f32, 1, 12, 50>, weight<"w", f32, 12, 12, 5>,
+                                                 {.padding = 2, .dilation = 1}>,
+                                          weight<"b", f32, 12>>,
+                                 input<"r", f32, 1, 12, 50>>>>,
+                  model<silu<conv1d<input<"x", f32, 1, 4, 21>, weight<"w", f32, 9, 4, 1>>>>,
+                  model<clip<bias_add<conv1d<input<"x", f32, 1, 16, 45>, weight<"w", f32, 16, 1, 3>,
+                                             {.padding = 1, .groups = 16}>,
+                                      weight<"b", f32, 16>>,
+                             0.f, 6.f>>,  // depthwise
+                  model<add<bias_add<conv1d<input<"x", f32, 1, 64, 900>, weight<"w", f32, 64, 64, 3>, {.padding = 1}>,
+                                     weight<"b", f32, 64>>,
+                            input<"r", f32, 1, 64, 900>>>,
                   model<conv_transpose2d<input<"x", f32, 1, 64, 32, 31>, weight<"w", f32, 64, 32, 2, 2>,
                                          {.stride = {2, 2}}>>> {};
 

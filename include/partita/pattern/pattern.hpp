@@ -143,6 +143,8 @@ struct op_p {
 
 template <class X, class W> using dense_p = op_p<op_id::dense, X, W>;
 template <class X, class W> using conv2d_p = op_p<op_id::conv2d, X, W>;
+template <class X, class W> using conv1d_p = op_p<op_id::conv1d, X, W>;
+template <class X, class W> using conv_transpose2d_p = op_p<op_id::conv_transpose2d, X, W>;
 template <class X, class B> using bias_add_p = op_p<op_id::bias_add, X, B>;
 template <class A, class B> using add_p = op_p<op_id::add, A, B>;
 template <class A, class B> using subtract_p = op_p<op_id::subtract, A, B>;

@@ -97,13 +97,7 @@ constexpr softmax_step analyse_softmax() {
 /// True for a composite step built around a softmax (the attention and scaled-softmax composites).
 template <class S>
 constexpr bool softmax_composite() {
-  if constexpr (S::op != op_id::call) {
-    return false;
-  } else {
-    for (int i = 0; i < S::body_size(); ++i)
-      if (S::body(i).op == op_id::softmax) return true;
-    return false;
-  }
+  return body_has<S>(op_id::softmax);
 }
 
 /// Where row r of a [rows, len] view of `scores` reads its mask: the mask's offset for that row

@@ -117,6 +117,18 @@ constexpr gemm_step analyse_fused() {
   return g;
 }
 
+/// True for a composite step whose body holds an `o` node.
+template <class S>
+constexpr bool body_has(op_id o) {
+  if constexpr (S::op != op_id::call) {
+    return false;
+  } else {
+    for (int i = 0; i < S::body_size(); ++i)
+      if (S::body(i).op == o) return true;
+    return false;
+  }
+}
+
 /// What step S's kernel computes: a fused composite's body analysed, else its own op alone.
 template <class S>
 constexpr gemm_step analyse() {
