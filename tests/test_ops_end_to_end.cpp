@@ -117,3 +117,35 @@ TEST_CASE("nodes that differ only in an argument's attributes are not merged") {
   using high = reshape<slice<x, 2, 2, 4>, 2, 2, 1>;
   CHECK(run1<model<subtract<high, low>>>(v{1, 2, 3, 4, 5, 6, 10, 20, 30, 40, 50, 60}) == v{2, 2, 20, 20});
 }
+
+TEST_CASE("contiguous slices are views: of an input, a weight, a result, and an output") {
+  // x [1, 4, 16]: channel c holds 16·c + i. Slices along the channels start at multiples of 64
+  // bytes and are read in place; the last one (a step of 2 over rows) is copied.
+  using x = input<"x", f32, 1, 4, 16>;
+  using w = weight<"w", f32, 4, 16>;
+  v xs(64), ws(64);
+  for (std::size_t i = 0; i < 64; ++i) {
+    xs[i] = static_cast<float>(i);
+    ws[i] = static_cast<float>(1000 + i);
+  }
+  weight_set set;
+  set.add("w", ws, {4, 16});
+  using parts = split<x, 1, 1, 3>;
+  using net = model<add<get<parts, 1>, reshape<slice<w, 0, 1, 4>, 1, 3, 16>>,  // input and weight views
+                    slice<relu<x>, 1, 2, 4>,                                   // a view of a result, returned
+                    relu<x>,                                                    // ... which is also an output
+                    slice<relu<x>, 1, 0, 4, 2>>;                               // channels 0 and 2: a copy
+  using exe_t = compiled<net, reference>;
+  static_assert(exe_t::num_steps == 3);  // add, relu, the strided slice
+  exe_t exe;
+  exe.bind(set);
+  v sum(48), tail(32), all(64), even(32);
+  exe.run(xs, sum, tail, all, even);
+  for (std::size_t i = 0; i < 48; ++i) CHECK(sum[i] == xs[16 + i] + ws[16 + i]);
+  for (std::size_t i = 0; i < 32; ++i) CHECK(tail[i] == xs[32 + i]);
+  CHECK(all == xs);
+  for (std::size_t i = 0; i < 16; ++i) {
+    CHECK(even[i] == xs[i]);
+    CHECK(even[16 + i] == xs[32 + i]);
+  }
+}

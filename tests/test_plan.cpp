@@ -62,6 +62,28 @@ constexpr const auto& gp = plan_of<module_of<model<add<get<tp, 0>, get<get<tuple
 static_assert(gp.steps.size() == 4);
 static_assert(gp.ins[static_cast<std::size_t>(gp.steps[3].first_in)].offset == dm.ins[static_cast<std::size_t>(dm.steps[3].first_in)].offset);
 
+// A contiguous slice starting on an alignment boundary is a view: the fields of a split along
+// the channels of one image read the input where they lie (offsets 0 and 2 · 16 floats).
+using chans = input<"x", f32, 1, 6, 4, 4>;
+using halves = split<chans, 1, 2, 4>;
+constexpr const auto& sv = plan_of<module_of<model<relu<get<halves, 0>>, relu<get<halves, 1>>>>, reference>::value;
+static_assert(sv.steps.size() == 2);
+static_assert(sv.ins[static_cast<std::size_t>(sv.steps[0].first_in)].kind == storage::input &&
+              sv.ins[static_cast<std::size_t>(sv.steps[0].first_in)].offset == 0);
+static_assert(sv.ins[static_cast<std::size_t>(sv.steps[1].first_in)].offset == 2 * 16 * 4);
+static_assert(detail::slice_view_offset(shape_of<1, 6, 4, 4>, slice<chans, 1, 5, 6>::desc.at, dtype::f32) == 5 * 64);
+// Not views: a start off the alignment (1 · 5 floats), an axis after one of extent 2, a step of 2.
+static_assert(detail::slice_view_offset(shape_of<1, 3, 5>, slice<input<"x", f32, 1, 3, 5>, 1, 1, 3>::desc.at, dtype::f32) == -1);
+static_assert(detail::slice_view_offset(shape_of<2, 16>, slice<input<"x", f32, 2, 16>, 1, 0, 16>::desc.at, dtype::f32) == -1);
+static_assert(detail::slice_view_offset(shape_of<1, 8, 16>, slice<input<"x", f32, 1, 8, 16>, 1, 0, 8, 2>::desc.at, dtype::f32) == -1);
+constexpr const auto& sc = plan_of<module_of<model<relu<slice<input<"x", f32, 1, 3, 5>, 1, 1, 3>>>>, reference>::value;
+static_assert(sc.steps.size() == 2 && sc.steps[0].out.kind == storage::arena);  // the slice copies
+// A slice of a result returned as an output: the result keeps its arena buffer (the caller's
+// buffer holds only the slice) and the slice is copied out of it.
+constexpr const auto& so = plan_of<module_of<model<slice<relu<chans>, 1, 2, 6>>>, reference>::value;
+static_assert(so.steps.size() == 1 && so.steps[0].out.kind == storage::arena && so.copies.size() == 1);
+static_assert(so.copies[0].from.kind == storage::arena && so.copies[0].from.offset == so.steps[0].out.offset + 2 * 64);
+
 }  // namespace
 
 TEST_CASE("greedy-by-size placement reuses memory and never overlaps live buffers") {

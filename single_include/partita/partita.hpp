@@ -6947,8 +6947,8 @@ namespace partita {
 /// Where a value lives at run time.
 enum class storage : std::uint8_t { none, input, weight, arena, output };
 
-/// A value's location: the caller's input or output buffer number `index`, or a byte offset in
-/// the weight storage or the arena.
+/// A value's location: the caller's input or output buffer number `index` or weight number
+/// `index`, at byte `offset` in it (a view: a contiguous slice), or byte `offset` in the arena.
 struct buffer_ref {
   storage kind = storage::none;
   int index = 0;
@@ -7021,9 +7021,26 @@ constexpr bool in_place_safe(const M& m, int node, const int* rt, int a0) {
   return true;
 }
 
-/// Lowers a module to steps and a memory plan. Views (flatten, reshape) and tuple
-/// projections share their argument's storage; an op whose value is a model output writes the
-/// caller's output buffer directly; every other op result gets an arena buffer.
+/// Where a slice of `x` (attributes `at`, elements of `type`) starts in x's storage, in bytes,
+/// when it is a view: a contiguous run of x (every axis before the sliced one of extent 1, and a
+/// step of 1 or a single element) starting on an `alignment` boundary, as every buffer a kernel
+/// reads does. -1 otherwise: the slice is a step that copies.
+constexpr std::int64_t slice_view_offset(const shape& x, const attrs& at, dtype type) {
+  const int axis = normalize_axis(at.axis, x.rank);
+  if (axis < 0 || axis >= x.rank) return -1;
+  const slice_range r = slice_bounds(x[axis], at.start, at.stop, at.step);
+  if (r.count < 1 || (r.step != 1 && r.count != 1)) return -1;
+  std::int64_t outer = 1, inner = 1;
+  for (int d = 0; d < axis; ++d) outer *= x[d];
+  for (int d = axis + 1; d < x.rank; ++d) inner *= x[d];
+  const std::int64_t bytes = r.start * inner * static_cast<std::int64_t>(size_of(type));
+  return outer == 1 && bytes % static_cast<std::int64_t>(alignment) == 0 ? bytes : -1;
+}
+
+/// Lowers a module to steps and a memory plan. Views (flatten, reshape, contiguous aligned
+/// slices, and so the fields of a split along an outer axis) and tuple projections share their
+/// argument's storage; an op whose value is a model output writes the caller's output buffer
+/// directly; every other op result gets an arena buffer.
 template <class Module, class Fuses>
 constexpr plan_builder lower(const Module& module, Fuses fuses) {
   plan_builder p;
@@ -7057,7 +7074,8 @@ constexpr plan_builder lower(const Module& module, Fuses fuses) {
         p.weights.push_back({g.name, g.type, g.out, i, p.weight_bytes, g.at->data.values});
         p.weight_bytes += align_up(static_cast<std::size_t>(g.out.elements()) * size_of(g.type));
       }
-      where[static_cast<std::size_t>(i)] = {storage::weight, slot, p.weights[static_cast<std::size_t>(slot)].offset};
+      // Offset 0 in the weight: a view of it (a contiguous slice) adds its own.
+      where[static_cast<std::size_t>(i)] = {storage::weight, slot, 0};
     } else if (g.op == op_id::tuple) {
       // no storage of its own: consumers project its fields
     } else if (g.op == op_id::get && m.node(tuple_node(m, m.arg(i, 0))).op == op_id::call) {
@@ -7072,6 +7090,11 @@ constexpr plan_builder lower(const Module& module, Fuses fuses) {
     } else if (is_view(g.op)) {
       rt[i] = rt[m.arg(i, 0)];
       field_at[static_cast<std::size_t>(i)] = field_at[static_cast<std::size_t>(m.arg(i, 0))];
+    } else if (const graph_node& x = m.node(m.arg(i, 0));
+               g.op == op_id::slice && !x.is_tuple && slice_view_offset(x.out, *g.at, g.type) >= 0) {
+      rt[i] = rt[m.arg(i, 0)];
+      field_at[static_cast<std::size_t>(i)] = field_at[static_cast<std::size_t>(m.arg(i, 0))] +
+                                              static_cast<std::size_t>(slice_view_offset(x.out, *g.at, g.type));
     } else {
       step_of[static_cast<std::size_t>(i)] = static_cast<int>(p.steps.size());
       p.steps.push_back({i, in.source[static_cast<std::size_t>(i)], g.target, 0, g.nargs, {}});
@@ -7087,8 +7110,9 @@ constexpr plan_builder lower(const Module& module, Fuses fuses) {
     const graph_node& g = m.node(o);
     p.outputs.push_back({{}, g.type, g.out, o, 0});
     const int r = rt[o];
+    // Only a view of the whole result (not a slice of it) lets the step write the caller's buffer.
     if (step_of[static_cast<std::size_t>(r)] >= 0 && where[static_cast<std::size_t>(r)].kind == storage::none &&
-        !m.node(r).is_tuple) {
+        !m.node(r).is_tuple && field_at[static_cast<std::size_t>(o)] == 0 && m.node(r).out.elements() == g.out.elements()) {
       where[static_cast<std::size_t>(r)] = {storage::output, k, 0};
     }
   }
@@ -8394,16 +8418,18 @@ class compiled {
     (one(std::integral_constant<std::size_t, B>{}), ...);
   }
 
+  // `r.offset`: a view's byte offset in its tensor (a contiguous slice); in the arena, the buffer's.
   float* locate(const buffer_ref& r, const float* const* in, float* const* out) const {
     switch (r.kind) {
-      case storage::input: return const_cast<float*>(in[r.index]);  // read only: only passed as kernel input
+      case storage::input:  // read only: only passed as kernel input
+        return reinterpret_cast<float*>(reinterpret_cast<std::byte*>(const_cast<float*>(in[r.index])) + r.offset);
       case storage::weight:
         // A weight only packing kernels read is not kept: they get null and do not look.
         return raw_needed[static_cast<std::size_t>(r.index)]
-                   ? reinterpret_cast<float*>(weights_.get() + layout.offset[static_cast<std::size_t>(r.index)])
+                   ? reinterpret_cast<float*>(weights_.get() + layout.offset[static_cast<std::size_t>(r.index)] + r.offset)
                    : nullptr;
       case storage::arena: return reinterpret_cast<float*>(arena_.get() + r.offset);
-      case storage::output: return out[r.index];
+      case storage::output: return reinterpret_cast<float*>(reinterpret_cast<std::byte*>(out[r.index]) + r.offset);
       case storage::none: break;
     }
     return nullptr;
@@ -8438,7 +8464,7 @@ class compiled {
       const buffer_ref& r = ins[static_cast<std::size_t>(io[static_cast<std::size_t>(step)].first_in) + k];
       if (r.kind != storage::weight) continue;
       const auto w = static_cast<std::size_t>(r.index);
-      args[k] = reinterpret_cast<const float*>((raw_needed[w] ? kept : staged) + layout.offset[w]);
+      args[k] = reinterpret_cast<const float*>((raw_needed[w] ? kept : staged) + layout.offset[w] + r.offset);
     }
     try {
       call_of<C>::prepare(boost::hana::at_c<owner[C]>(states), args.data(), step);
@@ -8488,7 +8514,7 @@ inline std::string location_string(const buffer_ref& r) {
   switch (r.kind) {
     case storage::input: return concat("in", std::to_string(r.index), at);
     case storage::output: return concat("out", std::to_string(r.index), at);
-    case storage::weight: return concat("w", std::to_string(r.index));
+    case storage::weight: return concat("w", std::to_string(r.index), at);
     case storage::arena: return concat("arena+", std::to_string(r.offset));
     case storage::none: break;
   }

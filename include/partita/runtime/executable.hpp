@@ -317,16 +317,18 @@ class compiled {
     (one(std::integral_constant<std::size_t, B>{}), ...);
   }
 
+  // `r.offset`: a view's byte offset in its tensor (a contiguous slice); in the arena, the buffer's.
   float* locate(const buffer_ref& r, const float* const* in, float* const* out) const {
     switch (r.kind) {
-      case storage::input: return const_cast<float*>(in[r.index]);  // read only: only passed as kernel input
+      case storage::input:  // read only: only passed as kernel input
+        return reinterpret_cast<float*>(reinterpret_cast<std::byte*>(const_cast<float*>(in[r.index])) + r.offset);
       case storage::weight:
         // A weight only packing kernels read is not kept: they get null and do not look.
         return raw_needed[static_cast<std::size_t>(r.index)]
-                   ? reinterpret_cast<float*>(weights_.get() + layout.offset[static_cast<std::size_t>(r.index)])
+                   ? reinterpret_cast<float*>(weights_.get() + layout.offset[static_cast<std::size_t>(r.index)] + r.offset)
                    : nullptr;
       case storage::arena: return reinterpret_cast<float*>(arena_.get() + r.offset);
-      case storage::output: return out[r.index];
+      case storage::output: return reinterpret_cast<float*>(reinterpret_cast<std::byte*>(out[r.index]) + r.offset);
       case storage::none: break;
     }
     return nullptr;
@@ -361,7 +363,7 @@ class compiled {
       const buffer_ref& r = ins[static_cast<std::size_t>(io[static_cast<std::size_t>(step)].first_in) + k];
       if (r.kind != storage::weight) continue;
       const auto w = static_cast<std::size_t>(r.index);
-      args[k] = reinterpret_cast<const float*>((raw_needed[w] ? kept : staged) + layout.offset[w]);
+      args[k] = reinterpret_cast<const float*>((raw_needed[w] ? kept : staged) + layout.offset[w] + r.offset);
     }
     try {
       call_of<C>::prepare(boost::hana::at_c<owner[C]>(states), args.data(), step);

@@ -7,6 +7,7 @@
 #include "partita/ir/graph.hpp"
 #include "partita/ir/layout.hpp"
 #include "partita/ir/module_builder.hpp"
+#include "partita/ir/ops/slicing.hpp"
 #include "partita/runtime/detail/inline_calls.hpp"
 #include "partita/runtime/memory_plan.hpp"
 #include "partita/runtime/plan_records.hpp"
@@ -44,9 +45,26 @@ constexpr bool in_place_safe(const M& m, int node, const int* rt, int a0) {
   return true;
 }
 
-/// Lowers a module to steps and a memory plan. Views (flatten, reshape) and tuple
-/// projections share their argument's storage; an op whose value is a model output writes the
-/// caller's output buffer directly; every other op result gets an arena buffer.
+/// Where a slice of `x` (attributes `at`, elements of `type`) starts in x's storage, in bytes,
+/// when it is a view: a contiguous run of x (every axis before the sliced one of extent 1, and a
+/// step of 1 or a single element) starting on an `alignment` boundary, as every buffer a kernel
+/// reads does. -1 otherwise: the slice is a step that copies.
+constexpr std::int64_t slice_view_offset(const shape& x, const attrs& at, dtype type) {
+  const int axis = normalize_axis(at.axis, x.rank);
+  if (axis < 0 || axis >= x.rank) return -1;
+  const slice_range r = slice_bounds(x[axis], at.start, at.stop, at.step);
+  if (r.count < 1 || (r.step != 1 && r.count != 1)) return -1;
+  std::int64_t outer = 1, inner = 1;
+  for (int d = 0; d < axis; ++d) outer *= x[d];
+  for (int d = axis + 1; d < x.rank; ++d) inner *= x[d];
+  const std::int64_t bytes = r.start * inner * static_cast<std::int64_t>(size_of(type));
+  return outer == 1 && bytes % static_cast<std::int64_t>(alignment) == 0 ? bytes : -1;
+}
+
+/// Lowers a module to steps and a memory plan. Views (flatten, reshape, contiguous aligned
+/// slices, and so the fields of a split along an outer axis) and tuple projections share their
+/// argument's storage; an op whose value is a model output writes the caller's output buffer
+/// directly; every other op result gets an arena buffer.
 template <class Module, class Fuses>
 constexpr plan_builder lower(const Module& module, Fuses fuses) {
   plan_builder p;
@@ -80,7 +98,8 @@ constexpr plan_builder lower(const Module& module, Fuses fuses) {
         p.weights.push_back({g.name, g.type, g.out, i, p.weight_bytes, g.at->data.values});
         p.weight_bytes += align_up(static_cast<std::size_t>(g.out.elements()) * size_of(g.type));
       }
-      where[static_cast<std::size_t>(i)] = {storage::weight, slot, p.weights[static_cast<std::size_t>(slot)].offset};
+      // Offset 0 in the weight: a view of it (a contiguous slice) adds its own.
+      where[static_cast<std::size_t>(i)] = {storage::weight, slot, 0};
     } else if (g.op == op_id::tuple) {
       // no storage of its own: consumers project its fields
     } else if (g.op == op_id::get && m.node(tuple_node(m, m.arg(i, 0))).op == op_id::call) {
@@ -95,6 +114,11 @@ constexpr plan_builder lower(const Module& module, Fuses fuses) {
     } else if (is_view(g.op)) {
       rt[i] = rt[m.arg(i, 0)];
       field_at[static_cast<std::size_t>(i)] = field_at[static_cast<std::size_t>(m.arg(i, 0))];
+    } else if (const graph_node& x = m.node(m.arg(i, 0));
+               g.op == op_id::slice && !x.is_tuple && slice_view_offset(x.out, *g.at, g.type) >= 0) {
+      rt[i] = rt[m.arg(i, 0)];
+      field_at[static_cast<std::size_t>(i)] = field_at[static_cast<std::size_t>(m.arg(i, 0))] +
+                                              static_cast<std::size_t>(slice_view_offset(x.out, *g.at, g.type));
     } else {
       step_of[static_cast<std::size_t>(i)] = static_cast<int>(p.steps.size());
       p.steps.push_back({i, in.source[static_cast<std::size_t>(i)], g.target, 0, g.nargs, {}});
@@ -110,8 +134,9 @@ constexpr plan_builder lower(const Module& module, Fuses fuses) {
     const graph_node& g = m.node(o);
     p.outputs.push_back({{}, g.type, g.out, o, 0});
     const int r = rt[o];
+    // Only a view of the whole result (not a slice of it) lets the step write the caller's buffer.
     if (step_of[static_cast<std::size_t>(r)] >= 0 && where[static_cast<std::size_t>(r)].kind == storage::none &&
-        !m.node(r).is_tuple) {
+        !m.node(r).is_tuple && field_at[static_cast<std::size_t>(o)] == 0 && m.node(r).out.elements() == g.out.elements()) {
       where[static_cast<std::size_t>(r)] = {storage::output, k, 0};
     }
   }

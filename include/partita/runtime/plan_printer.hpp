@@ -20,7 +20,7 @@ inline std::string location_string(const buffer_ref& r) {
   switch (r.kind) {
     case storage::input: return concat("in", std::to_string(r.index), at);
     case storage::output: return concat("out", std::to_string(r.index), at);
-    case storage::weight: return concat("w", std::to_string(r.index));
+    case storage::weight: return concat("w", std::to_string(r.index), at);
     case storage::arena: return concat("arena+", std::to_string(r.offset));
     case storage::none: break;
   }

@@ -12,8 +12,8 @@ namespace partita {
 /// Where a value lives at run time.
 enum class storage : std::uint8_t { none, input, weight, arena, output };
 
-/// A value's location: the caller's input or output buffer number `index`, or a byte offset in
-/// the weight storage or the arena.
+/// A value's location: the caller's input or output buffer number `index` or weight number
+/// `index`, at byte `offset` in it (a view: a contiguous slice), or byte `offset` in the arena.
 struct buffer_ref {
   storage kind = storage::none;
   int index = 0;
