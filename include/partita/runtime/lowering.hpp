@@ -114,11 +114,11 @@ constexpr plan_builder lower(const Module& module, Fuses fuses) {
     } else if (is_view(g.op)) {
       rt[i] = rt[m.arg(i, 0)];
       field_at[static_cast<std::size_t>(i)] = field_at[static_cast<std::size_t>(m.arg(i, 0))];
-    } else if (const graph_node& x = m.node(m.arg(i, 0));
-               g.op == op_id::slice && !x.is_tuple && slice_view_offset(x.out, *g.at, g.type) >= 0) {
+    } else if (g.op == op_id::slice && !m.node(m.arg(i, 0)).is_tuple &&
+               slice_view_offset(m.node(m.arg(i, 0)).out, *g.at, g.type) >= 0) {
       rt[i] = rt[m.arg(i, 0)];
       field_at[static_cast<std::size_t>(i)] = field_at[static_cast<std::size_t>(m.arg(i, 0))] +
-                                              static_cast<std::size_t>(slice_view_offset(x.out, *g.at, g.type));
+                                              static_cast<std::size_t>(slice_view_offset(m.node(m.arg(i, 0)).out, *g.at, g.type));
     } else {
       step_of[static_cast<std::size_t>(i)] = static_cast<int>(p.steps.size());
       p.steps.push_back({i, in.source[static_cast<std::size_t>(i)], g.target, 0, g.nargs, {}});
