@@ -11537,6 +11537,21 @@ inline void pack_matmul_b(const matmul_geometry& g, const float* b, float* dst);
 /// `matmul_scratch_floats(g)` floats of `scratch`: for kernels that split their own work.
 inline void matmul_serial(const matmul_geometry& g, const float* a, const float* b, float* c, float* scratch);
 
+/// f.template operator()<MR, NV>() with the micro-tile `matmul_tile_for(m)` as template arguments.
+template <class F>
+inline void with_matmul_tile(int m, F&& f) {
+  const matmul_tile t = matmul_tile_for(m);
+  if (t.mr == matmul_main_mr) {
+    f.template operator()<matmul_main_mr, 2>();
+  } else if (t.mr == 4) {
+    f.template operator()<4, 2>();
+  } else if (t.mr == 2) {
+    f.template operator()<2, 4>();
+  } else {
+    f.template operator()<1, 4>();
+  }
+}
+
 /// Row blocks [i0, i1) of `rows` and column panels [p0, p1) of one product; `e` (or null) is
 /// this product's epilogue, its residual this product's.
 template <int MR, int NV>
@@ -11664,16 +11679,7 @@ inline void matmul(state& st, const matmul_geometry& g, const float* a, const fl
     std::fill(c, c + static_cast<std::ptrdiff_t>(g.batch) * g.m * g.n, 0.f);
     return;
   }
-  const matmul_tile t = matmul_tile_for(g.m);
-  if (t.mr == matmul_main_mr) {
-    matmul_tiled<matmul_main_mr, 2>(st, g, a, b, packed_b, c, e);
-  } else if (t.mr == 4) {
-    matmul_tiled<4, 2>(st, g, a, b, packed_b, c, e);
-  } else if (t.mr == 2) {
-    matmul_tiled<2, 4>(st, g, a, b, packed_b, c, e);
-  } else {
-    matmul_tiled<1, 4>(st, g, a, b, packed_b, c, e);
-  }
+  with_matmul_tile(g.m, [&]<int MR, int NV>() { matmul_tiled<MR, NV>(st, g, a, b, packed_b, c, e); });
 }
 
 template <int MR, int NV>
@@ -11684,16 +11690,7 @@ inline void matmul_serial_tiled(const matmul_geometry& g, const float* a, const 
 }
 
 inline void matmul_serial(const matmul_geometry& g, const float* a, const float* b, float* c, float* scratch) {
-  const matmul_tile t = matmul_tile_for(g.m);
-  if (t.mr == matmul_main_mr) {
-    matmul_serial_tiled<matmul_main_mr, 2>(g, a, b, c, scratch);
-  } else if (t.mr == 4) {
-    matmul_serial_tiled<4, 2>(g, a, b, c, scratch);
-  } else if (t.mr == 2) {
-    matmul_serial_tiled<2, 4>(g, a, b, c, scratch);
-  } else {
-    matmul_serial_tiled<1, 4>(g, a, b, c, scratch);
-  }
+  with_matmul_tile(g.m, [&]<int MR, int NV>() { matmul_serial_tiled<MR, NV>(g, a, b, c, scratch); });
 }
 
 template <int NR>
@@ -12701,9 +12698,7 @@ constexpr std::size_t packed_conv_floats(const conv_geometry& g) {
 inline void copy_strided(float* __restrict dst, const float* __restrict src, int n, int stride) {
   int j = 0;
   if (stride == 1) {
-    // Rows of small images are a vector or two: inline copies, not a library call per row.
-    for (; j + W <= n; j += W) simd::store(dst + j, simd::load(src + j));
-    if (j < n) simd::store_first(dst + j, simd::load_first(src + j, n - j), n - j);
+    copy_floats(dst, src, n);  // rows of small images: inline moves, not a library call per row
     return;
   }
   if (stride == 2)

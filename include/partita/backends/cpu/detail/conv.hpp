@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "partita/backends/cpu/detail/eltwise.hpp"
 #include "partita/backends/cpu/detail/gemm.hpp"
 #include "partita/ir/attrs.hpp"
 #include "partita/ir/module.hpp"
@@ -127,9 +128,7 @@ constexpr std::size_t packed_conv_floats(const conv_geometry& g) {
 inline void copy_strided(float* __restrict dst, const float* __restrict src, int n, int stride) {
   int j = 0;
   if (stride == 1) {
-    // Rows of small images are a vector or two: inline copies, not a library call per row.
-    for (; j + W <= n; j += W) simd::store(dst + j, simd::load(src + j));
-    if (j < n) simd::store_first(dst + j, simd::load_first(src + j, n - j), n - j);
+    copy_floats(dst, src, n);  // rows of small images: inline moves, not a library call per row
     return;
   }
   if (stride == 2)
