@@ -10259,6 +10259,9 @@ namespace lanes {
 struct even_index {  // lane i reads lane 2i (mod the width) of its source
   static constexpr unsigned get(unsigned i, unsigned n) { return (2 * i) % n; }
 };
+struct odd_index {  // lane i reads lane 2i + 1 (mod the width) of its source
+  static constexpr unsigned get(unsigned i, unsigned n) { return (2 * i + 1) % n; }
+};
 struct low_half {
   static constexpr bool get(unsigned i, unsigned n) { return i < n / 2; }
 };
@@ -10269,6 +10272,33 @@ inline vec evens(const vec& a, const vec& b) {
   constexpr auto index = xsimd::make_batch_constant<xsimd::batch<std::uint32_t, arch>, lanes::even_index>();
   constexpr auto low = xsimd::make_batch_bool_constant<vec, lanes::low_half>();
   return xsimd::select(low, xsimd::swizzle(a, index), xsimd::swizzle(b, index));
+}
+
+/// Splits 2 · width consecutive floats, `a` then `b`, into their even and odd elements:
+/// `e` = {a0, a2, ..., b0, b2, ...}, `o` = {a1, a3, ..., b1, b3, ...}.
+inline void deinterleave(const vec& a, const vec& b, vec& e, vec& o) {
+#if defined(__AVX512F__)
+  if constexpr (width == 16) {
+    const __m512i ie = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    const __m512i io = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+    e = vec(_mm512_permutex2var_ps(a, ie, b));
+    o = vec(_mm512_permutex2var_ps(a, io, b));
+    return;
+  }
+#endif
+#if defined(__AVX2__)
+  if constexpr (width == 8) {
+    // In-lane shuffles give {a0 a2 b0 b2 | a4 a6 b4 b6}; one 64-bit permute orders the pairs.
+    const __m256 se = _mm256_shuffle_ps(a, b, 0x88), so = _mm256_shuffle_ps(a, b, 0xDD);
+    e = vec(_mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(se), 0xD8)));
+    o = vec(_mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(so), 0xD8)));
+    return;
+  }
+#endif
+  e = evens(a, b);
+  constexpr auto index = xsimd::make_batch_constant<xsimd::batch<std::uint32_t, arch>, lanes::odd_index>();
+  constexpr auto low = xsimd::make_batch_bool_constant<vec, lanes::low_half>();
+  o = xsimd::select(low, xsimd::swizzle(a, index), xsimd::swizzle(b, index));
 }
 
 /// Sum of the lanes (xsimd 8.1 spells it `hadd`).
@@ -11530,6 +11560,12 @@ struct matmul_kernel;
 inline void matmul(state& st, const matmul_geometry& g, const float* a, const float* b, float* c,
                    const float* packed_b = nullptr, const epilogue* e = nullptr);
 
+/// C = A · B for every batch index, A not transposed and packed at bind as [block][k][MR] with
+/// MR = `matmul_main_mr` (`pack_conv_weights`' layout), B not transposed, all with `g`'s steps.
+/// Scratch and epilogue as for `matmul` (a row bias when `e->bias_per_row`).
+inline void matmul_packed_a(state& st, const matmul_geometry& g, const float* packed_a, const float* b, float* c,
+                            const epilogue* e);
+
 /// Packs every matrix of B (`matmul_packed_b_floats(g)` floats at `dst`), for `matmul`'s `packed_b`.
 inline void pack_matmul_b(const matmul_geometry& g, const float* b, float* dst);
 
@@ -11554,10 +11590,12 @@ inline void with_matmul_tile(int m, F&& f) {
 
 /// Row blocks [i0, i1) of `rows` and column panels [p0, p1) of one product; `e` (or null) is
 /// this product's epilogue, its residual this product's.
+/// With `packed_a`, A is read from there instead of `a`: packed at bind as [block][k][MR] (the
+/// conv weights' packing), every block whole (rows past m zero).
 template <int MR, int NV>
 inline void matmul_block(const matmul_geometry& g, const matmul_rows& rows, const float* a, const float* b,
                          const float* packed_b, float* c, int i0, int i1, int p0, int p1, float* scratch,
-                         const epilogue* e) {
+                         const epilogue* e, const float* packed_a = nullptr) {
   constexpr int NR = NV * W;
   const int kc_max = matmul_kc(g.k);
   const std::ptrdiff_t lda = g.ta ? g.m : g.k, ldb = g.tb ? g.k : g.n, ldc = g.n;
@@ -11581,7 +11619,9 @@ inline void matmul_block(const matmul_geometry& g, const matmul_rows& rows, cons
       }
       for (int j0 = i0; j0 < i1; j0 += matmul_mc_blocks) {
         const int j1 = std::min(i1, j0 + matmul_mc_blocks);
-        if (g.ta) {
+        if (packed_a) {
+          // A is read where bind packed it.
+        } else if (g.ta) {
           for (int i = j0; i < j1; ++i) {
             float* dst = abuf + (i - j0) * kc * MR;
             const int r = rows.row(i), r1 = std::min(g.m, rows.row(i + 1));
@@ -11602,8 +11642,11 @@ inline void matmul_block(const matmul_geometry& g, const matmul_rows& rows, cons
           for (int i = j0; i < j1; ++i) {
             const int r = rows.row(i), mr = std::min(g.m, rows.row(i + 1)) - r;
             float* ct = c + r * ldc + n0;
-            const float* at = g.ta ? abuf + (i - j0) * kc * MR : i < padded ? a + r * lda + k0 : abuf;
-            const std::ptrdiff_t ld = g.ta ? 0 : i < padded ? lda : kc;
+            const float* at = packed_a ? packed_a + (static_cast<std::ptrdiff_t>(i) * g.k + k0) * MR
+                              : g.ta       ? abuf + (i - j0) * kc * MR
+                              : i < padded ? a + r * lda + k0
+                                           : abuf;
+            const std::ptrdiff_t ld = packed_a || g.ta ? 0 : i < padded ? lda : kc;
             epilogue te;
             const epilogue* tp = nullptr;
             if (e && last) {
@@ -11611,7 +11654,7 @@ inline void matmul_block(const matmul_geometry& g, const matmul_rows& rows, cons
               tp = &te;
             }
             if (i < rows.whole) {
-              if (g.ta) {
+              if (packed_a || g.ta) {
                 gemm_tile<MR, NV, true, false>(kc, at, ld, bq, NR, nullptr, ct, ldc, mr, nr, load_c, tp);
               } else {
                 gemm_tile<MR, NV, false, false>(kc, at, ld, bq, NR, nullptr, ct, ldc, mr, nr, load_c, tp);
@@ -11635,9 +11678,9 @@ constexpr double matmul_imbalance(int x, int p) { return x < 1 ? 1e9 : static_ca
 
 template <int MR, int NV>
 inline void matmul_tiled(state& st, const matmul_geometry& g, const float* a, const float* b, const float* packed_b,
-                         float* c, const epilogue* e) {
+                         float* c, const epilogue* e, const float* packed_a = nullptr) {
   constexpr int NR = NV * W;
-  const matmul_rows rows = matmul_rows_for(g.m, MR, MR == matmul_main_mr);
+  const matmul_rows rows = matmul_rows_for(g.m, MR, !packed_a && MR == matmul_main_mr);
   const int panels = (g.n + NR - 1) / NR, blocks = rows.blocks();
   const double flops = 2.0 * g.batch * g.m * static_cast<double>(g.n) * g.k;
   const int tasks = tasks_for(flops, st.workers(), g.batch * std::max(panels, blocks));
@@ -11668,7 +11711,7 @@ inline void matmul_tiled(state& st, const matmul_geometry& g, const float* a, co
       }
       matmul_block<MR, NV>(g, rows, a + am * a_floats, packed_b ? nullptr : b + bm * b_floats,
                            packed_b ? packed_b + bm * packed_floats : nullptr, c + i * c_floats, i0, i1, p0, p1,
-                           scratch, e ? &ei : nullptr);
+                           scratch, e ? &ei : nullptr, packed_a);
     }
   });
 }
@@ -11680,6 +11723,11 @@ inline void matmul(state& st, const matmul_geometry& g, const float* a, const fl
     return;
   }
   with_matmul_tile(g.m, [&]<int MR, int NV>() { matmul_tiled<MR, NV>(st, g, a, b, packed_b, c, e); });
+}
+
+inline void matmul_packed_a(state& st, const matmul_geometry& g, const float* packed_a, const float* b, float* c,
+                            const epilogue* e) {
+  matmul_tiled<matmul_main_mr, 2>(st, g, nullptr, b, nullptr, c, e, packed_a);
 }
 
 template <int MR, int NV>
@@ -12706,6 +12754,71 @@ inline void copy_strided(float* __restrict dst, const float* __restrict src, int
   for (; j < n; ++j) dst[j] = src[static_cast<std::ptrdiff_t>(j) * stride];
 }
 
+/// conv_copy_plane for a column stride of 2 (any row stride). Each input row is read once, in
+/// order, and split in registers into its even and odd columns, which go to the two column
+/// phases of its row phase. Reading each row once per column phase, rows of one row phase at a
+/// time, skipped every other row: a pattern the prefetcher followed poorly, and the row ends
+/// of small images went element by element (on a 14 × 14 depthwise, 90 % of the time).
+inline void conv_copy_plane_sw2(const conv_geometry& g, const float* src, float* dst, bool pads_zeroed) {
+  const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(g.hq) * g.wq;
+  const auto used = [&](int a, int b) { return a * 2 + b >= 32 || (g.used_phases >> (a * 2 + b) & 1u); };
+  // Input column x lands in column phase (x + pw) % 2, at column (x + pw) / 2.
+  const int pe = g.pw % 2, ce = g.pw / 2, ne = (g.w + 1) / 2;  // even columns: phase, first column, count
+  const int po = 1 - pe, co = (g.pw + 1) / 2, no = g.w / 2;    // odd columns
+  if (!pads_zeroed)
+    for (int a = 0; a < g.sh; ++a)
+      for (int b = 0; b < 2; ++b) {
+        if (!used(a, b)) continue;
+        float* p = dst + static_cast<std::ptrdiff_t>(a * 2 + b) * plane;
+        const int c0 = b == pe ? ce : co, c1 = c0 + (b == pe ? ne : no);
+        for (int i = 0; i < g.hq; ++i) {
+          float* row = p + static_cast<std::ptrdiff_t>(i) * g.wq;
+          const int ih = i * g.sh + a - g.ph;
+          if (ih < 0 || ih >= g.h) {
+            std::fill(row, row + g.wq, 0.f);
+          } else {
+            std::fill(row, row + c0, 0.f);
+            std::fill(row + c1, row + g.wq, 0.f);
+          }
+        }
+      }
+  // Row ih is row i of row phase a, where ih + ph = i · sh + a (counted, not divided: a
+  // division per row cost as much as copying a short one).
+  for (int ih = 0, a = g.ph % g.sh, i = g.ph / g.sh; ih < g.h; ++ih, a = a + 1 == g.sh ? 0 : a + 1, i += a == 0) {
+    const bool ue = used(a, pe), uo = used(a, po);
+    if (!ue && !uo) continue;  // a row phase no tap reads (1×1 stride 2)
+    const float* s = src + static_cast<std::ptrdiff_t>(ih) * g.w;
+    const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(i) * g.wq;
+    float* re = dst + static_cast<std::ptrdiff_t>(a * 2 + pe) * plane + at + ce;
+    float* ro = dst + static_cast<std::ptrdiff_t>(a * 2 + po) * plane + at + co;
+    // A last vector with lanes past the row is stored whole when they stay inside its plane:
+    // those lanes are zero (masked loads), and land in padding or in rows written after it.
+    const std::ptrdiff_t room_e = plane - (at + ce), room_o = plane - (at + co);
+    for (int m = 0; m < ne; m += W) {
+      const int n = std::min(2 * W, g.w - 2 * m);
+      vec lo, hi;
+      if (n == 2 * W) {
+        lo = simd::load(s + 2 * m);
+        hi = simd::load(s + 2 * m + W);
+      } else {
+        lo = simd::load_first(s + 2 * m, std::min(W, n));
+        hi = n > W ? simd::load_first(s + 2 * m + W, n - W) : simd::splat(0.f);
+      }
+      vec e, o;
+      simd::deinterleave(lo, hi, e, o);
+      const int me = std::min(W, ne - m), mo = std::min(W, no - m);
+      if (ue) {
+        if (me == W || room_e >= m + W) simd::store(re + m, e);
+        else simd::store_first(re + m, e, me);
+      }
+      if (uo && mo > 0) {
+        if (mo == W || room_o >= m + W) simd::store(ro + m, o);
+        else simd::store_first(ro + m, o, mo);
+      }
+    }
+  }
+}
+
 /// Copies one input channel `src` (h × w) into its padded phase planes at `dst` (plane_set floats).
 /// With `pads_zeroed` the padding already holds zeros (a copy of the same geometry was made
 /// there before and nothing else wrote it): only the image's values are written.
@@ -12733,6 +12846,10 @@ inline void conv_copy_plane(const conv_geometry& g, const float* src, float* dst
       }
     }
     if (!pads_zeroed) std::fill(dst + static_cast<std::ptrdiff_t>(g.h + g.ph) * g.wq, dst + plane, 0.f);
+    return;
+  }
+  if (g.sw == 2) {
+    conv_copy_plane_sw2(g, src, dst, pads_zeroed);
     return;
   }
   for (int a = 0; a < g.sh; ++a)
@@ -13377,18 +13494,40 @@ struct gemm_kernel {
   // One input channel per group: a direct kernel (conv_depthwise.hpp).
   static constexpr bool depthwise = conv && is_depthwise(geo);
   static constexpr depthwise_blocking dw_block = depthwise_block(geo);
+  // An unpadded 1×1 convolution of stride 1 (one group) is a GEMM of the weights by the image,
+  // [o × c] · [c × h·w]: with a depth of 96 or more it runs matmul's loops (depth passes, B
+  // packed per pass into L1-sized micro-panels) on the weights packed at bind. Read in place
+  // instead, B's rows come from L2 at the image's row stride. One Zen 3 core, in place →
+  // pointwise: 960→320 on 7×7 461 → 435 µs, 320→1280 on 7×7 633 → 581, 576→96 on 14×14
+  // 324 → 268, 96→576 on 14×14 281 → 268; but 16→96 on 112×112 591 → 811 and 32→192 on 28×28
+  // 121 → 145: a shallow product is all packing and tile overhead.
+  static constexpr bool pointwise =
+      conv && !depthwise && reads_input_in_place(geo) && geo.groups == 1 && geo.k >= 96;
+  static constexpr matmul_geometry pointwise_geo = [] {
+    matmul_geometry g;
+    g.m = geo.o;
+    g.k = geo.c;
+    g.n = geo.h * geo.w;
+    g.batch = geo.batch;
+    g.batch_rank = 1;
+    g.dims[0] = geo.batch;
+    g.a_step[0] = 0;  // the weights, for every image
+    g.b_step[0] = 1;
+    g.b_matrices = geo.batch;
+    return g;
+  }();
   // Small images: vectors of output channels (conv_small.hpp) when that wastes fewer lanes.
   // Its input copy and its transposed stores cost per output, which a deep product amortizes:
-  // a 1×1 convolution that reads its input in place takes the positions path up to a depth of
-  // 512 (measured on MobileNetV2's layers, one Zen 3 core: 192→32 on 28×28 in 142 µs instead
-  // of 311, 160→960 on 7×7 in 252 instead of 318; 960→320 on 7×7, 511 against 467).
+  // a grouped 1×1 convolution that reads its input in place takes the positions path up to a
+  // depth of 512 (measured on MobileNetV2's layers before they took the pointwise path, one
+  // Zen 3 core: 192→32 on 28×28 in 142 µs instead of 311).
   static constexpr int small_nv = geo.og <= W ? 1 : 2;
-  static constexpr bool small_image = conv && !depthwise && geo.oh * geo.ow <= 4096 &&
+  static constexpr bool small_image = conv && !depthwise && !pointwise && geo.oh * geo.ow <= 4096 &&
                                       !(reads_input_in_place(geo) && geo.k < 512) &&
                                       channels_efficiency(geo, small_nv) > positions_efficiency(geo) + 0.1;
   static constexpr int small_mr = small_conv_rows(geo.oh * geo.ow, small_nv);
-  // Unpadded 1×1 of stride 1 on large images: B read from the input itself (conv.hpp).
-  static constexpr bool in_place = conv && !depthwise && !small_image && reads_input_in_place(geo);
+  // Unpadded 1×1 of stride 1 with groups: B read from the input itself (conv.hpp).
+  static constexpr bool in_place = conv && !depthwise && !pointwise && !small_image && reads_input_in_place(geo);
   static constexpr auto positions =
       position_offsets<static_cast<std::size_t>(small_image ? geo.oh * geo.ow : 1)>(small_image ? geo : conv_geometry{});
 
@@ -13443,6 +13582,8 @@ struct gemm_kernel {
     float* dst = st.reserve(step, packed_floats + bias_floats);
     if constexpr (depthwise) {
       st.need_scratch(0, depthwise_scratch(geo));
+    } else if constexpr (pointwise) {
+      st.need_scratch(0, matmul_scratch_floats(pointwise_geo));
     } else if constexpr (small_image) {
       st.need_scratch(geo.buffer_floats, small_conv_scratch(geo.oh * geo.ow, small_mr, small_nv));
     } else if constexpr (in_place) {
@@ -13491,6 +13632,12 @@ struct gemm_kernel {
                        float* out) {
     if constexpr (depthwise) {
       run_depthwise(st, x, packed, residual, e, out);
+      return;
+    } else if constexpr (pointwise) {
+      constexpr matmul_geometry g = pointwise_geo;
+      e.residual = residual;
+      e.ld_residual = g.n;
+      matmul_packed_a(st, g, packed, x, out, &e);
       return;
     }
     constexpr int n = geo.oh * geo.ow;

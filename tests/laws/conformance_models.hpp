@@ -300,6 +300,24 @@ struct large_conv_models
                                           weight<"b", f32, 24>>,
                                  input<"r", f32, 1, 24, 33, 35>>>>> {};
 
+namespace pointwise {
+using bn = batch_norm<conv2d<input<"x", f32, 1, 128, 14, 14>, weight<"w", f32, 50, 128, 1, 1>>, weight<"bn.gamma", f32, 50>,
+                      weight<"bn.beta", f32, 50>, weight<"bn.mean", f32, 50>, weight<"bn.var", f32, 50>>;
+}  // namespace pointwise
+
+struct pointwise_conv_models
+    : model_group<"1×1 convolutions of depth 96 and more (matmul's loops on weights packed at bind): row and column "
+                  "tails, several depth passes, batches, epilogues, two threads",
+                  conv_net<1, 100, 7, 7, 37, 1, 1, conv2d_attrs{}>,      // 37 rows (a partial block), 49 positions
+                  conv_net<1, 300, 14, 14, 64, 1, 1, conv2d_attrs{}>,    // two depth passes
+                  conv_net<3, 96, 5, 3, 13, 1, 1, conv2d_attrs{}>,       // batch 3, fewer positions than a vector
+                  conv_net<1, 96, 56, 56, 24, 1, 1, conv2d_attrs{}>,     // MobileNetV2's projection: two threads
+                  model<clip<add<bias_add<conv2d<input<"x", f32, 2, 96, 9, 11>, weight<"w", f32, 20, 96, 1, 1>>,
+                                          weight<"b", f32, 20>>,
+                                 input<"r", f32, 2, 20, 9, 11>>,
+                             0.f, 6.f>>,
+                  model<relu<pointwise::bn>>, model<hardswish<pointwise::bn>>> {};
+
 namespace depthwise {
 using x = input<"x", f32, 1, 12, 17, 21>;
 using dw = conv2d<x, weight<"w", f32, 12, 1, 3, 3>, {.padding = {1, 1}, .groups = 12}>;
@@ -335,9 +353,10 @@ struct aliasing_outputs : model_group<"results that alias: a value returned twic
 /// tensor ops, `op_models` (conformance_ops.hpp).
 using layer_op_models = model_list<nets::dense_models, nets::fused_dense_models, nets::elementwise_models,
                                    nets::channel_models, nets::pooling_models, nets::layout_models>;
-/// conv2d over every shape class, fused, large and depthwise.
+/// conv2d over every shape class, fused, large, pointwise and depthwise.
 using conv_models =
-    model_list<nets::conv_shape_models, nets::fused_conv_models, nets::large_conv_models, nets::depthwise_conv_models>;
+    model_list<nets::conv_shape_models, nets::fused_conv_models, nets::large_conv_models, nets::pointwise_conv_models,
+               nets::depthwise_conv_models>;
 /// Small networks and aliasing results.
 using network_models = model_list<nets::small_networks, nets::aliasing_outputs>;
 

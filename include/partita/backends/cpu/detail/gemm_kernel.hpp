@@ -9,6 +9,7 @@
 #include "partita/backends/cpu/detail/conv_small.hpp"
 #include "partita/backends/cpu/detail/dense.hpp"
 #include "partita/backends/cpu/detail/fused.hpp"
+#include "partita/backends/cpu/detail/matmul.hpp"
 #include "partita/backends/cpu/detail/state.hpp"
 #include "partita/backends/reference/kernels.hpp"
 
@@ -44,18 +45,40 @@ struct gemm_kernel {
   // One input channel per group: a direct kernel (conv_depthwise.hpp).
   static constexpr bool depthwise = conv && is_depthwise(geo);
   static constexpr depthwise_blocking dw_block = depthwise_block(geo);
+  // An unpadded 1×1 convolution of stride 1 (one group) is a GEMM of the weights by the image,
+  // [o × c] · [c × h·w]: with a depth of 96 or more it runs matmul's loops (depth passes, B
+  // packed per pass into L1-sized micro-panels) on the weights packed at bind. Read in place
+  // instead, B's rows come from L2 at the image's row stride. One Zen 3 core, in place →
+  // pointwise: 960→320 on 7×7 461 → 435 µs, 320→1280 on 7×7 633 → 581, 576→96 on 14×14
+  // 324 → 268, 96→576 on 14×14 281 → 268; but 16→96 on 112×112 591 → 811 and 32→192 on 28×28
+  // 121 → 145: a shallow product is all packing and tile overhead.
+  static constexpr bool pointwise =
+      conv && !depthwise && reads_input_in_place(geo) && geo.groups == 1 && geo.k >= 96;
+  static constexpr matmul_geometry pointwise_geo = [] {
+    matmul_geometry g;
+    g.m = geo.o;
+    g.k = geo.c;
+    g.n = geo.h * geo.w;
+    g.batch = geo.batch;
+    g.batch_rank = 1;
+    g.dims[0] = geo.batch;
+    g.a_step[0] = 0;  // the weights, for every image
+    g.b_step[0] = 1;
+    g.b_matrices = geo.batch;
+    return g;
+  }();
   // Small images: vectors of output channels (conv_small.hpp) when that wastes fewer lanes.
   // Its input copy and its transposed stores cost per output, which a deep product amortizes:
-  // a 1×1 convolution that reads its input in place takes the positions path up to a depth of
-  // 512 (measured on MobileNetV2's layers, one Zen 3 core: 192→32 on 28×28 in 142 µs instead
-  // of 311, 160→960 on 7×7 in 252 instead of 318; 960→320 on 7×7, 511 against 467).
+  // a grouped 1×1 convolution that reads its input in place takes the positions path up to a
+  // depth of 512 (measured on MobileNetV2's layers before they took the pointwise path, one
+  // Zen 3 core: 192→32 on 28×28 in 142 µs instead of 311).
   static constexpr int small_nv = geo.og <= W ? 1 : 2;
-  static constexpr bool small_image = conv && !depthwise && geo.oh * geo.ow <= 4096 &&
+  static constexpr bool small_image = conv && !depthwise && !pointwise && geo.oh * geo.ow <= 4096 &&
                                       !(reads_input_in_place(geo) && geo.k < 512) &&
                                       channels_efficiency(geo, small_nv) > positions_efficiency(geo) + 0.1;
   static constexpr int small_mr = small_conv_rows(geo.oh * geo.ow, small_nv);
-  // Unpadded 1×1 of stride 1 on large images: B read from the input itself (conv.hpp).
-  static constexpr bool in_place = conv && !depthwise && !small_image && reads_input_in_place(geo);
+  // Unpadded 1×1 of stride 1 with groups: B read from the input itself (conv.hpp).
+  static constexpr bool in_place = conv && !depthwise && !pointwise && !small_image && reads_input_in_place(geo);
   static constexpr auto positions =
       position_offsets<static_cast<std::size_t>(small_image ? geo.oh * geo.ow : 1)>(small_image ? geo : conv_geometry{});
 
@@ -110,6 +133,8 @@ struct gemm_kernel {
     float* dst = st.reserve(step, packed_floats + bias_floats);
     if constexpr (depthwise) {
       st.need_scratch(0, depthwise_scratch(geo));
+    } else if constexpr (pointwise) {
+      st.need_scratch(0, matmul_scratch_floats(pointwise_geo));
     } else if constexpr (small_image) {
       st.need_scratch(geo.buffer_floats, small_conv_scratch(geo.oh * geo.ow, small_mr, small_nv));
     } else if constexpr (in_place) {
@@ -158,6 +183,12 @@ struct gemm_kernel {
                        float* out) {
     if constexpr (depthwise) {
       run_depthwise(st, x, packed, residual, e, out);
+      return;
+    } else if constexpr (pointwise) {
+      constexpr matmul_geometry g = pointwise_geo;
+      e.residual = residual;
+      e.ld_residual = g.n;
+      matmul_packed_a(st, g, packed, x, out, &e);
       return;
     }
     constexpr int n = geo.oh * geo.ow;

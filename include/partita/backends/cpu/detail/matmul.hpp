@@ -31,6 +31,12 @@ struct matmul_kernel;
 inline void matmul(state& st, const matmul_geometry& g, const float* a, const float* b, float* c,
                    const float* packed_b = nullptr, const epilogue* e = nullptr);
 
+/// C = A · B for every batch index, A not transposed and packed at bind as [block][k][MR] with
+/// MR = `matmul_main_mr` (`pack_conv_weights`' layout), B not transposed, all with `g`'s steps.
+/// Scratch and epilogue as for `matmul` (a row bias when `e->bias_per_row`).
+inline void matmul_packed_a(state& st, const matmul_geometry& g, const float* packed_a, const float* b, float* c,
+                            const epilogue* e);
+
 /// Packs every matrix of B (`matmul_packed_b_floats(g)` floats at `dst`), for `matmul`'s `packed_b`.
 inline void pack_matmul_b(const matmul_geometry& g, const float* b, float* dst);
 
@@ -55,10 +61,12 @@ inline void with_matmul_tile(int m, F&& f) {
 
 /// Row blocks [i0, i1) of `rows` and column panels [p0, p1) of one product; `e` (or null) is
 /// this product's epilogue, its residual this product's.
+/// With `packed_a`, A is read from there instead of `a`: packed at bind as [block][k][MR] (the
+/// conv weights' packing), every block whole (rows past m zero).
 template <int MR, int NV>
 inline void matmul_block(const matmul_geometry& g, const matmul_rows& rows, const float* a, const float* b,
                          const float* packed_b, float* c, int i0, int i1, int p0, int p1, float* scratch,
-                         const epilogue* e) {
+                         const epilogue* e, const float* packed_a = nullptr) {
   constexpr int NR = NV * W;
   const int kc_max = matmul_kc(g.k);
   const std::ptrdiff_t lda = g.ta ? g.m : g.k, ldb = g.tb ? g.k : g.n, ldc = g.n;
@@ -82,7 +90,9 @@ inline void matmul_block(const matmul_geometry& g, const matmul_rows& rows, cons
       }
       for (int j0 = i0; j0 < i1; j0 += matmul_mc_blocks) {
         const int j1 = std::min(i1, j0 + matmul_mc_blocks);
-        if (g.ta) {
+        if (packed_a) {
+          // A is read where bind packed it.
+        } else if (g.ta) {
           for (int i = j0; i < j1; ++i) {
             float* dst = abuf + (i - j0) * kc * MR;
             const int r = rows.row(i), r1 = std::min(g.m, rows.row(i + 1));
@@ -103,8 +113,11 @@ inline void matmul_block(const matmul_geometry& g, const matmul_rows& rows, cons
           for (int i = j0; i < j1; ++i) {
             const int r = rows.row(i), mr = std::min(g.m, rows.row(i + 1)) - r;
             float* ct = c + r * ldc + n0;
-            const float* at = g.ta ? abuf + (i - j0) * kc * MR : i < padded ? a + r * lda + k0 : abuf;
-            const std::ptrdiff_t ld = g.ta ? 0 : i < padded ? lda : kc;
+            const float* at = packed_a ? packed_a + (static_cast<std::ptrdiff_t>(i) * g.k + k0) * MR
+                              : g.ta       ? abuf + (i - j0) * kc * MR
+                              : i < padded ? a + r * lda + k0
+                                           : abuf;
+            const std::ptrdiff_t ld = packed_a || g.ta ? 0 : i < padded ? lda : kc;
             epilogue te;
             const epilogue* tp = nullptr;
             if (e && last) {
@@ -112,7 +125,7 @@ inline void matmul_block(const matmul_geometry& g, const matmul_rows& rows, cons
               tp = &te;
             }
             if (i < rows.whole) {
-              if (g.ta) {
+              if (packed_a || g.ta) {
                 gemm_tile<MR, NV, true, false>(kc, at, ld, bq, NR, nullptr, ct, ldc, mr, nr, load_c, tp);
               } else {
                 gemm_tile<MR, NV, false, false>(kc, at, ld, bq, NR, nullptr, ct, ldc, mr, nr, load_c, tp);
@@ -136,9 +149,9 @@ constexpr double matmul_imbalance(int x, int p) { return x < 1 ? 1e9 : static_ca
 
 template <int MR, int NV>
 inline void matmul_tiled(state& st, const matmul_geometry& g, const float* a, const float* b, const float* packed_b,
-                         float* c, const epilogue* e) {
+                         float* c, const epilogue* e, const float* packed_a = nullptr) {
   constexpr int NR = NV * W;
-  const matmul_rows rows = matmul_rows_for(g.m, MR, MR == matmul_main_mr);
+  const matmul_rows rows = matmul_rows_for(g.m, MR, !packed_a && MR == matmul_main_mr);
   const int panels = (g.n + NR - 1) / NR, blocks = rows.blocks();
   const double flops = 2.0 * g.batch * g.m * static_cast<double>(g.n) * g.k;
   const int tasks = tasks_for(flops, st.workers(), g.batch * std::max(panels, blocks));
@@ -169,7 +182,7 @@ inline void matmul_tiled(state& st, const matmul_geometry& g, const float* a, co
       }
       matmul_block<MR, NV>(g, rows, a + am * a_floats, packed_b ? nullptr : b + bm * b_floats,
                            packed_b ? packed_b + bm * packed_floats : nullptr, c + i * c_floats, i0, i1, p0, p1,
-                           scratch, e ? &ei : nullptr);
+                           scratch, e ? &ei : nullptr, packed_a);
     }
   });
 }
@@ -181,6 +194,11 @@ inline void matmul(state& st, const matmul_geometry& g, const float* a, const fl
     return;
   }
   with_matmul_tile(g.m, [&]<int MR, int NV>() { matmul_tiled<MR, NV>(st, g, a, b, packed_b, c, e); });
+}
+
+inline void matmul_packed_a(state& st, const matmul_geometry& g, const float* packed_a, const float* b, float* c,
+                            const epilogue* e) {
+  matmul_tiled<matmul_main_mr, 2>(st, g, nullptr, b, nullptr, c, e, packed_a);
 }
 
 template <int MR, int NV>

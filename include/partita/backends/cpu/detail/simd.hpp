@@ -89,6 +89,9 @@ namespace lanes {
 struct even_index {  // lane i reads lane 2i (mod the width) of its source
   static constexpr unsigned get(unsigned i, unsigned n) { return (2 * i) % n; }
 };
+struct odd_index {  // lane i reads lane 2i + 1 (mod the width) of its source
+  static constexpr unsigned get(unsigned i, unsigned n) { return (2 * i + 1) % n; }
+};
 struct low_half {
   static constexpr bool get(unsigned i, unsigned n) { return i < n / 2; }
 };
@@ -99,6 +102,33 @@ inline vec evens(const vec& a, const vec& b) {
   constexpr auto index = xsimd::make_batch_constant<xsimd::batch<std::uint32_t, arch>, lanes::even_index>();
   constexpr auto low = xsimd::make_batch_bool_constant<vec, lanes::low_half>();
   return xsimd::select(low, xsimd::swizzle(a, index), xsimd::swizzle(b, index));
+}
+
+/// Splits 2 · width consecutive floats, `a` then `b`, into their even and odd elements:
+/// `e` = {a0, a2, ..., b0, b2, ...}, `o` = {a1, a3, ..., b1, b3, ...}.
+inline void deinterleave(const vec& a, const vec& b, vec& e, vec& o) {
+#if defined(__AVX512F__)
+  if constexpr (width == 16) {
+    const __m512i ie = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    const __m512i io = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+    e = vec(_mm512_permutex2var_ps(a, ie, b));
+    o = vec(_mm512_permutex2var_ps(a, io, b));
+    return;
+  }
+#endif
+#if defined(__AVX2__)
+  if constexpr (width == 8) {
+    // In-lane shuffles give {a0 a2 b0 b2 | a4 a6 b4 b6}; one 64-bit permute orders the pairs.
+    const __m256 se = _mm256_shuffle_ps(a, b, 0x88), so = _mm256_shuffle_ps(a, b, 0xDD);
+    e = vec(_mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(se), 0xD8)));
+    o = vec(_mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(so), 0xD8)));
+    return;
+  }
+#endif
+  e = evens(a, b);
+  constexpr auto index = xsimd::make_batch_constant<xsimd::batch<std::uint32_t, arch>, lanes::odd_index>();
+  constexpr auto low = xsimd::make_batch_bool_constant<vec, lanes::low_half>();
+  o = xsimd::select(low, xsimd::swizzle(a, index), xsimd::swizzle(b, index));
 }
 
 /// Sum of the lanes (xsimd 8.1 spells it `hadd`).
