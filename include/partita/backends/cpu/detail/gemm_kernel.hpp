@@ -46,14 +46,16 @@ struct gemm_kernel {
   static constexpr bool depthwise = conv && is_depthwise(geo);
   static constexpr depthwise_blocking dw_block = depthwise_block(geo);
   // An unpadded 1×1 convolution of stride 1 (one group) is a GEMM of the weights by the image,
-  // [o × c] · [c × h·w]: with a depth of 96 or more it runs matmul's loops (depth passes, B
-  // packed per pass into L1-sized micro-panels) on the weights packed at bind. Read in place
-  // instead, B's rows come from L2 at the image's row stride. One Zen 3 core, in place →
-  // pointwise: 960→320 on 7×7 461 → 435 µs, 320→1280 on 7×7 633 → 581, 576→96 on 14×14
-  // 324 → 268, 96→576 on 14×14 281 → 268; but 16→96 on 112×112 591 → 811 and 32→192 on 28×28
-  // 121 → 145: a shallow product is all packing and tile overhead.
+  // [o × c] · [c × h·w]: with a depth of 96 or more and 64 or more output channels it runs
+  // matmul's loops (depth passes, B packed per pass into L1-sized micro-panels) on the weights
+  // packed at bind. Read in place instead, B's rows come from L2 at the image's row stride.
+  // One Zen 3 core, in place → pointwise: 960→320 on 7×7 461 → 435 µs, 320→1280 on 7×7
+  // 633 → 581, 576→96 on 14×14 324 → 268, 96→576 on 14×14 281 → 268. But a shallow product is
+  // all packing and tile overhead (16→96 on 112×112 591 → 811, 32→192 on 28×28 121 → 145),
+  // and few output channels use each packed panel too few times (inside MobileNetV2, 192→32
+  // on 28×28 124 → 150, 144→24 on 56×56 281 → 314).
   static constexpr bool pointwise =
-      conv && !depthwise && reads_input_in_place(geo) && geo.groups == 1 && geo.k >= 96;
+      conv && !depthwise && reads_input_in_place(geo) && geo.groups == 1 && geo.k >= 96 && geo.o >= 64;
   static constexpr matmul_geometry pointwise_geo = [] {
     matmul_geometry g;
     g.m = geo.o;
