@@ -12778,7 +12778,8 @@ inline void copy_strided(float* __restrict dst, const float* __restrict src, int
 /// of small images went element by element (on a 14 × 14 depthwise, 90 % of the time).
 inline void conv_copy_plane_sw2(const conv_geometry& g, const float* src, float* dst, bool pads_zeroed) {
   const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(g.hq) * g.wq;
-  const auto used = [&](int a, int b) { return a * 2 + b >= 32 || (g.used_phases >> (a * 2 + b) & 1u); };
+  const std::uint32_t phases_read = g.used_phases;
+  const auto used = [phases_read](int a, int b) { return a * 2 + b >= 32 || (phases_read >> (a * 2 + b) & 1u); };
   // Input column x lands in column phase (x + pw) % 2, at column (x + pw) / 2.
   const int pe = g.pw % 2, ce = g.pw / 2, ne = (g.w + 1) / 2;  // even columns: phase, first column, count
   const int po = 1 - pe, co = (g.pw + 1) / 2, no = g.w / 2;    // odd columns
@@ -12810,11 +12811,12 @@ inline void conv_copy_plane_sw2(const conv_geometry& g, const float* src, float*
   const std::ptrdiff_t whole_e = plane - ce - m_tail - W, whole_o = plane - co - m_tail - W;  // last row start
   // Row ih is row i of row phase a, where ih + ph = i · sh + a (counted, not divided: a
   // division per row cost as much as copying a short one).
-  for (int ih = 0, a = g.ph % g.sh, i = g.ph / g.sh; ih < g.h; ++ih, a = a + 1 == g.sh ? 0 : a + 1, i += a == 0) {
+  const int h = g.h, w = g.w, wq = g.wq, sh = g.sh;  // in locals: through `g` they were reloaded after each store
+  for (int ih = 0, a = g.ph % sh, i = g.ph / sh; ih < h; ++ih, a = a + 1 == sh ? 0 : a + 1, i += a == 0) {
     const bool ue = used(a, pe), uo = used(a, po) && no > 0;
     if (!ue && !uo) continue;  // a row phase no tap reads (1×1 stride 2)
-    const float* s = src + static_cast<std::ptrdiff_t>(ih) * g.w;
-    const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(i) * g.wq;
+    const float* s = src + static_cast<std::ptrdiff_t>(ih) * w;
+    const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(i) * wq;
     float* re = dst + static_cast<std::ptrdiff_t>(a * 2 + pe) * plane + at + ce;
     float* ro = dst + static_cast<std::ptrdiff_t>(a * 2 + po) * plane + at + co;
     vec e, o;
@@ -12843,27 +12845,32 @@ inline void conv_copy_plane_sw2(const conv_geometry& g, const float* src, float*
 inline void conv_copy_plane(const conv_geometry& g, const float* src, float* dst, bool pads_zeroed = false) {
   const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(g.hq) * g.wq;
   if (g.sh == 1 && g.sw == 1) {
-    if (!pads_zeroed) std::fill(dst, dst + static_cast<std::ptrdiff_t>(g.ph) * g.wq, 0.f);
-    for (int i = 0; i < g.h; ++i) {
-      float* row = dst + static_cast<std::ptrdiff_t>(i + g.ph) * g.wq;
-      const float* s = src + static_cast<std::ptrdiff_t>(i) * g.w;
-      if (!pads_zeroed) {
-        std::fill(row, row + g.pw, 0.f);
-        std::fill(row + g.pw + g.w, row + g.wq, 0.f);
-      }
-      const int tail = g.w % W, spill = W - tail;
-      if (tail > 0 && pads_zeroed && W <= g.wq && i + 1 < g.h && static_cast<std::ptrdiff_t>(g.h - 1 - i) * g.w >= spill) {
-        // The row's last vector whole: its extra lanes read the next input rows and land in
-        // the padding after the row and in the next row's values, which that row's copy
-        // writes next; a vector of zeros after the row restores the padding (and also lands
-        // in the next row's values). Masked stores and fills cost more than the row here.
-        for (int j = 0; j < g.w; j += W) simd::store(row + g.pw + j, simd::load(s + j));
-        simd::store(row + g.pw + g.w, simd::splat(0.f));
-      } else {
-        copy_strided(row + g.pw, s, g.w, 1);
-      }
+    // The geometry in locals: read through the reference, it was reloaded after every store.
+    const int h = g.h, w = g.w, wq = g.wq, pw = g.pw;
+    if (!pads_zeroed) std::fill(dst, dst + static_cast<std::ptrdiff_t>(g.ph) * wq, 0.f);
+    const float* s = src;
+    float* row = dst + static_cast<std::ptrdiff_t>(g.ph) * wq + pw;
+    // Rows [0, spilling) store their last vector whole: its extra lanes read the next input
+    // rows and land in the padding after the row and in the next row's values, which that
+    // row's copy writes next; a vector of zeros after the row restores the padding (and also
+    // lands in the next row's values). Masked stores and fills cost more than the row here.
+    // The last rows do not, so as to read nothing past the input and write nothing past the
+    // planes.
+    const int spill = W - w % W;
+    const int spilling = spill < W && pads_zeroed && W <= wq ? std::max(0, h - (spill + w - 1) / w) : 0;
+    int i = 0;
+    for (; i < spilling; ++i, s += w, row += wq) {
+      for (int j = 0; j < w; j += W) simd::store(row + j, simd::load(s + j));
+      simd::store(row + w, simd::splat(0.f));
     }
-    if (!pads_zeroed) std::fill(dst + static_cast<std::ptrdiff_t>(g.h + g.ph) * g.wq, dst + plane, 0.f);
+    for (; i < h; ++i, s += w, row += wq) {
+      if (!pads_zeroed) {
+        std::fill(row - pw, row, 0.f);
+        std::fill(row + w, row - pw + wq, 0.f);
+      }
+      copy_floats(row, s, w);
+    }
+    if (!pads_zeroed) std::fill(dst + static_cast<std::ptrdiff_t>(h + g.ph) * wq, dst + plane, 0.f);
     return;
   }
   if (g.sw == 2) {
