@@ -65,8 +65,8 @@ inline void with_matmul_tile(int m, F&& f) {
 /// cover most of an FMA's latency (one Zen 3 core, 1×1 convolutions on 7×7: 320→1280 604 →
 /// 558 µs, 960→320 451 → 425, 160→960 225 → 212).
 template <int MR, int NV, bool APacked>
-inline void matmul_tile(int kc, const float* a, std::ptrdiff_t lda, const float* b, float* c, std::ptrdiff_t ldc,
-                        int mr, int nr, bool load_c, const epilogue* e) {
+inline void matmul_micro_tile(int kc, const float* a, std::ptrdiff_t lda, const float* b, float* c, std::ptrdiff_t ldc,
+                              int mr, int nr, bool load_c, const epilogue* e) {
   if constexpr (NV > 1 && MR >= 6) {
     if (nr <= W) {
       gemm_tile<MR, 1, APacked, false>(kc, a, lda, b, NV * W, nullptr, c, ldc, mr, nr, load_c, e);
@@ -143,15 +143,15 @@ inline void matmul_block(const matmul_geometry& g, const matmul_rows& rows, cons
             }
             if (i < rows.whole) {
               if (packed_a || g.ta) {
-                matmul_tile<MR, NV, true>(kc, at, ld, bq, ct, ldc, mr, nr, load_c, tp);
+                matmul_micro_tile<MR, NV, true>(kc, at, ld, bq, ct, ldc, mr, nr, load_c, tp);
               } else {
-                matmul_tile<MR, NV, false>(kc, at, ld, bq, ct, ldc, mr, nr, load_c, tp);
+                matmul_micro_tile<MR, NV, false>(kc, at, ld, bq, ct, ldc, mr, nr, load_c, tp);
               }
             } else if constexpr (MR == matmul_main_mr) {
               if (g.ta) {
-                matmul_tile<MR - 1, NV, true>(kc, at, ld, bq, ct, ldc, mr, nr, load_c, tp);
+                matmul_micro_tile<MR - 1, NV, true>(kc, at, ld, bq, ct, ldc, mr, nr, load_c, tp);
               } else {
-                matmul_tile<MR - 1, NV, false>(kc, at, ld, bq, ct, ldc, mr, nr, load_c, tp);
+                matmul_micro_tile<MR - 1, NV, false>(kc, at, ld, bq, ct, ldc, mr, nr, load_c, tp);
               }
             }
           }
