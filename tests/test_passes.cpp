@@ -178,6 +178,91 @@ static_assert(composites<dom_m>() == 1 && body_is<dom_m>(1, {op_id::conv2d, op_i
 static_assert(params_of<dom_m>(1) == 1);
 // the same diamond with the relu also returned: the parent is not dominated, no match
 static_assert(composites<merge_composite<module_of<model<add<relu<conv>, sigmoid<conv>>, relu<conv>>>, dom>>() == 0);
+// Every argument of the root and of each path node must lead to the parent (Relay's rule, and
+// TVM's test_match_dominator / test_not_match_dominator): relu on the conv's own input is a path
+// that ends at an input, so neither operand order matches and nothing is pulled in.
+using k2 = weight<"k2", f32, 2, 2, 3, 3>;
+using same_conv = conv2d<img, k2, {.padding = {1, 1}}>;  // [1, 2, 5, 5], like img
+using dom_any = pattern_table<composite<"t.dom", dominates<conv2d_p<any, constant>, alt<relu_p<any>, alt<tanh_p<any>, sigmoid_p<any>>>,
+                                                           add_p<any, any>>>>;
+static_assert(composites<merge_composite<module_of<model<add<relu<img>, sigmoid<same_conv>>>>, dom_any>>() == 0);
+static_assert(composites<merge_composite<module_of<model<add<sigmoid<same_conv>, relu<img>>>>, dom_any>>() == 0);
+// a deeper branch, and a single branch (relu(relu(conv)) + tanh(relu(relu(conv))))
+using deeper = merge_composite<module_of<model<add<relu<partita::tanh<relu<same_conv>>>, sigmoid<same_conv>>>>, dom_any>;
+static_assert(composites<deeper>() == 1 && params_of<deeper>(1) == 1);
+static_assert(body_is<deeper>(0, {op_id::call}) && ops_in<deeper>(1) == 6);
+using rr = relu<relu<same_conv>>;
+static_assert(composites<merge_composite<module_of<model<add<rr, partita::tanh<rr>>>>, dom_any>>() == 1);
+// a fake diamond: the paths end at two different convolutions
+using other_conv = conv2d<img, weight<"k3", f32, 2, 2, 3, 3>, {.padding = {1, 1}}>;
+static_assert(composites<merge_composite<module_of<model<add<relu<same_conv>, sigmoid<other_conv>>>>, dom_any>>() == 0);
+// no convolution at all
+static_assert(composites<merge_composite<module_of<model<add<relu<img>, partita::tanh<relu<img>>>>>, dom_any>>() == 0);
+// a path node with a weight beside the path (TVM's test_match_dominator2: conv → bias_add →
+// relu): the bias is a side input, bound into the composite
+using biased = model<add<relu<bias_add<same_conv, weight<"b2", f32, 2>>>, sigmoid<same_conv>>>;
+using dom_bias = pattern_table<composite<"t.dom", dominates<conv2d_p<any, constant>, alt<elementwise, bias_add_p<any, constant>>,
+                                                            add_p<any, any>>>>;
+using biased_m = merge_composite<module_of<biased>, dom_bias>;
+static_assert(composites<biased_m>() == 1 && ops_in<biased_m>(1) == 5 && params_of<biased_m>(1) == 1);
+static_assert(count_op<biased_m>(1, op_id::weight) == 2);  // k2 and b2
+// ... but an op that matches neither pattern on the way fails the match
+static_assert(composites<merge_composite<module_of<biased>, dom_any>>() == 0);
+// a nested diamond: the path pattern also takes the add of two relus of the conv
+using nested = model<add<partita::tanh<add<relu<same_conv>, sigmoid<same_conv>>>, relu<same_conv>>>;
+using dom_nested = pattern_table<composite<"t.dom", dominates<conv2d_p<any, constant>, alt<elementwise, add_p<any, any>>, add_p<any, any>>>>;
+static_assert(ops_in<merge_composite<module_of<nested>, dom_nested>>(1) == 6);
+// two nodes like the parent: TVM's test_not_match_dominator2 (the second conv is not a path node)
+using n6 = same_conv;
+using n8 = conv2d<partita::tanh<n6>, k2, {.padding = {1, 1}}>;
+using dom_relu = pattern_table<composite<"t.dom", dominates<conv2d_p<any, constant>, relu_p<any>, add_p<any, any>>>>;
+static_assert(composites<merge_composite<module_of<model<add<n8, relu<n6>>>>, dom_relu>>() == 0);
+
+// --- 2. commutative operands: the swapped order is tried when a match is rejected ------------
+// x + conv(x) with x itself a convolution (a residual block): the written order binds x as the
+// convolution, whose value escapes to conv(x); the swapped order forms the composite.
+using c_first = conv2d<img, k2, {.padding = {1, 1}}>;
+using c_second = conv2d<c_first, weight<"k4", f32, 2, 2, 3, 3>, {.padding = {1, 1}}>;
+using residual_pat = pattern_table<composite<"t.res", add_p<conv2d_p<any, constant>, any>>>;
+using residual_m = merge_composite<module_of<model<add<c_first, c_second>>>, residual_pat>;
+static_assert(composites<residual_m>() == 1 && params_of<residual_m>(1) == 1);
+static_assert(body_is<residual_m>(0, {op_id::conv2d, op_id::call}));
+// a predicate that refuses the written order: the swapped one is tried before giving up
+struct weight_k3 {
+  static constexpr bool check(const match_view& m) { return m.var("c").arg(1).name() == "k3"; }
+};
+using pick = pattern_table<composite<"t.pick", add_p<var<"c", conv2d_p<any, constant>>, any>, weight_k3>>;
+using pick_m = merge_composite<module_of<model<add<same_conv, other_conv>>>, pick>;
+static_assert(composites<pick_m>() == 1 && count_op<pick_m>(0, op_id::conv2d) == 1);
+static_assert(call_arg_name<pick_m>(1, 1) != "k3");
+// the order to change may be that of an inner node: the multiply's first, the add's second
+using inner_pat = pattern_table<composite<"t.inner", multiply_p<add_p<conv2d_p<any, constant>, any>, any>>>;
+using inner_m = merge_composite<module_of<model<multiply<add<c_first, other_conv>, img>, c_first>>, inner_pat>;
+static_assert(composites<inner_m>() == 1 && count_op<inner_m>(0, op_id::conv2d) == 1 && ops_in<inner_m>(1) == 3);
+
+// --- 5. a subexpression of weights alone is copied into each composite ----------------------
+// Two normalizations written out share sqrt(var + eps) (one node: identical types are one
+// node). It escapes each match, but is computed from weights alone, so each composite gets its
+// own copy rather than the match being refused.
+using var_w = weight<"var", f32, 2, 3>;
+using mean_w = weight<"mean", f32, 2, 3>;
+using den = partita::sqrt<add<var_w, scalar<1e-5f>>>;
+using norm_p = divide_p<subtract_p<any, constant>, sqrt_p<add_p<constant, constant>>>;
+using norms = model<add<divide<subtract<x, mean_w>, den>, divide<subtract<y, mean_w>, den>>>;
+using norms_m = merge_composite<module_of<norms>, pattern_table<composite<"t.norm", norm_p>>>;
+static_assert(composites<norms_m>() == 2 && params_of<norms_m>(1) == 1 && params_of<norms_m>(2) == 1);
+static_assert(body_is<norms_m>(0, {op_id::call, op_id::call, op_id::add}));  // the shared sqrt left main
+static_assert(body_is<norms_m>(1, {op_id::subtract, op_id::add, op_id::sqrt, op_id::divide}));
+// when main also reads it, it stays there as well
+using norms_kept = model<add<divide<subtract<x, mean_w>, den>, divide<subtract<y, mean_w>, den>>, den>;
+using norms_kept_m = merge_composite<module_of<norms_kept>, pattern_table<composite<"t.norm", norm_p>>>;
+static_assert(composites<norms_kept_m>() == 2 && count_op<norms_kept_m>(0, op_id::sqrt) == 1);
+// an input in the subexpression makes it a value of the model again: refused as before
+using vin = input<"v", f32, 2, 3>;
+using den_in = partita::sqrt<add<vin, scalar<1e-5f>>>;
+using norm_in_p = divide_p<subtract_p<any, constant>, sqrt_p<add_p<any, constant>>>;
+static_assert(composites<merge_composite<module_of<model<add<divide<subtract<x, mean_w>, den_in>, divide<subtract<y, mean_w>, den_in>>>>,
+                                         pattern_table<composite<"t.norm", norm_in_p>>>>() == 0);
 
 }  // namespace
 

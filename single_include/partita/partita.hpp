@@ -3082,11 +3082,28 @@ struct embedding : gather<Table, Ids, 0> {};
 
 namespace partita::detail {
 
-/// Consumers of every node of main, as a compressed list, plus whether main returns the node.
+/// Which nodes of main are computed from weights alone: weights (literals included), and ops
+/// other than calls whose every argument is one (`sqrt(var + eps)` of a written-out batch norm).
+/// A composite may copy such a node instead of claiming it, as it copies a weight.
+constexpr std::vector<char> constant_nodes(const module_builder& m) {
+  const function_info& f = m.main();
+  std::vector<char> c(m.nodes.size(), false);
+  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
+    const graph_node& n = m.node(i);
+    bool all = n.op == op_id::weight || (!is_leaf(n.op) && n.op != op_id::call && n.nargs > 0);
+    for (int k = 0; all && k < n.nargs; ++k) all = c[static_cast<std::size_t>(m.arg(i, k))] != 0;
+    c[static_cast<std::size_t>(i)] = all;
+  }
+  return c;
+}
+
+/// Consumers of every node of main, as a compressed list, whether main returns the node and
+/// whether it is computed from weights alone (`constant_nodes`).
 struct use_lists {
   std::vector<int> first;  // first[n] .. first[n+1]: consumers of n
   std::vector<int> users;
   std::vector<char> returned;
+  std::vector<char> constant;
 
   constexpr use_lists(const module_builder& m) {
     const function_info& f = m.main();
@@ -3102,6 +3119,7 @@ struct use_lists {
       for (int k = 0; k < m.node(i).nargs; ++k) users[static_cast<std::size_t>(fill[static_cast<std::size_t>(m.arg(i, k))]++)] = i;
     returned.assign(static_cast<std::size_t>(n), false);
     returned[static_cast<std::size_t>(f.result)] = true;
+    constant = constant_nodes(m);
   }
   constexpr const int* begin(int n) const { return users.data() + first.data()[n]; }
   constexpr const int* end(int n) const { return users.data() + first.data()[n + 1]; }
@@ -3514,8 +3532,10 @@ struct has_attr {
 };
 
 /// Dominator pattern (Relay's `dominates(parent, path, child)`): `Child` matches at the root,
-/// every non-leaf input path of the root consists of nodes matching `Path` up to one node
-/// matching `Parent`, and nothing on the way is used outside the match.
+/// and every argument of the root and of each node on the way is the one node matching
+/// `Parent` or a node matching `Path` whose arguments obey the same rule; weights and inputs
+/// beside them are side inputs, but a path ending at an input fails. Nothing on the way may be
+/// used outside the match.
 /// `dominates<conv2d_p<any, constant>, elementwise, relu_p<any>>`.
 template <class Parent, class Path, class Child>
 struct dominates {
@@ -3558,17 +3578,23 @@ namespace partita::detail {
 /// What a match collected: nodes absorbed into the composite (ops, projections and weights
 /// matched by `constant`, in post-order), the values that become parameters (in the pattern's
 /// post-order), and the node bound to each pattern variable.
+/// `swaps` chooses the operand order tried first at each commutative node the match meets
+/// (bit k for the k-th met; a clear bit is the written order), and `choices` counts those nodes.
 struct match_state {
   std::vector<int> body;
   std::vector<int> params;
   std::vector<int> var_node;
   std::vector<int> trail;  // variables bound so far, in order, for rollback
+  unsigned swaps = 0;
+  int choices = 0;
 
-  constexpr void reset(std::size_t num_vars) {
+  constexpr void reset(std::size_t num_vars, unsigned swap_mask = 0) {
     body.clear();
     params.clear();
     trail.clear();
     var_node.assign(num_vars, -1);
+    swaps = swap_mask;
+    choices = 0;
   }
 };
 
@@ -3659,11 +3685,16 @@ class matcher {
     const graph_node& g = nodes_[n];
     if (g.op != pn.op) return false;
     if (pn.any_arity ? g.nargs < pn.count : g.nargs != pn.count) return false;
+    const bool commutative = (g.op == op_id::add || g.op == op_id::multiply) && pn.count == 2 && !pn.any_arity;
+    bool swapped = false;
+    if (commutative) {
+      const int k = st_.choices++;
+      swapped = k < 32 && ((st_.swaps >> k) & 1u) != 0;
+    }
     const mark m = save();
-    if (!match_args(pn, n, false)) {
+    if (!match_args(pn, n, swapped)) {
       restore(m);
-      const bool commutative = (g.op == op_id::add || g.op == op_id::multiply) && pn.count == 2 && !pn.any_arity;
-      if (!commutative || !match_args(pn, n, true)) {
+      if (!commutative || !match_args(pn, n, !swapped)) {
         restore(m);
         return false;
       }
@@ -3702,35 +3733,50 @@ class matcher {
     }
   }
 
+  // Relay's rule for a dominator (TVM's matcher after its 2023 and 2024 fixes): every argument
+  // of the root and of each node on a path is the parent, or a node matching `Path` whose own
+  // arguments obey the same rule. A weight or input beside such an argument is a side input (a
+  // parameter, like a bias), but a node whose arguments are all leaves ends at an input, not
+  // at the parent, and fails the match, as does an op matching neither pattern. One node is
+  // the parent: another that looks like it must pass as a path node. (TVM stopped at a node's
+  // first argument matching the parent until 2023, so `add(conv, relu(input))` matched there.)
   constexpr bool match_dominator(const pattern_node& pn, int root) {
     if (!match(child(pn, 2), root)) return false;
     int parent = -1;
-    std::vector<int> todo;
+    std::vector<int> todo{root};  // nodes whose arguments are still to examine
     std::vector<int> seen;
-    for (int k = 0; k < nodes_[root].nargs; ++k) todo.push_back(arg(root, k));
-    bool reached = false;
     while (!todo.empty()) {
       const int n = todo.back();
       todo.pop_back();
-      const op_id op = nodes_[n].op;
-      if (op == op_id::input || op == op_id::weight || op == op_id::param) continue;  // leaves end a path
-      bool again = false;
-      for (int s : seen) again = again || s == n;
-      if (again || n == parent) continue;
-      seen.push_back(n);
-      if (shallow(child(pn, 0), n)) {
-        if (parent >= 0) return false;  // a second parent: the match must have exactly one
-        if (!match(child(pn, 0), n)) return false;
-        parent = n;
-        reached = true;
-      } else if (shallow(child(pn, 1), n)) {
-        st_.body.push_back(n);
-        for (int k = 0; k < nodes_[n].nargs; ++k) todo.push_back(arg(n, k));
-      } else {
-        return false;
+      bool inner = false;  // has an argument that is not a leaf
+      for (int k = 0; k < nodes_[n].nargs; ++k) {
+        const int a = arg(n, k);
+        if (is_leaf(nodes_[a].op)) {
+          // A weight beside a path is bound into the composite, as Relay copies a constant that
+          // no pattern node made an input; the root's arguments are its own pattern's business.
+          if (n != root && nodes_[a].op == op_id::weight) st_.body.push_back(a);
+          continue;
+        }
+        inner = true;
+        bool again = a == parent;
+        for (int s : seen) again = again || s == a;
+        if (again) continue;
+        if (parent < 0 && shallow(child(pn, 0), a)) {
+          const mark m = save();
+          if (match(child(pn, 0), a)) {
+            parent = a;
+            continue;
+          }
+          restore(m);
+        }
+        if (!shallow(child(pn, 1), a)) return false;
+        seen.push_back(a);
+        st_.body.push_back(a);
+        todo.push_back(a);
       }
+      if (!inner) return false;
     }
-    return reached;
+    return parent >= 0;
   }
 
   const T& t_;
@@ -4446,11 +4492,13 @@ constexpr module_builder outline_composites(const module_builder& m, std::vector
   // result, a kept node or a call reads it.
   std::vector<const group*> group_at(m.nodes.size(), nullptr);
   for (const group& gr : groups) group_at[static_cast<std::size_t>(gr.root)] = &gr;
-  // Weights are copied into composites, not moved: one another node reads stays in main.
+  // Weights and what is computed from them alone are copied into composites, not moved: one
+  // that another node reads stays in main.
+  const std::vector<char> constant = constant_nodes(m);
   std::vector<char> absorbed(m.nodes.size(), false);
   for (const group& gr : groups)
     for (int b : gr.body)
-      if (b != gr.root && m.node(b).op != op_id::weight) absorbed[static_cast<std::size_t>(b)] = true;
+      if (b != gr.root && !constant[static_cast<std::size_t>(b)]) absorbed[static_cast<std::size_t>(b)] = true;
   std::vector<char> live(m.nodes.size(), false);
   live[static_cast<std::size_t>(f.result)] = true;
   for (int i = f.first_node + f.num_nodes - 1; i >= f.first_node; --i) {
@@ -4498,21 +4546,14 @@ struct merge_composite;
 
 namespace detail {
 
-/// Matches table entry `e` at root `r` of main as MergeComposite would (Part 1, items 3-5 of the
-/// BYOC semantics), without looking at what other matches claimed: the match, its interior
-/// values not escaping, no node pinned elsewhere, and the predicate. Fills `gr` when it holds.
+/// Forms the group of the structural match in `st` rooted at `r` and accepts it as
+/// MergeComposite would: no node pinned elsewhere or `claimed`, no interior value escaping, and
+/// the predicate. Weights and nodes computed from weights alone are copied into the composite,
+/// so they may be shared with anything (Relay duplicates them too).
 template <class T>
-constexpr bool match_group(const module_builder& m, const T& t, const table_entry& e, int r, const use_lists& uses, match_state& st,
-                           group& gr) {
-  const graph_node& g = m.node(r);
-  if (is_leaf(g.op) || g.op == op_id::call) return false;
+constexpr bool accept_group(const module_builder& m, const T& t, const table_entry& e, int r, const use_lists& uses,
+                            const match_state& st, const std::vector<char>* claimed, group& gr) {
   const std::string_view owner = composite_backend(e.name);
-  if (!g.pinned.empty() && g.pinned != owner) return false;  // pinned elsewhere: not for this backend
-  matcher<T> mt(t, m.nodes.data(), m.args.data(), st);
-  if (!mt.looks_like(e.root, r)) return false;
-  st.reset(t.vars.size());
-  if (!mt.match(e.root, r)) return false;
-
   gr = group{r, {}, {}, e.name};
   for (int b : st.body)
     if (!contains(gr.body, b)) gr.body.push_back(b);
@@ -4528,18 +4569,51 @@ constexpr bool match_group(const module_builder& m, const T& t, const table_entr
 
   for (int b : gr.body) {
     const graph_node& bn = m.node(b);
-    if (bn.op == op_id::weight) continue;  // weights are copied into the composite, not moved
+    const std::size_t u = static_cast<std::size_t>(b);
+    if (bn.op == op_id::weight) continue;
     if (!bn.pinned.empty() && bn.pinned != owner) return false;
+    if (uses.constant[u]) continue;
+    if (claimed && (*claimed)[u]) return false;
     if (b == r) continue;
-    if (uses.returned[static_cast<std::size_t>(b)]) return false;  // an interior value escapes
-    for (const int* u = uses.begin(b); u != uses.end(b); ++u)
-      if (!contains(gr.body, *u)) return false;
+    if (uses.returned[u]) return false;  // an interior value escapes
+    for (const int* c = uses.begin(b); c != uses.end(b); ++c)
+      if (!contains(gr.body, *c)) return false;
   }
   std::vector<int> vars(st.var_node);
   const match_view mv(m.nodes.data(), m.args.data(), r,
                       {gr.body.data(), static_cast<int>(gr.body.size()), gr.params.data(), static_cast<int>(gr.params.size()),
                        vars.data(), t.vars.data(), static_cast<int>(t.vars.size())});
   return e.predicate(mv);
+}
+
+/// How many commutative nodes of one match may have both operand orders tried after a rejected
+/// match (2^8 matches at most): more than any pattern of the cpu or oneDNN tables has.
+inline constexpr int max_order_choices = 8;
+
+/// Matches table entry `e` at root `r` of main as MergeComposite would (Part 1, items 3-5 of the
+/// BYOC semantics): the first match that `accept_group` accepts. When a match is rejected, the
+/// other operand orders of its `add` and `multiply` nodes are tried before giving up: in
+/// `x + conv(x)` with `x` itself a convolution, `add_p<conv2d_p<…>, any>` first binds `x`, whose
+/// value escapes to `conv(x)`; the swapped order forms the composite. Fills `gr` when it holds.
+template <class T>
+constexpr bool match_group(const module_builder& m, const T& t, const table_entry& e, int r, const use_lists& uses, match_state& st,
+                           group& gr, const std::vector<char>* claimed = nullptr) {
+  const graph_node& g = m.node(r);
+  if (is_leaf(g.op) || g.op == op_id::call) return false;
+  const std::string_view owner = composite_backend(e.name);
+  if (!g.pinned.empty() && g.pinned != owner) return false;  // pinned elsewhere: not for this backend
+  matcher<T> mt(t, m.nodes.data(), m.args.data(), st);
+  if (!mt.looks_like(e.root, r)) return false;
+  int choices = 0;
+  unsigned swaps = 0;
+  do {
+    st.reset(t.vars.size(), swaps);
+    const bool matched = mt.match(e.root, r);
+    if (!matched && swaps == 0) return false;  // the written order and each node's swap failed alike
+    choices = std::max(choices, std::min(st.choices, max_order_choices));
+    if (matched && accept_group(m, t, e, r, uses, st, claimed, gr)) return true;
+  } while (++swaps < (1u << choices));
+  return false;
 }
 
 /// Applies the entries of table `t` to main one after another (Part 1, items 3-5 of the BYOC
@@ -4567,13 +4641,10 @@ constexpr module_builder merge_composite(module_builder m, const T& t) {
     const std::size_t first_new = groups.size();
     for (int r = f.first_node + f.num_nodes - 1; r >= f.first_node; --r) {
       if (claimed[static_cast<std::size_t>(r)] || !e.root_ops.contains(seen.node(r).op) ||
-          !match_group(seen, t, e, r, uses, st, gr))
+          !match_group(seen, t, e, r, uses, st, gr, &claimed))
         continue;
-      bool free = true;
-      for (int b : gr.body) free = free && (m.node(b).op == op_id::weight || !claimed[static_cast<std::size_t>(b)]);
-      if (!free) continue;
       for (int b : gr.body)
-        if (m.node(b).op != op_id::weight) claimed[static_cast<std::size_t>(b)] = true;
+        if (!uses.constant[static_cast<std::size_t>(b)]) claimed[static_cast<std::size_t>(b)] = true;
       gr.rank = static_cast<int>(k);
       groups.push_back(gr);
     }
@@ -5716,8 +5787,8 @@ struct cost_planner {
           if (!match_group(m, t, t.entries[e], i, g.uses, st, gr)) continue;
           cost_candidate c;
           c.backend = bi;
-          for (int b : gr.body)
-            if (m.node(b).op != op_id::weight) c.nodes.push_back(b);
+          for (int b : gr.body)  // what is computed from weights alone is copied, not covered
+            if (!g.uses.constant[static_cast<std::size_t>(b)] || b == i) c.nodes.push_back(b);
           c.part.assign(c.nodes.size(), 0);
           c.roots.push_back(i);
           c.entries.push_back(static_cast<int>(e));

@@ -7,11 +7,28 @@
 
 namespace partita::detail {
 
-/// Consumers of every node of main, as a compressed list, plus whether main returns the node.
+/// Which nodes of main are computed from weights alone: weights (literals included), and ops
+/// other than calls whose every argument is one (`sqrt(var + eps)` of a written-out batch norm).
+/// A composite may copy such a node instead of claiming it, as it copies a weight.
+constexpr std::vector<char> constant_nodes(const module_builder& m) {
+  const function_info& f = m.main();
+  std::vector<char> c(m.nodes.size(), false);
+  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
+    const graph_node& n = m.node(i);
+    bool all = n.op == op_id::weight || (!is_leaf(n.op) && n.op != op_id::call && n.nargs > 0);
+    for (int k = 0; all && k < n.nargs; ++k) all = c[static_cast<std::size_t>(m.arg(i, k))] != 0;
+    c[static_cast<std::size_t>(i)] = all;
+  }
+  return c;
+}
+
+/// Consumers of every node of main, as a compressed list, whether main returns the node and
+/// whether it is computed from weights alone (`constant_nodes`).
 struct use_lists {
   std::vector<int> first;  // first[n] .. first[n+1]: consumers of n
   std::vector<int> users;
   std::vector<char> returned;
+  std::vector<char> constant;
 
   constexpr use_lists(const module_builder& m) {
     const function_info& f = m.main();
@@ -27,6 +44,7 @@ struct use_lists {
       for (int k = 0; k < m.node(i).nargs; ++k) users[static_cast<std::size_t>(fill[static_cast<std::size_t>(m.arg(i, k))]++)] = i;
     returned.assign(static_cast<std::size_t>(n), false);
     returned[static_cast<std::size_t>(f.result)] = true;
+    constant = constant_nodes(m);
   }
   constexpr const int* begin(int n) const { return users.data() + first.data()[n]; }
   constexpr const int* end(int n) const { return users.data() + first.data()[n + 1]; }

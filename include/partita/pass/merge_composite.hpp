@@ -20,21 +20,14 @@ struct merge_composite;
 
 namespace detail {
 
-/// Matches table entry `e` at root `r` of main as MergeComposite would (Part 1, items 3-5 of the
-/// BYOC semantics), without looking at what other matches claimed: the match, its interior
-/// values not escaping, no node pinned elsewhere, and the predicate. Fills `gr` when it holds.
+/// Forms the group of the structural match in `st` rooted at `r` and accepts it as
+/// MergeComposite would: no node pinned elsewhere or `claimed`, no interior value escaping, and
+/// the predicate. Weights and nodes computed from weights alone are copied into the composite,
+/// so they may be shared with anything (Relay duplicates them too).
 template <class T>
-constexpr bool match_group(const module_builder& m, const T& t, const table_entry& e, int r, const use_lists& uses, match_state& st,
-                           group& gr) {
-  const graph_node& g = m.node(r);
-  if (is_leaf(g.op) || g.op == op_id::call) return false;
+constexpr bool accept_group(const module_builder& m, const T& t, const table_entry& e, int r, const use_lists& uses,
+                            const match_state& st, const std::vector<char>* claimed, group& gr) {
   const std::string_view owner = composite_backend(e.name);
-  if (!g.pinned.empty() && g.pinned != owner) return false;  // pinned elsewhere: not for this backend
-  matcher<T> mt(t, m.nodes.data(), m.args.data(), st);
-  if (!mt.looks_like(e.root, r)) return false;
-  st.reset(t.vars.size());
-  if (!mt.match(e.root, r)) return false;
-
   gr = group{r, {}, {}, e.name};
   for (int b : st.body)
     if (!contains(gr.body, b)) gr.body.push_back(b);
@@ -50,18 +43,51 @@ constexpr bool match_group(const module_builder& m, const T& t, const table_entr
 
   for (int b : gr.body) {
     const graph_node& bn = m.node(b);
-    if (bn.op == op_id::weight) continue;  // weights are copied into the composite, not moved
+    const std::size_t u = static_cast<std::size_t>(b);
+    if (bn.op == op_id::weight) continue;
     if (!bn.pinned.empty() && bn.pinned != owner) return false;
+    if (uses.constant[u]) continue;
+    if (claimed && (*claimed)[u]) return false;
     if (b == r) continue;
-    if (uses.returned[static_cast<std::size_t>(b)]) return false;  // an interior value escapes
-    for (const int* u = uses.begin(b); u != uses.end(b); ++u)
-      if (!contains(gr.body, *u)) return false;
+    if (uses.returned[u]) return false;  // an interior value escapes
+    for (const int* c = uses.begin(b); c != uses.end(b); ++c)
+      if (!contains(gr.body, *c)) return false;
   }
   std::vector<int> vars(st.var_node);
   const match_view mv(m.nodes.data(), m.args.data(), r,
                       {gr.body.data(), static_cast<int>(gr.body.size()), gr.params.data(), static_cast<int>(gr.params.size()),
                        vars.data(), t.vars.data(), static_cast<int>(t.vars.size())});
   return e.predicate(mv);
+}
+
+/// How many commutative nodes of one match may have both operand orders tried after a rejected
+/// match (2^8 matches at most): more than any pattern of the cpu or oneDNN tables has.
+inline constexpr int max_order_choices = 8;
+
+/// Matches table entry `e` at root `r` of main as MergeComposite would (Part 1, items 3-5 of the
+/// BYOC semantics): the first match that `accept_group` accepts. When a match is rejected, the
+/// other operand orders of its `add` and `multiply` nodes are tried before giving up: in
+/// `x + conv(x)` with `x` itself a convolution, `add_p<conv2d_p<…>, any>` first binds `x`, whose
+/// value escapes to `conv(x)`; the swapped order forms the composite. Fills `gr` when it holds.
+template <class T>
+constexpr bool match_group(const module_builder& m, const T& t, const table_entry& e, int r, const use_lists& uses, match_state& st,
+                           group& gr, const std::vector<char>* claimed = nullptr) {
+  const graph_node& g = m.node(r);
+  if (is_leaf(g.op) || g.op == op_id::call) return false;
+  const std::string_view owner = composite_backend(e.name);
+  if (!g.pinned.empty() && g.pinned != owner) return false;  // pinned elsewhere: not for this backend
+  matcher<T> mt(t, m.nodes.data(), m.args.data(), st);
+  if (!mt.looks_like(e.root, r)) return false;
+  int choices = 0;
+  unsigned swaps = 0;
+  do {
+    st.reset(t.vars.size(), swaps);
+    const bool matched = mt.match(e.root, r);
+    if (!matched && swaps == 0) return false;  // the written order and each node's swap failed alike
+    choices = std::max(choices, std::min(st.choices, max_order_choices));
+    if (matched && accept_group(m, t, e, r, uses, st, claimed, gr)) return true;
+  } while (++swaps < (1u << choices));
+  return false;
 }
 
 /// Applies the entries of table `t` to main one after another (Part 1, items 3-5 of the BYOC
@@ -89,13 +115,10 @@ constexpr module_builder merge_composite(module_builder m, const T& t) {
     const std::size_t first_new = groups.size();
     for (int r = f.first_node + f.num_nodes - 1; r >= f.first_node; --r) {
       if (claimed[static_cast<std::size_t>(r)] || !e.root_ops.contains(seen.node(r).op) ||
-          !match_group(seen, t, e, r, uses, st, gr))
+          !match_group(seen, t, e, r, uses, st, gr, &claimed))
         continue;
-      bool free = true;
-      for (int b : gr.body) free = free && (m.node(b).op == op_id::weight || !claimed[static_cast<std::size_t>(b)]);
-      if (!free) continue;
       for (int b : gr.body)
-        if (m.node(b).op != op_id::weight) claimed[static_cast<std::size_t>(b)] = true;
+        if (!uses.constant[static_cast<std::size_t>(b)]) claimed[static_cast<std::size_t>(b)] = true;
       gr.rank = static_cast<int>(k);
       groups.push_back(gr);
     }

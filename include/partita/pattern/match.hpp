@@ -10,17 +10,23 @@ namespace partita::detail {
 /// What a match collected: nodes absorbed into the composite (ops, projections and weights
 /// matched by `constant`, in post-order), the values that become parameters (in the pattern's
 /// post-order), and the node bound to each pattern variable.
+/// `swaps` chooses the operand order tried first at each commutative node the match meets
+/// (bit k for the k-th met; a clear bit is the written order), and `choices` counts those nodes.
 struct match_state {
   std::vector<int> body;
   std::vector<int> params;
   std::vector<int> var_node;
   std::vector<int> trail;  // variables bound so far, in order, for rollback
+  unsigned swaps = 0;
+  int choices = 0;
 
-  constexpr void reset(std::size_t num_vars) {
+  constexpr void reset(std::size_t num_vars, unsigned swap_mask = 0) {
     body.clear();
     params.clear();
     trail.clear();
     var_node.assign(num_vars, -1);
+    swaps = swap_mask;
+    choices = 0;
   }
 };
 
@@ -111,11 +117,16 @@ class matcher {
     const graph_node& g = nodes_[n];
     if (g.op != pn.op) return false;
     if (pn.any_arity ? g.nargs < pn.count : g.nargs != pn.count) return false;
+    const bool commutative = (g.op == op_id::add || g.op == op_id::multiply) && pn.count == 2 && !pn.any_arity;
+    bool swapped = false;
+    if (commutative) {
+      const int k = st_.choices++;
+      swapped = k < 32 && ((st_.swaps >> k) & 1u) != 0;
+    }
     const mark m = save();
-    if (!match_args(pn, n, false)) {
+    if (!match_args(pn, n, swapped)) {
       restore(m);
-      const bool commutative = (g.op == op_id::add || g.op == op_id::multiply) && pn.count == 2 && !pn.any_arity;
-      if (!commutative || !match_args(pn, n, true)) {
+      if (!commutative || !match_args(pn, n, !swapped)) {
         restore(m);
         return false;
       }
@@ -154,35 +165,50 @@ class matcher {
     }
   }
 
+  // Relay's rule for a dominator (TVM's matcher after its 2023 and 2024 fixes): every argument
+  // of the root and of each node on a path is the parent, or a node matching `Path` whose own
+  // arguments obey the same rule. A weight or input beside such an argument is a side input (a
+  // parameter, like a bias), but a node whose arguments are all leaves ends at an input, not
+  // at the parent, and fails the match, as does an op matching neither pattern. One node is
+  // the parent: another that looks like it must pass as a path node. (TVM stopped at a node's
+  // first argument matching the parent until 2023, so `add(conv, relu(input))` matched there.)
   constexpr bool match_dominator(const pattern_node& pn, int root) {
     if (!match(child(pn, 2), root)) return false;
     int parent = -1;
-    std::vector<int> todo;
+    std::vector<int> todo{root};  // nodes whose arguments are still to examine
     std::vector<int> seen;
-    for (int k = 0; k < nodes_[root].nargs; ++k) todo.push_back(arg(root, k));
-    bool reached = false;
     while (!todo.empty()) {
       const int n = todo.back();
       todo.pop_back();
-      const op_id op = nodes_[n].op;
-      if (op == op_id::input || op == op_id::weight || op == op_id::param) continue;  // leaves end a path
-      bool again = false;
-      for (int s : seen) again = again || s == n;
-      if (again || n == parent) continue;
-      seen.push_back(n);
-      if (shallow(child(pn, 0), n)) {
-        if (parent >= 0) return false;  // a second parent: the match must have exactly one
-        if (!match(child(pn, 0), n)) return false;
-        parent = n;
-        reached = true;
-      } else if (shallow(child(pn, 1), n)) {
-        st_.body.push_back(n);
-        for (int k = 0; k < nodes_[n].nargs; ++k) todo.push_back(arg(n, k));
-      } else {
-        return false;
+      bool inner = false;  // has an argument that is not a leaf
+      for (int k = 0; k < nodes_[n].nargs; ++k) {
+        const int a = arg(n, k);
+        if (is_leaf(nodes_[a].op)) {
+          // A weight beside a path is bound into the composite, as Relay copies a constant that
+          // no pattern node made an input; the root's arguments are its own pattern's business.
+          if (n != root && nodes_[a].op == op_id::weight) st_.body.push_back(a);
+          continue;
+        }
+        inner = true;
+        bool again = a == parent;
+        for (int s : seen) again = again || s == a;
+        if (again) continue;
+        if (parent < 0 && shallow(child(pn, 0), a)) {
+          const mark m = save();
+          if (match(child(pn, 0), a)) {
+            parent = a;
+            continue;
+          }
+          restore(m);
+        }
+        if (!shallow(child(pn, 1), a)) return false;
+        seen.push_back(a);
+        st_.body.push_back(a);
+        todo.push_back(a);
       }
+      if (!inner) return false;
     }
-    return reached;
+    return parent >= 0;
   }
 
   const T& t_;

@@ -304,8 +304,10 @@ struct has_attr {
 };
 
 /// Dominator pattern (Relay's `dominates(parent, path, child)`): `Child` matches at the root,
-/// every non-leaf input path of the root consists of nodes matching `Path` up to one node
-/// matching `Parent`, and nothing on the way is used outside the match.
+/// and every argument of the root and of each node on the way is the one node matching
+/// `Parent` or a node matching `Path` whose arguments obey the same rule; weights and inputs
+/// beside them are side inputs, but a path ending at an input fails. Nothing on the way may be
+/// used outside the match.
 /// `dominates<conv2d_p<any, constant>, elementwise, relu_p<any>>`.
 template <class Parent, class Path, class Child>
 struct dominates {

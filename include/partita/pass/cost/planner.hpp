@@ -104,8 +104,8 @@ struct cost_planner {
           if (!match_group(m, t, t.entries[e], i, g.uses, st, gr)) continue;
           cost_candidate c;
           c.backend = bi;
-          for (int b : gr.body)
-            if (m.node(b).op != op_id::weight) c.nodes.push_back(b);
+          for (int b : gr.body)  // what is computed from weights alone is copied, not covered
+            if (!g.uses.constant[static_cast<std::size_t>(b)] || b == i) c.nodes.push_back(b);
           c.part.assign(c.nodes.size(), 0);
           c.roots.push_back(i);
           c.entries.push_back(static_cast<int>(e));
