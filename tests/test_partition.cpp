@@ -67,7 +67,7 @@ using node9 = add<in10, node8>;
 using rfc = partition<model<node9>, adds, reference>;
 static_assert(count_functions<rfc, "test"> == 2);
 constexpr int rfc_a = function_named<rfc>("test_main_0");
-constexpr int rfc_b = function_named<rfc>("test_main_3");
+constexpr int rfc_b = function_named<rfc>("test_main_1");
 static_assert(rfc_a > 0 && rfc_b > 0);
 static_assert(ops_in<rfc>(rfc_a) == 5 && outputs_of<rfc>(rfc_a) == 2);  // node0, 1, 2, 5, 7 → node5, node7
 static_assert(params_of<rfc>(rfc_a) == 6);                               // in_1..4, node4, in_9
@@ -112,11 +112,43 @@ static_assert([] {
   return gets == 2;
 }());
 
+// the outputs come in main's node order: a = in1 + in2 first, then b = a + in3, although the
+// subtract reads b first (Relay would return b, a: the order its walk first leaves the region)
+using ordered = partition<model<subtract<add<add<in1, in2>, in3>, add<in1, in2>>>, adds, reference>;
+static_assert([] {
+  const auto& m = ordered::value;
+  const function_info& f = m.functions[1];
+  const graph_node& result = m.node(f.result);
+  if (result.op != op_id::tuple || result.nargs != 2) return false;
+  const int a = m.arg(f.result, 0), b = m.arg(f.result, 1);
+  return m.node(a).op == op_id::add && m.node(m.arg(a, 0)).op == op_id::param && m.arg(b, 0) == a;
+}());
+
 // --- 8. deterministic, sanitised names ------------------------------------------------------
 using odd = renamed<"unsanitary-name++", op_id::add>;
 using odd_parts = partition<model<add<in1, in2>>, odd, reference>;
 static_assert(function_named<odd_parts>("unsanitary_name___main_0") == 1);
 static_assert(odd_parts::value.functions[1].backend == "unsanitary-name++");
+
+// --- stable names: partitions numbered per backend, composites per pattern --------------------
+// Relay's region ids count host regions too: a host op added upstream renamed every partition.
+using named_before = partition<model<add<relu<add<in1, in2>>, in3>>, adds, reference>;
+using named_after = partition<model<add<relu<add<subtract<in1, in4>, in2>>, in3>>, adds, reference>;
+static_assert(function_named<named_before>("test_main_0") > 0 && function_named<named_before>("test_main_1") > 0);
+static_assert(function_named<named_after>("test_main_0") > 0 && function_named<named_after>("test_main_1") > 0);
+// each pattern counts its own composites; a later run continues the count
+using two_patterns = pattern_table<composite<"t.r", relu_p<any>>, composite<"t.s", sigmoid_p<any>>>;
+using named_composites = merge_composite<module_of<model<add<relu<in1>, add<sigmoid<in2>, relu<in3>>>>>, two_patterns>;
+static_assert(function_named<named_composites>("t_r_0") > 0 && function_named<named_composites>("t_r_1") > 0);
+static_assert(function_named<named_composites>("t_s_0") > 0);
+using named_first = merge_composite<module_of<model<add<relu<sigmoid<in1>>, relu<in2>>>>, pattern_table<composite<"t.r", relu_p<input_p<>>>>>;
+using named_again = merge_composite<named_first, pattern_table<composite<"t.r", relu_p<any>>>>;
+static_assert(function_named<named_first>("t_r_0") > 0 && function_named<named_again>("t_r_0") > 0);
+static_assert(function_named<named_again>("t_r_1") > 0 && inspect<named_again>().function("t_r_1").count(op_id::sigmoid) == 0);
+// two prefixes that sanitize alike do not share a name
+using alike = merge_composite<module_of<model<add<relu<in1>, sigmoid<in2>>>>,
+                              pattern_table<composite<"t.x", relu_p<any>>, composite<"t_x", sigmoid_p<any>>>>;
+static_assert(function_named<alike>("t_x_0") > 0 && function_named<alike>("t_x_1") > 0);
 
 // --- 8. a second BYOC run for another backend leaves existing partitions untouched -----------
 using first = partition<model<relu<add<multiply<in1, in2>, in3>>>, adds, reference>;
@@ -126,6 +158,37 @@ static_assert(second::value.functions[1].name() == first::value.functions[1].nam
 static_assert(ops_in<second>(1) == ops_in<first>(1));
 using third = partition<second, adds, muls, reference>;  // nothing left to claim
 static_assert(count_functions<third, "test"> == 1 && count_functions<third, "mul"> == 1);
+
+// --- the inspection API (partita/ir/query.hpp) on the RFC example and on composites ---------
+static_assert(inspect<rfc>().num_functions() == 3 && inspect<rfc>().main().kind() == function_kind::main);
+static_assert(inspect<rfc>().function(rfc_a).kind() == function_kind::partition);
+static_assert(inspect<rfc>().function("test_main_0").backend() == "test" && inspect<rfc>().function(rfc_a).composite().empty());
+static_assert(inspect<rfc>().function(rfc_a).num_params() == 6 && inspect<rfc>().function(rfc_a).param(0).is(op_id::param));
+static_assert(inspect<rfc>().function(rfc_a).num_outputs() == 2 && inspect<rfc>().function(rfc_a).output(1).is(op_id::add));
+// main's parameters are the model's inputs in node order, the order run() takes them in
+static_assert(inspect<rfc>().main().num_params() == 10 && inspect<rfc>().main().param(0).name() == compiled<rfc, adds, reference>::input(0).name);
+static_assert(inspect<rfc>().count(function_kind::partition) == 2 && inspect<rfc>().count("test") == 2);
+// every call of main names its callee (the function table's index), and the callee's
+// parameters match the call's arguments one for one
+static_assert([] {
+  const module_view m = inspect<rfc>();
+  int calls = 0;
+  for (int i = 0; i < m.main().size(); ++i) {
+    const op_view n = m.main().node(i);
+    if (!n.is(op_id::call)) continue;
+    ++calls;
+    if (m.callee(n).kind() != function_kind::partition || m.callee(n).num_params() != n.num_args()) return false;
+  }
+  return calls == 2;
+}());
+// composites: their pattern name, and the backend its prefix names
+using inspected = merge_composite<module_of<model<relu<add<multiply<in1, in2>, in3>>>>,
+                                  pattern_table<composite<"mul.fma", add_p<multiply_p<any, any>, any>>>>;
+static_assert(inspect<inspected>().function(1).kind() == function_kind::composite);
+static_assert(inspect<inspected>().function(1).composite() == "mul.fma" && inspect<inspected>().function(1).backend() == "mul");
+static_assert(inspect<inspected>().function(1).num_ops() == 2 && inspect<inspected>().function(1).count(op_id::multiply) == 1);
+static_assert(inspect<inspected>().callee(inspect<inspected>().main().result().arg(0)).composite() == "mul.fma");
+static_assert(inspect<inspected>().find("no such function") == -1);
 
 // --- the explicit flow, the pipeline and the eager partition<> agree --------------------------
 using explicit_flow = partition_graph<merge_regions<annotate_target<module_of<model<node9>>, adds, reference>>>;

@@ -37,6 +37,7 @@
 #include "partita/ir/ops/slicing.hpp"
 #include "partita/ir/ops/tuple.hpp"
 #include "partita/ir/printer.hpp"
+#include "partita/ir/query.hpp"
 #include "partita/ir/uses.hpp"
 #include "partita/ir/view.hpp"
 

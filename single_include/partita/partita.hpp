@@ -380,7 +380,6 @@ struct attrs {
   int block = 1;  // depth_to_space, space_to_depth
   depth_to_space_mode depth_order = depth_to_space_mode::dcr;
   int axis = 0;     // bias_add, concatenate, softmax, slice, gather, layer_norm (first normalized axis)
-  int callee = -1;  // function index of a call node
   float lo = 0.f, hi = 0.f;  // clip bounds
   float epsilon = 0.f;       // batch_norm, layer_norm, rms_norm
   float alpha = 0.f, beta = 0.f;  // leaky_relu slope, power exponent, hardsigmoid, pad value
@@ -1138,7 +1137,7 @@ constexpr std::uint64_t mix_all_attrs(std::uint64_t h, const attrs& a) {
   const auto mix_float = [&mix](float v) { mix(std::bit_cast<std::uint32_t>(v)); };
   for (const auto* pair : {&a.stride, &a.padding, &a.padding_end, &a.dilation, &a.window, &a.output_padding})
     for (int v : *pair) mix(static_cast<std::uint32_t>(v));
-  for (int v : {a.groups, a.block, static_cast<int>(a.depth_order), a.axis, a.callee, static_cast<int>(a.resize), a.axes})
+  for (int v : {a.groups, a.block, static_cast<int>(a.depth_order), a.axis, static_cast<int>(a.resize), a.axes})
     mix(static_cast<std::uint32_t>(v));
   for (float v : {a.lo, a.hi, a.epsilon, a.alpha, a.beta}) mix_float(v);
   for (bool v : {a.count_include_pad, a.ceil_mode, a.transpose_a, a.transpose_b, a.keepdims, a.align_corners}) mix(v);
@@ -1698,6 +1697,28 @@ constexpr void append_number(function_info& f, int v) {
   } while (v > 0);
   while (n > 0 && static_cast<std::size_t>(f.name_length) < max_function_name)
     f.name_chars[static_cast<std::size_t>(f.name_length++)] = digits[--n];
+}
+
+/// Names `f` `<prefix><middle>_<k>`, with `prefix` sanitized (every character other than a
+/// letter or a digit becomes `_`) and k the number of functions of `m` already of the same backend (a
+/// partition, `composite` empty) or of the same pattern `composite`: numbers that a function of
+/// another backend or pattern, added anywhere, leaves alone. Should two prefixes sanitize alike
+/// (`a.b` and `a_b`), k goes on to the first name no function of `m` has.
+constexpr void name_function(function_info& f, const module_builder& m, std::string_view prefix, std::string_view middle,
+                             std::string_view backend, std::string_view composite) {
+  int k = 0;
+  for (const function_info& g : m.functions)
+    k += composite.empty() ? (g.composite.empty() && g.backend == backend) : g.composite == composite;
+  for (;; ++k) {
+    f.name_length = 0;
+    sanitize_into(f, prefix);
+    append_text(f, middle);
+    append_text(f, "_");
+    append_number(f, k);
+    bool taken = false;
+    for (const function_info& g : m.functions) taken = taken || g.name() == f.name();
+    if (!taken) return;
+  }
 }
 
 /// A pass's result held in a module of capacity `C`: its sizes, and its contents when they fit.
@@ -3076,6 +3097,174 @@ struct embedding : gather<Table, Ids, 0> {};
 
 }  // namespace partita
 // ---- end partita/ir/ops/slicing.hpp ----
+// ---- begin partita/ir/query.hpp ----
+/// Inspecting a module: its functions, their parameters, bodies and results, and what each call
+/// calls. Everything is constexpr, for `static_assert` as much as for run-time code.
+
+// ---- begin partita/ir/view.hpp ----
+/// `op_view`: a read-only view of one node, for predicates and backends.
+
+
+namespace partita {
+
+/// A read-only view of one node of a module, for constexpr predicates: backend `supports`
+/// functions and composite predicates see the op, dtype, shape, attributes and arguments.
+class op_view {
+ public:
+  constexpr op_view(const graph_node* nodes, const int* args, int index) : nodes_(nodes), args_(args), index_(index) {}
+
+  constexpr op_id op() const { return node().op; }
+  constexpr bool is(op_id o) const { return node().op == o; }
+  constexpr partita::dtype dtype() const { return node().type; }
+  constexpr const partita::shape& shape() const { return node().out; }
+  constexpr const partita::attrs& attributes() const { return *node().at; }
+  constexpr std::string_view name() const { return node().name; }
+  constexpr int num_args() const { return node().nargs; }
+  constexpr op_view arg(int i) const { return {nodes_, args_, args_[node().first_arg + i]}; }
+  constexpr int index() const { return index_; }
+  constexpr const graph_node& node() const { return nodes_[index_]; }
+
+ private:
+  const graph_node* nodes_;
+  const int* args_;
+  int index_;
+};
+
+}  // namespace partita
+// ---- end partita/ir/view.hpp ----
+
+namespace partita {
+
+/// What a function of a module is: `main`, a composite formed from a pattern table, or a
+/// partition outlined for a backend.
+enum class function_kind { main, composite, partition };
+
+/// One function of a module, read-only.
+class function_view {
+ public:
+  constexpr function_view(const graph_node* nodes, const int* args, const function_info* info, int index)
+      : nodes_(nodes), args_(args), f_(info), index_(index) {}
+
+  /// Its position in the module's function table (main is 0), what calls refer to.
+  constexpr int index() const { return index_; }
+  constexpr std::string_view name() const { return f_->name(); }
+  constexpr function_kind kind() const {
+    if (index_ == 0) return function_kind::main;
+    return f_->composite.empty() ? function_kind::partition : function_kind::composite;
+  }
+  /// The pattern name of a composite (`"cpu.conv2d_bias_act"`); empty for other functions.
+  constexpr std::string_view composite() const { return f_->composite; }
+  /// The backend that runs the function: a partition's `backend` attribute, or the prefix of a
+  /// composite's pattern name up to its first `.` (empty without one, and for main).
+  constexpr std::string_view backend() const {
+    return kind() == function_kind::composite ? composite_backend(f_->composite) : f_->backend;
+  }
+
+  /// Its parameters in order: `param` nodes for composites and partitions, the model's inputs
+  /// for main.
+  constexpr int num_params() const {
+    int n = 0;
+    for (int i = 0; i < size(); ++i) n += is_param(node(i));
+    return n;
+  }
+  constexpr op_view param(int k) const {
+    int seen = 0;
+    for (int i = 0; i < size(); ++i)
+      if (is_param(node(i)) && (kind() == function_kind::main ? seen++ == k : node(i).node().index == k)) return node(i);
+    throw error("partita: function_view::param: no parameter of this position");
+  }
+
+  /// Its nodes in topological order: parameters, weights and ops, the result last among those
+  /// it reads.
+  constexpr int size() const { return f_->num_nodes; }
+  constexpr op_view node(int i) const { return {nodes_, args_, f_->first_node + i}; }
+  /// How many of its nodes run `op`.
+  constexpr int count(op_id op) const {
+    int n = 0;
+    for (int i = 0; i < size(); ++i) n += node(i).is(op);
+    return n;
+  }
+  /// How many of its nodes are operations: neither parameters, inputs, weights nor tuples.
+  constexpr int num_ops() const {
+    int n = 0;
+    for (int i = 0; i < size(); ++i) n += !is_leaf(node(i).op()) && !node(i).is(op_id::tuple);
+    return n;
+  }
+
+  /// The node it returns; a tuple when it has several outputs.
+  constexpr op_view result() const { return {nodes_, args_, f_->result}; }
+  constexpr int num_outputs() const { return result().is(op_id::tuple) ? result().num_args() : 1; }
+  constexpr op_view output(int k) const { return result().is(op_id::tuple) ? result().arg(k) : result(); }
+
+ private:
+  constexpr bool is_param(op_view v) const { return v.is(kind() == function_kind::main ? op_id::input : op_id::param); }
+
+  const graph_node* nodes_;
+  const int* args_;
+  const function_info* f_;
+  int index_;
+};
+
+/// A module, read-only: `inspect<M>()` for a module type, or `module_view(M::value)`.
+class module_view {
+ public:
+  template <std::size_t N, std::size_t A, std::size_t F>
+  constexpr explicit module_view(const module_value<N, A, F>& m)
+      : nodes_(m.nodes.data()), args_(m.args.data()), functions_(m.functions.data()), num_functions_(static_cast<int>(F)) {}
+
+  constexpr int num_functions() const { return num_functions_; }
+  constexpr function_view function(int i) const {
+    if (i < 0 || i >= num_functions_) throw error("partita: module_view::function: no function of this index");
+    return {nodes_, args_, functions_ + i, i};
+  }
+  constexpr function_view main() const { return function(0); }
+  /// The index of the function called `name`, or -1.
+  constexpr int find(std::string_view name) const {
+    for (int i = 0; i < num_functions_; ++i)
+      if (functions_[i].name() == name) return i;
+    return -1;
+  }
+  /// The function called `name`; an error if there is none.
+  constexpr function_view function(std::string_view name) const {
+    const int i = find(name);
+    if (i < 0) throw error("partita: module_view::function: no function of this name");
+    return function(i);
+  }
+  /// The function that call node `call` calls; an error for a node that is not a call.
+  constexpr function_view callee(op_view call) const {
+    if (!call.is(op_id::call)) throw error("partita: module_view::callee: the node is not a call");
+    return function(call.node().index);
+  }
+  /// How many functions are of kind `k`.
+  constexpr int count(function_kind k) const {
+    int n = 0;
+    for (int i = 0; i < num_functions_; ++i) n += function(i).kind() == k;
+    return n;
+  }
+  /// How many functions `name` names: partitions of backend `name` and composites of pattern
+  /// `name`, with a backend prefix or without (what `count_functions` counts).
+  constexpr int count(std::string_view name) const {
+    int n = 0;
+    if (name.empty()) return 0;
+    for (int i = 0; i < num_functions_; ++i) n += functions_[i].backend == name || functions_[i].composite == name;
+    return n;
+  }
+
+ private:
+  const graph_node* nodes_;
+  const int* args_;
+  const function_info* functions_;
+  int num_functions_;
+};
+
+/// The view of module type `M` (a pass result, `partition<...>`, `module_of<model<...>>`).
+template <module_type M>
+constexpr module_view inspect() {
+  return module_view(M::value);
+}
+
+}  // namespace partita
+// ---- end partita/ir/query.hpp ----
 // ---- begin partita/ir/uses.hpp ----
 /// Use lists, liveness and dead-code removal on a module being rewritten.
 
@@ -3196,37 +3385,6 @@ constexpr module_builder remove_dead_functions(const module_builder& m) {
 
 }  // namespace partita::detail
 // ---- end partita/ir/uses.hpp ----
-// ---- begin partita/ir/view.hpp ----
-/// `op_view`: a read-only view of one node, for predicates and backends.
-
-
-namespace partita {
-
-/// A read-only view of one node of a module, for constexpr predicates: backend `supports`
-/// functions and composite predicates see the op, dtype, shape, attributes and arguments.
-class op_view {
- public:
-  constexpr op_view(const graph_node* nodes, const int* args, int index) : nodes_(nodes), args_(args), index_(index) {}
-
-  constexpr op_id op() const { return node().op; }
-  constexpr bool is(op_id o) const { return node().op == o; }
-  constexpr partita::dtype dtype() const { return node().type; }
-  constexpr const partita::shape& shape() const { return node().out; }
-  constexpr const partita::attrs& attributes() const { return *node().at; }
-  constexpr std::string_view name() const { return node().name; }
-  constexpr int num_args() const { return node().nargs; }
-  constexpr op_view arg(int i) const { return {nodes_, args_, args_[node().first_arg + i]}; }
-  constexpr int index() const { return index_; }
-  constexpr const graph_node& node() const { return nodes_[index_]; }
-
- private:
-  const graph_node* nodes_;
-  const int* args_;
-  int index_;
-};
-
-}  // namespace partita
-// ---- end partita/ir/view.hpp ----
 
 // pattern
 // ---- begin partita/pattern/match.hpp ----
@@ -3818,11 +3976,21 @@ class match_view {
   /// The composite's parameters, in order.
   constexpr int num_params() const { return p_.num_params; }
   constexpr op_view param(int i) const { return view(p_.params[i]); }
-  /// The node bound to pattern variable `name`.
+  /// Whether the pattern declares variable `name` and this match bound it (a variable of an
+  /// `alt` branch the match did not take is unbound).
+  constexpr bool bound(std::string_view name) const {
+    const int i = find(name);
+    return i >= 0 && p_.vars[i] >= 0;
+  }
+  /// The node bound to pattern variable `name`. A name the pattern does not declare (a typo),
+  /// or an unbound variable, is an error rather than some other node: predicates run in
+  /// constant evaluation, where it stops the compilation at this line; at run time it throws
+  /// `partita::error`.
   constexpr op_view var(std::string_view name) const {
-    for (int i = 0; i < p_.num_vars; ++i)
-      if (p_.var_names[i] == name) return view(p_.vars[i]);
-    return view(root_);
+    const int i = find(name);
+    if (i < 0) throw error("partita: match_view::var: the pattern declares no variable of this name");
+    if (p_.vars[i] < 0) throw error("partita: match_view::var: this match did not bind the variable (check bound() first)");
+    return view(p_.vars[i]);
   }
   /// True when `f(op_view)` holds for every absorbed node.
   template <class F>
@@ -3834,6 +4002,11 @@ class match_view {
 
  private:
   constexpr op_view view(int i) const { return {nodes_, args_, i}; }
+  constexpr int find(std::string_view name) const {
+    for (int i = 0; i < p_.num_vars; ++i)
+      if (p_.var_names[i] == name) return i;
+    return -1;
+  }
   const graph_node* nodes_;
   const int* args_;
   int root_;
@@ -4438,8 +4611,10 @@ struct group {
   int rank = 0;
 };
 
-/// Outlines disjoint groups of main into composite functions (numbered by rank, then in graph
-/// order) and replaces each root by a call on the group's parameters. With `keep_placement`,
+/// Outlines disjoint groups of main into composite functions and replaces each root by a call
+/// on the group's parameters. A composite is named `<pattern>_<k>`, k counting the composites
+/// of that pattern (those of earlier runs first, then these in graph order), so that a match of
+/// another pattern, or a node added elsewhere, renames nothing. With `keep_placement`,
 /// each call keeps its root's target and region (the cost-based flow decides them before
 /// outlining).
 constexpr module_builder outline_composites(const module_builder& m, std::vector<group> groups, bool keep_placement = false) {
@@ -4464,9 +4639,7 @@ constexpr module_builder outline_composites(const module_builder& m, std::vector
   for (int g : order) {
     const group& gr = groups[static_cast<std::size_t>(g)];
     function_info fn{};
-    sanitize_into(fn, gr.name);
-    append_text(fn, "_");
-    append_number(fn, static_cast<int>(out.functions.size()));
+    name_function(fn, out, gr.name, {}, {}, gr.name);
     fn.composite = gr.name;
     fn.first_node = static_cast<int>(out.nodes.size());
     fn.num_params = static_cast<int>(gr.params.size());
@@ -5567,9 +5740,7 @@ constexpr void outline_regions(const module_builder& m, std::vector<region_info>
   std::vector<int> a;
   for (region_info& r : regions) {
     function_info fn{};
-    sanitize_into(fn, r.backend);
-    append_text(fn, "_main_");
-    append_number(fn, r.id);
+    name_function(fn, out, r.backend, "_main", r.backend, {});
     fn.backend = r.backend;
     fn.first_node = static_cast<int>(out.nodes.size());
     fn.num_params = static_cast<int>(r.params.size());
@@ -5671,7 +5842,8 @@ constexpr void emit_main(const module_builder& m, const std::vector<region_info>
 }
 
 /// PartitionGraph on main: each region annotated for a backend becomes a function named
-/// `<backend>_main_<region id>` (non-alphanumerics replaced by `_`) with one parameter per
+/// `<backend>_main_<k>` (non-alphanumerics replaced by `_`; k counts that backend's partitions,
+/// those of earlier runs first, then the new ones in graph order) with one parameter per
 /// distinct producer outside the region and the weights it uses bound inside; it returns its
 /// single output, or a tuple that callers project. Unannotated nodes stay in main. Without
 /// merge_regions, every annotated node is its own region.
@@ -6379,14 +6551,14 @@ template <class M, class... Backends>
 struct partition : std::conditional_t<backends_ok<Backends...>, detail::partition_flow<M, Backends...>,
                                       std::type_identity<module_type_t<M>>>::type {};
 
-/// Number of functions of module `M` that belong to `Backend` (partitions) — or, for a name
-/// with a `.`, of composite functions with that pattern name.
+/// Number of functions of module `M` that `Name` names: partitions of backend `Name` and
+/// composites of pattern `Name`, with a backend prefix (`"cpu.conv2d_bias"`) or without.
 template <module_type M, fixed_string Name>
 inline constexpr int count_functions = [] {
   int n = 0;
   for (const function_info& f : M::value.functions) {
     const std::string_view want = Name.view();
-    n += (composite_backend(want).empty() ? f.backend == want : f.composite == want) ? 1 : 0;
+    n += (f.backend == want || f.composite == want) ? 1 : 0;
   }
   return n;
 }();

@@ -8,20 +8,19 @@
 namespace test_queries {
 using namespace partita;
 
+// Shorthands over the public inspection API (partita/ir/query.hpp), which they also exercise.
 template <module_type M>
 constexpr int function_named(std::string_view name) {
-  for (std::size_t f = 0; f < M::value.functions.size(); ++f)
-    if (M::value.functions[f].name() == name) return static_cast<int>(f);
-  return -1;
+  return inspect<M>().find(name);
 }
 /// Whether the ops of a function's body (params, inputs and weights excluded) are exactly `ops`, in order.
 template <module_type M>
 constexpr bool body_is(int fn, std::initializer_list<op_id> ops) {
-  const function_info& f = M::value.functions[static_cast<std::size_t>(fn)];
+  const function_view f = inspect<M>().function(fn);
   auto it = ops.begin();
-  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) {
-    const op_id op = M::value.node(i).op;
-    if (op == op_id::param || op == op_id::weight || op == op_id::input) continue;
+  for (int i = 0; i < f.size(); ++i) {
+    const op_id op = f.node(i).op();
+    if (is_leaf(op)) continue;
     if (it == ops.end() || *it != op) return false;
     ++it;
   }
@@ -29,41 +28,32 @@ constexpr bool body_is(int fn, std::initializer_list<op_id> ops) {
 }
 template <module_type M>
 constexpr int count_op(int fn, op_id op) {
-  const function_info& f = M::value.functions[static_cast<std::size_t>(fn)];
-  int n = 0;
-  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) n += M::value.node(i).op == op;
-  return n;
+  return inspect<M>().function(fn).count(op);
 }
 template <module_type M>
-constexpr int params_of(int fn) { return M::value.functions[static_cast<std::size_t>(fn)].num_params; }
+constexpr int params_of(int fn) {
+  return inspect<M>().function(fn).num_params();
+}
 /// The name of the input passed as argument k to main's call of function fn.
 template <module_type M>
 constexpr std::string_view call_arg_name(int fn, int k) {
-  const auto& m = M::value;
-  const function_info& main = m.main();
-  for (int i = main.first_node; i < main.first_node + main.num_nodes; ++i)
-    if (m.node(i).op == op_id::call && m.node(i).index == fn) return m.node(m.arg(i, k)).name;
+  const module_view m = inspect<M>();
+  const function_view main = m.main();
+  for (int i = 0; i < main.size(); ++i)
+    if (main.node(i).is(op_id::call) && m.callee(main.node(i)).index() == fn) return main.node(i).arg(k).name();
   return "<no call>";
 }
 template <module_type M>
 constexpr int composites() {
-  int n = 0;
-  for (const function_info& f : M::value.functions) n += !f.composite.empty();
-  return n;
+  return inspect<M>().count(function_kind::composite);
 }
-
 template <module_type M>
 constexpr int ops_in(int fn) {
-  const function_info& f = M::value.functions[static_cast<std::size_t>(fn)];
-  int n = 0;
-  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) n += !is_leaf(M::value.node(i).op) && M::value.node(i).op != op_id::tuple;
-  return n;
+  return inspect<M>().function(fn).num_ops();
 }
 template <module_type M>
 constexpr int outputs_of(int fn) {
-  const auto& f = M::value.functions[static_cast<std::size_t>(fn)];
-  const graph_node& r = M::value.node(f.result);
-  return r.op == op_id::tuple ? r.nargs : 1;
+  return inspect<M>().function(fn).num_outputs();
 }
 /// Targets of main's non-leaf nodes, in order.
 template <module_type M>

@@ -107,7 +107,6 @@ struct attrs {
   int block = 1;  // depth_to_space, space_to_depth
   depth_to_space_mode depth_order = depth_to_space_mode::dcr;
   int axis = 0;     // bias_add, concatenate, softmax, slice, gather, layer_norm (first normalized axis)
-  int callee = -1;  // function index of a call node
   float lo = 0.f, hi = 0.f;  // clip bounds
   float epsilon = 0.f;       // batch_norm, layer_norm, rms_norm
   float alpha = 0.f, beta = 0.f;  // leaky_relu slope, power exponent, hardsigmoid, pad value

@@ -138,6 +138,28 @@ constexpr void append_number(function_info& f, int v) {
     f.name_chars[static_cast<std::size_t>(f.name_length++)] = digits[--n];
 }
 
+/// Names `f` `<prefix><middle>_<k>`, with `prefix` sanitized (every character other than a
+/// letter or a digit becomes `_`) and k the number of functions of `m` already of the same backend (a
+/// partition, `composite` empty) or of the same pattern `composite`: numbers that a function of
+/// another backend or pattern, added anywhere, leaves alone. Should two prefixes sanitize alike
+/// (`a.b` and `a_b`), k goes on to the first name no function of `m` has.
+constexpr void name_function(function_info& f, const module_builder& m, std::string_view prefix, std::string_view middle,
+                             std::string_view backend, std::string_view composite) {
+  int k = 0;
+  for (const function_info& g : m.functions)
+    k += composite.empty() ? (g.composite.empty() && g.backend == backend) : g.composite == composite;
+  for (;; ++k) {
+    f.name_length = 0;
+    sanitize_into(f, prefix);
+    append_text(f, middle);
+    append_text(f, "_");
+    append_number(f, k);
+    bool taken = false;
+    for (const function_info& g : m.functions) taken = taken || g.name() == f.name();
+    if (!taken) return;
+  }
+}
+
 /// A pass's result held in a module of capacity `C`: its sizes, and its contents when they fit.
 template <builder_sizes C>
 struct packed_module {

@@ -43,7 +43,7 @@ constexpr std::uint64_t mix_all_attrs(std::uint64_t h, const attrs& a) {
   const auto mix_float = [&mix](float v) { mix(std::bit_cast<std::uint32_t>(v)); };
   for (const auto* pair : {&a.stride, &a.padding, &a.padding_end, &a.dilation, &a.window, &a.output_padding})
     for (int v : *pair) mix(static_cast<std::uint32_t>(v));
-  for (int v : {a.groups, a.block, static_cast<int>(a.depth_order), a.axis, a.callee, static_cast<int>(a.resize), a.axes})
+  for (int v : {a.groups, a.block, static_cast<int>(a.depth_order), a.axis, static_cast<int>(a.resize), a.axes})
     mix(static_cast<std::uint32_t>(v));
   for (float v : {a.lo, a.hi, a.epsilon, a.alpha, a.beta}) mix_float(v);
   for (bool v : {a.count_include_pad, a.ceil_mode, a.transpose_a, a.transpose_b, a.keepdims, a.align_corners}) mix(v);

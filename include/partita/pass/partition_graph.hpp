@@ -115,9 +115,7 @@ constexpr void outline_regions(const module_builder& m, std::vector<region_info>
   std::vector<int> a;
   for (region_info& r : regions) {
     function_info fn{};
-    sanitize_into(fn, r.backend);
-    append_text(fn, "_main_");
-    append_number(fn, r.id);
+    name_function(fn, out, r.backend, "_main", r.backend, {});
     fn.backend = r.backend;
     fn.first_node = static_cast<int>(out.nodes.size());
     fn.num_params = static_cast<int>(r.params.size());
@@ -219,7 +217,8 @@ constexpr void emit_main(const module_builder& m, const std::vector<region_info>
 }
 
 /// PartitionGraph on main: each region annotated for a backend becomes a function named
-/// `<backend>_main_<region id>` (non-alphanumerics replaced by `_`) with one parameter per
+/// `<backend>_main_<k>` (non-alphanumerics replaced by `_`; k counts that backend's partitions,
+/// those of earlier runs first, then the new ones in graph order) with one parameter per
 /// distinct producer outside the region and the weights it uses bound inside; it returns its
 /// single output, or a tuple that callers project. Unannotated nodes stay in main. Without
 /// merge_regions, every annotated node is its own region.

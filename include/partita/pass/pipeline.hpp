@@ -156,14 +156,14 @@ template <class M, class... Backends>
 struct partition : std::conditional_t<backends_ok<Backends...>, detail::partition_flow<M, Backends...>,
                                       std::type_identity<module_type_t<M>>>::type {};
 
-/// Number of functions of module `M` that belong to `Backend` (partitions) — or, for a name
-/// with a `.`, of composite functions with that pattern name.
+/// Number of functions of module `M` that `Name` names: partitions of backend `Name` and
+/// composites of pattern `Name`, with a backend prefix (`"cpu.conv2d_bias"`) or without.
 template <module_type M, fixed_string Name>
 inline constexpr int count_functions = [] {
   int n = 0;
   for (const function_info& f : M::value.functions) {
     const std::string_view want = Name.view();
-    n += (composite_backend(want).empty() ? f.backend == want : f.composite == want) ? 1 : 0;
+    n += (f.backend == want || f.composite == want) ? 1 : 0;
   }
   return n;
 }();

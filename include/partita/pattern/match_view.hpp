@@ -2,6 +2,7 @@
 /// `match_view`: what a pattern predicate sees of a match.
 #include <string_view>
 
+#include "partita/core/error.hpp"
 #include "partita/ir/view.hpp"
 
 namespace partita {
@@ -31,11 +32,21 @@ class match_view {
   /// The composite's parameters, in order.
   constexpr int num_params() const { return p_.num_params; }
   constexpr op_view param(int i) const { return view(p_.params[i]); }
-  /// The node bound to pattern variable `name`.
+  /// Whether the pattern declares variable `name` and this match bound it (a variable of an
+  /// `alt` branch the match did not take is unbound).
+  constexpr bool bound(std::string_view name) const {
+    const int i = find(name);
+    return i >= 0 && p_.vars[i] >= 0;
+  }
+  /// The node bound to pattern variable `name`. A name the pattern does not declare (a typo),
+  /// or an unbound variable, is an error rather than some other node: predicates run in
+  /// constant evaluation, where it stops the compilation at this line; at run time it throws
+  /// `partita::error`.
   constexpr op_view var(std::string_view name) const {
-    for (int i = 0; i < p_.num_vars; ++i)
-      if (p_.var_names[i] == name) return view(p_.vars[i]);
-    return view(root_);
+    const int i = find(name);
+    if (i < 0) throw error("partita: match_view::var: the pattern declares no variable of this name");
+    if (p_.vars[i] < 0) throw error("partita: match_view::var: this match did not bind the variable (check bound() first)");
+    return view(p_.vars[i]);
   }
   /// True when `f(op_view)` holds for every absorbed node.
   template <class F>
@@ -47,6 +58,11 @@ class match_view {
 
  private:
   constexpr op_view view(int i) const { return {nodes_, args_, i}; }
+  constexpr int find(std::string_view name) const {
+    for (int i = 0; i < p_.num_vars; ++i)
+      if (p_.var_names[i] == name) return i;
+    return -1;
+  }
   const graph_node* nodes_;
   const int* args_;
   int root_;

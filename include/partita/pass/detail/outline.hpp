@@ -20,8 +20,10 @@ struct group {
   int rank = 0;
 };
 
-/// Outlines disjoint groups of main into composite functions (numbered by rank, then in graph
-/// order) and replaces each root by a call on the group's parameters. With `keep_placement`,
+/// Outlines disjoint groups of main into composite functions and replaces each root by a call
+/// on the group's parameters. A composite is named `<pattern>_<k>`, k counting the composites
+/// of that pattern (those of earlier runs first, then these in graph order), so that a match of
+/// another pattern, or a node added elsewhere, renames nothing. With `keep_placement`,
 /// each call keeps its root's target and region (the cost-based flow decides them before
 /// outlining).
 constexpr module_builder outline_composites(const module_builder& m, std::vector<group> groups, bool keep_placement = false) {
@@ -46,9 +48,7 @@ constexpr module_builder outline_composites(const module_builder& m, std::vector
   for (int g : order) {
     const group& gr = groups[static_cast<std::size_t>(g)];
     function_info fn{};
-    sanitize_into(fn, gr.name);
-    append_text(fn, "_");
-    append_number(fn, static_cast<int>(out.functions.size()));
+    name_function(fn, out, gr.name, {}, {}, gr.name);
     fn.composite = gr.name;
     fn.first_node = static_cast<int>(out.nodes.size());
     fn.num_params = static_cast<int>(gr.params.size());
