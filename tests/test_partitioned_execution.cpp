@@ -307,3 +307,63 @@ TEST_CASE("edge cases of partitioned outputs run as the unpartitioned model does
   for (const plan_step& st : pinned_exe::plan.steps) on_adds += st.backend == "adds";
   CHECK(on_adds == 2);  // multiply (pinned) and add
 }
+
+TEST_CASE("first_available binds the first executable whose backends can all run here") {
+  using with_mock = compiled<cnn, mock, reference>;
+  using host_only = compiled<cnn, reference>;
+  const weights<oracle> w;
+  oracle ref;
+  const outputs want = run(ref, w.set);
+  auto run_chosen = [](auto& exe) {
+    std::vector<float> x(3 * 8 * 8);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::sin(static_cast<float>(i));
+    outputs o;
+    exe.run(x, o.probs, o.features);
+    return o;
+  };
+
+  first_available<with_mock, host_only> present;
+  present.bind(w.set);
+  CHECK(present.chosen() == 0);
+  CHECK(present.skipped().empty());
+  CHECK(max_relative_error(run_chosen(present).probs, want.probs) < 1e-4f);
+  int mock_calls = 0;
+  present.visit([&](auto& e) {
+    if constexpr (std::is_same_v<std::remove_cvref_t<decltype(e)>, with_mock>) mock_calls = static_cast<int>(e.template state<mock>().calls.size());
+  });
+  CHECK(mock_calls > 0);
+
+  mock::plugged_in = false;
+  with_mock unplugged;
+  CHECK(unavailable_backends(unplugged) == std::vector<std::string_view>{"mock"});
+  first_available<with_mock, host_only> fallback;
+  fallback.bind(w.set);
+  CHECK(fallback.chosen() == 1);
+  REQUIRE(fallback.skipped().size() == 1);
+  CHECK(fallback.skipped()[0] == "executable 0 (mock, reference): backend mock is not available");
+  const outputs got = run_chosen(fallback);
+  CHECK(max_relative_error(got.probs, want.probs) < 1e-4f);
+  CHECK(max_relative_error(got.features, want.features) < 1e-4f);
+
+  // none can run: an error naming each reason; one bound before stays bound
+  first_available<with_mock> only_mock;
+  CHECK_THROWS_WITH_AS(only_mock.bind(w.set),
+                       "partita: first_available: no executable can run here; executable 0 (mock, reference): backend mock is not available",
+                       error);
+  CHECK(!only_mock.bound());
+  std::vector<float> image(3 * 8 * 8), probs(10), features(8 * 8 * 8);
+  CHECK_THROWS_AS(only_mock.run(image, probs, features), error);
+  mock::plugged_in = true;
+  first_available<with_mock> rebound;
+  rebound.bind(w.set);
+  mock::plugged_in = false;
+  CHECK_THROWS_AS(rebound.bind(w.set), error);
+  CHECK(rebound.bound());
+  CHECK(rebound.chosen() == 0);
+  mock::plugged_in = true;
+
+  // a bind that throws (wrong weights) skips to the next executable too
+  weight_set wrong;
+  first_available<with_mock, host_only> neither;
+  CHECK_THROWS_AS(neither.bind(wrong), error);
+}

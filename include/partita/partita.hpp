@@ -67,6 +67,7 @@
 
 // runtime
 #include "partita/runtime/aliasing.hpp"
+#include "partita/runtime/availability.hpp"
 #include "partita/runtime/bind.hpp"
 #include "partita/runtime/executable.hpp"
 #include "partita/runtime/lowering.hpp"

@@ -17,6 +17,10 @@ struct mock {
     std::vector<std::string_view> calls;
   };
 
+  /// Whether the "device" is present: tests unplug it to see executables fall back.
+  static inline bool plugged_in = true;
+  static bool available(state&) { return plugged_in; }
+
   using patterns = pattern_table<composite<"mock.conv2d_bias_relu", relu_p<bias_add_p<conv2d_p<any, constant>, constant>>, only_f32>>;
 
   /// Small f32 adds and relus only (the "device" has little memory).

@@ -17,6 +17,7 @@ namespace partita {
 /// | `static constexpr fixed_string name` | unique, never "default" |
 /// | `struct state` | per-executable state, default-constructed with the executable |
 /// | `state::rest()` (optional) | called before another backend's step runs: stop spinning threads |
+/// | `static bool available(state&)` (optional) | whether it can run now (its device present and free): `unavailable_backends(exe)`, `first_available` |
 /// | `static constexpr bool host` (optional) | runs every op; takes what no other backend claims |
 /// | `static constexpr bool supports(const op_view&)` | which single ops it claims (non-host backends; optional with `patterns`) |
 /// | `using patterns = pattern_table<...>` (optional) | its composites, in priority order |
