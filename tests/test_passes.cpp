@@ -256,15 +256,28 @@ using var_w = weight<"var", f32, 2, 3>;
 using mean_w = weight<"mean", f32, 2, 3>;
 using den = partita::sqrt<add<var_w, scalar<1e-5f>>>;
 using norm_p = divide_p<subtract_p<any, constant>, sqrt_p<add_p<constant, constant>>>;
-using norms = model<add<divide<subtract<x, mean_w>, den>, divide<subtract<y, mean_w>, den>>>;
+using mean_v = weight<"mean_v", f32, 2, 3>;
+using norms = model<add<divide<subtract<x, mean_w>, den>, divide<subtract<y, mean_v>, den>>>;
 using norms_m = merge_composite<module_of<norms>, pattern_table<composite<"t.norm", norm_p>>>;
 static_assert(composites<norms_m>() == 2 && params_of<norms_m>(1) == 1 && params_of<norms_m>(2) == 1);
 static_assert(body_is<norms_m>(0, {op_id::call, op_id::call, op_id::add}));  // the shared sqrt left main
-static_assert(body_is<norms_m>(1, {op_id::subtract, op_id::add, op_id::sqrt, op_id::divide}));
+static_assert(count_op<norms_m>(1, op_id::sqrt) == 1 && count_op<norms_m>(2, op_id::sqrt) == 1);
 // when main also reads it, it stays there as well
-using norms_kept = model<add<divide<subtract<x, mean_w>, den>, divide<subtract<y, mean_w>, den>>, den>;
+using norms_kept = model<add<divide<subtract<x, mean_w>, den>, divide<subtract<y, mean_v>, den>>, den>;
 using norms_kept_m = merge_composite<module_of<norms_kept>, pattern_table<composite<"t.norm", norm_p>>>;
 static_assert(composites<norms_kept_m>() == 2 && count_op<norms_kept_m>(0, op_id::sqrt) == 1);
+
+// --- identical composites are one function called twice (Relax's deduplication) -----------
+// With one mean for both, the two normalizations are the same function (the same pattern,
+// body and weights, whatever order each listed its nodes in): main calls it twice.
+using same_norms = merge_composite<module_of<model<add<divide<subtract<x, mean_w>, den>, divide<subtract<y, mean_w>, den>>>>,
+                                   pattern_table<composite<"t.norm", norm_p>>>;
+static_assert(composites<same_norms>() == 1 && count_op<same_norms>(0, op_id::call) == 2);
+static_assert(body_is<same_norms>(1, {op_id::subtract, op_id::add, op_id::sqrt, op_id::divide}));
+// the same body on other shapes, or with other weights, stays a function of its own
+using two_relus = pattern_table<composite<"t.r", relu_p<any>>>;
+static_assert(composites<merge_composite<module_of<model<add<relu<x>, relu<y>>>>, two_relus>>() == 1);
+static_assert(composites<merge_composite<module_of<model<add<relu<x>, relu<input<"row", f32, 1, 3>>>>>, two_relus>>() == 2);
 // an input in the subexpression makes it a value of the model again: refused as before
 using vin = input<"v", f32, 2, 3>;
 using den_in = partita::sqrt<add<vin, scalar<1e-5f>>>;

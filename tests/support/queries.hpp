@@ -43,6 +43,18 @@ constexpr std::string_view call_arg_name(int fn, int k) {
     if (main.node(i).is(op_id::call) && m.callee(main.node(i)).index() == fn) return main.node(i).arg(k).name();
   return "<no call>";
 }
+/// How many calls main makes to functions that `name` names (partitions of a backend,
+/// composites of a pattern): identical functions are one, called from several places.
+template <module_type M>
+constexpr int calls_of(std::string_view name) {
+  const module_view m = inspect<M>();
+  int n = 0;
+  for (int i = 0; i < m.main().size(); ++i) {
+    const op_view v = m.main().node(i);
+    if (v.is(op_id::call) && (m.callee(v).backend() == name || m.callee(v).composite() == name)) ++n;
+  }
+  return n;
+}
 template <module_type M>
 constexpr int composites() {
   return inspect<M>().count(function_kind::composite);

@@ -6,6 +6,7 @@
 
 #include "partita/ir/uses.hpp"
 #include "partita/ir/module_builder.hpp"
+#include "partita/pass/detail/dedup.hpp"
 
 namespace partita {
 
@@ -221,7 +222,8 @@ constexpr void emit_main(const module_builder& m, const std::vector<region_info>
 /// those of earlier runs first, then the new ones in graph order) with one parameter per
 /// distinct producer outside the region and the weights it uses bound inside; it returns its
 /// single output, or a tuple that callers project. Unannotated nodes stay in main. Without
-/// merge_regions, every annotated node is its own region.
+/// merge_regions, every annotated node is its own region. Identical partitions (same backend,
+/// body and bound weights) become one function called from each place (`dedup_functions`).
 constexpr module_builder partition_graph(const module_builder& m) {
   std::vector<region_info> regions = find_regions(m);
   if (regions.empty()) return m;
@@ -231,7 +233,7 @@ constexpr module_builder partition_graph(const module_builder& m) {
   copy_functions_but_main(out, m);
   outline_regions(m, regions, out);
   emit_main(m, regions, owner, out);
-  return out;
+  return dedup_functions(out);
 }
 
 template <class M>

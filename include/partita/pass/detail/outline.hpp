@@ -7,6 +7,7 @@
 
 #include "partita/ir/module_builder.hpp"
 #include "partita/ir/uses.hpp"
+#include "partita/pass/detail/dedup.hpp"
 
 namespace partita::detail {
 
@@ -21,7 +22,8 @@ struct group {
 };
 
 /// Outlines disjoint groups of main into composite functions and replaces each root by a call
-/// on the group's parameters. A composite is named `<pattern>_<k>`, k counting the composites
+/// on the group's parameters; identical composites (same pattern, body and weights) become one
+/// function called from each place (`dedup_functions`). A composite is named `<pattern>_<k>`, k counting the composites
 /// of that pattern (those of earlier runs first, then these in graph order), so that a match of
 /// another pattern, or a node added elsewhere, renames nothing. With `keep_placement`,
 /// each call keeps its root's target and region (the cost-based flow decides them before
@@ -112,7 +114,7 @@ constexpr module_builder outline_composites(const module_builder& m, std::vector
     }
   }
   finish_main(out, start, to[static_cast<std::size_t>(f.result)]);
-  return out;
+  return dedup_functions(out);
 }
 
 }  // namespace partita::detail
