@@ -1,7 +1,8 @@
 // Bring-your-own-codegen at compile time: a small CNN is split between an "npu" backend (here
 // the reference kernels under another name, claiming what an accelerator typically would) and
 // the host. Shows the four passes one by one, the eager partition<> flow, the partitioned module
-// as text and as a Graphviz picture, and checks that it computes what the unpartitioned model does.
+// as text and as a Graphviz picture, the placement report (why each op runs where it does), and
+// checks that it computes what the unpartitioned model does.
 //
 //   example_partition [out.dot]     writes the partitioned module's picture (default partition.dot)
 #include <cmath>
@@ -44,8 +45,15 @@ using parts = partition<net, npu, reference>;
 static_assert(count_functions<m4, "npu"> == 1 && count_functions<parts, "npu"> == 1);
 static_assert(count_functions<parts, "npu.conv2d_bias_relu"> == 2 && count_functions<parts, "npu.conv2d_bias_add_relu"> == 1);
 
+// Why each op runs where it runs, and why not on the other backend: the placement report.
+constexpr auto placement_report = explain<net, npu, reference>();
+static_assert(placement_report.first(op_id::softmax).backend == "reference");
+static_assert(placement_report.why_not(placement_report.first(op_id::dense), "npu").why == refusal::unsupported);
+static_assert(placement_report.first(op_id::conv2d).how == placement::composite);
+
 int main(int argc, char** argv) {
   std::cout << "== after merge_composite ==\n" << print(m1{}) << "\n== partitioned ==\n" << print(parts{}) << "\n";
+  std::cout << "== placement (nodes as in print(module_of<net>{})) ==\n" << to_string(placement_report) << "\n";
   const char* dot_path = argc > 1 ? argv[1] : "partition.dot";
   std::ofstream(dot_path) << to_dot(parts{});
   std::cout << "wrote " << dot_path << " (render with: dot -Tsvg " << dot_path << " -o partition.svg)\n";

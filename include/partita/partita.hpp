@@ -59,6 +59,8 @@
 #include "partita/pass/cost/cost_partition.hpp"
 #include "partita/pass/cost/planner.hpp"
 #include "partita/pass/cost/tuning.hpp"
+#include "partita/pass/explain.hpp"
+#include "partita/pass/explanation.hpp"
 #include "partita/pass/merge_composite.hpp"
 #include "partita/pass/merge_regions.hpp"
 #include "partita/pass/partition_graph.hpp"

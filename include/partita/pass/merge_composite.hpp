@@ -20,13 +20,27 @@ struct merge_composite;
 
 namespace detail {
 
+/// Why a match formed no composite, for `explain`: the check that refused it and the node it
+/// concerns.
+struct group_verdict {
+  enum class kind : unsigned char { accepted, no_match, pinned_elsewhere, claimed, escapes, predicate };
+  kind what = kind::no_match;
+  int node = -1;  // the node pinned elsewhere, already claimed, or whose value escapes
+  int user = -1;  // where an escaping value goes (-1: main returns it)
+  std::vector<int> body{};  // the refused match's nodes (filled by match_group)
+};
+
 /// Forms the group of the structural match in `st` rooted at `r` and accepts it as
 /// MergeComposite would: no node pinned elsewhere or `claimed`, no interior value escaping, and
 /// the predicate. Weights and nodes computed from weights alone are copied into the composite,
 /// so they may be shared with anything (Relay duplicates them too).
 template <class T>
 constexpr bool accept_group(const module_builder& m, const T& t, const table_entry& e, int r, const use_lists& uses,
-                            const match_state& st, const std::vector<char>* claimed, group& gr) {
+                            const match_state& st, const std::vector<char>* claimed, group& gr, group_verdict* why = nullptr) {
+  const auto refuse = [why](group_verdict::kind k, int node, int user) {
+    if (why) *why = {k, node, user, {}};
+    return false;
+  };
   const std::string_view owner = composite_backend(e.name);
   gr = group{r, {}, {}, e.name};
   for (int b : st.body)
@@ -45,19 +59,21 @@ constexpr bool accept_group(const module_builder& m, const T& t, const table_ent
     const graph_node& bn = m.node(b);
     const std::size_t u = static_cast<std::size_t>(b);
     if (bn.op == op_id::weight) continue;
-    if (!bn.pinned.empty() && bn.pinned != owner) return false;
+    if (!bn.pinned.empty() && bn.pinned != owner) return refuse(group_verdict::kind::pinned_elsewhere, b, -1);
     if (uses.constant[u]) continue;
-    if (claimed && (*claimed)[u]) return false;
+    if (claimed && (*claimed)[u]) return refuse(group_verdict::kind::claimed, b, -1);
     if (b == r) continue;
-    if (uses.returned[u]) return false;  // an interior value escapes
+    if (uses.returned[u]) return refuse(group_verdict::kind::escapes, b, -1);  // an interior value escapes
     for (const int* c = uses.begin(b); c != uses.end(b); ++c)
-      if (!contains(gr.body, *c)) return false;
+      if (!contains(gr.body, *c)) return refuse(group_verdict::kind::escapes, b, *c);
   }
   std::vector<int> vars(st.var_node);
   const match_view mv(m.nodes.data(), m.args.data(), r,
                       {gr.body.data(), static_cast<int>(gr.body.size()), gr.params.data(), static_cast<int>(gr.params.size()),
                        vars.data(), t.vars.data(), static_cast<int>(t.vars.size())});
-  return e.predicate(mv);
+  if (!e.predicate(mv)) return refuse(group_verdict::kind::predicate, r, -1);
+  if (why) *why = {group_verdict::kind::accepted, -1, -1, {}};
+  return true;
 }
 
 /// How many commutative nodes of one match may have both operand orders tried after a rejected
@@ -71,22 +87,36 @@ inline constexpr int max_order_choices = 8;
 /// value escapes to `conv(x)`; the swapped order forms the composite. Fills `gr` when it holds.
 template <class T>
 constexpr bool match_group(const module_builder& m, const T& t, const table_entry& e, int r, const use_lists& uses, match_state& st,
-                           group& gr, const std::vector<char>* claimed = nullptr) {
+                           group& gr, const std::vector<char>* claimed = nullptr, group_verdict* why = nullptr) {
+  if (why) *why = {};
   const graph_node& g = m.node(r);
   if (is_leaf(g.op) || g.op == op_id::call) return false;
   const std::string_view owner = composite_backend(e.name);
-  if (!g.pinned.empty() && g.pinned != owner) return false;  // pinned elsewhere: not for this backend
   matcher<T> mt(t, m.nodes.data(), m.args.data(), st);
   if (!mt.looks_like(e.root, r)) return false;
+  if (!g.pinned.empty() && g.pinned != owner) {  // pinned elsewhere: not for this backend
+    if (why) *why = {group_verdict::kind::pinned_elsewhere, r, -1, {r}};
+    return false;
+  }
   int choices = 0;
   unsigned swaps = 0;
+  group_verdict first{};  // the verdict on the written operand order is the one reported
   do {
     st.reset(t.vars.size(), swaps);
     const bool matched = mt.match(e.root, r);
     if (!matched && swaps == 0) return false;  // the written order and each node's swap failed alike
     choices = std::max(choices, std::min(st.choices, max_order_choices));
-    if (matched && accept_group(m, t, e, r, uses, st, claimed, gr)) return true;
+    group_verdict v{};
+    if (matched && accept_group(m, t, e, r, uses, st, claimed, gr, &v)) {
+      if (why) *why = v;
+      return true;
+    }
+    if (swaps == 0 && why) {
+      first = v;
+      first.body = gr.body;
+    }
   } while (++swaps < (1u << choices));
+  if (why) *why = first;
   return false;
 }
 

@@ -224,8 +224,11 @@ constexpr void emit_main(const module_builder& m, const std::vector<region_info>
 /// single output, or a tuple that callers project. Unannotated nodes stay in main. Without
 /// merge_regions, every annotated node is its own region. Identical partitions (same backend,
 /// body and bound weights) become one function called from each place (`dedup_functions`).
-constexpr module_builder partition_graph(const module_builder& m) {
+/// With `holder`, also records for each node of `m` the partition function that holds it (a
+/// default `function_info` for the nodes that stay in main): what `explain` reports.
+constexpr module_builder partition_graph(const module_builder& m, std::vector<function_info>* holder = nullptr) {
   std::vector<region_info> regions = find_regions(m);
+  if (holder) holder->assign(m.nodes.size(), function_info{});
   if (regions.empty()) return m;
   const std::vector<int> owner = region_owners(m, regions);
   find_interfaces(m, regions, owner);
@@ -233,7 +236,12 @@ constexpr module_builder partition_graph(const module_builder& m) {
   copy_functions_but_main(out, m);
   outline_regions(m, regions, out);
   emit_main(m, regions, owner, out);
-  return dedup_functions(out);
+  std::vector<int> canon;
+  module_builder result = dedup_functions(out, holder ? &canon : nullptr);
+  if (holder)
+    for (const region_info& r : regions)
+      for (int i : r.nodes) (*holder)[static_cast<std::size_t>(i)] = out.functions[static_cast<std::size_t>(canon[static_cast<std::size_t>(r.function)])];
+  return result;
 }
 
 template <class M>

@@ -66,7 +66,8 @@ constexpr bool same_function(const module_builder& m, int a, int b, const std::v
 /// calls call the earlier function, and it goes. The survivors keep their names and order.
 /// Functions are compared in index order, so a function's callees (outlined before it) are
 /// already merged when it is compared.
-constexpr module_builder dedup_functions(const module_builder& m) {
+/// With `canon_out`, also gives the function each function of `m` became (an index of `m`).
+constexpr module_builder dedup_functions(const module_builder& m, std::vector<int>* canon_out = nullptr) {
   const int nf = static_cast<int>(m.functions.size());
   std::vector<int> canon(static_cast<std::size_t>(nf), 0);
   std::vector<std::uint64_t> hash(static_cast<std::size_t>(nf), 0);
@@ -83,6 +84,7 @@ constexpr module_builder dedup_functions(const module_builder& m) {
         break;
       }
   }
+  if (canon_out) *canon_out = canon;
   if (!merged) return m;
   module_builder out = m;
   for (graph_node& n : out.nodes)
