@@ -1,7 +1,8 @@
 // Kernel sharing: steps with the same signature run one kernel instantiation on backends that
 // share kernels (cpu, reference), each call with its own step index, its own buffers and its
-// own packed weights; steps that differ in shape, attributes or arguments do not share; other
-// backends, and kernels that do not take the step's index, keep one kernel per step.
+// own packed weights (prepared once where steps read the same weights); steps that differ in
+// shape, attributes or arguments do not share; other backends, and kernels that do not take the
+// step's index, keep one kernel per step.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -210,4 +211,56 @@ TEST_CASE("a shared kernel is the first step's (Step::index) and is called with 
   } catch (const error& e) {
     CHECK(std::string(e.what()) == "partita: bind: backend 'recorder' rejected step 6 (conv2d): refused");
   }
+}
+
+// The same weights read by two steps of one kernel (a composite called twice: identical
+// composites are one function): prepared once at bind, both run with the first one's state.
+namespace shared_weights {
+using x = input<"x", f32, 1, 8, 6, 6>;
+using y = input<"y", f32, 1, 8, 6, 6>;
+template <class X, fixed_string W, fixed_string B>
+using block = relu<bias_add<conv2d<X, weight<W, f32, 8, 8, 3, 3>, {.padding = {1, 1}}>, weight<B, f32, 8>>>;
+using same = model<add<block<x, "w", "b">, block<y, "w", "b">>>;
+using different = model<add<block<x, "w", "b">, block<y, "w2", "b2">>>;
+}  // namespace shared_weights
+
+TEST_CASE("two steps with one kernel and the same weights prepare once and run on that state") {
+  using same_t = compiled<shared_weights::same, cpu>;
+  using different_t = compiled<shared_weights::different, cpu>;
+  static_assert(same_t::num_steps == 3 && different_t::num_steps == 3);
+  std::vector<std::vector<float>> s1, s2;
+  same_t same;
+  different_t different;
+  same.bind(distinct_weights<same_t>(s1));
+  different.bind(distinct_weights<different_t>(s2));
+  // One packed copy of the convolution's weights and bias fewer.
+  CHECK(different.resident_bytes() - same.resident_bytes() >= (8 * 8 * 3 * 3 + 8) * sizeof(float));
+
+  using oracle_t = compiled<shared_weights::same, reference>;
+  oracle_t oracle;
+  std::vector<std::vector<float>> s3;
+  oracle.bind(distinct_weights<oracle_t>(s3));
+  same.bind(distinct_weights<same_t>(s1));
+  const auto a = random_vector(8 * 6 * 6, 5), b = random_vector(8 * 6 * 6, 6);
+  std::vector<float> got(8 * 6 * 6), want(got.size());
+  same.run(a, b, got);
+  oracle.run(a, b, want);
+  float worst = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) worst = std::max(worst, std::abs(got[i] - want[i]));
+  CHECK(worst < 1e-4f);
+
+  // The recorder sees one prepare for the two convolutions, and both runs with its index.
+  using rec_t = compiled<shared_weights::same, recorder>;
+  rec_t rec;
+  std::vector<std::vector<float>> s4;
+  rec.bind(distinct_weights<rec_t>(s4));
+  std::vector<float> out(8 * 6 * 6);
+  rec.run(a, b, out);
+  const auto& st = rec.state<recorder>();
+  int conv_prepares = 0, conv_runs_on_first = 0;
+  for (const auto& [kernel, step] : st.prepares) conv_prepares += rec_t::step_name(static_cast<std::size_t>(step)) == "conv2d";
+  for (const auto& [kernel, step] : st.runs)
+    conv_runs_on_first += rec_t::step_name(static_cast<std::size_t>(step)) == "conv2d" && step == kernel;
+  CHECK(conv_prepares == 1);
+  CHECK(conv_runs_on_first == 2);
 }

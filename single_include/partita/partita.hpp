@@ -4157,7 +4157,7 @@ namespace partita {
 /// | `static constexpr bool accepts(const partition_view&)` (optional) | with `passes::host_fallback<B>` in `post_partition`: partitions it refuses run on the host |
 /// | `template <class Step> struct kernel` | `static void run(state&, const float* const* in, float* out)` |
 /// | `kernel<Step>::prepare(state&, const float* const* in)` (optional) | at `bind`: `in` holds the step's weights (null for activations); throwing rejects the step and fails `bind` |
-/// | `static constexpr bool shares_kernels` (optional) | steps with the same signature share one kernel instantiation, which then takes the step's index: `run(state&, in, out, int step)`, `prepare(state&, in, int step)` (a kernel with the three-argument `run` stays per step) |
+/// | `static constexpr bool shares_kernels` (optional) | steps with the same signature share one kernel instantiation, which then takes the step's index: `run(state&, in, out, int step)`, `prepare(state&, in, int step)` (a kernel with the three-argument `run` stays per step). Steps that also read the same weights (a function called twice) are prepared once, and all run with the first one's index |
 ///
 /// Kernels run in destination-passing style (the caller owns every buffer). The plan may give an
 /// elementwise step (unary ops, bias_add, add/subtract/multiply) the same buffer for its output
@@ -8770,18 +8770,50 @@ struct kernel_call {
   }
 };
 
-/// Where step `s` reads its arguments (`ins[first_in + k]`) and writes its result, read at run
-/// time by a shared kernel's caller.
+/// Where step `s` reads its arguments (`ins[first_in + k]`) and writes its result, and the step
+/// whose prepared state it runs with (`prepared_steps`), read at run time by a shared kernel's
+/// caller.
 struct step_io {
   int first_in = 0;
   buffer_ref out{};
+  int prepared = 0;
 };
 
 template <std::size_t N, class P>
-constexpr std::array<step_io, N> step_ios(const P& plan) {
+constexpr std::array<step_io, N> step_ios(const P& plan, const std::array<int, N>& prepared) {
   std::array<step_io, N> io{};
-  for (std::size_t s = 0; s < N; ++s) io[s] = {plan.steps[s].first_in, plan.steps[s].out};
+  for (std::size_t s = 0; s < N; ++s) io[s] = {plan.steps[s].first_in, plan.steps[s].out, prepared[s]};
   return io;
+}
+
+/// For each step, the step whose prepared state it uses at `bind` and `run`: the first step that
+/// runs the same kernel (`canonical`) with the same weights (at least one) in the same places,
+/// else itself.
+/// A function called twice (identical composites are one function) or any two steps computing
+/// the same thing from the same weights prepare once: a kernel's per-step state (packed weights)
+/// depends only on its signature and its weights.
+template <std::size_t N, class P>
+constexpr std::array<int, N> prepared_steps(const P& plan, const std::array<int, N>& canonical) {
+  std::array<int, N> first{};
+  for (std::size_t s = 0; s < N; ++s) {
+    first[s] = static_cast<int>(s);
+    for (std::size_t t = 0; t < s; ++t) {
+      if (canonical[t] != canonical[s] || first[t] != static_cast<int>(t) || canonical[s] == static_cast<int>(s)) continue;
+      bool same = plan.steps[t].num_in == plan.steps[s].num_in, weights = false;
+      for (int k = 0; same && k < plan.steps[s].num_in; ++k) {
+        const buffer_ref& a = plan.ins[static_cast<std::size_t>(plan.steps[t].first_in + k)];
+        const buffer_ref& b = plan.ins[static_cast<std::size_t>(plan.steps[s].first_in + k)];
+        same = (a.kind == storage::weight) == (b.kind == storage::weight) &&
+               (a.kind != storage::weight || (a.index == b.index && a.offset == b.offset));
+        weights = weights || a.kind == storage::weight;
+      }
+      if (same && weights) {  // steps without weights keep their own index (nothing to share)
+        first[s] = static_cast<int>(t);
+        break;
+      }
+    }
+  }
+  return first;
 }
 
 }  // namespace partita::detail
@@ -9011,9 +9043,9 @@ class compiled {
   static constexpr std::size_t num_steps = plan.steps.size();
 
  private:
-  // Step s runs on backend owner[s], and on the kernel of step canonical[s]: the first step
-  // with its signature, where its backend `shares_kernels` and that kernel takes the step's
-  // index (kernel_sharing.hpp); s itself otherwise.
+  // Step s runs on backend owner[s], on the kernel of step canonical[s] (the first step with its signature where
+  // its backend `shares_kernels` and the kernel takes the step's index; s itself otherwise), with the state
+  // prepared for step prepared[s] (the first with that kernel and the same weights): kernel_sharing.hpp.
   static constexpr auto owner = detail::step_owners<num_steps, Backends...>(plan);
   static_assert(std::ranges::none_of(owner, [](std::size_t o) { return o >= sizeof...(Backends); }),
                 "partita: a step belongs to a backend that is not in compiled<...>");
@@ -9027,7 +9059,7 @@ class compiled {
     constexpr auto first = detail::canonical_steps(module::value, plan, owner, std::array{backend_shares_kernels<Backends>...});
     return std::array<int, num_steps>{(call_at<static_cast<std::size_t>(first[S])>::shared ? first[S] : static_cast<int>(S))...};
   }(std::make_index_sequence<num_steps>{});
-  // The kernel of step S.
+  static constexpr auto prepared = detail::prepared_steps<num_steps>(plan, canonical);
   template <std::size_t S>
   using call_of = call_at<static_cast<std::size_t>(canonical[S])>;
 
@@ -9263,7 +9295,7 @@ class compiled {
 
   // Each step is one call through `runs`, to the function of its canonical step C: shared by
   // every step with C's signature, it reads the step's buffers from `io` and `ins` at run time.
-  static constexpr auto io = detail::step_ios<num_steps>(plan);
+  static constexpr auto io = detail::step_ios<num_steps>(plan, prepared);
   static constexpr auto ins = plan.ins;
   static constexpr auto copies = plan.copies;
 
@@ -9273,7 +9305,7 @@ class compiled {
     const detail::step_io& at = io[static_cast<std::size_t>(step)];
     std::array<const float*, static_cast<std::size_t>(plan.steps[C].num_in)> args{};
     for (std::size_t k = 0; k < args.size(); ++k) args[k] = self.locate(ins[static_cast<std::size_t>(at.first_in) + k], in, out);
-    call_of<C>::run(boost::hana::at_c<owner[C]>(self.states_), args.data(), self.locate(at.out, in, out), step);
+    call_of<C>::run(boost::hana::at_c<owner[C]>(self.states_), args.data(), self.locate(at.out, in, out), at.prepared);
   }
 
   using run_fn = void (*)(compiled&, const float* const*, float* const*, int);
@@ -9311,7 +9343,7 @@ class compiled {
 
   static void prepare_steps(states_t& states, const std::byte* kept, const std::byte* staged) {
     for (std::size_t s = 0; s < num_steps; ++s)
-      if (prepares[s]) prepares[s](states, kept, staged, static_cast<int>(s));
+      if (prepares[s] && prepared[s] == static_cast<int>(s)) prepares[s](states, kept, staged, static_cast<int>(s));
   }
 
   detail::aligned_buffer arena_;

@@ -27,7 +27,7 @@ namespace partita {
 /// | `static constexpr bool accepts(const partition_view&)` (optional) | with `passes::host_fallback<B>` in `post_partition`: partitions it refuses run on the host |
 /// | `template <class Step> struct kernel` | `static void run(state&, const float* const* in, float* out)` |
 /// | `kernel<Step>::prepare(state&, const float* const* in)` (optional) | at `bind`: `in` holds the step's weights (null for activations); throwing rejects the step and fails `bind` |
-/// | `static constexpr bool shares_kernels` (optional) | steps with the same signature share one kernel instantiation, which then takes the step's index: `run(state&, in, out, int step)`, `prepare(state&, in, int step)` (a kernel with the three-argument `run` stays per step) |
+/// | `static constexpr bool shares_kernels` (optional) | steps with the same signature share one kernel instantiation, which then takes the step's index: `run(state&, in, out, int step)`, `prepare(state&, in, int step)` (a kernel with the three-argument `run` stays per step). Steps that also read the same weights (a function called twice) are prepared once, and all run with the first one's index |
 ///
 /// Kernels run in destination-passing style (the caller owns every buffer). The plan may give an
 /// elementwise step (unary ops, bias_add, add/subtract/multiply) the same buffer for its output

@@ -84,9 +84,9 @@ class compiled {
   static constexpr std::size_t num_steps = plan.steps.size();
 
  private:
-  // Step s runs on backend owner[s], and on the kernel of step canonical[s]: the first step
-  // with its signature, where its backend `shares_kernels` and that kernel takes the step's
-  // index (kernel_sharing.hpp); s itself otherwise.
+  // Step s runs on backend owner[s], on the kernel of step canonical[s] (the first step with its signature where
+  // its backend `shares_kernels` and the kernel takes the step's index; s itself otherwise), with the state
+  // prepared for step prepared[s] (the first with that kernel and the same weights): kernel_sharing.hpp.
   static constexpr auto owner = detail::step_owners<num_steps, Backends...>(plan);
   static_assert(std::ranges::none_of(owner, [](std::size_t o) { return o >= sizeof...(Backends); }),
                 "partita: a step belongs to a backend that is not in compiled<...>");
@@ -100,7 +100,7 @@ class compiled {
     constexpr auto first = detail::canonical_steps(module::value, plan, owner, std::array{backend_shares_kernels<Backends>...});
     return std::array<int, num_steps>{(call_at<static_cast<std::size_t>(first[S])>::shared ? first[S] : static_cast<int>(S))...};
   }(std::make_index_sequence<num_steps>{});
-  // The kernel of step S.
+  static constexpr auto prepared = detail::prepared_steps<num_steps>(plan, canonical);
   template <std::size_t S>
   using call_of = call_at<static_cast<std::size_t>(canonical[S])>;
 
@@ -336,7 +336,7 @@ class compiled {
 
   // Each step is one call through `runs`, to the function of its canonical step C: shared by
   // every step with C's signature, it reads the step's buffers from `io` and `ins` at run time.
-  static constexpr auto io = detail::step_ios<num_steps>(plan);
+  static constexpr auto io = detail::step_ios<num_steps>(plan, prepared);
   static constexpr auto ins = plan.ins;
   static constexpr auto copies = plan.copies;
 
@@ -346,7 +346,7 @@ class compiled {
     const detail::step_io& at = io[static_cast<std::size_t>(step)];
     std::array<const float*, static_cast<std::size_t>(plan.steps[C].num_in)> args{};
     for (std::size_t k = 0; k < args.size(); ++k) args[k] = self.locate(ins[static_cast<std::size_t>(at.first_in) + k], in, out);
-    call_of<C>::run(boost::hana::at_c<owner[C]>(self.states_), args.data(), self.locate(at.out, in, out), step);
+    call_of<C>::run(boost::hana::at_c<owner[C]>(self.states_), args.data(), self.locate(at.out, in, out), at.prepared);
   }
 
   using run_fn = void (*)(compiled&, const float* const*, float* const*, int);
@@ -384,7 +384,7 @@ class compiled {
 
   static void prepare_steps(states_t& states, const std::byte* kept, const std::byte* staged) {
     for (std::size_t s = 0; s < num_steps; ++s)
-      if (prepares[s]) prepares[s](states, kept, staged, static_cast<int>(s));
+      if (prepares[s] && prepared[s] == static_cast<int>(s)) prepares[s](states, kept, staged, static_cast<int>(s));
   }
 
   detail::aligned_buffer arena_;

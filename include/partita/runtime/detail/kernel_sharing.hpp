@@ -184,18 +184,50 @@ struct kernel_call {
   }
 };
 
-/// Where step `s` reads its arguments (`ins[first_in + k]`) and writes its result, read at run
-/// time by a shared kernel's caller.
+/// Where step `s` reads its arguments (`ins[first_in + k]`) and writes its result, and the step
+/// whose prepared state it runs with (`prepared_steps`), read at run time by a shared kernel's
+/// caller.
 struct step_io {
   int first_in = 0;
   buffer_ref out{};
+  int prepared = 0;
 };
 
 template <std::size_t N, class P>
-constexpr std::array<step_io, N> step_ios(const P& plan) {
+constexpr std::array<step_io, N> step_ios(const P& plan, const std::array<int, N>& prepared) {
   std::array<step_io, N> io{};
-  for (std::size_t s = 0; s < N; ++s) io[s] = {plan.steps[s].first_in, plan.steps[s].out};
+  for (std::size_t s = 0; s < N; ++s) io[s] = {plan.steps[s].first_in, plan.steps[s].out, prepared[s]};
   return io;
+}
+
+/// For each step, the step whose prepared state it uses at `bind` and `run`: the first step that
+/// runs the same kernel (`canonical`) with the same weights (at least one) in the same places,
+/// else itself.
+/// A function called twice (identical composites are one function) or any two steps computing
+/// the same thing from the same weights prepare once: a kernel's per-step state (packed weights)
+/// depends only on its signature and its weights.
+template <std::size_t N, class P>
+constexpr std::array<int, N> prepared_steps(const P& plan, const std::array<int, N>& canonical) {
+  std::array<int, N> first{};
+  for (std::size_t s = 0; s < N; ++s) {
+    first[s] = static_cast<int>(s);
+    for (std::size_t t = 0; t < s; ++t) {
+      if (canonical[t] != canonical[s] || first[t] != static_cast<int>(t) || canonical[s] == static_cast<int>(s)) continue;
+      bool same = plan.steps[t].num_in == plan.steps[s].num_in, weights = false;
+      for (int k = 0; same && k < plan.steps[s].num_in; ++k) {
+        const buffer_ref& a = plan.ins[static_cast<std::size_t>(plan.steps[t].first_in + k)];
+        const buffer_ref& b = plan.ins[static_cast<std::size_t>(plan.steps[s].first_in + k)];
+        same = (a.kind == storage::weight) == (b.kind == storage::weight) &&
+               (a.kind != storage::weight || (a.index == b.index && a.offset == b.offset));
+        weights = weights || a.kind == storage::weight;
+      }
+      if (same && weights) {  // steps without weights keep their own index (nothing to share)
+        first[s] = static_cast<int>(t);
+        break;
+      }
+    }
+  }
+  return first;
 }
 
 }  // namespace partita::detail
