@@ -33,6 +33,15 @@ using conv1d_fused = model<relu<add<batch_norm<bias_add<conv1d<x1_4_7, weight<"w
 static_assert(compiled<conv1d_fused, cpu>::num_steps == 1);
 static_assert(count_functions<compiled<conv1d_fused, cpu>::module, "cpu.conv1d_bias_add_act"> == 1);
 static_assert(count_functions<compiled<model<conv1d<x1_4_7, weight<"w", f32, 6, 4, 3>>>, cpu>::module, "cpu.conv1d_bias"> == 0);
+// conv_transpose2d with a bias (and a batch norm, a residual, an activation) is one cpu step
+using ct_x = input<"x", f32, 1, 4, 5, 5>;
+using ct_fused = model<relu<add<bias_add<conv_transpose2d<ct_x, weight<"w", f32, 4, 3, 2, 2>, {.stride = {2, 2}}>, weight<"b", f32, 3>>,
+                               input<"r", f32, 1, 3, 10, 10>>>>;
+static_assert(count_functions<compiled<ct_fused, cpu>::module, "cpu.conv_transpose2d_bias_add_act"> == 1);
+static_assert(compiled<ct_fused, cpu>::num_steps == 1);
+using ct_bn = model<batch_norm<conv_transpose2d<ct_x, weight<"w", f32, 4, 3, 2, 2>>, weight<"g", f32, 3>, weight<"be", f32, 3>,
+                               weight<"m", f32, 3>, weight<"v", f32, 3>>>;
+static_assert(count_functions<compiled<ct_bn, cpu>::module, "cpu.conv_transpose2d_bias"> == 1);
 static_assert(conv1d<x1_4_7, weight<"w", f32, 6, 2, 3>, {.stride = 2, .padding = 1, .padding_end = 2, .groups = 2}>::desc.out ==
               shape_of<1, 6, 4>);
 static_assert(conv1d<x1_4_7, weight<"w", f32, 3, 4, 3>, {.padding = 2, .dilation = 3}>::desc.out == shape_of<1, 3, 5>);

@@ -11692,13 +11692,14 @@ constexpr gemm_step analyse_fused() {
       case op_id::weight: break;
       case op_id::dense:
       case op_id::conv2d:
+      case op_id::conv_transpose2d:
       case op_id::matmul:
         if (chain != -1) g.ok = false;
         g.main = n.op;
         g.main_node = i;
         g.x = input_slot<S>(S::body_arg(i, 0));
         g.w = input_slot<S>(S::body_arg(i, 1));
-        // dense and conv2d pack a bound weight; matmul's B may be any value.
+        // dense and the convolutions pack a bound weight; matmul's B may be any value.
         if (n.op != op_id::matmul && S::body(S::body_arg(i, 1)).op != op_id::weight) g.ok = false;
         chain = i;
         break;
@@ -11786,8 +11787,8 @@ constexpr gemm_step analyse() {
   }
 }
 
-/// The op step S's kernel is built around: a fused composite's dense, conv2d or matmul, else
-/// the step's own op.
+/// The op step S's kernel is built around: a fused composite's dense, conv2d, conv_transpose2d
+/// or matmul, else the step's own op.
 template <class S>
 constexpr op_id main_op() {
   return analyse<S>().main;
@@ -14037,8 +14038,10 @@ constexpr std::size_t packed_conv_transpose_floats(const conv_transpose_geometry
 }
 
 /// Packs the (Cin, Cout / groups, KH, KW) weights as Wᵀ per group: [group][panel][ci][MR], row
-/// m of a panel being (co, kh, kw) (rows past the group's are zero).
-inline void pack_conv_transpose_weights(const conv_transpose_geometry& g, const float* w, float* packed) {
+/// m of a panel being (co, kh, kw) (rows past the group's are zero); with `scale` (a folded
+/// batch norm), each output channel's weights times its scale.
+inline void pack_conv_transpose_weights(const conv_transpose_geometry& g, const float* w, float* packed,
+                                        const double* scale = nullptr) {
   constexpr int MR = conv_block::mr;
   for (int gr = 0; gr < g.groups; ++gr)
     for (int p = 0; p < g.panels; ++p) {
@@ -14047,7 +14050,9 @@ inline void pack_conv_transpose_weights(const conv_transpose_geometry& g, const 
         const float* src = w + static_cast<std::ptrdiff_t>(gr * g.cg + ci) * g.rows;
         for (int m = 0; m < MR; ++m) {
           const int row = p * MR + m;
-          dst[static_cast<std::ptrdiff_t>(ci) * MR + m] = row < g.rows ? src[row] : 0.f;
+          const float v = row < g.rows ? src[row] : 0.f;
+          dst[static_cast<std::ptrdiff_t>(ci) * MR + m] =
+              scale && row < g.rows ? static_cast<float>(v * scale[gr * g.og + row / (g.kh * g.kw)]) : v;
         }
       }
     }
@@ -14082,9 +14087,12 @@ inline void scatter_row(const conv_transpose_geometry& g, int row, const float* 
 
 /// Units [u0, u1) of the whole transposed convolution: unit u is image u / (groups · units),
 /// group (u / units) mod groups, output channels [k · unit_channels, ...) of the group with k =
-/// u mod units. `scratch` holds cg · NR floats (the last, partial tile of positions).
+/// u mod units. `scratch` holds cg · NR floats (the last, partial tile of positions). With `e`
+/// (a fused composite), once a unit's planes hold all their sums, each is finished while still
+/// in cache: `act(y + bias + residual)`, the bias one value per output channel, the residual
+/// shaped like the output.
 inline void conv_transpose_units(const conv_transpose_geometry& g, const float* packed, const float* x, float* y, int u0,
-                                 int u1, float* scratch) {
+                                 int u1, float* scratch, const epilogue* e = nullptr) {
   constexpr int MR = conv_block::mr, NV = conv_block::nv, NR = conv_block::nr;
   const int positions = g.h * g.w, taps = g.kh * g.kw;
   const std::ptrdiff_t out_plane = static_cast<std::ptrdiff_t>(g.oh) * g.ow;
@@ -14119,35 +14127,81 @@ inline void conv_transpose_units(const conv_transpose_geometry& g, const float* 
         }
       }
     }
+    if (!e) continue;
+    for (int co = co0; co < co1; ++co) {
+      const int oc = gr * g.og + co;
+      float* plane = yg + co * out_plane;
+      const float* res = e->residual ? e->residual + (static_cast<std::ptrdiff_t>(image) * g.o + oc) * out_plane : nullptr;
+      finish_segment(plane, plane, static_cast<int>(out_plane), e->bias ? e->bias[oc] : 0.f, res, *e);
+    }
   }
 }
 
-/// conv_transpose2d steps: weights packed at bind when they are bound weights, at every run
-/// otherwise; the units split statically across threads.
+/// conv_transpose2d steps, alone or fused with what follows (`cpu.conv_transpose2d_*`: a bias, a
+/// batch norm folded into the weights and bias at bind, a residual add, an activation): weights
+/// packed at bind when they are bound weights, at every run otherwise; the units split
+/// statically across threads, each finishing its planes (`conv_transpose_units`).
 template <class Step>
 struct conv_transpose_kernel {
-  static constexpr conv_transpose_geometry geo =
-      make_conv_transpose_geometry(Step::arg(0).out, Step::arg(1).out, Step::node.out, *Step::node.at);
-  static constexpr bool constant_weight = Step::arg(1).op == op_id::weight;
-  static constexpr bool packs_weights = constant_weight && Step::arg(0).op != op_id::weight;
+  static constexpr gemm_step info = analyse<Step>();
+  static_assert(info.ok && info.main == op_id::conv_transpose2d,
+                "partita: cpu: this composite (Step) is not one the cpu backend fuses");
+  static constexpr bool fused = Step::op == op_id::call;
+  static constexpr const graph_node& main = fused ? Step::body(info.main_node) : Step::node;
+  static constexpr shape x_shape = fused ? Step::body(Step::body_arg(info.main_node, 0)).out : Step::arg(0).out;
+  static constexpr shape w_shape = fused ? Step::body(Step::body_arg(info.main_node, 1)).out : Step::arg(1).out;
+  static constexpr conv_transpose_geometry geo = make_conv_transpose_geometry(x_shape, w_shape, main.out, *main.at);
+  static constexpr bool constant_weight = fused || Step::arg(1).op == op_id::weight;
+  static constexpr bool has_bias = info.bias >= 0 || info.gamma >= 0;
+  static constexpr bool has_epilogue = has_bias || info.residual >= 0 || info.act != activation::none;
+  static constexpr bool packs_weights = constant_weight && Step::arg(info.x).op != op_id::weight &&
+                                        (info.residual < 0 || Step::arg(info.residual).op != op_id::weight);
   static constexpr std::size_t packed_floats = packed_conv_transpose_floats(geo);
+  static constexpr std::size_t bias_floats = has_bias ? static_cast<std::size_t>(geo.o) : 0;
+
+  // The weights (with a batch norm folded: w' = w · s, b' = (b - mean) · s + beta, s = gamma /
+  // sqrt(var + eps), as the conv2d kernels fold it) and the bias after them.
+  static void pack(float* dst, const float* const* in) {
+    if constexpr (info.gamma >= 0) {
+      std::vector<double> scale(static_cast<std::size_t>(geo.o));
+      float* bias = dst + packed_floats;
+      for (int o = 0; o < geo.o; ++o) {
+        const double sc = static_cast<double>(in[info.gamma][o]) /
+                          std::sqrt(static_cast<double>(in[info.var][o]) + static_cast<double>(info.epsilon));
+        scale[static_cast<std::size_t>(o)] = sc;
+        const double b = info.bias >= 0 ? in[info.bias][o] : 0.0;
+        bias[o] = static_cast<float>((b - in[info.mean][o]) * sc + in[info.beta][o]);
+      }
+      pack_conv_transpose_weights(geo, in[info.w], dst, scale.data());
+    } else {
+      pack_conv_transpose_weights(geo, in[info.w], dst);
+      if constexpr (info.bias >= 0) std::copy(in[info.bias], in[info.bias] + geo.o, dst + packed_floats);
+    }
+  }
 
   static void prepare(state& st, const float* const* in, int step) {
-    float* dst = st.reserve(step, packed_floats);
+    float* dst = st.reserve(step, packed_floats + bias_floats);
     st.need_scratch(0, static_cast<std::size_t>(geo.cg) * conv_block::nr);
     if constexpr (constant_weight) {
-      if (in[1]) pack_conv_transpose_weights(geo, in[1], dst);
+      if (in[info.w]) pack(dst, in);
     }
   }
 
   static void run(state& st, const float* const* in, float* out, int step) {
     float* packed = st.packed(step);
-    if constexpr (!constant_weight) pack_conv_transpose_weights(geo, in[1], packed);
+    if constexpr (!constant_weight) pack(packed, in);
+    epilogue e;
+    e.bias = has_bias ? packed + packed_floats : nullptr;
+    e.residual = info.residual >= 0 ? in[info.residual] : nullptr;
+    e.act = info.act;
+    e.lo = info.lo;
+    e.hi = info.hi;
     constexpr int units = geo.batch * geo.groups * geo.units;
     constexpr double flops = 2.0 * geo.batch * geo.o * geo.cg * geo.kh * geo.kw * geo.h * geo.w;
     const int tasks = tasks_for(flops, st.workers(), units);
     st.parallel(tasks, [&](int t) {
-      conv_transpose_units(geo, packed, in[0], out, units * t / tasks, units * (t + 1) / tasks, st.thread_scratch(t));
+      conv_transpose_units(geo, packed, in[info.x], out, units * t / tasks, units * (t + 1) / tasks, st.thread_scratch(t),
+                           has_epilogue ? &e : nullptr);
     });
   }
 };
@@ -15605,7 +15659,7 @@ struct simple_kernel {
 namespace partita {
 namespace detail::cpu {
 
-/// dense, conv2d or conv1d of a bound weight.
+/// dense, conv2d, conv1d or conv_transpose2d of a bound weight.
 template <template <class, class> class Op>
 using gemm_p = Op<any, constant>;
 /// ... with an optional bias, then an optional batch norm.
@@ -15629,7 +15683,7 @@ struct fusable {
       if (v.dtype() != dtype::f32) return false;
       if (v.is(op_id::bias_add)) {
         const int axis = v.attributes().axis < 0 ? v.attributes().axis + v.shape().rank : v.attributes().axis;
-        const bool conv = v.arg(0).is(op_id::conv2d) || v.arg(0).is(op_id::conv1d);
+        const bool conv = v.arg(0).is(op_id::conv2d) || v.arg(0).is(op_id::conv1d) || v.arg(0).is(op_id::conv_transpose2d);
         if (axis != (conv ? 1 : v.shape().rank - 1)) return false;
       }
       if (v.is(op_id::add) && !(v.arg(0).shape() == v.arg(1).shape())) return false;
@@ -15691,7 +15745,8 @@ struct softmax_fusable {
 
 }  // namespace detail::cpu
 
-/// The `cpu` backend's pattern table, in priority order: conv2d / conv1d / dense with bias (and/or a
+/// The `cpu` backend's pattern table, in priority order: conv2d / conv1d / conv_transpose2d / dense
+/// with bias (and/or a
 /// batch norm, folded at bind), optionally followed by a residual add and/or an activation
 /// (relu, clip, sigmoid, tanh, gelu, gelu_tanh, silu, hardswish, hardsigmoid, leaky_relu; a
 /// conv2d's `x · sigmoid(x)` counts as SiLU); matmul with a bias along its last axis, optionally
@@ -15714,6 +15769,13 @@ using cpu_patterns = pattern_table<
     composite<"cpu.conv1d_bias_act", detail::cpu::activation_p<detail::cpu::gemm_bias_p<conv1d_p>>, detail::cpu::fusable>,
     composite<"cpu.conv1d_act", detail::cpu::activation_p<detail::cpu::gemm_p<conv1d_p>>, detail::cpu::fusable>,
     composite<"cpu.conv1d_bias", detail::cpu::gemm_bias_p<conv1d_p>, detail::cpu::fusable>,
+    composite<"cpu.conv_transpose2d_bias_add_act",
+              detail::cpu::activation_p<add_p<detail::cpu::gemm_bias_p<conv_transpose2d_p>, any>>, detail::cpu::fusable>,
+    composite<"cpu.conv_transpose2d_bias_add", add_p<detail::cpu::gemm_bias_p<conv_transpose2d_p>, any>, detail::cpu::fusable>,
+    composite<"cpu.conv_transpose2d_bias_act", detail::cpu::activation_p<detail::cpu::gemm_bias_p<conv_transpose2d_p>>,
+              detail::cpu::fusable>,
+    composite<"cpu.conv_transpose2d_act", detail::cpu::activation_p<detail::cpu::gemm_p<conv_transpose2d_p>>, detail::cpu::fusable>,
+    composite<"cpu.conv_transpose2d_bias", detail::cpu::gemm_bias_p<conv_transpose2d_p>, detail::cpu::fusable>,
     composite<"cpu.dense_bias_add_act", detail::cpu::activation_p<add_p<detail::cpu::gemm_bias_p<dense_p>, any>>,
               detail::cpu::fusable>,
     composite<"cpu.dense_bias_act", detail::cpu::activation_p<detail::cpu::gemm_bias_p<dense_p>>, detail::cpu::fusable>,
@@ -15761,7 +15823,8 @@ struct cpu {
 
 namespace detail::cpu {
 /// The kernel of a step: dense, conv2d and the fused composites run GEMM-based kernels (conv1d
-/// and its composites conv2d's, on the H = 1 views), conv_transpose2d and matmul (alone or fused) their own GEMMs,
+/// and its composites conv2d's, on the H = 1 views), conv_transpose2d and matmul (alone or
+/// fused) their own GEMMs,
 /// the attention and scaled-softmax composites theirs; every other op `simple_kernel`.
 template <class Step>
 struct kernel_for {
@@ -15769,8 +15832,8 @@ struct kernel_for {
 };
 template <class Step>
   requires(Step::op == op_id::dense || Step::op == op_id::conv2d ||
-           (Step::op == op_id::call && main_op<Step>() != op_id::matmul && !softmax_composite<Step>() &&
-            !conv1d_composite<Step>()))
+           (Step::op == op_id::call && main_op<Step>() != op_id::matmul && main_op<Step>() != op_id::conv_transpose2d &&
+            !softmax_composite<Step>() && !conv1d_composite<Step>()))
 struct kernel_for<Step> {
   using type = gemm_kernel<Step>;
 };
@@ -15780,7 +15843,7 @@ struct kernel_for<Step> {
   using type = gemm_kernel<conv1d_step<Step>>;
 };
 template <class Step>
-  requires(Step::op == op_id::conv_transpose2d)
+  requires(main_op<Step>() == op_id::conv_transpose2d)
 struct kernel_for<Step> {
   using type = conv_transpose_kernel<Step>;
 };

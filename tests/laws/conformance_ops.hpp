@@ -173,7 +173,7 @@ struct asymmetric_padding_models
 // -- conv1d, conv_transpose2d, depth_to_space and space_to_depth
 struct convolution_models
     : model_group<"conv1d and conv_transpose2d: strides, padding at either end, dilation, groups, output_padding, "
-                  "batches, tails, a bias and relu after, two threads",
+                  "batches, tails, fused with a bias, batch norm, residual and activations, two threads",
                   model<conv1d<input<"x", f32, 2, 5, 37>, weight<"w", f32, 7, 5, 3>, {.padding = 1}>>,
                   model<conv1d<input<"x", f32, 1, 6, 40>, weight<"w", f32, 10, 3, 5>,
                                {.stride = 3, .padding = 2, .padding_end = 0, .dilation = 2, .groups = 2}>>,
@@ -215,7 +215,31 @@ struct convolution_models
                                      weight<"b", f32, 64>>,
                             input<"r", f32, 1, 64, 900>>>,
                   model<conv_transpose2d<input<"x", f32, 1, 64, 32, 31>, weight<"w", f32, 64, 32, 2, 2>,
-                                         {.stride = {2, 2}}>>> {};
+                                         {.stride = {2, 2}}>>,
+                  // conv_transpose2d fused with what follows (cpu.conv_transpose2d_*): bias, batch norm,
+                  // residual, activations, groups, a batch, two threads
+                  model<relu<batch_norm<bias_add<conv_transpose2d<input<"x", f32, 2, 6, 4, 5>, weight<"w", f32, 6, 5, 3, 3>,
+                                                                  {.stride = {2, 2}, .padding = {1, 1},
+                                                                   .output_padding = {1, 1}}>,
+                                                 weight<"b", f32, 5>>,
+                                        weight<"bn.g", f32, 5>, weight<"bn.b", f32, 5>, weight<"bn.m", f32, 5>,
+                                        weight<"bn.v", f32, 5>>>>,
+                  model<gelu<add<bias_add<conv_transpose2d<input<"x", f32, 1, 8, 5, 3>, weight<"w", f32, 8, 3, 2, 2>,
+                                                           {.stride = {2, 2}, .groups = 2}>,
+                                          weight<"b", f32, 6>>,
+                                 input<"r", f32, 1, 6, 10, 6>>>>,
+                  model<silu<conv_transpose2d<input<"x", f32, 1, 4, 7, 6>, weight<"w", f32, 4, 9, 3, 2>,
+                                              {.stride = {1, 3}, .padding = {2, 0}, .padding_end = {0, 1},
+                                               .output_padding = {0, 2}, .dilation = {2, 1}}>>>,
+                  model<add<bias_add<conv_transpose2d<input<"x", f32, 1, 64, 32, 31>, weight<"w", f32, 64, 24, 2, 2>,
+                                                      {.stride = {2, 2}}>,
+                                     weight<"b", f32, 24>>,
+                            input<"r", f32, 1, 24, 64, 62>>>,
+                  model<clip<batch_norm<conv_transpose2d<input<"x", f32, 1, 8, 3, 3>, weight<"w", f32, 8, 1, 3, 3>,
+                                                         {.stride = {2, 2}, .groups = 8}>,
+                                        weight<"bn.g", f32, 8>, weight<"bn.b", f32, 8>, weight<"bn.m", f32, 8>,
+                                        weight<"bn.v", f32, 8>>,
+                             0.f, 6.f>>> {};
 
 struct depth_space_models
     : model_group<"depth_to_space (DCR, CRD) and space_to_depth: blocks of 2 and 3, batches, odd extents, a round "

@@ -59,7 +59,8 @@ struct cpu {
 
 namespace detail::cpu {
 /// The kernel of a step: dense, conv2d and the fused composites run GEMM-based kernels (conv1d
-/// and its composites conv2d's, on the H = 1 views), conv_transpose2d and matmul (alone or fused) their own GEMMs,
+/// and its composites conv2d's, on the H = 1 views), conv_transpose2d and matmul (alone or
+/// fused) their own GEMMs,
 /// the attention and scaled-softmax composites theirs; every other op `simple_kernel`.
 template <class Step>
 struct kernel_for {
@@ -67,8 +68,8 @@ struct kernel_for {
 };
 template <class Step>
   requires(Step::op == op_id::dense || Step::op == op_id::conv2d ||
-           (Step::op == op_id::call && main_op<Step>() != op_id::matmul && !softmax_composite<Step>() &&
-            !conv1d_composite<Step>()))
+           (Step::op == op_id::call && main_op<Step>() != op_id::matmul && main_op<Step>() != op_id::conv_transpose2d &&
+            !softmax_composite<Step>() && !conv1d_composite<Step>()))
 struct kernel_for<Step> {
   using type = gemm_kernel<Step>;
 };
@@ -78,7 +79,7 @@ struct kernel_for<Step> {
   using type = gemm_kernel<conv1d_step<Step>>;
 };
 template <class Step>
-  requires(Step::op == op_id::conv_transpose2d)
+  requires(main_op<Step>() == op_id::conv_transpose2d)
 struct kernel_for<Step> {
   using type = conv_transpose_kernel<Step>;
 };

@@ -7,7 +7,7 @@
 namespace partita {
 namespace detail::cpu {
 
-/// dense, conv2d or conv1d of a bound weight.
+/// dense, conv2d, conv1d or conv_transpose2d of a bound weight.
 template <template <class, class> class Op>
 using gemm_p = Op<any, constant>;
 /// ... with an optional bias, then an optional batch norm.
@@ -31,7 +31,7 @@ struct fusable {
       if (v.dtype() != dtype::f32) return false;
       if (v.is(op_id::bias_add)) {
         const int axis = v.attributes().axis < 0 ? v.attributes().axis + v.shape().rank : v.attributes().axis;
-        const bool conv = v.arg(0).is(op_id::conv2d) || v.arg(0).is(op_id::conv1d);
+        const bool conv = v.arg(0).is(op_id::conv2d) || v.arg(0).is(op_id::conv1d) || v.arg(0).is(op_id::conv_transpose2d);
         if (axis != (conv ? 1 : v.shape().rank - 1)) return false;
       }
       if (v.is(op_id::add) && !(v.arg(0).shape() == v.arg(1).shape())) return false;
@@ -93,7 +93,8 @@ struct softmax_fusable {
 
 }  // namespace detail::cpu
 
-/// The `cpu` backend's pattern table, in priority order: conv2d / conv1d / dense with bias (and/or a
+/// The `cpu` backend's pattern table, in priority order: conv2d / conv1d / conv_transpose2d / dense
+/// with bias (and/or a
 /// batch norm, folded at bind), optionally followed by a residual add and/or an activation
 /// (relu, clip, sigmoid, tanh, gelu, gelu_tanh, silu, hardswish, hardsigmoid, leaky_relu; a
 /// conv2d's `x · sigmoid(x)` counts as SiLU); matmul with a bias along its last axis, optionally
@@ -116,6 +117,13 @@ using cpu_patterns = pattern_table<
     composite<"cpu.conv1d_bias_act", detail::cpu::activation_p<detail::cpu::gemm_bias_p<conv1d_p>>, detail::cpu::fusable>,
     composite<"cpu.conv1d_act", detail::cpu::activation_p<detail::cpu::gemm_p<conv1d_p>>, detail::cpu::fusable>,
     composite<"cpu.conv1d_bias", detail::cpu::gemm_bias_p<conv1d_p>, detail::cpu::fusable>,
+    composite<"cpu.conv_transpose2d_bias_add_act",
+              detail::cpu::activation_p<add_p<detail::cpu::gemm_bias_p<conv_transpose2d_p>, any>>, detail::cpu::fusable>,
+    composite<"cpu.conv_transpose2d_bias_add", add_p<detail::cpu::gemm_bias_p<conv_transpose2d_p>, any>, detail::cpu::fusable>,
+    composite<"cpu.conv_transpose2d_bias_act", detail::cpu::activation_p<detail::cpu::gemm_bias_p<conv_transpose2d_p>>,
+              detail::cpu::fusable>,
+    composite<"cpu.conv_transpose2d_act", detail::cpu::activation_p<detail::cpu::gemm_p<conv_transpose2d_p>>, detail::cpu::fusable>,
+    composite<"cpu.conv_transpose2d_bias", detail::cpu::gemm_bias_p<conv_transpose2d_p>, detail::cpu::fusable>,
     composite<"cpu.dense_bias_add_act", detail::cpu::activation_p<add_p<detail::cpu::gemm_bias_p<dense_p>, any>>,
               detail::cpu::fusable>,
     composite<"cpu.dense_bias_act", detail::cpu::activation_p<detail::cpu::gemm_bias_p<dense_p>>, detail::cpu::fusable>,

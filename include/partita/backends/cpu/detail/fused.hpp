@@ -47,13 +47,14 @@ constexpr gemm_step analyse_fused() {
       case op_id::weight: break;
       case op_id::dense:
       case op_id::conv2d:
+      case op_id::conv_transpose2d:
       case op_id::matmul:
         if (chain != -1) g.ok = false;
         g.main = n.op;
         g.main_node = i;
         g.x = input_slot<S>(S::body_arg(i, 0));
         g.w = input_slot<S>(S::body_arg(i, 1));
-        // dense and conv2d pack a bound weight; matmul's B may be any value.
+        // dense and the convolutions pack a bound weight; matmul's B may be any value.
         if (n.op != op_id::matmul && S::body(S::body_arg(i, 1)).op != op_id::weight) g.ok = false;
         chain = i;
         break;
@@ -141,8 +142,8 @@ constexpr gemm_step analyse() {
   }
 }
 
-/// The op step S's kernel is built around: a fused composite's dense, conv2d or matmul, else
-/// the step's own op.
+/// The op step S's kernel is built around: a fused composite's dense, conv2d, conv_transpose2d
+/// or matmul, else the step's own op.
 template <class S>
 constexpr op_id main_op() {
   return analyse<S>().main;
