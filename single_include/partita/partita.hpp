@@ -727,6 +727,18 @@ struct op_set {
     for (int w = 0; w < 4; ++w) bits[w] |= o.bits[w];
   }
   constexpr bool contains(op_id op) const { return (bits[static_cast<int>(op) / 64] >> (static_cast<int>(op) % 64)) & 1u; }
+  /// Whether every op of `o` is in this set.
+  constexpr bool contains_all(const op_set& o) const {
+    for (int w = 0; w < 4; ++w)
+      if ((o.bits[w] & ~bits[w]) != 0) return false;
+    return true;
+  }
+  /// The ops in both sets.
+  constexpr op_set common(const op_set& o) const {
+    op_set r;
+    for (int w = 0; w < 4; ++w) r.bits[w] = bits[w] & o.bits[w];
+    return r;
+  }
   /// Every op.
   static constexpr op_set all() { return {{~std::uint64_t{0}, ~std::uint64_t{0}, ~std::uint64_t{0}, ~std::uint64_t{0}}}; }
 };
@@ -1699,27 +1711,64 @@ constexpr void append_number(function_info& f, int v) {
     f.name_chars[static_cast<std::size_t>(f.name_length++)] = digits[--n];
 }
 
-/// Names `f` `<prefix><middle>_<k>`, with `prefix` sanitized (every character other than a
-/// letter or a digit becomes `_`) and k the number of functions of `m` already of the same backend (a
-/// partition, `composite` empty) or of the same pattern `composite`: numbers that a function of
-/// another backend or pattern, added anywhere, leaves alone. Should two prefixes sanitize alike
-/// (`a.b` and `a_b`), k goes on to the first name no function of `m` has.
-constexpr void name_function(function_info& f, const module_builder& m, std::string_view prefix, std::string_view middle,
-                             std::string_view backend, std::string_view composite) {
-  int k = 0;
-  for (const function_info& g : m.functions)
-    k += composite.empty() ? (g.composite.empty() && g.backend == backend) : g.composite == composite;
-  for (;; ++k) {
-    f.name_length = 0;
-    sanitize_into(f, prefix);
-    append_text(f, middle);
-    append_text(f, "_");
-    append_number(f, k);
-    bool taken = false;
-    for (const function_info& g : m.functions) taken = taken || g.name() == f.name();
-    if (!taken) return;
+/// Names the functions one pass adds: `<prefix><middle>_<k>`, with `prefix` sanitized (every
+/// character other than a letter or a digit becomes `_`) and k counting the functions of the
+/// same backend (a partition, `composite` empty) or of the same pattern `composite`, those the
+/// module had first: numbers that a function of another backend or pattern, added anywhere,
+/// leaves alone. Should two keys sanitize alike (`a.b` and `a_b`), k goes on to the first free
+/// name. The count and that check run once per key, not per function, so that naming stays
+/// linear in the number of functions (a model of 1600 nodes outlines some 800 composites).
+class function_namer {
+ public:
+  constexpr void name(function_info& f, const module_builder& m, std::string_view prefix, std::string_view middle,
+                      std::string_view backend, std::string_view composite) {
+    key* k = nullptr;
+    for (key& x : keys_)
+      if (x.backend == backend && x.composite == composite) k = &x;
+    if (!k) k = &add(m, prefix, middle, backend, composite);
+    for (;; ++k->next) {
+      f.name_length = 0;
+      append_text(f, k->stem.name());
+      append_number(f, k->next);
+      if (!k->clash || !taken(m, f.name())) break;
+    }
+    ++k->next;
   }
-}
+
+ private:
+  struct key {
+    std::string_view backend, composite;
+    function_info stem;  // the sanitized prefix, the middle and "_"
+    int next = 0;
+    bool clash = false;
+  };
+
+  static constexpr bool taken(const module_builder& m, std::string_view name) {
+    for (const function_info& g : m.functions)
+      if (g.name() == name) return true;
+    return false;
+  }
+
+  constexpr key& add(const module_builder& m, std::string_view prefix, std::string_view middle, std::string_view backend,
+                     std::string_view composite) {
+    key k{backend, composite, {}, 0, false};
+    sanitize_into(k.stem, prefix);
+    append_text(k.stem, middle);
+    append_text(k.stem, "_");
+    const std::string_view stem = k.stem.name();
+    for (const function_info& g : m.functions) {
+      const bool same = composite.empty() ? (g.composite.empty() && g.backend == backend) : g.composite == composite;
+      if (same) ++k.next;
+      else k.clash = k.clash || g.name().substr(0, stem.size()) == stem;
+    }
+    for (key& other : keys_)
+      if (other.stem.name() == stem) other.clash = k.clash = true;
+    keys_.push_back(k);
+    return keys_.back();
+  }
+
+  std::vector<key> keys_;
+};
 
 /// A pass's result held in a module of capacity `C`: its sizes, and its contents when they fit.
 template <builder_sizes C>
@@ -4051,6 +4100,9 @@ struct table_entry {
   int root = 0;
   bool (*predicate)(const match_view&) = nullptr;
   op_set root_ops = op_set::all();
+  /// Ops every match contains (the conv2d of `relu_p<conv2d_p<any, constant>>`): an entry whose
+  /// ops a module lacks cannot match anywhere in it, and is skipped without a try.
+  op_set needs{};
 };
 
 namespace detail {
@@ -4084,6 +4136,39 @@ constexpr op_set root_ops(const pattern_builder& b, int p) {
   return op_set::all();
 }
 
+/// The ops every match of pattern node `p` of `b` holds (see `table_entry::needs`).
+constexpr op_set needed_ops(const pattern_builder& b, int p) {
+  const pattern_node& n = b.nodes[static_cast<std::size_t>(p)];
+  auto child = [&](int k) { return b.children[static_cast<std::size_t>(n.first + k)]; };
+  op_set s;
+  switch (n.kind) {
+    case pattern_kind::wildcard:
+    case pattern_kind::constant:
+    case pattern_kind::input:
+    case pattern_kind::elementwise: return s;
+    case pattern_kind::op:
+    case pattern_kind::tuple:
+      s.insert(n.op);
+      for (int k = 0; k < n.count; ++k) s.insert(needed_ops(b, child(k)));
+      return s;
+    case pattern_kind::get:
+      s.insert(op_id::get);
+      s.insert(needed_ops(b, child(0)));
+      return s;
+    case pattern_kind::alt: return needed_ops(b, child(0)).common(needed_ops(b, child(1)));
+    case pattern_kind::var:
+      return n.count > 0 ? needed_ops(b, child(0)) : s;
+    case pattern_kind::has_dtype:
+    case pattern_kind::has_shape:
+    case pattern_kind::has_attr: return needed_ops(b, child(0));
+    case pattern_kind::dominates:
+      s = needed_ops(b, child(0));
+      s.insert(needed_ops(b, child(2)));
+      return s;
+  }
+  return s;
+}
+
 struct table_sizes {
   std::size_t nodes, children, entries, vars;
 };
@@ -4092,7 +4177,10 @@ template <class... Cs>
 constexpr detail::pattern_builder build_table(std::vector<table_entry>& entries) {
   detail::pattern_builder b;
   ((entries.push_back({Cs::name, Cs::pattern::build(b), &Cs::predicate::check})), ...);
-  for (table_entry& e : entries) e.root_ops = root_ops(b, e.root);
+  for (table_entry& e : entries) {
+    e.root_ops = root_ops(b, e.root);
+    e.needs = needed_ops(b, e.root);
+  }
   return b;
 }
 
@@ -4618,7 +4706,14 @@ constexpr std::uint64_t function_hash(const module_builder& m, int fn) {
     const graph_node& n = m.node(i);
     std::uint64_t g = hash_mix(hash_mix(1, static_cast<std::uint64_t>(n.op)), static_cast<std::uint64_t>(n.nargs));
     for (char c : n.name) g = hash_mix(g, static_cast<unsigned char>(c));
-    nodes += g;  // a sum: the same whatever the order
+    // A sum, the same whatever the order, of hashes scrambled first: summed as they are, two
+    // names differing in one bit ("w1", "w5") can cancel out across nodes.
+    g ^= g >> 33;
+    g *= 0xff51afd7ed558ccdull;
+    g ^= g >> 33;
+    g *= 0xc4ceb9fe1a85ec53ull;
+    g ^= g >> 33;
+    nodes += g;
   }
   return hash_mix(h, nodes);
 }
@@ -4727,12 +4822,13 @@ constexpr module_builder outline_composites(const module_builder& m, std::vector
   out.functions.reserve(m.functions.size() + groups.size());
   copy_functions_but_main(out, m);
   std::vector<int> callee_of(m.nodes.size(), -1);
+  function_namer namer;
   std::vector<int> to(m.nodes.size(), -1);  // old node → node of the composite being built
   std::vector<int> a;
   for (int g : order) {
     const group& gr = groups[static_cast<std::size_t>(g)];
     function_info fn{};
-    name_function(fn, out, gr.name, {}, {}, gr.name);
+    namer.name(fn, out, gr.name, {}, {}, gr.name);
     fn.composite = gr.name;
     fn.first_node = static_cast<int>(out.nodes.size());
     fn.num_params = static_cast<int>(gr.params.size());
@@ -4912,6 +5008,14 @@ constexpr bool match_group(const module_builder& m, const T& t, const table_entr
   return false;
 }
 
+/// The ops of main's nodes.
+constexpr op_set ops_of_main(const module_builder& m) {
+  op_set s;
+  const function_info& f = m.main();
+  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) s.insert(m.node(i).op);
+  return s;
+}
+
 /// Applies the entries of table `t` to main one after another (Part 1, items 3-5 of the BYOC
 /// semantics): for each entry, roots from the outputs towards the inputs, each accepted match
 /// claiming its nodes; then outlines every accepted match at once.
@@ -4932,9 +5036,11 @@ constexpr module_builder merge_composite(module_builder m, const T& t) {
   module_builder seen;
   seen.nodes = m.nodes;
   seen.args = m.args;
+  const op_set present = ops_of_main(m);
   for (std::size_t k = 0; k < t.entries.size(); ++k) {
     const table_entry& e = t.entries[k];
     const std::size_t first_new = groups.size();
+    if (!present.contains_all(e.needs)) continue;  // an op every match needs is not in main
     for (int r = f.first_node + f.num_nodes - 1; r >= f.first_node; --r) {
       if (claimed[static_cast<std::size_t>(r)] || !e.root_ops.contains(seen.node(r).op) ||
           !match_group(seen, t, e, r, uses, st, gr, &claimed))
@@ -5861,9 +5967,10 @@ constexpr void outline_regions(const module_builder& m, std::vector<region_info>
   const int n = static_cast<int>(m.nodes.size());
   std::vector<int> to(static_cast<std::size_t>(n), -1);
   std::vector<int> a;
+  function_namer namer;
   for (region_info& r : regions) {
     function_info fn{};
-    name_function(fn, out, r.backend, "_main", r.backend, {});
+    namer.name(fn, out, r.backend, "_main", r.backend, {});
     fn.backend = r.backend;
     fn.first_node = static_cast<int>(out.nodes.size());
     fn.num_params = static_cast<int>(r.params.size());
@@ -6088,7 +6195,7 @@ struct cost_planner {
       if constexpr (requires { B::patterns::value; }) {
         const auto& t = B::patterns::value;
         for (std::size_t e = 0; e < t.entries.size(); ++e) {
-          if (!match_group(m, t, t.entries[e], i, g.uses, st, gr)) continue;
+          if (!t.entries[e].root_ops.contains(n.op) || !match_group(m, t, t.entries[e], i, g.uses, st, gr)) continue;
           cost_candidate c;
           c.backend = bi;
           for (int b : gr.body)  // what is computed from weights alone is copied, not covered

@@ -125,6 +125,18 @@ struct op_set {
     for (int w = 0; w < 4; ++w) bits[w] |= o.bits[w];
   }
   constexpr bool contains(op_id op) const { return (bits[static_cast<int>(op) / 64] >> (static_cast<int>(op) % 64)) & 1u; }
+  /// Whether every op of `o` is in this set.
+  constexpr bool contains_all(const op_set& o) const {
+    for (int w = 0; w < 4; ++w)
+      if ((o.bits[w] & ~bits[w]) != 0) return false;
+    return true;
+  }
+  /// The ops in both sets.
+  constexpr op_set common(const op_set& o) const {
+    op_set r;
+    for (int w = 0; w < 4; ++w) r.bits[w] = bits[w] & o.bits[w];
+    return r;
+  }
   /// Every op.
   static constexpr op_set all() { return {{~std::uint64_t{0}, ~std::uint64_t{0}, ~std::uint64_t{0}, ~std::uint64_t{0}}}; }
 };

@@ -120,6 +120,14 @@ constexpr bool match_group(const module_builder& m, const T& t, const table_entr
   return false;
 }
 
+/// The ops of main's nodes.
+constexpr op_set ops_of_main(const module_builder& m) {
+  op_set s;
+  const function_info& f = m.main();
+  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i) s.insert(m.node(i).op);
+  return s;
+}
+
 /// Applies the entries of table `t` to main one after another (Part 1, items 3-5 of the BYOC
 /// semantics): for each entry, roots from the outputs towards the inputs, each accepted match
 /// claiming its nodes; then outlines every accepted match at once.
@@ -140,9 +148,11 @@ constexpr module_builder merge_composite(module_builder m, const T& t) {
   module_builder seen;
   seen.nodes = m.nodes;
   seen.args = m.args;
+  const op_set present = ops_of_main(m);
   for (std::size_t k = 0; k < t.entries.size(); ++k) {
     const table_entry& e = t.entries[k];
     const std::size_t first_new = groups.size();
+    if (!present.contains_all(e.needs)) continue;  // an op every match needs is not in main
     for (int r = f.first_node + f.num_nodes - 1; r >= f.first_node; --r) {
       if (claimed[static_cast<std::size_t>(r)] || !e.root_ops.contains(seen.node(r).op) ||
           !match_group(seen, t, e, r, uses, st, gr, &claimed))

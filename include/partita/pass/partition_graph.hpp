@@ -114,9 +114,10 @@ constexpr void outline_regions(const module_builder& m, std::vector<region_info>
   const int n = static_cast<int>(m.nodes.size());
   std::vector<int> to(static_cast<std::size_t>(n), -1);
   std::vector<int> a;
+  function_namer namer;
   for (region_info& r : regions) {
     function_info fn{};
-    name_function(fn, out, r.backend, "_main", r.backend, {});
+    namer.name(fn, out, r.backend, "_main", r.backend, {});
     fn.backend = r.backend;
     fn.first_node = static_cast<int>(out.nodes.size());
     fn.num_params = static_cast<int>(r.params.size());

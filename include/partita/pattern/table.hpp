@@ -27,6 +27,9 @@ struct table_entry {
   int root = 0;
   bool (*predicate)(const match_view&) = nullptr;
   op_set root_ops = op_set::all();
+  /// Ops every match contains (the conv2d of `relu_p<conv2d_p<any, constant>>`): an entry whose
+  /// ops a module lacks cannot match anywhere in it, and is skipped without a try.
+  op_set needs{};
 };
 
 namespace detail {
@@ -60,6 +63,39 @@ constexpr op_set root_ops(const pattern_builder& b, int p) {
   return op_set::all();
 }
 
+/// The ops every match of pattern node `p` of `b` holds (see `table_entry::needs`).
+constexpr op_set needed_ops(const pattern_builder& b, int p) {
+  const pattern_node& n = b.nodes[static_cast<std::size_t>(p)];
+  auto child = [&](int k) { return b.children[static_cast<std::size_t>(n.first + k)]; };
+  op_set s;
+  switch (n.kind) {
+    case pattern_kind::wildcard:
+    case pattern_kind::constant:
+    case pattern_kind::input:
+    case pattern_kind::elementwise: return s;
+    case pattern_kind::op:
+    case pattern_kind::tuple:
+      s.insert(n.op);
+      for (int k = 0; k < n.count; ++k) s.insert(needed_ops(b, child(k)));
+      return s;
+    case pattern_kind::get:
+      s.insert(op_id::get);
+      s.insert(needed_ops(b, child(0)));
+      return s;
+    case pattern_kind::alt: return needed_ops(b, child(0)).common(needed_ops(b, child(1)));
+    case pattern_kind::var:
+      return n.count > 0 ? needed_ops(b, child(0)) : s;
+    case pattern_kind::has_dtype:
+    case pattern_kind::has_shape:
+    case pattern_kind::has_attr: return needed_ops(b, child(0));
+    case pattern_kind::dominates:
+      s = needed_ops(b, child(0));
+      s.insert(needed_ops(b, child(2)));
+      return s;
+  }
+  return s;
+}
+
 struct table_sizes {
   std::size_t nodes, children, entries, vars;
 };
@@ -68,7 +104,10 @@ template <class... Cs>
 constexpr detail::pattern_builder build_table(std::vector<table_entry>& entries) {
   detail::pattern_builder b;
   ((entries.push_back({Cs::name, Cs::pattern::build(b), &Cs::predicate::check})), ...);
-  for (table_entry& e : entries) e.root_ops = root_ops(b, e.root);
+  for (table_entry& e : entries) {
+    e.root_ops = root_ops(b, e.root);
+    e.needs = needed_ops(b, e.root);
+  }
   return b;
 }
 

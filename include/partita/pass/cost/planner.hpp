@@ -101,7 +101,7 @@ struct cost_planner {
       if constexpr (requires { B::patterns::value; }) {
         const auto& t = B::patterns::value;
         for (std::size_t e = 0; e < t.entries.size(); ++e) {
-          if (!match_group(m, t, t.entries[e], i, g.uses, st, gr)) continue;
+          if (!t.entries[e].root_ops.contains(n.op) || !match_group(m, t, t.entries[e], i, g.uses, st, gr)) continue;
           cost_candidate c;
           c.backend = bi;
           for (int b : gr.body)  // what is computed from weights alone is copied, not covered

@@ -22,7 +22,14 @@ constexpr std::uint64_t function_hash(const module_builder& m, int fn) {
     const graph_node& n = m.node(i);
     std::uint64_t g = hash_mix(hash_mix(1, static_cast<std::uint64_t>(n.op)), static_cast<std::uint64_t>(n.nargs));
     for (char c : n.name) g = hash_mix(g, static_cast<unsigned char>(c));
-    nodes += g;  // a sum: the same whatever the order
+    // A sum, the same whatever the order, of hashes scrambled first: summed as they are, two
+    // names differing in one bit ("w1", "w5") can cancel out across nodes.
+    g ^= g >> 33;
+    g *= 0xff51afd7ed558ccdull;
+    g ^= g >> 33;
+    g *= 0xc4ceb9fe1a85ec53ull;
+    g ^= g >> 33;
+    nodes += g;
   }
   return hash_mix(h, nodes);
 }

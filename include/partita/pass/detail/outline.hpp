@@ -45,12 +45,13 @@ constexpr module_builder outline_composites(const module_builder& m, std::vector
   out.functions.reserve(m.functions.size() + groups.size());
   copy_functions_but_main(out, m);
   std::vector<int> callee_of(m.nodes.size(), -1);
+  function_namer namer;
   std::vector<int> to(m.nodes.size(), -1);  // old node → node of the composite being built
   std::vector<int> a;
   for (int g : order) {
     const group& gr = groups[static_cast<std::size_t>(g)];
     function_info fn{};
-    name_function(fn, out, gr.name, {}, {}, gr.name);
+    namer.name(fn, out, gr.name, {}, {}, gr.name);
     fn.composite = gr.name;
     fn.first_node = static_cast<int>(out.nodes.size());
     fn.num_params = static_cast<int>(gr.params.size());
