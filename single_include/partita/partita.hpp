@@ -3943,7 +3943,7 @@ class matcher {
   // Relay's rule for a dominator (TVM's matcher after its 2023 and 2024 fixes): every argument
   // of the root and of each node on a path is the parent, or a node matching `Path` whose own
   // arguments obey the same rule. A weight or input beside such an argument is a side input (a
-  // parameter, like a bias), but a node whose arguments are all leaves ends at an input, not
+  // bias, say: weights are bound into the composite, inputs become its parameters), but a node whose arguments are all leaves ends at an input, not
   // at the parent, and fails the match, as does an op matching neither pattern. One node is
   // the parent: another that looks like it must pass as a path node. (TVM stopped at a node's
   // first argument matching the parent until 2023, so `add(conv, relu(input))` matched there.)
@@ -7177,22 +7177,36 @@ struct explanation {
   }
 };
 
+namespace detail {
+// Appends every part in order. Written out because `"literal" + std::string` inserts at the
+// front, where GCC 12 reports a false -Wrestrict overlap in libstdc++'s copy.
+template <class... Parts>
+std::string cat(const Parts&... parts) {
+  std::string s;
+  (s.append(std::string_view(parts)), ...);
+  return s;
+}
+inline std::string node_name(int i) { return cat("%", std::to_string(i)); }
+}  // namespace detail
+
 /// One line of text for a refusal.
 inline std::string describe(const refusal_info& r) {
-  const auto node = [](int i) { return "%" + std::to_string(i); };
+  using detail::cat;
+  using detail::node_name;
   switch (r.why) {
     case refusal::none: return "runs it";
     case refusal::pinned_elsewhere: return "it is pinned to another backend";
-    case refusal::composite_first: return "composite " + std::string(r.pattern) + " at " + node(r.root) + " took it first";
+    case refusal::composite_first: return cat("composite ", r.pattern, " at ", node_name(r.root), " took it first");
     case refusal::earlier_backend: return "a backend earlier in priority order claims it";
     case refusal::unsupported: return "no pattern matched it, and supports() refused it";
-    case refusal::predicate: return "pattern " + std::string(r.pattern) + " matched at " + node(r.root) + ", but its predicate refused";
+    case refusal::predicate: return cat("pattern ", r.pattern, " matched at ", node_name(r.root), ", but its predicate refused");
     case refusal::escapes:
-      return "pattern " + std::string(r.pattern) + " matched at " + node(r.root) + ", but the value of " + node(r.node) +
-             (r.user >= 0 ? " is used by " + node(r.user) + " outside it" : " is returned by main");
+      return cat("pattern ", r.pattern, " matched at ", node_name(r.root), ", but the value of ", node_name(r.node),
+                 r.user >= 0 ? cat(" is used by ", node_name(r.user), " outside it") : std::string(" is returned by main"));
     case refusal::overlaps:
-      return "pattern " + std::string(r.pattern) + " matched at " + node(r.root) + ", but " + node(r.node) + " was in another composite";
-    case refusal::given_back: return "its partition was given back to the host by " + std::string(r.pass);
+      return cat("pattern ", r.pattern, " matched at ", node_name(r.root), ", but ", node_name(r.node),
+                 " was in another composite");
+    case refusal::given_back: return cat("its partition was given back to the host by ", r.pass);
     case refusal::host_only_rest: return "the host runs only what no other backend takes";
   }
   return {};
@@ -7204,17 +7218,18 @@ template <std::size_t N, std::size_t NB>
 std::string to_string(const explanation<N, NB>& e) {
   static constexpr const char* how[] = {"composite", "supports", "pinned", "host", "given back"};
   std::string s;
+  using detail::cat;
+  using detail::node_name;
   for (const op_placement<NB>& p : e.ops) {
-    s += "%" + std::to_string(p.node) + " " + std::string(name_of(p.op)) + " -> " + std::string(p.backend) + " (" +
-         how[static_cast<int>(p.how)];
-    if (p.how == placement::composite) s += " " + std::string(p.pattern) + " at %" + std::to_string(p.root);
-    if (!p.partition.name().empty()) s += ", in " + std::string(p.partition.name());
+    s += cat(node_name(p.node), " ", name_of(p.op), " -> ", p.backend, " (", how[static_cast<int>(p.how)]);
+    if (p.how == placement::composite) s += cat(" ", p.pattern, " at ", node_name(p.root));
+    if (!p.partition.name().empty()) s += cat(", in ", p.partition.name());
     s += ")\n";
     for (std::size_t b = 0; b < NB; ++b)
-      if (p.not_on[b].why != refusal::none) s += "    not " + std::string(e.backends[b]) + ": " + describe(p.not_on[b]) + "\n";
+      if (p.not_on[b].why != refusal::none) s += cat("    not ", e.backends[b], ": ", describe(p.not_on[b]), "\n");
     if (p.merge_blocked_with >= 0)
-      s += "    not merged with %" + std::to_string(p.merge_blocked_with) + "'s region: %" + std::to_string(p.merge_blocked_through) +
-           " runs elsewhere between them (a cycle)\n";
+      s += cat("    not merged with ", node_name(p.merge_blocked_with), "'s region: ", node_name(p.merge_blocked_through),
+               " runs elsewhere between them (a cycle)\n");
   }
   return s;
 }
