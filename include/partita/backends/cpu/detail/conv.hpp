@@ -277,11 +277,14 @@ inline void conv_copy_input(const conv_geometry& g, const float* x, float* buf, 
 inline void finish_segment(const float* src, float* dst, int len, float bias, const float* res, const epilogue& e) {
   int i = 0;
   const vec b = simd::splat(bias);
+  // An expensive activation runs over the stored whole vectors in one call (epilogue.hpp).
+  const activation inline_act = is_transcendental(e.act) ? activation::none : e.act;
   for (; i + W <= len; i += W) {
     vec v = simd::load(src + i) + b;
     if (res) v = v + simd::load(res + i);
-    simd::store(dst + i, activate(v, e.act, e.lo, e.hi));
+    simd::store(dst + i, activate(v, inline_act, e.lo, e.hi));
   }
+  if (inline_act != e.act) transcendental_rows(dst, 0, 1, i / W, e.act);
   if (i < len) {
     vec v = simd::load_first(src + i, len - i) + b;
     if (res) v = v + simd::load_first(res + i, len - i);

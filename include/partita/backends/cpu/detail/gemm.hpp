@@ -69,7 +69,7 @@ inline void micro_kernel(int kc, const float* __restrict a, std::ptrdiff_t lda, 
         for (int v = 0; v < NV; ++v)
           if (m < mr) acc[m][v] = acc[m][v] + simd::load(e->residual + m * e->ld_residual + v * W);
     }
-    if (e->act != activation::none) {
+    if (e->act != activation::none && !is_transcendental(e->act)) {
 #pragma GCC unroll 16
       for (int m = 0; m < MR; ++m)
 #pragma GCC unroll 8
@@ -81,6 +81,8 @@ inline void micro_kernel(int kc, const float* __restrict a, std::ptrdiff_t lda, 
 #pragma GCC unroll 8
     for (int v = 0; v < NV; ++v)
       if (m < mr) simd::store(c + m * ldc + v * W, acc[m][v]);
+  // Expensive activations run over the stored tile, which is in L1, in one call.
+  if (e && is_transcendental(e->act)) transcendental_rows(c, ldc, mr < MR ? mr : MR, NV, e->act);
 }
 
 /// One tile of `mr ≤ MR` rows and `nr ≤ NR` columns: tiles of full width go straight to C;

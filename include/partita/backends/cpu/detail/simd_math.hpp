@@ -65,6 +65,25 @@ inline vec poly(const vec& x, float c0, float c1, C... c) {
   return fma(poly(x, c1, c...), x, vec(c0));
 }
 
+// The same polynomial by Estrin's scheme: pairs c_i + c_(i+1)·x in parallel, then the pairs by
+// x², x⁴, ...: about log2(degree) dependent FMAs instead of the degree, for the long fits whose
+// latency bounds the functions (a vector's erf is one chain of dependent operations).
+template <std::size_t N>
+inline vec poly_estrin(const vec& x, const float (&c)[N]) {
+  vec level[(N + 1) / 2];
+  for (std::size_t i = 0; i < N / 2; ++i) level[i] = fma(vec(c[2 * i + 1]), x, vec(c[2 * i]));
+  if constexpr (N % 2 == 1) level[N / 2] = vec(c[N - 1]);
+  std::size_t n = (N + 1) / 2;
+  vec p = x * x;
+  while (n > 1) {
+    for (std::size_t i = 0; i < n / 2; ++i) level[i] = fma(level[2 * i + 1], p, level[2 * i]);
+    if (n % 2 == 1) level[n / 2] = level[n - 1];
+    n = (n + 1) / 2;
+    p = p * p;
+  }
+  return level[0];
+}
+
 // v · 2^k for integral k in [-160, 128], as two factors 2^(h - 80) and 2^(k - h + 80) with
 // h = (k + 160) / 2, both normal floats, so that a result below 2^-126 is rounded once, as a
 // subnormal. (A k that came from NaN gives garbage factors, but then v is NaN.)
@@ -127,8 +146,9 @@ inline tail_parts normal_tail(const vec& y, const vec& s, const vec& s_lo) {
   const vec t = vec(1.f) / d;
   const vec t_lo = t * (xsimd::fnma(d, t, vec(1.f)) - d_lo * t);  // 1/(d + d_lo) - t
   const vec u = (t - vec(0x1.3759f2p-1f)) + t_lo;
-  const vec g = poly(u, 0x1.d04d7ep-3f, 0x1.9ba348p-2f, 0x1.0d2864p-1f, 0x1.ee824ap-2f, 0x1.0c838cp-2f, 0x1.98782ap-7f,
-                     -0x1.6b0a84p-4f, -0x1.0c0366p-5f, 0x1.c7676cp-6f, 0x1.fac3c4p-7f);
+  static constexpr float fit[] = {0x1.d04d7ep-3f, 0x1.9ba348p-2f, 0x1.0d2864p-1f, 0x1.ee824ap-2f, 0x1.0c838cp-2f,
+                                  0x1.98782ap-7f, -0x1.6b0a84p-4f, -0x1.0c0366p-5f, 0x1.c7676cp-6f, 0x1.fac3c4p-7f};
+  const vec g = poly_estrin(u, fit);
   return {fma(g, t, g * t_lo) * e.p, e.k};
 }
 
