@@ -11763,7 +11763,7 @@ template <activation A>
 inline void apply_rows(float* c, std::ptrdiff_t ldc, int rows, int vecs) {
   for (int m = 0; m < rows; ++m)
     for (int v = 0; v < vecs; ++v) {
-      float* p = c + m * ldc + v * simd::vec::size;
+      float* p = c + m * ldc + v * simd::width;
       simd::store(p, apply<A>(simd::load(p), 0.f, 0.f));
     }
 }
