@@ -11344,33 +11344,32 @@ inline __m256i first_lanes(int n) {
 #endif
 /// The first `n` (0 ≤ n ≤ width) floats at `p`, the other lanes zero; nothing past them is read.
 inline vec load_first(const float* p, int n) {
+  // One branch per instruction set, chosen by the preprocessor: in a function that is no
+  // template, `if constexpr` still compiles the branch it discards, and AVX's 8-float
+  // intrinsics do not take a 16-float vector.
 #if defined(__AVX512F__)
-  if constexpr (width == 16) return vec(_mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << n) - 1u), p));
-#endif
-#if defined(__AVX__)
-  if constexpr (width == 8) return vec(_mm256_maskload_ps(p, first_lanes(n)));
-#endif
+  static_assert(width == 16, "AVX-512 builds use 16-float vectors");
+  return vec(_mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << n) - 1u), p));
+#elif defined(__AVX__)
+  static_assert(width == 8, "AVX builds use 8-float vectors");
+  return vec(_mm256_maskload_ps(p, first_lanes(n)));
+#else
   alignas(64) float t[width] = {};
   std::memcpy(t, p, sizeof(float) * static_cast<std::size_t>(n));
   return vec::load_aligned(t);
+#endif
 }
 /// Stores the first `n` lanes of `v` at `p`; nothing past them is written.
 inline void store_first(float* p, const vec& v, int n) {
 #if defined(__AVX512F__)
-  if constexpr (width == 16) {
-    _mm512_mask_storeu_ps(p, static_cast<__mmask16>((1u << n) - 1u), v);
-    return;
-  }
-#endif
-#if defined(__AVX__)
-  if constexpr (width == 8) {
-    _mm256_maskstore_ps(p, first_lanes(n), v);
-    return;
-  }
-#endif
+  _mm512_mask_storeu_ps(p, static_cast<__mmask16>((1u << n) - 1u), v);
+#elif defined(__AVX__)
+  _mm256_maskstore_ps(p, first_lanes(n), v);
+#else
   alignas(64) float t[width];
   v.store_aligned(t);
   std::memcpy(p, t, sizeof(float) * static_cast<std::size_t>(n));
+#endif
 }
 
 namespace lanes {
@@ -11396,27 +11395,21 @@ inline vec evens(const vec& a, const vec& b) {
 /// `e` = {a0, a2, ..., b0, b2, ...}, `o` = {a1, a3, ..., b1, b3, ...}.
 inline void deinterleave(const vec& a, const vec& b, vec& e, vec& o) {
 #if defined(__AVX512F__)
-  if constexpr (width == 16) {
-    const __m512i ie = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
-    const __m512i io = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
-    e = vec(_mm512_permutex2var_ps(a, ie, b));
-    o = vec(_mm512_permutex2var_ps(a, io, b));
-    return;
-  }
-#endif
-#if defined(__AVX2__)
-  if constexpr (width == 8) {
-    // In-lane shuffles give {a0 a2 b0 b2 | a4 a6 b4 b6}; one 64-bit permute orders the pairs.
-    const __m256 se = _mm256_shuffle_ps(a, b, 0x88), so = _mm256_shuffle_ps(a, b, 0xDD);
-    e = vec(_mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(se), 0xD8)));
-    o = vec(_mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(so), 0xD8)));
-    return;
-  }
-#endif
+  const __m512i ie = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+  const __m512i io = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+  e = vec(_mm512_permutex2var_ps(a, ie, b));
+  o = vec(_mm512_permutex2var_ps(a, io, b));
+#elif defined(__AVX2__)
+  // In-lane shuffles give {a0 a2 b0 b2 | a4 a6 b4 b6}; one 64-bit permute orders the pairs.
+  const __m256 se = _mm256_shuffle_ps(a, b, 0x88), so = _mm256_shuffle_ps(a, b, 0xDD);
+  e = vec(_mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(se), 0xD8)));
+  o = vec(_mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(so), 0xD8)));
+#else
   e = evens(a, b);
   constexpr auto index = xsimd::make_batch_constant<xsimd::batch<std::uint32_t, arch>, lanes::odd_index>();
   constexpr auto low = xsimd::make_batch_bool_constant<vec, lanes::low_half>();
   o = xsimd::select(low, xsimd::swizzle(a, index), xsimd::swizzle(b, index));
+#endif
 }
 
 /// Sum of the lanes (xsimd 8.1 spells it `hadd`).
