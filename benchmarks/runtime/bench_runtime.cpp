@@ -3,8 +3,11 @@
 // `<workload>/<implementation>/<threads>` (W3/partita/1, W3/onednn/2, W1/eigen/1,
 // W3/partita_onednn/1 for Partita with its oneDNN backend); each peer
 // checks its output against Partita's before it is timed and reports `ratio` = its time /
-// Partita's (same workload and thread count, measured earlier in the same run). A summary table
-// follows Google Benchmark's output.
+// Partita's (same workload and thread count, measured earlier in the same run). Every timing also
+// reports `GFLOP/s` (fma_peak.hpp, model_flops.hpp: 2 × the multiply-adds of the model's
+// convolutions, dense layers and matmuls, per second) and `pct_peak`, that rate as a percentage
+// of the threads' measured FMA peak (one core's, times the threads). A summary table follows
+// Google Benchmark's output.
 //
 //   bench_runtime                                   everything
 //   bench_runtime --benchmark_filter='W3/'          one workload
@@ -29,6 +32,8 @@
 
 #include <partita/partita.hpp>
 
+#include "fma_peak.hpp"
+#include "model_flops.hpp"
 #include "peers/weight_lookup.hpp"
 #include "weights.hpp"
 #include "workloads.hpp"
@@ -77,9 +82,21 @@ double max_relative_error(const std::vector<float>& got, const std::vector<float
   return worst;
 }
 
+// Each workload's arithmetic (model_flops.hpp), by workload name.
+std::map<std::string, double>& workload_flops() {
+  static std::map<std::string, double> f;
+  return f;
+}
+
+// GFLOP/s of `flops` in `ns`, and that as a percentage of `threads` cores' FMA peak.
+void report_rate(benchmark::State& state, double flops, double ns, int threads) {
+  state.counters["GFLOP/s"] = flops / ns;
+  state.counters["pct_peak"] = 100.0 * flops / ns / (threads * bench::fma_peak_gflops());
+}
+
 // Times `run` and records ns per call; `ratio` against Partita for peers.
 void time_loop(benchmark::State& state, const std::string& name, const std::string& partita_name,
-               const std::function<void()>& run) {
+               const std::function<void()>& run, double flops, int threads) {
   run();  // warm-up: caches, thread pools, lazily created primitives
   const auto start = std::chrono::steady_clock::now();
   for (auto _ : state) run();
@@ -91,6 +108,7 @@ void time_loop(benchmark::State& state, const std::string& name, const std::stri
     const auto p = timings().find(partita_name);
     if (p != timings().end()) state.counters["ratio"] = ns / p->second;
   }
+  report_rate(state, flops, ns, threads);
 }
 
 // One workload: Partita's executable (bound once) and its output, which every peer must match.
@@ -100,6 +118,7 @@ template <class Net>
 struct workload {
   using executable = partita::compiled<Net, partita::cpu>;
   using input_type = std::conditional_t<executable::input(0).type == partita::dtype::i64, std::int64_t, float>;
+  static constexpr double flops = bench::multiply_add_flops<Net>();
   std::string name;
   std::int64_t id_bound;
   std::vector<std::vector<float>> storage;
@@ -110,6 +129,7 @@ struct workload {
   std::unique_ptr<executable> exe = std::make_unique<executable>();
 
   explicit workload(std::string n, std::int64_t ids_below = 0) : name(std::move(n)), id_bound(ids_below) {
+    workload_flops()[name] = flops;
     exe->bind(weights);
     exe->run(input, expected);
   }
@@ -143,7 +163,7 @@ struct workload {
       const std::string bench_name = name_of(name, "partita", t);
       benchmark::RegisterBenchmark(bench_name.c_str(), [this, t, bench_name](benchmark::State& state) {
         exe->template state<partita::cpu>().set_threads(t);
-        time_loop(state, bench_name, bench_name, [&] { exe->run(input, output); });
+        time_loop(state, bench_name, bench_name, [&] { exe->run(input, output); }, flops, t);
       })->UseRealTime();
     }
   }
@@ -164,7 +184,7 @@ struct workload {
           state.SkipWithError(("output differs from Partita's (max relative error " + std::to_string(err) + ")").c_str());
           return;
         }
-        time_loop(state, bench_name, partita_name, [&] { peer.run(input.data(), got.data()); });
+        time_loop(state, bench_name, partita_name, [&] { peer.run(input.data(), got.data()); }, flops, t);
       })->UseRealTime();
     }
   }
@@ -193,7 +213,7 @@ struct workload {
         state.SkipWithError(("output differs from Partita's (max relative error " + std::to_string(err) + ")").c_str());
         return;
       }
-      time_loop(state, bench_name, partita_name, [&] { exe->run(input, got); });
+      time_loop(state, bench_name, partita_name, [&] { exe->run(input, got); }, flops, T);
       auto peer = make_peer(T);
       std::vector<double> ours, theirs;
       const auto timed = [](auto&& f) {
@@ -215,12 +235,14 @@ struct workload {
 };
 
 void print_summary() {
-  std::printf("\n%-4s %-8s %12s %12s %8s %12s %8s\n", "", "threads", "partita us", "onednn us", "ratio", "eigen us", "ratio");
+  std::printf("\n%-4s %-8s %12s %12s %8s %12s %8s %14s %8s %14s\n", "", "threads", "partita us", "onednn us", "ratio",
+              "eigen us", "ratio", "partita GF/s", "% peak", "onednn GF/s");
   for (const char* w : {"W1", "W2", "W3", "W4", "W5", "W6", "W7"})
     for (int t : thread_counts) {
       const auto& tm = timings();
       const auto p = tm.find(name_of(w, "partita", t));
       if (p == tm.end()) continue;
+      const double flops = workload_flops()[w];
       std::printf("%-4s %-8d %12.1f", w, t, p->second / 1e3);
       for (const char* impl : {"onednn", "eigen"}) {
         const auto q = tm.find(name_of(w, impl, t));
@@ -230,8 +252,12 @@ void print_summary() {
           std::printf(" %12.1f %8.2f", q->second / 1e3, q->second / p->second);
         }
       }
-      std::printf("\n");
+      std::printf(" %14.1f %8.1f", flops / p->second, 100.0 * flops / p->second / (t * bench::fma_peak_gflops()));
+      const auto o = tm.find(name_of(w, "onednn", t));
+      if (o == tm.end()) std::printf(" %14s\n", "-");
+      else std::printf(" %14.1f\n", flops / o->second);
     }
+  std::printf("one core's measured FMA peak: %.1f GFLOP/s (%% peak: of the threads' cores)\n", bench::fma_peak_gflops());
   std::printf("ratio = peer time / Partita time (above 1: Partita is faster); cpu backend built for %s\n",
               partita::detail::simd::arch_name());
   bool header = false;
@@ -277,6 +303,12 @@ int main(int argc, char** argv) {
   workload<workloads::w5> w5("W5");
   workload<workloads::w6> w6("W6", workloads::w6_vocab);
   workload<workloads::w7> w7("W7");
+
+  // The ceiling the workloads' `pct_peak` refers to, first, in the JSON as `peak/fma/1`.
+  benchmark::RegisterBenchmark("peak/fma/1", [](benchmark::State& state) {
+    for (auto _ : state) benchmark::DoNotOptimize(bench::fma_peak_gflops());
+    state.counters["GFLOP/s"] = bench::fma_peak_gflops();
+  });
 
   // Each workload: Partita first (the peers' ratios refer to it), then its peers.
   w1.register_partita();
