@@ -59,7 +59,8 @@ constexpr std::array<std::int32_t, N> position_offsets(const conv_geometry& g) {
 }
 
 /// tile (+)= rows · w over `k` depths (`accumulate`: add to the tile's current values). The
-/// first `prefetch_lines` iterations each ask for one cache line from `prefetch` on into L2.
+/// first `prefetch_lines` iterations each ask for one cache line from `prefetch` on into L2;
+/// lines beyond the depth are asked for after the loop.
 template <int MR, int NV>
 inline void small_conv_tile(int k, const float* const* rows, const std::int32_t* __restrict boff,
                             const float* __restrict w, bool accumulate, const float* bias, float* __restrict tile,
@@ -86,6 +87,7 @@ inline void small_conv_tile(int k, const float* const* rows, const std::int32_t*
       for (int v = 0; v < NV; ++v) acc[m][v] = simd::fma(av, bv[v], acc[m][v]);
     }
   }
+  for (int l = k; l < prefetch_lines; ++l) __builtin_prefetch(prefetch + l * 64, 0, 2);
 #pragma GCC unroll 8
   for (int v = 0; v < NV; ++v) {
     const vec b = bias ? simd::load(bias + v * W) : simd::splat(0.f);
