@@ -13977,7 +13977,7 @@ inline void copy_strided(float* __restrict dst, const float* __restrict src, int
 /// phases of its row phase. Reading each row once per column phase, rows of one row phase at a
 /// time, skipped every other row: a pattern the prefetcher followed poorly, and the row ends
 /// of small images went element by element (on a 14 × 14 depthwise, 90 % of the time).
-inline void conv_copy_plane_sw2(const conv_geometry& g, const float* src, float* dst, bool pads_zeroed) {
+inline void conv_copy_plane_sw2(const conv_geometry& g, const float* src, float* dst, bool pads_zeroed, int ih0, int ih1) {
   const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(g.hq) * g.wq;
   const std::uint32_t phases_read = g.used_phases;
   const auto used = [phases_read](int a, int b) { return a * 2 + b >= 32 || (phases_read >> (a * 2 + b) & 1u); };
@@ -14012,8 +14012,8 @@ inline void conv_copy_plane_sw2(const conv_geometry& g, const float* src, float*
   const std::ptrdiff_t whole_e = plane - ce - m_tail - W, whole_o = plane - co - m_tail - W;  // last row start
   // Row ih is row i of row phase a, where ih + ph = i · sh + a (counted, not divided: a
   // division per row cost as much as copying a short one).
-  const int h = g.h, w = g.w, wq = g.wq, sh = g.sh;  // in locals: through `g` they were reloaded after each store
-  for (int ih = 0, a = g.ph % sh, i = g.ph / sh; ih < h; ++ih, a = a + 1 == sh ? 0 : a + 1, i += a == 0) {
+  const int w = g.w, wq = g.wq, sh = g.sh;  // in locals: through `g` they were reloaded after each store
+  for (int ih = ih0, a = (ih0 + g.ph) % sh, i = (ih0 + g.ph) / sh; ih < ih1; ++ih, a = a + 1 == sh ? 0 : a + 1, i += a == 0) {
     const bool ue = used(a, pe), uo = used(a, po) && no > 0;
     if (!ue && !uo) continue;  // a row phase no tap reads (1×1 stride 2)
     const float* s = src + static_cast<std::ptrdiff_t>(ih) * w;
@@ -14042,15 +14042,20 @@ inline void conv_copy_plane_sw2(const conv_geometry& g, const float* src, float*
 
 /// Copies one input channel `src` (h × w) into its padded phase planes at `dst` (plane_set floats).
 /// With `pads_zeroed` the padding already holds zeros (a copy of the same geometry was made
-/// there before and nothing else wrote it): only the image's values are written.
-inline void conv_copy_plane(const conv_geometry& g, const float* src, float* dst, bool pads_zeroed = false) {
+/// there before and nothing else wrote it): only the image's values are written, and of them
+/// only input rows [ih0, ih1) where a range is given (a thread that computes some of the output
+/// rows copies what they read; the rest of its planes it does not read).
+inline void conv_copy_plane(const conv_geometry& g, const float* src, float* dst, bool pads_zeroed = false, int ih0 = 0,
+                            int ih1 = -1) {
   const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(g.hq) * g.wq;
+  if (!pads_zeroed || ih1 < 0 || ih1 > g.h) ih1 = g.h;
+  if (!pads_zeroed || ih0 < 0) ih0 = 0;
   if (g.sh == 1 && g.sw == 1) {
     // The geometry in locals: read through the reference, it was reloaded after every store.
-    const int h = g.h, w = g.w, wq = g.wq, pw = g.pw;
+    const int h = ih1, w = g.w, wq = g.wq, pw = g.pw;
     if (!pads_zeroed) std::fill(dst, dst + static_cast<std::ptrdiff_t>(g.ph) * wq, 0.f);
-    const float* s = src;
-    float* row = dst + static_cast<std::ptrdiff_t>(g.ph) * wq + pw;
+    const float* s = src + static_cast<std::ptrdiff_t>(ih0) * w;
+    float* row = dst + static_cast<std::ptrdiff_t>(g.ph + ih0) * wq + pw;
     // Rows [0, spilling) store their last vector whole: its extra lanes read the next input
     // rows and land in the padding after the row and in the next row's values, which that
     // row's copy writes next; a vector of zeros after the row restores the padding (and also
@@ -14059,7 +14064,7 @@ inline void conv_copy_plane(const conv_geometry& g, const float* src, float* dst
     // planes.
     const int spill = W - w % W;
     const int spilling = spill < W && pads_zeroed && W <= wq ? std::max(0, h - (spill + w - 1) / w) : 0;
-    int i = 0;
+    int i = ih0;
     for (; i < spilling; ++i, s += w, row += wq) {
       for (int j = 0; j < w; j += W) simd::store(row + j, simd::load(s + j));
       simd::store(row + w, simd::splat(0.f));
@@ -14075,7 +14080,7 @@ inline void conv_copy_plane(const conv_geometry& g, const float* src, float* dst
     return;
   }
   if (g.sw == 2) {
-    conv_copy_plane_sw2(g, src, dst, pads_zeroed);
+    conv_copy_plane_sw2(g, src, dst, pads_zeroed, ih0, ih1);
     return;
   }
   for (int a = 0; a < g.sh; ++a)
@@ -14085,7 +14090,7 @@ inline void conv_copy_plane(const conv_geometry& g, const float* src, float* dst
       for (int i = 0; i < g.hq; ++i) {
         const int ih = i * g.sh + a - g.ph;
         float* row = p + static_cast<std::ptrdiff_t>(i) * g.wq;
-        if (ih < 0 || ih >= g.h) {
+        if (ih < ih0 || ih >= ih1) {
           if (!pads_zeroed) std::fill(row, row + g.wq, 0.f);
           continue;
         }
@@ -14449,17 +14454,18 @@ constexpr std::size_t depthwise_scratch(const conv_geometry& g) {
   return g.plane_set + static_cast<std::size_t>((g.ow + W - 1) / W * W + g.kw * g.dw + 64);
 }
 
-/// Output channel `o`'s plane `y` (oh × ow) from its input channel's padded phase planes
-/// `plane`; `w` holds the channel's kh·kw weights, `off` the taps' offsets in the planes.
+/// Rows [r0, r1) of output channel `o`'s plane `y` (oh × ow) from its input channel's padded
+/// phase planes `plane`; `w` holds the channel's kh·kw weights, `off` the taps' offsets in the
+/// planes. Nothing outside those rows of `y` is written.
 template <int RB, int VB, int K, activation A>
 inline void depthwise_plane(const conv_geometry& g, const std::int32_t* off, const float* plane, const float* w,
-                            float bias, const float* residual, float lo, float hi, float* y) {
+                            float bias, const float* residual, float lo, float hi, float* y, int r_begin, int r_end) {
   constexpr int step = VB * W;
-  for (int r0 = 0; r0 < g.oh; r0 += RB) {
+  for (int r0 = r_begin; r0 < r_end; r0 += RB) {
     const float* row[std::size_t{RB}];
     // Rows past the last are computed on the last one again and not stored.
 #pragma GCC unroll 8
-    for (int r = 0; r < RB; ++r) row[r] = plane + static_cast<std::ptrdiff_t>(std::min(r0 + r, g.oh - 1)) * g.wq;
+    for (int r = 0; r < RB; ++r) row[r] = plane + static_cast<std::ptrdiff_t>(std::min(r0 + r, r_end - 1)) * g.wq;
     for (int c0 = 0; c0 < g.ow; c0 += step) {
       vec acc[std::size_t{RB}][std::size_t{VB}];
 #pragma GCC unroll 8
@@ -14475,14 +14481,14 @@ inline void depthwise_plane(const conv_geometry& g, const std::int32_t* off, con
 #pragma GCC unroll 4
           for (int v = 0; v < VB; ++v) acc[r][v] = simd::fma(simd::load(row[r] + o + v * W), wk, acc[r][v]);
       }
-      const int rows = std::min(RB, g.oh - r0);
+      const int rows = std::min(RB, r_end - r0);
       for (int r = 0; r < rows; ++r) {
         const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(r0 + r) * g.ow + c0;
         // A row's last vector may be stored whole when its extra lanes land in the rows below,
         // which are stored after it: rows in order, each in one piece (a row wider than a
         // block of vectors is stored a piece at a time, and the next row's first piece would
         // come before this row's last). A masked store costs a dozen cycles.
-        const bool spill_ok = g.ow <= step && static_cast<std::ptrdiff_t>(g.oh - 1 - r0 - r) * g.ow >= W;
+        const bool spill_ok = g.ow <= step && static_cast<std::ptrdiff_t>(r_end - 1 - r0 - r) * g.ow >= W;
 #pragma GCC unroll 4
         for (int v = 0; v < VB; ++v) {
           const int n = std::min(W, g.ow - c0 - v * W);
@@ -14499,25 +14505,27 @@ inline void depthwise_plane(const conv_geometry& g, const std::int32_t* off, con
   }
 }
 
-/// Channels [c0, c1) of one image: `x`, `y` and the residual are the image's (NCHW), `w` the
-/// weights [o][kh·kw], `bias` one per output channel or null; `scratch` holds depthwise_scratch.
-/// RB × VB is `depthwise_block(g)`.
+/// Channels [c0, c1), output rows [r0, r1), of one image: `x`, `y` and the residual are the
+/// image's (NCHW), `w` the weights [o][kh·kw], `bias` one per output channel or null; `scratch`
+/// holds depthwise_scratch. RB × VB is `depthwise_block(g)`. Only the input rows that the
+/// output rows read are copied.
 template <int RB, int VB, int K, activation A>
 inline void depthwise_channels(const conv_geometry& g, const std::int32_t* off, const float* x, const float* w,
                                const float* bias, const float* residual, float lo, float hi, float* y, int c0, int c1,
-                               float* scratch) {
+                               int r0, int r1, float* scratch) {
   // The padding and the slack past the planes (read by discarded lanes only) are zeroed once:
   // every channel's copy then writes the same positions, the image's, and leaves them zero.
   // On small images the padding was most of each copy (a 7×7 plane is padded to 9×9).
   std::fill(scratch, scratch + depthwise_scratch(g), 0.f);
   const std::ptrdiff_t in_plane = static_cast<std::ptrdiff_t>(g.h) * g.w;
   const std::ptrdiff_t out_plane = static_cast<std::ptrdiff_t>(g.oh) * g.ow;
+  const int ih0 = r0 * g.sh - g.ph, ih1 = (r1 - 1) * g.sh + (g.kh - 1) * g.dh - g.ph + 1;
   for (int c = c0; c < c1; ++c) {
-    conv_copy_plane(g, x + c * in_plane, scratch, true);
+    conv_copy_plane(g, x + c * in_plane, scratch, true, std::max(0, ih0), std::min(g.h, ih1));
     for (int m = 0; m < g.og; ++m) {
       const int o = c * g.og + m;
       depthwise_plane<RB, VB, K, A>(g, off, scratch, w + static_cast<std::ptrdiff_t>(o) * K, bias ? bias[o] : 0.f,
-                                    residual ? residual + o * out_plane : nullptr, lo, hi, y + o * out_plane);
+                                    residual ? residual + o * out_plane : nullptr, lo, hi, y + o * out_plane, r0, r1);
     }
   }
 }
@@ -14999,24 +15007,31 @@ struct gemm_kernel {
     }
   }
 
-  // Depthwise conv2d: the image's channels split across threads, each copying its planes into
-  // its own scratch. Its few flops per value moved undercount it: the floats it reads and writes
-  // weigh too. A stride-2 layer of 576 channels on 14×14 has 0.5 Mflop, one task by flops alone,
-  // and that one core then reads an input both cores wrote (MobileNetV2 on two Zen 3 cores: 80
-  // µs on one task, 36 on two).
+  // Depthwise conv2d: split across threads by channels, or by output rows on images of 16 rows
+  // or more, each thread copying the planes (rows) it reads into its own scratch. Its few flops
+  // per value moved undercount it: the floats it reads and writes weigh too. A stride-2 layer of
+  // 576 channels on 14×14 has 0.5 Mflop, one task by flops alone, and that one core then reads an
+  // input both cores wrote (MobileNetV2 on two Zen 3 cores: 80 µs on one task, 36 on two).
+  // Rows, because the 1×1 convolutions around it split large images by positions: each core
+  // then reads the rows it wrote. Split by channels, every core read half of its input from the
+  // other's cache: in MobileNetV2 on two Sapphire Rapids cores, 1×1 → depthwise → 1×1 on 28×28
+  // took 149 µs against 176 on one core, where each step alone runs 1.6–1.9× faster on two.
   static void run_depthwise(state& st, const float* x, const float* w, const float* residual, const epilogue& e,
                             float* out) {
     constexpr int n = geo.oh * geo.ow;
     constexpr double flops =
         2.0 * geo.o * geo.k * n + moved_cost * (static_cast<double>(geo.c) * geo.h * geo.w + static_cast<double>(geo.o) * n);
-    const int tasks = tasks_for(flops, st.workers(), geo.c);
+    constexpr bool by_rows = geo.oh >= 16 && geo.sh > 1;
+    const int tasks = tasks_for(flops, st.workers(), by_rows ? geo.oh : geo.c);
     const std::ptrdiff_t in_image = static_cast<std::ptrdiff_t>(geo.c) * geo.h * geo.w;
     const std::ptrdiff_t out_image = static_cast<std::ptrdiff_t>(geo.o) * n;
     for (int b = 0; b < geo.batch; ++b) {
       st.parallel(tasks, [&](int t) {
+        const int c0 = by_rows ? 0 : geo.c * t / tasks, c1 = by_rows ? geo.c : geo.c * (t + 1) / tasks;
+        const int r0 = by_rows ? geo.oh * t / tasks : 0, r1 = by_rows ? geo.oh * (t + 1) / tasks : geo.oh;
         depthwise_channels<dw_block.rows, dw_block.vecs, geo.k, info.act>(
             geo, boff.data(), x + b * in_image, w, e.bias, residual ? residual + b * out_image : nullptr, e.lo, e.hi,
-            out + b * out_image, geo.c * t / tasks, geo.c * (t + 1) / tasks, st.thread_scratch(t));
+            out + b * out_image, c0, c1, r0, r1, st.thread_scratch(t));
       });
     }
   }

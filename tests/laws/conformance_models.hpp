@@ -327,7 +327,8 @@ using bn = batch_norm<dw, weight<"bn.gamma", f32, 12>, weight<"bn.beta", f32, 12
 }  // namespace depthwise
 
 struct depthwise_conv_models
-    : model_group<"depthwise conv2d: row tails, channel multipliers, strides, dilation, 5×5, one pixel, epilogues",
+    : model_group<"depthwise conv2d: row tails, channel multipliers, strides, dilation, 5×5, one pixel, epilogues, "
+                  "rows split across threads",
                   conv_net<1, 8, 10, 7, 8, 3, 3, conv2d_attrs{.padding = {1, 1}, .groups = 8}>,  // rows shorter than a vector
                   conv_net<2, 5, 17, 33, 10, 3, 3, conv2d_attrs{.padding = {1, 1}, .groups = 5}>,  // multiplier 2, batch 2
                   conv_net<1, 6, 23, 41, 6, 5, 5, conv2d_attrs{.stride = {2, 2}, .padding = {2, 2}, .groups = 6}>,
@@ -336,6 +337,11 @@ struct depthwise_conv_models
                   conv_net<1, 4, 1, 1, 4, 3, 3, conv2d_attrs{.padding = {1, 1}, .groups = 4}>,
                   conv_net<1, 5, 6, 9, 5, 2, 2, conv2d_attrs{.stride = {2, 2}, .groups = 5}>,  // no padding, even window
                   conv_net<1, 32, 56, 56, 32, 3, 3, conv2d_attrs{.padding = {1, 1}, .groups = 32}>,  // two threads
+                  // Strided on 16 rows or more: two threads split the output rows, odd counts included.
+                  conv_net<1, 24, 67, 45, 24, 3, 3, conv2d_attrs{.stride = {2, 2}, .padding = {1, 1}, .groups = 24}>,
+                  conv_net<1, 16, 61, 40, 32, 5, 5, conv2d_attrs{.stride = {2, 1}, .padding = {2, 2}, .groups = 16}>,
+                  conv_net<1, 32, 50, 50, 32, 3, 3,
+                           conv2d_attrs{.stride = {2, 2}, .padding = {2, 2}, .dilation = {2, 2}, .groups = 32}>,
                   model<clip<bias_add<depthwise::dw, depthwise::b>, 0.f, 6.f>>,  // MobileNet's relu6
                   model<clip<depthwise::bn, 0.f, 6.f>>, model<hardswish<bias_add<depthwise::dw, depthwise::b>>>,
                   model<silu<depthwise::bn>>, model<relu<add<depthwise::dw, input<"r", f32, 1, 12, 17, 21>>>>> {};

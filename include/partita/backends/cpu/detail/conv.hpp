@@ -147,7 +147,7 @@ inline void copy_strided(float* __restrict dst, const float* __restrict src, int
 /// phases of its row phase. Reading each row once per column phase, rows of one row phase at a
 /// time, skipped every other row: a pattern the prefetcher followed poorly, and the row ends
 /// of small images went element by element (on a 14 × 14 depthwise, 90 % of the time).
-inline void conv_copy_plane_sw2(const conv_geometry& g, const float* src, float* dst, bool pads_zeroed) {
+inline void conv_copy_plane_sw2(const conv_geometry& g, const float* src, float* dst, bool pads_zeroed, int ih0, int ih1) {
   const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(g.hq) * g.wq;
   const std::uint32_t phases_read = g.used_phases;
   const auto used = [phases_read](int a, int b) { return a * 2 + b >= 32 || (phases_read >> (a * 2 + b) & 1u); };
@@ -182,8 +182,8 @@ inline void conv_copy_plane_sw2(const conv_geometry& g, const float* src, float*
   const std::ptrdiff_t whole_e = plane - ce - m_tail - W, whole_o = plane - co - m_tail - W;  // last row start
   // Row ih is row i of row phase a, where ih + ph = i · sh + a (counted, not divided: a
   // division per row cost as much as copying a short one).
-  const int h = g.h, w = g.w, wq = g.wq, sh = g.sh;  // in locals: through `g` they were reloaded after each store
-  for (int ih = 0, a = g.ph % sh, i = g.ph / sh; ih < h; ++ih, a = a + 1 == sh ? 0 : a + 1, i += a == 0) {
+  const int w = g.w, wq = g.wq, sh = g.sh;  // in locals: through `g` they were reloaded after each store
+  for (int ih = ih0, a = (ih0 + g.ph) % sh, i = (ih0 + g.ph) / sh; ih < ih1; ++ih, a = a + 1 == sh ? 0 : a + 1, i += a == 0) {
     const bool ue = used(a, pe), uo = used(a, po) && no > 0;
     if (!ue && !uo) continue;  // a row phase no tap reads (1×1 stride 2)
     const float* s = src + static_cast<std::ptrdiff_t>(ih) * w;
@@ -212,15 +212,20 @@ inline void conv_copy_plane_sw2(const conv_geometry& g, const float* src, float*
 
 /// Copies one input channel `src` (h × w) into its padded phase planes at `dst` (plane_set floats).
 /// With `pads_zeroed` the padding already holds zeros (a copy of the same geometry was made
-/// there before and nothing else wrote it): only the image's values are written.
-inline void conv_copy_plane(const conv_geometry& g, const float* src, float* dst, bool pads_zeroed = false) {
+/// there before and nothing else wrote it): only the image's values are written, and of them
+/// only input rows [ih0, ih1) where a range is given (a thread that computes some of the output
+/// rows copies what they read; the rest of its planes it does not read).
+inline void conv_copy_plane(const conv_geometry& g, const float* src, float* dst, bool pads_zeroed = false, int ih0 = 0,
+                            int ih1 = -1) {
   const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(g.hq) * g.wq;
+  if (!pads_zeroed || ih1 < 0 || ih1 > g.h) ih1 = g.h;
+  if (!pads_zeroed || ih0 < 0) ih0 = 0;
   if (g.sh == 1 && g.sw == 1) {
     // The geometry in locals: read through the reference, it was reloaded after every store.
-    const int h = g.h, w = g.w, wq = g.wq, pw = g.pw;
+    const int h = ih1, w = g.w, wq = g.wq, pw = g.pw;
     if (!pads_zeroed) std::fill(dst, dst + static_cast<std::ptrdiff_t>(g.ph) * wq, 0.f);
-    const float* s = src;
-    float* row = dst + static_cast<std::ptrdiff_t>(g.ph) * wq + pw;
+    const float* s = src + static_cast<std::ptrdiff_t>(ih0) * w;
+    float* row = dst + static_cast<std::ptrdiff_t>(g.ph + ih0) * wq + pw;
     // Rows [0, spilling) store their last vector whole: its extra lanes read the next input
     // rows and land in the padding after the row and in the next row's values, which that
     // row's copy writes next; a vector of zeros after the row restores the padding (and also
@@ -229,7 +234,7 @@ inline void conv_copy_plane(const conv_geometry& g, const float* src, float* dst
     // planes.
     const int spill = W - w % W;
     const int spilling = spill < W && pads_zeroed && W <= wq ? std::max(0, h - (spill + w - 1) / w) : 0;
-    int i = 0;
+    int i = ih0;
     for (; i < spilling; ++i, s += w, row += wq) {
       for (int j = 0; j < w; j += W) simd::store(row + j, simd::load(s + j));
       simd::store(row + w, simd::splat(0.f));
@@ -245,7 +250,7 @@ inline void conv_copy_plane(const conv_geometry& g, const float* src, float* dst
     return;
   }
   if (g.sw == 2) {
-    conv_copy_plane_sw2(g, src, dst, pads_zeroed);
+    conv_copy_plane_sw2(g, src, dst, pads_zeroed, ih0, ih1);
     return;
   }
   for (int a = 0; a < g.sh; ++a)
@@ -255,7 +260,7 @@ inline void conv_copy_plane(const conv_geometry& g, const float* src, float* dst
       for (int i = 0; i < g.hq; ++i) {
         const int ih = i * g.sh + a - g.ph;
         float* row = p + static_cast<std::ptrdiff_t>(i) * g.wq;
-        if (ih < 0 || ih >= g.h) {
+        if (ih < ih0 || ih >= ih1) {
           if (!pads_zeroed) std::fill(row, row + g.wq, 0.f);
           continue;
         }

@@ -34,17 +34,18 @@ constexpr std::size_t depthwise_scratch(const conv_geometry& g) {
   return g.plane_set + static_cast<std::size_t>((g.ow + W - 1) / W * W + g.kw * g.dw + 64);
 }
 
-/// Output channel `o`'s plane `y` (oh × ow) from its input channel's padded phase planes
-/// `plane`; `w` holds the channel's kh·kw weights, `off` the taps' offsets in the planes.
+/// Rows [r0, r1) of output channel `o`'s plane `y` (oh × ow) from its input channel's padded
+/// phase planes `plane`; `w` holds the channel's kh·kw weights, `off` the taps' offsets in the
+/// planes. Nothing outside those rows of `y` is written.
 template <int RB, int VB, int K, activation A>
 inline void depthwise_plane(const conv_geometry& g, const std::int32_t* off, const float* plane, const float* w,
-                            float bias, const float* residual, float lo, float hi, float* y) {
+                            float bias, const float* residual, float lo, float hi, float* y, int r_begin, int r_end) {
   constexpr int step = VB * W;
-  for (int r0 = 0; r0 < g.oh; r0 += RB) {
+  for (int r0 = r_begin; r0 < r_end; r0 += RB) {
     const float* row[std::size_t{RB}];
     // Rows past the last are computed on the last one again and not stored.
 #pragma GCC unroll 8
-    for (int r = 0; r < RB; ++r) row[r] = plane + static_cast<std::ptrdiff_t>(std::min(r0 + r, g.oh - 1)) * g.wq;
+    for (int r = 0; r < RB; ++r) row[r] = plane + static_cast<std::ptrdiff_t>(std::min(r0 + r, r_end - 1)) * g.wq;
     for (int c0 = 0; c0 < g.ow; c0 += step) {
       vec acc[std::size_t{RB}][std::size_t{VB}];
 #pragma GCC unroll 8
@@ -60,14 +61,14 @@ inline void depthwise_plane(const conv_geometry& g, const std::int32_t* off, con
 #pragma GCC unroll 4
           for (int v = 0; v < VB; ++v) acc[r][v] = simd::fma(simd::load(row[r] + o + v * W), wk, acc[r][v]);
       }
-      const int rows = std::min(RB, g.oh - r0);
+      const int rows = std::min(RB, r_end - r0);
       for (int r = 0; r < rows; ++r) {
         const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(r0 + r) * g.ow + c0;
         // A row's last vector may be stored whole when its extra lanes land in the rows below,
         // which are stored after it: rows in order, each in one piece (a row wider than a
         // block of vectors is stored a piece at a time, and the next row's first piece would
         // come before this row's last). A masked store costs a dozen cycles.
-        const bool spill_ok = g.ow <= step && static_cast<std::ptrdiff_t>(g.oh - 1 - r0 - r) * g.ow >= W;
+        const bool spill_ok = g.ow <= step && static_cast<std::ptrdiff_t>(r_end - 1 - r0 - r) * g.ow >= W;
 #pragma GCC unroll 4
         for (int v = 0; v < VB; ++v) {
           const int n = std::min(W, g.ow - c0 - v * W);
@@ -84,25 +85,27 @@ inline void depthwise_plane(const conv_geometry& g, const std::int32_t* off, con
   }
 }
 
-/// Channels [c0, c1) of one image: `x`, `y` and the residual are the image's (NCHW), `w` the
-/// weights [o][kh·kw], `bias` one per output channel or null; `scratch` holds depthwise_scratch.
-/// RB × VB is `depthwise_block(g)`.
+/// Channels [c0, c1), output rows [r0, r1), of one image: `x`, `y` and the residual are the
+/// image's (NCHW), `w` the weights [o][kh·kw], `bias` one per output channel or null; `scratch`
+/// holds depthwise_scratch. RB × VB is `depthwise_block(g)`. Only the input rows that the
+/// output rows read are copied.
 template <int RB, int VB, int K, activation A>
 inline void depthwise_channels(const conv_geometry& g, const std::int32_t* off, const float* x, const float* w,
                                const float* bias, const float* residual, float lo, float hi, float* y, int c0, int c1,
-                               float* scratch) {
+                               int r0, int r1, float* scratch) {
   // The padding and the slack past the planes (read by discarded lanes only) are zeroed once:
   // every channel's copy then writes the same positions, the image's, and leaves them zero.
   // On small images the padding was most of each copy (a 7×7 plane is padded to 9×9).
   std::fill(scratch, scratch + depthwise_scratch(g), 0.f);
   const std::ptrdiff_t in_plane = static_cast<std::ptrdiff_t>(g.h) * g.w;
   const std::ptrdiff_t out_plane = static_cast<std::ptrdiff_t>(g.oh) * g.ow;
+  const int ih0 = r0 * g.sh - g.ph, ih1 = (r1 - 1) * g.sh + (g.kh - 1) * g.dh - g.ph + 1;
   for (int c = c0; c < c1; ++c) {
-    conv_copy_plane(g, x + c * in_plane, scratch, true);
+    conv_copy_plane(g, x + c * in_plane, scratch, true, std::max(0, ih0), std::min(g.h, ih1));
     for (int m = 0; m < g.og; ++m) {
       const int o = c * g.og + m;
       depthwise_plane<RB, VB, K, A>(g, off, scratch, w + static_cast<std::ptrdiff_t>(o) * K, bias ? bias[o] : 0.f,
-                                    residual ? residual + o * out_plane : nullptr, lo, hi, y + o * out_plane);
+                                    residual ? residual + o * out_plane : nullptr, lo, hi, y + o * out_plane, r0, r1);
     }
   }
 }
