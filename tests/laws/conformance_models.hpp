@@ -241,7 +241,7 @@ using x1_3_13_38 = input<"x", f32, 1, 3, 13, 38>;
 using wide = input<"wide", f32, 1, 1, 2, 5000>;
 struct pooling_models
     : model_group<"pooling: windows, strides, padding, ceil-free edges, rows split across threads, rows too wide for "
-                  "the row buffers",
+                  "the row buffers, 2×2 of stride 2",
                   model<max_pool2d<x1_3_13_38, {.size = {2, 2}}>>,
                   model<max_pool2d<x1_3_13_38, {.size = {3, 3}, .stride = {2, 2}, .padding = {1, 1}}>>,
                   model<max_pool2d<x1_3_13_38, {.size = {3, 3}, .stride = {1, 1}, .padding = {1, 1}}>>,
@@ -252,6 +252,9 @@ struct pooling_models
                   // ResNet's stem pooling (fewer channels): large enough to be split by planes
                   model<max_pool2d<input<"big", f32, 1, 32, 112, 112>, {.size = {3, 3}, .stride = {2, 2}, .padding = {1, 1}}>>,
                   model<max_pool2d<wide, {.size = {2, 3}, .stride = {1, 2}, .padding = {0, 1}}>>,
+                  // 2×2 of stride 2 inside the planes: vectors of outputs and a masked tail, an
+                  // odd last row and column left out, a batch of two
+                  model<max_pool2d<input<"q", f32, 2, 3, 9, 71>, {.size = {2, 2}}>>,
                   model<avg_pool2d<wide, {.size = {2, 3}, .stride = {1, 2}, .padding = {0, 1}}>>> {};
 
 using a1344 = input<"a", f32, 1, 3, 4, 4>;
