@@ -13029,8 +13029,8 @@ struct matmul_kernel {
 // caller splits a step across threads by handing each its own range.
 
 // ---- begin partita/backends/cpu/detail/eltwise.hpp ----
-/// cpu memory-bound kernels: unary and broadcasting binary elementwise ops, copies, bias, batch norm, pooling.
-// Vectorized memory-bound kernels: elementwise ops, bias, batch norm, pooling. The elementwise
+/// cpu memory-bound kernels: unary and broadcasting binary elementwise ops, copies, bias, batch norm.
+// Vectorized memory-bound kernels: elementwise ops, bias, batch norm. The elementwise
 // ones work on a range of the flat elements (or of broadcast rows), so that callers split them
 // across threads.
 
@@ -13315,116 +13315,6 @@ inline void plane_means(const float* x, float* y, std::int64_t planes, std::int6
     for (std::int64_t i = body; i < area; ++i) total += s[i];
     y[p] = total / static_cast<float>(area);
   }
-}
-
-struct pool_geometry {
-  int planes = 0, h = 0, w = 0, oh = 0, ow = 0, kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0;
-  int ph_end = 0, pw_end = 0;  // the declared padding after each axis (what count_include_pad counts)
-  // Columns after each row in the row buffers: pw_end, or more where a ceil_mode window runs
-  // past it (rows past the input are clipped, not padded).
-  int pw_fill = 0;
-  bool count_include_pad = false;
-};
-
-/// 2×2 max pooling of stride 2 whose windows all lie inside the planes (LeNet's, VGG's): each
-/// output row is two input rows, their maximum split into even and odd columns, and the
-/// maximum of those, a vector of outputs at a time. The general kernel below spent about 50
-/// cycles per output row on row buffers, which on 10×10 planes was most of its time.
-inline void max_pool_2x2(const pool_geometry& g, const float* x, float* y) {
-  constexpr int w = simd::width;
-  for (int p = 0; p < g.planes; ++p) {
-    const float* plane = x + static_cast<std::ptrdiff_t>(p) * g.h * g.w;
-    float* out = y + static_cast<std::ptrdiff_t>(p) * g.oh * g.ow;
-    for (int oh = 0; oh < g.oh; ++oh, out += g.ow) {
-      const float* r0 = plane + static_cast<std::ptrdiff_t>(2 * oh) * g.w;
-      const float* r1 = r0 + g.w;
-      int ow = 0;
-      vec e, o;
-      for (; ow + w <= g.ow; ow += w) {
-        const vec a = simd::max_nan(simd::load(r0 + 2 * ow), simd::load(r1 + 2 * ow));
-        const vec b = simd::max_nan(simd::load(r0 + 2 * ow + w), simd::load(r1 + 2 * ow + w));
-        simd::deinterleave(a, b, e, o);
-        simd::store(out + ow, simd::max_nan(e, o));
-      }
-      if (ow < g.ow) {
-        // The last columns, read with masks: nothing past the two windows' columns is read.
-        const int n = g.ow - ow, lo = std::min(w, 2 * n), hi = 2 * n - lo;
-        const vec a = simd::max_nan(simd::load_first(r0 + 2 * ow, lo), simd::load_first(r1 + 2 * ow, lo));
-        const vec b = hi > 0 ? simd::max_nan(simd::load_first(r0 + 2 * ow + w, hi), simd::load_first(r1 + 2 * ow + w, hi))
-                             : simd::splat(0.f);
-        simd::deinterleave(a, b, e, o);
-        simd::store_first(out + ow, simd::max_nan(e, o), n);
-      }
-    }
-  }
-}
-
-/// Max (Max = true) or average pooling, one output row at a time: the window's input rows are
-/// reduced vertically into a padded row (vectorized), that row horizontally over the window
-/// width (vectorized, at every column), and the output picks every stride-th column. Returns
-/// false, doing nothing, when a padded row does not fit its row buffers (over 4000 columns).
-template <bool Max>
-inline bool pool2d(const pool_geometry& g, const float* x, float* y) {
-  constexpr int w = simd::width;
-  constexpr int max_row = 4096;
-  const int wp = g.w + g.pw + g.pw_fill;
-  if (wp + g.kw + 2 * w > max_row) return false;
-  if (Max && g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2 && g.ph == 0 && g.pw == 0 && g.pw_fill == 0 &&
-      2 * g.oh <= g.h && 2 * g.ow <= g.w) {
-    max_pool_2x2(g, x, y);
-    return true;
-  }
-  const float fill = Max ? -std::numeric_limits<float>::infinity() : 0.f;
-  alignas(64) float v[max_row];
-  alignas(64) float h[max_row];
-  std::fill(v, v + wp + g.kw + 2 * w, fill);
-  // The stride-2 pick below reads whole vectors of h, odd lanes past the last column included.
-  std::fill(h + (wp - g.kw + 1) / w * w, h + wp + 2 * w, fill);
-  // max_nan: a NaN anywhere in the window makes the output NaN, as in the reference backend.
-  const auto reduce = [](const vec& a, const vec& b) { return Max ? simd::max_nan(a, b) : a + b; };
-  const int hn = wp - g.kw + 1;  // columns of h
-  for (int p = 0; p < g.planes; ++p) {
-    const float* plane = x + static_cast<std::ptrdiff_t>(p) * g.h * g.w;
-    float* out = y + static_cast<std::ptrdiff_t>(p) * g.oh * g.ow;
-    for (int oh = 0; oh < g.oh; ++oh) {
-      const int ih0 = oh * g.sh - g.ph;
-      const int i_lo = std::max(0, ih0), i_hi = std::min(g.h, ih0 + g.kh);
-      float* row = v + g.pw;
-      if (i_lo >= i_hi) {
-        std::fill(row, row + g.w, fill);
-      } else {
-        std::memcpy(row, plane + static_cast<std::ptrdiff_t>(i_lo) * g.w, sizeof(float) * static_cast<std::size_t>(g.w));
-        for (int i = i_lo + 1; i < i_hi; ++i) map2(row, plane + static_cast<std::ptrdiff_t>(i) * g.w, row, g.w, reduce);
-      }
-      for (int j = 0; j < hn; j += w) {
-        vec acc = simd::load(v + j);
-        for (int k = 1; k < g.kw; ++k) acc = reduce(acc, simd::load(v + j + k));
-        simd::store(h + j, acc);
-      }
-      float* o = out + static_cast<std::ptrdiff_t>(oh) * g.ow;
-      if constexpr (Max) {
-        // Every stride-th column: vectors for strides 1 and 2 (one at a time, the pick had cost
-        // a 3×3 stride-2 pooling of 112×112 planes a quarter of its time).
-        int ow = 0;
-        if (g.sw == 2) {
-          for (; ow + w <= g.ow; ow += w) simd::store(o + ow, simd::evens(simd::load(h + 2 * ow), simd::load(h + 2 * ow + w)));
-        } else if (g.sw == 1) {
-          for (; ow + w <= g.ow; ow += w) simd::store(o + ow, simd::load(h + ow));
-        }
-        for (; ow < g.ow; ++ow) o[ow] = h[ow * g.sw];
-      } else {
-        // count_include_pad counts the declared padding, not a ceil_mode window's overhang.
-        const int rows = g.count_include_pad ? std::min(ih0 + g.kh, g.h + g.ph_end) - ih0 : i_hi - i_lo;
-        for (int ow = 0; ow < g.ow; ++ow) {
-          const int iw0 = ow * g.sw - g.pw;
-          const int cols = g.count_include_pad ? std::min(iw0 + g.kw, g.w + g.pw_end) - iw0
-                                               : std::min(g.w, iw0 + g.kw) - std::max(0, iw0);
-          o[ow] = h[ow * g.sw] / static_cast<float>(rows * cols);
-        }
-      }
-    }
-  }
-  return true;
 }
 
 }  // namespace partita::detail::cpu
@@ -15090,6 +14980,127 @@ struct gemm_kernel {
 // ---- begin partita/backends/cpu/detail/simple_kernel.hpp ----
 /// The cpu kernel for every op but dense and conv2d: elementwise ops, pooling, normalization, resize.
 
+// ---- begin partita/backends/cpu/detail/pool.hpp ----
+/// cpu max and average pooling over planes.
+// Pooling is memory-bound: the general kernel reduces each output row's window rows into a
+// padded row buffer, then that buffer over the window width, all vectorized; 2×2 windows of
+// stride 2 inside the planes skip the buffers.
+
+
+namespace partita::detail::cpu {
+
+struct pool_geometry {
+  int planes = 0, h = 0, w = 0, oh = 0, ow = 0, kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0;
+  int ph_end = 0, pw_end = 0;  // the declared padding after each axis (what count_include_pad counts)
+  // Columns after each row in the row buffers: pw_end, or more where a ceil_mode window runs
+  // past it (rows past the input are clipped, not padded).
+  int pw_fill = 0;
+  bool count_include_pad = false;
+};
+
+/// 2×2 max pooling of stride 2 whose windows all lie inside the planes (LeNet's, VGG's): each
+/// output row is two input rows, their maximum split into even and odd columns, and the
+/// maximum of those, a vector of outputs at a time. The general kernel below spent about 50
+/// cycles per output row on row buffers, which on 10×10 planes was most of its time.
+inline void max_pool_2x2(const pool_geometry& g, const float* x, float* y) {
+  constexpr int w = simd::width;
+  for (int p = 0; p < g.planes; ++p) {
+    const float* plane = x + static_cast<std::ptrdiff_t>(p) * g.h * g.w;
+    float* out = y + static_cast<std::ptrdiff_t>(p) * g.oh * g.ow;
+    for (int oh = 0; oh < g.oh; ++oh, out += g.ow) {
+      const float* r0 = plane + static_cast<std::ptrdiff_t>(2 * oh) * g.w;
+      const float* r1 = r0 + g.w;
+      int ow = 0;
+      vec e, o;
+      for (; ow + w <= g.ow; ow += w) {
+        const vec a = simd::max_nan(simd::load(r0 + 2 * ow), simd::load(r1 + 2 * ow));
+        const vec b = simd::max_nan(simd::load(r0 + 2 * ow + w), simd::load(r1 + 2 * ow + w));
+        simd::deinterleave(a, b, e, o);
+        simd::store(out + ow, simd::max_nan(e, o));
+      }
+      if (ow < g.ow) {
+        // The last columns, read with masks: nothing past the two windows' columns is read.
+        const int n = g.ow - ow, lo = std::min(w, 2 * n), hi = 2 * n - lo;
+        const vec a = simd::max_nan(simd::load_first(r0 + 2 * ow, lo), simd::load_first(r1 + 2 * ow, lo));
+        const vec b = hi > 0 ? simd::max_nan(simd::load_first(r0 + 2 * ow + w, hi), simd::load_first(r1 + 2 * ow + w, hi))
+                             : simd::splat(0.f);
+        simd::deinterleave(a, b, e, o);
+        simd::store_first(out + ow, simd::max_nan(e, o), n);
+      }
+    }
+  }
+}
+
+/// Max (Max = true) or average pooling, one output row at a time: the window's input rows are
+/// reduced vertically into a padded row (vectorized), that row horizontally over the window
+/// width (vectorized, at every column), and the output picks every stride-th column. Returns
+/// false, doing nothing, when a padded row does not fit its row buffers (over 4000 columns).
+template <bool Max>
+inline bool pool2d(const pool_geometry& g, const float* x, float* y) {
+  constexpr int w = simd::width;
+  constexpr int max_row = 4096;
+  const int wp = g.w + g.pw + g.pw_fill;
+  if (wp + g.kw + 2 * w > max_row) return false;
+  if (Max && g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2 && g.ph == 0 && g.pw == 0 && g.pw_fill == 0 &&
+      2 * g.oh <= g.h && 2 * g.ow <= g.w) {
+    max_pool_2x2(g, x, y);
+    return true;
+  }
+  const float fill = Max ? -std::numeric_limits<float>::infinity() : 0.f;
+  alignas(64) float v[max_row];
+  alignas(64) float h[max_row];
+  std::fill(v, v + wp + g.kw + 2 * w, fill);
+  // The stride-2 pick below reads whole vectors of h, odd lanes past the last column included.
+  std::fill(h + (wp - g.kw + 1) / w * w, h + wp + 2 * w, fill);
+  // max_nan: a NaN anywhere in the window makes the output NaN, as in the reference backend.
+  const auto reduce = [](const vec& a, const vec& b) { return Max ? simd::max_nan(a, b) : a + b; };
+  const int hn = wp - g.kw + 1;  // columns of h
+  for (int p = 0; p < g.planes; ++p) {
+    const float* plane = x + static_cast<std::ptrdiff_t>(p) * g.h * g.w;
+    float* out = y + static_cast<std::ptrdiff_t>(p) * g.oh * g.ow;
+    for (int oh = 0; oh < g.oh; ++oh) {
+      const int ih0 = oh * g.sh - g.ph;
+      const int i_lo = std::max(0, ih0), i_hi = std::min(g.h, ih0 + g.kh);
+      float* row = v + g.pw;
+      if (i_lo >= i_hi) {
+        std::fill(row, row + g.w, fill);
+      } else {
+        std::memcpy(row, plane + static_cast<std::ptrdiff_t>(i_lo) * g.w, sizeof(float) * static_cast<std::size_t>(g.w));
+        for (int i = i_lo + 1; i < i_hi; ++i) map2(row, plane + static_cast<std::ptrdiff_t>(i) * g.w, row, g.w, reduce);
+      }
+      for (int j = 0; j < hn; j += w) {
+        vec acc = simd::load(v + j);
+        for (int k = 1; k < g.kw; ++k) acc = reduce(acc, simd::load(v + j + k));
+        simd::store(h + j, acc);
+      }
+      float* o = out + static_cast<std::ptrdiff_t>(oh) * g.ow;
+      if constexpr (Max) {
+        // Every stride-th column: vectors for strides 1 and 2 (one at a time, the pick had cost
+        // a 3×3 stride-2 pooling of 112×112 planes a quarter of its time).
+        int ow = 0;
+        if (g.sw == 2) {
+          for (; ow + w <= g.ow; ow += w) simd::store(o + ow, simd::evens(simd::load(h + 2 * ow), simd::load(h + 2 * ow + w)));
+        } else if (g.sw == 1) {
+          for (; ow + w <= g.ow; ow += w) simd::store(o + ow, simd::load(h + ow));
+        }
+        for (; ow < g.ow; ++ow) o[ow] = h[ow * g.sw];
+      } else {
+        // count_include_pad counts the declared padding, not a ceil_mode window's overhang.
+        const int rows = g.count_include_pad ? std::min(ih0 + g.kh, g.h + g.ph_end) - ih0 : i_hi - i_lo;
+        for (int ow = 0; ow < g.ow; ++ow) {
+          const int iw0 = ow * g.sw - g.pw;
+          const int cols = g.count_include_pad ? std::min(iw0 + g.kw, g.w + g.pw_end) - iw0
+                                               : std::min(g.w, iw0 + g.kw) - std::max(0, iw0);
+          o[ow] = h[ow * g.sw] / static_cast<float>(rows * cols);
+        }
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/pool.hpp ----
 // ---- begin partita/backends/cpu/detail/reduce.hpp ----
 /// cpu reductions (reduce_mean, reduce_sum, reduce_max), vectorized along the contiguous axis.
 // The input's axes are merged into groups, each all reduced or all kept; the innermost group is

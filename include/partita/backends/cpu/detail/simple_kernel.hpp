@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "partita/backends/cpu/detail/eltwise.hpp"
+#include "partita/backends/cpu/detail/pool.hpp"
 #include "partita/backends/cpu/detail/norm.hpp"
 #include "partita/backends/cpu/detail/reduce.hpp"
 #include "partita/backends/cpu/detail/resize.hpp"
