@@ -3943,8 +3943,9 @@ class matcher {
   // Relay's rule for a dominator (TVM's matcher after its 2023 and 2024 fixes): every argument
   // of the root and of each node on a path is the parent, or a node matching `Path` whose own
   // arguments obey the same rule. A weight or input beside such an argument is a side input (a
-  // bias, say: weights are bound into the composite, inputs become its parameters), but a node whose arguments are all leaves ends at an input, not
-  // at the parent, and fails the match, as does an op matching neither pattern. One node is
+  // bias, say: weights are bound into the composite, inputs become its parameters), but a node
+  // whose arguments are all leaves ends at an input, not at the parent, and fails the match, as
+  // does an op matching neither pattern. One node is
   // the parent: another that looks like it must pass as a path node. (TVM stopped at a node's
   // first argument matching the parent until 2023, so `add(conv, relu(input))` matched there.)
   constexpr bool match_dominator(const pattern_node& pn, int root) {
@@ -13990,7 +13991,7 @@ inline void conv_copy_plane(const conv_geometry& g, const float* src, float* dst
   if (!pads_zeroed || ih0 < 0) ih0 = 0;
   if (g.sh == 1 && g.sw == 1) {
     // The geometry in locals: read through the reference, it was reloaded after every store.
-    const int h = ih1, w = g.w, wq = g.wq, pw = g.pw;
+    const int end = ih1, w = g.w, wq = g.wq, pw = g.pw;
     if (!pads_zeroed) std::fill(dst, dst + static_cast<std::ptrdiff_t>(g.ph) * wq, 0.f);
     const float* s = src + static_cast<std::ptrdiff_t>(ih0) * w;
     float* row = dst + static_cast<std::ptrdiff_t>(g.ph + ih0) * wq + pw;
@@ -14001,20 +14002,20 @@ inline void conv_copy_plane(const conv_geometry& g, const float* src, float* dst
     // The last rows do not, so as to read nothing past the input and write nothing past the
     // planes.
     const int spill = W - w % W;
-    const int spilling = spill < W && pads_zeroed && W <= wq ? std::max(0, h - (spill + w - 1) / w) : 0;
+    const int spilling = spill < W && pads_zeroed && W <= wq ? std::max(0, end - (spill + w - 1) / w) : 0;
     int i = ih0;
     for (; i < spilling; ++i, s += w, row += wq) {
       for (int j = 0; j < w; j += W) simd::store(row + j, simd::load(s + j));
       simd::store(row + w, simd::splat(0.f));
     }
-    for (; i < h; ++i, s += w, row += wq) {
+    for (; i < end; ++i, s += w, row += wq) {
       if (!pads_zeroed) {
         std::fill(row - pw, row, 0.f);
         std::fill(row + w, row - pw + wq, 0.f);
       }
       copy_floats(row, s, w);
     }
-    if (!pads_zeroed) std::fill(dst + static_cast<std::ptrdiff_t>(h + g.ph) * wq, dst + plane, 0.f);
+    if (!pads_zeroed) std::fill(dst + static_cast<std::ptrdiff_t>(end + g.ph) * wq, dst + plane, 0.f);
     return;
   }
   if (g.sw == 2) {
@@ -14945,15 +14946,14 @@ struct gemm_kernel {
     }
   }
 
-  // Depthwise conv2d: split across threads by channels, or by output rows on images of 16 rows
-  // or more, each thread copying the planes (rows) it reads into its own scratch. Its few flops
-  // per value moved undercount it: the floats it reads and writes weigh too. A stride-2 layer of
-  // 576 channels on 14×14 has 0.5 Mflop, one task by flops alone, and that one core then reads an
-  // input both cores wrote (MobileNetV2 on two Zen 3 cores: 80 µs on one task, 36 on two).
-  // Rows, because the 1×1 convolutions around it split large images by positions: each core
-  // then reads the rows it wrote. Split by channels, every core read half of its input from the
-  // other's cache: in MobileNetV2 on two Sapphire Rapids cores, 1×1 → depthwise → 1×1 on 28×28
-  // took 149 µs against 176 on one core, where each step alone runs 1.6–1.9× faster on two.
+  // Depthwise conv2d: split across threads by channels, or, for strided layers of 16 output
+  // rows or more, by output rows; each thread copies the planes (rows) it reads into its own
+  // scratch. Its few flops per value moved undercount it: the floats it reads and writes weigh
+  // too. A stride-2 layer of 576 channels on 14×14 has 0.5 Mflop, one task by flops alone, and
+  // that one core then reads an input both cores wrote (MobileNetV2 on two Zen 3 cores: 80 µs
+  // on one task, 36 on two). Rows, measured on two Sapphire Rapids cores: MobileNetV2's
+  // 96-channel stride-2 layer on 112×112 alone about 177 → 137 µs; stride-1 layers split by
+  // rows were slower (1×1 → depthwise → 1×1 on 28×28: 112 → 130 µs) and keep the channels.
   static void run_depthwise(state& st, const float* x, const float* w, const float* residual, const epilogue& e,
                             float* out) {
     constexpr int n = geo.oh * geo.ow;
@@ -15040,12 +15040,13 @@ inline bool pool2d(const pool_geometry& g, const float* x, float* y) {
   constexpr int w = simd::width;
   constexpr int max_row = 4096;
   const int wp = g.w + g.pw + g.pw_fill;
-  if (wp + g.kw + 2 * w > max_row) return false;
+  // 2×2 of stride 2 inside the planes needs no row buffers, so no bound on the row width.
   if (Max && g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2 && g.ph == 0 && g.pw == 0 && g.pw_fill == 0 &&
       2 * g.oh <= g.h && 2 * g.ow <= g.w) {
     max_pool_2x2(g, x, y);
     return true;
   }
+  if (wp + g.kw + 2 * w > max_row) return false;
   const float fill = Max ? -std::numeric_limits<float>::infinity() : 0.f;
   alignas(64) float v[max_row];
   alignas(64) float h[max_row];

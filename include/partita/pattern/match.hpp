@@ -168,8 +168,9 @@ class matcher {
   // Relay's rule for a dominator (TVM's matcher after its 2023 and 2024 fixes): every argument
   // of the root and of each node on a path is the parent, or a node matching `Path` whose own
   // arguments obey the same rule. A weight or input beside such an argument is a side input (a
-  // bias, say: weights are bound into the composite, inputs become its parameters), but a node whose arguments are all leaves ends at an input, not
-  // at the parent, and fails the match, as does an op matching neither pattern. One node is
+  // bias, say: weights are bound into the composite, inputs become its parameters), but a node
+  // whose arguments are all leaves ends at an input, not at the parent, and fails the match, as
+  // does an op matching neither pattern. One node is
   // the parent: another that looks like it must pass as a path node. (TVM stopped at a node's
   // first argument matching the parent until 2023, so `add(conv, relu(input))` matched there.)
   constexpr bool match_dominator(const pattern_node& pn, int root) {

@@ -222,7 +222,7 @@ inline void conv_copy_plane(const conv_geometry& g, const float* src, float* dst
   if (!pads_zeroed || ih0 < 0) ih0 = 0;
   if (g.sh == 1 && g.sw == 1) {
     // The geometry in locals: read through the reference, it was reloaded after every store.
-    const int h = ih1, w = g.w, wq = g.wq, pw = g.pw;
+    const int end = ih1, w = g.w, wq = g.wq, pw = g.pw;
     if (!pads_zeroed) std::fill(dst, dst + static_cast<std::ptrdiff_t>(g.ph) * wq, 0.f);
     const float* s = src + static_cast<std::ptrdiff_t>(ih0) * w;
     float* row = dst + static_cast<std::ptrdiff_t>(g.ph + ih0) * wq + pw;
@@ -233,20 +233,20 @@ inline void conv_copy_plane(const conv_geometry& g, const float* src, float* dst
     // The last rows do not, so as to read nothing past the input and write nothing past the
     // planes.
     const int spill = W - w % W;
-    const int spilling = spill < W && pads_zeroed && W <= wq ? std::max(0, h - (spill + w - 1) / w) : 0;
+    const int spilling = spill < W && pads_zeroed && W <= wq ? std::max(0, end - (spill + w - 1) / w) : 0;
     int i = ih0;
     for (; i < spilling; ++i, s += w, row += wq) {
       for (int j = 0; j < w; j += W) simd::store(row + j, simd::load(s + j));
       simd::store(row + w, simd::splat(0.f));
     }
-    for (; i < h; ++i, s += w, row += wq) {
+    for (; i < end; ++i, s += w, row += wq) {
       if (!pads_zeroed) {
         std::fill(row - pw, row, 0.f);
         std::fill(row + w, row - pw + wq, 0.f);
       }
       copy_floats(row, s, w);
     }
-    if (!pads_zeroed) std::fill(dst + static_cast<std::ptrdiff_t>(h + g.ph) * wq, dst + plane, 0.f);
+    if (!pads_zeroed) std::fill(dst + static_cast<std::ptrdiff_t>(end + g.ph) * wq, dst + plane, 0.f);
     return;
   }
   if (g.sw == 2) {

@@ -237,15 +237,14 @@ struct gemm_kernel {
     }
   }
 
-  // Depthwise conv2d: split across threads by channels, or by output rows on images of 16 rows
-  // or more, each thread copying the planes (rows) it reads into its own scratch. Its few flops
-  // per value moved undercount it: the floats it reads and writes weigh too. A stride-2 layer of
-  // 576 channels on 14×14 has 0.5 Mflop, one task by flops alone, and that one core then reads an
-  // input both cores wrote (MobileNetV2 on two Zen 3 cores: 80 µs on one task, 36 on two).
-  // Rows, because the 1×1 convolutions around it split large images by positions: each core
-  // then reads the rows it wrote. Split by channels, every core read half of its input from the
-  // other's cache: in MobileNetV2 on two Sapphire Rapids cores, 1×1 → depthwise → 1×1 on 28×28
-  // took 149 µs against 176 on one core, where each step alone runs 1.6–1.9× faster on two.
+  // Depthwise conv2d: split across threads by channels, or, for strided layers of 16 output
+  // rows or more, by output rows; each thread copies the planes (rows) it reads into its own
+  // scratch. Its few flops per value moved undercount it: the floats it reads and writes weigh
+  // too. A stride-2 layer of 576 channels on 14×14 has 0.5 Mflop, one task by flops alone, and
+  // that one core then reads an input both cores wrote (MobileNetV2 on two Zen 3 cores: 80 µs
+  // on one task, 36 on two). Rows, measured on two Sapphire Rapids cores: MobileNetV2's
+  // 96-channel stride-2 layer on 112×112 alone about 177 → 137 µs; stride-1 layers split by
+  // rows were slower (1×1 → depthwise → 1×1 on 28×28: 112 → 130 µs) and keep the channels.
   static void run_depthwise(state& st, const float* x, const float* w, const float* residual, const epilogue& e,
                             float* out) {
     constexpr int n = geo.oh * geo.ow;
