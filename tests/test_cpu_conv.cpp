@@ -16,5 +16,17 @@ static_assert(count_functions<compiled<nets::conv_bn_relu, cpu>::module, "cpu.co
               "batch norm folded into the weights at bind");
 static_assert(count_functions<compiled<nets::broadcast_add, cpu>::module, "cpu.conv2d_bias_add"> == 0,
               "a broadcast add after conv2d is not fused");
+static_assert(count_functions<compiled<model<nets::expand::d>, cpu>::module, "cpu.conv2d_expand_depthwise"> == 1);
+static_assert(count_functions<compiled<model<nets::expand::d2>, cpu>::module, "cpu.conv2d_expand_depthwise"> == 1,
+              "batch norms on both stages, stride 2");
+static_assert(count_functions<compiled<model<nets::expand::d, nets::expand::e>, cpu>::module,
+                              "cpu.conv2d_expand_depthwise"> == 0,
+              "an expansion that is also a result is not fused");
+// MobileNetV2's 28×28 expansion, 32 → 192 channels (600 KB), stays in L2 between two steps.
+using small_expansion = nets::expand::relu6_1x1<input<"x", f32, 1, 32, 28, 28>, 32, 192>;
+static_assert(count_functions<compiled<model<relu<conv2d<small_expansion, weight<"d.w", f32, 192, 1, 3, 3>,
+                                                          {.padding = {1, 1}, .groups = 192}>>>,
+                                       cpu>::module,
+                              "cpu.conv2d_expand_depthwise"> == 0);
 
 PARTITA_CONFORMANCE_LAW_PART(cpu, conv_models)

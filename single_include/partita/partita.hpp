@@ -11878,11 +11878,15 @@ constexpr int input_slot(int i) {
   return slot;
 }
 
+/// Body nodes [first, last] of fused step S: one dense, conv2d, conv_transpose2d or matmul and
+/// its epilogue. A range that is not the whole body is one stage of a composite of several
+/// (conv_expand_depthwise.hpp): its main op may read a value computed before `first` (input
+/// slot -1), and it ends at `last`, whatever reads that value later.
 template <class S>
-constexpr gemm_step analyse_fused() {
+constexpr gemm_step analyse_fused(int first, int last) {
   gemm_step g;
   int chain = -1;  // body index of the value the epilogue is applied to so far
-  for (int i = 0; i < S::body_size(); ++i) {
+  for (int i = first; i <= last; ++i) {
     const graph_node& n = S::body(i);
     switch (n.op) {
       case op_id::param:
@@ -11956,8 +11960,31 @@ constexpr gemm_step analyse_fused() {
       default: g.ok = false; break;
     }
   }
-  if (g.main_node < 0 || chain != S::body_size() - 1) g.ok = false;
+  if (g.main_node < 0 || chain != last) g.ok = false;
   return g;
+}
+
+/// The whole body of fused step S as one main op and its epilogue.
+template <class S>
+constexpr gemm_step analyse_fused() {
+  return analyse_fused<S>(0, S::body_size() - 1);
+}
+
+/// Folds a stage's batch norm into its weights: w' = w · s and b' = (b - mean) · s + beta per
+/// output channel, s = gamma / sqrt(var + eps). `w` (channels · per floats, OIHW or [units][k])
+/// is scaled in place; `bias` receives the channels' folded biases.
+inline void fold_batch_norm(const gemm_step& info, const float* const* in, int channels, std::size_t per, float* w,
+                            float* bias) {
+  for (int o = 0; o < channels; ++o) {
+    const double s = static_cast<double>(in[info.gamma][o]) /
+                     std::sqrt(static_cast<double>(in[info.var][o]) + static_cast<double>(info.epsilon));
+    for (std::size_t i = 0; i < per; ++i) {
+      const std::size_t at = static_cast<std::size_t>(o) * per + i;
+      w[at] = static_cast<float>(w[at] * s);
+    }
+    const double b = info.bias >= 0 ? in[info.bias][o] : 0.0;
+    bias[o] = static_cast<float>((b - in[info.mean][o]) * s + in[info.beta][o]);
+  }
 }
 
 /// True for a composite step whose body holds an `o` node.
@@ -13765,15 +13792,15 @@ struct conv1d_step {
 
 }  // namespace partita::detail::cpu
 // ---- end partita/backends/cpu/detail/conv1d.hpp ----
-// ---- begin partita/backends/cpu/detail/conv_transpose.hpp ----
-/// cpu conv_transpose2d: a GEMM of the transposed weights by the input, scatter-added into the output.
-// A transposed convolution multiplies each input pixel's channels by the weights and adds the
-// (Cout / groups) × KH × KW products into the output around the pixel's strided position. Per
-// group that is the GEMM cols = Wᵀ · X, with rows (co, kh, kw), depth the group's input
-// channels and columns the input positions, which X holds as rows of contiguous planes (B is
-// read in place); each MR × NR tile the micro-kernel leaves in registers is scatter-added into
-// the output (col2im) while it is hot, so no column matrix is ever stored. Threads own disjoint
-// sets of output channels (units of whole weight panels), so no two ever add to one output.
+// ---- begin partita/backends/cpu/detail/conv_expand_depthwise.hpp ----
+/// cpu: a 1×1 convolution fused with the depthwise convolution that reads it (`cpu.conv2d_expand_depthwise`).
+// MobileNet's inverted residual widens its input with a 1×1 convolution that only the next
+// depthwise convolution reads: on 112×112, 16 → 96 channels is 4.8 MB, more than a core's L2.
+// Run as two steps that value goes out to L3 or memory and comes back. Fused, each thread
+// expands one panel of output channels (conv_block::mr of them, 400 KB on 112×112) into its own
+// scratch, where it stays in L2, and runs those channels' depthwise convolution from there.
+// The expansion is conv.hpp's in-place 1×1 tiling; the depthwise part conv_depthwise.hpp's
+// kernel, so both keep their epilogues (bias or folded batch norm, activation).
 
 // ---- begin partita/backends/cpu/detail/conv.hpp ----
 /// cpu conv2d as a GEMM read straight from stride-phase-split input planes.
@@ -14159,6 +14186,264 @@ inline void stage_last_tile(const conv_geometry& g, const float* x, int t, float
 
 }  // namespace partita::detail::cpu
 // ---- end partita/backends/cpu/detail/conv.hpp ----
+// ---- begin partita/backends/cpu/detail/conv_depthwise.hpp ----
+/// cpu depthwise conv2d (one input channel per group), vectorized along output rows.
+// A depthwise convolution does kh·kw multiply-adds per output, too few for a GEMM to pay off.
+// Each output channel reads one input channel: that plane is copied, padded and stride-phase
+// split (conv.hpp), into the thread's scratch, where it stays in cache while it is used; tap
+// (i, j) of output row r is then a contiguous run at a compile-time offset, so a vector of
+// output positions is kh·kw FMAs of unaligned loads by broadcast weights. A block of rows ×
+// vectors keeps eight accumulators in flight (an FMA's latency times its ports), and the
+// epilogue (bias, residual, activation) is applied before the block is stored.
+
+
+namespace partita::detail::cpu {
+
+/// One conv2d with one input channel per group (channel multiplier og ≥ 1).
+constexpr bool is_depthwise(const conv_geometry& g) { return g.groups > 1 && g.cg == 1; }
+
+/// Output rows × vectors of one block.
+struct depthwise_blocking {
+  int rows = 1, vecs = 1;
+};
+constexpr depthwise_blocking depthwise_block(const conv_geometry& g) {
+  const int vecs = std::min(4, (g.ow + W - 1) / W);
+  return {std::max(1, std::min(8 / vecs, g.oh)), vecs};
+}
+
+/// Floats of per-thread scratch: one channel's planes, plus what the last vector of a row reads
+/// past them (lanes beyond the output width, discarded).
+constexpr std::size_t depthwise_scratch(const conv_geometry& g) {
+  return g.plane_set + static_cast<std::size_t>((g.ow + W - 1) / W * W + g.kw * g.dw + 64);
+}
+
+/// Rows [r0, r1) of output channel `o`'s plane `y` (oh × ow) from its input channel's padded
+/// phase planes `plane`; `w` holds the channel's kh·kw weights, `off` the taps' offsets in the
+/// planes. Nothing outside those rows of `y` is written.
+template <int RB, int VB, int K, activation A>
+inline void depthwise_plane(const conv_geometry& g, const std::int32_t* off, const float* plane, const float* w,
+                            float bias, const float* residual, float lo, float hi, float* y, int r_begin, int r_end) {
+  constexpr int step = VB * W;
+  for (int r0 = r_begin; r0 < r_end; r0 += RB) {
+    const float* row[std::size_t{RB}];
+    // Rows past the last are computed on the last one again and not stored.
+#pragma GCC unroll 8
+    for (int r = 0; r < RB; ++r) row[r] = plane + static_cast<std::ptrdiff_t>(std::min(r0 + r, r_end - 1)) * g.wq;
+    for (int c0 = 0; c0 < g.ow; c0 += step) {
+      vec acc[std::size_t{RB}][std::size_t{VB}];
+#pragma GCC unroll 8
+      for (int r = 0; r < RB; ++r)
+#pragma GCC unroll 4
+        for (int v = 0; v < VB; ++v) acc[r][v] = simd::splat(bias);
+#pragma GCC unroll 25
+      for (int k = 0; k < K; ++k) {
+        const vec wk = simd::splat(w[k]);
+        const std::int32_t o = off[k] + c0;
+#pragma GCC unroll 8
+        for (int r = 0; r < RB; ++r)
+#pragma GCC unroll 4
+          for (int v = 0; v < VB; ++v) acc[r][v] = simd::fma(simd::load(row[r] + o + v * W), wk, acc[r][v]);
+      }
+      const int rows = std::min(RB, r_end - r0);
+      for (int r = 0; r < rows; ++r) {
+        const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(r0 + r) * g.ow + c0;
+        // A row's last vector may be stored whole when its extra lanes land in the rows below,
+        // which are stored after it: rows in order, each in one piece (a row wider than a
+        // block of vectors is stored a piece at a time, and the next row's first piece would
+        // come before this row's last). A masked store costs a dozen cycles.
+        const bool spill_ok = g.ow <= step && static_cast<std::ptrdiff_t>(r_end - 1 - r0 - r) * g.ow >= W;
+#pragma GCC unroll 4
+        for (int v = 0; v < VB; ++v) {
+          const int n = std::min(W, g.ow - c0 - v * W);
+          if (n <= 0) break;
+          const bool whole = n == W || spill_ok;
+          vec s = acc[r][v];
+          if (residual) s = s + (whole ? simd::load(residual + at + v * W) : simd::load_first(residual + at + v * W, n));
+          s = apply<A>(s, lo, hi);
+          if (whole) simd::store(y + at + v * W, s);
+          else simd::store_first(y + at + v * W, s, n);
+        }
+      }
+    }
+  }
+}
+
+/// Channels [c0, c1), output rows [r0, r1), of one image: `x`, `y` and the residual are the
+/// image's (NCHW), `w` the weights [o][kh·kw], `bias` one per output channel or null; `scratch`
+/// holds depthwise_scratch. RB × VB is `depthwise_block(g)`. Only the input rows that the
+/// output rows read are copied.
+template <int RB, int VB, int K, activation A>
+inline void depthwise_channels(const conv_geometry& g, const std::int32_t* off, const float* x, const float* w,
+                               const float* bias, const float* residual, float lo, float hi, float* y, int c0, int c1,
+                               int r0, int r1, float* scratch) {
+  // The padding and the slack past the planes (read by discarded lanes only) are zeroed once:
+  // every channel's copy then writes the same positions, the image's, and leaves them zero.
+  // On small images the padding was most of each copy (a 7×7 plane is padded to 9×9).
+  std::fill(scratch, scratch + depthwise_scratch(g), 0.f);
+  const std::ptrdiff_t in_plane = static_cast<std::ptrdiff_t>(g.h) * g.w;
+  const std::ptrdiff_t out_plane = static_cast<std::ptrdiff_t>(g.oh) * g.ow;
+  const int ih0 = r0 * g.sh - g.ph, ih1 = (r1 - 1) * g.sh + (g.kh - 1) * g.dh - g.ph + 1;
+  for (int c = c0; c < c1; ++c) {
+    conv_copy_plane(g, x + c * in_plane, scratch, true, std::max(0, ih0), std::min(g.h, ih1));
+    for (int m = 0; m < g.og; ++m) {
+      const int o = c * g.og + m;
+      depthwise_plane<RB, VB, K, A>(g, off, scratch, w + static_cast<std::ptrdiff_t>(o) * K, bias ? bias[o] : 0.f,
+                                    residual ? residual + o * out_plane : nullptr, lo, hi, y + o * out_plane, r0, r1);
+    }
+  }
+}
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/conv_depthwise.hpp ----
+
+namespace partita::detail::cpu {
+
+/// In a composite of two conv2d stages, the body index of the value the second convolution
+/// reads (the first stage's last node); -1 for any other step.
+template <class S>
+constexpr int expand_stage_end() {
+  if constexpr (S::op != op_id::call) {
+    return -1;
+  } else {
+    int convs = 0, end = -1;
+    for (int i = 0; i < S::body_size(); ++i)
+      if (S::body(i).op == op_id::conv2d && ++convs == 2) end = S::body_arg(i, 0);
+    return convs == 2 ? end : -1;
+  }
+}
+
+/// True for a `cpu.conv2d_expand_depthwise` step.
+template <class S>
+constexpr bool expand_depthwise_composite() {
+  return expand_stage_end<S>() >= 0;
+}
+
+/// A stage's weights (`n` floats) and per-channel bias as its kernel runs them: a batch norm
+/// folded in; zeros for a stage without a bias.
+inline void fold_stage(const gemm_step& info, const float* const* in, std::size_t n, int channels, float* w,
+                       float* bias) {
+  std::copy(in[info.w], in[info.w] + n, w);
+  if (info.gamma >= 0) fold_batch_norm(info, in, channels, n / static_cast<std::size_t>(channels), w, bias);
+  else if (info.bias >= 0) std::copy(in[info.bias], in[info.bias] + channels, bias);
+  else std::fill(bias, bias + channels, 0.f);
+}
+
+/// The kernel of a `cpu.conv2d_expand_depthwise` step: x → 1×1 conv2d (+ bias / batch norm,
+/// activation) → depthwise conv2d (+ bias / batch norm, activation).
+template <class Step>
+struct expand_depthwise_kernel {
+  static constexpr int split = expand_stage_end<Step>();
+  static constexpr gemm_step pw = analyse_fused<Step>(0, split);
+  static constexpr gemm_step dw = analyse_fused<Step>(split + 1, Step::body_size() - 1);
+  static_assert(pw.ok && dw.ok && pw.main == op_id::conv2d && dw.main == op_id::conv2d && pw.residual < 0 &&
+                    dw.residual < 0 && pw.w >= 0 && dw.w >= 0,
+                "partita: cpu: this composite (Step) is not a 1×1 conv2d stage then a depthwise conv2d stage");
+  static constexpr shape x_shape = Step::body(Step::body_arg(pw.main_node, 0)).out;
+  static constexpr shape mid_shape = Step::body(split).out;
+  static constexpr conv_geometry g1 = make_conv_geometry(x_shape, Step::body(Step::body_arg(pw.main_node, 1)).out,
+                                                         mid_shape, *Step::body(pw.main_node).at);
+  static constexpr conv_geometry g2 = make_conv_geometry(mid_shape, Step::body(Step::body_arg(dw.main_node, 1)).out,
+                                                         Step::node.out, *Step::body(dw.main_node).at);
+  static_assert(reads_input_in_place(g1) && g1.groups == 1 && is_depthwise(g2) && g2.og == 1,
+                "partita: cpu: the expand stage must be an unpadded 1×1 conv2d of stride 1, the second a depthwise one");
+
+  static constexpr int mr = conv_block::mr, nr = conv_block::nr;
+  static constexpr int panels = (g1.o + mr - 1) / mr;  // the unit of work: mr expanded channels
+  static constexpr int tiles = (g1.npos + nr - 1) / nr;
+  // The last tile of positions runs past the image: its B rows are staged, zero-padded, once per image.
+  static constexpr bool staged_tail = g1.npos % nr != 0;
+  static constexpr auto boff1 = conv_offsets<static_cast<std::size_t>(g1.k)>(g1);
+  static constexpr auto boff2 = conv_offsets<static_cast<std::size_t>(g2.k)>(g2);
+  static constexpr depthwise_blocking dw_block = depthwise_block(g2);
+  static constexpr std::ptrdiff_t mid_plane = static_cast<std::ptrdiff_t>(g1.oh) * g1.ow;
+  static constexpr std::ptrdiff_t out_plane = static_cast<std::ptrdiff_t>(g2.oh) * g2.ow;
+  static constexpr std::size_t mid_floats = static_cast<std::size_t>(mr) * static_cast<std::size_t>(mid_plane);
+
+  // Packed: the 1×1 panels, its bias (readable for a whole panel past the last channel), the
+  // depthwise weights [channel][kh · kw], their bias.
+  static constexpr std::size_t pw_bias_at = packed_conv_floats(g1);
+  static constexpr std::size_t dw_at = pw_bias_at + static_cast<std::size_t>(g1.o + mr);
+  static constexpr std::size_t dw_bias_at = dw_at + static_cast<std::size_t>(g2.o) * static_cast<std::size_t>(g2.k);
+  static constexpr std::size_t packed_floats = dw_bias_at + static_cast<std::size_t>(g2.o);
+
+  static void pack(float* dst, const float* const* in) {
+    std::vector<float> w(static_cast<std::size_t>(g1.o) * static_cast<std::size_t>(g1.k));
+    std::fill(dst + pw_bias_at, dst + dw_at, 0.f);
+    fold_stage(pw, in, w.size(), g1.o, w.data(), dst + pw_bias_at);
+    pack_conv_weights(g1, w.data(), dst);
+    fold_stage(dw, in, static_cast<std::size_t>(g2.o) * static_cast<std::size_t>(g2.k), g2.o, dst + dw_at,
+               dst + dw_bias_at);
+  }
+
+  static void prepare(state& st, const float* const* in, int step) {
+    float* dst = st.reserve(step, packed_floats);
+    st.need_scratch(staged_tail ? static_cast<std::size_t>(g1.c) * nr : 0, mid_floats + depthwise_scratch(g2));
+    if (in[pw.w]) pack(dst, in);
+  }
+
+  // Split by panels: a thread expands its channels and convolves them, reading only the input
+  // image (shared, in L2) and its own scratch.
+  static void run(state& st, const float* const* in, float* out, int step) {
+    const float* packed = st.packed(step);
+    const float* x = in[pw.x];
+    float* staged = st.shared_scratch();
+    constexpr double flops = 2.0 * g1.o * g1.k * g1.npos + 2.0 * g2.o * g2.k * static_cast<double>(out_plane) +
+                             moved_cost * static_cast<double>(g2.o) * static_cast<double>(mid_plane);
+    const int tasks = tasks_for(flops, st.workers(), panels);
+    const std::ptrdiff_t in_image = static_cast<std::ptrdiff_t>(g1.c) * mid_plane;
+    for (int b = 0; b < g1.batch; ++b) {
+      const float* xb = x + b * in_image;
+      float* yb = out + b * static_cast<std::ptrdiff_t>(g2.o) * out_plane;
+      if constexpr (staged_tail) stage_last_tile(g1, xb, tiles - 1, staged);
+      st.parallel(tasks, [&](int t) {
+        float* mid = st.thread_scratch(t);
+        float* planes = mid + mid_floats;
+        // The depthwise planes' padding is zeroed once; each channel's copy writes the same
+        // positions (conv_depthwise.hpp).
+        std::fill(planes, planes + depthwise_scratch(g2), 0.f);
+        for (int p = panels * t / tasks; p < panels * (t + 1) / tasks; ++p) panel(packed, xb, staged, mid, planes, yb, p);
+      });
+    }
+  }
+
+  /// Expands channels [p · mr, p · mr + mr) of one image into `mid`, then convolves each of
+  /// them into its output plane.
+  static void panel(const float* packed, const float* xb, const float* staged, float* mid, float* planes, float* yb,
+                    int p) {
+    // The panel seen as a convolution of its own: one panel of output channels, whose packed
+    // weights and bias start at the panel's.
+    conv_geometry gp = g1;
+    gp.o = gp.og = std::min(mr, g1.o - p * mr);
+    epilogue e;
+    e.bias = packed + pw_bias_at + p * mr;
+    e.bias_per_row = true;
+    e.act = pw.act;
+    e.lo = pw.lo;
+    e.hi = pw.hi;
+    conv_tiles(gp, boff1.data(), packed + static_cast<std::ptrdiff_t>(p) * g1.k * mr, xb, mid, e, 0, 0, 1, 0, tiles,
+               staged_tail ? tiles - 1 : 1 << 30, staged);
+    for (int m = 0; m < gp.o; ++m) {
+      const int c = p * mr + m;
+      conv_copy_plane(g2, mid + m * mid_plane, planes, true);
+      depthwise_plane<dw_block.rows, dw_block.vecs, g2.k, dw.act>(
+          g2, boff2.data(), planes, packed + dw_at + static_cast<std::ptrdiff_t>(c) * g2.k, packed[dw_bias_at + c],
+          nullptr, dw.lo, dw.hi, yb + c * out_plane, 0, g2.oh);
+    }
+  }
+};
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/conv_expand_depthwise.hpp ----
+// ---- begin partita/backends/cpu/detail/conv_transpose.hpp ----
+/// cpu conv_transpose2d: a GEMM of the transposed weights by the input, scatter-added into the output.
+// A transposed convolution multiplies each input pixel's channels by the weights and adds the
+// (Cout / groups) × KH × KW products into the output around the pixel's strided position. Per
+// group that is the GEMM cols = Wᵀ · X, with rows (co, kh, kw), depth the group's input
+// channels and columns the input positions, which X holds as rows of contiguous planes (B is
+// read in place); each MR × NR tile the micro-kernel leaves in registers is scatter-added into
+// the output (col2im) while it is hot, so no column matrix is ever stored. Threads own disjoint
+// sets of output channels (units of whole weight panels), so no two ever add to one output.
+
 
 namespace partita::detail::cpu {
 
@@ -14362,115 +14647,6 @@ struct conv_transpose_kernel {
 // ---- begin partita/backends/cpu/detail/gemm_kernel.hpp ----
 /// The cpu kernel for dense and conv2d steps, alone or fused with their epilogue.
 
-// ---- begin partita/backends/cpu/detail/conv_depthwise.hpp ----
-/// cpu depthwise conv2d (one input channel per group), vectorized along output rows.
-// A depthwise convolution does kh·kw multiply-adds per output, too few for a GEMM to pay off.
-// Each output channel reads one input channel: that plane is copied, padded and stride-phase
-// split (conv.hpp), into the thread's scratch, where it stays in cache while it is used; tap
-// (i, j) of output row r is then a contiguous run at a compile-time offset, so a vector of
-// output positions is kh·kw FMAs of unaligned loads by broadcast weights. A block of rows ×
-// vectors keeps eight accumulators in flight (an FMA's latency times its ports), and the
-// epilogue (bias, residual, activation) is applied before the block is stored.
-
-
-namespace partita::detail::cpu {
-
-/// One conv2d with one input channel per group (channel multiplier og ≥ 1).
-constexpr bool is_depthwise(const conv_geometry& g) { return g.groups > 1 && g.cg == 1; }
-
-/// Output rows × vectors of one block.
-struct depthwise_blocking {
-  int rows = 1, vecs = 1;
-};
-constexpr depthwise_blocking depthwise_block(const conv_geometry& g) {
-  const int vecs = std::min(4, (g.ow + W - 1) / W);
-  return {std::max(1, std::min(8 / vecs, g.oh)), vecs};
-}
-
-/// Floats of per-thread scratch: one channel's planes, plus what the last vector of a row reads
-/// past them (lanes beyond the output width, discarded).
-constexpr std::size_t depthwise_scratch(const conv_geometry& g) {
-  return g.plane_set + static_cast<std::size_t>((g.ow + W - 1) / W * W + g.kw * g.dw + 64);
-}
-
-/// Rows [r0, r1) of output channel `o`'s plane `y` (oh × ow) from its input channel's padded
-/// phase planes `plane`; `w` holds the channel's kh·kw weights, `off` the taps' offsets in the
-/// planes. Nothing outside those rows of `y` is written.
-template <int RB, int VB, int K, activation A>
-inline void depthwise_plane(const conv_geometry& g, const std::int32_t* off, const float* plane, const float* w,
-                            float bias, const float* residual, float lo, float hi, float* y, int r_begin, int r_end) {
-  constexpr int step = VB * W;
-  for (int r0 = r_begin; r0 < r_end; r0 += RB) {
-    const float* row[std::size_t{RB}];
-    // Rows past the last are computed on the last one again and not stored.
-#pragma GCC unroll 8
-    for (int r = 0; r < RB; ++r) row[r] = plane + static_cast<std::ptrdiff_t>(std::min(r0 + r, r_end - 1)) * g.wq;
-    for (int c0 = 0; c0 < g.ow; c0 += step) {
-      vec acc[std::size_t{RB}][std::size_t{VB}];
-#pragma GCC unroll 8
-      for (int r = 0; r < RB; ++r)
-#pragma GCC unroll 4
-        for (int v = 0; v < VB; ++v) acc[r][v] = simd::splat(bias);
-#pragma GCC unroll 25
-      for (int k = 0; k < K; ++k) {
-        const vec wk = simd::splat(w[k]);
-        const std::int32_t o = off[k] + c0;
-#pragma GCC unroll 8
-        for (int r = 0; r < RB; ++r)
-#pragma GCC unroll 4
-          for (int v = 0; v < VB; ++v) acc[r][v] = simd::fma(simd::load(row[r] + o + v * W), wk, acc[r][v]);
-      }
-      const int rows = std::min(RB, r_end - r0);
-      for (int r = 0; r < rows; ++r) {
-        const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(r0 + r) * g.ow + c0;
-        // A row's last vector may be stored whole when its extra lanes land in the rows below,
-        // which are stored after it: rows in order, each in one piece (a row wider than a
-        // block of vectors is stored a piece at a time, and the next row's first piece would
-        // come before this row's last). A masked store costs a dozen cycles.
-        const bool spill_ok = g.ow <= step && static_cast<std::ptrdiff_t>(r_end - 1 - r0 - r) * g.ow >= W;
-#pragma GCC unroll 4
-        for (int v = 0; v < VB; ++v) {
-          const int n = std::min(W, g.ow - c0 - v * W);
-          if (n <= 0) break;
-          const bool whole = n == W || spill_ok;
-          vec s = acc[r][v];
-          if (residual) s = s + (whole ? simd::load(residual + at + v * W) : simd::load_first(residual + at + v * W, n));
-          s = apply<A>(s, lo, hi);
-          if (whole) simd::store(y + at + v * W, s);
-          else simd::store_first(y + at + v * W, s, n);
-        }
-      }
-    }
-  }
-}
-
-/// Channels [c0, c1), output rows [r0, r1), of one image: `x`, `y` and the residual are the
-/// image's (NCHW), `w` the weights [o][kh·kw], `bias` one per output channel or null; `scratch`
-/// holds depthwise_scratch. RB × VB is `depthwise_block(g)`. Only the input rows that the
-/// output rows read are copied.
-template <int RB, int VB, int K, activation A>
-inline void depthwise_channels(const conv_geometry& g, const std::int32_t* off, const float* x, const float* w,
-                               const float* bias, const float* residual, float lo, float hi, float* y, int c0, int c1,
-                               int r0, int r1, float* scratch) {
-  // The padding and the slack past the planes (read by discarded lanes only) are zeroed once:
-  // every channel's copy then writes the same positions, the image's, and leaves them zero.
-  // On small images the padding was most of each copy (a 7×7 plane is padded to 9×9).
-  std::fill(scratch, scratch + depthwise_scratch(g), 0.f);
-  const std::ptrdiff_t in_plane = static_cast<std::ptrdiff_t>(g.h) * g.w;
-  const std::ptrdiff_t out_plane = static_cast<std::ptrdiff_t>(g.oh) * g.ow;
-  const int ih0 = r0 * g.sh - g.ph, ih1 = (r1 - 1) * g.sh + (g.kh - 1) * g.dh - g.ph + 1;
-  for (int c = c0; c < c1; ++c) {
-    conv_copy_plane(g, x + c * in_plane, scratch, true, std::max(0, ih0), std::min(g.h, ih1));
-    for (int m = 0; m < g.og; ++m) {
-      const int o = c * g.og + m;
-      depthwise_plane<RB, VB, K, A>(g, off, scratch, w + static_cast<std::ptrdiff_t>(o) * K, bias ? bias[o] : 0.f,
-                                    residual ? residual + o * out_plane : nullptr, lo, hi, y + o * out_plane, r0, r1);
-    }
-  }
-}
-
-}  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/conv_depthwise.hpp ----
 // ---- begin partita/backends/cpu/detail/conv_small.hpp ----
 /// cpu conv2d for small images, vectorized over output channels.
 // conv2d on small images (7×7, 14×14, ...), where vectors of output positions would be mostly
@@ -14802,20 +14978,9 @@ struct gemm_kernel {
 
   static void pack(float* dst, const float* const* in) {
     if constexpr (info.gamma >= 0) {
-      // Fold batch norm: w' = w · s, b' = (b - mean) · s + beta, s = gamma / sqrt(var + eps).
-      const std::size_t per = static_cast<std::size_t>(w_shape.elements() / channels);
       std::vector<float> w(in[info.w], in[info.w] + w_shape.elements());
-      float* bias = dst + packed_floats;
-      for (int o = 0; o < channels; ++o) {
-        const double s = static_cast<double>(in[info.gamma][o]) /
-                         std::sqrt(static_cast<double>(in[info.var][o]) + static_cast<double>(info.epsilon));
-        for (std::size_t i = 0; i < per; ++i) {
-          const std::size_t at = static_cast<std::size_t>(o) * per + i;
-          w[at] = static_cast<float>(w[at] * s);
-        }
-        const double b = info.bias >= 0 ? in[info.bias][o] : 0.0;
-        bias[o] = static_cast<float>((b - in[info.mean][o]) * s + in[info.beta][o]);
-      }
+      fold_batch_norm(info, in, channels, static_cast<std::size_t>(w_shape.elements() / channels), w.data(),
+                      dst + packed_floats);
       pack_weights(w.data(), dst);
     } else {
       pack_weights(in[info.w], dst);
@@ -15973,16 +16138,19 @@ struct simple_kernel {
 // ---- begin partita/backends/cpu/patterns.hpp ----
 /// The composites the cpu backend fuses (`cpu_patterns`).
 
+
 namespace partita {
 namespace detail::cpu {
 
 /// dense, conv2d, conv1d or conv_transpose2d of a bound weight.
 template <template <class, class> class Op>
 using gemm_p = Op<any, constant>;
-/// ... with an optional bias, then an optional batch norm.
+/// G with an optional bias, then an optional batch norm (one of the two at least).
+template <class G>
+using with_bias_p = alt<batch_norm_p<alt<bias_add_p<G, constant>, G>, constant, constant, constant, constant>,
+                        bias_add_p<G, constant>>;
 template <template <class, class> class Op>
-using gemm_bias_p = alt<batch_norm_p<alt<bias_add_p<gemm_p<Op>, constant>, gemm_p<Op>>, constant, constant, constant, constant>,
-                        bias_add_p<gemm_p<Op>, constant>>;
+using gemm_bias_p = with_bias_p<gemm_p<Op>>;
 template <class X>
 using activation_p =
     alt<relu_p<X>, alt<clip_p<X>, alt<sigmoid_p<X>, alt<tanh_p<X>, alt<gelu_p<X>, alt<gelu_tanh_p<X>,
@@ -16006,6 +16174,46 @@ struct fusable {
       if (v.is(op_id::add) && !(v.arg(0).shape() == v.arg(1).shape())) return false;
     }
     return true;
+  }
+};
+
+/// conv2d of X by a bound weight, with a bias and/or batch norm, then optionally an activation.
+template <class X>
+using conv_stage_p = alt<activation_p<with_bias_p<conv2d_p<X, constant>>>, with_bias_p<conv2d_p<X, constant>>>;
+/// A 1×1 convolution stage read by a depthwise convolution stage (MobileNet's expansion).
+using expand_depthwise_p = conv_stage_p<conv_stage_p<any>>;
+
+/// An expand / depthwise pair the fused kernel implements, and where fusing pays: the 1×1
+/// convolution unpadded, of stride 1 and one group; the second convolution depthwise with one
+/// output channel per input channel; and the expanded value of an image at least
+/// `min_bytes`. Smaller values stay in L2 between two steps, and the pointwise and depthwise
+/// kernels run alone split their work more finely across threads.
+struct expand_depthwise_fusable {
+  static constexpr std::int64_t min_bytes = std::int64_t{1} << 20;
+  static constexpr bool check(const match_view& m) {
+    if (!fusable::check(m)) return false;
+    // The second stage's convolution reads a value of the match, the first's one from outside.
+    const auto interior = [&m](const op_view& v) {
+      for (int i = 0; i < m.size(); ++i)
+        if (m.node(i).index() == v.index()) return true;
+      return false;
+    };
+    int inner = -1, outer = -1;
+    for (int i = 0; i < m.size(); ++i)
+      if (m.node(i).is(op_id::conv2d)) (interior(m.node(i).arg(0)) ? outer : inner) = i;
+    if (inner < 0 || outer < 0) return false;
+    const op_view e = m.node(inner), d = m.node(outer);
+    const attrs& ea = e.attributes();
+    if (ea.groups != 1) return false;
+    const shape& ew = e.arg(1).shape();
+    const shape& dw = d.arg(1).shape();
+    const shape& mid = d.arg(0).shape();
+    if (ew.rank != 4 || ew[2] != 1 || ew[3] != 1 || ea.stride[0] != 1 || ea.stride[1] != 1) return false;
+    for (int axis = 0; axis < 2; ++axis)
+      if (ea.padding[static_cast<std::size_t>(axis)] != 0 || end_padding(ea, axis) != 0) return false;
+    const std::int64_t channels = mid[1];
+    if (d.attributes().groups != channels || dw[0] != channels || dw[1] != 1) return false;
+    return mid.elements() / mid[0] * static_cast<std::int64_t>(sizeof(float)) >= min_bytes;
   }
 };
 
@@ -16063,15 +16271,16 @@ struct softmax_fusable {
 }  // namespace detail::cpu
 
 /// The `cpu` backend's pattern table, in priority order: conv2d / conv1d / conv_transpose2d / dense
-/// with bias (and/or a
-/// batch norm, folded at bind), optionally followed by a residual add and/or an activation
-/// (relu, clip, sigmoid, tanh, gelu, gelu_tanh, silu, hardswish, hardsigmoid, leaky_relu; a
-/// conv2d's `x · sigmoid(x)` counts as SiLU); matmul with a bias along its last axis, optionally
-/// followed by an activation; attention, softmax(Q·op(K) · scale + mask)·op(V), without its score
-/// matrices in memory; softmax of a scaled and/or masked value in one pass. Each becomes one
-/// kernel.
+/// with bias (and/or a batch norm, folded at bind), optionally followed by a residual add and/or
+/// an activation (relu, clip, sigmoid, tanh, gelu, gelu_tanh, silu, hardswish, hardsigmoid,
+/// leaky_relu; a conv2d's `x · sigmoid(x)` counts as SiLU); a large 1×1 conv2d expansion and
+/// the depthwise conv2d reading it, each with its bias and activation, whose expanded value
+/// never reaches memory; matmul with a bias along its last axis, optionally followed by an
+/// activation; attention, softmax(Q·op(K) · scale + mask)·op(V), without its score matrices in
+/// memory; softmax of a scaled and/or masked value in one pass. Each becomes one kernel.
 using cpu_patterns = pattern_table<
     composite<"cpu.attention", detail::cpu::attention_p, detail::cpu::softmax_fusable>,
+    composite<"cpu.conv2d_expand_depthwise", detail::cpu::expand_depthwise_p, detail::cpu::expand_depthwise_fusable>,
     composite<"cpu.conv2d_bias_silu", detail::cpu::silu_p<detail::cpu::gemm_bias_p<conv2d_p>>, detail::cpu::fusable>,
     composite<"cpu.conv2d_bias_add_act", detail::cpu::activation_p<add_p<detail::cpu::gemm_bias_p<conv2d_p>, any>>,
               detail::cpu::fusable>,
@@ -16150,9 +16359,14 @@ struct kernel_for {
 template <class Step>
   requires(Step::op == op_id::dense || Step::op == op_id::conv2d ||
            (Step::op == op_id::call && main_op<Step>() != op_id::matmul && main_op<Step>() != op_id::conv_transpose2d &&
-            !softmax_composite<Step>() && !conv1d_composite<Step>()))
+            !softmax_composite<Step>() && !conv1d_composite<Step>() && !expand_depthwise_composite<Step>()))
 struct kernel_for<Step> {
   using type = gemm_kernel<Step>;
+};
+template <class Step>
+  requires(expand_depthwise_composite<Step>())
+struct kernel_for<Step> {
+  using type = expand_depthwise_kernel<Step>;
 };
 template <class Step>
   requires(Step::op == op_id::conv1d || conv1d_composite<Step>())

@@ -349,6 +349,36 @@ struct depthwise_conv_models
                   model<clip<depthwise::bn, 0.f, 6.f>>, model<hardswish<bias_add<depthwise::dw, depthwise::b>>>,
                   model<silu<depthwise::bn>>, model<relu<add<depthwise::dw, input<"r", f32, 1, 12, 17, 21>>>>> {};
 
+/// A 1×1 expansion read only by a depthwise convolution, large enough to be fused
+/// (`cpu.conv2d_expand_depthwise`): a last panel of fewer channels, a last tile of positions past
+/// the image, stride 2 on odd sizes, batch norms on either stage, two threads; and the same
+/// expansion also returned, which must not be fused.
+namespace expand {
+template <class X, std::int64_t C, std::int64_t E>
+using relu6_1x1 = clip<bias_add<conv2d<X, weight<"e.w", f32, E, C, 1, 1>, {}>, weight<"e.b", f32, E>>, 0.f, 6.f>;
+using x = input<"x", f32, 1, 5, 61, 67>;
+using e = relu6_1x1<x, 5, 67>;  // 1.1 MB, 4087 positions
+using d = clip<bias_add<conv2d<e, weight<"d.w", f32, 67, 1, 3, 3>, {.padding = {1, 1}, .groups = 67}>,
+                        weight<"d.b", f32, 67>>,
+               0.f, 6.f>;
+template <class X, std::int64_t E>
+using bn = batch_norm<X, weight<"bn.gamma", f32, E>, weight<"bn.beta", f32, E>, weight<"bn.mean", f32, E>,
+                      weight<"bn.var", f32, E>>;
+using x2 = input<"x", f32, 2, 7, 90, 91>;
+using e2 = hardswish<bn<conv2d<x2, weight<"e.w", f32, 40, 7, 1, 1>, {}>, 40>>;  // 1.3 MB per image
+template <class D>
+using bn2 = batch_norm<D, weight<"bn2.gamma", f32, 40>, weight<"bn2.beta", f32, 40>, weight<"bn2.mean", f32, 40>,
+                       weight<"bn2.var", f32, 40>>;
+using d2 = bn2<conv2d<e2, weight<"d.w", f32, 40, 1, 3, 3>, {.stride = {2, 2}, .padding = {1, 1}, .groups = 40}>>;
+using d3 = relu<bias_add<conv2d<e, weight<"d.w", f32, 67, 1, 5, 5>, {.stride = {2, 2}, .padding = {2, 2}, .groups = 67}>,
+                         weight<"d.b", f32, 67>>>;
+}  // namespace expand
+
+struct expand_depthwise_models
+    : model_group<"1×1 expansion fused with the depthwise conv2d reading it: panel and tile tails, strides, batch "
+                  "norms, batches, a shared expansion",
+                  model<expand::d>, model<expand::d2>, model<expand::d3>, model<expand::d, expand::e>> {};
+
 struct small_networks : model_group<"networks: chains, residual blocks, batch norms, pools, several results, fallbacks, "
                                     "repeated blocks",
                                     chain, block, normed, gain_mlp, pools, lenet, fork, eltwise, mixed, cnn, twins> {};
@@ -365,7 +395,7 @@ using layer_op_models = model_list<nets::dense_models, nets::fused_dense_models,
 /// conv2d over every shape class, fused, large, pointwise and depthwise.
 using conv_models =
     model_list<nets::conv_shape_models, nets::fused_conv_models, nets::large_conv_models, nets::pointwise_conv_models,
-               nets::depthwise_conv_models>;
+               nets::depthwise_conv_models, nets::expand_depthwise_models>;
 /// Small networks and aliasing results.
 using network_models = model_list<nets::small_networks, nets::aliasing_outputs>;
 

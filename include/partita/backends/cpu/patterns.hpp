@@ -1,5 +1,8 @@
 #pragma once
 /// The composites the cpu backend fuses (`cpu_patterns`).
+#include <cstdint>
+
+#include "partita/ir/attrs.hpp"
 #include "partita/pattern/match_view.hpp"
 #include "partita/pattern/pattern.hpp"
 #include "partita/pattern/table.hpp"
@@ -10,10 +13,12 @@ namespace detail::cpu {
 /// dense, conv2d, conv1d or conv_transpose2d of a bound weight.
 template <template <class, class> class Op>
 using gemm_p = Op<any, constant>;
-/// ... with an optional bias, then an optional batch norm.
+/// G with an optional bias, then an optional batch norm (one of the two at least).
+template <class G>
+using with_bias_p = alt<batch_norm_p<alt<bias_add_p<G, constant>, G>, constant, constant, constant, constant>,
+                        bias_add_p<G, constant>>;
 template <template <class, class> class Op>
-using gemm_bias_p = alt<batch_norm_p<alt<bias_add_p<gemm_p<Op>, constant>, gemm_p<Op>>, constant, constant, constant, constant>,
-                        bias_add_p<gemm_p<Op>, constant>>;
+using gemm_bias_p = with_bias_p<gemm_p<Op>>;
 template <class X>
 using activation_p =
     alt<relu_p<X>, alt<clip_p<X>, alt<sigmoid_p<X>, alt<tanh_p<X>, alt<gelu_p<X>, alt<gelu_tanh_p<X>,
@@ -37,6 +42,46 @@ struct fusable {
       if (v.is(op_id::add) && !(v.arg(0).shape() == v.arg(1).shape())) return false;
     }
     return true;
+  }
+};
+
+/// conv2d of X by a bound weight, with a bias and/or batch norm, then optionally an activation.
+template <class X>
+using conv_stage_p = alt<activation_p<with_bias_p<conv2d_p<X, constant>>>, with_bias_p<conv2d_p<X, constant>>>;
+/// A 1×1 convolution stage read by a depthwise convolution stage (MobileNet's expansion).
+using expand_depthwise_p = conv_stage_p<conv_stage_p<any>>;
+
+/// An expand / depthwise pair the fused kernel implements, and where fusing pays: the 1×1
+/// convolution unpadded, of stride 1 and one group; the second convolution depthwise with one
+/// output channel per input channel; and the expanded value of an image at least
+/// `min_bytes`. Smaller values stay in L2 between two steps, and the pointwise and depthwise
+/// kernels run alone split their work more finely across threads.
+struct expand_depthwise_fusable {
+  static constexpr std::int64_t min_bytes = std::int64_t{1} << 20;
+  static constexpr bool check(const match_view& m) {
+    if (!fusable::check(m)) return false;
+    // The second stage's convolution reads a value of the match, the first's one from outside.
+    const auto interior = [&m](const op_view& v) {
+      for (int i = 0; i < m.size(); ++i)
+        if (m.node(i).index() == v.index()) return true;
+      return false;
+    };
+    int inner = -1, outer = -1;
+    for (int i = 0; i < m.size(); ++i)
+      if (m.node(i).is(op_id::conv2d)) (interior(m.node(i).arg(0)) ? outer : inner) = i;
+    if (inner < 0 || outer < 0) return false;
+    const op_view e = m.node(inner), d = m.node(outer);
+    const attrs& ea = e.attributes();
+    if (ea.groups != 1) return false;
+    const shape& ew = e.arg(1).shape();
+    const shape& dw = d.arg(1).shape();
+    const shape& mid = d.arg(0).shape();
+    if (ew.rank != 4 || ew[2] != 1 || ew[3] != 1 || ea.stride[0] != 1 || ea.stride[1] != 1) return false;
+    for (int axis = 0; axis < 2; ++axis)
+      if (ea.padding[static_cast<std::size_t>(axis)] != 0 || end_padding(ea, axis) != 0) return false;
+    const std::int64_t channels = mid[1];
+    if (d.attributes().groups != channels || dw[0] != channels || dw[1] != 1) return false;
+    return mid.elements() / mid[0] * static_cast<std::int64_t>(sizeof(float)) >= min_bytes;
   }
 };
 
@@ -94,15 +139,16 @@ struct softmax_fusable {
 }  // namespace detail::cpu
 
 /// The `cpu` backend's pattern table, in priority order: conv2d / conv1d / conv_transpose2d / dense
-/// with bias (and/or a
-/// batch norm, folded at bind), optionally followed by a residual add and/or an activation
-/// (relu, clip, sigmoid, tanh, gelu, gelu_tanh, silu, hardswish, hardsigmoid, leaky_relu; a
-/// conv2d's `x · sigmoid(x)` counts as SiLU); matmul with a bias along its last axis, optionally
-/// followed by an activation; attention, softmax(Q·op(K) · scale + mask)·op(V), without its score
-/// matrices in memory; softmax of a scaled and/or masked value in one pass. Each becomes one
-/// kernel.
+/// with bias (and/or a batch norm, folded at bind), optionally followed by a residual add and/or
+/// an activation (relu, clip, sigmoid, tanh, gelu, gelu_tanh, silu, hardswish, hardsigmoid,
+/// leaky_relu; a conv2d's `x · sigmoid(x)` counts as SiLU); a large 1×1 conv2d expansion and
+/// the depthwise conv2d reading it, each with its bias and activation, whose expanded value
+/// never reaches memory; matmul with a bias along its last axis, optionally followed by an
+/// activation; attention, softmax(Q·op(K) · scale + mask)·op(V), without its score matrices in
+/// memory; softmax of a scaled and/or masked value in one pass. Each becomes one kernel.
 using cpu_patterns = pattern_table<
     composite<"cpu.attention", detail::cpu::attention_p, detail::cpu::softmax_fusable>,
+    composite<"cpu.conv2d_expand_depthwise", detail::cpu::expand_depthwise_p, detail::cpu::expand_depthwise_fusable>,
     composite<"cpu.conv2d_bias_silu", detail::cpu::silu_p<detail::cpu::gemm_bias_p<conv2d_p>>, detail::cpu::fusable>,
     composite<"cpu.conv2d_bias_add_act", detail::cpu::activation_p<add_p<detail::cpu::gemm_bias_p<conv2d_p>, any>>,
               detail::cpu::fusable>,

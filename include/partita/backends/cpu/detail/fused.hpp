@@ -3,6 +3,8 @@
 // What a fused cpu composite computes, read off its body at compile time: one dense, conv2d or
 // matmul, then optionally a bias, a batch norm (folded into the weights at bind), a residual add
 // and an activation (x · sigmoid(x) counting as SiLU), in that order.
+#include <cmath>
+#include <cstddef>
 #include <cstdint>
 
 #include "partita/backends/cpu/detail/epilogue.hpp"
@@ -36,11 +38,15 @@ constexpr int input_slot(int i) {
   return slot;
 }
 
+/// Body nodes [first, last] of fused step S: one dense, conv2d, conv_transpose2d or matmul and
+/// its epilogue. A range that is not the whole body is one stage of a composite of several
+/// (conv_expand_depthwise.hpp): its main op may read a value computed before `first` (input
+/// slot -1), and it ends at `last`, whatever reads that value later.
 template <class S>
-constexpr gemm_step analyse_fused() {
+constexpr gemm_step analyse_fused(int first, int last) {
   gemm_step g;
   int chain = -1;  // body index of the value the epilogue is applied to so far
-  for (int i = 0; i < S::body_size(); ++i) {
+  for (int i = first; i <= last; ++i) {
     const graph_node& n = S::body(i);
     switch (n.op) {
       case op_id::param:
@@ -114,8 +120,31 @@ constexpr gemm_step analyse_fused() {
       default: g.ok = false; break;
     }
   }
-  if (g.main_node < 0 || chain != S::body_size() - 1) g.ok = false;
+  if (g.main_node < 0 || chain != last) g.ok = false;
   return g;
+}
+
+/// The whole body of fused step S as one main op and its epilogue.
+template <class S>
+constexpr gemm_step analyse_fused() {
+  return analyse_fused<S>(0, S::body_size() - 1);
+}
+
+/// Folds a stage's batch norm into its weights: w' = w · s and b' = (b - mean) · s + beta per
+/// output channel, s = gamma / sqrt(var + eps). `w` (channels · per floats, OIHW or [units][k])
+/// is scaled in place; `bias` receives the channels' folded biases.
+inline void fold_batch_norm(const gemm_step& info, const float* const* in, int channels, std::size_t per, float* w,
+                            float* bias) {
+  for (int o = 0; o < channels; ++o) {
+    const double s = static_cast<double>(in[info.gamma][o]) /
+                     std::sqrt(static_cast<double>(in[info.var][o]) + static_cast<double>(info.epsilon));
+    for (std::size_t i = 0; i < per; ++i) {
+      const std::size_t at = static_cast<std::size_t>(o) * per + i;
+      w[at] = static_cast<float>(w[at] * s);
+    }
+    const double b = info.bias >= 0 ? in[info.bias][o] : 0.0;
+    bias[o] = static_cast<float>((b - in[info.mean][o]) * s + in[info.beta][o]);
+  }
 }
 
 /// True for a composite step whose body holds an `o` node.

@@ -93,20 +93,9 @@ struct gemm_kernel {
 
   static void pack(float* dst, const float* const* in) {
     if constexpr (info.gamma >= 0) {
-      // Fold batch norm: w' = w · s, b' = (b - mean) · s + beta, s = gamma / sqrt(var + eps).
-      const std::size_t per = static_cast<std::size_t>(w_shape.elements() / channels);
       std::vector<float> w(in[info.w], in[info.w] + w_shape.elements());
-      float* bias = dst + packed_floats;
-      for (int o = 0; o < channels; ++o) {
-        const double s = static_cast<double>(in[info.gamma][o]) /
-                         std::sqrt(static_cast<double>(in[info.var][o]) + static_cast<double>(info.epsilon));
-        for (std::size_t i = 0; i < per; ++i) {
-          const std::size_t at = static_cast<std::size_t>(o) * per + i;
-          w[at] = static_cast<float>(w[at] * s);
-        }
-        const double b = info.bias >= 0 ? in[info.bias][o] : 0.0;
-        bias[o] = static_cast<float>((b - in[info.mean][o]) * s + in[info.beta][o]);
-      }
+      fold_batch_norm(info, in, channels, static_cast<std::size_t>(w_shape.elements() / channels), w.data(),
+                      dst + packed_floats);
       pack_weights(w.data(), dst);
     } else {
       pack_weights(in[info.w], dst);

@@ -1,0 +1,156 @@
+#pragma once
+/// cpu: a 1×1 convolution fused with the depthwise convolution that reads it (`cpu.conv2d_expand_depthwise`).
+// MobileNet's inverted residual widens its input with a 1×1 convolution that only the next
+// depthwise convolution reads: on 112×112, 16 → 96 channels is 4.8 MB, more than a core's L2.
+// Run as two steps that value goes out to L3 or memory and comes back. Fused, each thread
+// expands one panel of output channels (conv_block::mr of them, 400 KB on 112×112) into its own
+// scratch, where it stays in L2, and runs those channels' depthwise convolution from there.
+// The expansion is conv.hpp's in-place 1×1 tiling; the depthwise part conv_depthwise.hpp's
+// kernel, so both keep their epilogues (bias or folded batch norm, activation).
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "partita/backends/cpu/detail/conv.hpp"
+#include "partita/backends/cpu/detail/conv_depthwise.hpp"
+#include "partita/backends/cpu/detail/fused.hpp"
+#include "partita/backends/cpu/detail/state.hpp"
+
+namespace partita::detail::cpu {
+
+/// In a composite of two conv2d stages, the body index of the value the second convolution
+/// reads (the first stage's last node); -1 for any other step.
+template <class S>
+constexpr int expand_stage_end() {
+  if constexpr (S::op != op_id::call) {
+    return -1;
+  } else {
+    int convs = 0, end = -1;
+    for (int i = 0; i < S::body_size(); ++i)
+      if (S::body(i).op == op_id::conv2d && ++convs == 2) end = S::body_arg(i, 0);
+    return convs == 2 ? end : -1;
+  }
+}
+
+/// True for a `cpu.conv2d_expand_depthwise` step.
+template <class S>
+constexpr bool expand_depthwise_composite() {
+  return expand_stage_end<S>() >= 0;
+}
+
+/// A stage's weights (`n` floats) and per-channel bias as its kernel runs them: a batch norm
+/// folded in; zeros for a stage without a bias.
+inline void fold_stage(const gemm_step& info, const float* const* in, std::size_t n, int channels, float* w,
+                       float* bias) {
+  std::copy(in[info.w], in[info.w] + n, w);
+  if (info.gamma >= 0) fold_batch_norm(info, in, channels, n / static_cast<std::size_t>(channels), w, bias);
+  else if (info.bias >= 0) std::copy(in[info.bias], in[info.bias] + channels, bias);
+  else std::fill(bias, bias + channels, 0.f);
+}
+
+/// The kernel of a `cpu.conv2d_expand_depthwise` step: x → 1×1 conv2d (+ bias / batch norm,
+/// activation) → depthwise conv2d (+ bias / batch norm, activation).
+template <class Step>
+struct expand_depthwise_kernel {
+  static constexpr int split = expand_stage_end<Step>();
+  static constexpr gemm_step pw = analyse_fused<Step>(0, split);
+  static constexpr gemm_step dw = analyse_fused<Step>(split + 1, Step::body_size() - 1);
+  static_assert(pw.ok && dw.ok && pw.main == op_id::conv2d && dw.main == op_id::conv2d && pw.residual < 0 &&
+                    dw.residual < 0 && pw.w >= 0 && dw.w >= 0,
+                "partita: cpu: this composite (Step) is not a 1×1 conv2d stage then a depthwise conv2d stage");
+  static constexpr shape x_shape = Step::body(Step::body_arg(pw.main_node, 0)).out;
+  static constexpr shape mid_shape = Step::body(split).out;
+  static constexpr conv_geometry g1 = make_conv_geometry(x_shape, Step::body(Step::body_arg(pw.main_node, 1)).out,
+                                                         mid_shape, *Step::body(pw.main_node).at);
+  static constexpr conv_geometry g2 = make_conv_geometry(mid_shape, Step::body(Step::body_arg(dw.main_node, 1)).out,
+                                                         Step::node.out, *Step::body(dw.main_node).at);
+  static_assert(reads_input_in_place(g1) && g1.groups == 1 && is_depthwise(g2) && g2.og == 1,
+                "partita: cpu: the expand stage must be an unpadded 1×1 conv2d of stride 1, the second a depthwise one");
+
+  static constexpr int mr = conv_block::mr, nr = conv_block::nr;
+  static constexpr int panels = (g1.o + mr - 1) / mr;  // the unit of work: mr expanded channels
+  static constexpr int tiles = (g1.npos + nr - 1) / nr;
+  // The last tile of positions runs past the image: its B rows are staged, zero-padded, once per image.
+  static constexpr bool staged_tail = g1.npos % nr != 0;
+  static constexpr auto boff1 = conv_offsets<static_cast<std::size_t>(g1.k)>(g1);
+  static constexpr auto boff2 = conv_offsets<static_cast<std::size_t>(g2.k)>(g2);
+  static constexpr depthwise_blocking dw_block = depthwise_block(g2);
+  static constexpr std::ptrdiff_t mid_plane = static_cast<std::ptrdiff_t>(g1.oh) * g1.ow;
+  static constexpr std::ptrdiff_t out_plane = static_cast<std::ptrdiff_t>(g2.oh) * g2.ow;
+  static constexpr std::size_t mid_floats = static_cast<std::size_t>(mr) * static_cast<std::size_t>(mid_plane);
+
+  // Packed: the 1×1 panels, its bias (readable for a whole panel past the last channel), the
+  // depthwise weights [channel][kh · kw], their bias.
+  static constexpr std::size_t pw_bias_at = packed_conv_floats(g1);
+  static constexpr std::size_t dw_at = pw_bias_at + static_cast<std::size_t>(g1.o + mr);
+  static constexpr std::size_t dw_bias_at = dw_at + static_cast<std::size_t>(g2.o) * static_cast<std::size_t>(g2.k);
+  static constexpr std::size_t packed_floats = dw_bias_at + static_cast<std::size_t>(g2.o);
+
+  static void pack(float* dst, const float* const* in) {
+    std::vector<float> w(static_cast<std::size_t>(g1.o) * static_cast<std::size_t>(g1.k));
+    std::fill(dst + pw_bias_at, dst + dw_at, 0.f);
+    fold_stage(pw, in, w.size(), g1.o, w.data(), dst + pw_bias_at);
+    pack_conv_weights(g1, w.data(), dst);
+    fold_stage(dw, in, static_cast<std::size_t>(g2.o) * static_cast<std::size_t>(g2.k), g2.o, dst + dw_at,
+               dst + dw_bias_at);
+  }
+
+  static void prepare(state& st, const float* const* in, int step) {
+    float* dst = st.reserve(step, packed_floats);
+    st.need_scratch(staged_tail ? static_cast<std::size_t>(g1.c) * nr : 0, mid_floats + depthwise_scratch(g2));
+    if (in[pw.w]) pack(dst, in);
+  }
+
+  // Split by panels: a thread expands its channels and convolves them, reading only the input
+  // image (shared, in L2) and its own scratch.
+  static void run(state& st, const float* const* in, float* out, int step) {
+    const float* packed = st.packed(step);
+    const float* x = in[pw.x];
+    float* staged = st.shared_scratch();
+    constexpr double flops = 2.0 * g1.o * g1.k * g1.npos + 2.0 * g2.o * g2.k * static_cast<double>(out_plane) +
+                             moved_cost * static_cast<double>(g2.o) * static_cast<double>(mid_plane);
+    const int tasks = tasks_for(flops, st.workers(), panels);
+    const std::ptrdiff_t in_image = static_cast<std::ptrdiff_t>(g1.c) * mid_plane;
+    for (int b = 0; b < g1.batch; ++b) {
+      const float* xb = x + b * in_image;
+      float* yb = out + b * static_cast<std::ptrdiff_t>(g2.o) * out_plane;
+      if constexpr (staged_tail) stage_last_tile(g1, xb, tiles - 1, staged);
+      st.parallel(tasks, [&](int t) {
+        float* mid = st.thread_scratch(t);
+        float* planes = mid + mid_floats;
+        // The depthwise planes' padding is zeroed once; each channel's copy writes the same
+        // positions (conv_depthwise.hpp).
+        std::fill(planes, planes + depthwise_scratch(g2), 0.f);
+        for (int p = panels * t / tasks; p < panels * (t + 1) / tasks; ++p) panel(packed, xb, staged, mid, planes, yb, p);
+      });
+    }
+  }
+
+  /// Expands channels [p · mr, p · mr + mr) of one image into `mid`, then convolves each of
+  /// them into its output plane.
+  static void panel(const float* packed, const float* xb, const float* staged, float* mid, float* planes, float* yb,
+                    int p) {
+    // The panel seen as a convolution of its own: one panel of output channels, whose packed
+    // weights and bias start at the panel's.
+    conv_geometry gp = g1;
+    gp.o = gp.og = std::min(mr, g1.o - p * mr);
+    epilogue e;
+    e.bias = packed + pw_bias_at + p * mr;
+    e.bias_per_row = true;
+    e.act = pw.act;
+    e.lo = pw.lo;
+    e.hi = pw.hi;
+    conv_tiles(gp, boff1.data(), packed + static_cast<std::ptrdiff_t>(p) * g1.k * mr, xb, mid, e, 0, 0, 1, 0, tiles,
+               staged_tail ? tiles - 1 : 1 << 30, staged);
+    for (int m = 0; m < gp.o; ++m) {
+      const int c = p * mr + m;
+      conv_copy_plane(g2, mid + m * mid_plane, planes, true);
+      depthwise_plane<dw_block.rows, dw_block.vecs, g2.k, dw.act>(
+          g2, boff2.data(), planes, packed + dw_at + static_cast<std::ptrdiff_t>(c) * g2.k, packed[dw_bias_at + c],
+          nullptr, dw.lo, dw.hi, yb + c * out_plane, 0, g2.oh);
+    }
+  }
+};
+
+}  // namespace partita::detail::cpu
