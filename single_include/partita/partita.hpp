@@ -11387,6 +11387,19 @@ inline vec load_first(const float* p, int n) {
   return vec::load_aligned(t);
 #endif
 }
+/// The lanes of `mask` (bit l: lane l) from address `p`, the others zero. The memory of lanes
+/// outside the mask is not touched and may lie outside any object, so `p` is an address, never
+/// a pointer to the whole vector. One instruction with AVX-512, lane by lane otherwise.
+inline vec load_masked(std::uintptr_t p, std::uint32_t mask) {
+#if defined(__AVX512F__)
+  return vec(_mm512_maskz_loadu_ps(static_cast<__mmask16>(mask), reinterpret_cast<const void*>(p)));
+#else
+  alignas(64) float t[width] = {};
+  for (int l = 0; l < width; ++l)
+    if (mask >> l & 1u) std::memcpy(&t[l], reinterpret_cast<const void*>(p + static_cast<std::uintptr_t>(l) * sizeof(float)), sizeof(float));
+  return vec::load_aligned(t);
+#endif
+}
 /// Stores the first `n` lanes of `v` at `p`; nothing past them is written.
 inline void store_first(float* p, const vec& v, int n) {
 #if defined(__AVX512F__)
@@ -14268,6 +14281,85 @@ inline void depthwise_plane(const conv_geometry& g, const std::int32_t* off, con
   }
 }
 
+/// Vectors of output positions of one plane, taken as one run of oh · ow.
+constexpr int flat_vectors(const conv_geometry& g) { return (g.oh * g.ow + W - 1) / W; }
+
+/// Small images of a stride-1 depthwise convolution that keeps the width (MobileNet's 7×7 and
+/// 14×14 layers), with AVX-512: computed as one run of positions straight from the unpadded
+/// input. Output position q and its input at tap (i, j) are then a constant offset apart, and
+/// the taps that fall in the padding are masked-out lanes of the load. Row by row, most of
+/// each vector was wasted (7 of 16 lanes on 7×7), and the copy into padded planes cost more
+/// than the arithmetic.
+constexpr bool depthwise_flat(const conv_geometry& g) {
+  return W >= 16 && g.sh == 1 && g.sw == 1 && g.ow == g.w && flat_vectors(g) <= 16;
+}
+
+/// Tap offsets in the unpadded input and, per tap and vector, the lanes whose input lies in
+/// the image (bit l of mask[k · V + v]).
+template <int K, int V>
+struct flat_taps {
+  std::array<std::int32_t, std::size_t{K}> off{};
+  std::array<std::uint32_t, std::size_t{K} * V> mask{};
+};
+template <int K, int V>
+constexpr flat_taps<K, V> make_flat_taps(const conv_geometry& g) {
+  flat_taps<K, V> t;
+  if (g.oh * g.ow == 0) return t;  // not a flat depthwise convolution: no taps
+  for (int i = 0, k = 0; i < g.kh; ++i)
+    for (int j = 0; j < g.kw; ++j, ++k) {
+      const int di = i * g.dh - g.ph, dj = j * g.dw - g.pw;
+      t.off[static_cast<std::size_t>(k)] = di * g.w + dj;
+      for (int v = 0; v < V; ++v)
+        for (int l = 0; l < W; ++l) {
+          const int q = v * W + l, r = q / g.ow, c = q % g.ow;
+          const bool in = q < g.oh * g.ow && r + di >= 0 && r + di < g.h && c + dj >= 0 && c + dj < g.w;
+          if (in) t.mask[static_cast<std::size_t>(k * V + v)] |= 1u << l;
+        }
+    }
+  return t;
+}
+
+/// Output channels [o0, o1) of one image on the flat path (`depthwise_flat`): each plane is V
+/// vectors of K masked FMAs. A plane's last, partial vector is stored whole where its extra
+/// lanes land in the range's next planes, which are written after it.
+template <int K, int V, activation A>
+inline void depthwise_flat_channels(const conv_geometry& g, const flat_taps<K, V>& taps, const float* x,
+                                    const float* w, const float* bias, const float* residual, float lo, float hi,
+                                    float* y, int o0, int o1) {
+  const int n = g.oh * g.ow, tail = n - (V - 1) * W;
+  const std::ptrdiff_t in_plane = static_cast<std::ptrdiff_t>(g.h) * g.w;
+  for (int o = o0; o < o1; ++o) {
+    const std::uintptr_t plane = reinterpret_cast<std::uintptr_t>(x + static_cast<std::ptrdiff_t>(o / g.og) * in_plane);
+    const float* wo = w + static_cast<std::ptrdiff_t>(o) * K;
+    vec acc[std::size_t{V}];
+    const vec b = simd::splat(bias ? bias[o] : 0.f);
+#pragma GCC unroll 16
+    for (int v = 0; v < V; ++v) acc[v] = b;
+#pragma GCC unroll 25
+    for (int k = 0; k < K; ++k) {
+      const vec wk = simd::splat(wo[k]);
+      const std::intptr_t at = static_cast<std::intptr_t>(taps.off[static_cast<std::size_t>(k)]) * 4;
+#pragma GCC unroll 16
+      for (int v = 0; v < V; ++v)
+        acc[v] = simd::fma(wk, simd::load_masked(plane + static_cast<std::uintptr_t>(at + v * W * 4),
+                                                 taps.mask[static_cast<std::size_t>(k * V + v)]),
+                           acc[v]);
+    }
+    float* yo = y + static_cast<std::ptrdiff_t>(o) * n;
+    const float* ro = residual ? residual + static_cast<std::ptrdiff_t>(o) * n : nullptr;
+    const bool spill = (o1 - o - 1) * n >= W - tail;  // the planes after it in this range take the extra lanes
+#pragma GCC unroll 16
+    for (int v = 0; v < V; ++v) {
+      const bool whole = v + 1 < V || tail == W || spill;
+      vec s = acc[v];
+      if (ro) s = s + (whole ? simd::load(ro + v * W) : simd::load_first(ro + v * W, tail));
+      s = apply<A>(s, lo, hi);
+      if (whole) simd::store(yo + v * W, s);
+      else simd::store_first(yo + v * W, s, tail);
+    }
+  }
+}
+
 /// Channels [c0, c1), output rows [r0, r1), of one image: `x`, `y` and the residual are the
 /// image's (NCHW), `w` the weights [o][kh·kw], `bias` one per output channel or null; `scratch`
 /// holds depthwise_scratch. RB × VB is `depthwise_block(g)`. Only the input rows that the
@@ -14930,6 +15022,9 @@ struct gemm_kernel {
   // One input channel per group: a direct kernel (conv_depthwise.hpp).
   static constexpr bool depthwise = conv && is_depthwise(geo);
   static constexpr depthwise_blocking dw_block = depthwise_block(geo);
+  static constexpr bool dw_flat = depthwise && depthwise_flat(geo);
+  static constexpr int flat_v = dw_flat ? flat_vectors(geo) : 1;
+  static constexpr auto flat = make_flat_taps<(dw_flat ? geo.k : 1), flat_v>(dw_flat ? geo : conv_geometry{});
   // An unpadded 1×1 convolution of stride 1 (one group) is a GEMM of the weights by the image,
   // [o × c] · [c × h·w]: with a depth of 96 or more and 64 or more output channels it runs
   // matmul's loops (depth passes, B packed per pass into L1-sized micro-panels) on the weights
@@ -15124,10 +15219,21 @@ struct gemm_kernel {
     constexpr int n = geo.oh * geo.ow;
     constexpr double flops =
         2.0 * geo.o * geo.k * n + moved_cost * (static_cast<double>(geo.c) * geo.h * geo.w + static_cast<double>(geo.o) * n);
-    constexpr bool by_rows = geo.oh >= 16 && geo.sh > 1;
-    const int tasks = tasks_for(flops, st.workers(), by_rows ? geo.oh : geo.c);
     const std::ptrdiff_t in_image = static_cast<std::ptrdiff_t>(geo.c) * geo.h * geo.w;
     const std::ptrdiff_t out_image = static_cast<std::ptrdiff_t>(geo.o) * n;
+    if constexpr (dw_flat) {
+      // Split by output channels; a small image has no rows worth splitting.
+      const int tasks = tasks_for(flops, st.workers(), geo.o);
+      for (int b = 0; b < geo.batch; ++b)
+        st.parallel(tasks, [&](int t) {
+          depthwise_flat_channels<geo.k, flat_v, info.act>(geo, flat, x + b * in_image, w, e.bias,
+                                                           residual ? residual + b * out_image : nullptr, e.lo, e.hi,
+                                                           out + b * out_image, geo.o * t / tasks, geo.o * (t + 1) / tasks);
+        });
+      return;
+    }
+    constexpr bool by_rows = geo.oh >= 16 && geo.sh > 1;
+    const int tasks = tasks_for(flops, st.workers(), by_rows ? geo.oh : geo.c);
     for (int b = 0; b < geo.batch; ++b) {
       st.parallel(tasks, [&](int t) {
         const int c0 = by_rows ? 0 : geo.c * t / tasks, c1 = by_rows ? geo.c : geo.c * (t + 1) / tasks;

@@ -349,6 +349,30 @@ struct depthwise_conv_models
                   model<clip<depthwise::bn, 0.f, 6.f>>, model<hardswish<bias_add<depthwise::dw, depthwise::b>>>,
                   model<silu<depthwise::bn>>, model<relu<add<depthwise::dw, input<"r", f32, 1, 12, 17, 21>>>>> {};
 
+/// Small images of a stride-1 depthwise conv2d that keeps the width, computed as one run of
+/// positions from the unpadded input with masked taps (AVX-512): epilogues, multipliers,
+/// batches, a 5×5 window, rows dropped by the padding, and two threads whose last planes end
+/// inside a vector.
+namespace flat_dw {
+template <class X, std::int64_t C, std::int64_t O, int K>
+using conv = conv2d<X, weight<"w", f32, O, 1, K, K>, {.padding = {K / 2, K / 2}, .groups = static_cast<int>(C)}>;
+using x7 = input<"x", f32, 2, 24, 7, 7>;
+using x14 = input<"x", f32, 1, 16, 14, 14>;
+using x9 = input<"x", f32, 1, 8, 9, 9>;
+using bn = batch_norm<conv<x9, 8, 8, 5>, weight<"bn.gamma", f32, 8>, weight<"bn.beta", f32, 8>,
+                      weight<"bn.mean", f32, 8>, weight<"bn.var", f32, 8>>;
+}  // namespace flat_dw
+
+struct flat_depthwise_models
+    : model_group<"depthwise conv2d on small images as one run of positions: epilogues, multipliers, batches, 5×5, "
+                  "rows dropped, two threads",
+                  model<clip<bias_add<flat_dw::conv<flat_dw::x7, 24, 48, 3>, weight<"b", f32, 48>>, 0.f, 6.f>>,
+                  model<relu<add<flat_dw::conv<flat_dw::x14, 16, 16, 3>, input<"r", f32, 1, 16, 14, 14>>>>,
+                  model<silu<flat_dw::bn>>,
+                  conv_net<1, 6, 9, 11, 6, 3, 3, conv2d_attrs{.padding = {0, 1}, .groups = 6}>,
+                  conv_net<1, 960, 7, 7, 960, 3, 3, conv2d_attrs{.padding = {1, 1}, .groups = 960}>,
+                  conv_net<1, 5, 3, 5, 5, 3, 3, conv2d_attrs{.padding = {1, 1}, .groups = 5}>> {};
+
 /// A 1×1 expansion read only by a depthwise convolution, large enough to be fused
 /// (`cpu.conv2d_expand_depthwise`): a last panel of fewer channels, a last tile of positions past
 /// the image, stride 2 on odd sizes, batch norms on either stage, two threads; and the same
@@ -395,7 +419,7 @@ using layer_op_models = model_list<nets::dense_models, nets::fused_dense_models,
 /// conv2d over every shape class, fused, large, pointwise and depthwise.
 using conv_models =
     model_list<nets::conv_shape_models, nets::fused_conv_models, nets::large_conv_models, nets::pointwise_conv_models,
-               nets::depthwise_conv_models, nets::expand_depthwise_models>;
+               nets::depthwise_conv_models, nets::flat_depthwise_models, nets::expand_depthwise_models>;
 /// Small networks and aliasing results.
 using network_models = model_list<nets::small_networks, nets::aliasing_outputs>;
 

@@ -8,6 +8,7 @@
 // vectors keeps eight accumulators in flight (an FMA's latency times its ports), and the
 // epilogue (bias, residual, activation) is applied before the block is stored.
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 
@@ -81,6 +82,85 @@ inline void depthwise_plane(const conv_geometry& g, const std::int32_t* off, con
           else simd::store_first(y + at + v * W, s, n);
         }
       }
+    }
+  }
+}
+
+/// Vectors of output positions of one plane, taken as one run of oh · ow.
+constexpr int flat_vectors(const conv_geometry& g) { return (g.oh * g.ow + W - 1) / W; }
+
+/// Small images of a stride-1 depthwise convolution that keeps the width (MobileNet's 7×7 and
+/// 14×14 layers), with AVX-512: computed as one run of positions straight from the unpadded
+/// input. Output position q and its input at tap (i, j) are then a constant offset apart, and
+/// the taps that fall in the padding are masked-out lanes of the load. Row by row, most of
+/// each vector was wasted (7 of 16 lanes on 7×7), and the copy into padded planes cost more
+/// than the arithmetic.
+constexpr bool depthwise_flat(const conv_geometry& g) {
+  return W >= 16 && g.sh == 1 && g.sw == 1 && g.ow == g.w && flat_vectors(g) <= 16;
+}
+
+/// Tap offsets in the unpadded input and, per tap and vector, the lanes whose input lies in
+/// the image (bit l of mask[k · V + v]).
+template <int K, int V>
+struct flat_taps {
+  std::array<std::int32_t, std::size_t{K}> off{};
+  std::array<std::uint32_t, std::size_t{K} * V> mask{};
+};
+template <int K, int V>
+constexpr flat_taps<K, V> make_flat_taps(const conv_geometry& g) {
+  flat_taps<K, V> t;
+  if (g.oh * g.ow == 0) return t;  // not a flat depthwise convolution: no taps
+  for (int i = 0, k = 0; i < g.kh; ++i)
+    for (int j = 0; j < g.kw; ++j, ++k) {
+      const int di = i * g.dh - g.ph, dj = j * g.dw - g.pw;
+      t.off[static_cast<std::size_t>(k)] = di * g.w + dj;
+      for (int v = 0; v < V; ++v)
+        for (int l = 0; l < W; ++l) {
+          const int q = v * W + l, r = q / g.ow, c = q % g.ow;
+          const bool in = q < g.oh * g.ow && r + di >= 0 && r + di < g.h && c + dj >= 0 && c + dj < g.w;
+          if (in) t.mask[static_cast<std::size_t>(k * V + v)] |= 1u << l;
+        }
+    }
+  return t;
+}
+
+/// Output channels [o0, o1) of one image on the flat path (`depthwise_flat`): each plane is V
+/// vectors of K masked FMAs. A plane's last, partial vector is stored whole where its extra
+/// lanes land in the range's next planes, which are written after it.
+template <int K, int V, activation A>
+inline void depthwise_flat_channels(const conv_geometry& g, const flat_taps<K, V>& taps, const float* x,
+                                    const float* w, const float* bias, const float* residual, float lo, float hi,
+                                    float* y, int o0, int o1) {
+  const int n = g.oh * g.ow, tail = n - (V - 1) * W;
+  const std::ptrdiff_t in_plane = static_cast<std::ptrdiff_t>(g.h) * g.w;
+  for (int o = o0; o < o1; ++o) {
+    const std::uintptr_t plane = reinterpret_cast<std::uintptr_t>(x + static_cast<std::ptrdiff_t>(o / g.og) * in_plane);
+    const float* wo = w + static_cast<std::ptrdiff_t>(o) * K;
+    vec acc[std::size_t{V}];
+    const vec b = simd::splat(bias ? bias[o] : 0.f);
+#pragma GCC unroll 16
+    for (int v = 0; v < V; ++v) acc[v] = b;
+#pragma GCC unroll 25
+    for (int k = 0; k < K; ++k) {
+      const vec wk = simd::splat(wo[k]);
+      const std::intptr_t at = static_cast<std::intptr_t>(taps.off[static_cast<std::size_t>(k)]) * 4;
+#pragma GCC unroll 16
+      for (int v = 0; v < V; ++v)
+        acc[v] = simd::fma(wk, simd::load_masked(plane + static_cast<std::uintptr_t>(at + v * W * 4),
+                                                 taps.mask[static_cast<std::size_t>(k * V + v)]),
+                           acc[v]);
+    }
+    float* yo = y + static_cast<std::ptrdiff_t>(o) * n;
+    const float* ro = residual ? residual + static_cast<std::ptrdiff_t>(o) * n : nullptr;
+    const bool spill = (o1 - o - 1) * n >= W - tail;  // the planes after it in this range take the extra lanes
+#pragma GCC unroll 16
+    for (int v = 0; v < V; ++v) {
+      const bool whole = v + 1 < V || tail == W || spill;
+      vec s = acc[v];
+      if (ro) s = s + (whole ? simd::load(ro + v * W) : simd::load_first(ro + v * W, tail));
+      s = apply<A>(s, lo, hi);
+      if (whole) simd::store(yo + v * W, s);
+      else simd::store_first(yo + v * W, s, tail);
     }
   }
 }

@@ -45,6 +45,9 @@ struct gemm_kernel {
   // One input channel per group: a direct kernel (conv_depthwise.hpp).
   static constexpr bool depthwise = conv && is_depthwise(geo);
   static constexpr depthwise_blocking dw_block = depthwise_block(geo);
+  static constexpr bool dw_flat = depthwise && depthwise_flat(geo);
+  static constexpr int flat_v = dw_flat ? flat_vectors(geo) : 1;
+  static constexpr auto flat = make_flat_taps<(dw_flat ? geo.k : 1), flat_v>(dw_flat ? geo : conv_geometry{});
   // An unpadded 1×1 convolution of stride 1 (one group) is a GEMM of the weights by the image,
   // [o × c] · [c × h·w]: with a depth of 96 or more and 64 or more output channels it runs
   // matmul's loops (depth passes, B packed per pass into L1-sized micro-panels) on the weights
@@ -239,10 +242,21 @@ struct gemm_kernel {
     constexpr int n = geo.oh * geo.ow;
     constexpr double flops =
         2.0 * geo.o * geo.k * n + moved_cost * (static_cast<double>(geo.c) * geo.h * geo.w + static_cast<double>(geo.o) * n);
-    constexpr bool by_rows = geo.oh >= 16 && geo.sh > 1;
-    const int tasks = tasks_for(flops, st.workers(), by_rows ? geo.oh : geo.c);
     const std::ptrdiff_t in_image = static_cast<std::ptrdiff_t>(geo.c) * geo.h * geo.w;
     const std::ptrdiff_t out_image = static_cast<std::ptrdiff_t>(geo.o) * n;
+    if constexpr (dw_flat) {
+      // Split by output channels; a small image has no rows worth splitting.
+      const int tasks = tasks_for(flops, st.workers(), geo.o);
+      for (int b = 0; b < geo.batch; ++b)
+        st.parallel(tasks, [&](int t) {
+          depthwise_flat_channels<geo.k, flat_v, info.act>(geo, flat, x + b * in_image, w, e.bias,
+                                                           residual ? residual + b * out_image : nullptr, e.lo, e.hi,
+                                                           out + b * out_image, geo.o * t / tasks, geo.o * (t + 1) / tasks);
+        });
+      return;
+    }
+    constexpr bool by_rows = geo.oh >= 16 && geo.sh > 1;
+    const int tasks = tasks_for(flops, st.workers(), by_rows ? geo.oh : geo.c);
     for (int b = 0; b < geo.batch; ++b) {
       st.parallel(tasks, [&](int t) {
         const int c0 = by_rows ? 0 : geo.c * t / tasks, c1 = by_rows ? geo.c : geo.c * (t + 1) / tasks;

@@ -98,6 +98,19 @@ inline vec load_first(const float* p, int n) {
   return vec::load_aligned(t);
 #endif
 }
+/// The lanes of `mask` (bit l: lane l) from address `p`, the others zero. The memory of lanes
+/// outside the mask is not touched and may lie outside any object, so `p` is an address, never
+/// a pointer to the whole vector. One instruction with AVX-512, lane by lane otherwise.
+inline vec load_masked(std::uintptr_t p, std::uint32_t mask) {
+#if defined(__AVX512F__)
+  return vec(_mm512_maskz_loadu_ps(static_cast<__mmask16>(mask), reinterpret_cast<const void*>(p)));
+#else
+  alignas(64) float t[width] = {};
+  for (int l = 0; l < width; ++l)
+    if (mask >> l & 1u) std::memcpy(&t[l], reinterpret_cast<const void*>(p + static_cast<std::uintptr_t>(l) * sizeof(float)), sizeof(float));
+  return vec::load_aligned(t);
+#endif
+}
 /// Stores the first `n` lanes of `v` at `p`; nothing past them is written.
 inline void store_first(float* p, const vec& v, int n) {
 #if defined(__AVX512F__)
