@@ -11396,7 +11396,8 @@ inline vec load_masked(std::uintptr_t p, std::uint32_t mask) {
 #else
   alignas(64) float t[width] = {};
   for (int l = 0; l < width; ++l)
-    if (mask >> l & 1u) std::memcpy(&t[l], reinterpret_cast<const void*>(p + static_cast<std::uintptr_t>(l) * sizeof(float)), sizeof(float));
+    if (mask >> l & 1u)
+      std::memcpy(&t[l], reinterpret_cast<const void*>(p + static_cast<std::uintptr_t>(l) * sizeof(float)), sizeof(float));
   return vec::load_aligned(t);
 #endif
 }
@@ -14338,10 +14339,13 @@ inline void depthwise_flat_channels(const conv_geometry& g, const flat_taps<K, V
 #pragma GCC unroll 25
     for (int k = 0; k < K; ++k) {
       const vec wk = simd::splat(wo[k]);
-      const std::intptr_t at = static_cast<std::intptr_t>(taps.off[static_cast<std::size_t>(k)]) * 4;
+      // In bytes, and negative for taps above or left of the output: unsigned arithmetic on
+      // the address wraps to the right place.
+      constexpr std::intptr_t f = sizeof(float);
+      const std::intptr_t at = static_cast<std::intptr_t>(taps.off[static_cast<std::size_t>(k)]) * f;
 #pragma GCC unroll 16
       for (int v = 0; v < V; ++v)
-        acc[v] = simd::fma(wk, simd::load_masked(plane + static_cast<std::uintptr_t>(at + v * W * 4),
+        acc[v] = simd::fma(wk, simd::load_masked(plane + static_cast<std::uintptr_t>(at + v * W * f),
                                                  taps.mask[static_cast<std::size_t>(k * V + v)]),
                            acc[v]);
     }

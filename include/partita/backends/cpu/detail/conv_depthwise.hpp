@@ -143,10 +143,13 @@ inline void depthwise_flat_channels(const conv_geometry& g, const flat_taps<K, V
 #pragma GCC unroll 25
     for (int k = 0; k < K; ++k) {
       const vec wk = simd::splat(wo[k]);
-      const std::intptr_t at = static_cast<std::intptr_t>(taps.off[static_cast<std::size_t>(k)]) * 4;
+      // In bytes, and negative for taps above or left of the output: unsigned arithmetic on
+      // the address wraps to the right place.
+      constexpr std::intptr_t f = sizeof(float);
+      const std::intptr_t at = static_cast<std::intptr_t>(taps.off[static_cast<std::size_t>(k)]) * f;
 #pragma GCC unroll 16
       for (int v = 0; v < V; ++v)
-        acc[v] = simd::fma(wk, simd::load_masked(plane + static_cast<std::uintptr_t>(at + v * W * 4),
+        acc[v] = simd::fma(wk, simd::load_masked(plane + static_cast<std::uintptr_t>(at + v * W * f),
                                                  taps.mask[static_cast<std::size_t>(k * V + v)]),
                            acc[v]);
     }
