@@ -18,7 +18,11 @@ static_assert(count_functions<compiled<nets::broadcast_add, cpu>::module, "cpu.c
               "a broadcast add after conv2d is not fused");
 static_assert(count_functions<compiled<model<nets::expand::d>, cpu>::module, "cpu.conv2d_expand_depthwise"> == 1);
 static_assert(count_functions<compiled<model<nets::expand::d2>, cpu>::module, "cpu.conv2d_expand_depthwise"> == 1,
-              "batch norms on both stages, stride 2");
+              "hard swish, then no activation, stride 2");
+static_assert(count_functions<compiled<model<nets::expand::d4>, cpu>::module, "cpu.conv2d_expand_depthwise"> == 1,
+              "batch norms on both stages");
+static_assert(count_functions<compiled<model<nets::expand::d5>, cpu>::module, "cpu.conv2d_expand_depthwise"> == 0,
+              "a bias and a batch norm on one stage: two steps");
 static_assert(count_functions<compiled<model<nets::expand::d, nets::expand::e>, cpu>::module,
                               "cpu.conv2d_expand_depthwise"> == 0,
               "an expansion that is also a result is not fused");

@@ -14414,26 +14414,28 @@ constexpr bool expand_depthwise_composite() {
   return expand_stage_end<S>() >= 0;
 }
 
-/// A stage's weights (`n` floats) and per-channel bias as its kernel runs them: a batch norm
-/// folded in; zeros for a stage without a bias.
+
+/// A stage's weights (`n` floats) and per-channel bias as its kernel runs them: its bias, or
+/// its batch norm folded in.
 inline void fold_stage(const gemm_step& info, const float* const* in, std::size_t n, int channels, float* w,
                        float* bias) {
   std::copy(in[info.w], in[info.w] + n, w);
   if (info.gamma >= 0) fold_batch_norm(info, in, channels, n / static_cast<std::size_t>(channels), w, bias);
-  else if (info.bias >= 0) std::copy(in[info.bias], in[info.bias] + channels, bias);
-  else std::fill(bias, bias + channels, 0.f);
+  else std::copy(in[info.bias], in[info.bias] + channels, bias);
 }
 
-/// The kernel of a `cpu.conv2d_expand_depthwise` step: x → 1×1 conv2d (+ bias / batch norm,
-/// activation) → depthwise conv2d (+ bias / batch norm, activation).
+/// The kernel of a `cpu.conv2d_expand_depthwise` step: x → 1×1 conv2d + bias or batch norm
+/// (→ activation) → depthwise conv2d + bias or batch norm (→ activation).
 template <class Step>
 struct expand_depthwise_kernel {
   static constexpr int split = expand_stage_end<Step>();
   static constexpr gemm_step pw = analyse_fused<Step>(0, split);
   static constexpr gemm_step dw = analyse_fused<Step>(split + 1, Step::body_size() - 1);
   static_assert(pw.ok && dw.ok && pw.main == op_id::conv2d && dw.main == op_id::conv2d && pw.residual < 0 &&
-                    dw.residual < 0 && pw.w >= 0 && dw.w >= 0,
-                "partita: cpu: this composite (Step) is not a 1×1 conv2d stage then a depthwise conv2d stage");
+                    dw.residual < 0 && pw.w >= 0 && dw.w >= 0 && (pw.bias >= 0 || pw.gamma >= 0) &&
+                    (dw.bias >= 0 || dw.gamma >= 0),
+                "partita: cpu: this composite (Step) is not a 1×1 conv2d stage then a depthwise conv2d stage, "
+                "each with a bias or a batch norm");
   static constexpr shape x_shape = Step::body(Step::body_arg(pw.main_node, 0)).out;
   static constexpr shape mid_shape = Step::body(split).out;
   static constexpr conv_geometry g1 = make_conv_geometry(x_shape, Step::body(Step::body_arg(pw.main_node, 1)).out,
@@ -16287,9 +16289,18 @@ struct fusable {
   }
 };
 
-/// conv2d of X by a bound weight, with a bias and/or batch norm, then optionally an activation.
+/// conv2d of X by a bound weight with a bias or a batch norm, then optionally ReLU6, ReLU or
+/// hard swish (the activations of MobileNets). Few alternatives on purpose: the expansion
+/// pattern nests one stage in the other, so its size is the product of theirs, and every node
+/// of every model is matched against it at compile time (with all of `activation_p` and bias
+/// plus batch norm it was 30 times larger and put a 1600-node model past GCC's constexpr budget).
 template <class X>
-using conv_stage_p = alt<activation_p<with_bias_p<conv2d_p<X, constant>>>, with_bias_p<conv2d_p<X, constant>>>;
+using conv_stage_core_p = alt<batch_norm_p<conv2d_p<X, constant>, constant, constant, constant, constant>,
+                              bias_add_p<conv2d_p<X, constant>, constant>>;
+template <class X>
+using conv_stage_p =
+    alt<alt<clip_p<conv_stage_core_p<X>>, alt<relu_p<conv_stage_core_p<X>>, hardswish_p<conv_stage_core_p<X>>>>,
+        conv_stage_core_p<X>>;
 /// A 1×1 convolution stage read by a depthwise convolution stage (MobileNet's expansion).
 using expand_depthwise_p = conv_stage_p<conv_stage_p<any>>;
 
@@ -16384,17 +16395,17 @@ struct softmax_fusable {
 /// with bias (and/or a batch norm, folded at bind), optionally followed by a residual add and/or
 /// an activation (relu, clip, sigmoid, tanh, gelu, gelu_tanh, silu, hardswish, hardsigmoid,
 /// leaky_relu; a conv2d's `x · sigmoid(x)` counts as SiLU); a large 1×1 conv2d expansion and
-/// the depthwise conv2d reading it, each with its bias and activation, whose expanded value
-/// never reaches memory; matmul with a bias along its last axis, optionally followed by an
+/// the depthwise conv2d reading it, each with its bias or batch norm and optional ReLU6, ReLU
+/// or hard swish, whose expanded value never reaches memory; matmul with a bias along its last axis, optionally followed by an
 /// activation; attention, softmax(Q·op(K) · scale + mask)·op(V), without its score matrices in
 /// memory; softmax of a scaled and/or masked value in one pass. Each becomes one kernel.
 using cpu_patterns = pattern_table<
     composite<"cpu.attention", detail::cpu::attention_p, detail::cpu::softmax_fusable>,
-    composite<"cpu.conv2d_expand_depthwise", detail::cpu::expand_depthwise_p, detail::cpu::expand_depthwise_fusable>,
     composite<"cpu.conv2d_bias_silu", detail::cpu::silu_p<detail::cpu::gemm_bias_p<conv2d_p>>, detail::cpu::fusable>,
     composite<"cpu.conv2d_bias_add_act", detail::cpu::activation_p<add_p<detail::cpu::gemm_bias_p<conv2d_p>, any>>,
               detail::cpu::fusable>,
     composite<"cpu.conv2d_bias_add", add_p<detail::cpu::gemm_bias_p<conv2d_p>, any>, detail::cpu::fusable>,
+    composite<"cpu.conv2d_expand_depthwise", detail::cpu::expand_depthwise_p, detail::cpu::expand_depthwise_fusable>,
     composite<"cpu.conv2d_bias_act", detail::cpu::activation_p<detail::cpu::gemm_bias_p<conv2d_p>>, detail::cpu::fusable>,
     composite<"cpu.conv2d_add_act", detail::cpu::activation_p<add_p<detail::cpu::gemm_p<conv2d_p>, any>>, detail::cpu::fusable>,
     composite<"cpu.conv2d_act", detail::cpu::activation_p<detail::cpu::gemm_p<conv2d_p>>, detail::cpu::fusable>,

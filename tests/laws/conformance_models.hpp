@@ -375,8 +375,9 @@ struct flat_depthwise_models
 
 /// A 1×1 expansion read only by a depthwise convolution, large enough to be fused
 /// (`cpu.conv2d_expand_depthwise`): a last panel of fewer channels, a last tile of positions past
-/// the image, stride 2 on odd sizes, batch norms on either stage, two threads; and the same
-/// expansion also returned, which must not be fused.
+/// the image, stride 2 on odd sizes, a 5×5 window, each stage's activation or none, batch 2, two
+/// threads, batch norms; the same expansion also returned, and one with both a bias and a batch
+/// norm, which are not fused.
 namespace expand {
 template <class X, std::int64_t C, std::int64_t E>
 using relu6_1x1 = clip<bias_add<conv2d<X, weight<"e.w", f32, E, C, 1, 1>, {}>, weight<"e.b", f32, E>>, 0.f, 6.f>;
@@ -385,23 +386,30 @@ using e = relu6_1x1<x, 5, 67>;  // 1.1 MB, 4087 positions
 using d = clip<bias_add<conv2d<e, weight<"d.w", f32, 67, 1, 3, 3>, {.padding = {1, 1}, .groups = 67}>,
                         weight<"d.b", f32, 67>>,
                0.f, 6.f>;
+using x2 = input<"x", f32, 2, 7, 90, 91>;
+using e2 = hardswish<bias_add<conv2d<x2, weight<"e.w", f32, 40, 7, 1, 1>, {}>, weight<"e.b", f32, 40>>>;  // 1.3 MB
+using d2 = bias_add<conv2d<e2, weight<"d.w", f32, 40, 1, 3, 3>, {.stride = {2, 2}, .padding = {1, 1}, .groups = 40}>,
+                    weight<"d.b", f32, 40>>;
+using d3 = relu<bias_add<conv2d<e, weight<"d.w", f32, 67, 1, 5, 5>, {.stride = {2, 2}, .padding = {2, 2}, .groups = 67}>,
+                         weight<"d.b", f32, 67>>>;
 template <class X, std::int64_t E>
 using bn = batch_norm<X, weight<"bn.gamma", f32, E>, weight<"bn.beta", f32, E>, weight<"bn.mean", f32, E>,
                       weight<"bn.var", f32, E>>;
-using x2 = input<"x", f32, 2, 7, 90, 91>;
-using e2 = hardswish<bn<conv2d<x2, weight<"e.w", f32, 40, 7, 1, 1>, {}>, 40>>;  // 1.3 MB per image
-template <class D>
-using bn2 = batch_norm<D, weight<"bn2.gamma", f32, 40>, weight<"bn2.beta", f32, 40>, weight<"bn2.mean", f32, 40>,
-                       weight<"bn2.var", f32, 40>>;
-using d2 = bn2<conv2d<e2, weight<"d.w", f32, 40, 1, 3, 3>, {.stride = {2, 2}, .padding = {1, 1}, .groups = 40}>>;
-using d3 = relu<bias_add<conv2d<e, weight<"d.w", f32, 67, 1, 5, 5>, {.stride = {2, 2}, .padding = {2, 2}, .groups = 67}>,
-                         weight<"d.b", f32, 67>>>;
+using d4 = relu<bn<conv2d<relu<bn<conv2d<x, weight<"e.w", f32, 67, 5, 1, 1>, {}>, 67>>, weight<"d.w", f32, 67, 1, 3, 3>,
+                          {.padding = {1, 1}, .groups = 67}>,
+                   67>>;
+template <class X>
+using bn2 = batch_norm<X, weight<"bn2.gamma", f32, 67>, weight<"bn2.beta", f32, 67>, weight<"bn2.mean", f32, 67>,
+                       weight<"bn2.var", f32, 67>>;
+using d5 = bn2<conv2d<bn<bias_add<conv2d<x, weight<"e.w", f32, 67, 5, 1, 1>, {}>, weight<"e.b", f32, 67>>, 67>,
+                      weight<"d.w", f32, 67, 1, 3, 3>, {.padding = {1, 1}, .groups = 67}>>;
 }  // namespace expand
 
 struct expand_depthwise_models
-    : model_group<"1×1 expansion fused with the depthwise conv2d reading it: panel and tile tails, strides, batch "
-                  "norms, batches, a shared expansion",
-                  model<expand::d>, model<expand::d2>, model<expand::d3>, model<expand::d, expand::e>> {};
+    : model_group<"1×1 expansion fused with the depthwise conv2d reading it: panel and tile tails, strides, "
+                  "activations or none, batches, batch norms, a shared expansion",
+                  model<expand::d>, model<expand::d2>, model<expand::d3>, model<expand::d, expand::e>,
+                  model<expand::d4>, model<expand::d5>> {};
 
 struct small_networks : model_group<"networks: chains, residual blocks, batch norms, pools, several results, fallbacks, "
                                     "repeated blocks",

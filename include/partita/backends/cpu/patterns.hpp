@@ -45,9 +45,18 @@ struct fusable {
   }
 };
 
-/// conv2d of X by a bound weight, with a bias and/or batch norm, then optionally an activation.
+/// conv2d of X by a bound weight with a bias or a batch norm, then optionally ReLU6, ReLU or
+/// hard swish (the activations of MobileNets). Few alternatives on purpose: the expansion
+/// pattern nests one stage in the other, so its size is the product of theirs, and every node
+/// of every model is matched against it at compile time (with all of `activation_p` and bias
+/// plus batch norm it was 30 times larger and put a 1600-node model past GCC's constexpr budget).
 template <class X>
-using conv_stage_p = alt<activation_p<with_bias_p<conv2d_p<X, constant>>>, with_bias_p<conv2d_p<X, constant>>>;
+using conv_stage_core_p = alt<batch_norm_p<conv2d_p<X, constant>, constant, constant, constant, constant>,
+                              bias_add_p<conv2d_p<X, constant>, constant>>;
+template <class X>
+using conv_stage_p =
+    alt<alt<clip_p<conv_stage_core_p<X>>, alt<relu_p<conv_stage_core_p<X>>, hardswish_p<conv_stage_core_p<X>>>>,
+        conv_stage_core_p<X>>;
 /// A 1×1 convolution stage read by a depthwise convolution stage (MobileNet's expansion).
 using expand_depthwise_p = conv_stage_p<conv_stage_p<any>>;
 
@@ -142,17 +151,17 @@ struct softmax_fusable {
 /// with bias (and/or a batch norm, folded at bind), optionally followed by a residual add and/or
 /// an activation (relu, clip, sigmoid, tanh, gelu, gelu_tanh, silu, hardswish, hardsigmoid,
 /// leaky_relu; a conv2d's `x · sigmoid(x)` counts as SiLU); a large 1×1 conv2d expansion and
-/// the depthwise conv2d reading it, each with its bias and activation, whose expanded value
-/// never reaches memory; matmul with a bias along its last axis, optionally followed by an
+/// the depthwise conv2d reading it, each with its bias or batch norm and optional ReLU6, ReLU
+/// or hard swish, whose expanded value never reaches memory; matmul with a bias along its last axis, optionally followed by an
 /// activation; attention, softmax(Q·op(K) · scale + mask)·op(V), without its score matrices in
 /// memory; softmax of a scaled and/or masked value in one pass. Each becomes one kernel.
 using cpu_patterns = pattern_table<
     composite<"cpu.attention", detail::cpu::attention_p, detail::cpu::softmax_fusable>,
-    composite<"cpu.conv2d_expand_depthwise", detail::cpu::expand_depthwise_p, detail::cpu::expand_depthwise_fusable>,
     composite<"cpu.conv2d_bias_silu", detail::cpu::silu_p<detail::cpu::gemm_bias_p<conv2d_p>>, detail::cpu::fusable>,
     composite<"cpu.conv2d_bias_add_act", detail::cpu::activation_p<add_p<detail::cpu::gemm_bias_p<conv2d_p>, any>>,
               detail::cpu::fusable>,
     composite<"cpu.conv2d_bias_add", add_p<detail::cpu::gemm_bias_p<conv2d_p>, any>, detail::cpu::fusable>,
+    composite<"cpu.conv2d_expand_depthwise", detail::cpu::expand_depthwise_p, detail::cpu::expand_depthwise_fusable>,
     composite<"cpu.conv2d_bias_act", detail::cpu::activation_p<detail::cpu::gemm_bias_p<conv2d_p>>, detail::cpu::fusable>,
     composite<"cpu.conv2d_add_act", detail::cpu::activation_p<add_p<detail::cpu::gemm_p<conv2d_p>, any>>, detail::cpu::fusable>,
     composite<"cpu.conv2d_act", detail::cpu::activation_p<detail::cpu::gemm_p<conv2d_p>>, detail::cpu::fusable>,

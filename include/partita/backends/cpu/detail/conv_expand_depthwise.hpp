@@ -39,26 +39,28 @@ constexpr bool expand_depthwise_composite() {
   return expand_stage_end<S>() >= 0;
 }
 
-/// A stage's weights (`n` floats) and per-channel bias as its kernel runs them: a batch norm
-/// folded in; zeros for a stage without a bias.
+
+/// A stage's weights (`n` floats) and per-channel bias as its kernel runs them: its bias, or
+/// its batch norm folded in.
 inline void fold_stage(const gemm_step& info, const float* const* in, std::size_t n, int channels, float* w,
                        float* bias) {
   std::copy(in[info.w], in[info.w] + n, w);
   if (info.gamma >= 0) fold_batch_norm(info, in, channels, n / static_cast<std::size_t>(channels), w, bias);
-  else if (info.bias >= 0) std::copy(in[info.bias], in[info.bias] + channels, bias);
-  else std::fill(bias, bias + channels, 0.f);
+  else std::copy(in[info.bias], in[info.bias] + channels, bias);
 }
 
-/// The kernel of a `cpu.conv2d_expand_depthwise` step: x → 1×1 conv2d (+ bias / batch norm,
-/// activation) → depthwise conv2d (+ bias / batch norm, activation).
+/// The kernel of a `cpu.conv2d_expand_depthwise` step: x → 1×1 conv2d + bias or batch norm
+/// (→ activation) → depthwise conv2d + bias or batch norm (→ activation).
 template <class Step>
 struct expand_depthwise_kernel {
   static constexpr int split = expand_stage_end<Step>();
   static constexpr gemm_step pw = analyse_fused<Step>(0, split);
   static constexpr gemm_step dw = analyse_fused<Step>(split + 1, Step::body_size() - 1);
   static_assert(pw.ok && dw.ok && pw.main == op_id::conv2d && dw.main == op_id::conv2d && pw.residual < 0 &&
-                    dw.residual < 0 && pw.w >= 0 && dw.w >= 0,
-                "partita: cpu: this composite (Step) is not a 1×1 conv2d stage then a depthwise conv2d stage");
+                    dw.residual < 0 && pw.w >= 0 && dw.w >= 0 && (pw.bias >= 0 || pw.gamma >= 0) &&
+                    (dw.bias >= 0 || dw.gamma >= 0),
+                "partita: cpu: this composite (Step) is not a 1×1 conv2d stage then a depthwise conv2d stage, "
+                "each with a bias or a batch norm");
   static constexpr shape x_shape = Step::body(Step::body_arg(pw.main_node, 0)).out;
   static constexpr shape mid_shape = Step::body(split).out;
   static constexpr conv_geometry g1 = make_conv_geometry(x_shape, Step::body(Step::body_arg(pw.main_node, 1)).out,
