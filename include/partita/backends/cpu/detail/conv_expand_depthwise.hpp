@@ -39,7 +39,6 @@ constexpr bool expand_depthwise_composite() {
   return expand_stage_end<S>() >= 0;
 }
 
-
 /// A stage's weights (`n` floats) and per-channel bias as its kernel runs them: its bias, or
 /// its batch norm folded in.
 inline void fold_stage(const gemm_step& info, const float* const* in, std::size_t n, int channels, float* w,
