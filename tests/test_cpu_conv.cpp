@@ -33,4 +33,12 @@ static_assert(count_functions<compiled<model<relu<conv2d<small_expansion, weight
                                        cpu>::module,
                               "cpu.conv2d_expand_depthwise"> == 0);
 
+// One expanded channel (1 MiB) read by a 3×3 convolution of one group: not a depthwise pair.
+using one_channel = nets::expand::relu6_1x1<input<"x", f32, 1, 2, 512, 512>, 2, 1>;
+static_assert(count_functions<partition<model<bias_add<conv2d<one_channel, weight<"d.w", f32, 1, 1, 3, 3>,
+                                                               {.padding = {1, 1}}>,
+                                                        weight<"d.b", f32, 1>>>,
+                                        cpu>,
+                              "cpu.conv2d_expand_depthwise"> == 0);
+
 PARTITA_CONFORMANCE_LAW_PART(cpu, conv_models)

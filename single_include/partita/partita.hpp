@@ -14414,7 +14414,6 @@ constexpr bool expand_depthwise_composite() {
   return expand_stage_end<S>() >= 0;
 }
 
-
 /// A stage's weights (`n` floats) and per-channel bias as its kernel runs them: its bias, or
 /// its batch norm folded in.
 inline void fold_stage(const gemm_step& info, const float* const* in, std::size_t n, int channels, float* w,
@@ -16332,8 +16331,9 @@ struct expand_depthwise_fusable {
     if (ew.rank != 4 || ew[2] != 1 || ew[3] != 1 || ea.stride[0] != 1 || ea.stride[1] != 1) return false;
     for (int axis = 0; axis < 2; ++axis)
       if (ea.padding[static_cast<std::size_t>(axis)] != 0 || end_padding(ea, axis) != 0) return false;
+    // One channel is a plain convolution (one group), which the depthwise kernel does not take.
     const std::int64_t channels = mid[1];
-    if (d.attributes().groups != channels || dw[0] != channels || dw[1] != 1) return false;
+    if (channels < 2 || d.attributes().groups != channels || dw[0] != channels || dw[1] != 1) return false;
     return mid.elements() / mid[0] * static_cast<std::int64_t>(sizeof(float)) >= min_bytes;
   }
 };

@@ -88,8 +88,9 @@ struct expand_depthwise_fusable {
     if (ew.rank != 4 || ew[2] != 1 || ew[3] != 1 || ea.stride[0] != 1 || ea.stride[1] != 1) return false;
     for (int axis = 0; axis < 2; ++axis)
       if (ea.padding[static_cast<std::size_t>(axis)] != 0 || end_padding(ea, axis) != 0) return false;
+    // One channel is a plain convolution (one group), which the depthwise kernel does not take.
     const std::int64_t channels = mid[1];
-    if (d.attributes().groups != channels || dw[0] != channels || dw[1] != 1) return false;
+    if (channels < 2 || d.attributes().groups != channels || dw[0] != channels || dw[1] != 1) return false;
     return mid.elements() / mid[0] * static_cast<std::int64_t>(sizeof(float)) >= min_bytes;
   }
 };
