@@ -14364,18 +14364,23 @@ inline void depthwise_flat_channels(const conv_geometry& g, const flat_taps<K, V
   }
 }
 
+/// Zeroes a thread's depthwise scratch (`depthwise_scratch(g)` floats) before its first
+/// `depthwise_channels`: the padding and the slack past the planes (read by discarded lanes
+/// only) stay zero after that, since every channel's copy writes the same positions, the
+/// image's. On small images the padding was most of each copy (a 7×7 plane is padded to 9×9).
+inline void zero_depthwise_scratch(const conv_geometry& g, float* scratch) {
+  std::fill(scratch, scratch + depthwise_scratch(g), 0.f);
+}
+
 /// Channels [c0, c1), output rows [r0, r1), of one image: `x`, `y` and the residual are the
 /// image's (NCHW), `w` the weights [o][kh·kw], `bias` one per output channel or null; `scratch`
-/// holds depthwise_scratch. RB × VB is `depthwise_block(g)`. Only the input rows that the
+/// holds depthwise_scratch, zeroed by `zero_depthwise_scratch` and since then used only by
+/// calls for the same rows. RB × VB is `depthwise_block(g)`. Only the input rows that the
 /// output rows read are copied.
 template <int RB, int VB, int K, activation A>
 inline void depthwise_channels(const conv_geometry& g, const std::int32_t* off, const float* x, const float* w,
                                const float* bias, const float* residual, float lo, float hi, float* y, int c0, int c1,
                                int r0, int r1, float* scratch) {
-  // The padding and the slack past the planes (read by discarded lanes only) are zeroed once:
-  // every channel's copy then writes the same positions, the image's, and leaves them zero.
-  // On small images the padding was most of each copy (a 7×7 plane is padded to 9×9).
-  std::fill(scratch, scratch + depthwise_scratch(g), 0.f);
   const std::ptrdiff_t in_plane = static_cast<std::ptrdiff_t>(g.h) * g.w;
   const std::ptrdiff_t out_plane = static_cast<std::ptrdiff_t>(g.oh) * g.ow;
   const int ih0 = r0 * g.sh - g.ph, ih1 = (r1 - 1) * g.sh + (g.kh - 1) * g.dh - g.ph + 1;
@@ -14495,16 +14500,14 @@ struct expand_depthwise_kernel {
       st.parallel(tasks, [&](int t) {
         float* mid = st.thread_scratch(t);
         float* planes = mid + mid_floats;
-        // The depthwise planes' padding is zeroed once; each channel's copy writes the same
-        // positions (conv_depthwise.hpp).
-        std::fill(planes, planes + depthwise_scratch(g2), 0.f);
+        zero_depthwise_scratch(g2, planes);
         for (int p = panels * t / tasks; p < panels * (t + 1) / tasks; ++p) panel(packed, xb, staged, mid, planes, yb, p);
       });
     }
   }
 
-  /// Expands channels [p · mr, p · mr + mr) of one image into `mid`, then convolves each of
-  /// them into its output plane.
+  /// Expands channels [p · mr, p · mr + mr) of one image into `mid`, then convolves them into
+  /// their output planes, `planes` holding the depthwise copies.
   static void panel(const float* packed, const float* xb, const float* staged, float* mid, float* planes, float* yb,
                     int p) {
     // The panel seen as a convolution of its own: one panel of output channels, whose packed
@@ -14519,13 +14522,11 @@ struct expand_depthwise_kernel {
     e.hi = pw.hi;
     conv_tiles(gp, boff1.data(), packed + static_cast<std::ptrdiff_t>(p) * g1.k * mr, xb, mid, e, 0, 0, 1, 0, tiles,
                staged_tail ? tiles - 1 : 1 << 30, staged);
-    for (int m = 0; m < gp.o; ++m) {
-      const int c = p * mr + m;
-      conv_copy_plane(g2, mid + m * mid_plane, planes, true);
-      depthwise_plane<dw_block.rows, dw_block.vecs, g2.k, dw.act>(
-          g2, boff2.data(), planes, packed + dw_at + static_cast<std::ptrdiff_t>(c) * g2.k, packed[dw_bias_at + c],
-          nullptr, dw.lo, dw.hi, yb + c * out_plane, 0, g2.oh);
-    }
+    // `mid` holds the panel's channels only: seen from it, they are channels [0, gp.o).
+    const std::ptrdiff_t c0 = static_cast<std::ptrdiff_t>(p) * mr;
+    depthwise_channels<dw_block.rows, dw_block.vecs, g2.k, dw.act>(
+        g2, boff2.data(), mid, packed + dw_at + c0 * g2.k, packed + dw_bias_at + c0, nullptr, dw.lo, dw.hi,
+        yb + c0 * out_plane, 0, gp.o, 0, g2.oh, planes);
   }
 };
 
@@ -15107,7 +15108,9 @@ struct gemm_kernel {
   // packed weights are its own.
   static void prepare(state& st, const float* const* in, int step) {
     float* dst = st.reserve(step, packed_floats + bias_floats);
-    if constexpr (depthwise) {
+    if constexpr (dw_flat) {
+      // No scratch: it reads its input in place.
+    } else if constexpr (depthwise) {
       st.need_scratch(0, depthwise_scratch(geo));
     } else if constexpr (pointwise) {
       st.need_scratch(0, matmul_scratch_floats(pointwise_geo));
@@ -15243,6 +15246,7 @@ struct gemm_kernel {
       st.parallel(tasks, [&](int t) {
         const int c0 = by_rows ? 0 : geo.c * t / tasks, c1 = by_rows ? geo.c : geo.c * (t + 1) / tasks;
         const int r0 = by_rows ? geo.oh * t / tasks : 0, r1 = by_rows ? geo.oh * (t + 1) / tasks : geo.oh;
+        zero_depthwise_scratch(geo, st.thread_scratch(t));
         depthwise_channels<dw_block.rows, dw_block.vecs, geo.k, info.act>(
             geo, boff.data(), x + b * in_image, w, e.bias, residual ? residual + b * out_image : nullptr, e.lo, e.hi,
             out + b * out_image, c0, c1, r0, r1, st.thread_scratch(t));

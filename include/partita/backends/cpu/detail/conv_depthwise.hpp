@@ -168,18 +168,23 @@ inline void depthwise_flat_channels(const conv_geometry& g, const flat_taps<K, V
   }
 }
 
+/// Zeroes a thread's depthwise scratch (`depthwise_scratch(g)` floats) before its first
+/// `depthwise_channels`: the padding and the slack past the planes (read by discarded lanes
+/// only) stay zero after that, since every channel's copy writes the same positions, the
+/// image's. On small images the padding was most of each copy (a 7×7 plane is padded to 9×9).
+inline void zero_depthwise_scratch(const conv_geometry& g, float* scratch) {
+  std::fill(scratch, scratch + depthwise_scratch(g), 0.f);
+}
+
 /// Channels [c0, c1), output rows [r0, r1), of one image: `x`, `y` and the residual are the
 /// image's (NCHW), `w` the weights [o][kh·kw], `bias` one per output channel or null; `scratch`
-/// holds depthwise_scratch. RB × VB is `depthwise_block(g)`. Only the input rows that the
+/// holds depthwise_scratch, zeroed by `zero_depthwise_scratch` and since then used only by
+/// calls for the same rows. RB × VB is `depthwise_block(g)`. Only the input rows that the
 /// output rows read are copied.
 template <int RB, int VB, int K, activation A>
 inline void depthwise_channels(const conv_geometry& g, const std::int32_t* off, const float* x, const float* w,
                                const float* bias, const float* residual, float lo, float hi, float* y, int c0, int c1,
                                int r0, int r1, float* scratch) {
-  // The padding and the slack past the planes (read by discarded lanes only) are zeroed once:
-  // every channel's copy then writes the same positions, the image's, and leaves them zero.
-  // On small images the padding was most of each copy (a 7×7 plane is padded to 9×9).
-  std::fill(scratch, scratch + depthwise_scratch(g), 0.f);
   const std::ptrdiff_t in_plane = static_cast<std::ptrdiff_t>(g.h) * g.w;
   const std::ptrdiff_t out_plane = static_cast<std::ptrdiff_t>(g.oh) * g.ow;
   const int ih0 = r0 * g.sh - g.ph, ih1 = (r1 - 1) * g.sh + (g.kh - 1) * g.dh - g.ph + 1;

@@ -120,16 +120,14 @@ struct expand_depthwise_kernel {
       st.parallel(tasks, [&](int t) {
         float* mid = st.thread_scratch(t);
         float* planes = mid + mid_floats;
-        // The depthwise planes' padding is zeroed once; each channel's copy writes the same
-        // positions (conv_depthwise.hpp).
-        std::fill(planes, planes + depthwise_scratch(g2), 0.f);
+        zero_depthwise_scratch(g2, planes);
         for (int p = panels * t / tasks; p < panels * (t + 1) / tasks; ++p) panel(packed, xb, staged, mid, planes, yb, p);
       });
     }
   }
 
-  /// Expands channels [p · mr, p · mr + mr) of one image into `mid`, then convolves each of
-  /// them into its output plane.
+  /// Expands channels [p · mr, p · mr + mr) of one image into `mid`, then convolves them into
+  /// their output planes, `planes` holding the depthwise copies.
   static void panel(const float* packed, const float* xb, const float* staged, float* mid, float* planes, float* yb,
                     int p) {
     // The panel seen as a convolution of its own: one panel of output channels, whose packed
@@ -144,13 +142,11 @@ struct expand_depthwise_kernel {
     e.hi = pw.hi;
     conv_tiles(gp, boff1.data(), packed + static_cast<std::ptrdiff_t>(p) * g1.k * mr, xb, mid, e, 0, 0, 1, 0, tiles,
                staged_tail ? tiles - 1 : 1 << 30, staged);
-    for (int m = 0; m < gp.o; ++m) {
-      const int c = p * mr + m;
-      conv_copy_plane(g2, mid + m * mid_plane, planes, true);
-      depthwise_plane<dw_block.rows, dw_block.vecs, g2.k, dw.act>(
-          g2, boff2.data(), planes, packed + dw_at + static_cast<std::ptrdiff_t>(c) * g2.k, packed[dw_bias_at + c],
-          nullptr, dw.lo, dw.hi, yb + c * out_plane, 0, g2.oh);
-    }
+    // `mid` holds the panel's channels only: seen from it, they are channels [0, gp.o).
+    const std::ptrdiff_t c0 = static_cast<std::ptrdiff_t>(p) * mr;
+    depthwise_channels<dw_block.rows, dw_block.vecs, g2.k, dw.act>(
+        g2, boff2.data(), mid, packed + dw_at + c0 * g2.k, packed + dw_bias_at + c0, nullptr, dw.lo, dw.hi,
+        yb + c0 * out_plane, 0, gp.o, 0, g2.oh, planes);
   }
 };
 

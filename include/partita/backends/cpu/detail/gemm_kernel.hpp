@@ -125,7 +125,9 @@ struct gemm_kernel {
   // packed weights are its own.
   static void prepare(state& st, const float* const* in, int step) {
     float* dst = st.reserve(step, packed_floats + bias_floats);
-    if constexpr (depthwise) {
+    if constexpr (dw_flat) {
+      // No scratch: it reads its input in place.
+    } else if constexpr (depthwise) {
       st.need_scratch(0, depthwise_scratch(geo));
     } else if constexpr (pointwise) {
       st.need_scratch(0, matmul_scratch_floats(pointwise_geo));
@@ -261,6 +263,7 @@ struct gemm_kernel {
       st.parallel(tasks, [&](int t) {
         const int c0 = by_rows ? 0 : geo.c * t / tasks, c1 = by_rows ? geo.c : geo.c * (t + 1) / tasks;
         const int r0 = by_rows ? geo.oh * t / tasks : 0, r1 = by_rows ? geo.oh * (t + 1) / tasks : geo.oh;
+        zero_depthwise_scratch(geo, st.thread_scratch(t));
         depthwise_channels<dw_block.rows, dw_block.vecs, geo.k, info.act>(
             geo, boff.data(), x + b * in_image, w, e.bias, residual ? residual + b * out_image : nullptr, e.lo, e.hi,
             out + b * out_image, c0, c1, r0, r1, st.thread_scratch(t));
