@@ -170,9 +170,9 @@ class matcher {
   // arguments obey the same rule. A weight or input beside such an argument is a side input (a
   // bias, say: weights are bound into the composite, inputs become its parameters), but a node
   // whose arguments are all leaves ends at an input, not at the parent, and fails the match, as
-  // does an op matching neither pattern. One node is
-  // the parent: another that looks like it must pass as a path node. (TVM stopped at a node's
-  // first argument matching the parent until 2023, so `add(conv, relu(input))` matched there.)
+  // does an op matching neither pattern. One node is the parent: another that looks like it must
+  // pass as a path node. (TVM stopped at a node's first argument matching the parent until 2023,
+  // so `add(conv, relu(input))` matched there.)
   constexpr bool match_dominator(const pattern_node& pn, int root) {
     if (!match(child(pn, 2), root)) return false;
     int parent = -1;
