@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Partita's single test entry point: checks the single header, then configures, builds and runs
+# Partita's single test entry point: checks the generated headers, then configures, builds and runs
 # CTest once per supported compiler: GCC in build/ and Clang 19 in build-clang/.
 # BUILD_DIR (default: build) picks GCC's build directory, CLANG_BUILD_DIR (default: build-clang)
 # Clang's; COMPILERS (default: "g++ clang++-19") which compilers run. Without CI=true a compiler
@@ -18,8 +18,10 @@ run() {
   "$@"
 }
 
-# A stale single header fails in seconds here rather than after a full build.
+# A stale single header, or a GELU table that its generator would not write, fails in seconds
+# here rather than after a full build.
 run python3 tools/amalgamate.py --check
+run python3 tools/gelu_table.py --check
 
 # Configures, builds and tests one compiler's build directory.
 suite() {

@@ -10,8 +10,10 @@
 // Each formula is also what the function gives at NaN and ±Inf. Subnormal inputs and results
 // are computed, not flushed (unless the caller sets FTZ/DAZ).
 #include <cstdint>
+#include <type_traits>
 
 #include "partita/backends/cpu/detail/simd.hpp"
+#include "partita/backends/cpu/detail/simd_gelu_table.hpp"
 
 namespace partita::detail::simd {
 
@@ -37,7 +39,7 @@ inline vec sigmoid(const vec& x);
 /// (-inf / inf), -0 below about -110.
 inline vec silu(const vec& x);
 
-/// GELU, exact: x · Φ(x). 5 ulp. Reference `0.5 * x * std::erfc(-x / std::numbers::sqrt2)`,
+/// GELU, exact: x · Φ(x). 5 ulp (2 on AVX-512 for |x| < 3.9375). Reference `0.5 * x * std::erfc(-x / std::numbers::sqrt2)`,
 /// the same function as 0.5·x·(1 + erf(x/√2)) without its cancellation for x < 0: +inf at
 /// +inf, NaN at -inf (-inf · 0), tiny or subnormal for x down to -14.2, -0 below.
 inline vec gelu(const vec& x);
@@ -184,8 +186,9 @@ inline vec sigmoid(const vec& x) {
 
 inline vec silu(const vec& x) { return math_detail::times_sigmoid(x, x, vec(0.f)); }
 
-inline vec gelu(const vec& x) {
-  using namespace math_detail;
+namespace math_detail {
+// GELU on any lanes and any target, from normal_tail.
+inline vec gelu_general(const vec& x) {
   // x·Q(|x|) for x < 0, x - x·Q(x) for x >= 0; beyond 14.5, where x·Q(|x|) rounds to 0, x·0
   // (NaN at -inf) and x.
   const vec y = xsimd::abs(x), s = x * x;
@@ -194,6 +197,35 @@ inline vec gelu(const vec& x) {
   const vec q_or_xq = times_pow2(xsimd::select(neg, x * q.m, q.m), q.k);
   const vec near = xsimd::select(neg, q_or_xq, fnma(x, q_or_xq, x));
   return xsimd::copysign(xsimd::select(y > vec(14.5f), xsimd::select(neg, x * vec(0.f), x), near), x);  // gelu(-0) = -0
+}
+}  // namespace math_detail
+
+inline vec gelu(const vec& x) {
+#if defined(__AVX512F__) && defined(__AVX512DQ__)
+  // Where every lane has |x| < 3.9375 (N(0, 1) activations: all but one vector in a thousand),
+  // Q(|x|) comes from the table of simd_gelu_table.hpp: y = |x| = (i + h) / 8, i = 8y rounded
+  // to nearest, h = 8y - i; each coefficient is one two-register permute by i, the polynomial
+  // seven FMAs; then x·Q for x < 0 (the sign bit, so -0 gives -0) and x - x·Q otherwise. 2 ulp
+  // (every float of the range checked), a third of gelu_general's time; the other vectors
+  // (NaN and ±inf included) go to it.
+  const __m512 t8 = _mm512_mul_ps(_mm512_abs_ps(x), _mm512_set1_ps(8.f));
+  if (_mm512_cmp_ps_mask(t8, _mm512_set1_ps(31.5f), _CMP_LT_OQ) == 0xFFFF) {
+    using math_detail::gelu_tail_table;
+    constexpr int degree = std::extent_v<decltype(gelu_tail_table), 0> - 1;
+    constexpr int nearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;  // whatever MXCSR says
+    const __m512 h = _mm512_reduce_ps(t8, nearest);
+    const __m512i i = _mm512_cvt_roundps_epi32(t8, nearest);
+    const auto coefficient = [&](int n) {
+      return _mm512_permutex2var_ps(_mm512_load_ps(gelu_tail_table[n]), i, _mm512_load_ps(gelu_tail_table[n] + 16));
+    };
+    __m512 q = coefficient(degree);
+#pragma GCC unroll 8
+    for (int n = degree - 1; n >= 0; --n) q = _mm512_fmadd_ps(q, h, coefficient(n));
+    const __mmask16 negative = _mm512_movepi32_mask(_mm512_castps_si512(x));
+    return vec(_mm512_mask_blend_ps(negative, _mm512_fnmadd_ps(x, q, x), _mm512_mul_ps(x, q)));
+  }
+#endif
+  return math_detail::gelu_general(x);
 }
 
 inline vec gelu_tanh(const vec& x) {
