@@ -182,6 +182,7 @@ using cpu_patterns = pattern_table<
     composite<"cpu.conv_transpose2d_bias", detail::cpu::gemm_bias_p<conv_transpose2d_p>, detail::cpu::fusable>,
     composite<"cpu.dense_bias_add_act", detail::cpu::activation_p<add_p<detail::cpu::gemm_bias_p<dense_p>, any>>,
               detail::cpu::fusable>,
+    composite<"cpu.dense_bias_add", add_p<detail::cpu::gemm_bias_p<dense_p>, any>, detail::cpu::fusable>,
     composite<"cpu.dense_bias_act", detail::cpu::activation_p<detail::cpu::gemm_bias_p<dense_p>>, detail::cpu::fusable>,
     composite<"cpu.dense_act", detail::cpu::activation_p<detail::cpu::gemm_p<dense_p>>, detail::cpu::fusable>,
     composite<"cpu.dense_bias", detail::cpu::gemm_bias_p<dense_p>, detail::cpu::fusable>,
