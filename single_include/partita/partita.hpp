@@ -11396,8 +11396,10 @@ inline vec load_masked(std::uintptr_t p, std::uint32_t mask) {
 #else
   alignas(64) float t[width] = {};
   for (int l = 0; l < width; ++l)
-    if (mask >> l & 1u)
-      std::memcpy(&t[l], reinterpret_cast<const void*>(p + static_cast<std::uintptr_t>(l) * sizeof(float)), sizeof(float));
+    if (mask >> l & 1u) {
+      const std::uintptr_t lane = p + static_cast<std::uintptr_t>(l) * sizeof(float);
+      std::memcpy(&t[l], reinterpret_cast<const void*>(lane), sizeof(float));
+    }
   return vec::load_aligned(t);
 #endif
 }
@@ -15341,9 +15343,9 @@ struct gemm_kernel {
       const int tasks = tasks_for(flops, st.workers(), geo.o);
       for (int b = 0; b < geo.batch; ++b)
         st.parallel(tasks, [&](int t) {
-          depthwise_flat_channels<geo.k, flat_v, info.act>(geo, flat, x + b * in_image, w, e.bias,
-                                                           residual ? residual + b * out_image : nullptr, e.lo, e.hi,
-                                                           out + b * out_image, geo.o * t / tasks, geo.o * (t + 1) / tasks);
+          depthwise_flat_channels<geo.k, flat_v, info.act>(
+              geo, flat, x + b * in_image, w, e.bias, residual ? residual + b * out_image : nullptr, e.lo, e.hi,
+              out + b * out_image, geo.o * t / tasks, geo.o * (t + 1) / tasks);
         });
       return;
     }
@@ -16507,9 +16509,10 @@ struct softmax_fusable {
 /// an activation (relu, clip, sigmoid, tanh, gelu, gelu_tanh, silu, hardswish, hardsigmoid,
 /// leaky_relu; a conv2d's `x · sigmoid(x)` counts as SiLU); a large 1×1 conv2d expansion and
 /// the depthwise conv2d reading it, each with its bias or batch norm and optional ReLU6, ReLU
-/// or hard swish, whose expanded value never reaches memory; matmul with a bias along its last axis, optionally followed by an
-/// activation; attention, softmax(Q·op(K) · scale + mask)·op(V), without its score matrices in
-/// memory; softmax of a scaled and/or masked value in one pass. Each becomes one kernel.
+/// or hard swish, whose expanded value never reaches memory; matmul with a bias along its last
+/// axis, optionally followed by an activation; attention, softmax(Q·op(K) · scale + mask)·op(V),
+/// without its score matrices in memory; softmax of a scaled and/or masked value in one pass.
+/// Each becomes one kernel.
 using cpu_patterns = pattern_table<
     composite<"cpu.attention", detail::cpu::attention_p, detail::cpu::softmax_fusable>,
     composite<"cpu.conv2d_bias_silu", detail::cpu::silu_p<detail::cpu::gemm_bias_p<conv2d_p>>, detail::cpu::fusable>,

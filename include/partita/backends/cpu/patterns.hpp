@@ -153,9 +153,10 @@ struct softmax_fusable {
 /// an activation (relu, clip, sigmoid, tanh, gelu, gelu_tanh, silu, hardswish, hardsigmoid,
 /// leaky_relu; a conv2d's `x · sigmoid(x)` counts as SiLU); a large 1×1 conv2d expansion and
 /// the depthwise conv2d reading it, each with its bias or batch norm and optional ReLU6, ReLU
-/// or hard swish, whose expanded value never reaches memory; matmul with a bias along its last axis, optionally followed by an
-/// activation; attention, softmax(Q·op(K) · scale + mask)·op(V), without its score matrices in
-/// memory; softmax of a scaled and/or masked value in one pass. Each becomes one kernel.
+/// or hard swish, whose expanded value never reaches memory; matmul with a bias along its last
+/// axis, optionally followed by an activation; attention, softmax(Q·op(K) · scale + mask)·op(V),
+/// without its score matrices in memory; softmax of a scaled and/or masked value in one pass.
+/// Each becomes one kernel.
 using cpu_patterns = pattern_table<
     composite<"cpu.attention", detail::cpu::attention_p, detail::cpu::softmax_fusable>,
     composite<"cpu.conv2d_bias_silu", detail::cpu::silu_p<detail::cpu::gemm_bias_p<conv2d_p>>, detail::cpu::fusable>,

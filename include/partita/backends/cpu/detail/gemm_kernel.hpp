@@ -251,9 +251,9 @@ struct gemm_kernel {
       const int tasks = tasks_for(flops, st.workers(), geo.o);
       for (int b = 0; b < geo.batch; ++b)
         st.parallel(tasks, [&](int t) {
-          depthwise_flat_channels<geo.k, flat_v, info.act>(geo, flat, x + b * in_image, w, e.bias,
-                                                           residual ? residual + b * out_image : nullptr, e.lo, e.hi,
-                                                           out + b * out_image, geo.o * t / tasks, geo.o * (t + 1) / tasks);
+          depthwise_flat_channels<geo.k, flat_v, info.act>(
+              geo, flat, x + b * in_image, w, e.bias, residual ? residual + b * out_image : nullptr, e.lo, e.hi,
+              out + b * out_image, geo.o * t / tasks, geo.o * (t + 1) / tasks);
         });
       return;
     }

@@ -107,8 +107,10 @@ inline vec load_masked(std::uintptr_t p, std::uint32_t mask) {
 #else
   alignas(64) float t[width] = {};
   for (int l = 0; l < width; ++l)
-    if (mask >> l & 1u)
-      std::memcpy(&t[l], reinterpret_cast<const void*>(p + static_cast<std::uintptr_t>(l) * sizeof(float)), sizeof(float));
+    if (mask >> l & 1u) {
+      const std::uintptr_t lane = p + static_cast<std::uintptr_t>(l) * sizeof(float);
+      std::memcpy(&t[l], reinterpret_cast<const void*>(lane), sizeof(float));
+    }
   return vec::load_aligned(t);
 #endif
 }
