@@ -45,6 +45,22 @@ using bound_scale = model<matmul<softmax<add<multiply<matmul<q<2, 2, 6, 8>, k<2,
                                              weight<"bias", f32, 2, 2, 6, 6>>>,
                                  v<2, 2, 6, 8>>>;
 
+// Heads read where they lie: Q, K and V split from one projection along its features, each
+// reshaped to heads and transposed (a BERT encoder's form), the result's heads merged back by
+// a transpose: one step that copies none of them. Sequence and head depth off every tile.
+template <class X, std::int64_t B, std::int64_t S, std::int64_t H, std::int64_t D>
+using split_heads = transpose<reshape<X, B, S, H, D>, 0, 2, 1, 3>;
+using qkv = split<input<"x", f32, 2, 13, 3 * 4 * 6>, -1, 4 * 6, 4 * 6, 4 * 6>;
+template <int I>
+using head = split_heads<get<qkv, I>, 2, 13, 4, 6>;
+using heads = model<
+    reshape<transpose<matmul<softmax<multiply<matmul<head<0>, head<1>, tb>, scalar<0.4f>>>, head<2>>, 0, 2, 1, 3>, 2, 13, 24>>;
+// Separate Q, K and V inputs split into heads, K stored [depth, keys] per head, V's heads of
+// another depth, a mask; the result left per head.
+using k_columns = transpose<reshape<k<1, 7, 3 * 5>, 1, 7, 3, 5>, 0, 2, 3, 1>;  // [1, 3, 5, 7]
+using heads_separate = model<matmul<softmax<add<matmul<split_heads<q<1, 9, 3 * 5>, 1, 9, 3, 5>, k_columns>, mask<1, 1, 1, 7>>>,
+                                    split_heads<v<1, 7, 3 * 11>, 1, 7, 3, 11>>>;
+
 // Softmax alone, scaled and/or masked: rows of tails and of whole vectors.
 using softmax_scaled = model<softmax<multiply<input<"x", f32, 3, 37>, scalar<0.125f>>>>;
 using softmax_divided_masked = model<softmax<add<divide<input<"x", f32, 2, 4, 23>, scalar<3.f>>, mask<2, 1, 23>>>>;
@@ -63,6 +79,8 @@ static_assert(compiled<attention_nets::transposes, cpu>::num_steps == 1);
 static_assert(compiled<attention_nets::mask_only, cpu>::num_steps == 1);
 static_assert(compiled<attention_nets::bare, cpu>::num_steps == 1);
 static_assert(compiled<attention_nets::bound_scale, cpu>::num_steps == 1);
+static_assert(compiled<attention_nets::heads, cpu>::num_steps == 1);
+static_assert(compiled<attention_nets::heads_separate, cpu>::num_steps == 1);
 static_assert(count_functions<cpu_module<attention_nets::softmax_divided_masked>, "cpu.softmax_scaled"> == 1);
 static_assert(compiled<attention_nets::softmax_divided_masked, cpu>::num_steps == 1);
 
@@ -81,7 +99,7 @@ static_assert(count_functions<cpu_module<k_broadcast>, "cpu.attention"> == 0);
 
 using attention_models = laws::model_list<
     laws::model_group<"attention fused", encoder, tails, transposes, mask_only, bare, one_value_mask, long_keys,
-                      bound_scale>,
+                      bound_scale, heads, heads_separate>,
     laws::model_group<"softmax fused with its scale and mask", softmax_scaled, softmax_divided_masked, softmax_masked,
                       softmax_short>,
     laws::model_group<"attention and softmax forms left to single ops", other_axis, vector_scale, q_transposed,

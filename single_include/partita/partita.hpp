@@ -1251,6 +1251,19 @@ constexpr bool same_desc(const node_desc& a, const node_desc& b) {
   return true;
 }
 
+/// The node `d` stands for in the graph: a field of a tuple built in the model (`get<T, I>` of a
+/// `tuple`, such as a field of `split`) is that field itself. Its consumers then read it with no
+/// projection between, so a pattern reaching a field of a split sees a slice used only by them,
+/// and the tuple is a node only where something uses it whole (a model output).
+constexpr const node_desc* projected(const node_desc* d) {
+  while (d->op == op_id::get && d->nargs == 1) {
+    const node_desc* t = projected(d->args[0]);
+    if (t->op != op_id::tuple || d->at.axis < 0 || d->at.axis >= t->nargs) return d;
+    d = t->args[d->at.axis];
+  }
+  return d;
+}
+
 /// Flattens the DAG reachable from `roots` into a node table in post-order (arguments first,
 /// left to right). Each descriptor is visited once (memo keyed by its structural hash), and
 /// structurally equal nodes reached through different types (an alias and a named node type)
@@ -1275,15 +1288,16 @@ constexpr flat_graph flatten(const node_desc* const* roots, int num_roots) {
   };
 
   for (int r = 0; r < num_roots; ++r) {
-    if (const int s = visited(roots[r]); s >= 0) {
+    const node_desc* root = projected(roots[r]);
+    if (const int s = visited(root); s >= 0) {
       g.outputs.push_back(slot_node.data()[s]);
       continue;
     }
-    stack.push_back({roots[r], 0});
+    stack.push_back({root, 0});
     while (!stack.empty()) {
       frame& f = stack.back();
       if (f.next < f.d->nargs) {
-        const node_desc* a = f.d->args[f.next++];
+        const node_desc* a = projected(f.d->args[f.next++]);
         if (const int s = visited(a); s >= 0) {
           done.push_back(slot_node.data()[s]);
         } else {
@@ -12313,6 +12327,9 @@ struct matmul_geometry {
   std::array<std::int64_t, matmul_max_batch_rank> a_step{}, b_step{};
   int b_matrices = 1;  // matrices B holds (packed at bind when it is a weight)
   bool ok = true;      // the shapes agree (k, broadcastable batch dims)
+  // Row strides of A, B and C where a product reads or writes its matrices in place inside a
+  // larger tensor (attention's heads are columns of one projection); 0: rows back to back.
+  std::int64_t lda = 0, ldb = 0, ldc = 0;
 
   constexpr void operands(int i, std::int64_t& am, std::int64_t& bm) const {
     am = 0;
@@ -12961,7 +12978,8 @@ inline void matmul_block(const matmul_geometry& g, const matmul_rows& rows, cons
                          const epilogue* e, const float* packed_a = nullptr) {
   constexpr int NR = NV * W;
   const int kc_max = matmul_kc(g.k);
-  const std::ptrdiff_t lda = g.ta ? g.m : g.k, ldb = g.tb ? g.k : g.n, ldc = g.n;
+  const std::ptrdiff_t lda = g.lda ? g.lda : g.ta ? g.m : g.k, ldb = g.ldb ? g.ldb : g.tb ? g.k : g.n,
+                       ldc = g.ldc ? g.ldc : g.n;
   float* bbuf = scratch;
   float* abuf = scratch + static_cast<std::ptrdiff_t>(kc_max) * std::min((g.n + NR - 1) / NR, matmul_nc_panels) * NR;
   // A partial last block (when the rows do not split into blocks of MR and MR - 1): padded to MR.
@@ -13634,6 +13652,153 @@ inline void softmax_columns(const float* x, float* y, std::int64_t c0, std::int6
 
 }  // namespace partita::detail::cpu
 // ---- end partita/backends/cpu/detail/norm.hpp ----
+// ---- begin partita/backends/cpu/detail/strided_view.hpp ----
+/// cpu: strided views of a tensor through slice, reshape and transpose, worked out at compile time.
+
+
+namespace partita::detail::cpu {
+
+/// A tensor read in place: element (i_0, ..., i_(rank-1)) lies at `offset` + Σ i_d · stride[d]
+/// elements of the storage. `ok` is false where a reshape could not be written as strides.
+struct strided_view {
+  shape dims{};
+  std::array<std::int64_t, max_rank> stride{};
+  std::int64_t offset = 0;
+  bool ok = true;
+};
+
+constexpr strided_view contiguous_view(const shape& s) {
+  strided_view v;
+  v.dims = s;
+  for (std::int64_t st = 1, d = s.rank - 1; d >= 0; --d) {
+    v.stride[static_cast<std::size_t>(d)] = st;
+    st *= s[static_cast<int>(d)];
+  }
+  return v;
+}
+
+constexpr strided_view slice_view(strided_view v, int axis, std::int64_t begin, std::int64_t end, std::int64_t step) {
+  const auto a = static_cast<std::size_t>(axis);
+  const slice_range r = slice_bounds(v.dims[axis], begin, end, step);
+  v.offset += r.start * v.stride[a];
+  v.stride[a] *= r.step;
+  v.dims.dims[a] = r.count;
+  return v;
+}
+
+/// v seen with shape `to` (same element count), where strides can say it: the axes of extent
+/// above 1 are grouped into runs of equal products on both sides, and each run of v's axes must
+/// be contiguous within itself (numpy's rule for a reshape without a copy).
+constexpr strided_view reshape_view(const strided_view& v, const shape& to) {
+  std::array<std::int64_t, max_rank> od{}, os{};
+  int on = 0;
+  for (int d = 0; d < v.dims.rank; ++d)
+    if (v.dims[d] != 1) {
+      od[static_cast<std::size_t>(on)] = v.dims[d];
+      os[static_cast<std::size_t>(on++)] = v.stride[static_cast<std::size_t>(d)];
+    }
+  std::array<int, max_rank> at{};  // the axes of `to` of extent above 1
+  int nn = 0;
+  for (int d = 0; d < to.rank; ++d)
+    if (to[d] != 1) at[static_cast<std::size_t>(nn++)] = d;
+  strided_view r;
+  r.dims = to;
+  r.offset = v.offset;
+  int oi = 0, ni = 0;
+  while (oi < on && ni < nn) {
+    int oj = oi + 1, nj = ni + 1;
+    std::int64_t op = od[static_cast<std::size_t>(oi)], np = to[at[static_cast<std::size_t>(ni)]];
+    while (op != np) {
+      if (np < op) {
+        if (nj == nn) return {.ok = false};
+        np *= to[at[static_cast<std::size_t>(nj++)]];
+      } else {
+        if (oj == on) return {.ok = false};
+        op *= od[static_cast<std::size_t>(oj++)];
+      }
+    }
+    for (int k = oi; k + 1 < oj; ++k)
+      if (os[static_cast<std::size_t>(k)] != od[static_cast<std::size_t>(k + 1)] * os[static_cast<std::size_t>(k + 1)])
+        return {.ok = false};
+    std::int64_t st = os[static_cast<std::size_t>(oj - 1)];
+    for (int k = nj - 1; k >= ni; --k) {
+      const int d = at[static_cast<std::size_t>(k)];
+      r.stride[static_cast<std::size_t>(d)] = st;
+      st *= to[d];
+    }
+    oi = oj;
+    ni = nj;
+  }
+  if (oi != on || ni != nn) return {.ok = false};
+  return r;
+}
+
+constexpr strided_view transpose_view(const strided_view& v, const std::array<int, max_rank>& perm) {
+  strided_view r = v;
+  for (int i = 0; i < v.dims.rank; ++i) {
+    const auto from = static_cast<std::size_t>(perm[static_cast<std::size_t>(i)]);
+    r.dims.dims[static_cast<std::size_t>(i)] = v.dims.dims[from];
+    r.stride[static_cast<std::size_t>(i)] = v.stride[from];
+  }
+  return r;
+}
+
+/// True for the ops `view_through` follows.
+constexpr bool is_strided_view_op(op_id op) {
+  return op == op_id::slice || op == op_id::reshape || op == op_id::transpose;
+}
+
+/// `v` seen through one slice, reshape or transpose whose result has shape `out`.
+constexpr strided_view view_through(const strided_view& v, op_id op, const attrs& at, const shape& out) {
+  switch (op) {
+    case op_id::slice: return slice_view(v, normalize_axis(at.axis, v.dims.rank), at.start, at.stop, at.step);
+    case op_id::reshape: return reshape_view(v, out);
+    case op_id::transpose: return transpose_view(v, at.perm);
+    default: return {.ok = false};
+  }
+}
+
+/// Whether the view's innermost axis of extent above 1 has stride 1: its rows are contiguous
+/// runs, which the GEMM loops read with a row stride.
+constexpr bool rows_contiguous(const strided_view& v) {
+  for (int d = v.dims.rank - 1; d >= 0; --d)
+    if (v.dims[d] != 1) return v.stride[static_cast<std::size_t>(d)] == 1;
+  return true;
+}
+
+/// How a GEMM reads the matrices of view `v` (its last two axes): by rows (stride 1 along the
+/// last axis), by columns (stride 1 along the other: the rows of the transposed matrix), or
+/// neither.
+enum class matrix_order { rows, columns, neither };
+constexpr matrix_order matrix_layout(const strided_view& v) {
+  const int r = v.dims.rank;
+  if (r < 2 || !v.ok) return matrix_order::neither;
+  if (v.dims[r - 1] == 1 || v.stride[static_cast<std::size_t>(r - 1)] == 1) return matrix_order::rows;
+  if (v.dims[r - 2] == 1 || v.stride[static_cast<std::size_t>(r - 2)] == 1) return matrix_order::columns;
+  return matrix_order::neither;
+}
+
+/// The stride between the runs a GEMM reads of v's matrices (rows, or columns where
+/// `matrix_layout` says so); 0 where a matrix is one run.
+constexpr std::int64_t matrix_ld(const strided_view& v) {
+  const int r = v.dims.rank;
+  const int d = matrix_layout(v) == matrix_order::columns ? r - 1 : r - 2;  // the axis between runs
+  return v.dims[d] == 1 ? 0 : v.stride[static_cast<std::size_t>(d)];
+}
+
+/// Where v's matrix `i` starts: `i` counted over the axes before the last two, row-major.
+constexpr std::int64_t matrix_offset(const strided_view& v, std::int64_t i) {
+  std::int64_t o = v.offset;
+  for (int d = v.dims.rank - 3; d >= 0; --d) {
+    const std::int64_t n = v.dims[d];
+    o += (i % n) * v.stride[static_cast<std::size_t>(d)];
+    i /= n;
+  }
+  return o;
+}
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/strided_view.hpp ----
 
 namespace partita::detail::cpu {
 
@@ -13648,26 +13813,61 @@ struct softmax_step {
   bool divide = false;
   int mask = -1, mask_node = -1;
   int softmax = -1;             // body index of the softmax
+  int q_node = -1, k_node = -1, v_node = -1;  // body indices of the products' operands as read
+  int out_transpose = -1;       // body index of a transpose of the result, written in place
 };
+
+/// The body node whose value a product's operand `node` reads in place: below the slices,
+/// reshapes and transposes that lead to it (views the attention kernel reads with strides).
+template <class S>
+constexpr int view_base(int node) {
+  while (is_strided_view_op(S::body(node).op)) node = S::body_arg(node, 0);
+  return node;
+}
+
+/// Operand `node` of a product as a strided view of the kernel input it comes from.
+template <class S>
+constexpr strided_view operand_view(int node) {
+  if (!is_strided_view_op(S::body(node).op)) return contiguous_view(S::body(node).out);
+  const graph_node& n = S::body(node);
+  return view_through(operand_view<S>(S::body_arg(node, 0)), n.op, *n.at, n.out);
+}
 
 template <class S>
 constexpr softmax_step analyse_softmax() {
   softmax_step a;
   int chain = -1;  // body index of the value computed so far
+  int views = 0;   // slices, reshapes and transposes of the products' operands
   const auto other = [](int i, int c) { return S::body_arg(i, 0) == c ? S::body_arg(i, 1) : S::body_arg(i, 0); };
   for (int i = 0; i < S::body_size(); ++i) {
     const graph_node& n = S::body(i);
     switch (n.op) {
       case op_id::param:
       case op_id::weight: break;
+      case op_id::slice:
+      case op_id::reshape:
+        ++views;  // part of an operand's view
+        break;
+      case op_id::transpose:
+        // The result's transpose (the body's last node), or part of an operand's view.
+        if (a.out >= 0 && chain == a.out && S::body_arg(i, 0) == chain) {
+          a.out_transpose = i;
+          chain = i;
+        } else {
+          ++views;
+        }
+        break;
       case op_id::matmul:
         if (chain == -1) {
           a.scores = i;
-          a.q = input_slot<S>(S::body_arg(i, 0));
-          a.k = input_slot<S>(S::body_arg(i, 1));
+          a.q_node = S::body_arg(i, 0);
+          a.k_node = S::body_arg(i, 1);
+          a.q = input_slot<S>(view_base<S>(a.q_node));
+          a.k = input_slot<S>(view_base<S>(a.k_node));
         } else if (chain == a.softmax && a.softmax >= 0 && S::body_arg(i, 0) == chain) {
           a.out = i;
-          a.v = input_slot<S>(S::body_arg(i, 1));
+          a.v_node = S::body_arg(i, 1);
+          a.v = input_slot<S>(view_base<S>(a.v_node));
         } else {
           a.ok = false;
         }
@@ -13708,6 +13908,7 @@ constexpr softmax_step analyse_softmax() {
     }
   }
   if (a.softmax < 0 || chain != S::body_size() - 1 || (a.scores >= 0) != (a.out >= 0)) a.ok = false;
+  if (a.scores < 0 && views > 0) a.ok = false;
   return a;
 }
 
@@ -13795,9 +13996,30 @@ struct attention_kernel {
   static constexpr shape scores = qk.out, ys = Step::node.out;
   static constexpr int m = static_cast<int>(scores.back(1)), n = static_cast<int>(scores.back(0));
   static constexpr int depth = static_cast<int>(Step::body(Step::body_arg(info.scores, 0)).out.back(0));
-  static constexpr int dv = static_cast<int>(ys.back(0));
+  static constexpr int dv = static_cast<int>(pv.out.back(0));
   static constexpr bool tk = qk.at->transpose_b, tv = pv.at->transpose_b;
   static constexpr int matrices = static_cast<int>(scores.elements() / (static_cast<std::int64_t>(m) * n));
+  // Q, K and V as the products read them, and the result as it is written: strided views of
+  // the kernel's inputs and output, so that heads split from one projection (slice, reshape,
+  // transpose) and merged back (transpose) are read and written where they lie, not copied.
+  static constexpr strided_view qv = operand_view<Step>(info.q_node), kv = operand_view<Step>(info.k_node),
+                                vv = operand_view<Step>(info.v_node);
+  static constexpr strided_view ov = [] {
+    if (info.out_transpose < 0) return contiguous_view(ys);
+    // Axis d of the written value is axis perm[d] of the product's result.
+    const strided_view y = contiguous_view(ys);
+    strided_view r = contiguous_view(pv.out);
+    for (int d = 0; d < ys.rank; ++d)
+      r.stride[static_cast<std::size_t>(Step::body(info.out_transpose).at->perm[static_cast<std::size_t>(d)])] =
+          y.stride[static_cast<std::size_t>(d)];
+    return r;
+  }();
+  static_assert(matrix_layout(qv) == matrix_order::rows && matrix_layout(ov) == matrix_order::rows &&
+                    matrix_layout(kv) != matrix_order::neither && matrix_layout(vv) != matrix_order::neither,
+                "partita: cpu: this attention composite (Step) reads or writes a view whose rows are not contiguous");
+  // K or V whose columns are contiguous is read as the transposed matrix.
+  static constexpr bool k_flip = matrix_layout(kv) == matrix_order::columns && kv.dims[kv.dims.rank - 1] != 1;
+  static constexpr bool v_flip = matrix_layout(vv) == matrix_order::columns && vv.dims[vv.dims.rank - 1] != 1;
   /// Query rows per unit: the block's scores take at most 64 K floats (256 KB: L2), and at
   /// least one micro-tile of rows.
   static constexpr int block_rows = std::min(m, std::max(matmul_main_mr, 65536 / n));
@@ -13805,7 +14027,7 @@ struct attention_kernel {
       info.mask >= 0 ? mask_rows(scores, Step::body(info.mask_node).out) : mask_rows();
   static constexpr std::size_t scratch_floats =
       static_cast<std::size_t>(block_rows) * n +
-      std::max(product_scratch(block_rows, n, depth, tk), product_scratch(block_rows, dv, n, tv));
+      std::max(product_scratch(block_rows, n, depth, tk != k_flip), product_scratch(block_rows, dv, n, tv != v_flip));
 
   static void prepare(state& st, const float* const* /*in*/, int /*step*/) { st.need_scratch(0, scratch_floats); }
 
@@ -13833,9 +14055,10 @@ struct attention_kernel {
         g1.m = rows;
         g1.n = n;
         g1.k = depth;
-        g1.tb = tk;
-        matmul_serial(g1, q + (static_cast<std::ptrdiff_t>(i) * m + r0) * depth,
-                      k + static_cast<std::ptrdiff_t>(i) * n * depth, probs, gemm_scratch);
+        g1.tb = tk != k_flip;
+        g1.lda = matrix_ld(qv);
+        g1.ldb = matrix_ld(kv);
+        matmul_serial(g1, q + matrix_offset(qv, i) + r0 * g1.lda, k + matrix_offset(kv, i), probs, gemm_scratch);
         for (int r = 0; r < rows; ++r) {
           const std::int64_t row = static_cast<std::int64_t>(i) * m + r0 + r;
           softmax_scaled_row(probs + static_cast<std::ptrdiff_t>(r) * n, probs + static_cast<std::ptrdiff_t>(r) * n,
@@ -13845,9 +14068,10 @@ struct attention_kernel {
         g2.m = rows;
         g2.n = dv;
         g2.k = n;
-        g2.tb = tv;
-        matmul_serial(g2, probs, v + static_cast<std::ptrdiff_t>(i) * n * dv,
-                      out + (static_cast<std::ptrdiff_t>(i) * m + r0) * dv, gemm_scratch);
+        g2.tb = tv != v_flip;
+        g2.ldb = matrix_ld(vv);
+        g2.ldc = matrix_ld(ov);
+        matmul_serial(g2, probs, v + matrix_offset(vv, i), out + matrix_offset(ov, i) + r0 * g2.ldc, gemm_scratch);
       }
     });
   }
@@ -16457,8 +16681,15 @@ template <class X>
 using scaled_p = alt<multiply_p<X, constant>, divide_p<X, constant>>;
 template <class X>
 using scores_p = alt<add_p<scaled_p<X>, any>, alt<scaled_p<X>, add_p<X, any>>>;
-/// softmax(Q·op(K) · scale + mask)·op(V), each of scale and mask optional.
-using attention_p = matmul_p<softmax_p<alt<scores_p<matmul_p<any, any>>, matmul_p<any, any>>>, any>;
+/// An operand of attention: heads split from a wider value (transpose of a reshape, of a slice
+/// where Q, K and V come from one projection), read in place by the kernel; or any value.
+using head_operand_p = alt<transpose_p<reshape_p<alt<slice_p<any>, any>>>, any>;
+using attention_core_p = matmul_p<
+    softmax_p<alt<scores_p<matmul_p<head_operand_p, head_operand_p>>, matmul_p<head_operand_p, head_operand_p>>>,
+    head_operand_p>;
+/// softmax(Q·op(K) · scale + mask)·op(V), each of scale and mask optional, its result
+/// optionally transposed (heads merged back).
+using attention_p = alt<transpose_p<attention_core_p>, attention_core_p>;
 
 /// The softmax composites the cpu kernels implement: f32, the softmax over the last axis, a
 /// one-element scale, a mask that broadcasts to the scores; for attention, products with
@@ -16470,12 +16701,39 @@ struct softmax_fusable {
       if (x[d] != scores[d]) return false;
     return true;
   }
+  static constexpr bool interior(const match_view& m, const op_view& v) {
+    for (int i = 0; i < m.size(); ++i)
+      if (m.node(i).index() == v.index()) return true;
+    return false;
+  }
+  /// Operand `v` of a product as the kernel reads it: a strided view, through the slices,
+  /// reshapes and transposes of the match, of a value from outside it.
+  static constexpr strided_view read_view(const match_view& m, const op_view& v, int depth = 0) {
+    if (depth < 3 && interior(m, v) && is_strided_view_op(v.op()))
+      return view_through(read_view(m, v.arg(0), depth + 1), v.op(), v.attributes(), v.shape());
+    return contiguous_view(v.shape());
+  }
+  /// Whether the kernel can read operand `v` in place: by rows, or for K and V (`columns`)
+  /// also by columns, as the transposed matrix.
+  static constexpr bool read_in_place(const match_view& m, const op_view& v, bool columns) {
+    const matrix_order o = matrix_layout(read_view(m, v));
+    return o == matrix_order::rows || (columns && o == matrix_order::columns);
+  }
   static constexpr bool check(const match_view& m) {
     op_view v = m.root();
     if (!m.all([](const op_view& n) { return n.dtype() == dtype::f32; })) return false;
+    if (v.is(op_id::transpose)) {
+      // Heads merged back: the result's last axis must stay last (rows written in place).
+      const int r = v.shape().rank;
+      if (r < 2 || v.attributes().perm[static_cast<std::size_t>(r - 1)] != r - 1) return false;
+      v = v.arg(0);
+    }
     const bool attention = v.is(op_id::matmul);
+    if (!attention && v.index() != m.root().index()) return false;
     if (attention) {
-      if (v.attributes().transpose_a || !batch_matches(v.arg(1).shape(), v.shape())) return false;
+      if (v.attributes().transpose_a || !batch_matches(v.arg(1).shape(), v.shape()) ||
+          !read_in_place(m, v.arg(1), true))
+        return false;
       v = v.arg(0);
     }
     const shape& scores = v.shape();
@@ -16495,7 +16753,8 @@ struct softmax_fusable {
     }
     if (attention) {
       if (!v.is(op_id::matmul) || v.attributes().transpose_a || !batch_matches(v.arg(0).shape(), scores) ||
-          !batch_matches(v.arg(1).shape(), scores))
+          !batch_matches(v.arg(1).shape(), scores) || !read_in_place(m, v.arg(0), false) ||
+          !read_in_place(m, v.arg(1), true))
         return false;
     }
     return true;

@@ -82,6 +82,19 @@ constexpr bool same_desc(const node_desc& a, const node_desc& b) {
   return true;
 }
 
+/// The node `d` stands for in the graph: a field of a tuple built in the model (`get<T, I>` of a
+/// `tuple`, such as a field of `split`) is that field itself. Its consumers then read it with no
+/// projection between, so a pattern reaching a field of a split sees a slice used only by them,
+/// and the tuple is a node only where something uses it whole (a model output).
+constexpr const node_desc* projected(const node_desc* d) {
+  while (d->op == op_id::get && d->nargs == 1) {
+    const node_desc* t = projected(d->args[0]);
+    if (t->op != op_id::tuple || d->at.axis < 0 || d->at.axis >= t->nargs) return d;
+    d = t->args[d->at.axis];
+  }
+  return d;
+}
+
 /// Flattens the DAG reachable from `roots` into a node table in post-order (arguments first,
 /// left to right). Each descriptor is visited once (memo keyed by its structural hash), and
 /// structurally equal nodes reached through different types (an alias and a named node type)
@@ -106,15 +119,16 @@ constexpr flat_graph flatten(const node_desc* const* roots, int num_roots) {
   };
 
   for (int r = 0; r < num_roots; ++r) {
-    if (const int s = visited(roots[r]); s >= 0) {
+    const node_desc* root = projected(roots[r]);
+    if (const int s = visited(root); s >= 0) {
       g.outputs.push_back(slot_node.data()[s]);
       continue;
     }
-    stack.push_back({roots[r], 0});
+    stack.push_back({root, 0});
     while (!stack.empty()) {
       frame& f = stack.back();
       if (f.next < f.d->nargs) {
-        const node_desc* a = f.d->args[f.next++];
+        const node_desc* a = projected(f.d->args[f.next++]);
         if (const int s = visited(a); s >= 0) {
           done.push_back(slot_node.data()[s]);
         } else {

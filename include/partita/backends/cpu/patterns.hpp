@@ -2,6 +2,7 @@
 /// The composites the cpu backend fuses (`cpu_patterns`).
 #include <cstdint>
 
+#include "partita/backends/cpu/detail/strided_view.hpp"
 #include "partita/ir/attrs.hpp"
 #include "partita/pattern/match_view.hpp"
 #include "partita/pattern/pattern.hpp"
@@ -101,8 +102,15 @@ template <class X>
 using scaled_p = alt<multiply_p<X, constant>, divide_p<X, constant>>;
 template <class X>
 using scores_p = alt<add_p<scaled_p<X>, any>, alt<scaled_p<X>, add_p<X, any>>>;
-/// softmax(Q·op(K) · scale + mask)·op(V), each of scale and mask optional.
-using attention_p = matmul_p<softmax_p<alt<scores_p<matmul_p<any, any>>, matmul_p<any, any>>>, any>;
+/// An operand of attention: heads split from a wider value (transpose of a reshape, of a slice
+/// where Q, K and V come from one projection), read in place by the kernel; or any value.
+using head_operand_p = alt<transpose_p<reshape_p<alt<slice_p<any>, any>>>, any>;
+using attention_core_p = matmul_p<
+    softmax_p<alt<scores_p<matmul_p<head_operand_p, head_operand_p>>, matmul_p<head_operand_p, head_operand_p>>>,
+    head_operand_p>;
+/// softmax(Q·op(K) · scale + mask)·op(V), each of scale and mask optional, its result
+/// optionally transposed (heads merged back).
+using attention_p = alt<transpose_p<attention_core_p>, attention_core_p>;
 
 /// The softmax composites the cpu kernels implement: f32, the softmax over the last axis, a
 /// one-element scale, a mask that broadcasts to the scores; for attention, products with
@@ -114,12 +122,39 @@ struct softmax_fusable {
       if (x[d] != scores[d]) return false;
     return true;
   }
+  static constexpr bool interior(const match_view& m, const op_view& v) {
+    for (int i = 0; i < m.size(); ++i)
+      if (m.node(i).index() == v.index()) return true;
+    return false;
+  }
+  /// Operand `v` of a product as the kernel reads it: a strided view, through the slices,
+  /// reshapes and transposes of the match, of a value from outside it.
+  static constexpr strided_view read_view(const match_view& m, const op_view& v, int depth = 0) {
+    if (depth < 3 && interior(m, v) && is_strided_view_op(v.op()))
+      return view_through(read_view(m, v.arg(0), depth + 1), v.op(), v.attributes(), v.shape());
+    return contiguous_view(v.shape());
+  }
+  /// Whether the kernel can read operand `v` in place: by rows, or for K and V (`columns`)
+  /// also by columns, as the transposed matrix.
+  static constexpr bool read_in_place(const match_view& m, const op_view& v, bool columns) {
+    const matrix_order o = matrix_layout(read_view(m, v));
+    return o == matrix_order::rows || (columns && o == matrix_order::columns);
+  }
   static constexpr bool check(const match_view& m) {
     op_view v = m.root();
     if (!m.all([](const op_view& n) { return n.dtype() == dtype::f32; })) return false;
+    if (v.is(op_id::transpose)) {
+      // Heads merged back: the result's last axis must stay last (rows written in place).
+      const int r = v.shape().rank;
+      if (r < 2 || v.attributes().perm[static_cast<std::size_t>(r - 1)] != r - 1) return false;
+      v = v.arg(0);
+    }
     const bool attention = v.is(op_id::matmul);
+    if (!attention && v.index() != m.root().index()) return false;
     if (attention) {
-      if (v.attributes().transpose_a || !batch_matches(v.arg(1).shape(), v.shape())) return false;
+      if (v.attributes().transpose_a || !batch_matches(v.arg(1).shape(), v.shape()) ||
+          !read_in_place(m, v.arg(1), true))
+        return false;
       v = v.arg(0);
     }
     const shape& scores = v.shape();
@@ -139,7 +174,8 @@ struct softmax_fusable {
     }
     if (attention) {
       if (!v.is(op_id::matmul) || v.attributes().transpose_a || !batch_matches(v.arg(0).shape(), scores) ||
-          !batch_matches(v.arg(1).shape(), scores))
+          !batch_matches(v.arg(1).shape(), scores) || !read_in_place(m, v.arg(0), false) ||
+          !read_in_place(m, v.arg(1), true))
         return false;
     }
     return true;

@@ -16,6 +16,7 @@
 #include "partita/backends/cpu/detail/matmul.hpp"
 #include "partita/backends/cpu/detail/norm.hpp"
 #include "partita/backends/cpu/detail/state.hpp"
+#include "partita/backends/cpu/detail/strided_view.hpp"
 #include "partita/ir/module.hpp"
 
 namespace partita::detail::cpu {
@@ -31,26 +32,61 @@ struct softmax_step {
   bool divide = false;
   int mask = -1, mask_node = -1;
   int softmax = -1;             // body index of the softmax
+  int q_node = -1, k_node = -1, v_node = -1;  // body indices of the products' operands as read
+  int out_transpose = -1;       // body index of a transpose of the result, written in place
 };
+
+/// The body node whose value a product's operand `node` reads in place: below the slices,
+/// reshapes and transposes that lead to it (views the attention kernel reads with strides).
+template <class S>
+constexpr int view_base(int node) {
+  while (is_strided_view_op(S::body(node).op)) node = S::body_arg(node, 0);
+  return node;
+}
+
+/// Operand `node` of a product as a strided view of the kernel input it comes from.
+template <class S>
+constexpr strided_view operand_view(int node) {
+  if (!is_strided_view_op(S::body(node).op)) return contiguous_view(S::body(node).out);
+  const graph_node& n = S::body(node);
+  return view_through(operand_view<S>(S::body_arg(node, 0)), n.op, *n.at, n.out);
+}
 
 template <class S>
 constexpr softmax_step analyse_softmax() {
   softmax_step a;
   int chain = -1;  // body index of the value computed so far
+  int views = 0;   // slices, reshapes and transposes of the products' operands
   const auto other = [](int i, int c) { return S::body_arg(i, 0) == c ? S::body_arg(i, 1) : S::body_arg(i, 0); };
   for (int i = 0; i < S::body_size(); ++i) {
     const graph_node& n = S::body(i);
     switch (n.op) {
       case op_id::param:
       case op_id::weight: break;
+      case op_id::slice:
+      case op_id::reshape:
+        ++views;  // part of an operand's view
+        break;
+      case op_id::transpose:
+        // The result's transpose (the body's last node), or part of an operand's view.
+        if (a.out >= 0 && chain == a.out && S::body_arg(i, 0) == chain) {
+          a.out_transpose = i;
+          chain = i;
+        } else {
+          ++views;
+        }
+        break;
       case op_id::matmul:
         if (chain == -1) {
           a.scores = i;
-          a.q = input_slot<S>(S::body_arg(i, 0));
-          a.k = input_slot<S>(S::body_arg(i, 1));
+          a.q_node = S::body_arg(i, 0);
+          a.k_node = S::body_arg(i, 1);
+          a.q = input_slot<S>(view_base<S>(a.q_node));
+          a.k = input_slot<S>(view_base<S>(a.k_node));
         } else if (chain == a.softmax && a.softmax >= 0 && S::body_arg(i, 0) == chain) {
           a.out = i;
-          a.v = input_slot<S>(S::body_arg(i, 1));
+          a.v_node = S::body_arg(i, 1);
+          a.v = input_slot<S>(view_base<S>(a.v_node));
         } else {
           a.ok = false;
         }
@@ -91,6 +127,7 @@ constexpr softmax_step analyse_softmax() {
     }
   }
   if (a.softmax < 0 || chain != S::body_size() - 1 || (a.scores >= 0) != (a.out >= 0)) a.ok = false;
+  if (a.scores < 0 && views > 0) a.ok = false;
   return a;
 }
 
@@ -178,9 +215,30 @@ struct attention_kernel {
   static constexpr shape scores = qk.out, ys = Step::node.out;
   static constexpr int m = static_cast<int>(scores.back(1)), n = static_cast<int>(scores.back(0));
   static constexpr int depth = static_cast<int>(Step::body(Step::body_arg(info.scores, 0)).out.back(0));
-  static constexpr int dv = static_cast<int>(ys.back(0));
+  static constexpr int dv = static_cast<int>(pv.out.back(0));
   static constexpr bool tk = qk.at->transpose_b, tv = pv.at->transpose_b;
   static constexpr int matrices = static_cast<int>(scores.elements() / (static_cast<std::int64_t>(m) * n));
+  // Q, K and V as the products read them, and the result as it is written: strided views of
+  // the kernel's inputs and output, so that heads split from one projection (slice, reshape,
+  // transpose) and merged back (transpose) are read and written where they lie, not copied.
+  static constexpr strided_view qv = operand_view<Step>(info.q_node), kv = operand_view<Step>(info.k_node),
+                                vv = operand_view<Step>(info.v_node);
+  static constexpr strided_view ov = [] {
+    if (info.out_transpose < 0) return contiguous_view(ys);
+    // Axis d of the written value is axis perm[d] of the product's result.
+    const strided_view y = contiguous_view(ys);
+    strided_view r = contiguous_view(pv.out);
+    for (int d = 0; d < ys.rank; ++d)
+      r.stride[static_cast<std::size_t>(Step::body(info.out_transpose).at->perm[static_cast<std::size_t>(d)])] =
+          y.stride[static_cast<std::size_t>(d)];
+    return r;
+  }();
+  static_assert(matrix_layout(qv) == matrix_order::rows && matrix_layout(ov) == matrix_order::rows &&
+                    matrix_layout(kv) != matrix_order::neither && matrix_layout(vv) != matrix_order::neither,
+                "partita: cpu: this attention composite (Step) reads or writes a view whose rows are not contiguous");
+  // K or V whose columns are contiguous is read as the transposed matrix.
+  static constexpr bool k_flip = matrix_layout(kv) == matrix_order::columns && kv.dims[kv.dims.rank - 1] != 1;
+  static constexpr bool v_flip = matrix_layout(vv) == matrix_order::columns && vv.dims[vv.dims.rank - 1] != 1;
   /// Query rows per unit: the block's scores take at most 64 K floats (256 KB: L2), and at
   /// least one micro-tile of rows.
   static constexpr int block_rows = std::min(m, std::max(matmul_main_mr, 65536 / n));
@@ -188,7 +246,7 @@ struct attention_kernel {
       info.mask >= 0 ? mask_rows(scores, Step::body(info.mask_node).out) : mask_rows();
   static constexpr std::size_t scratch_floats =
       static_cast<std::size_t>(block_rows) * n +
-      std::max(product_scratch(block_rows, n, depth, tk), product_scratch(block_rows, dv, n, tv));
+      std::max(product_scratch(block_rows, n, depth, tk != k_flip), product_scratch(block_rows, dv, n, tv != v_flip));
 
   static void prepare(state& st, const float* const* /*in*/, int /*step*/) { st.need_scratch(0, scratch_floats); }
 
@@ -216,9 +274,10 @@ struct attention_kernel {
         g1.m = rows;
         g1.n = n;
         g1.k = depth;
-        g1.tb = tk;
-        matmul_serial(g1, q + (static_cast<std::ptrdiff_t>(i) * m + r0) * depth,
-                      k + static_cast<std::ptrdiff_t>(i) * n * depth, probs, gemm_scratch);
+        g1.tb = tk != k_flip;
+        g1.lda = matrix_ld(qv);
+        g1.ldb = matrix_ld(kv);
+        matmul_serial(g1, q + matrix_offset(qv, i) + r0 * g1.lda, k + matrix_offset(kv, i), probs, gemm_scratch);
         for (int r = 0; r < rows; ++r) {
           const std::int64_t row = static_cast<std::int64_t>(i) * m + r0 + r;
           softmax_scaled_row(probs + static_cast<std::ptrdiff_t>(r) * n, probs + static_cast<std::ptrdiff_t>(r) * n,
@@ -228,9 +287,10 @@ struct attention_kernel {
         g2.m = rows;
         g2.n = dv;
         g2.k = n;
-        g2.tb = tv;
-        matmul_serial(g2, probs, v + static_cast<std::ptrdiff_t>(i) * n * dv,
-                      out + (static_cast<std::ptrdiff_t>(i) * m + r0) * dv, gemm_scratch);
+        g2.tb = tv != v_flip;
+        g2.ldb = matrix_ld(vv);
+        g2.ldc = matrix_ld(ov);
+        matmul_serial(g2, probs, v + matrix_offset(vv, i), out + matrix_offset(ov, i) + r0 * g2.ldc, gemm_scratch);
       }
     });
   }

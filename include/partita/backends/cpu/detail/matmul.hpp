@@ -86,7 +86,8 @@ inline void matmul_block(const matmul_geometry& g, const matmul_rows& rows, cons
                          const epilogue* e, const float* packed_a = nullptr) {
   constexpr int NR = NV * W;
   const int kc_max = matmul_kc(g.k);
-  const std::ptrdiff_t lda = g.ta ? g.m : g.k, ldb = g.tb ? g.k : g.n, ldc = g.n;
+  const std::ptrdiff_t lda = g.lda ? g.lda : g.ta ? g.m : g.k, ldb = g.ldb ? g.ldb : g.tb ? g.k : g.n,
+                       ldc = g.ldc ? g.ldc : g.n;
   float* bbuf = scratch;
   float* abuf = scratch + static_cast<std::ptrdiff_t>(kc_max) * std::min((g.n + NR - 1) / NR, matmul_nc_panels) * NR;
   // A partial last block (when the rows do not split into blocks of MR and MR - 1): padded to MR.

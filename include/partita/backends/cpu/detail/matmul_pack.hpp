@@ -34,6 +34,9 @@ struct matmul_geometry {
   std::array<std::int64_t, matmul_max_batch_rank> a_step{}, b_step{};
   int b_matrices = 1;  // matrices B holds (packed at bind when it is a weight)
   bool ok = true;      // the shapes agree (k, broadcastable batch dims)
+  // Row strides of A, B and C where a product reads or writes its matrices in place inside a
+  // larger tensor (attention's heads are columns of one projection); 0: rows back to back.
+  std::int64_t lda = 0, ldb = 0, ldc = 0;
 
   constexpr void operands(int i, std::int64_t& am, std::int64_t& bm) const {
     am = 0;
