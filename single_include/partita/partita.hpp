@@ -13758,14 +13758,6 @@ constexpr strided_view view_through(const strided_view& v, op_id op, const attrs
   }
 }
 
-/// Whether the view's innermost axis of extent above 1 has stride 1: its rows are contiguous
-/// runs, which the GEMM loops read with a row stride.
-constexpr bool rows_contiguous(const strided_view& v) {
-  for (int d = v.dims.rank - 1; d >= 0; --d)
-    if (v.dims[d] != 1) return v.stride[static_cast<std::size_t>(d)] == 1;
-  return true;
-}
-
 /// How a GEMM reads the matrices of view `v` (its last two axes): by rows (stride 1 along the
 /// last axis), by columns (stride 1 along the other: the rows of the transposed matrix), or
 /// neither.
@@ -16640,6 +16632,13 @@ using conv_stage_p =
 /// A 1×1 convolution stage read by a depthwise convolution stage (MobileNet's expansion).
 using expand_depthwise_p = conv_stage_p<conv_stage_p<any>>;
 
+/// Whether node `v` is one of match `m`'s (not a value from outside it).
+constexpr bool in_match(const match_view& m, const op_view& v) {
+  for (int i = 0; i < m.size(); ++i)
+    if (m.node(i).index() == v.index()) return true;
+  return false;
+}
+
 /// An expand / depthwise pair the fused kernel implements, and where fusing pays: the 1×1
 /// convolution unpadded, of stride 1 and one group; the second convolution depthwise with one
 /// output channel per input channel; and the expanded value of an image at least
@@ -16650,14 +16649,9 @@ struct expand_depthwise_fusable {
   static constexpr bool check(const match_view& m) {
     if (!fusable::check(m)) return false;
     // The second stage's convolution reads a value of the match, the first's one from outside.
-    const auto interior = [&m](const op_view& v) {
-      for (int i = 0; i < m.size(); ++i)
-        if (m.node(i).index() == v.index()) return true;
-      return false;
-    };
     int inner = -1, outer = -1;
     for (int i = 0; i < m.size(); ++i)
-      if (m.node(i).is(op_id::conv2d)) (interior(m.node(i).arg(0)) ? outer : inner) = i;
+      if (m.node(i).is(op_id::conv2d)) (in_match(m, m.node(i).arg(0)) ? outer : inner) = i;
     if (inner < 0 || outer < 0) return false;
     const op_view e = m.node(inner), d = m.node(outer);
     const attrs& ea = e.attributes();
@@ -16701,15 +16695,10 @@ struct softmax_fusable {
       if (x[d] != scores[d]) return false;
     return true;
   }
-  static constexpr bool interior(const match_view& m, const op_view& v) {
-    for (int i = 0; i < m.size(); ++i)
-      if (m.node(i).index() == v.index()) return true;
-    return false;
-  }
   /// Operand `v` of a product as the kernel reads it: a strided view, through the slices,
   /// reshapes and transposes of the match, of a value from outside it.
   static constexpr strided_view read_view(const match_view& m, const op_view& v, int depth = 0) {
-    if (depth < 3 && interior(m, v) && is_strided_view_op(v.op()))
+    if (depth < 3 && in_match(m, v) && is_strided_view_op(v.op()))
       return view_through(read_view(m, v.arg(0), depth + 1), v.op(), v.attributes(), v.shape());
     return contiguous_view(v.shape());
   }

@@ -111,14 +111,6 @@ constexpr strided_view view_through(const strided_view& v, op_id op, const attrs
   }
 }
 
-/// Whether the view's innermost axis of extent above 1 has stride 1: its rows are contiguous
-/// runs, which the GEMM loops read with a row stride.
-constexpr bool rows_contiguous(const strided_view& v) {
-  for (int d = v.dims.rank - 1; d >= 0; --d)
-    if (v.dims[d] != 1) return v.stride[static_cast<std::size_t>(d)] == 1;
-  return true;
-}
-
 /// How a GEMM reads the matrices of view `v` (its last two axes): by rows (stride 1 along the
 /// last axis), by columns (stride 1 along the other: the rows of the transposed matrix), or
 /// neither.
