@@ -1,7 +1,9 @@
 #pragma once
 /// The step calling convention, shared by the plan and the backends that run whole partitions:
-/// alignment, where each field of a tuple-valued step lies, and the order of bound weights.
+/// alignment, how an activation's elements are ordered, where each field of a tuple-valued step
+/// lies, and the order of bound weights.
 #include <cstddef>
+#include <cstdint>
 
 #include "partita/ir/module.hpp"
 
@@ -9,6 +11,24 @@ namespace partita {
 
 /// Alignment of every arena buffer and every weight, in bytes (a cache line; enough for AVX-512).
 inline constexpr std::size_t alignment = 64;
+
+/// How the elements of a value lie in its buffer. `planar` is the declared shape's row-major
+/// order (NCHW for an image), the only one a caller, a view or another backend ever sees.
+/// `channels_last` moves a rank-4 value's second axis last (NHWC): the plan chooses it for
+/// values that only go from one step of a backend to another that reads it (see `layout_role`),
+/// and it takes the same bytes as the planar value.
+enum class tensor_layout : std::uint8_t { planar, channels_last };
+
+/// What a step can do with layouts, as its backend's `layout_role(module, graph, node)` says
+/// (a backend without that member: `planar` for every step). An *activation argument* is one
+/// that is not a weight, literal or scalar.
+enum class layout_role : std::uint8_t {
+  planar,        ///< reads and writes planar values only
+  same,          ///< every activation argument in the output's layout, whichever that is
+  gathers,       ///< a planar output reads planar arguments; a channels-last output reads its
+                 ///< first argument in either layout and every other activation argument in its own
+  reads_either,  ///< writes planar; reads its first argument in either layout, the others planar
+};
 
 namespace detail {
 

@@ -61,6 +61,77 @@ constexpr std::int64_t slice_view_offset(const shape& x, const attrs& at, dtype 
   return outer == 1 && bytes % static_cast<std::int64_t>(alignment) == 0 ? bytes : -1;
 }
 
+/// Whether a step of role `r` may read a channels-last value as its argument `k`.
+constexpr bool reads_channels_last(layout_role r, int k) {
+  return r == layout_role::same || r == layout_role::gathers || (r == layout_role::reads_either && k == 0);
+}
+
+/// The layout plan: which step results lie channels-last (`tensor_layout`). A result may when it
+/// is a rank-4 image of more than one position in the arena, its step's role can write it so,
+/// and every node reading it is a step of the same backend whose role can read it so (a view, a
+/// tuple or a model output reads it planar). Then the roles' rules are enforced until nothing
+/// changes, each time turning values back to planar (so it ends): a `same` step with one planar
+/// activation has all of them planar, a `gathers` step's other activations follow its output.
+/// `root` maps a node to the step result whose storage it shares.
+template <class Module, class Fuses>
+constexpr std::vector<char> channels_last_values(const Module& module, const module_builder& m, Fuses fuses,
+                                                 const std::vector<plan_step>& steps, const std::vector<int>& step_of,
+                                                 const std::vector<int>& root, const std::vector<buffer_ref>& where) {
+  const std::size_t n = m.nodes.size();
+  std::vector<char> cl(n, 0);
+  std::vector<layout_role> role(steps.size(), layout_role::planar);
+  bool any = false;
+  for (std::size_t s = 0; s < steps.size(); ++s) {
+    role[s] = fuses.layouts(steps[s].backend, module, m, steps[s].node);
+    any = any || role[s] != layout_role::planar;
+  }
+  if (!any) return cl;
+  const auto role_of = [&](int node) { return role[static_cast<std::size_t>(step_of[static_cast<std::size_t>(node)])]; };
+  for (const plan_step& s : steps) {
+    const graph_node& g = m.node(s.node);
+    const layout_role r = role_of(s.node);
+    cl[static_cast<std::size_t>(s.node)] = (r == layout_role::same || r == layout_role::gathers) && !g.is_tuple &&
+                                           g.out.rank == 4 && g.out[2] * g.out[3] > 1 &&
+                                           where[static_cast<std::size_t>(s.node)].kind == storage::arena;
+  }
+  const function_info& f = m.main();
+  for (int u = f.first_node; u < f.first_node + f.num_nodes; ++u) {
+    const graph_node& g = m.node(u);
+    for (int k = 0; k < g.nargs; ++k) {
+      const int a = m.arg(u, k), v = root[static_cast<std::size_t>(a)];
+      if (v < 0 || !cl[static_cast<std::size_t>(v)]) continue;
+      const int su = step_of[static_cast<std::size_t>(u)];
+      const bool ok = su >= 0 && a == v && reads_channels_last(role_of(u), k) &&
+                      steps[static_cast<std::size_t>(su)].backend ==
+                          steps[static_cast<std::size_t>(step_of[static_cast<std::size_t>(v)])].backend;
+      if (!ok) cl[static_cast<std::size_t>(v)] = 0;
+    }
+  }
+  const auto is_cl = [&](int a) { return cl[static_cast<std::size_t>(root[static_cast<std::size_t>(a)])] != 0; };
+  for (bool changed = true; changed;) {
+    changed = false;
+    const auto planar = [&](int a) {
+      char& c = cl[static_cast<std::size_t>(root[static_cast<std::size_t>(a)])];
+      changed = changed || c;
+      c = 0;
+    };
+    for (const plan_step& s : steps) {
+      const layout_role r = role_of(s.node);
+      const graph_node& g = m.node(s.node);
+      if (r != layout_role::same && r != layout_role::gathers) continue;
+      const int first = r == layout_role::gathers ? 1 : 0;
+      bool agree = is_cl(s.node);
+      for (int k = first; k < g.nargs; ++k)
+        if (m.node(m.arg(s.node, k)).op != op_id::weight) agree = agree && is_cl(m.arg(s.node, k));
+      if (agree) continue;
+      planar(s.node);
+      for (int k = 0; k < g.nargs; ++k)
+        if (m.node(m.arg(s.node, k)).op != op_id::weight && (k >= first || !is_cl(s.node))) planar(m.arg(s.node, k));
+    }
+  }
+  return cl;
+}
+
 /// Lowers a module to steps and a memory plan. Views (flatten, reshape, contiguous aligned
 /// slices, and so the fields of a split along an outer axis) and tuple projections share their
 /// argument's storage; an op whose value is a model output writes the caller's output buffer
@@ -192,10 +263,16 @@ constexpr plan_builder lower(const Module& module, Fuses fuses) {
     r.offset += field_at[static_cast<std::size_t>(node)];
     return r;
   };
+  const std::vector<char> cl = channels_last_values(module, m, fuses, p.steps, step_of, root, where);
+  const auto laid_out = [&](int node) {
+    buffer_ref r = located(node);
+    if (cl[static_cast<std::size_t>(rt[node])]) r.layout = tensor_layout::channels_last;
+    return r;
+  };
   for (plan_step& s : p.steps) {
     s.first_in = static_cast<int>(p.ins.size());
-    for (int k = 0; k < s.num_in; ++k) p.ins.push_back(located(m.arg(s.node, k)));
-    s.out = where[static_cast<std::size_t>(s.node)];
+    for (int k = 0; k < s.num_in; ++k) p.ins.push_back(laid_out(m.arg(s.node, k)));
+    s.out = laid_out(s.node);
   }
   for (int k = 0; k < num_outputs; ++k) {
     const tensor_slot& o = p.outputs[static_cast<std::size_t>(k)];

@@ -14,14 +14,16 @@
 namespace partita {
 namespace detail {
 
-/// Where a step reads or writes, as the printer spells it: `in0`, `out1`, `w3`, `arena+2048`.
+/// Where a step reads or writes, as the printer spells it: `in0`, `out1`, `w3`, `arena+2048`,
+/// and `arena+2048 (nhwc)` for a value that lies channels-last.
 inline std::string location_string(const buffer_ref& r) {
   const std::string at = r.offset ? concat("+", std::to_string(r.offset)) : std::string{};
   switch (r.kind) {
     case storage::input: return concat("in", std::to_string(r.index), at);
     case storage::output: return concat("out", std::to_string(r.index), at);
     case storage::weight: return concat("w", std::to_string(r.index), at);
-    case storage::arena: return concat("arena+", std::to_string(r.offset));
+    case storage::arena:
+      return concat("arena+", std::to_string(r.offset), r.layout == tensor_layout::channels_last ? " (nhwc)" : "");
     case storage::none: break;
   }
   return "-";

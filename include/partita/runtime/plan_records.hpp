@@ -6,6 +6,7 @@
 
 #include "partita/core/dtype.hpp"
 #include "partita/core/shape.hpp"
+#include "partita/ir/layout.hpp"
 
 namespace partita {
 
@@ -13,11 +14,13 @@ namespace partita {
 enum class storage : std::uint8_t { none, input, weight, arena, output };
 
 /// A value's location: the caller's input or output buffer number `index` or weight number
-/// `index`, at byte `offset` in it (a view: a contiguous slice), or byte `offset` in the arena.
+/// `index`, at byte `offset` in it (a view: a contiguous slice), or byte `offset` in the arena;
+/// and the order of its elements there (`channels_last` only between the steps of one backend).
 struct buffer_ref {
   storage kind = storage::none;
   int index = 0;
   std::size_t offset = 0;
+  tensor_layout layout = tensor_layout::planar;
 };
 
 /// One kernel call: the op node it computes, the backend that runs it (by name), its argument locations

@@ -29,6 +29,11 @@ struct step_ref {
     return Plan.nodes[static_cast<std::size_t>(Plan.args[static_cast<std::size_t>(node.first_arg + i)])];
   }
 
+  /// The order of argument `i`'s elements, and of the output's (`tensor_layout`): chosen by the
+  /// plan, and `planar` unless the backend's `layout_role` for this step allows another.
+  static constexpr tensor_layout in_layout(int i) { return Plan.ins[static_cast<std::size_t>(step.first_in + i)].layout; }
+  static constexpr tensor_layout out_layout = step.out.layout;
+
   /// For a fused composite: the number of its parameters. Its kernel receives `in[0 ..
   /// num_params)` for them, then one input per weight bound inside it, in body order.
   static constexpr int num_params = op == op_id::call ? Module.functions[static_cast<std::size_t>(node.index)].num_params : num_args;

@@ -50,6 +50,13 @@ struct cpu {
   /// fixed cost of a step. `tune` replaces these estimates with measurements.
   static constexpr throughput speed = {.gflops = 90, .gbytes_per_s = 40, .call_ns = 300};
 
+  /// The layouts of its steps (the plan's `layout_role`): MobileNet-style chains of 1×1 and
+  /// depthwise convolutions pass channels-last images, split by rows, from one to the next.
+  template <class M, class G>
+  static constexpr partita::layout_role layouts(const M& module, const G& flat, int node) {
+    return detail::cpu::nhwc_role(module, flat, node);
+  }
+
   /// Packed weights, scratch memory and the thread pool of one executable (`set_threads`,
   /// `threads`, `fork`, `resident_bytes`).
   using state = detail::cpu::state;

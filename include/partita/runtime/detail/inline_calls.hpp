@@ -97,6 +97,18 @@ struct fuses_in {
   constexpr bool whole_partitions(std::string_view backend) const {
     return visit_backend<bool, Backends...>(backend_index<Backends...>(backend), []<class B>() { return runs_partitions<B>; });
   }
+  /// What the backend named `backend` can do with layouts at flat node `node`: its `layouts`
+/// member's `layout_role`, or `planar`.
+  template <class M, class G>
+  constexpr layout_role layouts(std::string_view backend, const M& module, const G& flat, int node) const {
+    return visit_backend<layout_role, Backends...>(backend_index<Backends...>(backend), [&]<class B>() {
+      if constexpr (requires { B::layouts(module, flat, node); }) {
+        return B::layouts(module, flat, node);
+      } else {
+        return layout_role::planar;
+      }
+    });
+  }
   template <class B>
   static constexpr bool fuses(std::string_view name) {
     if constexpr (requires { B::fuses(name); }) {

@@ -56,11 +56,17 @@ constexpr bool same_argument(const graph_node& a, const graph_node& b) {
 
 /// Whether plan steps `a` and `b` (of module `m`) have the same signature: the same op node
 /// (for a fused composite, the same composite and body) and arguments of the same dtypes and
-/// shapes. The owning backend is the caller's to compare.
+/// shapes, all in the same layouts. The owning backend is the caller's to compare.
 template <class M, class P>
 constexpr bool same_signature(const M& m, const P& plan, int a, int b) {
-  const graph_node& x = plan.nodes[static_cast<std::size_t>(plan.steps[static_cast<std::size_t>(a)].node)];
-  const graph_node& y = plan.nodes[static_cast<std::size_t>(plan.steps[static_cast<std::size_t>(b)].node)];
+  const plan_step& sa = plan.steps[static_cast<std::size_t>(a)];
+  const plan_step& sb = plan.steps[static_cast<std::size_t>(b)];
+  const graph_node& x = plan.nodes[static_cast<std::size_t>(sa.node)];
+  const graph_node& y = plan.nodes[static_cast<std::size_t>(sb.node)];
+  if (sa.out.layout != sb.out.layout || sa.num_in != sb.num_in) return false;
+  for (int k = 0; k < sa.num_in; ++k)
+    if (plan.ins[static_cast<std::size_t>(sa.first_in + k)].layout != plan.ins[static_cast<std::size_t>(sb.first_in + k)].layout)
+      return false;
   const bool call = x.op == op_id::call;
   if (call ? !(y.op == op_id::call && x.type == y.type && x.out == y.out && x.is_tuple == y.is_tuple &&
                x.nargs == y.nargs && same_body(m, x.index, y.index))

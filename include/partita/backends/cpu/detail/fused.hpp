@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "partita/backends/cpu/detail/epilogue.hpp"
+#include "partita/ir/layout.hpp"
 #include "partita/ir/module.hpp"
 
 namespace partita::detail::cpu {
@@ -25,6 +26,19 @@ struct gemm_step {
   float lo = 0.f, hi = 0.f;
   bool ok = true;  // false: the body holds something else (not a cpu composite)
 };
+
+/// The layout the plan gave step `S`'s output and its argument `k` (`step_ref::out_layout`,
+/// `in_layout`); planar for a step type that does not say.
+template <class S>
+constexpr tensor_layout out_layout_of() {
+  if constexpr (requires { S::out_layout; }) return S::out_layout;
+  else return tensor_layout::planar;
+}
+template <class S>
+constexpr tensor_layout in_layout_of(int k) {
+  if constexpr (requires { S::in_layout(k); }) return S::in_layout(k);
+  else return tensor_layout::planar;
+}
 
 /// The kernel input that body node `i` of fused step `S` arrives in: parameters first, then
 /// the weights bound inside, in body order.

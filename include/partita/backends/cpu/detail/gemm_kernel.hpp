@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "partita/backends/cpu/detail/conv.hpp"
+#include "partita/backends/cpu/detail/conv_channels_last.hpp"
 #include "partita/backends/cpu/detail/conv_depthwise.hpp"
 #include "partita/backends/cpu/detail/conv_small.hpp"
 #include "partita/backends/cpu/detail/dense.hpp"
@@ -44,8 +45,19 @@ struct gemm_kernel {
   static constexpr auto boff = conv_offsets<static_cast<std::size_t>(geo.k > 0 ? geo.k : 1)>(geo);
   // One input channel per group: a direct kernel (conv_depthwise.hpp).
   static constexpr bool depthwise = conv && is_depthwise(geo);
+  // Channels-last (the plan's choice, see `cpu::layouts`): a depthwise convolution reads and
+  // writes NHWC, any other one is a GEMM over positions writing NHWC from either layout.
+  static constexpr bool nhwc_out = conv && out_layout_of<Step>() == tensor_layout::channels_last;
+  static constexpr bool nhwc_in = conv && in_layout_of<Step>(info.x) == tensor_layout::channels_last;
+  static_assert(!nhwc_in || nhwc_out, "partita: cpu: a conv2d reading channels-last writes channels-last");
+  static_assert(!nhwc_out || (depthwise ? nhwc_in && geo.og == 1 : geo.groups == 1),
+                "partita: cpu: channels-last conv2d is a depthwise one (multiplier 1) or has one group");
+  static_assert(!nhwc_out || info.residual < 0 || in_layout_of<Step>(info.residual) == tensor_layout::channels_last,
+                "partita: cpu: a channels-last conv2d adds a channels-last residual");
+  static constexpr bool nhwc_gemm = nhwc_out && !depthwise;
+  static constexpr matmul_geometry nhwc_geo = nhwc_gemm ? nhwc_gemm_geometry(geo) : matmul_geometry{};
   static constexpr depthwise_blocking dw_block = depthwise_block(geo);
-  static constexpr bool dw_flat = depthwise && depthwise_flat(geo);
+  static constexpr bool dw_flat = depthwise && !nhwc_out && depthwise_flat(geo);
   static constexpr int flat_v = dw_flat ? flat_vectors(geo) : 1;
   static constexpr auto flat = make_flat_taps<(dw_flat ? geo.k : 1), flat_v>(dw_flat ? geo : conv_geometry{});
   // An unpadded 1×1 convolution of stride 1 (one group) is a GEMM of the weights by the image,
@@ -58,7 +70,7 @@ struct gemm_kernel {
   // and few output channels use each packed panel too few times (inside MobileNetV2, 192→32
   // on 28×28 124 → 150, 144→24 on 56×56 281 → 314).
   static constexpr bool pointwise =
-      conv && !depthwise && reads_input_in_place(geo) && geo.groups == 1 && geo.k >= 96 && geo.o >= 64;
+      conv && !nhwc_out && !depthwise && reads_input_in_place(geo) && geo.groups == 1 && geo.k >= 96 && geo.o >= 64;
   static constexpr matmul_geometry pointwise_geo = [] {
     matmul_geometry g;
     g.m = geo.o;
@@ -78,17 +90,20 @@ struct gemm_kernel {
   // depth of 512 (measured on MobileNetV2's layers before they took the pointwise path, one
   // Zen 3 core: 192→32 on 28×28 in 142 µs instead of 311).
   static constexpr int small_nv = geo.og <= W ? 1 : 2;
-  static constexpr bool small_image = conv && !depthwise && !pointwise && geo.oh * geo.ow <= 4096 &&
+  static constexpr bool small_image = conv && !nhwc_out && !depthwise && !pointwise && geo.oh * geo.ow <= 4096 &&
                                       !(reads_input_in_place(geo) && geo.k < 512) &&
                                       channels_efficiency(geo, small_nv) > positions_efficiency(geo) + 0.1;
   static constexpr int small_mr = small_conv_rows(geo.oh * geo.ow, small_nv);
   // Unpadded 1×1 of stride 1 with groups: B read from the input itself (conv.hpp).
-  static constexpr bool in_place = conv && !depthwise && !pointwise && !small_image && reads_input_in_place(geo);
+  static constexpr bool in_place =
+      conv && !nhwc_out && !depthwise && !pointwise && !small_image && reads_input_in_place(geo);
   static constexpr auto positions =
       position_offsets<static_cast<std::size_t>(small_image ? geo.oh * geo.ow : 1)>(small_image ? geo : conv_geometry{});
 
   static constexpr std::size_t packed_floats =
       !conv        ? packed_dense_floats(channels, k_depth, dblk::nr)
+      : nhwc_gemm   ? matmul_packed_b_floats(nhwc_geo)
+      : nhwc_out    ? nhwc_depthwise_floats(geo)
       : depthwise   ? static_cast<std::size_t>(geo.o) * static_cast<std::size_t>(geo.k)
       : small_image ? static_cast<std::size_t>(geo.groups) * packed_dense_floats(geo.og, geo.k, small_nv * W)
                     : packed_conv_floats(geo);
@@ -107,7 +122,11 @@ struct gemm_kernel {
   }
 
   static void pack_weights(const float* w, float* dst) {
-    if constexpr (depthwise) {
+    if constexpr (nhwc_gemm) {
+      pack_nhwc_conv(geo, w, dst);
+    } else if constexpr (nhwc_out) {
+      pack_nhwc_depthwise(geo, w, dst);
+    } else if constexpr (depthwise) {
       std::copy(w, w + static_cast<std::ptrdiff_t>(geo.o) * geo.k, dst);
     } else if constexpr (small_image) {
       const std::size_t per_group = packed_dense_floats(geo.og, geo.k, small_nv * W);
@@ -125,7 +144,11 @@ struct gemm_kernel {
   // packed weights are its own.
   static void prepare(state& st, const float* const* in, int step) {
     float* dst = st.reserve(step, packed_floats + bias_floats);
-    if constexpr (dw_flat) {
+    if constexpr (nhwc_gemm) {
+      st.need_scratch(0, nhwc_conv_scratch(geo));
+    } else if constexpr (nhwc_out) {
+      // No scratch: it reads its input in place.
+    } else if constexpr (dw_flat) {
       // No scratch: it reads its input in place.
     } else if constexpr (depthwise) {
       st.need_scratch(0, depthwise_scratch(geo));
@@ -150,7 +173,7 @@ struct gemm_kernel {
     if constexpr (!constant_weight) pack(packed, in);
     epilogue e;
     e.bias = has_bias ? packed + packed_floats : nullptr;
-    e.bias_per_row = conv;
+    e.bias_per_row = conv && !nhwc_out;
     e.act = info.act;
     e.lo = info.lo;
     e.hi = info.hi;
@@ -177,7 +200,10 @@ struct gemm_kernel {
   // then compute its tiles, split statically by positions or by output-channel panels.
   static void run_conv(state& st, const float* x, const float* packed, const float* residual, epilogue e,
                        float* out) {
-    if constexpr (depthwise) {
+    if constexpr (nhwc_out) {
+      run_nhwc(st, x, packed, residual, e, out);
+      return;
+    } else if constexpr (depthwise) {
       run_depthwise(st, x, packed, residual, e, out);
       return;
     } else if constexpr (pointwise) {
@@ -226,6 +252,36 @@ struct gemm_kernel {
           } else {
             conv_tiles(geo, boff.data(), packed, planes, yb, eb, gr, p0, p1, t0, t1, staged_from, buf);
           }
+        }
+      });
+    }
+  }
+
+  // Channels-last: every image split by output rows, the same shares at every step of a chain
+  // (`row_share`), so that each core reads the rows it wrote. Its few flops per value moved
+  // undercount a depthwise layer (see `run_depthwise`).
+  static void run_nhwc(state& st, const float* x, const float* packed, const float* residual, const epilogue& e,
+                       float* out) {
+    constexpr int n = geo.oh * geo.ow;
+    constexpr double flops = 2.0 * geo.o * geo.k * n + moved_cost * (static_cast<double>(geo.c) * geo.h * geo.w +
+                                                                     static_cast<double>(geo.o) * n);
+    const std::ptrdiff_t in_image = static_cast<std::ptrdiff_t>(geo.c) * geo.h * geo.w;
+    const std::ptrdiff_t out_image = static_cast<std::ptrdiff_t>(geo.o) * n;
+    const int tasks = tasks_for(flops, st.workers(), geo.oh);
+    for (int b = 0; b < geo.batch; ++b) {
+      const float* xb = x + b * in_image;
+      const float* rb = residual ? residual + b * out_image : nullptr;
+      float* yb = out + b * out_image;
+      st.parallel(tasks, [&](int t) {
+        const int r0 = row_share(geo.oh, t, tasks), r1 = row_share(geo.oh, t + 1, tasks);
+        if constexpr (nhwc_gemm) {
+          epilogue eb = e;
+          eb.residual = rb;
+          with_matmul_tile(nhwc_geo.m, [&]<int MR, int NV>() {
+            nhwc_conv_rows<MR, NV>(geo, xb, nhwc_in, packed, yb, eb, r0, r1, st.thread_scratch(t));
+          });
+        } else {
+          depthwise_nhwc_rows<geo.kh, geo.kw, info.act>(geo, xb, packed, e.bias, rb, e.lo, e.hi, yb, r0, r1);
         }
       });
     }

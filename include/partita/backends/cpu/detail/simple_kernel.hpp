@@ -5,7 +5,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "partita/backends/cpu/detail/conv_channels_last.hpp"
 #include "partita/backends/cpu/detail/eltwise.hpp"
+#include "partita/backends/cpu/detail/fused.hpp"
 #include "partita/backends/cpu/detail/pool.hpp"
 #include "partita/backends/cpu/detail/norm.hpp"
 #include "partita/backends/cpu/detail/reduce.hpp"
@@ -99,6 +101,11 @@ struct simple_kernel {
         if (!ok && t == 0) done = false;
       });
       if (!done) on_reference(in, out);
+    } else if constexpr (op == op_id::global_avg_pool2d && in_layout_of<Step>(0) == tensor_layout::channels_last) {
+      // NHWC: a position's channels are adjacent, so the means are sums of whole rows of vectors.
+      constexpr std::int64_t area = xs[2] * xs[3], vectors = (xs[1] + simd::width - 1) / simd::width;
+      split(st, vectors, moved_cost * static_cast<double>(xs[0] * area * simd::width),
+            [&](std::int64_t v0, std::int64_t v1) { nhwc_channel_means(in[0], out, xs[0], area, xs[1], v0, v1); });
     } else if constexpr (op == op_id::global_avg_pool2d) {
       constexpr std::int64_t area = xs[2] * xs[3];
       split(st, xs[0] * xs[1], moved_cost * static_cast<double>(area),

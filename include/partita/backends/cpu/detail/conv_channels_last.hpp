@@ -1,0 +1,284 @@
+#pragma once
+/// cpu conv2d on channels-last (NHWC) images: a GEMM over positions and a depthwise kernel
+/// vectorized along channels, both split by output rows.
+// Why channels-last. In NCHW a 1×1 convolution reads every channel plane of its positions and a
+// depthwise one reads whole planes, so two steps in a row cannot both keep a core on the data
+// it wrote: one splits by positions, the other by channels, and half of every input then comes
+// from the other core's cache (about 25 GB/s against 105 from its own L2, two Sapphire Rapids
+// cores). In NHWC a range of output rows is one contiguous block for every step of a
+// MobileNet-style chain, so each core reads back what it wrote (a depthwise layer's halo rows
+// excepted), and a position's channels are the vector lanes: no plane is padded or copied.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "partita/backends/cpu/detail/conv.hpp"
+#include "partita/backends/cpu/detail/epilogue.hpp"
+#include "partita/backends/cpu/detail/matmul.hpp"
+#include "partita/backends/cpu/detail/state.hpp"
+
+namespace partita::detail::cpu {
+
+/// Row `t` of `tasks` even shares of `rows` rows: the same split for every step of one height,
+/// so that a core reads back the rows it wrote at the step before.
+constexpr int row_share(int rows, int t, int tasks) {
+  return static_cast<int>(static_cast<std::int64_t>(rows) * t / tasks);
+}
+
+/// Channels rounded up to whole vectors: the row pitch of the packed depthwise weights.
+constexpr int padded_channels(int c) { return (c + W - 1) / W * W; }
+
+/// Floats of a depthwise convolution's weights packed for `depthwise_nhwc_rows`: [kh · kw][c],
+/// each tap's row padded to whole vectors with zeros.
+constexpr std::size_t nhwc_depthwise_floats(const conv_geometry& g) {
+  return static_cast<std::size_t>(g.kh) * static_cast<std::size_t>(g.kw) * static_cast<std::size_t>(padded_channels(g.o));
+}
+
+/// Packs depthwise weights [o][1][kh][kw] as [kh · kw][padded c] (`dst` zeroed).
+inline void pack_nhwc_depthwise(const conv_geometry& g, const float* w, float* dst) {
+  const int taps = g.kh * g.kw, pitch = padded_channels(g.o);
+  for (int o = 0; o < g.o; ++o)
+    for (int k = 0; k < taps; ++k) dst[static_cast<std::ptrdiff_t>(k) * pitch + o] = w[static_cast<std::ptrdiff_t>(o) * taps + k];
+}
+
+/// Output rows [r0, r1) of one NHWC image of a depthwise convolution (one output channel per
+/// input channel). `w` is packed by `pack_nhwc_depthwise`, `bias` holds padded_channels(c)
+/// floats or is null, the residual is an NHWC image like `y`. Interior positions run in blocks
+/// of QB with every tap unrolled (QB accumulators per channel vector hide an FMA's latency);
+/// positions whose taps reach into the padding skip those taps one by one.
+template <int KH, int KW, activation A>
+inline void depthwise_nhwc_rows(const conv_geometry& g, const float* x, const float* w, const float* bias,
+                                const float* residual, float lo, float hi, float* y, int r0, int r1) {
+  constexpr int QB = W >= 16 ? 8 : 4;
+  const std::ptrdiff_t c = g.c, pitch = padded_channels(g.c);
+  const std::ptrdiff_t x_row = static_cast<std::ptrdiff_t>(g.w) * c, y_row = static_cast<std::ptrdiff_t>(g.ow) * c;
+  // Output columns whose taps all lie inside the image's columns: [q_lo, q_hi).
+  const int q_lo = std::min(g.ow, (g.pw + g.sw - 1) / g.sw);
+  const int q_hi = std::max(q_lo, std::min(g.ow, (g.w - 1 - (KW - 1) * g.dw + g.pw) / g.sw + 1));
+  for (int r = r0; r < r1; ++r) {
+    const int ih = r * g.sh - g.ph;
+    int i0 = 0, i1 = KH;  // the kernel rows inside the image
+    while (i0 < KH && ih + i0 * g.dh < 0) ++i0;
+    while (i1 > i0 && ih + (i1 - 1) * g.dh >= g.h) --i1;
+    float* yr = y + r * y_row;
+    const float* rr = residual ? residual + r * y_row : nullptr;
+    for (int cv = 0; cv < g.c; cv += W) {
+      const int n = std::min(W, g.c - cv);
+      const vec b = bias ? simd::load(bias + cv) : simd::splat(0.f);
+      const auto finish = [&](vec acc, int q) {
+        const std::ptrdiff_t at = q * c + cv;
+        if (n == W) {
+          if (rr) acc = acc + simd::load(rr + at);
+          simd::store(yr + at, apply<A>(acc, lo, hi));
+        } else {
+          if (rr) acc = acc + simd::load_first(rr + at, n);
+          simd::store_first(yr + at, apply<A>(acc, lo, hi), n);
+        }
+      };
+      // One position, its taps checked against the image.
+      const auto one = [&](int q) {
+        const int iw = q * g.sw - g.pw;
+        vec acc = b;
+        for (int i = i0; i < i1; ++i)
+          for (int j = 0; j < KW; ++j) {
+            const int col = iw + j * g.dw;
+            if (col < 0 || col >= g.w) continue;
+            const float* p = x + (ih + i * g.dh) * x_row + col * c + cv;
+            const vec wk = simd::load(w + (i * KW + j) * pitch + cv);
+            acc = simd::fma(n == W ? simd::load(p) : simd::load_first(p, n), wk, acc);
+          }
+        finish(acc, q);
+      };
+      int q = 0;
+      for (; q < q_lo; ++q) one(q);
+      if (i0 == 0 && i1 == KH && n == W) {
+        for (; q + QB <= q_hi; q += QB) {
+          const float* base = x + ih * x_row + (q * g.sw - g.pw) * c + cv;
+          vec acc[std::size_t{QB}];
+#pragma GCC unroll 8
+          for (int u = 0; u < QB; ++u) acc[u] = b;
+#pragma GCC unroll 7
+          for (int i = 0; i < KH; ++i)
+#pragma GCC unroll 7
+            for (int j = 0; j < KW; ++j) {
+              const vec wk = simd::load(w + (i * KW + j) * pitch + cv);
+              const float* p = base + i * g.dh * x_row + j * g.dw * c;
+#pragma GCC unroll 8
+              for (int u = 0; u < QB; ++u) acc[u] = simd::fma(simd::load(p + u * g.sw * c), wk, acc[u]);
+            }
+#pragma GCC unroll 8
+          for (int u = 0; u < QB; ++u) finish(acc[u], q + u);
+        }
+      }
+      for (; q < g.ow; ++q) one(q);
+    }
+  }
+}
+
+/// A conv2d (one group) as a GEMM over an image's positions: [positions × kh·kw·c] by the
+/// weights [kh·kw·c × o], the depth in (tap row, tap column, channel) order, so that an NHWC
+/// input's taps are runs of c floats and a 1×1 convolution of stride 1 reads its input as A
+/// in place. `m` is the image's positions (it chooses the micro-tile, as at packing).
+constexpr matmul_geometry nhwc_gemm_geometry(const conv_geometry& g) {
+  matmul_geometry m;
+  m.m = g.oh * g.ow;
+  m.n = g.o;
+  m.k = g.c * g.kh * g.kw;
+  return m;
+}
+
+/// True when the GEMM reads an NHWC input in place (no patch copy): a 1×1 convolution of
+/// stride 1 without padding.
+constexpr bool nhwc_reads_in_place(const conv_geometry& g) {
+  return g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
+}
+
+/// Positions of one copied block of patches: about 64 KB of them, whole micro-tiles.
+constexpr int nhwc_patch_rows(const conv_geometry& g) {
+  const int k = g.c * g.kh * g.kw, mr = matmul_main_mr;
+  return std::max(mr, 16384 / std::max(1, k) / mr * mr);
+}
+
+/// Per-thread scratch of `nhwc_conv_rows`: matmul's, and a block of patches.
+constexpr std::size_t nhwc_conv_scratch(const conv_geometry& g) {
+  const std::size_t patches = nhwc_reads_in_place(g) ? 0
+                                                     : static_cast<std::size_t>(nhwc_patch_rows(g)) *
+                                                           static_cast<std::size_t>(g.c * g.kh * g.kw);
+  return matmul_scratch_floats(nhwc_gemm_geometry(g)) + patches;
+}
+
+/// Packs conv weights [o][c][kh][kw] as the GEMM's B, [kh·kw·c × o], for `nhwc_conv_rows`
+/// (`matmul_packed_b_floats(nhwc_gemm_geometry(g))` floats at `dst`).
+inline void pack_nhwc_conv(const conv_geometry& g, const float* w, float* dst) {
+  const matmul_geometry m = nhwc_gemm_geometry(g);
+  std::vector<float> b(static_cast<std::size_t>(m.k) * static_cast<std::size_t>(m.n), 0.f);
+  for (int o = 0; o < g.o; ++o)
+    for (int ci = 0; ci < g.c; ++ci)
+      for (int i = 0; i < g.kh; ++i)
+        for (int j = 0; j < g.kw; ++j)
+          b[static_cast<std::size_t>(((i * g.kw + j) * g.c + ci) * g.o + o)] =
+              w[((static_cast<std::ptrdiff_t>(o) * g.c + ci) * g.kh + i) * g.kw + j];
+  pack_matmul_b(m, b.data(), dst);
+}
+
+/// The patches of output positions [p0, p0 + rows) of one image, [rows × kh·kw·c] at `dst`, from
+/// an NHWC input (`nhwc`) or an NCHW one; taps in the padding are zeros.
+inline void nhwc_patches(const conv_geometry& g, const float* x, bool nhwc, int p0, int rows, float* dst) {
+  const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(g.h) * g.w;
+  for (int p = p0; p < p0 + rows; ++p) {
+    const int oy = p / g.ow, ox = p % g.ow;
+    for (int i = 0; i < g.kh; ++i) {
+      const int ih = oy * g.sh - g.ph + i * g.dh;
+      for (int j = 0; j < g.kw; ++j, dst += g.c) {
+        const int iw = ox * g.sw - g.pw + j * g.dw;
+        if (ih < 0 || ih >= g.h || iw < 0 || iw >= g.w) {
+          std::fill(dst, dst + g.c, 0.f);
+        } else if (nhwc) {
+          const float* s = x + (static_cast<std::ptrdiff_t>(ih) * g.w + iw) * g.c;
+          std::copy(s, s + g.c, dst);
+        } else {
+          const float* s = x + static_cast<std::ptrdiff_t>(ih) * g.w + iw;
+          for (int ci = 0; ci < g.c; ++ci) dst[ci] = s[ci * plane];
+        }
+      }
+    }
+  }
+}
+
+/// Output rows [r0, r1) of one image of a conv2d with one group, written NHWC: the input is
+/// NHWC when `nhwc_in`, else NCHW. `packed_b` is `pack_nhwc_conv`'s; `e` holds a per-column
+/// (per output channel) bias, the residual (NHWC, row stride o) and the activation, for this
+/// image. `scratch` holds `nhwc_conv_scratch(g)` floats.
+template <int MR, int NV>
+inline void nhwc_conv_rows(const conv_geometry& g, const float* x, bool nhwc_in, const float* packed_b, float* y,
+                           const epilogue& e, int r0, int r1, float* scratch) {
+  const matmul_geometry full = nhwc_gemm_geometry(g);
+  const int panels = (full.n + NV * W - 1) / (NV * W);
+  const bool in_place = nhwc_in && nhwc_reads_in_place(g);
+  const int block = in_place ? (r1 - r0) * g.ow : nhwc_patch_rows(g);
+  float* patches = scratch + matmul_scratch_floats(full);
+  for (int p0 = r0 * g.ow, end = r1 * g.ow; p0 < end; p0 += block) {
+    matmul_geometry part = full;
+    part.m = std::min(block, end - p0);
+    part.ldc = g.o;
+    const float* a = patches;
+    if (in_place) {
+      a = x + static_cast<std::ptrdiff_t>(p0) * g.c;
+      part.lda = g.c;
+    } else {
+      nhwc_patches(g, x, nhwc_in, p0, part.m, patches);
+    }
+    epilogue ep = e;
+    if (e.residual) ep.residual = e.residual + static_cast<std::ptrdiff_t>(p0) * g.o;
+    ep.ld_residual = g.o;
+    const matmul_rows rows = matmul_rows_for(part.m, MR, MR == matmul_main_mr);
+    matmul_block<MR, NV>(part, rows, a, nullptr, packed_b, y + static_cast<std::ptrdiff_t>(p0) * g.o, 0, rows.blocks(),
+                         0, panels, scratch, &ep);
+  }
+}
+
+/// Means of each channel of NHWC images [batch][area][c] into out [batch][c], channel vectors
+/// [v0, v1) of each image.
+inline void nhwc_channel_means(const float* x, float* out, std::int64_t batch, std::int64_t area, std::int64_t c,
+                               std::int64_t v0, std::int64_t v1) {
+  const vec count = simd::splat(static_cast<float>(area));
+  for (std::int64_t b = 0; b < batch; ++b)
+    for (std::int64_t v = v0; v < v1; ++v) {
+      const std::int64_t cv = v * W;
+      const int n = static_cast<int>(std::min<std::int64_t>(W, c - cv));
+      const float* xb = x + b * area * c + cv;
+      vec s0 = simd::splat(0.f), s1 = s0;
+      std::int64_t p = 0;
+      for (; p + 1 < area; p += 2) {
+        s0 = s0 + (n == W ? simd::load(xb + p * c) : simd::load_first(xb + p * c, n));
+        s1 = s1 + (n == W ? simd::load(xb + (p + 1) * c) : simd::load_first(xb + (p + 1) * c, n));
+      }
+      if (p < area) s0 = s0 + (n == W ? simd::load(xb + p * c) : simd::load_first(xb + p * c, n));
+      const vec m = (s0 + s1) / count;
+      if (n == W) simd::store(out + b * c + cv, m);
+      else simd::store_first(out + b * c + cv, m, n);
+    }
+}
+
+}  // namespace partita::detail::cpu
+
+namespace partita::detail::cpu {
+
+/// What a cpu step can do with layouts (`cpu::layouts`), from its conv2d's geometry: a
+/// depthwise convolution (multiplier 1) keeps its input's layout; a 1×1 convolution of stride 1
+/// without padding, or one of depth 64 or less (a network's first layer, on the image's few
+/// channels), may write NHWC from either layout; a global average pooling reads either. Other
+/// convolutions keep the planar kernels, faster for them. `m` is the module, `flat` the plan's
+/// graph, `node` the step's node there.
+template <class M, class G>
+constexpr layout_role nhwc_role(const M& m, const G& flat, int node) {
+  const graph_node& g = flat.node(node);
+  if (g.op == op_id::global_avg_pool2d) return layout_role::reads_either;
+  shape x, w;
+  const graph_node* conv = nullptr;
+  if (g.op == op_id::conv2d) {
+    conv = &g;
+    x = flat.node(flat.arg(node, 0)).out;
+    w = flat.node(flat.arg(node, 1)).out;
+  } else if (g.op == op_id::call) {
+    const function_info& f = m.functions[static_cast<std::size_t>(g.index)];
+    if (!f.composite.starts_with("cpu.conv2d_") || f.composite == "cpu.conv2d_expand_depthwise") return layout_role::planar;
+    for (int i = f.first_node; i < f.first_node + f.num_nodes && !conv; ++i)
+      if (m.node(i).op == op_id::conv2d) {
+        const graph_node& input = m.node(m.arg(i, 0));
+        // The kernel reads the convolution's input as the step's first argument.
+        if (input.op != op_id::param || input.index != 0) return layout_role::planar;
+        conv = &m.node(i);
+        x = input.out;
+        w = m.node(m.arg(i, 1)).out;
+      }
+  }
+  if (!conv || x.rank != 4) return layout_role::planar;
+  const conv_geometry c = make_conv_geometry(x, w, conv->out, *conv->at);
+  if (is_depthwise(c)) return c.og == 1 ? layout_role::same : layout_role::planar;
+  if (c.groups == 1 && (nhwc_reads_in_place(c) || c.k <= 64)) return layout_role::gathers;
+  return layout_role::planar;
+}
+
+}  // namespace partita::detail::cpu
