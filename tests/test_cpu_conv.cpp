@@ -1,6 +1,8 @@
 // cpu: the conv2d composites it fuses are formed (batch norm folded, a broadcast residual left
 // alone); it obeys the conformance law on conv2d over shapes that exercise every tail: odd sizes,
 // strides, padding, dilation, groups, batches, rectangular windows, two threads, small images.
+#include <string>
+
 #include <doctest/doctest.h>
 
 #include <laws/conformance.hpp>
@@ -40,5 +42,25 @@ static_assert(count_functions<partition<model<bias_add<conv2d<one_channel, weigh
                                                         weight<"d.b", f32, 1>>>,
                                         cpu>,
                               "cpu.conv2d_expand_depthwise"> == 0);
+
+// The layout plan: values that pass only between steps that read and write channels-last lie
+// NHWC; a model result, a view or a planar-only reader keeps a value (and its chain) planar.
+template <class Net>
+constexpr int nhwc_results() {
+  int n = 0;
+  for (const plan_step& s : compiled<Net, cpu>::plan.steps) n += s.out.layout == tensor_layout::channels_last ? 1 : 0;
+  return n;
+}
+static_assert(nhwc_results<model<nets::nhwc::head>>() == 7, "every convolution until the pooling");
+static_assert(nhwc_results<model<nets::nhwc::head, nets::nhwc::twin>>() == 7, "the twin writes a result: planar");
+static_assert(nhwc_results<model<nets::nhwc::viewed>>() == 0, "a view reads the last convolution");
+static_assert(nhwc_results<model<nets::nhwc::d2>>() == 0, "the chain ends in a result");
+static_assert(nhwc_results<nets::cnn>() == 0, "3×3 convolutions of many channels keep planar kernels");
+
+TEST_CASE("print(plan) marks the values that lie channels-last") {
+  const std::string text = print(compiled<model<nets::nhwc::head>, cpu>::plan);
+  CHECK(text.find("(nhwc)") != std::string::npos);
+  CHECK(print(compiled<model<nets::nhwc::viewed>, cpu>::plan).find("(nhwc)") == std::string::npos);
+}
 
 PARTITA_CONFORMANCE_LAW_PART(cpu, conv_models)

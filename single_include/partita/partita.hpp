@@ -1380,13 +1380,32 @@ constexpr module_value<S.nodes, S.args, 1> main_module(const node_desc* const* r
 // ---- end partita/ir/graph.hpp ----
 // ---- begin partita/ir/layout.hpp ----
 /// The step calling convention, shared by the plan and the backends that run whole partitions:
-/// alignment, where each field of a tuple-valued step lies, and the order of bound weights.
+/// alignment, how an activation's elements are ordered, where each field of a tuple-valued step
+/// lies, and the order of bound weights.
 
 
 namespace partita {
 
 /// Alignment of every arena buffer and every weight, in bytes (a cache line; enough for AVX-512).
 inline constexpr std::size_t alignment = 64;
+
+/// How the elements of a value lie in its buffer. `planar` is the declared shape's row-major
+/// order (NCHW for an image), the only one a caller, a view or another backend ever sees.
+/// `channels_last` moves a rank-4 value's second axis last (NHWC): the plan chooses it for
+/// values that only go from one step of a backend to another that reads it (see `layout_role`),
+/// and it takes the same bytes as the planar value.
+enum class tensor_layout : std::uint8_t { planar, channels_last };
+
+/// What a step can do with layouts, as its backend's `layout_role(module, graph, node)` says
+/// (a backend without that member: `planar` for every step). An *activation argument* is one
+/// that is not a weight, literal or scalar.
+enum class layout_role : std::uint8_t {
+  planar,        ///< reads and writes planar values only
+  same,          ///< every activation argument in the output's layout, whichever that is
+  gathers,       ///< a planar output reads planar arguments; a channels-last output reads its
+                 ///< first argument in either layout and every other activation argument in its own
+  reads_either,  ///< writes planar; reads its first argument in either layout, the others planar
+};
 
 namespace detail {
 
@@ -7792,6 +7811,18 @@ struct fuses_in {
   constexpr bool whole_partitions(std::string_view backend) const {
     return visit_backend<bool, Backends...>(backend_index<Backends...>(backend), []<class B>() { return runs_partitions<B>; });
   }
+  /// What the backend named `backend` can do with layouts at flat node `node`: its `layouts`
+/// member's `layout_role`, or `planar`.
+  template <class M, class G>
+  constexpr layout_role layouts(std::string_view backend, const M& module, const G& flat, int node) const {
+    return visit_backend<layout_role, Backends...>(backend_index<Backends...>(backend), [&]<class B>() {
+      if constexpr (requires { B::layouts(module, flat, node); }) {
+        return B::layouts(module, flat, node);
+      } else {
+        return layout_role::planar;
+      }
+    });
+  }
   template <class B>
   static constexpr bool fuses(std::string_view name) {
     if constexpr (requires { B::fuses(name); }) {
@@ -7906,11 +7937,13 @@ namespace partita {
 enum class storage : std::uint8_t { none, input, weight, arena, output };
 
 /// A value's location: the caller's input or output buffer number `index` or weight number
-/// `index`, at byte `offset` in it (a view: a contiguous slice), or byte `offset` in the arena.
+/// `index`, at byte `offset` in it (a view: a contiguous slice), or byte `offset` in the arena;
+/// and the order of its elements there (`channels_last` only between the steps of one backend).
 struct buffer_ref {
   storage kind = storage::none;
   int index = 0;
   std::size_t offset = 0;
+  tensor_layout layout = tensor_layout::planar;
 };
 
 /// One kernel call: the op node it computes, the backend that runs it (by name), its argument locations
@@ -7993,6 +8026,79 @@ constexpr std::int64_t slice_view_offset(const shape& x, const attrs& at, dtype 
   for (int d = axis + 1; d < x.rank; ++d) inner *= x[d];
   const std::int64_t bytes = r.start * inner * static_cast<std::int64_t>(size_of(type));
   return outer == 1 && bytes % static_cast<std::int64_t>(alignment) == 0 ? bytes : -1;
+}
+
+/// Whether a step of role `r` may read a channels-last value as its argument `k`.
+constexpr bool reads_channels_last(layout_role r, int k) {
+  return r == layout_role::same || r == layout_role::gathers || (r == layout_role::reads_either && k == 0);
+}
+
+/// The layout plan: which step results lie channels-last (`tensor_layout`). A result may when it
+/// is a rank-4 image of more than one position in the arena, its step's role can write it so,
+/// and every node reading it is a step of the same backend whose role can read it so (a view, a
+/// tuple or a model output reads it planar). Then the roles' rules are enforced until nothing
+/// changes, each time turning values back to planar (so it ends): a `same` step with one planar
+/// activation has all of them planar, a `gathers` step's other activations follow its output.
+/// `root` maps a node to the step result whose storage it shares.
+template <class Module, class Fuses>
+constexpr std::vector<char> channels_last_values(const Module& module, const module_builder& m, Fuses fuses,
+                                                 const std::vector<plan_step>& steps, const std::vector<int>& step_of,
+                                                 const std::vector<int>& root, const std::vector<buffer_ref>& where) {
+  const std::size_t n = m.nodes.size();
+  std::vector<char> cl(n, 0);
+  std::vector<layout_role> role(steps.size(), layout_role::planar);
+  bool any = false;
+  for (std::size_t s = 0; s < steps.size(); ++s) {
+    role[s] = fuses.layouts(steps[s].backend, module, m, steps[s].node);
+    any = any || role[s] != layout_role::planar;
+  }
+  if (!any) return cl;
+  const auto role_of = [&](int node) {
+    return role[static_cast<std::size_t>(step_of[static_cast<std::size_t>(node)])];
+  };
+  for (const plan_step& s : steps) {
+    const graph_node& g = m.node(s.node);
+    const layout_role r = role_of(s.node);
+    cl[static_cast<std::size_t>(s.node)] = (r == layout_role::same || r == layout_role::gathers) && !g.is_tuple &&
+                                           g.out.rank == 4 && g.out[2] * g.out[3] > 1 &&
+                                           where[static_cast<std::size_t>(s.node)].kind == storage::arena;
+  }
+  const function_info& f = m.main();
+  for (int u = f.first_node; u < f.first_node + f.num_nodes; ++u) {
+    const graph_node& g = m.node(u);
+    for (int k = 0; k < g.nargs; ++k) {
+      const int a = m.arg(u, k), v = root[static_cast<std::size_t>(a)];
+      if (v < 0 || !cl[static_cast<std::size_t>(v)]) continue;
+      const int su = step_of[static_cast<std::size_t>(u)];
+      const bool ok = su >= 0 && a == v && reads_channels_last(role_of(u), k) &&
+                      steps[static_cast<std::size_t>(su)].backend ==
+                          steps[static_cast<std::size_t>(step_of[static_cast<std::size_t>(v)])].backend;
+      if (!ok) cl[static_cast<std::size_t>(v)] = 0;
+    }
+  }
+  const auto is_cl = [&](int a) { return cl[static_cast<std::size_t>(root[static_cast<std::size_t>(a)])] != 0; };
+  for (bool changed = true; changed;) {
+    changed = false;
+    const auto planar = [&](int a) {
+      char& c = cl[static_cast<std::size_t>(root[static_cast<std::size_t>(a)])];
+      changed = changed || c;
+      c = 0;
+    };
+    for (const plan_step& s : steps) {
+      const layout_role r = role_of(s.node);
+      const graph_node& g = m.node(s.node);
+      if (r != layout_role::same && r != layout_role::gathers) continue;
+      const int first = r == layout_role::gathers ? 1 : 0;
+      bool agree = is_cl(s.node);
+      for (int k = first; k < g.nargs; ++k)
+        if (m.node(m.arg(s.node, k)).op != op_id::weight) agree = agree && is_cl(m.arg(s.node, k));
+      if (agree) continue;
+      planar(s.node);
+      for (int k = 0; k < g.nargs; ++k)
+        if (m.node(m.arg(s.node, k)).op != op_id::weight && (k >= first || !is_cl(s.node))) planar(m.arg(s.node, k));
+    }
+  }
+  return cl;
 }
 
 /// Lowers a module to steps and a memory plan. Views (flatten, reshape, contiguous aligned
@@ -8126,10 +8232,16 @@ constexpr plan_builder lower(const Module& module, Fuses fuses) {
     r.offset += field_at[static_cast<std::size_t>(node)];
     return r;
   };
+  const std::vector<char> cl = channels_last_values(module, m, fuses, p.steps, step_of, root, where);
+  const auto laid_out = [&](int node) {
+    buffer_ref r = located(node);
+    if (cl[static_cast<std::size_t>(rt[node])]) r.layout = tensor_layout::channels_last;
+    return r;
+  };
   for (plan_step& s : p.steps) {
     s.first_in = static_cast<int>(p.ins.size());
-    for (int k = 0; k < s.num_in; ++k) p.ins.push_back(located(m.arg(s.node, k)));
-    s.out = where[static_cast<std::size_t>(s.node)];
+    for (int k = 0; k < s.num_in; ++k) p.ins.push_back(laid_out(m.arg(s.node, k)));
+    s.out = laid_out(s.node);
   }
   for (int k = 0; k < num_outputs; ++k) {
     const tensor_slot& o = p.outputs[static_cast<std::size_t>(k)];
@@ -8594,6 +8706,13 @@ struct step_ref {
     return Plan.nodes[static_cast<std::size_t>(Plan.args[static_cast<std::size_t>(node.first_arg + i)])];
   }
 
+  /// The order of argument `i`'s elements, and of the output's (`tensor_layout`): chosen by the
+  /// plan, and `planar` unless the backend's `layout_role` for this step allows another.
+  static constexpr tensor_layout in_layout(int i) {
+    return Plan.ins[static_cast<std::size_t>(step.first_in + i)].layout;
+  }
+  static constexpr tensor_layout out_layout = step.out.layout;
+
   /// For a fused composite: the number of its parameters. Its kernel receives `in[0 ..
   /// num_params)` for them, then one input per weight bound inside it, in body order.
   static constexpr int num_params = op == op_id::call ? Module.functions[static_cast<std::size_t>(node.index)].num_params : num_args;
@@ -8779,11 +8898,18 @@ constexpr bool same_argument(const graph_node& a, const graph_node& b) {
 
 /// Whether plan steps `a` and `b` (of module `m`) have the same signature: the same op node
 /// (for a fused composite, the same composite and body) and arguments of the same dtypes and
-/// shapes. The owning backend is the caller's to compare.
+/// shapes, all in the same layouts. The owning backend is the caller's to compare.
 template <class M, class P>
 constexpr bool same_signature(const M& m, const P& plan, int a, int b) {
-  const graph_node& x = plan.nodes[static_cast<std::size_t>(plan.steps[static_cast<std::size_t>(a)].node)];
-  const graph_node& y = plan.nodes[static_cast<std::size_t>(plan.steps[static_cast<std::size_t>(b)].node)];
+  const plan_step& sa = plan.steps[static_cast<std::size_t>(a)];
+  const plan_step& sb = plan.steps[static_cast<std::size_t>(b)];
+  const graph_node& x = plan.nodes[static_cast<std::size_t>(sa.node)];
+  const graph_node& y = plan.nodes[static_cast<std::size_t>(sb.node)];
+  if (sa.out.layout != sb.out.layout || sa.num_in != sb.num_in) return false;
+  for (int k = 0; k < sa.num_in; ++k) {
+    const buffer_ref& ia = plan.ins[static_cast<std::size_t>(sa.first_in + k)];
+    if (ia.layout != plan.ins[static_cast<std::size_t>(sb.first_in + k)].layout) return false;
+  }
   const bool call = x.op == op_id::call;
   if (call ? !(y.op == op_id::call && x.type == y.type && x.out == y.out && x.is_tuple == y.is_tuple &&
                x.nargs == y.nargs && same_body(m, x.index, y.index))
@@ -9641,14 +9767,16 @@ class first_available {
 namespace partita {
 namespace detail {
 
-/// Where a step reads or writes, as the printer spells it: `in0`, `out1`, `w3`, `arena+2048`.
+/// Where a step reads or writes, as the printer spells it: `in0`, `out1`, `w3`, `arena+2048`,
+/// and `arena+2048 (nhwc)` for a value that lies channels-last.
 inline std::string location_string(const buffer_ref& r) {
   const std::string at = r.offset ? concat("+", std::to_string(r.offset)) : std::string{};
   switch (r.kind) {
     case storage::input: return concat("in", std::to_string(r.index), at);
     case storage::output: return concat("out", std::to_string(r.index), at);
     case storage::weight: return concat("w", std::to_string(r.index), at);
-    case storage::arena: return concat("arena+", std::to_string(r.offset));
+    case storage::arena:
+      return concat("arena+", std::to_string(r.offset), r.layout == tensor_layout::channels_last ? " (nhwc)" : "");
     case storage::none: break;
   }
   return "-";
@@ -12002,6 +12130,19 @@ struct gemm_step {
   float lo = 0.f, hi = 0.f;
   bool ok = true;  // false: the body holds something else (not a cpu composite)
 };
+
+/// The layout the plan gave step `S`'s output and its argument `k` (`step_ref::out_layout`,
+/// `in_layout`); planar for a step type that does not say.
+template <class S>
+constexpr tensor_layout out_layout_of() {
+  if constexpr (requires { S::out_layout; }) return S::out_layout;
+  else return tensor_layout::planar;
+}
+template <class S>
+constexpr tensor_layout in_layout_of(int k) {
+  if constexpr (requires { S::in_layout(k); }) return S::in_layout(k);
+  else return tensor_layout::planar;
+}
 
 /// The kernel input that body node `i` of fused step `S` arrives in: parameters first, then
 /// the weights bound inside, in body order.
@@ -15070,6 +15211,285 @@ struct conv_transpose_kernel {
 // ---- begin partita/backends/cpu/detail/gemm_kernel.hpp ----
 /// The cpu kernel for dense and conv2d steps, alone or fused with their epilogue.
 
+// ---- begin partita/backends/cpu/detail/conv_channels_last.hpp ----
+/// cpu conv2d on channels-last (NHWC) images: a GEMM over positions and a depthwise kernel
+/// vectorized along channels, both split by output rows.
+// Why channels-last. In NCHW a 1×1 convolution reads every channel plane of its positions and a
+// depthwise one reads whole planes, so two steps in a row cannot both keep a core on the data
+// it wrote: one splits by positions, the other by channels, and half of every input then comes
+// from the other core's cache (about 25 GB/s against 105 from its own L2, two Sapphire Rapids
+// cores). In NHWC a range of output rows is one contiguous block for every step of a
+// MobileNet-style chain, so each core reads back what it wrote (a depthwise layer's halo rows
+// excepted), and a position's channels are the vector lanes: no plane is padded or copied.
+
+
+namespace partita::detail::cpu {
+
+/// Row `t` of `tasks` even shares of `rows` rows: the same split for every step of one height,
+/// so that a core reads back the rows it wrote at the step before.
+constexpr int row_share(int rows, int t, int tasks) {
+  return static_cast<int>(static_cast<std::int64_t>(rows) * t / tasks);
+}
+
+/// Channels rounded up to whole vectors: the row pitch of the packed depthwise weights.
+constexpr int padded_channels(int c) { return (c + W - 1) / W * W; }
+
+/// Floats of a depthwise convolution's weights packed for `depthwise_nhwc_rows`: [kh · kw][c],
+/// each tap's row padded to whole vectors with zeros.
+constexpr std::size_t nhwc_depthwise_floats(const conv_geometry& g) {
+  return static_cast<std::size_t>(g.kh * g.kw) * static_cast<std::size_t>(padded_channels(g.o));
+}
+
+/// Packs depthwise weights [o][1][kh][kw] as [kh · kw][padded c] (`dst` zeroed).
+inline void pack_nhwc_depthwise(const conv_geometry& g, const float* w, float* dst) {
+  const int taps = g.kh * g.kw, pitch = padded_channels(g.o);
+  for (int o = 0; o < g.o; ++o)
+    for (int k = 0; k < taps; ++k)
+      dst[static_cast<std::ptrdiff_t>(k) * pitch + o] = w[static_cast<std::ptrdiff_t>(o) * taps + k];
+}
+
+/// Output rows [r0, r1) of one NHWC image of a depthwise convolution (one output channel per
+/// input channel). `w` is packed by `pack_nhwc_depthwise`, `bias` holds padded_channels(c)
+/// floats or is null, the residual is an NHWC image like `y`. Interior positions run in blocks
+/// of QB with every tap unrolled (QB accumulators per channel vector hide an FMA's latency);
+/// positions whose taps reach into the padding skip those taps one by one.
+template <int KH, int KW, activation A>
+inline void depthwise_nhwc_rows(const conv_geometry& g, const float* x, const float* w, const float* bias,
+                                const float* residual, float lo, float hi, float* y, int r0, int r1) {
+  constexpr int QB = W >= 16 ? 8 : 4;
+  const std::ptrdiff_t c = g.c, pitch = padded_channels(g.c);
+  const std::ptrdiff_t x_row = static_cast<std::ptrdiff_t>(g.w) * c, y_row = static_cast<std::ptrdiff_t>(g.ow) * c;
+  // Output columns whose taps all lie inside the image's columns: [q_lo, q_hi).
+  const int q_lo = std::min(g.ow, (g.pw + g.sw - 1) / g.sw);
+  const int q_hi = std::max(q_lo, std::min(g.ow, (g.w - 1 - (KW - 1) * g.dw + g.pw) / g.sw + 1));
+  for (int r = r0; r < r1; ++r) {
+    const int ih = r * g.sh - g.ph;
+    int i0 = 0, i1 = KH;  // the kernel rows inside the image
+    while (i0 < KH && ih + i0 * g.dh < 0) ++i0;
+    while (i1 > i0 && ih + (i1 - 1) * g.dh >= g.h) --i1;
+    float* yr = y + r * y_row;
+    const float* rr = residual ? residual + r * y_row : nullptr;
+    for (int cv = 0; cv < g.c; cv += W) {
+      const int n = std::min(W, g.c - cv);
+      const vec b = bias ? simd::load(bias + cv) : simd::splat(0.f);
+      const auto finish = [&](vec acc, int q) {
+        const std::ptrdiff_t at = q * c + cv;
+        if (n == W) {
+          if (rr) acc = acc + simd::load(rr + at);
+          simd::store(yr + at, apply<A>(acc, lo, hi));
+        } else {
+          if (rr) acc = acc + simd::load_first(rr + at, n);
+          simd::store_first(yr + at, apply<A>(acc, lo, hi), n);
+        }
+      };
+      // One position, its taps checked against the image.
+      const auto one = [&](int q) {
+        const int iw = q * g.sw - g.pw;
+        vec acc = b;
+        for (int i = i0; i < i1; ++i)
+          for (int j = 0; j < KW; ++j) {
+            const int col = iw + j * g.dw;
+            if (col < 0 || col >= g.w) continue;
+            const float* p = x + (ih + i * g.dh) * x_row + col * c + cv;
+            const vec wk = simd::load(w + (i * KW + j) * pitch + cv);
+            acc = simd::fma(n == W ? simd::load(p) : simd::load_first(p, n), wk, acc);
+          }
+        finish(acc, q);
+      };
+      int q = 0;
+      for (; q < q_lo; ++q) one(q);
+      if (i0 == 0 && i1 == KH && n == W) {
+        for (; q + QB <= q_hi; q += QB) {
+          const float* base = x + ih * x_row + (q * g.sw - g.pw) * c + cv;
+          vec acc[std::size_t{QB}];
+#pragma GCC unroll 8
+          for (int u = 0; u < QB; ++u) acc[u] = b;
+#pragma GCC unroll 7
+          for (int i = 0; i < KH; ++i)
+#pragma GCC unroll 7
+            for (int j = 0; j < KW; ++j) {
+              const vec wk = simd::load(w + (i * KW + j) * pitch + cv);
+              const float* p = base + i * g.dh * x_row + j * g.dw * c;
+#pragma GCC unroll 8
+              for (int u = 0; u < QB; ++u) acc[u] = simd::fma(simd::load(p + u * g.sw * c), wk, acc[u]);
+            }
+#pragma GCC unroll 8
+          for (int u = 0; u < QB; ++u) finish(acc[u], q + u);
+        }
+      }
+      for (; q < g.ow; ++q) one(q);
+    }
+  }
+}
+
+/// A conv2d (one group) as a GEMM over an image's positions: [positions × kh·kw·c] by the
+/// weights [kh·kw·c × o], the depth in (tap row, tap column, channel) order, so that an NHWC
+/// input's taps are runs of c floats and a 1×1 convolution of stride 1 reads its input as A
+/// in place. `m` is the image's positions (it chooses the micro-tile, as at packing).
+constexpr matmul_geometry nhwc_gemm_geometry(const conv_geometry& g) {
+  matmul_geometry m;
+  m.m = g.oh * g.ow;
+  m.n = g.o;
+  m.k = g.c * g.kh * g.kw;
+  return m;
+}
+
+/// True when the GEMM reads an NHWC input in place (no patch copy): a 1×1 convolution of
+/// stride 1 without padding.
+constexpr bool nhwc_reads_in_place(const conv_geometry& g) {
+  return g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
+}
+
+/// Positions of one copied block of patches: about 64 KB of them, whole micro-tiles.
+constexpr int nhwc_patch_rows(const conv_geometry& g) {
+  const int k = g.c * g.kh * g.kw, mr = matmul_main_mr;
+  return std::max(mr, 16384 / std::max(1, k) / mr * mr);
+}
+
+/// Per-thread scratch of `nhwc_conv_rows`: matmul's, and a block of patches.
+constexpr std::size_t nhwc_conv_scratch(const conv_geometry& g) {
+  const std::size_t patches = nhwc_reads_in_place(g) ? 0
+                                                     : static_cast<std::size_t>(nhwc_patch_rows(g)) *
+                                                           static_cast<std::size_t>(g.c * g.kh * g.kw);
+  return matmul_scratch_floats(nhwc_gemm_geometry(g)) + patches;
+}
+
+/// Packs conv weights [o][c][kh][kw] as the GEMM's B, [kh·kw·c × o], for `nhwc_conv_rows`
+/// (`matmul_packed_b_floats(nhwc_gemm_geometry(g))` floats at `dst`).
+inline void pack_nhwc_conv(const conv_geometry& g, const float* w, float* dst) {
+  const matmul_geometry m = nhwc_gemm_geometry(g);
+  std::vector<float> b(static_cast<std::size_t>(m.k) * static_cast<std::size_t>(m.n), 0.f);
+  for (int o = 0; o < g.o; ++o)
+    for (int ci = 0; ci < g.c; ++ci)
+      for (int i = 0; i < g.kh; ++i)
+        for (int j = 0; j < g.kw; ++j)
+          b[static_cast<std::size_t>(((i * g.kw + j) * g.c + ci) * g.o + o)] =
+              w[((static_cast<std::ptrdiff_t>(o) * g.c + ci) * g.kh + i) * g.kw + j];
+  pack_matmul_b(m, b.data(), dst);
+}
+
+/// The patches of output positions [p0, p0 + rows) of one image, [rows × kh·kw·c] at `dst`, from
+/// an NHWC input (`nhwc`) or an NCHW one; taps in the padding are zeros.
+inline void nhwc_patches(const conv_geometry& g, const float* x, bool nhwc, int p0, int rows, float* dst) {
+  const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(g.h) * g.w;
+  for (int p = p0; p < p0 + rows; ++p) {
+    const int oy = p / g.ow, ox = p % g.ow;
+    for (int i = 0; i < g.kh; ++i) {
+      const int ih = oy * g.sh - g.ph + i * g.dh;
+      for (int j = 0; j < g.kw; ++j, dst += g.c) {
+        const int iw = ox * g.sw - g.pw + j * g.dw;
+        if (ih < 0 || ih >= g.h || iw < 0 || iw >= g.w) {
+          std::fill(dst, dst + g.c, 0.f);
+        } else if (nhwc) {
+          const float* s = x + (static_cast<std::ptrdiff_t>(ih) * g.w + iw) * g.c;
+          std::copy(s, s + g.c, dst);
+        } else {
+          const float* s = x + static_cast<std::ptrdiff_t>(ih) * g.w + iw;
+          for (int ci = 0; ci < g.c; ++ci) dst[ci] = s[ci * plane];
+        }
+      }
+    }
+  }
+}
+
+/// Output rows [r0, r1) of one image of a conv2d with one group, written NHWC: the input is
+/// NHWC when `nhwc_in`, else NCHW. `packed_b` is `pack_nhwc_conv`'s; `e` holds a per-column
+/// (per output channel) bias, the residual (NHWC, row stride o) and the activation, for this
+/// image. `scratch` holds `nhwc_conv_scratch(g)` floats.
+template <int MR, int NV>
+inline void nhwc_conv_rows(const conv_geometry& g, const float* x, bool nhwc_in, const float* packed_b, float* y,
+                           const epilogue& e, int r0, int r1, float* scratch) {
+  const matmul_geometry full = nhwc_gemm_geometry(g);
+  const int panels = (full.n + NV * W - 1) / (NV * W);
+  const bool in_place = nhwc_in && nhwc_reads_in_place(g);
+  const int block = in_place ? (r1 - r0) * g.ow : nhwc_patch_rows(g);
+  float* patches = scratch + matmul_scratch_floats(full);
+  for (int p0 = r0 * g.ow, end = r1 * g.ow; p0 < end; p0 += block) {
+    matmul_geometry part = full;
+    part.m = std::min(block, end - p0);
+    part.ldc = g.o;
+    const float* a = patches;
+    if (in_place) {
+      a = x + static_cast<std::ptrdiff_t>(p0) * g.c;
+      part.lda = g.c;
+    } else {
+      nhwc_patches(g, x, nhwc_in, p0, part.m, patches);
+    }
+    epilogue ep = e;
+    if (e.residual) ep.residual = e.residual + static_cast<std::ptrdiff_t>(p0) * g.o;
+    ep.ld_residual = g.o;
+    const matmul_rows rows = matmul_rows_for(part.m, MR, MR == matmul_main_mr);
+    matmul_block<MR, NV>(part, rows, a, nullptr, packed_b, y + static_cast<std::ptrdiff_t>(p0) * g.o, 0, rows.blocks(),
+                         0, panels, scratch, &ep);
+  }
+}
+
+/// Means of each channel of NHWC images [batch][area][c] into out [batch][c], channel vectors
+/// [v0, v1) of each image.
+inline void nhwc_channel_means(const float* x, float* out, std::int64_t batch, std::int64_t area, std::int64_t c,
+                               std::int64_t v0, std::int64_t v1) {
+  const vec count = simd::splat(static_cast<float>(area));
+  for (std::int64_t b = 0; b < batch; ++b)
+    for (std::int64_t v = v0; v < v1; ++v) {
+      const std::int64_t cv = v * W;
+      const int n = static_cast<int>(std::min<std::int64_t>(W, c - cv));
+      const float* xb = x + b * area * c + cv;
+      vec s0 = simd::splat(0.f), s1 = s0;
+      std::int64_t p = 0;
+      for (; p + 1 < area; p += 2) {
+        s0 = s0 + (n == W ? simd::load(xb + p * c) : simd::load_first(xb + p * c, n));
+        s1 = s1 + (n == W ? simd::load(xb + (p + 1) * c) : simd::load_first(xb + (p + 1) * c, n));
+      }
+      if (p < area) s0 = s0 + (n == W ? simd::load(xb + p * c) : simd::load_first(xb + p * c, n));
+      const vec m = (s0 + s1) / count;
+      if (n == W) simd::store(out + b * c + cv, m);
+      else simd::store_first(out + b * c + cv, m, n);
+    }
+}
+
+}  // namespace partita::detail::cpu
+
+namespace partita::detail::cpu {
+
+/// What a cpu step can do with layouts (`cpu::layouts`), from its conv2d's geometry: a
+/// depthwise convolution (multiplier 1) keeps its input's layout; a 1×1 convolution of stride 1
+/// without padding, or one of depth 64 or less (a network's first layer, on the image's few
+/// channels), may write NHWC from either layout; a global average pooling reads either. Other
+/// convolutions keep the planar kernels, faster for them. `m` is the module, `flat` the plan's
+/// graph, `node` the step's node there.
+template <class M, class G>
+constexpr layout_role nhwc_role(const M& m, const G& flat, int node) {
+  const graph_node& g = flat.node(node);
+  if (g.op == op_id::global_avg_pool2d) return layout_role::reads_either;
+  shape x, w;
+  const graph_node* conv = nullptr;
+  if (g.op == op_id::conv2d) {
+    conv = &g;
+    x = flat.node(flat.arg(node, 0)).out;
+    w = flat.node(flat.arg(node, 1)).out;
+  } else if (g.op == op_id::call) {
+    const function_info& f = m.functions[static_cast<std::size_t>(g.index)];
+    if (!f.composite.starts_with("cpu.conv2d_") || f.composite == "cpu.conv2d_expand_depthwise")
+      return layout_role::planar;
+    for (int i = f.first_node; i < f.first_node + f.num_nodes && !conv; ++i)
+      if (m.node(i).op == op_id::conv2d) {
+        const graph_node& input = m.node(m.arg(i, 0));
+        // The kernel reads the convolution's input as the step's first argument.
+        if (input.op != op_id::param || input.index != 0) return layout_role::planar;
+        conv = &m.node(i);
+        x = input.out;
+        w = m.node(m.arg(i, 1)).out;
+      }
+  }
+  if (!conv || x.rank != 4) return layout_role::planar;
+  const conv_geometry c = make_conv_geometry(x, w, conv->out, *conv->at);
+  if (is_depthwise(c)) return c.og == 1 ? layout_role::same : layout_role::planar;
+  if (c.groups == 1 && (nhwc_reads_in_place(c) || c.k <= 64)) return layout_role::gathers;
+  return layout_role::planar;
+}
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/conv_channels_last.hpp ----
 // ---- begin partita/backends/cpu/detail/conv_small.hpp ----
 /// cpu conv2d for small images, vectorized over output channels.
 // conv2d on small images (7×7, 14×14, ...), where vectors of output positions would be mostly
@@ -15352,8 +15772,19 @@ struct gemm_kernel {
   static constexpr auto boff = conv_offsets<static_cast<std::size_t>(geo.k > 0 ? geo.k : 1)>(geo);
   // One input channel per group: a direct kernel (conv_depthwise.hpp).
   static constexpr bool depthwise = conv && is_depthwise(geo);
+  // Channels-last (the plan's choice, see `cpu::layouts`): a depthwise convolution reads and
+  // writes NHWC, any other one is a GEMM over positions writing NHWC from either layout.
+  static constexpr bool nhwc_out = conv && out_layout_of<Step>() == tensor_layout::channels_last;
+  static constexpr bool nhwc_in = conv && in_layout_of<Step>(info.x) == tensor_layout::channels_last;
+  static_assert(!nhwc_in || nhwc_out, "partita: cpu: a conv2d reading channels-last writes channels-last");
+  static_assert(!nhwc_out || (depthwise ? nhwc_in && geo.og == 1 : geo.groups == 1),
+                "partita: cpu: channels-last conv2d is a depthwise one (multiplier 1) or has one group");
+  static_assert(!nhwc_out || info.residual < 0 || in_layout_of<Step>(info.residual) == tensor_layout::channels_last,
+                "partita: cpu: a channels-last conv2d adds a channels-last residual");
+  static constexpr bool nhwc_gemm = nhwc_out && !depthwise;
+  static constexpr matmul_geometry nhwc_geo = nhwc_gemm ? nhwc_gemm_geometry(geo) : matmul_geometry{};
   static constexpr depthwise_blocking dw_block = depthwise_block(geo);
-  static constexpr bool dw_flat = depthwise && depthwise_flat(geo);
+  static constexpr bool dw_flat = depthwise && !nhwc_out && depthwise_flat(geo);
   static constexpr int flat_v = dw_flat ? flat_vectors(geo) : 1;
   static constexpr auto flat = make_flat_taps<(dw_flat ? geo.k : 1), flat_v>(dw_flat ? geo : conv_geometry{});
   // An unpadded 1×1 convolution of stride 1 (one group) is a GEMM of the weights by the image,
@@ -15366,7 +15797,7 @@ struct gemm_kernel {
   // and few output channels use each packed panel too few times (inside MobileNetV2, 192→32
   // on 28×28 124 → 150, 144→24 on 56×56 281 → 314).
   static constexpr bool pointwise =
-      conv && !depthwise && reads_input_in_place(geo) && geo.groups == 1 && geo.k >= 96 && geo.o >= 64;
+      conv && !nhwc_out && !depthwise && reads_input_in_place(geo) && geo.groups == 1 && geo.k >= 96 && geo.o >= 64;
   static constexpr matmul_geometry pointwise_geo = [] {
     matmul_geometry g;
     g.m = geo.o;
@@ -15386,17 +15817,20 @@ struct gemm_kernel {
   // depth of 512 (measured on MobileNetV2's layers before they took the pointwise path, one
   // Zen 3 core: 192→32 on 28×28 in 142 µs instead of 311).
   static constexpr int small_nv = geo.og <= W ? 1 : 2;
-  static constexpr bool small_image = conv && !depthwise && !pointwise && geo.oh * geo.ow <= 4096 &&
+  static constexpr bool small_image = conv && !nhwc_out && !depthwise && !pointwise && geo.oh * geo.ow <= 4096 &&
                                       !(reads_input_in_place(geo) && geo.k < 512) &&
                                       channels_efficiency(geo, small_nv) > positions_efficiency(geo) + 0.1;
   static constexpr int small_mr = small_conv_rows(geo.oh * geo.ow, small_nv);
   // Unpadded 1×1 of stride 1 with groups: B read from the input itself (conv.hpp).
-  static constexpr bool in_place = conv && !depthwise && !pointwise && !small_image && reads_input_in_place(geo);
+  static constexpr bool in_place =
+      conv && !nhwc_out && !depthwise && !pointwise && !small_image && reads_input_in_place(geo);
   static constexpr auto positions =
       position_offsets<static_cast<std::size_t>(small_image ? geo.oh * geo.ow : 1)>(small_image ? geo : conv_geometry{});
 
   static constexpr std::size_t packed_floats =
       !conv        ? packed_dense_floats(channels, k_depth, dblk::nr)
+      : nhwc_gemm   ? matmul_packed_b_floats(nhwc_geo)
+      : nhwc_out    ? nhwc_depthwise_floats(geo)
       : depthwise   ? static_cast<std::size_t>(geo.o) * static_cast<std::size_t>(geo.k)
       : small_image ? static_cast<std::size_t>(geo.groups) * packed_dense_floats(geo.og, geo.k, small_nv * W)
                     : packed_conv_floats(geo);
@@ -15415,7 +15849,11 @@ struct gemm_kernel {
   }
 
   static void pack_weights(const float* w, float* dst) {
-    if constexpr (depthwise) {
+    if constexpr (nhwc_gemm) {
+      pack_nhwc_conv(geo, w, dst);
+    } else if constexpr (nhwc_out) {
+      pack_nhwc_depthwise(geo, w, dst);
+    } else if constexpr (depthwise) {
       std::copy(w, w + static_cast<std::ptrdiff_t>(geo.o) * geo.k, dst);
     } else if constexpr (small_image) {
       const std::size_t per_group = packed_dense_floats(geo.og, geo.k, small_nv * W);
@@ -15433,7 +15871,11 @@ struct gemm_kernel {
   // packed weights are its own.
   static void prepare(state& st, const float* const* in, int step) {
     float* dst = st.reserve(step, packed_floats + bias_floats);
-    if constexpr (dw_flat) {
+    if constexpr (nhwc_gemm) {
+      st.need_scratch(0, nhwc_conv_scratch(geo));
+    } else if constexpr (nhwc_out) {
+      // No scratch: it reads its input in place.
+    } else if constexpr (dw_flat) {
       // No scratch: it reads its input in place.
     } else if constexpr (depthwise) {
       st.need_scratch(0, depthwise_scratch(geo));
@@ -15458,7 +15900,7 @@ struct gemm_kernel {
     if constexpr (!constant_weight) pack(packed, in);
     epilogue e;
     e.bias = has_bias ? packed + packed_floats : nullptr;
-    e.bias_per_row = conv;
+    e.bias_per_row = conv && !nhwc_out;
     e.act = info.act;
     e.lo = info.lo;
     e.hi = info.hi;
@@ -15485,7 +15927,10 @@ struct gemm_kernel {
   // then compute its tiles, split statically by positions or by output-channel panels.
   static void run_conv(state& st, const float* x, const float* packed, const float* residual, epilogue e,
                        float* out) {
-    if constexpr (depthwise) {
+    if constexpr (nhwc_out) {
+      run_nhwc(st, x, packed, residual, e, out);
+      return;
+    } else if constexpr (depthwise) {
       run_depthwise(st, x, packed, residual, e, out);
       return;
     } else if constexpr (pointwise) {
@@ -15534,6 +15979,36 @@ struct gemm_kernel {
           } else {
             conv_tiles(geo, boff.data(), packed, planes, yb, eb, gr, p0, p1, t0, t1, staged_from, buf);
           }
+        }
+      });
+    }
+  }
+
+  // Channels-last: every image split by output rows, the same shares at every step of a chain
+  // (`row_share`), so that each core reads the rows it wrote. Its few flops per value moved
+  // undercount a depthwise layer (see `run_depthwise`).
+  static void run_nhwc(state& st, const float* x, const float* packed, const float* residual, const epilogue& e,
+                       float* out) {
+    constexpr int n = geo.oh * geo.ow;
+    constexpr double flops = 2.0 * geo.o * geo.k * n + moved_cost * (static_cast<double>(geo.c) * geo.h * geo.w +
+                                                                     static_cast<double>(geo.o) * n);
+    const std::ptrdiff_t in_image = static_cast<std::ptrdiff_t>(geo.c) * geo.h * geo.w;
+    const std::ptrdiff_t out_image = static_cast<std::ptrdiff_t>(geo.o) * n;
+    const int tasks = tasks_for(flops, st.workers(), geo.oh);
+    for (int b = 0; b < geo.batch; ++b) {
+      const float* xb = x + b * in_image;
+      const float* rb = residual ? residual + b * out_image : nullptr;
+      float* yb = out + b * out_image;
+      st.parallel(tasks, [&](int t) {
+        const int r0 = row_share(geo.oh, t, tasks), r1 = row_share(geo.oh, t + 1, tasks);
+        if constexpr (nhwc_gemm) {
+          epilogue eb = e;
+          eb.residual = rb;
+          with_matmul_tile(nhwc_geo.m, [&]<int MR, int NV>() {
+            nhwc_conv_rows<MR, NV>(geo, xb, nhwc_in, packed, yb, eb, r0, r1, st.thread_scratch(t));
+          });
+        } else {
+          depthwise_nhwc_rows<geo.kh, geo.kw, info.act>(geo, xb, packed, e.bias, rb, e.lo, e.hi, yb, r0, r1);
         }
       });
     }
@@ -16428,6 +16903,11 @@ struct simple_kernel {
         if (!ok && t == 0) done = false;
       });
       if (!done) on_reference(in, out);
+    } else if constexpr (op == op_id::global_avg_pool2d && in_layout_of<Step>(0) == tensor_layout::channels_last) {
+      // NHWC: a position's channels are adjacent, so the means are sums of whole rows of vectors.
+      constexpr std::int64_t area = xs[2] * xs[3], vectors = (xs[1] + simd::width - 1) / simd::width;
+      split(st, vectors, moved_cost * static_cast<double>(xs[0] * area * simd::width),
+            [&](std::int64_t v0, std::int64_t v1) { nhwc_channel_means(in[0], out, xs[0], area, xs[1], v0, v1); });
     } else if constexpr (op == op_id::global_avg_pool2d) {
       constexpr std::int64_t area = xs[2] * xs[3];
       split(st, xs[0] * xs[1], moved_cost * static_cast<double>(area),
@@ -16822,6 +17302,13 @@ struct cpu {
   /// `benchmarks/runtime` (in a network, with cold weights), memory traffic from L3, and the
   /// fixed cost of a step. `tune` replaces these estimates with measurements.
   static constexpr throughput speed = {.gflops = 90, .gbytes_per_s = 40, .call_ns = 300};
+
+  /// The layouts of its steps (the plan's `layout_role`): MobileNet-style chains of 1×1 and
+  /// depthwise convolutions pass channels-last images, split by rows, from one to the next.
+  template <class M, class G>
+  static constexpr partita::layout_role layouts(const M& module, const G& flat, int node) {
+    return detail::cpu::nhwc_role(module, flat, node);
+  }
 
   /// Packed weights, scratch memory and the thread pool of one executable (`set_threads`,
   /// `threads`, `fork`, `resident_bytes`).

@@ -413,6 +413,33 @@ struct expand_depthwise_models
                   model<expand::d>, model<expand::d2>, model<expand::d3>, model<expand::d, expand::e>,
                   model<expand::d4>, model<expand::d5>> {};
 
+// A MobileNet-style chain that the cpu plan keeps channels-last (NHWC) from the first
+// convolution to the pooling: channel counts that are no multiple of a vector, odd image sizes,
+// a batch, strides, padding, a 5×5 and a dilated depthwise convolution, a residual.
+namespace nhwc {
+using x = input<"x", f32, 2, 3, 13, 11>;
+using s = clip<bias_add<conv2d<x, weight<"s.w", f32, 24, 3, 3, 3>, {.stride = {2, 2}, .padding = {1, 1}}>, weight<"s.b", f32, 24>>,
+               0.f, 6.f>;  // [2, 24, 7, 6]: a shallow convolution from the planar input
+using d = clip<bias_add<conv2d<s, weight<"d.w", f32, 24, 1, 3, 3>, {.padding = {1, 1}, .groups = 24}>, weight<"d.b", f32, 24>>,
+               0.f, 6.f>;
+using p = bias_add<conv2d<d, weight<"p.w", f32, 20, 24, 1, 1>>, weight<"p.b", f32, 20>>;
+using e = relu<bias_add<conv2d<p, weight<"e.w", f32, 40, 20, 1, 1>>, weight<"e.b", f32, 40>>>;
+using d2 = relu<bias_add<conv2d<e, weight<"d2.w", f32, 40, 1, 5, 5>, {.stride = {2, 2}, .padding = {2, 2}, .groups = 40}>,
+                         weight<"d2.b", f32, 40>>>;  // [2, 40, 4, 3]
+using r = add<bias_add<conv2d<d2, weight<"r.w", f32, 40, 40, 1, 1>>, weight<"r.b", f32, 40>>, d2>;
+using dd = conv2d<r, weight<"dd.w", f32, 40, 1, 3, 3>, {.padding = {2, 2}, .dilation = {2, 2}, .groups = 40}>;
+using head = dense<flatten<global_avg_pool2d<dd>>, weight<"f.w", f32, 10, 40>>;
+// The same 1×1 convolution as `e` on a planar input, its result planar: a kernel of its own.
+using twin = relu<bias_add<conv2d<input<"x2", f32, 2, 20, 7, 6>, weight<"t.w", f32, 40, 20, 1, 1>>, weight<"t.b", f32, 40>>>;
+// A view reads the chain's last convolution: every value stays planar.
+using viewed = dense<flatten<conv2d<d, weight<"v.w", f32, 4, 24, 1, 1>>>, weight<"v.f", f32, 3, 168>>;
+}  // namespace nhwc
+
+struct channels_last_models
+    : model_group<"chains kept channels-last: channel and position tails, strides, padding, dilation, residuals, "
+                  "a planar twin of a channels-last step, a view that keeps them planar",
+                  model<nhwc::head>, model<nhwc::head, nhwc::twin>, model<nhwc::viewed>> {};
+
 struct small_networks : model_group<"networks: chains, residual blocks, batch norms, pools, several results, fallbacks, "
                                     "repeated blocks",
                                     chain, block, normed, gain_mlp, pools, lenet, fork, eltwise, mixed, cnn, twins> {};
@@ -429,7 +456,8 @@ using layer_op_models = model_list<nets::dense_models, nets::fused_dense_models,
 /// conv2d over every shape class, fused, large, pointwise and depthwise.
 using conv_models =
     model_list<nets::conv_shape_models, nets::fused_conv_models, nets::large_conv_models, nets::pointwise_conv_models,
-               nets::depthwise_conv_models, nets::flat_depthwise_models, nets::expand_depthwise_models>;
+               nets::depthwise_conv_models, nets::flat_depthwise_models, nets::expand_depthwise_models,
+               nets::channels_last_models>;
 /// Small networks and aliasing results.
 using network_models = model_list<nets::small_networks, nets::aliasing_outputs>;
 

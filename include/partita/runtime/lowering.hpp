@@ -86,7 +86,9 @@ constexpr std::vector<char> channels_last_values(const Module& module, const mod
     any = any || role[s] != layout_role::planar;
   }
   if (!any) return cl;
-  const auto role_of = [&](int node) { return role[static_cast<std::size_t>(step_of[static_cast<std::size_t>(node)])]; };
+  const auto role_of = [&](int node) {
+    return role[static_cast<std::size_t>(step_of[static_cast<std::size_t>(node)])];
+  };
   for (const plan_step& s : steps) {
     const graph_node& g = m.node(s.node);
     const layout_role r = role_of(s.node);

@@ -31,7 +31,9 @@ struct step_ref {
 
   /// The order of argument `i`'s elements, and of the output's (`tensor_layout`): chosen by the
   /// plan, and `planar` unless the backend's `layout_role` for this step allows another.
-  static constexpr tensor_layout in_layout(int i) { return Plan.ins[static_cast<std::size_t>(step.first_in + i)].layout; }
+  static constexpr tensor_layout in_layout(int i) {
+    return Plan.ins[static_cast<std::size_t>(step.first_in + i)].layout;
+  }
   static constexpr tensor_layout out_layout = step.out.layout;
 
   /// For a fused composite: the number of its parameters. Its kernel receives `in[0 ..

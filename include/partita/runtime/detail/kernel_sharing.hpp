@@ -64,9 +64,10 @@ constexpr bool same_signature(const M& m, const P& plan, int a, int b) {
   const graph_node& x = plan.nodes[static_cast<std::size_t>(sa.node)];
   const graph_node& y = plan.nodes[static_cast<std::size_t>(sb.node)];
   if (sa.out.layout != sb.out.layout || sa.num_in != sb.num_in) return false;
-  for (int k = 0; k < sa.num_in; ++k)
-    if (plan.ins[static_cast<std::size_t>(sa.first_in + k)].layout != plan.ins[static_cast<std::size_t>(sb.first_in + k)].layout)
-      return false;
+  for (int k = 0; k < sa.num_in; ++k) {
+    const buffer_ref& ia = plan.ins[static_cast<std::size_t>(sa.first_in + k)];
+    if (ia.layout != plan.ins[static_cast<std::size_t>(sb.first_in + k)].layout) return false;
+  }
   const bool call = x.op == op_id::call;
   if (call ? !(y.op == op_id::call && x.type == y.type && x.out == y.out && x.is_tuple == y.is_tuple &&
                x.nargs == y.nargs && same_body(m, x.index, y.index))

@@ -32,14 +32,15 @@ constexpr int padded_channels(int c) { return (c + W - 1) / W * W; }
 /// Floats of a depthwise convolution's weights packed for `depthwise_nhwc_rows`: [kh · kw][c],
 /// each tap's row padded to whole vectors with zeros.
 constexpr std::size_t nhwc_depthwise_floats(const conv_geometry& g) {
-  return static_cast<std::size_t>(g.kh) * static_cast<std::size_t>(g.kw) * static_cast<std::size_t>(padded_channels(g.o));
+  return static_cast<std::size_t>(g.kh * g.kw) * static_cast<std::size_t>(padded_channels(g.o));
 }
 
 /// Packs depthwise weights [o][1][kh][kw] as [kh · kw][padded c] (`dst` zeroed).
 inline void pack_nhwc_depthwise(const conv_geometry& g, const float* w, float* dst) {
   const int taps = g.kh * g.kw, pitch = padded_channels(g.o);
   for (int o = 0; o < g.o; ++o)
-    for (int k = 0; k < taps; ++k) dst[static_cast<std::ptrdiff_t>(k) * pitch + o] = w[static_cast<std::ptrdiff_t>(o) * taps + k];
+    for (int k = 0; k < taps; ++k)
+      dst[static_cast<std::ptrdiff_t>(k) * pitch + o] = w[static_cast<std::ptrdiff_t>(o) * taps + k];
 }
 
 /// Output rows [r0, r1) of one NHWC image of a depthwise convolution (one output channel per
@@ -263,7 +264,8 @@ constexpr layout_role nhwc_role(const M& m, const G& flat, int node) {
     w = flat.node(flat.arg(node, 1)).out;
   } else if (g.op == op_id::call) {
     const function_info& f = m.functions[static_cast<std::size_t>(g.index)];
-    if (!f.composite.starts_with("cpu.conv2d_") || f.composite == "cpu.conv2d_expand_depthwise") return layout_role::planar;
+    if (!f.composite.starts_with("cpu.conv2d_") || f.composite == "cpu.conv2d_expand_depthwise")
+      return layout_role::planar;
     for (int i = f.first_node; i < f.first_node + f.num_nodes && !conv; ++i)
       if (m.node(i).op == op_id::conv2d) {
         const graph_node& input = m.node(m.arg(i, 0));
