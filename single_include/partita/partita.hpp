@@ -15346,9 +15346,10 @@ constexpr int nhwc_patch_rows(const conv_geometry& g) {
   return std::max(mr, 16384 / std::max(1, k) / mr * mr);
 }
 
-/// Per-thread scratch of `nhwc_conv_rows`: matmul's, and a block of patches.
-constexpr std::size_t nhwc_conv_scratch(const conv_geometry& g) {
-  const std::size_t patches = nhwc_reads_in_place(g) ? 0
+/// Per-thread scratch of `nhwc_conv_rows`: matmul's, and a block of patches unless the input is
+/// NHWC (`nhwc_in`) and read in place.
+constexpr std::size_t nhwc_conv_scratch(const conv_geometry& g, bool nhwc_in) {
+  const std::size_t patches = nhwc_in && nhwc_reads_in_place(g) ? 0
                                                      : static_cast<std::size_t>(nhwc_patch_rows(g)) *
                                                            static_cast<std::size_t>(g.c * g.kh * g.kw);
   return matmul_scratch_floats(nhwc_gemm_geometry(g)) + patches;
@@ -15872,7 +15873,7 @@ struct gemm_kernel {
   static void prepare(state& st, const float* const* in, int step) {
     float* dst = st.reserve(step, packed_floats + bias_floats);
     if constexpr (nhwc_gemm) {
-      st.need_scratch(0, nhwc_conv_scratch(geo));
+      st.need_scratch(0, nhwc_conv_scratch(geo, nhwc_in));
     } else if constexpr (nhwc_out) {
       // No scratch: it reads its input in place.
     } else if constexpr (dw_flat) {

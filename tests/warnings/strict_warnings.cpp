@@ -6,8 +6,8 @@
 //
 // Templates warn only where they are instantiated, so this file instantiates every kernel of the
 // reference and cpu backends (large and small convolutions, grouped ones, dense, the fused
-// composites, pooling, normalization, shape ops, tuples) and every pass and flow, and runs them
-// once, checking cpu against the reference.
+// composites, channels-last chains, pooling, normalization, shape ops, tuples) and every pass and
+// flow, and runs them once, checking cpu against the reference.
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -36,7 +36,12 @@ using gap = flatten<global_avg_pool2d<partita::tanh<p2>>>;
 using cat = concatenate<1, gap, reshape<gap, 1, 32>>;
 using fc = dense<cat, weight<"fc.w", f32, 10, 64>>;
 using out = softmax<bias_add<fc, weight<"fc.b", f32, 10>>>;
-using net = model<out, subtract<gap, multiply<gap, gap>>>;
+// A chain the cpu plan keeps channels-last: a 1×1 from the planar image, a strided depthwise, a
+// 1×1 reading NHWC, the pooling reading NHWC.
+using e1 = clip<conv2d<img, weight<"e1.w", f32, 24, 8, 1, 1>>, 0.f, 6.f>;
+using d1 = conv2d<e1, weight<"d1.w", f32, 24, 1, 3, 3>, {.stride = {2, 2}, .padding = {1, 1}, .groups = 24}>;
+using gap2 = flatten<global_avg_pool2d<relu<conv2d<d1, weight<"q1.w", f32, 32, 24, 1, 1>>>>>;
+using net = model<out, subtract<gap, multiply<gap, gap2>>>;
 
 template <class Exe>
 double run_once(unsigned seed) {

@@ -141,9 +141,10 @@ constexpr int nhwc_patch_rows(const conv_geometry& g) {
   return std::max(mr, 16384 / std::max(1, k) / mr * mr);
 }
 
-/// Per-thread scratch of `nhwc_conv_rows`: matmul's, and a block of patches.
-constexpr std::size_t nhwc_conv_scratch(const conv_geometry& g) {
-  const std::size_t patches = nhwc_reads_in_place(g) ? 0
+/// Per-thread scratch of `nhwc_conv_rows`: matmul's, and a block of patches unless the input is
+/// NHWC (`nhwc_in`) and read in place.
+constexpr std::size_t nhwc_conv_scratch(const conv_geometry& g, bool nhwc_in) {
+  const std::size_t patches = nhwc_in && nhwc_reads_in_place(g) ? 0
                                                      : static_cast<std::size_t>(nhwc_patch_rows(g)) *
                                                            static_cast<std::size_t>(g.c * g.kh * g.kw);
   return matmul_scratch_floats(nhwc_gemm_geometry(g)) + patches;

@@ -145,7 +145,7 @@ struct gemm_kernel {
   static void prepare(state& st, const float* const* in, int step) {
     float* dst = st.reserve(step, packed_floats + bias_floats);
     if constexpr (nhwc_gemm) {
-      st.need_scratch(0, nhwc_conv_scratch(geo));
+      st.need_scratch(0, nhwc_conv_scratch(geo, nhwc_in));
     } else if constexpr (nhwc_out) {
       // No scratch: it reads its input in place.
     } else if constexpr (dw_flat) {
