@@ -8084,7 +8084,10 @@ constexpr std::vector<char> channels_last_values(const Module& module, const mod
       changed = changed || c;
       c = 0;
     };
-    for (const plan_step& s : steps) {
+    // Forward, then backward: a planar value spreads down a chain and up it in one round each
+    // way, so long chains need few rounds.
+    for (std::size_t i = 0; i < 2 * steps.size(); ++i) {
+      const plan_step& s = steps[i < steps.size() ? i : 2 * steps.size() - 1 - i];
       const layout_role r = role_of(s.node);
       const graph_node& g = m.node(s.node);
       if (r != layout_role::same && r != layout_role::gathers) continue;
@@ -15248,77 +15251,89 @@ inline void pack_nhwc_depthwise(const conv_geometry& g, const float* w, float* d
       dst[static_cast<std::ptrdiff_t>(k) * pitch + o] = w[static_cast<std::ptrdiff_t>(o) * taps + k];
 }
 
-/// Output rows [r0, r1) of one NHWC image of a depthwise convolution (one output channel per
-/// input channel). `w` is packed by `pack_nhwc_depthwise`, `bias` holds padded_channels(c)
-/// floats or is null, the residual is an NHWC image like `y`. Interior positions run in blocks
-/// of QB with every tap unrolled (QB accumulators per channel vector hide an FMA's latency);
-/// positions whose taps reach into the padding skip those taps one by one.
+/// Output row `r` of a depthwise convolution (one output channel per input channel) on NHWC
+/// rows: `rows[i]` is the input row that kernel row i reads, null where it lies in the padding
+/// (the non-null ones consecutive). `w` is packed by `pack_nhwc_depthwise`, `bias` holds
+/// padded_channels(c) floats or is null, `rr` is the residual's row or null, `yr` the output
+/// row. Interior positions run in blocks of QB with every tap unrolled (QB accumulators per
+/// channel vector hide an FMA's latency); positions whose taps reach into the padding skip
+/// those taps one by one.
 template <int KH, int KW, activation A>
-inline void depthwise_nhwc_rows(const conv_geometry& g, const float* x, const float* w, const float* bias,
-                                const float* residual, float lo, float hi, float* y, int r0, int r1) {
+inline void depthwise_nhwc_row(const conv_geometry& g, const float* const* rows, const float* w, const float* bias,
+                               const float* rr, float lo, float hi, float* yr) {
   constexpr int QB = W >= 16 ? 8 : 4;
   const std::ptrdiff_t c = g.c, pitch = padded_channels(g.c);
-  const std::ptrdiff_t x_row = static_cast<std::ptrdiff_t>(g.w) * c, y_row = static_cast<std::ptrdiff_t>(g.ow) * c;
   // Output columns whose taps all lie inside the image's columns: [q_lo, q_hi).
   const int q_lo = std::min(g.ow, (g.pw + g.sw - 1) / g.sw);
   const int q_hi = std::max(q_lo, std::min(g.ow, (g.w - 1 - (KW - 1) * g.dw + g.pw) / g.sw + 1));
-  for (int r = r0; r < r1; ++r) {
-    const int ih = r * g.sh - g.ph;
-    int i0 = 0, i1 = KH;  // the kernel rows inside the image
-    while (i0 < KH && ih + i0 * g.dh < 0) ++i0;
-    while (i1 > i0 && ih + (i1 - 1) * g.dh >= g.h) --i1;
-    float* yr = y + r * y_row;
-    const float* rr = residual ? residual + r * y_row : nullptr;
-    for (int cv = 0; cv < g.c; cv += W) {
-      const int n = std::min(W, g.c - cv);
-      const vec b = bias ? simd::load(bias + cv) : simd::splat(0.f);
-      const auto finish = [&](vec acc, int q) {
-        const std::ptrdiff_t at = q * c + cv;
-        if (n == W) {
-          if (rr) acc = acc + simd::load(rr + at);
-          simd::store(yr + at, apply<A>(acc, lo, hi));
-        } else {
-          if (rr) acc = acc + simd::load_first(rr + at, n);
-          simd::store_first(yr + at, apply<A>(acc, lo, hi), n);
-        }
-      };
-      // One position, its taps checked against the image.
-      const auto one = [&](int q) {
-        const int iw = q * g.sw - g.pw;
-        vec acc = b;
-        for (int i = i0; i < i1; ++i)
-          for (int j = 0; j < KW; ++j) {
-            const int col = iw + j * g.dw;
-            if (col < 0 || col >= g.w) continue;
-            const float* p = x + (ih + i * g.dh) * x_row + col * c + cv;
-            const vec wk = simd::load(w + (i * KW + j) * pitch + cv);
-            acc = simd::fma(n == W ? simd::load(p) : simd::load_first(p, n), wk, acc);
-          }
-        finish(acc, q);
-      };
-      int q = 0;
-      for (; q < q_lo; ++q) one(q);
-      if (i0 == 0 && i1 == KH && n == W) {
-        for (; q + QB <= q_hi; q += QB) {
-          const float* base = x + ih * x_row + (q * g.sw - g.pw) * c + cv;
-          vec acc[std::size_t{QB}];
-#pragma GCC unroll 8
-          for (int u = 0; u < QB; ++u) acc[u] = b;
-#pragma GCC unroll 7
-          for (int i = 0; i < KH; ++i)
-#pragma GCC unroll 7
-            for (int j = 0; j < KW; ++j) {
-              const vec wk = simd::load(w + (i * KW + j) * pitch + cv);
-              const float* p = base + i * g.dh * x_row + j * g.dw * c;
-#pragma GCC unroll 8
-              for (int u = 0; u < QB; ++u) acc[u] = simd::fma(simd::load(p + u * g.sw * c), wk, acc[u]);
-            }
-#pragma GCC unroll 8
-          for (int u = 0; u < QB; ++u) finish(acc[u], q + u);
-        }
+  int i0 = 0, i1 = KH;  // the kernel rows inside the image
+  while (i0 < KH && !rows[i0]) ++i0;
+  while (i1 > i0 && !rows[i1 - 1]) --i1;
+  for (int cv = 0; cv < g.c; cv += W) {
+    const int n = std::min(W, g.c - cv);
+    const vec b = bias ? simd::load(bias + cv) : simd::splat(0.f);
+    const auto finish = [&](vec acc, int q) {
+      const std::ptrdiff_t at = q * c + cv;
+      if (n == W) {
+        if (rr) acc = acc + simd::load(rr + at);
+        simd::store(yr + at, apply<A>(acc, lo, hi));
+      } else {
+        if (rr) acc = acc + simd::load_first(rr + at, n);
+        simd::store_first(yr + at, apply<A>(acc, lo, hi), n);
       }
-      for (; q < g.ow; ++q) one(q);
+    };
+    // One position, its taps checked against the image.
+    const auto one = [&](int q) {
+      const int iw = q * g.sw - g.pw;
+      vec acc = b;
+      for (int i = i0; i < i1; ++i)
+        for (int j = 0; j < KW; ++j) {
+          const int col = iw + j * g.dw;
+          if (col < 0 || col >= g.w) continue;
+          const float* p = rows[i] + col * c + cv;
+          const vec wk = simd::load(w + (i * KW + j) * pitch + cv);
+          acc = simd::fma(n == W ? simd::load(p) : simd::load_first(p, n), wk, acc);
+        }
+      finish(acc, q);
+    };
+    int q = 0;
+    for (; q < q_lo; ++q) one(q);
+    if (i0 == 0 && i1 == KH && n == W) {
+      for (; q + QB <= q_hi; q += QB) {
+        const std::ptrdiff_t at = (q * g.sw - g.pw) * c + cv;
+        vec acc[std::size_t{QB}];
+#pragma GCC unroll 8
+        for (int u = 0; u < QB; ++u) acc[u] = b;
+#pragma GCC unroll 7
+        for (int i = 0; i < KH; ++i)
+#pragma GCC unroll 7
+          for (int j = 0; j < KW; ++j) {
+            const vec wk = simd::load(w + (i * KW + j) * pitch + cv);
+            const float* p = rows[i] + at + j * g.dw * c;
+#pragma GCC unroll 8
+            for (int u = 0; u < QB; ++u) acc[u] = simd::fma(simd::load(p + u * g.sw * c), wk, acc[u]);
+          }
+#pragma GCC unroll 8
+        for (int u = 0; u < QB; ++u) finish(acc[u], q + u);
+      }
     }
+    for (; q < g.ow; ++q) one(q);
+  }
+}
+
+/// Output rows [r0, r1) of one NHWC image of a depthwise convolution (`depthwise_nhwc_row`);
+/// the residual is an NHWC image like `y`, or null.
+template <int KH, int KW, activation A>
+inline void depthwise_nhwc_rows(const conv_geometry& g, const float* x, const float* w, const float* bias,
+                                const float* residual, float lo, float hi, float* y, int r0, int r1) {
+  const std::ptrdiff_t x_row = static_cast<std::ptrdiff_t>(g.w) * g.c, y_row = static_cast<std::ptrdiff_t>(g.ow) * g.c;
+  for (int r = r0; r < r1; ++r) {
+    const float* rows[std::size_t{KH}];
+    for (int i = 0; i < KH; ++i) {
+      const int ih = r * g.sh - g.ph + i * g.dh;
+      rows[i] = ih >= 0 && ih < g.h ? x + ih * x_row : nullptr;
+    }
+    depthwise_nhwc_row<KH, KW, A>(g, rows, w, bias, residual ? residual + r * y_row : nullptr, lo, hi, y + r * y_row);
   }
 }
 
@@ -15369,34 +15384,20 @@ inline void pack_nhwc_conv(const conv_geometry& g, const float* w, float* dst) {
   pack_matmul_b(m, b.data(), dst);
 }
 
-/// The patches of output positions [p0, p0 + rows) of one image, [rows × kh·kw·c] at `dst`, from
-/// an NHWC input (`nhwc`) or an NCHW one; taps in the padding are zeros.
-inline void nhwc_patches(const conv_geometry& g, const float* x, bool nhwc, int p0, int rows, float* dst) {
-  const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(g.h) * g.w;
-  for (int p = p0; p < p0 + rows; ++p) {
-    const int oy = p / g.ow, ox = p % g.ow;
-    for (int i = 0; i < g.kh; ++i) {
-      const int ih = oy * g.sh - g.ph + i * g.dh;
-      for (int j = 0; j < g.kw; ++j, dst += g.c) {
-        const int iw = ox * g.sw - g.pw + j * g.dw;
-        if (ih < 0 || ih >= g.h || iw < 0 || iw >= g.w) {
-          std::fill(dst, dst + g.c, 0.f);
-        } else if (nhwc) {
-          const float* s = x + (static_cast<std::ptrdiff_t>(ih) * g.w + iw) * g.c;
-          std::copy(s, s + g.c, dst);
-        } else {
-          const float* s = x + static_cast<std::ptrdiff_t>(ih) * g.w + iw;
-          for (int ci = 0; ci < g.c; ++ci) dst[ci] = s[ci * plane];
-        }
-      }
-    }
+/// Positions [p0, p0 + rows) of an NCHW image of `c` channels as the GEMM's rows [rows × c] at
+/// `dst`: a transpose, plane by plane (each read contiguously).
+inline void nchw_positions(const float* x, int c, std::ptrdiff_t plane, int p0, int rows, float* dst) {
+  for (int ci = 0; ci < c; ++ci) {
+    const float* s = x + ci * plane + p0;
+    for (int p = 0; p < rows; ++p) dst[static_cast<std::ptrdiff_t>(p) * c + ci] = s[p];
   }
 }
 
-/// Output rows [r0, r1) of one image of a conv2d with one group, written NHWC: the input is
-/// NHWC when `nhwc_in`, else NCHW. `packed_b` is `pack_nhwc_conv`'s; `e` holds a per-column
-/// (per output channel) bias, the residual (NHWC, row stride o) and the activation, for this
-/// image. `scratch` holds `nhwc_conv_scratch(g)` floats.
+/// Output rows [r0, r1) of one image of a 1×1 conv2d (stride 1, no padding, one group),
+/// written NHWC: `x` is the image, NHWC when `nhwc_in` (read in place), else NCHW (copied a
+/// block of positions at a time); `y` and the residual of `e` (NHWC, or null) start at
+/// output row r0. `packed_b` is `pack_nhwc_conv`'s; `e` holds a per-column (per output channel)
+/// bias and the activation. `scratch` holds `nhwc_conv_scratch(g, nhwc_in)` floats.
 template <int MR, int NV>
 inline void nhwc_conv_rows(const conv_geometry& g, const float* x, bool nhwc_in, const float* packed_b, float* y,
                            const epilogue& e, int r0, int r1, float* scratch) {
@@ -15414,14 +15415,14 @@ inline void nhwc_conv_rows(const conv_geometry& g, const float* x, bool nhwc_in,
       a = x + static_cast<std::ptrdiff_t>(p0) * g.c;
       part.lda = g.c;
     } else {
-      nhwc_patches(g, x, nhwc_in, p0, part.m, patches);
+      nchw_positions(x, g.c, static_cast<std::ptrdiff_t>(g.h) * g.w, p0, part.m, patches);
     }
+    const std::ptrdiff_t done = static_cast<std::ptrdiff_t>(p0 - r0 * g.ow) * g.o;
     epilogue ep = e;
-    if (e.residual) ep.residual = e.residual + static_cast<std::ptrdiff_t>(p0) * g.o;
+    if (e.residual) ep.residual = e.residual + done;
     ep.ld_residual = g.o;
     const matmul_rows rows = matmul_rows_for(part.m, MR, MR == matmul_main_mr);
-    matmul_block<MR, NV>(part, rows, a, nullptr, packed_b, y + static_cast<std::ptrdiff_t>(p0) * g.o, 0, rows.blocks(),
-                         0, panels, scratch, &ep);
+    matmul_block<MR, NV>(part, rows, a, nullptr, packed_b, y + done, 0, rows.blocks(), 0, panels, scratch, &ep);
   }
 }
 
@@ -15454,38 +15455,48 @@ namespace partita::detail::cpu {
 
 /// What a cpu step can do with layouts (`cpu::layouts`), from its conv2d's geometry: a
 /// depthwise convolution (multiplier 1) keeps its input's layout; a 1×1 convolution of stride 1
-/// without padding, or one of depth 64 or less (a network's first layer, on the image's few
-/// channels), may write NHWC from either layout; a global average pooling reads either. Other
+/// without padding may write NHWC from either layout; a global average pooling reads either.
+/// Other convolutions, and the fused expansion, keep the planar kernels: a network's first
+/// layer as a GEMM over NHWC positions measured 2.5× slower than its planar kernel (MobileNetV2's
+/// 3 → 32 on 112×112, one Sapphire Rapids core, 599 against 238 µs), its patches gathered out of
+/// the image's three planes. Other
 /// convolutions keep the planar kernels, faster for them. `m` is the module, `flat` the plan's
 /// graph, `node` the step's node there.
 template <class M, class G>
 constexpr layout_role nhwc_role(const M& m, const G& flat, int node) {
   const graph_node& g = flat.node(node);
   if (g.op == op_id::global_avg_pool2d) return layout_role::reads_either;
-  shape x, w;
-  const graph_node* conv = nullptr;
+  // Shapes and attributes copied out: a pointer into the module does not compare in a constant
+  // expression on every compiler.
+  shape x, w, y;
+  attrs at{};
+  bool found = false;
   if (g.op == op_id::conv2d) {
-    conv = &g;
+    found = true;
     x = flat.node(flat.arg(node, 0)).out;
     w = flat.node(flat.arg(node, 1)).out;
+    y = g.out;
+    at = *g.at;
   } else if (g.op == op_id::call) {
     const function_info& f = m.functions[static_cast<std::size_t>(g.index)];
     if (!f.composite.starts_with("cpu.conv2d_") || f.composite == "cpu.conv2d_expand_depthwise")
       return layout_role::planar;
-    for (int i = f.first_node; i < f.first_node + f.num_nodes && !conv; ++i)
+    for (int i = f.first_node; i < f.first_node + f.num_nodes && !found; ++i)
       if (m.node(i).op == op_id::conv2d) {
         const graph_node& input = m.node(m.arg(i, 0));
         // The kernel reads the convolution's input as the step's first argument.
         if (input.op != op_id::param || input.index != 0) return layout_role::planar;
-        conv = &m.node(i);
+        found = true;
         x = input.out;
         w = m.node(m.arg(i, 1)).out;
+        y = m.node(i).out;
+        at = *m.node(i).at;
       }
   }
-  if (!conv || x.rank != 4) return layout_role::planar;
-  const conv_geometry c = make_conv_geometry(x, w, conv->out, *conv->at);
+  if (!found || x.rank != 4) return layout_role::planar;
+  const conv_geometry c = make_conv_geometry(x, w, y, at);
   if (is_depthwise(c)) return c.og == 1 ? layout_role::same : layout_role::planar;
-  if (c.groups == 1 && (nhwc_reads_in_place(c) || c.k <= 64)) return layout_role::gathers;
+  if (c.groups == 1 && nhwc_reads_in_place(c)) return layout_role::gathers;
   return layout_role::planar;
 }
 
@@ -15774,12 +15785,12 @@ struct gemm_kernel {
   // One input channel per group: a direct kernel (conv_depthwise.hpp).
   static constexpr bool depthwise = conv && is_depthwise(geo);
   // Channels-last (the plan's choice, see `cpu::layouts`): a depthwise convolution reads and
-  // writes NHWC, any other one is a GEMM over positions writing NHWC from either layout.
+  // writes NHWC, a 1×1 one is a GEMM over positions writing NHWC from either layout.
   static constexpr bool nhwc_out = conv && out_layout_of<Step>() == tensor_layout::channels_last;
   static constexpr bool nhwc_in = conv && in_layout_of<Step>(info.x) == tensor_layout::channels_last;
   static_assert(!nhwc_in || nhwc_out, "partita: cpu: a conv2d reading channels-last writes channels-last");
-  static_assert(!nhwc_out || (depthwise ? nhwc_in && geo.og == 1 : geo.groups == 1),
-                "partita: cpu: channels-last conv2d is a depthwise one (multiplier 1) or has one group");
+  static_assert(!nhwc_out || (depthwise ? nhwc_in && geo.og == 1 : geo.groups == 1 && nhwc_reads_in_place(geo)),
+                "partita: cpu: channels-last conv2d is a depthwise one (multiplier 1) or an unpadded 1×1 of stride 1");
   static_assert(!nhwc_out || info.residual < 0 || in_layout_of<Step>(info.residual) == tensor_layout::channels_last,
                 "partita: cpu: a channels-last conv2d adds a channels-last residual");
   static constexpr bool nhwc_gemm = nhwc_out && !depthwise;
@@ -16003,10 +16014,11 @@ struct gemm_kernel {
       st.parallel(tasks, [&](int t) {
         const int r0 = row_share(geo.oh, t, tasks), r1 = row_share(geo.oh, t + 1, tasks);
         if constexpr (nhwc_gemm) {
+          const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(r0) * geo.ow * geo.o;
           epilogue eb = e;
-          eb.residual = rb;
+          eb.residual = rb ? rb + at : nullptr;
           with_matmul_tile(nhwc_geo.m, [&]<int MR, int NV>() {
-            nhwc_conv_rows<MR, NV>(geo, xb, nhwc_in, packed, yb, eb, r0, r1, st.thread_scratch(t));
+            nhwc_conv_rows<MR, NV>(geo, xb, nhwc_in, packed, yb + at, eb, r0, r1, st.thread_scratch(t));
           });
         } else {
           depthwise_nhwc_rows<geo.kh, geo.kw, info.act>(geo, xb, packed, e.bias, rb, e.lo, e.hi, yb, r0, r1);

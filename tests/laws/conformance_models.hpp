@@ -413,16 +413,16 @@ struct expand_depthwise_models
                   model<expand::d>, model<expand::d2>, model<expand::d3>, model<expand::d, expand::e>,
                   model<expand::d4>, model<expand::d5>> {};
 
-// A MobileNet-style chain that the cpu plan keeps channels-last (NHWC) from the first
+// A MobileNet-style chain that the cpu plan keeps channels-last (NHWC) from its first 1×1
 // convolution to the pooling: channel counts that are no multiple of a vector, odd image sizes,
 // a batch, strides, padding, a 5×5 and a dilated depthwise convolution, a residual.
 namespace nhwc {
 using x = input<"x", f32, 2, 3, 13, 11>;
 using s = clip<bias_add<conv2d<x, weight<"s.w", f32, 24, 3, 3, 3>, {.stride = {2, 2}, .padding = {1, 1}}>, weight<"s.b", f32, 24>>,
-               0.f, 6.f>;  // [2, 24, 7, 6]: a shallow convolution from the planar input
+               0.f, 6.f>;  // [2, 24, 7, 6], planar
 using d = clip<bias_add<conv2d<s, weight<"d.w", f32, 24, 1, 3, 3>, {.padding = {1, 1}, .groups = 24}>, weight<"d.b", f32, 24>>,
                0.f, 6.f>;
-using p = bias_add<conv2d<d, weight<"p.w", f32, 20, 24, 1, 1>>, weight<"p.b", f32, 20>>;
+using p = bias_add<conv2d<d, weight<"p.w", f32, 20, 24, 1, 1>>, weight<"p.b", f32, 20>>;  // NHWC from planar
 using e = relu<bias_add<conv2d<p, weight<"e.w", f32, 40, 20, 1, 1>>, weight<"e.b", f32, 40>>>;
 using d2 = relu<bias_add<conv2d<e, weight<"d2.w", f32, 40, 1, 5, 5>, {.stride = {2, 2}, .padding = {2, 2}, .groups = 40}>,
                          weight<"d2.b", f32, 40>>>;  // [2, 40, 4, 3]

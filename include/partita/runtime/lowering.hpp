@@ -117,7 +117,10 @@ constexpr std::vector<char> channels_last_values(const Module& module, const mod
       changed = changed || c;
       c = 0;
     };
-    for (const plan_step& s : steps) {
+    // Forward, then backward: a planar value spreads down a chain and up it in one round each
+    // way, so long chains need few rounds.
+    for (std::size_t i = 0; i < 2 * steps.size(); ++i) {
+      const plan_step& s = steps[i < steps.size() ? i : 2 * steps.size() - 1 - i];
       const layout_role r = role_of(s.node);
       const graph_node& g = m.node(s.node);
       if (r != layout_role::same && r != layout_role::gathers) continue;

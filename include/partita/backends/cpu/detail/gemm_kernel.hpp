@@ -46,12 +46,12 @@ struct gemm_kernel {
   // One input channel per group: a direct kernel (conv_depthwise.hpp).
   static constexpr bool depthwise = conv && is_depthwise(geo);
   // Channels-last (the plan's choice, see `cpu::layouts`): a depthwise convolution reads and
-  // writes NHWC, any other one is a GEMM over positions writing NHWC from either layout.
+  // writes NHWC, a 1×1 one is a GEMM over positions writing NHWC from either layout.
   static constexpr bool nhwc_out = conv && out_layout_of<Step>() == tensor_layout::channels_last;
   static constexpr bool nhwc_in = conv && in_layout_of<Step>(info.x) == tensor_layout::channels_last;
   static_assert(!nhwc_in || nhwc_out, "partita: cpu: a conv2d reading channels-last writes channels-last");
-  static_assert(!nhwc_out || (depthwise ? nhwc_in && geo.og == 1 : geo.groups == 1),
-                "partita: cpu: channels-last conv2d is a depthwise one (multiplier 1) or has one group");
+  static_assert(!nhwc_out || (depthwise ? nhwc_in && geo.og == 1 : geo.groups == 1 && nhwc_reads_in_place(geo)),
+                "partita: cpu: channels-last conv2d is a depthwise one (multiplier 1) or an unpadded 1×1 of stride 1");
   static_assert(!nhwc_out || info.residual < 0 || in_layout_of<Step>(info.residual) == tensor_layout::channels_last,
                 "partita: cpu: a channels-last conv2d adds a channels-last residual");
   static constexpr bool nhwc_gemm = nhwc_out && !depthwise;
@@ -275,10 +275,11 @@ struct gemm_kernel {
       st.parallel(tasks, [&](int t) {
         const int r0 = row_share(geo.oh, t, tasks), r1 = row_share(geo.oh, t + 1, tasks);
         if constexpr (nhwc_gemm) {
+          const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(r0) * geo.ow * geo.o;
           epilogue eb = e;
-          eb.residual = rb;
+          eb.residual = rb ? rb + at : nullptr;
           with_matmul_tile(nhwc_geo.m, [&]<int MR, int NV>() {
-            nhwc_conv_rows<MR, NV>(geo, xb, nhwc_in, packed, yb, eb, r0, r1, st.thread_scratch(t));
+            nhwc_conv_rows<MR, NV>(geo, xb, nhwc_in, packed, yb + at, eb, r0, r1, st.thread_scratch(t));
           });
         } else {
           depthwise_nhwc_rows<geo.kh, geo.kw, info.act>(geo, xb, packed, e.bias, rb, e.lo, e.hi, yb, r0, r1);
