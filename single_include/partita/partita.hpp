@@ -1396,7 +1396,7 @@ inline constexpr std::size_t alignment = 64;
 /// and it takes the same bytes as the planar value.
 enum class tensor_layout : std::uint8_t { planar, channels_last };
 
-/// What a step can do with layouts, as its backend's `layout_role(module, graph, node)` says
+/// What a step can do with layouts, as its backend's `layouts(module, graph, node)` member says
 /// (a backend without that member: `planar` for every step). An *activation argument* is one
 /// that is not a weight, literal or scalar.
 enum class layout_role : std::uint8_t {
@@ -7812,7 +7812,7 @@ struct fuses_in {
     return visit_backend<bool, Backends...>(backend_index<Backends...>(backend), []<class B>() { return runs_partitions<B>; });
   }
   /// What the backend named `backend` can do with layouts at flat node `node`: its `layouts`
-/// member's `layout_role`, or `planar`.
+  /// member's `layout_role`, or `planar`.
   template <class M, class G>
   constexpr layout_role layouts(std::string_view backend, const M& module, const G& flat, int node) const {
     return visit_backend<layout_role, Backends...>(backend_index<Backends...>(backend), [&]<class B>() {
@@ -15337,50 +15337,43 @@ inline void depthwise_nhwc_rows(const conv_geometry& g, const float* x, const fl
   }
 }
 
-/// A conv2d (one group) as a GEMM over an image's positions: [positions × kh·kw·c] by the
-/// weights [kh·kw·c × o], the depth in (tap row, tap column, channel) order, so that an NHWC
-/// input's taps are runs of c floats and a 1×1 convolution of stride 1 reads its input as A
-/// in place. `m` is the image's positions (it chooses the micro-tile, as at packing).
-constexpr matmul_geometry nhwc_gemm_geometry(const conv_geometry& g) {
-  matmul_geometry m;
-  m.m = g.oh * g.ow;
-  m.n = g.o;
-  m.k = g.c * g.kh * g.kw;
-  return m;
-}
-
-/// True when the GEMM reads an NHWC input in place (no patch copy): a 1×1 convolution of
-/// stride 1 without padding.
+/// True for the convolutions that run as a GEMM over NHWC positions: 1×1 of stride 1 without
+/// padding, which read an NHWC input as A in place.
 constexpr bool nhwc_reads_in_place(const conv_geometry& g) {
   return g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
 }
 
-/// Positions of one copied block of patches: about 64 KB of them, whole micro-tiles.
-constexpr int nhwc_patch_rows(const conv_geometry& g) {
-  const int k = g.c * g.kh * g.kw, mr = matmul_main_mr;
-  return std::max(mr, 16384 / std::max(1, k) / mr * mr);
+/// Such a 1×1 conv2d (one group) as a GEMM: [positions × c] by the weights [c × o]. `m` is the
+/// image's positions (it chooses the micro-tile, as at packing).
+constexpr matmul_geometry nhwc_gemm_geometry(const conv_geometry& g) {
+  matmul_geometry m;
+  m.m = g.oh * g.ow;
+  m.n = g.o;
+  m.k = g.c;
+  return m;
 }
 
-/// Per-thread scratch of `nhwc_conv_rows`: matmul's, and a block of patches unless the input is
-/// NHWC (`nhwc_in`) and read in place.
+/// Positions of one block transposed out of an NCHW input: about 64 KB, whole micro-tiles.
+constexpr int nhwc_block_rows(const conv_geometry& g) {
+  const int mr = matmul_main_mr;
+  return std::max(mr, 16384 / std::max(1, g.c) / mr * mr);
+}
+
+/// Per-thread scratch of `nhwc_conv_rows`: matmul's, and a transposed block unless the input is
+/// NHWC (`nhwc_in`).
 constexpr std::size_t nhwc_conv_scratch(const conv_geometry& g, bool nhwc_in) {
-  const std::size_t patches = nhwc_in && nhwc_reads_in_place(g) ? 0
-                                                     : static_cast<std::size_t>(nhwc_patch_rows(g)) *
-                                                           static_cast<std::size_t>(g.c * g.kh * g.kw);
-  return matmul_scratch_floats(nhwc_gemm_geometry(g)) + patches;
+  const std::size_t block = nhwc_in ? 0 : static_cast<std::size_t>(nhwc_block_rows(g)) * static_cast<std::size_t>(g.c);
+  return matmul_scratch_floats(nhwc_gemm_geometry(g)) + block;
 }
 
-/// Packs conv weights [o][c][kh][kw] as the GEMM's B, [kh·kw·c × o], for `nhwc_conv_rows`
+/// Packs 1×1 conv weights [o][c] as the GEMM's B, [c × o], for `nhwc_conv_rows`
 /// (`matmul_packed_b_floats(nhwc_gemm_geometry(g))` floats at `dst`).
 inline void pack_nhwc_conv(const conv_geometry& g, const float* w, float* dst) {
   const matmul_geometry m = nhwc_gemm_geometry(g);
   std::vector<float> b(static_cast<std::size_t>(m.k) * static_cast<std::size_t>(m.n), 0.f);
   for (int o = 0; o < g.o; ++o)
     for (int ci = 0; ci < g.c; ++ci)
-      for (int i = 0; i < g.kh; ++i)
-        for (int j = 0; j < g.kw; ++j)
-          b[static_cast<std::size_t>(((i * g.kw + j) * g.c + ci) * g.o + o)] =
-              w[((static_cast<std::ptrdiff_t>(o) * g.c + ci) * g.kh + i) * g.kw + j];
+      b[static_cast<std::size_t>(ci * g.o + o)] = w[static_cast<std::ptrdiff_t>(o) * g.c + ci];
   pack_matmul_b(m, b.data(), dst);
 }
 
@@ -15403,19 +15396,18 @@ inline void nhwc_conv_rows(const conv_geometry& g, const float* x, bool nhwc_in,
                            const epilogue& e, int r0, int r1, float* scratch) {
   const matmul_geometry full = nhwc_gemm_geometry(g);
   const int panels = (full.n + NV * W - 1) / (NV * W);
-  const bool in_place = nhwc_in && nhwc_reads_in_place(g);
-  const int block = in_place ? (r1 - r0) * g.ow : nhwc_patch_rows(g);
-  float* patches = scratch + matmul_scratch_floats(full);
+  const int block = nhwc_in ? (r1 - r0) * g.ow : nhwc_block_rows(g);
+  float* transposed = scratch + matmul_scratch_floats(full);
   for (int p0 = r0 * g.ow, end = r1 * g.ow; p0 < end; p0 += block) {
     matmul_geometry part = full;
     part.m = std::min(block, end - p0);
     part.ldc = g.o;
-    const float* a = patches;
-    if (in_place) {
+    const float* a = transposed;
+    if (nhwc_in) {
       a = x + static_cast<std::ptrdiff_t>(p0) * g.c;
       part.lda = g.c;
     } else {
-      nchw_positions(x, g.c, static_cast<std::ptrdiff_t>(g.h) * g.w, p0, part.m, patches);
+      nchw_positions(x, g.c, static_cast<std::ptrdiff_t>(g.h) * g.w, p0, part.m, transposed);
     }
     const std::ptrdiff_t done = static_cast<std::ptrdiff_t>(p0 - r0 * g.ow) * g.o;
     epilogue ep = e;

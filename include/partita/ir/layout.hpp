@@ -19,7 +19,7 @@ inline constexpr std::size_t alignment = 64;
 /// and it takes the same bytes as the planar value.
 enum class tensor_layout : std::uint8_t { planar, channels_last };
 
-/// What a step can do with layouts, as its backend's `layout_role(module, graph, node)` says
+/// What a step can do with layouts, as its backend's `layouts(module, graph, node)` member says
 /// (a backend without that member: `planar` for every step). An *activation argument* is one
 /// that is not a weight, literal or scalar.
 enum class layout_role : std::uint8_t {

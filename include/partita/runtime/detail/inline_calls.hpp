@@ -98,7 +98,7 @@ struct fuses_in {
     return visit_backend<bool, Backends...>(backend_index<Backends...>(backend), []<class B>() { return runs_partitions<B>; });
   }
   /// What the backend named `backend` can do with layouts at flat node `node`: its `layouts`
-/// member's `layout_role`, or `planar`.
+  /// member's `layout_role`, or `planar`.
   template <class M, class G>
   constexpr layout_role layouts(std::string_view backend, const M& module, const G& flat, int node) const {
     return visit_backend<layout_role, Backends...>(backend_index<Backends...>(backend), [&]<class B>() {
