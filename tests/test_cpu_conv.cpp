@@ -51,13 +51,19 @@ constexpr int nhwc_results() {
   for (const plan_step& s : compiled<Net, cpu>::plan.steps) n += s.out.layout == tensor_layout::channels_last ? 1 : 0;
   return n;
 }
-static_assert(nhwc_results<model<nets::nhwc::head>>() == 5, "every convolution from the first 1×1 to the pooling");
-static_assert(nhwc_results<model<nets::nhwc::head, nets::nhwc::twin>>() == 5, "the twin writes a result: planar");
+static_assert(nhwc_results<model<nets::nhwc::head>>() == 7, "every convolution from the first to the pooling");
+static_assert(nhwc_results<model<nets::nhwc::head, nets::nhwc::twin>>() == 7, "the twin writes a result: planar");
+static_assert(nhwc_results<model<nets::nhwc::hd>>() == 4, "direct first layer, depthwise, 1×1, direct 3×3");
+static_assert(nhwc_results<model<nets::nhwc::hd2>>() == 2, "direct first layer, depthwise");
 static_assert(nhwc_results<model<nets::nhwc::viewed>>() == 0, "a view reads the last convolution");
+static_assert(nhwc_results<model<nets::nhwc::he>>() == 3 && nhwc_results<model<nets::nhwc::he2>>() == 3,
+              "the 1×1 from the planar input, the fused expansion, the projection");
+static_assert(count_functions<compiled<model<nets::nhwc::he>, cpu>::module, "cpu.conv2d_expand_depthwise"> == 1 &&
+              count_functions<compiled<model<nets::nhwc::he2>, cpu>::module, "cpu.conv2d_expand_depthwise"> == 1);
 static_assert(nhwc_results<model<nets::nhwc::d2>>() == 0, "the chain ends in a result");
 static_assert(nhwc_results<nets::cnn>() == 0, "3×3 convolutions of many channels keep planar kernels");
 static_assert(nhwc_results<model<flatten<global_avg_pool2d<nets::expand::d>>>>() == 0,
-              "the fused expansion keeps planar kernels");
+              "a fused expansion reading a model input stays planar");
 
 TEST_CASE("print(plan) marks the values that lie channels-last") {
   const std::string text = print(compiled<model<nets::nhwc::head>, cpu>::plan);

@@ -14284,6 +14284,10 @@ struct conv1d_step {
 // scratch, where it stays in L2, and runs those channels' depthwise convolution from there.
 // The expansion is conv.hpp's in-place 1×1 tiling; the depthwise part conv_depthwise.hpp's
 // kernel, so both keep their epilogues (bias or folded batch norm, activation).
+// Where the plan lays the input and output out channels-last (`cpu::layouts`), the step runs
+// by output rows instead: each thread expands the rows its depthwise windows cover into a ring
+// of a few rows (conv_channels_last.hpp), so it reads the input rows it wrote at the step
+// before and keeps the expansion in L1 and L2.
 
 // ---- begin partita/backends/cpu/detail/conv.hpp ----
 /// cpu conv2d as a GEMM read straight from stride-phase-split input planes.
@@ -14669,6 +14673,17 @@ inline void stage_last_tile(const conv_geometry& g, const float* x, int t, float
 
 }  // namespace partita::detail::cpu
 // ---- end partita/backends/cpu/detail/conv.hpp ----
+// ---- begin partita/backends/cpu/detail/conv_channels_last.hpp ----
+/// cpu conv2d on channels-last (NHWC) images: a GEMM over positions and a depthwise kernel
+/// vectorized along channels, both split by output rows.
+// Why channels-last. In NCHW a 1×1 convolution reads every channel plane of its positions and a
+// depthwise one reads whole planes, so two steps in a row cannot both keep a core on the data
+// it wrote: one splits by positions, the other by channels, and half of every input then comes
+// from the other core's cache (about 25 GB/s against 105 from its own L2, two Sapphire Rapids
+// cores). In NHWC a range of output rows is one contiguous block for every step of a
+// MobileNet-style chain, so each core reads back what it wrote (a depthwise layer's halo rows
+// excepted), and a position's channels are the vector lanes: no plane is padded or copied.
+
 // ---- begin partita/backends/cpu/detail/conv_depthwise.hpp ----
 /// cpu depthwise conv2d (one input channel per group), vectorized along output rows.
 // A depthwise convolution does kh·kw multiply-adds per output, too few for a GEMM to pay off.
@@ -14868,6 +14883,451 @@ inline void depthwise_channels(const conv_geometry& g, const std::int32_t* off, 
 
 namespace partita::detail::cpu {
 
+/// Row `t` of `tasks` even shares of `rows` rows: the same split for every step of one height,
+/// so that a core reads back the rows it wrote at the step before.
+constexpr int row_share(int rows, int t, int tasks) {
+  return static_cast<int>(static_cast<std::int64_t>(rows) * t / tasks);
+}
+
+/// Channels rounded up to whole vectors: the row pitch of the packed depthwise weights.
+constexpr int padded_channels(int c) { return (c + W - 1) / W * W; }
+
+/// Floats of a depthwise convolution's weights packed for `depthwise_nhwc_rows`: [kh · kw][c],
+/// each tap's row padded to whole vectors with zeros.
+constexpr std::size_t nhwc_depthwise_floats(const conv_geometry& g) {
+  return static_cast<std::size_t>(g.kh * g.kw) * static_cast<std::size_t>(padded_channels(g.o));
+}
+
+/// Packs depthwise weights [o][1][kh][kw] as [kh · kw][padded c] (`dst` zeroed).
+inline void pack_nhwc_depthwise(const conv_geometry& g, const float* w, float* dst) {
+  const int taps = g.kh * g.kw, pitch = padded_channels(g.o);
+  for (int o = 0; o < g.o; ++o)
+    for (int k = 0; k < taps; ++k)
+      dst[static_cast<std::ptrdiff_t>(k) * pitch + o] = w[static_cast<std::ptrdiff_t>(o) * taps + k];
+}
+
+/// Output row `r` of a depthwise convolution (one output channel per input channel) on NHWC
+/// rows: `rows[i]` is the input row that kernel row i reads, null where it lies in the padding
+/// (the non-null ones consecutive). `w` is packed by `pack_nhwc_depthwise`, `bias` holds
+/// padded_channels(c) floats or is null, `rr` is the residual's row or null, `yr` the output
+/// row. Interior positions run in blocks of QB with every tap unrolled (QB accumulators per
+/// channel vector hide an FMA's latency); positions whose taps reach into the padding skip
+/// those taps one by one.
+template <int KH, int KW, activation A>
+inline void depthwise_nhwc_row(const conv_geometry& g, const float* const* rows, const float* w, const float* bias,
+                               const float* rr, float lo, float hi, float* yr) {
+  constexpr int QB = W >= 16 ? 8 : 4;
+  const std::ptrdiff_t c = g.c, pitch = padded_channels(g.c);
+  // Output columns whose taps all lie inside the image's columns: [q_lo, q_hi).
+  const int q_lo = std::min(g.ow, (g.pw + g.sw - 1) / g.sw);
+  const int q_hi = std::max(q_lo, std::min(g.ow, (g.w - 1 - (KW - 1) * g.dw + g.pw) / g.sw + 1));
+  int i0 = 0, i1 = KH;  // the kernel rows inside the image
+  while (i0 < KH && !rows[i0]) ++i0;
+  while (i1 > i0 && !rows[i1 - 1]) --i1;
+  for (int cv = 0; cv < g.c; cv += W) {
+    const int n = std::min(W, g.c - cv);
+    const vec b = bias ? simd::load(bias + cv) : simd::splat(0.f);
+    const auto finish = [&](vec acc, int q) {
+      const std::ptrdiff_t at = q * c + cv;
+      if (n == W) {
+        if (rr) acc = acc + simd::load(rr + at);
+        simd::store(yr + at, apply<A>(acc, lo, hi));
+      } else {
+        if (rr) acc = acc + simd::load_first(rr + at, n);
+        simd::store_first(yr + at, apply<A>(acc, lo, hi), n);
+      }
+    };
+    // One position, its taps checked against the image.
+    const auto one = [&](int q) {
+      const int iw = q * g.sw - g.pw;
+      vec acc = b;
+      for (int i = i0; i < i1; ++i)
+        for (int j = 0; j < KW; ++j) {
+          const int col = iw + j * g.dw;
+          if (col < 0 || col >= g.w) continue;
+          const float* p = rows[i] + col * c + cv;
+          const vec wk = simd::load(w + (i * KW + j) * pitch + cv);
+          acc = simd::fma(n == W ? simd::load(p) : simd::load_first(p, n), wk, acc);
+        }
+      finish(acc, q);
+    };
+    int q = 0;
+    for (; q < q_lo; ++q) one(q);
+    if (i0 == 0 && i1 == KH && n == W) {
+      for (; q + QB <= q_hi; q += QB) {
+        const std::ptrdiff_t at = (q * g.sw - g.pw) * c + cv;
+        vec acc[std::size_t{QB}];
+#pragma GCC unroll 8
+        for (int u = 0; u < QB; ++u) acc[u] = b;
+#pragma GCC unroll 7
+        for (int i = 0; i < KH; ++i)
+#pragma GCC unroll 7
+          for (int j = 0; j < KW; ++j) {
+            const vec wk = simd::load(w + (i * KW + j) * pitch + cv);
+            const float* p = rows[i] + at + j * g.dw * c;
+#pragma GCC unroll 8
+            for (int u = 0; u < QB; ++u) acc[u] = simd::fma(simd::load(p + u * g.sw * c), wk, acc[u]);
+          }
+#pragma GCC unroll 8
+        for (int u = 0; u < QB; ++u) finish(acc[u], q + u);
+      }
+    }
+    for (; q < g.ow; ++q) one(q);
+  }
+}
+
+/// Output rows [r0, r1) of one NHWC image of a depthwise convolution (`depthwise_nhwc_row`);
+/// the residual is an NHWC image like `y`, or null.
+template <int KH, int KW, activation A>
+inline void depthwise_nhwc_rows(const conv_geometry& g, const float* x, const float* w, const float* bias,
+                                const float* residual, float lo, float hi, float* y, int r0, int r1) {
+  const std::ptrdiff_t x_row = static_cast<std::ptrdiff_t>(g.w) * g.c, y_row = static_cast<std::ptrdiff_t>(g.ow) * g.c;
+  for (int r = r0; r < r1; ++r) {
+    const float* rows[std::size_t{KH}];
+    for (int i = 0; i < KH; ++i) {
+      const int ih = r * g.sh - g.ph + i * g.dh;
+      rows[i] = ih >= 0 && ih < g.h ? x + ih * x_row : nullptr;
+    }
+    depthwise_nhwc_row<KH, KW, A>(g, rows, w, bias, residual ? residual + r * y_row : nullptr, lo, hi, y + r * y_row);
+  }
+}
+
+/// True for the convolutions that write NHWC directly, a position's output channels in the
+/// vector lanes and every input value broadcast: one group of at most four input channels (a
+/// network's first layer, RGB or grey), whose few taps leave a GEMM little depth.
+constexpr bool nhwc_direct(const conv_geometry& g) { return g.groups == 1 && g.c <= 4; }
+
+/// Floats of a direct convolution's weights packed for `direct_nhwc_rows`: [c · kh · kw][o],
+/// each tap's row padded to whole vectors with zeros.
+constexpr std::size_t nhwc_direct_floats(const conv_geometry& g) {
+  return static_cast<std::size_t>(g.c * g.kh * g.kw) * static_cast<std::size_t>(padded_channels(g.o));
+}
+
+/// Packs conv weights [o][c][kh][kw] as [c · kh · kw][padded o] (`dst` zeroed).
+inline void pack_nhwc_direct(const conv_geometry& g, const float* w, float* dst) {
+  const int taps = g.c * g.kh * g.kw, pitch = padded_channels(g.o);
+  for (int o = 0; o < g.o; ++o)
+    for (int k = 0; k < taps; ++k)
+      dst[static_cast<std::ptrdiff_t>(k) * pitch + o] = w[static_cast<std::ptrdiff_t>(o) * taps + k];
+}
+
+/// Positions per block of a direct convolution computing `vectors` output channel vectors at
+/// once: as many accumulators as leave registers for the weights and the broadcast value.
+constexpr int direct_positions(int vectors) { return std::max(1, std::min(8, (W >= 16 ? 26 : 12) / vectors)); }
+
+/// Output row `r` of one image of a direct convolution (`nhwc_direct`), output channel vectors
+/// [v0, v0 + VB): `x` is the input image, its element (ci, ih, iw) at ci · cs + ih · hs + iw · ws
+/// (planar or NHWC); `w` packed by `pack_nhwc_direct`; `e` with a column bias (padded), an NHWC
+/// residual image or none, and activation A. Interior positions run QB at a time with every
+/// tap unrolled; positions whose taps reach into the padding skip those taps one by one.
+template <int VB, int QB, activation A>
+inline void direct_nhwc_row(const conv_geometry& g, const float* x, std::ptrdiff_t cs, std::ptrdiff_t hs,
+                            std::ptrdiff_t ws, const float* w, const epilogue& e, float* y, int r, int v0) {
+  const int pitch = padded_channels(g.o);
+  const int n_last = g.o - (v0 + VB - 1) * W;  // lanes of the last vector that are channels
+  const int q_lo = std::min(g.ow, (g.pw + g.sw - 1) / g.sw);
+  const int q_hi = std::max(q_lo, std::min(g.ow, (g.w - 1 - (g.kw - 1) * g.dw + g.pw) / g.sw + 1));
+  int i0 = 0, i1 = g.kh;  // kernel rows inside the image
+  while (i0 < i1 && r * g.sh - g.ph + i0 * g.dh < 0) ++i0;
+  while (i1 > i0 && r * g.sh - g.ph + (i1 - 1) * g.dh >= g.h) --i1;
+  const float* wv0 = w + v0 * W;
+  const std::ptrdiff_t y_row = static_cast<std::ptrdiff_t>(r) * g.ow * g.o;
+  const auto finish = [&](vec acc, int q, int v) {
+    const std::ptrdiff_t at = y_row + static_cast<std::ptrdiff_t>(q) * g.o + (v0 + v) * W;
+    if (e.bias) acc = acc + simd::load(e.bias + (v0 + v) * W);
+    const bool whole = v + 1 < VB || n_last >= W;
+    if (e.residual) acc = acc + (whole ? simd::load(e.residual + at) : simd::load_first(e.residual + at, n_last));
+    if (whole) simd::store(y + at, apply<A>(acc, e.lo, e.hi));
+    else simd::store_first(y + at, apply<A>(acc, e.lo, e.hi), n_last);
+  };
+  const auto one = [&](int q) {
+    vec acc[std::size_t{VB}];
+    for (int v = 0; v < VB; ++v) acc[v] = simd::splat(0.f);
+    const int iw = q * g.sw - g.pw;
+    for (int ci = 0; ci < g.c; ++ci)
+      for (int i = i0; i < i1; ++i)
+        for (int j = 0; j < g.kw; ++j) {
+          const int col = iw + j * g.dw;
+          if (col < 0 || col >= g.w) continue;
+          const vec xv = simd::splat(x[ci * cs + (r * g.sh - g.ph + i * g.dh) * hs + col * ws]);
+          const float* wt = wv0 + ((ci * g.kh + i) * g.kw + j) * pitch;
+          for (int v = 0; v < VB; ++v) acc[v] = simd::fma(xv, simd::load(wt + v * W), acc[v]);
+        }
+    for (int v = 0; v < VB; ++v) finish(acc[v], q, v);
+  };
+  int q = 0;
+  for (; q < q_lo; ++q) one(q);
+  for (; q + QB <= q_hi; q += QB) {
+    vec acc[std::size_t{QB}][std::size_t{VB}];
+    for (int u = 0; u < QB; ++u)
+      for (int v = 0; v < VB; ++v) acc[u][v] = simd::splat(0.f);
+    const std::ptrdiff_t step = g.sw * ws;
+    for (int ci = 0; ci < g.c; ++ci)
+      for (int i = i0; i < i1; ++i) {
+        const float* xr = x + ci * cs + (r * g.sh - g.ph + i * g.dh) * hs + (q * g.sw - g.pw) * ws;
+        const float* wr = wv0 + (ci * g.kh + i) * g.kw * pitch;
+        for (int j = 0; j < g.kw; ++j) {
+          vec wk[std::size_t{VB}];
+#pragma GCC unroll 4
+          for (int v = 0; v < VB; ++v) wk[v] = simd::load(wr + j * pitch + v * W);
+          const float* xj = xr + j * g.dw * ws;
+#pragma GCC unroll 8
+          for (int u = 0; u < QB; ++u) {
+            const vec xv = simd::splat(xj[u * step]);
+#pragma GCC unroll 4
+            for (int v = 0; v < VB; ++v) acc[u][v] = simd::fma(xv, wk[v], acc[u][v]);
+          }
+        }
+      }
+#pragma GCC unroll 8
+    for (int u = 0; u < QB; ++u)
+#pragma GCC unroll 4
+      for (int v = 0; v < VB; ++v) finish(acc[u][v], q + u, v);
+  }
+  for (; q < g.ow; ++q) one(q);
+}
+
+/// Output rows [r0, r1) of one image of a direct convolution (`direct_nhwc_row`), every output
+/// channel; `nhwc_in` says the input's layout.
+template <activation A>
+inline void direct_nhwc_rows(const conv_geometry& g, const float* x, bool nhwc_in, const float* w, const epilogue& e,
+                             float* y, int r0, int r1) {
+  constexpr int V = 4;
+  const std::ptrdiff_t cs = nhwc_in ? 1 : static_cast<std::ptrdiff_t>(g.h) * g.w;
+  const std::ptrdiff_t hs = nhwc_in ? static_cast<std::ptrdiff_t>(g.w) * g.c : g.w, ws = nhwc_in ? g.c : 1;
+  const int vectors = padded_channels(g.o) / W;
+  for (int r = r0; r < r1; ++r)
+    for (int v0 = 0; v0 < vectors; v0 += V) {
+      // The last group of vectors may be narrower: each width has its own unrolled kernel.
+      switch (std::min(V, vectors - v0)) {
+        case 1: direct_nhwc_row<1, direct_positions(1), A>(g, x, cs, hs, ws, w, e, y, r, v0); break;
+        case 2: direct_nhwc_row<2, direct_positions(2), A>(g, x, cs, hs, ws, w, e, y, r, v0); break;
+        case 3: direct_nhwc_row<3, direct_positions(3), A>(g, x, cs, hs, ws, w, e, y, r, v0); break;
+        default: direct_nhwc_row<4, direct_positions(4), A>(g, x, cs, hs, ws, w, e, y, r, v0); break;
+      }
+    }
+}
+
+/// True for the convolutions that run as a GEMM over NHWC positions: 1×1 of stride 1 without
+/// padding, which read an NHWC input as A in place.
+constexpr bool nhwc_reads_in_place(const conv_geometry& g) {
+  return g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
+}
+
+/// Such a 1×1 conv2d (one group) as a GEMM: [positions × c] by the weights [c × o]. `m` is the
+/// image's positions (it chooses the micro-tile, as at packing).
+constexpr matmul_geometry nhwc_gemm_geometry(const conv_geometry& g) {
+  matmul_geometry m;
+  m.m = g.oh * g.ow;
+  m.n = g.o;
+  m.k = g.c;
+  return m;
+}
+
+/// Positions of one block transposed out of an NCHW input: about 64 KB, whole micro-tiles.
+constexpr int nhwc_block_rows(const conv_geometry& g) {
+  const int mr = matmul_main_mr;
+  return std::max(mr, 16384 / std::max(1, g.c) / mr * mr);
+}
+
+/// Per-thread scratch of `nhwc_conv_rows`: matmul's, and a transposed block unless the input is
+/// NHWC (`nhwc_in`).
+constexpr std::size_t nhwc_conv_scratch(const conv_geometry& g, bool nhwc_in) {
+  const std::size_t block = nhwc_in ? 0 : static_cast<std::size_t>(nhwc_block_rows(g)) * static_cast<std::size_t>(g.c);
+  return matmul_scratch_floats(nhwc_gemm_geometry(g)) + block;
+}
+
+/// Packs 1×1 conv weights [n][k] (output channels by input channels) as the B, [k × n], of
+/// GEMM `m` over NHWC positions (`matmul_packed_b_floats(m)` floats at `dst`).
+inline void pack_nhwc_conv(const matmul_geometry& m, const float* w, float* dst) {
+  std::vector<float> b(static_cast<std::size_t>(m.k) * static_cast<std::size_t>(m.n), 0.f);
+  for (int o = 0; o < m.n; ++o)
+    for (int ci = 0; ci < m.k; ++ci)
+      b[static_cast<std::size_t>(ci * m.n + o)] = w[static_cast<std::ptrdiff_t>(o) * m.k + ci];
+  pack_matmul_b(m, b.data(), dst);
+}
+
+/// Positions [p0, p0 + rows) of an NCHW image of `c` channels as the GEMM's rows [rows × c] at
+/// `dst`: a transpose, plane by plane (each read contiguously).
+inline void nchw_positions(const float* x, int c, std::ptrdiff_t plane, int p0, int rows, float* dst) {
+  for (int ci = 0; ci < c; ++ci) {
+    const float* s = x + ci * plane + p0;
+    for (int p = 0; p < rows; ++p) dst[static_cast<std::ptrdiff_t>(p) * c + ci] = s[p];
+  }
+}
+
+/// Output rows [r0, r1) of one image of a 1×1 conv2d (stride 1, no padding, one group),
+/// written NHWC: `x` is the image, NHWC when `nhwc_in` (read in place), else NCHW (copied a
+/// block of positions at a time); `y` and the residual of `e` (NHWC, or null) start at
+/// output row r0. `packed_b` is `pack_nhwc_conv`'s for `nhwc_gemm_geometry(g)`; `e` holds a per-column (per output channel)
+/// bias and the activation. `scratch` holds `nhwc_conv_scratch(g, nhwc_in)` floats.
+template <int MR, int NV>
+inline void nhwc_conv_rows(const conv_geometry& g, const float* x, bool nhwc_in, const float* packed_b, float* y,
+                           const epilogue& e, int r0, int r1, float* scratch) {
+  const matmul_geometry full = nhwc_gemm_geometry(g);
+  const int panels = (full.n + NV * W - 1) / (NV * W);
+  const int block = nhwc_in ? (r1 - r0) * g.ow : nhwc_block_rows(g);
+  float* transposed = scratch + matmul_scratch_floats(full);
+  for (int p0 = r0 * g.ow, end = r1 * g.ow; p0 < end; p0 += block) {
+    matmul_geometry part = full;
+    part.m = std::min(block, end - p0);
+    part.ldc = g.o;
+    const float* a = transposed;
+    if (nhwc_in) {
+      a = x + static_cast<std::ptrdiff_t>(p0) * g.c;
+      part.lda = g.c;
+    } else {
+      nchw_positions(x, g.c, static_cast<std::ptrdiff_t>(g.h) * g.w, p0, part.m, transposed);
+    }
+    const std::ptrdiff_t done = static_cast<std::ptrdiff_t>(p0 - r0 * g.ow) * g.o;
+    epilogue ep = e;
+    if (e.residual) ep.residual = e.residual + done;
+    ep.ld_residual = g.o;
+    const matmul_rows rows = matmul_rows_for(part.m, MR, MR == matmul_main_mr);
+    matmul_block<MR, NV>(part, rows, a, nullptr, packed_b, y + done, 0, rows.blocks(), 0, panels, scratch, &ep);
+  }
+}
+
+/// Rows of the expanded image that `expand_depthwise_nhwc_rows` keeps: one depthwise window's.
+constexpr int expand_ring_rows(const conv_geometry& g2) { return (g2.kh - 1) * g2.dh + 1; }
+
+/// One row of a 1×1 expansion (stride 1, unpadded) as a GEMM over its positions: [w × c] by
+/// the weights [c × o], A read in place from the NHWC row and C written into the ring.
+constexpr matmul_geometry expand_row_geometry(const conv_geometry& g1) {
+  matmul_geometry m;
+  m.m = g1.ow;
+  m.n = g1.o;
+  m.k = g1.c;
+  m.lda = g1.c;
+  m.ldc = g1.o;
+  return m;
+}
+
+/// Per-thread scratch of `expand_depthwise_nhwc_rows`: the ring of expanded rows, then the
+/// GEMM's.
+constexpr std::size_t expand_depthwise_nhwc_scratch(const conv_geometry& g1, const conv_geometry& g2) {
+  return static_cast<std::size_t>(expand_ring_rows(g2)) * static_cast<std::size_t>(g1.ow) *
+             static_cast<std::size_t>(g1.o) +
+         matmul_scratch_floats(expand_row_geometry(g1));
+}
+
+/// Output rows [r0, r1) of one NHWC image of a 1×1 expansion (`g1`) read by a depthwise
+/// convolution (`g2`), neither value leaving the core: each expanded row is computed once into
+/// a ring of `expand_ring_rows(g2)` rows (a thread's first window excepted, whose rows above r0
+/// its neighbour computes too), and every output row convolves the ring rows its window covers.
+/// `packed_b` is the expansion's B (`pack_nhwc_conv` for `expand_row_geometry(g1)`), `e1` its
+/// column bias and activation; `w2`, `bias2` are the depthwise weights and bias as
+/// `depthwise_nhwc_row` reads them. `y` is the whole output image, `scratch` holds
+/// `expand_depthwise_nhwc_scratch(g1, g2)` floats.
+template <int KH, int KW, activation A, int MR, int NV>
+inline void expand_depthwise_nhwc_rows(const conv_geometry& g1, const conv_geometry& g2, const float* x,
+                                       const float* packed_b, const epilogue& e1, const float* w2, const float* bias2,
+                                       float lo2, float hi2, float* y, int r0, int r1, float* scratch) {
+  const int span = expand_ring_rows(g2);
+  const std::ptrdiff_t mid_row = static_cast<std::ptrdiff_t>(g1.ow) * g1.o;
+  const std::ptrdiff_t x_row = static_cast<std::ptrdiff_t>(g1.w) * g1.c;
+  const std::ptrdiff_t y_row = static_cast<std::ptrdiff_t>(g2.ow) * g2.c;
+  float* ring = scratch;
+  float* gemm_scratch = scratch + span * mid_row;
+  const matmul_geometry rg = expand_row_geometry(g1);
+  const matmul_rows rows = matmul_rows_for(rg.m, MR, MR == matmul_main_mr);
+  const int panels = (rg.n + NV * W - 1) / (NV * W);
+  int next = 0;  // the first expanded row not computed yet
+  for (int r = r0; r < r1; ++r) {
+    const int top = r * g2.sh - g2.ph, bottom = std::min(g2.h - 1, top + span - 1);
+    for (int ih = std::max({next, top, 0}); ih <= bottom; ++ih)
+      matmul_block<MR, NV>(rg, rows, x + ih * x_row, nullptr, packed_b, ring + (ih % span) * mid_row, 0,
+                           rows.blocks(), 0, panels, gemm_scratch, &e1);
+    next = std::max(next, bottom + 1);
+    const float* window[std::size_t{KH}];
+    for (int i = 0; i < KH; ++i) {
+      const int ih = top + i * g2.dh;
+      window[i] = ih >= 0 && ih < g2.h ? ring + (ih % span) * mid_row : nullptr;
+    }
+    depthwise_nhwc_row<KH, KW, A>(g2, window, w2, bias2, nullptr, lo2, hi2, y + r * y_row);
+  }
+}
+
+/// Means of each channel of NHWC images [batch][area][c] into out [batch][c], channel vectors
+/// [v0, v1) of each image.
+inline void nhwc_channel_means(const float* x, float* out, std::int64_t batch, std::int64_t area, std::int64_t c,
+                               std::int64_t v0, std::int64_t v1) {
+  const vec count = simd::splat(static_cast<float>(area));
+  for (std::int64_t b = 0; b < batch; ++b)
+    for (std::int64_t v = v0; v < v1; ++v) {
+      const std::int64_t cv = v * W;
+      const int n = static_cast<int>(std::min<std::int64_t>(W, c - cv));
+      const float* xb = x + b * area * c + cv;
+      vec s0 = simd::splat(0.f), s1 = s0;
+      std::int64_t p = 0;
+      for (; p + 1 < area; p += 2) {
+        s0 = s0 + (n == W ? simd::load(xb + p * c) : simd::load_first(xb + p * c, n));
+        s1 = s1 + (n == W ? simd::load(xb + (p + 1) * c) : simd::load_first(xb + (p + 1) * c, n));
+      }
+      if (p < area) s0 = s0 + (n == W ? simd::load(xb + p * c) : simd::load_first(xb + p * c, n));
+      const vec m = (s0 + s1) / count;
+      if (n == W) simd::store(out + b * c + cv, m);
+      else simd::store_first(out + b * c + cv, m, n);
+    }
+}
+
+}  // namespace partita::detail::cpu
+
+namespace partita::detail::cpu {
+
+/// What a cpu step can do with layouts (`cpu::layouts`), from its conv2d's geometry: a
+/// depthwise convolution (multiplier 1) and a fused expansion (`cpu.conv2d_expand_depthwise`)
+/// keep their input's layout; a 1×1 convolution of stride 1 without padding may write NHWC from
+/// either layout; a global average pooling reads either. Other convolutions keep the planar
+/// kernels: a network's first layer as a GEMM over NHWC positions measured 2.5× slower than its
+/// planar kernel (MobileNetV2's 3 → 32 on 112×112, one Sapphire Rapids core, 599 against
+/// 238 µs), its patches gathered out of the image's three planes. `m` is the module, `flat` the
+/// plan's graph, `node` the step's node there.
+template <class M, class G>
+constexpr layout_role nhwc_role(const M& m, const G& flat, int node) {
+  const graph_node& g = flat.node(node);
+  if (g.op == op_id::global_avg_pool2d) return layout_role::reads_either;
+  // Shapes and attributes copied out: a pointer into the module does not compare in a constant
+  // expression on every compiler.
+  shape x, w, y;
+  attrs at{};
+  bool found = false;
+  if (g.op == op_id::conv2d) {
+    found = true;
+    x = flat.node(flat.arg(node, 0)).out;
+    w = flat.node(flat.arg(node, 1)).out;
+    y = g.out;
+    at = *g.at;
+  } else if (g.op == op_id::call) {
+    const function_info& f = m.functions[static_cast<std::size_t>(g.index)];
+    if (!f.composite.starts_with("cpu.conv2d_")) return layout_role::planar;
+    // Its one activation is the expansion's input; the pattern's predicate has checked the rest.
+    if (f.composite == "cpu.conv2d_expand_depthwise")
+      return flat.node(flat.arg(node, 0)).out.rank == 4 ? layout_role::same : layout_role::planar;
+    for (int i = f.first_node; i < f.first_node + f.num_nodes && !found; ++i)
+      if (m.node(i).op == op_id::conv2d) {
+        const graph_node& input = m.node(m.arg(i, 0));
+        // The kernel reads the convolution's input as the step's first argument.
+        if (input.op != op_id::param || input.index != 0) return layout_role::planar;
+        found = true;
+        x = input.out;
+        w = m.node(m.arg(i, 1)).out;
+        y = m.node(i).out;
+        at = *m.node(i).at;
+      }
+  }
+  if (!found || x.rank != 4) return layout_role::planar;
+  const conv_geometry c = make_conv_geometry(x, w, y, at);
+  if (is_depthwise(c)) return c.og == 1 ? layout_role::same : layout_role::planar;
+  if (c.groups == 1 && (nhwc_reads_in_place(c) || nhwc_direct(c))) return layout_role::gathers;
+  return layout_role::planar;
+}
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/conv_channels_last.hpp ----
+
+namespace partita::detail::cpu {
+
 /// In a composite of two conv2d stages, the body index of the value the second convolution
 /// reads (the first stage's last node); -1 for any other step.
 template <class S>
@@ -14946,15 +15406,74 @@ struct expand_depthwise_kernel {
                dst + dw_bias_at);
   }
 
+  // Channels-last (the plan's choice; the input and the output alike, `layout_role::same`).
+  static constexpr bool nhwc = out_layout_of<Step>() == tensor_layout::channels_last;
+  static_assert(nhwc == (in_layout_of<Step>(pw.x) == tensor_layout::channels_last),
+                "partita: cpu: a channels-last expansion reads a channels-last input");
+  static constexpr matmul_geometry row_geo = expand_row_geometry(g1);
+  // Packed for NHWC: the expansion's B, its column bias (readable for a whole panel past the
+  // last channel), the depthwise weights [kh · kw][padded channels], their padded bias.
+  static constexpr std::size_t nhwc_bias_at = matmul_packed_b_floats(row_geo);
+  static constexpr std::size_t nhwc_dw_at = nhwc_bias_at + static_cast<std::size_t>(g1.o + 4 * W);
+  static constexpr std::size_t nhwc_dw_bias_at = nhwc_dw_at + nhwc_depthwise_floats(g2);
+  static constexpr std::size_t nhwc_floats = nhwc_dw_bias_at + static_cast<std::size_t>(padded_channels(g2.o));
+
+  static void pack_nhwc(float* dst, const float* const* in) {
+    std::vector<float> w1(static_cast<std::size_t>(g1.o) * static_cast<std::size_t>(g1.k));
+    std::vector<float> w2(static_cast<std::size_t>(g2.o) * static_cast<std::size_t>(g2.k));
+    std::fill(dst + nhwc_bias_at, dst + nhwc_floats, 0.f);
+    fold_stage(pw, in, w1.size(), g1.o, w1.data(), dst + nhwc_bias_at);
+    pack_nhwc_conv(row_geo, w1.data(), dst);
+    fold_stage(dw, in, w2.size(), g2.o, w2.data(), dst + nhwc_dw_bias_at);
+    pack_nhwc_depthwise(g2, w2.data(), dst + nhwc_dw_at);
+  }
+
   static void prepare(state& st, const float* const* in, int step) {
-    float* dst = st.reserve(step, packed_floats);
-    st.need_scratch(staged_tail ? static_cast<std::size_t>(g1.c) * nr : 0, mid_floats + depthwise_scratch(g2));
-    if (in[pw.w]) pack(dst, in);
+    if constexpr (nhwc) {
+      float* dst = st.reserve(step, nhwc_floats);
+      st.need_scratch(0, expand_depthwise_nhwc_scratch(g1, g2));
+      if (in[pw.w]) pack_nhwc(dst, in);
+    } else {
+      float* dst = st.reserve(step, packed_floats);
+      st.need_scratch(staged_tail ? static_cast<std::size_t>(g1.c) * nr : 0, mid_floats + depthwise_scratch(g2));
+      if (in[pw.w]) pack(dst, in);
+    }
+  }
+
+  static void run(state& st, const float* const* in, float* out, int step) {
+    if constexpr (nhwc) run_nhwc(st, in, out, step);
+    else run_planar(st, in, out, step);
+  }
+
+  // Channels-last: split by output rows, the shares of the chain's other steps (`row_share`).
+  static void run_nhwc(state& st, const float* const* in, float* out, int step) {
+    const float* packed = st.packed(step);
+    constexpr double flops = 2.0 * g1.o * g1.k * g1.npos + 2.0 * g2.o * g2.k * static_cast<double>(out_plane) +
+                             moved_cost * static_cast<double>(g2.o) * static_cast<double>(mid_plane);
+    const int tasks = tasks_for(flops, st.workers(), g2.oh);
+    epilogue e1;
+    e1.bias = packed + nhwc_bias_at;
+    e1.act = pw.act;
+    e1.lo = pw.lo;
+    e1.hi = pw.hi;
+    const std::ptrdiff_t in_image = static_cast<std::ptrdiff_t>(g1.c) * mid_plane;
+    for (int b = 0; b < g1.batch; ++b) {
+      const float* xb = in[pw.x] + b * in_image;
+      float* yb = out + b * static_cast<std::ptrdiff_t>(g2.o) * out_plane;
+      st.parallel(tasks, [&](int t) {
+        const int r0 = row_share(g2.oh, t, tasks), r1 = row_share(g2.oh, t + 1, tasks);
+        with_matmul_tile(row_geo.m, [&]<int MR, int NV>() {
+          expand_depthwise_nhwc_rows<g2.kh, g2.kw, dw.act, MR, NV>(g1, g2, xb, packed, e1, packed + nhwc_dw_at,
+                                                                    packed + nhwc_dw_bias_at, dw.lo, dw.hi, yb, r0,
+                                                                    r1, st.thread_scratch(t));
+        });
+      });
+    }
   }
 
   // Split by panels: a thread expands its channels and convolves them, reading only the input
   // image (shared, in L2) and its own scratch.
-  static void run(state& st, const float* const* in, float* out, int step) {
+  static void run_planar(state& st, const float* const* in, float* out, int step) {
     const float* packed = st.packed(step);
     const float* x = in[pw.x];
     float* staged = st.shared_scratch();
@@ -15214,286 +15733,6 @@ struct conv_transpose_kernel {
 // ---- begin partita/backends/cpu/detail/gemm_kernel.hpp ----
 /// The cpu kernel for dense and conv2d steps, alone or fused with their epilogue.
 
-// ---- begin partita/backends/cpu/detail/conv_channels_last.hpp ----
-/// cpu conv2d on channels-last (NHWC) images: a GEMM over positions and a depthwise kernel
-/// vectorized along channels, both split by output rows.
-// Why channels-last. In NCHW a 1×1 convolution reads every channel plane of its positions and a
-// depthwise one reads whole planes, so two steps in a row cannot both keep a core on the data
-// it wrote: one splits by positions, the other by channels, and half of every input then comes
-// from the other core's cache (about 25 GB/s against 105 from its own L2, two Sapphire Rapids
-// cores). In NHWC a range of output rows is one contiguous block for every step of a
-// MobileNet-style chain, so each core reads back what it wrote (a depthwise layer's halo rows
-// excepted), and a position's channels are the vector lanes: no plane is padded or copied.
-
-
-namespace partita::detail::cpu {
-
-/// Row `t` of `tasks` even shares of `rows` rows: the same split for every step of one height,
-/// so that a core reads back the rows it wrote at the step before.
-constexpr int row_share(int rows, int t, int tasks) {
-  return static_cast<int>(static_cast<std::int64_t>(rows) * t / tasks);
-}
-
-/// Channels rounded up to whole vectors: the row pitch of the packed depthwise weights.
-constexpr int padded_channels(int c) { return (c + W - 1) / W * W; }
-
-/// Floats of a depthwise convolution's weights packed for `depthwise_nhwc_rows`: [kh · kw][c],
-/// each tap's row padded to whole vectors with zeros.
-constexpr std::size_t nhwc_depthwise_floats(const conv_geometry& g) {
-  return static_cast<std::size_t>(g.kh * g.kw) * static_cast<std::size_t>(padded_channels(g.o));
-}
-
-/// Packs depthwise weights [o][1][kh][kw] as [kh · kw][padded c] (`dst` zeroed).
-inline void pack_nhwc_depthwise(const conv_geometry& g, const float* w, float* dst) {
-  const int taps = g.kh * g.kw, pitch = padded_channels(g.o);
-  for (int o = 0; o < g.o; ++o)
-    for (int k = 0; k < taps; ++k)
-      dst[static_cast<std::ptrdiff_t>(k) * pitch + o] = w[static_cast<std::ptrdiff_t>(o) * taps + k];
-}
-
-/// Output row `r` of a depthwise convolution (one output channel per input channel) on NHWC
-/// rows: `rows[i]` is the input row that kernel row i reads, null where it lies in the padding
-/// (the non-null ones consecutive). `w` is packed by `pack_nhwc_depthwise`, `bias` holds
-/// padded_channels(c) floats or is null, `rr` is the residual's row or null, `yr` the output
-/// row. Interior positions run in blocks of QB with every tap unrolled (QB accumulators per
-/// channel vector hide an FMA's latency); positions whose taps reach into the padding skip
-/// those taps one by one.
-template <int KH, int KW, activation A>
-inline void depthwise_nhwc_row(const conv_geometry& g, const float* const* rows, const float* w, const float* bias,
-                               const float* rr, float lo, float hi, float* yr) {
-  constexpr int QB = W >= 16 ? 8 : 4;
-  const std::ptrdiff_t c = g.c, pitch = padded_channels(g.c);
-  // Output columns whose taps all lie inside the image's columns: [q_lo, q_hi).
-  const int q_lo = std::min(g.ow, (g.pw + g.sw - 1) / g.sw);
-  const int q_hi = std::max(q_lo, std::min(g.ow, (g.w - 1 - (KW - 1) * g.dw + g.pw) / g.sw + 1));
-  int i0 = 0, i1 = KH;  // the kernel rows inside the image
-  while (i0 < KH && !rows[i0]) ++i0;
-  while (i1 > i0 && !rows[i1 - 1]) --i1;
-  for (int cv = 0; cv < g.c; cv += W) {
-    const int n = std::min(W, g.c - cv);
-    const vec b = bias ? simd::load(bias + cv) : simd::splat(0.f);
-    const auto finish = [&](vec acc, int q) {
-      const std::ptrdiff_t at = q * c + cv;
-      if (n == W) {
-        if (rr) acc = acc + simd::load(rr + at);
-        simd::store(yr + at, apply<A>(acc, lo, hi));
-      } else {
-        if (rr) acc = acc + simd::load_first(rr + at, n);
-        simd::store_first(yr + at, apply<A>(acc, lo, hi), n);
-      }
-    };
-    // One position, its taps checked against the image.
-    const auto one = [&](int q) {
-      const int iw = q * g.sw - g.pw;
-      vec acc = b;
-      for (int i = i0; i < i1; ++i)
-        for (int j = 0; j < KW; ++j) {
-          const int col = iw + j * g.dw;
-          if (col < 0 || col >= g.w) continue;
-          const float* p = rows[i] + col * c + cv;
-          const vec wk = simd::load(w + (i * KW + j) * pitch + cv);
-          acc = simd::fma(n == W ? simd::load(p) : simd::load_first(p, n), wk, acc);
-        }
-      finish(acc, q);
-    };
-    int q = 0;
-    for (; q < q_lo; ++q) one(q);
-    if (i0 == 0 && i1 == KH && n == W) {
-      for (; q + QB <= q_hi; q += QB) {
-        const std::ptrdiff_t at = (q * g.sw - g.pw) * c + cv;
-        vec acc[std::size_t{QB}];
-#pragma GCC unroll 8
-        for (int u = 0; u < QB; ++u) acc[u] = b;
-#pragma GCC unroll 7
-        for (int i = 0; i < KH; ++i)
-#pragma GCC unroll 7
-          for (int j = 0; j < KW; ++j) {
-            const vec wk = simd::load(w + (i * KW + j) * pitch + cv);
-            const float* p = rows[i] + at + j * g.dw * c;
-#pragma GCC unroll 8
-            for (int u = 0; u < QB; ++u) acc[u] = simd::fma(simd::load(p + u * g.sw * c), wk, acc[u]);
-          }
-#pragma GCC unroll 8
-        for (int u = 0; u < QB; ++u) finish(acc[u], q + u);
-      }
-    }
-    for (; q < g.ow; ++q) one(q);
-  }
-}
-
-/// Output rows [r0, r1) of one NHWC image of a depthwise convolution (`depthwise_nhwc_row`);
-/// the residual is an NHWC image like `y`, or null.
-template <int KH, int KW, activation A>
-inline void depthwise_nhwc_rows(const conv_geometry& g, const float* x, const float* w, const float* bias,
-                                const float* residual, float lo, float hi, float* y, int r0, int r1) {
-  const std::ptrdiff_t x_row = static_cast<std::ptrdiff_t>(g.w) * g.c, y_row = static_cast<std::ptrdiff_t>(g.ow) * g.c;
-  for (int r = r0; r < r1; ++r) {
-    const float* rows[std::size_t{KH}];
-    for (int i = 0; i < KH; ++i) {
-      const int ih = r * g.sh - g.ph + i * g.dh;
-      rows[i] = ih >= 0 && ih < g.h ? x + ih * x_row : nullptr;
-    }
-    depthwise_nhwc_row<KH, KW, A>(g, rows, w, bias, residual ? residual + r * y_row : nullptr, lo, hi, y + r * y_row);
-  }
-}
-
-/// True for the convolutions that run as a GEMM over NHWC positions: 1×1 of stride 1 without
-/// padding, which read an NHWC input as A in place.
-constexpr bool nhwc_reads_in_place(const conv_geometry& g) {
-  return g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
-}
-
-/// Such a 1×1 conv2d (one group) as a GEMM: [positions × c] by the weights [c × o]. `m` is the
-/// image's positions (it chooses the micro-tile, as at packing).
-constexpr matmul_geometry nhwc_gemm_geometry(const conv_geometry& g) {
-  matmul_geometry m;
-  m.m = g.oh * g.ow;
-  m.n = g.o;
-  m.k = g.c;
-  return m;
-}
-
-/// Positions of one block transposed out of an NCHW input: about 64 KB, whole micro-tiles.
-constexpr int nhwc_block_rows(const conv_geometry& g) {
-  const int mr = matmul_main_mr;
-  return std::max(mr, 16384 / std::max(1, g.c) / mr * mr);
-}
-
-/// Per-thread scratch of `nhwc_conv_rows`: matmul's, and a transposed block unless the input is
-/// NHWC (`nhwc_in`).
-constexpr std::size_t nhwc_conv_scratch(const conv_geometry& g, bool nhwc_in) {
-  const std::size_t block = nhwc_in ? 0 : static_cast<std::size_t>(nhwc_block_rows(g)) * static_cast<std::size_t>(g.c);
-  return matmul_scratch_floats(nhwc_gemm_geometry(g)) + block;
-}
-
-/// Packs 1×1 conv weights [o][c] as the GEMM's B, [c × o], for `nhwc_conv_rows`
-/// (`matmul_packed_b_floats(nhwc_gemm_geometry(g))` floats at `dst`).
-inline void pack_nhwc_conv(const conv_geometry& g, const float* w, float* dst) {
-  const matmul_geometry m = nhwc_gemm_geometry(g);
-  std::vector<float> b(static_cast<std::size_t>(m.k) * static_cast<std::size_t>(m.n), 0.f);
-  for (int o = 0; o < g.o; ++o)
-    for (int ci = 0; ci < g.c; ++ci)
-      b[static_cast<std::size_t>(ci * g.o + o)] = w[static_cast<std::ptrdiff_t>(o) * g.c + ci];
-  pack_matmul_b(m, b.data(), dst);
-}
-
-/// Positions [p0, p0 + rows) of an NCHW image of `c` channels as the GEMM's rows [rows × c] at
-/// `dst`: a transpose, plane by plane (each read contiguously).
-inline void nchw_positions(const float* x, int c, std::ptrdiff_t plane, int p0, int rows, float* dst) {
-  for (int ci = 0; ci < c; ++ci) {
-    const float* s = x + ci * plane + p0;
-    for (int p = 0; p < rows; ++p) dst[static_cast<std::ptrdiff_t>(p) * c + ci] = s[p];
-  }
-}
-
-/// Output rows [r0, r1) of one image of a 1×1 conv2d (stride 1, no padding, one group),
-/// written NHWC: `x` is the image, NHWC when `nhwc_in` (read in place), else NCHW (copied a
-/// block of positions at a time); `y` and the residual of `e` (NHWC, or null) start at
-/// output row r0. `packed_b` is `pack_nhwc_conv`'s; `e` holds a per-column (per output channel)
-/// bias and the activation. `scratch` holds `nhwc_conv_scratch(g, nhwc_in)` floats.
-template <int MR, int NV>
-inline void nhwc_conv_rows(const conv_geometry& g, const float* x, bool nhwc_in, const float* packed_b, float* y,
-                           const epilogue& e, int r0, int r1, float* scratch) {
-  const matmul_geometry full = nhwc_gemm_geometry(g);
-  const int panels = (full.n + NV * W - 1) / (NV * W);
-  const int block = nhwc_in ? (r1 - r0) * g.ow : nhwc_block_rows(g);
-  float* transposed = scratch + matmul_scratch_floats(full);
-  for (int p0 = r0 * g.ow, end = r1 * g.ow; p0 < end; p0 += block) {
-    matmul_geometry part = full;
-    part.m = std::min(block, end - p0);
-    part.ldc = g.o;
-    const float* a = transposed;
-    if (nhwc_in) {
-      a = x + static_cast<std::ptrdiff_t>(p0) * g.c;
-      part.lda = g.c;
-    } else {
-      nchw_positions(x, g.c, static_cast<std::ptrdiff_t>(g.h) * g.w, p0, part.m, transposed);
-    }
-    const std::ptrdiff_t done = static_cast<std::ptrdiff_t>(p0 - r0 * g.ow) * g.o;
-    epilogue ep = e;
-    if (e.residual) ep.residual = e.residual + done;
-    ep.ld_residual = g.o;
-    const matmul_rows rows = matmul_rows_for(part.m, MR, MR == matmul_main_mr);
-    matmul_block<MR, NV>(part, rows, a, nullptr, packed_b, y + done, 0, rows.blocks(), 0, panels, scratch, &ep);
-  }
-}
-
-/// Means of each channel of NHWC images [batch][area][c] into out [batch][c], channel vectors
-/// [v0, v1) of each image.
-inline void nhwc_channel_means(const float* x, float* out, std::int64_t batch, std::int64_t area, std::int64_t c,
-                               std::int64_t v0, std::int64_t v1) {
-  const vec count = simd::splat(static_cast<float>(area));
-  for (std::int64_t b = 0; b < batch; ++b)
-    for (std::int64_t v = v0; v < v1; ++v) {
-      const std::int64_t cv = v * W;
-      const int n = static_cast<int>(std::min<std::int64_t>(W, c - cv));
-      const float* xb = x + b * area * c + cv;
-      vec s0 = simd::splat(0.f), s1 = s0;
-      std::int64_t p = 0;
-      for (; p + 1 < area; p += 2) {
-        s0 = s0 + (n == W ? simd::load(xb + p * c) : simd::load_first(xb + p * c, n));
-        s1 = s1 + (n == W ? simd::load(xb + (p + 1) * c) : simd::load_first(xb + (p + 1) * c, n));
-      }
-      if (p < area) s0 = s0 + (n == W ? simd::load(xb + p * c) : simd::load_first(xb + p * c, n));
-      const vec m = (s0 + s1) / count;
-      if (n == W) simd::store(out + b * c + cv, m);
-      else simd::store_first(out + b * c + cv, m, n);
-    }
-}
-
-}  // namespace partita::detail::cpu
-
-namespace partita::detail::cpu {
-
-/// What a cpu step can do with layouts (`cpu::layouts`), from its conv2d's geometry: a
-/// depthwise convolution (multiplier 1) keeps its input's layout; a 1×1 convolution of stride 1
-/// without padding may write NHWC from either layout; a global average pooling reads either.
-/// Other convolutions, and the fused expansion, keep the planar kernels: a network's first
-/// layer as a GEMM over NHWC positions measured 2.5× slower than its planar kernel (MobileNetV2's
-/// 3 → 32 on 112×112, one Sapphire Rapids core, 599 against 238 µs), its patches gathered out of
-/// the image's three planes. Other
-/// convolutions keep the planar kernels, faster for them. `m` is the module, `flat` the plan's
-/// graph, `node` the step's node there.
-template <class M, class G>
-constexpr layout_role nhwc_role(const M& m, const G& flat, int node) {
-  const graph_node& g = flat.node(node);
-  if (g.op == op_id::global_avg_pool2d) return layout_role::reads_either;
-  // Shapes and attributes copied out: a pointer into the module does not compare in a constant
-  // expression on every compiler.
-  shape x, w, y;
-  attrs at{};
-  bool found = false;
-  if (g.op == op_id::conv2d) {
-    found = true;
-    x = flat.node(flat.arg(node, 0)).out;
-    w = flat.node(flat.arg(node, 1)).out;
-    y = g.out;
-    at = *g.at;
-  } else if (g.op == op_id::call) {
-    const function_info& f = m.functions[static_cast<std::size_t>(g.index)];
-    if (!f.composite.starts_with("cpu.conv2d_") || f.composite == "cpu.conv2d_expand_depthwise")
-      return layout_role::planar;
-    for (int i = f.first_node; i < f.first_node + f.num_nodes && !found; ++i)
-      if (m.node(i).op == op_id::conv2d) {
-        const graph_node& input = m.node(m.arg(i, 0));
-        // The kernel reads the convolution's input as the step's first argument.
-        if (input.op != op_id::param || input.index != 0) return layout_role::planar;
-        found = true;
-        x = input.out;
-        w = m.node(m.arg(i, 1)).out;
-        y = m.node(i).out;
-        at = *m.node(i).at;
-      }
-  }
-  if (!found || x.rank != 4) return layout_role::planar;
-  const conv_geometry c = make_conv_geometry(x, w, y, at);
-  if (is_depthwise(c)) return c.og == 1 ? layout_role::same : layout_role::planar;
-  if (c.groups == 1 && nhwc_reads_in_place(c)) return layout_role::gathers;
-  return layout_role::planar;
-}
-
-}  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/conv_channels_last.hpp ----
 // ---- begin partita/backends/cpu/detail/conv_small.hpp ----
 /// cpu conv2d for small images, vectorized over output channels.
 // conv2d on small images (7×7, 14×14, ...), where vectors of output positions would be mostly
@@ -15781,11 +16020,14 @@ struct gemm_kernel {
   static constexpr bool nhwc_out = conv && out_layout_of<Step>() == tensor_layout::channels_last;
   static constexpr bool nhwc_in = conv && in_layout_of<Step>(info.x) == tensor_layout::channels_last;
   static_assert(!nhwc_in || nhwc_out, "partita: cpu: a conv2d reading channels-last writes channels-last");
-  static_assert(!nhwc_out || (depthwise ? nhwc_in && geo.og == 1 : geo.groups == 1 && nhwc_reads_in_place(geo)),
-                "partita: cpu: channels-last conv2d is a depthwise one (multiplier 1) or an unpadded 1×1 of stride 1");
+  static_assert(!nhwc_out || (depthwise ? nhwc_in && geo.og == 1
+                                        : geo.groups == 1 && (nhwc_reads_in_place(geo) || nhwc_direct(geo))),
+                "partita: cpu: channels-last conv2d is a depthwise one (multiplier 1), an unpadded 1×1 of stride 1 "
+                "or one of at most four input channels");
   static_assert(!nhwc_out || info.residual < 0 || in_layout_of<Step>(info.residual) == tensor_layout::channels_last,
                 "partita: cpu: a channels-last conv2d adds a channels-last residual");
-  static constexpr bool nhwc_gemm = nhwc_out && !depthwise;
+  static constexpr bool nhwc_gemm = nhwc_out && !depthwise && nhwc_reads_in_place(geo);
+  static constexpr bool nhwc_direct_conv = nhwc_out && !depthwise && !nhwc_gemm;
   static constexpr matmul_geometry nhwc_geo = nhwc_gemm ? nhwc_gemm_geometry(geo) : matmul_geometry{};
   static constexpr depthwise_blocking dw_block = depthwise_block(geo);
   static constexpr bool dw_flat = depthwise && !nhwc_out && depthwise_flat(geo);
@@ -15834,6 +16076,7 @@ struct gemm_kernel {
   static constexpr std::size_t packed_floats =
       !conv        ? packed_dense_floats(channels, k_depth, dblk::nr)
       : nhwc_gemm   ? matmul_packed_b_floats(nhwc_geo)
+      : nhwc_direct_conv ? nhwc_direct_floats(geo)
       : nhwc_out    ? nhwc_depthwise_floats(geo)
       : depthwise   ? static_cast<std::size_t>(geo.o) * static_cast<std::size_t>(geo.k)
       : small_image ? static_cast<std::size_t>(geo.groups) * packed_dense_floats(geo.og, geo.k, small_nv * W)
@@ -15854,7 +16097,10 @@ struct gemm_kernel {
 
   static void pack_weights(const float* w, float* dst) {
     if constexpr (nhwc_gemm) {
-      pack_nhwc_conv(geo, w, dst);
+      pack_nhwc_conv(nhwc_geo, w, dst);
+    } else if constexpr (nhwc_direct_conv) {
+      std::fill(dst, dst + packed_floats, 0.f);
+      pack_nhwc_direct(geo, w, dst);
     } else if constexpr (nhwc_out) {
       pack_nhwc_depthwise(geo, w, dst);
     } else if constexpr (depthwise) {
@@ -16012,6 +16258,10 @@ struct gemm_kernel {
           with_matmul_tile(nhwc_geo.m, [&]<int MR, int NV>() {
             nhwc_conv_rows<MR, NV>(geo, xb, nhwc_in, packed, yb + at, eb, r0, r1, st.thread_scratch(t));
           });
+        } else if constexpr (nhwc_direct_conv) {
+          epilogue eb = e;
+          eb.residual = rb;
+          direct_nhwc_rows<info.act>(geo, xb, nhwc_in, packed, eb, yb, r0, r1);
         } else {
           depthwise_nhwc_rows<geo.kh, geo.kw, info.act>(geo, xb, packed, e.bias, rb, e.lo, e.hi, yb, r0, r1);
         }

@@ -413,16 +413,16 @@ struct expand_depthwise_models
                   model<expand::d>, model<expand::d2>, model<expand::d3>, model<expand::d, expand::e>,
                   model<expand::d4>, model<expand::d5>> {};
 
-// A MobileNet-style chain that the cpu plan keeps channels-last (NHWC) from its first 1×1
+// A MobileNet-style chain that the cpu plan keeps channels-last (NHWC) from its first
 // convolution to the pooling: channel counts that are no multiple of a vector, odd image sizes,
 // a batch, strides, padding, a 5×5 and a dilated depthwise convolution, a residual.
 namespace nhwc {
 using x = input<"x", f32, 2, 3, 13, 11>;
 using s = clip<bias_add<conv2d<x, weight<"s.w", f32, 24, 3, 3, 3>, {.stride = {2, 2}, .padding = {1, 1}}>, weight<"s.b", f32, 24>>,
-               0.f, 6.f>;  // [2, 24, 7, 6], planar
+               0.f, 6.f>;  // [2, 24, 7, 6], written NHWC from the planar input
 using d = clip<bias_add<conv2d<s, weight<"d.w", f32, 24, 1, 3, 3>, {.padding = {1, 1}, .groups = 24}>, weight<"d.b", f32, 24>>,
                0.f, 6.f>;
-using p = bias_add<conv2d<d, weight<"p.w", f32, 20, 24, 1, 1>>, weight<"p.b", f32, 20>>;  // NHWC from planar
+using p = bias_add<conv2d<d, weight<"p.w", f32, 20, 24, 1, 1>>, weight<"p.b", f32, 20>>;
 using e = relu<bias_add<conv2d<p, weight<"e.w", f32, 40, 20, 1, 1>>, weight<"e.b", f32, 40>>>;
 using d2 = relu<bias_add<conv2d<e, weight<"d2.w", f32, 40, 1, 5, 5>, {.stride = {2, 2}, .padding = {2, 2}, .groups = 40}>,
                          weight<"d2.b", f32, 40>>>;  // [2, 40, 4, 3]
@@ -433,12 +433,47 @@ using head = dense<flatten<global_avg_pool2d<dd>>, weight<"f.w", f32, 10, 40>>;
 using twin = relu<bias_add<conv2d<input<"x2", f32, 2, 20, 7, 6>, weight<"t.w", f32, 40, 20, 1, 1>>, weight<"t.b", f32, 40>>>;
 // A view reads the chain's last convolution: every value stays planar.
 using viewed = dense<flatten<conv2d<d, weight<"v.w", f32, 4, 24, 1, 1>>>, weight<"v.f", f32, 3, 168>>;
+// Fused expansions (1.07 MB per image) inside a chain, read and written NHWC: a 3×3 window of
+// stride 1 with ReLU6 on both stages; a strided 5×5 one with batch norms and hard swish on odd
+// rows; 104 channels, no multiple of a vector or a panel.
+using xe = input<"x", f32, 2, 8, 57, 45>;
+using pe = relu<bias_add<conv2d<xe, weight<"pe.w", f32, 16, 8, 1, 1>>, weight<"pe.b", f32, 16>>>;  // NHWC from planar
+using ee = expand::relu6_1x1<pe, 16, 104>;
+using de = clip<bias_add<conv2d<ee, weight<"de.w", f32, 104, 1, 3, 3>, {.padding = {1, 1}, .groups = 104}>,
+                         weight<"de.b", f32, 104>>,
+                0.f, 6.f>;
+using he = dense<flatten<global_avg_pool2d<bias_add<conv2d<de, weight<"qe.w", f32, 20, 104, 1, 1>>, weight<"qe.b", f32, 20>>>>,
+                 weight<"fe.w", f32, 10, 20>>;
+using ee2 = hardswish<expand::bn<conv2d<pe, weight<"e2.w", f32, 104, 16, 1, 1>, {}>, 104>>;
+using de2 = hardswish<batch_norm<conv2d<ee2, weight<"d2.w", f32, 104, 1, 5, 5>,
+                                        {.stride = {2, 2}, .padding = {2, 2}, .groups = 104}>,
+                                 weight<"g2", f32, 104>, weight<"b2", f32, 104>, weight<"m2", f32, 104>,
+                                 weight<"v2", f32, 104>>>;
+using he2 = dense<flatten<global_avg_pool2d<conv2d<de2, weight<"q2.w", f32, 12, 104, 1, 1>>>>, weight<"f2.w", f32, 5, 12>>;
+// First layers written NHWC directly: 3 → 72 channels (a group of four vectors, then one) by a
+// 7×7 window of stride 2 on an odd image; a 1×1 down to 4 channels, read NHWC by a dilated 3×3
+// convolution of four input channels with a residual.
+using xd = input<"x", f32, 2, 3, 23, 41>;
+using sd = relu<bias_add<conv2d<xd, weight<"sd.w", f32, 72, 3, 7, 7>, {.stride = {2, 2}, .padding = {3, 3}}>,
+                         weight<"sd.b", f32, 72>>>;  // [2, 72, 12, 21]
+using wd = conv2d<sd, weight<"wd.w", f32, 72, 1, 3, 3>, {.padding = {1, 1}, .groups = 72}>;
+using pd = conv2d<wd, weight<"pd.w", f32, 4, 72, 1, 1>>;
+using rd = add<bias_add<conv2d<pd, weight<"rd.w", f32, 4, 4, 3, 3>, {.padding = {2, 2}, .dilation = {2, 2}}>,
+                        weight<"rd.b", f32, 4>>,
+               pd>;
+using hd = dense<flatten<global_avg_pool2d<rd>>, weight<"fd.w", f32, 6, 4>>;
+// MobileNet's first layer: 3 → 24 channels (two vectors with AVX-512, three with AVX) by a 3×3
+// window of stride 2, ReLU6 and no bias.
+using sd2 = clip<conv2d<xd, weight<"s2.w", f32, 24, 3, 3, 3>, {.stride = {2, 2}, .padding = {1, 1}}>, 0.f, 6.f>;
+using hd2 = flatten<global_avg_pool2d<conv2d<sd2, weight<"w2.w", f32, 24, 1, 3, 3>, {.padding = {1, 1}, .groups = 24}>>>;
 }  // namespace nhwc
 
 struct channels_last_models
     : model_group<"chains kept channels-last: channel and position tails, strides, padding, dilation, residuals, "
-                  "a planar twin of a channels-last step, a view that keeps them planar",
-                  model<nhwc::head>, model<nhwc::head, nhwc::twin>, model<nhwc::viewed>> {};
+                  "a planar twin of a channels-last step, a view that keeps them planar, fused expansions, "
+                  "first layers written channels-last",
+                  model<nhwc::head>, model<nhwc::head, nhwc::twin>, model<nhwc::viewed>, model<nhwc::he>,
+                  model<nhwc::he2>, model<nhwc::hd>, model<nhwc::hd2>> {};
 
 struct small_networks : model_group<"networks: chains, residual blocks, batch norms, pools, several results, fallbacks, "
                                     "repeated blocks",

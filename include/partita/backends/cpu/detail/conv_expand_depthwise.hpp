@@ -7,12 +7,17 @@
 // scratch, where it stays in L2, and runs those channels' depthwise convolution from there.
 // The expansion is conv.hpp's in-place 1×1 tiling; the depthwise part conv_depthwise.hpp's
 // kernel, so both keep their epilogues (bias or folded batch norm, activation).
+// Where the plan lays the input and output out channels-last (`cpu::layouts`), the step runs
+// by output rows instead: each thread expands the rows its depthwise windows cover into a ring
+// of a few rows (conv_channels_last.hpp), so it reads the input rows it wrote at the step
+// before and keeps the expansion in L1 and L2.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
 #include "partita/backends/cpu/detail/conv.hpp"
+#include "partita/backends/cpu/detail/conv_channels_last.hpp"
 #include "partita/backends/cpu/detail/conv_depthwise.hpp"
 #include "partita/backends/cpu/detail/fused.hpp"
 #include "partita/backends/cpu/detail/state.hpp"
@@ -97,15 +102,74 @@ struct expand_depthwise_kernel {
                dst + dw_bias_at);
   }
 
+  // Channels-last (the plan's choice; the input and the output alike, `layout_role::same`).
+  static constexpr bool nhwc = out_layout_of<Step>() == tensor_layout::channels_last;
+  static_assert(nhwc == (in_layout_of<Step>(pw.x) == tensor_layout::channels_last),
+                "partita: cpu: a channels-last expansion reads a channels-last input");
+  static constexpr matmul_geometry row_geo = expand_row_geometry(g1);
+  // Packed for NHWC: the expansion's B, its column bias (readable for a whole panel past the
+  // last channel), the depthwise weights [kh · kw][padded channels], their padded bias.
+  static constexpr std::size_t nhwc_bias_at = matmul_packed_b_floats(row_geo);
+  static constexpr std::size_t nhwc_dw_at = nhwc_bias_at + static_cast<std::size_t>(g1.o + 4 * W);
+  static constexpr std::size_t nhwc_dw_bias_at = nhwc_dw_at + nhwc_depthwise_floats(g2);
+  static constexpr std::size_t nhwc_floats = nhwc_dw_bias_at + static_cast<std::size_t>(padded_channels(g2.o));
+
+  static void pack_nhwc(float* dst, const float* const* in) {
+    std::vector<float> w1(static_cast<std::size_t>(g1.o) * static_cast<std::size_t>(g1.k));
+    std::vector<float> w2(static_cast<std::size_t>(g2.o) * static_cast<std::size_t>(g2.k));
+    std::fill(dst + nhwc_bias_at, dst + nhwc_floats, 0.f);
+    fold_stage(pw, in, w1.size(), g1.o, w1.data(), dst + nhwc_bias_at);
+    pack_nhwc_conv(row_geo, w1.data(), dst);
+    fold_stage(dw, in, w2.size(), g2.o, w2.data(), dst + nhwc_dw_bias_at);
+    pack_nhwc_depthwise(g2, w2.data(), dst + nhwc_dw_at);
+  }
+
   static void prepare(state& st, const float* const* in, int step) {
-    float* dst = st.reserve(step, packed_floats);
-    st.need_scratch(staged_tail ? static_cast<std::size_t>(g1.c) * nr : 0, mid_floats + depthwise_scratch(g2));
-    if (in[pw.w]) pack(dst, in);
+    if constexpr (nhwc) {
+      float* dst = st.reserve(step, nhwc_floats);
+      st.need_scratch(0, expand_depthwise_nhwc_scratch(g1, g2));
+      if (in[pw.w]) pack_nhwc(dst, in);
+    } else {
+      float* dst = st.reserve(step, packed_floats);
+      st.need_scratch(staged_tail ? static_cast<std::size_t>(g1.c) * nr : 0, mid_floats + depthwise_scratch(g2));
+      if (in[pw.w]) pack(dst, in);
+    }
+  }
+
+  static void run(state& st, const float* const* in, float* out, int step) {
+    if constexpr (nhwc) run_nhwc(st, in, out, step);
+    else run_planar(st, in, out, step);
+  }
+
+  // Channels-last: split by output rows, the shares of the chain's other steps (`row_share`).
+  static void run_nhwc(state& st, const float* const* in, float* out, int step) {
+    const float* packed = st.packed(step);
+    constexpr double flops = 2.0 * g1.o * g1.k * g1.npos + 2.0 * g2.o * g2.k * static_cast<double>(out_plane) +
+                             moved_cost * static_cast<double>(g2.o) * static_cast<double>(mid_plane);
+    const int tasks = tasks_for(flops, st.workers(), g2.oh);
+    epilogue e1;
+    e1.bias = packed + nhwc_bias_at;
+    e1.act = pw.act;
+    e1.lo = pw.lo;
+    e1.hi = pw.hi;
+    const std::ptrdiff_t in_image = static_cast<std::ptrdiff_t>(g1.c) * mid_plane;
+    for (int b = 0; b < g1.batch; ++b) {
+      const float* xb = in[pw.x] + b * in_image;
+      float* yb = out + b * static_cast<std::ptrdiff_t>(g2.o) * out_plane;
+      st.parallel(tasks, [&](int t) {
+        const int r0 = row_share(g2.oh, t, tasks), r1 = row_share(g2.oh, t + 1, tasks);
+        with_matmul_tile(row_geo.m, [&]<int MR, int NV>() {
+          expand_depthwise_nhwc_rows<g2.kh, g2.kw, dw.act, MR, NV>(g1, g2, xb, packed, e1, packed + nhwc_dw_at,
+                                                                    packed + nhwc_dw_bias_at, dw.lo, dw.hi, yb, r0,
+                                                                    r1, st.thread_scratch(t));
+        });
+      });
+    }
   }
 
   // Split by panels: a thread expands its channels and convolves them, reading only the input
   // image (shared, in L2) and its own scratch.
-  static void run(state& st, const float* const* in, float* out, int step) {
+  static void run_planar(state& st, const float* const* in, float* out, int step) {
     const float* packed = st.packed(step);
     const float* x = in[pw.x];
     float* staged = st.shared_scratch();

@@ -50,11 +50,14 @@ struct gemm_kernel {
   static constexpr bool nhwc_out = conv && out_layout_of<Step>() == tensor_layout::channels_last;
   static constexpr bool nhwc_in = conv && in_layout_of<Step>(info.x) == tensor_layout::channels_last;
   static_assert(!nhwc_in || nhwc_out, "partita: cpu: a conv2d reading channels-last writes channels-last");
-  static_assert(!nhwc_out || (depthwise ? nhwc_in && geo.og == 1 : geo.groups == 1 && nhwc_reads_in_place(geo)),
-                "partita: cpu: channels-last conv2d is a depthwise one (multiplier 1) or an unpadded 1×1 of stride 1");
+  static_assert(!nhwc_out || (depthwise ? nhwc_in && geo.og == 1
+                                        : geo.groups == 1 && (nhwc_reads_in_place(geo) || nhwc_direct(geo))),
+                "partita: cpu: channels-last conv2d is a depthwise one (multiplier 1), an unpadded 1×1 of stride 1 "
+                "or one of at most four input channels");
   static_assert(!nhwc_out || info.residual < 0 || in_layout_of<Step>(info.residual) == tensor_layout::channels_last,
                 "partita: cpu: a channels-last conv2d adds a channels-last residual");
-  static constexpr bool nhwc_gemm = nhwc_out && !depthwise;
+  static constexpr bool nhwc_gemm = nhwc_out && !depthwise && nhwc_reads_in_place(geo);
+  static constexpr bool nhwc_direct_conv = nhwc_out && !depthwise && !nhwc_gemm;
   static constexpr matmul_geometry nhwc_geo = nhwc_gemm ? nhwc_gemm_geometry(geo) : matmul_geometry{};
   static constexpr depthwise_blocking dw_block = depthwise_block(geo);
   static constexpr bool dw_flat = depthwise && !nhwc_out && depthwise_flat(geo);
@@ -103,6 +106,7 @@ struct gemm_kernel {
   static constexpr std::size_t packed_floats =
       !conv        ? packed_dense_floats(channels, k_depth, dblk::nr)
       : nhwc_gemm   ? matmul_packed_b_floats(nhwc_geo)
+      : nhwc_direct_conv ? nhwc_direct_floats(geo)
       : nhwc_out    ? nhwc_depthwise_floats(geo)
       : depthwise   ? static_cast<std::size_t>(geo.o) * static_cast<std::size_t>(geo.k)
       : small_image ? static_cast<std::size_t>(geo.groups) * packed_dense_floats(geo.og, geo.k, small_nv * W)
@@ -123,7 +127,10 @@ struct gemm_kernel {
 
   static void pack_weights(const float* w, float* dst) {
     if constexpr (nhwc_gemm) {
-      pack_nhwc_conv(geo, w, dst);
+      pack_nhwc_conv(nhwc_geo, w, dst);
+    } else if constexpr (nhwc_direct_conv) {
+      std::fill(dst, dst + packed_floats, 0.f);
+      pack_nhwc_direct(geo, w, dst);
     } else if constexpr (nhwc_out) {
       pack_nhwc_depthwise(geo, w, dst);
     } else if constexpr (depthwise) {
@@ -281,6 +288,10 @@ struct gemm_kernel {
           with_matmul_tile(nhwc_geo.m, [&]<int MR, int NV>() {
             nhwc_conv_rows<MR, NV>(geo, xb, nhwc_in, packed, yb + at, eb, r0, r1, st.thread_scratch(t));
           });
+        } else if constexpr (nhwc_direct_conv) {
+          epilogue eb = e;
+          eb.residual = rb;
+          direct_nhwc_rows<info.act>(geo, xb, nhwc_in, packed, eb, yb, r0, r1);
         } else {
           depthwise_nhwc_rows<geo.kh, geo.kw, info.act>(geo, xb, packed, e.bias, rb, e.lo, e.hi, yb, r0, r1);
         }
