@@ -1,6 +1,7 @@
 #pragma once
-/// cpu conv2d on channels-last (NHWC) images: a GEMM over positions and a depthwise kernel
-/// vectorized along channels, both split by output rows.
+/// cpu conv2d on channels-last (NHWC) images: a GEMM over positions, a direct kernel for first
+/// layers and a depthwise kernel vectorized along channels, and a 1×1 expansion fused with the
+/// depthwise convolution reading it through a ring of rows; all split by output rows.
 // Why channels-last. In NCHW a 1×1 convolution reads every channel plane of its positions and a
 // depthwise one reads whole planes, so two steps in a row cannot both keep a core on the data
 // it wrote: one splits by positions, the other by channels, and half of every input then comes
@@ -48,52 +49,61 @@ inline void pack_nhwc_depthwise(const conv_geometry& g, const float* w, float* d
 /// rows: `rows[i]` is the input row that kernel row i reads, null where it lies in the padding
 /// (the non-null ones consecutive). `w` is packed by `pack_nhwc_depthwise`, `bias` holds
 /// padded_channels(c) floats or is null, `rr` is the residual's row or null, `yr` the output
-/// row. Interior positions run in blocks of QB with every tap unrolled (QB accumulators per
-/// channel vector hide an FMA's latency); positions whose taps reach into the padding skip
-/// those taps one by one.
-template <int KH, int KW, activation A>
-inline void depthwise_nhwc_row(const conv_geometry& g, const float* const* rows, const float* w, const float* bias,
-                               const float* rr, float lo, float hi, float* yr) {
-  constexpr int QB = W >= 16 ? 8 : 4;
-  const std::ptrdiff_t c = g.c, pitch = padded_channels(g.c);
+/// row. Interior positions run in blocks of QB, every channel vector of a block before the
+/// next block (so the row is read and written in order) with every tap unrolled (QB
+/// accumulators per channel vector hide an FMA's latency); positions whose taps reach into the
+/// padding skip those taps one by one.
+template <conv_geometry G, activation A>
+inline void depthwise_nhwc_row(const float* const* rows, const float* w, const float* bias, const float* rr, float lo,
+                               float hi, float* yr) {
+  // The geometry is a template argument: the offsets of a block's taps and positions are then
+  // constants in the instructions, where as run-time values the compiler kept one pointer per
+  // tap and position and ran at a quarter of the FMA rate reloading them.
+  constexpr conv_geometry g = G;
+  constexpr int QB = W >= 16 ? 8 : 4, KH = g.kh, KW = g.kw;
+  constexpr std::ptrdiff_t c = g.c, pitch = padded_channels(g.c);
+  constexpr int whole = g.c / W * W;  // channels in whole vectors
   // Output columns whose taps all lie inside the image's columns: [q_lo, q_hi).
-  const int q_lo = std::min(g.ow, (g.pw + g.sw - 1) / g.sw);
-  const int q_hi = std::max(q_lo, std::min(g.ow, (g.w - 1 - (KW - 1) * g.dw + g.pw) / g.sw + 1));
+  constexpr int q_lo = std::min(g.ow, (g.pw + g.sw - 1) / g.sw);
+  constexpr int q_hi = std::max(q_lo, std::min(g.ow, (g.w - 1 - (KW - 1) * g.dw + g.pw) / g.sw + 1));
   int i0 = 0, i1 = KH;  // the kernel rows inside the image
   while (i0 < KH && !rows[i0]) ++i0;
   while (i1 > i0 && !rows[i1 - 1]) --i1;
-  for (int cv = 0; cv < g.c; cv += W) {
+  const auto finish = [&](vec acc, int q, int cv, int n) {
+    const std::ptrdiff_t at = q * c + cv;
+    if (n == W) {
+      if (rr) acc = acc + simd::load(rr + at);
+      simd::store(yr + at, apply<A>(acc, lo, hi));
+    } else {
+      if (rr) acc = acc + simd::load_first(rr + at, n);
+      simd::store_first(yr + at, apply<A>(acc, lo, hi), n);
+    }
+  };
+  // Channels [cv, cv + n) of one position, its taps checked against the image.
+  const auto one = [&](int q, int cv) {
     const int n = std::min(W, g.c - cv);
-    const vec b = bias ? simd::load(bias + cv) : simd::splat(0.f);
-    const auto finish = [&](vec acc, int q) {
-      const std::ptrdiff_t at = q * c + cv;
-      if (n == W) {
-        if (rr) acc = acc + simd::load(rr + at);
-        simd::store(yr + at, apply<A>(acc, lo, hi));
-      } else {
-        if (rr) acc = acc + simd::load_first(rr + at, n);
-        simd::store_first(yr + at, apply<A>(acc, lo, hi), n);
+    const int iw = q * g.sw - g.pw;
+    vec acc = bias ? simd::load(bias + cv) : simd::splat(0.f);
+    for (int i = i0; i < i1; ++i)
+      for (int j = 0; j < KW; ++j) {
+        const int col = iw + j * g.dw;
+        if (col < 0 || col >= g.w) continue;
+        const float* p = rows[i] + col * c + cv;
+        const vec wk = simd::load(w + (i * KW + j) * pitch + cv);
+        acc = simd::fma(n == W ? simd::load(p) : simd::load_first(p, n), wk, acc);
       }
-    };
-    // One position, its taps checked against the image.
-    const auto one = [&](int q) {
-      const int iw = q * g.sw - g.pw;
-      vec acc = b;
-      for (int i = i0; i < i1; ++i)
-        for (int j = 0; j < KW; ++j) {
-          const int col = iw + j * g.dw;
-          if (col < 0 || col >= g.w) continue;
-          const float* p = rows[i] + col * c + cv;
-          const vec wk = simd::load(w + (i * KW + j) * pitch + cv);
-          acc = simd::fma(n == W ? simd::load(p) : simd::load_first(p, n), wk, acc);
-        }
-      finish(acc, q);
-    };
-    int q = 0;
-    for (; q < q_lo; ++q) one(q);
-    if (i0 == 0 && i1 == KH && n == W) {
-      for (; q + QB <= q_hi; q += QB) {
+    finish(acc, q, cv, n);
+  };
+  const auto all_channels = [&](int q) {
+    for (int cv = 0; cv < g.c; cv += W) one(q, cv);
+  };
+  int q = 0;
+  for (; q < q_lo; ++q) all_channels(q);
+  if (i0 == 0 && i1 == KH) {
+    for (; q + QB <= q_hi; q += QB) {
+      for (int cv = 0; cv < whole; cv += W) {
         const std::ptrdiff_t at = (q * g.sw - g.pw) * c + cv;
+        const vec b = bias ? simd::load(bias + cv) : simd::splat(0.f);
         vec acc[std::size_t{QB}];
 #pragma GCC unroll 8
         for (int u = 0; u < QB; ++u) acc[u] = b;
@@ -107,26 +117,29 @@ inline void depthwise_nhwc_row(const conv_geometry& g, const float* const* rows,
             for (int u = 0; u < QB; ++u) acc[u] = simd::fma(simd::load(p + u * g.sw * c), wk, acc[u]);
           }
 #pragma GCC unroll 8
-        for (int u = 0; u < QB; ++u) finish(acc[u], q + u);
+        for (int u = 0; u < QB; ++u) finish(acc[u], q + u, cv, W);
       }
+      if (whole < g.c)
+        for (int u = 0; u < QB; ++u) one(q + u, whole);
     }
-    for (; q < g.ow; ++q) one(q);
   }
+  for (; q < g.ow; ++q) all_channels(q);
 }
 
 /// Output rows [r0, r1) of one NHWC image of a depthwise convolution (`depthwise_nhwc_row`);
 /// the residual is an NHWC image like `y`, or null.
-template <int KH, int KW, activation A>
-inline void depthwise_nhwc_rows(const conv_geometry& g, const float* x, const float* w, const float* bias,
-                                const float* residual, float lo, float hi, float* y, int r0, int r1) {
-  const std::ptrdiff_t x_row = static_cast<std::ptrdiff_t>(g.w) * g.c, y_row = static_cast<std::ptrdiff_t>(g.ow) * g.c;
+template <conv_geometry G, activation A>
+inline void depthwise_nhwc_rows(const float* x, const float* w, const float* bias, const float* residual, float lo,
+                                float hi, float* y, int r0, int r1) {
+  constexpr conv_geometry g = G;
+  constexpr std::ptrdiff_t x_row = static_cast<std::ptrdiff_t>(g.w) * g.c, y_row = static_cast<std::ptrdiff_t>(g.ow) * g.c;
   for (int r = r0; r < r1; ++r) {
-    const float* rows[std::size_t{KH}];
-    for (int i = 0; i < KH; ++i) {
+    const float* rows[std::size_t{g.kh}];
+    for (int i = 0; i < g.kh; ++i) {
       const int ih = r * g.sh - g.ph + i * g.dh;
       rows[i] = ih >= 0 && ih < g.h ? x + ih * x_row : nullptr;
     }
-    depthwise_nhwc_row<KH, KW, A>(g, rows, w, bias, residual ? residual + r * y_row : nullptr, lo, hi, y + r * y_row);
+    depthwise_nhwc_row<G, A>(rows, w, bias, residual ? residual + r * y_row : nullptr, lo, hi, y + r * y_row);
   }
 }
 
@@ -350,21 +363,23 @@ constexpr std::size_t expand_depthwise_nhwc_scratch(const conv_geometry& g1, con
 }
 
 /// Output rows [r0, r1) of one NHWC image of a 1×1 expansion (`g1`) read by a depthwise
-/// convolution (`g2`), neither value leaving the core: each expanded row is computed once into
-/// a ring of `expand_ring_rows(g2)` rows (a thread's first window excepted, whose rows above r0
-/// its neighbour computes too), and every output row convolves the ring rows its window covers.
+/// convolution (`G2`, with activation A), the expanded value never leaving the core: each
+/// expanded row is computed once into a ring of `expand_ring_rows(G2)` rows (the rows of a
+/// thread's first window that lie above r0 are computed by its neighbour too), and every output
+/// row convolves the ring rows its window covers.
 /// `packed_b` is the expansion's B (`pack_nhwc_conv` for `expand_row_geometry(g1)`), `e1` its
 /// column bias and activation; `w2`, `bias2` are the depthwise weights and bias as
 /// `depthwise_nhwc_row` reads them. `y` is the whole output image, `scratch` holds
-/// `expand_depthwise_nhwc_scratch(g1, g2)` floats.
-template <int KH, int KW, activation A, int MR, int NV>
-inline void expand_depthwise_nhwc_rows(const conv_geometry& g1, const conv_geometry& g2, const float* x,
-                                       const float* packed_b, const epilogue& e1, const float* w2, const float* bias2,
-                                       float lo2, float hi2, float* y, int r0, int r1, float* scratch) {
-  const int span = expand_ring_rows(g2);
+/// `expand_depthwise_nhwc_scratch(g1, G2)` floats.
+template <conv_geometry G2, activation A, int MR, int NV>
+inline void expand_depthwise_nhwc_rows(const conv_geometry& g1, const float* x, const float* packed_b,
+                                       const epilogue& e1, const float* w2, const float* bias2, float lo2, float hi2,
+                                       float* y, int r0, int r1, float* scratch) {
+  constexpr conv_geometry g2 = G2;
+  constexpr int span = expand_ring_rows(g2);
   const std::ptrdiff_t mid_row = static_cast<std::ptrdiff_t>(g1.ow) * g1.o;
   const std::ptrdiff_t x_row = static_cast<std::ptrdiff_t>(g1.w) * g1.c;
-  const std::ptrdiff_t y_row = static_cast<std::ptrdiff_t>(g2.ow) * g2.c;
+  constexpr std::ptrdiff_t y_row = static_cast<std::ptrdiff_t>(g2.ow) * g2.c;
   float* ring = scratch;
   float* gemm_scratch = scratch + span * mid_row;
   const matmul_geometry rg = expand_row_geometry(g1);
@@ -377,12 +392,12 @@ inline void expand_depthwise_nhwc_rows(const conv_geometry& g1, const conv_geome
       matmul_block<MR, NV>(rg, rows, x + ih * x_row, nullptr, packed_b, ring + (ih % span) * mid_row, 0,
                            rows.blocks(), 0, panels, gemm_scratch, &e1);
     next = std::max(next, bottom + 1);
-    const float* window[std::size_t{KH}];
-    for (int i = 0; i < KH; ++i) {
+    const float* window[std::size_t{g2.kh}];
+    for (int i = 0; i < g2.kh; ++i) {
       const int ih = top + i * g2.dh;
       window[i] = ih >= 0 && ih < g2.h ? ring + (ih % span) * mid_row : nullptr;
     }
-    depthwise_nhwc_row<KH, KW, A>(g2, window, w2, bias2, nullptr, lo2, hi2, y + r * y_row);
+    depthwise_nhwc_row<G2, A>(window, w2, bias2, nullptr, lo2, hi2, y + r * y_row);
   }
 }
 
@@ -415,12 +430,10 @@ namespace partita::detail::cpu {
 
 /// What a cpu step can do with layouts (`cpu::layouts`), from its conv2d's geometry: a
 /// depthwise convolution (multiplier 1) and a fused expansion (`cpu.conv2d_expand_depthwise`)
-/// keep their input's layout; a 1×1 convolution of stride 1 without padding may write NHWC from
-/// either layout; a global average pooling reads either. Other convolutions keep the planar
-/// kernels: a network's first layer as a GEMM over NHWC positions measured 2.5× slower than its
-/// planar kernel (MobileNetV2's 3 → 32 on 112×112, one Sapphire Rapids core, 599 against
-/// 238 µs), its patches gathered out of the image's three planes. `m` is the module, `flat` the
-/// plan's graph, `node` the step's node there.
+/// keep their input's layout; a 1×1 convolution of stride 1 without padding, and one of at most
+/// four input channels (`nhwc_direct`), may write NHWC from either layout; a global average
+/// pooling reads either. Other convolutions keep the planar kernels, which gather no patches.
+/// `m` is the module, `flat` the plan's graph, `node` the step's node there.
 template <class M, class G>
 constexpr layout_role nhwc_role(const M& m, const G& flat, int node) {
   const graph_node& g = flat.node(node);

@@ -159,9 +159,9 @@ struct expand_depthwise_kernel {
       st.parallel(tasks, [&](int t) {
         const int r0 = row_share(g2.oh, t, tasks), r1 = row_share(g2.oh, t + 1, tasks);
         with_matmul_tile(row_geo.m, [&]<int MR, int NV>() {
-          expand_depthwise_nhwc_rows<g2.kh, g2.kw, dw.act, MR, NV>(g1, g2, xb, packed, e1, packed + nhwc_dw_at,
-                                                                    packed + nhwc_dw_bias_at, dw.lo, dw.hi, yb, r0,
-                                                                    r1, st.thread_scratch(t));
+          expand_depthwise_nhwc_rows<g2, dw.act, MR, NV>(g1, xb, packed, e1, packed + nhwc_dw_at,
+                                                          packed + nhwc_dw_bias_at, dw.lo, dw.hi, yb, r0, r1,
+                                                          st.thread_scratch(t));
         });
       });
     }
