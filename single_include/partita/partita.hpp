@@ -14919,8 +14919,9 @@ template <conv_geometry G, activation A>
 inline void depthwise_nhwc_row(const float* const* rows, const float* w, const float* bias, const float* rr, float lo,
                                float hi, float* yr) {
   // The geometry is a template argument: the offsets of a block's taps and positions are then
-  // constants in the instructions, where as run-time values the compiler kept one pointer per
-  // tap and position and ran at a quarter of the FMA rate reloading them.
+  // constants in the instructions. As run-time values the compiler kept one pointer per tap and
+  // position on the stack and reloaded it for every FMA (32 channels on 56×56 alone, one
+  // Cascade Lake core: 92 µs against 55).
   constexpr conv_geometry g = G;
   constexpr int QB = W >= 16 ? 8 : 4, KH = g.kh, KW = g.kw;
   constexpr std::ptrdiff_t c = g.c, pitch = padded_channels(g.c);
