@@ -442,14 +442,15 @@ using ee = expand::relu6_1x1<pe, 16, 104>;
 using de = clip<bias_add<conv2d<ee, weight<"de.w", f32, 104, 1, 3, 3>, {.padding = {1, 1}, .groups = 104}>,
                          weight<"de.b", f32, 104>>,
                 0.f, 6.f>;
-using he = dense<flatten<global_avg_pool2d<bias_add<conv2d<de, weight<"qe.w", f32, 20, 104, 1, 1>>, weight<"qe.b", f32, 20>>>>,
-                 weight<"fe.w", f32, 10, 20>>;
+using qe = bias_add<conv2d<de, weight<"qe.w", f32, 20, 104, 1, 1>>, weight<"qe.b", f32, 20>>;
+using he = dense<flatten<global_avg_pool2d<qe>>, weight<"fe.w", f32, 10, 20>>;
 using ee2 = hardswish<expand::bn<conv2d<pe, weight<"e2.w", f32, 104, 16, 1, 1>, {}>, 104>>;
 using de2 = hardswish<batch_norm<conv2d<ee2, weight<"d2.w", f32, 104, 1, 5, 5>,
                                         {.stride = {2, 2}, .padding = {2, 2}, .groups = 104}>,
                                  weight<"g2", f32, 104>, weight<"b2", f32, 104>, weight<"m2", f32, 104>,
                                  weight<"v2", f32, 104>>>;
-using he2 = dense<flatten<global_avg_pool2d<conv2d<de2, weight<"q2.w", f32, 12, 104, 1, 1>>>>, weight<"f2.w", f32, 5, 12>>;
+using q2 = conv2d<de2, weight<"q2.w", f32, 12, 104, 1, 1>>;
+using he2 = dense<flatten<global_avg_pool2d<q2>>, weight<"f2.w", f32, 5, 12>>;
 // First layers written NHWC directly: 3 → 72 channels (a group of four vectors, then one) by a
 // 7×7 window of stride 2 on an odd image; a 1×1 down to 4 channels, read NHWC by a dilated 3×3
 // convolution of four input channels with a residual.
@@ -465,7 +466,8 @@ using hd = dense<flatten<global_avg_pool2d<rd>>, weight<"fd.w", f32, 6, 4>>;
 // MobileNet's first layer: 3 → 24 channels (two vectors with AVX-512, three with AVX) by a 3×3
 // window of stride 2, ReLU6 and no bias.
 using sd2 = clip<conv2d<xd, weight<"s2.w", f32, 24, 3, 3, 3>, {.stride = {2, 2}, .padding = {1, 1}}>, 0.f, 6.f>;
-using hd2 = flatten<global_avg_pool2d<conv2d<sd2, weight<"w2.w", f32, 24, 1, 3, 3>, {.padding = {1, 1}, .groups = 24}>>>;
+using hd2 =
+    flatten<global_avg_pool2d<conv2d<sd2, weight<"w2.w", f32, 24, 1, 3, 3>, {.padding = {1, 1}, .groups = 24}>>>;
 }  // namespace nhwc
 
 struct channels_last_models

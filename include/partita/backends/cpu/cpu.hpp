@@ -16,6 +16,7 @@
 #include "partita/backends/cpu/detail/conv_expand_depthwise.hpp"
 #include "partita/backends/cpu/detail/conv_transpose.hpp"
 #include "partita/backends/cpu/detail/gemm_kernel.hpp"
+#include "partita/backends/cpu/detail/layout_roles.hpp"
 #include "partita/backends/cpu/detail/matmul.hpp"
 #include "partita/backends/cpu/detail/simple_kernel.hpp"
 #include "partita/backends/cpu/detail/state.hpp"

@@ -1,7 +1,8 @@
 #pragma once
-/// cpu conv2d on channels-last (NHWC) images: a GEMM over positions, a direct kernel for first
-/// layers and a depthwise kernel vectorized along channels, and a 1×1 expansion fused with the
-/// depthwise convolution reading it through a ring of rows; all split by output rows.
+/// cpu conv2d on channels-last (NHWC) images: a GEMM over positions and a depthwise kernel
+/// vectorized along channels, both split by output rows; global average pooling of NHWC images.
+/// (A first layer's direct kernel: conv_nhwc_direct.hpp; the fused expansion by rows:
+/// conv_expand_depthwise.hpp; which steps take NHWC: layout_roles.hpp.)
 // Why channels-last. In NCHW a 1×1 convolution reads every channel plane of its positions and a
 // depthwise one reads whole planes, so two steps in a row cannot both keep a core on the data
 // it wrote: one splits by positions, the other by channels, and half of every input then comes
@@ -133,7 +134,8 @@ template <conv_geometry G, activation A>
 inline void depthwise_nhwc_rows(const float* x, const float* w, const float* bias, const float* residual, float lo,
                                 float hi, float* y, int r0, int r1) {
   constexpr conv_geometry g = G;
-  constexpr std::ptrdiff_t x_row = static_cast<std::ptrdiff_t>(g.w) * g.c, y_row = static_cast<std::ptrdiff_t>(g.ow) * g.c;
+  constexpr std::ptrdiff_t x_row = static_cast<std::ptrdiff_t>(g.w) * g.c;
+  constexpr std::ptrdiff_t y_row = static_cast<std::ptrdiff_t>(g.ow) * g.c;
   for (int r = r0; r < r1; ++r) {
     const float* rows[std::size_t{g.kh}];
     for (int i = 0; i < g.kh; ++i) {
@@ -142,122 +144,6 @@ inline void depthwise_nhwc_rows(const float* x, const float* w, const float* bia
     }
     depthwise_nhwc_row<G, A>(rows, w, bias, residual ? residual + r * y_row : nullptr, lo, hi, y + r * y_row);
   }
-}
-
-/// True for the convolutions that write NHWC directly, a position's output channels in the
-/// vector lanes and every input value broadcast: one group of at most four input channels (a
-/// network's first layer, RGB or grey), whose few taps leave a GEMM little depth.
-constexpr bool nhwc_direct(const conv_geometry& g) { return g.groups == 1 && g.c <= 4; }
-
-/// Floats of a direct convolution's weights packed for `direct_nhwc_rows`: [c · kh · kw][o],
-/// each tap's row padded to whole vectors with zeros.
-constexpr std::size_t nhwc_direct_floats(const conv_geometry& g) {
-  return static_cast<std::size_t>(g.c * g.kh * g.kw) * static_cast<std::size_t>(padded_channels(g.o));
-}
-
-/// Packs conv weights [o][c][kh][kw] as [c · kh · kw][padded o] (`dst` zeroed).
-inline void pack_nhwc_direct(const conv_geometry& g, const float* w, float* dst) {
-  const int taps = g.c * g.kh * g.kw, pitch = padded_channels(g.o);
-  for (int o = 0; o < g.o; ++o)
-    for (int k = 0; k < taps; ++k)
-      dst[static_cast<std::ptrdiff_t>(k) * pitch + o] = w[static_cast<std::ptrdiff_t>(o) * taps + k];
-}
-
-/// Positions per block of a direct convolution computing `vectors` output channel vectors at
-/// once: as many accumulators as leave registers for the weights and the broadcast value.
-constexpr int direct_positions(int vectors) { return std::max(1, std::min(8, (W >= 16 ? 26 : 12) / vectors)); }
-
-/// Output row `r` of one image of a direct convolution (`nhwc_direct`), output channel vectors
-/// [v0, v0 + VB): `x` is the input image, its element (ci, ih, iw) at ci · cs + ih · hs + iw · ws
-/// (planar or NHWC); `w` packed by `pack_nhwc_direct`; `e` with a column bias (padded), an NHWC
-/// residual image or none, and activation A. Interior positions run QB at a time with every
-/// tap unrolled; positions whose taps reach into the padding skip those taps one by one.
-template <int VB, int QB, activation A>
-inline void direct_nhwc_row(const conv_geometry& g, const float* x, std::ptrdiff_t cs, std::ptrdiff_t hs,
-                            std::ptrdiff_t ws, const float* w, const epilogue& e, float* y, int r, int v0) {
-  const int pitch = padded_channels(g.o);
-  const int n_last = g.o - (v0 + VB - 1) * W;  // lanes of the last vector that are channels
-  const int q_lo = std::min(g.ow, (g.pw + g.sw - 1) / g.sw);
-  const int q_hi = std::max(q_lo, std::min(g.ow, (g.w - 1 - (g.kw - 1) * g.dw + g.pw) / g.sw + 1));
-  int i0 = 0, i1 = g.kh;  // kernel rows inside the image
-  while (i0 < i1 && r * g.sh - g.ph + i0 * g.dh < 0) ++i0;
-  while (i1 > i0 && r * g.sh - g.ph + (i1 - 1) * g.dh >= g.h) --i1;
-  const float* wv0 = w + v0 * W;
-  const std::ptrdiff_t y_row = static_cast<std::ptrdiff_t>(r) * g.ow * g.o;
-  const auto finish = [&](vec acc, int q, int v) {
-    const std::ptrdiff_t at = y_row + static_cast<std::ptrdiff_t>(q) * g.o + (v0 + v) * W;
-    if (e.bias) acc = acc + simd::load(e.bias + (v0 + v) * W);
-    const bool whole = v + 1 < VB || n_last >= W;
-    if (e.residual) acc = acc + (whole ? simd::load(e.residual + at) : simd::load_first(e.residual + at, n_last));
-    if (whole) simd::store(y + at, apply<A>(acc, e.lo, e.hi));
-    else simd::store_first(y + at, apply<A>(acc, e.lo, e.hi), n_last);
-  };
-  const auto one = [&](int q) {
-    vec acc[std::size_t{VB}];
-    for (int v = 0; v < VB; ++v) acc[v] = simd::splat(0.f);
-    const int iw = q * g.sw - g.pw;
-    for (int ci = 0; ci < g.c; ++ci)
-      for (int i = i0; i < i1; ++i)
-        for (int j = 0; j < g.kw; ++j) {
-          const int col = iw + j * g.dw;
-          if (col < 0 || col >= g.w) continue;
-          const vec xv = simd::splat(x[ci * cs + (r * g.sh - g.ph + i * g.dh) * hs + col * ws]);
-          const float* wt = wv0 + ((ci * g.kh + i) * g.kw + j) * pitch;
-          for (int v = 0; v < VB; ++v) acc[v] = simd::fma(xv, simd::load(wt + v * W), acc[v]);
-        }
-    for (int v = 0; v < VB; ++v) finish(acc[v], q, v);
-  };
-  int q = 0;
-  for (; q < q_lo; ++q) one(q);
-  for (; q + QB <= q_hi; q += QB) {
-    vec acc[std::size_t{QB}][std::size_t{VB}];
-    for (int u = 0; u < QB; ++u)
-      for (int v = 0; v < VB; ++v) acc[u][v] = simd::splat(0.f);
-    const std::ptrdiff_t step = g.sw * ws;
-    for (int ci = 0; ci < g.c; ++ci)
-      for (int i = i0; i < i1; ++i) {
-        const float* xr = x + ci * cs + (r * g.sh - g.ph + i * g.dh) * hs + (q * g.sw - g.pw) * ws;
-        const float* wr = wv0 + (ci * g.kh + i) * g.kw * pitch;
-        for (int j = 0; j < g.kw; ++j) {
-          vec wk[std::size_t{VB}];
-#pragma GCC unroll 4
-          for (int v = 0; v < VB; ++v) wk[v] = simd::load(wr + j * pitch + v * W);
-          const float* xj = xr + j * g.dw * ws;
-#pragma GCC unroll 8
-          for (int u = 0; u < QB; ++u) {
-            const vec xv = simd::splat(xj[u * step]);
-#pragma GCC unroll 4
-            for (int v = 0; v < VB; ++v) acc[u][v] = simd::fma(xv, wk[v], acc[u][v]);
-          }
-        }
-      }
-#pragma GCC unroll 8
-    for (int u = 0; u < QB; ++u)
-#pragma GCC unroll 4
-      for (int v = 0; v < VB; ++v) finish(acc[u][v], q + u, v);
-  }
-  for (; q < g.ow; ++q) one(q);
-}
-
-/// Output rows [r0, r1) of one image of a direct convolution (`direct_nhwc_row`), every output
-/// channel; `nhwc_in` says the input's layout.
-template <activation A>
-inline void direct_nhwc_rows(const conv_geometry& g, const float* x, bool nhwc_in, const float* w, const epilogue& e,
-                             float* y, int r0, int r1) {
-  constexpr int V = 4;
-  const std::ptrdiff_t cs = nhwc_in ? 1 : static_cast<std::ptrdiff_t>(g.h) * g.w;
-  const std::ptrdiff_t hs = nhwc_in ? static_cast<std::ptrdiff_t>(g.w) * g.c : g.w, ws = nhwc_in ? g.c : 1;
-  const int vectors = padded_channels(g.o) / W;
-  for (int r = r0; r < r1; ++r)
-    for (int v0 = 0; v0 < vectors; v0 += V) {
-      // The last group of vectors may be narrower: each width has its own unrolled kernel.
-      switch (std::min(V, vectors - v0)) {
-        case 1: direct_nhwc_row<1, direct_positions(1), A>(g, x, cs, hs, ws, w, e, y, r, v0); break;
-        case 2: direct_nhwc_row<2, direct_positions(2), A>(g, x, cs, hs, ws, w, e, y, r, v0); break;
-        case 3: direct_nhwc_row<3, direct_positions(3), A>(g, x, cs, hs, ws, w, e, y, r, v0); break;
-        default: direct_nhwc_row<4, direct_positions(4), A>(g, x, cs, hs, ws, w, e, y, r, v0); break;
-      }
-    }
 }
 
 /// True for the convolutions that run as a GEMM over NHWC positions: 1×1 of stride 1 without
@@ -311,8 +197,9 @@ inline void nchw_positions(const float* x, int c, std::ptrdiff_t plane, int p0, 
 /// Output rows [r0, r1) of one image of a 1×1 conv2d (stride 1, no padding, one group),
 /// written NHWC: `x` is the image, NHWC when `nhwc_in` (read in place), else NCHW (copied a
 /// block of positions at a time); `y` and the residual of `e` (NHWC, or null) start at
-/// output row r0. `packed_b` is `pack_nhwc_conv`'s for `nhwc_gemm_geometry(g)`; `e` holds a per-column (per output channel)
-/// bias and the activation. `scratch` holds `nhwc_conv_scratch(g, nhwc_in)` floats.
+/// output row r0. `packed_b` is `pack_nhwc_conv`'s for `nhwc_gemm_geometry(g)`; `e` holds a
+/// per-column (per output channel) bias and the activation. `scratch` holds
+/// `nhwc_conv_scratch(g, nhwc_in)` floats.
 template <int MR, int NV>
 inline void nhwc_conv_rows(const conv_geometry& g, const float* x, bool nhwc_in, const float* packed_b, float* y,
                            const epilogue& e, int r0, int r1, float* scratch) {
@@ -340,68 +227,6 @@ inline void nhwc_conv_rows(const conv_geometry& g, const float* x, bool nhwc_in,
   }
 }
 
-/// Rows of the expanded image that `expand_depthwise_nhwc_rows` keeps: one depthwise window's.
-constexpr int expand_ring_rows(const conv_geometry& g2) { return (g2.kh - 1) * g2.dh + 1; }
-
-/// One row of a 1×1 expansion (stride 1, unpadded) as a GEMM over its positions: [w × c] by
-/// the weights [c × o], A read in place from the NHWC row and C written into the ring.
-constexpr matmul_geometry expand_row_geometry(const conv_geometry& g1) {
-  matmul_geometry m;
-  m.m = g1.ow;
-  m.n = g1.o;
-  m.k = g1.c;
-  m.lda = g1.c;
-  m.ldc = g1.o;
-  return m;
-}
-
-/// Per-thread scratch of `expand_depthwise_nhwc_rows`: the ring of expanded rows, then the
-/// GEMM's.
-constexpr std::size_t expand_depthwise_nhwc_scratch(const conv_geometry& g1, const conv_geometry& g2) {
-  return static_cast<std::size_t>(expand_ring_rows(g2)) * static_cast<std::size_t>(g1.ow) *
-             static_cast<std::size_t>(g1.o) +
-         matmul_scratch_floats(expand_row_geometry(g1));
-}
-
-/// Output rows [r0, r1) of one NHWC image of a 1×1 expansion (`g1`) read by a depthwise
-/// convolution (`G2`, with activation A), the expanded value never leaving the core: each
-/// expanded row is computed once into a ring of `expand_ring_rows(G2)` rows (the rows of a
-/// thread's first window that lie above r0 are computed by its neighbour too), and every output
-/// row convolves the ring rows its window covers.
-/// `packed_b` is the expansion's B (`pack_nhwc_conv` for `expand_row_geometry(g1)`), `e1` its
-/// column bias and activation; `w2`, `bias2` are the depthwise weights and bias as
-/// `depthwise_nhwc_row` reads them. `y` is the whole output image, `scratch` holds
-/// `expand_depthwise_nhwc_scratch(g1, G2)` floats.
-template <conv_geometry G2, activation A, int MR, int NV>
-inline void expand_depthwise_nhwc_rows(const conv_geometry& g1, const float* x, const float* packed_b,
-                                       const epilogue& e1, const float* w2, const float* bias2, float lo2, float hi2,
-                                       float* y, int r0, int r1, float* scratch) {
-  constexpr conv_geometry g2 = G2;
-  constexpr int span = expand_ring_rows(g2);
-  const std::ptrdiff_t mid_row = static_cast<std::ptrdiff_t>(g1.ow) * g1.o;
-  const std::ptrdiff_t x_row = static_cast<std::ptrdiff_t>(g1.w) * g1.c;
-  constexpr std::ptrdiff_t y_row = static_cast<std::ptrdiff_t>(g2.ow) * g2.c;
-  float* ring = scratch;
-  float* gemm_scratch = scratch + span * mid_row;
-  const matmul_geometry rg = expand_row_geometry(g1);
-  const matmul_rows rows = matmul_rows_for(rg.m, MR, MR == matmul_main_mr);
-  const int panels = (rg.n + NV * W - 1) / (NV * W);
-  int next = 0;  // the first expanded row not computed yet
-  for (int r = r0; r < r1; ++r) {
-    const int top = r * g2.sh - g2.ph, bottom = std::min(g2.h - 1, top + span - 1);
-    for (int ih = std::max({next, top, 0}); ih <= bottom; ++ih)
-      matmul_block<MR, NV>(rg, rows, x + ih * x_row, nullptr, packed_b, ring + (ih % span) * mid_row, 0,
-                           rows.blocks(), 0, panels, gemm_scratch, &e1);
-    next = std::max(next, bottom + 1);
-    const float* window[std::size_t{g2.kh}];
-    for (int i = 0; i < g2.kh; ++i) {
-      const int ih = top + i * g2.dh;
-      window[i] = ih >= 0 && ih < g2.h ? ring + (ih % span) * mid_row : nullptr;
-    }
-    depthwise_nhwc_row<G2, A>(window, w2, bias2, nullptr, lo2, hi2, y + r * y_row);
-  }
-}
-
 /// Means of each channel of NHWC images [batch][area][c] into out [batch][c], channel vectors
 /// [v0, v1) of each image.
 inline void nhwc_channel_means(const float* x, float* out, std::int64_t batch, std::int64_t area, std::int64_t c,
@@ -423,56 +248,6 @@ inline void nhwc_channel_means(const float* x, float* out, std::int64_t batch, s
       if (n == W) simd::store(out + b * c + cv, m);
       else simd::store_first(out + b * c + cv, m, n);
     }
-}
-
-}  // namespace partita::detail::cpu
-
-namespace partita::detail::cpu {
-
-/// What a cpu step can do with layouts (`cpu::layouts`), from its conv2d's geometry: a
-/// depthwise convolution (multiplier 1) and a fused expansion (`cpu.conv2d_expand_depthwise`)
-/// keep their input's layout; a 1×1 convolution of stride 1 without padding, and one of at most
-/// four input channels (`nhwc_direct`), may write NHWC from either layout; a global average
-/// pooling reads either. Other convolutions keep the planar kernels, which gather no patches.
-/// `m` is the module, `flat` the plan's graph, `node` the step's node there.
-template <class M, class G>
-constexpr layout_role nhwc_role(const M& m, const G& flat, int node) {
-  const graph_node& g = flat.node(node);
-  if (g.op == op_id::global_avg_pool2d) return layout_role::reads_either;
-  // Shapes and attributes copied out: a pointer into the module does not compare in a constant
-  // expression on every compiler.
-  shape x, w, y;
-  attrs at{};
-  bool found = false;
-  if (g.op == op_id::conv2d) {
-    found = true;
-    x = flat.node(flat.arg(node, 0)).out;
-    w = flat.node(flat.arg(node, 1)).out;
-    y = g.out;
-    at = *g.at;
-  } else if (g.op == op_id::call) {
-    const function_info& f = m.functions[static_cast<std::size_t>(g.index)];
-    if (!f.composite.starts_with("cpu.conv2d_")) return layout_role::planar;
-    // Its one activation is the expansion's input; the pattern's predicate has checked the rest.
-    if (f.composite == "cpu.conv2d_expand_depthwise")
-      return flat.node(flat.arg(node, 0)).out.rank == 4 ? layout_role::same : layout_role::planar;
-    for (int i = f.first_node; i < f.first_node + f.num_nodes && !found; ++i)
-      if (m.node(i).op == op_id::conv2d) {
-        const graph_node& input = m.node(m.arg(i, 0));
-        // The kernel reads the convolution's input as the step's first argument.
-        if (input.op != op_id::param || input.index != 0) return layout_role::planar;
-        found = true;
-        x = input.out;
-        w = m.node(m.arg(i, 1)).out;
-        y = m.node(i).out;
-        at = *m.node(i).at;
-      }
-  }
-  if (!found || x.rank != 4) return layout_role::planar;
-  const conv_geometry c = make_conv_geometry(x, w, y, at);
-  if (is_depthwise(c)) return c.og == 1 ? layout_role::same : layout_role::planar;
-  if (c.groups == 1 && (nhwc_reads_in_place(c) || nhwc_direct(c))) return layout_role::gathers;
-  return layout_role::planar;
 }
 
 }  // namespace partita::detail::cpu

@@ -9,7 +9,7 @@
 // kernel, so both keep their epilogues (bias or folded batch norm, activation).
 // Where the plan lays the input and output out channels-last (`cpu::layouts`), the step runs
 // by output rows instead: each thread expands the rows its depthwise windows cover into a ring
-// of a few rows (conv_channels_last.hpp), so it reads the input rows it wrote at the step
+// of a few rows (`expand_depthwise_nhwc_rows` below), so it reads the input rows it wrote at the step
 // before and keeps the expansion in L1 and L2.
 #include <algorithm>
 #include <cstddef>
@@ -20,9 +20,72 @@
 #include "partita/backends/cpu/detail/conv_channels_last.hpp"
 #include "partita/backends/cpu/detail/conv_depthwise.hpp"
 #include "partita/backends/cpu/detail/fused.hpp"
+#include "partita/backends/cpu/detail/matmul.hpp"
 #include "partita/backends/cpu/detail/state.hpp"
 
 namespace partita::detail::cpu {
+
+/// Rows of the expanded image that `expand_depthwise_nhwc_rows` keeps: one depthwise window's.
+constexpr int expand_ring_rows(const conv_geometry& g2) { return (g2.kh - 1) * g2.dh + 1; }
+
+/// One row of a 1×1 expansion (stride 1, unpadded) as a GEMM over its positions: [w × c] by
+/// the weights [c × o], A read in place from the NHWC row and C written into the ring.
+constexpr matmul_geometry expand_row_geometry(const conv_geometry& g1) {
+  matmul_geometry m;
+  m.m = g1.ow;
+  m.n = g1.o;
+  m.k = g1.c;
+  m.lda = g1.c;
+  m.ldc = g1.o;
+  return m;
+}
+
+/// Per-thread scratch of `expand_depthwise_nhwc_rows`: the ring of expanded rows, then the
+/// GEMM's.
+constexpr std::size_t expand_depthwise_nhwc_scratch(const conv_geometry& g1, const conv_geometry& g2) {
+  return static_cast<std::size_t>(expand_ring_rows(g2)) * static_cast<std::size_t>(g1.ow) *
+             static_cast<std::size_t>(g1.o) +
+         matmul_scratch_floats(expand_row_geometry(g1));
+}
+
+/// Output rows [r0, r1) of one NHWC image of a 1×1 expansion (`g1`) read by a depthwise
+/// convolution (`G2`, with activation A), the expanded value never leaving the core: each
+/// expanded row is computed once into a ring of `expand_ring_rows(G2)` rows (the rows of a
+/// thread's first window that lie above r0 are computed by its neighbour too), and every output
+/// row convolves the ring rows its window covers.
+/// `packed_b` is the expansion's B (`pack_nhwc_conv` for `expand_row_geometry(g1)`), `e1` its
+/// column bias and activation; `w2`, `bias2` are the depthwise weights and bias as
+/// `depthwise_nhwc_row` reads them. `y` is the whole output image, `scratch` holds
+/// `expand_depthwise_nhwc_scratch(g1, G2)` floats.
+template <conv_geometry G2, activation A, int MR, int NV>
+inline void expand_depthwise_nhwc_rows(const conv_geometry& g1, const float* x, const float* packed_b,
+                                       const epilogue& e1, const float* w2, const float* bias2, float lo2, float hi2,
+                                       float* y, int r0, int r1, float* scratch) {
+  constexpr conv_geometry g2 = G2;
+  constexpr int span = expand_ring_rows(g2);
+  const std::ptrdiff_t mid_row = static_cast<std::ptrdiff_t>(g1.ow) * g1.o;
+  const std::ptrdiff_t x_row = static_cast<std::ptrdiff_t>(g1.w) * g1.c;
+  constexpr std::ptrdiff_t y_row = static_cast<std::ptrdiff_t>(g2.ow) * g2.c;
+  float* ring = scratch;
+  float* gemm_scratch = scratch + span * mid_row;
+  const matmul_geometry rg = expand_row_geometry(g1);
+  const matmul_rows rows = matmul_rows_for(rg.m, MR, MR == matmul_main_mr);
+  const int panels = (rg.n + NV * W - 1) / (NV * W);
+  int next = 0;  // the first expanded row not computed yet
+  for (int r = r0; r < r1; ++r) {
+    const int top = r * g2.sh - g2.ph, bottom = std::min(g2.h - 1, top + span - 1);
+    for (int ih = std::max({next, top, 0}); ih <= bottom; ++ih)
+      matmul_block<MR, NV>(rg, rows, x + ih * x_row, nullptr, packed_b, ring + (ih % span) * mid_row, 0,
+                           rows.blocks(), 0, panels, gemm_scratch, &e1);
+    next = std::max(next, bottom + 1);
+    const float* window[std::size_t{g2.kh}];
+    for (int i = 0; i < g2.kh; ++i) {
+      const int ih = top + i * g2.dh;
+      window[i] = ih >= 0 && ih < g2.h ? ring + (ih % span) * mid_row : nullptr;
+    }
+    depthwise_nhwc_row<G2, A>(window, w2, bias2, nullptr, lo2, hi2, y + r * y_row);
+  }
+}
 
 /// In a composite of two conv2d stages, the body index of the value the second convolution
 /// reads (the first stage's last node); -1 for any other step.

@@ -6,6 +6,7 @@
 
 #include "partita/backends/cpu/detail/conv.hpp"
 #include "partita/backends/cpu/detail/conv_channels_last.hpp"
+#include "partita/backends/cpu/detail/conv_nhwc_direct.hpp"
 #include "partita/backends/cpu/detail/conv_depthwise.hpp"
 #include "partita/backends/cpu/detail/conv_small.hpp"
 #include "partita/backends/cpu/detail/dense.hpp"

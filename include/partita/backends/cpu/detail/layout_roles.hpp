@@ -1,0 +1,58 @@
+#pragma once
+/// Which cpu steps read and write channels-last (NHWC) values: the backend's `layouts` member.
+#include "partita/backends/cpu/detail/conv.hpp"
+#include "partita/backends/cpu/detail/conv_channels_last.hpp"
+#include "partita/backends/cpu/detail/conv_depthwise.hpp"
+#include "partita/backends/cpu/detail/conv_nhwc_direct.hpp"
+#include "partita/ir/layout.hpp"
+#include "partita/ir/module.hpp"
+
+namespace partita::detail::cpu {
+
+/// What a cpu step can do with layouts (`cpu::layouts`), from its conv2d's geometry: a
+/// depthwise convolution (multiplier 1) and a fused expansion (`cpu.conv2d_expand_depthwise`)
+/// keep their input's layout; a 1×1 convolution of stride 1 without padding, and one of at most
+/// four input channels (`nhwc_direct`), may write NHWC from either layout; a global average
+/// pooling reads either. Other convolutions keep the planar kernels, which gather no patches.
+/// `m` is the module, `flat` the plan's graph, `node` the step's node there.
+template <class M, class G>
+constexpr layout_role nhwc_role(const M& m, const G& flat, int node) {
+  const graph_node& g = flat.node(node);
+  if (g.op == op_id::global_avg_pool2d) return layout_role::reads_either;
+  // Shapes and attributes copied out: a pointer into the module does not compare in a constant
+  // expression on every compiler.
+  shape x, w, y;
+  attrs at{};
+  bool found = false;
+  if (g.op == op_id::conv2d) {
+    found = true;
+    x = flat.node(flat.arg(node, 0)).out;
+    w = flat.node(flat.arg(node, 1)).out;
+    y = g.out;
+    at = *g.at;
+  } else if (g.op == op_id::call) {
+    const function_info& f = m.functions[static_cast<std::size_t>(g.index)];
+    if (!f.composite.starts_with("cpu.conv2d_")) return layout_role::planar;
+    // Its one activation is the expansion's input; the pattern's predicate has checked the rest.
+    if (f.composite == "cpu.conv2d_expand_depthwise")
+      return flat.node(flat.arg(node, 0)).out.rank == 4 ? layout_role::same : layout_role::planar;
+    for (int i = f.first_node; i < f.first_node + f.num_nodes && !found; ++i)
+      if (m.node(i).op == op_id::conv2d) {
+        const graph_node& input = m.node(m.arg(i, 0));
+        // The kernel reads the convolution's input as the step's first argument.
+        if (input.op != op_id::param || input.index != 0) return layout_role::planar;
+        found = true;
+        x = input.out;
+        w = m.node(m.arg(i, 1)).out;
+        y = m.node(i).out;
+        at = *m.node(i).at;
+      }
+  }
+  if (!found || x.rank != 4) return layout_role::planar;
+  const conv_geometry c = make_conv_geometry(x, w, y, at);
+  if (is_depthwise(c)) return c.og == 1 ? layout_role::same : layout_role::planar;
+  if (c.groups == 1 && (nhwc_reads_in_place(c) || nhwc_direct(c))) return layout_role::gathers;
+  return layout_role::planar;
+}
+
+}  // namespace partita::detail::cpu
