@@ -14891,26 +14891,52 @@ constexpr int row_share(int rows, int t, int tasks) {
   return static_cast<int>(static_cast<std::int64_t>(rows) * t / tasks);
 }
 
-/// Channels rounded up to whole vectors: the row pitch of the packed depthwise weights.
+/// Channels rounded up to whole vectors: the row pitch of weights packed by `pack_nhwc_taps`.
 constexpr int padded_channels(int c) { return (c + W - 1) / W * W; }
 
-/// Floats of a depthwise convolution's weights packed for `depthwise_nhwc_rows`: [kh · kw][c],
-/// each tap's row padded to whole vectors with zeros.
-constexpr std::size_t nhwc_depthwise_floats(const conv_geometry& g) {
-  return static_cast<std::size_t>(g.kh * g.kw) * static_cast<std::size_t>(padded_channels(g.o));
+/// Floats of a convolution's weights packed by `pack_nhwc_taps`: [k][padded o].
+constexpr std::size_t nhwc_taps_floats(const conv_geometry& g) {
+  return static_cast<std::size_t>(g.k) * static_cast<std::size_t>(padded_channels(g.o));
 }
 
-/// Packs depthwise weights [o][1][kh][kw] as [kh · kw][padded c] (`dst` zeroed).
-inline void pack_nhwc_depthwise(const conv_geometry& g, const float* w, float* dst) {
-  const int taps = g.kh * g.kw, pitch = padded_channels(g.o);
+/// Packs conv weights [o][k] (k = cg · kh · kw taps per output channel) tap-major, [k][padded
+/// o], each tap's row padded to whole vectors with zeros: the output channels are the vector
+/// lanes of the kernels that read them, `depthwise_nhwc_row` (k = kh · kw) and `direct_nhwc_row`
+/// (k = c · kh · kw).
+inline void pack_nhwc_taps(const conv_geometry& g, const float* w, float* dst) {
+  const int pitch = padded_channels(g.o);
+  std::fill(dst, dst + nhwc_taps_floats(g), 0.f);
   for (int o = 0; o < g.o; ++o)
-    for (int k = 0; k < taps; ++k)
-      dst[static_cast<std::ptrdiff_t>(k) * pitch + o] = w[static_cast<std::ptrdiff_t>(o) * taps + k];
+    for (int k = 0; k < g.k; ++k)
+      dst[static_cast<std::ptrdiff_t>(k) * pitch + o] = w[static_cast<std::ptrdiff_t>(o) * g.k + k];
+}
+
+/// The output columns [lo, hi) of a convolution whose taps all lie inside the image's columns;
+/// the columns before and after them reach into the padding.
+struct column_range {
+  int lo = 0, hi = 0;
+};
+constexpr column_range interior_columns(const conv_geometry& g) {
+  const int lo = std::min(g.ow, (g.pw + g.sw - 1) / g.sw);
+  return {lo, std::max(lo, std::min(g.ow, (g.w - 1 - (g.kw - 1) * g.dw + g.pw) / g.sw + 1))};
+}
+
+/// Stores act(acc + residual) as the first `n` lanes at `y` (all of them when n = W); the
+/// residual lies at the same place in its own image, or is null.
+template <activation A>
+inline void store_nhwc(vec acc, const float* residual, float* y, int n, float lo, float hi) {
+  if (n >= W) {
+    if (residual) acc = acc + simd::load(residual);
+    simd::store(y, apply<A>(acc, lo, hi));
+  } else {
+    if (residual) acc = acc + simd::load_first(residual, n);
+    simd::store_first(y, apply<A>(acc, lo, hi), n);
+  }
 }
 
 /// Output row `r` of a depthwise convolution (one output channel per input channel) on NHWC
 /// rows: `rows[i]` is the input row that kernel row i reads, null where it lies in the padding
-/// (the non-null ones consecutive). `w` is packed by `pack_nhwc_depthwise`, `bias` holds
+/// (the non-null ones consecutive). `w` is packed by `pack_nhwc_taps`, `bias` holds
 /// padded_channels(c) floats or is null, `rr` is the residual's row or null, `yr` the output
 /// row. Interior positions run in blocks of QB, every channel vector of a block before the
 /// next block (so the row is read and written in order) with every tap unrolled (QB
@@ -14927,21 +14953,13 @@ inline void depthwise_nhwc_row(const float* const* rows, const float* w, const f
   constexpr int QB = W >= 16 ? 8 : 4, KH = g.kh, KW = g.kw;
   constexpr std::ptrdiff_t c = g.c, pitch = padded_channels(g.c);
   constexpr int whole = g.c / W * W;  // channels in whole vectors
-  // Output columns whose taps all lie inside the image's columns: [q_lo, q_hi).
-  constexpr int q_lo = std::min(g.ow, (g.pw + g.sw - 1) / g.sw);
-  constexpr int q_hi = std::max(q_lo, std::min(g.ow, (g.w - 1 - (KW - 1) * g.dw + g.pw) / g.sw + 1));
+  constexpr column_range cols = interior_columns(g);
   int i0 = 0, i1 = KH;  // the kernel rows inside the image
   while (i0 < KH && !rows[i0]) ++i0;
   while (i1 > i0 && !rows[i1 - 1]) --i1;
   const auto finish = [&](vec acc, int q, int cv, int n) {
     const std::ptrdiff_t at = q * c + cv;
-    if (n == W) {
-      if (rr) acc = acc + simd::load(rr + at);
-      simd::store(yr + at, apply<A>(acc, lo, hi));
-    } else {
-      if (rr) acc = acc + simd::load_first(rr + at, n);
-      simd::store_first(yr + at, apply<A>(acc, lo, hi), n);
-    }
+    store_nhwc<A>(acc, rr ? rr + at : nullptr, yr + at, n, lo, hi);
   };
   // Channels [cv, cv + n) of one position, its taps checked against the image.
   const auto one = [&](int q, int cv) {
@@ -14962,9 +14980,9 @@ inline void depthwise_nhwc_row(const float* const* rows, const float* w, const f
     for (int cv = 0; cv < g.c; cv += W) one(q, cv);
   };
   int q = 0;
-  for (; q < q_lo; ++q) all_channels(q);
+  for (; q < cols.lo; ++q) all_channels(q);
   if (i0 == 0 && i1 == KH) {
-    for (; q + QB <= q_hi; q += QB) {
+    for (; q + QB <= cols.hi; q += QB) {
       for (int cv = 0; cv < whole; cv += W) {
         const std::ptrdiff_t at = (q * g.sw - g.pw) * c + cv;
         const vec b = bias ? simd::load(bias + cv) : simd::splat(0.f);
@@ -15240,6 +15258,10 @@ struct expand_depthwise_kernel {
   static constexpr std::ptrdiff_t mid_plane = static_cast<std::ptrdiff_t>(g1.oh) * g1.ow;
   static constexpr std::ptrdiff_t out_plane = static_cast<std::ptrdiff_t>(g2.oh) * g2.ow;
   static constexpr std::size_t mid_floats = static_cast<std::size_t>(mr) * static_cast<std::size_t>(mid_plane);
+  static constexpr std::ptrdiff_t in_image = static_cast<std::ptrdiff_t>(g1.c) * mid_plane;
+  // The step's cost for the thread split, either layout.
+  static constexpr double flops = 2.0 * g1.o * g1.k * g1.npos + 2.0 * g2.o * g2.k * static_cast<double>(out_plane) +
+                                  moved_cost * static_cast<double>(g2.o) * static_cast<double>(mid_plane);
 
   // Packed: the 1×1 panels, its bias (readable for a whole panel past the last channel), the
   // depthwise weights [channel][kh · kw], their bias.
@@ -15266,7 +15288,7 @@ struct expand_depthwise_kernel {
   // last channel), the depthwise weights [kh · kw][padded channels], their padded bias.
   static constexpr std::size_t nhwc_bias_at = matmul_packed_b_floats(row_geo);
   static constexpr std::size_t nhwc_dw_at = nhwc_bias_at + static_cast<std::size_t>(g1.o + 4 * W);
-  static constexpr std::size_t nhwc_dw_bias_at = nhwc_dw_at + nhwc_depthwise_floats(g2);
+  static constexpr std::size_t nhwc_dw_bias_at = nhwc_dw_at + nhwc_taps_floats(g2);
   static constexpr std::size_t nhwc_floats = nhwc_dw_bias_at + static_cast<std::size_t>(padded_channels(g2.o));
 
   static void pack_nhwc(float* dst, const float* const* in) {
@@ -15276,7 +15298,7 @@ struct expand_depthwise_kernel {
     fold_stage(pw, in, w1.size(), g1.o, w1.data(), dst + nhwc_bias_at);
     pack_nhwc_conv(row_geo, w1.data(), dst);
     fold_stage(dw, in, w2.size(), g2.o, w2.data(), dst + nhwc_dw_bias_at);
-    pack_nhwc_depthwise(g2, w2.data(), dst + nhwc_dw_at);
+    pack_nhwc_taps(g2, w2.data(), dst + nhwc_dw_at);
   }
 
   static void prepare(state& st, const float* const* in, int step) {
@@ -15299,15 +15321,12 @@ struct expand_depthwise_kernel {
   // Channels-last: split by output rows, the shares of the chain's other steps (`row_share`).
   static void run_nhwc(state& st, const float* const* in, float* out, int step) {
     const float* packed = st.packed(step);
-    constexpr double flops = 2.0 * g1.o * g1.k * g1.npos + 2.0 * g2.o * g2.k * static_cast<double>(out_plane) +
-                             moved_cost * static_cast<double>(g2.o) * static_cast<double>(mid_plane);
     const int tasks = tasks_for(flops, st.workers(), g2.oh);
     epilogue e1;
     e1.bias = packed + nhwc_bias_at;
     e1.act = pw.act;
     e1.lo = pw.lo;
     e1.hi = pw.hi;
-    const std::ptrdiff_t in_image = static_cast<std::ptrdiff_t>(g1.c) * mid_plane;
     for (int b = 0; b < g1.batch; ++b) {
       const float* xb = in[pw.x] + b * in_image;
       float* yb = out + b * static_cast<std::ptrdiff_t>(g2.o) * out_plane;
@@ -15328,10 +15347,7 @@ struct expand_depthwise_kernel {
     const float* packed = st.packed(step);
     const float* x = in[pw.x];
     float* staged = st.shared_scratch();
-    constexpr double flops = 2.0 * g1.o * g1.k * g1.npos + 2.0 * g2.o * g2.k * static_cast<double>(out_plane) +
-                             moved_cost * static_cast<double>(g2.o) * static_cast<double>(mid_plane);
     const int tasks = tasks_for(flops, st.workers(), panels);
-    const std::ptrdiff_t in_image = static_cast<std::ptrdiff_t>(g1.c) * mid_plane;
     for (int b = 0; b < g1.batch; ++b) {
       const float* xb = x + b * in_image;
       float* yb = out + b * static_cast<std::ptrdiff_t>(g2.o) * out_plane;
@@ -15596,27 +15612,13 @@ namespace partita::detail::cpu {
 /// network's first layer, RGB or grey), whose few taps leave a GEMM little depth.
 constexpr bool nhwc_direct(const conv_geometry& g) { return g.groups == 1 && g.c <= 4; }
 
-/// Floats of a direct convolution's weights packed for `direct_nhwc_rows`: [c · kh · kw][o],
-/// each tap's row padded to whole vectors with zeros.
-constexpr std::size_t nhwc_direct_floats(const conv_geometry& g) {
-  return static_cast<std::size_t>(g.c * g.kh * g.kw) * static_cast<std::size_t>(padded_channels(g.o));
-}
-
-/// Packs conv weights [o][c][kh][kw] as [c · kh · kw][padded o] (`dst` zeroed).
-inline void pack_nhwc_direct(const conv_geometry& g, const float* w, float* dst) {
-  const int taps = g.c * g.kh * g.kw, pitch = padded_channels(g.o);
-  for (int o = 0; o < g.o; ++o)
-    for (int k = 0; k < taps; ++k)
-      dst[static_cast<std::ptrdiff_t>(k) * pitch + o] = w[static_cast<std::ptrdiff_t>(o) * taps + k];
-}
-
 /// Positions per block of a direct convolution computing `vectors` output channel vectors at
 /// once: as many accumulators as leave registers for the weights and the broadcast value.
 constexpr int direct_positions(int vectors) { return std::max(1, std::min(8, (W >= 16 ? 26 : 12) / vectors)); }
 
 /// Output row `r` of one image of a direct convolution (`nhwc_direct`), output channel vectors
 /// [v0, v0 + VB): `x` is the input image, its element (ci, ih, iw) at ci · cs + ih · hs + iw · ws
-/// (planar or NHWC); `w` packed by `pack_nhwc_direct`; `e` with a column bias (padded), an NHWC
+/// (planar or NHWC); `w` packed by `pack_nhwc_taps`; `e` with a column bias (padded), an NHWC
 /// residual image or none, and activation A. Interior positions run QB at a time with every
 /// tap unrolled; positions whose taps reach into the padding skip those taps one by one.
 template <int VB, int QB, activation A>
@@ -15624,8 +15626,7 @@ inline void direct_nhwc_row(const conv_geometry& g, const float* x, std::ptrdiff
                             std::ptrdiff_t ws, const float* w, const epilogue& e, float* y, int r, int v0) {
   const int pitch = padded_channels(g.o);
   const int n_last = g.o - (v0 + VB - 1) * W;  // lanes of the last vector that are channels
-  const int q_lo = std::min(g.ow, (g.pw + g.sw - 1) / g.sw);
-  const int q_hi = std::max(q_lo, std::min(g.ow, (g.w - 1 - (g.kw - 1) * g.dw + g.pw) / g.sw + 1));
+  const column_range cols = interior_columns(g);
   int i0 = 0, i1 = g.kh;  // kernel rows inside the image
   while (i0 < i1 && r * g.sh - g.ph + i0 * g.dh < 0) ++i0;
   while (i1 > i0 && r * g.sh - g.ph + (i1 - 1) * g.dh >= g.h) --i1;
@@ -15634,10 +15635,7 @@ inline void direct_nhwc_row(const conv_geometry& g, const float* x, std::ptrdiff
   const auto finish = [&](vec acc, int q, int v) {
     const std::ptrdiff_t at = y_row + static_cast<std::ptrdiff_t>(q) * g.o + (v0 + v) * W;
     if (e.bias) acc = acc + simd::load(e.bias + (v0 + v) * W);
-    const bool whole = v + 1 < VB || n_last >= W;
-    if (e.residual) acc = acc + (whole ? simd::load(e.residual + at) : simd::load_first(e.residual + at, n_last));
-    if (whole) simd::store(y + at, apply<A>(acc, e.lo, e.hi));
-    else simd::store_first(y + at, apply<A>(acc, e.lo, e.hi), n_last);
+    store_nhwc<A>(acc, e.residual ? e.residual + at : nullptr, y + at, v + 1 < VB ? W : n_last, e.lo, e.hi);
   };
   const auto one = [&](int q) {
     vec acc[std::size_t{VB}];
@@ -15655,8 +15653,8 @@ inline void direct_nhwc_row(const conv_geometry& g, const float* x, std::ptrdiff
     for (int v = 0; v < VB; ++v) finish(acc[v], q, v);
   };
   int q = 0;
-  for (; q < q_lo; ++q) one(q);
-  for (; q + QB <= q_hi; q += QB) {
+  for (; q < cols.lo; ++q) one(q);
+  for (; q + QB <= cols.hi; q += QB) {
     vec acc[std::size_t{QB}][std::size_t{VB}];
     for (int u = 0; u < QB; ++u)
       for (int v = 0; v < VB; ++v) acc[u][v] = simd::splat(0.f);
@@ -16052,8 +16050,7 @@ struct gemm_kernel {
   static constexpr std::size_t packed_floats =
       !conv        ? packed_dense_floats(channels, k_depth, dblk::nr)
       : nhwc_gemm   ? matmul_packed_b_floats(nhwc_geo)
-      : nhwc_direct_conv ? nhwc_direct_floats(geo)
-      : nhwc_out    ? nhwc_depthwise_floats(geo)
+      : nhwc_out    ? nhwc_taps_floats(geo)
       : depthwise   ? static_cast<std::size_t>(geo.o) * static_cast<std::size_t>(geo.k)
       : small_image ? static_cast<std::size_t>(geo.groups) * packed_dense_floats(geo.og, geo.k, small_nv * W)
                     : packed_conv_floats(geo);
@@ -16074,11 +16071,8 @@ struct gemm_kernel {
   static void pack_weights(const float* w, float* dst) {
     if constexpr (nhwc_gemm) {
       pack_nhwc_conv(nhwc_geo, w, dst);
-    } else if constexpr (nhwc_direct_conv) {
-      std::fill(dst, dst + packed_floats, 0.f);
-      pack_nhwc_direct(geo, w, dst);
     } else if constexpr (nhwc_out) {
-      pack_nhwc_depthwise(geo, w, dst);
+      pack_nhwc_taps(geo, w, dst);
     } else if constexpr (depthwise) {
       std::copy(w, w + static_cast<std::ptrdiff_t>(geo.o) * geo.k, dst);
     } else if constexpr (small_image) {

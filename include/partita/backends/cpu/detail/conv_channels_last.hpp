@@ -29,26 +29,52 @@ constexpr int row_share(int rows, int t, int tasks) {
   return static_cast<int>(static_cast<std::int64_t>(rows) * t / tasks);
 }
 
-/// Channels rounded up to whole vectors: the row pitch of the packed depthwise weights.
+/// Channels rounded up to whole vectors: the row pitch of weights packed by `pack_nhwc_taps`.
 constexpr int padded_channels(int c) { return (c + W - 1) / W * W; }
 
-/// Floats of a depthwise convolution's weights packed for `depthwise_nhwc_rows`: [kh · kw][c],
-/// each tap's row padded to whole vectors with zeros.
-constexpr std::size_t nhwc_depthwise_floats(const conv_geometry& g) {
-  return static_cast<std::size_t>(g.kh * g.kw) * static_cast<std::size_t>(padded_channels(g.o));
+/// Floats of a convolution's weights packed by `pack_nhwc_taps`: [k][padded o].
+constexpr std::size_t nhwc_taps_floats(const conv_geometry& g) {
+  return static_cast<std::size_t>(g.k) * static_cast<std::size_t>(padded_channels(g.o));
 }
 
-/// Packs depthwise weights [o][1][kh][kw] as [kh · kw][padded c] (`dst` zeroed).
-inline void pack_nhwc_depthwise(const conv_geometry& g, const float* w, float* dst) {
-  const int taps = g.kh * g.kw, pitch = padded_channels(g.o);
+/// Packs conv weights [o][k] (k = cg · kh · kw taps per output channel) tap-major, [k][padded
+/// o], each tap's row padded to whole vectors with zeros: the output channels are the vector
+/// lanes of the kernels that read them, `depthwise_nhwc_row` (k = kh · kw) and `direct_nhwc_row`
+/// (k = c · kh · kw).
+inline void pack_nhwc_taps(const conv_geometry& g, const float* w, float* dst) {
+  const int pitch = padded_channels(g.o);
+  std::fill(dst, dst + nhwc_taps_floats(g), 0.f);
   for (int o = 0; o < g.o; ++o)
-    for (int k = 0; k < taps; ++k)
-      dst[static_cast<std::ptrdiff_t>(k) * pitch + o] = w[static_cast<std::ptrdiff_t>(o) * taps + k];
+    for (int k = 0; k < g.k; ++k)
+      dst[static_cast<std::ptrdiff_t>(k) * pitch + o] = w[static_cast<std::ptrdiff_t>(o) * g.k + k];
+}
+
+/// The output columns [lo, hi) of a convolution whose taps all lie inside the image's columns;
+/// the columns before and after them reach into the padding.
+struct column_range {
+  int lo = 0, hi = 0;
+};
+constexpr column_range interior_columns(const conv_geometry& g) {
+  const int lo = std::min(g.ow, (g.pw + g.sw - 1) / g.sw);
+  return {lo, std::max(lo, std::min(g.ow, (g.w - 1 - (g.kw - 1) * g.dw + g.pw) / g.sw + 1))};
+}
+
+/// Stores act(acc + residual) as the first `n` lanes at `y` (all of them when n = W); the
+/// residual lies at the same place in its own image, or is null.
+template <activation A>
+inline void store_nhwc(vec acc, const float* residual, float* y, int n, float lo, float hi) {
+  if (n >= W) {
+    if (residual) acc = acc + simd::load(residual);
+    simd::store(y, apply<A>(acc, lo, hi));
+  } else {
+    if (residual) acc = acc + simd::load_first(residual, n);
+    simd::store_first(y, apply<A>(acc, lo, hi), n);
+  }
 }
 
 /// Output row `r` of a depthwise convolution (one output channel per input channel) on NHWC
 /// rows: `rows[i]` is the input row that kernel row i reads, null where it lies in the padding
-/// (the non-null ones consecutive). `w` is packed by `pack_nhwc_depthwise`, `bias` holds
+/// (the non-null ones consecutive). `w` is packed by `pack_nhwc_taps`, `bias` holds
 /// padded_channels(c) floats or is null, `rr` is the residual's row or null, `yr` the output
 /// row. Interior positions run in blocks of QB, every channel vector of a block before the
 /// next block (so the row is read and written in order) with every tap unrolled (QB
@@ -65,21 +91,13 @@ inline void depthwise_nhwc_row(const float* const* rows, const float* w, const f
   constexpr int QB = W >= 16 ? 8 : 4, KH = g.kh, KW = g.kw;
   constexpr std::ptrdiff_t c = g.c, pitch = padded_channels(g.c);
   constexpr int whole = g.c / W * W;  // channels in whole vectors
-  // Output columns whose taps all lie inside the image's columns: [q_lo, q_hi).
-  constexpr int q_lo = std::min(g.ow, (g.pw + g.sw - 1) / g.sw);
-  constexpr int q_hi = std::max(q_lo, std::min(g.ow, (g.w - 1 - (KW - 1) * g.dw + g.pw) / g.sw + 1));
+  constexpr column_range cols = interior_columns(g);
   int i0 = 0, i1 = KH;  // the kernel rows inside the image
   while (i0 < KH && !rows[i0]) ++i0;
   while (i1 > i0 && !rows[i1 - 1]) --i1;
   const auto finish = [&](vec acc, int q, int cv, int n) {
     const std::ptrdiff_t at = q * c + cv;
-    if (n == W) {
-      if (rr) acc = acc + simd::load(rr + at);
-      simd::store(yr + at, apply<A>(acc, lo, hi));
-    } else {
-      if (rr) acc = acc + simd::load_first(rr + at, n);
-      simd::store_first(yr + at, apply<A>(acc, lo, hi), n);
-    }
+    store_nhwc<A>(acc, rr ? rr + at : nullptr, yr + at, n, lo, hi);
   };
   // Channels [cv, cv + n) of one position, its taps checked against the image.
   const auto one = [&](int q, int cv) {
@@ -100,9 +118,9 @@ inline void depthwise_nhwc_row(const float* const* rows, const float* w, const f
     for (int cv = 0; cv < g.c; cv += W) one(q, cv);
   };
   int q = 0;
-  for (; q < q_lo; ++q) all_channels(q);
+  for (; q < cols.lo; ++q) all_channels(q);
   if (i0 == 0 && i1 == KH) {
-    for (; q + QB <= q_hi; q += QB) {
+    for (; q + QB <= cols.hi; q += QB) {
       for (int cv = 0; cv < whole; cv += W) {
         const std::ptrdiff_t at = (q * g.sw - g.pw) * c + cv;
         const vec b = bias ? simd::load(bias + cv) : simd::splat(0.f);

@@ -148,6 +148,10 @@ struct expand_depthwise_kernel {
   static constexpr std::ptrdiff_t mid_plane = static_cast<std::ptrdiff_t>(g1.oh) * g1.ow;
   static constexpr std::ptrdiff_t out_plane = static_cast<std::ptrdiff_t>(g2.oh) * g2.ow;
   static constexpr std::size_t mid_floats = static_cast<std::size_t>(mr) * static_cast<std::size_t>(mid_plane);
+  static constexpr std::ptrdiff_t in_image = static_cast<std::ptrdiff_t>(g1.c) * mid_plane;
+  // The step's cost for the thread split, either layout.
+  static constexpr double flops = 2.0 * g1.o * g1.k * g1.npos + 2.0 * g2.o * g2.k * static_cast<double>(out_plane) +
+                                  moved_cost * static_cast<double>(g2.o) * static_cast<double>(mid_plane);
 
   // Packed: the 1×1 panels, its bias (readable for a whole panel past the last channel), the
   // depthwise weights [channel][kh · kw], their bias.
@@ -174,7 +178,7 @@ struct expand_depthwise_kernel {
   // last channel), the depthwise weights [kh · kw][padded channels], their padded bias.
   static constexpr std::size_t nhwc_bias_at = matmul_packed_b_floats(row_geo);
   static constexpr std::size_t nhwc_dw_at = nhwc_bias_at + static_cast<std::size_t>(g1.o + 4 * W);
-  static constexpr std::size_t nhwc_dw_bias_at = nhwc_dw_at + nhwc_depthwise_floats(g2);
+  static constexpr std::size_t nhwc_dw_bias_at = nhwc_dw_at + nhwc_taps_floats(g2);
   static constexpr std::size_t nhwc_floats = nhwc_dw_bias_at + static_cast<std::size_t>(padded_channels(g2.o));
 
   static void pack_nhwc(float* dst, const float* const* in) {
@@ -184,7 +188,7 @@ struct expand_depthwise_kernel {
     fold_stage(pw, in, w1.size(), g1.o, w1.data(), dst + nhwc_bias_at);
     pack_nhwc_conv(row_geo, w1.data(), dst);
     fold_stage(dw, in, w2.size(), g2.o, w2.data(), dst + nhwc_dw_bias_at);
-    pack_nhwc_depthwise(g2, w2.data(), dst + nhwc_dw_at);
+    pack_nhwc_taps(g2, w2.data(), dst + nhwc_dw_at);
   }
 
   static void prepare(state& st, const float* const* in, int step) {
@@ -207,15 +211,12 @@ struct expand_depthwise_kernel {
   // Channels-last: split by output rows, the shares of the chain's other steps (`row_share`).
   static void run_nhwc(state& st, const float* const* in, float* out, int step) {
     const float* packed = st.packed(step);
-    constexpr double flops = 2.0 * g1.o * g1.k * g1.npos + 2.0 * g2.o * g2.k * static_cast<double>(out_plane) +
-                             moved_cost * static_cast<double>(g2.o) * static_cast<double>(mid_plane);
     const int tasks = tasks_for(flops, st.workers(), g2.oh);
     epilogue e1;
     e1.bias = packed + nhwc_bias_at;
     e1.act = pw.act;
     e1.lo = pw.lo;
     e1.hi = pw.hi;
-    const std::ptrdiff_t in_image = static_cast<std::ptrdiff_t>(g1.c) * mid_plane;
     for (int b = 0; b < g1.batch; ++b) {
       const float* xb = in[pw.x] + b * in_image;
       float* yb = out + b * static_cast<std::ptrdiff_t>(g2.o) * out_plane;
@@ -236,10 +237,7 @@ struct expand_depthwise_kernel {
     const float* packed = st.packed(step);
     const float* x = in[pw.x];
     float* staged = st.shared_scratch();
-    constexpr double flops = 2.0 * g1.o * g1.k * g1.npos + 2.0 * g2.o * g2.k * static_cast<double>(out_plane) +
-                             moved_cost * static_cast<double>(g2.o) * static_cast<double>(mid_plane);
     const int tasks = tasks_for(flops, st.workers(), panels);
-    const std::ptrdiff_t in_image = static_cast<std::ptrdiff_t>(g1.c) * mid_plane;
     for (int b = 0; b < g1.batch; ++b) {
       const float* xb = x + b * in_image;
       float* yb = out + b * static_cast<std::ptrdiff_t>(g2.o) * out_plane;

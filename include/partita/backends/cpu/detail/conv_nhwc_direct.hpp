@@ -15,27 +15,13 @@ namespace partita::detail::cpu {
 /// network's first layer, RGB or grey), whose few taps leave a GEMM little depth.
 constexpr bool nhwc_direct(const conv_geometry& g) { return g.groups == 1 && g.c <= 4; }
 
-/// Floats of a direct convolution's weights packed for `direct_nhwc_rows`: [c · kh · kw][o],
-/// each tap's row padded to whole vectors with zeros.
-constexpr std::size_t nhwc_direct_floats(const conv_geometry& g) {
-  return static_cast<std::size_t>(g.c * g.kh * g.kw) * static_cast<std::size_t>(padded_channels(g.o));
-}
-
-/// Packs conv weights [o][c][kh][kw] as [c · kh · kw][padded o] (`dst` zeroed).
-inline void pack_nhwc_direct(const conv_geometry& g, const float* w, float* dst) {
-  const int taps = g.c * g.kh * g.kw, pitch = padded_channels(g.o);
-  for (int o = 0; o < g.o; ++o)
-    for (int k = 0; k < taps; ++k)
-      dst[static_cast<std::ptrdiff_t>(k) * pitch + o] = w[static_cast<std::ptrdiff_t>(o) * taps + k];
-}
-
 /// Positions per block of a direct convolution computing `vectors` output channel vectors at
 /// once: as many accumulators as leave registers for the weights and the broadcast value.
 constexpr int direct_positions(int vectors) { return std::max(1, std::min(8, (W >= 16 ? 26 : 12) / vectors)); }
 
 /// Output row `r` of one image of a direct convolution (`nhwc_direct`), output channel vectors
 /// [v0, v0 + VB): `x` is the input image, its element (ci, ih, iw) at ci · cs + ih · hs + iw · ws
-/// (planar or NHWC); `w` packed by `pack_nhwc_direct`; `e` with a column bias (padded), an NHWC
+/// (planar or NHWC); `w` packed by `pack_nhwc_taps`; `e` with a column bias (padded), an NHWC
 /// residual image or none, and activation A. Interior positions run QB at a time with every
 /// tap unrolled; positions whose taps reach into the padding skip those taps one by one.
 template <int VB, int QB, activation A>
@@ -43,8 +29,7 @@ inline void direct_nhwc_row(const conv_geometry& g, const float* x, std::ptrdiff
                             std::ptrdiff_t ws, const float* w, const epilogue& e, float* y, int r, int v0) {
   const int pitch = padded_channels(g.o);
   const int n_last = g.o - (v0 + VB - 1) * W;  // lanes of the last vector that are channels
-  const int q_lo = std::min(g.ow, (g.pw + g.sw - 1) / g.sw);
-  const int q_hi = std::max(q_lo, std::min(g.ow, (g.w - 1 - (g.kw - 1) * g.dw + g.pw) / g.sw + 1));
+  const column_range cols = interior_columns(g);
   int i0 = 0, i1 = g.kh;  // kernel rows inside the image
   while (i0 < i1 && r * g.sh - g.ph + i0 * g.dh < 0) ++i0;
   while (i1 > i0 && r * g.sh - g.ph + (i1 - 1) * g.dh >= g.h) --i1;
@@ -53,10 +38,7 @@ inline void direct_nhwc_row(const conv_geometry& g, const float* x, std::ptrdiff
   const auto finish = [&](vec acc, int q, int v) {
     const std::ptrdiff_t at = y_row + static_cast<std::ptrdiff_t>(q) * g.o + (v0 + v) * W;
     if (e.bias) acc = acc + simd::load(e.bias + (v0 + v) * W);
-    const bool whole = v + 1 < VB || n_last >= W;
-    if (e.residual) acc = acc + (whole ? simd::load(e.residual + at) : simd::load_first(e.residual + at, n_last));
-    if (whole) simd::store(y + at, apply<A>(acc, e.lo, e.hi));
-    else simd::store_first(y + at, apply<A>(acc, e.lo, e.hi), n_last);
+    store_nhwc<A>(acc, e.residual ? e.residual + at : nullptr, y + at, v + 1 < VB ? W : n_last, e.lo, e.hi);
   };
   const auto one = [&](int q) {
     vec acc[std::size_t{VB}];
@@ -74,8 +56,8 @@ inline void direct_nhwc_row(const conv_geometry& g, const float* x, std::ptrdiff
     for (int v = 0; v < VB; ++v) finish(acc[v], q, v);
   };
   int q = 0;
-  for (; q < q_lo; ++q) one(q);
-  for (; q + QB <= q_hi; q += QB) {
+  for (; q < cols.lo; ++q) one(q);
+  for (; q + QB <= cols.hi; q += QB) {
     vec acc[std::size_t{QB}][std::size_t{VB}];
     for (int u = 0; u < QB; ++u)
       for (int v = 0; v < VB; ++v) acc[u][v] = simd::splat(0.f);

@@ -107,8 +107,7 @@ struct gemm_kernel {
   static constexpr std::size_t packed_floats =
       !conv        ? packed_dense_floats(channels, k_depth, dblk::nr)
       : nhwc_gemm   ? matmul_packed_b_floats(nhwc_geo)
-      : nhwc_direct_conv ? nhwc_direct_floats(geo)
-      : nhwc_out    ? nhwc_depthwise_floats(geo)
+      : nhwc_out    ? nhwc_taps_floats(geo)
       : depthwise   ? static_cast<std::size_t>(geo.o) * static_cast<std::size_t>(geo.k)
       : small_image ? static_cast<std::size_t>(geo.groups) * packed_dense_floats(geo.og, geo.k, small_nv * W)
                     : packed_conv_floats(geo);
@@ -129,11 +128,8 @@ struct gemm_kernel {
   static void pack_weights(const float* w, float* dst) {
     if constexpr (nhwc_gemm) {
       pack_nhwc_conv(nhwc_geo, w, dst);
-    } else if constexpr (nhwc_direct_conv) {
-      std::fill(dst, dst + packed_floats, 0.f);
-      pack_nhwc_direct(geo, w, dst);
     } else if constexpr (nhwc_out) {
-      pack_nhwc_depthwise(geo, w, dst);
+      pack_nhwc_taps(geo, w, dst);
     } else if constexpr (depthwise) {
       std::copy(w, w + static_cast<std::ptrdiff_t>(geo.o) * geo.k, dst);
     } else if constexpr (small_image) {
