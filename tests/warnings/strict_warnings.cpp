@@ -57,7 +57,7 @@ static_assert([] {
   return n;
 }() == 5);
 
-// The sum of each output.
+// The sum of each output (the softmax's weighted).
 template <class Exe>
 std::array<double, 3> run_once(unsigned seed) {
   auto exe = std::make_unique<Exe>();
@@ -76,7 +76,8 @@ std::array<double, 3> run_once(unsigned seed) {
   for (float& v : x) v = dist(gen);
   exe->run(x, y, z, u);
   std::array<double, 3> sums{};
-  for (float v : y) sums[0] += v;
+  // The softmax sums to 1 whatever its input: each probability is weighted by its index.
+  for (std::size_t i = 0; i < y.size(); ++i) sums[0] += static_cast<double>(i + 1) * y[i];
   for (float v : z) sums[1] += v;
   for (float v : u) sums[2] += v;
   return sums;
