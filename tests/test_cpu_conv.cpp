@@ -61,7 +61,9 @@ static_assert(nhwc_results<model<nets::nhwc::he>>() == 3 && nhwc_results<model<n
 static_assert(count_functions<compiled<model<nets::nhwc::he>, cpu>::module, "cpu.conv2d_expand_depthwise"> == 1 &&
               count_functions<compiled<model<nets::nhwc::he2>, cpu>::module, "cpu.conv2d_expand_depthwise"> == 1);
 static_assert(nhwc_results<model<nets::nhwc::d2>>() == 0, "the chain ends in a result");
-static_assert(nhwc_results<nets::cnn>() == 0, "3×3 convolutions of many channels keep planar kernels");
+static_assert(nhwc_results<nets::cnn>() == 0, "the chain ends in results");
+static_assert(nhwc_results<model<nets::nhwc::hw, nets::nhwc::ow, nets::nhwc::gw>>() == 7,
+              "five wide convolutions, the max and average poolings; the results planar");
 static_assert(nhwc_results<model<flatten<global_avg_pool2d<nets::expand::d>>>>() == 0,
               "a fused expansion reading a model input stays planar");
 

@@ -1405,6 +1405,8 @@ enum class layout_role : std::uint8_t {
   gathers,       ///< a planar output reads planar arguments; a channels-last output reads its
                  ///< first argument in either layout and every other activation argument in its own
   reads_either,  ///< writes planar; reads its first argument in either layout, the others planar
+  converts,      ///< reads its first argument in either layout, whatever its output's; every other
+                 ///< activation argument in the output's layout
 };
 
 namespace detail {
@@ -8030,7 +8032,13 @@ constexpr std::int64_t slice_view_offset(const shape& x, const attrs& at, dtype 
 
 /// Whether a step of role `r` may read a channels-last value as its argument `k`.
 constexpr bool reads_channels_last(layout_role r, int k) {
-  return r == layout_role::same || r == layout_role::gathers || (r == layout_role::reads_either && k == 0);
+  return r == layout_role::same || r == layout_role::gathers || r == layout_role::converts ||
+         (r == layout_role::reads_either && k == 0);
+}
+
+/// Whether a step of role `r` may write a channels-last result.
+constexpr bool writes_channels_last(layout_role r) {
+  return r == layout_role::same || r == layout_role::gathers || r == layout_role::converts;
 }
 
 /// The layout plan: which step results lie channels-last (`tensor_layout`). A result may when it
@@ -8038,7 +8046,8 @@ constexpr bool reads_channels_last(layout_role r, int k) {
 /// and every node reading it is a step of the same backend whose role can read it so (a view, a
 /// tuple or a model output reads it planar). Then the roles' rules are enforced until nothing
 /// changes, each time turning values back to planar (so it ends): a `same` step with one planar
-/// activation has all of them planar, a `gathers` step's other activations follow its output.
+/// activation has all of them planar, a `gathers` or `converts` step's other activations follow
+/// its output, and so does a planar `gathers` step's first.
 /// `root` maps a node to the step result whose storage it shares.
 template <class Module, class Fuses>
 constexpr std::vector<char> channels_last_values(const Module& module, const module_builder& m, Fuses fuses,
@@ -8059,7 +8068,7 @@ constexpr std::vector<char> channels_last_values(const Module& module, const mod
   for (const plan_step& s : steps) {
     const graph_node& g = m.node(s.node);
     const layout_role r = role_of(s.node);
-    cl[static_cast<std::size_t>(s.node)] = (r == layout_role::same || r == layout_role::gathers) && !g.is_tuple &&
+    cl[static_cast<std::size_t>(s.node)] = writes_channels_last(r) && !g.is_tuple &&
                                            g.out.rank == 4 && g.out[2] * g.out[3] > 1 &&
                                            where[static_cast<std::size_t>(s.node)].kind == storage::arena;
   }
@@ -8090,14 +8099,17 @@ constexpr std::vector<char> channels_last_values(const Module& module, const mod
       const plan_step& s = steps[i < steps.size() ? i : 2 * steps.size() - 1 - i];
       const layout_role r = role_of(s.node);
       const graph_node& g = m.node(s.node);
-      if (r != layout_role::same && r != layout_role::gathers) continue;
-      const int first = r == layout_role::gathers ? 1 : 0;
+      if (!writes_channels_last(r)) continue;
+      const int first = r == layout_role::same ? 0 : 1;
       bool agree = is_cl(s.node);
       for (int k = first; k < g.nargs; ++k)
         if (m.node(m.arg(s.node, k)).op != op_id::weight) agree = agree && is_cl(m.arg(s.node, k));
       if (agree) continue;
       planar(s.node);
-      for (int k = 0; k < g.nargs; ++k)
+      // A planar `gathers` step reads its first argument planar too; a `converts` step reads it
+      // in either layout.
+      const int keep = r == layout_role::converts ? 1 : 0;
+      for (int k = keep; k < g.nargs; ++k)
         if (m.node(m.arg(s.node, k)).op != op_id::weight && (k >= first || !is_cl(s.node))) planar(m.arg(s.node, k));
     }
   }
@@ -9177,6 +9189,7 @@ constexpr weight_layout<W> lay_out_weights(const P& plan, const std::array<bool,
 /// and their printed table (`print_profile`).
 #include <numeric>
 
+
 namespace partita {
 
 /// True where the program is built with `-DPARTITA_PROFILE`: every `run` then reads the clock
@@ -9215,7 +9228,7 @@ inline std::uint64_t ns_since(std::chrono::steady_clock::time_point start) {
 }  // namespace detail
 
 /// The profile of `exe` as a table: one line per step (index, backend, what it runs, its output
-/// shape, mean µs per run, share of the run), then the output copies, then the `top` slowest
+/// shape, marked `nhwc` where it lies channels-last, mean µs per run, share of the run), then the output copies, then the `top` slowest
 /// steps. Explains itself when the program is built without `PARTITA_PROFILE` or has not run.
 template <class Exe>
 std::string print_profile(const Exe& exe, std::size_t top = 10) {
@@ -9230,18 +9243,20 @@ std::string print_profile(const Exe& exe, std::size_t top = 10) {
     std::snprintf(line, sizeof line, "profile: %llu runs, %.1f us per run\n", static_cast<unsigned long long>(p.runs),
                   total);
     out += line;
-    out += "  step backend  what                                    shape                  us      %\n";
+    out += "  step backend  what                                    shape                       us      %\n";
     const auto row = [&](std::size_t s) {
-      const std::string shape = to_string(Exe::plan.nodes[static_cast<std::size_t>(Exe::plan.steps[s].node)].out);
+      // A channels-last result is marked as `print(plan)` marks its buffer.
+      const std::string shape = to_string(Exe::plan.nodes[static_cast<std::size_t>(Exe::plan.steps[s].node)].out) +
+                                (Exe::plan.steps[s].out.layout == tensor_layout::channels_last ? " nhwc" : "");
       const std::string_view name = Exe::step_name(s), backend = Exe::step_backend(s);
-      std::snprintf(line, sizeof line, "  %4zu %-8.*s %-39.*s %-20s %8.1f %6.2f\n", s, static_cast<int>(backend.size()),
+      std::snprintf(line, sizeof line, "  %4zu %-8.*s %-39.*s %-25s %8.1f %6.2f\n", s, static_cast<int>(backend.size()),
                     backend.data(), static_cast<int>(name.size()), name.data(), shape.c_str(), p.mean_us(s),
                     total > 0 ? 100.0 * p.mean_us(s) / total : 0.0);
       out += line;
     };
     for (std::size_t s = 0; s < Exe::num_steps; ++s) row(s);
     const double copies = static_cast<double>(p.copies_ns) / 1e3 / static_cast<double>(p.runs);
-    std::snprintf(line, sizeof line, "       output copies %63.1f %6.2f\n", copies, total > 0 ? 100.0 * copies / total : 0.0);
+    std::snprintf(line, sizeof line, "       output copies %68.1f %6.2f\n", copies, total > 0 ? 100.0 * copies / total : 0.0);
     out += line;
     std::array<std::size_t, Exe::num_steps> order{};
     std::iota(order.begin(), order.end(), std::size_t{0});
@@ -15107,6 +15122,32 @@ inline void nhwc_conv_rows(const conv_geometry& g, const float* x, bool nhwc_in,
   }
 }
 
+/// Copies channels [c0, c1) of one NHWC image into the zero-padded phase planes that the planar
+/// kernels read (`conv_copy_input` for a planar image), so that a convolution the NHWC kernels
+/// do not take reads an NHWC input with the copy it makes anyway: a position's channels are
+/// read as vectors and their lanes written to their planes.
+inline void conv_copy_input_nhwc(const conv_geometry& g, const float* x, float* buf, int c0, int c1) {
+  const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(g.hq) * g.wq;
+  const std::uint32_t phases_read = g.used_phases;
+  const auto used = [phases_read](int p) { return p >= 32 || (phases_read >> p & 1u); };
+  std::fill(buf + static_cast<std::size_t>(c0) * g.plane_set, buf + static_cast<std::size_t>(c1) * g.plane_set, 0.f);
+  alignas(64) float lanes[W];
+  for (int ih = 0; ih < g.h; ++ih) {
+    const int a = (ih + g.ph) % g.sh, i = (ih + g.ph) / g.sh;
+    for (int iw = 0; iw < g.w; ++iw) {
+      const int b = (iw + g.pw) % g.sw, j = (iw + g.pw) / g.sw;
+      if (!used(a * g.sw + b)) continue;  // no tap reads this phase (1×1 stride 2)
+      float* d = buf + static_cast<std::ptrdiff_t>(a * g.sw + b) * plane + static_cast<std::ptrdiff_t>(i) * g.wq + j;
+      const float* s = x + (static_cast<std::ptrdiff_t>(ih) * g.w + iw) * g.c;
+      for (int ci = c0; ci < c1; ci += W) {
+        const int n = std::min(W, c1 - ci);
+        simd::store(lanes, n == W ? simd::load(s + ci) : simd::load_first(s + ci, n));
+        for (int l = 0; l < n; ++l) d[static_cast<std::ptrdiff_t>(ci + l) * static_cast<std::ptrdiff_t>(g.plane_set)] = lanes[l];
+      }
+    }
+  }
+}
+
 /// Means of each channel of NHWC images [batch][area][c] into out [batch][c], channel vectors
 /// [v0, v1) of each image.
 inline void nhwc_channel_means(const float* x, float* out, std::int64_t batch, std::int64_t area, std::int64_t c,
@@ -15601,8 +15642,9 @@ struct conv_transpose_kernel {
 /// The cpu kernel for dense and conv2d steps, alone or fused with their epilogue.
 
 // ---- begin partita/backends/cpu/detail/conv_nhwc_direct.hpp ----
-/// cpu conv2d of few input channels (a network's first layer) writing NHWC directly: a
-/// position's output channels in the vector lanes, every input value broadcast.
+/// cpu conv2d of one group writing NHWC directly (a network's first layer, and the wide kernel
+/// for more input channels): a position's output channels in the vector lanes, every input value
+/// broadcast, the input read in place.
 
 
 namespace partita::detail::cpu {
@@ -15682,6 +15724,134 @@ inline void direct_nhwc_row(const conv_geometry& g, const float* x, std::ptrdiff
       for (int v = 0; v < VB; ++v) finish(acc[u][v], q + u, v);
   }
   for (; q < g.ow; ++q) one(q);
+}
+
+/// Most positions per block of the wide direct kernel (`wide_nhwc_row`): with two output
+/// channel vectors, 28 accumulators of 32 registers (12 of 16), the weights and the broadcast
+/// value. Each step of the depth loads two weight vectors and broadcasts one input per position.
+constexpr int wide_positions() { return W >= 16 ? 14 : 6; }
+
+/// True for the convolutions of one group and more than four input channels, other than an
+/// unpadded 1×1 of stride 1 (3×3 and 7×7 of any stride, strided or padded 1×1s), that write NHWC
+/// directly with `wide_nhwc_rows`, reading their input in place with no padded copy.
+constexpr bool nhwc_direct_wide(const conv_geometry& g) { return g.groups == 1 && g.c > 4 && !nhwc_reads_in_place(g); }
+
+/// Output channels per panel of the wide kernel's packed weights: two vectors.
+constexpr int wide_panel() { return 2 * W; }
+
+/// Floats of a convolution's weights packed by `pack_nhwc_hwio`.
+constexpr std::size_t wide_taps_floats(const conv_geometry& g) {
+  const int panels = (g.o + wide_panel() - 1) / wide_panel();
+  return static_cast<std::size_t>(panels) * static_cast<std::size_t>(g.k) * wide_panel();
+}
+
+/// Packs conv weights [o][c][kh][kw] as panels of two vectors of output channels, each
+/// [kh][kw][c][2 · W] (zero past the channels), for `wide_nhwc_row`: the depth loop runs over
+/// the channels of one tap, which lie next to each other in an NHWC input, and reads one panel
+/// as one stream. Rows of every output channel ([k][o]) put a panel's reads a power of two
+/// apart: with 512 channels, 128 bytes of every 2 KB, which fell into 64 of the L2's 1024 sets
+/// and missed it (ResNet-18's last layers ran 3.7 times slower than their planar kernel).
+inline void pack_nhwc_hwio(const conv_geometry& g, const float* w, float* dst) {
+  constexpr int P = wide_panel();
+  std::fill(dst, dst + wide_taps_floats(g), 0.f);
+  for (int o = 0; o < g.o; ++o) {
+    float* panel = dst + static_cast<std::ptrdiff_t>(o / P) * g.k * P + o % P;
+    for (int ci = 0; ci < g.c; ++ci)
+      for (int i = 0; i < g.kh; ++i)
+        for (int j = 0; j < g.kw; ++j)
+          panel[(static_cast<std::ptrdiff_t>(i * g.kw + j) * g.c + ci) * P] =
+              w[((static_cast<std::ptrdiff_t>(o) * g.c + ci) * g.kh + i) * g.kw + j];
+  }
+}
+
+/// Output row `r` of one image of a wide direct convolution (`nhwc_direct_wide`), output
+/// channel vectors [v0, v0 + VB) (v0 even): `x` is the input image (NHWC where NhwcIn, else
+/// planar), `w` packed by `pack_nhwc_hwio`, `e` with a padded column bias, an NHWC residual image or none,
+/// and activation A. The row is cut into as few blocks of at most `wide_positions()` as it
+/// takes, each its own code: the geometry and the block's first position are template
+/// arguments, so the offsets of its positions are constants in the instructions (see
+/// `depthwise_nhwc_row`) and the taps of a position that fall into the padding are left out at
+/// compile time. The weights are read once per block, each tap's channels innermost.
+template <conv_geometry G, bool NhwcIn, int VB, activation A>
+inline void wide_nhwc_row(const float* x, const float* w, const epilogue& e, float* y, int r, int v0) {
+  constexpr std::ptrdiff_t cs = NhwcIn ? 1 : static_cast<std::ptrdiff_t>(G.h) * G.w;
+  constexpr std::ptrdiff_t hs = NhwcIn ? static_cast<std::ptrdiff_t>(G.w) * G.c : G.w, ws = NhwcIn ? G.c : 1;
+  constexpr int pitch = wide_panel();
+  constexpr int blocks = (G.ow + wide_positions() - 1) / wide_positions();
+  constexpr int QN = (G.ow + blocks - 1) / blocks;  // positions per block; the last may have fewer
+  const int n_last = G.o - (v0 + VB - 1) * W;       // lanes of the last vector that are channels
+  int i0 = 0, i1 = G.kh;                             // kernel rows inside the image
+  while (i0 < i1 && r * G.sh - G.ph + i0 * G.dh < 0) ++i0;
+  while (i1 > i0 && r * G.sh - G.ph + (i1 - 1) * G.dh >= G.h) --i1;
+  const float* wv0 = w + static_cast<std::ptrdiff_t>(v0 / 2) * G.k * pitch;  // the panel
+  const std::ptrdiff_t y_row = static_cast<std::ptrdiff_t>(r) * G.ow * G.o;
+  // Positions [Q0, Q0 + QL).
+  const auto block = [&]<int Q0, int QL>() {
+    vec acc[std::size_t{QL}][std::size_t{VB}];
+    for (int u = 0; u < QL; ++u)
+      for (int v = 0; v < VB; ++v) acc[u][v] = simd::splat(0.f);
+    // Tap column J: positions [lo, hi) of the block read inside the image.
+    const auto tap = [&]<int J>(const float* xi, const float* wi) {
+      constexpr int col0 = Q0 * G.sw - G.pw + J * G.dw;
+      constexpr int lo = std::min(QL, std::max(0, (-col0 + G.sw - 1) / G.sw));
+      constexpr int hi = std::max(lo, std::min(QL, (G.w - col0 + G.sw - 1) / G.sw));
+      if constexpr (lo < hi) {
+        const float* xj = xi + (col0 + lo * G.sw) * ws;
+        const float* wj = wi + static_cast<std::ptrdiff_t>(J) * G.c * pitch;
+        for (int ci = 0; ci < G.c; ++ci, xj += cs, wj += pitch) {
+          vec wk[std::size_t{VB}];
+#pragma GCC unroll 4
+          for (int v = 0; v < VB; ++v) wk[v] = simd::load(wj + v * W);
+#pragma GCC unroll 16
+          for (int u = lo; u < hi; ++u) {
+            const vec xv = simd::splat(xj[(u - lo) * G.sw * ws]);
+#pragma GCC unroll 4
+            for (int v = 0; v < VB; ++v) acc[u][v] = simd::fma(xv, wk[v], acc[u][v]);
+          }
+        }
+      }
+    };
+    for (int i = i0; i < i1; ++i) {
+      const float* xi = x + static_cast<std::ptrdiff_t>(r * G.sh - G.ph + i * G.dh) * hs;
+      const float* wi = wv0 + static_cast<std::ptrdiff_t>(i * G.kw) * G.c * pitch;
+      [&]<int... J>(std::integer_sequence<int, J...>) {
+        (tap.template operator()<J>(xi, wi), ...);
+      }(std::make_integer_sequence<int, G.kw>{});
+    }
+#pragma GCC unroll 16
+    for (int u = 0; u < QL; ++u)
+#pragma GCC unroll 4
+      for (int v = 0; v < VB; ++v) {
+        const std::ptrdiff_t at = y_row + static_cast<std::ptrdiff_t>(Q0 + u) * G.o + (v0 + v) * W;
+        vec out = acc[u][v];
+        if (e.bias) out = out + simd::load(e.bias + (v0 + v) * W);
+        store_nhwc<A>(out, e.residual ? e.residual + at : nullptr, y + at, v + 1 < VB ? W : n_last, e.lo, e.hi);
+      }
+  };
+  [&]<int... B>(std::integer_sequence<int, B...>) {
+    (block.template operator()<B * QN, std::min(QN, G.ow - B * QN)>(), ...);
+  }(std::make_integer_sequence<int, blocks>{});
+}
+
+/// Output rows [r0, r1) of one image of a wide direct convolution (`wide_nhwc_row`), every
+/// output channel, two vectors at a time. Where the packed weights outgrow a quarter of a
+/// 1 MiB L2, each pair of vectors runs over all the rows before the next, so that its panel of
+/// the weights stays in L2 (ResNet-18's 256 channels on 14×14 have 2.3 MB of weights).
+template <conv_geometry G, bool NhwcIn, activation A>
+inline void wide_nhwc_rows(const float* x, const float* w, const epilogue& e, float* y, int r0, int r1) {
+  constexpr int vectors = padded_channels(G.o) / W;
+  constexpr bool pairs_outer = wide_taps_floats(G) * sizeof(float) > (256u << 10);
+  const auto pass = [&](int r, int v0) {
+    if (v0 + 2 <= vectors) wide_nhwc_row<G, NhwcIn, 2, A>(x, w, e, y, r, v0);
+    else wide_nhwc_row<G, NhwcIn, 1, A>(x, w, e, y, r, v0);
+  };
+  if constexpr (pairs_outer) {
+    for (int v0 = 0; v0 < vectors; v0 += 2)
+      for (int r = r0; r < r1; ++r) pass(r, v0);
+  } else {
+    for (int r = r0; r < r1; ++r)
+      for (int v0 = 0; v0 < vectors; v0 += 2) pass(r, v0);
+  }
 }
 
 /// Output rows [r0, r1) of one image of a direct convolution (`direct_nhwc_row`), every output
@@ -15990,18 +16160,24 @@ struct gemm_kernel {
   // One input channel per group: a direct kernel (conv_depthwise.hpp).
   static constexpr bool depthwise = conv && is_depthwise(geo);
   // Channels-last (the plan's choice, see `cpu::layouts`): a depthwise convolution reads and
-  // writes NHWC, a 1×1 one is a GEMM over positions writing NHWC from either layout.
+  // writes NHWC, a 1×1 one is a GEMM over positions writing NHWC from either layout, any other
+  // of one group a direct kernel (conv_nhwc_direct.hpp) reading either.
   static constexpr bool nhwc_out = conv && out_layout_of<Step>() == tensor_layout::channels_last;
   static constexpr bool nhwc_in = conv && in_layout_of<Step>(info.x) == tensor_layout::channels_last;
-  static_assert(!nhwc_in || nhwc_out, "partita: cpu: a conv2d reading channels-last writes channels-last");
+  // A planar conv2d that copies its input into padded planes reads an NHWC one too.
+  static constexpr bool copies_input = conv && !depthwise && !reads_input_in_place(geo);
+  static_assert(!nhwc_in || nhwc_out || copies_input,
+                "partita: cpu: a conv2d reading channels-last writes channels-last or copies its input");
   static_assert(!nhwc_out || (depthwise ? nhwc_in && geo.og == 1
-                                        : geo.groups == 1 && (nhwc_reads_in_place(geo) || nhwc_direct(geo))),
+                                        : geo.groups == 1 && (nhwc_reads_in_place(geo) || nhwc_direct(geo) ||
+                                                              nhwc_direct_wide(geo))),
                 "partita: cpu: channels-last conv2d is a depthwise one (multiplier 1), an unpadded 1×1 of stride 1 "
-                "or one of at most four input channels");
+                "or one group whose rows hold a block of interior positions (or at most four input channels)");
   static_assert(!nhwc_out || info.residual < 0 || in_layout_of<Step>(info.residual) == tensor_layout::channels_last,
                 "partita: cpu: a channels-last conv2d adds a channels-last residual");
   static constexpr bool nhwc_gemm = nhwc_out && !depthwise && nhwc_reads_in_place(geo);
-  static constexpr bool nhwc_direct_conv = nhwc_out && !depthwise && !nhwc_gemm;
+  static constexpr bool nhwc_direct_conv = nhwc_out && !depthwise && !nhwc_gemm && nhwc_direct(geo);
+  static constexpr bool nhwc_wide_conv = nhwc_out && !depthwise && !nhwc_gemm && !nhwc_direct(geo);
   static constexpr matmul_geometry nhwc_geo = nhwc_gemm ? nhwc_gemm_geometry(geo) : matmul_geometry{};
   static constexpr depthwise_blocking dw_block = depthwise_block(geo);
   static constexpr bool dw_flat = depthwise && !nhwc_out && depthwise_flat(geo);
@@ -16050,6 +16226,7 @@ struct gemm_kernel {
   static constexpr std::size_t packed_floats =
       !conv        ? packed_dense_floats(channels, k_depth, dblk::nr)
       : nhwc_gemm   ? matmul_packed_b_floats(nhwc_geo)
+      : nhwc_wide_conv ? wide_taps_floats(geo)
       : nhwc_out    ? nhwc_taps_floats(geo)
       : depthwise   ? static_cast<std::size_t>(geo.o) * static_cast<std::size_t>(geo.k)
       : small_image ? static_cast<std::size_t>(geo.groups) * packed_dense_floats(geo.og, geo.k, small_nv * W)
@@ -16071,6 +16248,8 @@ struct gemm_kernel {
   static void pack_weights(const float* w, float* dst) {
     if constexpr (nhwc_gemm) {
       pack_nhwc_conv(nhwc_geo, w, dst);
+    } else if constexpr (nhwc_wide_conv) {
+      pack_nhwc_hwio(geo, w, dst);
     } else if constexpr (nhwc_out) {
       pack_nhwc_taps(geo, w, dst);
     } else if constexpr (depthwise) {
@@ -16182,7 +16361,8 @@ struct gemm_kernel {
       } else {
         const int copy_tasks = std::min(tasks, geo.c);
         st.parallel(copy_tasks, [&](int t) {
-          conv_copy_input(geo, xb, buf, geo.c * t / copy_tasks, geo.c * (t + 1) / copy_tasks);
+          if constexpr (nhwc_in) conv_copy_input_nhwc(geo, xb, buf, geo.c * t / copy_tasks, geo.c * (t + 1) / copy_tasks);
+          else conv_copy_input(geo, xb, buf, geo.c * t / copy_tasks, geo.c * (t + 1) / copy_tasks);
         });
       }
       const float* planes = in_place ? xb : buf;
@@ -16232,6 +16412,10 @@ struct gemm_kernel {
           epilogue eb = e;
           eb.residual = rb;
           direct_nhwc_rows<info.act>(geo, xb, nhwc_in, packed, eb, yb, r0, r1);
+        } else if constexpr (nhwc_wide_conv) {
+          epilogue eb = e;
+          eb.residual = rb;
+          wide_nhwc_rows<geo, nhwc_in, info.act>(xb, packed, eb, yb, r0, r1);
         } else {
           depthwise_nhwc_rows<geo, info.act>(xb, packed, e.bias, rb, e.lo, e.hi, yb, r0, r1);
         }
@@ -16289,14 +16473,18 @@ namespace partita::detail::cpu {
 
 /// What a cpu step can do with layouts (`cpu::layouts`), from its conv2d's geometry: a
 /// depthwise convolution (multiplier 1) and a fused expansion (`cpu.conv2d_expand_depthwise`)
-/// keep their input's layout; a 1×1 convolution of stride 1 without padding, and one of at most
-/// four input channels (`nhwc_direct`), may write NHWC from either layout; a global average
-/// pooling reads either. Other convolutions keep the planar kernels, which gather no patches.
+/// keep their input's layout, and so do max and average pooling; a 1×1 convolution of stride 1
+/// without padding may write NHWC from either layout (`gathers`); one of at most four input
+/// channels (`nhwc_direct`) or whose rows hold a block of interior positions
+/// (`nhwc_direct_wide`) reads either layout and writes either (`converts`); the other
+/// convolutions that copy their input into padded planes read either layout and write planar,
+/// and so does a global average pooling.
 /// `m` is the module, `flat` the plan's graph, `node` the step's node there.
 template <class M, class G>
 constexpr layout_role nhwc_role(const M& m, const G& flat, int node) {
   const graph_node& g = flat.node(node);
   if (g.op == op_id::global_avg_pool2d) return layout_role::reads_either;
+  if (g.op == op_id::max_pool2d || g.op == op_id::avg_pool2d) return layout_role::same;
   // Shapes and attributes copied out: a pointer into the module does not compare in a constant
   // expression on every compiler.
   shape x, w, y;
@@ -16329,8 +16517,11 @@ constexpr layout_role nhwc_role(const M& m, const G& flat, int node) {
   if (!found || x.rank != 4) return layout_role::planar;
   const conv_geometry c = make_conv_geometry(x, w, y, at);
   if (is_depthwise(c)) return c.og == 1 ? layout_role::same : layout_role::planar;
-  if (c.groups == 1 && (nhwc_reads_in_place(c) || nhwc_direct(c))) return layout_role::gathers;
-  return layout_role::planar;
+  if (c.groups == 1 && nhwc_reads_in_place(c)) return layout_role::gathers;
+  // The planar kernels of the others copy the input into padded planes, from either layout.
+  if (reads_input_in_place(c)) return layout_role::planar;
+  if (c.groups == 1 && (nhwc_direct(c) || nhwc_direct_wide(c))) return layout_role::converts;
+  return layout_role::reads_either;
 }
 
 }  // namespace partita::detail::cpu
@@ -16456,6 +16647,48 @@ inline bool pool2d(const pool_geometry& g, const float* x, float* y) {
     }
   }
   return true;
+}
+
+/// Max (Max = true) or average pooling of NHWC images, `g.planes` being the channels: output
+/// rows [r0, r1) counted over every image (row r is row r % oh of image r / oh). A position's
+/// channels are adjacent, so each window tap is a run of whole vectors, reduced in registers
+/// with no row buffers; taps in the padding, or past the image in a ceil_mode window, are
+/// skipped, and an average divides by the count `pool2d` divides by.
+template <bool Max>
+inline void pool2d_nhwc(const pool_geometry& g, const float* x, float* y, int r0, int r1) {
+  constexpr int w = simd::width, group = 4;  // channel vectors reduced together
+  const int c = g.planes;
+  const float fill = Max ? -std::numeric_limits<float>::infinity() : 0.f;
+  for (int r = r0; r < r1; ++r) {
+    const int b = r / g.oh, oh = r % g.oh;
+    const float* image = x + static_cast<std::ptrdiff_t>(b) * g.h * g.w * c;
+    const int ih0 = oh * g.sh - g.ph, i_lo = std::max(0, ih0), i_hi = std::min(g.h, ih0 + g.kh);
+    const int rows = g.count_include_pad ? std::min(ih0 + g.kh, g.h + g.ph_end) - ih0 : i_hi - i_lo;
+    for (int ow = 0; ow < g.ow; ++ow) {
+      const int iw0 = ow * g.sw - g.pw, j_lo = std::max(0, iw0), j_hi = std::min(g.w, iw0 + g.kw);
+      const int cols = g.count_include_pad ? std::min(iw0 + g.kw, g.w + g.pw_end) - iw0 : j_hi - j_lo;
+      const vec scale = simd::splat(Max ? 1.f : 1.f / static_cast<float>(rows * cols));
+      float* out = y + (static_cast<std::ptrdiff_t>(r) * g.ow + ow) * c;
+      for (int c0 = 0; c0 < c; c0 += group * w) {
+        const int vectors = std::min(group, (c - c0 + w - 1) / w), n_last = c - c0 - (vectors - 1) * w;
+        vec acc[group];
+        for (int v = 0; v < group; ++v) acc[v] = simd::splat(fill);
+        for (int i = i_lo; i < i_hi; ++i)
+          for (int j = j_lo; j < j_hi; ++j) {
+            const float* p = image + (static_cast<std::ptrdiff_t>(i) * g.w + j) * c + c0;
+            for (int v = 0; v < vectors; ++v) {
+              const vec t = v + 1 < vectors || n_last == w ? simd::load(p + v * w) : simd::load_first(p + v * w, n_last);
+              acc[v] = Max ? simd::max_nan(acc[v], t) : acc[v] + t;
+            }
+          }
+        for (int v = 0; v < vectors; ++v) {
+          const vec o = Max ? acc[v] : acc[v] * scale;
+          if (v + 1 < vectors || n_last == w) simd::store(out + c0 + v * w, o);
+          else simd::store_first(out + c0 + v * w, o, n_last);
+        }
+      }
+    }
+  }
 }
 
 }  // namespace partita::detail::cpu
@@ -17166,6 +17399,15 @@ struct simple_kernel {
         for (std::int64_t o = 0; o < outer; ++o)
           channel_affine(in[0] + (o * channels + c) * inner, out + (o * channels + c) * inner, 1, 1, inner, &scale, &shift);
       }
+    } else if constexpr ((op == op_id::max_pool2d || op == op_id::avg_pool2d) &&
+                         in_layout_of<Step>(0) == tensor_layout::channels_last) {
+      // NHWC (the plan's choice, `layout_role::same`): split by output rows.
+      constexpr pool_geometry g = pool_nhwc();
+      constexpr int rows = static_cast<int>(xs[0]) * g.oh;
+      split(st, rows, moved_cost * static_cast<double>(g.ow) * g.kh * g.kw * g.planes,
+            [&](std::int64_t r0, std::int64_t r1) {
+              pool2d_nhwc<op == op_id::max_pool2d>(g, in[0], out, static_cast<int>(r0), static_cast<int>(r1));
+            });
     } else if constexpr (op == op_id::max_pool2d || op == op_id::avg_pool2d) {
       constexpr pool_geometry g = pool();
       // Planes split across threads when the pooling is large enough to pay for it.
@@ -17322,6 +17564,12 @@ struct simple_kernel {
     g.pw_end = end_padding(*n.at, 1);
     g.pw_fill = std::max(g.pw_end, (g.ow - 1) * g.sw + g.kw - g.w - g.pw);  // ceil_mode's last window
     g.count_include_pad = n.at->count_include_pad;
+    return g;
+  }
+  // The same geometry for NHWC images: `planes` counts the channels of one image.
+  static constexpr pool_geometry pool_nhwc() {
+    pool_geometry g = pool();
+    g.planes = static_cast<int>(Step::arg(0).out[1]);
     return g;
   }
   // The cases the cpu kernels leave to the reference backend's.

@@ -468,14 +468,35 @@ using hd = dense<flatten<global_avg_pool2d<rd>>, weight<"fd.w", f32, 6, 4>>;
 using sd2 = clip<conv2d<xd, weight<"s2.w", f32, 24, 3, 3, 3>, {.stride = {2, 2}, .padding = {1, 1}}>, 0.f, 6.f>;
 using hd2 =
     flatten<global_avg_pool2d<conv2d<sd2, weight<"w2.w", f32, 24, 1, 3, 3>, {.padding = {1, 1}, .groups = 24}>>>;
+// ResNet-style chains kept channels-last by the wide direct kernel (more than four input
+// channels) and NHWC pooling: a 5×5 reading the planar input, a ceil_mode max pooling, a 3×3
+// with a residual, a strided 3×3 beside a strided 1×1 projection added to it, a dilated window
+// with asymmetric padding, an average pooling counting its padding; 20 → 40 → 72 channels (a
+// panel and a half, then two panels and a vector: no multiple of a vector).
+using xw = input<"x", f32, 2, 20, 19, 33>;
+using aw = relu<bias_add<conv2d<xw, weight<"aw.w", f32, 40, 20, 5, 5>, {.padding = {2, 2}}>, weight<"aw.b", f32, 40>>>;
+using mw = max_pool2d<aw, {.size = {3, 3}, .stride = {2, 2}, .padding = {1, 1}, .ceil_mode = true}>;  // [2, 40, 10, 17]
+using bw = relu<add<bias_add<conv2d<mw, weight<"bw.w", f32, 40, 40, 3, 3>, {.padding = {1, 1}}>, weight<"bw.b", f32, 40>>,
+                    mw>>;
+using pw = conv2d<bw, weight<"pw.w", f32, 72, 40, 1, 1>, {.stride = {2, 2}}>;  // [2, 72, 5, 9]
+using cw = relu<add<bias_add<conv2d<bw, weight<"cw.w", f32, 72, 40, 3, 3>, {.stride = {2, 2}, .padding = {1, 1}}>,
+                             weight<"cw.b", f32, 72>>,
+                    pw>>;
+using dw = conv2d<cw, weight<"dw.w", f32, 72, 72, 3, 3>, {.padding = {2, 1}, .padding_end = {1, 2}, .dilation = {2, 2}}>;
+using vw = avg_pool2d<dw, {.size = {2, 2}, .stride = {1, 1}, .padding = {1, 1}, .count_include_pad = true}>;
+using hw = dense<flatten<global_avg_pool2d<vw>>, weight<"fw.w", f32, 7, 72>>;
+// Planar results read from the chain: a wide convolution and a grouped one, each copying its
+// NHWC input into padded planes.
+using ow = relu<bias_add<conv2d<bw, weight<"ow.w", f32, 24, 40, 3, 3>, {.padding = {1, 1}}>, weight<"ow.b", f32, 24>>>;
+using gw = conv2d<bw, weight<"gw.w", f32, 8, 20, 3, 3>, {.stride = {2, 2}, .groups = 2}>;
 }  // namespace nhwc
 
 struct channels_last_models
     : model_group<"chains kept channels-last: channel and position tails, strides, padding, dilation, residuals, "
                   "a planar twin of a channels-last step, a view that keeps them planar, fused expansions, "
-                  "first layers written channels-last",
+                  "first layers written channels-last, wide direct convolutions, poolings",
                   model<nhwc::head>, model<nhwc::head, nhwc::twin>, model<nhwc::viewed>, model<nhwc::he>,
-                  model<nhwc::he2>, model<nhwc::hd>, model<nhwc::hd2>> {};
+                  model<nhwc::he2>, model<nhwc::hd>, model<nhwc::hd2>, model<nhwc::hw, nhwc::ow, nhwc::gw>> {};
 
 struct small_networks : model_group<"networks: chains, residual blocks, batch norms, pools, several results, fallbacks, "
                                     "repeated blocks",

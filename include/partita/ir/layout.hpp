@@ -28,6 +28,8 @@ enum class layout_role : std::uint8_t {
   gathers,       ///< a planar output reads planar arguments; a channels-last output reads its
                  ///< first argument in either layout and every other activation argument in its own
   reads_either,  ///< writes planar; reads its first argument in either layout, the others planar
+  converts,      ///< reads its first argument in either layout, whatever its output's; every other
+                 ///< activation argument in the output's layout
 };
 
 namespace detail {

@@ -63,7 +63,13 @@ constexpr std::int64_t slice_view_offset(const shape& x, const attrs& at, dtype 
 
 /// Whether a step of role `r` may read a channels-last value as its argument `k`.
 constexpr bool reads_channels_last(layout_role r, int k) {
-  return r == layout_role::same || r == layout_role::gathers || (r == layout_role::reads_either && k == 0);
+  return r == layout_role::same || r == layout_role::gathers || r == layout_role::converts ||
+         (r == layout_role::reads_either && k == 0);
+}
+
+/// Whether a step of role `r` may write a channels-last result.
+constexpr bool writes_channels_last(layout_role r) {
+  return r == layout_role::same || r == layout_role::gathers || r == layout_role::converts;
 }
 
 /// The layout plan: which step results lie channels-last (`tensor_layout`). A result may when it
@@ -71,7 +77,8 @@ constexpr bool reads_channels_last(layout_role r, int k) {
 /// and every node reading it is a step of the same backend whose role can read it so (a view, a
 /// tuple or a model output reads it planar). Then the roles' rules are enforced until nothing
 /// changes, each time turning values back to planar (so it ends): a `same` step with one planar
-/// activation has all of them planar, a `gathers` step's other activations follow its output.
+/// activation has all of them planar, a `gathers` or `converts` step's other activations follow
+/// its output, and so does a planar `gathers` step's first.
 /// `root` maps a node to the step result whose storage it shares.
 template <class Module, class Fuses>
 constexpr std::vector<char> channels_last_values(const Module& module, const module_builder& m, Fuses fuses,
@@ -92,7 +99,7 @@ constexpr std::vector<char> channels_last_values(const Module& module, const mod
   for (const plan_step& s : steps) {
     const graph_node& g = m.node(s.node);
     const layout_role r = role_of(s.node);
-    cl[static_cast<std::size_t>(s.node)] = (r == layout_role::same || r == layout_role::gathers) && !g.is_tuple &&
+    cl[static_cast<std::size_t>(s.node)] = writes_channels_last(r) && !g.is_tuple &&
                                            g.out.rank == 4 && g.out[2] * g.out[3] > 1 &&
                                            where[static_cast<std::size_t>(s.node)].kind == storage::arena;
   }
@@ -123,14 +130,17 @@ constexpr std::vector<char> channels_last_values(const Module& module, const mod
       const plan_step& s = steps[i < steps.size() ? i : 2 * steps.size() - 1 - i];
       const layout_role r = role_of(s.node);
       const graph_node& g = m.node(s.node);
-      if (r != layout_role::same && r != layout_role::gathers) continue;
-      const int first = r == layout_role::gathers ? 1 : 0;
+      if (!writes_channels_last(r)) continue;
+      const int first = r == layout_role::same ? 0 : 1;
       bool agree = is_cl(s.node);
       for (int k = first; k < g.nargs; ++k)
         if (m.node(m.arg(s.node, k)).op != op_id::weight) agree = agree && is_cl(m.arg(s.node, k));
       if (agree) continue;
       planar(s.node);
-      for (int k = 0; k < g.nargs; ++k)
+      // A planar `gathers` step reads its first argument planar too; a `converts` step reads it
+      // in either layout.
+      const int keep = r == layout_role::converts ? 1 : 0;
+      for (int k = keep; k < g.nargs; ++k)
         if (m.node(m.arg(s.node, k)).op != op_id::weight && (k >= first || !is_cl(s.node))) planar(m.arg(s.node, k));
     }
   }

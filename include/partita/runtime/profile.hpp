@@ -11,6 +11,8 @@
 #include <string>
 #include <string_view>
 
+#include "partita/ir/layout.hpp"
+
 namespace partita {
 
 /// True where the program is built with `-DPARTITA_PROFILE`: every `run` then reads the clock
@@ -49,7 +51,7 @@ inline std::uint64_t ns_since(std::chrono::steady_clock::time_point start) {
 }  // namespace detail
 
 /// The profile of `exe` as a table: one line per step (index, backend, what it runs, its output
-/// shape, mean µs per run, share of the run), then the output copies, then the `top` slowest
+/// shape, marked `nhwc` where it lies channels-last, mean µs per run, share of the run), then the output copies, then the `top` slowest
 /// steps. Explains itself when the program is built without `PARTITA_PROFILE` or has not run.
 template <class Exe>
 std::string print_profile(const Exe& exe, std::size_t top = 10) {
@@ -64,18 +66,20 @@ std::string print_profile(const Exe& exe, std::size_t top = 10) {
     std::snprintf(line, sizeof line, "profile: %llu runs, %.1f us per run\n", static_cast<unsigned long long>(p.runs),
                   total);
     out += line;
-    out += "  step backend  what                                    shape                  us      %\n";
+    out += "  step backend  what                                    shape                       us      %\n";
     const auto row = [&](std::size_t s) {
-      const std::string shape = to_string(Exe::plan.nodes[static_cast<std::size_t>(Exe::plan.steps[s].node)].out);
+      // A channels-last result is marked as `print(plan)` marks its buffer.
+      const std::string shape = to_string(Exe::plan.nodes[static_cast<std::size_t>(Exe::plan.steps[s].node)].out) +
+                                (Exe::plan.steps[s].out.layout == tensor_layout::channels_last ? " nhwc" : "");
       const std::string_view name = Exe::step_name(s), backend = Exe::step_backend(s);
-      std::snprintf(line, sizeof line, "  %4zu %-8.*s %-39.*s %-20s %8.1f %6.2f\n", s, static_cast<int>(backend.size()),
+      std::snprintf(line, sizeof line, "  %4zu %-8.*s %-39.*s %-25s %8.1f %6.2f\n", s, static_cast<int>(backend.size()),
                     backend.data(), static_cast<int>(name.size()), name.data(), shape.c_str(), p.mean_us(s),
                     total > 0 ? 100.0 * p.mean_us(s) / total : 0.0);
       out += line;
     };
     for (std::size_t s = 0; s < Exe::num_steps; ++s) row(s);
     const double copies = static_cast<double>(p.copies_ns) / 1e3 / static_cast<double>(p.runs);
-    std::snprintf(line, sizeof line, "       output copies %63.1f %6.2f\n", copies, total > 0 ? 100.0 * copies / total : 0.0);
+    std::snprintf(line, sizeof line, "       output copies %68.1f %6.2f\n", copies, total > 0 ? 100.0 * copies / total : 0.0);
     out += line;
     std::array<std::size_t, Exe::num_steps> order{};
     std::iota(order.begin(), order.end(), std::size_t{0});

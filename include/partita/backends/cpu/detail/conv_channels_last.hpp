@@ -245,6 +245,32 @@ inline void nhwc_conv_rows(const conv_geometry& g, const float* x, bool nhwc_in,
   }
 }
 
+/// Copies channels [c0, c1) of one NHWC image into the zero-padded phase planes that the planar
+/// kernels read (`conv_copy_input` for a planar image), so that a convolution the NHWC kernels
+/// do not take reads an NHWC input with the copy it makes anyway: a position's channels are
+/// read as vectors and their lanes written to their planes.
+inline void conv_copy_input_nhwc(const conv_geometry& g, const float* x, float* buf, int c0, int c1) {
+  const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(g.hq) * g.wq;
+  const std::uint32_t phases_read = g.used_phases;
+  const auto used = [phases_read](int p) { return p >= 32 || (phases_read >> p & 1u); };
+  std::fill(buf + static_cast<std::size_t>(c0) * g.plane_set, buf + static_cast<std::size_t>(c1) * g.plane_set, 0.f);
+  alignas(64) float lanes[W];
+  for (int ih = 0; ih < g.h; ++ih) {
+    const int a = (ih + g.ph) % g.sh, i = (ih + g.ph) / g.sh;
+    for (int iw = 0; iw < g.w; ++iw) {
+      const int b = (iw + g.pw) % g.sw, j = (iw + g.pw) / g.sw;
+      if (!used(a * g.sw + b)) continue;  // no tap reads this phase (1×1 stride 2)
+      float* d = buf + static_cast<std::ptrdiff_t>(a * g.sw + b) * plane + static_cast<std::ptrdiff_t>(i) * g.wq + j;
+      const float* s = x + (static_cast<std::ptrdiff_t>(ih) * g.w + iw) * g.c;
+      for (int ci = c0; ci < c1; ci += W) {
+        const int n = std::min(W, c1 - ci);
+        simd::store(lanes, n == W ? simd::load(s + ci) : simd::load_first(s + ci, n));
+        for (int l = 0; l < n; ++l) d[static_cast<std::ptrdiff_t>(ci + l) * static_cast<std::ptrdiff_t>(g.plane_set)] = lanes[l];
+      }
+    }
+  }
+}
+
 /// Means of each channel of NHWC images [batch][area][c] into out [batch][c], channel vectors
 /// [v0, v1) of each image.
 inline void nhwc_channel_means(const float* x, float* out, std::int64_t batch, std::int64_t area, std::int64_t c,

@@ -1,8 +1,10 @@
 #pragma once
-/// cpu conv2d of few input channels (a network's first layer) writing NHWC directly: a
-/// position's output channels in the vector lanes, every input value broadcast.
+/// cpu conv2d of one group writing NHWC directly (a network's first layer, and the wide kernel
+/// for more input channels): a position's output channels in the vector lanes, every input value
+/// broadcast, the input read in place.
 #include <algorithm>
 #include <cstddef>
+#include <utility>
 
 #include "partita/backends/cpu/detail/conv.hpp"
 #include "partita/backends/cpu/detail/conv_channels_last.hpp"
@@ -85,6 +87,134 @@ inline void direct_nhwc_row(const conv_geometry& g, const float* x, std::ptrdiff
       for (int v = 0; v < VB; ++v) finish(acc[u][v], q + u, v);
   }
   for (; q < g.ow; ++q) one(q);
+}
+
+/// Most positions per block of the wide direct kernel (`wide_nhwc_row`): with two output
+/// channel vectors, 28 accumulators of 32 registers (12 of 16), the weights and the broadcast
+/// value. Each step of the depth loads two weight vectors and broadcasts one input per position.
+constexpr int wide_positions() { return W >= 16 ? 14 : 6; }
+
+/// True for the convolutions of one group and more than four input channels, other than an
+/// unpadded 1×1 of stride 1 (3×3 and 7×7 of any stride, strided or padded 1×1s), that write NHWC
+/// directly with `wide_nhwc_rows`, reading their input in place with no padded copy.
+constexpr bool nhwc_direct_wide(const conv_geometry& g) { return g.groups == 1 && g.c > 4 && !nhwc_reads_in_place(g); }
+
+/// Output channels per panel of the wide kernel's packed weights: two vectors.
+constexpr int wide_panel() { return 2 * W; }
+
+/// Floats of a convolution's weights packed by `pack_nhwc_hwio`.
+constexpr std::size_t wide_taps_floats(const conv_geometry& g) {
+  const int panels = (g.o + wide_panel() - 1) / wide_panel();
+  return static_cast<std::size_t>(panels) * static_cast<std::size_t>(g.k) * wide_panel();
+}
+
+/// Packs conv weights [o][c][kh][kw] as panels of two vectors of output channels, each
+/// [kh][kw][c][2 · W] (zero past the channels), for `wide_nhwc_row`: the depth loop runs over
+/// the channels of one tap, which lie next to each other in an NHWC input, and reads one panel
+/// as one stream. Rows of every output channel ([k][o]) put a panel's reads a power of two
+/// apart: with 512 channels, 128 bytes of every 2 KB, which fell into 64 of the L2's 1024 sets
+/// and missed it (ResNet-18's last layers ran 3.7 times slower than their planar kernel).
+inline void pack_nhwc_hwio(const conv_geometry& g, const float* w, float* dst) {
+  constexpr int P = wide_panel();
+  std::fill(dst, dst + wide_taps_floats(g), 0.f);
+  for (int o = 0; o < g.o; ++o) {
+    float* panel = dst + static_cast<std::ptrdiff_t>(o / P) * g.k * P + o % P;
+    for (int ci = 0; ci < g.c; ++ci)
+      for (int i = 0; i < g.kh; ++i)
+        for (int j = 0; j < g.kw; ++j)
+          panel[(static_cast<std::ptrdiff_t>(i * g.kw + j) * g.c + ci) * P] =
+              w[((static_cast<std::ptrdiff_t>(o) * g.c + ci) * g.kh + i) * g.kw + j];
+  }
+}
+
+/// Output row `r` of one image of a wide direct convolution (`nhwc_direct_wide`), output
+/// channel vectors [v0, v0 + VB) (v0 even): `x` is the input image (NHWC where NhwcIn, else
+/// planar), `w` packed by `pack_nhwc_hwio`, `e` with a padded column bias, an NHWC residual image or none,
+/// and activation A. The row is cut into as few blocks of at most `wide_positions()` as it
+/// takes, each its own code: the geometry and the block's first position are template
+/// arguments, so the offsets of its positions are constants in the instructions (see
+/// `depthwise_nhwc_row`) and the taps of a position that fall into the padding are left out at
+/// compile time. The weights are read once per block, each tap's channels innermost.
+template <conv_geometry G, bool NhwcIn, int VB, activation A>
+inline void wide_nhwc_row(const float* x, const float* w, const epilogue& e, float* y, int r, int v0) {
+  constexpr std::ptrdiff_t cs = NhwcIn ? 1 : static_cast<std::ptrdiff_t>(G.h) * G.w;
+  constexpr std::ptrdiff_t hs = NhwcIn ? static_cast<std::ptrdiff_t>(G.w) * G.c : G.w, ws = NhwcIn ? G.c : 1;
+  constexpr int pitch = wide_panel();
+  constexpr int blocks = (G.ow + wide_positions() - 1) / wide_positions();
+  constexpr int QN = (G.ow + blocks - 1) / blocks;  // positions per block; the last may have fewer
+  const int n_last = G.o - (v0 + VB - 1) * W;       // lanes of the last vector that are channels
+  int i0 = 0, i1 = G.kh;                             // kernel rows inside the image
+  while (i0 < i1 && r * G.sh - G.ph + i0 * G.dh < 0) ++i0;
+  while (i1 > i0 && r * G.sh - G.ph + (i1 - 1) * G.dh >= G.h) --i1;
+  const float* wv0 = w + static_cast<std::ptrdiff_t>(v0 / 2) * G.k * pitch;  // the panel
+  const std::ptrdiff_t y_row = static_cast<std::ptrdiff_t>(r) * G.ow * G.o;
+  // Positions [Q0, Q0 + QL).
+  const auto block = [&]<int Q0, int QL>() {
+    vec acc[std::size_t{QL}][std::size_t{VB}];
+    for (int u = 0; u < QL; ++u)
+      for (int v = 0; v < VB; ++v) acc[u][v] = simd::splat(0.f);
+    // Tap column J: positions [lo, hi) of the block read inside the image.
+    const auto tap = [&]<int J>(const float* xi, const float* wi) {
+      constexpr int col0 = Q0 * G.sw - G.pw + J * G.dw;
+      constexpr int lo = std::min(QL, std::max(0, (-col0 + G.sw - 1) / G.sw));
+      constexpr int hi = std::max(lo, std::min(QL, (G.w - col0 + G.sw - 1) / G.sw));
+      if constexpr (lo < hi) {
+        const float* xj = xi + (col0 + lo * G.sw) * ws;
+        const float* wj = wi + static_cast<std::ptrdiff_t>(J) * G.c * pitch;
+        for (int ci = 0; ci < G.c; ++ci, xj += cs, wj += pitch) {
+          vec wk[std::size_t{VB}];
+#pragma GCC unroll 4
+          for (int v = 0; v < VB; ++v) wk[v] = simd::load(wj + v * W);
+#pragma GCC unroll 16
+          for (int u = lo; u < hi; ++u) {
+            const vec xv = simd::splat(xj[(u - lo) * G.sw * ws]);
+#pragma GCC unroll 4
+            for (int v = 0; v < VB; ++v) acc[u][v] = simd::fma(xv, wk[v], acc[u][v]);
+          }
+        }
+      }
+    };
+    for (int i = i0; i < i1; ++i) {
+      const float* xi = x + static_cast<std::ptrdiff_t>(r * G.sh - G.ph + i * G.dh) * hs;
+      const float* wi = wv0 + static_cast<std::ptrdiff_t>(i * G.kw) * G.c * pitch;
+      [&]<int... J>(std::integer_sequence<int, J...>) {
+        (tap.template operator()<J>(xi, wi), ...);
+      }(std::make_integer_sequence<int, G.kw>{});
+    }
+#pragma GCC unroll 16
+    for (int u = 0; u < QL; ++u)
+#pragma GCC unroll 4
+      for (int v = 0; v < VB; ++v) {
+        const std::ptrdiff_t at = y_row + static_cast<std::ptrdiff_t>(Q0 + u) * G.o + (v0 + v) * W;
+        vec out = acc[u][v];
+        if (e.bias) out = out + simd::load(e.bias + (v0 + v) * W);
+        store_nhwc<A>(out, e.residual ? e.residual + at : nullptr, y + at, v + 1 < VB ? W : n_last, e.lo, e.hi);
+      }
+  };
+  [&]<int... B>(std::integer_sequence<int, B...>) {
+    (block.template operator()<B * QN, std::min(QN, G.ow - B * QN)>(), ...);
+  }(std::make_integer_sequence<int, blocks>{});
+}
+
+/// Output rows [r0, r1) of one image of a wide direct convolution (`wide_nhwc_row`), every
+/// output channel, two vectors at a time. Where the packed weights outgrow a quarter of a
+/// 1 MiB L2, each pair of vectors runs over all the rows before the next, so that its panel of
+/// the weights stays in L2 (ResNet-18's 256 channels on 14×14 have 2.3 MB of weights).
+template <conv_geometry G, bool NhwcIn, activation A>
+inline void wide_nhwc_rows(const float* x, const float* w, const epilogue& e, float* y, int r0, int r1) {
+  constexpr int vectors = padded_channels(G.o) / W;
+  constexpr bool pairs_outer = wide_taps_floats(G) * sizeof(float) > (256u << 10);
+  const auto pass = [&](int r, int v0) {
+    if (v0 + 2 <= vectors) wide_nhwc_row<G, NhwcIn, 2, A>(x, w, e, y, r, v0);
+    else wide_nhwc_row<G, NhwcIn, 1, A>(x, w, e, y, r, v0);
+  };
+  if constexpr (pairs_outer) {
+    for (int v0 = 0; v0 < vectors; v0 += 2)
+      for (int r = r0; r < r1; ++r) pass(r, v0);
+  } else {
+    for (int r = r0; r < r1; ++r)
+      for (int v0 = 0; v0 < vectors; v0 += 2) pass(r, v0);
+  }
 }
 
 /// Output rows [r0, r1) of one image of a direct convolution (`direct_nhwc_row`), every output

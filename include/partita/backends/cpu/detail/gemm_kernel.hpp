@@ -47,18 +47,24 @@ struct gemm_kernel {
   // One input channel per group: a direct kernel (conv_depthwise.hpp).
   static constexpr bool depthwise = conv && is_depthwise(geo);
   // Channels-last (the plan's choice, see `cpu::layouts`): a depthwise convolution reads and
-  // writes NHWC, a 1×1 one is a GEMM over positions writing NHWC from either layout.
+  // writes NHWC, a 1×1 one is a GEMM over positions writing NHWC from either layout, any other
+  // of one group a direct kernel (conv_nhwc_direct.hpp) reading either.
   static constexpr bool nhwc_out = conv && out_layout_of<Step>() == tensor_layout::channels_last;
   static constexpr bool nhwc_in = conv && in_layout_of<Step>(info.x) == tensor_layout::channels_last;
-  static_assert(!nhwc_in || nhwc_out, "partita: cpu: a conv2d reading channels-last writes channels-last");
+  // A planar conv2d that copies its input into padded planes reads an NHWC one too.
+  static constexpr bool copies_input = conv && !depthwise && !reads_input_in_place(geo);
+  static_assert(!nhwc_in || nhwc_out || copies_input,
+                "partita: cpu: a conv2d reading channels-last writes channels-last or copies its input");
   static_assert(!nhwc_out || (depthwise ? nhwc_in && geo.og == 1
-                                        : geo.groups == 1 && (nhwc_reads_in_place(geo) || nhwc_direct(geo))),
+                                        : geo.groups == 1 && (nhwc_reads_in_place(geo) || nhwc_direct(geo) ||
+                                                              nhwc_direct_wide(geo))),
                 "partita: cpu: channels-last conv2d is a depthwise one (multiplier 1), an unpadded 1×1 of stride 1 "
-                "or one of at most four input channels");
+                "or one group whose rows hold a block of interior positions (or at most four input channels)");
   static_assert(!nhwc_out || info.residual < 0 || in_layout_of<Step>(info.residual) == tensor_layout::channels_last,
                 "partita: cpu: a channels-last conv2d adds a channels-last residual");
   static constexpr bool nhwc_gemm = nhwc_out && !depthwise && nhwc_reads_in_place(geo);
-  static constexpr bool nhwc_direct_conv = nhwc_out && !depthwise && !nhwc_gemm;
+  static constexpr bool nhwc_direct_conv = nhwc_out && !depthwise && !nhwc_gemm && nhwc_direct(geo);
+  static constexpr bool nhwc_wide_conv = nhwc_out && !depthwise && !nhwc_gemm && !nhwc_direct(geo);
   static constexpr matmul_geometry nhwc_geo = nhwc_gemm ? nhwc_gemm_geometry(geo) : matmul_geometry{};
   static constexpr depthwise_blocking dw_block = depthwise_block(geo);
   static constexpr bool dw_flat = depthwise && !nhwc_out && depthwise_flat(geo);
@@ -107,6 +113,7 @@ struct gemm_kernel {
   static constexpr std::size_t packed_floats =
       !conv        ? packed_dense_floats(channels, k_depth, dblk::nr)
       : nhwc_gemm   ? matmul_packed_b_floats(nhwc_geo)
+      : nhwc_wide_conv ? wide_taps_floats(geo)
       : nhwc_out    ? nhwc_taps_floats(geo)
       : depthwise   ? static_cast<std::size_t>(geo.o) * static_cast<std::size_t>(geo.k)
       : small_image ? static_cast<std::size_t>(geo.groups) * packed_dense_floats(geo.og, geo.k, small_nv * W)
@@ -128,6 +135,8 @@ struct gemm_kernel {
   static void pack_weights(const float* w, float* dst) {
     if constexpr (nhwc_gemm) {
       pack_nhwc_conv(nhwc_geo, w, dst);
+    } else if constexpr (nhwc_wide_conv) {
+      pack_nhwc_hwio(geo, w, dst);
     } else if constexpr (nhwc_out) {
       pack_nhwc_taps(geo, w, dst);
     } else if constexpr (depthwise) {
@@ -239,7 +248,8 @@ struct gemm_kernel {
       } else {
         const int copy_tasks = std::min(tasks, geo.c);
         st.parallel(copy_tasks, [&](int t) {
-          conv_copy_input(geo, xb, buf, geo.c * t / copy_tasks, geo.c * (t + 1) / copy_tasks);
+          if constexpr (nhwc_in) conv_copy_input_nhwc(geo, xb, buf, geo.c * t / copy_tasks, geo.c * (t + 1) / copy_tasks);
+          else conv_copy_input(geo, xb, buf, geo.c * t / copy_tasks, geo.c * (t + 1) / copy_tasks);
         });
       }
       const float* planes = in_place ? xb : buf;
@@ -289,6 +299,10 @@ struct gemm_kernel {
           epilogue eb = e;
           eb.residual = rb;
           direct_nhwc_rows<info.act>(geo, xb, nhwc_in, packed, eb, yb, r0, r1);
+        } else if constexpr (nhwc_wide_conv) {
+          epilogue eb = e;
+          eb.residual = rb;
+          wide_nhwc_rows<geo, nhwc_in, info.act>(xb, packed, eb, yb, r0, r1);
         } else {
           depthwise_nhwc_rows<geo, info.act>(xb, packed, e.bias, rb, e.lo, e.hi, yb, r0, r1);
         }

@@ -11,14 +11,18 @@ namespace partita::detail::cpu {
 
 /// What a cpu step can do with layouts (`cpu::layouts`), from its conv2d's geometry: a
 /// depthwise convolution (multiplier 1) and a fused expansion (`cpu.conv2d_expand_depthwise`)
-/// keep their input's layout; a 1×1 convolution of stride 1 without padding, and one of at most
-/// four input channels (`nhwc_direct`), may write NHWC from either layout; a global average
-/// pooling reads either. Other convolutions keep the planar kernels, which gather no patches.
+/// keep their input's layout, and so do max and average pooling; a 1×1 convolution of stride 1
+/// without padding may write NHWC from either layout (`gathers`); one of at most four input
+/// channels (`nhwc_direct`) or whose rows hold a block of interior positions
+/// (`nhwc_direct_wide`) reads either layout and writes either (`converts`); the other
+/// convolutions that copy their input into padded planes read either layout and write planar,
+/// and so does a global average pooling.
 /// `m` is the module, `flat` the plan's graph, `node` the step's node there.
 template <class M, class G>
 constexpr layout_role nhwc_role(const M& m, const G& flat, int node) {
   const graph_node& g = flat.node(node);
   if (g.op == op_id::global_avg_pool2d) return layout_role::reads_either;
+  if (g.op == op_id::max_pool2d || g.op == op_id::avg_pool2d) return layout_role::same;
   // Shapes and attributes copied out: a pointer into the module does not compare in a constant
   // expression on every compiler.
   shape x, w, y;
@@ -51,8 +55,11 @@ constexpr layout_role nhwc_role(const M& m, const G& flat, int node) {
   if (!found || x.rank != 4) return layout_role::planar;
   const conv_geometry c = make_conv_geometry(x, w, y, at);
   if (is_depthwise(c)) return c.og == 1 ? layout_role::same : layout_role::planar;
-  if (c.groups == 1 && (nhwc_reads_in_place(c) || nhwc_direct(c))) return layout_role::gathers;
-  return layout_role::planar;
+  if (c.groups == 1 && nhwc_reads_in_place(c)) return layout_role::gathers;
+  // The planar kernels of the others copy the input into padded planes, from either layout.
+  if (reads_input_in_place(c)) return layout_role::planar;
+  if (c.groups == 1 && (nhwc_direct(c) || nhwc_direct_wide(c))) return layout_role::converts;
+  return layout_role::reads_either;
 }
 
 }  // namespace partita::detail::cpu

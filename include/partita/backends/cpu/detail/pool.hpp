@@ -124,4 +124,46 @@ inline bool pool2d(const pool_geometry& g, const float* x, float* y) {
   return true;
 }
 
+/// Max (Max = true) or average pooling of NHWC images, `g.planes` being the channels: output
+/// rows [r0, r1) counted over every image (row r is row r % oh of image r / oh). A position's
+/// channels are adjacent, so each window tap is a run of whole vectors, reduced in registers
+/// with no row buffers; taps in the padding, or past the image in a ceil_mode window, are
+/// skipped, and an average divides by the count `pool2d` divides by.
+template <bool Max>
+inline void pool2d_nhwc(const pool_geometry& g, const float* x, float* y, int r0, int r1) {
+  constexpr int w = simd::width, group = 4;  // channel vectors reduced together
+  const int c = g.planes;
+  const float fill = Max ? -std::numeric_limits<float>::infinity() : 0.f;
+  for (int r = r0; r < r1; ++r) {
+    const int b = r / g.oh, oh = r % g.oh;
+    const float* image = x + static_cast<std::ptrdiff_t>(b) * g.h * g.w * c;
+    const int ih0 = oh * g.sh - g.ph, i_lo = std::max(0, ih0), i_hi = std::min(g.h, ih0 + g.kh);
+    const int rows = g.count_include_pad ? std::min(ih0 + g.kh, g.h + g.ph_end) - ih0 : i_hi - i_lo;
+    for (int ow = 0; ow < g.ow; ++ow) {
+      const int iw0 = ow * g.sw - g.pw, j_lo = std::max(0, iw0), j_hi = std::min(g.w, iw0 + g.kw);
+      const int cols = g.count_include_pad ? std::min(iw0 + g.kw, g.w + g.pw_end) - iw0 : j_hi - j_lo;
+      const vec scale = simd::splat(Max ? 1.f : 1.f / static_cast<float>(rows * cols));
+      float* out = y + (static_cast<std::ptrdiff_t>(r) * g.ow + ow) * c;
+      for (int c0 = 0; c0 < c; c0 += group * w) {
+        const int vectors = std::min(group, (c - c0 + w - 1) / w), n_last = c - c0 - (vectors - 1) * w;
+        vec acc[group];
+        for (int v = 0; v < group; ++v) acc[v] = simd::splat(fill);
+        for (int i = i_lo; i < i_hi; ++i)
+          for (int j = j_lo; j < j_hi; ++j) {
+            const float* p = image + (static_cast<std::ptrdiff_t>(i) * g.w + j) * c + c0;
+            for (int v = 0; v < vectors; ++v) {
+              const vec t = v + 1 < vectors || n_last == w ? simd::load(p + v * w) : simd::load_first(p + v * w, n_last);
+              acc[v] = Max ? simd::max_nan(acc[v], t) : acc[v] + t;
+            }
+          }
+        for (int v = 0; v < vectors; ++v) {
+          const vec o = Max ? acc[v] : acc[v] * scale;
+          if (v + 1 < vectors || n_last == w) simd::store(out + c0 + v * w, o);
+          else simd::store_first(out + c0 + v * w, o, n_last);
+        }
+      }
+    }
+  }
+}
+
 }  // namespace partita::detail::cpu

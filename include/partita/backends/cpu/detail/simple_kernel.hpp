@@ -86,6 +86,15 @@ struct simple_kernel {
         for (std::int64_t o = 0; o < outer; ++o)
           channel_affine(in[0] + (o * channels + c) * inner, out + (o * channels + c) * inner, 1, 1, inner, &scale, &shift);
       }
+    } else if constexpr ((op == op_id::max_pool2d || op == op_id::avg_pool2d) &&
+                         in_layout_of<Step>(0) == tensor_layout::channels_last) {
+      // NHWC (the plan's choice, `layout_role::same`): split by output rows.
+      constexpr pool_geometry g = pool_nhwc();
+      constexpr int rows = static_cast<int>(xs[0]) * g.oh;
+      split(st, rows, moved_cost * static_cast<double>(g.ow) * g.kh * g.kw * g.planes,
+            [&](std::int64_t r0, std::int64_t r1) {
+              pool2d_nhwc<op == op_id::max_pool2d>(g, in[0], out, static_cast<int>(r0), static_cast<int>(r1));
+            });
     } else if constexpr (op == op_id::max_pool2d || op == op_id::avg_pool2d) {
       constexpr pool_geometry g = pool();
       // Planes split across threads when the pooling is large enough to pay for it.
@@ -242,6 +251,12 @@ struct simple_kernel {
     g.pw_end = end_padding(*n.at, 1);
     g.pw_fill = std::max(g.pw_end, (g.ow - 1) * g.sw + g.kw - g.w - g.pw);  // ceil_mode's last window
     g.count_include_pad = n.at->count_include_pad;
+    return g;
+  }
+  // The same geometry for NHWC images: `planes` counts the channels of one image.
+  static constexpr pool_geometry pool_nhwc() {
+    pool_geometry g = pool();
+    g.planes = static_cast<int>(Step::arg(0).out[1]);
     return g;
   }
   // The cases the cpu kernels leave to the reference backend's.
