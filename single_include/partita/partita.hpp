@@ -15764,6 +15764,24 @@ inline void pack_nhwc_hwio(const conv_geometry& g, const float* w, float* dst) {
   }
 }
 
+/// Stores a block of the wide kernel: `tile` holds `ql` positions × `vb` vectors of sums (a
+/// row of two vectors per position), written as act(sum + bias + residual) to the NHWC output
+/// `y` (the block's first position and vector; positions `o` floats apart); `bias` and
+/// `residual` at the same places, or null; the last vector has `n_last` channels. One loop for
+/// every geometry: unrolled into each block (one per geometry and block of the row), the
+/// epilogue's branches had doubled ResNet-18's code to compile.
+template <activation A>
+inline void wide_store(const float* tile, int ql, int vb, const float* bias, const float* residual, float lo, float hi,
+                       float* y, std::ptrdiff_t o, int n_last) {
+  for (int u = 0; u < ql; ++u)
+    for (int v = 0; v < vb; ++v) {
+      vec acc = simd::load(tile + u * 2 * W + v * W);
+      if (bias) acc = acc + simd::load(bias + v * W);
+      const std::ptrdiff_t at = u * o + v * W;
+      store_nhwc<A>(acc, residual ? residual + at : nullptr, y + at, v + 1 < vb ? W : n_last, lo, hi);
+    }
+}
+
 /// Output row `r` of one image of a wide direct convolution (`nhwc_direct_wide`), output
 /// channel vectors [v0, v0 + VB) (v0 even): `x` is the input image (NHWC where NhwcIn, else
 /// planar), `w` packed by `pack_nhwc_hwio`, `e` with a padded column bias, an NHWC residual image or none,
@@ -15818,15 +15836,14 @@ inline void wide_nhwc_row(const float* x, const float* w, const epilogue& e, flo
         (tap.template operator()<J>(xi, wi), ...);
       }(std::make_integer_sequence<int, G.kw>{});
     }
+    alignas(64) float tile[std::size_t{QL} * 2 * W];
 #pragma GCC unroll 16
     for (int u = 0; u < QL; ++u)
 #pragma GCC unroll 4
-      for (int v = 0; v < VB; ++v) {
-        const std::ptrdiff_t at = y_row + static_cast<std::ptrdiff_t>(Q0 + u) * G.o + (v0 + v) * W;
-        vec out = acc[u][v];
-        if (e.bias) out = out + simd::load(e.bias + (v0 + v) * W);
-        store_nhwc<A>(out, e.residual ? e.residual + at : nullptr, y + at, v + 1 < VB ? W : n_last, e.lo, e.hi);
-      }
+      for (int v = 0; v < VB; ++v) simd::store(tile + u * 2 * W + v * W, acc[u][v]);
+    const std::ptrdiff_t at = y_row + static_cast<std::ptrdiff_t>(Q0) * G.o + v0 * W;
+    wide_store<A>(tile, QL, VB, e.bias ? e.bias + v0 * W : nullptr, e.residual ? e.residual + at : nullptr, e.lo, e.hi,
+                  y + at, G.o, n_last);
   };
   [&]<int... B>(std::integer_sequence<int, B...>) {
     (block.template operator()<B * QN, std::min(QN, G.ow - B * QN)>(), ...);
@@ -16473,18 +16490,22 @@ namespace partita::detail::cpu {
 
 /// What a cpu step can do with layouts (`cpu::layouts`), from its conv2d's geometry: a
 /// depthwise convolution (multiplier 1) and a fused expansion (`cpu.conv2d_expand_depthwise`)
-/// keep their input's layout, and so do max and average pooling; a 1×1 convolution of stride 1
-/// without padding may write NHWC from either layout (`gathers`); one of at most four input
-/// channels (`nhwc_direct`) or whose rows hold a block of interior positions
-/// (`nhwc_direct_wide`) reads either layout and writes either (`converts`); the other
-/// convolutions that copy their input into padded planes read either layout and write planar,
-/// and so does a global average pooling.
+/// keep their input's layout, and so do max and average pooling of at least a vector of
+/// channels; a 1×1 convolution of stride 1 without padding may write NHWC from either layout
+/// (`gathers`); the other convolutions of one group (`nhwc_direct`, `nhwc_direct_wide`) read
+/// either layout and write either (`converts`); the other convolutions that copy their input
+/// into padded planes read either layout and write planar, and so does a global average
+/// pooling.
 /// `m` is the module, `flat` the plan's graph, `node` the step's node there.
 template <class M, class G>
 constexpr layout_role nhwc_role(const M& m, const G& flat, int node) {
   const graph_node& g = flat.node(node);
   if (g.op == op_id::global_avg_pool2d) return layout_role::reads_either;
-  if (g.op == op_id::max_pool2d || g.op == op_id::avg_pool2d) return layout_role::same;
+  // Channels-last puts a position's channels in the vector lanes: fewer than a vector of them
+  // leave lanes idle, and a pooling of few channels is what keeps a convolution of few outputs
+  // planar (LeNet's 6 channels: its 5×5 layer and pooling took 2 and 4 times as long in NHWC).
+  if (g.op == op_id::max_pool2d || g.op == op_id::avg_pool2d)
+    return g.out.rank == 4 && g.out[1] >= W ? layout_role::same : layout_role::planar;
   // Shapes and attributes copied out: a pointer into the module does not compare in a constant
   // expression on every compiler.
   shape x, w, y;

@@ -11,18 +11,22 @@ namespace partita::detail::cpu {
 
 /// What a cpu step can do with layouts (`cpu::layouts`), from its conv2d's geometry: a
 /// depthwise convolution (multiplier 1) and a fused expansion (`cpu.conv2d_expand_depthwise`)
-/// keep their input's layout, and so do max and average pooling; a 1×1 convolution of stride 1
-/// without padding may write NHWC from either layout (`gathers`); one of at most four input
-/// channels (`nhwc_direct`) or whose rows hold a block of interior positions
-/// (`nhwc_direct_wide`) reads either layout and writes either (`converts`); the other
-/// convolutions that copy their input into padded planes read either layout and write planar,
-/// and so does a global average pooling.
+/// keep their input's layout, and so do max and average pooling of at least a vector of
+/// channels; a 1×1 convolution of stride 1 without padding may write NHWC from either layout
+/// (`gathers`); the other convolutions of one group (`nhwc_direct`, `nhwc_direct_wide`) read
+/// either layout and write either (`converts`); the other convolutions that copy their input
+/// into padded planes read either layout and write planar, and so does a global average
+/// pooling.
 /// `m` is the module, `flat` the plan's graph, `node` the step's node there.
 template <class M, class G>
 constexpr layout_role nhwc_role(const M& m, const G& flat, int node) {
   const graph_node& g = flat.node(node);
   if (g.op == op_id::global_avg_pool2d) return layout_role::reads_either;
-  if (g.op == op_id::max_pool2d || g.op == op_id::avg_pool2d) return layout_role::same;
+  // Channels-last puts a position's channels in the vector lanes: fewer than a vector of them
+  // leave lanes idle, and a pooling of few channels is what keeps a convolution of few outputs
+  // planar (LeNet's 6 channels: its 5×5 layer and pooling took 2 and 4 times as long in NHWC).
+  if (g.op == op_id::max_pool2d || g.op == op_id::avg_pool2d)
+    return g.out.rank == 4 && g.out[1] >= W ? layout_role::same : layout_role::planar;
   // Shapes and attributes copied out: a pointer into the module does not compare in a constant
   // expression on every compiler.
   shape x, w, y;
