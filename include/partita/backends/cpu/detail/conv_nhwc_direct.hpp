@@ -213,24 +213,25 @@ inline void wide_nhwc_row(const float* x, const float* w, const epilogue& e, flo
   }(std::make_integer_sequence<int, blocks>{});
 }
 
-/// Output rows [r0, r1) of one image of a wide direct convolution (`wide_nhwc_row`), every
-/// output channel, two vectors at a time. Where the packed weights outgrow a quarter of a
+/// Output rows [r0, r1) of one image of a wide direct convolution (`wide_nhwc_row`), output
+/// channel vectors [v0, v1) (v0 even), two vectors at a time. Where the packed weights outgrow a quarter of a
 /// 1 MiB L2, each pair of vectors runs over all the rows before the next, so that its panel of
 /// the weights stays in L2 (ResNet-18's 256 channels on 14×14 have 2.3 MB of weights).
 template <conv_geometry G, bool NhwcIn, activation A>
-inline void wide_nhwc_rows(const float* x, const float* w, const epilogue& e, float* y, int r0, int r1) {
+inline void wide_nhwc_rows(const float* x, const float* w, const epilogue& e, float* y, int r0, int r1, int v0,
+                           int v1) {
   constexpr int vectors = padded_channels(G.o) / W;
   constexpr bool pairs_outer = wide_taps_floats(G) * sizeof(float) > (256u << 10);
-  const auto pass = [&](int r, int v0) {
-    if (v0 + 2 <= vectors) wide_nhwc_row<G, NhwcIn, 2, A>(x, w, e, y, r, v0);
-    else wide_nhwc_row<G, NhwcIn, 1, A>(x, w, e, y, r, v0);
+  const auto pass = [&](int r, int v) {
+    if (v + 2 <= vectors) wide_nhwc_row<G, NhwcIn, 2, A>(x, w, e, y, r, v);
+    else wide_nhwc_row<G, NhwcIn, 1, A>(x, w, e, y, r, v);
   };
   if constexpr (pairs_outer) {
-    for (int v0 = 0; v0 < vectors; v0 += 2)
-      for (int r = r0; r < r1; ++r) pass(r, v0);
+    for (int v = v0; v < v1; v += 2)
+      for (int r = r0; r < r1; ++r) pass(r, v);
   } else {
     for (int r = r0; r < r1; ++r)
-      for (int v0 = 0; v0 < vectors; v0 += 2) pass(r, v0);
+      for (int v = v0; v < v1; v += 2) pass(r, v);
   }
 }
 

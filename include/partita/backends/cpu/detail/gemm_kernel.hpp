@@ -281,12 +281,24 @@ struct gemm_kernel {
                                                                      static_cast<double>(geo.o) * n);
     const std::ptrdiff_t in_image = static_cast<std::ptrdiff_t>(geo.c) * geo.h * geo.w;
     const std::ptrdiff_t out_image = static_cast<std::ptrdiff_t>(geo.o) * n;
-    const int tasks = tasks_for(flops, st.workers(), geo.oh);
+    // A wide direct convolution of few rows (ResNet's 14×14 and 7×7 layers) splits its panels
+    // of output channels instead: 7 rows on two cores are 4 against 3, and each core then keeps
+    // only its panels' weights.
+    constexpr int panels = nhwc_wide_conv ? (padded_channels(geo.o) / W + 1) / 2 : 1;
+    constexpr bool by_panels = nhwc_wide_conv && geo.oh < 16 && panels >= 2;
+    const int tasks = tasks_for(flops, st.workers(), by_panels ? panels : geo.oh);
     for (int b = 0; b < geo.batch; ++b) {
       const float* xb = x + b * in_image;
       const float* rb = residual ? residual + b * out_image : nullptr;
       float* yb = out + b * out_image;
       st.parallel(tasks, [&](int t) {
+        if constexpr (by_panels) {
+          epilogue eb = e;
+          eb.residual = rb;
+          wide_nhwc_rows<geo, nhwc_in, info.act>(xb, packed, eb, yb, 0, geo.oh, 2 * (panels * t / tasks),
+                                                 2 * (panels * (t + 1) / tasks));
+          return;
+        }
         const int r0 = row_share(geo.oh, t, tasks), r1 = row_share(geo.oh, t + 1, tasks);
         if constexpr (nhwc_gemm) {
           const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(r0) * geo.ow * geo.o;
@@ -302,7 +314,7 @@ struct gemm_kernel {
         } else if constexpr (nhwc_wide_conv) {
           epilogue eb = e;
           eb.residual = rb;
-          wide_nhwc_rows<geo, nhwc_in, info.act>(xb, packed, eb, yb, r0, r1);
+          wide_nhwc_rows<geo, nhwc_in, info.act>(xb, packed, eb, yb, r0, r1, 0, padded_channels(geo.o) / W);
         } else {
           depthwise_nhwc_rows<geo, info.act>(xb, packed, e.bias, rb, e.lo, e.hi, yb, r0, r1);
         }
