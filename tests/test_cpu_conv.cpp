@@ -62,7 +62,7 @@ static_assert(count_functions<compiled<model<nets::nhwc::he>, cpu>::module, "cpu
               count_functions<compiled<model<nets::nhwc::he2>, cpu>::module, "cpu.conv2d_expand_depthwise"> == 1);
 static_assert(nhwc_results<model<nets::nhwc::d2>>() == 0, "the chain ends in a result");
 static_assert(nhwc_results<nets::cnn>() == 0, "the chain ends in results");
-static_assert(nhwc_results<model<nets::nhwc::hw, nets::nhwc::ow, nets::nhwc::gw>>() == 7,
+static_assert(nhwc_results<model<nets::nhwc::hw, nets::nhwc::ow, nets::nhwc::gw, nets::nhwc::rw>>() == 7,
               "five wide convolutions, the max and average poolings; the results planar");
 static_assert(nhwc_results<model<flatten<global_avg_pool2d<nets::expand::d>>>>() == 0,
               "a fused expansion reading a model input stays planar");

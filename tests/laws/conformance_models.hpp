@@ -485,10 +485,13 @@ using cw = relu<add<bias_add<conv2d<bw, weight<"cw.w", f32, 72, 40, 3, 3>, {.str
 using dw = conv2d<cw, weight<"dw.w", f32, 72, 72, 3, 3>, {.padding = {2, 1}, .padding_end = {1, 2}, .dilation = {2, 2}}>;
 using vw = avg_pool2d<dw, {.size = {2, 2}, .stride = {1, 1}, .padding = {1, 1}, .count_include_pad = true}>;
 using hw = dense<flatten<global_avg_pool2d<vw>>, weight<"fw.w", f32, 7, 72>>;
-// Planar results read from the chain: a wide convolution and a grouped one, each copying its
-// NHWC input into padded planes.
+// Planar results read from the chain: a wide convolution (its sums transposed) and a grouped one
+// (copying its NHWC input into padded planes).
 using ow = relu<bias_add<conv2d<bw, weight<"ow.w", f32, 24, 40, 3, 3>, {.padding = {1, 1}}>, weight<"ow.b", f32, 24>>>;
 using gw = conv2d<bw, weight<"gw.w", f32, 8, 20, 3, 3>, {.stride = {2, 2}, .groups = 2}>;
+// ... and a wide convolution whose residual is a planar input: its result planar too.
+using rw = relu<add<bias_add<conv2d<bw, weight<"rw.w", f32, 40, 40, 3, 3>, {.padding = {1, 1}}>, weight<"rw.b", f32, 40>>,
+                    input<"r", f32, 2, 40, 10, 17>>>;
 }  // namespace nhwc
 
 struct channels_last_models
@@ -496,7 +499,7 @@ struct channels_last_models
                   "a planar twin of a channels-last step, a view that keeps them planar, fused expansions, "
                   "first layers written channels-last, wide direct convolutions, poolings",
                   model<nhwc::head>, model<nhwc::head, nhwc::twin>, model<nhwc::viewed>, model<nhwc::he>,
-                  model<nhwc::he2>, model<nhwc::hd>, model<nhwc::hd2>, model<nhwc::hw, nhwc::ow, nhwc::gw>> {};
+                  model<nhwc::he2>, model<nhwc::hd>, model<nhwc::hd2>, model<nhwc::hw, nhwc::ow, nhwc::gw, nhwc::rw>> {};
 
 struct small_networks : model_group<"networks: chains, residual blocks, batch norms, pools, several results, fallbacks, "
                                     "repeated blocks",

@@ -271,6 +271,29 @@ inline void conv_copy_input_nhwc(const conv_geometry& g, const float* x, float* 
   }
 }
 
+/// Writes positions [p0, p1) of one image's NHWC values `s` ([n][c]) to its planar output `y`
+/// ([c][n]) as act(value + residual), the residual planar or null: 16 × 16 blocks transposed
+/// through a tile, each written as whole channel rows.
+template <activation A>
+inline void nhwc_to_planar(const float* s, int c, std::ptrdiff_t n, const float* residual, float lo, float hi,
+                           float* y, std::ptrdiff_t p0, std::ptrdiff_t p1) {
+  alignas(64) float tile[W][W] = {};  // lanes past a short block: read, never stored
+  for (std::ptrdiff_t p = p0; p < p1; p += W) {
+    const int np = static_cast<int>(std::min<std::ptrdiff_t>(W, p1 - p));
+    for (int c0 = 0; c0 < c; c0 += W) {
+      const int nc = std::min(W, c - c0);
+      for (int i = 0; i < np; ++i) {
+        const float* row = s + (p + i) * c + c0;
+        for (int j = 0; j < nc; ++j) tile[j][i] = row[j];
+      }
+      for (int j = 0; j < nc; ++j) {
+        const std::ptrdiff_t at = (c0 + j) * n + p;
+        store_nhwc<A>(simd::load(tile[j]), residual ? residual + at : nullptr, y + at, np, lo, hi);
+      }
+    }
+  }
+}
+
 /// Means of each channel of NHWC images [batch][area][c] into out [batch][c], channel vectors
 /// [v0, v1) of each image.
 inline void nhwc_channel_means(const float* x, float* out, std::int64_t batch, std::int64_t area, std::int64_t c,

@@ -65,6 +65,13 @@ struct gemm_kernel {
   static constexpr bool nhwc_gemm = nhwc_out && !depthwise && nhwc_reads_in_place(geo);
   static constexpr bool nhwc_direct_conv = nhwc_out && !depthwise && !nhwc_gemm && nhwc_direct(geo);
   static constexpr bool nhwc_wide_conv = nhwc_out && !depthwise && !nhwc_gemm && !nhwc_direct(geo);
+  // A planar result from an NHWC input (a chain's last convolution, or one whose residual is
+  // planar): the wide kernel's sums into scratch, then transposed with the residual and the
+  // activation. Copying the input into padded planes for the planar kernels had cost ResNet's
+  // 56×56 block as much as a third of the convolution.
+  static constexpr bool wide_to_planar =
+      conv && !nhwc_out && nhwc_in && !depthwise && geo.groups == 1 && nhwc_direct_wide(geo);
+  static constexpr bool wide = nhwc_wide_conv || wide_to_planar;
   static constexpr matmul_geometry nhwc_geo = nhwc_gemm ? nhwc_gemm_geometry(geo) : matmul_geometry{};
   static constexpr depthwise_blocking dw_block = depthwise_block(geo);
   static constexpr bool dw_flat = depthwise && !nhwc_out && depthwise_flat(geo);
@@ -113,7 +120,7 @@ struct gemm_kernel {
   static constexpr std::size_t packed_floats =
       !conv        ? packed_dense_floats(channels, k_depth, dblk::nr)
       : nhwc_gemm   ? matmul_packed_b_floats(nhwc_geo)
-      : nhwc_wide_conv ? wide_taps_floats(geo)
+      : wide        ? wide_taps_floats(geo)
       : nhwc_out    ? nhwc_taps_floats(geo)
       : depthwise   ? static_cast<std::size_t>(geo.o) * static_cast<std::size_t>(geo.k)
       : small_image ? static_cast<std::size_t>(geo.groups) * packed_dense_floats(geo.og, geo.k, small_nv * W)
@@ -135,7 +142,7 @@ struct gemm_kernel {
   static void pack_weights(const float* w, float* dst) {
     if constexpr (nhwc_gemm) {
       pack_nhwc_conv(nhwc_geo, w, dst);
-    } else if constexpr (nhwc_wide_conv) {
+    } else if constexpr (wide) {
       pack_nhwc_hwio(geo, w, dst);
     } else if constexpr (nhwc_out) {
       pack_nhwc_taps(geo, w, dst);
@@ -159,6 +166,8 @@ struct gemm_kernel {
     float* dst = st.reserve(step, packed_floats + bias_floats);
     if constexpr (nhwc_gemm) {
       st.need_scratch(0, nhwc_conv_scratch(geo, nhwc_in));
+    } else if constexpr (wide_to_planar) {
+      st.need_scratch(static_cast<std::size_t>(geo.o) * geo.oh * geo.ow, 0);  // one image's NHWC sums
     } else if constexpr (nhwc_out) {
       // No scratch: it reads its input in place.
     } else if constexpr (dw_flat) {
@@ -215,6 +224,9 @@ struct gemm_kernel {
                        float* out) {
     if constexpr (nhwc_out) {
       run_nhwc(st, x, packed, residual, e, out);
+      return;
+    } else if constexpr (wide_to_planar) {
+      run_wide_to_planar(st, x, packed, residual, e, out);
       return;
     } else if constexpr (depthwise) {
       run_depthwise(st, x, packed, residual, e, out);
@@ -318,6 +330,38 @@ struct gemm_kernel {
         } else {
           depthwise_nhwc_rows<geo, info.act>(xb, packed, e.bias, rb, e.lo, e.hi, yb, r0, r1);
         }
+      });
+    }
+  }
+
+  // The wide kernel's sums (and bias) of each image into scratch, NHWC, split as `run_nhwc`
+  // splits them; then the planar output, split by positions.
+  static void run_wide_to_planar(state& st, const float* x, const float* packed, const float* residual,
+                                 const epilogue& e, float* out) {
+    constexpr int n = geo.oh * geo.ow;
+    constexpr double flops = 2.0 * geo.o * geo.k * n;
+    constexpr int panels = (padded_channels(geo.o) / W + 1) / 2;
+    constexpr bool by_panels = geo.oh < 16 && panels >= 2;
+    const std::ptrdiff_t in_image = static_cast<std::ptrdiff_t>(geo.c) * geo.h * geo.w;
+    const std::ptrdiff_t out_image = static_cast<std::ptrdiff_t>(geo.o) * n;
+    const int tasks = tasks_for(flops, st.workers(), by_panels ? panels : geo.oh);
+    const int copy_tasks = tasks_for(moved_cost * static_cast<double>(out_image), st.workers(), (n + W - 1) / W);
+    float* sums = st.shared_scratch();
+    epilogue plain = e;
+    plain.residual = nullptr;
+    for (int b = 0; b < geo.batch; ++b) {
+      st.parallel(tasks, [&](int t) {
+        const int r0 = by_panels ? 0 : row_share(geo.oh, t, tasks), r1 = by_panels ? geo.oh : row_share(geo.oh, t + 1, tasks);
+        const int v0 = by_panels ? 2 * (panels * t / tasks) : 0;
+        const int v1 = by_panels ? 2 * (panels * (t + 1) / tasks) : padded_channels(geo.o) / W;
+        wide_nhwc_rows<geo, true, activation::none>(x + b * in_image, packed, plain, sums, r0, r1, v0, v1);
+      });
+      const float* rb = residual ? residual + b * out_image : nullptr;
+      st.parallel(copy_tasks, [&](int t) {
+        const int blocks = (n + W - 1) / W;
+        const std::ptrdiff_t p0 = static_cast<std::ptrdiff_t>(blocks * t / copy_tasks) * W;
+        const std::ptrdiff_t p1 = std::min<std::ptrdiff_t>(n, static_cast<std::ptrdiff_t>(blocks * (t + 1) / copy_tasks) * W);
+        nhwc_to_planar<info.act>(sums, geo.o, n, rb, e.lo, e.hi, out + b * out_image, p0, p1);
       });
     }
   }
