@@ -15148,6 +15148,29 @@ inline void conv_copy_input_nhwc(const conv_geometry& g, const float* x, float* 
   }
 }
 
+/// Writes positions [p0, p1) of one image's NHWC values `s` ([n][c]) to its planar output `y`
+/// ([c][n]) as act(value + residual), the residual planar or null: 16 × 16 blocks transposed
+/// through a tile, each written as whole channel rows.
+template <activation A>
+inline void nhwc_to_planar(const float* s, int c, std::ptrdiff_t n, const float* residual, float lo, float hi,
+                           float* y, std::ptrdiff_t p0, std::ptrdiff_t p1) {
+  alignas(64) float tile[W][W] = {};  // lanes past a short block: read, never stored
+  for (std::ptrdiff_t p = p0; p < p1; p += W) {
+    const int np = static_cast<int>(std::min<std::ptrdiff_t>(W, p1 - p));
+    for (int c0 = 0; c0 < c; c0 += W) {
+      const int nc = std::min(W, c - c0);
+      for (int i = 0; i < np; ++i) {
+        const float* row = s + (p + i) * c + c0;
+        for (int j = 0; j < nc; ++j) tile[j][i] = row[j];
+      }
+      for (int j = 0; j < nc; ++j) {
+        const std::ptrdiff_t at = (c0 + j) * n + p;
+        store_nhwc<A>(simd::load(tile[j]), residual ? residual + at : nullptr, y + at, np, lo, hi);
+      }
+    }
+  }
+}
+
 /// Means of each channel of NHWC images [batch][area][c] into out [batch][c], channel vectors
 /// [v0, v1) of each image.
 inline void nhwc_channel_means(const float* x, float* out, std::int64_t batch, std::int64_t area, std::int64_t c,
@@ -15850,24 +15873,25 @@ inline void wide_nhwc_row(const float* x, const float* w, const epilogue& e, flo
   }(std::make_integer_sequence<int, blocks>{});
 }
 
-/// Output rows [r0, r1) of one image of a wide direct convolution (`wide_nhwc_row`), every
-/// output channel, two vectors at a time. Where the packed weights outgrow a quarter of a
+/// Output rows [r0, r1) of one image of a wide direct convolution (`wide_nhwc_row`), output
+/// channel vectors [v0, v1) (v0 even), two vectors at a time. Where the packed weights outgrow a quarter of a
 /// 1 MiB L2, each pair of vectors runs over all the rows before the next, so that its panel of
 /// the weights stays in L2 (ResNet-18's 256 channels on 14×14 have 2.3 MB of weights).
 template <conv_geometry G, bool NhwcIn, activation A>
-inline void wide_nhwc_rows(const float* x, const float* w, const epilogue& e, float* y, int r0, int r1) {
+inline void wide_nhwc_rows(const float* x, const float* w, const epilogue& e, float* y, int r0, int r1, int v0,
+                           int v1) {
   constexpr int vectors = padded_channels(G.o) / W;
   constexpr bool pairs_outer = wide_taps_floats(G) * sizeof(float) > (256u << 10);
-  const auto pass = [&](int r, int v0) {
-    if (v0 + 2 <= vectors) wide_nhwc_row<G, NhwcIn, 2, A>(x, w, e, y, r, v0);
-    else wide_nhwc_row<G, NhwcIn, 1, A>(x, w, e, y, r, v0);
+  const auto pass = [&](int r, int v) {
+    if (v + 2 <= vectors) wide_nhwc_row<G, NhwcIn, 2, A>(x, w, e, y, r, v);
+    else wide_nhwc_row<G, NhwcIn, 1, A>(x, w, e, y, r, v);
   };
   if constexpr (pairs_outer) {
-    for (int v0 = 0; v0 < vectors; v0 += 2)
-      for (int r = r0; r < r1; ++r) pass(r, v0);
+    for (int v = v0; v < v1; v += 2)
+      for (int r = r0; r < r1; ++r) pass(r, v);
   } else {
     for (int r = r0; r < r1; ++r)
-      for (int v0 = 0; v0 < vectors; v0 += 2) pass(r, v0);
+      for (int v = v0; v < v1; v += 2) pass(r, v);
   }
 }
 
@@ -16195,6 +16219,13 @@ struct gemm_kernel {
   static constexpr bool nhwc_gemm = nhwc_out && !depthwise && nhwc_reads_in_place(geo);
   static constexpr bool nhwc_direct_conv = nhwc_out && !depthwise && !nhwc_gemm && nhwc_direct(geo);
   static constexpr bool nhwc_wide_conv = nhwc_out && !depthwise && !nhwc_gemm && !nhwc_direct(geo);
+  // A planar result from an NHWC input (a chain's last convolution, or one whose residual is
+  // planar): the wide kernel's sums into scratch, then transposed with the residual and the
+  // activation. Copying the input into padded planes for the planar kernels had cost ResNet's
+  // 56×56 block as much as a third of the convolution.
+  static constexpr bool wide_to_planar =
+      conv && !nhwc_out && nhwc_in && !depthwise && geo.groups == 1 && nhwc_direct_wide(geo);
+  static constexpr bool wide = nhwc_wide_conv || wide_to_planar;
   static constexpr matmul_geometry nhwc_geo = nhwc_gemm ? nhwc_gemm_geometry(geo) : matmul_geometry{};
   static constexpr depthwise_blocking dw_block = depthwise_block(geo);
   static constexpr bool dw_flat = depthwise && !nhwc_out && depthwise_flat(geo);
@@ -16243,7 +16274,7 @@ struct gemm_kernel {
   static constexpr std::size_t packed_floats =
       !conv        ? packed_dense_floats(channels, k_depth, dblk::nr)
       : nhwc_gemm   ? matmul_packed_b_floats(nhwc_geo)
-      : nhwc_wide_conv ? wide_taps_floats(geo)
+      : wide        ? wide_taps_floats(geo)
       : nhwc_out    ? nhwc_taps_floats(geo)
       : depthwise   ? static_cast<std::size_t>(geo.o) * static_cast<std::size_t>(geo.k)
       : small_image ? static_cast<std::size_t>(geo.groups) * packed_dense_floats(geo.og, geo.k, small_nv * W)
@@ -16265,7 +16296,7 @@ struct gemm_kernel {
   static void pack_weights(const float* w, float* dst) {
     if constexpr (nhwc_gemm) {
       pack_nhwc_conv(nhwc_geo, w, dst);
-    } else if constexpr (nhwc_wide_conv) {
+    } else if constexpr (wide) {
       pack_nhwc_hwio(geo, w, dst);
     } else if constexpr (nhwc_out) {
       pack_nhwc_taps(geo, w, dst);
@@ -16289,6 +16320,8 @@ struct gemm_kernel {
     float* dst = st.reserve(step, packed_floats + bias_floats);
     if constexpr (nhwc_gemm) {
       st.need_scratch(0, nhwc_conv_scratch(geo, nhwc_in));
+    } else if constexpr (wide_to_planar) {
+      st.need_scratch(static_cast<std::size_t>(geo.o) * geo.oh * geo.ow, 0);  // one image's NHWC sums
     } else if constexpr (nhwc_out) {
       // No scratch: it reads its input in place.
     } else if constexpr (dw_flat) {
@@ -16345,6 +16378,9 @@ struct gemm_kernel {
                        float* out) {
     if constexpr (nhwc_out) {
       run_nhwc(st, x, packed, residual, e, out);
+      return;
+    } else if constexpr (wide_to_planar) {
+      run_wide_to_planar(st, x, packed, residual, e, out);
       return;
     } else if constexpr (depthwise) {
       run_depthwise(st, x, packed, residual, e, out);
@@ -16411,12 +16447,24 @@ struct gemm_kernel {
                                                                      static_cast<double>(geo.o) * n);
     const std::ptrdiff_t in_image = static_cast<std::ptrdiff_t>(geo.c) * geo.h * geo.w;
     const std::ptrdiff_t out_image = static_cast<std::ptrdiff_t>(geo.o) * n;
-    const int tasks = tasks_for(flops, st.workers(), geo.oh);
+    // A wide direct convolution of few rows (ResNet's 14×14 and 7×7 layers) splits its panels
+    // of output channels instead: 7 rows on two cores are 4 against 3, and each core then keeps
+    // only its panels' weights.
+    constexpr int panels = nhwc_wide_conv ? (padded_channels(geo.o) / W + 1) / 2 : 1;
+    constexpr bool by_panels = nhwc_wide_conv && geo.oh < 16 && panels >= 2;
+    const int tasks = tasks_for(flops, st.workers(), by_panels ? panels : geo.oh);
     for (int b = 0; b < geo.batch; ++b) {
       const float* xb = x + b * in_image;
       const float* rb = residual ? residual + b * out_image : nullptr;
       float* yb = out + b * out_image;
       st.parallel(tasks, [&](int t) {
+        if constexpr (by_panels) {
+          epilogue eb = e;
+          eb.residual = rb;
+          wide_nhwc_rows<geo, nhwc_in, info.act>(xb, packed, eb, yb, 0, geo.oh, 2 * (panels * t / tasks),
+                                                 2 * (panels * (t + 1) / tasks));
+          return;
+        }
         const int r0 = row_share(geo.oh, t, tasks), r1 = row_share(geo.oh, t + 1, tasks);
         if constexpr (nhwc_gemm) {
           const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(r0) * geo.ow * geo.o;
@@ -16432,10 +16480,42 @@ struct gemm_kernel {
         } else if constexpr (nhwc_wide_conv) {
           epilogue eb = e;
           eb.residual = rb;
-          wide_nhwc_rows<geo, nhwc_in, info.act>(xb, packed, eb, yb, r0, r1);
+          wide_nhwc_rows<geo, nhwc_in, info.act>(xb, packed, eb, yb, r0, r1, 0, padded_channels(geo.o) / W);
         } else {
           depthwise_nhwc_rows<geo, info.act>(xb, packed, e.bias, rb, e.lo, e.hi, yb, r0, r1);
         }
+      });
+    }
+  }
+
+  // The wide kernel's sums (and bias) of each image into scratch, NHWC, split as `run_nhwc`
+  // splits them; then the planar output, split by positions.
+  static void run_wide_to_planar(state& st, const float* x, const float* packed, const float* residual,
+                                 const epilogue& e, float* out) {
+    constexpr int n = geo.oh * geo.ow;
+    constexpr double flops = 2.0 * geo.o * geo.k * n;
+    constexpr int panels = (padded_channels(geo.o) / W + 1) / 2;
+    constexpr bool by_panels = geo.oh < 16 && panels >= 2;
+    const std::ptrdiff_t in_image = static_cast<std::ptrdiff_t>(geo.c) * geo.h * geo.w;
+    const std::ptrdiff_t out_image = static_cast<std::ptrdiff_t>(geo.o) * n;
+    const int tasks = tasks_for(flops, st.workers(), by_panels ? panels : geo.oh);
+    const int copy_tasks = tasks_for(moved_cost * static_cast<double>(out_image), st.workers(), (n + W - 1) / W);
+    float* sums = st.shared_scratch();
+    epilogue plain = e;
+    plain.residual = nullptr;
+    for (int b = 0; b < geo.batch; ++b) {
+      st.parallel(tasks, [&](int t) {
+        const int r0 = by_panels ? 0 : row_share(geo.oh, t, tasks), r1 = by_panels ? geo.oh : row_share(geo.oh, t + 1, tasks);
+        const int v0 = by_panels ? 2 * (panels * t / tasks) : 0;
+        const int v1 = by_panels ? 2 * (panels * (t + 1) / tasks) : padded_channels(geo.o) / W;
+        wide_nhwc_rows<geo, true, activation::none>(x + b * in_image, packed, plain, sums, r0, r1, v0, v1);
+      });
+      const float* rb = residual ? residual + b * out_image : nullptr;
+      st.parallel(copy_tasks, [&](int t) {
+        const int blocks = (n + W - 1) / W;
+        const std::ptrdiff_t p0 = static_cast<std::ptrdiff_t>(blocks * t / copy_tasks) * W;
+        const std::ptrdiff_t p1 = std::min<std::ptrdiff_t>(n, static_cast<std::ptrdiff_t>(blocks * (t + 1) / copy_tasks) * W);
+        nhwc_to_planar<info.act>(sums, geo.o, n, rb, e.lo, e.hi, out + b * out_image, p0, p1);
       });
     }
   }
