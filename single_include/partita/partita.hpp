@@ -15883,8 +15883,9 @@ inline void wide_nhwc_rows(const float* x, const float* w, const epilogue& e, fl
   constexpr int vectors = padded_channels(G.o) / W;
   constexpr bool pairs_outer = wide_taps_floats(G) * sizeof(float) > (256u << 10);
   const auto pass = [&](int r, int v) {
-    if (v + 2 <= vectors) wide_nhwc_row<G, NhwcIn, 2, A>(x, w, e, y, r, v);
-    else wide_nhwc_row<G, NhwcIn, 1, A>(x, w, e, y, r, v);
+    // A last single vector only where the vectors are odd: each width is its own code.
+    if (vectors % 2 == 0 || v + 2 <= vectors) wide_nhwc_row<G, NhwcIn, 2, A>(x, w, e, y, r, v);
+    else if constexpr (vectors % 2 == 1) wide_nhwc_row<G, NhwcIn, 1, A>(x, w, e, y, r, v);
   };
   if constexpr (pairs_outer) {
     for (int v = v0; v < v1; v += 2)
@@ -15892,6 +15893,63 @@ inline void wide_nhwc_rows(const float* x, const float* w, const epilogue& e, fl
   } else {
     for (int r = r0; r < r1; ++r)
       for (int v = v0; v < v1; v += 2) pass(r, v);
+  }
+}
+
+/// One thread's share of a wide direct convolution: output rows [r0, r1), channel vectors
+/// [v0, v1). An image of few rows (ResNet's 14×14 and 7×7 layers) splits its panels of output
+/// channels instead of its rows: 7 rows on two cores are 4 against 3, and each core then keeps
+/// only its panels' weights.
+struct wide_share {
+  int r0 = 0, r1 = 0, v0 = 0, v1 = 0;
+};
+template <conv_geometry G>
+constexpr int wide_panels() {
+  return (padded_channels(G.o) / W + 1) / 2;
+}
+template <conv_geometry G>
+constexpr bool wide_by_panels() {
+  return G.oh < 16 && wide_panels<G>() >= 2;
+}
+template <conv_geometry G>
+inline int wide_tasks(const state& st, double flops) {
+  return tasks_for(flops, st.workers(), wide_by_panels<G>() ? wide_panels<G>() : G.oh);
+}
+template <conv_geometry G>
+constexpr wide_share wide_share_of(int t, int tasks) {
+  if (wide_by_panels<G>())
+    return {0, G.oh, 2 * (wide_panels<G>() * t / tasks), 2 * (wide_panels<G>() * (t + 1) / tasks)};
+  return {row_share(G.oh, t, tasks), row_share(G.oh, t + 1, tasks), 0, padded_channels(G.o) / W};
+}
+
+/// A wide direct convolution writing a planar result from NHWC images (a chain's last, or one
+/// with a planar residual): each image's sums and bias into scratch, NHWC, then transposed
+/// with the residual and activation A (`nhwc_to_planar`), split by positions. Copying the input
+/// into padded planes for the planar kernels had cost ResNet's 56×56 block a fifth of its
+/// second convolution (W3, one Cascade Lake core: 5319 against 4334 µs).
+template <conv_geometry G, activation A>
+inline void wide_conv_planar(state& st, const float* x, const float* packed, const float* residual, const epilogue& e,
+                             float* out) {
+  constexpr int n = G.oh * G.ow;
+  const std::ptrdiff_t in_image = static_cast<std::ptrdiff_t>(G.c) * G.h * G.w;
+  const std::ptrdiff_t out_image = static_cast<std::ptrdiff_t>(G.o) * n;
+  const int tasks = wide_tasks<G>(st, 2.0 * G.o * G.k * n);
+  const int blocks = (n + W - 1) / W;
+  const int copy_tasks = tasks_for(moved_cost * static_cast<double>(out_image), st.workers(), blocks);
+  float* sums = st.shared_scratch();
+  epilogue plain = e;
+  plain.residual = nullptr;
+  for (int b = 0; b < G.batch; ++b) {
+    st.parallel(tasks, [&](int t) {
+      const wide_share w = wide_share_of<G>(t, tasks);
+      wide_nhwc_rows<G, true, activation::none>(x + b * in_image, packed, plain, sums, w.r0, w.r1, w.v0, w.v1);
+    });
+    const float* rb = residual ? residual + b * out_image : nullptr;
+    st.parallel(copy_tasks, [&](int t) {
+      const std::ptrdiff_t p0 = static_cast<std::ptrdiff_t>(blocks * t / copy_tasks) * W;
+      const std::ptrdiff_t p1 = std::min<std::ptrdiff_t>(n, static_cast<std::ptrdiff_t>(blocks * (t + 1) / copy_tasks) * W);
+      nhwc_to_planar<A>(sums, G.o, n, rb, e.lo, e.hi, out + b * out_image, p0, p1);
+    });
   }
 }
 
@@ -16220,9 +16278,7 @@ struct gemm_kernel {
   static constexpr bool nhwc_direct_conv = nhwc_out && !depthwise && !nhwc_gemm && nhwc_direct(geo);
   static constexpr bool nhwc_wide_conv = nhwc_out && !depthwise && !nhwc_gemm && !nhwc_direct(geo);
   // A planar result from an NHWC input (a chain's last convolution, or one whose residual is
-  // planar): the wide kernel's sums into scratch, then transposed with the residual and the
-  // activation. Copying the input into padded planes for the planar kernels had cost ResNet's
-  // 56×56 block as much as a third of the convolution.
+  // planar): the wide kernel into scratch, then transposed (`wide_conv_planar`).
   static constexpr bool wide_to_planar =
       conv && !nhwc_out && nhwc_in && !depthwise && geo.groups == 1 && nhwc_direct_wide(geo);
   static constexpr bool wide = nhwc_wide_conv || wide_to_planar;
@@ -16380,7 +16436,7 @@ struct gemm_kernel {
       run_nhwc(st, x, packed, residual, e, out);
       return;
     } else if constexpr (wide_to_planar) {
-      run_wide_to_planar(st, x, packed, residual, e, out);
+      wide_conv_planar<geo, info.act>(st, x, packed, residual, e, out);
       return;
     } else if constexpr (depthwise) {
       run_depthwise(st, x, packed, residual, e, out);
@@ -16447,24 +16503,12 @@ struct gemm_kernel {
                                                                      static_cast<double>(geo.o) * n);
     const std::ptrdiff_t in_image = static_cast<std::ptrdiff_t>(geo.c) * geo.h * geo.w;
     const std::ptrdiff_t out_image = static_cast<std::ptrdiff_t>(geo.o) * n;
-    // A wide direct convolution of few rows (ResNet's 14×14 and 7×7 layers) splits its panels
-    // of output channels instead: 7 rows on two cores are 4 against 3, and each core then keeps
-    // only its panels' weights.
-    constexpr int panels = nhwc_wide_conv ? (padded_channels(geo.o) / W + 1) / 2 : 1;
-    constexpr bool by_panels = nhwc_wide_conv && geo.oh < 16 && panels >= 2;
-    const int tasks = tasks_for(flops, st.workers(), by_panels ? panels : geo.oh);
+    const int tasks = nhwc_wide_conv ? wide_tasks<geo>(st, flops) : tasks_for(flops, st.workers(), geo.oh);
     for (int b = 0; b < geo.batch; ++b) {
       const float* xb = x + b * in_image;
       const float* rb = residual ? residual + b * out_image : nullptr;
       float* yb = out + b * out_image;
       st.parallel(tasks, [&](int t) {
-        if constexpr (by_panels) {
-          epilogue eb = e;
-          eb.residual = rb;
-          wide_nhwc_rows<geo, nhwc_in, info.act>(xb, packed, eb, yb, 0, geo.oh, 2 * (panels * t / tasks),
-                                                 2 * (panels * (t + 1) / tasks));
-          return;
-        }
         const int r0 = row_share(geo.oh, t, tasks), r1 = row_share(geo.oh, t + 1, tasks);
         if constexpr (nhwc_gemm) {
           const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(r0) * geo.ow * geo.o;
@@ -16480,42 +16524,11 @@ struct gemm_kernel {
         } else if constexpr (nhwc_wide_conv) {
           epilogue eb = e;
           eb.residual = rb;
-          wide_nhwc_rows<geo, nhwc_in, info.act>(xb, packed, eb, yb, r0, r1, 0, padded_channels(geo.o) / W);
+          const wide_share w = wide_share_of<geo>(t, tasks);
+          wide_nhwc_rows<geo, nhwc_in, info.act>(xb, packed, eb, yb, w.r0, w.r1, w.v0, w.v1);
         } else {
           depthwise_nhwc_rows<geo, info.act>(xb, packed, e.bias, rb, e.lo, e.hi, yb, r0, r1);
         }
-      });
-    }
-  }
-
-  // The wide kernel's sums (and bias) of each image into scratch, NHWC, split as `run_nhwc`
-  // splits them; then the planar output, split by positions.
-  static void run_wide_to_planar(state& st, const float* x, const float* packed, const float* residual,
-                                 const epilogue& e, float* out) {
-    constexpr int n = geo.oh * geo.ow;
-    constexpr double flops = 2.0 * geo.o * geo.k * n;
-    constexpr int panels = (padded_channels(geo.o) / W + 1) / 2;
-    constexpr bool by_panels = geo.oh < 16 && panels >= 2;
-    const std::ptrdiff_t in_image = static_cast<std::ptrdiff_t>(geo.c) * geo.h * geo.w;
-    const std::ptrdiff_t out_image = static_cast<std::ptrdiff_t>(geo.o) * n;
-    const int tasks = tasks_for(flops, st.workers(), by_panels ? panels : geo.oh);
-    const int copy_tasks = tasks_for(moved_cost * static_cast<double>(out_image), st.workers(), (n + W - 1) / W);
-    float* sums = st.shared_scratch();
-    epilogue plain = e;
-    plain.residual = nullptr;
-    for (int b = 0; b < geo.batch; ++b) {
-      st.parallel(tasks, [&](int t) {
-        const int r0 = by_panels ? 0 : row_share(geo.oh, t, tasks), r1 = by_panels ? geo.oh : row_share(geo.oh, t + 1, tasks);
-        const int v0 = by_panels ? 2 * (panels * t / tasks) : 0;
-        const int v1 = by_panels ? 2 * (panels * (t + 1) / tasks) : padded_channels(geo.o) / W;
-        wide_nhwc_rows<geo, true, activation::none>(x + b * in_image, packed, plain, sums, r0, r1, v0, v1);
-      });
-      const float* rb = residual ? residual + b * out_image : nullptr;
-      st.parallel(copy_tasks, [&](int t) {
-        const int blocks = (n + W - 1) / W;
-        const std::ptrdiff_t p0 = static_cast<std::ptrdiff_t>(blocks * t / copy_tasks) * W;
-        const std::ptrdiff_t p1 = std::min<std::ptrdiff_t>(n, static_cast<std::ptrdiff_t>(blocks * (t + 1) / copy_tasks) * W);
-        nhwc_to_planar<info.act>(sums, geo.o, n, rb, e.lo, e.hi, out + b * out_image, p0, p1);
       });
     }
   }

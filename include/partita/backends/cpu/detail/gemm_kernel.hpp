@@ -66,9 +66,7 @@ struct gemm_kernel {
   static constexpr bool nhwc_direct_conv = nhwc_out && !depthwise && !nhwc_gemm && nhwc_direct(geo);
   static constexpr bool nhwc_wide_conv = nhwc_out && !depthwise && !nhwc_gemm && !nhwc_direct(geo);
   // A planar result from an NHWC input (a chain's last convolution, or one whose residual is
-  // planar): the wide kernel's sums into scratch, then transposed with the residual and the
-  // activation. Copying the input into padded planes for the planar kernels had cost ResNet's
-  // 56×56 block as much as a third of the convolution.
+  // planar): the wide kernel into scratch, then transposed (`wide_conv_planar`).
   static constexpr bool wide_to_planar =
       conv && !nhwc_out && nhwc_in && !depthwise && geo.groups == 1 && nhwc_direct_wide(geo);
   static constexpr bool wide = nhwc_wide_conv || wide_to_planar;
@@ -226,7 +224,7 @@ struct gemm_kernel {
       run_nhwc(st, x, packed, residual, e, out);
       return;
     } else if constexpr (wide_to_planar) {
-      run_wide_to_planar(st, x, packed, residual, e, out);
+      wide_conv_planar<geo, info.act>(st, x, packed, residual, e, out);
       return;
     } else if constexpr (depthwise) {
       run_depthwise(st, x, packed, residual, e, out);
@@ -293,24 +291,12 @@ struct gemm_kernel {
                                                                      static_cast<double>(geo.o) * n);
     const std::ptrdiff_t in_image = static_cast<std::ptrdiff_t>(geo.c) * geo.h * geo.w;
     const std::ptrdiff_t out_image = static_cast<std::ptrdiff_t>(geo.o) * n;
-    // A wide direct convolution of few rows (ResNet's 14×14 and 7×7 layers) splits its panels
-    // of output channels instead: 7 rows on two cores are 4 against 3, and each core then keeps
-    // only its panels' weights.
-    constexpr int panels = nhwc_wide_conv ? (padded_channels(geo.o) / W + 1) / 2 : 1;
-    constexpr bool by_panels = nhwc_wide_conv && geo.oh < 16 && panels >= 2;
-    const int tasks = tasks_for(flops, st.workers(), by_panels ? panels : geo.oh);
+    const int tasks = nhwc_wide_conv ? wide_tasks<geo>(st, flops) : tasks_for(flops, st.workers(), geo.oh);
     for (int b = 0; b < geo.batch; ++b) {
       const float* xb = x + b * in_image;
       const float* rb = residual ? residual + b * out_image : nullptr;
       float* yb = out + b * out_image;
       st.parallel(tasks, [&](int t) {
-        if constexpr (by_panels) {
-          epilogue eb = e;
-          eb.residual = rb;
-          wide_nhwc_rows<geo, nhwc_in, info.act>(xb, packed, eb, yb, 0, geo.oh, 2 * (panels * t / tasks),
-                                                 2 * (panels * (t + 1) / tasks));
-          return;
-        }
         const int r0 = row_share(geo.oh, t, tasks), r1 = row_share(geo.oh, t + 1, tasks);
         if constexpr (nhwc_gemm) {
           const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(r0) * geo.ow * geo.o;
@@ -326,42 +312,11 @@ struct gemm_kernel {
         } else if constexpr (nhwc_wide_conv) {
           epilogue eb = e;
           eb.residual = rb;
-          wide_nhwc_rows<geo, nhwc_in, info.act>(xb, packed, eb, yb, r0, r1, 0, padded_channels(geo.o) / W);
+          const wide_share w = wide_share_of<geo>(t, tasks);
+          wide_nhwc_rows<geo, nhwc_in, info.act>(xb, packed, eb, yb, w.r0, w.r1, w.v0, w.v1);
         } else {
           depthwise_nhwc_rows<geo, info.act>(xb, packed, e.bias, rb, e.lo, e.hi, yb, r0, r1);
         }
-      });
-    }
-  }
-
-  // The wide kernel's sums (and bias) of each image into scratch, NHWC, split as `run_nhwc`
-  // splits them; then the planar output, split by positions.
-  static void run_wide_to_planar(state& st, const float* x, const float* packed, const float* residual,
-                                 const epilogue& e, float* out) {
-    constexpr int n = geo.oh * geo.ow;
-    constexpr double flops = 2.0 * geo.o * geo.k * n;
-    constexpr int panels = (padded_channels(geo.o) / W + 1) / 2;
-    constexpr bool by_panels = geo.oh < 16 && panels >= 2;
-    const std::ptrdiff_t in_image = static_cast<std::ptrdiff_t>(geo.c) * geo.h * geo.w;
-    const std::ptrdiff_t out_image = static_cast<std::ptrdiff_t>(geo.o) * n;
-    const int tasks = tasks_for(flops, st.workers(), by_panels ? panels : geo.oh);
-    const int copy_tasks = tasks_for(moved_cost * static_cast<double>(out_image), st.workers(), (n + W - 1) / W);
-    float* sums = st.shared_scratch();
-    epilogue plain = e;
-    plain.residual = nullptr;
-    for (int b = 0; b < geo.batch; ++b) {
-      st.parallel(tasks, [&](int t) {
-        const int r0 = by_panels ? 0 : row_share(geo.oh, t, tasks), r1 = by_panels ? geo.oh : row_share(geo.oh, t + 1, tasks);
-        const int v0 = by_panels ? 2 * (panels * t / tasks) : 0;
-        const int v1 = by_panels ? 2 * (panels * (t + 1) / tasks) : padded_channels(geo.o) / W;
-        wide_nhwc_rows<geo, true, activation::none>(x + b * in_image, packed, plain, sums, r0, r1, v0, v1);
-      });
-      const float* rb = residual ? residual + b * out_image : nullptr;
-      st.parallel(copy_tasks, [&](int t) {
-        const int blocks = (n + W - 1) / W;
-        const std::ptrdiff_t p0 = static_cast<std::ptrdiff_t>(blocks * t / copy_tasks) * W;
-        const std::ptrdiff_t p1 = std::min<std::ptrdiff_t>(n, static_cast<std::ptrdiff_t>(blocks * (t + 1) / copy_tasks) * W);
-        nhwc_to_planar<info.act>(sums, geo.o, n, rb, e.lo, e.hi, out + b * out_image, p0, p1);
       });
     }
   }
