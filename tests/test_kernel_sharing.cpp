@@ -32,9 +32,9 @@ using b4 = block<b3, "b4.w", "b4.b">;
 /// Four identical blocks, each with weights of its own.
 using repeated = model<b4>;
 
-/// The same block, then one with other attributes but the same shapes (dilated), the same
-/// block again, one with more output channels, and two clips that differ in their bounds only.
-using dilated = block<b1, "d.w", "d.b", conv2d_attrs{.padding = {2, 2}, .dilation = {2, 2}}>;
+/// Two blocks, then one with other attributes but the same shapes (dilated), the second block
+/// again, one with more output channels, and two clips that differ in their bounds only.
+using dilated = block<b2, "d.w", "d.b", conv2d_attrs{.padding = {2, 2}, .dilation = {2, 2}}>;
 using again = block<dilated, "b2.w", "b2.b">;
 using wide = block<again, "w.w", "w.b", conv2d_attrs{.padding = {1, 1}}, 16>;
 using varied = model<clip<clip<wide, 0.f, 6.f>, 0.f, 4.f>>;
@@ -46,18 +46,23 @@ using conv_in = conv2d<x, input<"k", f32, 8, 8, 3, 3>, {.padding = {1, 1}}>;
 using weight_or_input = model<add<conv_w, conv_in>>;
 }  // namespace net
 
+// On cpu the blocks between the first and the last read and write channels-last values; the
+// first reads the planar input and the last writes the planar result, and steps of different
+// layouts never share.
 using rep_cpu = compiled<net::repeated, cpu>;
-static_assert(rep_cpu::num_steps == 4 && rep_cpu::num_kernels == 1, "four fused blocks, one kernel");
-static_assert(rep_cpu::kernel_step(0) == 0 && rep_cpu::kernel_step(3) == 0);
+static_assert(rep_cpu::num_steps == 4 && rep_cpu::num_kernels == 3, "four fused blocks, three layouts");
+static_assert(rep_cpu::kernel_step(2) == 1, "the two blocks between share one kernel");
+static_assert(rep_cpu::kernel_step(0) == 0 && rep_cpu::kernel_step(3) == 3, "the first and the last: their own");
 using rep_reference = compiled<net::repeated, reference>;
 static_assert(rep_reference::num_steps == 12 && rep_reference::num_kernels == 3, "conv2d, bias_add and relu, four times");
 
 using varied_cpu = compiled<net::varied, cpu>;
-static_assert(varied_cpu::num_steps == 6 && varied_cpu::num_kernels == 5);
-static_assert(varied_cpu::kernel_step(2) == 0, "the same block again shares the first one's kernel");
-static_assert(varied_cpu::kernel_step(1) == 1, "other attributes (dilation), the same shapes: a kernel of its own");
-static_assert(varied_cpu::kernel_step(3) == 3, "other shapes: a kernel of its own");
-static_assert(varied_cpu::kernel_step(5) == 5, "other clip bounds: a kernel of its own");
+static_assert(varied_cpu::num_steps == 7 && varied_cpu::num_kernels == 6);
+static_assert(varied_cpu::kernel_step(3) == 1, "the same block again shares the second one's kernel");
+static_assert(varied_cpu::kernel_step(1) == 1, "the first block reads the planar input: the second has a kernel of its own");
+static_assert(varied_cpu::kernel_step(2) == 2, "other attributes (dilation), the same shapes: a kernel of its own");
+static_assert(varied_cpu::kernel_step(4) == 4, "other shapes: a kernel of its own");
+static_assert(varied_cpu::kernel_step(6) == 6, "other clip bounds: a kernel of its own");
 
 using weight_or_input_reference = compiled<net::weight_or_input, reference>;
 static_assert(weight_or_input_reference::kernel_step(1) == 1, "a weight and an input argument do not share");

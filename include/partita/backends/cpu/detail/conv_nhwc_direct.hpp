@@ -148,12 +148,13 @@ inline void wide_store(const float* tile, int ql, int vb, const float* bias, con
 
 /// Output row `r` of one image of a wide direct convolution (`nhwc_direct_wide`), output
 /// channel vectors [v0, v0 + VB) (v0 even): `x` is the input image (NHWC where NhwcIn, else
-/// planar), `w` packed by `pack_nhwc_hwio`, `e` with a padded column bias, an NHWC residual image or none,
-/// and activation A. The row is cut into as few blocks of at most `wide_positions()` as it
-/// takes, each its own code: the geometry and the block's first position are template
-/// arguments, so the offsets of its positions are constants in the instructions (see
-/// `depthwise_nhwc_row`) and the taps of a position that fall into the padding are left out at
-/// compile time. The weights are read once per block, each tap's channels innermost.
+/// planar), `w` packed by `pack_nhwc_hwio`, `e` with a padded column bias, an NHWC residual
+/// image or none, and activation A. The row is cut into as few blocks of at most
+/// `wide_positions()` as it takes, each its own code: the geometry and the block's first
+/// position are template arguments, so the offsets of its positions are constants in the
+/// instructions (see `depthwise_nhwc_row`) and the taps of a position that fall into the padding
+/// are left out at compile time. The weights are read once per block, each tap's channels
+/// innermost.
 template <conv_geometry G, bool NhwcIn, int VB, activation A>
 inline void wide_nhwc_row(const float* x, const float* w, const epilogue& e, float* y, int r, int v0) {
   constexpr std::ptrdiff_t cs = NhwcIn ? 1 : static_cast<std::ptrdiff_t>(G.h) * G.w;
@@ -215,9 +216,9 @@ inline void wide_nhwc_row(const float* x, const float* w, const epilogue& e, flo
 }
 
 /// Output rows [r0, r1) of one image of a wide direct convolution (`wide_nhwc_row`), output
-/// channel vectors [v0, v1) (v0 even), two vectors at a time. Where the packed weights outgrow a quarter of a
-/// 1 MiB L2, each pair of vectors runs over all the rows before the next, so that its panel of
-/// the weights stays in L2 (ResNet-18's 256 channels on 14×14 have 2.3 MB of weights).
+/// channel vectors [v0, v1) (v0 even), two vectors at a time. Where the packed weights outgrow
+/// a quarter of a 1 MiB L2, each panel runs over all the rows before the next, so that its
+/// weights stay in L2 (ResNet-18's 256 channels on 14×14 have 2.3 MB of weights).
 template <conv_geometry G, bool NhwcIn, activation A>
 inline void wide_nhwc_rows(const float* x, const float* w, const epilogue& e, float* y, int r0, int r1, int v0,
                            int v1) {
