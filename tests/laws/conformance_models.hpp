@@ -492,14 +492,21 @@ using gw = conv2d<bw, weight<"gw.w", f32, 8, 20, 3, 3>, {.stride = {2, 2}, .grou
 // ... and a wide convolution whose residual is a planar input: its result planar too.
 using rw = relu<add<bias_add<conv2d<bw, weight<"rw.w", f32, 40, 40, 3, 3>, {.padding = {1, 1}}>, weight<"rw.b", f32, 40>>,
                     input<"r", f32, 2, 40, 10, 17>>>;
+// Blocks adding their own input (`relu<add<conv2d<x>, x>>`, the compile-time benchmark's
+// chain): the convolution's input and the residual are one value, kept channels-last.
+using xs = input<"x", f32, 1, 24, 9, 11>;
+using s0 = relu<conv2d<xs, weight<"s0.w", f32, 24, 24, 3, 3>, {.padding = {1, 1}}>>;
+using s1 = relu<add<conv2d<s0, weight<"s1.w", f32, 24, 24, 3, 3>, {.padding = {1, 1}}>, s0>>;
+using s2 = relu<add<bias_add<conv2d<s1, weight<"s2.w", f32, 24, 24, 1, 1>>, weight<"s2.b", f32, 24>>, s1>>;
+using hs = dense<flatten<global_avg_pool2d<s2>>, weight<"fs.w", f32, 3, 24>>;
 }  // namespace nhwc
 
 struct channels_last_models
     : model_group<"chains kept channels-last: channel and position tails, strides, padding, dilation, residuals, "
                   "a planar twin of a channels-last step, a view that keeps them planar, fused expansions, "
-                  "first layers written channels-last, wide direct convolutions, poolings",
+                  "first layers written channels-last, wide direct convolutions, poolings, blocks adding their input",
                   model<nhwc::head>, model<nhwc::head, nhwc::twin>, model<nhwc::viewed>, model<nhwc::he>,
-                  model<nhwc::he2>, model<nhwc::hd>, model<nhwc::hd2>, model<nhwc::hw, nhwc::ow, nhwc::gw, nhwc::rw>> {};
+                  model<nhwc::he2>, model<nhwc::hd>, model<nhwc::hd2>, model<nhwc::hw, nhwc::ow, nhwc::gw, nhwc::rw>, model<nhwc::hs>> {};
 
 struct small_networks : model_group<"networks: chains, residual blocks, batch norms, pools, several results, fallbacks, "
                                     "repeated blocks",

@@ -32,6 +32,7 @@ constexpr layout_role nhwc_role(const M& m, const G& flat, int node) {
   shape x, w, y;
   attrs at{};
   bool found = false;
+  bool input_shared = false;  // the convolution's input is also the composite's residual
   if (g.op == op_id::conv2d) {
     found = true;
     x = flat.node(flat.arg(node, 0)).out;
@@ -54,15 +55,23 @@ constexpr layout_role nhwc_role(const M& m, const G& flat, int node) {
         w = m.node(m.arg(i, 1)).out;
         y = m.node(i).out;
         at = *m.node(i).at;
+        for (int j = f.first_node; j < f.first_node + f.num_nodes; ++j)
+          for (int k = 0; k < m.node(j).nargs; ++k)
+            input_shared = input_shared || (j != i && m.arg(j, k) == m.arg(i, 0));
       }
   }
   if (!found || x.rank != 4) return layout_role::planar;
   const conv_geometry c = make_conv_geometry(x, w, y, at);
   if (is_depthwise(c)) return c.og == 1 ? layout_role::same : layout_role::planar;
+  // A block adding its own input (`relu<add<conv2d<x, w>, x>>`) reads that value as the
+  // convolution's input and as the residual: both in the output's layout, or the kernel would
+  // read one of them in the wrong one.
+  const bool writes_nhwc = c.groups == 1 && (nhwc_reads_in_place(c) || nhwc_direct(c) || nhwc_direct_wide(c));
+  if (input_shared) return writes_nhwc ? layout_role::same : layout_role::planar;
   if (c.groups == 1 && nhwc_reads_in_place(c)) return layout_role::gathers;
   // The planar kernels of the others copy the input into padded planes, from either layout.
   if (reads_input_in_place(c)) return layout_role::planar;
-  if (c.groups == 1 && (nhwc_direct(c) || nhwc_direct_wide(c))) return layout_role::converts;
+  if (writes_nhwc) return layout_role::converts;
   return layout_role::reads_either;
 }
 
