@@ -64,6 +64,7 @@ static_assert(nhwc_results<model<nets::nhwc::d2>>() == 0, "the chain ends in a r
 static_assert(nhwc_results<nets::cnn>() == 0, "the chain ends in results");
 static_assert(nhwc_results<model<nets::nhwc::hw, nets::nhwc::ow, nets::nhwc::gw, nets::nhwc::rw>>() == 7,
               "five wide convolutions, the max and average poolings; the results planar");
+static_assert(nhwc_results<model<nets::nhwc::rt>>() == 1, "the block's first convolution; the second writes the result");
 static_assert(nhwc_results<model<nets::nhwc::hs>>() == 3, "blocks adding their own input stay channels-last");
 static_assert(nhwc_results<model<flatten<global_avg_pool2d<nets::expand::d>>>>() == 0,
               "a fused expansion reading a model input stays planar");

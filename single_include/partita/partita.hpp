@@ -11616,6 +11616,26 @@ inline void deinterleave(const vec& a, const vec& b, vec& e, vec& o) {
 #endif
 }
 
+/// The `n` (1 ≤ n ≤ width) floats p[0], p[stride], ..., p[(n - 1) · stride] as the first lanes,
+/// the others zero; nothing else is read. One gather where the instruction set has one: a
+/// channel of NHWC values as a vector of positions (transposes to and from planar). `stride`
+/// · (width - 1) must fit an int.
+inline vec load_strided(const float* p, std::ptrdiff_t stride, int n) {
+#if defined(__AVX512F__)
+  const __m512i index = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                                           _mm512_set1_epi32(static_cast<int>(stride)));
+  return vec(_mm512_mask_i32gather_ps(_mm512_setzero_ps(), static_cast<__mmask16>((1u << n) - 1u), index, p, 4));
+#elif defined(__AVX2__)
+  const __m256i index =
+      _mm256_mullo_epi32(_mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0), _mm256_set1_epi32(static_cast<int>(stride)));
+  return vec(_mm256_mask_i32gather_ps(_mm256_setzero_ps(), p, index, _mm256_castsi256_ps(first_lanes(n)), 4));
+#else
+  alignas(64) float t[width] = {};
+  for (int l = 0; l < n; ++l) t[l] = p[l * stride];
+  return vec::load_aligned(t);
+#endif
+}
+
 /// Sum of the lanes (xsimd 8.1 spells it `hadd`).
 inline float sum(const vec& a) { return xsimd::hadd(a); }
 /// Largest lane.
@@ -15124,49 +15144,44 @@ inline void nhwc_conv_rows(const conv_geometry& g, const float* x, bool nhwc_in,
 
 /// Copies channels [c0, c1) of one NHWC image into the zero-padded phase planes that the planar
 /// kernels read (`conv_copy_input` for a planar image), so that a convolution the NHWC kernels
-/// do not take reads an NHWC input with the copy it makes anyway: a position's channels are
-/// read as vectors and their lanes written to their planes.
+/// do not take reads an NHWC input with the copy it makes anyway: the positions of one input
+/// row that land in one phase plane are a strided load per channel, stored as a plane's row.
 inline void conv_copy_input_nhwc(const conv_geometry& g, const float* x, float* buf, int c0, int c1) {
   const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(g.hq) * g.wq;
   const std::uint32_t phases_read = g.used_phases;
   const auto used = [phases_read](int p) { return p >= 32 || (phases_read >> p & 1u); };
+  const std::ptrdiff_t c = g.c, stride = static_cast<std::ptrdiff_t>(g.sw) * c;
   std::fill(buf + static_cast<std::size_t>(c0) * g.plane_set, buf + static_cast<std::size_t>(c1) * g.plane_set, 0.f);
-  alignas(64) float lanes[W];
   for (int ih = 0; ih < g.h; ++ih) {
     const int a = (ih + g.ph) % g.sh, i = (ih + g.ph) / g.sh;
-    for (int iw = 0; iw < g.w; ++iw) {
-      const int b = (iw + g.pw) % g.sw, j = (iw + g.pw) / g.sw;
+    for (int b = 0; b < g.sw; ++b) {
       if (!used(a * g.sw + b)) continue;  // no tap reads this phase (1×1 stride 2)
-      float* d = buf + static_cast<std::ptrdiff_t>(a * g.sw + b) * plane + static_cast<std::ptrdiff_t>(i) * g.wq + j;
-      const float* s = x + (static_cast<std::ptrdiff_t>(ih) * g.w + iw) * g.c;
-      for (int ci = c0; ci < c1; ci += W) {
-        const int n = std::min(W, c1 - ci);
-        simd::store(lanes, n == W ? simd::load(s + ci) : simd::load_first(s + ci, n));
-        for (int l = 0; l < n; ++l) d[static_cast<std::ptrdiff_t>(ci + l) * static_cast<std::ptrdiff_t>(g.plane_set)] = lanes[l];
-      }
+      const int iw0 = ((b - g.pw) % g.sw + g.sw) % g.sw;  // the row's first column in phase b
+      if (iw0 >= g.w) continue;
+      const int count = (g.w - 1 - iw0) / g.sw + 1, j0 = (iw0 + g.pw) / g.sw;
+      float* d = buf + static_cast<std::ptrdiff_t>(a * g.sw + b) * plane + static_cast<std::ptrdiff_t>(i) * g.wq + j0;
+      const float* s = x + (static_cast<std::ptrdiff_t>(ih) * g.w + iw0) * c;
+      for (int ci = c0; ci < c1; ++ci)
+        for (int q = 0; q < count; q += W) {
+          const int k = std::min(W, count - q);
+          simd::store_first(d + static_cast<std::ptrdiff_t>(ci) * static_cast<std::ptrdiff_t>(g.plane_set) + q,
+                            simd::load_strided(s + q * stride + ci, stride, k), k);
+        }
     }
   }
 }
 
-/// Writes positions [p0, p1) of one image's NHWC values `s` ([n][c]) to its planar output `y`
-/// ([c][n]) as act(value + residual), the residual planar or null: 16 × 16 blocks transposed
-/// through a tile, each written as whole channel rows.
+/// Writes `np` positions of NHWC values `s` ([np][c]) to a planar output `y` (channel ci at
+/// y + ci · n) as act(value + residual), the residual planar like `y` or null. Each channel of
+/// a block of positions is one strided load (a gather) and one store of whole channel rows.
 template <activation A>
-inline void nhwc_to_planar(const float* s, int c, std::ptrdiff_t n, const float* residual, float lo, float hi,
-                           float* y, std::ptrdiff_t p0, std::ptrdiff_t p1) {
-  alignas(64) float tile[W][W] = {};  // lanes past a short block: read, never stored
-  for (std::ptrdiff_t p = p0; p < p1; p += W) {
-    const int np = static_cast<int>(std::min<std::ptrdiff_t>(W, p1 - p));
-    for (int c0 = 0; c0 < c; c0 += W) {
-      const int nc = std::min(W, c - c0);
-      for (int i = 0; i < np; ++i) {
-        const float* row = s + (p + i) * c + c0;
-        for (int j = 0; j < nc; ++j) tile[j][i] = row[j];
-      }
-      for (int j = 0; j < nc; ++j) {
-        const std::ptrdiff_t at = (c0 + j) * n + p;
-        store_nhwc<A>(simd::load(tile[j]), residual ? residual + at : nullptr, y + at, np, lo, hi);
-      }
+inline void nhwc_to_planar(const float* s, int c, std::ptrdiff_t np, std::ptrdiff_t n, const float* residual, float lo,
+                           float hi, float* y) {
+  for (std::ptrdiff_t p = 0; p < np; p += W) {
+    const int k = static_cast<int>(std::min<std::ptrdiff_t>(W, np - p));
+    for (int ci = 0; ci < c; ++ci) {
+      const std::ptrdiff_t at = ci * n + p;
+      store_nhwc<A>(simd::load_strided(s + p * c + ci, c, k), residual ? residual + at : nullptr, y + at, k, lo, hi);
     }
   }
 }
@@ -15807,8 +15822,8 @@ inline void wide_store(const float* tile, int ql, int vb, const float* bias, con
 
 /// Output row `r` of one image of a wide direct convolution (`nhwc_direct_wide`), output
 /// channel vectors [v0, v0 + VB) (v0 even): `x` is the input image (NHWC where NhwcIn, else
-/// planar), `w` packed by `pack_nhwc_hwio`, `e` with a padded column bias, an NHWC residual
-/// image or none, and activation A. The row is cut into as few blocks of at most
+/// planar), `w` packed by `pack_nhwc_hwio`, `e` with a padded column bias, the residual's row
+/// r (NHWC) or none, and activation A; `y` is the output row, NHWC. The row is cut into as few blocks of at most
 /// `wide_positions()` as it takes, each its own code: the geometry and the block's first
 /// position are template arguments, so the offsets of its positions are constants in the
 /// instructions (see `depthwise_nhwc_row`) and the taps of a position that fall into the padding
@@ -15826,7 +15841,6 @@ inline void wide_nhwc_row(const float* x, const float* w, const epilogue& e, flo
   while (i0 < i1 && r * G.sh - G.ph + i0 * G.dh < 0) ++i0;
   while (i1 > i0 && r * G.sh - G.ph + (i1 - 1) * G.dh >= G.h) --i1;
   const float* wv0 = w + static_cast<std::ptrdiff_t>(v0 / 2) * G.k * pitch;  // the panel
-  const std::ptrdiff_t y_row = static_cast<std::ptrdiff_t>(r) * G.ow * G.o;
   // Positions [Q0, Q0 + QL).
   const auto block = [&]<int Q0, int QL>() {
     vec acc[std::size_t{QL}][std::size_t{VB}];
@@ -15865,7 +15879,7 @@ inline void wide_nhwc_row(const float* x, const float* w, const epilogue& e, flo
     for (int u = 0; u < QL; ++u)
 #pragma GCC unroll 4
       for (int v = 0; v < VB; ++v) simd::store(tile + u * 2 * W + v * W, acc[u][v]);
-    const std::ptrdiff_t at = y_row + static_cast<std::ptrdiff_t>(Q0) * G.o + v0 * W;
+    const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(Q0) * G.o + v0 * W;
     wide_store<A>(tile, QL, VB, e.bias ? e.bias + v0 * W : nullptr, e.residual ? e.residual + at : nullptr, e.lo, e.hi,
                   y + at, G.o, n_last);
   };
@@ -15878,15 +15892,28 @@ inline void wide_nhwc_row(const float* x, const float* w, const epilogue& e, flo
 /// channel vectors [v0, v1) (v0 even), two vectors at a time. Where the packed weights outgrow
 /// a quarter of a 1 MiB L2, each panel runs over all the rows before the next, so that its
 /// weights stay in L2 (ResNet-18's 256 channels on 14×14 have 2.3 MB of weights).
+template <conv_geometry G>
+constexpr bool wide_pairs_outer() {
+  return wide_taps_floats(G) * sizeof(float) > (256u << 10);
+}
+/// Output row `r`, channel vectors [v, v + 2) of one image (`wide_nhwc_row`), `y` and
+/// `e.residual` at that row.
+template <conv_geometry G, bool NhwcIn, activation A>
+inline void wide_nhwc_pass(const float* x, const float* w, const epilogue& e, float* y, int r, int v) {
+  constexpr int vectors = padded_channels(G.o) / W;
+  // A last single vector only where the vectors are odd: each width is its own code.
+  if (vectors % 2 == 0 || v + 2 <= vectors) wide_nhwc_row<G, NhwcIn, 2, A>(x, w, e, y, r, v);
+  else if constexpr (vectors % 2 == 1) wide_nhwc_row<G, NhwcIn, 1, A>(x, w, e, y, r, v);
+}
 template <conv_geometry G, bool NhwcIn, activation A>
 inline void wide_nhwc_rows(const float* x, const float* w, const epilogue& e, float* y, int r0, int r1, int v0,
                            int v1) {
-  constexpr int vectors = padded_channels(G.o) / W;
-  constexpr bool pairs_outer = wide_taps_floats(G) * sizeof(float) > (256u << 10);
+  constexpr bool pairs_outer = wide_pairs_outer<G>();
+  constexpr std::ptrdiff_t y_row = static_cast<std::ptrdiff_t>(G.ow) * G.o;
   const auto pass = [&](int r, int v) {
-    // A last single vector only where the vectors are odd: each width is its own code.
-    if (vectors % 2 == 0 || v + 2 <= vectors) wide_nhwc_row<G, NhwcIn, 2, A>(x, w, e, y, r, v);
-    else if constexpr (vectors % 2 == 1) wide_nhwc_row<G, NhwcIn, 1, A>(x, w, e, y, r, v);
+    epilogue er = e;
+    if (e.residual) er.residual = e.residual + r * y_row;
+    wide_nhwc_pass<G, NhwcIn, A>(x, w, er, y + r * y_row, r, v);
   };
   if constexpr (pairs_outer) {
     for (int v = v0; v < v1; v += 2)
@@ -15923,34 +15950,67 @@ constexpr wide_share wide_share_of(int t, int tasks) {
   return {row_share(G.oh, t, tasks), row_share(G.oh, t + 1, tasks), 0, padded_channels(G.o) / W};
 }
 
+/// True where a wide convolution with a planar result transposes each row as it is computed,
+/// from a row of scratch that stays in L1: images split by rows whose weights stay in L2. The
+/// others (small images split by panels, or weights run panel by panel) go through a whole
+/// image of sums.
+template <conv_geometry G>
+constexpr bool wide_planar_by_rows() {
+  return !wide_by_panels<G>() && !wide_pairs_outer<G>();
+}
+/// Scratch of `wide_conv_planar`: shared (a whole image of sums) and per thread (a row).
+template <conv_geometry G>
+constexpr std::size_t wide_planar_shared() {
+  return wide_planar_by_rows<G>() ? 0 : static_cast<std::size_t>(G.o) * G.oh * G.ow;
+}
+template <conv_geometry G>
+constexpr std::size_t wide_planar_per_thread() {
+  return wide_planar_by_rows<G>() ? static_cast<std::size_t>(G.o) * G.ow : 0;
+}
+
 /// A wide direct convolution writing a planar result from NHWC images (a chain's last, or one
-/// with a planar residual): each image's sums and bias into scratch, NHWC, then transposed
-/// with the residual and activation A (`nhwc_to_planar`), split by positions. Copying the input
-/// into padded planes for the planar kernels had cost ResNet's 56×56 block a fifth of its
-/// second convolution (W3, one Cascade Lake core: 5319 against 4334 µs).
+/// with a planar residual): the sums and bias in scratch, NHWC, then transposed with the
+/// residual and activation A (`nhwc_to_planar`). Copying the input into padded planes for the
+/// planar kernels had cost ResNet's 56×56 block a fifth of its second convolution (W3, one
+/// Cascade Lake core: 5319 against 4334 µs); so did a whole image of sums transposed after it,
+/// a tenth, where a row at a time stays in L1.
 template <conv_geometry G, activation A>
 inline void wide_conv_planar(state& st, const float* x, const float* packed, const float* residual, const epilogue& e,
                              float* out) {
   constexpr int n = G.oh * G.ow;
+  constexpr int vectors = padded_channels(G.o) / W;
   const std::ptrdiff_t in_image = static_cast<std::ptrdiff_t>(G.c) * G.h * G.w;
   const std::ptrdiff_t out_image = static_cast<std::ptrdiff_t>(G.o) * n;
   const int tasks = wide_tasks<G>(st, 2.0 * G.o * G.k * n);
-  const int blocks = (n + W - 1) / W;
-  const int copy_tasks = tasks_for(moved_cost * static_cast<double>(out_image), st.workers(), blocks);
-  float* sums = st.shared_scratch();
   epilogue plain = e;
   plain.residual = nullptr;
   for (int b = 0; b < G.batch; ++b) {
-    st.parallel(tasks, [&](int t) {
-      const wide_share w = wide_share_of<G>(t, tasks);
-      wide_nhwc_rows<G, true, activation::none>(x + b * in_image, packed, plain, sums, w.r0, w.r1, w.v0, w.v1);
-    });
+    const float* xb = x + b * in_image;
     const float* rb = residual ? residual + b * out_image : nullptr;
-    st.parallel(copy_tasks, [&](int t) {
-      const std::ptrdiff_t p0 = static_cast<std::ptrdiff_t>(blocks * t / copy_tasks) * W;
-      const std::ptrdiff_t p1 = std::min<std::ptrdiff_t>(n, static_cast<std::ptrdiff_t>(blocks * (t + 1) / copy_tasks) * W);
-      nhwc_to_planar<A>(sums, G.o, n, rb, e.lo, e.hi, out + b * out_image, p0, p1);
-    });
+    float* yb = out + b * out_image;
+    if constexpr (wide_planar_by_rows<G>()) {
+      st.parallel(tasks, [&](int t) {
+        float* sums = st.thread_scratch(t);
+        for (int r = row_share(G.oh, t, tasks); r < row_share(G.oh, t + 1, tasks); ++r) {
+          for (int v = 0; v < vectors; v += 2) wide_nhwc_pass<G, true, activation::none>(xb, packed, plain, sums, r, v);
+          const std::ptrdiff_t p0 = static_cast<std::ptrdiff_t>(r) * G.ow;
+          nhwc_to_planar<A>(sums, G.o, G.ow, n, rb ? rb + p0 : nullptr, e.lo, e.hi, yb + p0);
+        }
+      });
+    } else {
+      float* sums = st.shared_scratch();
+      const int blocks = (n + W - 1) / W;
+      const int copy_tasks = tasks_for(moved_cost * static_cast<double>(out_image), st.workers(), blocks);
+      st.parallel(tasks, [&](int t) {
+        const wide_share w = wide_share_of<G>(t, tasks);
+        wide_nhwc_rows<G, true, activation::none>(xb, packed, plain, sums, w.r0, w.r1, w.v0, w.v1);
+      });
+      st.parallel(copy_tasks, [&](int t) {
+        const std::ptrdiff_t p0 = static_cast<std::ptrdiff_t>(blocks * t / copy_tasks) * W;
+        const std::ptrdiff_t p1 = std::min<std::ptrdiff_t>(n, static_cast<std::ptrdiff_t>(blocks * (t + 1) / copy_tasks) * W);
+        nhwc_to_planar<A>(sums + p0 * G.o, G.o, p1 - p0, n, rb ? rb + p0 : nullptr, e.lo, e.hi, yb + p0);
+      });
+    }
   }
 }
 
@@ -16378,7 +16438,7 @@ struct gemm_kernel {
     if constexpr (nhwc_gemm) {
       st.need_scratch(0, nhwc_conv_scratch(geo, nhwc_in));
     } else if constexpr (wide_to_planar) {
-      st.need_scratch(static_cast<std::size_t>(geo.o) * geo.oh * geo.ow, 0);  // one image's NHWC sums
+      st.need_scratch(wide_planar_shared<geo>(), wide_planar_per_thread<geo>());
     } else if constexpr (nhwc_out) {
       // No scratch: it reads its input in place.
     } else if constexpr (dw_flat) {

@@ -492,6 +492,12 @@ using gw = conv2d<bw, weight<"gw.w", f32, 8, 20, 3, 3>, {.stride = {2, 2}, .grou
 // ... and a wide convolution whose residual is a planar input: its result planar too.
 using rw = relu<add<bias_add<conv2d<bw, weight<"rw.w", f32, 40, 40, 3, 3>, {.padding = {1, 1}}>, weight<"rw.b", f32, 40>>,
                     input<"r", f32, 2, 40, 10, 17>>>;
+// A block of 18 rows with planar input, output and residual (ResNet's block alone): the second
+// convolution's sums are transposed a row at a time as they are computed.
+using xt = input<"x", f32, 1, 20, 18, 7>;
+using at = relu<bias_add<conv2d<xt, weight<"at.w", f32, 40, 20, 3, 3>, {.padding = {1, 1}}>, weight<"at.b", f32, 40>>>;
+using rt = relu<add<bias_add<conv2d<at, weight<"rt.w", f32, 40, 40, 3, 3>, {.padding = {1, 1}}>, weight<"rt.b", f32, 40>>,
+                    input<"r", f32, 1, 40, 18, 7>>>;
 // Blocks adding their own input (`relu<add<conv2d<x>, x>>`, the compile-time benchmark's
 // chain): the convolution's input and the residual are one value, kept channels-last.
 using xs = input<"x", f32, 1, 24, 9, 11>;
@@ -506,7 +512,7 @@ struct channels_last_models
                   "a planar twin of a channels-last step, a view that keeps them planar, fused expansions, "
                   "first layers written channels-last, wide direct convolutions, poolings, blocks adding their input",
                   model<nhwc::head>, model<nhwc::head, nhwc::twin>, model<nhwc::viewed>, model<nhwc::he>,
-                  model<nhwc::he2>, model<nhwc::hd>, model<nhwc::hd2>, model<nhwc::hw, nhwc::ow, nhwc::gw, nhwc::rw>, model<nhwc::hs>> {};
+                  model<nhwc::he2>, model<nhwc::hd>, model<nhwc::hd2>, model<nhwc::hw, nhwc::ow, nhwc::gw, nhwc::rw>, model<nhwc::rt>, model<nhwc::hs>> {};
 
 struct small_networks : model_group<"networks: chains, residual blocks, batch norms, pools, several results, fallbacks, "
                                     "repeated blocks",

@@ -247,49 +247,44 @@ inline void nhwc_conv_rows(const conv_geometry& g, const float* x, bool nhwc_in,
 
 /// Copies channels [c0, c1) of one NHWC image into the zero-padded phase planes that the planar
 /// kernels read (`conv_copy_input` for a planar image), so that a convolution the NHWC kernels
-/// do not take reads an NHWC input with the copy it makes anyway: a position's channels are
-/// read as vectors and their lanes written to their planes.
+/// do not take reads an NHWC input with the copy it makes anyway: the positions of one input
+/// row that land in one phase plane are a strided load per channel, stored as a plane's row.
 inline void conv_copy_input_nhwc(const conv_geometry& g, const float* x, float* buf, int c0, int c1) {
   const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(g.hq) * g.wq;
   const std::uint32_t phases_read = g.used_phases;
   const auto used = [phases_read](int p) { return p >= 32 || (phases_read >> p & 1u); };
+  const std::ptrdiff_t c = g.c, stride = static_cast<std::ptrdiff_t>(g.sw) * c;
   std::fill(buf + static_cast<std::size_t>(c0) * g.plane_set, buf + static_cast<std::size_t>(c1) * g.plane_set, 0.f);
-  alignas(64) float lanes[W];
   for (int ih = 0; ih < g.h; ++ih) {
     const int a = (ih + g.ph) % g.sh, i = (ih + g.ph) / g.sh;
-    for (int iw = 0; iw < g.w; ++iw) {
-      const int b = (iw + g.pw) % g.sw, j = (iw + g.pw) / g.sw;
+    for (int b = 0; b < g.sw; ++b) {
       if (!used(a * g.sw + b)) continue;  // no tap reads this phase (1×1 stride 2)
-      float* d = buf + static_cast<std::ptrdiff_t>(a * g.sw + b) * plane + static_cast<std::ptrdiff_t>(i) * g.wq + j;
-      const float* s = x + (static_cast<std::ptrdiff_t>(ih) * g.w + iw) * g.c;
-      for (int ci = c0; ci < c1; ci += W) {
-        const int n = std::min(W, c1 - ci);
-        simd::store(lanes, n == W ? simd::load(s + ci) : simd::load_first(s + ci, n));
-        for (int l = 0; l < n; ++l) d[static_cast<std::ptrdiff_t>(ci + l) * static_cast<std::ptrdiff_t>(g.plane_set)] = lanes[l];
-      }
+      const int iw0 = ((b - g.pw) % g.sw + g.sw) % g.sw;  // the row's first column in phase b
+      if (iw0 >= g.w) continue;
+      const int count = (g.w - 1 - iw0) / g.sw + 1, j0 = (iw0 + g.pw) / g.sw;
+      float* d = buf + static_cast<std::ptrdiff_t>(a * g.sw + b) * plane + static_cast<std::ptrdiff_t>(i) * g.wq + j0;
+      const float* s = x + (static_cast<std::ptrdiff_t>(ih) * g.w + iw0) * c;
+      for (int ci = c0; ci < c1; ++ci)
+        for (int q = 0; q < count; q += W) {
+          const int k = std::min(W, count - q);
+          simd::store_first(d + static_cast<std::ptrdiff_t>(ci) * static_cast<std::ptrdiff_t>(g.plane_set) + q,
+                            simd::load_strided(s + q * stride + ci, stride, k), k);
+        }
     }
   }
 }
 
-/// Writes positions [p0, p1) of one image's NHWC values `s` ([n][c]) to its planar output `y`
-/// ([c][n]) as act(value + residual), the residual planar or null: 16 × 16 blocks transposed
-/// through a tile, each written as whole channel rows.
+/// Writes `np` positions of NHWC values `s` ([np][c]) to a planar output `y` (channel ci at
+/// y + ci · n) as act(value + residual), the residual planar like `y` or null. Each channel of
+/// a block of positions is one strided load (a gather) and one store of whole channel rows.
 template <activation A>
-inline void nhwc_to_planar(const float* s, int c, std::ptrdiff_t n, const float* residual, float lo, float hi,
-                           float* y, std::ptrdiff_t p0, std::ptrdiff_t p1) {
-  alignas(64) float tile[W][W] = {};  // lanes past a short block: read, never stored
-  for (std::ptrdiff_t p = p0; p < p1; p += W) {
-    const int np = static_cast<int>(std::min<std::ptrdiff_t>(W, p1 - p));
-    for (int c0 = 0; c0 < c; c0 += W) {
-      const int nc = std::min(W, c - c0);
-      for (int i = 0; i < np; ++i) {
-        const float* row = s + (p + i) * c + c0;
-        for (int j = 0; j < nc; ++j) tile[j][i] = row[j];
-      }
-      for (int j = 0; j < nc; ++j) {
-        const std::ptrdiff_t at = (c0 + j) * n + p;
-        store_nhwc<A>(simd::load(tile[j]), residual ? residual + at : nullptr, y + at, np, lo, hi);
-      }
+inline void nhwc_to_planar(const float* s, int c, std::ptrdiff_t np, std::ptrdiff_t n, const float* residual, float lo,
+                           float hi, float* y) {
+  for (std::ptrdiff_t p = 0; p < np; p += W) {
+    const int k = static_cast<int>(std::min<std::ptrdiff_t>(W, np - p));
+    for (int ci = 0; ci < c; ++ci) {
+      const std::ptrdiff_t at = ci * n + p;
+      store_nhwc<A>(simd::load_strided(s + p * c + ci, c, k), residual ? residual + at : nullptr, y + at, k, lo, hi);
     }
   }
 }

@@ -148,8 +148,8 @@ inline void wide_store(const float* tile, int ql, int vb, const float* bias, con
 
 /// Output row `r` of one image of a wide direct convolution (`nhwc_direct_wide`), output
 /// channel vectors [v0, v0 + VB) (v0 even): `x` is the input image (NHWC where NhwcIn, else
-/// planar), `w` packed by `pack_nhwc_hwio`, `e` with a padded column bias, an NHWC residual
-/// image or none, and activation A. The row is cut into as few blocks of at most
+/// planar), `w` packed by `pack_nhwc_hwio`, `e` with a padded column bias, the residual's row
+/// r (NHWC) or none, and activation A; `y` is the output row, NHWC. The row is cut into as few blocks of at most
 /// `wide_positions()` as it takes, each its own code: the geometry and the block's first
 /// position are template arguments, so the offsets of its positions are constants in the
 /// instructions (see `depthwise_nhwc_row`) and the taps of a position that fall into the padding
@@ -167,7 +167,6 @@ inline void wide_nhwc_row(const float* x, const float* w, const epilogue& e, flo
   while (i0 < i1 && r * G.sh - G.ph + i0 * G.dh < 0) ++i0;
   while (i1 > i0 && r * G.sh - G.ph + (i1 - 1) * G.dh >= G.h) --i1;
   const float* wv0 = w + static_cast<std::ptrdiff_t>(v0 / 2) * G.k * pitch;  // the panel
-  const std::ptrdiff_t y_row = static_cast<std::ptrdiff_t>(r) * G.ow * G.o;
   // Positions [Q0, Q0 + QL).
   const auto block = [&]<int Q0, int QL>() {
     vec acc[std::size_t{QL}][std::size_t{VB}];
@@ -206,7 +205,7 @@ inline void wide_nhwc_row(const float* x, const float* w, const epilogue& e, flo
     for (int u = 0; u < QL; ++u)
 #pragma GCC unroll 4
       for (int v = 0; v < VB; ++v) simd::store(tile + u * 2 * W + v * W, acc[u][v]);
-    const std::ptrdiff_t at = y_row + static_cast<std::ptrdiff_t>(Q0) * G.o + v0 * W;
+    const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(Q0) * G.o + v0 * W;
     wide_store<A>(tile, QL, VB, e.bias ? e.bias + v0 * W : nullptr, e.residual ? e.residual + at : nullptr, e.lo, e.hi,
                   y + at, G.o, n_last);
   };
@@ -219,15 +218,28 @@ inline void wide_nhwc_row(const float* x, const float* w, const epilogue& e, flo
 /// channel vectors [v0, v1) (v0 even), two vectors at a time. Where the packed weights outgrow
 /// a quarter of a 1 MiB L2, each panel runs over all the rows before the next, so that its
 /// weights stay in L2 (ResNet-18's 256 channels on 14×14 have 2.3 MB of weights).
+template <conv_geometry G>
+constexpr bool wide_pairs_outer() {
+  return wide_taps_floats(G) * sizeof(float) > (256u << 10);
+}
+/// Output row `r`, channel vectors [v, v + 2) of one image (`wide_nhwc_row`), `y` and
+/// `e.residual` at that row.
+template <conv_geometry G, bool NhwcIn, activation A>
+inline void wide_nhwc_pass(const float* x, const float* w, const epilogue& e, float* y, int r, int v) {
+  constexpr int vectors = padded_channels(G.o) / W;
+  // A last single vector only where the vectors are odd: each width is its own code.
+  if (vectors % 2 == 0 || v + 2 <= vectors) wide_nhwc_row<G, NhwcIn, 2, A>(x, w, e, y, r, v);
+  else if constexpr (vectors % 2 == 1) wide_nhwc_row<G, NhwcIn, 1, A>(x, w, e, y, r, v);
+}
 template <conv_geometry G, bool NhwcIn, activation A>
 inline void wide_nhwc_rows(const float* x, const float* w, const epilogue& e, float* y, int r0, int r1, int v0,
                            int v1) {
-  constexpr int vectors = padded_channels(G.o) / W;
-  constexpr bool pairs_outer = wide_taps_floats(G) * sizeof(float) > (256u << 10);
+  constexpr bool pairs_outer = wide_pairs_outer<G>();
+  constexpr std::ptrdiff_t y_row = static_cast<std::ptrdiff_t>(G.ow) * G.o;
   const auto pass = [&](int r, int v) {
-    // A last single vector only where the vectors are odd: each width is its own code.
-    if (vectors % 2 == 0 || v + 2 <= vectors) wide_nhwc_row<G, NhwcIn, 2, A>(x, w, e, y, r, v);
-    else if constexpr (vectors % 2 == 1) wide_nhwc_row<G, NhwcIn, 1, A>(x, w, e, y, r, v);
+    epilogue er = e;
+    if (e.residual) er.residual = e.residual + r * y_row;
+    wide_nhwc_pass<G, NhwcIn, A>(x, w, er, y + r * y_row, r, v);
   };
   if constexpr (pairs_outer) {
     for (int v = v0; v < v1; v += 2)
@@ -264,34 +276,67 @@ constexpr wide_share wide_share_of(int t, int tasks) {
   return {row_share(G.oh, t, tasks), row_share(G.oh, t + 1, tasks), 0, padded_channels(G.o) / W};
 }
 
+/// True where a wide convolution with a planar result transposes each row as it is computed,
+/// from a row of scratch that stays in L1: images split by rows whose weights stay in L2. The
+/// others (small images split by panels, or weights run panel by panel) go through a whole
+/// image of sums.
+template <conv_geometry G>
+constexpr bool wide_planar_by_rows() {
+  return !wide_by_panels<G>() && !wide_pairs_outer<G>();
+}
+/// Scratch of `wide_conv_planar`: shared (a whole image of sums) and per thread (a row).
+template <conv_geometry G>
+constexpr std::size_t wide_planar_shared() {
+  return wide_planar_by_rows<G>() ? 0 : static_cast<std::size_t>(G.o) * G.oh * G.ow;
+}
+template <conv_geometry G>
+constexpr std::size_t wide_planar_per_thread() {
+  return wide_planar_by_rows<G>() ? static_cast<std::size_t>(G.o) * G.ow : 0;
+}
+
 /// A wide direct convolution writing a planar result from NHWC images (a chain's last, or one
-/// with a planar residual): each image's sums and bias into scratch, NHWC, then transposed
-/// with the residual and activation A (`nhwc_to_planar`), split by positions. Copying the input
-/// into padded planes for the planar kernels had cost ResNet's 56×56 block a fifth of its
-/// second convolution (W3, one Cascade Lake core: 5319 against 4334 µs).
+/// with a planar residual): the sums and bias in scratch, NHWC, then transposed with the
+/// residual and activation A (`nhwc_to_planar`). Copying the input into padded planes for the
+/// planar kernels had cost ResNet's 56×56 block a fifth of its second convolution (W3, one
+/// Cascade Lake core: 5319 against 4334 µs); so did a whole image of sums transposed after it,
+/// a tenth, where a row at a time stays in L1.
 template <conv_geometry G, activation A>
 inline void wide_conv_planar(state& st, const float* x, const float* packed, const float* residual, const epilogue& e,
                              float* out) {
   constexpr int n = G.oh * G.ow;
+  constexpr int vectors = padded_channels(G.o) / W;
   const std::ptrdiff_t in_image = static_cast<std::ptrdiff_t>(G.c) * G.h * G.w;
   const std::ptrdiff_t out_image = static_cast<std::ptrdiff_t>(G.o) * n;
   const int tasks = wide_tasks<G>(st, 2.0 * G.o * G.k * n);
-  const int blocks = (n + W - 1) / W;
-  const int copy_tasks = tasks_for(moved_cost * static_cast<double>(out_image), st.workers(), blocks);
-  float* sums = st.shared_scratch();
   epilogue plain = e;
   plain.residual = nullptr;
   for (int b = 0; b < G.batch; ++b) {
-    st.parallel(tasks, [&](int t) {
-      const wide_share w = wide_share_of<G>(t, tasks);
-      wide_nhwc_rows<G, true, activation::none>(x + b * in_image, packed, plain, sums, w.r0, w.r1, w.v0, w.v1);
-    });
+    const float* xb = x + b * in_image;
     const float* rb = residual ? residual + b * out_image : nullptr;
-    st.parallel(copy_tasks, [&](int t) {
-      const std::ptrdiff_t p0 = static_cast<std::ptrdiff_t>(blocks * t / copy_tasks) * W;
-      const std::ptrdiff_t p1 = std::min<std::ptrdiff_t>(n, static_cast<std::ptrdiff_t>(blocks * (t + 1) / copy_tasks) * W);
-      nhwc_to_planar<A>(sums, G.o, n, rb, e.lo, e.hi, out + b * out_image, p0, p1);
-    });
+    float* yb = out + b * out_image;
+    if constexpr (wide_planar_by_rows<G>()) {
+      st.parallel(tasks, [&](int t) {
+        float* sums = st.thread_scratch(t);
+        for (int r = row_share(G.oh, t, tasks); r < row_share(G.oh, t + 1, tasks); ++r) {
+          for (int v = 0; v < vectors; v += 2) wide_nhwc_pass<G, true, activation::none>(xb, packed, plain, sums, r, v);
+          const std::ptrdiff_t p0 = static_cast<std::ptrdiff_t>(r) * G.ow;
+          nhwc_to_planar<A>(sums, G.o, G.ow, n, rb ? rb + p0 : nullptr, e.lo, e.hi, yb + p0);
+        }
+      });
+    } else {
+      float* sums = st.shared_scratch();
+      const int blocks = (n + W - 1) / W;
+      const int copy_tasks = tasks_for(moved_cost * static_cast<double>(out_image), st.workers(), blocks);
+      st.parallel(tasks, [&](int t) {
+        const wide_share w = wide_share_of<G>(t, tasks);
+        wide_nhwc_rows<G, true, activation::none>(xb, packed, plain, sums, w.r0, w.r1, w.v0, w.v1);
+      });
+      st.parallel(copy_tasks, [&](int t) {
+        const std::ptrdiff_t p0 = static_cast<std::ptrdiff_t>(blocks * t / copy_tasks) * W;
+        const std::ptrdiff_t p1 = std::min<std::ptrdiff_t>(n, static_cast<std::ptrdiff_t>(blocks * (t + 1) / copy_tasks) * W);
+        nhwc_to_planar<A>(sums + p0 * G.o, G.o, p1 - p0, n, rb ? rb + p0 : nullptr, e.lo, e.hi, yb + p0);
+      });
+    }
   }
 }
 

@@ -165,7 +165,7 @@ struct gemm_kernel {
     if constexpr (nhwc_gemm) {
       st.need_scratch(0, nhwc_conv_scratch(geo, nhwc_in));
     } else if constexpr (wide_to_planar) {
-      st.need_scratch(static_cast<std::size_t>(geo.o) * geo.oh * geo.ow, 0);  // one image's NHWC sums
+      st.need_scratch(wide_planar_shared<geo>(), wide_planar_per_thread<geo>());
     } else if constexpr (nhwc_out) {
       // No scratch: it reads its input in place.
     } else if constexpr (dw_flat) {

@@ -167,6 +167,26 @@ inline void deinterleave(const vec& a, const vec& b, vec& e, vec& o) {
 #endif
 }
 
+/// The `n` (1 ≤ n ≤ width) floats p[0], p[stride], ..., p[(n - 1) · stride] as the first lanes,
+/// the others zero; nothing else is read. One gather where the instruction set has one: a
+/// channel of NHWC values as a vector of positions (transposes to and from planar). `stride`
+/// · (width - 1) must fit an int.
+inline vec load_strided(const float* p, std::ptrdiff_t stride, int n) {
+#if defined(__AVX512F__)
+  const __m512i index = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                                           _mm512_set1_epi32(static_cast<int>(stride)));
+  return vec(_mm512_mask_i32gather_ps(_mm512_setzero_ps(), static_cast<__mmask16>((1u << n) - 1u), index, p, 4));
+#elif defined(__AVX2__)
+  const __m256i index =
+      _mm256_mullo_epi32(_mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0), _mm256_set1_epi32(static_cast<int>(stride)));
+  return vec(_mm256_mask_i32gather_ps(_mm256_setzero_ps(), p, index, _mm256_castsi256_ps(first_lanes(n)), 4));
+#else
+  alignas(64) float t[width] = {};
+  for (int l = 0; l < n; ++l) t[l] = p[l * stride];
+  return vec::load_aligned(t);
+#endif
+}
+
 /// Sum of the lanes (xsimd 8.1 spells it `hadd`).
 inline float sum(const vec& a) { return xsimd::hadd(a); }
 /// Largest lane.
