@@ -14322,7 +14322,7 @@ struct conv1d_step {
 // Where the plan lays the input and output out channels-last (`cpu::layouts`), the step runs
 // by output rows instead: each thread expands the rows its depthwise windows cover into a ring
 // of a few rows (`expand_depthwise_nhwc_rows` below), so it reads the input rows it wrote at the step
-// before and keeps the expansion in L1 and L2.
+// before and keeps the expansion in L1 and L2. A row's expansion is `pointwise_nhwc`.
 
 // ---- begin partita/backends/cpu/detail/conv.hpp ----
 /// cpu conv2d as a GEMM read straight from stride-phase-split input planes.
@@ -15211,473 +15211,16 @@ inline void nhwc_channel_means(const float* x, float* out, std::int64_t batch, s
 
 }  // namespace partita::detail::cpu
 // ---- end partita/backends/cpu/detail/conv_channels_last.hpp ----
-
-namespace partita::detail::cpu {
-
-/// Rows of the expanded image that `expand_depthwise_nhwc_rows` keeps: one depthwise window's.
-constexpr int expand_ring_rows(const conv_geometry& g2) { return (g2.kh - 1) * g2.dh + 1; }
-
-/// One row of a 1×1 expansion (stride 1, unpadded) as a GEMM over its positions: [w × c] by
-/// the weights [c × o], A read in place from the NHWC row and C written into the ring.
-constexpr matmul_geometry expand_row_geometry(const conv_geometry& g1) {
-  matmul_geometry m;
-  m.m = g1.ow;
-  m.n = g1.o;
-  m.k = g1.c;
-  m.lda = g1.c;
-  m.ldc = g1.o;
-  return m;
-}
-
-/// Per-thread scratch of `expand_depthwise_nhwc_rows`: the ring of expanded rows, then the
-/// GEMM's.
-constexpr std::size_t expand_depthwise_nhwc_scratch(const conv_geometry& g1, const conv_geometry& g2) {
-  return static_cast<std::size_t>(expand_ring_rows(g2)) * static_cast<std::size_t>(g1.ow) *
-             static_cast<std::size_t>(g1.o) +
-         matmul_scratch_floats(expand_row_geometry(g1));
-}
-
-/// Output rows [r0, r1) of one NHWC image of a 1×1 expansion (`g1`) read by a depthwise
-/// convolution (`G2`, with activation A), the expanded value never leaving the core: each
-/// expanded row is computed once into a ring of `expand_ring_rows(G2)` rows (the rows of a
-/// thread's first window that lie above r0 are computed by its neighbour too), and every output
-/// row convolves the ring rows its window covers.
-/// `packed_b` is the expansion's B (`pack_nhwc_conv` for `expand_row_geometry(g1)`), `e1` its
-/// column bias and activation; `w2`, `bias2` are the depthwise weights and bias as
-/// `depthwise_nhwc_row` reads them. `y` is the whole output image, `scratch` holds
-/// `expand_depthwise_nhwc_scratch(g1, G2)` floats.
-template <conv_geometry G2, activation A, int MR, int NV>
-inline void expand_depthwise_nhwc_rows(const conv_geometry& g1, const float* x, const float* packed_b,
-                                       const epilogue& e1, const float* w2, const float* bias2, float lo2, float hi2,
-                                       float* y, int r0, int r1, float* scratch) {
-  constexpr conv_geometry g2 = G2;
-  constexpr int span = expand_ring_rows(g2);
-  const std::ptrdiff_t mid_row = static_cast<std::ptrdiff_t>(g1.ow) * g1.o;
-  const std::ptrdiff_t x_row = static_cast<std::ptrdiff_t>(g1.w) * g1.c;
-  constexpr std::ptrdiff_t y_row = static_cast<std::ptrdiff_t>(g2.ow) * g2.c;
-  float* ring = scratch;
-  float* gemm_scratch = scratch + span * mid_row;
-  const matmul_geometry rg = expand_row_geometry(g1);
-  const matmul_rows rows = matmul_rows_for(rg.m, MR, MR == matmul_main_mr);
-  const int panels = (rg.n + NV * W - 1) / (NV * W);
-  int next = 0;  // the first expanded row not computed yet
-  for (int r = r0; r < r1; ++r) {
-    const int top = r * g2.sh - g2.ph, bottom = std::min(g2.h - 1, top + span - 1);
-    for (int ih = std::max({next, top, 0}); ih <= bottom; ++ih)
-      matmul_block<MR, NV>(rg, rows, x + ih * x_row, nullptr, packed_b, ring + (ih % span) * mid_row, 0,
-                           rows.blocks(), 0, panels, gemm_scratch, &e1);
-    next = std::max(next, bottom + 1);
-    const float* window[std::size_t{g2.kh}];
-    for (int i = 0; i < g2.kh; ++i) {
-      const int ih = top + i * g2.dh;
-      window[i] = ih >= 0 && ih < g2.h ? ring + (ih % span) * mid_row : nullptr;
-    }
-    depthwise_nhwc_row<G2, A>(window, w2, bias2, nullptr, lo2, hi2, y + r * y_row);
-  }
-}
-
-/// In a composite of two conv2d stages, the body index of the value the second convolution
-/// reads (the first stage's last node); -1 for any other step.
-template <class S>
-constexpr int expand_stage_end() {
-  if constexpr (S::op != op_id::call) {
-    return -1;
-  } else {
-    int convs = 0, end = -1;
-    for (int i = 0; i < S::body_size(); ++i)
-      if (S::body(i).op == op_id::conv2d && ++convs == 2) end = S::body_arg(i, 0);
-    return convs == 2 ? end : -1;
-  }
-}
-
-/// True for a `cpu.conv2d_expand_depthwise` step.
-template <class S>
-constexpr bool expand_depthwise_composite() {
-  return expand_stage_end<S>() >= 0;
-}
-
-/// A stage's weights (`n` floats) and per-channel bias as its kernel runs them: its bias, or
-/// its batch norm folded in.
-inline void fold_stage(const gemm_step& info, const float* const* in, std::size_t n, int channels, float* w,
-                       float* bias) {
-  std::copy(in[info.w], in[info.w] + n, w);
-  if (info.gamma >= 0) fold_batch_norm(info, in, channels, n / static_cast<std::size_t>(channels), w, bias);
-  else std::copy(in[info.bias], in[info.bias] + channels, bias);
-}
-
-/// The kernel of a `cpu.conv2d_expand_depthwise` step: x → 1×1 conv2d + bias or batch norm
-/// (→ activation) → depthwise conv2d + bias or batch norm (→ activation).
-template <class Step>
-struct expand_depthwise_kernel {
-  static constexpr int split = expand_stage_end<Step>();
-  static constexpr gemm_step pw = analyse_fused<Step>(0, split);
-  static constexpr gemm_step dw = analyse_fused<Step>(split + 1, Step::body_size() - 1);
-  static_assert(pw.ok && dw.ok && pw.main == op_id::conv2d && dw.main == op_id::conv2d && pw.residual < 0 &&
-                    dw.residual < 0 && pw.w >= 0 && dw.w >= 0 && (pw.bias >= 0 || pw.gamma >= 0) &&
-                    (dw.bias >= 0 || dw.gamma >= 0),
-                "partita: cpu: this composite (Step) is not a 1×1 conv2d stage then a depthwise conv2d stage, "
-                "each with a bias or a batch norm");
-  static constexpr shape x_shape = Step::body(Step::body_arg(pw.main_node, 0)).out;
-  static constexpr shape mid_shape = Step::body(split).out;
-  static constexpr conv_geometry g1 = make_conv_geometry(x_shape, Step::body(Step::body_arg(pw.main_node, 1)).out,
-                                                         mid_shape, *Step::body(pw.main_node).at);
-  static constexpr conv_geometry g2 = make_conv_geometry(mid_shape, Step::body(Step::body_arg(dw.main_node, 1)).out,
-                                                         Step::node.out, *Step::body(dw.main_node).at);
-  static_assert(reads_input_in_place(g1) && g1.groups == 1 && is_depthwise(g2) && g2.og == 1,
-                "partita: cpu: the expand stage must be an unpadded 1×1 conv2d of stride 1, the second a depthwise one");
-
-  static constexpr int mr = conv_block::mr, nr = conv_block::nr;
-  static constexpr int panels = (g1.o + mr - 1) / mr;  // the unit of work: mr expanded channels
-  static constexpr int tiles = (g1.npos + nr - 1) / nr;
-  // The last tile of positions runs past the image: its B rows are staged, zero-padded, once per image.
-  static constexpr bool staged_tail = g1.npos % nr != 0;
-  static constexpr auto boff1 = conv_offsets<static_cast<std::size_t>(g1.k)>(g1);
-  static constexpr auto boff2 = conv_offsets<static_cast<std::size_t>(g2.k)>(g2);
-  static constexpr depthwise_blocking dw_block = depthwise_block(g2);
-  static constexpr std::ptrdiff_t mid_plane = static_cast<std::ptrdiff_t>(g1.oh) * g1.ow;
-  static constexpr std::ptrdiff_t out_plane = static_cast<std::ptrdiff_t>(g2.oh) * g2.ow;
-  static constexpr std::size_t mid_floats = static_cast<std::size_t>(mr) * static_cast<std::size_t>(mid_plane);
-  static constexpr std::ptrdiff_t in_image = static_cast<std::ptrdiff_t>(g1.c) * mid_plane;
-  // The step's cost for the thread split, either layout.
-  static constexpr double flops = 2.0 * g1.o * g1.k * g1.npos + 2.0 * g2.o * g2.k * static_cast<double>(out_plane) +
-                                  moved_cost * static_cast<double>(g2.o) * static_cast<double>(mid_plane);
-
-  // Packed: the 1×1 panels, its bias (readable for a whole panel past the last channel), the
-  // depthwise weights [channel][kh · kw], their bias.
-  static constexpr std::size_t pw_bias_at = packed_conv_floats(g1);
-  static constexpr std::size_t dw_at = pw_bias_at + static_cast<std::size_t>(g1.o + mr);
-  static constexpr std::size_t dw_bias_at = dw_at + static_cast<std::size_t>(g2.o) * static_cast<std::size_t>(g2.k);
-  static constexpr std::size_t packed_floats = dw_bias_at + static_cast<std::size_t>(g2.o);
-
-  static void pack(float* dst, const float* const* in) {
-    std::vector<float> w(static_cast<std::size_t>(g1.o) * static_cast<std::size_t>(g1.k));
-    std::fill(dst + pw_bias_at, dst + dw_at, 0.f);
-    fold_stage(pw, in, w.size(), g1.o, w.data(), dst + pw_bias_at);
-    pack_conv_weights(g1, w.data(), dst);
-    fold_stage(dw, in, static_cast<std::size_t>(g2.o) * static_cast<std::size_t>(g2.k), g2.o, dst + dw_at,
-               dst + dw_bias_at);
-  }
-
-  // Channels-last (the plan's choice; the input and the output alike, `layout_role::same`).
-  static constexpr bool nhwc = out_layout_of<Step>() == tensor_layout::channels_last;
-  static_assert(nhwc == (in_layout_of<Step>(pw.x) == tensor_layout::channels_last),
-                "partita: cpu: a channels-last expansion reads a channels-last input");
-  static constexpr matmul_geometry row_geo = expand_row_geometry(g1);
-  // Packed for NHWC: the expansion's B, its column bias (readable for a whole panel past the
-  // last channel), the depthwise weights [kh · kw][padded channels], their padded bias.
-  static constexpr std::size_t nhwc_bias_at = matmul_packed_b_floats(row_geo);
-  static constexpr std::size_t nhwc_dw_at = nhwc_bias_at + static_cast<std::size_t>(g1.o + 4 * W);
-  static constexpr std::size_t nhwc_dw_bias_at = nhwc_dw_at + nhwc_taps_floats(g2);
-  static constexpr std::size_t nhwc_floats = nhwc_dw_bias_at + static_cast<std::size_t>(padded_channels(g2.o));
-
-  static void pack_nhwc(float* dst, const float* const* in) {
-    std::vector<float> w1(static_cast<std::size_t>(g1.o) * static_cast<std::size_t>(g1.k));
-    std::vector<float> w2(static_cast<std::size_t>(g2.o) * static_cast<std::size_t>(g2.k));
-    std::fill(dst + nhwc_bias_at, dst + nhwc_floats, 0.f);
-    fold_stage(pw, in, w1.size(), g1.o, w1.data(), dst + nhwc_bias_at);
-    pack_nhwc_conv(row_geo, w1.data(), dst);
-    fold_stage(dw, in, w2.size(), g2.o, w2.data(), dst + nhwc_dw_bias_at);
-    pack_nhwc_taps(g2, w2.data(), dst + nhwc_dw_at);
-  }
-
-  static void prepare(state& st, const float* const* in, int step) {
-    if constexpr (nhwc) {
-      float* dst = st.reserve(step, nhwc_floats);
-      st.need_scratch(0, expand_depthwise_nhwc_scratch(g1, g2));
-      if (in[pw.w]) pack_nhwc(dst, in);
-    } else {
-      float* dst = st.reserve(step, packed_floats);
-      st.need_scratch(staged_tail ? static_cast<std::size_t>(g1.c) * nr : 0, mid_floats + depthwise_scratch(g2));
-      if (in[pw.w]) pack(dst, in);
-    }
-  }
-
-  static void run(state& st, const float* const* in, float* out, int step) {
-    if constexpr (nhwc) run_nhwc(st, in, out, step);
-    else run_planar(st, in, out, step);
-  }
-
-  // Channels-last: split by output rows, the shares of the chain's other steps (`row_share`).
-  static void run_nhwc(state& st, const float* const* in, float* out, int step) {
-    const float* packed = st.packed(step);
-    const int tasks = tasks_for(flops, st.workers(), g2.oh);
-    epilogue e1;
-    e1.bias = packed + nhwc_bias_at;
-    e1.act = pw.act;
-    e1.lo = pw.lo;
-    e1.hi = pw.hi;
-    for (int b = 0; b < g1.batch; ++b) {
-      const float* xb = in[pw.x] + b * in_image;
-      float* yb = out + b * static_cast<std::ptrdiff_t>(g2.o) * out_plane;
-      st.parallel(tasks, [&](int t) {
-        const int r0 = row_share(g2.oh, t, tasks), r1 = row_share(g2.oh, t + 1, tasks);
-        with_matmul_tile(row_geo.m, [&]<int MR, int NV>() {
-          expand_depthwise_nhwc_rows<g2, dw.act, MR, NV>(g1, xb, packed, e1, packed + nhwc_dw_at,
-                                                          packed + nhwc_dw_bias_at, dw.lo, dw.hi, yb, r0, r1,
-                                                          st.thread_scratch(t));
-        });
-      });
-    }
-  }
-
-  // Split by panels: a thread expands its channels and convolves them, reading only the input
-  // image (shared, in L2) and its own scratch.
-  static void run_planar(state& st, const float* const* in, float* out, int step) {
-    const float* packed = st.packed(step);
-    const float* x = in[pw.x];
-    float* staged = st.shared_scratch();
-    const int tasks = tasks_for(flops, st.workers(), panels);
-    for (int b = 0; b < g1.batch; ++b) {
-      const float* xb = x + b * in_image;
-      float* yb = out + b * static_cast<std::ptrdiff_t>(g2.o) * out_plane;
-      if constexpr (staged_tail) stage_last_tile(g1, xb, tiles - 1, staged);
-      st.parallel(tasks, [&](int t) {
-        float* mid = st.thread_scratch(t);
-        float* planes = mid + mid_floats;
-        zero_depthwise_scratch(g2, planes);
-        for (int p = panels * t / tasks; p < panels * (t + 1) / tasks; ++p) panel(packed, xb, staged, mid, planes, yb, p);
-      });
-    }
-  }
-
-  /// Expands channels [p · mr, p · mr + mr) of one image into `mid`, then convolves them into
-  /// their output planes, `planes` holding the depthwise copies.
-  static void panel(const float* packed, const float* xb, const float* staged, float* mid, float* planes, float* yb,
-                    int p) {
-    // The panel seen as a convolution of its own: one panel of output channels, whose packed
-    // weights and bias start at the panel's.
-    conv_geometry gp = g1;
-    gp.o = gp.og = std::min(mr, g1.o - p * mr);
-    epilogue e;
-    e.bias = packed + pw_bias_at + p * mr;
-    e.bias_per_row = true;
-    e.act = pw.act;
-    e.lo = pw.lo;
-    e.hi = pw.hi;
-    conv_tiles(gp, boff1.data(), packed + static_cast<std::ptrdiff_t>(p) * g1.k * mr, xb, mid, e, 0, 0, 1, 0, tiles,
-               staged_tail ? tiles - 1 : 1 << 30, staged);
-    // `mid` holds the panel's channels only: seen from it, they are channels [0, gp.o).
-    const std::ptrdiff_t c0 = static_cast<std::ptrdiff_t>(p) * mr;
-    depthwise_channels<dw_block.rows, dw_block.vecs, g2.k, dw.act>(
-        g2, boff2.data(), mid, packed + dw_at + c0 * g2.k, packed + dw_bias_at + c0, nullptr, dw.lo, dw.hi,
-        yb + c0 * out_plane, 0, gp.o, 0, g2.oh, planes);
-  }
-};
-
-}  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/conv_expand_depthwise.hpp ----
-// ---- begin partita/backends/cpu/detail/conv_transpose.hpp ----
-/// cpu conv_transpose2d: a GEMM of the transposed weights by the input, scatter-added into the output.
-// A transposed convolution multiplies each input pixel's channels by the weights and adds the
-// (Cout / groups) × KH × KW products into the output around the pixel's strided position. Per
-// group that is the GEMM cols = Wᵀ · X, with rows (co, kh, kw), depth the group's input
-// channels and columns the input positions, which X holds as rows of contiguous planes (B is
-// read in place); each MR × NR tile the micro-kernel leaves in registers is scatter-added into
-// the output (col2im) while it is hot, so no column matrix is ever stored. Threads own disjoint
-// sets of output channels (units of whole weight panels), so no two ever add to one output.
-
-
-namespace partita::detail::cpu {
-
-/// Shapes of one conv_transpose2d (conv2d's fields, read the same way: c and o are the input
-/// and output channels, cg and og the group's) and how its GEMM is cut.
-struct conv_transpose_geometry : conv_geometry {
-  int rows = 0;           // per group: og · kh · kw GEMM rows (co, kh, kw); the depth is cg
-  int panels = 0;         // per group: panels of conv_block::mr rows
-  int unit_channels = 1;  // output channels per unit: a whole number of panels
-  int units = 1;          // per group
-};
-
-constexpr conv_transpose_geometry make_conv_transpose_geometry(const shape& x, const shape& wt, const shape& y,
-                                                               const attrs& a) {
-  conv_transpose_geometry g{make_conv_geometry(x, wt, y, a)};
-  const int taps = g.kh * g.kw, mr = conv_block::mr;
-  g.rows = g.og * taps;
-  g.panels = (g.rows + mr - 1) / mr;
-  // A unit starts on a panel boundary: the fewest channels whose rows fill whole panels.
-  g.unit_channels = mr / std::gcd(taps, mr);
-  g.units = (g.og + g.unit_channels - 1) / g.unit_channels;
-  return g;
-}
-
-constexpr std::size_t packed_conv_transpose_floats(const conv_transpose_geometry& g) {
-  return static_cast<std::size_t>(g.groups) * static_cast<std::size_t>(g.panels) * static_cast<std::size_t>(g.cg) *
-         static_cast<std::size_t>(conv_block::mr);
-}
-
-/// Packs the (Cin, Cout / groups, KH, KW) weights as Wᵀ per group: [group][panel][ci][MR], row
-/// m of a panel being (co, kh, kw) (rows past the group's are zero); with `scale` (a folded
-/// batch norm), each output channel's weights times its scale.
-inline void pack_conv_transpose_weights(const conv_transpose_geometry& g, const float* w, float* packed,
-                                        const double* scale = nullptr) {
-  constexpr int MR = conv_block::mr;
-  for (int gr = 0; gr < g.groups; ++gr)
-    for (int p = 0; p < g.panels; ++p) {
-      float* dst = packed + (static_cast<std::ptrdiff_t>(gr) * g.panels + p) * static_cast<std::ptrdiff_t>(g.cg) * MR;
-      for (int ci = 0; ci < g.cg; ++ci) {
-        const float* src = w + static_cast<std::ptrdiff_t>(gr * g.cg + ci) * g.rows;
-        for (int m = 0; m < MR; ++m) {
-          const int row = p * MR + m;
-          const float v = row < g.rows ? src[row] : 0.f;
-          dst[static_cast<std::ptrdiff_t>(ci) * MR + m] =
-              scale && row < g.rows ? static_cast<float>(v * scale[gr * g.og + row / (g.kh * g.kw)]) : v;
-        }
-      }
-    }
-}
-
-/// Adds GEMM row `row` = (co, i, j) of positions [q0, q0 + n) (`src`) into output plane `y` of
-/// channel co: position (ih, iw) lands on (ih · sh - ph + i · dh, iw · sw - pw + j · dw) when
-/// that is inside the output.
-inline void scatter_row(const conv_transpose_geometry& g, int row, const float* src, int q0, int n, float* y) {
-  const int tap = row % (g.kh * g.kw), i = tap / g.kw, j = tap % g.kw;
-  const int shift_w = j * g.dw - g.pw;
-  // Input columns whose output column is inside: iw · sw + shift_w in [0, ow).
-  const int iw_lo = shift_w >= 0 ? 0 : (-shift_w + g.sw - 1) / g.sw;
-  const int iw_hi = std::min(g.w, g.ow - 1 - shift_w < 0 ? 0 : (g.ow - 1 - shift_w) / g.sw + 1);
-  for (int k = 0; k < n;) {
-    const int q = q0 + k, ih = q / g.w, iw0 = q % g.w;
-    const int len = std::min(n - k, g.w - iw0);  // the run of input row ih in the tile
-    const int oh = ih * g.sh - g.ph + i * g.dh;
-    const int a = std::max(iw0, iw_lo), b = std::min(iw0 + len, iw_hi);
-    if (oh >= 0 && oh < g.oh && a < b) {
-      const float* s = src + k + (a - iw0);
-      float* d = y + static_cast<std::ptrdiff_t>(oh) * g.ow + a * g.sw + shift_w;
-      if (g.sw == 1) {
-        map2(d, s, d, b - a, [](const vec& u, const vec& v) { return u + v; });
-      } else {
-        for (int t = 0; t < b - a; ++t) d[static_cast<std::ptrdiff_t>(t) * g.sw] += s[t];
-      }
-    }
-    k += len;
-  }
-}
-
-/// Units [u0, u1) of the whole transposed convolution: unit u is image u / (groups · units),
-/// group (u / units) mod groups, output channels [k · unit_channels, ...) of the group with k =
-/// u mod units. `scratch` holds cg · NR floats (the last, partial tile of positions). With `e`
-/// (a fused composite), once a unit's planes hold all their sums, each is finished while still
-/// in cache: `act(y + bias + residual)`, the bias one value per output channel, the residual
-/// shaped like the output.
-inline void conv_transpose_units(const conv_transpose_geometry& g, const float* packed, const float* x, float* y, int u0,
-                                 int u1, float* scratch, const epilogue* e = nullptr) {
-  constexpr int MR = conv_block::mr, NV = conv_block::nv, NR = conv_block::nr;
-  const int positions = g.h * g.w, taps = g.kh * g.kw;
-  const std::ptrdiff_t out_plane = static_cast<std::ptrdiff_t>(g.oh) * g.ow;
-  for (int u = u0; u < u1; ++u) {
-    const int image = u / (g.groups * g.units), gr = u / g.units % g.groups, k = u % g.units;
-    const int co0 = k * g.unit_channels, co1 = std::min(g.og, co0 + g.unit_channels);
-    const int row0 = co0 * taps, row1 = co1 * taps;
-    float* yg = y + (static_cast<std::ptrdiff_t>(image) * g.o + static_cast<std::ptrdiff_t>(gr) * g.og) * out_plane;
-    std::fill(yg + co0 * out_plane, yg + co1 * out_plane, 0.f);
-    const float* xg = x + (static_cast<std::ptrdiff_t>(image) * g.c + static_cast<std::ptrdiff_t>(gr) * g.cg) * positions;
-    const float* ag = packed + static_cast<std::ptrdiff_t>(gr) * g.panels * g.cg * MR;
-    for (int q0 = 0; q0 < positions; q0 += NR) {
-      const int n = std::min(NR, positions - q0);
-      const float* b = xg + q0;
-      std::ptrdiff_t ldb = positions;
-      if (n < NR) {  // the micro-kernel reads NR columns: copy the last ones, zero-padded
-        for (int ci = 0; ci < g.cg; ++ci) {
-          float* row = scratch + static_cast<std::ptrdiff_t>(ci) * NR;
-          std::memcpy(row, xg + static_cast<std::ptrdiff_t>(ci) * positions + q0, sizeof(float) * static_cast<std::size_t>(n));
-          std::fill(row + n, row + NR, 0.f);
-        }
-        b = scratch;
-        ldb = NR;
-      }
-      for (int p = row0 / MR; p * MR < row1; ++p) {
-        alignas(64) float tile[MR * NR];
-        micro_kernel<MR, NV, true, false>(g.cg, ag + static_cast<std::ptrdiff_t>(p) * g.cg * MR, 0, b, ldb, nullptr, tile,
-                                          NR, false, nullptr);
-        for (int m = 0; m < MR && p * MR + m < row1; ++m) {
-          const int row = p * MR + m;
-          scatter_row(g, row, tile + m * NR, q0, n, yg + (row / taps) * out_plane);
-        }
-      }
-    }
-    if (!e) continue;
-    for (int co = co0; co < co1; ++co) {
-      const int oc = gr * g.og + co;
-      float* plane = yg + co * out_plane;
-      const float* res = e->residual ? e->residual + (static_cast<std::ptrdiff_t>(image) * g.o + oc) * out_plane : nullptr;
-      finish_segment(plane, plane, static_cast<int>(out_plane), e->bias ? e->bias[oc] : 0.f, res, *e);
-    }
-  }
-}
-
-/// conv_transpose2d steps, alone or fused with what follows (`cpu.conv_transpose2d_*`: a bias, a
-/// batch norm folded into the weights and bias at bind, a residual add, an activation): weights
-/// packed at bind when they are bound weights, at every run otherwise; the units split
-/// statically across threads, each finishing its planes (`conv_transpose_units`).
-template <class Step>
-struct conv_transpose_kernel {
-  static constexpr gemm_step info = analyse<Step>();
-  static_assert(info.ok && info.main == op_id::conv_transpose2d,
-                "partita: cpu: this composite (Step) is not one the cpu backend fuses");
-  static constexpr bool fused = Step::op == op_id::call;
-  static constexpr const graph_node& main = fused ? Step::body(info.main_node) : Step::node;
-  static constexpr shape x_shape = fused ? Step::body(Step::body_arg(info.main_node, 0)).out : Step::arg(0).out;
-  static constexpr shape w_shape = fused ? Step::body(Step::body_arg(info.main_node, 1)).out : Step::arg(1).out;
-  static constexpr conv_transpose_geometry geo = make_conv_transpose_geometry(x_shape, w_shape, main.out, *main.at);
-  static constexpr bool constant_weight = fused || Step::arg(1).op == op_id::weight;
-  static constexpr bool has_bias = info.bias >= 0 || info.gamma >= 0;
-  static constexpr bool has_epilogue = has_bias || info.residual >= 0 || info.act != activation::none;
-  static constexpr bool packs_weights = constant_weight && Step::arg(info.x).op != op_id::weight &&
-                                        (info.residual < 0 || Step::arg(info.residual).op != op_id::weight);
-  static constexpr std::size_t packed_floats = packed_conv_transpose_floats(geo);
-  static constexpr std::size_t bias_floats = has_bias ? static_cast<std::size_t>(geo.o) : 0;
-
-  // The weights (with a batch norm folded: w' = w · s, b' = (b - mean) · s + beta, s = gamma /
-  // sqrt(var + eps), as the conv2d kernels fold it) and the bias after them.
-  static void pack(float* dst, const float* const* in) {
-    if constexpr (info.gamma >= 0) {
-      std::vector<double> scale(static_cast<std::size_t>(geo.o));
-      float* bias = dst + packed_floats;
-      for (int o = 0; o < geo.o; ++o) {
-        const double sc = static_cast<double>(in[info.gamma][o]) /
-                          std::sqrt(static_cast<double>(in[info.var][o]) + static_cast<double>(info.epsilon));
-        scale[static_cast<std::size_t>(o)] = sc;
-        const double b = info.bias >= 0 ? in[info.bias][o] : 0.0;
-        bias[o] = static_cast<float>((b - in[info.mean][o]) * sc + in[info.beta][o]);
-      }
-      pack_conv_transpose_weights(geo, in[info.w], dst, scale.data());
-    } else {
-      pack_conv_transpose_weights(geo, in[info.w], dst);
-      if constexpr (info.bias >= 0) std::copy(in[info.bias], in[info.bias] + geo.o, dst + packed_floats);
-    }
-  }
-
-  static void prepare(state& st, const float* const* in, int step) {
-    float* dst = st.reserve(step, packed_floats + bias_floats);
-    st.need_scratch(0, static_cast<std::size_t>(geo.cg) * conv_block::nr);
-    if constexpr (constant_weight) {
-      if (in[info.w]) pack(dst, in);
-    }
-  }
-
-  static void run(state& st, const float* const* in, float* out, int step) {
-    float* packed = st.packed(step);
-    if constexpr (!constant_weight) pack(packed, in);
-    epilogue e;
-    e.bias = has_bias ? packed + packed_floats : nullptr;
-    e.residual = info.residual >= 0 ? in[info.residual] : nullptr;
-    e.act = info.act;
-    e.lo = info.lo;
-    e.hi = info.hi;
-    constexpr int units = geo.batch * geo.groups * geo.units;
-    constexpr double flops = 2.0 * geo.batch * geo.o * geo.cg * geo.kh * geo.kw * geo.h * geo.w;
-    const int tasks = tasks_for(flops, st.workers(), units);
-    st.parallel(tasks, [&](int t) {
-      conv_transpose_units(geo, packed, in[info.x], out, units * t / tasks, units * (t + 1) / tasks, st.thread_scratch(t),
-                           has_epilogue ? &e : nullptr);
-    });
-  }
-};
-
-}  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/conv_transpose.hpp ----
-// ---- begin partita/backends/cpu/detail/gemm_kernel.hpp ----
-/// The cpu kernel for dense and conv2d steps, alone or fused with their epilogue.
+// ---- begin partita/backends/cpu/detail/conv_pointwise_nhwc.hpp ----
+/// cpu 1×1 conv2d (stride 1, unpadded, one group) from NHWC to NHWC over a run of positions,
+/// a position's output channels in the vector lanes and every input value broadcast.
+// On NHWC values a 1×1 convolution is a GEMM of the positions [n × c] by the weights [c × o].
+// matmul's loops (row blocks, depth passes, a tile epilogue chosen at run time) cost more than
+// the product itself where the depth is small: MobileNetV2's expansions, 16 → 96 channels, ran
+// at 70 GFLOP/s through them on one Cascade Lake core against 110 here. This kernel keeps
+// nothing but the loop over the depth: each tile of positions × two channel vectors starts
+// from the bias, runs every input channel, and stores through its activation (a template
+// argument) straight from the registers.
 
 // ---- begin partita/backends/cpu/detail/conv_nhwc_direct.hpp ----
 /// cpu conv2d of one group writing NHWC directly (a network's first layer, and the wide kernel
@@ -16037,6 +15580,532 @@ inline void direct_nhwc_rows(const conv_geometry& g, const float* x, bool nhwc_i
 
 }  // namespace partita::detail::cpu
 // ---- end partita/backends/cpu/detail/conv_nhwc_direct.hpp ----
+
+namespace partita::detail::cpu {
+
+/// True for the 1×1 convolutions that run `pointwise_nhwc`: NHWC in and out, and a depth whose
+/// panel of weights (two vectors per input channel) stays in L1 for the whole pass over the
+/// positions. Deeper ones keep matmul's depth passes.
+constexpr bool nhwc_pointwise(const conv_geometry& g) { return nhwc_reads_in_place(g) && g.groups == 1 && g.c <= 256; }
+
+/// Positions per tile of `pointwise_nhwc`: 24 accumulators for two vectors, leaving registers
+/// for the weights and the broadcast value (AVX-512 has 32, AVX 16).
+constexpr int pointwise_positions(int vb) { return W >= 16 ? 24 / vb : 12 / vb; }
+
+/// Q positions (`c` floats apart in `x`, `o` in `y` and the residual) by VB output channel
+/// vectors of panel `w` (`pack_nhwc_hwio`'s: two vectors per input channel): act(x · w + bias
+/// + residual). `bias` holds VB vectors or is null, the residual is null or NHWC like `y`; the
+/// last vector stores `n_last` channels.
+template <int Q, int VB, activation A>
+inline void pointwise_tile(const float* x, int c, const float* w, const float* bias, const float* residual, float lo,
+                           float hi, float* y, std::ptrdiff_t o, int n_last) {
+  constexpr int P = wide_panel();
+  vec acc[std::size_t{Q}][std::size_t{VB}];
+#pragma GCC unroll 2
+  for (int v = 0; v < VB; ++v) {
+    const vec b = bias ? simd::load(bias + v * W) : simd::splat(0.f);
+#pragma GCC unroll 24
+    for (int u = 0; u < Q; ++u) acc[u][v] = b;
+  }
+#pragma GCC unroll 2
+  for (int ci = 0; ci < c; ++ci) {
+    vec wk[std::size_t{VB}];
+#pragma GCC unroll 2
+    for (int v = 0; v < VB; ++v) wk[v] = simd::load(w + ci * P + v * W);
+#pragma GCC unroll 24
+    for (int u = 0; u < Q; ++u) {
+      const vec xv = simd::splat(x[u * c + ci]);
+#pragma GCC unroll 2
+      for (int v = 0; v < VB; ++v) acc[u][v] = simd::fma(xv, wk[v], acc[u][v]);
+    }
+  }
+#pragma GCC unroll 24
+  for (int u = 0; u < Q; ++u)
+#pragma GCC unroll 2
+    for (int v = 0; v < VB; ++v) {
+      const std::ptrdiff_t at = u * o + v * W;
+      store_nhwc<A>(acc[u][v], residual ? residual + at : nullptr, y + at, v + 1 < VB ? W : n_last, lo, hi);
+    }
+}
+
+/// `n` consecutive positions of a 1×1 convolution (`nhwc_pointwise`) from NHWC `x` (`c`
+/// channels) to NHWC `y` (`o` channels): `w` packed by `pack_nhwc_hwio`, `bias` padded to
+/// whole panels or null, the residual NHWC like `y` or null, activation A. Each panel of two
+/// output vectors runs over all the positions before the next, so that its weights stay in L1;
+/// a last odd vector runs alone.
+template <activation A>
+inline void pointwise_nhwc(const float* x, int c, const float* w, int o, const float* bias, const float* residual,
+                           float lo, float hi, float* y, std::ptrdiff_t n) {
+  const int vectors = padded_channels(o) / W;
+  for (int v = 0; v < vectors; v += 2) {
+    const float* wv = w + static_cast<std::ptrdiff_t>(v / 2) * c * wide_panel();
+    const float* bv = bias ? bias + v * W : nullptr;
+    const std::ptrdiff_t at = v * W;
+    const auto run = [&]<int VB>() {
+      constexpr int Q = pointwise_positions(VB);
+      const int n_last = std::min(W, o - (v + VB - 1) * W);
+      std::ptrdiff_t p = 0;
+      for (; p + Q <= n; p += Q)
+        pointwise_tile<Q, VB, A>(x + p * c, c, wv, bv, residual ? residual + p * o + at : nullptr, lo, hi,
+                                 y + p * o + at, o, n_last);
+      for (; p < n; ++p)
+        pointwise_tile<1, VB, A>(x + p * c, c, wv, bv, residual ? residual + p * o + at : nullptr, lo, hi,
+                                 y + p * o + at, o, n_last);
+    };
+    if (v + 2 <= vectors) run.template operator()<2>();
+    else run.template operator()<1>();
+  }
+}
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/conv_pointwise_nhwc.hpp ----
+
+namespace partita::detail::cpu {
+
+/// Rows of the expanded image that `expand_depthwise_nhwc_rows` keeps: one depthwise window's.
+constexpr int expand_ring_rows(const conv_geometry& g2) { return (g2.kh - 1) * g2.dh + 1; }
+
+/// Per-thread scratch of `expand_depthwise_nhwc_rows`: the ring of expanded rows.
+constexpr std::size_t expand_depthwise_nhwc_scratch(const conv_geometry& g1, const conv_geometry& g2) {
+  return static_cast<std::size_t>(expand_ring_rows(g2)) * static_cast<std::size_t>(g1.ow) *
+         static_cast<std::size_t>(g1.o);
+}
+
+/// Output rows [r0, r1) of one NHWC image of a 1×1 expansion (`g1`) read by a depthwise
+/// convolution (`G2`, with activation A), the expanded value never leaving the core: each
+/// expanded row is computed once into a ring of `expand_ring_rows(G2)` rows (the rows of a
+/// thread's first window that lie above r0 are computed by its neighbour too), and every output
+/// row convolves the ring rows its window covers.
+/// `w1` is the expansion's weights (`pack_nhwc_hwio`), `e1` its padded column bias and bounds,
+/// A1 its activation; `w2`, `bias2` are the depthwise weights and bias as `depthwise_nhwc_row`
+/// reads them. `y` is the whole output image, `scratch` holds
+/// `expand_depthwise_nhwc_scratch(g1, G2)` floats.
+template <conv_geometry G2, activation A1, activation A>
+inline void expand_depthwise_nhwc_rows(const conv_geometry& g1, const float* x, const float* w1, const epilogue& e1,
+                                       const float* w2, const float* bias2, float lo2, float hi2, float* y, int r0,
+                                       int r1, float* scratch) {
+  constexpr conv_geometry g2 = G2;
+  constexpr int span = expand_ring_rows(g2);
+  const std::ptrdiff_t mid_row = static_cast<std::ptrdiff_t>(g1.ow) * g1.o;
+  const std::ptrdiff_t x_row = static_cast<std::ptrdiff_t>(g1.w) * g1.c;
+  constexpr std::ptrdiff_t y_row = static_cast<std::ptrdiff_t>(g2.ow) * g2.c;
+  float* ring = scratch;
+  int next = 0;  // the first expanded row not computed yet
+  for (int r = r0; r < r1; ++r) {
+    const int top = r * g2.sh - g2.ph, bottom = std::min(g2.h - 1, top + span - 1);
+    for (int ih = std::max({next, top, 0}); ih <= bottom; ++ih)
+      pointwise_nhwc<A1>(x + ih * x_row, g1.c, w1, g1.o, e1.bias, nullptr, e1.lo, e1.hi, ring + (ih % span) * mid_row,
+                         g1.ow);
+    next = std::max(next, bottom + 1);
+    const float* window[std::size_t{g2.kh}];
+    for (int i = 0; i < g2.kh; ++i) {
+      const int ih = top + i * g2.dh;
+      window[i] = ih >= 0 && ih < g2.h ? ring + (ih % span) * mid_row : nullptr;
+    }
+    depthwise_nhwc_row<G2, A>(window, w2, bias2, nullptr, lo2, hi2, y + r * y_row);
+  }
+}
+
+/// In a composite of two conv2d stages, the body index of the value the second convolution
+/// reads (the first stage's last node); -1 for any other step.
+template <class S>
+constexpr int expand_stage_end() {
+  if constexpr (S::op != op_id::call) {
+    return -1;
+  } else {
+    int convs = 0, end = -1;
+    for (int i = 0; i < S::body_size(); ++i)
+      if (S::body(i).op == op_id::conv2d && ++convs == 2) end = S::body_arg(i, 0);
+    return convs == 2 ? end : -1;
+  }
+}
+
+/// True for a `cpu.conv2d_expand_depthwise` step.
+template <class S>
+constexpr bool expand_depthwise_composite() {
+  return expand_stage_end<S>() >= 0;
+}
+
+/// A stage's weights (`n` floats) and per-channel bias as its kernel runs them: its bias, or
+/// its batch norm folded in.
+inline void fold_stage(const gemm_step& info, const float* const* in, std::size_t n, int channels, float* w,
+                       float* bias) {
+  std::copy(in[info.w], in[info.w] + n, w);
+  if (info.gamma >= 0) fold_batch_norm(info, in, channels, n / static_cast<std::size_t>(channels), w, bias);
+  else std::copy(in[info.bias], in[info.bias] + channels, bias);
+}
+
+/// The kernel of a `cpu.conv2d_expand_depthwise` step: x → 1×1 conv2d + bias or batch norm
+/// (→ activation) → depthwise conv2d + bias or batch norm (→ activation).
+template <class Step>
+struct expand_depthwise_kernel {
+  static constexpr int split = expand_stage_end<Step>();
+  static constexpr gemm_step pw = analyse_fused<Step>(0, split);
+  static constexpr gemm_step dw = analyse_fused<Step>(split + 1, Step::body_size() - 1);
+  static_assert(pw.ok && dw.ok && pw.main == op_id::conv2d && dw.main == op_id::conv2d && pw.residual < 0 &&
+                    dw.residual < 0 && pw.w >= 0 && dw.w >= 0 && (pw.bias >= 0 || pw.gamma >= 0) &&
+                    (dw.bias >= 0 || dw.gamma >= 0),
+                "partita: cpu: this composite (Step) is not a 1×1 conv2d stage then a depthwise conv2d stage, "
+                "each with a bias or a batch norm");
+  static constexpr shape x_shape = Step::body(Step::body_arg(pw.main_node, 0)).out;
+  static constexpr shape mid_shape = Step::body(split).out;
+  static constexpr conv_geometry g1 = make_conv_geometry(x_shape, Step::body(Step::body_arg(pw.main_node, 1)).out,
+                                                         mid_shape, *Step::body(pw.main_node).at);
+  static constexpr conv_geometry g2 = make_conv_geometry(mid_shape, Step::body(Step::body_arg(dw.main_node, 1)).out,
+                                                         Step::node.out, *Step::body(dw.main_node).at);
+  static_assert(reads_input_in_place(g1) && g1.groups == 1 && is_depthwise(g2) && g2.og == 1,
+                "partita: cpu: the expand stage must be an unpadded 1×1 conv2d of stride 1, the second a depthwise one");
+
+  static constexpr int mr = conv_block::mr, nr = conv_block::nr;
+  static constexpr int panels = (g1.o + mr - 1) / mr;  // the unit of work: mr expanded channels
+  static constexpr int tiles = (g1.npos + nr - 1) / nr;
+  // The last tile of positions runs past the image: its B rows are staged, zero-padded, once per image.
+  static constexpr bool staged_tail = g1.npos % nr != 0;
+  static constexpr auto boff1 = conv_offsets<static_cast<std::size_t>(g1.k)>(g1);
+  static constexpr auto boff2 = conv_offsets<static_cast<std::size_t>(g2.k)>(g2);
+  static constexpr depthwise_blocking dw_block = depthwise_block(g2);
+  static constexpr std::ptrdiff_t mid_plane = static_cast<std::ptrdiff_t>(g1.oh) * g1.ow;
+  static constexpr std::ptrdiff_t out_plane = static_cast<std::ptrdiff_t>(g2.oh) * g2.ow;
+  static constexpr std::size_t mid_floats = static_cast<std::size_t>(mr) * static_cast<std::size_t>(mid_plane);
+  static constexpr std::ptrdiff_t in_image = static_cast<std::ptrdiff_t>(g1.c) * mid_plane;
+  // The step's cost for the thread split, either layout.
+  static constexpr double flops = 2.0 * g1.o * g1.k * g1.npos + 2.0 * g2.o * g2.k * static_cast<double>(out_plane) +
+                                  moved_cost * static_cast<double>(g2.o) * static_cast<double>(mid_plane);
+
+  // Packed: the 1×1 panels, its bias (readable for a whole panel past the last channel), the
+  // depthwise weights [channel][kh · kw], their bias.
+  static constexpr std::size_t pw_bias_at = packed_conv_floats(g1);
+  static constexpr std::size_t dw_at = pw_bias_at + static_cast<std::size_t>(g1.o + mr);
+  static constexpr std::size_t dw_bias_at = dw_at + static_cast<std::size_t>(g2.o) * static_cast<std::size_t>(g2.k);
+  static constexpr std::size_t packed_floats = dw_bias_at + static_cast<std::size_t>(g2.o);
+
+  static void pack(float* dst, const float* const* in) {
+    std::vector<float> w(static_cast<std::size_t>(g1.o) * static_cast<std::size_t>(g1.k));
+    std::fill(dst + pw_bias_at, dst + dw_at, 0.f);
+    fold_stage(pw, in, w.size(), g1.o, w.data(), dst + pw_bias_at);
+    pack_conv_weights(g1, w.data(), dst);
+    fold_stage(dw, in, static_cast<std::size_t>(g2.o) * static_cast<std::size_t>(g2.k), g2.o, dst + dw_at,
+               dst + dw_bias_at);
+  }
+
+  // Channels-last (the plan's choice; the input and the output alike, `layout_role::same`).
+  static constexpr bool nhwc = out_layout_of<Step>() == tensor_layout::channels_last;
+  static_assert(nhwc == (in_layout_of<Step>(pw.x) == tensor_layout::channels_last),
+                "partita: cpu: a channels-last expansion reads a channels-last input");
+  // Packed for NHWC: the expansion's panels, its column bias (readable for a whole panel past
+  // the last channel), the depthwise weights [kh · kw][padded channels], their padded bias.
+  static constexpr std::size_t nhwc_bias_at = wide_taps_floats(g1);
+  static constexpr std::size_t nhwc_dw_at = nhwc_bias_at + static_cast<std::size_t>(g1.o + 4 * W);
+  static constexpr std::size_t nhwc_dw_bias_at = nhwc_dw_at + nhwc_taps_floats(g2);
+  static constexpr std::size_t nhwc_floats = nhwc_dw_bias_at + static_cast<std::size_t>(padded_channels(g2.o));
+
+  static void pack_nhwc(float* dst, const float* const* in) {
+    std::vector<float> w1(static_cast<std::size_t>(g1.o) * static_cast<std::size_t>(g1.k));
+    std::vector<float> w2(static_cast<std::size_t>(g2.o) * static_cast<std::size_t>(g2.k));
+    std::fill(dst + nhwc_bias_at, dst + nhwc_floats, 0.f);
+    fold_stage(pw, in, w1.size(), g1.o, w1.data(), dst + nhwc_bias_at);
+    pack_nhwc_hwio(g1, w1.data(), dst);
+    fold_stage(dw, in, w2.size(), g2.o, w2.data(), dst + nhwc_dw_bias_at);
+    pack_nhwc_taps(g2, w2.data(), dst + nhwc_dw_at);
+  }
+
+  static void prepare(state& st, const float* const* in, int step) {
+    if constexpr (nhwc) {
+      float* dst = st.reserve(step, nhwc_floats);
+      st.need_scratch(0, expand_depthwise_nhwc_scratch(g1, g2));
+      if (in[pw.w]) pack_nhwc(dst, in);
+    } else {
+      float* dst = st.reserve(step, packed_floats);
+      st.need_scratch(staged_tail ? static_cast<std::size_t>(g1.c) * nr : 0, mid_floats + depthwise_scratch(g2));
+      if (in[pw.w]) pack(dst, in);
+    }
+  }
+
+  static void run(state& st, const float* const* in, float* out, int step) {
+    if constexpr (nhwc) run_nhwc(st, in, out, step);
+    else run_planar(st, in, out, step);
+  }
+
+  // Channels-last: split by output rows, the shares of the chain's other steps (`row_share`).
+  static void run_nhwc(state& st, const float* const* in, float* out, int step) {
+    const float* packed = st.packed(step);
+    const int tasks = tasks_for(flops, st.workers(), g2.oh);
+    epilogue e1;
+    e1.bias = packed + nhwc_bias_at;
+    e1.act = pw.act;
+    e1.lo = pw.lo;
+    e1.hi = pw.hi;
+    for (int b = 0; b < g1.batch; ++b) {
+      const float* xb = in[pw.x] + b * in_image;
+      float* yb = out + b * static_cast<std::ptrdiff_t>(g2.o) * out_plane;
+      st.parallel(tasks, [&](int t) {
+        const int r0 = row_share(g2.oh, t, tasks), r1 = row_share(g2.oh, t + 1, tasks);
+        expand_depthwise_nhwc_rows<g2, pw.act, dw.act>(g1, xb, packed, e1, packed + nhwc_dw_at,
+                                                        packed + nhwc_dw_bias_at, dw.lo, dw.hi, yb, r0, r1,
+                                                        st.thread_scratch(t));
+      });
+    }
+  }
+
+  // Split by panels: a thread expands its channels and convolves them, reading only the input
+  // image (shared, in L2) and its own scratch.
+  static void run_planar(state& st, const float* const* in, float* out, int step) {
+    const float* packed = st.packed(step);
+    const float* x = in[pw.x];
+    float* staged = st.shared_scratch();
+    const int tasks = tasks_for(flops, st.workers(), panels);
+    for (int b = 0; b < g1.batch; ++b) {
+      const float* xb = x + b * in_image;
+      float* yb = out + b * static_cast<std::ptrdiff_t>(g2.o) * out_plane;
+      if constexpr (staged_tail) stage_last_tile(g1, xb, tiles - 1, staged);
+      st.parallel(tasks, [&](int t) {
+        float* mid = st.thread_scratch(t);
+        float* planes = mid + mid_floats;
+        zero_depthwise_scratch(g2, planes);
+        for (int p = panels * t / tasks; p < panels * (t + 1) / tasks; ++p) panel(packed, xb, staged, mid, planes, yb, p);
+      });
+    }
+  }
+
+  /// Expands channels [p · mr, p · mr + mr) of one image into `mid`, then convolves them into
+  /// their output planes, `planes` holding the depthwise copies.
+  static void panel(const float* packed, const float* xb, const float* staged, float* mid, float* planes, float* yb,
+                    int p) {
+    // The panel seen as a convolution of its own: one panel of output channels, whose packed
+    // weights and bias start at the panel's.
+    conv_geometry gp = g1;
+    gp.o = gp.og = std::min(mr, g1.o - p * mr);
+    epilogue e;
+    e.bias = packed + pw_bias_at + p * mr;
+    e.bias_per_row = true;
+    e.act = pw.act;
+    e.lo = pw.lo;
+    e.hi = pw.hi;
+    conv_tiles(gp, boff1.data(), packed + static_cast<std::ptrdiff_t>(p) * g1.k * mr, xb, mid, e, 0, 0, 1, 0, tiles,
+               staged_tail ? tiles - 1 : 1 << 30, staged);
+    // `mid` holds the panel's channels only: seen from it, they are channels [0, gp.o).
+    const std::ptrdiff_t c0 = static_cast<std::ptrdiff_t>(p) * mr;
+    depthwise_channels<dw_block.rows, dw_block.vecs, g2.k, dw.act>(
+        g2, boff2.data(), mid, packed + dw_at + c0 * g2.k, packed + dw_bias_at + c0, nullptr, dw.lo, dw.hi,
+        yb + c0 * out_plane, 0, gp.o, 0, g2.oh, planes);
+  }
+};
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/conv_expand_depthwise.hpp ----
+// ---- begin partita/backends/cpu/detail/conv_transpose.hpp ----
+/// cpu conv_transpose2d: a GEMM of the transposed weights by the input, scatter-added into the output.
+// A transposed convolution multiplies each input pixel's channels by the weights and adds the
+// (Cout / groups) × KH × KW products into the output around the pixel's strided position. Per
+// group that is the GEMM cols = Wᵀ · X, with rows (co, kh, kw), depth the group's input
+// channels and columns the input positions, which X holds as rows of contiguous planes (B is
+// read in place); each MR × NR tile the micro-kernel leaves in registers is scatter-added into
+// the output (col2im) while it is hot, so no column matrix is ever stored. Threads own disjoint
+// sets of output channels (units of whole weight panels), so no two ever add to one output.
+
+
+namespace partita::detail::cpu {
+
+/// Shapes of one conv_transpose2d (conv2d's fields, read the same way: c and o are the input
+/// and output channels, cg and og the group's) and how its GEMM is cut.
+struct conv_transpose_geometry : conv_geometry {
+  int rows = 0;           // per group: og · kh · kw GEMM rows (co, kh, kw); the depth is cg
+  int panels = 0;         // per group: panels of conv_block::mr rows
+  int unit_channels = 1;  // output channels per unit: a whole number of panels
+  int units = 1;          // per group
+};
+
+constexpr conv_transpose_geometry make_conv_transpose_geometry(const shape& x, const shape& wt, const shape& y,
+                                                               const attrs& a) {
+  conv_transpose_geometry g{make_conv_geometry(x, wt, y, a)};
+  const int taps = g.kh * g.kw, mr = conv_block::mr;
+  g.rows = g.og * taps;
+  g.panels = (g.rows + mr - 1) / mr;
+  // A unit starts on a panel boundary: the fewest channels whose rows fill whole panels.
+  g.unit_channels = mr / std::gcd(taps, mr);
+  g.units = (g.og + g.unit_channels - 1) / g.unit_channels;
+  return g;
+}
+
+constexpr std::size_t packed_conv_transpose_floats(const conv_transpose_geometry& g) {
+  return static_cast<std::size_t>(g.groups) * static_cast<std::size_t>(g.panels) * static_cast<std::size_t>(g.cg) *
+         static_cast<std::size_t>(conv_block::mr);
+}
+
+/// Packs the (Cin, Cout / groups, KH, KW) weights as Wᵀ per group: [group][panel][ci][MR], row
+/// m of a panel being (co, kh, kw) (rows past the group's are zero); with `scale` (a folded
+/// batch norm), each output channel's weights times its scale.
+inline void pack_conv_transpose_weights(const conv_transpose_geometry& g, const float* w, float* packed,
+                                        const double* scale = nullptr) {
+  constexpr int MR = conv_block::mr;
+  for (int gr = 0; gr < g.groups; ++gr)
+    for (int p = 0; p < g.panels; ++p) {
+      float* dst = packed + (static_cast<std::ptrdiff_t>(gr) * g.panels + p) * static_cast<std::ptrdiff_t>(g.cg) * MR;
+      for (int ci = 0; ci < g.cg; ++ci) {
+        const float* src = w + static_cast<std::ptrdiff_t>(gr * g.cg + ci) * g.rows;
+        for (int m = 0; m < MR; ++m) {
+          const int row = p * MR + m;
+          const float v = row < g.rows ? src[row] : 0.f;
+          dst[static_cast<std::ptrdiff_t>(ci) * MR + m] =
+              scale && row < g.rows ? static_cast<float>(v * scale[gr * g.og + row / (g.kh * g.kw)]) : v;
+        }
+      }
+    }
+}
+
+/// Adds GEMM row `row` = (co, i, j) of positions [q0, q0 + n) (`src`) into output plane `y` of
+/// channel co: position (ih, iw) lands on (ih · sh - ph + i · dh, iw · sw - pw + j · dw) when
+/// that is inside the output.
+inline void scatter_row(const conv_transpose_geometry& g, int row, const float* src, int q0, int n, float* y) {
+  const int tap = row % (g.kh * g.kw), i = tap / g.kw, j = tap % g.kw;
+  const int shift_w = j * g.dw - g.pw;
+  // Input columns whose output column is inside: iw · sw + shift_w in [0, ow).
+  const int iw_lo = shift_w >= 0 ? 0 : (-shift_w + g.sw - 1) / g.sw;
+  const int iw_hi = std::min(g.w, g.ow - 1 - shift_w < 0 ? 0 : (g.ow - 1 - shift_w) / g.sw + 1);
+  for (int k = 0; k < n;) {
+    const int q = q0 + k, ih = q / g.w, iw0 = q % g.w;
+    const int len = std::min(n - k, g.w - iw0);  // the run of input row ih in the tile
+    const int oh = ih * g.sh - g.ph + i * g.dh;
+    const int a = std::max(iw0, iw_lo), b = std::min(iw0 + len, iw_hi);
+    if (oh >= 0 && oh < g.oh && a < b) {
+      const float* s = src + k + (a - iw0);
+      float* d = y + static_cast<std::ptrdiff_t>(oh) * g.ow + a * g.sw + shift_w;
+      if (g.sw == 1) {
+        map2(d, s, d, b - a, [](const vec& u, const vec& v) { return u + v; });
+      } else {
+        for (int t = 0; t < b - a; ++t) d[static_cast<std::ptrdiff_t>(t) * g.sw] += s[t];
+      }
+    }
+    k += len;
+  }
+}
+
+/// Units [u0, u1) of the whole transposed convolution: unit u is image u / (groups · units),
+/// group (u / units) mod groups, output channels [k · unit_channels, ...) of the group with k =
+/// u mod units. `scratch` holds cg · NR floats (the last, partial tile of positions). With `e`
+/// (a fused composite), once a unit's planes hold all their sums, each is finished while still
+/// in cache: `act(y + bias + residual)`, the bias one value per output channel, the residual
+/// shaped like the output.
+inline void conv_transpose_units(const conv_transpose_geometry& g, const float* packed, const float* x, float* y, int u0,
+                                 int u1, float* scratch, const epilogue* e = nullptr) {
+  constexpr int MR = conv_block::mr, NV = conv_block::nv, NR = conv_block::nr;
+  const int positions = g.h * g.w, taps = g.kh * g.kw;
+  const std::ptrdiff_t out_plane = static_cast<std::ptrdiff_t>(g.oh) * g.ow;
+  for (int u = u0; u < u1; ++u) {
+    const int image = u / (g.groups * g.units), gr = u / g.units % g.groups, k = u % g.units;
+    const int co0 = k * g.unit_channels, co1 = std::min(g.og, co0 + g.unit_channels);
+    const int row0 = co0 * taps, row1 = co1 * taps;
+    float* yg = y + (static_cast<std::ptrdiff_t>(image) * g.o + static_cast<std::ptrdiff_t>(gr) * g.og) * out_plane;
+    std::fill(yg + co0 * out_plane, yg + co1 * out_plane, 0.f);
+    const float* xg = x + (static_cast<std::ptrdiff_t>(image) * g.c + static_cast<std::ptrdiff_t>(gr) * g.cg) * positions;
+    const float* ag = packed + static_cast<std::ptrdiff_t>(gr) * g.panels * g.cg * MR;
+    for (int q0 = 0; q0 < positions; q0 += NR) {
+      const int n = std::min(NR, positions - q0);
+      const float* b = xg + q0;
+      std::ptrdiff_t ldb = positions;
+      if (n < NR) {  // the micro-kernel reads NR columns: copy the last ones, zero-padded
+        for (int ci = 0; ci < g.cg; ++ci) {
+          float* row = scratch + static_cast<std::ptrdiff_t>(ci) * NR;
+          std::memcpy(row, xg + static_cast<std::ptrdiff_t>(ci) * positions + q0, sizeof(float) * static_cast<std::size_t>(n));
+          std::fill(row + n, row + NR, 0.f);
+        }
+        b = scratch;
+        ldb = NR;
+      }
+      for (int p = row0 / MR; p * MR < row1; ++p) {
+        alignas(64) float tile[MR * NR];
+        micro_kernel<MR, NV, true, false>(g.cg, ag + static_cast<std::ptrdiff_t>(p) * g.cg * MR, 0, b, ldb, nullptr, tile,
+                                          NR, false, nullptr);
+        for (int m = 0; m < MR && p * MR + m < row1; ++m) {
+          const int row = p * MR + m;
+          scatter_row(g, row, tile + m * NR, q0, n, yg + (row / taps) * out_plane);
+        }
+      }
+    }
+    if (!e) continue;
+    for (int co = co0; co < co1; ++co) {
+      const int oc = gr * g.og + co;
+      float* plane = yg + co * out_plane;
+      const float* res = e->residual ? e->residual + (static_cast<std::ptrdiff_t>(image) * g.o + oc) * out_plane : nullptr;
+      finish_segment(plane, plane, static_cast<int>(out_plane), e->bias ? e->bias[oc] : 0.f, res, *e);
+    }
+  }
+}
+
+/// conv_transpose2d steps, alone or fused with what follows (`cpu.conv_transpose2d_*`: a bias, a
+/// batch norm folded into the weights and bias at bind, a residual add, an activation): weights
+/// packed at bind when they are bound weights, at every run otherwise; the units split
+/// statically across threads, each finishing its planes (`conv_transpose_units`).
+template <class Step>
+struct conv_transpose_kernel {
+  static constexpr gemm_step info = analyse<Step>();
+  static_assert(info.ok && info.main == op_id::conv_transpose2d,
+                "partita: cpu: this composite (Step) is not one the cpu backend fuses");
+  static constexpr bool fused = Step::op == op_id::call;
+  static constexpr const graph_node& main = fused ? Step::body(info.main_node) : Step::node;
+  static constexpr shape x_shape = fused ? Step::body(Step::body_arg(info.main_node, 0)).out : Step::arg(0).out;
+  static constexpr shape w_shape = fused ? Step::body(Step::body_arg(info.main_node, 1)).out : Step::arg(1).out;
+  static constexpr conv_transpose_geometry geo = make_conv_transpose_geometry(x_shape, w_shape, main.out, *main.at);
+  static constexpr bool constant_weight = fused || Step::arg(1).op == op_id::weight;
+  static constexpr bool has_bias = info.bias >= 0 || info.gamma >= 0;
+  static constexpr bool has_epilogue = has_bias || info.residual >= 0 || info.act != activation::none;
+  static constexpr bool packs_weights = constant_weight && Step::arg(info.x).op != op_id::weight &&
+                                        (info.residual < 0 || Step::arg(info.residual).op != op_id::weight);
+  static constexpr std::size_t packed_floats = packed_conv_transpose_floats(geo);
+  static constexpr std::size_t bias_floats = has_bias ? static_cast<std::size_t>(geo.o) : 0;
+
+  // The weights (with a batch norm folded: w' = w · s, b' = (b - mean) · s + beta, s = gamma /
+  // sqrt(var + eps), as the conv2d kernels fold it) and the bias after them.
+  static void pack(float* dst, const float* const* in) {
+    if constexpr (info.gamma >= 0) {
+      std::vector<double> scale(static_cast<std::size_t>(geo.o));
+      float* bias = dst + packed_floats;
+      for (int o = 0; o < geo.o; ++o) {
+        const double sc = static_cast<double>(in[info.gamma][o]) /
+                          std::sqrt(static_cast<double>(in[info.var][o]) + static_cast<double>(info.epsilon));
+        scale[static_cast<std::size_t>(o)] = sc;
+        const double b = info.bias >= 0 ? in[info.bias][o] : 0.0;
+        bias[o] = static_cast<float>((b - in[info.mean][o]) * sc + in[info.beta][o]);
+      }
+      pack_conv_transpose_weights(geo, in[info.w], dst, scale.data());
+    } else {
+      pack_conv_transpose_weights(geo, in[info.w], dst);
+      if constexpr (info.bias >= 0) std::copy(in[info.bias], in[info.bias] + geo.o, dst + packed_floats);
+    }
+  }
+
+  static void prepare(state& st, const float* const* in, int step) {
+    float* dst = st.reserve(step, packed_floats + bias_floats);
+    st.need_scratch(0, static_cast<std::size_t>(geo.cg) * conv_block::nr);
+    if constexpr (constant_weight) {
+      if (in[info.w]) pack(dst, in);
+    }
+  }
+
+  static void run(state& st, const float* const* in, float* out, int step) {
+    float* packed = st.packed(step);
+    if constexpr (!constant_weight) pack(packed, in);
+    epilogue e;
+    e.bias = has_bias ? packed + packed_floats : nullptr;
+    e.residual = info.residual >= 0 ? in[info.residual] : nullptr;
+    e.act = info.act;
+    e.lo = info.lo;
+    e.hi = info.hi;
+    constexpr int units = geo.batch * geo.groups * geo.units;
+    constexpr double flops = 2.0 * geo.batch * geo.o * geo.cg * geo.kh * geo.kw * geo.h * geo.w;
+    const int tasks = tasks_for(flops, st.workers(), units);
+    st.parallel(tasks, [&](int t) {
+      conv_transpose_units(geo, packed, in[info.x], out, units * t / tasks, units * (t + 1) / tasks, st.thread_scratch(t),
+                           has_epilogue ? &e : nullptr);
+    });
+  }
+};
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/conv_transpose.hpp ----
+// ---- begin partita/backends/cpu/detail/gemm_kernel.hpp ----
+/// The cpu kernel for dense and conv2d steps, alone or fused with their epilogue.
+
 // ---- begin partita/backends/cpu/detail/conv_small.hpp ----
 /// cpu conv2d for small images, vectorized over output channels.
 // conv2d on small images (7×7, 14×14, ...), where vectors of output positions would be mostly
@@ -16336,6 +16405,8 @@ struct gemm_kernel {
   static_assert(!nhwc_out || info.residual < 0 || in_layout_of<Step>(info.residual) == tensor_layout::channels_last,
                 "partita: cpu: a channels-last conv2d adds a channels-last residual");
   static constexpr bool nhwc_gemm = nhwc_out && !depthwise && nhwc_reads_in_place(geo);
+  // ... of which those reading NHWC with a shallow depth run `pointwise_nhwc`.
+  static constexpr bool nhwc_pw = nhwc_gemm && nhwc_in && nhwc_pointwise(geo);
   static constexpr bool nhwc_direct_conv = nhwc_out && !depthwise && !nhwc_gemm && nhwc_direct(geo);
   static constexpr bool nhwc_wide_conv = nhwc_out && !depthwise && !nhwc_gemm && !nhwc_direct(geo);
   // A planar result from an NHWC input (a chain's last convolution, or one whose residual is
@@ -16390,8 +16461,8 @@ struct gemm_kernel {
 
   static constexpr std::size_t packed_floats =
       !conv        ? packed_dense_floats(channels, k_depth, dblk::nr)
+      : nhwc_pw || wide ? wide_taps_floats(geo)
       : nhwc_gemm   ? matmul_packed_b_floats(nhwc_geo)
-      : wide        ? wide_taps_floats(geo)
       : nhwc_out    ? nhwc_taps_floats(geo)
       : depthwise   ? static_cast<std::size_t>(geo.o) * static_cast<std::size_t>(geo.k)
       : small_image ? static_cast<std::size_t>(geo.groups) * packed_dense_floats(geo.og, geo.k, small_nv * W)
@@ -16411,10 +16482,10 @@ struct gemm_kernel {
   }
 
   static void pack_weights(const float* w, float* dst) {
-    if constexpr (nhwc_gemm) {
-      pack_nhwc_conv(nhwc_geo, w, dst);
-    } else if constexpr (wide) {
+    if constexpr (nhwc_pw || wide) {
       pack_nhwc_hwio(geo, w, dst);
+    } else if constexpr (nhwc_gemm) {
+      pack_nhwc_conv(nhwc_geo, w, dst);
     } else if constexpr (nhwc_out) {
       pack_nhwc_taps(geo, w, dst);
     } else if constexpr (depthwise) {
@@ -16435,7 +16506,9 @@ struct gemm_kernel {
   // packed weights are its own.
   static void prepare(state& st, const float* const* in, int step) {
     float* dst = st.reserve(step, packed_floats + bias_floats);
-    if constexpr (nhwc_gemm) {
+    if constexpr (nhwc_pw) {
+      // No scratch: it reads its input in place.
+    } else if constexpr (nhwc_gemm) {
       st.need_scratch(0, nhwc_conv_scratch(geo, nhwc_in));
     } else if constexpr (wide_to_planar) {
       st.need_scratch(wide_planar_shared<geo>(), wide_planar_per_thread<geo>());
@@ -16571,7 +16644,11 @@ struct gemm_kernel {
       float* yb = out + b * out_image;
       st.parallel(tasks, [&](int t) {
         const int r0 = row_share(geo.oh, t, tasks), r1 = row_share(geo.oh, t + 1, tasks);
-        if constexpr (nhwc_gemm) {
+        if constexpr (nhwc_pw) {
+          const std::ptrdiff_t p0 = static_cast<std::ptrdiff_t>(r0) * geo.ow, at = p0 * geo.o;
+          pointwise_nhwc<info.act>(xb + p0 * geo.c, geo.c, packed, geo.o, e.bias, rb ? rb + at : nullptr, e.lo, e.hi,
+                                   yb + at, static_cast<std::ptrdiff_t>(r1 - r0) * geo.ow);
+        } else if constexpr (nhwc_gemm) {
           const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(r0) * geo.ow * geo.o;
           epilogue eb = e;
           eb.residual = rb ? rb + at : nullptr;

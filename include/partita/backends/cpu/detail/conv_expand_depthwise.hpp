@@ -10,7 +10,7 @@
 // Where the plan lays the input and output out channels-last (`cpu::layouts`), the step runs
 // by output rows instead: each thread expands the rows its depthwise windows cover into a ring
 // of a few rows (`expand_depthwise_nhwc_rows` below), so it reads the input rows it wrote at the step
-// before and keeps the expansion in L1 and L2.
+// before and keeps the expansion in L1 and L2. A row's expansion is `pointwise_nhwc`.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -19,8 +19,8 @@
 #include "partita/backends/cpu/detail/conv.hpp"
 #include "partita/backends/cpu/detail/conv_channels_last.hpp"
 #include "partita/backends/cpu/detail/conv_depthwise.hpp"
+#include "partita/backends/cpu/detail/conv_pointwise_nhwc.hpp"
 #include "partita/backends/cpu/detail/fused.hpp"
-#include "partita/backends/cpu/detail/matmul.hpp"
 #include "partita/backends/cpu/detail/state.hpp"
 
 namespace partita::detail::cpu {
@@ -28,24 +28,10 @@ namespace partita::detail::cpu {
 /// Rows of the expanded image that `expand_depthwise_nhwc_rows` keeps: one depthwise window's.
 constexpr int expand_ring_rows(const conv_geometry& g2) { return (g2.kh - 1) * g2.dh + 1; }
 
-/// One row of a 1×1 expansion (stride 1, unpadded) as a GEMM over its positions: [w × c] by
-/// the weights [c × o], A read in place from the NHWC row and C written into the ring.
-constexpr matmul_geometry expand_row_geometry(const conv_geometry& g1) {
-  matmul_geometry m;
-  m.m = g1.ow;
-  m.n = g1.o;
-  m.k = g1.c;
-  m.lda = g1.c;
-  m.ldc = g1.o;
-  return m;
-}
-
-/// Per-thread scratch of `expand_depthwise_nhwc_rows`: the ring of expanded rows, then the
-/// GEMM's.
+/// Per-thread scratch of `expand_depthwise_nhwc_rows`: the ring of expanded rows.
 constexpr std::size_t expand_depthwise_nhwc_scratch(const conv_geometry& g1, const conv_geometry& g2) {
   return static_cast<std::size_t>(expand_ring_rows(g2)) * static_cast<std::size_t>(g1.ow) *
-             static_cast<std::size_t>(g1.o) +
-         matmul_scratch_floats(expand_row_geometry(g1));
+         static_cast<std::size_t>(g1.o);
 }
 
 /// Output rows [r0, r1) of one NHWC image of a 1×1 expansion (`g1`) read by a depthwise
@@ -53,30 +39,26 @@ constexpr std::size_t expand_depthwise_nhwc_scratch(const conv_geometry& g1, con
 /// expanded row is computed once into a ring of `expand_ring_rows(G2)` rows (the rows of a
 /// thread's first window that lie above r0 are computed by its neighbour too), and every output
 /// row convolves the ring rows its window covers.
-/// `packed_b` is the expansion's B (`pack_nhwc_conv` for `expand_row_geometry(g1)`), `e1` its
-/// column bias and activation; `w2`, `bias2` are the depthwise weights and bias as
-/// `depthwise_nhwc_row` reads them. `y` is the whole output image, `scratch` holds
+/// `w1` is the expansion's weights (`pack_nhwc_hwio`), `e1` its padded column bias and bounds,
+/// A1 its activation; `w2`, `bias2` are the depthwise weights and bias as `depthwise_nhwc_row`
+/// reads them. `y` is the whole output image, `scratch` holds
 /// `expand_depthwise_nhwc_scratch(g1, G2)` floats.
-template <conv_geometry G2, activation A, int MR, int NV>
-inline void expand_depthwise_nhwc_rows(const conv_geometry& g1, const float* x, const float* packed_b,
-                                       const epilogue& e1, const float* w2, const float* bias2, float lo2, float hi2,
-                                       float* y, int r0, int r1, float* scratch) {
+template <conv_geometry G2, activation A1, activation A>
+inline void expand_depthwise_nhwc_rows(const conv_geometry& g1, const float* x, const float* w1, const epilogue& e1,
+                                       const float* w2, const float* bias2, float lo2, float hi2, float* y, int r0,
+                                       int r1, float* scratch) {
   constexpr conv_geometry g2 = G2;
   constexpr int span = expand_ring_rows(g2);
   const std::ptrdiff_t mid_row = static_cast<std::ptrdiff_t>(g1.ow) * g1.o;
   const std::ptrdiff_t x_row = static_cast<std::ptrdiff_t>(g1.w) * g1.c;
   constexpr std::ptrdiff_t y_row = static_cast<std::ptrdiff_t>(g2.ow) * g2.c;
   float* ring = scratch;
-  float* gemm_scratch = scratch + span * mid_row;
-  const matmul_geometry rg = expand_row_geometry(g1);
-  const matmul_rows rows = matmul_rows_for(rg.m, MR, MR == matmul_main_mr);
-  const int panels = (rg.n + NV * W - 1) / (NV * W);
   int next = 0;  // the first expanded row not computed yet
   for (int r = r0; r < r1; ++r) {
     const int top = r * g2.sh - g2.ph, bottom = std::min(g2.h - 1, top + span - 1);
     for (int ih = std::max({next, top, 0}); ih <= bottom; ++ih)
-      matmul_block<MR, NV>(rg, rows, x + ih * x_row, nullptr, packed_b, ring + (ih % span) * mid_row, 0,
-                           rows.blocks(), 0, panels, gemm_scratch, &e1);
+      pointwise_nhwc<A1>(x + ih * x_row, g1.c, w1, g1.o, e1.bias, nullptr, e1.lo, e1.hi, ring + (ih % span) * mid_row,
+                         g1.ow);
     next = std::max(next, bottom + 1);
     const float* window[std::size_t{g2.kh}];
     for (int i = 0; i < g2.kh; ++i) {
@@ -173,10 +155,9 @@ struct expand_depthwise_kernel {
   static constexpr bool nhwc = out_layout_of<Step>() == tensor_layout::channels_last;
   static_assert(nhwc == (in_layout_of<Step>(pw.x) == tensor_layout::channels_last),
                 "partita: cpu: a channels-last expansion reads a channels-last input");
-  static constexpr matmul_geometry row_geo = expand_row_geometry(g1);
-  // Packed for NHWC: the expansion's B, its column bias (readable for a whole panel past the
-  // last channel), the depthwise weights [kh · kw][padded channels], their padded bias.
-  static constexpr std::size_t nhwc_bias_at = matmul_packed_b_floats(row_geo);
+  // Packed for NHWC: the expansion's panels, its column bias (readable for a whole panel past
+  // the last channel), the depthwise weights [kh · kw][padded channels], their padded bias.
+  static constexpr std::size_t nhwc_bias_at = wide_taps_floats(g1);
   static constexpr std::size_t nhwc_dw_at = nhwc_bias_at + static_cast<std::size_t>(g1.o + 4 * W);
   static constexpr std::size_t nhwc_dw_bias_at = nhwc_dw_at + nhwc_taps_floats(g2);
   static constexpr std::size_t nhwc_floats = nhwc_dw_bias_at + static_cast<std::size_t>(padded_channels(g2.o));
@@ -186,7 +167,7 @@ struct expand_depthwise_kernel {
     std::vector<float> w2(static_cast<std::size_t>(g2.o) * static_cast<std::size_t>(g2.k));
     std::fill(dst + nhwc_bias_at, dst + nhwc_floats, 0.f);
     fold_stage(pw, in, w1.size(), g1.o, w1.data(), dst + nhwc_bias_at);
-    pack_nhwc_conv(row_geo, w1.data(), dst);
+    pack_nhwc_hwio(g1, w1.data(), dst);
     fold_stage(dw, in, w2.size(), g2.o, w2.data(), dst + nhwc_dw_bias_at);
     pack_nhwc_taps(g2, w2.data(), dst + nhwc_dw_at);
   }
@@ -222,11 +203,9 @@ struct expand_depthwise_kernel {
       float* yb = out + b * static_cast<std::ptrdiff_t>(g2.o) * out_plane;
       st.parallel(tasks, [&](int t) {
         const int r0 = row_share(g2.oh, t, tasks), r1 = row_share(g2.oh, t + 1, tasks);
-        with_matmul_tile(row_geo.m, [&]<int MR, int NV>() {
-          expand_depthwise_nhwc_rows<g2, dw.act, MR, NV>(g1, xb, packed, e1, packed + nhwc_dw_at,
-                                                          packed + nhwc_dw_bias_at, dw.lo, dw.hi, yb, r0, r1,
-                                                          st.thread_scratch(t));
-        });
+        expand_depthwise_nhwc_rows<g2, pw.act, dw.act>(g1, xb, packed, e1, packed + nhwc_dw_at,
+                                                        packed + nhwc_dw_bias_at, dw.lo, dw.hi, yb, r0, r1,
+                                                        st.thread_scratch(t));
       });
     }
   }

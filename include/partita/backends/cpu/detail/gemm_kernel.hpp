@@ -7,6 +7,7 @@
 #include "partita/backends/cpu/detail/conv.hpp"
 #include "partita/backends/cpu/detail/conv_channels_last.hpp"
 #include "partita/backends/cpu/detail/conv_nhwc_direct.hpp"
+#include "partita/backends/cpu/detail/conv_pointwise_nhwc.hpp"
 #include "partita/backends/cpu/detail/conv_depthwise.hpp"
 #include "partita/backends/cpu/detail/conv_small.hpp"
 #include "partita/backends/cpu/detail/dense.hpp"
@@ -63,6 +64,8 @@ struct gemm_kernel {
   static_assert(!nhwc_out || info.residual < 0 || in_layout_of<Step>(info.residual) == tensor_layout::channels_last,
                 "partita: cpu: a channels-last conv2d adds a channels-last residual");
   static constexpr bool nhwc_gemm = nhwc_out && !depthwise && nhwc_reads_in_place(geo);
+  // ... of which those reading NHWC with a shallow depth run `pointwise_nhwc`.
+  static constexpr bool nhwc_pw = nhwc_gemm && nhwc_in && nhwc_pointwise(geo);
   static constexpr bool nhwc_direct_conv = nhwc_out && !depthwise && !nhwc_gemm && nhwc_direct(geo);
   static constexpr bool nhwc_wide_conv = nhwc_out && !depthwise && !nhwc_gemm && !nhwc_direct(geo);
   // A planar result from an NHWC input (a chain's last convolution, or one whose residual is
@@ -117,8 +120,8 @@ struct gemm_kernel {
 
   static constexpr std::size_t packed_floats =
       !conv        ? packed_dense_floats(channels, k_depth, dblk::nr)
+      : nhwc_pw || wide ? wide_taps_floats(geo)
       : nhwc_gemm   ? matmul_packed_b_floats(nhwc_geo)
-      : wide        ? wide_taps_floats(geo)
       : nhwc_out    ? nhwc_taps_floats(geo)
       : depthwise   ? static_cast<std::size_t>(geo.o) * static_cast<std::size_t>(geo.k)
       : small_image ? static_cast<std::size_t>(geo.groups) * packed_dense_floats(geo.og, geo.k, small_nv * W)
@@ -138,10 +141,10 @@ struct gemm_kernel {
   }
 
   static void pack_weights(const float* w, float* dst) {
-    if constexpr (nhwc_gemm) {
-      pack_nhwc_conv(nhwc_geo, w, dst);
-    } else if constexpr (wide) {
+    if constexpr (nhwc_pw || wide) {
       pack_nhwc_hwio(geo, w, dst);
+    } else if constexpr (nhwc_gemm) {
+      pack_nhwc_conv(nhwc_geo, w, dst);
     } else if constexpr (nhwc_out) {
       pack_nhwc_taps(geo, w, dst);
     } else if constexpr (depthwise) {
@@ -162,7 +165,9 @@ struct gemm_kernel {
   // packed weights are its own.
   static void prepare(state& st, const float* const* in, int step) {
     float* dst = st.reserve(step, packed_floats + bias_floats);
-    if constexpr (nhwc_gemm) {
+    if constexpr (nhwc_pw) {
+      // No scratch: it reads its input in place.
+    } else if constexpr (nhwc_gemm) {
       st.need_scratch(0, nhwc_conv_scratch(geo, nhwc_in));
     } else if constexpr (wide_to_planar) {
       st.need_scratch(wide_planar_shared<geo>(), wide_planar_per_thread<geo>());
@@ -298,7 +303,11 @@ struct gemm_kernel {
       float* yb = out + b * out_image;
       st.parallel(tasks, [&](int t) {
         const int r0 = row_share(geo.oh, t, tasks), r1 = row_share(geo.oh, t + 1, tasks);
-        if constexpr (nhwc_gemm) {
+        if constexpr (nhwc_pw) {
+          const std::ptrdiff_t p0 = static_cast<std::ptrdiff_t>(r0) * geo.ow, at = p0 * geo.o;
+          pointwise_nhwc<info.act>(xb + p0 * geo.c, geo.c, packed, geo.o, e.bias, rb ? rb + at : nullptr, e.lo, e.hi,
+                                   yb + at, static_cast<std::ptrdiff_t>(r1 - r0) * geo.ow);
+        } else if constexpr (nhwc_gemm) {
           const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(r0) * geo.ow * geo.o;
           epilogue eb = e;
           eb.residual = rb ? rb + at : nullptr;
