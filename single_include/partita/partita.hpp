@@ -15511,13 +15511,13 @@ constexpr std::size_t wide_planar_per_thread() {
   return wide_planar_by_rows<G>() ? static_cast<std::size_t>(G.o) * G.ow : 0;
 }
 
-/// A wide direct convolution writing a planar result from NHWC images (a chain's last, or one
-/// with a planar residual): the sums and bias in scratch, NHWC, then transposed with the
-/// residual and activation A (`nhwc_to_planar`). Copying the input into padded planes for the
+/// A wide direct convolution writing a planar result from NHWC images (NhwcIn: a chain's last,
+/// or one with a planar residual) or planar ones (small images): the sums and bias in scratch,
+/// NHWC, then transposed with the residual and activation A (`nhwc_to_planar`). Copying the input into padded planes for the
 /// planar kernels had cost ResNet's 56×56 block a fifth of its second convolution (W3, one
 /// Cascade Lake core: 5319 against 4334 µs); so did a whole image of sums transposed after it,
 /// a tenth, where a row at a time stays in L1.
-template <conv_geometry G, activation A>
+template <conv_geometry G, bool NhwcIn, activation A>
 inline void wide_conv_planar(state& st, const float* x, const float* packed, const float* residual, const epilogue& e,
                              float* out) {
   constexpr int n = G.oh * G.ow;
@@ -15535,7 +15535,7 @@ inline void wide_conv_planar(state& st, const float* x, const float* packed, con
       st.parallel(tasks, [&](int t) {
         float* sums = st.thread_scratch(t);
         for (int r = row_share(G.oh, t, tasks); r < row_share(G.oh, t + 1, tasks); ++r) {
-          for (int v = 0; v < vectors; v += 2) wide_nhwc_pass<G, true, activation::none>(xb, packed, plain, sums, r, v);
+          for (int v = 0; v < vectors; v += 2) wide_nhwc_pass<G, NhwcIn, activation::none>(xb, packed, plain, sums, r, v);
           const std::ptrdiff_t p0 = static_cast<std::ptrdiff_t>(r) * G.ow;
           nhwc_to_planar<A>(sums, G.o, G.ow, n, rb ? rb + p0 : nullptr, e.lo, e.hi, yb + p0);
         }
@@ -15546,7 +15546,7 @@ inline void wide_conv_planar(state& st, const float* x, const float* packed, con
       const int copy_tasks = tasks_for(moved_cost * static_cast<double>(out_image), st.workers(), blocks);
       st.parallel(tasks, [&](int t) {
         const wide_share w = wide_share_of<G>(t, tasks);
-        wide_nhwc_rows<G, true, activation::none>(xb, packed, plain, sums, w.r0, w.r1, w.v0, w.v1);
+        wide_nhwc_rows<G, NhwcIn, activation::none>(xb, packed, plain, sums, w.r0, w.r1, w.v0, w.v1);
       });
       st.parallel(copy_tasks, [&](int t) {
         const std::ptrdiff_t p0 = static_cast<std::ptrdiff_t>(blocks * t / copy_tasks) * W;
@@ -16411,10 +16411,19 @@ struct gemm_kernel {
   static constexpr bool nhwc_pw = nhwc_gemm && nhwc_in && nhwc_pointwise(geo);
   static constexpr bool nhwc_direct_conv = nhwc_out && !depthwise && !nhwc_gemm && nhwc_direct(geo);
   static constexpr bool nhwc_wide_conv = nhwc_out && !depthwise && !nhwc_gemm && !nhwc_direct(geo);
+  // Small planar images (`small_image` below) whose output channels fill vectors better than
+  // their positions.
+  static constexpr int small_nv = geo.og <= W ? 1 : 2;
+  static constexpr bool small_candidate = conv && !nhwc_out && !depthwise && geo.oh * geo.ow <= 4096 &&
+                                          !(reads_input_in_place(geo) && geo.k < 512) &&
+                                          channels_efficiency(geo, small_nv) > positions_efficiency(geo) + 0.1;
   // A planar result from an NHWC input (a chain's last convolution, or one whose residual is
-  // planar): the wide kernel into scratch, then transposed (`wide_conv_planar`).
-  static constexpr bool wide_to_planar =
-      conv && !nhwc_out && nhwc_in && !depthwise && geo.groups == 1 && nhwc_direct_wide(geo);
+  // planar), or from a small planar image: the wide kernel into scratch, then transposed
+  // (`wide_conv_planar`). On a planar image it reads each input value in place where the
+  // channel-vector kernel copied the image into padded planes and scattered its sums (LeNet's
+  // 6 → 16 5×5 on 14×14, one Cascade Lake core: see benchmarks/README).
+  static constexpr bool wide_to_planar = conv && !nhwc_out && !depthwise && geo.groups == 1 &&
+                                         nhwc_direct_wide(geo) && (nhwc_in || small_candidate);
   static constexpr bool wide = nhwc_wide_conv || wide_to_planar;
   static constexpr matmul_geometry nhwc_geo = nhwc_gemm ? nhwc_gemm_geometry(geo) : matmul_geometry{};
   static constexpr depthwise_blocking dw_block = depthwise_block(geo);
@@ -16450,10 +16459,7 @@ struct gemm_kernel {
   // a grouped 1×1 convolution that reads its input in place takes the positions path up to a
   // depth of 512 (measured on MobileNetV2's layers before they took the pointwise path, one
   // Zen 3 core: 192→32 on 28×28 in 142 µs instead of 311).
-  static constexpr int small_nv = geo.og <= W ? 1 : 2;
-  static constexpr bool small_image = conv && !nhwc_out && !depthwise && !pointwise && geo.oh * geo.ow <= 4096 &&
-                                      !(reads_input_in_place(geo) && geo.k < 512) &&
-                                      channels_efficiency(geo, small_nv) > positions_efficiency(geo) + 0.1;
+  static constexpr bool small_image = small_candidate && !pointwise && !wide_to_planar;
   static constexpr int small_mr = small_conv_rows(geo.oh * geo.ow, small_nv);
   // Unpadded 1×1 of stride 1 with groups: B read from the input itself (conv.hpp).
   static constexpr bool in_place =
@@ -16572,7 +16578,7 @@ struct gemm_kernel {
       run_nhwc(st, x, packed, residual, e, out);
       return;
     } else if constexpr (wide_to_planar) {
-      wide_conv_planar<geo, info.act>(st, x, packed, residual, e, out);
+      wide_conv_planar<geo, nhwc_in, info.act>(st, x, packed, residual, e, out);
       return;
     } else if constexpr (depthwise) {
       run_depthwise(st, x, packed, residual, e, out);

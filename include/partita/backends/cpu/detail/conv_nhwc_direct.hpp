@@ -294,13 +294,13 @@ constexpr std::size_t wide_planar_per_thread() {
   return wide_planar_by_rows<G>() ? static_cast<std::size_t>(G.o) * G.ow : 0;
 }
 
-/// A wide direct convolution writing a planar result from NHWC images (a chain's last, or one
-/// with a planar residual): the sums and bias in scratch, NHWC, then transposed with the
-/// residual and activation A (`nhwc_to_planar`). Copying the input into padded planes for the
+/// A wide direct convolution writing a planar result from NHWC images (NhwcIn: a chain's last,
+/// or one with a planar residual) or planar ones (small images): the sums and bias in scratch,
+/// NHWC, then transposed with the residual and activation A (`nhwc_to_planar`). Copying the input into padded planes for the
 /// planar kernels had cost ResNet's 56×56 block a fifth of its second convolution (W3, one
 /// Cascade Lake core: 5319 against 4334 µs); so did a whole image of sums transposed after it,
 /// a tenth, where a row at a time stays in L1.
-template <conv_geometry G, activation A>
+template <conv_geometry G, bool NhwcIn, activation A>
 inline void wide_conv_planar(state& st, const float* x, const float* packed, const float* residual, const epilogue& e,
                              float* out) {
   constexpr int n = G.oh * G.ow;
@@ -318,7 +318,7 @@ inline void wide_conv_planar(state& st, const float* x, const float* packed, con
       st.parallel(tasks, [&](int t) {
         float* sums = st.thread_scratch(t);
         for (int r = row_share(G.oh, t, tasks); r < row_share(G.oh, t + 1, tasks); ++r) {
-          for (int v = 0; v < vectors; v += 2) wide_nhwc_pass<G, true, activation::none>(xb, packed, plain, sums, r, v);
+          for (int v = 0; v < vectors; v += 2) wide_nhwc_pass<G, NhwcIn, activation::none>(xb, packed, plain, sums, r, v);
           const std::ptrdiff_t p0 = static_cast<std::ptrdiff_t>(r) * G.ow;
           nhwc_to_planar<A>(sums, G.o, G.ow, n, rb ? rb + p0 : nullptr, e.lo, e.hi, yb + p0);
         }
@@ -329,7 +329,7 @@ inline void wide_conv_planar(state& st, const float* x, const float* packed, con
       const int copy_tasks = tasks_for(moved_cost * static_cast<double>(out_image), st.workers(), blocks);
       st.parallel(tasks, [&](int t) {
         const wide_share w = wide_share_of<G>(t, tasks);
-        wide_nhwc_rows<G, true, activation::none>(xb, packed, plain, sums, w.r0, w.r1, w.v0, w.v1);
+        wide_nhwc_rows<G, NhwcIn, activation::none>(xb, packed, plain, sums, w.r0, w.r1, w.v0, w.v1);
       });
       st.parallel(copy_tasks, [&](int t) {
         const std::ptrdiff_t p0 = static_cast<std::ptrdiff_t>(blocks * t / copy_tasks) * W;

@@ -68,10 +68,19 @@ struct gemm_kernel {
   static constexpr bool nhwc_pw = nhwc_gemm && nhwc_in && nhwc_pointwise(geo);
   static constexpr bool nhwc_direct_conv = nhwc_out && !depthwise && !nhwc_gemm && nhwc_direct(geo);
   static constexpr bool nhwc_wide_conv = nhwc_out && !depthwise && !nhwc_gemm && !nhwc_direct(geo);
+  // Small planar images (`small_image` below) whose output channels fill vectors better than
+  // their positions.
+  static constexpr int small_nv = geo.og <= W ? 1 : 2;
+  static constexpr bool small_candidate = conv && !nhwc_out && !depthwise && geo.oh * geo.ow <= 4096 &&
+                                          !(reads_input_in_place(geo) && geo.k < 512) &&
+                                          channels_efficiency(geo, small_nv) > positions_efficiency(geo) + 0.1;
   // A planar result from an NHWC input (a chain's last convolution, or one whose residual is
-  // planar): the wide kernel into scratch, then transposed (`wide_conv_planar`).
-  static constexpr bool wide_to_planar =
-      conv && !nhwc_out && nhwc_in && !depthwise && geo.groups == 1 && nhwc_direct_wide(geo);
+  // planar), or from a small planar image: the wide kernel into scratch, then transposed
+  // (`wide_conv_planar`). On a planar image it reads each input value in place where the
+  // channel-vector kernel copied the image into padded planes and scattered its sums (LeNet's
+  // 6 → 16 5×5 on 14×14, one Cascade Lake core: see benchmarks/README).
+  static constexpr bool wide_to_planar = conv && !nhwc_out && !depthwise && geo.groups == 1 &&
+                                         nhwc_direct_wide(geo) && (nhwc_in || small_candidate);
   static constexpr bool wide = nhwc_wide_conv || wide_to_planar;
   static constexpr matmul_geometry nhwc_geo = nhwc_gemm ? nhwc_gemm_geometry(geo) : matmul_geometry{};
   static constexpr depthwise_blocking dw_block = depthwise_block(geo);
@@ -107,10 +116,7 @@ struct gemm_kernel {
   // a grouped 1×1 convolution that reads its input in place takes the positions path up to a
   // depth of 512 (measured on MobileNetV2's layers before they took the pointwise path, one
   // Zen 3 core: 192→32 on 28×28 in 142 µs instead of 311).
-  static constexpr int small_nv = geo.og <= W ? 1 : 2;
-  static constexpr bool small_image = conv && !nhwc_out && !depthwise && !pointwise && geo.oh * geo.ow <= 4096 &&
-                                      !(reads_input_in_place(geo) && geo.k < 512) &&
-                                      channels_efficiency(geo, small_nv) > positions_efficiency(geo) + 0.1;
+  static constexpr bool small_image = small_candidate && !pointwise && !wide_to_planar;
   static constexpr int small_mr = small_conv_rows(geo.oh * geo.ow, small_nv);
   // Unpadded 1×1 of stride 1 with groups: B read from the input itself (conv.hpp).
   static constexpr bool in_place =
@@ -229,7 +235,7 @@ struct gemm_kernel {
       run_nhwc(st, x, packed, residual, e, out);
       return;
     } else if constexpr (wide_to_planar) {
-      wide_conv_planar<geo, info.act>(st, x, packed, residual, e, out);
+      wide_conv_planar<geo, nhwc_in, info.act>(st, x, packed, residual, e, out);
       return;
     } else if constexpr (depthwise) {
       run_depthwise(st, x, packed, residual, e, out);
