@@ -16816,6 +16816,14 @@ struct pool_geometry {
   bool count_include_pad = false;
 };
 
+/// The taps an average pooling window divides by along one axis: a window starting at input
+/// index `start` (negative in the padding) of `k` taps over `n` inputs with `pad_end` declared
+/// padding after them. count_include_pad counts the declared padding, not a ceil_mode window's
+/// overhang; otherwise only the taps inside the input count.
+constexpr int pool_window_taps(bool count_include_pad, int start, int k, int n, int pad_end) {
+  return count_include_pad ? std::min(start + k, n + pad_end) - start : std::min(n, start + k) - std::max(0, start);
+}
+
 /// 2×2 max pooling of stride 2 whose windows all lie inside the planes (LeNet's, VGG's): each
 /// output row is two input rows, their maximum split into even and odd columns, and the
 /// maximum of those, a vector of outputs at a time. The general kernel below spent about 50
@@ -16904,12 +16912,9 @@ inline bool pool2d(const pool_geometry& g, const float* x, float* y) {
         }
         for (; ow < g.ow; ++ow) o[ow] = h[ow * g.sw];
       } else {
-        // count_include_pad counts the declared padding, not a ceil_mode window's overhang.
-        const int rows = g.count_include_pad ? std::min(ih0 + g.kh, g.h + g.ph_end) - ih0 : i_hi - i_lo;
+        const int rows = pool_window_taps(g.count_include_pad, ih0, g.kh, g.h, g.ph_end);
         for (int ow = 0; ow < g.ow; ++ow) {
-          const int iw0 = ow * g.sw - g.pw;
-          const int cols = g.count_include_pad ? std::min(iw0 + g.kw, g.w + g.pw_end) - iw0
-                                               : std::min(g.w, iw0 + g.kw) - std::max(0, iw0);
+          const int cols = pool_window_taps(g.count_include_pad, ow * g.sw - g.pw, g.kw, g.w, g.pw_end);
           o[ow] = h[ow * g.sw] / static_cast<float>(rows * cols);
         }
       }
@@ -16932,10 +16937,10 @@ inline void pool2d_nhwc(const pool_geometry& g, const float* x, float* y, int r0
     const int b = r / g.oh, oh = r % g.oh;
     const float* image = x + static_cast<std::ptrdiff_t>(b) * g.h * g.w * c;
     const int ih0 = oh * g.sh - g.ph, i_lo = std::max(0, ih0), i_hi = std::min(g.h, ih0 + g.kh);
-    const int rows = g.count_include_pad ? std::min(ih0 + g.kh, g.h + g.ph_end) - ih0 : i_hi - i_lo;
+    const int rows = pool_window_taps(g.count_include_pad, ih0, g.kh, g.h, g.ph_end);
     for (int ow = 0; ow < g.ow; ++ow) {
       const int iw0 = ow * g.sw - g.pw, j_lo = std::max(0, iw0), j_hi = std::min(g.w, iw0 + g.kw);
-      const int cols = g.count_include_pad ? std::min(iw0 + g.kw, g.w + g.pw_end) - iw0 : j_hi - j_lo;
+      const int cols = pool_window_taps(g.count_include_pad, iw0, g.kw, g.w, g.pw_end);
       const vec scale = simd::splat(Max ? 1.f : 1.f / static_cast<float>(rows * cols));
       float* out = y + (static_cast<std::ptrdiff_t>(r) * g.ow + ow) * c;
       for (int c0 = 0; c0 < c; c0 += group * w) {
