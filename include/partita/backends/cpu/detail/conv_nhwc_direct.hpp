@@ -149,8 +149,8 @@ inline void wide_store(const float* tile, int ql, int vb, const float* bias, con
 /// Output row `r` of one image of a wide direct convolution (`nhwc_direct_wide`), output
 /// channel vectors [v0, v0 + VB) (v0 even): `x` is the input image (NHWC where NhwcIn, else
 /// planar), `w` packed by `pack_nhwc_hwio`, `e` with a padded column bias, the residual's row
-/// r (NHWC) or none, and activation A; `y` is the output row, NHWC. The row is cut into as few blocks of at most
-/// `wide_positions()` as it takes, each its own code: the geometry and the block's first
+/// r (NHWC) or none, and activation A; `y` is the output row, NHWC. The row is cut into as few
+/// blocks of at most `wide_positions()` as it takes, each its own code: the geometry and the block's first
 /// position are template arguments, so the offsets of its positions are constants in the
 /// instructions (see `depthwise_nhwc_row`) and the taps of a position that fall into the padding
 /// are left out at compile time. The weights are read once per block, each tap's channels
@@ -214,10 +214,9 @@ inline void wide_nhwc_row(const float* x, const float* w, const epilogue& e, flo
   }(std::make_integer_sequence<int, blocks>{});
 }
 
-/// Output rows [r0, r1) of one image of a wide direct convolution (`wide_nhwc_row`), output
-/// channel vectors [v0, v1) (v0 even), two vectors at a time. Where the packed weights outgrow
-/// a quarter of a 1 MiB L2, each panel runs over all the rows before the next, so that its
-/// weights stay in L2 (ResNet-18's 256 channels on 14×14 have 2.3 MB of weights).
+/// True where a wide convolution's packed weights outgrow a quarter of a 1 MiB L2: each panel
+/// then runs over all the rows before the next, so that its weights stay in L2 (ResNet-18's 256
+/// channels on 14×14 have 2.3 MB of weights).
 template <conv_geometry G>
 constexpr bool wide_pairs_outer() {
   return wide_taps_floats(G) * sizeof(float) > (256u << 10);
@@ -231,6 +230,9 @@ inline void wide_nhwc_pass(const float* x, const float* w, const epilogue& e, fl
   if (vectors % 2 == 0 || v + 2 <= vectors) wide_nhwc_row<G, NhwcIn, 2, A>(x, w, e, y, r, v);
   else if constexpr (vectors % 2 == 1) wide_nhwc_row<G, NhwcIn, 1, A>(x, w, e, y, r, v);
 }
+/// Output rows [r0, r1) of one image of a wide direct convolution (`wide_nhwc_row`), output
+/// channel vectors [v0, v1) (v0 even), two vectors at a time, panel by panel where
+/// `wide_pairs_outer`; `y` and `e.residual` are whole NHWC images.
 template <conv_geometry G, bool NhwcIn, activation A>
 inline void wide_nhwc_rows(const float* x, const float* w, const epilogue& e, float* y, int r0, int r1, int v0,
                            int v1) {
@@ -296,10 +298,11 @@ constexpr std::size_t wide_planar_per_thread() {
 
 /// A wide direct convolution writing a planar result from NHWC images (NhwcIn: a chain's last,
 /// or one with a planar residual) or planar ones (small images): the sums and bias in scratch,
-/// NHWC, then transposed with the residual and activation A (`nhwc_to_planar`). Copying the input into padded planes for the
-/// planar kernels had cost ResNet's 56×56 block a fifth of its second convolution (W3, one
-/// Cascade Lake core: 5319 against 4334 µs); so did a whole image of sums transposed after it,
-/// a tenth, where a row at a time stays in L1.
+/// NHWC, then transposed with the residual and activation A (`nhwc_to_planar`). Copying the
+/// input into padded planes for the planar kernels had cost ResNet's 56×56 block a fifth of
+/// its second convolution (W3, one Cascade Lake core: 5319 against 4334 µs); transposing a
+/// whole image of sums after the kernel instead of each row as it is computed, a sixth (2695
+/// against 2255 µs).
 template <conv_geometry G, bool NhwcIn, activation A>
 inline void wide_conv_planar(state& st, const float* x, const float* packed, const float* residual, const epilogue& e,
                              float* out) {

@@ -78,7 +78,7 @@ struct gemm_kernel {
   // planar), or from a small planar image: the wide kernel into scratch, then transposed
   // (`wide_conv_planar`). On a planar image it reads each input value in place where the
   // channel-vector kernel copied the image into padded planes and scattered its sums (LeNet's
-  // 6 → 16 5×5 on 14×14, one Cascade Lake core: see benchmarks/README).
+  // 6 → 16 5×5 on 14×14, one Cascade Lake core inside the network: 12.5 → 7.3 µs).
   static constexpr bool wide_to_planar = conv && !nhwc_out && !depthwise && geo.groups == 1 &&
                                          nhwc_direct_wide(geo) && (nhwc_in || small_candidate);
   static constexpr bool wide = nhwc_wide_conv || wide_to_planar;
