@@ -125,15 +125,33 @@ def median_ns(run, min_time, min_runs=30, warmup=5):
     return statistics.median(times), len(times)
 
 
-def compare(paths, ours):
-    """Prints each implementation's time and Partita's and oneDNN's ratios to each PyTorch variant,
-    from bench_runtime's JSON and any earlier bench_torch.py output (e.g. --tag _openblas)."""
+def read_compared(paths):
+    """The benchmark times (ns by name) in bench_runtime's JSON and any earlier bench_torch.py
+    output (e.g. --tag _openblas); read before any timing, so that a bad file stops the run at once."""
     times = {}
     for path in paths:
-        with open(path) as f:  # the JSON object first (bench_runtime's stdout has its summary after it)
-            theirs = json.JSONDecoder().raw_decode(f.read().lstrip())[0]["benchmarks"]
+        try:
+            with open(path) as f:  # the JSON object first (bench_runtime's stdout has its summary after it)
+                text = f.read()
+        except OSError as e:
+            sys.exit(f"bench_torch.py: --compare {path}: {e.strerror}")
+        start = text.find("{")
+        try:
+            theirs = json.JSONDecoder().raw_decode(text[start:])[0]["benchmarks"] if start >= 0 else None
+        except (json.JSONDecodeError, KeyError, TypeError):
+            theirs = None
+        if theirs is None:
+            sys.exit(f"bench_torch.py: --compare {path}: no benchmark JSON in it (expected the output of "
+                     "bench_runtime --benchmark_format=json, which --dump_weights does not run)")
         times.update((b["name"].removesuffix("/real_time"), b["real_time"]) for b in theirs
                      if b.get("run_type") != "aggregate")
+    return times
+
+
+def compare(compared, ours):
+    """Prints each implementation's time and Partita's and oneDNN's ratios to each PyTorch variant,
+    from the times `read_compared` read and this run's."""
+    times = dict(compared)
     times.update((b["name"], b["real_time"]) for b in ours)
     variants = list(dict.fromkeys(n.split("/")[1] for n in times if "torch" in n.split("/")[1]))
     impls = ["partita", "onednn"] + variants
@@ -176,6 +194,7 @@ def main():
     parser.add_argument("--eager_only", action="store_true", help="no torch_jit variant")
     parser.add_argument("--tag", default="", help="appended to the implementation's name: W6/torch<TAG>/1")
     args = parser.parse_args()
+    compared = read_compared(args.compare) if args.compare else None
 
     torch.set_grad_enabled(False)
     blas_name, set_blas_threads = blas()
@@ -235,8 +254,8 @@ def main():
                "torch_version": torch.__version__, "blas": blas_name, "torch_parallel": torch.__config__.parallel_info().split("\n")[0]}
     json.dump({"context": context, "benchmarks": results}, sys.stdout, indent=2)
     print()
-    if args.compare:
-        compare(args.compare, results)
+    if compared is not None:
+        compare(compared, results)
     return 1 if failed else 0
 
 
