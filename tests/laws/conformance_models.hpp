@@ -217,7 +217,7 @@ struct dense_models
                   model<dense_x<2, 300, 70>>,
                   model<dense_x<5, 17, 33>>,     // fewer rows than the block
                   model<dense_x<64, 784, 129>>,  // a column tail
-                  model<dense_x<13, 600, 40>>,   // depth over one pass, row tail
+                  model<dense_x<13, 1100, 40>>,  // depth over one pass (two of 550), row tail
                   model<dense<input<"x", f32, 2, 3, 20>, weight<"w", f32, 7, 20>>>> {};  // rank 3
 struct fused_dense_models
     : model_group<"dense with bias and activations, and the 784-512-512-10 MLP", dense_bias_relu, dense_bias,
