@@ -15681,14 +15681,14 @@ constexpr std::size_t expand_depthwise_nhwc_scratch(const conv_geometry& g1, con
 /// expanded row is computed once into a ring of `expand_ring_rows(G2)` rows (the rows of a
 /// thread's first window that lie above r0 are computed by its neighbour too), and every output
 /// row convolves the ring rows its window covers.
-/// `w1` is the expansion's weights (`pack_nhwc_hwio`), `e1` its padded column bias and bounds,
-/// A1 its activation; `w2`, `bias2` are the depthwise weights and bias as `depthwise_nhwc_row`
+/// `w1`, `bias1` are the expansion's weights (`pack_nhwc_hwio`) and padded column bias, A1 its
+/// activation with bounds `lo1`, `hi1`; `w2`, `bias2` are the depthwise weights and bias as `depthwise_nhwc_row`
 /// reads them. `y` is the whole output image, `scratch` holds
 /// `expand_depthwise_nhwc_scratch(g1, G2)` floats.
 template <conv_geometry G2, activation A1, activation A>
-inline void expand_depthwise_nhwc_rows(const conv_geometry& g1, const float* x, const float* w1, const epilogue& e1,
-                                       const float* w2, const float* bias2, float lo2, float hi2, float* y, int r0,
-                                       int r1, float* scratch) {
+inline void expand_depthwise_nhwc_rows(const conv_geometry& g1, const float* x, const float* w1, const float* bias1,
+                                       float lo1, float hi1, const float* w2, const float* bias2, float lo2, float hi2,
+                                       float* y, int r0, int r1, float* scratch) {
   constexpr conv_geometry g2 = G2;
   constexpr int span = expand_ring_rows(g2);
   const std::ptrdiff_t mid_row = static_cast<std::ptrdiff_t>(g1.ow) * g1.o;
@@ -15699,8 +15699,7 @@ inline void expand_depthwise_nhwc_rows(const conv_geometry& g1, const float* x, 
   for (int r = r0; r < r1; ++r) {
     const int top = r * g2.sh - g2.ph, bottom = std::min(g2.h - 1, top + span - 1);
     for (int ih = std::max({next, top, 0}); ih <= bottom; ++ih)
-      pointwise_nhwc<A1>(x + ih * x_row, g1.c, w1, g1.o, e1.bias, nullptr, e1.lo, e1.hi, ring + (ih % span) * mid_row,
-                         g1.ow);
+      pointwise_nhwc<A1>(x + ih * x_row, g1.c, w1, g1.o, bias1, nullptr, lo1, hi1, ring + (ih % span) * mid_row, g1.ow);
     next = std::max(next, bottom + 1);
     const float* window[std::size_t{g2.kh}];
     for (int i = 0; i < g2.kh; ++i) {
@@ -15835,19 +15834,14 @@ struct expand_depthwise_kernel {
   static void run_nhwc(state& st, const float* const* in, float* out, int step) {
     const float* packed = st.packed(step);
     const int tasks = tasks_for(flops, st.workers(), g2.oh);
-    epilogue e1;
-    e1.bias = packed + nhwc_bias_at;
-    e1.act = pw.act;
-    e1.lo = pw.lo;
-    e1.hi = pw.hi;
     for (int b = 0; b < g1.batch; ++b) {
       const float* xb = in[pw.x] + b * in_image;
       float* yb = out + b * static_cast<std::ptrdiff_t>(g2.o) * out_plane;
       st.parallel(tasks, [&](int t) {
         const int r0 = row_share(g2.oh, t, tasks), r1 = row_share(g2.oh, t + 1, tasks);
-        expand_depthwise_nhwc_rows<g2, pw.act, dw.act>(g1, xb, packed, e1, packed + nhwc_dw_at,
-                                                        packed + nhwc_dw_bias_at, dw.lo, dw.hi, yb, r0, r1,
-                                                        st.thread_scratch(t));
+        expand_depthwise_nhwc_rows<g2, pw.act, dw.act>(g1, xb, packed, packed + nhwc_bias_at, pw.lo, pw.hi,
+                                                        packed + nhwc_dw_at, packed + nhwc_dw_bias_at, dw.lo, dw.hi,
+                                                        yb, r0, r1, st.thread_scratch(t));
       });
     }
   }
