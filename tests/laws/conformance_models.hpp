@@ -305,6 +305,28 @@ struct large_conv_models
                                           weight<"b", f32, 24>>,
                                  input<"r", f32, 1, 24, 33, 35>>>>> {};
 
+namespace planar_direct {
+using x2 = input<"x", f32, 2, 3, 9, 50>;
+using r2 = input<"r", f32, 2, 30, 9, 50>;
+}  // namespace planar_direct
+
+/// First layers of at most four channels, stride 1 (the cpu backend's direct kernel): channel
+/// blocks with and without a rest, rows of one to four vectors with tails, dilation, batches,
+/// residuals and epilogues, rows split across two threads.
+struct planar_direct_models
+    : model_group<"conv2d of a few input channels, stride 1: channel blocks and their rest, row blocks and tails, "
+                  "dilation, batches, residuals, epilogues, two threads",
+                  model<clip<add<bias_add<conv2d<planar_direct::x2, weight<"w", f32, 30, 3, 3, 3>, {.padding = {1, 1}}>,
+                                          weight<"b", f32, 30>>,
+                                 planar_direct::r2>,
+                             -0.5f, 0.75f>>,
+                  model<partita::tanh<conv2d<input<"x", f32, 1, 2, 20, 20>, weight<"w", f32, 5, 2, 3, 3>,
+                                             {.padding = {2, 2}, .dilation = {2, 2}}>>>,
+                  model<relu<bias_add<conv2d<input<"x", f32, 1, 3, 56, 56>, weight<"w", f32, 32, 3, 3, 3>, {.padding = {1, 1}}>,
+                                      weight<"b", f32, 32>>>>,
+                  conv_net<1, 4, 10, 12, 7, 3, 3, conv2d_attrs{}>,  // one vector, a rest block only
+                  conv_net<1, 1, 4, 140, 3, 3, 7, conv2d_attrs{.padding = {1, 3}}>> {};  // nine vectors: blocks of three
+
 namespace pointwise {
 using bn = batch_norm<conv2d<input<"x", f32, 1, 128, 14, 14>, weight<"w", f32, 50, 128, 1, 1>>, weight<"bn.gamma", f32, 50>,
                       weight<"bn.beta", f32, 50>, weight<"bn.mean", f32, 50>, weight<"bn.var", f32, 50>>;
@@ -529,7 +551,8 @@ using layer_op_models = model_list<nets::dense_models, nets::fused_dense_models,
                                    nets::channel_models, nets::pooling_models, nets::layout_models>;
 /// conv2d over every shape class, fused, large, pointwise and depthwise.
 using conv_models =
-    model_list<nets::conv_shape_models, nets::fused_conv_models, nets::large_conv_models, nets::pointwise_conv_models,
+    model_list<nets::conv_shape_models, nets::fused_conv_models, nets::large_conv_models, nets::planar_direct_models,
+               nets::pointwise_conv_models,
                nets::depthwise_conv_models, nets::flat_depthwise_models, nets::expand_depthwise_models,
                nets::channels_last_models>;
 /// Small networks and aliasing results.

@@ -48,7 +48,10 @@ using f1 = relu<conv2d<reshape<img, 2, 4, 16, 16>, weight<"f1.w", f32, 4, 4, 3, 
 using fe = bias_add<conv2d<f1, weight<"fe.w", f32, 1024, 4, 1, 1>>, weight<"fe.b", f32, 1024>>;
 using fd = bias_add<conv2d<fe, weight<"fd.w", f32, 1024, 1, 3, 3>, {.padding = {1, 1}, .groups = 1024}>,
                     weight<"fd.b", f32, 1024>>;
-using g3 = dense<reshape<flatten<global_avg_pool2d<fd>>, 1, 2048>, weight<"g3.w", f32, 8, 2048>>;
+// A planar first layer of two channels (the direct kernel for a few input channels).
+using pd = relu<conv2d<reshape<img, 1, 2, 32, 32>, weight<"pd.w", f32, 3, 2, 5, 5>, {.padding = {2, 2}}>>;
+using g3 = add<dense<reshape<flatten<global_avg_pool2d<fd>>, 1, 2048>, weight<"g3.w", f32, 8, 2048>>,
+               dense<flatten<max_pool2d<pd, {.size = {32, 32}}>>, weight<"pd.fc", f32, 8, 3>>>;
 using net = model<out, subtract<gap, multiply<gap, gap2>>, g3>;
 // Both chains run channels-last on every instruction set: e1, d1, q1, f1 and the fused pair.
 static_assert([] {

@@ -7,6 +7,7 @@
 #include "partita/backends/cpu/detail/conv.hpp"
 #include "partita/backends/cpu/detail/conv_channels_last.hpp"
 #include "partita/backends/cpu/detail/conv_nhwc_direct.hpp"
+#include "partita/backends/cpu/detail/conv_planar_direct.hpp"
 #include "partita/backends/cpu/detail/conv_pointwise_nhwc.hpp"
 #include "partita/backends/cpu/detail/conv_depthwise.hpp"
 #include "partita/backends/cpu/detail/conv_small.hpp"
@@ -82,6 +83,10 @@ struct gemm_kernel {
   static constexpr bool wide_to_planar = conv && !nhwc_out && !depthwise && geo.groups == 1 &&
                                          nhwc_direct_wide(geo) && (nhwc_in || small_candidate);
   static constexpr bool wide = nhwc_wide_conv || wide_to_planar;
+  // Planar first layers of at most four channels, stride 1 (conv_planar_direct.hpp); a 1×1 one
+  // that reads its input in place keeps doing so.
+  static constexpr bool planar_dc = conv && !nhwc_out && !nhwc_in && !depthwise && !wide_to_planar &&
+                                    planar_direct(geo) && !reads_input_in_place(geo);
   static constexpr matmul_geometry nhwc_geo = nhwc_gemm ? nhwc_gemm_geometry(geo) : matmul_geometry{};
   static constexpr depthwise_blocking dw_block = depthwise_block(geo);
   static constexpr bool dw_flat = depthwise && !nhwc_out && depthwise_flat(geo);
@@ -116,7 +121,7 @@ struct gemm_kernel {
   // a grouped 1×1 convolution that reads its input in place takes the positions path up to a
   // depth of 512 (measured on MobileNetV2's layers before they took the pointwise path, one
   // Zen 3 core: 192→32 on 28×28 in 142 µs instead of 311).
-  static constexpr bool small_image = small_candidate && !pointwise && !wide_to_planar;
+  static constexpr bool small_image = small_candidate && !pointwise && !wide_to_planar && !planar_dc;
   static constexpr int small_mr = small_conv_rows(geo.oh * geo.ow, small_nv);
   // Unpadded 1×1 of stride 1 with groups: B read from the input itself (conv.hpp).
   static constexpr bool in_place =
@@ -129,7 +134,7 @@ struct gemm_kernel {
       : nhwc_pw || wide ? wide_taps_floats(geo)
       : nhwc_gemm   ? matmul_packed_b_floats(nhwc_geo)
       : nhwc_out    ? nhwc_taps_floats(geo)
-      : depthwise   ? static_cast<std::size_t>(geo.o) * static_cast<std::size_t>(geo.k)
+      : depthwise || planar_dc ? static_cast<std::size_t>(geo.o) * static_cast<std::size_t>(geo.k)
       : small_image ? static_cast<std::size_t>(geo.groups) * packed_dense_floats(geo.og, geo.k, small_nv * W)
                     : packed_conv_floats(geo);
   static constexpr std::size_t bias_floats = has_bias ? static_cast<std::size_t>(channels) + 64 : 0;
@@ -153,7 +158,7 @@ struct gemm_kernel {
       pack_nhwc_conv(nhwc_geo, w, dst);
     } else if constexpr (nhwc_out) {
       pack_nhwc_taps(geo, w, dst);
-    } else if constexpr (depthwise) {
+    } else if constexpr (depthwise || planar_dc) {
       std::copy(w, w + static_cast<std::ptrdiff_t>(geo.o) * geo.k, dst);
     } else if constexpr (small_image) {
       const std::size_t per_group = packed_dense_floats(geo.og, geo.k, small_nv * W);
@@ -185,6 +190,8 @@ struct gemm_kernel {
       st.need_scratch(0, depthwise_scratch(geo));
     } else if constexpr (pointwise) {
       st.need_scratch(0, matmul_scratch_floats(pointwise_geo));
+    } else if constexpr (planar_dc) {
+      st.need_scratch(geo.buffer_floats, 0);
     } else if constexpr (small_image) {
       st.need_scratch(geo.buffer_floats, small_conv_scratch(geo.oh * geo.ow, small_mr, small_nv));
     } else if constexpr (in_place) {
@@ -236,6 +243,9 @@ struct gemm_kernel {
       return;
     } else if constexpr (wide_to_planar) {
       wide_conv_planar<geo, nhwc_in, info.act>(st, x, packed, residual, e, out);
+      return;
+    } else if constexpr (planar_dc) {
+      planar_direct_conv<geo, info.act>(st, x, packed, residual, e, out);
       return;
     } else if constexpr (depthwise) {
       run_depthwise(st, x, packed, residual, e, out);
