@@ -23,10 +23,11 @@ namespace partita::detail::cpu {
 /// 2^20 output floats per image. Alone on one Cascade Lake core, against the GEMM's tiles (µs):
 /// LeNet's 1 → 6 5×5 on 28×28 6.0–10.5 → 2.5, 3 → 32 3×3 on 32×32 38–63 → 22, 3 → 64 on 64×64
 /// 245 → 176–194, on 128×128 887–929 → 809–853, 3 → 16 on 224×224 639–651 → 537–550. VGG's
-/// 3 → 64 on 224×224 (12.8 MB out) went 3.5 → 5.0 ms: a row's blocks write every output plane
-/// in turn, and with so many planes that large the writes outrun the prefetchers. Bands of
-/// rows written one block of channels at a time fixed that layer (2.7 ms) but slowed those
-/// with a rest block of channels three- to fourfold, so larger outputs keep the GEMM's tiles.
+/// 3 → 64 on 224×224 (12.8 MB out) went 3.5 → 5.0 ms, a row's blocks writing all 64 output
+/// planes in turn (likely more write streams than the prefetchers follow; this guest has no
+/// counters to tell). Bands of rows written one block of channels at a time fixed that layer
+/// (2.7 ms) but slowed the others 1.4–4.7-fold, for a reason not found, so larger outputs keep
+/// the GEMM's tiles.
 constexpr bool planar_direct(const conv_geometry& g) {
   return g.groups == 1 && g.sh == 1 && g.sw == 1 && g.c <= 4 && g.k <= 100 && 2 * g.ow >= W &&
          static_cast<std::int64_t>(g.o) * g.oh * g.ow <= std::int64_t{1} << 20;
