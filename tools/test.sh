@@ -47,7 +47,7 @@ suite() {
 
 # The measurement-only programs (profile_steps, bench_runtime_openmp, example_tune on ResNet-18)
 # are built with the first compiler that runs: their code paths are compiled by tests with every
-# compiler, and building them twice would cost CI about four minutes.
+# compiler, and building them twice would cost CI about three minutes.
 tools=ON
 for compiler in ${COMPILERS:-g++ clang++-19}; do
   case "$compiler" in
