@@ -17082,7 +17082,11 @@ inline void pool2d_nhwc(const pool_geometry& g, const float* x, float* y, int r0
       const vec scale = simd::splat(Max ? 1.f : 1.f / static_cast<float>(rows * cols));
       float* out = y + (static_cast<std::ptrdiff_t>(r) * g.ow + ow) * c;
       for (int c0 = 0; c0 < c; c0 += group * w) {
-        const int vectors = std::min(group, (c - c0 + w - 1) / w), n_last = c - c0 - (vectors - 1) * w;
+        // The group's last vector is the channels' last only in the last group: elsewhere it is
+        // whole (a count past w would read and write a mask from outside its table with AVX, or
+        // the wrong lanes with AVX-512).
+        const int vectors = std::min(group, (c - c0 + w - 1) / w);
+        const int n_last = std::min(w, c - c0 - (vectors - 1) * w);
         vec acc[group];
         for (int v = 0; v < group; ++v) acc[v] = simd::splat(fill);
         for (int i = i_lo; i < i_hi; ++i)

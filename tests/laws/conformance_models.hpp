@@ -527,14 +527,22 @@ using s0 = relu<conv2d<xs, weight<"s0.w", f32, 24, 24, 3, 3>, {.padding = {1, 1}
 using s1 = relu<add<conv2d<s0, weight<"s1.w", f32, 24, 24, 3, 3>, {.padding = {1, 1}}>, s0>>;
 using s2 = relu<add<bias_add<conv2d<s1, weight<"s2.w", f32, 24, 24, 1, 1>>, weight<"s2.b", f32, 24>>, s1>>;
 using hs = dense<flatten<global_avg_pool2d<s2>>, weight<"fs.w", f32, 3, 24>>;
+// Channels-last poolings of 88 channels: more than one group of four vectors with either
+// vector width, so a group's last vector is whole in one group and a rest in the last.
+using xq = input<"x", f32, 1, 6, 15, 13>;
+using aq = relu<bias_add<conv2d<xq, weight<"aq.w", f32, 88, 6, 3, 3>, {.padding = {1, 1}}>, weight<"aq.b", f32, 88>>>;
+using mq = max_pool2d<aq, {.size = {3, 3}, .stride = {2, 2}, .padding = {1, 1}}>;  // [1, 88, 8, 7]
+using vq = avg_pool2d<mq, {.size = {2, 2}, .stride = {1, 1}}>;
+using hq = dense<flatten<global_avg_pool2d<vq>>, weight<"fq.w", f32, 4, 88>>;
 }  // namespace nhwc
 
 struct channels_last_models
     : model_group<"chains kept channels-last: channel and position tails, strides, padding, dilation, residuals, "
                   "a planar twin of a channels-last step, a view that keeps them planar, fused expansions, "
-                  "first layers written channels-last, wide direct convolutions, poolings, blocks adding their input",
+                  "first layers written channels-last, wide direct convolutions, poolings, blocks adding their input, "
+                  "poolings of several channel groups",
                   model<nhwc::head>, model<nhwc::head, nhwc::twin>, model<nhwc::viewed>, model<nhwc::he>,
-                  model<nhwc::he2>, model<nhwc::hd>, model<nhwc::hd2>, model<nhwc::hw, nhwc::ow, nhwc::gw, nhwc::rw>, model<nhwc::rt>, model<nhwc::hs>> {};
+                  model<nhwc::he2>, model<nhwc::hd>, model<nhwc::hd2>, model<nhwc::hw, nhwc::ow, nhwc::gw, nhwc::rw>, model<nhwc::rt>, model<nhwc::hs>, model<nhwc::hq>> {};
 
 struct small_networks : model_group<"networks: chains, residual blocks, batch norms, pools, several results, fallbacks, "
                                     "repeated blocks",
