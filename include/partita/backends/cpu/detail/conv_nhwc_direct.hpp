@@ -90,10 +90,14 @@ inline void direct_nhwc_row(const conv_geometry& g, const float* x, std::ptrdiff
   for (; q < g.ow; ++q) one(q);
 }
 
-/// Most positions per block of the wide direct kernel (`wide_nhwc_row`): with two output
-/// channel vectors, 28 accumulators of 32 registers (12 of 16), the weights and the broadcast
-/// value. Each step of the depth loads two weight vectors and broadcasts one input per position.
-constexpr int wide_positions() { return W >= 16 ? 14 : 6; }
+/// Most positions per block of the wide direct kernel (`wide_nhwc_row`) on rows `ow` long: with
+/// two output channel vectors, 28 accumulators of 32 registers (12 of 16), the weights and the
+/// broadcast value. Each step of the depth loads two weight vectors and broadcasts one input per
+/// position. With AVX a row of 7 (ResNet-18's last stage) is one block of 14 accumulators, one
+/// more register than there are: blocks of 4 and 3 positions had left the FMAs waiting on their
+/// latency (3 + 3 of its 3×3 layers, one Zen 3 core: 3650 -> 3080 us each), while rows of 14 and
+/// more, cut into blocks of 7, lost more to the spill than they gained (14×14: 2780 -> 3720 us).
+constexpr int wide_positions(int ow) { return W >= 16 ? 14 : (ow <= 7 ? ow : 6); }
 
 /// True for the convolutions of one group and more than four input channels, other than an
 /// unpadded 1×1 of stride 1 (3×3 and 7×7 of any stride, strided or padded 1×1s), that write NHWC
@@ -150,7 +154,7 @@ inline void wide_store(const float* tile, int ql, int vb, const float* bias, con
 /// channel vectors [v0, v0 + VB) (v0 even): `x` is the input image (NHWC where NhwcIn, else
 /// planar), `w` packed by `pack_nhwc_hwio`, `e` with a padded column bias, the residual's row
 /// r (NHWC) or none, and activation A; `y` is the output row, NHWC. The row is cut into as few
-/// blocks of at most `wide_positions()` as it takes, each its own code: the geometry and the block's first
+/// blocks of at most `wide_positions(G.ow)` as it takes, each its own code: the geometry and the block's first
 /// position are template arguments, so the offsets of its positions are constants in the
 /// instructions (see `depthwise_nhwc_row`) and the taps of a position that fall into the padding
 /// are left out at compile time. The weights are read once per block, each tap's channels
@@ -160,7 +164,7 @@ inline void wide_nhwc_row(const float* x, const float* w, const epilogue& e, flo
   constexpr std::ptrdiff_t cs = NhwcIn ? 1 : static_cast<std::ptrdiff_t>(G.h) * G.w;
   constexpr std::ptrdiff_t hs = NhwcIn ? static_cast<std::ptrdiff_t>(G.w) * G.c : G.w, ws = NhwcIn ? G.c : 1;
   constexpr int pitch = wide_panel();
-  constexpr int blocks = (G.ow + wide_positions() - 1) / wide_positions();
+  constexpr int blocks = (G.ow + wide_positions(G.ow) - 1) / wide_positions(G.ow);
   constexpr int QN = (G.ow + blocks - 1) / blocks;  // positions per block; the last may have fewer
   const int n_last = G.o - (v0 + VB - 1) * W;       // lanes of the last vector that are channels
   int i0 = 0, i1 = G.kh;                             // kernel rows inside the image
