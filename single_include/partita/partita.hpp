@@ -15642,8 +15642,12 @@ inline void pointwise_tile(const float* x, int c, const float* w, const float* b
 /// whole panels or null, the residual NHWC like `y` or null, activation A. Each panel of two
 /// output vectors runs over all the positions before the next, so that its weights stay in L1;
 /// a last odd vector runs alone.
+// Not inlined: in the fused expansion's row loop (conv_expand_depthwise.hpp) GCC then kept one
+// of the tile's 12 AVX accumulators on the stack, a store and a load per input channel
+// (MobileNetV2's 24 -> 144 expansion under a stride-2 depthwise conv2d, one Zen 3 core: 476 ->
+// 300 us for the step). A call per row or per thread's share costs nothing next to its work.
 template <activation A>
-inline void pointwise_nhwc(const float* x, int c, const float* w, int o, const float* bias, const float* residual,
+[[gnu::noinline]] inline void pointwise_nhwc(const float* x, int c, const float* w, int o, const float* bias, const float* residual,
                            float lo, float hi, float* y, std::ptrdiff_t n) {
   const int vectors = padded_channels(o) / W;
   for (int v = 0; v < vectors; v += 2) {
