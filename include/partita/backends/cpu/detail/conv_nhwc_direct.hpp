@@ -46,11 +46,13 @@ inline void direct_nhwc_row(const conv_geometry& g, const float* x, std::ptrdiff
   const auto one = [&](int q) {
     vec acc[std::size_t{VB}];
     for (int v = 0; v < VB; ++v) acc[v] = simd::splat(0.f);
-    const int iw = q * g.sw - g.pw;
+    // In 64 bits: GCC otherwise warned, at -O3 where this runs in a loop of its own after the
+    // interior blocks, that the product could overflow on an iteration it never reaches.
+    const std::ptrdiff_t iw = static_cast<std::ptrdiff_t>(q) * g.sw - g.pw;
     for (int ci = 0; ci < g.c; ++ci)
       for (int i = i0; i < i1; ++i)
         for (int j = 0; j < g.kw; ++j) {
-          const int col = iw + j * g.dw;
+          const std::ptrdiff_t col = iw + j * g.dw;
           if (col < 0 || col >= g.w) continue;
           const vec xv = simd::splat(x[ci * cs + (r * g.sh - g.ph + i * g.dh) * hs + col * ws]);
           const float* wt = wv0 + ((ci * g.kh + i) * g.kw + j) * pitch;
