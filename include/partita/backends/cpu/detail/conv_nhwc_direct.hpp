@@ -349,12 +349,24 @@ inline void wide_conv_planar(state& st, const float* x, const float* packed, con
   }
 }
 
+/// Output channel vectors per pass of `direct_nhwc_row` over a row: four, or two with AVX
+/// where four vectors' weights outgrow half of L1. Four vectors by 3 positions read 128 bytes of
+/// weights per 12 FMAs; ResNet-18's 7×7 stem (147 taps, 18.8 KB a pass, two passes a row) then
+/// read them from L2 at about 21 bytes a cycle. Two vectors by 6 positions halve that, from
+/// 9.4 KB that stay in L1: that stem went from 3390-3450 to 2630-2730 us (67 -> 86 % of the FMA
+/// peak, one Zen 3 core, alternated runs); MobileNetV2's 3×3 stem (3.5 KB) keeps four (two were
+/// 10-15 % slower). AVX-512 keeps four: not measured there.
+inline int direct_vectors(const conv_geometry& g) {
+  const std::size_t four = static_cast<std::size_t>(g.k) * 4 * W * sizeof(float);
+  return W < 16 && four > (16u << 10) ? 2 : 4;
+}
+
 /// Output rows [r0, r1) of one image of a direct convolution (`direct_nhwc_row`), every output
 /// channel; `nhwc_in` says the input's layout.
 template <activation A>
 inline void direct_nhwc_rows(const conv_geometry& g, const float* x, bool nhwc_in, const float* w, const epilogue& e,
                              float* y, int r0, int r1) {
-  constexpr int V = 4;
+  const int V = direct_vectors(g);
   const std::ptrdiff_t cs = nhwc_in ? 1 : static_cast<std::ptrdiff_t>(g.h) * g.w;
   const std::ptrdiff_t hs = nhwc_in ? static_cast<std::ptrdiff_t>(g.w) * g.c : g.w, ws = nhwc_in ? g.c : 1;
   const int vectors = padded_channels(g.o) / W;
