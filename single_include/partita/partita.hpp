@@ -15373,8 +15373,8 @@ inline void wide_store(const float* tile, int ql, int vb, const float* bias, con
 /// channel vectors [v0, v0 + VB) (v0 even): `x` is the input image (NHWC where NhwcIn, else
 /// planar), `w` packed by `pack_nhwc_hwio`, `e` with a padded column bias, the residual's row
 /// r (NHWC) or none, and activation A; `y` is the output row, NHWC. The row is cut into as few
-/// blocks of at most `wide_positions(G.ow)` as it takes, each its own code: the geometry and the block's first
-/// position are template arguments, so the offsets of its positions are constants in the
+/// blocks of at most `wide_positions(G.ow)` as it takes, each its own code: the geometry and the
+/// block's first position are template arguments, so the offsets of its positions are constants in the
 /// instructions (see `depthwise_nhwc_row`) and the taps of a position that fall into the padding
 /// are left out at compile time. The weights are read once per block, each tap's channels
 /// innermost.
@@ -15661,8 +15661,8 @@ inline void pointwise_tile(const float* x, int c, const float* w, const float* b
 // (MobileNetV2's 24 -> 144 expansion under a stride-2 depthwise conv2d, one Zen 3 core: 476 ->
 // 300 us for the step). A call per row or per thread's share costs nothing next to its work.
 template <activation A>
-[[gnu::noinline]] inline void pointwise_nhwc(const float* x, int c, const float* w, int o, const float* bias, const float* residual,
-                           float lo, float hi, float* y, std::ptrdiff_t n) {
+[[gnu::noinline]] inline void pointwise_nhwc(const float* x, int c, const float* w, int o, const float* bias,
+                                             const float* residual, float lo, float hi, float* y, std::ptrdiff_t n) {
   const int vectors = padded_channels(o) / W;
   for (int v = 0; v < vectors; v += 2) {
     const float* wv = w + static_cast<std::ptrdiff_t>(v / 2) * c * wide_panel();

@@ -156,8 +156,8 @@ inline void wide_store(const float* tile, int ql, int vb, const float* bias, con
 /// channel vectors [v0, v0 + VB) (v0 even): `x` is the input image (NHWC where NhwcIn, else
 /// planar), `w` packed by `pack_nhwc_hwio`, `e` with a padded column bias, the residual's row
 /// r (NHWC) or none, and activation A; `y` is the output row, NHWC. The row is cut into as few
-/// blocks of at most `wide_positions(G.ow)` as it takes, each its own code: the geometry and the block's first
-/// position are template arguments, so the offsets of its positions are constants in the
+/// blocks of at most `wide_positions(G.ow)` as it takes, each its own code: the geometry and the
+/// block's first position are template arguments, so the offsets of its positions are constants in the
 /// instructions (see `depthwise_nhwc_row`) and the taps of a position that fall into the padding
 /// are left out at compile time. The weights are read once per block, each tap's channels
 /// innermost.

@@ -74,8 +74,8 @@ inline void pointwise_tile(const float* x, int c, const float* w, const float* b
 // (MobileNetV2's 24 -> 144 expansion under a stride-2 depthwise conv2d, one Zen 3 core: 476 ->
 // 300 us for the step). A call per row or per thread's share costs nothing next to its work.
 template <activation A>
-[[gnu::noinline]] inline void pointwise_nhwc(const float* x, int c, const float* w, int o, const float* bias, const float* residual,
-                           float lo, float hi, float* y, std::ptrdiff_t n) {
+[[gnu::noinline]] inline void pointwise_nhwc(const float* x, int c, const float* w, int o, const float* bias,
+                                             const float* residual, float lo, float hi, float* y, std::ptrdiff_t n) {
   const int vectors = padded_channels(o) / W;
   for (int v = 0; v < vectors; v += 2) {
     const float* wv = w + static_cast<std::ptrdiff_t>(v / 2) * c * wide_panel();
