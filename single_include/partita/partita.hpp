@@ -16431,6 +16431,377 @@ inline void small_conv_tiles(const conv_geometry& g, const std::int32_t* boff, c
 
 }  // namespace partita::detail::cpu
 // ---- end partita/backends/cpu/detail/conv_small.hpp ----
+// ---- begin partita/backends/cpu/detail/conv_winograd.hpp ----
+/// cpu conv2d 3×3 of stride 1 by Winograd's minimal filtering F(2×2, 3×3): each 2×2 block of
+/// output positions (a tile) from the 4×4 input values around it, with 16 products per input
+/// channel and output channel where the direct kernel makes 36. Writes NHWC (or a planar result
+/// through a row of scratch), reads NHWC or planar.
+// Where it pays. ResNet's 3×3 layers of stride 1 already ran at about 88 % of one core's FMA
+// peak in the direct kernel (conv_nhwc_direct.hpp), so less work was the only way left to a
+// faster layer. Per tile, the input is transformed (Bᵀ d B: additions only), the 16 transformed
+// values of each channel are multiplied by the 16 transformed weights (U = G g Gᵀ, computed once
+// at bind) as 16 independent GEMMs [tiles × c] · [c × o], and the 16 sums of each output
+// channel transformed back (Aᵀ m A: additions only), with bias, residual and activation. The
+// GEMMs run `pointwise_tile`, the 1×1 kernel's register tile, so the products run at that
+// kernel's rate; the transforms are about a tenth of the work at 64 channels and less beyond.
+//
+// Accuracy. F(2×2, 3×3) is the variant whose transforms only add values or halve them
+// (exactly); its rounding error is a small multiple of the direct sum's, as opposed to the
+// larger tiles (F(4×4, 3×3) and up) whose transforms multiply by 2, 4 and 1/6. The weights are
+// transformed in double and rounded once. Building with PARTITA_CPU_WINOGRAD=0 keeps every
+// convolution on the direct kernels.
+//
+// NaN and infinities. The transforms mix the 16 values of a patch, so one infinite input would
+// come out as NaN (+Inf - Inf) in all four outputs of its tiles, and a NaN would reach outputs
+// whose window does not hold it. A block whose input holds such a value (found by a check that
+// costs an addition per loaded vector) is computed again with those values as zeros, and each
+// output whose window holds one then adds its products to that finite sum: ±Inf or NaN, by the
+// signs of the weights (two bits per weight, kept at bind). The results are the direct sum's.
+
+
+#ifndef PARTITA_CPU_WINOGRAD
+/// 1 (the default): 3×3 convolutions of stride 1 with enough channels run Winograd F(2×2, 3×3)
+/// on the cpu backend; 0: the direct kernels only.
+#define PARTITA_CPU_WINOGRAD 1
+#endif
+
+namespace partita::detail::cpu {
+
+/// True for the convolutions that run Winograd F(2×2, 3×3) (`winograd_conv`): 3×3, stride 1,
+/// no dilation, one group, and at least 16 input and 16 output channels, below which the
+/// transforms weigh as much as the products they save.
+constexpr bool winograd_f2(const conv_geometry& g) {
+  return PARTITA_CPU_WINOGRAD != 0 && g.groups == 1 && g.kh == 3 && g.kw == 3 && g.sh == 1 && g.sw == 1 && g.dh == 1 &&
+         g.dw == 1 && g.c >= 16 && g.o >= 16;
+}
+
+/// The tiling of one image: `th` × `tw` tiles of 2×2 outputs, cut into blocks of `rows` tile
+/// rows (`tiles` tiles, about 28: the transformed input and sums of a block, 16 · tiles · (c +
+/// o) floats, then stay in L2 at 64 to 512 channels), `blocks` of them.
+struct winograd_tiling {
+  int th = 0, tw = 0, rows = 0, tiles = 0, blocks = 0;
+};
+constexpr winograd_tiling winograd_tiles(const conv_geometry& g) {
+  winograd_tiling t;
+  t.th = (g.oh + 1) / 2;
+  t.tw = (g.ow + 1) / 2;
+  t.rows = std::max(1, std::min(t.th, (28 + t.tw - 1) / t.tw));
+  t.tiles = t.rows * t.tw;
+  t.blocks = (t.th + t.rows - 1) / t.rows;
+  return t;
+}
+
+/// Floats of one of the 16 transformed weight matrices, packed like `pack_nhwc_hwio`'s 1×1
+/// weights: panels of two output vectors, each [c][2 · W].
+constexpr std::size_t winograd_matrix_floats(const conv_geometry& g) {
+  const int panels = (g.o + wide_panel() - 1) / wide_panel();
+  return static_cast<std::size_t>(panels) * static_cast<std::size_t>(g.c) * wide_panel();
+}
+/// Bytes of the weights' signs (`pack_winograd`): two bits per weight, [c][3 · 3][o], a row of
+/// output channels padded to whole bytes.
+constexpr std::size_t winograd_sign_row(const conv_geometry& g) { return static_cast<std::size_t>(g.o + 3) / 4; }
+/// Floats of the packed transformed weights: 16 matrices, then the weights' signs.
+constexpr std::size_t winograd_taps_floats(const conv_geometry& g) {
+  const std::size_t sign_bytes = static_cast<std::size_t>(g.c) * 9 * winograd_sign_row(g);
+  return 16 * winograd_matrix_floats(g) + (sign_bytes + sizeof(float) - 1) / sizeof(float);
+}
+/// The sign of weight (o, ci, tap) packed by `pack_winograd`: 0 (zero), 1 (positive) or 2
+/// (negative).
+inline int winograd_sign(const conv_geometry& g, const float* packed, int o, int ci, int tap) {
+  const auto* bytes = reinterpret_cast<const unsigned char*>(packed + 16 * winograd_matrix_floats(g));
+  const std::size_t row = (static_cast<std::size_t>(ci) * 9 + static_cast<std::size_t>(tap)) * winograd_sign_row(g);
+  return bytes[row + static_cast<std::size_t>(o / 4)] >> (2 * (o % 4)) & 3;
+}
+
+/// Packs conv weights [o][c][3][3] as U = G g Gᵀ (4×4 per output and input channel, in double,
+/// rounded once), matrix ξ = 4 · i + j holding element (i, j) of every U, each matrix packed as
+/// `winograd_matrix_floats` says; then the weights' signs (`winograd_sign`).
+inline void pack_winograd(const conv_geometry& g, const float* w, float* dst) {
+  constexpr int P = wide_panel();
+  const std::size_t matrix = winograd_matrix_floats(g);
+  std::fill(dst, dst + winograd_taps_floats(g), 0.f);
+  auto* signs = reinterpret_cast<unsigned char*>(dst + 16 * matrix);
+  for (int o = 0; o < g.o; ++o)
+    for (int ci = 0; ci < g.c; ++ci) {
+      const float* k = w + (static_cast<std::ptrdiff_t>(o) * g.c + ci) * 9;
+      for (int tap = 0; tap < 9; ++tap) {
+        const unsigned code = k[tap] > 0 ? 1u : k[tap] < 0 ? 2u : 0u;
+        signs[(static_cast<std::size_t>(ci) * 9 + static_cast<std::size_t>(tap)) * winograd_sign_row(g) +
+              static_cast<std::size_t>(o / 4)] |= static_cast<unsigned char>(code << (2 * (o % 4)));
+      }
+      double gk[4][3];  // G g: G's rows are (1, 0, 0), (½, ½, ½), (½, -½, ½), (0, 0, 1)
+      for (int j = 0; j < 3; ++j) {
+        const double k0 = k[j], k1 = k[3 + j], k2 = k[6 + j];
+        gk[0][j] = k0;
+        gk[1][j] = 0.5 * (k0 + k1 + k2);
+        gk[2][j] = 0.5 * (k0 - k1 + k2);
+        gk[3][j] = k2;
+      }
+      float* at = dst + static_cast<std::ptrdiff_t>(o / P) * g.c * P + static_cast<std::ptrdiff_t>(ci) * P + o % P;
+      for (int i = 0; i < 4; ++i) {
+        const double u[4] = {gk[i][0], 0.5 * (gk[i][0] + gk[i][1] + gk[i][2]), 0.5 * (gk[i][0] - gk[i][1] + gk[i][2]),
+                             gk[i][2]};
+        for (int j = 0; j < 4; ++j) at[static_cast<std::size_t>(4 * i + j) * matrix] = static_cast<float>(u[j]);
+      }
+    }
+}
+
+/// Per-thread scratch of `winograd_conv`: the transformed input [16][tiles][c] and sums
+/// [16][tiles][o] of a block, and the block's output rows, NHWC (for a planar result, or a
+/// block with NaN or infinities).
+template <conv_geometry G>
+constexpr std::size_t winograd_scratch() {
+  constexpr winograd_tiling t = winograd_tiles(G);
+  const std::size_t rows = static_cast<std::size_t>(2 * t.rows) * G.ow * G.o;
+  return static_cast<std::size_t>(16 * t.tiles) * static_cast<std::size_t>(G.c + G.o) + rows;
+}
+
+/// Transforms tiles [0, count) of the block starting at tile row `tr0` (Bᵀ d B for every input
+/// channel) into `v` ([16][t.tiles][c]). `x` is the image, NHWC where NhwcIn, else planar (its
+/// channel vectors then read with gathers); values outside the image are zeros (the padding),
+/// and so are NaN and infinities where Clean. Returns false where some value read is NaN or
+/// infinite (and not Clean).
+template <conv_geometry G, bool NhwcIn, bool Clean = false>
+inline bool winograd_input(const float* x, int tr0, int count, float* v) {
+  constexpr winograd_tiling t = winograd_tiles(G);
+  constexpr std::ptrdiff_t cs = NhwcIn ? 1 : static_cast<std::ptrdiff_t>(G.h) * G.w;
+  constexpr std::ptrdiff_t hs = NhwcIn ? static_cast<std::ptrdiff_t>(G.w) * G.c : G.w, ws = NhwcIn ? G.c : 1;
+  constexpr std::ptrdiff_t xi_step = static_cast<std::ptrdiff_t>(t.tiles) * G.c;  // from one ξ to the next
+  // Zero times every row's (d0 - d2) + (d1 - d3), which holds each value read once: an infinite
+  // or NaN value makes it NaN, and nothing finite does.
+  vec check = simd::splat(0.f);
+  for (int u = 0; u < count; ++u) {
+    const int ty = tr0 + u / t.tw, tx = u % t.tw;
+    const int row0 = 2 * ty - G.ph, col0 = 2 * tx - G.pw;
+    const float* rows[4];
+    bool cols[4];
+    for (int i = 0; i < 4; ++i) {
+      rows[i] = row0 + i >= 0 && row0 + i < G.h ? x + (row0 + i) * hs : nullptr;
+      cols[i] = col0 + i >= 0 && col0 + i < G.w;
+    }
+    float* vu = v + static_cast<std::ptrdiff_t>(u) * G.c;
+    for (int cv = 0; cv < G.c; cv += W) {
+      const int n = std::min(W, G.c - cv);
+      vec d[4][4];
+      for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 4; ++j) {
+          if (!rows[i] || !cols[j]) {
+            d[i][j] = simd::splat(0.f);
+            continue;
+          }
+          const float* p = rows[i] + (col0 + j) * ws + cv * cs;
+          if constexpr (NhwcIn) d[i][j] = n == W ? simd::load(p) : simd::load_first(p, n);
+          else d[i][j] = simd::load_strided(p, cs, n);
+          if constexpr (Clean) d[i][j] = xsimd::select(xsimd::isfinite(d[i][j]), d[i][j], simd::splat(0.f));
+        }
+      // d Bᵀ... along each row (B's columns (1, 0, -1, 0), (0, 1, 1, 0), (0, -1, 1, 0), (0, 1, 0, -1)),
+      vec e[4][4];
+      for (int i = 0; i < 4; ++i) {
+        e[i][0] = d[i][0] - d[i][2];
+        e[i][1] = d[i][1] + d[i][2];
+        e[i][2] = d[i][2] - d[i][1];
+        e[i][3] = d[i][1] - d[i][3];
+      }
+      if constexpr (!Clean)
+        check = simd::fma((e[0][0] + e[0][3]) + (e[1][0] + e[1][3]) + ((e[2][0] + e[2][3]) + (e[3][0] + e[3][3])),
+                          simd::splat(0.f), check);
+      // ... then along each column.
+      for (int j = 0; j < 4; ++j) {
+        const vec r[4] = {e[0][j] - e[2][j], e[1][j] + e[2][j], e[2][j] - e[1][j], e[1][j] - e[3][j]};
+        for (int i = 0; i < 4; ++i) {
+          float* q = vu + (4 * i + j) * xi_step + cv;
+          if (n == W) simd::store(q, r[i]);
+          else simd::store_first(q, r[i], n);
+        }
+      }
+    }
+  }
+  return Clean || !xsimd::any(xsimd::isnan(check));
+}
+
+/// The 16 GEMMs of a block: m[ξ] = v[ξ] · U[ξ] for tiles [0, count), output channel vectors
+/// [v0, v1) (v0 even), with `pointwise_tile` (Q tiles at a time, the rest in one smaller tile).
+template <conv_geometry G>
+inline void winograd_products(const float* v, const float* u, int count, int v0, int v1, float* m) {
+  constexpr winograd_tiling t = winograd_tiles(G);
+  constexpr int vectors = padded_channels(G.o) / W;
+  constexpr std::ptrdiff_t c = G.c, o = G.o;
+  constexpr std::size_t matrix = winograd_matrix_floats(G);
+  for (int xi = 0; xi < 16; ++xi) {
+    const float* vx = v + static_cast<std::ptrdiff_t>(xi) * t.tiles * c;
+    float* mx = m + static_cast<std::ptrdiff_t>(xi) * t.tiles * o;
+    for (int pv = v0; pv < v1; pv += 2) {
+      const float* ux = u + xi * matrix + static_cast<std::ptrdiff_t>(pv / 2) * c * wide_panel();
+      const auto run = [&]<int VB>() {
+        constexpr int Q = pointwise_positions(VB);
+        const int n_last = std::min(W, G.o - (pv + VB - 1) * W);
+        int p = 0;
+        for (; p + Q <= count; p += Q)
+          pointwise_tile<Q, VB, activation::none>(vx + p * c, G.c, ux, nullptr, nullptr, 0.f, 0.f, mx + p * o + pv * W,
+                                                  o, n_last);
+        // The rest (fewer than Q tiles) as one tile of that many: its accumulators still hide
+        // most of an FMA's latency, where tiles of one position would not.
+        [&]<int... R>(std::integer_sequence<int, R...>) {
+          ((count - p == R + 1 ? pointwise_tile<R + 1, VB, activation::none>(vx + p * c, G.c, ux, nullptr, nullptr, 0.f,
+                                                                              0.f, mx + p * o + pv * W, o, n_last)
+                               : void()),
+           ...);
+        }(std::make_integer_sequence<int, Q - 1>{});
+      };
+      if (pv + 2 <= vectors) run.template operator()<2>();
+      else if constexpr (vectors % 2 == 1) run.template operator()<1>();
+    }
+  }
+}
+
+/// Transforms the sums `m` of tiles [0, count) back (Aᵀ m A, Aᵀ's rows (1, 1, 1, 0) and
+/// (0, 1, -1, -1)), channel vectors [v0, v1), adding the bias (padded, or null) and writing
+/// act(· + residual) to the NHWC rows at `y`: output row r of the block (its first being
+/// 2 · tr0) at y + (r - 2 · tr0) · ow · o, the residual likewise, or null. A tile's outputs
+/// past the image's last row or column are not written.
+template <conv_geometry G, activation A>
+inline void winograd_output(const float* m, int tr0, int count, int v0, int v1, const float* bias,
+                            const float* residual, float lo, float hi, float* y) {
+  constexpr winograd_tiling t = winograd_tiles(G);
+  constexpr std::ptrdiff_t o = G.o, xi_step = static_cast<std::ptrdiff_t>(t.tiles) * G.o;
+  for (int u = 0; u < count; ++u) {
+    const int ty = tr0 + u / t.tw, tx = u % t.tw;
+    const int rows = std::min(2, G.oh - 2 * ty), cols = std::min(2, G.ow - 2 * tx);
+    const float* mu = m + static_cast<std::ptrdiff_t>(u) * o;
+    for (int v = v0; v < v1; ++v) {
+      const int cv = v * W, n = std::min(W, G.o - cv);
+      vec r[2][4];
+      for (int j = 0; j < 4; ++j) {
+        vec s[4];
+        for (int i = 0; i < 4; ++i) {
+          const float* p = mu + (4 * i + j) * xi_step + cv;
+          s[i] = n == W ? simd::load(p) : simd::load_first(p, n);
+        }
+        r[0][j] = s[0] + s[1] + s[2];
+        r[1][j] = s[1] - s[2] - s[3];
+      }
+      const vec b = bias ? simd::load(bias + cv) : simd::splat(0.f);
+      for (int a = 0; a < rows; ++a) {
+        const vec out[2] = {r[a][0] + r[a][1] + r[a][2] + b, r[a][1] - r[a][2] - r[a][3] + b};
+        for (int k = 0; k < cols; ++k) {
+          const std::ptrdiff_t at = ((2 * (ty - tr0) + a) * static_cast<std::ptrdiff_t>(G.ow) + 2 * tx + k) * o + cv;
+          store_nhwc<A>(out[k], residual ? residual + at : nullptr, y + at, n, lo, hi);
+        }
+      }
+    }
+  }
+}
+
+/// Adds to the block's sums `rows` (NHWC from output row 2 · tr0, bias included; channels
+/// [v0 · W, v1 · W) of them) the products of every NaN or infinite input value in the windows
+/// of its outputs, which `winograd_input` read as zeros: each is NaN (a NaN, or an infinity times
+/// a zero weight) or an infinity of the weight's sign, so each such sum becomes what the direct
+/// sum is.
+template <conv_geometry G, bool NhwcIn>
+inline void winograd_specials(const float* x, const float* packed, int tr0, int v0, int v1, float* rows) {
+  constexpr std::ptrdiff_t cs = NhwcIn ? 1 : static_cast<std::ptrdiff_t>(G.h) * G.w;
+  constexpr std::ptrdiff_t hs = NhwcIn ? static_cast<std::ptrdiff_t>(G.w) * G.c : G.w, ws = NhwcIn ? G.c : 1;
+  constexpr float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  const int oy0 = 2 * tr0, oy1 = std::min(G.oh, 2 * (tr0 + winograd_tiles(G).rows));
+  const int o0 = v0 * W, o1 = std::min(G.o, v1 * W);
+  for (int iy = std::max(0, oy0 - G.ph); iy < std::min(G.h, oy1 - G.ph + 2); ++iy)
+    for (int ix = 0; ix < G.w; ++ix)
+      for (int ci = 0; ci < G.c; ++ci) {
+        const float value = x[ci * cs + iy * hs + ix * ws];
+        if (std::isfinite(value)) continue;
+        for (int i = 0; i < 3; ++i) {
+          const int oy = iy + G.ph - i;
+          if (oy < oy0 || oy >= oy1) continue;
+          for (int j = 0; j < 3; ++j) {
+            const int ox = ix + G.pw - j;
+            if (ox < 0 || ox >= G.ow) continue;
+            float* sums = rows + (static_cast<std::ptrdiff_t>(oy - oy0) * G.ow + ox) * G.o;
+            for (int o = o0; o < o1; ++o) {
+              const int sign = winograd_sign(G, packed, o, ci, i * 3 + j);
+              sums[o] += std::isnan(value) || sign == 0 ? nan : (sign == 1) == (value > 0) ? inf : -inf;
+            }
+          }
+        }
+      }
+}
+
+/// Writes `np` positions of NHWC sums `rows` (channel vectors [v0, v1)) to the NHWC output `y`
+/// as act(sum + residual), the residual NHWC like `y` or null.
+template <conv_geometry G, activation A>
+inline void winograd_store_rows(const float* rows, std::ptrdiff_t np, int v0, int v1, const float* residual, float lo,
+                                float hi, float* y) {
+  for (std::ptrdiff_t p = 0; p < np; ++p)
+    for (int v = v0; v < v1; ++v) {
+      const std::ptrdiff_t at = p * G.o + v * W;
+      const int n = std::min(W, G.o - v * W);
+      store_nhwc<A>(n == W ? simd::load(rows + at) : simd::load_first(rows + at, n), residual ? residual + at : nullptr,
+                    y + at, n, lo, hi);
+    }
+}
+
+/// One thread's share of a Winograd convolution: blocks [b0, b1), channel vectors [v0, v1).
+/// Images of few blocks split their panels of output channels (each core then transforms the
+/// whole input, but reads only its panels' weights), others their blocks of tile rows; a
+/// planar result always its blocks (its rows are transposed whole).
+template <conv_geometry G, bool NhwcOut>
+constexpr bool winograd_by_panels(int tasks) {
+  return NhwcOut && winograd_tiles(G).blocks < 4 * tasks && wide_panels<G>() >= 2 * tasks;
+}
+
+/// conv2d (`winograd_f2`) of every image: `x` NHWC where NhwcIn, else planar; `packed` by
+/// `pack_winograd`; the result NHWC where NhwcOut, else planar, act(conv + bias + residual)
+/// with the residual in the result's layout or null. Each thread's scratch holds
+/// `winograd_scratch<G>()` floats.
+template <conv_geometry G, bool NhwcIn, bool NhwcOut, activation A>
+inline void winograd_conv(state& st, const float* x, const float* packed, const float* residual, const epilogue& e,
+                          float* out) {
+  constexpr winograd_tiling t = winograd_tiles(G);
+  constexpr int vectors = padded_channels(G.o) / W;
+  constexpr int n = G.oh * G.ow;
+  constexpr double flops = 2.0 * 16 * t.th * t.tw * G.c * G.o;
+  const std::ptrdiff_t in_image = static_cast<std::ptrdiff_t>(G.c) * G.h * G.w;
+  const std::ptrdiff_t out_image = static_cast<std::ptrdiff_t>(G.o) * n;
+  const int most = NhwcOut ? std::max(t.blocks, wide_panels<G>()) : t.blocks;
+  const int tasks = tasks_for(flops, st.workers(), most);
+  const bool by_panels = winograd_by_panels<G, NhwcOut>(tasks);
+  for (int b = 0; b < G.batch; ++b) {
+    const float* xb = x + b * in_image;
+    const float* rb = residual ? residual + b * out_image : nullptr;
+    float* yb = out + b * out_image;
+    st.parallel(tasks, [&](int task) {
+      const int b0 = by_panels ? 0 : t.blocks * task / tasks, b1 = by_panels ? t.blocks : t.blocks * (task + 1) / tasks;
+      const int v0 = by_panels ? 2 * (wide_panels<G>() * task / tasks) : 0;
+      const int v1 = by_panels ? std::min(vectors, 2 * (wide_panels<G>() * (task + 1) / tasks)) : vectors;
+      float* v = st.thread_scratch(task);
+      float* m = v + static_cast<std::ptrdiff_t>(16 * t.tiles) * G.c;
+      float* rows = m + static_cast<std::ptrdiff_t>(16 * t.tiles) * G.o;
+      for (int blk = b0; blk < b1; ++blk) {
+        const int tr0 = blk * t.rows, count = (std::min(t.th, tr0 + t.rows) - tr0) * t.tw;
+        const bool finite = winograd_input<G, NhwcIn>(xb, tr0, count, v);
+        if (!finite) winograd_input<G, NhwcIn, true>(xb, tr0, count, v);
+        winograd_products<G>(v, packed, count, v0, v1, m);
+        const std::ptrdiff_t first = static_cast<std::ptrdiff_t>(2 * tr0) * G.ow;  // the block's first output position
+        const std::ptrdiff_t np = std::min<std::ptrdiff_t>(n, first + 2 * t.rows * G.ow) - first;
+        if constexpr (NhwcOut) {
+          if (finite) {
+            winograd_output<G, A>(m, tr0, count, v0, v1, e.bias, rb ? rb + first * G.o : nullptr, e.lo, e.hi,
+                                  yb + first * G.o);
+            continue;
+          }
+        }
+        winograd_output<G, activation::none>(m, tr0, count, v0, v1, e.bias, nullptr, 0.f, 0.f, rows);
+        if (!finite) winograd_specials<G, NhwcIn>(xb, packed, tr0, v0, v1, rows);
+        if constexpr (NhwcOut)
+          winograd_store_rows<G, A>(rows, np, v0, v1, rb ? rb + first * G.o : nullptr, e.lo, e.hi, yb + first * G.o);
+        else
+          nhwc_to_planar<A>(rows, G.o, np, n, rb ? rb + first : nullptr, e.lo, e.hi, yb + first);
+      }
+    });
+  }
+}
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/conv_winograd.hpp ----
 // ---- begin partita/backends/cpu/detail/dense.hpp ----
 /// cpu dense as a GEMM over weights packed into panels at bind.
 // dense as GEMM: y[M×N] = x[M×K] · wᵀ, the weights packed at bind into panels of NR units
@@ -16576,6 +16947,8 @@ struct gemm_kernel {
   static constexpr bool wide_to_planar = conv && !nhwc_out && !depthwise && geo.groups == 1 &&
                                          nhwc_direct_wide(geo) && (nhwc_in || small_candidate);
   static constexpr bool wide = nhwc_wide_conv || wide_to_planar;
+  // Winograd F(2×2, 3×3) (`winograd_f2`) where the wide kernel would write NHWC or read NHWC.
+  static constexpr bool winograd = winograd_f2(geo) && (nhwc_wide_conv || (wide_to_planar && nhwc_in));
   // Planar first layers of at most four channels, stride 1 (conv_planar_direct.hpp); a 1×1 one
   // that reads its input in place keeps doing so.
   static constexpr bool planar_dc = conv && !nhwc_out && !nhwc_in && !depthwise && !wide_to_planar &&
@@ -16624,6 +16997,7 @@ struct gemm_kernel {
 
   static constexpr std::size_t packed_floats =
       !conv        ? packed_dense_floats(channels, k_depth, dblk::nr)
+      : winograd   ? winograd_taps_floats(geo)
       : nhwc_pw || wide ? wide_taps_floats(geo)
       : nhwc_gemm   ? matmul_packed_b_floats(nhwc_geo)
       : nhwc_out    ? nhwc_taps_floats(geo)
@@ -16645,7 +17019,9 @@ struct gemm_kernel {
   }
 
   static void pack_weights(const float* w, float* dst) {
-    if constexpr (nhwc_pw || wide) {
+    if constexpr (winograd) {
+      pack_winograd(geo, w, dst);
+    } else if constexpr (nhwc_pw || wide) {
       pack_nhwc_hwio(geo, w, dst);
     } else if constexpr (nhwc_gemm) {
       pack_nhwc_conv(nhwc_geo, w, dst);
@@ -16669,7 +17045,9 @@ struct gemm_kernel {
   // packed weights are its own.
   static void prepare(state& st, const float* const* in, int step) {
     float* dst = st.reserve(step, packed_floats + bias_floats);
-    if constexpr (nhwc_pw) {
+    if constexpr (winograd) {
+      st.need_scratch(0, winograd_scratch<geo>());
+    } else if constexpr (nhwc_pw) {
       // No scratch: it reads its input in place.
     } else if constexpr (nhwc_gemm) {
       st.need_scratch(0, nhwc_conv_scratch(geo, nhwc_in));
@@ -16731,7 +17109,9 @@ struct gemm_kernel {
   // then compute its tiles, split statically by positions or by output-channel panels.
   static void run_conv(state& st, const float* x, const float* packed, const float* residual, epilogue e,
                        float* out) {
-    if constexpr (nhwc_out) {
+    if constexpr (winograd) {
+      return winograd_conv<geo, nhwc_in, nhwc_out, info.act>(st, x, packed, residual, e, out);
+    } else if constexpr (nhwc_out) {
       run_nhwc(st, x, packed, residual, e, out);
       return;
     } else if constexpr (wide_to_planar) {

@@ -536,6 +536,38 @@ using vq = avg_pool2d<mq, {.size = {2, 2}, .stride = {1, 1}}>;
 using hq = dense<flatten<global_avg_pool2d<vq>>, weight<"fq.w", f32, 4, 88>>;
 }  // namespace nhwc
 
+/// 3×3 convolutions of stride 1 with 16 or more channels each way, which the cpu backend runs
+/// by Winograd F(2×2, 3×3): tiles cut by the image's last row and column (odd sizes), padding
+/// 0 to 2, channel counts that fill no vector or panel, a planar input read with gathers, a
+/// planar result with a planar residual, blocks whose tiles are no multiple of the register
+/// tile's, batches, and a small image split by panels of output channels on two threads.
+namespace winograd {
+using x = input<"x", f32, 2, 20, 11, 13>;
+using a = relu<bias_add<conv2d<x, weight<"a.w", f32, 36, 20, 3, 3>, {.padding = {1, 1}}>, weight<"a.b", f32, 36>>>;
+using b = conv2d<a, weight<"b.w", f32, 40, 36, 3, 3>>;  // [2, 40, 9, 11]: no padding
+using c = clip<add<bias_add<conv2d<b, weight<"c.w", f32, 40, 40, 3, 3>, {.padding = {2, 2}}>, weight<"c.b", f32, 40>>,
+                   input<"r", f32, 2, 40, 11, 13>>,
+               -1.f, 2.f>;  // its planar residual makes it the chain's planar result
+// 72 → 120 channels on 5×7 (one block of 12 tiles): 15 vectors with AVX (a last lone vector), 7½
+// with AVX-512; split by panels on two threads.
+using xp = input<"x", f32, 1, 72, 5, 7>;
+using p = relu<bias_add<conv2d<xp, weight<"p.w", f32, 120, 72, 3, 3>, {.padding = {1, 1}}>, weight<"p.b", f32, 120>>>;
+using q = add<conv2d<p, weight<"q.w", f32, 16, 120, 3, 3>, {.padding = {1, 1}}>, conv2d<p, weight<"s.w", f32, 16, 120, 1, 1>>>;
+using hq = dense<flatten<global_avg_pool2d<q>>, weight<"f.w", f32, 3, 16>>;
+// A NaN or infinity reaches the 3×3 convolution through the 1×1 and its ReLU at one position:
+// outputs whose window misses it stay finite, though their tile's 4×4 input patch holds it.
+using xs = input<"x", f32, 2, 16, 6, 9>;
+using s = relu<conv2d<xs, weight<"g.w", f32, 24, 16, 1, 1>>>;  // NHWC, written from the planar input
+using t = bias_add<conv2d<s, weight<"t.w", f32, 16, 24, 3, 3>, {.padding = {1, 1}}>, weight<"t.b", f32, 16>>;
+}  // namespace winograd
+
+struct winograd_models
+    : model_group<"3×3 convolutions of stride 1 by Winograd F(2×2, 3×3) on cpu: partial tiles, padding 0 to 2, channel "
+                  "tails, planar inputs and results, partial register tiles, batches, panels split across threads, "
+                  "NaN and infinities in one output of a tile",
+                  model<winograd::c>, model<winograd::hq>, model<winograd::t>,
+                  conv_net<1, 16, 56, 9, 16, 3, 3, conv2d_attrs{.padding = {1, 1}}>> {};
+
 struct channels_last_models
     : model_group<"chains kept channels-last: channel and position tails, strides, padding, dilation, residuals, "
                   "a planar twin of a channels-last step, a view that keeps them planar, fused expansions, "
@@ -562,7 +594,7 @@ using conv_models =
     model_list<nets::conv_shape_models, nets::fused_conv_models, nets::large_conv_models, nets::planar_direct_models,
                nets::pointwise_conv_models,
                nets::depthwise_conv_models, nets::flat_depthwise_models, nets::expand_depthwise_models,
-               nets::channels_last_models>;
+               nets::channels_last_models, nets::winograd_models>;
 /// Small networks and aliasing results.
 using network_models = model_list<nets::small_networks, nets::aliasing_outputs>;
 

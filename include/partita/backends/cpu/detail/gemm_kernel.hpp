@@ -11,6 +11,7 @@
 #include "partita/backends/cpu/detail/conv_pointwise_nhwc.hpp"
 #include "partita/backends/cpu/detail/conv_depthwise.hpp"
 #include "partita/backends/cpu/detail/conv_small.hpp"
+#include "partita/backends/cpu/detail/conv_winograd.hpp"
 #include "partita/backends/cpu/detail/dense.hpp"
 #include "partita/backends/cpu/detail/fused.hpp"
 #include "partita/backends/cpu/detail/matmul.hpp"
@@ -83,6 +84,8 @@ struct gemm_kernel {
   static constexpr bool wide_to_planar = conv && !nhwc_out && !depthwise && geo.groups == 1 &&
                                          nhwc_direct_wide(geo) && (nhwc_in || small_candidate);
   static constexpr bool wide = nhwc_wide_conv || wide_to_planar;
+  // Winograd F(2×2, 3×3) (`winograd_f2`) where the wide kernel would write NHWC or read NHWC.
+  static constexpr bool winograd = winograd_f2(geo) && (nhwc_wide_conv || (wide_to_planar && nhwc_in));
   // Planar first layers of at most four channels, stride 1 (conv_planar_direct.hpp); a 1×1 one
   // that reads its input in place keeps doing so.
   static constexpr bool planar_dc = conv && !nhwc_out && !nhwc_in && !depthwise && !wide_to_planar &&
@@ -131,6 +134,7 @@ struct gemm_kernel {
 
   static constexpr std::size_t packed_floats =
       !conv        ? packed_dense_floats(channels, k_depth, dblk::nr)
+      : winograd   ? winograd_taps_floats(geo)
       : nhwc_pw || wide ? wide_taps_floats(geo)
       : nhwc_gemm   ? matmul_packed_b_floats(nhwc_geo)
       : nhwc_out    ? nhwc_taps_floats(geo)
@@ -152,7 +156,9 @@ struct gemm_kernel {
   }
 
   static void pack_weights(const float* w, float* dst) {
-    if constexpr (nhwc_pw || wide) {
+    if constexpr (winograd) {
+      pack_winograd(geo, w, dst);
+    } else if constexpr (nhwc_pw || wide) {
       pack_nhwc_hwio(geo, w, dst);
     } else if constexpr (nhwc_gemm) {
       pack_nhwc_conv(nhwc_geo, w, dst);
@@ -176,7 +182,9 @@ struct gemm_kernel {
   // packed weights are its own.
   static void prepare(state& st, const float* const* in, int step) {
     float* dst = st.reserve(step, packed_floats + bias_floats);
-    if constexpr (nhwc_pw) {
+    if constexpr (winograd) {
+      st.need_scratch(0, winograd_scratch<geo>());
+    } else if constexpr (nhwc_pw) {
       // No scratch: it reads its input in place.
     } else if constexpr (nhwc_gemm) {
       st.need_scratch(0, nhwc_conv_scratch(geo, nhwc_in));
@@ -238,7 +246,9 @@ struct gemm_kernel {
   // then compute its tiles, split statically by positions or by output-channel panels.
   static void run_conv(state& st, const float* x, const float* packed, const float* residual, epilogue e,
                        float* out) {
-    if constexpr (nhwc_out) {
+    if constexpr (winograd) {
+      return winograd_conv<geo, nhwc_in, nhwc_out, info.act>(st, x, packed, residual, e, out);
+    } else if constexpr (nhwc_out) {
       run_nhwc(st, x, packed, residual, e, out);
       return;
     } else if constexpr (wide_to_planar) {
