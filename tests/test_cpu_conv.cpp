@@ -35,6 +35,11 @@ static_assert(count_functions<compiled<model<relu<conv2d<small_expansion, weight
                                        cpu>::module,
                               "cpu.conv2d_expand_depthwise"> == 0);
 
+// Small images' convolutions fuse the pooling that reads them; ResNet's stem (3.2 MB) does not.
+static_assert(count_functions<compiled<nets::lenet, cpu>::module, "cpu.conv2d_bias_act_pool"> == 2);
+static_assert(count_functions<compiled<model<nets::nhwc::mw>, cpu>::module, "cpu.conv2d_bias_act_pool"> == 0,
+              "a convolution result of 25080 floats per image keeps its pooling apart");
+
 // One expanded channel (1 MiB) read by a 3×3 convolution of one group: not a depthwise pair.
 using one_channel = nets::expand::relu6_1x1<input<"x", f32, 1, 2, 512, 512>, 2, 1>;
 static_assert(count_functions<partition<model<bias_add<conv2d<one_channel, weight<"d.w", f32, 1, 1, 3, 3>,

@@ -11445,7 +11445,8 @@ struct reference {
 /// What a fused cpu composite computes, read off its body at compile time.
 // What a fused cpu composite computes, read off its body at compile time: one dense, conv2d or
 // matmul, then optionally a bias, a batch norm (folded into the weights at bind), a residual add
-// and an activation (x · sigmoid(x) counting as SiLU), in that order.
+// and an activation (x · sigmoid(x) counting as SiLU), in that order; a conv2d's chain may end
+// in a max or average pooling.
 
 // ---- begin partita/backends/cpu/detail/epilogue.hpp ----
 /// The epilogue a cpu GEMM applies while storing: bias, scale, residual, activation.
@@ -12166,6 +12167,7 @@ struct gemm_step {
   int residual = -1;
   activation act = activation::none;
   float lo = 0.f, hi = 0.f;
+  int pool = -1;  // body index of a max or average pooling that ends the chain
   bool ok = true;  // false: the body holds something else (not a cpu composite)
 };
 
@@ -12204,6 +12206,7 @@ constexpr gemm_step analyse_fused(int first, int last) {
   int chain = -1;  // body index of the value the epilogue is applied to so far
   for (int i = first; i <= last; ++i) {
     const graph_node& n = S::body(i);
+    if (g.pool >= 0 && n.op != op_id::param && n.op != op_id::weight) g.ok = false;  // the pooling ends it
     switch (n.op) {
       case op_id::param:
       case op_id::weight: break;
@@ -12273,6 +12276,12 @@ constexpr gemm_step analyse_fused(int first, int last) {
         chain = i;
         break;
       }
+      case op_id::max_pool2d:
+      case op_id::avg_pool2d:
+        if (S::body_arg(i, 0) != chain || g.main != op_id::conv2d) g.ok = false;
+        g.pool = i;
+        chain = i;
+        break;
       default: g.ok = false; break;
     }
   }
@@ -15077,6 +15086,22 @@ constexpr matmul_geometry nhwc_gemm_geometry(const conv_geometry& g) {
   return m;
 }
 
+/// An unpadded 1×1 conv2d of stride 1 (one group) on planar images as a batched GEMM of the
+/// weights [o × c] (the same for every image) by each image [c × h·w].
+constexpr matmul_geometry planar_pointwise_geometry(const conv_geometry& g) {
+  matmul_geometry m;
+  m.m = g.o;
+  m.k = g.c;
+  m.n = g.h * g.w;
+  m.batch = g.batch;
+  m.batch_rank = 1;
+  m.dims[0] = g.batch;
+  m.a_step[0] = 0;  // the weights, for every image
+  m.b_step[0] = 1;
+  m.b_matrices = g.batch;
+  return m;
+}
+
 /// Positions of one block transposed out of an NCHW input: about 64 KB, whole micro-tiles.
 constexpr int nhwc_block_rows(const conv_geometry& g) {
   const int mr = matmul_main_mr;
@@ -16880,6 +16905,201 @@ inline void dense_panels(const float* x, int k, const float* packed, int n, floa
 
 }  // namespace partita::detail::cpu
 // ---- end partita/backends/cpu/detail/dense.hpp ----
+// ---- begin partita/backends/cpu/detail/pool.hpp ----
+/// cpu max and average pooling over planes.
+// Pooling is memory-bound: the general kernel reduces each output row's window rows into a
+// padded row buffer, then that buffer over the window width, all vectorized; 2×2 windows of
+// stride 2 inside the planes skip the buffers.
+
+
+namespace partita::detail::cpu {
+
+struct pool_geometry {
+  int planes = 0, h = 0, w = 0, oh = 0, ow = 0, kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0;
+  int ph_end = 0, pw_end = 0;  // the declared padding after each axis (what count_include_pad counts)
+  // Columns after each row in the row buffers: pw_end, or more where a ceil_mode window runs
+  // past it (rows past the input are clipped, not padded).
+  int pw_fill = 0;
+  bool count_include_pad = false;
+};
+
+/// The geometry of a max or average pooling of `x` ([N, C, H, W]) into `y` with attributes `a`,
+/// every plane of the batch counted in `planes`.
+constexpr pool_geometry make_pool_geometry(const shape& x, const shape& y, const attrs& a) {
+  pool_geometry g;
+  g.planes = static_cast<int>(x[0] * x[1]);
+  g.h = static_cast<int>(x[2]);
+  g.w = static_cast<int>(x[3]);
+  g.oh = static_cast<int>(y[2]);
+  g.ow = static_cast<int>(y[3]);
+  g.kh = a.window[0];
+  g.kw = a.window[1];
+  g.sh = reference_kernels::detail::pool_stride(a, 0);
+  g.sw = reference_kernels::detail::pool_stride(a, 1);
+  g.ph = a.padding[0];
+  g.pw = a.padding[1];
+  g.ph_end = end_padding(a, 0);
+  g.pw_end = end_padding(a, 1);
+  g.pw_fill = std::max(g.pw_end, (g.ow - 1) * g.sw + g.kw - g.w - g.pw);  // ceil_mode's last window
+  g.count_include_pad = a.count_include_pad;
+  return g;
+}
+
+/// The taps an average pooling window divides by along one axis: a window starting at input
+/// index `start` (negative in the padding) of `k` taps over `n` inputs with `pad_end` declared
+/// padding after them. count_include_pad counts the declared padding, not a ceil_mode window's
+/// overhang; otherwise only the taps inside the input count.
+constexpr int pool_window_taps(bool count_include_pad, int start, int k, int n, int pad_end) {
+  return count_include_pad ? std::min(start + k, n + pad_end) - start : std::min(n, start + k) - std::max(0, start);
+}
+
+/// 2×2 max pooling of stride 2 whose windows all lie inside the planes (LeNet's, VGG's): each
+/// output row is two input rows, their maximum split into even and odd columns, and the
+/// maximum of those, a vector of outputs at a time. The general kernel below spent about 50
+/// cycles per output row on row buffers, which on 10×10 planes was most of its time.
+inline void max_pool_2x2(const pool_geometry& g, const float* x, float* y) {
+  constexpr int w = simd::width;
+  for (int p = 0; p < g.planes; ++p) {
+    const float* plane = x + static_cast<std::ptrdiff_t>(p) * g.h * g.w;
+    float* out = y + static_cast<std::ptrdiff_t>(p) * g.oh * g.ow;
+    for (int oh = 0; oh < g.oh; ++oh, out += g.ow) {
+      const float* r0 = plane + static_cast<std::ptrdiff_t>(2 * oh) * g.w;
+      const float* r1 = r0 + g.w;
+      int ow = 0;
+      vec e, o;
+      for (; ow + w <= g.ow; ow += w) {
+        const vec a = simd::max_nan(simd::load(r0 + 2 * ow), simd::load(r1 + 2 * ow));
+        const vec b = simd::max_nan(simd::load(r0 + 2 * ow + w), simd::load(r1 + 2 * ow + w));
+        simd::deinterleave(a, b, e, o);
+        simd::store(out + ow, simd::max_nan(e, o));
+      }
+      if (ow < g.ow) {
+        // The last columns, read with masks: nothing past the two windows' columns is read.
+        const int n = g.ow - ow, lo = std::min(w, 2 * n), hi = 2 * n - lo;
+        const vec a = simd::max_nan(simd::load_first(r0 + 2 * ow, lo), simd::load_first(r1 + 2 * ow, lo));
+        const vec b = hi > 0 ? simd::max_nan(simd::load_first(r0 + 2 * ow + w, hi), simd::load_first(r1 + 2 * ow + w, hi))
+                             : simd::splat(0.f);
+        simd::deinterleave(a, b, e, o);
+        simd::store_first(out + ow, simd::max_nan(e, o), n);
+      }
+    }
+  }
+}
+
+/// Max (Max = true) or average pooling, one output row at a time: the window's input rows are
+/// reduced vertically into a padded row (vectorized), that row horizontally over the window
+/// width (vectorized, at every column), and the output picks every stride-th column. Returns
+/// false, doing nothing, when a padded row does not fit its row buffers (over 4000 columns).
+template <bool Max>
+inline bool pool2d(const pool_geometry& g, const float* x, float* y) {
+  constexpr int w = simd::width;
+  constexpr int max_row = 4096;
+  const int wp = g.w + g.pw + g.pw_fill;
+  // 2×2 of stride 2 inside the planes needs no row buffers, so no bound on the row width.
+  if (Max && g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2 && g.ph == 0 && g.pw == 0 && g.pw_fill == 0 &&
+      2 * g.oh <= g.h && 2 * g.ow <= g.w) {
+    max_pool_2x2(g, x, y);
+    return true;
+  }
+  if (wp + g.kw + 2 * w > max_row) return false;
+  const float fill = Max ? -std::numeric_limits<float>::infinity() : 0.f;
+  alignas(64) float v[max_row];
+  alignas(64) float h[max_row];
+  std::fill(v, v + wp + g.kw + 2 * w, fill);
+  // The stride-2 pick below reads whole vectors of h, odd lanes past the last column included.
+  std::fill(h + (wp - g.kw + 1) / w * w, h + wp + 2 * w, fill);
+  // max_nan: a NaN anywhere in the window makes the output NaN, as in the reference backend.
+  const auto reduce = [](const vec& a, const vec& b) { return Max ? simd::max_nan(a, b) : a + b; };
+  const int hn = wp - g.kw + 1;  // columns of h
+  for (int p = 0; p < g.planes; ++p) {
+    const float* plane = x + static_cast<std::ptrdiff_t>(p) * g.h * g.w;
+    float* out = y + static_cast<std::ptrdiff_t>(p) * g.oh * g.ow;
+    for (int oh = 0; oh < g.oh; ++oh) {
+      const int ih0 = oh * g.sh - g.ph;
+      const int i_lo = std::max(0, ih0), i_hi = std::min(g.h, ih0 + g.kh);
+      float* row = v + g.pw;
+      if (i_lo >= i_hi) {
+        std::fill(row, row + g.w, fill);
+      } else {
+        std::memcpy(row, plane + static_cast<std::ptrdiff_t>(i_lo) * g.w, sizeof(float) * static_cast<std::size_t>(g.w));
+        for (int i = i_lo + 1; i < i_hi; ++i) map2(row, plane + static_cast<std::ptrdiff_t>(i) * g.w, row, g.w, reduce);
+      }
+      for (int j = 0; j < hn; j += w) {
+        vec acc = simd::load(v + j);
+        for (int k = 1; k < g.kw; ++k) acc = reduce(acc, simd::load(v + j + k));
+        simd::store(h + j, acc);
+      }
+      float* o = out + static_cast<std::ptrdiff_t>(oh) * g.ow;
+      if constexpr (Max) {
+        // Every stride-th column: vectors for strides 1 and 2 (one at a time, the pick had cost
+        // a 3×3 stride-2 pooling of 112×112 planes a quarter of its time).
+        int ow = 0;
+        if (g.sw == 2) {
+          for (; ow + w <= g.ow; ow += w) simd::store(o + ow, simd::evens(simd::load(h + 2 * ow), simd::load(h + 2 * ow + w)));
+        } else if (g.sw == 1) {
+          for (; ow + w <= g.ow; ow += w) simd::store(o + ow, simd::load(h + ow));
+        }
+        for (; ow < g.ow; ++ow) o[ow] = h[ow * g.sw];
+      } else {
+        const int rows = pool_window_taps(g.count_include_pad, ih0, g.kh, g.h, g.ph_end);
+        for (int ow = 0; ow < g.ow; ++ow) {
+          const int cols = pool_window_taps(g.count_include_pad, ow * g.sw - g.pw, g.kw, g.w, g.pw_end);
+          o[ow] = h[ow * g.sw] / static_cast<float>(rows * cols);
+        }
+      }
+    }
+  }
+  return true;
+}
+
+/// Max (Max = true) or average pooling of NHWC images, `g.planes` being the channels: output
+/// rows [r0, r1) counted over every image (row r is row r % oh of image r / oh). A position's
+/// channels are adjacent, so each window tap is a run of whole vectors, reduced in registers
+/// with no row buffers; taps in the padding, or past the image in a ceil_mode window, are
+/// skipped, and an average divides by the count `pool2d` divides by.
+template <bool Max>
+inline void pool2d_nhwc(const pool_geometry& g, const float* x, float* y, int r0, int r1) {
+  constexpr int w = simd::width, group = 4;  // channel vectors reduced together
+  const int c = g.planes;
+  const float fill = Max ? -std::numeric_limits<float>::infinity() : 0.f;
+  for (int r = r0; r < r1; ++r) {
+    const int b = r / g.oh, oh = r % g.oh;
+    const float* image = x + static_cast<std::ptrdiff_t>(b) * g.h * g.w * c;
+    const int ih0 = oh * g.sh - g.ph, i_lo = std::max(0, ih0), i_hi = std::min(g.h, ih0 + g.kh);
+    const int rows = pool_window_taps(g.count_include_pad, ih0, g.kh, g.h, g.ph_end);
+    for (int ow = 0; ow < g.ow; ++ow) {
+      const int iw0 = ow * g.sw - g.pw, j_lo = std::max(0, iw0), j_hi = std::min(g.w, iw0 + g.kw);
+      const int cols = pool_window_taps(g.count_include_pad, iw0, g.kw, g.w, g.pw_end);
+      const vec scale = simd::splat(Max ? 1.f : 1.f / static_cast<float>(rows * cols));
+      float* out = y + (static_cast<std::ptrdiff_t>(r) * g.ow + ow) * c;
+      for (int c0 = 0; c0 < c; c0 += group * w) {
+        // The group's last vector is the channels' last only in the last group: elsewhere it is
+        // whole (a count past w would read and write a mask from outside its table with AVX, or
+        // the wrong lanes with AVX-512).
+        const int vectors = std::min(group, (c - c0 + w - 1) / w);
+        const int n_last = std::min(w, c - c0 - (vectors - 1) * w);
+        vec acc[group];
+        for (int v = 0; v < group; ++v) acc[v] = simd::splat(fill);
+        for (int i = i_lo; i < i_hi; ++i)
+          for (int j = j_lo; j < j_hi; ++j) {
+            const float* p = image + (static_cast<std::ptrdiff_t>(i) * g.w + j) * c + c0;
+            for (int v = 0; v < vectors; ++v) {
+              const vec t = v + 1 < vectors || n_last == w ? simd::load(p + v * w) : simd::load_first(p + v * w, n_last);
+              acc[v] = Max ? simd::max_nan(acc[v], t) : acc[v] + t;
+            }
+          }
+        for (int v = 0; v < vectors; ++v) {
+          const vec o = Max ? acc[v] : acc[v] * scale;
+          if (v + 1 < vectors || n_last == w) simd::store(out + c0 + v * w, o);
+          else simd::store_first(out + c0 + v * w, o, n_last);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/pool.hpp ----
 
 namespace partita::detail::cpu {
 
@@ -16892,7 +17112,9 @@ struct gemm_kernel {
   static constexpr const graph_node& main = fused ? Step::body(info.main_node) : Step::node;
   static constexpr shape x_shape = fused ? Step::body(Step::body_arg(info.main_node, 0)).out : Step::arg(0).out;
   static constexpr shape w_shape = fused ? Step::body(Step::body_arg(info.main_node, 1)).out : Step::arg(1).out;
-  static constexpr shape y_shape = Step::node.out;
+  static constexpr bool pooled = info.pool >= 0;  // `cpu.conv2d_bias_act_pool`: y_shape is the conv2d's
+  static constexpr const graph_node& pool_node = pooled ? Step::body(info.pool) : Step::node;
+  static constexpr shape y_shape = pooled ? Step::body(Step::body_arg(info.pool, 0)).out : Step::node.out;
   static constexpr bool conv = info.main == op_id::conv2d;
   // Weights are packed at bind when they are bound weights, at every run otherwise.
   static constexpr bool constant_weight = fused || Step::arg(1).op == op_id::weight;
@@ -16969,19 +17191,7 @@ struct gemm_kernel {
   // on 28×28 124 → 150, 144→24 on 56×56 281 → 314).
   static constexpr bool pointwise =
       conv && !nhwc_out && !depthwise && reads_input_in_place(geo) && geo.groups == 1 && geo.k >= 96 && geo.o >= 64;
-  static constexpr matmul_geometry pointwise_geo = [] {
-    matmul_geometry g;
-    g.m = geo.o;
-    g.k = geo.c;
-    g.n = geo.h * geo.w;
-    g.batch = geo.batch;
-    g.batch_rank = 1;
-    g.dims[0] = geo.batch;
-    g.a_step[0] = 0;  // the weights, for every image
-    g.b_step[0] = 1;
-    g.b_matrices = geo.batch;
-    return g;
-  }();
+  static constexpr matmul_geometry pointwise_geo = planar_pointwise_geometry(geo);
   // Small images: vectors of output channels (conv_small.hpp) when that wastes fewer lanes.
   // Its input copy and its transposed stores cost per output, which a deep product amortizes:
   // a grouped 1×1 convolution that reads its input in place takes the positions path up to a
@@ -17005,6 +17215,10 @@ struct gemm_kernel {
       : small_image ? static_cast<std::size_t>(geo.groups) * packed_dense_floats(geo.og, geo.k, small_nv * W)
                     : packed_conv_floats(geo);
   static constexpr std::size_t bias_floats = has_bias ? static_cast<std::size_t>(channels) + 64 : 0;
+  // A pooled composite keeps its conv2d result (a small image's: at most 32 KB) for the pooling.
+  static constexpr std::size_t pooled_floats = pooled ? static_cast<std::size_t>(y_shape.elements()) : 0;
+  static constexpr pool_geometry pooling = pooled ? make_pool_geometry(y_shape, Step::node.out, *pool_node.at) : pool_geometry{};
+  static_assert(!pooled || pooling.w + pooling.pw + pooling.pw_fill <= 4096, "partita: cpu: a pooled row too wide");
 
   static void pack(float* dst, const float* const* in) {
     if constexpr (info.gamma >= 0) {
@@ -17044,7 +17258,7 @@ struct gemm_kernel {
   // `step` is the step being prepared or run (Step is the first step with its signature): its
   // packed weights are its own.
   static void prepare(state& st, const float* const* in, int step) {
-    float* dst = st.reserve(step, packed_floats + bias_floats);
+    float* dst = st.reserve(step, packed_floats + bias_floats + pooled_floats);
     if constexpr (winograd) {
       st.need_scratch(0, winograd_scratch<geo>());
     } else if constexpr (nhwc_pw) {
@@ -17088,7 +17302,12 @@ struct gemm_kernel {
     e.hi = info.hi;
     const float* residual = info.residual >= 0 ? in[info.residual] : nullptr;
     const float* x = in[info.x];
-    if constexpr (conv) {
+    if constexpr (pooled) {
+      // The convolution into the step's own buffer, then the pooling from there, one thread.
+      float* conv_out = packed + packed_floats + bias_floats;
+      run_conv(st, x, packed, residual, e, conv_out);
+      pool2d<pool_node.op == op_id::max_pool2d>(pooling, conv_out, out);
+    } else if constexpr (conv) {
       run_conv(st, x, packed, residual, e, out);
     } else {
       e.residual = residual;
@@ -17299,7 +17518,8 @@ constexpr layout_role nhwc_role(const M& m, const G& flat, int node) {
     at = *g.at;
   } else if (g.op == op_id::call) {
     const function_info& f = m.functions[static_cast<std::size_t>(g.index)];
-    if (!f.composite.starts_with("cpu.conv2d_")) return layout_role::planar;
+    // A pooled composite's buffer and pooling kernel are planar.
+    if (!f.composite.starts_with("cpu.conv2d_") || f.composite.ends_with("_pool")) return layout_role::planar;
     // Its one activation is the expansion's input; the pattern's predicate has checked the rest.
     if (f.composite == "cpu.conv2d_expand_depthwise")
       return flat.node(flat.arg(node, 0)).out.rank == 4 ? layout_role::same : layout_role::planar;
@@ -17338,179 +17558,6 @@ constexpr layout_role nhwc_role(const M& m, const G& flat, int node) {
 // ---- begin partita/backends/cpu/detail/simple_kernel.hpp ----
 /// The cpu kernel for every op but dense and conv2d: elementwise ops, pooling, normalization, resize.
 
-// ---- begin partita/backends/cpu/detail/pool.hpp ----
-/// cpu max and average pooling over planes.
-// Pooling is memory-bound: the general kernel reduces each output row's window rows into a
-// padded row buffer, then that buffer over the window width, all vectorized; 2×2 windows of
-// stride 2 inside the planes skip the buffers.
-
-
-namespace partita::detail::cpu {
-
-struct pool_geometry {
-  int planes = 0, h = 0, w = 0, oh = 0, ow = 0, kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0;
-  int ph_end = 0, pw_end = 0;  // the declared padding after each axis (what count_include_pad counts)
-  // Columns after each row in the row buffers: pw_end, or more where a ceil_mode window runs
-  // past it (rows past the input are clipped, not padded).
-  int pw_fill = 0;
-  bool count_include_pad = false;
-};
-
-/// The taps an average pooling window divides by along one axis: a window starting at input
-/// index `start` (negative in the padding) of `k` taps over `n` inputs with `pad_end` declared
-/// padding after them. count_include_pad counts the declared padding, not a ceil_mode window's
-/// overhang; otherwise only the taps inside the input count.
-constexpr int pool_window_taps(bool count_include_pad, int start, int k, int n, int pad_end) {
-  return count_include_pad ? std::min(start + k, n + pad_end) - start : std::min(n, start + k) - std::max(0, start);
-}
-
-/// 2×2 max pooling of stride 2 whose windows all lie inside the planes (LeNet's, VGG's): each
-/// output row is two input rows, their maximum split into even and odd columns, and the
-/// maximum of those, a vector of outputs at a time. The general kernel below spent about 50
-/// cycles per output row on row buffers, which on 10×10 planes was most of its time.
-inline void max_pool_2x2(const pool_geometry& g, const float* x, float* y) {
-  constexpr int w = simd::width;
-  for (int p = 0; p < g.planes; ++p) {
-    const float* plane = x + static_cast<std::ptrdiff_t>(p) * g.h * g.w;
-    float* out = y + static_cast<std::ptrdiff_t>(p) * g.oh * g.ow;
-    for (int oh = 0; oh < g.oh; ++oh, out += g.ow) {
-      const float* r0 = plane + static_cast<std::ptrdiff_t>(2 * oh) * g.w;
-      const float* r1 = r0 + g.w;
-      int ow = 0;
-      vec e, o;
-      for (; ow + w <= g.ow; ow += w) {
-        const vec a = simd::max_nan(simd::load(r0 + 2 * ow), simd::load(r1 + 2 * ow));
-        const vec b = simd::max_nan(simd::load(r0 + 2 * ow + w), simd::load(r1 + 2 * ow + w));
-        simd::deinterleave(a, b, e, o);
-        simd::store(out + ow, simd::max_nan(e, o));
-      }
-      if (ow < g.ow) {
-        // The last columns, read with masks: nothing past the two windows' columns is read.
-        const int n = g.ow - ow, lo = std::min(w, 2 * n), hi = 2 * n - lo;
-        const vec a = simd::max_nan(simd::load_first(r0 + 2 * ow, lo), simd::load_first(r1 + 2 * ow, lo));
-        const vec b = hi > 0 ? simd::max_nan(simd::load_first(r0 + 2 * ow + w, hi), simd::load_first(r1 + 2 * ow + w, hi))
-                             : simd::splat(0.f);
-        simd::deinterleave(a, b, e, o);
-        simd::store_first(out + ow, simd::max_nan(e, o), n);
-      }
-    }
-  }
-}
-
-/// Max (Max = true) or average pooling, one output row at a time: the window's input rows are
-/// reduced vertically into a padded row (vectorized), that row horizontally over the window
-/// width (vectorized, at every column), and the output picks every stride-th column. Returns
-/// false, doing nothing, when a padded row does not fit its row buffers (over 4000 columns).
-template <bool Max>
-inline bool pool2d(const pool_geometry& g, const float* x, float* y) {
-  constexpr int w = simd::width;
-  constexpr int max_row = 4096;
-  const int wp = g.w + g.pw + g.pw_fill;
-  // 2×2 of stride 2 inside the planes needs no row buffers, so no bound on the row width.
-  if (Max && g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2 && g.ph == 0 && g.pw == 0 && g.pw_fill == 0 &&
-      2 * g.oh <= g.h && 2 * g.ow <= g.w) {
-    max_pool_2x2(g, x, y);
-    return true;
-  }
-  if (wp + g.kw + 2 * w > max_row) return false;
-  const float fill = Max ? -std::numeric_limits<float>::infinity() : 0.f;
-  alignas(64) float v[max_row];
-  alignas(64) float h[max_row];
-  std::fill(v, v + wp + g.kw + 2 * w, fill);
-  // The stride-2 pick below reads whole vectors of h, odd lanes past the last column included.
-  std::fill(h + (wp - g.kw + 1) / w * w, h + wp + 2 * w, fill);
-  // max_nan: a NaN anywhere in the window makes the output NaN, as in the reference backend.
-  const auto reduce = [](const vec& a, const vec& b) { return Max ? simd::max_nan(a, b) : a + b; };
-  const int hn = wp - g.kw + 1;  // columns of h
-  for (int p = 0; p < g.planes; ++p) {
-    const float* plane = x + static_cast<std::ptrdiff_t>(p) * g.h * g.w;
-    float* out = y + static_cast<std::ptrdiff_t>(p) * g.oh * g.ow;
-    for (int oh = 0; oh < g.oh; ++oh) {
-      const int ih0 = oh * g.sh - g.ph;
-      const int i_lo = std::max(0, ih0), i_hi = std::min(g.h, ih0 + g.kh);
-      float* row = v + g.pw;
-      if (i_lo >= i_hi) {
-        std::fill(row, row + g.w, fill);
-      } else {
-        std::memcpy(row, plane + static_cast<std::ptrdiff_t>(i_lo) * g.w, sizeof(float) * static_cast<std::size_t>(g.w));
-        for (int i = i_lo + 1; i < i_hi; ++i) map2(row, plane + static_cast<std::ptrdiff_t>(i) * g.w, row, g.w, reduce);
-      }
-      for (int j = 0; j < hn; j += w) {
-        vec acc = simd::load(v + j);
-        for (int k = 1; k < g.kw; ++k) acc = reduce(acc, simd::load(v + j + k));
-        simd::store(h + j, acc);
-      }
-      float* o = out + static_cast<std::ptrdiff_t>(oh) * g.ow;
-      if constexpr (Max) {
-        // Every stride-th column: vectors for strides 1 and 2 (one at a time, the pick had cost
-        // a 3×3 stride-2 pooling of 112×112 planes a quarter of its time).
-        int ow = 0;
-        if (g.sw == 2) {
-          for (; ow + w <= g.ow; ow += w) simd::store(o + ow, simd::evens(simd::load(h + 2 * ow), simd::load(h + 2 * ow + w)));
-        } else if (g.sw == 1) {
-          for (; ow + w <= g.ow; ow += w) simd::store(o + ow, simd::load(h + ow));
-        }
-        for (; ow < g.ow; ++ow) o[ow] = h[ow * g.sw];
-      } else {
-        const int rows = pool_window_taps(g.count_include_pad, ih0, g.kh, g.h, g.ph_end);
-        for (int ow = 0; ow < g.ow; ++ow) {
-          const int cols = pool_window_taps(g.count_include_pad, ow * g.sw - g.pw, g.kw, g.w, g.pw_end);
-          o[ow] = h[ow * g.sw] / static_cast<float>(rows * cols);
-        }
-      }
-    }
-  }
-  return true;
-}
-
-/// Max (Max = true) or average pooling of NHWC images, `g.planes` being the channels: output
-/// rows [r0, r1) counted over every image (row r is row r % oh of image r / oh). A position's
-/// channels are adjacent, so each window tap is a run of whole vectors, reduced in registers
-/// with no row buffers; taps in the padding, or past the image in a ceil_mode window, are
-/// skipped, and an average divides by the count `pool2d` divides by.
-template <bool Max>
-inline void pool2d_nhwc(const pool_geometry& g, const float* x, float* y, int r0, int r1) {
-  constexpr int w = simd::width, group = 4;  // channel vectors reduced together
-  const int c = g.planes;
-  const float fill = Max ? -std::numeric_limits<float>::infinity() : 0.f;
-  for (int r = r0; r < r1; ++r) {
-    const int b = r / g.oh, oh = r % g.oh;
-    const float* image = x + static_cast<std::ptrdiff_t>(b) * g.h * g.w * c;
-    const int ih0 = oh * g.sh - g.ph, i_lo = std::max(0, ih0), i_hi = std::min(g.h, ih0 + g.kh);
-    const int rows = pool_window_taps(g.count_include_pad, ih0, g.kh, g.h, g.ph_end);
-    for (int ow = 0; ow < g.ow; ++ow) {
-      const int iw0 = ow * g.sw - g.pw, j_lo = std::max(0, iw0), j_hi = std::min(g.w, iw0 + g.kw);
-      const int cols = pool_window_taps(g.count_include_pad, iw0, g.kw, g.w, g.pw_end);
-      const vec scale = simd::splat(Max ? 1.f : 1.f / static_cast<float>(rows * cols));
-      float* out = y + (static_cast<std::ptrdiff_t>(r) * g.ow + ow) * c;
-      for (int c0 = 0; c0 < c; c0 += group * w) {
-        // The group's last vector is the channels' last only in the last group: elsewhere it is
-        // whole (a count past w would read and write a mask from outside its table with AVX, or
-        // the wrong lanes with AVX-512).
-        const int vectors = std::min(group, (c - c0 + w - 1) / w);
-        const int n_last = std::min(w, c - c0 - (vectors - 1) * w);
-        vec acc[group];
-        for (int v = 0; v < group; ++v) acc[v] = simd::splat(fill);
-        for (int i = i_lo; i < i_hi; ++i)
-          for (int j = j_lo; j < j_hi; ++j) {
-            const float* p = image + (static_cast<std::ptrdiff_t>(i) * g.w + j) * c + c0;
-            for (int v = 0; v < vectors; ++v) {
-              const vec t = v + 1 < vectors || n_last == w ? simd::load(p + v * w) : simd::load_first(p + v * w, n_last);
-              acc[v] = Max ? simd::max_nan(acc[v], t) : acc[v] + t;
-            }
-          }
-        for (int v = 0; v < vectors; ++v) {
-          const vec o = Max ? acc[v] : acc[v] * scale;
-          if (v + 1 < vectors || n_last == w) simd::store(out + c0 + v * w, o);
-          else simd::store_first(out + c0 + v * w, o, n_last);
-        }
-      }
-    }
-  }
-}
-
-}  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/pool.hpp ----
 // ---- begin partita/backends/cpu/detail/reduce.hpp ----
 /// cpu reductions (reduce_mean, reduce_sum, reduce_max), vectorized along the contiguous axis.
 // The input's axes are merged into groups, each all reduced or all kept; the innermost group is
@@ -18364,26 +18411,7 @@ struct simple_kernel {
     for (int t = 0; t < Step::num_args; ++t) r[static_cast<std::size_t>(t)] = Step::arg(t).out[a] * inner;
     return r;
   }
-  static constexpr pool_geometry pool() {
-    const shape& xs = Step::arg(0).out;
-    pool_geometry g;
-    g.planes = static_cast<int>(xs[0] * xs[1]);
-    g.h = static_cast<int>(xs[2]);
-    g.w = static_cast<int>(xs[3]);
-    g.oh = static_cast<int>(n.out[2]);
-    g.ow = static_cast<int>(n.out[3]);
-    g.kh = n.at->window[0];
-    g.kw = n.at->window[1];
-    g.sh = reference_kernels::detail::pool_stride(*n.at, 0);
-    g.sw = reference_kernels::detail::pool_stride(*n.at, 1);
-    g.ph = n.at->padding[0];
-    g.pw = n.at->padding[1];
-    g.ph_end = end_padding(*n.at, 0);
-    g.pw_end = end_padding(*n.at, 1);
-    g.pw_fill = std::max(g.pw_end, (g.ow - 1) * g.sw + g.kw - g.w - g.pw);  // ceil_mode's last window
-    g.count_include_pad = n.at->count_include_pad;
-    return g;
-  }
+  static constexpr pool_geometry pool() { return make_pool_geometry(Step::arg(0).out, n.out, *n.at); }
   // The same geometry for NHWC images: `planes` counts the channels of one image.
   static constexpr pool_geometry pool_nhwc() {
     pool_geometry g = pool();
@@ -18493,6 +18521,22 @@ struct expand_depthwise_fusable {
   }
 };
 
+/// A small image's convolution, its epilogue and the pooling that reads it (LeNet's layers):
+/// `fusable`'s, and a convolution result of at most `max_floats` per image, which the kernel
+/// keeps in its own buffer (in L1) for the pooling instead of passing it to a step of its own
+/// (each costs a call, a pass over the threads and its arena traffic: a tenth of LeNet-5). A
+/// larger one, such as ResNet's stem, keeps its two steps and its channels-last chain.
+struct conv_pool_fusable {
+  static constexpr std::int64_t max_floats = 8192;
+  static constexpr bool check(const match_view& m) {
+    if (!fusable::check(m)) return false;
+    const shape& conv = m.root().arg(0).shape();
+    return conv.rank == 4 && conv.elements() / conv[0] <= max_floats;
+  }
+};
+template <class X>
+using pooling_p = alt<max_pool2d_p<X>, avg_pool2d_p<X>>;
+
 /// Scores X scaled by a constant (multiplied or divided) and/or masked (a value added): the
 /// input of the softmax composites.
 template <class X>
@@ -18583,10 +18627,15 @@ struct softmax_fusable {
 /// the depthwise conv2d reading it, each with its bias or batch norm and optional ReLU6, ReLU
 /// or hard swish, whose expanded value never reaches memory; matmul with a bias along its last
 /// axis, optionally followed by an activation; attention, softmax(Q·op(K) · scale + mask)·op(V),
-/// without its score matrices in memory; softmax of a scaled and/or masked value in one pass.
+/// without its score matrices in memory; softmax of a scaled and/or masked value in one pass; a
+/// small image's conv2d with its bias and activation and the max or average pooling after it.
 /// Each becomes one kernel.
 using cpu_patterns = pattern_table<
     composite<"cpu.attention", detail::cpu::attention_p, detail::cpu::softmax_fusable>,
+    composite<"cpu.conv2d_bias_act_pool",
+              detail::cpu::pooling_p<alt<detail::cpu::activation_p<detail::cpu::gemm_bias_p<conv2d_p>>,
+                                         detail::cpu::gemm_bias_p<conv2d_p>>>,
+              detail::cpu::conv_pool_fusable>,
     composite<"cpu.conv2d_bias_silu", detail::cpu::silu_p<detail::cpu::gemm_bias_p<conv2d_p>>, detail::cpu::fusable>,
     composite<"cpu.conv2d_bias_add_act", detail::cpu::activation_p<add_p<detail::cpu::gemm_bias_p<conv2d_p>, any>>,
               detail::cpu::fusable>,

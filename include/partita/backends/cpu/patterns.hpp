@@ -98,6 +98,22 @@ struct expand_depthwise_fusable {
   }
 };
 
+/// A small image's convolution, its epilogue and the pooling that reads it (LeNet's layers):
+/// `fusable`'s, and a convolution result of at most `max_floats` per image, which the kernel
+/// keeps in its own buffer (in L1) for the pooling instead of passing it to a step of its own
+/// (each costs a call, a pass over the threads and its arena traffic: a tenth of LeNet-5). A
+/// larger one, such as ResNet's stem, keeps its two steps and its channels-last chain.
+struct conv_pool_fusable {
+  static constexpr std::int64_t max_floats = 8192;
+  static constexpr bool check(const match_view& m) {
+    if (!fusable::check(m)) return false;
+    const shape& conv = m.root().arg(0).shape();
+    return conv.rank == 4 && conv.elements() / conv[0] <= max_floats;
+  }
+};
+template <class X>
+using pooling_p = alt<max_pool2d_p<X>, avg_pool2d_p<X>>;
+
 /// Scores X scaled by a constant (multiplied or divided) and/or masked (a value added): the
 /// input of the softmax composites.
 template <class X>
@@ -188,10 +204,15 @@ struct softmax_fusable {
 /// the depthwise conv2d reading it, each with its bias or batch norm and optional ReLU6, ReLU
 /// or hard swish, whose expanded value never reaches memory; matmul with a bias along its last
 /// axis, optionally followed by an activation; attention, softmax(Q·op(K) · scale + mask)·op(V),
-/// without its score matrices in memory; softmax of a scaled and/or masked value in one pass.
+/// without its score matrices in memory; softmax of a scaled and/or masked value in one pass; a
+/// small image's conv2d with its bias and activation and the max or average pooling after it.
 /// Each becomes one kernel.
 using cpu_patterns = pattern_table<
     composite<"cpu.attention", detail::cpu::attention_p, detail::cpu::softmax_fusable>,
+    composite<"cpu.conv2d_bias_act_pool",
+              detail::cpu::pooling_p<alt<detail::cpu::activation_p<detail::cpu::gemm_bias_p<conv2d_p>>,
+                                         detail::cpu::gemm_bias_p<conv2d_p>>>,
+              detail::cpu::conv_pool_fusable>,
     composite<"cpu.conv2d_bias_silu", detail::cpu::silu_p<detail::cpu::gemm_bias_p<conv2d_p>>, detail::cpu::fusable>,
     composite<"cpu.conv2d_bias_add_act", detail::cpu::activation_p<add_p<detail::cpu::gemm_bias_p<conv2d_p>, any>>,
               detail::cpu::fusable>,

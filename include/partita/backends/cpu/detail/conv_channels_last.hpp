@@ -180,6 +180,22 @@ constexpr matmul_geometry nhwc_gemm_geometry(const conv_geometry& g) {
   return m;
 }
 
+/// An unpadded 1×1 conv2d of stride 1 (one group) on planar images as a batched GEMM of the
+/// weights [o × c] (the same for every image) by each image [c × h·w].
+constexpr matmul_geometry planar_pointwise_geometry(const conv_geometry& g) {
+  matmul_geometry m;
+  m.m = g.o;
+  m.k = g.c;
+  m.n = g.h * g.w;
+  m.batch = g.batch;
+  m.batch_rank = 1;
+  m.dims[0] = g.batch;
+  m.a_step[0] = 0;  // the weights, for every image
+  m.b_step[0] = 1;
+  m.b_matrices = g.batch;
+  return m;
+}
+
 /// Positions of one block transposed out of an NCHW input: about 64 KB, whole micro-tiles.
 constexpr int nhwc_block_rows(const conv_geometry& g) {
   const int mr = matmul_main_mr;

@@ -2,7 +2,8 @@
 /// What a fused cpu composite computes, read off its body at compile time.
 // What a fused cpu composite computes, read off its body at compile time: one dense, conv2d or
 // matmul, then optionally a bias, a batch norm (folded into the weights at bind), a residual add
-// and an activation (x · sigmoid(x) counting as SiLU), in that order.
+// and an activation (x · sigmoid(x) counting as SiLU), in that order; a conv2d's chain may end
+// in a max or average pooling.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -24,6 +25,7 @@ struct gemm_step {
   int residual = -1;
   activation act = activation::none;
   float lo = 0.f, hi = 0.f;
+  int pool = -1;  // body index of a max or average pooling that ends the chain
   bool ok = true;  // false: the body holds something else (not a cpu composite)
 };
 
@@ -62,6 +64,7 @@ constexpr gemm_step analyse_fused(int first, int last) {
   int chain = -1;  // body index of the value the epilogue is applied to so far
   for (int i = first; i <= last; ++i) {
     const graph_node& n = S::body(i);
+    if (g.pool >= 0 && n.op != op_id::param && n.op != op_id::weight) g.ok = false;  // the pooling ends it
     switch (n.op) {
       case op_id::param:
       case op_id::weight: break;
@@ -131,6 +134,12 @@ constexpr gemm_step analyse_fused(int first, int last) {
         chain = i;
         break;
       }
+      case op_id::max_pool2d:
+      case op_id::avg_pool2d:
+        if (S::body_arg(i, 0) != chain || g.main != op_id::conv2d) g.ok = false;
+        g.pool = i;
+        chain = i;
+        break;
       default: g.ok = false; break;
     }
   }

@@ -15,6 +15,7 @@
 #include "partita/backends/cpu/detail/dense.hpp"
 #include "partita/backends/cpu/detail/fused.hpp"
 #include "partita/backends/cpu/detail/matmul.hpp"
+#include "partita/backends/cpu/detail/pool.hpp"
 #include "partita/backends/cpu/detail/state.hpp"
 #include "partita/backends/reference/kernels.hpp"
 
@@ -29,7 +30,9 @@ struct gemm_kernel {
   static constexpr const graph_node& main = fused ? Step::body(info.main_node) : Step::node;
   static constexpr shape x_shape = fused ? Step::body(Step::body_arg(info.main_node, 0)).out : Step::arg(0).out;
   static constexpr shape w_shape = fused ? Step::body(Step::body_arg(info.main_node, 1)).out : Step::arg(1).out;
-  static constexpr shape y_shape = Step::node.out;
+  static constexpr bool pooled = info.pool >= 0;  // `cpu.conv2d_bias_act_pool`: y_shape is the conv2d's
+  static constexpr const graph_node& pool_node = pooled ? Step::body(info.pool) : Step::node;
+  static constexpr shape y_shape = pooled ? Step::body(Step::body_arg(info.pool, 0)).out : Step::node.out;
   static constexpr bool conv = info.main == op_id::conv2d;
   // Weights are packed at bind when they are bound weights, at every run otherwise.
   static constexpr bool constant_weight = fused || Step::arg(1).op == op_id::weight;
@@ -106,19 +109,7 @@ struct gemm_kernel {
   // on 28×28 124 → 150, 144→24 on 56×56 281 → 314).
   static constexpr bool pointwise =
       conv && !nhwc_out && !depthwise && reads_input_in_place(geo) && geo.groups == 1 && geo.k >= 96 && geo.o >= 64;
-  static constexpr matmul_geometry pointwise_geo = [] {
-    matmul_geometry g;
-    g.m = geo.o;
-    g.k = geo.c;
-    g.n = geo.h * geo.w;
-    g.batch = geo.batch;
-    g.batch_rank = 1;
-    g.dims[0] = geo.batch;
-    g.a_step[0] = 0;  // the weights, for every image
-    g.b_step[0] = 1;
-    g.b_matrices = geo.batch;
-    return g;
-  }();
+  static constexpr matmul_geometry pointwise_geo = planar_pointwise_geometry(geo);
   // Small images: vectors of output channels (conv_small.hpp) when that wastes fewer lanes.
   // Its input copy and its transposed stores cost per output, which a deep product amortizes:
   // a grouped 1×1 convolution that reads its input in place takes the positions path up to a
@@ -142,6 +133,10 @@ struct gemm_kernel {
       : small_image ? static_cast<std::size_t>(geo.groups) * packed_dense_floats(geo.og, geo.k, small_nv * W)
                     : packed_conv_floats(geo);
   static constexpr std::size_t bias_floats = has_bias ? static_cast<std::size_t>(channels) + 64 : 0;
+  // A pooled composite keeps its conv2d result (a small image's: at most 32 KB) for the pooling.
+  static constexpr std::size_t pooled_floats = pooled ? static_cast<std::size_t>(y_shape.elements()) : 0;
+  static constexpr pool_geometry pooling = pooled ? make_pool_geometry(y_shape, Step::node.out, *pool_node.at) : pool_geometry{};
+  static_assert(!pooled || pooling.w + pooling.pw + pooling.pw_fill <= 4096, "partita: cpu: a pooled row too wide");
 
   static void pack(float* dst, const float* const* in) {
     if constexpr (info.gamma >= 0) {
@@ -181,7 +176,7 @@ struct gemm_kernel {
   // `step` is the step being prepared or run (Step is the first step with its signature): its
   // packed weights are its own.
   static void prepare(state& st, const float* const* in, int step) {
-    float* dst = st.reserve(step, packed_floats + bias_floats);
+    float* dst = st.reserve(step, packed_floats + bias_floats + pooled_floats);
     if constexpr (winograd) {
       st.need_scratch(0, winograd_scratch<geo>());
     } else if constexpr (nhwc_pw) {
@@ -225,7 +220,12 @@ struct gemm_kernel {
     e.hi = info.hi;
     const float* residual = info.residual >= 0 ? in[info.residual] : nullptr;
     const float* x = in[info.x];
-    if constexpr (conv) {
+    if constexpr (pooled) {
+      // The convolution into the step's own buffer, then the pooling from there, one thread.
+      float* conv_out = packed + packed_floats + bias_floats;
+      run_conv(st, x, packed, residual, e, conv_out);
+      pool2d<pool_node.op == op_id::max_pool2d>(pooling, conv_out, out);
+    } else if constexpr (conv) {
       run_conv(st, x, packed, residual, e, out);
     } else {
       e.residual = residual;

@@ -41,7 +41,8 @@ constexpr layout_role nhwc_role(const M& m, const G& flat, int node) {
     at = *g.at;
   } else if (g.op == op_id::call) {
     const function_info& f = m.functions[static_cast<std::size_t>(g.index)];
-    if (!f.composite.starts_with("cpu.conv2d_")) return layout_role::planar;
+    // A pooled composite's buffer and pooling kernel are planar.
+    if (!f.composite.starts_with("cpu.conv2d_") || f.composite.ends_with("_pool")) return layout_role::planar;
     // Its one activation is the expansion's input; the pattern's predicate has checked the rest.
     if (f.composite == "cpu.conv2d_expand_depthwise")
       return flat.node(flat.arg(node, 0)).out.rank == 4 ? layout_role::same : layout_role::planar;

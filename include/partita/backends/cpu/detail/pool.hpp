@@ -10,6 +10,9 @@
 
 #include "partita/backends/cpu/detail/eltwise.hpp"
 #include "partita/backends/cpu/detail/simd.hpp"
+#include "partita/backends/reference/kernels.hpp"
+#include "partita/core/shape.hpp"
+#include "partita/ir/attrs.hpp"
 
 namespace partita::detail::cpu {
 
@@ -21,6 +24,28 @@ struct pool_geometry {
   int pw_fill = 0;
   bool count_include_pad = false;
 };
+
+/// The geometry of a max or average pooling of `x` ([N, C, H, W]) into `y` with attributes `a`,
+/// every plane of the batch counted in `planes`.
+constexpr pool_geometry make_pool_geometry(const shape& x, const shape& y, const attrs& a) {
+  pool_geometry g;
+  g.planes = static_cast<int>(x[0] * x[1]);
+  g.h = static_cast<int>(x[2]);
+  g.w = static_cast<int>(x[3]);
+  g.oh = static_cast<int>(y[2]);
+  g.ow = static_cast<int>(y[3]);
+  g.kh = a.window[0];
+  g.kw = a.window[1];
+  g.sh = reference_kernels::detail::pool_stride(a, 0);
+  g.sw = reference_kernels::detail::pool_stride(a, 1);
+  g.ph = a.padding[0];
+  g.pw = a.padding[1];
+  g.ph_end = end_padding(a, 0);
+  g.pw_end = end_padding(a, 1);
+  g.pw_fill = std::max(g.pw_end, (g.ow - 1) * g.sw + g.kw - g.w - g.pw);  // ceil_mode's last window
+  g.count_include_pad = a.count_include_pad;
+  return g;
+}
 
 /// The taps an average pooling window divides by along one axis: a window starting at input
 /// index `start` (negative in the padding) of `k` taps over `n` inputs with `pad_end` declared

@@ -233,26 +233,7 @@ struct simple_kernel {
     for (int t = 0; t < Step::num_args; ++t) r[static_cast<std::size_t>(t)] = Step::arg(t).out[a] * inner;
     return r;
   }
-  static constexpr pool_geometry pool() {
-    const shape& xs = Step::arg(0).out;
-    pool_geometry g;
-    g.planes = static_cast<int>(xs[0] * xs[1]);
-    g.h = static_cast<int>(xs[2]);
-    g.w = static_cast<int>(xs[3]);
-    g.oh = static_cast<int>(n.out[2]);
-    g.ow = static_cast<int>(n.out[3]);
-    g.kh = n.at->window[0];
-    g.kw = n.at->window[1];
-    g.sh = reference_kernels::detail::pool_stride(*n.at, 0);
-    g.sw = reference_kernels::detail::pool_stride(*n.at, 1);
-    g.ph = n.at->padding[0];
-    g.pw = n.at->padding[1];
-    g.ph_end = end_padding(*n.at, 0);
-    g.pw_end = end_padding(*n.at, 1);
-    g.pw_fill = std::max(g.pw_end, (g.ow - 1) * g.sw + g.kw - g.w - g.pw);  // ceil_mode's last window
-    g.count_include_pad = n.at->count_include_pad;
-    return g;
-  }
+  static constexpr pool_geometry pool() { return make_pool_geometry(Step::arg(0).out, n.out, *n.at); }
   // The same geometry for NHWC images: `planes` counts the channels of one image.
   static constexpr pool_geometry pool_nhwc() {
     pool_geometry g = pool();
