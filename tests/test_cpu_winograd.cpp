@@ -126,8 +126,8 @@ void check(int threads, const std::vector<planted>& specials, const char* about)
 // 20 → 36 channels (tails of a vector and a panel) on 11×13: 6 × 7 tiles in blocks of four tile
 // rows and two; the last tile row and column cut by the image.
 constexpr cpu::conv_geometry odd = geometry(2, 20, 11, 13, 36, 1);
-// 72 → 120 on 5×7: one block, split by panels on two threads.
-constexpr cpu::conv_geometry panels = geometry(1, 72, 5, 7, 120, 1);
+// 72 → 120 on 5×7, two images: one block each, split by panels on two threads.
+constexpr cpu::conv_geometry panels = geometry(2, 72, 5, 7, 120, 1);
 constexpr cpu::conv_geometry unpadded = geometry(1, 16, 9, 12, 17, 0);
 constexpr cpu::conv_geometry wide_pad = geometry(1, 17, 7, 9, 16, 2);
 

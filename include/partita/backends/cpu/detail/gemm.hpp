@@ -20,6 +20,10 @@ inline constexpr int W = simd::width;
 ///   (dense activations, read in place);
 /// - B indirect: row k at `b + boff[k]` (stride-1 convolution straight from the padded input);
 ///   otherwise `b + k * ldb` (packed weight panels, packed im2col panels, 1×1 inputs).
+/// Steps of the depth ahead that a one- or two-row micro-kernel prefetches its B rows: 6 to 12
+/// measured alike (one Zen 3 core), 4 less well.
+inline constexpr int gemv_prefetch = 8;
+
 template <int MR, int NV, bool APacked, bool BIndirect>
 inline void micro_kernel(int kc, const float* __restrict a, std::ptrdiff_t lda, const float* __restrict b,
                          std::ptrdiff_t ldb, const std::int32_t* __restrict boff, float* __restrict c,
@@ -33,6 +37,18 @@ inline void micro_kernel(int kc, const float* __restrict a, std::ptrdiff_t lda, 
 
   for (int k = 0; k < kc; ++k) {
     const float* bk = BIndirect ? b + boff[k] : b + k * ldb;
+    if constexpr (MR <= 2 && !BIndirect) {
+      // One or two rows (a dense layer at batch 1 or 2) stream B, the weights, from L3 or
+      // memory with few FMAs per byte: ask for each cache line of the row `gemv_prefetch`
+      // steps ahead (an address as an integer: past the panel's end it is no pointer to form).
+      // W1 (784 -> 512 -> 512 -> 10, batch 1) on Zen 3 cores, alternated runs of one loop:
+      // 36.1-36.4 -> 33.7-34.0 us on one thread, 19.1 -> 17.9 on two.
+      const std::uintptr_t ahead = reinterpret_cast<std::uintptr_t>(bk + 0) +
+                                   static_cast<std::uintptr_t>(gemv_prefetch * ldb) * sizeof(float);
+#pragma GCC unroll 4
+      for (int line = 0; line < NV * W; line += 16)
+        __builtin_prefetch(reinterpret_cast<const void*>(ahead + static_cast<std::uintptr_t>(line) * sizeof(float)));
+    }
     vec bv[std::size_t{NV}];
 #pragma GCC unroll 8
     for (int v = 0; v < NV; ++v) bv[v] = simd::load(bk + v * W);
