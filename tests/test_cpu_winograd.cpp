@@ -91,7 +91,7 @@ void check(int threads, const std::vector<planted>& specials, const char* about)
   cpu::pack_winograd(g, w.data(), packed.data());
   cpu::state st;
   st.set_threads(threads);
-  st.need_scratch(0, cpu::winograd_scratch<G>());
+  st.need_scratch(0, cpu::winograd_scratch<G, NhwcIn>());
   cpu::epilogue e;
   e.bias = bias.data();
   cpu::winograd_conv<G, NhwcIn, NhwcOut, cpu::activation::none>(st, x.data(), packed.data(), residual.data(), e,

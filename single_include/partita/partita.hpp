@@ -16476,7 +16476,7 @@ inline void small_conv_tiles(const conv_geometry& g, const std::int32_t* boff, c
 /// cpu conv2d 3×3 of stride 1 by Winograd's minimal filtering F(2×2, 3×3): each 2×2 block of
 /// output positions (a tile) from the 4×4 input values around it, with 16 products per input
 /// channel and output channel where the direct kernel makes 36. Writes NHWC (or a planar result
-/// through a row of scratch), reads NHWC or planar.
+/// through a row of scratch), reads NHWC (or a planar input through a band of rows made NHWC).
 // Where it pays. ResNet's 3×3 layers of stride 1 already ran at about 88 % of one core's FMA
 // peak in the direct kernel (conv_nhwc_direct.hpp), so less work was the only way left to a
 // faster layer. Per tile, the input is transformed (Bᵀ d B: additions only), the 16 transformed
@@ -16498,6 +16498,11 @@ inline void small_conv_tiles(const conv_geometry& g, const std::int32_t* boff, c
 // costs an addition per loaded vector) is computed again with those values as zeros, and each
 // output whose window holds one then adds its products to that finite sum: ±Inf or NaN, by the
 // signs of the weights (two bits per weight, kept at bind). The results are the direct sum's.
+
+// ---- begin partita/backends/cpu/detail/conv_winograd_pack.hpp ----
+/// What cpu Winograd F(2×2, 3×3) (conv_winograd.hpp) runs on and packs: which convolutions take
+/// it, how an image is cut into tiles and blocks, and the weights transformed at bind with their
+/// signs.
 
 
 #ifndef PARTITA_CPU_WINOGRAD
@@ -16587,26 +16592,55 @@ inline void pack_winograd(const conv_geometry& g, const float* w, float* dst) {
     }
 }
 
-/// Per-thread scratch of `winograd_conv`: the transformed input [16][tiles][c] and sums
-/// [16][tiles][o] of a block, and the block's output rows, NHWC (for a planar result, or a
-/// block with NaN or infinities).
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/conv_winograd_pack.hpp ----
+
+namespace partita::detail::cpu {
+
+/// The input rows [lo, hi) that the block starting at tile row `tr0` reads.
+struct row_range {
+  int lo = 0, hi = 0;
+};
 template <conv_geometry G>
+constexpr row_range winograd_input_rows(int tr0) {
+  return {std::max(0, 2 * tr0 - G.ph), std::min(G.h, 2 * (tr0 + winograd_tiles(G).rows) - G.ph + 2)};
+}
+
+/// Per-thread scratch of `winograd_conv`: the transformed input [16][tiles][c] and sums
+/// [16][tiles][o] of a block, the block's output rows, NHWC (for a planar result, or a block
+/// with NaN or infinities), and for a planar input the rows the block reads, NHWC.
+template <conv_geometry G, bool NhwcIn>
 constexpr std::size_t winograd_scratch() {
   constexpr winograd_tiling t = winograd_tiles(G);
   const std::size_t rows = static_cast<std::size_t>(2 * t.rows) * G.ow * G.o;
-  return static_cast<std::size_t>(16 * t.tiles) * static_cast<std::size_t>(G.c + G.o) + rows;
+  const std::size_t band = NhwcIn ? 0 : static_cast<std::size_t>(2 * t.rows + 2) * G.w * G.c;
+  return static_cast<std::size_t>(16 * t.tiles) * static_cast<std::size_t>(G.c + G.o) + rows + band;
+}
+
+/// Input rows [lo, hi) of a planar image as NHWC rows at `band` ([hi - lo][w][c]), each
+/// channel's row read in order. Read with gathers instead, a channel vector at a time, the
+/// transform had cost ResNet's 56×56 block (W3) a fifth of its first convolution (1562 µs
+/// against 1251 for the same layer reading NHWC, one Zen 3 core).
+template <conv_geometry G>
+inline void winograd_band(const float* x, row_range r, float* band) {
+  constexpr std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(G.h) * G.w, row = static_cast<std::ptrdiff_t>(G.w) * G.c;
+  for (int ih = r.lo; ih < r.hi; ++ih) {
+    float* dst = band + (ih - r.lo) * row;
+    for (int ci = 0; ci < G.c; ++ci) {
+      const float* src = x + ci * plane + static_cast<std::ptrdiff_t>(ih) * G.w;
+      for (int iw = 0; iw < G.w; ++iw) dst[static_cast<std::ptrdiff_t>(iw) * G.c + ci] = src[iw];
+    }
+  }
 }
 
 /// Transforms tiles [0, count) of the block starting at tile row `tr0` (Bᵀ d B for every input
-/// channel) into `v` ([16][t.tiles][c]). `x` is the image, NHWC where NhwcIn, else planar (its
-/// channel vectors then read with gathers); values outside the image are zeros (the padding),
-/// and so are NaN and infinities where Clean. Returns false where some value read is NaN or
-/// infinite (and not Clean).
-template <conv_geometry G, bool NhwcIn, bool Clean = false>
-inline bool winograd_input(const float* x, int tr0, int count, float* v) {
+/// channel) into `v` ([16][t.tiles][c]). `x` holds the image's NHWC rows from row `first` on;
+/// values outside the image are zeros (the padding), and so are NaN and infinities where
+/// Clean. Returns false where some value read is NaN or infinite (and not Clean).
+template <conv_geometry G, bool Clean = false>
+inline bool winograd_input(const float* x, int first, int tr0, int count, float* v) {
   constexpr winograd_tiling t = winograd_tiles(G);
-  constexpr std::ptrdiff_t cs = NhwcIn ? 1 : static_cast<std::ptrdiff_t>(G.h) * G.w;
-  constexpr std::ptrdiff_t hs = NhwcIn ? static_cast<std::ptrdiff_t>(G.w) * G.c : G.w, ws = NhwcIn ? G.c : 1;
+  constexpr std::ptrdiff_t hs = static_cast<std::ptrdiff_t>(G.w) * G.c, ws = G.c;
   constexpr std::ptrdiff_t xi_step = static_cast<std::ptrdiff_t>(t.tiles) * G.c;  // from one ξ to the next
   // Zero times every row's (d0 - d2) + (d1 - d3), which holds each value read once: an infinite
   // or NaN value makes it NaN, and nothing finite does.
@@ -16617,7 +16651,7 @@ inline bool winograd_input(const float* x, int tr0, int count, float* v) {
     const float* rows[4];
     bool cols[4];
     for (int i = 0; i < 4; ++i) {
-      rows[i] = row0 + i >= 0 && row0 + i < G.h ? x + (row0 + i) * hs : nullptr;
+      rows[i] = row0 + i >= 0 && row0 + i < G.h ? x + (row0 + i - first) * hs : nullptr;
       cols[i] = col0 + i >= 0 && col0 + i < G.w;
     }
     float* vu = v + static_cast<std::ptrdiff_t>(u) * G.c;
@@ -16630,9 +16664,8 @@ inline bool winograd_input(const float* x, int tr0, int count, float* v) {
             d[i][j] = simd::splat(0.f);
             continue;
           }
-          const float* p = rows[i] + (col0 + j) * ws + cv * cs;
-          if constexpr (NhwcIn) d[i][j] = n == W ? simd::load(p) : simd::load_first(p, n);
-          else d[i][j] = simd::load_strided(p, cs, n);
+          const float* p = rows[i] + (col0 + j) * ws + cv;
+          d[i][j] = n == W ? simd::load(p) : simd::load_first(p, n);
           if constexpr (Clean) d[i][j] = xsimd::select(xsimd::isfinite(d[i][j]), d[i][j], simd::splat(0.f));
         }
       // d Bᵀ... along each row (B's columns (1, 0, -1, 0), (0, 1, 1, 0), (0, -1, 1, 0), (0, 1, 0, -1)),
@@ -16792,7 +16825,7 @@ constexpr bool winograd_by_panels(int tasks) {
 /// conv2d (`winograd_f2`) of every image: `x` NHWC where NhwcIn, else planar; `packed` by
 /// `pack_winograd`; the result NHWC where NhwcOut, else planar, act(conv + bias + residual)
 /// with the residual in the result's layout or null. Each thread's scratch holds
-/// `winograd_scratch<G>()` floats.
+/// `winograd_scratch<G, NhwcIn>()` floats.
 template <conv_geometry G, bool NhwcIn, bool NhwcOut, activation A>
 inline void winograd_conv(state& st, const float* x, const float* packed, const float* residual, const epilogue& e,
                           float* out) {
@@ -16816,10 +16849,14 @@ inline void winograd_conv(state& st, const float* x, const float* packed, const 
       float* v = st.thread_scratch(task);
       float* m = v + static_cast<std::ptrdiff_t>(16 * t.tiles) * G.c;
       float* rows = m + static_cast<std::ptrdiff_t>(16 * t.tiles) * G.o;
+      float* band = rows + static_cast<std::ptrdiff_t>(2 * t.rows) * G.ow * G.o;
       for (int blk = b0; blk < b1; ++blk) {
         const int tr0 = blk * t.rows, count = (std::min(t.th, tr0 + t.rows) - tr0) * t.tw;
-        const bool finite = winograd_input<G, NhwcIn>(xb, tr0, count, v);
-        if (!finite) winograd_input<G, NhwcIn, true>(xb, tr0, count, v);
+        const row_range read = winograd_input_rows<G>(tr0);
+        if constexpr (!NhwcIn) winograd_band<G>(xb, read, band);
+        const float* in = NhwcIn ? xb + static_cast<std::ptrdiff_t>(read.lo) * G.w * G.c : band;
+        const bool finite = winograd_input<G>(in, read.lo, tr0, count, v);
+        if (!finite) winograd_input<G, true>(in, read.lo, tr0, count, v);
         winograd_products<G>(v, packed, count, v0, v1, m);
         const std::ptrdiff_t first = static_cast<std::ptrdiff_t>(2 * tr0) * G.ow;  // the block's first output position
         const std::ptrdiff_t np = std::min<std::ptrdiff_t>(n, first + 2 * t.rows * G.ow) - first;
@@ -17276,7 +17313,7 @@ struct gemm_kernel {
   static void prepare(state& st, const float* const* in, int step) {
     float* dst = st.reserve(step, packed_floats + bias_floats + pooled_floats);
     if constexpr (winograd) {
-      st.need_scratch(0, winograd_scratch<geo>());
+      st.need_scratch(0, winograd_scratch<geo, nhwc_in>());
     } else if constexpr (nhwc_pw) {
       // No scratch: it reads its input in place.
     } else if constexpr (nhwc_gemm) {

@@ -2,7 +2,7 @@
 /// cpu conv2d 3×3 of stride 1 by Winograd's minimal filtering F(2×2, 3×3): each 2×2 block of
 /// output positions (a tile) from the 4×4 input values around it, with 16 products per input
 /// channel and output channel where the direct kernel makes 36. Writes NHWC (or a planar result
-/// through a row of scratch), reads NHWC or planar.
+/// through a row of scratch), reads NHWC (or a planar input through a band of rows made NHWC).
 // Where it pays. ResNet's 3×3 layers of stride 1 already ran at about 88 % of one core's FMA
 // peak in the direct kernel (conv_nhwc_direct.hpp), so less work was the only way left to a
 // faster layer. Per tile, the input is transformed (Bᵀ d B: additions only), the 16 transformed
@@ -34,116 +34,56 @@
 #include "partita/backends/cpu/detail/conv_channels_last.hpp"
 #include "partita/backends/cpu/detail/conv_nhwc_direct.hpp"
 #include "partita/backends/cpu/detail/conv_pointwise_nhwc.hpp"
+#include "partita/backends/cpu/detail/conv_winograd_pack.hpp"
 #include "partita/backends/cpu/detail/epilogue.hpp"
 #include "partita/backends/cpu/detail/state.hpp"
 
-#ifndef PARTITA_CPU_WINOGRAD
-/// 1 (the default): 3×3 convolutions of stride 1 with enough channels run Winograd F(2×2, 3×3)
-/// on the cpu backend; 0: the direct kernels only.
-#define PARTITA_CPU_WINOGRAD 1
-#endif
-
 namespace partita::detail::cpu {
 
-/// True for the convolutions that run Winograd F(2×2, 3×3) (`winograd_conv`): 3×3, stride 1,
-/// no dilation, one group, and at least 16 input and 16 output channels, below which the
-/// transforms weigh as much as the products they save.
-constexpr bool winograd_f2(const conv_geometry& g) {
-  return PARTITA_CPU_WINOGRAD != 0 && g.groups == 1 && g.kh == 3 && g.kw == 3 && g.sh == 1 && g.sw == 1 && g.dh == 1 &&
-         g.dw == 1 && g.c >= 16 && g.o >= 16;
-}
-
-/// The tiling of one image: `th` × `tw` tiles of 2×2 outputs, cut into blocks of `rows` tile
-/// rows (`tiles` tiles, about 28: the transformed input and sums of a block, 16 · tiles · (c +
-/// o) floats, then stay in L2 at 64 to 512 channels), `blocks` of them.
-struct winograd_tiling {
-  int th = 0, tw = 0, rows = 0, tiles = 0, blocks = 0;
+/// The input rows [lo, hi) that the block starting at tile row `tr0` reads.
+struct row_range {
+  int lo = 0, hi = 0;
 };
-constexpr winograd_tiling winograd_tiles(const conv_geometry& g) {
-  winograd_tiling t;
-  t.th = (g.oh + 1) / 2;
-  t.tw = (g.ow + 1) / 2;
-  t.rows = std::max(1, std::min(t.th, (28 + t.tw - 1) / t.tw));
-  t.tiles = t.rows * t.tw;
-  t.blocks = (t.th + t.rows - 1) / t.rows;
-  return t;
-}
-
-/// Floats of one of the 16 transformed weight matrices, packed like `pack_nhwc_hwio`'s 1×1
-/// weights: panels of two output vectors, each [c][2 · W].
-constexpr std::size_t winograd_matrix_floats(const conv_geometry& g) {
-  const int panels = (g.o + wide_panel() - 1) / wide_panel();
-  return static_cast<std::size_t>(panels) * static_cast<std::size_t>(g.c) * wide_panel();
-}
-/// Bytes of the weights' signs (`pack_winograd`): two bits per weight, [c][3 · 3][o], a row of
-/// output channels padded to whole bytes.
-constexpr std::size_t winograd_sign_row(const conv_geometry& g) { return static_cast<std::size_t>(g.o + 3) / 4; }
-/// Floats of the packed transformed weights: 16 matrices, then the weights' signs.
-constexpr std::size_t winograd_taps_floats(const conv_geometry& g) {
-  const std::size_t sign_bytes = static_cast<std::size_t>(g.c) * 9 * winograd_sign_row(g);
-  return 16 * winograd_matrix_floats(g) + (sign_bytes + sizeof(float) - 1) / sizeof(float);
-}
-/// The sign of weight (o, ci, tap) packed by `pack_winograd`: 0 (zero), 1 (positive) or 2
-/// (negative).
-inline int winograd_sign(const conv_geometry& g, const float* packed, int o, int ci, int tap) {
-  const auto* bytes = reinterpret_cast<const unsigned char*>(packed + 16 * winograd_matrix_floats(g));
-  const std::size_t row = (static_cast<std::size_t>(ci) * 9 + static_cast<std::size_t>(tap)) * winograd_sign_row(g);
-  return bytes[row + static_cast<std::size_t>(o / 4)] >> (2 * (o % 4)) & 3;
-}
-
-/// Packs conv weights [o][c][3][3] as U = G g Gᵀ (4×4 per output and input channel, in double,
-/// rounded once), matrix ξ = 4 · i + j holding element (i, j) of every U, each matrix packed as
-/// `winograd_matrix_floats` says; then the weights' signs (`winograd_sign`).
-inline void pack_winograd(const conv_geometry& g, const float* w, float* dst) {
-  constexpr int P = wide_panel();
-  const std::size_t matrix = winograd_matrix_floats(g);
-  std::fill(dst, dst + winograd_taps_floats(g), 0.f);
-  auto* signs = reinterpret_cast<unsigned char*>(dst + 16 * matrix);
-  for (int o = 0; o < g.o; ++o)
-    for (int ci = 0; ci < g.c; ++ci) {
-      const float* k = w + (static_cast<std::ptrdiff_t>(o) * g.c + ci) * 9;
-      for (int tap = 0; tap < 9; ++tap) {
-        const unsigned code = k[tap] > 0 ? 1u : k[tap] < 0 ? 2u : 0u;
-        signs[(static_cast<std::size_t>(ci) * 9 + static_cast<std::size_t>(tap)) * winograd_sign_row(g) +
-              static_cast<std::size_t>(o / 4)] |= static_cast<unsigned char>(code << (2 * (o % 4)));
-      }
-      double gk[4][3];  // G g: G's rows are (1, 0, 0), (½, ½, ½), (½, -½, ½), (0, 0, 1)
-      for (int j = 0; j < 3; ++j) {
-        const double k0 = k[j], k1 = k[3 + j], k2 = k[6 + j];
-        gk[0][j] = k0;
-        gk[1][j] = 0.5 * (k0 + k1 + k2);
-        gk[2][j] = 0.5 * (k0 - k1 + k2);
-        gk[3][j] = k2;
-      }
-      float* at = dst + static_cast<std::ptrdiff_t>(o / P) * g.c * P + static_cast<std::ptrdiff_t>(ci) * P + o % P;
-      for (int i = 0; i < 4; ++i) {
-        const double u[4] = {gk[i][0], 0.5 * (gk[i][0] + gk[i][1] + gk[i][2]), 0.5 * (gk[i][0] - gk[i][1] + gk[i][2]),
-                             gk[i][2]};
-        for (int j = 0; j < 4; ++j) at[static_cast<std::size_t>(4 * i + j) * matrix] = static_cast<float>(u[j]);
-      }
-    }
+template <conv_geometry G>
+constexpr row_range winograd_input_rows(int tr0) {
+  return {std::max(0, 2 * tr0 - G.ph), std::min(G.h, 2 * (tr0 + winograd_tiles(G).rows) - G.ph + 2)};
 }
 
 /// Per-thread scratch of `winograd_conv`: the transformed input [16][tiles][c] and sums
-/// [16][tiles][o] of a block, and the block's output rows, NHWC (for a planar result, or a
-/// block with NaN or infinities).
-template <conv_geometry G>
+/// [16][tiles][o] of a block, the block's output rows, NHWC (for a planar result, or a block
+/// with NaN or infinities), and for a planar input the rows the block reads, NHWC.
+template <conv_geometry G, bool NhwcIn>
 constexpr std::size_t winograd_scratch() {
   constexpr winograd_tiling t = winograd_tiles(G);
   const std::size_t rows = static_cast<std::size_t>(2 * t.rows) * G.ow * G.o;
-  return static_cast<std::size_t>(16 * t.tiles) * static_cast<std::size_t>(G.c + G.o) + rows;
+  const std::size_t band = NhwcIn ? 0 : static_cast<std::size_t>(2 * t.rows + 2) * G.w * G.c;
+  return static_cast<std::size_t>(16 * t.tiles) * static_cast<std::size_t>(G.c + G.o) + rows + band;
+}
+
+/// Input rows [lo, hi) of a planar image as NHWC rows at `band` ([hi - lo][w][c]), each
+/// channel's row read in order. Read with gathers instead, a channel vector at a time, the
+/// transform had cost ResNet's 56×56 block (W3) a fifth of its first convolution (1562 µs
+/// against 1251 for the same layer reading NHWC, one Zen 3 core).
+template <conv_geometry G>
+inline void winograd_band(const float* x, row_range r, float* band) {
+  constexpr std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(G.h) * G.w, row = static_cast<std::ptrdiff_t>(G.w) * G.c;
+  for (int ih = r.lo; ih < r.hi; ++ih) {
+    float* dst = band + (ih - r.lo) * row;
+    for (int ci = 0; ci < G.c; ++ci) {
+      const float* src = x + ci * plane + static_cast<std::ptrdiff_t>(ih) * G.w;
+      for (int iw = 0; iw < G.w; ++iw) dst[static_cast<std::ptrdiff_t>(iw) * G.c + ci] = src[iw];
+    }
+  }
 }
 
 /// Transforms tiles [0, count) of the block starting at tile row `tr0` (Bᵀ d B for every input
-/// channel) into `v` ([16][t.tiles][c]). `x` is the image, NHWC where NhwcIn, else planar (its
-/// channel vectors then read with gathers); values outside the image are zeros (the padding),
-/// and so are NaN and infinities where Clean. Returns false where some value read is NaN or
-/// infinite (and not Clean).
-template <conv_geometry G, bool NhwcIn, bool Clean = false>
-inline bool winograd_input(const float* x, int tr0, int count, float* v) {
+/// channel) into `v` ([16][t.tiles][c]). `x` holds the image's NHWC rows from row `first` on;
+/// values outside the image are zeros (the padding), and so are NaN and infinities where
+/// Clean. Returns false where some value read is NaN or infinite (and not Clean).
+template <conv_geometry G, bool Clean = false>
+inline bool winograd_input(const float* x, int first, int tr0, int count, float* v) {
   constexpr winograd_tiling t = winograd_tiles(G);
-  constexpr std::ptrdiff_t cs = NhwcIn ? 1 : static_cast<std::ptrdiff_t>(G.h) * G.w;
-  constexpr std::ptrdiff_t hs = NhwcIn ? static_cast<std::ptrdiff_t>(G.w) * G.c : G.w, ws = NhwcIn ? G.c : 1;
+  constexpr std::ptrdiff_t hs = static_cast<std::ptrdiff_t>(G.w) * G.c, ws = G.c;
   constexpr std::ptrdiff_t xi_step = static_cast<std::ptrdiff_t>(t.tiles) * G.c;  // from one ξ to the next
   // Zero times every row's (d0 - d2) + (d1 - d3), which holds each value read once: an infinite
   // or NaN value makes it NaN, and nothing finite does.
@@ -154,7 +94,7 @@ inline bool winograd_input(const float* x, int tr0, int count, float* v) {
     const float* rows[4];
     bool cols[4];
     for (int i = 0; i < 4; ++i) {
-      rows[i] = row0 + i >= 0 && row0 + i < G.h ? x + (row0 + i) * hs : nullptr;
+      rows[i] = row0 + i >= 0 && row0 + i < G.h ? x + (row0 + i - first) * hs : nullptr;
       cols[i] = col0 + i >= 0 && col0 + i < G.w;
     }
     float* vu = v + static_cast<std::ptrdiff_t>(u) * G.c;
@@ -167,9 +107,8 @@ inline bool winograd_input(const float* x, int tr0, int count, float* v) {
             d[i][j] = simd::splat(0.f);
             continue;
           }
-          const float* p = rows[i] + (col0 + j) * ws + cv * cs;
-          if constexpr (NhwcIn) d[i][j] = n == W ? simd::load(p) : simd::load_first(p, n);
-          else d[i][j] = simd::load_strided(p, cs, n);
+          const float* p = rows[i] + (col0 + j) * ws + cv;
+          d[i][j] = n == W ? simd::load(p) : simd::load_first(p, n);
           if constexpr (Clean) d[i][j] = xsimd::select(xsimd::isfinite(d[i][j]), d[i][j], simd::splat(0.f));
         }
       // d Bᵀ... along each row (B's columns (1, 0, -1, 0), (0, 1, 1, 0), (0, -1, 1, 0), (0, 1, 0, -1)),
@@ -329,7 +268,7 @@ constexpr bool winograd_by_panels(int tasks) {
 /// conv2d (`winograd_f2`) of every image: `x` NHWC where NhwcIn, else planar; `packed` by
 /// `pack_winograd`; the result NHWC where NhwcOut, else planar, act(conv + bias + residual)
 /// with the residual in the result's layout or null. Each thread's scratch holds
-/// `winograd_scratch<G>()` floats.
+/// `winograd_scratch<G, NhwcIn>()` floats.
 template <conv_geometry G, bool NhwcIn, bool NhwcOut, activation A>
 inline void winograd_conv(state& st, const float* x, const float* packed, const float* residual, const epilogue& e,
                           float* out) {
@@ -353,10 +292,14 @@ inline void winograd_conv(state& st, const float* x, const float* packed, const 
       float* v = st.thread_scratch(task);
       float* m = v + static_cast<std::ptrdiff_t>(16 * t.tiles) * G.c;
       float* rows = m + static_cast<std::ptrdiff_t>(16 * t.tiles) * G.o;
+      float* band = rows + static_cast<std::ptrdiff_t>(2 * t.rows) * G.ow * G.o;
       for (int blk = b0; blk < b1; ++blk) {
         const int tr0 = blk * t.rows, count = (std::min(t.th, tr0 + t.rows) - tr0) * t.tw;
-        const bool finite = winograd_input<G, NhwcIn>(xb, tr0, count, v);
-        if (!finite) winograd_input<G, NhwcIn, true>(xb, tr0, count, v);
+        const row_range read = winograd_input_rows<G>(tr0);
+        if constexpr (!NhwcIn) winograd_band<G>(xb, read, band);
+        const float* in = NhwcIn ? xb + static_cast<std::ptrdiff_t>(read.lo) * G.w * G.c : band;
+        const bool finite = winograd_input<G>(in, read.lo, tr0, count, v);
+        if (!finite) winograd_input<G, true>(in, read.lo, tr0, count, v);
         winograd_products<G>(v, packed, count, v0, v1, m);
         const std::ptrdiff_t first = static_cast<std::ptrdiff_t>(2 * tr0) * G.ow;  // the block's first output position
         const std::ptrdiff_t np = std::min<std::ptrdiff_t>(n, first + 2 * t.rows * G.ow) - first;

@@ -178,7 +178,7 @@ struct gemm_kernel {
   static void prepare(state& st, const float* const* in, int step) {
     float* dst = st.reserve(step, packed_floats + bias_floats + pooled_floats);
     if constexpr (winograd) {
-      st.need_scratch(0, winograd_scratch<geo>());
+      st.need_scratch(0, winograd_scratch<geo, nhwc_in>());
     } else if constexpr (nhwc_pw) {
       // No scratch: it reads its input in place.
     } else if constexpr (nhwc_gemm) {
