@@ -16492,9 +16492,10 @@ inline void small_conv_tiles(const conv_geometry& g, const std::int32_t* boff, c
 // transformed in double and rounded once. Building with PARTITA_CPU_WINOGRAD=0 keeps every
 // convolution on the direct kernels.
 //
-// NaN and infinities. The transforms mix the 16 values of a patch, so one infinite input would
-// come out as NaN (+Inf - Inf) in all four outputs of its tiles, and a NaN would reach outputs
-// whose window does not hold it. A block whose input holds such a value (found by a check that
+// NaN and infinities. The transforms add an input value into several transformed values with
+// both signs, and the products then into each output, so one infinite input comes out as NaN
+// (+Inf - Inf) in outputs whose direct sum is ±Inf (those whose window holds it; the others
+// never see it). A block whose input holds such a value (found by a check that
 // costs an addition per loaded vector) is computed again with those values as zeros, and each
 // output whose window holds one then adds its products to that finite sum: ±Inf or NaN, by the
 // signs of the weights (two bits per weight, kept at bind). The results are the direct sum's.
