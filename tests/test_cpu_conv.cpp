@@ -37,6 +37,9 @@ static_assert(count_functions<compiled<model<relu<conv2d<small_expansion, weight
 
 // Small images' convolutions fuse the pooling that reads them; ResNet's stem (3.2 MB) does not.
 static_assert(count_functions<compiled<nets::lenet, cpu>::module, "cpu.conv2d_bias_act_pool"> == 2);
+static_assert(count_functions<compiled<nets::pooled::avg, cpu>::module, "cpu.conv2d_bias_act_pool"> == 1 &&
+              count_functions<compiled<nets::pooled::max_bn, cpu>::module, "cpu.conv2d_bias_act_pool"> == 1 &&
+              count_functions<compiled<nets::pooled::wide, cpu>::module, "cpu.conv2d_bias_act_pool"> == 1);
 static_assert(count_functions<compiled<model<nets::nhwc::mw>, cpu>::module, "cpu.conv2d_bias_act_pool"> == 0,
               "a convolution result of 25080 floats per image keeps its pooling apart");
 

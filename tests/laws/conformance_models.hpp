@@ -537,23 +537,28 @@ using hq = dense<flatten<global_avg_pool2d<vq>>, weight<"fq.w", f32, 4, 88>>;
 }  // namespace nhwc
 
 /// Small images' convolutions with their epilogue and the pooling after them, which the cpu
-/// backend fuses (`cpu.conv2d_bias_act_pool`): average pooling with padding and ceil_mode over a
-/// batch, max pooling after a batch norm, after a 3×3 of 16 → 32 channels (Winograd's size, kept
+/// backend fuses (`cpu.conv2d_bias_act_pool`): average pooling with padding and ceil_mode after a
+/// clip over a batch, max pooling after a batch norm, after a 3×3 of 16 → 32 channels (Winograd's size, kept
 /// planar) on two threads.
+namespace pooled {
+using avg = model<avg_pool2d<clip<bias_add<conv2d<input<"x", f32, 3, 5, 11, 13>, weight<"w", f32, 7, 5, 3, 3>,
+                                                  {.padding = {1, 1}}>,
+                                           weight<"b", f32, 7>>,
+                                  -0.5f, 0.5f>,
+                             {.size = {3, 3}, .stride = {2, 2}, .padding = {1, 1}, .ceil_mode = true}>>;
+using max_bn = model<max_pool2d<batch_norm<conv2d<input<"x", f32, 1, 2, 20, 20>, weight<"w", f32, 24, 2, 5, 5>>,
+                                           weight<"g", f32, 24>, weight<"be", f32, 24>, weight<"m", f32, 24>,
+                                           weight<"v.var", f32, 24>>,
+                                {.size = {2, 2}}>>;
+using wide = model<max_pool2d<relu<bias_add<conv2d<input<"x", f32, 2, 16, 9, 9>, weight<"w", f32, 32, 16, 3, 3>,
+                                                   {.padding = {1, 1}}>,
+                                            weight<"b", f32, 32>>>,
+                              {.size = {2, 2}, .stride = {2, 2}}>>;
+}  // namespace pooled
+
 struct pooled_conv_models
     : model_group<"conv2d, bias or batch norm, activation and pooling as one step: padding, ceil_mode, batches",
-                  model<avg_pool2d<sigmoid<bias_add<conv2d<input<"x", f32, 3, 5, 11, 13>, weight<"w", f32, 7, 5, 3, 3>,
-                                                           {.padding = {1, 1}}>,
-                                                    weight<"b", f32, 7>>>,
-                                   {.size = {3, 3}, .stride = {2, 2}, .padding = {1, 1}, .ceil_mode = true}>>,
-                  model<max_pool2d<batch_norm<conv2d<input<"x", f32, 1, 2, 20, 20>, weight<"w", f32, 24, 2, 5, 5>>,
-                                              weight<"g", f32, 24>, weight<"be", f32, 24>, weight<"m", f32, 24>,
-                                              weight<"v.var", f32, 24>>,
-                                   {.size = {2, 2}}>>,
-                  model<max_pool2d<relu<bias_add<conv2d<input<"x", f32, 2, 16, 9, 9>, weight<"w", f32, 32, 16, 3, 3>,
-                                                        {.padding = {1, 1}}>,
-                                                 weight<"b", f32, 32>>>,
-                                   {.size = {2, 2}, .stride = {2, 2}}>>> {};
+                  pooled::avg, pooled::max_bn, pooled::wide> {};
 
 /// 3×3 convolutions of stride 1 with 16 or more channels each way, which the cpu backend runs
 /// by Winograd F(2×2, 3×3): tiles cut by the image's last row and column (odd sizes), padding

@@ -113,6 +113,11 @@ struct conv_pool_fusable {
 };
 template <class X>
 using pooling_p = alt<max_pool2d_p<X>, avg_pool2d_p<X>>;
+/// The convolution stage a pooling reads: ReLU, clip (ReLU6) or no activation. Every activation
+/// of `activation_p` made the pattern table's size, computed in one constant evaluation, pass
+/// Clang's default budget of 2^20 steps in a program built without `-fconstexpr-steps`.
+template <class X>
+using pooled_stage_p = alt<relu_p<X>, alt<clip_p<X>, X>>;
 
 /// Scores X scaled by a constant (multiplied or divided) and/or masked (a value added): the
 /// input of the softmax composites.
@@ -205,13 +210,12 @@ struct softmax_fusable {
 /// or hard swish, whose expanded value never reaches memory; matmul with a bias along its last
 /// axis, optionally followed by an activation; attention, softmax(Q·op(K) · scale + mask)·op(V),
 /// without its score matrices in memory; softmax of a scaled and/or masked value in one pass; a
-/// small image's conv2d with its bias and activation and the max or average pooling after it.
+/// small image's conv2d with its bias, optionally ReLU or clip, and the max or average pooling
+/// after it.
 /// Each becomes one kernel.
 using cpu_patterns = pattern_table<
     composite<"cpu.attention", detail::cpu::attention_p, detail::cpu::softmax_fusable>,
-    composite<"cpu.conv2d_bias_act_pool",
-              detail::cpu::pooling_p<alt<detail::cpu::activation_p<detail::cpu::gemm_bias_p<conv2d_p>>,
-                                         detail::cpu::gemm_bias_p<conv2d_p>>>,
+    composite<"cpu.conv2d_bias_act_pool", detail::cpu::pooling_p<detail::cpu::pooled_stage_p<detail::cpu::gemm_bias_p<conv2d_p>>>,
               detail::cpu::conv_pool_fusable>,
     composite<"cpu.conv2d_bias_silu", detail::cpu::silu_p<detail::cpu::gemm_bias_p<conv2d_p>>, detail::cpu::fusable>,
     composite<"cpu.conv2d_bias_add_act", detail::cpu::activation_p<add_p<detail::cpu::gemm_bias_p<conv2d_p>, any>>,
