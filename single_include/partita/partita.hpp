@@ -16779,7 +16779,8 @@ inline void winograd_specials(const float* x, const float* packed, int tr0, int 
   constexpr float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
   const int oy0 = 2 * tr0, oy1 = std::min(G.oh, 2 * (tr0 + winograd_tiles(G).rows));
   const int o0 = v0 * W, o1 = std::min(G.o, v1 * W);
-  for (int iy = std::max(0, oy0 - G.ph); iy < std::min(G.h, oy1 - G.ph + 2); ++iy)
+  const row_range read = winograd_input_rows<G>(tr0);  // the rows winograd_input read
+  for (int iy = read.lo; iy < read.hi; ++iy)
     for (int ix = 0; ix < G.w; ++ix)
       for (int ci = 0; ci < G.c; ++ci) {
         const float value = x[ci * cs + iy * hs + ix * ws];
