@@ -534,6 +534,16 @@ using aq = relu<bias_add<conv2d<xq, weight<"aq.w", f32, 88, 6, 3, 3>, {.padding 
 using mq = max_pool2d<aq, {.size = {3, 3}, .stride = {2, 2}, .padding = {1, 1}}>;  // [1, 88, 8, 7]
 using vq = avg_pool2d<mq, {.size = {2, 2}, .stride = {1, 1}}>;
 using hq = dense<flatten<global_avg_pool2d<vq>>, weight<"fq.w", f32, 4, 88>>;
+// Depthwise rows of several blocks of positions (83 and 42 columns): a residual read
+// channels-last, stride 2, and padding wider than a block (10: its first columns read no tap).
+using xr = input<"x", f32, 1, 3, 9, 83>;
+using sr = relu<bias_add<conv2d<xr, weight<"sr.w", f32, 20, 3, 3, 3>, {.padding = {1, 1}}>, weight<"sr.b", f32, 20>>>;
+using dr = relu<add<bias_add<conv2d<sr, weight<"dr.w", f32, 20, 1, 3, 3>, {.padding = {1, 1}, .groups = 20}>,
+                             weight<"dr.b", f32, 20>>,
+                    sr>>;
+using d2r = conv2d<dr, weight<"d2r.w", f32, 20, 1, 3, 3>, {.stride = {2, 2}, .padding = {1, 1}, .groups = 20}>;  // [1, 20, 5, 42]
+using d3r = conv2d<d2r, weight<"d3r.w", f32, 20, 1, 3, 3>, {.padding = {10, 10}, .groups = 20}>;  // [1, 20, 23, 60]
+using hr = dense<flatten<global_avg_pool2d<d3r>>, weight<"fr.w", f32, 5, 20>>;
 }  // namespace nhwc
 
 /// Small images' convolutions with their epilogue and the pooling after them, which the cpu
@@ -596,9 +606,10 @@ struct channels_last_models
     : model_group<"chains kept channels-last: channel and position tails, strides, padding, dilation, residuals, "
                   "a planar twin of a channels-last step, a view that keeps them planar, fused expansions, "
                   "first layers written channels-last, wide direct convolutions, poolings, blocks adding their input, "
-                  "poolings of several channel groups",
+                  "poolings of several channel groups, depthwise rows of several blocks",
                   model<nhwc::head>, model<nhwc::head, nhwc::twin>, model<nhwc::viewed>, model<nhwc::he>,
-                  model<nhwc::he2>, model<nhwc::hd>, model<nhwc::hd2>, model<nhwc::hw, nhwc::ow, nhwc::gw, nhwc::rw>, model<nhwc::rt>, model<nhwc::hs>, model<nhwc::hq>> {};
+                  model<nhwc::he2>, model<nhwc::hd>, model<nhwc::hd2>, model<nhwc::hw, nhwc::ow, nhwc::gw, nhwc::rw>, model<nhwc::rt>, model<nhwc::hs>, model<nhwc::hq>,
+                  model<nhwc::hr>> {};
 
 struct small_networks : model_group<"networks: chains, residual blocks, batch norms, pools, several results, fallbacks, "
                                     "repeated blocks",

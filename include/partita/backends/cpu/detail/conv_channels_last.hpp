@@ -72,14 +72,85 @@ inline void store_nhwc(vec acc, const float* residual, float* y, int n, float lo
   }
 }
 
+/// True when tap column j of output column q lies inside the image's columns.
+constexpr bool tap_in_row(const conv_geometry& g, int q, int j) {
+  const int col = q * g.sw - g.pw + j * g.dw;
+  return col >= 0 && col < g.w;
+}
+
+/// Output columns of `depthwise_nhwc_row` in one block: `N` positions from `q` (from `Q0`, a
+/// compile-time column, when Q0 ≥ 0; then each tap whose column lies in the padding is left
+/// out at compile time, and a position with none left keeps its bias), channels [cv, cv + n).
+/// Kernel rows [i0, i1) are the ones inside the image.
+template <conv_geometry G, activation A, int N, int Q0, bool Tail, bool Full>
+inline void depthwise_nhwc_block(const float* const* rows, int i0, int i1, const float* w, const float* bias,
+                                 const float* rr, float lo, float hi, float* yr, int q, int cv, int n) {
+  constexpr conv_geometry g = G;
+  constexpr std::ptrdiff_t c = g.c, pitch = padded_channels(g.c);
+  constexpr int KW = g.kw;
+  if constexpr (Q0 >= 0) q = Q0;
+  const vec b = bias ? simd::load(bias + cv) : simd::splat(0.f);
+  vec acc[std::size_t{N}];
+#pragma GCC unroll 8
+  for (int u = 0; u < N; ++u) acc[u] = b;
+  if constexpr (Full) i0 = 0, i1 = g.kh;
+#pragma GCC unroll 7
+  for (int i = i0; i < i1; ++i) {
+    const float* row = rows[i] + cv;
+#pragma GCC unroll 7
+    for (int j = 0; j < KW; ++j) {
+      const vec wk = simd::load(w + (i * KW + j) * pitch + cv);
+#pragma GCC unroll 8
+      for (int u = 0; u < N; ++u) {
+        if (Q0 >= 0 && !tap_in_row(g, Q0 + u, j)) continue;  // constant once unrolled
+        const float* p = row + ((q + u) * g.sw - g.pw + j * g.dw) * c;
+        acc[u] = simd::fma(Tail ? simd::load_first(p, n) : simd::load(p), wk, acc[u]);
+      }
+    }
+  }
+#pragma GCC unroll 8
+  for (int u = 0; u < N; ++u) {
+    const std::ptrdiff_t at = (q + u) * c + cv;
+    store_nhwc<A>(acc[u], rr ? rr + at : nullptr, yr + at, Tail ? n : W, lo, hi);
+  }
+}
+
+/// Every channel of a block of `depthwise_nhwc_block`: whole vectors, then the last partial one.
+template <conv_geometry G, activation A, int N, int Q0>
+inline void depthwise_nhwc_columns(const float* const* rows, int i0, int i1, const float* w, const float* bias,
+                                   const float* rr, float lo, float hi, float* yr, int q) {
+  constexpr int whole = G.c / W * W;
+  const auto run = [&]<bool Full>() {
+    for (int cv = 0; cv < whole; cv += W)
+      depthwise_nhwc_block<G, A, N, Q0, false, Full>(rows, i0, i1, w, bias, rr, lo, hi, yr, q, cv, W);
+    if constexpr (whole < G.c)
+      depthwise_nhwc_block<G, A, N, Q0, true, Full>(rows, i0, i1, w, bias, rr, lo, hi, yr, q, whole, G.c - whole);
+  };
+  if (i0 == 0 && i1 == G.kh) run.template operator()<true>();
+  else run.template operator()<false>();
+}
+
+/// Columns [Q0, Q1) of `depthwise_nhwc_row` as compile-time blocks of at most QB.
+template <conv_geometry G, activation A, int QB, int Q0, int Q1>
+inline void depthwise_nhwc_fixed(const float* const* rows, int i0, int i1, const float* w, const float* bias,
+                                 const float* rr, float lo, float hi, float* yr) {
+  if constexpr (Q0 < Q1) {
+    constexpr int n = std::min(QB, Q1 - Q0);
+    depthwise_nhwc_columns<G, A, n, Q0>(rows, i0, i1, w, bias, rr, lo, hi, yr, Q0);
+    depthwise_nhwc_fixed<G, A, QB, Q0 + n, Q1>(rows, i0, i1, w, bias, rr, lo, hi, yr);
+  }
+}
+
 /// Output row `r` of a depthwise convolution (one output channel per input channel) on NHWC
 /// rows: `rows[i]` is the input row that kernel row i reads, null where it lies in the padding
 /// (the non-null ones consecutive). `w` is packed by `pack_nhwc_taps`, `bias` holds
 /// padded_channels(c) floats or is null, `rr` is the residual's row or null, `yr` the output
-/// row. Interior positions run in blocks of QB, every channel vector of a block before the
-/// next block (so the row is read and written in order) with every tap unrolled (QB
-/// accumulators per channel vector hide an FMA's latency); positions whose taps reach into the
-/// padding skip those taps one by one.
+/// row. The row runs in blocks of QB positions, each block every channel vector in turn (so the
+/// row is read and written in order) with every tap of a kernel row unrolled: QB accumulators
+/// per channel vector hide an FMA's latency on two ports. The first block and those that reach
+/// past the last interior column (`interior_columns`) start at compile-time columns, so the
+/// taps that fall into the padding are left out with no test at run time; those in between
+/// start at run time and read every tap.
 template <conv_geometry G, activation A>
 inline void depthwise_nhwc_row(const float* const* rows, const float* w, const float* bias, const float* rr, float lo,
                                float hi, float* yr) {
@@ -88,62 +159,20 @@ inline void depthwise_nhwc_row(const float* const* rows, const float* w, const f
   // position on the stack and reloaded it for every FMA (32 channels on 56×56 alone, one
   // Cascade Lake core: 92 µs against 55).
   constexpr conv_geometry g = G;
-  constexpr int QB = W >= 16 ? 8 : 4, KH = g.kh, KW = g.kw;
-  constexpr std::ptrdiff_t c = g.c, pitch = padded_channels(g.c);
-  constexpr int whole = g.c / W * W;  // channels in whole vectors
+  constexpr int QB = 8, KH = g.kh;
   constexpr column_range cols = interior_columns(g);
+  // The first block, or as many as the left padding reaches (every column when none is interior).
+  constexpr int left = cols.lo >= cols.hi ? g.ow : std::min(g.ow, std::max(QB, cols.lo));
+  // The blocks after those that end inside the interior columns start at run-time columns.
+  constexpr int clean = cols.hi >= left + QB ? (cols.hi - left) / QB : 0;
+  constexpr int fixed_from = left + clean * QB;
   int i0 = 0, i1 = KH;  // the kernel rows inside the image
   while (i0 < KH && !rows[i0]) ++i0;
   while (i1 > i0 && !rows[i1 - 1]) --i1;
-  const auto finish = [&](vec acc, int q, int cv, int n) {
-    const std::ptrdiff_t at = q * c + cv;
-    store_nhwc<A>(acc, rr ? rr + at : nullptr, yr + at, n, lo, hi);
-  };
-  // Channels [cv, cv + n) of one position, its taps checked against the image.
-  const auto one = [&](int q, int cv) {
-    const int n = std::min(W, g.c - cv);
-    const int iw = q * g.sw - g.pw;
-    vec acc = bias ? simd::load(bias + cv) : simd::splat(0.f);
-    for (int i = i0; i < i1; ++i)
-      for (int j = 0; j < KW; ++j) {
-        const int col = iw + j * g.dw;
-        if (col < 0 || col >= g.w) continue;
-        const float* p = rows[i] + col * c + cv;
-        const vec wk = simd::load(w + (i * KW + j) * pitch + cv);
-        acc = simd::fma(n == W ? simd::load(p) : simd::load_first(p, n), wk, acc);
-      }
-    finish(acc, q, cv, n);
-  };
-  const auto all_channels = [&](int q) {
-    for (int cv = 0; cv < g.c; cv += W) one(q, cv);
-  };
-  int q = 0;
-  for (; q < cols.lo; ++q) all_channels(q);
-  if (i0 == 0 && i1 == KH) {
-    for (; q + QB <= cols.hi; q += QB) {
-      for (int cv = 0; cv < whole; cv += W) {
-        const std::ptrdiff_t at = (q * g.sw - g.pw) * c + cv;
-        const vec b = bias ? simd::load(bias + cv) : simd::splat(0.f);
-        vec acc[std::size_t{QB}];
-#pragma GCC unroll 8
-        for (int u = 0; u < QB; ++u) acc[u] = b;
-#pragma GCC unroll 7
-        for (int i = 0; i < KH; ++i)
-#pragma GCC unroll 7
-          for (int j = 0; j < KW; ++j) {
-            const vec wk = simd::load(w + (i * KW + j) * pitch + cv);
-            const float* p = rows[i] + at + j * g.dw * c;
-#pragma GCC unroll 8
-            for (int u = 0; u < QB; ++u) acc[u] = simd::fma(simd::load(p + u * g.sw * c), wk, acc[u]);
-          }
-#pragma GCC unroll 8
-        for (int u = 0; u < QB; ++u) finish(acc[u], q + u, cv, W);
-      }
-      if (whole < g.c)
-        for (int u = 0; u < QB; ++u) one(q + u, whole);
-    }
-  }
-  for (; q < g.ow; ++q) all_channels(q);
+  depthwise_nhwc_fixed<G, A, QB, 0, left>(rows, i0, i1, w, bias, rr, lo, hi, yr);
+  for (int q = left; q < fixed_from; q += QB)
+    depthwise_nhwc_columns<G, A, QB, -1>(rows, i0, i1, w, bias, rr, lo, hi, yr, q);
+  depthwise_nhwc_fixed<G, A, QB, fixed_from, g.ow>(rows, i0, i1, w, bias, rr, lo, hi, yr);
 }
 
 /// Output rows [r0, r1) of one NHWC image of a depthwise convolution (`depthwise_nhwc_row`);
