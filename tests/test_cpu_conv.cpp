@@ -64,6 +64,8 @@ static_assert(nhwc_results<model<nets::nhwc::head, nets::nhwc::twin>>() == 7, "t
 static_assert(nhwc_results<model<nets::nhwc::hd>>() == 4, "direct first layer, depthwise, 1×1, direct 3×3");
 static_assert(nhwc_results<model<nets::nhwc::hd2>>() == 2, "direct first layer, depthwise");
 static_assert(nhwc_results<model<nets::nhwc::hr>>() == 4, "direct first layer, three depthwise (one adding a residual)");
+static_assert(nhwc_results<model<nets::nhwc::hp>>() == 3 && nhwc_results<model<nets::nhwc::ho>>() == 2,
+              "direct first layers, then 1×1s");
 static_assert(nhwc_results<model<nets::nhwc::viewed>>() == 0, "a view reads the last convolution");
 static_assert(nhwc_results<model<nets::nhwc::he>>() == 3 && nhwc_results<model<nets::nhwc::he2>>() == 3,
               "the 1×1 from the planar input, the fused expansion, the projection");

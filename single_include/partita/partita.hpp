@@ -15721,20 +15721,41 @@ inline void pointwise_tile(const float* x, int c, const float* w, const float* b
     }
 }
 
+/// The positions a tile of at most Q leaves over, [0, n), as tiles of 2^k positions from the
+/// largest below Q down: a run of 4 left over by tiles of 6 is one tile of 8 accumulators, not
+/// four of 2, whose FMAs wait on each other's latency (MobileNetV2's 7×7 layers split by rows
+/// on two threads leave 4 and 3 positions of 28 and 21).
+template <int Q, int VB, activation A>
+inline void pointwise_rest(const float* x, int c, const float* w, const float* bias, const float* residual, float lo,
+                           float hi, float* y, std::ptrdiff_t o, int n_last, std::ptrdiff_t n) {
+  if constexpr (Q > 1) {
+    constexpr int T = std::bit_floor(static_cast<unsigned>(Q - 1));
+    if (n >= T) {
+      pointwise_tile<T, VB, A>(x, c, w, bias, residual, lo, hi, y, o, n_last);
+      x += T * c, y += T * o, n -= T;
+      if (residual) residual += T * o;
+    }
+    pointwise_rest<T, VB, A>(x, c, w, bias, residual, lo, hi, y, o, n_last, n);
+  }
+}
+
 /// `n` consecutive positions of a 1×1 convolution (`nhwc_pointwise`) from NHWC `x` (`c`
-/// channels) to NHWC `y` (`o` channels): `w` packed by `pack_nhwc_hwio`, `bias` padded to
-/// whole panels or null, the residual NHWC like `y` or null, activation A. Each panel of two
-/// output vectors runs over all the positions before the next, so that its weights stay in L1;
-/// a last odd vector runs alone.
+/// channels) to NHWC `y` (`o` channels), output channel vectors [v0, v1) (v0 even; all of
+/// them by default): `w` packed by `pack_nhwc_hwio`, `bias` padded to whole panels or null,
+/// the residual NHWC like `y` or null, activation A. Each panel of two output vectors runs over
+/// all the positions before the next, so that its weights stay in L1; a last odd vector runs
+/// alone.
 // Not inlined: in the fused expansion's row loop (conv_expand_depthwise.hpp) GCC then kept one
 // of the tile's 12 AVX accumulators on the stack, a store and a load per input channel
 // (MobileNetV2's 24 -> 144 expansion under a stride-2 depthwise conv2d, one Zen 3 core: 476 ->
 // 300 us for the step). A call per row or per thread's share costs nothing next to its work.
 template <activation A>
 [[gnu::noinline]] inline void pointwise_nhwc(const float* x, int c, const float* w, int o, const float* bias,
-                                             const float* residual, float lo, float hi, float* y, std::ptrdiff_t n) {
+                                             const float* residual, float lo, float hi, float* y, std::ptrdiff_t n,
+                                             int v0 = 0, int v1 = -1) {
   const int vectors = padded_channels(o) / W;
-  for (int v = 0; v < vectors; v += 2) {
+  if (v1 < 0) v1 = vectors;
+  for (int v = v0; v < v1; v += 2) {
     const float* wv = w + static_cast<std::ptrdiff_t>(v / 2) * c * wide_panel();
     const float* bv = bias ? bias + v * W : nullptr;
     const std::ptrdiff_t at = v * W;
@@ -15745,9 +15766,8 @@ template <activation A>
       for (; p + Q <= n; p += Q)
         pointwise_tile<Q, VB, A>(x + p * c, c, wv, bv, residual ? residual + p * o + at : nullptr, lo, hi,
                                  y + p * o + at, o, n_last);
-      for (; p < n; ++p)
-        pointwise_tile<1, VB, A>(x + p * c, c, wv, bv, residual ? residual + p * o + at : nullptr, lo, hi,
-                                 y + p * o + at, o, n_last);
+      pointwise_rest<Q, VB, A>(x + p * c, c, wv, bv, residual ? residual + p * o + at : nullptr, lo, hi,
+                               y + p * o + at, o, n_last, n - p);
     };
     if (v + 2 <= vectors) run.template operator()<2>();
     else run.template operator()<1>();
@@ -17237,6 +17257,11 @@ struct gemm_kernel {
   static constexpr bool nhwc_gemm = nhwc_out && !depthwise && nhwc_reads_in_place(geo);
   // ... of which those reading NHWC with a shallow depth run `pointwise_nhwc`.
   static constexpr bool nhwc_pw = nhwc_gemm && nhwc_in && nhwc_pointwise(geo);
+  // Images of fewer than 16 rows split their panels of output channels across threads, as the
+  // wide kernel does (`wide_by_panels`): MobileNetV2's 7×7 rows split 4 against 3, and each
+  // thread read every weight (960 -> 320 on two Zen 3 cores: 1.4 times one core's speed).
+  static constexpr int pw_vectors = padded_channels(geo.o) / W, pw_panels = (pw_vectors + 1) / 2;
+  static constexpr bool pw_by_panels = nhwc_pw && geo.oh < 16 && pw_panels >= 2;
   static constexpr bool nhwc_direct_conv = nhwc_out && !depthwise && !nhwc_gemm && nhwc_direct(geo);
   static constexpr bool nhwc_wide_conv = nhwc_out && !depthwise && !nhwc_gemm && !nhwc_direct(geo);
   // Small planar images (`small_image` below) whose output channels fill vectors better than
@@ -17479,7 +17504,8 @@ struct gemm_kernel {
   }
 
   // Channels-last: every image split by output rows, the same shares at every step of a chain
-  // (`row_share`), so that each core reads the rows it wrote. Its few flops per value moved
+  // (`row_share`), so that each core reads the rows it wrote; the wide kernel's and 1×1s' small
+  // images split their panels of output channels instead (`wide_by_panels`, `pw_by_panels`). Its few flops per value moved
   // undercount a depthwise layer (see `run_depthwise`).
   static void run_nhwc(state& st, const float* x, const float* packed, const float* residual, const epilogue& e,
                        float* out) {
@@ -17488,14 +17514,19 @@ struct gemm_kernel {
                                                                      static_cast<double>(geo.o) * n);
     const std::ptrdiff_t in_image = static_cast<std::ptrdiff_t>(geo.c) * geo.h * geo.w;
     const std::ptrdiff_t out_image = static_cast<std::ptrdiff_t>(geo.o) * n;
-    const int tasks = nhwc_wide_conv ? wide_tasks<geo>(st, flops) : tasks_for(flops, st.workers(), geo.oh);
+    const int tasks = nhwc_wide_conv ? wide_tasks<geo>(st, flops)
+                      : pw_by_panels ? tasks_for(flops, st.workers(), pw_panels)
+                                     : tasks_for(flops, st.workers(), geo.oh);
     for (int b = 0; b < geo.batch; ++b) {
       const float* xb = x + b * in_image;
       const float* rb = residual ? residual + b * out_image : nullptr;
       float* yb = out + b * out_image;
       st.parallel(tasks, [&](int t) {
         const int r0 = row_share(geo.oh, t, tasks), r1 = row_share(geo.oh, t + 1, tasks);
-        if constexpr (nhwc_pw) {
+        if constexpr (pw_by_panels) {
+          pointwise_nhwc<info.act>(xb, geo.c, packed, geo.o, e.bias, rb, e.lo, e.hi, yb, n, 2 * (pw_panels * t / tasks),
+                                   std::min(pw_vectors, 2 * (pw_panels * (t + 1) / tasks)));
+        } else if constexpr (nhwc_pw) {
           const std::ptrdiff_t p0 = static_cast<std::ptrdiff_t>(r0) * geo.ow, at = p0 * geo.o;
           pointwise_nhwc<info.act>(xb + p0 * geo.c, geo.c, packed, geo.o, e.bias, rb ? rb + at : nullptr, e.lo, e.hi,
                                    yb + at, static_cast<std::ptrdiff_t>(r1 - r0) * geo.ow);

@@ -544,6 +544,19 @@ using dr = relu<add<bias_add<conv2d<sr, weight<"dr.w", f32, 20, 1, 3, 3>, {.padd
 using d2r = conv2d<dr, weight<"d2r.w", f32, 20, 1, 3, 3>, {.stride = {2, 2}, .padding = {1, 1}, .groups = 20}>;  // [1, 20, 5, 42]
 using d3r = conv2d<d2r, weight<"d3r.w", f32, 20, 1, 3, 3>, {.padding = {10, 10}, .groups = 20}>;  // [1, 20, 23, 60]
 using hr = dense<flatten<global_avg_pool2d<d3r>>, weight<"fr.w", f32, 5, 20>>;
+// 1×1 convolutions on two threads: an image of 9 rows split by panels of output channels (100
+// channels: an odd last vector with either width), one of them adding a residual; one of 17
+// rows split by rows, which leaves each thread's last positions to tiles smaller than a full one.
+using xp = input<"x", f32, 1, 3, 18, 14>;
+using sp = relu<bias_add<conv2d<xp, weight<"sp.w", f32, 160, 3, 3, 3>, {.stride = {2, 2}, .padding = {1, 1}}>,
+                         weight<"sp.b", f32, 160>>>;  // [1, 160, 9, 7]
+using pp = relu<bias_add<conv2d<sp, weight<"pp.w", f32, 100, 160, 1, 1>>, weight<"pp.b", f32, 100>>>;
+using qp = add<bias_add<conv2d<pp, weight<"qp.w", f32, 100, 100, 1, 1>>, weight<"qp.b", f32, 100>>, pp>;
+using hp = dense<flatten<global_avg_pool2d<qp>>, weight<"fp.w", f32, 3, 100>>;
+using xo = input<"x", f32, 1, 3, 17, 5>;
+using so = relu<conv2d<xo, weight<"so.w", f32, 64, 3, 3, 3>, {.padding = {1, 1}}>>;
+using po = relu<bias_add<conv2d<so, weight<"po.w", f32, 80, 64, 1, 1>>, weight<"po.b", f32, 80>>>;
+using ho = dense<flatten<global_avg_pool2d<po>>, weight<"fo.w", f32, 3, 80>>;
 }  // namespace nhwc
 
 /// Small images' convolutions with their epilogue and the pooling after them, which the cpu
@@ -606,10 +619,10 @@ struct channels_last_models
     : model_group<"chains kept channels-last: channel and position tails, strides, padding, dilation, residuals, "
                   "a planar twin of a channels-last step, a view that keeps them planar, fused expansions, "
                   "first layers written channels-last, wide direct convolutions, poolings, blocks adding their input, "
-                  "poolings of several channel groups, depthwise rows of several blocks",
+                  "poolings of several channel groups, depthwise rows of several blocks, 1×1s split by panels or rows",
                   model<nhwc::head>, model<nhwc::head, nhwc::twin>, model<nhwc::viewed>, model<nhwc::he>,
                   model<nhwc::he2>, model<nhwc::hd>, model<nhwc::hd2>, model<nhwc::hw, nhwc::ow, nhwc::gw, nhwc::rw>, model<nhwc::rt>, model<nhwc::hs>, model<nhwc::hq>,
-                  model<nhwc::hr>> {};
+                  model<nhwc::hr>, model<nhwc::hp>, model<nhwc::ho>> {};
 
 struct small_networks : model_group<"networks: chains, residual blocks, batch norms, pools, several results, fallbacks, "
                                     "repeated blocks",

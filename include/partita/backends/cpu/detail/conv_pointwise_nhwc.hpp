@@ -9,6 +9,7 @@
 // from the bias, runs every input channel, and stores through its activation (a template
 // argument) straight from the registers.
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 
 #include "partita/backends/cpu/detail/conv_channels_last.hpp"
@@ -64,20 +65,41 @@ inline void pointwise_tile(const float* x, int c, const float* w, const float* b
     }
 }
 
+/// The positions a tile of at most Q leaves over, [0, n), as tiles of 2^k positions from the
+/// largest below Q down: a run of 4 left over by tiles of 6 is one tile of 8 accumulators, not
+/// four of 2, whose FMAs wait on each other's latency (MobileNetV2's 7×7 layers split by rows
+/// on two threads leave 4 and 3 positions of 28 and 21).
+template <int Q, int VB, activation A>
+inline void pointwise_rest(const float* x, int c, const float* w, const float* bias, const float* residual, float lo,
+                           float hi, float* y, std::ptrdiff_t o, int n_last, std::ptrdiff_t n) {
+  if constexpr (Q > 1) {
+    constexpr int T = std::bit_floor(static_cast<unsigned>(Q - 1));
+    if (n >= T) {
+      pointwise_tile<T, VB, A>(x, c, w, bias, residual, lo, hi, y, o, n_last);
+      x += T * c, y += T * o, n -= T;
+      if (residual) residual += T * o;
+    }
+    pointwise_rest<T, VB, A>(x, c, w, bias, residual, lo, hi, y, o, n_last, n);
+  }
+}
+
 /// `n` consecutive positions of a 1×1 convolution (`nhwc_pointwise`) from NHWC `x` (`c`
-/// channels) to NHWC `y` (`o` channels): `w` packed by `pack_nhwc_hwio`, `bias` padded to
-/// whole panels or null, the residual NHWC like `y` or null, activation A. Each panel of two
-/// output vectors runs over all the positions before the next, so that its weights stay in L1;
-/// a last odd vector runs alone.
+/// channels) to NHWC `y` (`o` channels), output channel vectors [v0, v1) (v0 even; all of
+/// them by default): `w` packed by `pack_nhwc_hwio`, `bias` padded to whole panels or null,
+/// the residual NHWC like `y` or null, activation A. Each panel of two output vectors runs over
+/// all the positions before the next, so that its weights stay in L1; a last odd vector runs
+/// alone.
 // Not inlined: in the fused expansion's row loop (conv_expand_depthwise.hpp) GCC then kept one
 // of the tile's 12 AVX accumulators on the stack, a store and a load per input channel
 // (MobileNetV2's 24 -> 144 expansion under a stride-2 depthwise conv2d, one Zen 3 core: 476 ->
 // 300 us for the step). A call per row or per thread's share costs nothing next to its work.
 template <activation A>
 [[gnu::noinline]] inline void pointwise_nhwc(const float* x, int c, const float* w, int o, const float* bias,
-                                             const float* residual, float lo, float hi, float* y, std::ptrdiff_t n) {
+                                             const float* residual, float lo, float hi, float* y, std::ptrdiff_t n,
+                                             int v0 = 0, int v1 = -1) {
   const int vectors = padded_channels(o) / W;
-  for (int v = 0; v < vectors; v += 2) {
+  if (v1 < 0) v1 = vectors;
+  for (int v = v0; v < v1; v += 2) {
     const float* wv = w + static_cast<std::ptrdiff_t>(v / 2) * c * wide_panel();
     const float* bv = bias ? bias + v * W : nullptr;
     const std::ptrdiff_t at = v * W;
@@ -88,9 +110,8 @@ template <activation A>
       for (; p + Q <= n; p += Q)
         pointwise_tile<Q, VB, A>(x + p * c, c, wv, bv, residual ? residual + p * o + at : nullptr, lo, hi,
                                  y + p * o + at, o, n_last);
-      for (; p < n; ++p)
-        pointwise_tile<1, VB, A>(x + p * c, c, wv, bv, residual ? residual + p * o + at : nullptr, lo, hi,
-                                 y + p * o + at, o, n_last);
+      pointwise_rest<Q, VB, A>(x + p * c, c, wv, bv, residual ? residual + p * o + at : nullptr, lo, hi,
+                               y + p * o + at, o, n_last, n - p);
     };
     if (v + 2 <= vectors) run.template operator()<2>();
     else run.template operator()<1>();
