@@ -14940,6 +14940,53 @@ inline void depthwise_channels(const conv_geometry& g, const std::int32_t* off, 
   }
 }
 
+/// A planar depthwise conv2d step, every image: on the flat path (`depthwise_flat`) split
+/// across threads by output channels, as a small image has no rows worth splitting; otherwise
+/// by channels, or, for strided layers of 16 output rows or more, by output rows, each thread
+/// copying the planes (rows) it reads into its own scratch. `off` holds the taps' offsets in
+/// the planes (`conv_offsets`). Its few flops per value moved undercount it: the floats it
+/// reads and writes weigh too. A stride-2 layer of 576 channels on 14×14 has 0.5 Mflop, one
+/// task by flops alone, and that one core then reads an input both cores wrote (MobileNetV2 on
+/// two Zen 3 cores: 80 µs on one task, 36 on two). Rows, measured on two Sapphire Rapids cores:
+/// MobileNetV2's 96-channel stride-2 layer on 112×112 alone about 177 → 137 µs; stride-1
+/// layers split by rows were slower (1×1 → depthwise → 1×1 on 28×28: 112 → 130 µs) and keep
+/// the channels.
+template <conv_geometry G, activation A>
+inline void depthwise_planar_step(state& st, const std::int32_t* off, const float* x, const float* w,
+                                  const float* residual, const epilogue& e, float* out) {
+  constexpr conv_geometry geo = G;
+  constexpr int n = geo.oh * geo.ow;
+  constexpr double flops =
+      2.0 * geo.o * geo.k * n + moved_cost * (static_cast<double>(geo.c) * geo.h * geo.w + static_cast<double>(geo.o) * n);
+  const std::ptrdiff_t in_image = static_cast<std::ptrdiff_t>(geo.c) * geo.h * geo.w;
+  const std::ptrdiff_t out_image = static_cast<std::ptrdiff_t>(geo.o) * n;
+  if constexpr (depthwise_flat(geo)) {
+    constexpr int V = flat_vectors(geo);
+    static constexpr flat_taps<geo.k, V> taps = make_flat_taps<geo.k, V>(geo);
+    const int tasks = tasks_for(flops, st.workers(), geo.o);
+    for (int b = 0; b < geo.batch; ++b)
+      st.parallel(tasks, [&](int t) {
+        depthwise_flat_channels<geo.k, V, A>(geo, taps, x + b * in_image, w, e.bias,
+                                             residual ? residual + b * out_image : nullptr, e.lo, e.hi,
+                                             out + b * out_image, geo.o * t / tasks, geo.o * (t + 1) / tasks);
+      });
+  } else {
+    constexpr depthwise_blocking blk = depthwise_block(geo);
+    constexpr bool by_rows = geo.oh >= 16 && geo.sh > 1;
+    const int tasks = tasks_for(flops, st.workers(), by_rows ? geo.oh : geo.c);
+    for (int b = 0; b < geo.batch; ++b) {
+      st.parallel(tasks, [&](int t) {
+        const int c0 = by_rows ? 0 : geo.c * t / tasks, c1 = by_rows ? geo.c : geo.c * (t + 1) / tasks;
+        const int r0 = by_rows ? geo.oh * t / tasks : 0, r1 = by_rows ? geo.oh * (t + 1) / tasks : geo.oh;
+        zero_depthwise_scratch(geo, st.thread_scratch(t));
+        depthwise_channels<blk.rows, blk.vecs, geo.k, A>(geo, off, x + b * in_image, w, e.bias,
+                                                         residual ? residual + b * out_image : nullptr, e.lo, e.hi,
+                                                         out + b * out_image, c0, c1, r0, r1, st.thread_scratch(t));
+      });
+    }
+  }
+}
+
 }  // namespace partita::detail::cpu
 // ---- end partita/backends/cpu/detail/conv_depthwise.hpp ----
 
@@ -15680,6 +15727,24 @@ namespace partita::detail::cpu {
 /// took 0.9 of matmul's time (one Cascade Lake core, inside the network); deeper ones keep
 /// matmul's depth passes.
 constexpr bool nhwc_pointwise(const conv_geometry& g) { return nhwc_reads_in_place(g) && g.groups == 1 && g.c <= 1024; }
+
+/// Panels of two output channel vectors of a 1×1 convolution (`pack_nhwc_hwio`'s).
+constexpr int pointwise_panels(const conv_geometry& g) { return (padded_channels(g.o) / W + 1) / 2; }
+
+/// True where the threads of a 1×1 convolution on NHWC split its panels of output channels
+/// rather than its rows: images of fewer than 16 rows, as the wide kernel's
+/// (`wide_by_panels`). MobileNetV2's 7×7 rows split 4 against 3, and each thread read every
+/// weight (960 -> 320 on two Zen 3 cores: 1.4 times one core's speed; by panels about 2).
+constexpr bool pointwise_by_panels(const conv_geometry& g) { return g.oh < 16 && pointwise_panels(g) >= 2; }
+
+/// Task `t` of `tasks`' output channel vectors [v0, v1) where `pointwise_by_panels`.
+struct pointwise_share {
+  int v0 = 0, v1 = 0;
+};
+constexpr pointwise_share pointwise_share_of(const conv_geometry& g, int t, int tasks) {
+  const int panels = pointwise_panels(g);
+  return {2 * (panels * t / tasks), std::min(padded_channels(g.o) / W, 2 * (panels * (t + 1) / tasks))};
+}
 
 /// Positions per tile of `pointwise_nhwc`: 24 accumulators for two vectors, leaving registers
 /// for the weights and the broadcast value (AVX-512 has 32, AVX 16).
@@ -17257,11 +17322,7 @@ struct gemm_kernel {
   static constexpr bool nhwc_gemm = nhwc_out && !depthwise && nhwc_reads_in_place(geo);
   // ... of which those reading NHWC with a shallow depth run `pointwise_nhwc`.
   static constexpr bool nhwc_pw = nhwc_gemm && nhwc_in && nhwc_pointwise(geo);
-  // Images of fewer than 16 rows split their panels of output channels across threads, as the
-  // wide kernel does (`wide_by_panels`): MobileNetV2's 7×7 rows split 4 against 3, and each
-  // thread read every weight (960 -> 320 on two Zen 3 cores: 1.4 times one core's speed).
-  static constexpr int pw_vectors = padded_channels(geo.o) / W, pw_panels = (pw_vectors + 1) / 2;
-  static constexpr bool pw_by_panels = nhwc_pw && geo.oh < 16 && pw_panels >= 2;
+  static constexpr bool pw_by_panels = nhwc_pw && pointwise_by_panels(geo);
   static constexpr bool nhwc_direct_conv = nhwc_out && !depthwise && !nhwc_gemm && nhwc_direct(geo);
   static constexpr bool nhwc_wide_conv = nhwc_out && !depthwise && !nhwc_gemm && !nhwc_direct(geo);
   // Small planar images (`small_image` below) whose output channels fill vectors better than
@@ -17285,10 +17346,7 @@ struct gemm_kernel {
   static constexpr bool planar_dc = conv && !nhwc_out && !nhwc_in && !depthwise && !wide_to_planar &&
                                     planar_direct(geo) && !reads_input_in_place(geo);
   static constexpr matmul_geometry nhwc_geo = nhwc_gemm ? nhwc_gemm_geometry(geo) : matmul_geometry{};
-  static constexpr depthwise_blocking dw_block = depthwise_block(geo);
   static constexpr bool dw_flat = depthwise && !nhwc_out && depthwise_flat(geo);
-  static constexpr int flat_v = dw_flat ? flat_vectors(geo) : 1;
-  static constexpr auto flat = make_flat_taps<(dw_flat ? geo.k : 1), flat_v>(dw_flat ? geo : conv_geometry{});
   // An unpadded 1×1 convolution of stride 1 (one group) is a GEMM of the weights by the image,
   // [o × c] · [c × h·w]: with a depth of 96 or more and 64 or more output channels it runs
   // matmul's loops (depth passes, B packed per pass into L1-sized micro-panels) on the weights
@@ -17449,7 +17507,7 @@ struct gemm_kernel {
       planar_direct_conv<geo, info.act>(st, x, packed, residual, e, out);
       return;
     } else if constexpr (depthwise) {
-      run_depthwise(st, x, packed, residual, e, out);
+      depthwise_planar_step<geo, info.act>(st, boff.data(), x, packed, residual, e, out);
       return;
     } else if constexpr (pointwise) {
       constexpr matmul_geometry g = pointwise_geo;
@@ -17504,9 +17562,8 @@ struct gemm_kernel {
   }
 
   // Channels-last: every image split by output rows, the same shares at every step of a chain
-  // (`row_share`), so that each core reads the rows it wrote; the wide kernel's and 1×1s' small
-  // images split their panels of output channels instead (`wide_by_panels`, `pw_by_panels`). Its few flops per value moved
-  // undercount a depthwise layer (see `run_depthwise`).
+  // (`row_share`), so that each core reads the rows it wrote, but for small images of the wide
+  // kernel and 1×1s (split by panels). Its few flops per value moved undercount a depthwise layer.
   static void run_nhwc(state& st, const float* x, const float* packed, const float* residual, const epilogue& e,
                        float* out) {
     constexpr int n = geo.oh * geo.ow;
@@ -17515,8 +17572,7 @@ struct gemm_kernel {
     const std::ptrdiff_t in_image = static_cast<std::ptrdiff_t>(geo.c) * geo.h * geo.w;
     const std::ptrdiff_t out_image = static_cast<std::ptrdiff_t>(geo.o) * n;
     const int tasks = nhwc_wide_conv ? wide_tasks<geo>(st, flops)
-                      : pw_by_panels ? tasks_for(flops, st.workers(), pw_panels)
-                                     : tasks_for(flops, st.workers(), geo.oh);
+                                     : tasks_for(flops, st.workers(), pw_by_panels ? pointwise_panels(geo) : geo.oh);
     for (int b = 0; b < geo.batch; ++b) {
       const float* xb = x + b * in_image;
       const float* rb = residual ? residual + b * out_image : nullptr;
@@ -17524,8 +17580,8 @@ struct gemm_kernel {
       st.parallel(tasks, [&](int t) {
         const int r0 = row_share(geo.oh, t, tasks), r1 = row_share(geo.oh, t + 1, tasks);
         if constexpr (pw_by_panels) {
-          pointwise_nhwc<info.act>(xb, geo.c, packed, geo.o, e.bias, rb, e.lo, e.hi, yb, n, 2 * (pw_panels * t / tasks),
-                                   std::min(pw_vectors, 2 * (pw_panels * (t + 1) / tasks)));
+          const pointwise_share v = pointwise_share_of(geo, t, tasks);
+          pointwise_nhwc<info.act>(xb, geo.c, packed, geo.o, e.bias, rb, e.lo, e.hi, yb, n, v.v0, v.v1);
         } else if constexpr (nhwc_pw) {
           const std::ptrdiff_t p0 = static_cast<std::ptrdiff_t>(r0) * geo.ow, at = p0 * geo.o;
           pointwise_nhwc<info.act>(xb + p0 * geo.c, geo.c, packed, geo.o, e.bias, rb ? rb + at : nullptr, e.lo, e.hi,
@@ -17549,46 +17605,6 @@ struct gemm_kernel {
         } else {
           depthwise_nhwc_rows<geo, info.act>(xb, packed, e.bias, rb, e.lo, e.hi, yb, r0, r1);
         }
-      });
-    }
-  }
-
-  // Depthwise conv2d: split across threads by channels, or, for strided layers of 16 output
-  // rows or more, by output rows; each thread copies the planes (rows) it reads into its own
-  // scratch. Its few flops per value moved undercount it: the floats it reads and writes weigh
-  // too. A stride-2 layer of 576 channels on 14×14 has 0.5 Mflop, one task by flops alone, and
-  // that one core then reads an input both cores wrote (MobileNetV2 on two Zen 3 cores: 80 µs
-  // on one task, 36 on two). Rows, measured on two Sapphire Rapids cores: MobileNetV2's
-  // 96-channel stride-2 layer on 112×112 alone about 177 → 137 µs; stride-1 layers split by
-  // rows were slower (1×1 → depthwise → 1×1 on 28×28: 112 → 130 µs) and keep the channels.
-  static void run_depthwise(state& st, const float* x, const float* w, const float* residual, const epilogue& e,
-                            float* out) {
-    constexpr int n = geo.oh * geo.ow;
-    constexpr double flops =
-        2.0 * geo.o * geo.k * n + moved_cost * (static_cast<double>(geo.c) * geo.h * geo.w + static_cast<double>(geo.o) * n);
-    const std::ptrdiff_t in_image = static_cast<std::ptrdiff_t>(geo.c) * geo.h * geo.w;
-    const std::ptrdiff_t out_image = static_cast<std::ptrdiff_t>(geo.o) * n;
-    if constexpr (dw_flat) {
-      // Split by output channels; a small image has no rows worth splitting.
-      const int tasks = tasks_for(flops, st.workers(), geo.o);
-      for (int b = 0; b < geo.batch; ++b)
-        st.parallel(tasks, [&](int t) {
-          depthwise_flat_channels<geo.k, flat_v, info.act>(
-              geo, flat, x + b * in_image, w, e.bias, residual ? residual + b * out_image : nullptr, e.lo, e.hi,
-              out + b * out_image, geo.o * t / tasks, geo.o * (t + 1) / tasks);
-        });
-      return;
-    }
-    constexpr bool by_rows = geo.oh >= 16 && geo.sh > 1;
-    const int tasks = tasks_for(flops, st.workers(), by_rows ? geo.oh : geo.c);
-    for (int b = 0; b < geo.batch; ++b) {
-      st.parallel(tasks, [&](int t) {
-        const int c0 = by_rows ? 0 : geo.c * t / tasks, c1 = by_rows ? geo.c : geo.c * (t + 1) / tasks;
-        const int r0 = by_rows ? geo.oh * t / tasks : 0, r1 = by_rows ? geo.oh * (t + 1) / tasks : geo.oh;
-        zero_depthwise_scratch(geo, st.thread_scratch(t));
-        depthwise_channels<dw_block.rows, dw_block.vecs, geo.k, info.act>(
-            geo, boff.data(), x + b * in_image, w, e.bias, residual ? residual + b * out_image : nullptr, e.lo, e.hi,
-            out + b * out_image, c0, c1, r0, r1, st.thread_scratch(t));
       });
     }
   }

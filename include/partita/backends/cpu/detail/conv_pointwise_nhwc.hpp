@@ -25,6 +25,24 @@ namespace partita::detail::cpu {
 /// matmul's depth passes.
 constexpr bool nhwc_pointwise(const conv_geometry& g) { return nhwc_reads_in_place(g) && g.groups == 1 && g.c <= 1024; }
 
+/// Panels of two output channel vectors of a 1×1 convolution (`pack_nhwc_hwio`'s).
+constexpr int pointwise_panels(const conv_geometry& g) { return (padded_channels(g.o) / W + 1) / 2; }
+
+/// True where the threads of a 1×1 convolution on NHWC split its panels of output channels
+/// rather than its rows: images of fewer than 16 rows, as the wide kernel's
+/// (`wide_by_panels`). MobileNetV2's 7×7 rows split 4 against 3, and each thread read every
+/// weight (960 -> 320 on two Zen 3 cores: 1.4 times one core's speed; by panels about 2).
+constexpr bool pointwise_by_panels(const conv_geometry& g) { return g.oh < 16 && pointwise_panels(g) >= 2; }
+
+/// Task `t` of `tasks`' output channel vectors [v0, v1) where `pointwise_by_panels`.
+struct pointwise_share {
+  int v0 = 0, v1 = 0;
+};
+constexpr pointwise_share pointwise_share_of(const conv_geometry& g, int t, int tasks) {
+  const int panels = pointwise_panels(g);
+  return {2 * (panels * t / tasks), std::min(padded_channels(g.o) / W, 2 * (panels * (t + 1) / tasks))};
+}
+
 /// Positions per tile of `pointwise_nhwc`: 24 accumulators for two vectors, leaving registers
 /// for the weights and the broadcast value (AVX-512 has 32, AVX 16).
 constexpr int pointwise_positions(int vb) { return W >= 16 ? 24 / vb : 12 / vb; }

@@ -71,11 +71,7 @@ struct gemm_kernel {
   static constexpr bool nhwc_gemm = nhwc_out && !depthwise && nhwc_reads_in_place(geo);
   // ... of which those reading NHWC with a shallow depth run `pointwise_nhwc`.
   static constexpr bool nhwc_pw = nhwc_gemm && nhwc_in && nhwc_pointwise(geo);
-  // Images of fewer than 16 rows split their panels of output channels across threads, as the
-  // wide kernel does (`wide_by_panels`): MobileNetV2's 7×7 rows split 4 against 3, and each
-  // thread read every weight (960 -> 320 on two Zen 3 cores: 1.4 times one core's speed).
-  static constexpr int pw_vectors = padded_channels(geo.o) / W, pw_panels = (pw_vectors + 1) / 2;
-  static constexpr bool pw_by_panels = nhwc_pw && geo.oh < 16 && pw_panels >= 2;
+  static constexpr bool pw_by_panels = nhwc_pw && pointwise_by_panels(geo);
   static constexpr bool nhwc_direct_conv = nhwc_out && !depthwise && !nhwc_gemm && nhwc_direct(geo);
   static constexpr bool nhwc_wide_conv = nhwc_out && !depthwise && !nhwc_gemm && !nhwc_direct(geo);
   // Small planar images (`small_image` below) whose output channels fill vectors better than
@@ -99,10 +95,7 @@ struct gemm_kernel {
   static constexpr bool planar_dc = conv && !nhwc_out && !nhwc_in && !depthwise && !wide_to_planar &&
                                     planar_direct(geo) && !reads_input_in_place(geo);
   static constexpr matmul_geometry nhwc_geo = nhwc_gemm ? nhwc_gemm_geometry(geo) : matmul_geometry{};
-  static constexpr depthwise_blocking dw_block = depthwise_block(geo);
   static constexpr bool dw_flat = depthwise && !nhwc_out && depthwise_flat(geo);
-  static constexpr int flat_v = dw_flat ? flat_vectors(geo) : 1;
-  static constexpr auto flat = make_flat_taps<(dw_flat ? geo.k : 1), flat_v>(dw_flat ? geo : conv_geometry{});
   // An unpadded 1×1 convolution of stride 1 (one group) is a GEMM of the weights by the image,
   // [o × c] · [c × h·w]: with a depth of 96 or more and 64 or more output channels it runs
   // matmul's loops (depth passes, B packed per pass into L1-sized micro-panels) on the weights
@@ -263,7 +256,7 @@ struct gemm_kernel {
       planar_direct_conv<geo, info.act>(st, x, packed, residual, e, out);
       return;
     } else if constexpr (depthwise) {
-      run_depthwise(st, x, packed, residual, e, out);
+      depthwise_planar_step<geo, info.act>(st, boff.data(), x, packed, residual, e, out);
       return;
     } else if constexpr (pointwise) {
       constexpr matmul_geometry g = pointwise_geo;
@@ -318,9 +311,8 @@ struct gemm_kernel {
   }
 
   // Channels-last: every image split by output rows, the same shares at every step of a chain
-  // (`row_share`), so that each core reads the rows it wrote; the wide kernel's and 1×1s' small
-  // images split their panels of output channels instead (`wide_by_panels`, `pw_by_panels`). Its few flops per value moved
-  // undercount a depthwise layer (see `run_depthwise`).
+  // (`row_share`), so that each core reads the rows it wrote, but for small images of the wide
+  // kernel and 1×1s (split by panels). Its few flops per value moved undercount a depthwise layer.
   static void run_nhwc(state& st, const float* x, const float* packed, const float* residual, const epilogue& e,
                        float* out) {
     constexpr int n = geo.oh * geo.ow;
@@ -329,8 +321,7 @@ struct gemm_kernel {
     const std::ptrdiff_t in_image = static_cast<std::ptrdiff_t>(geo.c) * geo.h * geo.w;
     const std::ptrdiff_t out_image = static_cast<std::ptrdiff_t>(geo.o) * n;
     const int tasks = nhwc_wide_conv ? wide_tasks<geo>(st, flops)
-                      : pw_by_panels ? tasks_for(flops, st.workers(), pw_panels)
-                                     : tasks_for(flops, st.workers(), geo.oh);
+                                     : tasks_for(flops, st.workers(), pw_by_panels ? pointwise_panels(geo) : geo.oh);
     for (int b = 0; b < geo.batch; ++b) {
       const float* xb = x + b * in_image;
       const float* rb = residual ? residual + b * out_image : nullptr;
@@ -338,8 +329,8 @@ struct gemm_kernel {
       st.parallel(tasks, [&](int t) {
         const int r0 = row_share(geo.oh, t, tasks), r1 = row_share(geo.oh, t + 1, tasks);
         if constexpr (pw_by_panels) {
-          pointwise_nhwc<info.act>(xb, geo.c, packed, geo.o, e.bias, rb, e.lo, e.hi, yb, n, 2 * (pw_panels * t / tasks),
-                                   std::min(pw_vectors, 2 * (pw_panels * (t + 1) / tasks)));
+          const pointwise_share v = pointwise_share_of(geo, t, tasks);
+          pointwise_nhwc<info.act>(xb, geo.c, packed, geo.o, e.bias, rb, e.lo, e.hi, yb, n, v.v0, v.v1);
         } else if constexpr (nhwc_pw) {
           const std::ptrdiff_t p0 = static_cast<std::ptrdiff_t>(r0) * geo.ow, at = p0 * geo.o;
           pointwise_nhwc<info.act>(xb + p0 * geo.c, geo.c, packed, geo.o, e.bias, rb ? rb + at : nullptr, e.lo, e.hi,
@@ -363,46 +354,6 @@ struct gemm_kernel {
         } else {
           depthwise_nhwc_rows<geo, info.act>(xb, packed, e.bias, rb, e.lo, e.hi, yb, r0, r1);
         }
-      });
-    }
-  }
-
-  // Depthwise conv2d: split across threads by channels, or, for strided layers of 16 output
-  // rows or more, by output rows; each thread copies the planes (rows) it reads into its own
-  // scratch. Its few flops per value moved undercount it: the floats it reads and writes weigh
-  // too. A stride-2 layer of 576 channels on 14×14 has 0.5 Mflop, one task by flops alone, and
-  // that one core then reads an input both cores wrote (MobileNetV2 on two Zen 3 cores: 80 µs
-  // on one task, 36 on two). Rows, measured on two Sapphire Rapids cores: MobileNetV2's
-  // 96-channel stride-2 layer on 112×112 alone about 177 → 137 µs; stride-1 layers split by
-  // rows were slower (1×1 → depthwise → 1×1 on 28×28: 112 → 130 µs) and keep the channels.
-  static void run_depthwise(state& st, const float* x, const float* w, const float* residual, const epilogue& e,
-                            float* out) {
-    constexpr int n = geo.oh * geo.ow;
-    constexpr double flops =
-        2.0 * geo.o * geo.k * n + moved_cost * (static_cast<double>(geo.c) * geo.h * geo.w + static_cast<double>(geo.o) * n);
-    const std::ptrdiff_t in_image = static_cast<std::ptrdiff_t>(geo.c) * geo.h * geo.w;
-    const std::ptrdiff_t out_image = static_cast<std::ptrdiff_t>(geo.o) * n;
-    if constexpr (dw_flat) {
-      // Split by output channels; a small image has no rows worth splitting.
-      const int tasks = tasks_for(flops, st.workers(), geo.o);
-      for (int b = 0; b < geo.batch; ++b)
-        st.parallel(tasks, [&](int t) {
-          depthwise_flat_channels<geo.k, flat_v, info.act>(
-              geo, flat, x + b * in_image, w, e.bias, residual ? residual + b * out_image : nullptr, e.lo, e.hi,
-              out + b * out_image, geo.o * t / tasks, geo.o * (t + 1) / tasks);
-        });
-      return;
-    }
-    constexpr bool by_rows = geo.oh >= 16 && geo.sh > 1;
-    const int tasks = tasks_for(flops, st.workers(), by_rows ? geo.oh : geo.c);
-    for (int b = 0; b < geo.batch; ++b) {
-      st.parallel(tasks, [&](int t) {
-        const int c0 = by_rows ? 0 : geo.c * t / tasks, c1 = by_rows ? geo.c : geo.c * (t + 1) / tasks;
-        const int r0 = by_rows ? geo.oh * t / tasks : 0, r1 = by_rows ? geo.oh * (t + 1) / tasks : geo.oh;
-        zero_depthwise_scratch(geo, st.thread_scratch(t));
-        depthwise_channels<dw_block.rows, dw_block.vecs, geo.k, info.act>(
-            geo, boff.data(), x + b * in_image, w, e.bias, residual ? residual + b * out_image : nullptr, e.lo, e.hi,
-            out + b * out_image, c0, c1, r0, r1, st.thread_scratch(t));
       });
     }
   }
