@@ -1,96 +1,18 @@
 #pragma once
-/// cpu conv2d of one group writing NHWC directly (a network's first layer, and the wide kernel
-/// for more input channels): a position's output channels in the vector lanes, every input value
-/// broadcast, the input read in place.
+/// cpu conv2d of one group writing NHWC directly, the wide kernel (more than four input channels;
+/// a network's first layer: conv_nhwc_first.hpp): a position's output channels in the vector
+/// lanes, every input value broadcast, the input read in place.
 #include <algorithm>
 #include <cstddef>
 #include <utility>
 
 #include "partita/backends/cpu/detail/conv.hpp"
 #include "partita/backends/cpu/detail/conv_channels_last.hpp"
+#include "partita/backends/cpu/detail/conv_nhwc_first.hpp"
 #include "partita/backends/cpu/detail/epilogue.hpp"
 #include "partita/backends/cpu/detail/state.hpp"
 
 namespace partita::detail::cpu {
-
-/// True for the convolutions that write NHWC directly, a position's output channels in the
-/// vector lanes and every input value broadcast: one group of at most four input channels (a
-/// network's first layer, RGB or grey), whose few taps leave a GEMM little depth.
-constexpr bool nhwc_direct(const conv_geometry& g) { return g.groups == 1 && g.c <= 4; }
-
-/// Positions per block of a direct convolution computing `vectors` output channel vectors at
-/// once: as many accumulators as leave registers for the weights and the broadcast value.
-constexpr int direct_positions(int vectors) { return std::max(1, std::min(8, (W >= 16 ? 26 : 12) / vectors)); }
-
-/// Output row `r` of one image of a direct convolution (`nhwc_direct`), output channel vectors
-/// [v0, v0 + VB): `x` is the input image, its element (ci, ih, iw) at ci · cs + ih · hs + iw · ws
-/// (planar or NHWC); `w` packed by `pack_nhwc_taps`; `e` with a column bias (padded), an NHWC
-/// residual image or none, and activation A. Interior positions run QB at a time with every
-/// tap unrolled; positions whose taps reach into the padding skip those taps one by one.
-template <int VB, int QB, activation A>
-inline void direct_nhwc_row(const conv_geometry& g, const float* x, std::ptrdiff_t cs, std::ptrdiff_t hs,
-                            std::ptrdiff_t ws, const float* w, const epilogue& e, float* y, int r, int v0) {
-  const int pitch = padded_channels(g.o);
-  const int n_last = g.o - (v0 + VB - 1) * W;  // lanes of the last vector that are channels
-  const column_range cols = interior_columns(g);
-  int i0 = 0, i1 = g.kh;  // kernel rows inside the image
-  while (i0 < i1 && r * g.sh - g.ph + i0 * g.dh < 0) ++i0;
-  while (i1 > i0 && r * g.sh - g.ph + (i1 - 1) * g.dh >= g.h) --i1;
-  const float* wv0 = w + v0 * W;
-  const std::ptrdiff_t y_row = static_cast<std::ptrdiff_t>(r) * g.ow * g.o;
-  const auto finish = [&](vec acc, int q, int v) {
-    const std::ptrdiff_t at = y_row + static_cast<std::ptrdiff_t>(q) * g.o + (v0 + v) * W;
-    if (e.bias) acc = acc + simd::load(e.bias + (v0 + v) * W);
-    store_nhwc<A>(acc, e.residual ? e.residual + at : nullptr, y + at, v + 1 < VB ? W : n_last, e.lo, e.hi);
-  };
-  const auto one = [&](int q) {
-    vec acc[std::size_t{VB}];
-    for (int v = 0; v < VB; ++v) acc[v] = simd::splat(0.f);
-    // In 64 bits: GCC otherwise warned, at -O3 where this runs in a loop of its own after the
-    // interior blocks, that the product could overflow on an iteration it never reaches.
-    const std::ptrdiff_t iw = static_cast<std::ptrdiff_t>(q) * g.sw - g.pw;
-    for (int ci = 0; ci < g.c; ++ci)
-      for (int i = i0; i < i1; ++i)
-        for (int j = 0; j < g.kw; ++j) {
-          const std::ptrdiff_t col = iw + j * g.dw;
-          if (col < 0 || col >= g.w) continue;
-          const vec xv = simd::splat(x[ci * cs + (r * g.sh - g.ph + i * g.dh) * hs + col * ws]);
-          const float* wt = wv0 + ((ci * g.kh + i) * g.kw + j) * pitch;
-          for (int v = 0; v < VB; ++v) acc[v] = simd::fma(xv, simd::load(wt + v * W), acc[v]);
-        }
-    for (int v = 0; v < VB; ++v) finish(acc[v], q, v);
-  };
-  int q = 0;
-  for (; q < cols.lo; ++q) one(q);
-  for (; q + QB <= cols.hi; q += QB) {
-    vec acc[std::size_t{QB}][std::size_t{VB}];
-    for (int u = 0; u < QB; ++u)
-      for (int v = 0; v < VB; ++v) acc[u][v] = simd::splat(0.f);
-    const std::ptrdiff_t step = g.sw * ws;
-    for (int ci = 0; ci < g.c; ++ci)
-      for (int i = i0; i < i1; ++i) {
-        const float* xr = x + ci * cs + (r * g.sh - g.ph + i * g.dh) * hs + (q * g.sw - g.pw) * ws;
-        const float* wr = wv0 + (ci * g.kh + i) * g.kw * pitch;
-        for (int j = 0; j < g.kw; ++j) {
-          vec wk[std::size_t{VB}];
-#pragma GCC unroll 4
-          for (int v = 0; v < VB; ++v) wk[v] = simd::load(wr + j * pitch + v * W);
-          const float* xj = xr + j * g.dw * ws;
-#pragma GCC unroll 8
-          for (int u = 0; u < QB; ++u) {
-            const vec xv = simd::splat(xj[u * step]);
-#pragma GCC unroll 4
-            for (int v = 0; v < VB; ++v) acc[u][v] = simd::fma(xv, wk[v], acc[u][v]);
-          }
-        }
-      }
-#pragma GCC unroll 8
-    for (int u = 0; u < QB; ++u)
-#pragma GCC unroll 4
-      for (int v = 0; v < VB; ++v) finish(acc[u][v], q + u, v);
-  }
-  for (; q < g.ow; ++q) one(q);
-}
 
 /// Most positions per block of the wide direct kernel (`wide_nhwc_row`) on rows `ow` long: with
 /// two output channel vectors, 28 accumulators of 32 registers (12 of 16), the weights and the
@@ -347,39 +269,6 @@ inline void wide_conv_planar(state& st, const float* x, const float* packed, con
       });
     }
   }
-}
-
-/// Output channel vectors per pass of `direct_nhwc_row` over a row: four, or two with AVX
-/// where four vectors' weights outgrow half of L1. Four vectors by 3 positions read 128 bytes of
-/// weights per 12 FMAs; ResNet-18's 7×7 stem (147 taps, 18.8 KB a pass, two passes a row) then
-/// read them from L2 at about 21 bytes a cycle. Two vectors by 6 positions halve that, from
-/// 9.4 KB that stay in L1: that stem went from 3390-3450 to 2630-2730 us (67 -> 86 % of the FMA
-/// peak, one Zen 3 core, alternated runs); MobileNetV2's 3×3 stem (3.5 KB) keeps four (two were
-/// 10-15 % slower). AVX-512 keeps four: not measured there.
-inline int direct_vectors(const conv_geometry& g) {
-  const std::size_t four = static_cast<std::size_t>(g.k) * 4 * W * sizeof(float);
-  return W < 16 && four > (16u << 10) ? 2 : 4;
-}
-
-/// Output rows [r0, r1) of one image of a direct convolution (`direct_nhwc_row`), every output
-/// channel; `nhwc_in` says the input's layout.
-template <activation A>
-inline void direct_nhwc_rows(const conv_geometry& g, const float* x, bool nhwc_in, const float* w, const epilogue& e,
-                             float* y, int r0, int r1) {
-  const int V = direct_vectors(g);
-  const std::ptrdiff_t cs = nhwc_in ? 1 : static_cast<std::ptrdiff_t>(g.h) * g.w;
-  const std::ptrdiff_t hs = nhwc_in ? static_cast<std::ptrdiff_t>(g.w) * g.c : g.w, ws = nhwc_in ? g.c : 1;
-  const int vectors = padded_channels(g.o) / W;
-  for (int r = r0; r < r1; ++r)
-    for (int v0 = 0; v0 < vectors; v0 += V) {
-      // The last group of vectors may be narrower: each width has its own unrolled kernel.
-      switch (std::min(V, vectors - v0)) {
-        case 1: direct_nhwc_row<1, direct_positions(1), A>(g, x, cs, hs, ws, w, e, y, r, v0); break;
-        case 2: direct_nhwc_row<2, direct_positions(2), A>(g, x, cs, hs, ws, w, e, y, r, v0); break;
-        case 3: direct_nhwc_row<3, direct_positions(3), A>(g, x, cs, hs, ws, w, e, y, r, v0); break;
-        default: direct_nhwc_row<4, direct_positions(4), A>(g, x, cs, hs, ws, w, e, y, r, v0); break;
-      }
-    }
 }
 
 }  // namespace partita::detail::cpu

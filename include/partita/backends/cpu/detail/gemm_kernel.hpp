@@ -345,7 +345,7 @@ struct gemm_kernel {
         } else if constexpr (nhwc_direct_conv) {
           epilogue eb = e;
           eb.residual = rb;
-          direct_nhwc_rows<info.act>(geo, xb, nhwc_in, packed, eb, yb, r0, r1);
+          direct_nhwc_rows<geo, nhwc_in, info.act>(xb, packed, eb, yb, r0, r1);
         } else if constexpr (nhwc_wide_conv) {
           epilogue eb = e;
           eb.residual = rb;
