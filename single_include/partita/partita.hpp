@@ -15409,7 +15409,8 @@ inline void direct_nhwc_block(const float* x, const float* w, const epilogue& e,
   for (int ci = 0; ci < g.c; ++ci)
 #pragma GCC unroll 1
     for (int i = i0; i < i1; ++i) {
-      const float* xr = x + ci * cs + (r * g.sh - g.ph + i * g.dh) * hs + (q * g.sw - g.pw) * ws;
+      // An index, not a pointer: a border block's first column lies before the row.
+      const std::ptrdiff_t xr = ci * cs + (r * g.sh - g.ph + i * g.dh) * hs + (q * g.sw - g.pw) * ws;
       const float* wr = wv + (ci * g.kh + i) * g.kw * pitch;
 #pragma GCC unroll 1
       for (int j = 0; j < g.kw; ++j) {
@@ -15424,7 +15425,7 @@ inline void direct_nhwc_block(const float* x, const float* w, const epilogue& e,
 #pragma GCC unroll 8
         for (int u = 0; u < N; ++u) {
           if (Q0 >= 0 && !tap_in_row(g, Q0 + u, j)) continue;  // border blocks only
-          const vec xv = simd::splat(xr[(u * g.sw + j * g.dw) * ws]);
+          const vec xv = simd::splat(x[xr + (u * g.sw + j * g.dw) * ws]);
 #pragma GCC unroll 4
           for (int v = 0; v < VB; ++v) acc[u][v] = simd::fma(xv, wk[v], acc[u][v]);
         }
