@@ -15487,23 +15487,19 @@ inline void direct_nhwc_row(const float* x, const float* w, const epilogue& e, f
   else run.template operator()<false>();
 }
 
-/// Output channel vectors per pass of `direct_nhwc_row` over a row: four, or two with AVX
-/// where four vectors' weights outgrow half of L1. Four vectors by 3 positions read 128 bytes of
-/// weights per 12 FMAs; ResNet-18's 7×7 stem (147 taps, 18.8 KB a pass, two passes a row) then
-/// read them from L2 at about 21 bytes a cycle. Two vectors by 6 positions halve that, from
-/// 9.4 KB that stay in L1: that stem went from 3390-3450 to 2630-2730 us (67 -> 86 % of the FMA
-/// peak, one Zen 3 core, alternated runs); MobileNetV2's 3×3 stem (3.5 KB) keeps four (two were
-/// 10-15 % slower). AVX-512 keeps four: not measured there.
-constexpr int direct_vectors(const conv_geometry& g) {
-  const std::size_t four = static_cast<std::size_t>(g.k) * 4 * W * sizeof(float);
-  return W < 16 && four > (16u << 10) ? 2 : 4;
-}
+/// Output channel vectors per pass of `direct_nhwc_row` over a row. With AVX, two vectors by
+/// 6 positions had been chosen where four vectors' weights outgrow half of L1 (ResNet-18's 7×7
+/// stem, 147 taps, 18.8 KB a pass): four by 3 positions spilled, and GCC folded every weight
+/// load into the FMAs. With the weights held in registers, four vectors by 2 positions measure
+/// alike on that stem (one Zen 3 core, inside W5, alternated: 2699–2784 µs against 2681–2698
+/// for two by 6 before), and MobileNetV2's 3×3 stem needs them (`direct_nhwc_row`).
+inline constexpr int direct_vectors = 4;
 
 /// Output rows [r0, r1) of one image of a direct convolution (`direct_nhwc_row`), every output
 /// channel, `direct_vectors` at a time (the last group may be narrower).
 template <conv_geometry G, bool NhwcIn, activation A>
 inline void direct_nhwc_rows(const float* x, const float* w, const epilogue& e, float* y, int r0, int r1) {
-  constexpr int V = direct_vectors(G), vectors = padded_channels(G.o) / W, whole = vectors / V * V;
+  constexpr int V = direct_vectors, vectors = padded_channels(G.o) / W, whole = vectors / V * V;
   for (int r = r0; r < r1; ++r) {
     for (int v0 = 0; v0 < whole; v0 += V) direct_nhwc_row<G, NhwcIn, V, A>(x, w, e, y, r, v0);
     if constexpr (whole < vectors) direct_nhwc_row<G, NhwcIn, vectors - whole, A>(x, w, e, y, r, whole);
