@@ -72,6 +72,20 @@ inline void store_nhwc(vec acc, const float* residual, float* y, int n, float lo
   }
 }
 
+/// How a row of output columns runs in blocks of `qb` positions (`depthwise_nhwc_row`,
+/// `direct_nhwc_row`): [0, left) and [fixed_from, ow) as blocks at compile-time columns, which
+/// reach into the padding (all of [0, ow) when no column is interior); [left, fixed_from) as
+/// whole blocks at run-time columns, every tap inside the image.
+struct row_blocks {
+  int left = 0, fixed_from = 0;
+};
+constexpr row_blocks make_row_blocks(const conv_geometry& g, int qb) {
+  const column_range cols = interior_columns(g);
+  const int left = cols.lo >= cols.hi ? g.ow : std::min(g.ow, std::max(qb, cols.lo));
+  const int clean = cols.hi >= left + qb ? (cols.hi - left) / qb : 0;
+  return {left, left + clean * qb};
+}
+
 /// True when tap column j of output column q lies inside the image's columns.
 constexpr bool tap_in_row(const conv_geometry& g, int q, int j) {
   const int col = q * g.sw - g.pw + j * g.dw;
@@ -160,12 +174,8 @@ inline void depthwise_nhwc_row(const float* const* rows, const float* w, const f
   // Cascade Lake core: 92 µs against 55).
   constexpr conv_geometry g = G;
   constexpr int QB = 8, KH = g.kh;
-  constexpr column_range cols = interior_columns(g);
-  // The first block, or as many as the left padding reaches (every column when none is interior).
-  constexpr int left = cols.lo >= cols.hi ? g.ow : std::min(g.ow, std::max(QB, cols.lo));
-  // The blocks after those that end inside the interior columns start at run-time columns.
-  constexpr int clean = cols.hi >= left + QB ? (cols.hi - left) / QB : 0;
-  constexpr int fixed_from = left + clean * QB;
+  constexpr row_blocks blocks = make_row_blocks(g, QB);
+  constexpr int left = blocks.left, fixed_from = blocks.fixed_from;
   int i0 = 0, i1 = KH;  // the kernel rows inside the image
   while (i0 < KH && !rows[i0]) ++i0;
   while (i1 > i0 && !rows[i1 - 1]) --i1;

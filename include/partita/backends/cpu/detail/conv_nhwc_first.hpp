@@ -113,10 +113,8 @@ template <conv_geometry G, bool NhwcIn, int VB, activation A>
 inline void direct_nhwc_row(const float* x, const float* w, const epilogue& e, float* y, int r, int v0) {
   constexpr conv_geometry g = G;
   constexpr int QB = direct_positions(VB);
-  constexpr column_range cols = interior_columns(g);
-  constexpr int left = cols.lo >= cols.hi ? g.ow : std::min(g.ow, std::max(QB, cols.lo));
-  constexpr int clean = cols.hi >= left + QB ? (cols.hi - left) / QB : 0;
-  constexpr int fixed_from = left + clean * QB;
+  constexpr row_blocks blocks = make_row_blocks(g, QB);
+  constexpr int left = blocks.left, fixed_from = blocks.fixed_from;
   int i0 = 0, i1 = g.kh;  // kernel rows inside the image
   while (i0 < i1 && r * g.sh - g.ph + i0 * g.dh < 0) ++i0;
   while (i1 > i0 && r * g.sh - g.ph + (i1 - 1) * g.dh >= g.h) --i1;
