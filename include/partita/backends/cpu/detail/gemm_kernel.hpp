@@ -131,8 +131,13 @@ struct gemm_kernel {
       : small_image ? static_cast<std::size_t>(geo.groups) * packed_dense_floats(geo.og, geo.k, small_nv * W)
                     : packed_conv_floats(geo);
   static constexpr std::size_t bias_floats = has_bias ? static_cast<std::size_t>(channels) + 64 : 0;
-  // A pooled composite keeps its conv2d result (a small image's: at most 32 KB) for the pooling.
-  static constexpr std::size_t pooled_floats = pooled ? static_cast<std::size_t>(y_shape.elements()) : 0;
+  // A pooled composite keeps its conv2d result (a small image's: at most 32 KB) for the pooling;
+  // the wide kernel with no residual pools its NHWC sums (`wide_conv_pooled`), an image at a time.
+  static constexpr bool wide_pooled = pooled && wide_to_planar && !winograd && info.residual < 0;
+  static constexpr std::size_t pooled_floats =
+      !pooled       ? 0
+      : wide_pooled ? static_cast<std::size_t>((y_shape.elements() + Step::node.out.elements()) / y_shape[0])
+                    : static_cast<std::size_t>(y_shape.elements());
   static constexpr pool_geometry pooling = pooled ? make_pool_geometry(y_shape, Step::node.out, *pool_node.at) : pool_geometry{};
   static_assert(!pooled || pooling.w + pooling.pw + pooling.pw_fill <= 4096, "partita: cpu: a pooled row too wide");
 
@@ -181,6 +186,8 @@ struct gemm_kernel {
       // No scratch: it reads its input in place.
     } else if constexpr (nhwc_gemm) {
       st.need_scratch(0, nhwc_conv_scratch(geo, nhwc_in));
+    } else if constexpr (wide_pooled) {
+      // No scratch: the step's own buffer holds the sums and the pooled values.
     } else if constexpr (wide_to_planar) {
       st.need_scratch(wide_planar_shared<geo>(), wide_planar_per_thread<geo>());
     } else if constexpr (nhwc_out) {
@@ -221,8 +228,13 @@ struct gemm_kernel {
     if constexpr (pooled) {
       // The convolution into the step's own buffer, then the pooling from there, one thread.
       float* conv_out = packed + packed_floats + bias_floats;
-      run_conv(st, x, packed, residual, e, conv_out);
-      pool2d<pool_node.op == op_id::max_pool2d>(pooling, conv_out, out);
+      if constexpr (wide_pooled) {
+        wide_conv_pooled<geo, nhwc_in, info.act, pool_node.op == op_id::max_pool2d>(
+            st, x, packed, e, pooling, conv_out, conv_out + y_shape.elements() / y_shape[0], out);
+      } else {
+        run_conv(st, x, packed, residual, e, conv_out);
+        pool2d<pool_node.op == op_id::max_pool2d>(pooling, conv_out, out);
+      }
     } else if constexpr (conv) {
       run_conv(st, x, packed, residual, e, out);
     } else {
