@@ -16036,7 +16036,8 @@ constexpr pointwise_share pointwise_share_of(const conv_geometry& g, int t, int 
 constexpr int pointwise_positions(int vb) { return W >= 16 ? 24 / vb : 12 / vb; }
 
 /// Q positions (`c` floats apart in `x`, `o` in `y` and the residual) by VB output channel
-/// vectors of panel `w` (`pack_nhwc_hwio`'s: two vectors per input channel): act(x · w + bias
+/// vectors from panel `w` on (`pack_nhwc_hwio`'s: two vectors per input channel; a third vector
+/// is the next panel's first): act(x · w + bias
 /// + residual). `bias` holds VB vectors or is null, the residual is null or NHWC like `y`; the
 /// last vector stores `n_last` channels.
 template <int Q, int VB, activation A>
@@ -16044,7 +16045,7 @@ inline void pointwise_tile(const float* x, int c, const float* w, const float* b
                            float hi, float* y, std::ptrdiff_t o, int n_last) {
   constexpr int P = wide_panel();
   vec acc[std::size_t{Q}][std::size_t{VB}];
-#pragma GCC unroll 2
+#pragma GCC unroll 3
   for (int v = 0; v < VB; ++v) {
     const vec b = bias ? simd::load(bias + v * W) : simd::splat(0.f);
 #pragma GCC unroll 24
@@ -16053,18 +16054,18 @@ inline void pointwise_tile(const float* x, int c, const float* w, const float* b
 #pragma GCC unroll 2
   for (int ci = 0; ci < c; ++ci) {
     vec wk[std::size_t{VB}];
-#pragma GCC unroll 2
-    for (int v = 0; v < VB; ++v) wk[v] = simd::load(w + ci * P + v * W);
+#pragma GCC unroll 3
+    for (int v = 0; v < VB; ++v) wk[v] = simd::load(w + (v / 2) * c * P + ci * P + (v % 2) * W);
 #pragma GCC unroll 24
     for (int u = 0; u < Q; ++u) {
       const vec xv = simd::splat(x[u * c + ci]);
-#pragma GCC unroll 2
+#pragma GCC unroll 3
       for (int v = 0; v < VB; ++v) acc[u][v] = simd::fma(xv, wk[v], acc[u][v]);
     }
   }
 #pragma GCC unroll 24
   for (int u = 0; u < Q; ++u)
-#pragma GCC unroll 2
+#pragma GCC unroll 3
     for (int v = 0; v < VB; ++v) {
       const std::ptrdiff_t at = u * o + v * W;
       store_nhwc<A>(acc[u][v], residual ? residual + at : nullptr, y + at, v + 1 < VB ? W : n_last, lo, hi);
@@ -16092,11 +16093,15 @@ inline void pointwise_rest(const float* x, int c, const float* w, const float* b
 /// channels) to NHWC `y` (`o` channels), output channel vectors [v0, v1) (v0 even; all of
 /// them by default): `w` packed by `pack_nhwc_hwio`, `bias` padded to whole panels or null,
 /// the residual NHWC like `y` or null, activation A. Each panel of two output vectors runs over
-/// all the positions before the next, so that its weights stay in L1; a last odd vector runs
-/// alone. The positions are cut into as few tiles of at most Q as it takes, of sizes that
-/// differ by one at most: a full tile and a tile of one position, whose two accumulators keep
-/// the FMAs waiting on their latency, had cost MobileNetV2's 7×7 layers (49 positions, tiles of
-/// 6) 4 % (one Zen 3 core, inside the network: 2794–2812 -> 2661–2695 µs for the eight).
+/// all the positions before the next, so that its weights stay in L1. An odd number of vectors
+/// ends in one pass of three (the last panel and the lone vector after it, tiles of 12 / 3
+/// positions with AVX, 24 / 3 with AVX-512): run alone, the lone vector had read the input once
+/// more, with a broadcast per FMA (one Zen 3 core, alone: 144 -> 24 channels on 56×56 with a
+/// residual 282 -> 227 µs, 96 -> 24 180 -> 144, 240 -> 40 on 28×28 176 -> 156). The positions
+/// are cut into as few tiles of at most Q as it takes, of sizes that differ by one at most: a
+/// full tile and a tile of one position, whose two accumulators keep the FMAs waiting on their
+/// latency, had cost MobileNetV2's 7×7 layers (49 positions, tiles of 6) 4 % (one Zen 3 core,
+/// inside the network: 2794–2812 -> 2661–2695 µs for the eight).
 // Not inlined: in the fused expansion's row loop (conv_expand_depthwise.hpp) GCC then kept one
 // of the tile's 12 AVX accumulators on the stack, a store and a load per input channel
 // (MobileNetV2's 24 -> 144 expansion under a stride-2 depthwise conv2d, one Zen 3 core: 476 ->
@@ -16132,7 +16137,11 @@ template <activation A>
         ((size == lo_size + S ? tiles_of.template operator()<lo_size + S>(tiles - larger) : void()), ...);
       }(std::make_integer_sequence<int, Q - Q / 2 + 1>{});
     };
-    if (v + 2 <= vectors) run.template operator()<2>();
+    if (v + 3 == v1 && v1 % 2 == 1) {
+      run.template operator()<3>();
+      break;
+    }
+    if (v + 2 <= v1) run.template operator()<2>();
     else run.template operator()<1>();
   }
 }
