@@ -11478,7 +11478,7 @@ using vec = xsimd::batch<float, arch>;
 
 /// Floats per vector (16 with AVX-512, 8 with AVX2, 4 with SSE/NEON).
 inline constexpr int width = static_cast<int>(vec::size);
-/// Floats per cache line (64 bytes on every x86-64 and AArch64 core the backend targets).
+/// Floats per 64-byte cache line (x86-64's), the step of the kernels' prefetches.
 inline constexpr int line_floats = 16;
 
 inline vec load(const float* p) { return vec::load_unaligned(p); }
@@ -12394,12 +12394,12 @@ inline constexpr int W = simd::width;
 ///   (dense activations, read in place);
 /// - B indirect: row k at `b + boff[k]` (stride-1 convolution straight from the padded input);
 ///   otherwise `b + k * ldb` (packed weight panels, packed im2col panels, 1×1 inputs).
-/// Steps of the depth ahead that a one- or two-row micro-kernel prefetches its B rows: 6 KB
-/// with AVX, 12 KB with AVX-512, enough misses in flight to stream weights from memory. A
-/// dense layer's weights come from memory where the rest of the model has evicted them from
-/// L3 (MobileNetV2's 1280 -> 1000, 5 MB, one Zen 3 core inside the network: 363–426 µs at 8
-/// steps, 329–342 at 48; alone after 64 MB of other reads, 302–354 at 8, 254–290 at 32 to
-/// 128). Weights in L3 or L2 measure alike at 8 and 64 steps (W1, 784 -> 512 -> 512 -> 10).
+/// Steps of the depth ahead that a one- or two-row micro-kernel prefetches its B rows: 48, 6 KB
+/// of a panel with AVX and 12 KB with AVX-512, enough misses in flight to stream weights from
+/// memory. A dense layer's weights come from memory where the rest of the model has evicted
+/// them from L3 (MobileNetV2's 1280 -> 1000, 5 MB, one Zen 3 core inside the network: 363–426
+/// µs at 8 steps, 329–342 at 48; alone after 64 MB of other reads, 302–354 at 8, 254–290 at 32
+/// to 128). Weights in L3 or L2 measure alike at 8 and 64 steps (W1, 784 -> 512 -> 512 -> 10).
 inline constexpr int gemv_prefetch = 48;
 
 template <int MR, int NV, bool APacked, bool BIndirect>
@@ -16052,11 +16052,11 @@ constexpr int pointwise_positions(int vb) { return W >= 16 ? 24 / vb : 12 / vb; 
 
 /// Q positions (`c` floats apart in `x`, `o` in `y` and the residual) by VB output channel
 /// vectors from panel `w` on (`pack_nhwc_hwio`'s: two vectors per input channel; a third vector
-/// is the next panel's first): act(x · w + bias
-/// + residual). `bias` holds VB vectors or is null, the residual is null or NHWC like `y`; the
-/// last vector stores `n_last` channels. With Prefetch, the tile also asks for the first
-/// `pf_lines` (at most `c`) cache lines from `pf` on, one per input channel (a test in the loop
-/// of every tile had cost the fused steps' shallow expansions 3 to 7 %).
+/// is the next panel's first): act(x · w + bias + residual). `bias` holds VB vectors or is
+/// null, the residual is null or NHWC like `y`; the last vector stores `n_last` channels. With
+/// Prefetch, the tile also asks for the first `pf_lines` (at most `c`) cache lines from `pf`
+/// on, one per input channel (a test in the loop of every tile had cost the fused steps'
+/// shallow expansions 3 to 7 %).
 template <int Q, int VB, activation A, bool Prefetch = false>
 inline void pointwise_tile(const float* x, int c, const float* w, const float* bias, const float* residual, float lo,
                            float hi, float* y, std::ptrdiff_t o, int n_last, const float* pf = nullptr,
@@ -16159,9 +16159,9 @@ template <activation A>
       const auto tiles_of = [&]<int S>(std::ptrdiff_t count) {
         for (std::ptrdiff_t i = 0; i < count; ++i, p += S, ++t) {
           const std::ptrdiff_t l0 = pf_lines * t / tiles, l1 = pf_lines * (t + 1) / tiles;
+          const int lines = static_cast<int>(std::min<std::ptrdiff_t>(c, l1 - l0));
           pointwise_tile<S, VB, A, Prefetch>(x + p * c, c, wv, bv, residual ? residual + p * o + at : nullptr, lo,
-                                             hi, y + p * o + at, o, n_last, pf + l0 * simd::line_floats,
-                                   static_cast<int>(std::min<std::ptrdiff_t>(c, l1 - l0)));
+                                             hi, y + p * o + at, o, n_last, pf + l0 * simd::line_floats, lines);
         }
       };
       [&]<int... S>(std::integer_sequence<int, S...>) {

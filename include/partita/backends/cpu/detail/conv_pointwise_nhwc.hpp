@@ -59,11 +59,11 @@ constexpr int pointwise_positions(int vb) { return W >= 16 ? 24 / vb : 12 / vb; 
 
 /// Q positions (`c` floats apart in `x`, `o` in `y` and the residual) by VB output channel
 /// vectors from panel `w` on (`pack_nhwc_hwio`'s: two vectors per input channel; a third vector
-/// is the next panel's first): act(x · w + bias
-/// + residual). `bias` holds VB vectors or is null, the residual is null or NHWC like `y`; the
-/// last vector stores `n_last` channels. With Prefetch, the tile also asks for the first
-/// `pf_lines` (at most `c`) cache lines from `pf` on, one per input channel (a test in the loop
-/// of every tile had cost the fused steps' shallow expansions 3 to 7 %).
+/// is the next panel's first): act(x · w + bias + residual). `bias` holds VB vectors or is
+/// null, the residual is null or NHWC like `y`; the last vector stores `n_last` channels. With
+/// Prefetch, the tile also asks for the first `pf_lines` (at most `c`) cache lines from `pf`
+/// on, one per input channel (a test in the loop of every tile had cost the fused steps'
+/// shallow expansions 3 to 7 %).
 template <int Q, int VB, activation A, bool Prefetch = false>
 inline void pointwise_tile(const float* x, int c, const float* w, const float* bias, const float* residual, float lo,
                            float hi, float* y, std::ptrdiff_t o, int n_last, const float* pf = nullptr,
@@ -166,9 +166,9 @@ template <activation A>
       const auto tiles_of = [&]<int S>(std::ptrdiff_t count) {
         for (std::ptrdiff_t i = 0; i < count; ++i, p += S, ++t) {
           const std::ptrdiff_t l0 = pf_lines * t / tiles, l1 = pf_lines * (t + 1) / tiles;
+          const int lines = static_cast<int>(std::min<std::ptrdiff_t>(c, l1 - l0));
           pointwise_tile<S, VB, A, Prefetch>(x + p * c, c, wv, bv, residual ? residual + p * o + at : nullptr, lo,
-                                             hi, y + p * o + at, o, n_last, pf + l0 * simd::line_floats,
-                                   static_cast<int>(std::min<std::ptrdiff_t>(c, l1 - l0)));
+                                             hi, y + p * o + at, o, n_last, pf + l0 * simd::line_floats, lines);
         }
       };
       [&]<int... S>(std::integer_sequence<int, S...>) {

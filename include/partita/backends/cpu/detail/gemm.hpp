@@ -20,12 +20,12 @@ inline constexpr int W = simd::width;
 ///   (dense activations, read in place);
 /// - B indirect: row k at `b + boff[k]` (stride-1 convolution straight from the padded input);
 ///   otherwise `b + k * ldb` (packed weight panels, packed im2col panels, 1×1 inputs).
-/// Steps of the depth ahead that a one- or two-row micro-kernel prefetches its B rows: 6 KB
-/// with AVX, 12 KB with AVX-512, enough misses in flight to stream weights from memory. A
-/// dense layer's weights come from memory where the rest of the model has evicted them from
-/// L3 (MobileNetV2's 1280 -> 1000, 5 MB, one Zen 3 core inside the network: 363–426 µs at 8
-/// steps, 329–342 at 48; alone after 64 MB of other reads, 302–354 at 8, 254–290 at 32 to
-/// 128). Weights in L3 or L2 measure alike at 8 and 64 steps (W1, 784 -> 512 -> 512 -> 10).
+/// Steps of the depth ahead that a one- or two-row micro-kernel prefetches its B rows: 48, 6 KB
+/// of a panel with AVX and 12 KB with AVX-512, enough misses in flight to stream weights from
+/// memory. A dense layer's weights come from memory where the rest of the model has evicted
+/// them from L3 (MobileNetV2's 1280 -> 1000, 5 MB, one Zen 3 core inside the network: 363–426
+/// µs at 8 steps, 329–342 at 48; alone after 64 MB of other reads, 302–354 at 8, 254–290 at 32
+/// to 128). Weights in L3 or L2 measure alike at 8 and 64 steps (W1, 784 -> 512 -> 512 -> 10).
 inline constexpr int gemv_prefetch = 48;
 
 template <int MR, int NV, bool APacked, bool BIndirect>

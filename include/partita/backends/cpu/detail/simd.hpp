@@ -28,7 +28,7 @@ using vec = xsimd::batch<float, arch>;
 
 /// Floats per vector (16 with AVX-512, 8 with AVX2, 4 with SSE/NEON).
 inline constexpr int width = static_cast<int>(vec::size);
-/// Floats per cache line (64 bytes on every x86-64 and AArch64 core the backend targets).
+/// Floats per 64-byte cache line (x86-64's), the step of the kernels' prefetches.
 inline constexpr int line_floats = 16;
 
 inline vec load(const float* p) { return vec::load_unaligned(p); }
