@@ -258,20 +258,10 @@ struct workload {
       }
       time_loop(state, bench_name, partita_name, [&] { exe->run(input, got); }, flops, T);
       auto peer = make_peer(T);
-      std::vector<double> ours, theirs;
-      const auto timed = [](auto&& f) {
-        const auto t0 = std::chrono::steady_clock::now();
-        f();
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      };
-      for (int i = 0; i < 31; ++i) {
-        ours.push_back(timed([&] { exe->run(input, got); }));
-        theirs.push_back(timed([&] { peer.run(input.data(), got.data()); }));
-      }
-      std::sort(ours.begin(), ours.end());
-      std::sort(theirs.begin(), theirs.end());
-      state.counters["vs_onednn"] = ours[15] / theirs[15];
-      interleaved()[bench_name] = ours[15] / theirs[15];
+      const double vs = 1.0 / alternated_ratio([&] { exe->run(input, got); },
+                                               [&] { peer.run(input.data(), got.data()); }, [] {});
+      state.counters["vs_onednn"] = vs;
+      interleaved()[bench_name] = vs;
     })->UseRealTime();
   }
 #endif
