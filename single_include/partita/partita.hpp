@@ -11478,8 +11478,9 @@ using vec = xsimd::batch<float, arch>;
 
 /// Floats per vector (16 with AVX-512, 8 with AVX2, 4 with SSE/NEON).
 inline constexpr int width = static_cast<int>(vec::size);
-/// Floats per 64-byte cache line (x86-64's), the step of the kernels' prefetches.
-inline constexpr int line_floats = 16;
+/// Bytes and floats per cache line (x86-64's 64), the step of the kernels' prefetches.
+inline constexpr int line_bytes = 64;
+inline constexpr int line_floats = line_bytes / static_cast<int>(sizeof(float));
 
 inline vec load(const float* p) { return vec::load_unaligned(p); }
 inline void store(float* p, const vec& v) { v.store_unaligned(p); }
@@ -12402,6 +12403,20 @@ inline constexpr int W = simd::width;
 /// to 128). Weights in L3 or L2 measure alike at 8 and 64 steps (W1, 784 -> 512 -> 512 -> 10).
 inline constexpr int gemv_prefetch = 48;
 
+/// The cache lines of `floats` floats from `p`, shared out among `parts` callers: which lines
+/// part `i` of them asks for (the start and the count). Kernels that prefetch the next weights
+/// while they work (`small_conv_tile`, `pointwise_tile`) ask for one line per step of their
+/// depth loop and for any left over after it.
+struct prefetch_share {
+  const char* start = nullptr;
+  int lines = 0;
+};
+inline prefetch_share share_of(const float* p, std::ptrdiff_t floats, std::ptrdiff_t i, std::ptrdiff_t parts) {
+  const std::ptrdiff_t total = (floats * static_cast<std::ptrdiff_t>(sizeof(float)) + simd::line_bytes - 1) / simd::line_bytes;
+  const std::ptrdiff_t l0 = total * i / parts, l1 = total * (i + 1) / parts;
+  return {reinterpret_cast<const char*>(p) + l0 * simd::line_bytes, static_cast<int>(l1 - l0)};
+}
+
 template <int MR, int NV, bool APacked, bool BIndirect>
 inline void micro_kernel(int kc, const float* __restrict a, std::ptrdiff_t lda, const float* __restrict b,
                          std::ptrdiff_t ldb, const std::int32_t* __restrict boff, float* __restrict c,
@@ -12424,7 +12439,7 @@ inline void micro_kernel(int kc, const float* __restrict a, std::ptrdiff_t lda, 
       const std::uintptr_t ahead = reinterpret_cast<std::uintptr_t>(bk + 0) +
                                    static_cast<std::uintptr_t>(gemv_prefetch * ldb) * sizeof(float);
 #pragma GCC unroll 4
-      for (int line = 0; line < NV * W; line += 16)
+      for (int line = 0; line < NV * W; line += simd::line_floats)
         __builtin_prefetch(reinterpret_cast<const void*>(ahead + static_cast<std::uintptr_t>(line) * sizeof(float)));
     }
     vec bv[std::size_t{NV}];
@@ -15919,6 +15934,16 @@ constexpr wide_share wide_share_of(int t, int tasks) {
   return {row_share(G.oh, t, tasks), row_share(G.oh, t + 1, tasks), 0, padded_channels(G.o) / W};
 }
 
+/// One image of a wide direct convolution into NHWC `y` (`wide_nhwc_rows`), its rows or panels
+/// shared out among `tasks` threads (`wide_share_of`).
+template <conv_geometry G, bool NhwcIn, activation A>
+inline void wide_nhwc_image(state& st, int tasks, const float* x, const float* w, const epilogue& e, float* y) {
+  st.parallel(tasks, [&](int t) {
+    const wide_share s = wide_share_of<G>(t, tasks);
+    wide_nhwc_rows<G, NhwcIn, A>(x, w, e, y, s.r0, s.r1, s.v0, s.v1);
+  });
+}
+
 /// True where a wide convolution with a planar result transposes each row as it is computed,
 /// from a row of scratch that stays in L1: images split by rows whose weights stay in L2. The
 /// others (small images split by panels, or weights run panel by panel) go through a whole
@@ -15971,10 +15996,7 @@ inline void wide_conv_planar(state& st, const float* x, const float* packed, con
       float* sums = st.shared_scratch();
       const int blocks = (n + W - 1) / W;
       const int copy_tasks = tasks_for(moved_cost * static_cast<double>(out_image), st.workers(), blocks);
-      st.parallel(tasks, [&](int t) {
-        const wide_share w = wide_share_of<G>(t, tasks);
-        wide_nhwc_rows<G, NhwcIn, activation::none>(xb, packed, plain, sums, w.r0, w.r1, w.v0, w.v1);
-      });
+      wide_nhwc_image<G, NhwcIn, activation::none>(st, tasks, xb, packed, plain, sums);
       st.parallel(copy_tasks, [&](int t) {
         const std::ptrdiff_t p0 = static_cast<std::ptrdiff_t>(blocks * t / copy_tasks) * W;
         const std::ptrdiff_t p1 = std::min<std::ptrdiff_t>(n, static_cast<std::ptrdiff_t>(blocks * (t + 1) / copy_tasks) * W);
@@ -16001,10 +16023,7 @@ inline void wide_conv_pooled(state& st, const float* x, const float* packed, con
   epilogue plain = e;
   plain.residual = nullptr;
   for (int b = 0; b < G.batch; ++b) {
-    st.parallel(tasks, [&](int t) {
-      const wide_share w = wide_share_of<G>(t, tasks);
-      wide_nhwc_rows<G, NhwcIn, A>(x + b * in_image, packed, plain, sums, w.r0, w.r1, w.v0, w.v1);
-    });
+    wide_nhwc_image<G, NhwcIn, A>(st, tasks, x + b * in_image, packed, plain, sums);
     pool2d_nhwc<Max>(p, sums, pooled, 0, p.oh);
     nhwc_to_planar<activation::none>(pooled, G.o, p.oh * p.ow, p.oh * p.ow, nullptr, 0.f, 0.f, out + b * pooled_image);
   }
@@ -16057,12 +16076,12 @@ constexpr int pointwise_positions(int vb) { return W >= 16 ? 24 / vb : 12 / vb; 
 /// vectors from panel `w` on (`pack_nhwc_hwio`'s: two vectors per input channel; a third vector
 /// is the next panel's first): act(x · w + bias + residual). `bias` holds VB vectors or is
 /// null, the residual is null or NHWC like `y`; the last vector stores `n_last` channels. With
-/// Prefetch, the tile also asks for the first `pf_lines` (at most `c`) cache lines from `pf`
-/// on, one per input channel (a test in the loop of every tile had cost the fused steps'
-/// shallow expansions 3 to 7 %).
+/// Prefetch, the tile also asks for `pf_lines` cache lines from `pf` on (`share_of`), one per
+/// input channel and any left over after the depth loop (a test in the loop of every tile had
+/// cost the fused steps' shallow expansions 3 to 7 %).
 template <int Q, int VB, activation A, bool Prefetch = false>
 inline void pointwise_tile(const float* x, int c, const float* w, const float* bias, const float* residual, float lo,
-                           float hi, float* y, std::ptrdiff_t o, int n_last, const float* pf = nullptr,
+                           float hi, float* y, std::ptrdiff_t o, int n_last, const char* pf = nullptr,
                            int pf_lines = 0) {
   constexpr int P = wide_panel();
   vec acc[std::size_t{Q}][std::size_t{VB}];
@@ -16075,7 +16094,7 @@ inline void pointwise_tile(const float* x, int c, const float* w, const float* b
 #pragma GCC unroll 2
   for (int ci = 0; ci < c; ++ci) {
     if constexpr (Prefetch) {
-      if (ci < pf_lines) __builtin_prefetch(pf + ci * simd::line_floats);
+      if (ci < pf_lines) __builtin_prefetch(pf + ci * simd::line_bytes);
     }
     vec wk[std::size_t{VB}];
 #pragma GCC unroll 3
@@ -16086,6 +16105,9 @@ inline void pointwise_tile(const float* x, int c, const float* w, const float* b
 #pragma GCC unroll 3
       for (int v = 0; v < VB; ++v) acc[u][v] = simd::fma(xv, wk[v], acc[u][v]);
     }
+  }
+  if constexpr (Prefetch) {
+    for (int l = c; l < pf_lines; ++l) __builtin_prefetch(pf + l * simd::line_bytes);
   }
 #pragma GCC unroll 24
   for (int u = 0; u < Q; ++u)
@@ -16145,10 +16167,9 @@ template <activation A>
     // where the weights may have left the caches since the last run (`pointwise_prefetches`).
     const int next = v + vb;
     const float* pf = next < v1 ? w + static_cast<std::ptrdiff_t>(next / 2) * c * wide_panel() : nullptr;
-    const std::ptrdiff_t pf_lines =
-        next < v1 && pointwise_prefetches(c, o)
-            ? static_cast<std::ptrdiff_t>((pass_vectors(next) + 1) / 2) * c * wide_panel() / simd::line_floats
-            : 0;
+    const std::ptrdiff_t pf_floats = next < v1 && pointwise_prefetches(c, o)
+                                         ? static_cast<std::ptrdiff_t>((pass_vectors(next) + 1) / 2) * c * wide_panel()
+                                         : 0;
     const auto run = [&]<int VB, bool Prefetch>() {
       constexpr int Q = pointwise_positions(VB);
       const int n_last = std::min(W, o - (v + VB - 1) * W);
@@ -16161,10 +16182,9 @@ template <activation A>
       std::ptrdiff_t p = 0, t = 0;
       const auto tiles_of = [&]<int S>(std::ptrdiff_t count) {
         for (std::ptrdiff_t i = 0; i < count; ++i, p += S, ++t) {
-          const std::ptrdiff_t l0 = pf_lines * t / tiles, l1 = pf_lines * (t + 1) / tiles;
-          const int lines = static_cast<int>(std::min<std::ptrdiff_t>(c, l1 - l0));
+          const prefetch_share share = Prefetch ? share_of(pf, pf_floats, t, tiles) : prefetch_share{};
           pointwise_tile<S, VB, A, Prefetch>(x + p * c, c, wv, bv, residual ? residual + p * o + at : nullptr, lo,
-                                             hi, y + p * o + at, o, n_last, pf + l0 * simd::line_floats, lines);
+                                             hi, y + p * o + at, o, n_last, share.start, share.lines);
         }
       };
       [&]<int... S>(std::integer_sequence<int, S...>) {
@@ -16173,8 +16193,8 @@ template <activation A>
         ((size == lo_size + S ? tiles_of.template operator()<lo_size + S>(tiles - larger) : void()), ...);
       }(std::make_integer_sequence<int, Q - Q / 2 + 1>{});
     };
-    if (vb == 3) pf_lines ? run.template operator()<3, true>() : run.template operator()<3, false>();
-    else if (vb == 2) pf_lines ? run.template operator()<2, true>() : run.template operator()<2, false>();
+    if (vb == 3) pf_floats ? run.template operator()<3, true>() : run.template operator()<3, false>();
+    else if (vb == 2) pf_floats ? run.template operator()<2, true>() : run.template operator()<2, false>();
     else run.template operator()<1, false>();
   }
 }
@@ -16824,7 +16844,7 @@ inline void small_conv_tile(int k, const float* const* rows, const std::int32_t*
 #pragma GCC unroll 16
   for (int m = 0; m < MR; ++m) r[m] = rows[m];
   for (int kk = 0; kk < k; ++kk) {
-    if (kk < prefetch_lines) __builtin_prefetch(prefetch + kk * 64, 0, 2);
+    if (kk < prefetch_lines) __builtin_prefetch(prefetch + kk * simd::line_bytes, 0, 2);
     const std::int32_t o = boff[kk];
     vec bv[std::size_t{NV}];
 #pragma GCC unroll 8
@@ -16836,7 +16856,7 @@ inline void small_conv_tile(int k, const float* const* rows, const std::int32_t*
       for (int v = 0; v < NV; ++v) acc[m][v] = simd::fma(av, bv[v], acc[m][v]);
     }
   }
-  for (int l = k; l < prefetch_lines; ++l) __builtin_prefetch(prefetch + l * 64, 0, 2);
+  for (int l = k; l < prefetch_lines; ++l) __builtin_prefetch(prefetch + l * simd::line_bytes, 0, 2);
 #pragma GCC unroll 8
   for (int v = 0; v < NV; ++v) {
     const vec b = bias ? simd::load(bias + v * W) : simd::splat(0.f);
@@ -16847,18 +16867,6 @@ inline void small_conv_tile(int k, const float* const* rows, const std::int32_t*
 
 /// Depth per pass over a weight panel: its slice (kc × NR floats) stays in L1 for every tile.
 inline constexpr int small_conv_depth = 128;
-
-/// The cache lines of `floats` floats from `p`, shared out among `parts` callers: which lines
-/// part `i` of them asks for (the start and the count).
-struct prefetch_share {
-  const char* start = nullptr;
-  int lines = 0;
-};
-inline prefetch_share share_of(const float* p, std::ptrdiff_t floats, int i, int parts) {
-  const int total = static_cast<int>((floats * static_cast<std::ptrdiff_t>(sizeof(float)) + 63) / 64);
-  const int l0 = total * i / parts, l1 = total * (i + 1) / parts;
-  return {reinterpret_cast<const char*>(p) + static_cast<std::ptrdiff_t>(l0) * 64, l1 - l0};
-}
 
 /// Floats of per-thread scratch `small_conv_tiles` needs: one tile per position tile.
 constexpr std::size_t small_conv_scratch(int positions, int mr, int nv) {

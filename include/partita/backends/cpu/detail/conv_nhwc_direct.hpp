@@ -214,6 +214,16 @@ constexpr wide_share wide_share_of(int t, int tasks) {
   return {row_share(G.oh, t, tasks), row_share(G.oh, t + 1, tasks), 0, padded_channels(G.o) / W};
 }
 
+/// One image of a wide direct convolution into NHWC `y` (`wide_nhwc_rows`), its rows or panels
+/// shared out among `tasks` threads (`wide_share_of`).
+template <conv_geometry G, bool NhwcIn, activation A>
+inline void wide_nhwc_image(state& st, int tasks, const float* x, const float* w, const epilogue& e, float* y) {
+  st.parallel(tasks, [&](int t) {
+    const wide_share s = wide_share_of<G>(t, tasks);
+    wide_nhwc_rows<G, NhwcIn, A>(x, w, e, y, s.r0, s.r1, s.v0, s.v1);
+  });
+}
+
 /// True where a wide convolution with a planar result transposes each row as it is computed,
 /// from a row of scratch that stays in L1: images split by rows whose weights stay in L2. The
 /// others (small images split by panels, or weights run panel by panel) go through a whole
@@ -266,10 +276,7 @@ inline void wide_conv_planar(state& st, const float* x, const float* packed, con
       float* sums = st.shared_scratch();
       const int blocks = (n + W - 1) / W;
       const int copy_tasks = tasks_for(moved_cost * static_cast<double>(out_image), st.workers(), blocks);
-      st.parallel(tasks, [&](int t) {
-        const wide_share w = wide_share_of<G>(t, tasks);
-        wide_nhwc_rows<G, NhwcIn, activation::none>(xb, packed, plain, sums, w.r0, w.r1, w.v0, w.v1);
-      });
+      wide_nhwc_image<G, NhwcIn, activation::none>(st, tasks, xb, packed, plain, sums);
       st.parallel(copy_tasks, [&](int t) {
         const std::ptrdiff_t p0 = static_cast<std::ptrdiff_t>(blocks * t / copy_tasks) * W;
         const std::ptrdiff_t p1 = std::min<std::ptrdiff_t>(n, static_cast<std::ptrdiff_t>(blocks * (t + 1) / copy_tasks) * W);
@@ -296,10 +303,7 @@ inline void wide_conv_pooled(state& st, const float* x, const float* packed, con
   epilogue plain = e;
   plain.residual = nullptr;
   for (int b = 0; b < G.batch; ++b) {
-    st.parallel(tasks, [&](int t) {
-      const wide_share w = wide_share_of<G>(t, tasks);
-      wide_nhwc_rows<G, NhwcIn, A>(x + b * in_image, packed, plain, sums, w.r0, w.r1, w.v0, w.v1);
-    });
+    wide_nhwc_image<G, NhwcIn, A>(st, tasks, x + b * in_image, packed, plain, sums);
     pool2d_nhwc<Max>(p, sums, pooled, 0, p.oh);
     nhwc_to_planar<activation::none>(pooled, G.o, p.oh * p.ow, p.oh * p.ow, nullptr, 0.f, 0.f, out + b * pooled_image);
   }

@@ -61,12 +61,12 @@ constexpr int pointwise_positions(int vb) { return W >= 16 ? 24 / vb : 12 / vb; 
 /// vectors from panel `w` on (`pack_nhwc_hwio`'s: two vectors per input channel; a third vector
 /// is the next panel's first): act(x · w + bias + residual). `bias` holds VB vectors or is
 /// null, the residual is null or NHWC like `y`; the last vector stores `n_last` channels. With
-/// Prefetch, the tile also asks for the first `pf_lines` (at most `c`) cache lines from `pf`
-/// on, one per input channel (a test in the loop of every tile had cost the fused steps'
-/// shallow expansions 3 to 7 %).
+/// Prefetch, the tile also asks for `pf_lines` cache lines from `pf` on (`share_of`), one per
+/// input channel and any left over after the depth loop (a test in the loop of every tile had
+/// cost the fused steps' shallow expansions 3 to 7 %).
 template <int Q, int VB, activation A, bool Prefetch = false>
 inline void pointwise_tile(const float* x, int c, const float* w, const float* bias, const float* residual, float lo,
-                           float hi, float* y, std::ptrdiff_t o, int n_last, const float* pf = nullptr,
+                           float hi, float* y, std::ptrdiff_t o, int n_last, const char* pf = nullptr,
                            int pf_lines = 0) {
   constexpr int P = wide_panel();
   vec acc[std::size_t{Q}][std::size_t{VB}];
@@ -79,7 +79,7 @@ inline void pointwise_tile(const float* x, int c, const float* w, const float* b
 #pragma GCC unroll 2
   for (int ci = 0; ci < c; ++ci) {
     if constexpr (Prefetch) {
-      if (ci < pf_lines) __builtin_prefetch(pf + ci * simd::line_floats);
+      if (ci < pf_lines) __builtin_prefetch(pf + ci * simd::line_bytes);
     }
     vec wk[std::size_t{VB}];
 #pragma GCC unroll 3
@@ -90,6 +90,9 @@ inline void pointwise_tile(const float* x, int c, const float* w, const float* b
 #pragma GCC unroll 3
       for (int v = 0; v < VB; ++v) acc[u][v] = simd::fma(xv, wk[v], acc[u][v]);
     }
+  }
+  if constexpr (Prefetch) {
+    for (int l = c; l < pf_lines; ++l) __builtin_prefetch(pf + l * simd::line_bytes);
   }
 #pragma GCC unroll 24
   for (int u = 0; u < Q; ++u)
@@ -149,10 +152,9 @@ template <activation A>
     // where the weights may have left the caches since the last run (`pointwise_prefetches`).
     const int next = v + vb;
     const float* pf = next < v1 ? w + static_cast<std::ptrdiff_t>(next / 2) * c * wide_panel() : nullptr;
-    const std::ptrdiff_t pf_lines =
-        next < v1 && pointwise_prefetches(c, o)
-            ? static_cast<std::ptrdiff_t>((pass_vectors(next) + 1) / 2) * c * wide_panel() / simd::line_floats
-            : 0;
+    const std::ptrdiff_t pf_floats = next < v1 && pointwise_prefetches(c, o)
+                                         ? static_cast<std::ptrdiff_t>((pass_vectors(next) + 1) / 2) * c * wide_panel()
+                                         : 0;
     const auto run = [&]<int VB, bool Prefetch>() {
       constexpr int Q = pointwise_positions(VB);
       const int n_last = std::min(W, o - (v + VB - 1) * W);
@@ -165,10 +167,9 @@ template <activation A>
       std::ptrdiff_t p = 0, t = 0;
       const auto tiles_of = [&]<int S>(std::ptrdiff_t count) {
         for (std::ptrdiff_t i = 0; i < count; ++i, p += S, ++t) {
-          const std::ptrdiff_t l0 = pf_lines * t / tiles, l1 = pf_lines * (t + 1) / tiles;
-          const int lines = static_cast<int>(std::min<std::ptrdiff_t>(c, l1 - l0));
+          const prefetch_share share = Prefetch ? share_of(pf, pf_floats, t, tiles) : prefetch_share{};
           pointwise_tile<S, VB, A, Prefetch>(x + p * c, c, wv, bv, residual ? residual + p * o + at : nullptr, lo,
-                                             hi, y + p * o + at, o, n_last, pf + l0 * simd::line_floats, lines);
+                                             hi, y + p * o + at, o, n_last, share.start, share.lines);
         }
       };
       [&]<int... S>(std::integer_sequence<int, S...>) {
@@ -177,8 +178,8 @@ template <activation A>
         ((size == lo_size + S ? tiles_of.template operator()<lo_size + S>(tiles - larger) : void()), ...);
       }(std::make_integer_sequence<int, Q - Q / 2 + 1>{});
     };
-    if (vb == 3) pf_lines ? run.template operator()<3, true>() : run.template operator()<3, false>();
-    else if (vb == 2) pf_lines ? run.template operator()<2, true>() : run.template operator()<2, false>();
+    if (vb == 3) pf_floats ? run.template operator()<3, true>() : run.template operator()<3, false>();
+    else if (vb == 2) pf_floats ? run.template operator()<2, true>() : run.template operator()<2, false>();
     else run.template operator()<1, false>();
   }
 }

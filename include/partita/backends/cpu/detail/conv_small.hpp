@@ -75,7 +75,7 @@ inline void small_conv_tile(int k, const float* const* rows, const std::int32_t*
 #pragma GCC unroll 16
   for (int m = 0; m < MR; ++m) r[m] = rows[m];
   for (int kk = 0; kk < k; ++kk) {
-    if (kk < prefetch_lines) __builtin_prefetch(prefetch + kk * 64, 0, 2);
+    if (kk < prefetch_lines) __builtin_prefetch(prefetch + kk * simd::line_bytes, 0, 2);
     const std::int32_t o = boff[kk];
     vec bv[std::size_t{NV}];
 #pragma GCC unroll 8
@@ -87,7 +87,7 @@ inline void small_conv_tile(int k, const float* const* rows, const std::int32_t*
       for (int v = 0; v < NV; ++v) acc[m][v] = simd::fma(av, bv[v], acc[m][v]);
     }
   }
-  for (int l = k; l < prefetch_lines; ++l) __builtin_prefetch(prefetch + l * 64, 0, 2);
+  for (int l = k; l < prefetch_lines; ++l) __builtin_prefetch(prefetch + l * simd::line_bytes, 0, 2);
 #pragma GCC unroll 8
   for (int v = 0; v < NV; ++v) {
     const vec b = bias ? simd::load(bias + v * W) : simd::splat(0.f);
@@ -98,18 +98,6 @@ inline void small_conv_tile(int k, const float* const* rows, const std::int32_t*
 
 /// Depth per pass over a weight panel: its slice (kc × NR floats) stays in L1 for every tile.
 inline constexpr int small_conv_depth = 128;
-
-/// The cache lines of `floats` floats from `p`, shared out among `parts` callers: which lines
-/// part `i` of them asks for (the start and the count).
-struct prefetch_share {
-  const char* start = nullptr;
-  int lines = 0;
-};
-inline prefetch_share share_of(const float* p, std::ptrdiff_t floats, int i, int parts) {
-  const int total = static_cast<int>((floats * static_cast<std::ptrdiff_t>(sizeof(float)) + 63) / 64);
-  const int l0 = total * i / parts, l1 = total * (i + 1) / parts;
-  return {reinterpret_cast<const char*>(p) + static_cast<std::ptrdiff_t>(l0) * 64, l1 - l0};
-}
 
 /// Floats of per-thread scratch `small_conv_tiles` needs: one tile per position tile.
 constexpr std::size_t small_conv_scratch(int positions, int mr, int nv) {

@@ -28,6 +28,20 @@ inline constexpr int W = simd::width;
 /// to 128). Weights in L3 or L2 measure alike at 8 and 64 steps (W1, 784 -> 512 -> 512 -> 10).
 inline constexpr int gemv_prefetch = 48;
 
+/// The cache lines of `floats` floats from `p`, shared out among `parts` callers: which lines
+/// part `i` of them asks for (the start and the count). Kernels that prefetch the next weights
+/// while they work (`small_conv_tile`, `pointwise_tile`) ask for one line per step of their
+/// depth loop and for any left over after it.
+struct prefetch_share {
+  const char* start = nullptr;
+  int lines = 0;
+};
+inline prefetch_share share_of(const float* p, std::ptrdiff_t floats, std::ptrdiff_t i, std::ptrdiff_t parts) {
+  const std::ptrdiff_t total = (floats * static_cast<std::ptrdiff_t>(sizeof(float)) + simd::line_bytes - 1) / simd::line_bytes;
+  const std::ptrdiff_t l0 = total * i / parts, l1 = total * (i + 1) / parts;
+  return {reinterpret_cast<const char*>(p) + l0 * simd::line_bytes, static_cast<int>(l1 - l0)};
+}
+
 template <int MR, int NV, bool APacked, bool BIndirect>
 inline void micro_kernel(int kc, const float* __restrict a, std::ptrdiff_t lda, const float* __restrict b,
                          std::ptrdiff_t ldb, const std::int32_t* __restrict boff, float* __restrict c,
@@ -50,7 +64,7 @@ inline void micro_kernel(int kc, const float* __restrict a, std::ptrdiff_t lda, 
       const std::uintptr_t ahead = reinterpret_cast<std::uintptr_t>(bk + 0) +
                                    static_cast<std::uintptr_t>(gemv_prefetch * ldb) * sizeof(float);
 #pragma GCC unroll 4
-      for (int line = 0; line < NV * W; line += 16)
+      for (int line = 0; line < NV * W; line += simd::line_floats)
         __builtin_prefetch(reinterpret_cast<const void*>(ahead + static_cast<std::uintptr_t>(line) * sizeof(float)));
     }
     vec bv[std::size_t{NV}];

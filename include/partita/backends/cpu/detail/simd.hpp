@@ -28,8 +28,9 @@ using vec = xsimd::batch<float, arch>;
 
 /// Floats per vector (16 with AVX-512, 8 with AVX2, 4 with SSE/NEON).
 inline constexpr int width = static_cast<int>(vec::size);
-/// Floats per 64-byte cache line (x86-64's), the step of the kernels' prefetches.
-inline constexpr int line_floats = 16;
+/// Bytes and floats per cache line (x86-64's 64), the step of the kernels' prefetches.
+inline constexpr int line_bytes = 64;
+inline constexpr int line_floats = line_bytes / static_cast<int>(sizeof(float));
 
 inline vec load(const float* p) { return vec::load_unaligned(p); }
 inline void store(float* p, const vec& v) { v.store_unaligned(p); }
