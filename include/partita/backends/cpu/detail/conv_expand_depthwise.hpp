@@ -19,6 +19,7 @@
 #include "partita/backends/cpu/detail/conv.hpp"
 #include "partita/backends/cpu/detail/conv_channels_last.hpp"
 #include "partita/backends/cpu/detail/conv_depthwise.hpp"
+#include "partita/backends/cpu/detail/conv_depthwise_nhwc.hpp"
 #include "partita/backends/cpu/detail/conv_pointwise_nhwc.hpp"
 #include "partita/backends/cpu/detail/fused.hpp"
 #include "partita/backends/cpu/detail/state.hpp"

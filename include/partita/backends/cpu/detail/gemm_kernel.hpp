@@ -10,6 +10,7 @@
 #include "partita/backends/cpu/detail/conv_planar_direct.hpp"
 #include "partita/backends/cpu/detail/conv_pointwise_nhwc.hpp"
 #include "partita/backends/cpu/detail/conv_depthwise.hpp"
+#include "partita/backends/cpu/detail/conv_depthwise_nhwc.hpp"
 #include "partita/backends/cpu/detail/conv_small.hpp"
 #include "partita/backends/cpu/detail/conv_winograd.hpp"
 #include "partita/backends/cpu/detail/dense.hpp"

@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "partita/backends/cpu/detail/packed_store.hpp"
 #include "partita/backends/cpu/detail/thread_pool.hpp"
 #include "partita/core/detail/aligned_buffer.hpp"
 
@@ -56,8 +57,7 @@ class state {
 
   /// Bytes this state holds: packed weights and scratch.
   std::size_t resident_bytes() const {
-    std::size_t n = shared_.size();
-    for (const auto& p : packed_) n += p.size();
+    std::size_t n = shared_.size() + packed_.bytes();
     for (const auto& p : scratch_) n += p.size();
     return n;
   }
@@ -69,13 +69,8 @@ class state {
   }
 
   // Used by the kernels.
-  float* reserve(int step, std::size_t n) {
-    if (packed_.size() <= static_cast<std::size_t>(step)) packed_.resize(static_cast<std::size_t>(step) + 1);
-    auto& p = packed_[static_cast<std::size_t>(step)];
-    if (p.size() < n * sizeof(float)) p = detail::aligned_buffer(n * sizeof(float));
-    return p.floats();
-  }
-  float* packed(int step) const { return packed_[static_cast<std::size_t>(step)].floats(); }
+  float* reserve(int step, std::size_t n) { return packed_.reserve(step, n); }
+  float* packed(int step) const { return packed_.at(step); }
   void need_scratch(std::size_t shared, std::size_t per_thread) {
     if (shared_.size() < shared * sizeof(float)) shared_ = detail::aligned_buffer(shared * sizeof(float));
     per_thread_floats_ = std::max(per_thread_floats_, per_thread);
@@ -126,7 +121,7 @@ class state {
       if (s.size() < n * sizeof(float)) s = detail::aligned_buffer(n * sizeof(float));
   }
   int threads_;
-  std::vector<detail::aligned_buffer> packed_;
+  packed_store packed_;
   detail::aligned_buffer shared_;
   std::vector<detail::aligned_buffer> scratch_;
   std::size_t per_thread_floats_ = 0;
