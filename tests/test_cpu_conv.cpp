@@ -77,6 +77,8 @@ static_assert(nhwc_results<model<nets::nhwc::hw, nets::nhwc::ow, nets::nhwc::gw,
               "five wide convolutions, the max and average poolings; the results planar");
 static_assert(nhwc_results<model<nets::nhwc::rt>>() == 1, "the block's first convolution; the second writes the result");
 static_assert(nhwc_results<model<nets::nhwc::hs>>() == 3, "blocks adding their own input stay channels-last");
+static_assert(nhwc_results<model<nets::nhwc::hf>>() == 2 && nhwc_results<model<nets::nhwc::hg>>() == 3,
+              "first layers and the 1×1s that prefetch");
 static_assert(nhwc_results<model<flatten<global_avg_pool2d<nets::expand::d>>>>() == 0,
               "a fused expansion reading a model input stays planar");
 

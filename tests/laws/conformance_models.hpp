@@ -557,6 +557,20 @@ using xo = input<"x", f32, 1, 3, 17, 5>;
 using so = relu<conv2d<xo, weight<"so.w", f32, 64, 3, 3, 3>, {.padding = {1, 1}}>>;
 using po = relu<bias_add<conv2d<so, weight<"po.w", f32, 80, 64, 1, 1>>, weight<"po.b", f32, 80>>>;
 using ho = dense<flatten<global_avg_pool2d<po>>, weight<"fo.w", f32, 3, 80>>;
+// 1×1s whose weights pass 128 KB, which prefetch each pass's successor during the pass before
+// (`pointwise_prefetches`): 160 → 232 channels (an odd count of vectors with either width, so
+// the last pass is one of three) on 45 positions, and on 4 (one tile, which asks for more lines
+// than it has input channels).
+using xf = input<"x", f32, 1, 3, 10, 18>;
+using sf = relu<bias_add<conv2d<xf, weight<"sf.w", f32, 160, 3, 3, 3>, {.stride = {2, 2}, .padding = {1, 1}}>,
+                         weight<"sf.b", f32, 160>>>;  // [1, 160, 5, 9]
+using pf = clip<bias_add<conv2d<sf, weight<"pf.w", f32, 232, 160, 1, 1>>, weight<"pf.b", f32, 232>>, 0.f, 6.f>;
+using hf = dense<flatten<global_avg_pool2d<pf>>, weight<"ff.w", f32, 3, 232>>;
+using xg = input<"x", f32, 1, 3, 4, 3>;
+using sg = relu<conv2d<xg, weight<"sg.w", f32, 160, 3, 3, 3>, {.stride = {2, 2}, .padding = {1, 1}}>>;  // [1, 160, 2, 2]
+using pg = add<bias_add<conv2d<sg, weight<"pg.w", f32, 232, 160, 1, 1>>, weight<"pg.b", f32, 232>>,
+               conv2d<sg, weight<"qg.w", f32, 232, 160, 1, 1>>>;
+using hg = dense<flatten<global_avg_pool2d<pg>>, weight<"fg.w", f32, 2, 232>>;
 }  // namespace nhwc
 
 /// Small images' convolutions with their epilogue and the pooling after them, which the cpu
@@ -619,10 +633,11 @@ struct channels_last_models
     : model_group<"chains kept channels-last: channel and position tails, strides, padding, dilation, residuals, "
                   "a planar twin of a channels-last step, a view that keeps them planar, fused expansions, "
                   "first layers written channels-last, wide direct convolutions, poolings, blocks adding their input, "
-                  "poolings of several channel groups, depthwise rows of several blocks, 1×1s split by panels or rows",
+                  "poolings of several channel groups, depthwise rows of several blocks, 1×1s split by panels or rows, "
+                  "1×1s that prefetch their next pass's weights",
                   model<nhwc::head>, model<nhwc::head, nhwc::twin>, model<nhwc::viewed>, model<nhwc::he>,
                   model<nhwc::he2>, model<nhwc::hd>, model<nhwc::hd2>, model<nhwc::hw, nhwc::ow, nhwc::gw, nhwc::rw>, model<nhwc::rt>, model<nhwc::hs>, model<nhwc::hq>,
-                  model<nhwc::hr>, model<nhwc::hp>, model<nhwc::ho>> {};
+                  model<nhwc::hr>, model<nhwc::hp>, model<nhwc::ho>, model<nhwc::hf>, model<nhwc::hg>> {};
 
 struct small_networks : model_group<"networks: chains, residual blocks, batch norms, pools, several results, fallbacks, "
                                     "repeated blocks",
