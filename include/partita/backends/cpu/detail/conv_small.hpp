@@ -74,8 +74,7 @@ inline void small_conv_tile(int k, const float* const* rows, const std::int32_t*
   const float* r[std::size_t{MR}];
 #pragma GCC unroll 16
   for (int m = 0; m < MR; ++m) r[m] = rows[m];
-  for (int kk = 0; kk < k; ++kk) {
-    if (kk < prefetch_lines) __builtin_prefetch(prefetch + kk * simd::line_bytes, 0, 2);
+  const auto depth_step = [&](int kk) __attribute__((always_inline)) {
     const std::int32_t o = boff[kk];
     vec bv[std::size_t{NV}];
 #pragma GCC unroll 8
@@ -86,7 +85,16 @@ inline void small_conv_tile(int k, const float* const* rows, const std::int32_t*
 #pragma GCC unroll 8
       for (int v = 0; v < NV; ++v) acc[m][v] = simd::fma(av, bv[v], acc[m][v]);
     }
+  };
+  // Two loops, the depths that ask for a line and the rest, as `pointwise_tile`'s: with the
+  // test in one loop clang kept a branch in every step (ResNet-18's 256 -> 512 projection of
+  // stride 2 on 7×7, one Zen 3 core inside the network: 265 against GCC's 160 µs).
+  int kk = 0;
+  for (const int with = std::min(k, prefetch_lines); kk < with; ++kk) {
+    __builtin_prefetch(prefetch + kk * simd::line_bytes, 0, 2);
+    depth_step(kk);
   }
+  for (; kk < k; ++kk) depth_step(kk);
   for (int l = k; l < prefetch_lines; ++l) __builtin_prefetch(prefetch + l * simd::line_bytes, 0, 2);
 #pragma GCC unroll 8
   for (int v = 0; v < NV; ++v) {
