@@ -8789,9 +8789,9 @@ namespace partita::detail {
 /// huge pages (`madvise(MADV_HUGEPAGE)`, which the default `madvise` mode of
 /// /sys/kernel/mm/transparent_hugepage requires): each 2 MB of them is then one TLB entry
 /// instead of 512. A model's weights are read once per run, a few MB to tens of MB of them, and
-/// on 4 KB pages every new page missed the TLB (one Zen 3 core, alternated runs: MobileNetV2
-/// 2.2–2.7 % faster, ResNet-18 2.5–3 %). Where the system has none to give, or outside Linux,
-/// the buffer is an ordinary one.
+/// on 4 KB pages every new page missed the TLB (one Zen 3 core, alternated runs, with the cpu
+/// backend's packed weights in few blocks, `packed_store`: MobileNetV2 2–2.5 % faster, ResNet-18
+/// 3–6 %). Where the system has none to give, or outside Linux, the buffer is an ordinary one.
 inline constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;
 
 /// Frees an `aligned_buffer`'s storage with the alignment it was allocated with.
@@ -15480,10 +15480,7 @@ inline void depthwise_nhwc_row(const float* const* rows, const float* w, const f
   // position on the stack and reloaded it for every FMA (32 channels on 56×56 alone, one
   // Cascade Lake core: 92 µs against 55).
   constexpr conv_geometry g = G;
-#ifndef DWQB
-#define DWQB 8
-#endif
-  constexpr int QB = DWQB, KH = g.kh;
+  constexpr int QB = 8, KH = g.kh;
   constexpr row_blocks blocks = make_row_blocks(g, QB);
   constexpr int left = blocks.left, fixed_from = blocks.fixed_from;
   int i0 = 0, i1 = KH;  // the kernel rows inside the image

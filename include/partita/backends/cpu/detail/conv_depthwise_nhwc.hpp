@@ -105,10 +105,7 @@ inline void depthwise_nhwc_row(const float* const* rows, const float* w, const f
   // position on the stack and reloaded it for every FMA (32 channels on 56×56 alone, one
   // Cascade Lake core: 92 µs against 55).
   constexpr conv_geometry g = G;
-#ifndef DWQB
-#define DWQB 8
-#endif
-  constexpr int QB = DWQB, KH = g.kh;
+  constexpr int QB = 8, KH = g.kh;
   constexpr row_blocks blocks = make_row_blocks(g, QB);
   constexpr int left = blocks.left, fixed_from = blocks.fixed_from;
   int i0 = 0, i1 = KH;  // the kernel rows inside the image
