@@ -15204,11 +15204,11 @@ constexpr row_blocks make_row_blocks(const conv_geometry& g, int qb) {
   return {left, left + clean * qb};
 }
 
+/// True when input column `col` lies inside the image's columns.
+constexpr bool column_in_row(const conv_geometry& g, int col) { return col >= 0 && col < g.w; }
+
 /// True when tap column j of output column q lies inside the image's columns.
-constexpr bool tap_in_row(const conv_geometry& g, int q, int j) {
-  const int col = q * g.sw - g.pw + j * g.dw;
-  return col >= 0 && col < g.w;
-}
+constexpr bool tap_in_row(const conv_geometry& g, int q, int j) { return column_in_row(g, q * g.sw - g.pw + j * g.dw); }
 
 /// True for the convolutions that run as a GEMM over NHWC positions: 1×1 of stride 1 without
 /// padding, which read an NHWC input as A in place.
@@ -15384,9 +15384,6 @@ inline void nhwc_channel_means(const float* x, float* out, std::int64_t batch, s
 
 namespace partita::detail::cpu {
 
-/// True when input column `col` lies inside the image's columns.
-constexpr bool column_in_row(const conv_geometry& g, int col) { return col >= 0 && col < g.w; }
-
 /// Output columns of `depthwise_nhwc_row` in one block: `N` positions from `q` (from `Q0`, a
 /// compile-time column, when Q0 ≥ 0; then each tap whose column lies in the padding is left
 /// out at compile time, and a position with none left keeps its bias), channels [cv, cv + n).
@@ -15400,7 +15397,7 @@ inline void depthwise_nhwc_block(const float* const* rows, int i0, int i1, const
   if constexpr (Q0 >= 0) q = Q0;
   const vec b = bias ? simd::load(bias + cv) : simd::splat(0.f);
   vec acc[std::size_t{N}];
-#pragma GCC unroll 16
+#pragma GCC unroll 8
   for (int u = 0; u < N; ++u) acc[u] = b;
   if constexpr (Full) i0 = 0, i1 = g.kh;
   // Input-stationary: each input column of the block is loaded once and feeds every tap that
@@ -15428,7 +15425,7 @@ inline void depthwise_nhwc_block(const float* const* rows, int i0, int i1, const
       }
     }
   }
-#pragma GCC unroll 16
+#pragma GCC unroll 8
   for (int u = 0; u < N; ++u) {
     const std::ptrdiff_t at = (q + u) * c + cv;
     store_nhwc<A>(acc[u], rr ? rr + at : nullptr, yr + at, Tail ? n : W, lo, hi);

@@ -86,11 +86,11 @@ constexpr row_blocks make_row_blocks(const conv_geometry& g, int qb) {
   return {left, left + clean * qb};
 }
 
+/// True when input column `col` lies inside the image's columns.
+constexpr bool column_in_row(const conv_geometry& g, int col) { return col >= 0 && col < g.w; }
+
 /// True when tap column j of output column q lies inside the image's columns.
-constexpr bool tap_in_row(const conv_geometry& g, int q, int j) {
-  const int col = q * g.sw - g.pw + j * g.dw;
-  return col >= 0 && col < g.w;
-}
+constexpr bool tap_in_row(const conv_geometry& g, int q, int j) { return column_in_row(g, q * g.sw - g.pw + j * g.dw); }
 
 /// True for the convolutions that run as a GEMM over NHWC positions: 1×1 of stride 1 without
 /// padding, which read an NHWC input as A in place.

@@ -9,9 +9,6 @@
 
 namespace partita::detail::cpu {
 
-/// True when input column `col` lies inside the image's columns.
-constexpr bool column_in_row(const conv_geometry& g, int col) { return col >= 0 && col < g.w; }
-
 /// Output columns of `depthwise_nhwc_row` in one block: `N` positions from `q` (from `Q0`, a
 /// compile-time column, when Q0 ≥ 0; then each tap whose column lies in the padding is left
 /// out at compile time, and a position with none left keeps its bias), channels [cv, cv + n).
@@ -25,7 +22,7 @@ inline void depthwise_nhwc_block(const float* const* rows, int i0, int i1, const
   if constexpr (Q0 >= 0) q = Q0;
   const vec b = bias ? simd::load(bias + cv) : simd::splat(0.f);
   vec acc[std::size_t{N}];
-#pragma GCC unroll 16
+#pragma GCC unroll 8
   for (int u = 0; u < N; ++u) acc[u] = b;
   if constexpr (Full) i0 = 0, i1 = g.kh;
   // Input-stationary: each input column of the block is loaded once and feeds every tap that
@@ -53,7 +50,7 @@ inline void depthwise_nhwc_block(const float* const* rows, int i0, int i1, const
       }
     }
   }
-#pragma GCC unroll 16
+#pragma GCC unroll 8
   for (int u = 0; u < N; ++u) {
     const std::ptrdiff_t at = (q + u) * c + cv;
     store_nhwc<A>(acc[u], rr ? rr + at : nullptr, yr + at, Tail ? n : W, lo, hi);
