@@ -20,25 +20,21 @@ namespace partita::detail::cpu {
 class packed_store {
  public:
   packed_store() = default;
-  /// A moved-from store holds nothing.
+  /// A moved-from store holds nothing (`std::exchange` leaves it so: the standard names no state
+  /// for a vector moved from by assignment).
   packed_store(packed_store&& o) noexcept
-      : blocks_(std::move(o.blocks_)),
-        regions_(std::move(o.regions_)),
+      : blocks_(std::exchange(o.blocks_, {})),
+        regions_(std::exchange(o.regions_, {})),
         reserved_(std::exchange(o.reserved_, 0)),
         bytes_(std::exchange(o.bytes_, 0)),
-        used_(std::exchange(o.used_, 0)) {
-    o.blocks_.clear();
-    o.regions_.clear();
-  }
+        used_(std::exchange(o.used_, 0)) {}
   packed_store& operator=(packed_store&& o) noexcept {
     if (this != &o) {
-      blocks_ = std::move(o.blocks_);
-      regions_ = std::move(o.regions_);
+      blocks_ = std::exchange(o.blocks_, {});
+      regions_ = std::exchange(o.regions_, {});
       reserved_ = std::exchange(o.reserved_, 0);
       bytes_ = std::exchange(o.bytes_, 0);
       used_ = std::exchange(o.used_, 0);
-      o.blocks_.clear();
-      o.regions_.clear();
     }
     return *this;
   }
