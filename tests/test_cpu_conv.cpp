@@ -79,6 +79,22 @@ static_assert(nhwc_results<model<nets::nhwc::rt>>() == 1, "the block's first con
 static_assert(nhwc_results<model<nets::nhwc::hs>>() == 3, "blocks adding their own input stay channels-last");
 static_assert(nhwc_results<model<nets::nhwc::hf>>() == 2 && nhwc_results<model<nets::nhwc::hg>>() == 3,
               "first layers and the 1×1s that prefetch");
+// Which convolutions gather their positions for the 1×1 kernel: strided 1×1s of one group and
+// no padding before, whose last position lies inside the image.
+constexpr bool gathers(int kernel, int stride, int pad, int groups = 1, int size = 9) {
+  attrs a{};
+  a.stride = {stride, stride};
+  a.padding = {pad, pad};
+  a.groups = groups;
+  const int out = (size + 2 * pad - kernel) / stride + 1;
+  return detail::cpu::nhwc_pointwise_strided(detail::cpu::make_conv_geometry(
+      shape{4, {1, 8, size, size}}, shape{4, {8, 8 / groups, kernel, kernel}}, shape{4, {1, 8, out, out}}, a));
+}
+static_assert(gathers(1, 2, 0) && gathers(1, 3, 0) && gathers(1, 2, 0, 1, 10));
+static_assert(!gathers(1, 1, 0) && !gathers(3, 2, 1) && !gathers(1, 2, 1) && !gathers(1, 2, 0, 2),
+              "stride 1 (in place), a 3×3, padding, groups");
+static_assert(nhwc_results<model<nets::nhwc::hz>>() == 3 && nhwc_results<model<nets::nhwc::hy>>() == 2,
+              "first layers, a strided 3×3, strided 1×1s");
 static_assert(nhwc_results<model<flatten<global_avg_pool2d<nets::expand::d>>>>() == 0,
               "a fused expansion reading a model input stays planar");
 

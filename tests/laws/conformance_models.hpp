@@ -571,6 +571,22 @@ using sg = relu<conv2d<xg, weight<"sg.w", f32, 160, 3, 3, 3>, {.stride = {2, 2},
 using pg = add<bias_add<conv2d<sg, weight<"pg.w", f32, 232, 160, 1, 1>>, weight<"pg.b", f32, 232>>,
                conv2d<sg, weight<"qg.w", f32, 232, 160, 1, 1>>>;
 using hg = dense<flatten<global_avg_pool2d<pg>>, weight<"fg.w", f32, 2, 232>>;
+// Strided 1×1s on their gathered positions (`nhwc_pointwise_strided`), as ResNet's
+// downsampling: strides 2 and 3 on 17 rows (split by rows on two threads), with a bias, the
+// residual of a strided 3×3 beside it and a ReLU, 44 channels (no whole number of vectors);
+// and stride 2 onto 7×7 (split by panels), 96 → 104 channels with a bias and a ReLU6.
+using xz = input<"x", f32, 1, 3, 34, 26>;
+using sz = relu<bias_add<conv2d<xz, weight<"sz.w", f32, 48, 3, 3, 3>, {.padding = {1, 1}}>, weight<"sz.b", f32, 48>>>;
+using cz = relu<bias_add<conv2d<sz, weight<"cz.w", f32, 44, 48, 3, 3>, {.stride = {2, 3}, .padding = {1, 1}}>,
+                         weight<"cz.b", f32, 44>>>;  // [1, 44, 17, 9]
+using pz = relu<add<bias_add<conv2d<sz, weight<"pz.w", f32, 44, 48, 1, 1>, {.stride = {2, 3}}>, weight<"pz.b", f32, 44>>,
+                    cz>>;
+using hz = dense<flatten<global_avg_pool2d<pz>>, weight<"fz.w", f32, 5, 44>>;
+using xy = input<"x", f32, 1, 3, 28, 28>;
+using sy = relu<conv2d<xy, weight<"sy.w", f32, 96, 3, 3, 3>, {.stride = {2, 2}, .padding = {1, 1}}>>;  // [1, 96, 14, 14]
+using py = clip<bias_add<conv2d<sy, weight<"py.w", f32, 104, 96, 1, 1>, {.stride = {2, 2}}>, weight<"py.b", f32, 104>>,
+                0.f, 6.f>;  // [1, 104, 7, 7]
+using hy = dense<flatten<global_avg_pool2d<py>>, weight<"fy.w", f32, 3, 104>>;
 }  // namespace nhwc
 
 /// Small images' convolutions with their epilogue and the pooling after them, which the cpu
@@ -634,10 +650,11 @@ struct channels_last_models
                   "a planar twin of a channels-last step, a view that keeps them planar, fused expansions, "
                   "first layers written channels-last, wide direct convolutions, poolings, blocks adding their input, "
                   "poolings of several channel groups, depthwise rows of several blocks, 1×1s split by panels or rows, "
-                  "1×1s that prefetch their next pass's weights",
+                  "1×1s that prefetch their next pass's weights, strided 1×1s on gathered positions",
                   model<nhwc::head>, model<nhwc::head, nhwc::twin>, model<nhwc::viewed>, model<nhwc::he>,
                   model<nhwc::he2>, model<nhwc::hd>, model<nhwc::hd2>, model<nhwc::hw, nhwc::ow, nhwc::gw, nhwc::rw>, model<nhwc::rt>, model<nhwc::hs>, model<nhwc::hq>,
-                  model<nhwc::hr>, model<nhwc::hp>, model<nhwc::ho>, model<nhwc::hf>, model<nhwc::hg>> {};
+                  model<nhwc::hr>, model<nhwc::hp>, model<nhwc::ho>, model<nhwc::hf>, model<nhwc::hg>,
+                  model<nhwc::hz>, model<nhwc::hy>> {};
 
 struct small_networks : model_group<"networks: chains, residual blocks, batch norms, pools, several results, fallbacks, "
                                     "repeated blocks",

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstddef>
+#include <cstring>
 #include <utility>
 
 #include "partita/backends/cpu/detail/conv_channels_last.hpp"
@@ -25,6 +26,35 @@ namespace partita::detail::cpu {
 /// took 0.9 of matmul's time (one Cascade Lake core, inside the network); deeper ones keep
 /// matmul's depth passes.
 constexpr bool nhwc_pointwise(const conv_geometry& g) { return nhwc_reads_in_place(g) && g.groups == 1 && g.c <= 1024; }
+
+/// True for the strided 1×1 convolutions that run `pointwise_nhwc` on their input positions
+/// gathered first (`gather_positions`): one group, no padding before, a stride above 1 on some
+/// axis, every output position's input inside the image, and `nhwc_pointwise`'s depth. The
+/// wide direct kernel had run them with its blocks of a row: ResNet-18's three downsampling
+/// 1×1s ran at 50–60 GFLOP/s on one Zen 3 core, and its 7×7 rows (one block of 14 accumulators
+/// with AVX, a register too many) took clang's build 265 µs against GCC's 160. Gathered, a
+/// thread's positions are one run of tiles that may cross rows, as a stride-1 1×1's are.
+constexpr bool nhwc_pointwise_strided(const conv_geometry& g) {
+  return g.groups == 1 && g.kh == 1 && g.kw == 1 && g.ph == 0 && g.pw == 0 && (g.sh > 1 || g.sw > 1) &&
+         g.c <= 1024 && (g.oh - 1) * g.sh < g.h && (g.ow - 1) * g.sw < g.w;
+}
+
+/// Floats of one thread's gathered positions (`gather_positions`): the whole output's, since a
+/// thread that runs a panel of channels reads every position.
+constexpr std::size_t gathered_floats(const conv_geometry& g) {
+  return static_cast<std::size_t>(g.oh) * static_cast<std::size_t>(g.ow) * static_cast<std::size_t>(g.c);
+}
+
+/// The input positions that output rows [r0, r1) of a strided 1×1 convolution
+/// (`nhwc_pointwise_strided`) read, from the NHWC image `x` into `dst`, consecutive as the
+/// output's: position (r, q) is read from input position (r · sh, q · sw).
+inline void gather_positions(const conv_geometry& g, const float* x, float* dst, int r0, int r1) {
+  const std::size_t bytes = static_cast<std::size_t>(g.c) * sizeof(float);
+  for (int r = r0; r < r1; ++r) {
+    const float* row = x + static_cast<std::ptrdiff_t>(r) * g.sh * g.w * g.c;
+    for (int q = 0; q < g.ow; ++q, dst += g.c) std::memcpy(dst, row + static_cast<std::ptrdiff_t>(q) * g.sw * g.c, bytes);
+  }
+}
 
 /// Panels of two output channel vectors of a 1×1 convolution (`pack_nhwc_hwio`'s).
 constexpr int pointwise_panels(const conv_geometry& g) { return (padded_channels(g.o) / W + 1) / 2; }

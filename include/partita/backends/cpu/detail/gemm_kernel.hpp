@@ -72,9 +72,12 @@ struct gemm_kernel {
   static constexpr bool nhwc_gemm = nhwc_out && !depthwise && nhwc_reads_in_place(geo);
   // ... of which those reading NHWC with a shallow depth run `pointwise_nhwc`.
   static constexpr bool nhwc_pw = nhwc_gemm && nhwc_in && nhwc_pointwise(geo);
-  static constexpr bool pw_by_panels = nhwc_pw && pointwise_by_panels(geo);
+  // ... and strided 1×1s reading NHWC, on their positions gathered (`nhwc_pointwise_strided`).
+  static constexpr bool nhwc_pw_strided = nhwc_out && nhwc_in && !depthwise && nhwc_pointwise_strided(geo);
+  static constexpr bool pw_by_panels = (nhwc_pw || nhwc_pw_strided) && pointwise_by_panels(geo);
   static constexpr bool nhwc_direct_conv = nhwc_out && !depthwise && !nhwc_gemm && nhwc_direct(geo);
-  static constexpr bool nhwc_wide_conv = nhwc_out && !depthwise && !nhwc_gemm && !nhwc_direct(geo);
+  static constexpr bool nhwc_wide_conv =
+      nhwc_out && !depthwise && !nhwc_gemm && !nhwc_direct(geo) && !nhwc_pw_strided;
   // Small planar images (`small_image` below) whose output channels fill vectors better than
   // their positions.
   static constexpr int small_nv = geo.og <= W ? 1 : 2;
@@ -125,7 +128,7 @@ struct gemm_kernel {
   static constexpr std::size_t packed_floats =
       !conv        ? packed_dense_floats(channels, k_depth, dblk::nr)
       : winograd   ? winograd_taps_floats(geo)
-      : nhwc_pw || wide ? wide_taps_floats(geo)
+      : nhwc_pw || nhwc_pw_strided || wide ? wide_taps_floats(geo)
       : nhwc_gemm   ? matmul_packed_b_floats(nhwc_geo)
       : nhwc_out    ? nhwc_taps_floats(geo)
       : depthwise || planar_dc ? static_cast<std::size_t>(geo.o) * static_cast<std::size_t>(geo.k)
@@ -157,7 +160,7 @@ struct gemm_kernel {
   static void pack_weights(const float* w, float* dst) {
     if constexpr (winograd) {
       pack_winograd(geo, w, dst);
-    } else if constexpr (nhwc_pw || wide) {
+    } else if constexpr (nhwc_pw || nhwc_pw_strided || wide) {
       pack_nhwc_hwio(geo, w, dst);
     } else if constexpr (nhwc_gemm) {
       pack_nhwc_conv(nhwc_geo, w, dst);
@@ -185,6 +188,8 @@ struct gemm_kernel {
       st.need_scratch(0, winograd_scratch<geo, nhwc_in>());
     } else if constexpr (nhwc_pw) {
       // No scratch: it reads its input in place.
+    } else if constexpr (nhwc_pw_strided) {
+      st.need_scratch(0, gathered_floats(geo));
     } else if constexpr (nhwc_gemm) {
       st.need_scratch(0, nhwc_conv_scratch(geo, nhwc_in));
     } else if constexpr (wide_pooled) {
@@ -341,7 +346,16 @@ struct gemm_kernel {
       float* yb = out + b * out_image;
       st.parallel(tasks, [&](int t) {
         const int r0 = row_share(geo.oh, t, tasks), r1 = row_share(geo.oh, t + 1, tasks);
-        if constexpr (pw_by_panels) {
+        if constexpr (nhwc_pw_strided) {
+          // Every row where the task is a panel of channels, else its own rows.
+          const int q0 = pw_by_panels ? 0 : r0, q1 = pw_by_panels ? geo.oh : r1;
+          const pointwise_share v = pw_by_panels ? pointwise_share_of(geo, t, tasks) : pointwise_share{0, -1};
+          float* gathered = st.thread_scratch(t);
+          gather_positions(geo, xb, gathered, q0, q1);
+          const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(q0) * geo.ow * geo.o;
+          pointwise_nhwc<info.act>(gathered, geo.c, packed, geo.o, e.bias, rb ? rb + at : nullptr, e.lo, e.hi, yb + at,
+                                   static_cast<std::ptrdiff_t>(q1 - q0) * geo.ow, v.v0, v.v1);
+        } else if constexpr (pw_by_panels) {
           const pointwise_share v = pointwise_share_of(geo, t, tasks);
           pointwise_nhwc<info.act>(xb, geo.c, packed, geo.o, e.bias, rb, e.lo, e.hi, yb, n, v.v0, v.v1);
         } else if constexpr (nhwc_pw) {
