@@ -16279,6 +16279,20 @@ inline void pointwise_tile(const float* x, int c, const float* w, const float* b
   if constexpr (Prefetch) {
     for (int l = c; l < pf_lines; ++l) __builtin_prefetch(pf + l * simd::line_bytes);
   }
+  // The common case, whole vectors and no residual, tested once per tile. Tested at each
+  // store, the two tests had cost GCC's build of a shallow 1×1 6 % (32 -> 192 channels on
+  // 28×28 alone, one Zen 3 core: 96 µs with them known at compile time, 102 at each store)
+  // and of MobileNetV2 1 %; clang's build runs alike either way. (The depthwise and
+  // first-layer blocks keep their test per store: with two copies of their stores, the
+  // depthwise rows' many compile-time blocks ran 5–15 % slower on 28×28 and 14×14, and
+  // ResNet-18's 7×7 stem 5 % slower.)
+  if (!residual && n_last >= W) {
+#pragma GCC unroll 24
+    for (int u = 0; u < Q; ++u)
+#pragma GCC unroll 3
+      for (int v = 0; v < VB; ++v) simd::store(y + u * o + v * W, apply<A>(acc[u][v], lo, hi));
+    return;
+  }
 #pragma GCC unroll 24
   for (int u = 0; u < Q; ++u)
 #pragma GCC unroll 3
