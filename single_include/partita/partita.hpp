@@ -16364,12 +16364,26 @@ template <activation A>
       // As few tiles as it takes, of even sizes (from Q/2 up: enough accumulators in flight).
       const std::ptrdiff_t tiles = (n + Q - 1) / Q, size = n / tiles, larger = n % tiles;
       std::ptrdiff_t p = 0, t = 0;
+      // The tile's pointers advanced and its arguments held in locals: read through the
+      // lambda's references, both compilers reloaded them from the stack and recomputed the
+      // pointers for every tile (MobileNetV2 alternated, one Zen 3 core: GCC 0.984–0.986,
+      // clang 0.986–0.993).
       const auto tiles_of = [&]<int S>(std::ptrdiff_t count) {
-        for (std::ptrdiff_t i = 0; i < count; ++i, p += S, ++t) {
-          const prefetch_share share = Prefetch ? share_of(pf, pf_floats, t, tiles) : prefetch_share{};
-          pointwise_tile<S, VB, A, Prefetch>(x + p * c, c, wv, bv, residual ? residual + p * o + at : nullptr, lo,
-                                             hi, y + p * o + at, o, n_last, share.start, share.lines);
+        const float* xt = x + p * c;
+        const float* rt = residual ? residual + p * o + at : nullptr;
+        float* yt = y + p * o + at;
+        const int depth = c;
+        const std::ptrdiff_t pitch = o;
+        const float* const wt = wv;
+        const float* const bt = bv;
+        const float l = lo, h = hi;
+        const int nl = n_last;
+        for (std::ptrdiff_t i = 0; i < count; ++i, xt += S * depth, yt += S * pitch) {
+          const prefetch_share share = Prefetch ? share_of(pf, pf_floats, t + i, tiles) : prefetch_share{};
+          pointwise_tile<S, VB, A, Prefetch>(xt, depth, wt, bt, rt, l, h, yt, pitch, nl, share.start, share.lines);
+          if (rt) rt += S * pitch;
         }
+        p += S * count, t += count;
       };
       [&]<int... S>(std::integer_sequence<int, S...>) {
         constexpr int lo_size = Q / 2;
