@@ -13187,6 +13187,19 @@ class state {
     per_thread_floats_ = std::max(per_thread_floats_, per_thread);
     grow_scratch(per_thread_floats_);
   }
+  /// Makes room, at bind, for step `step`'s order flag (`reverse_order`).
+  void need_order_flag(int step) {
+    if (order_flags_.size() <= static_cast<std::size_t>(step)) order_flags_.resize(static_cast<std::size_t>(step) + 1);
+  }
+  /// False, then true, then false... on successive calls for step `step` (after
+  /// `need_order_flag(step)`): a step that streams more weights than the caches hold reads them
+  /// in the opposite order every other run, so that it starts on the weights it read last,
+  /// which are still in L2 (see dense's `dense_panels`).
+  bool reverse_order(int step) {
+    unsigned char& f = order_flags_[static_cast<std::size_t>(step)];
+    f ^= 1u;
+    return f == 0;
+  }
   float* shared_scratch() const { return shared_.floats(); }
   float* thread_scratch(int t) const { return scratch_[static_cast<std::size_t>(t)].floats(); }
   template <class F>
@@ -13236,6 +13249,7 @@ class state {
   detail::aligned_buffer shared_;
   std::vector<detail::aligned_buffer> scratch_;
   std::size_t per_thread_floats_ = 0;
+  std::vector<unsigned char> order_flags_;  // `reverse_order`'s, one per step that asked
   // Shared with the states `fork` makes for a bind; used by one of them at a time.
   std::shared_ptr<detail::thread_pool> pool_;
 };
@@ -17605,11 +17619,16 @@ inline void pack_dense_weights(const float* w, int n, int k, int nr, float* pack
   }
 }
 
-/// Unit panels [p0, p1) of y = act(x · wᵀ + bias (+ residual)). `pad` holds MR × K floats for
-/// the last rows when M is not a multiple of MR.
+/// Unit panels [p0, p1) of y = act(x · wᵀ + bias (+ residual)), from p1 - 1 down to p0 where
+/// `reversed`. `pad` holds MR × K floats for the last rows when M is not a multiple of MR.
+/// One or two rows stream every weight once per run: run after run in one order, weights a
+/// little larger than L2 all come from L3 (each run evicts the lines the next one reads
+/// first); every other run in the opposite order (`state::reverse_order`), a run starts on the
+/// panels the last one read last, still in L2. Reading W1's 2.6 MB of weights (784 → 512 →
+/// 512 → 10) that way took 46 µs against 66 on one Sapphire Rapids core (2 MB of L2).
 template <int M, int N>
 inline void dense_panels(const float* x, int k, const float* packed, int n, float* y, const epilogue& e, int p0, int p1,
-                         float* pad) {
+                         float* pad, bool reversed = false) {
   using blk = dense_blocking<M, N>;
   constexpr int MR = blk::mr, NV = blk::nv, NR = blk::nr;
   const int KC = blk::kc_for(k);
@@ -17618,7 +17637,8 @@ inline void dense_panels(const float* x, int k, const float* packed, int n, floa
     std::memset(pad, 0, sizeof(float) * static_cast<std::size_t>(MR) * k);
     std::memcpy(pad, x + static_cast<std::size_t>(M - tail) * k, sizeof(float) * static_cast<std::size_t>(tail) * k);
   }
-  for (int p = p0; p < p1; ++p) {
+  for (int i = p0; i < p1; ++i) {
+    const int p = reversed ? p0 + p1 - 1 - i : i;
     const int n0 = p * NR;
     const int nr = std::min(NR, n - n0);
     const float* bp = packed + static_cast<std::ptrdiff_t>(p) * k * NR;
@@ -17834,6 +17854,7 @@ struct gemm_kernel {
       st.need_scratch(geo.buffer_floats, 0);
     } else {
       st.need_scratch(0, static_cast<std::size_t>(dblk::mr) * k_depth);
+      if constexpr (m_rows <= 2) st.need_order_flag(step);
     }
     if constexpr (constant_weight) {
       if (in[info.w]) pack(dst, in);
@@ -17871,9 +17892,10 @@ struct gemm_kernel {
       // 1 MB weight matrix is split across cores even at batch 1.
       constexpr double flops = std::max(2.0 * m_rows * channels * k_depth, 4.0 * sizeof(float) * channels * k_depth);
       const int tasks = tasks_for(flops, st.workers(), panels);
+      const bool reversed = m_rows <= 2 && st.reverse_order(step);
       st.parallel(tasks, [&](int t) {
         const int p0 = panels * t / tasks, p1 = panels * (t + 1) / tasks;
-        dense_panels<m_rows, channels>(x, k_depth, packed, channels, out, e, p0, p1, st.thread_scratch(t));
+        dense_panels<m_rows, channels>(x, k_depth, packed, channels, out, e, p0, p1, st.thread_scratch(t), reversed);
       });
     }
   }

