@@ -544,12 +544,12 @@ using dr = relu<add<bias_add<conv2d<sr, weight<"dr.w", f32, 20, 1, 3, 3>, {.padd
 using d2r = conv2d<dr, weight<"d2r.w", f32, 20, 1, 3, 3>, {.stride = {2, 2}, .padding = {1, 1}, .groups = 20}>;  // [1, 20, 5, 42]
 using d3r = conv2d<d2r, weight<"d3r.w", f32, 20, 1, 3, 3>, {.padding = {10, 10}, .groups = 20}>;  // [1, 20, 23, 60]
 using hr = dense<flatten<global_avg_pool2d<d3r>>, weight<"fr.w", f32, 5, 20>>;
-// 1×1 convolutions on two threads: an image of 9 rows split by panels of output channels (100
+// 1×1 convolutions on two threads: an image of 7 rows split by panels of output channels (100
 // channels: an odd last vector with either width), one of them adding a residual; one of 17
 // rows split by rows, which leaves each thread's last positions to tiles smaller than a full one.
-using xp = input<"x", f32, 1, 3, 18, 14>;
+using xp = input<"x", f32, 1, 3, 14, 14>;
 using sp = relu<bias_add<conv2d<xp, weight<"sp.w", f32, 160, 3, 3, 3>, {.stride = {2, 2}, .padding = {1, 1}}>,
-                         weight<"sp.b", f32, 160>>>;  // [1, 160, 9, 7]
+                         weight<"sp.b", f32, 160>>>;  // [1, 160, 7, 7]
 using pp = relu<bias_add<conv2d<sp, weight<"pp.w", f32, 100, 160, 1, 1>>, weight<"pp.b", f32, 100>>>;
 using qp = add<bias_add<conv2d<pp, weight<"qp.w", f32, 100, 100, 1, 1>>, weight<"qp.b", f32, 100>>, pp>;
 using hp = dense<flatten<global_avg_pool2d<qp>>, weight<"fp.w", f32, 3, 100>>;
