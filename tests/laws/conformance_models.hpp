@@ -61,6 +61,9 @@ using dense_bias = model<bias_add<dense_x<1, 784, 512>, bias<512>>>;
 using dense_bias_add_tanh = model<partita::tanh<add<bias_add<dense_3x50x21, bias<21>>, input<"r", f32, 3, 21>>>>;
 /// A transformer's residual, written first: r + (x · wᵀ + b), rows past the block, depth past a pass.
 using dense_bias_add = model<add<input<"r", f32, 13, 40>, bias_add<dense_x<13, 600, 40>, bias<40>>>>;
+/// Enough rows that two threads split them (the cpu backend's many-row split), a row tail in the
+/// second thread's share, a residual and a depth of two passes with AVX-512.
+using dense_rows = model<add<input<"r", f32, 131, 40>, bias_add<dense_x<131, 300, 40>, bias<40>>>>;
 using mlp = models::mlp;
 
 // -- conv2d, alone and fused
@@ -222,7 +225,8 @@ struct dense_models
 struct fused_dense_models
     : model_group<"dense with bias and activations, and the 784-512-512-10 MLP", dense_bias_relu, dense_bias,
                   model<sigmoid<dense_3x50x21>>, dense_bias_add_tanh, dense_bias_add,
-                  model<clip<bias_add<dense_x<64, 33, 50>, bias<50>>, -0.25f, 0.25f>>, mlp> {};
+                  model<clip<bias_add<dense_x<64, 33, 50>, bias<50>>, -0.25f, 0.25f>>, mlp,
+                  dense_rows> {};
 
 using x357 = input<"x", f32, 3, 5, 7>;
 using y357 = input<"y", f32, 3, 5, 7>;

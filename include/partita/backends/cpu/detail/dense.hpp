@@ -51,7 +51,8 @@ inline void pack_dense_weights(const float* w, int n, int k, int nr, float* pack
 }
 
 /// Unit panels [p0, p1) of y = act(x · wᵀ + bias (+ residual)), from p1 - 1 down to p0 where
-/// `reversed`. `pad` holds MR × K floats for the last rows when M is not a multiple of MR.
+/// `reversed`, rows [m_begin, m_end) of it (m_begin a multiple of the row tile, m_end one too or
+/// M). `pad` holds MR × K floats for the last rows when M is not a multiple of MR.
 /// One or two rows stream every weight once per run: run after run in one order, weights a
 /// little larger than L2 all come from L3 (each run evicts the lines the next one reads
 /// first); every other run in the opposite order (`state::reverse_order`), a run starts on the
@@ -59,7 +60,7 @@ inline void pack_dense_weights(const float* w, int n, int k, int nr, float* pack
 /// 512 → 10) that way took 46 µs against 66 on one Sapphire Rapids core (2 MB of L2).
 template <int M, int N>
 inline void dense_panels(const float* x, int k, const float* packed, int n, float* y, const epilogue& e, int p0, int p1,
-                         float* pad, bool reversed = false) {
+                         float* pad, bool reversed = false, int m_begin = 0, int m_end = M) {
   using blk = dense_blocking<M, N>;
   constexpr int MR = blk::mr, NV = blk::nv, NR = blk::nr;
   const int KC = blk::kc_for(k);
@@ -76,7 +77,7 @@ inline void dense_panels(const float* x, int k, const float* packed, int n, floa
     for (int k0 = 0; k0 < k; k0 += KC) {
       const int kc = std::min(KC, k - k0);
       const bool last = k0 + kc == k;
-      for (int m0 = 0; m0 < M; m0 += MR) {
+      for (int m0 = m_begin; m0 < m_end; m0 += MR) {
         const int mr = std::min(MR, M - m0);
         const float* a = mr == MR ? x + static_cast<std::ptrdiff_t>(m0) * k + k0 : pad + k0;
         const epilogue te = tile_epilogue(e, m0, n0, n);
