@@ -17906,7 +17906,8 @@ struct gemm_kernel {
       constexpr int row_tiles = (m_rows + dblk::mr - 1) / dblk::mr;
       if (m_rows > 2 && tasks > 1 && row_tiles >= 8 * tasks) {
         st.parallel(tasks, [&](int t) {
-          const int m0 = row_tiles * t / tasks * dblk::mr, m1 = std::min(m_rows, row_tiles * (t + 1) / tasks * dblk::mr);
+          const int m0 = row_tiles * t / tasks * dblk::mr;
+          const int m1 = std::min(m_rows, row_tiles * (t + 1) / tasks * dblk::mr);
           dense_panels<m_rows, channels>(x, k_depth, packed, channels, out, e, 0, panels, st.thread_scratch(t),
                                          reversed, m0, m1);
         });
