@@ -226,7 +226,8 @@ struct fused_dense_models
     : model_group<"dense with bias and activations, and the 784-512-512-10 MLP", dense_bias_relu, dense_bias,
                   model<sigmoid<dense_3x50x21>>, dense_bias_add_tanh, dense_bias_add,
                   model<clip<bias_add<dense_x<64, 33, 50>, bias<50>>, -0.25f, 0.25f>>, mlp,
-                  dense_rows> {};
+                  dense_rows,
+                  model<relu<bias_add<dense_x<20, 70, 7>, bias<7>>>>> {};  // units in one partial vector
 
 using x357 = input<"x", f32, 3, 5, 7>;
 using y357 = input<"y", f32, 3, 5, 7>;
