@@ -62,8 +62,9 @@ using dense_bias_add_tanh = model<partita::tanh<add<bias_add<dense_3x50x21, bias
 /// A transformer's residual, written first: r + (x · wᵀ + b), rows past the block, depth past a pass.
 using dense_bias_add = model<add<input<"r", f32, 13, 40>, bias_add<dense_x<13, 600, 40>, bias<40>>>>;
 /// Enough rows that two threads split them (the cpu backend's many-row split), a row tail in the
-/// second thread's share, a residual and a depth of two passes with AVX-512.
-using dense_rows = model<add<input<"r", f32, 131, 40>, bias_add<dense_x<131, 300, 40>, bias<40>>>>;
+/// second thread's share, a residual and a depth of two passes with AVX-512; units that fill
+/// one panel, so that only the rows can be split.
+using dense_rows = model<add<input<"r", f32, 131, 30>, bias_add<dense_x<131, 300, 30>, bias<30>>>>;
 using mlp = models::mlp;
 
 // -- conv2d, alone and fused

@@ -260,10 +260,11 @@ struct gemm_kernel {
       // each row: the BERT-style encoder of 128 tokens (W6) ran 4 % faster on two Sapphire
       // Rapids cores by rows (alternated runs), the 64-row MLP (W2) alike either way.
       constexpr int row_tiles = (m_rows + dblk::mr - 1) / dblk::mr;
-      if (m_rows > 2 && tasks > 1 && row_tiles >= 8 * tasks) {
-        st.parallel(tasks, [&](int t) {
-          const int m0 = row_tiles * t / tasks * dblk::mr;
-          const int m1 = std::min(m_rows, row_tiles * (t + 1) / tasks * dblk::mr);
+      const int row_tasks = m_rows > 2 ? tasks_for(flops, st.workers(), row_tiles / 8) : 1;
+      if (row_tasks > 1) {
+        st.parallel(row_tasks, [&](int t) {
+          const int m0 = row_tiles * t / row_tasks * dblk::mr;
+          const int m1 = std::min(m_rows, row_tiles * (t + 1) / row_tasks * dblk::mr);
           dense_panels<m_rows, channels>(x, k_depth, packed, channels, out, e, 0, panels, st.thread_scratch(t),
                                          reversed, m0, m1);
         });
