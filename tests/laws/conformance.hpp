@@ -247,14 +247,13 @@ inline result measure(const runner& ref, const runner& exe, std::span<const inpu
 
   const auto error_in = [&](int k) {
     exe.configure(exe.exe, k);
-    for (auto& g : got) std::fill(g.begin(), g.end(), -1.f);
     // Twice, each checked: nothing may depend on the previous run, and a kernel that alternates
     // its order from run to run (cpu's batch-1 dense) is checked in both.
     double e = 0;
     for (int run = 0; run < 2; ++run) {
+      for (auto& g : got) std::fill(g.begin(), g.end(), -1.f);
       exe.run(exe.exe, in_ptrs.data(), got_ptrs.data());
       for (std::size_t o = 0; o < got.size(); ++o) e = std::max(e, relative_error(got[o], want[o]));
-      for (auto& g : got) std::fill(g.begin(), g.end(), -1.f);
     }
     return e;
   };
