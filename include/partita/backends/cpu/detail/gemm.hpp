@@ -42,10 +42,13 @@ inline prefetch_share share_of(const float* p, std::ptrdiff_t floats, std::ptrdi
   return {reinterpret_cast<const char*>(p) + l0 * simd::line_bytes, static_cast<int>(l1 - l0)};
 }
 
+/// C[MR×NR] (+)= A · B over `kc` depths, then the epilogue `e` where given. The first
+/// `pf.lines` depth steps each ask for one cache line from `pf.start` on into L2 (lines beyond
+/// the depth after the loop): a share of the weights the caller reads next.
 template <int MR, int NV, bool APacked, bool BIndirect>
 inline void micro_kernel(int kc, const float* __restrict a, std::ptrdiff_t lda, const float* __restrict b,
                          std::ptrdiff_t ldb, const std::int32_t* __restrict boff, float* __restrict c,
-                         std::ptrdiff_t ldc, bool load_c, const epilogue* e, int mr = MR) {
+                         std::ptrdiff_t ldc, bool load_c, const epilogue* e, int mr = MR, prefetch_share pf = {}) {
   // Rows from `mr` on are computed (A is padded) but neither loaded, nor stored, nor given a residual.
   vec acc[std::size_t{MR}][std::size_t{NV}];
 #pragma GCC unroll 16
@@ -53,7 +56,7 @@ inline void micro_kernel(int kc, const float* __restrict a, std::ptrdiff_t lda, 
 #pragma GCC unroll 8
     for (int v = 0; v < NV; ++v) acc[m][v] = load_c && m < mr ? simd::load(c + m * ldc + v * W) : simd::splat(0.f);
 
-  for (int k = 0; k < kc; ++k) {
+  const auto depth_step = [&](int k) __attribute__((always_inline)) {
     const float* bk = BIndirect ? b + boff[k] : b + k * ldb;
     if constexpr (MR <= 2 && !BIndirect) {
       // One or two rows (a dense layer at batch 1 or 2) stream B, the weights, from L3 or
@@ -76,7 +79,16 @@ inline void micro_kernel(int kc, const float* __restrict a, std::ptrdiff_t lda, 
 #pragma GCC unroll 8
       for (int v = 0; v < NV; ++v) acc[m][v] = simd::fma(av, bv[v], acc[m][v]);
     }
+  };
+  // Two loops, the steps that ask for a line and the rest (as in `small_conv_tile`).
+  int k = 0;
+  for (const int with = std::min(kc, pf.lines); k < with; ++k) {
+    __builtin_prefetch(pf.start + static_cast<std::ptrdiff_t>(k) * simd::line_bytes, 0, 2);
+    depth_step(k);
   }
+  for (; k < kc; ++k) depth_step(k);
+  for (int l = kc; l < pf.lines; ++l)
+    __builtin_prefetch(pf.start + static_cast<std::ptrdiff_t>(l) * simd::line_bytes, 0, 2);
 
   if (e) {
     if (e->bias) {
@@ -127,10 +139,10 @@ inline void micro_kernel(int kc, const float* __restrict a, std::ptrdiff_t lda, 
 template <int MR, int NV, bool APacked, bool BIndirect>
 inline void gemm_tile(int kc, const float* a, std::ptrdiff_t lda, const float* b, std::ptrdiff_t ldb,
                       const std::int32_t* boff, float* c, std::ptrdiff_t ldc, int mr, int nr, bool load_c,
-                      const epilogue* e) {
+                      const epilogue* e, prefetch_share pf = {}) {
   constexpr int NR = NV * W;
   if (nr == NR) {
-    micro_kernel<MR, NV, APacked, BIndirect>(kc, a, lda, b, ldb, boff, c, ldc, load_c, e, mr);
+    micro_kernel<MR, NV, APacked, BIndirect>(kc, a, lda, b, ldb, boff, c, ldc, load_c, e, mr, pf);
     return;
   }
   alignas(64) float t[std::size_t{MR * NR}];
@@ -153,7 +165,7 @@ inline void gemm_tile(int kc, const float* a, std::ptrdiff_t lda, const float* b
       local.ld_residual = NR;
     }
   }
-  micro_kernel<MR, NV, APacked, BIndirect>(kc, a, lda, b, ldb, boff, t, NR, load_c, e ? &local : nullptr);
+  micro_kernel<MR, NV, APacked, BIndirect>(kc, a, lda, b, ldb, boff, t, NR, load_c, e ? &local : nullptr, MR, pf);
   for (int m = 0; m < mr; ++m) std::memcpy(c + m * ldc, t + m * NR, sizeof(float) * static_cast<std::size_t>(nr));
 }
 
