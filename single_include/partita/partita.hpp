@@ -17711,14 +17711,15 @@ inline void dense_step(state& st, const float* x, int k, const float* packed, fl
   // 1 MB weight matrix is split across cores even at batch 1.
   const double flops = std::max(2.0 * M * N * k, 4.0 * sizeof(float) * N * k);
   const bool reversed = M <= 2 && st.reverse_order(step);
-  // Many rows split by rows, each thread then reading every weight for at least 8 row tiles of
+  // Many rows split by rows, each thread then reading every weight for at least 4 row tiles of
   // its own, few rows by panels of units. Split by panels, each thread read the whole input,
   // half of it from the other core's stores where the step before had split its output so (a
-  // transformer's dense steps and their layer norms), and wrote half of each row: the
-  // BERT-style encoder of 128 tokens (W6) ran 4 % faster on two Sapphire Rapids cores by rows
-  // (alternated runs), the 64-row MLP (W2) alike either way.
+  // transformer's dense steps and their layer norms), and wrote half of each row: on two
+  // Sapphire Rapids cores the BERT-style encoder of 128 tokens (W6) ran 4 % faster by rows, and
+  // once the weights were prefetched (`dense_panels`) the 64-row MLP (W2) 3 % (in-process
+  // switch; at 8 tiles a thread, before the prefetch, W2 had measured alike either way).
   constexpr int row_tiles = (M + blk::mr - 1) / blk::mr;
-  const int row_tasks = M > 2 ? tasks_for(flops, st.workers(), row_tiles / 8) : 1;
+  const int row_tasks = M > 2 ? tasks_for(flops, st.workers(), row_tiles / 4) : 1;
   if (row_tasks > 1) {
     st.parallel(row_tasks, [&](int t) {
       const int m0 = row_tiles * t / row_tasks * blk::mr;
