@@ -593,6 +593,23 @@ using sy = relu<conv2d<xy, weight<"sy.w", f32, 96, 3, 3, 3>, {.stride = {2, 2}, 
 using py = clip<bias_add<conv2d<sy, weight<"py.w", f32, 104, 96, 1, 1>, {.stride = {2, 2}}>, weight<"py.b", f32, 104>>,
                 0.f, 6.f>;  // [1, 104, 7, 7]
 using hy = dense<flatten<global_avg_pool2d<py>>, weight<"fy.w", f32, 3, 104>>;
+// Wide convolutions in depth passes (`wide_depth_passes`: over 256 KB of weights on an image of
+// few rows): 300 input channels (two passes of 150 with AVX-512, one with AVX) onto 40 and 36
+// output channels (an odd count of vectors with either width: a last panel of one vector); a
+// 3×3 dilated along the rows (not Winograd's) with a bias, a residual from a 1×1 and a ReLU; a
+// strided one dilated along the columns with asymmetric padding. Split by panels on two
+// threads; a batch of two.
+using xv = input<"x", f32, 2, 3, 9, 11>;
+using sv = relu<bias_add<conv2d<xv, weight<"sv.w", f32, 300, 3, 3, 3>, {.stride = {2, 2}, .padding = {1, 1}}>,
+                         weight<"sv.b", f32, 300>>>;  // [2, 300, 5, 6]
+using pv = conv2d<sv, weight<"pv.w", f32, 40, 300, 1, 1>>;
+using av = relu<add<bias_add<conv2d<sv, weight<"av.w", f32, 40, 300, 3, 3>, {.padding = {2, 1}, .dilation = {2, 1}}>,
+                             weight<"av.b", f32, 40>>,
+                    pv>>;
+using cv = conv2d<sv, weight<"cv.w", f32, 36, 300, 3, 3>,
+                  {.stride = {2, 2}, .padding = {1, 2}, .padding_end = {2, 1}, .dilation = {1, 2}}>;  // [2, 36, 3, 3]
+using hv = dense<flatten<global_avg_pool2d<av>>, weight<"fv.w", f32, 3, 40>>;
+using hv2 = flatten<global_avg_pool2d<cv>>;
 }  // namespace nhwc
 
 /// Small images' convolutions with their epilogue and the pooling after them, which the cpu
@@ -656,11 +673,12 @@ struct channels_last_models
                   "a planar twin of a channels-last step, a view that keeps them planar, fused expansions, "
                   "first layers written channels-last, wide direct convolutions, poolings, blocks adding their input, "
                   "poolings of several channel groups, depthwise rows of several blocks, 1×1s split by panels or rows, "
-                  "1×1s that prefetch their next pass's weights, strided 1×1s on gathered positions",
+                  "1×1s that prefetch their next pass's weights, strided 1×1s on gathered positions, wide convolutions in "
+                  "depth passes",
                   model<nhwc::head>, model<nhwc::head, nhwc::twin>, model<nhwc::viewed>, model<nhwc::he>,
                   model<nhwc::he2>, model<nhwc::hd>, model<nhwc::hd2>, model<nhwc::hw, nhwc::ow, nhwc::gw, nhwc::rw>, model<nhwc::rt>, model<nhwc::hs>, model<nhwc::hq>,
                   model<nhwc::hr>, model<nhwc::hp>, model<nhwc::ho>, model<nhwc::hf>, model<nhwc::hg>,
-                  model<nhwc::hz>, model<nhwc::hy>> {};
+                  model<nhwc::hz>, model<nhwc::hy>, model<nhwc::hv, nhwc::hv2>> {};
 
 struct small_networks : model_group<"networks: chains, residual blocks, batch norms, pools, several results, fallbacks, "
                                     "repeated blocks",

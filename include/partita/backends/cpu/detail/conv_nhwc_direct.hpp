@@ -75,6 +75,22 @@ inline void wide_store(const float* tile, int ql, int vb, const float* bias, con
     }
 }
 
+/// One input channel of a block of the wide kernel: positions [Lo, Hi) of `acc` (VB vectors
+/// each) += the channel's value at each (`x`, positions `Step` floats apart) × its VB weight
+/// vectors at `w`. Forced inline, like the blocks that call it (see `wide_nhwc_row`).
+template <int Lo, int Hi, std::ptrdiff_t Step, std::size_t QL, std::size_t VB>
+__attribute__((always_inline)) inline void wide_channel(vec (&acc)[QL][VB], const float* x, const float* w) {
+  vec wk[VB];
+#pragma GCC unroll 4
+  for (std::size_t v = 0; v < VB; ++v) wk[v] = simd::load(w + v * W);
+#pragma GCC unroll 16
+  for (int u = Lo; u < Hi; ++u) {
+    const vec xv = simd::splat(x[(u - Lo) * Step]);
+#pragma GCC unroll 4
+    for (std::size_t v = 0; v < VB; ++v) acc[u][v] = simd::fma(xv, wk[v], acc[u][v]);
+  }
+}
+
 /// Output row `r` of one image of a wide direct convolution (`nhwc_direct_wide`), output
 /// channel vectors [v0, v0 + VB) (v0 even): `x` is the input image (NHWC where NhwcIn, else
 /// planar), `w` packed by `pack_nhwc_hwio`, `e` with a padded column bias, the residual's row
@@ -116,17 +132,7 @@ inline void wide_nhwc_row(const float* x, const float* w, const epilogue& e, flo
         // the block's taps share live across them and spilled the accumulators (one Zen 3
         // core, LeNet-5 as a whole: 16.8 → 14.4 µs).
 #pragma GCC unroll 1
-        for (int ci = 0; ci < G.c; ++ci, xj += cs, wj += pitch) {
-          vec wk[std::size_t{VB}];
-#pragma GCC unroll 4
-          for (int v = 0; v < VB; ++v) wk[v] = simd::load(wj + v * W);
-#pragma GCC unroll 16
-          for (int u = lo; u < hi; ++u) {
-            const vec xv = simd::splat(xj[(u - lo) * G.sw * ws]);
-#pragma GCC unroll 4
-            for (int v = 0; v < VB; ++v) acc[u][v] = simd::fma(xv, wk[v], acc[u][v]);
-          }
-        }
+        for (int ci = 0; ci < G.c; ++ci, xj += cs, wj += pitch) wide_channel<lo, hi, G.sw * ws>(acc, xj, wj);
       }
     };
     for (int i = i0; i < i1; ++i) {

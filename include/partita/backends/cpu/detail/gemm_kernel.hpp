@@ -12,6 +12,7 @@
 #include "partita/backends/cpu/detail/conv_depthwise.hpp"
 #include "partita/backends/cpu/detail/conv_depthwise_nhwc.hpp"
 #include "partita/backends/cpu/detail/conv_small.hpp"
+#include "partita/backends/cpu/detail/conv_wide_passes.hpp"
 #include "partita/backends/cpu/detail/conv_winograd.hpp"
 #include "partita/backends/cpu/detail/dense.hpp"
 #include "partita/backends/cpu/detail/fused.hpp"
@@ -370,7 +371,10 @@ struct gemm_kernel {
           epilogue eb = e;
           eb.residual = rb;
           const wide_share w = wide_share_of<geo>(t, tasks);
-          wide_nhwc_rows<geo, nhwc_in, info.act>(xb, packed, eb, yb, w.r0, w.r1, w.v0, w.v1);
+          if constexpr (wide_depth_passes<geo>())
+            wide_nhwc_passes<geo, nhwc_in, info.act>(xb, packed, eb, yb, w.v0, w.v1);
+          else
+            wide_nhwc_rows<geo, nhwc_in, info.act>(xb, packed, eb, yb, w.r0, w.r1, w.v0, w.v1);
         } else {
           depthwise_nhwc_rows<geo, info.act>(xb, packed, e.bias, rb, e.lo, e.hi, yb, r0, r1);
         }
