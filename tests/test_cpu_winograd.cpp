@@ -145,6 +145,11 @@ static_assert(cpu::winograd_f2(odd) && cpu::winograd_f2(panels) && cpu::winograd
               cpu::winograd_f2(wide_pad));
 static_assert(!cpu::winograd_f2(geometry(1, 15, 8, 8, 16, 1)) && !cpu::winograd_f2(geometry(1, 16, 8, 8, 15, 1)),
               "fewer than 16 channels in or out: the direct kernels");
+// ResNet-18's 3×3s on 7×7 (16 tiles) and on 14×14 (49) have over 1 MB of transformed weights:
+// the direct kernel in depth passes instead, but with AVX on 14×14, still Winograd.
+constexpr cpu::conv_geometry resnet7 = geometry(1, 512, 7, 7, 512, 1), resnet14 = geometry(1, 256, 14, 14, 256, 1);
+static_assert(!cpu::winograd_f2(resnet7) && cpu::wide_depth_passes<resnet7>() &&
+              cpu::winograd_f2(resnet14) == (cpu::W < 16) && cpu::wide_depth_passes<resnet14>());
 static_assert(cpu::winograd_tiles(odd).blocks == 2 && cpu::winograd_tiles(panels).blocks == 1);
 static_assert(cpu::winograd_by_panels<panels, true>(2) && !cpu::winograd_by_panels<panels, false>(2));
 

@@ -17193,22 +17193,25 @@ inline void small_conv_tiles(const conv_geometry& g, const std::int32_t* boff, c
 
 namespace partita::detail::cpu {
 
-/// Input channels per depth pass of `wide_nhwc_passes`: one tap's slice of a panel, at most
-/// 32 KB (256 channels with AVX-512, 512 with AVX), in passes as even as the channels allow.
-constexpr int wide_pass_channels(int c) {
-  const int most = 8192 / wide_panel();
+/// Input channels per depth pass of `wide_nhwc_passes` on an image of `positions`: one tap's
+/// slice of a panel, at most 32 KB (256 channels with AVX-512, 512 with AVX) and at most what
+/// leaves 40 KB of L1 to it and the panel's sums together, in passes as even as the channels
+/// allow.
+constexpr int wide_pass_channels(int c, int positions) {
+  const int most = std::min(8192, 10240 - positions * wide_panel()) / wide_panel();
   const int passes = (c + most - 1) / most;
   return (c + passes - 1) / passes;
 }
 
 /// True for the wide convolutions that run in depth passes (`wide_nhwc_passes`): weights run
 /// panel by panel (`wide_pairs_outer`), an image of few rows split by panels, and a panel's
-/// sums for the whole image in 16 KB (ResNet-18's 512-channel layers on 7×7: 49 positions).
-/// One Sapphire Rapids core, its three 3×3s of 512 → 512 on 7×7 (9.4 MB of weights each): the
-/// wide kernel, each of the 7 rows reading every weight from L2 or L3, ran them at 97 GFLOP/s.
+/// sums for the whole image in 32 KB (ResNet-18's layers on 14×14 and 7×7). On one Sapphire
+/// Rapids core its three 3×3s of 512 → 512 on 7×7 (9.4 MB of weights each) ran at 97 GFLOP/s
+/// in the wide kernel, each of the 7 rows reading every weight from L2 or L3, and at 150–158
+/// in passes; its strided 3×3s onto 14×14 and 7×7 796 -> 687 and 1204 -> 843 µs.
 template <conv_geometry G>
 constexpr bool wide_depth_passes() {
-  return wide_pairs_outer<G>() && wide_by_panels<G>() && G.oh * G.ow * wide_panel() <= 4096;
+  return wide_pairs_outer<G>() && wide_by_panels<G>() && G.oh * G.ow * wide_panel() <= 8192;
 }
 
 /// Adds to `sums` (the image's positions × 2 vectors, `wide_panel()` floats apart) kernel row
@@ -17223,7 +17226,7 @@ inline void wide_pass_kernel_row(const float* x, const float* wp, const float* w
   constexpr int pitch = wide_panel();
   constexpr int blocks = (G.ow + wide_positions(G.ow) - 1) / wide_positions(G.ow);
   constexpr int QN = (G.ow + blocks - 1) / blocks;
-  constexpr int CP = wide_pass_channels(G.c);
+  constexpr int CP = wide_pass_channels(G.c, G.oh * G.ow);
   // Positions [Q0, Q0 + QL) of one output row, tap column J, channels [c0, c0 + nc); the first
   // `pf.lines` channels each ask for a line of the next pass's weights.
   const auto block = [&]<int J, int Q0, int QL>(const float* xi, const float* wj, int nc, float* s, prefetch_share pf)
@@ -17360,17 +17363,18 @@ namespace partita::detail::cpu {
 /// True for the convolutions that run Winograd F(2×2, 3×3) (`winograd_conv`): 3×3, stride 1,
 /// no dilation, one group, and at least 16 input and 16 output channels, below which the
 /// transforms weigh as much as the products they save; but not small images with large
-/// weights (fewer than 32 tiles of 2×2 outputs, over 1 MB of transformed weights). Their 16 ·
-/// c · o transformed weights, 16/9 of the direct kernel's, each serve a few tiles, and they come
-/// from beyond L2 at a run's rate of reading them: ResNet-18's 512-channel 3×3s on 7×7 (16.8
-/// MB of them for 16 tiles) took 2370–2430 µs each by Winograd and 2010 by the direct kernel
-/// on one Sapphire Rapids core, oneDNN's 2000 (ResNet-18 21.4–22.0 -> 20.0–20.7 ms, runs of
-/// the two builds in turn; 11.1–11.6 -> 9.9–10.8 on two cores).
+/// weights (over 1 MB of transformed weights on fewer than 64 tiles of 2×2 outputs with
+/// AVX-512, 32 with AVX), which run the direct kernel in depth passes (`wide_depth_passes`).
+/// Their 16 · c · o transformed weights, 16/9 of the direct kernel's, each serve a few tiles
+/// and come from beyond L2, where the direct kernel's passes read each weight once from L3 and
+/// then from L1. On one Sapphire Rapids core, ResNet-18's 512-channel 3×3s on 7×7 (16 tiles)
+/// took 2370–2430 µs each by Winograd, 1460–1560 in depth passes (oneDNN's direct 2000); its
+/// 256-channel ones on 14×14 (49 tiles) 1480–1630 against 1250–1270.
 constexpr bool winograd_f2(const conv_geometry& g) {
   const long tiles = static_cast<long>((g.oh + 1) / 2) * ((g.ow + 1) / 2);
   const long weight_bytes = 16L * g.c * g.o * static_cast<long>(sizeof(float));
   return PARTITA_CPU_WINOGRAD != 0 && g.groups == 1 && g.kh == 3 && g.kw == 3 && g.sh == 1 && g.sw == 1 && g.dh == 1 &&
-         g.dw == 1 && g.c >= 16 && g.o >= 16 && (tiles >= 32 || weight_bytes <= (1L << 20));
+         g.dw == 1 && g.c >= 16 && g.o >= 16 && (tiles >= (W >= 16 ? 64 : 32) || weight_bytes <= (1L << 20));
 }
 
 /// The tiling of one image: `th` × `tw` tiles of 2×2 outputs, cut into blocks of `rows` tile

@@ -610,6 +610,13 @@ using cv = conv2d<sv, weight<"cv.w", f32, 36, 300, 3, 3>,
                   {.stride = {2, 2}, .padding = {1, 2}, .padding_end = {2, 1}, .dilation = {1, 2}}>;  // [2, 36, 3, 3]
 using hv = dense<flatten<global_avg_pool2d<av>>, weight<"fv.w", f32, 3, 40>>;
 using hv2 = flatten<global_avg_pool2d<cv>>;
+// ... and on 14×13, 300 → 72 channels (three panels, the last of one vector with AVX-512): the
+// sums of 182 positions leave room for slices of 138 channels, three passes of 100 (Winograd's
+// with AVX).
+using xu = input<"x", f32, 1, 3, 28, 26>;
+using su = relu<conv2d<xu, weight<"su.w", f32, 300, 3, 3, 3>, {.stride = {2, 2}, .padding = {1, 1}}>>;  // [1, 300, 14, 13]
+using uu = relu<bias_add<conv2d<su, weight<"uu.w", f32, 72, 300, 3, 3>, {.padding = {1, 1}}>, weight<"uu.b", f32, 72>>>;
+using hu = dense<flatten<global_avg_pool2d<uu>>, weight<"fu.w", f32, 3, 72>>;
 }  // namespace nhwc
 
 /// Small images' convolutions with their epilogue and the pooling after them, which the cpu
@@ -678,7 +685,7 @@ struct channels_last_models
                   model<nhwc::head>, model<nhwc::head, nhwc::twin>, model<nhwc::viewed>, model<nhwc::he>,
                   model<nhwc::he2>, model<nhwc::hd>, model<nhwc::hd2>, model<nhwc::hw, nhwc::ow, nhwc::gw, nhwc::rw>, model<nhwc::rt>, model<nhwc::hs>, model<nhwc::hq>,
                   model<nhwc::hr>, model<nhwc::hp>, model<nhwc::ho>, model<nhwc::hf>, model<nhwc::hg>,
-                  model<nhwc::hz>, model<nhwc::hy>, model<nhwc::hv, nhwc::hv2>> {};
+                  model<nhwc::hz>, model<nhwc::hy>, model<nhwc::hv, nhwc::hv2>, model<nhwc::hu>> {};
 
 struct small_networks : model_group<"networks: chains, residual blocks, batch norms, pools, several results, fallbacks, "
                                     "repeated blocks",

@@ -13,22 +13,25 @@
 
 namespace partita::detail::cpu {
 
-/// Input channels per depth pass of `wide_nhwc_passes`: one tap's slice of a panel, at most
-/// 32 KB (256 channels with AVX-512, 512 with AVX), in passes as even as the channels allow.
-constexpr int wide_pass_channels(int c) {
-  const int most = 8192 / wide_panel();
+/// Input channels per depth pass of `wide_nhwc_passes` on an image of `positions`: one tap's
+/// slice of a panel, at most 32 KB (256 channels with AVX-512, 512 with AVX) and at most what
+/// leaves 40 KB of L1 to it and the panel's sums together, in passes as even as the channels
+/// allow.
+constexpr int wide_pass_channels(int c, int positions) {
+  const int most = std::min(8192, 10240 - positions * wide_panel()) / wide_panel();
   const int passes = (c + most - 1) / most;
   return (c + passes - 1) / passes;
 }
 
 /// True for the wide convolutions that run in depth passes (`wide_nhwc_passes`): weights run
 /// panel by panel (`wide_pairs_outer`), an image of few rows split by panels, and a panel's
-/// sums for the whole image in 16 KB (ResNet-18's 512-channel layers on 7×7: 49 positions).
-/// One Sapphire Rapids core, its three 3×3s of 512 → 512 on 7×7 (9.4 MB of weights each): the
-/// wide kernel, each of the 7 rows reading every weight from L2 or L3, ran them at 97 GFLOP/s.
+/// sums for the whole image in 32 KB (ResNet-18's layers on 14×14 and 7×7). On one Sapphire
+/// Rapids core its three 3×3s of 512 → 512 on 7×7 (9.4 MB of weights each) ran at 97 GFLOP/s
+/// in the wide kernel, each of the 7 rows reading every weight from L2 or L3, and at 150–158
+/// in passes; its strided 3×3s onto 14×14 and 7×7 796 -> 687 and 1204 -> 843 µs.
 template <conv_geometry G>
 constexpr bool wide_depth_passes() {
-  return wide_pairs_outer<G>() && wide_by_panels<G>() && G.oh * G.ow * wide_panel() <= 4096;
+  return wide_pairs_outer<G>() && wide_by_panels<G>() && G.oh * G.ow * wide_panel() <= 8192;
 }
 
 /// Adds to `sums` (the image's positions × 2 vectors, `wide_panel()` floats apart) kernel row
@@ -43,7 +46,7 @@ inline void wide_pass_kernel_row(const float* x, const float* wp, const float* w
   constexpr int pitch = wide_panel();
   constexpr int blocks = (G.ow + wide_positions(G.ow) - 1) / wide_positions(G.ow);
   constexpr int QN = (G.ow + blocks - 1) / blocks;
-  constexpr int CP = wide_pass_channels(G.c);
+  constexpr int CP = wide_pass_channels(G.c, G.oh * G.ow);
   // Positions [Q0, Q0 + QL) of one output row, tap column J, channels [c0, c0 + nc); the first
   // `pf.lines` channels each ask for a line of the next pass's weights.
   const auto block = [&]<int J, int Q0, int QL>(const float* xi, const float* wj, int nc, float* s, prefetch_share pf)

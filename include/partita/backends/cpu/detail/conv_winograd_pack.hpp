@@ -19,17 +19,18 @@ namespace partita::detail::cpu {
 /// True for the convolutions that run Winograd F(2×2, 3×3) (`winograd_conv`): 3×3, stride 1,
 /// no dilation, one group, and at least 16 input and 16 output channels, below which the
 /// transforms weigh as much as the products they save; but not small images with large
-/// weights (fewer than 32 tiles of 2×2 outputs, over 1 MB of transformed weights). Their 16 ·
-/// c · o transformed weights, 16/9 of the direct kernel's, each serve a few tiles, and they come
-/// from beyond L2 at a run's rate of reading them: ResNet-18's 512-channel 3×3s on 7×7 (16.8
-/// MB of them for 16 tiles) took 2370–2430 µs each by Winograd and 2010 by the direct kernel
-/// on one Sapphire Rapids core, oneDNN's 2000 (ResNet-18 21.4–22.0 -> 20.0–20.7 ms, runs of
-/// the two builds in turn; 11.1–11.6 -> 9.9–10.8 on two cores).
+/// weights (over 1 MB of transformed weights on fewer than 64 tiles of 2×2 outputs with
+/// AVX-512, 32 with AVX), which run the direct kernel in depth passes (`wide_depth_passes`).
+/// Their 16 · c · o transformed weights, 16/9 of the direct kernel's, each serve a few tiles
+/// and come from beyond L2, where the direct kernel's passes read each weight once from L3 and
+/// then from L1. On one Sapphire Rapids core, ResNet-18's 512-channel 3×3s on 7×7 (16 tiles)
+/// took 2370–2430 µs each by Winograd, 1460–1560 in depth passes (oneDNN's direct 2000); its
+/// 256-channel ones on 14×14 (49 tiles) 1480–1630 against 1250–1270.
 constexpr bool winograd_f2(const conv_geometry& g) {
   const long tiles = static_cast<long>((g.oh + 1) / 2) * ((g.ow + 1) / 2);
   const long weight_bytes = 16L * g.c * g.o * static_cast<long>(sizeof(float));
   return PARTITA_CPU_WINOGRAD != 0 && g.groups == 1 && g.kh == 3 && g.kw == 3 && g.sh == 1 && g.sw == 1 && g.dh == 1 &&
-         g.dw == 1 && g.c >= 16 && g.o >= 16 && (tiles >= 32 || weight_bytes <= (1L << 20));
+         g.dw == 1 && g.c >= 16 && g.o >= 16 && (tiles >= (W >= 16 ? 64 : 32) || weight_bytes <= (1L << 20));
 }
 
 /// The tiling of one image: `th` × `tw` tiles of 2×2 outputs, cut into blocks of `rows` tile
