@@ -98,12 +98,7 @@ inline void dense_panels(const float* x, int k, const float* packed, int n, floa
         const prefetch_share pf = share_of(next, next_floats, t, tiles);
         const float* b = bp + static_cast<std::ptrdiff_t>(k0) * NR;
         float* c = y + static_cast<std::ptrdiff_t>(m0) * n + n0;
-        // Full-width tiles call the micro-kernel itself: through `gemm_tile`, which GCC does not
-        // inline, W2 on two threads ran 5 % slower, with or without the prefetch.
-        if (nr == NR)
-          micro_kernel<MR, NV, false, false>(kc, a, k, b, NR, nullptr, c, n, k0 > 0, last ? &te : nullptr, mr, pf);
-        else
-          gemm_tile<MR, NV, false, false>(kc, a, k, b, NR, nullptr, c, n, mr, nr, k0 > 0, last ? &te : nullptr, pf);
+        gemm_tile<MR, NV, false, false>(kc, a, k, b, NR, nullptr, c, n, mr, nr, k0 > 0, last ? &te : nullptr, pf);
       }
     }
   }
