@@ -58,6 +58,9 @@ static_assert(unsqueeze<x17_3, 2>::desc.out == shape_of<17, 3, 1>);
 static_assert(unsqueeze<x17_3, 0, 3>::desc.out == shape_of<1, 17, 3, 1>);
 static_assert(unsqueeze<x17_3, 1, -1>::desc.out == shape_of<17, 1, 3, 1>);
 static_assert(unsqueeze<squeeze<ones, 0, 2>, 1>::desc.out == shape_of<17, 1, 3>);
+// expand_dims is unsqueeze under numpy's name: the same node type.
+static_assert(expand_dims<x17_3, -1>::desc.out == shape_of<17, 3, 1>);
+static_assert(std::is_same_v<expand_dims<x17_3, 0>, unsqueeze<x17_3, 0>>);
 // Views: both are reshapes, which no kernel copies.
 static_assert(squeeze<ones, 0>::desc.op == op_id::reshape && unsqueeze<x17_3, 0>::desc.op == op_id::reshape);
 

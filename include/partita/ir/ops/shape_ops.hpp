@@ -1,5 +1,5 @@
 #pragma once
-/// Shape ops: flatten, reshape, squeeze, unsqueeze, transpose and concatenate.
+/// Shape ops: flatten, reshape, squeeze, unsqueeze (and its alias expand_dims), transpose and concatenate.
 #include <initializer_list>
 
 #include "partita/ir/ops/linear.hpp"
@@ -177,5 +177,10 @@ struct unsqueeze : detail::op_node<op_id::reshape, detail::squeeze_node<true, X,
   static_assert(sizeof...(Axes) >= 1, "partita: unsqueeze<X, Axes...> needs at least one axis");
   static_assert(checked<unsqueeze, detail::squeeze_node<true, X, Axes...>::v> && well_formed<unsqueeze, X>);
 };
+
+/// numpy's and TensorFlow's name for `unsqueeze`: `expand_dims<x, -1>` makes [N, C] into
+/// [N, C, 1]. The same node, so it prints, matches patterns and runs as `unsqueeze`.
+template <class X, int... Axes>
+using expand_dims = unsqueeze<X, Axes...>;
 
 }  // namespace partita
