@@ -35,6 +35,21 @@ static_assert(count_functions<compiled<model<relu<conv2d<small_expansion, weight
                                        cpu>::module,
                               "cpu.conv2d_expand_depthwise"> == 0);
 
+// A depthwise convolution and the projection reading it are one step, planar or channels-last;
+// not on images of fewer than 8 rows (nhwc::d and p: 7), nor after a fused expansion.
+constexpr fixed_string dw_project = "cpu.conv2d_depthwise_project";
+static_assert(count_functions<compiled<model<nets::dwp::plain>, cpu>::module, dw_project> == 1 &&
+              compiled<model<nets::dwp::plain>, cpu>::num_steps == 1);
+static_assert(count_functions<compiled<model<nets::dwp::residual>, cpu>::module, dw_project> == 1,
+              "the residual add is fused too");
+static_assert(count_functions<compiled<model<nets::dwp::head>, cpu>::module, dw_project> == 1 &&
+              count_functions<compiled<model<nets::dwp::head2>, cpu>::module, dw_project> == 1 &&
+              count_functions<compiled<model<nets::dwp::head3>, cpu>::module, dw_project> == 1);
+static_assert(count_functions<compiled<model<nets::nhwc::head>, cpu>::module, dw_project> == 0);
+static_assert(count_functions<compiled<model<nets::nhwc::he>, cpu>::module, dw_project> == 0 &&
+              count_functions<compiled<model<nets::nhwc::he>, cpu>::module, "cpu.conv2d_expand_depthwise"> == 1,
+              "the expansion claims the depthwise layer first");
+
 // Small images' convolutions fuse the pooling that reads them; ResNet's stem (3.2 MB) does not.
 static_assert(count_functions<compiled<nets::lenet, cpu>::module, "cpu.conv2d_bias_act_pool"> == 2);
 static_assert(count_functions<compiled<nets::pooled::avg, cpu>::module, "cpu.conv2d_bias_act_pool"> == 1 &&
@@ -79,6 +94,10 @@ static_assert(nhwc_results<model<nets::nhwc::rt>>() == 1, "the block's first con
 static_assert(nhwc_results<model<nets::nhwc::hs>>() == 3, "blocks adding their own input stay channels-last");
 static_assert(nhwc_results<model<nets::nhwc::hf>>() == 2 && nhwc_results<model<nets::nhwc::hg>>() == 3,
               "first layers and the 1×1s that prefetch");
+static_assert(nhwc_results<model<nets::dwp::head>>() == 2 && nhwc_results<model<nets::dwp::head2>>() == 2 &&
+                  nhwc_results<model<nets::dwp::head3>>() == 2,
+              "the first layer and the fused projection");
+static_assert(nhwc_results<model<nets::dwp::residual>>() == 0, "the caller's input and result");
 // Which convolutions gather their positions for the 1×1 kernel: strided 1×1s of one group and
 // no padding before, whose last position lies inside the image.
 constexpr bool gathers(int kernel, int stride, int pad, int groups = 1, int size = 9) {

@@ -3593,16 +3593,17 @@ constexpr int build_child(pattern_builder& b) {
   }
 }
 
+// The children in an array, not a vector: a pattern table is built in one constant
+// evaluation, whose step count Clang bounds (2^20 by default), and a vector per node cost
+// about a quarter of cpu_patterns' steps.
 template <pattern_kind K, op_id Op, class... Ps>
 constexpr int build_call(pattern_builder& b) {
-  std::vector<int> kids;
-  ((kids.push_back(build_child<Ps>(b))), ...);
-  if (ends_with_etc<Ps...>()) kids.pop_back();
+  const std::array<int, sizeof...(Ps) + 1> kids{build_child<Ps>(b)..., -1};
   pattern_node n{K, Op};
   n.any_arity = ends_with_etc<Ps...>();
   n.first = static_cast<int>(b.children.size());
-  n.count = static_cast<int>(kids.size());
-  for (int k : kids) b.children.push_back(k);
+  n.count = static_cast<int>(sizeof...(Ps)) - (n.any_arity ? 1 : 0);
+  for (int k = 0; k < n.count; ++k) b.children.push_back(kids[static_cast<std::size_t>(k)]);
   b.nodes.push_back(n);
   return static_cast<int>(b.nodes.size()) - 1;
 }
@@ -4214,21 +4215,24 @@ struct table_sizes {
   std::size_t nodes, children, entries, vars;
 };
 
+/// The table's patterns in `b` and its entries; their `root_ops` and `needs` only where
+/// `with_ops` (the sizes need none: each evaluation counts against the compiler's step budget).
 template <class... Cs>
-constexpr detail::pattern_builder build_table(std::vector<table_entry>& entries) {
+constexpr detail::pattern_builder build_table(std::vector<table_entry>& entries, bool with_ops = true) {
   detail::pattern_builder b;
   ((entries.push_back({Cs::name, Cs::pattern::build(b), &Cs::predicate::check})), ...);
-  for (table_entry& e : entries) {
-    e.root_ops = root_ops(b, e.root);
-    e.needs = needed_ops(b, e.root);
-  }
+  if (with_ops)
+    for (table_entry& e : entries) {
+      e.root_ops = root_ops(b, e.root);
+      e.needs = needed_ops(b, e.root);
+    }
   return b;
 }
 
 template <class... Cs>
 constexpr table_sizes sizes_of_table() {
   std::vector<table_entry> e;
-  const auto b = build_table<Cs...>(e);
+  const auto b = build_table<Cs...>(e, false);
   return {b.nodes.size(), b.children.size(), e.size(), b.vars.size()};
 }
 
@@ -12373,6 +12377,16 @@ inline void fold_batch_norm(const gemm_step& info, const float* const* in, int c
   }
 }
 
+/// A stage's weights (`n` floats) and per-channel bias as its kernel runs them: its bias, or
+/// its batch norm folded in (the stages of conv_expand_depthwise.hpp and
+/// conv_depthwise_project.hpp).
+inline void fold_stage(const gemm_step& info, const float* const* in, std::size_t n, int channels, float* w,
+                       float* bias) {
+  std::copy(in[info.w], in[info.w] + n, w);
+  if (info.gamma >= 0) fold_batch_norm(info, in, channels, n / static_cast<std::size_t>(channels), w, bias);
+  else std::copy(in[info.bias], in[info.bias] + channels, bias);
+}
+
 /// True for a composite step whose body holds an `o` node.
 template <class S>
 constexpr bool body_has(op_id o) {
@@ -14518,19 +14532,18 @@ struct conv1d_step {
 
 }  // namespace partita::detail::cpu
 // ---- end partita/backends/cpu/detail/conv1d.hpp ----
-// ---- begin partita/backends/cpu/detail/conv_expand_depthwise.hpp ----
-/// cpu: a 1×1 convolution fused with the depthwise convolution that reads it (`cpu.conv2d_expand_depthwise`).
-// MobileNet's inverted residual widens its input with a 1×1 convolution that only the next
-// depthwise convolution reads: on 112×112, 16 → 96 channels is 4.8 MB, more than a core's L2.
-// Run as two steps that value goes out to L3 or memory and comes back. Fused, each thread
-// expands one panel of output channels (conv_block::mr of them, 400 KB on 112×112) into its own
-// scratch, where it stays in L2, and runs those channels' depthwise convolution from there.
-// The expansion is conv.hpp's in-place 1×1 tiling; the depthwise part conv_depthwise.hpp's
-// kernel, so both keep their epilogues (bias or folded batch norm, activation).
-// Where the plan lays the input and output out channels-last (`cpu::layouts`), the step runs
-// by output rows instead: each thread expands the rows its depthwise windows cover into a ring
-// of a few rows (`expand_depthwise_nhwc_rows` below), so it reads the input rows it wrote at the step
-// before and keeps the expansion in L1 and L2. A row's expansion is `pointwise_nhwc`.
+// ---- begin partita/backends/cpu/detail/conv_depthwise_project.hpp ----
+/// cpu: a depthwise convolution fused with the 1×1 projection that reads it (`cpu.conv2d_depthwise_project`).
+// MobileNet's inverted residual ends in a depthwise convolution whose only reader is a 1×1
+// projection back to a few channels (and a residual add). As two steps the depthwise result,
+// the block's widest value (576 channels on 14×14: 450 KB), goes out to L2 or beyond and comes
+// back. Fused, each thread convolves a band of output rows into its own scratch (a few rows of
+// at least `band_positions` positions, in L1 or L2) and projects the band from there: the
+// depthwise result never leaves the core. Both stages keep their kernels: the depthwise rows
+// are `depthwise_nhwc_row`, the projection `pointwise_nhwc`. A planar image (the composite's
+// input and output are the caller's, or another planar step's) runs the same rows through
+// transposes: its input rows are turned channels-last into a ring of one window's rows, and
+// the projected band back to planes with the residual (`nhwc_to_planar`).
 
 // ---- begin partita/backends/cpu/detail/conv.hpp ----
 /// cpu conv2d as a GEMM read straight from stride-phase-split input planes.
@@ -15543,6 +15556,20 @@ inline void depthwise_nhwc_rows(const float* x, const float* w, const float* bia
 
 }  // namespace partita::detail::cpu
 // ---- end partita/backends/cpu/detail/conv_depthwise_nhwc.hpp ----
+// ---- begin partita/backends/cpu/detail/conv_expand_depthwise.hpp ----
+/// cpu: a 1×1 convolution fused with the depthwise convolution that reads it (`cpu.conv2d_expand_depthwise`).
+// MobileNet's inverted residual widens its input with a 1×1 convolution that only the next
+// depthwise convolution reads: on 112×112, 16 → 96 channels is 4.8 MB, more than a core's L2.
+// Run as two steps that value goes out to L3 or memory and comes back. Fused, each thread
+// expands one panel of output channels (conv_block::mr of them, 400 KB on 112×112) into its own
+// scratch, where it stays in L2, and runs those channels' depthwise convolution from there.
+// The expansion is conv.hpp's in-place 1×1 tiling; the depthwise part conv_depthwise.hpp's
+// kernel, so both keep their epilogues (bias or folded batch norm, activation).
+// Where the plan lays the input and output out channels-last (`cpu::layouts`), the step runs
+// by output rows instead: each thread expands the rows its depthwise windows cover into a ring
+// of a few rows (`expand_depthwise_nhwc_rows` below), so it reads the input rows it wrote at the step
+// before and keeps the expansion in L1 and L2. A row's expansion is `pointwise_nhwc`.
+
 // ---- begin partita/backends/cpu/detail/conv_pointwise_nhwc.hpp ----
 /// cpu 1×1 conv2d (stride 1, unpadded, one group) from NHWC to NHWC over a run of positions,
 /// a position's output channels in the vector lanes and every input value broadcast.
@@ -16495,7 +16522,7 @@ inline void expand_depthwise_nhwc_rows(const conv_geometry& g1, const float* x, 
 /// In a composite of two conv2d stages, the body index of the value the second convolution
 /// reads (the first stage's last node); -1 for any other step.
 template <class S>
-constexpr int expand_stage_end() {
+constexpr int conv_stage_end() {
   if constexpr (S::op != op_id::call) {
     return -1;
   } else {
@@ -16506,39 +16533,44 @@ constexpr int expand_stage_end() {
   }
 }
 
+/// The two conv2d stages of a fused composite (`cpu.conv2d_expand_depthwise`,
+/// `cpu.conv2d_depthwise_project`): each stage's analysis, and the geometry of each convolution
+/// (the first reads the step's input, the second the first stage's value).
+template <class Step>
+struct conv_stages {
+  static constexpr int split = conv_stage_end<Step>();
+  static constexpr gemm_step first = analyse_fused<Step>(0, split);
+  static constexpr gemm_step second = analyse_fused<Step>(split + 1, Step::body_size() - 1);
+  /// Each stage a conv2d of a bound weight with a bias or a batch norm, the first with no residual.
+  static constexpr bool well_formed = first.ok && second.ok && first.main == op_id::conv2d &&
+                                      second.main == op_id::conv2d && first.residual < 0 && first.w >= 0 &&
+                                      second.w >= 0 && (first.bias >= 0 || first.gamma >= 0) &&
+                                      (second.bias >= 0 || second.gamma >= 0);
+  static constexpr shape x_shape = Step::body(Step::body_arg(first.main_node, 0)).out;
+  static constexpr shape mid_shape = Step::body(split).out;
+  static constexpr conv_geometry g1 = make_conv_geometry(x_shape, Step::body(Step::body_arg(first.main_node, 1)).out,
+                                                         mid_shape, *Step::body(first.main_node).at);
+  static constexpr conv_geometry g2 = make_conv_geometry(mid_shape, Step::body(Step::body_arg(second.main_node, 1)).out,
+                                                         Step::node.out, *Step::body(second.main_node).at);
+};
+
 /// True for a `cpu.conv2d_expand_depthwise` step.
 template <class S>
 constexpr bool expand_depthwise_composite() {
-  return expand_stage_end<S>() >= 0;
-}
-
-/// A stage's weights (`n` floats) and per-channel bias as its kernel runs them: its bias, or
-/// its batch norm folded in.
-inline void fold_stage(const gemm_step& info, const float* const* in, std::size_t n, int channels, float* w,
-                       float* bias) {
-  std::copy(in[info.w], in[info.w] + n, w);
-  if (info.gamma >= 0) fold_batch_norm(info, in, channels, n / static_cast<std::size_t>(channels), w, bias);
-  else std::copy(in[info.bias], in[info.bias] + channels, bias);
+  if constexpr (requires { S::composite; }) return S::composite == "cpu.conv2d_expand_depthwise" && conv_stage_end<S>() >= 0;
+  else return false;
 }
 
 /// The kernel of a `cpu.conv2d_expand_depthwise` step: x → 1×1 conv2d + bias or batch norm
 /// (→ activation) → depthwise conv2d + bias or batch norm (→ activation).
 template <class Step>
 struct expand_depthwise_kernel {
-  static constexpr int split = expand_stage_end<Step>();
-  static constexpr gemm_step pw = analyse_fused<Step>(0, split);
-  static constexpr gemm_step dw = analyse_fused<Step>(split + 1, Step::body_size() - 1);
-  static_assert(pw.ok && dw.ok && pw.main == op_id::conv2d && dw.main == op_id::conv2d && pw.residual < 0 &&
-                    dw.residual < 0 && pw.w >= 0 && dw.w >= 0 && (pw.bias >= 0 || pw.gamma >= 0) &&
-                    (dw.bias >= 0 || dw.gamma >= 0),
+  using stages = conv_stages<Step>;
+  static_assert(stages::well_formed && stages::second.residual < 0,
                 "partita: cpu: this composite (Step) is not a 1×1 conv2d stage then a depthwise conv2d stage, "
                 "each with a bias or a batch norm");
-  static constexpr shape x_shape = Step::body(Step::body_arg(pw.main_node, 0)).out;
-  static constexpr shape mid_shape = Step::body(split).out;
-  static constexpr conv_geometry g1 = make_conv_geometry(x_shape, Step::body(Step::body_arg(pw.main_node, 1)).out,
-                                                         mid_shape, *Step::body(pw.main_node).at);
-  static constexpr conv_geometry g2 = make_conv_geometry(mid_shape, Step::body(Step::body_arg(dw.main_node, 1)).out,
-                                                         Step::node.out, *Step::body(dw.main_node).at);
+  static constexpr gemm_step pw = stages::first, dw = stages::second;
+  static constexpr conv_geometry g1 = stages::g1, g2 = stages::g2;
   static_assert(reads_input_in_place(g1) && g1.groups == 1 && is_depthwise(g2) && g2.og == 1,
                 "partita: cpu: the expand stage must be an unpadded 1×1 conv2d of stride 1, the second a depthwise one");
 
@@ -16674,6 +16706,142 @@ struct expand_depthwise_kernel {
 
 }  // namespace partita::detail::cpu
 // ---- end partita/backends/cpu/detail/conv_expand_depthwise.hpp ----
+
+namespace partita::detail::cpu {
+
+/// True for a `cpu.conv2d_depthwise_project` step.
+template <class S>
+constexpr bool depthwise_project_composite() {
+  if constexpr (requires { S::composite; }) return S::composite == "cpu.conv2d_depthwise_project" && conv_stage_end<S>() >= 0;
+  else return false;
+}
+
+/// The kernel of a `cpu.conv2d_depthwise_project` step: x → depthwise conv2d + bias or batch
+/// norm (→ activation) → 1×1 conv2d + bias or batch norm (+ residual) (→ activation).
+template <class Step>
+struct depthwise_project_kernel {
+  using stages = conv_stages<Step>;
+  static_assert(stages::well_formed,
+                "partita: cpu: this composite (Step) is not a depthwise conv2d stage then a 1×1 conv2d stage, "
+                "each with a bias or a batch norm");
+  static constexpr gemm_step dw = stages::first, pj = stages::second;
+  static constexpr conv_geometry g1 = stages::g1, g2 = stages::g2;
+  static_assert(is_depthwise(g1) && g1.og == 1 && nhwc_pointwise(g2),
+                "partita: cpu: the first stage must be a depthwise conv2d (one output channel per input channel), "
+                "the second an unpadded 1×1 conv2d of stride 1, one group, at most 1024 input channels");
+
+  // Channels-last (the plan's choice; the input, the residual and the output alike,
+  // `layout_role::same`).
+  static constexpr bool nhwc = out_layout_of<Step>() == tensor_layout::channels_last;
+  static_assert(nhwc == (in_layout_of<Step>(dw.x) == tensor_layout::channels_last) &&
+                    (pj.residual < 0 || nhwc == (in_layout_of<Step>(pj.residual) == tensor_layout::channels_last)),
+                "partita: cpu: a fused depthwise projection reads and writes one layout");
+
+  /// Positions a band of rows holds at least: enough tiles of the projection's register block
+  /// (24 positions with AVX-512) that a row of 7 or 14 does not run as short tiles.
+  static constexpr int band_positions = 48;
+  static constexpr int band_rows = std::min(g1.oh, (band_positions + g1.ow - 1) / g1.ow);
+  static constexpr int ring = expand_ring_rows(g1);  // input rows a window spans (planar input)
+  static constexpr std::ptrdiff_t x_row = static_cast<std::ptrdiff_t>(g1.w) * g1.c;
+  static constexpr std::ptrdiff_t mid_row = static_cast<std::ptrdiff_t>(g1.ow) * g1.c;
+  static constexpr std::ptrdiff_t y_row = static_cast<std::ptrdiff_t>(g2.ow) * g2.o;
+  static constexpr std::ptrdiff_t in_plane = static_cast<std::ptrdiff_t>(g1.h) * g1.w;
+  static constexpr std::ptrdiff_t out_plane = static_cast<std::ptrdiff_t>(g2.oh) * g2.ow;
+  // Per thread: the band of depthwise rows; planar, also the ring of transposed input rows and
+  // the projected band before its transpose.
+  static constexpr std::size_t band_floats =
+      align_up(static_cast<std::size_t>(band_rows) * static_cast<std::size_t>(mid_row), std::size_t{simd::line_floats});
+  static constexpr std::size_t ring_floats =
+      nhwc ? 0 : align_up(static_cast<std::size_t>(ring) * static_cast<std::size_t>(x_row), std::size_t{simd::line_floats});
+  static constexpr std::size_t out_band_floats =
+      nhwc ? 0 : static_cast<std::size_t>(band_rows) * static_cast<std::size_t>(y_row);
+  // The step's cost for the thread split.
+  static constexpr double flops = 2.0 * g1.o * g1.k * static_cast<double>(g1.oh * g1.ow) +
+                                  2.0 * g2.o * g2.k * static_cast<double>(out_plane);
+
+  // Packed: the depthwise weights [kh · kw][padded channels] and padded bias, the projection's
+  // panels (`pack_nhwc_hwio`) and its bias, readable for a whole panel past the last channel.
+  static constexpr std::size_t dw_bias_at = nhwc_taps_floats(g1);
+  static constexpr std::size_t pj_at = dw_bias_at + static_cast<std::size_t>(padded_channels(g1.o));
+  static constexpr std::size_t pj_bias_at = pj_at + wide_taps_floats(g2);
+  static constexpr std::size_t packed_floats = pj_bias_at + static_cast<std::size_t>(g2.o + 4 * W);
+
+  static void pack(float* dst, const float* const* in) {
+    std::vector<float> w1(static_cast<std::size_t>(g1.o) * static_cast<std::size_t>(g1.k));
+    std::vector<float> w2(static_cast<std::size_t>(g2.o) * static_cast<std::size_t>(g2.k));
+    std::fill(dst, dst + packed_floats, 0.f);
+    fold_stage(dw, in, w1.size(), g1.o, w1.data(), dst + dw_bias_at);
+    pack_nhwc_taps(g1, w1.data(), dst);
+    fold_stage(pj, in, w2.size(), g2.o, w2.data(), dst + pj_bias_at);
+    pack_nhwc_hwio(g2, w2.data(), dst + pj_at);
+  }
+
+  static void prepare(state& st, const float* const* in, int step) {
+    float* dst = st.reserve(step, packed_floats);
+    st.need_scratch(0, band_floats + ring_floats + out_band_floats);
+    if (in[dw.w]) pack(dst, in);
+  }
+
+  // Split by output rows, the shares of the chain's other steps (`row_share`), so that a core
+  // reads the input rows it wrote at the step before.
+  static void run(state& st, const float* const* in, float* out, int step) {
+    const float* packed = st.packed(step);
+    const int tasks = tasks_for(flops, st.workers(), g1.oh);
+    for (int b = 0; b < g1.batch; ++b) {
+      const float* xb = in[dw.x] + b * static_cast<std::ptrdiff_t>(g1.c) * in_plane;
+      const float* rb = pj.residual >= 0 ? in[pj.residual] + b * static_cast<std::ptrdiff_t>(g2.o) * out_plane : nullptr;
+      float* yb = out + b * static_cast<std::ptrdiff_t>(g2.o) * out_plane;
+      st.parallel(tasks, [&](int t) {
+        rows(packed, xb, rb, yb, row_share(g1.oh, t, tasks), row_share(g1.oh, t + 1, tasks), st.thread_scratch(t));
+      });
+    }
+  }
+
+  /// Output rows [r0, r1) of one image, a band of `band_rows` at a time: its depthwise rows into
+  /// `scratch`, then their projection into the output (NHWC), or into scratch and from there to
+  /// the output planes (planar).
+  static void rows(const float* packed, const float* x, const float* residual, float* y, int r0, int r1,
+                   float* scratch) {
+    float* band = scratch;
+    float* ring_rows = band + band_floats;
+    float* out_band = ring_rows + ring_floats;
+    int next = 0;  // planar input: the first input row not transposed into the ring yet
+    for (int b0 = r0; b0 < r1; b0 += band_rows) {
+      const int b1 = std::min(r1, b0 + band_rows);
+      for (int r = b0; r < b1; ++r) {
+        const float* window[std::size_t{g1.kh}];
+        const int top = r * g1.sh - g1.ph;
+        if constexpr (!nhwc) {
+          // The rows this window reaches that no earlier window of the thread did, turned
+          // channels-last (the first window's rows above r0 are its neighbour's too).
+          const int bottom = std::min(g1.h - 1, top + ring - 1);
+          for (int ih = std::max({next, top, 0}); ih <= bottom; ++ih)
+            nchw_positions(x, g1.c, in_plane, ih * g1.w, g1.w, ring_rows + (ih % ring) * x_row);
+          next = std::max(next, bottom + 1);
+        }
+        for (int i = 0; i < g1.kh; ++i) {
+          const int ih = top + i * g1.dh;
+          window[i] = ih < 0 || ih >= g1.h ? nullptr : nhwc ? x + ih * x_row : ring_rows + (ih % ring) * x_row;
+        }
+        depthwise_nhwc_row<g1, dw.act>(window, packed, packed + dw_bias_at, nullptr, dw.lo, dw.hi,
+                                       band + (r - b0) * mid_row);
+      }
+      const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(b1 - b0) * g1.ow;
+      const std::ptrdiff_t p0 = static_cast<std::ptrdiff_t>(b0) * g2.ow;
+      if constexpr (nhwc) {
+        pointwise_nhwc<pj.act>(band, g2.c, packed + pj_at, g2.o, packed + pj_bias_at,
+                               residual ? residual + b0 * y_row : nullptr, pj.lo, pj.hi, y + b0 * y_row, n);
+      } else {
+        pointwise_nhwc<activation::none>(band, g2.c, packed + pj_at, g2.o, packed + pj_bias_at, nullptr, 0.f, 0.f,
+                                         out_band, n);
+        nhwc_to_planar<pj.act>(out_band, g2.o, n, out_plane, residual ? residual + p0 : nullptr, pj.lo, pj.hi, y + p0);
+      }
+    }
+  }
+};
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/conv_depthwise_project.hpp ----
 // ---- begin partita/backends/cpu/detail/conv_transpose.hpp ----
 /// cpu conv_transpose2d: a GEMM of the transposed weights by the input, scatter-added into the output.
 // A transposed convolution multiplies each input pixel's channels by the weights and adds the
@@ -18278,13 +18446,13 @@ struct gemm_kernel {
 namespace partita::detail::cpu {
 
 /// What a cpu step can do with layouts (`cpu::layouts`), from its conv2d's geometry: a
-/// depthwise convolution (multiplier 1) and a fused expansion (`cpu.conv2d_expand_depthwise`)
-/// keep their input's layout, and so do max and average pooling of at least a vector of
-/// channels; a 1×1 convolution of stride 1 without padding may write NHWC from either layout
-/// (`gathers`); the other convolutions of one group (`nhwc_direct`, `nhwc_direct_wide`) read
-/// either layout and write either (`converts`); the other convolutions that copy their input
-/// into padded planes read either layout and write planar, and so does a global average
-/// pooling.
+/// depthwise convolution (multiplier 1), a fused expansion (`cpu.conv2d_expand_depthwise`) and
+/// a fused projection (`cpu.conv2d_depthwise_project`) keep their input's layout, and so do max
+/// and average pooling of at least a vector of channels; a 1×1 convolution of stride 1 without
+/// padding may write NHWC from either layout (`gathers`); the other convolutions of one group
+/// (`nhwc_direct`, `nhwc_direct_wide`) read either layout and write either (`converts`); the
+/// other convolutions that copy their input into padded planes read either layout and write
+/// planar, and so does a global average pooling.
 /// `m` is the module, `flat` the plan's graph, `node` the step's node there.
 template <class M, class G>
 constexpr layout_role nhwc_role(const M& m, const G& flat, int node) {
@@ -18311,8 +18479,9 @@ constexpr layout_role nhwc_role(const M& m, const G& flat, int node) {
     const function_info& f = m.functions[static_cast<std::size_t>(g.index)];
     // A pooled composite's buffer and pooling kernel are planar.
     if (!f.composite.starts_with("cpu.conv2d_") || f.composite.ends_with("_pool")) return layout_role::planar;
-    // Its one activation is the expansion's input; the pattern's predicate has checked the rest.
-    if (f.composite == "cpu.conv2d_expand_depthwise")
+    // A fused expansion's one activation is its input, a fused projection's its input and
+    // residual; the patterns' predicates have checked the rest.
+    if (f.composite == "cpu.conv2d_expand_depthwise" || f.composite == "cpu.conv2d_depthwise_project")
       return flat.node(flat.arg(node, 0)).out.rank == 4 ? layout_role::same : layout_role::planar;
     for (int i = f.first_node; i < f.first_node + f.num_nodes && !found; ++i)
       if (m.node(i).op == op_id::conv2d) {
@@ -19282,6 +19451,18 @@ constexpr bool in_match(const match_view& m, const op_view& v) {
   return false;
 }
 
+/// The two convolutions of a two-stage match: the one reading a value from outside it (`inner`)
+/// and the one reading the first stage's value (`outer`), as match indices; -1 where absent.
+struct stage_convs {
+  int inner = -1, outer = -1;
+};
+constexpr stage_convs stage_convs_of(const match_view& m) {
+  stage_convs c;
+  for (int i = 0; i < m.size(); ++i)
+    if (m.node(i).is(op_id::conv2d)) (in_match(m, m.node(i).arg(0)) ? c.outer : c.inner) = i;
+  return c;
+}
+
 /// An expand / depthwise pair the fused kernel implements, and where fusing pays: the 1×1
 /// convolution unpadded, of stride 1 and one group; the second convolution depthwise with one
 /// output channel per input channel; and the expanded value of an image at least
@@ -19291,12 +19472,9 @@ struct expand_depthwise_fusable {
   static constexpr std::int64_t min_bytes = std::int64_t{1} << 20;
   static constexpr bool check(const match_view& m) {
     if (!fusable::check(m)) return false;
-    // The second stage's convolution reads a value of the match, the first's one from outside.
-    int inner = -1, outer = -1;
-    for (int i = 0; i < m.size(); ++i)
-      if (m.node(i).is(op_id::conv2d)) (in_match(m, m.node(i).arg(0)) ? outer : inner) = i;
-    if (inner < 0 || outer < 0) return false;
-    const op_view e = m.node(inner), d = m.node(outer);
+    const stage_convs c = stage_convs_of(m);
+    if (c.inner < 0 || c.outer < 0) return false;
+    const op_view e = m.node(c.inner), d = m.node(c.outer);
     const attrs& ea = e.attributes();
     if (ea.groups != 1) return false;
     const shape& ew = e.arg(1).shape();
@@ -19309,6 +19487,40 @@ struct expand_depthwise_fusable {
     const std::int64_t channels = mid[1];
     if (channels < 2 || d.attributes().groups != channels || dw[0] != channels || dw[1] != 1) return false;
     return mid.elements() / mid[0] * static_cast<std::int64_t>(sizeof(float)) >= min_bytes;
+  }
+};
+
+/// A depthwise convolution stage read by a 1×1 projection with its bias or batch norm and an
+/// optional residual add (the end of MobileNet's inverted residual; no activation after the
+/// projection, as in MobileNetV2's linear bottleneck).
+using depthwise_project_p = alt<add_p<conv_stage_core_p<conv_stage_p<any>>, any>, conv_stage_core_p<conv_stage_p<any>>>;
+
+/// A depthwise / projection pair the fused kernel implements, and where fusing pays: the first
+/// convolution depthwise with one output channel per input channel; the second a 1×1 of stride
+/// 1, unpadded, of one group and at most 1024 input channels (`pointwise_nhwc`'s); and an image
+/// of at least `min_rows` output rows. The fused step splits its rows across threads, where the
+/// projection alone splits a small image by panels of channels: 7 rows on two threads would be
+/// 4 against 3.
+struct depthwise_project_fusable {
+  static constexpr std::int64_t min_rows = 8;
+  static constexpr bool check(const match_view& m) {
+    if (!fusable::check(m)) return false;
+    const stage_convs c = stage_convs_of(m);
+    if (c.inner < 0 || c.outer < 0) return false;
+    const op_view d = m.node(c.inner), p = m.node(c.outer);
+    const shape& x = d.arg(0).shape();
+    const shape& dw = d.arg(1).shape();
+    const shape& mid = p.arg(0).shape();
+    const shape& pw = p.arg(1).shape();
+    if (x.rank != 4 || mid.rank != 4) return false;
+    const std::int64_t channels = x[1];
+    if (channels < 2 || d.attributes().groups != channels || dw[0] != channels || dw[1] != 1) return false;
+    const attrs& pa = p.attributes();
+    if (pa.groups != 1 || pw[2] != 1 || pw[3] != 1 || pa.stride[0] != 1 || pa.stride[1] != 1 || mid[1] > 1024)
+      return false;
+    for (int axis = 0; axis < 2; ++axis)
+      if (pa.padding[static_cast<std::size_t>(axis)] != 0 || end_padding(pa, axis) != 0) return false;
+    return mid[2] >= min_rows;
   }
 };
 
@@ -19421,7 +19633,9 @@ struct softmax_fusable {
 /// an activation (relu, clip, sigmoid, tanh, gelu, gelu_tanh, silu, hardswish, hardsigmoid,
 /// leaky_relu; a conv2d's `x · sigmoid(x)` counts as SiLU); a large 1×1 conv2d expansion and
 /// the depthwise conv2d reading it, each with its bias or batch norm and optional ReLU6, ReLU
-/// or hard swish, whose expanded value never reaches memory; matmul with a bias along its last
+/// or hard swish, whose expanded value never reaches memory; a depthwise conv2d stage and the
+/// 1×1 projection reading it, with its bias or batch norm and an optional residual, whose
+/// depthwise result never reaches memory; matmul with a bias along its last
 /// axis, optionally followed by an activation; attention, softmax(Q·op(K) · scale + mask)·op(V),
 /// without its score matrices in memory; softmax of a scaled and/or masked value in one pass; a
 /// small image's conv2d with its bias, optionally ReLU or clip, and the max or average pooling
@@ -19432,10 +19646,11 @@ using cpu_patterns = pattern_table<
     composite<"cpu.conv2d_bias_act_pool", detail::cpu::pooling_p<detail::cpu::pooled_stage_p<detail::cpu::gemm_bias_p<conv2d_p>>>,
               detail::cpu::conv_pool_fusable>,
     composite<"cpu.conv2d_bias_silu", detail::cpu::silu_p<detail::cpu::gemm_bias_p<conv2d_p>>, detail::cpu::fusable>,
+    composite<"cpu.conv2d_expand_depthwise", detail::cpu::expand_depthwise_p, detail::cpu::expand_depthwise_fusable>,
+    composite<"cpu.conv2d_depthwise_project", detail::cpu::depthwise_project_p, detail::cpu::depthwise_project_fusable>,
     composite<"cpu.conv2d_bias_add_act", detail::cpu::activation_p<add_p<detail::cpu::gemm_bias_p<conv2d_p>, any>>,
               detail::cpu::fusable>,
     composite<"cpu.conv2d_bias_add", add_p<detail::cpu::gemm_bias_p<conv2d_p>, any>, detail::cpu::fusable>,
-    composite<"cpu.conv2d_expand_depthwise", detail::cpu::expand_depthwise_p, detail::cpu::expand_depthwise_fusable>,
     composite<"cpu.conv2d_bias_act", detail::cpu::activation_p<detail::cpu::gemm_bias_p<conv2d_p>>, detail::cpu::fusable>,
     composite<"cpu.conv2d_add_act", detail::cpu::activation_p<add_p<detail::cpu::gemm_p<conv2d_p>, any>>, detail::cpu::fusable>,
     composite<"cpu.conv2d_act", detail::cpu::activation_p<detail::cpu::gemm_p<conv2d_p>>, detail::cpu::fusable>,
@@ -19518,7 +19733,8 @@ struct kernel_for {
 template <class Step>
   requires(Step::op == op_id::dense || Step::op == op_id::conv2d ||
            (Step::op == op_id::call && main_op<Step>() != op_id::matmul && main_op<Step>() != op_id::conv_transpose2d &&
-            !softmax_composite<Step>() && !conv1d_composite<Step>() && !expand_depthwise_composite<Step>()))
+            !softmax_composite<Step>() && !conv1d_composite<Step>() && !expand_depthwise_composite<Step>() &&
+            !depthwise_project_composite<Step>()))
 struct kernel_for<Step> {
   using type = gemm_kernel<Step>;
 };
@@ -19526,6 +19742,11 @@ template <class Step>
   requires(expand_depthwise_composite<Step>())
 struct kernel_for<Step> {
   using type = expand_depthwise_kernel<Step>;
+};
+template <class Step>
+  requires(depthwise_project_composite<Step>())
+struct kernel_for<Step> {
+  using type = depthwise_project_kernel<Step>;
 };
 template <class Step>
   requires(Step::op == op_id::conv1d || conv1d_composite<Step>())

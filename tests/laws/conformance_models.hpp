@@ -441,6 +441,55 @@ struct expand_depthwise_models
                   model<expand::d>, model<expand::d2>, model<expand::d3>, model<expand::d, expand::e>,
                   model<expand::d4>, model<expand::d5>> {};
 
+/// A depthwise convolution read only by a 1×1 projection with a bias or batch norm
+/// (`cpu.conv2d_depthwise_project`), planar where the model's input and result are its own and
+/// channels-last inside a chain: channel counts that are no multiple of a vector, odd sizes,
+/// stride 2, dilation, a 5×5 window, a residual (planar and NHWC), batch 2, bands of rows that
+/// cross the threads' shares (7 positions a row: bands of 7 rows).
+namespace dwp {
+template <class X, std::int64_t C, std::int64_t K, conv2d_attrs A>
+using dw = conv2d<X, weight<"d.w", f32, C, 1, K, K>, A>;
+template <class X, std::int64_t C, std::int64_t O>
+using project = bias_add<conv2d<X, weight<"p.w", f32, O, C, 1, 1>>, weight<"p.b", f32, O>>;
+template <class X, std::int64_t C>
+using bn = batch_norm<X, weight<"bn.gamma", f32, C>, weight<"bn.beta", f32, C>, weight<"bn.mean", f32, C>,
+                      weight<"bn.var", f32, C>>;
+// Planar: the caller's input and result.
+using x = input<"x", f32, 2, 24, 10, 9>;
+using plain = project<clip<bn<dw<x, 24, 3, {.padding = {1, 1}, .groups = 24}>, 24>, 0.f, 6.f>, 24, 20>;
+using residual = add<project<relu<bias_add<dw<x, 24, 5, {.padding = {2, 2}, .groups = 24}>, weight<"d.b", f32, 24>>>, 24, 24>,
+                     x>;
+// Channels-last: a first layer writes NHWC, a 3×3 convolution reads the projection and writes the
+// planar result.
+using xs = input<"x", f32, 2, 3, 21, 19>;
+using stem = relu<bias_add<conv2d<xs, weight<"s.w", f32, 40, 3, 3, 3>, {.padding = {1, 1}}>, weight<"s.b", f32, 40>>>;
+using dilated = add<bn<conv2d<hardswish<bias_add<dw<stem, 40, 3, {.padding = {2, 2}, .dilation = {2, 2}, .groups = 40}>,
+                                                 weight<"d.b", f32, 40>>>,
+                              weight<"p.w", f32, 40, 40, 1, 1>>,
+                       40>,
+                    stem>;
+using head = conv2d<dilated, weight<"h.w", f32, 8, 40, 3, 3>, {.padding = {1, 1}}>;
+using stem33 = clip<conv2d<xs, weight<"s.w", f32, 33, 3, 3, 3>, {.padding = {1, 1}}>, 0.f, 6.f>;
+using strided = project<relu<bias_add<dw<stem33, 33, 3, {.stride = {2, 2}, .padding = {1, 1}, .groups = 33}>,
+                                      weight<"d.b", f32, 33>>>,
+                        33, 17>;  // [2, 17, 11, 10]
+using head2 = conv2d<strided, weight<"h.w", f32, 5, 17, 3, 3>, {.padding = {1, 1}}>;
+// Rows of 7 positions, 30 of them: bands of 7 rows, split 15 / 15 on two threads.
+using xn = input<"x", f32, 1, 3, 30, 7>;
+using narrow = project<clip<bias_add<dw<relu<bias_add<conv2d<xn, weight<"s.w", f32, 48, 3, 3, 3>, {.padding = {1, 1}}>,
+                                                      weight<"s.b", f32, 48>>>,
+                                       48, 3, {.padding = {1, 1}, .groups = 48}>,
+                                    weight<"d.b", f32, 48>>,
+                           0.f, 6.f>,
+                      48, 24>;
+using head3 = conv2d<narrow, weight<"h.w", f32, 4, 24, 3, 3>, {.padding = {1, 1}}>;
+}  // namespace dwp
+
+struct depthwise_project_models
+    : model_group<"depthwise conv2d fused with the 1×1 projection reading it: planar and channels-last, tails, "
+                  "strides, dilation, residuals, batch norms, bands across threads",
+                  model<dwp::plain>, model<dwp::residual>, model<dwp::head>, model<dwp::head2>, model<dwp::head3>> {};
+
 // A MobileNet-style chain that the cpu plan keeps channels-last (NHWC) from its first
 // convolution to the pooling: channel counts that are no multiple of a vector, odd image sizes,
 // a batch, strides, padding, a 5×5 and a dilated depthwise convolution, a residual.
@@ -705,6 +754,7 @@ using conv_models =
     model_list<nets::conv_shape_models, nets::fused_conv_models, nets::large_conv_models, nets::planar_direct_models,
                nets::pointwise_conv_models,
                nets::depthwise_conv_models, nets::flat_depthwise_models, nets::expand_depthwise_models,
+               nets::depthwise_project_models,
                nets::channels_last_models, nets::winograd_models, nets::pooled_conv_models>;
 /// Small networks and aliasing results.
 using network_models = model_list<nets::small_networks, nets::aliasing_outputs>;

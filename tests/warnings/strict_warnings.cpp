@@ -50,15 +50,30 @@ using fd = bias_add<conv2d<fe, weight<"fd.w", f32, 1024, 1, 3, 3>, {.padding = {
                     weight<"fd.b", f32, 1024>>;
 // A planar first layer of two channels (the direct kernel for a few input channels).
 using pd = relu<conv2d<reshape<img, 1, 2, 32, 32>, weight<"pd.w", f32, 3, 2, 5, 5>, {.padding = {2, 2}}>>;
-using g3 = add<dense<reshape<flatten<global_avg_pool2d<fd>>, 1, 2048>, weight<"g3.w", f32, 8, 2048>>,
-               dense<flatten<max_pool2d<pd, {.size = {32, 32}}>>, weight<"pd.fc", f32, 8, 3>>>;
+// Depthwise convolutions fused with the projection reading them: on the first layer's NHWC
+// result with a residual, and on the planar image.
+using dq = add<bias_add<conv2d<relu<bias_add<conv2d<f1, weight<"dq.d", f32, 4, 1, 3, 3>, {.padding = {1, 1}, .groups = 4}>,
+                                             weight<"dq.db", f32, 4>>>,
+                               weight<"dq.p", f32, 4, 4, 1, 1>>,
+                        weight<"dq.pb", f32, 4>>,
+               f1>;
+using dr = bias_add<conv2d<bias_add<conv2d<img, weight<"dr.d", f32, 8, 1, 3, 3>, {.stride = {2, 2}, .padding = {1, 1}, .groups = 8}>,
+                                    weight<"dr.db", f32, 8>>,
+                           weight<"dr.p", f32, 5, 8, 1, 1>>,
+                    weight<"dr.pb", f32, 5>>;
+using g3 = add<add<dense<reshape<flatten<global_avg_pool2d<fd>>, 1, 2048>, weight<"g3.w", f32, 8, 2048>>,
+                   dense<flatten<max_pool2d<pd, {.size = {32, 32}}>>, weight<"pd.fc", f32, 8, 3>>>,
+               add<dense<reshape<flatten<global_avg_pool2d<dq>>, 1, 8>, weight<"dq.fc", f32, 8, 8>>,
+                   dense<flatten<global_avg_pool2d<dr>>, weight<"dr.fc", f32, 8, 5>>>>;
 using net = model<out, subtract<gap, multiply<gap, gap2>>, g3>;
-// Both chains run channels-last on every instruction set: e1, d1, q1, f1 and the fused pair.
+// Both chains run channels-last on every instruction set: e1, d1, q1, f1, the fused pair and
+// the fused projection after f1 (the one on the planar image stays planar).
 static_assert([] {
   int n = 0;
   for (const plan_step& s : compiled<net, cpu>::plan.steps) n += s.out.layout == tensor_layout::channels_last ? 1 : 0;
   return n;
-}() == 5);
+}() == 6);
+static_assert(count_functions<compiled<net, cpu>::module, "cpu.conv2d_depthwise_project"> == 2);
 
 // The sum of each output (the softmax's weighted).
 template <class Exe>

@@ -100,21 +100,24 @@ struct table_sizes {
   std::size_t nodes, children, entries, vars;
 };
 
+/// The table's patterns in `b` and its entries; their `root_ops` and `needs` only where
+/// `with_ops` (the sizes need none: each evaluation counts against the compiler's step budget).
 template <class... Cs>
-constexpr detail::pattern_builder build_table(std::vector<table_entry>& entries) {
+constexpr detail::pattern_builder build_table(std::vector<table_entry>& entries, bool with_ops = true) {
   detail::pattern_builder b;
   ((entries.push_back({Cs::name, Cs::pattern::build(b), &Cs::predicate::check})), ...);
-  for (table_entry& e : entries) {
-    e.root_ops = root_ops(b, e.root);
-    e.needs = needed_ops(b, e.root);
-  }
+  if (with_ops)
+    for (table_entry& e : entries) {
+      e.root_ops = root_ops(b, e.root);
+      e.needs = needed_ops(b, e.root);
+    }
   return b;
 }
 
 template <class... Cs>
 constexpr table_sizes sizes_of_table() {
   std::vector<table_entry> e;
-  const auto b = build_table<Cs...>(e);
+  const auto b = build_table<Cs...>(e, false);
   return {b.nodes.size(), b.children.size(), e.size(), b.vars.size()};
 }
 

@@ -13,6 +13,7 @@
 #include "partita/runtime/step_ref.hpp"
 #include "partita/backends/cpu/detail/attention.hpp"
 #include "partita/backends/cpu/detail/conv1d.hpp"
+#include "partita/backends/cpu/detail/conv_depthwise_project.hpp"
 #include "partita/backends/cpu/detail/conv_expand_depthwise.hpp"
 #include "partita/backends/cpu/detail/conv_transpose.hpp"
 #include "partita/backends/cpu/detail/gemm_kernel.hpp"
@@ -78,7 +79,8 @@ struct kernel_for {
 template <class Step>
   requires(Step::op == op_id::dense || Step::op == op_id::conv2d ||
            (Step::op == op_id::call && main_op<Step>() != op_id::matmul && main_op<Step>() != op_id::conv_transpose2d &&
-            !softmax_composite<Step>() && !conv1d_composite<Step>() && !expand_depthwise_composite<Step>()))
+            !softmax_composite<Step>() && !conv1d_composite<Step>() && !expand_depthwise_composite<Step>() &&
+            !depthwise_project_composite<Step>()))
 struct kernel_for<Step> {
   using type = gemm_kernel<Step>;
 };
@@ -86,6 +88,11 @@ template <class Step>
   requires(expand_depthwise_composite<Step>())
 struct kernel_for<Step> {
   using type = expand_depthwise_kernel<Step>;
+};
+template <class Step>
+  requires(depthwise_project_composite<Step>())
+struct kernel_for<Step> {
+  using type = depthwise_project_kernel<Step>;
 };
 template <class Step>
   requires(Step::op == op_id::conv1d || conv1d_composite<Step>())

@@ -68,6 +68,18 @@ constexpr bool in_match(const match_view& m, const op_view& v) {
   return false;
 }
 
+/// The two convolutions of a two-stage match: the one reading a value from outside it (`inner`)
+/// and the one reading the first stage's value (`outer`), as match indices; -1 where absent.
+struct stage_convs {
+  int inner = -1, outer = -1;
+};
+constexpr stage_convs stage_convs_of(const match_view& m) {
+  stage_convs c;
+  for (int i = 0; i < m.size(); ++i)
+    if (m.node(i).is(op_id::conv2d)) (in_match(m, m.node(i).arg(0)) ? c.outer : c.inner) = i;
+  return c;
+}
+
 /// An expand / depthwise pair the fused kernel implements, and where fusing pays: the 1×1
 /// convolution unpadded, of stride 1 and one group; the second convolution depthwise with one
 /// output channel per input channel; and the expanded value of an image at least
@@ -77,12 +89,9 @@ struct expand_depthwise_fusable {
   static constexpr std::int64_t min_bytes = std::int64_t{1} << 20;
   static constexpr bool check(const match_view& m) {
     if (!fusable::check(m)) return false;
-    // The second stage's convolution reads a value of the match, the first's one from outside.
-    int inner = -1, outer = -1;
-    for (int i = 0; i < m.size(); ++i)
-      if (m.node(i).is(op_id::conv2d)) (in_match(m, m.node(i).arg(0)) ? outer : inner) = i;
-    if (inner < 0 || outer < 0) return false;
-    const op_view e = m.node(inner), d = m.node(outer);
+    const stage_convs c = stage_convs_of(m);
+    if (c.inner < 0 || c.outer < 0) return false;
+    const op_view e = m.node(c.inner), d = m.node(c.outer);
     const attrs& ea = e.attributes();
     if (ea.groups != 1) return false;
     const shape& ew = e.arg(1).shape();
@@ -95,6 +104,40 @@ struct expand_depthwise_fusable {
     const std::int64_t channels = mid[1];
     if (channels < 2 || d.attributes().groups != channels || dw[0] != channels || dw[1] != 1) return false;
     return mid.elements() / mid[0] * static_cast<std::int64_t>(sizeof(float)) >= min_bytes;
+  }
+};
+
+/// A depthwise convolution stage read by a 1×1 projection with its bias or batch norm and an
+/// optional residual add (the end of MobileNet's inverted residual; no activation after the
+/// projection, as in MobileNetV2's linear bottleneck).
+using depthwise_project_p = alt<add_p<conv_stage_core_p<conv_stage_p<any>>, any>, conv_stage_core_p<conv_stage_p<any>>>;
+
+/// A depthwise / projection pair the fused kernel implements, and where fusing pays: the first
+/// convolution depthwise with one output channel per input channel; the second a 1×1 of stride
+/// 1, unpadded, of one group and at most 1024 input channels (`pointwise_nhwc`'s); and an image
+/// of at least `min_rows` output rows. The fused step splits its rows across threads, where the
+/// projection alone splits a small image by panels of channels: 7 rows on two threads would be
+/// 4 against 3.
+struct depthwise_project_fusable {
+  static constexpr std::int64_t min_rows = 8;
+  static constexpr bool check(const match_view& m) {
+    if (!fusable::check(m)) return false;
+    const stage_convs c = stage_convs_of(m);
+    if (c.inner < 0 || c.outer < 0) return false;
+    const op_view d = m.node(c.inner), p = m.node(c.outer);
+    const shape& x = d.arg(0).shape();
+    const shape& dw = d.arg(1).shape();
+    const shape& mid = p.arg(0).shape();
+    const shape& pw = p.arg(1).shape();
+    if (x.rank != 4 || mid.rank != 4) return false;
+    const std::int64_t channels = x[1];
+    if (channels < 2 || d.attributes().groups != channels || dw[0] != channels || dw[1] != 1) return false;
+    const attrs& pa = p.attributes();
+    if (pa.groups != 1 || pw[2] != 1 || pw[3] != 1 || pa.stride[0] != 1 || pa.stride[1] != 1 || mid[1] > 1024)
+      return false;
+    for (int axis = 0; axis < 2; ++axis)
+      if (pa.padding[static_cast<std::size_t>(axis)] != 0 || end_padding(pa, axis) != 0) return false;
+    return mid[2] >= min_rows;
   }
 };
 
@@ -207,7 +250,9 @@ struct softmax_fusable {
 /// an activation (relu, clip, sigmoid, tanh, gelu, gelu_tanh, silu, hardswish, hardsigmoid,
 /// leaky_relu; a conv2d's `x · sigmoid(x)` counts as SiLU); a large 1×1 conv2d expansion and
 /// the depthwise conv2d reading it, each with its bias or batch norm and optional ReLU6, ReLU
-/// or hard swish, whose expanded value never reaches memory; matmul with a bias along its last
+/// or hard swish, whose expanded value never reaches memory; a depthwise conv2d stage and the
+/// 1×1 projection reading it, with its bias or batch norm and an optional residual, whose
+/// depthwise result never reaches memory; matmul with a bias along its last
 /// axis, optionally followed by an activation; attention, softmax(Q·op(K) · scale + mask)·op(V),
 /// without its score matrices in memory; softmax of a scaled and/or masked value in one pass; a
 /// small image's conv2d with its bias, optionally ReLU or clip, and the max or average pooling
@@ -218,10 +263,11 @@ using cpu_patterns = pattern_table<
     composite<"cpu.conv2d_bias_act_pool", detail::cpu::pooling_p<detail::cpu::pooled_stage_p<detail::cpu::gemm_bias_p<conv2d_p>>>,
               detail::cpu::conv_pool_fusable>,
     composite<"cpu.conv2d_bias_silu", detail::cpu::silu_p<detail::cpu::gemm_bias_p<conv2d_p>>, detail::cpu::fusable>,
+    composite<"cpu.conv2d_expand_depthwise", detail::cpu::expand_depthwise_p, detail::cpu::expand_depthwise_fusable>,
+    composite<"cpu.conv2d_depthwise_project", detail::cpu::depthwise_project_p, detail::cpu::depthwise_project_fusable>,
     composite<"cpu.conv2d_bias_add_act", detail::cpu::activation_p<add_p<detail::cpu::gemm_bias_p<conv2d_p>, any>>,
               detail::cpu::fusable>,
     composite<"cpu.conv2d_bias_add", add_p<detail::cpu::gemm_bias_p<conv2d_p>, any>, detail::cpu::fusable>,
-    composite<"cpu.conv2d_expand_depthwise", detail::cpu::expand_depthwise_p, detail::cpu::expand_depthwise_fusable>,
     composite<"cpu.conv2d_bias_act", detail::cpu::activation_p<detail::cpu::gemm_bias_p<conv2d_p>>, detail::cpu::fusable>,
     composite<"cpu.conv2d_add_act", detail::cpu::activation_p<add_p<detail::cpu::gemm_p<conv2d_p>, any>>, detail::cpu::fusable>,
     composite<"cpu.conv2d_act", detail::cpu::activation_p<detail::cpu::gemm_p<conv2d_p>>, detail::cpu::fusable>,

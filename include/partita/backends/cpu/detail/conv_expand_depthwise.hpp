@@ -72,7 +72,7 @@ inline void expand_depthwise_nhwc_rows(const conv_geometry& g1, const float* x, 
 /// In a composite of two conv2d stages, the body index of the value the second convolution
 /// reads (the first stage's last node); -1 for any other step.
 template <class S>
-constexpr int expand_stage_end() {
+constexpr int conv_stage_end() {
   if constexpr (S::op != op_id::call) {
     return -1;
   } else {
@@ -83,39 +83,44 @@ constexpr int expand_stage_end() {
   }
 }
 
+/// The two conv2d stages of a fused composite (`cpu.conv2d_expand_depthwise`,
+/// `cpu.conv2d_depthwise_project`): each stage's analysis, and the geometry of each convolution
+/// (the first reads the step's input, the second the first stage's value).
+template <class Step>
+struct conv_stages {
+  static constexpr int split = conv_stage_end<Step>();
+  static constexpr gemm_step first = analyse_fused<Step>(0, split);
+  static constexpr gemm_step second = analyse_fused<Step>(split + 1, Step::body_size() - 1);
+  /// Each stage a conv2d of a bound weight with a bias or a batch norm, the first with no residual.
+  static constexpr bool well_formed = first.ok && second.ok && first.main == op_id::conv2d &&
+                                      second.main == op_id::conv2d && first.residual < 0 && first.w >= 0 &&
+                                      second.w >= 0 && (first.bias >= 0 || first.gamma >= 0) &&
+                                      (second.bias >= 0 || second.gamma >= 0);
+  static constexpr shape x_shape = Step::body(Step::body_arg(first.main_node, 0)).out;
+  static constexpr shape mid_shape = Step::body(split).out;
+  static constexpr conv_geometry g1 = make_conv_geometry(x_shape, Step::body(Step::body_arg(first.main_node, 1)).out,
+                                                         mid_shape, *Step::body(first.main_node).at);
+  static constexpr conv_geometry g2 = make_conv_geometry(mid_shape, Step::body(Step::body_arg(second.main_node, 1)).out,
+                                                         Step::node.out, *Step::body(second.main_node).at);
+};
+
 /// True for a `cpu.conv2d_expand_depthwise` step.
 template <class S>
 constexpr bool expand_depthwise_composite() {
-  return expand_stage_end<S>() >= 0;
-}
-
-/// A stage's weights (`n` floats) and per-channel bias as its kernel runs them: its bias, or
-/// its batch norm folded in.
-inline void fold_stage(const gemm_step& info, const float* const* in, std::size_t n, int channels, float* w,
-                       float* bias) {
-  std::copy(in[info.w], in[info.w] + n, w);
-  if (info.gamma >= 0) fold_batch_norm(info, in, channels, n / static_cast<std::size_t>(channels), w, bias);
-  else std::copy(in[info.bias], in[info.bias] + channels, bias);
+  if constexpr (requires { S::composite; }) return S::composite == "cpu.conv2d_expand_depthwise" && conv_stage_end<S>() >= 0;
+  else return false;
 }
 
 /// The kernel of a `cpu.conv2d_expand_depthwise` step: x → 1×1 conv2d + bias or batch norm
 /// (→ activation) → depthwise conv2d + bias or batch norm (→ activation).
 template <class Step>
 struct expand_depthwise_kernel {
-  static constexpr int split = expand_stage_end<Step>();
-  static constexpr gemm_step pw = analyse_fused<Step>(0, split);
-  static constexpr gemm_step dw = analyse_fused<Step>(split + 1, Step::body_size() - 1);
-  static_assert(pw.ok && dw.ok && pw.main == op_id::conv2d && dw.main == op_id::conv2d && pw.residual < 0 &&
-                    dw.residual < 0 && pw.w >= 0 && dw.w >= 0 && (pw.bias >= 0 || pw.gamma >= 0) &&
-                    (dw.bias >= 0 || dw.gamma >= 0),
+  using stages = conv_stages<Step>;
+  static_assert(stages::well_formed && stages::second.residual < 0,
                 "partita: cpu: this composite (Step) is not a 1×1 conv2d stage then a depthwise conv2d stage, "
                 "each with a bias or a batch norm");
-  static constexpr shape x_shape = Step::body(Step::body_arg(pw.main_node, 0)).out;
-  static constexpr shape mid_shape = Step::body(split).out;
-  static constexpr conv_geometry g1 = make_conv_geometry(x_shape, Step::body(Step::body_arg(pw.main_node, 1)).out,
-                                                         mid_shape, *Step::body(pw.main_node).at);
-  static constexpr conv_geometry g2 = make_conv_geometry(mid_shape, Step::body(Step::body_arg(dw.main_node, 1)).out,
-                                                         Step::node.out, *Step::body(dw.main_node).at);
+  static constexpr gemm_step pw = stages::first, dw = stages::second;
+  static constexpr conv_geometry g1 = stages::g1, g2 = stages::g2;
   static_assert(reads_input_in_place(g1) && g1.groups == 1 && is_depthwise(g2) && g2.og == 1,
                 "partita: cpu: the expand stage must be an unpadded 1×1 conv2d of stride 1, the second a depthwise one");
 

@@ -4,6 +4,7 @@
 // matmul, then optionally a bias, a batch norm (folded into the weights at bind), a residual add
 // and an activation (x · sigmoid(x) counting as SiLU), in that order; a conv2d's chain may end
 // in a max or average pooling.
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -168,6 +169,16 @@ inline void fold_batch_norm(const gemm_step& info, const float* const* in, int c
     const double b = info.bias >= 0 ? in[info.bias][o] : 0.0;
     bias[o] = static_cast<float>((b - in[info.mean][o]) * s + in[info.beta][o]);
   }
+}
+
+/// A stage's weights (`n` floats) and per-channel bias as its kernel runs them: its bias, or
+/// its batch norm folded in (the stages of conv_expand_depthwise.hpp and
+/// conv_depthwise_project.hpp).
+inline void fold_stage(const gemm_step& info, const float* const* in, std::size_t n, int channels, float* w,
+                       float* bias) {
+  std::copy(in[info.w], in[info.w] + n, w);
+  if (info.gamma >= 0) fold_batch_norm(info, in, channels, n / static_cast<std::size_t>(channels), w, bias);
+  else std::copy(in[info.bias], in[info.bias] + channels, bias);
 }
 
 /// True for a composite step whose body holds an `o` node.

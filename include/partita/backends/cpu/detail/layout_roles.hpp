@@ -10,13 +10,13 @@
 namespace partita::detail::cpu {
 
 /// What a cpu step can do with layouts (`cpu::layouts`), from its conv2d's geometry: a
-/// depthwise convolution (multiplier 1) and a fused expansion (`cpu.conv2d_expand_depthwise`)
-/// keep their input's layout, and so do max and average pooling of at least a vector of
-/// channels; a 1×1 convolution of stride 1 without padding may write NHWC from either layout
-/// (`gathers`); the other convolutions of one group (`nhwc_direct`, `nhwc_direct_wide`) read
-/// either layout and write either (`converts`); the other convolutions that copy their input
-/// into padded planes read either layout and write planar, and so does a global average
-/// pooling.
+/// depthwise convolution (multiplier 1), a fused expansion (`cpu.conv2d_expand_depthwise`) and
+/// a fused projection (`cpu.conv2d_depthwise_project`) keep their input's layout, and so do max
+/// and average pooling of at least a vector of channels; a 1×1 convolution of stride 1 without
+/// padding may write NHWC from either layout (`gathers`); the other convolutions of one group
+/// (`nhwc_direct`, `nhwc_direct_wide`) read either layout and write either (`converts`); the
+/// other convolutions that copy their input into padded planes read either layout and write
+/// planar, and so does a global average pooling.
 /// `m` is the module, `flat` the plan's graph, `node` the step's node there.
 template <class M, class G>
 constexpr layout_role nhwc_role(const M& m, const G& flat, int node) {
@@ -43,8 +43,9 @@ constexpr layout_role nhwc_role(const M& m, const G& flat, int node) {
     const function_info& f = m.functions[static_cast<std::size_t>(g.index)];
     // A pooled composite's buffer and pooling kernel are planar.
     if (!f.composite.starts_with("cpu.conv2d_") || f.composite.ends_with("_pool")) return layout_role::planar;
-    // Its one activation is the expansion's input; the pattern's predicate has checked the rest.
-    if (f.composite == "cpu.conv2d_expand_depthwise")
+    // A fused expansion's one activation is its input, a fused projection's its input and
+    // residual; the patterns' predicates have checked the rest.
+    if (f.composite == "cpu.conv2d_expand_depthwise" || f.composite == "cpu.conv2d_depthwise_project")
       return flat.node(flat.arg(node, 0)).out.rank == 4 ? layout_role::same : layout_role::planar;
     for (int i = f.first_node; i < f.first_node + f.num_nodes && !found; ++i)
       if (m.node(i).op == op_id::conv2d) {
