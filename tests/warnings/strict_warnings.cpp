@@ -73,7 +73,8 @@ static_assert([] {
   for (const plan_step& s : compiled<net, cpu>::plan.steps) n += s.out.layout == tensor_layout::channels_last ? 1 : 0;
   return n;
 }() == 6);
-static_assert(count_functions<compiled<net, cpu>::module, "cpu.conv2d_depthwise_project"> == 2);
+static_assert(count_functions<compiled<net, cpu>::module, "cpu.conv2d_depthwise_project"> == 1 &&
+              count_functions<compiled<net, cpu>::module, "cpu.conv2d_depthwise_project_add"> == 1);
 
 // The sum of each output (the softmax's weighted).
 template <class Exe>

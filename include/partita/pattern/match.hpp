@@ -66,6 +66,10 @@ class matcher {
         st_.body.push_back(n);
         return true;
       case pattern_kind::alt: {
+        // An alternative that cannot match at n's op is skipped with no mark to restore: a
+        // nested table entry (MobileNet's stages) meets several at every node it is tried on,
+        // and each save and restore counts against the compiler's constant-evaluation budget.
+        if (fails_at(child(pn, 0), n)) return match(child(pn, 1), n);
         const mark m = save();
         if (match(child(pn, 0), n)) return true;
         restore(m);
@@ -145,6 +149,22 @@ class matcher {
   }
 
  private:
+  // True where pattern p fails at node n whatever n's arguments are, with nothing recorded: an
+  // op, tuple, projection or elementwise pattern of another op, or an alternation of such. (A
+  // wildcard, constant, input, variable or dominator is never judged so.)
+  constexpr bool fails_at(int p, int n) const {
+    const pattern_node& pn = t_.nodes[static_cast<std::size_t>(p)];
+    const graph_node& g = nodes_[n];
+    switch (pn.kind) {
+      case pattern_kind::op:
+      case pattern_kind::tuple: return g.op != pn.op;
+      case pattern_kind::get: return g.op != op_id::get;
+      case pattern_kind::elementwise: return !is_elementwise(g.op);
+      case pattern_kind::alt: return fails_at(child(pn, 0), n) && fails_at(child(pn, 1), n);
+      default: return false;
+    }
+  }
+
   // Does node n look like pattern p at n itself (ignoring p's arguments)? Used for the path of
   // a dominator pattern, whose arguments are walked rather than matched.
   constexpr bool shallow(int p, int n) const {

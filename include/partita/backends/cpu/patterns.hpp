@@ -107,18 +107,38 @@ struct expand_depthwise_fusable {
   }
 };
 
-/// A depthwise convolution stage read by a 1×1 projection with its bias or batch norm and an
-/// optional residual add (the end of MobileNet's inverted residual; no activation after the
-/// projection, as in MobileNetV2's linear bottleneck).
-using depthwise_project_p = alt<add_p<conv_stage_core_p<conv_stage_p<any>>, any>, conv_stage_core_p<conv_stage_p<any>>>;
+/// A depthwise convolution stage read by a 1×1 projection with its bias or batch norm (the end
+/// of MobileNet's inverted residual; no activation after the projection, as in MobileNetV2's
+/// linear bottleneck), and the same with a residual add. Two table entries, each after the
+/// single-convolution chains that take most nodes of a model (a nested pattern tried at every
+/// node of a 1600-node residual chain before those had claimed it took the composite pass past
+/// GCC's default constant-evaluation budget), the one with the add before `cpu.conv2d_bias_add`,
+/// which would claim the projection and its add.
+using depthwise_project_p = conv_stage_core_p<conv_stage_p<any>>;
+using depthwise_project_add_p = add_p<depthwise_project_p, any>;
 
 /// A depthwise / projection pair the fused kernel implements, and where fusing pays: the first
 /// convolution depthwise with one output channel per input channel; the second a 1×1 of stride
 /// 1, unpadded, of one group and at most 1024 input channels (`pointwise_nhwc`'s); and an image
 /// of at least `min_rows` output rows. The fused step splits its rows across threads, where the
 /// projection alone splits a small image by panels of channels: 7 rows on two threads would be
-/// 4 against 3.
+/// 4 against 3. A depthwise convolution that reads an expansion large enough for
+/// `cpu.conv2d_expand_depthwise` is left to it (that pair moves the larger value).
 struct depthwise_project_fusable {
+  /// Whether `v`, through an optional activation and a bias or batch norm, is a 1×1 conv2d
+  /// stage that `expand_depthwise_fusable` would fuse with a depthwise reader.
+  static constexpr bool large_expansion(op_view v) {
+    if (v.is(op_id::clip) || v.is(op_id::relu) || v.is(op_id::hardswish)) v = v.arg(0);
+    if (v.is(op_id::batch_norm) || v.is(op_id::bias_add)) v = v.arg(0);
+    if (!v.is(op_id::conv2d)) return false;
+    const attrs& a = v.attributes();
+    const shape& w = v.arg(1).shape();
+    if (a.groups != 1 || w.rank != 4 || w[2] != 1 || w[3] != 1 || a.stride[0] != 1 || a.stride[1] != 1) return false;
+    for (int axis = 0; axis < 2; ++axis)
+      if (a.padding[static_cast<std::size_t>(axis)] != 0 || end_padding(a, axis) != 0) return false;
+    const shape& y = v.shape();
+    return y.elements() / y[0] * static_cast<std::int64_t>(sizeof(float)) >= expand_depthwise_fusable::min_bytes;
+  }
   static constexpr std::int64_t min_rows = 8;
   static constexpr bool check(const match_view& m) {
     if (!fusable::check(m)) return false;
@@ -137,7 +157,7 @@ struct depthwise_project_fusable {
       return false;
     for (int axis = 0; axis < 2; ++axis)
       if (pa.padding[static_cast<std::size_t>(axis)] != 0 || end_padding(pa, axis) != 0) return false;
-    return mid[2] >= min_rows;
+    return mid[2] >= min_rows && !large_expansion(d.arg(0));
   }
 };
 
@@ -263,11 +283,13 @@ using cpu_patterns = pattern_table<
     composite<"cpu.conv2d_bias_act_pool", detail::cpu::pooling_p<detail::cpu::pooled_stage_p<detail::cpu::gemm_bias_p<conv2d_p>>>,
               detail::cpu::conv_pool_fusable>,
     composite<"cpu.conv2d_bias_silu", detail::cpu::silu_p<detail::cpu::gemm_bias_p<conv2d_p>>, detail::cpu::fusable>,
-    composite<"cpu.conv2d_expand_depthwise", detail::cpu::expand_depthwise_p, detail::cpu::expand_depthwise_fusable>,
-    composite<"cpu.conv2d_depthwise_project", detail::cpu::depthwise_project_p, detail::cpu::depthwise_project_fusable>,
     composite<"cpu.conv2d_bias_add_act", detail::cpu::activation_p<add_p<detail::cpu::gemm_bias_p<conv2d_p>, any>>,
               detail::cpu::fusable>,
+    composite<"cpu.conv2d_depthwise_project_add", detail::cpu::depthwise_project_add_p,
+              detail::cpu::depthwise_project_fusable>,
     composite<"cpu.conv2d_bias_add", add_p<detail::cpu::gemm_bias_p<conv2d_p>, any>, detail::cpu::fusable>,
+    composite<"cpu.conv2d_expand_depthwise", detail::cpu::expand_depthwise_p, detail::cpu::expand_depthwise_fusable>,
+    composite<"cpu.conv2d_depthwise_project", detail::cpu::depthwise_project_p, detail::cpu::depthwise_project_fusable>,
     composite<"cpu.conv2d_bias_act", detail::cpu::activation_p<detail::cpu::gemm_bias_p<conv2d_p>>, detail::cpu::fusable>,
     composite<"cpu.conv2d_add_act", detail::cpu::activation_p<add_p<detail::cpu::gemm_p<conv2d_p>, any>>, detail::cpu::fusable>,
     composite<"cpu.conv2d_act", detail::cpu::activation_p<detail::cpu::gemm_p<conv2d_p>>, detail::cpu::fusable>,

@@ -1,5 +1,5 @@
 #pragma once
-/// cpu: a depthwise convolution fused with the 1×1 projection that reads it (`cpu.conv2d_depthwise_project`).
+/// cpu: a depthwise convolution fused with the 1×1 projection that reads it (`cpu.conv2d_depthwise_project[_add]`).
 // MobileNet's inverted residual ends in a depthwise convolution whose only reader is a 1×1
 // projection back to a few channels (and a residual add). As two steps the depthwise result,
 // the block's widest value (576 channels on 14×14: 450 KB), goes out to L2 or beyond and comes
@@ -27,10 +27,11 @@
 
 namespace partita::detail::cpu {
 
-/// True for a `cpu.conv2d_depthwise_project` step.
+/// True for a `cpu.conv2d_depthwise_project` or `cpu.conv2d_depthwise_project_add` step.
 template <class S>
 constexpr bool depthwise_project_composite() {
-  if constexpr (requires { S::composite; }) return S::composite == "cpu.conv2d_depthwise_project" && conv_stage_end<S>() >= 0;
+  if constexpr (requires { S::composite; })
+    return S::composite.starts_with("cpu.conv2d_depthwise_project") && conv_stage_end<S>() >= 0;
   else return false;
 }
 

@@ -45,7 +45,7 @@ constexpr layout_role nhwc_role(const M& m, const G& flat, int node) {
     if (!f.composite.starts_with("cpu.conv2d_") || f.composite.ends_with("_pool")) return layout_role::planar;
     // A fused expansion's one activation is its input, a fused projection's its input and
     // residual; the patterns' predicates have checked the rest.
-    if (f.composite == "cpu.conv2d_expand_depthwise" || f.composite == "cpu.conv2d_depthwise_project")
+    if (f.composite == "cpu.conv2d_expand_depthwise" || f.composite.starts_with("cpu.conv2d_depthwise_project"))
       return flat.node(flat.arg(node, 0)).out.rank == 4 ? layout_role::same : layout_role::planar;
     for (int i = f.first_node; i < f.first_node + f.num_nodes && !found; ++i)
       if (m.node(i).op == op_id::conv2d) {
