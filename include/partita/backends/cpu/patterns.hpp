@@ -80,6 +80,17 @@ constexpr stage_convs stage_convs_of(const match_view& m) {
   return c;
 }
 
+/// Whether conv2d `v` is a 1×1 of one group, stride 1 and no padding: the expansion and the
+/// projection that the two-stage kernels run on `pointwise_nhwc` or conv.hpp's in-place tiling.
+constexpr bool unpadded_pointwise(const op_view& v) {
+  const attrs& a = v.attributes();
+  const shape& w = v.arg(1).shape();
+  if (a.groups != 1 || w.rank != 4 || w[2] != 1 || w[3] != 1 || a.stride[0] != 1 || a.stride[1] != 1) return false;
+  for (int axis = 0; axis < 2; ++axis)
+    if (a.padding[static_cast<std::size_t>(axis)] != 0 || end_padding(a, axis) != 0) return false;
+  return true;
+}
+
 /// An expand / depthwise pair the fused kernel implements, and where fusing pays: the 1×1
 /// convolution unpadded, of stride 1 and one group; the second convolution depthwise with one
 /// output channel per input channel; and the expanded value of an image at least
@@ -92,14 +103,9 @@ struct expand_depthwise_fusable {
     const stage_convs c = stage_convs_of(m);
     if (c.inner < 0 || c.outer < 0) return false;
     const op_view e = m.node(c.inner), d = m.node(c.outer);
-    const attrs& ea = e.attributes();
-    if (ea.groups != 1) return false;
-    const shape& ew = e.arg(1).shape();
+    if (!unpadded_pointwise(e)) return false;
     const shape& dw = d.arg(1).shape();
     const shape& mid = d.arg(0).shape();
-    if (ew.rank != 4 || ew[2] != 1 || ew[3] != 1 || ea.stride[0] != 1 || ea.stride[1] != 1) return false;
-    for (int axis = 0; axis < 2; ++axis)
-      if (ea.padding[static_cast<std::size_t>(axis)] != 0 || end_padding(ea, axis) != 0) return false;
     // One channel is a plain convolution (one group), which the depthwise kernel does not take.
     const std::int64_t channels = mid[1];
     if (channels < 2 || d.attributes().groups != channels || dw[0] != channels || dw[1] != 1) return false;
@@ -130,12 +136,7 @@ struct depthwise_project_fusable {
   static constexpr bool large_expansion(op_view v) {
     if (v.is(op_id::clip) || v.is(op_id::relu) || v.is(op_id::hardswish)) v = v.arg(0);
     if (v.is(op_id::batch_norm) || v.is(op_id::bias_add)) v = v.arg(0);
-    if (!v.is(op_id::conv2d)) return false;
-    const attrs& a = v.attributes();
-    const shape& w = v.arg(1).shape();
-    if (a.groups != 1 || w.rank != 4 || w[2] != 1 || w[3] != 1 || a.stride[0] != 1 || a.stride[1] != 1) return false;
-    for (int axis = 0; axis < 2; ++axis)
-      if (a.padding[static_cast<std::size_t>(axis)] != 0 || end_padding(a, axis) != 0) return false;
+    if (!v.is(op_id::conv2d) || !unpadded_pointwise(v)) return false;
     const shape& y = v.shape();
     return y.elements() / y[0] * static_cast<std::int64_t>(sizeof(float)) >= expand_depthwise_fusable::min_bytes;
   }
@@ -148,15 +149,10 @@ struct depthwise_project_fusable {
     const shape& x = d.arg(0).shape();
     const shape& dw = d.arg(1).shape();
     const shape& mid = p.arg(0).shape();
-    const shape& pw = p.arg(1).shape();
     if (x.rank != 4 || mid.rank != 4) return false;
     const std::int64_t channels = x[1];
     if (channels < 2 || d.attributes().groups != channels || dw[0] != channels || dw[1] != 1) return false;
-    const attrs& pa = p.attributes();
-    if (pa.groups != 1 || pw[2] != 1 || pw[3] != 1 || pa.stride[0] != 1 || pa.stride[1] != 1 || mid[1] > 1024)
-      return false;
-    for (int axis = 0; axis < 2; ++axis)
-      if (pa.padding[static_cast<std::size_t>(axis)] != 0 || end_padding(pa, axis) != 0) return false;
+    if (!unpadded_pointwise(p) || mid[1] > 1024) return false;
     return mid[2] >= min_rows && !large_expansion(d.arg(0));
   }
 };
