@@ -12471,13 +12471,15 @@ inline constexpr int W = simd::width;
 ///   (dense activations, read in place);
 /// - B indirect: row k at `b + boff[k]` (stride-1 convolution straight from the padded input);
 ///   otherwise `b + k * ldb` (packed weight panels, packed im2col panels, 1×1 inputs).
-/// Steps of the depth ahead that a one- or two-row micro-kernel prefetches its B rows: 48, 6 KB
-/// of a panel with AVX and 12 KB with AVX-512, enough misses in flight to stream weights from
-/// memory. A dense layer's weights come from memory where the rest of the model has evicted
-/// them from L3 (MobileNetV2's 1280 -> 1000, 5 MB, one Zen 3 core inside the network: 363–426
-/// µs at 8 steps, 329–342 at 48; alone after 64 MB of other reads, 302–354 at 8, 254–290 at 32
-/// to 128). Weights in L3 or L2 measure alike at 8 and 64 steps (W1, 784 -> 512 -> 512 -> 10).
-inline constexpr int gemv_prefetch = 48;
+/// Steps of the depth ahead that a one- or two-row micro-kernel prefetches its B rows: 24, 3 KB
+/// of a panel with AVX and 6 KB with AVX-512. Weights that come from memory want enough misses
+/// in flight: MobileNetV2's 1280 -> 1000 (5 MB, evicted from L3 by the rest of the network),
+/// one Zen 3 core: 363–426 µs at 8 steps, 329–342 at 48; alone after 64 MB of other reads,
+/// 302–354 at 8, 254–290 at 32 to 128. Weights in L3 want few: W1 (784 -> 512 -> 512 -> 10,
+/// 2.6 MB) on one Zen 5 core, one process switching: 0.91–0.92 of the time at 8 to 24 steps
+/// against 48, 0.93 at 32, 1.03 at 96 (on two cores 0.97 at 16 and 24); MobileNetV2 level
+/// there at 8, 24 and 48. On Zen 3 W1 had measured alike at 8 and 64.
+inline constexpr int gemv_prefetch = 24;
 
 /// The cache lines of `floats` floats from `p`, shared out among `parts` callers: which lines
 /// part `i` of them asks for (the start and the count). Kernels that prefetch the next weights
@@ -12486,6 +12488,10 @@ inline constexpr int gemv_prefetch = 48;
 struct prefetch_share {
   const char* start = nullptr;
   int lines = 0;
+  /// For one or two rows, which stream B: where the stream goes on after this B (the next
+  /// panel in the caller's order), whose first rows the last steps ask for; null: the memory
+  /// right after B.
+  const float* then = nullptr;
 };
 inline prefetch_share share_of(const float* p, std::ptrdiff_t floats, std::ptrdiff_t i, std::ptrdiff_t parts) {
   const std::ptrdiff_t total = (floats * static_cast<std::ptrdiff_t>(sizeof(float)) + simd::line_bytes - 1) / simd::line_bytes;
@@ -12512,11 +12518,15 @@ inline void micro_kernel(int kc, const float* __restrict a, std::ptrdiff_t lda, 
     if constexpr (MR <= 2 && !BIndirect) {
       // One or two rows (a dense layer at batch 1 or 2) stream B, the weights, from L3 or
       // memory with few FMAs per byte: ask for each cache line of the row `gemv_prefetch`
-      // steps ahead (an address as an integer: past the panel's end it is no pointer to form).
+      // steps ahead (an address as an integer: past the panel's end it is no pointer to form);
+      // the last steps ask for the first rows of the panel read next (`pf.then`), which in a
+      // run of reversed order lies before this one.
       // W1 (784 -> 512 -> 512 -> 10, batch 1) on Zen 3 cores, alternated runs of one loop:
       // 36.1-36.4 -> 33.7-34.0 us on one thread, 19.1 -> 17.9 on two.
-      const std::uintptr_t ahead = reinterpret_cast<std::uintptr_t>(bk + 0) +
-                                   static_cast<std::uintptr_t>(gemv_prefetch * ldb) * sizeof(float);
+      const int r = k + gemv_prefetch;
+      const std::uintptr_t ahead =
+          r < kc || !pf.then ? reinterpret_cast<std::uintptr_t>(b) + static_cast<std::uintptr_t>(r * ldb) * sizeof(float)
+                             : reinterpret_cast<std::uintptr_t>(pf.then) + static_cast<std::uintptr_t>((r - kc) * ldb) * sizeof(float);
 #pragma GCC unroll 4
       for (int line = 0; line < NV * W; line += simd::line_floats)
         __builtin_prefetch(reinterpret_cast<const void*>(ahead + static_cast<std::uintptr_t>(line) * sizeof(float)));
@@ -17946,6 +17956,21 @@ inline void winograd_conv(state& st, const float* x, const float* packed, const 
 
 namespace partita::detail::cpu {
 
+/// True on Intel x86-64 cores, asked once per process: dense blocking differs by vendor where
+/// measurements said so (`dense_blocking::kc_for`, `dense_row_split_tiles`). Build flags do not
+/// tell the cores apart (GCC 12 reads a Zen 5 as `znver3`).
+inline bool intel_cpu() {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  static const bool intel = [] {
+    __builtin_cpu_init();  // the executable may run from a static initializer
+    return __builtin_cpu_is("intel") != 0;
+  }();
+  return intel;
+#else
+  return false;
+#endif
+}
+
 /// Blocking for `M` rows and `N` units: a row or two stream the weights (GEMV: up to 4 vectors
 /// of units at a time, fewer for a few units, so that padding does not add weight traffic); more
 /// rows use the conv blocking, one vector wide where the units fit one (a classifier of 10
@@ -17956,16 +17981,21 @@ struct dense_blocking {
   static constexpr int mr = M <= 2 ? M : (W >= 16 ? 8 : 6);
   static constexpr int nv = M <= 2 ? std::min(4, (N + W - 1) / W) : N <= W ? 1 : 2;
   static constexpr int nr = nv * W;
-  /// Depth per pass over a panel for a depth of k: with AVX-512 even passes of at most 256,
-  /// whose slice of the panel (kc × 32 floats, 32 KB) stays in L1 while every row tile reads it
-  /// (W2's 64 × 784 → 512 alone, one Sapphire Rapids core: 166 GFLOP/s in one pass, 186–190 in
-  /// three of 262; 64 × 512 → 512 alike); with AVX the whole depth up to 1024, else even passes
-  /// of at most 512. Uneven passes had left W2's 784-deep layer a last pass of 16, which loads
-  /// and stores C for little work (passes of 256 against one, one Cascade Lake core: 117
-  /// against 124 GFLOP/s).
-  static constexpr int kc_for(int k) {
-    if (M <= 2 || k <= (W >= 16 ? 256 : 1024)) return k < 1 ? 1 : k;
-    const int max_kc = W >= 16 ? 256 : 512;
+  /// Depth per pass over a panel for a depth of k. With AVX-512 on Intel, even passes of at
+  /// most 256, whose slice of the panel (kc × 32 floats, 32 KB) stays in L1 while every row
+  /// tile reads it (W2's 64 × 784 → 512 alone, one Sapphire Rapids core: 166 GFLOP/s in one
+  /// pass, 186–190 in three of 262; 64 × 512 → 512 alike). Elsewhere the whole depth up to
+  /// 1024, else even passes of at most 512: with AVX (Zen 3), and with AVX-512 on a Zen 5
+  /// core, whose 1 MB L2 feeds the tiles a 128 KB slice as fast (one step alone, one process
+  /// switching, time in one pass against passes of 256: 64 × 784 → 512 0.95, 64 × 512 → 512
+  /// 0.97, 128 × 1024 → 256 0.955, on two cores 0.81, 0.93 and 0.82; passes of 128 against
+  /// one of 256: 128 × 256 → 1024 1.06). Uneven passes had left W2's 784-deep layer a last
+  /// pass of 16, which loads and stores C for little work (passes of 256 against one, one
+  /// Cascade Lake core: 117 against 124 GFLOP/s).
+  static int kc_for(int k) {
+    const bool l1_slices = W >= 16 && intel_cpu();
+    if (M <= 2 || k <= (l1_slices ? 256 : 1024)) return k < 1 ? 1 : k;
+    const int max_kc = l1_slices ? 256 : 512;
     const int passes = (k + max_kc - 1) / max_kc;
     return (k + passes - 1) / passes;
   }
@@ -18030,7 +18060,8 @@ inline void dense_panels(const float* x, int k, const float* packed, int n, floa
         const int mr = std::min(MR, M - m0);
         const float* a = mr == MR ? x + static_cast<std::ptrdiff_t>(m0) * k + k0 : pad + k0;
         const epilogue te = tile_epilogue(e, m0, n0, n);
-        const prefetch_share pf = share_of(next, next_floats, t, tiles);
+        prefetch_share pf = share_of(next, next_floats, t, tiles);
+        if (M <= 2 && i + 1 < p1) pf.then = packed + static_cast<std::ptrdiff_t>(reversed ? p - 1 : p + 1) * k * NR;
         const float* b = bp + static_cast<std::ptrdiff_t>(k0) * NR;
         float* c = y + static_cast<std::ptrdiff_t>(m0) * n + n0;
         gemm_tile<MR, NV, false, false>(kc, a, k, b, NR, nullptr, c, n, mr, nr, k0 > 0, last ? &te : nullptr, pf);
@@ -18048,17 +18079,7 @@ inline void dense_panels(const float* x, int k, const float* packed, int n, floa
 /// the panel split was 6–7 % faster (234 against 251 µs, median of 400 alternated pairs),
 /// where the other core's stores read at the same 27–29 GB/s as on Sapphire Rapids. Other
 /// cores keep the panel split up to 8 tiles a thread, as AMD's do.
-inline int dense_row_split_tiles() {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  static const int tiles = [] {
-    __builtin_cpu_init();  // the executable may run from a static initializer
-    return __builtin_cpu_is("intel") ? 4 : 8;
-  }();
-  return tiles;
-#else
-  return 8;
-#endif
-}
+inline int dense_row_split_tiles() { return intel_cpu() ? 4 : 8; }
 
 /// A dense step of M rows and N units on `st`'s threads: y = act(x · wᵀ + bias (+ residual))
 /// with the weights `packed` (`pack_dense_weights`), K deep, `e` the epilogue; `step` is the

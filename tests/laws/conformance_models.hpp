@@ -59,12 +59,13 @@ using dense_3x50x21 = dense_x<3, 50, 21>;
 using dense_bias_relu = model<relu<bias_add<dense_3x50x21, bias<21>>>>;
 using dense_bias = model<bias_add<dense_x<1, 784, 512>, bias<512>>>;
 using dense_bias_add_tanh = model<partita::tanh<add<bias_add<dense_3x50x21, bias<21>>, input<"r", f32, 3, 21>>>>;
-/// A transformer's residual, written first: r + (x · wᵀ + b), rows past the block, depth past a pass.
-using dense_bias_add = model<add<input<"r", f32, 13, 40>, bias_add<dense_x<13, 600, 40>, bias<40>>>>;
+/// A transformer's residual, written first: r + (x · wᵀ + b), rows past the block, depth past a
+/// pass on every core (the cpu backend takes up to 1024 in one pass off Intel).
+using dense_bias_add = model<add<input<"r", f32, 13, 40>, bias_add<dense_x<13, 1100, 40>, bias<40>>>>;
 /// Enough rows that two threads split them (the cpu backend's many-row split), a row tail in the
-/// second thread's share, a residual and a depth of two passes with AVX-512; units that fill
-/// one panel, so that only the rows can be split.
-using dense_rows = model<add<input<"r", f32, 131, 30>, bias_add<dense_x<131, 300, 30>, bias<30>>>>;
+/// second thread's share, a residual and a depth of several passes on every core; units that
+/// fill one panel, so that only the rows can be split.
+using dense_rows = model<add<input<"r", f32, 131, 30>, bias_add<dense_x<131, 1100, 30>, bias<30>>>>;
 using mlp = models::mlp;
 
 // -- conv2d, alone and fused
@@ -221,7 +222,7 @@ struct dense_models
                   model<dense_x<2, 300, 70>>,
                   model<dense_x<5, 17, 33>>,     // fewer rows than the block
                   model<dense_x<64, 784, 129>>,  // a column tail
-                  model<dense_x<13, 1100, 40>>,  // depth over one pass (two of 550), row tail
+                  model<dense_x<13, 1100, 40>>,  // depth over one pass, row tail
                   model<dense<input<"x", f32, 2, 3, 20>, weight<"w", f32, 7, 20>>>> {};  // rank 3
 struct fused_dense_models
     : model_group<"dense with bias and activations, and the 784-512-512-10 MLP", dense_bias_relu, dense_bias,

@@ -11,6 +11,21 @@
 
 namespace partita::detail::cpu {
 
+/// True on Intel x86-64 cores, asked once per process: dense blocking differs by vendor where
+/// measurements said so (`dense_blocking::kc_for`, `dense_row_split_tiles`). Build flags do not
+/// tell the cores apart (GCC 12 reads a Zen 5 as `znver3`).
+inline bool intel_cpu() {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  static const bool intel = [] {
+    __builtin_cpu_init();  // the executable may run from a static initializer
+    return __builtin_cpu_is("intel") != 0;
+  }();
+  return intel;
+#else
+  return false;
+#endif
+}
+
 /// Blocking for `M` rows and `N` units: a row or two stream the weights (GEMV: up to 4 vectors
 /// of units at a time, fewer for a few units, so that padding does not add weight traffic); more
 /// rows use the conv blocking, one vector wide where the units fit one (a classifier of 10
@@ -21,16 +36,21 @@ struct dense_blocking {
   static constexpr int mr = M <= 2 ? M : (W >= 16 ? 8 : 6);
   static constexpr int nv = M <= 2 ? std::min(4, (N + W - 1) / W) : N <= W ? 1 : 2;
   static constexpr int nr = nv * W;
-  /// Depth per pass over a panel for a depth of k: with AVX-512 even passes of at most 256,
-  /// whose slice of the panel (kc × 32 floats, 32 KB) stays in L1 while every row tile reads it
-  /// (W2's 64 × 784 → 512 alone, one Sapphire Rapids core: 166 GFLOP/s in one pass, 186–190 in
-  /// three of 262; 64 × 512 → 512 alike); with AVX the whole depth up to 1024, else even passes
-  /// of at most 512. Uneven passes had left W2's 784-deep layer a last pass of 16, which loads
-  /// and stores C for little work (passes of 256 against one, one Cascade Lake core: 117
-  /// against 124 GFLOP/s).
-  static constexpr int kc_for(int k) {
-    if (M <= 2 || k <= (W >= 16 ? 256 : 1024)) return k < 1 ? 1 : k;
-    const int max_kc = W >= 16 ? 256 : 512;
+  /// Depth per pass over a panel for a depth of k. With AVX-512 on Intel, even passes of at
+  /// most 256, whose slice of the panel (kc × 32 floats, 32 KB) stays in L1 while every row
+  /// tile reads it (W2's 64 × 784 → 512 alone, one Sapphire Rapids core: 166 GFLOP/s in one
+  /// pass, 186–190 in three of 262; 64 × 512 → 512 alike). Elsewhere the whole depth up to
+  /// 1024, else even passes of at most 512: with AVX (Zen 3), and with AVX-512 on a Zen 5
+  /// core, whose 1 MB L2 feeds the tiles a 128 KB slice as fast (one step alone, one process
+  /// switching, time in one pass against passes of 256: 64 × 784 → 512 0.95, 64 × 512 → 512
+  /// 0.97, 128 × 1024 → 256 0.955, on two cores 0.81, 0.93 and 0.82; passes of 128 against
+  /// one of 256: 128 × 256 → 1024 1.06). Uneven passes had left W2's 784-deep layer a last
+  /// pass of 16, which loads and stores C for little work (passes of 256 against one, one
+  /// Cascade Lake core: 117 against 124 GFLOP/s).
+  static int kc_for(int k) {
+    const bool l1_slices = W >= 16 && intel_cpu();
+    if (M <= 2 || k <= (l1_slices ? 256 : 1024)) return k < 1 ? 1 : k;
+    const int max_kc = l1_slices ? 256 : 512;
     const int passes = (k + max_kc - 1) / max_kc;
     return (k + passes - 1) / passes;
   }
@@ -95,7 +115,8 @@ inline void dense_panels(const float* x, int k, const float* packed, int n, floa
         const int mr = std::min(MR, M - m0);
         const float* a = mr == MR ? x + static_cast<std::ptrdiff_t>(m0) * k + k0 : pad + k0;
         const epilogue te = tile_epilogue(e, m0, n0, n);
-        const prefetch_share pf = share_of(next, next_floats, t, tiles);
+        prefetch_share pf = share_of(next, next_floats, t, tiles);
+        if (M <= 2 && i + 1 < p1) pf.then = packed + static_cast<std::ptrdiff_t>(reversed ? p - 1 : p + 1) * k * NR;
         const float* b = bp + static_cast<std::ptrdiff_t>(k0) * NR;
         float* c = y + static_cast<std::ptrdiff_t>(m0) * n + n0;
         gemm_tile<MR, NV, false, false>(kc, a, k, b, NR, nullptr, c, n, mr, nr, k0 > 0, last ? &te : nullptr, pf);
@@ -113,17 +134,7 @@ inline void dense_panels(const float* x, int k, const float* packed, int n, floa
 /// the panel split was 6–7 % faster (234 against 251 µs, median of 400 alternated pairs),
 /// where the other core's stores read at the same 27–29 GB/s as on Sapphire Rapids. Other
 /// cores keep the panel split up to 8 tiles a thread, as AMD's do.
-inline int dense_row_split_tiles() {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  static const int tiles = [] {
-    __builtin_cpu_init();  // the executable may run from a static initializer
-    return __builtin_cpu_is("intel") ? 4 : 8;
-  }();
-  return tiles;
-#else
-  return 8;
-#endif
-}
+inline int dense_row_split_tiles() { return intel_cpu() ? 4 : 8; }
 
 /// A dense step of M rows and N units on `st`'s threads: y = act(x · wᵀ + bias (+ residual))
 /// with the weights `packed` (`pack_dense_weights`), K deep, `e` the epilogue; `step` is the

@@ -20,13 +20,15 @@ inline constexpr int W = simd::width;
 ///   (dense activations, read in place);
 /// - B indirect: row k at `b + boff[k]` (stride-1 convolution straight from the padded input);
 ///   otherwise `b + k * ldb` (packed weight panels, packed im2col panels, 1×1 inputs).
-/// Steps of the depth ahead that a one- or two-row micro-kernel prefetches its B rows: 48, 6 KB
-/// of a panel with AVX and 12 KB with AVX-512, enough misses in flight to stream weights from
-/// memory. A dense layer's weights come from memory where the rest of the model has evicted
-/// them from L3 (MobileNetV2's 1280 -> 1000, 5 MB, one Zen 3 core inside the network: 363–426
-/// µs at 8 steps, 329–342 at 48; alone after 64 MB of other reads, 302–354 at 8, 254–290 at 32
-/// to 128). Weights in L3 or L2 measure alike at 8 and 64 steps (W1, 784 -> 512 -> 512 -> 10).
-inline constexpr int gemv_prefetch = 48;
+/// Steps of the depth ahead that a one- or two-row micro-kernel prefetches its B rows: 24, 3 KB
+/// of a panel with AVX and 6 KB with AVX-512. Weights that come from memory want enough misses
+/// in flight: MobileNetV2's 1280 -> 1000 (5 MB, evicted from L3 by the rest of the network),
+/// one Zen 3 core: 363–426 µs at 8 steps, 329–342 at 48; alone after 64 MB of other reads,
+/// 302–354 at 8, 254–290 at 32 to 128. Weights in L3 want few: W1 (784 -> 512 -> 512 -> 10,
+/// 2.6 MB) on one Zen 5 core, one process switching: 0.91–0.92 of the time at 8 to 24 steps
+/// against 48, 0.93 at 32, 1.03 at 96 (on two cores 0.97 at 16 and 24); MobileNetV2 level
+/// there at 8, 24 and 48. On Zen 3 W1 had measured alike at 8 and 64.
+inline constexpr int gemv_prefetch = 24;
 
 /// The cache lines of `floats` floats from `p`, shared out among `parts` callers: which lines
 /// part `i` of them asks for (the start and the count). Kernels that prefetch the next weights
@@ -35,6 +37,10 @@ inline constexpr int gemv_prefetch = 48;
 struct prefetch_share {
   const char* start = nullptr;
   int lines = 0;
+  /// For one or two rows, which stream B: where the stream goes on after this B (the next
+  /// panel in the caller's order), whose first rows the last steps ask for; null: the memory
+  /// right after B.
+  const float* then = nullptr;
 };
 inline prefetch_share share_of(const float* p, std::ptrdiff_t floats, std::ptrdiff_t i, std::ptrdiff_t parts) {
   const std::ptrdiff_t total = (floats * static_cast<std::ptrdiff_t>(sizeof(float)) + simd::line_bytes - 1) / simd::line_bytes;
@@ -61,11 +67,15 @@ inline void micro_kernel(int kc, const float* __restrict a, std::ptrdiff_t lda, 
     if constexpr (MR <= 2 && !BIndirect) {
       // One or two rows (a dense layer at batch 1 or 2) stream B, the weights, from L3 or
       // memory with few FMAs per byte: ask for each cache line of the row `gemv_prefetch`
-      // steps ahead (an address as an integer: past the panel's end it is no pointer to form).
+      // steps ahead (an address as an integer: past the panel's end it is no pointer to form);
+      // the last steps ask for the first rows of the panel read next (`pf.then`), which in a
+      // run of reversed order lies before this one.
       // W1 (784 -> 512 -> 512 -> 10, batch 1) on Zen 3 cores, alternated runs of one loop:
       // 36.1-36.4 -> 33.7-34.0 us on one thread, 19.1 -> 17.9 on two.
-      const std::uintptr_t ahead = reinterpret_cast<std::uintptr_t>(bk + 0) +
-                                   static_cast<std::uintptr_t>(gemv_prefetch * ldb) * sizeof(float);
+      const int r = k + gemv_prefetch;
+      const std::uintptr_t ahead =
+          r < kc || !pf.then ? reinterpret_cast<std::uintptr_t>(b) + static_cast<std::uintptr_t>(r * ldb) * sizeof(float)
+                             : reinterpret_cast<std::uintptr_t>(pf.then) + static_cast<std::uintptr_t>((r - kc) * ldb) * sizeof(float);
 #pragma GCC unroll 4
       for (int line = 0; line < NV * W; line += simd::line_floats)
         __builtin_prefetch(reinterpret_cast<const void*>(ahead + static_cast<std::uintptr_t>(line) * sizeof(float)));
