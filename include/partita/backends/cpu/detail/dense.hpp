@@ -12,8 +12,8 @@
 namespace partita::detail::cpu {
 
 /// True on Intel x86-64 cores, asked once per process: dense blocking differs by vendor where
-/// measurements said so (`dense_blocking::kc_for`, `dense_row_split_tiles`). Build flags do not
-/// tell the cores apart (GCC 12 reads a Zen 5 as `znver3`).
+/// measurements said so (`dense_blocking::kc_for`). Build flags do not tell the cores apart
+/// (GCC 12 reads a Zen 5 as `znver3`).
 inline bool intel_cpu() {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   static const bool intel = [] {
@@ -116,7 +116,9 @@ inline void dense_panels(const float* x, int k, const float* packed, int n, floa
         const float* a = mr == MR ? x + static_cast<std::ptrdiff_t>(m0) * k + k0 : pad + k0;
         const epilogue te = tile_epilogue(e, m0, n0, n);
         prefetch_share pf = share_of(next, next_floats, t, tiles);
-        if (M <= 2 && i + 1 < p1) pf.then = packed + static_cast<std::ptrdiff_t>(reversed ? p - 1 : p + 1) * k * NR;
+        if constexpr (M <= 2)  // where the stream goes on: the next panel in this run's order
+          pf.start = i + 1 == p1 ? nullptr
+                                 : reinterpret_cast<const char*>(packed + static_cast<std::ptrdiff_t>(reversed ? p - 1 : p + 1) * k * NR);
         const float* b = bp + static_cast<std::ptrdiff_t>(k0) * NR;
         float* c = y + static_cast<std::ptrdiff_t>(m0) * n + n0;
         gemm_tile<MR, NV, false, false>(kc, a, k, b, NR, nullptr, c, n, mr, nr, k0 > 0, last ? &te : nullptr, pf);
@@ -126,15 +128,14 @@ inline void dense_panels(const float* x, int k, const float* packed, int n, floa
 }
 
 /// Row tiles each thread needs before a dense step of several rows splits by rows rather than
-/// by panels of units, measured per vendor with W2 (64 × 784 → 512 → 512 → 10) on two threads.
-/// Split by rows, each thread reads every weight panel for its own row tiles only, so each
-/// slice of a panel serves fewer tiles from L1; split by panels, each thread reads every row,
-/// half of them from the other core's stores. On a Sapphire Rapids guest the row split at 4
-/// tiles a thread was 2.4–3.2 % faster (in-process switch); on a Zen 5 guest (EPYC, family 26)
-/// the panel split was 6–7 % faster (234 against 251 µs, median of 400 alternated pairs),
-/// where the other core's stores read at the same 27–29 GB/s as on Sapphire Rapids. Other
-/// cores keep the panel split up to 8 tiles a thread, as AMD's do.
-inline int dense_row_split_tiles() { return intel_cpu() ? 4 : 8; }
+/// by panels of units, measured with W2 (64 × 784 → 512 → 512 → 10) on two threads. Split by
+/// rows, each thread reads every weight panel for its own row tiles only, so each slice of a
+/// panel serves fewer tiles from L1 or L2; split by panels, each thread reads every row, half
+/// of them from the other core's stores. Sapphire Rapids guest: the row split at 4 tiles a
+/// thread 2.4–3.2 % faster (in-process switch). Zen 5 guest (EPYC, family 26): with passes of
+/// 256 over the depth the panel split had been 6–7 % faster; in one pass (`kc_for`) the row
+/// split is 1.7–2.6 % faster, as on Sapphire Rapids.
+inline constexpr int dense_row_split_tiles = 4;
 
 /// A dense step of M rows and N units on `st`'s threads: y = act(x · wᵀ + bias (+ residual))
 /// with the weights `packed` (`pack_dense_weights`), K deep, `e` the epilogue; `step` is the
@@ -148,13 +149,13 @@ inline void dense_step(state& st, const float* x, int k, const float* packed, fl
   const double flops = std::max(2.0 * M * N * k, 4.0 * sizeof(float) * N * k);
   const bool reversed = M <= 2 && st.reverse_order(step);
   // Many rows split by rows, each thread then reading every weight for at least
-  // `dense_row_split_tiles()` row tiles of its own, few rows by panels of units. Split by
+  // `dense_row_split_tiles` row tiles of its own, few rows by panels of units. Split by
   // panels, each thread read the whole input, half of it from the other core's stores where the
   // step before had split its output so (a transformer's dense steps and their layer norms),
   // and wrote half of each row: on two Sapphire Rapids cores the BERT-style encoder of 128
   // tokens (W6, 16 row tiles) ran 4 % faster by rows.
   constexpr int row_tiles = (M + blk::mr - 1) / blk::mr;
-  const int row_tasks = M > 2 ? tasks_for(flops, st.workers(), row_tiles / dense_row_split_tiles()) : 1;
+  const int row_tasks = M > 2 ? tasks_for(flops, st.workers(), row_tiles / dense_row_split_tiles) : 1;
   if (row_tasks > 1) {
     st.parallel(row_tasks, [&](int t) {
       const int m0 = row_tiles * t / row_tasks * blk::mr;

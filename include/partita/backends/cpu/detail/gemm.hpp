@@ -34,13 +34,14 @@ inline constexpr int gemv_prefetch = 24;
 /// part `i` of them asks for (the start and the count). Kernels that prefetch the next weights
 /// while they work (`small_conv_tile`, `pointwise_tile`) ask for one line per step of their
 /// depth loop and for any left over after it.
+/// One- and two-row micro-kernels, which stream B and take no share (`lines` 0), read `start`
+/// as where the stream goes on after this B (the next panel in the caller's order), whose first
+/// rows their last steps ask for; null: the memory right after B. (Two fields, not three: a
+/// third took it past 16 bytes, passed in memory rather than registers, and GCC then no longer
+/// inlined dense's tiles: the BERT-style encoder 8 % slower on two Zen 5 threads.)
 struct prefetch_share {
   const char* start = nullptr;
   int lines = 0;
-  /// For one or two rows, which stream B: where the stream goes on after this B (the next
-  /// panel in the caller's order), whose first rows the last steps ask for; null: the memory
-  /// right after B.
-  const float* then = nullptr;
 };
 inline prefetch_share share_of(const float* p, std::ptrdiff_t floats, std::ptrdiff_t i, std::ptrdiff_t parts) {
   const std::ptrdiff_t total = (floats * static_cast<std::ptrdiff_t>(sizeof(float)) + simd::line_bytes - 1) / simd::line_bytes;
@@ -68,14 +69,14 @@ inline void micro_kernel(int kc, const float* __restrict a, std::ptrdiff_t lda, 
       // One or two rows (a dense layer at batch 1 or 2) stream B, the weights, from L3 or
       // memory with few FMAs per byte: ask for each cache line of the row `gemv_prefetch`
       // steps ahead (an address as an integer: past the panel's end it is no pointer to form);
-      // the last steps ask for the first rows of the panel read next (`pf.then`), which in a
+      // the last steps ask for the first rows of the panel read next (`pf.start`), which in a
       // run of reversed order lies before this one.
       // W1 (784 -> 512 -> 512 -> 10, batch 1) on Zen 3 cores, alternated runs of one loop:
       // 36.1-36.4 -> 33.7-34.0 us on one thread, 19.1 -> 17.9 on two.
       const int r = k + gemv_prefetch;
       const std::uintptr_t ahead =
-          r < kc || !pf.then ? reinterpret_cast<std::uintptr_t>(b) + static_cast<std::uintptr_t>(r * ldb) * sizeof(float)
-                             : reinterpret_cast<std::uintptr_t>(pf.then) + static_cast<std::uintptr_t>((r - kc) * ldb) * sizeof(float);
+          r < kc || !pf.start ? reinterpret_cast<std::uintptr_t>(b) + static_cast<std::uintptr_t>(r * ldb) * sizeof(float)
+                              : reinterpret_cast<std::uintptr_t>(pf.start) + static_cast<std::uintptr_t>((r - kc) * ldb) * sizeof(float);
 #pragma GCC unroll 4
       for (int line = 0; line < NV * W; line += simd::line_floats)
         __builtin_prefetch(reinterpret_cast<const void*>(ahead + static_cast<std::uintptr_t>(line) * sizeof(float)));
