@@ -41,10 +41,10 @@ struct dense_blocking {
   /// tile reads it (W2's 64 × 784 → 512 alone, one Sapphire Rapids core: 166 GFLOP/s in one
   /// pass, 186–190 in three of 262; 64 × 512 → 512 alike). Elsewhere the whole depth up to
   /// 1024, else even passes of at most 512: with AVX (Zen 3), and with AVX-512 on a Zen 5
-  /// core, whose 1 MB L2 feeds the tiles a 128 KB slice as fast (one step alone, one process
-  /// switching, time in one pass against passes of 256: 64 × 784 → 512 0.95, 64 × 512 → 512
-  /// 0.97, 128 × 1024 → 256 0.955, on two cores 0.81, 0.93 and 0.82; passes of 128 against
-  /// one of 256: 128 × 256 → 1024 1.06). Uneven passes had left W2's 784-deep layer a last
+  /// core, whose 1 MB L2 holds a whole panel while every row tile reads it (one step alone,
+  /// one process switching, time in one pass against passes of 256: 64 × 784 → 512 0.95,
+  /// 64 × 512 → 512 0.97, 128 × 1024 → 256 0.955, on two cores 0.81, 0.93 and 0.82; passes of
+  /// 128 against one of 256: 128 × 256 → 1024 1.06). Uneven passes had left W2's 784-deep layer a last
   /// pass of 16, which loads and stores C for little work (passes of 256 against one, one
   /// Cascade Lake core: 117 against 124 GFLOP/s).
   static int kc_for(int k) {
