@@ -154,12 +154,11 @@ class matcher {
   // wildcard, constant, input, variable or dominator is never judged so.)
   constexpr bool fails_at(int p, int n) const {
     const pattern_node& pn = t_.nodes[static_cast<std::size_t>(p)];
-    const graph_node& g = nodes_[n];
     switch (pn.kind) {
       case pattern_kind::op:
-      case pattern_kind::tuple: return g.op != pn.op;
-      case pattern_kind::get: return g.op != op_id::get;
-      case pattern_kind::elementwise: return !is_elementwise(g.op);
+      case pattern_kind::tuple:
+      case pattern_kind::get:
+      case pattern_kind::elementwise: return !shallow(p, n);  // the op test alone, as a dominator path's
       case pattern_kind::alt: return fails_at(child(pn, 0), n) && fails_at(child(pn, 1), n);
       default: return false;
     }
