@@ -12,23 +12,13 @@
 
 namespace {
 
-#if PARTITA_AB_WORKLOAD == 1
-using net = workloads::w1;
-#elif PARTITA_AB_WORKLOAD == 2
-using net = workloads::w2;
-#elif PARTITA_AB_WORKLOAD == 3
-using net = workloads::w3;
-#elif PARTITA_AB_WORKLOAD == 4
-using net = workloads::w4;
-#elif PARTITA_AB_WORKLOAD == 5
-using net = workloads::w5;
-#elif PARTITA_AB_WORKLOAD == 6
-using net = workloads::w6;
-#elif PARTITA_AB_WORKLOAD == 7
-using net = workloads::w7;
-#else
+#if !(PARTITA_AB_WORKLOAD >= 1 && PARTITA_AB_WORKLOAD <= 7)
 #error "PARTITA_AB_WORKLOAD must be 1 to 7"
 #endif
+// workloads::w1 ... w7, named from the number (expanded first, then pasted).
+#define PARTITA_AB_NET(n) PARTITA_AB_NET_PASTE(n)
+#define PARTITA_AB_NET_PASTE(n) workloads::w##n
+using net = PARTITA_AB_NET(PARTITA_AB_WORKLOAD);
 
 using executable = partita::compiled<net, partita::cpu>;
 constexpr bool ids = executable::input(0).type == partita::dtype::i64;
