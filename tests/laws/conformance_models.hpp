@@ -229,6 +229,9 @@ struct fused_dense_models
                   model<sigmoid<dense_3x50x21>>, dense_bias_add_tanh, dense_bias_add,
                   model<clip<bias_add<dense_x<64, 33, 50>, bias<50>>, -0.25f, 0.25f>>, mlp,
                   dense_rows,
+                  // too few flops for two threads, split by rows for its input's sake (the cpu
+                  // backend), a row tail in the second share
+                  model<bias_add<dense_x<70, 400, 10>, bias<10>>>,
                   model<relu<bias_add<dense_x<20, 70, 7>, bias<7>>>>> {};  // units in one partial vector
 
 using x357 = input<"x", f32, 3, 5, 7>;
