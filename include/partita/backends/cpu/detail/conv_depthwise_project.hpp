@@ -142,7 +142,7 @@ struct depthwise_project_kernel {
           const int ih = top + i * g1.dh;
           window[i] = ih < 0 || ih >= g1.h ? nullptr : nhwc ? x + ih * x_row : ring_rows + (ih % ring) * x_row;
         }
-        depthwise_nhwc_row<g1, dw.act>(window, packed, packed + dw_bias_at, nullptr, dw.lo, dw.hi,
+        depthwise_nhwc_row<g1, dw.act, false>(window, packed, packed + dw_bias_at, nullptr, dw.lo, dw.hi,
                                        band + (r - b0) * mid_row);
       }
       const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(b1 - b0) * g1.ow;

@@ -32,6 +32,13 @@ inline constexpr int width = static_cast<int>(vec::size);
 inline constexpr int line_bytes = 64;
 inline constexpr int line_floats = line_bytes / static_cast<int>(sizeof(float));
 
+/// Asks for the cache lines of [p, p + floats) for writing (PREFETCHW where the target has it,
+/// else a read prefetch). A store to a line another core holds waits for that core to give it
+/// up, and the store buffer lets few such waits overlap; asked for a block ahead, they overlap.
+inline void prefetch_for_store(const float* p, std::ptrdiff_t floats) {
+  for (std::ptrdiff_t i = 0; i < floats; i += line_floats) __builtin_prefetch(p + i, 1, 3);
+}
+
 inline vec load(const float* p) { return vec::load_unaligned(p); }
 inline void store(float* p, const vec& v) { v.store_unaligned(p); }
 inline vec splat(float x) { return vec(x); }
