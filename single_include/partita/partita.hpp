@@ -11548,8 +11548,8 @@ inline constexpr int line_bytes = 64;
 inline constexpr int line_floats = line_bytes / static_cast<int>(sizeof(float));
 
 /// Asks for the cache lines of [p, p + floats) for writing (PREFETCHW where the target has it,
-/// else a read prefetch). A store to a line another core holds waits for that core to give it
-/// up, and the store buffer lets few such waits overlap; asked for a block ahead, they overlap.
+/// else a read prefetch). A store to a line that another core holds waits for that core to
+/// give it up; asked for ahead of the stores, those waits overlap the work in between.
 inline void prefetch_for_store(const float* p, std::ptrdiff_t floats) {
   for (std::ptrdiff_t i = 0; i < floats; i += line_floats) __builtin_prefetch(p + i, 1, 3);
 }
@@ -15555,9 +15555,10 @@ inline void depthwise_nhwc_fixed(const float* const* rows, int i0, int i1, const
 /// every tap. Where `Shared` (the row lies in a buffer that both cores write, a step's output
 /// rather than a thread's scratch), the row's lines are asked for two blocks ahead of the
 /// stores (`prefetch_for_store`): the arena reuses memory that the other core wrote at an
-/// earlier step (MobileNetV2's 144 → 144 stride-2 layer on 56×56, two Zen 5 cores: the second
-/// thread's share of the fused expansion took 126–130 µs against the first's 75–78, 97–100
-/// with the prefetch; the whole network 0.987–0.994 of the time, two builds in one process).
+/// earlier step (MobileNetV2's expansion 24 → 144 on 56×56 fused with its stride-2 depthwise
+/// layer, two Zen 5 cores: the second thread's share took 126 µs against the first's 76, and
+/// 97–100 with the prefetch; the whole network 0.987–0.994 of the time, two builds in one
+/// process).
 template <conv_geometry G, activation A, bool Shared = true>
 inline void depthwise_nhwc_row(const float* const* rows, const float* w, const float* bias, const float* rr, float lo,
                                float hi, float* yr) {
@@ -18119,7 +18120,8 @@ inline void dense_step(state& st, const float* x, int k, const float* packed, fl
   // Split by rows, each thread also reads only its own rows of the input, which the step
   // before left in its core's cache where it split its output alike: a step too small to split
   // for its flops alone still splits for those reads (W2's 64 × 512 → 10 after a row split, two
-  // Zen 5 cores: 8.7 µs on one thread, half its input coming from the other core, 6.5 µs alone).
+  // Zen 5 cores: 8.7 µs on one thread, half its input coming from the other core, against 6.5
+  // on one core alone; split by rows, 5.4).
   constexpr int row_tiles = (M + blk::mr - 1) / blk::mr;
   const double row_work = flops + moved_cost * static_cast<double>(M) * k;
   const int row_tasks = M > 2 ? tasks_for(row_work, st.workers(), row_tiles / dense_row_split_tiles) : 1;

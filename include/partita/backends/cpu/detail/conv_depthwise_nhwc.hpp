@@ -96,9 +96,10 @@ inline void depthwise_nhwc_fixed(const float* const* rows, int i0, int i1, const
 /// every tap. Where `Shared` (the row lies in a buffer that both cores write, a step's output
 /// rather than a thread's scratch), the row's lines are asked for two blocks ahead of the
 /// stores (`prefetch_for_store`): the arena reuses memory that the other core wrote at an
-/// earlier step (MobileNetV2's 144 → 144 stride-2 layer on 56×56, two Zen 5 cores: the second
-/// thread's share of the fused expansion took 126–130 µs against the first's 75–78, 97–100
-/// with the prefetch; the whole network 0.987–0.994 of the time, two builds in one process).
+/// earlier step (MobileNetV2's expansion 24 → 144 on 56×56 fused with its stride-2 depthwise
+/// layer, two Zen 5 cores: the second thread's share took 126 µs against the first's 76, and
+/// 97–100 with the prefetch; the whole network 0.987–0.994 of the time, two builds in one
+/// process).
 template <conv_geometry G, activation A, bool Shared = true>
 inline void depthwise_nhwc_row(const float* const* rows, const float* w, const float* bias, const float* rr, float lo,
                                float hi, float* yr) {

@@ -33,8 +33,8 @@ inline constexpr int line_bytes = 64;
 inline constexpr int line_floats = line_bytes / static_cast<int>(sizeof(float));
 
 /// Asks for the cache lines of [p, p + floats) for writing (PREFETCHW where the target has it,
-/// else a read prefetch). A store to a line another core holds waits for that core to give it
-/// up, and the store buffer lets few such waits overlap; asked for a block ahead, they overlap.
+/// else a read prefetch). A store to a line that another core holds waits for that core to
+/// give it up; asked for ahead of the stores, those waits overlap the work in between.
 inline void prefetch_for_store(const float* p, std::ptrdiff_t floats) {
   for (std::ptrdiff_t i = 0; i < floats; i += line_floats) __builtin_prefetch(p + i, 1, 3);
 }
