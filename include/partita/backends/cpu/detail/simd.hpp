@@ -34,8 +34,10 @@ inline constexpr int line_floats = line_bytes / static_cast<int>(sizeof(float));
 
 /// Asks for the cache lines of [p, p + floats) for writing (PREFETCHW where the target has it,
 /// else a read prefetch). A store to a line that another core holds waits for that core to
-/// give it up; asked for ahead of the stores, those waits overlap the work in between.
-inline void prefetch_for_store(const float* p, std::ptrdiff_t floats) {
+/// give it up; asked for ahead of the stores, those waits overlap the work in between. Always
+/// inlined: GCC judges a function of prefetches alone free of effects ("looping const") and
+/// drops the calls to it that it does not inline.
+[[gnu::always_inline]] inline void prefetch_for_store(const float* p, std::ptrdiff_t floats) {
   for (std::ptrdiff_t i = 0; i < floats; i += line_floats) __builtin_prefetch(p + i, 1, 3);
 }
 
