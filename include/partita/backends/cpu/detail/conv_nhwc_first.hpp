@@ -106,11 +106,11 @@ inline void direct_nhwc_fixed(const float* x, const float* w, const epilogue& e,
 /// run, whose weights and activations pushed it out of the caches, and a row of output reads
 /// its rows a few lines at a time across several planes, which the hardware prefetchers did
 /// not fetch ahead of the loads. MobileNetV2's 3 -> 32 stem inside the network, one Zen 5
-/// core: 205–252 -> 152–171 µs (alone, its input in L3: 110 µs); ResNet-18's 7×7 stem, which
-/// does 11 times the work per input row, level. Rows the row before also read are asked for
-/// again: left out, the stem measured 154–190 µs (the row's stores and weights evict some).
-/// Always inlined: GCC judges a function made of prefetches alone free of effects and drops
-/// calls to it that it does not inline.
+/// core, binaries alternated: 220–252 -> 152–163 µs (alone, its input in L3: 110 µs);
+/// ResNet-18's 7×7 stem, which does 11 times the work per input row, level. Rows the row
+/// before also read are asked for again: left out, the stem measured 154–190 µs (the row's
+/// stores and weights evict some). Always inlined: GCC judges a function made of prefetches
+/// alone free of effects and drops calls to it that it does not inline.
 template <conv_geometry G, bool NhwcIn>
 [[gnu::always_inline]] inline void prefetch_input_rows(const float* x, int r) {
   constexpr conv_geometry g = G;
@@ -128,7 +128,7 @@ template <conv_geometry G, bool NhwcIn>
 }
 
 /// Output rows ahead of the one computed whose input a direct convolution asks for
-/// (`prefetch_input_rows`); 2 and 3 measured alike.
+/// (`prefetch_input_rows`); 1 and 2 measured alike or slower, 4 (into L2) no faster than none.
 inline constexpr int direct_rows_ahead = 3;
 
 /// Output row `r` of one image of a direct convolution (`nhwc_direct`), output channel vectors
