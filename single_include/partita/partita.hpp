@@ -11556,6 +11556,12 @@ inline constexpr int line_floats = line_bytes / static_cast<int>(sizeof(float));
   for (std::ptrdiff_t i = 0; i < floats; i += line_floats) __builtin_prefetch(p + i, 1, 3);
 }
 
+/// Asks for the cache lines of [p, p + floats) for reading, into L1 (always inlined, as
+/// `prefetch_for_store`).
+[[gnu::always_inline]] inline void prefetch_for_load(const float* p, std::ptrdiff_t floats) {
+  for (std::ptrdiff_t i = 0; i < floats; i += line_floats) __builtin_prefetch(p + i, 0, 3);
+}
+
 inline vec load(const float* p) { return vec::load_unaligned(p); }
 inline void store(float* p, const vec& v) { v.store_unaligned(p); }
 inline vec splat(float x) { return vec(x); }
@@ -15742,8 +15748,9 @@ inline void direct_nhwc_fixed(const float* x, const float* w, const epilogue& e,
 /// core, binaries alternated: 220–252 -> 152–163 µs (alone, its input in L3: 110 µs);
 /// ResNet-18's 7×7 stem, which does 11 times the work per input row, level. Rows the row
 /// before also read are asked for again: left out, the stem measured 154–190 µs (the row's
-/// stores and weights evict some). Always inlined: GCC judges a function made of prefetches
-/// alone free of effects and drops calls to it that it does not inline.
+/// stores and weights evict some). Always inlined, as the `simd` prefetch helpers it calls:
+/// GCC judges a function made of prefetches alone free of effects and drops calls to it that
+/// it does not inline.
 template <conv_geometry G, bool NhwcIn>
 [[gnu::always_inline]] inline void prefetch_input_rows(const float* x, int r) {
   constexpr conv_geometry g = G;
@@ -15753,10 +15760,7 @@ template <conv_geometry G, bool NhwcIn>
   for (int i = 0; i < g.kh; ++i) {
     const int ih = r * g.sh - g.ph + i * g.dh;
     if (ih < 0 || ih >= g.h) continue;
-    for (int ci = 0; ci < planes; ++ci) {
-      const float* row = x + ci * plane + ih * row_floats;
-      for (std::ptrdiff_t l = 0; l < row_floats; l += simd::line_floats) __builtin_prefetch(row + l, 0, 3);
-    }
+    for (int ci = 0; ci < planes; ++ci) simd::prefetch_for_load(x + ci * plane + ih * row_floats, row_floats);
   }
 }
 

@@ -109,8 +109,9 @@ inline void direct_nhwc_fixed(const float* x, const float* w, const epilogue& e,
 /// core, binaries alternated: 220–252 -> 152–163 µs (alone, its input in L3: 110 µs);
 /// ResNet-18's 7×7 stem, which does 11 times the work per input row, level. Rows the row
 /// before also read are asked for again: left out, the stem measured 154–190 µs (the row's
-/// stores and weights evict some). Always inlined: GCC judges a function made of prefetches
-/// alone free of effects and drops calls to it that it does not inline.
+/// stores and weights evict some). Always inlined, as the `simd` prefetch helpers it calls:
+/// GCC judges a function made of prefetches alone free of effects and drops calls to it that
+/// it does not inline.
 template <conv_geometry G, bool NhwcIn>
 [[gnu::always_inline]] inline void prefetch_input_rows(const float* x, int r) {
   constexpr conv_geometry g = G;
@@ -120,10 +121,7 @@ template <conv_geometry G, bool NhwcIn>
   for (int i = 0; i < g.kh; ++i) {
     const int ih = r * g.sh - g.ph + i * g.dh;
     if (ih < 0 || ih >= g.h) continue;
-    for (int ci = 0; ci < planes; ++ci) {
-      const float* row = x + ci * plane + ih * row_floats;
-      for (std::ptrdiff_t l = 0; l < row_floats; l += simd::line_floats) __builtin_prefetch(row + l, 0, 3);
-    }
+    for (int ci = 0; ci < planes; ++ci) simd::prefetch_for_load(x + ci * plane + ih * row_floats, row_floats);
   }
 }
 

@@ -41,6 +41,12 @@ inline constexpr int line_floats = line_bytes / static_cast<int>(sizeof(float));
   for (std::ptrdiff_t i = 0; i < floats; i += line_floats) __builtin_prefetch(p + i, 1, 3);
 }
 
+/// Asks for the cache lines of [p, p + floats) for reading, into L1 (always inlined, as
+/// `prefetch_for_store`).
+[[gnu::always_inline]] inline void prefetch_for_load(const float* p, std::ptrdiff_t floats) {
+  for (std::ptrdiff_t i = 0; i < floats; i += line_floats) __builtin_prefetch(p + i, 0, 3);
+}
+
 inline vec load(const float* p) { return vec::load_unaligned(p); }
 inline void store(float* p, const vec& v) { v.store_unaligned(p); }
 inline vec splat(float x) { return vec(x); }
