@@ -1,6 +1,7 @@
 // cpu: the conv2d composites it fuses are formed (batch norm folded, a broadcast residual left
 // alone); it obeys the conformance law on conv2d over shapes that exercise every tail: odd sizes,
-// strides, padding, dilation, groups, batches, rectangular windows, two threads, small images.
+// strides, padding, dilation, groups, batches, rectangular windows, two threads, small images
+// (the depthwise, channels-last, Winograd and pooled models: test_cpu_conv_depthwise.cpp).
 #include <string>
 
 #include <doctest/doctest.h>
@@ -123,4 +124,4 @@ TEST_CASE("print(plan) marks the values that lie channels-last") {
   CHECK(print(compiled<model<nets::nhwc::viewed>, cpu>::plan).find("(nhwc)") == std::string::npos);
 }
 
-PARTITA_CONFORMANCE_LAW_PART(cpu, conv_models)
+PARTITA_CONFORMANCE_LAW_PART(cpu, conv_shape_part)

@@ -10,6 +10,8 @@
 //
 // and states what its runs need beyond its name (a host backend, run-time configurations,
 // whether NaN and ±Inf belong to its law, the tolerance) by specializing `conformance_traits`.
+// The reference's runs of the shared list come from `partita_law_oracles` (oracle.hpp), which
+// the test links through partita_test_main; a list a test makes itself compiles its own.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -29,6 +31,7 @@
 #include <partita/partita.hpp>
 
 #include "conformance_ops.hpp"
+#include "oracle.hpp"
 
 namespace laws {
 
@@ -69,35 +72,6 @@ struct conformance_traits<partita::cpu> : conformance_defaults {
   static void configure(Exe& exe, int k) {
     exe.template state<partita::cpu>().set_threads(k + 1);
   }
-};
-
-/// The law's weights: batch-norm variances (names ending in "var") in [0.5, 1.5), everything
-/// else in [-1, 1) scaled by 1/sqrt(fan-in), so that outputs stay O(1); seeded by `seed`, in the
-/// order `slots` lists them. Literals are left out: their values are in the program.
-struct weight_values {
-  std::vector<std::vector<float>> data;
-  partita::weight_set set;
-  weight_values(std::span<const partita::tensor_slot> slots, unsigned seed) {
-    std::mt19937 gen(seed);
-    std::uniform_real_distribution<float> dist(-1.f, 1.f);
-    data.reserve(slots.size());
-    for (const partita::tensor_slot& w : slots) {
-      if (w.literal) continue;
-      const std::int64_t fan_in = w.shp.rank >= 2 ? w.shp.elements() / w.shp[0] : 1;
-      const float scale = 1.f / std::sqrt(static_cast<float>(fan_in));
-      const bool variance = std::string_view(w.name).ends_with("var");
-      data.emplace_back(static_cast<std::size_t>(w.shp.elements()));
-      for (float& v : data.back()) v = variance ? 0.5f + 0.5f * (dist(gen) + 1.f) : dist(gen) * scale;
-      set.add(std::string(w.name), data.back(), std::span(w.shp.dims.data(), static_cast<std::size_t>(w.shp.rank)));
-    }
-  }
-};
-
-/// The law's weights for every weight executable `Exe` declares: `random_weights<exe_t> w(5);
-/// exe.bind(w.set);`.
-template <class Exe>
-struct random_weights : weight_values {
-  explicit random_weights(unsigned seed) : weight_values(std::span(Exe::plan.weights.data(), Exe::plan.weights.size()), seed) {}
 };
 
 /// How far `got` is from `want`: the worst relative error (absolute below 1) over the finite
@@ -184,11 +158,6 @@ struct runner {
   void (*run)(void* exe, const float* const* in, float* const* out);
   void (*configure)(void* exe, int k);
 };
-
-template <class Exe>
-void run_thunk(void* exe, const float* const* in, float* const* out) {
-  static_cast<Exe*>(exe)->run_unchecked(in, out);
-}
 
 /// Why a run with the out-of-range index `bad` did not fail as it must ("" when it threw a
 /// `partita::error` whose message names the index: "index <bad>").
@@ -295,6 +264,13 @@ inline result measure(const runner& ref, const runner& exe, std::span<const inpu
   return r;
 }
 
+/// Stops the test unless the oracle `o` takes `inputs` inputs and returns `outputs` results, as
+/// the backend's executable does (once, outside the templates every model instantiates).
+inline void require_same_signature(const oracle& o, std::size_t inputs, std::size_t outputs) {
+  REQUIRE(o.inputs.size() == inputs);
+  REQUIRE(o.outputs.size() == outputs);
+}
+
 /// Reports one model's result as doctest checks, against the bound `tolerance`.
 inline void report(std::string_view backend, std::string_view about, int index, const result& r, double tolerance) {
   const std::string model =
@@ -328,22 +304,21 @@ struct conformance {
   /// whose weights are all literals is not bound: its executables bind themselves.
   template <class Net>
   static result run(unsigned seed = 7) {
-    using ref_t = partita::compiled<Net, partita::reference>;
+    static_assert(partita::compiled<Net, partita::reference>::num_inputs == executable<Net>::num_inputs &&
+                  partita::compiled<Net, partita::reference>::num_outputs == executable<Net>::num_outputs);
+    return against<Net>(make_oracle<Net>(seed), seed);
+  }
+
+  /// `Net` on B against its oracle `o` (whose weights were seeded by `seed`).
+  template <class Net>
+  static result against(const oracle& o, unsigned seed) {
     using exe_t = executable<Net>;
-    static_assert(ref_t::num_inputs == exe_t::num_inputs && ref_t::num_outputs == exe_t::num_outputs);
-    const random_weights<ref_t> w(seed);
-    auto ref = std::make_unique<ref_t>();
+    detail::require_same_signature(o, exe_t::num_inputs, exe_t::num_outputs);
     auto exe = std::make_unique<exe_t>();
-    if constexpr (!ref_t::literals_only) {
-      ref->bind(w.set);
-      exe->bind(w.set);
-    }
-    static constexpr auto ins = input_specs<ref_t>();
-    std::array<std::size_t, ref_t::num_outputs> outs{};
-    for (std::size_t o = 0; o < outs.size(); ++o) outs[o] = static_cast<std::size_t>(ref_t::output(o).shp.elements());
-    const detail::runner oracle{ref.get(), &detail::run_thunk<ref_t>, nullptr};
+    if (o.weights) exe->bind(o.weights->set);
+    const detail::runner oracle_runner{o.exe.get(), o.run, nullptr};
     const detail::runner subject{exe.get(), &detail::run_thunk<exe_t>, &configure<exe_t>};
-    return detail::measure(oracle, subject, ins, outs, configurations, special_values, seed);
+    return detail::measure(oracle_runner, subject, o.inputs, o.outputs, configurations, special_values, seed);
   }
 
   /// Checks every model of `List` (by default the whole list), naming each one that fails.
@@ -367,7 +342,17 @@ struct conformance {
   template <class Group, partita::fixed_string About, class... Nets>
   static void check_group(const model_group<About, Nets...>*) {
     int index = 0;
-    (detail::report(B::name, Group::about, index++, run<Nets>(), bound_for<Group>()), ...);
+    (check_model<Group, Nets>(index++), ...);
+  }
+  // Model `index` of `Group`, against the shared oracle where the group is the shared list's.
+  template <class Group, class Net>
+  static void check_model(int index) {
+    constexpr unsigned seed = 7;
+    const oracle o = [&] {
+      if constexpr (shared_group<Group>) return group_oracle<Group>(index, seed);
+      else return make_oracle<Net>(seed);
+    }();
+    detail::report(B::name, Group::about, index, against<Net>(o, seed), bound_for<Group>());
   }
   // Configuration k: B's (k modulo its count), then its host's.
   template <class Exe>

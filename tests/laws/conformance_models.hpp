@@ -753,13 +753,16 @@ struct aliasing_outputs : model_group<"results that alias: a value returned twic
 /// tensor ops, `op_models` (conformance_ops.hpp).
 using layer_op_models = model_list<nets::dense_models, nets::fused_dense_models, nets::elementwise_models,
                                    nets::channel_models, nets::pooling_models, nets::layout_models>;
-/// conv2d over every shape class, fused, large, pointwise and depthwise.
-using conv_models =
-    model_list<nets::conv_shape_models, nets::fused_conv_models, nets::large_conv_models, nets::planar_direct_models,
-               nets::pointwise_conv_models,
-               nets::depthwise_conv_models, nets::flat_depthwise_models, nets::expand_depthwise_models,
-               nets::depthwise_project_models,
-               nets::channels_last_models, nets::winograd_models, nets::pooled_conv_models>;
+/// conv2d over every shape class, fused, large, planar direct and pointwise.
+using conv_shape_part = model_list<nets::conv_shape_models, nets::fused_conv_models, nets::large_conv_models,
+                                   nets::planar_direct_models, nets::pointwise_conv_models>;
+/// Depthwise convolutions alone and fused, channels-last chains, Winograd's, pooled ones.
+using conv_depthwise_part =
+    model_list<nets::depthwise_conv_models, nets::flat_depthwise_models, nets::expand_depthwise_models,
+               nets::depthwise_project_models, nets::channels_last_models, nets::winograd_models, nets::pooled_conv_models>;
+/// Every conv2d model: a backend whose law is heavy to compile runs the two parts in two
+/// translation units.
+using conv_models = decltype(conv_shape_part{} + conv_depthwise_part{});
 /// Small networks and aliasing results.
 using network_models = model_list<nets::small_networks, nets::aliasing_outputs>;
 
