@@ -352,8 +352,20 @@ struct conformance {
       if constexpr (shared_group<Group>) return group_oracle<Group>(index, seed);
       else return make_oracle<Net>(seed);
     }();
-    detail::report(B::name, Group::about, index, against<Net>(o, seed), bound_for<Group>());
+    if constexpr (std::is_same_v<B, partita::reference> && std::is_void_v<host> && shared_group<Group>) {
+      // The reference against itself: a second executable of the same compiled code, from the
+      // same library, run after run bit for bit.
+      const oracle again = group_oracle<Group>(index, seed);
+      const detail::runner subject{again.exe.get(), again.run, &no_configuration};
+      detail::report(B::name, Group::about, index,
+                     detail::measure(detail::runner{o.exe.get(), o.run, nullptr}, subject, o.inputs, o.outputs,
+                                     configurations, special_values, seed),
+                     bound_for<Group>());
+    } else {
+      detail::report(B::name, Group::about, index, against<Net>(o, seed), bound_for<Group>());
+    }
   }
+  static void no_configuration(void*, int) {}
   // Configuration k: B's (k modulo its count), then its host's.
   template <class Exe>
   static void configure(void* exe, int k) {
