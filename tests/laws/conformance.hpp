@@ -316,9 +316,7 @@ struct conformance {
     detail::require_same_signature(o, exe_t::num_inputs, exe_t::num_outputs);
     auto exe = std::make_unique<exe_t>();
     if (o.weights) exe->bind(o.weights->set);
-    const detail::runner oracle_runner{o.exe.get(), o.run, nullptr};
-    const detail::runner subject{exe.get(), &detail::run_thunk<exe_t>, &configure<exe_t>};
-    return detail::measure(oracle_runner, subject, o.inputs, o.outputs, configurations, special_values, seed);
+    return against(o, detail::runner{exe.get(), &detail::run_thunk<exe_t>, &configure<exe_t>}, seed);
   }
 
   /// Checks every model of `List` (by default the whole list), naming each one that fails.
@@ -356,16 +354,18 @@ struct conformance {
       // The reference against itself: a second executable of the same compiled code, from the
       // same library, run after run bit for bit.
       const oracle again = group_oracle<Group>(index, seed);
-      const detail::runner subject{again.exe.get(), again.run, &no_configuration};
-      detail::report(B::name, Group::about, index,
-                     detail::measure(detail::runner{o.exe.get(), o.run, nullptr}, subject, o.inputs, o.outputs,
-                                     configurations, special_values, seed),
+      detail::report(B::name, Group::about, index, against(o, detail::runner{again.exe.get(), again.run, &no_configuration}, seed),
                      bound_for<Group>());
     } else {
       detail::report(B::name, Group::about, index, against<Net>(o, seed), bound_for<Group>());
     }
   }
   static void no_configuration(void*, int) {}
+  // The subject `subject` against the oracle `o` (whose weights were seeded by `seed`).
+  static result against(const oracle& o, const detail::runner& subject, unsigned seed) {
+    return detail::measure(detail::runner{o.exe.get(), o.run, nullptr}, subject, o.inputs, o.outputs, configurations,
+                           special_values, seed);
+  }
   // Configuration k: B's (k modulo its count), then its host's.
   template <class Exe>
   static void configure(void* exe, int k) {
