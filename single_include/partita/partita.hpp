@@ -15666,10 +15666,10 @@ constexpr int direct_positions(int vectors) {
 /// (`nhwc_direct`), output channel vectors [v0, v0 + VB): `x` is the input image (NHWC where
 /// NhwcIn, else planar), `w` packed by `pack_nhwc_taps`, `e` with a column bias (padded), an
 /// NHWC residual image or none; `y` is the output image. Kernel rows [i0, i1) lie inside the
-/// image (all of them where Full). Where Q0 ≥ 0 the block starts at that compile-time column,
+/// image. Where Q0 ≥ 0 the block starts at that compile-time column,
 /// and the taps that fall into the padding are left out (`tap_in_row`); blocks in between read
 /// every tap with no test.
-template <conv_geometry G, bool NhwcIn, int VB, int N, int Q0, bool Full, activation A>
+template <conv_geometry G, bool NhwcIn, int VB, int N, int Q0, activation A>
 inline void direct_nhwc_block(const float* x, const float* w, const epilogue& e, float* y, int r, int i0, int i1,
                               int q, int v0) {
   constexpr conv_geometry g = G;
@@ -15677,7 +15677,6 @@ inline void direct_nhwc_block(const float* x, const float* w, const epilogue& e,
   constexpr std::ptrdiff_t hs = NhwcIn ? static_cast<std::ptrdiff_t>(g.w) * g.c : g.w, ws = NhwcIn ? g.c : 1;
   constexpr int pitch = padded_channels(g.o);
   if constexpr (Q0 >= 0) q = Q0;
-  if constexpr (Full) i0 = 0, i1 = g.kh;
   vec acc[std::size_t{N}][std::size_t{VB}];
 #pragma GCC unroll 8
   for (int u = 0; u < N; ++u)
@@ -15730,13 +15729,13 @@ inline void direct_nhwc_block(const float* x, const float* w, const epilogue& e,
 }
 
 /// Columns [Q0, Q1) of `direct_nhwc_row` as compile-time blocks of at most QB positions.
-template <conv_geometry G, bool NhwcIn, int VB, int QB, int Q0, int Q1, bool Full, activation A>
+template <conv_geometry G, bool NhwcIn, int VB, int QB, int Q0, int Q1, activation A>
 inline void direct_nhwc_fixed(const float* x, const float* w, const epilogue& e, float* y, int r, int i0, int i1,
                               int v0) {
   if constexpr (Q0 < Q1) {
     constexpr int n = std::min(QB, Q1 - Q0);
-    direct_nhwc_block<G, NhwcIn, VB, n, Q0, Full, A>(x, w, e, y, r, i0, i1, Q0, v0);
-    direct_nhwc_fixed<G, NhwcIn, VB, QB, Q0 + n, Q1, Full, A>(x, w, e, y, r, i0, i1, v0);
+    direct_nhwc_block<G, NhwcIn, VB, n, Q0, A>(x, w, e, y, r, i0, i1, Q0, v0);
+    direct_nhwc_fixed<G, NhwcIn, VB, QB, Q0 + n, Q1, A>(x, w, e, y, r, i0, i1, v0);
   }
 }
 
@@ -15785,14 +15784,12 @@ inline void direct_nhwc_row(const float* x, const float* w, const epilogue& e, f
   int i0 = 0, i1 = g.kh;  // kernel rows inside the image
   while (i0 < i1 && r * g.sh - g.ph + i0 * g.dh < 0) ++i0;
   while (i1 > i0 && r * g.sh - g.ph + (i1 - 1) * g.dh >= g.h) --i1;
-  const auto run = [&]<bool Full>() {
-    direct_nhwc_fixed<G, NhwcIn, VB, QB, 0, left, Full, A>(x, w, e, y, r, i0, i1, v0);
-    for (int q = left; q < fixed_from; q += QB)
-      direct_nhwc_block<G, NhwcIn, VB, QB, -1, Full, A>(x, w, e, y, r, i0, i1, q, v0);
-    direct_nhwc_fixed<G, NhwcIn, VB, QB, fixed_from, g.ow, Full, A>(x, w, e, y, r, i0, i1, v0);
-  };
-  if (i0 == 0 && i1 == g.kh) run.template operator()<true>();
-  else run.template operator()<false>();
+  // One copy of the blocks for every row, the kernel rows inside the image run-time bounds of
+  // a loop that is not unrolled: a second copy for the rows that read all of them had cost
+  // ResNet-18's build 12 KB of code and about a second of GCC's time, and ran alike.
+  direct_nhwc_fixed<G, NhwcIn, VB, QB, 0, left, A>(x, w, e, y, r, i0, i1, v0);
+  for (int q = left; q < fixed_from; q += QB) direct_nhwc_block<G, NhwcIn, VB, QB, -1, A>(x, w, e, y, r, i0, i1, q, v0);
+  direct_nhwc_fixed<G, NhwcIn, VB, QB, fixed_from, g.ow, A>(x, w, e, y, r, i0, i1, v0);
 }
 
 /// Output channel vectors per pass of `direct_nhwc_row` over a row. With AVX, two vectors by
@@ -16387,6 +16384,50 @@ constexpr bool pointwise_prefetches(int c, int o) {
   return static_cast<std::size_t>(c) * static_cast<std::size_t>(o) * sizeof(float) > (128u << 10);
 }
 
+/// The register tiles that one 1×1 convolution's `pointwise_nhwc` may run, known from its
+/// geometry at compile time: passes of one, two and three output channel vectors, passes that
+/// prefetch the next pass's weights (`pointwise_prefetches`) or not, and the positions of a
+/// call: at least `least`, or `exactly` that many where it is above 0. Each kind of pass is a
+/// tile for every size from Q/2 to Q and the smaller ones under Q; a model instantiates only
+/// the kinds and sizes its convolutions run. With every kind for any 1×1, ResNet-18's three
+/// downsampling convolutions (even vector counts, one of them prefetching; at least 14
+/// positions a call, 49 for the one split by panels) had built 38 tiles where they run 15,
+/// and its build took GCC 35–40 % longer than before the channels-last kernels (one Sapphire
+/// Rapids core; about 70 KB of machine code).
+struct pointwise_kernels {
+  bool one = true, two = true, three = true;
+  bool prefetching = true, plain = true;
+  std::ptrdiff_t least = 0, exactly = 0;
+
+  /// These kernels for calls of at least `n` positions.
+  constexpr pointwise_kernels at_least(std::ptrdiff_t n) const {
+    pointwise_kernels k = *this;
+    k.least = n;
+    return k;
+  }
+  /// These kernels for calls of `n` positions, no more and no fewer.
+  constexpr pointwise_kernels positions(std::ptrdiff_t n) const {
+    pointwise_kernels k = *this;
+    k.least = k.exactly = n;
+    return k;
+  }
+};
+
+/// `pointwise_kernels` for `c` input and `o` output channels: two-vector passes where there are
+/// two vectors; a one-vector pass where their count is odd (a task's share of panels may end in
+/// the lone vector) and a three-vector pass where it is odd and above one; passes prefetching
+/// where the weights are large (`pointwise_prefetches`; the last pass, which has nothing to
+/// prefetch, runs that tile too, asking for no line) and plain ones elsewhere.
+constexpr pointwise_kernels pointwise_kernels_for(int c, int o) {
+  const int vectors = padded_channels(o) / W;
+  const bool prefetches = pointwise_prefetches(c, o);
+  return {.one = vectors % 2 == 1,
+          .two = vectors >= 2,
+          .three = vectors % 2 == 1 && vectors >= 3,
+          .prefetching = prefetches,
+          .plain = !prefetches};
+}
+
 /// Positions per tile of `pointwise_nhwc`: 24 accumulators for two vectors, leaving registers
 /// for the weights and the broadcast value (AVX-512 has 32, AVX 16).
 constexpr int pointwise_positions(int vb) { return W >= 16 ? 24 / vb : 12 / vb; }
@@ -16465,12 +16506,17 @@ inline void pointwise_tile(const float* x, int c, const float* w, const float* b
       for (int v = 0; v < VB; ++v) simd::store(y + u * o + v * W, apply<A>(acc[u][v], lo, hi));
     return;
   }
+  vec out[std::size_t{Q * VB}];
 #pragma GCC unroll 24
   for (int u = 0; u < Q; ++u)
 #pragma GCC unroll 3
+    for (int v = 0; v < VB; ++v) out[u * VB + v] = acc[u][v];
+#pragma GCC unroll 1
+  for (int u = 0; u < Q; ++u)
+#pragma GCC unroll 1
     for (int v = 0; v < VB; ++v) {
       const std::ptrdiff_t at = u * o + v * W;
-      store_nhwc<A>(acc[u][v], residual ? residual + at : nullptr, y + at, v + 1 < VB ? W : n_last, lo, hi);
+      store_nhwc<A>(out[u * VB + v], residual ? residual + at : nullptr, y + at, v + 1 < VB ? W : n_last, lo, hi);
     }
 }
 
@@ -16503,15 +16549,17 @@ inline void pointwise_rest(const float* x, int c, const float* w, const float* b
 /// are cut into as few tiles of at most Q as it takes, of sizes that differ by one at most: a
 /// full tile and a tile of one position, whose two accumulators keep the FMAs waiting on their
 /// latency, had cost MobileNetV2's 7×7 layers (49 positions, tiles of 6) 4 % (one Zen 3 core,
-/// inside the network: 2794–2812 -> 2661–2695 µs for the eight).
+/// inside the network: 2794–2812 -> 2661–2695 µs for the eight). K names the tiles a call may
+/// run (`pointwise_kernels`): the caller's channels and positions must lie within it.
 // Not inlined: in the fused expansion's row loop (conv_expand_depthwise.hpp) GCC then kept one
 // of the tile's 12 AVX accumulators on the stack, a store and a load per input channel
 // (MobileNetV2's 24 -> 144 expansion under a stride-2 depthwise conv2d, one Zen 3 core: 476 ->
 // 300 us for the step). A call per row or per thread's share costs nothing next to its work.
-template <activation A>
+template <activation A, pointwise_kernels K = pointwise_kernels{}>
 [[gnu::noinline]] inline void pointwise_nhwc(const float* x, int c, const float* w, int o, const float* bias,
                                              const float* residual, float lo, float hi, float* y, std::ptrdiff_t n,
                                              int v0 = 0, int v1 = -1) {
+  if (n <= 0) return;  // a task with no rows; K's sizes assume some positions
   if (v1 < 0) v1 = padded_channels(o) / W;
   // Vectors per pass from vector v on: two, or three where they end an odd count.
   const auto pass_vectors = [&](int v) { return v + 3 == v1 && v1 % 2 == 1 ? 3 : std::min(2, v1 - v); };
@@ -16529,9 +16577,11 @@ template <activation A>
     const auto run = [&]<int VB, bool Prefetch>() {
       constexpr int Q = pointwise_positions(VB);
       const int n_last = std::min(W, o - (v + VB - 1) * W);
-      if (n < Q) {
-        pointwise_rest<Q, VB, A>(x, c, wv, bv, residual ? residual + at : nullptr, lo, hi, y + at, o, n_last, n);
-        return;
+      if constexpr (K.least < Q) {
+        if (n < Q) {
+          pointwise_rest<Q, VB, A>(x, c, wv, bv, residual ? residual + at : nullptr, lo, hi, y + at, o, n_last, n);
+          return;
+        }
       }
       // As few tiles as it takes, of even sizes (from Q/2 up: enough accumulators in flight).
       const std::ptrdiff_t tiles = (n + Q - 1) / Q, size = n / tiles, larger = n % tiles;
@@ -16551,21 +16601,42 @@ template <activation A>
         const float l = lo, h = hi;
         const int nl = n_last;
         for (std::ptrdiff_t i = 0; i < count; ++i, xt += S * depth, yt += S * pitch) {
-          const prefetch_share share = Prefetch ? share_of(pf, pf_floats, t + i, tiles) : prefetch_share{};
+          const prefetch_share share = Prefetch && pf_floats ? share_of(pf, pf_floats, t + i, tiles) : prefetch_share{};
           pointwise_tile<S, VB, A, Prefetch>(xt, depth, wt, bt, rt, l, h, yt, pitch, nl, share.start, share.lines);
           if (rt) rt += S * pitch;
         }
         p += S * count, t += count;
       };
-      [&]<int... S>(std::integer_sequence<int, S...>) {
-        constexpr int lo_size = Q / 2;
-        ((size + 1 == lo_size + S ? tiles_of.template operator()<lo_size + S>(larger) : void()), ...);
-        ((size == lo_size + S ? tiles_of.template operator()<lo_size + S>(tiles - larger) : void()), ...);
-      }(std::make_integer_sequence<int, Q - Q / 2 + 1>{});
+      if constexpr (K.exactly >= Q) {
+        // The two sizes of this count of positions only.
+        constexpr std::ptrdiff_t k_tiles = (K.exactly + Q - 1) / Q, k_size = K.exactly / k_tiles;
+        if constexpr (K.exactly % k_tiles > 0) tiles_of.template operator()<k_size + 1>(K.exactly % k_tiles);
+        tiles_of.template operator()<k_size>(k_tiles - K.exactly % k_tiles);
+      } else {
+        [&]<int... S>(std::integer_sequence<int, S...>) {
+          constexpr int lo_size = Q / 2;
+          ((size + 1 == lo_size + S ? tiles_of.template operator()<lo_size + S>(larger) : void()), ...);
+          ((size == lo_size + S ? tiles_of.template operator()<lo_size + S>(tiles - larger) : void()), ...);
+        }(std::make_integer_sequence<int, Q - Q / 2 + 1>{});
+      }
     };
-    if (vb == 3) pf_floats ? run.template operator()<3, true>() : run.template operator()<3, false>();
-    else if (vb == 2) pf_floats ? run.template operator()<2, true>() : run.template operator()<2, false>();
-    else run.template operator()<1, false>();
+    // A pass of prefetching tiles where K has no plain ones asks for no line when its
+    // `pf_floats` is 0 (the last pass).
+    const auto pass = [&]<int VB>() {
+      if constexpr (K.prefetching && K.plain) {
+        if (pf_floats) run.template operator()<VB, true>();
+        else run.template operator()<VB, false>();
+      } else {
+        run.template operator()<VB, K.prefetching>();
+      }
+    };
+    if (vb == 3) {
+      if constexpr (K.three) pass.template operator()<3>();
+    } else if (vb == 2) {
+      if constexpr (K.two) pass.template operator()<2>();
+    } else if constexpr (K.one) {
+      run.template operator()<1, false>();
+    }
   }
 }
 
@@ -16591,8 +16662,9 @@ constexpr std::size_t expand_depthwise_nhwc_scratch(const conv_geometry& g1, con
 /// `w1`, `bias1` are the expansion's weights (`pack_nhwc_hwio`) and padded column bias, A1 its
 /// activation with bounds `lo1`, `hi1`; `w2`, `bias2` are the depthwise weights and bias as `depthwise_nhwc_row`
 /// reads them. `y` is the whole output image, `scratch` holds
-/// `expand_depthwise_nhwc_scratch(g1, G2)` floats.
-template <conv_geometry G2, activation A1, activation A>
+/// `expand_depthwise_nhwc_scratch(g1, G2)` floats. K1 holds the expansion's register tiles
+/// (`pointwise_kernels_for(g1.c, g1.o).positions(g1.ow)`: a call expands one row).
+template <conv_geometry G2, activation A1, activation A, pointwise_kernels K1 = pointwise_kernels{}>
 inline void expand_depthwise_nhwc_rows(const conv_geometry& g1, const float* x, const float* w1, const float* bias1,
                                        float lo1, float hi1, const float* w2, const float* bias2, float lo2, float hi2,
                                        float* y, int r0, int r1, float* scratch) {
@@ -16606,7 +16678,8 @@ inline void expand_depthwise_nhwc_rows(const conv_geometry& g1, const float* x, 
   for (int r = r0; r < r1; ++r) {
     const int top = r * g2.sh - g2.ph, bottom = std::min(g2.h - 1, top + span - 1);
     for (int ih = std::max({next, top, 0}); ih <= bottom; ++ih)
-      pointwise_nhwc<A1>(x + ih * x_row, g1.c, w1, g1.o, bias1, nullptr, lo1, hi1, ring + (ih % span) * mid_row, g1.ow);
+      pointwise_nhwc<A1, K1>(x + ih * x_row, g1.c, w1, g1.o, bias1, nullptr, lo1, hi1, ring + (ih % span) * mid_row,
+                             g1.ow);
     next = std::max(next, bottom + 1);
     const float* window[std::size_t{g2.kh}];
     for (int i = 0; i < g2.kh; ++i) {
@@ -16751,9 +16824,10 @@ struct expand_depthwise_kernel {
       float* yb = out + b * static_cast<std::ptrdiff_t>(g2.o) * out_plane;
       st.parallel(tasks, [&](int t) {
         const int r0 = row_share(g2.oh, t, tasks), r1 = row_share(g2.oh, t + 1, tasks);
-        expand_depthwise_nhwc_rows<g2, pw.act, dw.act>(g1, xb, packed, packed + nhwc_bias_at, pw.lo, pw.hi,
-                                                        packed + nhwc_dw_at, packed + nhwc_dw_bias_at, dw.lo, dw.hi,
-                                                        yb, r0, r1, st.thread_scratch(t));
+        constexpr pointwise_kernels k1 = pointwise_kernels_for(g1.c, g1.o).positions(g1.ow);
+        expand_depthwise_nhwc_rows<g2, pw.act, dw.act, k1>(g1, xb, packed, packed + nhwc_bias_at, pw.lo, pw.hi,
+                                                            packed + nhwc_dw_at, packed + nhwc_dw_bias_at, dw.lo,
+                                                            dw.hi, yb, r0, r1, st.thread_scratch(t));
       });
     }
   }
@@ -16927,12 +17001,13 @@ struct depthwise_project_kernel {
       }
       const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(b1 - b0) * g1.ow;
       const std::ptrdiff_t p0 = static_cast<std::ptrdiff_t>(b0) * g2.ow;
+      constexpr pointwise_kernels k = pointwise_kernels_for(g2.c, g2.o).at_least(g1.ow);  // a band of whole rows
       if constexpr (nhwc) {
-        pointwise_nhwc<pj.act>(band, g2.c, packed + pj_at, g2.o, packed + pj_bias_at,
-                               residual ? residual + b0 * y_row : nullptr, pj.lo, pj.hi, y + b0 * y_row, n);
+        pointwise_nhwc<pj.act, k>(band, g2.c, packed + pj_at, g2.o, packed + pj_bias_at,
+                                  residual ? residual + b0 * y_row : nullptr, pj.lo, pj.hi, y + b0 * y_row, n);
       } else {
-        pointwise_nhwc<activation::none>(band, g2.c, packed + pj_at, g2.o, packed + pj_bias_at, nullptr, 0.f, 0.f,
-                                         out_band, n);
+        pointwise_nhwc<activation::none, k>(band, g2.c, packed + pj_at, g2.o, packed + pj_bias_at, nullptr, 0.f, 0.f,
+                                            out_band, n);
         nhwc_to_planar<pj.act>(out_band, g2.o, n, out_plane, residual ? residual + p0 : nullptr, pj.lo, pj.hi, y + p0);
       }
     }
@@ -17849,13 +17924,19 @@ inline void winograd_products(const float* v, const float* u, int count, int v0,
           pointwise_tile<Q, VB, activation::none>(vx + p * c, G.c, ux, nullptr, nullptr, 0.f, 0.f, mx + p * o + pv * W,
                                                   o, n_last);
         // The rest (fewer than Q tiles) as one tile of that many: its accumulators still hide
-        // most of an FMA's latency, where tiles of one position would not.
-        [&]<int... R>(std::integer_sequence<int, R...>) {
-          ((count - p == R + 1 ? pointwise_tile<R + 1, VB, activation::none>(vx + p * c, G.c, ux, nullptr, nullptr, 0.f,
-                                                                              0.f, mx + p * o + pv * W, o, n_last)
-                               : void()),
-           ...);
-        }(std::make_integer_sequence<int, Q - 1>{});
+        // most of an FMA's latency, where tiles of one position would not. A block holds
+        // `t.tiles` tiles, or fewer in the last one, so there are two rests at most, known
+        // here: a tile for every size under Q had made ResNet-18 build nine tiles it never ran.
+        constexpr int full_rest = t.tiles % Q, last_rest = (t.th - (t.blocks - 1) * t.rows) * t.tw % Q;
+        const auto rest = [&]<int R>() {
+          if constexpr (R > 0) {
+            if (count - p == R)
+              pointwise_tile<R, VB, activation::none>(vx + p * c, G.c, ux, nullptr, nullptr, 0.f, 0.f,
+                                                      mx + p * o + pv * W, o, n_last);
+          }
+        };
+        rest.template operator()<full_rest>();
+        if constexpr (last_rest != full_rest) rest.template operator()<last_rest>();
       };
       if (pv + 2 <= vectors) run.template operator()<2>();
       else if constexpr (vectors % 2 == 1) run.template operator()<1>();
@@ -18500,6 +18581,10 @@ struct gemm_kernel {
   static void run_nhwc(state& st, const float* x, const float* packed, const float* residual, const epilogue& e,
                        float* out) {
     constexpr int n = geo.oh * geo.ow;
+    // The 1×1s' register tiles (`pointwise_kernels`): a task's calls hold the whole image where
+    // it is a panel of channels, else whole rows.
+    constexpr pointwise_kernels pw_kernels = pw_by_panels ? pointwise_kernels_for(geo.c, geo.o).positions(n)
+                                                          : pointwise_kernels_for(geo.c, geo.o).at_least(geo.ow);
     constexpr double flops = 2.0 * geo.o * geo.k * n + moved_cost * (static_cast<double>(geo.c) * geo.h * geo.w +
                                                                      static_cast<double>(geo.o) * n);
     const std::ptrdiff_t in_image = static_cast<std::ptrdiff_t>(geo.c) * geo.h * geo.w;
@@ -18519,15 +18604,16 @@ struct gemm_kernel {
           float* gathered = st.thread_scratch(t);
           gather_positions(geo, xb, gathered, q0, q1);
           const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(q0) * geo.ow * geo.o;
-          pointwise_nhwc<info.act>(gathered, geo.c, packed, geo.o, e.bias, rb ? rb + at : nullptr, e.lo, e.hi, yb + at,
-                                   static_cast<std::ptrdiff_t>(q1 - q0) * geo.ow, v.v0, v.v1);
+          const std::ptrdiff_t positions = static_cast<std::ptrdiff_t>(q1 - q0) * geo.ow;
+          pointwise_nhwc<info.act, pw_kernels>(gathered, geo.c, packed, geo.o, e.bias, rb ? rb + at : nullptr, e.lo,
+                                               e.hi, yb + at, positions, v.v0, v.v1);
         } else if constexpr (pw_by_panels) {
           const pointwise_share v = pointwise_share_of(geo, t, tasks);
-          pointwise_nhwc<info.act>(xb, geo.c, packed, geo.o, e.bias, rb, e.lo, e.hi, yb, n, v.v0, v.v1);
+          pointwise_nhwc<info.act, pw_kernels>(xb, geo.c, packed, geo.o, e.bias, rb, e.lo, e.hi, yb, n, v.v0, v.v1);
         } else if constexpr (nhwc_pw) {
           const std::ptrdiff_t p0 = static_cast<std::ptrdiff_t>(r0) * geo.ow, at = p0 * geo.o;
-          pointwise_nhwc<info.act>(xb + p0 * geo.c, geo.c, packed, geo.o, e.bias, rb ? rb + at : nullptr, e.lo, e.hi,
-                                   yb + at, static_cast<std::ptrdiff_t>(r1 - r0) * geo.ow);
+          pointwise_nhwc<info.act, pw_kernels>(xb + p0 * geo.c, geo.c, packed, geo.o, e.bias, rb ? rb + at : nullptr,
+                                               e.lo, e.hi, yb + at, static_cast<std::ptrdiff_t>(r1 - r0) * geo.ow);
         } else if constexpr (nhwc_gemm) {
           const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(r0) * geo.ow * geo.o;
           epilogue eb = e;

@@ -147,12 +147,13 @@ struct depthwise_project_kernel {
       }
       const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(b1 - b0) * g1.ow;
       const std::ptrdiff_t p0 = static_cast<std::ptrdiff_t>(b0) * g2.ow;
+      constexpr pointwise_kernels k = pointwise_kernels_for(g2.c, g2.o).at_least(g1.ow);  // a band of whole rows
       if constexpr (nhwc) {
-        pointwise_nhwc<pj.act>(band, g2.c, packed + pj_at, g2.o, packed + pj_bias_at,
-                               residual ? residual + b0 * y_row : nullptr, pj.lo, pj.hi, y + b0 * y_row, n);
+        pointwise_nhwc<pj.act, k>(band, g2.c, packed + pj_at, g2.o, packed + pj_bias_at,
+                                  residual ? residual + b0 * y_row : nullptr, pj.lo, pj.hi, y + b0 * y_row, n);
       } else {
-        pointwise_nhwc<activation::none>(band, g2.c, packed + pj_at, g2.o, packed + pj_bias_at, nullptr, 0.f, 0.f,
-                                         out_band, n);
+        pointwise_nhwc<activation::none, k>(band, g2.c, packed + pj_at, g2.o, packed + pj_bias_at, nullptr, 0.f, 0.f,
+                                            out_band, n);
         nhwc_to_planar<pj.act>(out_band, g2.o, n, out_plane, residual ? residual + p0 : nullptr, pj.lo, pj.hi, y + p0);
       }
     }

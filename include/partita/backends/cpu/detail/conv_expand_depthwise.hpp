@@ -43,8 +43,9 @@ constexpr std::size_t expand_depthwise_nhwc_scratch(const conv_geometry& g1, con
 /// `w1`, `bias1` are the expansion's weights (`pack_nhwc_hwio`) and padded column bias, A1 its
 /// activation with bounds `lo1`, `hi1`; `w2`, `bias2` are the depthwise weights and bias as `depthwise_nhwc_row`
 /// reads them. `y` is the whole output image, `scratch` holds
-/// `expand_depthwise_nhwc_scratch(g1, G2)` floats.
-template <conv_geometry G2, activation A1, activation A>
+/// `expand_depthwise_nhwc_scratch(g1, G2)` floats. K1 holds the expansion's register tiles
+/// (`pointwise_kernels_for(g1.c, g1.o).positions(g1.ow)`: a call expands one row).
+template <conv_geometry G2, activation A1, activation A, pointwise_kernels K1 = pointwise_kernels{}>
 inline void expand_depthwise_nhwc_rows(const conv_geometry& g1, const float* x, const float* w1, const float* bias1,
                                        float lo1, float hi1, const float* w2, const float* bias2, float lo2, float hi2,
                                        float* y, int r0, int r1, float* scratch) {
@@ -58,7 +59,8 @@ inline void expand_depthwise_nhwc_rows(const conv_geometry& g1, const float* x, 
   for (int r = r0; r < r1; ++r) {
     const int top = r * g2.sh - g2.ph, bottom = std::min(g2.h - 1, top + span - 1);
     for (int ih = std::max({next, top, 0}); ih <= bottom; ++ih)
-      pointwise_nhwc<A1>(x + ih * x_row, g1.c, w1, g1.o, bias1, nullptr, lo1, hi1, ring + (ih % span) * mid_row, g1.ow);
+      pointwise_nhwc<A1, K1>(x + ih * x_row, g1.c, w1, g1.o, bias1, nullptr, lo1, hi1, ring + (ih % span) * mid_row,
+                             g1.ow);
     next = std::max(next, bottom + 1);
     const float* window[std::size_t{g2.kh}];
     for (int i = 0; i < g2.kh; ++i) {
@@ -203,9 +205,10 @@ struct expand_depthwise_kernel {
       float* yb = out + b * static_cast<std::ptrdiff_t>(g2.o) * out_plane;
       st.parallel(tasks, [&](int t) {
         const int r0 = row_share(g2.oh, t, tasks), r1 = row_share(g2.oh, t + 1, tasks);
-        expand_depthwise_nhwc_rows<g2, pw.act, dw.act>(g1, xb, packed, packed + nhwc_bias_at, pw.lo, pw.hi,
-                                                        packed + nhwc_dw_at, packed + nhwc_dw_bias_at, dw.lo, dw.hi,
-                                                        yb, r0, r1, st.thread_scratch(t));
+        constexpr pointwise_kernels k1 = pointwise_kernels_for(g1.c, g1.o).positions(g1.ow);
+        expand_depthwise_nhwc_rows<g2, pw.act, dw.act, k1>(g1, xb, packed, packed + nhwc_bias_at, pw.lo, pw.hi,
+                                                            packed + nhwc_dw_at, packed + nhwc_dw_bias_at, dw.lo,
+                                                            dw.hi, yb, r0, r1, st.thread_scratch(t));
       });
     }
   }

@@ -27,10 +27,10 @@ constexpr int direct_positions(int vectors) {
 /// (`nhwc_direct`), output channel vectors [v0, v0 + VB): `x` is the input image (NHWC where
 /// NhwcIn, else planar), `w` packed by `pack_nhwc_taps`, `e` with a column bias (padded), an
 /// NHWC residual image or none; `y` is the output image. Kernel rows [i0, i1) lie inside the
-/// image (all of them where Full). Where Q0 ≥ 0 the block starts at that compile-time column,
+/// image. Where Q0 ≥ 0 the block starts at that compile-time column,
 /// and the taps that fall into the padding are left out (`tap_in_row`); blocks in between read
 /// every tap with no test.
-template <conv_geometry G, bool NhwcIn, int VB, int N, int Q0, bool Full, activation A>
+template <conv_geometry G, bool NhwcIn, int VB, int N, int Q0, activation A>
 inline void direct_nhwc_block(const float* x, const float* w, const epilogue& e, float* y, int r, int i0, int i1,
                               int q, int v0) {
   constexpr conv_geometry g = G;
@@ -38,7 +38,6 @@ inline void direct_nhwc_block(const float* x, const float* w, const epilogue& e,
   constexpr std::ptrdiff_t hs = NhwcIn ? static_cast<std::ptrdiff_t>(g.w) * g.c : g.w, ws = NhwcIn ? g.c : 1;
   constexpr int pitch = padded_channels(g.o);
   if constexpr (Q0 >= 0) q = Q0;
-  if constexpr (Full) i0 = 0, i1 = g.kh;
   vec acc[std::size_t{N}][std::size_t{VB}];
 #pragma GCC unroll 8
   for (int u = 0; u < N; ++u)
@@ -91,13 +90,13 @@ inline void direct_nhwc_block(const float* x, const float* w, const epilogue& e,
 }
 
 /// Columns [Q0, Q1) of `direct_nhwc_row` as compile-time blocks of at most QB positions.
-template <conv_geometry G, bool NhwcIn, int VB, int QB, int Q0, int Q1, bool Full, activation A>
+template <conv_geometry G, bool NhwcIn, int VB, int QB, int Q0, int Q1, activation A>
 inline void direct_nhwc_fixed(const float* x, const float* w, const epilogue& e, float* y, int r, int i0, int i1,
                               int v0) {
   if constexpr (Q0 < Q1) {
     constexpr int n = std::min(QB, Q1 - Q0);
-    direct_nhwc_block<G, NhwcIn, VB, n, Q0, Full, A>(x, w, e, y, r, i0, i1, Q0, v0);
-    direct_nhwc_fixed<G, NhwcIn, VB, QB, Q0 + n, Q1, Full, A>(x, w, e, y, r, i0, i1, v0);
+    direct_nhwc_block<G, NhwcIn, VB, n, Q0, A>(x, w, e, y, r, i0, i1, Q0, v0);
+    direct_nhwc_fixed<G, NhwcIn, VB, QB, Q0 + n, Q1, A>(x, w, e, y, r, i0, i1, v0);
   }
 }
 
@@ -146,14 +145,12 @@ inline void direct_nhwc_row(const float* x, const float* w, const epilogue& e, f
   int i0 = 0, i1 = g.kh;  // kernel rows inside the image
   while (i0 < i1 && r * g.sh - g.ph + i0 * g.dh < 0) ++i0;
   while (i1 > i0 && r * g.sh - g.ph + (i1 - 1) * g.dh >= g.h) --i1;
-  const auto run = [&]<bool Full>() {
-    direct_nhwc_fixed<G, NhwcIn, VB, QB, 0, left, Full, A>(x, w, e, y, r, i0, i1, v0);
-    for (int q = left; q < fixed_from; q += QB)
-      direct_nhwc_block<G, NhwcIn, VB, QB, -1, Full, A>(x, w, e, y, r, i0, i1, q, v0);
-    direct_nhwc_fixed<G, NhwcIn, VB, QB, fixed_from, g.ow, Full, A>(x, w, e, y, r, i0, i1, v0);
-  };
-  if (i0 == 0 && i1 == g.kh) run.template operator()<true>();
-  else run.template operator()<false>();
+  // One copy of the blocks for every row, the kernel rows inside the image run-time bounds of
+  // a loop that is not unrolled: a second copy for the rows that read all of them had cost
+  // ResNet-18's build 12 KB of code and about a second of GCC's time, and ran alike.
+  direct_nhwc_fixed<G, NhwcIn, VB, QB, 0, left, A>(x, w, e, y, r, i0, i1, v0);
+  for (int q = left; q < fixed_from; q += QB) direct_nhwc_block<G, NhwcIn, VB, QB, -1, A>(x, w, e, y, r, i0, i1, q, v0);
+  direct_nhwc_fixed<G, NhwcIn, VB, QB, fixed_from, g.ow, A>(x, w, e, y, r, i0, i1, v0);
 }
 
 /// Output channel vectors per pass of `direct_nhwc_row` over a row. With AVX, two vectors by

@@ -86,6 +86,50 @@ constexpr bool pointwise_prefetches(int c, int o) {
   return static_cast<std::size_t>(c) * static_cast<std::size_t>(o) * sizeof(float) > (128u << 10);
 }
 
+/// The register tiles that one 1×1 convolution's `pointwise_nhwc` may run, known from its
+/// geometry at compile time: passes of one, two and three output channel vectors, passes that
+/// prefetch the next pass's weights (`pointwise_prefetches`) or not, and the positions of a
+/// call: at least `least`, or `exactly` that many where it is above 0. Each kind of pass is a
+/// tile for every size from Q/2 to Q and the smaller ones under Q; a model instantiates only
+/// the kinds and sizes its convolutions run. With every kind for any 1×1, ResNet-18's three
+/// downsampling convolutions (even vector counts, one of them prefetching; at least 14
+/// positions a call, 49 for the one split by panels) had built 38 tiles where they run 15,
+/// and its build took GCC 35–40 % longer than before the channels-last kernels (one Sapphire
+/// Rapids core; about 70 KB of machine code).
+struct pointwise_kernels {
+  bool one = true, two = true, three = true;
+  bool prefetching = true, plain = true;
+  std::ptrdiff_t least = 0, exactly = 0;
+
+  /// These kernels for calls of at least `n` positions.
+  constexpr pointwise_kernels at_least(std::ptrdiff_t n) const {
+    pointwise_kernels k = *this;
+    k.least = n;
+    return k;
+  }
+  /// These kernels for calls of `n` positions, no more and no fewer.
+  constexpr pointwise_kernels positions(std::ptrdiff_t n) const {
+    pointwise_kernels k = *this;
+    k.least = k.exactly = n;
+    return k;
+  }
+};
+
+/// `pointwise_kernels` for `c` input and `o` output channels: two-vector passes where there are
+/// two vectors; a one-vector pass where their count is odd (a task's share of panels may end in
+/// the lone vector) and a three-vector pass where it is odd and above one; passes prefetching
+/// where the weights are large (`pointwise_prefetches`; the last pass, which has nothing to
+/// prefetch, runs that tile too, asking for no line) and plain ones elsewhere.
+constexpr pointwise_kernels pointwise_kernels_for(int c, int o) {
+  const int vectors = padded_channels(o) / W;
+  const bool prefetches = pointwise_prefetches(c, o);
+  return {.one = vectors % 2 == 1,
+          .two = vectors >= 2,
+          .three = vectors % 2 == 1 && vectors >= 3,
+          .prefetching = prefetches,
+          .plain = !prefetches};
+}
+
 /// Positions per tile of `pointwise_nhwc`: 24 accumulators for two vectors, leaving registers
 /// for the weights and the broadcast value (AVX-512 has 32, AVX 16).
 constexpr int pointwise_positions(int vb) { return W >= 16 ? 24 / vb : 12 / vb; }
@@ -164,12 +208,17 @@ inline void pointwise_tile(const float* x, int c, const float* w, const float* b
       for (int v = 0; v < VB; ++v) simd::store(y + u * o + v * W, apply<A>(acc[u][v], lo, hi));
     return;
   }
+  vec out[std::size_t{Q * VB}];
 #pragma GCC unroll 24
   for (int u = 0; u < Q; ++u)
 #pragma GCC unroll 3
+    for (int v = 0; v < VB; ++v) out[u * VB + v] = acc[u][v];
+#pragma GCC unroll 1
+  for (int u = 0; u < Q; ++u)
+#pragma GCC unroll 1
     for (int v = 0; v < VB; ++v) {
       const std::ptrdiff_t at = u * o + v * W;
-      store_nhwc<A>(acc[u][v], residual ? residual + at : nullptr, y + at, v + 1 < VB ? W : n_last, lo, hi);
+      store_nhwc<A>(out[u * VB + v], residual ? residual + at : nullptr, y + at, v + 1 < VB ? W : n_last, lo, hi);
     }
 }
 
@@ -202,15 +251,17 @@ inline void pointwise_rest(const float* x, int c, const float* w, const float* b
 /// are cut into as few tiles of at most Q as it takes, of sizes that differ by one at most: a
 /// full tile and a tile of one position, whose two accumulators keep the FMAs waiting on their
 /// latency, had cost MobileNetV2's 7×7 layers (49 positions, tiles of 6) 4 % (one Zen 3 core,
-/// inside the network: 2794–2812 -> 2661–2695 µs for the eight).
+/// inside the network: 2794–2812 -> 2661–2695 µs for the eight). K names the tiles a call may
+/// run (`pointwise_kernels`): the caller's channels and positions must lie within it.
 // Not inlined: in the fused expansion's row loop (conv_expand_depthwise.hpp) GCC then kept one
 // of the tile's 12 AVX accumulators on the stack, a store and a load per input channel
 // (MobileNetV2's 24 -> 144 expansion under a stride-2 depthwise conv2d, one Zen 3 core: 476 ->
 // 300 us for the step). A call per row or per thread's share costs nothing next to its work.
-template <activation A>
+template <activation A, pointwise_kernels K = pointwise_kernels{}>
 [[gnu::noinline]] inline void pointwise_nhwc(const float* x, int c, const float* w, int o, const float* bias,
                                              const float* residual, float lo, float hi, float* y, std::ptrdiff_t n,
                                              int v0 = 0, int v1 = -1) {
+  if (n <= 0) return;  // a task with no rows; K's sizes assume some positions
   if (v1 < 0) v1 = padded_channels(o) / W;
   // Vectors per pass from vector v on: two, or three where they end an odd count.
   const auto pass_vectors = [&](int v) { return v + 3 == v1 && v1 % 2 == 1 ? 3 : std::min(2, v1 - v); };
@@ -228,9 +279,11 @@ template <activation A>
     const auto run = [&]<int VB, bool Prefetch>() {
       constexpr int Q = pointwise_positions(VB);
       const int n_last = std::min(W, o - (v + VB - 1) * W);
-      if (n < Q) {
-        pointwise_rest<Q, VB, A>(x, c, wv, bv, residual ? residual + at : nullptr, lo, hi, y + at, o, n_last, n);
-        return;
+      if constexpr (K.least < Q) {
+        if (n < Q) {
+          pointwise_rest<Q, VB, A>(x, c, wv, bv, residual ? residual + at : nullptr, lo, hi, y + at, o, n_last, n);
+          return;
+        }
       }
       // As few tiles as it takes, of even sizes (from Q/2 up: enough accumulators in flight).
       const std::ptrdiff_t tiles = (n + Q - 1) / Q, size = n / tiles, larger = n % tiles;
@@ -250,21 +303,42 @@ template <activation A>
         const float l = lo, h = hi;
         const int nl = n_last;
         for (std::ptrdiff_t i = 0; i < count; ++i, xt += S * depth, yt += S * pitch) {
-          const prefetch_share share = Prefetch ? share_of(pf, pf_floats, t + i, tiles) : prefetch_share{};
+          const prefetch_share share = Prefetch && pf_floats ? share_of(pf, pf_floats, t + i, tiles) : prefetch_share{};
           pointwise_tile<S, VB, A, Prefetch>(xt, depth, wt, bt, rt, l, h, yt, pitch, nl, share.start, share.lines);
           if (rt) rt += S * pitch;
         }
         p += S * count, t += count;
       };
-      [&]<int... S>(std::integer_sequence<int, S...>) {
-        constexpr int lo_size = Q / 2;
-        ((size + 1 == lo_size + S ? tiles_of.template operator()<lo_size + S>(larger) : void()), ...);
-        ((size == lo_size + S ? tiles_of.template operator()<lo_size + S>(tiles - larger) : void()), ...);
-      }(std::make_integer_sequence<int, Q - Q / 2 + 1>{});
+      if constexpr (K.exactly >= Q) {
+        // The two sizes of this count of positions only.
+        constexpr std::ptrdiff_t k_tiles = (K.exactly + Q - 1) / Q, k_size = K.exactly / k_tiles;
+        if constexpr (K.exactly % k_tiles > 0) tiles_of.template operator()<k_size + 1>(K.exactly % k_tiles);
+        tiles_of.template operator()<k_size>(k_tiles - K.exactly % k_tiles);
+      } else {
+        [&]<int... S>(std::integer_sequence<int, S...>) {
+          constexpr int lo_size = Q / 2;
+          ((size + 1 == lo_size + S ? tiles_of.template operator()<lo_size + S>(larger) : void()), ...);
+          ((size == lo_size + S ? tiles_of.template operator()<lo_size + S>(tiles - larger) : void()), ...);
+        }(std::make_integer_sequence<int, Q - Q / 2 + 1>{});
+      }
     };
-    if (vb == 3) pf_floats ? run.template operator()<3, true>() : run.template operator()<3, false>();
-    else if (vb == 2) pf_floats ? run.template operator()<2, true>() : run.template operator()<2, false>();
-    else run.template operator()<1, false>();
+    // A pass of prefetching tiles where K has no plain ones asks for no line when its
+    // `pf_floats` is 0 (the last pass).
+    const auto pass = [&]<int VB>() {
+      if constexpr (K.prefetching && K.plain) {
+        if (pf_floats) run.template operator()<VB, true>();
+        else run.template operator()<VB, false>();
+      } else {
+        run.template operator()<VB, K.prefetching>();
+      }
+    };
+    if (vb == 3) {
+      if constexpr (K.three) pass.template operator()<3>();
+    } else if (vb == 2) {
+      if constexpr (K.two) pass.template operator()<2>();
+    } else if constexpr (K.one) {
+      run.template operator()<1, false>();
+    }
   }
 }
 

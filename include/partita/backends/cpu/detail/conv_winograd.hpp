@@ -158,13 +158,19 @@ inline void winograd_products(const float* v, const float* u, int count, int v0,
           pointwise_tile<Q, VB, activation::none>(vx + p * c, G.c, ux, nullptr, nullptr, 0.f, 0.f, mx + p * o + pv * W,
                                                   o, n_last);
         // The rest (fewer than Q tiles) as one tile of that many: its accumulators still hide
-        // most of an FMA's latency, where tiles of one position would not.
-        [&]<int... R>(std::integer_sequence<int, R...>) {
-          ((count - p == R + 1 ? pointwise_tile<R + 1, VB, activation::none>(vx + p * c, G.c, ux, nullptr, nullptr, 0.f,
-                                                                              0.f, mx + p * o + pv * W, o, n_last)
-                               : void()),
-           ...);
-        }(std::make_integer_sequence<int, Q - 1>{});
+        // most of an FMA's latency, where tiles of one position would not. A block holds
+        // `t.tiles` tiles, or fewer in the last one, so there are two rests at most, known
+        // here: a tile for every size under Q had made ResNet-18 build nine tiles it never ran.
+        constexpr int full_rest = t.tiles % Q, last_rest = (t.th - (t.blocks - 1) * t.rows) * t.tw % Q;
+        const auto rest = [&]<int R>() {
+          if constexpr (R > 0) {
+            if (count - p == R)
+              pointwise_tile<R, VB, activation::none>(vx + p * c, G.c, ux, nullptr, nullptr, 0.f, 0.f,
+                                                      mx + p * o + pv * W, o, n_last);
+          }
+        };
+        rest.template operator()<full_rest>();
+        if constexpr (last_rest != full_rest) rest.template operator()<last_rest>();
       };
       if (pv + 2 <= vectors) run.template operator()<2>();
       else if constexpr (vectors % 2 == 1) run.template operator()<1>();

@@ -328,6 +328,10 @@ struct gemm_kernel {
   static void run_nhwc(state& st, const float* x, const float* packed, const float* residual, const epilogue& e,
                        float* out) {
     constexpr int n = geo.oh * geo.ow;
+    // The 1×1s' register tiles (`pointwise_kernels`): a task's calls hold the whole image where
+    // it is a panel of channels, else whole rows.
+    constexpr pointwise_kernels pw_kernels = pw_by_panels ? pointwise_kernels_for(geo.c, geo.o).positions(n)
+                                                          : pointwise_kernels_for(geo.c, geo.o).at_least(geo.ow);
     constexpr double flops = 2.0 * geo.o * geo.k * n + moved_cost * (static_cast<double>(geo.c) * geo.h * geo.w +
                                                                      static_cast<double>(geo.o) * n);
     const std::ptrdiff_t in_image = static_cast<std::ptrdiff_t>(geo.c) * geo.h * geo.w;
@@ -347,15 +351,16 @@ struct gemm_kernel {
           float* gathered = st.thread_scratch(t);
           gather_positions(geo, xb, gathered, q0, q1);
           const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(q0) * geo.ow * geo.o;
-          pointwise_nhwc<info.act>(gathered, geo.c, packed, geo.o, e.bias, rb ? rb + at : nullptr, e.lo, e.hi, yb + at,
-                                   static_cast<std::ptrdiff_t>(q1 - q0) * geo.ow, v.v0, v.v1);
+          const std::ptrdiff_t positions = static_cast<std::ptrdiff_t>(q1 - q0) * geo.ow;
+          pointwise_nhwc<info.act, pw_kernels>(gathered, geo.c, packed, geo.o, e.bias, rb ? rb + at : nullptr, e.lo,
+                                               e.hi, yb + at, positions, v.v0, v.v1);
         } else if constexpr (pw_by_panels) {
           const pointwise_share v = pointwise_share_of(geo, t, tasks);
-          pointwise_nhwc<info.act>(xb, geo.c, packed, geo.o, e.bias, rb, e.lo, e.hi, yb, n, v.v0, v.v1);
+          pointwise_nhwc<info.act, pw_kernels>(xb, geo.c, packed, geo.o, e.bias, rb, e.lo, e.hi, yb, n, v.v0, v.v1);
         } else if constexpr (nhwc_pw) {
           const std::ptrdiff_t p0 = static_cast<std::ptrdiff_t>(r0) * geo.ow, at = p0 * geo.o;
-          pointwise_nhwc<info.act>(xb + p0 * geo.c, geo.c, packed, geo.o, e.bias, rb ? rb + at : nullptr, e.lo, e.hi,
-                                   yb + at, static_cast<std::ptrdiff_t>(r1 - r0) * geo.ow);
+          pointwise_nhwc<info.act, pw_kernels>(xb + p0 * geo.c, geo.c, packed, geo.o, e.bias, rb ? rb + at : nullptr,
+                                               e.lo, e.hi, yb + at, static_cast<std::ptrdiff_t>(r1 - r0) * geo.ow);
         } else if constexpr (nhwc_gemm) {
           const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(r0) * geo.ow * geo.o;
           epilogue eb = e;
