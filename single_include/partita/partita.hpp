@@ -16389,11 +16389,12 @@ constexpr bool pointwise_prefetches(int c, int o) {
 /// prefetch the next pass's weights (`pointwise_prefetches`) or not, and the positions of a
 /// call: at least `least`, or `exactly` that many where it is above 0. Each kind of pass is a
 /// tile for every size from Q/2 to Q and the smaller ones under Q; a model instantiates only
-/// the kinds and sizes its convolutions run. With every kind for any 1×1, ResNet-18's three
-/// downsampling convolutions (even vector counts, one of them prefetching; at least 14
-/// positions a call, 49 for the one split by panels) had built 38 tiles where they run 15,
-/// and its build took GCC 35–40 % longer than before the channels-last kernels (one Sapphire
-/// Rapids core; about 70 KB of machine code).
+/// the kinds and sizes its convolutions run. ResNet-18's three downsampling convolutions (even
+/// vector counts, one of them prefetching; at least 14 positions a call, 49 for the one split
+/// by panels) now build nine tiles: seven plain sizes, two prefetching. With every kind for any
+/// 1×1 its object file had held 38 tile functions and 90 KB of the kernel, and its build took
+/// GCC 1.5–1.7 times as long as before the channels-last kernels (one Sapphire Rapids class
+/// core; benchmarks/README.md, "Compile time").
 struct pointwise_kernels {
   bool one = true, two = true, three = true;
   bool prefetching = true, plain = true;
@@ -16506,6 +16507,10 @@ inline void pointwise_tile(const float* x, int c, const float* w, const float* b
       for (int v = 0; v < VB; ++v) simd::store(y + u * o + v * W, apply<A>(acc[u][v], lo, hi));
     return;
   }
+  // The general stores (a residual, or a part vector) in a loop that is not unrolled, from the
+  // accumulators copied to an array: unrolled, each tile carried Q · VB copies of store_nhwc's
+  // tests and masks. Every tile of the kernel in one file, one Zen 5 core: 224 -> 145 KB of
+  // code and 7.4 -> 5.4 s of GCC's time; MobileNetV2 alternated against the unrolled stores 1.002.
   vec out[std::size_t{Q * VB}];
 #pragma GCC unroll 24
   for (int u = 0; u < Q; ++u)
