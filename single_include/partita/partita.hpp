@@ -15666,9 +15666,8 @@ constexpr int direct_positions(int vectors) {
 /// (`nhwc_direct`), output channel vectors [v0, v0 + VB): `x` is the input image (NHWC where
 /// NhwcIn, else planar), `w` packed by `pack_nhwc_taps`, `e` with a column bias (padded), an
 /// NHWC residual image or none; `y` is the output image. Kernel rows [i0, i1) lie inside the
-/// image. Where Q0 ≥ 0 the block starts at that compile-time column,
-/// and the taps that fall into the padding are left out (`tap_in_row`); blocks in between read
-/// every tap with no test.
+/// image. Where Q0 ≥ 0 the block starts at that compile-time column, and the taps that fall
+/// into the padding are left out (`tap_in_row`); blocks in between read every tap with no test.
 template <conv_geometry G, bool NhwcIn, int VB, int N, int Q0, activation A>
 inline void direct_nhwc_block(const float* x, const float* w, const epilogue& e, float* y, int r, int i0, int i1,
                               int q, int v0) {
