@@ -117,6 +117,20 @@ static_assert(nhwc_results<model<nets::nhwc::hz>>() == 3 && nhwc_results<model<n
               "first layers, a strided 3×3, strided 1×1s");
 static_assert(nhwc_results<model<flatten<global_avg_pool2d<nets::expand::d>>>>() == 0,
               "a fused expansion reading a model input stays planar");
+// The 1×1 register tiles a layer instantiates (`pointwise_kernels_for`), the same with AVX and
+// AVX-512: ResNet-18's downsampling 1×1s run passes of two vectors only, plain below 128 KB of
+// weights and prefetching above; an odd count of vectors adds the passes of one and three.
+constexpr bool tiles_are(detail::cpu::pointwise_kernels k, bool one, bool two, bool three, bool prefetching) {
+  return k.one == one && k.two == two && k.three == three && k.prefetching == prefetching && k.plain == !prefetching;
+}
+static_assert(tiles_are(detail::cpu::pointwise_kernels_for(64, 128), false, true, false, false));
+static_assert(tiles_are(detail::cpu::pointwise_kernels_for(256, 512), false, true, false, true));
+static_assert(tiles_are(detail::cpu::pointwise_kernels_for(160, 232), true, true, true, true), "15 or 29 vectors");
+static_assert(tiles_are(detail::cpu::pointwise_kernels_for(32, 4), true, false, false, false), "one part vector");
+static_assert(detail::cpu::pointwise_kernels_for(64, 128).positions(49).exactly == 49 &&
+                  detail::cpu::pointwise_kernels_for(64, 128).positions(49).least == 49 &&
+                  detail::cpu::pointwise_kernels_for(64, 128).at_least(14).exactly == 0,
+              "a call's positions: exactly the image's where split by panels, at least a row's");
 
 TEST_CASE("print(plan) marks the values that lie channels-last") {
   const std::string text = print(compiled<model<nets::nhwc::head>, cpu>::plan);
