@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <vector>
 
@@ -91,14 +92,27 @@ class state {
   }
   float* shared_scratch() const { return shared_.floats(); }
   float* thread_scratch(int t) const { return scratch_[static_cast<std::size_t>(t)].floats(); }
+  /// Calls `f(t)` for each task `t < min(tasks, workers())`, in parallel, and returns when all
+  /// have returned. A task that throws does not stop the others: once every task has returned,
+  /// the first exception is rethrown, and the state runs later calls as before.
   template <class F>
   void parallel(int tasks, F&& f) {
 #if defined(PARTITA_CPU_OPENMP)
     // The alternative to the pool, kept for comparison (benchmarks/runtime: bench_runtime_openmp).
     if (threads_ > 1 && tasks > 1) {
       const int n = std::min(tasks, threads_);
+      // An exception leaving an OpenMP region is std::terminate: keep the first, rethrow it after.
+      std::exception_ptr first;
 #pragma omp parallel num_threads(n)
-      f(omp_get_thread_num());
+      {
+        try {
+          f(omp_get_thread_num());
+        } catch (...) {
+#pragma omp critical(partita_cpu_parallel_error)
+          if (!first) first = std::current_exception();
+        }
+      }
+      if (first) std::rethrow_exception(first);
       return;
     }
 #endif

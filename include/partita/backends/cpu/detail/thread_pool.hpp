@@ -5,9 +5,11 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <thread>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #if defined(__linux__)
@@ -41,7 +43,8 @@ inline int available_cores() {
 }
 
 /// A small persistent pool: `threads - 1` workers created once, the caller being participant 0. `run(n, f)` calls `f(i)` exactly once for each `i < n` (at most `size()`) and
-/// returns when all have returned; dispatch allocates nothing.
+/// returns when all have returned; dispatch allocates nothing. A task that throws does not stop
+/// the others: `run` waits for every one of them, then rethrows the first exception.
 ///
 /// Protocol. Each call gets an even sequence number; the caller writes the call's description
 /// (function, context, task count) while the sequence is odd, then publishes the even number.
@@ -77,7 +80,9 @@ class thread_pool {
   void rest() { rest_.store(true, std::memory_order_relaxed); }
 
   /// Calls `f(i)` once for each `i < n` (n is capped at `size()`), in parallel, and returns
-  /// when every call has returned. One caller at a time (the executable guarantees it).
+  /// when every call has returned. If calls threw, the first exception is rethrown then, once no
+  /// task is running: a task never outlives `run` (the buffers it writes are the caller's), and
+  /// the pool is ready for the next call. One caller at a time (the executable guarantees it).
   template <class F>
   void run(int n, F&& f) {
     if (n <= 1 || size_ == 1) {
@@ -107,6 +112,13 @@ class thread_pool {
     // not claimed yet.
     claim_all(0, call, fn, ctx, n);
     wait_done(n);
+    // Every task has returned: what a failed one stored is visible (done_'s acquire) and no
+    // other thread touches it until the next call.
+    if (failed_.load(std::memory_order_relaxed)) {
+      std::exception_ptr e = std::exchange(error_, nullptr);
+      failed_.store(false, std::memory_order_relaxed);
+      std::rethrow_exception(std::move(e));
+    }
   }
 
  private:
@@ -134,7 +146,13 @@ class thread_pool {
     for (int k = 0; k < n; ++k) {
       const int i = (first + k) % n;
       if (!claim(i, call)) continue;
-      fn(ctx, i);
+      // An exception must not unwind a worker (std::terminate) nor the caller before the
+      // workers' tasks have returned: the first one is kept for the caller to rethrow.
+      try {
+        fn(ctx, i);
+      } catch (...) {
+        if (!failed_.exchange(true, std::memory_order_relaxed)) error_ = std::current_exception();
+      }
       if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == n) done_.notify_one();
     }
   }
@@ -212,6 +230,9 @@ class thread_pool {
   std::atomic<int> sleeping_{0};
   std::atomic<bool> stop_{false};
   std::atomic<bool> rest_{false};
+  // The first exception a task of the current call threw, set by the task that made failed_ true.
+  std::atomic<bool> failed_{false};
+  std::exception_ptr error_;
 };
 
 }  // namespace partita::detail
