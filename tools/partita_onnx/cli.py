@@ -5,11 +5,12 @@ import argparse
 import os
 import re
 import sys
+import warnings
 
 import numpy as np
 
-from . import emit, fold, fuse, loader, ops, weights as weights_mod
-from .errors import EXIT_INTERNAL, ImportFailure
+from . import emit, fold, fuse, limits, loader, ops, weights as weights_mod
+from .errors import EXIT_INTERNAL, ImportFailure, printable, shown
 from .graph import Graph, Node
 from .terms import Term
 
@@ -41,7 +42,7 @@ def _opset_of(g: Graph, domain: str) -> str:
 def problem_line(g: Graph, n: Node, reason: str) -> str:
     """`node '/x/NonZero' NonZero (ai.onnx opset 13), inputs f32[1, 3]: why`."""
     inputs = ", ".join(_type_text(g, i) for i in n.inputs if i) or "none"
-    return f"node '{n.name or '<unnamed>'}' {n.op} ({_opset_of(g, n.domain)}), inputs {inputs}: {reason}"
+    return f"node '{shown(n.name or '<unnamed>')}' {shown(n.op)} ({shown(_opset_of(g, n.domain))}), inputs {inputs}: {reason}"
 
 
 def _allowed_non_float(n: Node, position: int) -> bool:
@@ -57,7 +58,8 @@ def map_graph(g: Graph, table: weights_mod.WeightTable) -> tuple[ops.Mapper, lis
     for name in g.inputs:
         dt = _DTYPE_NAMES.get(g.dtype(name))
         if dt is None:
-            raise ImportFailure(f"{g.path}: input '{name}' is {g.dtype(name)}; Partita's inputs are f32, i32 or i64")
+            raise ImportFailure(f"{shown(g.path)}: input '{shown(name)}' is {g.dtype(name)}; Partita's inputs are f32, i32 "
+                                f"or i64")
         t = emit.input_term(name, dt, g.shape(name), taken)
         t.value = name
         m.terms[name] = t
@@ -96,47 +98,88 @@ def map_graph(g: Graph, table: weights_mod.WeightTable) -> tuple[ops.Mapper, lis
         poisoned.update(n.outputs)
     for o in g.outputs:
         if o not in m.terms and o not in poisoned:
-            problems.append(f"output '{g.aliases.get(o, o)}' is "
+            problems.append(f"output '{shown(g.aliases.get(o, o))}' is "
                             + ("a constant: nothing to compute" if g.const(o) is not None else "not computed by any node"))
     if problems:
         count = sum(1 for p in problems if p.startswith("node "))
-        head = f"{g.path}: {count} node{'s' if count != 1 else ''} cannot be imported:" if count else \
-            f"{g.path}: the model cannot be imported:"
+        head = f"{shown(g.path)}: {count} node{'s' if count != 1 else ''} cannot be imported:" if count else \
+            f"{shown(g.path)}: the model cannot be imported:"
         raise ImportFailure(head, problems)
     return m, inputs
 
 
-def import_model(path: str, out_dir: str, namespace: str, input_shapes: dict[str, list[int]], embed: bool) -> str:
-    """Imports the model at `path`; returns a one-line summary of what was written."""
-    model, opset = loader.load(path, input_shapes)
+def import_model(path: str, out_dir: str, namespace: str, input_shapes: dict[str, list[int]], embed: bool,
+                 budget: limits.Budget | None = None) -> str:
+    """Imports the model at `path`; returns a one-line summary of what was written. Constants
+    loaded and folded are charged to `budget` (by default, the default cap)."""
+    budget = budget or limits.Budget()
+    model, opset = loader.load(path, input_shapes, budget)
     g = Graph(model, path, opset)
+    g.budget = budget
     fold.clean_up(g)
     fuse.fuse(g)
     table = weights_mod.WeightTable()
     m, inputs = map_graph(g, table)
     outputs = [m.terms[o] for o in g.outputs]
 
-    os.makedirs(out_dir, exist_ok=True)
     st_path = os.path.join(out_dir, namespace + ".safetensors")
+    hpp = os.path.join(out_dir, namespace + ".hpp")
     blob, spans = weights_mod.safetensors_bytes(table, {"format": "pt", "generator": "partita_import",
                                                         "source": os.path.basename(path)})
-    with open(st_path, "wb") as f:
-        f.write(blob)
     embedded = None
     if embed:
         embedded = weights_mod.embedded_source(table, spans, namespace, len(blob), os.path.abspath(st_path)) \
             if table.entries else "/// The model has no weights.\ninline partita::weight_set weights() { return {}; }"
     text = emit.header(g, inputs, outputs, table, namespace, os.path.basename(path), namespace + ".safetensors",
                        embedded)
-    hpp = os.path.join(out_dir, namespace + ".hpp")
-    with open(hpp, "w", encoding="utf-8") as f:
-        f.write(text)
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+        with open(st_path, "wb") as f:
+            f.write(blob)
+        with open(hpp, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        raise ImportFailure(f"--out '{shown(out_dir)}': cannot write {shown(e.filename or out_dir)} "
+                            f"({e.strerror})") from None
     return (f"{hpp}: {len(g.nodes)} ONNX nodes after clean-up, {len(table.entries)} weights "
             f"({table.total_bytes() / 1e6:.1f} MB) in {st_path}" + (" (embedded)" if embed else ""))
 
 
+# Names a namespace may not take: C++20's keywords and alternative tokens, the namespaces the
+# header itself opens or uses, and the C library's object-like macros.
+_NOT_NAMESPACES = frozenset("""
+    alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t char32_t class
+    compl concept const consteval constexpr constinit const_cast continue co_await co_return co_yield decltype
+    default delete do double dynamic_cast else enum explicit export extern false float for friend goto if inline
+    int long mutable namespace new noexcept not not_eq nullptr operator or or_eq private protected public register
+    reinterpret_cast requires return short signed sizeof static static_assert static_cast struct switch template
+    this thread_local throw true try typedef typeid typename union unsigned using virtual void volatile wchar_t
+    while xor xor_eq final override import module
+    partita std
+    NULL EOF errno stdin stdout stderr assert offsetof BUFSIZ CHAR_BIT RAND_MAX EXIT_SUCCESS EXIT_FAILURE
+    """.split())
+
+
+def namespace_problem(name: str) -> str | None:
+    """Why `name` cannot be the header's namespace (and the files' stem), or None."""
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        return "expected a C++ identifier"
+    if name in _NOT_NAMESPACES:
+        return "a C++ keyword, or a name the header or the C library already uses"
+    if "__" in name or re.match(r"_[A-Z]", name):
+        return "a name C++ reserves (two underscores, or an underscore and a capital)"
+    return None
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with its errors as the importer's one-line failures."""
+
+    def error(self, message: str):  # type: ignore[override]
+        raise ImportFailure(f"{message} (see --help)")
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="partita_import.py",
         description="Writes a Partita model (DIR/NS.hpp) and its weights (DIR/NS.safetensors) from an ONNX file.")
     p.add_argument("model", help="the .onnx file")
@@ -146,24 +189,62 @@ def _parser() -> argparse.ArgumentParser:
                    help="a static shape for a graph input with dynamic dimensions (repeatable)")
     p.add_argument("--embed-weights", action="store_true",
                    help="compile the weights into the program (NS::weights()) instead of reading a file")
+    p.add_argument("--max-memory", default=None, metavar="SIZE",
+                   help=f"the most memory the model's constants may take, loaded and folded (default "
+                        f"{limits.size_text(limits.DEFAULT_MAX_MEMORY)}; K, M, G suffixes)")
+    p.add_argument("--time-limit", type=float, default=limits.DEFAULT_TIME_LIMIT, metavar="SECONDS",
+                   help=f"give up after this long (default {limits.DEFAULT_TIME_LIMIT} s; 0: no limit)")
     return p
 
 
+def _check_arguments(args: argparse.Namespace) -> None:
+    """Refuses bad arguments before any work is done."""
+    why = namespace_problem(args.namespace)
+    if why is not None:
+        raise ImportFailure(f"--namespace '{shown(args.namespace)}': {why}")
+    if os.path.exists(args.out) and not os.path.isdir(args.out):
+        raise ImportFailure(f"--out '{shown(args.out)}' exists and is not a directory")
+    if not args.time_limit >= 0:
+        raise ImportFailure(f"--time-limit {args.time_limit}: expected a number of seconds, or 0 for no limit")
+
+
+def _report(e: ImportFailure) -> int:
+    lines = e.lines()
+    print("partita_import: " + lines[0], file=sys.stderr)
+    for line in lines[1:]:
+        print(line, file=sys.stderr)
+    return e.code
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    # Warnings from numpy or protobuf are not the user's business: problems are reported as
+    # ImportFailure lines, and a warning that matters is turned into one where it arises.
+    warnings.simplefilter("ignore")
+    model = "the model"
     try:
-        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", args.namespace):
-            raise ImportFailure(f"--namespace {args.namespace!r}: expected a C++ identifier")
+        args = _parser().parse_args(argv)
+        model = args.model
+        _check_arguments(args)
+        budget = limits.Budget(limits.parse_size(args.max_memory) if args.max_memory is not None
+                               else limits.DEFAULT_MAX_MEMORY)
         shapes = loader.parse_input_shapes(args.input_shape)
-        print(import_model(args.model, args.out, args.namespace, shapes, args.embed_weights))
+        try:
+            with limits.time_limit(args.time_limit):
+                summary = import_model(args.model, args.out, args.namespace, shapes, args.embed_weights, budget)
+        except limits.TimeLimitReached:
+            raise ImportFailure(f"{shown(args.model)}: the import took longer than its time limit of "
+                                f"{args.time_limit:g} s; raise it with --time-limit") from None
+        except MemoryError:
+            raise ImportFailure(f"{shown(args.model)}: out of memory while importing; the model's constants are "
+                                f"capped at {limits.size_text(budget.cap)} (--max-memory), and the machine has "
+                                f"less") from None
+        print(printable(summary))
         return 0
     except ImportFailure as e:
-        for line in e.lines():
-            print("partita_import: " + line if line is e.lines()[0] else line, file=sys.stderr)
-        return e.code
+        return _report(e)
     except Exception as e:  # a bug of the importer, not of the model: no traceback, a report
         if os.environ.get("PARTITA_IMPORT_DEBUG"):
             raise
-        print(f"partita_import: internal error on {args.model}: {type(e).__name__}: {e} "
-              f"(set PARTITA_IMPORT_DEBUG=1 for the traceback)", file=sys.stderr)
-        return EXIT_INTERNAL
+        text = str(e).strip().splitlines()[0] if str(e).strip() else ""
+        return _report(ImportFailure(f"internal error on {shown(model)}: {type(e).__name__}: {shown(text, 500)} "
+                                     f"(set PARTITA_IMPORT_DEBUG=1 for the traceback)", code=EXIT_INTERNAL))

@@ -15,6 +15,7 @@ from typing import Callable
 import numpy as np
 from onnx import shape_inference
 
+from .errors import shown
 from .graph import Graph, Node, np_dtype
 
 Evaluator = Callable[[Node, list], list]
@@ -139,8 +140,121 @@ def _clip(n: Node, a: list) -> list:
     return [np.clip(a[0], lo, hi).astype(a[0].dtype)]
 
 
-def _erf(x: np.ndarray) -> np.ndarray:
-    return np.vectorize(math.erf, otypes=[np.float64])(x).astype(x.dtype)
+def _erf_series(x: np.ndarray) -> np.ndarray:
+    """erf on |x| <= 2.5: 2/sqrt(pi) exp(-x^2) sum_n 2^n x^(2n+1) / (1*3*...*(2n+1)), whose
+    terms are all of one sign, summed until the last term no longer changes the sum."""
+    x2 = x * x
+    term, total, n = x.copy(), x.copy(), 0
+    while True:
+        term *= 2 * x2 / (2 * n + 3)
+        total += term
+        n += 1
+        if not np.any(np.abs(term) > 1e-17 * np.abs(total)):
+            break
+    return 2 / math.sqrt(math.pi) * np.exp(-x2) * total
+
+
+def _erfc_fraction(x: np.ndarray) -> np.ndarray:
+    """erfc on x > 2.5: Laplace's continued fraction exp(-x^2)/sqrt(pi) / (x + (1/2)/(x + 1/(x
+    + (3/2)/(x + ...)))), evaluated from a depth that reaches double precision there."""
+    t = x.copy()
+    for k in range(32, 0, -1):
+        t = x + (k / 2) / t
+    return np.exp(-x * x) / math.sqrt(math.pi) / t
+
+
+def erf(x: np.ndarray) -> np.ndarray:
+    """The error function, element-wise, in float64 and returned in `x`'s element type;
+    vectorised, a block at a time, so that a large constant folds in bounded memory."""
+    x = np.asarray(x)
+    flat = x.astype(np.float64).reshape(-1)
+    out = np.empty_like(flat)
+    block = 1 << 16
+    for begin in range(0, flat.size, block):
+        v = flat[begin:begin + block]
+        r = out[begin:begin + block]
+        a = np.abs(v)
+        small = ~(a > 2.5)  # NaN takes the series, which returns it
+        r[small] = _erf_series(v[small])
+        large = ~small
+        r[large] = np.sign(v[large]) * (1 - _erfc_fraction(a[large]))
+    return out.reshape(x.shape).astype(x.dtype)
+
+
+def _expanded_shape(a: list) -> tuple[int, ...]:
+    return np.broadcast_shapes(np.shape(a[0]), tuple(int(d) for d in np.asarray(a[1]).reshape(-1)))
+
+
+def _matmul_shape(a: tuple, b: tuple) -> tuple[int, ...]:
+    """numpy's (and ONNX's) MatMul result shape: 1-D operands promoted, then their dim removed."""
+    if not a or not b:
+        raise ValueError("a scalar operand")
+    a2, b2 = (1,) + a if len(a) == 1 else a, b + (1,) if len(b) == 1 else b
+    if a2[-1] != b2[-2]:
+        raise ValueError("mismatched inner dimensions")
+    out = np.broadcast_shapes(a2[:-2], b2[:-2]) + (a2[-2], b2[-1])
+    if len(a) == 1:
+        out = out[:-2] + out[-1:]
+    if len(b) == 1:
+        out = out[:-1]
+    return out
+
+
+def _nonnegative(values) -> list[int]:
+    dims = [int(d) for d in np.asarray(values).reshape(-1)]
+    if any(d < 0 for d in dims):
+        raise ValueError("a negative dimension")
+    return dims
+
+
+def _range_length(a: list) -> int:
+    start, limit, delta = (float(np.asarray(v).reshape(-1)[0]) for v in a[:3])
+    if delta == 0 or not all(math.isfinite(v) for v in (start, limit, delta)):
+        raise ValueError("no finite range")
+    return max(math.ceil((limit - start) / delta), 0)
+
+
+def _output_elements(n: Node, a: list) -> int:
+    """How many elements the outputs of `n` on constant arguments `a` hold, computed from the
+    arguments' shapes without evaluating; ValueError (or another exception) when they do not
+    fit together, in which case the node is not folded."""
+    op = n.op
+    sizes = [np.size(x) for x in a if x is not None]
+    if op == "ConstantOfShape":
+        return math.prod(_nonnegative(a[0]))
+    if op == "Expand":
+        return math.prod(_expanded_shape(a))
+    if op == "Tile":
+        return math.prod(d * r for d, r in zip(np.shape(a[0]), _nonnegative(a[1])))
+    if op == "Range":
+        return _range_length(a)
+    if op == "MatMul":
+        return math.prod(_matmul_shape(np.shape(a[0]), np.shape(a[1])))
+    if op == "Concat":
+        return sum(sizes)
+    if op == "Gather":
+        data = np.shape(a[0])
+        axis = n.attrs.get("axis", 0) % max(len(data), 1)
+        return (math.prod(data) // data[axis] if data and data[axis] else 0) * np.size(a[1])
+    if op in _ELEMENTWISE:
+        return math.prod(np.broadcast_shapes(*(np.shape(x) for x in a if x is not None)))
+    return max(sizes, default=1)  # the others never produce more elements than they read
+
+
+def _output_itemsize(n: Node, a: list) -> int:
+    """The bytes of one output element of `n` (at most: comparisons make less than they read)."""
+    if n.op == "ConstantOfShape":
+        value = n.attrs.get("value")
+        return np.asarray(value).dtype.itemsize if value is not None else 4
+    if n.op == "Cast":
+        dt = np_dtype(n.attrs.get("to", 0))
+        return dt.itemsize if dt is not None else 8
+    return max((np.asarray(x).dtype.itemsize for x in a if x is not None), default=8)
+
+
+# Ops whose output takes the broadcast shape of their inputs.
+_ELEMENTWISE = {"Add", "Sub", "Mul", "Div", "Pow", "Mod", "Max", "Min", "Sum", "Equal", "Less", "Greater",
+                "LessOrEqual", "GreaterOrEqual", "And", "Or", "Where"}
 
 
 def _binary(fn: Callable) -> Evaluator:
@@ -164,7 +278,7 @@ EVALUATORS: dict[str, Evaluator] = {
     "Neg": _unary(np.negative), "Abs": _unary(np.abs), "Sqrt": _unary(np.sqrt), "Exp": _unary(np.exp),
     "Log": _unary(np.log), "Floor": _unary(np.floor), "Ceil": _unary(np.ceil), "Sign": _unary(np.sign),
     "Reciprocal": _unary(np.reciprocal), "Relu": _unary(lambda x: np.maximum(x, 0)),
-    "Sigmoid": _unary(lambda x: 1 / (1 + np.exp(-x))), "Tanh": _unary(np.tanh), "Erf": _unary(_erf),
+    "Sigmoid": _unary(lambda x: 1 / (1 + np.exp(-x))), "Tanh": _unary(np.tanh), "Erf": lambda n, a: [erf(a[0])],
     "Cast": _cast, "CastLike": lambda n, a: [np.asarray(a[0]).astype(np.asarray(a[1]).dtype)],
     "Identity": lambda n, a: [a[0]], "Dropout": lambda n, a: [a[0]],
     "Constant": _constant, "ConstantOfShape": _constant_of_shape,
@@ -174,7 +288,7 @@ EVALUATORS: dict[str, Evaluator] = {
     "Reshape": _reshape, "Flatten": lambda n, a: [a[0].reshape(int(np.prod(a[0].shape[:n.attrs.get("axis", 1)])), -1)],
     "Transpose": lambda n, a: [np.transpose(a[0], n.attrs.get("perm"))],
     "Slice": _slice, "Split": _split, "Clip": _clip,
-    "Expand": lambda n, a: [a[0] * np.ones([int(d) for d in a[1]], dtype=a[0].dtype)],
+    "Expand": lambda n, a: [np.array(np.broadcast_to(a[0], _expanded_shape(a)))],
     "Tile": lambda n, a: [np.tile(a[0], [int(r) for r in a[1]])],
     "MatMul": lambda n, a: [np.matmul(a[0], a[1])],
     "ReduceProd": _reduce(np.prod), "ReduceSum": _reduce(np.sum), "ReduceMax": _reduce(np.max),
@@ -204,6 +318,12 @@ def _fold_node(g: Graph, n: Node) -> list[np.ndarray] | None:
     if n.op in ("Identity", "Dropout"):
         return None  # copies of constants are renamed, not copied (see drop_copies)
     try:
+        count = _output_elements(n, args)
+    except Exception:  # arguments that do not fit together: the node stays, to be reported later
+        return None
+    # Charged before numpy allocates anything.
+    g.budget.charge(f"node '{shown(n.name or '<unnamed>')}' {n.op}", count, _output_itemsize(n, args))
+    try:
         with np.errstate(all="ignore"):
             return [np.asarray(v) for v in EVALUATORS[n.op](n, args)]
     except Exception:  # a node numpy cannot evaluate stays in the graph, to be reported later
@@ -212,23 +332,24 @@ def _fold_node(g: Graph, n: Node) -> list[np.ndarray] | None:
 
 def drop_copies(g: Graph) -> bool:
     """Removes Identity and inference-mode Dropout: readers read the copied value directly."""
-    changed = False
-    for n in list(g.nodes):
-        if n.op not in ("Identity", "Dropout") or n.domain not in ("", "ai.onnx"):
-            continue
-        if n.op == "Dropout" and len(n.outputs) > 1 and n.outputs[1]:
-            continue  # the mask is used: the mapping reports it
-        g.nodes.remove(n)
-        g.replace_uses(n.outputs[0], n.inputs[0])
-        changed = True
-    return changed
+    def is_copy(n: Node) -> bool:
+        if n.op not in ("Identity", "Dropout") or n.domain not in ("", "ai.onnx") or not n.inputs:
+            return False
+        return not (n.op == "Dropout" and len(n.outputs) > 1 and n.outputs[1])  # a used mask is no copy
+
+    copies = {n.outputs[0]: n.inputs[0] for n in g.nodes if is_copy(n)}
+    if not copies:
+        return False
+    g.nodes = [n for n in g.nodes if not is_copy(n)]
+    g.rename_values(copies)
+    return True
 
 
 def fold_constants(g: Graph) -> bool:
     """One pass over the graph folding what can be folded; True when something changed."""
     changed = False
     keep = []
-    aliased: list[tuple[str, str]] = []
+    aliased: dict[str, str] = {}
     for n in g.nodes:
         values = _fold_node(g, n)
         if values is None or len(values) < len([o for o in n.outputs if o]):
@@ -240,14 +361,13 @@ def fold_constants(g: Graph) -> bool:
                 and np.array_equal(src, values[0]):
             # A slice or reshape that changed nothing: readers keep the original constant and
             # its ONNX name (the position table sliced to its full length, say).
-            aliased.append((n.outputs[0], n.inputs[0]))
+            aliased[n.outputs[0]] = n.inputs[0]
             continue
         for name, v in zip(n.outputs, values):
             if name:
                 g.consts[name] = v
     g.nodes = keep
-    for old, new in aliased:
-        g.replace_uses(old, new)
+    g.rename_values(aliased)
     return changed
 
 

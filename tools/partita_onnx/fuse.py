@@ -31,20 +31,30 @@ def _close(v: float | None, target: float, tol: float = 1e-4) -> bool:
 
 
 class _Rewriter:
-    """Use counts and producers of the graph as it is rewritten."""
+    """Use counts and producers of the graph as it is rewritten, kept up to date by `replace`
+    so that every rewrite costs time in proportion to the nodes it touches, not to the graph:
+    a removed node leaves a hole in `g.nodes` until `compact`."""
 
     def __init__(self, g: Graph):
         self.g = g
-        self.refresh()
+        self.uses = g.uses()
+        self.prod = g.producers()
+        self.position = {id(n): k for k, n in enumerate(g.nodes)}
+        self.gone: set[int] = set()
+        self.outputs = set(g.outputs)  # fusions never change the graph's outputs
 
-    def refresh(self) -> None:
-        self.uses = self.g.uses()
-        self.prod = self.g.producers()
+    def alive(self, n: Node) -> bool:
+        """False once a rewrite has removed `n`."""
+        return id(n) not in self.gone
+
+    def nodes(self, op: str) -> list[Node]:
+        """The live nodes of op type `op`, in graph order."""
+        return [n for n in self.g.nodes if n is not None and n.op == op and self.alive(n)]
 
     def only_use(self, value: str) -> Node | None:
         """The one node reading `value`, when it has exactly one reader and is not an output."""
         readers = self.uses.get(value, [])
-        if len(readers) != 1 or value in self.g.outputs:
+        if len(readers) != 1 or value in self.outputs:
             return None
         return readers[0]
 
@@ -62,14 +72,34 @@ class _Rewriter:
             return n.inputs[0]
         return None
 
-    def replace(self, removed: list[Node], new: Node) -> None:
-        """Puts `new` where the last of `removed` was; the others go."""
-        last = max(self.g.nodes.index(n) for n in removed)
-        self.g.nodes[last] = new
+    def replace(self, removed: list[Node], new: Node, at_first: bool = False) -> None:
+        """Puts `new` where the last of `removed` was (the first with `at_first`: a node whose
+        outputs readers of every removed node need); the others go."""
+        places = [self.position[id(n)] for n in removed]
+        last = min(places) if at_first else max(places)
         for n in removed:
-            if n in self.g.nodes and n is not new:
-                self.g.nodes.remove(n)
-        self.refresh()
+            self.gone.add(id(n))
+            self.g.nodes[self.position.pop(id(n))] = None  # type: ignore[call-overload]
+            for o in n.outputs:
+                if self.prod.get(o) is n:
+                    del self.prod[o]
+            for i in n.inputs:
+                readers = self.uses.get(i)
+                if readers is not None and n in readers:
+                    readers.remove(n)
+        self.g.nodes[last] = new
+        self.position[id(new)] = last
+        for o in new.outputs:
+            if o:
+                self.prod[o] = new
+        for i in new.inputs:
+            if i:
+                self.uses.setdefault(i, []).append(new)
+
+    def compact(self) -> None:
+        """Closes the holes removed nodes left in `g.nodes`."""
+        self.g.nodes = [n for n in self.g.nodes if n is not None]
+        self.position = {id(n): k for k, n in enumerate(self.g.nodes)}
 
 
 def _reduce_axes(g: Graph, n: Node) -> list[int] | None:
@@ -84,8 +114,8 @@ def _reduce_axes(g: Graph, n: Node) -> list[int] | None:
 
 def _layer_norms(r: _Rewriter) -> None:
     g = r.g
-    for div in [n for n in g.nodes if n.op == "Div"]:
-        if div not in g.nodes:
+    for div in r.nodes("Div"):
+        if not r.alive(div):
             continue
         d, s = div.inputs
         sub, sqrt = r.producer(d, "Sub"), r.producer(s, "Sqrt")
@@ -116,7 +146,7 @@ def _layer_norms(r: _Rewriter) -> None:
             continue
         inner = [(mean, 1), (var, 1), (sq.outputs[0], 1), (add_eps.outputs[0], 1), (s, 1),
                  (d, 3 if sq.op == "Mul" else 2)]
-        if any(len(r.uses.get(v, [])) != k or v in g.outputs for v, k in inner):
+        if any(len(r.uses.get(v, [])) != k or v in r.outputs for v, k in inner):
             continue
         removed = [rm1, sub, sq, rm2, add_eps, sqrt, div]
         out = div.outputs[0]
@@ -160,9 +190,9 @@ def _parameter(g: Graph, name: str | None, shape: tuple, fill: float, new: str) 
 
 def _gelus(r: _Rewriter) -> None:
     g = r.g
-    for erf in [n for n in g.nodes if n.op == "Erf"]:
-        scale = r.prod.get(erf.inputs[0])
-        if scale is None or scale.op not in ("Div", "Mul") or erf not in g.nodes:
+    for erf in r.nodes("Erf"):
+        scale = r.prod.get(erf.inputs[0]) if erf.inputs else None
+        if scale is None or scale.op not in ("Div", "Mul") or not r.alive(erf):
             continue
         x, c = scale.inputs[0], _scalar(g, scale.inputs[1])
         if scale.op == "Mul" and c is None:  # Mul(0.7071, x)
@@ -200,7 +230,7 @@ def _gelus(r: _Rewriter) -> None:
 
 def _hardswishes(r: _Rewriter) -> None:
     g = r.g
-    for hs in [n for n in g.nodes if n.op == "HardSigmoid"]:
+    for hs in r.nodes("HardSigmoid"):
         if not (_close(hs.attrs.get("alpha", 0.2), 1 / 6) and _close(hs.attrs.get("beta", 0.5), 0.5)):
             continue
         mul = r.only_use(hs.outputs[0])
@@ -221,8 +251,8 @@ def _transposed(g: Graph, name: str) -> str:
 
 def _dense(r: _Rewriter) -> None:
     g = r.g
-    for n in list(g.nodes):
-        if n not in g.nodes:
+    for n in [n for n in g.nodes if n is not None]:
+        if not r.alive(n):
             continue
         if n.op == "MatMul":
             a, b = n.inputs
@@ -287,8 +317,8 @@ def _slices_to_split(r: _Rewriter) -> None:
     become one Split, Partita's `split`: one op instead of several."""
     g = r.g
     groups: dict[tuple[str, int], list[tuple[int, int, Node]]] = {}
-    for n in g.nodes:
-        if n.op == "Slice" and n.domain in ("", "ai.onnx"):
+    for n in r.nodes("Slice"):
+        if n.domain in ("", "ai.onnx"):
             cut = _slice_cut(g, n)
             if cut is not None:
                 groups.setdefault((n.inputs[0], cut[0]), []).append((cut[1], cut[2], n))
@@ -299,22 +329,16 @@ def _slices_to_split(r: _Rewriter) -> None:
             all(a[1] == b[0] for a, b in zip(cuts, cuts[1:]))
         if not tiles:
             continue
-        first = min((c[2] for c in cuts), key=lambda n: g.nodes.index(n))
+        first = min((c[2] for c in cuts), key=lambda n: r.position[id(n)])
         split = Node("Split", first.name, [x], [c[2].outputs[0] for c in cuts],
                      {"axis": axis, "split": [c[1] - c[0] for c in cuts]}, "", first.index, None,
                      ["Slice"] * len(cuts))
-        g.nodes[g.nodes.index(first)] = split
-        for c in cuts:
-            if c[2] is not first:
-                g.nodes.remove(c[2])
-    r.refresh()
+        r.replace([c[2] for c in cuts], split, at_first=True)
 
 
 def fuse(g: Graph) -> None:
     """Applies every rewrite of this module to `g`."""
     r = _Rewriter(g)
-    _slices_to_split(r)
-    _layer_norms(r)
-    _gelus(r)
-    _hardswishes(r)
-    _dense(r)
+    for rewrite in (_slices_to_split, _layer_norms, _gelus, _hardswishes, _dense):
+        rewrite(r)
+    r.compact()

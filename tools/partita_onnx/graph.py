@@ -13,6 +13,8 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
+from .limits import Budget
+
 Shape = tuple[int, ...]
 
 # ONNX element types as numpy dtypes (onnx.mapping is the spelling onnx 1.12 has; newer releases
@@ -39,9 +41,10 @@ def onnx_elem_type(dtype: np.dtype) -> int:
     raise ValueError(f"no ONNX element type for {dtype}")
 
 
-@dataclass
+@dataclass(eq=False)
 class Node:
-    """One ONNX node. An omitted optional input is the empty string, as in ONNX."""
+    """One ONNX node. An omitted optional input is the empty string, as in ONNX. Nodes compare
+    by identity: two nodes with equal fields are still two nodes (and comparing is O(1))."""
 
     op: str
     name: str
@@ -98,6 +101,8 @@ class Graph:
         self.aliases: dict[str, str] = {}
         # Constants the importer made from others: name -> (ONNX constant, how it was derived).
         self.derived: dict[str, tuple[str, str]] = {}
+        # What folding may still allocate (the import's budget replaces this default one).
+        self.budget = Budget()
 
     def read_value_infos(self, model: onnx.ModelProto) -> None:
         """Takes the shapes and dtypes shape inference recorded; symbolic dims become None."""
@@ -151,14 +156,31 @@ class Graph:
         self.generated += 1
         return f"{hint}.partita{self.generated}"
 
-    def replace_uses(self, old: str, new: str) -> None:
-        """Every reader of `old` reads `new` instead, graph outputs included (model outputs are
-        positional, so only the header's comments keep the ONNX output name, via `aliases`)."""
+    def rename_values(self, renamed: dict[str, str]) -> None:
+        """Every reader of a value `old` in `renamed` reads `renamed[old]` instead (following
+        chains: a copy of a copy reads the original), graph outputs included, in one pass over
+        the graph. Model outputs are positional, so only the header's comments keep the ONNX
+        output name, via `aliases`."""
+        def final(value: str) -> str:
+            seen = set()
+            while value in renamed and value not in seen:
+                seen.add(value)
+                value = renamed[value]
+            return value
+
+        if not renamed:
+            return
         for n in self.nodes:
-            n.inputs = [new if i == old else i for i in n.inputs]
-        if old in self.outputs:
-            self.outputs = [new if o == old else o for o in self.outputs]
-            self.aliases[new] = self.aliases.get(old, old)
+            if any(i in renamed for i in n.inputs):
+                n.inputs = [final(i) if i in renamed else i for i in n.inputs]
+        outputs = []
+        for o in self.outputs:
+            if o in renamed:
+                new = final(o)
+                self.aliases[new] = self.aliases.get(o, o)
+                o = new
+            outputs.append(o)
+        self.outputs = outputs
 
     def remove_dead(self) -> None:
         """Drops the nodes no graph output depends on."""

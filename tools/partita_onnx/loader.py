@@ -7,13 +7,17 @@ range, inputs with dynamic dimensions (with the `--input-shape` that would fix t
 from __future__ import annotations
 
 import os
+import stat
+import warnings
 
 import onnx
 from google.protobuf.message import DecodeError
 from onnx import shape_inference
 
-from .errors import ImportFailure
+from . import external_data, validate
+from .errors import ImportFailure, shown
 from .graph import np_dtype
+from .limits import Budget, size_text
 
 # Opsets whose attribute-or-input forms the mapping table reads (Split, Squeeze, Unsqueeze,
 # reductions, Clip, Pad, Resize moved attributes to inputs between 11 and 18).
@@ -42,34 +46,75 @@ def parse_input_shapes(specs: list[str]) -> dict[str, list[int]]:
     return shapes
 
 
-def read_model(path: str) -> onnx.ModelProto:
-    """The model in file `path`, with external data loaded; a file that is not a valid ONNX
-    model is a one-line ImportFailure."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        raise ImportFailure(f"{path}: cannot read: {e.strerror}") from None
-    if not data:
-        raise ImportFailure(f"{path}: the file is empty, not an ONNX model")
+def _parse(data: bytes, path: str) -> onnx.ModelProto:
+    """The model that `data` encodes; a protobuf error or warning is a one-line ImportFailure."""
     model = onnx.ModelProto()
     try:
-        model.ParseFromString(data)
-    except (DecodeError, RuntimeError, ValueError) as e:
-        raise ImportFailure(f"{path}: not an ONNX model, or a corrupt or truncated one "
-                            f"({str(e).strip() or type(e).__name__})") from None
-    # Protobuf accepts many byte strings (a truncation at a field boundary, foreign data that
-    # happens to parse), so the checker has the last word.
-    if not model.HasField("graph") or model.ir_version <= 0:
-        raise ImportFailure(f"{path}: not an ONNX model, or a corrupt or truncated one (no graph or IR version)")
-    try:
-        if any(t.data_location == onnx.TensorProto.EXTERNAL for t in model.graph.initializer):
-            onnx.external_data_helper.load_external_data_for_model(model, os.path.dirname(os.path.abspath(path)))
-        onnx.checker.check_model(model)
-    except Exception as e:  # onnx raises ValidationError, OSError and others here
-        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise ImportFailure(f"{path}: not a valid ONNX model, or a corrupt or truncated one ({first})") from None
+        # Protobuf warns (RuntimeWarning) on some half-parsed inputs instead of failing.
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            model.ParseFromString(data)
+    except (DecodeError, RuntimeError, ValueError, SystemError, Warning) as e:
+        # SystemError: the C++ protobuf reports a warning raised as an error that way.
+        raise ImportFailure(f"{shown(path)}: not an ONNX model, or a corrupt or truncated one "
+                            f"({_first_line(e)})") from None
     return model
+
+
+def _first_line(e: BaseException) -> str:
+    text = str(e).strip()
+    return text.splitlines()[0] if text else type(e).__name__
+
+
+def read_model(path: str, budget: Budget) -> onnx.ModelProto:
+    """The model in file `path`, checked, with external data loaded from its folder; a file that
+    is not a sound ONNX model is an ImportFailure saying what is wrong, every tensor at once.
+    Every tensor is charged to `budget`."""
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                raise ImportFailure(f"{shown(path)}: not a regular file")
+            if size > budget.cap:
+                raise ImportFailure(f"{shown(path)}: the file's {size} bytes are past the importer's memory cap of "
+                                    f"{size_text(budget.cap)}; raise it with --max-memory")
+            data = f.read()
+    except OSError as e:
+        raise ImportFailure(f"{shown(path)}: cannot read: {e.strerror}") from None
+    if not data:
+        raise ImportFailure(f"{shown(path)}: the file is empty, not an ONNX model")
+    model = _parse(data, path)
+    del data
+    # Protobuf accepts many byte strings (a truncation at a field boundary, foreign data that
+    # happens to parse), so the checks below and the checker have the last word.
+    if not model.HasField("graph") or model.ir_version <= 0:
+        raise ImportFailure(f"{shown(path)}: not an ONNX model, or a corrupt or truncated one (no graph or IR version)")
+    problems = validate.attribute_problems(model) + validate.data_problems(model)
+    if problems:
+        raise ImportFailure(f"{shown(path)}: the model's data is malformed:", problems)
+    validate.charge_in_file(model, budget)
+    external_data.load(model, path, budget)
+    _densify_sparse(model, path, budget)
+    try:
+        onnx.checker.check_model(model)
+    except Exception as e:  # onnx raises ValidationError and others here
+        raise ImportFailure(f"{shown(path)}: not a valid ONNX model, or a corrupt or truncated one "
+                            f"({_first_line(e)})") from None
+    return model
+
+
+def _densify_sparse(model: onnx.ModelProto, path: str, budget: Budget) -> None:
+    """Sparse initializers become dense ones, the form the rest of the importer reads."""
+    problems = []
+    for s in list(model.graph.sparse_initializer):
+        name = s.values.name
+        try:
+            model.graph.initializer.append(validate.dense_of_sparse(s, name, budget))
+        except ValueError as e:
+            problems.append(f"sparse initializer '{shown(name)}': {e}")
+    if problems:
+        raise ImportFailure(f"{shown(path)}: the model's data is malformed:", problems)
+    del model.graph.sparse_initializer[:]
 
 
 def default_opset(model: onnx.ModelProto) -> int:
@@ -84,10 +129,10 @@ def check_quantized(model: onnx.ModelProto, path: str) -> None:
     """A quantized graph is refused as a whole: one message, its quantized nodes listed."""
     nodes = [n for n in model.graph.node if n.op_type in _QUANTIZED]
     if nodes:
-        listed = [f"node '{n.name or '<unnamed>'}' {n.op_type}" for n in nodes[:10]]
+        listed = [f"node '{shown(n.name or '<unnamed>')}' {shown(n.op_type)}" for n in nodes[:10]]
         if len(nodes) > 10:
             listed.append(f"... and {len(nodes) - 10} more")
-        raise ImportFailure(f"{path}: a quantized graph ({len(nodes)} quantized nodes): int8 is not supported yet; "
+        raise ImportFailure(f"{shown(path)}: a quantized graph ({len(nodes)} quantized nodes): int8 is not supported yet; "
                             f"export the float model instead", listed)
 
 
@@ -102,9 +147,11 @@ def fix_input_shapes(model: onnx.ModelProto, shapes: dict[str, list[int]], path:
     names = [i.name for i in inputs]
     unknown = [n for n in shapes if n not in names]
     if unknown:
-        raise ImportFailure(f"{path}: --input-shape names {', '.join(repr(n) for n in unknown)}, which "
+        listed = ", ".join("'" + shown(n) + "'" for n in unknown)
+        inputs_listed = ", ".join("'" + shown(n) + "'" for n in names)
+        raise ImportFailure(f"{shown(path)}: --input-shape names {listed}, which "
                             f"{'is not an input' if len(unknown) == 1 else 'are not inputs'}; the inputs are "
-                            f"{', '.join(repr(n) for n in names)}")
+                            f"{inputs_listed}")
     problems = []
     for vi in inputs:
         t = vi.type.tensor_type
@@ -114,19 +161,19 @@ def fix_input_shapes(model: onnx.ModelProto, shapes: dict[str, list[int]], path:
                 t.shape.dim.add().dim_value = d
             continue
         if not t.HasField("shape"):
-            problems.append(f"input '{vi.name}' has no shape; give one with --input-shape {vi.name}=D0,D1,...")
+            problems.append(f"input '{shown(vi.name)}' has no shape; give one with --input-shape {shown(vi.name)}=D0,D1,...")
             continue
-        dims = [d.dim_value if d.HasField("dim_value") and d.dim_value > 0 else (d.dim_param or "?")
+        dims = [d.dim_value if d.HasField("dim_value") and d.dim_value > 0 else shown(d.dim_param or "?")
                 for d in t.shape.dim]
         dynamic = [i for i, d in enumerate(dims) if not isinstance(d, int)]
         if dynamic:
             which = ", ".join(f"{i} ('{dims[i]}')" for i in dynamic)
             suggestion = ",".join("1" if not isinstance(d, int) else str(d) for d in dims)
-            problems.append(f"input '{vi.name}' {_dims_text(dims)}: dimension{'s' if len(dynamic) > 1 else ''} "
+            problems.append(f"input '{shown(vi.name)}' {_dims_text(dims)}: dimension{'s' if len(dynamic) > 1 else ''} "
                             f"{which} {'are' if len(dynamic) > 1 else 'is'} dynamic; fix "
-                            f"{'them' if len(dynamic) > 1 else 'it'} with --input-shape {vi.name}={suggestion}")
+                            f"{'them' if len(dynamic) > 1 else 'it'} with --input-shape {shown(vi.name)}={suggestion}")
     if problems:
-        raise ImportFailure(f"{path}: Partita compiles static shapes, and some inputs are dynamic:", problems)
+        raise ImportFailure(f"{shown(path)}: Partita compiles static shapes, and some inputs are dynamic:", problems)
 
 
 def infer_shapes(model: onnx.ModelProto, path: str) -> onnx.ModelProto:
@@ -140,20 +187,20 @@ def infer_shapes(model: onnx.ModelProto, path: str) -> onnx.ModelProto:
         return shape_inference.infer_shapes(model, check_type=False, strict_mode=False, data_prop=True)
     except Exception as e:  # onnx raises InferenceError and others
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise ImportFailure(f"{path}: ONNX shape inference failed: {first}") from None
+        raise ImportFailure(f"{shown(path)}: ONNX shape inference failed: {first}") from None
 
 
-def load(path: str, input_shapes: dict[str, list[int]]) -> tuple[onnx.ModelProto, int]:
+def load(path: str, input_shapes: dict[str, list[int]], budget: Budget) -> tuple[onnx.ModelProto, int]:
     """Reads, validates and shape-infers the model at `path`; returns it with its opset."""
-    model = read_model(path)
+    model = read_model(path, budget)
     check_quantized(model, path)
     opset = default_opset(model)
     if not MIN_OPSET <= opset <= MAX_OPSET:
-        raise ImportFailure(f"{path}: opset {opset} of the default domain is not supported "
+        raise ImportFailure(f"{shown(path)}: opset {opset} of the default domain is not supported "
                             f"(opsets {MIN_OPSET} to {MAX_OPSET} are); re-export with opset_version=17")
     fix_input_shapes(model, input_shapes, path)
     for vi in model.graph.input:
         if np_dtype(vi.type.tensor_type.elem_type) is None:
-            raise ImportFailure(f"{path}: input '{vi.name}' has an element type Partita cannot hold "
-                                f"({onnx.TensorProto.DataType.Name(vi.type.tensor_type.elem_type)})")
+            raise ImportFailure(f"{shown(path)}: input '{shown(vi.name)}' has an element type Partita cannot hold "
+                                f"({validate.type_name(vi.type.tensor_type.elem_type)})")
     return infer_shapes(model, path), opset
