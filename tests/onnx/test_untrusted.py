@@ -316,6 +316,20 @@ class ResourceTest(Sandbox):
         self.assertIn("--max-memory", err)
 
 
+class TimeLimitTest(Sandbox):
+    """An import that runs past --time-limit stops with the one-line message."""
+
+    def test_time_limit(self) -> None:
+        nodes, prev = [], "x"
+        for i in range(5000):
+            nodes.append(n("Relu", [prev], [f"v{i}"]))
+            prev = f"v{i}"
+        m = raw_model(nodes, [("x", F, [1, 4])], [(prev, F, [1, 4])])
+        self.assertIn("--time-limit", self.refused(self.run_tool(m, "--time-limit", "0.05")))
+        self.assertIn("--time-limit", self.refused(self.run_tool(m, "--time-limit", "-1")))
+        self.assertFalse(os.path.exists(self.out))
+
+
 class ScaleTest(Sandbox):
     """Clean-up and fusion are linear: a regression test at 2·10⁴ nodes."""
 

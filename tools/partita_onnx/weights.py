@@ -9,6 +9,7 @@ lists every such name next to its ONNX origin.
 from __future__ import annotations
 
 import json
+import re
 import struct
 from dataclasses import dataclass
 
@@ -44,8 +45,11 @@ class UnsupportedWeight(ValueError):
     """A constant of an element type Partita has no use for (f16, bool, ...)."""
 
 
+_CONTROL = re.compile("[\x00-\x1f\x7f]")
+
+
 def _sanitized(name: str) -> str:
-    clean = "".join(ch if ord(ch) >= 0x20 and ord(ch) != 0x7F else "_" for ch in name)
+    clean = _CONTROL.sub("_", name)
     if not clean:
         return "weight"
     if clean == "__metadata__" or clean.startswith("literal."):
