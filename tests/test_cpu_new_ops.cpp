@@ -7,7 +7,9 @@
 // `test_cpu_new_ops -tc='bench*' --no-skip`.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -116,6 +118,59 @@ TEST_CASE("layer_norm and rms_norm: rows with tails, several axes, rows split ac
             model<rms_norm<x2537, weight<"g", f32, 5, 3, 7>, 1>>,
             model<layer_norm<input<"x", f32, 2, 5000>, weight<"g", f32, 5000>, weight<"b", f32, 5000>>>,
             model<layer_norm<input<"x", f32, 4, 3>, weight<"g", f32, 3>, weight<"b", f32, 3>>>>("norms");
+}
+
+namespace {
+
+// `Net` (one input, one output) on cpu with `threads` and on the reference, with the law's
+// weights, on `x`: the largest relative error where the reference's result is finite, 1e30 where
+// cpu's is not.
+template <class Net>
+double error_on(const std::vector<float>& x, int threads) {
+  using exe_t = compiled<Net, cpu>;
+  using ref_t = compiled<Net, reference>;
+  exe_t exe;
+  ref_t ref;
+  exe.template state<cpu>().set_threads(threads);
+  const laws::random_weights<ref_t> w(3);
+  if constexpr (!ref_t::literals_only) {
+    exe.bind(w.set);
+    ref.bind(w.set);
+  }
+  std::vector<float> got(static_cast<std::size_t>(exe_t::output(0).shp.elements())), want(got.size());
+  exe.run(x, got);
+  ref.run(x, want);
+  double worst = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (!std::isfinite(want[i])) continue;
+    const double d = std::isfinite(got[i]) ? std::abs(double(got[i]) - want[i]) / std::max(1.0, std::abs(double(want[i]))) : 1e30;
+    worst = std::max(worst, d);
+  }
+  return worst;
+}
+
+}  // namespace
+
+TEST_CASE("layer_norm, rms_norm and reduce_mean of rows of large finite values are finite, as on the reference") {
+  constexpr std::int64_t rows = 6, len = 37;
+  constexpr float big = 3e38f;
+  std::vector<float> x(static_cast<std::size_t>(rows * len));
+  for (std::int64_t c = 0; c < len; ++c) {
+    const auto at = [&](std::int64_t r) -> float& { return x[static_cast<std::size_t>(r * len + c)]; };
+    at(0) = big;                                                  // a constant row
+    at(1) = c % 2 ? big : -big;                                   // ±3e38: its mean is small
+    at(2) = big * static_cast<float>(c + 1) / static_cast<float>(len);  // a ramp up to the limit
+    at(3) = c == 5 ? big : static_cast<float>(c) * 0.25f - 4.f;   // one large value among small ones
+    at(4) = c % 3 ? 2e19f : -1e20f;                               // squares beyond float's range
+    at(5) = static_cast<float>(c) * 0.5f - 9.f;                   // an ordinary row
+  }
+  using xs = input<"x", f32, rows, len>;
+  for (int threads : {1, 2}) {
+    CAPTURE(threads);
+    CHECK(error_on<model<layer_norm<xs, weight<"g", f32, len>, weight<"b", f32, len>>>>(x, threads) <= 1e-5);
+    CHECK(error_on<model<rms_norm<xs, weight<"g", f32, len>>>>(x, threads) <= 1e-5);
+    CHECK(error_on<model<reduce_mean<xs, axes<-1>>>>(x, threads) <= 1e-5);
+  }
 }
 
 TEST_CASE("softmax along the last axis and along others") {

@@ -2,7 +2,7 @@
 // The conformance law: a backend computes what `reference` computes, within a tolerance, for
 // every model of one list (conformance_models.hpp: layers; conformance_ops.hpp: tensor ops, and
 // the list), with the same pseudo-random weights and inputs, finite and then with NaN and ±Inf
-// planted in them; index inputs are drawn in range (negative ones too), then one out of range
+// planted in them (and, for the groups that ask, scaled to near the float limit); index inputs are drawn in range (negative ones too), then one out of range
 // must make `run` throw a `partita::error` naming it. A backend obeys it by naming itself
 // in its test,
 //
@@ -40,8 +40,9 @@ namespace laws {
 ///   host            the backend that runs what B leaves (`void`: B runs every op itself)
 ///   configurations  the number of run-time configurations every model runs in, each set on the
 ///                   executable by `configure(exe, k)`; the host's configurations multiply B's
-///   special_values  whether B propagates NaN and ±Inf as the reference does (if not, B's law
-///                   stays on finite inputs: say why where you specialize)
+///   special_values  whether B propagates NaN and ±Inf as the reference does, and keeps finite
+///                   what the reference keeps finite on inputs near the float limit (if not, B's
+///                   law stays on ordinary finite inputs: say why where you specialize)
 ///   tolerance       the worst relative error allowed against the reference (fp32)
 struct conformance_defaults {
   using host = void;
@@ -115,12 +116,21 @@ inline void plant_specials(std::vector<std::vector<float>>& ins, int round, unsi
   }
 }
 
+/// Every f32 input scaled so that its values, drawn in [-2, 2), reach ±3e38: rows whose squares,
+/// and sums of a few values, overflow float while the result of a normalization or a mean stays
+/// finite (the reference computes them in double).
+inline void scale_to_limit(std::vector<std::vector<float>>& ins) {
+  for (auto& v : ins)
+    for (float& x : v) x *= 1.5e38f;
+}
+
 /// The worst relative errors of one model: on finite inputs, one per configuration; then with
-/// one NaN, one +Inf, one -Inf and a mix, each the worst over the configurations (0 where the
-/// backend's law stays on finite inputs); and what went wrong with out-of-range indices.
+/// one NaN, one +Inf, one -Inf, a mix, and values near the float limit (groups with
+/// `large_values` only), each the worst over the configurations (0 where the round does not
+/// run); and what went wrong with out-of-range indices.
 struct result {
   std::vector<double> finite;
-  std::array<double, 4> specials{};
+  std::array<double, 5> specials{};
   std::string index_errors;  // empty when every out-of-range index made `run` throw, naming it
   double worst() const {
     double w = *std::max_element(specials.begin(), specials.end());
@@ -135,7 +145,7 @@ struct result {
     };
     std::string s = "worst relative errors: finite inputs";
     for (double e : finite) s.append(" ").append(number(e));
-    const char* rounds[] = {"; one NaN ", ", one +Inf ", ", one -Inf ", ", a mix "};
+    const char* rounds[] = {"; one NaN ", ", one +Inf ", ", one -Inf ", ", a mix ", ", near the float limit "};
     for (std::size_t r = 0; r < specials.size(); ++r) s.append(rounds[r]).append(number(specials[r]));
     return s;
   }
@@ -176,9 +186,11 @@ inline std::string index_failure(const runner& r, const float* const* in, float*
 
 /// The errors of `exe` against `ref` (both bound): inputs as `specs` describes them from `seed`,
 /// every configuration, then, with `special_values`, the rounds with NaN and ±Inf planted in the
-/// f32 inputs; then each index input's last entry set one past each end of its range.
+/// f32 inputs and, with `large_values` too, the round near the float limit; then each index
+/// input's last entry set one past each end of its range.
 inline result measure(const runner& ref, const runner& exe, std::span<const input_spec> specs,
-                      std::span<const std::size_t> out_sizes, int configurations, bool special_values, unsigned seed) {
+                      std::span<const std::size_t> out_sizes, int configurations, bool special_values,
+                      bool large_values, unsigned seed) {
   std::mt19937 gen(seed + 1), index_gen(seed + 2);
   std::uniform_real_distribution<float> dist(-2.f, 2.f);
   std::vector<std::vector<float>> base, ins, want, got;
@@ -230,9 +242,10 @@ inline result measure(const runner& ref, const runner& exe, std::span<const inpu
   ref.run(ref.exe, in_ptrs.data(), want_ptrs.data());
   for (int k = 0; k < configurations; ++k) r.finite.push_back(error_in(k));
   if (special_values) {
-    for (int round = 0; round < 4; ++round) {
+    for (int round = 0; round < (large_values ? 5 : 4); ++round) {
       for (std::size_t i = 0; i < ins.size(); ++i) std::copy(base[i].begin(), base[i].end(), ins[i].begin());
-      plant_specials(ins, round, seed);
+      if (round < 4) plant_specials(ins, round, seed);
+      else scale_to_limit(ins);
       ref.run(ref.exe, in_ptrs.data(), want_ptrs.data());
       for (int k = 0; k < configurations; ++k)
         r.specials[static_cast<std::size_t>(round)] = std::max(r.specials[static_cast<std::size_t>(round)], error_in(k));
@@ -309,14 +322,15 @@ struct conformance {
     return against<Net>(make_oracle<Net>(seed), seed);
   }
 
-  /// `Net` on B against its oracle `o` (whose weights were seeded by `seed`).
+  /// `Net` on B against its oracle `o` (whose weights were seeded by `seed`); with
+  /// `large_values`, the round near the float limit too.
   template <class Net>
-  static result against(const oracle& o, unsigned seed) {
+  static result against(const oracle& o, unsigned seed, bool large_values = false) {
     using exe_t = executable<Net>;
     detail::require_same_signature(o, exe_t::num_inputs, exe_t::num_outputs);
     auto exe = std::make_unique<exe_t>();
     if (o.weights) exe->bind(o.weights->set);
-    return against(o, detail::runner{exe.get(), &detail::run_thunk<exe_t>, &configure<exe_t>}, seed);
+    return against(o, detail::runner{exe.get(), &detail::run_thunk<exe_t>, &configure<exe_t>}, seed, large_values);
   }
 
   /// Checks every model of `List` (by default the whole list), naming each one that fails.
@@ -330,6 +344,13 @@ struct conformance {
   static constexpr double bound_for() {
     if constexpr (requires { Group::tolerance; }) return std::min(tolerance, static_cast<double>(Group::tolerance));
     return tolerance;
+  }
+
+  /// Whether the models of `Group` run the round near the float limit (`large_values`).
+  template <class Group>
+  static constexpr bool large_values_for() {
+    if constexpr (requires { Group::large_values; }) return Group::large_values;
+    return false;
   }
 
  private:
@@ -354,17 +375,18 @@ struct conformance {
       // The reference against itself: a second executable of the same compiled code, from the
       // same library, run after run bit for bit.
       const oracle again = group_oracle<Group>(index, seed);
-      detail::report(B::name, Group::about, index, against(o, detail::runner{again.exe.get(), again.run, &no_configuration}, seed),
+      detail::report(B::name, Group::about, index,
+                     against(o, detail::runner{again.exe.get(), again.run, &no_configuration}, seed, large_values_for<Group>()),
                      bound_for<Group>());
     } else {
-      detail::report(B::name, Group::about, index, against<Net>(o, seed), bound_for<Group>());
+      detail::report(B::name, Group::about, index, against<Net>(o, seed, large_values_for<Group>()), bound_for<Group>());
     }
   }
   static void no_configuration(void*, int) {}
   // The subject `subject` against the oracle `o` (whose weights were seeded by `seed`).
-  static result against(const oracle& o, const detail::runner& subject, unsigned seed) {
+  static result against(const oracle& o, const detail::runner& subject, unsigned seed, bool large_values) {
     return detail::measure(detail::runner{o.exe.get(), o.run, nullptr}, subject, o.inputs, o.outputs, configurations,
-                           special_values, seed);
+                           special_values, large_values, seed);
   }
   // Configuration k: B's (k modulo its count), then its host's.
   template <class Exe>

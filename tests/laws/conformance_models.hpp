@@ -16,7 +16,10 @@ namespace laws {
 
 /// Models `Nets...`, described by a sentence: a failure names the group and the model's index. A
 /// group may set a bound tighter than backends' tolerances on its ops, as a member
-/// `static constexpr double tolerance = bound::...;`.
+/// `static constexpr double tolerance = bound::...;`, and ask for one more round of special
+/// values, every input scaled to reach ±3e38, with `static constexpr bool large_values = true;`:
+/// ops whose float intermediates (squares, partial sums) would overflow where the reference's
+/// double ones do not.
 template <partita::fixed_string About, class... Nets>
 struct model_group {
   static constexpr std::string_view about = About;

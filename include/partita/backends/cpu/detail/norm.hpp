@@ -63,11 +63,30 @@ inline float shift_estimate(const float* x, std::int64_t n) {
   return n >= simd::width ? simd::sum(simd::load(x)) / static_cast<float>(simd::width) : x[0];
 }
 
+/// One row of layer_norm (beta non-null) or rms_norm (beta null) computed in double, as the
+/// reference computes it: for the rows whose float statistics overflow (values beyond about
+/// 1.8e19, whose squares float cannot hold, up to 3.4e38) and the rows with NaN or ±inf. Out of
+/// the hot loop: ordinary rows never come here.
+[[gnu::cold, gnu::noinline]] inline void norm_row_wide(const float* x, float* y, std::int64_t len, const float* gamma,
+                                                       const float* beta, float eps) {
+  double mean = 0, sq = 0;
+  if (beta) {
+    for (std::int64_t i = 0; i < len; ++i) mean += static_cast<double>(x[i]);
+    mean /= static_cast<double>(len);
+  }
+  for (std::int64_t i = 0; i < len; ++i) sq += (static_cast<double>(x[i]) - mean) * (static_cast<double>(x[i]) - mean);
+  const double inv = 1.0 / std::sqrt(sq / static_cast<double>(len) + static_cast<double>(eps));
+  for (std::int64_t i = 0; i < len; ++i)
+    y[i] = static_cast<float>((static_cast<double>(x[i]) - mean) * inv * static_cast<double>(gamma[i]) +
+                              (beta ? static_cast<double>(beta[i]) : 0.0));
+}
+
 /// layer_norm (beta non-null) or rms_norm (beta null) of rows [r0, r1) of `len` floats:
 /// (x - mean) / sqrt(var + eps) · gamma + beta, or x / sqrt(mean(x²) + eps) · gamma. One pass
 /// for the statistics (shifted by the mean of its first vector, so that a large mean does not cancel
-/// the variance away), one to write. NaN or ±inf in a row makes the statistics NaN or the scale
-/// 0, as in the reference.
+/// the variance away), one to write. A row whose float sums overflow or meet NaN or ±inf (the
+/// statistics are not finite) is done again in double (`norm_row_wide`): finite values give
+/// finite results wherever the reference's are, and NaN and ±inf behave as there.
 inline void norm_rows(const float* x, float* y, std::int64_t r0, std::int64_t r1, std::int64_t len, const float* gamma,
                       const float* beta, float eps) {
   for (std::int64_t r = r0; r < r1; ++r) {
@@ -75,10 +94,15 @@ inline void norm_rows(const float* x, float* y, std::int64_t r0, std::int64_t r1
     float* yr = y + r * len;
     const float k = beta ? shift_estimate(xr, len) : 0.f;
     const moments m = row_moments(xr, len, k);
+    // Σ(x - k)² is finite only if every x - k is well below the float limit, so Σ(x - k) is too.
+    if (!std::isfinite(m.s2)) [[unlikely]] {
+      norm_row_wide(xr, yr, len, gamma, beta, eps);
+      continue;
+    }
     const double n = static_cast<double>(len);
     const double shift = m.s1 / n;
     double var = beta ? m.s2 / n - shift * shift : m.s2 / n;
-    if (var < 0) var = 0;  // rounding; a NaN stays
+    if (var < 0) var = 0;  // rounding
     const float mean = beta ? static_cast<float>(static_cast<double>(k) + shift) : 0.f;
     const float inv = static_cast<float>(1.0 / std::sqrt(var + static_cast<double>(eps)));
     const vec mv = simd::splat(mean), iv = simd::splat(inv);

@@ -100,9 +100,11 @@ inline double max_nan(double a, double b) { return std::isnan(a) ? a : (std::isn
 /// Sum of n contiguous floats in double, so that long sums keep the reference's precision: 32
 /// running sums, which the compiler turns into vector adds of widened floats, eight chains of
 /// them. `Paired` first adds four floats in float, pairwise (two roundings of short sums per
-/// four elements, a thousandth of a mean's tolerance), to go at the speed of float sums. Out of
-/// line: inlined where n is a constant, GCC 12 vectorizes the loop with lane permutations, at
-/// half the speed.
+/// four elements, a thousandth of a mean's tolerance), to go at the speed of float sums; where
+/// those overflow (values near the float limit) or meet NaN or ±inf, the row is summed again
+/// unpaired, so that a finite row's sum is what the reference's double sum is. Out of line:
+/// inlined where n is a constant, GCC 12 vectorizes the loop with lane permutations, at half the
+/// speed.
 template <bool Paired>
 [[gnu::noinline]] inline double sum_row(const float* x, std::int64_t n) {
   constexpr int k = 32;
@@ -120,6 +122,8 @@ template <bool Paired>
     for (int j = 0; j < h; ++j) acc[j] += acc[j + h];
   double total = acc[0];
   for (std::int64_t i = body; i < n; ++i) total += static_cast<double>(x[i]);
+  if constexpr (Paired)
+    if (!std::isfinite(total)) [[unlikely]] return sum_row<false>(x, n);
   return total;
 }
 
