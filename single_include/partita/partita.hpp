@@ -11530,6 +11530,25 @@ struct reference {
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
+// GCC 12's <avx512bwintrin.h> defines _mm512_mask_blend_epi8 and _epi16 as macros
+// when not optimizing (-O0, the debug build), casting their arguments straight to the byte and
+// word vector types: xsimd's select on batch<int> (inside log, reached by every translation
+// unit that includes partita.hpp) passes a class with a conversion to __m512i, which that cast
+// cannot take, so -O0 with AVX-512BW did not compile. The same macros, converting to __m512i
+// first; with optimization they are functions, which take the conversion, and stay untouched.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__AVX512BW__) && !defined(__OPTIMIZE__)
+#include <immintrin.h>
+#if defined(_mm512_mask_blend_epi8)
+#undef _mm512_mask_blend_epi8
+#define _mm512_mask_blend_epi8(U, A, W)                                                                    \
+  ((__m512i)__builtin_ia32_blendmb_512_mask((__v64qi)(__m512i)(A), (__v64qi)(__m512i)(W), (__mmask64)(U)))
+#endif
+#if defined(_mm512_mask_blend_epi16)
+#undef _mm512_mask_blend_epi16
+#define _mm512_mask_blend_epi16(U, A, W)                                                                   \
+  ((__m512i)__builtin_ia32_blendmw_512_mask((__v32hi)(__m512i)(A), (__v32hi)(__m512i)(W), (__mmask32)(U)))
+#endif
+#endif
 #include <xsimd/xsimd.hpp>
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
