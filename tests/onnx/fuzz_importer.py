@@ -2,7 +2,7 @@
 """A fuzzer of tools/partita_import.py: mutated ONNX files, side files and arguments.
 
     fuzz_importer.py --seed S --count N [--jobs J] [--time-limit SEC] [--memory-limit MB]
-                     [--findings DIR] [--compile-every K] [--allow-internal]
+                     [--findings DIR] [--compile-every K] [--allow-internal] [--tools DIR]
     fuzz_importer.py --replay FINDING_DIR [--debug]
 
 The smoke run CTest registers (onnx_importer_fuzz) is a few thousand inputs with a fixed seed.
@@ -13,6 +13,9 @@ A longer run, on as many cores as there are:
 and, to compile a sample of the headers written as well (slow: a g++ run each):
 
     tests/onnx/fuzz_importer.py --count 20000 --seed $RANDOM --compile-every 50
+
+--tools runs another copy of the importer (the folder holding partita_onnx/), for instance an
+older commit's, `git archive COMMIT tools | tar -x -C /tmp/old`, to see which findings it had.
 
 Input k of seed S is a function of (S, k) alone: a seed model (fuzz_corpus.py), then one to four
 mutations, each drawn from its own generator, over the protobuf (tensor data, dims and types,
@@ -27,14 +30,18 @@ forked child of this process (onnx and numpy are imported once), in a fresh dire
     sandbox/out             --out
 
 under an address-space and a CPU-time limit, with a wall-clock limit enforced by this process.
+An importer with a memory cap of its own (--max-memory) is given a quarter of the address-space
+limit, so that an allocation the limit refuses is one the cap failed to count. The sandboxes
+are made in /dev/shm when it exists ($PARTITA_FUZZ_WORK chooses another folder).
 
 An input is a finding when the run breaks one of these rules:
 
     exit         the status is 0 or 2 (3, an internal error, only with --allow-internal)
     signal       no death by a signal; timeout: none past --time-limit; slow: CPU time within
                  2 s plus 1 ms per node of the model
-    memory       no MemoryError, no array allocation refused by the address-space limit, a peak
-                 resident size under half the limit
+    memory       no MemoryError or "out of memory", no numpy allocation refused by the
+                 address-space limit (even one the importer caught), a peak resident size under
+                 half the limit
     traceback    no "Traceback" in the output; warning: no "Warning"
     format       on failure, stderr is one line `partita_import: ...`, then lines indented by two
                  spaces; nothing else starts with `partita_import: `
@@ -44,7 +51,7 @@ An input is a finding when the run breaks one of these rules:
     escape       no exit 0 for a model whose external data lies outside its folder or in a
                  special file (a FIFO, /dev/zero, /proc)
     keyword      no exit 0 for a namespace that is a C++ keyword
-    header       the header is UTF-8, free of control characters, and lexes as C++ (no string
+    header       on exit 0, the header is UTF-8, free of control characters, and lexes as C++ (no string
                  literal broken by a newline, no comment spliced into the next line by a final
                  backslash, no block comment); with --compile-every K, every K-th header written
                  compiles (g++ -std=c++20 -fsyntax-only)
@@ -418,7 +425,7 @@ def mut_sparse(c: Case, r: random.Random) -> None:
     Constant holding a sparse_value."""
     g = c.model.graph
     dims = [r.randrange(1, 5), r.randrange(1, 5)]
-    nnz = r.randrange(0, 4)
+    nnz = min(r.randrange(0, 4), dims[0] * dims[1])
     how = r.choice(["valid", "index-out-of-range", "count-mismatch", "bad-index-type", "huge-dims", "rank3-indices"])
     values = f32("sp_values", [r.uniform(-2, 2) for _ in range(nnz if how != "count-mismatch" else nnz + 2)])
     idx = sorted(r.sample(range(dims[0] * dims[1]), nnz))
@@ -1035,6 +1042,8 @@ def plan(seed: int, index: int) -> tuple[str, list[str]]:
     else:
         seed_name = _SEEDS[r.randrange(len(_SEEDS))].name
     x = r.random()
+    if seed_name.startswith("big_chain:"):  # mutations that keep it whole, so that it reaches fusion
+        return seed_name, [r.choice(["cwd", "names", "out", "model-name"]) for _ in range(int(x < 0.5))]
     steps = 0 if x < 0.03 else 1 if x < 0.4 else 2 if x < 0.75 else 3 if x < 0.93 else 4
     return seed_name, [r.choices(MUTATORS, _MUTATOR_WEIGHTS)[0][0] for _ in range(steps)]
 
@@ -1605,9 +1614,10 @@ def check_header(data: bytes) -> str | None:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         return f"not UTF-8 at byte {e.start}"
-    bad = _unprintable(text.replace("\t", " "))
-    if bad:
-        return f"holds {bad}"
+    for number, line in enumerate(text.split("\n"), 1):
+        bad = _unprintable(line.replace("\t", " "))
+        if bad:
+            return f"line {number} holds {bad}: {line[:100]!r}"
     i, n, line = 0, len(text), 1
     while i < n:
         ch = text[i]
@@ -1795,7 +1805,7 @@ def fuzz(args: argparse.Namespace, limits: Limits) -> int:
                 classes[k] = classes.get(k, 0) + 1
             main_class = o.classes[0]
             n = saved_per_class.get(main_class, 0)
-            if n < args.max_saved:
+            if n < args.max_saved or any(k not in first for k in o.classes):  # one example of each class
                 saved_per_class[main_class] = n + 1
                 path = save(o, findings_dir)
                 for k in o.classes:
