@@ -657,6 +657,59 @@ def mut_deep(c: Case, r: random.Random) -> None:
     c.notes.append(f"If nested {depth} deep")
 
 
+def mut_exotic(c: Case, r: random.Random) -> None:
+    """Parts of the format small models rarely use: local functions, tensors in subgraphs,
+    string tensors, segments, graph-typed attributes on ordinary ops, value_info and metadata."""
+    m, g = c.model, c.model.graph
+    how = r.choice(["function", "subgraph-tensor", "string-tensor", "segment", "graph-attribute", "value-info-names",
+                    "many-outputs", "training-info"])
+    if how == "function":
+        body = [helper.make_node(r.choice(["Relu", "Erf", "ConstantOfShape", "Unknown"]), ["fx"], ["fy"])]
+        f = helper.make_function(r.choice(["custom", "", c.name_payload(r)]), r.choice(["Fn", "Relu", c.name_payload(r)]),
+                                 ["fx"], ["fy"], body, [helper.make_opsetid("", 13)])
+        m.functions.append(f)
+        if g.input:
+            g.node.append(helper.make_node(f.name, [g.input[0].name], ["fn_out"], domain=f.domain, name="call"))
+            add_output(m, "fn_out", TensorProto.FLOAT, 2)
+            m.opset_import.append(helper.make_opsetid(f.domain, 1))
+    elif how == "subgraph-tensor":
+        t = f32("inner", [1.0, 2.0])
+        t.raw_data = t.raw_data[:r.choice([0, 1, 3, 7])]
+        branch = helper.make_graph([helper.make_node("Constant", [], ["b"], value=t)], "branch", [],
+                                   [helper.make_tensor_value_info("b", TensorProto.FLOAT, [2])])
+        g.initializer.append(numpy_helper.from_array(np.array(True), "cond_sub"))
+        g.node.append(helper.make_node("If", ["cond_sub"], ["sub_out"], name="if", then_branch=branch,
+                                       else_branch=branch))
+        add_output(m, "sub_out", TensorProto.FLOAT, 1)
+    elif how == "string-tensor" and g.initializer:
+        t = r.choice(g.initializer)
+        t.ClearField("raw_data")
+        for f in ("float_data", "int32_data", "int64_data", "double_data"):
+            t.ClearField(f)
+        t.data_type = TensorProto.STRING
+        count = int(np.prod(t.dims)) if len(t.dims) and all(0 <= d < 64 for d in t.dims) else 1
+        t.string_data.extend([b"\xff\xfe" + payload(r).encode("utf-8", "replace")] * count)
+    elif how == "segment":
+        t = pick_tensor(c, r)
+        if t is not None:
+            t.segment.begin, t.segment.end = r.choice([(0, 1), (5, 2), (-1, 2 ** 62)])
+    elif how == "graph-attribute":
+        node = pick_node(c, r)
+        if node is not None:
+            node.attribute.append(helper.make_attribute(r.choice(["body", "axis", "then_branch"]),
+                                                        helper.make_graph([], "empty", [], [])))
+    elif how == "value-info-names":
+        for name in value_names(m)[:r.randrange(1, 6)]:
+            g.value_info.append(helper.make_tensor_value_info(name, TensorProto.FLOAT, [c.name_payload(r), 2]))
+    elif how == "many-outputs" and g.node:
+        node = r.choice(g.node)
+        node.output.extend(f"extra{k}" for k in range(r.choice([1, 5, 1000])))
+    elif how == "training-info":
+        ti = m.training_info.add()
+        ti.algorithm.CopyFrom(helper.make_graph([], c.name_payload(r), [], []))
+    c.notes.append(f"exotic: {how}")
+
+
 def mut_input_dims(c: Case, r: random.Random) -> None:
     g = c.model.graph
     if not g.input:
@@ -1015,7 +1068,7 @@ def apply_byte_op(data: bytes, op: tuple) -> bytes:
 MUTATORS = [
     ("raw-length", 8, mut_raw_length), ("dims", 4, mut_dims), ("dtype", 4, mut_dtype), ("int64", 4, mut_int64),
     ("sparse", 3, mut_sparse), ("attribute", 7, mut_attribute), ("constant-tensor", 3, mut_constant_tensor),
-    ("op", 4, mut_op), ("opset", 3, mut_opset), ("structure", 4, mut_structure), ("deep", 1, mut_deep),
+    ("op", 4, mut_op), ("opset", 3, mut_opset), ("structure", 4, mut_structure), ("deep", 1, mut_deep), ("exotic", 4, mut_exotic),
     ("input-dims", 3, mut_input_dims), ("huge", 5, mut_huge), ("names", 12, mut_names),
     ("model-name", 2, mut_model_name), ("external", 9, mut_external), ("namespace", 4, mut_namespace),
     ("input-shape", 3, mut_input_shape), ("limit-args", 1, mut_limit_args), ("out", 3, mut_out), ("cwd", 4, mut_cwd), ("bytes", 8, mut_bytes),
