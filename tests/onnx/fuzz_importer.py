@@ -1911,6 +1911,9 @@ def fuzz(args: argparse.Namespace, limits: Limits) -> int:
 
 def replay(args: argparse.Namespace, limits: Limits) -> int:
     spec = load_finding(args.replay)
+    with open(os.path.join(args.replay, "case.json"), encoding="utf-8") as f:
+        if any(k == "compile" for k, _ in json.load(f).get("failures", [])):
+            limits.compile_every = 1  # a header that did not compile is compiled again
     work = work_dir()
     got: list[Outcome] = []
     try:
