@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <new>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <partita/partita.hpp>
@@ -254,4 +255,25 @@ TEST_CASE("built without PARTITA_PROFILE, an executable reads no clock and says 
   CHECK(exe.profile().runs == 0);
   CHECK(exe.profile().ns[0] == 0);
   CHECK(print_profile(exe).find("-DPARTITA_PROFILE") != std::string::npos);
+}
+
+TEST_CASE("an arena no machine holds: a partita::error with the bytes and what they were for, not std::bad_alloc") {
+  // Two intermediate results of 2^46 floats (256 TiB) each: more than a process's address space
+  // (128 TiB with 48-bit addresses), so the allocation fails even where memory is overcommitted.
+  constexpr std::int64_t side = std::int64_t{1} << 23;
+  using x = input<"x", f32, side, side>;
+  using exe_t = compiled<model<add<relu<x>, neg<x>>>, reference>;
+  static_assert(exe_t::arena_bytes >= std::size_t{1} << 49);
+  const std::string bytes = std::to_string(exe_t::arena_bytes);
+  try {
+    exe_t exe;
+    FAIL("the arena was allocated");
+  } catch (const partita::error& e) {
+    const std::string what = e.what();
+    INFO(what);
+    CHECK(what.find(bytes + " bytes") != std::string::npos);
+    CHECK(what.find("arena") != std::string::npos);
+  } catch (const std::bad_alloc&) {
+    FAIL("std::bad_alloc, which says neither how much nor what for");
+  }
 }

@@ -216,6 +216,20 @@ static_assert(rules::pad(detail::pad_attrs<dims<0, -1>, dims<0, 0>>::value(0.f),
 static_assert(rules::pad(detail::pad_attrs<dims<0, 2>, dims<0, -1>>::value(0.f), args(shape_of<3, 5>).data(), 1)
                   .v.rhs == shape{3, {1, 2, -1}});  // the axis, then its amounts before and after
 
+// resize to nothing: its own problem, not pooling's window.
+static_assert(rules::resize(detail::to_attrs(0, 4, resize_attrs{}), args(shape_of<1, 3, 8, 8>).data(), 1).v.what ==
+              problem::resize_size);
+// Element counts: up to 2^48, counted without overflowing past it; a result beyond it (2^45 by
+// 2^45 broadcast to 2^90) is the node's problem, and leaves an empty shape for the nodes after.
+static_assert(shape_of<std::int64_t{1} << 24, std::int64_t{1} << 24>.countable());
+static_assert(!shape_of<std::int64_t{1} << 24, (std::int64_t{1} << 24) + 1>.countable());
+static_assert(!shape_of<std::int64_t{1} << 30, std::int64_t{1} << 30, std::int64_t{1} << 30>.countable());
+using wide_rows = input<"a", f32, std::int64_t{1} << 45, 1>;
+using wide_cols = input<"b", f32, 1, std::int64_t{1} << 45>;
+using outer_sum = detail::op_node<op_id::add, attrs{}, &rules::binary, wide_rows, wide_cols>;
+static_assert(outer_sum::result.v.what == problem::element_count && outer_sum::desc.out == shape{});
+static_assert(outer_sum::result.v.lhs == shape_of<std::int64_t{1} << 45, std::int64_t{1} << 45>);
+
 // --- the models printed below ---------------------------------------------------------------------
 using tokens = input<"x", f32, 2, 5, 8>;
 using scores = matmul<tokens, tokens, {.transpose_b = true}>;

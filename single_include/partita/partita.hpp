@@ -143,6 +143,10 @@ namespace partita {
 /// Largest tensor rank the IR admits.
 inline constexpr int max_rank = 6;
 
+/// Most elements a tensor may have: 2^48, a pebibyte of f32 (four times what 48-bit addresses
+/// reach). Below it, a tensor's bytes and a plan's sums of them stay far from 64-bit overflow.
+inline constexpr std::int64_t max_elements = std::int64_t{1} << 48;
+
 /// A static tensor shape: `shape{2, {512, 784}}`. A structural type, so it can be a template
 /// argument and a member of constexpr tables.
 struct shape {
@@ -154,6 +158,17 @@ struct shape {
     std::int64_t n = 1;
     for (int i = 0; i < rank; ++i) n *= dims[static_cast<std::size_t>(i)];
     return n;
+  }
+  /// True when the product of the dimensions is at most `max_elements`, computed without
+  /// overflowing (a model's shape checks call it before anything multiplies the dimensions).
+  constexpr bool countable() const {
+    std::int64_t n = 1;
+    for (int i = 0; i < rank; ++i) {
+      const std::int64_t d = dims[static_cast<std::size_t>(i)];
+      if (d > 0 && n > max_elements / d) return false;
+      n *= d > 0 ? d : 0;
+    }
+    return true;
   }
   /// Dimension counted from the back: `back(0)` is the innermost one.
   constexpr std::int64_t back(int i) const { return dims[static_cast<std::size_t>(rank - 1 - i)]; }
@@ -462,6 +477,8 @@ enum class problem {
   conv_transpose2d_output,
   depth_to_space_block,
   space_to_depth_block,
+  element_count,
+  resize_size,
 };
 
 /// The verdict of a node's shape/dtype rule: the problem, and the two shapes (or dtypes) that
@@ -473,6 +490,12 @@ struct verdict {
   dtype lhs_type = dtype::f32;
   dtype rhs_type = dtype::f32;
 };
+
+/// The verdict on a tensor's size: `element_count` (the shape, and the limit as Rhs) when it has
+/// more than `max_elements` elements, else none.
+constexpr verdict size_verdict(const shape& s) {
+  return s.countable() ? verdict{} : verdict{problem::element_count, s, shape{1, {max_elements}}};
+}
 
 /// A dtype as a type, so that diagnostics print it: `dtype_is<partita::dtype::i8>`.
 template <dtype D>
@@ -551,6 +574,10 @@ struct report {
                 "partita: depth_to_space<X, Block>: the channels of X (Lhs, NCHW) must be a multiple of Block squared (Rhs: Block)");
   static_assert(P != problem::space_to_depth_block,
                 "partita: space_to_depth<X, Block>: the height and width of X (Lhs, NCHW) must be multiples of Block (Rhs)");
+  static_assert(P != problem::element_count,
+                "partita: shape too large: a tensor of this node (Node) has more elements (Lhs: its shape) than a tensor may have (Rhs: the limit, 2^48 elements)");
+  static_assert(P != problem::resize_size,
+                "partita: resize<X, OH, OW>: the output size (Rhs: OH, OW) must be positive (Lhs: X)");
   static constexpr bool ok = P == problem::none;
 };
 
@@ -1512,7 +1539,12 @@ struct op_node {
     const arg_info infos[] = {info_of(desc_of<Args>())...};
     for (const auto& i : infos)
       if (!i.valid) return inference{};  // reported by require_node; avoid a second error
-    return Rule(A, infos, static_cast<int>(sizeof...(Args)));
+    const inference r = Rule(A, infos, static_cast<int>(sizeof...(Args)));
+    // A result too large to count is reported here, and leaves an empty shape behind, before
+    // the plan multiplies its dimensions (a wall of "overflow in constant expression").
+    if (r.v.what == problem::none && !r.is_tuple && !r.out.countable())
+      return inference{{}, r.type, false, size_verdict(r.out)};
+    return r;
   }();
   static constexpr node_desc desc = [] {
     node_desc d{Op, result.type, result.out, A, {}, arg_descs, static_cast<int>(sizeof...(Args)), 0, result.is_tuple};
@@ -2441,8 +2473,11 @@ struct leaf_node {
   static_assert(sizeof...(Dims) <= max_rank, "partita: too many dimensions for an input or weight (at most 6)");
   static_assert(((Dims > 0) && ...), "partita: every dimension of an input or weight must be positive");
   static_assert(Name.size() > 0, "partita: an input or weight needs a non-empty name");
+  static_assert(checked<leaf_node, size_verdict(shape_of<Dims...>)>);
   static constexpr node_desc desc = [] {
-    node_desc d{Op, D, shape_of<Dims...>, attrs{}, Name.view(), nullptr, 0, 0, false};
+    // Too large to count: reported above; an empty shape keeps the plan from overflowing after.
+    constexpr shape s = shape_of<Dims...>.countable() ? shape_of<Dims...> : shape{};
+    node_desc d{Op, D, s, attrs{}, Name.view(), nullptr, 0, 0, false};
     d.hash = structural_hash(d);
     return d;
   }();
@@ -2639,7 +2674,7 @@ constexpr inference resize(const attrs& at, const arg_info* a, int n) {
   if (auto v = tensor_args(a, n); v.what != problem::none) return {{}, {}, false, v};
   const shape& x = a[0].shp;
   if (x.rank != 4) return expect_rank(a[0], 4);
-  if (at.window[0] < 1 || at.window[1] < 1) return fail(problem::pool_window, x, shape{2, {at.window[0], at.window[1]}});
+  if (at.window[0] < 1 || at.window[1] < 1) return fail(problem::resize_size, x, shape{2, {at.window[0], at.window[1]}});
   return ok(shape{4, {x[0], x[1], at.window[0], at.window[1]}}, a[0].type);
 }
 
@@ -2682,6 +2717,9 @@ struct avg_pool2d : detail::op_node<op_id::avg_pool2d, detail::to_attrs(A), &rul
 /// `resize<x, 2 * 20, 2 * 20>` is YOLO's 2× nearest upsampling.
 template <class X, std::int64_t OH, std::int64_t OW, resize_attrs A = resize_attrs{}>
 struct resize : detail::op_node<op_id::resize, detail::to_attrs(OH, OW, A), &rules::resize, X> {
+  // The attributes hold the size as ints: a larger one would wrap around silently.
+  static_assert(OH < (std::int64_t{1} << 31) && OW < (std::int64_t{1} << 31),
+                "partita: resize<X, OH, OW>: the output size must be below 2^31 along each axis");
   static_assert(well_formed<resize, X>);
 };
 
@@ -8807,6 +8845,7 @@ struct step_ref {
 /// An owning, 64-byte aligned, zero-initialized byte buffer; large ones on 2 MB pages where the
 /// system gives them.
 
+
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
@@ -8835,17 +8874,19 @@ inline constexpr uninitialized_t uninitialized{};
 /// Zero-initialised storage aligned to a cache line (64 bytes), allocated once: the arena and
 /// weight storage of an executable, a backend's packed weights and scratch. From
 /// `huge_page_bytes` up it is aligned to 2 MB and backed by huge pages where Linux has them;
-/// the part past its last whole 2 MB keeps ordinary pages.
+/// the part past its last whole 2 MB keeps ordinary pages. `what` names the bytes' use (the
+/// arena, the packed weights, scratch): an allocation that fails throws a `partita::error`
+/// saying how many bytes were wanted and for what, not a bare `std::bad_alloc`.
 class aligned_buffer {
  public:
   static constexpr std::size_t align = 64;
 
   aligned_buffer() = default;
-  explicit aligned_buffer(std::size_t bytes) : data_(allocate(bytes)), size_(bytes) {
+  aligned_buffer(std::size_t bytes, const char* what) : data_(allocate(bytes, what)), size_(bytes) {
     if (bytes) std::memset(data_.get(), 0, bytes);  // after the advice: the first touch maps the pages
   }
   /// `bytes` bytes left uninitialized.
-  aligned_buffer(std::size_t bytes, uninitialized_t) : data_(allocate(bytes)), size_(bytes) {}
+  aligned_buffer(std::size_t bytes, const char* what, uninitialized_t) : data_(allocate(bytes, what)), size_(bytes) {}
   aligned_buffer(aligned_buffer&& o) noexcept : data_(std::move(o.data_)), size_(std::exchange(o.size_, 0)) {}
   aligned_buffer& operator=(aligned_buffer&& o) noexcept {
     data_ = std::move(o.data_);
@@ -8861,10 +8902,19 @@ class aligned_buffer {
  private:
   using storage = std::unique_ptr<std::byte, aligned_release>;
 
-  static storage allocate(std::size_t bytes) {
+  static storage allocate(std::size_t bytes, const char* what) {
     if (!bytes) return storage(nullptr, aligned_release{align});
     const std::size_t alignment = bytes >= huge_page_bytes ? huge_page_bytes : align;
-    storage p(static_cast<std::byte*>(::operator new(bytes, std::align_val_t{alignment})), aligned_release{alignment});
+    void* raw = nullptr;
+    try {
+      raw = ::operator new(bytes, std::align_val_t{alignment});
+    } catch (const std::bad_alloc&) {
+      constexpr std::size_t gib = std::size_t{1} << 30;
+      throw error(concat("partita: the executable wanted ", std::to_string(bytes), " bytes",
+                         bytes >= gib ? concat(" (", std::to_string(bytes / gib), " GiB)") : std::string(), " for ", what,
+                         ", and they could not be allocated"));
+    }
+    storage p(static_cast<std::byte*>(raw), aligned_release{alignment});
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
     // Advice only: a kernel without transparent huge pages refuses it, and the pages stay small.
     if (alignment == huge_page_bytes) (void)::madvise(p.get(), bytes, MADV_HUGEPAGE);
@@ -9431,7 +9481,7 @@ class compiled {
   /// time. Weights that only backends with packed forms use (`packs_weights`) are not kept.
   static constexpr std::size_t kept_weight_bytes = layout.kept_bytes;
 
-  compiled() : arena_(arena_bytes) {
+  compiled() : arena_(arena_bytes, "the arena (activations between steps, `arena_bytes`)") {
     // With no weights there is no bind: backends prepare their kernels now. With literals only,
     // binding needs nothing from the caller, so it happens here.
     if constexpr (plan.weights.empty()) {
@@ -9499,7 +9549,7 @@ class compiled {
   compiled& bind(const Source& source) {
     const detail::busy_guard guard(busy_, "bind");
     check_live("bind");
-    detail::aligned_buffer kept(layout.kept_bytes), staged(layout.staged_bytes);
+    detail::aligned_buffer kept(layout.kept_bytes, "the weights kept"), staged(layout.staged_bytes, "the weights to pack");
     detail::gather_weights(weight_slots, source, raw_needed, layout.offset, kept.get(), staged.get());
     states_t next = fork_states(std::make_index_sequence<sizeof...(Backends)>{});
     prepare_steps(next, kept.get(), staged.get());
@@ -12982,7 +13032,7 @@ class packed_store {
       // Each block as large as all before it (from 256 KB, to 64 MB): few blocks, and at most
       // about half of the last one unused (and never touched).
       const std::size_t block = std::max(bytes, std::clamp(reserved_, std::size_t{256} << 10, std::size_t{64} << 20));
-      blocks_.emplace_back(block, uninitialized);
+      blocks_.emplace_back(block, "the cpu backend's packed weights", uninitialized);
       reserved_ += block;
       used_ = 0;
     }
@@ -13305,7 +13355,8 @@ class state {
   float* reserve(int step, std::size_t n) { return packed_.reserve(step, n); }
   float* packed(int step) const { return packed_.at(step); }
   void need_scratch(std::size_t shared, std::size_t per_thread) {
-    if (shared_.size() < shared * sizeof(float)) shared_ = detail::aligned_buffer(shared * sizeof(float));
+    if (shared_.size() < shared * sizeof(float))
+      shared_ = detail::aligned_buffer(shared * sizeof(float), "the cpu backend's shared scratch");
     per_thread_floats_ = std::max(per_thread_floats_, per_thread);
     grow_scratch(per_thread_floats_);
   }
@@ -13377,7 +13428,7 @@ class state {
     const std::size_t want = static_cast<std::size_t>(std::max(threads_, 1));
     if (scratch_.size() < want) scratch_.resize(want);
     for (auto& s : scratch_)
-      if (s.size() < n * sizeof(float)) s = detail::aligned_buffer(n * sizeof(float));
+      if (s.size() < n * sizeof(float)) s = detail::aligned_buffer(n * sizeof(float), "the cpu backend's scratch");
   }
   int threads_;
   packed_store packed_;

@@ -11,6 +11,10 @@ namespace partita {
 /// Largest tensor rank the IR admits.
 inline constexpr int max_rank = 6;
 
+/// Most elements a tensor may have: 2^48, a pebibyte of f32 (four times what 48-bit addresses
+/// reach). Below it, a tensor's bytes and a plan's sums of them stay far from 64-bit overflow.
+inline constexpr std::int64_t max_elements = std::int64_t{1} << 48;
+
 /// A static tensor shape: `shape{2, {512, 784}}`. A structural type, so it can be a template
 /// argument and a member of constexpr tables.
 struct shape {
@@ -22,6 +26,17 @@ struct shape {
     std::int64_t n = 1;
     for (int i = 0; i < rank; ++i) n *= dims[static_cast<std::size_t>(i)];
     return n;
+  }
+  /// True when the product of the dimensions is at most `max_elements`, computed without
+  /// overflowing (a model's shape checks call it before anything multiplies the dimensions).
+  constexpr bool countable() const {
+    std::int64_t n = 1;
+    for (int i = 0; i < rank; ++i) {
+      const std::int64_t d = dims[static_cast<std::size_t>(i)];
+      if (d > 0 && n > max_elements / d) return false;
+      n *= d > 0 ? d : 0;
+    }
+    return true;
   }
   /// Dimension counted from the back: `back(0)` is the innermost one.
   constexpr std::int64_t back(int i) const { return dims[static_cast<std::size_t>(rank - 1 - i)]; }

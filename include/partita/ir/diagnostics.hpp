@@ -43,6 +43,8 @@ enum class problem {
   conv_transpose2d_output,
   depth_to_space_block,
   space_to_depth_block,
+  element_count,
+  resize_size,
 };
 
 /// The verdict of a node's shape/dtype rule: the problem, and the two shapes (or dtypes) that
@@ -54,6 +56,12 @@ struct verdict {
   dtype lhs_type = dtype::f32;
   dtype rhs_type = dtype::f32;
 };
+
+/// The verdict on a tensor's size: `element_count` (the shape, and the limit as Rhs) when it has
+/// more than `max_elements` elements, else none.
+constexpr verdict size_verdict(const shape& s) {
+  return s.countable() ? verdict{} : verdict{problem::element_count, s, shape{1, {max_elements}}};
+}
 
 /// A dtype as a type, so that diagnostics print it: `dtype_is<partita::dtype::i8>`.
 template <dtype D>
@@ -132,6 +140,10 @@ struct report {
                 "partita: depth_to_space<X, Block>: the channels of X (Lhs, NCHW) must be a multiple of Block squared (Rhs: Block)");
   static_assert(P != problem::space_to_depth_block,
                 "partita: space_to_depth<X, Block>: the height and width of X (Lhs, NCHW) must be multiples of Block (Rhs)");
+  static_assert(P != problem::element_count,
+                "partita: shape too large: a tensor of this node (Node) has more elements (Lhs: its shape) than a tensor may have (Rhs: the limit, 2^48 elements)");
+  static_assert(P != problem::resize_size,
+                "partita: resize<X, OH, OW>: the output size (Rhs: OH, OW) must be positive (Lhs: X)");
   static constexpr bool ok = P == problem::none;
 };
 

@@ -57,7 +57,12 @@ struct op_node {
     const arg_info infos[] = {info_of(desc_of<Args>())...};
     for (const auto& i : infos)
       if (!i.valid) return inference{};  // reported by require_node; avoid a second error
-    return Rule(A, infos, static_cast<int>(sizeof...(Args)));
+    const inference r = Rule(A, infos, static_cast<int>(sizeof...(Args)));
+    // A result too large to count is reported here, and leaves an empty shape behind, before
+    // the plan multiplies its dimensions (a wall of "overflow in constant expression").
+    if (r.v.what == problem::none && !r.is_tuple && !r.out.countable())
+      return inference{{}, r.type, false, size_verdict(r.out)};
+    return r;
   }();
   static constexpr node_desc desc = [] {
     node_desc d{Op, result.type, result.out, A, {}, arg_descs, static_cast<int>(sizeof...(Args)), 0, result.is_tuple};

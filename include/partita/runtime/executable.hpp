@@ -126,7 +126,7 @@ class compiled {
   /// time. Weights that only backends with packed forms use (`packs_weights`) are not kept.
   static constexpr std::size_t kept_weight_bytes = layout.kept_bytes;
 
-  compiled() : arena_(arena_bytes) {
+  compiled() : arena_(arena_bytes, "the arena (activations between steps, `arena_bytes`)") {
     // With no weights there is no bind: backends prepare their kernels now. With literals only,
     // binding needs nothing from the caller, so it happens here.
     if constexpr (plan.weights.empty()) {
@@ -194,7 +194,7 @@ class compiled {
   compiled& bind(const Source& source) {
     const detail::busy_guard guard(busy_, "bind");
     check_live("bind");
-    detail::aligned_buffer kept(layout.kept_bytes), staged(layout.staged_bytes);
+    detail::aligned_buffer kept(layout.kept_bytes, "the weights kept"), staged(layout.staged_bytes, "the weights to pack");
     detail::gather_weights(weight_slots, source, raw_needed, layout.offset, kept.get(), staged.get());
     states_t next = fork_states(std::make_index_sequence<sizeof...(Backends)>{});
     prepare_steps(next, kept.get(), staged.get());

@@ -5,7 +5,11 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <string>
 #include <utility>
+
+#include "partita/core/detail/concat.hpp"
+#include "partita/core/error.hpp"
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -35,17 +39,19 @@ inline constexpr uninitialized_t uninitialized{};
 /// Zero-initialised storage aligned to a cache line (64 bytes), allocated once: the arena and
 /// weight storage of an executable, a backend's packed weights and scratch. From
 /// `huge_page_bytes` up it is aligned to 2 MB and backed by huge pages where Linux has them;
-/// the part past its last whole 2 MB keeps ordinary pages.
+/// the part past its last whole 2 MB keeps ordinary pages. `what` names the bytes' use (the
+/// arena, the packed weights, scratch): an allocation that fails throws a `partita::error`
+/// saying how many bytes were wanted and for what, not a bare `std::bad_alloc`.
 class aligned_buffer {
  public:
   static constexpr std::size_t align = 64;
 
   aligned_buffer() = default;
-  explicit aligned_buffer(std::size_t bytes) : data_(allocate(bytes)), size_(bytes) {
+  aligned_buffer(std::size_t bytes, const char* what) : data_(allocate(bytes, what)), size_(bytes) {
     if (bytes) std::memset(data_.get(), 0, bytes);  // after the advice: the first touch maps the pages
   }
   /// `bytes` bytes left uninitialized.
-  aligned_buffer(std::size_t bytes, uninitialized_t) : data_(allocate(bytes)), size_(bytes) {}
+  aligned_buffer(std::size_t bytes, const char* what, uninitialized_t) : data_(allocate(bytes, what)), size_(bytes) {}
   aligned_buffer(aligned_buffer&& o) noexcept : data_(std::move(o.data_)), size_(std::exchange(o.size_, 0)) {}
   aligned_buffer& operator=(aligned_buffer&& o) noexcept {
     data_ = std::move(o.data_);
@@ -61,10 +67,19 @@ class aligned_buffer {
  private:
   using storage = std::unique_ptr<std::byte, aligned_release>;
 
-  static storage allocate(std::size_t bytes) {
+  static storage allocate(std::size_t bytes, const char* what) {
     if (!bytes) return storage(nullptr, aligned_release{align});
     const std::size_t alignment = bytes >= huge_page_bytes ? huge_page_bytes : align;
-    storage p(static_cast<std::byte*>(::operator new(bytes, std::align_val_t{alignment})), aligned_release{alignment});
+    void* raw = nullptr;
+    try {
+      raw = ::operator new(bytes, std::align_val_t{alignment});
+    } catch (const std::bad_alloc&) {
+      constexpr std::size_t gib = std::size_t{1} << 30;
+      throw error(concat("partita: the executable wanted ", std::to_string(bytes), " bytes",
+                         bytes >= gib ? concat(" (", std::to_string(bytes / gib), " GiB)") : std::string(), " for ", what,
+                         ", and they could not be allocated"));
+    }
+    storage p(static_cast<std::byte*>(raw), aligned_release{alignment});
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
     // Advice only: a kernel without transparent huge pages refuses it, and the pages stay small.
     if (alignment == huge_page_bytes) (void)::madvise(p.get(), bytes, MADV_HUGEPAGE);

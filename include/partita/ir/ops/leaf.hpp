@@ -15,8 +15,11 @@ struct leaf_node {
   static_assert(sizeof...(Dims) <= max_rank, "partita: too many dimensions for an input or weight (at most 6)");
   static_assert(((Dims > 0) && ...), "partita: every dimension of an input or weight must be positive");
   static_assert(Name.size() > 0, "partita: an input or weight needs a non-empty name");
+  static_assert(checked<leaf_node, size_verdict(shape_of<Dims...>)>);
   static constexpr node_desc desc = [] {
-    node_desc d{Op, D, shape_of<Dims...>, attrs{}, Name.view(), nullptr, 0, 0, false};
+    // Too large to count: reported above; an empty shape keeps the plan from overflowing after.
+    constexpr shape s = shape_of<Dims...>.countable() ? shape_of<Dims...> : shape{};
+    node_desc d{Op, D, s, attrs{}, Name.view(), nullptr, 0, 0, false};
     d.hash = structural_hash(d);
     return d;
   }();

@@ -41,7 +41,7 @@ constexpr inference resize(const attrs& at, const arg_info* a, int n) {
   if (auto v = tensor_args(a, n); v.what != problem::none) return {{}, {}, false, v};
   const shape& x = a[0].shp;
   if (x.rank != 4) return expect_rank(a[0], 4);
-  if (at.window[0] < 1 || at.window[1] < 1) return fail(problem::pool_window, x, shape{2, {at.window[0], at.window[1]}});
+  if (at.window[0] < 1 || at.window[1] < 1) return fail(problem::resize_size, x, shape{2, {at.window[0], at.window[1]}});
   return ok(shape{4, {x[0], x[1], at.window[0], at.window[1]}}, a[0].type);
 }
 
@@ -84,6 +84,9 @@ struct avg_pool2d : detail::op_node<op_id::avg_pool2d, detail::to_attrs(A), &rul
 /// `resize<x, 2 * 20, 2 * 20>` is YOLO's 2× nearest upsampling.
 template <class X, std::int64_t OH, std::int64_t OW, resize_attrs A = resize_attrs{}>
 struct resize : detail::op_node<op_id::resize, detail::to_attrs(OH, OW, A), &rules::resize, X> {
+  // The attributes hold the size as ints: a larger one would wrap around silently.
+  static_assert(OH < (std::int64_t{1} << 31) && OW < (std::int64_t{1} << 31),
+                "partita: resize<X, OH, OW>: the output size must be below 2^31 along each axis");
   static_assert(well_formed<resize, X>);
 };
 

@@ -52,7 +52,7 @@ class packed_store {
       // Each block as large as all before it (from 256 KB, to 64 MB): few blocks, and at most
       // about half of the last one unused (and never touched).
       const std::size_t block = std::max(bytes, std::clamp(reserved_, std::size_t{256} << 10, std::size_t{64} << 20));
-      blocks_.emplace_back(block, uninitialized);
+      blocks_.emplace_back(block, "the cpu backend's packed weights", uninitialized);
       reserved_ += block;
       used_ = 0;
     }

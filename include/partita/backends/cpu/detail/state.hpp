@@ -73,7 +73,8 @@ class state {
   float* reserve(int step, std::size_t n) { return packed_.reserve(step, n); }
   float* packed(int step) const { return packed_.at(step); }
   void need_scratch(std::size_t shared, std::size_t per_thread) {
-    if (shared_.size() < shared * sizeof(float)) shared_ = detail::aligned_buffer(shared * sizeof(float));
+    if (shared_.size() < shared * sizeof(float))
+      shared_ = detail::aligned_buffer(shared * sizeof(float), "the cpu backend's shared scratch");
     per_thread_floats_ = std::max(per_thread_floats_, per_thread);
     grow_scratch(per_thread_floats_);
   }
@@ -145,7 +146,7 @@ class state {
     const std::size_t want = static_cast<std::size_t>(std::max(threads_, 1));
     if (scratch_.size() < want) scratch_.resize(want);
     for (auto& s : scratch_)
-      if (s.size() < n * sizeof(float)) s = detail::aligned_buffer(n * sizeof(float));
+      if (s.size() < n * sizeof(float)) s = detail::aligned_buffer(n * sizeof(float), "the cpu backend's scratch");
   }
   int threads_;
   packed_store packed_;
