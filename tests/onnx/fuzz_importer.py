@@ -37,8 +37,8 @@ are made in /dev/shm when it exists ($PARTITA_FUZZ_WORK chooses another folder).
 An input is a finding when the run breaks one of these rules:
 
     exit         the status is 0 or 2 (3, an internal error, only with --allow-internal)
-    signal       no death by a signal; timeout: none past --time-limit; slow: CPU time within
-                 2 s plus 1 ms per node of the model
+    signal       no death by a signal; timeout: none past --time-limit; slow (with --slow SEC):
+                 CPU time within SEC plus 1 ms per node of the model
     memory       no MemoryError or "out of memory", no numpy allocation refused by the
                  address-space limit (even one the importer caught), a peak resident size under
                  half the limit
@@ -1316,6 +1316,7 @@ class Limits:
     allow_internal: bool = False
     compile_every: int = 0
     written: int = 0  # headers written so far, for --compile-every
+    slow: float = 0.0  # CPU seconds (plus 1 ms a node) past which a run is slow; 0: not judged
 
 
 def run_child(argv: list[str], cwd: str, io_dir: str, limits: Limits) -> None:
@@ -1587,8 +1588,8 @@ def judge(o: Outcome, job: Job, limits: Limits) -> None:
                 fail.append(("internal:" + (m.group(1) if m else "?"), err.strip().splitlines()[0][:300] if err.strip() else ""))
         else:
             fail.append((f"exit:{o.code}", f"exit status {o.code}"))
-    budget = 2.0 + 0.001 * spec.nodes
-    if o.status != "timeout" and o.cpu > budget:
+    budget = limits.slow + 0.001 * spec.nodes
+    if limits.slow > 0 and o.status != "timeout" and o.cpu > budget:
         fail.append(("slow", f"{o.cpu:.1f} s of CPU time, over {budget:.1f} s"))
     said = _MEMORY_TEXT.search(out + err)
     if o.notes.strip():
@@ -1807,17 +1808,22 @@ def minimise(o: Outcome, limits: Limits, work: str) -> Outcome:
 
 # -- main ----------------------------------------------------------------------------------------
 
-def load_importer(tools: str, memory_mb: int) -> None:
+def load_importer(tools: str, memory_mb: int, seconds: float) -> None:
     """Imports partita_onnx from folder `tools`. An importer with a memory cap of its own
     (--max-memory) gets a quarter of the address-space limit: an allocation refused by the
-    limit is then one the cap did not count."""
+    limit is then one the cap did not count. One with a time limit (--time-limit) gets 80 % of
+    the wall-clock limit: a run that ends by the importer's own limit is a clean refusal, one
+    the fuzzer must kill is a timeout."""
     global cli, TOOLS
     TOOLS = os.path.abspath(tools)
     sys.path.insert(0, TOOLS)
     from partita_onnx import cli as module
     cli = module
-    if "--max-memory" in cli._parser()._option_string_actions:
+    options = cli._parser()._option_string_actions
+    if "--max-memory" in options:
         EXTRA_ARGS[:] = [f"--max-memory={max(1, memory_mb // 4)}M"]
+    if "--time-limit" in options:
+        EXTRA_ARGS.append(f"--time-limit={0.8 * seconds:g}")
 
 
 def work_dir() -> str:
@@ -1939,6 +1945,9 @@ def main() -> int:
     p.add_argument("--compile-every", type=int, default=0, metavar="K",
                    help="compile every K-th header written (g++ -fsyntax-only; default never)")
     p.add_argument("--allow-internal", action="store_true", help="exit 3 (an internal error) is not a finding")
+    p.add_argument("--slow", type=float, default=0.0, metavar="SEC",
+                   help="a run taking more CPU time than SEC plus 1 ms a node is a finding (default: not judged, "
+                        "since CPU time depends on the machine and on its load)")
     p.add_argument("--max-saved", type=int, default=20, help="findings saved per class (default 20)")
     p.add_argument("--minimise", type=int, default=3, help="findings minimised per class (default 3)")
     p.add_argument("--stop-after", type=int, default=0, help="stop after this many findings (default: never)")
@@ -1948,8 +1957,9 @@ def main() -> int:
                    help="the folder holding the importer's package partita_onnx (default: this tree's tools/)")
     p.add_argument("--debug", action="store_true", help="with --replay: PARTITA_IMPORT_DEBUG=1 (tracebacks)")
     args = p.parse_args()
-    limits = Limits(args.time_limit, args.memory_limit, args.debug, args.allow_internal, args.compile_every)
-    load_importer(args.tools, args.memory_limit)
+    limits = Limits(args.time_limit, args.memory_limit, args.debug, args.allow_internal, args.compile_every,
+                    slow=args.slow)
+    load_importer(args.tools, args.memory_limit, args.time_limit)
     if args.replay:
         return replay(args, limits)
     return fuzz(args, limits)

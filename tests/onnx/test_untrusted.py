@@ -198,6 +198,39 @@ class TensorDataTest(Sandbox):
         self.assertIn("dims [-2]", self.refused(self.run_tool(reshape_model(t))))
 
 
+    def test_rank_and_segment(self) -> None:
+        t = bad_int64(b"", dims=(1,) * 40)
+        t.raw_data = np.zeros(1, np.int64).tobytes()
+        self.assertIn("rank 40", self.refused(self.run_tool(reshape_model(t))))
+        t = bad_int64(np.array([3, 2], np.int64).tobytes())
+        t.segment.begin, t.segment.end = 0, 2
+        self.assertIn("segment", self.refused(self.run_tool(reshape_model(t))))
+
+    def test_names_not_utf8(self) -> None:
+        m = raw_model([n("Relu", ["x"], ["y"], name="RELUNAME")], [("x", F, [1, 3])], [("y", F, [1, 3])])
+        data = m.SerializeToString().replace(b"RELUNAME", b"RELU\xff\xfeME")
+        self.assertIn("not UTF-8", self.refused(self.run_tool(data)))
+
+    def test_ill_typed_graph(self) -> None:
+        # Gemm's bias of another element type than its input: ONNX's type check, not a header
+        # that fails to compile.
+        m = raw_model([n("Gemm", ["x", "w", "b"], ["y"], name="fc")], [("x", F, [1, 4])], [("y", F, [1, 2])],
+                      [numpy_helper.from_array(np.ones((4, 2), np.float32), "w"),
+                       numpy_helper.from_array(np.ones(2, np.int64), "b")])
+        err = self.refused(self.run_tool(m))
+        self.assertIn("fc", err)
+        self.assertIn("int64", err)
+
+    def test_inference_crash_is_a_refusal(self) -> None:
+        # onnx 1.12's Conv inference with auto_pad crashes the process on a weight of rank 2:
+        # inference runs in a child process.
+        m = raw_model([n("Conv", ["x", "w", "b"], ["y"], name="conv", auto_pad="SAME_LOWER", strides=[2, 2])],
+                      [("x", F, [1, 4, 5, 6])], [("y", F, [1, 4, 3, 3])],
+                      [numpy_helper.from_array(np.ones((1, 1), np.float32), "w"),
+                       numpy_helper.from_array(np.ones(4, np.float32), "b")])
+        self.refused(self.run_tool(m))
+
+
 class ExternalDataTest(Sandbox):
     """External data is read only from regular files inside the model's folder."""
 
@@ -387,6 +420,26 @@ class CommandLineTest(Sandbox):
             with self.subTest(ns=ns):
                 self.assertIn("--namespace", self.refused(self.run_tool(self.model(), ns=ns)))
                 self.assertFalse(os.path.exists(self.out))
+
+    def test_limits_out_of_range(self) -> None:
+        for args in (["--time-limit", "inf"], ["--time-limit", "1e308"], ["--time-limit", "nan"],
+                     ["--input-shape", "x=99999999999999999999"], ["--max-memory", "0"]):
+            with self.subTest(args=args):
+                self.refused(self.run_tool(self.model(), *args))
+
+    def test_header_comments_escaped(self) -> None:
+        m = raw_model([n("Relu", ["x\x1b[2J"], ["y"], name="r\x7f\x00\x0b\x85\u2028end\\")],
+                      [("x\x1b[2J", F, [1, 3])], [("y", F, [1, 3])])
+        m.producer_name = "evil\nproducer\\"
+        r = self.run_tool(m)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(self.out, "m.hpp"), encoding="utf-8") as f:
+            text = f.read()
+        for line in text.splitlines():
+            if line.startswith("//"):
+                self.assertTrue(line.isprintable(), repr(line))
+                self.assertFalse(line.endswith("\\"), repr(line))
+        self.assertIn("r\\x7f\\x00\\x0b\\x85\\u2028end\\\\", text)
 
     def test_out_is_a_file(self) -> None:
         with open(self.out, "w") as f:

@@ -125,7 +125,7 @@ def import_model(path: str, out_dir: str, namespace: str, input_shapes: dict[str
     st_path = os.path.join(out_dir, namespace + ".safetensors")
     hpp = os.path.join(out_dir, namespace + ".hpp")
     blob, spans = weights_mod.safetensors_bytes(table, {"format": "pt", "generator": "partita_import",
-                                                        "source": os.path.basename(path)})
+                                                        "source": shown(os.path.basename(path))})
     embedded = None
     if embed:
         embedded = weights_mod.embedded_source(table, spans, namespace, len(blob), os.path.abspath(st_path)) \
@@ -204,7 +204,7 @@ def _check_arguments(args: argparse.Namespace) -> None:
         raise ImportFailure(f"--namespace '{shown(args.namespace)}': {why}")
     if os.path.exists(args.out) and not os.path.isdir(args.out):
         raise ImportFailure(f"--out '{shown(args.out)}' exists and is not a directory")
-    if not args.time_limit >= 0:
+    if not (0 <= args.time_limit <= 1e8):  # setitimer takes no more; NaN fails too
         raise ImportFailure(f"--time-limit {args.time_limit}: expected a number of seconds, or 0 for no limit")
 
 

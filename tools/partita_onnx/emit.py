@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from .errors import shown
 from .graph import Graph
 from .terms import Term, cpp_string, dims
 from .weights import WeightTable
@@ -46,7 +47,9 @@ def identifier(text: str) -> str:
 
 
 def _comment(text: str) -> str:
-    return text.replace("\n", " ").replace("\r", " ")
+    # Escaped (no line break, control character or line-splicing backslash reaches the
+    # header) and cut: the text comes from the model file.
+    return shown(text, 400)
 
 
 def shape_text(shape) -> str:

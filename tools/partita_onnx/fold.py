@@ -13,8 +13,9 @@ import math
 from typing import Callable
 
 import numpy as np
-from onnx import shape_inference
+import onnx
 
+from . import inference
 from .errors import shown
 from .graph import Graph, Node, np_dtype
 
@@ -374,10 +375,12 @@ def fold_constants(g: Graph) -> bool:
 def reinfer(g: Graph) -> None:
     """Runs ONNX shape inference on the current graph and records the shapes it finds."""
     try:
-        m = shape_inference.infer_shapes(g.to_model(), check_type=False, strict_mode=False, data_prop=True)
-    except Exception:  # the shapes already known stay; the mapping reports what is missing
+        found = inference.infer(g.to_model(), g.path)
+    except inference.InferenceError:  # the shapes already known stay; the mapping reports what is missing
         return
-    g.read_value_infos(m)
+    result = onnx.ModelProto()
+    result.graph.CopyFrom(found)
+    g.read_value_infos(result)
 
 
 def clean_up(g: Graph) -> None:

@@ -13,6 +13,7 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
+from .inference import SMALL_ELEMENTS
 from .limits import Budget
 
 Shape = tuple[int, ...]
@@ -195,9 +196,19 @@ class Graph:
     def to_model(self) -> onnx.ModelProto:
         """The current graph as an ONNX model (constants as initializers), for shape inference."""
         used = {i for n in self.nodes for i in n.inputs if i} | set(self.outputs)
-        inits = [numpy_helper.from_array(np.asarray(v), k) for k, v in self.consts.items() if k in used]
         orig_inputs = {i.name: i for i in self.model.graph.input}
         inputs = [orig_inputs[i] for i in self.inputs]
+        # Inference reads the values of small (shape) tensors only: large constants go as
+        # typed inputs, so that their bytes are not copied into protobuf again.
+        inits = []
+        for k, v in self.consts.items():
+            if k not in used:
+                continue
+            v = np.asarray(v)
+            if v.size <= SMALL_ELEMENTS:
+                inits.append(numpy_helper.from_array(v, k))
+            else:
+                inputs.append(helper.make_tensor_value_info(k, onnx_elem_type(v.dtype), list(v.shape)))
         outputs = []
         for o in self.outputs:
             dt = self.dtype(o)

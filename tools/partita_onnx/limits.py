@@ -57,8 +57,9 @@ class Budget:
         self.used += nbytes
 
 
-class TimeLimitReached(Exception):
-    """Raised in the importer's own thread when its time limit runs out."""
+class TimeLimitReached(BaseException):
+    """Raised in the importer's own thread when its time limit runs out. A BaseException, so
+    that the handlers that turn a library's errors into messages let it through."""
 
 
 @contextmanager

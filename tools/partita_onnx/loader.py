@@ -12,9 +12,8 @@ import warnings
 
 import onnx
 from google.protobuf.message import DecodeError
-from onnx import shape_inference
 
-from . import external_data, validate
+from . import external_data, inference, validate
 from .errors import ImportFailure, shown
 from .graph import np_dtype
 from .limits import Budget, size_text
@@ -39,7 +38,7 @@ def parse_input_shapes(specs: list[str]) -> dict[str, list[int]]:
             values = [int(d) for d in dims.split(",")] if dims.strip() else []
         except ValueError:
             values = None
-        if not sep or not name or values is None or any(v <= 0 for v in values):
+        if not sep or not name or values is None or any(v <= 0 or v >= 1 << 62 for v in values):
             raise ImportFailure(f"--input-shape {spec!r}: expected NAME=D0,D1,... with positive dimensions "
                                 f"(for example x=1,3,224,224)")
         shapes[name] = values
@@ -89,6 +88,9 @@ def read_model(path: str, budget: Budget) -> onnx.ModelProto:
     # happens to parse), so the checks below and the checker have the last word.
     if not model.HasField("graph") or model.ir_version <= 0:
         raise ImportFailure(f"{shown(path)}: not an ONNX model, or a corrupt or truncated one (no graph or IR version)")
+    problems = validate.text_problems(model)
+    if problems:
+        raise ImportFailure(f"{shown(path)}: the model's text is not UTF-8, as ONNX requires:", problems)
     problems = validate.attribute_problems(model) + validate.data_problems(model)
     if problems:
         raise ImportFailure(f"{shown(path)}: the model's data is malformed:", problems)
@@ -184,10 +186,15 @@ def infer_shapes(model: onnx.ModelProto, path: str) -> onnx.ModelProto:
     for o in model.graph.output:
         o.type.tensor_type.ClearField("shape")
     try:
-        return shape_inference.infer_shapes(model, check_type=False, strict_mode=False, data_prop=True)
-    except Exception as e:  # onnx raises InferenceError and others
-        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise ImportFailure(f"{shown(path)}: ONNX shape inference failed: {first}") from None
+        found = inference.infer(model, path, check_type=True)
+    except inference.InferenceError as e:
+        raise ImportFailure(f"{shown(path)}: ONNX shape inference failed: {e}") from None
+    model.graph.value_info.extend(found.value_info)
+    outputs = {o.name: o for o in found.output}
+    for o in model.graph.output:
+        if o.name in outputs:
+            o.type.CopyFrom(outputs[o.name].type)
+    return model
 
 
 def load(path: str, input_shapes: dict[str, list[int]], budget: Budget) -> tuple[onnx.ModelProto, int]:

@@ -62,6 +62,10 @@ def elements(t: TensorProto) -> int:
     return math.prod(t.dims)
 
 
+# The most dimensions a tensor may have (numpy's limit).
+MAX_RANK = 32
+
+
 def tensor_problem(t: TensorProto) -> str | None:
     """What is wrong with tensor `t`'s type, dims or data (external data aside), or None."""
     if t.data_type not in ITEMSIZE and t.data_type != T.STRING:
@@ -70,6 +74,10 @@ def tensor_problem(t: TensorProto) -> str | None:
         return f"{type_name(t.data_type)} is not an element type this importer knows"
     if any(d < 0 for d in t.dims):
         return f"dims [{', '.join(str(d) for d in t.dims)}] are negative"
+    if len(t.dims) > MAX_RANK:
+        return f"rank {len(t.dims)}: at most {MAX_RANK} dimensions are read"
+    if t.HasField("segment"):
+        return "a segment of a tensor: segmented tensors are not read"
     if t.data_location == T.EXTERNAL:
         if t.data_type == T.STRING:
             return "a string tensor with external data"
@@ -86,6 +94,12 @@ def tensor_problem(t: TensorProto) -> str | None:
     have = len(getattr(t, field))
     if have != count * per:
         return f"{have} values in {field}, but {tensor_text(t)} holds {count * per}"
+    if t.data_type == T.STRING:
+        try:
+            for v in t.string_data:
+                v.decode("utf-8")
+        except UnicodeDecodeError:
+            return "a string that is not UTF-8"
     if t.data_type == T.FLOAT16 or t.data_type == T.BFLOAT16:
         bits = np.asarray(t.int32_data, dtype=np.int64)
         if bits.size and (bits.min() < 0 or bits.max() > 0xFFFF):
@@ -212,6 +226,25 @@ def attribute_problems(model: onnx.ModelProto) -> list[str]:
             problems.append(f"{_where(at, node)}: attribute '{shown(a.name)}' is {AttributeProto.AttributeType.Name(a.type)}, "
                             f"but {shown(node.op_type)} takes {AttributeProto.AttributeType.Name(int(declared.type))}")
     return problems
+
+
+def text_problems(model: onnx.ModelProto) -> list[str]:
+    """Names and other strings that are not UTF-8 (protobuf hands them over as bytes)."""
+    problems: list[str] = []
+
+    def walk(message, where: str) -> None:
+        for field, value in message.ListFields():
+            if field.type == field.TYPE_STRING:
+                values = value if field.label == field.LABEL_REPEATED else [value]
+                if any(isinstance(v, bytes) for v in values):
+                    problems.append(f"{where}{field.name}: a string that is not UTF-8")
+            elif field.type == field.TYPE_MESSAGE:
+                for k, m in enumerate(value if field.label == field.LABEL_REPEATED else [value]):
+                    walk(m, f"{where}{field.name}[{k}]." if field.label == field.LABEL_REPEATED else
+                         f"{where}{field.name}.")
+
+    walk(model, "")
+    return problems[:20] + ([f"... and {len(problems) - 20} more"] if len(problems) > 20 else [])
 
 
 def data_problems(model: onnx.ModelProto) -> list[str]:
