@@ -4,6 +4,9 @@ An ONNX file becomes a C++ header of Partita node types and a safetensors file o
 The stages, one module each, in the order they run:
 
     loader    read and validate the file, fix input shapes, infer every shape
+                (validate: every tensor and attribute checked before native code reads them;
+                external_data: read only from inside the model's folder; inference: ONNX
+                shape inference in a child process; limits: the memory cap and time limit)
     graph     a small mutable graph of the ONNX nodes, constants held as numpy arrays
     fold      constants and shape arithmetic evaluated with numpy; Identity and Dropout dropped
     fuse      exporter decompositions recognised (layer norm, erf GELU, MatMul + Add, ...)
