@@ -56,7 +56,7 @@ def fmt_float(v: float) -> str:
 
 def dims(values: Sequence[int]) -> str:
     """`1, 3, 224, 224`."""
-    return ", ".join(str(int(v)) for v in values)
+    return ", ".join(map(str, map(int, values)))
 
 
 def cpp_string(text: str) -> str:

@@ -228,22 +228,47 @@ def attribute_problems(model: onnx.ModelProto) -> list[str]:
     return problems
 
 
+def _plain_node(node: onnx.NodeProto) -> bool:
+    """True when every string of `node` is text and no attribute holds a message (the common
+    case, checked without walking the node's fields one by one)."""
+    try:
+        "".join(node.input) + "".join(node.output) + node.name + node.op_type + node.domain + node.doc_string
+        for a in node.attribute:
+            if a.type not in _NO_TENSORS:
+                return False
+            a.name + a.ref_attr_name + a.doc_string
+    except TypeError:  # a bytes value: not UTF-8
+        return False
+    return True
+
+
+def _plain_tensor(t: TensorProto) -> bool:
+    """True when the name, doc string and external data entries of `t` are text."""
+    try:
+        t.name + t.doc_string + "".join(e.key + e.value for e in t.external_data)
+    except TypeError:
+        return False
+    return True
+
+
 def text_problems(model: onnx.ModelProto) -> list[str]:
     """Names and other strings that are not UTF-8 (protobuf hands them over as bytes)."""
     problems: list[str] = []
 
-    def walk(message, where: str) -> None:
+    def walk(message, where: tuple) -> None:
         for field, value in message.ListFields():
+            repeated = field.label == field.LABEL_REPEATED
             if field.type == field.TYPE_STRING:
-                values = value if field.label == field.LABEL_REPEATED else [value]
-                if any(isinstance(v, bytes) for v in values):
-                    problems.append(f"{where}{field.name}: a string that is not UTF-8")
+                if any(isinstance(v, bytes) for v in (value if repeated else [value])):
+                    problems.append("".join(where) + f"{field.name}: a string that is not UTF-8")
             elif field.type == field.TYPE_MESSAGE:
-                for k, m in enumerate(value if field.label == field.LABEL_REPEATED else [value]):
-                    walk(m, f"{where}{field.name}[{k}]." if field.label == field.LABEL_REPEATED else
-                         f"{where}{field.name}.")
+                plain = _plain_node if field.message_type.name == "NodeProto" else \
+                    _plain_tensor if field.message_type.name == "TensorProto" else None
+                for k, m in enumerate(value if repeated else [value]):
+                    if plain is None or not plain(m):
+                        walk(m, where + ((f"{field.name}[{k}].",) if repeated else (f"{field.name}.",)))
 
-    walk(model, "")
+    walk(model, ())
     return problems[:20] + ([f"... and {len(problems) - 20} more"] if len(problems) > 20 else [])
 
 

@@ -82,7 +82,7 @@ class WeightTable:
             name = f"{base}.{k}"
         if name != source and not variant:
             note = (note + "; " if note else "") + "renamed from the ONNX name"
-        entry = WeightEntry(name, source, np.ascontiguousarray(data.astype(data.dtype.newbyteorder("<"))), note)
+        entry = WeightEntry(name, source, np.ascontiguousarray(data.astype(data.dtype.newbyteorder("<"), copy=False)), note)
         self.entries[name] = entry
         self._by_source[key] = entry
         return entry
