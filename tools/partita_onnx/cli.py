@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 
 from . import emit, fold, fuse, limits, loader, ops, weights as weights_mod
-from .errors import EXIT_INTERNAL, ImportFailure, printable, shown
+from .errors import EXIT_INTERNAL, ImportFailure, first_line, printable, shown
 from .graph import Graph, Node
 from .terms import Term
 
@@ -245,6 +245,5 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as e:  # a bug of the importer, not of the model: no traceback, a report
         if os.environ.get("PARTITA_IMPORT_DEBUG"):
             raise
-        text = str(e).strip().splitlines()[0] if str(e).strip() else ""
-        return _report(ImportFailure(f"internal error on {shown(model)}: {type(e).__name__}: {shown(text, 500)} "
+        return _report(ImportFailure(f"internal error on {shown(model)}: {type(e).__name__}: {shown(first_line(e), 500)} "
                                      f"(set PARTITA_IMPORT_DEBUG=1 for the traceback)", code=EXIT_INTERNAL))

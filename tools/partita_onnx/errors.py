@@ -28,6 +28,13 @@ def printable(line: str) -> str:
     return "".join(ch if ch.isprintable() else _escaped_char(ch) for ch in line)
 
 
+def first_line(e: BaseException) -> str:
+    """The first line of an exception's message (a library's may run to many), or its type's
+    name when it has none."""
+    text = str(e).strip()
+    return text.splitlines()[0] if text else type(e).__name__
+
+
 def shown(text: str, limit: int = SHOWN_CHARS) -> str:
     """A string taken from the model file (a name, a domain, a dim_param) as a message shows it:
     backslashes and unprintable characters escaped, and cut after `limit` characters."""

@@ -13,7 +13,6 @@ import math
 from typing import Callable
 
 import numpy as np
-import onnx
 
 from . import inference
 from .errors import shown
@@ -378,9 +377,7 @@ def reinfer(g: Graph) -> None:
         found = inference.infer(g.to_model(), g.path)
     except inference.InferenceError:  # the shapes already known stay; the mapping reports what is missing
         return
-    result = onnx.ModelProto()
-    result.graph.CopyFrom(found)
-    g.read_value_infos(result)
+    g.read_value_infos(found)
 
 
 def clean_up(g: Graph) -> None:

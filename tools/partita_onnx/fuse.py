@@ -33,23 +33,23 @@ def _close(v: float | None, target: float, tol: float = 1e-4) -> bool:
 class _Rewriter:
     """Use counts and producers of the graph as it is rewritten, kept up to date by `replace`
     so that every rewrite costs time in proportion to the nodes it touches, not to the graph:
-    a removed node leaves a hole in `g.nodes` until `compact`."""
+    a removed node leaves a hole in `g.nodes` until `compact`, and `position` holds the live
+    nodes only."""
 
     def __init__(self, g: Graph):
         self.g = g
         self.uses = g.uses()
         self.prod = g.producers()
         self.position = {id(n): k for k, n in enumerate(g.nodes)}
-        self.gone: set[int] = set()
         self.outputs = set(g.outputs)  # fusions never change the graph's outputs
 
     def alive(self, n: Node) -> bool:
         """False once a rewrite has removed `n`."""
-        return id(n) not in self.gone
+        return id(n) in self.position
 
     def nodes(self, op: str) -> list[Node]:
         """The live nodes of op type `op`, in graph order."""
-        return [n for n in self.g.nodes if n is not None and n.op == op and self.alive(n)]
+        return [n for n in self.g.nodes if n is not None and n.op == op]
 
     def only_use(self, value: str) -> Node | None:
         """The one node reading `value`, when it has exactly one reader and is not an output."""
@@ -78,7 +78,6 @@ class _Rewriter:
         places = [self.position[id(n)] for n in removed]
         last = min(places) if at_first else max(places)
         for n in removed:
-            self.gone.add(id(n))
             self.g.nodes[self.position.pop(id(n))] = None  # type: ignore[call-overload]
             for o in n.outputs:
                 if self.prod.get(o) is n:

@@ -96,7 +96,7 @@ class Graph:
                       for i, n in enumerate(g.node)]
         self.shapes: dict[str, Shape | None] = {}
         self.dtypes: dict[str, np.dtype | None] = {}
-        self.read_value_infos(model)
+        self.read_value_infos(model.graph)
         self.generated = 0  # counter for the names of values the importer makes up
         # An output replaced by the value it copied (a dropped Identity): new name -> ONNX name.
         self.aliases: dict[str, str] = {}
@@ -105,9 +105,9 @@ class Graph:
         # What folding may still allocate (the import's budget replaces this default one).
         self.budget = Budget()
 
-    def read_value_infos(self, model: onnx.ModelProto) -> None:
-        """Takes the shapes and dtypes shape inference recorded; symbolic dims become None."""
-        g = model.graph
+    def read_value_infos(self, g: onnx.GraphProto) -> None:
+        """Takes the shapes and dtypes shape inference recorded in `g` (its inputs, value_info
+        and outputs); symbolic dims become None."""
         for vi in list(g.input) + list(g.value_info) + list(g.output):
             t = vi.type.tensor_type
             self.dtypes[vi.name] = np_dtype(t.elem_type)

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import os
 import signal
-import struct
 
 import onnx
 from onnx import helper, shape_inference
 
-from .errors import ImportFailure, shown
+from .errors import ImportFailure, first_line, shown
+from .validate import elements
 
 # Constants with more elements than this reach inference as typed inputs, without their data.
 SMALL_ELEMENTS = 1024
@@ -45,18 +45,11 @@ def light(model: onnx.ModelProto) -> onnx.ModelProto:
     lg.value_info.extend(g.value_info)
     declared = {i.name for i in g.input}
     for t in g.initializer:
-        if onnx_elements(t) <= SMALL_ELEMENTS:
+        if elements(t) <= SMALL_ELEMENTS:
             lg.initializer.append(t)
         elif t.name not in declared:
             lg.input.append(_typed_input(t))
     return out
-
-
-def onnx_elements(t: onnx.TensorProto) -> int:
-    count = 1
-    for d in t.dims:
-        count *= d
-    return count
 
 
 def _infer_in_child(model: onnx.ModelProto, fd: int, check_type: bool) -> None:
@@ -67,23 +60,22 @@ def _infer_in_child(model: onnx.ModelProto, fd: int, check_type: bool) -> None:
         found.output.extend(m.graph.output)
         data = b"\x00" + found.SerializeToString()
     except Exception as e:  # onnx raises InferenceError and others
-        text = str(e).strip()
-        data = b"\x01" + (text.splitlines()[0] if text else type(e).__name__).encode("utf-8", "replace")
-    view = memoryview(struct.pack("<Q", len(data)) + data)
+        data = b"\x01" + first_line(e).encode("utf-8", "replace")
+    view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]
 
 
 def infer(model: onnx.ModelProto, path: str, check_type: bool = False) -> onnx.GraphProto:
-    """A graph holding the value_info and outputs inference finds for `model`; raises
-    InferenceError when inference refuses the model (with `check_type`, also when an op's
-    inputs have types its schema does not allow), ImportFailure when it crashes."""
-    model = light(model)
+    """A graph holding the value_info and outputs inference finds for `model` (best given
+    `light`, without the bytes of its large constants); raises InferenceError when inference
+    refuses the model (with `check_type`, also when an op's inputs have types its schema does
+    not allow), ImportFailure when it crashes."""
     if not hasattr(os, "fork"):
         try:
             m = shape_inference.infer_shapes(model, check_type=check_type, strict_mode=False, data_prop=True)
         except Exception as e:
-            raise InferenceError(str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__) from None
+            raise InferenceError(first_line(e)) from None
         return m.graph
     read_end, write_end = os.pipe()
     pid = os.fork()
@@ -103,13 +95,15 @@ def infer(model: onnx.ModelProto, path: str, check_type: bool = False) -> onnx.G
         if pid:  # interrupted (the time limit): the child must not outlive the import
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
-    if os.WIFSIGNALED(status) or len(data) < 9:
+    # The child writes a tag byte, then the result: a child that died has a signal for status
+    # (and nothing, or part of its answer, in the pipe).
+    if os.WIFSIGNALED(status) or not data:
         why = signal.Signals(os.WTERMSIG(status)).name if os.WIFSIGNALED(status) else "no result"
         raise ImportFailure(f"{shown(path)}: ONNX shape inference crashed on this model ({why}); the model is "
                             f"malformed in a way the ONNX checker does not see (an input or weight of an "
                             f"unexpected rank, say)")
-    body = data[9:]
-    if data[8:9] == b"\x01":
+    body = data[1:]
+    if data[:1] == b"\x01":
         raise InferenceError(body.decode("utf-8", "replace"))
     found = onnx.GraphProto()
     found.ParseFromString(body)

@@ -14,7 +14,7 @@ import onnx
 from google.protobuf.message import DecodeError
 
 from . import external_data, inference, validate
-from .errors import ImportFailure, shown
+from .errors import ImportFailure, first_line, shown
 from .graph import np_dtype
 from .limits import Budget, size_text
 
@@ -56,13 +56,8 @@ def _parse(data: bytes, path: str) -> onnx.ModelProto:
     except (DecodeError, RuntimeError, ValueError, SystemError, Warning) as e:
         # SystemError: the C++ protobuf reports a warning raised as an error that way.
         raise ImportFailure(f"{shown(path)}: not an ONNX model, or a corrupt or truncated one "
-                            f"({_first_line(e)})") from None
+                            f"({first_line(e)})") from None
     return model
-
-
-def _first_line(e: BaseException) -> str:
-    text = str(e).strip()
-    return text.splitlines()[0] if text else type(e).__name__
 
 
 def read_model(path: str, budget: Budget) -> onnx.ModelProto:
@@ -71,11 +66,11 @@ def read_model(path: str, budget: Budget) -> onnx.ModelProto:
     Every tensor is charged to `budget`."""
     try:
         with open(path, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
-            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            st = os.fstat(f.fileno())
+            if not stat.S_ISREG(st.st_mode):
                 raise ImportFailure(f"{shown(path)}: not a regular file")
-            if size > budget.cap:
-                raise ImportFailure(f"{shown(path)}: the file's {size} bytes are past the importer's memory cap of "
+            if st.st_size > budget.cap:
+                raise ImportFailure(f"{shown(path)}: the file's {st.st_size} bytes are past the importer's memory cap of "
                                     f"{size_text(budget.cap)}; raise it with --max-memory")
             data = f.read()
     except OSError as e:
@@ -101,7 +96,7 @@ def read_model(path: str, budget: Budget) -> onnx.ModelProto:
         onnx.checker.check_model(model)
     except Exception as e:  # onnx raises ValidationError and others here
         raise ImportFailure(f"{shown(path)}: not a valid ONNX model, or a corrupt or truncated one "
-                            f"({_first_line(e)})") from None
+                            f"({first_line(e)})") from None
     return model
 
 
@@ -186,7 +181,7 @@ def infer_shapes(model: onnx.ModelProto, path: str) -> onnx.ModelProto:
     for o in model.graph.output:
         o.type.tensor_type.ClearField("shape")
     try:
-        found = inference.infer(model, path, check_type=True)
+        found = inference.infer(inference.light(model), path, check_type=True)
     except inference.InferenceError as e:
         raise ImportFailure(f"{shown(path)}: ONNX shape inference failed: {e}") from None
     model.graph.value_info.extend(found.value_info)

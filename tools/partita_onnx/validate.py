@@ -14,7 +14,7 @@ from typing import Iterator
 
 import numpy as np
 import onnx
-from onnx import AttributeProto, TensorProto
+from onnx import AttributeProto, TensorProto, numpy_helper
 
 from .errors import shown
 from .limits import Budget
@@ -62,6 +62,11 @@ def elements(t: TensorProto) -> int:
     return math.prod(t.dims)
 
 
+def _negative(dims) -> str | None:
+    """The problem with `dims` when one is negative, else None."""
+    return f"dims [{', '.join(str(d) for d in dims)}] are negative" if any(d < 0 for d in dims) else None
+
+
 # The most dimensions a tensor may have (numpy's limit).
 MAX_RANK = 32
 
@@ -72,8 +77,8 @@ def tensor_problem(t: TensorProto) -> str | None:
         if t.data_type == T.UNDEFINED:
             return "the tensor has no element type"
         return f"{type_name(t.data_type)} is not an element type this importer knows"
-    if any(d < 0 for d in t.dims):
-        return f"dims [{', '.join(str(d) for d in t.dims)}] are negative"
+    if (negative := _negative(t.dims)) is not None:
+        return negative
     if len(t.dims) > MAX_RANK:
         return f"rank {len(t.dims)}: at most {MAX_RANK} dimensions are read"
     if t.HasField("segment"):
@@ -113,8 +118,8 @@ def sparse_problem(s: onnx.SparseTensorProto) -> str | None:
         p = tensor_problem(t)
         if p is not None:
             return f"its {part}: {p}"
-    if any(d < 0 for d in s.dims):
-        return f"dims [{', '.join(str(d) for d in s.dims)}] are negative"
+    if (negative := _negative(s.dims)) is not None:
+        return negative
     if s.values.data_location == T.EXTERNAL or s.indices.data_location == T.EXTERNAL:
         return "sparse tensors with external data are not read"
     if s.indices.data_type != T.INT64:
@@ -130,7 +135,6 @@ def sparse_problem(s: onnx.SparseTensorProto) -> str | None:
 
 def dense_of_sparse(s: onnx.SparseTensorProto, name: str, budget: Budget) -> TensorProto:
     """The dense tensor of a (checked) sparse initializer; out-of-range indices are refused."""
-    from onnx import numpy_helper
     values = numpy_helper.to_array(s.values).reshape(-1)
     indices = numpy_helper.to_array(s.indices).astype(np.int64)
     dims = [int(d) for d in s.dims]
@@ -149,6 +153,14 @@ def dense_of_sparse(s: onnx.SparseTensorProto, name: str, budget: Budget) -> Ten
     return numpy_helper.from_array(dense.reshape(dims), name)
 
 
+def _held_tensors(a: AttributeProto) -> list[TensorProto]:
+    return ([a.t] if a.HasField("t") else []) + list(a.tensors)
+
+
+def _held_graphs(a: AttributeProto) -> list[onnx.GraphProto]:
+    return ([a.g] if a.HasField("g") else []) + list(a.graphs)
+
+
 def _where(prefix: str, node: onnx.NodeProto) -> str:
     return f"{prefix}node '{shown(node.name or '<unnamed>')}' {shown(node.op_type)}"
 
@@ -161,7 +173,7 @@ def _attributes_of(prefix: str, nodes, deep: bool) -> Iterator[tuple[str, onnx.N
             yield prefix, node, a
             if deep and (a.HasField("g") or a.graphs):
                 inner = f"{_where(prefix, node)}, attribute '{shown(a.name)}': "
-                for g in ([a.g] if a.HasField("g") else []) + list(a.graphs):
+                for g in _held_graphs(a):
                     yield from _attributes_of(inner, g.node, deep)
 
 
@@ -175,16 +187,16 @@ def tensors(model: onnx.ModelProto) -> Iterator[tuple[str, TensorProto]]:
             if a.type in _NO_TENSORS:
                 continue
             where = _where(at, node)
-            for t in ([a.t] if a.HasField("t") else []) + list(a.tensors):
+            for t in _held_tensors(a):
                 named = f" (tensor '{shown(t.name)}')" if t.name else ""
                 yield f"{where}, attribute '{shown(a.name)}'{named}", t
-            for g2 in ([a.g] if a.HasField("g") else []) + list(a.graphs):
+            for g2 in _held_graphs(a):
                 yield from graph_tensors(f"{where}, attribute '{shown(a.name)}': ", g2)
 
     yield from graph_tensors("", model.graph)
     for f in model.functions:
         for at, node, a in _attributes_of(f"function '{shown(f.name)}', ", f.node, True):
-            for t in ([a.t] if a.HasField("t") else []) + list(a.tensors):
+            for t in _held_tensors(a):
                 yield f"{_where(at, node)}, attribute '{shown(a.name)}'", t
 
 
