@@ -102,21 +102,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 TOOLS = os.path.join(ROOT, "tools")
 INCLUDE = os.path.join(ROOT, "include")
-SKIPPED = 77
-
-try:
-    import numpy as np
-    import onnx
-    from onnx import TensorProto, helper, numpy_helper
-except ImportError as e:
-    if os.environ.get("CI") == "true":
-        print(f"fuzz_importer: {e.name} is required under CI=true (Debian: python3-onnx python3-numpy) "
-              f"for {sys.executable}", file=sys.stderr)
-        sys.exit(1)
-    print(f"fuzz_importer: skipped: no {e.name} for {sys.executable} (install python3-onnx and python3-numpy)")
-    sys.exit(SKIPPED)
 
 sys.path.insert(0, HERE)
+import onnx_required  # noqa: E402
+
+onnx_required.require("fuzz_importer")
+import numpy as np  # noqa: E402
+import onnx  # noqa: E402
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+
 import fuzz_corpus as corpus  # noqa: E402
 
 cli = None  # partita_onnx.cli, from the folder --tools names (load_importer)
@@ -1242,14 +1236,10 @@ def _resolve(loc: str, files: dict[str, tuple]) -> str | None:
 
 # -- the sandbox ---------------------------------------------------------------------------------
 
-def lay_out(spec: Spec, sandbox: str) -> None:
-    """Writes the sandbox: secret, model folder, other folder, decoys, out."""
-    os.makedirs(os.path.join(sandbox, "model"))
-    os.makedirs(os.path.join(sandbox, "other"))
-    with open(os.path.join(sandbox, "secret.bin"), "wb") as f:
-        f.write(SECRET)
-    for p, e in sorted(spec.files.items()):
-        full = os.path.join(sandbox, p)
+def write_files(files: dict, root: str) -> None:
+    """Writes a spec's files under `root`: ("file", bytes), ("symlink", target) or ("fifo",)."""
+    for p, e in sorted(files.items()):
+        full = os.path.join(root, p)
         os.makedirs(os.path.dirname(full), exist_ok=True)
         if e[0] == "file":
             with open(full, "wb") as f:
@@ -1258,6 +1248,15 @@ def lay_out(spec: Spec, sandbox: str) -> None:
             os.symlink(e[1], full)
         elif e[0] == "fifo":
             os.mkfifo(full)
+
+
+def lay_out(spec: Spec, sandbox: str) -> None:
+    """Writes the sandbox: secret, model folder, other folder, decoys, out."""
+    os.makedirs(os.path.join(sandbox, "model"))
+    os.makedirs(os.path.join(sandbox, "other"))
+    with open(os.path.join(sandbox, "secret.bin"), "wb") as f:
+        f.write(SECRET)
+    write_files(spec.files, sandbox)
     # A side file looked up in the working directory instead of the model's folder finds a
     # decoy there, holding the secret.
     if spec.cwd != "model":
@@ -1759,14 +1758,7 @@ def save(o: Outcome, folder: str) -> str:
     shutil.rmtree(d, ignore_errors=True)
     sb = os.path.join(d, "sandbox")
     os.makedirs(os.path.join(sb, "model"))
-    for p, e in sorted(o.spec.files.items()):
-        full = os.path.join(sb, p)
-        os.makedirs(os.path.dirname(full), exist_ok=True)
-        if e[0] == "file":
-            with open(full, "wb") as f:
-                f.write(e[1])
-        elif e[0] == "symlink":
-            os.symlink(e[1], full)
+    write_files(o.spec.files, sb)
     with open(os.path.join(d, "case.json"), "w", encoding="utf-8") as f:
         json.dump({**o.spec.to_json(), "status": o.status, "failures": o.failures}, f, indent=1)
     with open(os.path.join(d, "report.txt"), "w", encoding="utf-8", errors="backslashreplace") as f:

@@ -22,22 +22,15 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 TOOL = os.path.join(ROOT, "tools", "partita_import.py")
-SKIPPED = 77
-
-try:
-    import numpy as np
-    import onnx
-    from onnx import helper
-except ImportError as e:
-    if os.environ.get("CI") == "true":
-        print(f"test_importer: {e.name} is required under CI=true (Debian: python3-onnx python3-numpy) "
-              f"for {sys.executable}", file=sys.stderr)
-        sys.exit(1)
-    print(f"test_importer: skipped: no {e.name} for {sys.executable} (install python3-onnx and python3-numpy, "
-          f"or configure with -DPARTITA_MODEL_PYTHON=/path/to/python3)")
-    sys.exit(SKIPPED)
 
 sys.path.insert(0, HERE)
+import onnx_required  # noqa: E402
+
+onnx_required.require("test_importer")
+import numpy as np  # noqa: E402
+import onnx  # noqa: E402
+from onnx import helper  # noqa: E402
+
 import onnx_graphs as G  # noqa: E402
 import onnx_reference  # noqa: E402
 

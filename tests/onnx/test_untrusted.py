@@ -22,21 +22,15 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 TOOL = os.path.join(ROOT, "tools", "partita_import.py")
-SKIPPED = 77
-
-try:
-    import numpy as np
-    import onnx
-    from onnx import TensorProto, helper, numpy_helper
-except ImportError as e:
-    if os.environ.get("CI") == "true":
-        print(f"test_untrusted: {e.name} is required under CI=true (Debian: python3-onnx python3-numpy) "
-              f"for {sys.executable}", file=sys.stderr)
-        sys.exit(1)
-    print(f"test_untrusted: skipped: no {e.name} for {sys.executable} (install python3-onnx and python3-numpy)")
-    sys.exit(SKIPPED)
 
 sys.path.insert(0, HERE)
+import onnx_required  # noqa: E402
+
+onnx_required.require("test_untrusted")
+import numpy as np  # noqa: E402
+import onnx  # noqa: E402
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+
 import onnx_graphs as G  # noqa: E402
 
 n = helper.make_node
