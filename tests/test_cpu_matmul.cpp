@@ -261,7 +261,7 @@ using bias = weight<"bias", f32, N>;
 using bias_weight_b = model<bias_add<matmul<a<2, 5, 7>, w<7, 37>>, bias<37>, -1>>;
 using bias_gelu = model<gelu<bias_add<matmul<a<1, 33, 64>, w<100, 64>, tb>, bias<100>, 2>>>;
 using bias_relu_activations = model<relu<bias_add<matmul<a<2, 3, 9, 8>, b<3, 8, 6>>, bias<6>, -1>>>;
-using bias_tanh_deep = model<partita::tanh<bias_add<matmul<a<9, 700>, b<700, 19>>, bias<19>, -1>>>;
+using bias_tanh_deep = model<tanh_<bias_add<matmul<a<9, 700>, b<700, 19>>, bias<19>, -1>>>;
 using bias_clip_transposed = model<clip<bias_add<matmul<a<2, 16, 9>, w<16, 10>, ta>, bias<10>, -1>, -0.5f, 0.5f>>;
 using bias_weight_a = model<bias_add<matmul<w<5, 7>, b<3, 7, 4>>, bias<4>, -1>>;
 }  // namespace matmul_nets

@@ -74,13 +74,13 @@ TEST_CASE("unary ops: every op over a tail, the math ones split across threads")
   check_all<model<power<x357, 2.f>>, model<power<x357, 3.f>>, model<power<x357, -1.f>>, model<power<x357, -2.f>>,
             model<power<x357, 0.f>>, model<power<x357, 0.5f>>, model<power<x357, -0.5f>>, model<power<x357, 7.f>>,
             model<power<x357, 1.5f>>,  // not vectorized: std::pow
-            model<partita::sqrt<x357>>, model<rsqrt<x357>>, model<partita::exp<x357>>, model<partita::log<x357>>,
-            model<partita::erf<x357>>, model<partita::abs<x357>>, model<neg<x357>>>("math");
+            model<sqrt_<x357>>, model<rsqrt<x357>>, model<exp_<x357>>, model<log_<x357>>,
+            model<erf_<x357>>, model<abs_<x357>>, model<neg<x357>>>("math");
   check_all<model<gelu<x357>>, model<gelu_tanh<x357>>, model<silu<x357>>, model<hardswish<x357>>,
             model<hardsigmoid<x357>>, model<hardsigmoid<x357, 0.2f, 0.5f>>, model<leaky_relu<x357>>,
             model<leaky_relu<x357, 0.2f>>, model<relu<x357>>, model<clip<x357, -0.5f, 1.5f>>, model<sigmoid<x357>>,
-            model<partita::tanh<x357>>>("activations");
-  check_all<model<gelu<big>>, model<gelu_tanh<big>>, model<silu<big>>, model<partita::exp<big>>, model<hardswish<big>>,
+            model<tanh_<x357>>>("activations");
+  check_all<model<gelu<big>>, model<gelu_tanh<big>>, model<silu<big>>, model<exp_<big>>, model<hardswish<big>>,
             model<rsqrt<input<"x", f32, 1, 3, 100001>>>>("large");
 }
 

@@ -30,7 +30,7 @@ static_assert(multiply<input<"p", f32, 3, 1>, input<"q", f32, 1, 5>>::desc.out =
 static_assert(subtract<input<"p", f32, 5>, input<"q", f32, 2, 5>>::desc.out == shape_of<2, 5>);
 static_assert(relu<img>::desc.out == img::desc.out);
 static_assert(clip<img, 0.f, 6.f>::desc.at.hi == 6.f);
-static_assert(sigmoid<img>::desc.op == op_id::sigmoid && partita::tanh<img>::desc.op == op_id::tanh);
+static_assert(sigmoid<img>::desc.op == op_id::sigmoid && tanh_<img>::desc.op == op_id::tanh);
 static_assert(max_pool2d<img, {.size = {2, 2}}>::desc.out == shape_of<2, 4, 4, 4>);
 static_assert(max_pool2d<img, {.size = {3, 3}, .stride = {2, 2}, .padding = {1, 1}}>::desc.out == shape_of<2, 4, 5, 5>);
 static_assert(avg_pool2d<img, {.size = {3, 3}, .stride = {1, 1}, .padding = {1, 1}}>::desc.out == shape_of<2, 4, 9, 9>);

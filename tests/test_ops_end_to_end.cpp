@@ -67,7 +67,7 @@ TEST_CASE("unary ops") {
   const v s = run1<model<sigmoid<x4>>>(x);
   CHECK(s[0] == doctest::Approx(0.1192029));
   CHECK(s[3] == doctest::Approx(0.9996646));
-  const v t = run1<model<partita::tanh<x4>>>(x);
+  const v t = run1<model<tanh_<x4>>>(x);
   CHECK(t[1] == doctest::Approx(-0.4621172));
 }
 

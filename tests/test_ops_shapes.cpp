@@ -146,9 +146,9 @@ static_assert(maximum<input<"r", f32, 17>, x3_5_17>::desc.out == shape_of<3, 5, 
 static_assert(minimum<input<"a", f32, 3, 1>, input<"b", f32, 1, 4>>::desc.out == shape_of<3, 4>);
 static_assert(prelu<x3_5_17, weight<"slope", f32, 5, 1>>::desc.out == x3_5_17::desc.out);
 static_assert(prelu<x3_5_17, scalar<0.25f>>::desc.out == x3_5_17::desc.out);
-static_assert(partita::sqrt<x3_5_17>::desc.op == op_id::sqrt && rsqrt<x3_5_17>::desc.op == op_id::rsqrt &&
-              partita::exp<x3_5_17>::desc.op == op_id::exp && partita::log<x3_5_17>::desc.op == op_id::log &&
-              partita::erf<x3_5_17>::desc.op == op_id::erf && partita::abs<x3_5_17>::desc.op == op_id::abs &&
+static_assert(sqrt_<x3_5_17>::desc.op == op_id::sqrt && rsqrt<x3_5_17>::desc.op == op_id::rsqrt &&
+              exp_<x3_5_17>::desc.op == op_id::exp && log_<x3_5_17>::desc.op == op_id::log &&
+              erf_<x3_5_17>::desc.op == op_id::erf && abs_<x3_5_17>::desc.op == op_id::abs &&
               neg<x3_5_17>::desc.op == op_id::neg);
 static_assert(gelu<x3_5_17>::desc.out == x3_5_17::desc.out && gelu_tanh<x3_5_17>::desc.op == op_id::gelu_tanh &&
               silu<x3_5_17>::desc.op == op_id::silu && hardswish<x3_5_17>::desc.op == op_id::hardswish);
@@ -239,7 +239,7 @@ using printed =
                      weight<"g", f32, 5>, weight<"b", f32, 5>>>;
 using printed_more =
     model<leaky_relu<gather<weight<"emb", f32, 11, 4>, input<"ids", i64, 3>>, 0.2f>,
-          power<hardsigmoid<partita::erf<input<"y", f32, 3>>, 0.2f, 0.5f>, 3.f>,
+          power<hardsigmoid<erf_<input<"y", f32, 3>>, 0.2f, 0.5f>, 3.f>,
           rms_norm<get<split<input<"z", f32, 2, 6>, -1, 2, 4>, 1>, literal<dims<4>, 1.f, 2.f, 3.f, 4.f>>,
           reduce_max<squeeze<unsqueeze<input<"z", f32, 2, 6>, 0>, 0>, axes<0, 1>>>;
 

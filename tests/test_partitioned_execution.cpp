@@ -69,7 +69,7 @@ using oracle = compiled<cnn, reference>;
 using nx = input<"x", f32, 2, 3>;
 using ny = input<"y", f32, 2, 3>;
 using norm_mean = weight<"mean", f32, 2, 3>;
-using norm_den = partita::sqrt<add<weight<"var", f32, 2, 3>, scalar<1e-5f>>>;
+using norm_den = sqrt_<add<weight<"var", f32, 2, 3>, scalar<1e-5f>>>;
 using norm_mean_y = weight<"mean_y", f32, 2, 3>;
 using norms = model<add<divide<subtract<nx, norm_mean>, norm_den>, divide<subtract<ny, norm_mean_y>, norm_den>>>;
 struct norm_backend : renamed<"norm", op_id::subtract, op_id::divide> {

@@ -195,16 +195,16 @@ using dom_any = pattern_table<composite<"t.dom", dominates<conv2d_p<any, constan
 static_assert(composites<merge_composite<module_of<model<add<relu<img>, sigmoid<same_conv>>>>, dom_any>>() == 0);
 static_assert(composites<merge_composite<module_of<model<add<sigmoid<same_conv>, relu<img>>>>, dom_any>>() == 0);
 // a deeper branch, and a single branch (relu(relu(conv)) + tanh(relu(relu(conv))))
-using deeper = merge_composite<module_of<model<add<relu<partita::tanh<relu<same_conv>>>, sigmoid<same_conv>>>>, dom_any>;
+using deeper = merge_composite<module_of<model<add<relu<tanh_<relu<same_conv>>>, sigmoid<same_conv>>>>, dom_any>;
 static_assert(composites<deeper>() == 1 && params_of<deeper>(1) == 1);
 static_assert(body_is<deeper>(0, {op_id::call}) && ops_in<deeper>(1) == 6);
 using rr = relu<relu<same_conv>>;
-static_assert(composites<merge_composite<module_of<model<add<rr, partita::tanh<rr>>>>, dom_any>>() == 1);
+static_assert(composites<merge_composite<module_of<model<add<rr, tanh_<rr>>>>, dom_any>>() == 1);
 // a fake diamond: the paths end at two different convolutions
 using other_conv = conv2d<img, weight<"k3", f32, 2, 2, 3, 3>, {.padding = {1, 1}}>;
 static_assert(composites<merge_composite<module_of<model<add<relu<same_conv>, sigmoid<other_conv>>>>, dom_any>>() == 0);
 // no convolution at all
-static_assert(composites<merge_composite<module_of<model<add<relu<img>, partita::tanh<relu<img>>>>>, dom_any>>() == 0);
+static_assert(composites<merge_composite<module_of<model<add<relu<img>, tanh_<relu<img>>>>>, dom_any>>() == 0);
 // a path node with a weight beside the path (TVM's test_match_dominator2: conv → bias_add →
 // relu): the bias is a side input, bound into the composite
 using biased = model<add<relu<bias_add<same_conv, weight<"b2", f32, 2>>>, sigmoid<same_conv>>>;
@@ -216,12 +216,12 @@ static_assert(count_op<biased_m>(1, op_id::weight) == 2);  // k2 and b2
 // ... but an op that matches neither pattern on the way fails the match
 static_assert(composites<merge_composite<module_of<biased>, dom_any>>() == 0);
 // a nested diamond: the path pattern also takes the add of two relus of the conv
-using nested = model<add<partita::tanh<add<relu<same_conv>, sigmoid<same_conv>>>, relu<same_conv>>>;
+using nested = model<add<tanh_<add<relu<same_conv>, sigmoid<same_conv>>>, relu<same_conv>>>;
 using dom_nested = pattern_table<composite<"t.dom", dominates<conv2d_p<any, constant>, alt<elementwise, add_p<any, any>>, add_p<any, any>>>>;
 static_assert(ops_in<merge_composite<module_of<nested>, dom_nested>>(1) == 6);
 // two nodes like the parent: TVM's test_not_match_dominator2 (the second conv is not a path node)
 using n6 = same_conv;
-using n8 = conv2d<partita::tanh<n6>, k2, {.padding = {1, 1}}>;
+using n8 = conv2d<tanh_<n6>, k2, {.padding = {1, 1}}>;
 using dom_relu = pattern_table<composite<"t.dom", dominates<conv2d_p<any, constant>, relu_p<any>, add_p<any, any>>>>;
 static_assert(composites<merge_composite<module_of<model<add<n8, relu<n6>>>>, dom_relu>>() == 0);
 
@@ -261,7 +261,7 @@ static_assert(composites<inner_m>() == 1 && count_op<inner_m>(0, op_id::conv2d) 
 // own copy rather than the match being refused.
 using var_w = weight<"var", f32, 2, 3>;
 using mean_w = weight<"mean", f32, 2, 3>;
-using den = partita::sqrt<add<var_w, scalar<1e-5f>>>;
+using den = sqrt_<add<var_w, scalar<1e-5f>>>;
 using norm_p = divide_p<subtract_p<any, constant>, sqrt_p<add_p<constant, constant>>>;
 using mean_v = weight<"mean_v", f32, 2, 3>;
 using norms = model<add<divide<subtract<x, mean_w>, den>, divide<subtract<y, mean_v>, den>>>;
@@ -287,7 +287,7 @@ static_assert(composites<merge_composite<module_of<model<add<relu<x>, relu<y>>>>
 static_assert(composites<merge_composite<module_of<model<add<relu<x>, relu<input<"row", f32, 1, 3>>>>>, two_relus>>() == 2);
 // an input in the subexpression makes it a value of the model again: refused as before
 using vin = input<"v", f32, 2, 3>;
-using den_in = partita::sqrt<add<vin, scalar<1e-5f>>>;
+using den_in = sqrt_<add<vin, scalar<1e-5f>>>;
 using norm_in_p = divide_p<subtract_p<any, constant>, sqrt_p<add_p<any, constant>>>;
 static_assert(composites<merge_composite<module_of<model<add<divide<subtract<x, mean_w>, den_in>, divide<subtract<y, mean_w>, den_in>>>>,
                                          pattern_table<composite<"t.norm", norm_in_p>>>>() == 0);

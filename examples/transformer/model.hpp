@@ -58,7 +58,7 @@ struct embeddings : norm<add<embedding<weight<"tok_emb.weight", f32, vocab, d_mo
 struct layer0 : encoder_layer<embeddings, "layers.0">::out {};
 struct layer1 : encoder_layer<layer0, "layers.1">::out {};
 // The pooler reads the first token: x[:, 0] is slice [0, 1) of the sequence axis, squeezed.
-struct pooled : partita::tanh<linear<squeeze<slice<layer1, 1, 0, 1>, 1>, "pooler", d_model, d_model>> {};
+struct pooled : tanh_<linear<squeeze<slice<layer1, 1, 0, 1>, 1>, "pooler", d_model, d_model>> {};
 struct logits : linear<pooled, "classifier", classes, d_model> {};
 
 using net = model<logits>;

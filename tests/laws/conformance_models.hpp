@@ -61,7 +61,7 @@ using dense_3x50x21 = dense_x<3, 50, 21>;
 
 using dense_bias_relu = model<relu<bias_add<dense_3x50x21, bias<21>>>>;
 using dense_bias = model<bias_add<dense_x<1, 784, 512>, bias<512>>>;
-using dense_bias_add_tanh = model<partita::tanh<add<bias_add<dense_3x50x21, bias<21>>, input<"r", f32, 3, 21>>>>;
+using dense_bias_add_tanh = model<tanh_<add<bias_add<dense_3x50x21, bias<21>>, input<"r", f32, 3, 21>>>>;
 /// A transformer's residual, written first: r + (x · wᵀ + b), rows past the block, depth past a
 /// pass on every core (the cpu backend takes up to 1024 in one pass off Intel).
 using dense_bias_add = model<add<input<"r", f32, 13, 40>, bias_add<dense_x<13, 1100, 40>, bias<40>>>>;
@@ -241,7 +241,7 @@ using x357 = input<"x", f32, 3, 5, 7>;
 using y357 = input<"y", f32, 3, 5, 7>;
 struct elementwise_models
     : model_group<"elementwise ops over odd sizes, in place and broadcast", model<relu<x357>>, model<clip<x357, -0.5f, 1.5f>>,
-                  model<sigmoid<x357>>, model<partita::tanh<x357>>,
+                  model<sigmoid<x357>>, model<tanh_<x357>>,
                   model<add<x357, y357>, subtract<x357, y357>, multiply<x357, y357>>,
                   model<relu<add<x357, y357>>>,  // relu in place over the add's buffer
                   model<multiply<x357, input<"s", f32, 5, 1>>>, model<subtract<input<"s", f32, 7>, x357>>> {};
@@ -295,7 +295,7 @@ struct conv_shape_models
 struct fused_conv_models
     : model_group<"conv2d with bias, batch norm, residuals and activations; a weight that is an input", conv_bias_relu,
                   conv_bias_add_relu, residual_first, conv_bn_relu, model<clip<fused::bn<fused::conv_bias>, 0.f, 0.5f>>,
-                  model<sigmoid<fused::conv_bias>>, model<partita::tanh<add<fused::conv, fused::res>>>,
+                  model<sigmoid<fused::conv_bias>>, model<tanh_<add<fused::conv, fused::res>>>,
                   model<relu<fused::conv>>, model<fused::conv_bias>, broadcast_add,
                   model<relu<conv2d<input<"x", f32, 1, 3, 7, 7>, input<"w", f32, 5, 3, 3, 3>, {.padding = {1, 1}}>>>> {};
 
@@ -333,7 +333,7 @@ struct planar_direct_models
                                           weight<"b", f32, 30>>,
                                  planar_direct::r2>,
                              -0.5f, 0.75f>>,
-                  model<partita::tanh<conv2d<input<"x", f32, 1, 2, 20, 20>, weight<"w", f32, 5, 2, 3, 3>,
+                  model<tanh_<conv2d<input<"x", f32, 1, 2, 20, 20>, weight<"w", f32, 5, 2, 3, 3>,
                                              {.padding = {2, 2}, .dilation = {2, 2}}>>>,
                   model<relu<bias_add<conv2d<input<"x", f32, 1, 3, 56, 56>, weight<"w", f32, 32, 3, 3, 3>, {.padding = {1, 1}}>,
                                       weight<"b", f32, 32>>>>,

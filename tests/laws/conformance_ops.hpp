@@ -314,8 +314,8 @@ struct exact_elementwise_models
           model<divide<x3_5_17, input<"s", f32, 5, 1>>, maximum<input<"r", f32, 17>, x3_5_17>,
                 minimum<input<"c", f32, 3, 1, 17>, x3_5_17>>,
           model<prelu<input<"v", f32, 2, 5, 3, 7>, weight<"slope", f32, 5, 1, 1>>, prelu<x3_5_17, input<"s", f32, 17>>>,
-          model<leaky_relu<x3_5_17>, leaky_relu<x3_5_17, 0.2f>, partita::abs<x3_5_17>, neg<x3_5_17>,
-                partita::sqrt<x3_5_17>, partita::sqrt<partita::abs<x3_5_17>>>,
+          model<leaky_relu<x3_5_17>, leaky_relu<x3_5_17, 0.2f>, abs_<x3_5_17>, neg<x3_5_17>,
+                sqrt_<x3_5_17>, sqrt_<abs_<x3_5_17>>>,
           model<reduce_max<x3_17_33, axes<-1>>, reduce_max<input<"y", f32, 2, 9, 5, 7>, axes<0, 2>, true>,
                 reduce_max<input<"z", f32, 4, 5, 13>, axes<0, 1, 2>>>,
           // large enough for two threads
@@ -329,14 +329,14 @@ struct math_models
     : model_group<
           "math and activation functions: exp, log, erf, rsqrt, power, gelu, gelu_tanh, silu, hardswish, "
           "hardsigmoid; a large tensor",
-          model<partita::exp<x3_5_17>, partita::log<x3_5_17>, partita::log<partita::abs<x3_5_17>>,
-                partita::erf<x3_5_17>>,
-          model<rsqrt<x3_5_17>, rsqrt<partita::abs<x3_5_17>>, power<x3_5_17, 2.f>, power<x3_5_17, 3.f>>,
-          model<power<x3_5_17, 0.5f>, power<partita::abs<x3_5_17>, -1.5f>>,
+          model<exp_<x3_5_17>, log_<x3_5_17>, log_<abs_<x3_5_17>>,
+                erf_<x3_5_17>>,
+          model<rsqrt<x3_5_17>, rsqrt<abs_<x3_5_17>>, power<x3_5_17, 2.f>, power<x3_5_17, 3.f>>,
+          model<power<x3_5_17, 0.5f>, power<abs_<x3_5_17>, -1.5f>>,
           model<gelu<x3_5_17>, gelu_tanh<x3_5_17>, silu<x3_5_17>>,
           model<hardswish<x3_5_17>, hardsigmoid<x3_5_17>, hardsigmoid<x3_5_17, 0.2f, 0.5f>>,
           // large enough for two threads; each function of x itself, so that errors do not compound
-          model<partita::exp<x16_1031>, silu<x16_1031>, gelu<x16_1031>, partita::erf<x16_1031>>> {
+          model<exp_<x16_1031>, silu<x16_1031>, gelu<x16_1031>, erf_<x16_1031>>> {
   static constexpr double tolerance = bound::ulps(4);
 };
 

@@ -33,7 +33,7 @@ using p1y = add<reshape<conv1d<reshape<p1x, 1, 16, 16>, weight<"c1d.w", f32, 16,
                 conv2d<p1x, weight<"ce.w", f32, 16, 16, 2, 2>, {.padding_end = {1, 1}}>>;
 using c3 = sigmoid<bias_add<conv2d<p1y, weight<"c3.w", f32, 32, 16, 3, 3>, {.padding = {1, 1}}>, weight<"c3.b", f32, 32>>>;
 using p2 = avg_pool2d<c3, {.size = {2, 2}, .padding = {1, 1}}>;
-using gap = flatten<global_avg_pool2d<partita::tanh<p2>>>;
+using gap = flatten<global_avg_pool2d<tanh_<p2>>>;
 using cat = concatenate<1, gap, reshape<gap, 1, 32>>;
 using fc = dense<cat, weight<"fc.w", f32, 10, 64>>;
 using out = softmax<bias_add<fc, weight<"fc.b", f32, 10>>>;

@@ -148,7 +148,7 @@ def _pow(m: Mapper, n: Node) -> list[Term]:
     if e == 1.0:
         return [x]
     if e == 0.5:
-        return [m.term("partita::sqrt<$0>", x, shape=m.out_shape())]
+        return [m.term("sqrt_<$0>", x, shape=m.out_shape())]
     return [m.term(f"power<$0, {fmt_float(e)}>", x, shape=m.out_shape())]
 
 
@@ -712,9 +712,9 @@ def _expand(m: Mapper, n: Node) -> list[Term]:
 
 
 MAPPERS: dict[str, Mapping] = {
-    "Relu": _unary("relu<$0>"), "Sigmoid": _unary("sigmoid<$0>"), "Tanh": _unary("partita::tanh<$0>"),
-    "Sqrt": _unary("partita::sqrt<$0>"), "Exp": _unary("partita::exp<$0>"), "Log": _unary("partita::log<$0>"),
-    "Erf": _unary("partita::erf<$0>"), "Abs": _unary("partita::abs<$0>"), "Neg": _unary("neg<$0>"),
+    "Relu": _unary("relu<$0>"), "Sigmoid": _unary("sigmoid<$0>"), "Tanh": _unary("tanh_<$0>"),
+    "Sqrt": _unary("sqrt_<$0>"), "Exp": _unary("exp_<$0>"), "Log": _unary("log_<$0>"),
+    "Erf": _unary("erf_<$0>"), "Abs": _unary("abs_<$0>"), "Neg": _unary("neg<$0>"),
     "HardSwish": _unary("hardswish<$0>"), "Reciprocal": _reciprocal,
     "LeakyRelu": _leaky_relu, "HardSigmoid": _hard_sigmoid, "PRelu": _prelu, "Gelu": _gelu,
     "Clip": _clip, "Pow": _pow,

@@ -96,11 +96,12 @@ struct sigmoid : detail::op_node<op_id::sigmoid, attrs{}, &rules::unary, X> {
   static_assert(well_formed<sigmoid, X>);
 };
 
-/// Hyperbolic tangent. Where `<cmath>`'s global `::tanh` is visible, spell it `partita::tanh`
-/// (likewise `sqrt`, `exp`, `log`, `erf` and `abs` below).
+/// Hyperbolic tangent. The C library declares `::tanh` at global scope, so this op, like `sqrt_`,
+/// `exp_`, `log_`, `erf_` and `abs_` below, takes a trailing underscore: a model written under
+/// `using namespace partita;` names every op without qualification (docs/ops.md, "Naming").
 template <class X>
-struct tanh : detail::op_node<op_id::tanh, attrs{}, &rules::unary, X> {
-  static_assert(well_formed<tanh, X>);
+struct tanh_ : detail::op_node<op_id::tanh, attrs{}, &rules::unary, X> {
+  static_assert(well_formed<tanh_, X>);
 };
 
 namespace detail {
@@ -114,8 +115,8 @@ constexpr attrs alpha_attrs(float alpha, float beta = 0.f) {
 
 /// `sqrt(x)`; NaN for x < 0.
 template <class X>
-struct sqrt : detail::op_node<op_id::sqrt, attrs{}, &rules::unary, X> {
-  static_assert(well_formed<sqrt, X>);
+struct sqrt_ : detail::op_node<op_id::sqrt, attrs{}, &rules::unary, X> {
+  static_assert(well_formed<sqrt_, X>);
 };
 
 /// `1 / sqrt(x)`; +inf at 0.
@@ -126,20 +127,20 @@ struct rsqrt : detail::op_node<op_id::rsqrt, attrs{}, &rules::unary, X> {
 
 /// `e^x`.
 template <class X>
-struct exp : detail::op_node<op_id::exp, attrs{}, &rules::unary, X> {
-  static_assert(well_formed<exp, X>);
+struct exp_ : detail::op_node<op_id::exp, attrs{}, &rules::unary, X> {
+  static_assert(well_formed<exp_, X>);
 };
 
 /// Natural logarithm; -inf at 0, NaN below.
 template <class X>
-struct log : detail::op_node<op_id::log, attrs{}, &rules::unary, X> {
-  static_assert(well_formed<log, X>);
+struct log_ : detail::op_node<op_id::log, attrs{}, &rules::unary, X> {
+  static_assert(well_formed<log_, X>);
 };
 
 /// The error function.
 template <class X>
-struct erf : detail::op_node<op_id::erf, attrs{}, &rules::unary, X> {
-  static_assert(well_formed<erf, X>);
+struct erf_ : detail::op_node<op_id::erf, attrs{}, &rules::unary, X> {
+  static_assert(well_formed<erf_, X>);
 };
 
 /// Exact GELU, `x/2 · (1 + erf(x / √2))`: PyTorch's default `gelu`.
@@ -168,8 +169,8 @@ struct hardswish : detail::op_node<op_id::hardswish, attrs{}, &rules::unary, X> 
 
 /// `|x|`.
 template <class X>
-struct abs : detail::op_node<op_id::abs, attrs{}, &rules::unary, X> {
-  static_assert(well_formed<abs, X>);
+struct abs_ : detail::op_node<op_id::abs, attrs{}, &rules::unary, X> {
+  static_assert(well_formed<abs_, X>);
 };
 
 /// `-x`.
@@ -197,5 +198,20 @@ template <class X, float Exponent>
 struct power : detail::op_node<op_id::power, detail::alpha_attrs(Exponent), &rules::unary, X> {
   static_assert(well_formed<power, X>);
 };
+
+/// The names these ops had before the naming rule (docs/ops.md, "Naming"): usable where no C
+/// library function of the same name is visible, and deprecated.
+template <class X>
+using tanh [[deprecated("partita: spell the op tanh_ (docs/ops.md, \"Naming\")")]] = tanh_<X>;
+template <class X>
+using sqrt [[deprecated("partita: spell the op sqrt_ (docs/ops.md, \"Naming\")")]] = sqrt_<X>;
+template <class X>
+using exp [[deprecated("partita: spell the op exp_ (docs/ops.md, \"Naming\")")]] = exp_<X>;
+template <class X>
+using log [[deprecated("partita: spell the op log_ (docs/ops.md, \"Naming\")")]] = log_<X>;
+template <class X>
+using erf [[deprecated("partita: spell the op erf_ (docs/ops.md, \"Naming\")")]] = erf_<X>;
+template <class X>
+using abs [[deprecated("partita: spell the op abs_ (docs/ops.md, \"Naming\")")]] = abs_<X>;
 
 }  // namespace partita
