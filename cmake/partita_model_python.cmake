@@ -11,13 +11,40 @@
 #                                                        into PARTITA_MODEL_PYTHON_FOUND_EXECUTABLE
 #   partita_find_model_python(MODULES numpy onnx RESULT var)   other tests: their modules, their variable
 #   ... WHAT "Partita ONNX importer"                      who is looking, in the status message
+#   ... FOUND var                                         var: TRUE if the interpreter chosen has them all
 include_guard(GLOBAL)
 
 set(PARTITA_MODEL_PYTHON_MODULES "numpy;torch" CACHE STRING
     "Python modules the model tests need; the interpreter chosen is the first that imports them")
 
+# The modules every caller asks about, looked up in one run of each interpreter per configure:
+# importlib's find_spec finds a module without importing it, where importing PyTorch alone takes
+# seconds. A module found but broken fails its tests when they run, with Python's own message.
+set(_PARTITA_PYTHON_PROBED_MODULES numpy onnx torch torchvision)
+
+# _partita_python_modules(<interpreter> <var>): sets <var> to the list of probed modules the
+# interpreter finds, or to NOTFOUND if it does not run; remembered for the rest of the configure.
+function(_partita_python_modules interpreter var)
+  string(MAKE_C_IDENTIFIER "${interpreter}" key)
+  get_property(known GLOBAL PROPERTY _partita_python_${key} SET)
+  if(NOT known)
+    set(modules ${_PARTITA_PYTHON_PROBED_MODULES} ${PARTITA_MODEL_PYTHON_MODULES})
+    list(REMOVE_DUPLICATES modules)
+    execute_process(COMMAND "${interpreter}" -c
+                            "import importlib.util, sys; print(';'.join(m for m in sys.argv[1:] if importlib.util.find_spec(m)))"
+                            ${modules}
+                    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE TIMEOUT 60)
+    if(NOT rc EQUAL 0)
+      set(out NOTFOUND)
+    endif()
+    set_property(GLOBAL PROPERTY _partita_python_${key} "${out}")
+  endif()
+  get_property(found GLOBAL PROPERTY _partita_python_${key})
+  set(${var} "${found}" PARENT_SCOPE)
+endfunction()
+
 function(partita_find_model_python)
-  cmake_parse_arguments(arg "" "RESULT;WHAT" "MODULES" ${ARGN})
+  cmake_parse_arguments(arg "" "RESULT;WHAT;FOUND" "MODULES" ${ARGN})
   if(NOT arg_MODULES)
     set(arg_MODULES ${PARTITA_MODEL_PYTHON_MODULES})
   endif()
@@ -50,16 +77,25 @@ function(partita_find_model_python)
   list(JOIN arg_MODULES ", " imports)
   set(runs "")
   set(chosen "")
+  set(all_found FALSE)
   foreach(candidate IN LISTS candidates)
-    execute_process(COMMAND "${candidate}" -c "import ${imports}"
-                    RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET TIMEOUT 120)
-    if(rc EQUAL 0)
-      set(chosen "${candidate}")
-      break()
+    _partita_python_modules("${candidate}" found)
+    if(found STREQUAL "NOTFOUND")
+      continue()
     endif()
-    execute_process(COMMAND "${candidate}" -c "pass" RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET TIMEOUT 30)
-    if(rc EQUAL 0 AND runs STREQUAL "")
+    if(runs STREQUAL "")
       set(runs "${candidate}")
+    endif()
+    set(has_all TRUE)
+    foreach(module IN LISTS arg_MODULES)
+      if(NOT module IN_LIST found)
+        set(has_all FALSE)
+      endif()
+    endforeach()
+    if(has_all)
+      set(chosen "${candidate}")
+      set(all_found TRUE)
+      break()
     endif()
   endforeach()
 
@@ -73,4 +109,7 @@ function(partita_find_model_python)
     message(STATUS "${arg_WHAT}: no Python 3 interpreter found")
   endif()
   set(${arg_RESULT} "${chosen}" PARENT_SCOPE)
+  if(arg_FOUND)
+    set(${arg_FOUND} ${all_found} PARENT_SCOPE)
+  endif()
 endfunction()

@@ -1,11 +1,23 @@
 #!/usr/bin/env bash
 # Partita's single test entry point: checks the generated headers, then configures, builds and runs
 # CTest once per supported compiler: GCC in build/ and Clang 19 in build-clang/.
+#   tools/test.sh            the whole suite, both compilers (what CI runs)
+#   tools/test.sh --quick    the quick tier: GCC only, in build/, builds and runs only the tests
+#                            labelled fast (IR, passes, plans, executables, the manual, the importer)
 # BUILD_DIR (default: build) picks GCC's build directory, CLANG_BUILD_DIR (default: build-clang)
 # Clang's; COMPILERS (default: "g++ clang++-19") which compilers run; MEASUREMENT_TOOLS=ON also
-# builds the programs that only measure. Without CI=true a compiler
-# that is not installed is skipped with a note; with CI=true it fails the run.
+# builds the programs that only measure. Without CI=true a compiler that is not installed is
+# skipped with a note; with CI=true it fails the run.
 set -euo pipefail
+
+quick=false
+for arg in "$@"; do
+  case "$arg" in
+    --quick) quick=true ;;
+    -h|--help) sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "error: unknown argument $arg (tools/test.sh [--quick])" >&2; exit 2 ;;
+  esac
+done
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 build_dir="${BUILD_DIR:-build}"
@@ -44,9 +56,21 @@ suite() {
     configure+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
   fi
   run "${configure[@]}"
-  run cmake --build "$dir" -j "$jobs"
-  run ctest --test-dir "$dir" --output-on-failure -j "$jobs" --no-tests=error
+  if [[ "$quick" == true ]]; then
+    run cmake --build "$dir" -j "$jobs" --target partita_quick
+    run ctest --test-dir "$dir" --output-on-failure -j "$jobs" --no-tests=error -L '^fast$'
+  else
+    run cmake --build "$dir" -j "$jobs"
+    run ctest --test-dir "$dir" --output-on-failure -j "$jobs" --no-tests=error
+  fi
 }
+
+if [[ "$quick" == true ]]; then
+  compiler="${QUICK_COMPILER:-g++}"
+  echo "=== quick tier: $compiler ($build_dir) ==="
+  suite "$compiler" "$build_dir" "${MEASUREMENT_TOOLS:-OFF}" ON
+  exit 0
+fi
 
 # The measurement-only programs (profile_steps, bench_runtime_openmp, example_tune on ResNet-18)
 # are left out unless MEASUREMENT_TOOLS=ON, which builds them with the first compiler that runs:
