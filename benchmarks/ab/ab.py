@@ -12,9 +12,12 @@ speed of a virtual machine; calls in turn see the same one.
     python3 benchmarks/ab/ab.py main . --workload W1 --cpu 1 --rounds 300
 
 The driver exits with 1 where the two builds' first output values differ by more than 1e-4.
+With --record DIR (benchmarks/results/ by convention) the run is written as a record
+(benchmarks/README.md, "Records"): b's median time over a's and the quartiles of the ratio.
 """
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -22,6 +25,8 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HERE = os.path.join(ROOT, "benchmarks", "ab")
+sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+import record  # noqa: E402 (benchmarks/record.py)
 # Namespaces the workloads' code lives in: each side gets its own copy of every one.
 NAMESPACES = ["partita", "models", "transformer", "bench", "workloads"]
 # What a build of the workloads reads from a tree.
@@ -48,6 +53,20 @@ def compile_side(cxx, flags, tree, side, workload, out):
     return subprocess.Popen(cmd)
 
 
+def write_record(args, out):
+    """The driver's line as a record: the two sides' medians and the ratio b / a."""
+    m = re.search(r"a ([\d.]+) us  b ([\d.]+) us  b/a median ([\d.]+)  quartiles ([\d.]+)-([\d.]+)", out)
+    if not m:
+        sys.exit("ab.py: no result line to record")
+    a, b, med, q1, q3 = map(float, m.groups())
+    r = record.header("ab", compiler=record.compiler_version(args.cxx),
+                      command=f"ab.py {args.a} {args.b} --workload {args.workload} --threads {args.threads}")
+    r["figures"] = [{"case": args.workload, "threads": args.threads, "a": args.a, "b": args.b,
+                     "a_us": a, "b_us": b, "ratio": med, "ratio_quartiles": [q1, q3]}]
+    r["notes"] = "ratio: b's time over a's, median of the per-round ratios (below 1: b is faster)"
+    print(f"ab.py: wrote {record.write(r, args.record)}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("a", help="git revision, or . for the working tree")
@@ -59,6 +78,7 @@ def main():
     ap.add_argument("--cpu", help="pin to these CPUs (taskset -c), e.g. 1")
     ap.add_argument("--cxx", default=os.environ.get("CXX", "g++"))
     ap.add_argument("--flags", default="", help="extra compiler flags for both sides")
+    ap.add_argument("--record", metavar="DIR", help="write the run as a record into DIR")
     args = ap.parse_args()
 
     work = tempfile.mkdtemp(prefix="partita-ab-")
@@ -76,7 +96,11 @@ def main():
         if args.cpu:
             run = ["taskset", "-c", args.cpu, *run]
         print(f"{args.workload}, {args.threads} thread(s): a = {args.a}, b = {args.b}", flush=True)
-        sys.exit(subprocess.run(run).returncode)
+        done = subprocess.run(run, stdout=subprocess.PIPE, text=True)
+        print(done.stdout, end="", flush=True)
+        if args.record:
+            write_record(args, done.stdout)
+        sys.exit(done.returncode)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

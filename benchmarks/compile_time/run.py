@@ -45,16 +45,17 @@ whole round fits), and fewer than 12 one-node `relu` blocks make up the exact co
 92 nodes or more holds all four motifs. Every motif maps 8 channels to 8 (MODEL_CHANNELS) on a 4x4
 image, with at most 16 channels inside, so the kernels stay tiny and what is measured is compile
 time. `--only models --sizes 250,500,1000` runs them alone; each translation unit checks its node
-count with the same static_assert, and the JSON row gives the mix under "models_graph".
+count with the same static_assert, and the record's row gives the mix under "models_graph".
 
-Standard library only. Exits non-zero if a compile fails, printing the head of the compiler's
+Prints the run as a record (benchmarks/README.md, "Records"), or as a markdown table with
+--markdown; --output FILE or --record DIR (benchmarks/results/) writes the record. Standard
+library only. Exits non-zero if a compile fails, printing the head of the compiler's
 error output.
 """
 
 import argparse
 import json
 import os
-import platform
 import shlex
 import shutil
 import subprocess
@@ -64,6 +65,8 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 INCLUDE = os.path.join(ROOT, "include")
+sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+import record  # noqa: E402 (benchmarks/record.py)
 
 # Small tensors so that kernels stay tiny: NCHW = 1 x CHANNELS x SPATIAL x SPATIAL.
 CHANNELS = 4
@@ -346,7 +349,8 @@ def main():
     ap.add_argument("--compiler", default="g++", help="C++ compiler (default: %(default)s)")
     ap.add_argument("--flags", default="-std=c++20 -O2", help="compiler flags (default: %(default)s)")
     ap.add_argument("--extra-flags", default="", help="flags appended to --flags; write --extra-flags=-fconstexpr-ops-limit=N (with '=')")
-    ap.add_argument("--output", default=None, help="write the results as JSON to this file")
+    ap.add_argument("--output", default=None, help="write the record (JSON) to this file")
+    ap.add_argument("--record", metavar="DIR", help="write the record into DIR (benchmarks/results/ by convention)")
     ap.add_argument("--markdown", action="store_true", help="print a markdown table")
     ap.add_argument("--keep", default=None, metavar="DIR", help="keep the generated sources in DIR")
     ap.add_argument("--repeat", type=int, default=1, help="compile each TU this many times, keep the run with least CPU time")
@@ -381,24 +385,12 @@ def main():
         print(f"  {name:<18} {wall:8.2f} s wall {cpu:8.2f} s cpu {mib:9.1f} MiB", file=sys.stderr, flush=True)
         return {"seconds": round(wall, 3), "cpu_seconds": round(cpu, 3), "peak_mib": round(mib, 1)}
 
-    try:
-        version = subprocess.run([compiler, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
-    except (OSError, IndexError):
-        version = args.compiler
-    try:
-        commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
-                                text=True).stdout.strip()
-    except OSError:
-        commit = ""
-    result = {
-        "commit": commit,
-        "compiler": version,
-        "command": shlex.join([args.compiler] + flags + ["-I", "include", "-c", "<tu>.cpp"]),
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.system()} {platform.release()}",
-        "node_count": "all nodes of the flattened graph: the input, weights and ops",
-        "tensor": [1, CHANNELS, SPATIAL, SPATIAL],
-        "sizes": [],
-    }
+    result = record.header("compile_time", compiler=record.compiler_version(compiler),
+                           command=shlex.join([args.compiler] + flags + ["-I", "include", "-c", "<tu>.cpp"]))
+    result["node_count"] = "all nodes of the flattened graph: the input, weights and ops"
+    result["tensor"] = [1, CHANNELS, SPATIAL, SPATIAL]
+    result["figures"] = []
+    version = result["compiler"]
     if "models" in kinds:
         result["models"] = {
             "tensor": [1, MODEL_CHANNELS, SPATIAL, SPATIAL],
@@ -408,16 +400,16 @@ def main():
     status = 0
     try:
         print(f"{version}; {shlex.join(flags)}", file=sys.stderr)
-        result["headers"] = compile_tu("headers", headers_tu())
+        result["figures"].append({"kind": "headers", "nodes": 0, "partita": compile_tu("headers", headers_tu())})
         for n in sizes:
-            row = {"n": n}
             for kind in kinds:
+                row = {"kind": kind, "nodes": n}
                 if kind == "models":
                     text, row["models_graph"] = models_tu(n)
                 else:
                     text, row["ops"], row["blocks"] = TU_KINDS[kind](n)
-                row[kind] = compile_tu(f"{kind}_{n}", text)
-            result["sizes"].append(row)
+                row["partita"] = compile_tu(f"{kind}_{n}", text)
+                result["figures"].append(row)
     except CompileError as e:
         print(e, file=sys.stderr)
         if "constexpr-ops-limit" in str(e):
@@ -431,7 +423,9 @@ def main():
         with open(args.output, "w") as f:
             json.dump(result, f, indent=2)
             f.write("\n")
-    if args.markdown and result["sizes"]:
+    if args.record:
+        print(f"run.py: wrote {record.write(result, args.record)}", file=sys.stderr)
+    if args.markdown and len(result["figures"]) > 1:
         print(markdown(result, kinds))
     elif not args.markdown:
         print(json.dumps(result, indent=2))
@@ -452,19 +446,22 @@ def markdown(result, kinds):
     def cells(m):
         return [f"{m['seconds']:.2f}", f"{m['peak_mib']:.0f}"]
 
-    h = result.get("headers")
-    if h:
-        lines.append("| " + " | ".join(["headers only"] + ["-"] * info + cells(h) * len(kinds)) + " |")
-    for row in result["sizes"]:
-        c = [str(row["n"])]
+    by_size = {}
+    for row in result["figures"]:
+        if row["kind"] == "headers":
+            lines.append("| " + " | ".join(["headers only"] + ["-"] * info + cells(row["partita"]) * len(kinds)) + " |")
+        else:
+            by_size.setdefault(row["nodes"], {})[row["kind"]] = row
+    for n, rows in by_size.items():
+        c = [str(n)]
         if chain:
-            c.append(str(row["ops"]))
+            c.append(str(next(r["ops"] for k, r in rows.items() if k != "models")))
         if "models" in kinds:
-            g = row["models_graph"]
+            g = rows["models"]["models_graph"]
             mix = ", ".join(f"{v} {m}" for m, v in g["motifs"].items() if v)
             c += [str(g["ops"]), mix + (f" + {g['relu_pad']} relu" if g["relu_pad"] else "")]
         for k in kinds:
-            c += cells(row[k])
+            c += cells(rows[k]["partita"])
         lines.append("| " + " | ".join(c) + " |")
     if "models" in kinds:
         m = result["models"]

@@ -11,14 +11,12 @@ Builds graphs of the given sizes in four shapes and imports each in a fresh proc
           folded to constants;
   norms   the LayerNorm decomposition of opset < 17 exporters, fused into one op.
 Prints one line per graph (nodes, seconds, nodes per second) and, with --record, writes the
-run as a JSON record under DIR (benchmarks/results/ by convention): machine, CPU, Python and
-onnx versions, commit, figures. The goal it measures: 10^5 nodes in at most 10 s.
+run as a record under DIR (benchmarks/results/ by convention; benchmarks/README.md, "Records").
+The goal it measures: 10^5 nodes in at most 10 s.
 """
 from __future__ import annotations
 
 import argparse
-import datetime
-import json
 import os
 import platform
 import subprocess
@@ -32,6 +30,9 @@ from onnx import TensorProto, helper, numpy_helper
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TOOL = os.path.join(ROOT, "tools", "partita_import.py")
+sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+import record  # noqa: E402 (benchmarks/record.py)
+
 F, I64 = TensorProto.FLOAT, TensorProto.INT64
 n = helper.make_node
 
@@ -106,26 +107,6 @@ def time_import(m: onnx.ModelProto, folder: str) -> tuple[float, str]:
     return took, r.stdout.strip()
 
 
-def machine() -> dict[str, str]:
-    cpu = platform.processor()
-    try:
-        with open("/proc/cpuinfo") as f:
-            info = f.read()
-        for key in ("model name", "cpu family", "model\t"):
-            line = next((l for l in info.splitlines() if l.startswith(key)), None)
-            if line:
-                cpu += ("; " if cpu else "") + line.split(":", 1)[1].strip() if key == "model name" else \
-                    f", {key.strip()} {line.split(':', 1)[1].strip()}"
-    except OSError:
-        pass
-    return {"cpu": cpu, "cores": str(os.cpu_count()), "system": platform.platform()}
-
-
-def commit() -> str:
-    r = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-    return r.stdout.strip() or "unknown"
-
-
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--nodes", default="20000,100000", help="graph sizes, comma-separated")
@@ -139,19 +120,14 @@ def main() -> int:
                 m = GRAPHS[name](size)
                 took, _ = time_import(m, folder)
                 count = len(m.graph.node)
-                figures.append({"graph": name, "nodes": count, "seconds": round(took, 3)})
+                figures.append({"graph": name, "nodes": count, "partita": {"seconds": round(took, 3)}})
                 print(f"{name:7} {count:8} nodes  {took:7.2f} s  {count / took:9.0f} nodes/s", flush=True)
     if args.record:
-        os.makedirs(args.record, exist_ok=True)
-        stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H%M%SZ")
-        record = {"benchmark": "importer_scale", "date": stamp, "commit": commit(), "machine": machine(),
-                  "python": platform.python_version(), "onnx": onnx.__version__, "numpy": np.__version__,
-                  "figures": figures}
-        path = os.path.join(args.record, f"importer_scale-{stamp}.json")
-        with open(path, "w") as f:
-            json.dump(record, f, indent=2)
-            f.write("\n")
-        print(f"scale: wrote {path}")
+        r = record.header("importer_scale", command=" ".join(["scale.py", *sys.argv[1:]]),
+                          tools={"python": platform.python_version(), "onnx": onnx.__version__,
+                                 "numpy": np.__version__})
+        r["figures"] = figures
+        print(f"scale: wrote {record.write(r, args.record)}")
     return 0
 
 
