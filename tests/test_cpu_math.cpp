@@ -3,7 +3,7 @@
 // rounded to float. Over a sweep of the whole float range and dense samples where the values
 // matter, the largest error must stay within the documented bound; NaN, ±Inf, ±0 and the
 // overflow and underflow edges must come out as the reference's.
-#include "partita/backends/cpu/detail/simd_math.hpp"
+#include "partita/backends/cpu/detail/simd/simd_math.hpp"
 
 #include <doctest/doctest.h>
 

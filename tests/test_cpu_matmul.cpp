@@ -15,7 +15,7 @@
 #include <vector>
 
 #include <laws/conformance.hpp>
-#include <partita/backends/cpu/detail/matmul.hpp>
+#include <partita/backends/cpu/detail/gemm/matmul.hpp>
 
 using namespace partita;
 namespace cpu_detail = partita::detail::cpu;

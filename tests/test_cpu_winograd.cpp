@@ -15,7 +15,7 @@
 #include <doctest/doctest.h>
 
 #include <partita/partita.hpp>
-#include <partita/backends/cpu/detail/conv_winograd.hpp>
+#include <partita/backends/cpu/detail/conv/conv_winograd.hpp>
 
 namespace {
 namespace cpu = partita::detail::cpu;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the cpu backend's GELU table: include/partita/backends/cpu/detail/simd_gelu_table.hpp.
+"""Writes the cpu backend's GELU table: include/partita/backends/cpu/detail/simd/simd_gelu_table.hpp.
 
 The AVX-512 GELU computes the upper tail of the standard normal, Q(y) = erfc(y / sqrt 2) / 2,
 for y = |x| below 3.9375 from 32 polynomials, one per interval of width 1/8 centred on
@@ -25,7 +25,7 @@ import sys
 INTERVALS = 32  # one AVX-512 two-register permute picks among 32 floats
 SCALE = 8.0  # intervals per unit of y
 DEGREE = 6
-HEADER = pathlib.Path(__file__).resolve().parent.parent / "include/partita/backends/cpu/detail/simd_gelu_table.hpp"
+HEADER = pathlib.Path(__file__).resolve().parent.parent / "include/partita/backends/cpu/detail/simd/simd_gelu_table.hpp"
 
 
 def hermite(n: int, x: float) -> float:

@@ -2,7 +2,7 @@
 /// The composites the cpu backend fuses (`cpu_patterns`).
 #include <cstdint>
 
-#include "partita/backends/cpu/detail/strided_view.hpp"
+#include "partita/backends/cpu/detail/transform/strided_view.hpp"
 #include "partita/ir/attrs.hpp"
 #include "partita/pattern/match_view.hpp"
 #include "partita/pattern/pattern.hpp"

@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "partita/backends/cpu/detail/epilogue.hpp"
+#include "partita/backends/cpu/detail/gemm/epilogue.hpp"
 #include "partita/ir/layout.hpp"
 #include "partita/ir/module.hpp"
 

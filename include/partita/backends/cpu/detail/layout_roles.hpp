@@ -1,9 +1,9 @@
 #pragma once
 /// Which cpu steps read and write channels-last (NHWC) values: the backend's `layouts` member.
-#include "partita/backends/cpu/detail/conv.hpp"
-#include "partita/backends/cpu/detail/conv_channels_last.hpp"
-#include "partita/backends/cpu/detail/conv_depthwise.hpp"
-#include "partita/backends/cpu/detail/conv_nhwc_direct.hpp"
+#include "partita/backends/cpu/detail/conv/conv.hpp"
+#include "partita/backends/cpu/detail/conv/conv_channels_last.hpp"
+#include "partita/backends/cpu/detail/conv/conv_depthwise.hpp"
+#include "partita/backends/cpu/detail/conv/conv_nhwc_direct.hpp"
 #include "partita/ir/layout.hpp"
 #include "partita/ir/module.hpp"
 

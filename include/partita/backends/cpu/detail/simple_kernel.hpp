@@ -5,15 +5,15 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "partita/backends/cpu/detail/conv_channels_last.hpp"
-#include "partita/backends/cpu/detail/eltwise.hpp"
+#include "partita/backends/cpu/detail/conv/conv_channels_last.hpp"
+#include "partita/backends/cpu/detail/elementwise/eltwise.hpp"
 #include "partita/backends/cpu/detail/fused.hpp"
-#include "partita/backends/cpu/detail/pool.hpp"
-#include "partita/backends/cpu/detail/norm.hpp"
-#include "partita/backends/cpu/detail/reduce.hpp"
-#include "partita/backends/cpu/detail/resize.hpp"
+#include "partita/backends/cpu/detail/pool/pool.hpp"
+#include "partita/backends/cpu/detail/norm/norm.hpp"
+#include "partita/backends/cpu/detail/reduce/reduce.hpp"
+#include "partita/backends/cpu/detail/transform/resize.hpp"
 #include "partita/backends/cpu/detail/state.hpp"
-#include "partita/backends/cpu/detail/transform.hpp"
+#include "partita/backends/cpu/detail/transform/transform.hpp"
 #include "partita/backends/reference/kernels.hpp"
 #include "partita/backends/reference/reference.hpp"
 
