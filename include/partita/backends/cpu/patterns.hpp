@@ -160,8 +160,8 @@ struct depthwise_project_fusable {
 /// A small image's convolution, its epilogue and the pooling that reads it (LeNet's layers):
 /// `fusable`'s, and a convolution result of at most `max_floats` per image, which the kernel
 /// keeps in its own buffer (in L1) for the pooling instead of passing it to a step of its own
-/// (LeNet-5 on one Zen 3 core, alternated loops: 16.9-17.1 -> 16.5-16.7 us). A larger one, such
-/// as ResNet's stem, keeps its two steps and its channels-last chain.
+/// (one step and one round trip through the arena fewer). A larger one, such as ResNet's stem,
+/// keeps its two steps and its channels-last chain.
 struct conv_pool_fusable {
   static constexpr std::int64_t max_floats = 8192;
   static constexpr bool check(const match_view& m) {

@@ -65,8 +65,9 @@ struct onednn_backend {
   static constexpr onednn_options options = O;
   /// Each partition runs as one step.
   static constexpr bool compiles_partitions = true;
-  /// For cost-based partitioning: oneDNN's blocked convolutions reach about 100 GFLOP/s per
-  /// core here; each partition pays for its primitives' dispatch and the reorders at its edges.
+  /// For cost-based partitioning: an estimate of oneDNN's blocked convolutions' rate on one
+  /// AVX-512 core; each partition pays for its primitives' dispatch and the reorders at its
+  /// edges. `tune` replaces these estimates with measurements.
   static constexpr throughput speed = {.gflops = 100, .gbytes_per_s = 30, .call_ns = 4000};
 
   /// Claims conv2d and dense before the host's composites do; everything around them (bias,
@@ -118,9 +119,9 @@ using onednn = onednn_backend<>;
 
 /// For cost-based partitioning: handing a result from oneDNN to a host backend moves no data,
 /// but OpenMP's workers keep spinning after each oneDNN call (for milliseconds, with the default
-/// `OMP_WAIT_POLICY`) and take cores from the host's threads that run next: on 2 cores, about
-/// 0.9 ms per hand-over (`examples/cost_partition`: six oneDNN partitions, each followed by cpu steps, ran 5.4 ms faster
-/// with `OMP_WAIT_POLICY=passive`). None with one thread; with
+/// `OMP_WAIT_POLICY`) and take cores from the host's threads that run next (the declared cost
+/// is what `examples/cost_partition`, six oneDNN partitions each followed by cpu steps, lost on
+/// 2 cores against `OMP_WAIT_POLICY=passive`). None with one thread; with
 /// `OMP_WAIT_POLICY=passive`, specialize `transfer<onednn, cpu>` to return 0. `tune` measures the
 /// hand-over on the machine; measured costs replace this one.
 template <onednn_options O, class To>

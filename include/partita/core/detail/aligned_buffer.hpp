@@ -21,9 +21,9 @@ namespace partita::detail {
 /// huge pages (`madvise(MADV_HUGEPAGE)`, which the default `madvise` mode of
 /// /sys/kernel/mm/transparent_hugepage requires): each 2 MB of them is then one TLB entry
 /// instead of 512. A model's weights are read once per run, a few MB to tens of MB of them, and
-/// on 4 KB pages every new page missed the TLB (one Zen 3 core, alternated runs, with the cpu
-/// backend's packed weights in few blocks, `packed_store`: MobileNetV2 2–2.5 % faster, ResNet-18
-/// 3–6 %). Where the system has none to give, or outside Linux, the buffer is an ordinary one.
+/// on 4 KB pages every new page missed the TLB (the cpu backend keeps its packed weights in few
+/// blocks, `packed_store`, for this). Where the system has none to give, or outside Linux, the
+/// buffer is an ordinary one.
 inline constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;
 
 /// Frees an `aligned_buffer`'s storage with the alignment it was allocated with.

@@ -114,8 +114,8 @@ struct simple_kernel {
       // NHWC: a position's channels are adjacent, so the means are sums of whole rows of vectors.
       // Each float weighs twice a moved one: on one thread, the half of the input that the
       // other core wrote (a 1×1 before it split by panels of channels, as split here) comes
-      // from that core's cache (MobileNetV2's 1280 channels on 7×7, two Zen 5 cores: 7.3 µs
-      // on one thread against 4.0 on one core alone; split as the 1×1 was, 3.2–3.6).
+      // from that core's cache, slower than from its own (MobileNetV2's 1280 channels on 7×7):
+      // split as the 1×1 was, each core reads what it wrote.
       constexpr std::int64_t area = xs[2] * xs[3], vectors = (xs[1] + simd::width - 1) / simd::width;
       split(st, vectors, 2 * moved_cost * static_cast<double>(xs[0] * area * simd::width),
             [&](std::int64_t v0, std::int64_t v1) { nhwc_channel_means(in[0], out, xs[0], area, xs[1], v0, v1); });

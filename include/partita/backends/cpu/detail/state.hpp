@@ -27,9 +27,9 @@ inline int tasks_for(double flops, int threads, int units) {
 }
 
 /// What splitting a step across threads weighs, in the flops of `tasks_for` (which gives a
-/// thread at least 4e5 of them: about 8 µs of GEMM): per element, a float moved (read and
-/// written, ~0.1 ns), one through exp or a function of its cost (~0.5 ns), one through erf or
-/// GELU (~1.6 ns). A thread then gets at least about 4 µs of work, which pays for waking it.
+/// thread at least 4e5 of them): per element, a float moved (read and written), one through exp
+/// or a function of its cost, one through erf or GELU, each as the GEMM flops it takes as long
+/// as. A thread then gets enough work to pay for waking it.
 inline constexpr double moved_cost = 10, exp_cost = 50, erf_cost = 150;
 
 /// Packed weights, scratch memory and the thread pool of one executable.

@@ -40,9 +40,8 @@ struct conv_blocking {
 /// The blocking conv2d uses on this instruction set: 8 output channels × 3 vectors of positions
 /// with AVX-512 (24 of 32 registers accumulate), 6 × 2 with 16 registers. Each step of the depth
 /// loads NV vectors of input and broadcasts MR weights for MR · NV FMAs; with 32 registers the
-/// third vector spreads the loop's loads and offsets over half as many FMAs again. One Sapphire
-/// Rapids core (two FMA ports), 3×3 layers alone, 8 × 2 → 8 × 3: 128 channels on 28×28 about
-/// 1400 → 1250 µs, 64 → 128 of stride 2 on 56×56 825 → 765, 64 on 56×56 1250–1390 → 1300. On a
+/// third vector spreads the loop's loads and offsets over half as many FMAs again, which pays
+/// on a core with two 512-bit FMA ports (Sapphire Rapids, ResNet's 3×3 layers). On a
 /// core that splits each 512-bit FMA in two (Zen 4), FMAs rather than loads bound either tile,
 /// and the larger one does less loop work per FMA.
 using conv_block = conv_blocking<(W >= 16 ? 8 : 6), (W >= 16 ? 3 : 2)>;
@@ -146,7 +145,7 @@ inline void copy_strided(float* __restrict dst, const float* __restrict src, int
 /// order, and split in registers into its even and odd columns, which go to the two column
 /// phases of its row phase. Reading each row once per column phase, rows of one row phase at a
 /// time, skipped every other row: a pattern the prefetcher followed poorly, and the row ends
-/// of small images went element by element (on a 14 × 14 depthwise, 90 % of the time).
+/// of small images went element by element (most of a 14 × 14 depthwise layer's time).
 inline void conv_copy_plane_sw2(const conv_geometry& g, const float* src, float* dst, bool pads_zeroed, int ih0, int ih1) {
   const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(g.hq) * g.wq;
   const std::uint32_t phases_read = g.used_phases;

@@ -205,11 +205,10 @@ inline void depthwise_channels(const conv_geometry& g, const std::int32_t* off, 
 /// copying the planes (rows) it reads into its own scratch. `off` holds the taps' offsets in
 /// the planes (`conv_offsets`). Its few flops per value moved undercount it: the floats it
 /// reads and writes weigh too. A stride-2 layer of 576 channels on 14×14 has 0.5 Mflop, one
-/// task by flops alone, and that one core then reads an input both cores wrote (MobileNetV2 on
-/// two Zen 3 cores: 80 µs on one task, 36 on two). Rows, measured on two Sapphire Rapids cores:
-/// MobileNetV2's 96-channel stride-2 layer on 112×112 alone about 177 → 137 µs; stride-1
-/// layers split by rows were slower (1×1 → depthwise → 1×1 on 28×28: 112 → 130 µs) and keep
-/// the channels.
+/// task by flops alone, and that one core then reads an input both cores wrote (MobileNetV2's
+/// such layer takes less than half the time on two tasks). Rows pay for strided layers
+/// (MobileNetV2's 96-channel stride-2 layer on 112×112); stride-1 layers split by rows were
+/// slower (1×1 → depthwise → 1×1 on 28×28) and keep the channels.
 template <conv_geometry G, activation A>
 inline void depthwise_planar_step(state& st, const std::int32_t* off, const float* x, const float* w,
                                   const float* residual, const epilogue& e, float* out) {

@@ -28,8 +28,8 @@ inline void depthwise_nhwc_block(const float* const* rows, int i0, int i1, const
   // Input-stationary: each input column of the block is loaded once and feeds every tap that
   // reads it, the kernel row's weights held in registers. Written tap by tap, GCC shared the
   // loads of a stride-1 row among taps itself but kept them all live at once, spilling
-  // accumulators (alone, one Zen 3 core: 144 channels on 56×56 162 -> 142 µs, 96 of stride 2
-  // on 112×112 193–197 -> 161–177; the 14×14 and 7×7 layers alike).
+  // accumulators (MobileNetV2's large depthwise layers lost to it; the 14×14 and 7×7 ones did
+  // not mind).
   constexpr int T = (N - 1) * g.sw + (KW - 1) * g.dw + 1;  // input columns a block's taps read
   const std::ptrdiff_t first = static_cast<std::ptrdiff_t>(q * g.sw - g.pw) * c + cv;  // column 0, maybe padding
 #pragma GCC unroll 7
@@ -96,17 +96,15 @@ inline void depthwise_nhwc_fixed(const float* const* rows, int i0, int i1, const
 /// every tap. Where `Shared` (the row lies in a buffer that both cores write, a step's output
 /// rather than a thread's scratch), the row's lines are asked for two blocks ahead of the
 /// stores (`prefetch_for_store`): the arena reuses memory that the other core wrote at an
-/// earlier step (MobileNetV2's expansion 24 → 144 on 56×56 fused with its stride-2 depthwise
-/// layer, two Zen 5 cores: the second thread's share took 126 µs against the first's 76, and
-/// 97–100 with the prefetch; the whole network 0.987–0.994 of the time, two builds in one
-/// process).
+/// earlier step, and writing to lines the other core holds waits on them (MobileNetV2's
+/// expansion 24 → 144 on 56×56 fused with its stride-2 depthwise layer: without the prefetch the
+/// second thread's share took far longer than the first's).
 template <conv_geometry G, activation A, bool Shared = true>
 inline void depthwise_nhwc_row(const float* const* rows, const float* w, const float* bias, const float* rr, float lo,
                                float hi, float* yr) {
   // The geometry is a template argument: the offsets of a block's taps and positions are then
   // constants in the instructions. As run-time values the compiler kept one pointer per tap and
-  // position on the stack and reloaded it for every FMA (32 channels on 56×56 alone, one
-  // Cascade Lake core: 92 µs against 55).
+  // position on the stack and reloaded it for every FMA.
   constexpr conv_geometry g = G;
   constexpr int QB = 8, KH = g.kh;
   constexpr row_blocks blocks = make_row_blocks(g, QB);

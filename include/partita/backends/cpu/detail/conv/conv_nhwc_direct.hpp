@@ -20,8 +20,8 @@ namespace partita::detail::cpu {
 /// broadcast value. Each step of the depth loads two weight vectors and broadcasts one input per
 /// position. With AVX a row of 7 (ResNet-18's last stage) is one block of 14 accumulators, one
 /// more register than there are: blocks of 4 and 3 positions had left the FMAs waiting on their
-/// latency (3 + 3 of its 3×3 layers, one Zen 3 core: 3650 -> 3080 us each), while rows of 14 and
-/// more, cut into blocks of 7, lost more to the spill than they gained (14×14: 2780 -> 3720 us).
+/// latency (the last stage's 3×3 layers gain), while rows of 14 and more, cut into blocks of 7,
+/// lost more to the spill than they gained.
 constexpr int wide_positions(int ow) { return W >= 16 ? 14 : (ow <= 7 ? ow : 6); }
 
 /// True for the convolutions of one group and more than four input channels, other than an
@@ -114,8 +114,8 @@ inline void wide_nhwc_row(const float* x, const float* w, const epilogue& e, flo
   const float* wv0 = w + static_cast<std::ptrdiff_t>(v0 / 2) * G.k * pitch;  // the panel
   // Positions [Q0, Q0 + QL). The block's lambdas are forced inline: clang otherwise left the
   // taps' index-sequence lambda a call, the accumulators in memory behind it, and stored each
-  // one after every FMA (LeNet-5 built with clang++-19, one Zen 3 core: 31–35 → 19.4 µs; GCC
-  // inlined them already).
+  // one after every FMA (LeNet-5 built with clang++-19 ran far slower; GCC inlined them
+  // already).
   const auto block = [&]<int Q0, int QL>() __attribute__((always_inline)) {
     vec acc[std::size_t{QL}][std::size_t{VB}];
     for (int u = 0; u < QL; ++u)
@@ -129,8 +129,8 @@ inline void wide_nhwc_row(const float* x, const float* w, const epilogue& e, flo
         const float* xj = xi + (col0 + lo * G.sw) * ws;
         const float* wj = wi + static_cast<std::ptrdiff_t>(J) * G.c * pitch;
         // Not unrolled: a few channels (LeNet's 6) were, and GCC then kept the broadcasts that
-        // the block's taps share live across them and spilled the accumulators (one Zen 3
-        // core, LeNet-5 as a whole: 16.8 → 14.4 µs).
+        // the block's taps share live across them and spilled the accumulators (LeNet-5 was
+        // the slower for it).
 #pragma GCC unroll 1
         for (int ci = 0; ci < G.c; ++ci, xj += cs, wj += pitch) wide_channel<lo, hi, G.sw * ws>(acc, xj, wj);
       }
@@ -252,9 +252,8 @@ constexpr std::size_t wide_planar_per_thread() {
 /// or one with a planar residual) or planar ones (small images): the sums and bias in scratch,
 /// NHWC, then transposed with the residual and activation A (`nhwc_to_planar`). Copying the
 /// input into padded planes for the planar kernels had cost ResNet's 56×56 block a fifth of
-/// its second convolution (W3, one Cascade Lake core: 5319 against 4334 µs); transposing a
-/// whole image of sums after the kernel instead of each row as it is computed, a sixth (2695
-/// against 2255 µs).
+/// its second convolution (W3); transposing a whole image of sums after the kernel instead of
+/// each row as it is computed, a sixth.
 template <conv_geometry G, bool NhwcIn, activation A>
 inline void wide_conv_planar(state& st, const float* x, const float* packed, const float* residual, const epilogue& e,
                              float* out) {
@@ -297,8 +296,7 @@ inline void wide_conv_planar(state& st, const float* x, const float* packed, con
 /// image go NHWC into `sums` (`G.oh · G.ow · G.o` floats), are pooled there, a position's
 /// channels a run of whole vectors (`pool2d_nhwc`), into `pooled` (NHWC, `p`'s output), and
 /// only the pooled values are transposed into `out`. Transposing the whole image before pooling
-/// it had read each sum twice more and gathered four times as many values (one Zen 3 core,
-/// LeNet-5 as a whole: 14.4 → 12.9 µs).
+/// it had read each sum twice more and gathered four times as many values.
 template <conv_geometry G, bool NhwcIn, activation A, bool Max>
 inline void wide_conv_pooled(state& st, const float* x, const float* packed, const epilogue& e, pool_geometry p,
                              float* sums, float* pooled, float* out) {

@@ -44,8 +44,8 @@ inline void direct_nhwc_block(const float* x, const float* w, const epilogue& e,
     for (int v = 0; v < VB; ++v) acc[u][v] = simd::splat(0.f);
   const float* wv = w + v0 * W;
   // Only the positions and vectors of one tap unrolled. Unrolling the taps as well, GCC loaded
-  // the weights of several taps ahead and ran out of registers (one Zen 3 core, alone:
-  // MobileNetV2's 3 → 32 stem 341 against 263 µs, ResNet's 7×7 stem twice as slow).
+  // the weights of several taps ahead and ran out of registers (MobileNetV2's 3 → 32 stem and
+  // ResNet's 7×7 stem both slowed).
 #pragma GCC unroll 1
   for (int ci = 0; ci < g.c; ++ci)
 #pragma GCC unroll 1
@@ -103,11 +103,10 @@ inline void direct_nhwc_fixed(const float* x, const float* w, const epilogue& e,
 /// channel's, into L1. A network's input comes from memory: it was written before the last
 /// run, whose weights and activations pushed it out of the caches, and a row of output reads
 /// its rows a few lines at a time across several planes, which the hardware prefetchers did
-/// not fetch ahead of the loads. MobileNetV2's 3 -> 32 stem inside the network, one Zen 5
-/// core, binaries alternated: 220–252 -> 152–163 µs (alone, its input in L3: 110 µs);
-/// ResNet-18's 7×7 stem, which does 11 times the work per input row, level. Rows the row
-/// before also read are asked for again: left out, the stem measured 154–190 µs (the row's
-/// stores and weights evict some). Always inlined, as the `simd` prefetch helpers it calls:
+/// not fetch ahead of the loads: MobileNetV2's 3 -> 32 stem waited on them inside the network;
+/// ResNet-18's 7×7 stem, which does 11 times the work per input row, does not mind. Rows the
+/// row before also read are asked for again (the row's stores and weights evict some, and
+/// leaving them out measured slower). Always inlined, as the `simd` prefetch helpers it calls:
 /// GCC judges a function made of prefetches alone free of effects and drops calls to it that
 /// it does not inline.
 template <conv_geometry G, bool NhwcIn>
@@ -133,8 +132,7 @@ inline constexpr int direct_rows_ahead = 3;
 /// that reach past the last interior column start at compile-time columns; those in between
 /// start at run time and read every tap. With the geometry as run-time values, border
 /// positions one at a time testing each tap, and the weights read again by every FMA,
-/// MobileNetV2's 3 → 32 stem ran at half the FMA peak (one Zen 3 core, alone: 428 against
-/// 263 µs).
+/// MobileNetV2's 3 → 32 stem ran at half the FMA peak.
 template <conv_geometry G, bool NhwcIn, int VB, activation A>
 inline void direct_nhwc_row(const float* x, const float* w, const epilogue& e, float* y, int r, int v0) {
   constexpr conv_geometry g = G;
@@ -156,8 +154,8 @@ inline void direct_nhwc_row(const float* x, const float* w, const epilogue& e, f
 /// 6 positions had been chosen where four vectors' weights outgrow half of L1 (ResNet-18's 7×7
 /// stem, 147 taps, 18.8 KB a pass): four by 3 positions spilled, and GCC folded every weight
 /// load into the FMAs. With the weights held in registers, four vectors by 2 positions measure
-/// alike on that stem (one Zen 3 core, inside W5, alternated: 2699–2784 µs against 2681–2698
-/// for two by 6 before), and MobileNetV2's 3×3 stem needs them (`direct_nhwc_row`).
+/// alike on that stem (inside W5, against two by 6), and MobileNetV2's 3×3 stem needs them
+/// (`direct_nhwc_row`).
 inline constexpr int direct_vectors = 4;
 
 /// Output rows [r0, r1) of one image of a direct convolution (`direct_nhwc_row`), every output

@@ -20,14 +20,12 @@ namespace partita::detail::cpu {
 
 /// True for the conv2d steps `planar_direct_conv` runs: one group, stride 1, at most four input
 /// channels and a depth of at most 100, output rows at least half a vector wide, and at most
-/// 2^20 output floats per image. Alone on one Cascade Lake core, against the GEMM's tiles (µs):
-/// LeNet's 1 → 6 5×5 on 28×28 6.0–10.5 → 2.5, 3 → 32 3×3 on 32×32 38–63 → 22, 3 → 64 on 64×64
-/// 245 → 176–194, on 128×128 887–929 → 809–853, 3 → 16 on 224×224 639–651 → 537–550. VGG's
-/// 3 → 64 on 224×224 (12.8 MB out) went 3.5 → 5.0 ms, a row's blocks writing all 64 output
-/// planes in turn (likely more write streams than the prefetchers follow; this guest has no
-/// counters to tell). Bands of rows written one block of channels at a time fixed that layer
-/// (2.7 ms) but slowed the others 1.4–4.7-fold, for a reason not found, so larger outputs keep
-/// the GEMM's tiles.
+/// 2^20 output floats per image. Against the GEMM's tiles it wins on every such layer measured
+/// (LeNet's 1 → 6 5×5, first layers of 3 channels up to 128×128 and 224×224 by 16), but VGG's
+/// 3 → 64 on 224×224 (12.8 MB out) lost, a row's blocks writing all 64 output planes in turn
+/// (likely more write streams than the prefetchers follow). Bands of rows written one block of
+/// channels at a time fixed that layer but slowed the others, for a reason not found, so larger
+/// outputs keep the GEMM's tiles.
 constexpr bool planar_direct(const conv_geometry& g) {
   return g.groups == 1 && g.sh == 1 && g.sw == 1 && g.c <= 4 && g.k <= 100 && 2 * g.ow >= W &&
          static_cast<std::int64_t>(g.o) * g.oh * g.ow <= std::int64_t{1} << 20;
@@ -62,8 +60,8 @@ inline void planar_direct_block(const float* planes, const float* w, const epilo
   const float* base = planes + static_cast<std::ptrdiff_t>(r) * G.wq + col;
   const float* wo = w + static_cast<std::ptrdiff_t>(o0) * G.k;
   // Clang unrolled every tap and issued all of their weight broadcasts first, spilling them
-  // to a 5.7 KB stack frame: it keeps the kernel rows a loop (LeNet-5 built with clang++-19,
-  // one Zen 3 core: 19.5 → 14.0 µs). GCC keeps its schedule with every tap unrolled.
+  // to a 5.7 KB stack frame: it keeps the kernel rows a loop (LeNet-5 built with clang++-19 is
+  // the case). GCC keeps its schedule with every tap unrolled.
 #pragma GCC unroll 4
   for (int ci = 0; ci < G.c; ++ci)
 #if defined(__clang__)

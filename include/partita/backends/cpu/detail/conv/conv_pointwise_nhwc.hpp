@@ -3,8 +3,8 @@
 /// a position's output channels in the vector lanes and every input value broadcast.
 // On NHWC values a 1×1 convolution is a GEMM of the positions [n × c] by the weights [c × o].
 // matmul's loops (row blocks, depth passes, a tile epilogue chosen at run time) cost more than
-// the product itself where the depth is small: MobileNetV2's expansions, 16 → 96 channels, ran
-// at 70 GFLOP/s through them on one Cascade Lake core against 110 here. This kernel keeps
+// the product itself where the depth is small (MobileNetV2's expansions, 16 → 96 channels, ran
+// far below this kernel's rate through them). This kernel keeps
 // nothing but the loop over the depth: each tile of positions × two channel vectors starts
 // from the bias, runs every input channel, and stores through its activation (a template
 // argument) straight from the registers.
@@ -31,8 +31,8 @@ constexpr bool nhwc_pointwise(const conv_geometry& g) { return nhwc_reads_in_pla
 /// gathered first (`gather_positions`): one group, no padding before, a stride above 1 on some
 /// axis, every output position's input inside the image, and `nhwc_pointwise`'s depth. The
 /// wide direct kernel had run them with its blocks of a row: ResNet-18's three downsampling
-/// 1×1s ran at 50–60 GFLOP/s on one Zen 3 core, and its 7×7 rows (one block of 14 accumulators
-/// with AVX, a register too many) took clang's build 265 µs against GCC's 160. Gathered, a
+/// 1×1s ran at about half the FMA peak, and its 7×7 rows (one block of 14 accumulators with
+/// AVX, a register too many) ran much slower in clang's build than in GCC's. Gathered, a
 /// thread's positions are one run of tiles that may cross rows, as a stride-1 1×1's are.
 constexpr bool nhwc_pointwise_strided(const conv_geometry& g) {
   return g.groups == 1 && g.kh == 1 && g.kw == 1 && g.ph == 0 && g.pw == 0 && (g.sh > 1 || g.sw > 1) &&
@@ -61,11 +61,10 @@ constexpr int pointwise_panels(const conv_geometry& g) { return (padded_channels
 
 /// True where the threads of a 1×1 convolution on NHWC split its panels of output channels
 /// rather than its rows: images of fewer than 8 rows. MobileNetV2's 7×7 rows split 4 against
-/// 3, and each thread read every weight (960 -> 320 on two Zen 3 cores: 1.4 times one core's
-/// speed; by panels about 2). Its 14×14 layers split by rows, like the chain's other steps:
-/// by panels each core read its input from both cores' stores, half of it from the other's L2,
-/// and a depthwise layer after it half its input again (MobileNetV2 on two Sapphire Rapids
-/// cores, 14×14 by panels against by rows: 2300–2358 against 2056–2163 µs, alternated runs).
+/// 3, and each thread read every weight (by panels, two cores come close to twice one core's
+/// speed). Its 14×14 layers split by rows, like the chain's other steps: by panels each core
+/// read its input from both cores' stores, half of it from the other's L2, and a depthwise
+/// layer after it half its input again (slower for MobileNetV2 on two cores).
 constexpr bool pointwise_by_panels(const conv_geometry& g) { return g.oh < 8 && pointwise_panels(g) >= 2; }
 
 /// Task `t` of `tasks`' output channel vectors [v0, v1) where `pointwise_by_panels`.
@@ -79,8 +78,7 @@ constexpr pointwise_share pointwise_share_of(const conv_geometry& g, int t, int 
 
 /// True where `pointwise_nhwc` prefetches each pass's weights during the pass before: weights
 /// over 128 KB, which inside a network come from L3 or memory (MobileNetV2's 7×7 and 14×14
-/// layers, one Zen 3 core: 160 -> 960 on 7×7 187–193 -> 163–167 µs, 320 -> 1280 502 -> 480,
-/// 576 -> 96 on 14×14 237 -> 232). Smaller ones stay in L2 between runs, where the prefetches
+/// layers gain). Smaller ones stay in L2 between runs, where the prefetches
 /// only take load slots.
 constexpr bool pointwise_prefetches(int c, int o) {
   return static_cast<std::size_t>(c) * static_cast<std::size_t>(o) * sizeof(float) > (128u << 10);
@@ -95,8 +93,8 @@ constexpr bool pointwise_prefetches(int c, int o) {
 /// vector counts, one of them prefetching; at least 14 positions a call, 49 for the one split
 /// by panels) now build nine tiles: seven plain sizes, two prefetching. With every kind for any
 /// 1×1 its object file had held 38 tile functions and 90 KB of the kernel, and its build took
-/// GCC 1.5–1.7 times as long as before the channels-last kernels (one Sapphire Rapids class
-/// core; benchmarks/README.md, "Compile time").
+/// GCC half as long again as before the channels-last kernels (measured in
+/// benchmarks/README.md at cbe6789, "Compile time").
 struct pointwise_kernels {
   bool one = true, two = true, three = true;
   bool prefetching = true, plain = true;
@@ -141,11 +139,10 @@ constexpr int pointwise_positions(int vb) { return W >= 16 ? 24 / vb : 12 / vb; 
 /// null, the residual is null or NHWC like `y`; the last vector stores `n_last` channels. With
 /// Prefetch, the tile also asks for `pf_lines` cache lines from `pf` on (`share_of`), one per
 /// input channel and any left over after the depth loop (a test in the loop of every tile had
-/// cost the fused steps' shallow expansions 3 to 7 %). The depth loop is then two: the input
+/// slowed the fused steps' shallow expansions). The depth loop is then two: the input
 /// channels that ask for a line, and the rest. With the test inside one loop, GCC split it so
-/// itself but clang kept a branch in every step and ran MobileNetV2's 14×14 and 7×7 1×1s at
-/// 55–60 GFLOP/s against 93–95 split (alone, one Zen 3 core; W7 built with clang 7.5 % faster,
-/// with GCC unchanged).
+/// itself but clang kept a branch in every step, and MobileNetV2's 14×14 and 7×7 1×1s ran far
+/// slower in clang's build.
 template <int Q, int VB, activation A, bool Prefetch = false>
 inline void pointwise_tile(const float* x, int c, const float* w, const float* bias, const float* residual, float lo,
                            float hi, float* y, std::ptrdiff_t o, int n_last, const char* pf = nullptr,
@@ -170,9 +167,8 @@ inline void pointwise_tile(const float* x, int c, const float* w, const float* b
     }
   };
   // Two depth steps per iteration with GCC; one with clang, which kept the unrolled pair's 24
-  // accumulators in memory, a store and a load around every FMA (AVX-512, one Zen 5 core,
-  // alone: 144 -> 24 on 56×56 with a residual 410 -> 151 µs, 32 -> 192 on 28×28 143 -> 51,
-  // 320 -> 1280 on 7×7 216 -> 200; GCC 138–144, 48 and 188–191 µs either way).
+  // accumulators in memory, a store and a load around every FMA (AVX-512: MobileNetV2's 1×1s
+  // ran several times slower in clang's build; GCC's runs alike either way).
   int ci = 0;
   if constexpr (Prefetch) {
     const int with = std::min(c, pf_lines);
@@ -196,12 +192,10 @@ inline void pointwise_tile(const float* x, int c, const float* w, const float* b
     for (int l = c; l < pf_lines; ++l) __builtin_prefetch(pf + l * simd::line_bytes);
   }
   // The common case, whole vectors and no residual, tested once per tile. Tested at each
-  // store, the two tests had cost GCC's build of a shallow 1×1 6 % (32 -> 192 channels on
-  // 28×28 alone, one Zen 3 core: 96 µs with them known at compile time, 102 at each store)
-  // and of MobileNetV2 1 %; clang's build runs alike either way. (The depthwise and
-  // first-layer blocks keep their test per store: with two copies of their stores, the
-  // depthwise rows' many compile-time blocks ran 5–15 % slower on 28×28 and 14×14, and
-  // ResNet-18's 7×7 stem 5 % slower.)
+  // store, the two tests had slowed GCC's build of a shallow 1×1 (32 -> 192 channels on
+  // 28×28); clang's build runs alike either way. (The depthwise and first-layer blocks keep
+  // their test per store: with two copies of their stores, the depthwise rows' many
+  // compile-time blocks on 28×28 and 14×14 and ResNet-18's 7×7 stem ran slower.)
   if (!residual && n_last >= W) {
 #pragma GCC unroll 24
     for (int u = 0; u < Q; ++u)
@@ -211,8 +205,8 @@ inline void pointwise_tile(const float* x, int c, const float* w, const float* b
   }
   // The general stores (a residual, or a part vector) in a loop that is not unrolled, from the
   // accumulators copied to an array: unrolled, each tile carried Q · VB copies of store_nhwc's
-  // tests and masks. Every tile of the kernel in one file, one Zen 5 core: 224 -> 145 KB of
-  // code and 7.4 -> 5.4 s of GCC's time; MobileNetV2 alternated against the unrolled stores 1.002.
+  // tests and masks, a third of the kernel's code and of GCC's time on it; MobileNetV2 runs
+  // alike either way.
   vec out[std::size_t{Q * VB}];
 #pragma GCC unroll 24
   for (int u = 0; u < Q; ++u)
@@ -251,17 +245,17 @@ inline void pointwise_rest(const float* x, int c, const float* w, const float* b
 /// all the positions before the next, so that its weights stay in L1. An odd number of vectors
 /// ends in one pass of three (the last panel and the lone vector after it, tiles of 12 / 3
 /// positions with AVX, 24 / 3 with AVX-512): run alone, the lone vector had read the input once
-/// more, with a broadcast per FMA (one Zen 3 core, alone: 144 -> 24 channels on 56×56 with a
-/// residual 282 -> 227 µs, 96 -> 24 180 -> 144, 240 -> 40 on 28×28 176 -> 156). The positions
+/// more, with a broadcast per FMA (MobileNetV2's projections to 24 and 40 channels were the
+/// slower for it). The positions
 /// are cut into as few tiles of at most Q as it takes, of sizes that differ by one at most: a
 /// full tile and a tile of one position, whose two accumulators keep the FMAs waiting on their
-/// latency, had cost MobileNetV2's 7×7 layers (49 positions, tiles of 6) 4 % (one Zen 3 core,
-/// inside the network: 2794–2812 -> 2661–2695 µs for the eight). K names the tiles a call may
+/// latency, had slowed MobileNetV2's 7×7 layers (49 positions, tiles of 6). K names the tiles a
+/// call may
 /// run (`pointwise_kernels`): the caller's channels and positions must lie within it.
 // Not inlined: in the fused expansion's row loop (conv_expand_depthwise.hpp) GCC then kept one
 // of the tile's 12 AVX accumulators on the stack, a store and a load per input channel
-// (MobileNetV2's 24 -> 144 expansion under a stride-2 depthwise conv2d, one Zen 3 core: 476 ->
-// 300 us for the step). A call per row or per thread's share costs nothing next to its work.
+// (MobileNetV2's 24 -> 144 expansion under a stride-2 depthwise conv2d, the step this slowed
+// most). A call per row or per thread's share costs nothing next to its work.
 template <activation A, pointwise_kernels K = pointwise_kernels{}>
 [[gnu::noinline]] inline void pointwise_nhwc(const float* x, int c, const float* w, int o, const float* bias,
                                              const float* residual, float lo, float hi, float* y, std::ptrdiff_t n,

@@ -118,9 +118,8 @@ constexpr std::size_t small_conv_scratch(int positions, int mr, int nv) {
 /// The packed weights are read once, in order, and on small images they are most of the data:
 /// a 512-channel 3×3 layer on 7×7 has 9.4 MB of them, which inside a network come from memory
 /// (the layers before evicted them). While the tiles work on one depth block, each asks for its
-/// share of the next block's lines, so that the block is in L2 when they reach it. (One Sapphire
-/// Rapids core, that layer with the caches flushed before each run: about 1950 → 1360 µs, and
-/// 256 channels on 14×14 1450 → 1290; with its weights already in cache it takes about 1150.)
+/// share of the next block's lines, so that the block is in L2 when they reach it (with cold
+/// caches, that layer then runs close to its time with the weights already in cache).
 template <int MR, int NV>
 inline void small_conv_tiles(const conv_geometry& g, const std::int32_t* boff, const std::int32_t* pos,
                              const float* packed, const float* buf, float* y, const epilogue& e, int gr, int p0, int p1,

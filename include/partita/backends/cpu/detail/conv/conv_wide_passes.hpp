@@ -25,10 +25,10 @@ constexpr int wide_pass_channels(int c, int positions) {
 
 /// True for the wide convolutions that run in depth passes (`wide_nhwc_passes`): weights run
 /// panel by panel (`wide_pairs_outer`), an image of few rows split by panels, and a panel's
-/// sums for the whole image in 32 KB (ResNet-18's layers on 14×14 and 7×7). On one Sapphire
-/// Rapids core its three 3×3s of 512 → 512 on 7×7 (9.4 MB of weights each) ran at 97 GFLOP/s
-/// in the wide kernel, each of the 7 rows reading every weight from L2 or L3, and at 150–158
-/// in passes; its strided 3×3s onto 14×14 and 7×7 796 -> 687 and 1204 -> 843 µs.
+/// sums for the whole image in 32 KB (ResNet-18's layers on 14×14 and 7×7). In the wide kernel
+/// each of a 7×7 image's rows reads every weight (9.4 MB for a 512 → 512 3×3) from L2 or L3;
+/// in passes each weight comes from L1 for every row, and those layers, strided ones included,
+/// run markedly faster.
 template <conv_geometry G>
 constexpr bool wide_depth_passes() {
   return wide_pairs_outer<G>() && wide_by_panels<G>() && G.oh * G.ow * wide_panel() <= 8192;

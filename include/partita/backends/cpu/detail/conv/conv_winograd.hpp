@@ -3,8 +3,8 @@
 /// output positions (a tile) from the 4×4 input values around it, with 16 products per input
 /// channel and output channel where the direct kernel makes 36. Writes NHWC (or a planar result
 /// through a row of scratch), reads NHWC (or a planar input through a band of rows made NHWC).
-// Where it pays. ResNet's 3×3 layers of stride 1 already ran at about 88 % of one core's FMA
-// peak in the direct kernel (conv_nhwc_direct.hpp), so less work was the only way left to a
+// Where it pays. ResNet's 3×3 layers of stride 1 already ran close to one core's FMA peak
+// in the direct kernel (conv_nhwc_direct.hpp), so less work was the only way left to a
 // faster layer. Per tile, the input is transformed (Bᵀ d B: additions only), the 16 transformed
 // values of each channel are multiplied by the 16 transformed weights (U = G g Gᵀ, computed once
 // at bind) as 16 independent GEMMs [tiles × c] · [c × o], and the 16 sums of each output
@@ -63,8 +63,8 @@ constexpr std::size_t winograd_scratch() {
 
 /// Input rows [lo, hi) of a planar image as NHWC rows at `band` ([hi - lo][w][c]), each
 /// channel's row read in order. Read with gathers instead, a channel vector at a time, the
-/// transform had cost ResNet's 56×56 block (W3) a fifth of its first convolution (1562 µs
-/// against 1251 for the same layer reading NHWC, one Zen 3 core).
+/// transform had cost ResNet's 56×56 block (W3) a fifth of its first convolution, against the
+/// same layer reading NHWC.
 template <conv_geometry G>
 inline void winograd_band(const float* x, row_range r, float* band) {
   constexpr std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(G.h) * G.w, row = static_cast<std::ptrdiff_t>(G.w) * G.c;
@@ -271,7 +271,7 @@ inline void winograd_store_rows(const float* rows, std::ptrdiff_t np, int v0, in
 /// position `first` on (`np` positions; `n` per image for a planar result). `in` is what
 /// `winograd_input` read, `v` and `m` its scratch. Cold and not inlined: the model's inputs
 /// are finite but for the tests of this path, which as hot code in every Winograd layer had
-/// cost GCC's build of ResNet-18 about 0.4 s.
+/// lengthened every model's build.
 template <conv_geometry G, bool NhwcIn, bool NhwcOut, activation A>
 [[gnu::cold, gnu::noinline]] inline void winograd_nonfinite_block(const float* x, const float* in, int first_row,
                                                                   int tr0, int count, const float* packed, int v0,

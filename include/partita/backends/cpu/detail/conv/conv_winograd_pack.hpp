@@ -23,9 +23,8 @@ namespace partita::detail::cpu {
 /// AVX-512, 32 with AVX), which run the direct kernel in depth passes (`wide_depth_passes`).
 /// Their 16 · c · o transformed weights, 16/9 of the direct kernel's, each serve a few tiles
 /// and come from beyond L2, where the direct kernel's passes read each weight once from L3 and
-/// then from L1. On one Sapphire Rapids core, ResNet-18's 512-channel 3×3s on 7×7 (16 tiles)
-/// took 2370–2430 µs each by Winograd, 1460–1560 in depth passes (oneDNN's direct 2000); its
-/// 256-channel ones on 14×14 (49 tiles) 1480–1630 against 1250–1270.
+/// then from L1: ResNet-18's 512-channel 3×3s on 7×7 (16 tiles) and 256-channel ones on 14×14
+/// (49 tiles) run faster in depth passes.
 constexpr bool winograd_f2(const conv_geometry& g) {
   const long tiles = static_cast<long>((g.oh + 1) / 2) * ((g.ow + 1) / 2);
   const long weight_bytes = 16L * g.c * g.o * static_cast<long>(sizeof(float));

@@ -29,8 +29,7 @@ inline bool intel_cpu() {
 /// Blocking for `M` rows and `N` units: a row or two stream the weights (GEMV: up to 4 vectors
 /// of units at a time, fewer for a few units, so that padding does not add weight traffic); more
 /// rows use the conv blocking, one vector wide where the units fit one (a classifier of 10
-/// units: W2's 64 × 512 → 10 alone took 6.7 µs against 10.8 two vectors wide, one Sapphire
-/// Rapids core).
+/// units, as W2's last layer, would otherwise compute a second vector of padding).
 template <int M, int N>
 struct dense_blocking {
   static constexpr int mr = M <= 2 ? M : (W >= 16 ? 8 : 6);
@@ -38,15 +37,12 @@ struct dense_blocking {
   static constexpr int nr = nv * W;
   /// Depth per pass over a panel for a depth of k. With AVX-512 on Intel, even passes of at
   /// most 256, whose slice of the panel (kc × 32 floats, 32 KB) stays in L1 while every row
-  /// tile reads it (W2's 64 × 784 → 512 alone, one Sapphire Rapids core: 166 GFLOP/s in one
-  /// pass, 186–190 in three of 262; 64 × 512 → 512 alike). Elsewhere the whole depth up to
-  /// 1024, else even passes of at most 512: with AVX (Zen 3), and with AVX-512 on a Zen 5
-  /// core, whose 1 MB L2 holds a whole panel while every row tile reads it (one step alone,
-  /// one process switching, time in one pass against passes of 256: 64 × 784 → 512 0.95,
-  /// 64 × 512 → 512 0.97, 128 × 1024 → 256 0.955, on two cores 0.81, 0.93 and 0.82; passes of
-  /// 128 against one of 256: 128 × 256 → 1024 1.06). Uneven passes had left W2's 784-deep layer a last
-  /// pass of 16, which loads and stores C for little work (passes of 256 against one, one
-  /// Cascade Lake core: 117 against 124 GFLOP/s).
+  /// tile reads it (W2's layers are faster so on Sapphire Rapids than in one pass). Elsewhere
+  /// the whole depth up to 1024, else even passes of at most 512: with AVX (Zen 3), and with
+  /// AVX-512 on a Zen 5 core, whose 1 MB L2 holds a whole panel while every row tile reads it,
+  /// one pass beats passes of 256 on W2's and W6's dense steps, most on two cores. Uneven
+  /// passes had left W2's 784-deep layer a last pass of 16, which loads and stores C for little
+  /// work.
   static int kc_for(int k) {
     const bool l1_slices = W >= 16 && intel_cpu();
     if (M <= 2 || k <= (l1_slices ? 256 : 1024)) return k < 1 ? 1 : k;
@@ -79,9 +75,8 @@ inline void pack_dense_weights(const float* w, int n, int k, int nr, float* pack
 /// One or two rows stream every weight once per run: run after run in one order, weights a
 /// little larger than L2 all come from L3 (each run evicts the lines the next one reads
 /// first); every other run in the opposite order (`state::reverse_order`), a run starts on the
-/// panels the last one read last, still in L2. On one Sapphire Rapids core (2 MB of L2), a sum
-/// over three arrays laid out like W1's 2.6 MB of weights (784 → 512 → 512 → 10) took 46 µs
-/// that way against 66, and W1 itself 48–54 µs against 68.
+/// panels the last one read last, still in L2. W1's weights (784 → 512 → 512 → 10), a little
+/// larger than a Sapphire Rapids core's 2 MB of L2, are the case this is for.
 template <int M, int N>
 inline void dense_panels(const float* x, int k, const float* packed, int n, float* y, const epilogue& e, int p0, int p1,
                          float* pad, bool reversed = false, int m_begin = 0, int m_end = M) {
@@ -105,8 +100,8 @@ inline void dense_panels(const float* x, int k, const float* packed, int n, floa
       // Several row tiles share out the prefetch of the slice they read next: the panel's next
       // pass, or the next panel's first (panels are contiguous; this order is never reversed).
       // Asked for from L3 while the current slice is in L1, it is in L2 when the first tile
-      // reaches it. One Sapphire Rapids core, in-process switch: W2 9 % faster (2 threads 2 %),
-      // W6 4–5 %. One or two rows stream theirs (`micro_kernel`'s own prefetch).
+      // reaches it (W2 and W6 gain, most on one thread). One or two rows stream theirs
+      // (`micro_kernel`'s own prefetch).
       const bool ahead = M > 2 && !(last && i + 1 == p1);
       const float* next = bp + static_cast<std::ptrdiff_t>(ahead ? k0 + kc : 0) * NR;
       const int next_k = !ahead ? 0 : last ? KC : std::min(KC, k - k0 - kc);
@@ -131,10 +126,9 @@ inline void dense_panels(const float* x, int k, const float* packed, int n, floa
 /// by panels of units, measured with W2 (64 × 784 → 512 → 512 → 10) on two threads. Split by
 /// rows, each thread reads every weight panel for its own row tiles only, so each slice of a
 /// panel serves fewer tiles from L1 or L2; split by panels, each thread reads every row, half
-/// of them from the other core's stores. Sapphire Rapids guest: the row split at 4 tiles a
-/// thread 2.4–3.2 % faster (in-process switch). Zen 5 guest (EPYC, family 26): with passes of
-/// 256 over the depth the panel split had been 6–7 % faster; in one pass (`kc_for`) the row
-/// split is 1.7–2.6 % faster, as on Sapphire Rapids.
+/// of them from the other core's stores. With the depth in one pass (`kc_for`), the row split
+/// at 4 tiles a thread is the faster on both Sapphire Rapids and Zen 5 guests (with passes of
+/// 256 over the depth, Zen 5 had preferred panels).
 inline constexpr int dense_row_split_tiles = 4;
 
 /// A dense step of M rows and N units on `st`'s threads: y = act(x · wᵀ + bias (+ residual))
@@ -152,13 +146,12 @@ inline void dense_step(state& st, const float* x, int k, const float* packed, fl
   // `dense_row_split_tiles` row tiles of its own, few rows by panels of units. Split by
   // panels, each thread read the whole input, half of it from the other core's stores where the
   // step before had split its output so (a transformer's dense steps and their layer norms),
-  // and wrote half of each row: on two Sapphire Rapids cores the BERT-style encoder of 128
-  // tokens (W6, 16 row tiles) ran 4 % faster by rows.
+  // and wrote half of each row: the BERT-style encoder of 128 tokens (W6, 16 row tiles) runs
+  // faster by rows.
   // Split by rows, each thread also reads only its own rows of the input, which the step
   // before left in its core's cache where it split its output alike: a step too small to split
-  // for its flops alone still splits for those reads (W2's 64 × 512 → 10 after a row split, two
-  // Zen 5 cores: 8.7 µs on one thread, half its input coming from the other core, against 6.5
-  // on one core alone; split by rows, 5.4).
+  // for its flops alone still splits for those reads (W2's 64 × 512 → 10 after a row split: on
+  // one thread, half its input would come from the other core's cache).
   constexpr int row_tiles = (M + blk::mr - 1) / blk::mr;
   const double row_work = flops + moved_cost * static_cast<double>(M) * k;
   const int row_tasks = M > 2 ? tasks_for(row_work, st.workers(), row_tiles / dense_row_split_tiles) : 1;

@@ -22,12 +22,10 @@ inline constexpr int W = simd::width;
 ///   otherwise `b + k * ldb` (packed weight panels, packed im2col panels, 1×1 inputs).
 /// Steps of the depth ahead that a one- or two-row micro-kernel prefetches its B rows: 24, 3 KB
 /// of a panel with AVX and 6 KB with AVX-512. Weights that come from memory want enough misses
-/// in flight: MobileNetV2's 1280 -> 1000 (5 MB, evicted from L3 by the rest of the network),
-/// one Zen 3 core: 363–426 µs at 8 steps, 329–342 at 48; alone after 64 MB of other reads,
-/// 302–354 at 8, 254–290 at 32 to 128. Weights in L3 want few: W1 (784 -> 512 -> 512 -> 10,
-/// 2.6 MB) on one Zen 5 core, one process switching: 0.91–0.92 of the time at 8 to 24 steps
-/// against 48, 0.93 at 32, 1.03 at 96 (on two cores 0.97 at 16 and 24); MobileNetV2 level
-/// there at 8, 24 and 48. On Zen 3 W1 had measured alike at 8 and 64.
+/// in flight (MobileNetV2's 1280 -> 1000 classifier, evicted from L3 by the rest of the network,
+/// is faster at 32 steps and more than at 8). Weights in L3 want few: W1 (784 -> 512 -> 512 -> 10)
+/// is faster at 8 to 24 steps than at 48 and slower at 96 on Zen 5, where MobileNetV2 does not
+/// mind; 24 serves both (measurements: benchmarks/results/ and the history of this comment).
 inline constexpr int gemv_prefetch = 24;
 
 /// The cache lines of `floats` floats from `p`, shared out among `parts` callers: which lines
@@ -70,9 +68,8 @@ inline void micro_kernel(int kc, const float* __restrict a, std::ptrdiff_t lda, 
       // memory with few FMAs per byte: ask for each cache line of the row `gemv_prefetch`
       // steps ahead (an address as an integer: past the panel's end it is no pointer to form);
       // the last steps ask for the first rows of the panel read next (`pf.start`), which in a
-      // run of reversed order lies before this one.
-      // W1 (784 -> 512 -> 512 -> 10, batch 1) on Zen 3 cores, alternated runs of one loop:
-      // 36.1-36.4 -> 33.7-34.0 us on one thread, 19.1 -> 17.9 on two.
+      // run of reversed order lies before this one. The batch-1 MLP (W1) is the workload this
+      // serves: its rows are all weight stream.
       const int r = k + gemv_prefetch;
       const std::uintptr_t ahead =
           r < kc || !pf.start ? reinterpret_cast<std::uintptr_t>(b) + static_cast<std::uintptr_t>(r * ldb) * sizeof(float)
@@ -178,7 +175,7 @@ inline void gemm_narrow_tile(int kc, const float* a, std::ptrdiff_t lda, const f
 /// full tile: packed panels are zero-padded, row-read A is padded by the caller, and a row bias
 /// must be readable for MR rows.) The full-width branch is this small function's whole work, so
 /// that callers inline it: with the local tiles in the same function GCC did not, and W2's
-/// dense steps, which pass a prefetch share, ran 5 % slower on two Sapphire Rapids threads.
+/// dense steps, which pass a prefetch share, ran slower for the call.
 template <int MR, int NV, bool APacked, bool BIndirect>
 inline void gemm_tile(int kc, const float* a, std::ptrdiff_t lda, const float* b, std::ptrdiff_t ldb,
                       const std::int32_t* boff, float* c, std::ptrdiff_t ldc, int mr, int nr, bool load_c,

@@ -89,7 +89,7 @@ struct gemm_kernel {
   // planar), or from a small planar image: the wide kernel into scratch, then transposed
   // (`wide_conv_planar`). On a planar image it reads each input value in place where the
   // channel-vector kernel copied the image into padded planes and scattered its sums (LeNet's
-  // 6 → 16 5×5 on 14×14, one Cascade Lake core inside the network: 12.5 → 7.3 µs).
+  // 6 → 16 5×5 on 14×14 is the case that gains most).
   static constexpr bool wide_to_planar = conv && !nhwc_out && !depthwise && geo.groups == 1 &&
                                          nhwc_direct_wide(geo) && (nhwc_in || small_candidate);
   static constexpr bool wide = nhwc_wide_conv || wide_to_planar;
@@ -104,20 +104,18 @@ struct gemm_kernel {
   // An unpadded 1×1 convolution of stride 1 (one group) is a GEMM of the weights by the image,
   // [o × c] · [c × h·w]: with a depth of 96 or more and 64 or more output channels it runs
   // matmul's loops (depth passes, B packed per pass into L1-sized micro-panels) on the weights
-  // packed at bind. Read in place instead, B's rows come from L2 at the image's row stride.
-  // One Zen 3 core, in place → pointwise: 960→320 on 7×7 461 → 435 µs, 320→1280 on 7×7
-  // 633 → 581, 576→96 on 14×14 324 → 268, 96→576 on 14×14 281 → 268. But a shallow product is
-  // all packing and tile overhead (16→96 on 112×112 591 → 811, 32→192 on 28×28 121 → 145),
-  // and few output channels use each packed panel too few times (inside MobileNetV2, 192→32
-  // on 28×28 124 → 150, 144→24 on 56×56 281 → 314).
+  // packed at bind. Read in place instead, B's rows come from L2 at the image's row stride, so
+  // deep products gain. But a shallow product is all packing and tile overhead (MobileNetV2's
+  // 16→96 and 32→192 expansions lose), and few output channels use each packed panel too few
+  // times (its 192→32 and 144→24 projections lose): hence both bounds.
   static constexpr bool pointwise =
       conv && !nhwc_out && !depthwise && reads_input_in_place(geo) && geo.groups == 1 && geo.k >= 96 && geo.o >= 64;
   static constexpr matmul_geometry pointwise_geo = planar_pointwise_geometry(geo);
   // Small images: vectors of output channels (conv_small.hpp) when that wastes fewer lanes.
   // Its input copy and its transposed stores cost per output, which a deep product amortizes:
   // a grouped 1×1 convolution that reads its input in place takes the positions path up to a
-  // depth of 512 (measured on MobileNetV2's layers before they took the pointwise path, one
-  // Zen 3 core: 192→32 on 28×28 in 142 µs instead of 311).
+  // depth of 512 (MobileNetV2's 192→32 on 28×28, measured before it took the pointwise path,
+  // ran in under half the time that way).
   static constexpr bool small_image = small_candidate && !pointwise && !wide_to_planar && !planar_dc;
   static constexpr int small_mr = small_conv_rows(geo.oh * geo.ow, small_nv);
   // Unpadded 1×1 of stride 1 with groups: B read from the input itself (conv.hpp).

@@ -85,7 +85,7 @@ inline vec fma(const vec& a, const vec& b, const vec& c) {
 /// into each instruction that reads it. A kernel that loads a few weight vectors for many
 /// FMAs, with registers to spare or not, may otherwise have every FMA read its weight from
 /// memory again: GCC 12 did so in the first-layer kernel (`direct_nhwc_row`), whose FMAs then
-/// waited on the loads (MobileNetV2's 3 → 32 stem, one Zen 3 core: 50 against 81 GFLOP/s).
+/// waited on the loads (MobileNetV2's 3 → 32 stem ran at well under its FMA rate).
 inline void hold(vec& v) {
 #if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
   typename vec::register_type r = v;
