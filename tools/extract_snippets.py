@@ -1,51 +1,43 @@
 #!/usr/bin/env python3
-"""Turns the C++ code blocks of Partita's Markdown pages into translation units, one per page.
+"""Turns the C++ code blocks of Partita's Markdown pages into source files, one per block.
 
 tests/docs/CMakeLists.txt runs this at configure time and builds what it writes, so a snippet
 that stops compiling fails the build and the `docs` tests, with the compiler pointing at the
 Markdown line (each block is preceded by a #line directive).
 
-    python3 tools/extract_snippets.py --out DIR README.md docs/*.md   # write DIR/<page>.cpp ...
+    python3 tools/extract_snippets.py --out DIR README.md docs/*.md   # write DIR/<page>_<n>.cpp ...
     python3 tools/extract_snippets.py --check README.md docs/*.md     # parse only, report errors
 
-Convention (a page's reader never sees the directives: they are HTML comments):
+Convention: each block is compiled exactly as a reader who pastes it alone into a file gets it.
 
 * Every fenced block whose info string is `cpp` (or `c++`, `cxx`) is compiled. Other blocks
   (sh, cmake, text, none) are not.
-* Each block goes into a namespace of its own, after `#include <partita/partita.hpp>` and with
-  `using namespace partita;` in force, so blocks may reuse names (`net`, `exe`) freely.
-* A block without a directive is namespace-scope code: type aliases, static_asserts, backend
-  structs, functions. It may define `int main()`: inside the block's namespace that is an
-  ordinary function, and the test calls it when the block is marked `run` (main() then needs no
-  `return 0;`: the extractor declares it `auto main()`).
-* A directive is an HTML comment right before the fence (blank lines between are allowed):
-      <!-- snippet: fragment -->     statements: the block becomes the body of a function
-      <!-- snippet: continue -->     the block continues the previous one on the page (same
-                                     namespace; two fragments in a row share one function body)
-      <!-- snippet: run -->          the test calls the block (its function, or its main())
-                                     and fails if it throws or main() returns non-zero
-      <!-- snippet: global -->       the block is emitted at global scope, before the others and
-                                     without `using namespace partita;`: for what only global
-                                     scope allows, such as specializing `partita::transfer<A, B>`
+* A block is a file of its own, compiled at global scope with nothing added: it shows its own
+  `#include <partita/partita.hpp>` and `using namespace partita;` (or qualifies names), and the
+  standard headers it uses. Its `main`, if it has one, is the program's `main`.
+* A directive is an HTML comment right before the fence (blank lines between are allowed); the
+  rendered page does not show it:
+      <!-- snippet: run -->          the test runs the block's program (it must define main),
+                                     which fails if main returns non-zero or throws
+      <!-- snippet: continue -->     the block continues the previous compiled block of the page,
+                                     in the same file, after it: what a reader has who pastes
+                                     both blocks, in order, into one file (the page's text says
+                                     so); it need not repeat the includes
+      <!-- snippet: fails           the block must not compile: the test builds it and checks
+      expect text: <text>            the compiler's output with tests/compile_fail/check.cmake,
+      -->                            whose `expect` lines (at least one) follow the first line
       <!-- skip: reason -->          not compiled; the reason is required (a block that needs a
                                      user's device library, say)
-  Options combine: `<!-- snippet: fragment, continue, run -->`.
-* Lines after the first line of a `snippet:` comment, up to `-->`, are hidden code placed before
-  the block (in the function for a fragment): the declarations a fragment needs and the page
-  does not show.
-      <!-- snippet: fragment
-      std::vector<float> image(784), scores(10);
-      -->
-* `#include` lines are hoisted to the top of the translation unit. Snippets include only
-  <partita/partita.hpp> and <partita/backends/onednn/onednn.hpp> among Partita's headers (a
-  header that moves must not break the manual), besides standard headers.
-* A block that includes the oneDNN header (itself, or anything it continues or is continued
-  by) goes to the page's second translation unit, <page>_onednn.cpp, built only when CMake has
-  the partita::onednn target.
+  Options combine: `<!-- snippet: continue, run -->`.
+* Among Partita's headers, blocks include only <partita/partita.hpp> and, after it,
+  <partita/backends/onednn/onednn.hpp> (a header that moves must not break the manual).
+* A file whose blocks include the oneDNN header is built only when CMake has the
+  partita::onednn target.
 
-The output directory receives <page>.cpp (and <page>_onednn.cpp) for each page that has
-compiled blocks, plus snippets.cmake, which lists them for CMake. Files are rewritten only when
-their content changes, so an unchanged page does not rebuild.
+The output directory receives <page>_<n>.cpp for the n-th file of each page (1-based, in page
+order; a block marked `continue` adds to the file before it), plus snippets.cmake, which lists
+them for CMake. Files are rewritten only when their content changes, so an unchanged page does
+not rebuild.
 """
 
 from __future__ import annotations
@@ -61,9 +53,11 @@ FENCE_RE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})\s*(?P<info>[^\s`]
 DIRECTIVE_RE = re.compile(r"^\s*<!--\s*(?P<kind>snippet|skip)\s*:(?P<rest>.*)$")
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*(?:<(?P<angled>[^>]+)>|"(?P<quoted>[^"]+)")')
 MAIN_RE = re.compile(r"\bint\s+main\s*\(")
-ALLOWED_PARTITA_HEADERS = {"partita/partita.hpp", "partita/backends/onednn/onednn.hpp"}
+EXPECT_RE = re.compile(r"^\s*expect( text| no text)?( \([A-Za-z]+\))?: \S")
+PARTITA_HEADER = "partita/partita.hpp"
 ONEDNN_HEADER = "partita/backends/onednn/onednn.hpp"
-OPTIONS = {"fragment", "continue", "run", "global"}
+ALLOWED_PARTITA_HEADERS = {PARTITA_HEADER, ONEDNN_HEADER}
+OPTIONS = {"run", "continue", "fails"}
 
 
 class SnippetError(Exception):
@@ -76,25 +70,36 @@ class Block:
     line: int  # 1-based line of the first code line
     code: list[str]
     options: set[str] = field(default_factory=set)
-    prelude: list[str] = field(default_factory=list)
-    prelude_line: int = 0
-
-    @property
-    def fragment(self) -> bool:
-        return "fragment" in self.options
+    expect: list[str] = field(default_factory=list)  # check.cmake's lines, for a `fails` block
 
     def includes(self) -> list[str]:
         found = []
-        for text in self.prelude + self.code:
+        for text in self.code:
             m = INCLUDE_RE.match(text)
             if m:
                 found.append(m.group("angled") or m.group("quoted"))
         return found
 
+    def defines_main(self) -> bool:
+        return any(MAIN_RE.search(t) for t in self.code)
 
-def parse_directive(lines: list[str], end: int, page: str) -> tuple[str, set[str], list[str], int] | None:
+
+@dataclass
+class Unit:
+    """One source file: a block and the blocks that continue it."""
+    name: str
+    blocks: list[Block]
+
+    def has(self, option: str) -> bool:
+        return any(option in b.options for b in self.blocks)
+
+    def includes(self) -> list[str]:
+        return [name for b in self.blocks for name in b.includes()]
+
+
+def parse_directive(lines: list[str], end: int, page: str) -> tuple[str, set[str], list[str]] | None:
     """The directive whose `-->` is on line `end` (0-based), if that comment is one of ours.
-    Returns (kind, options, prelude lines, 1-based line of the first prelude line)."""
+    Returns (kind, options, the comment's further lines)."""
     if not lines[end].rstrip().endswith("-->"):
         return None
     start = end
@@ -118,12 +123,21 @@ def parse_directive(lines: list[str], end: int, page: str) -> tuple[str, set[str
     if kind == "skip":
         if not first.strip():
             raise SnippetError(f"{page}:{start + 1}: `<!-- skip: ... -->` needs a reason")
-        return kind, set(), [], 0
+        return kind, set(), []
     options = {o.strip() for o in first.split(",") if o.strip()}
     unknown = options - OPTIONS
     if unknown:
         raise SnippetError(f"{page}:{start + 1}: unknown snippet option(s) {sorted(unknown)}; known: {sorted(OPTIONS)}")
-    return kind, options, body, start + 2
+    body = [t.strip() for t in body if t.strip()]
+    if "fails" in options:
+        bad = [t for t in body if not EXPECT_RE.match(t)]
+        if bad or not body:
+            raise SnippetError(f"{page}:{start + 1}: a `fails` block lists the compiler's expected output, one "
+                               f"`expect text: ...` (or `expect: <regex>`) line each, and nothing else")
+    elif body:
+        raise SnippetError(f"{page}:{start + 1}: only a `fails` directive has further lines (no hidden code: "
+                           f"a block is compiled as the reader sees it)")
+    return kind, options, body
 
 
 def parse_page(path: Path, shown: str) -> list[Block]:
@@ -155,8 +169,8 @@ def parse_page(path: Path, shown: str) -> list[Block]:
             if directive is None:
                 blocks.append(Block(shown, i + 2, code))
             elif directive[0] == "snippet":
-                _, options, prelude, prelude_line = directive
-                blocks.append(Block(shown, i + 2, code, options, prelude, prelude_line))
+                _, options, expect = directive
+                blocks.append(Block(shown, i + 2, code, options, expect))
             # A skipped block is simply left out.
         i = j + 1
     return blocks
@@ -167,126 +181,42 @@ def check_block(b: Block) -> None:
         if name.startswith("partita/") and name not in ALLOWED_PARTITA_HEADERS:
             raise SnippetError(
                 f"{b.page}:{b.line}: snippets include <partita/partita.hpp> (and the oneDNN header), not <{name}>")
-    if "run" in b.options and not b.fragment and not any(MAIN_RE.search(t) for t in b.code):
-        raise SnippetError(f"{b.page}:{b.line}: a `run` block that is not a fragment must define int main()")
 
 
-def chains(blocks: list[Block]) -> list[list[Block]]:
-    """Blocks grouped by `continue`: each group shares one namespace."""
-    out: list[list[Block]] = []
+def units_of(page_id: str, blocks: list[Block]) -> list[Unit]:
+    """Blocks grouped into files: a `continue` block joins the file before it."""
+    out: list[Unit] = []
     for b in blocks:
-        if "global" in b.options:
-            if b.options & {"continue", "fragment", "run"}:
-                raise SnippetError(f"{b.page}:{b.line}: `global` does not combine with other options")
-            out.append([b])
-            continue
         if "continue" in b.options:
-            if out and "global" in out[-1][-1].options:
-                raise SnippetError(f"{b.page}:{b.line}: a `global` block cannot be continued")
             if not out:
                 raise SnippetError(f"{b.page}:{b.line}: `continue` on the first compiled block of the page")
-            if out[-1][-1].fragment and not b.fragment:
-                raise SnippetError(f"{b.page}:{b.line}: namespace-scope code cannot continue a fragment")
-            out[-1].append(b)
+            if "fails" in b.options or out[-1].has("fails"):
+                raise SnippetError(f"{b.page}:{b.line}: a `fails` block neither continues nor is continued")
+            out[-1].blocks.append(b)
         else:
-            out.append([b])
+            out.append(Unit(f"{page_id}_{len(out) + 1}", [b]))
+    for u in out:
+        first = u.blocks[0]
+        if PARTITA_HEADER not in u.includes():
+            raise SnippetError(f"{first.page}:{first.line}: the block does not #include <{PARTITA_HEADER}>: "
+                               f"a reader who pastes it alone needs it")
+        if u.has("run") and not any(b.defines_main() for b in u.blocks):
+            raise SnippetError(f"{first.page}:{first.line}: a `run` block must define int main()")
+        if u.has("run") and u.has("fails"):
+            raise SnippetError(f"{first.page}:{first.line}: a block cannot both `run` and `fail`")
     return out
 
 
-def code_lines(lines: list[str], first_line: int, page: str) -> list[str]:
-    """The lines with #line bookkeeping and hoisted includes blanked (line numbers stay right).
-    `int main(` becomes `auto main(`: outside the global namespace main is an ordinary function,
-    which would otherwise need the `return 0;` that the real main does without."""
-    out = [f'#line {first_line} "{page}"']
-    for text in lines:
-        out.append("" if INCLUDE_RE.match(text) else MAIN_RE.sub("auto main(", text))
-    return out
-
-
-def render(unit: str, groups: list[list[Block]]) -> str:
-    includes: list[str] = []
-    for group in groups:
-        for b in group:
-            for name in b.includes():
-                if name not in includes:
-                    includes.append(name)
-    head = [
-        "// Generated by tools/extract_snippets.py from the C++ blocks of one page: do not edit.",
-        "#include <partita/partita.hpp>",
-    ]
-    head += [f"#include <{name}>" for name in includes if name != "partita/partita.hpp"]
-    head += [
-        "#include <cstdio>",
-        "#include <exception>",
-        "#include <type_traits>",
-        "#include <functional>",
-        "",
-        "// Snippets declare things to show them, not to use them.",
-        '#pragma GCC diagnostic ignored "-Wunused-local-typedefs"',
-        '#pragma GCC diagnostic ignored "-Wunused-variable"',
-        '#pragma GCC diagnostic ignored "-Wunused-but-set-variable"',
-        "",
-    ]
-    body: list[str] = []
-    for group in groups:
-        if "global" in group[0].options:
-            body += code_lines(group[0].prelude, group[0].prelude_line, group[0].page) if group[0].prelude else []
-            body += code_lines(group[0].code, group[0].line, group[0].page)
-            body.append("")
-    calls: list[tuple[str, str]] = []  # (qualified function, where)
-    for n, group in enumerate(groups):
-        if "global" in group[0].options:
-            continue
-        ns = f"snippet_{n}"
-        body.append(f"namespace {ns} {{")
-        body.append("using namespace partita;")
-        function = None  # the function that consecutive fragments share
-        for b in group:
-            if b.fragment and function is None:
-                function = f"fragment_{b.line}"
-                body.append(f"[[maybe_unused]] void {function}() {{")
-            if b.prelude:
-                body += code_lines(b.prelude, b.prelude_line, b.page)
-            body += code_lines(b.code, b.line, b.page)
-            if "run" in b.options:
-                target = f"{ns}::{function}" if b.fragment else f"{ns}::main"
-                if not any(c[0] == target for c in calls):
-                    calls.append((target, f"{b.page}:{b.line}"))
-        if function is not None:
-            body.append("}")
-        body.append(f"}}  // namespace {ns}")
-        body.append("")
-    main = [
-        "// A block's main() may return void (no return statement) or int.",
-        "template <class F>",
-        "int call_snippet(F f) {",
-        "  if constexpr (std::is_void_v<std::invoke_result_t<F>>) {",
-        "    f();",
-        "    return 0;",
-        "  } else {",
-        "    return f();",
-        "  }",
-        "}",
-        "",
-        "int main() {",
-    ]
-    for fn, where in calls:
-        main += [
-            "  try {",
-            f"    if (const int rc = call_snippet(&{fn}); rc != 0) {{",
-            f'      std::fprintf(stderr, "{where}: the snippet returned %d\\n", rc);',
-            "      return 1;",
-            "    }",
-            "  } catch (const std::exception& e) {",
-            f'    std::fprintf(stderr, "{where}: the snippet threw: %s\\n", e.what());',
-            "    return 1;",
-            "  }",
-        ]
-    main += [f'  std::printf("{unit}: {len(calls)} snippet(s) run, every block compiled\\n");', "  return 0;", "}", ""]
-    # After the last snippet, diagnostics point into the generated file again.
-    text = head + body
-    text.append(f'#line {len(text) + 2} "{unit}.cpp"')
-    return "\n".join(text + main)
+def render(u: Unit) -> str:
+    """The blocks as written, each after a #line directive that points at its Markdown line."""
+    first = u.blocks[0]
+    text = [f"// Generated by tools/extract_snippets.py from {first.page}, line {first.line}: do not edit."]
+    # check.cmake reads a `fails` block's expectations from the source's `// expect` lines.
+    text += [f"// {e}" for b in u.blocks for e in b.expect]
+    for b in u.blocks:
+        text.append(f'#line {b.line} "{b.page}"')
+        text += b.code
+    return "\n".join(text) + "\n"
 
 
 def page_id(rel: str) -> str:
@@ -301,19 +231,26 @@ def write_if_changed(path: Path, text: str) -> None:
         path.write_text(text, encoding="utf-8")
 
 
+def kind_of(u: Unit) -> str:
+    if u.has("fails"):
+        return "fails"
+    if u.has("run"):
+        return "run"
+    return "program" if any(b.defines_main() for b in u.blocks) else "object"
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("pages", nargs="+", type=Path)
     parser.add_argument("--root", type=Path, default=Path(__file__).resolve().parent.parent,
                         help="repository root; pages are named relative to it")
     group = parser.add_mutually_exclusive_group(required=True)
-    group.add_argument("--out", type=Path, help="directory for the translation units")
+    group.add_argument("--out", type=Path, help="directory for the source files")
     group.add_argument("--check", action="store_true", help="parse the pages and report errors only")
     args = parser.parse_args(argv)
 
     root = args.root.resolve()
-    units: list[tuple[str, bool, int]] = []  # (unit name, needs oneDNN, number of blocks)
-    texts: dict[str, str] = {}
+    units: list[Unit] = []
     try:
         for path in sorted(p.resolve() for p in args.pages):
             try:
@@ -323,29 +260,33 @@ def main(argv: list[str]) -> int:
             blocks = parse_page(path, shown)
             for b in blocks:
                 check_block(b)
-            host, onednn = [], []
-            for group in chains(blocks):
-                needs = any(ONEDNN_HEADER in b.includes() for b in group)
-                (onednn if needs else host).append(group)
-            pid = page_id(shown)
-            for name, groups, needs in ((pid, host, False), (f"{pid}_onednn", onednn, True)):
-                if groups:
-                    units.append((name, needs, sum(len(g) for g in groups)))
-                    texts[name] = render(name, groups)
+            units += units_of(page_id(shown), blocks)
     except SnippetError as e:
         print(f"extract_snippets: {e}", file=sys.stderr)
         return 1
 
     if args.check:
-        for name, needs, count in units:
-            print(f"{name}: {count} block(s){' (oneDNN)' if needs else ''}")
+        for u in units:
+            needs = " (oneDNN)" if ONEDNN_HEADER in u.includes() else ""
+            print(f"{u.name}: {u.blocks[0].page}:{u.blocks[0].line}, {len(u.blocks)} block(s), {kind_of(u)}{needs}")
         return 0
     args.out.mkdir(parents=True, exist_ok=True)
-    manifest = ["# Generated by tools/extract_snippets.py: (unit, needs oneDNN) pairs.", "set(partita_doc_units)"]
-    for name, needs, _ in units:
-        write_if_changed(args.out / f"{name}.cpp", texts[name])
-        manifest.append(f"list(APPEND partita_doc_units {name} {'ON' if needs else 'OFF'})")
+    manifest = [
+        "# Generated by tools/extract_snippets.py: (file, kind, needs oneDNN) triples; the kind is",
+        "# run (a program the test runs), program (one that is only built), object (no main), or",
+        "# fails (must not compile).",
+        "set(partita_doc_units)",
+    ]
+    for u in units:
+        write_if_changed(args.out / f"{u.name}.cpp", render(u))
+        needs = "ON" if ONEDNN_HEADER in u.includes() else "OFF"
+        manifest.append(f"list(APPEND partita_doc_units {u.name} {kind_of(u)} {needs})")
     write_if_changed(args.out / "snippets.cmake", "\n".join(manifest) + "\n")
+    # Files of blocks since removed from the pages would only confuse a reader of the directory.
+    keep = {f"{u.name}.cpp" for u in units}
+    for stale in args.out.glob("*.cpp"):
+        if stale.name not in keep:
+            stale.unlink()
     return 0
 
 
