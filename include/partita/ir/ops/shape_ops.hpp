@@ -179,7 +179,8 @@ struct unsqueeze : detail::op_node<op_id::reshape, detail::squeeze_node<true, X,
 };
 
 /// numpy's and TensorFlow's name for `unsqueeze`: `expand_dims<x, -1>` makes [N, C] into
-/// [N, C, 1]. The same node, so it prints, matches patterns and runs as `unsqueeze`.
+/// [N, C, 1]. The same node, a reshape as `unsqueeze` and `squeeze` are: it prints as
+/// `reshape`, matches `reshape_p` and runs as a view.
 template <class X, int... Axes>
 using expand_dims = unsqueeze<X, Axes...>;
 
