@@ -40,7 +40,7 @@ TEST_CASE("print(plan) lists tensors, steps with their locations, and the arena 
       "inputs:\n"
       "  in0 x f32[1, 8]\n"
       "outputs:\n"
-      "  out0 (unnamed) f32[1, 4]\n"
+      "  out0 output0 f32[1, 4]\n"
       "weights:\n"
       "  w0 a.w f32[32, 8] at 0 (1024 bytes)\n"
       "  w1 ya.w f32[4, 32] at 1024 (512 bytes)\n"

@@ -74,6 +74,7 @@
 #include "partita/runtime/executable.hpp"
 #include "partita/runtime/lowering.hpp"
 #include "partita/runtime/memory_plan.hpp"
+#include "partita/runtime/named_tensor.hpp"
 #include "partita/runtime/plan.hpp"
 #include "partita/runtime/plan_printer.hpp"
 #include "partita/runtime/plan_records.hpp"

@@ -2,6 +2,7 @@
 /// The graph of a model type: deduplicated nodes collected at compile time.
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "partita/ir/module.hpp"
@@ -187,8 +188,11 @@ constexpr module_sizes main_module_sizes(const node_desc* const* roots, int num_
   return {g.nodes.size() + extra, g.args.size() + (extra ? g.outputs.size() : 0)};
 }
 
+/// The main module of a model with outputs `roots` called `names` (one per root, in static
+/// storage: main's `result_names` points at them).
 template <module_sizes S>
-constexpr module_value<S.nodes, S.args, 1> main_module(const node_desc* const* roots, int num_roots) {
+constexpr module_value<S.nodes, S.args, 1> main_module(const node_desc* const* roots, int num_roots,
+                                                      const std::string_view* names) {
   const flat_graph g = flatten(roots, num_roots);
   module_value<S.nodes, S.args, 1> m{};
   for (std::size_t i = 0; i < g.nodes.size(); ++i) m.nodes[i] = g.nodes[i];
@@ -196,6 +200,8 @@ constexpr module_value<S.nodes, S.args, 1> main_module(const node_desc* const* r
   function_info& f = m.functions[0];
   f.set_name("main");
   f.num_nodes = static_cast<int>(S.nodes);
+  f.result_names = names;
+  f.num_result_names = num_roots;
   if (num_roots > 1) {
     graph_node t{op_id::tuple, dtype::f32, shape{}, &no_attrs, {}, static_cast<int>(g.args.size()), num_roots, true};
     for (int r = 0; r < num_roots; ++r) m.args[g.args.size() + static_cast<std::size_t>(r)] = g.outputs[static_cast<std::size_t>(r)];

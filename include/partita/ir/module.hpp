@@ -49,6 +49,10 @@ struct function_info {
   int num_nodes = 0;
   int num_params = 0;
   int result = -1;
+  // main: the model's output names, one per result (`model::output_names`); passes copy main's
+  // info, so the names reach the plan.
+  const std::string_view* result_names = nullptr;
+  int num_result_names = 0;
 
   constexpr std::string_view name() const { return {name_chars.data(), static_cast<std::size_t>(name_length)}; }
   constexpr void set_name(std::string_view s) {

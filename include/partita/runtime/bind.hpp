@@ -1,12 +1,16 @@
 #pragma once
 /// Argument checks shared by `bind` and `run`: names, shapes, sizes.
+#include <algorithm>
 #include <array>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include "partita/core/error.hpp"
 #include "partita/core/detail/concat.hpp"
@@ -39,12 +43,48 @@ inline void check_weight(const tensor_slot& w, const tensor_data* t, std::string
   }
 }
 
+/// True for weight sources that list their tensors (`tensors()`, as `safetensors_file` and
+/// `weight_set` do): `bind` can then tell which of them the model does not use.
+template <class Source>
+concept listing_source = requires(const Source& s) {
+  { s.tensors() } -> std::convertible_to<std::span<const tensor_data>>;
+};
+
+/// The names of the tensors of `source` that no declared weight reads, in the source's order (a
+/// `literal`'s values come from the program, so a tensor of its name is not read either). Empty
+/// for a source that does not list its tensors.
+template <std::size_t N, class Source>
+std::vector<std::string> unused_tensors(const std::array<tensor_slot, N>& slots, const Source& source) {
+  std::vector<std::string> unused;
+  if constexpr (listing_source<Source>) {
+    std::vector<std::string_view> read;
+    for (const tensor_slot& w : slots)
+      if (!w.literal) read.push_back(w.name);
+    std::sort(read.begin(), read.end());
+    for (const tensor_data& t : std::span<const tensor_data>(source.tensors()))
+      if (!std::binary_search(read.begin(), read.end(), std::string_view(t.name))) unused.push_back(t.name);
+  }
+  return unused;
+}
+
+/// What `bind` says of the tensors in `unused`: one line each, the first `shown` of them, for
+/// a bind that rejects them.
+inline std::string unused_problems(const std::vector<std::string>& unused, std::string_view origin, std::size_t shown = 8) {
+  std::string r;
+  for (std::size_t i = 0; i < unused.size() && i < shown; ++i)
+    r += concat("\n  tensor '", unused[i], "' of ", origin, ": the model has no weight of that name");
+  if (unused.size() > shown) r += concat("\n  ... and ", std::to_string(unused.size() - shown), " more unused tensors");
+  return r;
+}
+
 /// Every declared weight, checked and copied out of `source` (literals out of the program):
 /// those in `kept` to `kept_to`, the others to `staged_to`, each at its `offset`. Throws one
-/// `partita::error` listing every mismatch, before anything is copied.
+/// `partita::error` listing every mismatch, then `more` (lines of other problems found), before
+/// anything is copied.
 template <std::size_t N, std::size_t M, class Source>
 void gather_weights(const std::array<tensor_slot, N>& slots, const Source& source, const std::array<bool, M>& kept,
-                    const std::array<std::size_t, M>& offset, std::byte* kept_to, std::byte* staged_to) {
+                    const std::array<std::size_t, M>& offset, std::byte* kept_to, std::byte* staged_to,
+                    std::string_view more = {}) {
   static_assert(M >= N);
   std::array<const tensor_data*, N> found{};
   std::string problems;
@@ -53,6 +93,7 @@ void gather_weights(const std::array<tensor_slot, N>& slots, const Source& sourc
     found[i] = source.find(slots[i].name);
     check_weight(slots[i], found[i], source.origin(), problems);
   }
+  problems += more;
   if (!problems.empty()) throw error(concat("partita: bind failed:", problems));
   for (std::size_t i = 0; i < N; ++i) {
     const void* from = slots[i].literal ? static_cast<const void*>(slots[i].literal)
@@ -61,10 +102,12 @@ void gather_weights(const std::array<tensor_slot, N>& slots, const Source& sourc
   }
 }
 
-/// "input 0 'x' (f32[1, 784])" or "output 1 (f32[1, 10])": a `run` argument in messages.
-inline std::string describe_slot(const tensor_slot& s, const char* role, std::size_t index) {
+/// "input 0 'x' (f32[1, 784])" or "output 1 (f32[1, 10])": a `run` argument in messages. A
+/// name is left out where it says no more than the position (`output1`, the name of an unnamed
+/// output), unless `named` (the caller gave it by that name).
+inline std::string describe_slot(const tensor_slot& s, const char* role, std::size_t index, bool named = false) {
   std::string r = concat(role, " ", std::to_string(index));
-  if (!s.name.empty()) r += concat(" '", s.name, "'");
+  if (!s.name.empty() && (named || s.name != concat(role, std::to_string(index)))) r += concat(" '", s.name, "'");
   return concat(r, " (", name_of(s.type), to_string(s.shp), ")");
 }
 

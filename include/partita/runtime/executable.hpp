@@ -7,12 +7,15 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <memory>
 #include <new>
+#include <span>
 #include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include <boost/hana/at.hpp>
 #include <boost/hana/tuple.hpp>
@@ -32,6 +35,7 @@
 #include "partita/runtime/detail/kernel_sharing.hpp"
 #include "partita/runtime/detail/run_arguments.hpp"
 #include "partita/runtime/detail/weight_layout.hpp"
+#include "partita/runtime/named_tensor.hpp"
 #include "partita/runtime/plan.hpp"
 #include "partita/runtime/profile.hpp"
 
@@ -40,6 +44,11 @@ namespace detail {
 
 static_assert(aligned_buffer::align == alignment, "the arena's buffers are aligned as the plan assumes");
 }  // namespace detail
+
+/// What `bind` does when its source holds tensors the model has no weight for (a checkpoint of
+/// a larger model, a renamed layer): `report` binds and lists them in `unused_weights()`;
+/// `reject` throws a `partita::error` naming them and leaves the executable as it was.
+enum class on_unused : std::uint8_t { report, reject };
 
 /// A model compiled for the given backends (host last): `compiled<net, cpu> exe;`.
 /// `Model` is a module type produced by passes, run as it is, or a `model<...>`, which first
@@ -144,6 +153,7 @@ class compiled {
         weights_(std::move(o.weights_)),
         states_(std::move(o.states_)),
         profile_(o.profile_),
+        unused_(std::move(o.unused_)),
         bound_(std::exchange(o.bound_, false)),
         live_(std::exchange(o.live_, false)) {}
   compiled& operator=(compiled&& o) noexcept {
@@ -152,6 +162,7 @@ class compiled {
       weights_ = std::move(o.weights_);
       states_ = std::move(o.states_);
       profile_ = o.profile_;
+      unused_ = std::move(o.unused_);
       bound_ = std::exchange(o.bound_, false);
       live_ = std::exchange(o.live_, false);
     }
@@ -160,7 +171,8 @@ class compiled {
 
   /// Declared input `i`: name, dtype and shape.
   static constexpr const tensor_slot& input(std::size_t i) { return input_slots[i]; }
-  /// Declared output `i` (dtype and shape).
+  /// Declared output `i`: name (as `output<"name", X>` or the ONNX graph gives it, else
+  /// `output<i>`), dtype and shape.
   static constexpr const tensor_slot& output(std::size_t i) { return output_slots[i]; }
   /// The backend that runs step `s` (by name: the host's too).
   static constexpr std::string_view step_backend(std::size_t s) {
@@ -190,19 +202,34 @@ class compiled {
   /// `partita::error` (naming each offending tensor, expected vs actual, or the backend and the
   /// step) and leaves the executable exactly as it was, bound to its previous weights if it had
   /// any.
+  ///
+  /// Tensors of the source that no weight reads are not an error by default: `unused_weights()`
+  /// lists them after the bind. With `on_unused::reject` they are, found with the mismatches (a
+  /// source that does not list its tensors, without `tensors()`, cannot be checked so and throws).
   template <class Source>
-  compiled& bind(const Source& source) {
+  compiled& bind(const Source& source, on_unused unused = on_unused::report) {
     const detail::busy_guard guard(busy_, "bind");
     check_live("bind");
+    if (unused == on_unused::reject && !detail::listing_source<Source>)
+      throw error(detail::concat("partita: bind: ", source.origin(),
+                                 " does not list its tensors (no tensors()), so on_unused::reject cannot check them"));
+    std::vector<std::string> names = detail::unused_tensors(weight_slots, source);
     detail::aligned_buffer kept(layout.kept_bytes, "the weights kept"), staged(layout.staged_bytes, "the weights to pack");
-    detail::gather_weights(weight_slots, source, raw_needed, layout.offset, kept.get(), staged.get());
+    detail::gather_weights(weight_slots, source, raw_needed, layout.offset, kept.get(), staged.get(),
+                           unused == on_unused::reject ? detail::unused_problems(names, source.origin()) : std::string());
     states_t next = fork_states(std::make_index_sequence<sizeof...(Backends)>{});
     prepare_steps(next, kept.get(), staged.get());
     weights_ = std::move(kept);
     states_ = std::move(next);
+    unused_ = std::move(names);
     bound_ = true;
     return *this;
   }
+
+  /// The names of the tensors the last successful `bind` found in its source and did not read
+  /// (no weight of the model has their name), in the source's order; empty when its source does
+  /// not list its tensors.
+  const std::vector<std::string>& unused_weights() const { return unused_; }
 
   /// The per-executable state of backend `B` (one of `Backends...`).
   template <class B>
@@ -252,6 +279,23 @@ class compiled {
     std::array<float*, num_outputs ? num_outputs : 1> out{};
     detail::run_arguments<input_slots, output_slots>::collect(in, out, std::index_sequence_for<Args...>{},
                                                              std::forward<Args>(args)...);
+    detail::check_aliasing<plan>(in.data(), out.data());
+    execute(in.data(), out.data());
+  }
+
+  /// Runs the model with its inputs and outputs given by name, in any order:
+  /// `exe.run({{"x", x}}, {{"logits", y}})` (the names of `input(i)` and `output(i)`). Each
+  /// declared input and output takes exactly one buffer, checked as `run(inputs..., outputs...)`
+  /// checks it, its element type at run time: a name the model does not declare, one given
+  /// twice, one missing, or a buffer that does not fit throws a `partita::error` naming the
+  /// tensor, before anything runs.
+  void run(std::initializer_list<named_input> inputs, std::initializer_list<named_output> outputs) {
+    const detail::busy_guard guard(busy_, "run");
+    check_ready();
+    std::array<const float*, num_inputs ? num_inputs : 1> in{};
+    std::array<float*, num_outputs ? num_outputs : 1> out{};
+    detail::collect_named(input_slots, "input", std::span<const named_input>(inputs.begin(), inputs.size()), in);
+    detail::collect_named(output_slots, "output", std::span<const named_output>(outputs.begin(), outputs.size()), out);
     detail::check_aliasing<plan>(in.data(), out.data());
     execute(in.data(), out.data());
   }
@@ -392,6 +436,7 @@ class compiled {
   // One state per backend, of unrelated types: a Hana tuple, indexed at compile time.
   states_t states_{};
   step_profile<num_steps> profile_{};
+  std::vector<std::string> unused_;  // the source's tensors the last bind did not read
   bool bound_ = false;
   bool live_ = true;  // false once moved from
   std::atomic<bool> busy_{false};

@@ -218,7 +218,10 @@ constexpr plan_builder lower(const Module& module, Fuses fuses) {
   for (int k = 0; k < num_outputs; ++k) {
     const int o = result.op == op_id::tuple ? m.arg(f.result, k) : f.result;
     const graph_node& g = m.node(o);
-    p.outputs.push_back({{}, g.type, g.out, o, 0});
+    // Named as in the model; a single tuple output counts as its fields, which stay unnamed.
+    const function_info& given = module.main();
+    const std::string_view name = given.num_result_names == num_outputs ? given.result_names[k] : std::string_view{};
+    p.outputs.push_back({name, g.type, g.out, o, 0});
     const int r = rt[o];
     // Only a view of the whole result (not a slice of it) lets the step write the caller's buffer.
     if (step_of[static_cast<std::size_t>(r)] >= 0 && where[static_cast<std::size_t>(r)].kind == storage::none &&

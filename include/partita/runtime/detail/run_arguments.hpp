@@ -2,6 +2,8 @@
 /// `run`'s arguments: each checked against its declared input or output and reduced to a pointer.
 #include <array>
 #include <cstddef>
+#include <span>
+#include <string>
 #include <type_traits>
 #include <utility>
 
@@ -44,5 +46,37 @@ struct run_arguments {
     }
   }
 };
+
+/// Matches the buffers of `given` to the declared `slots` (inputs or outputs, as `role` says) by
+/// name and checks each as a positional argument is checked, into `to` in declaration order.
+/// Every slot takes exactly one buffer: a name the model does not declare, one given twice, a
+/// slot left without a buffer or a buffer of another dtype is a `partita::error` naming it.
+template <class Named, std::size_t N, class Ptr, std::size_t K>
+void collect_named(const std::array<tensor_slot, N>& slots, const char* role, std::span<const Named> given,
+                   std::array<Ptr, K>& to) {
+  static_assert(K >= N);
+  std::array<const Named*, N ? N : 1> at{};
+  for (const Named& g : given) {
+    std::size_t i = 0;
+    while (i < N && (slots[i].name.empty() || slots[i].name != g.name)) ++i;
+    if (i == N) {
+      std::string declared;
+      for (const tensor_slot& s : slots) declared += concat(declared.empty() ? "" : ", ", "'", s.name, "'");
+      throw error(concat("partita: run: the model has no ", role, " named '", g.name, "' (its ", role, "s: ",
+                         declared.empty() ? std::string("none") : declared, ")"));
+    }
+    if (at[i]) throw error(concat("partita: run: ", describe_slot(slots[i], role, i, true), " is given twice"));
+    at[i] = &g;
+  }
+  for (std::size_t i = 0; i < N; ++i) {
+    const Named* g = at[i];
+    if (!g) throw error(concat("partita: run: ", describe_slot(slots[i], role, i, true), " is given no buffer"));
+    if (g->type != slots[i].type)
+      throw error(concat("partita: run: ", describe_slot(slots[i], role, i, true), ": the buffer holds ",
+                         name_of(g->type), " elements, expected ", name_of(slots[i].type)));
+    check_run_argument(slots[i], role, i, g->data, g->size, g->has_shape ? &g->shp : nullptr, g->align);
+    to[i] = static_cast<Ptr>(g->data);
+  }
+}
 
 }  // namespace partita::detail
