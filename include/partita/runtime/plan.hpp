@@ -3,10 +3,12 @@
 /// exactly sized constexpr value.
 #include <array>
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 #include "partita/ir/module.hpp"
 #include "partita/runtime/lowering.hpp"
+#include "partita/runtime/step_ref.hpp"
 
 namespace partita {
 namespace detail {
@@ -133,6 +135,29 @@ constexpr std::array<function_info, N> step_names(const M& m, const P& plan) {
   return names;
 }
 
+/// What step `S` of `Plan` runs, as its backend notes it (`Backend::note<step_ref<...>>()`), or
+/// nothing where the backend has no `note`.
+template <const auto& Module, const auto& Plan, std::size_t S, class... Backends>
+constexpr kernel_note note_of_step() {
+  constexpr std::size_t b = backend_index<Backends...>(Plan.steps[S].backend);
+  if constexpr (b < sizeof...(Backends)) {
+    using B = nth_backend<b, Backends...>;
+    using step = step_ref<Module, Plan, static_cast<int>(S)>;
+    if constexpr (requires { B::template note<step>(); }) return B::template note<step>();
+  }
+  return {};
+}
+
+/// `Plan` with every step's kernel note filled in.
+template <const auto& Module, const auto& Plan, class... Backends>
+constexpr auto with_notes() {
+  auto p = Plan;
+  [&]<std::size_t... S>(std::index_sequence<S...>) {
+    ((p.steps[S].note = note_of_step<Module, Plan, S, Backends...>()), ...);
+  }(std::make_index_sequence<Plan.steps.size()>{});
+  return p;
+}
+
 }  // namespace detail
 
 /// The plan of module type `M` for `Backends...` (host last), as a static constexpr object
@@ -144,13 +169,15 @@ struct plan_of {
   static constexpr detail::packed_plan<detail::plan_capacity(M::value)> packed =
       detail::pack_plan<detail::plan_capacity(M::value)>(M::value, detail::fuses_in<Backends...>{});
   static constexpr detail::plan_sizes sizes = packed.sizes;
-  static constexpr plan_value<sizes> value = [] {
+  static constexpr plan_value<sizes> lowered = [] {
     if constexpr (packed.fits) {
       return detail::unpack_plan<sizes>(packed.p);
     } else {
       return detail::make_plan<sizes>(M::value, detail::fuses_in<Backends...>{});
     }
   }();
+  /// The plan, each step with the note its backend gives of the kernel it runs.
+  static constexpr plan_value<sizes> value = detail::with_notes<M::value, lowered, Backends...>();
   static_assert(detail::arena_is_valid(value.buffers, value.arena_bytes),
                 "partita: internal error: the memory plan places two live buffers at overlapping offsets");
 };

@@ -44,7 +44,9 @@ inline void print_slots(std::string& out, const char* prefix, const tensor_slot*
 
 /// The plan as text, the way a static memory planner shows its arena: the declared tensors, each
 /// step with its backend (`host` for the last backend listed), op, shape and the locations it
-/// reads and writes, the copies made after the last step, and every arena buffer with its offset,
+/// reads and writes (and, where its backend notes one, the kernel it runs and why, in brackets:
+/// `[winograd_f2: 3x3 of stride 1 writing NHWC: Winograd F(2x2,3x3)]`), the copies made after
+/// the last step, and every arena buffer with its offset,
 /// size and the steps during which it is live, drawn as a bar (`#` live, `.` not) over the
 /// schedule. `std::cout << print(compiled<net, cpu>::plan)`.
 template <detail::plan_sizes S>
@@ -73,8 +75,9 @@ std::string print(const plan_value<S>& p) {
     }
     out += concat("  ", std::to_string(s), " ", st.backend.empty() ? std::string_view("host") : st.backend, " ",
                   n.op == op_id::call ? std::string_view("call") : name_of(n.op), "(", args, ") -> ",
-                  detail::location_string(st.out), " : ", n.is_tuple ? std::string("tuple") : concat(name_of(n.type), to_string(n.out)),
-                  "\n");
+                  detail::location_string(st.out), " : ", n.is_tuple ? std::string("tuple") : concat(name_of(n.type), to_string(n.out)));
+    if (!st.note.kernel.empty()) out += concat("  [", st.note.kernel, ": ", st.note.reason, "]");
+    out += "\n";
   }
   for (std::size_t c = 0; c < S.copies; ++c) {
     const output_copy& cp = p.copies[c];

@@ -23,6 +23,14 @@ struct buffer_ref {
   tensor_layout layout = tensor_layout::planar;
 };
 
+/// Which of its kernels a backend runs for a step, and why, as `print(plan)` shows it beside the
+/// step: `{"winograd_f2", "3x3 of stride 1 writing NHWC: Winograd F(2x2,3x3)"}`. Empty where
+/// the backend says nothing (it has no `note` member, or one kernel for the op).
+struct kernel_note {
+  std::string_view kernel{};
+  std::string_view reason{};
+};
+
 /// One kernel call: the op node it computes, the backend that runs it (by name), its argument locations
 /// (`first_in`, `num_in` into the plan's `ins`) and the location it writes.
 struct plan_step {
@@ -32,6 +40,7 @@ struct plan_step {
   int first_in = 0;
   int num_in = 0;
   buffer_ref out{};
+  kernel_note note{};          // the backend's `note<Step>()`, where it has one
 };
 
 /// A declared model input, output or weight.

@@ -65,6 +65,12 @@ struct cpu {
 
   template <class Step>
   struct kernel;
+
+  /// The kernel a step runs and why, as `print(plan)` shows it: dense, conv2d and conv1d steps,
+  /// alone or fused, name the one `choose_conv_kernel` or `choose_dense_kernel` picked, which is
+  /// the one their kernel dispatches on; other steps note nothing.
+  template <class Step>
+  static constexpr kernel_note note();
 };
 
 namespace detail::cpu {
@@ -83,6 +89,7 @@ template <class Step>
             !depthwise_project_composite<Step>()))
 struct kernel_for<Step> {
   using type = gemm_kernel<Step>;
+  static constexpr kernel_note note() { return note_of(gemm_operands<Step>::choice); }
 };
 template <class Step>
   requires(expand_depthwise_composite<Step>())
@@ -98,6 +105,7 @@ template <class Step>
   requires(Step::op == op_id::conv1d || conv1d_composite<Step>())
 struct kernel_for<Step> {
   using type = gemm_kernel<conv1d_step<Step>>;
+  static constexpr kernel_note note() { return note_of(gemm_operands<conv1d_step<Step>>::choice); }
 };
 template <class Step>
   requires(main_op<Step>() == op_id::conv_transpose2d)
@@ -115,6 +123,15 @@ struct kernel_for<Step> {
   using type = std::conditional_t<analyse_softmax<Step>().scores >= 0, attention_kernel<Step>, softmax_scaled_kernel<Step>>;
 };
 }  // namespace detail::cpu
+
+template <class Step>
+constexpr kernel_note cpu::note() {
+  if constexpr (requires { detail::cpu::kernel_for<Step>::note(); }) {
+    return detail::cpu::kernel_for<Step>::note();
+  } else {
+    return {};
+  }
+}
 
 template <class Step>
 struct cpu::kernel : detail::cpu::kernel_for<Step>::type {

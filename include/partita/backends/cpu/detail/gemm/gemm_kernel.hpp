@@ -15,27 +15,56 @@
 #include "partita/backends/cpu/detail/conv/conv_wide_passes.hpp"
 #include "partita/backends/cpu/detail/conv/conv_winograd.hpp"
 #include "partita/backends/cpu/detail/gemm/dense.hpp"
+#include "partita/backends/cpu/detail/gemm/gemm_choice.hpp"
 #include "partita/backends/cpu/detail/fused.hpp"
 #include "partita/backends/cpu/detail/gemm/matmul.hpp"
 #include "partita/backends/cpu/detail/pool/pool.hpp"
 #include "partita/backends/cpu/detail/state.hpp"
 #include "partita/backends/reference/kernels.hpp"
+#include "partita/runtime/plan_records.hpp"
 
 namespace partita::detail::cpu {
 
-/// dense and conv2d steps, alone or fused.
+/// What a dense or conv2d step computes, read off its types, and the kernel that runs it
+/// (gemm_choice.hpp): `gemm_kernel` dispatches on `choice`, and the plan shows it.
 template <class Step>
-struct gemm_kernel {
+struct gemm_operands {
   static constexpr gemm_step info = analyse<Step>();
-  static_assert(info.ok, "partita: cpu: this composite (Step) is not one the cpu backend fuses");
   static constexpr bool fused = Step::op == op_id::call;
   static constexpr const graph_node& main = fused ? Step::body(info.main_node) : Step::node;
   static constexpr shape x_shape = fused ? Step::body(Step::body_arg(info.main_node, 0)).out : Step::arg(0).out;
   static constexpr shape w_shape = fused ? Step::body(Step::body_arg(info.main_node, 1)).out : Step::arg(1).out;
   static constexpr bool pooled = info.pool >= 0;  // `cpu.conv2d_bias_act_pool`: y_shape is the conv2d's
-  static constexpr const graph_node& pool_node = pooled ? Step::body(info.pool) : Step::node;
   static constexpr shape y_shape = pooled ? Step::body(Step::body_arg(info.pool, 0)).out : Step::node.out;
   static constexpr bool conv = info.main == op_id::conv2d;
+  static constexpr conv_desc desc =
+      conv ? conv_desc{make_conv_geometry(x_shape, w_shape, y_shape, *main.at),
+                       in_layout_of<Step>(info.x) == tensor_layout::channels_last,
+                       out_layout_of<Step>() == tensor_layout::channels_last, pooled, info.residual >= 0}
+           : conv_desc{};
+  static constexpr kernel_choice choice = conv ? choose_conv_kernel(desc) : choose_dense_kernel();
+};
+
+/// A choice as the plan records it (`plan_step::note`).
+constexpr kernel_note note_of(const kernel_choice& c) { return {name_of(c.kernel), c.reason}; }
+
+/// dense and conv2d steps, alone or fused.
+template <class Step>
+struct gemm_kernel {
+  using operands = gemm_operands<Step>;
+  static constexpr const gemm_step& info = operands::info;
+  static_assert(info.ok, "partita: cpu: this composite (Step) is not one the cpu backend fuses");
+  static constexpr bool fused = operands::fused;
+  static constexpr const graph_node& main = operands::main;
+  static constexpr shape x_shape = operands::x_shape;
+  static constexpr shape w_shape = operands::w_shape;
+  static constexpr bool pooled = operands::pooled;
+  static constexpr const graph_node& pool_node = pooled ? Step::body(info.pool) : Step::node;
+  static constexpr shape y_shape = operands::y_shape;
+  static constexpr bool conv = operands::conv;
+  /// The kernel that runs the step, and why (`choose_conv_kernel`, `choose_dense_kernel`).
+  static constexpr kernel_choice choice = operands::choice;
+  static constexpr gemm_kernel_id chosen = choice.kernel;
   // Weights are packed at bind when they are bound weights, at every run otherwise.
   static constexpr bool constant_weight = fused || Step::arg(1).op == op_id::weight;
   static constexpr bool has_bias = info.bias >= 0 || info.gamma >= 0;
@@ -50,15 +79,12 @@ struct gemm_kernel {
   static constexpr int k_depth = static_cast<int>(conv ? 1 : x_shape.back(0));
   using dblk = dense_blocking<(m_rows < 1 ? 1 : m_rows), channels>;
   // conv2d
-  static constexpr conv_geometry geo = conv ? make_conv_geometry(x_shape, w_shape, y_shape, *main.at) : conv_geometry{};
+  static constexpr conv_geometry geo = operands::desc.geo;
   static constexpr auto boff = conv_offsets<static_cast<std::size_t>(geo.k > 0 ? geo.k : 1)>(geo);
-  // One input channel per group: a direct kernel (conv_depthwise.hpp).
   static constexpr bool depthwise = conv && is_depthwise(geo);
-  // Channels-last (the plan's choice, see `cpu::layouts`): a depthwise convolution reads and
-  // writes NHWC, a 1×1 one is a GEMM over positions writing NHWC from either layout, any other
-  // of one group a direct kernel (conv_nhwc_direct.hpp) reading either.
-  static constexpr bool nhwc_out = conv && out_layout_of<Step>() == tensor_layout::channels_last;
-  static constexpr bool nhwc_in = conv && in_layout_of<Step>(info.x) == tensor_layout::channels_last;
+  // Channels-last is the plan's choice (`cpu::layouts`).
+  static constexpr bool nhwc_out = conv && operands::desc.nhwc_out;
+  static constexpr bool nhwc_in = conv && operands::desc.nhwc_in;
   // A planar conv2d that copies its input into padded planes reads an NHWC one too.
   static constexpr bool copies_input = conv && !depthwise && !reads_input_in_place(geo);
   static_assert(!nhwc_in || nhwc_out || copies_input,
@@ -70,57 +96,28 @@ struct gemm_kernel {
                 "or one group whose rows hold a block of interior positions (or at most four input channels)");
   static_assert(!nhwc_out || info.residual < 0 || in_layout_of<Step>(info.residual) == tensor_layout::channels_last,
                 "partita: cpu: a channels-last conv2d adds a channels-last residual");
-  static constexpr bool nhwc_gemm = nhwc_out && !depthwise && nhwc_reads_in_place(geo);
-  // ... of which those reading NHWC with a shallow depth run `pointwise_nhwc`.
-  static constexpr bool nhwc_pw = nhwc_gemm && nhwc_in && nhwc_pointwise(geo);
-  // ... and strided 1×1s reading NHWC, on their positions gathered (`nhwc_pointwise_strided`).
-  static constexpr bool nhwc_pw_strided = nhwc_out && nhwc_in && !depthwise && nhwc_pointwise_strided(geo);
-  static constexpr bool pw_by_panels = (nhwc_pw || nhwc_pw_strided) && pointwise_by_panels(geo);
-  static constexpr bool nhwc_direct_conv = nhwc_out && !depthwise && !nhwc_gemm && nhwc_direct(geo);
-  static constexpr bool nhwc_wide_conv =
-      nhwc_out && !depthwise && !nhwc_gemm && !nhwc_direct(geo) && !nhwc_pw_strided;
-  // Small planar images (`small_image` below) whose output channels fill vectors better than
-  // their positions.
-  static constexpr int small_nv = geo.og <= W ? 1 : 2;
-  static constexpr bool small_candidate = conv && !nhwc_out && !depthwise && geo.oh * geo.ow <= 4096 &&
-                                          !(reads_input_in_place(geo) && geo.k < 512) &&
-                                          channels_efficiency(geo, small_nv) > positions_efficiency(geo) + 0.1;
-  // A planar result from an NHWC input (a chain's last convolution, or one whose residual is
-  // planar), or from a small planar image: the wide kernel into scratch, then transposed
-  // (`wide_conv_planar`). On a planar image it reads each input value in place where the
-  // channel-vector kernel copied the image into padded planes and scattered its sums (LeNet's
-  // 6 → 16 5×5 on 14×14 is the case that gains most).
-  static constexpr bool wide_to_planar = conv && !nhwc_out && !depthwise && geo.groups == 1 &&
-                                         nhwc_direct_wide(geo) && (nhwc_in || small_candidate);
+  // The kernel chosen (`choose_conv_kernel`), as the packing, scratch and loops below ask.
+  static constexpr bool winograd = chosen == gemm_kernel_id::winograd_f2;
+  static constexpr bool nhwc_pw = chosen == gemm_kernel_id::pointwise_nhwc;
+  static constexpr bool nhwc_pw_strided = chosen == gemm_kernel_id::pointwise_nhwc_strided;
+  static constexpr bool nhwc_gemm = chosen == gemm_kernel_id::gemm_nhwc;
+  static constexpr bool nhwc_direct_conv = chosen == gemm_kernel_id::direct_nhwc;
+  static constexpr bool nhwc_wide_conv = chosen == gemm_kernel_id::wide_nhwc;
+  static constexpr bool wide_pooled = chosen == gemm_kernel_id::wide_pooled;
+  static constexpr bool wide_to_planar = chosen == gemm_kernel_id::wide_planar || wide_pooled;
   static constexpr bool wide = nhwc_wide_conv || wide_to_planar;
-  // Winograd F(2×2, 3×3) (`winograd_f2`) where the wide kernel would write NHWC or read NHWC.
-  static constexpr bool winograd = winograd_f2(geo) && (nhwc_wide_conv || (wide_to_planar && nhwc_in));
-  // Planar first layers of at most four channels, stride 1 (conv_planar_direct.hpp); a 1×1 one
-  // that reads its input in place keeps doing so.
-  static constexpr bool planar_dc = conv && !nhwc_out && !nhwc_in && !depthwise && !wide_to_planar &&
-                                    planar_direct(geo) && !reads_input_in_place(geo);
+  static constexpr bool planar_dc = chosen == gemm_kernel_id::planar_direct;
+  static constexpr bool pointwise = chosen == gemm_kernel_id::pointwise_planar;
+  static constexpr bool small_image = chosen == gemm_kernel_id::small_image;
+  static constexpr bool in_place = chosen == gemm_kernel_id::in_place;
+  // How the 1×1s split their work, and whether a planar depthwise one needs scratch.
+  static constexpr bool pw_by_panels = (nhwc_pw || nhwc_pw_strided) && pointwise_by_panels(geo);
+  static constexpr bool dw_flat = chosen == gemm_kernel_id::depthwise_planar && depthwise_flat(geo);
   static constexpr matmul_geometry nhwc_geo = nhwc_gemm ? nhwc_gemm_geometry(geo) : matmul_geometry{};
-  static constexpr bool dw_flat = depthwise && !nhwc_out && depthwise_flat(geo);
-  // An unpadded 1×1 convolution of stride 1 (one group) is a GEMM of the weights by the image,
-  // [o × c] · [c × h·w]: with a depth of 96 or more and 64 or more output channels it runs
-  // matmul's loops (depth passes, B packed per pass into L1-sized micro-panels) on the weights
-  // packed at bind. Read in place instead, B's rows come from L2 at the image's row stride, so
-  // deep products gain. But a shallow product is all packing and tile overhead (MobileNetV2's
-  // 16→96 and 32→192 expansions lose), and few output channels use each packed panel too few
-  // times (its 192→32 and 144→24 projections lose): hence both bounds.
-  static constexpr bool pointwise =
-      conv && !nhwc_out && !depthwise && reads_input_in_place(geo) && geo.groups == 1 && geo.k >= 96 && geo.o >= 64;
   static constexpr matmul_geometry pointwise_geo = planar_pointwise_geometry(geo);
-  // Small images: vectors of output channels (conv_small.hpp) when that wastes fewer lanes.
-  // Its input copy and its transposed stores cost per output, which a deep product amortizes:
-  // a grouped 1×1 convolution that reads its input in place takes the positions path up to a
-  // depth of 512 (MobileNetV2's 192→32 on 28×28, measured before it took the pointwise path,
-  // ran in under half the time that way).
-  static constexpr bool small_image = small_candidate && !pointwise && !wide_to_planar && !planar_dc;
+  // A small image's tile: vectors of output channels by a few positions (conv_small.hpp).
+  static constexpr int small_nv = geo.og <= W ? 1 : 2;
   static constexpr int small_mr = small_conv_rows(geo.oh * geo.ow, small_nv);
-  // Unpadded 1×1 of stride 1 with groups: B read from the input itself (conv.hpp).
-  static constexpr bool in_place =
-      conv && !nhwc_out && !depthwise && !pointwise && !small_image && reads_input_in_place(geo);
   static constexpr auto positions =
       position_offsets<static_cast<std::size_t>(small_image ? geo.oh * geo.ow : 1)>(small_image ? geo : conv_geometry{});
 
@@ -136,7 +133,6 @@ struct gemm_kernel {
   static constexpr std::size_t bias_floats = has_bias ? static_cast<std::size_t>(channels) + 64 : 0;
   // A pooled composite keeps its conv2d result (a small image's: at most 32 KB) for the pooling;
   // the wide kernel with no residual pools its NHWC sums (`wide_conv_pooled`), an image at a time.
-  static constexpr bool wide_pooled = pooled && wide_to_planar && !winograd && info.residual < 0;
   static constexpr std::size_t pooled_floats =
       !pooled       ? 0
       : wide_pooled ? static_cast<std::size_t>((y_shape.elements() + Step::node.out.elements()) / y_shape[0])

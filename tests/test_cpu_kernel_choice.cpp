@@ -1,0 +1,90 @@
+// cpu: one decision per op family names the kernel a dense or conv2d step runs and why
+// (gemm_choice.hpp), the kernel dispatches on it, and print(plan) shows it beside the step.
+#include <string>
+#include <string_view>
+
+#include <doctest/doctest.h>
+
+#include <partita/partita.hpp>
+
+using namespace partita;
+using detail::cpu::choose_conv_kernel;
+using detail::cpu::conv_desc;
+using detail::cpu::gemm_kernel_id;
+
+namespace {
+
+// An NCHW conv2d of one image: c → o channels, a k×k window, stride s, padding p, g groups.
+constexpr conv_desc conv(int c, int o, int hw, int k, int s, int p, int g, bool nhwc_in, bool nhwc_out) {
+  attrs a;
+  a.stride = {s, s};
+  a.padding = {p, p};
+  a.groups = g;
+  const int out = (hw + 2 * p - k) / s + 1;
+  const shape x{4, {1, c, hw, hw}}, w{4, {o, c / g, k, k}}, y{4, {1, o, out, out}};
+  return {detail::cpu::make_conv_geometry(x, w, y, a), nhwc_in, nhwc_out, false, false};
+}
+
+constexpr gemm_kernel_id kernel_of(const conv_desc& d) { return choose_conv_kernel(d).kernel; }
+
+}  // namespace
+
+// Channels-last steps, as MobileNetV2's and ResNet-18's chains have them.
+static_assert(kernel_of(conv(32, 32, 56, 3, 1, 1, 32, true, true)) == gemm_kernel_id::depthwise_nhwc);
+static_assert(kernel_of(conv(32, 192, 28, 1, 1, 0, 1, true, true)) == gemm_kernel_id::pointwise_nhwc);
+static_assert(kernel_of(conv(64, 128, 56, 1, 2, 0, 1, true, true)) == gemm_kernel_id::pointwise_nhwc_strided);
+static_assert(kernel_of(conv(3, 32, 224, 3, 2, 1, 1, false, true)) == gemm_kernel_id::direct_nhwc);
+static_assert(kernel_of(conv(64, 64, 56, 3, 1, 1, 1, true, true)) == gemm_kernel_id::winograd_f2);
+static_assert(kernel_of(conv(64, 128, 56, 3, 2, 1, 1, true, true)) == gemm_kernel_id::wide_nhwc);
+// Planar steps.
+static_assert(kernel_of(conv(64, 64, 7, 3, 1, 1, 1, true, false)) == gemm_kernel_id::winograd_f2);
+static_assert(kernel_of(conv(64, 128, 14, 3, 2, 1, 1, true, false)) == gemm_kernel_id::wide_planar);
+static_assert(kernel_of(conv(3, 16, 32, 3, 1, 1, 1, false, false)) == gemm_kernel_id::planar_direct);
+static_assert(kernel_of(conv(32, 32, 28, 3, 1, 1, 32, false, false)) == gemm_kernel_id::depthwise_planar);
+static_assert(kernel_of(conv(320, 1280, 7, 1, 1, 0, 1, false, false)) == gemm_kernel_id::pointwise_planar);
+static_assert(kernel_of(conv(16, 96, 112, 1, 1, 0, 1, false, false)) == gemm_kernel_id::in_place);
+static_assert(kernel_of(conv(64, 64, 224, 3, 2, 1, 2, false, false)) == gemm_kernel_id::phase_planes);
+
+TEST_CASE("each conv2d kernel comes with the reason it was chosen") {
+  const auto winograd = choose_conv_kernel(conv(64, 64, 56, 3, 1, 1, 1, true, true));
+  CHECK(detail::cpu::name_of(winograd.kernel) == "winograd_f2");
+  CHECK(winograd.reason == "3x3 of stride 1 writing NHWC: Winograd F(2x2,3x3)");
+  const auto pointwise = choose_conv_kernel(conv(320, 1280, 7, 1, 1, 0, 1, false, false));
+  CHECK(pointwise.reason == "1x1 of stride 1, depth 96+, 64+ outputs: matmul on packed weights");
+  CHECK(detail::cpu::choose_dense_kernel().kernel == gemm_kernel_id::dense_panels);
+}
+
+TEST_CASE("a pooled wide conv2d with no residual pools its own sums") {
+  conv_desc d = conv(6, 16, 14, 5, 1, 0, 1, false, false);
+  CHECK(kernel_of(d) == gemm_kernel_id::wide_planar);
+  d.pooled = true;
+  CHECK(kernel_of(d) == gemm_kernel_id::wide_pooled);
+  d.residual = true;
+  CHECK(kernel_of(d) == gemm_kernel_id::wide_planar);
+}
+
+using first_layer = conv2d<input<"x", f32, 1, 3, 32, 32>, weight<"w", f32, 16, 3, 3, 3>, {.padding = {1, 1}}>;
+using grouped = conv2d<relu<first_layer>, weight<"g", f32, 16, 8, 3, 3>, {.stride = {2, 2}, .padding = {1, 1}, .groups = 2}>;
+
+TEST_CASE("print(plan) shows each cpu conv2d step's kernel and reason, the one its kernel runs") {
+  using exe = compiled<model<grouped>, cpu>;
+  const std::string text = print(exe::plan);
+  INFO(text);
+  REQUIRE(exe::num_steps == 2);
+  for (const plan_step& s : exe::plan.steps) {
+    REQUIRE_FALSE(s.note.kernel.empty());
+    const std::string shown = "  [" + std::string(s.note.kernel) + ": " + std::string(s.note.reason) + "]\n";
+    CHECK(text.find(shown) != std::string::npos);
+  }
+  // The kernel a step runs is the one its note names.
+  CHECK(detail::cpu::name_of(cpu::kernel<step_ref<exe::module::value, exe::plan, 0>>::chosen) ==
+        exe::plan.steps[0].note.kernel);
+  CHECK(detail::cpu::name_of(cpu::kernel<step_ref<exe::module::value, exe::plan, 1>>::chosen) ==
+        exe::plan.steps[1].note.kernel);
+  MESSAGE(text);
+}
+
+TEST_CASE("the reference backend notes nothing") {
+  const std::string text = print(compiled<model<first_layer>, reference>::plan);
+  CHECK(text.find("]  [") == std::string::npos);
+}
