@@ -634,6 +634,31 @@ class EndToEndTest(ToolTest):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.compare("emb", expected)
 
+    def test_output_names_reach_the_executable(self) -> None:
+        # Three outputs: a plain name, a name with a quote, a backslash and a colon, and an
+        # Identity the importer drops (its output becomes the value it copies, twice an output).
+        odd = 'probs "final"\\0:0'
+        m = G.model([n("Relu", ["x"], ["relu_out"]), n("Sigmoid", ["x"], [odd]), n("Identity", ["relu_out"], ["copy"])],
+                    [("x", F, [1, 4])], [("relu_out", F, None), (odd, F, None), ("copy", F, None)])
+        r = run_tool(m, self.dir, "names")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(self.dir, "names.hpp"), encoding="utf-8") as f:
+            text = f.read()
+        self.assertIn('output<"copy", ', text)
+        checks = "\n".join(f'static_assert(E::output({k}).name == R"~({name})~");'
+                           for k, name in enumerate(["relu_out", odd, "copy"]))
+        source = ('#include "names.hpp"\nusing E = partita::compiled<names::net, partita::cpu>;\n'
+                  f"static_assert(E::num_outputs == 3);\n{checks}\n"
+                  "void by_name(E& exe, const std::vector<float>& x, std::vector<float>& a, std::vector<float>& b,\n"
+                  '             std::vector<float>& c) {\n  exe.run({{"x", x}}, {{"copy", c}, {"relu_out", a}, '
+                  f'{{R"~({odd})~", b}}}});\n}}\n')
+        src = os.path.join(self.dir, "names.cpp")
+        with open(src, "w") as f:
+            f.write(source)
+        cxx, flags = compile_flags()
+        r = subprocess.run([cxx, *flags, "-fsyntax-only", src], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr[-6000:])
+
 
 if __name__ == "__main__":
     unittest.main()

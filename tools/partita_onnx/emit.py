@@ -131,9 +131,10 @@ def header(g: Graph, inputs: list[tuple[str, Term]], outputs: list[Term], weight
     ]
     for onnx_name, t in inputs:
         lines.append(f"//   {_comment(onnx_name)}: {t.fmt}")
-    lines.append("// Outputs, in the ONNX graph's order:")
-    for name, t in zip(g.outputs, outputs):
-        lines.append(f"//   {_comment(g.aliases.get(name, name))}: {shape_text(t.shape or ())}")
+    lines.append("// Outputs, in the ONNX graph's order and with its names (exe.output(i).name):")
+    names = output_names(g.output_names)
+    for name, t in zip(g.output_names, outputs):
+        lines.append(f"//   {_comment(name)}: {shape_text(t.shape or ())}")
     renamed = weights.renamed()
     if renamed:
         lines.append("// Weights whose name or data differ from the ONNX file's:")
@@ -146,11 +147,27 @@ def header(g: Graph, inputs: list[tuple[str, Term]], outputs: list[Term], weight
     lines.append("")
     lines += em.body()
     lines.append("")
-    lines.append(f"using net = model<{', '.join(em.ref(t) for t in outputs)}>;")
+    lines.append(f"using net = model<{', '.join(named_output(n, em.ref(t)) for n, t in zip(names, outputs))}>;")
     if embedded:
         lines += ["", embedded]
     lines += ["", f"}}  // namespace {namespace}", ""]
     return "\n".join(lines)
+
+
+def output_names(onnx_names: list[str]) -> list[str | None]:
+    """The name each model output takes: its ONNX name, or None (Partita's default, `output<k>`)
+    for an empty name or one an earlier output took, which a C++ model cannot repeat."""
+    taken: set[str] = set()
+    names: list[str | None] = []
+    for name in onnx_names:
+        names.append(name if name and name not in taken else None)
+        taken.add(name)
+    return names
+
+
+def named_output(name: str | None, ref: str) -> str:
+    """A `model<...>` argument: `output<"name", ref>`, or `ref` alone for an unnamed output."""
+    return f'output<"{cpp_string(name)}", {ref}>' if name is not None else ref
 
 
 def input_term(name: str, dtype: str, shape, taken: set[str]) -> Term:

@@ -91,6 +91,9 @@ class Graph:
         self.initializers = set(self.consts)
         self.inputs = [i.name for i in g.input if i.name not in self.consts]
         self.outputs = [o.name for o in g.output]
+        # The ONNX names of the graph outputs, in order: the model's outputs keep them (`outputs`
+        # may come to name other values, where an output was a copy).
+        self.output_names = list(self.outputs)
         self.nodes = [Node(n.op_type, n.name, list(n.input), list(n.output),
                            {a.name: _attribute(a) for a in n.attribute}, n.domain, i, n)
                       for i, n in enumerate(g.node)]
@@ -160,8 +163,8 @@ class Graph:
     def rename_values(self, renamed: dict[str, str]) -> None:
         """Every reader of a value `old` in `renamed` reads `renamed[old]` instead (following
         chains: a copy of a copy reads the original), graph outputs included, in one pass over
-        the graph. Model outputs are positional, so only the header's comments keep the ONNX
-        output name, via `aliases`."""
+        the graph. An output renamed so keeps its ONNX name in `output_names` (and in `aliases`,
+        for messages about the value)."""
         def final(value: str) -> str:
             seen = set()
             while value in renamed and value not in seen:
