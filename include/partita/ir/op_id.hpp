@@ -2,8 +2,7 @@
 /// Op identifiers (`op_id`) and their names and classes.
 #include <cstddef>
 #include <cstdint>
-#include <iterator>
-#include <string_view>
+#include <string_view>  // and std::size, without <iterator>
 
 namespace partita {
 

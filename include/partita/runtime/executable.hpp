@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -27,6 +26,7 @@
 #include "partita/core/shape.hpp"
 #include "partita/core/tensor_view.hpp"
 #include "partita/core/detail/aligned_buffer.hpp"
+#include "partita/core/detail/clock.hpp"
 #include "partita/ir/model.hpp"
 #include "partita/pass/pipeline.hpp"
 #include "partita/runtime/aliasing.hpp"

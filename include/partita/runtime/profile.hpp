@@ -3,7 +3,6 @@
 /// and their printed table (`print_profile`).
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -11,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "partita/core/detail/clock.hpp"
 #include "partita/ir/layout.hpp"
 
 namespace partita {

@@ -5,8 +5,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <functional>
-#include <map>
+#include <map>  // and std::less<>, its default comparator: <functional> is far larger
 #include <optional>
 #include <span>
 #include <string>

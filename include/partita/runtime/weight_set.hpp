@@ -3,9 +3,8 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <initializer_list>
-#include <map>
+#include <map>  // and std::less<>, its default comparator: <functional> is far larger
 #include <span>
 #include <string>
 #include <string_view>

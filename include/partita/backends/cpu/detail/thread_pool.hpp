@@ -3,7 +3,6 @@
 // The cpu backend's thread pool: persistent workers, tasks claimed once per call, spinning that
 // backs off to sleeping, and a thread count that respects the process's CPU affinity.
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <exception>
 #include <memory>
@@ -12,18 +11,19 @@
 #include <utility>
 #include <vector>
 
+#include "partita/core/detail/clock.hpp"
+
 #if defined(__linux__)
 #include <sched.h>
-#endif
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
 #endif
 
 namespace partita::detail {
 
+// The builtin rather than <immintrin.h>'s _mm_pause: that header declares every instruction
+// set's intrinsics and would be parsed by every file including the cpu backend.
 inline void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  _mm_pause();
+#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
+  __builtin_ia32_pause();
 #endif
 }
 

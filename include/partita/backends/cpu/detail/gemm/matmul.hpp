@@ -22,18 +22,23 @@ namespace partita::detail::cpu {
 template <class Step>
 struct matmul_kernel;
 
+// The three entry points below are templates of nothing, so that their GEMM tiles are
+// instantiated in the files that run a matmul step only, not in every file including the backend.
+
 /// C = op(A) · op(B) for every output batch index of `g` (see `matmul_geometry`): `a`, `b`, `c`
 /// hold all their matrices, contiguous. `st` must hold `matmul_scratch_floats(g)` floats of
 /// scratch per thread (`st.need_scratch(0, matmul_scratch_floats(g))`). With `packed_b` (B as
 /// `pack_matmul_b` left it) `b` is not read. With `e`, every C is finished with its column bias,
 /// residual (all of C's matrices, like C) and activation as its last depth pass is stored (so
 /// `e` needs a depth of at least 1, which every model has: zero dimensions do not compile).
+template <class = void>
 inline void matmul(state& st, const matmul_geometry& g, const float* a, const float* b, float* c,
                    const float* packed_b = nullptr, const epilogue* e = nullptr);
 
 /// C = A · B for every batch index, A not transposed and packed at bind as [block][k][MR] with
 /// MR = `matmul_main_mr` (`pack_conv_weights`' layout), B not transposed, all with `g`'s steps.
 /// Scratch and epilogue as for `matmul` (a row bias when `e->bias_per_row`).
+template <class = void>
 inline void matmul_packed_a(state& st, const matmul_geometry& g, const float* packed_a, const float* b, float* c,
                             const epilogue* e);
 
@@ -42,6 +47,7 @@ inline void pack_matmul_b(const matmul_geometry& g, const float* b, float* dst);
 
 /// One product C = op(A) · op(B) (`g.batch` 1, A not transposed) on the calling thread, with
 /// `matmul_scratch_floats(g)` floats of `scratch`: for kernels that split their own work.
+template <class = void>
 inline void matmul_serial(const matmul_geometry& g, const float* a, const float* b, float* c, float* scratch);
 
 /// f.template operator()<MR, NV>() with the micro-tile `matmul_tile_for(m)` as template arguments.
@@ -204,6 +210,7 @@ inline void matmul_tiled(state& st, const matmul_geometry& g, const float* a, co
   });
 }
 
+template <class>
 inline void matmul(state& st, const matmul_geometry& g, const float* a, const float* b, float* c,
                    const float* packed_b, const epilogue* e) {
   if (g.k == 0) {
@@ -213,6 +220,7 @@ inline void matmul(state& st, const matmul_geometry& g, const float* a, const fl
   with_matmul_tile(g.m, [&]<int MR, int NV>() { matmul_tiled<MR, NV>(st, g, a, b, packed_b, c, e); });
 }
 
+template <class>
 inline void matmul_packed_a(state& st, const matmul_geometry& g, const float* packed_a, const float* b, float* c,
                             const epilogue* e) {
   matmul_tiled<matmul_main_mr, 2>(st, g, nullptr, b, nullptr, c, e, packed_a);
@@ -225,6 +233,7 @@ inline void matmul_serial_tiled(const matmul_geometry& g, const float* a, const 
                        nullptr);
 }
 
+template <class>
 inline void matmul_serial(const matmul_geometry& g, const float* a, const float* b, float* c, float* scratch) {
   with_matmul_tile(g.m, [&]<int MR, int NV>() { matmul_serial_tiled<MR, NV>(g, a, b, c, scratch); });
 }
