@@ -18,8 +18,9 @@ For every N it compiles, with the project's flags:
               becomes a fused conv2d+bias+add+relu composite) and its kernels are instantiated
   cost        declare + flatten + cost-based partitioning (cost_partition<net, npu, cpu>: every
               candidate of both backends, the search, coalescing) + plan of the result
-and once, as the floor:
+and once, as the floors:
   headers     an empty translation unit that includes partita/partita.hpp
+  model_header  the same with partita/model.hpp, the header that only declares models
 recording wall seconds and peak compiler memory (maximum resident set size). With a Clang
 compiler the script adds -fconstexpr-steps=16777216, as the partita::partita CMake target does.
 
@@ -295,8 +296,8 @@ def models_tu(n):
     return executable_text(src, "cpu", MODEL_CHANNELS * SPATIAL * SPATIAL), info
 
 
-def headers_tu():
-    return "#include <partita/partita.hpp>\nint main() { return 0; }\n"
+def headers_tu(header="partita/partita.hpp"):
+    return f"#include <{header}>\nint main() {{ return 0; }}\n"
 
 
 class CompileError(Exception):
@@ -401,6 +402,8 @@ def main():
     try:
         print(f"{version}; {shlex.join(flags)}", file=sys.stderr)
         result["figures"].append({"kind": "headers", "nodes": 0, "partita": compile_tu("headers", headers_tu())})
+        result["figures"].append({"kind": "model_header", "nodes": 0,
+                                  "partita": compile_tu("model_header", headers_tu("partita/model.hpp"))})
         for n in sizes:
             for kind in kinds:
                 row = {"kind": kind, "nodes": n}
@@ -448,8 +451,8 @@ def markdown(result, kinds):
 
     by_size = {}
     for row in result["figures"]:
-        if row["kind"] == "headers":
-            lines.append("| " + " | ".join(["headers only"] + ["-"] * info + cells(row["partita"]) * len(kinds)) + " |")
+        if row["kind"] in FLOORS:
+            lines.append("| " + " | ".join([FLOORS[row["kind"]]] + ["-"] * info + cells(row["partita"]) * len(kinds)) + " |")
         else:
             by_size.setdefault(row["nodes"], {})[row["kind"]] = row
     for n, rows in by_size.items():
@@ -471,6 +474,8 @@ def markdown(result, kinds):
     return "\n".join(lines)
 
 
+# The rows without a model, as the markdown table names them.
+FLOORS = {"headers": "headers only", "model_header": "partita/model.hpp only"}
 TU_KINDS = {"plan": plan_tu, "passes": passes_tu, "executable": executable_tu, "cpu": cpu_tu, "cost": cost_tu,
             "models": models_tu}
 
