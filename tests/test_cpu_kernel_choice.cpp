@@ -1,5 +1,6 @@
-// cpu: one decision per op family names the kernel a dense or conv2d step runs and why
-// (gemm_choice.hpp), the kernel dispatches on it, and print(plan) shows it beside the step.
+// cpu: one decision per op family names the kernel a step runs and why (gemm_choice.hpp,
+// matmul_choice.hpp), the kernel dispatches on it, and print(plan) shows it
+// beside the step.
 #include <string>
 #include <string_view>
 
@@ -82,6 +83,36 @@ TEST_CASE("print(plan) shows each cpu conv2d step's kernel and reason, the one i
   CHECK(detail::cpu::name_of(cpu::kernel<step_ref<exe::module::value, exe::plan, 1>>::chosen) ==
         exe::plan.steps[1].note.kernel);
   MESSAGE(text);
+}
+
+// matmul: B packed at bind when it is a bound weight, per depth pass otherwise; one product, or
+// one per matrix of the batch (a B shared by the batch folds it into A's rows).
+namespace {
+using detail::cpu::choose_matmul_kernel;
+using detail::cpu::matmul_kernel_id;
+
+constexpr matmul_kernel_id matmul_of(const shape& a, const shape& b, bool ta, bool tb, bool b_weight) {
+  return choose_matmul_kernel(detail::cpu::make_matmul_geometry(a, b, ta, tb), b_weight, a.rank > 2 || b.rank > 2)
+      .kernel;
+}
+}  // namespace
+
+static_assert(matmul_of({2, {64, 128}}, {2, {128, 32}}, false, false, true) == matmul_kernel_id::packed_b);
+static_assert(matmul_of({3, {4, 64, 128}}, {2, {128, 32}}, false, false, true) == matmul_kernel_id::packed_b);
+static_assert(matmul_of({3, {4, 128, 64}}, {2, {128, 32}}, true, false, true) == matmul_kernel_id::packed_b_batched);
+static_assert(matmul_of({3, {4, 64, 128}}, {3, {4, 128, 32}}, false, false, true) == matmul_kernel_id::packed_b_batched);
+static_assert(matmul_of({2, {64, 128}}, {2, {32, 128}}, false, true, false) == matmul_kernel_id::packing_b);
+static_assert(matmul_of({2, {128, 64}}, {2, {128, 32}}, true, false, false) == matmul_kernel_id::packing_b);
+static_assert(matmul_of({4, {1, 4, 128, 64}}, {4, {1, 4, 128, 64}}, false, true, false) ==
+              matmul_kernel_id::packing_b_batched);
+
+TEST_CASE("each matmul kernel comes with the reason it was chosen") {
+  using detail::cpu::make_matmul_geometry;
+  const auto folded = choose_matmul_kernel(make_matmul_geometry({3, {4, 64, 128}}, {2, {128, 32}}, false, false), true, true);
+  CHECK(detail::cpu::name_of(folded.kernel) == "packed_b");
+  CHECK(folded.reason == "B a bound weight shared by the batch: packed at bind, the batch in A's rows");
+  const auto transposed = choose_matmul_kernel(make_matmul_geometry({2, {128, 64}}, {2, {128, 32}}, true, false), false, false);
+  CHECK(transposed.reason == "B computed at run: packed per depth pass; A transposed into row blocks");
 }
 
 TEST_CASE("the reference backend notes nothing") {

@@ -67,8 +67,9 @@ struct cpu {
   struct kernel;
 
   /// The kernel a step runs and why, as `print(plan)` shows it: dense, conv2d and conv1d steps,
-  /// alone or fused, name the one `choose_conv_kernel` or `choose_dense_kernel` picked, which is
-  /// the one their kernel dispatches on; other steps note nothing.
+  /// alone or fused, name the one `choose_conv_kernel` or `choose_dense_kernel` picked, and
+  /// matmul steps `choose_matmul_kernel`'s, each the one their kernel dispatches on; other steps
+  /// note nothing.
   template <class Step>
   static constexpr kernel_note note();
 };
@@ -116,6 +117,7 @@ template <class Step>
   requires(main_op<Step>() == op_id::matmul && !softmax_composite<Step>() && !conv1d_composite<Step>())
 struct kernel_for<Step> {
   using type = matmul_kernel<Step>;
+  static constexpr kernel_note note() { return note_of(matmul_kernel<Step>::choice); }
 };
 template <class Step>
   requires(softmax_composite<Step>())

@@ -14,6 +14,7 @@
 #include "partita/backends/cpu/detail/conv/conv_small.hpp"
 #include "partita/backends/cpu/detail/conv/conv_winograd_pack.hpp"
 #include "partita/backends/cpu/detail/gemm/gemm.hpp"
+#include "partita/backends/cpu/detail/kernel_choice.hpp"
 
 namespace partita::detail::cpu {
 
@@ -46,11 +47,8 @@ constexpr std::string_view name_of(gemm_kernel_id k) {
   return names[static_cast<std::size_t>(k)];
 }
 
-/// A kernel and the reason it was chosen, in a line.
-struct kernel_choice {
-  gemm_kernel_id kernel = gemm_kernel_id::dense_panels;
-  std::string_view reason{};
-};
+/// A dense or conv2d kernel and the reason it was chosen, in a line.
+using kernel_choice = choice_of<gemm_kernel_id>;
 
 /// What the conv2d decision reads: the geometry, the layouts the plan chose for the input and
 /// the output (`cpu::layouts`), and whether a pooling is fused after it and a residual added.

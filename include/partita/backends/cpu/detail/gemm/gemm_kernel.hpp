@@ -21,7 +21,6 @@
 #include "partita/backends/cpu/detail/pool/pool.hpp"
 #include "partita/backends/cpu/detail/state.hpp"
 #include "partita/backends/reference/kernels.hpp"
-#include "partita/runtime/plan_records.hpp"
 
 namespace partita::detail::cpu {
 
@@ -44,9 +43,6 @@ struct gemm_operands {
            : conv_desc{};
   static constexpr kernel_choice choice = conv ? choose_conv_kernel(desc) : choose_dense_kernel();
 };
-
-/// A choice as the plan records it (`plan_step::note`).
-constexpr kernel_note note_of(const kernel_choice& c) { return {name_of(c.kernel), c.reason}; }
 
 /// dense and conv2d steps, alone or fused.
 template <class Step>

@@ -11,6 +11,7 @@
 #include <numeric>
 
 #include "partita/backends/cpu/detail/fused.hpp"
+#include "partita/backends/cpu/detail/gemm/matmul_choice.hpp"
 #include "partita/backends/cpu/detail/gemm/matmul_pack.hpp"
 #include "partita/backends/cpu/detail/state.hpp"
 #include "partita/ir/op_id.hpp"
@@ -266,7 +267,11 @@ struct matmul_kernel {
   static constexpr shape b_shape = fused ? Step::body(Step::body_arg(info.main_node, 1)).out : Step::arg(1).out;
   static constexpr matmul_geometry geo = make_matmul_geometry(a_shape, b_shape, main.at->transpose_a, main.at->transpose_b);
   static_assert(geo.ok, "partita: cpu: this matmul step (Step) has operands whose shapes do not agree");
-  static constexpr bool constant_b = Step::arg(info.w).op == op_id::weight;
+  /// The kernel that runs the step, and why (`choose_matmul_kernel`): B packed at bind or per pass.
+  static constexpr matmul_choice choice =
+      choose_matmul_kernel(geo, Step::arg(info.w).op == op_id::weight, a_shape.rank > 2 || b_shape.rank > 2);
+  static constexpr matmul_kernel_id chosen = choice.kernel;
+  static constexpr bool constant_b = packs_b_at_bind(chosen);
   static constexpr std::size_t packed_floats = constant_b ? matmul_packed_b_floats(geo) : 0;
   static constexpr std::size_t bias_floats = info.bias >= 0 ? static_cast<std::size_t>(geo.n) : 0;
   /// After `prepare`, `run` reads no weight but A or a residual that are weights: B is packed,
