@@ -1,5 +1,5 @@
 // cpu: one decision per op family names the kernel a step runs and why (gemm_choice.hpp,
-// matmul_choice.hpp), the kernel dispatches on it, and print(plan) shows it
+// matmul_choice.hpp, pool_choice.hpp), the kernel dispatches on it, and print(plan) shows it
 // beside the step.
 #include <string>
 #include <string_view>
@@ -113,6 +113,55 @@ TEST_CASE("each matmul kernel comes with the reason it was chosen") {
   CHECK(folded.reason == "B a bound weight shared by the batch: packed at bind, the batch in A's rows");
   const auto transposed = choose_matmul_kernel(make_matmul_geometry({2, {128, 64}}, {2, {128, 32}}, true, false), false, false);
   CHECK(transposed.reason == "B computed at run: packed per depth pass; A transposed into row blocks");
+}
+
+// Pooling: NHWC windows, the 2x2 max of stride 2 with no row buffers, row buffers, and the
+// reference kernel for rows too wide for them.
+namespace {
+using detail::cpu::choose_pool_kernel;
+using detail::cpu::pool_kernel_id;
+
+constexpr pool_kernel_id pool_of(int hw, int k, int s, int p, bool max, bool nhwc) {
+  attrs a;
+  a.window = {k, k};
+  a.stride = {s, s};
+  a.padding = {p, p};
+  const int out = (hw + 2 * p - k) / s + 1;
+  const detail::cpu::pool_geometry g =
+      detail::cpu::make_pool_geometry(shape{4, {1, 8, hw, hw}}, shape{4, {1, 8, out, out}}, a);
+  return choose_pool_kernel({g, max, false, nhwc}).kernel;
+}
+}  // namespace
+
+static_assert(pool_of(112, 3, 2, 1, true, true) == pool_kernel_id::nhwc_windows);
+static_assert(pool_of(28, 2, 2, 0, true, false) == pool_kernel_id::max_2x2);
+static_assert(pool_of(28, 2, 2, 0, false, false) == pool_kernel_id::row_buffers);
+static_assert(pool_of(112, 3, 2, 1, true, false) == pool_kernel_id::row_buffers);
+static_assert(pool_of(8192, 3, 1, 1, true, false) == pool_kernel_id::reference_rows);
+static_assert(pool_of(8192, 2, 2, 0, true, false) == pool_kernel_id::max_2x2);
+static_assert(choose_pool_kernel({{}, false, true, true}).kernel == pool_kernel_id::channel_means_nhwc);
+static_assert(choose_pool_kernel({{}, false, true, false}).kernel == pool_kernel_id::plane_means);
+
+using pooled = max_pool2d<input<"x", f32, 1, 3, 16, 16>, {.size = {2, 2}}>;
+using averaged = avg_pool2d<pooled, {.size = {3, 3}, .stride = {1, 1}, .padding = {1, 1}}>;
+using projected = matmul<global_avg_pool2d<averaged>, weight<"p", f32, 1, 5>>;
+
+TEST_CASE("print(plan) shows each cpu matmul and pooling step's kernel, the one its kernel runs") {
+  using exe = compiled<model<projected>, cpu>;
+  const std::string text = print(exe::plan);
+  INFO(text);
+  REQUIRE(exe::num_steps == 4);
+  constexpr std::string_view expected[] = {"max_2x2", "row_buffers", "plane_means", "packed_b"};
+  for (std::size_t i = 0; i < 4; ++i) {
+    const plan_step& s = exe::plan.steps[i];
+    CHECK(s.note.kernel == expected[i]);
+    const std::string shown = "  [" + std::string(s.note.kernel) + ": " + std::string(s.note.reason) + "]\n";
+    CHECK(text.find(shown) != std::string::npos);
+  }
+  CHECK(detail::cpu::name_of(cpu::kernel<step_ref<exe::module::value, exe::plan, 1>>::choice().kernel) ==
+        exe::plan.steps[1].note.kernel);
+  CHECK(detail::cpu::name_of(cpu::kernel<step_ref<exe::module::value, exe::plan, 3>>::chosen) ==
+        exe::plan.steps[3].note.kernel);
 }
 
 TEST_CASE("the reference backend notes nothing") {

@@ -67,9 +67,9 @@ struct cpu {
   struct kernel;
 
   /// The kernel a step runs and why, as `print(plan)` shows it: dense, conv2d and conv1d steps,
-  /// alone or fused, name the one `choose_conv_kernel` or `choose_dense_kernel` picked, and
-  /// matmul steps `choose_matmul_kernel`'s, each the one their kernel dispatches on; other steps
-  /// note nothing.
+  /// alone or fused, name the one `choose_conv_kernel` or `choose_dense_kernel` picked, matmul
+  /// steps `choose_matmul_kernel`'s and pooling steps `choose_pool_kernel`'s, each the one their
+  /// kernel dispatches on; other steps note nothing.
   template <class Step>
   static constexpr kernel_note note();
 };
@@ -82,6 +82,11 @@ namespace detail::cpu {
 template <class Step>
 struct kernel_for {
   using type = simple_kernel<Step>;
+  static constexpr kernel_note note()
+    requires(simple_kernel<Step>::pooling)
+  {
+    return note_of(simple_kernel<Step>::choice());
+  }
 };
 template <class Step>
   requires(Step::op == op_id::dense || Step::op == op_id::conv2d ||

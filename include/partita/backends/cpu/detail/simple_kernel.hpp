@@ -8,7 +8,7 @@
 #include "partita/backends/cpu/detail/conv/conv_channels_last.hpp"
 #include "partita/backends/cpu/detail/elementwise/eltwise.hpp"
 #include "partita/backends/cpu/detail/fused.hpp"
-#include "partita/backends/cpu/detail/pool/pool.hpp"
+#include "partita/backends/cpu/detail/pool/pool_choice.hpp"
 #include "partita/backends/cpu/detail/norm/norm.hpp"
 #include "partita/backends/cpu/detail/reduce/reduce.hpp"
 #include "partita/backends/cpu/detail/transform/resize.hpp"
@@ -39,6 +39,19 @@ template <class Step>
 struct simple_kernel {
   static constexpr const graph_node& n = Step::node;
   static constexpr op_id op = Step::op;
+  static constexpr bool pooling = op == op_id::max_pool2d || op == op_id::avg_pool2d || op == op_id::global_avg_pool2d;
+
+  /// For a pooling step: the kernel that runs it, and why (`choose_pool_kernel`); nothing for
+  /// any other step.
+  static constexpr pool_choice choice() {
+    constexpr bool global = op == op_id::global_avg_pool2d;
+    if constexpr (pooling) {
+      return choose_pool_kernel({global ? pool_geometry{} : pool(), op == op_id::max_pool2d, global,
+                                 in_layout_of<Step>(0) == tensor_layout::channels_last});
+    } else {
+      return {};
+    }
+  }
 
   // Shapes and attributes are read as constexpr copies: a reference into the plan at run time
   // would make the plan part of the program (see reference::kernel::run).
@@ -86,8 +99,7 @@ struct simple_kernel {
         for (std::int64_t o = 0; o < outer; ++o)
           channel_affine(in[0] + (o * channels + c) * inner, out + (o * channels + c) * inner, 1, 1, inner, &scale, &shift);
       }
-    } else if constexpr ((op == op_id::max_pool2d || op == op_id::avg_pool2d) &&
-                         in_layout_of<Step>(0) == tensor_layout::channels_last) {
+    } else if constexpr (pooling && choice().kernel == pool_kernel_id::nhwc_windows) {
       // NHWC (the plan's choice, `layout_role::same`): split by output rows.
       constexpr pool_geometry g = pool_nhwc();
       constexpr int rows = static_cast<int>(xs[0]) * g.oh;
@@ -95,22 +107,26 @@ struct simple_kernel {
             [&](std::int64_t r0, std::int64_t r1) {
               pool2d_nhwc<op == op_id::max_pool2d>(g, in[0], out, static_cast<int>(r0), static_cast<int>(r1));
             });
+    } else if constexpr (pooling && choice().kernel == pool_kernel_id::reference_rows) {
+      on_reference(in, out);
     } else if constexpr (op == op_id::max_pool2d || op == op_id::avg_pool2d) {
       constexpr pool_geometry g = pool();
       // Planes split across threads when the pooling is large enough to pay for it.
       constexpr double work = 1.0 * g.planes * g.oh * g.ow * g.kh * g.kw;
       const int tasks = tasks_for(work, st.workers(), g.planes);
-      bool done = true;
       st.parallel(tasks, [&](int t) {
         pool_geometry part = g;
         const int p0 = g.planes * t / tasks, p1 = g.planes * (t + 1) / tasks;
         part.planes = p1 - p0;
-        const bool ok = pool2d<op == op_id::max_pool2d>(part, in[0] + static_cast<std::size_t>(p0) * g.h * g.w,
-                                                         out + static_cast<std::size_t>(p0) * g.oh * g.ow);
-        if (!ok && t == 0) done = false;
+        const float* x = in[0] + static_cast<std::size_t>(p0) * g.h * g.w;
+        float* y = out + static_cast<std::size_t>(p0) * g.oh * g.ow;
+        if constexpr (choice().kernel == pool_kernel_id::max_2x2) {
+          max_pool_2x2(part, x, y);
+        } else {
+          pool2d<op == op_id::max_pool2d>(part, x, y);  // its rows fit: it does not decline
+        }
       });
-      if (!done) on_reference(in, out);
-    } else if constexpr (op == op_id::global_avg_pool2d && in_layout_of<Step>(0) == tensor_layout::channels_last) {
+    } else if constexpr (pooling && choice().kernel == pool_kernel_id::channel_means_nhwc) {
       // NHWC: a position's channels are adjacent, so the means are sums of whole rows of vectors.
       // Each float weighs twice a moved one: on one thread, the half of the input that the
       // other core wrote (a 1×1 before it split by panels of channels, as split here) comes

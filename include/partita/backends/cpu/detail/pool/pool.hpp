@@ -55,6 +55,21 @@ constexpr int pool_window_taps(bool count_include_pad, int start, int k, int n, 
   return count_include_pad ? std::min(start + k, n + pad_end) - start : std::min(n, start + k) - std::max(0, start);
 }
 
+/// Whether `max_pool_2x2` computes a max pooling of geometry `g`: 2×2 windows of stride 2, no
+/// padding, every window inside the planes.
+constexpr bool max_pool_2x2_fits(const pool_geometry& g) {
+  return g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2 && g.ph == 0 && g.pw == 0 && g.pw_fill == 0 &&
+         2 * g.oh <= g.h && 2 * g.ow <= g.w;
+}
+
+/// Floats in each of `pool2d`'s row buffers (on the stack).
+inline constexpr int pool_max_row = 4096;
+
+/// Whether a padded row of `g` and its window fit `pool2d`'s row buffers.
+constexpr bool pool_rows_fit(const pool_geometry& g) {
+  return g.w + g.pw + g.pw_fill + g.kw + 2 * simd::width <= pool_max_row;
+}
+
 /// 2×2 max pooling of stride 2 whose windows all lie inside the planes (LeNet's, VGG's): each
 /// output row is two input rows, their maximum split into even and odd columns, and the
 /// maximum of those, a vector of outputs at a time. The general kernel below spent about 50
@@ -95,15 +110,14 @@ inline void max_pool_2x2(const pool_geometry& g, const float* x, float* y) {
 template <bool Max>
 inline bool pool2d(const pool_geometry& g, const float* x, float* y) {
   constexpr int w = simd::width;
-  constexpr int max_row = 4096;
+  constexpr int max_row = pool_max_row;
   const int wp = g.w + g.pw + g.pw_fill;
   // 2×2 of stride 2 inside the planes needs no row buffers, so no bound on the row width.
-  if (Max && g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2 && g.ph == 0 && g.pw == 0 && g.pw_fill == 0 &&
-      2 * g.oh <= g.h && 2 * g.ow <= g.w) {
+  if (Max && max_pool_2x2_fits(g)) {
     max_pool_2x2(g, x, y);
     return true;
   }
-  if (wp + g.kw + 2 * w > max_row) return false;
+  if (!pool_rows_fit(g)) return false;
   const float fill = Max ? -std::numeric_limits<float>::infinity() : 0.f;
   alignas(64) float v[max_row];
   alignas(64) float h[max_row];
