@@ -21,7 +21,6 @@
 #include <boost/hana/unpack.hpp>
 
 #include "partita/backend/backend.hpp"
-#include "partita/runtime/step_ref.hpp"
 #include "partita/core/error.hpp"
 #include "partita/core/shape.hpp"
 #include "partita/core/tensor_view.hpp"
@@ -32,9 +31,8 @@
 #include "partita/runtime/aliasing.hpp"
 #include "partita/runtime/bind.hpp"
 #include "partita/runtime/detail/call_guard.hpp"
-#include "partita/runtime/detail/kernel_sharing.hpp"
 #include "partita/runtime/detail/run_arguments.hpp"
-#include "partita/runtime/detail/weight_layout.hpp"
+#include "partita/runtime/detail/step_calls.hpp"
 #include "partita/runtime/named_tensor.hpp"
 #include "partita/runtime/plan.hpp"
 #include "partita/runtime/profile.hpp"
@@ -66,10 +64,12 @@ template <class Model, class... Backends>
 class compiled {
   static_assert(sizeof...(Backends) >= 1, "partita: compiled<Model, Backends...> needs at least the host backend");
   static_assert(backends_ok<Backends...>, "partita: compiled<Model, Backends...>: a backend failed the checks reported above");
+  // Each step's backend, kernel, prepared state and buffers, and the function that calls it.
+  using steps = detail::step_calls<Model, Backends...>;
 
  public:
-  using module = detail::compiled_module<Model, Backends...>;
-  static constexpr const auto& plan = plan_of<module, Backends...>::value;
+  using module = typename steps::module;
+  static constexpr const auto& plan = steps::plan;
 
  private:
   // What run time reads of the plan, as tables of their own: `plan` itself (its nodes point at
@@ -78,8 +78,6 @@ class compiled {
   static constexpr auto input_slots = plan.inputs;
   static constexpr auto output_slots = plan.outputs;
   static constexpr auto weight_slots = plan.weights;
-  // A partition's name lives in the module: it is copied (a function_info holds just the name).
-  static constexpr auto step_names = detail::step_names<plan.steps.size()>(module::value, plan);
 
  public:
   /// Bytes of activation memory, planned at compile time.
@@ -92,54 +90,23 @@ class compiled {
   static constexpr std::size_t num_outputs = plan.outputs.size();
   static constexpr std::size_t num_steps = plan.steps.size();
 
- private:
-  // Step s runs on backend owner[s], on the kernel of step canonical[s] (the first step with its signature where
-  // its backend `shares_kernels` and the kernel takes the step's index; s itself otherwise), with the state
-  // prepared for step prepared[s] (the first with that kernel and the same weights): kernel_sharing.hpp.
-  static constexpr auto owner = detail::step_owners<num_steps, Backends...>(plan);
-  static_assert(std::ranges::none_of(owner, [](std::size_t o) { return o >= sizeof...(Backends); }),
-                "partita: a step belongs to a backend that is not in compiled<...>");
-
-  template <std::size_t S>
-  using backend_of = detail::nth_backend<owner[S], Backends...>;
-  template <std::size_t C>
-  using call_at = detail::kernel_call<backend_of<C>, typename backend_of<C>::template kernel<
-      step_ref<module::value, plan_of<module, Backends...>::value, static_cast<int>(C)>>>;
-  static constexpr auto canonical = []<std::size_t... S>(std::index_sequence<S...>) {
-    constexpr auto first = detail::canonical_steps(module::value, plan, owner, std::array{backend_shares_kernels<Backends>...});
-    return std::array<int, num_steps>{(call_at<static_cast<std::size_t>(first[S])>::shared ? first[S] : static_cast<int>(S))...};
-  }(std::make_index_sequence<num_steps>{});
-  static constexpr auto prepared = detail::prepared_steps<num_steps>(plan, canonical);
-  template <std::size_t S>
-  using call_of = call_at<static_cast<std::size_t>(canonical[S])>;
-
- public:
   /// Number of kernel instantiations: steps of a backend with `shares_kernels` that compute the
   /// same thing (same op or composite body, attributes, dtypes and shapes) share one, so a
   /// network of repeated blocks has far fewer kernels than steps (`num_kernels <= num_steps`).
-  static constexpr std::size_t num_kernels = detail::count_kernels(canonical);
+  static constexpr std::size_t num_kernels = detail::count_kernels(steps::canonical);
   /// The step whose kernel instantiation step `s` runs (`Step::index` of its kernel): `s`
   /// itself, or the first step with the same signature when its backend shares kernels.
-  static constexpr std::size_t kernel_step(std::size_t s) { return static_cast<std::size_t>(canonical[s]); }
+  static constexpr std::size_t kernel_step(std::size_t s) { return static_cast<std::size_t>(steps::canonical[s]); }
 
- private:
-  static constexpr std::size_t num_weights = plan.weights.size() ? plan.weights.size() : 1;
-  // Weights some kernel reads at run time are kept as given after bind (weight_layout.hpp).
-  static constexpr auto raw_needed = detail::weights_kept<num_weights>(plan, []<std::size_t... S>(std::index_sequence<S...>) {
-    return std::array<bool, num_steps>{call_of<S>::packs_weights...};
-  }(std::make_index_sequence<num_steps>{}));
-  static constexpr auto layout = detail::lay_out_weights(plan, raw_needed);
-
- public:
   /// Bytes of weights the executable keeps as given after `bind`: those a kernel reads at run
   /// time. Weights that only backends with packed forms use (`packs_weights`) are not kept.
-  static constexpr std::size_t kept_weight_bytes = layout.kept_bytes;
+  static constexpr std::size_t kept_weight_bytes = steps::layout.kept_bytes;
 
   compiled() : arena_(arena_bytes, "the arena (activations between steps, `arena_bytes`)") {
     // With no weights there is no bind: backends prepare their kernels now. With literals only,
     // binding needs nothing from the caller, so it happens here.
     if constexpr (plan.weights.empty()) {
-      prepare_steps(states_, nullptr, nullptr);
+      steps::prepare_steps(states_, nullptr, nullptr);
     } else if constexpr (literals_only) {
       bind(detail::no_weight_source{});
     }
@@ -177,10 +144,10 @@ class compiled {
   /// The backend that runs step `s` (by name: the host's too).
   static constexpr std::string_view step_backend(std::size_t s) {
     constexpr std::string_view names[] = {std::string_view(Backends::name)...};
-    return names[owner[s]];
+    return names[steps::owner[s]];
   }
   /// What step `s` runs: the composite or partition function's name, or the op's.
-  static constexpr std::string_view step_name(std::size_t s) { return step_names[s].name(); }
+  static constexpr std::string_view step_name(std::size_t s) { return steps::step_names[s].name(); }
 
   /// True when every weight is a `literal` (or there are none): the executable binds itself
   /// when constructed, and `run` needs no `bind` first.
@@ -214,11 +181,11 @@ class compiled {
       throw error(detail::concat("partita: bind: ", source.origin(),
                                  " does not list its tensors (no tensors()), so on_unused::reject cannot check them"));
     std::vector<std::string> names = detail::unused_tensors(weight_slots, source);
-    detail::aligned_buffer kept(layout.kept_bytes, "the weights kept"), staged(layout.staged_bytes, "the weights to pack");
-    detail::gather_weights(weight_slots, source, raw_needed, layout.offset, kept.get(), staged.get(),
+    detail::aligned_buffer kept(steps::layout.kept_bytes, "the weights kept"), staged(steps::layout.staged_bytes, "the weights to pack");
+    detail::gather_weights(weight_slots, source, steps::raw_needed, steps::layout.offset, kept.get(), staged.get(),
                            unused == on_unused::reject ? detail::unused_problems(names, source.origin()) : std::string());
     states_t next = fork_states(std::make_index_sequence<sizeof...(Backends)>{});
-    prepare_steps(next, kept.get(), staged.get());
+    steps::prepare_steps(next, kept.get(), staged.get());
     weights_ = std::move(kept);
     states_ = std::move(next);
     unused_ = std::move(names);
@@ -310,7 +277,7 @@ class compiled {
   }
 
  private:
-  using states_t = boost::hana::tuple<typename Backends::state...>;
+  using states_t = typename steps::states;
 
   void check_live(const char* what) const {
     if (!live_)
@@ -329,20 +296,21 @@ class compiled {
   }
 
   void execute(const float* const* in, float* const* out) {
+    const detail::step_frame frame{in, out, weights_.get(), arena_.get()};
     for (std::size_t s = 0; s < num_steps; ++s) {
       if constexpr (sizeof...(Backends) > 1) {
         // The backend of the step before (cyclically: a run follows the previous one) rests if it can.
-        const std::size_t before = owner[(s + num_steps - 1) % (num_steps ? num_steps : 1)];  // no division by zero to warn of
-        if (before != owner[s]) rest(before, std::make_index_sequence<sizeof...(Backends)>{});
+        const std::size_t before = steps::owner[(s + num_steps - 1) % (num_steps ? num_steps : 1)];  // no division by zero to warn of
+        if (before != steps::owner[s]) rest(before, std::make_index_sequence<sizeof...(Backends)>{});
       }
       [[maybe_unused]] const auto start = profiling ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
-      runs[s](*this, in, out, static_cast<int>(s));
+      steps::runs[s](states_, frame, static_cast<int>(s));
       if constexpr (profiling) profile_.ns[s] += detail::ns_since(start);
     }
     [[maybe_unused]] const auto copies_start =
         profiling ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     for (const output_copy& c : copies) {
-      const float* from = locate(c.from, in, out);
+      const float* from = steps::locate(c.from, frame);
       // An output given the very buffer of the input it copies needs no copy (alias_rules).
       if (from != out[c.output]) std::memcpy(out[c.output], from, c.bytes);
     }
@@ -361,79 +329,11 @@ class compiled {
     (one(std::integral_constant<std::size_t, B>{}), ...);
   }
 
-  // `r.offset`: a view's byte offset in its tensor (a contiguous slice); in the arena, the buffer's.
-  float* locate(const buffer_ref& r, const float* const* in, float* const* out) const {
-    switch (r.kind) {
-      case storage::input:  // read only: only passed as kernel input
-        return reinterpret_cast<float*>(reinterpret_cast<std::byte*>(const_cast<float*>(in[r.index])) + r.offset);
-      case storage::weight:
-        // A weight only packing kernels read is not kept: they get null and do not look.
-        return raw_needed[static_cast<std::size_t>(r.index)]
-                   ? reinterpret_cast<float*>(weights_.get() + layout.offset[static_cast<std::size_t>(r.index)] + r.offset)
-                   : nullptr;
-      case storage::arena: return reinterpret_cast<float*>(arena_.get() + r.offset);
-      case storage::output: return reinterpret_cast<float*>(reinterpret_cast<std::byte*>(out[r.index]) + r.offset);
-      case storage::none: break;
-    }
-    return nullptr;
-  }
-
-  // Each step is one call through `runs`, to the function of its canonical step C: shared by
-  // every step with C's signature, it reads the step's buffers from `io` and `ins` at run time.
-  static constexpr auto io = detail::step_ios<num_steps>(plan, prepared);
-  static constexpr auto ins = plan.ins;
+  // Outputs that are inputs, weights or another output's value: copied after the last step.
   static constexpr auto copies = plan.copies;
-
-  template <std::size_t C>
-  static void run_kernel(compiled& self, const float* const* in, float* const* out, int s) {
-    const int step = call_of<C>::shared ? s : static_cast<int>(C);  // a constant where the kernel is the step's own
-    const detail::step_io& at = io[static_cast<std::size_t>(step)];
-    std::array<const float*, static_cast<std::size_t>(plan.steps[C].num_in)> args{};
-    for (std::size_t k = 0; k < args.size(); ++k) args[k] = self.locate(ins[static_cast<std::size_t>(at.first_in) + k], in, out);
-    call_of<C>::run(boost::hana::at_c<owner[C]>(self.states_), args.data(), self.locate(at.out, in, out), at.prepared);
-  }
-
-  using run_fn = void (*)(compiled&, const float* const*, float* const*, int);
-  static constexpr auto runs = []<std::size_t... S>(std::index_sequence<S...>) {
-    return std::array<run_fn, num_steps>{&run_kernel<static_cast<std::size_t>(canonical[S])>...};
-  }(std::make_index_sequence<num_steps>{});
-
-  // `prepare` with step s's weights, null for its other arguments.
-  template <std::size_t C>
-  static void prepare_kernel(states_t& states, const std::byte* kept, const std::byte* staged, int s) {
-    const int step = call_of<C>::shared ? s : static_cast<int>(C);
-    std::array<const float*, static_cast<std::size_t>(plan.steps[C].num_in)> args{};
-    for (std::size_t k = 0; k < args.size(); ++k) {
-      const buffer_ref& r = ins[static_cast<std::size_t>(io[static_cast<std::size_t>(step)].first_in) + k];
-      if (r.kind != storage::weight) continue;
-      const auto w = static_cast<std::size_t>(r.index);
-      args[k] = reinterpret_cast<const float*>((raw_needed[w] ? kept : staged) + layout.offset[w] + r.offset);
-    }
-    try {
-      call_of<C>::prepare(boost::hana::at_c<owner[C]>(states), args.data(), step);
-    } catch (const std::exception& e) {
-      // Steps that share a kernel have the same name (the op's or the composite's).
-      throw error(detail::concat("partita: bind: backend '", std::string_view(backend_of<C>::name), "' rejected step ",
-                                 std::to_string(step), " (", step_name(C), "): ", e.what()));
-    }
-  }
-
-  using prepare_fn = void (*)(states_t&, const std::byte*, const std::byte*, int);
-  static constexpr auto prepares = []<std::size_t... S>(std::index_sequence<S...>) {
-    return std::array<prepare_fn, num_steps>{[]<std::size_t C>(std::integral_constant<std::size_t, C>) -> prepare_fn {
-      if constexpr (call_of<C>::prepares) return &prepare_kernel<C>;
-      return nullptr;
-    }(std::integral_constant<std::size_t, static_cast<std::size_t>(canonical[S])>{})...};
-  }(std::make_index_sequence<num_steps>{});
-
-  static void prepare_steps(states_t& states, const std::byte* kept, const std::byte* staged) {
-    for (std::size_t s = 0; s < num_steps; ++s)
-      if (prepares[s] && prepared[s] == static_cast<int>(s)) prepares[s](states, kept, staged, static_cast<int>(s));
-  }
 
   detail::aligned_buffer arena_;
   detail::aligned_buffer weights_;  // the kept weights (`kept_weight_bytes`), after bind
-  // One state per backend, of unrelated types: a Hana tuple, indexed at compile time.
   states_t states_{};
   step_profile<num_steps> profile_{};
   std::vector<std::string> unused_;  // the source's tensors the last bind did not read
