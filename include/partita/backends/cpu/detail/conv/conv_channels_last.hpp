@@ -6,8 +6,7 @@
 // Why channels-last. In NCHW a 1×1 convolution reads every channel plane of its positions and a
 // depthwise one reads whole planes, so two steps in a row cannot both keep a core on the data
 // it wrote: one splits by positions, the other by channels, and half of every input then comes
-// from the other core's cache (about 25 GB/s against 105 from its own L2, two Sapphire Rapids
-// cores). In NHWC a range of output rows is one contiguous block for every step of a
+// from the other core's cache, at a fraction of the bandwidth of the core's own L2. In NHWC a range of output rows is one contiguous block for every step of a
 // MobileNet-style chain, so each core reads back what it wrote (a depthwise layer's halo rows
 // excepted), and a position's channels are the vector lanes: no plane is padded or copied.
 #include <algorithm>

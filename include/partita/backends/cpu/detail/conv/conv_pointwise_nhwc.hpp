@@ -22,9 +22,8 @@ namespace partita::detail::cpu {
 
 /// True for the 1×1 convolutions that run `pointwise_nhwc`: NHWC in and out, and a depth of at
 /// most 1024, whose panel of weights (two vectors per input channel, 128 KB) stays in L2 for
-/// the whole pass over the positions. MobileNetV2's deepest (960 → 320 and 320 → 1280 on 7×7)
-/// took 0.9 of matmul's time (one Cascade Lake core, inside the network); deeper ones keep
-/// matmul's depth passes.
+/// the whole pass over the positions: MobileNetV2's deepest (960 → 320 and 320 → 1280 on 7×7)
+/// run faster so than on matmul; deeper ones keep matmul's depth passes.
 constexpr bool nhwc_pointwise(const conv_geometry& g) { return nhwc_reads_in_place(g) && g.groups == 1 && g.c <= 1024; }
 
 /// True for the strided 1×1 convolutions that run `pointwise_nhwc` on their input positions
@@ -289,8 +288,7 @@ template <activation A, pointwise_kernels K = pointwise_kernels{}>
       std::ptrdiff_t p = 0, t = 0;
       // The tile's pointers advanced and its arguments held in locals: read through the
       // lambda's references, both compilers reloaded them from the stack and recomputed the
-      // pointers for every tile (MobileNetV2 alternated, one Zen 3 core: GCC 0.984–0.986,
-      // clang 0.986–0.993).
+      // pointers for every tile, which an alternated A/B run of MobileNetV2 showed on both.
       const auto tiles_of = [&]<int S>(std::ptrdiff_t count) {
         const float* xt = x + p * c;
         const float* rt = residual ? residual + p * o + at : nullptr;

@@ -35,8 +35,8 @@ inline constexpr int gemv_prefetch = 24;
 /// One- and two-row micro-kernels, which stream B and take no share (`lines` 0), read `start`
 /// as where the stream goes on after this B (the next panel in the caller's order), whose first
 /// rows their last steps ask for; null: the memory right after B. (Two fields, not three: with
-/// a third, even unused, the struct no longer travels in two registers, and the BERT-style
-/// encoder ran 1.08 times as long on two Zen 5 threads, two builds in one process alternated.)
+/// a third, even unused, the struct no longer travels in two registers, which slowed the
+/// BERT-style encoder measurably in an alternated A/B run.)
 struct prefetch_share {
   const char* start = nullptr;
   int lines = 0;
