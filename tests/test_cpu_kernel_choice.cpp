@@ -1,12 +1,14 @@
 // cpu: one decision per op family names the kernel a step runs and why (gemm_choice.hpp,
-// matmul_choice.hpp, pool_choice.hpp), the kernel dispatches on it, and print(plan) shows it
-// beside the step.
+// matmul_choice.hpp, pool_choice.hpp, conv_choice.hpp), the kernel dispatches on it, and
+// print(plan) shows it beside the step.
 #include <string>
 #include <string_view>
 
 #include <doctest/doctest.h>
 
 #include <partita/partita.hpp>
+
+#include <laws/conformance_models.hpp>
 
 using namespace partita;
 using detail::cpu::choose_conv_kernel;
@@ -162,6 +164,30 @@ TEST_CASE("print(plan) shows each cpu matmul and pooling step's kernel, the one 
         exe::plan.steps[1].note.kernel);
   CHECK(detail::cpu::name_of(cpu::kernel<step_ref<exe::module::value, exe::plan, 3>>::chosen) ==
         exe::plan.steps[3].note.kernel);
+}
+
+// conv_transpose2d: weights packed at bind or every run; the fused pairs of convolutions: the
+// layout the plan chose for the step.
+static_assert(detail::cpu::choose_conv_transpose_kernel(true).kernel == detail::cpu::conv_kernel_id::transpose_packed);
+static_assert(detail::cpu::choose_conv_transpose_kernel(false).kernel == detail::cpu::conv_kernel_id::transpose_packing);
+static_assert(detail::cpu::choose_expand_depthwise_kernel(true).kernel ==
+              detail::cpu::conv_kernel_id::expand_depthwise_rows);
+static_assert(detail::cpu::choose_depthwise_project_kernel(false).kernel ==
+              detail::cpu::conv_kernel_id::depthwise_project_ring);
+
+using transposed = conv_transpose2d<input<"x", f32, 1, 4, 5, 5>, weight<"w", f32, 4, 3, 2, 2>, {.stride = {2, 2}}>;
+
+TEST_CASE("print(plan) shows the kernel of conv_transpose2d steps and of the fused pairs of convolutions") {
+  namespace nets = laws::nets;
+  const auto shows = [](const std::string& text, std::string_view kernel) {
+    INFO(text);
+    CHECK(text.find("  [" + std::string(kernel) + ": ") != std::string::npos);
+  };
+  shows(print(compiled<model<transposed>, cpu>::plan), "transpose_packed");
+  shows(print(compiled<model<nets::expand::d>, cpu>::plan), "expand_depthwise_panels");
+  shows(print(compiled<model<nets::nhwc::he>, cpu>::plan), "expand_depthwise_rows");
+  shows(print(compiled<model<nets::dwp::plain>, cpu>::plan), "depthwise_project_ring");
+  shows(print(compiled<model<nets::dwp::head>, cpu>::plan), "depthwise_project_bands");
 }
 
 TEST_CASE("the reference backend notes nothing") {

@@ -68,8 +68,9 @@ struct cpu {
 
   /// The kernel a step runs and why, as `print(plan)` shows it: dense, conv2d and conv1d steps,
   /// alone or fused, name the one `choose_conv_kernel` or `choose_dense_kernel` picked, matmul
-  /// steps `choose_matmul_kernel`'s and pooling steps `choose_pool_kernel`'s, each the one their
-  /// kernel dispatches on; other steps note nothing.
+  /// steps `choose_matmul_kernel`'s, pooling steps `choose_pool_kernel`'s, conv_transpose2d and
+  /// the fused expansion-depthwise and depthwise-projection pairs theirs (conv_choice.hpp), each
+  /// the one their kernel dispatches on; other steps note nothing.
   template <class Step>
   static constexpr kernel_note note();
 };
@@ -101,11 +102,13 @@ template <class Step>
   requires(expand_depthwise_composite<Step>())
 struct kernel_for<Step> {
   using type = expand_depthwise_kernel<Step>;
+  static constexpr kernel_note note() { return note_of(expand_depthwise_choice<Step>()); }
 };
 template <class Step>
   requires(depthwise_project_composite<Step>())
 struct kernel_for<Step> {
   using type = depthwise_project_kernel<Step>;
+  static constexpr kernel_note note() { return note_of(depthwise_project_choice<Step>()); }
 };
 template <class Step>
   requires(Step::op == op_id::conv1d || conv1d_composite<Step>())
@@ -117,6 +120,7 @@ template <class Step>
   requires(main_op<Step>() == op_id::conv_transpose2d)
 struct kernel_for<Step> {
   using type = conv_transpose_kernel<Step>;
+  static constexpr kernel_note note() { return note_of(conv_transpose_choice<Step>()); }
 };
 template <class Step>
   requires(main_op<Step>() == op_id::matmul && !softmax_composite<Step>() && !conv1d_composite<Step>())

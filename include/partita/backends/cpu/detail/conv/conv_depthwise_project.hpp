@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "partita/backends/cpu/detail/conv/conv.hpp"
+#include "partita/backends/cpu/detail/conv/conv_choice.hpp"
 #include "partita/backends/cpu/detail/conv/conv_channels_last.hpp"
 #include "partita/backends/cpu/detail/conv/conv_depthwise.hpp"
 #include "partita/backends/cpu/detail/conv/conv_depthwise_nhwc.hpp"
@@ -35,6 +36,13 @@ constexpr bool depthwise_project_composite() {
   else return false;
 }
 
+/// The kernel a `cpu.conv2d_depthwise_project[_add]` step runs, and why: NHWC bands or a planar
+/// ring, as the plan chose the step's layout (`choose_depthwise_project_kernel`).
+template <class Step>
+constexpr conv_choice depthwise_project_choice() {
+  return choose_depthwise_project_kernel(out_layout_of<Step>() == tensor_layout::channels_last);
+}
+
 /// The kernel of a `cpu.conv2d_depthwise_project` step: x → depthwise conv2d + bias or batch
 /// norm (→ activation) → 1×1 conv2d + bias or batch norm (+ residual) (→ activation).
 template <class Step>
@@ -51,7 +59,8 @@ struct depthwise_project_kernel {
 
   // Channels-last (the plan's choice; the input, the residual and the output alike,
   // `layout_role::same`).
-  static constexpr bool nhwc = out_layout_of<Step>() == tensor_layout::channels_last;
+  static constexpr conv_choice choice = depthwise_project_choice<Step>();
+  static constexpr bool nhwc = choice.kernel == conv_kernel_id::depthwise_project_bands;
   static_assert(nhwc == (in_layout_of<Step>(dw.x) == tensor_layout::channels_last) &&
                     (pj.residual < 0 || nhwc == (in_layout_of<Step>(pj.residual) == tensor_layout::channels_last)),
                 "partita: cpu: a fused depthwise projection reads and writes one layout");

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "partita/backends/cpu/detail/conv/conv.hpp"
+#include "partita/backends/cpu/detail/conv/conv_choice.hpp"
 #include "partita/backends/cpu/detail/conv/conv_channels_last.hpp"
 #include "partita/backends/cpu/detail/conv/conv_depthwise.hpp"
 #include "partita/backends/cpu/detail/conv/conv_depthwise_nhwc.hpp"
@@ -113,6 +114,13 @@ constexpr bool expand_depthwise_composite() {
   else return false;
 }
 
+/// The kernel a `cpu.conv2d_expand_depthwise` step runs, and why: NHWC rows or planar panels, as
+/// the plan chose the step's layout (`choose_expand_depthwise_kernel`).
+template <class Step>
+constexpr conv_choice expand_depthwise_choice() {
+  return choose_expand_depthwise_kernel(out_layout_of<Step>() == tensor_layout::channels_last);
+}
+
 /// The kernel of a `cpu.conv2d_expand_depthwise` step: x → 1×1 conv2d + bias or batch norm
 /// (→ activation) → depthwise conv2d + bias or batch norm (→ activation).
 template <class Step>
@@ -159,7 +167,8 @@ struct expand_depthwise_kernel {
   }
 
   // Channels-last (the plan's choice; the input and the output alike, `layout_role::same`).
-  static constexpr bool nhwc = out_layout_of<Step>() == tensor_layout::channels_last;
+  static constexpr conv_choice choice = expand_depthwise_choice<Step>();
+  static constexpr bool nhwc = choice.kernel == conv_kernel_id::expand_depthwise_rows;
   static_assert(nhwc == (in_layout_of<Step>(pw.x) == tensor_layout::channels_last),
                 "partita: cpu: a channels-last expansion reads a channels-last input");
   // Packed for NHWC: the expansion's panels, its column bias (readable for a whole panel past

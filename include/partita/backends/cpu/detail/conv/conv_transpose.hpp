@@ -17,6 +17,7 @@
 
 #include "partita/backends/cpu/detail/conv/conv.hpp"
 #include "partita/backends/cpu/detail/elementwise/eltwise.hpp"
+#include "partita/backends/cpu/detail/conv/conv_choice.hpp"
 #include "partita/backends/cpu/detail/fused.hpp"
 #include "partita/backends/cpu/detail/gemm/gemm.hpp"
 #include "partita/backends/cpu/detail/state.hpp"
@@ -150,6 +151,13 @@ inline void conv_transpose_units(const conv_transpose_geometry& g, const float* 
   }
 }
 
+/// The kernel a conv_transpose2d step runs, and why (`choose_conv_transpose_kernel`): a fused
+/// composite's weights and a bound weight are packed at bind.
+template <class Step>
+constexpr conv_choice conv_transpose_choice() {
+  return choose_conv_transpose_kernel(Step::op == op_id::call || Step::arg(1).op == op_id::weight);
+}
+
 /// conv_transpose2d steps, alone or fused with what follows (`cpu.conv_transpose2d_*`: a bias, a
 /// batch norm folded into the weights and bias at bind, a residual add, an activation): weights
 /// packed at bind when they are bound weights, at every run otherwise; the units split
@@ -164,7 +172,8 @@ struct conv_transpose_kernel {
   static constexpr shape x_shape = fused ? Step::body(Step::body_arg(info.main_node, 0)).out : Step::arg(0).out;
   static constexpr shape w_shape = fused ? Step::body(Step::body_arg(info.main_node, 1)).out : Step::arg(1).out;
   static constexpr conv_transpose_geometry geo = make_conv_transpose_geometry(x_shape, w_shape, main.out, *main.at);
-  static constexpr bool constant_weight = fused || Step::arg(1).op == op_id::weight;
+  static constexpr conv_choice choice = conv_transpose_choice<Step>();
+  static constexpr bool constant_weight = choice.kernel == conv_kernel_id::transpose_packed;
   static constexpr bool has_bias = info.bias >= 0 || info.gamma >= 0;
   static constexpr bool has_epilogue = has_bias || info.residual >= 0 || info.act != activation::none;
   static constexpr bool packs_weights = constant_weight && Step::arg(info.x).op != op_id::weight &&
