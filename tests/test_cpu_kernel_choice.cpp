@@ -1,6 +1,6 @@
 // cpu: one decision per op family names the kernel a step runs and why (gemm_choice.hpp,
-// matmul_choice.hpp, pool_choice.hpp, conv_choice.hpp), the kernel dispatches on it, and
-// print(plan) shows it beside the step.
+// matmul_choice.hpp, pool_choice.hpp, conv_choice.hpp, attention_choice.hpp), the kernel
+// dispatches on it, and print(plan) shows it beside the step.
 #include <string>
 #include <string_view>
 
@@ -188,6 +188,25 @@ TEST_CASE("print(plan) shows the kernel of conv_transpose2d steps and of the fus
   shows(print(compiled<model<nets::nhwc::he>, cpu>::plan), "expand_depthwise_rows");
   shows(print(compiled<model<nets::dwp::plain>, cpu>::plan), "depthwise_project_ring");
   shows(print(compiled<model<nets::dwp::head>, cpu>::plan), "depthwise_project_bands");
+}
+
+// The softmax composites: attention where the softmax reads Q.K and is multiplied by V.
+static_assert(detail::cpu::choose_attention_kernel(true).kernel == detail::cpu::attention_kernel_id::attention_blocks);
+static_assert(detail::cpu::choose_attention_kernel(false).kernel == detail::cpu::attention_kernel_id::softmax_rows);
+
+using attended = matmul<softmax<multiply<matmul<input<"q", f32, 1, 2, 8, 4>, input<"k", f32, 1, 2, 8, 4>,
+                                                {.transpose_b = true}>,
+                                         scalar<0.5f>>>,
+                        input<"v", f32, 1, 2, 8, 4>>;
+using scaled = softmax<multiply<input<"x", f32, 3, 37>, scalar<0.125f>>>;
+
+TEST_CASE("print(plan) shows the kernel of the softmax composites") {
+  const std::string attention = print(compiled<model<attended>, cpu>::plan);
+  INFO(attention);
+  CHECK(attention.find("  [attention_blocks: ") != std::string::npos);
+  const std::string softmax = print(compiled<model<scaled>, cpu>::plan);
+  INFO(softmax);
+  CHECK(softmax.find("  [softmax_rows: ") != std::string::npos);
 }
 
 TEST_CASE("the reference backend notes nothing") {

@@ -68,9 +68,10 @@ struct cpu {
 
   /// The kernel a step runs and why, as `print(plan)` shows it: dense, conv2d and conv1d steps,
   /// alone or fused, name the one `choose_conv_kernel` or `choose_dense_kernel` picked, matmul
-  /// steps `choose_matmul_kernel`'s, pooling steps `choose_pool_kernel`'s, conv_transpose2d and
-  /// the fused expansion-depthwise and depthwise-projection pairs theirs (conv_choice.hpp), each
-  /// the one their kernel dispatches on; other steps note nothing.
+  /// steps `choose_matmul_kernel`'s, pooling steps `choose_pool_kernel`'s, conv_transpose2d, the
+  /// fused expansion-depthwise and depthwise-projection pairs (conv_choice.hpp) and the softmax
+  /// composites (`choose_attention_kernel`) theirs, each the one their kernel dispatches on;
+  /// other steps note nothing.
   template <class Step>
   static constexpr kernel_note note();
 };
@@ -131,7 +132,10 @@ struct kernel_for<Step> {
 template <class Step>
   requires(softmax_composite<Step>())
 struct kernel_for<Step> {
-  using type = std::conditional_t<analyse_softmax<Step>().scores >= 0, attention_kernel<Step>, softmax_scaled_kernel<Step>>;
+  static constexpr attention_choice choice = softmax_composite_choice<Step>();
+  using type = std::conditional_t<choice.kernel == attention_kernel_id::attention_blocks, attention_kernel<Step>,
+                                  softmax_scaled_kernel<Step>>;
+  static constexpr kernel_note note() { return note_of(choice); }
 };
 }  // namespace detail::cpu
 

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "partita/backends/cpu/detail/attention/attention_choice.hpp"
 #include "partita/backends/cpu/detail/fused.hpp"
 #include "partita/backends/cpu/detail/gemm/matmul.hpp"
 #include "partita/backends/cpu/detail/norm/norm.hpp"
@@ -135,6 +136,12 @@ constexpr softmax_step analyse_softmax() {
 template <class S>
 constexpr bool softmax_composite() {
   return body_has<S>(op_id::softmax);
+}
+
+/// The kernel a softmax composite step runs, and why (`choose_attention_kernel`).
+template <class S>
+constexpr attention_choice softmax_composite_choice() {
+  return choose_attention_kernel(analyse_softmax<S>().scores >= 0);
 }
 
 /// Where row r of a [rows, len] view of `scores` reads its mask: the mask's offset for that row
