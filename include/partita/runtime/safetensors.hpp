@@ -5,7 +5,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <map>  // and std::less<>, its default comparator: <functional> is far larger
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string>
@@ -17,6 +17,7 @@
 #include "partita/core/error.hpp"
 #include "partita/core/detail/concat.hpp"
 #include "partita/runtime/detail/json.hpp"
+#include "partita/runtime/detail/name_order.hpp"
 #include "partita/runtime/tensor_data.hpp"
 
 namespace partita {
@@ -40,10 +41,7 @@ class safetensors_file {
   safetensors_file& operator=(const safetensors_file&) = delete;
 
   /// The tensor called `name`, or nullptr.
-  const tensor_data* find(std::string_view name) const {
-    const auto it = index_.find(name);
-    return it == index_.end() ? nullptr : &tensors_[it->second];
-  }
+  const tensor_data* find(std::string_view name) const { return detail::find_by_name(tensors_, order_, name); }
 
   /// Every tensor, in header order.
   std::span<const tensor_data> tensors() const { return tensors_; }
@@ -61,7 +59,7 @@ class safetensors_file {
   std::vector<std::byte> bytes_;
   std::string origin_;
   std::vector<tensor_data> tensors_;
-  std::map<std::string, std::size_t, std::less<>> index_;
+  std::vector<std::size_t> order_;  // positions of tensors_, sorted by name
   safetensors_metadata metadata_;
 };
 
@@ -92,8 +90,33 @@ inline void append_le64(std::vector<std::byte>& out, std::uint64_t v) {
   for (int i = 0; i < 8; ++i) out.push_back(static_cast<std::byte>((v >> (8 * i)) & 0xFF));
 }
 
-[[noreturn]] inline void safetensors_fail(std::string_view origin, const std::string& what) {
-  throw error(std::string(origin) + ": " + what);
+// Messages are string views joined in plain functions, not `std::string +` chains (an overload
+// resolution per `+`, in every file that includes the runtime).
+/// Throws "origin: " followed by the parts.
+[[noreturn]] inline void safetensors_fail(std::string_view origin, std::initializer_list<std::string_view> what) {
+  std::string message(origin);
+  message += ": ";
+  for (const std::string_view part : what) message += part;
+  throw error(message);
+}
+
+/// Throws "origin: tensor 'name': " followed by the parts.
+[[noreturn]] inline void safetensors_fail(std::string_view origin, std::string_view name,
+                                          std::initializer_list<std::string_view> what) {
+  std::string message(origin);
+  message += ": tensor '";
+  message += name;
+  message += "': ";
+  for (const std::string_view part : what) message += part;
+  throw error(message);
+}
+
+/// The keys of `members`, in order.
+inline std::vector<std::string_view> member_keys(const std::vector<json::member>& members) {
+  std::vector<std::string_view> keys;
+  keys.reserve(members.size());
+  for (const auto& m : members) keys.push_back(std::string_view(m.key));
+  return keys;
 }
 
 // A JSON value as a message spells it: `-3`, `2.5`, `"x"`, `an array`.
@@ -118,13 +141,14 @@ inline std::optional<std::uint64_t> non_negative(const json::value& v) {
 
 inline safetensors_metadata read_safetensors_metadata(std::string_view origin, const json::value& v) {
   if (v.type != json::value::kind::object)
-    safetensors_fail(origin, "__metadata__ is " + describe(v) + ", expected an object of strings");
+    safetensors_fail(origin, {"__metadata__ is ", describe(v), ", expected an object of strings"});
   safetensors_metadata out;
-  std::map<std::string_view, int, std::less<>> seen;
-  for (const auto& m : v.members) {
-    if (!seen.emplace(m.key, 0).second) safetensors_fail(origin, "duplicate __metadata__ key '" + m.key + "'");
+  const std::vector<std::size_t> first = first_positions(member_keys(v.members));
+  for (std::size_t i = 0; i < v.members.size(); ++i) {
+    const auto& m = v.members[i];
+    if (first[i] != i) safetensors_fail(origin, {"duplicate __metadata__ key '", m.key, "'"});
     if (m.val.type != json::value::kind::string)
-      safetensors_fail(origin, "__metadata__ key '" + m.key + "' is " + describe(m.val) + ", expected a string");
+      safetensors_fail(origin, {"__metadata__ key '", m.key, "' is ", describe(m.val), ", expected a string"});
     out.emplace_back(m.key, m.val.text);
   }
   return out;
@@ -133,9 +157,8 @@ inline safetensors_metadata read_safetensors_metadata(std::string_view origin, c
 // Validates one header entry against the data section and returns its tensor.
 inline tensor_data read_safetensors_entry(std::string_view origin, const std::string& name, const json::value& v,
                                           std::span<const std::byte> data) {
-  const std::string where = "tensor '" + name + "': ";
-  auto fail = [&](const std::string& what) { safetensors_fail(origin, where + what); };
-  if (v.type != json::value::kind::object) fail("entry is " + describe(v) + ", expected an object");
+  auto fail = [&](std::initializer_list<std::string_view> what) { safetensors_fail(origin, name, what); };
+  if (v.type != json::value::kind::object) fail({"entry is ", describe(v), ", expected an object"});
 
   const json::value* dtype_v = nullptr;
   const json::value* shape_v = nullptr;
@@ -146,29 +169,28 @@ inline tensor_data read_safetensors_entry(std::string_view origin, const std::st
                              : m.key == "data_offsets" ? &offsets_v : nullptr;
     // Unknown keys are ignored, as the reference reader does, so newer writers stay readable.
     if (!slot) continue;
-    if (*slot) fail("\"" + m.key + "\" appears twice");
+    if (*slot) fail({"\"", m.key, "\" appears twice"});
     *slot = &m.val;
   }
-  if (!dtype_v) fail("missing \"dtype\"");
-  if (!shape_v) fail("missing \"shape\"");
-  if (!offsets_v) fail("missing \"data_offsets\"");
+  if (!dtype_v) fail({"missing \"dtype\""});
+  if (!shape_v) fail({"missing \"shape\""});
+  if (!offsets_v) fail({"missing \"data_offsets\""});
 
   tensor_data t;
   t.name = name;
-  if (dtype_v->type != json::value::kind::string) fail("\"dtype\" is " + describe(*dtype_v) + ", expected a string");
+  if (dtype_v->type != json::value::kind::string) fail({"\"dtype\" is ", describe(*dtype_v), ", expected a string"});
   t.dtype_name = dtype_v->text;
   t.type = dtype_from_safetensors_name(t.dtype_name);
 
-  if (shape_v->type != json::value::kind::array) fail("\"shape\" is " + describe(*shape_v) + ", expected an array");
+  if (shape_v->type != json::value::kind::array) fail({"\"shape\" is ", describe(*shape_v), ", expected an array"});
   for (std::size_t i = 0; i < shape_v->items.size(); ++i) {
     const auto d = non_negative(shape_v->items[i]);
     if (!d)
-      fail("dimension " + std::to_string(i) + " is " + describe(shape_v->items[i]) +
-           ", expected a non-negative integer");
+      fail({"dimension ", std::to_string(i), " is ", describe(shape_v->items[i]), ", expected a non-negative integer"});
     t.dims.push_back(static_cast<std::int64_t>(*d));
   }
   const auto elements = checked_elements(t.dims);
-  if (!elements) fail("shape " + dims_string(t.dims) + " has more elements than fit in 63 bits");
+  if (!elements) fail({"shape ", dims_string(t.dims), " has more elements than fit in 63 bits"});
 
   const auto& offs = offsets_v->items;
   std::optional<std::uint64_t> begin, end;
@@ -186,19 +208,19 @@ inline tensor_data read_safetensors_entry(std::string_view origin, const std::st
       }
       found += "]";
     }
-    fail("data_offsets must be two non-negative integers [begin, end], found " + found);
+    fail({"data_offsets must be two non-negative integers [begin, end], found ", found});
   }
-  const std::string offsets = "data_offsets [" + std::to_string(*begin) + ", " + std::to_string(*end) + "]";
-  if (*begin > *end) fail(offsets + " decrease");
+  const std::string offsets = concat("data_offsets [", std::to_string(*begin), ", ", std::to_string(*end), "]");
+  if (*begin > *end) fail({offsets, " decrease"});
   if (*end > data.size())
-    fail(offsets + " reach beyond the data section of " + std::to_string(data.size()) + " bytes");
+    fail({offsets, " reach beyond the data section of ", std::to_string(data.size()), " bytes"});
   const std::uint64_t held = *end - *begin;
   if (const std::size_t size = safetensors_element_size(t.dtype_name)) {
     const auto needed = checked_bytes(*elements, size);
     if (!needed || *needed != held)
-      fail(t.dtype_name + " shape " + dims_string(t.dims) + " needs " +
-           (needed ? std::to_string(*needed) : std::string("more than 2^64")) + " bytes, but " + offsets +
-           " hold " + std::to_string(held));
+      fail({t.dtype_name, " shape ", dims_string(t.dims), " needs ",
+            needed ? std::to_string(*needed) : std::string("more than 2^64"), " bytes, but ", offsets, " hold ",
+            std::to_string(held)});
   }
   t.bytes = data.subspan(static_cast<std::size_t>(*begin), static_cast<std::size_t>(held));
   return t;
@@ -214,16 +236,15 @@ inline safetensors_file parse_safetensors(std::vector<std::byte> bytes, std::str
   const std::span<const std::byte> all = f.bytes_;
 
   if (all.size() < 8)
-    detail::safetensors_fail(from, "file is " + std::to_string(all.size()) +
-                                       " bytes, too short for the 8-byte header length");
+    detail::safetensors_fail(from, {"file is ", std::to_string(all.size()), " bytes, too short for the 8-byte header length"});
   const std::uint64_t header_len = detail::read_le64(all.data());
   if (header_len > all.size() - 8)
-    detail::safetensors_fail(from, "header length " + std::to_string(header_len) + " is larger than the " +
-                                       std::to_string(all.size() - 8) + " bytes after the length field (file is " +
-                                       std::to_string(all.size()) + " bytes)");
+    detail::safetensors_fail(from, {"header length ", std::to_string(header_len), " is larger than the ",
+                                    std::to_string(all.size() - 8), " bytes after the length field (file is ",
+                                    std::to_string(all.size()), " bytes)"});
   if (header_len > detail::safetensors_max_header)
-    detail::safetensors_fail(from, "header length " + std::to_string(header_len) + " exceeds the limit of " +
-                                       std::to_string(detail::safetensors_max_header) + " bytes");
+    detail::safetensors_fail(from, {"header length ", std::to_string(header_len), " exceeds the limit of ",
+                                    std::to_string(detail::safetensors_max_header), " bytes"});
   const auto n = static_cast<std::size_t>(header_len);
   const std::string_view header(reinterpret_cast<const char*>(all.data() + 8), n);
   const std::span<const std::byte> data = all.subspan(8 + n);
@@ -232,25 +253,27 @@ inline safetensors_file parse_safetensors(std::vector<std::byte> bytes, std::str
   try {
     root = detail::json::parse(header);
   } catch (const detail::json::syntax_error& e) {
-    detail::safetensors_fail(from, "malformed JSON header at byte " + std::to_string(e.offset) +
-                                       " of the header (file offset " + std::to_string(e.offset + 8) +
-                                       "): " + e.reason);
+    detail::safetensors_fail(from, {"malformed JSON header at byte ", std::to_string(e.offset),
+                                    " of the header (file offset ", std::to_string(e.offset + 8), "): ", e.reason});
   }
   if (root.type != detail::json::value::kind::object)
-    detail::safetensors_fail(from, "header is " + detail::describe(root) + ", expected a JSON object");
+    detail::safetensors_fail(from, {"header is ", detail::describe(root), ", expected a JSON object"});
 
   bool has_metadata = false;
-  for (const auto& m : root.members) {
+  const std::vector<std::size_t> first = detail::first_positions(detail::member_keys(root.members));
+  for (std::size_t i = 0; i < root.members.size(); ++i) {
+    const auto& m = root.members[i];
     if (m.key == "__metadata__") {
-      if (has_metadata) detail::safetensors_fail(from, "__metadata__ appears twice");
+      if (has_metadata) detail::safetensors_fail(from, {"__metadata__ appears twice"});
       has_metadata = true;
       f.metadata_ = detail::read_safetensors_metadata(from, m.val);
       continue;
     }
-    if (f.index_.contains(m.key)) detail::safetensors_fail(from, "duplicate tensor '" + m.key + "'");
+    // An earlier key the same is an earlier tensor: "__metadata__" took the branch above.
+    if (first[i] != i) detail::safetensors_fail(from, {"duplicate tensor '", m.key, "'"});
     f.tensors_.push_back(detail::read_safetensors_entry(from, m.key, m.val, data));
-    f.index_.emplace(m.key, f.tensors_.size() - 1);
   }
+  f.order_ = detail::sorted_by_name(f.tensors_);
   return f;
 }
 
@@ -290,45 +313,52 @@ inline std::vector<std::byte> to_safetensors(std::span<const tensor_data> tensor
   std::string header = "{";
   if (!metadata.empty()) {
     header += "\"__metadata__\":{";
-    std::map<std::string_view, int, std::less<>> seen;
+    std::vector<std::string_view> keys;
+    for (const auto& [k, v] : metadata) keys.push_back(std::string_view(k));
+    const std::vector<std::size_t> first = detail::first_positions(keys);
     for (std::size_t i = 0; i < metadata.size(); ++i) {
       const auto& [k, v] = metadata[i];
-      if (!seen.emplace(k, 0).second) detail::safetensors_fail(from, "duplicate __metadata__ key '" + k + "'");
+      if (first[i] != i) detail::safetensors_fail(from, {"duplicate __metadata__ key '", k, "'"});
       if (!detail::json::is_utf8(k) || !detail::json::is_utf8(v))
-        detail::safetensors_fail(from, "__metadata__ key '" + k + "' or its value is not valid UTF-8");
+        detail::safetensors_fail(from, {"__metadata__ key '", k, "' or its value is not valid UTF-8"});
       if (i) header += ',';
-      header += detail::json::quote(k) + ":" + detail::json::quote(v);
+      header += detail::json::quote(k);
+      header += ':';
+      header += detail::json::quote(v);
     }
     header += "}";
   }
 
-  std::map<std::string_view, int, std::less<>> names;
+  std::vector<std::string_view> names;
+  names.reserve(tensors.size());
+  for (const auto& t : tensors) names.push_back(std::string_view(t.name));
+  const std::vector<std::size_t> first = detail::first_positions(names);
   std::uint64_t offset = 0;
-  for (const auto& t : tensors) {
-    const std::string where = "tensor '" + t.name + "': ";
-    auto fail = [&](const std::string& what) { detail::safetensors_fail(from, where + what); };
-    if (t.name == "__metadata__") fail("the name is reserved for metadata");
-    if (!names.emplace(t.name, 0).second) detail::safetensors_fail(from, "duplicate tensor '" + t.name + "'");
-    if (!detail::json::is_utf8(t.name)) fail("the name is not valid UTF-8");
+  for (std::size_t n = 0; n < tensors.size(); ++n) {
+    const tensor_data& t = tensors[n];
+    auto fail = [&](std::initializer_list<std::string_view> what) { detail::safetensors_fail(from, t.name, what); };
+    if (t.name == "__metadata__") fail({"the name is reserved for metadata"});
+    if (first[n] != n) detail::safetensors_fail(from, {"duplicate tensor '", t.name, "'"});
+    if (!detail::json::is_utf8(t.name)) fail({"the name is not valid UTF-8"});
 
     std::string dtype_name = t.dtype_name;
     if (t.type) {
       const std::string_view known = safetensors_name(*t.type);
       if (dtype_name.empty()) dtype_name = known;
       else if (dtype_name != known)
-        fail("dtype_name " + dtype_name + " disagrees with type " + std::string(known));
+        fail({"dtype_name ", dtype_name, " disagrees with type ", known});
     }
-    if (dtype_name.empty()) fail("no dtype");
-    if (!detail::json::is_utf8(dtype_name)) fail("dtype name is not valid UTF-8");
+    if (dtype_name.empty()) fail({"no dtype"});
+    if (!detail::json::is_utf8(dtype_name)) fail({"dtype name is not valid UTF-8"});
 
     const auto elements = detail::checked_elements(t.dims);
-    if (!elements) fail("invalid shape " + detail::dims_string(t.dims));
+    if (!elements) fail({"invalid shape ", detail::dims_string(t.dims)});
     if (const std::size_t size = detail::safetensors_element_size(dtype_name)) {
       const auto needed = detail::checked_bytes(*elements, size);
       if (!needed || *needed != t.bytes.size())
-        fail(dtype_name + " shape " + detail::dims_string(t.dims) + " needs " +
-             (needed ? std::to_string(*needed) : std::string("more than 2^64")) + " bytes, got " +
-             std::to_string(t.bytes.size()));
+        fail({dtype_name, " shape ", detail::dims_string(t.dims), " needs ",
+              needed ? std::to_string(*needed) : std::string("more than 2^64"), " bytes, got ",
+              std::to_string(t.bytes.size())});
     }
 
     std::string shape = "[";
@@ -339,9 +369,9 @@ inline std::vector<std::byte> to_safetensors(std::span<const tensor_data> tensor
     shape += "]";
     const std::uint64_t end = offset + t.bytes.size();
     if (header.size() > 1) header += ",";
-    header += detail::json::quote(t.name) + ":{\"dtype\":" + detail::json::quote(dtype_name) +
-              ",\"shape\":" + shape + ",\"data_offsets\":[" + std::to_string(offset) + "," + std::to_string(end) +
-              "]}";
+    header += detail::concat(detail::json::quote(t.name), ":{\"dtype\":", detail::json::quote(dtype_name),
+                             ",\"shape\":", shape, ",\"data_offsets\":[", std::to_string(offset), ",",
+                             std::to_string(end), "]}");
     offset = end;
   }
   header += "}";

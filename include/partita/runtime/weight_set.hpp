@@ -4,7 +4,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
-#include <map>  // and std::less<>, its default comparator: <functional> is far larger
 #include <span>
 #include <string>
 #include <string_view>
@@ -13,6 +12,8 @@
 
 #include "partita/core/dtype.hpp"
 #include "partita/core/error.hpp"
+#include "partita/core/detail/concat.hpp"
+#include "partita/runtime/detail/name_order.hpp"
 #include "partita/runtime/tensor_data.hpp"
 
 namespace partita {
@@ -43,27 +44,27 @@ class weight_set {
   /// Adds raw little-endian data of element type `type` and shape `dims`.
   weight_set& add(std::string name, dtype type, std::span<const std::byte> bytes,
                   std::span<const std::int64_t> dims) {
-    if (index_.contains(name)) throw error("in-memory weight set: duplicate tensor '" + name + "'");
+    // Where the name goes in the sorted order: a tensor of that name already there is a duplicate.
+    const std::size_t at = detail::name_lower_bound(tensors_, order_, name);
+    if (at < order_.size() && tensors_[order_[at]].name == name)
+      throw error(detail::concat("in-memory weight set: duplicate tensor '", name, "'"));
     const auto elements = detail::checked_elements(dims);
     if (!elements)
-      throw error("in-memory weight set: tensor '" + name + "': invalid shape " + detail::dims_string(dims));
+      throw error(detail::concat("in-memory weight set: tensor '", name, "': invalid shape ", detail::dims_string(dims)));
     const auto expected = detail::checked_bytes(*elements, size_of(type));
     if (!expected || *expected != bytes.size())
-      throw error("in-memory weight set: tensor '" + name + "': " + std::string(safetensors_name(type)) +
-                  " shape " + detail::dims_string(dims) + " needs " +
-                  (expected ? std::to_string(*expected) : std::string("too many")) + " bytes, got " +
-                  std::to_string(bytes.size()));
-    index_.emplace(name, tensors_.size());
+      throw error(detail::concat("in-memory weight set: tensor '", name, "': ", safetensors_name(type), " shape ",
+                                 detail::dims_string(dims), " needs ",
+                                 expected ? std::to_string(*expected) : std::string("too many"), " bytes, got ",
+                                 std::to_string(bytes.size())));
     tensors_.push_back(tensor_data{std::move(name), std::string(safetensors_name(type)), type,
                                    std::vector<std::int64_t>(dims.begin(), dims.end()), bytes});
+    order_.insert(order_.begin() + static_cast<std::ptrdiff_t>(at), tensors_.size() - 1);
     return *this;
   }
 
   /// The tensor called `name`, or nullptr.
-  const tensor_data* find(std::string_view name) const {
-    const auto it = index_.find(name);
-    return it == index_.end() ? nullptr : &tensors_[it->second];
-  }
+  const tensor_data* find(std::string_view name) const { return detail::find_by_name(tensors_, order_, name); }
 
   /// Every tensor, in the order added.
   std::span<const tensor_data> tensors() const { return tensors_; }
@@ -73,7 +74,7 @@ class weight_set {
 
  private:
   std::vector<tensor_data> tensors_;
-  std::map<std::string, std::size_t, std::less<>> index_;
+  std::vector<std::size_t> order_;  // positions of tensors_, sorted by name
 };
 
 }  // namespace partita
