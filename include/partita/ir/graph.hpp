@@ -96,10 +96,13 @@ constexpr const node_desc* projected(const node_desc* d) {
   return d;
 }
 
+// `flatten` and `main_module_sizes` are templates of nothing: compiled where a model is, not in
+// every file that includes the IR.
 /// Flattens the DAG reachable from `roots` into a node table in post-order (arguments first,
 /// left to right). Each descriptor is visited once (memo keyed by its structural hash), and
 /// structurally equal nodes reached through different types (an alias and a named node type)
 /// become one node, so the graph is hash-consed. Linear in the number of nodes and edges.
+template <class = void>
 constexpr flat_graph flatten(const node_desc* const* roots, int num_roots) {
   flat_graph g;
   index_table by_desc;  // descriptor → node index
@@ -182,6 +185,7 @@ struct module_sizes {
   std::size_t args = 0;
 };
 
+template <class = void>
 constexpr module_sizes main_module_sizes(const node_desc* const* roots, int num_roots) {
   const flat_graph g = flatten(roots, num_roots);
   const std::size_t extra = num_roots > 1 ? 1 : 0;

@@ -26,9 +26,12 @@ struct region_info {
   int function = -1;
 };
 
+// The `template <class = void>` functions below are templates of nothing: compiled where a model
+// is partitioned, not in every file that includes the pass.
 /// The regions of main that go to a backend, in order of their ids, each with its nodes in
 /// topological order. A node's region is its `region` (set by merge_regions) or, when no node has
 /// one, a region of its own.
+template <class = void>
 constexpr std::vector<region_info> find_regions(const module_builder& m) {
   const function_info f = m.main();
   const int n = static_cast<int>(m.nodes.size());
@@ -62,6 +65,7 @@ constexpr std::vector<region_info> find_regions(const module_builder& m) {
 }
 
 /// The region slot of each node of `m` (-1 for nodes that stay in main).
+template <class = void>
 constexpr std::vector<int> region_owners(const module_builder& m, const std::vector<region_info>& regions) {
   std::vector<int> owner(m.nodes.size(), -1);
   for (std::size_t s = 0; s < regions.size(); ++s)
@@ -71,6 +75,7 @@ constexpr std::vector<int> region_owners(const module_builder& m, const std::vec
 
 /// Fills each region's outputs (nodes used outside it or returned by main) and parameters
 /// (producers outside it, in the order a post-order walk from the outputs first reaches them).
+template <class = void>
 constexpr void find_interfaces(const module_builder& m, std::vector<region_info>& regions, const std::vector<int>& owner) {
   const int n = static_cast<int>(m.nodes.size());
   const use_lists uses(m);
@@ -110,6 +115,7 @@ constexpr void find_interfaces(const module_builder& m, std::vector<region_info>
 /// Emits each region as a function of its backend into `out`, recording its number in
 /// `region_info::function`: its parameters, the weights it reads bound inside, its nodes, and its
 /// single output or a tuple of them.
+template <class = void>
 constexpr void outline_regions(const module_builder& m, std::vector<region_info>& regions, module_builder& out) {
   const int n = static_cast<int>(m.nodes.size());
   std::vector<int> to(static_cast<std::size_t>(n), -1);
@@ -155,6 +161,7 @@ constexpr void outline_regions(const module_builder& m, std::vector<region_info>
 
 /// Emits main into `out`, depth-first from its result: a partitioned node stands for its region's
 /// call (or the call's projection), whose dependencies are the region's parameters.
+template <class = void>
 constexpr void emit_main(const module_builder& m, const std::vector<region_info>& regions, const std::vector<int>& owner,
                          module_builder& out) {
   const function_info f = m.main();
@@ -227,6 +234,7 @@ constexpr void emit_main(const module_builder& m, const std::vector<region_info>
 /// body and bound weights) become one function called from each place (`dedup_functions`).
 /// With `holder`, also records for each node of `m` the partition function that holds it (a
 /// default `function_info` for the nodes that stay in main): what `explain` reports.
+template <class = void>
 constexpr module_builder partition_graph(const module_builder& m, std::vector<function_info>* holder = nullptr) {
   std::vector<region_info> regions = find_regions(m);
   if (holder) holder->assign(m.nodes.size(), function_info{});

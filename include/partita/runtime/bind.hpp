@@ -19,8 +19,11 @@
 
 namespace partita::detail {
 
+// The `template <class = void>` functions below are templates of nothing: `bind` and `run`,
+// templates themselves, call them, so they are compiled where an executable binds or runs.
 /// Appends to `problems` one line per mismatch between a declared weight and what the source
 /// holds under that name.
+template <class = void>
 inline void check_weight(const tensor_slot& w, const tensor_data* t, std::string_view origin, std::string& problems) {
   const std::string head = concat("\n  weight '", w.name, "' (", name_of(w.type), to_string(w.shp), "): ");
   if (!t) {
@@ -69,6 +72,7 @@ std::vector<std::string> unused_tensors(const std::array<tensor_slot, N>& slots,
 
 /// What `bind` says of the tensors in `unused`: one line each, the first `shown` of them, for
 /// a bind that rejects them.
+template <class = void>
 inline std::string unused_problems(const std::vector<std::string>& unused, std::string_view origin, std::size_t shown = 8) {
   std::string r;
   for (std::size_t i = 0; i < unused.size() && i < shown; ++i)
@@ -105,6 +109,7 @@ void gather_weights(const std::array<tensor_slot, N>& slots, const Source& sourc
 /// "input 0 'x' (f32[1, 784])" or "output 1 (f32[1, 10])": a `run` argument in messages. A
 /// name is left out where it says no more than the position (`output1`, the name of an unnamed
 /// output), unless `named` (the caller gave it by that name).
+template <class = void>
 inline std::string describe_slot(const tensor_slot& s, const char* role, std::size_t index, bool named = false) {
   std::string r = concat(role, " ", std::to_string(index));
   if (!s.name.empty() && (named || s.name != concat(role, std::to_string(index)))) r += concat(" '", s.name, "'");
@@ -126,6 +131,7 @@ inline constexpr bool element_matches = (D == dtype::f32 && std::is_same_v<T, fl
 
 /// Checks one `run` argument against the declared input or output it is bound to: shape (for a
 /// view), element count, a non-null pointer aligned for its element type (`align`).
+template <class = void>
 inline void check_run_argument(const tensor_slot& s, const char* role, std::size_t index, const void* data,
                                std::size_t size, const shape* claimed, std::size_t align = alignof(float)) {
   const auto expected = static_cast<std::size_t>(s.shp.elements());

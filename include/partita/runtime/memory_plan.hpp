@@ -29,10 +29,12 @@ constexpr int num_steps_of(const std::vector<buffer_lifetime>& buffers) {
   return n;
 }
 
+// `assign_offsets` is a template of nothing: compiled where a model is lowered, not in every file.
 /// Greedy-by-size offset assignment (as in TFLite Micro's greedy planner): buffers are placed
 /// largest first, each at the lowest aligned offset that does not collide with an already placed
 /// buffer whose lifetime overlaps. Placed buffers are listed per step, so a buffer is compared
 /// only with those live during its own lifetime. Returns the arena size.
+template <class = void>
 constexpr std::size_t assign_offsets(std::vector<buffer_lifetime>& buffers) {
   const std::size_t n = buffers.size();
   std::vector<int> order(n, 0);

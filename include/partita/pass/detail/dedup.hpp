@@ -69,11 +69,13 @@ constexpr bool same_function(const module_builder& m, int a, int b, const std::v
   return same_node(m, fa.result, fb.result, fa.first_node, fb.first_node, map, back, canon);
 }
 
+// `dedup_functions` is a template of nothing: compiled where a model is, not in every file.
 /// Replaces every function identical to an earlier one (`same_function`) by that one: its
 /// calls call the earlier function, and it goes. The survivors keep their names and order.
 /// Functions are compared in index order, so a function's callees (outlined before it) are
 /// already merged when it is compared.
 /// With `canon_out`, also gives the function each function of `m` became (an index of `m`).
+template <class = void>
 constexpr module_builder dedup_functions(const module_builder& m, std::vector<int>* canon_out = nullptr) {
   const int nf = static_cast<int>(m.functions.size());
   std::vector<int> canon(static_cast<std::size_t>(nf), 0);

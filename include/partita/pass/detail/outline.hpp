@@ -21,6 +21,7 @@ struct group {
   int rank = 0;
 };
 
+// `outline_composites` is a template of nothing: compiled where a model is, not in every file.
 /// Outlines disjoint groups of main into composite functions and replaces each root by a call
 /// on the group's parameters; identical composites (same pattern, body and weights) become one
 /// function called from each place (`dedup_functions`). A composite is named `<pattern>_<k>`, k counting the composites
@@ -28,6 +29,7 @@ struct group {
 /// another pattern, or a node added elsewhere, renames nothing. With `keep_placement`,
 /// each call keeps its root's target and region (the cost-based flow decides them before
 /// outlining).
+template <class = void>
 constexpr module_builder outline_composites(const module_builder& m, std::vector<group> groups, bool keep_placement = false) {
   // Numbering by rank first gives the functions the numbers that applying each table entry in
   // turn, outlining after each, would give them. (Indices are sorted: moving groups is dearer.)

@@ -40,9 +40,12 @@ struct transfer_fn {
   constexpr double operator()(double bytes) const { return measured >= 0 ? measured : declared(bytes); }
 };
 
+// The `template <class = void>` functions below are templates of nothing: compiled where the
+// cost planner runs on a model, not in every file that includes it.
 /// Scales the estimates of each backend's unmeasured candidates by how far its measured ones
 /// were off (measured time over estimated time, summed), so that a partly measured search
 /// compares like with like.
+template <class = void>
 constexpr void calibrate(std::vector<search_candidate>& cands, int k_backends) {
   for (int b = 0; b < k_backends; ++b) {
     double measured = 0, estimated = 0;
@@ -179,6 +182,7 @@ constexpr double transfer_cost(const cost_graph& g, const search_node& s, const 
 /// discovery, candidates in order of backend priority then size (largest first), so the result
 /// is deterministic. Returns the chosen candidates in order, or the local index of a node no
 /// candidate covers as `-(k + 1)` in a one-element result.
+template <class = void>
 constexpr std::vector<int> cheapest_cover(const cost_graph& g, const std::vector<search_candidate>& cands, int k_backends, int host,
                                           const transfer_fn* tr, search_stats& stats) {
   const std::size_t words = (static_cast<std::size_t>(g.n) + 63) / 64;
@@ -288,6 +292,7 @@ constexpr std::vector<int> cheapest_cover(const cost_graph& g, const std::vector
 /// whenever no path between them passes through another partition or node, until nothing
 /// changes. Returns the unit (partition) of each local node: chosen candidates are units, merged
 /// ones share the lowest number.
+template <class = void>
 constexpr std::vector<int> coalesce(const cost_graph& g, const std::vector<search_candidate>& cands, const std::vector<int>& chosen,
                                     int host) {
   const int units = static_cast<int>(chosen.size());
