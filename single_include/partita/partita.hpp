@@ -614,15 +614,26 @@ inline constexpr bool checked =
 
 // ---- begin partita/core/detail/concat.hpp ----
 /// String concatenation for error messages.
+#include <initializer_list>
 
 namespace partita::detail {
 
+/// The parts one after the other, in a string allocated once.
+inline std::string concat_views(std::initializer_list<std::string_view> parts) {
+  std::size_t size = 0;
+  for (const std::string_view p : parts) size += p.size();
+  std::string r;
+  r.reserve(size);
+  for (const std::string_view p : parts) r.append(p);
+  return r;
+}
+
 /// Concatenates strings by appending: `"x" + std::string(...)` trips GCC 12's -Wrestrict at -O2.
+/// Each call's argument types (a literal's length among them) instantiate this template anew, in
+/// every file that includes the runtime, so it only gathers views; the work is done once.
 template <class... Parts>
 std::string concat(const Parts&... parts) {
-  std::string r;
-  ((r += parts), ...);
-  return r;
+  return concat_views({std::string_view(parts)...});
 }
 
 }  // namespace partita::detail
@@ -632,7 +643,6 @@ std::string concat(const Parts&... parts) {
 
 // ---- begin partita/ir/op_id.hpp ----
 /// Op identifiers (`op_id`) and their names and classes.
-#include <iterator>
 
 namespace partita {
 
@@ -813,6 +823,10 @@ struct function_info {
   int num_nodes = 0;
   int num_params = 0;
   int result = -1;
+  // main: the model's output names, one per result (`model::output_names`); passes copy main's
+  // info, so the names reach the plan.
+  const std::string_view* result_names = nullptr;
+  int num_result_names = 0;
 
   constexpr std::string_view name() const { return {name_chars.data(), static_cast<std::size_t>(name_length)}; }
   constexpr void set_name(std::string_view s) {
@@ -1291,10 +1305,13 @@ constexpr const node_desc* projected(const node_desc* d) {
   return d;
 }
 
+// `flatten` and `main_module_sizes` are templates of nothing: compiled where a model is, not in
+// every file that includes the IR.
 /// Flattens the DAG reachable from `roots` into a node table in post-order (arguments first,
 /// left to right). Each descriptor is visited once (memo keyed by its structural hash), and
 /// structurally equal nodes reached through different types (an alias and a named node type)
 /// become one node, so the graph is hash-consed. Linear in the number of nodes and edges.
+template <class = void>
 constexpr flat_graph flatten(const node_desc* const* roots, int num_roots) {
   flat_graph g;
   index_table by_desc;  // descriptor → node index
@@ -1377,14 +1394,18 @@ struct module_sizes {
   std::size_t args = 0;
 };
 
+template <class = void>
 constexpr module_sizes main_module_sizes(const node_desc* const* roots, int num_roots) {
   const flat_graph g = flatten(roots, num_roots);
   const std::size_t extra = num_roots > 1 ? 1 : 0;
   return {g.nodes.size() + extra, g.args.size() + (extra ? g.outputs.size() : 0)};
 }
 
+/// The main module of a model with outputs `roots` called `names` (one per root, in static
+/// storage: main's `result_names` points at them).
 template <module_sizes S>
-constexpr module_value<S.nodes, S.args, 1> main_module(const node_desc* const* roots, int num_roots) {
+constexpr module_value<S.nodes, S.args, 1> main_module(const node_desc* const* roots, int num_roots,
+                                                      const std::string_view* names) {
   const flat_graph g = flatten(roots, num_roots);
   module_value<S.nodes, S.args, 1> m{};
   for (std::size_t i = 0; i < g.nodes.size(); ++i) m.nodes[i] = g.nodes[i];
@@ -1392,6 +1413,8 @@ constexpr module_value<S.nodes, S.args, 1> main_module(const node_desc* const* r
   function_info& f = m.functions[0];
   f.set_name("main");
   f.num_nodes = static_cast<int>(S.nodes);
+  f.result_names = names;
+  f.num_result_names = num_roots;
   if (num_roots > 1) {
     graph_node t{op_id::tuple, dtype::f32, shape{}, &no_attrs, {}, static_cast<int>(g.args.size()), num_roots, true};
     for (int r = 0; r < num_roots; ++r) m.args[g.args.size() + static_cast<std::size_t>(r)] = g.outputs[static_cast<std::size_t>(r)];
@@ -1571,15 +1594,91 @@ inline constexpr bool well_formed =
 
 namespace partita {
 
-/// A model: its outputs, in order (`model<logits>`, `model<boxes, scores>`). Inputs are the
-/// `input<...>` nodes reachable from the outputs, in order of first use in a depth-first,
-/// left-to-right walk from the first output.
+/// A model output with a name, as an input has one: `model<output<"logits", fc2>>`.
+/// `compiled::output(i).name` reports it and `run` finds the output's buffer by it; an output
+/// given without a name is called `output<k>` after its position (`output0`, `output1`, ...).
+/// Only `model<...>` reads the wrapper: elsewhere, use the node itself.
+template <fixed_string Name, class X>
+struct output {};
+
+namespace detail {
+
+/// "output<k>", the name of an unnamed output `k`, as a string usable at compile time.
+template <std::size_t K>
+inline constexpr auto default_output_name = [] {
+  constexpr std::size_t digits = [] {
+    std::size_t d = 1;
+    for (std::size_t v = K; v >= 10; v /= 10) ++d;
+    return d;
+  }();
+  fixed_string<sizeof("output") + digits> r{};
+  for (std::size_t i = 0; i + 1 < sizeof("output"); ++i) r.chars[i] = "output"[i];
+  std::size_t v = K;
+  for (std::size_t i = 0; i < digits; ++i, v /= 10) r.chars[sizeof("output") - 1 + digits - 1 - i] = static_cast<char>('0' + v % 10);
+  return r;
+}();
+
+/// What `model<...>` reads of its argument `O` at position `K`: the node and the output's name.
+template <class O, std::size_t K>
+struct output_of {
+  using node = O;
+  static constexpr std::string_view name = default_output_name<K>.view();
+};
+
+template <fixed_string Name, class X, std::size_t K>
+struct output_of<output<Name, X>, K> {
+  static_assert(Name.size() > 0, "partita: output<Name, X>: the name must not be empty");
+  using node = X;
+  static constexpr std::string_view name = Name.view();
+};
+
+template <class... Outputs, std::size_t... K>
+constexpr std::array<std::string_view, sizeof...(Outputs)> output_names_of(std::index_sequence<K...>) {
+  return {output_of<Outputs, K>::name...};
+}
+
+/// The index of the first output whose name an earlier one has, or -1.
+template <std::size_t N>
+constexpr int repeated_name(const std::array<std::string_view, N>& names) {
+  for (std::size_t i = 0; i < N; ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (names[i] == names[j]) return static_cast<int>(i);
+  return -1;
+}
+
+/// Fails, printing `Name` in the instantiation, when two outputs of a model share it.
+template <fixed_string Name>
+constexpr bool output_name_is_unique() {
+  static_assert(sizeof(Name) == 0, "partita: model<...>: two outputs have the same name (shown as Name above)");
+  return true;  // reported once, above
+}
+
+template <const auto& Names>
+constexpr bool check_output_names() {
+  constexpr int r = repeated_name(Names);
+  if constexpr (r >= 0) {
+    return output_name_is_unique<to_fixed<Names[static_cast<std::size_t>(r)].size()>(Names[static_cast<std::size_t>(r)])>();
+  } else {
+    return true;
+  }
+}
+
+}  // namespace detail
+
+/// A model: its outputs, in order (`model<logits>`, `model<boxes, scores>`), each a node or a
+/// named `output<"name", node>`. Inputs are the `input<...>` nodes reachable from the outputs, in
+/// order of first use in a depth-first, left-to-right walk from the first output.
 template <class... Outputs>
 struct model {
   static_assert(sizeof...(Outputs) >= 1, "partita: a model needs at least one output");
-  static_assert(detail::args_are_nodes<model, Outputs...>(std::index_sequence_for<Outputs...>{}));
-  static constexpr const node_desc* outputs[] = {&detail::desc_of<Outputs>()...};
+  static_assert(detail::args_are_nodes<model, typename detail::output_of<Outputs, 0>::node...>(
+      std::index_sequence_for<Outputs...>{}));
+  static constexpr const node_desc* outputs[] = {&detail::desc_of<typename detail::output_of<Outputs, 0>::node>()...};
   static constexpr int num_outputs = static_cast<int>(sizeof...(Outputs));
+  /// The outputs' names, in order (`output<k>` for an output given without one).
+  static constexpr std::array<std::string_view, sizeof...(Outputs)> output_names =
+      detail::output_names_of<Outputs...>(std::index_sequence_for<Outputs...>{});
+  static_assert(detail::check_output_names<output_names>());
 };
 
 namespace detail {
@@ -1623,7 +1722,7 @@ constexpr bool check_names() {
 template <class Model>
 struct main_module_of {
   static constexpr module_sizes sizes = main_module_sizes(Model::outputs, Model::num_outputs);
-  static constexpr auto value = main_module<sizes>(Model::outputs, Model::num_outputs);
+  static constexpr auto value = main_module<sizes>(Model::outputs, Model::num_outputs, Model::output_names.data());
   static_assert(check_names<value, find_name_clash(value)>());
 };
 
@@ -2357,11 +2456,12 @@ struct sigmoid : detail::op_node<op_id::sigmoid, attrs{}, &rules::unary, X> {
   static_assert(well_formed<sigmoid, X>);
 };
 
-/// Hyperbolic tangent. Where `<cmath>`'s global `::tanh` is visible, spell it `partita::tanh`
-/// (likewise `sqrt`, `exp`, `log`, `erf` and `abs` below).
+/// Hyperbolic tangent. The C library declares `::tanh` at global scope, so this op, like `sqrt_`,
+/// `exp_`, `log_`, `erf_` and `abs_` below, takes a trailing underscore: a model written under
+/// `using namespace partita;` names every op without qualification (docs/ops.md, "Naming").
 template <class X>
-struct tanh : detail::op_node<op_id::tanh, attrs{}, &rules::unary, X> {
-  static_assert(well_formed<tanh, X>);
+struct tanh_ : detail::op_node<op_id::tanh, attrs{}, &rules::unary, X> {
+  static_assert(well_formed<tanh_, X>);
 };
 
 namespace detail {
@@ -2375,8 +2475,8 @@ constexpr attrs alpha_attrs(float alpha, float beta = 0.f) {
 
 /// `sqrt(x)`; NaN for x < 0.
 template <class X>
-struct sqrt : detail::op_node<op_id::sqrt, attrs{}, &rules::unary, X> {
-  static_assert(well_formed<sqrt, X>);
+struct sqrt_ : detail::op_node<op_id::sqrt, attrs{}, &rules::unary, X> {
+  static_assert(well_formed<sqrt_, X>);
 };
 
 /// `1 / sqrt(x)`; +inf at 0.
@@ -2387,20 +2487,20 @@ struct rsqrt : detail::op_node<op_id::rsqrt, attrs{}, &rules::unary, X> {
 
 /// `e^x`.
 template <class X>
-struct exp : detail::op_node<op_id::exp, attrs{}, &rules::unary, X> {
-  static_assert(well_formed<exp, X>);
+struct exp_ : detail::op_node<op_id::exp, attrs{}, &rules::unary, X> {
+  static_assert(well_formed<exp_, X>);
 };
 
 /// Natural logarithm; -inf at 0, NaN below.
 template <class X>
-struct log : detail::op_node<op_id::log, attrs{}, &rules::unary, X> {
-  static_assert(well_formed<log, X>);
+struct log_ : detail::op_node<op_id::log, attrs{}, &rules::unary, X> {
+  static_assert(well_formed<log_, X>);
 };
 
 /// The error function.
 template <class X>
-struct erf : detail::op_node<op_id::erf, attrs{}, &rules::unary, X> {
-  static_assert(well_formed<erf, X>);
+struct erf_ : detail::op_node<op_id::erf, attrs{}, &rules::unary, X> {
+  static_assert(well_formed<erf_, X>);
 };
 
 /// Exact GELU, `x/2 · (1 + erf(x / √2))`: PyTorch's default `gelu`.
@@ -2429,8 +2529,8 @@ struct hardswish : detail::op_node<op_id::hardswish, attrs{}, &rules::unary, X> 
 
 /// `|x|`.
 template <class X>
-struct abs : detail::op_node<op_id::abs, attrs{}, &rules::unary, X> {
-  static_assert(well_formed<abs, X>);
+struct abs_ : detail::op_node<op_id::abs, attrs{}, &rules::unary, X> {
+  static_assert(well_formed<abs_, X>);
 };
 
 /// `-x`.
@@ -2458,6 +2558,21 @@ template <class X, float Exponent>
 struct power : detail::op_node<op_id::power, detail::alpha_attrs(Exponent), &rules::unary, X> {
   static_assert(well_formed<power, X>);
 };
+
+/// The names these ops had before the naming rule (docs/ops.md, "Naming"): usable where no C
+/// library function of the same name is visible, and deprecated.
+template <class X>
+using tanh [[deprecated("partita: spell the op tanh_ (docs/ops.md, \"Naming\")")]] = tanh_<X>;
+template <class X>
+using sqrt [[deprecated("partita: spell the op sqrt_ (docs/ops.md, \"Naming\")")]] = sqrt_<X>;
+template <class X>
+using exp [[deprecated("partita: spell the op exp_ (docs/ops.md, \"Naming\")")]] = exp_<X>;
+template <class X>
+using log [[deprecated("partita: spell the op log_ (docs/ops.md, \"Naming\")")]] = log_<X>;
+template <class X>
+using erf [[deprecated("partita: spell the op erf_ (docs/ops.md, \"Naming\")")]] = erf_<X>;
+template <class X>
+using abs [[deprecated("partita: spell the op abs_ (docs/ops.md, \"Naming\")")]] = abs_<X>;
 
 }  // namespace partita
 // ---- end partita/ir/ops/elementwise.hpp ----
@@ -2733,7 +2848,6 @@ struct global_avg_pool2d : detail::op_node<op_id::global_avg_pool2d, attrs{}, &r
 // ---- end partita/ir/ops/pooling.hpp ----
 // ---- begin partita/ir/ops/reduction.hpp ----
 /// Reductions over static axes: reduce_mean, reduce_sum and reduce_max.
-#include <initializer_list>
 
 
 namespace partita {
@@ -2987,7 +3101,8 @@ struct unsqueeze : detail::op_node<op_id::reshape, detail::squeeze_node<true, X,
 };
 
 /// numpy's and TensorFlow's name for `unsqueeze`: `expand_dims<x, -1>` makes [N, C] into
-/// [N, C, 1]. The same node, so it prints, matches patterns and runs as `unsqueeze`.
+/// [N, C, 1]. The same node, a reshape as `unsqueeze` and `squeeze` are: it prints as
+/// `reshape`, matches `reshape_p` and runs as a view.
 template <class X, int... Axes>
 using expand_dims = unsqueeze<X, Axes...>;
 
@@ -4855,11 +4970,13 @@ constexpr bool same_function(const module_builder& m, int a, int b, const std::v
   return same_node(m, fa.result, fb.result, fa.first_node, fb.first_node, map, back, canon);
 }
 
+// `dedup_functions` is a template of nothing: compiled where a model is, not in every file.
 /// Replaces every function identical to an earlier one (`same_function`) by that one: its
 /// calls call the earlier function, and it goes. The survivors keep their names and order.
 /// Functions are compared in index order, so a function's callees (outlined before it) are
 /// already merged when it is compared.
 /// With `canon_out`, also gives the function each function of `m` became (an index of `m`).
+template <class = void>
 constexpr module_builder dedup_functions(const module_builder& m, std::vector<int>* canon_out = nullptr) {
   const int nf = static_cast<int>(m.functions.size());
   std::vector<int> canon(static_cast<std::size_t>(nf), 0);
@@ -4900,6 +5017,7 @@ struct group {
   int rank = 0;
 };
 
+// `outline_composites` is a template of nothing: compiled where a model is, not in every file.
 /// Outlines disjoint groups of main into composite functions and replaces each root by a call
 /// on the group's parameters; identical composites (same pattern, body and weights) become one
 /// function called from each place (`dedup_functions`). A composite is named `<pattern>_<k>`, k counting the composites
@@ -4907,6 +5025,7 @@ struct group {
 /// another pattern, or a node added elsewhere, renames nothing. With `keep_placement`,
 /// each call keeps its root's target and region (the cost-based flow decides them before
 /// outlining).
+template <class = void>
 constexpr module_builder outline_composites(const module_builder& m, std::vector<group> groups, bool keep_placement = false) {
   // Numbering by rank first gives the functions the numbers that applying each table entry in
   // turn, outlining after each, would give them. (Indices are sorted: moving groups is dearer.)
@@ -5596,9 +5715,12 @@ struct transfer_fn {
   constexpr double operator()(double bytes) const { return measured >= 0 ? measured : declared(bytes); }
 };
 
+// The `template <class = void>` functions below are templates of nothing: compiled where the
+// cost planner runs on a model, not in every file that includes it.
 /// Scales the estimates of each backend's unmeasured candidates by how far its measured ones
 /// were off (measured time over estimated time, summed), so that a partly measured search
 /// compares like with like.
+template <class = void>
 constexpr void calibrate(std::vector<search_candidate>& cands, int k_backends) {
   for (int b = 0; b < k_backends; ++b) {
     double measured = 0, estimated = 0;
@@ -5735,6 +5857,7 @@ constexpr double transfer_cost(const cost_graph& g, const search_node& s, const 
 /// discovery, candidates in order of backend priority then size (largest first), so the result
 /// is deterministic. Returns the chosen candidates in order, or the local index of a node no
 /// candidate covers as `-(k + 1)` in a one-element result.
+template <class = void>
 constexpr std::vector<int> cheapest_cover(const cost_graph& g, const std::vector<search_candidate>& cands, int k_backends, int host,
                                           const transfer_fn* tr, search_stats& stats) {
   const std::size_t words = (static_cast<std::size_t>(g.n) + 63) / 64;
@@ -5844,6 +5967,7 @@ constexpr std::vector<int> cheapest_cover(const cost_graph& g, const std::vector
 /// whenever no path between them passes through another partition or node, until nothing
 /// changes. Returns the unit (partition) of each local node: chosen candidates are units, merged
 /// ones share the lowest number.
+template <class = void>
 constexpr std::vector<int> coalesce(const cost_graph& g, const std::vector<search_candidate>& cands, const std::vector<int>& chosen,
                                     int host) {
   const int units = static_cast<int>(chosen.size());
@@ -5981,9 +6105,12 @@ struct region_info {
   int function = -1;
 };
 
+// The `template <class = void>` functions below are templates of nothing: compiled where a model
+// is partitioned, not in every file that includes the pass.
 /// The regions of main that go to a backend, in order of their ids, each with its nodes in
 /// topological order. A node's region is its `region` (set by merge_regions) or, when no node has
 /// one, a region of its own.
+template <class = void>
 constexpr std::vector<region_info> find_regions(const module_builder& m) {
   const function_info f = m.main();
   const int n = static_cast<int>(m.nodes.size());
@@ -6017,6 +6144,7 @@ constexpr std::vector<region_info> find_regions(const module_builder& m) {
 }
 
 /// The region slot of each node of `m` (-1 for nodes that stay in main).
+template <class = void>
 constexpr std::vector<int> region_owners(const module_builder& m, const std::vector<region_info>& regions) {
   std::vector<int> owner(m.nodes.size(), -1);
   for (std::size_t s = 0; s < regions.size(); ++s)
@@ -6026,6 +6154,7 @@ constexpr std::vector<int> region_owners(const module_builder& m, const std::vec
 
 /// Fills each region's outputs (nodes used outside it or returned by main) and parameters
 /// (producers outside it, in the order a post-order walk from the outputs first reaches them).
+template <class = void>
 constexpr void find_interfaces(const module_builder& m, std::vector<region_info>& regions, const std::vector<int>& owner) {
   const int n = static_cast<int>(m.nodes.size());
   const use_lists uses(m);
@@ -6065,6 +6194,7 @@ constexpr void find_interfaces(const module_builder& m, std::vector<region_info>
 /// Emits each region as a function of its backend into `out`, recording its number in
 /// `region_info::function`: its parameters, the weights it reads bound inside, its nodes, and its
 /// single output or a tuple of them.
+template <class = void>
 constexpr void outline_regions(const module_builder& m, std::vector<region_info>& regions, module_builder& out) {
   const int n = static_cast<int>(m.nodes.size());
   std::vector<int> to(static_cast<std::size_t>(n), -1);
@@ -6110,6 +6240,7 @@ constexpr void outline_regions(const module_builder& m, std::vector<region_info>
 
 /// Emits main into `out`, depth-first from its result: a partitioned node stands for its region's
 /// call (or the call's projection), whose dependencies are the region's parameters.
+template <class = void>
 constexpr void emit_main(const module_builder& m, const std::vector<region_info>& regions, const std::vector<int>& owner,
                          module_builder& out) {
   const function_info f = m.main();
@@ -6182,6 +6313,7 @@ constexpr void emit_main(const module_builder& m, const std::vector<region_info>
 /// body and bound weights) become one function called from each place (`dedup_functions`).
 /// With `holder`, also records for each node of `m` the partition function that holds it (a
 /// default `function_info` for the nodes that stay in main): what `explain` reports.
+template <class = void>
 constexpr module_builder partition_graph(const module_builder& m, std::vector<function_info>* holder = nullptr) {
   std::vector<region_info> regions = find_regions(m);
   if (holder) holder->assign(m.nodes.size(), function_info{});
@@ -7930,10 +8062,12 @@ constexpr int num_steps_of(const std::vector<buffer_lifetime>& buffers) {
   return n;
 }
 
+// `assign_offsets` is a template of nothing: compiled where a model is lowered, not in every file.
 /// Greedy-by-size offset assignment (as in TFLite Micro's greedy planner): buffers are placed
 /// largest first, each at the lowest aligned offset that does not collide with an already placed
 /// buffer whose lifetime overlaps. Placed buffers are listed per step, so a buffer is compared
 /// only with those live during its own lifetime. Returns the arena size.
+template <class = void>
 constexpr std::size_t assign_offsets(std::vector<buffer_lifetime>& buffers) {
   const std::size_t n = buffers.size();
   std::vector<int> order(n, 0);
@@ -8014,6 +8148,14 @@ struct buffer_ref {
   tensor_layout layout = tensor_layout::planar;
 };
 
+/// Which of its kernels a backend runs for a step, and why, as `print(plan)` shows it beside the
+/// step: `{"winograd_f2", "3x3 of stride 1 writing NHWC: Winograd F(2x2,3x3)"}`. Empty where
+/// the backend says nothing (it has no `note` member, or one kernel for the op).
+struct kernel_note {
+  std::string_view kernel{};
+  std::string_view reason{};
+};
+
 /// One kernel call: the op node it computes, the backend that runs it (by name), its argument locations
 /// (`first_in`, `num_in` into the plan's `ins`) and the location it writes.
 struct plan_step {
@@ -8023,6 +8165,7 @@ struct plan_step {
   int first_in = 0;
   int num_in = 0;
   buffer_ref out{};
+  kernel_note note{};          // the backend's `note<Step>()`, where it has one
 };
 
 /// A declared model input, output or weight.
@@ -8253,7 +8396,10 @@ constexpr plan_builder lower(const Module& module, Fuses fuses) {
   for (int k = 0; k < num_outputs; ++k) {
     const int o = result.op == op_id::tuple ? m.arg(f.result, k) : f.result;
     const graph_node& g = m.node(o);
-    p.outputs.push_back({{}, g.type, g.out, o, 0});
+    // Named as in the model; a single tuple output counts as its fields, which stay unnamed.
+    const function_info& given = module.main();
+    const std::string_view name = given.num_result_names == num_outputs ? given.result_names[k] : std::string_view{};
+    p.outputs.push_back({name, g.type, g.out, o, 0});
     const int r = rt[o];
     // Only a view of the whole result (not a slice of it) lets the step write the caller's buffer.
     if (step_of[static_cast<std::size_t>(r)] >= 0 && where[static_cast<std::size_t>(r)].kind == storage::none &&
@@ -8334,6 +8480,87 @@ constexpr plan_builder lower(const Module& module, Fuses fuses) {
 
 }  // namespace partita::detail
 // ---- end partita/runtime/lowering.hpp ----
+// ---- begin partita/runtime/step_ref.hpp ----
+/// `step_ref`: what a kernel sees of the step it implements, at compile time.
+
+
+namespace partita {
+
+/// What a kernel sees of the step it implements, all at compile time: the op node, its
+/// arguments' nodes (shapes, dtypes, attributes) and the step's place in the plan. Kernels are
+/// instantiated as `Backend::kernel<step_ref<...>>`, so every shape is a constant. For a fused
+/// composite, `op` is `op_id::call`, `composite` names the pattern and `body(i)` walks the
+/// composite function's nodes (parameters first, result last).
+template <const auto& Module, const auto& Plan, int Step>
+struct step_ref {
+  static constexpr const plan_step& step = Plan.steps[static_cast<std::size_t>(Step)];
+  static constexpr const graph_node& node = Plan.nodes[static_cast<std::size_t>(step.node)];
+  static constexpr op_id op = node.op;
+  static constexpr int num_args = node.nargs;
+  /// The step's position in the plan. A backend that `shares_kernels` instantiates one kernel
+  /// for every step with the same signature, for the first of them: `index` is that step's, and
+  /// `run` and `prepare` receive the step actually run as their `step` argument.
+  static constexpr int index = Step;
+
+  /// The node of argument `i`.
+  static constexpr const graph_node& arg(int i) {
+    return Plan.nodes[static_cast<std::size_t>(Plan.args[static_cast<std::size_t>(node.first_arg + i)])];
+  }
+
+  /// The order of argument `i`'s elements, and of the output's (`tensor_layout`): chosen by the
+  /// plan, and `planar` unless the backend's `layout_role` for this step allows another.
+  static constexpr tensor_layout in_layout(int i) {
+    return Plan.ins[static_cast<std::size_t>(step.first_in + i)].layout;
+  }
+  static constexpr tensor_layout out_layout = step.out.layout;
+
+  /// For a fused composite: the number of its parameters. Its kernel receives `in[0 ..
+  /// num_params)` for them, then one input per weight bound inside it, in body order.
+  static constexpr int num_params = op == op_id::call ? Module.functions[static_cast<std::size_t>(node.index)].num_params : num_args;
+
+  /// The module the step comes from (for a whole partition: to walk the composites it calls).
+  static constexpr const auto& module = Module;
+  /// True for a step that runs a whole partition (its backend has `compiles_partitions`).
+  static constexpr bool partition = op == op_id::call && !Module.functions[static_cast<std::size_t>(node.index)].backend.empty();
+
+  /// The function a fused composite or whole-partition step runs (only for `op == op_id::call`).
+  static constexpr const function_info& function() { return Module.functions[static_cast<std::size_t>(node.index)]; }
+  static constexpr std::string_view composite = op == op_id::call ? function().composite : std::string_view{};
+  /// Node `i` of the composite's body; `body_size()` of them.
+  static constexpr int body_size() { return function().num_nodes; }
+  static constexpr const graph_node& body(int i) { return Module.node(function().first_node + i); }
+  /// Body index of argument `k` of body node `i`.
+  static constexpr int body_arg(int i, int k) { return Module.arg(function().first_node + i, k) - function().first_node; }
+  /// Module index of body node `i`.
+  static constexpr int body_node(int i) { return function().first_node + i; }
+
+  /// For a fused composite or a whole-partition step: the kernel input that module node `n`
+  /// (`body_node(i)`) arrives in: a parameter of the function, or a weight bound in it or in a
+  /// composite it calls (depth first, in body order, after the parameters); -1 for any other node.
+  static constexpr int input_of(int n) {
+    const graph_node& g = Module.node(n);
+    if (g.op == op_id::param && n >= function().first_node && n < function().first_node + body_size()) return g.index;
+    int slot = num_params, found = -1;
+    detail::for_each_bound_weight(Module, node.index, [&](int j) {
+      if (j == n) found = slot;
+      ++slot;
+    });
+    return found;
+  }
+  /// For a step returning a tuple (a whole partition with several results): the byte offset of
+  /// field `k` in its output, where the fields lie back to back.
+  static constexpr std::size_t output_offset(int k) { return detail::field_offset(Module, node.index, k); }
+
+  /// Index in the body of the first node with op `o` (-1 if none): `body(find(op_id::conv2d))`.
+  static constexpr int find(op_id o) {
+    for (int i = 0; i < body_size(); ++i)
+      if (body(i).op == o) return i;
+    return -1;
+  }
+};
+
+}  // namespace partita
+// ---- end partita/runtime/step_ref.hpp ----
 
 namespace partita {
 namespace detail {
@@ -8460,6 +8687,29 @@ constexpr std::array<function_info, N> step_names(const M& m, const P& plan) {
   return names;
 }
 
+/// What step `S` of `Plan` runs, as its backend notes it (`Backend::note<step_ref<...>>()`), or
+/// nothing where the backend has no `note`.
+template <const auto& Module, const auto& Plan, std::size_t S, class... Backends>
+constexpr kernel_note note_of_step() {
+  constexpr std::size_t b = backend_index<Backends...>(Plan.steps[S].backend);
+  if constexpr (b < sizeof...(Backends)) {
+    using B = nth_backend<b, Backends...>;
+    using step = step_ref<Module, Plan, static_cast<int>(S)>;
+    if constexpr (requires { B::template note<step>(); }) return B::template note<step>();
+  }
+  return {};
+}
+
+/// `Plan` with every step's kernel note filled in.
+template <const auto& Module, const auto& Plan, class... Backends>
+constexpr auto with_notes() {
+  auto p = Plan;
+  [&]<std::size_t... S>(std::index_sequence<S...>) {
+    ((p.steps[S].note = note_of_step<Module, Plan, S, Backends...>()), ...);
+  }(std::make_index_sequence<Plan.steps.size()>{});
+  return p;
+}
+
 }  // namespace detail
 
 /// The plan of module type `M` for `Backends...` (host last), as a static constexpr object
@@ -8471,13 +8721,15 @@ struct plan_of {
   static constexpr detail::packed_plan<detail::plan_capacity(M::value)> packed =
       detail::pack_plan<detail::plan_capacity(M::value)>(M::value, detail::fuses_in<Backends...>{});
   static constexpr detail::plan_sizes sizes = packed.sizes;
-  static constexpr plan_value<sizes> value = [] {
+  static constexpr plan_value<sizes> lowered = [] {
     if constexpr (packed.fits) {
       return detail::unpack_plan<sizes>(packed.p);
     } else {
       return detail::make_plan<sizes>(M::value, detail::fuses_in<Backends...>{});
     }
   }();
+  /// The plan, each step with the note its backend gives of the kernel it runs.
+  static constexpr plan_value<sizes> value = detail::with_notes<M::value, lowered, Backends...>();
   static_assert(detail::arena_is_valid(value.buffers, value.arena_bytes),
                 "partita: internal error: the memory plan places two live buffers at overlapping offsets");
 };
@@ -8552,8 +8804,11 @@ inline std::string dims_string(std::span<const std::int64_t> dims) {
 
 namespace partita::detail {
 
+// The `template <class = void>` functions below are templates of nothing: `bind` and `run`,
+// templates themselves, call them, so they are compiled where an executable binds or runs.
 /// Appends to `problems` one line per mismatch between a declared weight and what the source
 /// holds under that name.
+template <class = void>
 inline void check_weight(const tensor_slot& w, const tensor_data* t, std::string_view origin, std::string& problems) {
   const std::string head = concat("\n  weight '", w.name, "' (", name_of(w.type), to_string(w.shp), "): ");
   if (!t) {
@@ -8576,12 +8831,49 @@ inline void check_weight(const tensor_slot& w, const tensor_data* t, std::string
   }
 }
 
+/// True for weight sources that list their tensors (`tensors()`, as `safetensors_file` and
+/// `weight_set` do): `bind` can then tell which of them the model does not use.
+template <class Source>
+concept listing_source = requires(const Source& s) {
+  { s.tensors() } -> std::convertible_to<std::span<const tensor_data>>;
+};
+
+/// The names of the tensors of `source` that no declared weight reads, in the source's order (a
+/// `literal`'s values come from the program, so a tensor of its name is not read either). Empty
+/// for a source that does not list its tensors.
+template <std::size_t N, class Source>
+std::vector<std::string> unused_tensors(const std::array<tensor_slot, N>& slots, const Source& source) {
+  std::vector<std::string> unused;
+  if constexpr (listing_source<Source>) {
+    std::vector<std::string_view> read;
+    for (const tensor_slot& w : slots)
+      if (!w.literal) read.push_back(w.name);
+    std::sort(read.begin(), read.end());
+    for (const tensor_data& t : std::span<const tensor_data>(source.tensors()))
+      if (!std::binary_search(read.begin(), read.end(), std::string_view(t.name))) unused.push_back(t.name);
+  }
+  return unused;
+}
+
+/// What `bind` says of the tensors in `unused`: one line each, the first `shown` of them, for
+/// a bind that rejects them.
+template <class = void>
+inline std::string unused_problems(const std::vector<std::string>& unused, std::string_view origin, std::size_t shown = 8) {
+  std::string r;
+  for (std::size_t i = 0; i < unused.size() && i < shown; ++i)
+    r += concat("\n  tensor '", unused[i], "' of ", origin, ": the model has no weight of that name");
+  if (unused.size() > shown) r += concat("\n  ... and ", std::to_string(unused.size() - shown), " more unused tensors");
+  return r;
+}
+
 /// Every declared weight, checked and copied out of `source` (literals out of the program):
 /// those in `kept` to `kept_to`, the others to `staged_to`, each at its `offset`. Throws one
-/// `partita::error` listing every mismatch, before anything is copied.
+/// `partita::error` listing every mismatch, then `more` (lines of other problems found), before
+/// anything is copied.
 template <std::size_t N, std::size_t M, class Source>
 void gather_weights(const std::array<tensor_slot, N>& slots, const Source& source, const std::array<bool, M>& kept,
-                    const std::array<std::size_t, M>& offset, std::byte* kept_to, std::byte* staged_to) {
+                    const std::array<std::size_t, M>& offset, std::byte* kept_to, std::byte* staged_to,
+                    std::string_view more = {}) {
   static_assert(M >= N);
   std::array<const tensor_data*, N> found{};
   std::string problems;
@@ -8590,6 +8882,7 @@ void gather_weights(const std::array<tensor_slot, N>& slots, const Source& sourc
     found[i] = source.find(slots[i].name);
     check_weight(slots[i], found[i], source.origin(), problems);
   }
+  problems += more;
   if (!problems.empty()) throw error(concat("partita: bind failed:", problems));
   for (std::size_t i = 0; i < N; ++i) {
     const void* from = slots[i].literal ? static_cast<const void*>(slots[i].literal)
@@ -8598,10 +8891,13 @@ void gather_weights(const std::array<tensor_slot, N>& slots, const Source& sourc
   }
 }
 
-/// "input 0 'x' (f32[1, 784])" or "output 1 (f32[1, 10])": a `run` argument in messages.
-inline std::string describe_slot(const tensor_slot& s, const char* role, std::size_t index) {
+/// "input 0 'x' (f32[1, 784])" or "output 1 (f32[1, 10])": a `run` argument in messages. A
+/// name is left out where it says no more than the position (`output1`, the name of an unnamed
+/// output), unless `named` (the caller gave it by that name).
+template <class = void>
+inline std::string describe_slot(const tensor_slot& s, const char* role, std::size_t index, bool named = false) {
   std::string r = concat(role, " ", std::to_string(index));
-  if (!s.name.empty()) r += concat(" '", s.name, "'");
+  if (!s.name.empty() && (named || s.name != concat(role, std::to_string(index)))) r += concat(" '", s.name, "'");
   return concat(r, " (", name_of(s.type), to_string(s.shp), ")");
 }
 
@@ -8620,6 +8916,7 @@ inline constexpr bool element_matches = (D == dtype::f32 && std::is_same_v<T, fl
 
 /// Checks one `run` argument against the declared input or output it is bound to: shape (for a
 /// view), element count, a non-null pointer aligned for its element type (`align`).
+template <class = void>
 inline void check_run_argument(const tensor_slot& s, const char* role, std::size_t index, const void* data,
                                std::size_t size, const shape* claimed, std::size_t align = alignof(float)) {
   const auto expected = static_cast<std::size_t>(s.shp.elements());
@@ -8752,7 +9049,6 @@ void check_aliasing(const float* const* in, float* const* out) {
 // ---- begin partita/runtime/executable.hpp ----
 /// `compiled<Model, Backends...>`: the executable, its `bind` and its `run`.
 #include <atomic>
-#include <chrono>
 #include <memory>
 #include <new>
 
@@ -8760,87 +9056,6 @@ void check_aliasing(const float* const* in, float* const* out) {
 #include <boost/hana/tuple.hpp>
 #include <boost/hana/unpack.hpp>
 
-// ---- begin partita/runtime/step_ref.hpp ----
-/// `step_ref`: what a kernel sees of the step it implements, at compile time.
-
-
-namespace partita {
-
-/// What a kernel sees of the step it implements, all at compile time: the op node, its
-/// arguments' nodes (shapes, dtypes, attributes) and the step's place in the plan. Kernels are
-/// instantiated as `Backend::kernel<step_ref<...>>`, so every shape is a constant. For a fused
-/// composite, `op` is `op_id::call`, `composite` names the pattern and `body(i)` walks the
-/// composite function's nodes (parameters first, result last).
-template <const auto& Module, const auto& Plan, int Step>
-struct step_ref {
-  static constexpr const plan_step& step = Plan.steps[static_cast<std::size_t>(Step)];
-  static constexpr const graph_node& node = Plan.nodes[static_cast<std::size_t>(step.node)];
-  static constexpr op_id op = node.op;
-  static constexpr int num_args = node.nargs;
-  /// The step's position in the plan. A backend that `shares_kernels` instantiates one kernel
-  /// for every step with the same signature, for the first of them: `index` is that step's, and
-  /// `run` and `prepare` receive the step actually run as their `step` argument.
-  static constexpr int index = Step;
-
-  /// The node of argument `i`.
-  static constexpr const graph_node& arg(int i) {
-    return Plan.nodes[static_cast<std::size_t>(Plan.args[static_cast<std::size_t>(node.first_arg + i)])];
-  }
-
-  /// The order of argument `i`'s elements, and of the output's (`tensor_layout`): chosen by the
-  /// plan, and `planar` unless the backend's `layout_role` for this step allows another.
-  static constexpr tensor_layout in_layout(int i) {
-    return Plan.ins[static_cast<std::size_t>(step.first_in + i)].layout;
-  }
-  static constexpr tensor_layout out_layout = step.out.layout;
-
-  /// For a fused composite: the number of its parameters. Its kernel receives `in[0 ..
-  /// num_params)` for them, then one input per weight bound inside it, in body order.
-  static constexpr int num_params = op == op_id::call ? Module.functions[static_cast<std::size_t>(node.index)].num_params : num_args;
-
-  /// The module the step comes from (for a whole partition: to walk the composites it calls).
-  static constexpr const auto& module = Module;
-  /// True for a step that runs a whole partition (its backend has `compiles_partitions`).
-  static constexpr bool partition = op == op_id::call && !Module.functions[static_cast<std::size_t>(node.index)].backend.empty();
-
-  /// The function a fused composite or whole-partition step runs (only for `op == op_id::call`).
-  static constexpr const function_info& function() { return Module.functions[static_cast<std::size_t>(node.index)]; }
-  static constexpr std::string_view composite = op == op_id::call ? function().composite : std::string_view{};
-  /// Node `i` of the composite's body; `body_size()` of them.
-  static constexpr int body_size() { return function().num_nodes; }
-  static constexpr const graph_node& body(int i) { return Module.node(function().first_node + i); }
-  /// Body index of argument `k` of body node `i`.
-  static constexpr int body_arg(int i, int k) { return Module.arg(function().first_node + i, k) - function().first_node; }
-  /// Module index of body node `i`.
-  static constexpr int body_node(int i) { return function().first_node + i; }
-
-  /// For a fused composite or a whole-partition step: the kernel input that module node `n`
-  /// (`body_node(i)`) arrives in: a parameter of the function, or a weight bound in it or in a
-  /// composite it calls (depth first, in body order, after the parameters); -1 for any other node.
-  static constexpr int input_of(int n) {
-    const graph_node& g = Module.node(n);
-    if (g.op == op_id::param && n >= function().first_node && n < function().first_node + body_size()) return g.index;
-    int slot = num_params, found = -1;
-    detail::for_each_bound_weight(Module, node.index, [&](int j) {
-      if (j == n) found = slot;
-      ++slot;
-    });
-    return found;
-  }
-  /// For a step returning a tuple (a whole partition with several results): the byte offset of
-  /// field `k` in its output, where the fields lie back to back.
-  static constexpr std::size_t output_offset(int k) { return detail::field_offset(Module, node.index, k); }
-
-  /// Index in the body of the first node with op `o` (-1 if none): `body(find(op_id::conv2d))`.
-  static constexpr int find(op_id o) {
-    for (int i = 0; i < body_size(); ++i)
-      if (body(i).op == o) return i;
-    return -1;
-  }
-};
-
-}  // namespace partita
-// ---- end partita/runtime/step_ref.hpp ----
 // ---- begin partita/core/detail/aligned_buffer.hpp ----
 /// An owning, 64-byte aligned, zero-initialized byte buffer; large ones on 2 MB pages where the
 /// system gives them.
@@ -8856,9 +9071,9 @@ namespace partita::detail {
 /// huge pages (`madvise(MADV_HUGEPAGE)`, which the default `madvise` mode of
 /// /sys/kernel/mm/transparent_hugepage requires): each 2 MB of them is then one TLB entry
 /// instead of 512. A model's weights are read once per run, a few MB to tens of MB of them, and
-/// on 4 KB pages every new page missed the TLB (one Zen 3 core, alternated runs, with the cpu
-/// backend's packed weights in few blocks, `packed_store`: MobileNetV2 2–2.5 % faster, ResNet-18
-/// 3–6 %). Where the system has none to give, or outside Linux, the buffer is an ordinary one.
+/// on 4 KB pages every new page missed the TLB (the cpu backend keeps its packed weights in few
+/// blocks, `packed_store`, for this). Where the system has none to give, or outside Linux, the
+/// buffer is an ordinary one.
 inline constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;
 
 /// Frees an `aligned_buffer`'s storage with the alignment it was allocated with.
@@ -8928,6 +9143,20 @@ class aligned_buffer {
 
 }  // namespace partita::detail
 // ---- end partita/core/detail/aligned_buffer.hpp ----
+// ---- begin partita/core/detail/clock.hpp ----
+/// `std::chrono::steady_clock` and durations, without the rest of <chrono>.
+// Since C++20, libstdc++'s <chrono> carries calendars, time zones and their stream I/O (it
+// includes <sstream>), which every file including the runtime would parse for a clock read.
+// libstdc++ keeps the clocks and durations in <bits/chrono.h> (what <thread> itself includes);
+// other standard libraries get <chrono>.
+#include <version>  // defines __GLIBCXX__ for libstdc++
+
+#if defined(__GLIBCXX__) && __has_include(<bits/chrono.h>)
+#include <bits/chrono.h>
+#else
+#include <chrono>
+#endif
+// ---- end partita/core/detail/clock.hpp ----
 // ---- begin partita/runtime/detail/call_guard.hpp ----
 /// Around an executable's calls: the busy flag that refuses a second thread, the fork of a
 /// backend state that a transactional `bind` prepares into, and a state's resident bytes.
@@ -8979,6 +9208,86 @@ class busy_guard {
 
 }  // namespace partita::detail
 // ---- end partita/runtime/detail/call_guard.hpp ----
+// ---- begin partita/runtime/detail/run_arguments.hpp ----
+/// `run`'s arguments: each checked against its declared input or output and reduced to a pointer.
+
+
+namespace partita::detail {
+
+/// Collects `run(inputs..., outputs...)` for an executable whose declared inputs and outputs are
+/// `Inputs` and `Outputs` (arrays of `tensor_slot`).
+template <const auto& Inputs, const auto& Outputs>
+struct run_arguments {
+  static constexpr std::size_t num_inputs = Inputs.size();
+
+  template <std::size_t N, std::size_t M, std::size_t... I, class... Args>
+  static void collect(std::array<const float*, N>& in, std::array<float*, M>& out, std::index_sequence<I...>,
+                      Args&&... args) {
+    (collect_one<I>(in, out, std::forward<Args>(args)), ...);
+  }
+
+  template <std::size_t I, std::size_t N, std::size_t M, class Arg>
+  static void collect_one(std::array<const float*, N>& in, std::array<float*, M>& out, Arg&& arg) {
+    if constexpr (I < num_inputs) {
+      const auto t = as_input(arg);
+      using element = std::remove_const_t<std::remove_pointer_t<decltype(t.data)>>;
+      // The dtype is known at compile time, so a buffer of the wrong element type does not compile.
+      static_assert(element_matches<element, Inputs[I].type>,
+                    "partita: run: the element type of this input's buffer does not match its declared dtype "
+                    "(f32: float, i32: std::int32_t, i64: std::int64_t, i8: std::int8_t)");
+      check_run_argument(Inputs[I], "input", I, t.data, t.size, t.shp, alignof(element));
+      // Every kernel argument travels as a float pointer; integer kernels read it as what it is.
+      in[I] = reinterpret_cast<const float*>(t.data);
+    } else {
+      const auto t = as_output(arg);
+      using element = std::remove_pointer_t<decltype(t.data)>;
+      static_assert(element_matches<element, Outputs[I - num_inputs].type>,
+                    "partita: run: the element type of this output's buffer does not match its declared dtype");
+      check_run_argument(Outputs[I - num_inputs], "output", I - num_inputs, t.data, t.size, t.shp, alignof(element));
+      out[I - num_inputs] = reinterpret_cast<float*>(t.data);
+    }
+  }
+};
+
+/// Matches the buffers of `given` to the declared `slots` (inputs or outputs, as `role` says) by
+/// name and checks each as a positional argument is checked, into `to` in declaration order.
+/// Every slot takes exactly one buffer: a name the model does not declare, one given twice, a
+/// slot left without a buffer or a buffer of another dtype is a `partita::error` naming it.
+template <class Named, std::size_t N, class Ptr, std::size_t K>
+void collect_named(const std::array<tensor_slot, N>& slots, const char* role, std::span<const Named> given,
+                   std::array<Ptr, K>& to) {
+  static_assert(K >= N);
+  std::array<const Named*, N ? N : 1> at{};
+  for (const Named& g : given) {
+    std::size_t i = 0;
+    while (i < N && (slots[i].name.empty() || slots[i].name != g.name)) ++i;
+    if (i == N) {
+      std::string declared;
+      for (const tensor_slot& s : slots) declared += concat(declared.empty() ? "" : ", ", "'", s.name, "'");
+      throw error(concat("partita: run: the model has no ", role, " named '", g.name, "' (its ", role, "s: ",
+                         declared.empty() ? std::string("none") : declared, ")"));
+    }
+    if (at[i]) throw error(concat("partita: run: ", describe_slot(slots[i], role, i, true), " is given twice"));
+    at[i] = &g;
+  }
+  for (std::size_t i = 0; i < N; ++i) {
+    const Named* g = at[i];
+    if (!g) throw error(concat("partita: run: ", describe_slot(slots[i], role, i, true), " is given no buffer"));
+    if (g->type != slots[i].type)
+      throw error(concat("partita: run: ", describe_slot(slots[i], role, i, true), ": the buffer holds ",
+                         name_of(g->type), " elements, expected ", name_of(slots[i].type)));
+    check_run_argument(slots[i], role, i, g->data, g->size, g->has_shape ? &g->shp : nullptr, g->align);
+    to[i] = static_cast<Ptr>(g->data);
+  }
+}
+
+}  // namespace partita::detail
+// ---- end partita/runtime/detail/run_arguments.hpp ----
+// ---- begin partita/runtime/detail/step_calls.hpp ----
+/// `step_calls<Model, Backends...>`: each step's backend, kernel, state and buffers, and its call.
+#include <exception>
+
+
 // ---- begin partita/runtime/detail/kernel_sharing.hpp ----
 /// Kernel sharing: which steps compute the same thing, so that they run one kernel instantiation.
 
@@ -9211,49 +9520,6 @@ constexpr std::array<int, N> prepared_steps(const P& plan, const std::array<int,
 
 }  // namespace partita::detail
 // ---- end partita/runtime/detail/kernel_sharing.hpp ----
-// ---- begin partita/runtime/detail/run_arguments.hpp ----
-/// `run`'s arguments: each checked against its declared input or output and reduced to a pointer.
-
-
-namespace partita::detail {
-
-/// Collects `run(inputs..., outputs...)` for an executable whose declared inputs and outputs are
-/// `Inputs` and `Outputs` (arrays of `tensor_slot`).
-template <const auto& Inputs, const auto& Outputs>
-struct run_arguments {
-  static constexpr std::size_t num_inputs = Inputs.size();
-
-  template <std::size_t N, std::size_t M, std::size_t... I, class... Args>
-  static void collect(std::array<const float*, N>& in, std::array<float*, M>& out, std::index_sequence<I...>,
-                      Args&&... args) {
-    (collect_one<I>(in, out, std::forward<Args>(args)), ...);
-  }
-
-  template <std::size_t I, std::size_t N, std::size_t M, class Arg>
-  static void collect_one(std::array<const float*, N>& in, std::array<float*, M>& out, Arg&& arg) {
-    if constexpr (I < num_inputs) {
-      const auto t = as_input(arg);
-      using element = std::remove_const_t<std::remove_pointer_t<decltype(t.data)>>;
-      // The dtype is known at compile time, so a buffer of the wrong element type does not compile.
-      static_assert(element_matches<element, Inputs[I].type>,
-                    "partita: run: the element type of this input's buffer does not match its declared dtype "
-                    "(f32: float, i32: std::int32_t, i64: std::int64_t, i8: std::int8_t)");
-      check_run_argument(Inputs[I], "input", I, t.data, t.size, t.shp, alignof(element));
-      // Every kernel argument travels as a float pointer; integer kernels read it as what it is.
-      in[I] = reinterpret_cast<const float*>(t.data);
-    } else {
-      const auto t = as_output(arg);
-      using element = std::remove_pointer_t<decltype(t.data)>;
-      static_assert(element_matches<element, Outputs[I - num_inputs].type>,
-                    "partita: run: the element type of this output's buffer does not match its declared dtype");
-      check_run_argument(Outputs[I - num_inputs], "output", I - num_inputs, t.data, t.size, t.shp, alignof(element));
-      out[I - num_inputs] = reinterpret_cast<float*>(t.data);
-    }
-  }
-};
-
-}  // namespace partita::detail
-// ---- end partita/runtime/detail/run_arguments.hpp ----
 // ---- begin partita/runtime/detail/weight_layout.hpp ----
 /// Where `bind` puts each weight: kept for `run`, or staged for the backends' `prepare` only.
 
@@ -9299,6 +9565,199 @@ constexpr weight_layout<W> lay_out_weights(const P& plan, const std::array<bool,
 
 }  // namespace partita::detail
 // ---- end partita/runtime/detail/weight_layout.hpp ----
+
+namespace partita::detail {
+
+/// Where a step's buffers lie in one call: the caller's inputs and outputs, the kept weights and
+/// the arena.
+struct step_frame {
+  const float* const* in;
+  float* const* out;
+  std::byte* weights;
+  std::byte* arena;
+};
+
+/// What `compiled<Model, Backends...>` knows of its steps at compile time, and how it calls them:
+/// the module and its plan; the backend of each step; the step whose kernel it runs and the step
+/// whose prepared state it reads (kernel_sharing.hpp); the weights kept after `bind` and where
+/// each lies (weight_layout.hpp); one function per kernel, in a table indexed by step, for `run`
+/// and for `bind`'s `prepare`.
+template <class Model, class... Backends>
+struct step_calls {
+  using module = compiled_module<Model, Backends...>;
+  static constexpr const auto& plan = plan_of<module, Backends...>::value;
+  static constexpr std::size_t num_steps = plan.steps.size();
+  /// One state per backend, of unrelated types: a Hana tuple, indexed at compile time.
+  using states = boost::hana::tuple<typename Backends::state...>;
+
+  // A partition's name lives in the module: it is copied (a function_info holds just the name).
+  static constexpr auto step_names = detail::step_names<num_steps>(module::value, plan);
+
+  // Step s runs on backend owner[s], on the kernel of step canonical[s] (the first step with its signature where
+  // its backend `shares_kernels` and the kernel takes the step's index; s itself otherwise), with the state
+  // prepared for step prepared[s] (the first with that kernel and the same weights): kernel_sharing.hpp.
+  static constexpr auto owner = detail::step_owners<num_steps, Backends...>(plan);
+  static_assert(std::ranges::none_of(owner, [](std::size_t o) { return o >= sizeof...(Backends); }),
+                "partita: a step belongs to a backend that is not in compiled<...>");
+
+  template <std::size_t S>
+  using backend_of = detail::nth_backend<owner[S], Backends...>;
+  template <std::size_t C>
+  using call_at = detail::kernel_call<backend_of<C>, typename backend_of<C>::template kernel<
+      step_ref<module::value, plan_of<module, Backends...>::value, static_cast<int>(C)>>>;
+  static constexpr auto canonical = []<std::size_t... S>(std::index_sequence<S...>) {
+    constexpr auto first = detail::canonical_steps(module::value, plan, owner, std::array{backend_shares_kernels<Backends>...});
+    return std::array<int, num_steps>{(call_at<static_cast<std::size_t>(first[S])>::shared ? first[S] : static_cast<int>(S))...};
+  }(std::make_index_sequence<num_steps>{});
+  static constexpr auto prepared = detail::prepared_steps<num_steps>(plan, canonical);
+  template <std::size_t S>
+  using call_of = call_at<static_cast<std::size_t>(canonical[S])>;
+
+  static constexpr std::size_t num_weights = plan.weights.size() ? plan.weights.size() : 1;
+  // Weights some kernel reads at run time are kept as given after bind (weight_layout.hpp).
+  static constexpr auto raw_needed = detail::weights_kept<num_weights>(plan, []<std::size_t... S>(std::index_sequence<S...>) {
+    return std::array<bool, num_steps>{call_of<S>::packs_weights...};
+  }(std::make_index_sequence<num_steps>{}));
+  static constexpr auto layout = detail::lay_out_weights(plan, raw_needed);
+
+  // Each step is one call through `runs`, to the function of its canonical step C: shared by
+  // every step with C's signature, it reads the step's buffers from `io` and `ins` at run time.
+  static constexpr auto io = detail::step_ios<num_steps>(plan, prepared);
+  static constexpr auto ins = plan.ins;
+
+  // `r.offset`: a view's byte offset in its tensor (a contiguous slice); in the arena, the buffer's.
+  static float* locate(const buffer_ref& r, const step_frame& f) {
+    switch (r.kind) {
+      case storage::input:  // read only: only passed as kernel input
+        return reinterpret_cast<float*>(reinterpret_cast<std::byte*>(const_cast<float*>(f.in[r.index])) + r.offset);
+      case storage::weight:
+        // A weight only packing kernels read is not kept: they get null and do not look.
+        return raw_needed[static_cast<std::size_t>(r.index)]
+                   ? reinterpret_cast<float*>(f.weights + layout.offset[static_cast<std::size_t>(r.index)] + r.offset)
+                   : nullptr;
+      case storage::arena: return reinterpret_cast<float*>(f.arena + r.offset);
+      case storage::output: return reinterpret_cast<float*>(reinterpret_cast<std::byte*>(f.out[r.index]) + r.offset);
+      case storage::none: break;
+    }
+    return nullptr;
+  }
+
+  template <std::size_t C>
+  static void run_kernel(states& st, const step_frame& f, int s) {
+    const int step = call_of<C>::shared ? s : static_cast<int>(C);  // a constant where the kernel is the step's own
+    const detail::step_io& at = io[static_cast<std::size_t>(step)];
+    std::array<const float*, static_cast<std::size_t>(plan.steps[C].num_in)> args{};
+    for (std::size_t k = 0; k < args.size(); ++k) args[k] = locate(ins[static_cast<std::size_t>(at.first_in) + k], f);
+    call_of<C>::run(boost::hana::at_c<owner[C]>(st), args.data(), locate(at.out, f), at.prepared);
+  }
+
+  using run_fn = void (*)(states&, const step_frame&, int);
+  static constexpr auto runs = []<std::size_t... S>(std::index_sequence<S...>) {
+    return std::array<run_fn, num_steps>{&run_kernel<static_cast<std::size_t>(canonical[S])>...};
+  }(std::make_index_sequence<num_steps>{});
+
+  // `prepare` with step s's weights, null for its other arguments.
+  template <std::size_t C>
+  static void prepare_kernel(states& st, const std::byte* kept, const std::byte* staged, int s) {
+    const int step = call_of<C>::shared ? s : static_cast<int>(C);
+    std::array<const float*, static_cast<std::size_t>(plan.steps[C].num_in)> args{};
+    for (std::size_t k = 0; k < args.size(); ++k) {
+      const buffer_ref& r = ins[static_cast<std::size_t>(io[static_cast<std::size_t>(step)].first_in) + k];
+      if (r.kind != storage::weight) continue;
+      const auto w = static_cast<std::size_t>(r.index);
+      args[k] = reinterpret_cast<const float*>((raw_needed[w] ? kept : staged) + layout.offset[w] + r.offset);
+    }
+    try {
+      call_of<C>::prepare(boost::hana::at_c<owner[C]>(st), args.data(), step);
+    } catch (const std::exception& e) {
+      // Steps that share a kernel have the same name (the op's or the composite's).
+      throw error(detail::concat("partita: bind: backend '", std::string_view(backend_of<C>::name), "' rejected step ",
+                                 std::to_string(step), " (", step_names[C].name(), "): ", e.what()));
+    }
+  }
+
+  using prepare_fn = void (*)(states&, const std::byte*, const std::byte*, int);
+  static constexpr auto prepares = []<std::size_t... S>(std::index_sequence<S...>) {
+    return std::array<prepare_fn, num_steps>{[]<std::size_t C>(std::integral_constant<std::size_t, C>) -> prepare_fn {
+      if constexpr (call_of<C>::prepares) return &prepare_kernel<C>;
+      return nullptr;
+    }(std::integral_constant<std::size_t, static_cast<std::size_t>(canonical[S])>{})...};
+  }(std::make_index_sequence<num_steps>{});
+
+  /// Lets each backend prepare its steps into `st`, from the kept and the staged weights.
+  static void prepare_steps(states& st, const std::byte* kept, const std::byte* staged) {
+    for (std::size_t s = 0; s < num_steps; ++s)
+      if (prepares[s] && prepared[s] == static_cast<int>(s)) prepares[s](st, kept, staged, static_cast<int>(s));
+  }
+};
+
+}  // namespace partita::detail
+// ---- end partita/runtime/detail/step_calls.hpp ----
+// ---- begin partita/runtime/named_tensor.hpp ----
+/// `named_input`, `named_output`: `run`'s arguments given by name (`{"x", x}`).
+
+
+namespace partita {
+namespace detail {
+
+/// The dtype a `run` buffer of element type `T` holds.
+template <class T>
+constexpr dtype element_dtype() {
+  if constexpr (std::is_same_v<T, float>) {
+    return dtype::f32;
+  } else if constexpr (std::is_same_v<T, std::int32_t>) {
+    return dtype::i32;
+  } else if constexpr (std::is_same_v<T, std::int64_t>) {
+    return dtype::i64;
+  } else {
+    static_assert(std::is_same_v<T, std::int8_t>,
+                  "partita: run: a buffer's element type is float, std::int32_t, std::int64_t or std::int8_t");
+    return dtype::i8;
+  }
+}
+
+/// A buffer given by name, its element type known only at run time: what `run` checks against
+/// the declaration it names (dtype, shape for a view, element count, null and alignment).
+template <class Void>
+struct named_buffer {
+  std::string_view name;
+  Void* data = nullptr;
+  std::size_t size = 0;
+  dtype type = dtype::f32;
+  std::size_t align = 1;
+  bool has_shape = false;  // a tensor_view: `shp` is the shape it claims
+  shape shp{};
+
+ protected:
+  template <class T>
+  named_buffer(std::string_view n, raw_tensor<T> t)
+      : name(n), data(t.data), size(t.size), type(element_dtype<std::remove_const_t<T>>()),
+        align(alignof(T)), has_shape(t.shp != nullptr), shp(t.shp ? *t.shp : shape{}) {}
+};
+
+}  // namespace detail
+
+/// A model input given to `run` by its name: `exe.run({{"x", x}}, {{"logits", y}})`. The buffer
+/// is what `run` takes positionally: a `std::vector`, a `std::span` or a `tensor_view`, of the
+/// element type of the input's dtype. It refers to the caller's buffer: keep both to the call.
+struct named_input : detail::named_buffer<const void> {
+  template <class Buffer>
+    requires requires(const Buffer& b) { detail::as_input(b); }
+  named_input(std::string_view n, const Buffer& b) : named_buffer(n, detail::as_input(b)) {}
+};
+
+/// A model output given to `run` by its name (`model<output<"logits", ...>>`, or `output<k>`
+/// for an output the model does not name): a writable `std::vector`, `std::span` or
+/// `tensor_view` the caller keeps.
+struct named_output : detail::named_buffer<void> {
+  // Forwarded: a temporary or const vector meets `run`'s own message (it cannot hand a result back).
+  template <class Buffer>
+    requires requires(Buffer&& b) { detail::as_output(std::forward<Buffer>(b)); }
+  named_output(std::string_view n, Buffer&& b) : named_buffer(n, detail::as_output(std::forward<Buffer>(b))) {}
+};
+
+}  // namespace partita
+// ---- end partita/runtime/named_tensor.hpp ----
 // ---- begin partita/runtime/profile.hpp ----
 /// Per-step wall times of an executable (`compiled::profile()`, built with `-DPARTITA_PROFILE`)
 /// and their printed table (`print_profile`).
@@ -9396,6 +9855,11 @@ namespace detail {
 static_assert(aligned_buffer::align == alignment, "the arena's buffers are aligned as the plan assumes");
 }  // namespace detail
 
+/// What `bind` does when its source holds tensors the model has no weight for (a checkpoint of
+/// a larger model, a renamed layer): `report` binds and lists them in `unused_weights()`;
+/// `reject` throws a `partita::error` naming them and leaves the executable as it was.
+enum class on_unused : std::uint8_t { report, reject };
+
 /// A model compiled for the given backends (host last): `compiled<net, cpu> exe;`.
 /// `Model` is a module type produced by passes, run as it is, or a `model<...>`, which first
 /// goes through the eager flow `partition<Model, Backends...>` when a backend has patterns,
@@ -9412,10 +9876,12 @@ template <class Model, class... Backends>
 class compiled {
   static_assert(sizeof...(Backends) >= 1, "partita: compiled<Model, Backends...> needs at least the host backend");
   static_assert(backends_ok<Backends...>, "partita: compiled<Model, Backends...>: a backend failed the checks reported above");
+  // Each step's backend, kernel, prepared state and buffers, and the function that calls it.
+  using steps = detail::step_calls<Model, Backends...>;
 
  public:
-  using module = detail::compiled_module<Model, Backends...>;
-  static constexpr const auto& plan = plan_of<module, Backends...>::value;
+  using module = typename steps::module;
+  static constexpr const auto& plan = steps::plan;
 
  private:
   // What run time reads of the plan, as tables of their own: `plan` itself (its nodes point at
@@ -9424,8 +9890,6 @@ class compiled {
   static constexpr auto input_slots = plan.inputs;
   static constexpr auto output_slots = plan.outputs;
   static constexpr auto weight_slots = plan.weights;
-  // A partition's name lives in the module: it is copied (a function_info holds just the name).
-  static constexpr auto step_names = detail::step_names<plan.steps.size()>(module::value, plan);
 
  public:
   /// Bytes of activation memory, planned at compile time.
@@ -9438,54 +9902,23 @@ class compiled {
   static constexpr std::size_t num_outputs = plan.outputs.size();
   static constexpr std::size_t num_steps = plan.steps.size();
 
- private:
-  // Step s runs on backend owner[s], on the kernel of step canonical[s] (the first step with its signature where
-  // its backend `shares_kernels` and the kernel takes the step's index; s itself otherwise), with the state
-  // prepared for step prepared[s] (the first with that kernel and the same weights): kernel_sharing.hpp.
-  static constexpr auto owner = detail::step_owners<num_steps, Backends...>(plan);
-  static_assert(std::ranges::none_of(owner, [](std::size_t o) { return o >= sizeof...(Backends); }),
-                "partita: a step belongs to a backend that is not in compiled<...>");
-
-  template <std::size_t S>
-  using backend_of = detail::nth_backend<owner[S], Backends...>;
-  template <std::size_t C>
-  using call_at = detail::kernel_call<backend_of<C>, typename backend_of<C>::template kernel<
-      step_ref<module::value, plan_of<module, Backends...>::value, static_cast<int>(C)>>>;
-  static constexpr auto canonical = []<std::size_t... S>(std::index_sequence<S...>) {
-    constexpr auto first = detail::canonical_steps(module::value, plan, owner, std::array{backend_shares_kernels<Backends>...});
-    return std::array<int, num_steps>{(call_at<static_cast<std::size_t>(first[S])>::shared ? first[S] : static_cast<int>(S))...};
-  }(std::make_index_sequence<num_steps>{});
-  static constexpr auto prepared = detail::prepared_steps<num_steps>(plan, canonical);
-  template <std::size_t S>
-  using call_of = call_at<static_cast<std::size_t>(canonical[S])>;
-
- public:
   /// Number of kernel instantiations: steps of a backend with `shares_kernels` that compute the
   /// same thing (same op or composite body, attributes, dtypes and shapes) share one, so a
   /// network of repeated blocks has far fewer kernels than steps (`num_kernels <= num_steps`).
-  static constexpr std::size_t num_kernels = detail::count_kernels(canonical);
+  static constexpr std::size_t num_kernels = detail::count_kernels(steps::canonical);
   /// The step whose kernel instantiation step `s` runs (`Step::index` of its kernel): `s`
   /// itself, or the first step with the same signature when its backend shares kernels.
-  static constexpr std::size_t kernel_step(std::size_t s) { return static_cast<std::size_t>(canonical[s]); }
+  static constexpr std::size_t kernel_step(std::size_t s) { return static_cast<std::size_t>(steps::canonical[s]); }
 
- private:
-  static constexpr std::size_t num_weights = plan.weights.size() ? plan.weights.size() : 1;
-  // Weights some kernel reads at run time are kept as given after bind (weight_layout.hpp).
-  static constexpr auto raw_needed = detail::weights_kept<num_weights>(plan, []<std::size_t... S>(std::index_sequence<S...>) {
-    return std::array<bool, num_steps>{call_of<S>::packs_weights...};
-  }(std::make_index_sequence<num_steps>{}));
-  static constexpr auto layout = detail::lay_out_weights(plan, raw_needed);
-
- public:
   /// Bytes of weights the executable keeps as given after `bind`: those a kernel reads at run
   /// time. Weights that only backends with packed forms use (`packs_weights`) are not kept.
-  static constexpr std::size_t kept_weight_bytes = layout.kept_bytes;
+  static constexpr std::size_t kept_weight_bytes = steps::layout.kept_bytes;
 
   compiled() : arena_(arena_bytes, "the arena (activations between steps, `arena_bytes`)") {
     // With no weights there is no bind: backends prepare their kernels now. With literals only,
     // binding needs nothing from the caller, so it happens here.
     if constexpr (plan.weights.empty()) {
-      prepare_steps(states_, nullptr, nullptr);
+      steps::prepare_steps(states_, nullptr, nullptr);
     } else if constexpr (literals_only) {
       bind(detail::no_weight_source{});
     }
@@ -9499,6 +9932,7 @@ class compiled {
         weights_(std::move(o.weights_)),
         states_(std::move(o.states_)),
         profile_(o.profile_),
+        unused_(std::move(o.unused_)),
         bound_(std::exchange(o.bound_, false)),
         live_(std::exchange(o.live_, false)) {}
   compiled& operator=(compiled&& o) noexcept {
@@ -9507,6 +9941,7 @@ class compiled {
       weights_ = std::move(o.weights_);
       states_ = std::move(o.states_);
       profile_ = o.profile_;
+      unused_ = std::move(o.unused_);
       bound_ = std::exchange(o.bound_, false);
       live_ = std::exchange(o.live_, false);
     }
@@ -9515,15 +9950,16 @@ class compiled {
 
   /// Declared input `i`: name, dtype and shape.
   static constexpr const tensor_slot& input(std::size_t i) { return input_slots[i]; }
-  /// Declared output `i` (dtype and shape).
+  /// Declared output `i`: name (as `output<"name", X>` or the ONNX graph gives it, else
+  /// `output<i>`), dtype and shape.
   static constexpr const tensor_slot& output(std::size_t i) { return output_slots[i]; }
   /// The backend that runs step `s` (by name: the host's too).
   static constexpr std::string_view step_backend(std::size_t s) {
     constexpr std::string_view names[] = {std::string_view(Backends::name)...};
-    return names[owner[s]];
+    return names[steps::owner[s]];
   }
   /// What step `s` runs: the composite or partition function's name, or the op's.
-  static constexpr std::string_view step_name(std::size_t s) { return step_names[s].name(); }
+  static constexpr std::string_view step_name(std::size_t s) { return steps::step_names[s].name(); }
 
   /// True when every weight is a `literal` (or there are none): the executable binds itself
   /// when constructed, and `run` needs no `bind` first.
@@ -9545,19 +9981,34 @@ class compiled {
   /// `partita::error` (naming each offending tensor, expected vs actual, or the backend and the
   /// step) and leaves the executable exactly as it was, bound to its previous weights if it had
   /// any.
+  ///
+  /// Tensors of the source that no weight reads are not an error by default: `unused_weights()`
+  /// lists them after the bind. With `on_unused::reject` they are, found with the mismatches (a
+  /// source that does not list its tensors, without `tensors()`, cannot be checked so and throws).
   template <class Source>
-  compiled& bind(const Source& source) {
+  compiled& bind(const Source& source, on_unused unused = on_unused::report) {
     const detail::busy_guard guard(busy_, "bind");
     check_live("bind");
-    detail::aligned_buffer kept(layout.kept_bytes, "the weights kept"), staged(layout.staged_bytes, "the weights to pack");
-    detail::gather_weights(weight_slots, source, raw_needed, layout.offset, kept.get(), staged.get());
+    if (unused == on_unused::reject && !detail::listing_source<Source>)
+      throw error(detail::concat("partita: bind: ", source.origin(),
+                                 " does not list its tensors (no tensors()), so on_unused::reject cannot check them"));
+    std::vector<std::string> names = detail::unused_tensors(weight_slots, source);
+    detail::aligned_buffer kept(steps::layout.kept_bytes, "the weights kept"), staged(steps::layout.staged_bytes, "the weights to pack");
+    detail::gather_weights(weight_slots, source, steps::raw_needed, steps::layout.offset, kept.get(), staged.get(),
+                           unused == on_unused::reject ? detail::unused_problems(names, source.origin()) : std::string());
     states_t next = fork_states(std::make_index_sequence<sizeof...(Backends)>{});
-    prepare_steps(next, kept.get(), staged.get());
+    steps::prepare_steps(next, kept.get(), staged.get());
     weights_ = std::move(kept);
     states_ = std::move(next);
+    unused_ = std::move(names);
     bound_ = true;
     return *this;
   }
+
+  /// The names of the tensors the last successful `bind` found in its source and did not read
+  /// (no weight of the model has their name), in the source's order; empty when its source does
+  /// not list its tensors.
+  const std::vector<std::string>& unused_weights() const { return unused_; }
 
   /// The per-executable state of backend `B` (one of `Backends...`).
   template <class B>
@@ -9611,6 +10062,23 @@ class compiled {
     execute(in.data(), out.data());
   }
 
+  /// Runs the model with its inputs and outputs given by name, in any order:
+  /// `exe.run({{"x", x}}, {{"logits", y}})` (the names of `input(i)` and `output(i)`). Each
+  /// declared input and output takes exactly one buffer, checked as `run(inputs..., outputs...)`
+  /// checks it, its element type at run time: a name the model does not declare, one given
+  /// twice, one missing, or a buffer that does not fit throws a `partita::error` naming the
+  /// tensor, before anything runs.
+  void run(std::initializer_list<named_input> inputs, std::initializer_list<named_output> outputs) {
+    const detail::busy_guard guard(busy_, "run");
+    check_ready();
+    std::array<const float*, num_inputs ? num_inputs : 1> in{};
+    std::array<float*, num_outputs ? num_outputs : 1> out{};
+    detail::collect_named(input_slots, "input", std::span<const named_input>(inputs.begin(), inputs.size()), in);
+    detail::collect_named(output_slots, "output", std::span<const named_output>(outputs.begin(), outputs.size()), out);
+    detail::check_aliasing<plan>(in.data(), out.data());
+    execute(in.data(), out.data());
+  }
+
   /// Runs with raw pointers, one per input and per output in model order, that the caller has
   /// checked: sizes, null, alignment and overlap are not looked at. The executable's own
   /// checks (bound, not moved from, not busy) still apply.
@@ -9621,7 +10089,7 @@ class compiled {
   }
 
  private:
-  using states_t = boost::hana::tuple<typename Backends::state...>;
+  using states_t = typename steps::states;
 
   void check_live(const char* what) const {
     if (!live_)
@@ -9640,20 +10108,21 @@ class compiled {
   }
 
   void execute(const float* const* in, float* const* out) {
+    const detail::step_frame frame{in, out, weights_.get(), arena_.get()};
     for (std::size_t s = 0; s < num_steps; ++s) {
       if constexpr (sizeof...(Backends) > 1) {
         // The backend of the step before (cyclically: a run follows the previous one) rests if it can.
-        const std::size_t before = owner[(s + num_steps - 1) % (num_steps ? num_steps : 1)];  // no division by zero to warn of
-        if (before != owner[s]) rest(before, std::make_index_sequence<sizeof...(Backends)>{});
+        const std::size_t before = steps::owner[(s + num_steps - 1) % (num_steps ? num_steps : 1)];  // no division by zero to warn of
+        if (before != steps::owner[s]) rest(before, std::make_index_sequence<sizeof...(Backends)>{});
       }
       [[maybe_unused]] const auto start = profiling ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
-      runs[s](*this, in, out, static_cast<int>(s));
+      steps::runs[s](states_, frame, static_cast<int>(s));
       if constexpr (profiling) profile_.ns[s] += detail::ns_since(start);
     }
     [[maybe_unused]] const auto copies_start =
         profiling ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     for (const output_copy& c : copies) {
-      const float* from = locate(c.from, in, out);
+      const float* from = steps::locate(c.from, frame);
       // An output given the very buffer of the input it copies needs no copy (alias_rules).
       if (from != out[c.output]) std::memcpy(out[c.output], from, c.bytes);
     }
@@ -9672,81 +10141,14 @@ class compiled {
     (one(std::integral_constant<std::size_t, B>{}), ...);
   }
 
-  // `r.offset`: a view's byte offset in its tensor (a contiguous slice); in the arena, the buffer's.
-  float* locate(const buffer_ref& r, const float* const* in, float* const* out) const {
-    switch (r.kind) {
-      case storage::input:  // read only: only passed as kernel input
-        return reinterpret_cast<float*>(reinterpret_cast<std::byte*>(const_cast<float*>(in[r.index])) + r.offset);
-      case storage::weight:
-        // A weight only packing kernels read is not kept: they get null and do not look.
-        return raw_needed[static_cast<std::size_t>(r.index)]
-                   ? reinterpret_cast<float*>(weights_.get() + layout.offset[static_cast<std::size_t>(r.index)] + r.offset)
-                   : nullptr;
-      case storage::arena: return reinterpret_cast<float*>(arena_.get() + r.offset);
-      case storage::output: return reinterpret_cast<float*>(reinterpret_cast<std::byte*>(out[r.index]) + r.offset);
-      case storage::none: break;
-    }
-    return nullptr;
-  }
-
-  // Each step is one call through `runs`, to the function of its canonical step C: shared by
-  // every step with C's signature, it reads the step's buffers from `io` and `ins` at run time.
-  static constexpr auto io = detail::step_ios<num_steps>(plan, prepared);
-  static constexpr auto ins = plan.ins;
+  // Outputs that are inputs, weights or another output's value: copied after the last step.
   static constexpr auto copies = plan.copies;
-
-  template <std::size_t C>
-  static void run_kernel(compiled& self, const float* const* in, float* const* out, int s) {
-    const int step = call_of<C>::shared ? s : static_cast<int>(C);  // a constant where the kernel is the step's own
-    const detail::step_io& at = io[static_cast<std::size_t>(step)];
-    std::array<const float*, static_cast<std::size_t>(plan.steps[C].num_in)> args{};
-    for (std::size_t k = 0; k < args.size(); ++k) args[k] = self.locate(ins[static_cast<std::size_t>(at.first_in) + k], in, out);
-    call_of<C>::run(boost::hana::at_c<owner[C]>(self.states_), args.data(), self.locate(at.out, in, out), at.prepared);
-  }
-
-  using run_fn = void (*)(compiled&, const float* const*, float* const*, int);
-  static constexpr auto runs = []<std::size_t... S>(std::index_sequence<S...>) {
-    return std::array<run_fn, num_steps>{&run_kernel<static_cast<std::size_t>(canonical[S])>...};
-  }(std::make_index_sequence<num_steps>{});
-
-  // `prepare` with step s's weights, null for its other arguments.
-  template <std::size_t C>
-  static void prepare_kernel(states_t& states, const std::byte* kept, const std::byte* staged, int s) {
-    const int step = call_of<C>::shared ? s : static_cast<int>(C);
-    std::array<const float*, static_cast<std::size_t>(plan.steps[C].num_in)> args{};
-    for (std::size_t k = 0; k < args.size(); ++k) {
-      const buffer_ref& r = ins[static_cast<std::size_t>(io[static_cast<std::size_t>(step)].first_in) + k];
-      if (r.kind != storage::weight) continue;
-      const auto w = static_cast<std::size_t>(r.index);
-      args[k] = reinterpret_cast<const float*>((raw_needed[w] ? kept : staged) + layout.offset[w] + r.offset);
-    }
-    try {
-      call_of<C>::prepare(boost::hana::at_c<owner[C]>(states), args.data(), step);
-    } catch (const std::exception& e) {
-      // Steps that share a kernel have the same name (the op's or the composite's).
-      throw error(detail::concat("partita: bind: backend '", std::string_view(backend_of<C>::name), "' rejected step ",
-                                 std::to_string(step), " (", step_name(C), "): ", e.what()));
-    }
-  }
-
-  using prepare_fn = void (*)(states_t&, const std::byte*, const std::byte*, int);
-  static constexpr auto prepares = []<std::size_t... S>(std::index_sequence<S...>) {
-    return std::array<prepare_fn, num_steps>{[]<std::size_t C>(std::integral_constant<std::size_t, C>) -> prepare_fn {
-      if constexpr (call_of<C>::prepares) return &prepare_kernel<C>;
-      return nullptr;
-    }(std::integral_constant<std::size_t, static_cast<std::size_t>(canonical[S])>{})...};
-  }(std::make_index_sequence<num_steps>{});
-
-  static void prepare_steps(states_t& states, const std::byte* kept, const std::byte* staged) {
-    for (std::size_t s = 0; s < num_steps; ++s)
-      if (prepares[s] && prepared[s] == static_cast<int>(s)) prepares[s](states, kept, staged, static_cast<int>(s));
-  }
 
   detail::aligned_buffer arena_;
   detail::aligned_buffer weights_;  // the kept weights (`kept_weight_bytes`), after bind
-  // One state per backend, of unrelated types: a Hana tuple, indexed at compile time.
   states_t states_{};
   step_profile<num_steps> profile_{};
+  std::vector<std::string> unused_;  // the source's tensors the last bind did not read
   bool bound_ = false;
   bool live_ = true;  // false once moved from
   std::atomic<bool> busy_{false};
@@ -9930,7 +10332,9 @@ inline void print_slots(std::string& out, const char* prefix, const tensor_slot*
 
 /// The plan as text, the way a static memory planner shows its arena: the declared tensors, each
 /// step with its backend (`host` for the last backend listed), op, shape and the locations it
-/// reads and writes, the copies made after the last step, and every arena buffer with its offset,
+/// reads and writes (and, where its backend notes one, the kernel it runs and why, in brackets:
+/// `[winograd_f2: 3x3 of stride 1 writing NHWC: Winograd F(2x2,3x3)]`), the copies made after
+/// the last step, and every arena buffer with its offset,
 /// size and the steps during which it is live, drawn as a bar (`#` live, `.` not) over the
 /// schedule. `std::cout << print(compiled<net, cpu>::plan)`.
 template <detail::plan_sizes S>
@@ -9959,8 +10363,9 @@ std::string print(const plan_value<S>& p) {
     }
     out += concat("  ", std::to_string(s), " ", st.backend.empty() ? std::string_view("host") : st.backend, " ",
                   n.op == op_id::call ? std::string_view("call") : name_of(n.op), "(", args, ") -> ",
-                  detail::location_string(st.out), " : ", n.is_tuple ? std::string("tuple") : concat(name_of(n.type), to_string(n.out)),
-                  "\n");
+                  detail::location_string(st.out), " : ", n.is_tuple ? std::string("tuple") : concat(name_of(n.type), to_string(n.out)));
+    if (!st.note.kernel.empty()) out += concat("  [", st.note.kernel, ": ", st.note.reason, "]");
+    out += "\n";
   }
   for (std::size_t c = 0; c < S.copies; ++c) {
     const output_copy& cp = p.copies[c];
@@ -9987,8 +10392,6 @@ std::string print(const plan_value<S>& p) {
 // ---- begin partita/runtime/safetensors.hpp ----
 /// Reading and writing safetensors files and buffers.
 #include <cerrno>
-#include <functional>
-#include <map>
 #include <system_error>
 
 // ---- begin partita/runtime/detail/json.hpp ----
@@ -10353,6 +10756,77 @@ inline value parse(std::string_view text) { return parser(text).parse_document()
 
 }  // namespace partita::detail::json
 // ---- end partita/runtime/detail/json.hpp ----
+// ---- begin partita/runtime/detail/name_order.hpp ----
+/// Names in sorted order: tensors found by name and duplicates found, with no `std::map`.
+
+
+// Plain functions over positions: a std::map, or a comparator given to std::sort, would be
+// compiled anew in every file that includes the runtime, which only few of them use.
+namespace partita::detail {
+
+/// The positions 0..n-1 of `names`, in ascending name order and equal names in position order
+/// (a stable bottom-up merge sort).
+inline std::vector<std::size_t> sorted_positions(std::span<const std::string_view> names) {
+  const std::size_t n = names.size();
+  std::vector<std::size_t> order(n), merged(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = i;
+  for (std::size_t width = 1; width < n; width *= 2) {
+    for (std::size_t lo = 0; lo < n; lo += 2 * width) {
+      const std::size_t mid = lo + width < n ? lo + width : n;
+      const std::size_t hi = mid + width < n ? mid + width : n;
+      std::size_t i = lo, j = mid, k = lo;
+      while (i < mid && j < hi) merged[k++] = names[order[j]] < names[order[i]] ? order[j++] : order[i++];
+      while (i < mid) merged[k++] = order[i++];
+      while (j < hi) merged[k++] = order[j++];
+    }
+    order.swap(merged);
+  }
+  return order;
+}
+
+/// For each of `names`, the position of the first name equal to it: its own unless an earlier
+/// name is the same (a duplicate, which readers and writers report where they meet it).
+inline std::vector<std::size_t> first_positions(std::span<const std::string_view> names) {
+  const std::vector<std::size_t> order = sorted_positions(names);
+  std::vector<std::size_t> first(names.size());
+  for (std::size_t k = 0; k < order.size(); ++k)
+    first[order[k]] = k > 0 && names[order[k - 1]] == names[order[k]] ? first[order[k - 1]] : order[k];
+  return first;
+}
+
+/// The first place in `order` (positions of `tensors`, sorted by name) whose tensor's name is not
+/// less than `name`: where a tensor of that name is, or would go.
+inline std::size_t name_lower_bound(std::span<const tensor_data> tensors, std::span<const std::size_t> order,
+                                    std::string_view name) {
+  std::size_t lo = 0, hi = order.size();
+  while (lo < hi) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    if (std::string_view(tensors[order[mid]].name) < name) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+/// The tensor of `tensors` called `name`, or nullptr; `order` holds their positions sorted by name.
+inline const tensor_data* find_by_name(std::span<const tensor_data> tensors, std::span<const std::size_t> order,
+                                       std::string_view name) {
+  const std::size_t k = name_lower_bound(tensors, order, name);
+  return k < order.size() && std::string_view(tensors[order[k]].name) == name ? &tensors[order[k]] : nullptr;
+}
+
+/// The positions of `tensors` sorted by name.
+inline std::vector<std::size_t> sorted_by_name(std::span<const tensor_data> tensors) {
+  std::vector<std::string_view> names;
+  names.reserve(tensors.size());
+  for (const tensor_data& t : tensors) names.push_back(std::string_view(t.name));
+  return sorted_positions(names);
+}
+
+}  // namespace partita::detail
+// ---- end partita/runtime/detail/name_order.hpp ----
 
 namespace partita {
 
@@ -10375,10 +10849,7 @@ class safetensors_file {
   safetensors_file& operator=(const safetensors_file&) = delete;
 
   /// The tensor called `name`, or nullptr.
-  const tensor_data* find(std::string_view name) const {
-    const auto it = index_.find(name);
-    return it == index_.end() ? nullptr : &tensors_[it->second];
-  }
+  const tensor_data* find(std::string_view name) const { return detail::find_by_name(tensors_, order_, name); }
 
   /// Every tensor, in header order.
   std::span<const tensor_data> tensors() const { return tensors_; }
@@ -10396,7 +10867,7 @@ class safetensors_file {
   std::vector<std::byte> bytes_;
   std::string origin_;
   std::vector<tensor_data> tensors_;
-  std::map<std::string, std::size_t, std::less<>> index_;
+  std::vector<std::size_t> order_;  // positions of tensors_, sorted by name
   safetensors_metadata metadata_;
 };
 
@@ -10427,8 +10898,33 @@ inline void append_le64(std::vector<std::byte>& out, std::uint64_t v) {
   for (int i = 0; i < 8; ++i) out.push_back(static_cast<std::byte>((v >> (8 * i)) & 0xFF));
 }
 
-[[noreturn]] inline void safetensors_fail(std::string_view origin, const std::string& what) {
-  throw error(std::string(origin) + ": " + what);
+// Messages are string views joined in plain functions, not `std::string +` chains (an overload
+// resolution per `+`, in every file that includes the runtime).
+/// Throws "origin: " followed by the parts.
+[[noreturn]] inline void safetensors_fail(std::string_view origin, std::initializer_list<std::string_view> what) {
+  std::string message(origin);
+  message += ": ";
+  for (const std::string_view part : what) message += part;
+  throw error(message);
+}
+
+/// Throws "origin: tensor 'name': " followed by the parts.
+[[noreturn]] inline void safetensors_fail(std::string_view origin, std::string_view name,
+                                          std::initializer_list<std::string_view> what) {
+  std::string message(origin);
+  message += ": tensor '";
+  message += name;
+  message += "': ";
+  for (const std::string_view part : what) message += part;
+  throw error(message);
+}
+
+/// The keys of `members`, in order.
+inline std::vector<std::string_view> member_keys(const std::vector<json::member>& members) {
+  std::vector<std::string_view> keys;
+  keys.reserve(members.size());
+  for (const auto& m : members) keys.push_back(std::string_view(m.key));
+  return keys;
 }
 
 // A JSON value as a message spells it: `-3`, `2.5`, `"x"`, `an array`.
@@ -10453,13 +10949,14 @@ inline std::optional<std::uint64_t> non_negative(const json::value& v) {
 
 inline safetensors_metadata read_safetensors_metadata(std::string_view origin, const json::value& v) {
   if (v.type != json::value::kind::object)
-    safetensors_fail(origin, "__metadata__ is " + describe(v) + ", expected an object of strings");
+    safetensors_fail(origin, {"__metadata__ is ", describe(v), ", expected an object of strings"});
   safetensors_metadata out;
-  std::map<std::string_view, int, std::less<>> seen;
-  for (const auto& m : v.members) {
-    if (!seen.emplace(m.key, 0).second) safetensors_fail(origin, "duplicate __metadata__ key '" + m.key + "'");
+  const std::vector<std::size_t> first = first_positions(member_keys(v.members));
+  for (std::size_t i = 0; i < v.members.size(); ++i) {
+    const auto& m = v.members[i];
+    if (first[i] != i) safetensors_fail(origin, {"duplicate __metadata__ key '", m.key, "'"});
     if (m.val.type != json::value::kind::string)
-      safetensors_fail(origin, "__metadata__ key '" + m.key + "' is " + describe(m.val) + ", expected a string");
+      safetensors_fail(origin, {"__metadata__ key '", m.key, "' is ", describe(m.val), ", expected a string"});
     out.emplace_back(m.key, m.val.text);
   }
   return out;
@@ -10468,9 +10965,8 @@ inline safetensors_metadata read_safetensors_metadata(std::string_view origin, c
 // Validates one header entry against the data section and returns its tensor.
 inline tensor_data read_safetensors_entry(std::string_view origin, const std::string& name, const json::value& v,
                                           std::span<const std::byte> data) {
-  const std::string where = "tensor '" + name + "': ";
-  auto fail = [&](const std::string& what) { safetensors_fail(origin, where + what); };
-  if (v.type != json::value::kind::object) fail("entry is " + describe(v) + ", expected an object");
+  auto fail = [&](std::initializer_list<std::string_view> what) { safetensors_fail(origin, name, what); };
+  if (v.type != json::value::kind::object) fail({"entry is ", describe(v), ", expected an object"});
 
   const json::value* dtype_v = nullptr;
   const json::value* shape_v = nullptr;
@@ -10481,29 +10977,28 @@ inline tensor_data read_safetensors_entry(std::string_view origin, const std::st
                              : m.key == "data_offsets" ? &offsets_v : nullptr;
     // Unknown keys are ignored, as the reference reader does, so newer writers stay readable.
     if (!slot) continue;
-    if (*slot) fail("\"" + m.key + "\" appears twice");
+    if (*slot) fail({"\"", m.key, "\" appears twice"});
     *slot = &m.val;
   }
-  if (!dtype_v) fail("missing \"dtype\"");
-  if (!shape_v) fail("missing \"shape\"");
-  if (!offsets_v) fail("missing \"data_offsets\"");
+  if (!dtype_v) fail({"missing \"dtype\""});
+  if (!shape_v) fail({"missing \"shape\""});
+  if (!offsets_v) fail({"missing \"data_offsets\""});
 
   tensor_data t;
   t.name = name;
-  if (dtype_v->type != json::value::kind::string) fail("\"dtype\" is " + describe(*dtype_v) + ", expected a string");
+  if (dtype_v->type != json::value::kind::string) fail({"\"dtype\" is ", describe(*dtype_v), ", expected a string"});
   t.dtype_name = dtype_v->text;
   t.type = dtype_from_safetensors_name(t.dtype_name);
 
-  if (shape_v->type != json::value::kind::array) fail("\"shape\" is " + describe(*shape_v) + ", expected an array");
+  if (shape_v->type != json::value::kind::array) fail({"\"shape\" is ", describe(*shape_v), ", expected an array"});
   for (std::size_t i = 0; i < shape_v->items.size(); ++i) {
     const auto d = non_negative(shape_v->items[i]);
     if (!d)
-      fail("dimension " + std::to_string(i) + " is " + describe(shape_v->items[i]) +
-           ", expected a non-negative integer");
+      fail({"dimension ", std::to_string(i), " is ", describe(shape_v->items[i]), ", expected a non-negative integer"});
     t.dims.push_back(static_cast<std::int64_t>(*d));
   }
   const auto elements = checked_elements(t.dims);
-  if (!elements) fail("shape " + dims_string(t.dims) + " has more elements than fit in 63 bits");
+  if (!elements) fail({"shape ", dims_string(t.dims), " has more elements than fit in 63 bits"});
 
   const auto& offs = offsets_v->items;
   std::optional<std::uint64_t> begin, end;
@@ -10521,19 +11016,19 @@ inline tensor_data read_safetensors_entry(std::string_view origin, const std::st
       }
       found += "]";
     }
-    fail("data_offsets must be two non-negative integers [begin, end], found " + found);
+    fail({"data_offsets must be two non-negative integers [begin, end], found ", found});
   }
-  const std::string offsets = "data_offsets [" + std::to_string(*begin) + ", " + std::to_string(*end) + "]";
-  if (*begin > *end) fail(offsets + " decrease");
+  const std::string offsets = concat("data_offsets [", std::to_string(*begin), ", ", std::to_string(*end), "]");
+  if (*begin > *end) fail({offsets, " decrease"});
   if (*end > data.size())
-    fail(offsets + " reach beyond the data section of " + std::to_string(data.size()) + " bytes");
+    fail({offsets, " reach beyond the data section of ", std::to_string(data.size()), " bytes"});
   const std::uint64_t held = *end - *begin;
   if (const std::size_t size = safetensors_element_size(t.dtype_name)) {
     const auto needed = checked_bytes(*elements, size);
     if (!needed || *needed != held)
-      fail(t.dtype_name + " shape " + dims_string(t.dims) + " needs " +
-           (needed ? std::to_string(*needed) : std::string("more than 2^64")) + " bytes, but " + offsets +
-           " hold " + std::to_string(held));
+      fail({t.dtype_name, " shape ", dims_string(t.dims), " needs ",
+            needed ? std::to_string(*needed) : std::string("more than 2^64"), " bytes, but ", offsets, " hold ",
+            std::to_string(held)});
   }
   t.bytes = data.subspan(static_cast<std::size_t>(*begin), static_cast<std::size_t>(held));
   return t;
@@ -10549,16 +11044,15 @@ inline safetensors_file parse_safetensors(std::vector<std::byte> bytes, std::str
   const std::span<const std::byte> all = f.bytes_;
 
   if (all.size() < 8)
-    detail::safetensors_fail(from, "file is " + std::to_string(all.size()) +
-                                       " bytes, too short for the 8-byte header length");
+    detail::safetensors_fail(from, {"file is ", std::to_string(all.size()), " bytes, too short for the 8-byte header length"});
   const std::uint64_t header_len = detail::read_le64(all.data());
   if (header_len > all.size() - 8)
-    detail::safetensors_fail(from, "header length " + std::to_string(header_len) + " is larger than the " +
-                                       std::to_string(all.size() - 8) + " bytes after the length field (file is " +
-                                       std::to_string(all.size()) + " bytes)");
+    detail::safetensors_fail(from, {"header length ", std::to_string(header_len), " is larger than the ",
+                                    std::to_string(all.size() - 8), " bytes after the length field (file is ",
+                                    std::to_string(all.size()), " bytes)"});
   if (header_len > detail::safetensors_max_header)
-    detail::safetensors_fail(from, "header length " + std::to_string(header_len) + " exceeds the limit of " +
-                                       std::to_string(detail::safetensors_max_header) + " bytes");
+    detail::safetensors_fail(from, {"header length ", std::to_string(header_len), " exceeds the limit of ",
+                                    std::to_string(detail::safetensors_max_header), " bytes"});
   const auto n = static_cast<std::size_t>(header_len);
   const std::string_view header(reinterpret_cast<const char*>(all.data() + 8), n);
   const std::span<const std::byte> data = all.subspan(8 + n);
@@ -10567,25 +11061,27 @@ inline safetensors_file parse_safetensors(std::vector<std::byte> bytes, std::str
   try {
     root = detail::json::parse(header);
   } catch (const detail::json::syntax_error& e) {
-    detail::safetensors_fail(from, "malformed JSON header at byte " + std::to_string(e.offset) +
-                                       " of the header (file offset " + std::to_string(e.offset + 8) +
-                                       "): " + e.reason);
+    detail::safetensors_fail(from, {"malformed JSON header at byte ", std::to_string(e.offset),
+                                    " of the header (file offset ", std::to_string(e.offset + 8), "): ", e.reason});
   }
   if (root.type != detail::json::value::kind::object)
-    detail::safetensors_fail(from, "header is " + detail::describe(root) + ", expected a JSON object");
+    detail::safetensors_fail(from, {"header is ", detail::describe(root), ", expected a JSON object"});
 
   bool has_metadata = false;
-  for (const auto& m : root.members) {
+  const std::vector<std::size_t> first = detail::first_positions(detail::member_keys(root.members));
+  for (std::size_t i = 0; i < root.members.size(); ++i) {
+    const auto& m = root.members[i];
     if (m.key == "__metadata__") {
-      if (has_metadata) detail::safetensors_fail(from, "__metadata__ appears twice");
+      if (has_metadata) detail::safetensors_fail(from, {"__metadata__ appears twice"});
       has_metadata = true;
       f.metadata_ = detail::read_safetensors_metadata(from, m.val);
       continue;
     }
-    if (f.index_.contains(m.key)) detail::safetensors_fail(from, "duplicate tensor '" + m.key + "'");
+    // An earlier key the same is an earlier tensor: "__metadata__" took the branch above.
+    if (first[i] != i) detail::safetensors_fail(from, {"duplicate tensor '", m.key, "'"});
     f.tensors_.push_back(detail::read_safetensors_entry(from, m.key, m.val, data));
-    f.index_.emplace(m.key, f.tensors_.size() - 1);
   }
+  f.order_ = detail::sorted_by_name(f.tensors_);
   return f;
 }
 
@@ -10625,45 +11121,52 @@ inline std::vector<std::byte> to_safetensors(std::span<const tensor_data> tensor
   std::string header = "{";
   if (!metadata.empty()) {
     header += "\"__metadata__\":{";
-    std::map<std::string_view, int, std::less<>> seen;
+    std::vector<std::string_view> keys;
+    for (const auto& [k, v] : metadata) keys.push_back(std::string_view(k));
+    const std::vector<std::size_t> first = detail::first_positions(keys);
     for (std::size_t i = 0; i < metadata.size(); ++i) {
       const auto& [k, v] = metadata[i];
-      if (!seen.emplace(k, 0).second) detail::safetensors_fail(from, "duplicate __metadata__ key '" + k + "'");
+      if (first[i] != i) detail::safetensors_fail(from, {"duplicate __metadata__ key '", k, "'"});
       if (!detail::json::is_utf8(k) || !detail::json::is_utf8(v))
-        detail::safetensors_fail(from, "__metadata__ key '" + k + "' or its value is not valid UTF-8");
+        detail::safetensors_fail(from, {"__metadata__ key '", k, "' or its value is not valid UTF-8"});
       if (i) header += ',';
-      header += detail::json::quote(k) + ":" + detail::json::quote(v);
+      header += detail::json::quote(k);
+      header += ':';
+      header += detail::json::quote(v);
     }
     header += "}";
   }
 
-  std::map<std::string_view, int, std::less<>> names;
+  std::vector<std::string_view> names;
+  names.reserve(tensors.size());
+  for (const auto& t : tensors) names.push_back(std::string_view(t.name));
+  const std::vector<std::size_t> first = detail::first_positions(names);
   std::uint64_t offset = 0;
-  for (const auto& t : tensors) {
-    const std::string where = "tensor '" + t.name + "': ";
-    auto fail = [&](const std::string& what) { detail::safetensors_fail(from, where + what); };
-    if (t.name == "__metadata__") fail("the name is reserved for metadata");
-    if (!names.emplace(t.name, 0).second) detail::safetensors_fail(from, "duplicate tensor '" + t.name + "'");
-    if (!detail::json::is_utf8(t.name)) fail("the name is not valid UTF-8");
+  for (std::size_t n = 0; n < tensors.size(); ++n) {
+    const tensor_data& t = tensors[n];
+    auto fail = [&](std::initializer_list<std::string_view> what) { detail::safetensors_fail(from, t.name, what); };
+    if (t.name == "__metadata__") fail({"the name is reserved for metadata"});
+    if (first[n] != n) detail::safetensors_fail(from, {"duplicate tensor '", t.name, "'"});
+    if (!detail::json::is_utf8(t.name)) fail({"the name is not valid UTF-8"});
 
     std::string dtype_name = t.dtype_name;
     if (t.type) {
       const std::string_view known = safetensors_name(*t.type);
       if (dtype_name.empty()) dtype_name = known;
       else if (dtype_name != known)
-        fail("dtype_name " + dtype_name + " disagrees with type " + std::string(known));
+        fail({"dtype_name ", dtype_name, " disagrees with type ", known});
     }
-    if (dtype_name.empty()) fail("no dtype");
-    if (!detail::json::is_utf8(dtype_name)) fail("dtype name is not valid UTF-8");
+    if (dtype_name.empty()) fail({"no dtype"});
+    if (!detail::json::is_utf8(dtype_name)) fail({"dtype name is not valid UTF-8"});
 
     const auto elements = detail::checked_elements(t.dims);
-    if (!elements) fail("invalid shape " + detail::dims_string(t.dims));
+    if (!elements) fail({"invalid shape ", detail::dims_string(t.dims)});
     if (const std::size_t size = detail::safetensors_element_size(dtype_name)) {
       const auto needed = detail::checked_bytes(*elements, size);
       if (!needed || *needed != t.bytes.size())
-        fail(dtype_name + " shape " + detail::dims_string(t.dims) + " needs " +
-             (needed ? std::to_string(*needed) : std::string("more than 2^64")) + " bytes, got " +
-             std::to_string(t.bytes.size()));
+        fail({dtype_name, " shape ", detail::dims_string(t.dims), " needs ",
+              needed ? std::to_string(*needed) : std::string("more than 2^64"), " bytes, got ",
+              std::to_string(t.bytes.size())});
     }
 
     std::string shape = "[";
@@ -10674,9 +11177,9 @@ inline std::vector<std::byte> to_safetensors(std::span<const tensor_data> tensor
     shape += "]";
     const std::uint64_t end = offset + t.bytes.size();
     if (header.size() > 1) header += ",";
-    header += detail::json::quote(t.name) + ":{\"dtype\":" + detail::json::quote(dtype_name) +
-              ",\"shape\":" + shape + ",\"data_offsets\":[" + std::to_string(offset) + "," + std::to_string(end) +
-              "]}";
+    header += detail::concat(detail::json::quote(t.name), ":{\"dtype\":", detail::json::quote(dtype_name),
+                             ",\"shape\":", shape, ",\"data_offsets\":[", std::to_string(offset), ",",
+                             std::to_string(end), "]}");
     offset = end;
   }
   header += "}";
@@ -10736,27 +11239,27 @@ class weight_set {
   /// Adds raw little-endian data of element type `type` and shape `dims`.
   weight_set& add(std::string name, dtype type, std::span<const std::byte> bytes,
                   std::span<const std::int64_t> dims) {
-    if (index_.contains(name)) throw error("in-memory weight set: duplicate tensor '" + name + "'");
+    // Where the name goes in the sorted order: a tensor of that name already there is a duplicate.
+    const std::size_t at = detail::name_lower_bound(tensors_, order_, name);
+    if (at < order_.size() && tensors_[order_[at]].name == name)
+      throw error(detail::concat("in-memory weight set: duplicate tensor '", name, "'"));
     const auto elements = detail::checked_elements(dims);
     if (!elements)
-      throw error("in-memory weight set: tensor '" + name + "': invalid shape " + detail::dims_string(dims));
+      throw error(detail::concat("in-memory weight set: tensor '", name, "': invalid shape ", detail::dims_string(dims)));
     const auto expected = detail::checked_bytes(*elements, size_of(type));
     if (!expected || *expected != bytes.size())
-      throw error("in-memory weight set: tensor '" + name + "': " + std::string(safetensors_name(type)) +
-                  " shape " + detail::dims_string(dims) + " needs " +
-                  (expected ? std::to_string(*expected) : std::string("too many")) + " bytes, got " +
-                  std::to_string(bytes.size()));
-    index_.emplace(name, tensors_.size());
+      throw error(detail::concat("in-memory weight set: tensor '", name, "': ", safetensors_name(type), " shape ",
+                                 detail::dims_string(dims), " needs ",
+                                 expected ? std::to_string(*expected) : std::string("too many"), " bytes, got ",
+                                 std::to_string(bytes.size())));
     tensors_.push_back(tensor_data{std::move(name), std::string(safetensors_name(type)), type,
                                    std::vector<std::int64_t>(dims.begin(), dims.end()), bytes});
+    order_.insert(order_.begin() + static_cast<std::ptrdiff_t>(at), tensors_.size() - 1);
     return *this;
   }
 
   /// The tensor called `name`, or nullptr.
-  const tensor_data* find(std::string_view name) const {
-    const auto it = index_.find(name);
-    return it == index_.end() ? nullptr : &tensors_[it->second];
-  }
+  const tensor_data* find(std::string_view name) const { return detail::find_by_name(tensors_, order_, name); }
 
   /// Every tensor, in the order added.
   std::span<const tensor_data> tensors() const { return tensors_; }
@@ -10766,7 +11269,7 @@ class weight_set {
 
  private:
   std::vector<tensor_data> tensors_;
-  std::map<std::string, std::size_t, std::less<>> index_;
+  std::vector<std::size_t> order_;  // positions of tensors_, sorted by name
 };
 
 }  // namespace partita
@@ -11546,7 +12049,7 @@ struct reference {
 // ---- begin partita/backends/cpu/cpu.hpp ----
 /// The cpu backend (the host): xsimd kernels for every op and fused GEMM composites.
 
-// ---- begin partita/backends/cpu/detail/attention.hpp ----
+// ---- begin partita/backends/cpu/detail/attention/attention.hpp ----
 /// cpu attention: softmax(Q·Kᵀ · scale + mask)·V as one kernel, and softmax of a scaled, masked
 /// value as one pass.
 // A step of the attention composite never writes its score matrices to memory: each task takes a
@@ -11556,6 +12059,61 @@ struct reference {
 // run the matmul kernel's loops on the calling thread; the units (matrix, row block) are split
 // statically across the pool like every other step.
 
+// ---- begin partita/backends/cpu/detail/attention/attention_choice.hpp ----
+/// Which kernel a cpu softmax composite (attention or scaled softmax) runs, and why: the decision
+/// the backend dispatches on and the plan printer shows.
+
+// ---- begin partita/backends/cpu/detail/kernel_choice.hpp ----
+/// A cpu kernel and the reason it was chosen: what each family's `choose_*_kernel` returns.
+
+
+namespace partita::detail::cpu {
+
+/// Kernel `Id` of one family (an enum with its `name_of`) and the reason it was chosen, in a
+/// line: the kernel dispatches on `kernel`, and the plan shows both (`note_of`).
+template <class Id>
+struct choice_of {
+  Id kernel{};
+  std::string_view reason{};
+};
+
+/// A choice as the plan records it (`plan_step::note`).
+template <class Id>
+constexpr kernel_note note_of(const choice_of<Id>& c) {
+  return {name_of(c.kernel), c.reason};
+}
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/kernel_choice.hpp ----
+
+namespace partita::detail::cpu {
+
+/// The kernels of the softmax composites (attention.hpp).
+enum class attention_kernel_id : std::uint8_t {
+  attention_blocks,  // attention_kernel: both products and the softmax per block of query rows
+  softmax_rows,      // softmax_scaled_kernel: scale, mask and softmax in one pass per row
+};
+
+/// The name `print(plan)` shows for kernel `k`.
+constexpr std::string_view name_of(attention_kernel_id k) {
+  constexpr std::string_view names[] = {"attention_blocks", "softmax_rows"};
+  return names[static_cast<std::size_t>(k)];
+}
+
+/// A softmax composite's kernel and the reason it was chosen, in a line.
+using attention_choice = choice_of<attention_kernel_id>;
+
+/// The kernel of a softmax composite: the attention kernel where the softmax reads a product
+/// Q·op(K) and its probabilities are multiplied by V (`products`), the scaled softmax's pass
+/// otherwise.
+constexpr attention_choice choose_attention_kernel(bool products) {
+  if (products)
+    return {attention_kernel_id::attention_blocks, "Q.K, softmax and .V per block of query rows: scores stay in L2"};
+  return {attention_kernel_id::softmax_rows, "softmax of a scaled, masked value: one pass per row"};
+}
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/attention/attention_choice.hpp ----
 // ---- begin partita/backends/cpu/detail/fused.hpp ----
 /// What a fused cpu composite computes, read off its body at compile time.
 // What a fused cpu composite computes, read off its body at compile time: one dense, conv2d or
@@ -11563,10 +12121,10 @@ struct reference {
 // and an activation (x · sigmoid(x) counting as SiLU), in that order; a conv2d's chain may end
 // in a max or average pooling.
 
-// ---- begin partita/backends/cpu/detail/epilogue.hpp ----
+// ---- begin partita/backends/cpu/detail/gemm/epilogue.hpp ----
 /// The epilogue a cpu GEMM applies while storing: bias, scale, residual, activation.
 
-// ---- begin partita/backends/cpu/detail/simd.hpp ----
+// ---- begin partita/backends/cpu/detail/simd/simd.hpp ----
 /// The cpu backend's one door to xsimd: the widest float vector and its few operations.
 // The one place Partita touches xsimd: a float vector of the widest instruction set the build
 // flags enable (-march=native gives AVX-512 where the machine has it), plus the few operations
@@ -11650,7 +12208,7 @@ inline vec fma(const vec& a, const vec& b, const vec& c) {
 /// into each instruction that reads it. A kernel that loads a few weight vectors for many
 /// FMAs, with registers to spare or not, may otherwise have every FMA read its weight from
 /// memory again: GCC 12 did so in the first-layer kernel (`direct_nhwc_row`), whose FMAs then
-/// waited on the loads (MobileNetV2's 3 → 32 stem, one Zen 3 core: 50 against 81 GFLOP/s).
+/// waited on the loads (MobileNetV2's 3 → 32 stem ran at well under its FMA rate).
 inline void hold(vec& v) {
 #if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
   typename vec::register_type r = v;
@@ -11820,8 +12378,8 @@ inline float max_lane(const vec& a) {
 inline const char* arch_name() { return arch::name(); }
 
 }  // namespace partita::detail::simd
-// ---- end partita/backends/cpu/detail/simd.hpp ----
-// ---- begin partita/backends/cpu/detail/simd_math.hpp ----
+// ---- end partita/backends/cpu/detail/simd/simd.hpp ----
+// ---- begin partita/backends/cpu/detail/simd/simd_math.hpp ----
 /// The cpu backend's transcendental functions on simd::vec, each with its measured error.
 // Each function's error is its largest distance in ulps (counted in the ordering of float bit
 // patterns) from the reference: the double formula its comment gives, computed with <cmath>
@@ -11833,7 +12391,7 @@ inline const char* arch_name() { return arch::name(); }
 // Each formula is also what the function gives at NaN and ±Inf. Subnormal inputs and results
 // are computed, not flushed (unless the caller sets FTZ/DAZ).
 
-// ---- begin partita/backends/cpu/detail/simd_gelu_table.hpp ----
+// ---- begin partita/backends/cpu/detail/simd/simd_gelu_table.hpp ----
 /// The coefficients of the AVX-512 GELU's 32 polynomials for the normal tail (generated).
 // Written by tools/gelu_table.py, which says how they are derived; do not edit by hand.
 // gelu_tail_table[n][i]: the coefficient of h^n on interval i, where y = (i + h) / 8 and
@@ -11908,7 +12466,7 @@ alignas(64) inline constexpr float gelu_tail_table[7][32] = {
 };
 
 }  // namespace partita::detail::simd::math_detail
-// ---- end partita/backends/cpu/detail/simd_gelu_table.hpp ----
+// ---- end partita/backends/cpu/detail/simd/simd_gelu_table.hpp ----
 
 namespace partita::detail::simd {
 
@@ -12157,7 +12715,7 @@ inline vec tanh(const vec& x) { return xsimd::tanh(x); }
 #endif
 
 }  // namespace partita::detail::simd
-// ---- end partita/backends/cpu/detail/simd_math.hpp ----
+// ---- end partita/backends/cpu/detail/simd/simd_math.hpp ----
 
 namespace partita::detail::cpu {
 
@@ -12266,8 +12824,8 @@ inline void apply_rows(float* c, std::ptrdiff_t ldc, int rows, int vecs) {
 /// Transcendental activation `a` in place on `rows` rows of `vecs` vectors at `c` (row stride
 /// `ldc`). A GEMM tile stores its accumulators, then makes one call: called per accumulator,
 /// each call had the tile's other accumulators saved around it (every vector register is
-/// caller-saved) and chose `a` again. A transformer's dense + bias + GELU step (128 × 1024
-/// outputs, one Zen 3 core): 1060-1090 → 1020-1055 µs.
+/// caller-saved) and chose `a` again (a transformer's dense + bias + GELU step is where it
+/// shows).
 [[gnu::noinline]] inline void transcendental_rows(float* c, std::ptrdiff_t ldc, int rows, int vecs, activation a) {
   switch (a) {
     case activation::sigmoid: return activation_detail::apply_rows<activation::sigmoid>(c, ldc, rows, vecs);
@@ -12320,7 +12878,7 @@ inline float activate(float x, activation a, float lo, float hi) {
 }
 
 }  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/epilogue.hpp ----
+// ---- end partita/backends/cpu/detail/gemm/epilogue.hpp ----
 
 namespace partita::detail::cpu {
 
@@ -12523,7 +13081,7 @@ constexpr op_id main_op() {
 
 }  // namespace partita::detail::cpu
 // ---- end partita/backends/cpu/detail/fused.hpp ----
-// ---- begin partita/backends/cpu/detail/matmul.hpp ----
+// ---- begin partita/backends/cpu/detail/gemm/matmul.hpp ----
 /// cpu matmul: batched op(A) · op(B) with numpy broadcasting, on the GEMM micro-kernel.
 // The loops of one product are BLIS's: depth passes of kc, B packed kc × (up to 16 panels) per
 // pass (or read from its form packed at bind), A in blocks of up to 144 rows that stay in L2
@@ -12531,14 +13089,18 @@ constexpr op_id main_op() {
 // units, a piece being a range of column panels (each task packs only its own B) or of row
 // blocks, whichever divides more evenly.
 
-// ---- begin partita/backends/cpu/detail/matmul_pack.hpp ----
+// ---- begin partita/backends/cpu/detail/gemm/matmul_choice.hpp ----
+/// Which way a cpu matmul step runs its products, and why: the decision `matmul_kernel`
+/// dispatches on and the plan printer shows.
+
+// ---- begin partita/backends/cpu/detail/gemm/matmul_pack.hpp ----
 /// cpu matmul's geometry (numpy broadcasting of the batch dims) and its operand packing.
 // The shapes of one batched matmul C[b] = op(A[b']) · op(B[b'']) reduced to what the GEMM loops
 // need, and the copies that put each operand in the form the micro-kernel reads: B in panels of
 // NR columns ([k][NR], zero-padded), A either in place (rows) or, when transposed, in blocks of
 // MR rows ([k][MR]).
 
-// ---- begin partita/backends/cpu/detail/gemm.hpp ----
+// ---- begin partita/backends/cpu/detail/gemm/gemm.hpp ----
 /// The register-blocked GEMM micro-kernel shared by cpu dense and conv2d.
 // The register-blocked GEMM core shared by dense and conv2d: C[MR×NR] (+)= A[MR×k] · B[k×NR]
 // with NR = NV vectors, the accumulators held in registers for the whole k loop.
@@ -12556,12 +13118,10 @@ inline constexpr int W = simd::width;
 ///   otherwise `b + k * ldb` (packed weight panels, packed im2col panels, 1×1 inputs).
 /// Steps of the depth ahead that a one- or two-row micro-kernel prefetches its B rows: 24, 3 KB
 /// of a panel with AVX and 6 KB with AVX-512. Weights that come from memory want enough misses
-/// in flight: MobileNetV2's 1280 -> 1000 (5 MB, evicted from L3 by the rest of the network),
-/// one Zen 3 core: 363–426 µs at 8 steps, 329–342 at 48; alone after 64 MB of other reads,
-/// 302–354 at 8, 254–290 at 32 to 128. Weights in L3 want few: W1 (784 -> 512 -> 512 -> 10,
-/// 2.6 MB) on one Zen 5 core, one process switching: 0.91–0.92 of the time at 8 to 24 steps
-/// against 48, 0.93 at 32, 1.03 at 96 (on two cores 0.97 at 16 and 24); MobileNetV2 level
-/// there at 8, 24 and 48. On Zen 3 W1 had measured alike at 8 and 64.
+/// in flight (MobileNetV2's 1280 -> 1000 classifier, evicted from L3 by the rest of the network,
+/// is faster at 32 steps and more than at 8). Weights in L3 want few: W1 (784 -> 512 -> 512 -> 10)
+/// is faster at 8 to 24 steps than at 48 and slower at 96 on Zen 5, where MobileNetV2 does not
+/// mind; 24 serves both (measurements: benchmarks/results/ and the history of this comment).
 inline constexpr int gemv_prefetch = 24;
 
 /// The cache lines of `floats` floats from `p`, shared out among `parts` callers: which lines
@@ -12571,8 +13131,8 @@ inline constexpr int gemv_prefetch = 24;
 /// One- and two-row micro-kernels, which stream B and take no share (`lines` 0), read `start`
 /// as where the stream goes on after this B (the next panel in the caller's order), whose first
 /// rows their last steps ask for; null: the memory right after B. (Two fields, not three: with
-/// a third, even unused, the struct no longer travels in two registers, and the BERT-style
-/// encoder ran 1.08 times as long on two Zen 5 threads, two builds in one process alternated.)
+/// a third, even unused, the struct no longer travels in two registers, which slowed the
+/// BERT-style encoder measurably in an alternated A/B run.)
 struct prefetch_share {
   const char* start = nullptr;
   int lines = 0;
@@ -12604,9 +13164,8 @@ inline void micro_kernel(int kc, const float* __restrict a, std::ptrdiff_t lda, 
       // memory with few FMAs per byte: ask for each cache line of the row `gemv_prefetch`
       // steps ahead (an address as an integer: past the panel's end it is no pointer to form);
       // the last steps ask for the first rows of the panel read next (`pf.start`), which in a
-      // run of reversed order lies before this one.
-      // W1 (784 -> 512 -> 512 -> 10, batch 1) on Zen 3 cores, alternated runs of one loop:
-      // 36.1-36.4 -> 33.7-34.0 us on one thread, 19.1 -> 17.9 on two.
+      // run of reversed order lies before this one. The batch-1 MLP (W1) is the workload this
+      // serves: its rows are all weight stream.
       const int r = k + gemv_prefetch;
       const std::uintptr_t ahead =
           r < kc || !pf.start ? reinterpret_cast<std::uintptr_t>(b) + static_cast<std::uintptr_t>(r * ldb) * sizeof(float)
@@ -12712,7 +13271,7 @@ inline void gemm_narrow_tile(int kc, const float* a, std::ptrdiff_t lda, const f
 /// full tile: packed panels are zero-padded, row-read A is padded by the caller, and a row bias
 /// must be readable for MR rows.) The full-width branch is this small function's whole work, so
 /// that callers inline it: with the local tiles in the same function GCC did not, and W2's
-/// dense steps, which pass a prefetch share, ran 5 % slower on two Sapphire Rapids threads.
+/// dense steps, which pass a prefetch share, ran slower for the call.
 template <int MR, int NV, bool APacked, bool BIndirect>
 inline void gemm_tile(int kc, const float* a, std::ptrdiff_t lda, const float* b, std::ptrdiff_t ldb,
                       const std::int32_t* boff, float* c, std::ptrdiff_t ldc, int mr, int nr, bool load_c,
@@ -12734,7 +13293,7 @@ inline epilogue tile_epilogue(const epilogue& e, int m0, int n0, std::ptrdiff_t 
 }
 
 }  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/gemm.hpp ----
+// ---- end partita/backends/cpu/detail/gemm/gemm.hpp ----
 
 #if defined(__AVX__)
 #include <immintrin.h>
@@ -12979,10 +13538,59 @@ inline void pack_a_transposed(const float* a, std::ptrdiff_t lda, int k0, int kc
 }
 
 }  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/matmul_pack.hpp ----
+// ---- end partita/backends/cpu/detail/gemm/matmul_pack.hpp ----
+
+namespace partita::detail::cpu {
+
+/// The kernels of `matmul_kernel` (matmul steps, alone or fused with a bias, residual and
+/// activation): where B's panels come from, and whether the batch is one product or one per
+/// matrix. Every one runs `matmul`'s loops; the micro-tile follows the rows (`matmul_tile_for`).
+enum class matmul_kernel_id : std::uint8_t {
+  packed_b,           // B a bound weight, packed at bind: one product (a shared B's batch in A's rows)
+  packed_b_batched,   // the same, one product per matrix of the batch
+  packing_b,          // B computed at run, packed per depth pass: one product
+  packing_b_batched,  // the same, one product per matrix of the batch
+};
+
+/// The name `print(plan)` shows for kernel `k`.
+constexpr std::string_view name_of(matmul_kernel_id k) {
+  constexpr std::string_view names[] = {"packed_b", "packed_b_batched", "packing_b", "packing_b_batched"};
+  return names[static_cast<std::size_t>(k)];
+}
+
+/// A matmul kernel and the reason it was chosen, in a line.
+using matmul_choice = choice_of<matmul_kernel_id>;
+
+/// The matmul kernel of a product of geometry `g` (`make_matmul_geometry`, which folds the
+/// batch of a B shared by every matrix into A's rows when A is not transposed): B packed at
+/// bind when it is a bound weight (`b_weight`), so that a run reads A only, per depth pass
+/// otherwise. `batched`: an operand has batch dimensions.
+constexpr matmul_choice choose_matmul_kernel(const matmul_geometry& g, bool b_weight, bool batched) {
+  using k = matmul_kernel_id;
+  const bool folded = batched && g.batch == 1;
+  if (b_weight) {
+    if (g.batch > 1)
+      return {k::packed_b_batched, g.b_matrices == 1 ? "B a bound weight broadcast over the batch: packed once at bind"
+                                                     : "B bound weights: every matrix packed at bind, a product each"};
+    if (g.ta) return {k::packed_b, "B a bound weight: packed at bind; A transposed into row blocks"};
+    if (folded) return {k::packed_b, "B a bound weight shared by the batch: packed at bind, the batch in A's rows"};
+    return {k::packed_b, "B a bound weight: packed at bind, A's rows read in place"};
+  }
+  if (g.batch > 1) return {k::packing_b_batched, "B computed at run: packed per depth pass, a product per matrix"};
+  if (g.ta) return {k::packing_b, "B computed at run: packed per depth pass; A transposed into row blocks"};
+  if (folded) return {k::packing_b, "B computed at run, shared by the batch: packed per pass, the batch in A's rows"};
+  return {k::packing_b, "B computed at run: packed per depth pass, A's rows read in place"};
+}
+
+/// Whether kernel `k` reads B packed at bind.
+constexpr bool packs_b_at_bind(matmul_kernel_id k) {
+  return k == matmul_kernel_id::packed_b || k == matmul_kernel_id::packed_b_batched;
+}
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/gemm/matmul_choice.hpp ----
 // ---- begin partita/backends/cpu/detail/state.hpp ----
 /// The cpu backend's per-executable state: packed weights, scratch memory and the thread pool.
-#include <exception>
 
 // ---- begin partita/backends/cpu/detail/packed_store.hpp ----
 /// The cpu backend's packed weights: every step's in a few large blocks.
@@ -13067,18 +13675,18 @@ class packed_store {
 // backs off to sleeping, and a thread count that respects the process's CPU affinity.
 #include <thread>
 
+
 #if defined(__linux__)
 #include <sched.h>
-#endif
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
 #endif
 
 namespace partita::detail {
 
+// The builtin rather than <immintrin.h>'s _mm_pause: that header declares every instruction
+// set's intrinsics and would be parsed by every file including the cpu backend.
 inline void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  _mm_pause();
+#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
+  __builtin_ia32_pause();
 #endif
 }
 
@@ -13309,9 +13917,9 @@ inline int tasks_for(double flops, int threads, int units) {
 }
 
 /// What splitting a step across threads weighs, in the flops of `tasks_for` (which gives a
-/// thread at least 4e5 of them: about 8 µs of GEMM): per element, a float moved (read and
-/// written, ~0.1 ns), one through exp or a function of its cost (~0.5 ns), one through erf or
-/// GELU (~1.6 ns). A thread then gets at least about 4 µs of work, which pays for waking it.
+/// thread at least 4e5 of them): per element, a float moved (read and written), one through exp
+/// or a function of its cost, one through erf or GELU, each as the GEMM flops it takes as long
+/// as. A thread then gets enough work to pay for waking it.
 inline constexpr double moved_cost = 10, exp_cost = 50, erf_cost = 150;
 
 /// Packed weights, scratch memory and the thread pool of one executable.
@@ -13463,18 +14071,23 @@ namespace partita::detail::cpu {
 template <class Step>
 struct matmul_kernel;
 
+// The three entry points below are templates of nothing, so that their GEMM tiles are
+// instantiated in the files that run a matmul step only, not in every file including the backend.
+
 /// C = op(A) · op(B) for every output batch index of `g` (see `matmul_geometry`): `a`, `b`, `c`
 /// hold all their matrices, contiguous. `st` must hold `matmul_scratch_floats(g)` floats of
 /// scratch per thread (`st.need_scratch(0, matmul_scratch_floats(g))`). With `packed_b` (B as
 /// `pack_matmul_b` left it) `b` is not read. With `e`, every C is finished with its column bias,
 /// residual (all of C's matrices, like C) and activation as its last depth pass is stored (so
 /// `e` needs a depth of at least 1, which every model has: zero dimensions do not compile).
+template <class = void>
 inline void matmul(state& st, const matmul_geometry& g, const float* a, const float* b, float* c,
                    const float* packed_b = nullptr, const epilogue* e = nullptr);
 
 /// C = A · B for every batch index, A not transposed and packed at bind as [block][k][MR] with
 /// MR = `matmul_main_mr` (`pack_conv_weights`' layout), B not transposed, all with `g`'s steps.
 /// Scratch and epilogue as for `matmul` (a row bias when `e->bias_per_row`).
+template <class = void>
 inline void matmul_packed_a(state& st, const matmul_geometry& g, const float* packed_a, const float* b, float* c,
                             const epilogue* e);
 
@@ -13483,6 +14096,7 @@ inline void pack_matmul_b(const matmul_geometry& g, const float* b, float* dst);
 
 /// One product C = op(A) · op(B) (`g.batch` 1, A not transposed) on the calling thread, with
 /// `matmul_scratch_floats(g)` floats of `scratch`: for kernels that split their own work.
+template <class = void>
 inline void matmul_serial(const matmul_geometry& g, const float* a, const float* b, float* c, float* scratch);
 
 /// f.template operator()<MR, NV>() with the micro-tile `matmul_tile_for(m)` as template arguments.
@@ -13503,8 +14117,7 @@ inline void with_matmul_tile(int m, F&& f) {
 /// One micro-tile of C from a B micro-panel packed NV · W wide, of which the first `nr` columns
 /// are C's. A panel of at most one vector's columns (the last of n = 49, a 7×7 image) runs a
 /// one-vector tile: half the FMAs, and with six or more rows still enough accumulators to
-/// cover most of an FMA's latency (one Zen 3 core, 1×1 convolutions on 7×7: 320→1280 604 →
-/// 558 µs, 960→320 451 → 425, 160→960 225 → 212).
+/// cover most of an FMA's latency (MobileNetV2's 1×1 convolutions on 7×7 gain from it).
 template <int MR, int NV, bool APacked>
 inline void matmul_micro_tile(int kc, const float* a, std::ptrdiff_t lda, const float* b, float* c, std::ptrdiff_t ldc,
                               int mr, int nr, bool load_c, const epilogue* e) {
@@ -13646,6 +14259,7 @@ inline void matmul_tiled(state& st, const matmul_geometry& g, const float* a, co
   });
 }
 
+template <class>
 inline void matmul(state& st, const matmul_geometry& g, const float* a, const float* b, float* c,
                    const float* packed_b, const epilogue* e) {
   if (g.k == 0) {
@@ -13655,6 +14269,7 @@ inline void matmul(state& st, const matmul_geometry& g, const float* a, const fl
   with_matmul_tile(g.m, [&]<int MR, int NV>() { matmul_tiled<MR, NV>(st, g, a, b, packed_b, c, e); });
 }
 
+template <class>
 inline void matmul_packed_a(state& st, const matmul_geometry& g, const float* packed_a, const float* b, float* c,
                             const epilogue* e) {
   matmul_tiled<matmul_main_mr, 2>(st, g, nullptr, b, nullptr, c, e, packed_a);
@@ -13667,6 +14282,7 @@ inline void matmul_serial_tiled(const matmul_geometry& g, const float* a, const 
                        nullptr);
 }
 
+template <class>
 inline void matmul_serial(const matmul_geometry& g, const float* a, const float* b, float* c, float* scratch) {
   with_matmul_tile(g.m, [&]<int MR, int NV>() { matmul_serial_tiled<MR, NV>(g, a, b, c, scratch); });
 }
@@ -13699,7 +14315,11 @@ struct matmul_kernel {
   static constexpr shape b_shape = fused ? Step::body(Step::body_arg(info.main_node, 1)).out : Step::arg(1).out;
   static constexpr matmul_geometry geo = make_matmul_geometry(a_shape, b_shape, main.at->transpose_a, main.at->transpose_b);
   static_assert(geo.ok, "partita: cpu: this matmul step (Step) has operands whose shapes do not agree");
-  static constexpr bool constant_b = Step::arg(info.w).op == op_id::weight;
+  /// The kernel that runs the step, and why (`choose_matmul_kernel`): B packed at bind or per pass.
+  static constexpr matmul_choice choice =
+      choose_matmul_kernel(geo, Step::arg(info.w).op == op_id::weight, a_shape.rank > 2 || b_shape.rank > 2);
+  static constexpr matmul_kernel_id chosen = choice.kernel;
+  static constexpr bool constant_b = packs_b_at_bind(chosen);
   static constexpr std::size_t packed_floats = constant_b ? matmul_packed_b_floats(geo) : 0;
   static constexpr std::size_t bias_floats = info.bias >= 0 ? static_cast<std::size_t>(geo.n) : 0;
   /// After `prepare`, `run` reads no weight but A or a residual that are weights: B is packed,
@@ -13740,13 +14360,13 @@ struct matmul_kernel {
 };
 
 }  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/matmul.hpp ----
-// ---- begin partita/backends/cpu/detail/norm.hpp ----
+// ---- end partita/backends/cpu/detail/gemm/matmul.hpp ----
+// ---- begin partita/backends/cpu/detail/norm/norm.hpp ----
 /// cpu row-wise normalizations: layer_norm, rms_norm and softmax along any axis.
 // Each kernel takes a range of independent units (rows, or columns of vectors), so that the
 // caller splits a step across threads by handing each its own range.
 
-// ---- begin partita/backends/cpu/detail/eltwise.hpp ----
+// ---- begin partita/backends/cpu/detail/elementwise/eltwise.hpp ----
 /// cpu memory-bound kernels: unary and broadcasting binary elementwise ops, copies, bias, batch norm.
 // Vectorized memory-bound kernels: elementwise ops, bias, batch norm. The elementwise
 // ones work on a range of the flat elements (or of broadcast rows), so that callers split them
@@ -14036,7 +14656,7 @@ inline void plane_means(const float* x, float* y, std::int64_t planes, std::int6
 }
 
 }  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/eltwise.hpp ----
+// ---- end partita/backends/cpu/detail/elementwise/eltwise.hpp ----
 
 namespace partita::detail::cpu {
 
@@ -14224,8 +14844,8 @@ inline void softmax_columns(const float* x, float* y, std::int64_t c0, std::int6
 }
 
 }  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/norm.hpp ----
-// ---- begin partita/backends/cpu/detail/strided_view.hpp ----
+// ---- end partita/backends/cpu/detail/norm/norm.hpp ----
+// ---- begin partita/backends/cpu/detail/transform/strided_view.hpp ----
 /// cpu: strided views of a tensor through slice, reshape and transpose, worked out at compile time.
 
 
@@ -14363,7 +14983,7 @@ constexpr std::int64_t matrix_offset(const strided_view& v, std::int64_t i) {
 }
 
 }  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/strided_view.hpp ----
+// ---- end partita/backends/cpu/detail/transform/strided_view.hpp ----
 
 namespace partita::detail::cpu {
 
@@ -14481,6 +15101,12 @@ constexpr softmax_step analyse_softmax() {
 template <class S>
 constexpr bool softmax_composite() {
   return body_has<S>(op_id::softmax);
+}
+
+/// The kernel a softmax composite step runs, and why (`choose_attention_kernel`).
+template <class S>
+constexpr attention_choice softmax_composite_choice() {
+  return choose_attention_kernel(analyse_softmax<S>().scores >= 0);
 }
 
 /// Where row r of a [rows, len] view of `scores` reads its mask: the mask's offset for that row
@@ -14643,8 +15269,8 @@ struct attention_kernel {
 };
 
 }  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/attention.hpp ----
-// ---- begin partita/backends/cpu/detail/conv1d.hpp ----
+// ---- end partita/backends/cpu/detail/attention/attention.hpp ----
+// ---- begin partita/backends/cpu/detail/conv/conv1d.hpp ----
 /// cpu conv1d: the conv2d kernel run on the step seen as conv2d of H = 1 views.
 // conv1d of [N, C, L] by [O, C / groups, K] is conv2d of [N, C, 1, L] by [O, C / groups, 1, K]:
 // the same bytes, so nothing is copied. `conv1d_step` presents a conv1d step, or a composite
@@ -14703,8 +15329,8 @@ struct conv1d_step {
 };
 
 }  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/conv1d.hpp ----
-// ---- begin partita/backends/cpu/detail/conv_depthwise_project.hpp ----
+// ---- end partita/backends/cpu/detail/conv/conv1d.hpp ----
+// ---- begin partita/backends/cpu/detail/conv/conv_depthwise_project.hpp ----
 /// cpu: a depthwise convolution fused with the 1×1 projection that reads it (`cpu.conv2d_depthwise_project[_add]`).
 // MobileNet's inverted residual ends in a depthwise convolution whose only reader is a 1×1
 // projection back to a few channels (and a residual add). As two steps the depthwise result,
@@ -14717,7 +15343,7 @@ struct conv1d_step {
 // transposes: its input rows are turned channels-last into a ring of one window's rows, and
 // the projected band back to planes with the residual (`nhwc_to_planar`).
 
-// ---- begin partita/backends/cpu/detail/conv.hpp ----
+// ---- begin partita/backends/cpu/detail/conv/conv.hpp ----
 /// cpu conv2d as a GEMM read straight from stride-phase-split input planes.
 // conv2d as GEMM straight from the input, with no im2col: the input is copied once per call into
 // zero-padded, stride-phase-split planes, after which row k = (channel, kh, kw) of the B matrix
@@ -14751,9 +15377,8 @@ struct conv_blocking {
 /// The blocking conv2d uses on this instruction set: 8 output channels × 3 vectors of positions
 /// with AVX-512 (24 of 32 registers accumulate), 6 × 2 with 16 registers. Each step of the depth
 /// loads NV vectors of input and broadcasts MR weights for MR · NV FMAs; with 32 registers the
-/// third vector spreads the loop's loads and offsets over half as many FMAs again. One Sapphire
-/// Rapids core (two FMA ports), 3×3 layers alone, 8 × 2 → 8 × 3: 128 channels on 28×28 about
-/// 1400 → 1250 µs, 64 → 128 of stride 2 on 56×56 825 → 765, 64 on 56×56 1250–1390 → 1300. On a
+/// third vector spreads the loop's loads and offsets over half as many FMAs again, which pays
+/// on a core with two 512-bit FMA ports (Sapphire Rapids, ResNet's 3×3 layers). On a
 /// core that splits each 512-bit FMA in two (Zen 4), FMAs rather than loads bound either tile,
 /// and the larger one does less loop work per FMA.
 using conv_block = conv_blocking<(W >= 16 ? 8 : 6), (W >= 16 ? 3 : 2)>;
@@ -14857,7 +15482,7 @@ inline void copy_strided(float* __restrict dst, const float* __restrict src, int
 /// order, and split in registers into its even and odd columns, which go to the two column
 /// phases of its row phase. Reading each row once per column phase, rows of one row phase at a
 /// time, skipped every other row: a pattern the prefetcher followed poorly, and the row ends
-/// of small images went element by element (on a 14 × 14 depthwise, 90 % of the time).
+/// of small images went element by element (most of a 14 × 14 depthwise layer's time).
 inline void conv_copy_plane_sw2(const conv_geometry& g, const float* src, float* dst, bool pads_zeroed, int ih0, int ih1) {
   const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(g.hq) * g.wq;
   const std::uint32_t phases_read = g.used_phases;
@@ -15100,8 +15725,63 @@ inline void stage_last_tile(const conv_geometry& g, const float* x, int t, float
 }
 
 }  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/conv.hpp ----
-// ---- begin partita/backends/cpu/detail/conv_channels_last.hpp ----
+// ---- end partita/backends/cpu/detail/conv/conv.hpp ----
+// ---- begin partita/backends/cpu/detail/conv/conv_choice.hpp ----
+/// Which kernel a cpu conv_transpose2d step or fused pair of convolutions (expansion then
+/// depthwise, depthwise then projection) runs, and why: the decisions their kernels dispatch on
+/// and the plan printer shows.
+
+
+namespace partita::detail::cpu {
+
+/// The kernels of `conv_transpose_kernel`, `expand_depthwise_kernel` and
+/// `depthwise_project_kernel`.
+enum class conv_kernel_id : std::uint8_t {
+  transpose_packed,          // conv_transpose.hpp: Wᵀ packed at bind, GEMM tiles scatter-added
+  transpose_packing,         // the same, the weights computed at run and packed every run
+  expand_depthwise_rows,     // conv_expand_depthwise.hpp: NHWC, expanded rows in a ring of one window
+  expand_depthwise_panels,   // planar: panels of expanded channels, each convolved depthwise
+  depthwise_project_bands,   // conv_depthwise_project.hpp: NHWC, bands of depthwise rows projected
+  depthwise_project_ring,    // planar: input rows turned NHWC into a ring, bands projected back to planes
+};
+
+/// The name `print(plan)` shows for kernel `k`.
+constexpr std::string_view name_of(conv_kernel_id k) {
+  constexpr std::string_view names[] = {"transpose_packed",        "transpose_packing",
+                                        "expand_depthwise_rows",   "expand_depthwise_panels",
+                                        "depthwise_project_bands", "depthwise_project_ring"};
+  return names[static_cast<std::size_t>(k)];
+}
+
+/// One of these kernels and the reason it was chosen, in a line.
+using conv_choice = choice_of<conv_kernel_id>;
+
+/// The conv_transpose2d kernel: one GEMM of the transposed weights by the input, its tiles
+/// scatter-added into the output; the weights packed at bind where they are bound
+/// (`bound_weights`: a bound weight, or a fused composite's), at every run otherwise.
+constexpr conv_choice choose_conv_transpose_kernel(bool bound_weights) {
+  if (bound_weights) return {conv_kernel_id::transpose_packed, "weights packed at bind: GEMM tiles scatter-added"};
+  return {conv_kernel_id::transpose_packing, "weights computed at run: packed every run, then GEMM tiles scatter-added"};
+}
+
+/// The kernel of a 1×1 expansion fused with the depthwise convolution that reads it, in the
+/// layout the plan chose for the step (`nhwc`: its input and output channels-last).
+constexpr conv_choice choose_expand_depthwise_kernel(bool nhwc) {
+  if (nhwc) return {conv_kernel_id::expand_depthwise_rows, "NHWC: expanded rows kept in a ring of one window"};
+  return {conv_kernel_id::expand_depthwise_panels, "planar: panels of expanded channels, each convolved depthwise"};
+}
+
+/// The kernel of a depthwise convolution fused with the 1×1 projection that reads it, in the
+/// layout the plan chose for the step.
+constexpr conv_choice choose_depthwise_project_kernel(bool nhwc) {
+  if (nhwc) return {conv_kernel_id::depthwise_project_bands, "NHWC: bands of depthwise rows, projected in cache"};
+  return {conv_kernel_id::depthwise_project_ring,
+          "planar: input rows turned NHWC into a ring, bands projected back to planes"};
+}
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/conv/conv_choice.hpp ----
+// ---- begin partita/backends/cpu/detail/conv/conv_channels_last.hpp ----
 /// cpu conv2d on channels-last (NHWC) images: the packing and row blocking their kernels share,
 /// and a GEMM over positions split by output rows. (The depthwise kernel:
 /// conv_depthwise_nhwc.hpp; a first layer's direct kernel: conv_nhwc_direct.hpp; the fused
@@ -15109,12 +15789,11 @@ inline void stage_last_tile(const conv_geometry& g, const float* x, int t, float
 // Why channels-last. In NCHW a 1×1 convolution reads every channel plane of its positions and a
 // depthwise one reads whole planes, so two steps in a row cannot both keep a core on the data
 // it wrote: one splits by positions, the other by channels, and half of every input then comes
-// from the other core's cache (about 25 GB/s against 105 from its own L2, two Sapphire Rapids
-// cores). In NHWC a range of output rows is one contiguous block for every step of a
+// from the other core's cache, at a fraction of the bandwidth of the core's own L2. In NHWC a range of output rows is one contiguous block for every step of a
 // MobileNet-style chain, so each core reads back what it wrote (a depthwise layer's halo rows
 // excepted), and a position's channels are the vector lanes: no plane is padded or copied.
 
-// ---- begin partita/backends/cpu/detail/conv_depthwise.hpp ----
+// ---- begin partita/backends/cpu/detail/conv/conv_depthwise.hpp ----
 /// cpu depthwise conv2d (one input channel per group), vectorized along output rows.
 // A depthwise convolution does kh·kw multiply-adds per output, too few for a GEMM to pay off.
 // Each output channel reads one input channel: that plane is copied, padded and stride-phase
@@ -15314,11 +15993,10 @@ inline void depthwise_channels(const conv_geometry& g, const std::int32_t* off, 
 /// copying the planes (rows) it reads into its own scratch. `off` holds the taps' offsets in
 /// the planes (`conv_offsets`). Its few flops per value moved undercount it: the floats it
 /// reads and writes weigh too. A stride-2 layer of 576 channels on 14×14 has 0.5 Mflop, one
-/// task by flops alone, and that one core then reads an input both cores wrote (MobileNetV2 on
-/// two Zen 3 cores: 80 µs on one task, 36 on two). Rows, measured on two Sapphire Rapids cores:
-/// MobileNetV2's 96-channel stride-2 layer on 112×112 alone about 177 → 137 µs; stride-1
-/// layers split by rows were slower (1×1 → depthwise → 1×1 on 28×28: 112 → 130 µs) and keep
-/// the channels.
+/// task by flops alone, and that one core then reads an input both cores wrote (MobileNetV2's
+/// such layer takes less than half the time on two tasks). Rows pay for strided layers
+/// (MobileNetV2's 96-channel stride-2 layer on 112×112); stride-1 layers split by rows were
+/// slower (1×1 → depthwise → 1×1 on 28×28) and keep the channels.
 template <conv_geometry G, activation A>
 inline void depthwise_planar_step(state& st, const std::int32_t* off, const float* x, const float* w,
                                   const float* residual, const epilogue& e, float* out) {
@@ -15356,7 +16034,7 @@ inline void depthwise_planar_step(state& st, const std::int32_t* off, const floa
 }
 
 }  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/conv_depthwise.hpp ----
+// ---- end partita/backends/cpu/detail/conv/conv_depthwise.hpp ----
 
 namespace partita::detail::cpu {
 
@@ -15594,8 +16272,8 @@ inline void nhwc_channel_means(const float* x, float* out, std::int64_t batch, s
 }
 
 }  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/conv_channels_last.hpp ----
-// ---- begin partita/backends/cpu/detail/conv_depthwise_nhwc.hpp ----
+// ---- end partita/backends/cpu/detail/conv/conv_channels_last.hpp ----
+// ---- begin partita/backends/cpu/detail/conv/conv_depthwise_nhwc.hpp ----
 /// cpu depthwise conv2d on channels-last (NHWC) rows, vectorized along channels: one output row
 /// at a time from the input rows its kernel rows read, its positions in blocks whose taps are
 /// compile-time offsets.
@@ -15622,8 +16300,8 @@ inline void depthwise_nhwc_block(const float* const* rows, int i0, int i1, const
   // Input-stationary: each input column of the block is loaded once and feeds every tap that
   // reads it, the kernel row's weights held in registers. Written tap by tap, GCC shared the
   // loads of a stride-1 row among taps itself but kept them all live at once, spilling
-  // accumulators (alone, one Zen 3 core: 144 channels on 56×56 162 -> 142 µs, 96 of stride 2
-  // on 112×112 193–197 -> 161–177; the 14×14 and 7×7 layers alike).
+  // accumulators (MobileNetV2's large depthwise layers lost to it; the 14×14 and 7×7 ones did
+  // not mind).
   constexpr int T = (N - 1) * g.sw + (KW - 1) * g.dw + 1;  // input columns a block's taps read
   const std::ptrdiff_t first = static_cast<std::ptrdiff_t>(q * g.sw - g.pw) * c + cv;  // column 0, maybe padding
 #pragma GCC unroll 7
@@ -15690,17 +16368,15 @@ inline void depthwise_nhwc_fixed(const float* const* rows, int i0, int i1, const
 /// every tap. Where `Shared` (the row lies in a buffer that both cores write, a step's output
 /// rather than a thread's scratch), the row's lines are asked for two blocks ahead of the
 /// stores (`prefetch_for_store`): the arena reuses memory that the other core wrote at an
-/// earlier step (MobileNetV2's expansion 24 → 144 on 56×56 fused with its stride-2 depthwise
-/// layer, two Zen 5 cores: the second thread's share took 126 µs against the first's 76, and
-/// 97–100 with the prefetch; the whole network 0.987–0.994 of the time, two builds in one
-/// process).
+/// earlier step, and writing to lines the other core holds waits on them (MobileNetV2's
+/// expansion 24 → 144 on 56×56 fused with its stride-2 depthwise layer: without the prefetch the
+/// second thread's share took far longer than the first's).
 template <conv_geometry G, activation A, bool Shared = true>
 inline void depthwise_nhwc_row(const float* const* rows, const float* w, const float* bias, const float* rr, float lo,
                                float hi, float* yr) {
   // The geometry is a template argument: the offsets of a block's taps and positions are then
   // constants in the instructions. As run-time values the compiler kept one pointer per tap and
-  // position on the stack and reloaded it for every FMA (32 channels on 56×56 alone, one
-  // Cascade Lake core: 92 µs against 55).
+  // position on the stack and reloaded it for every FMA.
   constexpr conv_geometry g = G;
   constexpr int QB = 8, KH = g.kh;
   constexpr row_blocks blocks = make_row_blocks(g, QB);
@@ -15738,8 +16414,8 @@ inline void depthwise_nhwc_rows(const float* x, const float* w, const float* bia
 }
 
 }  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/conv_depthwise_nhwc.hpp ----
-// ---- begin partita/backends/cpu/detail/conv_expand_depthwise.hpp ----
+// ---- end partita/backends/cpu/detail/conv/conv_depthwise_nhwc.hpp ----
+// ---- begin partita/backends/cpu/detail/conv/conv_expand_depthwise.hpp ----
 /// cpu: a 1×1 convolution fused with the depthwise convolution that reads it (`cpu.conv2d_expand_depthwise`).
 // MobileNet's inverted residual widens its input with a 1×1 convolution that only the next
 // depthwise convolution reads: on 112×112, 16 → 96 channels is 4.8 MB, more than a core's L2.
@@ -15753,23 +16429,23 @@ inline void depthwise_nhwc_rows(const float* x, const float* w, const float* bia
 // of a few rows (`expand_depthwise_nhwc_rows` below), so it reads the input rows it wrote at the step
 // before and keeps the expansion in L1 and L2. A row's expansion is `pointwise_nhwc`.
 
-// ---- begin partita/backends/cpu/detail/conv_pointwise_nhwc.hpp ----
+// ---- begin partita/backends/cpu/detail/conv/conv_pointwise_nhwc.hpp ----
 /// cpu 1×1 conv2d (stride 1, unpadded, one group) from NHWC to NHWC over a run of positions,
 /// a position's output channels in the vector lanes and every input value broadcast.
 // On NHWC values a 1×1 convolution is a GEMM of the positions [n × c] by the weights [c × o].
 // matmul's loops (row blocks, depth passes, a tile epilogue chosen at run time) cost more than
-// the product itself where the depth is small: MobileNetV2's expansions, 16 → 96 channels, ran
-// at 70 GFLOP/s through them on one Cascade Lake core against 110 here. This kernel keeps
+// the product itself where the depth is small (MobileNetV2's expansions, 16 → 96 channels, ran
+// far below this kernel's rate through them). This kernel keeps
 // nothing but the loop over the depth: each tile of positions × two channel vectors starts
 // from the bias, runs every input channel, and stores through its activation (a template
 // argument) straight from the registers.
 
-// ---- begin partita/backends/cpu/detail/conv_nhwc_direct.hpp ----
+// ---- begin partita/backends/cpu/detail/conv/conv_nhwc_direct.hpp ----
 /// cpu conv2d of one group writing NHWC directly, the wide kernel (more than four input channels;
 /// a network's first layer: conv_nhwc_first.hpp): a position's output channels in the vector
 /// lanes, every input value broadcast, the input read in place.
 
-// ---- begin partita/backends/cpu/detail/conv_nhwc_first.hpp ----
+// ---- begin partita/backends/cpu/detail/conv/conv_nhwc_first.hpp ----
 /// cpu conv2d of one group and at most four input channels (a network's first layer, RGB or
 /// grey) writing NHWC directly: a position's output channels in the vector lanes, every input
 /// value broadcast, the input (planar or NHWC) read in place.
@@ -15810,8 +16486,8 @@ inline void direct_nhwc_block(const float* x, const float* w, const epilogue& e,
     for (int v = 0; v < VB; ++v) acc[u][v] = simd::splat(0.f);
   const float* wv = w + v0 * W;
   // Only the positions and vectors of one tap unrolled. Unrolling the taps as well, GCC loaded
-  // the weights of several taps ahead and ran out of registers (one Zen 3 core, alone:
-  // MobileNetV2's 3 → 32 stem 341 against 263 µs, ResNet's 7×7 stem twice as slow).
+  // the weights of several taps ahead and ran out of registers (MobileNetV2's 3 → 32 stem and
+  // ResNet's 7×7 stem both slowed).
 #pragma GCC unroll 1
   for (int ci = 0; ci < g.c; ++ci)
 #pragma GCC unroll 1
@@ -15869,11 +16545,10 @@ inline void direct_nhwc_fixed(const float* x, const float* w, const epilogue& e,
 /// channel's, into L1. A network's input comes from memory: it was written before the last
 /// run, whose weights and activations pushed it out of the caches, and a row of output reads
 /// its rows a few lines at a time across several planes, which the hardware prefetchers did
-/// not fetch ahead of the loads. MobileNetV2's 3 -> 32 stem inside the network, one Zen 5
-/// core, binaries alternated: 220–252 -> 152–163 µs (alone, its input in L3: 110 µs);
-/// ResNet-18's 7×7 stem, which does 11 times the work per input row, level. Rows the row
-/// before also read are asked for again: left out, the stem measured 154–190 µs (the row's
-/// stores and weights evict some). Always inlined, as the `simd` prefetch helpers it calls:
+/// not fetch ahead of the loads: MobileNetV2's 3 -> 32 stem waited on them inside the network;
+/// ResNet-18's 7×7 stem, which does 11 times the work per input row, does not mind. Rows the
+/// row before also read are asked for again (the row's stores and weights evict some, and
+/// leaving them out measured slower). Always inlined, as the `simd` prefetch helpers it calls:
 /// GCC judges a function made of prefetches alone free of effects and drops calls to it that
 /// it does not inline.
 template <conv_geometry G, bool NhwcIn>
@@ -15899,8 +16574,7 @@ inline constexpr int direct_rows_ahead = 3;
 /// that reach past the last interior column start at compile-time columns; those in between
 /// start at run time and read every tap. With the geometry as run-time values, border
 /// positions one at a time testing each tap, and the weights read again by every FMA,
-/// MobileNetV2's 3 → 32 stem ran at half the FMA peak (one Zen 3 core, alone: 428 against
-/// 263 µs).
+/// MobileNetV2's 3 → 32 stem ran at half the FMA peak.
 template <conv_geometry G, bool NhwcIn, int VB, activation A>
 inline void direct_nhwc_row(const float* x, const float* w, const epilogue& e, float* y, int r, int v0) {
   constexpr conv_geometry g = G;
@@ -15922,8 +16596,8 @@ inline void direct_nhwc_row(const float* x, const float* w, const epilogue& e, f
 /// 6 positions had been chosen where four vectors' weights outgrow half of L1 (ResNet-18's 7×7
 /// stem, 147 taps, 18.8 KB a pass): four by 3 positions spilled, and GCC folded every weight
 /// load into the FMAs. With the weights held in registers, four vectors by 2 positions measure
-/// alike on that stem (one Zen 3 core, inside W5, alternated: 2699–2784 µs against 2681–2698
-/// for two by 6 before), and MobileNetV2's 3×3 stem needs them (`direct_nhwc_row`).
+/// alike on that stem (inside W5, against two by 6), and MobileNetV2's 3×3 stem needs them
+/// (`direct_nhwc_row`).
 inline constexpr int direct_vectors = 4;
 
 /// Output rows [r0, r1) of one image of a direct convolution (`direct_nhwc_row`), every output
@@ -15940,8 +16614,8 @@ inline void direct_nhwc_rows(const float* x, const float* w, const epilogue& e, 
 }
 
 }  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/conv_nhwc_first.hpp ----
-// ---- begin partita/backends/cpu/detail/pool.hpp ----
+// ---- end partita/backends/cpu/detail/conv/conv_nhwc_first.hpp ----
+// ---- begin partita/backends/cpu/detail/pool/pool.hpp ----
 /// cpu max and average pooling over planes.
 // Pooling is memory-bound: the general kernel reduces each output row's window rows into a
 // padded row buffer, then that buffer over the window width, all vectorized; 2×2 windows of
@@ -15989,6 +16663,21 @@ constexpr int pool_window_taps(bool count_include_pad, int start, int k, int n, 
   return count_include_pad ? std::min(start + k, n + pad_end) - start : std::min(n, start + k) - std::max(0, start);
 }
 
+/// Whether `max_pool_2x2` computes a max pooling of geometry `g`: 2×2 windows of stride 2, no
+/// padding, every window inside the planes.
+constexpr bool max_pool_2x2_fits(const pool_geometry& g) {
+  return g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2 && g.ph == 0 && g.pw == 0 && g.pw_fill == 0 &&
+         2 * g.oh <= g.h && 2 * g.ow <= g.w;
+}
+
+/// Floats in each of `pool2d`'s row buffers (on the stack).
+inline constexpr int pool_max_row = 4096;
+
+/// Whether a padded row of `g` and its window fit `pool2d`'s row buffers.
+constexpr bool pool_rows_fit(const pool_geometry& g) {
+  return g.w + g.pw + g.pw_fill + g.kw + 2 * simd::width <= pool_max_row;
+}
+
 /// 2×2 max pooling of stride 2 whose windows all lie inside the planes (LeNet's, VGG's): each
 /// output row is two input rows, their maximum split into even and odd columns, and the
 /// maximum of those, a vector of outputs at a time. The general kernel below spent about 50
@@ -16029,15 +16718,14 @@ inline void max_pool_2x2(const pool_geometry& g, const float* x, float* y) {
 template <bool Max>
 inline bool pool2d(const pool_geometry& g, const float* x, float* y) {
   constexpr int w = simd::width;
-  constexpr int max_row = 4096;
+  constexpr int max_row = pool_max_row;
   const int wp = g.w + g.pw + g.pw_fill;
   // 2×2 of stride 2 inside the planes needs no row buffers, so no bound on the row width.
-  if (Max && g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2 && g.ph == 0 && g.pw == 0 && g.pw_fill == 0 &&
-      2 * g.oh <= g.h && 2 * g.ow <= g.w) {
+  if (Max && max_pool_2x2_fits(g)) {
     max_pool_2x2(g, x, y);
     return true;
   }
-  if (wp + g.kw + 2 * w > max_row) return false;
+  if (!pool_rows_fit(g)) return false;
   const float fill = Max ? -std::numeric_limits<float>::infinity() : 0.f;
   alignas(64) float v[max_row];
   alignas(64) float h[max_row];
@@ -16135,7 +16823,7 @@ inline void pool2d_nhwc(const pool_geometry& g, const float* x, float* y, int r0
 }
 
 }  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/pool.hpp ----
+// ---- end partita/backends/cpu/detail/pool/pool.hpp ----
 
 namespace partita::detail::cpu {
 
@@ -16144,8 +16832,8 @@ namespace partita::detail::cpu {
 /// broadcast value. Each step of the depth loads two weight vectors and broadcasts one input per
 /// position. With AVX a row of 7 (ResNet-18's last stage) is one block of 14 accumulators, one
 /// more register than there are: blocks of 4 and 3 positions had left the FMAs waiting on their
-/// latency (3 + 3 of its 3×3 layers, one Zen 3 core: 3650 -> 3080 us each), while rows of 14 and
-/// more, cut into blocks of 7, lost more to the spill than they gained (14×14: 2780 -> 3720 us).
+/// latency (the last stage's 3×3 layers gain), while rows of 14 and more, cut into blocks of 7,
+/// lost more to the spill than they gained.
 constexpr int wide_positions(int ow) { return W >= 16 ? 14 : (ow <= 7 ? ow : 6); }
 
 /// True for the convolutions of one group and more than four input channels, other than an
@@ -16238,8 +16926,8 @@ inline void wide_nhwc_row(const float* x, const float* w, const epilogue& e, flo
   const float* wv0 = w + static_cast<std::ptrdiff_t>(v0 / 2) * G.k * pitch;  // the panel
   // Positions [Q0, Q0 + QL). The block's lambdas are forced inline: clang otherwise left the
   // taps' index-sequence lambda a call, the accumulators in memory behind it, and stored each
-  // one after every FMA (LeNet-5 built with clang++-19, one Zen 3 core: 31–35 → 19.4 µs; GCC
-  // inlined them already).
+  // one after every FMA (LeNet-5 built with clang++-19 ran far slower; GCC inlined them
+  // already).
   const auto block = [&]<int Q0, int QL>() __attribute__((always_inline)) {
     vec acc[std::size_t{QL}][std::size_t{VB}];
     for (int u = 0; u < QL; ++u)
@@ -16253,8 +16941,8 @@ inline void wide_nhwc_row(const float* x, const float* w, const epilogue& e, flo
         const float* xj = xi + (col0 + lo * G.sw) * ws;
         const float* wj = wi + static_cast<std::ptrdiff_t>(J) * G.c * pitch;
         // Not unrolled: a few channels (LeNet's 6) were, and GCC then kept the broadcasts that
-        // the block's taps share live across them and spilled the accumulators (one Zen 3
-        // core, LeNet-5 as a whole: 16.8 → 14.4 µs).
+        // the block's taps share live across them and spilled the accumulators (LeNet-5 was
+        // the slower for it).
 #pragma GCC unroll 1
         for (int ci = 0; ci < G.c; ++ci, xj += cs, wj += pitch) wide_channel<lo, hi, G.sw * ws>(acc, xj, wj);
       }
@@ -16376,9 +17064,8 @@ constexpr std::size_t wide_planar_per_thread() {
 /// or one with a planar residual) or planar ones (small images): the sums and bias in scratch,
 /// NHWC, then transposed with the residual and activation A (`nhwc_to_planar`). Copying the
 /// input into padded planes for the planar kernels had cost ResNet's 56×56 block a fifth of
-/// its second convolution (W3, one Cascade Lake core: 5319 against 4334 µs); transposing a
-/// whole image of sums after the kernel instead of each row as it is computed, a sixth (2695
-/// against 2255 µs).
+/// its second convolution (W3); transposing a whole image of sums after the kernel instead of
+/// each row as it is computed, a sixth.
 template <conv_geometry G, bool NhwcIn, activation A>
 inline void wide_conv_planar(state& st, const float* x, const float* packed, const float* residual, const epilogue& e,
                              float* out) {
@@ -16421,8 +17108,7 @@ inline void wide_conv_planar(state& st, const float* x, const float* packed, con
 /// image go NHWC into `sums` (`G.oh · G.ow · G.o` floats), are pooled there, a position's
 /// channels a run of whole vectors (`pool2d_nhwc`), into `pooled` (NHWC, `p`'s output), and
 /// only the pooled values are transposed into `out`. Transposing the whole image before pooling
-/// it had read each sum twice more and gathered four times as many values (one Zen 3 core,
-/// LeNet-5 as a whole: 14.4 → 12.9 µs).
+/// it had read each sum twice more and gathered four times as many values.
 template <conv_geometry G, bool NhwcIn, activation A, bool Max>
 inline void wide_conv_pooled(state& st, const float* x, const float* packed, const epilogue& e, pool_geometry p,
                              float* sums, float* pooled, float* out) {
@@ -16440,23 +17126,22 @@ inline void wide_conv_pooled(state& st, const float* x, const float* packed, con
 }
 
 }  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/conv_nhwc_direct.hpp ----
+// ---- end partita/backends/cpu/detail/conv/conv_nhwc_direct.hpp ----
 
 namespace partita::detail::cpu {
 
 /// True for the 1×1 convolutions that run `pointwise_nhwc`: NHWC in and out, and a depth of at
 /// most 1024, whose panel of weights (two vectors per input channel, 128 KB) stays in L2 for
-/// the whole pass over the positions. MobileNetV2's deepest (960 → 320 and 320 → 1280 on 7×7)
-/// took 0.9 of matmul's time (one Cascade Lake core, inside the network); deeper ones keep
-/// matmul's depth passes.
+/// the whole pass over the positions: MobileNetV2's deepest (960 → 320 and 320 → 1280 on 7×7)
+/// run faster so than on matmul; deeper ones keep matmul's depth passes.
 constexpr bool nhwc_pointwise(const conv_geometry& g) { return nhwc_reads_in_place(g) && g.groups == 1 && g.c <= 1024; }
 
 /// True for the strided 1×1 convolutions that run `pointwise_nhwc` on their input positions
 /// gathered first (`gather_positions`): one group, no padding before, a stride above 1 on some
 /// axis, every output position's input inside the image, and `nhwc_pointwise`'s depth. The
 /// wide direct kernel had run them with its blocks of a row: ResNet-18's three downsampling
-/// 1×1s ran at 50–60 GFLOP/s on one Zen 3 core, and its 7×7 rows (one block of 14 accumulators
-/// with AVX, a register too many) took clang's build 265 µs against GCC's 160. Gathered, a
+/// 1×1s ran at about half the FMA peak, and its 7×7 rows (one block of 14 accumulators with
+/// AVX, a register too many) ran much slower in clang's build than in GCC's. Gathered, a
 /// thread's positions are one run of tiles that may cross rows, as a stride-1 1×1's are.
 constexpr bool nhwc_pointwise_strided(const conv_geometry& g) {
   return g.groups == 1 && g.kh == 1 && g.kw == 1 && g.ph == 0 && g.pw == 0 && (g.sh > 1 || g.sw > 1) &&
@@ -16485,11 +17170,10 @@ constexpr int pointwise_panels(const conv_geometry& g) { return (padded_channels
 
 /// True where the threads of a 1×1 convolution on NHWC split its panels of output channels
 /// rather than its rows: images of fewer than 8 rows. MobileNetV2's 7×7 rows split 4 against
-/// 3, and each thread read every weight (960 -> 320 on two Zen 3 cores: 1.4 times one core's
-/// speed; by panels about 2). Its 14×14 layers split by rows, like the chain's other steps:
-/// by panels each core read its input from both cores' stores, half of it from the other's L2,
-/// and a depthwise layer after it half its input again (MobileNetV2 on two Sapphire Rapids
-/// cores, 14×14 by panels against by rows: 2300–2358 against 2056–2163 µs, alternated runs).
+/// 3, and each thread read every weight (by panels, two cores come close to twice one core's
+/// speed). Its 14×14 layers split by rows, like the chain's other steps: by panels each core
+/// read its input from both cores' stores, half of it from the other's L2, and a depthwise
+/// layer after it half its input again (slower for MobileNetV2 on two cores).
 constexpr bool pointwise_by_panels(const conv_geometry& g) { return g.oh < 8 && pointwise_panels(g) >= 2; }
 
 /// Task `t` of `tasks`' output channel vectors [v0, v1) where `pointwise_by_panels`.
@@ -16503,8 +17187,7 @@ constexpr pointwise_share pointwise_share_of(const conv_geometry& g, int t, int 
 
 /// True where `pointwise_nhwc` prefetches each pass's weights during the pass before: weights
 /// over 128 KB, which inside a network come from L3 or memory (MobileNetV2's 7×7 and 14×14
-/// layers, one Zen 3 core: 160 -> 960 on 7×7 187–193 -> 163–167 µs, 320 -> 1280 502 -> 480,
-/// 576 -> 96 on 14×14 237 -> 232). Smaller ones stay in L2 between runs, where the prefetches
+/// layers gain). Smaller ones stay in L2 between runs, where the prefetches
 /// only take load slots.
 constexpr bool pointwise_prefetches(int c, int o) {
   return static_cast<std::size_t>(c) * static_cast<std::size_t>(o) * sizeof(float) > (128u << 10);
@@ -16519,8 +17202,8 @@ constexpr bool pointwise_prefetches(int c, int o) {
 /// vector counts, one of them prefetching; at least 14 positions a call, 49 for the one split
 /// by panels) now build nine tiles: seven plain sizes, two prefetching. With every kind for any
 /// 1×1 its object file had held 38 tile functions and 90 KB of the kernel, and its build took
-/// GCC 1.5–1.7 times as long as before the channels-last kernels (one Sapphire Rapids class
-/// core; benchmarks/README.md, "Compile time").
+/// GCC half as long again as before the channels-last kernels (measured in
+/// benchmarks/README.md at cbe6789, "Compile time").
 struct pointwise_kernels {
   bool one = true, two = true, three = true;
   bool prefetching = true, plain = true;
@@ -16565,11 +17248,10 @@ constexpr int pointwise_positions(int vb) { return W >= 16 ? 24 / vb : 12 / vb; 
 /// null, the residual is null or NHWC like `y`; the last vector stores `n_last` channels. With
 /// Prefetch, the tile also asks for `pf_lines` cache lines from `pf` on (`share_of`), one per
 /// input channel and any left over after the depth loop (a test in the loop of every tile had
-/// cost the fused steps' shallow expansions 3 to 7 %). The depth loop is then two: the input
+/// slowed the fused steps' shallow expansions). The depth loop is then two: the input
 /// channels that ask for a line, and the rest. With the test inside one loop, GCC split it so
-/// itself but clang kept a branch in every step and ran MobileNetV2's 14×14 and 7×7 1×1s at
-/// 55–60 GFLOP/s against 93–95 split (alone, one Zen 3 core; W7 built with clang 7.5 % faster,
-/// with GCC unchanged).
+/// itself but clang kept a branch in every step, and MobileNetV2's 14×14 and 7×7 1×1s ran far
+/// slower in clang's build.
 template <int Q, int VB, activation A, bool Prefetch = false>
 inline void pointwise_tile(const float* x, int c, const float* w, const float* bias, const float* residual, float lo,
                            float hi, float* y, std::ptrdiff_t o, int n_last, const char* pf = nullptr,
@@ -16594,9 +17276,8 @@ inline void pointwise_tile(const float* x, int c, const float* w, const float* b
     }
   };
   // Two depth steps per iteration with GCC; one with clang, which kept the unrolled pair's 24
-  // accumulators in memory, a store and a load around every FMA (AVX-512, one Zen 5 core,
-  // alone: 144 -> 24 on 56×56 with a residual 410 -> 151 µs, 32 -> 192 on 28×28 143 -> 51,
-  // 320 -> 1280 on 7×7 216 -> 200; GCC 138–144, 48 and 188–191 µs either way).
+  // accumulators in memory, a store and a load around every FMA (AVX-512: MobileNetV2's 1×1s
+  // ran several times slower in clang's build; GCC's runs alike either way).
   int ci = 0;
   if constexpr (Prefetch) {
     const int with = std::min(c, pf_lines);
@@ -16620,12 +17301,10 @@ inline void pointwise_tile(const float* x, int c, const float* w, const float* b
     for (int l = c; l < pf_lines; ++l) __builtin_prefetch(pf + l * simd::line_bytes);
   }
   // The common case, whole vectors and no residual, tested once per tile. Tested at each
-  // store, the two tests had cost GCC's build of a shallow 1×1 6 % (32 -> 192 channels on
-  // 28×28 alone, one Zen 3 core: 96 µs with them known at compile time, 102 at each store)
-  // and of MobileNetV2 1 %; clang's build runs alike either way. (The depthwise and
-  // first-layer blocks keep their test per store: with two copies of their stores, the
-  // depthwise rows' many compile-time blocks ran 5–15 % slower on 28×28 and 14×14, and
-  // ResNet-18's 7×7 stem 5 % slower.)
+  // store, the two tests had slowed GCC's build of a shallow 1×1 (32 -> 192 channels on
+  // 28×28); clang's build runs alike either way. (The depthwise and first-layer blocks keep
+  // their test per store: with two copies of their stores, the depthwise rows' many
+  // compile-time blocks on 28×28 and 14×14 and ResNet-18's 7×7 stem ran slower.)
   if (!residual && n_last >= W) {
 #pragma GCC unroll 24
     for (int u = 0; u < Q; ++u)
@@ -16635,8 +17314,8 @@ inline void pointwise_tile(const float* x, int c, const float* w, const float* b
   }
   // The general stores (a residual, or a part vector) in a loop that is not unrolled, from the
   // accumulators copied to an array: unrolled, each tile carried Q · VB copies of store_nhwc's
-  // tests and masks. Every tile of the kernel in one file, one Zen 5 core: 224 -> 145 KB of
-  // code and 7.4 -> 5.4 s of GCC's time; MobileNetV2 alternated against the unrolled stores 1.002.
+  // tests and masks, a third of the kernel's code and of GCC's time on it; MobileNetV2 runs
+  // alike either way.
   vec out[std::size_t{Q * VB}];
 #pragma GCC unroll 24
   for (int u = 0; u < Q; ++u)
@@ -16675,17 +17354,17 @@ inline void pointwise_rest(const float* x, int c, const float* w, const float* b
 /// all the positions before the next, so that its weights stay in L1. An odd number of vectors
 /// ends in one pass of three (the last panel and the lone vector after it, tiles of 12 / 3
 /// positions with AVX, 24 / 3 with AVX-512): run alone, the lone vector had read the input once
-/// more, with a broadcast per FMA (one Zen 3 core, alone: 144 -> 24 channels on 56×56 with a
-/// residual 282 -> 227 µs, 96 -> 24 180 -> 144, 240 -> 40 on 28×28 176 -> 156). The positions
+/// more, with a broadcast per FMA (MobileNetV2's projections to 24 and 40 channels were the
+/// slower for it). The positions
 /// are cut into as few tiles of at most Q as it takes, of sizes that differ by one at most: a
 /// full tile and a tile of one position, whose two accumulators keep the FMAs waiting on their
-/// latency, had cost MobileNetV2's 7×7 layers (49 positions, tiles of 6) 4 % (one Zen 3 core,
-/// inside the network: 2794–2812 -> 2661–2695 µs for the eight). K names the tiles a call may
+/// latency, had slowed MobileNetV2's 7×7 layers (49 positions, tiles of 6). K names the tiles a
+/// call may
 /// run (`pointwise_kernels`): the caller's channels and positions must lie within it.
 // Not inlined: in the fused expansion's row loop (conv_expand_depthwise.hpp) GCC then kept one
 // of the tile's 12 AVX accumulators on the stack, a store and a load per input channel
-// (MobileNetV2's 24 -> 144 expansion under a stride-2 depthwise conv2d, one Zen 3 core: 476 ->
-// 300 us for the step). A call per row or per thread's share costs nothing next to its work.
+// (MobileNetV2's 24 -> 144 expansion under a stride-2 depthwise conv2d, the step this slowed
+// most). A call per row or per thread's share costs nothing next to its work.
 template <activation A, pointwise_kernels K = pointwise_kernels{}>
 [[gnu::noinline]] inline void pointwise_nhwc(const float* x, int c, const float* w, int o, const float* bias,
                                              const float* residual, float lo, float hi, float* y, std::ptrdiff_t n,
@@ -16719,8 +17398,7 @@ template <activation A, pointwise_kernels K = pointwise_kernels{}>
       std::ptrdiff_t p = 0, t = 0;
       // The tile's pointers advanced and its arguments held in locals: read through the
       // lambda's references, both compilers reloaded them from the stack and recomputed the
-      // pointers for every tile (MobileNetV2 alternated, one Zen 3 core: GCC 0.984–0.986,
-      // clang 0.986–0.993).
+      // pointers for every tile, which an alternated A/B run of MobileNetV2 showed on both.
       const auto tiles_of = [&]<int S>(std::ptrdiff_t count) {
         const float* xt = x + p * c;
         const float* rt = residual ? residual + p * o + at : nullptr;
@@ -16772,7 +17450,7 @@ template <activation A, pointwise_kernels K = pointwise_kernels{}>
 }
 
 }  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/conv_pointwise_nhwc.hpp ----
+// ---- end partita/backends/cpu/detail/conv/conv_pointwise_nhwc.hpp ----
 
 namespace partita::detail::cpu {
 
@@ -16863,6 +17541,13 @@ constexpr bool expand_depthwise_composite() {
   else return false;
 }
 
+/// The kernel a `cpu.conv2d_expand_depthwise` step runs, and why: NHWC rows or planar panels, as
+/// the plan chose the step's layout (`choose_expand_depthwise_kernel`).
+template <class Step>
+constexpr conv_choice expand_depthwise_choice() {
+  return choose_expand_depthwise_kernel(out_layout_of<Step>() == tensor_layout::channels_last);
+}
+
 /// The kernel of a `cpu.conv2d_expand_depthwise` step: x → 1×1 conv2d + bias or batch norm
 /// (→ activation) → depthwise conv2d + bias or batch norm (→ activation).
 template <class Step>
@@ -16909,7 +17594,8 @@ struct expand_depthwise_kernel {
   }
 
   // Channels-last (the plan's choice; the input and the output alike, `layout_role::same`).
-  static constexpr bool nhwc = out_layout_of<Step>() == tensor_layout::channels_last;
+  static constexpr conv_choice choice = expand_depthwise_choice<Step>();
+  static constexpr bool nhwc = choice.kernel == conv_kernel_id::expand_depthwise_rows;
   static_assert(nhwc == (in_layout_of<Step>(pw.x) == tensor_layout::channels_last),
                 "partita: cpu: a channels-last expansion reads a channels-last input");
   // Packed for NHWC: the expansion's panels, its column bias (readable for a whole panel past
@@ -17008,7 +17694,7 @@ struct expand_depthwise_kernel {
 };
 
 }  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/conv_expand_depthwise.hpp ----
+// ---- end partita/backends/cpu/detail/conv/conv_expand_depthwise.hpp ----
 
 namespace partita::detail::cpu {
 
@@ -17018,6 +17704,13 @@ constexpr bool depthwise_project_composite() {
   if constexpr (requires { S::composite; })
     return S::composite.starts_with("cpu.conv2d_depthwise_project") && conv_stage_end<S>() >= 0;
   else return false;
+}
+
+/// The kernel a `cpu.conv2d_depthwise_project[_add]` step runs, and why: NHWC bands or a planar
+/// ring, as the plan chose the step's layout (`choose_depthwise_project_kernel`).
+template <class Step>
+constexpr conv_choice depthwise_project_choice() {
+  return choose_depthwise_project_kernel(out_layout_of<Step>() == tensor_layout::channels_last);
 }
 
 /// The kernel of a `cpu.conv2d_depthwise_project` step: x → depthwise conv2d + bias or batch
@@ -17036,7 +17729,8 @@ struct depthwise_project_kernel {
 
   // Channels-last (the plan's choice; the input, the residual and the output alike,
   // `layout_role::same`).
-  static constexpr bool nhwc = out_layout_of<Step>() == tensor_layout::channels_last;
+  static constexpr conv_choice choice = depthwise_project_choice<Step>();
+  static constexpr bool nhwc = choice.kernel == conv_kernel_id::depthwise_project_bands;
   static_assert(nhwc == (in_layout_of<Step>(dw.x) == tensor_layout::channels_last) &&
                     (pj.residual < 0 || nhwc == (in_layout_of<Step>(pj.residual) == tensor_layout::channels_last)),
                 "partita: cpu: a fused depthwise projection reads and writes one layout");
@@ -17146,8 +17840,8 @@ struct depthwise_project_kernel {
 };
 
 }  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/conv_depthwise_project.hpp ----
-// ---- begin partita/backends/cpu/detail/conv_transpose.hpp ----
+// ---- end partita/backends/cpu/detail/conv/conv_depthwise_project.hpp ----
+// ---- begin partita/backends/cpu/detail/conv/conv_transpose.hpp ----
 /// cpu conv_transpose2d: a GEMM of the transposed weights by the input, scatter-added into the output.
 // A transposed convolution multiplies each input pixel's channels by the weights and adds the
 // (Cout / groups) × KH × KW products into the output around the pixel's strided position. Per
@@ -17286,6 +17980,13 @@ inline void conv_transpose_units(const conv_transpose_geometry& g, const float* 
   }
 }
 
+/// The kernel a conv_transpose2d step runs, and why (`choose_conv_transpose_kernel`): a fused
+/// composite's weights and a bound weight are packed at bind.
+template <class Step>
+constexpr conv_choice conv_transpose_choice() {
+  return choose_conv_transpose_kernel(Step::op == op_id::call || Step::arg(1).op == op_id::weight);
+}
+
 /// conv_transpose2d steps, alone or fused with what follows (`cpu.conv_transpose2d_*`: a bias, a
 /// batch norm folded into the weights and bias at bind, a residual add, an activation): weights
 /// packed at bind when they are bound weights, at every run otherwise; the units split
@@ -17300,7 +18001,8 @@ struct conv_transpose_kernel {
   static constexpr shape x_shape = fused ? Step::body(Step::body_arg(info.main_node, 0)).out : Step::arg(0).out;
   static constexpr shape w_shape = fused ? Step::body(Step::body_arg(info.main_node, 1)).out : Step::arg(1).out;
   static constexpr conv_transpose_geometry geo = make_conv_transpose_geometry(x_shape, w_shape, main.out, *main.at);
-  static constexpr bool constant_weight = fused || Step::arg(1).op == op_id::weight;
+  static constexpr conv_choice choice = conv_transpose_choice<Step>();
+  static constexpr bool constant_weight = choice.kernel == conv_kernel_id::transpose_packed;
   static constexpr bool has_bias = info.bias >= 0 || info.gamma >= 0;
   static constexpr bool has_epilogue = has_bias || info.residual >= 0 || info.act != activation::none;
   static constexpr bool packs_weights = constant_weight && Step::arg(info.x).op != op_id::weight &&
@@ -17356,11 +18058,11 @@ struct conv_transpose_kernel {
 };
 
 }  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/conv_transpose.hpp ----
-// ---- begin partita/backends/cpu/detail/gemm_kernel.hpp ----
+// ---- end partita/backends/cpu/detail/conv/conv_transpose.hpp ----
+// ---- begin partita/backends/cpu/detail/gemm/gemm_kernel.hpp ----
 /// The cpu kernel for dense and conv2d steps, alone or fused with their epilogue.
 
-// ---- begin partita/backends/cpu/detail/conv_planar_direct.hpp ----
+// ---- begin partita/backends/cpu/detail/conv/conv_planar_direct.hpp ----
 /// cpu conv2d of a few input channels, stride 1, planar in and out: output positions of a row in
 /// the vector lanes, a block of output channels in registers, every tap a constant offset.
 // A first layer on a planar image (LeNet's 1 → 6 5×5 on 28×28) is a GEMM of depth c·kh·kw ≤ 100
@@ -17376,14 +18078,12 @@ namespace partita::detail::cpu {
 
 /// True for the conv2d steps `planar_direct_conv` runs: one group, stride 1, at most four input
 /// channels and a depth of at most 100, output rows at least half a vector wide, and at most
-/// 2^20 output floats per image. Alone on one Cascade Lake core, against the GEMM's tiles (µs):
-/// LeNet's 1 → 6 5×5 on 28×28 6.0–10.5 → 2.5, 3 → 32 3×3 on 32×32 38–63 → 22, 3 → 64 on 64×64
-/// 245 → 176–194, on 128×128 887–929 → 809–853, 3 → 16 on 224×224 639–651 → 537–550. VGG's
-/// 3 → 64 on 224×224 (12.8 MB out) went 3.5 → 5.0 ms, a row's blocks writing all 64 output
-/// planes in turn (likely more write streams than the prefetchers follow; this guest has no
-/// counters to tell). Bands of rows written one block of channels at a time fixed that layer
-/// (2.7 ms) but slowed the others 1.4–4.7-fold, for a reason not found, so larger outputs keep
-/// the GEMM's tiles.
+/// 2^20 output floats per image. Against the GEMM's tiles it wins on every such layer measured
+/// (LeNet's 1 → 6 5×5, first layers of 3 channels up to 128×128 and 224×224 by 16), but VGG's
+/// 3 → 64 on 224×224 (12.8 MB out) lost, a row's blocks writing all 64 output planes in turn
+/// (likely more write streams than the prefetchers follow). Bands of rows written one block of
+/// channels at a time fixed that layer but slowed the others, for a reason not found, so larger
+/// outputs keep the GEMM's tiles.
 constexpr bool planar_direct(const conv_geometry& g) {
   return g.groups == 1 && g.sh == 1 && g.sw == 1 && g.c <= 4 && g.k <= 100 && 2 * g.ow >= W &&
          static_cast<std::int64_t>(g.o) * g.oh * g.ow <= std::int64_t{1} << 20;
@@ -17418,8 +18118,8 @@ inline void planar_direct_block(const float* planes, const float* w, const epilo
   const float* base = planes + static_cast<std::ptrdiff_t>(r) * G.wq + col;
   const float* wo = w + static_cast<std::ptrdiff_t>(o0) * G.k;
   // Clang unrolled every tap and issued all of their weight broadcasts first, spilling them
-  // to a 5.7 KB stack frame: it keeps the kernel rows a loop (LeNet-5 built with clang++-19,
-  // one Zen 3 core: 19.5 → 14.0 µs). GCC keeps its schedule with every tap unrolled.
+  // to a 5.7 KB stack frame: it keeps the kernel rows a loop (LeNet-5 built with clang++-19 is
+  // the case). GCC keeps its schedule with every tap unrolled.
 #pragma GCC unroll 4
   for (int ci = 0; ci < G.c; ++ci)
 #if defined(__clang__)
@@ -17489,8 +18189,8 @@ inline void planar_direct_conv(state& st, const float* x, const float* w, const 
 }
 
 }  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/conv_planar_direct.hpp ----
-// ---- begin partita/backends/cpu/detail/conv_small.hpp ----
+// ---- end partita/backends/cpu/detail/conv/conv_planar_direct.hpp ----
+// ---- begin partita/backends/cpu/detail/conv/conv_small.hpp ----
 /// cpu conv2d for small images, vectorized over output channels.
 // conv2d on small images (7×7, 14×14, ...), where vectors of output positions would be mostly
 // padding: vectors of output channels instead. The weights are packed like dense weights (panels
@@ -17605,9 +18305,8 @@ constexpr std::size_t small_conv_scratch(int positions, int mr, int nv) {
 /// The packed weights are read once, in order, and on small images they are most of the data:
 /// a 512-channel 3×3 layer on 7×7 has 9.4 MB of them, which inside a network come from memory
 /// (the layers before evicted them). While the tiles work on one depth block, each asks for its
-/// share of the next block's lines, so that the block is in L2 when they reach it. (One Sapphire
-/// Rapids core, that layer with the caches flushed before each run: about 1950 → 1360 µs, and
-/// 256 channels on 14×14 1450 → 1290; with its weights already in cache it takes about 1150.)
+/// share of the next block's lines, so that the block is in L2 when they reach it (with cold
+/// caches, that layer then runs close to its time with the weights already in cache).
 template <int MR, int NV>
 inline void small_conv_tiles(const conv_geometry& g, const std::int32_t* boff, const std::int32_t* pos,
                              const float* packed, const float* buf, float* y, const epilogue& e, int gr, int p0, int p1,
@@ -17666,8 +18365,8 @@ inline void small_conv_tiles(const conv_geometry& g, const std::int32_t* boff, c
 }
 
 }  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/conv_small.hpp ----
-// ---- begin partita/backends/cpu/detail/conv_wide_passes.hpp ----
+// ---- end partita/backends/cpu/detail/conv/conv_small.hpp ----
+// ---- begin partita/backends/cpu/detail/conv/conv_wide_passes.hpp ----
 /// cpu conv2d, the wide kernel in depth passes: small NHWC images whose weights outgrow L2.
 // The wide kernel (conv_nhwc_direct.hpp) runs a block of positions over the whole depth of a
 // panel, so each output row reads the panel's weights again: from L2 at best, from L3 where a
@@ -17690,10 +18389,10 @@ constexpr int wide_pass_channels(int c, int positions) {
 
 /// True for the wide convolutions that run in depth passes (`wide_nhwc_passes`): weights run
 /// panel by panel (`wide_pairs_outer`), an image of few rows split by panels, and a panel's
-/// sums for the whole image in 32 KB (ResNet-18's layers on 14×14 and 7×7). On one Sapphire
-/// Rapids core its three 3×3s of 512 → 512 on 7×7 (9.4 MB of weights each) ran at 97 GFLOP/s
-/// in the wide kernel, each of the 7 rows reading every weight from L2 or L3, and at 150–158
-/// in passes; its strided 3×3s onto 14×14 and 7×7 796 -> 687 and 1204 -> 843 µs.
+/// sums for the whole image in 32 KB (ResNet-18's layers on 14×14 and 7×7). In the wide kernel
+/// each of a 7×7 image's rows reads every weight (9.4 MB for a 512 → 512 3×3) from L2 or L3;
+/// in passes each weight comes from L1 for every row, and those layers, strided ones included,
+/// run markedly faster.
 template <conv_geometry G>
 constexpr bool wide_depth_passes() {
   return wide_pairs_outer<G>() && wide_by_panels<G>() && G.oh * G.ow * wide_panel() <= 8192;
@@ -17802,14 +18501,14 @@ inline void wide_nhwc_passes(const float* x, const float* w, const epilogue& e, 
 }
 
 }  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/conv_wide_passes.hpp ----
-// ---- begin partita/backends/cpu/detail/conv_winograd.hpp ----
+// ---- end partita/backends/cpu/detail/conv/conv_wide_passes.hpp ----
+// ---- begin partita/backends/cpu/detail/conv/conv_winograd.hpp ----
 /// cpu conv2d 3×3 of stride 1 by Winograd's minimal filtering F(2×2, 3×3): each 2×2 block of
 /// output positions (a tile) from the 4×4 input values around it, with 16 products per input
 /// channel and output channel where the direct kernel makes 36. Writes NHWC (or a planar result
 /// through a row of scratch), reads NHWC (or a planar input through a band of rows made NHWC).
-// Where it pays. ResNet's 3×3 layers of stride 1 already ran at about 88 % of one core's FMA
-// peak in the direct kernel (conv_nhwc_direct.hpp), so less work was the only way left to a
+// Where it pays. ResNet's 3×3 layers of stride 1 already ran close to one core's FMA peak
+// in the direct kernel (conv_nhwc_direct.hpp), so less work was the only way left to a
 // faster layer. Per tile, the input is transformed (Bᵀ d B: additions only), the 16 transformed
 // values of each channel are multiplied by the 16 transformed weights (U = G g Gᵀ, computed once
 // at bind) as 16 independent GEMMs [tiles × c] · [c × o], and the 16 sums of each output
@@ -17831,7 +18530,7 @@ inline void wide_nhwc_passes(const float* x, const float* w, const epilogue& e, 
 // output whose window holds one then adds its products to that finite sum: ±Inf or NaN, by the
 // signs of the weights (two bits per weight, kept at bind). The results are the direct sum's.
 
-// ---- begin partita/backends/cpu/detail/conv_winograd_pack.hpp ----
+// ---- begin partita/backends/cpu/detail/conv/conv_winograd_pack.hpp ----
 /// What cpu Winograd F(2×2, 3×3) (conv_winograd.hpp) runs on and packs: which convolutions take
 /// it, how an image is cut into tiles and blocks, and the weights transformed at bind with their
 /// signs.
@@ -17852,9 +18551,8 @@ namespace partita::detail::cpu {
 /// AVX-512, 32 with AVX), which run the direct kernel in depth passes (`wide_depth_passes`).
 /// Their 16 · c · o transformed weights, 16/9 of the direct kernel's, each serve a few tiles
 /// and come from beyond L2, where the direct kernel's passes read each weight once from L3 and
-/// then from L1. On one Sapphire Rapids core, ResNet-18's 512-channel 3×3s on 7×7 (16 tiles)
-/// took 2370–2430 µs each by Winograd, 1460–1560 in depth passes (oneDNN's direct 2000); its
-/// 256-channel ones on 14×14 (49 tiles) 1480–1630 against 1250–1270.
+/// then from L1: ResNet-18's 512-channel 3×3s on 7×7 (16 tiles) and 256-channel ones on 14×14
+/// (49 tiles) run faster in depth passes.
 constexpr bool winograd_f2(const conv_geometry& g) {
   const long tiles = static_cast<long>((g.oh + 1) / 2) * ((g.ow + 1) / 2);
   const long weight_bytes = 16L * g.c * g.o * static_cast<long>(sizeof(float));
@@ -17934,7 +18632,7 @@ inline void pack_winograd(const conv_geometry& g, const float* w, float* dst) {
 }
 
 }  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/conv_winograd_pack.hpp ----
+// ---- end partita/backends/cpu/detail/conv/conv_winograd_pack.hpp ----
 
 namespace partita::detail::cpu {
 
@@ -17960,8 +18658,8 @@ constexpr std::size_t winograd_scratch() {
 
 /// Input rows [lo, hi) of a planar image as NHWC rows at `band` ([hi - lo][w][c]), each
 /// channel's row read in order. Read with gathers instead, a channel vector at a time, the
-/// transform had cost ResNet's 56×56 block (W3) a fifth of its first convolution (1562 µs
-/// against 1251 for the same layer reading NHWC, one Zen 3 core).
+/// transform had cost ResNet's 56×56 block (W3) a fifth of its first convolution, against the
+/// same layer reading NHWC.
 template <conv_geometry G>
 inline void winograd_band(const float* x, row_range r, float* band) {
   constexpr std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(G.h) * G.w, row = static_cast<std::ptrdiff_t>(G.w) * G.c;
@@ -18168,7 +18866,7 @@ inline void winograd_store_rows(const float* rows, std::ptrdiff_t np, int v0, in
 /// position `first` on (`np` positions; `n` per image for a planar result). `in` is what
 /// `winograd_input` read, `v` and `m` its scratch. Cold and not inlined: the model's inputs
 /// are finite but for the tests of this path, which as hot code in every Winograd layer had
-/// cost GCC's build of ResNet-18 about 0.4 s.
+/// lengthened every model's build.
 template <conv_geometry G, bool NhwcIn, bool NhwcOut, activation A>
 [[gnu::cold, gnu::noinline]] inline void winograd_nonfinite_block(const float* x, const float* in, int first_row,
                                                                   int tr0, int count, const float* packed, int v0,
@@ -18250,8 +18948,8 @@ inline void winograd_conv(state& st, const float* x, const float* packed, const 
 }
 
 }  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/conv_winograd.hpp ----
-// ---- begin partita/backends/cpu/detail/dense.hpp ----
+// ---- end partita/backends/cpu/detail/conv/conv_winograd.hpp ----
+// ---- begin partita/backends/cpu/detail/gemm/dense.hpp ----
 /// cpu dense as a GEMM over weights packed into panels at bind.
 // dense as GEMM: y[M×N] = x[M×K] · wᵀ, the weights packed at bind into panels of NR units
 // ([panel][k][NR], zero-padded), the activations read in place.
@@ -18277,8 +18975,7 @@ inline bool intel_cpu() {
 /// Blocking for `M` rows and `N` units: a row or two stream the weights (GEMV: up to 4 vectors
 /// of units at a time, fewer for a few units, so that padding does not add weight traffic); more
 /// rows use the conv blocking, one vector wide where the units fit one (a classifier of 10
-/// units: W2's 64 × 512 → 10 alone took 6.7 µs against 10.8 two vectors wide, one Sapphire
-/// Rapids core).
+/// units, as W2's last layer, would otherwise compute a second vector of padding).
 template <int M, int N>
 struct dense_blocking {
   static constexpr int mr = M <= 2 ? M : (W >= 16 ? 8 : 6);
@@ -18286,15 +18983,12 @@ struct dense_blocking {
   static constexpr int nr = nv * W;
   /// Depth per pass over a panel for a depth of k. With AVX-512 on Intel, even passes of at
   /// most 256, whose slice of the panel (kc × 32 floats, 32 KB) stays in L1 while every row
-  /// tile reads it (W2's 64 × 784 → 512 alone, one Sapphire Rapids core: 166 GFLOP/s in one
-  /// pass, 186–190 in three of 262; 64 × 512 → 512 alike). Elsewhere the whole depth up to
-  /// 1024, else even passes of at most 512: with AVX (Zen 3), and with AVX-512 on a Zen 5
-  /// core, whose 1 MB L2 holds a whole panel while every row tile reads it (one step alone,
-  /// one process switching, time in one pass against passes of 256: 64 × 784 → 512 0.95,
-  /// 64 × 512 → 512 0.97, 128 × 1024 → 256 0.955, on two cores 0.81, 0.93 and 0.82; passes of
-  /// 128 against one of 256: 128 × 256 → 1024 1.06). Uneven passes had left W2's 784-deep layer a last
-  /// pass of 16, which loads and stores C for little work (passes of 256 against one, one
-  /// Cascade Lake core: 117 against 124 GFLOP/s).
+  /// tile reads it (W2's layers are faster so on Sapphire Rapids than in one pass). Elsewhere
+  /// the whole depth up to 1024, else even passes of at most 512: with AVX (Zen 3), and with
+  /// AVX-512 on a Zen 5 core, whose 1 MB L2 holds a whole panel while every row tile reads it,
+  /// one pass beats passes of 256 on W2's and W6's dense steps, most on two cores. Uneven
+  /// passes had left W2's 784-deep layer a last pass of 16, which loads and stores C for little
+  /// work.
   static int kc_for(int k) {
     const bool l1_slices = W >= 16 && intel_cpu();
     if (M <= 2 || k <= (l1_slices ? 256 : 1024)) return k < 1 ? 1 : k;
@@ -18327,9 +19021,8 @@ inline void pack_dense_weights(const float* w, int n, int k, int nr, float* pack
 /// One or two rows stream every weight once per run: run after run in one order, weights a
 /// little larger than L2 all come from L3 (each run evicts the lines the next one reads
 /// first); every other run in the opposite order (`state::reverse_order`), a run starts on the
-/// panels the last one read last, still in L2. On one Sapphire Rapids core (2 MB of L2), a sum
-/// over three arrays laid out like W1's 2.6 MB of weights (784 → 512 → 512 → 10) took 46 µs
-/// that way against 66, and W1 itself 48–54 µs against 68.
+/// panels the last one read last, still in L2. W1's weights (784 → 512 → 512 → 10), a little
+/// larger than a Sapphire Rapids core's 2 MB of L2, are the case this is for.
 template <int M, int N>
 inline void dense_panels(const float* x, int k, const float* packed, int n, float* y, const epilogue& e, int p0, int p1,
                          float* pad, bool reversed = false, int m_begin = 0, int m_end = M) {
@@ -18353,8 +19046,8 @@ inline void dense_panels(const float* x, int k, const float* packed, int n, floa
       // Several row tiles share out the prefetch of the slice they read next: the panel's next
       // pass, or the next panel's first (panels are contiguous; this order is never reversed).
       // Asked for from L3 while the current slice is in L1, it is in L2 when the first tile
-      // reaches it. One Sapphire Rapids core, in-process switch: W2 9 % faster (2 threads 2 %),
-      // W6 4–5 %. One or two rows stream theirs (`micro_kernel`'s own prefetch).
+      // reaches it (W2 and W6 gain, most on one thread). One or two rows stream theirs
+      // (`micro_kernel`'s own prefetch).
       const bool ahead = M > 2 && !(last && i + 1 == p1);
       const float* next = bp + static_cast<std::ptrdiff_t>(ahead ? k0 + kc : 0) * NR;
       const int next_k = !ahead ? 0 : last ? KC : std::min(KC, k - k0 - kc);
@@ -18379,10 +19072,9 @@ inline void dense_panels(const float* x, int k, const float* packed, int n, floa
 /// by panels of units, measured with W2 (64 × 784 → 512 → 512 → 10) on two threads. Split by
 /// rows, each thread reads every weight panel for its own row tiles only, so each slice of a
 /// panel serves fewer tiles from L1 or L2; split by panels, each thread reads every row, half
-/// of them from the other core's stores. Sapphire Rapids guest: the row split at 4 tiles a
-/// thread 2.4–3.2 % faster (in-process switch). Zen 5 guest (EPYC, family 26): with passes of
-/// 256 over the depth the panel split had been 6–7 % faster; in one pass (`kc_for`) the row
-/// split is 1.7–2.6 % faster, as on Sapphire Rapids.
+/// of them from the other core's stores. With the depth in one pass (`kc_for`), the row split
+/// at 4 tiles a thread is the faster on both Sapphire Rapids and Zen 5 guests (with passes of
+/// 256 over the depth, Zen 5 had preferred panels).
 inline constexpr int dense_row_split_tiles = 4;
 
 /// A dense step of M rows and N units on `st`'s threads: y = act(x · wᵀ + bias (+ residual))
@@ -18400,13 +19092,12 @@ inline void dense_step(state& st, const float* x, int k, const float* packed, fl
   // `dense_row_split_tiles` row tiles of its own, few rows by panels of units. Split by
   // panels, each thread read the whole input, half of it from the other core's stores where the
   // step before had split its output so (a transformer's dense steps and their layer norms),
-  // and wrote half of each row: on two Sapphire Rapids cores the BERT-style encoder of 128
-  // tokens (W6, 16 row tiles) ran 4 % faster by rows.
+  // and wrote half of each row: the BERT-style encoder of 128 tokens (W6, 16 row tiles) runs
+  // faster by rows.
   // Split by rows, each thread also reads only its own rows of the input, which the step
   // before left in its core's cache where it split its output alike: a step too small to split
-  // for its flops alone still splits for those reads (W2's 64 × 512 → 10 after a row split, two
-  // Zen 5 cores: 8.7 µs on one thread, half its input coming from the other core, against 6.5
-  // on one core alone; split by rows, 5.4).
+  // for its flops alone still splits for those reads (W2's 64 × 512 → 10 after a row split: on
+  // one thread, half its input would come from the other core's cache).
   constexpr int row_tiles = (M + blk::mr - 1) / blk::mr;
   const double row_work = flops + moved_cost * static_cast<double>(M) * k;
   const int row_tasks = M > 2 ? tasks_for(row_work, st.workers(), row_tiles / dense_row_split_tiles) : 1;
@@ -18426,23 +19117,162 @@ inline void dense_step(state& st, const float* x, int k, const float* packed, fl
 }
 
 }  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/dense.hpp ----
+// ---- end partita/backends/cpu/detail/gemm/dense.hpp ----
+// ---- begin partita/backends/cpu/detail/gemm/gemm_choice.hpp ----
+/// Which kernel a cpu dense or conv2d step runs, and why: one decision per family, shared by the
+/// kernel that dispatches on it and the plan printer that shows it.
+
 
 namespace partita::detail::cpu {
 
-/// dense and conv2d steps, alone or fused.
+/// The kernels of `gemm_kernel` (dense, conv2d and conv1d steps, alone or fused).
+enum class gemm_kernel_id : std::uint8_t {
+  dense_panels,            // dense.hpp: rows of x times packed weight panels
+  winograd_f2,             // conv_winograd.hpp: F(2×2, 3×3)
+  pointwise_nhwc,          // conv_pointwise_nhwc.hpp: 1×1, NHWC to NHWC, register tiles
+  pointwise_nhwc_strided,  // the same on the strided 1×1's positions gathered
+  gemm_nhwc,               // conv_channels_last.hpp: 1×1 as a GEMM over positions, writing NHWC
+  direct_nhwc,             // conv_nhwc_first.hpp: at most four input channels, writing NHWC
+  wide_nhwc,               // conv_nhwc_direct.hpp / conv_wide_passes.hpp: the wide direct kernel, NHWC
+  depthwise_nhwc,          // conv_depthwise_nhwc.hpp: vectors of channels along rows
+  wide_planar,             // conv_nhwc_direct.hpp: the wide kernel into scratch, transposed to planar
+  wide_pooled,             // the same, pooling its NHWC sums an image at a time
+  planar_direct,           // conv_planar_direct.hpp: first layers, taps unrolled
+  depthwise_planar,        // conv_depthwise.hpp: vectorized along output rows
+  pointwise_planar,        // matmul.hpp: 1×1 as matmul's loops on the weights packed at bind
+  small_image,             // conv_small.hpp: vectors of output channels
+  in_place,                // conv.hpp: grouped 1×1, B read from the input itself
+  phase_planes,            // conv.hpp: the image copied into stride-phase planes, then tiles
+};
+
+/// The name `print(plan)` shows for kernel `k`.
+constexpr std::string_view name_of(gemm_kernel_id k) {
+  constexpr std::string_view names[] = {"dense_panels",  "winograd_f2",      "pointwise_nhwc", "pointwise_nhwc_strided",
+                                        "gemm_nhwc",     "direct_nhwc",      "wide_nhwc",      "depthwise_nhwc",
+                                        "wide_planar",   "wide_pooled",      "planar_direct",  "depthwise_planar",
+                                        "pointwise_planar", "small_image",   "in_place",       "phase_planes"};
+  return names[static_cast<std::size_t>(k)];
+}
+
+/// A dense or conv2d kernel and the reason it was chosen, in a line.
+using kernel_choice = choice_of<gemm_kernel_id>;
+
+/// What the conv2d decision reads: the geometry, the layouts the plan chose for the input and
+/// the output (`cpu::layouts`), and whether a pooling is fused after it and a residual added.
+struct conv_desc {
+  conv_geometry geo{};
+  bool nhwc_in = false;
+  bool nhwc_out = false;
+  bool pooled = false;
+  bool residual = false;
+};
+
+/// The dense kernel: one for every shape.
+constexpr kernel_choice choose_dense_kernel() {
+  return {gemm_kernel_id::dense_panels, "dense: rows of x times weight panels packed at bind"};
+}
+
+/// Whether a planar conv2d is a small image whose output channels fill vectors better than its
+/// positions do (conv_small.hpp). Its input copy and transposed stores cost per output, which a
+/// deep product amortizes: a 1×1 reading its input in place takes it only from a depth of 512.
+constexpr bool small_image_candidate(const conv_geometry& g) {
+  const int nv = g.og <= W ? 1 : 2;
+  return g.oh * g.ow <= 4096 && !(reads_input_in_place(g) && g.k < 512) &&
+         channels_efficiency(g, nv) > positions_efficiency(g) + 0.1;
+}
+
+/// The conv2d kernel of a step. Channels-last outputs (the plan's choice): a depthwise conv2d
+/// stays NHWC, a 1×1 is a GEMM over positions, a first layer its direct kernel, any other the
+/// wide direct kernel, or Winograd where it applies. Planar outputs: the wide kernel through
+/// scratch from an NHWC input or a small image, the direct kernel of first layers, matmul's
+/// loops for deep 1×1s, output-channel vectors for small images, then the phase-plane GEMM.
+constexpr kernel_choice choose_conv_kernel(const conv_desc& d) {
+  using k = gemm_kernel_id;
+  const conv_geometry& g = d.geo;
+  const bool in_place_b = reads_input_in_place(g);
+  if (d.nhwc_out) {
+    if (is_depthwise(g)) return {k::depthwise_nhwc, "depthwise, NHWC: vectors of channels along rows"};
+    if (d.nhwc_in && nhwc_pointwise_strided(g))
+      return {k::pointwise_nhwc_strided, "strided 1x1, NHWC: positions gathered, then register tiles"};
+    if (nhwc_reads_in_place(g)) {
+      if (d.nhwc_in && nhwc_pointwise(g)) return {k::pointwise_nhwc, "1x1 of stride 1 from NHWC: register tiles"};
+      return {k::gemm_nhwc, "1x1 of stride 1 writing NHWC: a GEMM over positions"};
+    }
+    if (nhwc_direct(g)) return {k::direct_nhwc, "at most 4 input channels (a first layer): direct, writing NHWC"};
+    if (winograd_f2(g)) return {k::winograd_f2, "3x3 of stride 1 writing NHWC: Winograd F(2x2,3x3)"};
+    return {k::wide_nhwc, "one group, more than 4 input channels: the wide direct kernel, NHWC"};
+  }
+  if (is_depthwise(g)) return {k::depthwise_planar, "depthwise, planar: vectors along output rows"};
+  // A planar result from an NHWC input (a chain's last convolution, or one whose residual is
+  // planar), or from a small planar image: the wide kernel into scratch, then transposed. On a
+  // planar image it reads each input value in place where the channel-vector kernel copied the
+  // image into padded planes and scattered its sums (LeNet's 6 → 16 5×5 on 14×14 gains most).
+  const bool small = small_image_candidate(g);
+  if (g.groups == 1 && nhwc_direct_wide(g) && (d.nhwc_in || small)) {
+    if (d.nhwc_in && winograd_f2(g)) return {k::winograd_f2, "3x3 of stride 1 from NHWC to planar: Winograd F(2x2,3x3)"};
+    if (d.pooled && !d.residual)
+      return {k::wide_pooled, "pooled, no residual: the wide kernel pools its NHWC sums per image"};
+    if (d.nhwc_in) return {k::wide_planar, "NHWC input, planar output: the wide kernel, then transposed"};
+    return {k::wide_planar, "small image: the wide kernel reads the input in place, then transposed"};
+  }
+  // Planar first layers of at most four channels, stride 1; a 1×1 that reads its input in
+  // place keeps doing so.
+  if (!d.nhwc_in && planar_direct(g) && !in_place_b)
+    return {k::planar_direct, "at most 4 input channels, stride 1, planar: taps unrolled"};
+  // An unpadded 1×1 of stride 1 (one group) is a GEMM of the weights by the image: matmul's
+  // loops (depth passes, B packed into L1-sized micro-panels) beat reading B's rows in place
+  // for deep products. A shallow product is all packing overhead (MobileNetV2's 16→96 and
+  // 32→192 expansions lose), and few output channels use each packed panel too few times (its
+  // 192→32 and 144→24 projections lose): hence both bounds.
+  if (in_place_b && g.groups == 1 && g.k >= 96 && g.o >= 64)
+    return {k::pointwise_planar, "1x1 of stride 1, depth 96+, 64+ outputs: matmul on packed weights"};
+  if (small) return {k::small_image, "a small image whose output channels fill vectors better than its positions"};
+  if (in_place_b) return {k::in_place, "unpadded 1x1 of stride 1: B read from the input in place"};
+  return {k::phase_planes, "the image copied into stride-phase planes, then GEMM tiles"};
+}
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/gemm/gemm_choice.hpp ----
+
+namespace partita::detail::cpu {
+
+/// What a dense or conv2d step computes, read off its types, and the kernel that runs it
+/// (gemm_choice.hpp): `gemm_kernel` dispatches on `choice`, and the plan shows it.
 template <class Step>
-struct gemm_kernel {
+struct gemm_operands {
   static constexpr gemm_step info = analyse<Step>();
-  static_assert(info.ok, "partita: cpu: this composite (Step) is not one the cpu backend fuses");
   static constexpr bool fused = Step::op == op_id::call;
   static constexpr const graph_node& main = fused ? Step::body(info.main_node) : Step::node;
   static constexpr shape x_shape = fused ? Step::body(Step::body_arg(info.main_node, 0)).out : Step::arg(0).out;
   static constexpr shape w_shape = fused ? Step::body(Step::body_arg(info.main_node, 1)).out : Step::arg(1).out;
   static constexpr bool pooled = info.pool >= 0;  // `cpu.conv2d_bias_act_pool`: y_shape is the conv2d's
-  static constexpr const graph_node& pool_node = pooled ? Step::body(info.pool) : Step::node;
   static constexpr shape y_shape = pooled ? Step::body(Step::body_arg(info.pool, 0)).out : Step::node.out;
   static constexpr bool conv = info.main == op_id::conv2d;
+  static constexpr conv_desc desc =
+      conv ? conv_desc{make_conv_geometry(x_shape, w_shape, y_shape, *main.at),
+                       in_layout_of<Step>(info.x) == tensor_layout::channels_last,
+                       out_layout_of<Step>() == tensor_layout::channels_last, pooled, info.residual >= 0}
+           : conv_desc{};
+  static constexpr kernel_choice choice = conv ? choose_conv_kernel(desc) : choose_dense_kernel();
+};
+
+/// dense and conv2d steps, alone or fused.
+template <class Step>
+struct gemm_kernel {
+  using operands = gemm_operands<Step>;
+  static constexpr const gemm_step& info = operands::info;
+  static_assert(info.ok, "partita: cpu: this composite (Step) is not one the cpu backend fuses");
+  static constexpr bool fused = operands::fused;
+  static constexpr const graph_node& main = operands::main;
+  static constexpr shape x_shape = operands::x_shape;
+  static constexpr shape w_shape = operands::w_shape;
+  static constexpr bool pooled = operands::pooled;
+  static constexpr const graph_node& pool_node = pooled ? Step::body(info.pool) : Step::node;
+  static constexpr shape y_shape = operands::y_shape;
+  static constexpr bool conv = operands::conv;
+  /// The kernel that runs the step, and why (`choose_conv_kernel`, `choose_dense_kernel`).
+  static constexpr kernel_choice choice = operands::choice;
+  static constexpr gemm_kernel_id chosen = choice.kernel;
   // Weights are packed at bind when they are bound weights, at every run otherwise.
   static constexpr bool constant_weight = fused || Step::arg(1).op == op_id::weight;
   static constexpr bool has_bias = info.bias >= 0 || info.gamma >= 0;
@@ -18457,15 +19287,12 @@ struct gemm_kernel {
   static constexpr int k_depth = static_cast<int>(conv ? 1 : x_shape.back(0));
   using dblk = dense_blocking<(m_rows < 1 ? 1 : m_rows), channels>;
   // conv2d
-  static constexpr conv_geometry geo = conv ? make_conv_geometry(x_shape, w_shape, y_shape, *main.at) : conv_geometry{};
+  static constexpr conv_geometry geo = operands::desc.geo;
   static constexpr auto boff = conv_offsets<static_cast<std::size_t>(geo.k > 0 ? geo.k : 1)>(geo);
-  // One input channel per group: a direct kernel (conv_depthwise.hpp).
   static constexpr bool depthwise = conv && is_depthwise(geo);
-  // Channels-last (the plan's choice, see `cpu::layouts`): a depthwise convolution reads and
-  // writes NHWC, a 1×1 one is a GEMM over positions writing NHWC from either layout, any other
-  // of one group a direct kernel (conv_nhwc_direct.hpp) reading either.
-  static constexpr bool nhwc_out = conv && out_layout_of<Step>() == tensor_layout::channels_last;
-  static constexpr bool nhwc_in = conv && in_layout_of<Step>(info.x) == tensor_layout::channels_last;
+  // Channels-last is the plan's choice (`cpu::layouts`).
+  static constexpr bool nhwc_out = conv && operands::desc.nhwc_out;
+  static constexpr bool nhwc_in = conv && operands::desc.nhwc_in;
   // A planar conv2d that copies its input into padded planes reads an NHWC one too.
   static constexpr bool copies_input = conv && !depthwise && !reads_input_in_place(geo);
   static_assert(!nhwc_in || nhwc_out || copies_input,
@@ -18477,59 +19304,28 @@ struct gemm_kernel {
                 "or one group whose rows hold a block of interior positions (or at most four input channels)");
   static_assert(!nhwc_out || info.residual < 0 || in_layout_of<Step>(info.residual) == tensor_layout::channels_last,
                 "partita: cpu: a channels-last conv2d adds a channels-last residual");
-  static constexpr bool nhwc_gemm = nhwc_out && !depthwise && nhwc_reads_in_place(geo);
-  // ... of which those reading NHWC with a shallow depth run `pointwise_nhwc`.
-  static constexpr bool nhwc_pw = nhwc_gemm && nhwc_in && nhwc_pointwise(geo);
-  // ... and strided 1×1s reading NHWC, on their positions gathered (`nhwc_pointwise_strided`).
-  static constexpr bool nhwc_pw_strided = nhwc_out && nhwc_in && !depthwise && nhwc_pointwise_strided(geo);
-  static constexpr bool pw_by_panels = (nhwc_pw || nhwc_pw_strided) && pointwise_by_panels(geo);
-  static constexpr bool nhwc_direct_conv = nhwc_out && !depthwise && !nhwc_gemm && nhwc_direct(geo);
-  static constexpr bool nhwc_wide_conv =
-      nhwc_out && !depthwise && !nhwc_gemm && !nhwc_direct(geo) && !nhwc_pw_strided;
-  // Small planar images (`small_image` below) whose output channels fill vectors better than
-  // their positions.
-  static constexpr int small_nv = geo.og <= W ? 1 : 2;
-  static constexpr bool small_candidate = conv && !nhwc_out && !depthwise && geo.oh * geo.ow <= 4096 &&
-                                          !(reads_input_in_place(geo) && geo.k < 512) &&
-                                          channels_efficiency(geo, small_nv) > positions_efficiency(geo) + 0.1;
-  // A planar result from an NHWC input (a chain's last convolution, or one whose residual is
-  // planar), or from a small planar image: the wide kernel into scratch, then transposed
-  // (`wide_conv_planar`). On a planar image it reads each input value in place where the
-  // channel-vector kernel copied the image into padded planes and scattered its sums (LeNet's
-  // 6 → 16 5×5 on 14×14, one Cascade Lake core inside the network: 12.5 → 7.3 µs).
-  static constexpr bool wide_to_planar = conv && !nhwc_out && !depthwise && geo.groups == 1 &&
-                                         nhwc_direct_wide(geo) && (nhwc_in || small_candidate);
+  // The kernel chosen (`choose_conv_kernel`), as the packing, scratch and loops below ask.
+  static constexpr bool winograd = chosen == gemm_kernel_id::winograd_f2;
+  static constexpr bool nhwc_pw = chosen == gemm_kernel_id::pointwise_nhwc;
+  static constexpr bool nhwc_pw_strided = chosen == gemm_kernel_id::pointwise_nhwc_strided;
+  static constexpr bool nhwc_gemm = chosen == gemm_kernel_id::gemm_nhwc;
+  static constexpr bool nhwc_direct_conv = chosen == gemm_kernel_id::direct_nhwc;
+  static constexpr bool nhwc_wide_conv = chosen == gemm_kernel_id::wide_nhwc;
+  static constexpr bool wide_pooled = chosen == gemm_kernel_id::wide_pooled;
+  static constexpr bool wide_to_planar = chosen == gemm_kernel_id::wide_planar || wide_pooled;
   static constexpr bool wide = nhwc_wide_conv || wide_to_planar;
-  // Winograd F(2×2, 3×3) (`winograd_f2`) where the wide kernel would write NHWC or read NHWC.
-  static constexpr bool winograd = winograd_f2(geo) && (nhwc_wide_conv || (wide_to_planar && nhwc_in));
-  // Planar first layers of at most four channels, stride 1 (conv_planar_direct.hpp); a 1×1 one
-  // that reads its input in place keeps doing so.
-  static constexpr bool planar_dc = conv && !nhwc_out && !nhwc_in && !depthwise && !wide_to_planar &&
-                                    planar_direct(geo) && !reads_input_in_place(geo);
+  static constexpr bool planar_dc = chosen == gemm_kernel_id::planar_direct;
+  static constexpr bool pointwise = chosen == gemm_kernel_id::pointwise_planar;
+  static constexpr bool small_image = chosen == gemm_kernel_id::small_image;
+  static constexpr bool in_place = chosen == gemm_kernel_id::in_place;
+  // How the 1×1s split their work, and whether a planar depthwise one needs scratch.
+  static constexpr bool pw_by_panels = (nhwc_pw || nhwc_pw_strided) && pointwise_by_panels(geo);
+  static constexpr bool dw_flat = chosen == gemm_kernel_id::depthwise_planar && depthwise_flat(geo);
   static constexpr matmul_geometry nhwc_geo = nhwc_gemm ? nhwc_gemm_geometry(geo) : matmul_geometry{};
-  static constexpr bool dw_flat = depthwise && !nhwc_out && depthwise_flat(geo);
-  // An unpadded 1×1 convolution of stride 1 (one group) is a GEMM of the weights by the image,
-  // [o × c] · [c × h·w]: with a depth of 96 or more and 64 or more output channels it runs
-  // matmul's loops (depth passes, B packed per pass into L1-sized micro-panels) on the weights
-  // packed at bind. Read in place instead, B's rows come from L2 at the image's row stride.
-  // One Zen 3 core, in place → pointwise: 960→320 on 7×7 461 → 435 µs, 320→1280 on 7×7
-  // 633 → 581, 576→96 on 14×14 324 → 268, 96→576 on 14×14 281 → 268. But a shallow product is
-  // all packing and tile overhead (16→96 on 112×112 591 → 811, 32→192 on 28×28 121 → 145),
-  // and few output channels use each packed panel too few times (inside MobileNetV2, 192→32
-  // on 28×28 124 → 150, 144→24 on 56×56 281 → 314).
-  static constexpr bool pointwise =
-      conv && !nhwc_out && !depthwise && reads_input_in_place(geo) && geo.groups == 1 && geo.k >= 96 && geo.o >= 64;
   static constexpr matmul_geometry pointwise_geo = planar_pointwise_geometry(geo);
-  // Small images: vectors of output channels (conv_small.hpp) when that wastes fewer lanes.
-  // Its input copy and its transposed stores cost per output, which a deep product amortizes:
-  // a grouped 1×1 convolution that reads its input in place takes the positions path up to a
-  // depth of 512 (measured on MobileNetV2's layers before they took the pointwise path, one
-  // Zen 3 core: 192→32 on 28×28 in 142 µs instead of 311).
-  static constexpr bool small_image = small_candidate && !pointwise && !wide_to_planar && !planar_dc;
+  // A small image's tile: vectors of output channels by a few positions (conv_small.hpp).
+  static constexpr int small_nv = geo.og <= W ? 1 : 2;
   static constexpr int small_mr = small_conv_rows(geo.oh * geo.ow, small_nv);
-  // Unpadded 1×1 of stride 1 with groups: B read from the input itself (conv.hpp).
-  static constexpr bool in_place =
-      conv && !nhwc_out && !depthwise && !pointwise && !small_image && reads_input_in_place(geo);
   static constexpr auto positions =
       position_offsets<static_cast<std::size_t>(small_image ? geo.oh * geo.ow : 1)>(small_image ? geo : conv_geometry{});
 
@@ -18545,7 +19341,6 @@ struct gemm_kernel {
   static constexpr std::size_t bias_floats = has_bias ? static_cast<std::size_t>(channels) + 64 : 0;
   // A pooled composite keeps its conv2d result (a small image's: at most 32 KB) for the pooling;
   // the wide kernel with no residual pools its NHWC sums (`wide_conv_pooled`), an image at a time.
-  static constexpr bool wide_pooled = pooled && wide_to_planar && !winograd && info.residual < 0;
   static constexpr std::size_t pooled_floats =
       !pooled       ? 0
       : wide_pooled ? static_cast<std::size_t>((y_shape.elements() + Step::node.out.elements()) / y_shape[0])
@@ -18796,7 +19591,7 @@ struct gemm_kernel {
 };
 
 }  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/gemm_kernel.hpp ----
+// ---- end partita/backends/cpu/detail/gemm/gemm_kernel.hpp ----
 // ---- begin partita/backends/cpu/detail/layout_roles.hpp ----
 /// Which cpu steps read and write channels-last (NHWC) values: the backend's `layouts` member.
 
@@ -18875,7 +19670,59 @@ constexpr layout_role nhwc_role(const M& m, const G& flat, int node) {
 // ---- begin partita/backends/cpu/detail/simple_kernel.hpp ----
 /// The cpu kernel for every op but dense and conv2d: elementwise ops, pooling, normalization, resize.
 
-// ---- begin partita/backends/cpu/detail/reduce.hpp ----
+// ---- begin partita/backends/cpu/detail/pool/pool_choice.hpp ----
+/// Which kernel a cpu pooling step runs, and why: the decision `simple_kernel` dispatches on and
+/// the plan printer shows.
+
+
+namespace partita::detail::cpu {
+
+/// The kernels of max_pool2d, avg_pool2d and global_avg_pool2d steps (pool.hpp, reduce.hpp).
+enum class pool_kernel_id : std::uint8_t {
+  nhwc_windows,        // pool2d_nhwc: each window tap a run of channel vectors, split by output rows
+  max_2x2,             // max_pool_2x2: two input rows per output row, no row buffers
+  row_buffers,         // pool2d: window rows reduced into a padded row, then along it
+  reference_rows,      // rows too wide for pool2d's buffers: the reference backend's kernel
+  channel_means_nhwc,  // nhwc_channel_means: sums of whole rows of channel vectors
+  plane_means,         // plane_means: the mean of each plane
+};
+
+/// The name `print(plan)` shows for kernel `k`.
+constexpr std::string_view name_of(pool_kernel_id k) {
+  constexpr std::string_view names[] = {"nhwc_windows",   "max_2x2",           "row_buffers",
+                                        "reference_rows", "channel_means_nhwc", "plane_means"};
+  return names[static_cast<std::size_t>(k)];
+}
+
+/// A pooling kernel and the reason it was chosen, in a line.
+using pool_choice = choice_of<pool_kernel_id>;
+
+/// What the pooling decision reads: the geometry (`make_pool_geometry`; none for a global
+/// pooling), max or average, global or windowed, and whether the plan chose NHWC for the input.
+struct pool_desc {
+  pool_geometry geo{};
+  bool max = false;
+  bool global = false;
+  bool nhwc = false;
+};
+
+/// The kernel of a pooling step. NHWC inputs (the plan's choice) reduce whole vectors of
+/// channels at every tap; planar 2×2 max pools of stride 2 inside the planes skip the row
+/// buffers; other planar windows reduce through them where a row fits.
+constexpr pool_choice choose_pool_kernel(const pool_desc& d) {
+  using k = pool_kernel_id;
+  if (d.global)
+    return d.nhwc ? pool_choice{k::channel_means_nhwc, "global average, NHWC: sums of rows of channel vectors"}
+                  : pool_choice{k::plane_means, "global average, planar: one mean per plane"};
+  if (d.nhwc) return {k::nhwc_windows, "NHWC: every window tap a run of channel vectors"};
+  if (d.max && max_pool_2x2_fits(d.geo)) return {k::max_2x2, "2x2 max of stride 2 inside the planes: no row buffers"};
+  if (!pool_rows_fit(d.geo)) return {k::reference_rows, "rows wider than the row buffers: the reference kernel"};
+  return {k::row_buffers, "planar: window rows reduced into a padded row, then along it"};
+}
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/pool/pool_choice.hpp ----
+// ---- begin partita/backends/cpu/detail/reduce/reduce.hpp ----
 /// cpu reductions (reduce_mean, reduce_sum, reduce_max), vectorized along the contiguous axis.
 // The input's axes are merged into groups, each all reduced or all kept; the innermost group is
 // contiguous. Reduced, it is summed along its rows; kept, the rows of the reduced groups are
@@ -19084,8 +19931,8 @@ inline void reduce_columns(const reduce_plan& p, const float* x, float* y, std::
 }
 
 }  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/reduce.hpp ----
-// ---- begin partita/backends/cpu/detail/resize.hpp ----
+// ---- end partita/backends/cpu/detail/reduce/reduce.hpp ----
+// ---- begin partita/backends/cpu/detail/transform/resize.hpp ----
 /// cpu resize (nearest, bilinear): source indices and weights tabulated at compile time.
 // The reference computes each output pixel's source coordinates in double, twice per pixel. Here
 // they are a function of the shapes alone, so each axis's table (first source index, second, and
@@ -19161,8 +20008,8 @@ inline void resize_planes(const Rows& rows, const Cols& cols, std::int64_t ih, s
 }
 
 }  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/resize.hpp ----
-// ---- begin partita/backends/cpu/detail/transform.hpp ----
+// ---- end partita/backends/cpu/detail/transform/resize.hpp ----
+// ---- begin partita/backends/cpu/detail/transform/transform.hpp ----
 /// cpu data movement: transpose, slice, pad and gather as row copies and tiled transposes.
 // Each op is planned at compile time from its shapes: axes of extent 1 dropped, neighbouring
 // axes that stay neighbours merged, so that the kernels copy the longest contiguous runs there
@@ -19252,7 +20099,7 @@ inline void copy_rows(const row_copy_plan& p, const float* x, float* y, std::int
     const std::int64_t run = std::min(u1 - r, last_ext - (last >= 0 ? idx[lu] : 0));
     const float* in = x + src;
     float* out = y + dst;
-    // The rows of attention heads (32, 64, 128 floats) with the moves unrolled: 5 % faster.
+    // The rows of attention heads (32, 64, 128 floats) with the moves unrolled: no loop per row.
     const auto rows = [&](auto n) {
       for (std::int64_t k = 0; k < run; ++k, out += last_dst, in += last_st) copy_floats(out, in, n);
     };
@@ -19514,7 +20361,7 @@ inline void gather_rows(const float* table, const void* indices, dtype type, std
 }
 
 }  // namespace partita::detail::cpu
-// ---- end partita/backends/cpu/detail/transform.hpp ----
+// ---- end partita/backends/cpu/detail/transform/transform.hpp ----
 
 namespace partita::detail::cpu {
 
@@ -19538,6 +20385,19 @@ template <class Step>
 struct simple_kernel {
   static constexpr const graph_node& n = Step::node;
   static constexpr op_id op = Step::op;
+  static constexpr bool pooling = op == op_id::max_pool2d || op == op_id::avg_pool2d || op == op_id::global_avg_pool2d;
+
+  /// For a pooling step: the kernel that runs it, and why (`choose_pool_kernel`); nothing for
+  /// any other step.
+  static constexpr pool_choice choice() {
+    constexpr bool global = op == op_id::global_avg_pool2d;
+    if constexpr (pooling) {
+      return choose_pool_kernel({global ? pool_geometry{} : pool(), op == op_id::max_pool2d, global,
+                                 in_layout_of<Step>(0) == tensor_layout::channels_last});
+    } else {
+      return {};
+    }
+  }
 
   // Shapes and attributes are read as constexpr copies: a reference into the plan at run time
   // would make the plan part of the program (see reference::kernel::run).
@@ -19585,8 +20445,7 @@ struct simple_kernel {
         for (std::int64_t o = 0; o < outer; ++o)
           channel_affine(in[0] + (o * channels + c) * inner, out + (o * channels + c) * inner, 1, 1, inner, &scale, &shift);
       }
-    } else if constexpr ((op == op_id::max_pool2d || op == op_id::avg_pool2d) &&
-                         in_layout_of<Step>(0) == tensor_layout::channels_last) {
+    } else if constexpr (pooling && choice().kernel == pool_kernel_id::nhwc_windows) {
       // NHWC (the plan's choice, `layout_role::same`): split by output rows.
       constexpr pool_geometry g = pool_nhwc();
       constexpr int rows = static_cast<int>(xs[0]) * g.oh;
@@ -19594,27 +20453,31 @@ struct simple_kernel {
             [&](std::int64_t r0, std::int64_t r1) {
               pool2d_nhwc<op == op_id::max_pool2d>(g, in[0], out, static_cast<int>(r0), static_cast<int>(r1));
             });
+    } else if constexpr (pooling && choice().kernel == pool_kernel_id::reference_rows) {
+      on_reference(in, out);
     } else if constexpr (op == op_id::max_pool2d || op == op_id::avg_pool2d) {
       constexpr pool_geometry g = pool();
       // Planes split across threads when the pooling is large enough to pay for it.
       constexpr double work = 1.0 * g.planes * g.oh * g.ow * g.kh * g.kw;
       const int tasks = tasks_for(work, st.workers(), g.planes);
-      bool done = true;
       st.parallel(tasks, [&](int t) {
         pool_geometry part = g;
         const int p0 = g.planes * t / tasks, p1 = g.planes * (t + 1) / tasks;
         part.planes = p1 - p0;
-        const bool ok = pool2d<op == op_id::max_pool2d>(part, in[0] + static_cast<std::size_t>(p0) * g.h * g.w,
-                                                         out + static_cast<std::size_t>(p0) * g.oh * g.ow);
-        if (!ok && t == 0) done = false;
+        const float* x = in[0] + static_cast<std::size_t>(p0) * g.h * g.w;
+        float* y = out + static_cast<std::size_t>(p0) * g.oh * g.ow;
+        if constexpr (choice().kernel == pool_kernel_id::max_2x2) {
+          max_pool_2x2(part, x, y);
+        } else {
+          pool2d<op == op_id::max_pool2d>(part, x, y);  // its rows fit: it does not decline
+        }
       });
-      if (!done) on_reference(in, out);
-    } else if constexpr (op == op_id::global_avg_pool2d && in_layout_of<Step>(0) == tensor_layout::channels_last) {
+    } else if constexpr (pooling && choice().kernel == pool_kernel_id::channel_means_nhwc) {
       // NHWC: a position's channels are adjacent, so the means are sums of whole rows of vectors.
       // Each float weighs twice a moved one: on one thread, the half of the input that the
       // other core wrote (a 1×1 before it split by panels of channels, as split here) comes
-      // from that core's cache (MobileNetV2's 1280 channels on 7×7, two Zen 5 cores: 7.3 µs
-      // on one thread against 4.0 on one core alone; split as the 1×1 was, 3.2–3.6).
+      // from that core's cache, slower than from its own (MobileNetV2's 1280 channels on 7×7):
+      // split as the 1×1 was, each core reads what it wrote.
       constexpr std::int64_t area = xs[2] * xs[3], vectors = (xs[1] + simd::width - 1) / simd::width;
       split(st, vectors, 2 * moved_cost * static_cast<double>(xs[0] * area * simd::width),
             [&](std::int64_t v0, std::int64_t v1) { nhwc_channel_means(in[0], out, xs[0], area, xs[1], v0, v1); });
@@ -19908,8 +20771,8 @@ struct depthwise_project_fusable {
 /// A small image's convolution, its epilogue and the pooling that reads it (LeNet's layers):
 /// `fusable`'s, and a convolution result of at most `max_floats` per image, which the kernel
 /// keeps in its own buffer (in L1) for the pooling instead of passing it to a step of its own
-/// (LeNet-5 on one Zen 3 core, alternated loops: 16.9-17.1 -> 16.5-16.7 us). A larger one, such
-/// as ResNet's stem, keeps its two steps and its channels-last chain.
+/// (one step and one round trip through the arena fewer). A larger one, such as ResNet's stem,
+/// keeps its two steps and its channels-last chain.
 struct conv_pool_fusable {
   static constexpr std::int64_t max_floats = 8192;
   static constexpr bool check(const match_view& m) {
@@ -20102,6 +20965,15 @@ struct cpu {
 
   template <class Step>
   struct kernel;
+
+  /// The kernel a step runs and why, as `print(plan)` shows it: dense, conv2d and conv1d steps,
+  /// alone or fused, name the one `choose_conv_kernel` or `choose_dense_kernel` picked, matmul
+  /// steps `choose_matmul_kernel`'s, pooling steps `choose_pool_kernel`'s, conv_transpose2d, the
+  /// fused expansion-depthwise and depthwise-projection pairs (conv_choice.hpp) and the softmax
+  /// composites (`choose_attention_kernel`) theirs, each the one their kernel dispatches on;
+  /// other steps note nothing.
+  template <class Step>
+  static constexpr kernel_note note();
 };
 
 namespace detail::cpu {
@@ -20112,6 +20984,11 @@ namespace detail::cpu {
 template <class Step>
 struct kernel_for {
   using type = simple_kernel<Step>;
+  static constexpr kernel_note note()
+    requires(simple_kernel<Step>::pooling)
+  {
+    return note_of(simple_kernel<Step>::choice());
+  }
 };
 template <class Step>
   requires(Step::op == op_id::dense || Step::op == op_id::conv2d ||
@@ -20120,38 +20997,56 @@ template <class Step>
             !depthwise_project_composite<Step>()))
 struct kernel_for<Step> {
   using type = gemm_kernel<Step>;
+  static constexpr kernel_note note() { return note_of(gemm_operands<Step>::choice); }
 };
 template <class Step>
   requires(expand_depthwise_composite<Step>())
 struct kernel_for<Step> {
   using type = expand_depthwise_kernel<Step>;
+  static constexpr kernel_note note() { return note_of(expand_depthwise_choice<Step>()); }
 };
 template <class Step>
   requires(depthwise_project_composite<Step>())
 struct kernel_for<Step> {
   using type = depthwise_project_kernel<Step>;
+  static constexpr kernel_note note() { return note_of(depthwise_project_choice<Step>()); }
 };
 template <class Step>
   requires(Step::op == op_id::conv1d || conv1d_composite<Step>())
 struct kernel_for<Step> {
   using type = gemm_kernel<conv1d_step<Step>>;
+  static constexpr kernel_note note() { return note_of(gemm_operands<conv1d_step<Step>>::choice); }
 };
 template <class Step>
   requires(main_op<Step>() == op_id::conv_transpose2d)
 struct kernel_for<Step> {
   using type = conv_transpose_kernel<Step>;
+  static constexpr kernel_note note() { return note_of(conv_transpose_choice<Step>()); }
 };
 template <class Step>
   requires(main_op<Step>() == op_id::matmul && !softmax_composite<Step>() && !conv1d_composite<Step>())
 struct kernel_for<Step> {
   using type = matmul_kernel<Step>;
+  static constexpr kernel_note note() { return note_of(matmul_kernel<Step>::choice); }
 };
 template <class Step>
   requires(softmax_composite<Step>())
 struct kernel_for<Step> {
-  using type = std::conditional_t<analyse_softmax<Step>().scores >= 0, attention_kernel<Step>, softmax_scaled_kernel<Step>>;
+  static constexpr attention_choice choice = softmax_composite_choice<Step>();
+  using type = std::conditional_t<choice.kernel == attention_kernel_id::attention_blocks, attention_kernel<Step>,
+                                  softmax_scaled_kernel<Step>>;
+  static constexpr kernel_note note() { return note_of(choice); }
 };
 }  // namespace detail::cpu
+
+template <class Step>
+constexpr kernel_note cpu::note() {
+  if constexpr (requires { detail::cpu::kernel_for<Step>::note(); }) {
+    return detail::cpu::kernel_for<Step>::note();
+  } else {
+    return {};
+  }
+}
 
 template <class Step>
 struct cpu::kernel : detail::cpu::kernel_for<Step>::type {
