@@ -152,8 +152,11 @@ constexpr kernel_note note_of_step() {
 template <const auto& Module, const auto& Plan, class... Backends>
 constexpr auto with_notes() {
   auto p = Plan;
+  // An array of the notes, not a fold over the steps: Clang bounds a fold's nesting at 256
+  // operands, and models have more steps.
   [&]<std::size_t... S>(std::index_sequence<S...>) {
-    ((p.steps[S].note = note_of_step<Module, Plan, S, Backends...>()), ...);
+    const kernel_note notes[] = {kernel_note{}, note_of_step<Module, Plan, S, Backends...>()...};
+    for (std::size_t i = 0; i < sizeof...(S); ++i) p.steps[i].note = notes[i + 1];
   }(std::make_index_sequence<Plan.steps.size()>{});
   return p;
 }
