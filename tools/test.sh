@@ -37,13 +37,17 @@ run python3 tools/amalgamate.py --check
 run python3 tools/gelu_table.py --check
 
 # Configures, builds and tests one compiler's build directory; the third argument turns the
-# measurement-only programs (PARTITA_BUILD_MEASUREMENT_TOOLS) on or off, the fourth the tests
-# that run no C++ compiler (PARTITA_COMPILER_INDEPENDENT_TESTS: the importer's fuzz smoke).
+# measurement-only programs (PARTITA_BUILD_MEASUREMENT_TOOLS) on or off, the fourth what the
+# first compiler alone checks: the tests that run no C++ compiler
+# (PARTITA_COMPILER_INDEPENDENT_TESTS: the importer's fuzz smoke), the benchmarks and their
+# smoke runs (PARTITA_BUILD_BENCHMARKS), and the packaging tests (PARTITA_PACKAGING_TESTS),
+# whose subject is the CMake package rather than the compiler.
 suite() {
-  local compiler="$1" dir="$2" tools="$3" independent="$4"
+  local compiler="$1" dir="$2" tools="$3" first="$4"
   local configure=(cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_COMPILER=$compiler"
                    "-DPARTITA_BUILD_MEASUREMENT_TOOLS=$tools"
-                   "-DPARTITA_COMPILER_INDEPENDENT_TESTS=$independent")
+                   "-DPARTITA_COMPILER_INDEPENDENT_TESTS=$first" "-DPARTITA_BUILD_BENCHMARKS=$first"
+                   "-DPARTITA_PACKAGING_TESTS=$first")
   # The generator is fixed when a build directory is first configured; naming it again could clash.
   if [[ ! -f "$dir/CMakeCache.txt" ]]; then
     if command -v ninja >/dev/null 2>&1; then
@@ -77,7 +81,7 @@ fi
 # their code paths are compiled by tests with every compiler (bench_runtime, test_cpu_openmp,
 # example_tune_mlp), and they took 430 s of GCC's time, a seventh of its build on 2 cores.
 tools="${MEASUREMENT_TOOLS:-OFF}"
-independent=ON
+first=ON
 for compiler in ${COMPILERS:-g++ clang++-19}; do
   case "$compiler" in
     clang*) dir="${CLANG_BUILD_DIR:-build-clang}" ;;
@@ -92,7 +96,7 @@ for compiler in ${COMPILERS:-g++ clang++-19}; do
     continue
   fi
   echo "=== $compiler ($dir) ==="
-  suite "$compiler" "$dir" "$tools" "$independent"
+  suite "$compiler" "$dir" "$tools" "$first"
   tools=OFF
-  independent=OFF
+  first=OFF
 done

@@ -3,7 +3,7 @@
 // expect text (GNU): report<partita::batch_norm<partita::conv2d<partita::input<partita::fixed_string<2>{"x"}, partita::dtype::f32, 1, 32, 8, 8>
 // expect text (GNU): partita::weight<partita::fixed_string<9>{"bn.gamma"}, partita::dtype::f32, 32>
 // expect text (GNU): partita::problem::batch_norm_parameter, partita::dims<1, 64, 8, 8>, partita::dims<32> >
-#include <partita/partita.hpp>
+#include <partita/model.hpp>
 using namespace partita;
 // The batch norm after a 64-channel convolution, declared with the previous layer's 32 channels.
 using x = input<"x", f32, 1, 32, 8, 8>;

@@ -2,7 +2,7 @@
 // expect text: partita: model<...>: two outputs have the same name (shown as Name above)
 // expect (GNU): Name = partita::fixed_string<6>\{"probs"\}
 // expect (Clang): output_name_is_unique<fixed_string<6UL>\{"probs"\}>
-#include <partita/partita.hpp>
+#include <partita/model.hpp>
 using namespace partita;
 // Two outputs of one model named alike: `run` could not tell their buffers apart.
 using x = input<"x", f32, 1, 4>;

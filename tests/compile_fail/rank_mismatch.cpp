@@ -2,7 +2,7 @@
 // expect text: partita: rank mismatch: an argument of this op (Node) has the wrong number of dimensions (Lhs: found, Rhs: expected rank as dims)
 // expect text (GNU): report<partita::conv2d<partita::input<partita::fixed_string<2>{"x"}, partita::dtype::f32, 1, 784>, partita::weight<partita::fixed_string<12>{"conv.weight"}, partita::dtype::f32, 8, 1, 3, 3> >
 // expect text (GNU): partita::problem::rank_mismatch, partita::dims<1, 784>, partita::dims<4> >
-#include <partita/partita.hpp>
+#include <partita/model.hpp>
 using namespace partita;
 // A flat MNIST row fed to a convolution: conv2d needs NCHW, so the input lacks a reshape.
 using x = input<"x", f32, 1, 784>;
