@@ -10,7 +10,7 @@ template <partita::fixed_string About, class... Nets>
 oracle pick_oracle(const model_group<About, Nets...>*, int index, unsigned seed) {
   oracle o;
   int i = 0;
-  ((i++ == index ? (o = make_oracle<Nets>(seed), true) : false) || ...);
+  static_cast<void>(((i++ == index ? (o = make_oracle<Nets>(seed), true) : false) || ...));
   return o;
 }
 }  // namespace detail
