@@ -7,15 +7,16 @@
 namespace partita {
 
 /// Element type of a tensor. Arithmetic kernels are `f32`; `i32` and `i64` are index types
-/// (`gather`'s indices, fed to `run` like any input); `f16` and `i8` are part of the IR so that
-/// quantized and half-precision models can be declared and checked.
-enum class dtype : std::uint8_t { f32, f16, i32, i8, i64 };
+/// (`gather`'s indices, fed to `run` like any input); `f16`, `i8` and `u8` are part of the IR so
+/// that quantized and half-precision models can be declared and checked.
+enum class dtype : std::uint8_t { f32, f16, i32, i8, i64, u8 };
 
 inline constexpr dtype f32 = dtype::f32;
 inline constexpr dtype f16 = dtype::f16;
 inline constexpr dtype i32 = dtype::i32;
 inline constexpr dtype i8 = dtype::i8;
 inline constexpr dtype i64 = dtype::i64;
+inline constexpr dtype u8 = dtype::u8;
 
 /// Bytes per element.
 constexpr std::size_t size_of(dtype t) {
@@ -25,6 +26,7 @@ constexpr std::size_t size_of(dtype t) {
     case dtype::i32: return 4;
     case dtype::i8: return 1;
     case dtype::i64: return 8;
+    case dtype::u8: return 1;
   }
   return 0;
 }
@@ -37,6 +39,7 @@ constexpr std::string_view name_of(dtype t) {
     case dtype::i32: return "i32";
     case dtype::i8: return "i8";
     case dtype::i64: return "i64";
+    case dtype::u8: return "u8";
   }
   return "?";
 }
@@ -49,6 +52,7 @@ constexpr std::string_view safetensors_name(dtype t) {
     case dtype::i32: return "I32";
     case dtype::i8: return "I8";
     case dtype::i64: return "I64";
+    case dtype::u8: return "U8";
   }
   return "?";
 }
