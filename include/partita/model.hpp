@@ -19,6 +19,7 @@
 #include "partita/ir/on.hpp"
 #include "partita/ir/ops/convolution.hpp"
 #include "partita/ir/ops/depth_space.hpp"
+#include "partita/ir/ops/quantization.hpp"
 #include "partita/ir/ops/elementwise.hpp"
 #include "partita/ir/ops/leaf.hpp"
 #include "partita/ir/ops/linear.hpp"

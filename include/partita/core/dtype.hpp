@@ -6,9 +6,10 @@
 
 namespace partita {
 
-/// Element type of a tensor. Arithmetic kernels are `f32`; `i32` and `i64` are index types
-/// (`gather`'s indices, fed to `run` like any input); `f16`, `i8` and `u8` are part of the IR so
-/// that quantized and half-precision models can be declared and checked.
+/// Element type of a tensor. Arithmetic kernels are `f32`; `i32` and `i64` are also index types
+/// (`gather`'s indices, fed to `run` like any input); `u8`, `i8` and `i32` hold quantized values
+/// (`quantize`, `dequantize`: docs/quantization.md); `f16` is part of the IR so that
+/// half-precision models can be declared and checked.
 enum class dtype : std::uint8_t { f32, f16, i32, i8, i64, u8 };
 
 inline constexpr dtype f32 = dtype::f32;
@@ -55,6 +56,29 @@ constexpr std::string_view safetensors_name(dtype t) {
     case dtype::u8: return "U8";
   }
   return "?";
+}
+
+/// Whether `t` holds quantized integers: `u8`, `i8` or `i32`.
+constexpr bool is_quantized_type(dtype t) { return t == dtype::u8 || t == dtype::i8 || t == dtype::i32; }
+
+/// The smallest and largest value of an integer dtype as `std::int64_t` (0, 0 for the floating ones).
+constexpr std::int64_t lowest_of(dtype t) {
+  switch (t) {
+    case dtype::u8: return 0;
+    case dtype::i8: return -128;
+    case dtype::i32: return -2147483647 - 1;
+    case dtype::i64: return -9223372036854775807 - 1;
+    default: return 0;
+  }
+}
+constexpr std::int64_t highest_of(dtype t) {
+  switch (t) {
+    case dtype::u8: return 255;
+    case dtype::i8: return 127;
+    case dtype::i32: return 2147483647;
+    case dtype::i64: return 9223372036854775807;
+    default: return 0;
+  }
 }
 
 }  // namespace partita

@@ -86,10 +86,11 @@ struct resize_attrs {
   bool align_corners = false;
 };
 
-/// Where a literal's values live: static storage in the literal's own type. Left out of
-/// equality: a literal is identified by its name, which hashes its shape and values.
+/// Where a literal's values live: static storage in the literal's own type, as elements of its
+/// dtype (`float` for f32, `std::uint8_t` for u8...). Left out of equality: a literal is
+/// identified by its name, which hashes its dtype, shape and values.
 struct literal_data {
-  const float* values = nullptr;
+  const void* values = nullptr;
   friend constexpr bool operator==(const literal_data&, const literal_data&) { return true; }
 };
 

@@ -45,6 +45,10 @@ enum class problem {
   space_to_depth_block,
   element_count,
   resize_size,
+  quantize_dtype,
+  dequantize_dtype,
+  quantization_scale,
+  quantization_parameters,
 };
 
 /// The verdict of a node's shape/dtype rule: the problem, and the two shapes (or dtypes) that
@@ -144,14 +148,29 @@ struct report {
                 "partita: shape too large: a tensor of this node (Node) has more elements (Lhs: its shape) than a tensor may have (Rhs: the limit, 2^48 elements)");
   static_assert(P != problem::resize_size,
                 "partita: resize<X, OH, OW>: the output size (Rhs: OH, OW) must be positive (Lhs: X)");
+  static_assert(P != problem::quantize_dtype,
+                "partita: quantize<X, Scale, ZeroPoint, Axis>: X must be f32 and ZeroPoint u8, i8 or i32, the dtype of the result (Lhs: X's dtype, Rhs: ZeroPoint's)");
+  static_assert(P != problem::dequantize_dtype,
+                "partita: dequantize<Q, Scale, ZeroPoint, Axis>: Q must be u8, i8 or i32 and ZeroPoint of the same dtype (Lhs: Q's dtype, Rhs: ZeroPoint's)");
+  static_assert(P != problem::quantization_scale,
+                "partita: quantize / dequantize (Node): Scale must be an f32 tensor (Rhs: its dtype)");
+  static_assert(P != problem::quantization_parameters,
+                "partita: quantize / dequantize (Node): Scale and ZeroPoint must have one shape, of rank 0 or 1, with one element (per tensor) or as many as the tensor has along Axis (Lhs: the tensor's shape; Rhs: the axis, the scale's elements, the zero point's elements)");
   static constexpr bool ok = P == problem::none;
 };
 
+/// Whether verdict problem `P` disagrees about dtypes: the diagnostic prints them, not shapes.
+constexpr bool dtype_lhs(problem p) {
+  return p == problem::dtype_mismatch || p == problem::quantize_dtype || p == problem::dequantize_dtype;
+}
+constexpr bool dtype_rhs(problem p) {
+  return dtype_lhs(p) || p == problem::gather_indices || p == problem::quantization_scale;
+}
+
 template <verdict V>
-using lhs_of = std::conditional_t<V.what == problem::dtype_mismatch, dtype_is<V.lhs_type>, dims_of<V.lhs>>;
+using lhs_of = std::conditional_t<dtype_lhs(V.what), dtype_is<V.lhs_type>, dims_of<V.lhs>>;
 template <verdict V>
-using rhs_of = std::conditional_t<V.what == problem::dtype_mismatch || V.what == problem::gather_indices,
-                                  dtype_is<V.rhs_type>, dims_of<V.rhs>>;
+using rhs_of = std::conditional_t<dtype_rhs(V.what), dtype_is<V.rhs_type>, dims_of<V.rhs>>;
 
 /// Reports an argument of an op that is not a Partita node at all.
 template <class Node, int Position, class Arg, bool IsNode>

@@ -68,6 +68,9 @@ enum class op_id : std::uint8_t {
   conv_transpose2d,
   depth_to_space,
   space_to_depth,
+  // Quantized models (docs/quantization.md).
+  quantize,
+  dequantize,
 };
 
 /// Name of an op as the printer and diagnostics spell it.
@@ -82,8 +85,8 @@ constexpr std::string_view name_of(op_id op) {
       "exp",      "log",        "erf",        "gelu",       "gelu_tanh",         "silu",
       "hardswish", "hardsigmoid", "leaky_relu", "abs",      "neg",               "reduce_mean",
       "reduce_sum", "reduce_max", "gather",   "pad",        "resize",            "conv1d",
-      "conv_transpose2d", "depth_to_space", "space_to_depth"};
-  static_assert(std::size(names) == static_cast<std::size_t>(op_id::space_to_depth) + 1, "one name per op");
+      "conv_transpose2d", "depth_to_space", "space_to_depth", "quantize", "dequantize"};
+  static_assert(std::size(names) == static_cast<std::size_t>(op_id::dequantize) + 1, "one name per op");
   return names[static_cast<int>(op)];
 }
 

@@ -130,13 +130,23 @@ inline std::string attr_string(const graph_node& n) {
   }
 }
 
+/// A rank-0 literal's value, as its dtype holds it: `0.5`, or `128:u8` for an integer.
+inline std::string scalar_string(dtype t, const void* v) {
+  switch (t) {
+    case dtype::u8: return concat(std::to_string(*static_cast<const std::uint8_t*>(v)), ":u8");
+    case dtype::i8: return concat(std::to_string(*static_cast<const std::int8_t*>(v)), ":i8");
+    case dtype::i32: return concat(std::to_string(*static_cast<const std::int32_t*>(v)), ":i32");
+    default: return float_string(*static_cast<const float*>(v));
+  }
+}
+
 template <class M>
 std::string value_name(const M& m, int i) {
   const graph_node& n = m.node(i);
   switch (n.op) {
     case op_id::input: return concat("%", n.name);
     // A scalar literal prints as its value; larger literals by their (hashed) name.
-    case op_id::weight: return n.at->data.values && n.out.rank == 0 ? float_string(n.at->data.values[0]) : concat("@", n.name);
+    case op_id::weight: return n.at->data.values && n.out.rank == 0 ? scalar_string(n.type, n.at->data.values) : concat("@", n.name);
     case op_id::param: return concat("%p", std::to_string(n.index));
     default: return concat("%", std::to_string(i));
   }

@@ -127,7 +127,8 @@ template <class T, dtype D>
 inline constexpr bool element_matches = (D == dtype::f32 && std::is_same_v<T, float>) ||
                                         (D == dtype::i32 && std::is_same_v<T, std::int32_t>) ||
                                         (D == dtype::i64 && std::is_same_v<T, std::int64_t>) ||
-                                        (D == dtype::i8 && std::is_same_v<T, std::int8_t>);
+                                        (D == dtype::i8 && std::is_same_v<T, std::int8_t>) ||
+                                        (D == dtype::u8 && std::is_same_v<T, std::uint8_t>);
 
 /// Checks one `run` argument against the declared input or output it is bound to: shape (for a
 /// view), element count, a non-null pointer aligned for its element type (`align`).

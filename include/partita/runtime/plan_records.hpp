@@ -50,7 +50,7 @@ struct tensor_slot {
   shape shp{};
   int node = 0;
   std::size_t offset = 0;  // weights: byte offset in the weight storage
-  const float* literal = nullptr;  // weights: the values of a `literal`, which bind copies from the program
+  const void* literal = nullptr;  // weights: the values of a `literal`, which bind copies from the program
   constexpr std::size_t bytes() const { return static_cast<std::size_t>(shp.elements()) * size_of(type); }
 };
 

@@ -150,8 +150,9 @@ constexpr kernel_note cpu::note() {
 
 template <class Step>
 struct cpu::kernel : detail::cpu::kernel_for<Step>::type {
-  static_assert(Step::node.type == dtype::f32,
-                "partita: the cpu backend has f32 kernels only; this step (Step) has another dtype");
+  static_assert(Step::node.type == dtype::f32 || Step::op == op_id::quantize || Step::op == op_id::call,
+                "partita: the cpu backend computes in f32, and in integers through quantize and its "
+                "quantized composites; this step (Step) has another dtype");
 };
 
 }  // namespace partita

@@ -4,6 +4,7 @@
 
 #include "partita/runtime/step_ref.hpp"
 #include "partita/backends/reference/kernels.hpp"
+#include "partita/backends/reference/quantize_kernels.hpp"
 #include "partita/backends/reference/spatial_kernels.hpp"
 #include "partita/backends/reference/tensor_kernels.hpp"
 #include "partita/core/fixed_string.hpp"
@@ -27,8 +28,9 @@ struct reference {
 
   template <class Step>
   struct kernel {
-    static_assert(Step::node.type == dtype::f32,
-                  "partita: the reference backend has f32 kernels only; this step (Step) has another dtype");
+    static_assert(Step::node.type == dtype::f32 || Step::op == op_id::quantize,
+                  "partita: the reference backend computes in f32 (integers only through quantize and "
+                  "dequantize); this step (Step) has another dtype");
 
     /// `step` is unused: other backends' kernels call this one with three arguments.
     static void run(state&, const float* const* in, float* out, int /*step*/ = 0) {
@@ -82,6 +84,13 @@ struct reference {
         // The indices arrive through the float pointer every argument has; they are i32 or i64.
         k::gather(in[0], xs, static_cast<const void*>(in[1]), Step::arg(1).type, ws.elements(),
                   normalize_axis(at.axis, xs.rank), out);
+      } else if constexpr (op == op_id::quantize || op == op_id::dequantize) {
+        // Integer tensors arrive through the float pointers every argument has.
+        constexpr quantized_extents e = quantized_extents_of();
+        if constexpr (op == op_id::quantize)
+          k::quantize(in[0], ys.elements(), in[1], in[2], n.type, e.axis_len, e.inner, e.per_axis, out);
+        else
+          k::dequantize(in[0], Step::arg(0).type, ys.elements(), in[1], in[2], e.axis_len, e.inner, e.per_axis, out);
       } else if constexpr (op == op_id::resize) {
         k::resize(in[0], xs, out, ys, at.resize, at.align_corners);
       } else if constexpr (is_reduction(op)) {
@@ -95,6 +104,22 @@ struct reference {
     }
 
    private:
+    struct quantized_extents {
+      std::int64_t axis_len = 1, inner = 1;
+      bool per_axis = false;
+    };
+    // A quantize or dequantize step's parameters: one, or one per index along its axis.
+    static constexpr quantized_extents quantized_extents_of() {
+      const shape x = arg_shape(0);
+      quantized_extents e;
+      e.per_axis = arg_shape(1).elements() > 1;
+      if (e.per_axis) {
+        const int axis = normalize_axis(Step::node.at->axis, x.rank);
+        e.axis_len = x[axis];
+        for (int i = axis + 1; i < x.rank; ++i) e.inner *= x[i];
+      }
+      return e;
+    }
     static constexpr shape arg_shape(int i) { return i < Step::num_args ? Step::arg(i).out : shape{}; }
     static constexpr auto arg_shapes() {
       std::array<shape, static_cast<std::size_t>(Step::num_args)> s{};

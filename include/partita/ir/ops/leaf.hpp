@@ -39,11 +39,13 @@ namespace detail {
 
 /// A literal's name: "literal." and 16 hex digits hashing its dtype, shape and value bits, so
 /// that equal literals are one weight slot and different ones never collide by name.
-template <shape S, float... V>
+template <shape S, dtype D, float... V>
 constexpr fixed_string<25> literal_name() {
   std::uint64_t h = 0xcbf29ce484222325ull;
   for (int i = 0; i < S.rank; ++i) h = hash_mix(h, static_cast<std::uint64_t>(S[i]));
   h = hash_mix(h, static_cast<std::uint64_t>(S.rank));
+  // f32 literals keep the names they had before literals had other dtypes.
+  if (D != dtype::f32) h = hash_mix(h, 0x100u + static_cast<std::uint64_t>(D));
   ((h = hash_mix(h, std::bit_cast<std::uint32_t>(V))), ...);
   fixed_string<25> r{};
   const char lead[] = "literal.";
@@ -52,17 +54,40 @@ constexpr fixed_string<25> literal_name() {
   return r;
 }
 
-template <shape S, float... V>
+/// The C++ element type of a literal of dtype `D`.
+template <dtype D>
+struct literal_element {
+  static_assert(D == dtype::f32 || D == dtype::u8 || D == dtype::i8 || D == dtype::i32,
+                "partita: a literal's dtype is f32, u8, i8 or i32");
+  using type = float;
+};
+template <>
+struct literal_element<dtype::u8> {
+  using type = std::uint8_t;
+};
+template <>
+struct literal_element<dtype::i8> {
+  using type = std::int8_t;
+};
+template <>
+struct literal_element<dtype::i32> {
+  using type = std::int32_t;
+};
+
+/// `S`'s elements `V...` of dtype `D` (integers given as floats, each exact: checked by the
+/// literal types that take integers).
+template <shape S, dtype D, float... V>
 struct literal_node {
   static_assert(S.rank <= max_rank, "partita: too many dimensions for a literal (at most 6)");
   static_assert(sizeof...(V) == static_cast<std::size_t>(S.elements()),
                 "partita: literal<Dims, Values...> needs exactly one value per element of Dims");
-  static constexpr float values[] = {V...};
-  static constexpr fixed_string<25> name = literal_name<S, V...>();
+  using element = typename literal_element<D>::type;
+  static constexpr element values[] = {static_cast<element>(V)...};
+  static constexpr fixed_string<25> name = literal_name<S, D, V...>();
   static constexpr node_desc desc = [] {
     attrs a{};
     a.data.values = values;
-    node_desc d{op_id::weight, dtype::f32, S, a, name.view(), nullptr, 0, 0, false};
+    node_desc d{op_id::weight, D, S, a, name.view(), nullptr, 0, 0, false};
     d.hash = structural_hash(d);
     return d;
   }();
@@ -71,7 +96,7 @@ struct literal_node {
 template <class Dims, float... V>
 struct literal_of;
 template <std::int64_t... D, float... V>
-struct literal_of<dims<D...>, V...> : literal_node<shape_of<D...>, V...> {
+struct literal_of<dims<D...>, V...> : literal_node<shape_of<D...>, dtype::f32, V...> {
   static_assert(((D > 0) && ...), "partita: every dimension of a literal must be positive");
 };
 
@@ -85,6 +110,17 @@ struct literal : detail::literal_of<Dims, Values...> {};
 
 /// A rank-0 f32 literal, broadcast by the elementwise ops: `multiply<x, scalar<0.125f>>`.
 template <float Value>
-struct scalar : detail::literal_node<shape{}, Value> {};
+struct scalar : detail::literal_node<shape{}, dtype::f32, Value> {};
+
+/// A rank-0 integer literal of dtype `D` (u8, i8 or i32): a quantized tensor's zero point
+/// written in the model type, `int_scalar<u8, 128>` (docs/quantization.md).
+template <dtype D, std::int64_t Value>
+struct int_scalar : detail::literal_node<shape{}, D, static_cast<float>(Value)> {
+  static_assert(D == dtype::u8 || D == dtype::i8 || D == dtype::i32, "partita: int_scalar<D, Value>: D is u8, i8 or i32");
+  static_assert(Value >= lowest_of(D) && Value <= highest_of(D),
+                "partita: int_scalar<D, Value>: Value is out of the range of D");
+  static_assert(Value >= -(std::int64_t{1} << 24) && Value <= (std::int64_t{1} << 24),
+                "partita: int_scalar<D, Value>: |Value| is at most 2^24");
+};
 
 }  // namespace partita

@@ -32,7 +32,7 @@ struct run_arguments {
       // The dtype is known at compile time, so a buffer of the wrong element type does not compile.
       static_assert(element_matches<element, Inputs[I].type>,
                     "partita: run: the element type of this input's buffer does not match its declared dtype "
-                    "(f32: float, i32: std::int32_t, i64: std::int64_t, i8: std::int8_t)");
+                    "(f32: float, i32: std::int32_t, i64: std::int64_t, i8: std::int8_t, u8: std::uint8_t)");
       check_run_argument(Inputs[I], "input", I, t.data, t.size, t.shp, alignof(element));
       // Every kernel argument travels as a float pointer; integer kernels read it as what it is.
       in[I] = reinterpret_cast<const float*>(t.data);

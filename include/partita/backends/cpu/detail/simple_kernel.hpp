@@ -218,7 +218,8 @@ struct simple_kernel {
               alignas(64) float blend[bilinear ? max_resize_row : 1];
               resize_planes<bilinear>(rows, cols, xs[2], xs[3], ys[2], ys[3], in[0], out, p0, p1, blend);
             });
-    } else if constexpr (op == op_id::matmul || op == op_id::resize) {
+    } else if constexpr (op == op_id::matmul || op == op_id::resize || op == op_id::quantize ||
+                         op == op_id::dequantize) {
       on_reference(in, out);
     } else {
       static_assert(op == op_id::relu, "partita: the cpu backend has no kernel for this op (Step)");
