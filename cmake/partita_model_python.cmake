@@ -5,7 +5,9 @@
 # PARTITA_MODEL_PYTHON_MODULES, else the first candidate that runs at all, in which case the tests
 # report the missing package (a skip, or a failure under CI=true).
 # Candidates, in order: PARTITA_MODEL_PYTHON when set, Python3_EXECUTABLE when set, every python3
-# on PATH, /usr/bin/python3.
+# on PATH, /usr/bin/python3, then PARTITA_PYTHON_VENV's python3 when it exists: the environment
+# .ci/run makes for ONNX Runtime (.venv of the source tree), last so that only the tests that need
+# onnxruntime pick it, and the others keep Debian's packages (its onnx is newer than Debian's).
 #
 #   partita_find_model_python()                          PyTorch's tests: PARTITA_MODEL_PYTHON_MODULES,
 #                                                        into PARTITA_MODEL_PYTHON_FOUND_EXECUTABLE
@@ -20,7 +22,10 @@ set(PARTITA_MODEL_PYTHON_MODULES "numpy;torch" CACHE STRING
 # The modules every caller asks about, looked up in one run of each interpreter per configure:
 # importlib's find_spec finds a module without importing it, where importing PyTorch alone takes
 # seconds. A module found but broken fails its tests when they run, with Python's own message.
-set(_PARTITA_PYTHON_PROBED_MODULES numpy onnx torch torchvision)
+set(_PARTITA_PYTHON_PROBED_MODULES numpy onnx torch torchvision onnxruntime sklearn)
+
+set(PARTITA_PYTHON_VENV "${CMAKE_CURRENT_LIST_DIR}/../.venv" CACHE PATH
+    "A Python virtual environment whose python3 is the last candidate (.ci/run makes it with ONNX Runtime)")
 
 # _partita_python_modules(<interpreter> <var>): sets <var> to the list of probed modules the
 # interpreter finds, or to NOTFOUND if it does not run; remembered for the rest of the configure.
@@ -70,6 +75,10 @@ function(partita_find_model_python)
     endforeach()
     if(EXISTS /usr/bin/python3)
       list(APPEND candidates /usr/bin/python3)
+    endif()
+    if(NOT PARTITA_PYTHON_VENV STREQUAL "" AND EXISTS "${PARTITA_PYTHON_VENV}/bin/python3")
+      get_filename_component(venv_python "${PARTITA_PYTHON_VENV}/bin/python3" ABSOLUTE)
+      list(APPEND candidates "${venv_python}")
     endif()
     list(REMOVE_DUPLICATES candidates)
   endif()
