@@ -17,6 +17,7 @@
 #include "partita/backends/cpu/detail/conv/conv_expand_depthwise.hpp"
 #include "partita/backends/cpu/detail/conv/conv_transpose.hpp"
 #include "partita/backends/cpu/detail/gemm/gemm_kernel.hpp"
+#include "partita/backends/cpu/detail/int8/qcomposite.hpp"
 #include "partita/backends/cpu/detail/layout_roles.hpp"
 #include "partita/backends/cpu/detail/gemm/matmul.hpp"
 #include "partita/backends/cpu/detail/simple_kernel.hpp"
@@ -91,7 +92,8 @@ struct kernel_for {
   }
 };
 template <class Step>
-  requires(Step::op == op_id::dense || Step::op == op_id::conv2d ||
+  requires(!int8::quantized_composite<Step>()) &&
+          (Step::op == op_id::dense || Step::op == op_id::conv2d ||
            (Step::op == op_id::call && main_op<Step>() != op_id::matmul && main_op<Step>() != op_id::conv_transpose2d &&
             !softmax_composite<Step>() && !conv1d_composite<Step>() && !expand_depthwise_composite<Step>() &&
             !depthwise_project_composite<Step>()))
@@ -118,16 +120,23 @@ struct kernel_for<Step> {
   static constexpr kernel_note note() { return note_of(gemm_operands<conv1d_step<Step>>::choice); }
 };
 template <class Step>
-  requires(main_op<Step>() == op_id::conv_transpose2d)
+  requires(!int8::quantized_composite<Step>()) && (main_op<Step>() == op_id::conv_transpose2d)
 struct kernel_for<Step> {
   using type = conv_transpose_kernel<Step>;
   static constexpr kernel_note note() { return note_of(conv_transpose_choice<Step>()); }
 };
 template <class Step>
-  requires(main_op<Step>() == op_id::matmul && !softmax_composite<Step>() && !conv1d_composite<Step>())
+  requires(!int8::quantized_composite<Step>()) &&
+          (main_op<Step>() == op_id::matmul && !softmax_composite<Step>() && !conv1d_composite<Step>())
 struct kernel_for<Step> {
   using type = matmul_kernel<Step>;
   static constexpr kernel_note note() { return note_of(matmul_kernel<Step>::choice); }
+};
+template <class Step>
+  requires(int8::quantized_composite<Step>())
+struct kernel_for<Step> {
+  using type = int8::quantized_kernel<Step>;
+  static constexpr kernel_note note() { return int8::quantized_kernel<Step>::note(); }
 };
 template <class Step>
   requires(softmax_composite<Step>())

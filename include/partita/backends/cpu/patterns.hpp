@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "partita/backends/cpu/detail/transform/strided_view.hpp"
+#include "partita/backends/cpu/quantized_patterns.hpp"
 #include "partita/ir/attrs.hpp"
 #include "partita/pattern/match_view.hpp"
 #include "partita/pattern/pattern.hpp"
@@ -272,9 +273,11 @@ struct softmax_fusable {
 /// axis, optionally followed by an activation; attention, softmax(Q·op(K) · scale + mask)·op(V),
 /// without its score matrices in memory; softmax of a scaled and/or masked value in one pass; a
 /// small image's conv2d with its bias, optionally ReLU or clip, and the max or average pooling
-/// after it.
+/// after it; and quantized regions in QDQ form (docs/quantization.md): conv2d with its bias and
+/// a ReLU or clip between the dequantized inputs and the quantized output.
 /// Each becomes one kernel.
 using cpu_patterns = pattern_table<
+    composite<"cpu.qconv2d_bias_act", detail::cpu::qconv_p, detail::cpu::qfusable>,
     composite<"cpu.attention", detail::cpu::attention_p, detail::cpu::softmax_fusable>,
     composite<"cpu.conv2d_bias_act_pool", detail::cpu::pooling_p<detail::cpu::pooled_stage_p<detail::cpu::gemm_bias_p<conv2d_p>>>,
               detail::cpu::conv_pool_fusable>,

@@ -1,0 +1,107 @@
+#pragma once
+/// The quantized composites of the cpu backend: QDQ regions that its integer kernels run.
+#include <cstdint>
+
+#include "partita/ir/attrs.hpp"
+#include "partita/pattern/match_view.hpp"
+#include "partita/pattern/pattern.hpp"
+
+namespace partita {
+
+template <class X, class Scale, class ZeroPoint> using quantize_p = op_p<op_id::quantize, X, Scale, ZeroPoint>;
+template <class Q, class Scale, class ZeroPoint> using dequantize_p = op_p<op_id::dequantize, Q, Scale, ZeroPoint>;
+
+namespace detail::cpu {
+
+/// A quantized activation read as floats: `dequantize(x, scale, zero point)` with bound
+/// parameters; x is a parameter of the composite.
+using dq_activation_p = dequantize_p<any, constant, constant>;
+/// A quantized weight read as floats: all three bound.
+using dq_weight_p = dequantize_p<constant, constant, constant>;
+/// A float result quantized with bound parameters.
+template <class X>
+using q_p = quantize_p<X, constant, constant>;
+/// An optional ReLU or clip before the quantization: the integer kernels clamp instead.
+template <class X>
+using q_act_p = alt<relu_p<X>, alt<clip_p<X>, X>>;
+/// A bias in the float body: a dequantized i32 weight, as QDQ exporters write it, or an f32 one.
+template <class G>
+using q_bias_p = alt<bias_add_p<G, alt<dq_weight_p, constant>>, alt<add_p<G, dq_weight_p>, G>>;
+
+/// quantize(act(conv2d(dequantize(x), dequantize(w)) + bias)): QLinearConv in QDQ form.
+using qconv_p = q_p<q_act_p<q_bias_p<conv2d_p<dq_activation_p, dq_weight_p>>>>;
+/// quantize(act(dense(dequantize(x), dequantize(w)) + bias)).
+using qdense_p = q_p<q_act_p<q_bias_p<dense_p<dq_activation_p, dq_weight_p>>>>;
+/// quantize(matmul(dequantize(a), dequantize(b))): two activations.
+using qmatmul_p = q_p<q_act_p<matmul_p<dq_activation_p, dq_activation_p>>>;
+/// quantize(act(dequantize(a) + dequantize(b))).
+using qadd_p = q_p<q_act_p<add_p<dq_activation_p, dq_activation_p>>>;
+/// quantize of a pooling of a dequantized value.
+using qpool_p = q_p<alt<avg_pool2d_p<dq_activation_p>, alt<global_avg_pool2d_p<dq_activation_p>, max_pool2d_p<dq_activation_p>>>>;
+/// quantize(concatenate(dequantize(a), dequantize(b), ...)) of two to four values.
+using qconcat_p = q_p<alt<concatenate_p<dq_activation_p, dq_activation_p>,
+                          alt<concatenate_p<dq_activation_p, dq_activation_p, dq_activation_p>,
+                              concatenate_p<dq_activation_p, dq_activation_p, dq_activation_p, dq_activation_p>>>>;
+/// quantize(relu or clip(dequantize(x))): a clamp between two QDQ pairs, in integers.
+using qclamp_p = q_p<alt<relu_p<dq_activation_p>, clip_p<dq_activation_p>>>;
+
+/// Whether a quantize or dequantize node has one scale and zero point (per tensor).
+constexpr bool per_tensor(const op_view& v) { return v.arg(1).shape().elements() == 1; }
+
+/// Whether `v` (a quantize or dequantize) is of an 8-bit tensor: u8 or i8.
+constexpr bool eight_bit(partita::dtype t) { return t == partita::dtype::u8 || t == partita::dtype::i8; }
+
+/// Whether `b`, added to conv2d or dense `g`, holds one value per output channel laid out
+/// along the channels ([C, 1, 1] or [1, C, 1, 1] for conv2d, [C] for dense).
+constexpr bool per_channel_bias(const op_view& g, const op_view& b) {
+  const partita::shape& s = b.shape();
+  if (g.is(op_id::dense)) return s.rank == 1 && s[0] == g.shape()[g.shape().rank - 1];
+  const std::int64_t c = g.shape()[1];
+  return (s.rank == 3 && s[0] == c && s[1] == 1 && s[2] == 1) ||
+         (s.rank == 4 && s[0] == 1 && s[1] == c && s[2] == 1 && s[3] == 1);
+}
+
+/// What the integer kernels take: 8-bit activations quantized per tensor, and weights
+/// quantized per tensor or per output channel (axis 0); a bias along the channels (conv2d)
+/// or the units (dense). Anything else stays in float, where it runs correctly
+/// (`explain` names the predicate that refused it).
+struct qfusable {
+  static constexpr bool check(const match_view& m) {
+    for (int i = 0; i < m.size(); ++i) {
+      const op_view v = m.node(i);
+      if (v.is(op_id::quantize)) {
+        if (!eight_bit(v.dtype()) || !per_tensor(v)) return false;
+      } else if (v.is(op_id::dequantize)) {
+        const op_view q = v.arg(0);
+        const bool weight = q.is(op_id::weight);
+        if (weight && q.dtype() == partita::dtype::i32) {
+          // A bias: per tensor, or per channel along its only axis.
+          if (!per_tensor(v) && v.shape().rank != 1) return false;
+        } else if (!eight_bit(q.dtype())) {
+          return false;
+        } else if (!per_tensor(v) && !(weight && normalize_axis(v.attributes().axis, v.shape().rank) == 0)) {
+          return false;
+        }
+      } else if (v.is(op_id::bias_add)) {
+        const int axis = normalize_axis(v.attributes().axis, v.shape().rank);
+        if (axis != (v.arg(0).is(op_id::conv2d) ? 1 : v.shape().rank - 1)) return false;
+      } else if (v.is(op_id::add)) {
+        // conv2d or dense plus a dequantized bias, one value per output channel; or qadd's
+        // two operands, of one shape.
+        const bool gemm0 = v.arg(0).is(op_id::conv2d) || v.arg(0).is(op_id::dense);
+        const bool gemm1 = v.arg(1).is(op_id::conv2d) || v.arg(1).is(op_id::dense);
+        if (gemm0 || gemm1) {
+          if (!per_channel_bias(v.arg(gemm0 ? 0 : 1), v.arg(gemm0 ? 1 : 0))) return false;
+        } else if (!(v.arg(0).shape() == v.arg(1).shape())) {
+          return false;
+        }
+      } else if (v.is(op_id::matmul) && (v.attributes().transpose_a || v.attributes().transpose_b)) {
+        return false;
+      }
+    }
+    return true;
+  }
+};
+
+}  // namespace detail::cpu
+}  // namespace partita

@@ -1,0 +1,138 @@
+// Quantized models in QDQ form on the cpu backend: its quantized composites claim the
+// integer-friendly regions and agree with the reference backend, which evaluates the QDQ graph
+// as written (in float), within 1 in the last place.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <partita/partita.hpp>
+
+using namespace partita;
+
+namespace {
+
+template <class T>
+std::span<const std::byte> bytes_of(const std::vector<T>& v) {
+  return std::as_bytes(std::span<const T>(v));
+}
+
+// A per-channel quantized 3x3 convolution with an i32 bias and a ReLU, u8 in and out.
+template <dtype Act, int C, int O, int H, int Groups = 1>
+struct qconv_net {
+  using x = input<"x", Act, 1, C, H, H>;
+  using xs = weight<"x.scale", f32>;
+  using xz = weight<"x.zp", Act>;
+  using wq = weight<"w", i8, O, C / Groups, 3, 3>;
+  using ws = weight<"w.scale", f32, O>;
+  using wz = weight<"w.zp", i8, O>;
+  using bq = weight<"b", i32, O>;
+  using bs = weight<"b.scale", f32, O>;
+  using bz = weight<"b.zp", i32, O>;
+  using conv = conv2d<dequantize<x, xs, xz>, dequantize<wq, ws, wz, 0>,
+                      {.padding = {1, 1}, .padding_end = {1, 1}, .groups = Groups}>;
+  using y = quantize<relu<bias_add<conv, dequantize<bq, bs, bz, 0>>>, weight<"y.scale", f32>, weight<"y.zp", Act>>;
+  using net = model<y>;
+};
+
+template <dtype Act>
+using act_t = std::conditional_t<Act == dtype::u8, std::uint8_t, std::int8_t>;
+
+// The weights of a qconv_net, random; `set()` refers to them (a weight_set does not copy).
+template <dtype Act>
+struct qconv_weights {
+  using A = act_t<Act>;
+  int c, o, groups;
+  std::vector<std::int8_t> w, wz;
+  std::vector<float> ws, bs, xs{0.02f}, ys{0.05f};
+  std::vector<std::int32_t> b, bz;
+  std::vector<A> xz{static_cast<A>(Act == dtype::u8 ? 128 : -5)}, yz{static_cast<A>(Act == dtype::u8 ? 3 : -100)};
+
+  qconv_weights(int c_, int o_, int groups_, std::mt19937& rng) : c(c_), o(o_), groups(groups_) {
+    const auto n = static_cast<std::size_t>(o);
+    std::uniform_int_distribution<int> wd(-127, 127);
+    w.resize(n * static_cast<std::size_t>(c / groups * 9));
+    for (auto& v : w) v = static_cast<std::int8_t>(wd(rng));
+    wz.assign(n, 0);
+    bz.assign(n, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+      ws.push_back(0.001f * static_cast<float>(1 + i % 7));
+      bs.push_back(xs[0] * ws[i]);
+      b.push_back(std::uniform_int_distribution<int>(-20000, 20000)(rng));
+    }
+  }
+  weight_set set() const {
+    return weight_set{}
+        .add("x.scale", xs, {})
+        .add("x.zp", Act, bytes_of(xz), {})
+        .add("w", dtype::i8, bytes_of(w), {o, c / groups, 3, 3})
+        .add("w.scale", ws, {o})
+        .add("w.zp", dtype::i8, bytes_of(wz), {o})
+        .add("b", dtype::i32, bytes_of(b), {o})
+        .add("b.scale", bs, {o})
+        .add("b.zp", dtype::i32, bytes_of(bz), {o})
+        .add("y.scale", ys, {})
+        .add("y.zp", Act, bytes_of(yz), {});
+  }
+};
+
+// Runs Net on both backends with random inputs; returns how many outputs differ by one (none
+// may differ by more).
+template <class Net, dtype Act>
+int compare(const weight_set& weights, std::size_t in_size, std::size_t out_size, std::mt19937& rng) {
+  using A = act_t<Act>;
+  compiled<Net, reference> ref;
+  compiled<Net, cpu> fast;
+  ref.bind(weights);
+  fast.bind(weights);
+  std::vector<A> x(in_size);
+  std::uniform_int_distribution<int> d(Act == dtype::u8 ? 0 : -128, Act == dtype::u8 ? 255 : 127);
+  for (auto& v : x) v = static_cast<A>(d(rng));
+  std::vector<A> want(out_size), got(out_size);
+  ref.run(x, want);
+  fast.run(x, got);
+  int off_by_one = 0;
+  for (std::size_t i = 0; i < out_size; ++i) {
+    const int diff = std::abs(static_cast<int>(want[i]) - static_cast<int>(got[i]));
+    REQUIRE(diff <= 1);
+    off_by_one += diff;
+  }
+  return off_by_one;
+}
+
+}  // namespace
+
+TEST_CASE("a QDQ convolution runs as one integer composite, within 1 LSB of the QDQ graph") {
+  std::mt19937 rng(7);
+  SUBCASE("u8 activations, 3 -> 8 channels") {
+    using n = qconv_net<dtype::u8, 3, 8, 9>;
+    const std::string plan = print(compiled<n::net, cpu>::plan);
+    CHECK(plan.find("[qconv_") != std::string::npos);
+    const int off = compare<n::net, dtype::u8>(qconv_weights<dtype::u8>(3, 8, 1, rng).set(), 3 * 81, 8 * 81, rng);
+    CHECK(off <= 8 * 81 / 20);
+  }
+  SUBCASE("i8 activations, 17 -> 5 channels") {
+    using n = qconv_net<dtype::i8, 17, 5, 7>;
+    const int off = compare<n::net, dtype::i8>(qconv_weights<dtype::i8>(17, 5, 1, rng).set(), 17 * 49, 5 * 49, rng);
+    CHECK(off <= 5 * 49 / 20);
+  }
+  SUBCASE("u8 activations, 17 -> 5 channels") {
+    using n = qconv_net<dtype::u8, 17, 5, 7>;
+    const int off = compare<n::net, dtype::u8>(qconv_weights<dtype::u8>(17, 5, 1, rng).set(), 17 * 49, 5 * 49, rng);
+    CHECK(off <= 5 * 49 / 20);
+  }
+  SUBCASE("i8 activations, 3 -> 8 channels") {
+    using n = qconv_net<dtype::i8, 3, 8, 9>;
+    const int off = compare<n::net, dtype::i8>(qconv_weights<dtype::i8>(3, 8, 1, rng).set(), 3 * 81, 8 * 81, rng);
+    CHECK(off <= 8 * 81 / 20);
+  }
+  SUBCASE("depthwise, 12 channels") {
+    using n = qconv_net<dtype::u8, 12, 12, 8, 12>;
+    const int off = compare<n::net, dtype::u8>(qconv_weights<dtype::u8>(12, 12, 12, rng).set(), 12 * 64, 12 * 64, rng);
+    CHECK(off <= 12 * 64 / 20);
+  }
+}
