@@ -466,15 +466,6 @@ class ErrorTest(ToolTest):
         self.assertIn("cannot read", subprocess.run([sys.executable, TOOL, os.path.join(self.dir, "none.onnx"), "--out",
                                                      self.dir, "--namespace", "m"], capture_output=True, text=True).stderr)
 
-    def test_quantized_graph(self) -> None:
-        c = G.const
-        m = G.model([n("QuantizeLinear", ["x", "s", "z"], ["q"], name="q"),
-                     n("DequantizeLinear", ["q", "s", "z"], ["y"], name="dq")], [("x", F, [1, 4])],
-                    [("y", F, None)], [c("s", np.float32(0.1)), c("z", np.uint8(0))])
-        err = self.failure(m)
-        self.assertIn("int8 is not supported yet", err)
-        self.assertIn("node 'dq' DequantizeLinear", err)
-
     def test_bad_namespace(self) -> None:
         r = run_tool(unary_model(n("Relu", ["x"], ["y"])), self.dir, "not-an-identifier")
         self.assertEqual(r.returncode, 2)

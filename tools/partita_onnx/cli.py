@@ -20,9 +20,14 @@ _REASONS = {
     "NonZero": "its output shape depends on the data", "NonMaxSuppression": "its output shape depends on the data",
     "TopK": "Partita has no top-k op", "ArgMax": "Partita has no arg-max op", "ArgMin": "Partita has no arg-min op",
     "LogSoftmax": "Partita has no log_softmax op",
+    "DynamicQuantizeLinear": "it computes its scale and zero point at run time, and Partita quantizes with "
+                             "constant ones: quantize the model statically (calibrated scales, QDQ form)",
+    "DynamicQuantizeMatMul": "dynamic quantization: quantize the model statically (calibrated scales, QDQ form)",
+    "MatMulIntegerToFloat": "dynamic quantization: quantize the model statically (calibrated scales, QDQ form)",
 }
 
-_DTYPE_NAMES = {np.dtype(np.float32): "f32", np.dtype(np.int64): "i64", np.dtype(np.int32): "i32"}
+_DTYPE_NAMES = {np.dtype(np.float32): "f32", np.dtype(np.int64): "i64", np.dtype(np.int32): "i32",
+                np.dtype(np.int8): "i8", np.dtype(np.uint8): "u8"}
 
 
 def _type_text(g: Graph, name: str) -> str:
@@ -42,12 +47,14 @@ def _opset_of(g: Graph, domain: str) -> str:
 def problem_line(g: Graph, n: Node, reason: str) -> str:
     """`node '/x/NonZero' NonZero (ai.onnx opset 13), inputs f32[1, 3]: why`."""
     inputs = ", ".join(_type_text(g, i) for i in n.inputs if i) or "none"
-    return f"node '{shown(n.name or '<unnamed>')}' {shown(n.op)} ({shown(_opset_of(g, n.domain))}), inputs {inputs}: {reason}"
+    op = n.op + (" from " + ", ".join(n.fused) if n.fused else "")
+    return f"node '{shown(n.name or '<unnamed>')}' {shown(op)} ({shown(_opset_of(g, n.domain))}), inputs {inputs}: {reason}"
 
 
 def _allowed_non_float(n: Node, position: int) -> bool:
-    # Index inputs are integers; everything else Partita computes in f32.
-    return (n.op == "Gather" and position == 1) or n.op in ("Cast", "CastLike", "Identity")
+    # Index inputs are integers, and so are quantized tensors; everything else Partita computes in f32.
+    return (n.op == "Gather" and position == 1) or n.op in ("Cast", "CastLike", "Identity") \
+        or (n.op == "DequantizeLinear" and position == 0)
 
 
 def map_graph(g: Graph, table: weights_mod.WeightTable) -> tuple[ops.Mapper, list[tuple[str, Term]]]:
@@ -58,8 +65,8 @@ def map_graph(g: Graph, table: weights_mod.WeightTable) -> tuple[ops.Mapper, lis
     for name in g.inputs:
         dt = _DTYPE_NAMES.get(g.dtype(name))
         if dt is None:
-            raise ImportFailure(f"{shown(g.path)}: input '{shown(name)}' is {g.dtype(name)}; Partita's inputs are f32, i32 "
-                                f"or i64")
+            raise ImportFailure(f"{shown(g.path)}: input '{shown(name)}' is {g.dtype(name)}; Partita's inputs are f32, i32, "
+                                f"i64, i8 or u8")
         t = emit.input_term(name, dt, g.shape(name), taken)
         t.value = name
         m.terms[name] = t

@@ -14,7 +14,7 @@ from typing import Callable
 
 import numpy as np
 
-from . import inference
+from . import inference, quant
 from .errors import shown
 from .graph import Graph, Node, np_dtype
 
@@ -138,6 +138,23 @@ def _clip(n: Node, a: list) -> list:
     lo = a[1] if len(a) > 1 and a[1] is not None else n.attrs.get("min", -np.inf)
     hi = a[2] if len(a) > 2 and a[2] is not None else n.attrs.get("max", np.inf)
     return [np.clip(a[0], lo, hi).astype(a[0].dtype)]
+
+
+def _quantize_linear(n: Node, a: list) -> list:
+    """QuantizeLinear of a constant (a float weight in QDQ form): the integer weight, so that the
+    header holds `dequantize<weight<"w", i8, ...>, ...>`. Anything unusual (a bad scale, block
+    quantization) is not folded, and the mapping reports it."""
+    x, scale = np.asarray(a[0]), np.asarray(a[1])
+    zp = np.asarray(a[2]) if len(a) > 2 and a[2] is not None else np.zeros(scale.shape, dtype=quant.DEFAULT_TYPE)
+    if n.attrs.get("block_size", 0) or x.dtype != np.float32 or quant.scale_problem("", scale) is not None \
+            or quant.zero_point_problem("", zp, scale) is not None:
+        raise ValueError("not a quantization Partita folds")
+    axis = int(n.attrs.get("axis", 1))
+    if quant.per_axis(scale):
+        axis, why = quant.axis_problem(axis, x.ndim, scale, x.shape)
+        if why is not None:
+            raise ValueError(why)
+    return [quant.quantize(x, scale, zp, axis)]
 
 
 def _erf_series(x: np.ndarray) -> np.ndarray:
@@ -291,6 +308,9 @@ EVALUATORS: dict[str, Evaluator] = {
     "Expand": lambda n, a: [np.array(np.broadcast_to(a[0], _expanded_shape(a)))],
     "Tile": lambda n, a: [np.tile(a[0], [int(r) for r in a[1]])],
     "MatMul": lambda n, a: [np.matmul(a[0], a[1])],
+    # DequantizeLinear is never folded: the backend's patterns fuse dequantize<weight<i8>> into
+    # integer kernels, which a float weight would hide from them.
+    "QuantizeLinear": _quantize_linear,
     "ReduceProd": _reduce(np.prod), "ReduceSum": _reduce(np.sum), "ReduceMax": _reduce(np.max),
     "ReduceMin": _reduce(np.min), "ReduceMean": _reduce(np.mean),
 }
@@ -366,6 +386,8 @@ def fold_constants(g: Graph) -> bool:
         for name, v in zip(n.outputs, values):
             if name:
                 g.consts[name] = v
+        if n.op == "QuantizeLinear" and n.inputs[0] in g.consts:
+            g.derived[n.outputs[0]] = (n.inputs[0], f"quantized with the scale '{n.inputs[1]}' at import")
     g.nodes = keep
     g.rename_values(aliased)
     return changed

@@ -6,7 +6,8 @@ then Mul and Add by the affine parameters; PyTorch writes the exact GELU as
 as `x * HardSigmoid(x)`. Each becomes one node (`LayerNormalization`, `Gelu`, `HardSwish`), so
 that the cpu backend sees the op it has a kernel for. `MatMul` by a constant (plus the `Add` of
 a constant bias) and the `Gemm` of a linear layer become `Dense` nodes, Partita's `dense` whose
-weight is [units, in_features] and whose bias is fused by the cpu backend.
+weight is [units, in_features] and whose bias is fused by the cpu backend; in a quantized model
+the weight may be the DequantizeLinear of an integer constant, transposed at import as well.
 
 Every rewrite checks that the intermediate values it removes have no other reader.
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import quant
 from .graph import Graph, Node
 
 PARTITA = "partita"  # the domain of the importer's own nodes (Dense, Gelu)
@@ -248,46 +250,99 @@ def _transposed(g: Graph, name: str) -> str:
     return new
 
 
+def _dequantized_weight(r: _Rewriter, value: str) -> Node | None:
+    """The DequantizeLinear that writes `value` from a constant 2-D integer weight with a
+    constant scale and a valid axis, when `value` has no other reader; else None."""
+    g = r.g
+    dq = r.producer(value, "DequantizeLinear")
+    if dq is None or r.only_use(value) is None:
+        return None
+    w, scale = g.const(dq.inputs[0]), g.const(dq.input(1))
+    if w is None or scale is None or w.ndim != 2 or w.dtype.kind not in "iu" or dq.attrs.get("block_size", 0) \
+            or not -2 <= int(dq.attrs.get("axis", 1)) < 2:
+        return None
+    return dq
+
+
+def _transposed_dequantize(r: _Rewriter, dq: Node) -> str:
+    """Replaces `dq`, the dequantization of a [K, N] weight, by that of the weight transposed to
+    [N, K] (`w.T`), a per-axis scale's axis swapped; returns the value it writes."""
+    g = r.g
+    wt = _transposed(g, dq.inputs[0])
+    attrs = dict(dq.attrs)
+    if quant.per_axis(g.const(dq.input(1))):
+        attrs["axis"] = 1 - int(attrs.get("axis", 1)) % 2
+    out = g.new_name(dq.outputs[0])
+    g.shapes[out], g.dtypes[out] = tuple(g.const(wt).shape), np.dtype(np.float32)
+    r.replace([dq], Node("DequantizeLinear", dq.name, [wt] + dq.inputs[1:], [out], attrs, dq.domain, dq.index,
+                         None, dq.fused))
+    return out
+
+
+def _is_bias(r: _Rewriter, value: str, units: int) -> bool:
+    """True when `value` is `units` bias values: a float constant, or the DequantizeLinear of a
+    constant (a quantized model's int32 bias)."""
+    c = r.g.const(value)
+    if c is not None:
+        return c.shape == (units,) and c.dtype == np.float32
+    dq = r.producer(value, "DequantizeLinear")
+    q = r.g.const(dq.inputs[0]) if dq is not None else None
+    return q is not None and q.shape == (units,)
+
+
 def _dense(r: _Rewriter) -> None:
     g = r.g
     for n in [n for n in g.nodes if n is not None]:
         if not r.alive(n):
             continue
+        # A constant weight, or the DequantizeLinear of one (QDQ form): the weight dense takes is
+        # [N, K], transposed at import where ONNX's is [K, N].
+        transpose = n.op == "MatMul" or (n.op == "Gemm" and not n.attrs.get("transB", 0))
+        if n.op not in ("MatMul", "Gemm") or len(n.inputs) < 2:
+            continue
+        a, b = n.inputs[0], n.inputs[1]
+        w = g.const(b)
+        dq = _dequantized_weight(r, b) if w is None else None
+        if dq is not None:
+            w = g.const(dq.inputs[0])
+        elif w is None or w.dtype != np.float32:
+            continue
+        if w.ndim != 2:
+            continue
+        units = w.shape[1] if transpose else w.shape[0]
         if n.op == "MatMul":
-            a, b = n.inputs
-            w = g.const(b)
             sa = g.shape(a)
-            if w is None or w.ndim != 2 or sa is None or len(sa) < 1 or w.dtype != np.float32:
+            if sa is None or len(sa) < 1:
                 continue
-            weight, bias, removed = _transposed(g, b), "", [n]
-        elif n.op == "Gemm":
-            a, b = n.inputs[0], n.inputs[1]
-            w = g.const(b)
-            if (w is None or n.attrs.get("transA", 0) or n.attrs.get("alpha", 1.0) != 1.0
-                    or w.dtype != np.float32):
+            bias, removed = "", [n]
+        else:
+            if n.attrs.get("transA", 0) or n.attrs.get("alpha", 1.0) != 1.0:
                 continue
-            weight = b if n.attrs.get("transB", 0) else _transposed(g, b)
             c = n.input(2)
-            units = g.const(weight).shape[0]
-            if c and (g.const(c) is None or g.const(c).size != units or n.attrs.get("beta", 1.0) != 1.0):
+            if c and n.attrs.get("beta", 1.0) != 1.0:
+                continue
+            if c and dq is not None:
+                if not _is_bias(r, c, units):
+                    continue
+            elif c and (g.const(c) is None or g.const(c).size != units):
                 continue
             bias, removed = c, [n]
-            if c and g.const(c).shape != (units,):
+            if c and g.const(c) is not None and g.const(c).shape != (units,):
                 bias = c + ".flat"
                 g.consts[bias] = g.const(c).reshape(units)
                 g.derived[bias] = (c, f"reshaped to [{units}]")
-        else:
-            continue
         out = n.outputs[0]
         if not bias:
             add = r.only_use(out)
-            units = g.const(weight).shape[0]
             if add is not None and add.op == "Add":
                 cand = r.other(add, out)
-                c = g.const(cand) if cand else None
-                if c is not None and c.shape == (units,) and c.dtype == np.float32:
+                if cand and _is_bias(r, cand, units):
                     bias, out = cand, add.outputs[0]
                     removed.append(add)
+        if dq is None:
+            weight = _transposed(g, b) if transpose else b
+        else:
+            weight = _transposed_dequantize(r, dq) if transpose else b
         last = removed[-1]
         r.replace(removed, Node("Dense", last.name, [a, weight] + ([bias] if bias else []), [out], {}, PARTITA,
                                 last.index, None, [m.op for m in removed]))

@@ -66,6 +66,16 @@ class Node:
         return f"'{self.name or '<unnamed>'}' ({self.op})"
 
 
+# The doc string of a node the importer wrote in place of an operator-form quantized node
+# (qlinear.py), followed by that node's op type.
+EXPANDED_FROM = "partita_import: expanded from "
+
+
+def expanded_from(n: onnx.NodeProto) -> list[str]:
+    """`[op]` for a node expanded from an operator-form node of op type `op`, else `[]`."""
+    return [n.doc_string[len(EXPANDED_FROM):]] if n.doc_string.startswith(EXPANDED_FROM) else []
+
+
 def _attribute(a: onnx.AttributeProto) -> Any:
     v = helper.get_attribute_value(a)
     if isinstance(v, bytes):
@@ -95,7 +105,7 @@ class Graph:
         # may come to name other values, where an output was a copy).
         self.output_names = list(self.outputs)
         self.nodes = [Node(n.op_type, n.name, list(n.input), list(n.output),
-                           {a.name: _attribute(a) for a in n.attribute}, n.domain, i, n)
+                           {a.name: _attribute(a) for a in n.attribute}, n.domain, i, n, expanded_from(n))
                       for i, n in enumerate(g.node)]
         self.shapes: dict[str, Shape | None] = {}
         self.dtypes: dict[str, np.dtype | None] = {}

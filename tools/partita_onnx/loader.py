@@ -1,8 +1,9 @@
 """Reading an ONNX file: validation, fixed input shapes and shape inference.
 
 Everything a user can get wrong about the file itself is reported here in one message: a file
-that is not ONNX (corrupt or truncated), a quantized graph, an opset outside the supported
-range, inputs with dynamic dimensions (with the `--input-shape` that would fix them).
+that is not ONNX (corrupt or truncated), an opset outside the supported range, inputs with
+dynamic dimensions (with the `--input-shape` that would fix them). Quantized ops of the operator
+form are rewritten in QDQ form here (qlinear.py), before shape inference.
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import warnings
 import onnx
 from google.protobuf.message import DecodeError
 
-from . import external_data, inference, validate
+from . import external_data, inference, qlinear, validate
 from .errors import ImportFailure, first_line, shown
 from .graph import np_dtype
 from .limits import Budget, size_text
@@ -21,13 +22,6 @@ from .limits import Budget, size_text
 # Opsets whose attribute-or-input forms the mapping table reads (Split, Squeeze, Unsqueeze,
 # reductions, Clip, Pad, Resize moved attributes to inputs between 11 and 18).
 MIN_OPSET, MAX_OPSET = 11, 18
-
-# Ops that only appear in quantized graphs.
-_QUANTIZED = {"QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear", "QLinearConv", "QLinearMatMul",
-              "QLinearAdd", "QLinearMul", "QLinearAveragePool", "QLinearGlobalAveragePool", "QLinearSigmoid",
-              "QLinearLeakyRelu", "QLinearConcat", "QLinearSoftmax", "ConvInteger", "MatMulInteger",
-              "MatMulIntegerToFloat", "DynamicQuantizeMatMul", "QGemm", "QAttention"}
-
 
 def parse_input_shapes(specs: list[str]) -> dict[str, list[int]]:
     """`["x=1,3,224,224"]` -> `{"x": [1, 3, 224, 224]}`; a malformed spec is an ImportFailure."""
@@ -122,17 +116,6 @@ def default_opset(model: onnx.ModelProto) -> int:
     return 0
 
 
-def check_quantized(model: onnx.ModelProto, path: str) -> None:
-    """A quantized graph is refused as a whole: one message, its quantized nodes listed."""
-    nodes = [n for n in model.graph.node if n.op_type in _QUANTIZED]
-    if nodes:
-        listed = [f"node '{shown(n.name or '<unnamed>')}' {shown(n.op_type)}" for n in nodes[:10]]
-        if len(nodes) > 10:
-            listed.append(f"... and {len(nodes) - 10} more")
-        raise ImportFailure(f"{shown(path)}: a quantized graph ({len(nodes)} quantized nodes): int8 is not supported yet; "
-                            f"export the float model instead", listed)
-
-
 def _dims_text(dims: list) -> str:
     return "[" + ", ".join(str(d) for d in dims) + "]"
 
@@ -195,11 +178,11 @@ def infer_shapes(model: onnx.ModelProto, path: str) -> onnx.ModelProto:
 def load(path: str, input_shapes: dict[str, list[int]], budget: Budget) -> tuple[onnx.ModelProto, int]:
     """Reads, validates and shape-infers the model at `path`; returns it with its opset."""
     model = read_model(path, budget)
-    check_quantized(model, path)
     opset = default_opset(model)
     if not MIN_OPSET <= opset <= MAX_OPSET:
         raise ImportFailure(f"{shown(path)}: opset {opset} of the default domain is not supported "
                             f"(opsets {MIN_OPSET} to {MAX_OPSET} are); re-export with opset_version=17")
+    qlinear.expand(model, path, opset)
     fix_input_shapes(model, input_shapes, path)
     for vi in model.graph.input:
         if np_dtype(vi.type.tensor_type.elem_type) is None:

@@ -11,6 +11,7 @@ from typing import Callable
 
 import numpy as np
 
+from . import quant
 from .graph import Graph, Node, Shape
 from .terms import Term, apply, dims, fmt_float
 from .weights import UnsupportedWeight, WeightTable
@@ -700,6 +701,9 @@ def _reduce(m: Mapper, n: Node) -> list[Term]:
 
 
 def _cast(m: Mapper, n: Node) -> list[Term]:
+    if n.fused in (["MatMulInteger"], ["ConvInteger"]) and m.g.dtype(n.outputs[0]) == np.dtype(np.int32):
+        # The float sums of an integer product (qlinear.py): whole numbers, quantized exactly.
+        return [m.term("quantize<$0, scalar<1.0f>, int_scalar<i32, 0>>", m.value(n.inputs[0]), shape=m.out_shape())]
     if m.g.dtype(n.inputs[0]) != m.g.dtype(n.outputs[0]):
         raise Unsupported(f"a cast from {m.g.dtype(n.inputs[0])} to {m.g.dtype(n.outputs[0])} at run time")
     return _same(m, n)
@@ -709,6 +713,49 @@ def _expand(m: Mapper, n: Node) -> list[Term]:
     if tuple(m.shape(n.inputs[0])) != tuple(m.out_shape()):
         raise Unsupported("an Expand that grows the tensor at run time")
     return _same(m, n)
+
+
+# -- quantization ------------------------------------------------------------------------------
+
+
+def _zero_point(m: Mapper, n: Node, scale: str, dtype: np.dtype) -> str:
+    """The zero point of `n`: its input 2, or a constant of zeros of `dtype` shaped like the
+    scale (ONNX's default when the input is omitted), named after the scale."""
+    if n.input(2):
+        return n.input(2)
+    name = f"{scale}.zero_{quant.ZERO_POINT_TYPES.get(dtype, 'point')}"
+    if name not in m.g.consts:
+        m.g.consts[name] = np.zeros(m.g.const(scale).shape, dtype=dtype)
+        m.g.derived[name] = ("", "zeros: the ONNX node has no zero point")
+    return name
+
+
+def _quantization(m: Mapper, n: Node, template: str) -> list[Term]:
+    """QuantizeLinear and DequantizeLinear: `template`<x, scale, zero point[, axis]>, the scale
+    and zero point weights (rebinding them recalibrates the model)."""
+    block = int(n.attrs.get("block_size", 0))
+    if block:
+        raise Unsupported(f"block quantization (block_size {block}) is not supported: Partita's scales are per "
+                          f"tensor or per axis")
+    x = n.inputs[0]
+    xs = m.shape(x)
+    scale = m.need_const(n.input(1), "the scale")
+    why = quant.scale_problem(n.input(1), scale)
+    if why is None:
+        dtype = quant.DEFAULT_TYPE if n.op == "QuantizeLinear" else m.g.dtype(x)
+        if n.op == "DequantizeLinear" and n.input(2) == "":
+            why = quant.zero_point_type_problem(dtype)  # the input's own type: an int16 input, say
+        if why is None:
+            zp_name = _zero_point(m, n, n.input(1), dtype)
+            why = quant.zero_point_problem(zp_name, m.need_const(zp_name, "the zero point"), scale)
+    axis = int(n.attrs.get("axis", 1))
+    if why is None and quant.per_axis(scale):
+        axis, why = quant.axis_problem(axis, len(xs), scale, xs)
+    if why is not None:
+        raise Unsupported(why)
+    suffix = f", {axis}" if quant.per_axis(scale) else ""
+    return [m.term(f"{template}<$0, $1, $2{suffix}>", m.value(x), m.weight(n.input(1)), m.weight(zp_name),
+                   shape=m.out_shape())]
 
 
 MAPPERS: dict[str, Mapping] = {
@@ -728,6 +775,8 @@ MAPPERS: dict[str, Mapping] = {
     "Dense": _dense, "MatMul": _matmul, "Gemm": _gemm, "LayerNormalization": _layer_norm, "Softmax": _softmax,
     "ReduceMean": _reduce, "ReduceSum": _reduce, "ReduceMax": _reduce, "ReduceMin": _reduce,
     "Cast": _cast, "CastLike": _cast, "Expand": _expand, "Identity": _same,
+    "QuantizeLinear": lambda m, n: _quantization(m, n, "quantize"),
+    "DequantizeLinear": lambda m, n: _quantization(m, n, "dequantize"),
 }
 
 # The importer's own nodes (fuse.py) live in their own domain; these are the ops it may name.

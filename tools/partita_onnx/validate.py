@@ -109,7 +109,18 @@ def tensor_problem(t: TensorProto) -> str | None:
         bits = np.asarray(t.int32_data, dtype=np.int64)
         if bits.size and (bits.min() < 0 or bits.max() > 0xFFFF):
             return f"{field} holds values that are not 16-bit patterns"
+    if t.data_type in _NARROW_INTEGERS:
+        # numpy would wrap them silently: a uint8 zero point of 300 would read as 44.
+        info = np.iinfo(_NARROW_INTEGERS[t.data_type])
+        values = np.asarray(t.int32_data, dtype=np.int64)
+        bad = values[(values < info.min) | (values > info.max)]
+        if bad.size:
+            return f"{field} holds {bad[0]}, outside {type_name(t.data_type)}'s range [{info.min}, {info.max}]"
     return None
+
+
+# Integer types narrower than the int32 field that holds them.
+_NARROW_INTEGERS = {T.INT8: np.int8, T.UINT8: np.uint8, T.INT16: np.int16, T.UINT16: np.uint16}
 
 
 def sparse_problem(s: onnx.SparseTensorProto) -> str | None:
@@ -263,13 +274,19 @@ def _plain_tensor(t: TensorProto) -> bool:
     return True
 
 
+def _repeated(field) -> bool:
+    # protobuf 5 added is_repeated; protobuf 7 dropped label.
+    is_repeated = getattr(field, "is_repeated", None)
+    return bool(is_repeated) if is_repeated is not None else field.label == field.LABEL_REPEATED
+
+
 def text_problems(model: onnx.ModelProto) -> list[str]:
     """Names and other strings that are not UTF-8 (protobuf hands them over as bytes)."""
     problems: list[str] = []
 
     def walk(message, where: tuple) -> None:
         for field, value in message.ListFields():
-            repeated = field.label == field.LABEL_REPEATED
+            repeated = _repeated(field)
             if field.type == field.TYPE_STRING:
                 if any(isinstance(v, bytes) for v in (value if repeated else [value])):
                     problems.append("".join(where) + f"{field.name}: a string that is not UTF-8")

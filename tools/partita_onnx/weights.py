@@ -19,7 +19,7 @@ from .terms import cpp_string, dims
 
 # numpy dtype -> (Partita dtype, safetensors dtype)
 _DTYPES = {np.dtype(np.float32): ("f32", "F32"), np.dtype(np.int64): ("i64", "I64"),
-           np.dtype(np.int32): ("i32", "I32")}
+           np.dtype(np.int32): ("i32", "I32"), np.dtype(np.int8): ("i8", "I8"), np.dtype(np.uint8): ("u8", "U8")}
 
 
 @dataclass
@@ -42,7 +42,7 @@ class WeightEntry:
 
 
 class UnsupportedWeight(ValueError):
-    """A constant of an element type Partita has no use for (f16, bool, ...)."""
+    """A constant of an element type Partita has no use for (f16, bool, int16, ...)."""
 
 
 _CONTROL = re.compile("[\x00-\x1f\x7f]")
@@ -74,7 +74,7 @@ class WeightTable:
         if data.dtype == np.float64:
             data, note = data.astype(np.float32), (note + "; " if note else "") + "f64 stored as f32"
         if data.dtype not in _DTYPES:
-            raise UnsupportedWeight(f"constant '{source}' is {data.dtype}; Partita's weights are f32, i32 or i64")
+            raise UnsupportedWeight(f"constant '{source}' is {data.dtype}; Partita's weights are f32, i32, i64, i8 or u8")
         name = _sanitized(source + variant)
         base, k = name, 1
         while name in self.entries:
@@ -82,7 +82,9 @@ class WeightTable:
             name = f"{base}.{k}"
         if name != source and not variant:
             note = (note + "; " if note else "") + "renamed from the ONNX name"
-        entry = WeightEntry(name, source, np.ascontiguousarray(data.astype(data.dtype.newbyteorder("<"), copy=False)), note)
+        data = data.astype(data.dtype.newbyteorder("<"), copy=False)
+        # np.ascontiguousarray would make a rank-0 tensor (a per-tensor scale) rank 1.
+        entry = WeightEntry(name, source, data if data.flags.c_contiguous else np.ascontiguousarray(data), note)
         self.entries[name] = entry
         self._by_source[key] = entry
         return entry
