@@ -15,6 +15,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
@@ -173,6 +174,13 @@ TEST_CASE("quantize and dequantize per axis, along the first, a middle and the l
       q8::quantize(x.data(), q.data(), c.t, outer, len, inner, scale.data(), zp.data(), c.t, true);
       std::vector<float> y(static_cast<std::size_t>(n));
       q8::dequantize(q.data(), c.t, y.data(), outer, len, inner, scale.data(), zp.data(), true);
+      // The reference backend's quantize and dequantize give the same values.
+      auto q_ref = integer_buffer(n);
+      std::vector<float> y_ref(static_cast<std::size_t>(n));
+      ref::quantize(x.data(), n, scale.data(), zp.data(), c.t, len, inner, true, q_ref.data());
+      ref::dequantize(q.data(), c.t, n, scale.data(), zp.data(), len, inner, true, y_ref.data());
+      REQUIRE(q == q_ref);
+      REQUIRE(std::memcmp(y.data(), y_ref.data(), sizeof(float) * y.size()) == 0);
       for (std::int64_t i = 0; i < n; ++i) {
         const std::int64_t a = (i / inner) % len;
         const float s = scale[static_cast<std::size_t>(a)];
