@@ -136,3 +136,90 @@ TEST_CASE("a QDQ convolution runs as one integer composite, within 1 LSB of the 
     CHECK(off <= 12 * 64 / 20);
   }
 }
+
+namespace {
+
+// Two u8 activations with their own quantization, for the composites without weights.
+using qa = input<"a", u8, 1, 6, 9, 9>;
+using qb = input<"b", u8, 1, 6, 9, 9>;
+template <class Q>
+using dq = dequantize<Q, weight<"in.scale", f32>, weight<"in.zp", u8>>;
+template <class Q>
+using dq2 = dequantize<Q, weight<"in2.scale", f32>, weight<"in2.zp", u8>>;
+template <class X>
+using q_out = quantize<X, weight<"out.scale", f32>, weight<"out.zp", u8>>;
+
+struct eltwise_weights {
+  std::vector<float> s1{0.03f}, s2{0.011f}, so{0.045f};
+  std::vector<std::uint8_t> z1{100}, z2{7}, zo{128};
+  weight_set set() const {
+    return weight_set{}
+        .add("in.scale", s1, {})
+        .add("in.zp", dtype::u8, bytes_of(z1), {})
+        .add("in2.scale", s2, {})
+        .add("in2.zp", dtype::u8, bytes_of(z2), {})
+        .add("out.scale", so, {})
+        .add("out.zp", dtype::u8, bytes_of(zo), {});
+  }
+};
+
+// Runs a model of input a, or of inputs a and b (u8), on both backends: outputs within 1 of
+// each other, and the cpu plan runs `kernel`.
+template <class Net, int Inputs>
+void compare_eltwise(std::size_t out_size, std::string_view kernel) {
+  std::mt19937 rng(11);
+  const eltwise_weights w;
+  compiled<Net, reference> ref;
+  compiled<Net, cpu> fast;
+  ref.bind(w.set());
+  fast.bind(w.set());
+  if (!kernel.empty()) CHECK(print(compiled<Net, cpu>::plan).find(std::string("[") + std::string(kernel)) != std::string::npos);
+  std::vector<std::uint8_t> a(6 * 81), b(6 * 81);
+  std::uniform_int_distribution<int> d(0, 255);
+  for (auto& v : a) v = static_cast<std::uint8_t>(d(rng));
+  for (auto& v : b) v = static_cast<std::uint8_t>(d(rng));
+  std::vector<std::uint8_t> want(out_size), got(out_size);
+  if constexpr (Inputs == 1) {
+    ref.run(a, want);
+    fast.run(a, got);
+  } else {
+    ref.run(a, b, want);
+    fast.run(a, b, got);
+  }
+  int off = 0;
+  for (std::size_t i = 0; i < out_size; ++i) {
+    const int diff = std::abs(static_cast<int>(want[i]) - static_cast<int>(got[i]));
+    REQUIRE(diff <= 1);
+    off += diff;
+  }
+  CHECK(off <= static_cast<int>(out_size) / 20 + 1);
+}
+
+}  // namespace
+
+TEST_CASE("QDQ add, pooling, concatenation and clamp run as integer composites") {
+  SUBCASE("add with a ReLU") {
+    compare_eltwise<model<q_out<relu<add<dq<qa>, dq2<qb>>>>>, 2>(6 * 81, "qadd");
+  }
+  SUBCASE("average pooling, padded") {
+    compare_eltwise<model<q_out<avg_pool2d<dq<qa>, {.size = {3, 3}, .stride = {2, 2}, .padding = {1, 1}}>>>, 1>(
+        6 * 25, "qavg_pool");
+  }
+  SUBCASE("global average pooling") {
+    compare_eltwise<model<q_out<global_avg_pool2d<dq<qa>>>>, 1>(6, "qavg_pool");
+  }
+  SUBCASE("max pooling with another output quantization") {
+    compare_eltwise<model<q_out<max_pool2d<dq<qa>, {.size = {2, 2}}>>>, 1>(6 * 16, "qmax_pool");
+  }
+  SUBCASE("concatenation of two differently quantized values") {
+    compare_eltwise<model<q_out<concatenate<1, dq<qa>, dq2<qb>>>>, 2>(12 * 81, "qconcat");
+  }
+  SUBCASE("ReLU6 between two QDQ pairs is an integer clamp") {
+    compare_eltwise<model<q_out<clip<dq<qa>, 0.f, 6.f>>>, 1>(6 * 81, "qclamp");
+  }
+  SUBCASE("a sigmoid between the pairs stays in float") {
+    using net = model<q_out<sigmoid<dq<qa>>>>;
+    CHECK(print(compiled<net, cpu>::plan).find("[q") == std::string::npos);
+    compare_eltwise<net, 1>(6 * 81, "");
+  }
+}

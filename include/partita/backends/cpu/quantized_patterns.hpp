@@ -67,6 +67,13 @@ constexpr bool per_channel_bias(const op_view& g, const op_view& b) {
 /// (`explain` names the predicate that refused it).
 struct qfusable {
   static constexpr bool check(const match_view& m) {
+    // Without a convolution, dense or matmul (add, pooling, concatenation, clamp), the integer
+    // kernels keep one dtype from the inputs to the result.
+    bool gemm = false;
+    for (int i = 0; i < m.size(); ++i)
+      gemm = gemm || m.node(i).is(op_id::conv2d) || m.node(i).is(op_id::dense) || m.node(i).is(op_id::matmul);
+    for (int i = 0; i < m.size(); ++i)
+      if (!gemm && m.node(i).is(op_id::dequantize) && m.node(i).arg(0).dtype() != m.root().dtype()) return false;
     for (int i = 0; i < m.size(); ++i) {
       const op_view v = m.node(i);
       if (v.is(op_id::quantize)) {

@@ -38,10 +38,11 @@ inline void store_integer(void* p, dtype t, std::int64_t i, std::int64_t v) {
 }
 
 /// One value quantized: `saturate(round_half_even(x / scale) + zero_point)` in the range of
-/// `t`, computed as ONNX defines it (a true division in float). NaN quantizes to the zero point.
+/// `t`, computed as ONNX defines it (a true division in float). NaN quantizes to the dtype's
+/// lowest value, as ONNX Runtime's kernels do.
 inline std::int64_t quantize_value(float x, float scale, std::int64_t zero_point, dtype t) {
   const float q = x / scale;
-  if (std::isnan(q)) return zero_point;
+  if (std::isnan(q)) return lowest_of(t);
   const double v = static_cast<double>(round_half_even(q)) + static_cast<double>(zero_point);
   const double lo = static_cast<double>(lowest_of(t)), hi = static_cast<double>(highest_of(t));
   return static_cast<std::int64_t>(v < lo ? lo : v > hi ? hi : v);

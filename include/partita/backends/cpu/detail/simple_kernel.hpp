@@ -8,6 +8,7 @@
 #include "partita/backends/cpu/detail/conv/conv_channels_last.hpp"
 #include "partita/backends/cpu/detail/elementwise/eltwise.hpp"
 #include "partita/backends/cpu/detail/fused.hpp"
+#include "partita/backends/cpu/detail/int8/quantize.hpp"
 #include "partita/backends/cpu/detail/pool/pool_choice.hpp"
 #include "partita/backends/cpu/detail/norm/norm.hpp"
 #include "partita/backends/cpu/detail/reduce/reduce.hpp"
@@ -218,8 +219,18 @@ struct simple_kernel {
               alignas(64) float blend[bilinear ? max_resize_row : 1];
               resize_planes<bilinear>(rows, cols, xs[2], xs[3], ys[2], ys[3], in[0], out, p0, p1, blend);
             });
-    } else if constexpr (op == op_id::matmul || op == op_id::resize || op == op_id::quantize ||
-                         op == op_id::dequantize) {
+    } else if constexpr (op == op_id::quantize || op == op_id::dequantize) {
+      // Integer tensors arrive through the float pointers every argument has.
+      constexpr bool per_axis = Step::arg(1).out.elements() > 1;
+      constexpr int axis = per_axis ? normalize_axis(at.axis, xs.rank) : 0;
+      constexpr std::int64_t axis_len = per_axis ? xs[axis] : 1;
+      constexpr std::int64_t inner = per_axis ? product(xs, axis + 1, xs.rank) : 1;
+      constexpr std::int64_t outer = xs.elements() / axis_len / inner;
+      if constexpr (op == op_id::quantize)
+        int8::quantize(in[0], out, n.type, outer, axis_len, inner, in[1], in[2], n.type, per_axis);
+      else
+        int8::dequantize(in[0], Step::arg(0).type, out, outer, axis_len, inner, in[1], in[2], per_axis);
+    } else if constexpr (op == op_id::matmul || op == op_id::resize) {
       on_reference(in, out);
     } else {
       static_assert(op == op_id::relu, "partita: the cpu backend has no kernel for this op (Step)");

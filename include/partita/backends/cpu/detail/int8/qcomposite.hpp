@@ -3,12 +3,17 @@
 /// its QDQ body at compile time and runs the integer kernel it describes.
 #include <cmath>
 #include <cstddef>
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <string_view>
 #include <vector>
 
 #include "partita/backends/cpu/detail/int8/qconv.hpp"
+#include "partita/backends/cpu/detail/int8/qeltwise.hpp"
+#include "partita/backends/cpu/detail/int8/qpool.hpp"
+#include "partita/backends/cpu/detail/int8/requantize.hpp"
 #include "partita/backends/cpu/detail/state.hpp"
 #include "partita/backends/reference/quantize_kernels.hpp"
 #include "partita/runtime/plan_records.hpp"
@@ -54,6 +59,9 @@ inline float scale_at(const float* const* in, const qnode& q, int i = 0) { retur
 inline std::int32_t zp_at(const float* const* in, const qnode& q, int i = 0) {
   return static_cast<std::int32_t>(reference_kernels::load_integer(in[q.zp], q.type, i));
 }
+
+/// A qnode's per-tensor scale and zero point, read from the kernel's inputs.
+inline qparams qparams_at(const float* const* in, const qnode& q) { return {scale_at(in, q), zp_at(in, q)}; }
 
 /// The float bounds of the relu or clip a body applies before its quantization (none: ±inf).
 struct act_bounds {
@@ -111,10 +119,9 @@ constexpr std::size_t floats_for(std::size_t bytes) { return (bytes + sizeof(flo
 template <class S>
 struct qconv_kernel {
   static constexpr int conv = S::find(op_id::conv2d);
-  static constexpr int root = S::body_size() - 1;
   static constexpr qnode x = qnode_of<S>(S::body_arg(conv, 0));
   static constexpr qnode w = qnode_of<S>(S::body_arg(conv, 1));
-  static constexpr qnode y = qnode_of<S>(root);
+  static constexpr qnode y = qnode_of<S>(S::find(op_id::quantize));
   static constexpr int bias = bias_of<S>(conv);
   static constexpr act_bounds act = act_bounds_of<S>();
   static constexpr qconv_geometry geo = [] {
@@ -151,10 +158,164 @@ struct qconv_kernel {
   }
 };
 
-/// The kernel of quantized composite step S.
+/// The integer bounds of an 8-bit result quantized with `y`, narrowed by a relu or clip.
+inline std::int32_t lower_bound(dtype t, qparams y, const act_bounds& a) {
+  const std::int64_t lo = lowest_of(t);
+  if (!(a.lo > -std::numeric_limits<float>::infinity())) return static_cast<std::int32_t>(lo);
+  return static_cast<std::int32_t>(std::max(lo, reference_kernels::quantize_value(a.lo, y.scale, y.zp, t)));
+}
+inline std::int32_t upper_bound(dtype t, qparams y, const act_bounds& a) {
+  const std::int64_t hi = highest_of(t);
+  if (!(a.hi < std::numeric_limits<float>::infinity())) return static_cast<std::int32_t>(hi);
+  return static_cast<std::int32_t>(std::min(hi, reference_kernels::quantize_value(a.hi, y.scale, y.zp, t)));
+}
+
+/// `cpu.qadd`: quantize(act(dequantize(a) + dequantize(b))), both of the result's dtype and shape.
 template <class S>
-struct quantized_kernel : qconv_kernel<S> {
-  static_assert(S::composite == "cpu.qconv2d_bias_act", "partita: no integer kernel for this quantized composite (S)");
+struct qadd_kernel {
+  static constexpr int add = S::find(op_id::add);
+  static constexpr qnode a = qnode_of<S>(S::body_arg(add, 0)), b = qnode_of<S>(S::body_arg(add, 1));
+  static constexpr qnode y = qnode_of<S>(S::find(op_id::quantize));
+  static constexpr act_bounds act = act_bounds_of<S>();
+  static constexpr std::int64_t n = S::node.out.elements();
+  static_assert(a.type == y.type && b.type == y.type, "partita: cpu.qadd takes operands of its result's dtype");
+
+  static void run(state&, const float* const* in, float* out, int) {
+    const qparams qy = qparams_at(in, y);
+    qadd(in[a.value], qparams_at(in, a), in[b.value], qparams_at(in, b), out, qy, y.type, n,
+         lower_bound(y.type, qy, act), upper_bound(y.type, qy, act));
+  }
+  static constexpr kernel_note note() { return {"qadd", "integer operands, the sum requantized in float"}; }
 };
+
+/// Requantizes `n` 8-bit values of dtype `t` in place from `from` to `to` (a no-op when equal).
+inline void requantize_in_place(void* v, dtype t, std::int64_t n, qparams from, qparams to) {
+  if (from.scale == to.scale && from.zp == to.zp) return;
+  const void* src[] = {v};
+  const std::int64_t len[] = {n};
+  qconcat(src, &from, len, 1, v, to, t, 1, 1);
+}
+
+/// `cpu.qpool2d`: quantize(avg_pool2d, global_avg_pool2d or max_pool2d(dequantize(x))).
+template <class S>
+struct qpool_kernel {
+  static constexpr int pool = S::body_arg(S::find(op_id::quantize), 0);
+  static constexpr op_id op = S::body(pool).op;
+  static constexpr qnode x = qnode_of<S>(S::body_arg(pool, 0));
+  static constexpr qnode y = qnode_of<S>(S::find(op_id::quantize));
+  static constexpr shape xs = S::body(S::body_arg(pool, 0)).out, ys = S::body(pool).out;
+  static_assert(x.type == y.type, "partita: cpu.qpool2d keeps its input's dtype");
+
+  static void run(state&, const float* const* in, float* out, int) {
+    const qparams qx = qparams_at(in, x), qy = qparams_at(in, y);
+    if constexpr (op == op_id::global_avg_pool2d) {
+      qglobal_avg_pool2d(in[x.value], qx, out, qy, x.type, xs[0] * xs[1], xs[2] * xs[3]);
+    } else {
+      static constexpr attrs at = *S::body(pool).at;
+      static constexpr pool_geometry g = make_pool_geometry(xs, ys, at);
+      if constexpr (op == op_id::avg_pool2d) {
+        qavg_pool2d(in[x.value], qx, out, qy, x.type, g);
+      } else {
+        // The maximum of the integers, then requantized: max commutes with quantize's
+        // monotonic map.
+        qmax_pool2d(in[x.value], out, x.type, g);
+        requantize_in_place(out, y.type, ys.elements(), qx, qy);
+      }
+    }
+  }
+  static constexpr kernel_note note() {
+    return {op == op_id::max_pool2d ? "qmax_pool" : "qavg_pool", "integer sums or maxima, requantized in float"};
+  }
+};
+
+/// `cpu.qconcat`: quantize(concatenate(dequantize(a), dequantize(b), ...)).
+template <class S>
+struct qconcat_kernel {
+  static constexpr int cat = S::body_arg(S::find(op_id::quantize), 0);
+  static constexpr int count = S::body(cat).nargs;
+  static constexpr qnode y = qnode_of<S>(S::find(op_id::quantize));
+  static constexpr shape ys = S::body(cat).out;
+  static constexpr int axis = normalize_axis(S::body(cat).at->axis, ys.rank);
+  static constexpr std::array<qnode, 4> parts = [] {
+    std::array<qnode, 4> p{};
+    for (int i = 0; i < count; ++i) p[static_cast<std::size_t>(i)] = qnode_of<S>(S::body_arg(cat, i));
+    return p;
+  }();
+  static constexpr std::array<std::int64_t, 4> lens = [] {
+    std::array<std::int64_t, 4> l{};
+    for (int i = 0; i < count; ++i) l[static_cast<std::size_t>(i)] = S::body(S::body_arg(cat, i)).out[axis];
+    return l;
+  }();
+  static constexpr std::int64_t outer = [] {
+    std::int64_t o = 1;
+    for (int i = 0; i < axis; ++i) o *= ys[i];
+    return o;
+  }();
+  static constexpr std::int64_t inner = ys.elements() / outer / ys[axis];
+
+  static void run(state&, const float* const* in, float* out, int) {
+    std::array<const void*, 4> src{};
+    std::array<qparams, 4> q{};
+    for (int i = 0; i < count; ++i) {
+      src[static_cast<std::size_t>(i)] = in[parts[static_cast<std::size_t>(i)].value];
+      q[static_cast<std::size_t>(i)] = qparams_at(in, parts[static_cast<std::size_t>(i)]);
+    }
+    qconcat(src.data(), q.data(), lens.data(), count, out, qparams_at(in, y), y.type, outer, inner);
+  }
+  static constexpr kernel_note note() { return {"qconcat", "each input requantized to the result's scale"}; }
+};
+
+/// `cpu.qclamp`: quantize(relu or clip(dequantize(x))), an integer clamp (and a requantization
+/// when the two quantizations differ).
+template <class S>
+struct qclamp_kernel {
+  static constexpr qnode x = qnode_of<S>(S::body_arg(S::body_arg(S::find(op_id::quantize), 0), 0));
+  static constexpr qnode y = qnode_of<S>(S::find(op_id::quantize));
+  static constexpr act_bounds act = act_bounds_of<S>();
+  static constexpr std::int64_t n = S::node.out.elements();
+  static_assert(x.type == y.type, "partita: cpu.qclamp keeps its input's dtype");
+
+  static void run(state&, const float* const* in, float* out, int) {
+    const qparams qx = qparams_at(in, x), qy = qparams_at(in, y);
+    const void* src[] = {in[x.value]};
+    qconcat(src, &qx, &n, 1, out, qy, y.type, 1, 1);
+    const std::int32_t lo = lower_bound(y.type, qy, act), hi = upper_bound(y.type, qy, act);
+    with_byte_type(y.type, [&](auto t) {
+      using T = decltype(t);
+      T* v = reinterpret_cast<T*>(out);
+      for (std::int64_t i = 0; i < n; ++i) v[i] = static_cast<T>(std::clamp<std::int32_t>(v[i], lo, hi));
+    });
+  }
+  static constexpr kernel_note note() { return {"qclamp", "an integer clamp"}; }
+};
+
+/// The kernel of quantized composite step S, by the composite's name.
+template <class S>
+struct quantized_kernel_of {
+  static_assert(S::composite == "cpu.qconv2d_bias_act", "partita: no integer kernel for this quantized composite (S)");
+  using type = qconv_kernel<S>;
+};
+template <class S>
+  requires(S::composite == "cpu.qadd")
+struct quantized_kernel_of<S> {
+  using type = qadd_kernel<S>;
+};
+template <class S>
+  requires(S::composite == "cpu.qpool2d")
+struct quantized_kernel_of<S> {
+  using type = qpool_kernel<S>;
+};
+template <class S>
+  requires(S::composite == "cpu.qconcat")
+struct quantized_kernel_of<S> {
+  using type = qconcat_kernel<S>;
+};
+template <class S>
+  requires(S::composite == "cpu.qclamp")
+struct quantized_kernel_of<S> {
+  using type = qclamp_kernel<S>;
+};
+template <class S>
+using quantized_kernel = typename quantized_kernel_of<S>::type;
 
 }  // namespace partita::detail::cpu::int8
