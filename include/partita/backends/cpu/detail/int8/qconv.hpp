@@ -122,31 +122,34 @@ inline void fill_plane(const qconv_geometry& g, const X* src, std::int32_t zp, s
 /// (one row) from the integer `bias` on, then requantized with multiplier `m`.
 template <class Y>
 inline void depthwise_plane(const qconv_geometry& g, const std::int16_t* plane, const std::int16_t* wq,
-                            std::int32_t bias, float m, const requant& r, std::int32_t* acc, Y* y) {
+                            std::int32_t bias, float m, const requant& r, std::int32_t* __restrict acc, Y* y) {
+  // The sizes as locals: `acc` is int32 like the geometry's fields, and the compiler would
+  // otherwise reload them after every store (and not vectorize the tap loop).
   const plane_shape p = plane_of(g);
-  for (int oy = 0; oy < g.oh; ++oy) {
-    std::fill(acc, acc + g.ow, bias);
-    for (int ky = 0; ky < g.kh; ++ky) {
-      const int row = oy * g.stride_h + ky * g.dil_h;
-      for (int kx = 0; kx < g.kw; ++kx) {
-        const int off = kx * g.dil_w;
-        const std::int16_t* s =
-            plane + (static_cast<std::ptrdiff_t>(off % g.stride_w) * p.rows + row) * p.phase_cols + off / g.stride_w;
-        const std::int32_t wv = wq[ky * g.kw + kx];
-        for (int ox = 0; ox < g.ow; ++ox) acc[ox] += wv * s[ox];
+  const int ow = g.ow, oh = g.oh, kh = g.kh, kw = g.kw, sh = g.stride_h, sw = g.stride_w, dh = g.dil_h, dw = g.dil_w;
+  for (int oy = 0; oy < oh; ++oy) {
+    std::fill(acc, acc + ow, bias);
+    for (int ky = 0; ky < kh; ++ky) {
+      const int row = oy * sh + ky * dh;
+      for (int kx = 0; kx < kw; ++kx) {
+        const int off = kx * dw;
+        const std::int16_t* __restrict s =
+            plane + (static_cast<std::ptrdiff_t>(off % sw) * p.rows + row) * p.phase_cols + off / sw;
+        const std::int32_t wv = wq[ky * kw + kx];
+        for (int ox = 0; ox < ow; ++ox) acc[ox] += wv * s[ox];
       }
     }
-    Y* yr = y + static_cast<std::ptrdiff_t>(oy) * g.ow;
+    Y* yr = y + static_cast<std::ptrdiff_t>(oy) * ow;
     int ox = 0;
 #if PARTITA_INT8_AVX2
     const __m256 mv = _mm256_set1_ps(m), lo = _mm256_set1_ps(r.lo), hi = _mm256_set1_ps(r.hi);
     const __m256i zp = _mm256_set1_epi32(r.zp);
-    for (; ox + 8 <= g.ow; ox += 8) {
+    for (; ox + 8 <= ow; ox += 8) {
       const __m256i q = requantize8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + ox)), mv, lo, hi, zp);
       _mm_storel_epi64(reinterpret_cast<__m128i*>(yr + ox), narrow8<Y>(q));
     }
 #endif
-    for (; ox < g.ow; ++ox) yr[ox] = static_cast<Y>(requantize(acc[ox], m, r));
+    for (; ox < ow; ++ox) yr[ox] = static_cast<Y>(requantize(acc[ox], m, r));
   }
 }
 
@@ -154,25 +157,27 @@ inline void depthwise_plane(const qconv_geometry& g, const std::int16_t* plane, 
 /// input plane) into a panel.
 template <class X>
 inline void pack_im2col_panel(const qconv_geometry& g, const X* xg, std::int32_t zp, int col0, int nr,
-                              std::int16_t* dst) {
-  const int k = depth(g), taps = g.kh * g.kw;
+                              std::int16_t* __restrict dst) {
+  const int k = depth(g), kh = g.kh, kw = g.kw, h = g.h, w = g.w, ow = g.ow, sw = g.stride_w;
   std::memset(dst, 0, panel_bytes(k));
-  int iy0[qgemm_nr], ix0[qgemm_nr];
-  for (int j = 0; j < nr; ++j) {
-    const int col = col0 + j;
-    iy0[j] = (col / g.ow) * g.stride_h - g.pad_top;
-    ix0[j] = (col % g.ow) * g.stride_w - g.pad_left;
-  }
-  const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(g.h) * g.w;
-  for (int kk = 0; kk < k; ++kk) {
-    const int ci = kk / taps, ky = (kk % taps) / g.kw, kx = kk % g.kw;
-    const X* src = xg + ci * plane;
-    std::int16_t* d = dst + static_cast<std::ptrdiff_t>(kk / 2) * qgemm_nr * 2 + (kk & 1);
-    for (int j = 0; j < nr; ++j) {
-      const int iy = iy0[j] + ky * g.dil_h, ix = ix0[j] + kx * g.dil_w;
-      if (static_cast<unsigned>(iy) < static_cast<unsigned>(g.h) && static_cast<unsigned>(ix) < static_cast<unsigned>(g.w))
-        d[2 * j] = static_cast<std::int16_t>(src[static_cast<std::ptrdiff_t>(iy) * g.w + ix] - zp);
+  const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(h) * w;
+  // The panel's columns by runs along one output row: a run reads one input row at stride sw.
+  for (int j0 = 0; j0 < nr;) {
+    const int col = col0 + j0, oy = col / ow, ox0 = col % ow;
+    const int run = std::min(nr - j0, ow - ox0);
+    for (int kk = 0; kk < k; ++kk) {
+      const int ci = kk / (kh * kw), ky = (kk / kw) % kh, kx = kk % kw;
+      const int iy = oy * g.stride_h - g.pad_top + ky * g.dil_h;
+      if (iy < 0 || iy >= h) continue;
+      // Input column of the run's element t: ix0 + t · sw; the ones inside are t in [t0, t1).
+      const int ix0 = ox0 * sw - g.pad_left + kx * g.dil_w;
+      const int t0 = ix0 >= 0 ? 0 : (-ix0 + sw - 1) / sw;
+      const int t1 = std::min(run, ix0 < w ? (w - 1 - ix0) / sw + 1 : 0);
+      const X* __restrict src = xg + ci * plane + static_cast<std::ptrdiff_t>(iy) * w;
+      std::int16_t* __restrict d = dst + static_cast<std::ptrdiff_t>(kk / 2) * qgemm_nr * 2 + (kk & 1) + 2 * j0;
+      for (int t = t0; t < t1; ++t) d[2 * t] = static_cast<std::int16_t>(src[ix0 + t * sw] - zp);
     }
+    j0 += run;
   }
 }
 

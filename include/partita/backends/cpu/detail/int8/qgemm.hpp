@@ -210,7 +210,8 @@ inline void pack_b_panel_rows(const T* src, std::ptrdiff_t ld, int k, int n0, in
 
 /// Stores a tile's requantized values: rows below `mr`, columns below `nr`.
 template <class T, int MR>
-inline void store_tile(const std::int32_t (&q)[MR][qgemm_nr], T* c, std::ptrdiff_t ldc, int mr, int nr) {
+inline void store_tile(const std::int32_t (&q)[std::size_t{MR}][std::size_t{qgemm_nr}], T* c, std::ptrdiff_t ldc, int mr,
+                       int nr) {
   for (int m = 0; m < mr; ++m)
     for (int j = 0; j < nr; ++j) c[m * ldc + j] = static_cast<T>(q[m][j]);
 }
@@ -224,12 +225,12 @@ inline void qgemm_tile(int kp, const std::int32_t* __restrict a, std::ptrdiff_t 
                        T* __restrict c, std::ptrdiff_t ldc, int mr, int nr, const qepilogue& e, int m0, int n0) {
   using along = qepilogue::along;
 #if PARTITA_INT8_AVX2
-  __m256i acc[MR][qgemm_nv];
+  __m256i acc[std::size_t{MR}][std::size_t{qgemm_nv}];
   for (int m = 0; m < MR; ++m)
     for (int v = 0; v < qgemm_nv; ++v) acc[m][v] = _mm256_setzero_si256();
   for (int p = 0; p < kp; ++p) {
     const std::int16_t* bp = b + static_cast<std::ptrdiff_t>(p) * qgemm_nr * 2;
-    __m256i bv[qgemm_nv];
+    __m256i bv[std::size_t{qgemm_nv}];
     for (int v = 0; v < qgemm_nv; ++v) bv[v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bp + v * 16));
     for (int m = 0; m < MR; ++m) {
       const __m256i av = _mm256_set1_epi32(APacked ? a[p * MR + m] : a[m * lda + p]);
@@ -239,7 +240,7 @@ inline void qgemm_tile(int kp, const std::int32_t* __restrict a, std::ptrdiff_t 
   const __m256 lo = _mm256_set1_ps(e.r.lo), hi = _mm256_set1_ps(e.r.hi);
   const __m256i zp = _mm256_set1_epi32(e.r.zp);
   const bool whole = nr == qgemm_nr;
-  alignas(32) std::int32_t q[MR][qgemm_nr];
+  alignas(32) std::int32_t q[std::size_t{MR}][std::size_t{qgemm_nr}];
   for (int m = 0; m < MR; ++m) {
     if (m >= mr) break;
     for (int v = 0; v < qgemm_nv; ++v) {
@@ -258,7 +259,7 @@ inline void qgemm_tile(int kp, const std::int32_t* __restrict a, std::ptrdiff_t 
   }
   if (!whole) store_tile<T, MR>(q, c, ldc, mr, nr);
 #else
-  std::int32_t acc[MR][qgemm_nr] = {};
+  std::int32_t acc[std::size_t{MR}][std::size_t{qgemm_nr}] = {};
   for (int p = 0; p < kp; ++p) {
     const std::int16_t* bp = b + static_cast<std::ptrdiff_t>(p) * qgemm_nr * 2;
     for (int m = 0; m < MR; ++m) {
@@ -268,7 +269,7 @@ inline void qgemm_tile(int kp, const std::int32_t* __restrict a, std::ptrdiff_t 
       for (int j = 0; j < qgemm_nr; ++j) acc[m][j] += a0 * bp[2 * j] + a1 * bp[2 * j + 1];
     }
   }
-  std::int32_t q[MR][qgemm_nr];
+  std::int32_t q[std::size_t{MR}][std::size_t{qgemm_nr}];
   for (int m = 0; m < MR && m < mr; ++m)
     for (int j = 0; j < nr; ++j) {
       std::int32_t s = acc[m][j];
