@@ -5,11 +5,12 @@ import argparse
 import os
 import re
 import sys
+import tempfile
 import warnings
 
 import numpy as np
 
-from . import emit, fold, fuse, limits, loader, ops, weights as weights_mod
+from . import calibrate, emit, fold, fuse, limits, loader, ops, weights as weights_mod
 from .errors import EXIT_INTERNAL, ImportFailure, first_line, printable, shown
 from .graph import Graph, Node
 from .terms import Term
@@ -201,6 +202,21 @@ def _parser() -> argparse.ArgumentParser:
                         f"{limits.size_text(limits.DEFAULT_MAX_MEMORY)}; K, M, G suffixes)")
     p.add_argument("--time-limit", type=float, default=limits.DEFAULT_TIME_LIMIT, metavar="SECONDS",
                    help=f"give up after this long (default {limits.DEFAULT_TIME_LIMIT} s; 0: no limit)")
+    q = p.add_argument_group("static int8 quantization of a float model (docs/onnx.md, Calibration)")
+    q.add_argument("--quantize", choices=["int8"], default=None,
+                   help="calibrate the float model on --calibrate's samples and import its QDQ form")
+    q.add_argument("--calibrate", metavar="SAMPLES.safetensors",
+                   help="sample inputs, one tensor per graph input by name, batches stacked on a new axis 0")
+    q.add_argument("--calibrate-method", choices=calibrate.METHODS, default="minmax",
+                   help="activation ranges: min/max (default), or a percentile of |x|")
+    q.add_argument("--percentile", type=float, default=None, metavar="P",
+                   help="with --calibrate-method percentile: the percentile of |x| kept (default 99.999)")
+    per = q.add_mutually_exclusive_group()
+    per.add_argument("--per-channel", dest="per_channel", action="store_true", default=True,
+                     help="weights get a scale per output channel (default)")
+    per.add_argument("--per-tensor", dest="per_channel", action="store_false",
+                     help="weights get one scale per tensor")
+    q.add_argument("--write-qdq", metavar="OUT.onnx", help="also keep the quantized (QDQ) model in this file")
     return p
 
 
@@ -213,6 +229,26 @@ def _check_arguments(args: argparse.Namespace) -> None:
         raise ImportFailure(f"--out '{shown(args.out)}' exists and is not a directory")
     if not (0 <= args.time_limit <= 1e8):  # setitimer takes no more; NaN fails too
         raise ImportFailure(f"--time-limit {args.time_limit}: expected a number of seconds, or 0 for no limit")
+    if bool(args.quantize) != bool(args.calibrate):
+        raise ImportFailure("--quantize int8 and --calibrate SAMPLES.safetensors go together")
+    if args.write_qdq and not args.quantize:
+        raise ImportFailure("--write-qdq needs --quantize int8")
+    if args.percentile is not None and (args.calibrate_method != "percentile" or not 0 < args.percentile <= 100):
+        raise ImportFailure(f"--percentile {args.percentile}: expected a number in (0, 100], with "
+                            f"--calibrate-method percentile")
+
+
+def _source(args: argparse.Namespace, shapes: dict[str, list[int]], budget: limits.Budget, scratch: str) -> str:
+    """The model to import: the file given, or with --quantize its QDQ form (written to
+    --write-qdq, or into `scratch`)."""
+    if not args.quantize:
+        return args.model
+    options = calibrate.Options(method=args.calibrate_method, per_channel=args.per_channel)
+    if args.percentile is not None:
+        options.percentile = args.percentile
+    stem = os.path.splitext(os.path.basename(args.model))[0]
+    out = args.write_qdq or os.path.join(scratch, stem + ".qdq.onnx")
+    return calibrate.quantize_file(args.model, args.calibrate, options, out, budget, shapes)
 
 
 def _report(e: ImportFailure) -> int:
@@ -236,8 +272,9 @@ def main(argv: list[str] | None = None) -> int:
                                else limits.DEFAULT_MAX_MEMORY)
         shapes = loader.parse_input_shapes(args.input_shape)
         try:
-            with limits.time_limit(args.time_limit):
-                summary = import_model(args.model, args.out, args.namespace, shapes, args.embed_weights, budget)
+            with limits.time_limit(args.time_limit), tempfile.TemporaryDirectory() as scratch:
+                summary = import_model(_source(args, shapes, budget, scratch), args.out, args.namespace, shapes,
+                                       args.embed_weights, budget)
         except limits.TimeLimitReached:
             raise ImportFailure(f"{shown(args.model)}: the import took longer than its time limit of "
                                 f"{args.time_limit:g} s; raise it with --time-limit") from None
