@@ -223,3 +223,69 @@ TEST_CASE("QDQ add, pooling, concatenation and clamp run as integer composites")
     compare_eltwise<net, 1>(6 * 81, "");
   }
 }
+
+namespace {
+
+// Both backends on one model with the given weights and u8 inputs: outputs within 1.
+template <class Net, class... In>
+void compare_u8(const weight_set& weights, std::size_t out_size, std::string_view kernel, const In&... inputs) {
+  compiled<Net, reference> ref;
+  compiled<Net, cpu> fast;
+  ref.bind(weights);
+  fast.bind(weights);
+  CHECK(print(compiled<Net, cpu>::plan).find(std::string("[") + std::string(kernel)) != std::string::npos);
+  std::vector<std::uint8_t> want(out_size), got(out_size);
+  ref.run(inputs..., want);
+  fast.run(inputs..., got);
+  int off = 0;
+  for (std::size_t i = 0; i < out_size; ++i) {
+    const int diff = std::abs(static_cast<int>(want[i]) - static_cast<int>(got[i]));
+    REQUIRE(diff <= 1);
+    off += diff;
+  }
+  CHECK(off <= static_cast<int>(out_size) / 20 + 1);
+}
+
+std::vector<std::uint8_t> random_u8(std::size_t n, std::mt19937& rng) {
+  std::vector<std::uint8_t> v(n);
+  std::uniform_int_distribution<int> d(0, 255);
+  for (auto& x : v) x = static_cast<std::uint8_t>(d(rng));
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("QDQ dense and matmul run as integer composites") {
+  std::mt19937 rng(3);
+  const eltwise_weights q;
+  SUBCASE("dense of per-channel weights with a bias and a ReLU, 3 rows of 37") {
+    using x = input<"a", u8, 3, 37>;
+    using w = dequantize<weight<"w", i8, 11, 37>, weight<"w.scale", f32, 11>, weight<"w.zp", i8, 11>, 0>;
+    using b = dequantize<weight<"b", i32, 11>, weight<"b.scale", f32, 11>, weight<"b.zp", i32, 11>, 0>;
+    using net = model<q_out<relu<bias_add<dense<dq<x>, w>, b, -1>>>>;
+    std::vector<std::int8_t> wv(11 * 37), wz(11, 0);
+    std::uniform_int_distribution<int> wd(-127, 127);
+    for (auto& v : wv) v = static_cast<std::int8_t>(wd(rng));
+    std::vector<float> ws(11), bs(11);
+    std::vector<std::int32_t> bv(11), bz(11, 0);
+    for (int i = 0; i < 11; ++i) {
+      ws[static_cast<std::size_t>(i)] = 0.002f * static_cast<float>(1 + i % 5);
+      bs[static_cast<std::size_t>(i)] = q.s1[0] * ws[static_cast<std::size_t>(i)];
+      bv[static_cast<std::size_t>(i)] = std::uniform_int_distribution<int>(-3000, 3000)(rng);
+    }
+    weight_set set = q.set();
+    set.add("w", dtype::i8, bytes_of(wv), {11, 37})
+        .add("w.scale", ws, {11})
+        .add("w.zp", dtype::i8, bytes_of(wz), {11})
+        .add("b", dtype::i32, bytes_of(bv), {11})
+        .add("b.scale", bs, {11})
+        .add("b.zp", dtype::i32, bytes_of(bz), {11});
+    compare_u8<net>(set, 3 * 11, "qdense", random_u8(3 * 37, rng));
+  }
+  SUBCASE("matmul of two activations, batched") {
+    using a = input<"a", u8, 2, 3, 19>;
+    using b = input<"b", u8, 2, 19, 6>;
+    using net = model<q_out<matmul<dq<a>, dq2<b>>>>;
+    compare_u8<net>(q.set(), 2 * 3 * 6, "qmatmul", random_u8(2 * 3 * 19, rng), random_u8(2 * 19 * 6, rng));
+  }
+}

@@ -274,11 +274,13 @@ struct softmax_fusable {
 /// without its score matrices in memory; softmax of a scaled and/or masked value in one pass; a
 /// small image's conv2d with its bias, optionally ReLU or clip, and the max or average pooling
 /// after it; and quantized regions in QDQ form (docs/quantization.md): conv2d with its bias and
-/// a ReLU or clip, add, pooling, concatenation and a lone ReLU or clip, each between
+/// a ReLU or clip, dense likewise, matmul of two activations, add, pooling, concatenation and a lone ReLU or clip, each between
 /// dequantized inputs and a quantized output.
 /// Each becomes one kernel.
 using cpu_patterns = pattern_table<
     composite<"cpu.qconv2d_bias_act", detail::cpu::qconv_p, detail::cpu::qfusable>,
+    composite<"cpu.qdense_bias_act", detail::cpu::qdense_p, detail::cpu::qfusable>,
+    composite<"cpu.qmatmul", detail::cpu::qmatmul_p, detail::cpu::qfusable>,
     composite<"cpu.qadd", detail::cpu::qadd_p, detail::cpu::qfusable>,
     composite<"cpu.qpool2d", detail::cpu::qpool_p, detail::cpu::qfusable>,
     composite<"cpu.qconcat", detail::cpu::qconcat_p, detail::cpu::qfusable>,

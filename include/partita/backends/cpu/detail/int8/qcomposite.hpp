@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "partita/backends/cpu/detail/int8/qconv.hpp"
+#include "partita/backends/cpu/detail/int8/qdense.hpp"
 #include "partita/backends/cpu/detail/int8/qeltwise.hpp"
 #include "partita/backends/cpu/detail/int8/qpool.hpp"
 #include "partita/backends/cpu/detail/int8/requantize.hpp"
@@ -115,6 +116,25 @@ void read_bias(const float* const* in, int b, int channels, std::vector<float>& 
 /// Bytes as the floats `state::reserve` and `need_scratch` count.
 constexpr std::size_t floats_for(std::size_t bytes) { return (bytes + sizeof(float) - 1) / sizeof(float); }
 
+/// What `layer_params` converts and the params point at: weight zero points as int32, the
+/// bias dequantized.
+struct layer_storage {
+  std::vector<std::int32_t> w_zp;
+  std::vector<float> bias;
+};
+
+/// The parameters of a conv2d or dense layer with inputs `x` and `w`, result `y`, a bias at
+/// body index `bias` (or -1) and `channels` outputs, read at bind.
+template <class S>
+qlayer_params layer_params(const float* const* in, const qnode& x, const qnode& w, const qnode& y, int bias,
+                           int channels, const act_bounds& act, layer_storage& keep) {
+  keep.w_zp.resize(static_cast<std::size_t>(w.count));
+  for (int i = 0; i < w.count; ++i) keep.w_zp[static_cast<std::size_t>(i)] = zp_at(in, w, i);
+  if (bias >= 0) read_bias<S>(in, bias, channels, keep.bias);
+  return qlayer_params{scale_at(in, x), zp_at(in, x), in[w.scale], keep.w_zp.data(), w.count, scale_at(in, y),
+                       zp_at(in, y), bias >= 0 ? keep.bias.data() : nullptr, act.lo, act.hi};
+}
+
 /// `cpu.qconv2d_bias_act`: quantize(act(conv2d(dequantize(x), dequantize(w)) + bias)).
 template <class S>
 struct qconv_kernel {
@@ -139,13 +159,8 @@ struct qconv_kernel {
     float* packed = st.reserve(step, floats_for(packed_bytes));
     st.need_scratch(0, floats_for(qconv_scratch_bytes(geo)));
     if (!in[w.value]) return;  // planned before bind: the weights come later
-    std::vector<std::int32_t> w_zp(static_cast<std::size_t>(w.count));
-    for (int i = 0; i < w.count; ++i) w_zp[static_cast<std::size_t>(i)] = zp_at(in, w, i);
-    std::vector<float> b;
-    if constexpr (bias >= 0) read_bias<S>(in, bias, geo.o, b);
-    const qconv_params p{scale_at(in, x), zp_at(in, x), in[w.scale], w_zp.data(), w.count, scale_at(in, y),
-                         zp_at(in, y), bias >= 0 ? b.data() : nullptr, act.lo, act.hi};
-    qconv_prepare(geo, in[w.value], p, packed);
+    layer_storage keep;
+    qconv_prepare(geo, in[w.value], layer_params<S>(in, x, w, y, bias, geo.o, act, keep), packed);
   }
 
   static void run(state& st, const float* const* in, float* out, int step) {
@@ -156,6 +171,58 @@ struct qconv_kernel {
     return {qconv_is_depthwise(geo) ? "qconv_depthwise" : qconv_is_pointwise(geo) ? "qconv_pointwise" : "qconv_im2col",
             "u8/s8 products on 16-bit lanes, int32 sums, requantized in float"};
   }
+};
+
+/// `cpu.qdense_bias_act`: quantize(act(dense(dequantize(x), dequantize(w)) + bias)).
+template <class S>
+struct qdense_kernel {
+  static constexpr int gemm = S::find(op_id::dense);
+  static constexpr qnode x = qnode_of<S>(S::body_arg(gemm, 0));
+  static constexpr qnode w = qnode_of<S>(S::body_arg(gemm, 1));
+  static constexpr qnode y = qnode_of<S>(S::find(op_id::quantize));
+  static constexpr int bias = bias_of<S>(gemm);
+  static constexpr act_bounds act = act_bounds_of<S>();
+  static constexpr qdense_geometry geo = [] {
+    const shape ws = S::body(S::body_arg(gemm, 1)).out, ys = S::body(gemm).out;
+    return qdense_geometry{static_cast<int>(ys.elements() / ws[0]), static_cast<int>(ws[1]), static_cast<int>(ws[0]),
+                           x.type, w.type, y.type};
+  }();
+
+  static void prepare(state& st, const float* const* in, int step) {
+    float* packed = st.reserve(step, floats_for(qdense_packed_bytes(geo)));
+    st.need_scratch(0, floats_for(qdense_scratch_bytes(geo)));
+    if (!in[w.value]) return;  // planned before bind: the weights come later
+    layer_storage keep;
+    qdense_prepare(geo, in[w.value], layer_params<S>(in, x, w, y, bias, geo.n, act, keep), packed);
+  }
+  static void run(state& st, const float* const* in, float* out, int step) {
+    qdense_run(st, geo, st.packed(step), in[x.value], out);
+  }
+  static constexpr kernel_note note() { return {"qdense", "u8/s8 products on 16-bit lanes, int32 sums, requantized in float"}; }
+};
+
+/// `cpu.qmatmul`: quantize(act(matmul(dequantize(a), dequantize(b)))), both operands activations.
+template <class S>
+struct qmatmul_kernel {
+  static constexpr int mm = S::find(op_id::matmul);
+  static constexpr qnode a = qnode_of<S>(S::body_arg(mm, 0)), b = qnode_of<S>(S::body_arg(mm, 1));
+  static constexpr qnode y = qnode_of<S>(S::find(op_id::quantize));
+  static constexpr act_bounds act = act_bounds_of<S>();
+  static constexpr qmatmul_geometry geo = [] {
+    const shape as = S::body(S::body_arg(mm, 0)).out, bs = S::body(S::body_arg(mm, 1)).out;
+    const int m = static_cast<int>(as[as.rank - 2]), k = static_cast<int>(as[as.rank - 1]);
+    const int n = static_cast<int>(bs[bs.rank - 1]);
+    return qmatmul_geometry{static_cast<int>(as.elements() / (m * k)), m, k, n, bs.elements() != k * n,
+                            a.type, b.type, y.type};
+  }();
+
+  static void prepare(state& st, const float* const*, int) { st.need_scratch(0, floats_for(qmatmul_scratch_bytes(geo))); }
+  static void run(state& st, const float* const* in, float* out, int) {
+    const qmatmul_params p{scale_at(in, a), zp_at(in, a), scale_at(in, b), zp_at(in, b), scale_at(in, y),
+                           zp_at(in, y), act.lo, act.hi};
+    qmatmul_run(st, geo, p, in[a.value], in[b.value], out);
+  }
+  static constexpr kernel_note note() { return {"qmatmul", "both operands packed as they are read, int32 sums"}; }
 };
 
 /// The integer bounds of an 8-bit result quantized with `y`, narrowed by a relu or clip.
@@ -294,6 +361,16 @@ template <class S>
 struct quantized_kernel_of {
   static_assert(S::composite == "cpu.qconv2d_bias_act", "partita: no integer kernel for this quantized composite (S)");
   using type = qconv_kernel<S>;
+};
+template <class S>
+  requires(S::composite == "cpu.qdense_bias_act")
+struct quantized_kernel_of<S> {
+  using type = qdense_kernel<S>;
+};
+template <class S>
+  requires(S::composite == "cpu.qmatmul")
+struct quantized_kernel_of<S> {
+  using type = qmatmul_kernel<S>;
 };
 template <class S>
   requires(S::composite == "cpu.qadd")
