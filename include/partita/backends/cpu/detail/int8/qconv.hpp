@@ -136,7 +136,17 @@ inline void depthwise_plane(const qconv_geometry& g, const std::int16_t* plane, 
         const std::int16_t* __restrict s =
             plane + (static_cast<std::ptrdiff_t>(off % sw) * p.rows + row) * p.phase_cols + off / sw;
         const std::int32_t wv = wq[ky * kw + kx];
-        for (int ox = 0; ox < ow; ++ox) acc[ox] += wv * s[ox];
+        int ox = 0;
+#if PARTITA_INT8_AVX2
+        // Eight products a step (GCC's vectorized loop ran its scalar version on rows this short).
+        const __m256i w8 = _mm256_set1_epi32(wv);
+        for (; ox + 8 <= ow; ox += 8) {
+          auto* a8 = reinterpret_cast<__m256i*>(acc + ox);
+          const __m256i x8 = _mm256_cvtepi16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + ox)));
+          _mm256_storeu_si256(a8, _mm256_add_epi32(_mm256_loadu_si256(a8), _mm256_mullo_epi32(w8, x8)));
+        }
+#endif
+        for (; ox < ow; ++ox) acc[ox] += wv * s[ox];
       }
     }
     Y* yr = y + static_cast<std::ptrdiff_t>(oy) * ow;
