@@ -18,16 +18,18 @@
 
 namespace partita {
 
-/// Element type of a tensor. Arithmetic kernels are `f32`; `i32` and `i64` are index types
-/// (`gather`'s indices, fed to `run` like any input); `f16` and `i8` are part of the IR so that
-/// quantized and half-precision models can be declared and checked.
-enum class dtype : std::uint8_t { f32, f16, i32, i8, i64 };
+/// Element type of a tensor. Arithmetic kernels are `f32`; `i32` and `i64` are also index types
+/// (`gather`'s indices, fed to `run` like any input); `u8`, `i8` and `i32` hold quantized values
+/// (`quantize`, `dequantize`: docs/quantization.md); `f16` is part of the IR so that
+/// half-precision models can be declared and checked.
+enum class dtype : std::uint8_t { f32, f16, i32, i8, i64, u8 };
 
 inline constexpr dtype f32 = dtype::f32;
 inline constexpr dtype f16 = dtype::f16;
 inline constexpr dtype i32 = dtype::i32;
 inline constexpr dtype i8 = dtype::i8;
 inline constexpr dtype i64 = dtype::i64;
+inline constexpr dtype u8 = dtype::u8;
 
 /// Bytes per element.
 constexpr std::size_t size_of(dtype t) {
@@ -37,6 +39,7 @@ constexpr std::size_t size_of(dtype t) {
     case dtype::i32: return 4;
     case dtype::i8: return 1;
     case dtype::i64: return 8;
+    case dtype::u8: return 1;
   }
   return 0;
 }
@@ -49,6 +52,7 @@ constexpr std::string_view name_of(dtype t) {
     case dtype::i32: return "i32";
     case dtype::i8: return "i8";
     case dtype::i64: return "i64";
+    case dtype::u8: return "u8";
   }
   return "?";
 }
@@ -61,8 +65,32 @@ constexpr std::string_view safetensors_name(dtype t) {
     case dtype::i32: return "I32";
     case dtype::i8: return "I8";
     case dtype::i64: return "I64";
+    case dtype::u8: return "U8";
   }
   return "?";
+}
+
+/// Whether `t` holds quantized integers: `u8`, `i8` or `i32`.
+constexpr bool is_quantized_type(dtype t) { return t == dtype::u8 || t == dtype::i8 || t == dtype::i32; }
+
+/// The smallest and largest value of an integer dtype as `std::int64_t` (0, 0 for the floating ones).
+constexpr std::int64_t lowest_of(dtype t) {
+  switch (t) {
+    case dtype::u8: return 0;
+    case dtype::i8: return -128;
+    case dtype::i32: return -2147483647 - 1;
+    case dtype::i64: return -9223372036854775807 - 1;
+    default: return 0;
+  }
+}
+constexpr std::int64_t highest_of(dtype t) {
+  switch (t) {
+    case dtype::u8: return 255;
+    case dtype::i8: return 127;
+    case dtype::i32: return 2147483647;
+    case dtype::i64: return 9223372036854775807;
+    default: return 0;
+  }
 }
 
 }  // namespace partita
@@ -374,10 +402,11 @@ struct resize_attrs {
   bool align_corners = false;
 };
 
-/// Where a literal's values live: static storage in the literal's own type. Left out of
-/// equality: a literal is identified by its name, which hashes its shape and values.
+/// Where a literal's values live: static storage in the literal's own type, as elements of its
+/// dtype (`float` for f32, `std::uint8_t` for u8...). Left out of equality: a literal is
+/// identified by its name, which hashes its dtype, shape and values.
 struct literal_data {
-  const float* values = nullptr;
+  const void* values = nullptr;
   friend constexpr bool operator==(const literal_data&, const literal_data&) { return true; }
 };
 
@@ -479,6 +508,10 @@ enum class problem {
   space_to_depth_block,
   element_count,
   resize_size,
+  quantize_dtype,
+  dequantize_dtype,
+  quantization_scale,
+  quantization_parameters,
 };
 
 /// The verdict of a node's shape/dtype rule: the problem, and the two shapes (or dtypes) that
@@ -578,14 +611,29 @@ struct report {
                 "partita: shape too large: a tensor of this node (Node) has more elements (Lhs: its shape) than a tensor may have (Rhs: the limit, 2^48 elements)");
   static_assert(P != problem::resize_size,
                 "partita: resize<X, OH, OW>: the output size (Rhs: OH, OW) must be positive (Lhs: X)");
+  static_assert(P != problem::quantize_dtype,
+                "partita: quantize<X, Scale, ZeroPoint, Axis>: X must be f32 and ZeroPoint u8, i8 or i32, the dtype of the result (Lhs: X's dtype, Rhs: ZeroPoint's)");
+  static_assert(P != problem::dequantize_dtype,
+                "partita: dequantize<Q, Scale, ZeroPoint, Axis>: Q must be u8, i8 or i32 and ZeroPoint of the same dtype (Lhs: Q's dtype, Rhs: ZeroPoint's)");
+  static_assert(P != problem::quantization_scale,
+                "partita: quantize / dequantize (Node): Scale must be an f32 tensor (Rhs: its dtype)");
+  static_assert(P != problem::quantization_parameters,
+                "partita: quantize / dequantize (Node): Scale and ZeroPoint must have one shape, of rank 0 or 1, with one element (per tensor) or as many as the tensor has along Axis (Lhs: the tensor's shape; Rhs: the axis, the scale's elements, the zero point's elements)");
   static constexpr bool ok = P == problem::none;
 };
 
+/// Whether verdict problem `P` disagrees about dtypes: the diagnostic prints them, not shapes.
+constexpr bool dtype_lhs(problem p) {
+  return p == problem::dtype_mismatch || p == problem::quantize_dtype || p == problem::dequantize_dtype;
+}
+constexpr bool dtype_rhs(problem p) {
+  return dtype_lhs(p) || p == problem::gather_indices || p == problem::quantization_scale;
+}
+
 template <verdict V>
-using lhs_of = std::conditional_t<V.what == problem::dtype_mismatch, dtype_is<V.lhs_type>, dims_of<V.lhs>>;
+using lhs_of = std::conditional_t<dtype_lhs(V.what), dtype_is<V.lhs_type>, dims_of<V.lhs>>;
 template <verdict V>
-using rhs_of = std::conditional_t<V.what == problem::dtype_mismatch || V.what == problem::gather_indices,
-                                  dtype_is<V.rhs_type>, dims_of<V.rhs>>;
+using rhs_of = std::conditional_t<dtype_rhs(V.what), dtype_is<V.rhs_type>, dims_of<V.rhs>>;
 
 /// Reports an argument of an op that is not a Partita node at all.
 template <class Node, int Position, class Arg, bool IsNode>
@@ -708,6 +756,9 @@ enum class op_id : std::uint8_t {
   conv_transpose2d,
   depth_to_space,
   space_to_depth,
+  // Quantized models (docs/quantization.md).
+  quantize,
+  dequantize,
 };
 
 /// Name of an op as the printer and diagnostics spell it.
@@ -722,8 +773,8 @@ constexpr std::string_view name_of(op_id op) {
       "exp",      "log",        "erf",        "gelu",       "gelu_tanh",         "silu",
       "hardswish", "hardsigmoid", "leaky_relu", "abs",      "neg",               "reduce_mean",
       "reduce_sum", "reduce_max", "gather",   "pad",        "resize",            "conv1d",
-      "conv_transpose2d", "depth_to_space", "space_to_depth"};
-  static_assert(std::size(names) == static_cast<std::size_t>(op_id::space_to_depth) + 1, "one name per op");
+      "conv_transpose2d", "depth_to_space", "space_to_depth", "quantize", "dequantize"};
+  static_assert(std::size(names) == static_cast<std::size_t>(op_id::dequantize) + 1, "one name per op");
   return names[static_cast<int>(op)];
 }
 
@@ -997,13 +1048,23 @@ inline std::string attr_string(const graph_node& n) {
   }
 }
 
+/// A rank-0 literal's value, as its dtype holds it: `0.5`, or `128:u8` for an integer.
+inline std::string scalar_string(dtype t, const void* v) {
+  switch (t) {
+    case dtype::u8: return concat(std::to_string(*static_cast<const std::uint8_t*>(v)), ":u8");
+    case dtype::i8: return concat(std::to_string(*static_cast<const std::int8_t*>(v)), ":i8");
+    case dtype::i32: return concat(std::to_string(*static_cast<const std::int32_t*>(v)), ":i32");
+    default: return float_string(*static_cast<const float*>(v));
+  }
+}
+
 template <class M>
 std::string value_name(const M& m, int i) {
   const graph_node& n = m.node(i);
   switch (n.op) {
     case op_id::input: return concat("%", n.name);
     // A scalar literal prints as its value; larger literals by their (hashed) name.
-    case op_id::weight: return n.at->data.values && n.out.rank == 0 ? float_string(n.at->data.values[0]) : concat("@", n.name);
+    case op_id::weight: return n.at->data.values && n.out.rank == 0 ? scalar_string(n.type, n.at->data.values) : concat("@", n.name);
     case op_id::param: return concat("%p", std::to_string(n.index));
     default: return concat("%", std::to_string(i));
   }
@@ -2359,6 +2420,80 @@ struct space_to_depth
 
 }  // namespace partita
 // ---- end partita/ir/ops/depth_space.hpp ----
+// ---- begin partita/ir/ops/quantization.hpp ----
+/// Quantization ops: `quantize` and `dequantize`, ONNX's QuantizeLinear and DequantizeLinear.
+
+namespace partita {
+namespace rules {
+
+/// Scale (f32) and zero point of one shape, rank 0 or 1, with one element or as many as `x`
+/// has along `axis`.
+constexpr inference quantization_parameters(const attrs& at, const arg_info* a, dtype out) {
+  const shape& x = a[0].shp;
+  const shape& s = a[1].shp;
+  const shape& z = a[2].shp;
+  if (a[1].type != dtype::f32) {
+    inference r = fail(problem::quantization_scale, x, s);
+    r.v.rhs_type = a[1].type;
+    return r;
+  }
+  const int axis = normalize_axis(at.axis, x.rank);
+  const bool per_axis = s.elements() > 1;
+  const bool fits = s.rank <= 1 && z.rank == s.rank && z.elements() == s.elements() &&
+                    (!per_axis || (axis >= 0 && axis < x.rank && s[0] == x[axis]));
+  if (!fits) return fail(problem::quantization_parameters, x, shape{3, {at.axis, s.elements(), z.elements()}});
+  return ok(x, out);
+}
+
+/// quantize: f32 to the zero point's dtype (u8, i8 or i32).
+constexpr inference quantize(const attrs& at, const arg_info* a, int n) {
+  for (int i = 0; i < n; ++i)
+    if (a[i].is_tuple) return fail(problem::tuple_as_tensor, a[i].shp, shape{});
+  if (a[0].type != dtype::f32 || !is_quantized_type(a[2].type)) {
+    inference r = fail(problem::quantize_dtype, a[0].shp, a[2].shp);
+    r.v.lhs_type = a[0].type;
+    r.v.rhs_type = a[2].type;
+    return r;
+  }
+  return quantization_parameters(at, a, a[2].type);
+}
+
+/// dequantize: u8, i8 or i32 (with a zero point of the same dtype) to f32.
+constexpr inference dequantize(const attrs& at, const arg_info* a, int n) {
+  for (int i = 0; i < n; ++i)
+    if (a[i].is_tuple) return fail(problem::tuple_as_tensor, a[i].shp, shape{});
+  if (!is_quantized_type(a[0].type) || a[2].type != a[0].type) {
+    inference r = fail(problem::dequantize_dtype, a[0].shp, a[2].shp);
+    r.v.lhs_type = a[0].type;
+    r.v.rhs_type = a[2].type;
+    return r;
+  }
+  return quantization_parameters(at, a, dtype::f32);
+}
+
+}  // namespace rules
+
+/// ONNX's QuantizeLinear: `q = saturate(round_half_even(x / Scale) + ZeroPoint)`, of the zero
+/// point's dtype (u8, i8 or i32). Scale (f32) and ZeroPoint have one element (per tensor; a
+/// rank-0 or a one-element rank-1 tensor) or one per index of X along `Axis` (per axis). Both
+/// are usually weights, bound at `bind` (a new calibration needs no recompile), or literals:
+/// `quantize<x, scalar<0.02f>, int_scalar<u8, 128>>`. docs/quantization.md.
+template <class X, class Scale, class ZeroPoint, int Axis = 1>
+struct quantize
+    : detail::op_node<op_id::quantize, detail::axis_attrs(Axis), &rules::quantize, X, Scale, ZeroPoint> {
+  static_assert(well_formed<quantize, X, Scale, ZeroPoint>);
+};
+
+/// ONNX's DequantizeLinear: `y = float(q - ZeroPoint) · Scale`, f32. Q is u8, i8 or i32 and
+/// ZeroPoint of the same dtype; Scale and ZeroPoint as for `quantize`.
+template <class Q, class Scale, class ZeroPoint, int Axis = 1>
+struct dequantize
+    : detail::op_node<op_id::dequantize, detail::axis_attrs(Axis), &rules::dequantize, Q, Scale, ZeroPoint> {
+  static_assert(well_formed<dequantize, Q, Scale, ZeroPoint>);
+};
+
+}  // namespace partita
+// ---- end partita/ir/ops/quantization.hpp ----
 // ---- begin partita/ir/ops/elementwise.hpp ----
 /// Elementwise ops: unary functions and activations, broadcasting binary ops.
 
@@ -2612,11 +2747,13 @@ namespace detail {
 
 /// A literal's name: "literal." and 16 hex digits hashing its dtype, shape and value bits, so
 /// that equal literals are one weight slot and different ones never collide by name.
-template <shape S, float... V>
+template <shape S, dtype D, float... V>
 constexpr fixed_string<25> literal_name() {
   std::uint64_t h = 0xcbf29ce484222325ull;
   for (int i = 0; i < S.rank; ++i) h = hash_mix(h, static_cast<std::uint64_t>(S[i]));
   h = hash_mix(h, static_cast<std::uint64_t>(S.rank));
+  // f32 literals keep the names they had before literals had other dtypes.
+  if (D != dtype::f32) h = hash_mix(h, 0x100u + static_cast<std::uint64_t>(D));
   ((h = hash_mix(h, std::bit_cast<std::uint32_t>(V))), ...);
   fixed_string<25> r{};
   const char lead[] = "literal.";
@@ -2625,17 +2762,40 @@ constexpr fixed_string<25> literal_name() {
   return r;
 }
 
-template <shape S, float... V>
+/// The C++ element type of a literal of dtype `D`.
+template <dtype D>
+struct literal_element {
+  static_assert(D == dtype::f32 || D == dtype::u8 || D == dtype::i8 || D == dtype::i32,
+                "partita: a literal's dtype is f32, u8, i8 or i32");
+  using type = float;
+};
+template <>
+struct literal_element<dtype::u8> {
+  using type = std::uint8_t;
+};
+template <>
+struct literal_element<dtype::i8> {
+  using type = std::int8_t;
+};
+template <>
+struct literal_element<dtype::i32> {
+  using type = std::int32_t;
+};
+
+/// `S`'s elements `V...` of dtype `D` (integers given as floats, each exact: checked by the
+/// literal types that take integers).
+template <shape S, dtype D, float... V>
 struct literal_node {
   static_assert(S.rank <= max_rank, "partita: too many dimensions for a literal (at most 6)");
   static_assert(sizeof...(V) == static_cast<std::size_t>(S.elements()),
                 "partita: literal<Dims, Values...> needs exactly one value per element of Dims");
-  static constexpr float values[] = {V...};
-  static constexpr fixed_string<25> name = literal_name<S, V...>();
+  using element = typename literal_element<D>::type;
+  static constexpr element values[] = {static_cast<element>(V)...};
+  static constexpr fixed_string<25> name = literal_name<S, D, V...>();
   static constexpr node_desc desc = [] {
     attrs a{};
     a.data.values = values;
-    node_desc d{op_id::weight, dtype::f32, S, a, name.view(), nullptr, 0, 0, false};
+    node_desc d{op_id::weight, D, S, a, name.view(), nullptr, 0, 0, false};
     d.hash = structural_hash(d);
     return d;
   }();
@@ -2644,7 +2804,7 @@ struct literal_node {
 template <class Dims, float... V>
 struct literal_of;
 template <std::int64_t... D, float... V>
-struct literal_of<dims<D...>, V...> : literal_node<shape_of<D...>, V...> {
+struct literal_of<dims<D...>, V...> : literal_node<shape_of<D...>, dtype::f32, V...> {
   static_assert(((D > 0) && ...), "partita: every dimension of a literal must be positive");
 };
 
@@ -2658,7 +2818,18 @@ struct literal : detail::literal_of<Dims, Values...> {};
 
 /// A rank-0 f32 literal, broadcast by the elementwise ops: `multiply<x, scalar<0.125f>>`.
 template <float Value>
-struct scalar : detail::literal_node<shape{}, Value> {};
+struct scalar : detail::literal_node<shape{}, dtype::f32, Value> {};
+
+/// A rank-0 integer literal of dtype `D` (u8, i8 or i32): a quantized tensor's zero point
+/// written in the model type, `int_scalar<u8, 128>` (docs/quantization.md).
+template <dtype D, std::int64_t Value>
+struct int_scalar : detail::literal_node<shape{}, D, static_cast<float>(Value)> {
+  static_assert(D == dtype::u8 || D == dtype::i8 || D == dtype::i32, "partita: int_scalar<D, Value>: D is u8, i8 or i32");
+  static_assert(Value >= lowest_of(D) && Value <= highest_of(D),
+                "partita: int_scalar<D, Value>: Value is out of the range of D");
+  static_assert(Value >= -(std::int64_t{1} << 24) && Value <= (std::int64_t{1} << 24),
+                "partita: int_scalar<D, Value>: |Value| is at most 2^24");
+};
 
 }  // namespace partita
 // ---- end partita/ir/ops/leaf.hpp ----
@@ -8175,7 +8346,7 @@ struct tensor_slot {
   shape shp{};
   int node = 0;
   std::size_t offset = 0;  // weights: byte offset in the weight storage
-  const float* literal = nullptr;  // weights: the values of a `literal`, which bind copies from the program
+  const void* literal = nullptr;  // weights: the values of a `literal`, which bind copies from the program
   constexpr std::size_t bytes() const { return static_cast<std::size_t>(shp.elements()) * size_of(type); }
 };
 
@@ -8757,7 +8928,7 @@ struct tensor_data {
 
 /// The Partita dtype whose safetensors spelling is `name` ("F32" is `f32`), if there is one.
 constexpr std::optional<dtype> dtype_from_safetensors_name(std::string_view name) {
-  for (dtype t : {dtype::f32, dtype::f16, dtype::i32, dtype::i8, dtype::i64})
+  for (dtype t : {dtype::f32, dtype::f16, dtype::i32, dtype::i8, dtype::i64, dtype::u8})
     if (safetensors_name(t) == name) return t;
   return std::nullopt;
 }
@@ -8915,7 +9086,8 @@ template <class T, dtype D>
 inline constexpr bool element_matches = (D == dtype::f32 && std::is_same_v<T, float>) ||
                                         (D == dtype::i32 && std::is_same_v<T, std::int32_t>) ||
                                         (D == dtype::i64 && std::is_same_v<T, std::int64_t>) ||
-                                        (D == dtype::i8 && std::is_same_v<T, std::int8_t>);
+                                        (D == dtype::i8 && std::is_same_v<T, std::int8_t>) ||
+                                        (D == dtype::u8 && std::is_same_v<T, std::uint8_t>);
 
 /// Checks one `run` argument against the declared input or output it is bound to: shape (for a
 /// view), element count, a non-null pointer aligned for its element type (`align`).
@@ -9237,7 +9409,7 @@ struct run_arguments {
       // The dtype is known at compile time, so a buffer of the wrong element type does not compile.
       static_assert(element_matches<element, Inputs[I].type>,
                     "partita: run: the element type of this input's buffer does not match its declared dtype "
-                    "(f32: float, i32: std::int32_t, i64: std::int64_t, i8: std::int8_t)");
+                    "(f32: float, i32: std::int32_t, i64: std::int64_t, i8: std::int8_t, u8: std::uint8_t)");
       check_run_argument(Inputs[I], "input", I, t.data, t.size, t.shp, alignof(element));
       // Every kernel argument travels as a float pointer; integer kernels read it as what it is.
       in[I] = reinterpret_cast<const float*>(t.data);
@@ -9712,9 +9884,12 @@ constexpr dtype element_dtype() {
     return dtype::i32;
   } else if constexpr (std::is_same_v<T, std::int64_t>) {
     return dtype::i64;
+  } else if constexpr (std::is_same_v<T, std::uint8_t>) {
+    return dtype::u8;
   } else {
     static_assert(std::is_same_v<T, std::int8_t>,
-                  "partita: run: a buffer's element type is float, std::int32_t, std::int64_t or std::int8_t");
+                  "partita: run: a buffer's element type is float, std::int32_t, std::int64_t, std::int8_t or "
+                  "std::uint8_t");
     return dtype::i8;
   }
 }
@@ -11622,6 +11797,85 @@ inline void softmax(const float* x, const shape& xs, int axis, float* y) {
 // ---- begin partita/backends/reference/reference.hpp ----
 /// The reference backend: every op on the plain scalar kernels, nothing fused.
 
+// ---- begin partita/backends/reference/quantize_kernels.hpp ----
+/// Scalar `quantize` and `dequantize`: ONNX's QuantizeLinear and DequantizeLinear.
+
+
+namespace partita::reference_kernels {
+
+/// `v` rounded to the nearest integer, ties to even (2.5 -> 2, -0.5 -> -0), whatever the
+/// floating-point environment's rounding mode.
+inline float round_half_even(float v) {
+  const float r = std::round(v);  // ties away from zero
+  if (std::fabs(v - std::trunc(v)) == 0.5f) return 2.0f * std::round(v * 0.5f);
+  return r;
+}
+
+/// Element `i` of an integer tensor of dtype `t` (u8, i8, i32 or i64), widened.
+inline std::int64_t load_integer(const void* p, dtype t, std::int64_t i) {
+  switch (t) {
+    case dtype::u8: return static_cast<const std::uint8_t*>(p)[i];
+    case dtype::i8: return static_cast<const std::int8_t*>(p)[i];
+    case dtype::i32: return static_cast<const std::int32_t*>(p)[i];
+    case dtype::i64: return static_cast<const std::int64_t*>(p)[i];
+    default: return 0;
+  }
+}
+
+/// Stores `v`, already in range, as element `i` of an integer tensor of dtype `t`.
+inline void store_integer(void* p, dtype t, std::int64_t i, std::int64_t v) {
+  switch (t) {
+    case dtype::u8: static_cast<std::uint8_t*>(p)[i] = static_cast<std::uint8_t>(v); break;
+    case dtype::i8: static_cast<std::int8_t*>(p)[i] = static_cast<std::int8_t>(v); break;
+    case dtype::i32: static_cast<std::int32_t*>(p)[i] = static_cast<std::int32_t>(v); break;
+    case dtype::i64: static_cast<std::int64_t*>(p)[i] = v; break;
+    default: break;
+  }
+}
+
+/// One value quantized: `saturate(round_half_even(x / scale) + zero_point)` in the range of
+/// `t`, computed as ONNX defines it (a true division in float). NaN quantizes to the dtype's
+/// lowest value, as ONNX Runtime's kernels do.
+inline std::int64_t quantize_value(float x, float scale, std::int64_t zero_point, dtype t) {
+  const float q = x / scale;
+  if (std::isnan(q)) return lowest_of(t);
+  const double v = static_cast<double>(round_half_even(q)) + static_cast<double>(zero_point);
+  const double lo = static_cast<double>(lowest_of(t)), hi = static_cast<double>(highest_of(t));
+  return static_cast<std::int64_t>(v < lo ? lo : v > hi ? hi : v);
+}
+
+/// One value dequantized: `float(q - zero_point) · scale`.
+inline float dequantize_value(std::int64_t q, float scale, std::int64_t zero_point) {
+  return static_cast<float>(q - zero_point) * scale;
+}
+
+/// The quantization parameter index of element `i` of a tensor with `inner` elements per index
+/// along the quantized axis and `axis_len` indices there (0 for a per-tensor one).
+inline std::int64_t parameter_index(std::int64_t i, std::int64_t axis_len, std::int64_t inner, bool per_axis) {
+  return per_axis ? (i / inner) % axis_len : 0;
+}
+
+/// `quantize` of `n` floats into `q` (dtype `t`, the zero point's): `scale` and `zero_point`
+/// hold one value, or `axis_len` when `per_axis`, each for `inner` consecutive elements.
+inline void quantize(const float* x, std::int64_t n, const float* scale, const void* zero_point, dtype t,
+                     std::int64_t axis_len, std::int64_t inner, bool per_axis, void* q) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int64_t c = parameter_index(i, axis_len, inner, per_axis);
+    store_integer(q, t, i, quantize_value(x[i], scale[c], load_integer(zero_point, t, c), t));
+  }
+}
+
+/// `dequantize` of `n` integers of dtype `t` into `y`, parameters as for `quantize`.
+inline void dequantize(const void* q, dtype t, std::int64_t n, const float* scale, const void* zero_point,
+                       std::int64_t axis_len, std::int64_t inner, bool per_axis, float* y) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int64_t c = parameter_index(i, axis_len, inner, per_axis);
+    y[i] = dequantize_value(load_integer(q, t, i), scale[c], load_integer(zero_point, t, c));
+  }
+}
+
+}  // namespace partita::reference_kernels
+// ---- end partita/backends/reference/quantize_kernels.hpp ----
 // ---- begin partita/backends/reference/spatial_kernels.hpp ----
 /// Plain scalar kernels for conv1d, conv_transpose2d, depth_to_space and space_to_depth.
 
@@ -11968,8 +12222,9 @@ struct reference {
 
   template <class Step>
   struct kernel {
-    static_assert(Step::node.type == dtype::f32,
-                  "partita: the reference backend has f32 kernels only; this step (Step) has another dtype");
+    static_assert(Step::node.type == dtype::f32 || Step::op == op_id::quantize,
+                  "partita: the reference backend computes in f32 (integers only through quantize and "
+                  "dequantize); this step (Step) has another dtype");
 
     /// `step` is unused: other backends' kernels call this one with three arguments.
     static void run(state&, const float* const* in, float* out, int /*step*/ = 0) {
@@ -12023,6 +12278,13 @@ struct reference {
         // The indices arrive through the float pointer every argument has; they are i32 or i64.
         k::gather(in[0], xs, static_cast<const void*>(in[1]), Step::arg(1).type, ws.elements(),
                   normalize_axis(at.axis, xs.rank), out);
+      } else if constexpr (op == op_id::quantize || op == op_id::dequantize) {
+        // Integer tensors arrive through the float pointers every argument has.
+        constexpr quantized_extents e = quantized_extents_of();
+        if constexpr (op == op_id::quantize)
+          k::quantize(in[0], ys.elements(), in[1], in[2], n.type, e.axis_len, e.inner, e.per_axis, out);
+        else
+          k::dequantize(in[0], Step::arg(0).type, ys.elements(), in[1], in[2], e.axis_len, e.inner, e.per_axis, out);
       } else if constexpr (op == op_id::resize) {
         k::resize(in[0], xs, out, ys, at.resize, at.align_corners);
       } else if constexpr (is_reduction(op)) {
@@ -12036,6 +12298,22 @@ struct reference {
     }
 
    private:
+    struct quantized_extents {
+      std::int64_t axis_len = 1, inner = 1;
+      bool per_axis = false;
+    };
+    // A quantize or dequantize step's parameters: one, or one per index along its axis.
+    static constexpr quantized_extents quantized_extents_of() {
+      const shape x = arg_shape(0);
+      quantized_extents e;
+      e.per_axis = arg_shape(1).elements() > 1;
+      if (e.per_axis) {
+        const int axis = normalize_axis(Step::node.at->axis, x.rank);
+        e.axis_len = x[axis];
+        for (int i = axis + 1; i < x.rank; ++i) e.inner *= x[i];
+      }
+      return e;
+    }
     static constexpr shape arg_shape(int i) { return i < Step::num_args ? Step::arg(i).out : shape{}; }
     static constexpr auto arg_shapes() {
       std::array<shape, static_cast<std::size_t>(Step::num_args)> s{};
@@ -19595,6 +19873,1885 @@ struct gemm_kernel {
 
 }  // namespace partita::detail::cpu
 // ---- end partita/backends/cpu/detail/gemm/gemm_kernel.hpp ----
+// ---- begin partita/backends/cpu/detail/int8/qcomposite.hpp ----
+/// The kernels of the cpu backend's quantized composites (quantized_patterns.hpp): each reads
+/// its QDQ body at compile time and runs the integer kernel it describes.
+
+// ---- begin partita/backends/cpu/detail/int8/qconv.hpp ----
+/// int8 conv2d: NCHW u8/i8 input, OIHW u8/i8 weights, requantized NCHW u8/i8 output.
+// Two kernels: a depthwise convolution (groups = channels = outputs) runs directly on an int16
+// copy of each input plane with the zero point taken out and the padding made zeros; any other
+// runs per image and group as a GEMM (qgemm.hpp) of the weights, packed at bind in blocks of
+// rows, by panels of the im2col matrix packed at run time (a 1×1 convolution of stride 1 without
+// padding reads its input planes as they are, with no index arithmetic). Padding holds the
+// input's zero point, so it is 0 once that is taken out.
+
+// ---- begin partita/backends/cpu/detail/int8/qgemm.hpp ----
+/// The int8 kernels' GEMM core: 16-bit operands with their zero points taken out, exact int32 sums.
+// C[m, n] = requantize(bias + Σ_k A[m, k] · B[k, n]) with A and B the quantized values minus
+// their zero points, stored as int16 (each in [-255, 255]) with consecutive depths paired:
+// - A as int32 words, each the pair (A[m, 2p], A[m, 2p + 1]) (low half, high half): either
+//   packed in blocks of `qgemm_mr` rows, word (p, m) at `a[p · qgemm_mr + m]` (weights, at bind),
+//   or rows of `lda` words, `a[m · lda + p]` (activations, at run time);
+// - B in panels of `qgemm_nr` columns, int16 element (p, j, i) at `b[(p · qgemm_nr + j) · 2 + i]`
+//   for depth 2p + i, column j (zero past the depth and past the last column).
+// With AVX2 a step multiplies a broadcast A pair by three B vectors with `vpmaddwd`, which adds
+// the two products of each pair into an int32 lane: exact, since no product pair comes near
+// int32's range (unlike `vpmaddubsw` on bytes, which saturates at int16). A sum stays exact for
+// depths below 33025 (33025 · 255² < 2^31). Without AVX2 (or with PARTITA_INT8_PORTABLE) the
+// same loops in scalar code, which the compiler may vectorize; the packing is the same.
+// AVX-512 (VNNI's `vpdpwssd` fusing the multiply and the add) would go beside the AVX2 kernel,
+// with panels of 32 or 48 columns; it is not written, there being no machine here to check it.
+
+// ---- begin partita/backends/cpu/detail/int8/requantize.hpp ----
+/// The int8 kernels' requantization: an exact int32 sum to a u8 or i8 output, by the project's rule.
+// The rule (as ONNX Runtime's CPU provider applies it): with the accumulator acc (the exact sum
+// of (x - zx)(w - zw) plus an integer bias) and the float multiplier M = (s_x · s_w) / s_y,
+//   q = clamp(round_half_even(float(acc) · M) + zp_y, lo, hi),
+// lo and hi being the output type's range narrowed by a fused relu or clip. Clamping the float
+// product to [lo - zp_y, hi - zp_y] before rounding gives the same q (the bounds are integers and
+// rounding is monotonic) and keeps the conversion to int32 in range, so the scalar and vector
+// versions below are one computation, bit for bit.
+
+
+#if defined(__AVX2__) && !defined(PARTITA_INT8_PORTABLE)
+#include <immintrin.h>
+#define PARTITA_INT8_AVX2 1
+#else
+#define PARTITA_INT8_AVX2 0
+#endif
+
+namespace partita::detail::cpu::int8 {
+
+/// The smallest value of a quantized type (u8: 0, i8: -128, i32: its minimum).
+constexpr std::int32_t type_min(dtype t) {
+  return t == dtype::u8 ? 0 : t == dtype::i8 ? -128 : std::numeric_limits<std::int32_t>::min();
+}
+/// The largest value of a quantized type (u8: 255, i8: 127, i32: its maximum).
+constexpr std::int32_t type_max(dtype t) {
+  return t == dtype::u8 ? 255 : t == dtype::i8 ? 127 : std::numeric_limits<std::int32_t>::max();
+}
+
+/// round_half_even(v) for a float, as an int64 (v clamped to ±2^40 first: beyond every bound
+/// the kernels compare it with). The default rounding mode is to nearest, ties to even.
+inline std::int64_t round_to_int(float v) {
+  constexpr float big = 1099511627776.f;  // 2^40
+  return static_cast<std::int64_t>(std::nearbyint(std::clamp(v, -big, big)));
+}
+
+/// The output's bounds [lo, hi]: the type's range narrowed by a fused activation clipping the
+/// float result to [act_lo, act_hi] (relu: 0, +inf; none: -inf, +inf), each bound quantized as
+/// round_half_even(a / s_y) + zp_y.
+struct clamp_bounds {
+  std::int32_t lo, hi;
+};
+inline clamp_bounds output_bounds(dtype y_type, float y_scale, std::int32_t y_zp, float act_lo, float act_hi) {
+  std::int64_t lo = type_min(y_type), hi = type_max(y_type);
+  if (act_lo > -std::numeric_limits<float>::infinity()) lo = std::max(lo, round_to_int(act_lo / y_scale) + y_zp);
+  if (act_hi < std::numeric_limits<float>::infinity()) hi = std::min(hi, round_to_int(act_hi / y_scale) + y_zp);
+  return {static_cast<std::int32_t>(lo), static_cast<std::int32_t>(hi)};
+}
+
+/// The bias as an integer added to the accumulator: round_half_even(b / (s_x · s_w)), the
+/// product in float (exact when the bias was quantized with that scale), saturated to int32.
+inline std::int32_t integer_bias(float b, float x_scale, float w_scale) {
+  const std::int64_t q = round_to_int(b / (x_scale * w_scale));
+  return static_cast<std::int32_t>(
+      std::clamp<std::int64_t>(q, std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max()));
+}
+
+/// The multiplier M = (s_x · s_w) / s_y, in float.
+inline float multiplier(float x_scale, float w_scale, float y_scale) { return (x_scale * w_scale) / y_scale; }
+
+/// What requantizes every output of a step but its multiplier: the bounds relative to the
+/// output's zero point, as floats (the product is clamped to them before rounding), and the
+/// zero point.
+struct requant {
+  float lo, hi;  // lo - zp_y, hi - zp_y
+  std::int32_t zp;
+};
+inline requant make_requant(clamp_bounds b, std::int32_t y_zp) {
+  return {static_cast<float>(b.lo - y_zp), static_cast<float>(b.hi - y_zp), y_zp};
+}
+
+/// q for one accumulator (the rule above).
+inline std::int32_t requantize(std::int32_t acc, float m, const requant& r) {
+  const float v = std::min(std::max(static_cast<float>(acc) * m, r.lo), r.hi);
+  return static_cast<std::int32_t>(std::nearbyint(v)) + r.zp;
+}
+
+#if PARTITA_INT8_AVX2
+/// q for eight accumulators: the same operations in the same order (the conversions round to
+/// nearest even, as `std::nearbyint` does in the default rounding mode).
+inline __m256i requantize8(__m256i acc, __m256 m, __m256 lo, __m256 hi, __m256i zp) {
+  const __m256 v = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(acc), m), lo), hi);
+  return _mm256_add_epi32(_mm256_cvtps_epi32(v), zp);
+}
+
+/// Eight values already in the range of T (u8 or i8) as eight bytes.
+template <class T>
+inline __m128i narrow8(__m256i q) {
+  const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+  if constexpr (sizeof(T) == 1 && static_cast<T>(-1) > 0) return _mm_packus_epi16(w, w);
+  else return _mm_packs_epi16(w, w);
+}
+#endif
+
+}  // namespace partita::detail::cpu::int8
+// ---- end partita/backends/cpu/detail/int8/requantize.hpp ----
+
+namespace partita::detail::cpu::int8 {
+
+/// Rows of an A block (the micro-kernel's rows), vectors and columns of a B panel.
+inline constexpr int qgemm_mr = 4;
+inline constexpr int qgemm_nv = 3;
+inline constexpr int qgemm_nr = qgemm_nv * 8;
+
+/// Depth pairs for a depth of `k`.
+constexpr int pairs_of(int k) { return (k + 1) / 2; }
+
+/// Rounds `bytes` up to a multiple of 64 (the offsets of a packed blob's parts).
+constexpr std::size_t align64(std::size_t bytes) { return (bytes + 63) / 64 * 64; }
+
+/// Floats of scratch (`state::need_scratch` counts floats) for `bytes` bytes.
+constexpr std::size_t scratch_floats(std::size_t bytes) { return (bytes + sizeof(float) - 1) / sizeof(float); }
+
+/// f(t, u0, u1) on ranges of [0, units) over the threads, `t` the task (whose scratch is
+/// `st.thread_scratch(t)`), when the work (units · unit_cost, in the flops of `tasks_for`) pays
+/// for them; else f(0, 0, units) on the calling thread.
+template <class F>
+inline void split_tasks(state& st, std::int64_t units, double unit_cost, F&& f) {
+  const int most = static_cast<int>(std::min<std::int64_t>(units, 1 << 20));
+  const int tasks = tasks_for(unit_cost * static_cast<double>(units), st.workers(), most);
+  if (tasks <= 1) {
+    f(0, std::int64_t{0}, units);
+    return;
+  }
+  st.parallel(tasks, [&](int t) { f(t, units * t / tasks, units * (t + 1) / tasks); });
+}
+
+/// Calls `f(T{})` with T the C++ type of an 8-bit quantized type (u8: std::uint8_t, otherwise
+/// std::int8_t).
+template <class F>
+inline decltype(auto) with_byte_type(dtype t, F&& f) {
+  if (t == dtype::u8) return f(std::uint8_t{});
+  return f(std::int8_t{});
+}
+
+/// The scales and zero points of a layer with constant weights (conv2d, dense): `w_count` of
+/// each for the weights (1, or one per output channel), its dequantized float bias (one per
+/// output, or null) and the float bounds of a fused activation (none: -inf, +inf; relu: 0,
+/// +inf; clip(a, b): a, b).
+struct qlayer_params {
+  float x_scale;
+  std::int32_t x_zp;
+  const float* w_scale;
+  const std::int32_t* w_zp;
+  int w_count;
+  float y_scale;
+  std::int32_t y_zp;
+  const float* bias;
+  float act_lo, act_hi;
+};
+
+/// What a layer's run reads from the head of its packed blob: the requantization's bounds and
+/// zero point, and the input's zero point.
+struct qlayer_header {
+  requant r;
+  std::int32_t x_zp;
+};
+
+/// At bind: clears a layer's packed blob (`total` bytes) and fills its header (at its start)
+/// and its `outputs` integer biases and multipliers (at `bias_at` and `mult_at` bytes).
+inline void prepare_outputs(const qlayer_params& p, dtype y_type, int outputs, void* packed, std::size_t total,
+                            std::size_t bias_at, std::size_t mult_at) {
+  auto* base = static_cast<unsigned char*>(packed);
+  std::memset(base, 0, total);
+  auto* hd = reinterpret_cast<qlayer_header*>(base);
+  auto* bias = reinterpret_cast<std::int32_t*>(base + bias_at);
+  auto* mult = reinterpret_cast<float*>(base + mult_at);
+  hd->r = make_requant(output_bounds(y_type, p.y_scale, p.y_zp, p.act_lo, p.act_hi), p.y_zp);
+  hd->x_zp = p.x_zp;
+  for (int j = 0; j < outputs; ++j) {
+    const float w_scale = p.w_scale[p.w_count == 1 ? 0 : j];
+    mult[j] = multiplier(p.x_scale, w_scale, p.y_scale);
+    bias[j] = p.bias ? integer_bias(p.bias[j], p.x_scale, w_scale) : 0;
+  }
+}
+
+/// Two depths' values as one A word: `lo` in the low half.
+inline std::int32_t pair_word(std::int32_t lo, std::int32_t hi) {
+  return static_cast<std::int32_t>((static_cast<std::uint32_t>(static_cast<std::uint16_t>(lo))) |
+                                   (static_cast<std::uint32_t>(static_cast<std::uint16_t>(hi)) << 16));
+}
+
+/// What follows the sums of a tile: an integer bias (null: none) and a multiplier, each per row,
+/// per column or one for all, and the requantization's bounds and zero point. Arrays per row
+/// or per column are indexed by the tile's row or column in the whole output and must be
+/// readable up to a whole block (`qgemm_mr` rows) or panel (`qgemm_nr` columns) past their end.
+struct qepilogue {
+  enum class along : std::uint8_t { row, column, all };
+  const std::int32_t* bias = nullptr;
+  along bias_along = along::row;
+  const float* mult = nullptr;
+  along mult_along = along::all;
+  requant r{};
+};
+
+/// The epilogue of a layer's packed blob (`prepare_outputs`): its integer biases and
+/// multipliers, one per row or per column of the output.
+inline qepilogue layer_epilogue(const void* packed, std::size_t bias_at, std::size_t mult_at, qepilogue::along along) {
+  const auto* base = static_cast<const unsigned char*>(packed);
+  qepilogue e;
+  e.bias = reinterpret_cast<const std::int32_t*>(base + bias_at);
+  e.bias_along = along;
+  e.mult = reinterpret_cast<const float*>(base + mult_at);
+  e.mult_along = along;
+  e.r = reinterpret_cast<const qlayer_header*>(base)->r;
+  return e;
+}
+
+/// Packs rows of a weight matrix `src` (`rows` × `k`, row stride `ld`, minus zero point
+/// `zp[row · zp_step]`) into blocks of `qgemm_mr` rows of A words (zero past the last row).
+template <class T>
+inline void pack_a_blocks(const T* src, std::ptrdiff_t ld, int rows, int k, const std::int32_t* zp, int zp_step,
+                          std::int32_t* dst) {
+  const int kp = pairs_of(k);
+  for (int r0 = 0; r0 < rows; r0 += qgemm_mr, dst += static_cast<std::ptrdiff_t>(kp) * qgemm_mr)
+    for (int m = 0; m < qgemm_mr; ++m) {
+      const int r = r0 + m;
+      for (int p = 0; p < kp; ++p) {
+        std::int32_t lo = 0, hi = 0;
+        if (r < rows) {
+          const T* row = src + static_cast<std::ptrdiff_t>(r) * ld;
+          const std::int32_t z = zp[r * zp_step];
+          lo = row[2 * p] - z;
+          if (2 * p + 1 < k) hi = row[2 * p + 1] - z;
+        }
+        dst[p * qgemm_mr + m] = pair_word(lo, hi);
+      }
+    }
+}
+
+/// Packs `rows` activation rows (`k` values each, row stride `ld`, minus zero point `zp`) as rows
+/// of `pairs_of(k)` A words.
+template <class T>
+inline void pack_a_rows(const T* src, std::ptrdiff_t ld, int rows, int k, std::int32_t zp, std::int32_t* dst) {
+  const int kp = pairs_of(k), even = k / 2;
+  for (int r = 0; r < rows; ++r) {
+    const T* row = src + static_cast<std::ptrdiff_t>(r) * ld;
+    std::int32_t* d = dst + static_cast<std::ptrdiff_t>(r) * kp;
+    for (int p = 0; p < even; ++p) d[p] = pair_word(row[2 * p] - zp, row[2 * p + 1] - zp);
+    if (kp > even) d[even] = pair_word(row[k - 1] - zp, 0);
+  }
+}
+
+/// Bytes of one B panel of depth `k`.
+constexpr std::size_t panel_bytes(int k) {
+  return static_cast<std::size_t>(pairs_of(k)) * qgemm_nr * 2 * sizeof(std::int16_t);
+}
+
+/// Packs columns [n0, n0 + nr) (nr ≤ `qgemm_nr`) of B[k, n] = src[k · sk + n · sn] minus zero
+/// point `zp[n · zp_step]` into one panel.
+template <class T>
+inline void pack_b_panel(const T* src, std::ptrdiff_t sk, std::ptrdiff_t sn, int k, int n0, int nr,
+                         const std::int32_t* zp, int zp_step, std::int16_t* dst) {
+  std::memset(dst, 0, panel_bytes(k));
+  for (int j = 0; j < nr; ++j) {
+    const int n = n0 + j;
+    const T* col = src + static_cast<std::ptrdiff_t>(n) * sn;
+    const std::int32_t z = zp[n * zp_step];
+    for (int kk = 0; kk < k; ++kk)
+      dst[((kk / 2) * qgemm_nr + j) * 2 + (kk & 1)] = static_cast<std::int16_t>(col[kk * sk] - z);
+  }
+}
+
+/// Packs columns [n0, n0 + nr) of a row-major B (row stride `ld`, one zero point): the rows are
+/// read in order, two at a time (matmul's B and a 1×1 convolution's input planes).
+template <class T>
+inline void pack_b_panel_rows(const T* src, std::ptrdiff_t ld, int k, int n0, int nr, std::int32_t zp,
+                              std::int16_t* dst) {
+  const int kp = pairs_of(k);
+  for (int p = 0; p < kp; ++p) {
+    std::int16_t* d = dst + static_cast<std::ptrdiff_t>(p) * qgemm_nr * 2;
+    const T* r0 = src + static_cast<std::ptrdiff_t>(2 * p) * ld + n0;
+    const bool two = 2 * p + 1 < k;
+    const T* r1 = two ? r0 + ld : r0;
+    int j = 0;
+    for (; j < nr; ++j) {
+      d[2 * j] = static_cast<std::int16_t>(r0[j] - zp);
+      d[2 * j + 1] = two ? static_cast<std::int16_t>(r1[j] - zp) : std::int16_t{0};
+    }
+    for (; j < qgemm_nr; ++j) d[2 * j] = d[2 * j + 1] = 0;
+  }
+}
+
+/// Stores a tile's requantized values: rows below `mr`, columns below `nr`.
+template <class T, int MR>
+inline void store_tile(const std::int32_t (&q)[std::size_t{MR}][std::size_t{qgemm_nr}], T* c, std::ptrdiff_t ldc, int mr,
+                       int nr) {
+  for (int m = 0; m < mr; ++m)
+    for (int j = 0; j < nr; ++j) c[m * ldc + j] = static_cast<T>(q[m][j]);
+}
+
+/// The tile at row `m0`, column `n0` of C (`mr` ≤ MR rows, `nr` ≤ `qgemm_nr` columns) over `kp`
+/// depth pairs, requantized as `e` says and stored as T (u8 or i8). A packed in blocks
+/// (APacked: `a` is the block) is read for all MR rows; A in rows only for the first `mr`, so
+/// callers pass MR = mr there.
+template <class T, int MR, bool APacked>
+inline void qgemm_tile(int kp, const std::int32_t* __restrict a, std::ptrdiff_t lda, const std::int16_t* __restrict b,
+                       T* __restrict c, std::ptrdiff_t ldc, int mr, int nr, const qepilogue& e, int m0, int n0) {
+  using along = qepilogue::along;
+#if PARTITA_INT8_AVX2
+  __m256i acc[std::size_t{MR}][std::size_t{qgemm_nv}];
+  for (int m = 0; m < MR; ++m)
+    for (int v = 0; v < qgemm_nv; ++v) acc[m][v] = _mm256_setzero_si256();
+  for (int p = 0; p < kp; ++p) {
+    const std::int16_t* bp = b + static_cast<std::ptrdiff_t>(p) * qgemm_nr * 2;
+    __m256i bv[std::size_t{qgemm_nv}];
+    for (int v = 0; v < qgemm_nv; ++v) bv[v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bp + v * 16));
+    for (int m = 0; m < MR; ++m) {
+      const __m256i av = _mm256_set1_epi32(APacked ? a[p * MR + m] : a[m * lda + p]);
+      for (int v = 0; v < qgemm_nv; ++v) acc[m][v] = _mm256_add_epi32(acc[m][v], _mm256_madd_epi16(av, bv[v]));
+    }
+  }
+  const __m256 lo = _mm256_set1_ps(e.r.lo), hi = _mm256_set1_ps(e.r.hi);
+  const __m256i zp = _mm256_set1_epi32(e.r.zp);
+  const bool whole = nr == qgemm_nr;
+  alignas(32) std::int32_t q[std::size_t{MR}][std::size_t{qgemm_nr}];
+  for (int m = 0; m < MR; ++m) {
+    if (m >= mr) break;
+    for (int v = 0; v < qgemm_nv; ++v) {
+      __m256i s = acc[m][v];
+      if (e.bias)
+        s = _mm256_add_epi32(s, e.bias_along == along::row
+                                    ? _mm256_set1_epi32(e.bias[m0 + m])
+                                    : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(e.bias + n0 + v * 8)));
+      const __m256 mv = e.mult_along == along::row    ? _mm256_set1_ps(e.mult[m0 + m])
+                        : e.mult_along == along::all ? _mm256_set1_ps(e.mult[0])
+                                                     : _mm256_loadu_ps(e.mult + n0 + v * 8);
+      const __m256i r = requantize8(s, mv, lo, hi, zp);
+      if (whole) _mm_storel_epi64(reinterpret_cast<__m128i*>(c + m * ldc + v * 8), narrow8<T>(r));
+      else _mm256_store_si256(reinterpret_cast<__m256i*>(&q[m][v * 8]), r);
+    }
+  }
+  if (!whole) store_tile<T, MR>(q, c, ldc, mr, nr);
+#else
+  std::int32_t acc[std::size_t{MR}][std::size_t{qgemm_nr}] = {};
+  for (int p = 0; p < kp; ++p) {
+    const std::int16_t* bp = b + static_cast<std::ptrdiff_t>(p) * qgemm_nr * 2;
+    for (int m = 0; m < MR; ++m) {
+      const std::int32_t w = APacked ? a[p * MR + m] : a[m * lda + p];
+      const std::int32_t a0 = static_cast<std::int16_t>(static_cast<std::uint16_t>(w & 0xffff));
+      const std::int32_t a1 = static_cast<std::int16_t>(static_cast<std::uint16_t>((w >> 16) & 0xffff));
+      for (int j = 0; j < qgemm_nr; ++j) acc[m][j] += a0 * bp[2 * j] + a1 * bp[2 * j + 1];
+    }
+  }
+  std::int32_t q[std::size_t{MR}][std::size_t{qgemm_nr}];
+  for (int m = 0; m < MR && m < mr; ++m)
+    for (int j = 0; j < nr; ++j) {
+      std::int32_t s = acc[m][j];
+      if (e.bias) s += e.bias_along == along::row ? e.bias[m0 + m] : e.bias[n0 + j];
+      const float mv = e.mult_along == along::row ? e.mult[m0 + m] : e.mult_along == along::all ? e.mult[0] : e.mult[n0 + j];
+      q[m][j] = requantize(s, mv, e.r);
+    }
+  store_tile<T, MR>(q, c, ldc, mr, nr);
+#endif
+}
+
+/// C rows [m0, m0 + rows) by the `panels` panels of `b` from column `n0` on (`n` columns in
+/// all), A in rows (`a` is row m0, `kp` words a row): tiles of up to `qgemm_mr` rows, each panel
+/// read by every tile of rows while it is in cache.
+template <class T>
+inline void qgemm_rows(int kp, const std::int32_t* a, int rows, const std::int16_t* b, int panels, int n0, int n,
+                       T* c, std::ptrdiff_t ldc, const qepilogue& e, int m0) {
+  const std::ptrdiff_t panel_words = static_cast<std::ptrdiff_t>(kp) * qgemm_nr * 2;
+  for (int pn = 0; pn < panels; ++pn) {
+    const int col = n0 + pn * qgemm_nr;
+    if (col >= n) break;
+    const int nr = std::min(qgemm_nr, n - col);
+    const std::int16_t* bp = b + pn * panel_words;
+    for (int r = 0; r < rows; r += qgemm_mr) {
+      const int mr = std::min(qgemm_mr, rows - r);
+      const std::int32_t* ar = a + static_cast<std::ptrdiff_t>(r) * kp;
+      T* cr = c + static_cast<std::ptrdiff_t>(r) * ldc + (col - n0);
+      switch (mr) {
+        case 4: qgemm_tile<T, 4, false>(kp, ar, kp, bp, cr, ldc, 4, nr, e, m0 + r, col); break;
+        case 3: qgemm_tile<T, 3, false>(kp, ar, kp, bp, cr, ldc, 3, nr, e, m0 + r, col); break;
+        case 2: qgemm_tile<T, 2, false>(kp, ar, kp, bp, cr, ldc, 2, nr, e, m0 + r, col); break;
+        default: qgemm_tile<T, 1, false>(kp, ar, kp, bp, cr, ldc, 1, nr, e, m0 + r, col); break;
+      }
+    }
+  }
+}
+
+/// C rows [m0, m0 + rows) by the `panels` panels of `b` from column `n0` on,
+/// A packed in blocks (`a` is the block holding row m0, which starts a block).
+template <class T>
+inline void qgemm_blocks(int kp, const std::int32_t* a, int rows, const std::int16_t* b, int panels, int n0, int n,
+                         T* c, std::ptrdiff_t ldc, const qepilogue& e, int m0) {
+  const std::ptrdiff_t panel_words = static_cast<std::ptrdiff_t>(kp) * qgemm_nr * 2;
+  const std::ptrdiff_t block_words = static_cast<std::ptrdiff_t>(kp) * qgemm_mr;
+  for (int r = 0; r < rows; r += qgemm_mr) {
+    const int mr = std::min(qgemm_mr, rows - r);
+    const std::int32_t* ab = a + (r / qgemm_mr) * block_words;
+    for (int pn = 0; pn < panels; ++pn) {
+      const int col = n0 + pn * qgemm_nr;
+      if (col >= n) break;
+      qgemm_tile<T, qgemm_mr, true>(kp, ab, 0, b + pn * panel_words, c + static_cast<std::ptrdiff_t>(r) * ldc + (col - n0),
+                                    ldc, mr, std::min(qgemm_nr, n - col), e, m0 + r, col);
+    }
+  }
+}
+
+}  // namespace partita::detail::cpu::int8
+// ---- end partita/backends/cpu/detail/int8/qgemm.hpp ----
+
+namespace partita::detail::cpu::int8 {
+
+/// A quantized conv2d's sizes and types: input n × c × h × w, o outputs of kh × kw taps
+/// (c / groups input channels each), output n × o × oh × ow; the padding after each axis is
+/// what oh and ow imply.
+struct qconv_geometry {
+  int n, c, h, w, o, kh, kw, oh, ow, stride_h, stride_w, pad_top, pad_left, dil_h, dil_w, groups;
+  dtype x_type, w_type, y_type;
+};
+
+/// A quantized conv2d's scales and zero points (per output channel or per tensor), float bias
+/// and fused activation (`qlayer_params`).
+using qconv_params = qlayer_params;
+
+/// Whether the depthwise kernel runs the convolution (groups = c = o).
+constexpr bool qconv_is_depthwise(const qconv_geometry& g) { return g.groups == g.c && g.c == g.o; }
+
+/// Whether the im2col matrix is the input itself (1×1, stride 1, no padding).
+constexpr bool qconv_is_pointwise(const qconv_geometry& g) {
+  return g.kh == 1 && g.kw == 1 && g.stride_h == 1 && g.stride_w == 1 && g.pad_top == 0 && g.pad_left == 0 &&
+         g.oh == g.h && g.ow == g.w;
+}
+
+namespace qconv_detail {
+
+/// Where the parts of the packed blob start: the header, the weights (int16 taps of each
+/// channel for the depthwise kernel, A blocks of each group otherwise), the integer bias and
+/// the multipliers (one per output channel, padded for whole blocks).
+struct layout {
+  std::size_t weights, bias, mult, total;
+};
+
+constexpr int group_in(const qconv_geometry& g) { return g.c / g.groups; }
+constexpr int group_out(const qconv_geometry& g) { return g.o / g.groups; }
+constexpr int depth(const qconv_geometry& g) { return group_in(g) * g.kh * g.kw; }
+constexpr int blocks(const qconv_geometry& g) { return (group_out(g) + qgemm_mr - 1) / qgemm_mr; }
+
+constexpr layout layout_of(const qconv_geometry& g) {
+  const std::size_t per_channel = align64((static_cast<std::size_t>(g.o) + 64) * 4);
+  const std::size_t weights =
+      qconv_is_depthwise(g)
+          ? align64(static_cast<std::size_t>(g.o) * static_cast<std::size_t>(g.kh * g.kw) * sizeof(std::int16_t))
+          : static_cast<std::size_t>(g.groups) * static_cast<std::size_t>(blocks(g)) *
+                static_cast<std::size_t>(pairs_of(depth(g))) * qgemm_mr * sizeof(std::int32_t);
+  layout l{};
+  l.weights = align64(sizeof(qlayer_header));
+  l.bias = l.weights + align64(weights);
+  l.mult = l.bias + per_channel;
+  l.total = l.mult + per_channel;
+  return l;
+}
+
+/// im2col panels a GEMM task packs at once: up to about 96 KB of them (in L2 while every block
+/// of weight rows goes over them).
+constexpr int chunk_panels(const qconv_geometry& g) {
+  const int panels = (g.oh * g.ow + qgemm_nr - 1) / qgemm_nr;
+  const int fit = static_cast<int>(98304 / panel_bytes(depth(g)));
+  return std::max(1, std::min(panels, fit));
+}
+
+/// The depthwise kernel's copy of a plane: the rows and columns the taps reach, padding
+/// included, the columns split into `stride_w` phases (column x in phase x mod stride_w, at
+/// x / stride_w), so that every tap reads a contiguous run of a row.
+struct plane_shape {
+  int rows, cols, phase_cols;
+};
+constexpr plane_shape plane_of(const qconv_geometry& g) {
+  const int rows = (g.oh - 1) * g.stride_h + (g.kh - 1) * g.dil_h + 1;
+  const int cols = (g.ow - 1) * g.stride_w + (g.kw - 1) * g.dil_w + 1;
+  return {rows, cols, (cols + g.stride_w - 1) / g.stride_w};
+}
+constexpr std::size_t plane_bytes(const qconv_geometry& g) {
+  const plane_shape p = plane_of(g);
+  return align64(static_cast<std::size_t>(g.stride_w) * static_cast<std::size_t>(p.rows) *
+                 static_cast<std::size_t>(p.phase_cols) * sizeof(std::int16_t));
+}
+
+/// Copies plane `src` (h × w, minus zero point `zp`) into the phases of `dst`, zeros around.
+template <class X>
+inline void fill_plane(const qconv_geometry& g, const X* src, std::int32_t zp, std::int16_t* dst) {
+  const plane_shape p = plane_of(g);
+  const int sw = g.stride_w;
+  std::memset(dst, 0, static_cast<std::size_t>(sw) * static_cast<std::size_t>(p.rows) *
+                          static_cast<std::size_t>(p.phase_cols) * sizeof(std::int16_t));
+  for (int r = 0; r < p.rows; ++r) {
+    const int iy = r - g.pad_top;
+    if (iy < 0 || iy >= g.h) continue;
+    const X* row = src + static_cast<std::ptrdiff_t>(iy) * g.w;
+    const int ix0 = std::max(0, -g.pad_left), ix1 = std::min(g.w, p.cols - g.pad_left);
+    if (sw == 1) {
+      std::int16_t* d = dst + static_cast<std::ptrdiff_t>(r) * p.phase_cols + g.pad_left;
+      for (int ix = ix0; ix < ix1; ++ix) d[ix] = static_cast<std::int16_t>(row[ix] - zp);
+    } else {
+      for (int ix = ix0; ix < ix1; ++ix) {
+        const int x = ix + g.pad_left;
+        dst[(static_cast<std::ptrdiff_t>(x % sw) * p.rows + r) * p.phase_cols + x / sw] =
+            static_cast<std::int16_t>(row[ix] - zp);
+      }
+    }
+  }
+}
+
+/// One output plane of the depthwise kernel: the taps `wq` over the plane copy, into `acc`
+/// (one row) from the integer `bias` on, then requantized with multiplier `m`.
+template <class Y>
+inline void depthwise_plane(const qconv_geometry& g, const std::int16_t* plane, const std::int16_t* wq,
+                            std::int32_t bias, float m, const requant& r, std::int32_t* __restrict acc, Y* y) {
+  // The sizes as locals: `acc` is int32 like the geometry's fields, and the compiler would
+  // otherwise reload them after every store (and not vectorize the tap loop).
+  const plane_shape p = plane_of(g);
+  const int ow = g.ow, oh = g.oh, kh = g.kh, kw = g.kw, sh = g.stride_h, sw = g.stride_w, dh = g.dil_h, dw = g.dil_w;
+  for (int oy = 0; oy < oh; ++oy) {
+    std::fill(acc, acc + ow, bias);
+    for (int ky = 0; ky < kh; ++ky) {
+      const int row = oy * sh + ky * dh;
+      for (int kx = 0; kx < kw; ++kx) {
+        const int off = kx * dw;
+        const std::int16_t* __restrict s =
+            plane + (static_cast<std::ptrdiff_t>(off % sw) * p.rows + row) * p.phase_cols + off / sw;
+        const std::int32_t wv = wq[ky * kw + kx];
+        int ox = 0;
+#if PARTITA_INT8_AVX2
+        // Eight products a step (GCC's vectorized loop ran its scalar version on rows this short).
+        const __m256i w8 = _mm256_set1_epi32(wv);
+        for (; ox + 8 <= ow; ox += 8) {
+          auto* a8 = reinterpret_cast<__m256i*>(acc + ox);
+          const __m256i x8 = _mm256_cvtepi16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + ox)));
+          _mm256_storeu_si256(a8, _mm256_add_epi32(_mm256_loadu_si256(a8), _mm256_mullo_epi32(w8, x8)));
+        }
+#endif
+        for (; ox < ow; ++ox) acc[ox] += wv * s[ox];
+      }
+    }
+    Y* yr = y + static_cast<std::ptrdiff_t>(oy) * ow;
+    int ox = 0;
+#if PARTITA_INT8_AVX2
+    const __m256 mv = _mm256_set1_ps(m), lo = _mm256_set1_ps(r.lo), hi = _mm256_set1_ps(r.hi);
+    const __m256i zp = _mm256_set1_epi32(r.zp);
+    for (; ox + 8 <= ow; ox += 8) {
+      const __m256i q = requantize8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + ox)), mv, lo, hi, zp);
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(yr + ox), narrow8<Y>(q));
+    }
+#endif
+    for (; ox < ow; ++ox) yr[ox] = static_cast<Y>(requantize(acc[ox], m, r));
+  }
+}
+
+/// Packs columns [col0, col0 + nr) of the im2col matrix of one image's group (`xg`: its first
+/// input plane) into a panel.
+template <class X>
+inline void pack_im2col_panel(const qconv_geometry& g, const X* xg, std::int32_t zp, int col0, int nr,
+                              std::int16_t* __restrict dst) {
+  const int k = depth(g), kh = g.kh, kw = g.kw, h = g.h, w = g.w, ow = g.ow, sw = g.stride_w;
+  std::memset(dst, 0, panel_bytes(k));
+  const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(h) * w;
+  // The panel's columns by runs along one output row: a run reads one input row at stride sw.
+  for (int j0 = 0; j0 < nr;) {
+    const int col = col0 + j0, oy = col / ow, ox0 = col % ow;
+    const int run = std::min(nr - j0, ow - ox0);
+    for (int kk = 0; kk < k; ++kk) {
+      const int ci = kk / (kh * kw), ky = (kk / kw) % kh, kx = kk % kw;
+      const int iy = oy * g.stride_h - g.pad_top + ky * g.dil_h;
+      if (iy < 0 || iy >= h) continue;
+      // Input column of the run's element t: ix0 + t · sw; the ones inside are t in [t0, t1).
+      const int ix0 = ox0 * sw - g.pad_left + kx * g.dil_w;
+      const int t0 = ix0 >= 0 ? 0 : (-ix0 + sw - 1) / sw;
+      const int t1 = std::min(run, ix0 < w ? (w - 1 - ix0) / sw + 1 : 0);
+      const X* __restrict src = xg + ci * plane + static_cast<std::ptrdiff_t>(iy) * w;
+      std::int16_t* __restrict d = dst + static_cast<std::ptrdiff_t>(kk / 2) * qgemm_nr * 2 + (kk & 1) + 2 * j0;
+      for (int t = t0; t < t1; ++t) d[2 * t] = static_cast<std::int16_t>(src[ix0 + t * sw] - zp);
+    }
+    j0 += run;
+  }
+}
+
+template <class X, class Y>
+inline void run_depthwise(state& st, const qconv_geometry& g, const unsigned char* packed, const X* x, Y* y) {
+  const layout l = layout_of(g);
+  const auto& hd = *reinterpret_cast<const qlayer_header*>(packed);
+  const auto* wq = reinterpret_cast<const std::int16_t*>(packed + l.weights);
+  const auto* bias = reinterpret_cast<const std::int32_t*>(packed + l.bias);
+  const auto* mult = reinterpret_cast<const float*>(packed + l.mult);
+  const std::ptrdiff_t in_plane = static_cast<std::ptrdiff_t>(g.h) * g.w, out_plane = static_cast<std::ptrdiff_t>(g.oh) * g.ow;
+  const int taps = g.kh * g.kw;
+  split_tasks(st, static_cast<std::int64_t>(g.n) * g.c, 2.0 * static_cast<double>(out_plane) * taps,
+              [&](int t, std::int64_t u0, std::int64_t u1) {
+                auto* scratch = reinterpret_cast<unsigned char*>(st.thread_scratch(t));
+                auto* plane = reinterpret_cast<std::int16_t*>(scratch);
+                auto* acc = reinterpret_cast<std::int32_t*>(scratch + plane_bytes(g));
+                for (std::int64_t u = u0; u < u1; ++u) {
+                  const int ch = static_cast<int>(u % g.c);
+                  fill_plane(g, x + u * in_plane, hd.x_zp, plane);
+                  depthwise_plane(g, plane, wq + static_cast<std::ptrdiff_t>(ch) * taps, bias[ch], mult[ch], hd.r, acc,
+                                  y + u * out_plane);
+                }
+              });
+}
+
+template <class X, class Y>
+inline void run_gemm(state& st, const qconv_geometry& g, const unsigned char* packed, const X* x, Y* y) {
+  const layout l = layout_of(g);
+  const auto& hd = *reinterpret_cast<const qlayer_header*>(packed);
+  const auto* a = reinterpret_cast<const std::int32_t*>(packed + l.weights);
+  const qepilogue e = layer_epilogue(packed, l.bias, l.mult, qepilogue::along::row);
+  const int k = depth(g), kp = pairs_of(k), cg = group_in(g), og = group_out(g);
+  const int positions = g.oh * g.ow, panels = (positions + qgemm_nr - 1) / qgemm_nr;
+  const int chunk = chunk_panels(g), chunks = (panels + chunk - 1) / chunk;
+  const std::ptrdiff_t in_plane = static_cast<std::ptrdiff_t>(g.h) * g.w;
+  const std::ptrdiff_t group_words = static_cast<std::ptrdiff_t>(blocks(g)) * kp * qgemm_mr;
+  const std::ptrdiff_t panel_words = static_cast<std::ptrdiff_t>(kp) * qgemm_nr * 2;
+  const bool pointwise = qconv_is_pointwise(g);
+  const std::int64_t units = static_cast<std::int64_t>(g.n) * g.groups * chunks;
+  split_tasks(st, units, 2.0 * og * k * chunk * qgemm_nr, [&](int t, std::int64_t u0, std::int64_t u1) {
+    auto* b = reinterpret_cast<std::int16_t*>(st.thread_scratch(t));
+    for (std::int64_t u = u0; u < u1; ++u) {
+      const int ch = static_cast<int>(u % chunks), gr = static_cast<int>((u / chunks) % g.groups);
+      const std::int64_t img = u / (static_cast<std::int64_t>(chunks) * g.groups);
+      const X* xg = x + (img * g.c + static_cast<std::int64_t>(gr) * cg) * in_plane;
+      const int col0 = ch * chunk * qgemm_nr;
+      const int count = std::min(chunk, panels - ch * chunk);
+      for (int pn = 0; pn < count; ++pn) {
+        const int c0 = col0 + pn * qgemm_nr, nr = std::min(qgemm_nr, positions - c0);
+        if (pointwise) pack_b_panel_rows(xg, in_plane, k, c0, nr, hd.x_zp, b + pn * panel_words);
+        else pack_im2col_panel(g, xg, hd.x_zp, c0, nr, b + pn * panel_words);
+      }
+      Y* yc = y + (img * g.o + static_cast<std::int64_t>(gr) * og) * positions + col0;
+      qgemm_blocks(kp, a + gr * group_words, og, b, count, col0, positions, yc, positions, e, gr * og);
+    }
+  });
+}
+
+}  // namespace qconv_detail
+
+/// Bytes of the blob `qconv_prepare` writes (kept from bind on).
+constexpr std::size_t qconv_packed_bytes(const qconv_geometry& g) { return qconv_detail::layout_of(g).total; }
+
+/// Bytes of scratch `qconv_run` uses per thread (`st.need_scratch(0, scratch_floats(...))` at
+/// prepare).
+constexpr std::size_t qconv_scratch_bytes(const qconv_geometry& g) {
+  if (qconv_is_depthwise(g))
+    return qconv_detail::plane_bytes(g) + align64(static_cast<std::size_t>(g.ow) * sizeof(std::int32_t));
+  return static_cast<std::size_t>(qconv_detail::chunk_panels(g)) * panel_bytes(qconv_detail::depth(g));
+}
+
+/// At bind: packs the weights `w` (o × c / groups × kh × kw of `g.w_type`, minus their zero
+/// points), the integer bias, the multipliers and the output bounds into `packed`
+/// (`qconv_packed_bytes(g)` bytes, 64-byte aligned).
+inline void qconv_prepare(const qconv_geometry& g, const void* w, const qconv_params& p, void* packed) {
+  using namespace qconv_detail;
+  const layout l = layout_of(g);
+  prepare_outputs(p, g.y_type, g.o, packed, l.total, l.bias, l.mult);
+  auto* base = static_cast<unsigned char*>(packed);
+  const int k = depth(g), og = group_out(g), zp_step = p.w_count == 1 ? 0 : 1;
+  with_byte_type(g.w_type, [&](auto wt) {
+    using T = decltype(wt);
+    const T* wv = static_cast<const T*>(w);
+    if (qconv_is_depthwise(g)) {
+      auto* d = reinterpret_cast<std::int16_t*>(base + l.weights);
+      for (int oc = 0; oc < g.o; ++oc)
+        for (int i = 0; i < k; ++i)
+          d[oc * k + i] = static_cast<std::int16_t>(wv[oc * k + i] - p.w_zp[oc * zp_step]);
+    } else {
+      auto* d = reinterpret_cast<std::int32_t*>(base + l.weights);
+      const std::ptrdiff_t group_words = static_cast<std::ptrdiff_t>(blocks(g)) * pairs_of(k) * qgemm_mr;
+      for (int gr = 0; gr < g.groups; ++gr)
+        pack_a_blocks(wv + static_cast<std::ptrdiff_t>(gr) * og * k, k, og, k, p.w_zp + gr * og * zp_step, zp_step,
+                      d + gr * group_words);
+    }
+  });
+}
+
+/// Runs the convolution of `x` (n × c × h × w of `g.x_type`) into `y` (n × o × oh × ow of
+/// `g.y_type`) with the blob of `qconv_prepare`, over the state's threads.
+inline void qconv_run(state& st, const qconv_geometry& g, const void* packed, const void* x, void* y) {
+  const auto* blob = static_cast<const unsigned char*>(packed);
+  with_byte_type(g.x_type, [&](auto xt) {
+    using X = decltype(xt);
+    with_byte_type(g.y_type, [&](auto yt) {
+      using Y = decltype(yt);
+      if (qconv_is_depthwise(g)) qconv_detail::run_depthwise(st, g, blob, static_cast<const X*>(x), static_cast<Y*>(y));
+      else qconv_detail::run_gemm(st, g, blob, static_cast<const X*>(x), static_cast<Y*>(y));
+    });
+  });
+}
+
+}  // namespace partita::detail::cpu::int8
+// ---- end partita/backends/cpu/detail/int8/qconv.hpp ----
+// ---- begin partita/backends/cpu/detail/int8/qdense.hpp ----
+/// int8 dense (activations by constant weights) and matmul (of two activations), requantized.
+// Both are the GEMM of qgemm.hpp with the activations' rows as A (packed per task at run time)
+// and the output's columns along the vectors: dense's weights are B panels packed at bind, with
+// a multiplier and bias per column; matmul packs the panels of its B at run time, per task.
+
+
+namespace partita::detail::cpu::int8 {
+
+/// A quantized dense layer's sizes and types: x is m × k, the weights n × k (one row per
+/// output), y is m × n.
+struct qdense_geometry {
+  int m, k, n;
+  dtype x_type, w_type, y_type;
+};
+
+/// A quantized dense layer's scales and zero points (per output or per tensor), float bias and
+/// fused activation (`qlayer_params`).
+using qdense_params = qlayer_params;
+
+/// A quantized matmul's sizes and types: a is batch × m × k, b batch × k × n (`b_batched`) or
+/// k × n (one for every batch), y batch × m × n.
+struct qmatmul_geometry {
+  int batch, m, k, n;
+  bool b_batched;
+  dtype a_type, b_type, y_type;
+};
+
+/// A quantized matmul's per-tensor scales and zero points and the float bounds of a fused
+/// activation (none: -inf, +inf).
+struct qmatmul_params {
+  float a_scale;
+  std::int32_t a_zp;
+  float b_scale;
+  std::int32_t b_zp;
+  float y_scale;
+  std::int32_t y_zp;
+  float act_lo, act_hi;
+};
+
+namespace qdense_detail {
+
+/// Output rows and panels one task takes: rows whose A words fill about 64 KB (at most 64, a
+/// multiple of the micro-kernel's rows), by up to four panels.
+constexpr int rows_per_task(int m, int k) {
+  const int fit = static_cast<int>(65536 / (static_cast<std::size_t>(pairs_of(k)) * sizeof(std::int32_t)));
+  const int rows = std::max(qgemm_mr, std::min(64, fit) / qgemm_mr * qgemm_mr);
+  return std::min(rows, m);
+}
+inline constexpr int panels_per_task = 4;
+
+constexpr int panels_of(int n) { return (n + qgemm_nr - 1) / qgemm_nr; }
+constexpr std::size_t a_bytes(int m, int k) {
+  return align64(static_cast<std::size_t>(rows_per_task(m, k)) * static_cast<std::size_t>(pairs_of(k)) *
+                 sizeof(std::int32_t));
+}
+
+/// For each of `batches` output matrices of m × n (batch i at y + i · m · n): calls
+/// pack_a(words, i, r0, rows) for each task's rows, then `qgemm_rows` on them by each of its
+/// groups of panels, those of `panel_at(t, i, first panel, count)`.
+template <class Y, class PackA, class PanelAt>
+inline void rows_by_panels(state& st, int batches, int m, int k, int n, Y* y, const qepilogue& e, PackA&& pack_a,
+                           PanelAt&& panel_at) {
+  const int kp = pairs_of(k), mc = rows_per_task(m, k);
+  const int row_tasks = (m + mc - 1) / mc, col_tasks = (panels_of(n) + panels_per_task - 1) / panels_per_task;
+  const std::int64_t per_batch = static_cast<std::int64_t>(row_tasks) * col_tasks;
+  split_tasks(st, per_batch * batches, 2.0 * mc * k * panels_per_task * qgemm_nr,
+              [&](int t, std::int64_t u0, std::int64_t u1) {
+                auto* words = reinterpret_cast<std::int32_t*>(st.thread_scratch(t));
+                std::int64_t packed = -1;  // the row task whose A words `words` holds
+                for (std::int64_t u = u0; u < u1; ++u) {
+                  const int i = static_cast<int>(u / per_batch);
+                  const std::int64_t row_task = u / col_tasks;
+                  const int r0 = static_cast<int>(row_task % row_tasks) * mc, rows = std::min(mc, m - r0);
+                  if (packed != row_task) pack_a(words, i, r0, rows);
+                  packed = row_task;
+                  const int p0 = static_cast<int>(u % col_tasks) * panels_per_task;
+                  const int count = std::min(panels_per_task, panels_of(n) - p0), col0 = p0 * qgemm_nr;
+                  qgemm_rows(kp, words, rows, panel_at(t, i, p0, count), count, col0, n,
+                             y + (static_cast<std::ptrdiff_t>(i) * m + r0) * n + col0, n, e, r0);
+                }
+              });
+}
+
+/// Where the parts of dense's packed blob start: the header, the weight panels, the integer
+/// bias and the multipliers (one per output, padded to whole panels).
+struct layout {
+  std::size_t panels, bias, mult, total;
+};
+constexpr layout layout_of(const qdense_geometry& g) {
+  const std::size_t per_column = align64((static_cast<std::size_t>(panels_of(g.n)) * qgemm_nr + 64) * 4);
+  layout l{};
+  l.panels = align64(sizeof(qlayer_header));
+  l.bias = l.panels + align64(static_cast<std::size_t>(panels_of(g.n)) * panel_bytes(g.k));
+  l.mult = l.bias + per_column;
+  l.total = l.mult + per_column;
+  return l;
+}
+
+}  // namespace qdense_detail
+
+/// Bytes of the blob `qdense_prepare` writes (kept from bind on).
+constexpr std::size_t qdense_packed_bytes(const qdense_geometry& g) { return qdense_detail::layout_of(g).total; }
+
+/// Bytes of scratch `qdense_run` uses per thread.
+constexpr std::size_t qdense_scratch_bytes(const qdense_geometry& g) { return qdense_detail::a_bytes(g.m, g.k); }
+
+/// At bind: packs the weights `w` (n × k of `g.w_type`, minus their zero points) in panels, the
+/// integer bias, the multipliers and the output bounds into `packed` (`qdense_packed_bytes(g)`
+/// bytes, 64-byte aligned).
+inline void qdense_prepare(const qdense_geometry& g, const void* w, const qdense_params& p, void* packed) {
+  using namespace qdense_detail;
+  const layout l = layout_of(g);
+  prepare_outputs(p, g.y_type, g.n, packed, l.total, l.bias, l.mult);
+  auto* panels = reinterpret_cast<std::int16_t*>(static_cast<unsigned char*>(packed) + l.panels);
+  const std::ptrdiff_t panel_words = static_cast<std::ptrdiff_t>(panel_bytes(g.k) / sizeof(std::int16_t));
+  with_byte_type(g.w_type, [&](auto wt) {
+    using T = decltype(wt);
+    for (int pn = 0; pn < panels_of(g.n); ++pn) {
+      const int n0 = pn * qgemm_nr;
+      pack_b_panel(static_cast<const T*>(w), 1, g.k, g.k, n0, std::min(qgemm_nr, g.n - n0), p.w_zp,
+                   p.w_count == 1 ? 0 : 1, panels + pn * panel_words);
+    }
+  });
+}
+
+/// Runs the dense layer on `x` (m × k of `g.x_type`) into `y` (m × n of `g.y_type`) with the
+/// blob of `qdense_prepare`, over the state's threads.
+inline void qdense_run(state& st, const qdense_geometry& g, const void* packed, const void* x, void* y) {
+  using namespace qdense_detail;
+  const layout l = layout_of(g);
+  const auto* base = static_cast<const unsigned char*>(packed);
+  const auto& hd = *reinterpret_cast<const qlayer_header*>(base);
+  const qepilogue e = layer_epilogue(packed, l.bias, l.mult, qepilogue::along::column);
+  const auto* panels = reinterpret_cast<const std::int16_t*>(base + l.panels);
+  const std::ptrdiff_t panel_words = static_cast<std::ptrdiff_t>(panel_bytes(g.k) / sizeof(std::int16_t));
+  with_byte_type(g.x_type, [&](auto xt) {
+    using X = decltype(xt);
+    with_byte_type(g.y_type, [&](auto yt) {
+      using Y = decltype(yt);
+      const X* xv = static_cast<const X*>(x);
+      rows_by_panels(
+          st, 1, g.m, g.k, g.n, static_cast<Y*>(y), e,
+          [&](std::int32_t* words, int, int r0, int rows) {
+            pack_a_rows(xv + static_cast<std::ptrdiff_t>(r0) * g.k, g.k, rows, g.k, hd.x_zp, words);
+          },
+          [&](int, int, int p0, int) { return panels + p0 * panel_words; });
+    });
+  });
+}
+
+/// Bytes of scratch `qmatmul_run` uses per thread: a task's A words and B panels.
+constexpr std::size_t qmatmul_scratch_bytes(const qmatmul_geometry& g) {
+  return qdense_detail::a_bytes(g.m, g.k) + qdense_detail::panels_per_task * panel_bytes(g.k);
+}
+
+/// Runs the matmul of `a` (batch × m × k of `g.a_type`) by `b` (batch × k × n, or k × n, of
+/// `g.b_type`) into `y` (batch × m × n of `g.y_type`), requantized as `p` says, over the
+/// state's threads (`qmatmul_scratch_bytes(g)` of scratch each).
+inline void qmatmul_run(state& st, const qmatmul_geometry& g, const qmatmul_params& p, const void* a, const void* b,
+                        void* y) {
+  using namespace qdense_detail;
+  const float mult = multiplier(p.a_scale, p.b_scale, p.y_scale);
+  qepilogue e;
+  e.mult = &mult;
+  e.mult_along = qepilogue::along::all;
+  e.r = make_requant(output_bounds(g.y_type, p.y_scale, p.y_zp, p.act_lo, p.act_hi), p.y_zp);
+  const std::size_t b_offset = a_bytes(g.m, g.k);
+  const std::ptrdiff_t panel_words = static_cast<std::ptrdiff_t>(panel_bytes(g.k) / sizeof(std::int16_t));
+  with_byte_type(g.a_type, [&](auto at) {
+    using A = decltype(at);
+    with_byte_type(g.b_type, [&](auto bt) {
+      using B = decltype(bt);
+      with_byte_type(g.y_type, [&](auto yt) {
+        using Y = decltype(yt);
+        const A* av = static_cast<const A*>(a);
+        const B* bv = static_cast<const B*>(b);
+        const std::ptrdiff_t a_step = static_cast<std::ptrdiff_t>(g.m) * g.k;
+        const std::ptrdiff_t b_step = g.b_batched ? static_cast<std::ptrdiff_t>(g.k) * g.n : 0;
+        rows_by_panels(
+            st, g.batch, g.m, g.k, g.n, static_cast<Y*>(y), e,
+            [&](std::int32_t* words, int i, int r0, int rows) {
+              pack_a_rows(av + i * a_step + static_cast<std::ptrdiff_t>(r0) * g.k, g.k, rows, g.k, p.a_zp, words);
+            },
+            [&](int t, int i, int p0, int count) {
+              auto* panels =
+                  reinterpret_cast<std::int16_t*>(reinterpret_cast<unsigned char*>(st.thread_scratch(t)) + b_offset);
+              for (int j = 0; j < count; ++j) {
+                const int n0 = (p0 + j) * qgemm_nr;
+                pack_b_panel_rows(bv + i * b_step, g.n, g.k, n0, std::min(qgemm_nr, g.n - n0), p.b_zp,
+                                  panels + j * panel_words);
+              }
+              return static_cast<const std::int16_t*>(panels);
+            });
+      });
+    });
+  });
+}
+
+}  // namespace partita::detail::cpu::int8
+// ---- end partita/backends/cpu/detail/int8/qdense.hpp ----
+// ---- begin partita/backends/cpu/detail/int8/qeltwise.hpp ----
+/// cpu int8 elementwise kernels: qadd (QLinearAdd) and qconcat (concatenation with requantization).
+// The arithmetic, in float, as ONNX Runtime's QLinearAdd computes it:
+//   qadd:    y = clamp(round_half_even((a - za) · (sa / sy) + (b - zb) · (sb / sy)) + zy, lo, hi)
+//            the ratios rounded to float once, each product rounded, then the sum (never fused
+//            into a multiply-add: `unfused` below keeps the scalar and vector loops equal, bit
+//            for bit, whatever -ffp-contract the build uses);
+//   qconcat: y = clamp(round_half_even((x - zx) · (sx / sy)) + zy, type's range), a plain copy
+//            of the inputs whose scale and zero point are the output's (the formula gives x).
+// Rounding is to nearest even (the conversions, and `std::nearbyint` in the default rounding
+// mode); the float is clamped to [lo - zy, hi - zy] before it, which gives the same integer.
+
+// ---- begin partita/backends/cpu/detail/int8/quantize.hpp ----
+/// cpu quantize (f32 → u8, i8, i32) and dequantize (u8, i8, i32 → f32): ONNX's QuantizeLinear and DequantizeLinear.
+// quantize:   q = saturate(round_half_even(x / scale) + zp), the division a true one: a multiply
+//             by 1 / scale rounds differently for some x, and ONNX Runtime divides too.
+//             NaN gives the type's smallest value (u8: 0, i8: -128, i32: INT32_MIN), whatever
+//             its sign and the zero point: what ONNX Runtime 1.32's CPU provider returns.
+//             -0.0 and anything that rounds to zero give zp; ±inf and huge values saturate.
+// dequantize: y = float(q - zp) · scale, the difference exact (in int64 for i32).
+// The vector loops (AVX2) and the scalar ones compute the same thing bit for bit: the float
+// quotient is clamped to [min - zp, max - zp] before rounding, which gives the same integer
+// as rounding first (the bounds are integers, rounding is monotonic), and the conversions
+// round to nearest even, as `std::nearbyint` does in the default rounding mode.
+
+
+namespace partita::detail::cpu::int8 {
+
+/// Quantizes `x`, of extents [outer, axis_len, inner], into `q` of dtype `q_type` (u8, i8 or
+/// i32). Per tensor, `scale[0]` and `zp[0]` serve every element; `per_axis`, `scale[a]` and
+/// `zp[a]` serve the elements at index a of the middle extent. `zp` holds values of dtype
+/// `zp_type` (ONNX makes it `q_type`), or is null for a zero point of 0.
+inline void quantize(const float* x, void* q, dtype q_type, std::int64_t outer, std::int64_t axis_len, std::int64_t inner,
+                     const float* scale, const void* zp, dtype zp_type, bool per_axis);
+
+/// Dequantizes `q` of dtype `q_type` (u8, i8 or i32), extents [outer, axis_len, inner], into
+/// `y`; `scale` and `zp` (of dtype `q_type`, or null for 0) as for `quantize`.
+inline void dequantize(const void* q, dtype q_type, float* y, std::int64_t outer, std::int64_t axis_len,
+                       std::int64_t inner, const float* scale, const void* zp, bool per_axis);
+
+namespace detail {
+
+/// The dtype of the byte type T (std::uint8_t: u8, std::int8_t: i8).
+template <class T>
+inline constexpr dtype byte_type = std::is_unsigned_v<T> ? dtype::u8 : dtype::i8;
+
+/// Element `i` of a zero-point array of dtype `t` (0 when there is none).
+inline std::int32_t zero_point_at(const void* zp, dtype t, std::int64_t i) {
+  if (zp == nullptr) return 0;
+  switch (t) {
+    case dtype::u8: return static_cast<const std::uint8_t*>(zp)[i];
+    case dtype::i8: return static_cast<const std::int8_t*>(zp)[i];
+    case dtype::i32: return static_cast<const std::int32_t*>(zp)[i];
+    default: return 0;
+  }
+}
+
+/// One value quantized to u8 or i8: the quotient clamped to [lo, hi] = [min - zp, max - zp]
+/// (NaN to lo: `max(lo, v)` keeps lo when v is NaN, as `_mm256_max_ps(v, lo)` does), rounded.
+inline std::int32_t quantize_byte(float x, float scale, float lo, float hi, std::int32_t zp) {
+  const float v = std::min(std::max(lo, x / scale), hi);
+  return static_cast<std::int32_t>(std::nearbyint(v)) + zp;
+}
+
+/// One value quantized to i32, the sum with the zero point exact and saturated.
+inline std::int32_t quantize_int32(float x, float scale, std::int32_t zp) {
+  const float v = x / scale;
+  if (std::isnan(v)) return std::numeric_limits<std::int32_t>::min();
+  const std::int64_t r = round_to_int(v) + zp;
+  return static_cast<std::int32_t>(std::clamp<std::int64_t>(r, std::numeric_limits<std::int32_t>::min(),
+                                                            std::numeric_limits<std::int32_t>::max()));
+}
+
+#if PARTITA_INT8_AVX2
+/// Eight bytes of T (u8 or i8) widened to int32 lanes.
+template <class T>
+inline __m256i widen8(const T* p) {
+  const __m128i b = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
+  if constexpr (std::is_unsigned_v<T>) return _mm256_cvtepu8_epi32(b);
+  else return _mm256_cvtepi8_epi32(b);
+}
+/// Stores eight int32 lanes, each in the range of T (u8 or i8), as eight bytes.
+template <class T>
+inline void store8(T* p, __m256i v) {
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(p), narrow8<T>(v));
+}
+#endif
+
+/// `n` floats quantized to T (u8 or i8) with one scale and zero point.
+template <class T>
+void quantize_run(const float* x, T* q, std::int64_t n, float scale, std::int32_t zp) {
+  const float lo = static_cast<float>(std::numeric_limits<T>::min() - zp);
+  const float hi = static_cast<float>(std::numeric_limits<T>::max() - zp);
+  std::int64_t i = 0;
+#if PARTITA_INT8_AVX2
+  const __m256 vs = _mm256_set1_ps(scale), vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
+  const __m256i vzp = _mm256_set1_epi32(zp);
+  for (; i + 8 <= n; i += 8) {
+    const __m256 v = _mm256_min_ps(_mm256_max_ps(_mm256_div_ps(_mm256_loadu_ps(x + i), vs), vlo), vhi);
+    store8(q + i, _mm256_add_epi32(_mm256_cvtps_epi32(v), vzp));
+  }
+#endif
+  for (; i < n; ++i) q[i] = static_cast<T>(quantize_byte(x[i], scale, lo, hi, zp));
+}
+
+/// `n` floats quantized to T (u8 or i8), element i with `scale[i]` and zero point `zp[i]` (of
+/// dtype T): a per-axis quantization along the last axis.
+template <class T>
+void quantize_each(const float* x, T* q, std::int64_t n, const float* scale, const T* zp) {
+  constexpr float tmin = static_cast<float>(std::numeric_limits<T>::min());
+  constexpr float tmax = static_cast<float>(std::numeric_limits<T>::max());
+  std::int64_t i = 0;
+#if PARTITA_INT8_AVX2
+  const __m256 vmin = _mm256_set1_ps(tmin), vmax = _mm256_set1_ps(tmax);
+  for (; zp != nullptr && i + 8 <= n; i += 8) {
+    const __m256i z = widen8(zp + i);
+    const __m256 zf = _mm256_cvtepi32_ps(z);
+    const __m256 lo = _mm256_sub_ps(vmin, zf), hi = _mm256_sub_ps(vmax, zf);  // exact: small integers
+    const __m256 v = _mm256_min_ps(_mm256_max_ps(_mm256_div_ps(_mm256_loadu_ps(x + i), _mm256_loadu_ps(scale + i)), lo), hi);
+    store8(q + i, _mm256_add_epi32(_mm256_cvtps_epi32(v), z));
+  }
+#endif
+  for (; i < n; ++i) {
+    const std::int32_t z = zp != nullptr ? zp[i] : 0;
+    q[i] = static_cast<T>(quantize_byte(x[i], scale[i], tmin - static_cast<float>(z), tmax - static_cast<float>(z), z));
+  }
+}
+
+/// `n` values of T (u8 or i8) dequantized with one scale and zero point.
+template <class T>
+void dequantize_run(const T* q, float* y, std::int64_t n, float scale, std::int32_t zp) {
+  std::int64_t i = 0;
+#if PARTITA_INT8_AVX2
+  const __m256 vs = _mm256_set1_ps(scale);
+  const __m256i vzp = _mm256_set1_epi32(zp);
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(y + i, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(widen8(q + i), vzp)), vs));
+#endif
+  for (; i < n; ++i) y[i] = static_cast<float>(static_cast<std::int32_t>(q[i]) - zp) * scale;
+}
+
+/// `n` values of T (u8 or i8) dequantized, element i with `scale[i]` and `zp[i]`.
+template <class T>
+void dequantize_each(const T* q, float* y, std::int64_t n, const float* scale, const T* zp) {
+  std::int64_t i = 0;
+#if PARTITA_INT8_AVX2
+  for (; zp != nullptr && i + 8 <= n; i += 8) {
+    const __m256i d = _mm256_sub_epi32(widen8(q + i), widen8(zp + i));
+    _mm256_storeu_ps(y + i, _mm256_mul_ps(_mm256_cvtepi32_ps(d), _mm256_loadu_ps(scale + i)));
+  }
+#endif
+  for (; i < n; ++i) {
+    const std::int32_t z = zp != nullptr ? zp[i] : 0;
+    y[i] = static_cast<float>(static_cast<std::int32_t>(q[i]) - z) * scale[i];
+  }
+}
+
+template <class T>
+void quantize_bytes(const float* x, T* q, std::int64_t outer, std::int64_t axis_len, std::int64_t inner, const float* scale,
+                    const void* zp, dtype zp_type, bool per_axis) {
+  if (!per_axis) {
+    quantize_run(x, q, outer * axis_len * inner, scale[0], zero_point_at(zp, zp_type, 0));
+  } else if (inner == 1 && (zp == nullptr || zp_type == byte_type<T>)) {
+    for (std::int64_t o = 0; o < outer; ++o)
+      quantize_each(x + o * axis_len, q + o * axis_len, axis_len, scale, static_cast<const T*>(zp));
+  } else {
+    for (std::int64_t o = 0; o < outer; ++o)
+      for (std::int64_t a = 0; a < axis_len; ++a) {
+        const std::int64_t at = (o * axis_len + a) * inner;
+        quantize_run(x + at, q + at, inner, scale[a], zero_point_at(zp, zp_type, a));
+      }
+  }
+}
+
+template <class T>
+void dequantize_bytes(const T* q, float* y, std::int64_t outer, std::int64_t axis_len, std::int64_t inner, const float* scale,
+                      const T* zp, bool per_axis) {
+  if (!per_axis) {
+    dequantize_run(q, y, outer * axis_len * inner, scale[0], zp != nullptr ? zp[0] : 0);
+  } else if (inner == 1) {
+    for (std::int64_t o = 0; o < outer; ++o) dequantize_each(q + o * axis_len, y + o * axis_len, axis_len, scale, zp);
+  } else {
+    for (std::int64_t o = 0; o < outer; ++o)
+      for (std::int64_t a = 0; a < axis_len; ++a) {
+        const std::int64_t at = (o * axis_len + a) * inner;
+        dequantize_run(q + at, y + at, inner, scale[a], zp != nullptr ? zp[a] : 0);
+      }
+  }
+}
+
+}  // namespace detail
+
+inline void quantize(const float* x, void* q, dtype q_type, std::int64_t outer, std::int64_t axis_len, std::int64_t inner,
+                     const float* scale, const void* zp, dtype zp_type, bool per_axis) {
+  switch (q_type) {
+    case dtype::u8:
+      detail::quantize_bytes(x, static_cast<std::uint8_t*>(q), outer, axis_len, inner, scale, zp, zp_type, per_axis);
+      return;
+    case dtype::i8:
+      detail::quantize_bytes(x, static_cast<std::int8_t*>(q), outer, axis_len, inner, scale, zp, zp_type, per_axis);
+      return;
+    case dtype::i32: {
+      // Biases and other small tensors, quantized at bind: no vector loop.
+      auto* out = static_cast<std::int32_t*>(q);
+      for (std::int64_t o = 0; o < outer; ++o)
+        for (std::int64_t a = 0; a < axis_len; ++a) {
+          const std::int64_t c = per_axis ? a : 0, at = (o * axis_len + a) * inner;
+          const float s = scale[c];
+          const std::int32_t z = detail::zero_point_at(zp, zp_type, c);
+          for (std::int64_t i = 0; i < inner; ++i) out[at + i] = detail::quantize_int32(x[at + i], s, z);
+        }
+      return;
+    }
+    default: return;
+  }
+}
+
+inline void dequantize(const void* q, dtype q_type, float* y, std::int64_t outer, std::int64_t axis_len, std::int64_t inner,
+                       const float* scale, const void* zp, bool per_axis) {
+  switch (q_type) {
+    case dtype::u8:
+      detail::dequantize_bytes(static_cast<const std::uint8_t*>(q), y, outer, axis_len, inner, scale,
+                               static_cast<const std::uint8_t*>(zp), per_axis);
+      return;
+    case dtype::i8:
+      detail::dequantize_bytes(static_cast<const std::int8_t*>(q), y, outer, axis_len, inner, scale,
+                               static_cast<const std::int8_t*>(zp), per_axis);
+      return;
+    case dtype::i32: {
+      const auto* in = static_cast<const std::int32_t*>(q);
+      for (std::int64_t o = 0; o < outer; ++o)
+        for (std::int64_t a = 0; a < axis_len; ++a) {
+          const std::int64_t c = per_axis ? a : 0, at = (o * axis_len + a) * inner;
+          const float s = scale[c];
+          const std::int64_t z = detail::zero_point_at(zp, dtype::i32, c);
+          for (std::int64_t i = 0; i < inner; ++i) y[at + i] = static_cast<float>(in[at + i] - z) * s;
+        }
+      return;
+    }
+    default: return;
+  }
+}
+
+}  // namespace partita::detail::cpu::int8
+// ---- end partita/backends/cpu/detail/int8/quantize.hpp ----
+
+namespace partita::detail::cpu::int8 {
+
+/// A tensor's quantization: real value = (q - zp) · scale.
+struct qparams {
+  float scale;
+  std::int32_t zp;
+};
+
+/// y = a + b, all three u8 or i8 (`type`), `n` elements each, with their own quantization, the
+/// result clamped to [lo, hi] (the type's range, narrowed by a fused relu or clip: see
+/// `output_bounds`).
+inline void qadd(const void* a, qparams qa, const void* b, qparams qb, void* y, qparams qy, dtype type, std::int64_t n,
+                 std::int32_t lo, std::int32_t hi);
+
+/// Concatenates `count` u8 or i8 tensors `in[i]`, of extents [outer, axis_len[i], inner], along
+/// the middle axis into `y` ([outer, Σ axis_len, inner]), each requantized from `qin[i]` to `qy`.
+inline void qconcat(const void* const* in, const qparams* qin, const std::int64_t* axis_len, int count, void* y, qparams qy,
+                    dtype type, std::int64_t outer, std::int64_t inner);
+
+namespace detail {
+
+/// `v`, which the compiler can no longer fuse with the operation that reads it (an empty asm
+/// that claims to change it).
+template <class V>
+[[gnu::always_inline]] inline V unfused(V v) {
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+  asm("" : "+x"(v));
+#elif (defined(__GNUC__) || defined(__clang__)) && defined(__aarch64__)
+  asm("" : "+w"(v));
+#endif
+  return v;
+}
+
+/// One qadd output: the sum of the rescaled inputs, clamped to [lo, hi] relative to zy (NaN
+/// impossible: finite integers and ratios), rounded.
+inline std::int32_t qadd_value(std::int32_t a, std::int32_t b, float ra, float rb, const requant& r) {
+  const float v = unfused(static_cast<float>(a) * ra) + unfused(static_cast<float>(b) * rb);
+  return static_cast<std::int32_t>(std::nearbyint(std::min(std::max(r.lo, v), r.hi))) + r.zp;
+}
+
+template <class T>
+void qadd_bytes(const T* a, std::int32_t za, float ra, const T* b, std::int32_t zb, float rb, T* y, const requant& r,
+                std::int64_t n) {
+  std::int64_t i = 0;
+#if PARTITA_INT8_AVX2
+  const __m256i vza = _mm256_set1_epi32(za), vzb = _mm256_set1_epi32(zb), vzy = _mm256_set1_epi32(r.zp);
+  const __m256 vra = _mm256_set1_ps(ra), vrb = _mm256_set1_ps(rb), vlo = _mm256_set1_ps(r.lo), vhi = _mm256_set1_ps(r.hi);
+  for (; i + 8 <= n; i += 8) {
+    const __m256 pa = unfused(_mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(widen8(a + i), vza)), vra));
+    const __m256 pb = unfused(_mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(widen8(b + i), vzb)), vrb));
+    const __m256 v = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(pa, pb), vlo), vhi);
+    store8(y + i, _mm256_add_epi32(_mm256_cvtps_epi32(v), vzy));
+  }
+#endif
+  for (; i < n; ++i) y[i] = static_cast<T>(qadd_value(a[i] - za, b[i] - zb, ra, rb, r));
+}
+
+/// `n` values of T requantized from (zx, scale ratio m) to the output's zero point and the type's
+/// range (`r`).
+template <class T>
+void rescale_run(const T* x, T* y, std::int64_t n, std::int32_t zx, float m, const requant& r) {
+  std::int64_t i = 0;
+#if PARTITA_INT8_AVX2
+  const __m256i vzx = _mm256_set1_epi32(zx), vzy = _mm256_set1_epi32(r.zp);
+  const __m256 vm = _mm256_set1_ps(m), vlo = _mm256_set1_ps(r.lo), vhi = _mm256_set1_ps(r.hi);
+  for (; i + 8 <= n; i += 8) {
+    const __m256 p = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(widen8(x + i), vzx)), vm);
+    store8(y + i, _mm256_add_epi32(_mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(p, vlo), vhi)), vzy));
+  }
+#endif
+  for (; i < n; ++i) {
+    const float p = static_cast<float>(x[i] - zx) * m;
+    y[i] = static_cast<T>(static_cast<std::int32_t>(std::nearbyint(std::min(std::max(r.lo, p), r.hi))) + r.zp);
+  }
+}
+
+template <class T>
+void qconcat_bytes(const void* const* in, const qparams* qin, const std::int64_t* axis_len, int count, T* y, qparams qy,
+                   std::int64_t outer, std::int64_t inner) {
+  std::int64_t total = 0;
+  for (int i = 0; i < count; ++i) total += axis_len[i];
+  const requant r = make_requant({std::numeric_limits<T>::min(), std::numeric_limits<T>::max()}, qy.zp);
+  std::int64_t offset = 0;
+  for (int i = 0; i < count; ++i) {
+    const T* x = static_cast<const T*>(in[i]);
+    const std::int64_t run = axis_len[i] * inner;
+    const bool same = qin[i].scale == qy.scale && qin[i].zp == qy.zp;
+    const float m = qin[i].scale / qy.scale;
+    for (std::int64_t o = 0; o < outer; ++o) {
+      T* dst = y + o * total * inner + offset;
+      if (same) std::memcpy(dst, x + o * run, static_cast<std::size_t>(run));
+      else rescale_run(x + o * run, dst, run, qin[i].zp, m, r);
+    }
+    offset += run;
+  }
+}
+
+}  // namespace detail
+
+inline void qadd(const void* a, qparams qa, const void* b, qparams qb, void* y, qparams qy, dtype type, std::int64_t n,
+                 std::int32_t lo, std::int32_t hi) {
+  const float ra = qa.scale / qy.scale, rb = qb.scale / qy.scale;
+  const requant r = make_requant({lo, hi}, qy.zp);
+  if (type == dtype::u8)
+    detail::qadd_bytes(static_cast<const std::uint8_t*>(a), qa.zp, ra, static_cast<const std::uint8_t*>(b), qb.zp, rb,
+                       static_cast<std::uint8_t*>(y), r, n);
+  else if (type == dtype::i8)
+    detail::qadd_bytes(static_cast<const std::int8_t*>(a), qa.zp, ra, static_cast<const std::int8_t*>(b), qb.zp, rb,
+                       static_cast<std::int8_t*>(y), r, n);
+}
+
+inline void qconcat(const void* const* in, const qparams* qin, const std::int64_t* axis_len, int count, void* y, qparams qy,
+                    dtype type, std::int64_t outer, std::int64_t inner) {
+  if (type == dtype::u8)
+    detail::qconcat_bytes(in, qin, axis_len, count, static_cast<std::uint8_t*>(y), qy, outer, inner);
+  else if (type == dtype::i8)
+    detail::qconcat_bytes(in, qin, axis_len, count, static_cast<std::int8_t*>(y), qy, outer, inner);
+}
+
+}  // namespace partita::detail::cpu::int8
+// ---- end partita/backends/cpu/detail/int8/qeltwise.hpp ----
+// ---- begin partita/backends/cpu/detail/int8/qpool.hpp ----
+/// cpu int8 pooling over NCHW planes: average, global average and max, in the integer domain.
+// Average pooling (and global average, whose window is the plane), per output:
+//   acc = Σ over the window's taps inside the input of (x - zx)    exact: sum - taps · zx
+//   q   = clamp(round_half_even(float(acc) · (sx / (sy · float(count)))) + zy, type's range)
+// `count` is what the float op divides by (`pool_window_taps`: the taps inside the input, or
+// with count_include_pad those inside the declared padding too); the multiplier is computed
+// in float in that order (sy · count first). A padded tap is a real 0, so it adds nothing to
+// acc. Global pooling sums in int64 (a plane of more than 2^23 bytes overflows int32).
+// Max pooling compares the integers: it is the float op's only when the input and output
+// quantization are equal (max commutes with a monotonic map); padded taps never win.
+
+
+namespace partita::detail::cpu::int8 {
+
+/// Average pooling of u8 or i8 (`type`) planes `x` into `y`, geometry `g` (`make_pool_geometry`:
+/// window, stride, pads, count_include_pad, every plane of the batch in `g.planes`).
+inline void qavg_pool2d(const void* x, qparams qx, void* y, qparams qy, dtype type, const pool_geometry& g);
+
+/// Global average pooling: the mean of each of `planes` planes of `area` u8 or i8 values.
+inline void qglobal_avg_pool2d(const void* x, qparams qx, void* y, qparams qy, dtype type, std::int64_t planes,
+                               std::int64_t area);
+
+/// Max pooling of u8 or i8 planes (input and output quantized alike), geometry `g`.
+inline void qmax_pool2d(const void* x, void* y, dtype type, const pool_geometry& g);
+
+namespace detail {
+
+/// round_half_even(float(acc) · m) + zy clamped to the range of `r`, for a wide accumulator.
+inline std::int32_t requantize_wide(std::int64_t acc, float m, const requant& r) {
+  const float v = static_cast<float>(acc) * m;
+  return static_cast<std::int32_t>(std::nearbyint(std::min(std::max(r.lo, v), r.hi))) + r.zp;
+}
+
+template <class T>
+void qavg_pool_bytes(const T* x, std::int32_t zx, float sx, T* y, qparams qy, const pool_geometry& g) {
+  const requant r = make_requant({std::numeric_limits<T>::min(), std::numeric_limits<T>::max()}, qy.zp);
+  std::vector<std::int32_t> cols(static_cast<std::size_t>(g.w));
+  for (int p = 0; p < g.planes; ++p) {
+    const T* plane = x + static_cast<std::ptrdiff_t>(p) * g.h * g.w;
+    T* out = y + static_cast<std::ptrdiff_t>(p) * g.oh * g.ow;
+    for (int oh = 0; oh < g.oh; ++oh) {
+      const int ih0 = oh * g.sh - g.ph, r0 = std::max(ih0, 0), r1 = std::min(ih0 + g.kh, g.h);
+      const int row_count = pool_window_taps(g.count_include_pad, ih0, g.kh, g.h, g.ph_end);
+      // Column sums of the window's rows, eight columns at a time.
+      int c = 0;
+#if PARTITA_INT8_AVX2
+      for (; c + 8 <= g.w; c += 8) {
+        __m256i s = _mm256_setzero_si256();
+        for (int ih = r0; ih < r1; ++ih) s = _mm256_add_epi32(s, widen8(plane + static_cast<std::ptrdiff_t>(ih) * g.w + c));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(cols.data() + c), s);
+      }
+#endif
+      for (; c < g.w; ++c) {
+        std::int32_t s = 0;
+        for (int ih = r0; ih < r1; ++ih) s += plane[static_cast<std::ptrdiff_t>(ih) * g.w + c];
+        cols[static_cast<std::size_t>(c)] = s;
+      }
+      for (int ow = 0; ow < g.ow; ++ow) {
+        const int iw0 = ow * g.sw - g.pw, c0 = std::max(iw0, 0), c1 = std::min(iw0 + g.kw, g.w);
+        std::int32_t sum = 0;
+        for (int k = c0; k < c1; ++k) sum += cols[static_cast<std::size_t>(k)];
+        const int count = row_count * pool_window_taps(g.count_include_pad, iw0, g.kw, g.w, g.pw_end);
+        const std::int64_t taps = static_cast<std::int64_t>(std::max(r1 - r0, 0)) * std::max(c1 - c0, 0);
+        const float m = sx / (qy.scale * static_cast<float>(count));
+        out[oh * g.ow + ow] = static_cast<T>(requantize_wide(sum - taps * zx, m, r));
+      }
+    }
+  }
+}
+
+/// Σ p[0, n) exactly.
+template <class T>
+std::int64_t byte_sum(const T* p, std::int64_t n) {
+  std::int64_t s = 0, i = 0;
+#if PARTITA_INT8_AVX2
+  // SAD against zero sums each 8 bytes into a 64-bit lane; i8 is first offset to u8 (x + 128).
+  const __m256i zero = _mm256_setzero_si256(), flip = _mm256_set1_epi8(static_cast<char>(0x80));
+  __m256i acc = zero;
+  for (; i + 32 <= n; i += 32) {
+    __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i));
+    if constexpr (std::is_signed_v<T>) v = _mm256_xor_si256(v, flip);
+    acc = _mm256_add_epi64(acc, _mm256_sad_epu8(v, zero));
+  }
+  alignas(32) std::int64_t lanes[4];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), acc);
+  s = lanes[0] + lanes[1] + lanes[2] + lanes[3];
+  if constexpr (std::is_signed_v<T>) s -= 128 * i;
+#endif
+  for (; i < n; ++i) s += p[i];
+  return s;
+}
+
+template <class T>
+void qglobal_avg_pool_bytes(const T* x, std::int32_t zx, float sx, T* y, qparams qy, std::int64_t planes, std::int64_t area) {
+  const requant r = make_requant({std::numeric_limits<T>::min(), std::numeric_limits<T>::max()}, qy.zp);
+  const float m = sx / (qy.scale * static_cast<float>(area));
+  for (std::int64_t p = 0; p < planes; ++p)
+    y[p] = static_cast<T>(requantize_wide(byte_sum(x + p * area, area) - area * zx, m, r));
+}
+
+#if PARTITA_INT8_AVX2
+template <class T>
+inline __m256i max32(__m256i a, __m256i b) {
+  if constexpr (std::is_unsigned_v<T>) return _mm256_max_epu8(a, b);
+  else return _mm256_max_epi8(a, b);
+}
+inline __m256i load32(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
+inline void store32(void* p, __m256i v) { _mm256_storeu_si256(static_cast<__m256i*>(p), v); }
+#endif
+
+/// out[o] = max over t < k of row[o + t], o < n (row readable up to n + k - 1 + 32).
+template <class T>
+void window_max(const T* row, int k, T* out, int n) {
+  int o = 0;
+#if PARTITA_INT8_AVX2
+  for (; o + 32 <= n; o += 32) {
+    __m256i m = load32(row + o);
+    for (int t = 1; t < k; ++t) m = max32<T>(m, load32(row + o + t));
+    store32(out + o, m);
+  }
+#endif
+  for (; o < n; ++o) {
+    T m = row[o];
+    for (int t = 1; t < k; ++t) m = std::max(m, row[o + t]);
+    out[o] = m;
+  }
+}
+
+template <class T>
+void qmax_pool_bytes(const T* x, T* y, const pool_geometry& g) {
+  constexpr T lowest = std::numeric_limits<T>::min();  // max's identity: a padded tap never wins
+  // The window rows' maximum, with the padding around it: column c of the input at pw + c.
+  const int span = (g.ow - 1) * g.sw + g.kw;  // the columns the windows cover
+  const int width = std::max(span, g.pw + g.w) + 32;
+  std::vector<T> row(static_cast<std::size_t>(width), lowest);
+  // With a stride, the row split into its `sw` phases (phase p holds columns p, p + sw, ...),
+  // each then a stride-1 row: tap t of output o is phase t % sw at o + t / sw.
+  const int phase_len = span / g.sw + 1 + 32;
+  std::vector<T> phases(g.sw > 1 ? static_cast<std::size_t>(g.sw) * static_cast<std::size_t>(phase_len) : 0, lowest);
+  std::vector<T> part(g.sw > 1 ? static_cast<std::size_t>(g.ow) : 0);
+  T* const mid = row.data() + g.pw;
+  for (int p = 0; p < g.planes; ++p) {
+    const T* plane = x + static_cast<std::ptrdiff_t>(p) * g.h * g.w;
+    T* out = y + static_cast<std::ptrdiff_t>(p) * g.oh * g.ow;
+    for (int oh = 0; oh < g.oh; ++oh) {
+      const int ih0 = oh * g.sh - g.ph, r0 = std::max(ih0, 0), r1 = std::min(ih0 + g.kh, g.h);
+      if (r0 >= r1) {  // a window entirely in the padding: nothing to take
+        std::fill(out + oh * g.ow, out + (oh + 1) * g.ow, lowest);
+        continue;
+      }
+      std::copy(plane + static_cast<std::ptrdiff_t>(r0) * g.w, plane + static_cast<std::ptrdiff_t>(r0 + 1) * g.w, mid);
+      for (int ih = r0 + 1; ih < r1; ++ih) {
+        const T* src = plane + static_cast<std::ptrdiff_t>(ih) * g.w;
+        int c = 0;
+#if PARTITA_INT8_AVX2
+        for (; c + 32 <= g.w; c += 32) store32(mid + c, max32<T>(load32(mid + c), load32(src + c)));
+#endif
+        for (; c < g.w; ++c) mid[c] = std::max(mid[c], src[c]);
+      }
+      T* o_row = out + oh * g.ow;
+      if (g.sw == 1) {
+        window_max(row.data(), g.kw, o_row, g.ow);
+        continue;
+      }
+      for (int c = 0; c < span; ++c)
+        phases[static_cast<std::size_t>(c % g.sw) * static_cast<std::size_t>(phase_len) + static_cast<std::size_t>(c / g.sw)] =
+            row[static_cast<std::size_t>(c)];
+      for (int t0 = 0; t0 < std::min(g.sw, g.kw); ++t0) {
+        // Taps t0, t0 + sw, ...: consecutive columns of phase t0.
+        const T* ph = phases.data() + static_cast<std::size_t>(t0) * static_cast<std::size_t>(phase_len);
+        const int taps = (g.kw - t0 + g.sw - 1) / g.sw;
+        if (t0 == 0) {
+          window_max(ph, taps, o_row, g.ow);
+        } else {
+          window_max(ph, taps, part.data(), g.ow);
+          for (int o = 0; o < g.ow; ++o) o_row[o] = std::max(o_row[o], part[static_cast<std::size_t>(o)]);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace detail
+
+inline void qavg_pool2d(const void* x, qparams qx, void* y, qparams qy, dtype type, const pool_geometry& g) {
+  if (type == dtype::u8)
+    detail::qavg_pool_bytes(static_cast<const std::uint8_t*>(x), qx.zp, qx.scale, static_cast<std::uint8_t*>(y), qy, g);
+  else if (type == dtype::i8)
+    detail::qavg_pool_bytes(static_cast<const std::int8_t*>(x), qx.zp, qx.scale, static_cast<std::int8_t*>(y), qy, g);
+}
+
+inline void qglobal_avg_pool2d(const void* x, qparams qx, void* y, qparams qy, dtype type, std::int64_t planes,
+                               std::int64_t area) {
+  if (type == dtype::u8)
+    detail::qglobal_avg_pool_bytes(static_cast<const std::uint8_t*>(x), qx.zp, qx.scale, static_cast<std::uint8_t*>(y), qy,
+                                   planes, area);
+  else if (type == dtype::i8)
+    detail::qglobal_avg_pool_bytes(static_cast<const std::int8_t*>(x), qx.zp, qx.scale, static_cast<std::int8_t*>(y), qy,
+                                   planes, area);
+}
+
+inline void qmax_pool2d(const void* x, void* y, dtype type, const pool_geometry& g) {
+  if (type == dtype::u8)
+    detail::qmax_pool_bytes(static_cast<const std::uint8_t*>(x), static_cast<std::uint8_t*>(y), g);
+  else if (type == dtype::i8)
+    detail::qmax_pool_bytes(static_cast<const std::int8_t*>(x), static_cast<std::int8_t*>(y), g);
+}
+
+}  // namespace partita::detail::cpu::int8
+// ---- end partita/backends/cpu/detail/int8/qpool.hpp ----
+
+namespace partita::detail::cpu::int8 {
+
+/// Whether step S runs one of the cpu backend's quantized composites (named `cpu.q...`).
+template <class S>
+constexpr bool quantized_composite() {
+  if constexpr (S::op != op_id::call) {
+    return false;
+  } else {
+    return S::composite.starts_with("cpu.q");
+  }
+}
+
+/// A quantize or dequantize node of a composite's body, as its kernel reads it: the kernel
+/// inputs of its quantized tensor (a dequantize's argument; -1 for a quantize, whose value is
+/// computed in the body), scale and zero point; the integer dtype; the number of scales.
+struct qnode {
+  int value = -1, scale = -1, zp = -1;
+  dtype type = dtype::u8;
+  int count = 1;
+};
+
+/// Body node `b` of step S (a quantize or dequantize) as a `qnode`.
+template <class S>
+constexpr qnode qnode_of(int b) {
+  const graph_node& n = S::body(b);
+  qnode r;
+  const int arg = S::body_arg(b, 0);
+  r.value = n.op == op_id::dequantize ? S::input_of(S::body_node(arg)) : -1;
+  r.scale = S::input_of(S::body_node(S::body_arg(b, 1)));
+  r.zp = S::input_of(S::body_node(S::body_arg(b, 2)));
+  r.type = n.op == op_id::quantize ? n.type : S::body(arg).type;
+  r.count = static_cast<int>(S::body(S::body_arg(b, 1)).out.elements());
+  return r;
+}
+
+/// Scale `i` and zero point `i` of a `qnode`, read from the kernel's inputs (at bind for bound
+/// parameters).
+inline float scale_at(const float* const* in, const qnode& q, int i = 0) { return in[q.scale][i]; }
+inline std::int32_t zp_at(const float* const* in, const qnode& q, int i = 0) {
+  return static_cast<std::int32_t>(reference_kernels::load_integer(in[q.zp], q.type, i));
+}
+
+/// A qnode's per-tensor scale and zero point, read from the kernel's inputs.
+inline qparams qparams_at(const float* const* in, const qnode& q) { return {scale_at(in, q), zp_at(in, q)}; }
+
+/// The float bounds of the relu or clip a body applies before its quantization (none: ±inf).
+struct act_bounds {
+  float lo = -std::numeric_limits<float>::infinity();
+  float hi = std::numeric_limits<float>::infinity();
+};
+template <class S>
+constexpr act_bounds act_bounds_of() {
+  act_bounds a;
+  for (int i = 0; i < S::body_size(); ++i) {
+    if (S::body(i).op == op_id::relu) a.lo = 0.f;
+    if (S::body(i).op == op_id::clip) {
+      a.lo = S::body(i).at->lo;
+      a.hi = S::body(i).at->hi;
+    }
+  }
+  return a;
+}
+
+/// The body index of the node a bias_add or add feeds to gemm node `g` as its bias (a
+/// dequantize or an f32 weight), or -1.
+template <class S>
+constexpr int bias_of(int g) {
+  for (int i = 0; i < S::body_size(); ++i) {
+    const op_id op = S::body(i).op;
+    if (op != op_id::bias_add && op != op_id::add) continue;
+    if (S::body_arg(i, 0) == g) return S::body_arg(i, 1);
+    if (S::body_arg(i, 1) == g) return S::body_arg(i, 0);
+  }
+  return -1;
+}
+
+/// A bias's float values (dequantized when it is a dequantize of an i32 weight): `channels`
+/// values into `to`.
+template <class S>
+void read_bias(const float* const* in, int b, int channels, std::vector<float>& to) {
+  to.assign(static_cast<std::size_t>(channels), 0.f);
+  if (S::body(b).op == op_id::dequantize) {
+    const qnode q = qnode_of<S>(b);
+    for (int c = 0; c < channels; ++c) {
+      const int i = q.count == 1 ? 0 : c;
+      to[static_cast<std::size_t>(c)] = reference_kernels::dequantize_value(
+          reference_kernels::load_integer(in[q.value], q.type, c), scale_at(in, q, i), zp_at(in, q, i));
+    }
+  } else {
+    const float* v = in[S::input_of(S::body_node(b))];
+    for (int c = 0; c < channels; ++c) to[static_cast<std::size_t>(c)] = v[c];
+  }
+}
+
+/// Bytes as the floats `state::reserve` and `need_scratch` count.
+constexpr std::size_t floats_for(std::size_t bytes) { return (bytes + sizeof(float) - 1) / sizeof(float); }
+
+/// What `layer_params` converts and the params point at: weight zero points as int32, the
+/// bias dequantized.
+struct layer_storage {
+  std::vector<std::int32_t> w_zp;
+  std::vector<float> bias;
+};
+
+/// The parameters of a conv2d or dense layer with inputs `x` and `w`, result `y`, a bias at
+/// body index `bias` (or -1) and `channels` outputs, read at bind.
+template <class S>
+qlayer_params layer_params(const float* const* in, const qnode& x, const qnode& w, const qnode& y, int bias,
+                           int channels, const act_bounds& act, layer_storage& keep) {
+  keep.w_zp.resize(static_cast<std::size_t>(w.count));
+  for (int i = 0; i < w.count; ++i) keep.w_zp[static_cast<std::size_t>(i)] = zp_at(in, w, i);
+  if (bias >= 0) read_bias<S>(in, bias, channels, keep.bias);
+  return qlayer_params{scale_at(in, x), zp_at(in, x), in[w.scale], keep.w_zp.data(), w.count, scale_at(in, y),
+                       zp_at(in, y), bias >= 0 ? keep.bias.data() : nullptr, act.lo, act.hi};
+}
+
+/// `cpu.qconv2d_bias_act`: quantize(act(conv2d(dequantize(x), dequantize(w)) + bias)).
+template <class S>
+struct qconv_kernel {
+  static constexpr int conv = S::find(op_id::conv2d);
+  static constexpr qnode x = qnode_of<S>(S::body_arg(conv, 0));
+  static constexpr qnode w = qnode_of<S>(S::body_arg(conv, 1));
+  static constexpr qnode y = qnode_of<S>(S::find(op_id::quantize));
+  static constexpr int bias = bias_of<S>(conv);
+  static constexpr act_bounds act = act_bounds_of<S>();
+  static constexpr qconv_geometry geo = [] {
+    const shape xs = S::body(S::body_arg(conv, 0)).out, ws = S::body(S::body_arg(conv, 1)).out, ys = S::body(conv).out;
+    const attrs& a = *S::body(conv).at;
+    return qconv_geometry{static_cast<int>(xs[0]), static_cast<int>(xs[1]), static_cast<int>(xs[2]),
+                          static_cast<int>(xs[3]), static_cast<int>(ws[0]), static_cast<int>(ws[2]),
+                          static_cast<int>(ws[3]), static_cast<int>(ys[2]), static_cast<int>(ys[3]),
+                          a.stride[0], a.stride[1], a.padding[0], a.padding[1], a.dilation[0], a.dilation[1],
+                          a.groups, x.type, w.type, y.type};
+  }();
+  static constexpr std::size_t packed_bytes = qconv_packed_bytes(geo);
+
+  static void prepare(state& st, const float* const* in, int step) {
+    float* packed = st.reserve(step, floats_for(packed_bytes));
+    st.need_scratch(0, floats_for(qconv_scratch_bytes(geo)));
+    if (!in[w.value]) return;  // planned before bind: the weights come later
+    layer_storage keep;
+    qconv_prepare(geo, in[w.value], layer_params<S>(in, x, w, y, bias, geo.o, act, keep), packed);
+  }
+
+  static void run(state& st, const float* const* in, float* out, int step) {
+    qconv_run(st, geo, st.packed(step), in[x.value], out);
+  }
+
+  static constexpr kernel_note note() {
+    return {qconv_is_depthwise(geo) ? "qconv_depthwise" : qconv_is_pointwise(geo) ? "qconv_pointwise" : "qconv_im2col",
+            "u8/s8 products on 16-bit lanes, int32 sums, requantized in float"};
+  }
+};
+
+/// `cpu.qdense_bias_act`: quantize(act(dense(dequantize(x), dequantize(w)) + bias)).
+template <class S>
+struct qdense_kernel {
+  static constexpr int gemm = S::find(op_id::dense);
+  static constexpr qnode x = qnode_of<S>(S::body_arg(gemm, 0));
+  static constexpr qnode w = qnode_of<S>(S::body_arg(gemm, 1));
+  static constexpr qnode y = qnode_of<S>(S::find(op_id::quantize));
+  static constexpr int bias = bias_of<S>(gemm);
+  static constexpr act_bounds act = act_bounds_of<S>();
+  static constexpr qdense_geometry geo = [] {
+    const shape ws = S::body(S::body_arg(gemm, 1)).out, ys = S::body(gemm).out;
+    return qdense_geometry{static_cast<int>(ys.elements() / ws[0]), static_cast<int>(ws[1]), static_cast<int>(ws[0]),
+                           x.type, w.type, y.type};
+  }();
+
+  static void prepare(state& st, const float* const* in, int step) {
+    float* packed = st.reserve(step, floats_for(qdense_packed_bytes(geo)));
+    st.need_scratch(0, floats_for(qdense_scratch_bytes(geo)));
+    if (!in[w.value]) return;  // planned before bind: the weights come later
+    layer_storage keep;
+    qdense_prepare(geo, in[w.value], layer_params<S>(in, x, w, y, bias, geo.n, act, keep), packed);
+  }
+  static void run(state& st, const float* const* in, float* out, int step) {
+    qdense_run(st, geo, st.packed(step), in[x.value], out);
+  }
+  static constexpr kernel_note note() { return {"qdense", "u8/s8 products on 16-bit lanes, int32 sums, requantized in float"}; }
+};
+
+/// `cpu.qmatmul`: quantize(act(matmul(dequantize(a), dequantize(b)))), both operands activations.
+template <class S>
+struct qmatmul_kernel {
+  static constexpr int mm = S::find(op_id::matmul);
+  static constexpr qnode a = qnode_of<S>(S::body_arg(mm, 0)), b = qnode_of<S>(S::body_arg(mm, 1));
+  static constexpr qnode y = qnode_of<S>(S::find(op_id::quantize));
+  static constexpr act_bounds act = act_bounds_of<S>();
+  static constexpr qmatmul_geometry geo = [] {
+    const shape as = S::body(S::body_arg(mm, 0)).out, bs = S::body(S::body_arg(mm, 1)).out;
+    const int m = static_cast<int>(as[as.rank - 2]), k = static_cast<int>(as[as.rank - 1]);
+    const int n = static_cast<int>(bs[bs.rank - 1]);
+    return qmatmul_geometry{static_cast<int>(as.elements() / (m * k)), m, k, n, bs.elements() != k * n,
+                            a.type, b.type, y.type};
+  }();
+
+  static void prepare(state& st, const float* const*, int) { st.need_scratch(0, floats_for(qmatmul_scratch_bytes(geo))); }
+  static void run(state& st, const float* const* in, float* out, int) {
+    const qmatmul_params p{scale_at(in, a), zp_at(in, a), scale_at(in, b), zp_at(in, b), scale_at(in, y),
+                           zp_at(in, y), act.lo, act.hi};
+    qmatmul_run(st, geo, p, in[a.value], in[b.value], out);
+  }
+  static constexpr kernel_note note() { return {"qmatmul", "both operands packed as they are read, int32 sums"}; }
+};
+
+/// The integer bounds of an 8-bit result quantized with `y`, narrowed by a relu or clip.
+inline std::int32_t lower_bound(dtype t, qparams y, const act_bounds& a) {
+  const std::int64_t lo = lowest_of(t);
+  if (!(a.lo > -std::numeric_limits<float>::infinity())) return static_cast<std::int32_t>(lo);
+  return static_cast<std::int32_t>(std::max(lo, reference_kernels::quantize_value(a.lo, y.scale, y.zp, t)));
+}
+inline std::int32_t upper_bound(dtype t, qparams y, const act_bounds& a) {
+  const std::int64_t hi = highest_of(t);
+  if (!(a.hi < std::numeric_limits<float>::infinity())) return static_cast<std::int32_t>(hi);
+  return static_cast<std::int32_t>(std::min(hi, reference_kernels::quantize_value(a.hi, y.scale, y.zp, t)));
+}
+
+/// `cpu.qadd`: quantize(act(dequantize(a) + dequantize(b))), both of the result's dtype and shape.
+template <class S>
+struct qadd_kernel {
+  static constexpr int add = S::find(op_id::add);
+  static constexpr qnode a = qnode_of<S>(S::body_arg(add, 0)), b = qnode_of<S>(S::body_arg(add, 1));
+  static constexpr qnode y = qnode_of<S>(S::find(op_id::quantize));
+  static constexpr act_bounds act = act_bounds_of<S>();
+  static constexpr std::int64_t n = S::node.out.elements();
+  static_assert(a.type == y.type && b.type == y.type, "partita: cpu.qadd takes operands of its result's dtype");
+
+  static void run(state&, const float* const* in, float* out, int) {
+    const qparams qy = qparams_at(in, y);
+    qadd(in[a.value], qparams_at(in, a), in[b.value], qparams_at(in, b), out, qy, y.type, n,
+         lower_bound(y.type, qy, act), upper_bound(y.type, qy, act));
+  }
+  static constexpr kernel_note note() { return {"qadd", "integer operands, the sum requantized in float"}; }
+};
+
+/// Requantizes `n` 8-bit values of dtype `t` in place from `from` to `to` (a no-op when equal).
+inline void requantize_in_place(void* v, dtype t, std::int64_t n, qparams from, qparams to) {
+  if (from.scale == to.scale && from.zp == to.zp) return;
+  const void* src[] = {v};
+  const std::int64_t len[] = {n};
+  qconcat(src, &from, len, 1, v, to, t, 1, 1);
+}
+
+/// `cpu.qpool2d`: quantize(avg_pool2d, global_avg_pool2d or max_pool2d(dequantize(x))).
+template <class S>
+struct qpool_kernel {
+  static constexpr int pool = S::body_arg(S::find(op_id::quantize), 0);
+  static constexpr op_id op = S::body(pool).op;
+  static constexpr qnode x = qnode_of<S>(S::body_arg(pool, 0));
+  static constexpr qnode y = qnode_of<S>(S::find(op_id::quantize));
+  static constexpr shape xs = S::body(S::body_arg(pool, 0)).out, ys = S::body(pool).out;
+  static_assert(x.type == y.type, "partita: cpu.qpool2d keeps its input's dtype");
+
+  static void run(state&, const float* const* in, float* out, int) {
+    const qparams qx = qparams_at(in, x), qy = qparams_at(in, y);
+    if constexpr (op == op_id::global_avg_pool2d) {
+      qglobal_avg_pool2d(in[x.value], qx, out, qy, x.type, xs[0] * xs[1], xs[2] * xs[3]);
+    } else {
+      static constexpr attrs at = *S::body(pool).at;
+      static constexpr pool_geometry g = make_pool_geometry(xs, ys, at);
+      if constexpr (op == op_id::avg_pool2d) {
+        qavg_pool2d(in[x.value], qx, out, qy, x.type, g);
+      } else {
+        // The maximum of the integers, then requantized: max commutes with quantize's
+        // monotonic map.
+        qmax_pool2d(in[x.value], out, x.type, g);
+        requantize_in_place(out, y.type, ys.elements(), qx, qy);
+      }
+    }
+  }
+  static constexpr kernel_note note() {
+    return {op == op_id::max_pool2d ? "qmax_pool" : "qavg_pool", "integer sums or maxima, requantized in float"};
+  }
+};
+
+/// `cpu.qconcat`: quantize(concatenate(dequantize(a), dequantize(b), ...)).
+template <class S>
+struct qconcat_kernel {
+  static constexpr int cat = S::body_arg(S::find(op_id::quantize), 0);
+  static constexpr int count = S::body(cat).nargs;
+  static constexpr qnode y = qnode_of<S>(S::find(op_id::quantize));
+  static constexpr shape ys = S::body(cat).out;
+  static constexpr int axis = normalize_axis(S::body(cat).at->axis, ys.rank);
+  static constexpr std::array<qnode, 4> parts = [] {
+    std::array<qnode, 4> p{};
+    for (int i = 0; i < count; ++i) p[static_cast<std::size_t>(i)] = qnode_of<S>(S::body_arg(cat, i));
+    return p;
+  }();
+  static constexpr std::array<std::int64_t, 4> lens = [] {
+    std::array<std::int64_t, 4> l{};
+    for (int i = 0; i < count; ++i) l[static_cast<std::size_t>(i)] = S::body(S::body_arg(cat, i)).out[axis];
+    return l;
+  }();
+  static constexpr std::int64_t outer = [] {
+    std::int64_t o = 1;
+    for (int i = 0; i < axis; ++i) o *= ys[i];
+    return o;
+  }();
+  static constexpr std::int64_t inner = ys.elements() / outer / ys[axis];
+
+  static void run(state&, const float* const* in, float* out, int) {
+    std::array<const void*, 4> src{};
+    std::array<qparams, 4> q{};
+    for (int i = 0; i < count; ++i) {
+      src[static_cast<std::size_t>(i)] = in[parts[static_cast<std::size_t>(i)].value];
+      q[static_cast<std::size_t>(i)] = qparams_at(in, parts[static_cast<std::size_t>(i)]);
+    }
+    qconcat(src.data(), q.data(), lens.data(), count, out, qparams_at(in, y), y.type, outer, inner);
+  }
+  static constexpr kernel_note note() { return {"qconcat", "each input requantized to the result's scale"}; }
+};
+
+/// `cpu.qclamp`: quantize(relu or clip(dequantize(x))), an integer clamp (and a requantization
+/// when the two quantizations differ).
+template <class S>
+struct qclamp_kernel {
+  static constexpr qnode x = qnode_of<S>(S::body_arg(S::body_arg(S::find(op_id::quantize), 0), 0));
+  static constexpr qnode y = qnode_of<S>(S::find(op_id::quantize));
+  static constexpr act_bounds act = act_bounds_of<S>();
+  static constexpr std::int64_t n = S::node.out.elements();
+  static_assert(x.type == y.type, "partita: cpu.qclamp keeps its input's dtype");
+
+  static void run(state&, const float* const* in, float* out, int) {
+    const qparams qx = qparams_at(in, x), qy = qparams_at(in, y);
+    const void* src[] = {in[x.value]};
+    qconcat(src, &qx, &n, 1, out, qy, y.type, 1, 1);
+    const std::int32_t lo = lower_bound(y.type, qy, act), hi = upper_bound(y.type, qy, act);
+    with_byte_type(y.type, [&](auto t) {
+      using T = decltype(t);
+      T* v = reinterpret_cast<T*>(out);
+      for (std::int64_t i = 0; i < n; ++i) v[i] = static_cast<T>(std::clamp<std::int32_t>(v[i], lo, hi));
+    });
+  }
+  static constexpr kernel_note note() { return {"qclamp", "an integer clamp"}; }
+};
+
+/// The kernel of quantized composite step S, by the composite's name.
+template <class S>
+struct quantized_kernel_of {
+  static_assert(S::composite == "cpu.qconv2d_bias_act", "partita: no integer kernel for this quantized composite (S)");
+  using type = qconv_kernel<S>;
+};
+template <class S>
+  requires(S::composite == "cpu.qdense_bias_act")
+struct quantized_kernel_of<S> {
+  using type = qdense_kernel<S>;
+};
+template <class S>
+  requires(S::composite == "cpu.qmatmul")
+struct quantized_kernel_of<S> {
+  using type = qmatmul_kernel<S>;
+};
+template <class S>
+  requires(S::composite == "cpu.qadd")
+struct quantized_kernel_of<S> {
+  using type = qadd_kernel<S>;
+};
+template <class S>
+  requires(S::composite == "cpu.qpool2d")
+struct quantized_kernel_of<S> {
+  using type = qpool_kernel<S>;
+};
+template <class S>
+  requires(S::composite == "cpu.qconcat")
+struct quantized_kernel_of<S> {
+  using type = qconcat_kernel<S>;
+};
+template <class S>
+  requires(S::composite == "cpu.qclamp")
+struct quantized_kernel_of<S> {
+  using type = qclamp_kernel<S>;
+};
+template <class S>
+using quantized_kernel = typename quantized_kernel_of<S>::type;
+
+}  // namespace partita::detail::cpu::int8
+// ---- end partita/backends/cpu/detail/int8/qcomposite.hpp ----
 // ---- begin partita/backends/cpu/detail/layout_roles.hpp ----
 /// Which cpu steps read and write channels-last (NHWC) values: the backend's `layouts` member.
 
@@ -20567,6 +22724,17 @@ struct simple_kernel {
               alignas(64) float blend[bilinear ? max_resize_row : 1];
               resize_planes<bilinear>(rows, cols, xs[2], xs[3], ys[2], ys[3], in[0], out, p0, p1, blend);
             });
+    } else if constexpr (op == op_id::quantize || op == op_id::dequantize) {
+      // Integer tensors arrive through the float pointers every argument has.
+      constexpr bool per_axis = Step::arg(1).out.elements() > 1;
+      constexpr int axis = per_axis ? normalize_axis(at.axis, xs.rank) : 0;
+      constexpr std::int64_t axis_len = per_axis ? xs[axis] : 1;
+      constexpr std::int64_t inner = per_axis ? product(xs, axis + 1, xs.rank) : 1;
+      constexpr std::int64_t outer = xs.elements() / axis_len / inner;
+      if constexpr (op == op_id::quantize)
+        int8::quantize(in[0], out, n.type, outer, axis_len, inner, in[1], in[2], n.type, per_axis);
+      else
+        int8::dequantize(in[0], Step::arg(0).type, out, outer, axis_len, inner, in[1], in[2], per_axis);
     } else if constexpr (op == op_id::matmul || op == op_id::resize) {
       on_reference(in, out);
     } else {
@@ -20621,6 +22789,117 @@ struct simple_kernel {
 // ---- begin partita/backends/cpu/patterns.hpp ----
 /// The composites the cpu backend fuses (`cpu_patterns`).
 
+// ---- begin partita/backends/cpu/quantized_patterns.hpp ----
+/// The quantized composites of the cpu backend: QDQ regions that its integer kernels run.
+
+
+namespace partita {
+
+template <class X, class Scale, class ZeroPoint> using quantize_p = op_p<op_id::quantize, X, Scale, ZeroPoint>;
+template <class Q, class Scale, class ZeroPoint> using dequantize_p = op_p<op_id::dequantize, Q, Scale, ZeroPoint>;
+
+namespace detail::cpu {
+
+/// A quantized activation read as floats: `dequantize(x, scale, zero point)` with bound
+/// parameters; x is a parameter of the composite.
+using dq_activation_p = dequantize_p<any, constant, constant>;
+/// A quantized weight read as floats: all three bound.
+using dq_weight_p = dequantize_p<constant, constant, constant>;
+/// A float result quantized with bound parameters.
+template <class X>
+using q_p = quantize_p<X, constant, constant>;
+/// An optional ReLU or clip before the quantization: the integer kernels clamp instead.
+template <class X>
+using q_act_p = alt<relu_p<X>, alt<clip_p<X>, X>>;
+/// A bias in the float body: a dequantized i32 weight, as QDQ exporters write it, or an f32 one.
+template <class G>
+using q_bias_p = alt<bias_add_p<G, alt<dq_weight_p, constant>>, alt<add_p<G, dq_weight_p>, G>>;
+
+/// quantize(act(conv2d(dequantize(x), dequantize(w)) + bias)): QLinearConv in QDQ form.
+using qconv_p = q_p<q_act_p<q_bias_p<conv2d_p<dq_activation_p, dq_weight_p>>>>;
+/// quantize(act(dense(dequantize(x), dequantize(w)) + bias)).
+using qdense_p = q_p<q_act_p<q_bias_p<dense_p<dq_activation_p, dq_weight_p>>>>;
+/// quantize(matmul(dequantize(a), dequantize(b))): two activations.
+using qmatmul_p = q_p<q_act_p<matmul_p<dq_activation_p, dq_activation_p>>>;
+/// quantize(act(dequantize(a) + dequantize(b))).
+using qadd_p = q_p<q_act_p<add_p<dq_activation_p, dq_activation_p>>>;
+/// quantize of a pooling of a dequantized value.
+using qpool_p = q_p<alt<avg_pool2d_p<dq_activation_p>, alt<global_avg_pool2d_p<dq_activation_p>, max_pool2d_p<dq_activation_p>>>>;
+/// quantize(concatenate(dequantize(a), dequantize(b), ...)) of two to four values.
+using qconcat_p = q_p<alt<concatenate_p<dq_activation_p, dq_activation_p>,
+                          alt<concatenate_p<dq_activation_p, dq_activation_p, dq_activation_p>,
+                              concatenate_p<dq_activation_p, dq_activation_p, dq_activation_p, dq_activation_p>>>>;
+/// quantize(relu or clip(dequantize(x))): a clamp between two QDQ pairs, in integers.
+using qclamp_p = q_p<alt<relu_p<dq_activation_p>, clip_p<dq_activation_p>>>;
+
+/// Whether a quantize or dequantize node has one scale and zero point (per tensor).
+constexpr bool per_tensor(const op_view& v) { return v.arg(1).shape().elements() == 1; }
+
+/// Whether `v` (a quantize or dequantize) is of an 8-bit tensor: u8 or i8.
+constexpr bool eight_bit(partita::dtype t) { return t == partita::dtype::u8 || t == partita::dtype::i8; }
+
+/// Whether `b`, added to conv2d or dense `g`, holds one value per output channel laid out
+/// along the channels ([C, 1, 1] or [1, C, 1, 1] for conv2d, [C] for dense).
+constexpr bool per_channel_bias(const op_view& g, const op_view& b) {
+  const partita::shape& s = b.shape();
+  if (g.is(op_id::dense)) return s.rank == 1 && s[0] == g.shape()[g.shape().rank - 1];
+  const std::int64_t c = g.shape()[1];
+  return (s.rank == 3 && s[0] == c && s[1] == 1 && s[2] == 1) ||
+         (s.rank == 4 && s[0] == 1 && s[1] == c && s[2] == 1 && s[3] == 1);
+}
+
+/// What the integer kernels take: 8-bit activations quantized per tensor, and weights
+/// quantized per tensor or per output channel (axis 0); a bias along the channels (conv2d)
+/// or the units (dense). Anything else stays in float, where it runs correctly
+/// (`explain` names the predicate that refused it).
+struct qfusable {
+  static constexpr bool check(const match_view& m) {
+    // Without a convolution, dense or matmul (add, pooling, concatenation, clamp), the integer
+    // kernels keep one dtype from the inputs to the result.
+    bool gemm = false;
+    for (int i = 0; i < m.size(); ++i)
+      gemm = gemm || m.node(i).is(op_id::conv2d) || m.node(i).is(op_id::dense) || m.node(i).is(op_id::matmul);
+    for (int i = 0; i < m.size(); ++i)
+      if (!gemm && m.node(i).is(op_id::dequantize) && m.node(i).arg(0).dtype() != m.root().dtype()) return false;
+    for (int i = 0; i < m.size(); ++i) {
+      const op_view v = m.node(i);
+      if (v.is(op_id::quantize)) {
+        if (!eight_bit(v.dtype()) || !per_tensor(v)) return false;
+      } else if (v.is(op_id::dequantize)) {
+        const op_view q = v.arg(0);
+        const bool weight = q.is(op_id::weight);
+        if (weight && q.dtype() == partita::dtype::i32) {
+          // A bias: per tensor, or per channel along its only axis.
+          if (!per_tensor(v) && v.shape().rank != 1) return false;
+        } else if (!eight_bit(q.dtype())) {
+          return false;
+        } else if (!per_tensor(v) && !(weight && normalize_axis(v.attributes().axis, v.shape().rank) == 0)) {
+          return false;
+        }
+      } else if (v.is(op_id::bias_add)) {
+        const int axis = normalize_axis(v.attributes().axis, v.shape().rank);
+        if (axis != (v.arg(0).is(op_id::conv2d) ? 1 : v.shape().rank - 1)) return false;
+      } else if (v.is(op_id::add)) {
+        // conv2d or dense plus a dequantized bias, one value per output channel; or qadd's
+        // two operands, of one shape.
+        const bool gemm0 = v.arg(0).is(op_id::conv2d) || v.arg(0).is(op_id::dense);
+        const bool gemm1 = v.arg(1).is(op_id::conv2d) || v.arg(1).is(op_id::dense);
+        if (gemm0 || gemm1) {
+          if (!per_channel_bias(v.arg(gemm0 ? 0 : 1), v.arg(gemm0 ? 1 : 0))) return false;
+        } else if (!(v.arg(0).shape() == v.arg(1).shape())) {
+          return false;
+        }
+      } else if (v.is(op_id::matmul) && (v.attributes().transpose_a || v.attributes().transpose_b)) {
+        return false;
+      }
+    }
+    return true;
+  }
+};
+
+}  // namespace detail::cpu
+}  // namespace partita
+// ---- end partita/backends/cpu/quantized_patterns.hpp ----
 
 namespace partita {
 namespace detail::cpu {
@@ -20886,9 +23165,18 @@ struct softmax_fusable {
 /// axis, optionally followed by an activation; attention, softmax(Q·op(K) · scale + mask)·op(V),
 /// without its score matrices in memory; softmax of a scaled and/or masked value in one pass; a
 /// small image's conv2d with its bias, optionally ReLU or clip, and the max or average pooling
-/// after it.
+/// after it; and quantized regions in QDQ form (docs/quantization.md): conv2d with its bias and
+/// a ReLU or clip, dense likewise, matmul of two activations, add, pooling, concatenation and a lone ReLU or clip, each between
+/// dequantized inputs and a quantized output.
 /// Each becomes one kernel.
 using cpu_patterns = pattern_table<
+    composite<"cpu.qconv2d_bias_act", detail::cpu::qconv_p, detail::cpu::qfusable>,
+    composite<"cpu.qdense_bias_act", detail::cpu::qdense_p, detail::cpu::qfusable>,
+    composite<"cpu.qmatmul", detail::cpu::qmatmul_p, detail::cpu::qfusable>,
+    composite<"cpu.qadd", detail::cpu::qadd_p, detail::cpu::qfusable>,
+    composite<"cpu.qpool2d", detail::cpu::qpool_p, detail::cpu::qfusable>,
+    composite<"cpu.qconcat", detail::cpu::qconcat_p, detail::cpu::qfusable>,
+    composite<"cpu.qclamp", detail::cpu::qclamp_p, detail::cpu::qfusable>,
     composite<"cpu.attention", detail::cpu::attention_p, detail::cpu::softmax_fusable>,
     composite<"cpu.conv2d_bias_act_pool", detail::cpu::pooling_p<detail::cpu::pooled_stage_p<detail::cpu::gemm_bias_p<conv2d_p>>>,
               detail::cpu::conv_pool_fusable>,
@@ -20994,7 +23282,8 @@ struct kernel_for {
   }
 };
 template <class Step>
-  requires(Step::op == op_id::dense || Step::op == op_id::conv2d ||
+  requires(!int8::quantized_composite<Step>()) &&
+          (Step::op == op_id::dense || Step::op == op_id::conv2d ||
            (Step::op == op_id::call && main_op<Step>() != op_id::matmul && main_op<Step>() != op_id::conv_transpose2d &&
             !softmax_composite<Step>() && !conv1d_composite<Step>() && !expand_depthwise_composite<Step>() &&
             !depthwise_project_composite<Step>()))
@@ -21021,16 +23310,23 @@ struct kernel_for<Step> {
   static constexpr kernel_note note() { return note_of(gemm_operands<conv1d_step<Step>>::choice); }
 };
 template <class Step>
-  requires(main_op<Step>() == op_id::conv_transpose2d)
+  requires(!int8::quantized_composite<Step>()) && (main_op<Step>() == op_id::conv_transpose2d)
 struct kernel_for<Step> {
   using type = conv_transpose_kernel<Step>;
   static constexpr kernel_note note() { return note_of(conv_transpose_choice<Step>()); }
 };
 template <class Step>
-  requires(main_op<Step>() == op_id::matmul && !softmax_composite<Step>() && !conv1d_composite<Step>())
+  requires(!int8::quantized_composite<Step>()) &&
+          (main_op<Step>() == op_id::matmul && !softmax_composite<Step>() && !conv1d_composite<Step>())
 struct kernel_for<Step> {
   using type = matmul_kernel<Step>;
   static constexpr kernel_note note() { return note_of(matmul_kernel<Step>::choice); }
+};
+template <class Step>
+  requires(int8::quantized_composite<Step>())
+struct kernel_for<Step> {
+  using type = int8::quantized_kernel<Step>;
+  static constexpr kernel_note note() { return int8::quantized_kernel<Step>::note(); }
 };
 template <class Step>
   requires(softmax_composite<Step>())
@@ -21053,8 +23349,9 @@ constexpr kernel_note cpu::note() {
 
 template <class Step>
 struct cpu::kernel : detail::cpu::kernel_for<Step>::type {
-  static_assert(Step::node.type == dtype::f32,
-                "partita: the cpu backend has f32 kernels only; this step (Step) has another dtype");
+  static_assert(Step::node.type == dtype::f32 || Step::op == op_id::quantize || Step::op == op_id::call,
+                "partita: the cpu backend computes in f32, and in integers through quantize and its "
+                "quantized composites; this step (Step) has another dtype");
 };
 
 }  // namespace partita
