@@ -161,8 +161,11 @@ static_assert(hardsigmoid<x3_5_17>::desc.at.alpha == 1.f / 6.f && hardsigmoid<x3
 using lit3 = literal<dims<3>, 1.f, -2.f, 0.5f>;
 static_assert(lit3::desc.out == shape_of<3> && lit3::desc.type == dtype::f32 && lit3::desc.op == op_id::weight);
 static_assert(lit3::desc.name.starts_with("literal.") && lit3::desc.name.size() == 24);
-static_assert(lit3::desc.at.data.values[1] == -2.f);
-static_assert(scalar<0.5f>::desc.out == shape{} && scalar<0.5f>::desc.at.data.values[0] == 0.5f);
+static_assert(lit3::values[1] == -2.f && lit3::desc.at.data.values == lit3::values);
+static_assert(scalar<0.5f>::desc.out == shape{} && scalar<0.5f>::values[0] == 0.5f);
+// An integer literal holds elements of its dtype, and its dtype is in its name.
+static_assert(int_scalar<u8, 200>::desc.type == dtype::u8 && int_scalar<u8, 200>::values[0] == 200);
+static_assert(int_scalar<i32, 200>::desc.name != int_scalar<u8, 200>::desc.name);
 static_assert(scalar<0.5f>::desc.name == scalar<0.5f>::desc.name &&
               scalar<0.5f>::desc.name != scalar<0.25f>::desc.name);
 static_assert(literal<dims<1>, 0.5f>::desc.name != scalar<0.5f>::desc.name);  // the shape is in the name

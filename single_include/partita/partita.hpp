@@ -3699,13 +3699,28 @@ constexpr std::vector<char> constant_nodes(const module_builder& m) {
   return c;
 }
 
-/// Consumers of every node of main, as a compressed list, whether main returns the node and
-/// whether it is computed from weights alone (`constant_nodes`).
+/// Which nodes of main a composite copies instead of claiming: those computed from weights
+/// alone (`constant_nodes`), and every `dequantize`. A quantized value read as floats by
+/// several composites (a residual block's input, read by its convolution and by its add) is
+/// dequantized inside each of them, as ONNX Runtime gives each quantized node its own
+/// DequantizeLinear: otherwise the shared dequantize would keep every reader in float.
+constexpr std::vector<char> copyable_nodes(const module_builder& m) {
+  std::vector<char> c = constant_nodes(m);
+  const function_info& f = m.main();
+  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i)
+    if (m.node(i).op == op_id::dequantize) c[static_cast<std::size_t>(i)] = true;
+  return c;
+}
+
+/// Consumers of every node of main, as a compressed list, whether main returns the node,
+/// whether it is computed from weights alone (`constant_nodes`) and whether a composite copies
+/// it (`copyable_nodes`).
 struct use_lists {
   std::vector<int> first;  // first[n] .. first[n+1]: consumers of n
   std::vector<int> users;
   std::vector<char> returned;
   std::vector<char> constant;
+  std::vector<char> copyable;
 
   constexpr use_lists(const module_builder& m) {
     const function_info& f = m.main();
@@ -3722,6 +3737,7 @@ struct use_lists {
     returned.assign(static_cast<std::size_t>(n), false);
     returned[static_cast<std::size_t>(f.result)] = true;
     constant = constant_nodes(m);
+    copyable = copyable_nodes(m);
   }
   constexpr const int* begin(int n) const { return users.data() + first.data()[n]; }
   constexpr const int* end(int n) const { return users.data() + first.data()[n + 1]; }
@@ -5246,13 +5262,13 @@ constexpr module_builder outline_composites(const module_builder& m, std::vector
   // result, a kept node or a call reads it.
   std::vector<const group*> group_at(m.nodes.size(), nullptr);
   for (const group& gr : groups) group_at[static_cast<std::size_t>(gr.root)] = &gr;
-  // Weights and what is computed from them alone are copied into composites, not moved: one
-  // that another node reads stays in main.
-  const std::vector<char> constant = constant_nodes(m);
+  // Weights, what is computed from them alone and dequantizations are copied into composites,
+  // not moved (`copyable_nodes`): one that another node reads stays in main.
+  const std::vector<char> copyable = copyable_nodes(m);
   std::vector<char> absorbed(m.nodes.size(), false);
   for (const group& gr : groups)
     for (int b : gr.body)
-      if (b != gr.root && !constant[static_cast<std::size_t>(b)]) absorbed[static_cast<std::size_t>(b)] = true;
+      if (b != gr.root && !copyable[static_cast<std::size_t>(b)]) absorbed[static_cast<std::size_t>(b)] = true;
   std::vector<char> live(m.nodes.size(), false);
   live[static_cast<std::size_t>(f.result)] = true;
   for (int i = f.first_node + f.num_nodes - 1; i >= f.first_node; --i) {
@@ -5340,7 +5356,7 @@ constexpr bool accept_group(const module_builder& m, const T& t, const table_ent
     const std::size_t u = static_cast<std::size_t>(b);
     if (bn.op == op_id::weight) continue;
     if (!bn.pinned.empty() && bn.pinned != owner) return refuse(group_verdict::kind::pinned_elsewhere, b, -1);
-    if (uses.constant[u]) continue;
+    if (uses.copyable[u]) continue;
     if (claimed && (*claimed)[u]) return refuse(group_verdict::kind::claimed, b, -1);
     if (b == r) continue;
     if (uses.returned[u]) return refuse(group_verdict::kind::escapes, b, -1);  // an interior value escapes
@@ -5438,7 +5454,7 @@ constexpr module_builder merge_composite(module_builder m, const T& t) {
           !match_group(seen, t, e, r, uses, st, gr, &claimed))
         continue;
       for (int b : gr.body)
-        if (!uses.constant[static_cast<std::size_t>(b)]) claimed[static_cast<std::size_t>(b)] = true;
+        if (!uses.copyable[static_cast<std::size_t>(b)]) claimed[static_cast<std::size_t>(b)] = true;
       gr.rank = static_cast<int>(k);
       groups.push_back(gr);
     }

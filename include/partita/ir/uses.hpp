@@ -22,13 +22,28 @@ constexpr std::vector<char> constant_nodes(const module_builder& m) {
   return c;
 }
 
-/// Consumers of every node of main, as a compressed list, whether main returns the node and
-/// whether it is computed from weights alone (`constant_nodes`).
+/// Which nodes of main a composite copies instead of claiming: those computed from weights
+/// alone (`constant_nodes`), and every `dequantize`. A quantized value read as floats by
+/// several composites (a residual block's input, read by its convolution and by its add) is
+/// dequantized inside each of them, as ONNX Runtime gives each quantized node its own
+/// DequantizeLinear: otherwise the shared dequantize would keep every reader in float.
+constexpr std::vector<char> copyable_nodes(const module_builder& m) {
+  std::vector<char> c = constant_nodes(m);
+  const function_info& f = m.main();
+  for (int i = f.first_node; i < f.first_node + f.num_nodes; ++i)
+    if (m.node(i).op == op_id::dequantize) c[static_cast<std::size_t>(i)] = true;
+  return c;
+}
+
+/// Consumers of every node of main, as a compressed list, whether main returns the node,
+/// whether it is computed from weights alone (`constant_nodes`) and whether a composite copies
+/// it (`copyable_nodes`).
 struct use_lists {
   std::vector<int> first;  // first[n] .. first[n+1]: consumers of n
   std::vector<int> users;
   std::vector<char> returned;
   std::vector<char> constant;
+  std::vector<char> copyable;
 
   constexpr use_lists(const module_builder& m) {
     const function_info& f = m.main();
@@ -45,6 +60,7 @@ struct use_lists {
     returned.assign(static_cast<std::size_t>(n), false);
     returned[static_cast<std::size_t>(f.result)] = true;
     constant = constant_nodes(m);
+    copyable = copyable_nodes(m);
   }
   constexpr const int* begin(int n) const { return users.data() + first.data()[n]; }
   constexpr const int* end(int n) const { return users.data() + first.data()[n + 1]; }

@@ -60,7 +60,7 @@ constexpr bool accept_group(const module_builder& m, const T& t, const table_ent
     const std::size_t u = static_cast<std::size_t>(b);
     if (bn.op == op_id::weight) continue;
     if (!bn.pinned.empty() && bn.pinned != owner) return refuse(group_verdict::kind::pinned_elsewhere, b, -1);
-    if (uses.constant[u]) continue;
+    if (uses.copyable[u]) continue;
     if (claimed && (*claimed)[u]) return refuse(group_verdict::kind::claimed, b, -1);
     if (b == r) continue;
     if (uses.returned[u]) return refuse(group_verdict::kind::escapes, b, -1);  // an interior value escapes
@@ -158,7 +158,7 @@ constexpr module_builder merge_composite(module_builder m, const T& t) {
           !match_group(seen, t, e, r, uses, st, gr, &claimed))
         continue;
       for (int b : gr.body)
-        if (!uses.constant[static_cast<std::size_t>(b)]) claimed[static_cast<std::size_t>(b)] = true;
+        if (!uses.copyable[static_cast<std::size_t>(b)]) claimed[static_cast<std::size_t>(b)] = true;
       gr.rank = static_cast<int>(k);
       groups.push_back(gr);
     }

@@ -79,13 +79,13 @@ constexpr module_builder outline_composites(const module_builder& m, std::vector
   // result, a kept node or a call reads it.
   std::vector<const group*> group_at(m.nodes.size(), nullptr);
   for (const group& gr : groups) group_at[static_cast<std::size_t>(gr.root)] = &gr;
-  // Weights and what is computed from them alone are copied into composites, not moved: one
-  // that another node reads stays in main.
-  const std::vector<char> constant = constant_nodes(m);
+  // Weights, what is computed from them alone and dequantizations are copied into composites,
+  // not moved (`copyable_nodes`): one that another node reads stays in main.
+  const std::vector<char> copyable = copyable_nodes(m);
   std::vector<char> absorbed(m.nodes.size(), false);
   for (const group& gr : groups)
     for (int b : gr.body)
-      if (b != gr.root && !constant[static_cast<std::size_t>(b)]) absorbed[static_cast<std::size_t>(b)] = true;
+      if (b != gr.root && !copyable[static_cast<std::size_t>(b)]) absorbed[static_cast<std::size_t>(b)] = true;
   std::vector<char> live(m.nodes.size(), false);
   live[static_cast<std::size_t>(f.result)] = true;
   for (int i = f.first_node + f.num_nodes - 1; i >= f.first_node; --i) {
