@@ -130,6 +130,18 @@ TEST_CASE("a QDQ convolution runs as one integer composite, within 1 LSB of the 
     const int off = compare<n::net, dtype::i8>(qconv_weights<dtype::i8>(3, 8, 1, rng).set(), 3 * 81, 8 * 81, rng);
     CHECK(off <= 8 * 81 / 20);
   }
+  SUBCASE("a residual block: the input's dequantize, read by the convolution and the add, is copied") {
+    using n = qconv_net<dtype::u8, 8, 8, 9>;
+    using ys = weight<"y.scale", f32>;
+    using yz = weight<"y.zp", u8>;
+    using block = model<quantize<add<dequantize<n::y, ys, yz>, dequantize<n::x, n::xs, n::xz>>, ys, yz>>;
+    const std::string plan = print(compiled<block, cpu>::plan);
+    CHECK(plan.find("[qconv_") != std::string::npos);
+    CHECK(plan.find("[qadd") != std::string::npos);
+    CHECK(compiled<block, cpu>::plan.steps.size() == 2);
+    const int off = compare<block, dtype::u8>(qconv_weights<dtype::u8>(8, 8, 1, rng).set(), 8 * 81, 8 * 81, rng);
+    CHECK(off <= 8 * 81 / 10);
+  }
   SUBCASE("depthwise, 12 channels") {
     using n = qconv_net<dtype::u8, 12, 12, 8, 12>;
     const int off = compare<n::net, dtype::u8>(qconv_weights<dtype::u8>(12, 12, 12, rng).set(), 12 * 64, 12 * 64, rng);
