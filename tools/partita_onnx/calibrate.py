@@ -24,6 +24,7 @@ from onnx import helper, numpy_helper
 
 from . import loader
 from .errors import ImportFailure, shown
+from .graph import unique_name
 from .limits import Budget
 
 METHODS = ("minmax", "percentile")
@@ -346,12 +347,7 @@ class _Rewriter:
             | {i.name for i in model.graph.input}
 
     def name(self, base: str) -> str:
-        k, out = 0, base
-        while out in self.taken:
-            k += 1
-            out = f"{base}_{k}"
-        self.taken.add(out)
-        return out
+        return unique_name(base, self.taken, start=1)
 
     def init(self, base: str, value: np.ndarray) -> str:
         name = self.name(base)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from .errors import shown
-from .graph import Graph
+from .graph import Graph, unique_name
 from .terms import Term, cpp_string, dims
 from .weights import WeightTable
 
@@ -81,13 +81,7 @@ class Emitter:
             ops[id(t)] = 1 + sum(ops.get(id(a), 0) for a in t.args if a.name is None and not a.leaf)
             long = ops[id(t)] >= MAX_INLINE_OPS or len(self.render(t)) > MAX_INLINE_CHARS
             if not t.tensor or uses.get(id(t), 0) > 1 or id(t) in output_ids or (long and t.shape is not None):
-                base = f"n{t.origin.index}" if t.origin is not None else "n"
-                name, k = base, 1
-                while name in taken:
-                    k += 1
-                    name = f"{base}_{k}"
-                taken.add(name)
-                t.name = name
+                t.name = unique_name(f"n{t.origin.index}" if t.origin is not None else "n", taken)
                 ops[id(t)] = 0
 
     def ref(self, t: Term) -> str:
@@ -172,12 +166,7 @@ def named_output(name: str | None, ref: str) -> str:
 
 def input_term(name: str, dtype: str, shape, taken: set[str]) -> Term:
     """The leaf term of graph input `name`: an alias `in_<name>` for `input<"name", ...>`."""
-    base = "in_" + identifier(name).lstrip("_")
-    ident, k = base, 1
-    while ident in taken:
-        k += 1
-        ident = f"{base}_{k}"
-    taken.add(ident)
+    ident = unique_name("in_" + identifier(name).lstrip("_"), taken)
     t = Term(ident, leaf=True, shape=tuple(shape))
     t.input_type = f'input<"{cpp_string(name)}", {dtype}' + (f", {dims(shape)}" if len(shape) else "") + ">"  # type: ignore[attr-defined]
     return t

@@ -16,6 +16,17 @@ from onnx import helper, numpy_helper
 from .inference import SMALL_ELEMENTS
 from .limits import Budget
 
+
+def unique_name(base: str, taken: set[str], sep: str = "_", start: int = 2) -> str:
+    """`base`, else `base<sep><start>`, `base<sep><start + 1>`, ...: the first name not in
+    `taken`, which it then joins."""
+    name, k = base, start
+    while name in taken:
+        name = f"{base}{sep}{k}"
+        k += 1
+    taken.add(name)
+    return name
+
 Shape = tuple[int, ...]
 
 # ONNX element types as numpy dtypes (onnx.mapping is the spelling onnx 1.12 has; newer releases

@@ -25,7 +25,7 @@ from onnx import helper, numpy_helper
 
 from . import quant
 from .errors import ImportFailure, shown
-from .graph import EXPANDED_FROM
+from .graph import EXPANDED_FROM, unique_name
 
 MICROSOFT = "com.microsoft"
 
@@ -63,12 +63,7 @@ class _Expander:
         return t
 
     def fresh(self, hint: str) -> str:
-        name, k = hint, 1
-        while name in self.taken:
-            k += 1
-            name = f"{hint}.{k}"
-        self.taken.add(name)
-        return name
+        return unique_name(hint, self.taken, sep=".")
 
     def initializer(self, hint: str, value: np.ndarray) -> str:
         name = self.fresh(hint)
