@@ -1,13 +1,14 @@
 #pragma once
 /// The kernels of the cpu backend's quantized composites (quantized_patterns.hpp): each reads
 /// its QDQ body at compile time and runs the integer kernel it describes.
-#include <cmath>
-#include <cstddef>
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "partita/backends/cpu/detail/int8/qconv.hpp"
@@ -113,9 +114,6 @@ void read_bias(const float* const* in, int b, int channels, std::vector<float>& 
   }
 }
 
-/// Bytes as the floats `state::reserve` and `need_scratch` count.
-constexpr std::size_t floats_for(std::size_t bytes) { return (bytes + sizeof(float) - 1) / sizeof(float); }
-
 /// What `layer_params` converts and the params point at: weight zero points as int32, the
 /// bias dequantized.
 struct layer_storage {
@@ -156,8 +154,8 @@ struct qconv_kernel {
   static constexpr std::size_t packed_bytes = qconv_packed_bytes(geo);
 
   static void prepare(state& st, const float* const* in, int step) {
-    float* packed = st.reserve(step, floats_for(packed_bytes));
-    st.need_scratch(0, floats_for(qconv_scratch_bytes(geo)));
+    float* packed = st.reserve(step, scratch_floats(packed_bytes));
+    st.need_scratch(0, scratch_floats(qconv_scratch_bytes(geo)));
     if (!in[w.value]) return;  // planned before bind: the weights come later
     layer_storage keep;
     qconv_prepare(geo, in[w.value], layer_params<S>(in, x, w, y, bias, geo.o, act, keep), packed);
@@ -189,8 +187,8 @@ struct qdense_kernel {
   }();
 
   static void prepare(state& st, const float* const* in, int step) {
-    float* packed = st.reserve(step, floats_for(qdense_packed_bytes(geo)));
-    st.need_scratch(0, floats_for(qdense_scratch_bytes(geo)));
+    float* packed = st.reserve(step, scratch_floats(qdense_packed_bytes(geo)));
+    st.need_scratch(0, scratch_floats(qdense_scratch_bytes(geo)));
     if (!in[w.value]) return;  // planned before bind: the weights come later
     layer_storage keep;
     qdense_prepare(geo, in[w.value], layer_params<S>(in, x, w, y, bias, geo.n, act, keep), packed);
@@ -216,7 +214,7 @@ struct qmatmul_kernel {
                             a.type, b.type, y.type};
   }();
 
-  static void prepare(state& st, const float* const*, int) { st.need_scratch(0, floats_for(qmatmul_scratch_bytes(geo))); }
+  static void prepare(state& st, const float* const*, int) { st.need_scratch(0, scratch_floats(qmatmul_scratch_bytes(geo))); }
   static void run(state& st, const float* const* in, float* out, int) {
     const qmatmul_params p{scale_at(in, a), zp_at(in, a), scale_at(in, b), zp_at(in, b), scale_at(in, y),
                            zp_at(in, y), act.lo, act.hi};
@@ -224,18 +222,6 @@ struct qmatmul_kernel {
   }
   static constexpr kernel_note note() { return {"qmatmul", "both operands packed as they are read, int32 sums"}; }
 };
-
-/// The integer bounds of an 8-bit result quantized with `y`, narrowed by a relu or clip.
-inline std::int32_t lower_bound(dtype t, qparams y, const act_bounds& a) {
-  const std::int64_t lo = lowest_of(t);
-  if (!(a.lo > -std::numeric_limits<float>::infinity())) return static_cast<std::int32_t>(lo);
-  return static_cast<std::int32_t>(std::max(lo, reference_kernels::quantize_value(a.lo, y.scale, y.zp, t)));
-}
-inline std::int32_t upper_bound(dtype t, qparams y, const act_bounds& a) {
-  const std::int64_t hi = highest_of(t);
-  if (!(a.hi < std::numeric_limits<float>::infinity())) return static_cast<std::int32_t>(hi);
-  return static_cast<std::int32_t>(std::min(hi, reference_kernels::quantize_value(a.hi, y.scale, y.zp, t)));
-}
 
 /// `cpu.qadd`: quantize(act(dequantize(a) + dequantize(b))), both of the result's dtype and shape.
 template <class S>
@@ -249,8 +235,8 @@ struct qadd_kernel {
 
   static void run(state&, const float* const* in, float* out, int) {
     const qparams qy = qparams_at(in, y);
-    qadd(in[a.value], qparams_at(in, a), in[b.value], qparams_at(in, b), out, qy, y.type, n,
-         lower_bound(y.type, qy, act), upper_bound(y.type, qy, act));
+    const clamp_bounds c = output_bounds(y.type, qy.scale, qy.zp, act.lo, act.hi);
+    qadd(in[a.value], qparams_at(in, a), in[b.value], qparams_at(in, b), out, qy, y.type, n, c.lo, c.hi);
   }
   static constexpr kernel_note note() { return {"qadd", "integer operands, the sum requantized in float"}; }
 };
@@ -346,53 +332,32 @@ struct qclamp_kernel {
     const qparams qx = qparams_at(in, x), qy = qparams_at(in, y);
     const void* src[] = {in[x.value]};
     qconcat(src, &qx, &n, 1, out, qy, y.type, 1, 1);
-    const std::int32_t lo = lower_bound(y.type, qy, act), hi = upper_bound(y.type, qy, act);
+    const clamp_bounds c = output_bounds(y.type, qy.scale, qy.zp, act.lo, act.hi);
     with_byte_type(y.type, [&](auto t) {
       using T = decltype(t);
       T* v = reinterpret_cast<T*>(out);
-      for (std::int64_t i = 0; i < n; ++i) v[i] = static_cast<T>(std::clamp<std::int32_t>(v[i], lo, hi));
+      for (std::int64_t i = 0; i < n; ++i) v[i] = static_cast<T>(std::clamp<std::int32_t>(v[i], c.lo, c.hi));
     });
   }
   static constexpr kernel_note note() { return {"qclamp", "an integer clamp"}; }
 };
 
-/// The kernel of quantized composite step S, by the composite's name.
+/// The kernel of quantized composite step S, by the composite's name (as a type tag).
 template <class S>
-struct quantized_kernel_of {
-  static_assert(S::composite == "cpu.qconv2d_bias_act", "partita: no integer kernel for this quantized composite (S)");
-  using type = qconv_kernel<S>;
-};
+constexpr auto quantized_kernel_tag() {
+  constexpr std::string_view c = S::composite;
+  if constexpr (c == "cpu.qdense_bias_act") return std::type_identity<qdense_kernel<S>>{};
+  else if constexpr (c == "cpu.qmatmul") return std::type_identity<qmatmul_kernel<S>>{};
+  else if constexpr (c == "cpu.qadd") return std::type_identity<qadd_kernel<S>>{};
+  else if constexpr (c == "cpu.qpool2d") return std::type_identity<qpool_kernel<S>>{};
+  else if constexpr (c == "cpu.qconcat") return std::type_identity<qconcat_kernel<S>>{};
+  else if constexpr (c == "cpu.qclamp") return std::type_identity<qclamp_kernel<S>>{};
+  else {
+    static_assert(c == "cpu.qconv2d_bias_act", "partita: no integer kernel for this quantized composite (S)");
+    return std::type_identity<qconv_kernel<S>>{};
+  }
+}
 template <class S>
-  requires(S::composite == "cpu.qdense_bias_act")
-struct quantized_kernel_of<S> {
-  using type = qdense_kernel<S>;
-};
-template <class S>
-  requires(S::composite == "cpu.qmatmul")
-struct quantized_kernel_of<S> {
-  using type = qmatmul_kernel<S>;
-};
-template <class S>
-  requires(S::composite == "cpu.qadd")
-struct quantized_kernel_of<S> {
-  using type = qadd_kernel<S>;
-};
-template <class S>
-  requires(S::composite == "cpu.qpool2d")
-struct quantized_kernel_of<S> {
-  using type = qpool_kernel<S>;
-};
-template <class S>
-  requires(S::composite == "cpu.qconcat")
-struct quantized_kernel_of<S> {
-  using type = qconcat_kernel<S>;
-};
-template <class S>
-  requires(S::composite == "cpu.qclamp")
-struct quantized_kernel_of<S> {
-  using type = qclamp_kernel<S>;
-};
-template <class S>
-using quantized_kernel = typename quantized_kernel_of<S>::type;
+using quantized_kernel = typename decltype(quantized_kernel_tag<S>())::type;
 
 }  // namespace partita::detail::cpu::int8
