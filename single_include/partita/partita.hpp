@@ -2473,6 +2473,26 @@ constexpr inference dequantize(const attrs& at, const arg_info* a, int n) {
 
 }  // namespace rules
 
+/// How a quantize or dequantize of a tensor of shape `x` applies its `scales` parameters (and
+/// as many zero points): the tensor seen as `outer` × `axis_len` × `inner` elements, parameter
+/// `a` serving index `a` of the middle extent when `per_axis`, parameter 0 every element
+/// otherwise (then `axis_len` and `inner` are 1).
+struct quantization_extents {
+  std::int64_t outer = 1, axis_len = 1, inner = 1;
+  bool per_axis = false;
+};
+constexpr quantization_extents quantization_extents_of(const shape& x, int axis, std::int64_t scales) {
+  quantization_extents e;
+  e.per_axis = scales > 1;
+  if (e.per_axis) {
+    const int a = normalize_axis(axis, x.rank);
+    e.axis_len = x[a];
+    for (int i = a + 1; i < x.rank; ++i) e.inner *= x[i];
+  }
+  e.outer = x.elements() / e.axis_len / e.inner;
+  return e;
+}
+
 /// ONNX's QuantizeLinear: `q = saturate(round_half_even(x / Scale) + ZeroPoint)`, of the zero
 /// point's dtype (u8, i8 or i32). Scale (f32) and ZeroPoint have one element (per tensor; a
 /// rank-0 or a one-element rank-1 tensor) or one per index of X along `Axis` (per axis). Both
@@ -12296,7 +12316,7 @@ struct reference {
                   normalize_axis(at.axis, xs.rank), out);
       } else if constexpr (op == op_id::quantize || op == op_id::dequantize) {
         // Integer tensors arrive through the float pointers every argument has.
-        constexpr quantized_extents e = quantized_extents_of();
+        constexpr quantization_extents e = quantization_extents_of(xs, at.axis, ws.elements());
         if constexpr (op == op_id::quantize)
           k::quantize(in[0], ys.elements(), in[1], in[2], n.type, e.axis_len, e.inner, e.per_axis, out);
         else
@@ -12314,22 +12334,6 @@ struct reference {
     }
 
    private:
-    struct quantized_extents {
-      std::int64_t axis_len = 1, inner = 1;
-      bool per_axis = false;
-    };
-    // A quantize or dequantize step's parameters: one, or one per index along its axis.
-    static constexpr quantized_extents quantized_extents_of() {
-      const shape x = arg_shape(0);
-      quantized_extents e;
-      e.per_axis = arg_shape(1).elements() > 1;
-      if (e.per_axis) {
-        const int axis = normalize_axis(Step::node.at->axis, x.rank);
-        e.axis_len = x[axis];
-        for (int i = axis + 1; i < x.rank; ++i) e.inner *= x[i];
-      }
-      return e;
-    }
     static constexpr shape arg_shape(int i) { return i < Step::num_args ? Step::arg(i).out : shape{}; }
     static constexpr auto arg_shapes() {
       std::array<shape, static_cast<std::size_t>(Step::num_args)> s{};
@@ -20859,13 +20863,7 @@ inline constexpr dtype byte_type = std::is_unsigned_v<T> ? dtype::u8 : dtype::i8
 
 /// Element `i` of a zero-point array of dtype `t` (0 when there is none).
 inline std::int32_t zero_point_at(const void* zp, dtype t, std::int64_t i) {
-  if (zp == nullptr) return 0;
-  switch (t) {
-    case dtype::u8: return static_cast<const std::uint8_t*>(zp)[i];
-    case dtype::i8: return static_cast<const std::int8_t*>(zp)[i];
-    case dtype::i32: return static_cast<const std::int32_t*>(zp)[i];
-    default: return 0;
-  }
+  return zp ? static_cast<std::int32_t>(reference_kernels::load_integer(zp, t, i)) : 0;
 }
 
 /// One value quantized to u8 or i8: the quotient clamped to [lo, hi] = [min - zp, max - zp]
@@ -22706,15 +22704,11 @@ struct simple_kernel {
             });
     } else if constexpr (op == op_id::quantize || op == op_id::dequantize) {
       // Integer tensors arrive through the float pointers every argument has.
-      constexpr bool per_axis = Step::arg(1).out.elements() > 1;
-      constexpr int axis = per_axis ? normalize_axis(at.axis, xs.rank) : 0;
-      constexpr std::int64_t axis_len = per_axis ? xs[axis] : 1;
-      constexpr std::int64_t inner = per_axis ? product(xs, axis + 1, xs.rank) : 1;
-      constexpr std::int64_t outer = xs.elements() / axis_len / inner;
+      constexpr quantization_extents e = quantization_extents_of(xs, at.axis, Step::arg(1).out.elements());
       if constexpr (op == op_id::quantize)
-        int8::quantize(in[0], out, n.type, outer, axis_len, inner, in[1], in[2], n.type, per_axis);
+        int8::quantize(in[0], out, n.type, e.outer, e.axis_len, e.inner, in[1], in[2], n.type, e.per_axis);
       else
-        int8::dequantize(in[0], Step::arg(0).type, out, outer, axis_len, inner, in[1], in[2], per_axis);
+        int8::dequantize(in[0], Step::arg(0).type, out, e.outer, e.axis_len, e.inner, in[1], in[2], e.per_axis);
     } else if constexpr (op == op_id::matmul || op == op_id::resize) {
       on_reference(in, out);
     } else {

@@ -8,6 +8,7 @@
 #include "partita/backends/reference/spatial_kernels.hpp"
 #include "partita/backends/reference/tensor_kernels.hpp"
 #include "partita/core/fixed_string.hpp"
+#include "partita/ir/ops/quantization.hpp"
 #include "partita/ir/view.hpp"
 
 namespace partita {
@@ -86,7 +87,7 @@ struct reference {
                   normalize_axis(at.axis, xs.rank), out);
       } else if constexpr (op == op_id::quantize || op == op_id::dequantize) {
         // Integer tensors arrive through the float pointers every argument has.
-        constexpr quantized_extents e = quantized_extents_of();
+        constexpr quantization_extents e = quantization_extents_of(xs, at.axis, ws.elements());
         if constexpr (op == op_id::quantize)
           k::quantize(in[0], ys.elements(), in[1], in[2], n.type, e.axis_len, e.inner, e.per_axis, out);
         else
@@ -104,22 +105,6 @@ struct reference {
     }
 
    private:
-    struct quantized_extents {
-      std::int64_t axis_len = 1, inner = 1;
-      bool per_axis = false;
-    };
-    // A quantize or dequantize step's parameters: one, or one per index along its axis.
-    static constexpr quantized_extents quantized_extents_of() {
-      const shape x = arg_shape(0);
-      quantized_extents e;
-      e.per_axis = arg_shape(1).elements() > 1;
-      if (e.per_axis) {
-        const int axis = normalize_axis(Step::node.at->axis, x.rank);
-        e.axis_len = x[axis];
-        for (int i = axis + 1; i < x.rank; ++i) e.inner *= x[i];
-      }
-      return e;
-    }
     static constexpr shape arg_shape(int i) { return i < Step::num_args ? Step::arg(i).out : shape{}; }
     static constexpr auto arg_shapes() {
       std::array<shape, static_cast<std::size_t>(Step::num_args)> s{};

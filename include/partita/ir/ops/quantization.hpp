@@ -52,6 +52,26 @@ constexpr inference dequantize(const attrs& at, const arg_info* a, int n) {
 
 }  // namespace rules
 
+/// How a quantize or dequantize of a tensor of shape `x` applies its `scales` parameters (and
+/// as many zero points): the tensor seen as `outer` × `axis_len` × `inner` elements, parameter
+/// `a` serving index `a` of the middle extent when `per_axis`, parameter 0 every element
+/// otherwise (then `axis_len` and `inner` are 1).
+struct quantization_extents {
+  std::int64_t outer = 1, axis_len = 1, inner = 1;
+  bool per_axis = false;
+};
+constexpr quantization_extents quantization_extents_of(const shape& x, int axis, std::int64_t scales) {
+  quantization_extents e;
+  e.per_axis = scales > 1;
+  if (e.per_axis) {
+    const int a = normalize_axis(axis, x.rank);
+    e.axis_len = x[a];
+    for (int i = a + 1; i < x.rank; ++i) e.inner *= x[i];
+  }
+  e.outer = x.elements() / e.axis_len / e.inner;
+  return e;
+}
+
 /// ONNX's QuantizeLinear: `q = saturate(round_half_even(x / Scale) + ZeroPoint)`, of the zero
 /// point's dtype (u8, i8 or i32). Scale (f32) and ZeroPoint have one element (per tensor; a
 /// rank-0 or a one-element rank-1 tensor) or one per index of X along `Axis` (per axis). Both

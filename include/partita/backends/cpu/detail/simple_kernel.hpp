@@ -17,6 +17,7 @@
 #include "partita/backends/cpu/detail/transform/transform.hpp"
 #include "partita/backends/reference/kernels.hpp"
 #include "partita/backends/reference/reference.hpp"
+#include "partita/ir/ops/quantization.hpp"
 
 namespace partita::detail::cpu {
 
@@ -221,15 +222,11 @@ struct simple_kernel {
             });
     } else if constexpr (op == op_id::quantize || op == op_id::dequantize) {
       // Integer tensors arrive through the float pointers every argument has.
-      constexpr bool per_axis = Step::arg(1).out.elements() > 1;
-      constexpr int axis = per_axis ? normalize_axis(at.axis, xs.rank) : 0;
-      constexpr std::int64_t axis_len = per_axis ? xs[axis] : 1;
-      constexpr std::int64_t inner = per_axis ? product(xs, axis + 1, xs.rank) : 1;
-      constexpr std::int64_t outer = xs.elements() / axis_len / inner;
+      constexpr quantization_extents e = quantization_extents_of(xs, at.axis, Step::arg(1).out.elements());
       if constexpr (op == op_id::quantize)
-        int8::quantize(in[0], out, n.type, outer, axis_len, inner, in[1], in[2], n.type, per_axis);
+        int8::quantize(in[0], out, n.type, e.outer, e.axis_len, e.inner, in[1], in[2], n.type, e.per_axis);
       else
-        int8::dequantize(in[0], Step::arg(0).type, out, outer, axis_len, inner, in[1], in[2], per_axis);
+        int8::dequantize(in[0], Step::arg(0).type, out, e.outer, e.axis_len, e.inner, in[1], in[2], e.per_axis);
     } else if constexpr (op == op_id::matmul || op == op_id::resize) {
       on_reference(in, out);
     } else {
