@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "partita/backends/reference/quantize_kernels.hpp"
 #include "partita/core/dtype.hpp"
 #include "partita/core/shape.hpp"
 #include "partita/ir/attrs.hpp"
@@ -42,35 +43,24 @@ struct quantized_output {
 
 namespace quantized_detail {
 
-/// Element i of an 8-bit quantized tensor as an integer.
-inline std::int64_t load(const void* p, dtype t, std::int64_t i) {
-  if (t == dtype::u8) return static_cast<const std::uint8_t*>(p)[i];
-  return static_cast<const std::int8_t*>(p)[i];
-}
-
-inline void store(void* p, dtype t, std::int64_t i, std::int64_t v) {
-  if (t == dtype::u8) static_cast<std::uint8_t*>(p)[i] = static_cast<std::uint8_t>(v);
-  else static_cast<std::int8_t*>(p)[i] = static_cast<std::int8_t>(v);
-}
-
-/// round_half_even(v) (the default rounding mode), as an integer.
-inline std::int64_t round_half_even(float v) { return static_cast<std::int64_t>(std::nearbyint(v)); }
+/// round_half_even(v) as an integer.
+inline std::int64_t rounded(float v) { return static_cast<std::int64_t>(round_half_even(v)); }
 
 /// The quantized value of the sum `acc` for multiplier scale `s_x · s_w`: the rule, literally.
 inline std::int64_t requantize(std::int64_t acc, float s_x, float s_w, const quantized_output& y) {
-  std::int64_t lo = y.type == dtype::u8 ? 0 : -128, hi = y.type == dtype::u8 ? 255 : 127;
+  std::int64_t lo = lowest_of(y.type), hi = highest_of(y.type);
   if (y.act_lo > -std::numeric_limits<float>::infinity())
-    lo = std::max(lo, round_half_even(y.act_lo / y.scale) + y.zero_point);
+    lo = std::max(lo, rounded(y.act_lo / y.scale) + y.zero_point);
   if (y.act_hi < std::numeric_limits<float>::infinity())
-    hi = std::min(hi, round_half_even(y.act_hi / y.scale) + y.zero_point);
+    hi = std::min(hi, rounded(y.act_hi / y.scale) + y.zero_point);
   const float m = (s_x * s_w) / y.scale;
-  const std::int64_t q = round_half_even(static_cast<float>(acc) * m) + y.zero_point;
+  const std::int64_t q = rounded(static_cast<float>(acc) * m) + y.zero_point;
   return std::clamp(q, lo, hi);
 }
 
 /// The bias of output `o` as an integer: round_half_even(b / (s_x · s_w)).
 inline std::int64_t integer_bias(const float* bias, std::int64_t o, float s_x, float s_w) {
-  return bias ? round_half_even(bias[o] / (s_x * s_w)) : 0;
+  return bias ? rounded(bias[o] / (s_x * s_w)) : 0;
 }
 
 }  // namespace quantized_detail
@@ -99,11 +89,11 @@ inline void qconv2d(const void* x, const shape& xs, const quantized& xq, const v
                 const std::int64_t iw = ow * a.stride[1] - a.padding[1] + kw * a.dilation[1];
                 const bool inside = ih >= 0 && ih < in_h && iw >= 0 && iw < in_w;
                 const std::int64_t c = group * group_in_c + ci;
-                const std::int64_t xv = inside ? load(x, xq.type, ((n * in_c + c) * in_h + ih) * in_w + iw) : xq.zero_point;
-                const std::int64_t wv = load(w, wq.type, ((o * group_in_c + ci) * k_h + kh) * k_w + kw);
+                const std::int64_t xv = inside ? load_integer(x, xq.type, ((n * in_c + c) * in_h + ih) * in_w + iw) : xq.zero_point;
+                const std::int64_t wv = load_integer(w, wq.type, ((o * group_in_c + ci) * k_h + kh) * k_w + kw);
                 acc += (xv - xq.zero_point) * (wv - zw);
               }
-          store(y, yq.type, ((n * out_c + o) * out_h + oh) * out_w + ow, requantize(acc, xq.scale, wq.scale[wi], yq));
+          store_integer(y, yq.type, ((n * out_c + o) * out_h + oh) * out_w + ow, requantize(acc, xq.scale, wq.scale[wi], yq));
         }
     }
 }
@@ -118,8 +108,8 @@ inline void qdense(const void* x, const quantized& xq, const void* w, const quan
       const std::int64_t wi = wq.count == 1 ? 0 : j;
       std::int64_t acc = integer_bias(bias, j, xq.scale, wq.scale[wi]);
       for (std::int64_t kk = 0; kk < k; ++kk)
-        acc += (load(x, xq.type, i * k + kk) - xq.zero_point) * (load(w, wq.type, j * k + kk) - wq.zero_point[wi]);
-      store(y, yq.type, i * n + j, requantize(acc, xq.scale, wq.scale[wi], yq));
+        acc += (load_integer(x, xq.type, i * k + kk) - xq.zero_point) * (load_integer(w, wq.type, j * k + kk) - wq.zero_point[wi]);
+      store_integer(y, yq.type, i * n + j, requantize(acc, xq.scale, wq.scale[wi], yq));
     }
 }
 
@@ -133,11 +123,11 @@ inline void qmatmul(const void* a, const quantized& aq, const void* b, const qua
       for (std::int64_t j = 0; j < n; ++j) {
         std::int64_t acc = 0;
         for (std::int64_t kk = 0; kk < k; ++kk) {
-          const std::int64_t av = load(a, aq.type, (t * m + i) * k + kk);
-          const std::int64_t bv = load(b, bq.type, ((b_batched ? t : 0) * k + kk) * n + j);
+          const std::int64_t av = load_integer(a, aq.type, (t * m + i) * k + kk);
+          const std::int64_t bv = load_integer(b, bq.type, ((b_batched ? t : 0) * k + kk) * n + j);
           acc += (av - aq.zero_point) * (bv - bq.zero_point);
         }
-        store(y, yq.type, (t * m + i) * n + j, requantize(acc, aq.scale, bq.scale, yq));
+        store_integer(y, yq.type, (t * m + i) * n + j, requantize(acc, aq.scale, bq.scale, yq));
       }
 }
 

@@ -17,6 +17,7 @@
 #include <type_traits>
 
 #include "partita/backends/cpu/detail/int8/requantize.hpp"
+#include "partita/backends/reference/quantize_kernels.hpp"
 #include "partita/core/dtype.hpp"
 
 namespace partita::detail::cpu::int8 {
@@ -41,13 +42,7 @@ inline constexpr dtype byte_type = std::is_unsigned_v<T> ? dtype::u8 : dtype::i8
 
 /// Element `i` of a zero-point array of dtype `t` (0 when there is none).
 inline std::int32_t zero_point_at(const void* zp, dtype t, std::int64_t i) {
-  if (zp == nullptr) return 0;
-  switch (t) {
-    case dtype::u8: return static_cast<const std::uint8_t*>(zp)[i];
-    case dtype::i8: return static_cast<const std::int8_t*>(zp)[i];
-    case dtype::i32: return static_cast<const std::int32_t*>(zp)[i];
-    default: return 0;
-  }
+  return zp ? static_cast<std::int32_t>(reference_kernels::load_integer(zp, t, i)) : 0;
 }
 
 /// One value quantized to u8 or i8: the quotient clamped to [lo, hi] = [min - zp, max - zp]
