@@ -108,3 +108,30 @@ TEST_CASE("the placement report prints each op, where it runs, and why not elsew
   CHECK(e.find("not npu2: pattern npu.conv_relu matched at %3, but the value of %2 is used by %4 outside it") != std::string::npos);
   CHECK(to_string(pruned).find("not npu: its partition was given back to the host by prune_partitions") != std::string::npos);
 }
+
+namespace {
+
+// A quantized convolution whose activations are quantized per channel: cpu's integer composite
+// matches it but its predicate refuses, so it runs in float, and the report says why.
+using qx = input<"x", u8, 1, 3, 9, 9>;
+using qw = dequantize<weight<"w", i8, 8, 3, 3, 3>, scalar<0.1f>, int_scalar<i8, 0>>;
+template <class X>
+using qconv = quantize<relu<conv2d<X, qw>>, scalar<0.2f>, int_scalar<u8, 0>>;
+using per_channel_x = dequantize<qx, weight<"xs", f32, 3>, weight<"xz", u8, 3>>;
+constexpr auto refused_q = explain<model<qconv<per_channel_x>>, cpu>();
+static_assert(refused_q.first(op_id::conv2d).how == placement::host);
+static_assert(refused_q.first(op_id::conv2d).unfused.why == refusal::predicate);
+// A dequantize read by two composites is copied into each, as MergeComposite does.
+using shared_x = dequantize<qx, scalar<0.1f>, int_scalar<u8, 3>>;
+constexpr auto shared_q =
+    explain<model<qconv<shared_x>, quantize<max_pool2d<shared_x, {.size = {3, 3}}>, scalar<0.1f>, int_scalar<u8, 3>>>, cpu>();
+static_assert(shared_q.first(op_id::conv2d).pattern == "cpu.qconv2d_bias_act");
+static_assert(shared_q.first(op_id::max_pool2d).pattern == "cpu.qpool2d");
+
+}  // namespace
+
+TEST_CASE("the placement report says why a matched pattern did not fuse an op") {
+  const std::string text = to_string(refused_q);
+  CHECK(text.find("conv2d -> cpu (host)\n    not fused: pattern cpu.qconv2d_bias_act matched at %") != std::string::npos);
+  CHECK(text.find(", but its predicate refused") != std::string::npos);
+}

@@ -7588,6 +7588,7 @@ struct op_placement {
   int root = -1;               // how == composite: the composite's root
   function_info partition{};   // the partition function that holds it (`partition.name()`; empty on the host)
   std::array<refusal_info, NB> not_on{};  // per backend, in `Backends...` order
+  refusal_info unfused{};  // not in a composite: why a pattern of its backend that matched it was refused
   int merge_blocked_with = -1;     // an argument on the same backend whose region could not be merged with this op's...
   int merge_blocked_through = -1;  // ...because a path through this node of another backend would have closed a cycle
 };
@@ -7654,7 +7655,9 @@ inline std::string describe(const refusal_info& r) {
 }
 
 /// The report as text: one line per op (where it runs, how, and its partition), then one
-/// indented line per backend that does not run it, and why.
+/// indented line per backend that does not run it, and why, and for an op outside any
+/// composite one saying why a pattern of its own backend that matched it did not fuse it (a
+/// QDQ region its predicate left in float, a value used outside the match).
 template <std::size_t N, std::size_t NB>
 std::string to_string(const explanation<N, NB>& e) {
   static constexpr const char* how[] = {"composite", "supports", "pinned", "host", "given back"};
@@ -7668,6 +7671,7 @@ std::string to_string(const explanation<N, NB>& e) {
     s += ")\n";
     for (std::size_t b = 0; b < NB; ++b)
       if (p.not_on[b].why != refusal::none) s += cat("    not ", e.backends[b], ": ", describe(p.not_on[b]), "\n");
+    if (p.unfused.why != refusal::none) s += cat("    not fused: ", describe(p.unfused), "\n");
     if (p.merge_blocked_with >= 0)
       s += cat("    not merged with ", node_name(p.merge_blocked_with), "'s region: ", node_name(p.merge_blocked_through),
                " runs elsewhere between them (a cycle)\n");
@@ -7923,6 +7927,8 @@ struct explainer {
         }
       }
       const int chosen = index_of(p.backend);
+      // Outside a composite, why its own backend's patterns did not fuse it, if one matched.
+      if (p.how != placement::composite && chosen >= 0) p.unfused = refused[u * nb + static_cast<std::size_t>(chosen)];
       for (std::size_t b = 0; b < nb; ++b) {
         refusal_info& r = p.not_on[b];
         if (static_cast<int>(b) == chosen || r.why == refusal::given_back) continue;
@@ -7972,7 +7978,7 @@ struct explainer {
             for (int x : gr.body) {
               const std::size_t u = static_cast<std::size_t>(x);
               if (m0.node(x).op == op_id::weight) continue;
-              if (!uses.constant[u]) claimed[u] = true;
+              if (!uses.copyable[u]) claimed[u] = true;
               if (owner[u] < 0) {
                 owner[u] = static_cast<int>(b);
                 root_of[u] = r;

@@ -151,6 +151,8 @@ struct explainer {
         }
       }
       const int chosen = index_of(p.backend);
+      // Outside a composite, why its own backend's patterns did not fuse it, if one matched.
+      if (p.how != placement::composite && chosen >= 0) p.unfused = refused[u * nb + static_cast<std::size_t>(chosen)];
       for (std::size_t b = 0; b < nb; ++b) {
         refusal_info& r = p.not_on[b];
         if (static_cast<int>(b) == chosen || r.why == refusal::given_back) continue;
@@ -200,7 +202,7 @@ struct explainer {
             for (int x : gr.body) {
               const std::size_t u = static_cast<std::size_t>(x);
               if (m0.node(x).op == op_id::weight) continue;
-              if (!uses.constant[u]) claimed[u] = true;
+              if (!uses.copyable[u]) claimed[u] = true;
               if (owner[u] < 0) {
                 owner[u] = static_cast<int>(b);
                 root_of[u] = r;

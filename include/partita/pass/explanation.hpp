@@ -56,6 +56,7 @@ struct op_placement {
   int root = -1;               // how == composite: the composite's root
   function_info partition{};   // the partition function that holds it (`partition.name()`; empty on the host)
   std::array<refusal_info, NB> not_on{};  // per backend, in `Backends...` order
+  refusal_info unfused{};  // not in a composite: why a pattern of its backend that matched it was refused
   int merge_blocked_with = -1;     // an argument on the same backend whose region could not be merged with this op's...
   int merge_blocked_through = -1;  // ...because a path through this node of another backend would have closed a cycle
 };
@@ -122,7 +123,9 @@ inline std::string describe(const refusal_info& r) {
 }
 
 /// The report as text: one line per op (where it runs, how, and its partition), then one
-/// indented line per backend that does not run it, and why.
+/// indented line per backend that does not run it, and why, and for an op outside any
+/// composite one saying why a pattern of its own backend that matched it did not fuse it (a
+/// QDQ region its predicate left in float, a value used outside the match).
 template <std::size_t N, std::size_t NB>
 std::string to_string(const explanation<N, NB>& e) {
   static constexpr const char* how[] = {"composite", "supports", "pinned", "host", "given back"};
@@ -136,6 +139,7 @@ std::string to_string(const explanation<N, NB>& e) {
     s += ")\n";
     for (std::size_t b = 0; b < NB; ++b)
       if (p.not_on[b].why != refusal::none) s += cat("    not ", e.backends[b], ": ", describe(p.not_on[b]), "\n");
+    if (p.unfused.why != refusal::none) s += cat("    not fused: ", describe(p.unfused), "\n");
     if (p.merge_blocked_with >= 0)
       s += cat("    not merged with ", node_name(p.merge_blocked_with), "'s region: ", node_name(p.merge_blocked_through),
                " runs elsewhere between them (a cycle)\n");
