@@ -218,6 +218,9 @@ TEST_CASE("QDQ add, pooling, concatenation and clamp run as integer composites")
   SUBCASE("ReLU6 between two QDQ pairs is an integer clamp") {
     compare_eltwise<model<q_out<clip<dq<qa>, 0.f, 6.f>>>, 1>(6 * 81, "qclamp");
   }
+  SUBCASE("a flatten between two QDQ pairs is a copy, requantized") {
+    compare_eltwise<model<q_out<flatten<dq<qa>>>>, 1>(6 * 81, "qreshape");
+  }
   SUBCASE("a sigmoid between the pairs stays in float") {
     using net = model<q_out<sigmoid<dq<qa>>>>;
     CHECK(print(compiled<net, cpu>::plan).find("[q") == std::string::npos);

@@ -21692,28 +21692,35 @@ struct qconcat_kernel {
   static constexpr kernel_note note() { return {"qconcat", "each input requantized to the result's scale"}; }
 };
 
-/// `cpu.qclamp`: quantize(relu or clip(dequantize(x))), an integer clamp (and a requantization
-/// when the two quantizations differ).
+/// `cpu.qclamp`, quantize(relu or clip(dequantize(x))), and `cpu.qreshape`,
+/// quantize(flatten or reshape(dequantize(x))): the values copied, requantized when the two
+/// quantizations differ, and clamped in integers when there is a clamp.
 template <class S>
-struct qclamp_kernel {
+struct qunary_kernel {
   static constexpr qnode x = qnode_of<S>(S::body_arg(S::body_arg(S::find(op_id::quantize), 0), 0));
   static constexpr qnode y = qnode_of<S>(S::find(op_id::quantize));
   static constexpr act_bounds act = act_bounds_of<S>();
+  static constexpr bool clamps = act.lo > -std::numeric_limits<float>::infinity() ||
+                                 act.hi < std::numeric_limits<float>::infinity();
   static constexpr std::int64_t n = S::node.out.elements();
-  static_assert(x.type == y.type, "partita: cpu.qclamp keeps its input's dtype");
+  static_assert(x.type == y.type, "partita: cpu.qclamp and cpu.qreshape keep their input's dtype");
 
   static void run(state&, const float* const* in, float* out, int) {
     const qparams qx = qparams_at(in, x), qy = qparams_at(in, y);
     const void* src[] = {in[x.value]};
     qconcat(src, &qx, &n, 1, out, qy, y.type, 1, 1);
-    const clamp_bounds c = output_bounds(y.type, qy.scale, qy.zp, act.lo, act.hi);
-    with_byte_type(y.type, [&](auto t) {
-      using T = decltype(t);
-      T* v = reinterpret_cast<T*>(out);
-      for (std::int64_t i = 0; i < n; ++i) v[i] = static_cast<T>(std::clamp<std::int32_t>(v[i], c.lo, c.hi));
-    });
+    if constexpr (clamps) {
+      const clamp_bounds c = output_bounds(y.type, qy.scale, qy.zp, act.lo, act.hi);
+      with_byte_type(y.type, [&](auto t) {
+        using T = decltype(t);
+        T* v = reinterpret_cast<T*>(out);
+        for (std::int64_t i = 0; i < n; ++i) v[i] = static_cast<T>(std::clamp<std::int32_t>(v[i], c.lo, c.hi));
+      });
+    }
   }
-  static constexpr kernel_note note() { return {"qclamp", "an integer clamp"}; }
+  static constexpr kernel_note note() {
+    return clamps ? kernel_note{"qclamp", "an integer clamp"} : kernel_note{"qreshape", "a copy, requantized if need be"};
+  }
 };
 
 /// The kernel of quantized composite step S, by the composite's name (as a type tag).
@@ -21725,7 +21732,7 @@ constexpr auto quantized_kernel_tag() {
   else if constexpr (c == "cpu.qadd") return std::type_identity<qadd_kernel<S>>{};
   else if constexpr (c == "cpu.qpool2d") return std::type_identity<qpool_kernel<S>>{};
   else if constexpr (c == "cpu.qconcat") return std::type_identity<qconcat_kernel<S>>{};
-  else if constexpr (c == "cpu.qclamp") return std::type_identity<qclamp_kernel<S>>{};
+  else if constexpr (c == "cpu.qclamp" || c == "cpu.qreshape") return std::type_identity<qunary_kernel<S>>{};
   else {
     static_assert(c == "cpu.qconv2d_bias_act", "partita: no integer kernel for this quantized composite (S)");
     return std::type_identity<qconv_kernel<S>>{};
@@ -22811,6 +22818,9 @@ using qconcat_p = q_p<alt<concatenate_p<dq_activation_p, dq_activation_p>,
                               concatenate_p<dq_activation_p, dq_activation_p, dq_activation_p, dq_activation_p>>>>;
 /// quantize(relu or clip(dequantize(x))): a clamp between two QDQ pairs, in integers.
 using qclamp_p = q_p<alt<relu_p<dq_activation_p>, clip_p<dq_activation_p>>>;
+/// quantize(flatten or reshape(dequantize(x))): a reshape between two QDQ pairs (before a
+/// classifier), in integers.
+using qreshape_p = q_p<alt<flatten_p<dq_activation_p>, reshape_p<dq_activation_p>>>;
 
 /// Whether a quantize or dequantize node has one scale and zero point (per tensor).
 constexpr bool per_tensor(const op_view& v) { return v.arg(1).shape().elements() == 1; }
@@ -23146,8 +23156,8 @@ struct softmax_fusable {
 /// without its score matrices in memory; softmax of a scaled and/or masked value in one pass; a
 /// small image's conv2d with its bias, optionally ReLU or clip, and the max or average pooling
 /// after it; and quantized regions in QDQ form (docs/quantization.md): conv2d with its bias and
-/// a ReLU or clip, dense likewise, matmul of two activations, add, pooling, concatenation and a lone ReLU or clip, each between
-/// dequantized inputs and a quantized output.
+/// a ReLU or clip, dense likewise, matmul of two activations, add, pooling, concatenation, a
+/// lone ReLU or clip and a reshape, each between dequantized inputs and a quantized output.
 /// Each becomes one kernel.
 using cpu_patterns = pattern_table<
     composite<"cpu.qconv2d_bias_act", detail::cpu::qconv_p, detail::cpu::qfusable>,
@@ -23157,6 +23167,7 @@ using cpu_patterns = pattern_table<
     composite<"cpu.qpool2d", detail::cpu::qpool_p, detail::cpu::qfusable>,
     composite<"cpu.qconcat", detail::cpu::qconcat_p, detail::cpu::qfusable>,
     composite<"cpu.qclamp", detail::cpu::qclamp_p, detail::cpu::qfusable>,
+    composite<"cpu.qreshape", detail::cpu::qreshape_p, detail::cpu::qfusable>,
     composite<"cpu.attention", detail::cpu::attention_p, detail::cpu::softmax_fusable>,
     composite<"cpu.conv2d_bias_act_pool", detail::cpu::pooling_p<detail::cpu::pooled_stage_p<detail::cpu::gemm_bias_p<conv2d_p>>>,
               detail::cpu::conv_pool_fusable>,

@@ -274,8 +274,8 @@ struct softmax_fusable {
 /// without its score matrices in memory; softmax of a scaled and/or masked value in one pass; a
 /// small image's conv2d with its bias, optionally ReLU or clip, and the max or average pooling
 /// after it; and quantized regions in QDQ form (docs/quantization.md): conv2d with its bias and
-/// a ReLU or clip, dense likewise, matmul of two activations, add, pooling, concatenation and a lone ReLU or clip, each between
-/// dequantized inputs and a quantized output.
+/// a ReLU or clip, dense likewise, matmul of two activations, add, pooling, concatenation, a
+/// lone ReLU or clip and a reshape, each between dequantized inputs and a quantized output.
 /// Each becomes one kernel.
 using cpu_patterns = pattern_table<
     composite<"cpu.qconv2d_bias_act", detail::cpu::qconv_p, detail::cpu::qfusable>,
@@ -285,6 +285,7 @@ using cpu_patterns = pattern_table<
     composite<"cpu.qpool2d", detail::cpu::qpool_p, detail::cpu::qfusable>,
     composite<"cpu.qconcat", detail::cpu::qconcat_p, detail::cpu::qfusable>,
     composite<"cpu.qclamp", detail::cpu::qclamp_p, detail::cpu::qfusable>,
+    composite<"cpu.qreshape", detail::cpu::qreshape_p, detail::cpu::qfusable>,
     composite<"cpu.attention", detail::cpu::attention_p, detail::cpu::softmax_fusable>,
     composite<"cpu.conv2d_bias_act_pool", detail::cpu::pooling_p<detail::cpu::pooled_stage_p<detail::cpu::gemm_bias_p<conv2d_p>>>,
               detail::cpu::conv_pool_fusable>,

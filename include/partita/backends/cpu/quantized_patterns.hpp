@@ -44,6 +44,9 @@ using qconcat_p = q_p<alt<concatenate_p<dq_activation_p, dq_activation_p>,
                               concatenate_p<dq_activation_p, dq_activation_p, dq_activation_p, dq_activation_p>>>>;
 /// quantize(relu or clip(dequantize(x))): a clamp between two QDQ pairs, in integers.
 using qclamp_p = q_p<alt<relu_p<dq_activation_p>, clip_p<dq_activation_p>>>;
+/// quantize(flatten or reshape(dequantize(x))): a reshape between two QDQ pairs (before a
+/// classifier), in integers.
+using qreshape_p = q_p<alt<flatten_p<dq_activation_p>, reshape_p<dq_activation_p>>>;
 
 /// Whether a quantize or dequantize node has one scale and zero point (per tensor).
 constexpr bool per_tensor(const op_view& v) { return v.arg(1).shape().elements() == 1; }

@@ -318,28 +318,35 @@ struct qconcat_kernel {
   static constexpr kernel_note note() { return {"qconcat", "each input requantized to the result's scale"}; }
 };
 
-/// `cpu.qclamp`: quantize(relu or clip(dequantize(x))), an integer clamp (and a requantization
-/// when the two quantizations differ).
+/// `cpu.qclamp`, quantize(relu or clip(dequantize(x))), and `cpu.qreshape`,
+/// quantize(flatten or reshape(dequantize(x))): the values copied, requantized when the two
+/// quantizations differ, and clamped in integers when there is a clamp.
 template <class S>
-struct qclamp_kernel {
+struct qunary_kernel {
   static constexpr qnode x = qnode_of<S>(S::body_arg(S::body_arg(S::find(op_id::quantize), 0), 0));
   static constexpr qnode y = qnode_of<S>(S::find(op_id::quantize));
   static constexpr act_bounds act = act_bounds_of<S>();
+  static constexpr bool clamps = act.lo > -std::numeric_limits<float>::infinity() ||
+                                 act.hi < std::numeric_limits<float>::infinity();
   static constexpr std::int64_t n = S::node.out.elements();
-  static_assert(x.type == y.type, "partita: cpu.qclamp keeps its input's dtype");
+  static_assert(x.type == y.type, "partita: cpu.qclamp and cpu.qreshape keep their input's dtype");
 
   static void run(state&, const float* const* in, float* out, int) {
     const qparams qx = qparams_at(in, x), qy = qparams_at(in, y);
     const void* src[] = {in[x.value]};
     qconcat(src, &qx, &n, 1, out, qy, y.type, 1, 1);
-    const clamp_bounds c = output_bounds(y.type, qy.scale, qy.zp, act.lo, act.hi);
-    with_byte_type(y.type, [&](auto t) {
-      using T = decltype(t);
-      T* v = reinterpret_cast<T*>(out);
-      for (std::int64_t i = 0; i < n; ++i) v[i] = static_cast<T>(std::clamp<std::int32_t>(v[i], c.lo, c.hi));
-    });
+    if constexpr (clamps) {
+      const clamp_bounds c = output_bounds(y.type, qy.scale, qy.zp, act.lo, act.hi);
+      with_byte_type(y.type, [&](auto t) {
+        using T = decltype(t);
+        T* v = reinterpret_cast<T*>(out);
+        for (std::int64_t i = 0; i < n; ++i) v[i] = static_cast<T>(std::clamp<std::int32_t>(v[i], c.lo, c.hi));
+      });
+    }
   }
-  static constexpr kernel_note note() { return {"qclamp", "an integer clamp"}; }
+  static constexpr kernel_note note() {
+    return clamps ? kernel_note{"qclamp", "an integer clamp"} : kernel_note{"qreshape", "a copy, requantized if need be"};
+  }
 };
 
 /// The kernel of quantized composite step S, by the composite's name (as a type tag).
@@ -351,7 +358,7 @@ constexpr auto quantized_kernel_tag() {
   else if constexpr (c == "cpu.qadd") return std::type_identity<qadd_kernel<S>>{};
   else if constexpr (c == "cpu.qpool2d") return std::type_identity<qpool_kernel<S>>{};
   else if constexpr (c == "cpu.qconcat") return std::type_identity<qconcat_kernel<S>>{};
-  else if constexpr (c == "cpu.qclamp") return std::type_identity<qclamp_kernel<S>>{};
+  else if constexpr (c == "cpu.qclamp" || c == "cpu.qreshape") return std::type_identity<qunary_kernel<S>>{};
   else {
     static_assert(c == "cpu.qconv2d_bias_act", "partita: no integer kernel for this quantized composite (S)");
     return std::type_identity<qconv_kernel<S>>{};
