@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the int8 test models: quantized ONNX graphs (QDQ form) and ONNX Runtime's results on them.
 
-    make_models.py OUT_DIR [--only NAME,NAME...]
+    make_models.py OUT_DIR [--only NAME,NAME...] [--size SIDE]
 
 Models (each OUT_DIR/NAME.onnx, opset 13, activations u8 asymmetric per tensor, weights s8
 symmetric per output channel, biases i32 with scale = input scale * weight scale):
@@ -13,8 +13,8 @@ symmetric per output channel, biases i32 with scale = input scale * weight scale
     concat_pool    concat of two differently scaled inputs, average pool, global average pool
     dwconv_relu6   depthwise 3x3 conv, Clip(0, 6)
   quantized by onnxruntime.quantization.quantize_static (QDQ, per-channel) from PyTorch exports:
-    resnet18       torchvision, random seeded weights, 64x64 input
-    mobilenet_v2   torchvision, random seeded weights, 64x64 input
+    resnet18       torchvision, random seeded weights, 64x64 input (--size: another side)
+    mobilenet_v2   torchvision, random seeded weights, 64x64 input (--size: another side)
     digits_cnn     a small CNN trained on scikit-learn's 8x8 digits; float and int8 top-1 agree
 
 For each model OUT_DIR also gets:
@@ -304,7 +304,7 @@ def quantize_with_ort(float_path: str, out_path: str, batches: list[dict[str, np
     return onnx.load(out_path)
 
 
-def vision(name: str, seed: int, out_dir: str) -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
+def vision(name: str, seed: int, out_dir: str, side: int = 64) -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
     sys.path.insert(0, os.path.join(os.path.dirname(HERE), "onnx_models"))
     from export_model import randomize  # the float model tests' batch-norm statistics
 
@@ -313,7 +313,7 @@ def vision(name: str, seed: int, out_dir: str) -> tuple[onnx.ModelProto, dict[st
     with torch.no_grad():
         randomize(module)
     gen = torch.Generator().manual_seed(seed + 1)
-    batches = [{"input": torch.randn(1, 3, 64, 64, generator=gen).numpy()} for _ in range(4)]
+    batches = [{"input": torch.randn(1, 3, side, side, generator=gen).numpy()} for _ in range(4)]
     return ort_quantized(name, module, batches, out_dir), batches[0]
 
 
@@ -417,6 +417,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out_dir")
     parser.add_argument("--only", default="", help="comma-separated model names")
+    parser.add_argument("--size", type=int, default=64,
+                        help="the input's height and width for resnet18 and mobilenet_v2 (the tests use 64)")
     args = parser.parse_args()
     all_names = [*HAND_BUILT, "resnet18", "mobilenet_v2", "digits_cnn"]
     names = [n for n in args.only.split(",") if n] or all_names
@@ -440,7 +442,7 @@ def main() -> int:
                 model, feed = digits_cnn(seed, args.out_dir, extra)
                 extra["test_set"] = "digits_cnn.test.safetensors"
             else:
-                model, feed = vision(name, seed, args.out_dir)
+                model, feed = vision(name, seed, args.out_dir, args.size)
         manifest[name] = record(name, model, feed, args.out_dir, extra)
         entry = manifest[name]
         worst = max(entry["ort_int8_max_lsb_from_reference"].values(), default=0.0)
