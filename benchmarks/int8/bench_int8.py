@@ -140,6 +140,7 @@ def ort_session(path: str, threads: int) -> ort.InferenceSession:
     opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     opts.intra_op_num_threads = threads
     opts.inter_op_num_threads = 1
+    opts.log_severity_level = 3  # not the optimizer's notes on unused initializers
     return ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
 
 
@@ -267,6 +268,7 @@ def main() -> int:
     args = ap.parse_args()
 
     names = [n for n in args.models.split(",") if n]
+    load_before = os.getloadavg()
     peak = Module(os.path.join(args.dir, f"bench_int8_{names[0]}_profile.so")).lib.pbi_madd_peak_gmacs()
     rows = [row for name in names for row in measure(name, args, peak)]
     print(table(rows))
@@ -286,6 +288,10 @@ def main() -> int:
     model_name, flags = lscpu()
     r["machine"]["lscpu_model_name"] = model_name
     r["machine"]["flags"] = flags
+    # Other programs on the machine slow some calls; the load average (1, 5, 15 minutes) before and
+    # after the run says whether there were any.
+    r["machine"]["load_average"] = {"before": [round(v, 2) for v in load_before],
+                                    "after": [round(v, 2) for v in os.getloadavg()]}
     r["peak"] = {"madd_gmacs_per_core": round(peak, 3),
                  "what": "vpmaddwd (16 multiply-adds per 256-bit instruction) with vpaddd, 12 chains, one core"}
     r["figures"] = rows
