@@ -85,7 +85,7 @@ void quantize_run(const float* x, T* q, std::int64_t n, float scale, std::int32_
 #if PARTITA_INT8_AVX2
   const __m256 vs = _mm256_set1_ps(scale), vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
   const __m256i vzp = _mm256_set1_epi32(zp);
-  for (; i + 8 <= n; i += 8) {
+  for (const std::int64_t whole = n - n % 8; i < whole; i += 8) {
     const __m256 v = _mm256_min_ps(_mm256_max_ps(_mm256_div_ps(_mm256_loadu_ps(x + i), vs), vlo), vhi);
     store8(q + i, _mm256_add_epi32(_mm256_cvtps_epi32(v), vzp));
   }
@@ -102,7 +102,7 @@ void quantize_each(const float* x, T* q, std::int64_t n, const float* scale, con
   std::int64_t i = 0;
 #if PARTITA_INT8_AVX2
   const __m256 vmin = _mm256_set1_ps(tmin), vmax = _mm256_set1_ps(tmax);
-  for (; zp != nullptr && i + 8 <= n; i += 8) {
+  for (const std::int64_t whole = zp != nullptr ? n - n % 8 : 0; i < whole; i += 8) {
     const __m256i z = widen8(zp + i);
     const __m256 zf = _mm256_cvtepi32_ps(z);
     const __m256 lo = _mm256_sub_ps(vmin, zf), hi = _mm256_sub_ps(vmax, zf);  // exact: small integers
@@ -123,7 +123,7 @@ void dequantize_run(const T* q, float* y, std::int64_t n, float scale, std::int3
 #if PARTITA_INT8_AVX2
   const __m256 vs = _mm256_set1_ps(scale);
   const __m256i vzp = _mm256_set1_epi32(zp);
-  for (; i + 8 <= n; i += 8)
+  for (const std::int64_t whole = n - n % 8; i < whole; i += 8)
     _mm256_storeu_ps(y + i, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(widen8(q + i), vzp)), vs));
 #endif
   for (; i < n; ++i) y[i] = static_cast<float>(static_cast<std::int32_t>(q[i]) - zp) * scale;
@@ -134,7 +134,7 @@ template <class T>
 void dequantize_each(const T* q, float* y, std::int64_t n, const float* scale, const T* zp) {
   std::int64_t i = 0;
 #if PARTITA_INT8_AVX2
-  for (; zp != nullptr && i + 8 <= n; i += 8) {
+  for (const std::int64_t whole = zp != nullptr ? n - n % 8 : 0; i < whole; i += 8) {
     const __m256i d = _mm256_sub_epi32(widen8(q + i), widen8(zp + i));
     _mm256_storeu_ps(y + i, _mm256_mul_ps(_mm256_cvtepi32_ps(d), _mm256_loadu_ps(scale + i)));
   }
