@@ -3,7 +3,9 @@
 // every model of one list (conformance_models.hpp: layers; conformance_ops.hpp: tensor ops, and
 // the list), with the same pseudo-random weights and inputs, finite and then with NaN and ±Inf
 // planted in them (and, for the groups that ask, scaled to near the float limit); index inputs are drawn in range (negative ones too), then one out of range
-// must make `run` throw a `partita::error` naming it. A backend obeys it by naming itself
+// must make `run` throw a `partita::error` naming it. Quantized inputs (u8, i8) are drawn over
+// their dtype's range, and integer outputs must be within `integer_tolerance` units of the last
+// place of the reference's (float outputs: within `tolerance`). A backend obeys it by naming itself
 // in its test,
 //
 //   PARTITA_CONFORMANCE_LAW(cpu)   // TEST_CASE("cpu obeys the conformance law")
@@ -19,6 +21,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <random>
@@ -44,6 +47,9 @@ namespace laws {
 ///                   what the reference keeps finite on inputs near the float limit (if not, B's
 ///                   law stays on ordinary finite inputs: say why where you specialize)
 ///   tolerance       the worst relative error allowed against the reference (fp32)
+///   integer_tolerance  the worst difference allowed on an integer output (u8, i8, i32, i64),
+///                   in units of the last place: 1, what integer arithmetic may differ by from
+///                   the reference's float evaluation of a QDQ graph (docs/quantization.md)
 struct conformance_defaults {
   using host = void;
   static constexpr int configurations = 1;
@@ -51,6 +57,7 @@ struct conformance_defaults {
   static void configure(Exe&, int) {}
   static constexpr bool special_values = true;
   static constexpr double tolerance = 1e-5;
+  static constexpr std::int64_t integer_tolerance = 1;
 };
 
 template <class B>
@@ -63,6 +70,7 @@ struct conformance_traits : conformance_defaults {};
 template <>
 struct conformance_traits<partita::reference> : conformance_defaults {
   static constexpr double tolerance = 0;
+  static constexpr std::int64_t integer_tolerance = 0;
 };
 
 /// cpu with one thread and with two: each split of the work within the tolerance.
@@ -98,6 +106,34 @@ inline double relative_error(const std::vector<float>& got, const std::vector<fl
   return worst;
 }
 
+namespace detail {
+// Value `i` of an integer buffer of dtype `type` (u8, i8, i32 or i64).
+inline std::int64_t integer_at(const void* p, std::size_t i, partita::dtype type) {
+  const auto read = [&]<class T>(T) {
+    T v;
+    std::memcpy(&v, static_cast<const char*>(p) + i * sizeof(T), sizeof(T));
+    return static_cast<std::int64_t>(v);
+  };
+  switch (type) {
+    case partita::dtype::u8: return read(std::uint8_t{});
+    case partita::dtype::i8: return read(std::int8_t{});
+    case partita::dtype::i32: return read(std::int32_t{});
+    default: return read(std::int64_t{});
+  }
+}
+}  // namespace detail
+
+/// How far the `n` integers of dtype `type` in `got` are from those in `want`: the worst
+/// difference, in units of the last place.
+inline std::int64_t integer_difference(const void* got, const void* want, std::size_t n, partita::dtype type) {
+  std::int64_t worst = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int64_t d = detail::integer_at(got, i, type) - detail::integer_at(want, i, type);
+    worst = std::max(worst, d < 0 ? -d : d);
+  }
+  return worst;
+}
+
 /// The special values a backend must propagate as the reference does: rounds with one NaN, one
 /// +Inf, one -Inf at a pseudo-random place in every input, then one with about 5 % of the
 /// elements replaced by a mix of the three.
@@ -127,10 +163,13 @@ inline void scale_to_limit(std::vector<std::vector<float>>& ins) {
 /// The worst relative errors of one model: on finite inputs, one per configuration; then with
 /// one NaN, one +Inf, one -Inf, a mix, and values near the float limit (groups with
 /// `large_values` only), each the worst over the configurations (0 where the round does not
-/// run); and what went wrong with out-of-range indices.
+/// run); the worst difference of an integer output over every round, in units of the last
+/// place; and what went wrong with out-of-range indices.
 struct result {
   std::vector<double> finite;
   std::array<double, 5> specials{};
+  bool integer_outputs = false;
+  std::int64_t integer_error = 0;
   std::string index_errors;  // empty when every out-of-range index made `run` throw, naming it
   double worst() const {
     double w = *std::max_element(specials.begin(), specials.end());
@@ -147,6 +186,7 @@ struct result {
     for (double e : finite) s.append(" ").append(number(e));
     const char* rounds[] = {"; one NaN ", ", one +Inf ", ", one -Inf ", ", a mix ", ", near the float limit "};
     for (std::size_t r = 0; r < specials.size(); ++r) s.append(rounds[r]).append(number(specials[r]));
+    if (integer_outputs) s.append("; integer outputs: worst difference ").append(std::to_string(integer_error));
     return s;
   }
 };
@@ -184,18 +224,26 @@ inline std::string index_failure(const runner& r, const float* const* in, float*
   return "no error for index " + std::to_string(bad);
 }
 
+/// Marks output buffer `v` (of dtype `type`) as not written, differently in `run` 0 and 1: -1
+/// for floats; for 8-bit integers all 0, then all 0x80, which no value is within 1 of in both.
+inline void mark_unwritten(std::vector<float>& v, partita::dtype type, int run) {
+  if (type == partita::dtype::f32) std::fill(v.begin(), v.end(), -1.f);
+  else std::memset(v.data(), run == 0 ? 0 : 0x80, v.size() * sizeof(float));
+}
+
 /// The errors of `exe` against `ref` (both bound): inputs as `specs` describes them from `seed`,
 /// every configuration, then, with `special_values`, the rounds with NaN and ±Inf planted in the
 /// f32 inputs and, with `large_values` too, the round near the float limit; then each index
-/// input's last entry set one past each end of its range.
+/// input's last entry set one past each end of its range. Outputs as `outs` describes them.
 inline result measure(const runner& ref, const runner& exe, std::span<const input_spec> specs,
-                      std::span<const std::size_t> out_sizes, int configurations, bool special_values,
+                      std::span<const output_spec> outs, int configurations, bool special_values,
                       bool large_values, unsigned seed) {
-  std::mt19937 gen(seed + 1), index_gen(seed + 2);
+  std::mt19937 gen(seed + 1), index_gen(seed + 2), quantized_gen(seed + 3);
   std::uniform_real_distribution<float> dist(-2.f, 2.f);
   std::vector<std::vector<float>> base, ins, want, got;
   std::vector<std::vector<std::int64_t>> wide;  // i64 inputs
   std::vector<std::vector<std::int32_t>> narrow;  // i32 inputs
+  std::vector<std::vector<std::int8_t>> bytes;  // u8 and i8 inputs
   std::vector<const float*> in_ptrs;
   std::vector<float*> want_ptrs, got_ptrs;
   for (const input_spec& s : specs) {
@@ -206,42 +254,60 @@ inline result measure(const runner& ref, const runner& exe, std::span<const inpu
     } else if (s.type == partita::dtype::i32) {
       narrow.emplace_back(s.elements);
       for (std::int32_t& v : narrow.back()) v = static_cast<std::int32_t>(pick(index_gen));
+    } else if (s.type == partita::dtype::u8 || s.type == partita::dtype::i8) {
+      std::uniform_int_distribution<int> value(static_cast<int>(partita::lowest_of(s.type)),
+                                               static_cast<int>(partita::highest_of(s.type)));
+      bytes.emplace_back(s.elements);
+      for (std::int8_t& v : bytes.back()) v = static_cast<std::int8_t>(value(quantized_gen));  // u8: the same bits
     } else {
       base.emplace_back(s.elements);
       for (float& v : base.back()) v = dist(gen);
     }
   }
   ins = base;
-  for (std::size_t n : out_sizes) {
-    want.emplace_back(n);
-    got.emplace_back(n, -1.f);
+  for (const output_spec& o : outs) {
+    const std::size_t floats = (o.elements * partita::size_of(o.type) + sizeof(float) - 1) / sizeof(float);
+    want.emplace_back(floats);
+    got.emplace_back(floats, -1.f);
   }
-  // Every kernel argument travels as a float pointer; index kernels read it as what it is.
-  for (std::size_t i = 0, f = 0, w = 0, n = 0; i < specs.size(); ++i) {
+  // Every kernel argument travels as a float pointer; index and integer kernels read it as what
+  // it is.
+  for (std::size_t i = 0, f = 0, w = 0, n = 0, b = 0; i < specs.size(); ++i) {
     const partita::dtype type = specs[i].type;
     if (type == partita::dtype::i64) in_ptrs.push_back(reinterpret_cast<const float*>(wide[w++].data()));
     else if (type == partita::dtype::i32) in_ptrs.push_back(reinterpret_cast<const float*>(narrow[n++].data()));
+    else if (type == partita::dtype::u8 || type == partita::dtype::i8)
+      in_ptrs.push_back(reinterpret_cast<const float*>(bytes[b++].data()));
     else in_ptrs.push_back(ins[f++].data());
   }
   for (auto& v : want) want_ptrs.push_back(v.data());
   for (auto& v : got) got_ptrs.push_back(v.data());
 
+  result r;
+  // The worst relative error of the float outputs in configuration k; the integer outputs'
+  // worst difference goes to r.integer_error.
   const auto error_in = [&](int k) {
     exe.configure(exe.exe, k);
     // Twice, each checked: nothing may depend on the previous run, and a kernel that alternates
     // its order from run to run (cpu's batch-1 dense) is checked in both.
     double e = 0;
     for (int run = 0; run < 2; ++run) {
-      for (auto& g : got) std::fill(g.begin(), g.end(), -1.f);
+      for (std::size_t o = 0; o < got.size(); ++o) mark_unwritten(got[o], outs[o].type, run);
       exe.run(exe.exe, in_ptrs.data(), got_ptrs.data());
-      for (std::size_t o = 0; o < got.size(); ++o) e = std::max(e, relative_error(got[o], want[o]));
+      for (std::size_t o = 0; o < got.size(); ++o) {
+        if (outs[o].type == partita::dtype::f32) e = std::max(e, relative_error(got[o], want[o]));
+        else
+          r.integer_error = std::max(r.integer_error, integer_difference(got[o].data(), want[o].data(), outs[o].elements,
+                                                                         outs[o].type));
+      }
     }
     return e;
   };
-  result r;
+  r.integer_outputs = std::ranges::any_of(outs, [](const output_spec& o) { return o.type != partita::dtype::f32; });
   ref.run(ref.exe, in_ptrs.data(), want_ptrs.data());
   for (int k = 0; k < configurations; ++k) r.finite.push_back(error_in(k));
-  if (special_values) {
+  // The rounds of special values plant them in f32 inputs: a model without any skips them.
+  if (special_values && !base.empty()) {
     for (int round = 0; round < (large_values ? 5 : 4); ++round) {
       for (std::size_t i = 0; i < ins.size(); ++i) std::copy(base[i].begin(), base[i].end(), ins[i].begin());
       if (round < 4) plant_specials(ins, round, seed);
@@ -284,14 +350,17 @@ inline void require_same_signature(const oracle& o, std::size_t inputs, std::siz
   REQUIRE(o.outputs.size() == outputs);
 }
 
-/// Reports one model's result as doctest checks, against the bound `tolerance`.
-inline void report(std::string_view backend, std::string_view about, int index, const result& r, double tolerance) {
+/// Reports one model's result as doctest checks, against the bounds `tolerance` (float outputs)
+/// and `integer_tolerance` (integer outputs).
+inline void report(std::string_view backend, std::string_view about, int index, const result& r, double tolerance,
+                   std::int64_t integer_tolerance) {
   const std::string model =
       std::string("backend '").append(backend).append("', ").append(about).append(": model ").append(std::to_string(index));
   const std::string errors = r.summary();
   INFO(model);
   INFO(errors);
   CHECK(r.worst() <= tolerance);
+  CHECK(r.integer_error <= integer_tolerance);
   INFO(r.index_errors);
   CHECK(r.index_errors.empty());
 }
@@ -377,9 +446,10 @@ struct conformance {
       const oracle again = group_oracle<Group>(index, seed);
       detail::report(B::name, Group::about, index,
                      against(o, detail::runner{again.exe.get(), again.run, &no_configuration}, seed, large_values_for<Group>()),
-                     bound_for<Group>());
+                     bound_for<Group>(), traits::integer_tolerance);
     } else {
-      detail::report(B::name, Group::about, index, against<Net>(o, seed, large_values_for<Group>()), bound_for<Group>());
+      detail::report(B::name, Group::about, index, against<Net>(o, seed, large_values_for<Group>()), bound_for<Group>(),
+                     traits::integer_tolerance);
     }
   }
   static void no_configuration(void*, int) {}

@@ -20,11 +20,18 @@ namespace laws {
 
 /// What the law feeds one input: its element count and dtype; for an index input (i32, i64)
 /// also `extent`, the smallest extent of an axis that a gather reads it along, its values being
-/// drawn from [-extent, extent).
+/// drawn from [-extent, extent). A quantized input (u8, i8) is drawn over its dtype's range.
 struct input_spec {
   std::size_t elements = 0;
   partita::dtype type = partita::dtype::f32;
   std::int64_t extent = 0;
+};
+
+/// What the law reads of one output: its element count and dtype, which decides how it is
+/// compared (floats by relative error, integers by their difference in units of the last place).
+struct output_spec {
+  std::size_t elements = 0;
+  partita::dtype type = partita::dtype::f32;
 };
 
 /// The inputs of executable `Exe` as the law feeds them, read from its plan's gather steps.
