@@ -16,6 +16,11 @@ symmetric per output channel, biases i32 with scale = input scale * weight scale
     resnet18       torchvision, random seeded weights, 64x64 input (--size: another side)
     mobilenet_v2   torchvision, random seeded weights, 64x64 input (--size: another side)
     digits_cnn     a small CNN trained on scikit-learn's 8x8 digits; float and int8 top-1 agree
+  quantized by PyTorch's quantization-aware training (torch.ao.quantization, fake quantization
+  exported as QDQ by torch.onnx.export; its per-tensor scales have shape [1]):
+    torch_qat_cnn           a small CNN, conv-bn + ReLU6 (a Clip between QDQ pairs), a few
+                            seeded training steps, 16x16 input
+    torch_qat_mobilenet_v2  torchvision's quantizable MobileNetV2, calibration passes, 64x64
 
 For each model OUT_DIR also gets:
   NAME.input.safetensors         the graph inputs, by name (f32)
@@ -32,6 +37,8 @@ For each model OUT_DIR also gets:
                                  u8 x s8 kernels add pairs of products in saturating 16-bit lanes
                                  (vpmaddubsw), so large activations times large weights come out
                                  wrong; the manifest records how far from the reference they are.
+                                 For torch_qat_* both run on a copy whose shape-[1] scales and
+                                 zero points are scalars (scalar_qdq): ONNX Runtime refuses them.
   NAME.float.onnx, NAME.calibration.safetensors   (quantize_static's models) the float model and
                                  the calibration batches quantize_static saw: each input stacked
                                  on a new leading axis, the form partita_import.py --calibrate reads
@@ -47,6 +54,7 @@ scikit-learn is missing, except under CI=true, where that fails.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import struct
@@ -374,6 +382,88 @@ def digits_cnn(seed: int, out_dir: str, report: dict) -> tuple[onnx.ModelProto, 
     return model, {"input": held_out[:1]}
 
 
+# --- models quantized by PyTorch's quantization-aware training (fake quantization) ---------------
+
+class TorchQatCnn(torch.nn.Module):
+    """A small CNN as eager-mode QAT users write it: stubs around the body, conv-bn (ReLU6 cannot
+    be fused in eager mode, so it stays a module of its own: a Clip between QDQ pairs), conv-relu,
+    an average pool and a classifier."""
+
+    def __init__(self):
+        super().__init__()
+        nn = torch.nn
+        self.quant, self.dequant = torch.ao.quantization.QuantStub(), torch.ao.quantization.DeQuantStub()
+        self.conv1, self.bn1, self.relu1 = nn.Conv2d(3, 8, 3, padding=1, bias=False), nn.BatchNorm2d(8), nn.ReLU6()
+        self.conv2, self.relu2 = nn.Conv2d(8, 16, 3, stride=2, padding=1), nn.ReLU()
+        self.conv3, self.relu3 = nn.Conv2d(16, 16, 3, padding=1, groups=16), nn.ReLU6()
+        self.pool, self.fc = nn.AdaptiveAvgPool2d(1), nn.Linear(16, 10)
+
+    def forward(self, x):
+        x = self.relu1(self.bn1(self.conv1(self.quant(x))))
+        x = self.relu3(self.conv3(self.relu2(self.conv2(x))))
+        return self.dequant(self.fc(torch.flatten(self.pool(x), 1)))
+
+    def fuse(self) -> None:
+        torch.ao.quantization.fuse_modules_qat(self, [["conv1", "bn1"], ["conv2", "relu2"]], inplace=True)
+
+
+def torch_qat(name: str, seed: int, side: int = 64) -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
+    """`name`'s module through PyTorch's eager-mode QAT (fuse, prepare_qat with fake quantization:
+    u8 activations per tensor, s8 weights per channel), a few seeded steps (training for the CNN,
+    calibration passes for MobileNetV2: observers and batch-norm statistics), exported at opset 13
+    as QDQ. The qconfig is qnnpack's: fbgemm's narrows activations to [0, 127], which PyTorch
+    exports as a Clip on the integers between QuantizeLinear and DequantizeLinear. FakeQuantize
+    (version 0), since PyTorch 1.13 cannot export the fused observer of the default qconfig."""
+    tq = torch.ao.quantization
+    torch.manual_seed(seed)
+    gen = torch.Generator().manual_seed(seed + 1)
+    if name == "torch_qat_cnn":
+        module, shape, steps = TorchQatCnn(), (8, 3, 16, 16), 8
+    else:
+        module = torchvision.models.quantization.mobilenet_v2(weights=None, quantize=False)
+        shape, steps = (2, 3, side, side), 3
+    module.train()
+    module.fuse() if name == "torch_qat_cnn" else module.fuse_model(is_qat=True)
+    module.qconfig = tq.get_default_qat_qconfig("qnnpack", version=0)
+    tq.prepare_qat(module, inplace=True)
+    optimizer = torch.optim.SGD(module.parameters(), lr=0.01) if name == "torch_qat_cnn" else None
+    for _ in range(steps):
+        x = torch.randn(*shape, generator=gen)
+        if optimizer is None:
+            with torch.no_grad():
+                module(x)
+            continue
+        optimizer.zero_grad()
+        torch.nn.functional.cross_entropy(module(x), torch.randint(0, 10, shape[:1], generator=gen)).backward()
+        optimizer.step()
+    module.eval()
+    module.apply(tq.disable_observer)  # else the export traces the observers' in-place updates
+    example = torch.randn(1, *shape[1:], generator=gen)
+    buffer = io.BytesIO()
+    torch.onnx.export(module, example, buffer, opset_version=OPSET, input_names=["input"], output_names=["output"],
+                      do_constant_folding=True)
+    return onnx.load_from_string(buffer.getvalue()), {"input": example.numpy()}
+
+
+def scalar_qdq(model: onnx.ModelProto) -> onnx.ModelProto:
+    """A copy of `model` whose per-tensor scales and zero points of shape [1] (PyTorch 1.13 writes
+    them so) are scalars: ONNX Runtime refuses the former ("Scale and Zero-point must be a
+    scalar"), Partita reads both as per tensor. The reference runs on this copy."""
+    out = onnx.ModelProto()
+    out.CopyFrom(model)
+    operands = {i for n in out.graph.node if n.op_type in ("QuantizeLinear", "DequantizeLinear") for i in n.input[1:]}
+    operands |= {n.input[0] for n in out.graph.node if n.op_type == "Identity" and n.output[0] in operands}
+    values = [*out.graph.initializer, *(a.t for n in out.graph.node if n.op_type == "Constant" and n.output[0] in operands
+                                        for a in n.attribute if a.name == "value")]
+    for t in values:
+        if (t.name in operands or not t.name) and list(t.dims) == [1]:
+            t.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(t).reshape(()), t.name))
+    return out
+
+
+TORCH_QAT = ("torch_qat_cnn", "torch_qat_mobilenet_v2")
+
+
 # --- results --------------------------------------------------------------------------------------
 
 def output_scales(model: onnx.ModelProto) -> dict[str, float]:
@@ -388,16 +478,19 @@ def output_scales(model: onnx.ModelProto) -> dict[str, float]:
     return out
 
 
-def record(name: str, model: onnx.ModelProto, feed: dict[str, np.ndarray], out_dir: str, extra: dict) -> dict:
+def record(name: str, model: onnx.ModelProto, feed: dict[str, np.ndarray], out_dir: str, extra: dict,
+           runnable: onnx.ModelProto | None = None) -> dict:
     """Writes NAME.onnx, the input, the reference outputs and intermediates, and ONNX Runtime's
-    integer run; returns the manifest entry."""
+    integer run; returns the manifest entry. ONNX Runtime runs `runnable` when given: `model` in a
+    form it accepts (scalar_qdq)."""
     path = os.path.join(out_dir, name + ".onnx")
     onnx.save(model, path)
+    runnable = runnable or model
     quantized = [n.output[0] for n in model.graph.node if n.op_type == "QuantizeLinear"]
-    reference = session(with_outputs(model, quantized), optimized=False)
+    reference = session(with_outputs(runnable, quantized), optimized=False)
     names = [o.name for o in model.graph.output]
     values = dict(zip([o.name for o in reference.get_outputs()], reference.run(None, feed)))
-    integer = dict(zip(names, session(path).run(names, feed)))
+    integer = dict(zip(names, session(runnable).run(names, feed)))
     scales = output_scales(model)
     lsb = {o: float(np.abs(integer[o].astype(np.float64) - values[o]).max() / scales[o]) for o in scales}
     files = {"model": name + ".onnx", "input": name + ".input.safetensors", "output": name + ".output.safetensors",
@@ -420,7 +513,7 @@ def main() -> int:
     parser.add_argument("--size", type=int, default=64,
                         help="the input's height and width for resnet18 and mobilenet_v2 (the tests use 64)")
     args = parser.parse_args()
-    all_names = [*HAND_BUILT, "resnet18", "mobilenet_v2", "digits_cnn"]
+    all_names = [*HAND_BUILT, "resnet18", "mobilenet_v2", "digits_cnn", *TORCH_QAT]
     names = [n for n in args.only.split(",") if n] or all_names
     unknown = [n for n in names if n not in all_names]
     if unknown:
@@ -433,8 +526,13 @@ def main() -> int:
             continue
         seed = 1000 + k
         extra: dict = {"source": "onnx.helper"}
+        runnable = None
         if name in HAND_BUILT:
             model, feed = hand_built(name, seed)
+        elif name in TORCH_QAT:
+            extra = {"source": "PyTorch QAT", "torch": torch.__version__}
+            model, feed = torch_qat(name, seed, args.size)
+            runnable = scalar_qdq(model)
         else:
             extra = {"source": "quantize_static", "float_model": name + ".float.onnx",
                      "calibration": name + ".calibration.safetensors"}
@@ -443,7 +541,7 @@ def main() -> int:
                 extra["test_set"] = "digits_cnn.test.safetensors"
             else:
                 model, feed = vision(name, seed, args.out_dir, args.size)
-        manifest[name] = record(name, model, feed, args.out_dir, extra)
+        manifest[name] = record(name, model, feed, args.out_dir, extra, runnable)
         entry = manifest[name]
         worst = max(entry["ort_int8_max_lsb_from_reference"].values(), default=0.0)
         print(f"{name}: {sum(entry['ops'].values())} nodes, {entry['intermediates']} quantized tensors; "
