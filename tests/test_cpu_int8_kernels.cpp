@@ -253,6 +253,11 @@ TEST_CASE("int8: conv2d equals the integer oracle") {
       {1, 7, 16, 15, 7, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1, 7},      // depthwise 5x5 stride 2
       {1, 6, 12, 12, 6, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 6},      // depthwise dilation 2
       {1, 5, 9, 10, 5, 3, 3, 2, 2, 1, 0, 0, 1, 1, 1, 5},       // depthwise, asymmetric padding
+      {1, 4, 9, 75, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 4},       // depthwise stride 2, rows of whole vectors
+      {1, 3, 11, 53, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},      // depthwise, rows of whole vectors
+      {1, 4, 13, 40, 4, 3, 3, 1, 2, 1, 0, 1, 2, 1, 1, 4},      // depthwise strides 1 and 2
+      {1, 3, 14, 16, 3, 3, 3, 3, 3, 0, 1, 2, 1, 1, 1, 3},      // depthwise stride 3
+      {1, 3, 12, 41, 3, 3, 5, 2, 2, 1, 2, 1, 2, 2, 1, 3},      // depthwise 3x5, dilation 2 by 1, stride 2
       {1, 5, 8, 8, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 5},       // channel multiplier 2
       {1, 32, 28, 28, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},    // large enough for both threads
       {1, 48, 28, 28, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 48},   // depthwise, both threads
