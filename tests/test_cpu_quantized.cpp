@@ -134,6 +134,22 @@ TEST_CASE("a QDQ convolution runs as one integer composite, within 1 LSB of the 
     const int off = compare<block, dtype::u8>(qconv_weights<dtype::u8>(8, 8, 1, rng).set(), 8 * 81, 8 * 81, rng);
     CHECK(off <= 8 * 81 / 10);
   }
+  SUBCASE("PyTorch's conv-bn: a division and a batch norm folded into the integer layer") {
+    using n = qconv_net<dtype::u8, 5, 6, 8>;
+    using divisor = literal<dims<1, 6, 1, 1>, 1.25f, 0.75f, 1.f, 1.5f, 0.9f, 1.1f>;
+    using bn = batch_norm<divide<bias_add<n::conv, dequantize<n::bq, n::bs, n::bz, 0>>, divisor>, weight<"g", f32, 6>,
+                          weight<"beta", f32, 6>, weight<"mean", f32, 6>, weight<"var", f32, 6>, 1e-5f>;
+    using net = model<quantize<relu<bn>, weight<"y.scale", f32>, weight<"y.zp", u8>>>;
+    CHECK(compiled<net, cpu>::plan.steps.size() == 1);
+    CHECK(print(compiled<net, cpu>::plan).find("[qconv_") != std::string::npos);
+    const qconv_weights<dtype::u8> w(5, 6, 1, rng);
+    const std::vector<float> g{0.5f, -1.2f, 2.f, 0.8f, 1.f, 0.3f}, beta{0.1f, -0.2f, 0.3f, 0.f, 0.5f, -0.4f},
+        mean{0.05f, -0.1f, 0.2f, 0.f, -0.3f, 0.1f}, var{1.f, 0.5f, 2.f, 0.8f, 1.5f, 0.25f};
+    weight_set set = w.set();
+    set.add("g", g, {6}).add("beta", beta, {6}).add("mean", mean, {6}).add("var", var, {6});
+    const int off = compare<net, dtype::u8>(set, 5 * 64, 6 * 64, rng);
+    CHECK(off <= 6 * 64 / 20);
+  }
   SUBCASE("depthwise, 12 channels") { check_qconv<dtype::u8, 12, 12, 8, 12>(rng); }
 
 }

@@ -19906,7 +19906,8 @@ struct gemm_kernel {
 // ---- begin partita/backends/cpu/detail/int8/qconv.hpp ----
 /// int8 conv2d: NCHW u8/i8 input, OIHW u8/i8 weights, requantized NCHW u8/i8 output.
 // Two kernels: a depthwise convolution (groups = channels = outputs) runs directly on an int16
-// copy of each input plane with the zero point taken out and the padding made zeros; any other
+// copy of each input plane with the zero point taken out, the padding made zeros and the rows and
+// columns split by the strides' phases, two taps a multiply-add over a flat run of outputs; any other
 // runs per image and group as a GEMM (qgemm.hpp) of the weights, packed at bind in blocks of
 // rows, by panels of the im2col matrix packed at run time (a 1×1 convolution of stride 1 without
 // padding reads its input planes as they are, with no index arithmetic). Padding holds the
@@ -20358,11 +20359,12 @@ constexpr bool qconv_is_pointwise(const qconv_geometry& g) {
 
 namespace qconv_detail {
 
-/// Where the parts of the packed blob start: the header, the weights (int16 taps of each
-/// channel for the depthwise kernel, A blocks of each group otherwise), the integer bias and
-/// the multipliers (one per output channel, padded for whole blocks).
+/// Where the parts of the packed blob start: the header, the weights (for the depthwise kernel,
+/// each channel's taps in pairs as A words, then the taps' offsets in the plane copy; A blocks of
+/// each group otherwise), the integer bias and the multipliers (one per output channel, padded for
+/// whole blocks).
 struct layout {
-  std::size_t weights, bias, mult, total;
+  std::size_t weights, offsets, bias, mult, total;
 };
 
 constexpr int group_in(const qconv_geometry& g) { return g.c / g.groups; }
@@ -20372,14 +20374,16 @@ constexpr int blocks(const qconv_geometry& g) { return (group_out(g) + qgemm_mr 
 
 constexpr layout layout_of(const qconv_geometry& g) {
   const std::size_t per_channel = align64((static_cast<std::size_t>(g.o) + 64) * 4);
+  const std::size_t taps = static_cast<std::size_t>(g.kh * g.kw);
   const std::size_t weights =
       qconv_is_depthwise(g)
-          ? align64(static_cast<std::size_t>(g.o) * static_cast<std::size_t>(g.kh * g.kw) * sizeof(std::int16_t))
+          ? align64(static_cast<std::size_t>(g.o) * static_cast<std::size_t>(pairs_of(g.kh * g.kw)) * sizeof(std::int32_t))
           : static_cast<std::size_t>(g.groups) * static_cast<std::size_t>(blocks(g)) *
                 static_cast<std::size_t>(pairs_of(depth(g))) * qgemm_mr * sizeof(std::int32_t);
   layout l{};
   l.weights = align64(sizeof(qlayer_header));
-  l.bias = l.weights + align64(weights);
+  l.offsets = l.weights + align64(weights);
+  l.bias = l.offsets + (qconv_is_depthwise(g) ? align64(taps * sizeof(std::int32_t)) : 0);
   l.mult = l.bias + per_channel;
   l.total = l.mult + per_channel;
   return l;
@@ -20393,116 +20397,270 @@ constexpr int chunk_panels(const qconv_geometry& g) {
   return std::max(1, std::min(panels, fit));
 }
 
-/// The depthwise kernel's copy of a plane: the rows and columns the taps reach, padding
-/// included, the columns split into `stride_w` phases (column x in phase x mod stride_w, at
-/// x / stride_w), so that every tap reads a contiguous run of a row.
+/// The depthwise kernel's copy of a plane, split into `stride_h` × `stride_w` phases: phase
+/// (a, b) holds the padded rows a, a + stride_h, ... and columns b, b + stride_w, ..., as a grid
+/// of `rows` × `ld`. Output (oy, ox) then reads tap (ky, kx) at a fixed offset from position
+/// oy · ld + ox, so that the outputs run along one flat index (the ld - ow columns past each
+/// row's end computed and dropped), whatever the stride, dilation or width.
 struct plane_shape {
-  int rows, cols, phase_cols;
+  int rows, ld;
+  std::size_t elements;  // the phases and, zero, what a vector past the last one reads
 };
 constexpr plane_shape plane_of(const qconv_geometry& g) {
-  const int rows = (g.oh - 1) * g.stride_h + (g.kh - 1) * g.dil_h + 1;
-  const int cols = (g.ow - 1) * g.stride_w + (g.kw - 1) * g.dil_w + 1;
-  return {rows, cols, (cols + g.stride_w - 1) / g.stride_w};
+  const int rows = g.oh + (g.kh - 1) * g.dil_h / g.stride_h, ld = g.ow + (g.kw - 1) * g.dil_w / g.stride_w;
+  const std::size_t phases = static_cast<std::size_t>(g.stride_h) * static_cast<std::size_t>(g.stride_w);
+  return {rows, ld, phases * static_cast<std::size_t>(rows) * static_cast<std::size_t>(ld) + static_cast<std::size_t>(ld) + 16};
 }
-constexpr std::size_t plane_bytes(const qconv_geometry& g) {
-  const plane_shape p = plane_of(g);
-  return align64(static_cast<std::size_t>(g.stride_w) * static_cast<std::size_t>(p.rows) *
-                 static_cast<std::size_t>(p.phase_cols) * sizeof(std::int16_t));
+constexpr std::size_t plane_bytes(const qconv_geometry& g) { return align64(plane_of(g).elements * sizeof(std::int16_t)); }
+
+/// Outputs along the flat index, rounded up to whole vectors, and one vector more that the copy
+/// of the rows may read (the bytes the kernel stores before it copies each row's first `ow` into
+/// place).
+constexpr std::size_t flat_outputs(const qconv_geometry& g) {
+  return (static_cast<std::size_t>(g.oh) * static_cast<std::size_t>(plane_of(g).ld) + 15) / 16 * 16 + 16;
 }
 
-/// Copies plane `src` (h × w, minus zero point `zp`) into the phases of `dst`, zeros around.
+/// Tap (ky, kx)'s offset in the plane copy (`plane_of`).
+constexpr std::int32_t tap_offset(const qconv_geometry& g, int ky, int kx) {
+  const plane_shape p = plane_of(g);
+  const int dy = ky * g.dil_h, dx = kx * g.dil_w;
+  const int phase = (dy % g.stride_h) * g.stride_w + dx % g.stride_w;
+  return (phase * p.rows + dy / g.stride_h) * p.ld + dx / g.stride_w;
+}
+
+#if PARTITA_INT8_AVX2
+/// Sixteen quantized values of type X as int16 minus the zero point `zp`.
+template <class X>
+inline __m256i widen16(__m128i v, __m256i zp) {
+  const __m256i w = std::is_unsigned_v<X> ? _mm256_cvtepu8_epi16(v) : _mm256_cvtepi8_epi16(v);
+  return _mm256_sub_epi16(w, zp);
+}
+#endif
+
+/// Zeros d[from, to); with AVX2 whole vectors, up to 15 values past `to` (rows written in memory
+/// order overwrite them: short runs, where a call of memset would cost more than the stores).
+inline void zero_run(std::int16_t* d, int from, int to) {
+#if PARTITA_INT8_AVX2
+  __m256i z = _mm256_setzero_si256();
+#if defined(__GNUC__)
+  asm("" : "+x"(z));  // a value the compiler cannot see is zero: it would call memset for the loop
+#endif
+  for (; from < to; from += 16) _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + from), z);
+#else
+  if (from < to) std::fill(d + from, d + to, std::int16_t{0});
+#endif
+}
+
+/// The columns [j0, j1) of a phase row that lie in the input row (w values), column j being
+/// the row's value j · sw + first.
+struct phase_columns {
+  int first, j0, j1;
+};
+constexpr phase_columns columns_of(int w, int sw, int first, int ld) {
+  const int j0 = first >= 0 ? 0 : std::min(ld, (-first + sw - 1) / sw);
+  return {first, j0, std::max(j0, std::min(ld, w - first > 0 ? (w - first + sw - 1) / sw : 0))};
+}
+
+/// One row of one phase of the plane copy: d[j] = row[j · sw + first] - zp for j in [j0, j1)
+/// (`columns_of`), 0 elsewhere in [0, ld). The vectors may read up to `avail` values from `row`
+/// (the rest of its plane) and write up to 15 values past `d + ld`, which the next row written
+/// overwrites.
+template <class X>
+inline void fill_phase_row(const X* row, std::ptrdiff_t avail, int sw, phase_columns pc, int ld, std::int32_t zp,
+                           std::int16_t* d) {
+  const int first = pc.first, j0 = pc.j0, j1 = pc.j1;
+  zero_run(d, 0, j0);
+  int j = j0;
+#if PARTITA_INT8_AVX2
+  const __m256i z = _mm256_set1_epi16(static_cast<std::int16_t>(zp));
+  if (sw == 1) {
+    for (; j < j1 && first + j + 16 <= avail; j += 16)
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + j),
+                          widen16<X>(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row + j + first)), z));
+  } else if (sw == 2) {
+    // 32 columns a step, the even ones kept: gathered in each lane, then the lanes' halves joined.
+    const __m256i even = _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15, 0, 2, 4, 6, 8, 10, 12,
+                                          14, 1, 3, 5, 7, 9, 11, 13, 15);
+    for (; j < j1 && 2 * j + first + 32 <= avail; j += 16) {
+      const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + 2 * j + first));
+      const __m256i e = _mm256_permute4x64_epi64(_mm256_shuffle_epi8(v, even), 0xd8);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + j), widen16<X>(_mm256_castsi256_si128(e), z));
+    }
+  }
+  j = std::min(j, j1);  // the columns past j1 the vectors wrote are made zeros below
+#else
+  (void)avail;
+#endif
+  for (; j < j1; ++j) d[j] = static_cast<std::int16_t>(row[j * sw + first] - zp);
+  zero_run(d, j1, ld);
+}
+
+/// Copies plane `src` (h × w, minus zero point `zp`) into the phases of `dst`, zeros around,
+/// row after row in memory order (see `fill_phase_row`). What lies past the phases is only read
+/// for outputs that are dropped; the caller zeros it once.
 template <class X>
 inline void fill_plane(const qconv_geometry& g, const X* src, std::int32_t zp, std::int16_t* dst) {
   const plane_shape p = plane_of(g);
-  const int sw = g.stride_w;
-  std::memset(dst, 0, static_cast<std::size_t>(sw) * static_cast<std::size_t>(p.rows) *
-                          static_cast<std::size_t>(p.phase_cols) * sizeof(std::int16_t));
-  for (int r = 0; r < p.rows; ++r) {
-    const int iy = r - g.pad_top;
-    if (iy < 0 || iy >= g.h) continue;
-    const X* row = src + static_cast<std::ptrdiff_t>(iy) * g.w;
-    const int ix0 = std::max(0, -g.pad_left), ix1 = std::min(g.w, p.cols - g.pad_left);
-    if (sw == 1) {
-      std::int16_t* d = dst + static_cast<std::ptrdiff_t>(r) * p.phase_cols + g.pad_left;
-      for (int ix = ix0; ix < ix1; ++ix) d[ix] = static_cast<std::int16_t>(row[ix] - zp);
-    } else {
-      for (int ix = ix0; ix < ix1; ++ix) {
-        const int x = ix + g.pad_left;
-        dst[(static_cast<std::ptrdiff_t>(x % sw) * p.rows + r) * p.phase_cols + x / sw] =
-            static_cast<std::int16_t>(row[ix] - zp);
+  const int sh = g.stride_h, sw = g.stride_w;
+  const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(g.h) * g.w;
+  for (int a = 0; a < sh; ++a)
+    for (int b = 0; b < sw; ++b) {
+      const phase_columns pc = columns_of(g.w, sw, b - g.pad_left, p.ld);
+      for (int i = 0; i < p.rows; ++i) {
+        const int iy = i * sh + a - g.pad_top;
+        std::int16_t* d = dst + (static_cast<std::ptrdiff_t>(a * sw + b) * p.rows + i) * p.ld;
+        const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(iy) * g.w;
+        if (iy < 0 || iy >= g.h) zero_run(d, 0, p.ld);
+        else fill_phase_row(src + at, plane - at, sw, pc, p.ld, zp, d);
       }
     }
-  }
 }
 
-/// One output plane of the depthwise kernel: the taps `wq` over the plane copy, into `acc`
-/// (one row) from the integer `bias` on, then requantized with multiplier `m`.
-template <class Y>
-inline void depthwise_plane(const qconv_geometry& g, const std::int16_t* plane, const std::int16_t* wq,
-                            std::int32_t bias, float m, const requant& r, std::int32_t* __restrict acc, Y* y) {
-  // The sizes as locals: `acc` is int32 like the geometry's fields, and the compiler would
-  // otherwise reload them after every store (and not vectorize the tap loop).
-  const plane_shape p = plane_of(g);
-  const int ow = g.ow, oh = g.oh, kh = g.kh, kw = g.kw, sh = g.stride_h, sw = g.stride_w, dh = g.dil_h, dw = g.dil_w;
-  for (int oy = 0; oy < oh; ++oy) {
-    std::fill(acc, acc + ow, bias);
-    for (int ky = 0; ky < kh; ++ky) {
-      const int row = oy * sh + ky * dh;
-      for (int kx = 0; kx < kw; ++kx) {
-        const int off = kx * dw;
-        const std::int16_t* __restrict s =
-            plane + (static_cast<std::ptrdiff_t>(off % sw) * p.rows + row) * p.phase_cols + off / sw;
-        const std::int32_t wv = wq[ky * kw + kx];
-        int ox = 0;
+/// One output plane of the depthwise kernel: the `taps` weights (`wp`: pairs, as A words) at
+/// offsets `off` over the plane copy, from the integer `bias` on, requantized with multiplier
+/// `m`; `flat` (`flat_outputs` bytes) holds the outputs along the flat index.
+template <int Taps, class Y>
+inline void depthwise_plane(const qconv_geometry& g, const std::int16_t* plane, const std::int32_t* wp,
+                            const std::int32_t* off, int any_taps, std::int32_t bias, float m, const requant& r,
+                            Y* __restrict flat, Y* __restrict y) {
+  // Taps: the count when it is one the compiler unrolls for (3×3, 5×5), else 0 and `any_taps`.
+  const int ld = plane_of(g).ld, ow = g.ow, oh = g.oh, taps = Taps ? Taps : any_taps;
 #if PARTITA_INT8_AVX2
-        // Eight products a step (GCC's vectorized loop ran its scalar version on rows this short).
-        const __m256i w8 = _mm256_set1_epi32(wv);
-        for (; ox + 8 <= ow; ox += 8) {
-          auto* a8 = reinterpret_cast<__m256i*>(acc + ox);
-          const __m256i x8 = _mm256_cvtepi16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + ox)));
-          _mm256_storeu_si256(a8, _mm256_add_epi32(_mm256_loadu_si256(a8), _mm256_mullo_epi32(w8, x8)));
-        }
-#endif
-        for (; ox < ow; ++ox) acc[ox] += wv * s[ox];
-      }
+  // Two taps a vpmaddwd: their inputs for 16 outputs interleaved (outputs 0-3 and 8-11 in the
+  // low unpack, 4-7 and 12-15 in the high one, which packing the two sums puts back in order).
+  const int n = g.oh * ld, kp = pairs_of(taps);
+  const __m256 mv = _mm256_set1_ps(m), lo = _mm256_set1_ps(r.lo), hi = _mm256_set1_ps(r.hi);
+  const __m256i zp = _mm256_set1_epi32(r.zp), b0 = _mm256_set1_epi32(bias);
+  for (int i = 0; i < n; i += 16) {
+    __m256i s0 = b0, s1 = b0;
+    for (int p = 0; p < kp; ++p) {
+      const __m256i w = _mm256_set1_epi32(wp[p]);
+      const __m256i xa = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(plane + off[2 * p] + i));
+      const __m256i xb = 2 * p + 1 < taps
+                             ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(plane + off[2 * p + 1] + i))
+                             : _mm256_setzero_si256();
+      s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(_mm256_unpacklo_epi16(xa, xb), w));
+      s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(_mm256_unpackhi_epi16(xa, xb), w));
     }
-    Y* yr = y + static_cast<std::ptrdiff_t>(oy) * ow;
-    int ox = 0;
-#if PARTITA_INT8_AVX2
-    const __m256 mv = _mm256_set1_ps(m), lo = _mm256_set1_ps(r.lo), hi = _mm256_set1_ps(r.hi);
-    const __m256i zp = _mm256_set1_epi32(r.zp);
-    for (; ox + 8 <= ow; ox += 8) {
-      const __m256i q = requantize8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + ox)), mv, lo, hi, zp);
-      _mm_storel_epi64(reinterpret_cast<__m128i*>(yr + ox), narrow8<Y>(q));
-    }
-#endif
-    for (; ox < ow; ++ox) yr[ox] = static_cast<Y>(requantize(acc[ox], m, r));
+    const __m256i q = _mm256_packs_epi32(requantize8(s0, mv, lo, hi, zp), requantize8(s1, mv, lo, hi, zp));
+    const __m256i b8 = std::is_unsigned_v<Y> ? _mm256_packus_epi16(q, q) : _mm256_packs_epi16(q, q);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(flat + i), _mm256_castsi256_si128(_mm256_permute4x64_epi64(b8, 0x08)));
   }
+  // Each row by whole vectors while they end inside the plane, the last one's spilling into the
+  // next row, which is written after it; the rest of the row copied as it is.
+  const std::ptrdiff_t total = static_cast<std::ptrdiff_t>(oh) * ow;
+  for (int oy = 0; oy < oh; ++oy) {
+    Y* yr = y + static_cast<std::ptrdiff_t>(oy) * ow;
+    const Y* fr = flat + static_cast<std::ptrdiff_t>(oy) * ld;
+    int ox = 0;
+    for (; ox < ow && static_cast<std::ptrdiff_t>(oy) * ow + ox + 16 <= total; ox += 16)
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(yr + ox), _mm_loadu_si128(reinterpret_cast<const __m128i*>(fr + ox)));
+    if (ox < ow) std::memcpy(yr + ox, fr + ox, static_cast<std::size_t>(ow - ox) * sizeof(Y));
+  }
+#else
+  (void)flat;
+  for (int oy = 0; oy < oh; ++oy)
+    for (int ox = 0; ox < ow; ++ox) {
+      const std::int16_t* s = plane + static_cast<std::ptrdiff_t>(oy) * ld + ox;
+      std::int32_t acc = bias;
+      for (int t = 0; t < taps; ++t) {
+        const std::uint32_t word = static_cast<std::uint32_t>(wp[t / 2]);
+        const std::int32_t wt = static_cast<std::int16_t>(static_cast<std::uint16_t>(t % 2 ? word >> 16 : word & 0xffffu));
+        acc += wt * s[off[t]];
+      }
+      y[static_cast<std::ptrdiff_t>(oy) * ow + ox] = static_cast<Y>(requantize(acc, m, r));
+    }
+#endif
 }
+
+/// The values one im2col row takes along a run of output columns: x[ix0 + t · sw] of input row
+/// `src` for t in [t0, t1), zero outside (t0 = t1 = 0: a padding row).
+template <class X>
+struct im2col_run {
+  const X* src;
+  int ix0, t0, t1;
+};
+
+#if PARTITA_INT8_AVX2
+/// Eight values of a run from t on, as int16 minus the zero point `zp`: stride 1 reads eight
+/// bytes, stride 2 sixteen and keeps the even ones.
+template <class X>
+inline __m128i im2col_eight(const im2col_run<X>& r, int sw, int t, __m128i zp) {
+  __m128i v;
+  if (sw == 1) {
+    v = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(r.src + r.ix0 + t));
+  } else {
+    const __m128i even = _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
+    v = _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(r.src + r.ix0 + 2 * t)), even);
+  }
+  return _mm_sub_epi16(std::is_unsigned_v<X> ? _mm_cvtepu8_epi16(v) : _mm_cvtepi8_epi16(v), zp);
+}
+#endif
 
 /// Packs columns [col0, col0 + nr) of the im2col matrix of one image's group (`xg`: its first
 /// input plane) into a panel.
 template <class X>
 inline void pack_im2col_panel(const qconv_geometry& g, const X* xg, std::int32_t zp, int col0, int nr,
                               std::int16_t* __restrict dst) {
-  const int k = depth(g), kh = g.kh, kw = g.kw, h = g.h, w = g.w, ow = g.ow, sw = g.stride_w;
+  const int k = depth(g), kp = pairs_of(k), kh = g.kh, kw = g.kw, h = g.h, w = g.w, ow = g.ow, sw = g.stride_w;
   std::memset(dst, 0, panel_bytes(k));
   const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(h) * w;
+#if PARTITA_INT8_AVX2
+  const __m128i zv = _mm_set1_epi16(static_cast<std::int16_t>(zp));
+#endif
   // The panel's columns by runs along one output row: a run reads one input row at stride sw.
   for (int j0 = 0; j0 < nr;) {
     const int col = col0 + j0, oy = col / ow, ox0 = col % ow;
     const int run = std::min(nr - j0, ow - ox0);
-    for (int kk = 0; kk < k; ++kk) {
-      const int ci = kk / (kh * kw), ky = (kk / kw) % kh, kx = kk % kw;
+    int ci = 0, ky = 0, kx = 0;  // of depth 2p, then 2p + 1
+    const auto next = [&]() -> im2col_run<X> {
+      im2col_run<X> r{xg, 0, 0, 0};
       const int iy = oy * g.stride_h - g.pad_top + ky * g.dil_h;
-      if (iy < 0 || iy >= h) continue;
-      // Input column of the run's element t: ix0 + t · sw; the ones inside are t in [t0, t1).
-      const int ix0 = ox0 * sw - g.pad_left + kx * g.dil_w;
-      const int t0 = ix0 >= 0 ? 0 : (-ix0 + sw - 1) / sw;
-      const int t1 = std::min(run, ix0 < w ? (w - 1 - ix0) / sw + 1 : 0);
-      const X* __restrict src = xg + ci * plane + static_cast<std::ptrdiff_t>(iy) * w;
-      std::int16_t* __restrict d = dst + static_cast<std::ptrdiff_t>(kk / 2) * qgemm_nr * 2 + (kk & 1) + 2 * j0;
-      for (int t = t0; t < t1; ++t) d[2 * t] = static_cast<std::int16_t>(src[ix0 + t * sw] - zp);
+      if (iy >= 0 && iy < h) {
+        // Input column of the run's element t: ix0 + t · sw; the ones inside are t in [t0, t1).
+        r.src = xg + ci * plane + static_cast<std::ptrdiff_t>(iy) * w;
+        r.ix0 = ox0 * sw - g.pad_left + kx * g.dil_w;
+        r.t0 = r.ix0 >= 0 ? 0 : std::min(run, (-r.ix0 + sw - 1) / sw);
+        r.t1 = std::max(r.t0, std::min(run, r.ix0 < w ? (w - 1 - r.ix0) / sw + 1 : 0));
+      }
+      if (++kx == kw) {
+        kx = 0;
+        if (++ky == kh) ky = 0, ++ci;
+      }
+      return r;
+    };
+    for (int p = 0; p < kp; ++p) {
+      const im2col_run<X> r0 = next();
+      const im2col_run<X> r1 = 2 * p + 1 < k ? next() : im2col_run<X>{xg, 0, 0, 0};
+      std::int16_t* __restrict d = dst + static_cast<std::ptrdiff_t>(p) * qgemm_nr * 2 + 2 * j0;
+      // Where both rows have values, eight columns a step as interleaved pairs; the rest one by one.
+      int v0 = std::max(r0.t0, r1.t0), v1 = v0;
+#if PARTITA_INT8_AVX2
+      if (sw <= 2) {
+        const int end = std::min(r0.t1, r1.t1);
+        // Stride 2 reads one byte past the eighth value: it must still be in the row.
+        const auto fits = [&](const im2col_run<X>& r, int t) { return sw == 1 || r.ix0 + 2 * t + 16 <= w; };
+        const auto eight = [&](int t) {
+          const __m128i a = im2col_eight(r0, sw, t, zv), b = im2col_eight(r1, sw, t, zv);
+          _mm_storeu_si128(reinterpret_cast<__m128i*>(d + 2 * t), _mm_unpacklo_epi16(a, b));
+          _mm_storeu_si128(reinterpret_cast<__m128i*>(d + 2 * t + 8), _mm_unpackhi_epi16(a, b));
+        };
+        if (end - v0 >= 8 && fits(r0, end - 8) && fits(r1, end - 8)) {
+          // The last eight end at `end`, over some that the others wrote (with the same values).
+          for (; v1 < end - 8; v1 += 8) eight(v1);
+          eight(end - 8);
+          v1 = end;
+        } else {
+          for (; v1 + 8 <= end && fits(r0, v1) && fits(r1, v1); v1 += 8) eight(v1);
+        }
+      }
+#endif
+      int i = 0;
+      for (const im2col_run<X>* r : {&r0, &r1}) {
+        for (int t = r->t0; t < std::min(r->t1, v0); ++t) d[2 * t + i] = static_cast<std::int16_t>(r->src[r->ix0 + t * sw] - zp);
+        for (int t = std::max(r->t0, v1); t < r->t1; ++t) d[2 * t + i] = static_cast<std::int16_t>(r->src[r->ix0 + t * sw] - zp);
+        ++i;
+      }
     }
     j0 += run;
   }
@@ -20512,21 +20670,26 @@ template <class X, class Y>
 inline void run_depthwise(state& st, const qconv_geometry& g, const unsigned char* packed, const X* x, Y* y) {
   const layout l = layout_of(g);
   const auto& hd = *reinterpret_cast<const qlayer_header*>(packed);
-  const auto* wq = reinterpret_cast<const std::int16_t*>(packed + l.weights);
+  const auto* wp = reinterpret_cast<const std::int32_t*>(packed + l.weights);
+  const auto* off = reinterpret_cast<const std::int32_t*>(packed + l.offsets);
   const auto* bias = reinterpret_cast<const std::int32_t*>(packed + l.bias);
   const auto* mult = reinterpret_cast<const float*>(packed + l.mult);
   const std::ptrdiff_t in_plane = static_cast<std::ptrdiff_t>(g.h) * g.w, out_plane = static_cast<std::ptrdiff_t>(g.oh) * g.ow;
-  const int taps = g.kh * g.kw;
+  const int taps = g.kh * g.kw, kp = pairs_of(taps);
   split_tasks(st, static_cast<std::int64_t>(g.n) * g.c, 2.0 * static_cast<double>(out_plane) * taps,
               [&](int t, std::int64_t u0, std::int64_t u1) {
                 auto* scratch = reinterpret_cast<unsigned char*>(st.thread_scratch(t));
                 auto* plane = reinterpret_cast<std::int16_t*>(scratch);
-                auto* acc = reinterpret_cast<std::int32_t*>(scratch + plane_bytes(g));
+                auto* flat = reinterpret_cast<Y*>(scratch + plane_bytes(g));
+                std::fill(plane, plane + plane_of(g).elements, std::int16_t{0});
                 for (std::int64_t u = u0; u < u1; ++u) {
                   const int ch = static_cast<int>(u % g.c);
                   fill_plane(g, x + u * in_plane, hd.x_zp, plane);
-                  depthwise_plane(g, plane, wq + static_cast<std::ptrdiff_t>(ch) * taps, bias[ch], mult[ch], hd.r, acc,
-                                  y + u * out_plane);
+                  const std::int32_t* wc = wp + static_cast<std::ptrdiff_t>(ch) * kp;
+                  Y* yc = y + u * out_plane;
+                  if (taps == 9) depthwise_plane<9>(g, plane, wc, off, taps, bias[ch], mult[ch], hd.r, flat, yc);
+                  else if (taps == 25) depthwise_plane<25>(g, plane, wc, off, taps, bias[ch], mult[ch], hd.r, flat, yc);
+                  else depthwise_plane<0>(g, plane, wc, off, taps, bias[ch], mult[ch], hd.r, flat, yc);
                 }
               });
 }
@@ -20572,8 +20735,7 @@ constexpr std::size_t qconv_packed_bytes(const qconv_geometry& g) { return qconv
 /// Bytes of scratch `qconv_run` uses per thread (`st.need_scratch(0, scratch_floats(...))` at
 /// prepare).
 constexpr std::size_t qconv_scratch_bytes(const qconv_geometry& g) {
-  if (qconv_is_depthwise(g))
-    return qconv_detail::plane_bytes(g) + align64(static_cast<std::size_t>(g.ow) * sizeof(std::int32_t));
+  if (qconv_is_depthwise(g)) return qconv_detail::plane_bytes(g) + align64(qconv_detail::flat_outputs(g));
   return static_cast<std::size_t>(qconv_detail::chunk_panels(g)) * panel_bytes(qconv_detail::depth(g));
 }
 
@@ -20590,10 +20752,17 @@ inline void qconv_prepare(const qconv_geometry& g, const void* w, const qconv_pa
     using T = decltype(wt);
     const T* wv = static_cast<const T*>(w);
     if (qconv_is_depthwise(g)) {
-      auto* d = reinterpret_cast<std::int16_t*>(base + l.weights);
+      auto* d = reinterpret_cast<std::int32_t*>(base + l.weights);
+      const int kp = pairs_of(k);
       for (int oc = 0; oc < g.o; ++oc)
-        for (int i = 0; i < k; ++i)
-          d[oc * k + i] = static_cast<std::int16_t>(wv[oc * k + i] - p.w_zp[oc * zp_step]);
+        for (int q = 0; q < kp; ++q) {
+          const std::int32_t z = p.w_zp[oc * zp_step];
+          const T* row = wv + static_cast<std::ptrdiff_t>(oc) * k;
+          d[oc * kp + q] = pair_word(row[2 * q] - z, 2 * q + 1 < k ? row[2 * q + 1] - z : 0);
+        }
+      auto* off = reinterpret_cast<std::int32_t*>(base + l.offsets);
+      for (int ky = 0; ky < g.kh; ++ky)
+        for (int kx = 0; kx < g.kw; ++kx) off[ky * g.kw + kx] = tap_offset(g, ky, kx);
     } else {
       auto* d = reinterpret_cast<std::int32_t*>(base + l.weights);
       const std::ptrdiff_t group_words = static_cast<std::ptrdiff_t>(blocks(g)) * pairs_of(k) * qgemm_mr;
@@ -21489,22 +21658,63 @@ void read_bias(const float* const* in, int b, int channels, std::vector<float>& 
 }
 
 /// What `layer_params` converts and the params point at: weight zero points as int32, the
-/// bias dequantized.
+/// bias dequantized, and the weight scales when a batch norm is folded into them.
 struct layer_storage {
   std::vector<std::int32_t> w_zp;
   std::vector<float> bias;
+  std::vector<float> w_scale;
 };
 
+/// Folds the division by a constant and the batch norm after a layer (PyTorch's export of a
+/// fused conv-bn: conv, then a division by a per-channel constant, then the batch norm) into
+/// its weight scales and bias: with g = gamma / sqrt(var + eps), the layer's float result v
+/// becomes (v / d - mean) · g + beta, i.e. a weight scale s_w · g / d and a bias
+/// (b / d - mean) · g + beta. Computed in double at bind; a channel whose factor is 0 cannot
+/// be expressed so and fails the bind.
+template <class S>
+void fold_batch_norm(const float* const* in, int channels, const float* w_scale, int w_count, layer_storage& keep) {
+  constexpr int bn = S::find(op_id::batch_norm);
+  constexpr int div = S::find(op_id::divide);
+  const auto at = [&](int body, int k) { return in[S::input_of(S::body_node(S::body_arg(body, k)))]; };
+  const float* d = div >= 0 ? at(div, 1) : nullptr;
+  const std::int64_t d_count = div >= 0 ? S::body(S::body_arg(div, 1)).out.elements() : 1;
+  const float *gamma = at(bn, 1), *beta = at(bn, 2), *mean = at(bn, 3), *var = at(bn, 4);
+  const double eps = S::body(bn).at->epsilon;
+  keep.bias.resize(static_cast<std::size_t>(channels), 0.f);
+  keep.w_scale.resize(static_cast<std::size_t>(channels));
+  for (int c = 0; c < channels; ++c) {
+    const auto u = static_cast<std::size_t>(c);
+    const double dc = d ? static_cast<double>(d[d_count == 1 ? 0 : c]) : 1.0;
+    const double g = static_cast<double>(gamma[c]) / std::sqrt(static_cast<double>(var[c]) + eps);
+    const double f = g / dc;
+    if (!(f != 0.0) || !std::isfinite(f))
+      throw error(concat("partita: bind: ", S::composite, ": the batch norm after the layer scales channel ",
+                         std::to_string(c), " by ", std::to_string(f), ", which an integer layer cannot fold"));
+    keep.w_scale[u] = static_cast<float>(static_cast<double>(w_scale[w_count == 1 ? 0 : c]) * f);
+    keep.bias[u] = static_cast<float>((static_cast<double>(keep.bias[u]) / dc - static_cast<double>(mean[c])) * g +
+                                      static_cast<double>(beta[c]));
+  }
+}
+
 /// The parameters of a conv2d or dense layer with inputs `x` and `w`, result `y`, a bias at
-/// body index `bias` (or -1) and `channels` outputs, read at bind.
+/// body index `bias` (or -1), an optional batch norm after it (`fold_batch_norm`) and
+/// `channels` outputs, read at bind.
 template <class S>
 qlayer_params layer_params(const float* const* in, const qnode& x, const qnode& w, const qnode& y, int bias,
                            int channels, const act_bounds& act, layer_storage& keep) {
   keep.w_zp.resize(static_cast<std::size_t>(w.count));
   for (int i = 0; i < w.count; ++i) keep.w_zp[static_cast<std::size_t>(i)] = zp_at(in, w, i);
   if (bias >= 0) read_bias<S>(in, bias, channels, keep.bias);
-  return qlayer_params{scale_at(in, x), zp_at(in, x), in[w.scale], keep.w_zp.data(), w.count, scale_at(in, y),
-                       zp_at(in, y), bias >= 0 ? keep.bias.data() : nullptr, act.lo, act.hi};
+  const float* w_scale = in[w.scale];
+  int w_count = w.count;
+  if constexpr (S::find(op_id::batch_norm) >= 0) {
+    fold_batch_norm<S>(in, channels, w_scale, w_count, keep);
+    w_scale = keep.w_scale.data();
+    w_count = channels;  // scales per channel now, and zero points with them
+    keep.w_zp.resize(static_cast<std::size_t>(channels), keep.w_zp.front());
+  }
+  return qlayer_params{scale_at(in, x), zp_at(in, x), w_scale, keep.w_zp.data(), w_count, scale_at(in, y),
+                       zp_at(in, y), keep.bias.empty() ? nullptr : keep.bias.data(), act.lo, act.hi};
 }
 
 /// `cpu.qconv2d_bias_act`: quantize(act(conv2d(dequantize(x), dequantize(w)) + bias)).
@@ -22802,8 +23012,15 @@ using q_act_p = alt<relu_p<X>, alt<clip_p<X>, X>>;
 template <class G>
 using q_bias_p = alt<bias_add_p<G, alt<dq_weight_p, constant>>, alt<add_p<G, dq_weight_p>, G>>;
 
-/// quantize(act(conv2d(dequantize(x), dequantize(w)) + bias)): QLinearConv in QDQ form.
-using qconv_p = q_p<q_act_p<q_bias_p<conv2d_p<dq_activation_p, dq_weight_p>>>>;
+/// An optional batch norm after G, itself after an optional division by a constant: PyTorch's
+/// export of a fused conv-bn trained with fake quantization. Folded into the weight scales and
+/// the bias at bind.
+template <class G>
+using q_bn_p = alt<batch_norm_p<alt<divide_p<G, constant>, G>, constant, constant, constant, constant>, G>;
+
+/// quantize(act(batch_norm(conv2d(dequantize(x), dequantize(w)) + bias))): QLinearConv in QDQ
+/// form, and PyTorch's conv-bn.
+using qconv_p = q_p<q_act_p<q_bn_p<q_bias_p<conv2d_p<dq_activation_p, dq_weight_p>>>>>;
 /// quantize(act(dense(dequantize(x), dequantize(w)) + bias)).
 using qdense_p = q_p<q_act_p<q_bias_p<dense_p<dq_activation_p, dq_weight_p>>>>;
 /// quantize(matmul(dequantize(a), dequantize(b))): two activations.
@@ -22879,6 +23096,10 @@ struct qfusable {
         } else if (!(v.arg(0).shape() == v.arg(1).shape())) {
           return false;
         }
+      } else if (v.is(op_id::divide)) {
+        // The divisor of a folded batch norm: one value, or one per channel.
+        const op_view d = v.arg(1);
+        if (d.shape().elements() != 1 && !per_channel_bias(v.arg(0), d)) return false;
       } else if (v.is(op_id::matmul) && (v.attributes().transpose_a || v.attributes().transpose_b)) {
         return false;
       }

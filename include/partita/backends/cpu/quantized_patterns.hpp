@@ -28,8 +28,15 @@ using q_act_p = alt<relu_p<X>, alt<clip_p<X>, X>>;
 template <class G>
 using q_bias_p = alt<bias_add_p<G, alt<dq_weight_p, constant>>, alt<add_p<G, dq_weight_p>, G>>;
 
-/// quantize(act(conv2d(dequantize(x), dequantize(w)) + bias)): QLinearConv in QDQ form.
-using qconv_p = q_p<q_act_p<q_bias_p<conv2d_p<dq_activation_p, dq_weight_p>>>>;
+/// An optional batch norm after G, itself after an optional division by a constant: PyTorch's
+/// export of a fused conv-bn trained with fake quantization. Folded into the weight scales and
+/// the bias at bind.
+template <class G>
+using q_bn_p = alt<batch_norm_p<alt<divide_p<G, constant>, G>, constant, constant, constant, constant>, G>;
+
+/// quantize(act(batch_norm(conv2d(dequantize(x), dequantize(w)) + bias))): QLinearConv in QDQ
+/// form, and PyTorch's conv-bn.
+using qconv_p = q_p<q_act_p<q_bn_p<q_bias_p<conv2d_p<dq_activation_p, dq_weight_p>>>>>;
 /// quantize(act(dense(dequantize(x), dequantize(w)) + bias)).
 using qdense_p = q_p<q_act_p<q_bias_p<dense_p<dq_activation_p, dq_weight_p>>>>;
 /// quantize(matmul(dequantize(a), dequantize(b))): two activations.
@@ -105,6 +112,10 @@ struct qfusable {
         } else if (!(v.arg(0).shape() == v.arg(1).shape())) {
           return false;
         }
+      } else if (v.is(op_id::divide)) {
+        // The divisor of a folded batch norm: one value, or one per channel.
+        const op_view d = v.arg(1);
+        if (d.shape().elements() != 1 && !per_channel_bias(v.arg(0), d)) return false;
       } else if (v.is(op_id::matmul) && (v.attributes().transpose_a || v.attributes().transpose_b)) {
         return false;
       }

@@ -18,6 +18,8 @@
 #include "partita/backends/cpu/detail/int8/requantize.hpp"
 #include "partita/backends/cpu/detail/state.hpp"
 #include "partita/backends/reference/quantize_kernels.hpp"
+#include "partita/core/detail/concat.hpp"
+#include "partita/core/error.hpp"
 #include "partita/runtime/plan_records.hpp"
 
 namespace partita::detail::cpu::int8 {
@@ -115,22 +117,63 @@ void read_bias(const float* const* in, int b, int channels, std::vector<float>& 
 }
 
 /// What `layer_params` converts and the params point at: weight zero points as int32, the
-/// bias dequantized.
+/// bias dequantized, and the weight scales when a batch norm is folded into them.
 struct layer_storage {
   std::vector<std::int32_t> w_zp;
   std::vector<float> bias;
+  std::vector<float> w_scale;
 };
 
+/// Folds the division by a constant and the batch norm after a layer (PyTorch's export of a
+/// fused conv-bn: conv, then a division by a per-channel constant, then the batch norm) into
+/// its weight scales and bias: with g = gamma / sqrt(var + eps), the layer's float result v
+/// becomes (v / d - mean) · g + beta, i.e. a weight scale s_w · g / d and a bias
+/// (b / d - mean) · g + beta. Computed in double at bind; a channel whose factor is 0 cannot
+/// be expressed so and fails the bind.
+template <class S>
+void fold_batch_norm(const float* const* in, int channels, const float* w_scale, int w_count, layer_storage& keep) {
+  constexpr int bn = S::find(op_id::batch_norm);
+  constexpr int div = S::find(op_id::divide);
+  const auto at = [&](int body, int k) { return in[S::input_of(S::body_node(S::body_arg(body, k)))]; };
+  const float* d = div >= 0 ? at(div, 1) : nullptr;
+  const std::int64_t d_count = div >= 0 ? S::body(S::body_arg(div, 1)).out.elements() : 1;
+  const float *gamma = at(bn, 1), *beta = at(bn, 2), *mean = at(bn, 3), *var = at(bn, 4);
+  const double eps = S::body(bn).at->epsilon;
+  keep.bias.resize(static_cast<std::size_t>(channels), 0.f);
+  keep.w_scale.resize(static_cast<std::size_t>(channels));
+  for (int c = 0; c < channels; ++c) {
+    const auto u = static_cast<std::size_t>(c);
+    const double dc = d ? static_cast<double>(d[d_count == 1 ? 0 : c]) : 1.0;
+    const double g = static_cast<double>(gamma[c]) / std::sqrt(static_cast<double>(var[c]) + eps);
+    const double f = g / dc;
+    if (!(f != 0.0) || !std::isfinite(f))
+      throw error(concat("partita: bind: ", S::composite, ": the batch norm after the layer scales channel ",
+                         std::to_string(c), " by ", std::to_string(f), ", which an integer layer cannot fold"));
+    keep.w_scale[u] = static_cast<float>(static_cast<double>(w_scale[w_count == 1 ? 0 : c]) * f);
+    keep.bias[u] = static_cast<float>((static_cast<double>(keep.bias[u]) / dc - static_cast<double>(mean[c])) * g +
+                                      static_cast<double>(beta[c]));
+  }
+}
+
 /// The parameters of a conv2d or dense layer with inputs `x` and `w`, result `y`, a bias at
-/// body index `bias` (or -1) and `channels` outputs, read at bind.
+/// body index `bias` (or -1), an optional batch norm after it (`fold_batch_norm`) and
+/// `channels` outputs, read at bind.
 template <class S>
 qlayer_params layer_params(const float* const* in, const qnode& x, const qnode& w, const qnode& y, int bias,
                            int channels, const act_bounds& act, layer_storage& keep) {
   keep.w_zp.resize(static_cast<std::size_t>(w.count));
   for (int i = 0; i < w.count; ++i) keep.w_zp[static_cast<std::size_t>(i)] = zp_at(in, w, i);
   if (bias >= 0) read_bias<S>(in, bias, channels, keep.bias);
-  return qlayer_params{scale_at(in, x), zp_at(in, x), in[w.scale], keep.w_zp.data(), w.count, scale_at(in, y),
-                       zp_at(in, y), bias >= 0 ? keep.bias.data() : nullptr, act.lo, act.hi};
+  const float* w_scale = in[w.scale];
+  int w_count = w.count;
+  if constexpr (S::find(op_id::batch_norm) >= 0) {
+    fold_batch_norm<S>(in, channels, w_scale, w_count, keep);
+    w_scale = keep.w_scale.data();
+    w_count = channels;  // scales per channel now, and zero points with them
+    keep.w_zp.resize(static_cast<std::size_t>(channels), keep.w_zp.front());
+  }
+  return qlayer_params{scale_at(in, x), zp_at(in, x), w_scale, keep.w_zp.data(), w_count, scale_at(in, y),
+                       zp_at(in, y), keep.bias.empty() ? nullptr : keep.bias.data(), act.lo, act.hi};
 }
 
 /// `cpu.qconv2d_bias_act`: quantize(act(conv2d(dequantize(x), dequantize(w)) + bias)).
