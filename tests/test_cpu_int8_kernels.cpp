@@ -247,6 +247,8 @@ TEST_CASE("int8: conv2d equals the integer oracle") {
       {1, 5, 13, 12, 6, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1},      // dilation 2
       {1, 4, 10, 11, 5, 3, 3, 2, 2, 1, 0, 0, 1, 1, 1, 1},      // asymmetric padding
       {1, 6, 9, 14, 7, 1, 3, 1, 2, 0, 1, 0, 1, 1, 1, 1},       // 1x3, strides 1 and 2
+      {1, 3, 21, 46, 6, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 1},      // first layer, rows of whole vectors
+      {1, 5, 6, 37, 4, 3, 3, 1, 1, 1, 2, 1, 0, 1, 2, 1},       // rows of whole vectors, dilation 1 by 2
       {1, 11, 14, 14, 11, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 11},   // depthwise 3x3
       {2, 9, 15, 16, 9, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 9},      // depthwise 3x3 stride 2
       {1, 8, 13, 17, 8, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 8},      // depthwise 5x5

@@ -257,29 +257,94 @@ inline void depthwise_plane(const qconv_geometry& g, const std::int16_t* plane, 
 #endif
 }
 
+/// The values one im2col row takes along a run of output columns: x[ix0 + t · sw] of input row
+/// `src` for t in [t0, t1), zero outside (t0 = t1 = 0: a padding row).
+template <class X>
+struct im2col_run {
+  const X* src;
+  int ix0, t0, t1;
+};
+
+#if PARTITA_INT8_AVX2
+/// Eight values of a run from t on, as int16 minus the zero point `zp`: stride 1 reads eight
+/// bytes, stride 2 sixteen and keeps the even ones.
+template <class X>
+inline __m128i im2col_eight(const im2col_run<X>& r, int sw, int t, __m128i zp) {
+  __m128i v;
+  if (sw == 1) {
+    v = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(r.src + r.ix0 + t));
+  } else {
+    const __m128i even = _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
+    v = _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(r.src + r.ix0 + 2 * t)), even);
+  }
+  return _mm_sub_epi16(std::is_unsigned_v<X> ? _mm_cvtepu8_epi16(v) : _mm_cvtepi8_epi16(v), zp);
+}
+#endif
+
 /// Packs columns [col0, col0 + nr) of the im2col matrix of one image's group (`xg`: its first
 /// input plane) into a panel.
 template <class X>
 inline void pack_im2col_panel(const qconv_geometry& g, const X* xg, std::int32_t zp, int col0, int nr,
                               std::int16_t* __restrict dst) {
-  const int k = depth(g), kh = g.kh, kw = g.kw, h = g.h, w = g.w, ow = g.ow, sw = g.stride_w;
+  const int k = depth(g), kp = pairs_of(k), kh = g.kh, kw = g.kw, h = g.h, w = g.w, ow = g.ow, sw = g.stride_w;
   std::memset(dst, 0, panel_bytes(k));
   const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(h) * w;
+#if PARTITA_INT8_AVX2
+  const __m128i zv = _mm_set1_epi16(static_cast<std::int16_t>(zp));
+#endif
   // The panel's columns by runs along one output row: a run reads one input row at stride sw.
   for (int j0 = 0; j0 < nr;) {
     const int col = col0 + j0, oy = col / ow, ox0 = col % ow;
     const int run = std::min(nr - j0, ow - ox0);
-    for (int kk = 0; kk < k; ++kk) {
-      const int ci = kk / (kh * kw), ky = (kk / kw) % kh, kx = kk % kw;
+    int ci = 0, ky = 0, kx = 0;  // of depth 2p, then 2p + 1
+    const auto next = [&]() -> im2col_run<X> {
+      im2col_run<X> r{xg, 0, 0, 0};
       const int iy = oy * g.stride_h - g.pad_top + ky * g.dil_h;
-      if (iy < 0 || iy >= h) continue;
-      // Input column of the run's element t: ix0 + t · sw; the ones inside are t in [t0, t1).
-      const int ix0 = ox0 * sw - g.pad_left + kx * g.dil_w;
-      const int t0 = ix0 >= 0 ? 0 : (-ix0 + sw - 1) / sw;
-      const int t1 = std::min(run, ix0 < w ? (w - 1 - ix0) / sw + 1 : 0);
-      const X* __restrict src = xg + ci * plane + static_cast<std::ptrdiff_t>(iy) * w;
-      std::int16_t* __restrict d = dst + static_cast<std::ptrdiff_t>(kk / 2) * qgemm_nr * 2 + (kk & 1) + 2 * j0;
-      for (int t = t0; t < t1; ++t) d[2 * t] = static_cast<std::int16_t>(src[ix0 + t * sw] - zp);
+      if (iy >= 0 && iy < h) {
+        // Input column of the run's element t: ix0 + t · sw; the ones inside are t in [t0, t1).
+        r.src = xg + ci * plane + static_cast<std::ptrdiff_t>(iy) * w;
+        r.ix0 = ox0 * sw - g.pad_left + kx * g.dil_w;
+        r.t0 = r.ix0 >= 0 ? 0 : std::min(run, (-r.ix0 + sw - 1) / sw);
+        r.t1 = std::max(r.t0, std::min(run, r.ix0 < w ? (w - 1 - r.ix0) / sw + 1 : 0));
+      }
+      if (++kx == kw) {
+        kx = 0;
+        if (++ky == kh) ky = 0, ++ci;
+      }
+      return r;
+    };
+    for (int p = 0; p < kp; ++p) {
+      const im2col_run<X> r0 = next();
+      const im2col_run<X> r1 = 2 * p + 1 < k ? next() : im2col_run<X>{xg, 0, 0, 0};
+      std::int16_t* __restrict d = dst + static_cast<std::ptrdiff_t>(p) * qgemm_nr * 2 + 2 * j0;
+      // Where both rows have values, eight columns a step as interleaved pairs; the rest one by one.
+      int v0 = std::max(r0.t0, r1.t0), v1 = v0;
+#if PARTITA_INT8_AVX2
+      if (sw <= 2) {
+        const int end = std::min(r0.t1, r1.t1);
+        // Stride 2 reads one byte past the eighth value: it must still be in the row.
+        const auto fits = [&](const im2col_run<X>& r, int t) { return sw == 1 || r.ix0 + 2 * t + 16 <= w; };
+        const auto eight = [&](int t) {
+          const __m128i a = im2col_eight(r0, sw, t, zv), b = im2col_eight(r1, sw, t, zv);
+          _mm_storeu_si128(reinterpret_cast<__m128i*>(d + 2 * t), _mm_unpacklo_epi16(a, b));
+          _mm_storeu_si128(reinterpret_cast<__m128i*>(d + 2 * t + 8), _mm_unpackhi_epi16(a, b));
+        };
+        if (end - v0 >= 8 && fits(r0, end - 8) && fits(r1, end - 8)) {
+          // The last eight end at `end`, over some that the others wrote (with the same values).
+          for (; v1 < end - 8; v1 += 8) eight(v1);
+          eight(end - 8);
+          v1 = end;
+        } else {
+          for (; v1 + 8 <= end && fits(r0, v1) && fits(r1, v1); v1 += 8) eight(v1);
+        }
+      }
+#endif
+      int i = 0;
+      for (const im2col_run<X>* r : {&r0, &r1}) {
+        for (int t = r->t0; t < std::min(r->t1, v0); ++t) d[2 * t + i] = static_cast<std::int16_t>(r->src[r->ix0 + t * sw] - zp);
+        for (int t = std::max(r->t0, v1); t < r->t1; ++t) d[2 * t + i] = static_cast<std::int16_t>(r->src[r->ix0 + t * sw] - zp);
+        ++i;
+      }
     }
     j0 += run;
   }
