@@ -187,6 +187,15 @@ def matmul_integer(k: int = 6, big: bool = False) -> onnx.ModelProto:
     return operator_model([node], [("a", U8, [2, k])], ("y", I32, [2, 5]), inits)
 
 
+def integer_clip() -> onnx.ModelProto:
+    """PyTorch's fbgemm export: activations quantized, then clamped to [0, 127] as integers."""
+    inits = [c("y_s", np.float32(0.05)), c("y_z", np.uint8(3)), c("lo", np.uint8(0)), c("hi", np.uint8(127))]
+    nodes = [n("QuantizeLinear", ["x", "y_s", "y_z"], ["q"], name="q"),
+             n("Clip", ["q", "lo", "hi"], ["qc"], name="clamp"),
+             n("DequantizeLinear", ["qc", "y_s", "y_z"], ["y"], name="dq")]
+    return operator_model(nodes, [("x", F, [1, 3, 4, 4])], ("y", F, [1, 3, 4, 4]), inits)
+
+
 def read_safetensors(path: str) -> dict[str, np.ndarray]:
     """The tensors of a safetensors file (the importer's dtypes)."""
     import json
@@ -295,6 +304,12 @@ class OperatorFormTest(QuantizedTest):
         self.assertIn("global_avg_pool2d<dequantize<quantize<add<", text)
         self.assertIn("(QuantizeLinear from QLinearGlobalAveragePool)", text)
 
+    def test_integer_clip(self) -> None:
+        text = self.header(integer_clip())
+        self.assertIn('quantize<clip<dequantize<quantize<in_x, weight<"y_s", f32>, weight<"y_z", u8>>, '
+                      'weight<"y_s", f32>, weight<"y_z", u8>>, -0.15f, 6.2000003f>, weight<"y_s", f32>, weight<"y_z", u8>>',
+                      text)
+
     def test_matmul_integer(self) -> None:
         text = self.header(matmul_integer())
         self.assertIn('quantize<dense<dequantize<in_a, weight<"a.unit_scale", f32>, weight<"a_z", u8>>, '
@@ -386,7 +401,8 @@ class RuntimeTest(ToolTest):
     quantized values, which may differ by one step (the requantization rule, docs/onnx.md)."""
 
     def test_models_match_onnxruntime(self) -> None:
-        models = {"qconv": qdq_conv(True), "qmlp": qdq_mlp(), "qres": qdq_residual(), "qcat": qdq_concat_pool()}
+        models = {"qconv": qdq_conv(True), "qmlp": qdq_mlp(), "qres": qdq_residual(), "qcat": qdq_concat_pool(),
+                  "qclip": integer_clip()}
         expected = {}
         for ns, m in models.items():
             r = run_tool(m, self.dir, ns)

@@ -12,7 +12,15 @@ come from (graph.EXPANDED_FROM), so that messages and the header name it.
     QLinearConv(x, sx, zx, w, sw, zw, sy, zy, B)
         -> QuantizeLinear(Conv(DQ(x, sx, zx), DQ(w, sw, zw, axis 0), DQ(B, sx * sw, axis 0)), sy, zy)
 
-The bias scale `sx * sw` is a `Mul` that constant folding computes in float32. `MatMulInteger`
+The bias scale `sx * sw` is a `Mul` that constant folding computes in float32. A `Clip` of the
+integer output of a QuantizeLinear (PyTorch's fbgemm exports clamp activations to [0, 127] so)
+becomes the float clip of its dequantized value, quantized again with the same parameters:
+
+    Clip(QuantizeLinear(x, s, z), lo, hi)
+        -> QuantizeLinear(Clip(DQ(QuantizeLinear(x, s, z), s, z), (lo - z) * s, (hi - z) * s), s, z)
+
+which is exact (each bound and value is an integer multiple of s, dequantized and quantized
+back to itself); a Clip of float values is left as it is. `MatMulInteger`
 and `ConvInteger` become a float product of the operands dequantized with scale 1, quantized to
 int32 with scale 1 (written as a `Cast` to int32, which ops.py maps to that quantize): exact
 while every sum stays below 2^24 in magnitude, which is checked when the weight is a constant.
@@ -53,6 +61,7 @@ class _Expander:
         self.taken |= {v.name for v in list(g.input) + list(g.output)} | set(self.consts)
         self.out: list[onnx.NodeProto] = []
         self.node: onnx.NodeProto | None = None
+        self.producer = {o: n for n in g.node for o in n.output}
 
     def const(self, name: str) -> np.ndarray | None:
         t = self.consts.get(name) if name else None
@@ -232,6 +241,32 @@ def _qlinear_concat(e: _Expander, n: onnx.NodeProto) -> None:
 
 
 # Operator forms by (domain, op type); the default domain is "".
+def _integer_clip(e: _Expander, n: onnx.NodeProto) -> None:
+    """Clip of a QuantizeLinear's per-tensor output with constant bounds, in QDQ form; any other
+    Clip stays as it is."""
+    q = e.producer.get(n.input[0])
+    bounds = [e.const(_input(n, i)) if _input(n, i) else None for i in (1, 2)]
+    if q is None or q.op_type != "QuantizeLinear" or len(q.input) < 3 or len(n.attribute) or \
+            any(_input(n, i) and b is None for i, b in zip((1, 2), bounds)):
+        e.out.append(n)
+        return
+    scale, zp = e.const(q.input[1]), e.const(q.input[2])
+    if scale is None or zp is None or scale.size != 1 or zp.size != 1:
+        e.out.append(n)
+        return
+    s, z = np.float32(scale.reshape(())), np.int64(zp.reshape(()))
+    x = e.dequantize(n.input[0], q.input[1], q.input[2])
+    inputs = [x]
+    for i, b in zip(("min", "max"), bounds):
+        # As DequantizeLinear computes it: float32(q - z) · s in float32.
+        inputs.append(e.initializer(f"{n.output[0]}.{i}", np.float32(np.float32(np.int64(b.reshape(())) - z) * s))
+                      if b is not None else "")
+    while inputs and not inputs[-1]:
+        inputs.pop()
+    y = e.emit("Clip", inputs, e.float_out("Clip"))
+    e.quantize(y, q.input[1], q.input[2], n.output[0])
+
+
 _EXPANSIONS = {
     ("", "QLinearConv"): _qlinear_conv, ("", "QLinearMatMul"): _qlinear_matmul,
     ("", "MatMulInteger"): _integer, ("", "ConvInteger"): _integer,
@@ -239,7 +274,7 @@ _EXPANSIONS = {
     (MICROSOFT, "QLinearGlobalAveragePool"): _unary("GlobalAveragePool"),
     (MICROSOFT, "QLinearAveragePool"): _unary("AveragePool"),
     (MICROSOFT, "QLinearSigmoid"): _unary("Sigmoid"), (MICROSOFT, "QLinearLeakyRelu"): _unary("LeakyRelu"),
-    (MICROSOFT, "QLinearConcat"): _qlinear_concat,
+    (MICROSOFT, "QLinearConcat"): _qlinear_concat, ("", "Clip"): _integer_clip,
 }
 
 
