@@ -19922,7 +19922,7 @@ struct gemm_kernel {
 //   or rows of `lda` words, `a[m · lda + p]` (activations, at run time);
 // - B in panels of `qgemm_nr` columns, int16 element (p, j, i) at `b[(p · qgemm_nr + j) · 2 + i]`
 //   for depth 2p + i, column j (zero past the depth and past the last column).
-// With AVX2 a step multiplies a broadcast A pair by three B vectors with `vpmaddwd`, which adds
+// With AVX2 a step multiplies a broadcast A pair by two B vectors with `vpmaddwd`, which adds
 // the two products of each pair into an int32 lane: exact, since no product pair comes near
 // int32's range (unlike `vpmaddubsw` on bytes, which saturates at int16). A sum stays exact for
 // depths below 33025 (33025 · 255² < 2^31). Without AVX2 (or with PARTITA_INT8_PORTABLE) the
@@ -20029,9 +20029,11 @@ inline __m128i narrow8(__m256i q) {
 
 namespace partita::detail::cpu::int8 {
 
-/// Rows of an A block (the micro-kernel's rows), vectors and columns of a B panel.
+/// Rows of an A block (the micro-kernel's rows), vectors and columns of a B panel. Every shape
+/// runs one vpmaddwd per 16 multiply-adds; 4 × 2 vectors keeps the eight sums, the two B vectors
+/// and the broadcasts in AVX2's sixteen registers (4 × 3 made the compiler keep sums on the stack).
 inline constexpr int qgemm_mr = 4;
-inline constexpr int qgemm_nv = 3;
+inline constexpr int qgemm_nv = 2;
 inline constexpr int qgemm_nr = qgemm_nv * 8;
 
 /// Depth pairs for a depth of `k`.
