@@ -19903,32 +19903,34 @@ struct gemm_kernel {
 /// The kernels of the cpu backend's quantized composites (quantized_patterns.hpp): each reads
 /// its QDQ body at compile time and runs the integer kernel it describes.
 
-// ---- begin partita/backends/cpu/detail/int8/qconv.hpp ----
-/// int8 conv2d: NCHW u8/i8 input, OIHW u8/i8 weights, requantized NCHW u8/i8 output.
-// Two kernels: a depthwise convolution (groups = channels = outputs) runs directly on an int16
-// copy of each input plane with the zero point taken out, the padding made zeros and the rows and
-// columns split by the strides' phases, two taps a multiply-add over a flat run of outputs; any other
-// runs per image and group as a GEMM (qgemm.hpp) of the weights, packed at bind in blocks of
-// rows, by panels of the im2col matrix packed at run time (a 1×1 convolution of stride 1 without
-// padding reads its input planes as they are, with no index arithmetic). Padding holds the
-// input's zero point, so it is 0 once that is taken out.
+// ---- begin partita/backends/cpu/detail/int8/qbody.hpp ----
+/// Reading a quantized composite's QDQ body at compile time (which nodes quantize and
+/// dequantize, the activation, the bias) and its layer parameters at bind.
 
-// ---- begin partita/backends/cpu/detail/int8/qgemm.hpp ----
-/// The int8 kernels' GEMM core: 16-bit operands with their zero points taken out, exact int32 sums.
-// C[m, n] = requantize(bias + Σ_k A[m, k] · B[k, n]) with A and B the quantized values minus
-// their zero points, stored as int16 (each in [-255, 255]) with consecutive depths paired:
-// - A as int32 words, each the pair (A[m, 2p], A[m, 2p + 1]) (low half, high half): either
-//   packed in blocks of `qgemm_mr` rows, word (p, m) at `a[p · qgemm_mr + m]` (weights, at bind),
-//   or rows of `lda` words, `a[m · lda + p]` (activations, at run time);
-// - B in panels of `qgemm_nr` columns, int16 element (p, j, i) at `b[(p · qgemm_nr + j) · 2 + i]`
-//   for depth 2p + i, column j (zero past the depth and past the last column).
-// With AVX2 a step multiplies a broadcast A pair by two B vectors with `vpmaddwd`, which adds
-// the two products of each pair into an int32 lane: exact, since no product pair comes near
-// int32's range (unlike `vpmaddubsw` on bytes, which saturates at int16). A sum stays exact for
-// depths below 33025 (33025 · 255² < 2^31). Without AVX2 (or with PARTITA_INT8_PORTABLE) the
-// same loops in scalar code, which the compiler may vectorize; the packing is the same.
-// AVX-512 (VNNI's `vpdpwssd` fusing the multiply and the add) would go beside the AVX2 kernel,
-// with panels of 32 or 48 columns; it is not written, there being no machine here to check it.
+// ---- begin partita/backends/cpu/detail/int8/qeltwise.hpp ----
+/// cpu int8 elementwise kernels: qadd (QLinearAdd) and qconcat (concatenation with requantization).
+// The arithmetic, in float, as ONNX Runtime's QLinearAdd computes it:
+//   qadd:    y = clamp(round_half_even((a - za) · (sa / sy) + (b - zb) · (sb / sy)) + zy, lo, hi)
+//            the ratios rounded to float once, each product rounded, then the sum (never fused
+//            into a multiply-add: `unfused` below keeps the scalar and vector loops equal, bit
+//            for bit, whatever -ffp-contract the build uses);
+//   qconcat: y = clamp(round_half_even((x - zx) · (sx / sy)) + zy, type's range), a plain copy
+//            of the inputs whose scale and zero point are the output's (the formula gives x).
+// Rounding is to nearest even (the conversions, and `std::nearbyint` in the default rounding
+// mode); the float is clamped to [lo - zy, hi - zy] before it, which gives the same integer.
+
+// ---- begin partita/backends/cpu/detail/int8/quantize.hpp ----
+/// cpu quantize (f32 → u8, i8, i32) and dequantize (u8, i8, i32 → f32): ONNX's QuantizeLinear and DequantizeLinear.
+// quantize:   q = saturate(round_half_even(x / scale) + zp), the division a true one: a multiply
+//             by 1 / scale rounds differently for some x, and ONNX Runtime divides too.
+//             NaN gives the type's smallest value (u8: 0, i8: -128, i32: INT32_MIN), whatever
+//             its sign and the zero point: what ONNX Runtime 1.32's CPU provider returns.
+//             -0.0 and anything that rounds to zero give zp; ±inf and huge values saturate.
+// dequantize: y = float(q - zp) · scale, the difference exact (in int64 for i32).
+// The vector loops (AVX2) and the scalar ones compute the same thing bit for bit: the float
+// quotient is clamped to [min - zp, max - zp] before rounding, which gives the same integer
+// as rounding first (the bounds are integers, rounding is monotonic), and the conversions
+// round to nearest even, as `std::nearbyint` does in the default rounding mode.
 
 // ---- begin partita/backends/cpu/detail/int8/requantize.hpp ----
 /// The int8 kernels' requantization: an exact int32 sum to a u8 or i8 output, by the project's rule.
@@ -20026,997 +20028,6 @@ inline __m128i narrow8(__m256i q) {
 
 }  // namespace partita::detail::cpu::int8
 // ---- end partita/backends/cpu/detail/int8/requantize.hpp ----
-
-namespace partita::detail::cpu::int8 {
-
-/// Rows of an A block (the micro-kernel's rows), vectors and columns of a B panel. Every shape
-/// runs one vpmaddwd per 16 multiply-adds; 4 × 2 vectors keeps the eight sums, the two B vectors
-/// and the broadcasts in AVX2's sixteen registers (4 × 3 made the compiler keep sums on the stack).
-inline constexpr int qgemm_mr = 4;
-inline constexpr int qgemm_nv = 2;
-inline constexpr int qgemm_nr = qgemm_nv * 8;
-
-/// Depth pairs for a depth of `k`.
-constexpr int pairs_of(int k) { return (k + 1) / 2; }
-
-/// Rounds `bytes` up to a multiple of 64 (the offsets of a packed blob's parts).
-constexpr std::size_t align64(std::size_t bytes) { return (bytes + 63) / 64 * 64; }
-
-/// Floats of scratch (`state::need_scratch` counts floats) for `bytes` bytes.
-constexpr std::size_t scratch_floats(std::size_t bytes) { return (bytes + sizeof(float) - 1) / sizeof(float); }
-
-/// f(t, u0, u1) on ranges of [0, units) over the threads, `t` the task (whose scratch is
-/// `st.thread_scratch(t)`), when the work (units · unit_cost, in the flops of `tasks_for`) pays
-/// for them; else f(0, 0, units) on the calling thread.
-template <class F>
-inline void split_tasks(state& st, std::int64_t units, double unit_cost, F&& f) {
-  const int most = static_cast<int>(std::min<std::int64_t>(units, 1 << 20));
-  const int tasks = tasks_for(unit_cost * static_cast<double>(units), st.workers(), most);
-  if (tasks <= 1) {
-    f(0, std::int64_t{0}, units);
-    return;
-  }
-  st.parallel(tasks, [&](int t) { f(t, units * t / tasks, units * (t + 1) / tasks); });
-}
-
-/// Calls `f(T{})` with T the C++ type of an 8-bit quantized type (u8: std::uint8_t, otherwise
-/// std::int8_t).
-template <class F>
-inline decltype(auto) with_byte_type(dtype t, F&& f) {
-  if (t == dtype::u8) return f(std::uint8_t{});
-  return f(std::int8_t{});
-}
-
-/// The scales and zero points of a layer with constant weights (conv2d, dense): `w_count` of
-/// each for the weights (1, or one per output channel), its dequantized float bias (one per
-/// output, or null) and the float bounds of a fused activation (none: -inf, +inf; relu: 0,
-/// +inf; clip(a, b): a, b).
-struct qlayer_params {
-  float x_scale;
-  std::int32_t x_zp;
-  const float* w_scale;
-  const std::int32_t* w_zp;
-  int w_count;
-  float y_scale;
-  std::int32_t y_zp;
-  const float* bias;
-  float act_lo, act_hi;
-};
-
-/// What a layer's run reads from the head of its packed blob: the requantization's bounds and
-/// zero point, and the input's zero point.
-struct qlayer_header {
-  requant r;
-  std::int32_t x_zp;
-};
-
-/// At bind: clears a layer's packed blob (`total` bytes) and fills its header (at its start)
-/// and its `outputs` integer biases and multipliers (at `bias_at` and `mult_at` bytes).
-inline void prepare_outputs(const qlayer_params& p, dtype y_type, int outputs, void* packed, std::size_t total,
-                            std::size_t bias_at, std::size_t mult_at) {
-  auto* base = static_cast<unsigned char*>(packed);
-  std::memset(base, 0, total);
-  auto* hd = reinterpret_cast<qlayer_header*>(base);
-  auto* bias = reinterpret_cast<std::int32_t*>(base + bias_at);
-  auto* mult = reinterpret_cast<float*>(base + mult_at);
-  hd->r = make_requant(output_bounds(y_type, p.y_scale, p.y_zp, p.act_lo, p.act_hi), p.y_zp);
-  hd->x_zp = p.x_zp;
-  for (int j = 0; j < outputs; ++j) {
-    const float w_scale = p.w_scale[p.w_count == 1 ? 0 : j];
-    mult[j] = multiplier(p.x_scale, w_scale, p.y_scale);
-    bias[j] = p.bias ? integer_bias(p.bias[j], p.x_scale, w_scale) : 0;
-  }
-}
-
-/// Two depths' values as one A word: `lo` in the low half.
-inline std::int32_t pair_word(std::int32_t lo, std::int32_t hi) {
-  return static_cast<std::int32_t>((static_cast<std::uint32_t>(static_cast<std::uint16_t>(lo))) |
-                                   (static_cast<std::uint32_t>(static_cast<std::uint16_t>(hi)) << 16));
-}
-
-/// What follows the sums of a tile: an integer bias (null: none) and a multiplier, each per row,
-/// per column or one for all, and the requantization's bounds and zero point. Arrays per row
-/// or per column are indexed by the tile's row or column in the whole output and must be
-/// readable up to a whole block (`qgemm_mr` rows) or panel (`qgemm_nr` columns) past their end.
-struct qepilogue {
-  enum class along : std::uint8_t { row, column, all };
-  const std::int32_t* bias = nullptr;
-  along bias_along = along::row;
-  const float* mult = nullptr;
-  along mult_along = along::all;
-  requant r{};
-};
-
-/// The epilogue of a layer's packed blob (`prepare_outputs`): its integer biases and
-/// multipliers, one per row or per column of the output.
-inline qepilogue layer_epilogue(const void* packed, std::size_t bias_at, std::size_t mult_at, qepilogue::along along) {
-  const auto* base = static_cast<const unsigned char*>(packed);
-  qepilogue e;
-  e.bias = reinterpret_cast<const std::int32_t*>(base + bias_at);
-  e.bias_along = along;
-  e.mult = reinterpret_cast<const float*>(base + mult_at);
-  e.mult_along = along;
-  e.r = reinterpret_cast<const qlayer_header*>(base)->r;
-  return e;
-}
-
-/// Packs rows of a weight matrix `src` (`rows` × `k`, row stride `ld`, minus zero point
-/// `zp[row · zp_step]`) into blocks of `qgemm_mr` rows of A words (zero past the last row).
-template <class T>
-inline void pack_a_blocks(const T* src, std::ptrdiff_t ld, int rows, int k, const std::int32_t* zp, int zp_step,
-                          std::int32_t* dst) {
-  const int kp = pairs_of(k);
-  for (int r0 = 0; r0 < rows; r0 += qgemm_mr, dst += static_cast<std::ptrdiff_t>(kp) * qgemm_mr)
-    for (int m = 0; m < qgemm_mr; ++m) {
-      const int r = r0 + m;
-      for (int p = 0; p < kp; ++p) {
-        std::int32_t lo = 0, hi = 0;
-        if (r < rows) {
-          const T* row = src + static_cast<std::ptrdiff_t>(r) * ld;
-          const std::int32_t z = zp[r * zp_step];
-          lo = row[2 * p] - z;
-          if (2 * p + 1 < k) hi = row[2 * p + 1] - z;
-        }
-        dst[p * qgemm_mr + m] = pair_word(lo, hi);
-      }
-    }
-}
-
-/// Packs `rows` activation rows (`k` values each, row stride `ld`, minus zero point `zp`) as rows
-/// of `pairs_of(k)` A words.
-template <class T>
-inline void pack_a_rows(const T* src, std::ptrdiff_t ld, int rows, int k, std::int32_t zp, std::int32_t* dst) {
-  const int kp = pairs_of(k), even = k / 2;
-  for (int r = 0; r < rows; ++r) {
-    const T* row = src + static_cast<std::ptrdiff_t>(r) * ld;
-    std::int32_t* d = dst + static_cast<std::ptrdiff_t>(r) * kp;
-    for (int p = 0; p < even; ++p) d[p] = pair_word(row[2 * p] - zp, row[2 * p + 1] - zp);
-    if (kp > even) d[even] = pair_word(row[k - 1] - zp, 0);
-  }
-}
-
-/// Bytes of one B panel of depth `k`.
-constexpr std::size_t panel_bytes(int k) {
-  return static_cast<std::size_t>(pairs_of(k)) * qgemm_nr * 2 * sizeof(std::int16_t);
-}
-
-/// Packs columns [n0, n0 + nr) (nr ≤ `qgemm_nr`) of B[k, n] = src[k · sk + n · sn] minus zero
-/// point `zp[n · zp_step]` into one panel.
-template <class T>
-inline void pack_b_panel(const T* src, std::ptrdiff_t sk, std::ptrdiff_t sn, int k, int n0, int nr,
-                         const std::int32_t* zp, int zp_step, std::int16_t* dst) {
-  std::memset(dst, 0, panel_bytes(k));
-  for (int j = 0; j < nr; ++j) {
-    const int n = n0 + j;
-    const T* col = src + static_cast<std::ptrdiff_t>(n) * sn;
-    const std::int32_t z = zp[n * zp_step];
-    for (int kk = 0; kk < k; ++kk)
-      dst[((kk / 2) * qgemm_nr + j) * 2 + (kk & 1)] = static_cast<std::int16_t>(col[kk * sk] - z);
-  }
-}
-
-/// Packs columns [n0, n0 + nr) of a row-major B (row stride `ld`, one zero point): the rows are
-/// read in order, two at a time (matmul's B and a 1×1 convolution's input planes).
-template <class T>
-inline void pack_b_panel_rows(const T* src, std::ptrdiff_t ld, int k, int n0, int nr, std::int32_t zp,
-                              std::int16_t* dst) {
-  const int kp = pairs_of(k);
-  for (int p = 0; p < kp; ++p) {
-    std::int16_t* d = dst + static_cast<std::ptrdiff_t>(p) * qgemm_nr * 2;
-    const T* r0 = src + static_cast<std::ptrdiff_t>(2 * p) * ld + n0;
-    const bool two = 2 * p + 1 < k;
-    const T* r1 = two ? r0 + ld : r0;
-    int j = 0;
-    for (; j < nr; ++j) {
-      d[2 * j] = static_cast<std::int16_t>(r0[j] - zp);
-      d[2 * j + 1] = two ? static_cast<std::int16_t>(r1[j] - zp) : std::int16_t{0};
-    }
-    for (; j < qgemm_nr; ++j) d[2 * j] = d[2 * j + 1] = 0;
-  }
-}
-
-/// Stores a tile's requantized values: rows below `mr`, columns below `nr`.
-template <class T, int MR>
-inline void store_tile(const std::int32_t (&q)[std::size_t{MR}][std::size_t{qgemm_nr}], T* c, std::ptrdiff_t ldc, int mr,
-                       int nr) {
-  for (int m = 0; m < mr; ++m)
-    for (int j = 0; j < nr; ++j) c[m * ldc + j] = static_cast<T>(q[m][j]);
-}
-
-/// The tile at row `m0`, column `n0` of C (`mr` ≤ MR rows, `nr` ≤ `qgemm_nr` columns) over `kp`
-/// depth pairs, requantized as `e` says and stored as T (u8 or i8). A packed in blocks
-/// (APacked: `a` is the block) is read for all MR rows; A in rows only for the first `mr`, so
-/// callers pass MR = mr there.
-template <class T, int MR, bool APacked>
-inline void qgemm_tile(int kp, const std::int32_t* __restrict a, std::ptrdiff_t lda, const std::int16_t* __restrict b,
-                       T* __restrict c, std::ptrdiff_t ldc, int mr, int nr, const qepilogue& e, int m0, int n0) {
-  using along = qepilogue::along;
-#if PARTITA_INT8_AVX2
-  __m256i acc[std::size_t{MR}][std::size_t{qgemm_nv}];
-  for (int m = 0; m < MR; ++m)
-    for (int v = 0; v < qgemm_nv; ++v) acc[m][v] = _mm256_setzero_si256();
-  for (int p = 0; p < kp; ++p) {
-    const std::int16_t* bp = b + static_cast<std::ptrdiff_t>(p) * qgemm_nr * 2;
-    __m256i bv[std::size_t{qgemm_nv}];
-    for (int v = 0; v < qgemm_nv; ++v) bv[v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bp + v * 16));
-    for (int m = 0; m < MR; ++m) {
-      const __m256i av = _mm256_set1_epi32(APacked ? a[p * MR + m] : a[m * lda + p]);
-      for (int v = 0; v < qgemm_nv; ++v) acc[m][v] = _mm256_add_epi32(acc[m][v], _mm256_madd_epi16(av, bv[v]));
-    }
-  }
-  const __m256 lo = _mm256_set1_ps(e.r.lo), hi = _mm256_set1_ps(e.r.hi);
-  const __m256i zp = _mm256_set1_epi32(e.r.zp);
-  const bool whole = nr == qgemm_nr;
-  alignas(32) std::int32_t q[std::size_t{MR}][std::size_t{qgemm_nr}];
-  for (int m = 0; m < MR; ++m) {
-    if (m >= mr) break;
-    for (int v = 0; v < qgemm_nv; ++v) {
-      __m256i s = acc[m][v];
-      if (e.bias)
-        s = _mm256_add_epi32(s, e.bias_along == along::row
-                                    ? _mm256_set1_epi32(e.bias[m0 + m])
-                                    : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(e.bias + n0 + v * 8)));
-      const __m256 mv = e.mult_along == along::row    ? _mm256_set1_ps(e.mult[m0 + m])
-                        : e.mult_along == along::all ? _mm256_set1_ps(e.mult[0])
-                                                     : _mm256_loadu_ps(e.mult + n0 + v * 8);
-      const __m256i r = requantize8(s, mv, lo, hi, zp);
-      if (whole) _mm_storel_epi64(reinterpret_cast<__m128i*>(c + m * ldc + v * 8), narrow8<T>(r));
-      else _mm256_store_si256(reinterpret_cast<__m256i*>(&q[m][v * 8]), r);
-    }
-  }
-  if (!whole) store_tile<T, MR>(q, c, ldc, mr, nr);
-#else
-  std::int32_t acc[std::size_t{MR}][std::size_t{qgemm_nr}] = {};
-  for (int p = 0; p < kp; ++p) {
-    const std::int16_t* bp = b + static_cast<std::ptrdiff_t>(p) * qgemm_nr * 2;
-    for (int m = 0; m < MR; ++m) {
-      const std::int32_t w = APacked ? a[p * MR + m] : a[m * lda + p];
-      const std::int32_t a0 = static_cast<std::int16_t>(static_cast<std::uint16_t>(w & 0xffff));
-      const std::int32_t a1 = static_cast<std::int16_t>(static_cast<std::uint16_t>((w >> 16) & 0xffff));
-      for (int j = 0; j < qgemm_nr; ++j) acc[m][j] += a0 * bp[2 * j] + a1 * bp[2 * j + 1];
-    }
-  }
-  std::int32_t q[std::size_t{MR}][std::size_t{qgemm_nr}];
-  for (int m = 0; m < MR && m < mr; ++m)
-    for (int j = 0; j < nr; ++j) {
-      std::int32_t s = acc[m][j];
-      if (e.bias) s += e.bias_along == along::row ? e.bias[m0 + m] : e.bias[n0 + j];
-      const float mv = e.mult_along == along::row ? e.mult[m0 + m] : e.mult_along == along::all ? e.mult[0] : e.mult[n0 + j];
-      q[m][j] = requantize(s, mv, e.r);
-    }
-  store_tile<T, MR>(q, c, ldc, mr, nr);
-#endif
-}
-
-/// C rows [m0, m0 + rows) by the `panels` panels of `b` from column `n0` on (`n` columns in
-/// all), A in rows (`a` is row m0, `kp` words a row): tiles of up to `qgemm_mr` rows, each panel
-/// read by every tile of rows while it is in cache.
-template <class T>
-inline void qgemm_rows(int kp, const std::int32_t* a, int rows, const std::int16_t* b, int panels, int n0, int n,
-                       T* c, std::ptrdiff_t ldc, const qepilogue& e, int m0) {
-  const std::ptrdiff_t panel_words = static_cast<std::ptrdiff_t>(kp) * qgemm_nr * 2;
-  for (int pn = 0; pn < panels; ++pn) {
-    const int col = n0 + pn * qgemm_nr;
-    if (col >= n) break;
-    const int nr = std::min(qgemm_nr, n - col);
-    const std::int16_t* bp = b + pn * panel_words;
-    for (int r = 0; r < rows; r += qgemm_mr) {
-      const int mr = std::min(qgemm_mr, rows - r);
-      const std::int32_t* ar = a + static_cast<std::ptrdiff_t>(r) * kp;
-      T* cr = c + static_cast<std::ptrdiff_t>(r) * ldc + (col - n0);
-      switch (mr) {
-        case 4: qgemm_tile<T, 4, false>(kp, ar, kp, bp, cr, ldc, 4, nr, e, m0 + r, col); break;
-        case 3: qgemm_tile<T, 3, false>(kp, ar, kp, bp, cr, ldc, 3, nr, e, m0 + r, col); break;
-        case 2: qgemm_tile<T, 2, false>(kp, ar, kp, bp, cr, ldc, 2, nr, e, m0 + r, col); break;
-        default: qgemm_tile<T, 1, false>(kp, ar, kp, bp, cr, ldc, 1, nr, e, m0 + r, col); break;
-      }
-    }
-  }
-}
-
-/// C rows [m0, m0 + rows) by the `panels` panels of `b` from column `n0` on,
-/// A packed in blocks (`a` is the block holding row m0, which starts a block).
-template <class T>
-inline void qgemm_blocks(int kp, const std::int32_t* a, int rows, const std::int16_t* b, int panels, int n0, int n,
-                         T* c, std::ptrdiff_t ldc, const qepilogue& e, int m0) {
-  const std::ptrdiff_t panel_words = static_cast<std::ptrdiff_t>(kp) * qgemm_nr * 2;
-  const std::ptrdiff_t block_words = static_cast<std::ptrdiff_t>(kp) * qgemm_mr;
-  for (int r = 0; r < rows; r += qgemm_mr) {
-    const int mr = std::min(qgemm_mr, rows - r);
-    const std::int32_t* ab = a + (r / qgemm_mr) * block_words;
-    for (int pn = 0; pn < panels; ++pn) {
-      const int col = n0 + pn * qgemm_nr;
-      if (col >= n) break;
-      qgemm_tile<T, qgemm_mr, true>(kp, ab, 0, b + pn * panel_words, c + static_cast<std::ptrdiff_t>(r) * ldc + (col - n0),
-                                    ldc, mr, std::min(qgemm_nr, n - col), e, m0 + r, col);
-    }
-  }
-}
-
-}  // namespace partita::detail::cpu::int8
-// ---- end partita/backends/cpu/detail/int8/qgemm.hpp ----
-
-namespace partita::detail::cpu::int8 {
-
-/// A quantized conv2d's sizes and types: input n × c × h × w, o outputs of kh × kw taps
-/// (c / groups input channels each), output n × o × oh × ow; the padding after each axis is
-/// what oh and ow imply.
-struct qconv_geometry {
-  int n, c, h, w, o, kh, kw, oh, ow, stride_h, stride_w, pad_top, pad_left, dil_h, dil_w, groups;
-  dtype x_type, w_type, y_type;
-};
-
-/// A quantized conv2d's scales and zero points (per output channel or per tensor), float bias
-/// and fused activation (`qlayer_params`).
-using qconv_params = qlayer_params;
-
-/// Whether the depthwise kernel runs the convolution (groups = c = o).
-constexpr bool qconv_is_depthwise(const qconv_geometry& g) { return g.groups == g.c && g.c == g.o; }
-
-/// Whether the im2col matrix is the input itself (1×1, stride 1, no padding).
-constexpr bool qconv_is_pointwise(const qconv_geometry& g) {
-  return g.kh == 1 && g.kw == 1 && g.stride_h == 1 && g.stride_w == 1 && g.pad_top == 0 && g.pad_left == 0 &&
-         g.oh == g.h && g.ow == g.w;
-}
-
-namespace qconv_detail {
-
-/// Where the parts of the packed blob start: the header, the weights (for the depthwise kernel,
-/// each channel's taps in pairs as A words, then the taps' offsets in the plane copy; A blocks of
-/// each group otherwise), the integer bias and the multipliers (one per output channel, padded for
-/// whole blocks).
-struct layout {
-  std::size_t weights, offsets, bias, mult, total;
-};
-
-constexpr int group_in(const qconv_geometry& g) { return g.c / g.groups; }
-constexpr int group_out(const qconv_geometry& g) { return g.o / g.groups; }
-constexpr int depth(const qconv_geometry& g) { return group_in(g) * g.kh * g.kw; }
-constexpr int blocks(const qconv_geometry& g) { return (group_out(g) + qgemm_mr - 1) / qgemm_mr; }
-
-constexpr layout layout_of(const qconv_geometry& g) {
-  const std::size_t per_channel = align64((static_cast<std::size_t>(g.o) + 64) * 4);
-  const std::size_t taps = static_cast<std::size_t>(g.kh * g.kw);
-  const std::size_t weights =
-      qconv_is_depthwise(g)
-          ? align64(static_cast<std::size_t>(g.o) * static_cast<std::size_t>(pairs_of(g.kh * g.kw)) * sizeof(std::int32_t))
-          : static_cast<std::size_t>(g.groups) * static_cast<std::size_t>(blocks(g)) *
-                static_cast<std::size_t>(pairs_of(depth(g))) * qgemm_mr * sizeof(std::int32_t);
-  layout l{};
-  l.weights = align64(sizeof(qlayer_header));
-  l.offsets = l.weights + align64(weights);
-  l.bias = l.offsets + (qconv_is_depthwise(g) ? align64(taps * sizeof(std::int32_t)) : 0);
-  l.mult = l.bias + per_channel;
-  l.total = l.mult + per_channel;
-  return l;
-}
-
-/// im2col panels a GEMM task packs at once: up to about 96 KB of them (in L2 while every block
-/// of weight rows goes over them).
-constexpr int chunk_panels(const qconv_geometry& g) {
-  const int panels = (g.oh * g.ow + qgemm_nr - 1) / qgemm_nr;
-  const int fit = static_cast<int>(98304 / panel_bytes(depth(g)));
-  return std::max(1, std::min(panels, fit));
-}
-
-/// The depthwise kernel's copy of a plane, split into `stride_h` × `stride_w` phases: phase
-/// (a, b) holds the padded rows a, a + stride_h, ... and columns b, b + stride_w, ..., as a grid
-/// of `rows` × `ld`. Output (oy, ox) then reads tap (ky, kx) at a fixed offset from position
-/// oy · ld + ox, so that the outputs run along one flat index (the ld - ow columns past each
-/// row's end computed and dropped), whatever the stride, dilation or width.
-struct plane_shape {
-  int rows, ld;
-  std::size_t elements;  // the phases and, zero, what a vector past the last one reads
-};
-constexpr plane_shape plane_of(const qconv_geometry& g) {
-  const int rows = g.oh + (g.kh - 1) * g.dil_h / g.stride_h, ld = g.ow + (g.kw - 1) * g.dil_w / g.stride_w;
-  const std::size_t phases = static_cast<std::size_t>(g.stride_h) * static_cast<std::size_t>(g.stride_w);
-  return {rows, ld, phases * static_cast<std::size_t>(rows) * static_cast<std::size_t>(ld) + static_cast<std::size_t>(ld) + 16};
-}
-constexpr std::size_t plane_bytes(const qconv_geometry& g) { return align64(plane_of(g).elements * sizeof(std::int16_t)); }
-
-/// Outputs along the flat index, rounded up to whole vectors, and one vector more that the copy
-/// of the rows may read (the bytes the kernel stores before it copies each row's first `ow` into
-/// place).
-constexpr std::size_t flat_outputs(const qconv_geometry& g) {
-  return (static_cast<std::size_t>(g.oh) * static_cast<std::size_t>(plane_of(g).ld) + 15) / 16 * 16 + 16;
-}
-
-/// Tap (ky, kx)'s offset in the plane copy (`plane_of`).
-constexpr std::int32_t tap_offset(const qconv_geometry& g, int ky, int kx) {
-  const plane_shape p = plane_of(g);
-  const int dy = ky * g.dil_h, dx = kx * g.dil_w;
-  const int phase = (dy % g.stride_h) * g.stride_w + dx % g.stride_w;
-  return (phase * p.rows + dy / g.stride_h) * p.ld + dx / g.stride_w;
-}
-
-#if PARTITA_INT8_AVX2
-/// Sixteen quantized values of type X as int16 minus the zero point `zp`.
-template <class X>
-inline __m256i widen16(__m128i v, __m256i zp) {
-  const __m256i w = std::is_unsigned_v<X> ? _mm256_cvtepu8_epi16(v) : _mm256_cvtepi8_epi16(v);
-  return _mm256_sub_epi16(w, zp);
-}
-#endif
-
-/// Zeros d[from, to); with AVX2 whole vectors, up to 15 values past `to` (rows written in memory
-/// order overwrite them: short runs, where a call of memset would cost more than the stores).
-inline void zero_run(std::int16_t* d, int from, int to) {
-#if PARTITA_INT8_AVX2
-  __m256i z = _mm256_setzero_si256();
-#if defined(__GNUC__)
-  asm("" : "+x"(z));  // a value the compiler cannot see is zero: it would call memset for the loop
-#endif
-  for (; from < to; from += 16) _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + from), z);
-#else
-  if (from < to) std::fill(d + from, d + to, std::int16_t{0});
-#endif
-}
-
-/// The columns [j0, j1) of a phase row that lie in the input row (w values), column j being
-/// the row's value j · sw + first.
-struct phase_columns {
-  int first, j0, j1;
-};
-constexpr phase_columns columns_of(int w, int sw, int first, int ld) {
-  const int j0 = first >= 0 ? 0 : std::min(ld, (-first + sw - 1) / sw);
-  return {first, j0, std::max(j0, std::min(ld, w - first > 0 ? (w - first + sw - 1) / sw : 0))};
-}
-
-/// One row of one phase of the plane copy: d[j] = row[j · sw + first] - zp for j in [j0, j1)
-/// (`columns_of`), 0 elsewhere in [0, ld). The vectors may read up to `avail` values from `row`
-/// (the rest of its plane) and write up to 15 values past `d + ld`, which the next row written
-/// overwrites.
-template <class X>
-inline void fill_phase_row(const X* row, std::ptrdiff_t avail, int sw, phase_columns pc, int ld, std::int32_t zp,
-                           std::int16_t* d) {
-  const int first = pc.first, j0 = pc.j0, j1 = pc.j1;
-  zero_run(d, 0, j0);
-  int j = j0;
-#if PARTITA_INT8_AVX2
-  const __m256i z = _mm256_set1_epi16(static_cast<std::int16_t>(zp));
-  if (sw == 1) {
-    for (; j < j1 && first + j + 16 <= avail; j += 16)
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + j),
-                          widen16<X>(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row + j + first)), z));
-  } else if (sw == 2) {
-    // 32 columns a step, the even ones kept: gathered in each lane, then the lanes' halves joined.
-    const __m256i even = _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15, 0, 2, 4, 6, 8, 10, 12,
-                                          14, 1, 3, 5, 7, 9, 11, 13, 15);
-    for (; j < j1 && 2 * j + first + 32 <= avail; j += 16) {
-      const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + 2 * j + first));
-      const __m256i e = _mm256_permute4x64_epi64(_mm256_shuffle_epi8(v, even), 0xd8);
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + j), widen16<X>(_mm256_castsi256_si128(e), z));
-    }
-  }
-  j = std::min(j, j1);  // the columns past j1 the vectors wrote are made zeros below
-#else
-  (void)avail;
-#endif
-  for (; j < j1; ++j) d[j] = static_cast<std::int16_t>(row[j * sw + first] - zp);
-  zero_run(d, j1, ld);
-}
-
-/// Copies plane `src` (h × w, minus zero point `zp`) into the phases of `dst`, zeros around,
-/// row after row in memory order (see `fill_phase_row`). What lies past the phases is only read
-/// for outputs that are dropped; the caller zeros it once.
-template <class X>
-inline void fill_plane(const qconv_geometry& g, const X* src, std::int32_t zp, std::int16_t* dst) {
-  const plane_shape p = plane_of(g);
-  const int sh = g.stride_h, sw = g.stride_w;
-  const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(g.h) * g.w;
-  for (int a = 0; a < sh; ++a)
-    for (int b = 0; b < sw; ++b) {
-      const phase_columns pc = columns_of(g.w, sw, b - g.pad_left, p.ld);
-      for (int i = 0; i < p.rows; ++i) {
-        const int iy = i * sh + a - g.pad_top;
-        std::int16_t* d = dst + (static_cast<std::ptrdiff_t>(a * sw + b) * p.rows + i) * p.ld;
-        const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(iy) * g.w;
-        if (iy < 0 || iy >= g.h) zero_run(d, 0, p.ld);
-        else fill_phase_row(src + at, plane - at, sw, pc, p.ld, zp, d);
-      }
-    }
-}
-
-/// One output plane of the depthwise kernel: the `taps` weights (`wp`: pairs, as A words) at
-/// offsets `off` over the plane copy, from the integer `bias` on, requantized with multiplier
-/// `m`; `flat` (`flat_outputs` bytes) holds the outputs along the flat index.
-template <int Taps, class Y>
-inline void depthwise_plane(const qconv_geometry& g, const std::int16_t* plane, const std::int32_t* wp,
-                            const std::int32_t* off, int any_taps, std::int32_t bias, float m, const requant& r,
-                            Y* __restrict flat, Y* __restrict y) {
-  // Taps: the count when it is one the compiler unrolls for (3×3, 5×5), else 0 and `any_taps`.
-  const int ld = plane_of(g).ld, ow = g.ow, oh = g.oh, taps = Taps ? Taps : any_taps;
-#if PARTITA_INT8_AVX2
-  // Two taps a vpmaddwd: their inputs for 16 outputs interleaved (outputs 0-3 and 8-11 in the
-  // low unpack, 4-7 and 12-15 in the high one, which packing the two sums puts back in order).
-  const int n = g.oh * ld, kp = pairs_of(taps);
-  const __m256 mv = _mm256_set1_ps(m), lo = _mm256_set1_ps(r.lo), hi = _mm256_set1_ps(r.hi);
-  const __m256i zp = _mm256_set1_epi32(r.zp), b0 = _mm256_set1_epi32(bias);
-  for (int i = 0; i < n; i += 16) {
-    __m256i s0 = b0, s1 = b0;
-    for (int p = 0; p < kp; ++p) {
-      const __m256i w = _mm256_set1_epi32(wp[p]);
-      const __m256i xa = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(plane + off[2 * p] + i));
-      const __m256i xb = 2 * p + 1 < taps
-                             ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(plane + off[2 * p + 1] + i))
-                             : _mm256_setzero_si256();
-      s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(_mm256_unpacklo_epi16(xa, xb), w));
-      s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(_mm256_unpackhi_epi16(xa, xb), w));
-    }
-    const __m256i q = _mm256_packs_epi32(requantize8(s0, mv, lo, hi, zp), requantize8(s1, mv, lo, hi, zp));
-    const __m256i b8 = std::is_unsigned_v<Y> ? _mm256_packus_epi16(q, q) : _mm256_packs_epi16(q, q);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(flat + i), _mm256_castsi256_si128(_mm256_permute4x64_epi64(b8, 0x08)));
-  }
-  // Each row by whole vectors while they end inside the plane, the last one's spilling into the
-  // next row, which is written after it; the rest of the row copied as it is.
-  const std::ptrdiff_t total = static_cast<std::ptrdiff_t>(oh) * ow;
-  for (int oy = 0; oy < oh; ++oy) {
-    Y* yr = y + static_cast<std::ptrdiff_t>(oy) * ow;
-    const Y* fr = flat + static_cast<std::ptrdiff_t>(oy) * ld;
-    int ox = 0;
-    for (; ox < ow && static_cast<std::ptrdiff_t>(oy) * ow + ox + 16 <= total; ox += 16)
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(yr + ox), _mm_loadu_si128(reinterpret_cast<const __m128i*>(fr + ox)));
-    if (ox < ow) std::memcpy(yr + ox, fr + ox, static_cast<std::size_t>(ow - ox) * sizeof(Y));
-  }
-#else
-  (void)flat;
-  for (int oy = 0; oy < oh; ++oy)
-    for (int ox = 0; ox < ow; ++ox) {
-      const std::int16_t* s = plane + static_cast<std::ptrdiff_t>(oy) * ld + ox;
-      std::int32_t acc = bias;
-      for (int t = 0; t < taps; ++t) {
-        const std::uint32_t word = static_cast<std::uint32_t>(wp[t / 2]);
-        const std::int32_t wt = static_cast<std::int16_t>(static_cast<std::uint16_t>(t % 2 ? word >> 16 : word & 0xffffu));
-        acc += wt * s[off[t]];
-      }
-      y[static_cast<std::ptrdiff_t>(oy) * ow + ox] = static_cast<Y>(requantize(acc, m, r));
-    }
-#endif
-}
-
-/// The values one im2col row takes along a run of output columns: x[ix0 + t · sw] of input row
-/// `src` for t in [t0, t1), zero outside (t0 = t1 = 0: a padding row).
-template <class X>
-struct im2col_run {
-  const X* src;
-  int ix0, t0, t1;
-};
-
-#if PARTITA_INT8_AVX2
-/// Eight values of a run from t on, as int16 minus the zero point `zp`: stride 1 reads eight
-/// bytes, stride 2 sixteen and keeps the even ones.
-template <class X>
-inline __m128i im2col_eight(const im2col_run<X>& r, int sw, int t, __m128i zp) {
-  __m128i v;
-  if (sw == 1) {
-    v = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(r.src + r.ix0 + t));
-  } else {
-    const __m128i even = _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
-    v = _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(r.src + r.ix0 + 2 * t)), even);
-  }
-  return _mm_sub_epi16(std::is_unsigned_v<X> ? _mm_cvtepu8_epi16(v) : _mm_cvtepi8_epi16(v), zp);
-}
-#endif
-
-/// Packs columns [col0, col0 + nr) of the im2col matrix of one image's group (`xg`: its first
-/// input plane) into a panel.
-template <class X>
-inline void pack_im2col_panel(const qconv_geometry& g, const X* xg, std::int32_t zp, int col0, int nr,
-                              std::int16_t* __restrict dst) {
-  const int k = depth(g), kp = pairs_of(k), kh = g.kh, kw = g.kw, h = g.h, w = g.w, ow = g.ow, sw = g.stride_w;
-  std::memset(dst, 0, panel_bytes(k));
-  const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(h) * w;
-#if PARTITA_INT8_AVX2
-  const __m128i zv = _mm_set1_epi16(static_cast<std::int16_t>(zp));
-#endif
-  // The panel's columns by runs along one output row: a run reads one input row at stride sw.
-  for (int j0 = 0; j0 < nr;) {
-    const int col = col0 + j0, oy = col / ow, ox0 = col % ow;
-    const int run = std::min(nr - j0, ow - ox0);
-    int ci = 0, ky = 0, kx = 0;  // of depth 2p, then 2p + 1
-    const auto next = [&]() -> im2col_run<X> {
-      im2col_run<X> r{xg, 0, 0, 0};
-      const int iy = oy * g.stride_h - g.pad_top + ky * g.dil_h;
-      if (iy >= 0 && iy < h) {
-        // Input column of the run's element t: ix0 + t · sw; the ones inside are t in [t0, t1).
-        r.src = xg + ci * plane + static_cast<std::ptrdiff_t>(iy) * w;
-        r.ix0 = ox0 * sw - g.pad_left + kx * g.dil_w;
-        r.t0 = r.ix0 >= 0 ? 0 : std::min(run, (-r.ix0 + sw - 1) / sw);
-        r.t1 = std::max(r.t0, std::min(run, r.ix0 < w ? (w - 1 - r.ix0) / sw + 1 : 0));
-      }
-      if (++kx == kw) {
-        kx = 0;
-        if (++ky == kh) ky = 0, ++ci;
-      }
-      return r;
-    };
-    for (int p = 0; p < kp; ++p) {
-      const im2col_run<X> r0 = next();
-      const im2col_run<X> r1 = 2 * p + 1 < k ? next() : im2col_run<X>{xg, 0, 0, 0};
-      std::int16_t* __restrict d = dst + static_cast<std::ptrdiff_t>(p) * qgemm_nr * 2 + 2 * j0;
-      // Where both rows have values, eight columns a step as interleaved pairs; the rest one by one.
-      int v0 = std::max(r0.t0, r1.t0), v1 = v0;
-#if PARTITA_INT8_AVX2
-      if (sw <= 2) {
-        const int end = std::min(r0.t1, r1.t1);
-        // Stride 2 reads one byte past the eighth value: it must still be in the row.
-        const auto fits = [&](const im2col_run<X>& r, int t) { return sw == 1 || r.ix0 + 2 * t + 16 <= w; };
-        const auto eight = [&](int t) {
-          const __m128i a = im2col_eight(r0, sw, t, zv), b = im2col_eight(r1, sw, t, zv);
-          _mm_storeu_si128(reinterpret_cast<__m128i*>(d + 2 * t), _mm_unpacklo_epi16(a, b));
-          _mm_storeu_si128(reinterpret_cast<__m128i*>(d + 2 * t + 8), _mm_unpackhi_epi16(a, b));
-        };
-        if (end - v0 >= 8 && fits(r0, end - 8) && fits(r1, end - 8)) {
-          // The last eight end at `end`, over some that the others wrote (with the same values).
-          for (; v1 < end - 8; v1 += 8) eight(v1);
-          eight(end - 8);
-          v1 = end;
-        } else {
-          for (; v1 + 8 <= end && fits(r0, v1) && fits(r1, v1); v1 += 8) eight(v1);
-        }
-      }
-#endif
-      int i = 0;
-      for (const im2col_run<X>* r : {&r0, &r1}) {
-        for (int t = r->t0; t < std::min(r->t1, v0); ++t) d[2 * t + i] = static_cast<std::int16_t>(r->src[r->ix0 + t * sw] - zp);
-        for (int t = std::max(r->t0, v1); t < r->t1; ++t) d[2 * t + i] = static_cast<std::int16_t>(r->src[r->ix0 + t * sw] - zp);
-        ++i;
-      }
-    }
-    j0 += run;
-  }
-}
-
-template <class X, class Y>
-inline void run_depthwise(state& st, const qconv_geometry& g, const unsigned char* packed, const X* x, Y* y) {
-  const layout l = layout_of(g);
-  const auto& hd = *reinterpret_cast<const qlayer_header*>(packed);
-  const auto* wp = reinterpret_cast<const std::int32_t*>(packed + l.weights);
-  const auto* off = reinterpret_cast<const std::int32_t*>(packed + l.offsets);
-  const auto* bias = reinterpret_cast<const std::int32_t*>(packed + l.bias);
-  const auto* mult = reinterpret_cast<const float*>(packed + l.mult);
-  const std::ptrdiff_t in_plane = static_cast<std::ptrdiff_t>(g.h) * g.w, out_plane = static_cast<std::ptrdiff_t>(g.oh) * g.ow;
-  const int taps = g.kh * g.kw, kp = pairs_of(taps);
-  split_tasks(st, static_cast<std::int64_t>(g.n) * g.c, 2.0 * static_cast<double>(out_plane) * taps,
-              [&](int t, std::int64_t u0, std::int64_t u1) {
-                auto* scratch = reinterpret_cast<unsigned char*>(st.thread_scratch(t));
-                auto* plane = reinterpret_cast<std::int16_t*>(scratch);
-                auto* flat = reinterpret_cast<Y*>(scratch + plane_bytes(g));
-                std::fill(plane, plane + plane_of(g).elements, std::int16_t{0});
-                for (std::int64_t u = u0; u < u1; ++u) {
-                  const int ch = static_cast<int>(u % g.c);
-                  fill_plane(g, x + u * in_plane, hd.x_zp, plane);
-                  const std::int32_t* wc = wp + static_cast<std::ptrdiff_t>(ch) * kp;
-                  Y* yc = y + u * out_plane;
-                  if (taps == 9) depthwise_plane<9>(g, plane, wc, off, taps, bias[ch], mult[ch], hd.r, flat, yc);
-                  else if (taps == 25) depthwise_plane<25>(g, plane, wc, off, taps, bias[ch], mult[ch], hd.r, flat, yc);
-                  else depthwise_plane<0>(g, plane, wc, off, taps, bias[ch], mult[ch], hd.r, flat, yc);
-                }
-              });
-}
-
-template <class X, class Y>
-inline void run_gemm(state& st, const qconv_geometry& g, const unsigned char* packed, const X* x, Y* y) {
-  const layout l = layout_of(g);
-  const auto& hd = *reinterpret_cast<const qlayer_header*>(packed);
-  const auto* a = reinterpret_cast<const std::int32_t*>(packed + l.weights);
-  const qepilogue e = layer_epilogue(packed, l.bias, l.mult, qepilogue::along::row);
-  const int k = depth(g), kp = pairs_of(k), cg = group_in(g), og = group_out(g);
-  const int positions = g.oh * g.ow, panels = (positions + qgemm_nr - 1) / qgemm_nr;
-  const int chunk = chunk_panels(g), chunks = (panels + chunk - 1) / chunk;
-  const std::ptrdiff_t in_plane = static_cast<std::ptrdiff_t>(g.h) * g.w;
-  const std::ptrdiff_t group_words = static_cast<std::ptrdiff_t>(blocks(g)) * kp * qgemm_mr;
-  const std::ptrdiff_t panel_words = static_cast<std::ptrdiff_t>(kp) * qgemm_nr * 2;
-  const bool pointwise = qconv_is_pointwise(g);
-  const std::int64_t units = static_cast<std::int64_t>(g.n) * g.groups * chunks;
-  split_tasks(st, units, 2.0 * og * k * chunk * qgemm_nr, [&](int t, std::int64_t u0, std::int64_t u1) {
-    auto* b = reinterpret_cast<std::int16_t*>(st.thread_scratch(t));
-    for (std::int64_t u = u0; u < u1; ++u) {
-      const int ch = static_cast<int>(u % chunks), gr = static_cast<int>((u / chunks) % g.groups);
-      const std::int64_t img = u / (static_cast<std::int64_t>(chunks) * g.groups);
-      const X* xg = x + (img * g.c + static_cast<std::int64_t>(gr) * cg) * in_plane;
-      const int col0 = ch * chunk * qgemm_nr;
-      const int count = std::min(chunk, panels - ch * chunk);
-      for (int pn = 0; pn < count; ++pn) {
-        const int c0 = col0 + pn * qgemm_nr, nr = std::min(qgemm_nr, positions - c0);
-        if (pointwise) pack_b_panel_rows(xg, in_plane, k, c0, nr, hd.x_zp, b + pn * panel_words);
-        else pack_im2col_panel(g, xg, hd.x_zp, c0, nr, b + pn * panel_words);
-      }
-      Y* yc = y + (img * g.o + static_cast<std::int64_t>(gr) * og) * positions + col0;
-      qgemm_blocks(kp, a + gr * group_words, og, b, count, col0, positions, yc, positions, e, gr * og);
-    }
-  });
-}
-
-}  // namespace qconv_detail
-
-/// Bytes of the blob `qconv_prepare` writes (kept from bind on).
-constexpr std::size_t qconv_packed_bytes(const qconv_geometry& g) { return qconv_detail::layout_of(g).total; }
-
-/// Bytes of scratch `qconv_run` uses per thread (`st.need_scratch(0, scratch_floats(...))` at
-/// prepare).
-constexpr std::size_t qconv_scratch_bytes(const qconv_geometry& g) {
-  if (qconv_is_depthwise(g)) return qconv_detail::plane_bytes(g) + align64(qconv_detail::flat_outputs(g));
-  return static_cast<std::size_t>(qconv_detail::chunk_panels(g)) * panel_bytes(qconv_detail::depth(g));
-}
-
-/// At bind: packs the weights `w` (o × c / groups × kh × kw of `g.w_type`, minus their zero
-/// points), the integer bias, the multipliers and the output bounds into `packed`
-/// (`qconv_packed_bytes(g)` bytes, 64-byte aligned).
-inline void qconv_prepare(const qconv_geometry& g, const void* w, const qconv_params& p, void* packed) {
-  using namespace qconv_detail;
-  const layout l = layout_of(g);
-  prepare_outputs(p, g.y_type, g.o, packed, l.total, l.bias, l.mult);
-  auto* base = static_cast<unsigned char*>(packed);
-  const int k = depth(g), og = group_out(g), zp_step = p.w_count == 1 ? 0 : 1;
-  with_byte_type(g.w_type, [&](auto wt) {
-    using T = decltype(wt);
-    const T* wv = static_cast<const T*>(w);
-    if (qconv_is_depthwise(g)) {
-      auto* d = reinterpret_cast<std::int32_t*>(base + l.weights);
-      const int kp = pairs_of(k);
-      for (int oc = 0; oc < g.o; ++oc)
-        for (int q = 0; q < kp; ++q) {
-          const std::int32_t z = p.w_zp[oc * zp_step];
-          const T* row = wv + static_cast<std::ptrdiff_t>(oc) * k;
-          d[oc * kp + q] = pair_word(row[2 * q] - z, 2 * q + 1 < k ? row[2 * q + 1] - z : 0);
-        }
-      auto* off = reinterpret_cast<std::int32_t*>(base + l.offsets);
-      for (int ky = 0; ky < g.kh; ++ky)
-        for (int kx = 0; kx < g.kw; ++kx) off[ky * g.kw + kx] = tap_offset(g, ky, kx);
-    } else {
-      auto* d = reinterpret_cast<std::int32_t*>(base + l.weights);
-      const std::ptrdiff_t group_words = static_cast<std::ptrdiff_t>(blocks(g)) * pairs_of(k) * qgemm_mr;
-      for (int gr = 0; gr < g.groups; ++gr)
-        pack_a_blocks(wv + static_cast<std::ptrdiff_t>(gr) * og * k, k, og, k, p.w_zp + gr * og * zp_step, zp_step,
-                      d + gr * group_words);
-    }
-  });
-}
-
-/// Runs the convolution of `x` (n × c × h × w of `g.x_type`) into `y` (n × o × oh × ow of
-/// `g.y_type`) with the blob of `qconv_prepare`, over the state's threads.
-inline void qconv_run(state& st, const qconv_geometry& g, const void* packed, const void* x, void* y) {
-  const auto* blob = static_cast<const unsigned char*>(packed);
-  with_byte_type(g.x_type, [&](auto xt) {
-    using X = decltype(xt);
-    with_byte_type(g.y_type, [&](auto yt) {
-      using Y = decltype(yt);
-      if (qconv_is_depthwise(g)) qconv_detail::run_depthwise(st, g, blob, static_cast<const X*>(x), static_cast<Y*>(y));
-      else qconv_detail::run_gemm(st, g, blob, static_cast<const X*>(x), static_cast<Y*>(y));
-    });
-  });
-}
-
-}  // namespace partita::detail::cpu::int8
-// ---- end partita/backends/cpu/detail/int8/qconv.hpp ----
-// ---- begin partita/backends/cpu/detail/int8/qdense.hpp ----
-/// int8 dense (activations by constant weights) and matmul (of two activations), requantized.
-// Both are the GEMM of qgemm.hpp with the activations' rows as A (packed per task at run time)
-// and the output's columns along the vectors: dense's weights are B panels packed at bind, with
-// a multiplier and bias per column; matmul packs the panels of its B at run time, per task.
-
-
-namespace partita::detail::cpu::int8 {
-
-/// A quantized dense layer's sizes and types: x is m × k, the weights n × k (one row per
-/// output), y is m × n.
-struct qdense_geometry {
-  int m, k, n;
-  dtype x_type, w_type, y_type;
-};
-
-/// A quantized dense layer's scales and zero points (per output or per tensor), float bias and
-/// fused activation (`qlayer_params`).
-using qdense_params = qlayer_params;
-
-/// A quantized matmul's sizes and types: a is batch × m × k, b batch × k × n (`b_batched`) or
-/// k × n (one for every batch), y batch × m × n.
-struct qmatmul_geometry {
-  int batch, m, k, n;
-  bool b_batched;
-  dtype a_type, b_type, y_type;
-};
-
-/// A quantized matmul's per-tensor scales and zero points and the float bounds of a fused
-/// activation (none: -inf, +inf).
-struct qmatmul_params {
-  float a_scale;
-  std::int32_t a_zp;
-  float b_scale;
-  std::int32_t b_zp;
-  float y_scale;
-  std::int32_t y_zp;
-  float act_lo, act_hi;
-};
-
-namespace qdense_detail {
-
-/// Output rows and panels one task takes: rows whose A words fill about 64 KB (at most 64, a
-/// multiple of the micro-kernel's rows), by up to four panels.
-constexpr int rows_per_task(int m, int k) {
-  const int fit = static_cast<int>(65536 / (static_cast<std::size_t>(pairs_of(k)) * sizeof(std::int32_t)));
-  const int rows = std::max(qgemm_mr, std::min(64, fit) / qgemm_mr * qgemm_mr);
-  return std::min(rows, m);
-}
-inline constexpr int panels_per_task = 4;
-
-constexpr int panels_of(int n) { return (n + qgemm_nr - 1) / qgemm_nr; }
-constexpr std::size_t a_bytes(int m, int k) {
-  return align64(static_cast<std::size_t>(rows_per_task(m, k)) * static_cast<std::size_t>(pairs_of(k)) *
-                 sizeof(std::int32_t));
-}
-
-/// For each of `batches` output matrices of m × n (batch i at y + i · m · n): calls
-/// pack_a(words, i, r0, rows) for each task's rows, then `qgemm_rows` on them by each of its
-/// groups of panels, those of `panel_at(t, i, first panel, count)`.
-template <class Y, class PackA, class PanelAt>
-inline void rows_by_panels(state& st, int batches, int m, int k, int n, Y* y, const qepilogue& e, PackA&& pack_a,
-                           PanelAt&& panel_at) {
-  const int kp = pairs_of(k), mc = rows_per_task(m, k);
-  const int row_tasks = (m + mc - 1) / mc, col_tasks = (panels_of(n) + panels_per_task - 1) / panels_per_task;
-  const std::int64_t per_batch = static_cast<std::int64_t>(row_tasks) * col_tasks;
-  split_tasks(st, per_batch * batches, 2.0 * mc * k * panels_per_task * qgemm_nr,
-              [&](int t, std::int64_t u0, std::int64_t u1) {
-                auto* words = reinterpret_cast<std::int32_t*>(st.thread_scratch(t));
-                std::int64_t packed = -1;  // the row task whose A words `words` holds
-                for (std::int64_t u = u0; u < u1; ++u) {
-                  const int i = static_cast<int>(u / per_batch);
-                  const std::int64_t row_task = u / col_tasks;
-                  const int r0 = static_cast<int>(row_task % row_tasks) * mc, rows = std::min(mc, m - r0);
-                  if (packed != row_task) pack_a(words, i, r0, rows);
-                  packed = row_task;
-                  const int p0 = static_cast<int>(u % col_tasks) * panels_per_task;
-                  const int count = std::min(panels_per_task, panels_of(n) - p0), col0 = p0 * qgemm_nr;
-                  qgemm_rows(kp, words, rows, panel_at(t, i, p0, count), count, col0, n,
-                             y + (static_cast<std::ptrdiff_t>(i) * m + r0) * n + col0, n, e, r0);
-                }
-              });
-}
-
-/// Where the parts of dense's packed blob start: the header, the weight panels, the integer
-/// bias and the multipliers (one per output, padded to whole panels).
-struct layout {
-  std::size_t panels, bias, mult, total;
-};
-constexpr layout layout_of(const qdense_geometry& g) {
-  const std::size_t per_column = align64((static_cast<std::size_t>(panels_of(g.n)) * qgemm_nr + 64) * 4);
-  layout l{};
-  l.panels = align64(sizeof(qlayer_header));
-  l.bias = l.panels + align64(static_cast<std::size_t>(panels_of(g.n)) * panel_bytes(g.k));
-  l.mult = l.bias + per_column;
-  l.total = l.mult + per_column;
-  return l;
-}
-
-}  // namespace qdense_detail
-
-/// Bytes of the blob `qdense_prepare` writes (kept from bind on).
-constexpr std::size_t qdense_packed_bytes(const qdense_geometry& g) { return qdense_detail::layout_of(g).total; }
-
-/// Bytes of scratch `qdense_run` uses per thread.
-constexpr std::size_t qdense_scratch_bytes(const qdense_geometry& g) { return qdense_detail::a_bytes(g.m, g.k); }
-
-/// At bind: packs the weights `w` (n × k of `g.w_type`, minus their zero points) in panels, the
-/// integer bias, the multipliers and the output bounds into `packed` (`qdense_packed_bytes(g)`
-/// bytes, 64-byte aligned).
-inline void qdense_prepare(const qdense_geometry& g, const void* w, const qdense_params& p, void* packed) {
-  using namespace qdense_detail;
-  const layout l = layout_of(g);
-  prepare_outputs(p, g.y_type, g.n, packed, l.total, l.bias, l.mult);
-  auto* panels = reinterpret_cast<std::int16_t*>(static_cast<unsigned char*>(packed) + l.panels);
-  const std::ptrdiff_t panel_words = static_cast<std::ptrdiff_t>(panel_bytes(g.k) / sizeof(std::int16_t));
-  with_byte_type(g.w_type, [&](auto wt) {
-    using T = decltype(wt);
-    for (int pn = 0; pn < panels_of(g.n); ++pn) {
-      const int n0 = pn * qgemm_nr;
-      pack_b_panel(static_cast<const T*>(w), 1, g.k, g.k, n0, std::min(qgemm_nr, g.n - n0), p.w_zp,
-                   p.w_count == 1 ? 0 : 1, panels + pn * panel_words);
-    }
-  });
-}
-
-/// Runs the dense layer on `x` (m × k of `g.x_type`) into `y` (m × n of `g.y_type`) with the
-/// blob of `qdense_prepare`, over the state's threads.
-inline void qdense_run(state& st, const qdense_geometry& g, const void* packed, const void* x, void* y) {
-  using namespace qdense_detail;
-  const layout l = layout_of(g);
-  const auto* base = static_cast<const unsigned char*>(packed);
-  const auto& hd = *reinterpret_cast<const qlayer_header*>(base);
-  const qepilogue e = layer_epilogue(packed, l.bias, l.mult, qepilogue::along::column);
-  const auto* panels = reinterpret_cast<const std::int16_t*>(base + l.panels);
-  const std::ptrdiff_t panel_words = static_cast<std::ptrdiff_t>(panel_bytes(g.k) / sizeof(std::int16_t));
-  with_byte_type(g.x_type, [&](auto xt) {
-    using X = decltype(xt);
-    with_byte_type(g.y_type, [&](auto yt) {
-      using Y = decltype(yt);
-      const X* xv = static_cast<const X*>(x);
-      rows_by_panels(
-          st, 1, g.m, g.k, g.n, static_cast<Y*>(y), e,
-          [&](std::int32_t* words, int, int r0, int rows) {
-            pack_a_rows(xv + static_cast<std::ptrdiff_t>(r0) * g.k, g.k, rows, g.k, hd.x_zp, words);
-          },
-          [&](int, int, int p0, int) { return panels + p0 * panel_words; });
-    });
-  });
-}
-
-/// Bytes of scratch `qmatmul_run` uses per thread: a task's A words and B panels.
-constexpr std::size_t qmatmul_scratch_bytes(const qmatmul_geometry& g) {
-  return qdense_detail::a_bytes(g.m, g.k) + qdense_detail::panels_per_task * panel_bytes(g.k);
-}
-
-/// Runs the matmul of `a` (batch × m × k of `g.a_type`) by `b` (batch × k × n, or k × n, of
-/// `g.b_type`) into `y` (batch × m × n of `g.y_type`), requantized as `p` says, over the
-/// state's threads (`qmatmul_scratch_bytes(g)` of scratch each).
-inline void qmatmul_run(state& st, const qmatmul_geometry& g, const qmatmul_params& p, const void* a, const void* b,
-                        void* y) {
-  using namespace qdense_detail;
-  const float mult = multiplier(p.a_scale, p.b_scale, p.y_scale);
-  qepilogue e;
-  e.mult = &mult;
-  e.mult_along = qepilogue::along::all;
-  e.r = make_requant(output_bounds(g.y_type, p.y_scale, p.y_zp, p.act_lo, p.act_hi), p.y_zp);
-  const std::size_t b_offset = a_bytes(g.m, g.k);
-  const std::ptrdiff_t panel_words = static_cast<std::ptrdiff_t>(panel_bytes(g.k) / sizeof(std::int16_t));
-  with_byte_type(g.a_type, [&](auto at) {
-    using A = decltype(at);
-    with_byte_type(g.b_type, [&](auto bt) {
-      using B = decltype(bt);
-      with_byte_type(g.y_type, [&](auto yt) {
-        using Y = decltype(yt);
-        const A* av = static_cast<const A*>(a);
-        const B* bv = static_cast<const B*>(b);
-        const std::ptrdiff_t a_step = static_cast<std::ptrdiff_t>(g.m) * g.k;
-        const std::ptrdiff_t b_step = g.b_batched ? static_cast<std::ptrdiff_t>(g.k) * g.n : 0;
-        rows_by_panels(
-            st, g.batch, g.m, g.k, g.n, static_cast<Y*>(y), e,
-            [&](std::int32_t* words, int i, int r0, int rows) {
-              pack_a_rows(av + i * a_step + static_cast<std::ptrdiff_t>(r0) * g.k, g.k, rows, g.k, p.a_zp, words);
-            },
-            [&](int t, int i, int p0, int count) {
-              auto* panels =
-                  reinterpret_cast<std::int16_t*>(reinterpret_cast<unsigned char*>(st.thread_scratch(t)) + b_offset);
-              for (int j = 0; j < count; ++j) {
-                const int n0 = (p0 + j) * qgemm_nr;
-                pack_b_panel_rows(bv + i * b_step, g.n, g.k, n0, std::min(qgemm_nr, g.n - n0), p.b_zp,
-                                  panels + j * panel_words);
-              }
-              return static_cast<const std::int16_t*>(panels);
-            });
-      });
-    });
-  });
-}
-
-}  // namespace partita::detail::cpu::int8
-// ---- end partita/backends/cpu/detail/int8/qdense.hpp ----
-// ---- begin partita/backends/cpu/detail/int8/qeltwise.hpp ----
-/// cpu int8 elementwise kernels: qadd (QLinearAdd) and qconcat (concatenation with requantization).
-// The arithmetic, in float, as ONNX Runtime's QLinearAdd computes it:
-//   qadd:    y = clamp(round_half_even((a - za) · (sa / sy) + (b - zb) · (sb / sy)) + zy, lo, hi)
-//            the ratios rounded to float once, each product rounded, then the sum (never fused
-//            into a multiply-add: `unfused` below keeps the scalar and vector loops equal, bit
-//            for bit, whatever -ffp-contract the build uses);
-//   qconcat: y = clamp(round_half_even((x - zx) · (sx / sy)) + zy, type's range), a plain copy
-//            of the inputs whose scale and zero point are the output's (the formula gives x).
-// Rounding is to nearest even (the conversions, and `std::nearbyint` in the default rounding
-// mode); the float is clamped to [lo - zy, hi - zy] before it, which gives the same integer.
-
-// ---- begin partita/backends/cpu/detail/int8/quantize.hpp ----
-/// cpu quantize (f32 → u8, i8, i32) and dequantize (u8, i8, i32 → f32): ONNX's QuantizeLinear and DequantizeLinear.
-// quantize:   q = saturate(round_half_even(x / scale) + zp), the division a true one: a multiply
-//             by 1 / scale rounds differently for some x, and ONNX Runtime divides too.
-//             NaN gives the type's smallest value (u8: 0, i8: -128, i32: INT32_MIN), whatever
-//             its sign and the zero point: what ONNX Runtime 1.32's CPU provider returns.
-//             -0.0 and anything that rounds to zero give zp; ±inf and huge values saturate.
-// dequantize: y = float(q - zp) · scale, the difference exact (in int64 for i32).
-// The vector loops (AVX2) and the scalar ones compute the same thing bit for bit: the float
-// quotient is clamped to [min - zp, max - zp] before rounding, which gives the same integer
-// as rounding first (the bounds are integers, rounding is monotonic), and the conversions
-// round to nearest even, as `std::nearbyint` does in the default rounding mode.
-
 
 namespace partita::detail::cpu::int8 {
 
@@ -21353,6 +20364,1182 @@ inline void qconcat(const void* const* in, const qparams* qin, const std::int64_
 
 }  // namespace partita::detail::cpu::int8
 // ---- end partita/backends/cpu/detail/int8/qeltwise.hpp ----
+// ---- begin partita/backends/cpu/detail/int8/qgemm.hpp ----
+/// The int8 kernels' GEMM core: 16-bit operands with their zero points taken out, exact int32 sums.
+// C[m, n] = requantize(bias + Σ_k A[m, k] · B[k, n]) with A and B the quantized values minus
+// their zero points, stored as int16 (each in [-255, 255]) with consecutive depths paired:
+// - A as int32 words, each the pair (A[m, 2p], A[m, 2p + 1]) (low half, high half): either
+//   packed in blocks of `qgemm_mr` rows, word (p, m) at `a[p · qgemm_mr + m]` (weights, at bind),
+//   or rows of `lda` words, `a[m · lda + p]` (activations, at run time);
+// - B in panels of `qgemm_nr` columns, int16 element (p, j, i) at `b[(p · qgemm_nr + j) · 2 + i]`
+//   for depth 2p + i, column j (zero past the depth and past the last column).
+// With AVX2 a step multiplies a broadcast A pair by two B vectors with `vpmaddwd`, which adds
+// the two products of each pair into an int32 lane: exact, since no product pair comes near
+// int32's range (unlike `vpmaddubsw` on bytes, which saturates at int16). A sum stays exact for
+// depths below 33025 (33025 · 255² < 2^31). Without AVX2 (or with PARTITA_INT8_PORTABLE) the
+// same loops in scalar code, which the compiler may vectorize; the packing is the same.
+// AVX-512 (VNNI's `vpdpwssd` fusing the multiply and the add) would go beside the AVX2 kernel,
+// with panels of 32 or 48 columns; it is not written, there being no machine here to check it.
+
+
+namespace partita::detail::cpu::int8 {
+
+/// Rows of an A block (the micro-kernel's rows), vectors and columns of a B panel. Every shape
+/// runs one vpmaddwd per 16 multiply-adds; 4 × 2 vectors keeps the eight sums, the two B vectors
+/// and the broadcasts in AVX2's sixteen registers (4 × 3 made the compiler keep sums on the stack).
+inline constexpr int qgemm_mr = 4;
+inline constexpr int qgemm_nv = 2;
+inline constexpr int qgemm_nr = qgemm_nv * 8;
+
+/// Depth pairs for a depth of `k`.
+constexpr int pairs_of(int k) { return (k + 1) / 2; }
+
+/// Rounds `bytes` up to a multiple of 64 (the offsets of a packed blob's parts).
+constexpr std::size_t align64(std::size_t bytes) { return (bytes + 63) / 64 * 64; }
+
+/// Floats of scratch (`state::need_scratch` counts floats) for `bytes` bytes.
+constexpr std::size_t scratch_floats(std::size_t bytes) { return (bytes + sizeof(float) - 1) / sizeof(float); }
+
+/// f(t, u0, u1) on ranges of [0, units) over the threads, `t` the task (whose scratch is
+/// `st.thread_scratch(t)`), when the work (units · unit_cost, in the flops of `tasks_for`) pays
+/// for them; else f(0, 0, units) on the calling thread.
+template <class F>
+inline void split_tasks(state& st, std::int64_t units, double unit_cost, F&& f) {
+  const int most = static_cast<int>(std::min<std::int64_t>(units, 1 << 20));
+  const int tasks = tasks_for(unit_cost * static_cast<double>(units), st.workers(), most);
+  if (tasks <= 1) {
+    f(0, std::int64_t{0}, units);
+    return;
+  }
+  st.parallel(tasks, [&](int t) { f(t, units * t / tasks, units * (t + 1) / tasks); });
+}
+
+/// Calls `f(T{})` with T the C++ type of an 8-bit quantized type (u8: std::uint8_t, otherwise
+/// std::int8_t).
+template <class F>
+inline decltype(auto) with_byte_type(dtype t, F&& f) {
+  if (t == dtype::u8) return f(std::uint8_t{});
+  return f(std::int8_t{});
+}
+
+/// The scales and zero points of a layer with constant weights (conv2d, dense): `w_count` of
+/// each for the weights (1, or one per output channel), its dequantized float bias (one per
+/// output, or null) and the float bounds of a fused activation (none: -inf, +inf; relu: 0,
+/// +inf; clip(a, b): a, b).
+struct qlayer_params {
+  float x_scale;
+  std::int32_t x_zp;
+  const float* w_scale;
+  const std::int32_t* w_zp;
+  int w_count;
+  float y_scale;
+  std::int32_t y_zp;
+  const float* bias;
+  float act_lo, act_hi;
+};
+
+/// What a layer's run reads from the head of its packed blob: the requantization's bounds and
+/// zero point, and the input's zero point.
+struct qlayer_header {
+  requant r;
+  std::int32_t x_zp;
+};
+
+/// At bind: clears a layer's packed blob (`total` bytes) and fills its header (at its start)
+/// and its `outputs` integer biases and multipliers (at `bias_at` and `mult_at` bytes).
+inline void prepare_outputs(const qlayer_params& p, dtype y_type, int outputs, void* packed, std::size_t total,
+                            std::size_t bias_at, std::size_t mult_at) {
+  auto* base = static_cast<unsigned char*>(packed);
+  std::memset(base, 0, total);
+  auto* hd = reinterpret_cast<qlayer_header*>(base);
+  auto* bias = reinterpret_cast<std::int32_t*>(base + bias_at);
+  auto* mult = reinterpret_cast<float*>(base + mult_at);
+  hd->r = make_requant(output_bounds(y_type, p.y_scale, p.y_zp, p.act_lo, p.act_hi), p.y_zp);
+  hd->x_zp = p.x_zp;
+  for (int j = 0; j < outputs; ++j) {
+    const float w_scale = p.w_scale[p.w_count == 1 ? 0 : j];
+    mult[j] = multiplier(p.x_scale, w_scale, p.y_scale);
+    bias[j] = p.bias ? integer_bias(p.bias[j], p.x_scale, w_scale) : 0;
+  }
+}
+
+/// Two depths' values as one A word: `lo` in the low half.
+inline std::int32_t pair_word(std::int32_t lo, std::int32_t hi) {
+  return static_cast<std::int32_t>((static_cast<std::uint32_t>(static_cast<std::uint16_t>(lo))) |
+                                   (static_cast<std::uint32_t>(static_cast<std::uint16_t>(hi)) << 16));
+}
+
+/// What follows the sums of a tile: an integer bias (null: none) and a multiplier, each per row,
+/// per column or one for all, and the requantization's bounds and zero point. Arrays per row
+/// or per column are indexed by the tile's row or column in the whole output and must be
+/// readable up to a whole block (`qgemm_mr` rows) or panel (`qgemm_nr` columns) past their end.
+struct qepilogue {
+  enum class along : std::uint8_t { row, column, all };
+  const std::int32_t* bias = nullptr;
+  along bias_along = along::row;
+  const float* mult = nullptr;
+  along mult_along = along::all;
+  requant r{};
+};
+
+/// The epilogue of a layer's packed blob (`prepare_outputs`): its integer biases and
+/// multipliers, one per row or per column of the output.
+inline qepilogue layer_epilogue(const void* packed, std::size_t bias_at, std::size_t mult_at, qepilogue::along along) {
+  const auto* base = static_cast<const unsigned char*>(packed);
+  qepilogue e;
+  e.bias = reinterpret_cast<const std::int32_t*>(base + bias_at);
+  e.bias_along = along;
+  e.mult = reinterpret_cast<const float*>(base + mult_at);
+  e.mult_along = along;
+  e.r = reinterpret_cast<const qlayer_header*>(base)->r;
+  return e;
+}
+
+/// Packs rows of a weight matrix `src` (`rows` × `k`, row stride `ld`, minus zero point
+/// `zp[row · zp_step]`) into blocks of `qgemm_mr` rows of A words (zero past the last row).
+template <class T>
+inline void pack_a_blocks(const T* src, std::ptrdiff_t ld, int rows, int k, const std::int32_t* zp, int zp_step,
+                          std::int32_t* dst) {
+  const int kp = pairs_of(k);
+  for (int r0 = 0; r0 < rows; r0 += qgemm_mr, dst += static_cast<std::ptrdiff_t>(kp) * qgemm_mr)
+    for (int m = 0; m < qgemm_mr; ++m) {
+      const int r = r0 + m;
+      for (int p = 0; p < kp; ++p) {
+        std::int32_t lo = 0, hi = 0;
+        if (r < rows) {
+          const T* row = src + static_cast<std::ptrdiff_t>(r) * ld;
+          const std::int32_t z = zp[r * zp_step];
+          lo = row[2 * p] - z;
+          if (2 * p + 1 < k) hi = row[2 * p + 1] - z;
+        }
+        dst[p * qgemm_mr + m] = pair_word(lo, hi);
+      }
+    }
+}
+
+/// Packs `rows` activation rows (`k` values each, row stride `ld`, minus zero point `zp`) as rows
+/// of `pairs_of(k)` A words.
+template <class T>
+inline void pack_a_rows(const T* src, std::ptrdiff_t ld, int rows, int k, std::int32_t zp, std::int32_t* dst) {
+  const int kp = pairs_of(k), even = k / 2;
+  for (int r = 0; r < rows; ++r) {
+    const T* row = src + static_cast<std::ptrdiff_t>(r) * ld;
+    std::int32_t* d = dst + static_cast<std::ptrdiff_t>(r) * kp;
+    for (int p = 0; p < even; ++p) d[p] = pair_word(row[2 * p] - zp, row[2 * p + 1] - zp);
+    if (kp > even) d[even] = pair_word(row[k - 1] - zp, 0);
+  }
+}
+
+/// Bytes of one B panel of depth `k`.
+constexpr std::size_t panel_bytes(int k) {
+  return static_cast<std::size_t>(pairs_of(k)) * qgemm_nr * 2 * sizeof(std::int16_t);
+}
+
+/// Packs columns [n0, n0 + nr) (nr ≤ `qgemm_nr`) of B[k, n] = src[k · sk + n · sn] minus zero
+/// point `zp[n · zp_step]` into one panel.
+template <class T>
+inline void pack_b_panel(const T* src, std::ptrdiff_t sk, std::ptrdiff_t sn, int k, int n0, int nr,
+                         const std::int32_t* zp, int zp_step, std::int16_t* dst) {
+  std::memset(dst, 0, panel_bytes(k));
+  for (int j = 0; j < nr; ++j) {
+    const int n = n0 + j;
+    const T* col = src + static_cast<std::ptrdiff_t>(n) * sn;
+    const std::int32_t z = zp[n * zp_step];
+    for (int kk = 0; kk < k; ++kk)
+      dst[((kk / 2) * qgemm_nr + j) * 2 + (kk & 1)] = static_cast<std::int16_t>(col[kk * sk] - z);
+  }
+}
+
+/// Packs columns [n0, n0 + nr) of a row-major B (row stride `ld`, one zero point): the rows are
+/// read in order, two at a time (matmul's B and a 1×1 convolution's input planes).
+template <class T>
+inline void pack_b_panel_rows(const T* src, std::ptrdiff_t ld, int k, int n0, int nr, std::int32_t zp,
+                              std::int16_t* dst) {
+  const int kp = pairs_of(k);
+  for (int p = 0; p < kp; ++p) {
+    std::int16_t* d = dst + static_cast<std::ptrdiff_t>(p) * qgemm_nr * 2;
+    const T* r0 = src + static_cast<std::ptrdiff_t>(2 * p) * ld + n0;
+    const bool two = 2 * p + 1 < k;
+    const T* r1 = two ? r0 + ld : r0;
+    int j = 0;
+    for (; j < nr; ++j) {
+      d[2 * j] = static_cast<std::int16_t>(r0[j] - zp);
+      d[2 * j + 1] = two ? static_cast<std::int16_t>(r1[j] - zp) : std::int16_t{0};
+    }
+    for (; j < qgemm_nr; ++j) d[2 * j] = d[2 * j + 1] = 0;
+  }
+}
+
+/// Stores a tile's requantized values: rows below `mr`, columns below `nr`.
+template <class T, int MR>
+inline void store_tile(const std::int32_t (&q)[std::size_t{MR}][std::size_t{qgemm_nr}], T* c, std::ptrdiff_t ldc, int mr,
+                       int nr) {
+  for (int m = 0; m < mr; ++m)
+    for (int j = 0; j < nr; ++j) c[m * ldc + j] = static_cast<T>(q[m][j]);
+}
+
+/// The tile at row `m0`, column `n0` of C (`mr` ≤ MR rows, `nr` ≤ `qgemm_nr` columns) over `kp`
+/// depth pairs, requantized as `e` says and stored as T (u8 or i8). A packed in blocks
+/// (APacked: `a` is the block) is read for all MR rows; A in rows only for the first `mr`, so
+/// callers pass MR = mr there.
+template <class T, int MR, bool APacked>
+inline void qgemm_tile(int kp, const std::int32_t* __restrict a, std::ptrdiff_t lda, const std::int16_t* __restrict b,
+                       T* __restrict c, std::ptrdiff_t ldc, int mr, int nr, const qepilogue& e, int m0, int n0) {
+  using along = qepilogue::along;
+#if PARTITA_INT8_AVX2
+  __m256i acc[std::size_t{MR}][std::size_t{qgemm_nv}];
+  for (int m = 0; m < MR; ++m)
+    for (int v = 0; v < qgemm_nv; ++v) acc[m][v] = _mm256_setzero_si256();
+  for (int p = 0; p < kp; ++p) {
+    const std::int16_t* bp = b + static_cast<std::ptrdiff_t>(p) * qgemm_nr * 2;
+    __m256i bv[std::size_t{qgemm_nv}];
+    for (int v = 0; v < qgemm_nv; ++v) bv[v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bp + v * 16));
+    for (int m = 0; m < MR; ++m) {
+      const __m256i av = _mm256_set1_epi32(APacked ? a[p * MR + m] : a[m * lda + p]);
+      for (int v = 0; v < qgemm_nv; ++v) acc[m][v] = _mm256_add_epi32(acc[m][v], _mm256_madd_epi16(av, bv[v]));
+    }
+  }
+  const __m256 lo = _mm256_set1_ps(e.r.lo), hi = _mm256_set1_ps(e.r.hi);
+  const __m256i zp = _mm256_set1_epi32(e.r.zp);
+  const bool whole = nr == qgemm_nr;
+  alignas(32) std::int32_t q[std::size_t{MR}][std::size_t{qgemm_nr}];
+  for (int m = 0; m < MR; ++m) {
+    if (m >= mr) break;
+    for (int v = 0; v < qgemm_nv; ++v) {
+      __m256i s = acc[m][v];
+      if (e.bias)
+        s = _mm256_add_epi32(s, e.bias_along == along::row
+                                    ? _mm256_set1_epi32(e.bias[m0 + m])
+                                    : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(e.bias + n0 + v * 8)));
+      const __m256 mv = e.mult_along == along::row    ? _mm256_set1_ps(e.mult[m0 + m])
+                        : e.mult_along == along::all ? _mm256_set1_ps(e.mult[0])
+                                                     : _mm256_loadu_ps(e.mult + n0 + v * 8);
+      const __m256i r = requantize8(s, mv, lo, hi, zp);
+      if (whole) _mm_storel_epi64(reinterpret_cast<__m128i*>(c + m * ldc + v * 8), narrow8<T>(r));
+      else _mm256_store_si256(reinterpret_cast<__m256i*>(&q[m][v * 8]), r);
+    }
+  }
+  if (!whole) store_tile<T, MR>(q, c, ldc, mr, nr);
+#else
+  std::int32_t acc[std::size_t{MR}][std::size_t{qgemm_nr}] = {};
+  for (int p = 0; p < kp; ++p) {
+    const std::int16_t* bp = b + static_cast<std::ptrdiff_t>(p) * qgemm_nr * 2;
+    for (int m = 0; m < MR; ++m) {
+      const std::int32_t w = APacked ? a[p * MR + m] : a[m * lda + p];
+      const std::int32_t a0 = static_cast<std::int16_t>(static_cast<std::uint16_t>(w & 0xffff));
+      const std::int32_t a1 = static_cast<std::int16_t>(static_cast<std::uint16_t>((w >> 16) & 0xffff));
+      for (int j = 0; j < qgemm_nr; ++j) acc[m][j] += a0 * bp[2 * j] + a1 * bp[2 * j + 1];
+    }
+  }
+  std::int32_t q[std::size_t{MR}][std::size_t{qgemm_nr}];
+  for (int m = 0; m < MR && m < mr; ++m)
+    for (int j = 0; j < nr; ++j) {
+      std::int32_t s = acc[m][j];
+      if (e.bias) s += e.bias_along == along::row ? e.bias[m0 + m] : e.bias[n0 + j];
+      const float mv = e.mult_along == along::row ? e.mult[m0 + m] : e.mult_along == along::all ? e.mult[0] : e.mult[n0 + j];
+      q[m][j] = requantize(s, mv, e.r);
+    }
+  store_tile<T, MR>(q, c, ldc, mr, nr);
+#endif
+}
+
+/// C rows [m0, m0 + rows) by the `panels` panels of `b` from column `n0` on (`n` columns in
+/// all), A in rows (`a` is row m0, `kp` words a row): tiles of up to `qgemm_mr` rows, each panel
+/// read by every tile of rows while it is in cache.
+template <class T>
+inline void qgemm_rows(int kp, const std::int32_t* a, int rows, const std::int16_t* b, int panels, int n0, int n,
+                       T* c, std::ptrdiff_t ldc, const qepilogue& e, int m0) {
+  const std::ptrdiff_t panel_words = static_cast<std::ptrdiff_t>(kp) * qgemm_nr * 2;
+  for (int pn = 0; pn < panels; ++pn) {
+    const int col = n0 + pn * qgemm_nr;
+    if (col >= n) break;
+    const int nr = std::min(qgemm_nr, n - col);
+    const std::int16_t* bp = b + pn * panel_words;
+    for (int r = 0; r < rows; r += qgemm_mr) {
+      const int mr = std::min(qgemm_mr, rows - r);
+      const std::int32_t* ar = a + static_cast<std::ptrdiff_t>(r) * kp;
+      T* cr = c + static_cast<std::ptrdiff_t>(r) * ldc + (col - n0);
+      switch (mr) {
+        case 4: qgemm_tile<T, 4, false>(kp, ar, kp, bp, cr, ldc, 4, nr, e, m0 + r, col); break;
+        case 3: qgemm_tile<T, 3, false>(kp, ar, kp, bp, cr, ldc, 3, nr, e, m0 + r, col); break;
+        case 2: qgemm_tile<T, 2, false>(kp, ar, kp, bp, cr, ldc, 2, nr, e, m0 + r, col); break;
+        default: qgemm_tile<T, 1, false>(kp, ar, kp, bp, cr, ldc, 1, nr, e, m0 + r, col); break;
+      }
+    }
+  }
+}
+
+/// C rows [m0, m0 + rows) by the `panels` panels of `b` from column `n0` on,
+/// A packed in blocks (`a` is the block holding row m0, which starts a block).
+template <class T>
+inline void qgemm_blocks(int kp, const std::int32_t* a, int rows, const std::int16_t* b, int panels, int n0, int n,
+                         T* c, std::ptrdiff_t ldc, const qepilogue& e, int m0) {
+  const std::ptrdiff_t panel_words = static_cast<std::ptrdiff_t>(kp) * qgemm_nr * 2;
+  const std::ptrdiff_t block_words = static_cast<std::ptrdiff_t>(kp) * qgemm_mr;
+  for (int r = 0; r < rows; r += qgemm_mr) {
+    const int mr = std::min(qgemm_mr, rows - r);
+    const std::int32_t* ab = a + (r / qgemm_mr) * block_words;
+    for (int pn = 0; pn < panels; ++pn) {
+      const int col = n0 + pn * qgemm_nr;
+      if (col >= n) break;
+      qgemm_tile<T, qgemm_mr, true>(kp, ab, 0, b + pn * panel_words, c + static_cast<std::ptrdiff_t>(r) * ldc + (col - n0),
+                                    ldc, mr, std::min(qgemm_nr, n - col), e, m0 + r, col);
+    }
+  }
+}
+
+}  // namespace partita::detail::cpu::int8
+// ---- end partita/backends/cpu/detail/int8/qgemm.hpp ----
+
+namespace partita::detail::cpu::int8 {
+
+/// Whether step S runs one of the cpu backend's quantized composites (named `cpu.q...`).
+template <class S>
+constexpr bool quantized_composite() {
+  if constexpr (S::op != op_id::call) {
+    return false;
+  } else {
+    return S::composite.starts_with("cpu.q");
+  }
+}
+
+/// A quantize or dequantize node of a composite's body, as its kernel reads it: the kernel
+/// inputs of its quantized tensor (a dequantize's argument; -1 for a quantize, whose value is
+/// computed in the body), scale and zero point; the integer dtype; the number of scales.
+struct qnode {
+  int value = -1, scale = -1, zp = -1;
+  dtype type = dtype::u8;
+  int count = 1;
+};
+
+/// Body node `b` of step S (a quantize or dequantize) as a `qnode`.
+template <class S>
+constexpr qnode qnode_of(int b) {
+  const graph_node& n = S::body(b);
+  qnode r;
+  const int arg = S::body_arg(b, 0);
+  r.value = n.op == op_id::dequantize ? S::input_of(S::body_node(arg)) : -1;
+  r.scale = S::input_of(S::body_node(S::body_arg(b, 1)));
+  r.zp = S::input_of(S::body_node(S::body_arg(b, 2)));
+  r.type = n.op == op_id::quantize ? n.type : S::body(arg).type;
+  r.count = static_cast<int>(S::body(S::body_arg(b, 1)).out.elements());
+  return r;
+}
+
+/// Scale `i` and zero point `i` of a `qnode`, read from the kernel's inputs (at bind for bound
+/// parameters).
+inline float scale_at(const float* const* in, const qnode& q, int i = 0) { return in[q.scale][i]; }
+inline std::int32_t zp_at(const float* const* in, const qnode& q, int i = 0) {
+  return static_cast<std::int32_t>(reference_kernels::load_integer(in[q.zp], q.type, i));
+}
+
+/// A qnode's per-tensor scale and zero point, read from the kernel's inputs.
+inline qparams qparams_at(const float* const* in, const qnode& q) { return {scale_at(in, q), zp_at(in, q)}; }
+
+/// The float bounds of the relu or clip a body applies before its quantization (none: ±inf).
+struct act_bounds {
+  float lo = -std::numeric_limits<float>::infinity();
+  float hi = std::numeric_limits<float>::infinity();
+};
+template <class S>
+constexpr act_bounds act_bounds_of() {
+  act_bounds a;
+  for (int i = 0; i < S::body_size(); ++i) {
+    if (S::body(i).op == op_id::relu) a.lo = 0.f;
+    if (S::body(i).op == op_id::clip) {
+      a.lo = S::body(i).at->lo;
+      a.hi = S::body(i).at->hi;
+    }
+  }
+  return a;
+}
+
+/// The body index of the node a bias_add or add feeds to gemm node `g` as its bias (a
+/// dequantize or an f32 weight), or -1.
+template <class S>
+constexpr int bias_of(int g) {
+  for (int i = 0; i < S::body_size(); ++i) {
+    const op_id op = S::body(i).op;
+    if (op != op_id::bias_add && op != op_id::add) continue;
+    if (S::body_arg(i, 0) == g) return S::body_arg(i, 1);
+    if (S::body_arg(i, 1) == g) return S::body_arg(i, 0);
+  }
+  return -1;
+}
+
+/// A bias's float values (dequantized when it is a dequantize of an i32 weight): `channels`
+/// values into `to`.
+template <class S>
+void read_bias(const float* const* in, int b, int channels, std::vector<float>& to) {
+  to.assign(static_cast<std::size_t>(channels), 0.f);
+  if (S::body(b).op == op_id::dequantize) {
+    const qnode q = qnode_of<S>(b);
+    for (int c = 0; c < channels; ++c) {
+      const int i = q.count == 1 ? 0 : c;
+      to[static_cast<std::size_t>(c)] = reference_kernels::dequantize_value(
+          reference_kernels::load_integer(in[q.value], q.type, c), scale_at(in, q, i), zp_at(in, q, i));
+    }
+  } else {
+    const float* v = in[S::input_of(S::body_node(b))];
+    for (int c = 0; c < channels; ++c) to[static_cast<std::size_t>(c)] = v[c];
+  }
+}
+
+/// What `layer_params` converts and the params point at: weight zero points as int32, the
+/// bias dequantized, and the weight scales when a batch norm is folded into them.
+struct layer_storage {
+  std::vector<std::int32_t> w_zp;
+  std::vector<float> bias;
+  std::vector<float> w_scale;
+};
+
+/// Folds the division by a constant and the batch norm after a layer (PyTorch's export of a
+/// fused conv-bn: conv, then a division by a per-channel constant, then the batch norm) into
+/// its weight scales and bias: with g = gamma / sqrt(var + eps), the layer's float result v
+/// becomes (v / d - mean) · g + beta, i.e. a weight scale s_w · g / d and a bias
+/// (b / d - mean) · g + beta. Computed in double at bind; a channel whose factor is 0 cannot
+/// be expressed so and fails the bind.
+template <class S>
+void fold_batch_norm(const float* const* in, int channels, const float* w_scale, int w_count, layer_storage& keep) {
+  constexpr int bn = S::find(op_id::batch_norm);
+  constexpr int div = S::find(op_id::divide);
+  const auto at = [&](int body, int k) { return in[S::input_of(S::body_node(S::body_arg(body, k)))]; };
+  const float* d = div >= 0 ? at(div, 1) : nullptr;
+  const std::int64_t d_count = div >= 0 ? S::body(S::body_arg(div, 1)).out.elements() : 1;
+  const float *gamma = at(bn, 1), *beta = at(bn, 2), *mean = at(bn, 3), *var = at(bn, 4);
+  const double eps = S::body(bn).at->epsilon;
+  keep.bias.resize(static_cast<std::size_t>(channels), 0.f);
+  keep.w_scale.resize(static_cast<std::size_t>(channels));
+  for (int c = 0; c < channels; ++c) {
+    const auto u = static_cast<std::size_t>(c);
+    const double dc = d ? static_cast<double>(d[d_count == 1 ? 0 : c]) : 1.0;
+    const double g = static_cast<double>(gamma[c]) / std::sqrt(static_cast<double>(var[c]) + eps);
+    const double f = g / dc;
+    if (!(f != 0.0) || !std::isfinite(f))
+      throw error(concat("partita: bind: ", S::composite, ": the batch norm after the layer scales channel ",
+                         std::to_string(c), " by ", std::to_string(f), ", which an integer layer cannot fold"));
+    keep.w_scale[u] = static_cast<float>(static_cast<double>(w_scale[w_count == 1 ? 0 : c]) * f);
+    keep.bias[u] = static_cast<float>((static_cast<double>(keep.bias[u]) / dc - static_cast<double>(mean[c])) * g +
+                                      static_cast<double>(beta[c]));
+  }
+}
+
+/// The parameters of a conv2d or dense layer with inputs `x` and `w`, result `y`, a bias at
+/// body index `bias` (or -1), an optional batch norm after it (`fold_batch_norm`) and
+/// `channels` outputs, read at bind.
+template <class S>
+qlayer_params layer_params(const float* const* in, const qnode& x, const qnode& w, const qnode& y, int bias,
+                           int channels, const act_bounds& act, layer_storage& keep) {
+  keep.w_zp.resize(static_cast<std::size_t>(w.count));
+  for (int i = 0; i < w.count; ++i) keep.w_zp[static_cast<std::size_t>(i)] = zp_at(in, w, i);
+  if (bias >= 0) read_bias<S>(in, bias, channels, keep.bias);
+  const float* w_scale = in[w.scale];
+  int w_count = w.count;
+  if constexpr (S::find(op_id::batch_norm) >= 0) {
+    fold_batch_norm<S>(in, channels, w_scale, w_count, keep);
+    w_scale = keep.w_scale.data();
+    w_count = channels;  // scales per channel now, and zero points with them
+    keep.w_zp.resize(static_cast<std::size_t>(channels), keep.w_zp.front());
+  }
+  return qlayer_params{scale_at(in, x), zp_at(in, x), w_scale, keep.w_zp.data(), w_count, scale_at(in, y),
+                       zp_at(in, y), keep.bias.empty() ? nullptr : keep.bias.data(), act.lo, act.hi};
+}
+
+}  // namespace partita::detail::cpu::int8
+// ---- end partita/backends/cpu/detail/int8/qbody.hpp ----
+// ---- begin partita/backends/cpu/detail/int8/qconv.hpp ----
+/// int8 conv2d: NCHW u8/i8 input, OIHW u8/i8 weights, requantized NCHW u8/i8 output.
+// Binds and runs one of two kernels: the depthwise one (qconv_depthwise.hpp) when groups =
+// channels = outputs, the GEMM over im2col panels (qconv_im2col.hpp) otherwise.
+
+// ---- begin partita/backends/cpu/detail/int8/qconv_depthwise.hpp ----
+/// The int8 depthwise conv2d kernel (groups = channels = outputs): each input plane is copied
+/// as int16 with the zero point taken out, the padding made zeros and the rows and columns split
+/// by the strides' phases; the taps then go two a multiply-add over a flat run of outputs.
+
+// ---- begin partita/backends/cpu/detail/int8/qconv_layout.hpp ----
+/// A quantized conv2d's geometry and the layout of what its bind packs: the sizes, which kernel
+/// runs it, where the parts of the packed blob start, and the depthwise kernel's plane copy.
+
+
+namespace partita::detail::cpu::int8 {
+
+/// A quantized conv2d's sizes and types: input n × c × h × w, o outputs of kh × kw taps
+/// (c / groups input channels each), output n × o × oh × ow; the padding after each axis is
+/// what oh and ow imply.
+struct qconv_geometry {
+  int n, c, h, w, o, kh, kw, oh, ow, stride_h, stride_w, pad_top, pad_left, dil_h, dil_w, groups;
+  dtype x_type, w_type, y_type;
+};
+
+/// A quantized conv2d's scales and zero points (per output channel or per tensor), float bias
+/// and fused activation (`qlayer_params`).
+using qconv_params = qlayer_params;
+
+/// Whether the depthwise kernel runs the convolution (groups = c = o).
+constexpr bool qconv_is_depthwise(const qconv_geometry& g) { return g.groups == g.c && g.c == g.o; }
+
+/// Whether the im2col matrix is the input itself (1×1, stride 1, no padding).
+constexpr bool qconv_is_pointwise(const qconv_geometry& g) {
+  return g.kh == 1 && g.kw == 1 && g.stride_h == 1 && g.stride_w == 1 && g.pad_top == 0 && g.pad_left == 0 &&
+         g.oh == g.h && g.ow == g.w;
+}
+
+namespace qconv_detail {
+
+/// Where the parts of the packed blob start: the header, the weights (for the depthwise kernel,
+/// each channel's taps in pairs as A words, then the taps' offsets in the plane copy; A blocks of
+/// each group otherwise), the integer bias and the multipliers (one per output channel, padded for
+/// whole blocks).
+struct layout {
+  std::size_t weights, offsets, bias, mult, total;
+};
+
+constexpr int group_in(const qconv_geometry& g) { return g.c / g.groups; }
+constexpr int group_out(const qconv_geometry& g) { return g.o / g.groups; }
+constexpr int depth(const qconv_geometry& g) { return group_in(g) * g.kh * g.kw; }
+constexpr int blocks(const qconv_geometry& g) { return (group_out(g) + qgemm_mr - 1) / qgemm_mr; }
+
+constexpr layout layout_of(const qconv_geometry& g) {
+  const std::size_t per_channel = align64((static_cast<std::size_t>(g.o) + 64) * 4);
+  const std::size_t taps = static_cast<std::size_t>(g.kh * g.kw);
+  const std::size_t weights =
+      qconv_is_depthwise(g)
+          ? align64(static_cast<std::size_t>(g.o) * static_cast<std::size_t>(pairs_of(g.kh * g.kw)) * sizeof(std::int32_t))
+          : static_cast<std::size_t>(g.groups) * static_cast<std::size_t>(blocks(g)) *
+                static_cast<std::size_t>(pairs_of(depth(g))) * qgemm_mr * sizeof(std::int32_t);
+  layout l{};
+  l.weights = align64(sizeof(qlayer_header));
+  l.offsets = l.weights + align64(weights);
+  l.bias = l.offsets + (qconv_is_depthwise(g) ? align64(taps * sizeof(std::int32_t)) : 0);
+  l.mult = l.bias + per_channel;
+  l.total = l.mult + per_channel;
+  return l;
+}
+
+/// im2col panels a GEMM task packs at once: up to about 96 KB of them (in L2 while every block
+/// of weight rows goes over them).
+constexpr int chunk_panels(const qconv_geometry& g) {
+  const int panels = (g.oh * g.ow + qgemm_nr - 1) / qgemm_nr;
+  const int fit = static_cast<int>(98304 / panel_bytes(depth(g)));
+  return std::max(1, std::min(panels, fit));
+}
+
+/// The depthwise kernel's copy of a plane, split into `stride_h` × `stride_w` phases: phase
+/// (a, b) holds the padded rows a, a + stride_h, ... and columns b, b + stride_w, ..., as a grid
+/// of `rows` × `ld`. Output (oy, ox) then reads tap (ky, kx) at a fixed offset from position
+/// oy · ld + ox, so that the outputs run along one flat index (the ld - ow columns past each
+/// row's end computed and dropped), whatever the stride, dilation or width.
+struct plane_shape {
+  int rows, ld;
+  std::size_t elements;  // the phases and, zero, what a vector past the last one reads
+};
+constexpr plane_shape plane_of(const qconv_geometry& g) {
+  const int rows = g.oh + (g.kh - 1) * g.dil_h / g.stride_h, ld = g.ow + (g.kw - 1) * g.dil_w / g.stride_w;
+  const std::size_t phases = static_cast<std::size_t>(g.stride_h) * static_cast<std::size_t>(g.stride_w);
+  return {rows, ld, phases * static_cast<std::size_t>(rows) * static_cast<std::size_t>(ld) + static_cast<std::size_t>(ld) + 16};
+}
+constexpr std::size_t plane_bytes(const qconv_geometry& g) { return align64(plane_of(g).elements * sizeof(std::int16_t)); }
+
+/// Outputs along the flat index, rounded up to whole vectors, and one vector more that the copy
+/// of the rows may read (the bytes the kernel stores before it copies each row's first `ow` into
+/// place).
+constexpr std::size_t flat_outputs(const qconv_geometry& g) {
+  return (static_cast<std::size_t>(g.oh) * static_cast<std::size_t>(plane_of(g).ld) + 15) / 16 * 16 + 16;
+}
+
+/// Tap (ky, kx)'s offset in the plane copy (`plane_of`).
+constexpr std::int32_t tap_offset(const qconv_geometry& g, int ky, int kx) {
+  const plane_shape p = plane_of(g);
+  const int dy = ky * g.dil_h, dx = kx * g.dil_w;
+  const int phase = (dy % g.stride_h) * g.stride_w + dx % g.stride_w;
+  return (phase * p.rows + dy / g.stride_h) * p.ld + dx / g.stride_w;
+}
+
+}  // namespace qconv_detail
+
+}  // namespace partita::detail::cpu::int8
+// ---- end partita/backends/cpu/detail/int8/qconv_layout.hpp ----
+
+namespace partita::detail::cpu::int8::qconv_detail {
+
+#if PARTITA_INT8_AVX2
+/// Sixteen quantized values of type X as int16 minus the zero point `zp`.
+template <class X>
+inline __m256i widen16(__m128i v, __m256i zp) {
+  const __m256i w = std::is_unsigned_v<X> ? _mm256_cvtepu8_epi16(v) : _mm256_cvtepi8_epi16(v);
+  return _mm256_sub_epi16(w, zp);
+}
+#endif
+
+/// Zeros d[from, to); with AVX2 whole vectors, up to 15 values past `to` (rows written in memory
+/// order overwrite them: short runs, where a call of memset would cost more than the stores).
+inline void zero_run(std::int16_t* d, int from, int to) {
+#if PARTITA_INT8_AVX2
+  __m256i z = _mm256_setzero_si256();
+#if defined(__GNUC__)
+  asm("" : "+x"(z));  // a value the compiler cannot see is zero: it would call memset for the loop
+#endif
+  for (; from < to; from += 16) _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + from), z);
+#else
+  if (from < to) std::fill(d + from, d + to, std::int16_t{0});
+#endif
+}
+
+/// The columns [j0, j1) of a phase row that lie in the input row (w values), column j being
+/// the row's value j · sw + first.
+struct phase_columns {
+  int first, j0, j1;
+};
+constexpr phase_columns columns_of(int w, int sw, int first, int ld) {
+  const int j0 = first >= 0 ? 0 : std::min(ld, (-first + sw - 1) / sw);
+  return {first, j0, std::max(j0, std::min(ld, w - first > 0 ? (w - first + sw - 1) / sw : 0))};
+}
+
+/// One row of one phase of the plane copy: d[j] = row[j · sw + first] - zp for j in [j0, j1)
+/// (`columns_of`), 0 elsewhere in [0, ld). The vectors may read up to `avail` values from `row`
+/// (the rest of its plane) and write up to 15 values past `d + ld`, which the next row written
+/// overwrites.
+template <class X>
+inline void fill_phase_row(const X* row, std::ptrdiff_t avail, int sw, phase_columns pc, int ld, std::int32_t zp,
+                           std::int16_t* d) {
+  const int first = pc.first, j0 = pc.j0, j1 = pc.j1;
+  zero_run(d, 0, j0);
+  int j = j0;
+#if PARTITA_INT8_AVX2
+  const __m256i z = _mm256_set1_epi16(static_cast<std::int16_t>(zp));
+  if (sw == 1) {
+    for (; j < j1 && first + j + 16 <= avail; j += 16)
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + j),
+                          widen16<X>(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row + j + first)), z));
+  } else if (sw == 2) {
+    // 32 columns a step, the even ones kept: gathered in each lane, then the lanes' halves joined.
+    const __m256i even = _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15, 0, 2, 4, 6, 8, 10, 12,
+                                          14, 1, 3, 5, 7, 9, 11, 13, 15);
+    for (; j < j1 && 2 * j + first + 32 <= avail; j += 16) {
+      const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + 2 * j + first));
+      const __m256i e = _mm256_permute4x64_epi64(_mm256_shuffle_epi8(v, even), 0xd8);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + j), widen16<X>(_mm256_castsi256_si128(e), z));
+    }
+  }
+  j = std::min(j, j1);  // the columns past j1 the vectors wrote are made zeros below
+#else
+  (void)avail;
+#endif
+  for (; j < j1; ++j) d[j] = static_cast<std::int16_t>(row[j * sw + first] - zp);
+  zero_run(d, j1, ld);
+}
+
+/// Copies plane `src` (h × w, minus zero point `zp`) into the phases of `dst`, zeros around,
+/// row after row in memory order (see `fill_phase_row`). What lies past the phases is only read
+/// for outputs that are dropped; the caller zeros it once.
+template <class X>
+inline void fill_plane(const qconv_geometry& g, const X* src, std::int32_t zp, std::int16_t* dst) {
+  const plane_shape p = plane_of(g);
+  const int sh = g.stride_h, sw = g.stride_w;
+  const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(g.h) * g.w;
+  for (int a = 0; a < sh; ++a)
+    for (int b = 0; b < sw; ++b) {
+      const phase_columns pc = columns_of(g.w, sw, b - g.pad_left, p.ld);
+      for (int i = 0; i < p.rows; ++i) {
+        const int iy = i * sh + a - g.pad_top;
+        std::int16_t* d = dst + (static_cast<std::ptrdiff_t>(a * sw + b) * p.rows + i) * p.ld;
+        const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(iy) * g.w;
+        if (iy < 0 || iy >= g.h) zero_run(d, 0, p.ld);
+        else fill_phase_row(src + at, plane - at, sw, pc, p.ld, zp, d);
+      }
+    }
+}
+
+/// One output plane of the depthwise kernel: the `taps` weights (`wp`: pairs, as A words) at
+/// offsets `off` over the plane copy, from the integer `bias` on, requantized with multiplier
+/// `m`; `flat` (`flat_outputs` bytes) holds the outputs along the flat index.
+template <int Taps, class Y>
+inline void depthwise_plane(const qconv_geometry& g, const std::int16_t* plane, const std::int32_t* wp,
+                            const std::int32_t* off, int any_taps, std::int32_t bias, float m, const requant& r,
+                            Y* __restrict flat, Y* __restrict y) {
+  // Taps: the count when it is one the compiler unrolls for (3×3, 5×5), else 0 and `any_taps`.
+  const int ld = plane_of(g).ld, ow = g.ow, oh = g.oh, taps = Taps ? Taps : any_taps;
+#if PARTITA_INT8_AVX2
+  // Two taps a vpmaddwd: their inputs for 16 outputs interleaved (outputs 0-3 and 8-11 in the
+  // low unpack, 4-7 and 12-15 in the high one, which packing the two sums puts back in order).
+  const int n = g.oh * ld, kp = pairs_of(taps);
+  const __m256 mv = _mm256_set1_ps(m), lo = _mm256_set1_ps(r.lo), hi = _mm256_set1_ps(r.hi);
+  const __m256i zp = _mm256_set1_epi32(r.zp), b0 = _mm256_set1_epi32(bias);
+  for (int i = 0; i < n; i += 16) {
+    __m256i s0 = b0, s1 = b0;
+    for (int p = 0; p < kp; ++p) {
+      const __m256i w = _mm256_set1_epi32(wp[p]);
+      const __m256i xa = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(plane + off[2 * p] + i));
+      const __m256i xb = 2 * p + 1 < taps
+                             ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(plane + off[2 * p + 1] + i))
+                             : _mm256_setzero_si256();
+      s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(_mm256_unpacklo_epi16(xa, xb), w));
+      s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(_mm256_unpackhi_epi16(xa, xb), w));
+    }
+    const __m256i q = _mm256_packs_epi32(requantize8(s0, mv, lo, hi, zp), requantize8(s1, mv, lo, hi, zp));
+    const __m256i b8 = std::is_unsigned_v<Y> ? _mm256_packus_epi16(q, q) : _mm256_packs_epi16(q, q);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(flat + i), _mm256_castsi256_si128(_mm256_permute4x64_epi64(b8, 0x08)));
+  }
+  // Each row by whole vectors while they end inside the plane, the last one's spilling into the
+  // next row, which is written after it; the rest of the row copied as it is.
+  const std::ptrdiff_t total = static_cast<std::ptrdiff_t>(oh) * ow;
+  for (int oy = 0; oy < oh; ++oy) {
+    Y* yr = y + static_cast<std::ptrdiff_t>(oy) * ow;
+    const Y* fr = flat + static_cast<std::ptrdiff_t>(oy) * ld;
+    int ox = 0;
+    for (; ox < ow && static_cast<std::ptrdiff_t>(oy) * ow + ox + 16 <= total; ox += 16)
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(yr + ox), _mm_loadu_si128(reinterpret_cast<const __m128i*>(fr + ox)));
+    if (ox < ow) std::memcpy(yr + ox, fr + ox, static_cast<std::size_t>(ow - ox) * sizeof(Y));
+  }
+#else
+  (void)flat;
+  for (int oy = 0; oy < oh; ++oy)
+    for (int ox = 0; ox < ow; ++ox) {
+      const std::int16_t* s = plane + static_cast<std::ptrdiff_t>(oy) * ld + ox;
+      std::int32_t acc = bias;
+      for (int t = 0; t < taps; ++t) {
+        const std::uint32_t word = static_cast<std::uint32_t>(wp[t / 2]);
+        const std::int32_t wt = static_cast<std::int16_t>(static_cast<std::uint16_t>(t % 2 ? word >> 16 : word & 0xffffu));
+        acc += wt * s[off[t]];
+      }
+      y[static_cast<std::ptrdiff_t>(oy) * ow + ox] = static_cast<Y>(requantize(acc, m, r));
+    }
+#endif
+}
+
+
+template <class X, class Y>
+inline void run_depthwise(state& st, const qconv_geometry& g, const unsigned char* packed, const X* x, Y* y) {
+  const layout l = layout_of(g);
+  const auto& hd = *reinterpret_cast<const qlayer_header*>(packed);
+  const auto* wp = reinterpret_cast<const std::int32_t*>(packed + l.weights);
+  const auto* off = reinterpret_cast<const std::int32_t*>(packed + l.offsets);
+  const auto* bias = reinterpret_cast<const std::int32_t*>(packed + l.bias);
+  const auto* mult = reinterpret_cast<const float*>(packed + l.mult);
+  const std::ptrdiff_t in_plane = static_cast<std::ptrdiff_t>(g.h) * g.w, out_plane = static_cast<std::ptrdiff_t>(g.oh) * g.ow;
+  const int taps = g.kh * g.kw, kp = pairs_of(taps);
+  split_tasks(st, static_cast<std::int64_t>(g.n) * g.c, 2.0 * static_cast<double>(out_plane) * taps,
+              [&](int t, std::int64_t u0, std::int64_t u1) {
+                auto* scratch = reinterpret_cast<unsigned char*>(st.thread_scratch(t));
+                auto* plane = reinterpret_cast<std::int16_t*>(scratch);
+                auto* flat = reinterpret_cast<Y*>(scratch + plane_bytes(g));
+                std::fill(plane, plane + plane_of(g).elements, std::int16_t{0});
+                for (std::int64_t u = u0; u < u1; ++u) {
+                  const int ch = static_cast<int>(u % g.c);
+                  fill_plane(g, x + u * in_plane, hd.x_zp, plane);
+                  const std::int32_t* wc = wp + static_cast<std::ptrdiff_t>(ch) * kp;
+                  Y* yc = y + u * out_plane;
+                  if (taps == 9) depthwise_plane<9>(g, plane, wc, off, taps, bias[ch], mult[ch], hd.r, flat, yc);
+                  else if (taps == 25) depthwise_plane<25>(g, plane, wc, off, taps, bias[ch], mult[ch], hd.r, flat, yc);
+                  else depthwise_plane<0>(g, plane, wc, off, taps, bias[ch], mult[ch], hd.r, flat, yc);
+                }
+              });
+}
+
+}  // namespace partita::detail::cpu::int8::qconv_detail
+// ---- end partita/backends/cpu/detail/int8/qconv_depthwise.hpp ----
+// ---- begin partita/backends/cpu/detail/int8/qconv_im2col.hpp ----
+/// The int8 conv2d as a GEMM: per image and group, the weights packed at bind in blocks of rows
+/// times panels of the im2col matrix packed at run time (a 1×1 convolution of stride 1 without
+/// padding reads its input planes as they are). Padding holds the input's zero point, so it is
+/// 0 once that is taken out.
+
+
+namespace partita::detail::cpu::int8::qconv_detail {
+
+/// The values one im2col row takes along a run of output columns: x[ix0 + t · sw] of input row
+/// `src` for t in [t0, t1), zero outside (t0 = t1 = 0: a padding row).
+template <class X>
+struct im2col_run {
+  const X* src;
+  int ix0, t0, t1;
+};
+
+#if PARTITA_INT8_AVX2
+/// Eight values of a run from t on, as int16 minus the zero point `zp`: stride 1 reads eight
+/// bytes, stride 2 sixteen and keeps the even ones.
+template <class X>
+inline __m128i im2col_eight(const im2col_run<X>& r, int sw, int t, __m128i zp) {
+  __m128i v;
+  if (sw == 1) {
+    v = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(r.src + r.ix0 + t));
+  } else {
+    const __m128i even = _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
+    v = _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(r.src + r.ix0 + 2 * t)), even);
+  }
+  return _mm_sub_epi16(std::is_unsigned_v<X> ? _mm_cvtepu8_epi16(v) : _mm_cvtepi8_epi16(v), zp);
+}
+#endif
+
+/// Packs columns [col0, col0 + nr) of the im2col matrix of one image's group (`xg`: its first
+/// input plane) into a panel.
+template <class X>
+inline void pack_im2col_panel(const qconv_geometry& g, const X* xg, std::int32_t zp, int col0, int nr,
+                              std::int16_t* __restrict dst) {
+  const int k = depth(g), kp = pairs_of(k), kh = g.kh, kw = g.kw, h = g.h, w = g.w, ow = g.ow, sw = g.stride_w;
+  std::memset(dst, 0, panel_bytes(k));
+  const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(h) * w;
+#if PARTITA_INT8_AVX2
+  const __m128i zv = _mm_set1_epi16(static_cast<std::int16_t>(zp));
+#endif
+  // The panel's columns by runs along one output row: a run reads one input row at stride sw.
+  for (int j0 = 0; j0 < nr;) {
+    const int col = col0 + j0, oy = col / ow, ox0 = col % ow;
+    const int run = std::min(nr - j0, ow - ox0);
+    int ci = 0, ky = 0, kx = 0;  // of depth 2p, then 2p + 1
+    const auto next = [&]() -> im2col_run<X> {
+      im2col_run<X> r{xg, 0, 0, 0};
+      const int iy = oy * g.stride_h - g.pad_top + ky * g.dil_h;
+      if (iy >= 0 && iy < h) {
+        // Input column of the run's element t: ix0 + t · sw; the ones inside are t in [t0, t1).
+        r.src = xg + ci * plane + static_cast<std::ptrdiff_t>(iy) * w;
+        r.ix0 = ox0 * sw - g.pad_left + kx * g.dil_w;
+        r.t0 = r.ix0 >= 0 ? 0 : std::min(run, (-r.ix0 + sw - 1) / sw);
+        r.t1 = std::max(r.t0, std::min(run, r.ix0 < w ? (w - 1 - r.ix0) / sw + 1 : 0));
+      }
+      if (++kx == kw) {
+        kx = 0;
+        if (++ky == kh) ky = 0, ++ci;
+      }
+      return r;
+    };
+    for (int p = 0; p < kp; ++p) {
+      const im2col_run<X> r0 = next();
+      const im2col_run<X> r1 = 2 * p + 1 < k ? next() : im2col_run<X>{xg, 0, 0, 0};
+      std::int16_t* __restrict d = dst + static_cast<std::ptrdiff_t>(p) * qgemm_nr * 2 + 2 * j0;
+      // Where both rows have values, eight columns a step as interleaved pairs; the rest one by one.
+      int v0 = std::max(r0.t0, r1.t0), v1 = v0;
+#if PARTITA_INT8_AVX2
+      if (sw <= 2) {
+        const int end = std::min(r0.t1, r1.t1);
+        // Stride 2 reads one byte past the eighth value: it must still be in the row.
+        const auto fits = [&](const im2col_run<X>& r, int t) { return sw == 1 || r.ix0 + 2 * t + 16 <= w; };
+        const auto eight = [&](int t) {
+          const __m128i a = im2col_eight(r0, sw, t, zv), b = im2col_eight(r1, sw, t, zv);
+          _mm_storeu_si128(reinterpret_cast<__m128i*>(d + 2 * t), _mm_unpacklo_epi16(a, b));
+          _mm_storeu_si128(reinterpret_cast<__m128i*>(d + 2 * t + 8), _mm_unpackhi_epi16(a, b));
+        };
+        if (end - v0 >= 8 && fits(r0, end - 8) && fits(r1, end - 8)) {
+          // The last eight end at `end`, over some that the others wrote (with the same values).
+          for (; v1 < end - 8; v1 += 8) eight(v1);
+          eight(end - 8);
+          v1 = end;
+        } else {
+          for (; v1 + 8 <= end && fits(r0, v1) && fits(r1, v1); v1 += 8) eight(v1);
+        }
+      }
+#endif
+      int i = 0;
+      for (const im2col_run<X>* r : {&r0, &r1}) {
+        for (int t = r->t0; t < std::min(r->t1, v0); ++t) d[2 * t + i] = static_cast<std::int16_t>(r->src[r->ix0 + t * sw] - zp);
+        for (int t = std::max(r->t0, v1); t < r->t1; ++t) d[2 * t + i] = static_cast<std::int16_t>(r->src[r->ix0 + t * sw] - zp);
+        ++i;
+      }
+    }
+    j0 += run;
+  }
+}
+
+template <class X, class Y>
+inline void run_gemm(state& st, const qconv_geometry& g, const unsigned char* packed, const X* x, Y* y) {
+  const layout l = layout_of(g);
+  const auto& hd = *reinterpret_cast<const qlayer_header*>(packed);
+  const auto* a = reinterpret_cast<const std::int32_t*>(packed + l.weights);
+  const qepilogue e = layer_epilogue(packed, l.bias, l.mult, qepilogue::along::row);
+  const int k = depth(g), kp = pairs_of(k), cg = group_in(g), og = group_out(g);
+  const int positions = g.oh * g.ow, panels = (positions + qgemm_nr - 1) / qgemm_nr;
+  const int chunk = chunk_panels(g), chunks = (panels + chunk - 1) / chunk;
+  const std::ptrdiff_t in_plane = static_cast<std::ptrdiff_t>(g.h) * g.w;
+  const std::ptrdiff_t group_words = static_cast<std::ptrdiff_t>(blocks(g)) * kp * qgemm_mr;
+  const std::ptrdiff_t panel_words = static_cast<std::ptrdiff_t>(kp) * qgemm_nr * 2;
+  const bool pointwise = qconv_is_pointwise(g);
+  const std::int64_t units = static_cast<std::int64_t>(g.n) * g.groups * chunks;
+  split_tasks(st, units, 2.0 * og * k * chunk * qgemm_nr, [&](int t, std::int64_t u0, std::int64_t u1) {
+    auto* b = reinterpret_cast<std::int16_t*>(st.thread_scratch(t));
+    for (std::int64_t u = u0; u < u1; ++u) {
+      const int ch = static_cast<int>(u % chunks), gr = static_cast<int>((u / chunks) % g.groups);
+      const std::int64_t img = u / (static_cast<std::int64_t>(chunks) * g.groups);
+      const X* xg = x + (img * g.c + static_cast<std::int64_t>(gr) * cg) * in_plane;
+      const int col0 = ch * chunk * qgemm_nr;
+      const int count = std::min(chunk, panels - ch * chunk);
+      for (int pn = 0; pn < count; ++pn) {
+        const int c0 = col0 + pn * qgemm_nr, nr = std::min(qgemm_nr, positions - c0);
+        if (pointwise) pack_b_panel_rows(xg, in_plane, k, c0, nr, hd.x_zp, b + pn * panel_words);
+        else pack_im2col_panel(g, xg, hd.x_zp, c0, nr, b + pn * panel_words);
+      }
+      Y* yc = y + (img * g.o + static_cast<std::int64_t>(gr) * og) * positions + col0;
+      qgemm_blocks(kp, a + gr * group_words, og, b, count, col0, positions, yc, positions, e, gr * og);
+    }
+  });
+}
+
+}  // namespace partita::detail::cpu::int8::qconv_detail
+// ---- end partita/backends/cpu/detail/int8/qconv_im2col.hpp ----
+
+namespace partita::detail::cpu::int8 {
+
+/// Bytes of the blob `qconv_prepare` writes (kept from bind on).
+constexpr std::size_t qconv_packed_bytes(const qconv_geometry& g) { return qconv_detail::layout_of(g).total; }
+
+/// Bytes of scratch `qconv_run` uses per thread (`st.need_scratch(0, scratch_floats(...))` at
+/// prepare).
+constexpr std::size_t qconv_scratch_bytes(const qconv_geometry& g) {
+  if (qconv_is_depthwise(g)) return qconv_detail::plane_bytes(g) + align64(qconv_detail::flat_outputs(g));
+  return static_cast<std::size_t>(qconv_detail::chunk_panels(g)) * panel_bytes(qconv_detail::depth(g));
+}
+
+/// At bind: packs the weights `w` (o × c / groups × kh × kw of `g.w_type`, minus their zero
+/// points), the integer bias, the multipliers and the output bounds into `packed`
+/// (`qconv_packed_bytes(g)` bytes, 64-byte aligned).
+inline void qconv_prepare(const qconv_geometry& g, const void* w, const qconv_params& p, void* packed) {
+  using namespace qconv_detail;
+  const layout l = layout_of(g);
+  prepare_outputs(p, g.y_type, g.o, packed, l.total, l.bias, l.mult);
+  auto* base = static_cast<unsigned char*>(packed);
+  const int k = depth(g), og = group_out(g), zp_step = p.w_count == 1 ? 0 : 1;
+  with_byte_type(g.w_type, [&](auto wt) {
+    using T = decltype(wt);
+    const T* wv = static_cast<const T*>(w);
+    if (qconv_is_depthwise(g)) {
+      auto* d = reinterpret_cast<std::int32_t*>(base + l.weights);
+      const int kp = pairs_of(k);
+      for (int oc = 0; oc < g.o; ++oc)
+        for (int q = 0; q < kp; ++q) {
+          const std::int32_t z = p.w_zp[oc * zp_step];
+          const T* row = wv + static_cast<std::ptrdiff_t>(oc) * k;
+          d[oc * kp + q] = pair_word(row[2 * q] - z, 2 * q + 1 < k ? row[2 * q + 1] - z : 0);
+        }
+      auto* off = reinterpret_cast<std::int32_t*>(base + l.offsets);
+      for (int ky = 0; ky < g.kh; ++ky)
+        for (int kx = 0; kx < g.kw; ++kx) off[ky * g.kw + kx] = tap_offset(g, ky, kx);
+    } else {
+      auto* d = reinterpret_cast<std::int32_t*>(base + l.weights);
+      const std::ptrdiff_t group_words = static_cast<std::ptrdiff_t>(blocks(g)) * pairs_of(k) * qgemm_mr;
+      for (int gr = 0; gr < g.groups; ++gr)
+        pack_a_blocks(wv + static_cast<std::ptrdiff_t>(gr) * og * k, k, og, k, p.w_zp + gr * og * zp_step, zp_step,
+                      d + gr * group_words);
+    }
+  });
+}
+
+/// Runs the convolution of `x` (n × c × h × w of `g.x_type`) into `y` (n × o × oh × ow of
+/// `g.y_type`) with the blob of `qconv_prepare`, over the state's threads.
+inline void qconv_run(state& st, const qconv_geometry& g, const void* packed, const void* x, void* y) {
+  const auto* blob = static_cast<const unsigned char*>(packed);
+  with_byte_type(g.x_type, [&](auto xt) {
+    using X = decltype(xt);
+    with_byte_type(g.y_type, [&](auto yt) {
+      using Y = decltype(yt);
+      if (qconv_is_depthwise(g)) qconv_detail::run_depthwise(st, g, blob, static_cast<const X*>(x), static_cast<Y*>(y));
+      else qconv_detail::run_gemm(st, g, blob, static_cast<const X*>(x), static_cast<Y*>(y));
+    });
+  });
+}
+
+}  // namespace partita::detail::cpu::int8
+// ---- end partita/backends/cpu/detail/int8/qconv.hpp ----
+// ---- begin partita/backends/cpu/detail/int8/qdense.hpp ----
+/// int8 dense (activations by constant weights) and matmul (of two activations), requantized.
+// Both are the GEMM of qgemm.hpp with the activations' rows as A (packed per task at run time)
+// and the output's columns along the vectors: dense's weights are B panels packed at bind, with
+// a multiplier and bias per column; matmul packs the panels of its B at run time, per task.
+
+
+namespace partita::detail::cpu::int8 {
+
+/// A quantized dense layer's sizes and types: x is m × k, the weights n × k (one row per
+/// output), y is m × n.
+struct qdense_geometry {
+  int m, k, n;
+  dtype x_type, w_type, y_type;
+};
+
+/// A quantized dense layer's scales and zero points (per output or per tensor), float bias and
+/// fused activation (`qlayer_params`).
+using qdense_params = qlayer_params;
+
+/// A quantized matmul's sizes and types: a is batch × m × k, b batch × k × n (`b_batched`) or
+/// k × n (one for every batch), y batch × m × n.
+struct qmatmul_geometry {
+  int batch, m, k, n;
+  bool b_batched;
+  dtype a_type, b_type, y_type;
+};
+
+/// A quantized matmul's per-tensor scales and zero points and the float bounds of a fused
+/// activation (none: -inf, +inf).
+struct qmatmul_params {
+  float a_scale;
+  std::int32_t a_zp;
+  float b_scale;
+  std::int32_t b_zp;
+  float y_scale;
+  std::int32_t y_zp;
+  float act_lo, act_hi;
+};
+
+namespace qdense_detail {
+
+/// Output rows and panels one task takes: rows whose A words fill about 64 KB (at most 64, a
+/// multiple of the micro-kernel's rows), by up to four panels.
+constexpr int rows_per_task(int m, int k) {
+  const int fit = static_cast<int>(65536 / (static_cast<std::size_t>(pairs_of(k)) * sizeof(std::int32_t)));
+  const int rows = std::max(qgemm_mr, std::min(64, fit) / qgemm_mr * qgemm_mr);
+  return std::min(rows, m);
+}
+inline constexpr int panels_per_task = 4;
+
+constexpr int panels_of(int n) { return (n + qgemm_nr - 1) / qgemm_nr; }
+constexpr std::size_t a_bytes(int m, int k) {
+  return align64(static_cast<std::size_t>(rows_per_task(m, k)) * static_cast<std::size_t>(pairs_of(k)) *
+                 sizeof(std::int32_t));
+}
+
+/// For each of `batches` output matrices of m × n (batch i at y + i · m · n): calls
+/// pack_a(words, i, r0, rows) for each task's rows, then `qgemm_rows` on them by each of its
+/// groups of panels, those of `panel_at(t, i, first panel, count)`.
+template <class Y, class PackA, class PanelAt>
+inline void rows_by_panels(state& st, int batches, int m, int k, int n, Y* y, const qepilogue& e, PackA&& pack_a,
+                           PanelAt&& panel_at) {
+  const int kp = pairs_of(k), mc = rows_per_task(m, k);
+  const int row_tasks = (m + mc - 1) / mc, col_tasks = (panels_of(n) + panels_per_task - 1) / panels_per_task;
+  const std::int64_t per_batch = static_cast<std::int64_t>(row_tasks) * col_tasks;
+  split_tasks(st, per_batch * batches, 2.0 * mc * k * panels_per_task * qgemm_nr,
+              [&](int t, std::int64_t u0, std::int64_t u1) {
+                auto* words = reinterpret_cast<std::int32_t*>(st.thread_scratch(t));
+                std::int64_t packed = -1;  // the row task whose A words `words` holds
+                for (std::int64_t u = u0; u < u1; ++u) {
+                  const int i = static_cast<int>(u / per_batch);
+                  const std::int64_t row_task = u / col_tasks;
+                  const int r0 = static_cast<int>(row_task % row_tasks) * mc, rows = std::min(mc, m - r0);
+                  if (packed != row_task) pack_a(words, i, r0, rows);
+                  packed = row_task;
+                  const int p0 = static_cast<int>(u % col_tasks) * panels_per_task;
+                  const int count = std::min(panels_per_task, panels_of(n) - p0), col0 = p0 * qgemm_nr;
+                  qgemm_rows(kp, words, rows, panel_at(t, i, p0, count), count, col0, n,
+                             y + (static_cast<std::ptrdiff_t>(i) * m + r0) * n + col0, n, e, r0);
+                }
+              });
+}
+
+/// Where the parts of dense's packed blob start: the header, the weight panels, the integer
+/// bias and the multipliers (one per output, padded to whole panels).
+struct layout {
+  std::size_t panels, bias, mult, total;
+};
+constexpr layout layout_of(const qdense_geometry& g) {
+  const std::size_t per_column = align64((static_cast<std::size_t>(panels_of(g.n)) * qgemm_nr + 64) * 4);
+  layout l{};
+  l.panels = align64(sizeof(qlayer_header));
+  l.bias = l.panels + align64(static_cast<std::size_t>(panels_of(g.n)) * panel_bytes(g.k));
+  l.mult = l.bias + per_column;
+  l.total = l.mult + per_column;
+  return l;
+}
+
+}  // namespace qdense_detail
+
+/// Bytes of the blob `qdense_prepare` writes (kept from bind on).
+constexpr std::size_t qdense_packed_bytes(const qdense_geometry& g) { return qdense_detail::layout_of(g).total; }
+
+/// Bytes of scratch `qdense_run` uses per thread.
+constexpr std::size_t qdense_scratch_bytes(const qdense_geometry& g) { return qdense_detail::a_bytes(g.m, g.k); }
+
+/// At bind: packs the weights `w` (n × k of `g.w_type`, minus their zero points) in panels, the
+/// integer bias, the multipliers and the output bounds into `packed` (`qdense_packed_bytes(g)`
+/// bytes, 64-byte aligned).
+inline void qdense_prepare(const qdense_geometry& g, const void* w, const qdense_params& p, void* packed) {
+  using namespace qdense_detail;
+  const layout l = layout_of(g);
+  prepare_outputs(p, g.y_type, g.n, packed, l.total, l.bias, l.mult);
+  auto* panels = reinterpret_cast<std::int16_t*>(static_cast<unsigned char*>(packed) + l.panels);
+  const std::ptrdiff_t panel_words = static_cast<std::ptrdiff_t>(panel_bytes(g.k) / sizeof(std::int16_t));
+  with_byte_type(g.w_type, [&](auto wt) {
+    using T = decltype(wt);
+    for (int pn = 0; pn < panels_of(g.n); ++pn) {
+      const int n0 = pn * qgemm_nr;
+      pack_b_panel(static_cast<const T*>(w), 1, g.k, g.k, n0, std::min(qgemm_nr, g.n - n0), p.w_zp,
+                   p.w_count == 1 ? 0 : 1, panels + pn * panel_words);
+    }
+  });
+}
+
+/// Runs the dense layer on `x` (m × k of `g.x_type`) into `y` (m × n of `g.y_type`) with the
+/// blob of `qdense_prepare`, over the state's threads.
+inline void qdense_run(state& st, const qdense_geometry& g, const void* packed, const void* x, void* y) {
+  using namespace qdense_detail;
+  const layout l = layout_of(g);
+  const auto* base = static_cast<const unsigned char*>(packed);
+  const auto& hd = *reinterpret_cast<const qlayer_header*>(base);
+  const qepilogue e = layer_epilogue(packed, l.bias, l.mult, qepilogue::along::column);
+  const auto* panels = reinterpret_cast<const std::int16_t*>(base + l.panels);
+  const std::ptrdiff_t panel_words = static_cast<std::ptrdiff_t>(panel_bytes(g.k) / sizeof(std::int16_t));
+  with_byte_type(g.x_type, [&](auto xt) {
+    using X = decltype(xt);
+    with_byte_type(g.y_type, [&](auto yt) {
+      using Y = decltype(yt);
+      const X* xv = static_cast<const X*>(x);
+      rows_by_panels(
+          st, 1, g.m, g.k, g.n, static_cast<Y*>(y), e,
+          [&](std::int32_t* words, int, int r0, int rows) {
+            pack_a_rows(xv + static_cast<std::ptrdiff_t>(r0) * g.k, g.k, rows, g.k, hd.x_zp, words);
+          },
+          [&](int, int, int p0, int) { return panels + p0 * panel_words; });
+    });
+  });
+}
+
+/// Bytes of scratch `qmatmul_run` uses per thread: a task's A words and B panels.
+constexpr std::size_t qmatmul_scratch_bytes(const qmatmul_geometry& g) {
+  return qdense_detail::a_bytes(g.m, g.k) + qdense_detail::panels_per_task * panel_bytes(g.k);
+}
+
+/// Runs the matmul of `a` (batch × m × k of `g.a_type`) by `b` (batch × k × n, or k × n, of
+/// `g.b_type`) into `y` (batch × m × n of `g.y_type`), requantized as `p` says, over the
+/// state's threads (`qmatmul_scratch_bytes(g)` of scratch each).
+inline void qmatmul_run(state& st, const qmatmul_geometry& g, const qmatmul_params& p, const void* a, const void* b,
+                        void* y) {
+  using namespace qdense_detail;
+  const float mult = multiplier(p.a_scale, p.b_scale, p.y_scale);
+  qepilogue e;
+  e.mult = &mult;
+  e.mult_along = qepilogue::along::all;
+  e.r = make_requant(output_bounds(g.y_type, p.y_scale, p.y_zp, p.act_lo, p.act_hi), p.y_zp);
+  const std::size_t b_offset = a_bytes(g.m, g.k);
+  const std::ptrdiff_t panel_words = static_cast<std::ptrdiff_t>(panel_bytes(g.k) / sizeof(std::int16_t));
+  with_byte_type(g.a_type, [&](auto at) {
+    using A = decltype(at);
+    with_byte_type(g.b_type, [&](auto bt) {
+      using B = decltype(bt);
+      with_byte_type(g.y_type, [&](auto yt) {
+        using Y = decltype(yt);
+        const A* av = static_cast<const A*>(a);
+        const B* bv = static_cast<const B*>(b);
+        const std::ptrdiff_t a_step = static_cast<std::ptrdiff_t>(g.m) * g.k;
+        const std::ptrdiff_t b_step = g.b_batched ? static_cast<std::ptrdiff_t>(g.k) * g.n : 0;
+        rows_by_panels(
+            st, g.batch, g.m, g.k, g.n, static_cast<Y*>(y), e,
+            [&](std::int32_t* words, int i, int r0, int rows) {
+              pack_a_rows(av + i * a_step + static_cast<std::ptrdiff_t>(r0) * g.k, g.k, rows, g.k, p.a_zp, words);
+            },
+            [&](int t, int i, int p0, int count) {
+              auto* panels =
+                  reinterpret_cast<std::int16_t*>(reinterpret_cast<unsigned char*>(st.thread_scratch(t)) + b_offset);
+              for (int j = 0; j < count; ++j) {
+                const int n0 = (p0 + j) * qgemm_nr;
+                pack_b_panel_rows(bv + i * b_step, g.n, g.k, n0, std::min(qgemm_nr, g.n - n0), p.b_zp,
+                                  panels + j * panel_words);
+              }
+              return static_cast<const std::int16_t*>(panels);
+            });
+      });
+    });
+  });
+}
+
+}  // namespace partita::detail::cpu::int8
+// ---- end partita/backends/cpu/detail/int8/qdense.hpp ----
 // ---- begin partita/backends/cpu/detail/int8/qpool.hpp ----
 /// cpu int8 pooling over NCHW planes: average, global average and max, in the integer domain.
 // Average pooling (and global average, whose window is the plane), per output:
@@ -21566,158 +21753,6 @@ inline void qmax_pool2d(const void* x, void* y, dtype type, const pool_geometry&
 // ---- end partita/backends/cpu/detail/int8/qpool.hpp ----
 
 namespace partita::detail::cpu::int8 {
-
-/// Whether step S runs one of the cpu backend's quantized composites (named `cpu.q...`).
-template <class S>
-constexpr bool quantized_composite() {
-  if constexpr (S::op != op_id::call) {
-    return false;
-  } else {
-    return S::composite.starts_with("cpu.q");
-  }
-}
-
-/// A quantize or dequantize node of a composite's body, as its kernel reads it: the kernel
-/// inputs of its quantized tensor (a dequantize's argument; -1 for a quantize, whose value is
-/// computed in the body), scale and zero point; the integer dtype; the number of scales.
-struct qnode {
-  int value = -1, scale = -1, zp = -1;
-  dtype type = dtype::u8;
-  int count = 1;
-};
-
-/// Body node `b` of step S (a quantize or dequantize) as a `qnode`.
-template <class S>
-constexpr qnode qnode_of(int b) {
-  const graph_node& n = S::body(b);
-  qnode r;
-  const int arg = S::body_arg(b, 0);
-  r.value = n.op == op_id::dequantize ? S::input_of(S::body_node(arg)) : -1;
-  r.scale = S::input_of(S::body_node(S::body_arg(b, 1)));
-  r.zp = S::input_of(S::body_node(S::body_arg(b, 2)));
-  r.type = n.op == op_id::quantize ? n.type : S::body(arg).type;
-  r.count = static_cast<int>(S::body(S::body_arg(b, 1)).out.elements());
-  return r;
-}
-
-/// Scale `i` and zero point `i` of a `qnode`, read from the kernel's inputs (at bind for bound
-/// parameters).
-inline float scale_at(const float* const* in, const qnode& q, int i = 0) { return in[q.scale][i]; }
-inline std::int32_t zp_at(const float* const* in, const qnode& q, int i = 0) {
-  return static_cast<std::int32_t>(reference_kernels::load_integer(in[q.zp], q.type, i));
-}
-
-/// A qnode's per-tensor scale and zero point, read from the kernel's inputs.
-inline qparams qparams_at(const float* const* in, const qnode& q) { return {scale_at(in, q), zp_at(in, q)}; }
-
-/// The float bounds of the relu or clip a body applies before its quantization (none: ±inf).
-struct act_bounds {
-  float lo = -std::numeric_limits<float>::infinity();
-  float hi = std::numeric_limits<float>::infinity();
-};
-template <class S>
-constexpr act_bounds act_bounds_of() {
-  act_bounds a;
-  for (int i = 0; i < S::body_size(); ++i) {
-    if (S::body(i).op == op_id::relu) a.lo = 0.f;
-    if (S::body(i).op == op_id::clip) {
-      a.lo = S::body(i).at->lo;
-      a.hi = S::body(i).at->hi;
-    }
-  }
-  return a;
-}
-
-/// The body index of the node a bias_add or add feeds to gemm node `g` as its bias (a
-/// dequantize or an f32 weight), or -1.
-template <class S>
-constexpr int bias_of(int g) {
-  for (int i = 0; i < S::body_size(); ++i) {
-    const op_id op = S::body(i).op;
-    if (op != op_id::bias_add && op != op_id::add) continue;
-    if (S::body_arg(i, 0) == g) return S::body_arg(i, 1);
-    if (S::body_arg(i, 1) == g) return S::body_arg(i, 0);
-  }
-  return -1;
-}
-
-/// A bias's float values (dequantized when it is a dequantize of an i32 weight): `channels`
-/// values into `to`.
-template <class S>
-void read_bias(const float* const* in, int b, int channels, std::vector<float>& to) {
-  to.assign(static_cast<std::size_t>(channels), 0.f);
-  if (S::body(b).op == op_id::dequantize) {
-    const qnode q = qnode_of<S>(b);
-    for (int c = 0; c < channels; ++c) {
-      const int i = q.count == 1 ? 0 : c;
-      to[static_cast<std::size_t>(c)] = reference_kernels::dequantize_value(
-          reference_kernels::load_integer(in[q.value], q.type, c), scale_at(in, q, i), zp_at(in, q, i));
-    }
-  } else {
-    const float* v = in[S::input_of(S::body_node(b))];
-    for (int c = 0; c < channels; ++c) to[static_cast<std::size_t>(c)] = v[c];
-  }
-}
-
-/// What `layer_params` converts and the params point at: weight zero points as int32, the
-/// bias dequantized, and the weight scales when a batch norm is folded into them.
-struct layer_storage {
-  std::vector<std::int32_t> w_zp;
-  std::vector<float> bias;
-  std::vector<float> w_scale;
-};
-
-/// Folds the division by a constant and the batch norm after a layer (PyTorch's export of a
-/// fused conv-bn: conv, then a division by a per-channel constant, then the batch norm) into
-/// its weight scales and bias: with g = gamma / sqrt(var + eps), the layer's float result v
-/// becomes (v / d - mean) · g + beta, i.e. a weight scale s_w · g / d and a bias
-/// (b / d - mean) · g + beta. Computed in double at bind; a channel whose factor is 0 cannot
-/// be expressed so and fails the bind.
-template <class S>
-void fold_batch_norm(const float* const* in, int channels, const float* w_scale, int w_count, layer_storage& keep) {
-  constexpr int bn = S::find(op_id::batch_norm);
-  constexpr int div = S::find(op_id::divide);
-  const auto at = [&](int body, int k) { return in[S::input_of(S::body_node(S::body_arg(body, k)))]; };
-  const float* d = div >= 0 ? at(div, 1) : nullptr;
-  const std::int64_t d_count = div >= 0 ? S::body(S::body_arg(div, 1)).out.elements() : 1;
-  const float *gamma = at(bn, 1), *beta = at(bn, 2), *mean = at(bn, 3), *var = at(bn, 4);
-  const double eps = S::body(bn).at->epsilon;
-  keep.bias.resize(static_cast<std::size_t>(channels), 0.f);
-  keep.w_scale.resize(static_cast<std::size_t>(channels));
-  for (int c = 0; c < channels; ++c) {
-    const auto u = static_cast<std::size_t>(c);
-    const double dc = d ? static_cast<double>(d[d_count == 1 ? 0 : c]) : 1.0;
-    const double g = static_cast<double>(gamma[c]) / std::sqrt(static_cast<double>(var[c]) + eps);
-    const double f = g / dc;
-    if (!(f != 0.0) || !std::isfinite(f))
-      throw error(concat("partita: bind: ", S::composite, ": the batch norm after the layer scales channel ",
-                         std::to_string(c), " by ", std::to_string(f), ", which an integer layer cannot fold"));
-    keep.w_scale[u] = static_cast<float>(static_cast<double>(w_scale[w_count == 1 ? 0 : c]) * f);
-    keep.bias[u] = static_cast<float>((static_cast<double>(keep.bias[u]) / dc - static_cast<double>(mean[c])) * g +
-                                      static_cast<double>(beta[c]));
-  }
-}
-
-/// The parameters of a conv2d or dense layer with inputs `x` and `w`, result `y`, a bias at
-/// body index `bias` (or -1), an optional batch norm after it (`fold_batch_norm`) and
-/// `channels` outputs, read at bind.
-template <class S>
-qlayer_params layer_params(const float* const* in, const qnode& x, const qnode& w, const qnode& y, int bias,
-                           int channels, const act_bounds& act, layer_storage& keep) {
-  keep.w_zp.resize(static_cast<std::size_t>(w.count));
-  for (int i = 0; i < w.count; ++i) keep.w_zp[static_cast<std::size_t>(i)] = zp_at(in, w, i);
-  if (bias >= 0) read_bias<S>(in, bias, channels, keep.bias);
-  const float* w_scale = in[w.scale];
-  int w_count = w.count;
-  if constexpr (S::find(op_id::batch_norm) >= 0) {
-    fold_batch_norm<S>(in, channels, w_scale, w_count, keep);
-    w_scale = keep.w_scale.data();
-    w_count = channels;  // scales per channel now, and zero points with them
-    keep.w_zp.resize(static_cast<std::size_t>(channels), keep.w_zp.front());
-  }
-  return qlayer_params{scale_at(in, x), zp_at(in, x), w_scale, keep.w_zp.data(), w_count, scale_at(in, y),
-                       zp_at(in, y), keep.bias.empty() ? nullptr : keep.bias.data(), act.lo, act.hi};
-}
 
 /// `cpu.qconv2d_bias_act`: quantize(act(conv2d(dequantize(x), dequantize(w)) + bias)).
 template <class S>
