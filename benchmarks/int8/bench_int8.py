@@ -13,7 +13,7 @@ after a warm-up:
   partita_int8   the imported QDQ model compiled for cpu (its regions fused into integer kernels)
   partita_float  the float original imported and compiled for cpu
   ort_int8       ONNX Runtime on the same QDQ file, all graph optimizations (its integer kernels),
-                 intra_op_num_threads = T
+                 intra_op_num_threads = T, its workers not spinning between calls
   ort_float      ONNX Runtime on the float original, likewise
 
 Calls in turn see the same speed of a virtual machine, where two timed loops one after the other
@@ -141,6 +141,10 @@ def ort_session(path: str, threads: int) -> ort.InferenceSession:
     opts.intra_op_num_threads = threads
     opts.inter_op_num_threads = 1
     opts.log_severity_level = 3  # not the optimizer's notes on unused initializers
+    # ORT's workers keep spinning long after a call, past the gap, taking a core from whatever
+    # runs next (benchmarks/README.md); without spinning ORT alone runs as fast, and calls in
+    # turn stop disturbing each other.
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
     return ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
 
 
