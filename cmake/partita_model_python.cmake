@@ -22,7 +22,7 @@ set(PARTITA_MODEL_PYTHON_MODULES "numpy;torch" CACHE STRING
 # The modules every caller asks about, looked up in one run of each interpreter per configure:
 # importlib's find_spec finds a module without importing it, where importing PyTorch alone takes
 # seconds. A module found but broken fails its tests when they run, with Python's own message.
-set(_PARTITA_PYTHON_PROBED_MODULES numpy onnx torch torchvision onnxruntime sklearn)
+set(_PARTITA_PYTHON_PROBED_MODULES numpy onnx torch torchvision onnxruntime openvino sklearn)
 
 set(PARTITA_PYTHON_VENV "${CMAKE_CURRENT_LIST_DIR}/../.venv" CACHE PATH
     "A Python virtual environment whose python3 is the last candidate (.ci/run makes it with ONNX Runtime)")

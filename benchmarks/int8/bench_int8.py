@@ -32,107 +32,27 @@ layers. Needs numpy and onnxruntime (the int8 tests' interpreter, .venv).
 from __future__ import annotations
 
 import argparse
-import ctypes
-import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
+import harness  # noqa: E402  benchmarks/harness.py
 import record  # noqa: E402  benchmarks/record.py
 
 import numpy as np  # noqa: E402
 import onnxruntime as ort  # noqa: E402
 
 IMPLS = ("partita_int8", "partita_float", "ort_int8", "ort_float")
-FLAGS = ("avx2", "fma", "avx512f", "avx512bw", "avx512_vnni", "avx_vnni", "amx_tile", "amx_int8")
 
 
-def read_safetensors(path: str) -> dict[str, np.ndarray]:
-    """The F32 tensors of a safetensors file, by name."""
-    with open(path, "rb") as f:
-        n = int.from_bytes(f.read(8), "little")
-        head = json.loads(f.read(n))
-        data = f.read()
-    out = {}
-    for name, t in head.items():
-        if name == "__metadata__" or t["dtype"] != "F32":
-            continue
-        a, b = t["data_offsets"]
-        out[name] = np.frombuffer(data[a:b], dtype=np.float32).reshape(t["shape"])
-    return out
-
-
-def lscpu() -> tuple[str | None, list[str]]:
-    """lscpu's model name and the int8-relevant flags the CPU has."""
-    try:
-        text = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
-    except OSError:
-        return None, []
-    name, flags = None, []
-    for line in text.splitlines():
-        key, _, value = line.partition(":")
-        if key.strip() == "Model name":
-            name = value.strip()
-        elif key.strip() == "Flags":
-            have = set(value.split())
-            flags = [f for f in FLAGS if f in have]
-    return name, flags
-
-
-class Module:
-    """bench_int8_NAME(.so): Partita's int8 and float executables of one model."""
+class Module(harness.Module):
+    """bench_int8_NAME(.so): Partita's int8 (variant 0) and float (1) executables of one model."""
 
     def __init__(self, path: str):
-        self.lib = ctypes.CDLL(path)
-        lib = self.lib
-        lib.pbi_error.restype = ctypes.c_char_p
-        lib.pbi_create.restype = ctypes.c_void_p
-        lib.pbi_create.argtypes = [ctypes.c_int]
-        lib.pbi_destroy.argtypes = [ctypes.c_void_p]
-        lib.pbi_input_elements.restype = lib.pbi_output_elements.restype = ctypes.c_long
-        lib.pbi_set_threads.argtypes = [ctypes.c_void_p, ctypes.c_int]
-        lib.pbi_run.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
-        lib.pbi_profile.restype = ctypes.c_long
-        lib.pbi_profile.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_long]
-        lib.pbi_reset_profile.argtypes = [ctypes.c_void_p]
-        lib.pbi_madd_peak_gmacs.restype = ctypes.c_double
-        self.out_elements = lib.pbi_output_elements()
-        self.in_elements = lib.pbi_input_elements()
-
-    def fail(self, what: str):
-        raise SystemExit(f"bench_int8.py: {what}: {self.lib.pbi_error().decode()}")
-
-    def create(self, variant: int) -> int:
-        h = self.lib.pbi_create(variant)
-        if not h:
-            self.fail(f"variant {variant}")
-        return h
-
-    def runner(self, handle: int, x: np.ndarray, threads: int):
-        """A call that runs the executable once on x; the output array is the call's .out."""
-        if self.lib.pbi_set_threads(handle, threads) != 0:
-            self.fail("set_threads")
-        x = np.ascontiguousarray(x, dtype=np.float32).reshape(-1)
-        assert x.size == self.in_elements
-        out = np.zeros(self.out_elements, dtype=np.float32)
-        run, xp, op = self.lib.pbi_run, x.ctypes.data, out.ctypes.data
-
-        def call():
-            if run(handle, xp, op) != 0:
-                self.fail("run")
-        call.out = out
-        return call
-
-    def profile(self, handle: int) -> list[dict]:
-        need = self.lib.pbi_profile(handle, None, 0)
-        buf = ctypes.create_string_buffer(need + 1)
-        self.lib.pbi_profile(handle, buf, need + 1)
-        return [json.loads(line) for line in buf.value.decode().splitlines() if line]
+        super().__init__(path, "bench_int8.py")
 
 
 def ort_session(path: str, threads: int) -> ort.InferenceSession:
@@ -157,23 +77,6 @@ def ort_runner(session: ort.InferenceSession, x: np.ndarray):
         call.out = run(None, feed)[0]
     call()
     return call
-
-
-def alternated(calls: dict, rounds: int, gap: float) -> dict[str, list[float]]:
-    """Microseconds of each call per round, the calls in turn, each round starting one further on
-    and every other round in reverse order."""
-    names = list(calls)
-    times = {n: [] for n in names}
-    for r in range(rounds):
-        order = names[r % len(names):] + names[:r % len(names)]
-        if r % 2:
-            order.reverse()
-        for n in order:
-            time.sleep(gap)
-            start = time.perf_counter_ns()
-            calls[n]()
-            times[n].append((time.perf_counter_ns() - start) / 1e3)
-    return times
 
 
 def layers(module: Module, x: np.ndarray, threads: int, runs: int, peak: float) -> list[dict]:
@@ -209,8 +112,8 @@ def measure(name: str, args, peak: float) -> list[dict]:
         raise SystemExit(f"bench_int8.py: {path} is missing: build bench_int8_{name} (resnet18 and mobilenet_v2 "
                          "need -DPARTITA_BUILD_MEASUREMENT_TOOLS=ON)")
     module = Module(path)
-    x = next(iter(read_safetensors(os.path.join(models, name + ".input.safetensors")).values()))
-    reference = next(iter(read_safetensors(os.path.join(models, name + ".output.safetensors")).values()))
+    x = next(iter(harness.read_safetensors(os.path.join(models, name + ".input.safetensors")).values()))
+    reference = next(iter(harness.read_safetensors(os.path.join(models, name + ".output.safetensors")).values()))
     handles = {"partita_int8": module.create(0), "partita_float": module.create(1)}
     profiler = Module(os.path.join(args.dir, f"bench_int8_{name}_profile.so"))
     rows = []
@@ -220,8 +123,8 @@ def measure(name: str, args, peak: float) -> list[dict]:
             calls["ort_int8"] = ort_runner(ort_session(os.path.join(models, name + ".onnx"), threads), x)
             calls["ort_float"] = ort_runner(ort_session(os.path.join(models, name + ".float.onnx"), threads), x)
             calls = {n: calls[n] for n in IMPLS}
-            alternated(calls, args.warmup, args.gap_ms / 1e3)
-            times = alternated(calls, args.runs, args.gap_ms / 1e3)
+            harness.alternated(calls, args.warmup, args.gap_ms / 1e3)
+            times = harness.alternated(calls, args.runs, args.gap_ms / 1e3)
             med = {n: statistics.median(t) for n, t in times.items()}
             mine = times["partita_int8"]
             row = {"case": name, "threads": threads,
@@ -260,15 +163,8 @@ def table(rows: list[dict]) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--models", default="resnet18,mobilenet_v2")
-    ap.add_argument("--threads", default="1,2", type=lambda s: [int(t) for t in s.split(",")])
-    ap.add_argument("--runs", type=int, default=21, help="timed rounds (each calls every implementation once)")
-    ap.add_argument("--warmup", type=int, default=3, help="untimed rounds first")
+    harness.add_run_arguments(ap, runs=21, warmup=3, where="int8")
     ap.add_argument("--profile-runs", type=int, default=10, help="runs of the profiling module")
-    ap.add_argument("--gap-ms", type=float, default=20, help="pause before each call")
-    ap.add_argument("--dir", default=os.path.join(record.ROOT, "build", "benchmarks", "int8"),
-                    help="the build directory's benchmarks/int8")
-    ap.add_argument("--out", default=os.path.join(record.ROOT, "benchmarks", "results"))
-    ap.add_argument("--notes", help="anything worth knowing about the run (another load on the machine...)")
     args = ap.parse_args()
 
     names = [n for n in args.models.split(",") if n]
@@ -289,22 +185,9 @@ def main() -> int:
                       tools={"onnxruntime": ort.__version__, "numpy": np.__version__,
                              "python": platform.python_version(), "build_type": build_type,
                              "vision_input_side": int(size) if size else None})
-    model_name, flags = lscpu()
-    r["machine"]["lscpu_model_name"] = model_name
-    r["machine"]["flags"] = flags
-    # Other programs on the machine slow some calls; the load average (1, 5, 15 minutes) before and
-    # after the run says whether there were any.
-    r["machine"]["load_average"] = {"before": [round(v, 2) for v in load_before],
-                                    "after": [round(v, 2) for v in os.getloadavg()]}
     r["peak"] = {"madd_gmacs_per_core": round(peak, 3),
                  "what": "vpmaddwd (16 multiply-adds per 256-bit instruction) with vpaddd, 12 chains, one core"}
-    r["figures"] = rows
-    if args.notes:
-        r["notes"] = args.notes
-    path = record.write(r, args.out)
-    with open(path, encoding="utf-8") as f:
-        json.load(f)
-    print(f"bench_int8.py: wrote {path}")
+    harness.finish_record(r, rows, load_before, args.notes, args.out, "bench_int8.py")
     return 0
 
 
