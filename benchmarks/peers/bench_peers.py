@@ -205,15 +205,14 @@ def main() -> int:
         print(table(rows[-len(args.threads):], args.peers).splitlines()[-3], flush=True)
     print(table(rows, args.peers))
 
-    import onnxruntime
-    import openvino
-    import torch
     build = os.path.dirname(os.path.dirname(os.path.abspath(args.dir)))
     compiler, build_type = record.cmake_compiler(build)
+    tools = {"numpy": np.__version__, "python": platform.python_version(), "build_type": build_type}
+    for peer, package in (("ort", "onnxruntime"), ("openvino", "openvino"), ("torch", "torch")):
+        if peer in args.peers:
+            tools[package] = __import__(package).__version__
     r = record.header("bench_peers", compiler=compiler, command="bench_peers.py " + " ".join(sys.argv[1:]),
-                      tools={"onnxruntime": onnxruntime.__version__, "openvino": openvino.__version__,
-                             "torch": torch.__version__, "numpy": np.__version__,
-                             "python": platform.python_version(), "build_type": build_type})
+                      tools=tools)
     harness.finish_record(r, rows, load_before, args.notes, args.out, "bench_peers.py")
     return 0
 
