@@ -14012,6 +14012,50 @@ inline int available_cores() {
   return n ? static_cast<int>(n) : 1;
 }
 
+/// The processor the calling thread runs on, or -1 where the system does not say.
+inline int current_cpu() {
+#if defined(__linux__)
+  return sched_getcpu();
+#else
+  return -1;
+#endif
+}
+
+/// Where a worker of the pool may run: every processor its thread could run on when it
+/// started, less the one its caller ran on at the last call (`avoid`), where there are
+/// others. Only a change of the caller's processor costs a system call.
+class worker_placement {
+ public:
+  /// Records the calling thread's affinity; `participants` is the pool's size: with more
+  /// participants than processors some must share, and nothing is changed.
+  explicit worker_placement(int participants) {
+#if defined(__linux__)
+    CPU_ZERO(&allowed_);
+    usable_ = sched_getaffinity(0, sizeof(allowed_), &allowed_) == 0 && CPU_COUNT(&allowed_) >= participants;
+#endif
+    (void)participants;
+  }
+
+  /// Keeps the calling thread off processor `cpu` from now on (and lets it back on the one it
+  /// avoided before).
+  void avoid(int cpu) {
+    if (!usable_ || cpu == avoided_) return;
+    avoided_ = cpu;
+#if defined(__linux__)
+    cpu_set_t mask = allowed_;
+    if (cpu >= 0 && cpu < CPU_SETSIZE && CPU_ISSET(cpu, &mask)) CPU_CLR(cpu, &mask);
+    sched_setaffinity(0, sizeof(mask), &mask);
+#endif
+  }
+
+ private:
+  bool usable_ = false;
+  int avoided_ = -1;
+#if defined(__linux__)
+  cpu_set_t allowed_;
+#endif
+};
+
 /// A small persistent pool: `threads - 1` workers created once, the caller being participant 0. `run(n, f)` calls `f(i)` exactly once for each `i < n` (at most `size()`) and
 /// returns when all have returned; dispatch allocates nothing. A task that throws does not stop
 /// the others: `run` waits for every one of them, then rethrows the first exception.
@@ -14026,6 +14070,14 @@ inline int available_cores() {
 /// machine: it does that task itself), and a late worker can never run a task twice or run a
 /// finished call's task. Waiting (workers for the next call, the caller for claimed tasks)
 /// spins briefly, yields, then sleeps on an atomic wait.
+///
+/// Placement. The caller publishes the processor it runs on with each call, and the workers
+/// keep off that one (`worker_placement`): Linux may wake a worker on its waker's processor
+/// when the others look busy, and on a virtual machine a halted virtual CPU looks so
+/// (preempted by the host); the two threads then share one core for milliseconds, until
+/// load balancing separates them, and a call runs at one thread's speed. A worker is never
+/// pinned to one processor: it may run on any of the process's but its caller's, and where
+/// there are fewer processors than participants nothing is restricted.
 class thread_pool {
  public:
   explicit thread_pool(int threads)
@@ -14072,6 +14124,7 @@ class thread_pool {
     task_.store(fn, std::memory_order_release);
     ctx_.store(ctx, std::memory_order_release);
     tasks_.store(n, std::memory_order_release);
+    caller_cpu_.store(current_cpu(), std::memory_order_release);
     done_.store(0, std::memory_order_relaxed);
     rest_.store(false, std::memory_order_relaxed);
     const std::uint64_t call = before + 2;
@@ -14175,6 +14228,7 @@ class thread_pool {
   }
 
   void work(int index) {
+    worker_placement place(size_);
     std::uint64_t seen = 0;
     for (;;) {
       const std::uint64_t s = wait_call(seen);
@@ -14182,9 +14236,12 @@ class thread_pool {
       const task_fn fn = task_.load(std::memory_order_acquire);
       void* const ctx = ctx_.load(std::memory_order_acquire);
       const int n = tasks_.load(std::memory_order_acquire);
+      const int caller_cpu = caller_cpu_.load(std::memory_order_acquire);
       if (seq_.load(std::memory_order_relaxed) != s) continue;  // a newer call overwrote it: look again
       seen = s;
-      if (index < n) claim_all(index, s, fn, ctx, n);
+      if (index >= n) continue;
+      place.avoid(caller_cpu);
+      claim_all(index, s, fn, ctx, n);
     }
   }
 
@@ -14195,6 +14252,7 @@ class thread_pool {
   std::atomic<task_fn> task_{nullptr};
   std::atomic<void*> ctx_{nullptr};
   std::atomic<int> tasks_{0};
+  std::atomic<int> caller_cpu_{-1};
   std::atomic<int> done_{0};
   std::atomic<std::uint32_t> wake_{0};
   std::atomic<int> sleeping_{0};
