@@ -4,7 +4,7 @@
     m = harness.Module("build/benchmarks/peers/bench_peer_w4_lenet.so")
     h = m.create(0)
     call = m.runner(h, x, threads=1)        # call() runs once; call.out is the output
-    times = harness.alternated({"partita": call, "ort": other}, rounds=21, gap=0.02)
+    times = harness.alternated({"partita": call, "ort": other}, rounds=21, gap=0.02, warm=0.01)
 
 `Module` loads a model module built from benchmarks/module/model.cpp; `alternated` calls
 implementations in turn; `read_safetensors` reads the inputs and outputs the benchmarks keep;
@@ -116,10 +116,14 @@ class Module:
         return [json.loads(line) for line in buf.value.decode().splitlines() if line]
 
 
-def alternated(calls: dict, rounds: int, gap: float) -> dict[str, list[float]]:
+def alternated(calls: dict, rounds: int, gap: float, warm: float = 0.0) -> dict[str, list[float]]:
     """Microseconds of each call per round, the calls in turn, each round starting one further on
-    and every other round in reverse order; a pause of `gap` seconds before each call lets the
-    previous implementation's threads go idle."""
+    and every other round in reverse order. A pause of `gap` seconds before each turn lets the
+    previous implementation's threads go idle; then, where `warm` > 0, the implementation runs
+    untimed for at least `warm` seconds (one call at least) before its timed call. A core that
+    was idle comes back slowly (on a virtual machine it can take milliseconds of work before a
+    halted virtual CPU runs at full speed again), so without that warm-up a short model's timed
+    call measures the wake-up, not the steady latency that a user serving requests sees."""
     names = list(calls)
     times = {n: [] for n in names}
     for r in range(rounds):
@@ -128,6 +132,11 @@ def alternated(calls: dict, rounds: int, gap: float) -> dict[str, list[float]]:
             order.reverse()
         for n in order:
             time.sleep(gap)
+            if warm > 0:
+                until = time.perf_counter() + warm
+                calls[n]()
+                while time.perf_counter() < until:
+                    calls[n]()
             start = time.perf_counter_ns()
             calls[n]()
             times[n].append((time.perf_counter_ns() - start) / 1e3)
@@ -173,14 +182,16 @@ def finish_record(r: dict, rows: list[dict], load_before: tuple, notes: str | No
     return path
 
 
-def add_run_arguments(ap, runs: int, warmup: int, where: str) -> None:
-    """The options every script benchmark takes: --threads, --runs, --warmup, --gap-ms, --dir
+def add_run_arguments(ap, runs: int, warmup: int, where: str, gap_ms: float = 20) -> None:
+    """The options every script benchmark takes: --threads, --runs, --warmup, --gap-ms, --warm-ms, --dir
     (`where`: the build directory's benchmarks/... that holds the modules), --out and --notes."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     ap.add_argument("--threads", default="1,2", type=lambda s: [int(t) for t in s.split(",")])
     ap.add_argument("--runs", type=int, default=runs, help="timed rounds (each calls every implementation once)")
     ap.add_argument("--warmup", type=int, default=warmup, help="untimed rounds first")
-    ap.add_argument("--gap-ms", type=float, default=20, help="pause before each call")
+    ap.add_argument("--gap-ms", type=float, default=gap_ms, help="pause before each turn")
+    ap.add_argument("--warm-ms", type=float, default=10,
+                    help="untimed calls for at least this long before each timed call (0: none)")
     ap.add_argument("--dir", default=os.path.join(root, "build", "benchmarks", where),
                     help=f"the build directory's benchmarks/{where}")
     ap.add_argument("--out", default=os.path.join(root, "benchmarks", "results"))

@@ -18,7 +18,9 @@ after a warm-up:
 
 Calls in turn see the same speed of a virtual machine, where two timed loops one after the other
 may not. Each figure is the median over the rounds; `alt_ratio` is the median of the per-round
-ratios. A pause of --gap-ms between calls lets the previous implementation's threads go idle.
+ratios. A pause of --gap-ms before each turn lets the previous implementation's threads go idle;
+then each implementation runs untimed for --warm-ms before its timed call, so that the idle
+cores are back at full speed (harness.alternated).
 
 Then each int8 convolution and dense layer's rate: the profiling module (PARTITA_PROFILE) runs
 the int8 model --profile-runs times on T threads, and each layer's multiply-adds per second are
@@ -124,7 +126,7 @@ def measure(name: str, args, peak: float) -> list[dict]:
             calls["ort_float"] = ort_runner(ort_session(os.path.join(models, name + ".float.onnx"), threads), x)
             calls = {n: calls[n] for n in IMPLS}
             harness.alternated(calls, args.warmup, args.gap_ms / 1e3)
-            times = harness.alternated(calls, args.runs, args.gap_ms / 1e3)
+            times = harness.alternated(calls, args.runs, args.gap_ms / 1e3, args.warm_ms / 1e3)
             med = {n: statistics.median(t) for n, t in times.items()}
             mine = times["partita_int8"]
             row = {"case": name, "threads": threads,

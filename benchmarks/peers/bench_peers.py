@@ -3,17 +3,21 @@
 same ONNX file and input.
 
     bench_peers.py [--models a,b] [--threads 1,2] [--runs 11] [--peers ort,openvino,torch]
-                   [--dir BUILD/benchmarks/peers] [--out benchmarks/results] [--notes TEXT]
+                   [--gap-ms 50] [--warm-ms 10] [--dir BUILD/benchmarks/peers] [--out benchmarks/results] [--notes TEXT]
 
 For each model that benchmarks/peers/CMakeLists.txt built (zoo.py exports NAME.onnx, the importer
 brings it in as NAME::net, compiled for the cpu backend into the module bench_peer_NAME) and each
-thread count T, the implementations are called in turn, one call each per round, the order
-rotating from round to round, --runs rounds after a warm-up (benchmarks/harness.py):
+thread count T, the implementations are called in turn, one timed call each per round, the order
+rotating from round to round, --runs rounds after a warm-up (benchmarks/harness.py). Each turn
+starts with a pause (--gap-ms) that lets the previous implementation's threads go idle, then
+untimed calls for --warm-ms that bring the cores back to full speed, then the timed call: the
+steady latency of a model serving requests, which every implementation reaches the same way:
 
   partita    the imported model, cpu backend, T threads
   ort        ONNX Runtime's CPU provider on the same file: all graph optimizations,
-             intra_op_num_threads = T, its workers not spinning between calls (they would take
-             a core from whatever runs next; alone, ONNX Runtime runs as fast without it)
+             intra_op_num_threads = T, its workers spinning as by default (without it its
+             2-thread runs can be no faster than its 1-thread ones); they keep spinning for
+             tens of milliseconds after a call, hence the pause of 50 ms before each turn
   openvino   OpenVINO's CPU plugin on the same file: PERFORMANCE_HINT LATENCY,
              INFERENCE_NUM_THREADS = T, INFERENCE_PRECISION_HINT f32 (on a CPU with bf16 or AMX it
              would otherwise run bf16, which is not the same computation)
@@ -24,8 +28,8 @@ Before timing, each implementation's output is compared with PyTorch's (the expo
 NAME.output.safetensors) and the largest difference relative to the output's largest magnitude
 is recorded; a model whose Partita output is off by more than 1e-3 of that stops the run. Each
 figure is the median over the rounds; `alt_ratio`, the median of the per-round ratios, is the one
-to read. OpenMP's workers (PyTorch) are made passive (OMP_WAIT_POLICY) for the same reason as
-ONNX Runtime's.
+to read. OpenMP's workers (PyTorch) are made passive (OMP_WAIT_POLICY): they would take a core from
+whatever runs next.
 
 It prints one table and writes a record (benchmarks/README.md, "Records") named bench_peers: one
 row per model and thread count, Partita's time under "partita", the peers under "peers" with
@@ -62,7 +66,6 @@ def ort_runner(path: str, x: np.ndarray, threads: int):
     opts.intra_op_num_threads = threads
     opts.inter_op_num_threads = 1
     opts.log_severity_level = 3
-    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
     session = ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
     feed = {session.get_inputs()[0].name: x}
 
@@ -144,7 +147,7 @@ def measure(name: str, args) -> list[dict]:
                 raise SystemExit(f"bench_peers.py: {name}: Partita's output differs from PyTorch's by "
                                  f"{diffs['partita']:.3g} of its largest magnitude (more than {TOLERANCE})")
             harness.alternated(calls, args.warmup, args.gap_ms / 1e3)
-            times = harness.alternated(calls, args.runs, args.gap_ms / 1e3)
+            times = harness.alternated(calls, args.runs, args.gap_ms / 1e3, args.warm_ms / 1e3)
             med = {n: statistics.median(t) for n, t in times.items()}
             mine = times["partita"]
             row = {"case": name, "threads": threads,
@@ -188,7 +191,7 @@ def built_models(directory: str) -> list[str]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--models", help="comma-separated zoo names (default: every model built)")
-    harness.add_run_arguments(ap, runs=11, warmup=2, where="peers")
+    harness.add_run_arguments(ap, runs=11, warmup=2, where="peers", gap_ms=50)
     ap.add_argument("--peers", default=",".join(PEERS), type=lambda s: tuple(p for p in s.split(",") if p))
     args = ap.parse_args()
     unknown = [p for p in args.peers if p not in PEERS]
