@@ -36,6 +36,8 @@ constexpr gemm_kernel_id kernel_of(const conv_desc& d) { return choose_conv_kern
 static_assert(kernel_of(conv(32, 32, 56, 3, 1, 1, 32, true, true)) == gemm_kernel_id::depthwise_nhwc);
 static_assert(kernel_of(conv(32, 192, 28, 1, 1, 0, 1, true, true)) == gemm_kernel_id::pointwise_nhwc);
 static_assert(kernel_of(conv(64, 128, 56, 1, 2, 0, 1, true, true)) == gemm_kernel_id::pointwise_nhwc_strided);
+static_assert(kernel_of(conv(2048, 512, 7, 1, 1, 0, 1, true, true)) == gemm_kernel_id::pointwise_nhwc);
+static_assert(kernel_of(conv(4096, 512, 7, 1, 1, 0, 1, true, true)) == gemm_kernel_id::gemm_nhwc);
 static_assert(kernel_of(conv(3, 32, 224, 3, 2, 1, 1, false, true)) == gemm_kernel_id::direct_nhwc);
 static_assert(kernel_of(conv(64, 64, 56, 3, 1, 1, 1, true, true)) == gemm_kernel_id::winograd_f2);
 static_assert(kernel_of(conv(64, 128, 56, 3, 2, 1, 1, true, true)) == gemm_kernel_id::wide_nhwc);

@@ -17496,10 +17496,11 @@ inline void wide_conv_pooled(state& st, const float* x, const float* packed, con
 namespace partita::detail::cpu {
 
 /// True for the 1×1 convolutions that run `pointwise_nhwc`: NHWC in and out, and a depth of at
-/// most 1024, whose panel of weights (two vectors per input channel, 128 KB) stays in L2 for
-/// the whole pass over the positions: MobileNetV2's deepest (960 → 320 and 320 → 1280 on 7×7)
-/// run faster so than on matmul; deeper ones keep matmul's depth passes.
-constexpr bool nhwc_pointwise(const conv_geometry& g) { return nhwc_reads_in_place(g) && g.groups == 1 && g.c <= 1024; }
+/// most 2048, whose panel of weights (two vectors per input channel: 256 KB with AVX-512, half
+/// that with AVX) stays in L2 for the whole pass over the positions: MobileNetV2's deepest
+/// (960 → 320 and 320 → 1280 on 7×7) and ResNet-50's 2048 → 512 on 7×7 run faster so than on
+/// matmul's loops; deeper ones keep matmul's depth passes.
+constexpr bool nhwc_pointwise(const conv_geometry& g) { return nhwc_reads_in_place(g) && g.groups == 1 && g.c <= 2048; }
 
 /// True for the strided 1×1 convolutions that run `pointwise_nhwc` on their input positions
 /// gathered first (`gather_positions`): one group, no padding before, a stride above 1 on some

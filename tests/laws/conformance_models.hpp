@@ -633,6 +633,12 @@ using sg = relu<conv2d<xg, weight<"sg.w", f32, 160, 3, 3, 3>, {.stride = {2, 2},
 using pg = add<bias_add<conv2d<sg, weight<"pg.w", f32, 232, 160, 1, 1>>, weight<"pg.b", f32, 232>>,
                conv2d<sg, weight<"qg.w", f32, 232, 160, 1, 1>>>;
 using hg = dense<flatten<global_avg_pool2d<pg>>, weight<"fg.w", f32, 2, 232>>;
+// A 1×1 deeper than 1024 channels on a channels-last image (`nhwc_pointwise` up to 2048, as
+// ResNet-50's 2048 → 512 on 7×7): 1536 → 40 with a bias and a ReLU on 3×3 positions.
+using xk = input<"x", f32, 1, 3, 6, 6>;
+using sk = relu<conv2d<xk, weight<"sk.w", f32, 1536, 3, 3, 3>, {.stride = {2, 2}, .padding = {1, 1}}>>;  // [1, 1536, 3, 3]
+using pk = relu<bias_add<conv2d<sk, weight<"pk.w", f32, 40, 1536, 1, 1>>, weight<"pk.b", f32, 40>>>;
+using hk = dense<flatten<global_avg_pool2d<pk>>, weight<"fk.w", f32, 3, 40>>;
 // Strided 1×1s on their gathered positions (`nhwc_pointwise_strided`), as ResNet's
 // downsampling: strides 2 and 3 on 17 rows (split by rows on two threads), with a bias, the
 // residual of a strided 3×3 beside it and a ReLU, 44 channels (no whole number of vectors);
@@ -736,11 +742,11 @@ struct channels_last_models
                   "a planar twin of a channels-last step, a view that keeps them planar, fused expansions, "
                   "first layers written channels-last, wide direct convolutions, poolings, blocks adding their input, "
                   "poolings of several channel groups, depthwise rows of several blocks, 1×1s split by panels or rows, "
-                  "1×1s that prefetch their next pass's weights, strided 1×1s on gathered positions, wide convolutions in "
-                  "depth passes",
+                  "1×1s that prefetch their next pass's weights, a 1×1 of 1536 input channels, strided 1×1s on gathered "
+                  "positions, wide convolutions in depth passes",
                   model<nhwc::head>, model<nhwc::head, nhwc::twin>, model<nhwc::viewed>, model<nhwc::he>,
                   model<nhwc::he2>, model<nhwc::hd>, model<nhwc::hd2>, model<nhwc::hw, nhwc::ow, nhwc::gw, nhwc::rw>, model<nhwc::rt>, model<nhwc::hs>, model<nhwc::hq>,
-                  model<nhwc::hr>, model<nhwc::hp>, model<nhwc::ho>, model<nhwc::hf>, model<nhwc::hg>,
+                  model<nhwc::hr>, model<nhwc::hp>, model<nhwc::ho>, model<nhwc::hf>, model<nhwc::hg>, model<nhwc::hk>,
                   model<nhwc::hz>, model<nhwc::hy>, model<nhwc::hv, nhwc::hv2>, model<nhwc::hu>> {};
 
 struct small_networks : model_group<"networks: chains, residual blocks, batch norms, pools, several results, fallbacks, "
