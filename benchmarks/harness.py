@@ -4,7 +4,7 @@
     m = harness.Module("build/benchmarks/peers/bench_peer_w4_lenet.so")
     h = m.create(0)
     call = m.runner(h, x, threads=1)        # call() runs once; call.out is the output
-    times = harness.alternated({"partita": call, "ort": other}, rounds=21, gap=0.02, warm=0.01)
+    times = harness.alternated({"partita": call, "ort": other}, rounds=21, gap=0.02, warm=0.05)
 
 `Module` loads a model module built from benchmarks/module/model.cpp; `alternated` calls
 implementations in turn; `read_safetensors` reads the inputs and outputs the benchmarks keep;
@@ -190,7 +190,7 @@ def add_run_arguments(ap, runs: int, warmup: int, where: str, gap_ms: float = 20
     ap.add_argument("--runs", type=int, default=runs, help="timed rounds (each calls every implementation once)")
     ap.add_argument("--warmup", type=int, default=warmup, help="untimed rounds first")
     ap.add_argument("--gap-ms", type=float, default=gap_ms, help="pause before each turn")
-    ap.add_argument("--warm-ms", type=float, default=10,
+    ap.add_argument("--warm-ms", type=float, default=50,
                     help="untimed calls for at least this long before each timed call (0: none)")
     ap.add_argument("--dir", default=os.path.join(root, "build", "benchmarks", where),
                     help=f"the build directory's benchmarks/{where}")

@@ -3,7 +3,7 @@
 same ONNX file and input.
 
     bench_peers.py [--models a,b] [--threads 1,2] [--runs 11] [--peers ort,openvino,torch]
-                   [--gap-ms 50] [--warm-ms 10] [--dir BUILD/benchmarks/peers] [--out benchmarks/results] [--notes TEXT]
+                   [--gap-ms 50] [--warm-ms 50] [--dir BUILD/benchmarks/peers] [--out benchmarks/results] [--notes TEXT]
 
 For each model that benchmarks/peers/CMakeLists.txt built (zoo.py exports NAME.onnx, the importer
 brings it in as NAME::net, compiled for the cpu backend into the module bench_peer_NAME) and each
