@@ -41,6 +41,7 @@ static_assert(kernel_of(conv(4096, 512, 7, 1, 1, 0, 1, true, true)) == gemm_kern
 static_assert(kernel_of(conv(3, 32, 224, 3, 2, 1, 1, false, true)) == gemm_kernel_id::direct_nhwc);
 static_assert(kernel_of(conv(64, 64, 56, 3, 1, 1, 1, true, true)) == gemm_kernel_id::winograd_f2);
 static_assert(kernel_of(conv(64, 128, 56, 3, 2, 1, 1, true, true)) == gemm_kernel_id::wide_nhwc);
+static_assert(kernel_of(conv(1024, 1024, 7, 3, 1, 1, 32, true, true)) == gemm_kernel_id::wide_nhwc);  // ResNeXt's
 // Planar steps.
 static_assert(kernel_of(conv(64, 64, 7, 3, 1, 1, 1, true, false)) == gemm_kernel_id::winograd_f2);
 static_assert(kernel_of(conv(64, 128, 14, 3, 2, 1, 1, true, false)) == gemm_kernel_id::wide_planar);

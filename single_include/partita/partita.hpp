@@ -17206,12 +17206,27 @@ constexpr int wide_positions(int ow) { return W >= 16 ? 14 : (ow <= 7 ? ow : 6);
 /// directly with `wide_nhwc_rows`, reading their input in place with no padded copy.
 constexpr bool nhwc_direct_wide(const conv_geometry& g) { return g.groups == 1 && g.c > 4 && !nhwc_reads_in_place(g); }
 
+/// True for the grouped convolutions (not depthwise) that the wide kernel runs group by group,
+/// writing NHWC: each group's output channels whole vectors, so that no vector holds two
+/// groups' channels (ResNeXt's 32 groups from 512 channels on, RegNet's groups of 16 and more
+/// with AVX-512). The planar kernels ran them as a GEMM per group on copied planes, far below
+/// the FMA rate on 14×14 and 7×7.
+constexpr bool nhwc_grouped_wide(const conv_geometry& g) {
+  return g.groups > 1 && g.og > 1 && g.og % W == 0 && !(g.kh == 1 && g.kw == 1);
+}
+
+/// Output channel vectors per group of the wide kernel (all of them with one group).
+constexpr int wide_group_vectors(const conv_geometry& g) { return padded_channels(g.og) / W; }
+
+/// Panels of two vectors per group (the last one of an odd count is a single vector).
+constexpr int wide_group_panels(const conv_geometry& g) { return (wide_group_vectors(g) + 1) / 2; }
+
 /// Output channels per panel of the wide kernel's packed weights: two vectors.
 constexpr int wide_panel() { return 2 * W; }
 
 /// Floats of a convolution's weights packed by `pack_nhwc_hwio`.
 constexpr std::size_t wide_taps_floats(const conv_geometry& g) {
-  const int panels = (g.o + wide_panel() - 1) / wide_panel();
+  const int panels = g.groups * wide_group_panels(g);
   return static_cast<std::size_t>(panels) * static_cast<std::size_t>(g.k) * wide_panel();
 }
 
@@ -17221,16 +17236,19 @@ constexpr std::size_t wide_taps_floats(const conv_geometry& g) {
 /// as one stream. Rows of every output channel ([k][o]) put a panel's reads a power of two
 /// apart: with 512 channels, 128 bytes of every 2 KB, which fell into 64 of the L2's 1024 sets
 /// and missed it (ResNet-18's last layers ran 3.7 times slower than their planar kernel).
+/// A grouped convolution's panels are its groups' in turn, each over its group's channels.
 inline void pack_nhwc_hwio(const conv_geometry& g, const float* w, float* dst) {
   constexpr int P = wide_panel();
   std::fill(dst, dst + wide_taps_floats(g), 0.f);
+  const int cg = g.c / g.groups, og = g.o / g.groups;
   for (int o = 0; o < g.o; ++o) {
-    float* panel = dst + static_cast<std::ptrdiff_t>(o / P) * g.k * P + o % P;
-    for (int ci = 0; ci < g.c; ++ci)
+    const int group = o / og, local = o % og;
+    float* panel = dst + static_cast<std::ptrdiff_t>(group * wide_group_panels(g) + local / P) * g.k * P + local % P;
+    for (int ci = 0; ci < cg; ++ci)
       for (int i = 0; i < g.kh; ++i)
         for (int j = 0; j < g.kw; ++j)
-          panel[(static_cast<std::ptrdiff_t>(i * g.kw + j) * g.c + ci) * P] =
-              w[((static_cast<std::ptrdiff_t>(o) * g.c + ci) * g.kh + i) * g.kw + j];
+          panel[(static_cast<std::ptrdiff_t>(i * g.kw + j) * cg + ci) * P] =
+              w[((static_cast<std::ptrdiff_t>(o) * cg + ci) * g.kh + i) * g.kw + j];
   }
 }
 
@@ -17276,19 +17294,23 @@ __attribute__((always_inline)) inline void wide_channel(vec (&acc)[QL][VB], cons
 /// block's first position are template arguments, so the offsets of its positions are constants in the
 /// instructions (see `depthwise_nhwc_row`) and the taps of a position that fall into the padding
 /// are left out at compile time. The weights are read once per block, each tap's channels
-/// innermost.
+/// innermost. Grouped (`nhwc_grouped_wide`): the VB vectors lie in one group, whose input
+/// channels alone the depth loop runs.
 template <conv_geometry G, bool NhwcIn, int VB, activation A>
 inline void wide_nhwc_row(const float* x, const float* w, const epilogue& e, float* y, int r, int v0) {
   constexpr std::ptrdiff_t cs = NhwcIn ? 1 : static_cast<std::ptrdiff_t>(G.h) * G.w;
+  constexpr int vpg = wide_group_vectors(G);
+  const int group = v0 / vpg, lv0 = v0 % vpg;  // the group, and v0 inside it
+  x += static_cast<std::ptrdiff_t>(group) * G.cg * cs;
   constexpr std::ptrdiff_t hs = NhwcIn ? static_cast<std::ptrdiff_t>(G.w) * G.c : G.w, ws = NhwcIn ? G.c : 1;
   constexpr int pitch = wide_panel();
   constexpr int blocks = (G.ow + wide_positions(G.ow) - 1) / wide_positions(G.ow);
   constexpr int QN = (G.ow + blocks - 1) / blocks;  // positions per block; the last may have fewer
-  const int n_last = G.o - (v0 + VB - 1) * W;       // lanes of the last vector that are channels
+  const int n_last = G.og - (lv0 + VB - 1) * W;     // lanes of the last vector that are channels
   int i0 = 0, i1 = G.kh;                             // kernel rows inside the image
   while (i0 < i1 && r * G.sh - G.ph + i0 * G.dh < 0) ++i0;
   while (i1 > i0 && r * G.sh - G.ph + (i1 - 1) * G.dh >= G.h) --i1;
-  const float* wv0 = w + static_cast<std::ptrdiff_t>(v0 / 2) * G.k * pitch;  // the panel
+  const float* wv0 = w + static_cast<std::ptrdiff_t>(group * wide_group_panels(G) + lv0 / 2) * G.k * pitch;  // the panel
   // Positions [Q0, Q0 + QL). The block's lambdas are forced inline: clang otherwise left the
   // taps' index-sequence lambda a call, the accumulators in memory behind it, and stored each
   // one after every FMA (LeNet-5 built with clang++-19 ran far slower; GCC inlined them
@@ -17304,17 +17326,17 @@ inline void wide_nhwc_row(const float* x, const float* w, const epilogue& e, flo
       constexpr int hi = std::max(lo, std::min(QL, (G.w - col0 + G.sw - 1) / G.sw));
       if constexpr (lo < hi) {
         const float* xj = xi + (col0 + lo * G.sw) * ws;
-        const float* wj = wi + static_cast<std::ptrdiff_t>(J) * G.c * pitch;
+        const float* wj = wi + static_cast<std::ptrdiff_t>(J) * G.cg * pitch;
         // Not unrolled: a few channels (LeNet's 6) were, and GCC then kept the broadcasts that
         // the block's taps share live across them and spilled the accumulators (LeNet-5 was
         // the slower for it).
 #pragma GCC unroll 1
-        for (int ci = 0; ci < G.c; ++ci, xj += cs, wj += pitch) wide_channel<lo, hi, G.sw * ws>(acc, xj, wj);
+        for (int ci = 0; ci < G.cg; ++ci, xj += cs, wj += pitch) wide_channel<lo, hi, G.sw * ws>(acc, xj, wj);
       }
     };
     for (int i = i0; i < i1; ++i) {
       const float* xi = x + static_cast<std::ptrdiff_t>(r * G.sh - G.ph + i * G.dh) * hs;
-      const float* wi = wv0 + static_cast<std::ptrdiff_t>(i * G.kw) * G.c * pitch;
+      const float* wi = wv0 + static_cast<std::ptrdiff_t>(i * G.kw) * G.cg * pitch;
       [&]<int... J>(std::integer_sequence<int, J...>) __attribute__((always_inline)) {
         (tap.template operator()<J>(xi, wi), ...);
       }(std::make_integer_sequence<int, G.kw>{});
@@ -17340,14 +17362,25 @@ template <conv_geometry G>
 constexpr bool wide_pairs_outer() {
   return wide_taps_floats(G) * sizeof(float) > (256u << 10);
 }
-/// Output row `r`, channel vectors [v, v + 2) of one image (`wide_nhwc_row`), `y` and
-/// `e.residual` at that row.
+/// The vectors of the pass of the wide kernel that starts at vector `v`: two, or one where
+/// `v` is the last vector of a group with an odd count of them.
+template <conv_geometry G>
+constexpr int wide_pass_width(int v) {
+  constexpr int vpg = wide_group_vectors(G);
+  return vpg % 2 == 0 || v % vpg + 2 <= vpg ? 2 : 1;
+}
+/// The vector that panel `p` (of all groups' panels in turn) starts at.
+template <conv_geometry G>
+constexpr int wide_panel_vector(int p) {
+  return p / wide_group_panels(G) * wide_group_vectors(G) + 2 * (p % wide_group_panels(G));
+}
+/// Output row `r`, channel vectors [v, v + wide_pass_width(v)) of one image (`wide_nhwc_row`),
+/// `y` and `e.residual` at that row.
 template <conv_geometry G, bool NhwcIn, activation A>
 inline void wide_nhwc_pass(const float* x, const float* w, const epilogue& e, float* y, int r, int v) {
-  constexpr int vectors = padded_channels(G.o) / W;
-  // A last single vector only where the vectors are odd: each width is its own code.
-  if (vectors % 2 == 0 || v + 2 <= vectors) wide_nhwc_row<G, NhwcIn, 2, A>(x, w, e, y, r, v);
-  else if constexpr (vectors % 2 == 1) wide_nhwc_row<G, NhwcIn, 1, A>(x, w, e, y, r, v);
+  // A single vector only where a group's vectors are odd: each width is its own code.
+  if (wide_pass_width<G>(v) == 2) wide_nhwc_row<G, NhwcIn, 2, A>(x, w, e, y, r, v);
+  else if constexpr (wide_group_vectors(G) % 2 == 1) wide_nhwc_row<G, NhwcIn, 1, A>(x, w, e, y, r, v);
 }
 /// Output rows [r0, r1) of one image of a wide direct convolution (`wide_nhwc_row`), output
 /// channel vectors [v0, v1) (v0 even), two vectors at a time, panel by panel where
@@ -17363,11 +17396,11 @@ inline void wide_nhwc_rows(const float* x, const float* w, const epilogue& e, fl
     wide_nhwc_pass<G, NhwcIn, A>(x, w, er, y + r * y_row, r, v);
   };
   if constexpr (pairs_outer) {
-    for (int v = v0; v < v1; v += 2)
+    for (int v = v0; v < v1; v += wide_pass_width<G>(v))
       for (int r = r0; r < r1; ++r) pass(r, v);
   } else {
     for (int r = r0; r < r1; ++r)
-      for (int v = v0; v < v1; v += 2) pass(r, v);
+      for (int v = v0; v < v1; v += wide_pass_width<G>(v)) pass(r, v);
   }
 }
 
@@ -17380,7 +17413,7 @@ struct wide_share {
 };
 template <conv_geometry G>
 constexpr int wide_panels() {
-  return (padded_channels(G.o) / W + 1) / 2;
+  return G.groups * wide_group_panels(G);
 }
 template <conv_geometry G>
 constexpr bool wide_by_panels() {
@@ -17392,9 +17425,12 @@ inline int wide_tasks(const state& st, double flops) {
 }
 template <conv_geometry G>
 constexpr wide_share wide_share_of(int t, int tasks) {
-  if (wide_by_panels<G>())
-    return {0, G.oh, 2 * (wide_panels<G>() * t / tasks), 2 * (wide_panels<G>() * (t + 1) / tasks)};
-  return {row_share(G.oh, t, tasks), row_share(G.oh, t + 1, tasks), 0, padded_channels(G.o) / W};
+  constexpr int vectors = G.groups * wide_group_vectors(G);
+  if (wide_by_panels<G>()) {
+    const int p0 = wide_panels<G>() * t / tasks, p1 = wide_panels<G>() * (t + 1) / tasks;
+    return {0, G.oh, wide_panel_vector<G>(p0), p1 == wide_panels<G>() ? vectors : wide_panel_vector<G>(p1)};
+  }
+  return {row_share(G.oh, t, tasks), row_share(G.oh, t + 1, tasks), 0, vectors};
 }
 
 /// One image of a wide direct convolution into NHWC `y` (`wide_nhwc_rows`), its rows or panels
@@ -18761,7 +18797,7 @@ constexpr int wide_pass_channels(int c, int positions) {
 /// run markedly faster.
 template <conv_geometry G>
 constexpr bool wide_depth_passes() {
-  return wide_pairs_outer<G>() && wide_by_panels<G>() && G.oh * G.ow * wide_panel() <= 8192;
+  return G.groups == 1 && wide_pairs_outer<G>() && wide_by_panels<G>() && G.oh * G.ow * wide_panel() <= 8192;
 }
 
 /// Adds to `sums` (the image's positions × 2 vectors, `wide_panel()` floats apart) kernel row
@@ -19565,6 +19601,7 @@ constexpr kernel_choice choose_conv_kernel(const conv_desc& d) {
       return {k::gemm_nhwc, "1x1 of stride 1 writing NHWC: a GEMM over positions"};
     }
     if (nhwc_direct(g)) return {k::direct_nhwc, "at most 4 input channels (a first layer): direct, writing NHWC"};
+    if (g.groups > 1) return {k::wide_nhwc, "grouped, whole vectors of channels per group: the wide direct kernel, NHWC"};
     if (winograd_f2(g)) return {k::winograd_f2, "3x3 of stride 1 writing NHWC: Winograd F(2x2,3x3)"};
     return {k::wide_nhwc, "one group, more than 4 input channels: the wide direct kernel, NHWC"};
   }
@@ -19664,10 +19701,12 @@ struct gemm_kernel {
   static_assert(!nhwc_in || nhwc_out || copies_input,
                 "partita: cpu: a conv2d reading channels-last writes channels-last or copies its input");
   static_assert(!nhwc_out || (depthwise ? nhwc_in && geo.og == 1
-                                        : geo.groups == 1 && (nhwc_reads_in_place(geo) || nhwc_direct(geo) ||
-                                                              nhwc_direct_wide(geo))),
-                "partita: cpu: channels-last conv2d is a depthwise one (multiplier 1), an unpadded 1×1 of stride 1 "
-                "or one group whose rows hold a block of interior positions (or at most four input channels)");
+                                        : (geo.groups == 1 && (nhwc_reads_in_place(geo) || nhwc_direct(geo) ||
+                                                               nhwc_direct_wide(geo))) ||
+                                              nhwc_grouped_wide(geo)),
+                "partita: cpu: channels-last conv2d is a depthwise one (multiplier 1), an unpadded 1×1 of stride 1, "
+                "one group whose rows hold a block of interior positions (or at most four input channels), or "
+                "groups of whole vectors of output channels");
   static_assert(!nhwc_out || info.residual < 0 || in_layout_of<Step>(info.residual) == tensor_layout::channels_last,
                 "partita: cpu: a channels-last conv2d adds a channels-last residual");
   // The kernel chosen (`choose_conv_kernel`), as the packing, scratch and loops below ask.
@@ -22059,7 +22098,8 @@ namespace partita::detail::cpu {
 /// a fused projection (`cpu.conv2d_depthwise_project`) keep their input's layout, and so do max
 /// and average pooling of at least a vector of channels; a 1×1 convolution of stride 1 without
 /// padding may write NHWC from either layout (`gathers`); the other convolutions of one group
-/// (`nhwc_direct`, `nhwc_direct_wide`) read either layout and write either (`converts`); the
+/// (`nhwc_direct`, `nhwc_direct_wide`) and the grouped ones of whole vectors per group
+/// (`nhwc_grouped_wide`) read either layout and write either (`converts`); the
 /// other convolutions that copy their input into padded planes read either layout and write
 /// planar, and so does a global average pooling.
 /// `m` is the module, `flat` the plan's graph, `node` the step's node there.
@@ -22113,7 +22153,8 @@ constexpr layout_role nhwc_role(const M& m, const G& flat, int node) {
   // A block adding its own input (`relu<add<conv2d<x, w>, x>>`) reads that value as the
   // convolution's input and as the residual: both in the output's layout, or the kernel would
   // read one of them in the wrong one.
-  const bool writes_nhwc = c.groups == 1 && (nhwc_reads_in_place(c) || nhwc_direct(c) || nhwc_direct_wide(c));
+  const bool writes_nhwc =
+      (c.groups == 1 && (nhwc_reads_in_place(c) || nhwc_direct(c) || nhwc_direct_wide(c))) || nhwc_grouped_wide(c);
   if (input_shared) return writes_nhwc ? layout_role::same : layout_role::planar;
   if (c.groups == 1 && nhwc_reads_in_place(c)) return layout_role::gathers;
   // The planar kernels of the others copy the input into padded planes, from either layout.

@@ -639,6 +639,23 @@ using xk = input<"x", f32, 1, 3, 6, 6>;
 using sk = relu<conv2d<xk, weight<"sk.w", f32, 1536, 3, 3, 3>, {.stride = {2, 2}, .padding = {1, 1}}>>;  // [1, 1536, 3, 3]
 using pk = relu<bias_add<conv2d<sk, weight<"pk.w", f32, 40, 1536, 1, 1>>, weight<"pk.b", f32, 40>>>;
 using hk = dense<flatten<global_avg_pool2d<pk>>, weight<"fk.w", f32, 3, 40>>;
+// Grouped convolutions of whole vectors per group, written channels-last (`nhwc_grouped_wide`):
+// 4 groups of 16 after a first layer (one vector a group with AVX-512), with a bias and a ReLU;
+// 2 groups of 48 of stride 2 on a planar batch of two, adding a strided 1×1's result (three
+// vectors a group with AVX-512: a pair, then one), split by panels on two threads.
+using xgw = input<"x", f32, 1, 3, 10, 10>;
+using sgw = relu<conv2d<xgw, weight<"sgw.w", f32, 64, 3, 3, 3>, {.padding = {1, 1}}>>;
+using ggw = relu<bias_add<conv2d<sgw, weight<"ggw.w", f32, 64, 16, 3, 3>, {.padding = {1, 1}, .groups = 4}>,
+                         weight<"ggw.b", f32, 64>>>;
+using pgw = bias_add<conv2d<ggw, weight<"pgw.w", f32, 24, 64, 1, 1>>, weight<"pgw.b", f32, 24>>;
+using hgw = dense<flatten<global_avg_pool2d<pgw>>, weight<"fgw.w", f32, 3, 24>>;
+using xgx = input<"x", f32, 2, 32, 9, 11>;
+using dgx = conv2d<xgx, weight<"dgx.w", f32, 96, 32, 1, 1>, {.stride = {2, 2}}>;  // [2, 96, 5, 6]
+using ggx = relu<add<bias_add<conv2d<xgx, weight<"ggx.w", f32, 96, 16, 3, 3>,
+                                     {.stride = {2, 2}, .padding = {1, 1}, .groups = 2}>,
+                              weight<"ggx.b", f32, 96>>,
+                     dgx>>;
+using hgx = dense<flatten<global_avg_pool2d<ggx>>, weight<"fgx.w", f32, 3, 96>>;
 // Strided 1×1s on their gathered positions (`nhwc_pointwise_strided`), as ResNet's
 // downsampling: strides 2 and 3 on 17 rows (split by rows on two threads), with a bias, the
 // residual of a strided 3×3 beside it and a ReLU, 44 channels (no whole number of vectors);
@@ -742,11 +759,11 @@ struct channels_last_models
                   "a planar twin of a channels-last step, a view that keeps them planar, fused expansions, "
                   "first layers written channels-last, wide direct convolutions, poolings, blocks adding their input, "
                   "poolings of several channel groups, depthwise rows of several blocks, 1×1s split by panels or rows, "
-                  "1×1s that prefetch their next pass's weights, a 1×1 of 1536 input channels, strided 1×1s on gathered "
-                  "positions, wide convolutions in depth passes",
+                  "1×1s that prefetch their next pass's weights, a 1×1 of 1536 input channels, grouped convolutions, "
+                  "strided 1×1s on gathered positions, wide convolutions in depth passes",
                   model<nhwc::head>, model<nhwc::head, nhwc::twin>, model<nhwc::viewed>, model<nhwc::he>,
                   model<nhwc::he2>, model<nhwc::hd>, model<nhwc::hd2>, model<nhwc::hw, nhwc::ow, nhwc::gw, nhwc::rw>, model<nhwc::rt>, model<nhwc::hs>, model<nhwc::hq>,
-                  model<nhwc::hr>, model<nhwc::hp>, model<nhwc::ho>, model<nhwc::hf>, model<nhwc::hg>, model<nhwc::hk>,
+                  model<nhwc::hr>, model<nhwc::hp>, model<nhwc::ho>, model<nhwc::hf>, model<nhwc::hg>, model<nhwc::hk>, model<nhwc::hgw>, model<nhwc::hgx>,
                   model<nhwc::hz>, model<nhwc::hy>, model<nhwc::hv, nhwc::hv2>, model<nhwc::hu>> {};
 
 struct small_networks : model_group<"networks: chains, residual blocks, batch norms, pools, several results, fallbacks, "

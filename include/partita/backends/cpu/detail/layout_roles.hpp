@@ -14,7 +14,8 @@ namespace partita::detail::cpu {
 /// a fused projection (`cpu.conv2d_depthwise_project`) keep their input's layout, and so do max
 /// and average pooling of at least a vector of channels; a 1×1 convolution of stride 1 without
 /// padding may write NHWC from either layout (`gathers`); the other convolutions of one group
-/// (`nhwc_direct`, `nhwc_direct_wide`) read either layout and write either (`converts`); the
+/// (`nhwc_direct`, `nhwc_direct_wide`) and the grouped ones of whole vectors per group
+/// (`nhwc_grouped_wide`) read either layout and write either (`converts`); the
 /// other convolutions that copy their input into padded planes read either layout and write
 /// planar, and so does a global average pooling.
 /// `m` is the module, `flat` the plan's graph, `node` the step's node there.
@@ -68,7 +69,8 @@ constexpr layout_role nhwc_role(const M& m, const G& flat, int node) {
   // A block adding its own input (`relu<add<conv2d<x, w>, x>>`) reads that value as the
   // convolution's input and as the residual: both in the output's layout, or the kernel would
   // read one of them in the wrong one.
-  const bool writes_nhwc = c.groups == 1 && (nhwc_reads_in_place(c) || nhwc_direct(c) || nhwc_direct_wide(c));
+  const bool writes_nhwc =
+      (c.groups == 1 && (nhwc_reads_in_place(c) || nhwc_direct(c) || nhwc_direct_wide(c))) || nhwc_grouped_wide(c);
   if (input_shared) return writes_nhwc ? layout_role::same : layout_role::planar;
   if (c.groups == 1 && nhwc_reads_in_place(c)) return layout_role::gathers;
   // The planar kernels of the others copy the input into padded planes, from either layout.

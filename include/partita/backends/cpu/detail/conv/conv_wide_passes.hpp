@@ -31,7 +31,7 @@ constexpr int wide_pass_channels(int c, int positions) {
 /// run markedly faster.
 template <conv_geometry G>
 constexpr bool wide_depth_passes() {
-  return wide_pairs_outer<G>() && wide_by_panels<G>() && G.oh * G.ow * wide_panel() <= 8192;
+  return G.groups == 1 && wide_pairs_outer<G>() && wide_by_panels<G>() && G.oh * G.ow * wide_panel() <= 8192;
 }
 
 /// Adds to `sums` (the image's positions × 2 vectors, `wide_panel()` floats apart) kernel row

@@ -92,6 +92,7 @@ constexpr kernel_choice choose_conv_kernel(const conv_desc& d) {
       return {k::gemm_nhwc, "1x1 of stride 1 writing NHWC: a GEMM over positions"};
     }
     if (nhwc_direct(g)) return {k::direct_nhwc, "at most 4 input channels (a first layer): direct, writing NHWC"};
+    if (g.groups > 1) return {k::wide_nhwc, "grouped, whole vectors of channels per group: the wide direct kernel, NHWC"};
     if (winograd_f2(g)) return {k::winograd_f2, "3x3 of stride 1 writing NHWC: Winograd F(2x2,3x3)"};
     return {k::wide_nhwc, "one group, more than 4 input channels: the wide direct kernel, NHWC"};
   }
