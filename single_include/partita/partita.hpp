@@ -1512,13 +1512,32 @@ enum class tensor_layout : std::uint8_t { planar, channels_last };
 /// that is not a weight, literal or scalar.
 enum class layout_role : std::uint8_t {
   planar,        ///< reads and writes planar values only
-  same,          ///< every activation argument in the output's layout, whichever that is
+  same,          ///< every activation argument in the output's layout, whichever that is (an
+                 ///< elementwise step's arguments of one position read as either)
   gathers,       ///< a planar output reads planar arguments; a channels-last output reads its
                  ///< first argument in either layout and every other activation argument in its own
   reads_either,  ///< writes planar; reads its first argument in either layout, the others planar
   converts,      ///< reads its first argument in either layout, whatever its output's; every other
                  ///< activation argument in the output's layout
 };
+
+/// True for a value whose bytes are the same in either layout, so that a step may read it as
+/// the other layout's too: rank 4 or less and one position (its last two axes, right-aligned to
+/// four, of extent 1), as a squeeze-and-excite block's per-channel scale [N, C, 1, 1].
+constexpr bool same_in_either_layout(const shape& s) {
+  if (s.rank > 4) return false;
+  if (s.rank == 1) return s[0] == 1;
+  return s.rank == 0 || (s[s.rank - 1] == 1 && s[s.rank - 2] == 1);
+}
+
+/// A shape in the order of its elements in a channels-last buffer: right-aligned to rank 4 and
+/// its second axis moved last ([N, C, H, W] → [N, H, W, C]). For a value of one position
+/// (`same_in_either_layout`) it names the same elements in the same order as the planar shape.
+constexpr shape channels_last_order(const shape& s) {
+  shape r{4, {1, 1, 1, 1}};
+  for (int d = 0; d < s.rank && d < 4; ++d) r.dims[static_cast<std::size_t>(4 - s.rank + d)] = s[d];
+  return shape{4, {r[0], r[2], r[3], r[1]}};
+}
 
 namespace detail {
 
@@ -8468,7 +8487,8 @@ constexpr bool writes_channels_last(layout_role r) {
 /// and every node reading it is a step of the same backend whose role can read it so (a view, a
 /// tuple or a model output reads it planar). Then the roles' rules are enforced until nothing
 /// changes, each time turning values back to planar (so it ends): a `same` step with one planar
-/// activation has all of them planar, a `gathers` or `converts` step's other activations follow
+/// activation has all of them planar (an elementwise step's values of one position, the same in
+/// either layout, excepted), a `gathers` or `converts` step's other activations follow
 /// its output, and so does a planar `gathers` step's first.
 /// `root` maps a node to the step result whose storage it shares.
 template <class Module, class Fuses>
@@ -8523,9 +8543,14 @@ constexpr std::vector<char> channels_last_values(const Module& module, const mod
       const graph_node& g = m.node(s.node);
       if (!writes_channels_last(r)) continue;
       const int first = r == layout_role::same ? 0 : 1;
+      // An elementwise step may read a value of one position (a per-channel scale) in either
+      // layout: its bytes are the same.
+      const bool lenient = r == layout_role::same && is_binary_elementwise(g.op);
       bool agree = is_cl(s.node);
-      for (int k = first; k < g.nargs; ++k)
-        if (m.node(m.arg(s.node, k)).op != op_id::weight) agree = agree && is_cl(m.arg(s.node, k));
+      for (int k = first; k < g.nargs; ++k) {
+        const graph_node& a = m.node(m.arg(s.node, k));
+        if (a.op != op_id::weight && !(lenient && same_in_either_layout(a.out))) agree = agree && is_cl(m.arg(s.node, k));
+      }
       if (agree) continue;
       planar(s.node);
       // A planar `gathers` step reads its first argument planar too; a `converts` step reads it
@@ -22093,6 +22118,22 @@ using quantized_kernel = typename decltype(quantized_kernel_tag<S>())::type;
 
 namespace partita::detail::cpu {
 
+/// True where a binary elementwise node of a rank-4 result can run channels-last: each argument
+/// is an activation of the result's shape or a value of one position (`same_in_either_layout`:
+/// a squeeze-and-excite block's per-channel scale, a scalar), and one is the former. Its
+/// kernel then broadcasts over the channels-last order of the shapes.
+template <class G>
+constexpr bool channels_last_operands(const G& flat, int node) {
+  const graph_node& g = flat.node(node);
+  bool whole = false;
+  for (int k = 0; k < g.nargs; ++k) {
+    const graph_node& a = flat.node(flat.arg(node, k));
+    if (a.out == g.out && a.op != op_id::weight) whole = true;
+    else if (!same_in_either_layout(a.out)) return false;
+  }
+  return whole;
+}
+
 /// What a cpu step can do with layouts (`cpu::layouts`), from its conv2d's geometry: a
 /// depthwise convolution (multiplier 1), a fused expansion (`cpu.conv2d_expand_depthwise`) and
 /// a fused projection (`cpu.conv2d_depthwise_project`) keep their input's layout, and so do max
@@ -22101,12 +22142,14 @@ namespace partita::detail::cpu {
 /// (`nhwc_direct`, `nhwc_direct_wide`) and the grouped ones of whole vectors per group
 /// (`nhwc_grouped_wide`) read either layout and write either (`converts`); the
 /// other convolutions that copy their input into padded planes read either layout and write
-/// planar, and so does a global average pooling.
+/// planar, and so does a global average pooling; a binary elementwise step of an image and
+/// values of one position (`channels_last_operands`) keeps its image's layout.
 /// `m` is the module, `flat` the plan's graph, `node` the step's node there.
 template <class M, class G>
 constexpr layout_role nhwc_role(const M& m, const G& flat, int node) {
   const graph_node& g = flat.node(node);
   if (g.op == op_id::global_avg_pool2d) return layout_role::reads_either;
+  if (is_binary_elementwise(g.op) && g.out.rank == 4 && channels_last_operands(flat, node)) return layout_role::same;
   // Channels-last puts a position's channels in the vector lanes: fewer than a vector of them
   // leave lanes idle, and a pooling of few channels is what keeps a convolution of few outputs
   // planar (LeNet's 6 channels: its 5×5 layer and pooling took 2 and 4 times as long in NHWC).
@@ -22908,7 +22951,13 @@ struct simple_kernel {
       flat(st, ys.elements(), unary_cost(op),
            [&](std::int64_t i0, std::int64_t i1) { unary_range<op, ap.lo, ap.hi>(in[0], out, i0, i1); });
     } else if constexpr (is_binary_elementwise(op)) {
-      constexpr broadcast_plan p = plan_broadcast(ys, xs, Step::arg(1).out);
+      // Channels-last (the plan's choice, `channels_last_operands`): the shapes broadcast in
+      // the order of the buffers' elements.
+      constexpr bool cl = out_layout_of<Step>() == tensor_layout::channels_last;
+      constexpr broadcast_plan p = cl ? plan_broadcast(channels_last_order(ys), channels_last_order(xs),
+                                                       channels_last_order(Step::arg(1).out))
+                                      : plan_broadcast(ys, xs, Step::arg(1).out);
+      static_assert(!cl || p.kind != broadcast_plan::other, "partita: cpu: a channels-last elementwise step broadcasts");
       const float* full = p.swap ? in[1] : in[0];
       const float* part = p.swap ? in[0] : in[1];
       const auto f = [&](std::int64_t u0, std::int64_t u1) {

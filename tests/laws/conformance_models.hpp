@@ -656,6 +656,20 @@ using ggx = relu<add<bias_add<conv2d<xgx, weight<"ggx.w", f32, 96, 16, 3, 3>,
                               weight<"ggx.b", f32, 96>>,
                      dgx>>;
 using hgx = dense<flatten<global_avg_pool2d<ggx>>, weight<"fgx.w", f32, 3, 96>>;
+// A squeeze-and-excite block in a channels-last chain (`channels_last_operands`): the image's
+// channel means through two 1×1s and a sigmoid scale it ([1, 32, 1, 1] × [1, 32, 9, 7], the
+// scale read as either layout), a 1×1 projects it, and a residual add of two channels-last
+// images and a scalar-like [1, 1, 1, 1] weight product follow.
+using xse = input<"x", f32, 1, 3, 9, 7>;
+using sse = relu<conv2d<xse, weight<"sse.w", f32, 32, 3, 3, 3>, {.padding = {1, 1}}>>;
+using dse = relu<conv2d<sse, weight<"dse.w", f32, 32, 1, 3, 3>, {.padding = {1, 1}, .groups = 32}>>;
+using q1se = relu<bias_add<conv2d<global_avg_pool2d<dse>, weight<"q1se.w", f32, 8, 32, 1, 1>>, weight<"q1se.b", f32, 8>>>;
+using q2se = sigmoid<bias_add<conv2d<q1se, weight<"q2se.w", f32, 32, 8, 1, 1>>, weight<"q2se.b", f32, 32>>>;
+using mse = multiply<dse, q2se>;
+using pse = conv2d<mse, weight<"pse.w", f32, 32, 32, 1, 1>>;
+using ase = multiply<weight<"ase.g", f32, 1, 1, 1, 1>, add<pse, sse>>;
+using hse = dense<flatten<global_avg_pool2d<relu<conv2d<ase, weight<"rse.w", f32, 16, 32, 1, 1>>>>>,
+                  weight<"fse.w", f32, 3, 16>>;
 // Strided 1×1s on their gathered positions (`nhwc_pointwise_strided`), as ResNet's
 // downsampling: strides 2 and 3 on 17 rows (split by rows on two threads), with a bias, the
 // residual of a strided 3×3 beside it and a ReLU, 44 channels (no whole number of vectors);
@@ -760,10 +774,11 @@ struct channels_last_models
                   "first layers written channels-last, wide direct convolutions, poolings, blocks adding their input, "
                   "poolings of several channel groups, depthwise rows of several blocks, 1×1s split by panels or rows, "
                   "1×1s that prefetch their next pass's weights, a 1×1 of 1536 input channels, grouped convolutions, "
+                  "a squeeze-and-excite block, "
                   "strided 1×1s on gathered positions, wide convolutions in depth passes",
                   model<nhwc::head>, model<nhwc::head, nhwc::twin>, model<nhwc::viewed>, model<nhwc::he>,
                   model<nhwc::he2>, model<nhwc::hd>, model<nhwc::hd2>, model<nhwc::hw, nhwc::ow, nhwc::gw, nhwc::rw>, model<nhwc::rt>, model<nhwc::hs>, model<nhwc::hq>,
-                  model<nhwc::hr>, model<nhwc::hp>, model<nhwc::ho>, model<nhwc::hf>, model<nhwc::hg>, model<nhwc::hk>, model<nhwc::hgw>, model<nhwc::hgx>,
+                  model<nhwc::hr>, model<nhwc::hp>, model<nhwc::ho>, model<nhwc::hf>, model<nhwc::hg>, model<nhwc::hk>, model<nhwc::hgw>, model<nhwc::hgx>, model<nhwc::hse>,
                   model<nhwc::hz>, model<nhwc::hy>, model<nhwc::hv, nhwc::hv2>, model<nhwc::hu>> {};
 
 struct small_networks : model_group<"networks: chains, residual blocks, batch norms, pools, several results, fallbacks, "

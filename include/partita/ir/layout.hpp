@@ -24,13 +24,32 @@ enum class tensor_layout : std::uint8_t { planar, channels_last };
 /// that is not a weight, literal or scalar.
 enum class layout_role : std::uint8_t {
   planar,        ///< reads and writes planar values only
-  same,          ///< every activation argument in the output's layout, whichever that is
+  same,          ///< every activation argument in the output's layout, whichever that is (an
+                 ///< elementwise step's arguments of one position read as either)
   gathers,       ///< a planar output reads planar arguments; a channels-last output reads its
                  ///< first argument in either layout and every other activation argument in its own
   reads_either,  ///< writes planar; reads its first argument in either layout, the others planar
   converts,      ///< reads its first argument in either layout, whatever its output's; every other
                  ///< activation argument in the output's layout
 };
+
+/// True for a value whose bytes are the same in either layout, so that a step may read it as
+/// the other layout's too: rank 4 or less and one position (its last two axes, right-aligned to
+/// four, of extent 1), as a squeeze-and-excite block's per-channel scale [N, C, 1, 1].
+constexpr bool same_in_either_layout(const shape& s) {
+  if (s.rank > 4) return false;
+  if (s.rank == 1) return s[0] == 1;
+  return s.rank == 0 || (s[s.rank - 1] == 1 && s[s.rank - 2] == 1);
+}
+
+/// A shape in the order of its elements in a channels-last buffer: right-aligned to rank 4 and
+/// its second axis moved last ([N, C, H, W] → [N, H, W, C]). For a value of one position
+/// (`same_in_either_layout`) it names the same elements in the same order as the planar shape.
+constexpr shape channels_last_order(const shape& s) {
+  shape r{4, {1, 1, 1, 1}};
+  for (int d = 0; d < s.rank && d < 4; ++d) r.dims[static_cast<std::size_t>(4 - s.rank + d)] = s[d];
+  return shape{4, {r[0], r[2], r[3], r[1]}};
+}
 
 namespace detail {
 

@@ -77,7 +77,8 @@ constexpr bool writes_channels_last(layout_role r) {
 /// and every node reading it is a step of the same backend whose role can read it so (a view, a
 /// tuple or a model output reads it planar). Then the roles' rules are enforced until nothing
 /// changes, each time turning values back to planar (so it ends): a `same` step with one planar
-/// activation has all of them planar, a `gathers` or `converts` step's other activations follow
+/// activation has all of them planar (an elementwise step's values of one position, the same in
+/// either layout, excepted), a `gathers` or `converts` step's other activations follow
 /// its output, and so does a planar `gathers` step's first.
 /// `root` maps a node to the step result whose storage it shares.
 template <class Module, class Fuses>
@@ -132,9 +133,14 @@ constexpr std::vector<char> channels_last_values(const Module& module, const mod
       const graph_node& g = m.node(s.node);
       if (!writes_channels_last(r)) continue;
       const int first = r == layout_role::same ? 0 : 1;
+      // An elementwise step may read a value of one position (a per-channel scale) in either
+      // layout: its bytes are the same.
+      const bool lenient = r == layout_role::same && is_binary_elementwise(g.op);
       bool agree = is_cl(s.node);
-      for (int k = first; k < g.nargs; ++k)
-        if (m.node(m.arg(s.node, k)).op != op_id::weight) agree = agree && is_cl(m.arg(s.node, k));
+      for (int k = first; k < g.nargs; ++k) {
+        const graph_node& a = m.node(m.arg(s.node, k));
+        if (a.op != op_id::weight && !(lenient && same_in_either_layout(a.out))) agree = agree && is_cl(m.arg(s.node, k));
+      }
       if (agree) continue;
       planar(s.node);
       // A planar `gathers` step reads its first argument planar too; a `converts` step reads it

@@ -9,6 +9,22 @@
 
 namespace partita::detail::cpu {
 
+/// True where a binary elementwise node of a rank-4 result can run channels-last: each argument
+/// is an activation of the result's shape or a value of one position (`same_in_either_layout`:
+/// a squeeze-and-excite block's per-channel scale, a scalar), and one is the former. Its
+/// kernel then broadcasts over the channels-last order of the shapes.
+template <class G>
+constexpr bool channels_last_operands(const G& flat, int node) {
+  const graph_node& g = flat.node(node);
+  bool whole = false;
+  for (int k = 0; k < g.nargs; ++k) {
+    const graph_node& a = flat.node(flat.arg(node, k));
+    if (a.out == g.out && a.op != op_id::weight) whole = true;
+    else if (!same_in_either_layout(a.out)) return false;
+  }
+  return whole;
+}
+
 /// What a cpu step can do with layouts (`cpu::layouts`), from its conv2d's geometry: a
 /// depthwise convolution (multiplier 1), a fused expansion (`cpu.conv2d_expand_depthwise`) and
 /// a fused projection (`cpu.conv2d_depthwise_project`) keep their input's layout, and so do max
@@ -17,12 +33,14 @@ namespace partita::detail::cpu {
 /// (`nhwc_direct`, `nhwc_direct_wide`) and the grouped ones of whole vectors per group
 /// (`nhwc_grouped_wide`) read either layout and write either (`converts`); the
 /// other convolutions that copy their input into padded planes read either layout and write
-/// planar, and so does a global average pooling.
+/// planar, and so does a global average pooling; a binary elementwise step of an image and
+/// values of one position (`channels_last_operands`) keeps its image's layout.
 /// `m` is the module, `flat` the plan's graph, `node` the step's node there.
 template <class M, class G>
 constexpr layout_role nhwc_role(const M& m, const G& flat, int node) {
   const graph_node& g = flat.node(node);
   if (g.op == op_id::global_avg_pool2d) return layout_role::reads_either;
+  if (is_binary_elementwise(g.op) && g.out.rank == 4 && channels_last_operands(flat, node)) return layout_role::same;
   // Channels-last puts a position's channels in the vector lanes: fewer than a vector of them
   // leave lanes idle, and a pooling of few channels is what keeps a convolution of few outputs
   // planar (LeNet's 6 channels: its 5×5 layer and pooling took 2 and 4 times as long in NHWC).

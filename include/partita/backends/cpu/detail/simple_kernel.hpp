@@ -66,7 +66,13 @@ struct simple_kernel {
       flat(st, ys.elements(), unary_cost(op),
            [&](std::int64_t i0, std::int64_t i1) { unary_range<op, ap.lo, ap.hi>(in[0], out, i0, i1); });
     } else if constexpr (is_binary_elementwise(op)) {
-      constexpr broadcast_plan p = plan_broadcast(ys, xs, Step::arg(1).out);
+      // Channels-last (the plan's choice, `channels_last_operands`): the shapes broadcast in
+      // the order of the buffers' elements.
+      constexpr bool cl = out_layout_of<Step>() == tensor_layout::channels_last;
+      constexpr broadcast_plan p = cl ? plan_broadcast(channels_last_order(ys), channels_last_order(xs),
+                                                       channels_last_order(Step::arg(1).out))
+                                      : plan_broadcast(ys, xs, Step::arg(1).out);
+      static_assert(!cl || p.kind != broadcast_plan::other, "partita: cpu: a channels-last elementwise step broadcasts");
       const float* full = p.swap ? in[1] : in[0];
       const float* part = p.swap ? in[0] : in[1];
       const auto f = [&](std::int64_t u0, std::int64_t u1) {
