@@ -34,7 +34,8 @@ whatever runs next.
 It prints one table and writes a record (benchmarks/README.md, "Records") named bench_peers: one
 row per model and thread count, Partita's time under "partita", the peers under "peers" with
 "ratio" and "alt_ratio" (their time over Partita's: above 1, Partita is faster), and each
-implementation's difference from PyTorch.
+implementation's difference from PyTorch. A batch of images (zoo.py's NAME_batchN) adds "batch"
+to its rows and "images_per_s" to each implementation's figures, and a second table of those.
 """
 from __future__ import annotations
 
@@ -129,6 +130,7 @@ def measure(name: str, args) -> list[dict]:
     onnx_path = os.path.join(models, name + ".onnx")
     x = next(iter(harness.read_safetensors(os.path.join(models, name + ".input.safetensors")).values())).copy()
     expected = next(iter(harness.read_safetensors(os.path.join(models, name + ".output.safetensors")).values()))
+    batch = int(x.shape[0]) if x.ndim == 4 else 1  # images per call, for throughput
     handle = module.create(0)
     rows = []
     try:
@@ -153,6 +155,9 @@ def measure(name: str, args) -> list[dict]:
             row = {"case": name, "threads": threads,
                    "partita": {"us": round(med["partita"], 2), "difference_from_torch": diffs["partita"]},
                    "peers": {}}
+            if batch > 1:
+                row["batch"] = batch
+                row["partita"]["images_per_s"] = round(batch * 1e6 / med["partita"], 1)
             for n in calls:
                 if n == "partita":
                     continue
@@ -161,6 +166,8 @@ def measure(name: str, args) -> list[dict]:
                                    "difference_from_torch": diffs[n]}
                 if n == "torch":
                     row["peers"][n]["mode"] = calls[n].mode
+                if batch > 1:
+                    row["peers"][n]["images_per_s"] = round(batch * 1e6 / med[n], 1)
             rows.append(row)
             del calls
             torch.set_num_threads(1)
@@ -180,6 +187,15 @@ def table(rows: list[dict], peers: tuple[str, ...]) -> str:
         lines.append(f"| {r['case']} | {r['threads']} | {r['partita']['us']:.0f} | " + " | ".join(cells) + " |")
     lines.append("")
     lines.append("Ratios: the peer's time over Partita's, medians of per-round ratios (above 1: Partita is faster).")
+    batched = [r for r in rows if r.get("batch")]
+    if batched:
+        lines += ["", "| model | batch | threads | Partita images/s | "
+                  + " | ".join(f"{p} images/s" for p in peers) + " |",
+                  "|---|---:|---:|---:|" + "---:|" * len(peers)]
+        for r in batched:
+            cells = [f"{r['peers'][p]['images_per_s']:.0f}" if p in r["peers"] else "-" for p in peers]
+            lines.append(f"| {r['case']} | {r['batch']} | {r['threads']} | {r['partita']['images_per_s']:.0f} | "
+                         + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -205,7 +221,7 @@ def main() -> int:
     rows = []
     for name in names:
         rows.extend(measure(name, args))
-        print(table(rows[-len(args.threads):], args.peers).splitlines()[-3], flush=True)
+        print(table(rows[-len(args.threads):], args.peers).splitlines()[1 + len(args.threads)], flush=True)
     print(table(rows, args.peers))
 
     build = os.path.dirname(os.path.dirname(os.path.abspath(args.dir)))

@@ -14,7 +14,8 @@ tests do: tests/onnx_models/export_model.py); vit_s16 is a ViT-S/16 (12 layers, 
 heads) built with torchvision's VisionTransformer; bert_base is a BERT-base-sized encoder stack
 (width 768, 12 heads, FFN 3072, GELU, post-norm) on a sequence of 128 embeddings. w1 … w7 are the
 runtime benchmark's workloads (benchmarks/README.md): w5 is resnet18, w7 mobilenet_v2, w6 the
-encoder of examples/transformer on 128 token ids.
+encoder of examples/transformer on 128 token ids. mobilenet_v2_batchN and resnet50_batchN are
+those models, with the same weights, on batches of N images (8 and 32), for throughput.
 """
 from __future__ import annotations
 
@@ -35,21 +36,23 @@ SEED = 2024
 TORCHVISION = ("mobilenet_v2", "mobilenet_v3_large", "efficientnet_b0", "resnet18", "resnet50", "resnext50_32x4d",
                "convnext_tiny", "regnet_y_400mf")
 BERT_LAYERS, BERT_WIDTH, BERT_HEADS, BERT_FFN, BERT_SEQ = 12, 768, 12, 3072, 128
+# Throughput: batches of images for two of the vision models (NAME_batchN).
+BATCHED = ("mobilenet_v2_batch8", "mobilenet_v2_batch32", "resnet50_batch8", "resnet50_batch32")
 NAMES = TORCHVISION + ("vit_s16", "bert_base", "w1_mlp", "w2_mlp_batch64", "w3_basic_block", "w4_lenet",
-                       "w6_encoder")
+                       "w6_encoder") + BATCHED
 
 
 def _image(batch: int = 1) -> torch.Tensor:
     return torch.randn(batch, 3, 224, 224)
 
 
-def _torchvision(name: str):
+def _torchvision(name: str, batch: int = 1):
     import torchvision
     from export_model import randomize  # tests/onnx_models: random batch norms and classifier gains
     model = getattr(torchvision.models, name)(weights=None)
     with torch.no_grad():
         randomize(model)
-    return model, _image()
+    return model, _image(batch)
 
 
 def _vit():
@@ -118,6 +121,9 @@ def build(name: str):
     torch.manual_seed(SEED)
     if name in TORCHVISION:
         model, x = _torchvision(name)
+    elif name in BATCHED:
+        base, batch = name.rsplit("_batch", 1)
+        model, x = _torchvision(base, int(batch))
     elif name == "vit_s16":
         model, x = _vit()
     elif name == "bert_base":
