@@ -14068,7 +14068,8 @@ class worker_placement {
     avoided_ = cpu;
 #if defined(__linux__)
     cpu_set_t mask = allowed_;
-    if (cpu >= 0 && cpu < CPU_SETSIZE && CPU_ISSET(cpu, &mask)) CPU_CLR(cpu, &mask);
+    const auto at = static_cast<std::size_t>(cpu);
+    if (cpu >= 0 && cpu < CPU_SETSIZE && CPU_ISSET(at, &mask)) CPU_CLR(at, &mask);
     sched_setaffinity(0, sizeof(mask), &mask);
 #endif
   }

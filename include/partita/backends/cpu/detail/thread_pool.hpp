@@ -3,6 +3,7 @@
 // The cpu backend's thread pool: persistent workers, tasks claimed once per call, spinning that
 // backs off to sleeping, and a thread count that respects the process's CPU affinity.
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <exception>
 #include <memory>
@@ -73,7 +74,8 @@ class worker_placement {
     avoided_ = cpu;
 #if defined(__linux__)
     cpu_set_t mask = allowed_;
-    if (cpu >= 0 && cpu < CPU_SETSIZE && CPU_ISSET(cpu, &mask)) CPU_CLR(cpu, &mask);
+    const auto at = static_cast<std::size_t>(cpu);
+    if (cpu >= 0 && cpu < CPU_SETSIZE && CPU_ISSET(at, &mask)) CPU_CLR(at, &mask);
     sched_setaffinity(0, sizeof(mask), &mask);
 #endif
   }
