@@ -90,6 +90,37 @@ TEST_CASE("print(plan) shows each cpu conv2d step's kernel and reason, the one i
   MESSAGE(text);
 }
 
+// The law's channels-last models for the deep 1×1, the grouped convolutions and the
+// squeeze-and-excite scaling (tests/laws/conformance_models.hpp) run the kernels and layouts
+// they are there to check, so that the law cannot pass without them.
+namespace {
+// Whether a step of `Exe` noted with `kernel` writes a value of shape `out` in `layout`.
+template <class Exe>
+constexpr bool has_step(std::string_view kernel, const shape& out, tensor_layout layout) {
+  for (const plan_step& s : Exe::plan.steps)
+    if (Exe::plan.nodes[static_cast<std::size_t>(s.node)].out == out && s.out.layout == layout &&
+        s.note.kernel == kernel)
+      return true;
+  return false;
+}
+// Whether a multiply step of `Exe` writes a value of shape `out` channels-last.
+template <class Exe>
+constexpr bool multiplies_channels_last(const shape& out) {
+  for (const plan_step& s : Exe::plan.steps) {
+    const graph_node& n = Exe::plan.nodes[static_cast<std::size_t>(s.node)];
+    if (n.op == op_id::multiply && n.out == out && s.out.layout == tensor_layout::channels_last) return true;
+  }
+  return false;
+}
+template <class Net>
+using law_exe = compiled<model<Net>, cpu>;
+}  // namespace
+
+static_assert(has_step<law_exe<laws::nets::nhwc::hk>>("pointwise_nhwc", {4, {1, 40, 3, 3}}, tensor_layout::channels_last));
+static_assert(has_step<law_exe<laws::nets::nhwc::hgw>>("wide_nhwc", {4, {1, 64, 10, 10}}, tensor_layout::channels_last));
+static_assert(has_step<law_exe<laws::nets::nhwc::hgx>>("wide_nhwc", {4, {2, 96, 5, 6}}, tensor_layout::channels_last));
+static_assert(multiplies_channels_last<law_exe<laws::nets::nhwc::hse>>({4, {1, 32, 9, 7}}));
+
 // matmul: B packed at bind when it is a bound weight, per depth pass otherwise; one product, or
 // one per matrix of the batch (a B shared by the batch folds it into A's rows).
 namespace {

@@ -17241,6 +17241,15 @@ constexpr bool nhwc_grouped_wide(const conv_geometry& g) {
   return g.groups > 1 && g.og > 1 && g.og % W == 0 && !(g.kh == 1 && g.kw == 1);
 }
 
+/// True for the convolutions (not depthwise) that a cpu kernel can write NHWC: one group read
+/// in place as a GEMM over positions (`nhwc_reads_in_place`), a first layer (`nhwc_direct`),
+/// the wide direct kernel's (`nhwc_direct_wide`) and the grouped ones it runs group by group.
+/// The layouts' roles offer NHWC outputs to these alone, and the kernels check it.
+constexpr bool nhwc_writable(const conv_geometry& g) {
+  return (g.groups == 1 && (nhwc_reads_in_place(g) || nhwc_direct(g) || nhwc_direct_wide(g))) ||
+         nhwc_grouped_wide(g);
+}
+
 /// Output channel vectors per group of the wide kernel (all of them with one group).
 constexpr int wide_group_vectors(const conv_geometry& g) { return padded_channels(g.og) / W; }
 
@@ -17566,7 +17575,8 @@ constexpr bool nhwc_pointwise(const conv_geometry& g) { return nhwc_reads_in_pla
 
 /// True for the strided 1×1 convolutions that run `pointwise_nhwc` on their input positions
 /// gathered first (`gather_positions`): one group, no padding before, a stride above 1 on some
-/// axis, every output position's input inside the image, and `nhwc_pointwise`'s depth. The
+/// axis, every output position's input inside the image, and a depth of at most 1024 (no
+/// deeper strided one has been measured against the kernel it replaces). The
 /// wide direct kernel had run them with its blocks of a row: ResNet-18's three downsampling
 /// 1×1s ran at about half the FMA peak, and its 7×7 rows (one block of 14 accumulators with
 /// AVX, a register too many) ran much slower in clang's build than in GCC's. Gathered, a
@@ -19726,10 +19736,7 @@ struct gemm_kernel {
   static constexpr bool copies_input = conv && !depthwise && !reads_input_in_place(geo);
   static_assert(!nhwc_in || nhwc_out || copies_input,
                 "partita: cpu: a conv2d reading channels-last writes channels-last or copies its input");
-  static_assert(!nhwc_out || (depthwise ? nhwc_in && geo.og == 1
-                                        : (geo.groups == 1 && (nhwc_reads_in_place(geo) || nhwc_direct(geo) ||
-                                                               nhwc_direct_wide(geo))) ||
-                                              nhwc_grouped_wide(geo)),
+  static_assert(!nhwc_out || (depthwise ? nhwc_in && geo.og == 1 : nhwc_writable(geo)),
                 "partita: cpu: channels-last conv2d is a depthwise one (multiplier 1), an unpadded 1×1 of stride 1, "
                 "one group whose rows hold a block of interior positions (or at most four input channels), or "
                 "groups of whole vectors of output channels");
@@ -22197,8 +22204,7 @@ constexpr layout_role nhwc_role(const M& m, const G& flat, int node) {
   // A block adding its own input (`relu<add<conv2d<x, w>, x>>`) reads that value as the
   // convolution's input and as the residual: both in the output's layout, or the kernel would
   // read one of them in the wrong one.
-  const bool writes_nhwc =
-      (c.groups == 1 && (nhwc_reads_in_place(c) || nhwc_direct(c) || nhwc_direct_wide(c))) || nhwc_grouped_wide(c);
+  const bool writes_nhwc = nhwc_writable(c);
   if (input_shared) return writes_nhwc ? layout_role::same : layout_role::planar;
   if (c.groups == 1 && nhwc_reads_in_place(c)) return layout_role::gathers;
   // The planar kernels of the others copy the input into padded planes, from either layout.

@@ -87,8 +87,7 @@ constexpr layout_role nhwc_role(const M& m, const G& flat, int node) {
   // A block adding its own input (`relu<add<conv2d<x, w>, x>>`) reads that value as the
   // convolution's input and as the residual: both in the output's layout, or the kernel would
   // read one of them in the wrong one.
-  const bool writes_nhwc =
-      (c.groups == 1 && (nhwc_reads_in_place(c) || nhwc_direct(c) || nhwc_direct_wide(c))) || nhwc_grouped_wide(c);
+  const bool writes_nhwc = nhwc_writable(c);
   if (input_shared) return writes_nhwc ? layout_role::same : layout_role::planar;
   if (c.groups == 1 && nhwc_reads_in_place(c)) return layout_role::gathers;
   // The planar kernels of the others copy the input into padded planes, from either layout.

@@ -38,6 +38,15 @@ constexpr bool nhwc_grouped_wide(const conv_geometry& g) {
   return g.groups > 1 && g.og > 1 && g.og % W == 0 && !(g.kh == 1 && g.kw == 1);
 }
 
+/// True for the convolutions (not depthwise) that a cpu kernel can write NHWC: one group read
+/// in place as a GEMM over positions (`nhwc_reads_in_place`), a first layer (`nhwc_direct`),
+/// the wide direct kernel's (`nhwc_direct_wide`) and the grouped ones it runs group by group.
+/// The layouts' roles offer NHWC outputs to these alone, and the kernels check it.
+constexpr bool nhwc_writable(const conv_geometry& g) {
+  return (g.groups == 1 && (nhwc_reads_in_place(g) || nhwc_direct(g) || nhwc_direct_wide(g))) ||
+         nhwc_grouped_wide(g);
+}
+
 /// Output channel vectors per group of the wide kernel (all of them with one group).
 constexpr int wide_group_vectors(const conv_geometry& g) { return padded_channels(g.og) / W; }
 

@@ -29,7 +29,8 @@ constexpr bool nhwc_pointwise(const conv_geometry& g) { return nhwc_reads_in_pla
 
 /// True for the strided 1×1 convolutions that run `pointwise_nhwc` on their input positions
 /// gathered first (`gather_positions`): one group, no padding before, a stride above 1 on some
-/// axis, every output position's input inside the image, and `nhwc_pointwise`'s depth. The
+/// axis, every output position's input inside the image, and a depth of at most 1024 (no
+/// deeper strided one has been measured against the kernel it replaces). The
 /// wide direct kernel had run them with its blocks of a row: ResNet-18's three downsampling
 /// 1×1s ran at about half the FMA peak, and its 7×7 rows (one block of 14 accumulators with
 /// AVX, a register too many) ran much slower in clang's build than in GCC's. Gathered, a

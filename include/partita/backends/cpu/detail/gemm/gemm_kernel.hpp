@@ -85,10 +85,7 @@ struct gemm_kernel {
   static constexpr bool copies_input = conv && !depthwise && !reads_input_in_place(geo);
   static_assert(!nhwc_in || nhwc_out || copies_input,
                 "partita: cpu: a conv2d reading channels-last writes channels-last or copies its input");
-  static_assert(!nhwc_out || (depthwise ? nhwc_in && geo.og == 1
-                                        : (geo.groups == 1 && (nhwc_reads_in_place(geo) || nhwc_direct(geo) ||
-                                                               nhwc_direct_wide(geo))) ||
-                                              nhwc_grouped_wide(geo)),
+  static_assert(!nhwc_out || (depthwise ? nhwc_in && geo.og == 1 : nhwc_writable(geo)),
                 "partita: cpu: channels-last conv2d is a depthwise one (multiplier 1), an unpadded 1×1 of stride 1, "
                 "one group whose rows hold a block of interior positions (or at most four input channels), or "
                 "groups of whole vectors of output channels");
