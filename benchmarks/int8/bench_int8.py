@@ -64,8 +64,9 @@ def ort_session(path: str, threads: int) -> ort.InferenceSession:
     opts.inter_op_num_threads = 1
     opts.log_severity_level = 3  # not the optimizer's notes on unused initializers
     # ORT's workers keep spinning long after a call, past the gap, taking a core from whatever
-    # runs next (benchmarks/README.md); without spinning ORT alone runs as fast, and calls in
-    # turn stop disturbing each other.
+    # runs next (benchmarks/README.md), so they do not spin here. That can leave ORT's 2-thread
+    # runs no faster than its 1-thread ones (seen on a Sapphire Rapids guest); bench_peers.py
+    # lets them spin and pauses longer instead.
     opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
     return ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
 

@@ -60,14 +60,20 @@ PEERS = ("ort", "openvino", "torch")
 TOLERANCE = 1e-3
 
 
-def ort_runner(path: str, x: np.ndarray, threads: int):
+def ort_options(threads: int):
+    """ONNX Runtime's session settings for T threads (profile_peers.py uses them too)."""
     import onnxruntime as ort
     opts = ort.SessionOptions()
     opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     opts.intra_op_num_threads = threads
     opts.inter_op_num_threads = 1
     opts.log_severity_level = 3
-    session = ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
+    return opts
+
+
+def ort_runner(path: str, x: np.ndarray, threads: int):
+    import onnxruntime as ort
+    session = ort.InferenceSession(path, ort_options(threads), providers=["CPUExecutionProvider"])
     feed = {session.get_inputs()[0].name: x}
 
     def call():

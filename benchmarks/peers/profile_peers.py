@@ -32,6 +32,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_peers  # noqa: E402  the peers' settings
 import harness  # noqa: E402  benchmarks/harness.py
 import record  # noqa: E402  benchmarks/record.py
 
@@ -77,12 +79,7 @@ def ort_steps(name: str, args) -> list[dict]:
     models = os.path.join(args.dir, "models", name)
     x = next(iter(harness.read_safetensors(os.path.join(models, name + ".input.safetensors")).values())).copy()
     with tempfile.TemporaryDirectory() as tmp:
-        opts = ort.SessionOptions()
-        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        opts.intra_op_num_threads = args.threads
-        opts.inter_op_num_threads = 1
-        opts.log_severity_level = 3
-        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        opts = bench_peers.ort_options(args.threads)
         opts.enable_profiling = True
         opts.profile_file_prefix = os.path.join(tmp, "ort")
         session = ort.InferenceSession(os.path.join(models, name + ".onnx"), opts, providers=["CPUExecutionProvider"])
@@ -92,7 +89,8 @@ def ort_steps(name: str, args) -> list[dict]:
         for _ in range(args.runs):
             session.run(None, feed)
         session.end_profiling()
-        events = json.load(open(glob.glob(os.path.join(tmp, "ort*.json"))[0]))
+        with open(glob.glob(os.path.join(tmp, "ort*.json"))[0], encoding="utf-8") as f:
+            events = json.load(f)
     # Node events of the last --runs calls: every call has the same nodes, in order.
     nodes = [e for e in events if e.get("cat") == "Node" and e["name"].endswith("_kernel_time")]
     per_call = len(nodes) // (args.runs + 3)
