@@ -30,7 +30,8 @@ Convention: each block is compiled exactly as a reader who pastes it alone into 
                                      user's device library, say)
   Options combine: `<!-- snippet: continue, run -->`.
 * Among Partita's headers, blocks include only <partita/partita.hpp> and, after it,
-  <partita/backends/onednn/onednn.hpp> (a header that moves must not break the manual).
+  <partita/backends/onednn/onednn.hpp>, or the freestanding <partita/embedded.hpp> alone (a
+  header that moves must not break the manual).
 * A file whose blocks include the oneDNN header is built only when CMake has the
   partita::onednn target.
 
@@ -56,7 +57,8 @@ MAIN_RE = re.compile(r"\bint\s+main\s*\(")
 EXPECT_RE = re.compile(r"^\s*expect( text| no text)?( \([A-Za-z]+\))?: \S")
 PARTITA_HEADER = "partita/partita.hpp"
 ONEDNN_HEADER = "partita/backends/onednn/onednn.hpp"
-ALLOWED_PARTITA_HEADERS = {PARTITA_HEADER, ONEDNN_HEADER}
+EMBEDDED_HEADER = "partita/embedded.hpp"
+ALLOWED_PARTITA_HEADERS = {PARTITA_HEADER, ONEDNN_HEADER, EMBEDDED_HEADER}
 OPTIONS = {"run", "continue", "fails"}
 
 
@@ -180,7 +182,8 @@ def check_block(b: Block) -> None:
     for name in b.includes():
         if name.startswith("partita/") and name not in ALLOWED_PARTITA_HEADERS:
             raise SnippetError(
-                f"{b.page}:{b.line}: snippets include <partita/partita.hpp> (and the oneDNN header), not <{name}>")
+                f"{b.page}:{b.line}: snippets include <partita/partita.hpp> (and the oneDNN header) or "
+                f"<partita/embedded.hpp>, not <{name}>")
 
 
 def units_of(page_id: str, blocks: list[Block]) -> list[Unit]:
@@ -197,9 +200,9 @@ def units_of(page_id: str, blocks: list[Block]) -> list[Unit]:
             out.append(Unit(f"{page_id}_{len(out) + 1}", [b]))
     for u in out:
         first = u.blocks[0]
-        if PARTITA_HEADER not in u.includes():
-            raise SnippetError(f"{first.page}:{first.line}: the block does not #include <{PARTITA_HEADER}>: "
-                               f"a reader who pastes it alone needs it")
+        if PARTITA_HEADER not in u.includes() and EMBEDDED_HEADER not in u.includes():
+            raise SnippetError(f"{first.page}:{first.line}: the block does not #include <{PARTITA_HEADER}> "
+                               f"(or <{EMBEDDED_HEADER}>): a reader who pastes it alone needs it")
         if u.has("run") and not any(b.defines_main() for b in u.blocks):
             raise SnippetError(f"{first.page}:{first.line}: a `run` block must define int main()")
         if u.has("run") and u.has("fails"):

@@ -11,6 +11,7 @@
 #include "partita/core/error.hpp"
 #include "partita/core/fixed_string.hpp"
 #include "partita/core/shape.hpp"
+#include "partita/core/static_tensor.hpp"
 
 // ir: the ops and leaves a model is written with
 #include "partita/ir/attrs.hpp"

@@ -9,6 +9,7 @@
 #include "partita/core/error.hpp"
 #include "partita/core/fixed_string.hpp"
 #include "partita/core/shape.hpp"
+#include "partita/core/static_tensor.hpp"
 #include "partita/core/tensor_view.hpp"
 
 // ir
@@ -81,6 +82,7 @@
 #include "partita/runtime/plan_records.hpp"
 #include "partita/runtime/profile.hpp"
 #include "partita/runtime/safetensors.hpp"
+#include "partita/runtime/static_executable.hpp"
 #include "partita/runtime/step_ref.hpp"
 #include "partita/runtime/tensor_data.hpp"
 #include "partita/runtime/weight_set.hpp"

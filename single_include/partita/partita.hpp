@@ -96,7 +96,8 @@ constexpr std::int64_t highest_of(dtype t) {
 }  // namespace partita
 // ---- end partita/core/dtype.hpp ----
 // ---- begin partita/core/error.hpp ----
-/// `partita::error`, the exception every run-time check throws.
+/// `partita::error`, what every run-time check reports, and how it is reported without exceptions.
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -109,6 +110,39 @@ class error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// What a failed check calls in a program built without exceptions (`-fno-exceptions`): it
+/// receives the message the error would have carried. The program stops when it returns.
+using error_hook = void (*)(const char* message) noexcept;
+
+namespace detail {
+/// The hook `set_error_hook` installed; null: none.
+inline error_hook installed_error_hook = nullptr;
+}  // namespace detail
+
+/// Installs `hook` for programs built without exceptions (a firmware's log or fault handler);
+/// returns the one before. With exceptions the hook is never called: errors are thrown.
+inline error_hook set_error_hook(error_hook hook) noexcept {
+  const error_hook before = detail::installed_error_hook;
+  detail::installed_error_hook = hook;
+  return before;
+}
+
+namespace detail {
+
+/// Reports `e`: throws it, or, without exceptions, hands its message to the error hook and stops
+/// the program (`std::abort`). Reached during constant evaluation, the call is not a constant
+/// expression, and the compiler stops at the line that raised, which spells the message.
+template <class E>
+[[noreturn]] void raise(const E& e) {
+#if defined(__cpp_exceptions)
+  throw e;
+#else
+  if (installed_error_hook) installed_error_hook(e.what());
+  std::abort();
+#endif
+}
+
+}  // namespace detail
 }  // namespace partita
 // ---- end partita/core/error.hpp ----
 // ---- begin partita/core/fixed_string.hpp ----
@@ -233,6 +267,29 @@ using dims_of = decltype(detail::dims_of_impl<S>(std::make_index_sequence<static
 
 }  // namespace partita
 // ---- end partita/core/shape.hpp ----
+// ---- begin partita/core/static_tensor.hpp ----
+/// `static_tensor`: one entry of a weight table compiled into the program.
+
+
+namespace partita {
+
+/// One tensor of a weight table compiled into the program: its name, dtype, shape and bytes.
+/// `tools/partita_import.py --embed-weights=arrays` writes such tables, `constexpr` arrays that
+/// a microcontroller's linker keeps in flash, for `static_executable` to read in place.
+struct static_tensor {
+  std::string_view name;
+  dtype type = dtype::f32;
+  shape shp{};
+  const void* data = nullptr;
+};
+
+/// The weight table of a model without weights (or with literals only).
+struct no_static_weights {
+  static constexpr std::array<static_tensor, 0> tensors{};
+};
+
+}  // namespace partita
+// ---- end partita/core/static_tensor.hpp ----
 // ---- begin partita/core/tensor_view.hpp ----
 /// Typed views of caller tensors (`tensor_view`, `raw_tensor`) passed to `run`.
 #include <span>
@@ -3623,7 +3680,7 @@ class function_view {
     int seen = 0;
     for (int i = 0; i < size(); ++i)
       if (is_param(node(i)) && (kind() == function_kind::main ? seen++ == k : node(i).node().index == k)) return node(i);
-    throw error("partita: function_view::param: no parameter of this position");
+    detail::raise(error("partita: function_view::param: no parameter of this position"));
   }
 
   /// Its nodes in topological order: parameters, weights and ops, the result last among those
@@ -3666,7 +3723,7 @@ class module_view {
 
   constexpr int num_functions() const { return num_functions_; }
   constexpr function_view function(int i) const {
-    if (i < 0 || i >= num_functions_) throw error("partita: module_view::function: no function of this index");
+    if (i < 0 || i >= num_functions_) detail::raise(error("partita: module_view::function: no function of this index"));
     return {nodes_, args_, functions_ + i, i};
   }
   constexpr function_view main() const { return function(0); }
@@ -3679,12 +3736,12 @@ class module_view {
   /// The function called `name`; an error if there is none.
   constexpr function_view function(std::string_view name) const {
     const int i = find(name);
-    if (i < 0) throw error("partita: module_view::function: no function of this name");
+    if (i < 0) detail::raise(error("partita: module_view::function: no function of this name"));
     return function(i);
   }
   /// The function that call node `call` calls; an error for a node that is not a call.
   constexpr function_view callee(op_view call) const {
-    if (!call.is(op_id::call)) throw error("partita: module_view::callee: the node is not a call");
+    if (!call.is(op_id::call)) detail::raise(error("partita: module_view::callee: the node is not a call"));
     return function(call.node().index);
   }
   /// How many functions are of kind `k`.
@@ -4477,8 +4534,9 @@ class match_view {
   /// `partita::error`.
   constexpr op_view var(std::string_view name) const {
     const int i = find(name);
-    if (i < 0) throw error("partita: match_view::var: the pattern declares no variable of this name");
-    if (p_.vars[i] < 0) throw error("partita: match_view::var: this match did not bind the variable (check bound() first)");
+    if (i < 0) detail::raise(error("partita: match_view::var: the pattern declares no variable of this name"));
+    if (p_.vars[i] < 0)
+      detail::raise(error("partita: match_view::var: this match did not bind the variable (check bound() first)"));
     return view(p_.vars[i]);
   }
   /// True when `f(op_view)` holds for every absorbed node.
@@ -7622,19 +7680,19 @@ struct explanation {
   constexpr const op_placement<NB>& at(int node) const {
     for (const op_placement<NB>& p : ops)
       if (p.node == node) return p;
-    throw error("partita: explanation::at: the node is not an op of the explained module");
+    detail::raise(error("partita: explanation::at: the node is not an op of the explained module"));
   }
   /// The first op of kind `op` (to find a model's only softmax, say).
   constexpr const op_placement<NB>& first(op_id op) const {
     for (const op_placement<NB>& p : ops)
       if (p.op == op) return p;
-    throw error("partita: explanation::first: the module has no op of this kind");
+    detail::raise(error("partita: explanation::first: the module has no op of this kind"));
   }
   /// Why backend `backend` does not run `p` (refusal::none where it does).
   constexpr const refusal_info& why_not(const op_placement<NB>& p, std::string_view backend) const {
     for (std::size_t b = 0; b < NB; ++b)
       if (backends[b] == backend) return p.not_on[b];
-    throw error("partita: explanation::why_not: no backend of this name");
+    detail::raise(error("partita: explanation::why_not: no backend of this name"));
   }
 };
 
@@ -9124,7 +9182,7 @@ void gather_weights(const std::array<tensor_slot, N>& slots, const Source& sourc
     check_weight(slots[i], found[i], source.origin(), problems);
   }
   problems += more;
-  if (!problems.empty()) throw error(concat("partita: bind failed:", problems));
+  if (!problems.empty()) detail::raise(error(concat("partita: bind failed:", problems)));
   for (std::size_t i = 0; i < N; ++i) {
     const void* from = slots[i].literal ? static_cast<const void*>(slots[i].literal)
                                         : static_cast<const void*>(found[i]->bytes.data());
@@ -9164,13 +9222,13 @@ inline void check_run_argument(const tensor_slot& s, const char* role, std::size
   const auto expected = static_cast<std::size_t>(s.shp.elements());
   const auto what = [&] { return concat("partita: run: ", describe_slot(s, role, index)); };
   if (claimed && !(*claimed == s.shp))
-    throw error(concat(what(), ": the view has shape ", to_string(*claimed), ", expected ", to_string(s.shp)));
+    detail::raise(error(concat(what(), ": the view has shape ", to_string(*claimed), ", expected ", to_string(s.shp))));
   if (size != expected)
-    throw error(concat(what(), ": the buffer has ", std::to_string(size), " elements, expected ", std::to_string(expected)));
-  if (expected > 0 && data == nullptr) throw error(concat(what(), ": the buffer is null"));
+    detail::raise(error(concat(what(), ": the buffer has ", std::to_string(size), " elements, expected ", std::to_string(expected))));
+  if (expected > 0 && data == nullptr) detail::raise(error(concat(what(), ": the buffer is null")));
   if (reinterpret_cast<std::uintptr_t>(data) % align != 0)
-    throw error(concat(what(), ": the buffer is not aligned for ", s.type == dtype::f32 ? std::string_view("float") : name_of(s.type), " (address % ", std::to_string(align),
-                       " = ", std::to_string(reinterpret_cast<std::uintptr_t>(data) % align), ")"));
+    detail::raise(error(concat(what(), ": the buffer is not aligned for ", s.type == dtype::f32 ? std::string_view("float") : name_of(s.type), " (address % ", std::to_string(align),
+                       " = ", std::to_string(reinterpret_cast<std::uintptr_t>(data) % align), ")")));
 }
 
 }  // namespace partita::detail
@@ -9262,8 +9320,8 @@ void check_aliasing(const float* const* in, float* const* out) {
     const std::size_t ob = Plan.outputs[o].bytes();
     for (std::size_t p = 0; p < o; ++p)
       if (overlaps(out[o], ob, out[p], Plan.outputs[p].bytes()))
-        throw error(concat("partita: run: ", describe_slot(Plan.outputs[p], "output", p), " and ",
-                           describe_slot(Plan.outputs[o], "output", o), " overlap: each output needs a buffer of its own"));
+        detail::raise(error(concat("partita: run: ", describe_slot(Plan.outputs[p], "output", p), " and ",
+                           describe_slot(Plan.outputs[o], "output", o), " overlap: each output needs a buffer of its own")));
     for (std::size_t i = 0; i < ni; ++i) {
       const std::size_t ib = Plan.inputs[i].bytes();
       if (!overlaps(in[i], ib, out[o], ob)) continue;
@@ -9272,10 +9330,10 @@ void check_aliasing(const float* const* in, float* const* out) {
       if (r == alias_rule::same_buffer && static_cast<const void*>(in[i]) == static_cast<const void*>(out[o]) && ib == ob)
         continue;
       const std::string input = describe_slot(Plan.inputs[i], "input", i), output = describe_slot(Plan.outputs[o], "output", o);
-      throw error(concat("partita: run: ", output, " overlaps ", input,
+      detail::raise(error(concat("partita: run: ", output, " overlaps ", input,
                          r == alias_rule::same_buffer
                              ? ": they may share memory only as the very same buffer (the step that writes the output reads the input in place)"
-                             : ": the model reads the input after it starts writing the output; pass separate buffers"));
+                             : ": the model reads the input after it starts writing the output; pass separate buffers")));
     }
   }
 }
@@ -9362,14 +9420,13 @@ class aligned_buffer {
   static storage allocate(std::size_t bytes, const char* what) {
     if (!bytes) return storage(nullptr, aligned_release{align});
     const std::size_t alignment = bytes >= huge_page_bytes ? huge_page_bytes : align;
-    void* raw = nullptr;
-    try {
-      raw = ::operator new(bytes, std::align_val_t{alignment});
-    } catch (const std::bad_alloc&) {
+    // The nothrow form, so that a program built without exceptions reports the failure too.
+    void* raw = ::operator new(bytes, std::align_val_t{alignment}, std::nothrow);
+    if (!raw) {
       constexpr std::size_t gib = std::size_t{1} << 30;
-      throw error(concat("partita: the executable wanted ", std::to_string(bytes), " bytes",
-                         bytes >= gib ? concat(" (", std::to_string(bytes / gib), " GiB)") : std::string(), " for ", what,
-                         ", and they could not be allocated"));
+      detail::raise(error(concat("partita: the executable wanted ", std::to_string(bytes), " bytes",
+                                          bytes >= gib ? concat(" (", std::to_string(bytes / gib), " GiB)") : std::string(),
+                                          " for ", what, ", and they could not be allocated")));
     }
     storage p(static_cast<std::byte*>(raw), aligned_release{alignment});
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
@@ -9436,9 +9493,9 @@ class busy_guard {
   busy_guard(std::atomic<bool>& flag, const char* what) : flag_(flag) {
     // Acquire/release: a call made after another one ended, from any thread, sees its effects.
     if (flag_.exchange(true, std::memory_order_acquire))
-      throw error(concat("partita: ", what,
+      detail::raise(error(concat("partita: ", what,
                          ": the executable is busy: another thread is in its run or bind. An executable runs one "
-                         "call at a time; give each thread an executable of its own"));
+                         "call at a time; give each thread an executable of its own")));
   }
   busy_guard(const busy_guard&) = delete;
   busy_guard& operator=(const busy_guard&) = delete;
@@ -9506,18 +9563,20 @@ void collect_named(const std::array<tensor_slot, N>& slots, const char* role, st
     if (i == N) {
       std::string declared;
       for (const tensor_slot& s : slots) declared += concat(declared.empty() ? "" : ", ", "'", s.name, "'");
-      throw error(concat("partita: run: the model has no ", role, " named '", g.name, "' (its ", role, "s: ",
-                         declared.empty() ? std::string("none") : declared, ")"));
+      detail::raise(error(concat("partita: run: the model has no ", role, " named '", g.name, "' (its ", role, "s: ",
+                         declared.empty() ? std::string("none") : declared, ")")));
     }
-    if (at[i]) throw error(concat("partita: run: ", describe_slot(slots[i], role, i, true), " is given twice"));
+    if (at[i])
+      detail::raise(error(concat("partita: run: ", describe_slot(slots[i], role, i, true), " is given twice")));
     at[i] = &g;
   }
   for (std::size_t i = 0; i < N; ++i) {
     const Named* g = at[i];
-    if (!g) throw error(concat("partita: run: ", describe_slot(slots[i], role, i, true), " is given no buffer"));
+    if (!g)
+      detail::raise(error(concat("partita: run: ", describe_slot(slots[i], role, i, true), " is given no buffer")));
     if (g->type != slots[i].type)
-      throw error(concat("partita: run: ", describe_slot(slots[i], role, i, true), ": the buffer holds ",
-                         name_of(g->type), " elements, expected ", name_of(slots[i].type)));
+      detail::raise(error(concat("partita: run: ", describe_slot(slots[i], role, i, true), ": the buffer holds ",
+                         name_of(g->type), " elements, expected ", name_of(slots[i].type))));
     check_run_argument(slots[i], role, i, g->data, g->size, g->has_shape ? &g->shp : nullptr, g->align);
     to[i] = static_cast<Ptr>(g->data);
   }
@@ -9810,12 +9869,13 @@ constexpr weight_layout<W> lay_out_weights(const P& plan, const std::array<bool,
 
 namespace partita::detail {
 
-/// Where a step's buffers lie in one call: the caller's inputs and outputs, the kept weights and
-/// the arena.
+/// Where a step's buffers lie in one call: the caller's inputs and outputs, each weight (null for
+/// those no kernel reads at run time) and the arena. Weights are a table of pointers, not one
+/// block, so that an executable may read them where they lie (`static_executable`: in flash).
 struct step_frame {
   const float* const* in;
   float* const* out;
-  std::byte* weights;
+  const std::byte* const* weights;
   std::byte* arena;
 };
 
@@ -9875,7 +9935,7 @@ struct step_calls {
       case storage::weight:
         // A weight only packing kernels read is not kept: they get null and do not look.
         return raw_needed[static_cast<std::size_t>(r.index)]
-                   ? reinterpret_cast<float*>(f.weights + layout.offset[static_cast<std::size_t>(r.index)] + r.offset)
+                   ? reinterpret_cast<float*>(const_cast<std::byte*>(f.weights[r.index]) + r.offset)
                    : nullptr;
       case storage::arena: return reinterpret_cast<float*>(f.arena + r.offset);
       case storage::output: return reinterpret_cast<float*>(reinterpret_cast<std::byte*>(f.out[r.index]) + r.offset);
@@ -9898,27 +9958,34 @@ struct step_calls {
     return std::array<run_fn, num_steps>{&run_kernel<static_cast<std::size_t>(canonical[S])>...};
   }(std::make_index_sequence<num_steps>{});
 
-  // `prepare` with step s's weights, null for its other arguments.
+  // `prepare` with step s's weights (`at`: where each weight lies, kept or staged), null for its
+  // other arguments.
   template <std::size_t C>
-  static void prepare_kernel(states& st, const std::byte* kept, const std::byte* staged, int s) {
+  static void prepare_kernel(states& st, const std::byte* const* at, int s) {
     const int step = call_of<C>::shared ? s : static_cast<int>(C);
     std::array<const float*, static_cast<std::size_t>(plan.steps[C].num_in)> args{};
     for (std::size_t k = 0; k < args.size(); ++k) {
       const buffer_ref& r = ins[static_cast<std::size_t>(io[static_cast<std::size_t>(step)].first_in) + k];
       if (r.kind != storage::weight) continue;
       const auto w = static_cast<std::size_t>(r.index);
-      args[k] = reinterpret_cast<const float*>((raw_needed[w] ? kept : staged) + layout.offset[w] + r.offset);
+      args[k] = reinterpret_cast<const float*>(at[w] + r.offset);
     }
+#if defined(__cpp_exceptions)
     try {
       call_of<C>::prepare(boost::hana::at_c<owner[C]>(st), args.data(), step);
     } catch (const std::exception& e) {
       // Steps that share a kernel have the same name (the op's or the composite's).
-      throw error(detail::concat("partita: bind: backend '", std::string_view(backend_of<C>::name), "' rejected step ",
-                                 std::to_string(step), " (", step_names[C].name(), "): ", e.what()));
+      detail::raise(error(detail::concat("partita: bind: backend '", std::string_view(backend_of<C>::name),
+                                                  "' rejected step ", std::to_string(step), " (", step_names[C].name(),
+                                                  "): ", e.what())));
     }
+#else
+    // Without exceptions a backend that refuses reports through the error hook itself.
+    call_of<C>::prepare(boost::hana::at_c<owner[C]>(st), args.data(), step);
+#endif
   }
 
-  using prepare_fn = void (*)(states&, const std::byte*, const std::byte*, int);
+  using prepare_fn = void (*)(states&, const std::byte* const*, int);
   static constexpr auto prepares = []<std::size_t... S>(std::index_sequence<S...>) {
     return std::array<prepare_fn, num_steps>{[]<std::size_t C>(std::integral_constant<std::size_t, C>) -> prepare_fn {
       if constexpr (call_of<C>::prepares) return &prepare_kernel<C>;
@@ -9926,10 +9993,22 @@ struct step_calls {
     }(std::integral_constant<std::size_t, static_cast<std::size_t>(canonical[S])>{})...};
   }(std::make_index_sequence<num_steps>{});
 
-  /// Lets each backend prepare its steps into `st`, from the kept and the staged weights.
-  static void prepare_steps(states& st, const std::byte* kept, const std::byte* staged) {
+  /// Lets each backend prepare its steps into `st`, from the weights at `at` (one pointer per
+  /// weight, kept or staged).
+  static void prepare_steps(states& st, const std::byte* const* at) {
     for (std::size_t s = 0; s < num_steps; ++s)
-      if (prepares[s] && prepared[s] == static_cast<int>(s)) prepares[s](st, kept, staged, static_cast<int>(s));
+      if (prepares[s] && prepared[s] == static_cast<int>(s)) prepares[s](st, at, static_cast<int>(s));
+  }
+
+  /// Where each weight lies in bind's two blocks: `kept` for those `run` reads, `staged` for
+  /// those only `prepare` does.
+  static std::array<const std::byte*, num_weights> weight_table(const std::byte* kept, const std::byte* staged) {
+    std::array<const std::byte*, num_weights> at{};
+    for (std::size_t w = 0; w < plan.weights.size(); ++w) {
+      const std::byte* base = raw_needed[w] ? kept : staged;
+      at[w] = base ? base + layout.offset[w] : nullptr;
+    }
+    return at;
   }
 };
 
@@ -10163,7 +10242,7 @@ class compiled {
     // With no weights there is no bind: backends prepare their kernels now. With literals only,
     // binding needs nothing from the caller, so it happens here.
     if constexpr (plan.weights.empty()) {
-      steps::prepare_steps(states_, nullptr, nullptr);
+      steps::prepare_steps(states_, weight_at_.data());
     } else if constexpr (literals_only) {
       bind(detail::no_weight_source{});
     }
@@ -10175,6 +10254,7 @@ class compiled {
   compiled(compiled&& o) noexcept
       : arena_(std::move(o.arena_)),
         weights_(std::move(o.weights_)),
+        weight_at_(o.weight_at_),
         states_(std::move(o.states_)),
         profile_(o.profile_),
         unused_(std::move(o.unused_)),
@@ -10184,6 +10264,7 @@ class compiled {
     if (this != &o) {
       arena_ = std::move(o.arena_);
       weights_ = std::move(o.weights_);
+      weight_at_ = o.weight_at_;
       states_ = std::move(o.states_);
       profile_ = o.profile_;
       unused_ = std::move(o.unused_);
@@ -10235,14 +10316,15 @@ class compiled {
     const detail::busy_guard guard(busy_, "bind");
     check_live("bind");
     if (unused == on_unused::reject && !detail::listing_source<Source>)
-      throw error(detail::concat("partita: bind: ", source.origin(),
-                                 " does not list its tensors (no tensors()), so on_unused::reject cannot check them"));
+      detail::raise(error(detail::concat("partita: bind: ", source.origin(),
+                                 " does not list its tensors (no tensors()), so on_unused::reject cannot check them")));
     std::vector<std::string> names = detail::unused_tensors(weight_slots, source);
     detail::aligned_buffer kept(steps::layout.kept_bytes, "the weights kept"), staged(steps::layout.staged_bytes, "the weights to pack");
     detail::gather_weights(weight_slots, source, steps::raw_needed, steps::layout.offset, kept.get(), staged.get(),
                            unused == on_unused::reject ? detail::unused_problems(names, source.origin()) : std::string());
     states_t next = fork_states(std::make_index_sequence<sizeof...(Backends)>{});
-    steps::prepare_steps(next, kept.get(), staged.get());
+    steps::prepare_steps(next, steps::weight_table(kept.get(), staged.get()).data());
+    weight_at_ = steps::weight_table(kept.get(), nullptr);
     weights_ = std::move(kept);
     states_ = std::move(next);
     unused_ = std::move(names);
@@ -10338,13 +10420,14 @@ class compiled {
 
   void check_live(const char* what) const {
     if (!live_)
-      throw error(detail::concat("partita: ", what, " on a moved-from executable: it has no buffers or backend states; "
-                                                    "assign an executable to it first"));
+      detail::raise(error(detail::concat("partita: ", what, " on a moved-from executable: it has no buffers or backend states; "
+                                                    "assign an executable to it first")));
   }
 
   void check_ready() const {
     check_live("run");
-    if (!bound_ && !plan.weights.empty()) throw error("partita: run called before bind: the weights are not loaded");
+    if (!bound_ && !plan.weights.empty())
+      detail::raise(error("partita: run called before bind: the weights are not loaded"));
   }
 
   template <std::size_t... I>
@@ -10353,7 +10436,7 @@ class compiled {
   }
 
   void execute(const float* const* in, float* const* out) {
-    const detail::step_frame frame{in, out, weights_.get(), arena_.get()};
+    const detail::step_frame frame{in, out, weight_at_.data(), arena_.get()};
     for (std::size_t s = 0; s < num_steps; ++s) {
       if constexpr (sizeof...(Backends) > 1) {
         // The backend of the step before (cyclically: a run follows the previous one) rests if it can.
@@ -10391,6 +10474,9 @@ class compiled {
 
   detail::aligned_buffer arena_;
   detail::aligned_buffer weights_;  // the kept weights (`kept_weight_bytes`), after bind
+  // Where each kept weight lies in `weights_` (null for the others); moving `weights_` moves
+  // its block, not the bytes, so the pointers follow it.
+  std::array<const std::byte*, steps::num_weights> weight_at_{};
   states_t states_{};
   step_profile<num_steps> profile_{};
   std::vector<std::string> unused_;  // the source's tensors the last bind did not read
@@ -10463,7 +10549,7 @@ class first_available {
     if (!try_from<0>(weights, next, why)) {
       std::string msg = "partita: first_available: no executable can run here";
       for (const std::string& w : why) msg += "; " + w;
-      throw error(msg);
+      detail::raise(error(msg));
     }
     exe_ = std::move(next);
     skipped_ = std::move(why);
@@ -10530,7 +10616,8 @@ class first_available {
   }
 
   void require_bound(const char* what) const {
-    if (!bound()) throw error(std::string("partita: first_available::") + what + ": no executable is bound (bind first)");
+    if (!bound())
+      detail::raise(error(std::string("partita: first_available::") + what + ": no executable is bound (bind first)"));
   }
 
   std::variant<std::monostate, Executables...> exe_;
@@ -10725,8 +10812,8 @@ class parser {
   }
 
  private:
-  [[noreturn]] void fail(const std::string& what) const { throw syntax_error(pos_, what); }
-  [[noreturn]] static void fail_at(std::size_t at, const std::string& what) { throw syntax_error(at, what); }
+  [[noreturn]] void fail(const std::string& what) const { detail::raise(syntax_error(pos_, what)); }
+  [[noreturn]] static void fail_at(std::size_t at, const std::string& what) { detail::raise(syntax_error(at, what)); }
 
   bool at_end() const { return pos_ >= in_.size(); }
   char peek() const { return in_[pos_]; }
@@ -11150,7 +11237,7 @@ inline void append_le64(std::vector<std::byte>& out, std::uint64_t v) {
   std::string message(origin);
   message += ": ";
   for (const std::string_view part : what) message += part;
-  throw error(message);
+  detail::raise(error(message));
 }
 
 /// Throws "origin: tensor 'name': " followed by the parts.
@@ -11161,7 +11248,7 @@ inline void append_le64(std::vector<std::byte>& out, std::uint64_t v) {
   message += name;
   message += "': ";
   for (const std::string_view part : what) message += part;
-  throw error(message);
+  detail::raise(error(message));
 }
 
 /// The keys of `members`, in order.
@@ -11349,11 +11436,11 @@ struct file_handle {
 /// `std::filesystem::path`, which converts to one).
 inline safetensors_file load_safetensors(const std::string& path) {
   detail::file_handle in(path, "rb");
-  if (!in.f) throw error(detail::concat(path, ": cannot open safetensors file: ", std::strerror(errno)));
+  if (!in.f) detail::raise(error(detail::concat(path, ": cannot open safetensors file: ", std::strerror(errno))));
   std::vector<std::byte> bytes;
   std::byte chunk[1 << 16];
   for (std::size_t got; (got = std::fread(chunk, 1, sizeof chunk, in.f)) > 0;) bytes.insert(bytes.end(), chunk, chunk + got);
-  if (std::ferror(in.f)) throw error(detail::concat(path, ": cannot read safetensors file: ", std::strerror(errno)));
+  if (std::ferror(in.f)) detail::raise(error(detail::concat(path, ": cannot read safetensors file: ", std::strerror(errno))));
   return parse_safetensors(std::move(bytes), path);
 }
 
@@ -11443,15 +11530,232 @@ inline void save_safetensors(const std::string& path, std::span<const tensor_dat
                              const safetensors_metadata& metadata = {}) {
   const std::vector<std::byte> bytes = to_safetensors(tensors, metadata);
   detail::file_handle out(path, "wb");
-  if (!out.f) throw error(detail::concat(path, ": cannot open for writing: ", std::strerror(errno)));
+  if (!out.f) detail::raise(error(detail::concat(path, ": cannot open for writing: ", std::strerror(errno))));
   const std::size_t written = std::fwrite(bytes.data(), 1, bytes.size(), out.f);
   const bool closed = std::fclose(std::exchange(out.f, nullptr)) == 0;
   if (written != bytes.size() || !closed)
-    throw error(detail::concat(path, ": failed to write ", std::to_string(bytes.size()), " bytes"));
+    detail::raise(error(detail::concat(path, ": failed to write ", std::to_string(bytes.size()), " bytes")));
 }
 
 }  // namespace partita
 // ---- end partita/runtime/safetensors.hpp ----
+// ---- begin partita/runtime/static_executable.hpp ----
+/// `static_executable<Model, Weights, Backends...>`: weights read where they lie, the arena inside.
+
+
+
+namespace partita {
+
+namespace detail {
+
+/// What can be wrong between a declared weight and a static weight table.
+enum class static_weight_problem : std::uint8_t { none, missing, dtype_mismatch, shape_mismatch };
+
+/// Instantiated for each declared weight; when it does not match the table, an assertion fires,
+/// and the compiler prints the weight's name (`Weight`) with it.
+template <fixed_string Weight, static_weight_problem P>
+struct static_weight_report {
+  static_assert(P != static_weight_problem::missing,
+                "partita: static_executable: the weight table (Weights::tensors) has no tensor of this name (Weight)");
+  static_assert(P != static_weight_problem::dtype_mismatch,
+                "partita: static_executable: the weight table's tensor of this name (Weight) has another dtype than the model declares");
+  static_assert(P != static_weight_problem::shape_mismatch,
+                "partita: static_executable: the weight table's tensor of this name (Weight) has another shape than the model declares");
+  static constexpr bool ok = P == static_weight_problem::none;
+};
+
+/// The C++ element type of a `run` buffer of dtype `D`.
+template <dtype D>
+using element_of = std::conditional_t<
+    D == dtype::i32, std::int32_t,
+    std::conditional_t<D == dtype::i64, std::int64_t,
+                       std::conditional_t<D == dtype::i8, std::int8_t, std::conditional_t<D == dtype::u8, std::uint8_t, float>>>>;
+
+/// The index in `table` of the tensor called `name`, or -1.
+template <std::size_t N>
+constexpr int static_tensor_index(const std::array<static_tensor, N>& table, std::string_view name) {
+  for (std::size_t i = 0; i < N; ++i)
+    if (table[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+}  // namespace detail
+
+/// A model compiled with its weights in the program: `Weights::tensors` is a `constexpr`
+/// `std::array<static_tensor, N>` (the importer writes one with `--embed-weights=arrays`), and
+/// each declared weight is found in it by name, dtype and shape at compile time. The executable
+/// reads the weights where they lie (flash on a microcontroller) and copies none; its arena is a
+/// member array of `arena_bytes`, so an executable defined at namespace scope is planned
+/// memory the linker places, and its size, `sizeof`, is known before the program runs.
+///
+/// No heap, no exceptions, no threads of its own, no clock: the profile of `docs/embedded.md`.
+/// Backends prepare their steps when the executable is constructed (a backend that packs
+/// weights allocates then, and only then). `run` takes fixed-extent spans of the declared
+/// element types (C arrays and `std::array`s convert), so a buffer of the wrong size or type
+/// does not compile; buffers that overlap where the plan forbids it are a `partita::error`
+/// (through the error hook without exceptions).
+template <class Model, class Weights, class... Backends>
+class static_executable {
+  static_assert(sizeof...(Backends) >= 1, "partita: static_executable<Model, Weights, Backends...> needs at least the host backend");
+  static_assert(backends_ok<Backends...>, "partita: static_executable: a backend failed the checks reported above");
+  using steps = detail::step_calls<Model, Backends...>;
+
+ public:
+  using module = typename steps::module;
+  static constexpr const auto& plan = steps::plan;
+  static constexpr std::size_t num_inputs = plan.inputs.size();
+  static constexpr std::size_t num_outputs = plan.outputs.size();
+  static constexpr std::size_t num_steps = plan.steps.size();
+  /// Bytes of activation memory: the arena this object holds.
+  static constexpr std::size_t arena_bytes = plan.arena_bytes;
+  /// Alignment of the arena's buffers.
+  static constexpr std::size_t alignment = partita::alignment;
+
+ private:
+  static constexpr auto input_slots = plan.inputs;
+  static constexpr auto output_slots = plan.outputs;
+  static constexpr auto weight_slots = plan.weights;
+  static constexpr std::size_t num_weights = steps::num_weights;
+
+  // For each declared weight, the index of its tensor in `Weights::tensors` (-1 for a literal,
+  // whose values the program holds already); each checked by a report above.
+  static constexpr auto literal = [] {
+    std::array<bool, num_weights> is{};
+    for (std::size_t i = 0; i < weight_slots.size(); ++i) is[i] = weight_slots[i].literal != nullptr;
+    return is;
+  }();
+  static constexpr auto source = [] {
+    std::array<int, num_weights> at{};
+    for (std::size_t i = 0; i < weight_slots.size(); ++i)
+      at[i] = literal[i] ? -1 : detail::static_tensor_index(Weights::tensors, weight_slots[i].name);
+    return at;
+  }();
+  template <std::size_t I>
+  static constexpr detail::static_weight_problem problem_of() {
+    if (literal[I]) return detail::static_weight_problem::none;
+    if (source[I] < 0) return detail::static_weight_problem::missing;
+    const static_tensor& t = Weights::tensors[static_cast<std::size_t>(source[I])];
+    if (t.type != weight_slots[I].type) return detail::static_weight_problem::dtype_mismatch;
+    if (!(t.shp == weight_slots[I].shp)) return detail::static_weight_problem::shape_mismatch;
+    return detail::static_weight_problem::none;
+  }
+  static constexpr bool weights_match = []<std::size_t... I>(std::index_sequence<I...>) {
+    return (true && ... &&
+            detail::static_weight_report<detail::to_fixed<weight_slots[I].name.size()>(weight_slots[I].name), problem_of<I>()>::ok);
+  }(std::make_index_sequence<weight_slots.size()>{});
+  static_assert(weights_match, "partita: static_executable: the weight table does not match the model (see above)");
+
+  template <std::size_t I>
+  using input_element = detail::element_of<input_slots[I].type>;
+  template <std::size_t I>
+  using output_element = detail::element_of<output_slots[I].type>;
+
+ public:
+  /// The buffer type `run` takes for input `I`: `std::span<const float, 784>`.
+  template <std::size_t I>
+  using input_span = std::span<const input_element<I>, static_cast<std::size_t>(input_slots[I].shp.elements())>;
+  /// The buffer type `run` takes for output `I`.
+  template <std::size_t I>
+  using output_span = std::span<output_element<I>, static_cast<std::size_t>(output_slots[I].shp.elements())>;
+
+  /// Bytes of the weights the program holds for this model (the table's tensors it reads).
+  static constexpr std::size_t weight_bytes = [] {
+    std::size_t n = 0;
+    for (const tensor_slot& w : weight_slots) n += w.bytes();
+    return n;
+  }();
+
+  /// Points the steps at the weights and lets each backend prepare its steps.
+  static_executable() {
+    for (std::size_t i = 0; i < weight_slots.size(); ++i)
+      weight_at_[i] = static_cast<const std::byte*>(
+          literal[i] ? weight_slots[i].literal : Weights::tensors[static_cast<std::size_t>(source[i])].data);
+    steps::prepare_steps(states_, weight_at_.data());
+  }
+  // The steps hold pointers into the arena member: an executable stays where it was made.
+  static_executable(const static_executable&) = delete;
+  static_executable& operator=(const static_executable&) = delete;
+
+  /// Declared input `i`: name, dtype and shape.
+  static constexpr const tensor_slot& input(std::size_t i) { return input_slots[i]; }
+  /// Declared output `i`.
+  static constexpr const tensor_slot& output(std::size_t i) { return output_slots[i]; }
+  /// What step `s` runs: the composite or partition function's name, or the op's.
+  static constexpr std::string_view step_name(std::size_t s) { return steps::step_names[s].name(); }
+  /// The backend that runs step `s`.
+  static constexpr std::string_view step_backend(std::size_t s) {
+    constexpr std::string_view names[] = {std::string_view(Backends::name)...};
+    return names[steps::owner[s]];
+  }
+
+  /// The per-executable state of backend `B`.
+  template <class B>
+  typename B::state& state() {
+    return boost::hana::at_c<detail::index_of_backend<B, Backends...>>(states_);
+  }
+
+  /// Runs the model: the inputs, then the outputs, in model order, each convertible to its
+  /// `input_span<I>` / `output_span<I>` (a buffer of another size or element type does not
+  /// compile). Outputs that overlap each other, or an input where the plan cannot allow it, are
+  /// reported before anything runs.
+  template <class... Args>
+  void run(Args&&... args) {
+    static_assert(sizeof...(Args) == num_inputs + num_outputs,
+                  "partita: static_executable::run(inputs..., outputs...) takes one buffer per model input and per "
+                  "model output");
+    std::array<const float*, num_inputs ? num_inputs : 1> in{};
+    std::array<float*, num_outputs ? num_outputs : 1> out{};
+    collect(in, out, std::index_sequence_for<Args...>{}, std::forward<Args>(args)...);
+    detail::check_aliasing<plan>(in.data(), out.data());
+    run_unchecked(in.data(), out.data());
+  }
+
+  /// Runs with raw pointers, one per input and per output in model order, that the caller has
+  /// checked (sizes, alignment, overlap).
+  void run_unchecked(const float* const* in, float* const* out) {
+    const detail::step_frame frame{in, out, weight_at_.data(), arena_};
+    for (std::size_t s = 0; s < num_steps; ++s) steps::runs[s](states_, frame, static_cast<int>(s));
+    for (const output_copy& c : copies) {
+      const float* from = steps::locate(c.from, frame);
+      if (from != out[c.output]) std::memcpy(out[c.output], from, c.bytes);
+    }
+  }
+
+ private:
+  template <std::size_t... I, class... Args>
+  static void collect(std::array<const float*, num_inputs ? num_inputs : 1>& in,
+                      std::array<float*, num_outputs ? num_outputs : 1>& out, std::index_sequence<I...>, Args&&... args) {
+    (one<I>(in, out, std::forward<Args>(args)), ...);
+  }
+
+  template <std::size_t I, class Arg>
+  static void one(std::array<const float*, num_inputs ? num_inputs : 1>& in,
+                  std::array<float*, num_outputs ? num_outputs : 1>& out, Arg&& arg) {
+    if constexpr (I < num_inputs) {
+      static_assert(std::is_convertible_v<Arg&&, input_span<I>>,
+                    "partita: static_executable::run: an input buffer is not of the declared element type and "
+                    "element count (see input_span<I>)");
+      const input_span<I> s = std::forward<Arg>(arg);
+      in[I] = reinterpret_cast<const float*>(s.data());
+    } else {
+      static_assert(std::is_convertible_v<Arg&&, output_span<I - num_inputs>>,
+                    "partita: static_executable::run: an output buffer is not writable, or not of the declared "
+                    "element type and element count (see output_span<I>)");
+      const output_span<I - num_inputs> s = std::forward<Arg>(arg);
+      out[I - num_inputs] = reinterpret_cast<float*>(s.data());
+    }
+  }
+
+  static constexpr auto copies = plan.copies;
+  using states_t = typename steps::states;
+
+  alignas(partita::alignment) std::byte arena_[arena_bytes ? arena_bytes : 1]{};
+  std::array<const std::byte*, num_weights> weight_at_{};
+  states_t states_{};
+};
+
+}  // namespace partita
+// ---- end partita/runtime/static_executable.hpp ----
 // ---- begin partita/runtime/weight_set.hpp ----
 /// `weight_set`: a model's weights by name, as `bind` reads them.
 
@@ -11487,16 +11791,16 @@ class weight_set {
     // Where the name goes in the sorted order: a tensor of that name already there is a duplicate.
     const std::size_t at = detail::name_lower_bound(tensors_, order_, name);
     if (at < order_.size() && tensors_[order_[at]].name == name)
-      throw error(detail::concat("in-memory weight set: duplicate tensor '", name, "'"));
+      detail::raise(error(detail::concat("in-memory weight set: duplicate tensor '", name, "'")));
     const auto elements = detail::checked_elements(dims);
     if (!elements)
-      throw error(detail::concat("in-memory weight set: tensor '", name, "': invalid shape ", detail::dims_string(dims)));
+      detail::raise(error(detail::concat("in-memory weight set: tensor '", name, "': invalid shape ", detail::dims_string(dims))));
     const auto expected = detail::checked_bytes(*elements, size_of(type));
     if (!expected || *expected != bytes.size())
-      throw error(detail::concat("in-memory weight set: tensor '", name, "': ", safetensors_name(type), " shape ",
+      detail::raise(error(detail::concat("in-memory weight set: tensor '", name, "': ", safetensors_name(type), " shape ",
                                  detail::dims_string(dims), " needs ",
                                  expected ? std::to_string(*expected) : std::string("too many"), " bytes, got ",
-                                 std::to_string(bytes.size())));
+                                 std::to_string(bytes.size()))));
     tensors_.push_back(tensor_data{std::move(name), std::string(safetensors_name(type)), type,
                                    std::vector<std::int64_t>(dims.begin(), dims.end()), bytes});
     order_.insert(order_.begin() + static_cast<std::ptrdiff_t>(at), tensors_.size() - 1);
@@ -11569,7 +11873,7 @@ inline shape broadcast_shape(const shape& a, const shape& b) {
     const std::int64_t da = i < a.rank ? a.back(i) : 1;
     const std::int64_t db = i < b.rank ? b.back(i) : 1;
     if (da != db && da != 1 && db != 1)
-      throw error("broadcast_shape: " + to_string(a) + " and " + to_string(b) + " are not broadcastable");
+      partita::detail::raise(error("broadcast_shape: " + to_string(a) + " and " + to_string(b) + " are not broadcastable"));
     r.dims[static_cast<std::size_t>(r.rank - 1 - i)] = da == 1 ? db : da;
   }
   return r;
@@ -11648,7 +11952,7 @@ inline void bias_add(const float* x, const shape& xs, const float* b, int axis, 
 inline void binary(op_id op, const float* a, const shape& as, const float* b, const shape& bs, float* y,
                    const shape& ys) {
   if (!is_binary_elementwise(op))
-    throw error("reference_kernels::binary: " + std::string(name_of(op)) + " is not a binary op");
+    partita::detail::raise(error("reference_kernels::binary: " + std::string(name_of(op)) + " is not a binary op"));
   const auto a_st = detail::broadcast_strides(as, ys.rank);
   const auto b_st = detail::broadcast_strides(bs, ys.rank);
   // Odometer over the output's rows (every axis but the last); the input offsets follow it
@@ -11718,14 +12022,15 @@ inline float unary_value(op_id op, float v, const attrs& a) {
     case op_id::leaky_relu: return v >= 0.f ? v : static_cast<float>(static_cast<double>(a.alpha) * x);
     case op_id::abs: return std::fabs(v);
     case op_id::neg: return -v;
-    default: throw error("reference_kernels::unary: " + std::string(name_of(op)) + " is not a unary op");
+    default:
+      partita::detail::raise(error("reference_kernels::unary: " + std::string(name_of(op)) + " is not a unary op"));
   }
 }
 
 /// A unary elementwise op (`unary_value`) over n elements.
 inline void unary(op_id op, const float* x, std::int64_t n, float* y, const attrs& a) {
   if (!is_unary_elementwise(op))
-    throw error("reference_kernels::unary: " + std::string(name_of(op)) + " is not a unary op");
+    partita::detail::raise(error("reference_kernels::unary: " + std::string(name_of(op)) + " is not a unary op"));
   for (std::int64_t i = 0; i < n; ++i) y[i] = unary_value(op, x[i], a);
 }
 
@@ -12167,8 +12472,8 @@ inline std::int64_t checked_index(const void* indices, dtype type, std::int64_t 
   const std::int64_t v = read_index(indices, type, i);
   const std::int64_t at = v < 0 ? v + extent : v;
   if (at < 0 || at >= extent)
-    throw error("partita: gather: index " + std::to_string(v) + " at position " + std::to_string(i) +
-                " of the indices is out of range for an axis of " + std::to_string(extent) + " entries");
+    partita::detail::raise(error("partita: gather: index " + std::to_string(v) + " at position " + std::to_string(i) +
+                " of the indices is out of range for an axis of " + std::to_string(extent) + " entries"));
   return at;
 }
 
@@ -12492,6 +12797,25 @@ constexpr attention_choice choose_attention_kernel(bool products) {
 #include <xsimd/xsimd.hpp>
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
+
+// xsimd 8.1 divides and takes square roots of NEON floats with the reciprocal estimates and
+// Newton steps that 32-bit ARM needs: a quotient 1 ulp off, √+inf a NaN. AArch64 has both as
+// correctly rounded instructions, which these specializations of xsimd's NEON kernels use (an
+// explicit specialization is found at instantiation, where an added overload would not be:
+// xsimd names its kernels qualified, looked up where its operators are defined).
+#if defined(__aarch64__) && XSIMD_WITH_NEON64
+namespace xsimd::kernel {
+template <>
+inline batch<float, neon64> div<neon64>(batch<float, neon64> const& lhs, batch<float, neon64> const& rhs,
+                                        requires_arch<neon>) noexcept {
+  return vdivq_f32(lhs, rhs);
+}
+template <>
+inline batch<float, neon64> sqrt<neon64>(batch<float, neon64> const& arg, requires_arch<neon>) noexcept {
+  return vsqrtq_f32(arg);
+}
+}  // namespace xsimd::kernel
 #endif
 
 namespace partita::detail::simd {

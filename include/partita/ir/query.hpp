@@ -46,7 +46,7 @@ class function_view {
     int seen = 0;
     for (int i = 0; i < size(); ++i)
       if (is_param(node(i)) && (kind() == function_kind::main ? seen++ == k : node(i).node().index == k)) return node(i);
-    throw error("partita: function_view::param: no parameter of this position");
+    detail::raise(error("partita: function_view::param: no parameter of this position"));
   }
 
   /// Its nodes in topological order: parameters, weights and ops, the result last among those
@@ -89,7 +89,7 @@ class module_view {
 
   constexpr int num_functions() const { return num_functions_; }
   constexpr function_view function(int i) const {
-    if (i < 0 || i >= num_functions_) throw error("partita: module_view::function: no function of this index");
+    if (i < 0 || i >= num_functions_) detail::raise(error("partita: module_view::function: no function of this index"));
     return {nodes_, args_, functions_ + i, i};
   }
   constexpr function_view main() const { return function(0); }
@@ -102,12 +102,12 @@ class module_view {
   /// The function called `name`; an error if there is none.
   constexpr function_view function(std::string_view name) const {
     const int i = find(name);
-    if (i < 0) throw error("partita: module_view::function: no function of this name");
+    if (i < 0) detail::raise(error("partita: module_view::function: no function of this name"));
     return function(i);
   }
   /// The function that call node `call` calls; an error for a node that is not a call.
   constexpr function_view callee(op_view call) const {
-    if (!call.is(op_id::call)) throw error("partita: module_view::callee: the node is not a call");
+    if (!call.is(op_id::call)) detail::raise(error("partita: module_view::callee: the node is not a call"));
     return function(call.node().index);
   }
   /// How many functions are of kind `k`.

@@ -71,19 +71,19 @@ struct explanation {
   constexpr const op_placement<NB>& at(int node) const {
     for (const op_placement<NB>& p : ops)
       if (p.node == node) return p;
-    throw error("partita: explanation::at: the node is not an op of the explained module");
+    detail::raise(error("partita: explanation::at: the node is not an op of the explained module"));
   }
   /// The first op of kind `op` (to find a model's only softmax, say).
   constexpr const op_placement<NB>& first(op_id op) const {
     for (const op_placement<NB>& p : ops)
       if (p.op == op) return p;
-    throw error("partita: explanation::first: the module has no op of this kind");
+    detail::raise(error("partita: explanation::first: the module has no op of this kind"));
   }
   /// Why backend `backend` does not run `p` (refusal::none where it does).
   constexpr const refusal_info& why_not(const op_placement<NB>& p, std::string_view backend) const {
     for (std::size_t b = 0; b < NB; ++b)
       if (backends[b] == backend) return p.not_on[b];
-    throw error("partita: explanation::why_not: no backend of this name");
+    detail::raise(error("partita: explanation::why_not: no backend of this name"));
   }
 };
 

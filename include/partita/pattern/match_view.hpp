@@ -44,8 +44,9 @@ class match_view {
   /// `partita::error`.
   constexpr op_view var(std::string_view name) const {
     const int i = find(name);
-    if (i < 0) throw error("partita: match_view::var: the pattern declares no variable of this name");
-    if (p_.vars[i] < 0) throw error("partita: match_view::var: this match did not bind the variable (check bound() first)");
+    if (i < 0) detail::raise(error("partita: match_view::var: the pattern declares no variable of this name"));
+    if (p_.vars[i] < 0)
+      detail::raise(error("partita: match_view::var: this match did not bind the variable (check bound() first)"));
     return view(p_.vars[i]);
   }
   /// True when `f(op_view)` holds for every absorbed node.

@@ -99,8 +99,8 @@ void check_aliasing(const float* const* in, float* const* out) {
     const std::size_t ob = Plan.outputs[o].bytes();
     for (std::size_t p = 0; p < o; ++p)
       if (overlaps(out[o], ob, out[p], Plan.outputs[p].bytes()))
-        throw error(concat("partita: run: ", describe_slot(Plan.outputs[p], "output", p), " and ",
-                           describe_slot(Plan.outputs[o], "output", o), " overlap: each output needs a buffer of its own"));
+        detail::raise(error(concat("partita: run: ", describe_slot(Plan.outputs[p], "output", p), " and ",
+                           describe_slot(Plan.outputs[o], "output", o), " overlap: each output needs a buffer of its own")));
     for (std::size_t i = 0; i < ni; ++i) {
       const std::size_t ib = Plan.inputs[i].bytes();
       if (!overlaps(in[i], ib, out[o], ob)) continue;
@@ -109,10 +109,10 @@ void check_aliasing(const float* const* in, float* const* out) {
       if (r == alias_rule::same_buffer && static_cast<const void*>(in[i]) == static_cast<const void*>(out[o]) && ib == ob)
         continue;
       const std::string input = describe_slot(Plan.inputs[i], "input", i), output = describe_slot(Plan.outputs[o], "output", o);
-      throw error(concat("partita: run: ", output, " overlaps ", input,
+      detail::raise(error(concat("partita: run: ", output, " overlaps ", input,
                          r == alias_rule::same_buffer
                              ? ": they may share memory only as the very same buffer (the step that writes the output reads the input in place)"
-                             : ": the model reads the input after it starts writing the output; pass separate buffers"));
+                             : ": the model reads the input after it starts writing the output; pass separate buffers")));
     }
   }
 }

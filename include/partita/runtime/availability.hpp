@@ -74,7 +74,7 @@ class first_available {
     if (!try_from<0>(weights, next, why)) {
       std::string msg = "partita: first_available: no executable can run here";
       for (const std::string& w : why) msg += "; " + w;
-      throw error(msg);
+      detail::raise(error(msg));
     }
     exe_ = std::move(next);
     skipped_ = std::move(why);
@@ -141,7 +141,8 @@ class first_available {
   }
 
   void require_bound(const char* what) const {
-    if (!bound()) throw error(std::string("partita: first_available::") + what + ": no executable is bound (bind first)");
+    if (!bound())
+      detail::raise(error(std::string("partita: first_available::") + what + ": no executable is bound (bind first)"));
   }
 
   std::variant<std::monostate, Executables...> exe_;

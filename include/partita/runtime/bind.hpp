@@ -98,7 +98,7 @@ void gather_weights(const std::array<tensor_slot, N>& slots, const Source& sourc
     check_weight(slots[i], found[i], source.origin(), problems);
   }
   problems += more;
-  if (!problems.empty()) throw error(concat("partita: bind failed:", problems));
+  if (!problems.empty()) detail::raise(error(concat("partita: bind failed:", problems)));
   for (std::size_t i = 0; i < N; ++i) {
     const void* from = slots[i].literal ? static_cast<const void*>(slots[i].literal)
                                         : static_cast<const void*>(found[i]->bytes.data());
@@ -138,13 +138,13 @@ inline void check_run_argument(const tensor_slot& s, const char* role, std::size
   const auto expected = static_cast<std::size_t>(s.shp.elements());
   const auto what = [&] { return concat("partita: run: ", describe_slot(s, role, index)); };
   if (claimed && !(*claimed == s.shp))
-    throw error(concat(what(), ": the view has shape ", to_string(*claimed), ", expected ", to_string(s.shp)));
+    detail::raise(error(concat(what(), ": the view has shape ", to_string(*claimed), ", expected ", to_string(s.shp))));
   if (size != expected)
-    throw error(concat(what(), ": the buffer has ", std::to_string(size), " elements, expected ", std::to_string(expected)));
-  if (expected > 0 && data == nullptr) throw error(concat(what(), ": the buffer is null"));
+    detail::raise(error(concat(what(), ": the buffer has ", std::to_string(size), " elements, expected ", std::to_string(expected))));
+  if (expected > 0 && data == nullptr) detail::raise(error(concat(what(), ": the buffer is null")));
   if (reinterpret_cast<std::uintptr_t>(data) % align != 0)
-    throw error(concat(what(), ": the buffer is not aligned for ", s.type == dtype::f32 ? std::string_view("float") : name_of(s.type), " (address % ", std::to_string(align),
-                       " = ", std::to_string(reinterpret_cast<std::uintptr_t>(data) % align), ")"));
+    detail::raise(error(concat(what(), ": the buffer is not aligned for ", s.type == dtype::f32 ? std::string_view("float") : name_of(s.type), " (address % ", std::to_string(align),
+                       " = ", std::to_string(reinterpret_cast<std::uintptr_t>(data) % align), ")")));
 }
 
 }  // namespace partita::detail

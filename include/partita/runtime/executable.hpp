@@ -106,7 +106,7 @@ class compiled {
     // With no weights there is no bind: backends prepare their kernels now. With literals only,
     // binding needs nothing from the caller, so it happens here.
     if constexpr (plan.weights.empty()) {
-      steps::prepare_steps(states_, nullptr, nullptr);
+      steps::prepare_steps(states_, weight_at_.data());
     } else if constexpr (literals_only) {
       bind(detail::no_weight_source{});
     }
@@ -118,6 +118,7 @@ class compiled {
   compiled(compiled&& o) noexcept
       : arena_(std::move(o.arena_)),
         weights_(std::move(o.weights_)),
+        weight_at_(o.weight_at_),
         states_(std::move(o.states_)),
         profile_(o.profile_),
         unused_(std::move(o.unused_)),
@@ -127,6 +128,7 @@ class compiled {
     if (this != &o) {
       arena_ = std::move(o.arena_);
       weights_ = std::move(o.weights_);
+      weight_at_ = o.weight_at_;
       states_ = std::move(o.states_);
       profile_ = o.profile_;
       unused_ = std::move(o.unused_);
@@ -178,14 +180,15 @@ class compiled {
     const detail::busy_guard guard(busy_, "bind");
     check_live("bind");
     if (unused == on_unused::reject && !detail::listing_source<Source>)
-      throw error(detail::concat("partita: bind: ", source.origin(),
-                                 " does not list its tensors (no tensors()), so on_unused::reject cannot check them"));
+      detail::raise(error(detail::concat("partita: bind: ", source.origin(),
+                                 " does not list its tensors (no tensors()), so on_unused::reject cannot check them")));
     std::vector<std::string> names = detail::unused_tensors(weight_slots, source);
     detail::aligned_buffer kept(steps::layout.kept_bytes, "the weights kept"), staged(steps::layout.staged_bytes, "the weights to pack");
     detail::gather_weights(weight_slots, source, steps::raw_needed, steps::layout.offset, kept.get(), staged.get(),
                            unused == on_unused::reject ? detail::unused_problems(names, source.origin()) : std::string());
     states_t next = fork_states(std::make_index_sequence<sizeof...(Backends)>{});
-    steps::prepare_steps(next, kept.get(), staged.get());
+    steps::prepare_steps(next, steps::weight_table(kept.get(), staged.get()).data());
+    weight_at_ = steps::weight_table(kept.get(), nullptr);
     weights_ = std::move(kept);
     states_ = std::move(next);
     unused_ = std::move(names);
@@ -281,13 +284,14 @@ class compiled {
 
   void check_live(const char* what) const {
     if (!live_)
-      throw error(detail::concat("partita: ", what, " on a moved-from executable: it has no buffers or backend states; "
-                                                    "assign an executable to it first"));
+      detail::raise(error(detail::concat("partita: ", what, " on a moved-from executable: it has no buffers or backend states; "
+                                                    "assign an executable to it first")));
   }
 
   void check_ready() const {
     check_live("run");
-    if (!bound_ && !plan.weights.empty()) throw error("partita: run called before bind: the weights are not loaded");
+    if (!bound_ && !plan.weights.empty())
+      detail::raise(error("partita: run called before bind: the weights are not loaded"));
   }
 
   template <std::size_t... I>
@@ -296,7 +300,7 @@ class compiled {
   }
 
   void execute(const float* const* in, float* const* out) {
-    const detail::step_frame frame{in, out, weights_.get(), arena_.get()};
+    const detail::step_frame frame{in, out, weight_at_.data(), arena_.get()};
     for (std::size_t s = 0; s < num_steps; ++s) {
       if constexpr (sizeof...(Backends) > 1) {
         // The backend of the step before (cyclically: a run follows the previous one) rests if it can.
@@ -334,6 +338,9 @@ class compiled {
 
   detail::aligned_buffer arena_;
   detail::aligned_buffer weights_;  // the kept weights (`kept_weight_bytes`), after bind
+  // Where each kept weight lies in `weights_` (null for the others); moving `weights_` moves
+  // its block, not the bytes, so the pointers follow it.
+  std::array<const std::byte*, steps::num_weights> weight_at_{};
   states_t states_{};
   step_profile<num_steps> profile_{};
   std::vector<std::string> unused_;  // the source's tensors the last bind did not read

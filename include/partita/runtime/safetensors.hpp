@@ -97,7 +97,7 @@ inline void append_le64(std::vector<std::byte>& out, std::uint64_t v) {
   std::string message(origin);
   message += ": ";
   for (const std::string_view part : what) message += part;
-  throw error(message);
+  detail::raise(error(message));
 }
 
 /// Throws "origin: tensor 'name': " followed by the parts.
@@ -108,7 +108,7 @@ inline void append_le64(std::vector<std::byte>& out, std::uint64_t v) {
   message += name;
   message += "': ";
   for (const std::string_view part : what) message += part;
-  throw error(message);
+  detail::raise(error(message));
 }
 
 /// The keys of `members`, in order.
@@ -296,11 +296,11 @@ struct file_handle {
 /// `std::filesystem::path`, which converts to one).
 inline safetensors_file load_safetensors(const std::string& path) {
   detail::file_handle in(path, "rb");
-  if (!in.f) throw error(detail::concat(path, ": cannot open safetensors file: ", std::strerror(errno)));
+  if (!in.f) detail::raise(error(detail::concat(path, ": cannot open safetensors file: ", std::strerror(errno))));
   std::vector<std::byte> bytes;
   std::byte chunk[1 << 16];
   for (std::size_t got; (got = std::fread(chunk, 1, sizeof chunk, in.f)) > 0;) bytes.insert(bytes.end(), chunk, chunk + got);
-  if (std::ferror(in.f)) throw error(detail::concat(path, ": cannot read safetensors file: ", std::strerror(errno)));
+  if (std::ferror(in.f)) detail::raise(error(detail::concat(path, ": cannot read safetensors file: ", std::strerror(errno))));
   return parse_safetensors(std::move(bytes), path);
 }
 
@@ -390,11 +390,11 @@ inline void save_safetensors(const std::string& path, std::span<const tensor_dat
                              const safetensors_metadata& metadata = {}) {
   const std::vector<std::byte> bytes = to_safetensors(tensors, metadata);
   detail::file_handle out(path, "wb");
-  if (!out.f) throw error(detail::concat(path, ": cannot open for writing: ", std::strerror(errno)));
+  if (!out.f) detail::raise(error(detail::concat(path, ": cannot open for writing: ", std::strerror(errno))));
   const std::size_t written = std::fwrite(bytes.data(), 1, bytes.size(), out.f);
   const bool closed = std::fclose(std::exchange(out.f, nullptr)) == 0;
   if (written != bytes.size() || !closed)
-    throw error(detail::concat(path, ": failed to write ", std::to_string(bytes.size()), " bytes"));
+    detail::raise(error(detail::concat(path, ": failed to write ", std::to_string(bytes.size()), " bytes")));
 }
 
 }  // namespace partita

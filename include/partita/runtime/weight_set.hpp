@@ -47,16 +47,16 @@ class weight_set {
     // Where the name goes in the sorted order: a tensor of that name already there is a duplicate.
     const std::size_t at = detail::name_lower_bound(tensors_, order_, name);
     if (at < order_.size() && tensors_[order_[at]].name == name)
-      throw error(detail::concat("in-memory weight set: duplicate tensor '", name, "'"));
+      detail::raise(error(detail::concat("in-memory weight set: duplicate tensor '", name, "'")));
     const auto elements = detail::checked_elements(dims);
     if (!elements)
-      throw error(detail::concat("in-memory weight set: tensor '", name, "': invalid shape ", detail::dims_string(dims)));
+      detail::raise(error(detail::concat("in-memory weight set: tensor '", name, "': invalid shape ", detail::dims_string(dims))));
     const auto expected = detail::checked_bytes(*elements, size_of(type));
     if (!expected || *expected != bytes.size())
-      throw error(detail::concat("in-memory weight set: tensor '", name, "': ", safetensors_name(type), " shape ",
+      detail::raise(error(detail::concat("in-memory weight set: tensor '", name, "': ", safetensors_name(type), " shape ",
                                  detail::dims_string(dims), " needs ",
                                  expected ? std::to_string(*expected) : std::string("too many"), " bytes, got ",
-                                 std::to_string(bytes.size())));
+                                 std::to_string(bytes.size()))));
     tensors_.push_back(tensor_data{std::move(name), std::string(safetensors_name(type)), type,
                                    std::vector<std::int64_t>(dims.begin(), dims.end()), bytes});
     order_.insert(order_.begin() + static_cast<std::ptrdiff_t>(at), tensors_.size() - 1);

@@ -56,7 +56,7 @@ inline shape broadcast_shape(const shape& a, const shape& b) {
     const std::int64_t da = i < a.rank ? a.back(i) : 1;
     const std::int64_t db = i < b.rank ? b.back(i) : 1;
     if (da != db && da != 1 && db != 1)
-      throw error("broadcast_shape: " + to_string(a) + " and " + to_string(b) + " are not broadcastable");
+      partita::detail::raise(error("broadcast_shape: " + to_string(a) + " and " + to_string(b) + " are not broadcastable"));
     r.dims[static_cast<std::size_t>(r.rank - 1 - i)] = da == 1 ? db : da;
   }
   return r;
@@ -135,7 +135,7 @@ inline void bias_add(const float* x, const shape& xs, const float* b, int axis, 
 inline void binary(op_id op, const float* a, const shape& as, const float* b, const shape& bs, float* y,
                    const shape& ys) {
   if (!is_binary_elementwise(op))
-    throw error("reference_kernels::binary: " + std::string(name_of(op)) + " is not a binary op");
+    partita::detail::raise(error("reference_kernels::binary: " + std::string(name_of(op)) + " is not a binary op"));
   const auto a_st = detail::broadcast_strides(as, ys.rank);
   const auto b_st = detail::broadcast_strides(bs, ys.rank);
   // Odometer over the output's rows (every axis but the last); the input offsets follow it
@@ -205,14 +205,15 @@ inline float unary_value(op_id op, float v, const attrs& a) {
     case op_id::leaky_relu: return v >= 0.f ? v : static_cast<float>(static_cast<double>(a.alpha) * x);
     case op_id::abs: return std::fabs(v);
     case op_id::neg: return -v;
-    default: throw error("reference_kernels::unary: " + std::string(name_of(op)) + " is not a unary op");
+    default:
+      partita::detail::raise(error("reference_kernels::unary: " + std::string(name_of(op)) + " is not a unary op"));
   }
 }
 
 /// A unary elementwise op (`unary_value`) over n elements.
 inline void unary(op_id op, const float* x, std::int64_t n, float* y, const attrs& a) {
   if (!is_unary_elementwise(op))
-    throw error("reference_kernels::unary: " + std::string(name_of(op)) + " is not a unary op");
+    partita::detail::raise(error("reference_kernels::unary: " + std::string(name_of(op)) + " is not a unary op"));
   for (std::int64_t i = 0; i < n; ++i) y[i] = unary_value(op, x[i], a);
 }
 

@@ -146,8 +146,8 @@ inline std::int64_t checked_index(const void* indices, dtype type, std::int64_t 
   const std::int64_t v = read_index(indices, type, i);
   const std::int64_t at = v < 0 ? v + extent : v;
   if (at < 0 || at >= extent)
-    throw error("partita: gather: index " + std::to_string(v) + " at position " + std::to_string(i) +
-                " of the indices is out of range for an axis of " + std::to_string(extent) + " entries");
+    partita::detail::raise(error("partita: gather: index " + std::to_string(v) + " at position " + std::to_string(i) +
+                " of the indices is out of range for an axis of " + std::to_string(extent) + " entries"));
   return at;
 }
 

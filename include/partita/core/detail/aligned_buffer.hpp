@@ -70,14 +70,13 @@ class aligned_buffer {
   static storage allocate(std::size_t bytes, const char* what) {
     if (!bytes) return storage(nullptr, aligned_release{align});
     const std::size_t alignment = bytes >= huge_page_bytes ? huge_page_bytes : align;
-    void* raw = nullptr;
-    try {
-      raw = ::operator new(bytes, std::align_val_t{alignment});
-    } catch (const std::bad_alloc&) {
+    // The nothrow form, so that a program built without exceptions reports the failure too.
+    void* raw = ::operator new(bytes, std::align_val_t{alignment}, std::nothrow);
+    if (!raw) {
       constexpr std::size_t gib = std::size_t{1} << 30;
-      throw error(concat("partita: the executable wanted ", std::to_string(bytes), " bytes",
-                         bytes >= gib ? concat(" (", std::to_string(bytes / gib), " GiB)") : std::string(), " for ", what,
-                         ", and they could not be allocated"));
+      detail::raise(error(concat("partita: the executable wanted ", std::to_string(bytes), " bytes",
+                                          bytes >= gib ? concat(" (", std::to_string(bytes / gib), " GiB)") : std::string(),
+                                          " for ", what, ", and they could not be allocated")));
     }
     storage p(static_cast<std::byte*>(raw), aligned_release{alignment});
 #if defined(__linux__) && defined(MADV_HUGEPAGE)

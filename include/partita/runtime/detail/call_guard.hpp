@@ -41,9 +41,9 @@ class busy_guard {
   busy_guard(std::atomic<bool>& flag, const char* what) : flag_(flag) {
     // Acquire/release: a call made after another one ended, from any thread, sees its effects.
     if (flag_.exchange(true, std::memory_order_acquire))
-      throw error(concat("partita: ", what,
+      detail::raise(error(concat("partita: ", what,
                          ": the executable is busy: another thread is in its run or bind. An executable runs one "
-                         "call at a time; give each thread an executable of its own"));
+                         "call at a time; give each thread an executable of its own")));
   }
   busy_guard(const busy_guard&) = delete;
   busy_guard& operator=(const busy_guard&) = delete;

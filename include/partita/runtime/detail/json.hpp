@@ -91,8 +91,8 @@ class parser {
   }
 
  private:
-  [[noreturn]] void fail(const std::string& what) const { throw syntax_error(pos_, what); }
-  [[noreturn]] static void fail_at(std::size_t at, const std::string& what) { throw syntax_error(at, what); }
+  [[noreturn]] void fail(const std::string& what) const { detail::raise(syntax_error(pos_, what)); }
+  [[noreturn]] static void fail_at(std::size_t at, const std::string& what) { detail::raise(syntax_error(at, what)); }
 
   bool at_end() const { return pos_ >= in_.size(); }
   char peek() const { return in_[pos_]; }

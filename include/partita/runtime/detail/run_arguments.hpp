@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "partita/core/error.hpp"
 #include "partita/core/tensor_view.hpp"
 #include "partita/runtime/bind.hpp"
 
@@ -62,18 +63,20 @@ void collect_named(const std::array<tensor_slot, N>& slots, const char* role, st
     if (i == N) {
       std::string declared;
       for (const tensor_slot& s : slots) declared += concat(declared.empty() ? "" : ", ", "'", s.name, "'");
-      throw error(concat("partita: run: the model has no ", role, " named '", g.name, "' (its ", role, "s: ",
-                         declared.empty() ? std::string("none") : declared, ")"));
+      detail::raise(error(concat("partita: run: the model has no ", role, " named '", g.name, "' (its ", role, "s: ",
+                         declared.empty() ? std::string("none") : declared, ")")));
     }
-    if (at[i]) throw error(concat("partita: run: ", describe_slot(slots[i], role, i, true), " is given twice"));
+    if (at[i])
+      detail::raise(error(concat("partita: run: ", describe_slot(slots[i], role, i, true), " is given twice")));
     at[i] = &g;
   }
   for (std::size_t i = 0; i < N; ++i) {
     const Named* g = at[i];
-    if (!g) throw error(concat("partita: run: ", describe_slot(slots[i], role, i, true), " is given no buffer"));
+    if (!g)
+      detail::raise(error(concat("partita: run: ", describe_slot(slots[i], role, i, true), " is given no buffer")));
     if (g->type != slots[i].type)
-      throw error(concat("partita: run: ", describe_slot(slots[i], role, i, true), ": the buffer holds ",
-                         name_of(g->type), " elements, expected ", name_of(slots[i].type)));
+      detail::raise(error(concat("partita: run: ", describe_slot(slots[i], role, i, true), ": the buffer holds ",
+                         name_of(g->type), " elements, expected ", name_of(slots[i].type))));
     check_run_argument(slots[i], role, i, g->data, g->size, g->has_shape ? &g->shp : nullptr, g->align);
     to[i] = static_cast<Ptr>(g->data);
   }

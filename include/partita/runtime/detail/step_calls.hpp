@@ -22,12 +22,13 @@
 
 namespace partita::detail {
 
-/// Where a step's buffers lie in one call: the caller's inputs and outputs, the kept weights and
-/// the arena.
+/// Where a step's buffers lie in one call: the caller's inputs and outputs, each weight (null for
+/// those no kernel reads at run time) and the arena. Weights are a table of pointers, not one
+/// block, so that an executable may read them where they lie (`static_executable`: in flash).
 struct step_frame {
   const float* const* in;
   float* const* out;
-  std::byte* weights;
+  const std::byte* const* weights;
   std::byte* arena;
 };
 
@@ -87,7 +88,7 @@ struct step_calls {
       case storage::weight:
         // A weight only packing kernels read is not kept: they get null and do not look.
         return raw_needed[static_cast<std::size_t>(r.index)]
-                   ? reinterpret_cast<float*>(f.weights + layout.offset[static_cast<std::size_t>(r.index)] + r.offset)
+                   ? reinterpret_cast<float*>(const_cast<std::byte*>(f.weights[r.index]) + r.offset)
                    : nullptr;
       case storage::arena: return reinterpret_cast<float*>(f.arena + r.offset);
       case storage::output: return reinterpret_cast<float*>(reinterpret_cast<std::byte*>(f.out[r.index]) + r.offset);
@@ -110,27 +111,34 @@ struct step_calls {
     return std::array<run_fn, num_steps>{&run_kernel<static_cast<std::size_t>(canonical[S])>...};
   }(std::make_index_sequence<num_steps>{});
 
-  // `prepare` with step s's weights, null for its other arguments.
+  // `prepare` with step s's weights (`at`: where each weight lies, kept or staged), null for its
+  // other arguments.
   template <std::size_t C>
-  static void prepare_kernel(states& st, const std::byte* kept, const std::byte* staged, int s) {
+  static void prepare_kernel(states& st, const std::byte* const* at, int s) {
     const int step = call_of<C>::shared ? s : static_cast<int>(C);
     std::array<const float*, static_cast<std::size_t>(plan.steps[C].num_in)> args{};
     for (std::size_t k = 0; k < args.size(); ++k) {
       const buffer_ref& r = ins[static_cast<std::size_t>(io[static_cast<std::size_t>(step)].first_in) + k];
       if (r.kind != storage::weight) continue;
       const auto w = static_cast<std::size_t>(r.index);
-      args[k] = reinterpret_cast<const float*>((raw_needed[w] ? kept : staged) + layout.offset[w] + r.offset);
+      args[k] = reinterpret_cast<const float*>(at[w] + r.offset);
     }
+#if defined(__cpp_exceptions)
     try {
       call_of<C>::prepare(boost::hana::at_c<owner[C]>(st), args.data(), step);
     } catch (const std::exception& e) {
       // Steps that share a kernel have the same name (the op's or the composite's).
-      throw error(detail::concat("partita: bind: backend '", std::string_view(backend_of<C>::name), "' rejected step ",
-                                 std::to_string(step), " (", step_names[C].name(), "): ", e.what()));
+      detail::raise(error(detail::concat("partita: bind: backend '", std::string_view(backend_of<C>::name),
+                                                  "' rejected step ", std::to_string(step), " (", step_names[C].name(),
+                                                  "): ", e.what())));
     }
+#else
+    // Without exceptions a backend that refuses reports through the error hook itself.
+    call_of<C>::prepare(boost::hana::at_c<owner[C]>(st), args.data(), step);
+#endif
   }
 
-  using prepare_fn = void (*)(states&, const std::byte*, const std::byte*, int);
+  using prepare_fn = void (*)(states&, const std::byte* const*, int);
   static constexpr auto prepares = []<std::size_t... S>(std::index_sequence<S...>) {
     return std::array<prepare_fn, num_steps>{[]<std::size_t C>(std::integral_constant<std::size_t, C>) -> prepare_fn {
       if constexpr (call_of<C>::prepares) return &prepare_kernel<C>;
@@ -138,10 +146,22 @@ struct step_calls {
     }(std::integral_constant<std::size_t, static_cast<std::size_t>(canonical[S])>{})...};
   }(std::make_index_sequence<num_steps>{});
 
-  /// Lets each backend prepare its steps into `st`, from the kept and the staged weights.
-  static void prepare_steps(states& st, const std::byte* kept, const std::byte* staged) {
+  /// Lets each backend prepare its steps into `st`, from the weights at `at` (one pointer per
+  /// weight, kept or staged).
+  static void prepare_steps(states& st, const std::byte* const* at) {
     for (std::size_t s = 0; s < num_steps; ++s)
-      if (prepares[s] && prepared[s] == static_cast<int>(s)) prepares[s](st, kept, staged, static_cast<int>(s));
+      if (prepares[s] && prepared[s] == static_cast<int>(s)) prepares[s](st, at, static_cast<int>(s));
+  }
+
+  /// Where each weight lies in bind's two blocks: `kept` for those `run` reads, `staged` for
+  /// those only `prepare` does.
+  static std::array<const std::byte*, num_weights> weight_table(const std::byte* kept, const std::byte* staged) {
+    std::array<const std::byte*, num_weights> at{};
+    for (std::size_t w = 0; w < plan.weights.size(); ++w) {
+      const std::byte* base = raw_needed[w] ? kept : staged;
+      at[w] = base ? base + layout.offset[w] : nullptr;
+    }
+    return at;
   }
 };
 

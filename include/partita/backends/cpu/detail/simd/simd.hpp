@@ -39,6 +39,25 @@
 #pragma GCC diagnostic pop
 #endif
 
+// xsimd 8.1 divides and takes square roots of NEON floats with the reciprocal estimates and
+// Newton steps that 32-bit ARM needs: a quotient 1 ulp off, √+inf a NaN. AArch64 has both as
+// correctly rounded instructions, which these specializations of xsimd's NEON kernels use (an
+// explicit specialization is found at instantiation, where an added overload would not be:
+// xsimd names its kernels qualified, looked up where its operators are defined).
+#if defined(__aarch64__) && XSIMD_WITH_NEON64
+namespace xsimd::kernel {
+template <>
+inline batch<float, neon64> div<neon64>(batch<float, neon64> const& lhs, batch<float, neon64> const& rhs,
+                                        requires_arch<neon>) noexcept {
+  return vdivq_f32(lhs, rhs);
+}
+template <>
+inline batch<float, neon64> sqrt<neon64>(batch<float, neon64> const& arg, requires_arch<neon>) noexcept {
+  return vsqrtq_f32(arg);
+}
+}  // namespace xsimd::kernel
+#endif
+
 namespace partita::detail::simd {
 
 /// The instruction set chosen from the build flags.
