@@ -125,7 +125,8 @@ constexpr bool tiles_are(detail::cpu::pointwise_kernels k, bool one, bool two, b
 }
 static_assert(tiles_are(detail::cpu::pointwise_kernels_for(64, 128), false, true, false, false));
 static_assert(tiles_are(detail::cpu::pointwise_kernels_for(256, 512), false, true, false, true));
-static_assert(tiles_are(detail::cpu::pointwise_kernels_for(160, 232), true, true, true, true), "15 or 29 vectors");
+static_assert(tiles_are(detail::cpu::pointwise_kernels_for(160, 232), detail::simd::width >= 8, true, detail::simd::width >= 8, true),
+              "15 or 29 vectors (58 with NEON's 4 floats: an even count, passes of two)");
 static_assert(tiles_are(detail::cpu::pointwise_kernels_for(32, 4), true, false, false, false), "one part vector");
 static_assert(detail::cpu::pointwise_kernels_for(64, 128).positions(49).exactly == 49 &&
                   detail::cpu::pointwise_kernels_for(64, 128).positions(49).least == 49 &&

@@ -166,7 +166,8 @@ inline vec load_first(const float* p, int n) {
   return vec(_mm256_maskload_ps(p, first_lanes(n)));
 #else
   alignas(64) float t[width] = {};
-  std::memcpy(t, p, sizeof(float) * static_cast<std::size_t>(n));
+  // n <= width, said where GCC's bounds check can see it (it cannot through every caller).
+  std::memcpy(t, p, sizeof(float) * static_cast<std::size_t>(n < width ? n : width));
   return vec::load_aligned(t);
 #endif
 }
@@ -195,7 +196,7 @@ inline void store_first(float* p, const vec& v, int n) {
 #else
   alignas(64) float t[width];
   v.store_aligned(t);
-  std::memcpy(p, t, sizeof(float) * static_cast<std::size_t>(n));
+  std::memcpy(p, t, sizeof(float) * static_cast<std::size_t>(n < width ? n : width));  // n <= width, as above
 #endif
 }
 
