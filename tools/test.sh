@@ -1,20 +1,23 @@
 #!/usr/bin/env bash
 # Partita's single test entry point: checks the generated headers, then configures, builds and runs
-# CTest once per supported compiler: GCC in build/ and Clang 19 in build-clang/.
-#   tools/test.sh            the whole suite, both compilers (what CI runs)
+# CTest once per supported compiler: GCC in build/ and Clang 19 in build-clang/; then the tests
+# labelled portable cross-built for AArch64 Linux in build-aarch64/, run under qemu-aarch64 (the
+# firmware for Cortex-M, label embedded, runs in GCC's build).
+#   tools/test.sh            the whole suite, both compilers and AArch64 (what CI runs)
 #   tools/test.sh --quick    the quick tier: GCC only, in build/, builds and runs only the tests
 #                            labelled fast (IR, passes, plans, executables, the manual, the importer)
 # BUILD_DIR (default: build) picks GCC's build directory, CLANG_BUILD_DIR (default: build-clang)
-# Clang's; COMPILERS (default: "g++ clang++-19") which compilers run; MEASUREMENT_TOOLS=ON also
-# builds the programs that only measure. Without CI=true a compiler that is not installed is
-# skipped with a note; with CI=true it fails the run.
+# Clang's, AARCH64_BUILD_DIR (default: build-aarch64) the cross build's; COMPILERS (default:
+# "g++ clang++-19") which compilers run; CROSS (default: aarch64; empty: none) which cross builds
+# run; MEASUREMENT_TOOLS=ON also builds the programs that only measure. Without CI=true a
+# compiler or emulator that is not installed is skipped with a note; with CI=true it fails the run.
 set -euo pipefail
 
 quick=false
 for arg in "$@"; do
   case "$arg" in
     --quick) quick=true ;;
-    -h|--help) sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "error: unknown argument $arg (tools/test.sh [--quick])" >&2; exit 2 ;;
   esac
 done
@@ -99,4 +102,41 @@ for compiler in ${COMPILERS:-g++ clang++-19}; do
   suite "$compiler" "$dir" "$tools" "$first"
   tools=OFF
   first=OFF
+done
+
+# AArch64 Linux: the tests labelled portable (the laws of the reference and cpu backends, the
+# executable and safety tests, the examples without Python), cross-built with Debian's
+# aarch64-linux-gnu toolchain and run by CTest through qemu-aarch64 (docs/embedded.md).
+for target in ${CROSS-aarch64}; do
+  case "$target" in
+    aarch64) ;;
+    *) echo "error: unknown cross build $target (CROSS=aarch64)" >&2; exit 2 ;;
+  esac
+  missing=()
+  for tool in aarch64-linux-gnu-g++ qemu-aarch64; do
+    command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
+  done
+  if (( ${#missing[@]} > 0 )); then
+    if [[ "${CI:-}" == "true" ]]; then
+      echo "error: ${missing[*]} not installed (CI must run the AArch64 tests)" >&2
+      exit 1
+    fi
+    echo "note: ${missing[*]} not installed; skipping the AArch64 tests (apt-get install g++-aarch64-linux-gnu qemu-user)" >&2
+    continue
+  fi
+  dir="${AARCH64_BUILD_DIR:-build-aarch64}"
+  echo "=== aarch64-linux-gnu-g++ under qemu-aarch64 ($dir) ==="
+  configure=(cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release
+             -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/aarch64-linux-gnu.cmake
+             -DPARTITA_BUILD_MEASUREMENT_TOOLS=OFF -DPARTITA_COMPILER_INDEPENDENT_TESTS=OFF
+             -DPARTITA_BUILD_BENCHMARKS=OFF -DPARTITA_PACKAGING_TESTS=OFF)
+  if [[ ! -f "$dir/CMakeCache.txt" ]] && command -v ninja >/dev/null 2>&1; then
+    configure+=(-G Ninja)
+  fi
+  if command -v ccache >/dev/null 2>&1; then
+    configure+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  fi
+  run "${configure[@]}"
+  run cmake --build "$dir" -j "$jobs" --target partita_portable
+  run ctest --test-dir "$dir" --output-on-failure -j "$jobs" --no-tests=error -L '^portable$'
 done

@@ -20,3 +20,4 @@
 
 // backends in portable C++
 #include "partita/backends/reference/reference.hpp"
+#include "partita/backends/mcu/mcu.hpp"

@@ -90,6 +90,7 @@
 // backends/reference
 #include "partita/backends/reference/kernels.hpp"
 #include "partita/backends/reference/reference.hpp"
+#include "partita/backends/mcu/mcu.hpp"
 
 // backends/cpu
 #include "partita/backends/cpu/cpu.hpp"

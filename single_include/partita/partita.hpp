@@ -12681,6 +12681,416 @@ struct reference {
 
 }  // namespace partita
 // ---- end partita/backends/reference/reference.hpp ----
+// ---- begin partita/backends/mcu/mcu.hpp ----
+/// The mcu backend: portable scalar kernels for cores without vector units (Cortex-M4 and M7).
+
+// ---- begin partita/backends/mcu/detail/conv.hpp ----
+/// The mcu backend's convolutions over NCHW: register tiles of 4 channels × 4 positions, and depthwise.
+
+// ---- begin partita/backends/mcu/detail/epilogue.hpp ----
+/// What the mcu backend's fused kernels do to a sum before storing it: a residual, an activation.
+
+namespace partita::detail::mcu {
+
+/// The activation a fused step ends with.
+enum class act : std::uint8_t { none, relu, clip };
+
+/// The end of a fused step, fixed at compile time: whether a residual is added (before the
+/// activation, as in `relu(conv + bias + shortcut)`), and the activation with its bounds.
+struct epilogue {
+  bool residual = false;
+  act activation = act::none;
+  float lo = 0.f, hi = 0.f;
+
+  /// `v`, the sum with its bias, plus `r` when there is a residual, activated. A NaN stays a
+  /// NaN through both activations, as on the reference (`std::max(v, 0.f)`).
+  constexpr float operator()(float v, float r) const {
+    if (residual) v += r;
+    if (activation == act::relu) return v < 0.f ? 0.f : v;
+    if (activation == act::clip) return v < lo ? lo : (v > hi ? hi : v);
+    return v;
+  }
+};
+
+}  // namespace partita::detail::mcu
+// ---- end partita/backends/mcu/detail/epilogue.hpp ----
+
+namespace partita::detail::mcu {
+
+/// A convolution's geometry, all of it known at compile time: batch, input channels and size,
+/// output channels and size, window, strides, padding before each axis, groups. Dilation is 1.
+struct conv_shape {
+  int n = 1, c = 1, h = 1, w = 1;
+  int o = 1, oh = 1, ow = 1;
+  int kh = 1, kw = 1, sh = 1, sw = 1, pt = 0, pl = 0;
+  int groups = 1;
+
+  /// The output columns whose window lies inside the input: [first_inner(), last_inner()), an
+  /// empty range inside [0, ow] when there are none.
+  constexpr int first_inner() const {
+    const int first = pl <= 0 ? 0 : (pl + sw - 1) / sw;
+    return first < ow ? first : ow;
+  }
+  constexpr int last_inner() const {
+    int e = 0;
+    while (e < ow && e * sw - pl + kw <= w) ++e;
+    return e < first_inner() ? first_inner() : e;
+  }
+};
+
+/// The window rows of output row `oy` that fall inside the input: [lo, hi).
+template <conv_shape G>
+constexpr void row_range(int oy, int& lo, int& hi) {
+  const int iy = oy * G.sh - G.pt;
+  lo = iy < 0 ? -iy : 0;
+  hi = G.h - iy < G.kh ? G.h - iy : G.kh;
+}
+
+/// One output position of channels [co, co + C) (C of 1 to 4), window clipped at the borders.
+template <conv_shape G, int C, epilogue E>
+inline void conv_edge(const float* x, const float* w, const float* b, const float* res, float* y, int co, int oy, int ox) {
+  constexpr int plane = G.oh * G.ow, in_plane = G.h * G.w, per_out = G.c * G.kh * G.kw;
+  int lo, hi;
+  row_range<G>(oy, lo, hi);
+  const int iy = oy * G.sh - G.pt, ix = ox * G.sw - G.pl;
+  const int left = ix < 0 ? -ix : 0, right = G.w - ix < G.kw ? G.w - ix : G.kw;
+  float s[C];
+  for (int j = 0; j < C; ++j) s[j] = b ? b[co + j] : 0.f;
+  for (int ci = 0; ci < G.c; ++ci)
+    for (int ky = lo; ky < hi; ++ky) {
+      const float* xr = x + ci * in_plane + (iy + ky) * G.w + ix;
+      const float* wr = w + co * per_out + (ci * G.kh + ky) * G.kw;
+      for (int kx = left; kx < right; ++kx)
+        for (int j = 0; j < C; ++j) s[j] += xr[kx] * wr[j * per_out + kx];
+    }
+  const int at = oy * G.ow + ox;
+  for (int j = 0; j < C; ++j) y[(co + j) * plane + at] = E(s[j], res ? res[(co + j) * plane + at] : 0.f);
+}
+
+/// Channels [co, co + C) of output row `oy`, columns [x0, x1) inside the input, four at a time:
+/// each input value loaded feeds C sums, each weight loaded feeds four.
+template <conv_shape G, int C, epilogue E>
+inline void conv_inner(const float* x, const float* w, const float* b, const float* res, float* y, int co, int oy, int x0,
+                       int x1) {
+  constexpr int plane = G.oh * G.ow, in_plane = G.h * G.w, per_out = G.c * G.kh * G.kw;
+  int lo, hi;
+  row_range<G>(oy, lo, hi);
+  const int iy = oy * G.sh - G.pt;
+  int ox = x0;
+  for (; ox + 4 <= x1; ox += 4) {
+    float s[C][4];
+#pragma GCC unroll 4
+    for (int j = 0; j < C; ++j)
+#pragma GCC unroll 4
+      for (int p = 0; p < 4; ++p) s[j][p] = b ? b[co + j] : 0.f;
+    const int ix = ox * G.sw - G.pl;
+    for (int ci = 0; ci < G.c; ++ci)
+      for (int ky = lo; ky < hi; ++ky) {
+        const float* xr = x + ci * in_plane + (iy + ky) * G.w + ix;
+        const float* wr = w + co * per_out + (ci * G.kh + ky) * G.kw;
+#pragma GCC unroll 8
+        for (int kx = 0; kx < G.kw; ++kx) {
+          float v[4], k[C];
+#pragma GCC unroll 4
+          for (int p = 0; p < 4; ++p) v[p] = xr[kx + p * G.sw];
+#pragma GCC unroll 4
+          for (int j = 0; j < C; ++j) k[j] = wr[j * per_out + kx];
+#pragma GCC unroll 4
+          for (int j = 0; j < C; ++j)
+#pragma GCC unroll 4
+            for (int p = 0; p < 4; ++p) s[j][p] += v[p] * k[j];
+        }
+      }
+    const int at = oy * G.ow + ox;
+#pragma GCC unroll 4
+    for (int j = 0; j < C; ++j)
+#pragma GCC unroll 4
+      for (int p = 0; p < 4; ++p) y[(co + j) * plane + at + p] = E(s[j][p], res ? res[(co + j) * plane + at + p] : 0.f);
+  }
+  for (; ox < x1; ++ox) conv_edge<G, C, E>(x, w, b, res, y, co, oy, ox);
+}
+
+/// Channels [co, co + C) of the whole output image: border columns one by one, the inside in
+/// tiles of four.
+template <conv_shape G, int C, epilogue E>
+inline void conv_channels(const float* x, const float* w, const float* b, const float* res, float* y, int co) {
+  constexpr int x0 = G.first_inner(), x1 = G.last_inner();
+  for (int oy = 0; oy < G.oh; ++oy) {
+    for (int ox = 0; ox < x0; ++ox) conv_edge<G, C, E>(x, w, b, res, y, co, oy, ox);
+    conv_inner<G, C, E>(x, w, b, res, y, co, oy, x0, x1);
+    for (int ox = x1; ox < G.ow; ++ox) conv_edge<G, C, E>(x, w, b, res, y, co, oy, ox);
+  }
+}
+
+/// A dense convolution (one group) of `G`, fused with its bias, a residual and an activation
+/// (`E`); `b` and `res` may be null. Output channels go four at a time, then one by one.
+template <conv_shape G, epilogue E>
+void conv(const float* x, const float* w, const float* b, const float* res, float* y) {
+  constexpr int in_image = G.c * G.h * G.w, out_image = G.o * G.oh * G.ow;
+  for (int n = 0; n < G.n; ++n) {
+    const float* xn = x + n * in_image;
+    float* yn = y + n * out_image;
+    const float* rn = res ? res + n * out_image : nullptr;
+    int co = 0;
+    for (; co + 4 <= G.o; co += 4) conv_channels<G, 4, E>(xn, w, b, rn, yn, co);
+    for (; co < G.o; ++co) conv_channels<G, 1, E>(xn, w, b, rn, yn, co);
+  }
+}
+
+/// A depthwise convolution (one input channel per group, one output per group) of `G`, fused as
+/// `conv`. The channel's weights are loaded once into registers; the inside of each row runs
+/// without bounds checks, unrolled over the window.
+template <conv_shape G, epilogue E>
+void depthwise(const float* x, const float* w, const float* b, const float* res, float* y) {
+  static_assert(G.groups == G.c && G.o == G.c, "depthwise: one input and one output channel per group");
+  constexpr int plane = G.oh * G.ow, in_plane = G.h * G.w, window = G.kh * G.kw;
+  constexpr int x0 = G.first_inner(), x1 = G.last_inner();
+  for (int n = 0; n < G.n; ++n)
+    for (int c = 0; c < G.c; ++c) {
+      const float* xc = x + (n * G.c + c) * in_plane;
+      float* yc = y + (n * G.c + c) * plane;
+      const float* rc = res ? res + (n * G.c + c) * plane : nullptr;
+      float k[window];
+#pragma GCC unroll 16
+      for (int i = 0; i < window; ++i) k[i] = w[c * window + i];
+      const float bias = b ? b[c] : 0.f;
+      for (int oy = 0; oy < G.oh; ++oy) {
+        int lo, hi;
+        row_range<G>(oy, lo, hi);
+        const int iy = oy * G.sh - G.pt;
+        const auto edge = [&](int ox) {
+          const int ix = ox * G.sw - G.pl;
+          const int left = ix < 0 ? -ix : 0, right = G.w - ix < G.kw ? G.w - ix : G.kw;
+          float s = bias;
+          for (int ky = lo; ky < hi; ++ky)
+            for (int kx = left; kx < right; ++kx) s += xc[(iy + ky) * G.w + ix + kx] * k[ky * G.kw + kx];
+          yc[oy * G.ow + ox] = E(s, rc ? rc[oy * G.ow + ox] : 0.f);
+        };
+        for (int ox = 0; ox < x0; ++ox) edge(ox);
+        if (lo == 0 && hi == G.kh) {
+          for (int ox = x0; ox < x1; ++ox) {
+            const float* xw = xc + iy * G.w + ox * G.sw - G.pl;
+            float s = bias;
+#pragma GCC unroll 8
+            for (int ky = 0; ky < G.kh; ++ky)
+#pragma GCC unroll 8
+              for (int kx = 0; kx < G.kw; ++kx) s += xw[ky * G.w + kx] * k[ky * G.kw + kx];
+            yc[oy * G.ow + ox] = E(s, rc ? rc[oy * G.ow + ox] : 0.f);
+          }
+        } else {
+          for (int ox = x0; ox < x1; ++ox) edge(ox);
+        }
+        for (int ox = x1; ox < G.ow; ++ox) edge(ox);
+      }
+    }
+}
+
+}  // namespace partita::detail::mcu
+// ---- end partita/backends/mcu/detail/conv.hpp ----
+// ---- begin partita/backends/mcu/detail/dense.hpp ----
+/// The mcu backend's dense layer: four units at a time, each with its own sum.
+
+
+namespace partita::detail::mcu {
+
+/// `y[r][u] = e(b[u] + Σ_k x[r][k] · w[u][k], res[r][u])` for `Rows` rows, `Units` units and `K`
+/// features (`w` as torch's Linear stores it, [units][k]). Four units share each load of x and
+/// keep four independent sums, which a single-issue FPU pipelines and a dual-issue one pairs;
+/// the tail of fewer than four units takes one at a time. `b` and `res` may be null.
+template <std::int64_t Rows, std::int64_t Units, std::int64_t K, epilogue E>
+void dense(const float* x, const float* w, const float* b, const float* res, float* y) {
+  for (std::int64_t r = 0; r < Rows; ++r) {
+    const float* xr = x + r * K;
+    float* yr = y + r * Units;
+    const float* rr = res ? res + r * Units : nullptr;
+    std::int64_t u = 0;
+    for (; u + 4 <= Units; u += 4) {
+      const float* w0 = w + u * K;
+      float s0 = b ? b[u] : 0.f, s1 = b ? b[u + 1] : 0.f, s2 = b ? b[u + 2] : 0.f, s3 = b ? b[u + 3] : 0.f;
+      for (std::int64_t k = 0; k < K; ++k) {
+        const float v = xr[k];
+        s0 += v * w0[k];
+        s1 += v * w0[K + k];
+        s2 += v * w0[2 * K + k];
+        s3 += v * w0[3 * K + k];
+      }
+      yr[u] = E(s0, rr ? rr[u] : 0.f);
+      yr[u + 1] = E(s1, rr ? rr[u + 1] : 0.f);
+      yr[u + 2] = E(s2, rr ? rr[u + 2] : 0.f);
+      yr[u + 3] = E(s3, rr ? rr[u + 3] : 0.f);
+    }
+    for (; u < Units; ++u) {
+      const float* wu = w + u * K;
+      float s = b ? b[u] : 0.f;
+      for (std::int64_t k = 0; k < K; ++k) s += xr[k] * wu[k];
+      yr[u] = E(s, rr ? rr[u] : 0.f);
+    }
+  }
+}
+
+}  // namespace partita::detail::mcu
+// ---- end partita/backends/mcu/detail/dense.hpp ----
+
+namespace partita {
+namespace detail::mcu {
+
+/// A convolution or dense layer with its bias, then optionally a residual added, then
+/// optionally ReLU or a clip (ReLU6): the mcu backend's composites.
+template <class Op>
+using with_bias_p = bias_add_p<Op, constant>;
+template <class X>
+using activated_p = alt<relu_p<X>, clip_p<X>>;
+
+/// f32 throughout, the bias along the channels (convolutions) or the units (dense), and a
+/// convolution without dilation: what the kernels of conv.hpp and dense.hpp compute.
+struct fusable {
+  static constexpr bool check(const match_view& m) {
+    for (int i = 0; i < m.size(); ++i) {
+      const op_view v = m.node(i);
+      if (v.dtype() != dtype::f32) return false;
+      if (v.is(op_id::bias_add)) {
+        const int rank = v.shape().rank, axis = v.attributes().axis < 0 ? v.attributes().axis + rank : v.attributes().axis;
+        if (axis != (v.arg(0).is(op_id::dense) ? rank - 1 : 1)) return false;
+      }
+      if (v.is(op_id::conv2d) && (v.attributes().dilation != std::array{1, 1} || v.arg(0).shape().rank != 4)) return false;
+      if (v.is(op_id::dense) && v.arg(1).shape().rank != 2) return false;
+    }
+    return true;
+  }
+};
+
+/// The geometry of the convolution node `c` of a step (`at` its attributes).
+constexpr conv_shape conv_geometry(const shape& x, const shape& w, const shape& y, const attrs& at) {
+  conv_shape g{};
+  g.n = static_cast<int>(x[0]);
+  g.c = static_cast<int>(x[1]);
+  g.h = static_cast<int>(x[2]);
+  g.w = static_cast<int>(x[3]);
+  g.o = static_cast<int>(y[1]);
+  g.oh = static_cast<int>(y[2]);
+  g.ow = static_cast<int>(y[3]);
+  g.kh = static_cast<int>(w[2]);
+  g.kw = static_cast<int>(w[3]);
+  g.sh = at.stride[0];
+  g.sw = at.stride[1];
+  g.pt = at.padding[0];
+  g.pl = at.padding[1];
+  g.groups = at.groups;
+  return g;
+}
+
+}  // namespace detail::mcu
+
+/// Kernels for microcontrollers whose cores xsimd does not cover (Cortex-M4 and M7 with a
+/// single-precision FPU, or any core at all): scalar C++ whose register tiles (four output
+/// channels by four positions, four dense units at a time) keep the FPU's registers full, in
+/// the manner of CMSIS-DSP's unrolled loops, and which GCC vectorizes where the target has
+/// vectors. A host backend: the convolutions and dense layers it fuses run here, grouped
+/// convolutions other than depthwise and every other op on the reference kernels. Selected in
+/// the backend list only: `static_executable<net, weights, mcu>`; the model does not change.
+struct mcu {
+  static constexpr fixed_string name = "mcu";
+  static constexpr bool host = true;
+  /// No per-executable state: the kernels read weights where they lie.
+  struct state {};
+  static constexpr bool supports(const op_view&) { return true; }
+  /// Steps with the same signature share one kernel: they keep nothing per step.
+  static constexpr bool shares_kernels = true;
+
+  using patterns = pattern_table<
+      composite<"mcu.conv2d_bias_add_act",
+                detail::mcu::activated_p<add_p<detail::mcu::with_bias_p<conv2d_p<any, constant>>, any>>,
+                detail::mcu::fusable>,
+      composite<"mcu.conv2d_bias_act", detail::mcu::activated_p<detail::mcu::with_bias_p<conv2d_p<any, constant>>>,
+                detail::mcu::fusable>,
+      composite<"mcu.conv2d_bias", detail::mcu::with_bias_p<conv2d_p<any, constant>>, detail::mcu::fusable>,
+      composite<"mcu.dense_bias_act", detail::mcu::activated_p<detail::mcu::with_bias_p<dense_p<any, constant>>>,
+                detail::mcu::fusable>,
+      composite<"mcu.dense_bias", detail::mcu::with_bias_p<dense_p<any, constant>>, detail::mcu::fusable>>;
+  static constexpr bool fuses(std::string_view c) { return c.starts_with("mcu."); }
+
+  template <class Step>
+  struct kernel {
+    static void run(state& s, const float* const* in, float* out, int step = 0) {
+      if constexpr (Step::op == op_id::call) {
+        run_composite(in, out);
+      } else {
+        reference::state r;
+        reference::kernel<Step>::run(r, in, out, step);
+        (void)s;
+      }
+    }
+
+   private:
+    static constexpr int conv = Step::op == op_id::call ? Step::find(op_id::conv2d) : -1;
+    static constexpr int main_op = conv >= 0 ? conv : (Step::op == op_id::call ? Step::find(op_id::dense) : -1);
+    static constexpr int bias = Step::op == op_id::call ? Step::find(op_id::bias_add) : -1;
+    static constexpr int add = Step::op == op_id::call ? Step::find(op_id::add) : -1;
+
+    // Where the weight, the bias and the residual arrive among the kernel's inputs.
+    static constexpr int input_at(int body_index) { return Step::input_of(Step::body_node(body_index)); }
+    static constexpr int input_in = main_op >= 0 ? input_at(Step::body_arg(main_op, 0)) : 0;
+    static constexpr int weight_in = main_op >= 0 ? input_at(Step::body_arg(main_op, 1)) : -1;
+    static constexpr int bias_in = bias >= 0 ? input_at(Step::body_arg(bias, 1)) : -1;
+    static constexpr int residual_in =
+        add < 0 ? -1 : input_at(Step::body_arg(add, Step::body_arg(add, 0) == bias ? 1 : 0));
+
+    static constexpr detail::mcu::epilogue ending() {
+      detail::mcu::epilogue e{};
+      e.residual = add >= 0;
+      if (Step::find(op_id::relu) >= 0) e.activation = detail::mcu::act::relu;
+      if (const int c = Step::find(op_id::clip); c >= 0) {
+        e.activation = detail::mcu::act::clip;
+        e.lo = Step::body(c).at->lo;
+        e.hi = Step::body(c).at->hi;
+      }
+      return e;
+    }
+
+    static void run_composite(const float* const* in, float* out) {
+      constexpr detail::mcu::epilogue e = ending();
+      const float* residual = residual_in >= 0 ? in[residual_in] : nullptr;
+      if constexpr (conv >= 0) {
+        constexpr detail::mcu::conv_shape g =
+            detail::mcu::conv_geometry(Step::body(Step::body_arg(conv, 0)).out, Step::body(Step::body_arg(conv, 1)).out,
+                                       Step::body(conv).out, *Step::body(conv).at);
+        if constexpr (g.groups == 1) {
+          detail::mcu::conv<g, e>(in[input_in], in[weight_in], in[bias_in], residual, out);
+        } else if constexpr (g.groups == g.c && g.o == g.c) {
+          detail::mcu::depthwise<g, e>(in[input_in], in[weight_in], in[bias_in], residual, out);
+        } else {
+          grouped<g, e>(in[input_in], in[weight_in], in[bias_in], residual, out);
+        }
+      } else {
+        constexpr shape x = Step::body(Step::body_arg(main_op, 0)).out, w = Step::body(Step::body_arg(main_op, 1)).out;
+        detail::mcu::dense<x.elements() / x.back(0), w[0], w[1], e>(in[input_in], in[weight_in], in[bias_in], residual, out);
+      }
+    }
+
+    // A grouped convolution that is not depthwise: each group as a dense convolution of its own.
+    template <detail::mcu::conv_shape G, detail::mcu::epilogue E>
+    static void grouped(const float* x, const float* w, const float* b, const float* res, float* y) {
+      constexpr int ci = G.c / G.groups, co = G.o / G.groups;
+      constexpr detail::mcu::conv_shape one = [] {
+        detail::mcu::conv_shape g = G;
+        g.n = 1;
+        g.c = ci;
+        g.o = co;
+        g.groups = 1;
+        return g;
+      }();
+      for (int n = 0; n < G.n; ++n)
+        for (int group = 0; group < G.groups; ++group) {
+          const int out_at = (n * G.o + group * co) * G.oh * G.ow;
+          detail::mcu::conv<one, E>(x + (n * G.c + group * ci) * G.h * G.w, w + group * co * ci * G.kh * G.kw,
+                                    b ? b + group * co : nullptr, res ? res + out_at : nullptr, y + out_at);
+        }
+    }
+  };
+};
+
+}  // namespace partita
+// ---- end partita/backends/mcu/mcu.hpp ----
 
 // backends/cpu
 // ---- begin partita/backends/cpu/cpu.hpp ----
@@ -12926,7 +13336,8 @@ inline vec load_first(const float* p, int n) {
   return vec(_mm256_maskload_ps(p, first_lanes(n)));
 #else
   alignas(64) float t[width] = {};
-  std::memcpy(t, p, sizeof(float) * static_cast<std::size_t>(n));
+  // n <= width, said where GCC's bounds check can see it (it cannot through every caller).
+  std::memcpy(t, p, sizeof(float) * static_cast<std::size_t>(n < width ? n : width));
   return vec::load_aligned(t);
 #endif
 }
@@ -12955,7 +13366,7 @@ inline void store_first(float* p, const vec& v, int n) {
 #else
   alignas(64) float t[width];
   v.store_aligned(t);
-  std::memcpy(p, t, sizeof(float) * static_cast<std::size_t>(n));
+  std::memcpy(p, t, sizeof(float) * static_cast<std::size_t>(n < width ? n : width));  // n <= width, as above
 #endif
 }
 

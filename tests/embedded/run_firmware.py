@@ -52,6 +52,21 @@ PUBLISHED = {
 }
 
 
+def first_line(cmd: list[str]) -> str:
+    return subprocess.run(cmd, capture_output=True, text=True).stdout.splitlines()[0]
+
+
+def host_cpu() -> str:
+    """The build machine's CPU, as /proc/cpuinfo names it (where the host reference ran)."""
+    try:
+        for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown"
+
+
 def tool_missing(names: list[str]) -> list[str]:
     return [n for n in names if shutil.which(n) is None]
 
@@ -194,20 +209,24 @@ def main() -> int:
         flash = f"{kb(r['flash'])} ({kb(r['flash_code'])}+{kb(r['flash_constants'])})"
         print(f"{r['model']:<18}{r['backend']:<11}{r['core']:<11}{flash:>24}{kb(r['ram']) + ' (' + kb(r['ram_bss']) + ')':>14}"
               f"{r['instructions'] or 0:>16,}{r['max_abs_error']:>11.1e}")
+    now = datetime.datetime.now(datetime.timezone.utc)
     record = {
-        "kind": "embedded",
-        "time": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "emulator": subprocess.run(["qemu-system-arm", "--version"], capture_output=True, text=True).stdout.splitlines()[0],
-        "compiler": subprocess.run(["arm-none-eabi-g++", "--version"], capture_output=True, text=True).stdout.splitlines()[0],
-        "note": "instructions: retired under qemu-system-arm -icount shift=0, a regression figure, not a time",
+        "benchmark": "embedded",
+        "date": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "machine": {
+            "cpu": host_cpu(),
+            "emulator": first_line(["qemu-system-arm", "--version"]),
+            "compiler": first_line(["arm-none-eabi-g++", "--version"]),
+        },
+        "note": "instructions: retired under qemu-system-arm -icount shift=0, a regression figure, not a time; "
+                "flash and RAM from arm-none-eabi-size; f32 weights",
         "published": PUBLISHED,
         "rows": rows,
     }
     if args.record:
         args.record.write_text(json.dumps(record, indent=1) + "\n")
     if args.results:
-        stamp = record["time"].replace("-", "").replace(":", "")
-        out = args.results / f"embedded-{record['time'][:10]}T{stamp[9:15]}Z.json"
+        out = args.results / f"embedded-{now.strftime('%Y-%m-%dT%H%M%SZ')}.json"
         out.write_text(json.dumps(record, indent=1) + "\n")
         print(f"wrote {out}")
     for line in problems:

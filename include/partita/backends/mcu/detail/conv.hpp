@@ -1,0 +1,177 @@
+#pragma once
+/// The mcu backend's convolutions over NCHW: register tiles of 4 channels × 4 positions, and depthwise.
+#include <cstdint>
+
+#include "partita/backends/mcu/detail/epilogue.hpp"
+
+namespace partita::detail::mcu {
+
+/// A convolution's geometry, all of it known at compile time: batch, input channels and size,
+/// output channels and size, window, strides, padding before each axis, groups. Dilation is 1.
+struct conv_shape {
+  int n = 1, c = 1, h = 1, w = 1;
+  int o = 1, oh = 1, ow = 1;
+  int kh = 1, kw = 1, sh = 1, sw = 1, pt = 0, pl = 0;
+  int groups = 1;
+
+  /// The output columns whose window lies inside the input: [first_inner(), last_inner()), an
+  /// empty range inside [0, ow] when there are none.
+  constexpr int first_inner() const {
+    const int first = pl <= 0 ? 0 : (pl + sw - 1) / sw;
+    return first < ow ? first : ow;
+  }
+  constexpr int last_inner() const {
+    int e = 0;
+    while (e < ow && e * sw - pl + kw <= w) ++e;
+    return e < first_inner() ? first_inner() : e;
+  }
+};
+
+/// The window rows of output row `oy` that fall inside the input: [lo, hi).
+template <conv_shape G>
+constexpr void row_range(int oy, int& lo, int& hi) {
+  const int iy = oy * G.sh - G.pt;
+  lo = iy < 0 ? -iy : 0;
+  hi = G.h - iy < G.kh ? G.h - iy : G.kh;
+}
+
+/// One output position of channels [co, co + C) (C of 1 to 4), window clipped at the borders.
+template <conv_shape G, int C, epilogue E>
+inline void conv_edge(const float* x, const float* w, const float* b, const float* res, float* y, int co, int oy, int ox) {
+  constexpr int plane = G.oh * G.ow, in_plane = G.h * G.w, per_out = G.c * G.kh * G.kw;
+  int lo, hi;
+  row_range<G>(oy, lo, hi);
+  const int iy = oy * G.sh - G.pt, ix = ox * G.sw - G.pl;
+  const int left = ix < 0 ? -ix : 0, right = G.w - ix < G.kw ? G.w - ix : G.kw;
+  float s[C];
+  for (int j = 0; j < C; ++j) s[j] = b ? b[co + j] : 0.f;
+  for (int ci = 0; ci < G.c; ++ci)
+    for (int ky = lo; ky < hi; ++ky) {
+      const float* xr = x + ci * in_plane + (iy + ky) * G.w + ix;
+      const float* wr = w + co * per_out + (ci * G.kh + ky) * G.kw;
+      for (int kx = left; kx < right; ++kx)
+        for (int j = 0; j < C; ++j) s[j] += xr[kx] * wr[j * per_out + kx];
+    }
+  const int at = oy * G.ow + ox;
+  for (int j = 0; j < C; ++j) y[(co + j) * plane + at] = E(s[j], res ? res[(co + j) * plane + at] : 0.f);
+}
+
+/// Channels [co, co + C) of output row `oy`, columns [x0, x1) inside the input, four at a time:
+/// each input value loaded feeds C sums, each weight loaded feeds four.
+template <conv_shape G, int C, epilogue E>
+inline void conv_inner(const float* x, const float* w, const float* b, const float* res, float* y, int co, int oy, int x0,
+                       int x1) {
+  constexpr int plane = G.oh * G.ow, in_plane = G.h * G.w, per_out = G.c * G.kh * G.kw;
+  int lo, hi;
+  row_range<G>(oy, lo, hi);
+  const int iy = oy * G.sh - G.pt;
+  int ox = x0;
+  for (; ox + 4 <= x1; ox += 4) {
+    float s[C][4];
+#pragma GCC unroll 4
+    for (int j = 0; j < C; ++j)
+#pragma GCC unroll 4
+      for (int p = 0; p < 4; ++p) s[j][p] = b ? b[co + j] : 0.f;
+    const int ix = ox * G.sw - G.pl;
+    for (int ci = 0; ci < G.c; ++ci)
+      for (int ky = lo; ky < hi; ++ky) {
+        const float* xr = x + ci * in_plane + (iy + ky) * G.w + ix;
+        const float* wr = w + co * per_out + (ci * G.kh + ky) * G.kw;
+#pragma GCC unroll 8
+        for (int kx = 0; kx < G.kw; ++kx) {
+          float v[4], k[C];
+#pragma GCC unroll 4
+          for (int p = 0; p < 4; ++p) v[p] = xr[kx + p * G.sw];
+#pragma GCC unroll 4
+          for (int j = 0; j < C; ++j) k[j] = wr[j * per_out + kx];
+#pragma GCC unroll 4
+          for (int j = 0; j < C; ++j)
+#pragma GCC unroll 4
+            for (int p = 0; p < 4; ++p) s[j][p] += v[p] * k[j];
+        }
+      }
+    const int at = oy * G.ow + ox;
+#pragma GCC unroll 4
+    for (int j = 0; j < C; ++j)
+#pragma GCC unroll 4
+      for (int p = 0; p < 4; ++p) y[(co + j) * plane + at + p] = E(s[j][p], res ? res[(co + j) * plane + at + p] : 0.f);
+  }
+  for (; ox < x1; ++ox) conv_edge<G, C, E>(x, w, b, res, y, co, oy, ox);
+}
+
+/// Channels [co, co + C) of the whole output image: border columns one by one, the inside in
+/// tiles of four.
+template <conv_shape G, int C, epilogue E>
+inline void conv_channels(const float* x, const float* w, const float* b, const float* res, float* y, int co) {
+  constexpr int x0 = G.first_inner(), x1 = G.last_inner();
+  for (int oy = 0; oy < G.oh; ++oy) {
+    for (int ox = 0; ox < x0; ++ox) conv_edge<G, C, E>(x, w, b, res, y, co, oy, ox);
+    conv_inner<G, C, E>(x, w, b, res, y, co, oy, x0, x1);
+    for (int ox = x1; ox < G.ow; ++ox) conv_edge<G, C, E>(x, w, b, res, y, co, oy, ox);
+  }
+}
+
+/// A dense convolution (one group) of `G`, fused with its bias, a residual and an activation
+/// (`E`); `b` and `res` may be null. Output channels go four at a time, then one by one.
+template <conv_shape G, epilogue E>
+void conv(const float* x, const float* w, const float* b, const float* res, float* y) {
+  constexpr int in_image = G.c * G.h * G.w, out_image = G.o * G.oh * G.ow;
+  for (int n = 0; n < G.n; ++n) {
+    const float* xn = x + n * in_image;
+    float* yn = y + n * out_image;
+    const float* rn = res ? res + n * out_image : nullptr;
+    int co = 0;
+    for (; co + 4 <= G.o; co += 4) conv_channels<G, 4, E>(xn, w, b, rn, yn, co);
+    for (; co < G.o; ++co) conv_channels<G, 1, E>(xn, w, b, rn, yn, co);
+  }
+}
+
+/// A depthwise convolution (one input channel per group, one output per group) of `G`, fused as
+/// `conv`. The channel's weights are loaded once into registers; the inside of each row runs
+/// without bounds checks, unrolled over the window.
+template <conv_shape G, epilogue E>
+void depthwise(const float* x, const float* w, const float* b, const float* res, float* y) {
+  static_assert(G.groups == G.c && G.o == G.c, "depthwise: one input and one output channel per group");
+  constexpr int plane = G.oh * G.ow, in_plane = G.h * G.w, window = G.kh * G.kw;
+  constexpr int x0 = G.first_inner(), x1 = G.last_inner();
+  for (int n = 0; n < G.n; ++n)
+    for (int c = 0; c < G.c; ++c) {
+      const float* xc = x + (n * G.c + c) * in_plane;
+      float* yc = y + (n * G.c + c) * plane;
+      const float* rc = res ? res + (n * G.c + c) * plane : nullptr;
+      float k[window];
+#pragma GCC unroll 16
+      for (int i = 0; i < window; ++i) k[i] = w[c * window + i];
+      const float bias = b ? b[c] : 0.f;
+      for (int oy = 0; oy < G.oh; ++oy) {
+        int lo, hi;
+        row_range<G>(oy, lo, hi);
+        const int iy = oy * G.sh - G.pt;
+        const auto edge = [&](int ox) {
+          const int ix = ox * G.sw - G.pl;
+          const int left = ix < 0 ? -ix : 0, right = G.w - ix < G.kw ? G.w - ix : G.kw;
+          float s = bias;
+          for (int ky = lo; ky < hi; ++ky)
+            for (int kx = left; kx < right; ++kx) s += xc[(iy + ky) * G.w + ix + kx] * k[ky * G.kw + kx];
+          yc[oy * G.ow + ox] = E(s, rc ? rc[oy * G.ow + ox] : 0.f);
+        };
+        for (int ox = 0; ox < x0; ++ox) edge(ox);
+        if (lo == 0 && hi == G.kh) {
+          for (int ox = x0; ox < x1; ++ox) {
+            const float* xw = xc + iy * G.w + ox * G.sw - G.pl;
+            float s = bias;
+#pragma GCC unroll 8
+            for (int ky = 0; ky < G.kh; ++ky)
+#pragma GCC unroll 8
+              for (int kx = 0; kx < G.kw; ++kx) s += xw[ky * G.w + kx] * k[ky * G.kw + kx];
+            yc[oy * G.ow + ox] = E(s, rc ? rc[oy * G.ow + ox] : 0.f);
+          }
+        } else {
+          for (int ox = x0; ox < x1; ++ox) edge(ox);
+        }
+        for (int ox = x1; ox < G.ow; ++ox) edge(ox);
+      }
+    }
+}
+
+}  // namespace partita::detail::mcu
