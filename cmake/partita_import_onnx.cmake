@@ -1,7 +1,7 @@
 # partita_import_onnx: an ONNX model imported at build time into a target's C++ types.
 #
 #   partita_import_onnx(TARGET app MODEL model.onnx NAMESPACE ns
-#                       [INPUT_SHAPES x=1,3,224,224 ...] [EMBED_WEIGHTS] [OUTPUT_DIR dir])
+#                       [INPUT_SHAPES x=1,3,224,224 ...] [EMBED_WEIGHTS | WEIGHT_ARRAYS] [OUTPUT_DIR dir])
 #
 # runs tools/partita_import.py on MODEL when `app` is built (again whenever MODEL or the importer
 # changes), writing OUTPUT_DIR/ns.hpp and OUTPUT_DIR/ns.safetensors, and puts OUTPUT_DIR on
@@ -9,7 +9,9 @@
 # ${CMAKE_CURRENT_BINARY_DIR}/partita_onnx; a relative MODEL is read from the current source
 # directory, and MODEL may be the output of another custom command of this directory.
 # INPUT_SHAPES fixes dynamic input dimensions (--input-shape); EMBED_WEIGHTS compiles the weights
-# into the program (`ns::weights()`). docs/onnx.md describes the header.
+# into the program (`ns::weights()`), WEIGHT_ARRAYS writes them into the header as constexpr
+# arrays (`ns::weights::tensors`, for `static_executable`: --embed-weights=arrays). docs/onnx.md
+# describes the header.
 #
 # The importer runs under PARTITA_IMPORT_PYTHON when set, else under the first Python 3 that
 # imports onnx and numpy (cmake/partita_model_python.cmake); with none, configuring fails.
@@ -60,7 +62,10 @@ function(_partita_import_onnx_python result)
 endfunction()
 
 function(partita_import_onnx)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "EMBED_WEIGHTS" "TARGET;MODEL;NAMESPACE;OUTPUT_DIR" "INPUT_SHAPES")
+  cmake_parse_arguments(PARSE_ARGV 0 arg "EMBED_WEIGHTS;WEIGHT_ARRAYS" "TARGET;MODEL;NAMESPACE;OUTPUT_DIR" "INPUT_SHAPES")
+  if(arg_EMBED_WEIGHTS AND arg_WEIGHT_ARRAYS)
+    message(FATAL_ERROR "partita_import_onnx: EMBED_WEIGHTS or WEIGHT_ARRAYS, not both")
+  endif()
   foreach(required IN ITEMS TARGET MODEL NAMESPACE)
     if(NOT arg_${required})
       message(FATAL_ERROR "partita_import_onnx: ${required} is required "
@@ -91,6 +96,8 @@ function(partita_import_onnx)
   endforeach()
   if(arg_EMBED_WEIGHTS)
     list(APPEND options --embed-weights)
+  elseif(arg_WEIGHT_ARRAYS)
+    list(APPEND options --embed-weights=arrays)
   endif()
 
   set(header "${out}/${arg_NAMESPACE}.hpp")

@@ -11766,6 +11766,20 @@ namespace partita {
 /// they must outlive it.
 class weight_set {
  public:
+  /// A set over the tensors of a weight table compiled into the program (`static_tensor`s, as
+  /// `partita_import.py --embed-weights=arrays` writes them), for `compiled<>::bind`: the set
+  /// refers to the table's arrays, which live as long as the program.
+  template <std::size_t N>
+  static weight_set of(const std::array<static_tensor, N>& table) {
+    weight_set set;
+    for (const static_tensor& t : table) {
+      const auto bytes = static_cast<std::size_t>(t.shp.elements()) * size_of(t.type);
+      set.add(std::string(t.name), t.type, std::span(static_cast<const std::byte*>(t.data), bytes),
+              std::span<const std::int64_t>(t.shp.dims.data(), static_cast<std::size_t>(t.shp.rank)));
+    }
+    return set;
+  }
+
   /// Adds float32 data `data` of shape `dims`.
   weight_set& add(std::string name, std::span<const float> data, std::initializer_list<std::int64_t> dims) {
     return add(std::move(name), data, std::span<const std::int64_t>(dims.begin(), dims.size()));

@@ -32,13 +32,8 @@ bool report(const char* name) {
   std::array<float, outputs> out{};
   exe.run(input, out);
 
-  partita::weight_set weights;
-  for (const partita::static_tensor& t : table::tensors)
-    weights.add(std::string(t.name), t.type, std::as_bytes(std::span(static_cast<const float*>(t.data),
-                                                                      static_cast<std::size_t>(t.shp.elements()))),
-                std::span<const std::int64_t>(t.shp.dims.data(), static_cast<std::size_t>(t.shp.rank)));
   partita::compiled<Net, partita::reference> bound;
-  bound.bind(weights);
+  bound.bind(partita::weight_set::of(table::tensors));
   std::vector<float> again(outputs);
   bound.run(std::span<const float>(input), again);
 

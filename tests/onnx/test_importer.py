@@ -625,6 +625,52 @@ class EndToEndTest(ToolTest):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.compare("emb", expected)
 
+    def test_weight_arrays_for_static_executable(self) -> None:
+        # --embed-weights=arrays: constexpr arrays and the table weights::tensors in a header that
+        # includes only <partita/model.hpp>, so that the freestanding header can use it; a
+        # static_executable on mcu reads them in place, and compiled<> binds them through
+        # weight_set::of. Both match the ONNX reference, and nothing is read from disk.
+        m = G.conv_net()
+        r = run_tool(m, self.dir, "arr", "--embed-weights=arrays")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(self.dir, "arr.hpp"), encoding="utf-8") as f:
+            text = f.read()
+        self.assertIn("#include <partita/model.hpp>", text)
+        self.assertNotIn("partita/partita.hpp", text)
+        self.assertNotIn(".incbin", text)
+        os.remove(os.path.join(self.dir, "arr.safetensors"))
+        expected = self.feeds("arr", m)
+        main = r"""
+template <class E, std::size_t... I, std::size_t... O>
+void run_static(E& exe, const std::string& stem, std::index_sequence<I...>, std::index_sequence<O...>) {
+  auto ins = std::make_tuple(read<float>(stem + ".in." + std::string(E::input(I).name) + ".bin",
+                                         E::template input_span<I>::extent)...);
+  auto outs = std::make_tuple(std::vector<float>(E::template output_span<O>::extent)...);
+  exe.run(typename E::template input_span<I>(std::get<I>(ins).data(), std::get<I>(ins).size())...,
+          typename E::template output_span<O>(std::get<O>(outs).data(), std::get<O>(outs).size())...);
+  (std::ofstream(stem + ".out" + std::to_string(O) + ".bin", std::ios::binary)
+       .write(reinterpret_cast<const char*>(std::get<O>(outs).data()),
+              static_cast<std::streamsize>(std::get<O>(outs).size() * sizeof(float))), ...);
+}
+partita::static_executable<arr::net, arr::weights, partita::mcu> in_place;
+int main(int, char** argv) {
+  using E = decltype(in_place);
+  run_static(in_place, std::string(argv[1]) + "/arr", std::make_index_sequence<E::num_inputs>{},
+             std::make_index_sequence<E::num_outputs>{});
+  auto w = partita::weight_set::of(arr::weights::tensors);
+  run_model<arr::net>(std::string(argv[1]) + "/bound", &w);
+}
+"""
+        for name in os.listdir(self.dir):
+            if name.startswith("arr.in."):
+                os.link(os.path.join(self.dir, name), os.path.join(self.dir, "bound" + name[3:]))
+        exe = self.build({"driver.cpp": DRIVER.replace("@INCLUDES@", '#include <partita/partita.hpp>\n#include "arr.hpp"')
+                          .replace("@MAIN@", main)})
+        r = subprocess.run([exe, self.dir], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.compare("arr", expected)
+        self.compare("bound", expected)
+
     def test_output_names_reach_the_executable(self) -> None:
         # Three outputs: a plain name, a name with a quote, a backslash and a colon, and an
         # Identity the importer drops (its output becomes the value it copies, twice an output).

@@ -116,10 +116,12 @@ def map_graph(g: Graph, table: weights_mod.WeightTable) -> tuple[ops.Mapper, lis
     return m, inputs
 
 
-def import_model(path: str, out_dir: str, namespace: str, input_shapes: dict[str, list[int]], embed: bool,
+def import_model(path: str, out_dir: str, namespace: str, input_shapes: dict[str, list[int]], embed: str | None,
                  budget: limits.Budget | None = None) -> str:
-    """Imports the model at `path`; returns a one-line summary of what was written. Constants
-    loaded and folded are charged to `budget` (by default, the default cap)."""
+    """Imports the model at `path`; returns a one-line summary of what was written. `embed` is
+    None (the weights stay in the safetensors file), "incbin" (the file compiled in with the
+    assembler) or "arrays" (constexpr arrays in the header). Constants loaded and folded are
+    charged to `budget` (by default, the default cap)."""
     budget = budget or limits.Budget()
     model, opset = loader.load(path, input_shapes, budget)
     g = Graph(model, path, opset)
@@ -135,11 +137,13 @@ def import_model(path: str, out_dir: str, namespace: str, input_shapes: dict[str
     blob, spans = weights_mod.safetensors_bytes(table, {"format": "pt", "generator": "partita_import",
                                                         "source": shown(os.path.basename(path))})
     embedded = None
-    if embed:
+    if embed == "arrays":
+        embedded = weights_mod.array_source(table, namespace)
+    elif embed:
         embedded = weights_mod.embedded_source(table, spans, namespace, len(blob), os.path.abspath(st_path)) \
             if table.entries else "/// The model has no weights.\ninline partita::weight_set weights() { return {}; }"
     text = emit.header(g, inputs, outputs, table, namespace, os.path.basename(path), namespace + ".safetensors",
-                       embedded)
+                       embedded, light=embed == "arrays")
     try:
         os.makedirs(out_dir, exist_ok=True)
         with open(st_path, "wb") as f:
@@ -150,7 +154,7 @@ def import_model(path: str, out_dir: str, namespace: str, input_shapes: dict[str
         raise ImportFailure(f"--out '{shown(out_dir)}': cannot write {shown(e.filename or out_dir)} "
                             f"({e.strerror})") from None
     return (f"{hpp}: {len(g.nodes)} ONNX nodes after clean-up, {len(table.entries)} weights "
-            f"({table.total_bytes() / 1e6:.1f} MB) in {st_path}" + (" (embedded)" if embed else ""))
+            f"({table.total_bytes() / 1e6:.1f} MB) in {st_path}" + (f" (embedded: {embed})" if embed else ""))
 
 
 # Names a namespace may not take: C++20's keywords and alternative tokens, the namespaces the
@@ -195,8 +199,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--namespace", required=True, metavar="NS", help="the C++ namespace, and the files' stem")
     p.add_argument("--input-shape", action="append", default=[], metavar="NAME=D0,D1,...",
                    help="a static shape for a graph input with dynamic dimensions (repeatable)")
-    p.add_argument("--embed-weights", action="store_true",
-                   help="compile the weights into the program (NS::weights()) instead of reading a file")
+    p.add_argument("--embed-weights", nargs="?", const="incbin", choices=["incbin", "arrays"], default=None,
+                   metavar="incbin|arrays",
+                   help="compile the weights into the program instead of reading a file: 'incbin' (the default) "
+                        "the safetensors file through the assembler, NS::weights() a weight_set over it; 'arrays' "
+                        "constexpr arrays in the header and the table NS::weights::tensors, for static_executable "
+                        "and microcontrollers (any object format)")
     p.add_argument("--max-memory", default=None, metavar="SIZE",
                    help=f"the most memory the model's constants may take, loaded and folded (default "
                         f"{limits.size_text(limits.DEFAULT_MAX_MEMORY)}; K, M, G suffixes)")

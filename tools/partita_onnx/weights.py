@@ -119,6 +119,70 @@ def safetensors_bytes(table: WeightTable, metadata: dict[str, str]) -> tuple[byt
     return blob, {k: (start + b, start + end) for k, (b, end) in spans.items()}
 
 
+_C_TYPES = {"f32": "float", "i64": "std::int64_t", "i32": "std::int32_t", "i8": "std::int8_t", "u8": "std::uint8_t"}
+
+
+def _float_literal(v: float) -> str:
+    """A float literal that reads back as exactly `v` (9 significant digits round-trip a float)."""
+    if v != v:
+        return "std::numeric_limits<float>::quiet_NaN()"
+    if v in (float("inf"), float("-inf")):
+        return ("-" if v < 0 else "") + "std::numeric_limits<float>::infinity()"
+    text = "%.9g" % v
+    if not any(c in text for c in ".en"):
+        text += ".0"
+    return text + "f"
+
+
+def _values(e: WeightEntry) -> list[str]:
+    flat = e.data.reshape(-1)
+    if e.partita_dtype == "f32":
+        return [_float_literal(float(v)) for v in flat.tolist()]
+    if e.partita_dtype == "i64":
+        # The most negative int64 has no literal of its own.
+        return [str(v) if v != -2**63 else "std::numeric_limits<std::int64_t>::min()" for v in flat.tolist()]
+    return [str(v) for v in flat.tolist()]
+
+
+def array_source(table: WeightTable, namespace: str) -> str:
+    """C++ that holds the weights as constexpr arrays and lists them in `NS::weights::tensors`.
+
+    The arrays are ordinary constant data, so any object format and any linker keeps them (in
+    flash on a microcontroller, where `static_executable` reads them in place); nothing is read
+    at run time and nothing is copied. Every value is written so that it reads back exactly.
+    """
+    lines = [
+        "// The weights, compiled into the program as constant arrays: static_executable reads them where",
+        f"// they lie. For compiled<>: exe.bind(partita::weight_set::of({namespace}::weights::tensors)).",
+        "namespace weight_data {",
+    ]
+    rows = []
+    for i, e in enumerate(table.ordered()):
+        values = _values(e)
+        dims_text = ", ".join(str(d) for d in e.data.shape)
+        shape = f"partita::shape{{{e.data.ndim}, {{{dims_text}}}}}"
+        if values:
+            lines.append(f"alignas(16) inline constexpr {_C_TYPES[e.partita_dtype]} w{i}[] = {{")
+            for k in range(0, len(values), 8):
+                lines.append("    " + ", ".join(values[k:k + 8]) + ",")
+            lines.append("};")
+            data = f"weight_data::w{i}"
+        else:
+            data = "nullptr"
+        rows.append(f'      partita::static_tensor{{"{cpp_string(e.name)}", partita::dtype::{e.partita_dtype}, {shape}, {data}}},')
+    lines.append("}  // namespace weight_data")
+    lines += [
+        "",
+        f"/// The model's weights: `partita::static_executable<{namespace}::net, {namespace}::weights, partita::mcu>`.",
+        "struct weights {",
+        f"  static constexpr std::array<partita::static_tensor, {len(rows)}> tensors{{" + ("{" if rows else "};"),
+    ]
+    if rows:
+        lines += rows + ["  }};"]
+    lines.append("};")
+    return "\n".join(lines)
+
+
 def embedded_source(table: WeightTable, spans: dict[str, tuple[int, int]], namespace: str, file_size: int,
                     file_path: str) -> str:
     """C++ that compiles the weights file into the program and returns it as a `weight_set`.

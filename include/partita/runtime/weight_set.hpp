@@ -1,5 +1,6 @@
 #pragma once
 /// `weight_set`: a model's weights by name, as `bind` reads them.
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "partita/core/dtype.hpp"
+#include "partita/core/static_tensor.hpp"
 #include "partita/core/error.hpp"
 #include "partita/core/detail/concat.hpp"
 #include "partita/runtime/detail/name_order.hpp"
@@ -22,6 +24,20 @@ namespace partita {
 /// they must outlive it.
 class weight_set {
  public:
+  /// A set over the tensors of a weight table compiled into the program (`static_tensor`s, as
+  /// `partita_import.py --embed-weights=arrays` writes them), for `compiled<>::bind`: the set
+  /// refers to the table's arrays, which live as long as the program.
+  template <std::size_t N>
+  static weight_set of(const std::array<static_tensor, N>& table) {
+    weight_set set;
+    for (const static_tensor& t : table) {
+      const auto bytes = static_cast<std::size_t>(t.shp.elements()) * size_of(t.type);
+      set.add(std::string(t.name), t.type, std::span(static_cast<const std::byte*>(t.data), bytes),
+              std::span<const std::int64_t>(t.shp.dims.data(), static_cast<std::size_t>(t.shp.rank)));
+    }
+    return set;
+  }
+
   /// Adds float32 data `data` of shape `dims`.
   weight_set& add(std::string name, std::span<const float> data, std::initializer_list<std::int64_t> dims) {
     return add(std::move(name), data, std::span<const std::int64_t>(dims.begin(), dims.size()));
