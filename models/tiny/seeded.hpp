@@ -51,8 +51,9 @@ struct seeded_weights {
     if (s.rank < 2) return 0.1f;
     return 1.7320508f * inverse_sqrt(static_cast<float>(s.elements() / s[0]));
   }
+  // 64-byte aligned, as bind aligns every weight (partita::alignment).
   template <std::size_t I>
-  static constexpr auto values =
+  alignas(64) static constexpr auto values =
       uniform<static_cast<std::size_t>(slots[I].shp.elements())>(name_seed(slots[I].name), scale_of<I>());
 
   static constexpr auto tensors = []<std::size_t... I>(std::index_sequence<I...>) {

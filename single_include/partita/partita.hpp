@@ -11564,12 +11564,34 @@ struct static_weight_report {
   static constexpr bool ok = P == static_weight_problem::none;
 };
 
-/// The C++ element type of a `run` buffer of dtype `D`.
+/// The C++ element type of a `run` buffer of dtype `D` (an f16 tensor travels as its bits).
 template <dtype D>
-using element_of = std::conditional_t<
-    D == dtype::i32, std::int32_t,
-    std::conditional_t<D == dtype::i64, std::int64_t,
-                       std::conditional_t<D == dtype::i8, std::int8_t, std::conditional_t<D == dtype::u8, std::uint8_t, float>>>>;
+struct element_type {
+  static_assert(D == dtype::f32, "partita: static_executable: a dtype without a run buffer type");
+  using type = float;
+};
+template <>
+struct element_type<dtype::f16> {
+  using type = std::uint16_t;
+};
+template <>
+struct element_type<dtype::i32> {
+  using type = std::int32_t;
+};
+template <>
+struct element_type<dtype::i64> {
+  using type = std::int64_t;
+};
+template <>
+struct element_type<dtype::i8> {
+  using type = std::int8_t;
+};
+template <>
+struct element_type<dtype::u8> {
+  using type = std::uint8_t;
+};
+template <dtype D>
+using element_of = typename element_type<D>::type;
 
 /// The index in `table` of the tensor called `name`, or -1.
 template <std::size_t N>
@@ -12772,10 +12794,11 @@ inline void conv_edge(const float* x, const float* w, const float* b, const floa
   for (int j = 0; j < C; ++j) s[j] = b ? b[co + j] : 0.f;
   for (int ci = 0; ci < G.c; ++ci)
     for (int ky = lo; ky < hi; ++ky) {
-      const float* xr = x + ci * in_plane + (iy + ky) * G.w + ix;
+      // An offset, not a pointer: at the left border the row's start lies before the input.
+      const int row = ci * in_plane + (iy + ky) * G.w + ix;
       const float* wr = w + co * per_out + (ci * G.kh + ky) * G.kw;
       for (int kx = left; kx < right; ++kx)
-        for (int j = 0; j < C; ++j) s[j] += xr[kx] * wr[j * per_out + kx];
+        for (int j = 0; j < C; ++j) s[j] += x[row + kx] * wr[j * per_out + kx];
     }
   const int at = oy * G.ow + ox;
   for (int j = 0; j < C; ++j) y[(co + j) * plane + at] = E(s[j], res ? res[(co + j) * plane + at] : 0.f);
@@ -12955,8 +12978,9 @@ using with_bias_p = bias_add_p<Op, constant>;
 template <class X>
 using activated_p = alt<relu_p<X>, clip_p<X>>;
 
-/// f32 throughout, the bias along the channels (convolutions) or the units (dense), and a
-/// convolution without dilation: what the kernels of conv.hpp and dense.hpp compute.
+/// f32 throughout, the bias along the channels (convolutions) or the units (dense), a
+/// convolution without dilation, a residual of the output's shape: what the kernels of conv.hpp
+/// and dense.hpp compute.
 struct fusable {
   static constexpr bool check(const match_view& m) {
     for (int i = 0; i < m.size(); ++i) {
@@ -12967,6 +12991,8 @@ struct fusable {
         if (axis != (v.arg(0).is(op_id::dense) ? rank - 1 : 1)) return false;
       }
       if (v.is(op_id::conv2d) && (v.attributes().dilation != std::array{1, 1} || v.arg(0).shape().rank != 4)) return false;
+      // The kernels add the residual element by element: one of the output's shape, not broadcast.
+      if (v.is(op_id::add) && !(v.arg(0).shape() == v.arg(1).shape())) return false;
       if (v.is(op_id::dense) && v.arg(1).shape().rank != 2) return false;
     }
     return true;
@@ -12999,9 +13025,9 @@ constexpr conv_shape conv_geometry(const shape& x, const shape& w, const shape& 
 /// single-precision FPU, or any core at all): scalar C++ whose register tiles (four output
 /// channels by four positions, four dense units at a time) keep the FPU's registers full, in
 /// the manner of CMSIS-DSP's unrolled loops, and which GCC vectorizes where the target has
-/// vectors. A host backend: the convolutions and dense layers it fuses run here, grouped
-/// convolutions other than depthwise and every other op on the reference kernels. Selected in
-/// the backend list only: `static_executable<net, weights, mcu>`; the model does not change.
+/// vectors. A host backend: the convolutions (dense, depthwise, and other grouped ones group by
+/// group) and dense layers it fuses run here, every other op on the reference kernels. Selected
+/// in the backend list only: `static_executable<net, weights, mcu>`; the model does not change.
 struct mcu {
   static constexpr fixed_string name = "mcu";
   static constexpr bool host = true;
@@ -13350,8 +13376,9 @@ inline vec load_first(const float* p, int n) {
   return vec(_mm256_maskload_ps(p, first_lanes(n)));
 #else
   alignas(64) float t[width] = {};
-  // n <= width, said where GCC's bounds check can see it (it cannot through every caller).
-  std::memcpy(t, p, sizeof(float) * static_cast<std::size_t>(n < width ? n : width));
+  // Lane by lane, bounded by the width where GCC's bounds check sees it: a memcpy of n floats
+  // drew -Warray-bounds from callers whose n it cannot bound.
+  for (int i = 0; i < n && i < width; ++i) t[i] = p[i];
   return vec::load_aligned(t);
 #endif
 }
@@ -13380,7 +13407,7 @@ inline void store_first(float* p, const vec& v, int n) {
 #else
   alignas(64) float t[width];
   v.store_aligned(t);
-  std::memcpy(p, t, sizeof(float) * static_cast<std::size_t>(n < width ? n : width));  // n <= width, as above
+  for (int i = 0; i < n && i < width; ++i) p[i] = t[i];  // lane by lane, as in load_first
 #endif
 }
 

@@ -115,7 +115,7 @@ def sections(elf: pathlib.Path) -> dict[str, int]:
 
 def footprint(elf: pathlib.Path) -> dict[str, int]:
     s = sections(elf)
-    code = s.get(".text", 0) + s.get(".ARM.exidx", 0)
+    code = s.get(".text", 0) + s.get(".ARM.extab", 0) + s.get(".ARM.exidx", 0)
     constants = s.get(".rodata", 0) + sum(s.get(k, 0) for k in (".init_array", ".fini_array", ".preinit_array"))
     return {"flash_code": code, "flash_constants": constants, "flash": code + constants + s.get(".data", 0),
             "ram_data": s.get(".data", 0), "ram_bss": s.get(".bss", 0), "ram_stack": s.get(".stack", 0),

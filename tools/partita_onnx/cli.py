@@ -267,13 +267,23 @@ def _report(e: ImportFailure) -> int:
     return e.code
 
 
+def _bare_embed(argv: list[str]) -> list[str]:
+    """`--embed-weights` not followed by one of its values stays the bare flag (incbin), so that
+    it may come right before the model's path, as it could before it took a value."""
+    out = list(argv)
+    for k, a in enumerate(out):
+        if a == "--embed-weights" and (k + 1 == len(out) or out[k + 1] not in ("incbin", "arrays")):
+            out[k] = "--embed-weights=incbin"
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     # Warnings from numpy or protobuf are not the user's business: problems are reported as
     # ImportFailure lines, and a warning that matters is turned into one where it arises.
     warnings.simplefilter("ignore")
     model = "the model"
     try:
-        args = _parser().parse_args(argv)
+        args = _parser().parse_args(_bare_embed(sys.argv[1:] if argv is None else argv))
         model = args.model
         _check_arguments(args)
         budget = limits.Budget(limits.parse_size(args.max_memory) if args.max_memory is not None

@@ -137,7 +137,7 @@ def header(g: Graph, inputs: list[tuple[str, Term]], outputs: list[Term], weight
         lines.append("// Weights whose name or data differ from the ONNX file's:")
         for e in renamed:
             lines.append(f"//   {_comment(e.name)}: " + _comment(e.note or f"from '{e.source}'"))
-    lines += ["#include <array>", "#include <cstddef>", "#include <cstdint>", "#include <limits>", "#include <span>",
+    lines += ["#include <array>", "#include <bit>", "#include <cstddef>", "#include <cstdint>", "#include <limits>", "#include <span>",
               "#include <string>", "", "#include <partita/model.hpp>" if light else "#include <partita/partita.hpp>", "",
               f"namespace {namespace} {{", "using namespace partita;", ""]
     for _, t in inputs:

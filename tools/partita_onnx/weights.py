@@ -122,10 +122,11 @@ def safetensors_bytes(table: WeightTable, metadata: dict[str, str]) -> tuple[byt
 _C_TYPES = {"f32": "float", "i64": "std::int64_t", "i32": "std::int32_t", "i8": "std::int8_t", "u8": "std::uint8_t"}
 
 
-def _float_literal(v: float) -> str:
-    """A float literal that reads back as exactly `v` (9 significant digits round-trip a float)."""
+def _float_literal(v: float, bits: int) -> str:
+    """A float literal that reads back as exactly `v` (9 significant digits round-trip a float);
+    a NaN as its bits (`bits`, the float's), sign and payload included."""
     if v != v:
-        return "std::numeric_limits<float>::quiet_NaN()"
+        return f"std::bit_cast<float>(0x{bits:08x}u)"
     if v in (float("inf"), float("-inf")):
         return ("-" if v < 0 else "") + "std::numeric_limits<float>::infinity()"
     text = "%.9g" % v
@@ -137,7 +138,7 @@ def _float_literal(v: float) -> str:
 def _values(e: WeightEntry) -> list[str]:
     flat = e.data.reshape(-1)
     if e.partita_dtype == "f32":
-        return [_float_literal(float(v)) for v in flat.tolist()]
+        return [_float_literal(v, b) for v, b in zip(flat.tolist(), flat.view(np.uint32).tolist())]
     if e.partita_dtype == "i64":
         # The most negative int64 has no literal of its own.
         return [str(v) if v != -2**63 else "std::numeric_limits<std::int64_t>::min()" for v in flat.tolist()]
@@ -149,7 +150,8 @@ def array_source(table: WeightTable, namespace: str) -> str:
 
     The arrays are ordinary constant data, so any object format and any linker keeps them (in
     flash on a microcontroller, where `static_executable` reads them in place); nothing is read
-    at run time and nothing is copied. Every value is written so that it reads back exactly.
+    at run time and nothing is copied. Every value is written so that it reads back exactly,
+    NaNs as their bits.
     """
     lines = [
         "// The weights, compiled into the program as constant arrays: static_executable reads them where",
@@ -162,7 +164,8 @@ def array_source(table: WeightTable, namespace: str) -> str:
         dims_text = ", ".join(str(d) for d in e.data.shape)
         shape = f"partita::shape{{{e.data.ndim}, {{{dims_text}}}}}"
         if values:
-            lines.append(f"alignas(16) inline constexpr {_C_TYPES[e.partita_dtype]} w{i}[] = {{")
+            # 64 bytes, as bind aligns every weight (partita::alignment).
+            lines.append(f"alignas(64) inline constexpr {_C_TYPES[e.partita_dtype]} w{i}[] = {{")
             for k in range(0, len(values), 8):
                 lines.append("    " + ", ".join(values[k:k + 8]) + ",")
             lines.append("};")

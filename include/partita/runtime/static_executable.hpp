@@ -38,12 +38,34 @@ struct static_weight_report {
   static constexpr bool ok = P == static_weight_problem::none;
 };
 
-/// The C++ element type of a `run` buffer of dtype `D`.
+/// The C++ element type of a `run` buffer of dtype `D` (an f16 tensor travels as its bits).
 template <dtype D>
-using element_of = std::conditional_t<
-    D == dtype::i32, std::int32_t,
-    std::conditional_t<D == dtype::i64, std::int64_t,
-                       std::conditional_t<D == dtype::i8, std::int8_t, std::conditional_t<D == dtype::u8, std::uint8_t, float>>>>;
+struct element_type {
+  static_assert(D == dtype::f32, "partita: static_executable: a dtype without a run buffer type");
+  using type = float;
+};
+template <>
+struct element_type<dtype::f16> {
+  using type = std::uint16_t;
+};
+template <>
+struct element_type<dtype::i32> {
+  using type = std::int32_t;
+};
+template <>
+struct element_type<dtype::i64> {
+  using type = std::int64_t;
+};
+template <>
+struct element_type<dtype::i8> {
+  using type = std::int8_t;
+};
+template <>
+struct element_type<dtype::u8> {
+  using type = std::uint8_t;
+};
+template <dtype D>
+using element_of = typename element_type<D>::type;
 
 /// The index in `table` of the tensor called `name`, or -1.
 template <std::size_t N>

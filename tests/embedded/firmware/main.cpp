@@ -24,15 +24,22 @@ using executable = partita::static_executable<net, models::tiny::seeded_weights<
 constexpr std::size_t inputs = executable::input_span<0>::extent;
 constexpr std::size_t outputs = executable::output_span<0>::extent;
 
-executable exe;                                              // .bss: the arena, planned
-constexpr auto input = models::tiny::test_input<inputs>();  // .rodata: flash
-float output[outputs];
-
-void error_hook(const char* message) noexcept {
+// A failed check prints its message and ends the emulation as a failure. Installed before any
+// other constructor runs (the executable's, whose backends prepare their steps), by priority.
+[[noreturn]] void error_hook(const char* message) noexcept {
   board::write("error: ");
   board::write(message);
   board::write("\n");
+  board::exit(false);
 }
+struct hook_installer {
+  hook_installer() { partita::set_error_hook(error_hook); }
+};
+__attribute__((init_priority(101))) hook_installer install_hook;
+
+executable exe;                                              // .bss: the arena, planned
+constexpr auto input = models::tiny::test_input<inputs>();  // .rodata: flash
+float output[outputs];
 
 // Under -icount shift=0 an instruction takes 1 ns of virtual time; SysTick runs on the 25 MHz
 // system clock, 40 ns a tick.
@@ -49,7 +56,6 @@ std::uint64_t calibration() {
 }  // namespace
 
 int main() {
-  partita::set_error_hook(error_hook);
   board::write("calibration ");
   board::write(calibration());
   board::write("\n");

@@ -1,6 +1,6 @@
 // The firmware's start: the vector table, the reset handler (FPU on, .data copied, .bss zeroed,
 // constructors run, main called, the emulation ended with main's verdict), the fault and SysTick
-// handlers, and the heap's guard: any allocation is recorded and refused.
+// handlers, the heap's guard (every allocation is counted) and _exit.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -44,11 +44,25 @@ extern "C" void systick_handler() { board::systick_wraps = board::systick_wraps 
 extern "C" void _init() {}
 extern "C" void _fini() {}
 
-// No heap: newlib's malloc calls _sbrk, which refuses and counts the request.
+// No heap on the way to a result: newlib's malloc calls _sbrk, which counts every byte asked
+// for, so that main can check that none was. It does hand out a small pool, because a check that
+// fails builds its message (a std::string) before calling the error hook: the message is then
+// printed instead of ending in std::terminate.
+namespace {
+alignas(8) unsigned char error_pool[8192];
+std::size_t error_pool_used = 0;
+}  // namespace
 extern "C" void* _sbrk(std::ptrdiff_t increment) {
   board::heap_requests = board::heap_requests + static_cast<std::uint32_t>(increment);
-  return reinterpret_cast<void*>(-1);
+  if (increment < 0 || error_pool_used + static_cast<std::size_t>(increment) > sizeof error_pool)
+    return reinterpret_cast<void*>(-1);
+  void* p = error_pool + error_pool_used;
+  error_pool_used += static_cast<std::size_t>(increment);
+  return p;
 }
+
+// abort() and exit() end in _exit: the emulation ends at once, as a failure unless status is 0.
+extern "C" [[noreturn]] void _exit(int status) { board::exit(status == 0); }
 
 // The vector table: initial stack, reset, NMI, HardFault, MemManage, BusFault, UsageFault, four
 // reserved, SVCall, DebugMonitor, reserved, PendSV, SysTick. In assembly, so that it is data in

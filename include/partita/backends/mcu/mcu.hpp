@@ -24,8 +24,9 @@ using with_bias_p = bias_add_p<Op, constant>;
 template <class X>
 using activated_p = alt<relu_p<X>, clip_p<X>>;
 
-/// f32 throughout, the bias along the channels (convolutions) or the units (dense), and a
-/// convolution without dilation: what the kernels of conv.hpp and dense.hpp compute.
+/// f32 throughout, the bias along the channels (convolutions) or the units (dense), a
+/// convolution without dilation, a residual of the output's shape: what the kernels of conv.hpp
+/// and dense.hpp compute.
 struct fusable {
   static constexpr bool check(const match_view& m) {
     for (int i = 0; i < m.size(); ++i) {
@@ -36,6 +37,8 @@ struct fusable {
         if (axis != (v.arg(0).is(op_id::dense) ? rank - 1 : 1)) return false;
       }
       if (v.is(op_id::conv2d) && (v.attributes().dilation != std::array{1, 1} || v.arg(0).shape().rank != 4)) return false;
+      // The kernels add the residual element by element: one of the output's shape, not broadcast.
+      if (v.is(op_id::add) && !(v.arg(0).shape() == v.arg(1).shape())) return false;
       if (v.is(op_id::dense) && v.arg(1).shape().rank != 2) return false;
     }
     return true;
@@ -68,9 +71,9 @@ constexpr conv_shape conv_geometry(const shape& x, const shape& w, const shape& 
 /// single-precision FPU, or any core at all): scalar C++ whose register tiles (four output
 /// channels by four positions, four dense units at a time) keep the FPU's registers full, in
 /// the manner of CMSIS-DSP's unrolled loops, and which GCC vectorizes where the target has
-/// vectors. A host backend: the convolutions and dense layers it fuses run here, grouped
-/// convolutions other than depthwise and every other op on the reference kernels. Selected in
-/// the backend list only: `static_executable<net, weights, mcu>`; the model does not change.
+/// vectors. A host backend: the convolutions (dense, depthwise, and other grouped ones group by
+/// group) and dense layers it fuses run here, every other op on the reference kernels. Selected
+/// in the backend list only: `static_executable<net, weights, mcu>`; the model does not change.
 struct mcu {
   static constexpr fixed_string name = "mcu";
   static constexpr bool host = true;

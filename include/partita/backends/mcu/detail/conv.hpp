@@ -47,10 +47,11 @@ inline void conv_edge(const float* x, const float* w, const float* b, const floa
   for (int j = 0; j < C; ++j) s[j] = b ? b[co + j] : 0.f;
   for (int ci = 0; ci < G.c; ++ci)
     for (int ky = lo; ky < hi; ++ky) {
-      const float* xr = x + ci * in_plane + (iy + ky) * G.w + ix;
+      // An offset, not a pointer: at the left border the row's start lies before the input.
+      const int row = ci * in_plane + (iy + ky) * G.w + ix;
       const float* wr = w + co * per_out + (ci * G.kh + ky) * G.kw;
       for (int kx = left; kx < right; ++kx)
-        for (int j = 0; j < C; ++j) s[j] += xr[kx] * wr[j * per_out + kx];
+        for (int j = 0; j < C; ++j) s[j] += x[row + kx] * wr[j * per_out + kx];
     }
   const int at = oy * G.ow + ox;
   for (int j = 0; j < C; ++j) y[(co + j) * plane + at] = E(s[j], res ? res[(co + j) * plane + at] : 0.f);

@@ -166,8 +166,9 @@ inline vec load_first(const float* p, int n) {
   return vec(_mm256_maskload_ps(p, first_lanes(n)));
 #else
   alignas(64) float t[width] = {};
-  // n <= width, said where GCC's bounds check can see it (it cannot through every caller).
-  std::memcpy(t, p, sizeof(float) * static_cast<std::size_t>(n < width ? n : width));
+  // Lane by lane, bounded by the width where GCC's bounds check sees it: a memcpy of n floats
+  // drew -Warray-bounds from callers whose n it cannot bound.
+  for (int i = 0; i < n && i < width; ++i) t[i] = p[i];
   return vec::load_aligned(t);
 #endif
 }
@@ -196,7 +197,7 @@ inline void store_first(float* p, const vec& v, int n) {
 #else
   alignas(64) float t[width];
   v.store_aligned(t);
-  std::memcpy(p, t, sizeof(float) * static_cast<std::size_t>(n < width ? n : width));  // n <= width, as above
+  for (int i = 0; i < n && i < width; ++i) p[i] = t[i];  // lane by lane, as in load_first
 #endif
 }
 
