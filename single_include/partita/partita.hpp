@@ -12790,7 +12790,7 @@ inline void conv_edge(const float* x, const float* w, const float* b, const floa
   row_range<G>(oy, lo, hi);
   const int iy = oy * G.sh - G.pt, ix = ox * G.sw - G.pl;
   const int left = ix < 0 ? -ix : 0, right = G.w - ix < G.kw ? G.w - ix : G.kw;
-  float s[C];
+  float s[static_cast<std::size_t>(C)];
   for (int j = 0; j < C; ++j) s[j] = b ? b[co + j] : 0.f;
   for (int ci = 0; ci < G.c; ++ci)
     for (int ky = lo; ky < hi; ++ky) {
@@ -12807,15 +12807,14 @@ inline void conv_edge(const float* x, const float* w, const float* b, const floa
 /// Channels [co, co + C) of output row `oy`, columns [x0, x1) inside the input, four at a time:
 /// each input value loaded feeds C sums, each weight loaded feeds four.
 template <conv_shape G, int C, epilogue E>
-inline void conv_inner(const float* x, const float* w, const float* b, const float* res, float* y, int co, int oy, int x0,
-                       int x1) {
+inline void conv_inner(const float* x, const float* w, const float* b, const float* res, float* y, int co, int oy) {
+  constexpr int x0 = G.first_inner(), x1 = G.last_inner(), tail = x0 + (x1 - x0) / 4 * 4;
   constexpr int plane = G.oh * G.ow, in_plane = G.h * G.w, per_out = G.c * G.kh * G.kw;
   int lo, hi;
   row_range<G>(oy, lo, hi);
   const int iy = oy * G.sh - G.pt;
-  int ox = x0;
-  for (; ox + 4 <= x1; ox += 4) {
-    float s[C][4];
+  for (int ox = x0; ox < tail; ox += 4) {
+    float s[static_cast<std::size_t>(C)][4];
 #pragma GCC unroll 4
     for (int j = 0; j < C; ++j)
 #pragma GCC unroll 4
@@ -12827,7 +12826,7 @@ inline void conv_inner(const float* x, const float* w, const float* b, const flo
         const float* wr = w + co * per_out + (ci * G.kh + ky) * G.kw;
 #pragma GCC unroll 8
         for (int kx = 0; kx < G.kw; ++kx) {
-          float v[4], k[C];
+          float v[4], k[static_cast<std::size_t>(C)];
 #pragma GCC unroll 4
           for (int p = 0; p < 4; ++p) v[p] = xr[kx + p * G.sw];
 #pragma GCC unroll 4
@@ -12844,7 +12843,9 @@ inline void conv_inner(const float* x, const float* w, const float* b, const flo
 #pragma GCC unroll 4
       for (int p = 0; p < 4; ++p) y[(co + j) * plane + at + p] = E(s[j][p], res ? res[(co + j) * plane + at + p] : 0.f);
   }
-  for (; ox < x1; ++ox) conv_edge<G, C, E>(x, w, b, res, y, co, oy, ox);
+  // Loops of no iteration are left out at compile time: GCC's loop analysis warned of them.
+  if constexpr (tail < x1)
+    for (int ox = tail; ox < x1; ++ox) conv_edge<G, C, E>(x, w, b, res, y, co, oy, ox);
 }
 
 /// Channels [co, co + C) of the whole output image: border columns one by one, the inside in
@@ -12853,9 +12854,11 @@ template <conv_shape G, int C, epilogue E>
 inline void conv_channels(const float* x, const float* w, const float* b, const float* res, float* y, int co) {
   constexpr int x0 = G.first_inner(), x1 = G.last_inner();
   for (int oy = 0; oy < G.oh; ++oy) {
-    for (int ox = 0; ox < x0; ++ox) conv_edge<G, C, E>(x, w, b, res, y, co, oy, ox);
-    conv_inner<G, C, E>(x, w, b, res, y, co, oy, x0, x1);
-    for (int ox = x1; ox < G.ow; ++ox) conv_edge<G, C, E>(x, w, b, res, y, co, oy, ox);
+    if constexpr (x0 > 0)
+      for (int ox = 0; ox < x0; ++ox) conv_edge<G, C, E>(x, w, b, res, y, co, oy, ox);
+    conv_inner<G, C, E>(x, w, b, res, y, co, oy);
+    if constexpr (x1 < G.ow)
+      for (int ox = x1; ox < G.ow; ++ox) conv_edge<G, C, E>(x, w, b, res, y, co, oy, ox);
   }
 }
 
@@ -12887,7 +12890,7 @@ void depthwise(const float* x, const float* w, const float* b, const float* res,
       const float* xc = x + (n * G.c + c) * in_plane;
       float* yc = y + (n * G.c + c) * plane;
       const float* rc = res ? res + (n * G.c + c) * plane : nullptr;
-      float k[window];
+      float k[static_cast<std::size_t>(window)];
 #pragma GCC unroll 16
       for (int i = 0; i < window; ++i) k[i] = w[c * window + i];
       const float bias = b ? b[c] : 0.f;
@@ -12903,7 +12906,8 @@ void depthwise(const float* x, const float* w, const float* b, const float* res,
             for (int kx = left; kx < right; ++kx) s += xc[(iy + ky) * G.w + ix + kx] * k[ky * G.kw + kx];
           yc[oy * G.ow + ox] = E(s, rc ? rc[oy * G.ow + ox] : 0.f);
         };
-        for (int ox = 0; ox < x0; ++ox) edge(ox);
+        if constexpr (x0 > 0)
+          for (int ox = 0; ox < x0; ++ox) edge(ox);
         if (lo == 0 && hi == G.kh) {
           for (int ox = x0; ox < x1; ++ox) {
             const float* xw = xc + iy * G.w + ox * G.sw - G.pl;
@@ -12917,7 +12921,8 @@ void depthwise(const float* x, const float* w, const float* b, const float* res,
         } else {
           for (int ox = x0; ox < x1; ++ox) edge(ox);
         }
-        for (int ox = x1; ox < G.ow; ++ox) edge(ox);
+        if constexpr (x1 < G.ow)
+          for (int ox = x1; ox < G.ow; ++ox) edge(ox);
       }
     }
 }

@@ -109,12 +109,14 @@ int main() {
   const std::array<double, 3> want = run_once<compiled<net, reference>>(7);
   const std::array<double, 3> eager = run_once<compiled<net, cpu>>(7);
   const std::array<double, 3> costed = run_once<compiled<cost_partition<net, cpu>, cpu>>(7);
+  const std::array<double, 3> portable = run_once<compiled<net, mcu>>(7);
   bool ok = true;
   for (std::size_t k = 0; k < want.size(); ++k) {
-    std::printf("output %zu: reference %.6f, cpu %.6f, cpu after cost_partition %.6f\n", k, want[k], eager[k],
-                costed[k]);
+    std::printf("output %zu: reference %.6f, cpu %.6f, cpu after cost_partition %.6f, mcu %.6f\n", k, want[k],
+                eager[k], costed[k], portable[k]);
     ok = ok && std::abs(eager[k] - want[k]) <= 1e-4 * std::abs(want[k]) &&
-         std::abs(costed[k] - want[k]) <= 1e-4 * std::abs(want[k]);
+         std::abs(costed[k] - want[k]) <= 1e-4 * std::abs(want[k]) &&
+         std::abs(portable[k] - want[k]) <= 1e-4 * std::abs(want[k]);
   }
   return ok ? 0 : 1;
 }
