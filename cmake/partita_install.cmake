@@ -28,6 +28,13 @@ install(FILES "${partita_SOURCE_DIR}/cmake/partita_import_onnx.cmake"
               "${partita_SOURCE_DIR}/cmake/partita_model_python.cmake"
         DESTINATION "${PARTITA_INSTALL_CMAKEDIR}")
 
+# The Hana-only folder of a bare-metal cross build (partita_dependencies.cmake) lives in this
+# build tree: such a build installs the headers and tools, and no CMake package.
+if(PARTITA_HANA_TARGET STREQUAL "partita_hana_only")
+  message(STATUS "Partita: bare-metal build, its CMake package is not installed (use add_subdirectory)")
+  return()
+endif()
+
 install(TARGETS partita EXPORT partitaTargets)
 install(EXPORT partitaTargets
         NAMESPACE partita::
