@@ -10,8 +10,9 @@ every machine.
 
 With --embedded it checks partita/embedded.hpp instead, the header a microcontroller's firmware
 includes (docs/embedded.md): compiled with -fno-exceptions -fno-rtti, it may include every layer,
-Boost.Hana and the reference backend, but no xsimd, no cpu or oneDNN backend, no streams, threads,
-clocks or memory mapping (C stdio is declared, for `print`, and never called), and not the heap-owning `compiled<>` or the safetensors reader.
+Boost.Hana and the reference and mcu backends, but no xsimd, no cpu or oneDNN backend, no
+streams, threads, clocks or memory mapping (C stdio is declared, for `print`, and never called),
+and not the heap-owning `compiled<>` or the safetensors reader.
 
     python3 tools/check_light_header.py [--compiler c++] [--include DIR] [--embedded]
 """

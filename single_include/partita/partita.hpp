@@ -10000,6 +10000,25 @@ struct step_calls {
       if (prepares[s] && prepared[s] == static_cast<int>(s)) prepares[s](st, at, static_cast<int>(s));
   }
 
+  /// Before step `s`: the backend of the step before it (cyclically, a run following the
+  /// previous one) rests if it can (`state::rest()`: cpu's pool stops spinning) when another
+  /// backend runs `s`.
+  static void rest_before(states& st, std::size_t s) {
+    if constexpr (sizeof...(Backends) > 1) {
+      const std::size_t before = owner[(s + num_steps - 1) % (num_steps ? num_steps : 1)];  // no division by zero to warn of
+      if (before != owner[s]) rest(st, before, std::make_index_sequence<sizeof...(Backends)>{});
+    }
+  }
+
+  template <std::size_t... B>
+  static void rest(states& st, std::size_t b, std::index_sequence<B...>) {
+    const auto one = [&]<std::size_t I>(std::integral_constant<std::size_t, I>) {
+      if constexpr (requires(typename detail::nth_backend<I, Backends...>::state& x) { x.rest(); })
+        if (b == I) boost::hana::at_c<I>(st).rest();
+    };
+    (one(std::integral_constant<std::size_t, B>{}), ...);
+  }
+
   /// Where each weight lies in bind's two blocks: `kept` for those `run` reads, `staged` for
   /// those only `prepare` does.
   static std::array<const std::byte*, num_weights> weight_table(const std::byte* kept, const std::byte* staged) {
@@ -10438,11 +10457,7 @@ class compiled {
   void execute(const float* const* in, float* const* out) {
     const detail::step_frame frame{in, out, weight_at_.data(), arena_.get()};
     for (std::size_t s = 0; s < num_steps; ++s) {
-      if constexpr (sizeof...(Backends) > 1) {
-        // The backend of the step before (cyclically: a run follows the previous one) rests if it can.
-        const std::size_t before = steps::owner[(s + num_steps - 1) % (num_steps ? num_steps : 1)];  // no division by zero to warn of
-        if (before != steps::owner[s]) rest(before, std::make_index_sequence<sizeof...(Backends)>{});
-      }
+      steps::rest_before(states_, s);
       [[maybe_unused]] const auto start = profiling ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
       steps::runs[s](states_, frame, static_cast<int>(s));
       if constexpr (profiling) profile_.ns[s] += detail::ns_since(start);
@@ -10458,15 +10473,6 @@ class compiled {
       profile_.copies_ns += detail::ns_since(copies_start);
       ++profile_.runs;
     }
-  }
-
-  template <std::size_t... B>
-  void rest(std::size_t b, std::index_sequence<B...>) {
-    const auto one = [&]<std::size_t I>(std::integral_constant<std::size_t, I>) {
-      if constexpr (requires(typename detail::nth_backend<I, Backends...>::state& st) { st.rest(); })
-        if (b == I) boost::hana::at_c<I>(states_).rest();
-    };
-    (one(std::integral_constant<std::size_t, B>{}), ...);
   }
 
   // Outputs that are inputs, weights or another output's value: copied after the last step.
@@ -11736,7 +11742,10 @@ class static_executable {
   /// checked (sizes, alignment, overlap).
   void run_unchecked(const float* const* in, float* const* out) {
     const detail::step_frame frame{in, out, weight_at_.data(), arena_};
-    for (std::size_t s = 0; s < num_steps; ++s) steps::runs[s](states_, frame, static_cast<int>(s));
+    for (std::size_t s = 0; s < num_steps; ++s) {
+      steps::rest_before(states_, s);
+      steps::runs[s](states_, frame, static_cast<int>(s));
+    }
     for (const output_copy& c : copies) {
       const float* from = steps::locate(c.from, frame);
       if (from != out[c.output]) std::memcpy(out[c.output], from, c.bytes);

@@ -302,11 +302,7 @@ class compiled {
   void execute(const float* const* in, float* const* out) {
     const detail::step_frame frame{in, out, weight_at_.data(), arena_.get()};
     for (std::size_t s = 0; s < num_steps; ++s) {
-      if constexpr (sizeof...(Backends) > 1) {
-        // The backend of the step before (cyclically: a run follows the previous one) rests if it can.
-        const std::size_t before = steps::owner[(s + num_steps - 1) % (num_steps ? num_steps : 1)];  // no division by zero to warn of
-        if (before != steps::owner[s]) rest(before, std::make_index_sequence<sizeof...(Backends)>{});
-      }
+      steps::rest_before(states_, s);
       [[maybe_unused]] const auto start = profiling ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
       steps::runs[s](states_, frame, static_cast<int>(s));
       if constexpr (profiling) profile_.ns[s] += detail::ns_since(start);
@@ -322,15 +318,6 @@ class compiled {
       profile_.copies_ns += detail::ns_since(copies_start);
       ++profile_.runs;
     }
-  }
-
-  template <std::size_t... B>
-  void rest(std::size_t b, std::index_sequence<B...>) {
-    const auto one = [&]<std::size_t I>(std::integral_constant<std::size_t, I>) {
-      if constexpr (requires(typename detail::nth_backend<I, Backends...>::state& st) { st.rest(); })
-        if (b == I) boost::hana::at_c<I>(states_).rest();
-    };
-    (one(std::integral_constant<std::size_t, B>{}), ...);
   }
 
   // Outputs that are inputs, weights or another output's value: copied after the last step.

@@ -210,7 +210,10 @@ class static_executable {
   /// checked (sizes, alignment, overlap).
   void run_unchecked(const float* const* in, float* const* out) {
     const detail::step_frame frame{in, out, weight_at_.data(), arena_};
-    for (std::size_t s = 0; s < num_steps; ++s) steps::runs[s](states_, frame, static_cast<int>(s));
+    for (std::size_t s = 0; s < num_steps; ++s) {
+      steps::rest_before(states_, s);
+      steps::runs[s](states_, frame, static_cast<int>(s));
+    }
     for (const output_copy& c : copies) {
       const float* from = steps::locate(c.from, frame);
       if (from != out[c.output]) std::memcpy(out[c.output], from, c.bytes);

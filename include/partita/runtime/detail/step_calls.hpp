@@ -6,6 +6,7 @@
 #include <exception>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 #include <boost/hana/at.hpp>
@@ -151,6 +152,25 @@ struct step_calls {
   static void prepare_steps(states& st, const std::byte* const* at) {
     for (std::size_t s = 0; s < num_steps; ++s)
       if (prepares[s] && prepared[s] == static_cast<int>(s)) prepares[s](st, at, static_cast<int>(s));
+  }
+
+  /// Before step `s`: the backend of the step before it (cyclically, a run following the
+  /// previous one) rests if it can (`state::rest()`: cpu's pool stops spinning) when another
+  /// backend runs `s`.
+  static void rest_before(states& st, std::size_t s) {
+    if constexpr (sizeof...(Backends) > 1) {
+      const std::size_t before = owner[(s + num_steps - 1) % (num_steps ? num_steps : 1)];  // no division by zero to warn of
+      if (before != owner[s]) rest(st, before, std::make_index_sequence<sizeof...(Backends)>{});
+    }
+  }
+
+  template <std::size_t... B>
+  static void rest(states& st, std::size_t b, std::index_sequence<B...>) {
+    const auto one = [&]<std::size_t I>(std::integral_constant<std::size_t, I>) {
+      if constexpr (requires(typename detail::nth_backend<I, Backends...>::state& x) { x.rest(); })
+        if (b == I) boost::hana::at_c<I>(st).rest();
+    };
+    (one(std::integral_constant<std::size_t, B>{}), ...);
   }
 
   /// Where each weight lies in bind's two blocks: `kept` for those `run` reads, `staged` for
