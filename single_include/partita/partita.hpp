@@ -12886,6 +12886,61 @@ void conv(const float* x, const float* w, const float* b, const float* res, floa
   }
 }
 
+/// Channels [co, co + C) of a 1×1 convolution of stride 1 without padding: the positions of the
+/// whole image in a row (their rows do not matter), four at a time, the rest one by one.
+template <conv_shape G, int C, epilogue E>
+inline void pointwise_channels(const float* x, const float* w, const float* b, const float* res, float* y, int co) {
+  constexpr int plane = G.oh * G.ow, tail = plane / 4 * 4;
+  for (int p = 0; p < tail; p += 4) {
+    float s[static_cast<std::size_t>(C)][4];
+#pragma GCC unroll 4
+    for (int j = 0; j < C; ++j)
+#pragma GCC unroll 4
+      for (int q = 0; q < 4; ++q) s[j][q] = b ? b[co + j] : 0.f;
+    for (int ci = 0; ci < G.c; ++ci) {
+      float v[4], k[static_cast<std::size_t>(C)];
+#pragma GCC unroll 4
+      for (int q = 0; q < 4; ++q) v[q] = x[ci * plane + p + q];
+#pragma GCC unroll 4
+      for (int j = 0; j < C; ++j) k[j] = w[(co + j) * G.c + ci];
+#pragma GCC unroll 4
+      for (int j = 0; j < C; ++j)
+#pragma GCC unroll 4
+        for (int q = 0; q < 4; ++q) s[j][q] += v[q] * k[j];
+    }
+#pragma GCC unroll 4
+    for (int j = 0; j < C; ++j)
+#pragma GCC unroll 4
+      for (int q = 0; q < 4; ++q) y[(co + j) * plane + p + q] = E(s[j][q], res ? res[(co + j) * plane + p + q] : 0.f);
+  }
+  if constexpr (tail < plane)
+    for (int p = tail; p < plane; ++p) {
+      float s[static_cast<std::size_t>(C)];
+      for (int j = 0; j < C; ++j) s[j] = b ? b[co + j] : 0.f;
+      for (int ci = 0; ci < G.c; ++ci)
+        for (int j = 0; j < C; ++j) s[j] += x[ci * plane + p] * w[(co + j) * G.c + ci];
+      for (int j = 0; j < C; ++j) y[(co + j) * plane + p] = E(s[j], res ? res[(co + j) * plane + p] : 0.f);
+    }
+}
+
+/// A 1×1 convolution of stride 1 without padding (one group), fused as `conv`: a product of the
+/// weights, [o][c], and the image, [c][h · w]. Tiled over all the image's positions rather than
+/// row by row, so that small images (6 × 6, 25 × 5) still fill tiles of four.
+template <conv_shape G, epilogue E>
+void pointwise(const float* x, const float* w, const float* b, const float* res, float* y) {
+  static_assert(G.kh == 1 && G.kw == 1 && G.sh == 1 && G.sw == 1 && G.oh == G.h && G.ow == G.w && G.groups == 1,
+                "pointwise: a 1×1 convolution of stride 1 without padding");
+  constexpr int in_image = G.c * G.h * G.w, out_image = G.o * G.oh * G.ow;
+  for (int n = 0; n < G.n; ++n) {
+    const float* xn = x + n * in_image;
+    float* yn = y + n * out_image;
+    const float* rn = res ? res + n * out_image : nullptr;
+    int co = 0;
+    for (; co + 4 <= G.o; co += 4) pointwise_channels<G, 4, E>(xn, w, b, rn, yn, co);
+    for (; co < G.o; ++co) pointwise_channels<G, 1, E>(xn, w, b, rn, yn, co);
+  }
+}
+
 /// A depthwise convolution (one input channel per group, one output per group) of `G`, fused as
 /// `conv`. The channel's weights are loaded once into registers; the inside of each row runs
 /// without bounds checks, unrolled over the window.
@@ -13108,7 +13163,10 @@ struct mcu {
         constexpr detail::mcu::conv_shape g =
             detail::mcu::conv_geometry(Step::body(Step::body_arg(conv, 0)).out, Step::body(Step::body_arg(conv, 1)).out,
                                        Step::body(conv).out, *Step::body(conv).at);
-        if constexpr (g.groups == 1) {
+        if constexpr (g.groups == 1 && g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.pt == 0 && g.pl == 0 &&
+                      g.oh == g.h && g.ow == g.w) {
+          detail::mcu::pointwise<g, e>(in[input_in], in[weight_in], in[bias_in], residual, out);
+        } else if constexpr (g.groups == 1) {
           detail::mcu::conv<g, e>(in[input_in], in[weight_in], in[bias_in], residual, out);
         } else if constexpr (g.groups == g.c && g.o == g.c) {
           detail::mcu::depthwise<g, e>(in[input_in], in[weight_in], in[bias_in], residual, out);

@@ -140,7 +140,10 @@ struct mcu {
         constexpr detail::mcu::conv_shape g =
             detail::mcu::conv_geometry(Step::body(Step::body_arg(conv, 0)).out, Step::body(Step::body_arg(conv, 1)).out,
                                        Step::body(conv).out, *Step::body(conv).at);
-        if constexpr (g.groups == 1) {
+        if constexpr (g.groups == 1 && g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.pt == 0 && g.pl == 0 &&
+                      g.oh == g.h && g.ow == g.w) {
+          detail::mcu::pointwise<g, e>(in[input_in], in[weight_in], in[bias_in], residual, out);
+        } else if constexpr (g.groups == 1) {
           detail::mcu::conv<g, e>(in[input_in], in[weight_in], in[bias_in], residual, out);
         } else if constexpr (g.groups == g.c && g.o == g.c) {
           detail::mcu::depthwise<g, e>(in[input_in], in[weight_in], in[bias_in], residual, out);
