@@ -115,19 +115,28 @@ inline void conv_channels(const float* x, const float* w, const float* b, const 
   }
 }
 
-/// A dense convolution (one group) of `G`, fused with its bias, a residual and an activation
-/// (`E`); `b` and `res` may be null. Output channels go four at a time, then one by one.
-template <conv_shape G, epilogue E>
-void conv(const float* x, const float* w, const float* b, const float* res, float* y) {
+/// Calls `f.template operator()<C>(image, residual, output, co)` for each image of the batch
+/// and its output channels four at a time (C = 4), then one by one (C = 1).
+template <conv_shape G, class F>
+inline void by_channel_blocks(const float* x, const float* res, float* y, F&& f) {
   constexpr int in_image = G.c * G.h * G.w, out_image = G.o * G.oh * G.ow;
   for (int n = 0; n < G.n; ++n) {
     const float* xn = x + n * in_image;
     float* yn = y + n * out_image;
     const float* rn = res ? res + n * out_image : nullptr;
     int co = 0;
-    for (; co + 4 <= G.o; co += 4) conv_channels<G, 4, E>(xn, w, b, rn, yn, co);
-    for (; co < G.o; ++co) conv_channels<G, 1, E>(xn, w, b, rn, yn, co);
+    for (; co + 4 <= G.o; co += 4) f.template operator()<4>(xn, rn, yn, co);
+    for (; co < G.o; ++co) f.template operator()<1>(xn, rn, yn, co);
   }
+}
+
+/// A dense convolution (one group) of `G`, fused with its bias, a residual and an activation
+/// (`E`); `b` and `res` may be null. Output channels go four at a time, then one by one.
+template <conv_shape G, epilogue E>
+void conv(const float* x, const float* w, const float* b, const float* res, float* y) {
+  by_channel_blocks<G>(x, res, y, [&]<int C>(const float* xn, const float* rn, float* yn, int co) {
+    conv_channels<G, C, E>(xn, w, b, rn, yn, co);
+  });
 }
 
 /// Channels [co, co + C) of a 1×1 convolution of stride 1 without padding: the positions of the
@@ -174,15 +183,9 @@ template <conv_shape G, epilogue E>
 void pointwise(const float* x, const float* w, const float* b, const float* res, float* y) {
   static_assert(G.kh == 1 && G.kw == 1 && G.sh == 1 && G.sw == 1 && G.oh == G.h && G.ow == G.w && G.groups == 1,
                 "pointwise: a 1×1 convolution of stride 1 without padding");
-  constexpr int in_image = G.c * G.h * G.w, out_image = G.o * G.oh * G.ow;
-  for (int n = 0; n < G.n; ++n) {
-    const float* xn = x + n * in_image;
-    float* yn = y + n * out_image;
-    const float* rn = res ? res + n * out_image : nullptr;
-    int co = 0;
-    for (; co + 4 <= G.o; co += 4) pointwise_channels<G, 4, E>(xn, w, b, rn, yn, co);
-    for (; co < G.o; ++co) pointwise_channels<G, 1, E>(xn, w, b, rn, yn, co);
-  }
+  by_channel_blocks<G>(x, res, y, [&]<int C>(const float* xn, const float* rn, float* yn, int co) {
+    pointwise_channels<G, C, E>(xn, w, b, rn, yn, co);
+  });
 }
 
 /// A depthwise convolution (one input channel per group, one output per group) of `G`, fused as
