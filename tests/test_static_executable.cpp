@@ -9,6 +9,8 @@
 
 #include <partita/partita.hpp>
 
+#include <models/tiny/seeded.hpp>
+
 namespace {
 using namespace partita;
 
@@ -20,21 +22,10 @@ using pooled = flatten<global_avg_pool2d<dw>>;
 using logits = bias_add<dense<pooled, weight<"fc.w", f32, 4, 8>>, literal<dims<4>, 0.5f, -0.25f, 0.125f, 1.f>>;
 using net = model<logits>;
 
-template <std::size_t N>
-constexpr std::array<float, N> seeded(std::uint32_t seed, float scale) {
-  std::array<float, N> v{};
-  std::uint32_t s = seed;
-  for (float& f : v) {
-    s = s * 1664525u + 1013904223u;
-    f = scale * (static_cast<float>(s >> 8) / 16777216.0f - 0.5f);
-  }
-  return v;
-}
-
-constexpr auto c1_w = seeded<8 * 3 * 3 * 3>(1, 0.5f);
-constexpr auto c1_b = seeded<8>(2, 0.2f);
-constexpr auto dw_w = seeded<8 * 9>(3, 0.8f);
-constexpr auto fc_w = seeded<4 * 8>(4, 1.0f);
+constexpr auto c1_w = models::tiny::uniform<8 * 3 * 3 * 3>(1, 0.25f);
+constexpr auto c1_b = models::tiny::uniform<8>(2, 0.1f);
+constexpr auto dw_w = models::tiny::uniform<8 * 9>(3, 0.4f);
+constexpr auto fc_w = models::tiny::uniform<4 * 8>(4, 0.5f);
 
 struct table {
   static constexpr std::array tensors{
@@ -69,7 +60,7 @@ TEST_CASE("static_executable: the weights where they lie, the same outputs as co
   static_assert(sizeof(on_reference) >= decltype(on_reference)::arena_bytes);
 
   const std::vector<float> in = [] {
-    const auto v = seeded<192>(9, 2.0f);
+    const auto v = models::tiny::uniform<192>(9, 1.f);
     return std::vector<float>(v.begin(), v.end());
   }();
   std::array<float, 192> in_array{};

@@ -31,6 +31,36 @@ inline constexpr dtype i8 = dtype::i8;
 inline constexpr dtype i64 = dtype::i64;
 inline constexpr dtype u8 = dtype::u8;
 
+/// The C++ type of one element of dtype `D` (an f16 element as its 16 bits):
+/// `element_of<dtype::i8>` is `std::int8_t`.
+template <dtype D>
+struct element_type {
+  static_assert(D == dtype::f32, "partita: element_type: a dtype without a C++ element type");
+  using type = float;
+};
+template <>
+struct element_type<dtype::f16> {
+  using type = std::uint16_t;
+};
+template <>
+struct element_type<dtype::i32> {
+  using type = std::int32_t;
+};
+template <>
+struct element_type<dtype::i8> {
+  using type = std::int8_t;
+};
+template <>
+struct element_type<dtype::i64> {
+  using type = std::int64_t;
+};
+template <>
+struct element_type<dtype::u8> {
+  using type = std::uint8_t;
+};
+template <dtype D>
+using element_of = typename element_type<D>::type;
+
 /// Bytes per element.
 constexpr std::size_t size_of(dtype t) {
   switch (t) {
@@ -2863,19 +2893,7 @@ template <dtype D>
 struct literal_element {
   static_assert(D == dtype::f32 || D == dtype::u8 || D == dtype::i8 || D == dtype::i32,
                 "partita: a literal's dtype is f32, u8, i8 or i32");
-  using type = float;
-};
-template <>
-struct literal_element<dtype::u8> {
-  using type = std::uint8_t;
-};
-template <>
-struct literal_element<dtype::i8> {
-  using type = std::int8_t;
-};
-template <>
-struct literal_element<dtype::i32> {
-  using type = std::int32_t;
+  using type = element_of<D>;
 };
 
 /// `S`'s elements `V...` of dtype `D` (integers given as floats, each exact: checked by the
@@ -9206,13 +9224,9 @@ struct no_weight_source {
   static constexpr std::string_view origin() { return "the program"; }
 };
 
-/// Whether the C++ element type `T` holds dtype `D` in a `run` buffer.
+/// Whether the C++ element type `T` holds dtype `D` in a `run` buffer (f16 has none).
 template <class T, dtype D>
-inline constexpr bool element_matches = (D == dtype::f32 && std::is_same_v<T, float>) ||
-                                        (D == dtype::i32 && std::is_same_v<T, std::int32_t>) ||
-                                        (D == dtype::i64 && std::is_same_v<T, std::int64_t>) ||
-                                        (D == dtype::i8 && std::is_same_v<T, std::int8_t>) ||
-                                        (D == dtype::u8 && std::is_same_v<T, std::uint8_t>);
+inline constexpr bool element_matches = D != dtype::f16 && std::is_same_v<T, element_of<D>>;
 
 /// Checks one `run` argument against the declared input or output it is bound to: shape (for a
 /// view), element count, a non-null pointer aligned for its element type (`align`).
@@ -11570,35 +11584,6 @@ struct static_weight_report {
   static constexpr bool ok = P == static_weight_problem::none;
 };
 
-/// The C++ element type of a `run` buffer of dtype `D` (an f16 tensor travels as its bits).
-template <dtype D>
-struct element_type {
-  static_assert(D == dtype::f32, "partita: static_executable: a dtype without a run buffer type");
-  using type = float;
-};
-template <>
-struct element_type<dtype::f16> {
-  using type = std::uint16_t;
-};
-template <>
-struct element_type<dtype::i32> {
-  using type = std::int32_t;
-};
-template <>
-struct element_type<dtype::i64> {
-  using type = std::int64_t;
-};
-template <>
-struct element_type<dtype::i8> {
-  using type = std::int8_t;
-};
-template <>
-struct element_type<dtype::u8> {
-  using type = std::uint8_t;
-};
-template <dtype D>
-using element_of = typename element_type<D>::type;
-
 /// The index in `table` of the tensor called `name`, or -1.
 template <std::size_t N>
 constexpr int static_tensor_index(const std::array<static_tensor, N>& table, std::string_view name) {
@@ -11674,9 +11659,9 @@ class static_executable {
   static_assert(weights_match, "partita: static_executable: the weight table does not match the model (see above)");
 
   template <std::size_t I>
-  using input_element = detail::element_of<input_slots[I].type>;
+  using input_element = element_of<input_slots[I].type>;
   template <std::size_t I>
-  using output_element = detail::element_of<output_slots[I].type>;
+  using output_element = element_of<output_slots[I].type>;
 
  public:
   /// The buffer type `run` takes for input `I`: `std::span<const float, 784>`.

@@ -19,6 +19,36 @@ inline constexpr dtype i8 = dtype::i8;
 inline constexpr dtype i64 = dtype::i64;
 inline constexpr dtype u8 = dtype::u8;
 
+/// The C++ type of one element of dtype `D` (an f16 element as its 16 bits):
+/// `element_of<dtype::i8>` is `std::int8_t`.
+template <dtype D>
+struct element_type {
+  static_assert(D == dtype::f32, "partita: element_type: a dtype without a C++ element type");
+  using type = float;
+};
+template <>
+struct element_type<dtype::f16> {
+  using type = std::uint16_t;
+};
+template <>
+struct element_type<dtype::i32> {
+  using type = std::int32_t;
+};
+template <>
+struct element_type<dtype::i8> {
+  using type = std::int8_t;
+};
+template <>
+struct element_type<dtype::i64> {
+  using type = std::int64_t;
+};
+template <>
+struct element_type<dtype::u8> {
+  using type = std::uint8_t;
+};
+template <dtype D>
+using element_of = typename element_type<D>::type;
+
 /// Bytes per element.
 constexpr std::size_t size_of(dtype t) {
   switch (t) {

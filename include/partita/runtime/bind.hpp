@@ -122,13 +122,9 @@ struct no_weight_source {
   static constexpr std::string_view origin() { return "the program"; }
 };
 
-/// Whether the C++ element type `T` holds dtype `D` in a `run` buffer.
+/// Whether the C++ element type `T` holds dtype `D` in a `run` buffer (f16 has none).
 template <class T, dtype D>
-inline constexpr bool element_matches = (D == dtype::f32 && std::is_same_v<T, float>) ||
-                                        (D == dtype::i32 && std::is_same_v<T, std::int32_t>) ||
-                                        (D == dtype::i64 && std::is_same_v<T, std::int64_t>) ||
-                                        (D == dtype::i8 && std::is_same_v<T, std::int8_t>) ||
-                                        (D == dtype::u8 && std::is_same_v<T, std::uint8_t>);
+inline constexpr bool element_matches = D != dtype::f16 && std::is_same_v<T, element_of<D>>;
 
 /// Checks one `run` argument against the declared input or output it is bound to: shape (for a
 /// view), element count, a non-null pointer aligned for its element type (`align`).

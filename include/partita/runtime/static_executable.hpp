@@ -38,35 +38,6 @@ struct static_weight_report {
   static constexpr bool ok = P == static_weight_problem::none;
 };
 
-/// The C++ element type of a `run` buffer of dtype `D` (an f16 tensor travels as its bits).
-template <dtype D>
-struct element_type {
-  static_assert(D == dtype::f32, "partita: static_executable: a dtype without a run buffer type");
-  using type = float;
-};
-template <>
-struct element_type<dtype::f16> {
-  using type = std::uint16_t;
-};
-template <>
-struct element_type<dtype::i32> {
-  using type = std::int32_t;
-};
-template <>
-struct element_type<dtype::i64> {
-  using type = std::int64_t;
-};
-template <>
-struct element_type<dtype::i8> {
-  using type = std::int8_t;
-};
-template <>
-struct element_type<dtype::u8> {
-  using type = std::uint8_t;
-};
-template <dtype D>
-using element_of = typename element_type<D>::type;
-
 /// The index in `table` of the tensor called `name`, or -1.
 template <std::size_t N>
 constexpr int static_tensor_index(const std::array<static_tensor, N>& table, std::string_view name) {
@@ -142,9 +113,9 @@ class static_executable {
   static_assert(weights_match, "partita: static_executable: the weight table does not match the model (see above)");
 
   template <std::size_t I>
-  using input_element = detail::element_of<input_slots[I].type>;
+  using input_element = element_of<input_slots[I].type>;
   template <std::size_t I>
-  using output_element = detail::element_of<output_slots[I].type>;
+  using output_element = element_of<output_slots[I].type>;
 
  public:
   /// The buffer type `run` takes for input `I`: `std::span<const float, 784>`.

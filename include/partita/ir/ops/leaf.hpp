@@ -59,19 +59,7 @@ template <dtype D>
 struct literal_element {
   static_assert(D == dtype::f32 || D == dtype::u8 || D == dtype::i8 || D == dtype::i32,
                 "partita: a literal's dtype is f32, u8, i8 or i32");
-  using type = float;
-};
-template <>
-struct literal_element<dtype::u8> {
-  using type = std::uint8_t;
-};
-template <>
-struct literal_element<dtype::i8> {
-  using type = std::int8_t;
-};
-template <>
-struct literal_element<dtype::i32> {
-  using type = std::int32_t;
+  using type = element_of<D>;
 };
 
 /// `S`'s elements `V...` of dtype `D` (integers given as floats, each exact: checked by the
