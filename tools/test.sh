@@ -39,18 +39,13 @@ run() {
 run python3 tools/amalgamate.py --check
 run python3 tools/gelu_table.py --check
 
-# Configures, builds and tests one compiler's build directory; the third argument turns the
-# measurement-only programs (PARTITA_BUILD_MEASUREMENT_TOOLS) on or off, the fourth what the
-# first compiler alone checks: the tests that run no C++ compiler
-# (PARTITA_COMPILER_INDEPENDENT_TESTS: the importer's fuzz smoke), the benchmarks and their
-# smoke runs (PARTITA_BUILD_BENCHMARKS), and the packaging tests (PARTITA_PACKAGING_TESTS),
-# whose subject is the CMake package rather than the compiler.
-suite() {
-  local compiler="$1" dir="$2" tools="$3" first="$4"
-  local configure=(cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_COMPILER=$compiler"
-                   "-DPARTITA_BUILD_MEASUREMENT_TOOLS=$tools"
-                   "-DPARTITA_COMPILER_INDEPENDENT_TESTS=$first" "-DPARTITA_BUILD_BENCHMARKS=$first"
-                   "-DPARTITA_PACKAGING_TESTS=$first")
+# Configures `dir` (the first argument) with the arguments after the third, adding the generator
+# and ccache; builds the target named second (everything when empty); runs the tests whose labels
+# match the third (all when empty).
+build_and_test() {
+  local dir="$1" target="$2" label="$3"
+  shift 3
+  local configure=(cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@")
   # The generator is fixed when a build directory is first configured; naming it again could clash.
   if [[ ! -f "$dir/CMakeCache.txt" ]]; then
     if command -v ninja >/dev/null 2>&1; then
@@ -63,12 +58,28 @@ suite() {
     configure+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
   fi
   run "${configure[@]}"
+  local build=(cmake --build "$dir" -j "$jobs") tests=(ctest --test-dir "$dir" --output-on-failure -j "$jobs" --no-tests=error)
+  if [[ -n "$target" ]]; then build+=(--target "$target"); fi
+  if [[ -n "$label" ]]; then tests+=(-L "$label"); fi
+  run "${build[@]}"
+  run "${tests[@]}"
+}
+
+# Configures, builds and tests one compiler's build directory; the third argument turns the
+# measurement-only programs (PARTITA_BUILD_MEASUREMENT_TOOLS) on or off, the fourth what the
+# first compiler alone checks: the tests that run no C++ compiler
+# (PARTITA_COMPILER_INDEPENDENT_TESTS: the importer's fuzz smoke), the benchmarks and their
+# smoke runs (PARTITA_BUILD_BENCHMARKS), and the packaging tests (PARTITA_PACKAGING_TESTS),
+# whose subject is the CMake package rather than the compiler.
+suite() {
+  local compiler="$1" dir="$2" tools="$3" first="$4"
+  local args=("-DCMAKE_CXX_COMPILER=$compiler" "-DPARTITA_BUILD_MEASUREMENT_TOOLS=$tools"
+              "-DPARTITA_COMPILER_INDEPENDENT_TESTS=$first" "-DPARTITA_BUILD_BENCHMARKS=$first"
+              "-DPARTITA_PACKAGING_TESTS=$first")
   if [[ "$quick" == true ]]; then
-    run cmake --build "$dir" -j "$jobs" --target partita_quick
-    run ctest --test-dir "$dir" --output-on-failure -j "$jobs" --no-tests=error -L '^fast$'
+    build_and_test "$dir" partita_quick '^fast$' "${args[@]}"
   else
-    run cmake --build "$dir" -j "$jobs"
-    run ctest --test-dir "$dir" --output-on-failure -j "$jobs" --no-tests=error
+    build_and_test "$dir" "" "" "${args[@]}"
   fi
 }
 
@@ -126,17 +137,7 @@ for target in ${CROSS-aarch64}; do
   fi
   dir="${AARCH64_BUILD_DIR:-build-aarch64}"
   echo "=== aarch64-linux-gnu-g++ under qemu-aarch64 ($dir) ==="
-  configure=(cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release
-             -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/aarch64-linux-gnu.cmake
-             -DPARTITA_BUILD_MEASUREMENT_TOOLS=OFF -DPARTITA_COMPILER_INDEPENDENT_TESTS=OFF
-             -DPARTITA_BUILD_BENCHMARKS=OFF -DPARTITA_PACKAGING_TESTS=OFF)
-  if [[ ! -f "$dir/CMakeCache.txt" ]] && command -v ninja >/dev/null 2>&1; then
-    configure+=(-G Ninja)
-  fi
-  if command -v ccache >/dev/null 2>&1; then
-    configure+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-  fi
-  run "${configure[@]}"
-  run cmake --build "$dir" -j "$jobs" --target partita_portable
-  run ctest --test-dir "$dir" --output-on-failure -j "$jobs" --no-tests=error -L '^portable$'
+  build_and_test "$dir" partita_portable '^portable$' -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/aarch64-linux-gnu.cmake \
+                 -DPARTITA_BUILD_MEASUREMENT_TOOLS=OFF -DPARTITA_COMPILER_INDEPENDENT_TESTS=OFF \
+                 -DPARTITA_BUILD_BENCHMARKS=OFF -DPARTITA_PACKAGING_TESTS=OFF
 done
