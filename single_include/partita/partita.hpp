@@ -123,6 +123,32 @@ constexpr std::int64_t highest_of(dtype t) {
   }
 }
 
+namespace detail {
+
+/// Element `i` of an integer tensor of dtype `t` (u8, i8, i32 or i64), widened.
+inline std::int64_t load_integer(const void* p, dtype t, std::int64_t i) {
+  switch (t) {
+    case dtype::u8: return static_cast<const std::uint8_t*>(p)[i];
+    case dtype::i8: return static_cast<const std::int8_t*>(p)[i];
+    case dtype::i32: return static_cast<const std::int32_t*>(p)[i];
+    case dtype::i64: return static_cast<const std::int64_t*>(p)[i];
+    default: return 0;
+  }
+}
+
+/// Stores `v`, already in range, as element `i` of an integer tensor of dtype `t`.
+inline void store_integer(void* p, dtype t, std::int64_t i, std::int64_t v) {
+  switch (t) {
+    case dtype::u8: static_cast<std::uint8_t*>(p)[i] = static_cast<std::uint8_t>(v); break;
+    case dtype::i8: static_cast<std::int8_t*>(p)[i] = static_cast<std::int8_t>(v); break;
+    case dtype::i32: static_cast<std::int32_t*>(p)[i] = static_cast<std::int32_t>(v); break;
+    case dtype::i64: static_cast<std::int64_t*>(p)[i] = v; break;
+    default: break;
+  }
+}
+
+}  // namespace detail
+
 }  // namespace partita
 // ---- end partita/core/dtype.hpp ----
 // ---- begin partita/core/error.hpp ----
@@ -12213,27 +12239,9 @@ inline float round_half_even(float v) {
   return r;
 }
 
-/// Element `i` of an integer tensor of dtype `t` (u8, i8, i32 or i64), widened.
-inline std::int64_t load_integer(const void* p, dtype t, std::int64_t i) {
-  switch (t) {
-    case dtype::u8: return static_cast<const std::uint8_t*>(p)[i];
-    case dtype::i8: return static_cast<const std::int8_t*>(p)[i];
-    case dtype::i32: return static_cast<const std::int32_t*>(p)[i];
-    case dtype::i64: return static_cast<const std::int64_t*>(p)[i];
-    default: return 0;
-  }
-}
-
-/// Stores `v`, already in range, as element `i` of an integer tensor of dtype `t`.
-inline void store_integer(void* p, dtype t, std::int64_t i, std::int64_t v) {
-  switch (t) {
-    case dtype::u8: static_cast<std::uint8_t*>(p)[i] = static_cast<std::uint8_t>(v); break;
-    case dtype::i8: static_cast<std::int8_t*>(p)[i] = static_cast<std::int8_t>(v); break;
-    case dtype::i32: static_cast<std::int32_t*>(p)[i] = static_cast<std::int32_t>(v); break;
-    case dtype::i64: static_cast<std::int64_t*>(p)[i] = v; break;
-    default: break;
-  }
-}
+// Integer elements by dtype (core/dtype.hpp), for the kernels of this namespace.
+using partita::detail::load_integer;
+using partita::detail::store_integer;
 
 /// One value quantized: `saturate(round_half_even(x / scale) + zero_point)` in the range of
 /// `t`, computed as ONNX defines it (a true division in float). NaN quantizes to the dtype's
@@ -12748,12 +12756,14 @@ struct epilogue {
 namespace partita::detail::mcu {
 
 /// A convolution's geometry, all of it known at compile time: batch, input channels and size,
-/// output channels and size, window, strides, padding before each axis, groups. Dilation is 1.
+/// output channels and size, window, strides, padding before each axis, groups, dilation (the
+/// float kernels take dilation 1 only; the int8 ones any).
 struct conv_shape {
   int n = 1, c = 1, h = 1, w = 1;
   int o = 1, oh = 1, ow = 1;
   int kh = 1, kw = 1, sh = 1, sw = 1, pt = 0, pl = 0;
   int groups = 1;
+  int dh = 1, dw = 1;
 
   /// The output columns whose window lies inside the input: [first_inner(), last_inner()), an
   /// empty range inside [0, ow] when there are none.
@@ -12767,6 +12777,36 @@ struct conv_shape {
     return e < first_inner() ? first_inner() : e;
   }
 };
+
+/// The geometry of a convolution of input shape `x`, weights `w` and output `y`, with attributes `at`.
+constexpr conv_shape conv_geometry(const shape& x, const shape& w, const shape& y, const attrs& at) {
+  conv_shape g{};
+  g.n = static_cast<int>(x[0]);
+  g.c = static_cast<int>(x[1]);
+  g.h = static_cast<int>(x[2]);
+  g.w = static_cast<int>(x[3]);
+  g.o = static_cast<int>(y[1]);
+  g.oh = static_cast<int>(y[2]);
+  g.ow = static_cast<int>(y[3]);
+  g.kh = static_cast<int>(w[2]);
+  g.kw = static_cast<int>(w[3]);
+  g.sh = at.stride[0];
+  g.sw = at.stride[1];
+  g.pt = at.padding[0];
+  g.pl = at.padding[1];
+  g.groups = at.groups;
+  g.dh = at.dilation[0];
+  g.dw = at.dilation[1];
+  return g;
+}
+
+/// One group of a grouped convolution, as a convolution of its own (its images' channels apart).
+constexpr conv_shape group_shape(conv_shape g) {
+  g.c /= g.groups;
+  g.o /= g.groups;
+  g.groups = 1;
+  return g;
+}
 
 /// The window rows of output row `oy` that fall inside the input: [lo, hi).
 template <conv_shape G>
@@ -13024,6 +13064,1117 @@ void dense(const float* x, const float* w, const float* b, const float* res, flo
 
 }  // namespace partita::detail::mcu
 // ---- end partita/backends/mcu/detail/dense.hpp ----
+// ---- begin partita/backends/mcu/detail/quantized.hpp ----
+/// The mcu backend's quantized composites: each reads its QDQ body at compile time and runs an int8 kernel.
+// Convolutions and dense layers run the kernels of qconv.hpp and qdense.hpp; additions, pooling,
+// concatenation, clamps, reshapes and matmuls the reference's integer kernels, which compute the
+// same rule plainly. Every result equals the cpu backend's integer kernels', bit for bit.
+
+// ---- begin partita/backend/detail/qdq_body.hpp ----
+/// Reading a quantized composite's QDQ body at compile time: which of the kernel's inputs hold
+/// each quantized tensor, its scales and zero points; the activation; the bias. What every
+/// backend's integer kernels for the patterns of pattern/qdq.hpp start from.
+
+
+namespace partita::detail::quant {
+
+/// A quantize or dequantize node of a composite's body, as its kernel reads it: the kernel
+/// inputs of its quantized tensor (a dequantize's argument; -1 for a quantize, whose value is
+/// computed in the body), scale and zero point; the integer dtype; the number of scales.
+struct qnode {
+  int value = -1, scale = -1, zp = -1;
+  dtype type = dtype::u8;
+  int count = 1;
+};
+
+/// Body node `b` of step S (a quantize or dequantize) as a `qnode`.
+template <class S>
+constexpr qnode qnode_of(int b) {
+  const graph_node& n = S::body(b);
+  qnode r;
+  const int arg = S::body_arg(b, 0);
+  r.value = n.op == op_id::dequantize ? S::input_of(S::body_node(arg)) : -1;
+  r.scale = S::input_of(S::body_node(S::body_arg(b, 1)));
+  r.zp = S::input_of(S::body_node(S::body_arg(b, 2)));
+  r.type = n.op == op_id::quantize ? n.type : S::body(arg).type;
+  r.count = static_cast<int>(S::body(S::body_arg(b, 1)).out.elements());
+  return r;
+}
+
+/// Scale `i` and zero point `i` of a `qnode`, read from the kernel's inputs (at bind for bound
+/// parameters).
+inline float scale_at(const float* const* in, const qnode& q, int i = 0) { return in[q.scale][i]; }
+inline std::int32_t zp_at(const float* const* in, const qnode& q, int i = 0) {
+  return static_cast<std::int32_t>(load_integer(in[q.zp], q.type, i));
+}
+
+/// The float bounds of the relu or clip a body applies before its quantization (none: ±inf).
+struct act_bounds {
+  float lo = -std::numeric_limits<float>::infinity();
+  float hi = std::numeric_limits<float>::infinity();
+};
+template <class S>
+constexpr act_bounds act_bounds_of() {
+  act_bounds a;
+  for (int i = 0; i < S::body_size(); ++i) {
+    if (S::body(i).op == op_id::relu) a.lo = 0.f;
+    if (S::body(i).op == op_id::clip) {
+      a.lo = S::body(i).at->lo;
+      a.hi = S::body(i).at->hi;
+    }
+  }
+  return a;
+}
+
+/// The body index of the node a bias_add or add feeds to gemm node `g` as its bias (a
+/// dequantize or an f32 weight), or -1.
+template <class S>
+constexpr int bias_of(int g) {
+  for (int i = 0; i < S::body_size(); ++i) {
+    const op_id op = S::body(i).op;
+    if (op != op_id::bias_add && op != op_id::add) continue;
+    if (S::body_arg(i, 0) == g) return S::body_arg(i, 1);
+    if (S::body_arg(i, 1) == g) return S::body_arg(i, 0);
+  }
+  return -1;
+}
+
+}  // namespace partita::detail::quant
+// ---- end partita/backend/detail/qdq_body.hpp ----
+// ---- begin partita/backend/detail/requantize.hpp ----
+/// The requantization rule of the integer kernels: an exact int32 sum to a u8 or i8 output.
+// The rule (as ONNX Runtime's CPU provider applies it): with the accumulator acc (the exact sum
+// of (x - zx)(w - zw) plus an integer bias) and the float multiplier M = (s_x · s_w) / s_y,
+//   q = clamp(round_half_even(float(acc) · M) + zp_y, lo, hi),
+// lo and hi being the output type's range narrowed by a fused relu or clip. Clamping the float
+// product to [lo - zp_y, hi - zp_y] before rounding gives the same q (the bounds are integers and
+// rounding is monotonic) and keeps the conversion to int32 in range, so every backend's scalar
+// and vector versions are one computation, bit for bit.
+
+
+namespace partita::detail::quant {
+
+/// The smallest value of a quantized type (u8: 0, i8: -128, i32: its minimum).
+constexpr std::int32_t type_min(dtype t) {
+  return t == dtype::u8 ? 0 : t == dtype::i8 ? -128 : std::numeric_limits<std::int32_t>::min();
+}
+/// The largest value of a quantized type (u8: 255, i8: 127, i32: its maximum).
+constexpr std::int32_t type_max(dtype t) {
+  return t == dtype::u8 ? 255 : t == dtype::i8 ? 127 : std::numeric_limits<std::int32_t>::max();
+}
+
+/// round_half_even(v) for a float, as an int64 (v clamped to ±2^40 first: beyond every bound
+/// the kernels compare it with). The default rounding mode is to nearest, ties to even.
+inline std::int64_t round_to_int(float v) {
+  constexpr float big = 1099511627776.f;  // 2^40
+  return static_cast<std::int64_t>(std::nearbyint(std::clamp(v, -big, big)));
+}
+
+/// The output's bounds [lo, hi]: the type's range narrowed by a fused activation clipping the
+/// float result to [act_lo, act_hi] (relu: 0, +inf; none: -inf, +inf), each bound quantized as
+/// round_half_even(a / s_y) + zp_y.
+struct clamp_bounds {
+  std::int32_t lo, hi;
+};
+inline clamp_bounds output_bounds(dtype y_type, float y_scale, std::int32_t y_zp, float act_lo, float act_hi) {
+  std::int64_t lo = type_min(y_type), hi = type_max(y_type);
+  if (act_lo > -std::numeric_limits<float>::infinity()) lo = std::max(lo, round_to_int(act_lo / y_scale) + y_zp);
+  if (act_hi < std::numeric_limits<float>::infinity()) hi = std::min(hi, round_to_int(act_hi / y_scale) + y_zp);
+  return {static_cast<std::int32_t>(lo), static_cast<std::int32_t>(hi)};
+}
+
+/// The bias as an integer added to the accumulator: round_half_even(b / (s_x · s_w)), the
+/// product in float (exact when the bias was quantized with that scale), saturated to int32.
+inline std::int32_t integer_bias(float b, float x_scale, float w_scale) {
+  const std::int64_t q = round_to_int(b / (x_scale * w_scale));
+  return static_cast<std::int32_t>(
+      std::clamp<std::int64_t>(q, std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max()));
+}
+
+/// The multiplier M = (s_x · s_w) / s_y, in float.
+inline float multiplier(float x_scale, float w_scale, float y_scale) { return (x_scale * w_scale) / y_scale; }
+
+/// What requantizes every output of a step but its multiplier: the bounds relative to the
+/// output's zero point, as floats (the product is clamped to them before rounding), and the
+/// zero point.
+struct requant {
+  float lo, hi;  // lo - zp_y, hi - zp_y
+  std::int32_t zp;
+};
+inline requant make_requant(clamp_bounds b, std::int32_t y_zp) {
+  return {static_cast<float>(b.lo - y_zp), static_cast<float>(b.hi - y_zp), y_zp};
+}
+
+/// q for one accumulator (the rule above).
+inline std::int32_t requantize(std::int32_t acc, float m, const requant& r) {
+  const float v = std::min(std::max(static_cast<float>(acc) * m, r.lo), r.hi);
+  return static_cast<std::int32_t>(std::nearbyint(v)) + r.zp;
+}
+
+/// round_half_even(v) for |v| < 2^22, in float arithmetic only: adding and subtracting 1.5 · 2^23
+/// leaves v rounded to an integer by the addition, which rounds to nearest even in the default
+/// rounding mode. For cores whose `std::nearbyint` is a library call (ARMv7-M has no VRINT).
+inline float round_small(float v) {
+  constexpr float magic = 12582912.f;  // 1.5 · 2^23
+  return (v + magic) - magic;  // not folded: the compiler may not reassociate without -ffast-math
+}
+
+/// `requantize` for a core without a rounding instruction: the clamped product is within
+/// ±510, where `round_small` is exact. The same q as `requantize`, bit for bit.
+inline std::int32_t requantize_small(std::int32_t acc, float m, const requant& r) {
+  const float v = std::min(std::max(static_cast<float>(acc) * m, r.lo), r.hi);
+  return static_cast<std::int32_t>(round_small(v)) + r.zp;
+}
+
+}  // namespace partita::detail::quant
+// ---- end partita/backend/detail/requantize.hpp ----
+// ---- begin partita/backends/mcu/detail/qconv.hpp ----
+/// The mcu backend's int8 convolutions over NCHW: two im2col columns against the weights in place, and depthwise.
+// A convolution of one group is a product of the weights, [O][R] with R = C · KH · KW as the
+// model stores them, and im2col columns of R values. Two output positions at a time, their
+// columns are gathered onto the stack as int16 with the input's zero point taken out (padding
+// gives 0) and paired in the order SXTB16/UXTB16 widens four weight bytes: values r, r + 2 in
+// one word and r + 1, r + 3 in the next. Each word of four weights read from flash then feeds
+// four dual multiply-accumulates (two positions by two lanes), for two output channels at a
+// time: CMSIS-NN's 2 × 2 kernel, reading the ONNX layout in place. The weights' zero point
+// comes out of the sum afterwards, as zw · Σ (x - zx) over the column.
+
+// ---- begin partita/backends/mcu/detail/dsp.hpp ----
+/// Two 16-bit lanes in a 32-bit word, and the dual multiply-accumulate of the Cortex-M DSP extension.
+// The int8 kernels multiply int16 values (8-bit values minus their zero points, each in
+// [-255, 255]) two at a time: a word holds two of them, low half first, and `dual_mac` adds both
+// products to an int32 sum. On a core with the DSP extension (Cortex-M4, M7, M33, M55: GCC and
+// Clang define __ARM_FEATURE_DSP) that is one SMLAD, and widening four bytes into two such words
+// is one SXTB16 or UXTB16 each; elsewhere the same results come from plain integer code. The sums
+// are exact either way: two products are at most 2 · 255² in magnitude.
+
+#if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
+#include <arm_acle.h>
+#define PARTITA_MCU_DSP 1
+#else
+#define PARTITA_MCU_DSP 0
+#endif
+
+namespace partita::detail::mcu {
+
+/// Two int16 lanes: `lo` in bits 0-15, `hi` in bits 16-31.
+inline std::uint32_t lanes(std::int32_t lo, std::int32_t hi) {
+  return static_cast<std::uint32_t>(static_cast<std::uint16_t>(lo)) |
+         (static_cast<std::uint32_t>(static_cast<std::uint16_t>(hi)) << 16);
+}
+
+/// The low and the high lane of a word, sign-extended.
+inline std::int32_t low_lane(std::uint32_t v) { return static_cast<std::int16_t>(v & 0xffffu); }
+inline std::int32_t high_lane(std::uint32_t v) { return static_cast<std::int16_t>(v >> 16); }
+
+/// `acc` + low(a) · low(b) + high(a) · high(b): SMLAD.
+inline std::int32_t dual_mac(std::uint32_t a, std::uint32_t b, std::int32_t acc) {
+#if PARTITA_MCU_DSP
+  return __smlad(a, b, acc);
+#else
+  return acc + low_lane(a) * low_lane(b) + high_lane(a) * high_lane(b);
+#endif
+}
+
+/// Four bytes from `p`, any alignment (a single load where the core allows unaligned words).
+inline std::uint32_t load_word(const void* p) {
+  std::uint32_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+/// Bytes 0 and 2 of `v`, as T (std::int8_t or std::uint8_t) reads them, widened to two lanes:
+/// SXTB16 or UXTB16.
+template <class T>
+inline std::uint32_t widen_even(std::uint32_t v) {
+#if PARTITA_MCU_DSP
+  if constexpr (std::is_signed_v<T>) return __sxtb16(v);
+  else return __uxtb16(v);
+#else
+  return lanes(static_cast<T>(v & 0xffu), static_cast<T>((v >> 16) & 0xffu));
+#endif
+}
+
+/// Bytes 1 and 3 of `v`, widened the same way (SXTB16 or UXTB16 of `v` rotated by 8 bits).
+template <class T>
+inline std::uint32_t widen_odd(std::uint32_t v) {
+  return widen_even<T>((v >> 8) | (v << 24));
+}
+
+/// Both lanes of `v` minus `z`'s (each difference within int16): SSUB16.
+inline std::uint32_t sub_lanes(std::uint32_t v, std::uint32_t z) {
+#if PARTITA_MCU_DSP
+  return static_cast<std::uint32_t>(__ssub16(static_cast<std::int16x2_t>(v), static_cast<std::int16x2_t>(z)));
+#else
+  return lanes(low_lane(v) - low_lane(z), high_lane(v) - high_lane(z));
+#endif
+}
+
+}  // namespace partita::detail::mcu
+// ---- end partita/backends/mcu/detail/dsp.hpp ----
+// ---- begin partita/backends/mcu/detail/qlayer.hpp ----
+/// A quantized layer's scales, zero points and bias as the mcu backend's int8 kernels read them.
+
+
+namespace partita::detail::mcu {
+
+/// What an int8 convolution or dense layer reads besides its operands, all of it where it lies
+/// (the weights' scales and zero points and the bias in flash, next to the weights): the input's
+/// zero point and scale, the weights' scales and zero points (one, or one per output channel),
+/// the output's requantization, and the bias, f32 or dequantized from i32 (or none). The kernels
+/// derive each channel's multiplier and integer bias from these once per run, by the rule of
+/// backend/detail/requantize.hpp, so that they equal the cpu backend's, which derives them at
+/// bind.
+struct qlayer {
+  float x_scale = 1.f;
+  std::int32_t x_zp = 0;
+  const float* w_scale = nullptr;
+  const void* w_zp = nullptr;
+  dtype w_type = dtype::i8;
+  int w_count = 1;
+  float y_scale = 1.f;
+  quant::requant r{};
+  const float* bias_f32 = nullptr;      // an f32 bias, or null
+  const void* bias_q = nullptr;         // an i32 bias dequantized with the next two, or null
+  const float* bias_scale = nullptr;
+  const void* bias_zp = nullptr;
+  int bias_count = 1;
+
+  /// The zero point of output channel `o`'s weights.
+  std::int32_t w_zero(int o) const {
+    return static_cast<std::int32_t>(reference_kernels::load_integer(w_zp, w_type, w_count == 1 ? 0 : o));
+  }
+
+  /// Output channel `o`'s bias in float (0 without one), as the cpu backend reads it at bind.
+  float bias(int o) const {
+    if (bias_f32) return bias_f32[o];
+    if (!bias_q) return 0.f;
+    const int i = bias_count == 1 ? 0 : o;
+    return reference_kernels::dequantize_value(reference_kernels::load_integer(bias_q, dtype::i32, o), bias_scale[i],
+                                               reference_kernels::load_integer(bias_zp, dtype::i32, i));
+  }
+
+  /// Output channel `o`'s multiplier and integer bias.
+  void channel(int o, float& m, std::int32_t& b) const {
+    const float s = w_scale[w_count == 1 ? 0 : o];
+    m = quant::multiplier(x_scale, s, y_scale);
+    b = bias_f32 || bias_q ? quant::integer_bias(bias(o), x_scale, s) : 0;
+  }
+};
+
+/// What the int8 convolutions read per output channel, derived once per run (`qchannels`): the
+/// multiplier, the integer bias and the weights' zero point; and the input's zero point and the
+/// output's requantization.
+struct qout {
+  const float* m;
+  const std::int32_t* bias;
+  const std::int32_t* zw;
+  std::int32_t zx;
+  quant::requant r;
+
+  /// The same from output channel `o` on (a group's channels).
+  qout from(int o) const { return {m + o, bias + o, zw + o, zx, r}; }
+};
+
+/// The per-channel values of a layer of O output channels, on the stack of its run.
+template <int O>
+struct qchannels {
+  float m[O];
+  std::int32_t bias[O], zw[O];
+
+  explicit qchannels(const qlayer& q) {
+    for (int o = 0; o < O; ++o) {
+      q.channel(o, m[o], bias[o]);
+      zw[o] = q.w_zero(o);
+    }
+  }
+  qout view(const qlayer& q) const { return {m, bias, zw, q.x_zp, q.r}; }
+};
+
+/// `v` requantized by the rule and stored as T (the clamp keeps it in T's range).
+template <class T>
+inline T quantized_out(std::int32_t acc, float m, const quant::requant& r) {
+  return static_cast<T>(quant::requantize_small(acc, m, r));
+}
+
+}  // namespace partita::detail::mcu
+// ---- end partita/backends/mcu/detail/qlayer.hpp ----
+
+namespace partita::detail::mcu {
+
+/// The im2col column of one output position, paired for `dual_mac`: the values of depths
+/// [0, R & ~3) at index r with bits 0 and 1 swapped, the rest in order; and its sum.
+template <int R>
+struct qcolumn {
+  alignas(4) std::array<std::int16_t, static_cast<std::size_t>(R)> v;
+  std::int32_t sum;
+};
+
+/// Index of depth `r` in a `qcolumn` of R values.
+template <int R>
+constexpr int column_index(int r) {
+  return r < R / 4 * 4 ? (r & ~3) | ((r & 1) << 1) | ((r >> 1) & 1) : r;
+}
+
+/// Gathers output position (oy, ox) of one image `x` (NCHW, one group of G.c channels).
+template <conv_shape G, class X>
+inline void gather(const X* x, std::int32_t zx, int oy, int ox, qcolumn<G.c * G.kh * G.kw>& col) {
+  constexpr int R = G.c * G.kh * G.kw;
+  const int iy0 = oy * G.sh - G.pt, ix0 = ox * G.sw - G.pl;
+  const bool inside = iy0 >= 0 && ix0 >= 0 && iy0 + (G.kh - 1) * G.dh < G.h && ix0 + (G.kw - 1) * G.dw < G.w;
+  std::int32_t sum = 0;
+  int r = 0;
+  for (int c = 0; c < G.c; ++c)
+    for (int ky = 0; ky < G.kh; ++ky) {
+      const int iy = iy0 + ky * G.dh;
+      const X* row = x + (c * G.h + iy) * G.w;
+#pragma GCC unroll 4
+      for (int kx = 0; kx < G.kw; ++kx, ++r) {
+        const int ix = ix0 + kx * G.dw;
+        const std::int32_t v = inside || (iy >= 0 && iy < G.h && ix >= 0 && ix < G.w) ? row[ix] - zx : 0;
+        col.v[static_cast<std::size_t>(column_index<R>(r))] = static_cast<std::int16_t>(v);
+        sum += v;
+      }
+    }
+  col.sum = sum;
+}
+
+/// Output channels [o, o + C) (C of 1 or 2) at the P (1 or 2) positions of `cols`: their sums
+/// over the weights `w` (channel o's R bytes first), each position's written to `y[p]` at
+/// channel stride `plane`.
+template <int R, int C, int P, class W, class Y>
+inline void qcolumns_dot(const qcolumn<R>* cols, const W* w, const qout& q, int o, Y* const* y, int plane) {
+  constexpr int body = R / 4 * 4;
+  std::int32_t acc[C][P];
+  for (int j = 0; j < C; ++j)
+    for (int p = 0; p < P; ++p) acc[j][p] = 0;
+  for (int r = 0; r < body; r += 4) {
+    std::uint32_t xe[P], xo[P];
+    for (int p = 0; p < P; ++p) {
+      xe[p] = load_word(&cols[p].v[static_cast<std::size_t>(r)]);
+      xo[p] = load_word(&cols[p].v[static_cast<std::size_t>(r + 2)]);
+    }
+    for (int j = 0; j < C; ++j) {
+      const std::uint32_t word = load_word(w + (o + j) * R + r);
+      const std::uint32_t we = widen_even<W>(word), wo = widen_odd<W>(word);
+      for (int p = 0; p < P; ++p) acc[j][p] = dual_mac(xo[p], wo, dual_mac(xe[p], we, acc[j][p]));
+    }
+  }
+  if constexpr (body < R)
+    for (int r = body; r < R; ++r)
+      for (int j = 0; j < C; ++j)
+        for (int p = 0; p < P; ++p)
+          acc[j][p] += cols[p].v[static_cast<std::size_t>(r)] * static_cast<std::int32_t>(w[(o + j) * R + r]);
+  for (int j = 0; j < C; ++j) {
+    const std::int32_t zw = q.zw[o + j], b = q.bias[o + j];
+    const float m = q.m[o + j];
+    for (int p = 0; p < P; ++p) y[p][(o + j) * plane] = quantized_out<Y>(acc[j][p] - zw * cols[p].sum + b, m, q.r);
+  }
+}
+
+/// A convolution of one group over each image of the batch: `x` [n][G.c][h][w] (channels
+/// `c_stride` apart from one image to the next), `w` [G.o][G.c][kh][kw], `y` [n][G.o][oh][ow]
+/// (`o_stride` channels per image); `q` the output channels' values. Two positions at a time,
+/// two channels at a time.
+template <conv_shape G, class X, class W, class Y>
+void qconv_group(const X* x, int c_stride, const W* w, const qout& q, Y* y, int o_stride) {
+  static_assert(std::endian::native == std::endian::little, "mcu: the int8 kernels pair int16 values little-endian");
+  constexpr int R = G.c * G.kh * G.kw, plane = G.oh * G.ow;
+  // Every sum exact in int32: at most 2 · 255² per depth.
+  static_assert(R <= 16384, "mcu: an int8 convolution of more than 16384 values per output");
+  qcolumn<R> cols[2];
+  for (int n = 0; n < G.n; ++n) {
+    const X* xn = x + n * c_stride * G.h * G.w;
+    Y* yn = y + n * o_stride * plane;
+    int at = 0;
+    for (; at + 2 <= plane; at += 2) {
+      gather<G>(xn, q.zx, at / G.ow, at % G.ow, cols[0]);
+      gather<G>(xn, q.zx, (at + 1) / G.ow, (at + 1) % G.ow, cols[1]);
+      Y* const ys[2] = {yn + at, yn + at + 1};
+      int o = 0;
+      for (; o + 2 <= G.o; o += 2) qcolumns_dot<R, 2, 2>(cols, w, q, o, ys, plane);
+      if constexpr (G.o % 2 != 0) qcolumns_dot<R, 1, 2>(cols, w, q, o, ys, plane);
+    }
+    if constexpr (plane % 2 != 0) {
+      gather<G>(xn, q.zx, at / G.ow, at % G.ow, cols[0]);
+      Y* const ys[1] = {yn + at};
+      int o = 0;
+      for (; o + 2 <= G.o; o += 2) qcolumns_dot<R, 2, 1>(cols, w, q, o, ys, plane);
+      if constexpr (G.o % 2 != 0) qcolumns_dot<R, 1, 1>(cols, w, q, o, ys, plane);
+    }
+  }
+}
+
+/// A depthwise convolution (one input and one output channel per group). The channel's weights
+/// minus their zero point sit in registers; inside the input, a position's sum is Σ x · k minus
+/// zx · Σ k, and at the borders the window is clipped.
+template <conv_shape G, class X, class W, class Y>
+void qdepthwise(const X* x, const W* w, const qout& q, Y* y) {
+  static_assert(G.groups == G.c && G.o == G.c, "qdepthwise: one input and one output channel per group");
+  constexpr int plane = G.oh * G.ow, in_plane = G.h * G.w, window = G.kh * G.kw;
+  for (int n = 0; n < G.n; ++n)
+    for (int c = 0; c < G.c; ++c) {
+      const X* xc = x + (n * G.c + c) * in_plane;
+      Y* yc = y + (n * G.c + c) * plane;
+      const std::int32_t zw = q.zw[c], zx = q.zx;
+      std::int32_t k[static_cast<std::size_t>(window)];
+      std::int32_t ksum = 0;
+#pragma GCC unroll 16
+      for (int i = 0; i < window; ++i) {
+        k[i] = static_cast<std::int32_t>(w[c * window + i]) - zw;
+        ksum += k[i];
+      }
+      const std::int32_t inner_bias = q.bias[c] - zx * ksum;
+      for (int oy = 0; oy < G.oh; ++oy) {
+        const int iy = oy * G.sh - G.pt;
+        const bool rows_inside = iy >= 0 && iy + (G.kh - 1) * G.dh < G.h;
+        for (int ox = 0; ox < G.ow; ++ox) {
+          const int ix = ox * G.sw - G.pl;
+          std::int32_t s;
+          if (rows_inside && ix >= 0 && ix + (G.kw - 1) * G.dw < G.w) {
+            const X* xw = xc + iy * G.w + ix;
+            s = inner_bias;
+#pragma GCC unroll 8
+            for (int ky = 0; ky < G.kh; ++ky)
+#pragma GCC unroll 8
+              for (int kx = 0; kx < G.kw; ++kx) s += static_cast<std::int32_t>(xw[ky * G.dh * G.w + kx * G.dw]) * k[ky * G.kw + kx];
+          } else {
+            s = q.bias[c];
+            for (int ky = 0; ky < G.kh; ++ky) {
+              const int yy = iy + ky * G.dh;
+              if (yy < 0 || yy >= G.h) continue;
+              for (int kx = 0; kx < G.kw; ++kx) {
+                const int xx = ix + kx * G.dw;
+                if (xx >= 0 && xx < G.w) s += (static_cast<std::int32_t>(xc[yy * G.w + xx]) - zx) * k[ky * G.kw + kx];
+              }
+            }
+          }
+          yc[oy * G.ow + ox] = quantized_out<Y>(s, q.m[c], q.r);
+        }
+      }
+    }
+}
+
+}  // namespace partita::detail::mcu
+// ---- end partita/backends/mcu/detail/qconv.hpp ----
+// ---- begin partita/backends/mcu/detail/qdense.hpp ----
+/// The mcu backend's int8 dense layer: four units at a time, four depths per dual multiply-accumulate pair.
+
+
+namespace partita::detail::mcu {
+
+/// Units [u, u + C) of every row: each word of four input bytes, widened once with the input's
+/// zero point taken out, feeds the C units' dual multiply-accumulates; the weights' zero points
+/// come out afterwards, as zw · Σ (x - zx) over the row.
+template <std::int64_t Rows, std::int64_t Units, std::int64_t K, int C, class X, class W, class Y>
+inline void qdense_units(const X* x, const W* w, const qlayer& q, Y* y, std::int64_t u) {
+  constexpr std::int64_t body = K / 4 * 4;
+  constexpr std::uint32_t ones = 0x00010001u;
+  const std::uint32_t zz = lanes(q.x_zp, q.x_zp);
+  float m[C];
+  std::int32_t b[C], zw[C];
+  for (int j = 0; j < C; ++j) {
+    q.channel(static_cast<int>(u) + j, m[j], b[j]);
+    zw[j] = q.w_zero(static_cast<int>(u) + j);
+  }
+  for (std::int64_t r = 0; r < Rows; ++r) {
+    const X* xr = x + r * K;
+    std::int32_t acc[C], s = 0;
+    for (int j = 0; j < C; ++j) acc[j] = 0;
+    for (std::int64_t k = 0; k < body; k += 4) {
+      const std::uint32_t word = load_word(xr + k);
+      const std::uint32_t xe = sub_lanes(widen_even<X>(word), zz), xo = sub_lanes(widen_odd<X>(word), zz);
+      s = dual_mac(xo, ones, dual_mac(xe, ones, s));
+#pragma GCC unroll 4
+      for (int j = 0; j < C; ++j) {
+        const std::uint32_t ww = load_word(w + (u + j) * K + k);
+        acc[j] = dual_mac(xo, widen_odd<W>(ww), dual_mac(xe, widen_even<W>(ww), acc[j]));
+      }
+    }
+    if constexpr (body < K)
+      for (std::int64_t k = body; k < K; ++k) {
+        const std::int32_t v = static_cast<std::int32_t>(xr[k]) - q.x_zp;
+        s += v;
+        for (int j = 0; j < C; ++j) acc[j] += v * static_cast<std::int32_t>(w[(u + j) * K + k]);
+      }
+    for (int j = 0; j < C; ++j) y[r * Units + u + j] = quantized_out<Y>(acc[j] - zw[j] * s + b[j], m[j], q.r);
+  }
+}
+
+/// `y[r][u]` = the requantized Σ_k (x[r][k] - zx) · (w[u][k] - zw[u]) plus the bias, for `Rows`
+/// rows, `Units` units and `K` depths, `w` as the model stores it ([units][k], in place).
+template <std::int64_t Rows, std::int64_t Units, std::int64_t K, class X, class W, class Y>
+void qdense(const X* x, const W* w, const qlayer& q, Y* y) {
+  static_assert(std::endian::native == std::endian::little, "mcu: the int8 kernels pair int16 values little-endian");
+  static_assert(K <= 16384, "mcu: an int8 dense layer of more than 16384 values per output");
+  std::int64_t u = 0;
+  for (; u + 4 <= Units; u += 4) qdense_units<Rows, Units, K, 4>(x, w, q, y, u);
+  for (; u < Units; ++u) qdense_units<Rows, Units, K, 1>(x, w, q, y, u);
+}
+
+}  // namespace partita::detail::mcu
+// ---- end partita/backends/mcu/detail/qdense.hpp ----
+// ---- begin partita/backends/reference/qeltwise_kernels.hpp ----
+/// Scalar int8 oracles: qadd, qconcat and average, global average and max pooling of u8 or i8.
+// The arithmetic the cpu backend's int8 kernels state, written plainly (float operations in
+// the order stated, each rounded, never fused; round half to even; clamp to the range):
+//   qadd:       y = clamp(round((a - za) · (sa / sy) + (b - zb) · (sb / sy)) + zy, lo, hi)
+//   qconcat:    y = clamp(round((x - zx) · (sx / sy)) + zy), each input to the output's
+//   avg pools:  y = clamp(round(float(Σ_taps (x - zx)) · (sx / (sy · count))) + zy), `count`
+//               what the float op divides by (`avg_pool2d`'s rule), taps those inside the input
+//   max pool:   the largest integer of the window's taps inside the input
+
+
+namespace partita::reference_kernels {
+
+/// A tensor's quantization: real value = (q - zp) · scale.
+struct qparams {
+  float scale;
+  std::int32_t zp;
+};
+
+namespace detail {
+
+/// `v`, which the compiler can no longer fuse into a multiply-add with what reads it.
+inline float rounded(float v) {
+  volatile float kept = v;
+  return kept;
+}
+
+/// round_half_even(v) + zp clamped to [lo, hi]. v is finite here.
+inline std::int32_t to_quantized(float v, std::int32_t zp, std::int64_t lo, std::int64_t hi) {
+  const auto r = static_cast<std::int64_t>(round_half_even(v)) + zp;
+  return static_cast<std::int32_t>(std::clamp(r, lo, hi));
+}
+
+}  // namespace detail
+
+/// y[i] = a[i] + b[i] for `n` values of T (std::uint8_t or std::int8_t), clamped to [lo, hi].
+template <class T>
+void qadd(const T* a, qparams qa, const T* b, qparams qb, T* y, qparams qy, std::int64_t n, std::int32_t lo,
+          std::int32_t hi) {
+  const float ra = qa.scale / qy.scale;
+  const float rb = qb.scale / qy.scale;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const float pa = detail::rounded(static_cast<float>(a[i] - qa.zp) * ra);
+    const float pb = detail::rounded(static_cast<float>(b[i] - qb.zp) * rb);
+    y[i] = static_cast<T>(detail::to_quantized(pa + pb, qy.zp, lo, hi));
+  }
+}
+
+/// Concatenation of `count` tensors in[i] ([outer, axis_len[i], inner]) along the middle axis,
+/// each requantized to `qy`.
+template <class T>
+void qconcat(const T* const* in, const qparams* qin, const std::int64_t* axis_len, int count, T* y, qparams qy,
+             std::int64_t outer, std::int64_t inner) {
+  std::int64_t total = 0;
+  for (int i = 0; i < count; ++i) total += axis_len[i];
+  for (std::int64_t o = 0; o < outer; ++o) {
+    std::int64_t at = 0;
+    for (int i = 0; i < count; ++i) {
+      const float m = qin[i].scale / qy.scale;
+      for (std::int64_t j = 0; j < axis_len[i] * inner; ++j) {
+        const T x = in[i][o * axis_len[i] * inner + j];
+        y[o * total * inner + at + j] = static_cast<T>(detail::to_quantized(
+            static_cast<float>(x - qin[i].zp) * m, qy.zp, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
+      }
+      at += axis_len[i] * inner;
+    }
+  }
+}
+
+namespace detail {
+
+/// The quantized mean of a window: Σ (x - zx) over `taps` values summing to `sum`, divided by `count`.
+template <class T>
+T quantized_mean(std::int64_t sum, std::int64_t taps, std::int64_t count, qparams qx, qparams qy) {
+  const std::int64_t acc = sum - taps * qx.zp;
+  const float m = qx.scale / (qy.scale * static_cast<float>(count));
+  return static_cast<T>(
+      to_quantized(static_cast<float>(acc) * m, qy.zp, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
+}
+
+}  // namespace detail
+
+/// Average pooling of NCHW `x` (shape `xs`) into `y` (shape `ys`) with the float op's
+/// attributes `a` (window, stride, padding, count_include_pad).
+template <class T>
+void qavg_pool2d(const T* x, const shape& xs, qparams qx, T* y, const shape& ys, qparams qy, const attrs& a) {
+  const std::int64_t s_h = detail::pool_stride(a, 0), s_w = detail::pool_stride(a, 1);
+  const auto padded = [&](std::int64_t o, std::int64_t s, int axis) {
+    const auto u = static_cast<std::size_t>(axis);
+    const std::int64_t lo = o * s - a.padding[u];
+    return std::min(lo + a.window[u], xs[2 + axis] + end_padding(a, axis)) - lo;
+  };
+  const std::int64_t planes = xs[0] * xs[1], in_h = xs[2], in_w = xs[3];
+  for (std::int64_t p = 0; p < planes; ++p)
+    for (std::int64_t oh = 0; oh < ys[2]; ++oh)
+      for (std::int64_t ow = 0; ow < ys[3]; ++ow) {
+        std::int64_t sum = 0, taps = 0;
+        for (std::int64_t kh = 0; kh < a.window[0]; ++kh)
+          for (std::int64_t kw = 0; kw < a.window[1]; ++kw) {
+            const std::int64_t ih = oh * s_h - a.padding[0] + kh, iw = ow * s_w - a.padding[1] + kw;
+            if (ih < 0 || ih >= in_h || iw < 0 || iw >= in_w) continue;
+            sum += x[(p * in_h + ih) * in_w + iw];
+            ++taps;
+          }
+        const std::int64_t count = a.count_include_pad ? padded(oh, s_h, 0) * padded(ow, s_w, 1) : taps;
+        y[(p * ys[2] + oh) * ys[3] + ow] = detail::quantized_mean<T>(sum, taps, count, qx, qy);
+      }
+}
+
+/// Global average pooling: the mean of each of `planes` planes of `area` values.
+template <class T>
+void qglobal_avg_pool2d(const T* x, qparams qx, T* y, qparams qy, std::int64_t planes, std::int64_t area) {
+  for (std::int64_t p = 0; p < planes; ++p) {
+    std::int64_t sum = 0;
+    for (std::int64_t i = 0; i < area; ++i) sum += x[p * area + i];
+    y[p] = detail::quantized_mean<T>(sum, area, area, qx, qy);
+  }
+}
+
+/// Max pooling of NCHW `x` into `y` with the float op's attributes `a`; padded taps never win
+/// (a window with no tap inside the input gives the type's smallest value).
+template <class T>
+void qmax_pool2d(const T* x, const shape& xs, T* y, const shape& ys, const attrs& a) {
+  const std::int64_t s_h = detail::pool_stride(a, 0), s_w = detail::pool_stride(a, 1);
+  const std::int64_t planes = xs[0] * xs[1], in_h = xs[2], in_w = xs[3];
+  for (std::int64_t p = 0; p < planes; ++p)
+    for (std::int64_t oh = 0; oh < ys[2]; ++oh)
+      for (std::int64_t ow = 0; ow < ys[3]; ++ow) {
+        T best = std::numeric_limits<T>::min();
+        for (std::int64_t kh = 0; kh < a.window[0]; ++kh)
+          for (std::int64_t kw = 0; kw < a.window[1]; ++kw) {
+            const std::int64_t ih = oh * s_h - a.padding[0] + kh, iw = ow * s_w - a.padding[1] + kw;
+            if (ih >= 0 && ih < in_h && iw >= 0 && iw < in_w) best = std::max(best, x[(p * in_h + ih) * in_w + iw]);
+          }
+        y[(p * ys[2] + oh) * ys[3] + ow] = best;
+      }
+}
+
+}  // namespace partita::reference_kernels
+// ---- end partita/backends/reference/qeltwise_kernels.hpp ----
+// ---- begin partita/backends/reference/qgemm_kernels.hpp ----
+/// Plain integer kernels for quantized conv2d, dense and matmul: the oracles of the int8 kernels.
+// Each output is the rule's formula computed literally: an int64 sum of (x - zx)(w - zw), the
+// bias quantized to an integer, q = round_half_even(float(acc) · M) + zp_y with M = (s_x · s_w) /
+// s_y in float, then clamped to the output type's range narrowed by the fused activation. No
+// packing, no blocking, no threads.
+
+
+namespace partita::reference_kernels {
+
+/// A per-tensor quantized operand: its type (u8 or i8), scale and zero point.
+struct quantized {
+  dtype type;
+  float scale;
+  std::int32_t zero_point;
+};
+
+/// Quantized weights: their type and `count` scales and zero points (1, or one per output).
+struct quantized_weights {
+  dtype type;
+  const float* scale;
+  const std::int32_t* zero_point;
+  int count;
+};
+
+/// A quantized output: its type (u8 or i8), scale and zero point, and the float bounds of a
+/// fused activation (none: -inf, +inf; relu: 0, +inf; clip(a, b): a, b).
+struct quantized_output {
+  dtype type;
+  float scale;
+  std::int32_t zero_point;
+  float act_lo = -std::numeric_limits<float>::infinity();
+  float act_hi = std::numeric_limits<float>::infinity();
+};
+
+namespace quantized_detail {
+
+/// round_half_even(v) as an integer.
+inline std::int64_t rounded(float v) { return static_cast<std::int64_t>(round_half_even(v)); }
+
+/// The quantized value of the sum `acc` for multiplier scale `s_x · s_w`: the rule, literally.
+inline std::int64_t requantize(std::int64_t acc, float s_x, float s_w, const quantized_output& y) {
+  std::int64_t lo = lowest_of(y.type), hi = highest_of(y.type);
+  if (y.act_lo > -std::numeric_limits<float>::infinity())
+    lo = std::max(lo, rounded(y.act_lo / y.scale) + y.zero_point);
+  if (y.act_hi < std::numeric_limits<float>::infinity())
+    hi = std::min(hi, rounded(y.act_hi / y.scale) + y.zero_point);
+  const float m = (s_x * s_w) / y.scale;
+  const std::int64_t q = rounded(static_cast<float>(acc) * m) + y.zero_point;
+  return std::clamp(q, lo, hi);
+}
+
+/// The bias of output `o` as an integer: round_half_even(b / (s_x · s_w)).
+inline std::int64_t integer_bias(const float* bias, std::int64_t o, float s_x, float s_w) {
+  return bias ? rounded(bias[o] / (s_x * s_w)) : 0;
+}
+
+}  // namespace quantized_detail
+
+/// Quantized conv2d of NCHW `x` by OIHW `w` (O × C / groups × KH × KW) into NCHW `y` of shape
+/// `ys`, with the dequantized float `bias` (O values, or null): padding reads the input's zero
+/// point.
+inline void qconv2d(const void* x, const shape& xs, const quantized& xq, const void* w, const shape& ws,
+                    const quantized_weights& wq, const float* bias, void* y, const shape& ys, const quantized_output& yq,
+                    const conv2d_attrs& a) {
+  using namespace quantized_detail;
+  const std::int64_t batch = xs[0], in_c = xs[1], in_h = xs[2], in_w = xs[3];
+  const std::int64_t out_c = ws[0], group_in_c = ws[1], k_h = ws[2], k_w = ws[3];
+  const std::int64_t out_h = ys[2], out_w = ys[3], group_out_c = out_c / a.groups;
+  for (std::int64_t n = 0; n < batch; ++n)
+    for (std::int64_t o = 0; o < out_c; ++o) {
+      const std::int64_t group = o / group_out_c, wi = wq.count == 1 ? 0 : o;
+      const std::int64_t zw = wq.zero_point[wi];
+      for (std::int64_t oh = 0; oh < out_h; ++oh)
+        for (std::int64_t ow = 0; ow < out_w; ++ow) {
+          std::int64_t acc = integer_bias(bias, o, xq.scale, wq.scale[wi]);
+          for (std::int64_t ci = 0; ci < group_in_c; ++ci)
+            for (std::int64_t kh = 0; kh < k_h; ++kh)
+              for (std::int64_t kw = 0; kw < k_w; ++kw) {
+                const std::int64_t ih = oh * a.stride[0] - a.padding[0] + kh * a.dilation[0];
+                const std::int64_t iw = ow * a.stride[1] - a.padding[1] + kw * a.dilation[1];
+                const bool inside = ih >= 0 && ih < in_h && iw >= 0 && iw < in_w;
+                const std::int64_t c = group * group_in_c + ci;
+                const std::int64_t xv = inside ? load_integer(x, xq.type, ((n * in_c + c) * in_h + ih) * in_w + iw) : xq.zero_point;
+                const std::int64_t wv = load_integer(w, wq.type, ((o * group_in_c + ci) * k_h + kh) * k_w + kw);
+                acc += (xv - xq.zero_point) * (wv - zw);
+              }
+          store_integer(y, yq.type, ((n * out_c + o) * out_h + oh) * out_w + ow, requantize(acc, xq.scale, wq.scale[wi], yq));
+        }
+    }
+}
+
+/// Quantized dense: y[m, j] from x (m × k) and the rows of w (n × k), with the dequantized
+/// float `bias` (n values, or null).
+inline void qdense(const void* x, const quantized& xq, const void* w, const quantized_weights& wq, const float* bias,
+                   void* y, const quantized_output& yq, std::int64_t m, std::int64_t k, std::int64_t n) {
+  using namespace quantized_detail;
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < n; ++j) {
+      const std::int64_t wi = wq.count == 1 ? 0 : j;
+      std::int64_t acc = integer_bias(bias, j, xq.scale, wq.scale[wi]);
+      for (std::int64_t kk = 0; kk < k; ++kk)
+        acc += (load_integer(x, xq.type, i * k + kk) - xq.zero_point) * (load_integer(w, wq.type, j * k + kk) - wq.zero_point[wi]);
+      store_integer(y, yq.type, i * n + j, requantize(acc, xq.scale, wq.scale[wi], yq));
+    }
+}
+
+/// Quantized matmul of `a` (batch × m × k) by `b` (batch × k × n, or k × n for every batch when
+/// not `b_batched`) into y (batch × m × n).
+inline void qmatmul(const void* a, const quantized& aq, const void* b, const quantized& bq, bool b_batched, void* y,
+                    const quantized_output& yq, std::int64_t batch, std::int64_t m, std::int64_t k, std::int64_t n) {
+  using namespace quantized_detail;
+  for (std::int64_t t = 0; t < batch; ++t)
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t j = 0; j < n; ++j) {
+        std::int64_t acc = 0;
+        for (std::int64_t kk = 0; kk < k; ++kk) {
+          const std::int64_t av = load_integer(a, aq.type, (t * m + i) * k + kk);
+          const std::int64_t bv = load_integer(b, bq.type, ((b_batched ? t : 0) * k + kk) * n + j);
+          acc += (av - aq.zero_point) * (bv - bq.zero_point);
+        }
+        store_integer(y, yq.type, (t * m + i) * n + j, requantize(acc, aq.scale, bq.scale, yq));
+      }
+}
+
+}  // namespace partita::reference_kernels
+// ---- end partita/backends/reference/qgemm_kernels.hpp ----
+// ---- begin partita/pattern/qdq.hpp ----
+/// QDQ regions as patterns: quantize(op(dequantize(x), ...)) in the forms exporters write, and
+/// the predicate that says which of them integer kernels run. The cpu and mcu backends claim
+/// them; a backend with integer kernels of its own can reuse them (docs/quantization.md).
+
+
+namespace partita {
+
+template <class X, class Scale, class ZeroPoint> using quantize_p = op_p<op_id::quantize, X, Scale, ZeroPoint>;
+template <class Q, class Scale, class ZeroPoint> using dequantize_p = op_p<op_id::dequantize, Q, Scale, ZeroPoint>;
+
+/// Patterns of the QDQ regions integer kernels run, and their predicate `qfusable`.
+namespace qdq {
+
+/// A quantized activation read as floats: `dequantize(x, scale, zero point)` with bound
+/// parameters; x is a parameter of the composite.
+using dq_activation_p = dequantize_p<any, constant, constant>;
+/// A quantized weight read as floats: all three bound.
+using dq_weight_p = dequantize_p<constant, constant, constant>;
+/// A float result quantized with bound parameters.
+template <class X>
+using q_p = quantize_p<X, constant, constant>;
+/// An optional ReLU or clip before the quantization: the integer kernels clamp instead.
+template <class X>
+using q_act_p = alt<relu_p<X>, alt<clip_p<X>, X>>;
+/// A bias in the float body: a dequantized i32 weight, as QDQ exporters write it, or an f32 one.
+template <class G>
+using q_bias_p = alt<bias_add_p<G, alt<dq_weight_p, constant>>, alt<add_p<G, dq_weight_p>, G>>;
+
+/// An optional batch norm after G, itself after an optional division by a constant: PyTorch's
+/// export of a fused conv-bn trained with fake quantization. Folded into the weight scales and
+/// the bias at bind.
+template <class G>
+using q_bn_p = alt<batch_norm_p<alt<divide_p<G, constant>, G>, constant, constant, constant, constant>, G>;
+
+/// quantize(act(batch_norm(conv2d(dequantize(x), dequantize(w)) + bias))): QLinearConv in QDQ
+/// form, and PyTorch's conv-bn.
+using qconv_p = q_p<q_act_p<q_bn_p<q_bias_p<conv2d_p<dq_activation_p, dq_weight_p>>>>>;
+/// quantize(act(dense(dequantize(x), dequantize(w)) + bias)).
+using qdense_p = q_p<q_act_p<q_bias_p<dense_p<dq_activation_p, dq_weight_p>>>>;
+/// quantize(matmul(dequantize(a), dequantize(b))): two activations.
+using qmatmul_p = q_p<q_act_p<matmul_p<dq_activation_p, dq_activation_p>>>;
+/// quantize(act(dequantize(a) + dequantize(b))).
+using qadd_p = q_p<q_act_p<add_p<dq_activation_p, dq_activation_p>>>;
+/// quantize of a pooling of a dequantized value.
+using qpool_p = q_p<alt<avg_pool2d_p<dq_activation_p>, alt<global_avg_pool2d_p<dq_activation_p>, max_pool2d_p<dq_activation_p>>>>;
+/// quantize(concatenate(dequantize(a), dequantize(b), ...)) of two to four values.
+using qconcat_p = q_p<alt<concatenate_p<dq_activation_p, dq_activation_p>,
+                          alt<concatenate_p<dq_activation_p, dq_activation_p, dq_activation_p>,
+                              concatenate_p<dq_activation_p, dq_activation_p, dq_activation_p, dq_activation_p>>>>;
+/// quantize(relu or clip(dequantize(x))): a clamp between two QDQ pairs, in integers.
+using qclamp_p = q_p<alt<relu_p<dq_activation_p>, clip_p<dq_activation_p>>>;
+/// quantize(flatten or reshape(dequantize(x))): a reshape between two QDQ pairs (before a
+/// classifier), in integers.
+using qreshape_p = q_p<alt<flatten_p<dq_activation_p>, reshape_p<dq_activation_p>>>;
+
+/// Whether a quantize or dequantize node has one scale and zero point (per tensor).
+constexpr bool per_tensor(const op_view& v) { return v.arg(1).shape().elements() == 1; }
+
+/// Whether `v` (a quantize or dequantize) is of an 8-bit tensor: u8 or i8.
+constexpr bool eight_bit(partita::dtype t) { return t == partita::dtype::u8 || t == partita::dtype::i8; }
+
+/// Whether `b`, added to conv2d or dense `g`, holds one value per output channel laid out
+/// along the channels ([C, 1, 1] or [1, C, 1, 1] for conv2d, [C] for dense).
+constexpr bool per_channel_bias(const op_view& g, const op_view& b) {
+  const partita::shape& s = b.shape();
+  if (g.is(op_id::dense)) return s.rank == 1 && s[0] == g.shape()[g.shape().rank - 1];
+  const std::int64_t c = g.shape()[1];
+  return (s.rank == 3 && s[0] == c && s[1] == 1 && s[2] == 1) ||
+         (s.rank == 4 && s[0] == 1 && s[1] == c && s[2] == 1 && s[3] == 1);
+}
+
+/// What the integer kernels take: 8-bit activations quantized per tensor, and weights
+/// quantized per tensor or per output channel (axis 0); a bias along the channels (conv2d)
+/// or the units (dense). Anything else stays in float, where it runs correctly
+/// (`explain` names the predicate that refused it).
+struct qfusable {
+  static constexpr bool check(const match_view& m) {
+    // Without a convolution, dense or matmul (add, pooling, concatenation, clamp), the integer
+    // kernels keep one dtype from the inputs to the result.
+    bool gemm = false;
+    for (int i = 0; i < m.size(); ++i)
+      gemm = gemm || m.node(i).is(op_id::conv2d) || m.node(i).is(op_id::dense) || m.node(i).is(op_id::matmul);
+    for (int i = 0; i < m.size(); ++i)
+      if (!gemm && m.node(i).is(op_id::dequantize) && m.node(i).arg(0).dtype() != m.root().dtype()) return false;
+    for (int i = 0; i < m.size(); ++i) {
+      const op_view v = m.node(i);
+      if (v.is(op_id::quantize)) {
+        if (!eight_bit(v.dtype()) || !per_tensor(v)) return false;
+      } else if (v.is(op_id::dequantize)) {
+        const op_view q = v.arg(0);
+        const bool weight = q.is(op_id::weight);
+        if (weight && q.dtype() == partita::dtype::i32) {
+          // A bias: per tensor, or per channel along its only axis.
+          if (!per_tensor(v) && v.shape().rank != 1) return false;
+        } else if (!eight_bit(q.dtype())) {
+          return false;
+        } else if (!per_tensor(v) && !(weight && normalize_axis(v.attributes().axis, v.shape().rank) == 0)) {
+          return false;
+        }
+      } else if (v.is(op_id::bias_add)) {
+        const int axis = normalize_axis(v.attributes().axis, v.shape().rank);
+        if (axis != (v.arg(0).is(op_id::conv2d) ? 1 : v.shape().rank - 1)) return false;
+      } else if (v.is(op_id::add)) {
+        // conv2d or dense plus a dequantized bias, one value per output channel; or qadd's
+        // two operands, of one shape.
+        const bool gemm0 = v.arg(0).is(op_id::conv2d) || v.arg(0).is(op_id::dense);
+        const bool gemm1 = v.arg(1).is(op_id::conv2d) || v.arg(1).is(op_id::dense);
+        if (gemm0 || gemm1) {
+          if (!per_channel_bias(v.arg(gemm0 ? 0 : 1), v.arg(gemm0 ? 1 : 0))) return false;
+        } else if (!(v.arg(0).shape() == v.arg(1).shape())) {
+          return false;
+        }
+      } else if (v.is(op_id::divide)) {
+        // The divisor of a folded batch norm: one value, or one per channel.
+        const op_view d = v.arg(1);
+        if (d.shape().elements() != 1 && !per_channel_bias(v.arg(0), d)) return false;
+      } else if (v.is(op_id::matmul) && (v.attributes().transpose_a || v.attributes().transpose_b)) {
+        return false;
+      }
+    }
+    return true;
+  }
+};
+
+}  // namespace qdq
+}  // namespace partita
+// ---- end partita/pattern/qdq.hpp ----
+
+namespace partita::detail::mcu {
+
+/// The C++ type of an 8-bit quantized dtype.
+template <dtype T>
+using byte_of = std::conditional_t<T == dtype::u8, std::uint8_t, std::int8_t>;
+
+/// What the int8 kernels take beyond `qdq::qfusable`: no batch norm to fold (deployed models
+/// have it folded; PyTorch's fake-quantized conv-bn stays on the reference), convolutions over
+/// 4-d inputs.
+struct qfusable {
+  static constexpr bool check(const match_view& m) {
+    if (!qdq::qfusable::check(m)) return false;
+    for (int i = 0; i < m.size(); ++i) {
+      const op_view v = m.node(i);
+      if (v.is(op_id::batch_norm) || v.is(op_id::divide)) return false;
+      if (v.is(op_id::conv2d) && v.arg(0).shape().rank != 4) return false;
+    }
+    return true;
+  }
+};
+
+/// The int8 kernel of quantized composite step S (`mcu.q...`).
+template <class S>
+struct quantized_kernel {
+  static constexpr std::string_view name = S::composite;
+  static constexpr int quant = S::find(op_id::quantize);
+  static constexpr quant::qnode y = quant::qnode_of<S>(quant);
+  static constexpr quant::act_bounds act = quant::act_bounds_of<S>();
+  // The op between the dequantizations and the quantization (below its activation, if any).
+  static constexpr int main_op = [] {
+    for (op_id op : {op_id::conv2d, op_id::dense, op_id::matmul, op_id::add, op_id::avg_pool2d,
+                     op_id::global_avg_pool2d, op_id::max_pool2d, op_id::concatenate})
+      if (S::find(op) >= 0) return S::find(op);
+    return S::body_arg(quant, 0);  // a clamp or a reshape
+  }();
+  using Y = byte_of<y.type>;
+
+  static void run(const float* const* in, float* out) {
+    const quant::requant r = requant_of(in);
+    if constexpr (S::body(main_op).op == op_id::conv2d || S::body(main_op).op == op_id::dense) {
+      layer(in, reinterpret_cast<Y*>(out), r);
+    } else {
+      elementwise(in, reinterpret_cast<Y*>(out));
+    }
+  }
+
+ private:
+  static quant::requant requant_of(const float* const* in) {
+    const float s = quant::scale_at(in, y);
+    const std::int32_t z = quant::zp_at(in, y);
+    return quant::make_requant(quant::output_bounds(y.type, s, z, act.lo, act.hi), z);
+  }
+  static reference_kernels::qparams qparams_at(const float* const* in, const quant::qnode& q) {
+    return {quant::scale_at(in, q), quant::zp_at(in, q)};
+  }
+
+  static void layer(const float* const* in, Y* out, const quant::requant& r) {
+    constexpr quant::qnode x = quant::qnode_of<S>(S::body_arg(main_op, 0)), w = quant::qnode_of<S>(S::body_arg(main_op, 1));
+    constexpr int b = quant::bias_of<S>(main_op);
+    using X = byte_of<x.type>;
+    using W = byte_of<w.type>;
+    qlayer q;
+    q.x_scale = quant::scale_at(in, x);
+    q.x_zp = quant::zp_at(in, x);
+    q.w_scale = in[w.scale];
+    q.w_zp = in[w.zp];
+    q.w_type = w.type;
+    q.w_count = w.count;
+    q.y_scale = quant::scale_at(in, y);
+    q.r = r;
+    if constexpr (b >= 0) {
+      if constexpr (S::body(b).op == op_id::dequantize) {
+        constexpr quant::qnode bq = quant::qnode_of<S>(b);
+        q.bias_q = in[bq.value];
+        q.bias_scale = in[bq.scale];
+        q.bias_zp = in[bq.zp];
+        q.bias_count = bq.count;
+      } else {
+        q.bias_f32 = in[S::input_of(S::body_node(b))];
+      }
+    }
+    const X* xv = reinterpret_cast<const X*>(in[x.value]);
+    const W* wv = reinterpret_cast<const W*>(in[w.value]);
+    if constexpr (S::body(main_op).op == op_id::dense) {
+      constexpr shape xs = S::body(S::body_arg(main_op, 0)).out, ws = S::body(S::body_arg(main_op, 1)).out;
+      qdense<xs.elements() / ws[1], ws[0], ws[1]>(xv, wv, q, out);
+    } else {
+      constexpr conv_shape g = conv_geometry(S::body(S::body_arg(main_op, 0)).out, S::body(S::body_arg(main_op, 1)).out,
+                                             S::body(main_op).out, *S::body(main_op).at);
+      const qchannels<g.o> channels(q);
+      const qout o = channels.view(q);
+      if constexpr (g.groups == 1) {
+        qconv_group<g>(xv, g.c, wv, o, out, g.o);
+      } else if constexpr (g.groups == g.c && g.o == g.c) {
+        qdepthwise<g>(xv, wv, o, out);
+      } else {
+        // Each group a convolution of its own, over its channels of every image.
+        constexpr conv_shape one = group_shape(g);
+        constexpr int ci = one.c, co = one.o, per_group = co * ci * g.kh * g.kw;
+        for (int group = 0; group < g.groups; ++group)
+          qconv_group<one>(xv + group * ci * g.h * g.w, g.c, wv + group * per_group, o.from(group * co),
+                           out + group * co * g.oh * g.ow, g.o);
+      }
+    }
+  }
+
+  static void elementwise(const float* const* in, Y* out) {
+    constexpr op_id op = S::body(main_op).op;
+    const reference_kernels::qparams qy = qparams_at(in, y);
+    const quant::clamp_bounds c = quant::output_bounds(y.type, qy.scale, qy.zp, act.lo, act.hi);
+    constexpr auto operand = [](int k) { return quant::qnode_of<S>(S::body_arg(main_op, k)); };
+    constexpr std::int64_t n = S::node.out.elements();
+    if constexpr (op == op_id::matmul) {
+      constexpr quant::qnode a = operand(0), b = operand(1);
+      constexpr shape as = S::body(S::body_arg(main_op, 0)).out, bs = S::body(S::body_arg(main_op, 1)).out;
+      constexpr std::int64_t m = as[as.rank - 2], k = as[as.rank - 1], cols = bs[bs.rank - 1];
+      reference_kernels::qmatmul(in[a.value], {a.type, quant::scale_at(in, a), quant::zp_at(in, a)}, in[b.value],
+                                 {b.type, quant::scale_at(in, b), quant::zp_at(in, b)}, bs.elements() != k * cols, out,
+                                 {y.type, qy.scale, qy.zp, act.lo, act.hi}, as.elements() / (m * k), m, k, cols);
+    } else if constexpr (op == op_id::add) {
+      constexpr quant::qnode a = operand(0), b = operand(1);
+      reference_kernels::qadd(reinterpret_cast<const Y*>(in[a.value]), qparams_at(in, a),
+                              reinterpret_cast<const Y*>(in[b.value]), qparams_at(in, b), out, qy, n, c.lo, c.hi);
+    } else if constexpr (op == op_id::concatenate) {
+      constexpr int count = S::body(main_op).nargs;
+      constexpr shape ys = S::body(main_op).out;
+      constexpr int axis = normalize_axis(S::body(main_op).at->axis, ys.rank);
+      const Y* src[count];
+      reference_kernels::qparams q[count];
+      std::int64_t lens[count];
+      for (int i = 0; i < count; ++i) {
+        const quant::qnode part = quant::qnode_of<S>(S::body_arg(main_op, i));
+        src[i] = reinterpret_cast<const Y*>(in[part.value]);
+        q[i] = qparams_at(in, part);
+        lens[i] = S::body(S::body_arg(main_op, i)).out[axis];
+      }
+      std::int64_t outer = 1;
+      for (int i = 0; i < axis; ++i) outer *= ys[i];
+      reference_kernels::qconcat(src, q, lens, count, out, qy, outer, n / outer / ys[axis]);
+    } else {
+      constexpr quant::qnode x = operand(0);
+      const Y* xv = reinterpret_cast<const Y*>(in[x.value]);
+      const reference_kernels::qparams qx = qparams_at(in, x);
+      constexpr shape xs = S::body(S::body_arg(main_op, 0)).out, ys = S::body(main_op).out;
+      if constexpr (op == op_id::global_avg_pool2d) {
+        reference_kernels::qglobal_avg_pool2d(xv, qx, out, qy, xs[0] * xs[1], xs[2] * xs[3]);
+      } else if constexpr (op == op_id::avg_pool2d) {
+        reference_kernels::qavg_pool2d(xv, xs, qx, out, ys, qy, *S::body(main_op).at);
+      } else {
+        // A max pool (the maximum of the integers, then requantized: max commutes with the
+        // monotonic map), a clamp or a reshape: the values, requantized, then clamped in integers.
+        if constexpr (op == op_id::max_pool2d) {
+          reference_kernels::qmax_pool2d(xv, xs, out, ys, *S::body(main_op).at);
+          xv = out;
+        }
+        const std::int64_t len = n;
+        reference_kernels::qconcat(&xv, &qx, &len, 1, out, qy, 1, 1);
+        for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<Y>(out[i] < c.lo ? c.lo : out[i] > c.hi ? c.hi : out[i]);
+      }
+    }
+  }
+};
+
+}  // namespace partita::detail::mcu
+// ---- end partita/backends/mcu/detail/quantized.hpp ----
 
 namespace partita {
 namespace detail::mcu {
@@ -13056,26 +14207,6 @@ struct fusable {
   }
 };
 
-/// The geometry of the convolution node `c` of a step (`at` its attributes).
-constexpr conv_shape conv_geometry(const shape& x, const shape& w, const shape& y, const attrs& at) {
-  conv_shape g{};
-  g.n = static_cast<int>(x[0]);
-  g.c = static_cast<int>(x[1]);
-  g.h = static_cast<int>(x[2]);
-  g.w = static_cast<int>(x[3]);
-  g.o = static_cast<int>(y[1]);
-  g.oh = static_cast<int>(y[2]);
-  g.ow = static_cast<int>(y[3]);
-  g.kh = static_cast<int>(w[2]);
-  g.kw = static_cast<int>(w[3]);
-  g.sh = at.stride[0];
-  g.sw = at.stride[1];
-  g.pt = at.padding[0];
-  g.pl = at.padding[1];
-  g.groups = at.groups;
-  return g;
-}
-
 }  // namespace detail::mcu
 
 /// Kernels for microcontrollers whose cores xsimd does not cover (Cortex-M4 and M7 with a
@@ -13083,8 +14214,11 @@ constexpr conv_shape conv_geometry(const shape& x, const shape& w, const shape& 
 /// channels by four positions, four dense units at a time) keep the FPU's registers full, in
 /// the manner of CMSIS-DSP's unrolled loops, and which GCC vectorizes where the target has
 /// vectors. A host backend: the convolutions (dense, depthwise, and other grouped ones group by
-/// group) and dense layers it fuses run here, every other op on the reference kernels. Selected
-/// in the backend list only: `static_executable<net, weights, mcu>`; the model does not change.
+/// group) and dense layers it fuses run here, every other op on the reference kernels. Quantized
+/// models (QDQ regions, pattern/qdq.hpp) run as int8 kernels: convolutions and dense layers on
+/// the DSP extension's dual 16-bit multiply-accumulate where the core has it (M4, M7, M33),
+/// bit for bit the cpu backend's results. Selected in the backend list only:
+/// `static_executable<net, weights, mcu>`; the model does not change.
 struct mcu {
   static constexpr fixed_string name = "mcu";
   static constexpr bool host = true;
@@ -13095,6 +14229,14 @@ struct mcu {
   static constexpr bool shares_kernels = true;
 
   using patterns = pattern_table<
+      composite<"mcu.qconv2d_bias_act", qdq::qconv_p, detail::mcu::qfusable>,
+      composite<"mcu.qdense_bias_act", qdq::qdense_p, detail::mcu::qfusable>,
+      composite<"mcu.qmatmul", qdq::qmatmul_p, detail::mcu::qfusable>,
+      composite<"mcu.qadd", qdq::qadd_p, detail::mcu::qfusable>,
+      composite<"mcu.qpool2d", qdq::qpool_p, detail::mcu::qfusable>,
+      composite<"mcu.qconcat", qdq::qconcat_p, detail::mcu::qfusable>,
+      composite<"mcu.qclamp", qdq::qclamp_p, detail::mcu::qfusable>,
+      composite<"mcu.qreshape", qdq::qreshape_p, detail::mcu::qfusable>,
       composite<"mcu.conv2d_bias_add_act",
                 detail::mcu::activated_p<add_p<detail::mcu::with_bias_p<conv2d_p<any, constant>>, any>>,
                 detail::mcu::fusable>,
@@ -13109,7 +14251,9 @@ struct mcu {
   template <class Step>
   struct kernel {
     static void run(state& s, const float* const* in, float* out, int step = 0) {
-      if constexpr (Step::op == op_id::call) {
+      if constexpr (quantized) {
+        detail::mcu::quantized_kernel<Step>::run(in, out);
+      } else if constexpr (Step::op == op_id::call) {
         run_composite(in, out);
       } else {
         reference::state r;
@@ -13119,10 +14263,16 @@ struct mcu {
     }
 
    private:
-    static constexpr int conv = Step::op == op_id::call ? Step::find(op_id::conv2d) : -1;
-    static constexpr int main_op = conv >= 0 ? conv : (Step::op == op_id::call ? Step::find(op_id::dense) : -1);
-    static constexpr int bias = Step::op == op_id::call ? Step::find(op_id::bias_add) : -1;
-    static constexpr int add = Step::op == op_id::call ? Step::find(op_id::add) : -1;
+    static constexpr bool quantized = [] {
+      if constexpr (Step::op == op_id::call) return std::string_view(Step::composite).starts_with("mcu.q");
+      else return false;
+    }();
+    // The float composites' parts (none for the quantized ones, which quantized.hpp reads).
+    static constexpr bool fused = Step::op == op_id::call && !quantized;
+    static constexpr int conv = fused ? Step::find(op_id::conv2d) : -1;
+    static constexpr int main_op = conv >= 0 ? conv : (fused ? Step::find(op_id::dense) : -1);
+    static constexpr int bias = fused ? Step::find(op_id::bias_add) : -1;
+    static constexpr int add = fused ? Step::find(op_id::add) : -1;
 
     // Where the weight, the bias and the residual arrive among the kernel's inputs.
     static constexpr int input_at(int body_index) { return Step::input_of(Step::body_node(body_index)); }
@@ -13170,15 +14320,12 @@ struct mcu {
     // A grouped convolution that is not depthwise: each group as a dense convolution of its own.
     template <detail::mcu::conv_shape G, detail::mcu::epilogue E>
     static void grouped(const float* x, const float* w, const float* b, const float* res, float* y) {
-      constexpr int ci = G.c / G.groups, co = G.o / G.groups;
       constexpr detail::mcu::conv_shape one = [] {
-        detail::mcu::conv_shape g = G;
+        detail::mcu::conv_shape g = detail::mcu::group_shape(G);
         g.n = 1;
-        g.c = ci;
-        g.o = co;
-        g.groups = 1;
         return g;
       }();
+      constexpr int ci = one.c, co = one.o;
       for (int n = 0; n < G.n; ++n)
         for (int group = 0; group < G.groups; ++group) {
           const int out_at = (n * G.o + group * co) * G.oh * G.ow;
@@ -20871,8 +22018,8 @@ struct gemm_kernel {
 /// its QDQ body at compile time and runs the integer kernel it describes.
 
 // ---- begin partita/backends/cpu/detail/int8/qbody.hpp ----
-/// Reading a quantized composite's QDQ body at compile time (which nodes quantize and
-/// dequantize, the activation, the bias) and its layer parameters at bind.
+/// A quantized composite's layer parameters, read at bind for the cpu backend's integer kernels
+/// (the body's reading at compile time is backend/detail/qdq_body.hpp).
 
 // ---- begin partita/backends/cpu/detail/int8/qeltwise.hpp ----
 /// cpu int8 elementwise kernels: qadd (QLinearAdd) and qconcat (concatenation with requantization).
@@ -20900,14 +22047,8 @@ struct gemm_kernel {
 // round to nearest even, as `std::nearbyint` does in the default rounding mode.
 
 // ---- begin partita/backends/cpu/detail/int8/requantize.hpp ----
-/// The int8 kernels' requantization: an exact int32 sum to a u8 or i8 output, by the project's rule.
-// The rule (as ONNX Runtime's CPU provider applies it): with the accumulator acc (the exact sum
-// of (x - zx)(w - zw) plus an integer bias) and the float multiplier M = (s_x · s_w) / s_y,
-//   q = clamp(round_half_even(float(acc) · M) + zp_y, lo, hi),
-// lo and hi being the output type's range narrowed by a fused relu or clip. Clamping the float
-// product to [lo - zp_y, hi - zp_y] before rounding gives the same q (the bounds are integers and
-// rounding is monotonic) and keeps the conversion to int32 in range, so the scalar and vector
-// versions below are one computation, bit for bit.
+/// The int8 kernels' requantization on x86: eight accumulators at a time, by the rule of
+/// backend/detail/requantize.hpp, bit for bit.
 
 
 #if defined(__AVX2__) && !defined(PARTITA_INT8_PORTABLE)
@@ -20919,62 +22060,17 @@ struct gemm_kernel {
 
 namespace partita::detail::cpu::int8 {
 
-/// The smallest value of a quantized type (u8: 0, i8: -128, i32: its minimum).
-constexpr std::int32_t type_min(dtype t) {
-  return t == dtype::u8 ? 0 : t == dtype::i8 ? -128 : std::numeric_limits<std::int32_t>::min();
-}
-/// The largest value of a quantized type (u8: 255, i8: 127, i32: its maximum).
-constexpr std::int32_t type_max(dtype t) {
-  return t == dtype::u8 ? 255 : t == dtype::i8 ? 127 : std::numeric_limits<std::int32_t>::max();
-}
-
-/// round_half_even(v) for a float, as an int64 (v clamped to ±2^40 first: beyond every bound
-/// the kernels compare it with). The default rounding mode is to nearest, ties to even.
-inline std::int64_t round_to_int(float v) {
-  constexpr float big = 1099511627776.f;  // 2^40
-  return static_cast<std::int64_t>(std::nearbyint(std::clamp(v, -big, big)));
-}
-
-/// The output's bounds [lo, hi]: the type's range narrowed by a fused activation clipping the
-/// float result to [act_lo, act_hi] (relu: 0, +inf; none: -inf, +inf), each bound quantized as
-/// round_half_even(a / s_y) + zp_y.
-struct clamp_bounds {
-  std::int32_t lo, hi;
-};
-inline clamp_bounds output_bounds(dtype y_type, float y_scale, std::int32_t y_zp, float act_lo, float act_hi) {
-  std::int64_t lo = type_min(y_type), hi = type_max(y_type);
-  if (act_lo > -std::numeric_limits<float>::infinity()) lo = std::max(lo, round_to_int(act_lo / y_scale) + y_zp);
-  if (act_hi < std::numeric_limits<float>::infinity()) hi = std::min(hi, round_to_int(act_hi / y_scale) + y_zp);
-  return {static_cast<std::int32_t>(lo), static_cast<std::int32_t>(hi)};
-}
-
-/// The bias as an integer added to the accumulator: round_half_even(b / (s_x · s_w)), the
-/// product in float (exact when the bias was quantized with that scale), saturated to int32.
-inline std::int32_t integer_bias(float b, float x_scale, float w_scale) {
-  const std::int64_t q = round_to_int(b / (x_scale * w_scale));
-  return static_cast<std::int32_t>(
-      std::clamp<std::int64_t>(q, std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max()));
-}
-
-/// The multiplier M = (s_x · s_w) / s_y, in float.
-inline float multiplier(float x_scale, float w_scale, float y_scale) { return (x_scale * w_scale) / y_scale; }
-
-/// What requantizes every output of a step but its multiplier: the bounds relative to the
-/// output's zero point, as floats (the product is clamped to them before rounding), and the
-/// zero point.
-struct requant {
-  float lo, hi;  // lo - zp_y, hi - zp_y
-  std::int32_t zp;
-};
-inline requant make_requant(clamp_bounds b, std::int32_t y_zp) {
-  return {static_cast<float>(b.lo - y_zp), static_cast<float>(b.hi - y_zp), y_zp};
-}
-
-/// q for one accumulator (the rule above).
-inline std::int32_t requantize(std::int32_t acc, float m, const requant& r) {
-  const float v = std::min(std::max(static_cast<float>(acc) * m, r.lo), r.hi);
-  return static_cast<std::int32_t>(std::nearbyint(v)) + r.zp;
-}
+// The rule itself is shared with every backend's integer kernels.
+using partita::detail::quant::clamp_bounds;
+using partita::detail::quant::integer_bias;
+using partita::detail::quant::make_requant;
+using partita::detail::quant::multiplier;
+using partita::detail::quant::output_bounds;
+using partita::detail::quant::requant;
+using partita::detail::quant::requantize;
+using partita::detail::quant::round_to_int;
+using partita::detail::quant::type_max;
+using partita::detail::quant::type_min;
 
 #if PARTITA_INT8_AVX2
 /// q for eight accumulators: the same operations in the same order (the conversions round to
@@ -21670,69 +22766,17 @@ constexpr bool quantized_composite() {
   }
 }
 
-/// A quantize or dequantize node of a composite's body, as its kernel reads it: the kernel
-/// inputs of its quantized tensor (a dequantize's argument; -1 for a quantize, whose value is
-/// computed in the body), scale and zero point; the integer dtype; the number of scales.
-struct qnode {
-  int value = -1, scale = -1, zp = -1;
-  dtype type = dtype::u8;
-  int count = 1;
-};
-
-/// Body node `b` of step S (a quantize or dequantize) as a `qnode`.
-template <class S>
-constexpr qnode qnode_of(int b) {
-  const graph_node& n = S::body(b);
-  qnode r;
-  const int arg = S::body_arg(b, 0);
-  r.value = n.op == op_id::dequantize ? S::input_of(S::body_node(arg)) : -1;
-  r.scale = S::input_of(S::body_node(S::body_arg(b, 1)));
-  r.zp = S::input_of(S::body_node(S::body_arg(b, 2)));
-  r.type = n.op == op_id::quantize ? n.type : S::body(arg).type;
-  r.count = static_cast<int>(S::body(S::body_arg(b, 1)).out.elements());
-  return r;
-}
-
-/// Scale `i` and zero point `i` of a `qnode`, read from the kernel's inputs (at bind for bound
-/// parameters).
-inline float scale_at(const float* const* in, const qnode& q, int i = 0) { return in[q.scale][i]; }
-inline std::int32_t zp_at(const float* const* in, const qnode& q, int i = 0) {
-  return static_cast<std::int32_t>(reference_kernels::load_integer(in[q.zp], q.type, i));
-}
+// The body's reading is shared with every backend's integer kernels.
+using partita::detail::quant::act_bounds;
+using partita::detail::quant::act_bounds_of;
+using partita::detail::quant::bias_of;
+using partita::detail::quant::qnode;
+using partita::detail::quant::qnode_of;
+using partita::detail::quant::scale_at;
+using partita::detail::quant::zp_at;
 
 /// A qnode's per-tensor scale and zero point, read from the kernel's inputs.
 inline qparams qparams_at(const float* const* in, const qnode& q) { return {scale_at(in, q), zp_at(in, q)}; }
-
-/// The float bounds of the relu or clip a body applies before its quantization (none: ±inf).
-struct act_bounds {
-  float lo = -std::numeric_limits<float>::infinity();
-  float hi = std::numeric_limits<float>::infinity();
-};
-template <class S>
-constexpr act_bounds act_bounds_of() {
-  act_bounds a;
-  for (int i = 0; i < S::body_size(); ++i) {
-    if (S::body(i).op == op_id::relu) a.lo = 0.f;
-    if (S::body(i).op == op_id::clip) {
-      a.lo = S::body(i).at->lo;
-      a.hi = S::body(i).at->hi;
-    }
-  }
-  return a;
-}
-
-/// The body index of the node a bias_add or add feeds to gemm node `g` as its bias (a
-/// dequantize or an f32 weight), or -1.
-template <class S>
-constexpr int bias_of(int g) {
-  for (int i = 0; i < S::body_size(); ++i) {
-    const op_id op = S::body(i).op;
-    if (op != op_id::bias_add && op != op_id::add) continue;
-    if (S::body_arg(i, 0) == g) return S::body_arg(i, 1);
-    if (S::body_arg(i, 1) == g) return S::body_arg(i, 0);
-  }
-  return -1;
-}
 
 /// A bias's float values (dequantized when it is a dequantize of an i32 weight): `channels`
 /// values into `to`.
@@ -24015,131 +25059,6 @@ struct simple_kernel {
 // ---- begin partita/backends/cpu/patterns.hpp ----
 /// The composites the cpu backend fuses (`cpu_patterns`).
 
-// ---- begin partita/backends/cpu/quantized_patterns.hpp ----
-/// The quantized composites of the cpu backend: QDQ regions that its integer kernels run.
-
-
-namespace partita {
-
-template <class X, class Scale, class ZeroPoint> using quantize_p = op_p<op_id::quantize, X, Scale, ZeroPoint>;
-template <class Q, class Scale, class ZeroPoint> using dequantize_p = op_p<op_id::dequantize, Q, Scale, ZeroPoint>;
-
-namespace detail::cpu {
-
-/// A quantized activation read as floats: `dequantize(x, scale, zero point)` with bound
-/// parameters; x is a parameter of the composite.
-using dq_activation_p = dequantize_p<any, constant, constant>;
-/// A quantized weight read as floats: all three bound.
-using dq_weight_p = dequantize_p<constant, constant, constant>;
-/// A float result quantized with bound parameters.
-template <class X>
-using q_p = quantize_p<X, constant, constant>;
-/// An optional ReLU or clip before the quantization: the integer kernels clamp instead.
-template <class X>
-using q_act_p = alt<relu_p<X>, alt<clip_p<X>, X>>;
-/// A bias in the float body: a dequantized i32 weight, as QDQ exporters write it, or an f32 one.
-template <class G>
-using q_bias_p = alt<bias_add_p<G, alt<dq_weight_p, constant>>, alt<add_p<G, dq_weight_p>, G>>;
-
-/// An optional batch norm after G, itself after an optional division by a constant: PyTorch's
-/// export of a fused conv-bn trained with fake quantization. Folded into the weight scales and
-/// the bias at bind.
-template <class G>
-using q_bn_p = alt<batch_norm_p<alt<divide_p<G, constant>, G>, constant, constant, constant, constant>, G>;
-
-/// quantize(act(batch_norm(conv2d(dequantize(x), dequantize(w)) + bias))): QLinearConv in QDQ
-/// form, and PyTorch's conv-bn.
-using qconv_p = q_p<q_act_p<q_bn_p<q_bias_p<conv2d_p<dq_activation_p, dq_weight_p>>>>>;
-/// quantize(act(dense(dequantize(x), dequantize(w)) + bias)).
-using qdense_p = q_p<q_act_p<q_bias_p<dense_p<dq_activation_p, dq_weight_p>>>>;
-/// quantize(matmul(dequantize(a), dequantize(b))): two activations.
-using qmatmul_p = q_p<q_act_p<matmul_p<dq_activation_p, dq_activation_p>>>;
-/// quantize(act(dequantize(a) + dequantize(b))).
-using qadd_p = q_p<q_act_p<add_p<dq_activation_p, dq_activation_p>>>;
-/// quantize of a pooling of a dequantized value.
-using qpool_p = q_p<alt<avg_pool2d_p<dq_activation_p>, alt<global_avg_pool2d_p<dq_activation_p>, max_pool2d_p<dq_activation_p>>>>;
-/// quantize(concatenate(dequantize(a), dequantize(b), ...)) of two to four values.
-using qconcat_p = q_p<alt<concatenate_p<dq_activation_p, dq_activation_p>,
-                          alt<concatenate_p<dq_activation_p, dq_activation_p, dq_activation_p>,
-                              concatenate_p<dq_activation_p, dq_activation_p, dq_activation_p, dq_activation_p>>>>;
-/// quantize(relu or clip(dequantize(x))): a clamp between two QDQ pairs, in integers.
-using qclamp_p = q_p<alt<relu_p<dq_activation_p>, clip_p<dq_activation_p>>>;
-/// quantize(flatten or reshape(dequantize(x))): a reshape between two QDQ pairs (before a
-/// classifier), in integers.
-using qreshape_p = q_p<alt<flatten_p<dq_activation_p>, reshape_p<dq_activation_p>>>;
-
-/// Whether a quantize or dequantize node has one scale and zero point (per tensor).
-constexpr bool per_tensor(const op_view& v) { return v.arg(1).shape().elements() == 1; }
-
-/// Whether `v` (a quantize or dequantize) is of an 8-bit tensor: u8 or i8.
-constexpr bool eight_bit(partita::dtype t) { return t == partita::dtype::u8 || t == partita::dtype::i8; }
-
-/// Whether `b`, added to conv2d or dense `g`, holds one value per output channel laid out
-/// along the channels ([C, 1, 1] or [1, C, 1, 1] for conv2d, [C] for dense).
-constexpr bool per_channel_bias(const op_view& g, const op_view& b) {
-  const partita::shape& s = b.shape();
-  if (g.is(op_id::dense)) return s.rank == 1 && s[0] == g.shape()[g.shape().rank - 1];
-  const std::int64_t c = g.shape()[1];
-  return (s.rank == 3 && s[0] == c && s[1] == 1 && s[2] == 1) ||
-         (s.rank == 4 && s[0] == 1 && s[1] == c && s[2] == 1 && s[3] == 1);
-}
-
-/// What the integer kernels take: 8-bit activations quantized per tensor, and weights
-/// quantized per tensor or per output channel (axis 0); a bias along the channels (conv2d)
-/// or the units (dense). Anything else stays in float, where it runs correctly
-/// (`explain` names the predicate that refused it).
-struct qfusable {
-  static constexpr bool check(const match_view& m) {
-    // Without a convolution, dense or matmul (add, pooling, concatenation, clamp), the integer
-    // kernels keep one dtype from the inputs to the result.
-    bool gemm = false;
-    for (int i = 0; i < m.size(); ++i)
-      gemm = gemm || m.node(i).is(op_id::conv2d) || m.node(i).is(op_id::dense) || m.node(i).is(op_id::matmul);
-    for (int i = 0; i < m.size(); ++i)
-      if (!gemm && m.node(i).is(op_id::dequantize) && m.node(i).arg(0).dtype() != m.root().dtype()) return false;
-    for (int i = 0; i < m.size(); ++i) {
-      const op_view v = m.node(i);
-      if (v.is(op_id::quantize)) {
-        if (!eight_bit(v.dtype()) || !per_tensor(v)) return false;
-      } else if (v.is(op_id::dequantize)) {
-        const op_view q = v.arg(0);
-        const bool weight = q.is(op_id::weight);
-        if (weight && q.dtype() == partita::dtype::i32) {
-          // A bias: per tensor, or per channel along its only axis.
-          if (!per_tensor(v) && v.shape().rank != 1) return false;
-        } else if (!eight_bit(q.dtype())) {
-          return false;
-        } else if (!per_tensor(v) && !(weight && normalize_axis(v.attributes().axis, v.shape().rank) == 0)) {
-          return false;
-        }
-      } else if (v.is(op_id::bias_add)) {
-        const int axis = normalize_axis(v.attributes().axis, v.shape().rank);
-        if (axis != (v.arg(0).is(op_id::conv2d) ? 1 : v.shape().rank - 1)) return false;
-      } else if (v.is(op_id::add)) {
-        // conv2d or dense plus a dequantized bias, one value per output channel; or qadd's
-        // two operands, of one shape.
-        const bool gemm0 = v.arg(0).is(op_id::conv2d) || v.arg(0).is(op_id::dense);
-        const bool gemm1 = v.arg(1).is(op_id::conv2d) || v.arg(1).is(op_id::dense);
-        if (gemm0 || gemm1) {
-          if (!per_channel_bias(v.arg(gemm0 ? 0 : 1), v.arg(gemm0 ? 1 : 0))) return false;
-        } else if (!(v.arg(0).shape() == v.arg(1).shape())) {
-          return false;
-        }
-      } else if (v.is(op_id::divide)) {
-        // The divisor of a folded batch norm: one value, or one per channel.
-        const op_view d = v.arg(1);
-        if (d.shape().elements() != 1 && !per_channel_bias(v.arg(0), d)) return false;
-      } else if (v.is(op_id::matmul) && (v.attributes().transpose_a || v.attributes().transpose_b)) {
-        return false;
-      }
-    }
-    return true;
-  }
-};
-
-}  // namespace detail::cpu
-}  // namespace partita
-// ---- end partita/backends/cpu/quantized_patterns.hpp ----
 
 namespace partita {
 namespace detail::cpu {
@@ -24410,14 +25329,14 @@ struct softmax_fusable {
 /// lone ReLU or clip and a reshape, each between dequantized inputs and a quantized output.
 /// Each becomes one kernel.
 using cpu_patterns = pattern_table<
-    composite<"cpu.qconv2d_bias_act", detail::cpu::qconv_p, detail::cpu::qfusable>,
-    composite<"cpu.qdense_bias_act", detail::cpu::qdense_p, detail::cpu::qfusable>,
-    composite<"cpu.qmatmul", detail::cpu::qmatmul_p, detail::cpu::qfusable>,
-    composite<"cpu.qadd", detail::cpu::qadd_p, detail::cpu::qfusable>,
-    composite<"cpu.qpool2d", detail::cpu::qpool_p, detail::cpu::qfusable>,
-    composite<"cpu.qconcat", detail::cpu::qconcat_p, detail::cpu::qfusable>,
-    composite<"cpu.qclamp", detail::cpu::qclamp_p, detail::cpu::qfusable>,
-    composite<"cpu.qreshape", detail::cpu::qreshape_p, detail::cpu::qfusable>,
+    composite<"cpu.qconv2d_bias_act", qdq::qconv_p, qdq::qfusable>,
+    composite<"cpu.qdense_bias_act", qdq::qdense_p, qdq::qfusable>,
+    composite<"cpu.qmatmul", qdq::qmatmul_p, qdq::qfusable>,
+    composite<"cpu.qadd", qdq::qadd_p, qdq::qfusable>,
+    composite<"cpu.qpool2d", qdq::qpool_p, qdq::qfusable>,
+    composite<"cpu.qconcat", qdq::qconcat_p, qdq::qfusable>,
+    composite<"cpu.qclamp", qdq::qclamp_p, qdq::qfusable>,
+    composite<"cpu.qreshape", qdq::qreshape_p, qdq::qfusable>,
     composite<"cpu.attention", detail::cpu::attention_p, detail::cpu::softmax_fusable>,
     composite<"cpu.conv2d_bias_act_pool", detail::cpu::pooling_p<detail::cpu::pooled_stage_p<detail::cpu::gemm_bias_p<conv2d_p>>>,
               detail::cpu::conv_pool_fusable>,

@@ -3,7 +3,7 @@
 #include <cstdint>
 
 #include "partita/backends/cpu/detail/transform/strided_view.hpp"
-#include "partita/backends/cpu/quantized_patterns.hpp"
+#include "partita/pattern/qdq.hpp"
 #include "partita/ir/attrs.hpp"
 #include "partita/pattern/match_view.hpp"
 #include "partita/pattern/pattern.hpp"
@@ -278,14 +278,14 @@ struct softmax_fusable {
 /// lone ReLU or clip and a reshape, each between dequantized inputs and a quantized output.
 /// Each becomes one kernel.
 using cpu_patterns = pattern_table<
-    composite<"cpu.qconv2d_bias_act", detail::cpu::qconv_p, detail::cpu::qfusable>,
-    composite<"cpu.qdense_bias_act", detail::cpu::qdense_p, detail::cpu::qfusable>,
-    composite<"cpu.qmatmul", detail::cpu::qmatmul_p, detail::cpu::qfusable>,
-    composite<"cpu.qadd", detail::cpu::qadd_p, detail::cpu::qfusable>,
-    composite<"cpu.qpool2d", detail::cpu::qpool_p, detail::cpu::qfusable>,
-    composite<"cpu.qconcat", detail::cpu::qconcat_p, detail::cpu::qfusable>,
-    composite<"cpu.qclamp", detail::cpu::qclamp_p, detail::cpu::qfusable>,
-    composite<"cpu.qreshape", detail::cpu::qreshape_p, detail::cpu::qfusable>,
+    composite<"cpu.qconv2d_bias_act", qdq::qconv_p, qdq::qfusable>,
+    composite<"cpu.qdense_bias_act", qdq::qdense_p, qdq::qfusable>,
+    composite<"cpu.qmatmul", qdq::qmatmul_p, qdq::qfusable>,
+    composite<"cpu.qadd", qdq::qadd_p, qdq::qfusable>,
+    composite<"cpu.qpool2d", qdq::qpool_p, qdq::qfusable>,
+    composite<"cpu.qconcat", qdq::qconcat_p, qdq::qfusable>,
+    composite<"cpu.qclamp", qdq::qclamp_p, qdq::qfusable>,
+    composite<"cpu.qreshape", qdq::qreshape_p, qdq::qfusable>,
     composite<"cpu.attention", detail::cpu::attention_p, detail::cpu::softmax_fusable>,
     composite<"cpu.conv2d_bias_act_pool", detail::cpu::pooling_p<detail::cpu::pooled_stage_p<detail::cpu::gemm_bias_p<conv2d_p>>>,
               detail::cpu::conv_pool_fusable>,

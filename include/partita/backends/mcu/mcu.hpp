@@ -6,11 +6,13 @@
 #include "partita/backends/mcu/detail/conv.hpp"
 #include "partita/backends/mcu/detail/dense.hpp"
 #include "partita/backends/mcu/detail/epilogue.hpp"
+#include "partita/backends/mcu/detail/quantized.hpp"
 #include "partita/backends/reference/reference.hpp"
 #include "partita/core/fixed_string.hpp"
 #include "partita/ir/view.hpp"
 #include "partita/pattern/match_view.hpp"
 #include "partita/pattern/pattern.hpp"
+#include "partita/pattern/qdq.hpp"
 #include "partita/pattern/table.hpp"
 #include "partita/runtime/step_ref.hpp"
 
@@ -45,26 +47,6 @@ struct fusable {
   }
 };
 
-/// The geometry of the convolution node `c` of a step (`at` its attributes).
-constexpr conv_shape conv_geometry(const shape& x, const shape& w, const shape& y, const attrs& at) {
-  conv_shape g{};
-  g.n = static_cast<int>(x[0]);
-  g.c = static_cast<int>(x[1]);
-  g.h = static_cast<int>(x[2]);
-  g.w = static_cast<int>(x[3]);
-  g.o = static_cast<int>(y[1]);
-  g.oh = static_cast<int>(y[2]);
-  g.ow = static_cast<int>(y[3]);
-  g.kh = static_cast<int>(w[2]);
-  g.kw = static_cast<int>(w[3]);
-  g.sh = at.stride[0];
-  g.sw = at.stride[1];
-  g.pt = at.padding[0];
-  g.pl = at.padding[1];
-  g.groups = at.groups;
-  return g;
-}
-
 }  // namespace detail::mcu
 
 /// Kernels for microcontrollers whose cores xsimd does not cover (Cortex-M4 and M7 with a
@@ -72,8 +54,11 @@ constexpr conv_shape conv_geometry(const shape& x, const shape& w, const shape& 
 /// channels by four positions, four dense units at a time) keep the FPU's registers full, in
 /// the manner of CMSIS-DSP's unrolled loops, and which GCC vectorizes where the target has
 /// vectors. A host backend: the convolutions (dense, depthwise, and other grouped ones group by
-/// group) and dense layers it fuses run here, every other op on the reference kernels. Selected
-/// in the backend list only: `static_executable<net, weights, mcu>`; the model does not change.
+/// group) and dense layers it fuses run here, every other op on the reference kernels. Quantized
+/// models (QDQ regions, pattern/qdq.hpp) run as int8 kernels: convolutions and dense layers on
+/// the DSP extension's dual 16-bit multiply-accumulate where the core has it (M4, M7, M33),
+/// bit for bit the cpu backend's results. Selected in the backend list only:
+/// `static_executable<net, weights, mcu>`; the model does not change.
 struct mcu {
   static constexpr fixed_string name = "mcu";
   static constexpr bool host = true;
@@ -84,6 +69,14 @@ struct mcu {
   static constexpr bool shares_kernels = true;
 
   using patterns = pattern_table<
+      composite<"mcu.qconv2d_bias_act", qdq::qconv_p, detail::mcu::qfusable>,
+      composite<"mcu.qdense_bias_act", qdq::qdense_p, detail::mcu::qfusable>,
+      composite<"mcu.qmatmul", qdq::qmatmul_p, detail::mcu::qfusable>,
+      composite<"mcu.qadd", qdq::qadd_p, detail::mcu::qfusable>,
+      composite<"mcu.qpool2d", qdq::qpool_p, detail::mcu::qfusable>,
+      composite<"mcu.qconcat", qdq::qconcat_p, detail::mcu::qfusable>,
+      composite<"mcu.qclamp", qdq::qclamp_p, detail::mcu::qfusable>,
+      composite<"mcu.qreshape", qdq::qreshape_p, detail::mcu::qfusable>,
       composite<"mcu.conv2d_bias_add_act",
                 detail::mcu::activated_p<add_p<detail::mcu::with_bias_p<conv2d_p<any, constant>>, any>>,
                 detail::mcu::fusable>,
@@ -98,7 +91,9 @@ struct mcu {
   template <class Step>
   struct kernel {
     static void run(state& s, const float* const* in, float* out, int step = 0) {
-      if constexpr (Step::op == op_id::call) {
+      if constexpr (quantized) {
+        detail::mcu::quantized_kernel<Step>::run(in, out);
+      } else if constexpr (Step::op == op_id::call) {
         run_composite(in, out);
       } else {
         reference::state r;
@@ -108,10 +103,16 @@ struct mcu {
     }
 
    private:
-    static constexpr int conv = Step::op == op_id::call ? Step::find(op_id::conv2d) : -1;
-    static constexpr int main_op = conv >= 0 ? conv : (Step::op == op_id::call ? Step::find(op_id::dense) : -1);
-    static constexpr int bias = Step::op == op_id::call ? Step::find(op_id::bias_add) : -1;
-    static constexpr int add = Step::op == op_id::call ? Step::find(op_id::add) : -1;
+    static constexpr bool quantized = [] {
+      if constexpr (Step::op == op_id::call) return std::string_view(Step::composite).starts_with("mcu.q");
+      else return false;
+    }();
+    // The float composites' parts (none for the quantized ones, which quantized.hpp reads).
+    static constexpr bool fused = Step::op == op_id::call && !quantized;
+    static constexpr int conv = fused ? Step::find(op_id::conv2d) : -1;
+    static constexpr int main_op = conv >= 0 ? conv : (fused ? Step::find(op_id::dense) : -1);
+    static constexpr int bias = fused ? Step::find(op_id::bias_add) : -1;
+    static constexpr int add = fused ? Step::find(op_id::add) : -1;
 
     // Where the weight, the bias and the residual arrive among the kernel's inputs.
     static constexpr int input_at(int body_index) { return Step::input_of(Step::body_node(body_index)); }
@@ -159,15 +160,12 @@ struct mcu {
     // A grouped convolution that is not depthwise: each group as a dense convolution of its own.
     template <detail::mcu::conv_shape G, detail::mcu::epilogue E>
     static void grouped(const float* x, const float* w, const float* b, const float* res, float* y) {
-      constexpr int ci = G.c / G.groups, co = G.o / G.groups;
       constexpr detail::mcu::conv_shape one = [] {
-        detail::mcu::conv_shape g = G;
+        detail::mcu::conv_shape g = detail::mcu::group_shape(G);
         g.n = 1;
-        g.c = ci;
-        g.o = co;
-        g.groups = 1;
         return g;
       }();
+      constexpr int ci = one.c, co = one.o;
       for (int n = 0; n < G.n; ++n)
         for (int group = 0; group < G.groups; ++group) {
           const int out_at = (n * G.o + group * co) * G.oh * G.ow;

@@ -15,27 +15,9 @@ inline float round_half_even(float v) {
   return r;
 }
 
-/// Element `i` of an integer tensor of dtype `t` (u8, i8, i32 or i64), widened.
-inline std::int64_t load_integer(const void* p, dtype t, std::int64_t i) {
-  switch (t) {
-    case dtype::u8: return static_cast<const std::uint8_t*>(p)[i];
-    case dtype::i8: return static_cast<const std::int8_t*>(p)[i];
-    case dtype::i32: return static_cast<const std::int32_t*>(p)[i];
-    case dtype::i64: return static_cast<const std::int64_t*>(p)[i];
-    default: return 0;
-  }
-}
-
-/// Stores `v`, already in range, as element `i` of an integer tensor of dtype `t`.
-inline void store_integer(void* p, dtype t, std::int64_t i, std::int64_t v) {
-  switch (t) {
-    case dtype::u8: static_cast<std::uint8_t*>(p)[i] = static_cast<std::uint8_t>(v); break;
-    case dtype::i8: static_cast<std::int8_t*>(p)[i] = static_cast<std::int8_t>(v); break;
-    case dtype::i32: static_cast<std::int32_t*>(p)[i] = static_cast<std::int32_t>(v); break;
-    case dtype::i64: static_cast<std::int64_t*>(p)[i] = v; break;
-    default: break;
-  }
-}
+// Integer elements by dtype (core/dtype.hpp), for the kernels of this namespace.
+using partita::detail::load_integer;
+using partita::detail::store_integer;
 
 /// One value quantized: `saturate(round_half_even(x / scale) + zero_point)` in the range of
 /// `t`, computed as ONNX defines it (a true division in float). NaN quantizes to the dtype's

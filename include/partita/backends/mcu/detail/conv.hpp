@@ -3,16 +3,20 @@
 #include <cstdint>
 
 #include "partita/backends/mcu/detail/epilogue.hpp"
+#include "partita/core/shape.hpp"
+#include "partita/ir/attrs.hpp"
 
 namespace partita::detail::mcu {
 
 /// A convolution's geometry, all of it known at compile time: batch, input channels and size,
-/// output channels and size, window, strides, padding before each axis, groups. Dilation is 1.
+/// output channels and size, window, strides, padding before each axis, groups, dilation (the
+/// float kernels take dilation 1 only; the int8 ones any).
 struct conv_shape {
   int n = 1, c = 1, h = 1, w = 1;
   int o = 1, oh = 1, ow = 1;
   int kh = 1, kw = 1, sh = 1, sw = 1, pt = 0, pl = 0;
   int groups = 1;
+  int dh = 1, dw = 1;
 
   /// The output columns whose window lies inside the input: [first_inner(), last_inner()), an
   /// empty range inside [0, ow] when there are none.
@@ -26,6 +30,36 @@ struct conv_shape {
     return e < first_inner() ? first_inner() : e;
   }
 };
+
+/// The geometry of a convolution of input shape `x`, weights `w` and output `y`, with attributes `at`.
+constexpr conv_shape conv_geometry(const shape& x, const shape& w, const shape& y, const attrs& at) {
+  conv_shape g{};
+  g.n = static_cast<int>(x[0]);
+  g.c = static_cast<int>(x[1]);
+  g.h = static_cast<int>(x[2]);
+  g.w = static_cast<int>(x[3]);
+  g.o = static_cast<int>(y[1]);
+  g.oh = static_cast<int>(y[2]);
+  g.ow = static_cast<int>(y[3]);
+  g.kh = static_cast<int>(w[2]);
+  g.kw = static_cast<int>(w[3]);
+  g.sh = at.stride[0];
+  g.sw = at.stride[1];
+  g.pt = at.padding[0];
+  g.pl = at.padding[1];
+  g.groups = at.groups;
+  g.dh = at.dilation[0];
+  g.dw = at.dilation[1];
+  return g;
+}
+
+/// One group of a grouped convolution, as a convolution of its own (its images' channels apart).
+constexpr conv_shape group_shape(conv_shape g) {
+  g.c /= g.groups;
+  g.o /= g.groups;
+  g.groups = 1;
+  return g;
+}
 
 /// The window rows of output row `oy` that fall inside the input: [lo, hi).
 template <conv_shape G>

@@ -1,6 +1,6 @@
 #pragma once
-/// Reading a quantized composite's QDQ body at compile time (which nodes quantize and
-/// dequantize, the activation, the bias) and its layer parameters at bind.
+/// A quantized composite's layer parameters, read at bind for the cpu backend's integer kernels
+/// (the body's reading at compile time is backend/detail/qdq_body.hpp).
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "partita/backend/detail/qdq_body.hpp"
 #include "partita/backends/cpu/detail/int8/qeltwise.hpp"
 #include "partita/backends/cpu/detail/int8/qgemm.hpp"
 #include "partita/backends/cpu/detail/int8/requantize.hpp"
@@ -28,69 +29,17 @@ constexpr bool quantized_composite() {
   }
 }
 
-/// A quantize or dequantize node of a composite's body, as its kernel reads it: the kernel
-/// inputs of its quantized tensor (a dequantize's argument; -1 for a quantize, whose value is
-/// computed in the body), scale and zero point; the integer dtype; the number of scales.
-struct qnode {
-  int value = -1, scale = -1, zp = -1;
-  dtype type = dtype::u8;
-  int count = 1;
-};
-
-/// Body node `b` of step S (a quantize or dequantize) as a `qnode`.
-template <class S>
-constexpr qnode qnode_of(int b) {
-  const graph_node& n = S::body(b);
-  qnode r;
-  const int arg = S::body_arg(b, 0);
-  r.value = n.op == op_id::dequantize ? S::input_of(S::body_node(arg)) : -1;
-  r.scale = S::input_of(S::body_node(S::body_arg(b, 1)));
-  r.zp = S::input_of(S::body_node(S::body_arg(b, 2)));
-  r.type = n.op == op_id::quantize ? n.type : S::body(arg).type;
-  r.count = static_cast<int>(S::body(S::body_arg(b, 1)).out.elements());
-  return r;
-}
-
-/// Scale `i` and zero point `i` of a `qnode`, read from the kernel's inputs (at bind for bound
-/// parameters).
-inline float scale_at(const float* const* in, const qnode& q, int i = 0) { return in[q.scale][i]; }
-inline std::int32_t zp_at(const float* const* in, const qnode& q, int i = 0) {
-  return static_cast<std::int32_t>(reference_kernels::load_integer(in[q.zp], q.type, i));
-}
+// The body's reading is shared with every backend's integer kernels.
+using partita::detail::quant::act_bounds;
+using partita::detail::quant::act_bounds_of;
+using partita::detail::quant::bias_of;
+using partita::detail::quant::qnode;
+using partita::detail::quant::qnode_of;
+using partita::detail::quant::scale_at;
+using partita::detail::quant::zp_at;
 
 /// A qnode's per-tensor scale and zero point, read from the kernel's inputs.
 inline qparams qparams_at(const float* const* in, const qnode& q) { return {scale_at(in, q), zp_at(in, q)}; }
-
-/// The float bounds of the relu or clip a body applies before its quantization (none: ±inf).
-struct act_bounds {
-  float lo = -std::numeric_limits<float>::infinity();
-  float hi = std::numeric_limits<float>::infinity();
-};
-template <class S>
-constexpr act_bounds act_bounds_of() {
-  act_bounds a;
-  for (int i = 0; i < S::body_size(); ++i) {
-    if (S::body(i).op == op_id::relu) a.lo = 0.f;
-    if (S::body(i).op == op_id::clip) {
-      a.lo = S::body(i).at->lo;
-      a.hi = S::body(i).at->hi;
-    }
-  }
-  return a;
-}
-
-/// The body index of the node a bias_add or add feeds to gemm node `g` as its bias (a
-/// dequantize or an f32 weight), or -1.
-template <class S>
-constexpr int bias_of(int g) {
-  for (int i = 0; i < S::body_size(); ++i) {
-    const op_id op = S::body(i).op;
-    if (op != op_id::bias_add && op != op_id::add) continue;
-    if (S::body_arg(i, 0) == g) return S::body_arg(i, 1);
-    if (S::body_arg(i, 1) == g) return S::body_arg(i, 0);
-  }
-  return -1;
-}
 
 /// A bias's float values (dequantized when it is a dequantize of an i32 weight): `channels`
 /// values into `to`.

@@ -1,5 +1,7 @@
 #pragma once
-/// The quantized composites of the cpu backend: QDQ regions that its integer kernels run.
+/// QDQ regions as patterns: quantize(op(dequantize(x), ...)) in the forms exporters write, and
+/// the predicate that says which of them integer kernels run. The cpu and mcu backends claim
+/// them; a backend with integer kernels of its own can reuse them (docs/quantization.md).
 #include <cstdint>
 
 #include "partita/ir/attrs.hpp"
@@ -11,7 +13,8 @@ namespace partita {
 template <class X, class Scale, class ZeroPoint> using quantize_p = op_p<op_id::quantize, X, Scale, ZeroPoint>;
 template <class Q, class Scale, class ZeroPoint> using dequantize_p = op_p<op_id::dequantize, Q, Scale, ZeroPoint>;
 
-namespace detail::cpu {
+/// Patterns of the QDQ regions integer kernels run, and their predicate `qfusable`.
+namespace qdq {
 
 /// A quantized activation read as floats: `dequantize(x, scale, zero point)` with bound
 /// parameters; x is a parameter of the composite.
@@ -124,5 +127,5 @@ struct qfusable {
   }
 };
 
-}  // namespace detail::cpu
+}  // namespace qdq
 }  // namespace partita
