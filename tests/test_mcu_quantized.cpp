@@ -1,6 +1,7 @@
-// The mcu backend's int8 kernels (backends/mcu/detail/q*.hpp): the conformance law on the
-// quantized models, and the cpu backend's integer results bit for bit, on the law's models and
-// on shapes the law leaves out (groups, dilation, u8 weights with a zero point, an f32 bias).
+// The mcu backend's int8 kernels (backends/mcu/detail/q*.hpp, quantize.hpp): the conformance law
+// on the quantized models, and the cpu backend's integer results bit for bit, on the law's models
+// and on shapes the law leaves out (groups, dilation, u8 weights with a zero point, an f32 bias,
+// quantize and dequantize of whole tensors).
 // On the host the DSP extension's instructions are emulated by plain integer code
 // (detail/dsp.hpp); the firmware tests run the same kernels with them.
 #include <doctest/doctest.h>
@@ -49,6 +50,11 @@ using pointwise_odd =
 using dense_tail = q<dense<dq<input<"x", i8, 2, 30>, 0.02f, i8, 9>,
                            dequantize<weight<"w", u8, 5, 30>, scalar<0.01f>, int_scalar<u8, 7>>>,
                      0.06f, u8, 120>;
+/// A float tensor quantized to u8 and dequantized back, and one quantized to i8 (the integers
+/// are the output): the firmware's input and output.
+using round_trip_u8 = dequantize<quantize<input<"x", f32, 2, 3, 7, 5>, scalar<0.05f>, int_scalar<u8, 100>>, scalar<0.05f>,
+                                 int_scalar<u8, 100>>;
+using quantize_i8 = quantize<input<"x", f32, 3, 41>, scalar<0.02f>, int_scalar<i8, -5>>;
 }  // namespace nets
 
 static_assert(count_functions<compiled<model<nets::grouped_dilated>, mcu>::module, "mcu.qconv2d_bias_act"> == 1);
@@ -56,7 +62,8 @@ static_assert(count_functions<compiled<model<nets::dense_tail>, mcu>::module, "m
 
 struct mcu_shapes : laws::model_group<"int8 shapes the law leaves out: groups, dilation, u8 weights, tails",
                                       model<nets::grouped_dilated>, model<nets::narrow_stem>,
-                                      model<nets::pointwise_odd>, model<nets::dense_tail>> {};
+                                      model<nets::pointwise_odd>, model<nets::dense_tail>,
+                                      model<nets::round_trip_u8>, model<nets::quantize_i8>> {};
 using mcu_models = laws::model_list<laws::nets::quantized_conv_models, laws::nets::quantized_layer_models, mcu_shapes>;
 
 TEST_CASE("mcu obeys the conformance law: quantized_models") { laws::conformance<mcu>::check<mcu_models>(); }
@@ -99,7 +106,7 @@ TEST_CASE("mcu's int8 kernels give the cpu backend's integers, bit for bit") {
                        model<qnets::add_u8>, model<qnets::add_i8>, model<qnets::relu_u8>, model<qnets::relu6_i8>,
                        model<qnets::avg_pool>, model<qnets::global_pool>, model<qnets::max_pool>, model<qnets::concat>,
                        model<nets::grouped_dilated>, model<nets::narrow_stem>, model<nets::pointwise_odd>,
-                       model<nets::dense_tail>>{});
+                       model<nets::dense_tail>, model<nets::quantize_i8>>{});
 }
 
 TEST_CASE("the DSP helpers' portable forms compute SMLAD, SXTB16, UXTB16 and SSUB16") {
@@ -121,6 +128,11 @@ TEST_CASE("the DSP helpers' portable forms compute SMLAD, SXTB16, UXTB16 and SSU
   CHECK(column_index<10>(6) == 5);
   CHECK(column_index<10>(8) == 8);
   CHECK(column_index<10>(9) == 9);
+  // integer_bias_float, which the mcu backend uses, gives integer_bias's integers: ties, values
+  // past 2^22 and 2^23 where float rounding changes step, and past int32's range.
+  for (float b : {0.f, 0.5f, 1.5f, -2.5f, 3.49999f, 4194304.5f, -4194305.5f, 8388607.5f, 8388609.f, 1e9f, 3e9f, -3e9f,
+                  123.456f, -0.0001f})
+    for (float sw : {1.f, 0.37f, 1e-4f}) CHECK(detail::quant::integer_bias_float(b, 1.f, sw) == detail::quant::integer_bias(b, 1.f, sw));
   // round_small is round half to even, as std::nearbyint in the default rounding mode.
   for (float v : {-255.5f, -2.5f, -1.5f, -0.5f, 0.5f, 1.5f, 2.5f, 254.5f, 3.49999f, -3.50001f})
     CHECK(detail::quant::round_small(v) == std::nearbyint(v));

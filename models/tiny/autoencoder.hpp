@@ -6,21 +6,25 @@
 
 namespace models::tiny {
 
+/// The network over layer set L (layers.hpp).
+template <class L>
 struct autoencoder_layers {
-  using x = input<"frames", f32, 1, 640>;
-  using e1 = relu<fc<x, "enc1", 128, 640>>;
-  using e2 = relu<fc<e1, "enc2", 128, 128>>;
-  using e3 = relu<fc<e2, "enc3", 128, 128>>;
-  using e4 = relu<fc<e3, "enc4", 128, 128>>;
-  using code = relu<fc<e4, "bottleneck", 8, 128>>;
-  using d1 = relu<fc<code, "dec1", 128, 8>>;
-  using d2 = relu<fc<d1, "dec2", 128, 128>>;
-  using d3 = relu<fc<d2, "dec3", 128, 128>>;
-  using d4 = relu<fc<d3, "dec4", 128, 128>>;
-  using out = fc<d4, "reconstruction", 640, 128>;
+  using x = in<L, input<"frames", f32, 1, 640>>;
+  using e1 = fc_relu<L, x, "enc1", 128, 640>;
+  using e2 = fc_relu<L, e1, "enc2", 128, 128>;
+  using e3 = fc_relu<L, e2, "enc3", 128, 128>;
+  using e4 = fc_relu<L, e3, "enc4", 128, 128>;
+  using code = fc_relu<L, e4, "bottleneck", 8, 128>;
+  using d1 = fc_relu<L, code, "dec1", 128, 8>;
+  using d2 = fc_relu<L, d1, "dec2", 128, 128>;
+  using d3 = fc_relu<L, d2, "dec3", 128, 128>;
+  using d4 = fc_relu<L, d3, "dec4", 128, 128>;
+  using out = fc<L, d4, "reconstruction", 640, 128>;
 };
 
 /// Input "frames" f32[1, 640]; output the reconstruction f32[1, 640].
-using autoencoder = model<autoencoder_layers::out>;
+using autoencoder = model<autoencoder_layers<f32_layers>::out>;
+/// The same network in int8 (QDQ): the frames quantized inside, the reconstruction dequantized.
+using autoencoder_int8 = model<int8_layers::dq<autoencoder_layers<int8_layers>::out>>;
 
 }  // namespace models::tiny

@@ -38,23 +38,56 @@ constexpr float inverse_sqrt(float n) {
   return r;
 }
 
-/// The weight table of `Net`: every weight it declares, with seeded values. Kernels (rank 2 and
-/// more) are uniform in ±√3/√fan-in, so activations stay of order one through deep stacks;
-/// vectors (biases) in ±0.1.
+/// `N` integers uniform in [-limit, limit] from the same LCG.
+template <class T, std::size_t N>
+constexpr std::array<T, N> uniform_integers(std::uint32_t seed, int limit) {
+  std::array<T, N> v{};
+  std::uint32_t s = seed;
+  for (T& x : v) {
+    s = s * 1664525u + 1013904223u;
+    x = static_cast<T>(static_cast<int>((s >> 8) % static_cast<std::uint32_t>(2 * limit + 1)) - limit);
+  }
+  return v;
+}
+
+/// The weight table of `Net`: every weight it declares, with seeded values. Float kernels (rank 2
+/// and more) are uniform in ±√3/√fan-in, so activations stay of order one through deep stacks;
+/// float vectors (biases) in ±0.1. Quantized weights (int8_layers) hold the same range: i8
+/// values uniform in ±127, "<w>.scale" one scale per output channel, the float range over 127
+/// times a factor in [0.75, 1.25), and "<w>.zp" zeros.
 template <class Net>
 struct seeded_weights {
   static constexpr const auto& slots = partita::detail::step_calls<Net, partita::reference>::plan.weights;
 
+  /// The float range of the kernel called `name` (its fan-in's He-like scale).
+  static constexpr float kernel_range(std::string_view name) {
+    for (const auto& slot : slots)
+      if (slot.name == name) return 1.7320508f * inverse_sqrt(static_cast<float>(slot.shp.elements() / slot.shp[0]));
+    return 1.f;
+  }
+
   template <std::size_t I>
-  static constexpr float scale_of() {
-    const partita::shape& s = slots[I].shp;
-    if (s.rank < 2) return 0.1f;
-    return 1.7320508f * inverse_sqrt(static_cast<float>(s.elements() / s[0]));
+  static constexpr auto make() {
+    constexpr std::string_view name = slots[I].name;
+    constexpr auto n = static_cast<std::size_t>(slots[I].shp.elements());
+    constexpr std::uint32_t seed = name_seed(name);
+    if constexpr (slots[I].type == partita::dtype::i8) {
+      if constexpr (name.ends_with(".zp")) return std::array<std::int8_t, n>{};
+      else return uniform_integers<std::int8_t, n>(seed, 127);
+    } else if constexpr (name.ends_with(".scale")) {
+      std::array<float, n> v = uniform<n>(seed, 0.25f);
+      const float base = kernel_range(name.substr(0, name.size() - 6)) / 127.f;
+      for (float& f : v) f = base * (1.f + f);
+      return v;
+    } else if constexpr (slots[I].shp.rank < 2) {
+      return uniform<n>(seed, 0.1f);
+    } else {
+      return uniform<n>(seed, kernel_range(name));
+    }
   }
   // 64-byte aligned, as bind aligns every weight (partita::alignment).
   template <std::size_t I>
-  alignas(64) static constexpr auto values =
-      uniform<static_cast<std::size_t>(slots[I].shp.elements())>(name_seed(slots[I].name), scale_of<I>());
+  alignas(64) static constexpr auto values = make<I>();
 
   static constexpr auto tensors = []<std::size_t... I>(std::index_sequence<I...>) {
     return std::array<partita::static_tensor, sizeof...(I)>{

@@ -13064,83 +13064,13 @@ void dense(const float* x, const float* w, const float* b, const float* res, flo
 
 }  // namespace partita::detail::mcu
 // ---- end partita/backends/mcu/detail/dense.hpp ----
-// ---- begin partita/backends/mcu/detail/quantized.hpp ----
-/// The mcu backend's quantized composites: each reads its QDQ body at compile time and runs an int8 kernel.
-// Convolutions and dense layers run the kernels of qconv.hpp and qdense.hpp; additions, pooling,
-// concatenation, clamps, reshapes and matmuls the reference's integer kernels, which compute the
-// same rule plainly. Every result equals the cpu backend's integer kernels', bit for bit.
+// ---- begin partita/backends/mcu/detail/quantize.hpp ----
+/// The mcu backend's quantize and dequantize of whole tensors quantized per tensor, in float arithmetic only.
+// The reference's kernels compute ONNX's rule through `std::round` and doubles, which a Cortex-M4
+// or M7 runs in software. These give the same bytes and floats with single-precision operations:
+// x / s clamped to the type's range around the zero point, then rounded half to even with
+// `round_small` (exact there: the bounds are integers, so clamping and rounding commute).
 
-// ---- begin partita/backend/detail/qdq_body.hpp ----
-/// Reading a quantized composite's QDQ body at compile time: which of the kernel's inputs hold
-/// each quantized tensor, its scales and zero points; the activation; the bias. What every
-/// backend's integer kernels for the patterns of pattern/qdq.hpp start from.
-
-
-namespace partita::detail::quant {
-
-/// A quantize or dequantize node of a composite's body, as its kernel reads it: the kernel
-/// inputs of its quantized tensor (a dequantize's argument; -1 for a quantize, whose value is
-/// computed in the body), scale and zero point; the integer dtype; the number of scales.
-struct qnode {
-  int value = -1, scale = -1, zp = -1;
-  dtype type = dtype::u8;
-  int count = 1;
-};
-
-/// Body node `b` of step S (a quantize or dequantize) as a `qnode`.
-template <class S>
-constexpr qnode qnode_of(int b) {
-  const graph_node& n = S::body(b);
-  qnode r;
-  const int arg = S::body_arg(b, 0);
-  r.value = n.op == op_id::dequantize ? S::input_of(S::body_node(arg)) : -1;
-  r.scale = S::input_of(S::body_node(S::body_arg(b, 1)));
-  r.zp = S::input_of(S::body_node(S::body_arg(b, 2)));
-  r.type = n.op == op_id::quantize ? n.type : S::body(arg).type;
-  r.count = static_cast<int>(S::body(S::body_arg(b, 1)).out.elements());
-  return r;
-}
-
-/// Scale `i` and zero point `i` of a `qnode`, read from the kernel's inputs (at bind for bound
-/// parameters).
-inline float scale_at(const float* const* in, const qnode& q, int i = 0) { return in[q.scale][i]; }
-inline std::int32_t zp_at(const float* const* in, const qnode& q, int i = 0) {
-  return static_cast<std::int32_t>(load_integer(in[q.zp], q.type, i));
-}
-
-/// The float bounds of the relu or clip a body applies before its quantization (none: ±inf).
-struct act_bounds {
-  float lo = -std::numeric_limits<float>::infinity();
-  float hi = std::numeric_limits<float>::infinity();
-};
-template <class S>
-constexpr act_bounds act_bounds_of() {
-  act_bounds a;
-  for (int i = 0; i < S::body_size(); ++i) {
-    if (S::body(i).op == op_id::relu) a.lo = 0.f;
-    if (S::body(i).op == op_id::clip) {
-      a.lo = S::body(i).at->lo;
-      a.hi = S::body(i).at->hi;
-    }
-  }
-  return a;
-}
-
-/// The body index of the node a bias_add or add feeds to gemm node `g` as its bias (a
-/// dequantize or an f32 weight), or -1.
-template <class S>
-constexpr int bias_of(int g) {
-  for (int i = 0; i < S::body_size(); ++i) {
-    const op_id op = S::body(i).op;
-    if (op != op_id::bias_add && op != op_id::add) continue;
-    if (S::body_arg(i, 0) == g) return S::body_arg(i, 1);
-    if (S::body_arg(i, 1) == g) return S::body_arg(i, 0);
-  }
-  return -1;
-}
-
-}  // namespace partita::detail::quant
-// ---- end partita/backend/detail/qdq_body.hpp ----
 // ---- begin partita/backend/detail/requantize.hpp ----
 /// The requantization rule of the integer kernels: an exact int32 sum to a u8 or i8 output.
 // The rule (as ONNX Runtime's CPU provider applies it): with the accumulator acc (the exact sum
@@ -13219,6 +13149,24 @@ inline float round_small(float v) {
   return (v + magic) - magic;  // not folded: the compiler may not reassociate without -ffast-math
 }
 
+/// round_half_even(v) for any finite float, in float arithmetic only: below 2^23 in magnitude,
+/// adding and subtracting 2^23 to |v| rounds it (ulp 1 there); from 2^23 on, v is an integer.
+inline float round_even(float v) {
+  constexpr float two23 = 8388608.f;
+  const float a = v < 0.f ? -v : v;
+  const float r = a < two23 ? (a + two23) - two23 : a;
+  return v < 0.f ? -r : r;
+}
+
+/// `integer_bias` without library calls (no `nearbyint`, no conversion through int64): the same
+/// integer for every finite bias and scales.
+inline std::int32_t integer_bias_float(float b, float x_scale, float w_scale) {
+  const float q = round_even(b / (x_scale * w_scale));
+  if (q >= 2147483648.f) return std::numeric_limits<std::int32_t>::max();
+  if (q <= -2147483648.f) return std::numeric_limits<std::int32_t>::min();
+  return static_cast<std::int32_t>(q);
+}
+
 /// `requantize` for a core without a rounding instruction: the clamped product is within
 /// ±510, where `round_small` is exact. The same q as `requantize`, bit for bit.
 inline std::int32_t requantize_small(std::int32_t acc, float m, const requant& r) {
@@ -13228,6 +13176,107 @@ inline std::int32_t requantize_small(std::int32_t acc, float m, const requant& r
 
 }  // namespace partita::detail::quant
 // ---- end partita/backend/detail/requantize.hpp ----
+
+namespace partita::detail::mcu {
+
+/// q[i] = saturate(round_half_even(x[i] / scale) + zp) for `n` values, of T (u8 or i8); a NaN
+/// gives T's lowest value, as the reference's.
+template <class T>
+void quantize_values(const float* x, std::int64_t n, float scale, std::int32_t zp, T* q) {
+  constexpr std::int32_t lowest = std::numeric_limits<T>::min(), highest = std::numeric_limits<T>::max();
+  const float lo = static_cast<float>(lowest - zp), hi = static_cast<float>(highest - zp);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const float v = x[i] / scale;
+    q[i] = v != v ? static_cast<T>(lowest)
+                  : static_cast<T>(static_cast<std::int32_t>(quant::round_small(v < lo ? lo : (v > hi ? hi : v))) + zp);
+  }
+}
+
+/// y[i] = float(q[i] - zp) · scale for `n` values of T.
+template <class T>
+void dequantize_values(const T* q, std::int64_t n, float scale, std::int32_t zp, float* y) {
+  for (std::int64_t i = 0; i < n; ++i) y[i] = static_cast<float>(static_cast<std::int32_t>(q[i]) - zp) * scale;
+}
+
+}  // namespace partita::detail::mcu
+// ---- end partita/backends/mcu/detail/quantize.hpp ----
+// ---- begin partita/backends/mcu/detail/quantized.hpp ----
+/// The mcu backend's quantized composites: each reads its QDQ body at compile time and runs an int8 kernel.
+// Convolutions and dense layers run the kernels of qconv.hpp and qdense.hpp; additions, pooling,
+// concatenation, clamps, reshapes and matmuls the reference's integer kernels, which compute the
+// same rule plainly. Every result equals the cpu backend's integer kernels', bit for bit.
+
+// ---- begin partita/backend/detail/qdq_body.hpp ----
+/// Reading a quantized composite's QDQ body at compile time: which of the kernel's inputs hold
+/// each quantized tensor, its scales and zero points; the activation; the bias. What every
+/// backend's integer kernels for the patterns of pattern/qdq.hpp start from.
+
+
+namespace partita::detail::quant {
+
+/// A quantize or dequantize node of a composite's body, as its kernel reads it: the kernel
+/// inputs of its quantized tensor (a dequantize's argument; -1 for a quantize, whose value is
+/// computed in the body), scale and zero point; the integer dtype; the number of scales.
+struct qnode {
+  int value = -1, scale = -1, zp = -1;
+  dtype type = dtype::u8;
+  int count = 1;
+};
+
+/// Body node `b` of step S (a quantize or dequantize) as a `qnode`.
+template <class S>
+constexpr qnode qnode_of(int b) {
+  const graph_node& n = S::body(b);
+  qnode r;
+  const int arg = S::body_arg(b, 0);
+  r.value = n.op == op_id::dequantize ? S::input_of(S::body_node(arg)) : -1;
+  r.scale = S::input_of(S::body_node(S::body_arg(b, 1)));
+  r.zp = S::input_of(S::body_node(S::body_arg(b, 2)));
+  r.type = n.op == op_id::quantize ? n.type : S::body(arg).type;
+  r.count = static_cast<int>(S::body(S::body_arg(b, 1)).out.elements());
+  return r;
+}
+
+/// Scale `i` and zero point `i` of a `qnode`, read from the kernel's inputs (at bind for bound
+/// parameters).
+inline float scale_at(const float* const* in, const qnode& q, int i = 0) { return in[q.scale][i]; }
+inline std::int32_t zp_at(const float* const* in, const qnode& q, int i = 0) {
+  return static_cast<std::int32_t>(load_integer(in[q.zp], q.type, i));
+}
+
+/// The float bounds of the relu or clip a body applies before its quantization (none: ±inf).
+struct act_bounds {
+  float lo = -std::numeric_limits<float>::infinity();
+  float hi = std::numeric_limits<float>::infinity();
+};
+template <class S>
+constexpr act_bounds act_bounds_of() {
+  act_bounds a;
+  for (int i = 0; i < S::body_size(); ++i) {
+    if (S::body(i).op == op_id::relu) a.lo = 0.f;
+    if (S::body(i).op == op_id::clip) {
+      a.lo = S::body(i).at->lo;
+      a.hi = S::body(i).at->hi;
+    }
+  }
+  return a;
+}
+
+/// The body index of the node a bias_add or add feeds to gemm node `g` as its bias (a
+/// dequantize or an f32 weight), or -1.
+template <class S>
+constexpr int bias_of(int g) {
+  for (int i = 0; i < S::body_size(); ++i) {
+    const op_id op = S::body(i).op;
+    if (op != op_id::bias_add && op != op_id::add) continue;
+    if (S::body_arg(i, 0) == g) return S::body_arg(i, 1);
+    if (S::body_arg(i, 1) == g) return S::body_arg(i, 0);
+  }
+  return -1;
+}
+
+}  // namespace partita::detail::quant
+// ---- end partita/backend/detail/qdq_body.hpp ----
 // ---- begin partita/backends/mcu/detail/qconv.hpp ----
 /// The mcu backend's int8 convolutions over NCHW: two im2col columns against the weights in place, and depthwise.
 // A convolution of one group is a product of the weights, [O][R] with R = C · KH · KW as the
@@ -13295,16 +13344,24 @@ inline std::uint32_t widen_even(std::uint32_t v) {
 #endif
 }
 
-/// Bytes 1 and 3 of `v`, widened the same way (SXTB16 or UXTB16 of `v` rotated by 8 bits).
+/// Bytes 1 and 3 of `v`, widened the same way (SXTB16 or UXTB16 of `v` rotated by 8 bits, the
+/// rotation folded into the instruction, which the intrinsics cannot express).
 template <class T>
 inline std::uint32_t widen_odd(std::uint32_t v) {
+#if PARTITA_MCU_DSP
+  std::uint32_t r;
+  if constexpr (std::is_signed_v<T>) asm("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(v));
+  else asm("uxtb16 %0, %1, ror #8" : "=r"(r) : "r"(v));
+  return r;
+#else
   return widen_even<T>((v >> 8) | (v << 24));
+#endif
 }
 
 /// Both lanes of `v` minus `z`'s (each difference within int16): SSUB16.
 inline std::uint32_t sub_lanes(std::uint32_t v, std::uint32_t z) {
 #if PARTITA_MCU_DSP
-  return static_cast<std::uint32_t>(__ssub16(static_cast<std::int16x2_t>(v), static_cast<std::int16x2_t>(z)));
+  return static_cast<std::uint32_t>(__ssub16(static_cast<int16x2_t>(v), static_cast<int16x2_t>(z)));
 #else
   return lanes(low_lane(v) - low_lane(z), high_lane(v) - high_lane(z));
 #endif
@@ -13316,7 +13373,26 @@ inline std::uint32_t sub_lanes(std::uint32_t v, std::uint32_t z) {
 /// A quantized layer's scales, zero points and bias as the mcu backend's int8 kernels read them.
 
 
+#if defined(__arm__) && defined(__ARM_FP) && (__ARM_FP & 4) && !defined(__aarch64__)
+#define PARTITA_MCU_VCVTR 1
+#else
+#define PARTITA_MCU_VCVTR 0
+#endif
+
 namespace partita::detail::mcu {
+
+/// A step's requantization (`quant::requant`, bounds relative to the output's zero point as
+/// floats) with the same bounds as integers, for cores that round in the conversion.
+struct qbounds : quant::requant {
+  std::int32_t lo_i = 0, hi_i = 0;
+};
+inline qbounds bounds_of(const quant::requant& r) {
+  qbounds b;
+  static_cast<quant::requant&>(b) = r;
+  b.lo_i = static_cast<std::int32_t>(r.lo);
+  b.hi_i = static_cast<std::int32_t>(r.hi);
+  return b;
+}
 
 /// What an int8 convolution or dense layer reads besides its operands, all of it where it lies
 /// (the weights' scales and zero points and the bias in flash, next to the weights): the input's
@@ -13333,7 +13409,7 @@ struct qlayer {
   dtype w_type = dtype::i8;
   int w_count = 1;
   float y_scale = 1.f;
-  quant::requant r{};
+  qbounds r{};
   const float* bias_f32 = nullptr;      // an f32 bias, or null
   const void* bias_q = nullptr;         // an i32 bias dequantized with the next two, or null
   const float* bias_scale = nullptr;
@@ -13358,7 +13434,7 @@ struct qlayer {
   void channel(int o, float& m, std::int32_t& b) const {
     const float s = w_scale[w_count == 1 ? 0 : o];
     m = quant::multiplier(x_scale, s, y_scale);
-    b = bias_f32 || bias_q ? quant::integer_bias(bias(o), x_scale, s) : 0;
+    b = bias_f32 || bias_q ? quant::integer_bias_float(bias(o), x_scale, s) : 0;
   }
 };
 
@@ -13370,7 +13446,7 @@ struct qout {
   const std::int32_t* bias;
   const std::int32_t* zw;
   std::int32_t zx;
-  quant::requant r;
+  qbounds r;
 
   /// The same from output channel `o` on (a group's channels).
   qout from(int o) const { return {m + o, bias + o, zw + o, zx, r}; }
@@ -13391,10 +13467,23 @@ struct qchannels {
   qout view(const qlayer& q) const { return {m, bias, zw, q.x_zp, q.r}; }
 };
 
-/// `v` requantized by the rule and stored as T (the clamp keeps it in T's range).
+/// `acc` requantized by the rule and stored as T (the clamp keeps it in T's range). On an ARMv7
+/// core with a single-precision FPU, VCVTR rounds to nearest even as it converts (the default
+/// rounding mode) and saturates, and the clamp follows in integers: the same q, since the bounds
+/// are integers and rounding commutes with clamping to them. Elsewhere `requantize_small`.
 template <class T>
-inline T quantized_out(std::int32_t acc, float m, const quant::requant& r) {
+inline T quantized_out(std::int32_t acc, float m, const qbounds& r) {
+#if PARTITA_MCU_VCVTR
+  const float v = static_cast<float>(acc) * m;
+  float rounded;
+  asm("vcvtr.s32.f32 %0, %1" : "=t"(rounded) : "t"(v));
+  std::int32_t i;
+  std::memcpy(&i, &rounded, sizeof i);
+  i = i < r.lo_i ? r.lo_i : (i > r.hi_i ? r.hi_i : i);
+  return static_cast<T>(i + r.zp);
+#else
   return static_cast<T>(quant::requantize_small(acc, m, r));
+#endif
 }
 
 }  // namespace partita::detail::mcu
@@ -13416,26 +13505,38 @@ constexpr int column_index(int r) {
   return r < R / 4 * 4 ? (r & ~3) | ((r & 1) << 1) | ((r >> 1) & 1) : r;
 }
 
-/// Gathers output position (oy, ox) of one image `x` (NCHW, one group of G.c channels).
+/// Gathers output position (oy, ox) of one image `x` (NCHW, one group of G.c channels): inside
+/// the input without a check per value, at the borders with one.
 template <conv_shape G, class X>
 inline void gather(const X* x, std::int32_t zx, int oy, int ox, qcolumn<G.c * G.kh * G.kw>& col) {
   constexpr int R = G.c * G.kh * G.kw;
   const int iy0 = oy * G.sh - G.pt, ix0 = ox * G.sw - G.pl;
-  const bool inside = iy0 >= 0 && ix0 >= 0 && iy0 + (G.kh - 1) * G.dh < G.h && ix0 + (G.kw - 1) * G.dw < G.w;
   std::int32_t sum = 0;
-  int r = 0;
-  for (int c = 0; c < G.c; ++c)
-    for (int ky = 0; ky < G.kh; ++ky) {
-      const int iy = iy0 + ky * G.dh;
-      const X* row = x + (c * G.h + iy) * G.w;
+  if (iy0 >= 0 && ix0 >= 0 && iy0 + (G.kh - 1) * G.dh < G.h && ix0 + (G.kw - 1) * G.dw < G.w) {
+    const X* origin = x + iy0 * G.w + ix0;
+    int r = 0;
+    for (int c = 0; c < G.c; ++c)
 #pragma GCC unroll 4
-      for (int kx = 0; kx < G.kw; ++kx, ++r) {
-        const int ix = ix0 + kx * G.dw;
-        const std::int32_t v = inside || (iy >= 0 && iy < G.h && ix >= 0 && ix < G.w) ? row[ix] - zx : 0;
-        col.v[static_cast<std::size_t>(column_index<R>(r))] = static_cast<std::int16_t>(v);
-        sum += v;
+      for (int ky = 0; ky < G.kh; ++ky)
+#pragma GCC unroll 8
+        for (int kx = 0; kx < G.kw; ++kx, ++r) {
+          const std::int32_t v = origin[(c * G.h + ky * G.dh) * G.w + kx * G.dw] - zx;
+          col.v[static_cast<std::size_t>(column_index<R>(r))] = static_cast<std::int16_t>(v);
+          sum += v;
+        }
+  } else {
+    int r = 0;
+    for (int c = 0; c < G.c; ++c)
+      for (int ky = 0; ky < G.kh; ++ky) {
+        const int iy = iy0 + ky * G.dh;
+        for (int kx = 0; kx < G.kw; ++kx, ++r) {
+          const int ix = ix0 + kx * G.dw;
+          const std::int32_t v = iy >= 0 && iy < G.h && ix >= 0 && ix < G.w ? x[(c * G.h + iy) * G.w + ix] - zx : 0;
+          col.v[static_cast<std::size_t>(column_index<R>(r))] = static_cast<std::int16_t>(v);
+          sum += v;
+        }
       }
-    }
+  }
   col.sum = sum;
 }
 
@@ -13446,28 +13547,37 @@ template <int R, int C, int P, class W, class Y>
 inline void qcolumns_dot(const qcolumn<R>* cols, const W* w, const qout& q, int o, Y* const* y, int plane) {
   constexpr int body = R / 4 * 4;
   std::int32_t acc[C][P];
+#pragma GCC unroll 2
   for (int j = 0; j < C; ++j)
+#pragma GCC unroll 2
     for (int p = 0; p < P; ++p) acc[j][p] = 0;
   for (int r = 0; r < body; r += 4) {
     std::uint32_t xe[P], xo[P];
+#pragma GCC unroll 2
     for (int p = 0; p < P; ++p) {
       xe[p] = load_word(&cols[p].v[static_cast<std::size_t>(r)]);
       xo[p] = load_word(&cols[p].v[static_cast<std::size_t>(r + 2)]);
     }
+#pragma GCC unroll 2
     for (int j = 0; j < C; ++j) {
       const std::uint32_t word = load_word(w + (o + j) * R + r);
       const std::uint32_t we = widen_even<W>(word), wo = widen_odd<W>(word);
+#pragma GCC unroll 2
       for (int p = 0; p < P; ++p) acc[j][p] = dual_mac(xo[p], wo, dual_mac(xe[p], we, acc[j][p]));
     }
   }
   if constexpr (body < R)
     for (int r = body; r < R; ++r)
+#pragma GCC unroll 2
       for (int j = 0; j < C; ++j)
+#pragma GCC unroll 2
         for (int p = 0; p < P; ++p)
           acc[j][p] += cols[p].v[static_cast<std::size_t>(r)] * static_cast<std::int32_t>(w[(o + j) * R + r]);
+#pragma GCC unroll 2
   for (int j = 0; j < C; ++j) {
     const std::int32_t zw = q.zw[o + j], b = q.bias[o + j];
     const float m = q.m[o + j];
+#pragma GCC unroll 2
     for (int p = 0; p < P; ++p) y[p][(o + j) * plane] = quantized_out<Y>(acc[j][p] - zw * cols[p].sum + b, m, q.r);
   }
 }
@@ -13507,11 +13617,23 @@ void qconv_group(const X* x, int c_stride, const W* w, const qout& q, Y* y, int 
 
 /// A depthwise convolution (one input and one output channel per group). The channel's weights
 /// minus their zero point sit in registers; inside the input, a position's sum is Σ x · k minus
-/// zx · Σ k, and at the borders the window is clipped.
+/// zx · Σ k, two positions of a row at a time (at stride 1 they share all but one column of
+/// loads), and at the borders the window is clipped.
 template <conv_shape G, class X, class W, class Y>
 void qdepthwise(const X* x, const W* w, const qout& q, Y* y) {
   static_assert(G.groups == G.c && G.o == G.c, "qdepthwise: one input and one output channel per group");
   constexpr int plane = G.oh * G.ow, in_plane = G.h * G.w, window = G.kh * G.kw;
+  // The output columns whose window lies inside the input: [x0, x1).
+  constexpr int x0 = [] {
+    int c = 0;
+    while (c < G.ow && c * G.sw - G.pl < 0) ++c;
+    return c;
+  }();
+  constexpr int x1 = [] {
+    int c = x0;
+    while (c < G.ow && c * G.sw - G.pl + (G.kw - 1) * G.dw < G.w) ++c;
+    return c;
+  }();
   for (int n = 0; n < G.n; ++n)
     for (int c = 0; c < G.c; ++c) {
       const X* xc = x + (n * G.c + c) * in_plane;
@@ -13524,33 +13646,45 @@ void qdepthwise(const X* x, const W* w, const qout& q, Y* y) {
         k[i] = static_cast<std::int32_t>(w[c * window + i]) - zw;
         ksum += k[i];
       }
-      const std::int32_t inner_bias = q.bias[c] - zx * ksum;
+      const std::int32_t bias = q.bias[c], inner_bias = bias - zx * ksum;
+      const float m = q.m[c];
+      const auto edge = [&](int oy, int ox) {
+        const int iy = oy * G.sh - G.pt, ix = ox * G.sw - G.pl;
+        std::int32_t s = bias;
+        for (int ky = 0; ky < G.kh; ++ky) {
+          const int yy = iy + ky * G.dh;
+          if (yy < 0 || yy >= G.h) continue;
+          for (int kx = 0; kx < G.kw; ++kx) {
+            const int xx = ix + kx * G.dw;
+            if (xx >= 0 && xx < G.w) s += (static_cast<std::int32_t>(xc[yy * G.w + xx]) - zx) * k[ky * G.kw + kx];
+          }
+        }
+        yc[oy * G.ow + ox] = quantized_out<Y>(s, m, q.r);
+      };
       for (int oy = 0; oy < G.oh; ++oy) {
         const int iy = oy * G.sh - G.pt;
-        const bool rows_inside = iy >= 0 && iy + (G.kh - 1) * G.dh < G.h;
-        for (int ox = 0; ox < G.ow; ++ox) {
-          const int ix = ox * G.sw - G.pl;
-          std::int32_t s;
-          if (rows_inside && ix >= 0 && ix + (G.kw - 1) * G.dw < G.w) {
-            const X* xw = xc + iy * G.w + ix;
-            s = inner_bias;
-#pragma GCC unroll 8
-            for (int ky = 0; ky < G.kh; ++ky)
-#pragma GCC unroll 8
-              for (int kx = 0; kx < G.kw; ++kx) s += static_cast<std::int32_t>(xw[ky * G.dh * G.w + kx * G.dw]) * k[ky * G.kw + kx];
-          } else {
-            s = q.bias[c];
-            for (int ky = 0; ky < G.kh; ++ky) {
-              const int yy = iy + ky * G.dh;
-              if (yy < 0 || yy >= G.h) continue;
-              for (int kx = 0; kx < G.kw; ++kx) {
-                const int xx = ix + kx * G.dw;
-                if (xx >= 0 && xx < G.w) s += (static_cast<std::int32_t>(xc[yy * G.w + xx]) - zx) * k[ky * G.kw + kx];
-              }
-            }
-          }
-          yc[oy * G.ow + ox] = quantized_out<Y>(s, q.m[c], q.r);
+        if (iy < 0 || iy + (G.kh - 1) * G.dh >= G.h) {
+          for (int ox = 0; ox < G.ow; ++ox) edge(oy, ox);
+          continue;
         }
+        if constexpr (x0 > 0)
+          for (int ox = 0; ox < x0; ++ox) edge(oy, ox);
+        int ox = x0;
+        for (; ox + 2 <= x1; ox += 2) {
+          const X* xw = xc + iy * G.w + ox * G.sw - G.pl;
+          std::int32_t s0 = inner_bias, s1 = inner_bias;
+#pragma GCC unroll 8
+          for (int ky = 0; ky < G.kh; ++ky)
+#pragma GCC unroll 8
+            for (int kx = 0; kx < G.kw; ++kx) {
+              const X* at = xw + ky * G.dh * G.w + kx * G.dw;
+              s0 += static_cast<std::int32_t>(at[0]) * k[ky * G.kw + kx];
+              s1 += static_cast<std::int32_t>(at[G.sw]) * k[ky * G.kw + kx];
+            }
+          yc[oy * G.ow + ox] = quantized_out<Y>(s0, m, q.r);
+          yc[oy * G.ow + ox + 1] = quantized_out<Y>(s1, m, q.r);
+        }
+        for (; ox < G.ow; ++ox) edge(oy, ox);
       }
     }
 }
@@ -13565,26 +13699,26 @@ namespace partita::detail::mcu {
 
 /// Units [u, u + C) of every row: each word of four input bytes, widened once with the input's
 /// zero point taken out, feeds the C units' dual multiply-accumulates; the weights' zero points
-/// come out afterwards, as zw · Σ (x - zx) over the row.
+/// come out afterwards, as zw · Σ (x - zx) over the row (`sums`).
 template <std::int64_t Rows, std::int64_t Units, std::int64_t K, int C, class X, class W, class Y>
-inline void qdense_units(const X* x, const W* w, const qlayer& q, Y* y, std::int64_t u) {
+inline void qdense_units(const X* x, const W* w, const qlayer& q, const std::int32_t* sums, Y* y, std::int64_t u) {
   constexpr std::int64_t body = K / 4 * 4;
-  constexpr std::uint32_t ones = 0x00010001u;
   const std::uint32_t zz = lanes(q.x_zp, q.x_zp);
   float m[C];
   std::int32_t b[C], zw[C];
+#pragma GCC unroll 4
   for (int j = 0; j < C; ++j) {
     q.channel(static_cast<int>(u) + j, m[j], b[j]);
     zw[j] = q.w_zero(static_cast<int>(u) + j);
   }
   for (std::int64_t r = 0; r < Rows; ++r) {
     const X* xr = x + r * K;
-    std::int32_t acc[C], s = 0;
+    std::int32_t acc[C];
+#pragma GCC unroll 4
     for (int j = 0; j < C; ++j) acc[j] = 0;
     for (std::int64_t k = 0; k < body; k += 4) {
       const std::uint32_t word = load_word(xr + k);
       const std::uint32_t xe = sub_lanes(widen_even<X>(word), zz), xo = sub_lanes(widen_odd<X>(word), zz);
-      s = dual_mac(xo, ones, dual_mac(xe, ones, s));
 #pragma GCC unroll 4
       for (int j = 0; j < C; ++j) {
         const std::uint32_t ww = load_word(w + (u + j) * K + k);
@@ -13594,10 +13728,11 @@ inline void qdense_units(const X* x, const W* w, const qlayer& q, Y* y, std::int
     if constexpr (body < K)
       for (std::int64_t k = body; k < K; ++k) {
         const std::int32_t v = static_cast<std::int32_t>(xr[k]) - q.x_zp;
-        s += v;
+#pragma GCC unroll 4
         for (int j = 0; j < C; ++j) acc[j] += v * static_cast<std::int32_t>(w[(u + j) * K + k]);
       }
-    for (int j = 0; j < C; ++j) y[r * Units + u + j] = quantized_out<Y>(acc[j] - zw[j] * s + b[j], m[j], q.r);
+#pragma GCC unroll 4
+    for (int j = 0; j < C; ++j) y[r * Units + u + j] = quantized_out<Y>(acc[j] - zw[j] * sums[r] + b[j], m[j], q.r);
   }
 }
 
@@ -13607,9 +13742,17 @@ template <std::int64_t Rows, std::int64_t Units, std::int64_t K, class X, class 
 void qdense(const X* x, const W* w, const qlayer& q, Y* y) {
   static_assert(std::endian::native == std::endian::little, "mcu: the int8 kernels pair int16 values little-endian");
   static_assert(K <= 16384, "mcu: an int8 dense layer of more than 16384 values per output");
-  std::int64_t u = 0;
-  for (; u + 4 <= Units; u += 4) qdense_units<Rows, Units, K, 4>(x, w, q, y, u);
-  for (; u < Units; ++u) qdense_units<Rows, Units, K, 1>(x, w, q, y, u);
+  std::int32_t sums[Rows];  // Σ (x - zx) of each row
+  for (std::int64_t r = 0; r < Rows; ++r) {
+    std::int32_t s = 0;
+    for (std::int64_t k = 0; k < K; ++k) s += static_cast<std::int32_t>(x[r * K + k]) - q.x_zp;
+    sums[r] = s;
+  }
+  constexpr std::int64_t blocks = Units / 4 * 4;
+  for (std::int64_t u = 0; u < blocks; u += 4) qdense_units<Rows, Units, K, 4>(x, w, q, sums, y, u);
+  // Loops of no iteration are left out at compile time, as in conv.hpp.
+  if constexpr (blocks < Units)
+    for (std::int64_t u = blocks; u < Units; ++u) qdense_units<Rows, Units, K, 1>(x, w, q, sums, y, u);
 }
 
 }  // namespace partita::detail::mcu
@@ -14079,7 +14222,7 @@ struct quantized_kernel {
     q.w_type = w.type;
     q.w_count = w.count;
     q.y_scale = quant::scale_at(in, y);
-    q.r = r;
+    q.r = bounds_of(r);
     if constexpr (b >= 0) {
       if constexpr (S::body(b).op == op_id::dequantize) {
         constexpr quant::qnode bq = quant::qnode_of<S>(b);
@@ -14253,6 +14396,8 @@ struct mcu {
     static void run(state& s, const float* const* in, float* out, int step = 0) {
       if constexpr (quantized) {
         detail::mcu::quantized_kernel<Step>::run(in, out);
+      } else if constexpr (eight_bit_quantization) {
+        run_quantization(in, out);
       } else if constexpr (Step::op == op_id::call) {
         run_composite(in, out);
       } else {
@@ -14267,6 +14412,25 @@ struct mcu {
       if constexpr (Step::op == op_id::call) return std::string_view(Step::composite).starts_with("mcu.q");
       else return false;
     }();
+    // A quantize or dequantize of a tensor quantized per tensor to u8 or i8: quantize.hpp.
+    static constexpr bool eight_bit_quantization = [] {
+      if constexpr (Step::op == op_id::quantize || Step::op == op_id::dequantize) {
+        const dtype t = Step::op == op_id::quantize ? Step::node.type : Step::arg(0).type;
+        return Step::arg(1).out.elements() == 1 && (t == dtype::u8 || t == dtype::i8);
+      } else {
+        return false;
+      }
+    }();
+    static void run_quantization(const float* const* in, float* out) {
+      constexpr bool to_integers = Step::op == op_id::quantize;
+      constexpr dtype t = to_integers ? Step::node.type : Step::arg(0).type;
+      using T = detail::mcu::byte_of<t>;
+      constexpr std::int64_t n = Step::node.out.elements();
+      const auto zp = static_cast<std::int32_t>(detail::load_integer(in[2], t, 0));
+      if constexpr (to_integers) detail::mcu::quantize_values(in[0], n, in[1][0], zp, reinterpret_cast<T*>(out));
+      else detail::mcu::dequantize_values(reinterpret_cast<const T*>(in[0]), n, in[1][0], zp, out);
+    }
+
     // The float composites' parts (none for the quantized ones, which quantized.hpp reads).
     static constexpr bool fused = Step::op == op_id::call && !quantized;
     static constexpr int conv = fused ? Step::find(op_id::conv2d) : -1;

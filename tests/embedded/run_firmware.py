@@ -2,7 +2,7 @@
 """Builds the tiny models' firmware for Cortex-M4 and M7, runs it under QEMU, checks it against the host.
 
     run_firmware.py --build DIR --host-reference EXE [--models ds_cnn ...] [--backends reference mcu]
-                    [--record FILE] [--results DIR]
+                    [--int8-models ds_cnn_int8 ...] [--record FILE] [--results DIR]
 
 Configures and builds tests/embedded/firmware/ with cmake/toolchains/arm-none-eabi.cmake in DIR,
 then runs each program in qemu-system-arm (mps2-an386 for the M4, mps2-an500 for the M7) with
@@ -10,7 +10,8 @@ semihosting and `-icount shift=0`. Each must:
   - exit with status 0, having asked nothing of the heap;
   - count 2,000,000 instructions for its calibration loop (so the counts below are instructions);
   - print outputs within float tolerance of the host's reference backend (EXE, built from the same
-    models, weights and input).
+    models, weights and input); an int8 model, on mcu only, the host's integer results bit for bit
+    (the host's mcu and cpu backends, which EXE checks agree).
 It prints, per model, backend and core: flash (code, constants), RAM (data, bss with the arena,
 stack) and the instructions one inference retired under the emulator. That count is a regression
 figure for the code generated, not a time: QEMU does not model a Cortex-M's pipeline or memory.
@@ -35,6 +36,7 @@ FIRMWARE = ROOT / "tests" / "embedded" / "firmware"
 TOOLCHAIN = ROOT / "cmake" / "toolchains" / "arm-none-eabi.cmake"
 MACHINES = {"m4": ("mps2-an386", "Cortex-M4"), "m7": ("mps2-an500", "Cortex-M7")}
 MODELS = ["ds_cnn", "resnet8", "autoencoder", "mobilenet_v1_025"]
+INT8_MODELS = [m + "_int8" for m in MODELS]
 CALIBRATION = 2_000_000
 TICK = 40  # instructions per SysTick tick under -icount shift=0 (main.cpp)
 # Absolute and relative tolerance against the host: other compilers contract other products into
@@ -76,10 +78,11 @@ def run(cmd: list[str], **kw) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, **kw)
 
 
-def build(build_dir: pathlib.Path, models: list[str], backends: list[str]) -> None:
+def build(build_dir: pathlib.Path, models: list[str], backends: list[str], int8_models: list[str]) -> None:
     configure = ["cmake", "-S", str(FIRMWARE), "-B", str(build_dir), f"-DCMAKE_TOOLCHAIN_FILE={TOOLCHAIN}",
                  "-DCMAKE_BUILD_TYPE=Release", f"-DPARTITA_FIRMWARE_MODELS={';'.join(models)}",
-                 f"-DPARTITA_FIRMWARE_BACKENDS={';'.join(backends)}"]
+                 f"-DPARTITA_FIRMWARE_BACKENDS={';'.join(backends)}",
+                 f"-DPARTITA_FIRMWARE_INT8_MODELS={';'.join(int8_models)}"]
     if not (build_dir / "CMakeCache.txt").exists() and shutil.which("ninja"):
         configure += ["-G", "Ninja"]
     if shutil.which("ccache"):
@@ -132,7 +135,7 @@ def run_firmware(elf: pathlib.Path, machine: str, timeout: float) -> tuple[int, 
     return p.returncode, p.stdout + p.stderr
 
 
-def check(name: str, status: int, text: str, want: list[int]) -> tuple[list[str], dict]:
+def check(name: str, status: int, text: str, want: list[int], exact: bool) -> tuple[list[str], dict]:
     problems = []
     values: dict[str, int] = {}
     outputs: dict[int, int] = {}
@@ -158,6 +161,9 @@ def check(name: str, status: int, text: str, want: list[int]) -> tuple[list[str]
         got, ref = as_float(outputs[i]), as_float(bits)
         err = abs(got - ref)
         worst = max(worst, err)
+        if exact and outputs[i] != bits:
+            problems.append(f"{name}: output {i} is {got!r}, the host's integer kernels give {ref!r}")
+            break
         if not err <= ATOL + RTOL * abs(ref):
             problems.append(f"{name}: output {i} is {got!r}, the host's reference {ref!r}")
             break
@@ -170,6 +176,7 @@ def main() -> int:
     p.add_argument("--host-reference", required=True, help="the host program printing the expected outputs")
     p.add_argument("--models", nargs="+", default=MODELS, choices=MODELS)
     p.add_argument("--backends", nargs="+", default=["reference", "mcu"], choices=["reference", "mcu"])
+    p.add_argument("--int8-models", nargs="*", default=INT8_MODELS, choices=INT8_MODELS, help="on mcu only")
     p.add_argument("--cores", nargs="+", default=list(MACHINES), choices=list(MACHINES))
     p.add_argument("--timeout", type=float, default=600.0, help="seconds one program may run under QEMU")
     p.add_argument("--record", type=pathlib.Path, help="write the figures here (JSON)")
@@ -186,28 +193,28 @@ def main() -> int:
         print(message + "; skipped", file=sys.stderr)
         return 77
 
-    build(args.build, args.models, args.backends)
+    build(args.build, args.models, args.backends, args.int8_models)
     want = host_outputs(args.host_reference)
     problems: list[str] = []
     rows = []
-    for model in args.models:
-        for backend in args.backends:
-            for core in args.cores:
-                name = f"{model}_{backend}_{core}"
-                elf = args.build / f"{name}.elf"
-                status, text = run_firmware(elf, MACHINES[core][0], args.timeout)
-                found, figures = check(name, status, text, want[model])
-                problems += found
-                rows.append({"model": model, "backend": backend, "core": MACHINES[core][1],
-                             "machine": MACHINES[core][0], **footprint(elf), **figures,
-                             "passed": not found})
+    programs = [(m, b) for m in args.models for b in args.backends] + [(m, "mcu") for m in args.int8_models]
+    for model, backend in programs:
+        for core in args.cores:
+            name = f"{model}_{backend}_{core}"
+            elf = args.build / f"{name}.elf"
+            status, text = run_firmware(elf, MACHINES[core][0], args.timeout)
+            found, figures = check(name, status, text, want[model], exact=model.endswith("_int8"))
+            problems += found
+            rows.append({"model": model, "backend": backend, "core": MACHINES[core][1],
+                         "machine": MACHINES[core][0], **footprint(elf), **figures,
+                         "passed": not found})
 
     kb = lambda b: f"{b / 1024:.1f}"  # noqa: E731
-    print(f"\n{'model':<18}{'backend':<11}{'core':<11}{'flash KB (code+const)':>24}{'RAM KB (bss)':>14}"
+    print(f"\n{'model':<23}{'backend':<11}{'core':<11}{'flash KB (code+const)':>24}{'RAM KB (bss)':>14}"
           f"{'instructions':>16}{'max error':>11}")
     for r in rows:
         flash = f"{kb(r['flash'])} ({kb(r['flash_code'])}+{kb(r['flash_constants'])})"
-        print(f"{r['model']:<18}{r['backend']:<11}{r['core']:<11}{flash:>24}{kb(r['ram']) + ' (' + kb(r['ram_bss']) + ')':>14}"
+        print(f"{r['model']:<23}{r['backend']:<11}{r['core']:<11}{flash:>24}{kb(r['ram']) + ' (' + kb(r['ram_bss']) + ')':>14}"
               f"{r['instructions'] or 0:>16,}{r['max_abs_error']:>11.1e}")
     now = datetime.datetime.now(datetime.timezone.utc)
     record = {
@@ -219,7 +226,8 @@ def main() -> int:
             "compiler": first_line(["arm-none-eabi-g++", "--version"]),
         },
         "note": "instructions: retired under qemu-system-arm -icount shift=0, a regression figure, not a time; "
-                "flash and RAM from arm-none-eabi-size; f32 weights",
+                "flash and RAM from arm-none-eabi-size; f32 weights, i8 for the _int8 models (QDQ, "
+                "i8 activations per tensor, i8 weights per channel)",
         "published": PUBLISHED,
         "rows": rows,
     }

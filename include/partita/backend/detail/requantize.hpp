@@ -81,6 +81,24 @@ inline float round_small(float v) {
   return (v + magic) - magic;  // not folded: the compiler may not reassociate without -ffast-math
 }
 
+/// round_half_even(v) for any finite float, in float arithmetic only: below 2^23 in magnitude,
+/// adding and subtracting 2^23 to |v| rounds it (ulp 1 there); from 2^23 on, v is an integer.
+inline float round_even(float v) {
+  constexpr float two23 = 8388608.f;
+  const float a = v < 0.f ? -v : v;
+  const float r = a < two23 ? (a + two23) - two23 : a;
+  return v < 0.f ? -r : r;
+}
+
+/// `integer_bias` without library calls (no `nearbyint`, no conversion through int64): the same
+/// integer for every finite bias and scales.
+inline std::int32_t integer_bias_float(float b, float x_scale, float w_scale) {
+  const float q = round_even(b / (x_scale * w_scale));
+  if (q >= 2147483648.f) return std::numeric_limits<std::int32_t>::max();
+  if (q <= -2147483648.f) return std::numeric_limits<std::int32_t>::min();
+  return static_cast<std::int32_t>(q);
+}
+
 /// `requantize` for a core without a rounding instruction: the clamped product is within
 /// ±510, where `round_small` is exact. The same q as `requantize`, bit for bit.
 inline std::int32_t requantize_small(std::int32_t acc, float m, const requant& r) {

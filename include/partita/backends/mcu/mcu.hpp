@@ -6,6 +6,7 @@
 #include "partita/backends/mcu/detail/conv.hpp"
 #include "partita/backends/mcu/detail/dense.hpp"
 #include "partita/backends/mcu/detail/epilogue.hpp"
+#include "partita/backends/mcu/detail/quantize.hpp"
 #include "partita/backends/mcu/detail/quantized.hpp"
 #include "partita/backends/reference/reference.hpp"
 #include "partita/core/fixed_string.hpp"
@@ -93,6 +94,8 @@ struct mcu {
     static void run(state& s, const float* const* in, float* out, int step = 0) {
       if constexpr (quantized) {
         detail::mcu::quantized_kernel<Step>::run(in, out);
+      } else if constexpr (eight_bit_quantization) {
+        run_quantization(in, out);
       } else if constexpr (Step::op == op_id::call) {
         run_composite(in, out);
       } else {
@@ -107,6 +110,25 @@ struct mcu {
       if constexpr (Step::op == op_id::call) return std::string_view(Step::composite).starts_with("mcu.q");
       else return false;
     }();
+    // A quantize or dequantize of a tensor quantized per tensor to u8 or i8: quantize.hpp.
+    static constexpr bool eight_bit_quantization = [] {
+      if constexpr (Step::op == op_id::quantize || Step::op == op_id::dequantize) {
+        const dtype t = Step::op == op_id::quantize ? Step::node.type : Step::arg(0).type;
+        return Step::arg(1).out.elements() == 1 && (t == dtype::u8 || t == dtype::i8);
+      } else {
+        return false;
+      }
+    }();
+    static void run_quantization(const float* const* in, float* out) {
+      constexpr bool to_integers = Step::op == op_id::quantize;
+      constexpr dtype t = to_integers ? Step::node.type : Step::arg(0).type;
+      using T = detail::mcu::byte_of<t>;
+      constexpr std::int64_t n = Step::node.out.elements();
+      const auto zp = static_cast<std::int32_t>(detail::load_integer(in[2], t, 0));
+      if constexpr (to_integers) detail::mcu::quantize_values(in[0], n, in[1][0], zp, reinterpret_cast<T*>(out));
+      else detail::mcu::dequantize_values(reinterpret_cast<const T*>(in[0]), n, in[1][0], zp, out);
+    }
+
     // The float composites' parts (none for the quantized ones, which quantized.hpp reads).
     static constexpr bool fused = Step::op == op_id::call && !quantized;
     static constexpr int conv = fused ? Step::find(op_id::conv2d) : -1;

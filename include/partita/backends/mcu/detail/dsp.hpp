@@ -57,16 +57,24 @@ inline std::uint32_t widen_even(std::uint32_t v) {
 #endif
 }
 
-/// Bytes 1 and 3 of `v`, widened the same way (SXTB16 or UXTB16 of `v` rotated by 8 bits).
+/// Bytes 1 and 3 of `v`, widened the same way (SXTB16 or UXTB16 of `v` rotated by 8 bits, the
+/// rotation folded into the instruction, which the intrinsics cannot express).
 template <class T>
 inline std::uint32_t widen_odd(std::uint32_t v) {
+#if PARTITA_MCU_DSP
+  std::uint32_t r;
+  if constexpr (std::is_signed_v<T>) asm("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(v));
+  else asm("uxtb16 %0, %1, ror #8" : "=r"(r) : "r"(v));
+  return r;
+#else
   return widen_even<T>((v >> 8) | (v << 24));
+#endif
 }
 
 /// Both lanes of `v` minus `z`'s (each difference within int16): SSUB16.
 inline std::uint32_t sub_lanes(std::uint32_t v, std::uint32_t z) {
 #if PARTITA_MCU_DSP
-  return static_cast<std::uint32_t>(__ssub16(static_cast<std::int16x2_t>(v), static_cast<std::int16x2_t>(z)));
+  return static_cast<std::uint32_t>(__ssub16(static_cast<int16x2_t>(v), static_cast<int16x2_t>(z)));
 #else
   return lanes(low_lane(v) - low_lane(z), high_lane(v) - high_lane(z));
 #endif

@@ -33,26 +33,38 @@ constexpr int column_index(int r) {
   return r < R / 4 * 4 ? (r & ~3) | ((r & 1) << 1) | ((r >> 1) & 1) : r;
 }
 
-/// Gathers output position (oy, ox) of one image `x` (NCHW, one group of G.c channels).
+/// Gathers output position (oy, ox) of one image `x` (NCHW, one group of G.c channels): inside
+/// the input without a check per value, at the borders with one.
 template <conv_shape G, class X>
 inline void gather(const X* x, std::int32_t zx, int oy, int ox, qcolumn<G.c * G.kh * G.kw>& col) {
   constexpr int R = G.c * G.kh * G.kw;
   const int iy0 = oy * G.sh - G.pt, ix0 = ox * G.sw - G.pl;
-  const bool inside = iy0 >= 0 && ix0 >= 0 && iy0 + (G.kh - 1) * G.dh < G.h && ix0 + (G.kw - 1) * G.dw < G.w;
   std::int32_t sum = 0;
-  int r = 0;
-  for (int c = 0; c < G.c; ++c)
-    for (int ky = 0; ky < G.kh; ++ky) {
-      const int iy = iy0 + ky * G.dh;
-      const X* row = x + (c * G.h + iy) * G.w;
+  if (iy0 >= 0 && ix0 >= 0 && iy0 + (G.kh - 1) * G.dh < G.h && ix0 + (G.kw - 1) * G.dw < G.w) {
+    const X* origin = x + iy0 * G.w + ix0;
+    int r = 0;
+    for (int c = 0; c < G.c; ++c)
 #pragma GCC unroll 4
-      for (int kx = 0; kx < G.kw; ++kx, ++r) {
-        const int ix = ix0 + kx * G.dw;
-        const std::int32_t v = inside || (iy >= 0 && iy < G.h && ix >= 0 && ix < G.w) ? row[ix] - zx : 0;
-        col.v[static_cast<std::size_t>(column_index<R>(r))] = static_cast<std::int16_t>(v);
-        sum += v;
+      for (int ky = 0; ky < G.kh; ++ky)
+#pragma GCC unroll 8
+        for (int kx = 0; kx < G.kw; ++kx, ++r) {
+          const std::int32_t v = origin[(c * G.h + ky * G.dh) * G.w + kx * G.dw] - zx;
+          col.v[static_cast<std::size_t>(column_index<R>(r))] = static_cast<std::int16_t>(v);
+          sum += v;
+        }
+  } else {
+    int r = 0;
+    for (int c = 0; c < G.c; ++c)
+      for (int ky = 0; ky < G.kh; ++ky) {
+        const int iy = iy0 + ky * G.dh;
+        for (int kx = 0; kx < G.kw; ++kx, ++r) {
+          const int ix = ix0 + kx * G.dw;
+          const std::int32_t v = iy >= 0 && iy < G.h && ix >= 0 && ix < G.w ? x[(c * G.h + iy) * G.w + ix] - zx : 0;
+          col.v[static_cast<std::size_t>(column_index<R>(r))] = static_cast<std::int16_t>(v);
+          sum += v;
+        }
       }
-    }
+  }
   col.sum = sum;
 }
 
@@ -63,28 +75,37 @@ template <int R, int C, int P, class W, class Y>
 inline void qcolumns_dot(const qcolumn<R>* cols, const W* w, const qout& q, int o, Y* const* y, int plane) {
   constexpr int body = R / 4 * 4;
   std::int32_t acc[C][P];
+#pragma GCC unroll 2
   for (int j = 0; j < C; ++j)
+#pragma GCC unroll 2
     for (int p = 0; p < P; ++p) acc[j][p] = 0;
   for (int r = 0; r < body; r += 4) {
     std::uint32_t xe[P], xo[P];
+#pragma GCC unroll 2
     for (int p = 0; p < P; ++p) {
       xe[p] = load_word(&cols[p].v[static_cast<std::size_t>(r)]);
       xo[p] = load_word(&cols[p].v[static_cast<std::size_t>(r + 2)]);
     }
+#pragma GCC unroll 2
     for (int j = 0; j < C; ++j) {
       const std::uint32_t word = load_word(w + (o + j) * R + r);
       const std::uint32_t we = widen_even<W>(word), wo = widen_odd<W>(word);
+#pragma GCC unroll 2
       for (int p = 0; p < P; ++p) acc[j][p] = dual_mac(xo[p], wo, dual_mac(xe[p], we, acc[j][p]));
     }
   }
   if constexpr (body < R)
     for (int r = body; r < R; ++r)
+#pragma GCC unroll 2
       for (int j = 0; j < C; ++j)
+#pragma GCC unroll 2
         for (int p = 0; p < P; ++p)
           acc[j][p] += cols[p].v[static_cast<std::size_t>(r)] * static_cast<std::int32_t>(w[(o + j) * R + r]);
+#pragma GCC unroll 2
   for (int j = 0; j < C; ++j) {
     const std::int32_t zw = q.zw[o + j], b = q.bias[o + j];
     const float m = q.m[o + j];
+#pragma GCC unroll 2
     for (int p = 0; p < P; ++p) y[p][(o + j) * plane] = quantized_out<Y>(acc[j][p] - zw * cols[p].sum + b, m, q.r);
   }
 }
@@ -124,11 +145,23 @@ void qconv_group(const X* x, int c_stride, const W* w, const qout& q, Y* y, int 
 
 /// A depthwise convolution (one input and one output channel per group). The channel's weights
 /// minus their zero point sit in registers; inside the input, a position's sum is Σ x · k minus
-/// zx · Σ k, and at the borders the window is clipped.
+/// zx · Σ k, two positions of a row at a time (at stride 1 they share all but one column of
+/// loads), and at the borders the window is clipped.
 template <conv_shape G, class X, class W, class Y>
 void qdepthwise(const X* x, const W* w, const qout& q, Y* y) {
   static_assert(G.groups == G.c && G.o == G.c, "qdepthwise: one input and one output channel per group");
   constexpr int plane = G.oh * G.ow, in_plane = G.h * G.w, window = G.kh * G.kw;
+  // The output columns whose window lies inside the input: [x0, x1).
+  constexpr int x0 = [] {
+    int c = 0;
+    while (c < G.ow && c * G.sw - G.pl < 0) ++c;
+    return c;
+  }();
+  constexpr int x1 = [] {
+    int c = x0;
+    while (c < G.ow && c * G.sw - G.pl + (G.kw - 1) * G.dw < G.w) ++c;
+    return c;
+  }();
   for (int n = 0; n < G.n; ++n)
     for (int c = 0; c < G.c; ++c) {
       const X* xc = x + (n * G.c + c) * in_plane;
@@ -141,33 +174,45 @@ void qdepthwise(const X* x, const W* w, const qout& q, Y* y) {
         k[i] = static_cast<std::int32_t>(w[c * window + i]) - zw;
         ksum += k[i];
       }
-      const std::int32_t inner_bias = q.bias[c] - zx * ksum;
+      const std::int32_t bias = q.bias[c], inner_bias = bias - zx * ksum;
+      const float m = q.m[c];
+      const auto edge = [&](int oy, int ox) {
+        const int iy = oy * G.sh - G.pt, ix = ox * G.sw - G.pl;
+        std::int32_t s = bias;
+        for (int ky = 0; ky < G.kh; ++ky) {
+          const int yy = iy + ky * G.dh;
+          if (yy < 0 || yy >= G.h) continue;
+          for (int kx = 0; kx < G.kw; ++kx) {
+            const int xx = ix + kx * G.dw;
+            if (xx >= 0 && xx < G.w) s += (static_cast<std::int32_t>(xc[yy * G.w + xx]) - zx) * k[ky * G.kw + kx];
+          }
+        }
+        yc[oy * G.ow + ox] = quantized_out<Y>(s, m, q.r);
+      };
       for (int oy = 0; oy < G.oh; ++oy) {
         const int iy = oy * G.sh - G.pt;
-        const bool rows_inside = iy >= 0 && iy + (G.kh - 1) * G.dh < G.h;
-        for (int ox = 0; ox < G.ow; ++ox) {
-          const int ix = ox * G.sw - G.pl;
-          std::int32_t s;
-          if (rows_inside && ix >= 0 && ix + (G.kw - 1) * G.dw < G.w) {
-            const X* xw = xc + iy * G.w + ix;
-            s = inner_bias;
-#pragma GCC unroll 8
-            for (int ky = 0; ky < G.kh; ++ky)
-#pragma GCC unroll 8
-              for (int kx = 0; kx < G.kw; ++kx) s += static_cast<std::int32_t>(xw[ky * G.dh * G.w + kx * G.dw]) * k[ky * G.kw + kx];
-          } else {
-            s = q.bias[c];
-            for (int ky = 0; ky < G.kh; ++ky) {
-              const int yy = iy + ky * G.dh;
-              if (yy < 0 || yy >= G.h) continue;
-              for (int kx = 0; kx < G.kw; ++kx) {
-                const int xx = ix + kx * G.dw;
-                if (xx >= 0 && xx < G.w) s += (static_cast<std::int32_t>(xc[yy * G.w + xx]) - zx) * k[ky * G.kw + kx];
-              }
-            }
-          }
-          yc[oy * G.ow + ox] = quantized_out<Y>(s, q.m[c], q.r);
+        if (iy < 0 || iy + (G.kh - 1) * G.dh >= G.h) {
+          for (int ox = 0; ox < G.ow; ++ox) edge(oy, ox);
+          continue;
         }
+        if constexpr (x0 > 0)
+          for (int ox = 0; ox < x0; ++ox) edge(oy, ox);
+        int ox = x0;
+        for (; ox + 2 <= x1; ox += 2) {
+          const X* xw = xc + iy * G.w + ox * G.sw - G.pl;
+          std::int32_t s0 = inner_bias, s1 = inner_bias;
+#pragma GCC unroll 8
+          for (int ky = 0; ky < G.kh; ++ky)
+#pragma GCC unroll 8
+            for (int kx = 0; kx < G.kw; ++kx) {
+              const X* at = xw + ky * G.dh * G.w + kx * G.dw;
+              s0 += static_cast<std::int32_t>(at[0]) * k[ky * G.kw + kx];
+              s1 += static_cast<std::int32_t>(at[G.sw]) * k[ky * G.kw + kx];
+            }
+          yc[oy * G.ow + ox] = quantized_out<Y>(s0, m, q.r);
+          yc[oy * G.ow + ox + 1] = quantized_out<Y>(s1, m, q.r);
+        }
+        for (; ox < G.ow; ++ox) edge(oy, ox);
       }
     }
 }

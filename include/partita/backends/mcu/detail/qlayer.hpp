@@ -1,12 +1,32 @@
 #pragma once
 /// A quantized layer's scales, zero points and bias as the mcu backend's int8 kernels read them.
 #include <cstdint>
+#include <cstring>
 
 #include "partita/backend/detail/requantize.hpp"
 #include "partita/backends/reference/quantize_kernels.hpp"
 #include "partita/core/dtype.hpp"
 
+#if defined(__arm__) && defined(__ARM_FP) && (__ARM_FP & 4) && !defined(__aarch64__)
+#define PARTITA_MCU_VCVTR 1
+#else
+#define PARTITA_MCU_VCVTR 0
+#endif
+
 namespace partita::detail::mcu {
+
+/// A step's requantization (`quant::requant`, bounds relative to the output's zero point as
+/// floats) with the same bounds as integers, for cores that round in the conversion.
+struct qbounds : quant::requant {
+  std::int32_t lo_i = 0, hi_i = 0;
+};
+inline qbounds bounds_of(const quant::requant& r) {
+  qbounds b;
+  static_cast<quant::requant&>(b) = r;
+  b.lo_i = static_cast<std::int32_t>(r.lo);
+  b.hi_i = static_cast<std::int32_t>(r.hi);
+  return b;
+}
 
 /// What an int8 convolution or dense layer reads besides its operands, all of it where it lies
 /// (the weights' scales and zero points and the bias in flash, next to the weights): the input's
@@ -23,7 +43,7 @@ struct qlayer {
   dtype w_type = dtype::i8;
   int w_count = 1;
   float y_scale = 1.f;
-  quant::requant r{};
+  qbounds r{};
   const float* bias_f32 = nullptr;      // an f32 bias, or null
   const void* bias_q = nullptr;         // an i32 bias dequantized with the next two, or null
   const float* bias_scale = nullptr;
@@ -48,7 +68,7 @@ struct qlayer {
   void channel(int o, float& m, std::int32_t& b) const {
     const float s = w_scale[w_count == 1 ? 0 : o];
     m = quant::multiplier(x_scale, s, y_scale);
-    b = bias_f32 || bias_q ? quant::integer_bias(bias(o), x_scale, s) : 0;
+    b = bias_f32 || bias_q ? quant::integer_bias_float(bias(o), x_scale, s) : 0;
   }
 };
 
@@ -60,7 +80,7 @@ struct qout {
   const std::int32_t* bias;
   const std::int32_t* zw;
   std::int32_t zx;
-  quant::requant r;
+  qbounds r;
 
   /// The same from output channel `o` on (a group's channels).
   qout from(int o) const { return {m + o, bias + o, zw + o, zx, r}; }
@@ -81,10 +101,23 @@ struct qchannels {
   qout view(const qlayer& q) const { return {m, bias, zw, q.x_zp, q.r}; }
 };
 
-/// `v` requantized by the rule and stored as T (the clamp keeps it in T's range).
+/// `acc` requantized by the rule and stored as T (the clamp keeps it in T's range). On an ARMv7
+/// core with a single-precision FPU, VCVTR rounds to nearest even as it converts (the default
+/// rounding mode) and saturates, and the clamp follows in integers: the same q, since the bounds
+/// are integers and rounding commutes with clamping to them. Elsewhere `requantize_small`.
 template <class T>
-inline T quantized_out(std::int32_t acc, float m, const quant::requant& r) {
+inline T quantized_out(std::int32_t acc, float m, const qbounds& r) {
+#if PARTITA_MCU_VCVTR
+  const float v = static_cast<float>(acc) * m;
+  float rounded;
+  asm("vcvtr.s32.f32 %0, %1" : "=t"(rounded) : "t"(v));
+  std::int32_t i;
+  std::memcpy(&i, &rounded, sizeof i);
+  i = i < r.lo_i ? r.lo_i : (i > r.hi_i ? r.hi_i : i);
+  return static_cast<T>(i + r.zp);
+#else
   return static_cast<T>(quant::requantize_small(acc, m, r));
+#endif
 }
 
 }  // namespace partita::detail::mcu

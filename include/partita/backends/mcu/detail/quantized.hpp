@@ -89,7 +89,7 @@ struct quantized_kernel {
     q.w_type = w.type;
     q.w_count = w.count;
     q.y_scale = quant::scale_at(in, y);
-    q.r = r;
+    q.r = bounds_of(r);
     if constexpr (b >= 0) {
       if constexpr (S::body(b).op == op_id::dequantize) {
         constexpr quant::qnode bq = quant::qnode_of<S>(b);
