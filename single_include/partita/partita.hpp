@@ -13455,8 +13455,8 @@ struct qout {
 /// The per-channel values of a layer of O output channels, on the stack of its run.
 template <int O>
 struct qchannels {
-  float m[O];
-  std::int32_t bias[O], zw[O];
+  float m[static_cast<std::size_t>(O)];
+  std::int32_t bias[static_cast<std::size_t>(O)], zw[static_cast<std::size_t>(O)];
 
   explicit qchannels(const qlayer& q) {
     for (int o = 0; o < O; ++o) {
@@ -13546,13 +13546,13 @@ inline void gather(const X* x, std::int32_t zx, int oy, int ox, qcolumn<G.c * G.
 template <int R, int C, int P, class W, class Y>
 inline void qcolumns_dot(const qcolumn<R>* cols, const W* w, const qout& q, int o, Y* const* y, int plane) {
   constexpr int body = R / 4 * 4;
-  std::int32_t acc[C][P];
+  std::int32_t acc[static_cast<std::size_t>(C)][static_cast<std::size_t>(P)];
 #pragma GCC unroll 2
   for (int j = 0; j < C; ++j)
 #pragma GCC unroll 2
     for (int p = 0; p < P; ++p) acc[j][p] = 0;
   for (int r = 0; r < body; r += 4) {
-    std::uint32_t xe[P], xo[P];
+    std::uint32_t xe[static_cast<std::size_t>(P)], xo[static_cast<std::size_t>(P)];
 #pragma GCC unroll 2
     for (int p = 0; p < P; ++p) {
       xe[p] = load_word(&cols[p].v[static_cast<std::size_t>(r)]);
@@ -13704,8 +13704,8 @@ template <std::int64_t Rows, std::int64_t Units, std::int64_t K, int C, class X,
 inline void qdense_units(const X* x, const W* w, const qlayer& q, const std::int32_t* sums, Y* y, std::int64_t u) {
   constexpr std::int64_t body = K / 4 * 4;
   const std::uint32_t zz = lanes(q.x_zp, q.x_zp);
-  float m[C];
-  std::int32_t b[C], zw[C];
+  float m[static_cast<std::size_t>(C)];
+  std::int32_t b[static_cast<std::size_t>(C)], zw[static_cast<std::size_t>(C)];
 #pragma GCC unroll 4
   for (int j = 0; j < C; ++j) {
     q.channel(static_cast<int>(u) + j, m[j], b[j]);
@@ -13713,7 +13713,7 @@ inline void qdense_units(const X* x, const W* w, const qlayer& q, const std::int
   }
   for (std::int64_t r = 0; r < Rows; ++r) {
     const X* xr = x + r * K;
-    std::int32_t acc[C];
+    std::int32_t acc[static_cast<std::size_t>(C)];
 #pragma GCC unroll 4
     for (int j = 0; j < C; ++j) acc[j] = 0;
     for (std::int64_t k = 0; k < body; k += 4) {
@@ -13742,7 +13742,7 @@ template <std::int64_t Rows, std::int64_t Units, std::int64_t K, class X, class 
 void qdense(const X* x, const W* w, const qlayer& q, Y* y) {
   static_assert(std::endian::native == std::endian::little, "mcu: the int8 kernels pair int16 values little-endian");
   static_assert(K <= 16384, "mcu: an int8 dense layer of more than 16384 values per output");
-  std::int32_t sums[Rows];  // Σ (x - zx) of each row
+  std::int32_t sums[static_cast<std::size_t>(Rows)];  // Σ (x - zx) of each row
   for (std::int64_t r = 0; r < Rows; ++r) {
     std::int32_t s = 0;
     for (std::int64_t k = 0; k < K; ++k) s += static_cast<std::int32_t>(x[r * K + k]) - q.x_zp;
@@ -14280,9 +14280,9 @@ struct quantized_kernel {
       constexpr int count = S::body(main_op).nargs;
       constexpr shape ys = S::body(main_op).out;
       constexpr int axis = normalize_axis(S::body(main_op).at->axis, ys.rank);
-      const Y* src[count];
-      reference_kernels::qparams q[count];
-      std::int64_t lens[count];
+      const Y* src[static_cast<std::size_t>(count)];
+      reference_kernels::qparams q[static_cast<std::size_t>(count)];
+      std::int64_t lens[static_cast<std::size_t>(count)];
       for (int i = 0; i < count; ++i) {
         const quant::qnode part = quant::qnode_of<S>(S::body_arg(main_op, i));
         src[i] = reinterpret_cast<const Y*>(in[part.value]);

@@ -7,7 +7,8 @@
 // Templates warn only where they are instantiated, so this file instantiates every kernel of the
 // reference and cpu backends (large and small convolutions, grouped ones, dense, the fused
 // composites, channels-last chains, pooling, normalization, shape ops, tuples) and every pass and
-// flow, and runs them once, checking cpu against the reference.
+// flow, and runs them once, checking cpu against the reference; and the mcu backend's float and
+// int8 kernels, the int8 ones on a small QDQ network against cpu's, bit for bit.
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -16,6 +17,9 @@
 #include <vector>
 
 #include <partita/partita.hpp>
+
+#include <models/tiny/layers.hpp>
+#include <models/tiny/seeded.hpp>
 
 namespace strict {
 using namespace partita;
@@ -102,6 +106,33 @@ std::array<double, 3> run_once(unsigned seed) {
   return sums;
 }
 
+// A small int8 network in QDQ form (models/tiny's int8 layers): a strided convolution, a
+// depthwise-separable block, pooling, a dense layer; on mcu in place, on cpu through bind.
+namespace qnet_layers {
+namespace t = models::tiny;
+using L = t::int8_layers;
+using x = t::in<L, input<"qimg", f32, 1, 3, 10, 9>>;
+using c = t::conv_relu<L, x, "q1", 8, 3, 3, 2, 1>;
+using s = t::separable<L, c, "q2", 8, 12, 1>;
+using logits = t::fc<L, t::flat<L, t::global_pool<L, s>>, "q3", 5, 12>;
+}  // namespace qnet_layers
+using qnet = model<models::tiny::out<models::tiny::int8_layers, qnet_layers::logits>>;
+
+bool int8_agrees() {
+  using table = models::tiny::seeded_weights<qnet>;
+  static static_executable<qnet, table, mcu> on_mcu;
+  compiled<qnet, cpu> on_cpu;
+  on_cpu.bind(weight_set::of(table::tensors));
+  std::array<float, 3 * 10 * 9> x{};
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 11) * 0.2f - 1.f;
+  std::array<float, 5> a{}, b{};
+  on_mcu.run(x, a);
+  on_cpu.run(std::span<const float>(x), std::span<float>(b));
+  std::printf("int8: mcu %.4f %.4f, cpu %.4f %.4f\n", static_cast<double>(a[0]), static_cast<double>(a[1]),
+              static_cast<double>(b[0]), static_cast<double>(b[1]));
+  return a == b;
+}
+
 }  // namespace strict
 
 int main() {
@@ -118,5 +149,6 @@ int main() {
          std::abs(costed[k] - want[k]) <= 1e-4 * std::abs(want[k]) &&
          std::abs(portable[k] - want[k]) <= 1e-4 * std::abs(want[k]);
   }
+  ok = int8_agrees() && ok;
   return ok ? 0 : 1;
 }

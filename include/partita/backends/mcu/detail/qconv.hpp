@@ -74,13 +74,13 @@ inline void gather(const X* x, std::int32_t zx, int oy, int ox, qcolumn<G.c * G.
 template <int R, int C, int P, class W, class Y>
 inline void qcolumns_dot(const qcolumn<R>* cols, const W* w, const qout& q, int o, Y* const* y, int plane) {
   constexpr int body = R / 4 * 4;
-  std::int32_t acc[C][P];
+  std::int32_t acc[static_cast<std::size_t>(C)][static_cast<std::size_t>(P)];
 #pragma GCC unroll 2
   for (int j = 0; j < C; ++j)
 #pragma GCC unroll 2
     for (int p = 0; p < P; ++p) acc[j][p] = 0;
   for (int r = 0; r < body; r += 4) {
-    std::uint32_t xe[P], xo[P];
+    std::uint32_t xe[static_cast<std::size_t>(P)], xo[static_cast<std::size_t>(P)];
 #pragma GCC unroll 2
     for (int p = 0; p < P; ++p) {
       xe[p] = load_word(&cols[p].v[static_cast<std::size_t>(r)]);

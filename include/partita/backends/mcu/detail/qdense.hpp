@@ -1,6 +1,7 @@
 #pragma once
 /// The mcu backend's int8 dense layer: four units at a time, four depths per dual multiply-accumulate pair.
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 
 #include "partita/backends/mcu/detail/dsp.hpp"
@@ -15,8 +16,8 @@ template <std::int64_t Rows, std::int64_t Units, std::int64_t K, int C, class X,
 inline void qdense_units(const X* x, const W* w, const qlayer& q, const std::int32_t* sums, Y* y, std::int64_t u) {
   constexpr std::int64_t body = K / 4 * 4;
   const std::uint32_t zz = lanes(q.x_zp, q.x_zp);
-  float m[C];
-  std::int32_t b[C], zw[C];
+  float m[static_cast<std::size_t>(C)];
+  std::int32_t b[static_cast<std::size_t>(C)], zw[static_cast<std::size_t>(C)];
 #pragma GCC unroll 4
   for (int j = 0; j < C; ++j) {
     q.channel(static_cast<int>(u) + j, m[j], b[j]);
@@ -24,7 +25,7 @@ inline void qdense_units(const X* x, const W* w, const qlayer& q, const std::int
   }
   for (std::int64_t r = 0; r < Rows; ++r) {
     const X* xr = x + r * K;
-    std::int32_t acc[C];
+    std::int32_t acc[static_cast<std::size_t>(C)];
 #pragma GCC unroll 4
     for (int j = 0; j < C; ++j) acc[j] = 0;
     for (std::int64_t k = 0; k < body; k += 4) {
@@ -53,7 +54,7 @@ template <std::int64_t Rows, std::int64_t Units, std::int64_t K, class X, class 
 void qdense(const X* x, const W* w, const qlayer& q, Y* y) {
   static_assert(std::endian::native == std::endian::little, "mcu: the int8 kernels pair int16 values little-endian");
   static_assert(K <= 16384, "mcu: an int8 dense layer of more than 16384 values per output");
-  std::int32_t sums[Rows];  // Σ (x - zx) of each row
+  std::int32_t sums[static_cast<std::size_t>(Rows)];  // Σ (x - zx) of each row
   for (std::int64_t r = 0; r < Rows; ++r) {
     std::int32_t s = 0;
     for (std::int64_t k = 0; k < K; ++k) s += static_cast<std::int32_t>(x[r * K + k]) - q.x_zp;

@@ -1,5 +1,6 @@
 #pragma once
 /// A quantized layer's scales, zero points and bias as the mcu backend's int8 kernels read them.
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 
@@ -89,8 +90,8 @@ struct qout {
 /// The per-channel values of a layer of O output channels, on the stack of its run.
 template <int O>
 struct qchannels {
-  float m[O];
-  std::int32_t bias[O], zw[O];
+  float m[static_cast<std::size_t>(O)];
+  std::int32_t bias[static_cast<std::size_t>(O)], zw[static_cast<std::size_t>(O)];
 
   explicit qchannels(const qlayer& q) {
     for (int o = 0; o < O; ++o) {

@@ -3,6 +3,7 @@
 // Convolutions and dense layers run the kernels of qconv.hpp and qdense.hpp; additions, pooling,
 // concatenation, clamps, reshapes and matmuls the reference's integer kernels, which compute the
 // same rule plainly. Every result equals the cpu backend's integer kernels', bit for bit.
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 #include <type_traits>
@@ -147,9 +148,9 @@ struct quantized_kernel {
       constexpr int count = S::body(main_op).nargs;
       constexpr shape ys = S::body(main_op).out;
       constexpr int axis = normalize_axis(S::body(main_op).at->axis, ys.rank);
-      const Y* src[count];
-      reference_kernels::qparams q[count];
-      std::int64_t lens[count];
+      const Y* src[static_cast<std::size_t>(count)];
+      reference_kernels::qparams q[static_cast<std::size_t>(count)];
+      std::int64_t lens[static_cast<std::size_t>(count)];
       for (int i = 0; i < count; ++i) {
         const quant::qnode part = quant::qnode_of<S>(S::body_arg(main_op, i));
         src[i] = reinterpret_cast<const Y*>(in[part.value]);
