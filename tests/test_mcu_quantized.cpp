@@ -50,6 +50,28 @@ using pointwise_odd =
 using dense_tail = q<dense<dq<input<"x", i8, 2, 30>, 0.02f, i8, 9>,
                            dequantize<weight<"w", u8, 5, 30>, scalar<0.01f>, int_scalar<u8, 7>>>,
                      0.06f, u8, 120>;
+/// A clip narrower than one step of the output (its quantized bounds cross: every result is the
+/// upper one), and an 8-bit bias quantized per channel.
+using crossing_clip =
+    q<clip<bias_add<conv2d<dq<input<"x", u8, 1, 3, 6, 6>, 0.02f, u8, 9>, qnets::channel_w<4, 3, 3>>,
+                    dequantize<weight<"b", i8, 4>, weight<"b.scale", f32, 4>, weight<"b.zp", i8, 4>, 0>>,
+           3.f, 3.004f>,
+      0.01f, u8, 0>;
+/// What the predicate leaves to the float kernels: a matmul that broadcasts a's batch against
+/// b's, an i32 weight, a per-channel constant added, a dense layer of more than 16384 values per
+/// output (on mcu).
+using matmul_broadcast = q<matmul<dq<input<"a", i8, 3, 4, 5>, 0.05f, i8, 0>, dq<input<"b", i8, 2, 3, 5, 6>, 0.05f, i8, 0>>,
+                           0.2f, i8, 0>;
+using i32_weight = q<conv2d<dq<input<"x", i8, 1, 3, 5, 5>, 0.05f, i8, 0>,
+                            dequantize<weight<"w", i32, 4, 3, 1, 1>, scalar<0.01f>, int_scalar<i32, 0>>>,
+                     0.1f, i8, 0>;
+using channel_constant = q<add<dq<input<"x", i8, 1, 4>, 0.05f, i8, 0>,
+                               dequantize<weight<"c", i8, 4>, weight<"c.scale", f32, 4>, weight<"c.zp", i8, 4>, 0>>,
+                           0.1f, i8, 0>;
+using deep_dense = q<dense<dq<input<"x", i8, 1, 16400>, 0.05f, i8, 0>,
+                           dequantize<weight<"w", i8, 2, 16400>, scalar<0.001f>, int_scalar<i8, 0>>>,
+                     0.5f, i8, 0>;
+
 /// A float tensor quantized to u8 and dequantized back, and one quantized to i8 (the integers
 /// are the output): the firmware's input and output.
 using round_trip_u8 = dequantize<quantize<input<"x", f32, 2, 3, 7, 5>, scalar<0.05f>, int_scalar<u8, 100>>, scalar<0.05f>,
@@ -58,12 +80,19 @@ using quantize_i8 = quantize<input<"x", f32, 3, 41>, scalar<0.02f>, int_scalar<i
 }  // namespace nets
 
 static_assert(count_functions<compiled<model<nets::grouped_dilated>, mcu>::module, "mcu.qconv2d_bias_act"> == 1);
+static_assert(count_functions<compiled<model<nets::crossing_clip>, mcu>::module, "mcu.qconv2d_bias_act"> == 1);
+static_assert(count_functions<compiled<model<nets::matmul_broadcast>, mcu>::module, "mcu.qmatmul"> == 0);
+static_assert(count_functions<compiled<model<nets::matmul_broadcast>, cpu>::module, "cpu.qmatmul"> == 0);
+static_assert(count_functions<compiled<model<nets::i32_weight>, mcu>::module, "mcu.qconv2d_bias_act"> == 0);
+static_assert(count_functions<compiled<model<nets::channel_constant>, mcu>::module, "mcu.qadd"> == 0);
+static_assert(count_functions<compiled<model<nets::deep_dense>, mcu>::module, "mcu.qdense_bias_act"> == 0);
 static_assert(count_functions<compiled<model<nets::dense_tail>, mcu>::module, "mcu.qdense_bias_act"> == 1);
 
 struct mcu_shapes : laws::model_group<"int8 shapes the law leaves out: groups, dilation, u8 weights, tails",
                                       model<nets::grouped_dilated>, model<nets::narrow_stem>,
                                       model<nets::pointwise_odd>, model<nets::dense_tail>,
-                                      model<nets::round_trip_u8>, model<nets::quantize_i8>> {};
+                                      model<nets::round_trip_u8>, model<nets::quantize_i8>,
+                                      model<nets::crossing_clip>, model<nets::matmul_broadcast>> {};
 using mcu_models = laws::model_list<laws::nets::quantized_conv_models, laws::nets::quantized_layer_models, mcu_shapes>;
 
 TEST_CASE("mcu obeys the conformance law: quantized_models") { laws::conformance<mcu>::check<mcu_models>(); }
@@ -106,7 +135,7 @@ TEST_CASE("mcu's int8 kernels give the cpu backend's integers, bit for bit") {
                        model<qnets::add_u8>, model<qnets::add_i8>, model<qnets::relu_u8>, model<qnets::relu6_i8>,
                        model<qnets::avg_pool>, model<qnets::global_pool>, model<qnets::max_pool>, model<qnets::concat>,
                        model<nets::grouped_dilated>, model<nets::narrow_stem>, model<nets::pointwise_odd>,
-                       model<nets::dense_tail>, model<nets::quantize_i8>>{});
+                       model<nets::dense_tail>, model<nets::quantize_i8>, model<nets::crossing_clip>>{});
 }
 
 TEST_CASE("the DSP helpers' portable forms compute SMLAD, SXTB16, UXTB16 and SSUB16") {

@@ -13295,9 +13295,10 @@ constexpr int bias_of(int g) {
 // products to an int32 sum. On a core with the DSP extension (Cortex-M4, M7, M33, M55: GCC and
 // Clang define __ARM_FEATURE_DSP) that is one SMLAD, and widening four bytes into two such words
 // is one SXTB16 or UXTB16 each; elsewhere the same results come from plain integer code. The sums
-// are exact either way: two products are at most 2 · 255² in magnitude.
+// are exact either way: two products are at most 2 · 255² in magnitude. ACLE declares these
+// intrinsics under __ARM_FEATURE_SIMD32, which those cores define with __ARM_FEATURE_DSP.
 
-#if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
+#if defined(__ARM_FEATURE_SIMD32) && __ARM_FEATURE_SIMD32
 #include <arm_acle.h>
 #define PARTITA_MCU_DSP 1
 #else
@@ -13381,6 +13382,10 @@ inline std::uint32_t sub_lanes(std::uint32_t v, std::uint32_t z) {
 
 namespace partita::detail::mcu {
 
+/// The most values one output of an int8 convolution or dense layer sums: every sum stays exact
+/// in int32 (at most 2 · 255² per pair of values).
+inline constexpr std::int64_t max_depth = 16384;
+
 /// A step's requantization (`quant::requant`, bounds relative to the output's zero point as
 /// floats) with the same bounds as integers, for cores that round in the conversion.
 struct qbounds : quant::requant {
@@ -13389,8 +13394,10 @@ struct qbounds : quant::requant {
 inline qbounds bounds_of(const quant::requant& r) {
   qbounds b;
   static_cast<quant::requant&>(b) = r;
-  b.lo_i = static_cast<std::int32_t>(r.lo);
   b.hi_i = static_cast<std::int32_t>(r.hi);
+  // Bounds that cross (a clip narrower than one step of the output) give hi, as the rule's
+  // min(max(v, lo), hi) does.
+  b.lo_i = r.lo > r.hi ? b.hi_i : static_cast<std::int32_t>(r.lo);
   return b;
 }
 
@@ -13411,9 +13418,10 @@ struct qlayer {
   float y_scale = 1.f;
   qbounds r{};
   const float* bias_f32 = nullptr;      // an f32 bias, or null
-  const void* bias_q = nullptr;         // an i32 bias dequantized with the next two, or null
+  const void* bias_q = nullptr;         // a bias dequantized with the next two, or null
   const float* bias_scale = nullptr;
   const void* bias_zp = nullptr;
+  dtype bias_type = dtype::i32;         // its integer dtype (i32 as exporters write it, or 8-bit)
   int bias_count = 1;
 
   /// The zero point of output channel `o`'s weights.
@@ -13426,8 +13434,8 @@ struct qlayer {
     if (bias_f32) return bias_f32[o];
     if (!bias_q) return 0.f;
     const int i = bias_count == 1 ? 0 : o;
-    return reference_kernels::dequantize_value(reference_kernels::load_integer(bias_q, dtype::i32, o), bias_scale[i],
-                                               reference_kernels::load_integer(bias_zp, dtype::i32, i));
+    return reference_kernels::dequantize_value(reference_kernels::load_integer(bias_q, bias_type, o), bias_scale[i],
+                                               reference_kernels::load_integer(bias_zp, bias_type, i));
   }
 
   /// Output channel `o`'s multiplier and integer bias.
@@ -13591,7 +13599,7 @@ void qconv_group(const X* x, int c_stride, const W* w, const qout& q, Y* y, int 
   static_assert(std::endian::native == std::endian::little, "mcu: the int8 kernels pair int16 values little-endian");
   constexpr int R = G.c * G.kh * G.kw, plane = G.oh * G.ow;
   // Every sum exact in int32: at most 2 · 255² per depth.
-  static_assert(R <= 16384, "mcu: an int8 convolution of more than 16384 values per output");
+  static_assert(R <= max_depth, "mcu: an int8 convolution of more than max_depth values per output");
   qcolumn<R> cols[2];
   for (int n = 0; n < G.n; ++n) {
     const X* xn = x + n * c_stride * G.h * G.w;
@@ -13741,7 +13749,7 @@ inline void qdense_units(const X* x, const W* w, const qlayer& q, const std::int
 template <std::int64_t Rows, std::int64_t Units, std::int64_t K, class X, class W, class Y>
 void qdense(const X* x, const W* w, const qlayer& q, Y* y) {
   static_assert(std::endian::native == std::endian::little, "mcu: the int8 kernels pair int16 values little-endian");
-  static_assert(K <= 16384, "mcu: an int8 dense layer of more than 16384 values per output");
+  static_assert(K <= max_depth, "mcu: an int8 dense layer of more than max_depth values per output");
   std::int32_t sums[static_cast<std::size_t>(Rows)];  // Σ (x - zx) of each row
   for (std::int64_t r = 0; r < Rows; ++r) {
     std::int32_t s = 0;
@@ -14096,6 +14104,45 @@ constexpr bool per_channel_bias(const op_view& g, const op_view& b) {
          (s.rank == 4 && s[0] == 1 && s[1] == c && s[2] == 1 && s[3] == 1);
 }
 
+/// Whether `v` is a conv2d or a dense layer.
+constexpr bool gemm_layer(const op_view& v) { return v.is(op_id::conv2d) || v.is(op_id::dense); }
+
+/// Whether node `v` of match `m` is the weight of a conv2d or dense layer of the match (its
+/// second operand), or the bias a bias_add or add of the match adds to one.
+constexpr bool layer_weight_or_bias(const match_view& m, const op_view& v) {
+  for (int i = 0; i < m.size(); ++i) {
+    const op_view n = m.node(i);
+    if (gemm_layer(n) && n.arg(1).index() == v.index()) return true;
+    if ((n.is(op_id::bias_add) || n.is(op_id::add)) && n.num_args() == 2) {
+      if (n.arg(1).index() == v.index() && gemm_layer(n.arg(0))) return true;
+      if (n.arg(0).index() == v.index() && gemm_layer(n.arg(1))) return true;
+    }
+  }
+  return false;
+}
+
+/// Whether node `v` of match `m` is a bias a bias_add or add of the match adds to a layer.
+constexpr bool layer_bias(const match_view& m, const op_view& v) {
+  for (int i = 0; i < m.size(); ++i) {
+    const op_view n = m.node(i);
+    if (!(n.is(op_id::bias_add) || n.is(op_id::add)) || n.num_args() != 2) continue;
+    if ((n.arg(1).index() == v.index() && gemm_layer(n.arg(0))) || (n.arg(0).index() == v.index() && gemm_layer(n.arg(1))))
+      return true;
+  }
+  return false;
+}
+
+/// Whether matmul `v`'s operands are what the integer kernels multiply: b of rank 2, shared by
+/// every matrix of a; or a and b of one rank with the same batch extents.
+constexpr bool batched_alike(const op_view& v) {
+  const partita::shape &a = v.arg(0).shape(), &b = v.arg(1).shape();
+  if (b.rank == 2) return a.rank >= 2;
+  if (a.rank != b.rank) return false;
+  for (int i = 0; i + 2 < a.rank; ++i)
+    if (a[i] != b[i]) return false;
+  return true;
+}
+
 /// What the integer kernels take: 8-bit activations quantized per tensor, and weights
 /// quantized per tensor or per output channel (axis 0); a bias along the channels (conv2d)
 /// or the units (dense). Anything else stays in float, where it runs correctly
@@ -14117,11 +14164,13 @@ struct qfusable {
         const op_view q = v.arg(0);
         const bool weight = q.is(op_id::weight);
         if (weight && q.dtype() == partita::dtype::i32) {
-          // A bias: per tensor, or per channel along its only axis.
-          if (!per_tensor(v) && v.shape().rank != 1) return false;
+          // A bias of a layer, nothing else: per tensor, or per channel along its only axis.
+          if (!layer_bias(m, v) || (!per_tensor(v) && v.shape().rank != 1)) return false;
         } else if (!eight_bit(q.dtype())) {
           return false;
-        } else if (!per_tensor(v) && !(weight && normalize_axis(v.attributes().axis, v.shape().rank) == 0)) {
+        } else if (!per_tensor(v) && !(weight && normalize_axis(v.attributes().axis, v.shape().rank) == 0 &&
+                                       layer_weight_or_bias(m, v))) {
+          // Per channel: a layer's weights or bias only; the other kernels read one scale.
           return false;
         }
       } else if (v.is(op_id::bias_add)) {
@@ -14141,7 +14190,7 @@ struct qfusable {
         // The divisor of a folded batch norm: one value, or one per channel.
         const op_view d = v.arg(1);
         if (d.shape().elements() != 1 && !per_channel_bias(v.arg(0), d)) return false;
-      } else if (v.is(op_id::matmul) && (v.attributes().transpose_a || v.attributes().transpose_b)) {
+      } else if (v.is(op_id::matmul) && (v.attributes().transpose_a || v.attributes().transpose_b || !batched_alike(v))) {
         return false;
       }
     }
@@ -14161,7 +14210,7 @@ using byte_of = std::conditional_t<T == dtype::u8, std::uint8_t, std::int8_t>;
 
 /// What the int8 kernels take beyond `qdq::qfusable`: no batch norm to fold (deployed models
 /// have it folded; PyTorch's fake-quantized conv-bn stays on the reference), convolutions over
-/// 4-d inputs.
+/// 4-d inputs, at most `max_depth` values summed per output.
 struct qfusable {
   static constexpr bool check(const match_view& m) {
     if (!qdq::qfusable::check(m)) return false;
@@ -14169,6 +14218,10 @@ struct qfusable {
       const op_view v = m.node(i);
       if (v.is(op_id::batch_norm) || v.is(op_id::divide)) return false;
       if (v.is(op_id::conv2d) && v.arg(0).shape().rank != 4) return false;
+      if (v.is(op_id::conv2d) || v.is(op_id::dense)) {
+        const partita::shape& w = v.arg(1).shape();
+        if (w.elements() / w[0] > max_depth) return false;
+      }
     }
     return true;
   }
@@ -14229,6 +14282,7 @@ struct quantized_kernel {
         q.bias_q = in[bq.value];
         q.bias_scale = in[bq.scale];
         q.bias_zp = in[bq.zp];
+        q.bias_type = bq.type;
         q.bias_count = bq.count;
       } else {
         q.bias_f32 = in[S::input_of(S::body_node(b))];

@@ -74,6 +74,45 @@ constexpr bool per_channel_bias(const op_view& g, const op_view& b) {
          (s.rank == 4 && s[0] == 1 && s[1] == c && s[2] == 1 && s[3] == 1);
 }
 
+/// Whether `v` is a conv2d or a dense layer.
+constexpr bool gemm_layer(const op_view& v) { return v.is(op_id::conv2d) || v.is(op_id::dense); }
+
+/// Whether node `v` of match `m` is the weight of a conv2d or dense layer of the match (its
+/// second operand), or the bias a bias_add or add of the match adds to one.
+constexpr bool layer_weight_or_bias(const match_view& m, const op_view& v) {
+  for (int i = 0; i < m.size(); ++i) {
+    const op_view n = m.node(i);
+    if (gemm_layer(n) && n.arg(1).index() == v.index()) return true;
+    if ((n.is(op_id::bias_add) || n.is(op_id::add)) && n.num_args() == 2) {
+      if (n.arg(1).index() == v.index() && gemm_layer(n.arg(0))) return true;
+      if (n.arg(0).index() == v.index() && gemm_layer(n.arg(1))) return true;
+    }
+  }
+  return false;
+}
+
+/// Whether node `v` of match `m` is a bias a bias_add or add of the match adds to a layer.
+constexpr bool layer_bias(const match_view& m, const op_view& v) {
+  for (int i = 0; i < m.size(); ++i) {
+    const op_view n = m.node(i);
+    if (!(n.is(op_id::bias_add) || n.is(op_id::add)) || n.num_args() != 2) continue;
+    if ((n.arg(1).index() == v.index() && gemm_layer(n.arg(0))) || (n.arg(0).index() == v.index() && gemm_layer(n.arg(1))))
+      return true;
+  }
+  return false;
+}
+
+/// Whether matmul `v`'s operands are what the integer kernels multiply: b of rank 2, shared by
+/// every matrix of a; or a and b of one rank with the same batch extents.
+constexpr bool batched_alike(const op_view& v) {
+  const partita::shape &a = v.arg(0).shape(), &b = v.arg(1).shape();
+  if (b.rank == 2) return a.rank >= 2;
+  if (a.rank != b.rank) return false;
+  for (int i = 0; i + 2 < a.rank; ++i)
+    if (a[i] != b[i]) return false;
+  return true;
+}
+
 /// What the integer kernels take: 8-bit activations quantized per tensor, and weights
 /// quantized per tensor or per output channel (axis 0); a bias along the channels (conv2d)
 /// or the units (dense). Anything else stays in float, where it runs correctly
@@ -95,11 +134,13 @@ struct qfusable {
         const op_view q = v.arg(0);
         const bool weight = q.is(op_id::weight);
         if (weight && q.dtype() == partita::dtype::i32) {
-          // A bias: per tensor, or per channel along its only axis.
-          if (!per_tensor(v) && v.shape().rank != 1) return false;
+          // A bias of a layer, nothing else: per tensor, or per channel along its only axis.
+          if (!layer_bias(m, v) || (!per_tensor(v) && v.shape().rank != 1)) return false;
         } else if (!eight_bit(q.dtype())) {
           return false;
-        } else if (!per_tensor(v) && !(weight && normalize_axis(v.attributes().axis, v.shape().rank) == 0)) {
+        } else if (!per_tensor(v) && !(weight && normalize_axis(v.attributes().axis, v.shape().rank) == 0 &&
+                                       layer_weight_or_bias(m, v))) {
+          // Per channel: a layer's weights or bias only; the other kernels read one scale.
           return false;
         }
       } else if (v.is(op_id::bias_add)) {
@@ -119,7 +160,7 @@ struct qfusable {
         // The divisor of a folded batch norm: one value, or one per channel.
         const op_view d = v.arg(1);
         if (d.shape().elements() != 1 && !per_channel_bias(v.arg(0), d)) return false;
-      } else if (v.is(op_id::matmul) && (v.attributes().transpose_a || v.attributes().transpose_b)) {
+      } else if (v.is(op_id::matmul) && (v.attributes().transpose_a || v.attributes().transpose_b || !batched_alike(v))) {
         return false;
       }
     }

@@ -5,12 +5,13 @@
 // products to an int32 sum. On a core with the DSP extension (Cortex-M4, M7, M33, M55: GCC and
 // Clang define __ARM_FEATURE_DSP) that is one SMLAD, and widening four bytes into two such words
 // is one SXTB16 or UXTB16 each; elsewhere the same results come from plain integer code. The sums
-// are exact either way: two products are at most 2 · 255² in magnitude.
+// are exact either way: two products are at most 2 · 255² in magnitude. ACLE declares these
+// intrinsics under __ARM_FEATURE_SIMD32, which those cores define with __ARM_FEATURE_DSP.
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
 
-#if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
+#if defined(__ARM_FEATURE_SIMD32) && __ARM_FEATURE_SIMD32
 #include <arm_acle.h>
 #define PARTITA_MCU_DSP 1
 #else

@@ -119,7 +119,7 @@ void qconv_group(const X* x, int c_stride, const W* w, const qout& q, Y* y, int 
   static_assert(std::endian::native == std::endian::little, "mcu: the int8 kernels pair int16 values little-endian");
   constexpr int R = G.c * G.kh * G.kw, plane = G.oh * G.ow;
   // Every sum exact in int32: at most 2 · 255² per depth.
-  static_assert(R <= 16384, "mcu: an int8 convolution of more than 16384 values per output");
+  static_assert(R <= max_depth, "mcu: an int8 convolution of more than max_depth values per output");
   qcolumn<R> cols[2];
   for (int n = 0; n < G.n; ++n) {
     const X* xn = x + n * c_stride * G.h * G.w;

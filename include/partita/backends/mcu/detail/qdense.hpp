@@ -53,7 +53,7 @@ inline void qdense_units(const X* x, const W* w, const qlayer& q, const std::int
 template <std::int64_t Rows, std::int64_t Units, std::int64_t K, class X, class W, class Y>
 void qdense(const X* x, const W* w, const qlayer& q, Y* y) {
   static_assert(std::endian::native == std::endian::little, "mcu: the int8 kernels pair int16 values little-endian");
-  static_assert(K <= 16384, "mcu: an int8 dense layer of more than 16384 values per output");
+  static_assert(K <= max_depth, "mcu: an int8 dense layer of more than max_depth values per output");
   std::int32_t sums[static_cast<std::size_t>(Rows)];  // Σ (x - zx) of each row
   for (std::int64_t r = 0; r < Rows; ++r) {
     std::int32_t s = 0;

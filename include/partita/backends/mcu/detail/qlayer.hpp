@@ -16,6 +16,10 @@
 
 namespace partita::detail::mcu {
 
+/// The most values one output of an int8 convolution or dense layer sums: every sum stays exact
+/// in int32 (at most 2 · 255² per pair of values).
+inline constexpr std::int64_t max_depth = 16384;
+
 /// A step's requantization (`quant::requant`, bounds relative to the output's zero point as
 /// floats) with the same bounds as integers, for cores that round in the conversion.
 struct qbounds : quant::requant {
@@ -24,8 +28,10 @@ struct qbounds : quant::requant {
 inline qbounds bounds_of(const quant::requant& r) {
   qbounds b;
   static_cast<quant::requant&>(b) = r;
-  b.lo_i = static_cast<std::int32_t>(r.lo);
   b.hi_i = static_cast<std::int32_t>(r.hi);
+  // Bounds that cross (a clip narrower than one step of the output) give hi, as the rule's
+  // min(max(v, lo), hi) does.
+  b.lo_i = r.lo > r.hi ? b.hi_i : static_cast<std::int32_t>(r.lo);
   return b;
 }
 
@@ -46,9 +52,10 @@ struct qlayer {
   float y_scale = 1.f;
   qbounds r{};
   const float* bias_f32 = nullptr;      // an f32 bias, or null
-  const void* bias_q = nullptr;         // an i32 bias dequantized with the next two, or null
+  const void* bias_q = nullptr;         // a bias dequantized with the next two, or null
   const float* bias_scale = nullptr;
   const void* bias_zp = nullptr;
+  dtype bias_type = dtype::i32;         // its integer dtype (i32 as exporters write it, or 8-bit)
   int bias_count = 1;
 
   /// The zero point of output channel `o`'s weights.
@@ -61,8 +68,8 @@ struct qlayer {
     if (bias_f32) return bias_f32[o];
     if (!bias_q) return 0.f;
     const int i = bias_count == 1 ? 0 : o;
-    return reference_kernels::dequantize_value(reference_kernels::load_integer(bias_q, dtype::i32, o), bias_scale[i],
-                                               reference_kernels::load_integer(bias_zp, dtype::i32, i));
+    return reference_kernels::dequantize_value(reference_kernels::load_integer(bias_q, bias_type, o), bias_scale[i],
+                                               reference_kernels::load_integer(bias_zp, bias_type, i));
   }
 
   /// Output channel `o`'s multiplier and integer bias.

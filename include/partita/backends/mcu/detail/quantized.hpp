@@ -29,7 +29,7 @@ using byte_of = std::conditional_t<T == dtype::u8, std::uint8_t, std::int8_t>;
 
 /// What the int8 kernels take beyond `qdq::qfusable`: no batch norm to fold (deployed models
 /// have it folded; PyTorch's fake-quantized conv-bn stays on the reference), convolutions over
-/// 4-d inputs.
+/// 4-d inputs, at most `max_depth` values summed per output.
 struct qfusable {
   static constexpr bool check(const match_view& m) {
     if (!qdq::qfusable::check(m)) return false;
@@ -37,6 +37,10 @@ struct qfusable {
       const op_view v = m.node(i);
       if (v.is(op_id::batch_norm) || v.is(op_id::divide)) return false;
       if (v.is(op_id::conv2d) && v.arg(0).shape().rank != 4) return false;
+      if (v.is(op_id::conv2d) || v.is(op_id::dense)) {
+        const partita::shape& w = v.arg(1).shape();
+        if (w.elements() / w[0] > max_depth) return false;
+      }
     }
     return true;
   }
@@ -97,6 +101,7 @@ struct quantized_kernel {
         q.bias_q = in[bq.value];
         q.bias_scale = in[bq.scale];
         q.bias_zp = in[bq.zp];
+        q.bias_type = bq.type;
         q.bias_count = bq.count;
       } else {
         q.bias_f32 = in[S::input_of(S::body_node(b))];
