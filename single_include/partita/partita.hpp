@@ -22232,7 +22232,7 @@ struct gemm_kernel {
 }  // namespace partita::detail::cpu
 // ---- end partita/backends/cpu/detail/gemm/gemm_kernel.hpp ----
 // ---- begin partita/backends/cpu/detail/int8/qcomposite.hpp ----
-/// The kernels of the cpu backend's quantized composites (quantized_patterns.hpp): each reads
+/// The kernels of the cpu backend's quantized composites (pattern/qdq.hpp): each reads
 /// its QDQ body at compile time and runs the integer kernel it describes.
 
 // ---- begin partita/backends/cpu/detail/int8/qbody.hpp ----

@@ -1,5 +1,5 @@
 #pragma once
-/// The kernels of the cpu backend's quantized composites (quantized_patterns.hpp): each reads
+/// The kernels of the cpu backend's quantized composites (pattern/qdq.hpp): each reads
 /// its QDQ body at compile time and runs the integer kernel it describes.
 #include <algorithm>
 #include <array>
