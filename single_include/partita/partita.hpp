@@ -14107,20 +14107,6 @@ constexpr bool per_channel_bias(const op_view& g, const op_view& b) {
 /// Whether `v` is a conv2d or a dense layer.
 constexpr bool gemm_layer(const op_view& v) { return v.is(op_id::conv2d) || v.is(op_id::dense); }
 
-/// Whether node `v` of match `m` is the weight of a conv2d or dense layer of the match (its
-/// second operand), or the bias a bias_add or add of the match adds to one.
-constexpr bool layer_weight_or_bias(const match_view& m, const op_view& v) {
-  for (int i = 0; i < m.size(); ++i) {
-    const op_view n = m.node(i);
-    if (gemm_layer(n) && n.arg(1).index() == v.index()) return true;
-    if ((n.is(op_id::bias_add) || n.is(op_id::add)) && n.num_args() == 2) {
-      if (n.arg(1).index() == v.index() && gemm_layer(n.arg(0))) return true;
-      if (n.arg(0).index() == v.index() && gemm_layer(n.arg(1))) return true;
-    }
-  }
-  return false;
-}
-
 /// Whether node `v` of match `m` is a bias a bias_add or add of the match adds to a layer.
 constexpr bool layer_bias(const match_view& m, const op_view& v) {
   for (int i = 0; i < m.size(); ++i) {
@@ -14130,6 +14116,14 @@ constexpr bool layer_bias(const match_view& m, const op_view& v) {
       return true;
   }
   return false;
+}
+
+/// Whether node `v` of match `m` is the weight of a conv2d or dense layer of the match (its
+/// second operand), or a layer's bias (`layer_bias`).
+constexpr bool layer_weight_or_bias(const match_view& m, const op_view& v) {
+  for (int i = 0; i < m.size(); ++i)
+    if (gemm_layer(m.node(i)) && m.node(i).arg(1).index() == v.index()) return true;
+  return layer_bias(m, v);
 }
 
 /// Whether matmul `v`'s operands are what the integer kernels multiply: b of rank 2, shared by
@@ -14204,10 +14198,6 @@ struct qfusable {
 
 namespace partita::detail::mcu {
 
-/// The C++ type of an 8-bit quantized dtype.
-template <dtype T>
-using byte_of = std::conditional_t<T == dtype::u8, std::uint8_t, std::int8_t>;
-
 /// What the int8 kernels take beyond `qdq::qfusable`: no batch norm to fold (deployed models
 /// have it folded; PyTorch's fake-quantized conv-bn stays on the reference), convolutions over
 /// 4-d inputs, at most `max_depth` values summed per output.
@@ -14241,7 +14231,7 @@ struct quantized_kernel {
       if (S::find(op) >= 0) return S::find(op);
     return S::body_arg(quant, 0);  // a clamp or a reshape
   }();
-  using Y = byte_of<y.type>;
+  using Y = element_of<y.type>;
 
   static void run(const float* const* in, float* out) {
     const quant::requant r = requant_of(in);
@@ -14265,8 +14255,8 @@ struct quantized_kernel {
   static void layer(const float* const* in, Y* out, const quant::requant& r) {
     constexpr quant::qnode x = quant::qnode_of<S>(S::body_arg(main_op, 0)), w = quant::qnode_of<S>(S::body_arg(main_op, 1));
     constexpr int b = quant::bias_of<S>(main_op);
-    using X = byte_of<x.type>;
-    using W = byte_of<w.type>;
+    using X = element_of<x.type>;
+    using W = element_of<w.type>;
     qlayer q;
     q.x_scale = quant::scale_at(in, x);
     q.x_zp = quant::zp_at(in, x);
@@ -14478,7 +14468,7 @@ struct mcu {
     static void run_quantization(const float* const* in, float* out) {
       constexpr bool to_integers = Step::op == op_id::quantize;
       constexpr dtype t = to_integers ? Step::node.type : Step::arg(0).type;
-      using T = detail::mcu::byte_of<t>;
+      using T = element_of<t>;
       constexpr std::int64_t n = Step::node.out.elements();
       const auto zp = static_cast<std::int32_t>(detail::load_integer(in[2], t, 0));
       if constexpr (to_integers) detail::mcu::quantize_values(in[0], n, in[1][0], zp, reinterpret_cast<T*>(out));

@@ -77,20 +77,6 @@ constexpr bool per_channel_bias(const op_view& g, const op_view& b) {
 /// Whether `v` is a conv2d or a dense layer.
 constexpr bool gemm_layer(const op_view& v) { return v.is(op_id::conv2d) || v.is(op_id::dense); }
 
-/// Whether node `v` of match `m` is the weight of a conv2d or dense layer of the match (its
-/// second operand), or the bias a bias_add or add of the match adds to one.
-constexpr bool layer_weight_or_bias(const match_view& m, const op_view& v) {
-  for (int i = 0; i < m.size(); ++i) {
-    const op_view n = m.node(i);
-    if (gemm_layer(n) && n.arg(1).index() == v.index()) return true;
-    if ((n.is(op_id::bias_add) || n.is(op_id::add)) && n.num_args() == 2) {
-      if (n.arg(1).index() == v.index() && gemm_layer(n.arg(0))) return true;
-      if (n.arg(0).index() == v.index() && gemm_layer(n.arg(1))) return true;
-    }
-  }
-  return false;
-}
-
 /// Whether node `v` of match `m` is a bias a bias_add or add of the match adds to a layer.
 constexpr bool layer_bias(const match_view& m, const op_view& v) {
   for (int i = 0; i < m.size(); ++i) {
@@ -100,6 +86,14 @@ constexpr bool layer_bias(const match_view& m, const op_view& v) {
       return true;
   }
   return false;
+}
+
+/// Whether node `v` of match `m` is the weight of a conv2d or dense layer of the match (its
+/// second operand), or a layer's bias (`layer_bias`).
+constexpr bool layer_weight_or_bias(const match_view& m, const op_view& v) {
+  for (int i = 0; i < m.size(); ++i)
+    if (gemm_layer(m.node(i)) && m.node(i).arg(1).index() == v.index()) return true;
+  return layer_bias(m, v);
 }
 
 /// Whether matmul `v`'s operands are what the integer kernels multiply: b of rank 2, shared by

@@ -122,7 +122,7 @@ struct mcu {
     static void run_quantization(const float* const* in, float* out) {
       constexpr bool to_integers = Step::op == op_id::quantize;
       constexpr dtype t = to_integers ? Step::node.type : Step::arg(0).type;
-      using T = detail::mcu::byte_of<t>;
+      using T = element_of<t>;
       constexpr std::int64_t n = Step::node.out.elements();
       const auto zp = static_cast<std::int32_t>(detail::load_integer(in[2], t, 0));
       if constexpr (to_integers) detail::mcu::quantize_values(in[0], n, in[1][0], zp, reinterpret_cast<T*>(out));

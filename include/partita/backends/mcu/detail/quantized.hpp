@@ -6,7 +6,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
-#include <type_traits>
 
 #include "partita/backend/detail/qdq_body.hpp"
 #include "partita/backend/detail/requantize.hpp"
@@ -16,16 +15,13 @@
 #include "partita/backends/mcu/detail/qlayer.hpp"
 #include "partita/backends/reference/qeltwise_kernels.hpp"
 #include "partita/backends/reference/qgemm_kernels.hpp"
+#include "partita/core/dtype.hpp"
 #include "partita/ir/attrs.hpp"
 #include "partita/ir/op_id.hpp"
 #include "partita/pattern/match_view.hpp"
 #include "partita/pattern/qdq.hpp"
 
 namespace partita::detail::mcu {
-
-/// The C++ type of an 8-bit quantized dtype.
-template <dtype T>
-using byte_of = std::conditional_t<T == dtype::u8, std::uint8_t, std::int8_t>;
 
 /// What the int8 kernels take beyond `qdq::qfusable`: no batch norm to fold (deployed models
 /// have it folded; PyTorch's fake-quantized conv-bn stays on the reference), convolutions over
@@ -60,7 +56,7 @@ struct quantized_kernel {
       if (S::find(op) >= 0) return S::find(op);
     return S::body_arg(quant, 0);  // a clamp or a reshape
   }();
-  using Y = byte_of<y.type>;
+  using Y = element_of<y.type>;
 
   static void run(const float* const* in, float* out) {
     const quant::requant r = requant_of(in);
@@ -84,8 +80,8 @@ struct quantized_kernel {
   static void layer(const float* const* in, Y* out, const quant::requant& r) {
     constexpr quant::qnode x = quant::qnode_of<S>(S::body_arg(main_op, 0)), w = quant::qnode_of<S>(S::body_arg(main_op, 1));
     constexpr int b = quant::bias_of<S>(main_op);
-    using X = byte_of<x.type>;
-    using W = byte_of<w.type>;
+    using X = element_of<x.type>;
+    using W = element_of<w.type>;
     qlayer q;
     q.x_scale = quant::scale_at(in, x);
     q.x_zp = quant::zp_at(in, x);
