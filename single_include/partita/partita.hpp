@@ -21583,23 +21583,121 @@ inline void winograd_conv(state& st, const float* x, const float* packed, const 
 // dense as GEMM: y[M×N] = x[M×K] · wᵀ, the weights packed at bind into panels of NR units
 // ([panel][k][NR], zero-padded), the activations read in place.
 
+// ---- begin partita/backends/cpu/detail/host_cpu.hpp ----
+/// cpu: the host processor's vendor and per-core cache sizes, read once from CPUID.
+// Blocking that depends on the machine is chosen at run time from these: a choice measured on a
+// vendor's cores is keyed on the vendor; a processor of another vendor (or one whose CPUID says
+// nothing of its caches) gets the rule derived from its cache sizes, or conservative sizes.
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#define PARTITA_CPU_HAS_CPUID 1
+#else
+#define PARTITA_CPU_HAS_CPUID 0
+#endif
 
 namespace partita::detail::cpu {
 
-/// True on Intel x86-64 cores, asked once per process: dense blocking differs by vendor where
-/// measurements said so (`dense_blocking::kc_for`). Build flags do not tell the cores apart
-/// (GCC 12 reads a Zen 5 as `znver3`).
-inline bool intel_cpu() {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  static const bool intel = [] {
-    __builtin_cpu_init();  // the executable may run from a static initializer
-    return __builtin_cpu_is("intel") != 0;
-  }();
-  return intel;
-#else
-  return false;
-#endif
+/// Vendors whose cores blocking choices were measured on; `other` gets the cache-size defaults.
+enum class cpu_vendor { intel, amd, other };
+
+/// What the blocking needs to know of the host: its vendor and one core's data caches.
+struct host_cpu_info {
+  cpu_vendor vendor = cpu_vendor::other;
+  std::size_t l1d_bytes = 32 * 1024;  // conservative: every x86-64 core and most Arm cores have at least these
+  std::size_t l2_bytes = 512 * 1024;
+  bool caches_from_cpuid = false;  // false: the sizes above are the defaults
+};
+
+/// One cache described by CPUID's deterministic cache parameters (leaf 4 on Intel, 0x8000001D on
+/// AMD, the same layout): its level, its type (1 data, 2 instruction, 3 unified, 0 no more
+/// caches) and its size in bytes.
+struct cache_leaf {
+  int level = 0;
+  int type = 0;
+  std::size_t bytes = 0;
+};
+
+/// Decodes one sub-leaf's registers: ways × partitions × line size × sets.
+constexpr cache_leaf decode_cache_leaf(std::uint32_t eax, std::uint32_t ebx, std::uint32_t ecx) {
+  cache_leaf c;
+  c.type = static_cast<int>(eax & 0x1fu);
+  c.level = static_cast<int>((eax >> 5) & 0x7u);
+  const std::size_t line = (ebx & 0xfffu) + 1u, partitions = ((ebx >> 12) & 0x3ffu) + 1u, ways = ((ebx >> 22) & 0x3ffu) + 1u;
+  c.bytes = ways * partitions * line * (static_cast<std::size_t>(ecx) + 1u);
+  return c;
 }
+
+/// Folds one cache into `info`: a level-1 data cache sets L1d, a level-2 data or unified one
+/// sets L2; instruction caches and other levels are left out.
+constexpr void note_cache(host_cpu_info& info, const cache_leaf& c) {
+  if (c.bytes == 0) return;
+  if (c.level == 1 && c.type == 1) info.l1d_bytes = c.bytes;
+  else if (c.level == 2 && (c.type == 1 || c.type == 3)) info.l2_bytes = c.bytes;
+  else return;
+  info.caches_from_cpuid = true;
+}
+
+/// Reads the host: on x86-64 from CPUID (the vendor string; leaf 4 on Intel; on AMD and Hygon
+/// leaf 0x8000001D where the topology extensions are there, else the legacy leaves 0x80000005
+/// and 0x80000006); elsewhere the defaults of `host_cpu_info`.
+inline host_cpu_info read_host_cpu() {
+  host_cpu_info info;
+#if PARTITA_CPU_HAS_CPUID
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (__get_cpuid(0, &a, &b, &c, &d) == 0) return info;
+  const unsigned max_leaf = a;
+  char vendor[13] = {};
+  std::memcpy(vendor, &b, 4);
+  std::memcpy(vendor + 4, &d, 4);
+  std::memcpy(vendor + 8, &c, 4);
+  const bool amd_like = std::strcmp(vendor, "AuthenticAMD") == 0 || std::strcmp(vendor, "HygonGenuine") == 0;
+  if (std::strcmp(vendor, "GenuineIntel") == 0) info.vendor = cpu_vendor::intel;
+  else if (amd_like) info.vendor = cpu_vendor::amd;
+  // Intel's leaf; other vendors' cores (Zhaoxin) may implement it too.
+  if (!amd_like && max_leaf >= 4) {
+    for (unsigned sub = 0; sub < 16; ++sub) {
+      __cpuid_count(4, sub, a, b, c, d);
+      const cache_leaf leaf = decode_cache_leaf(a, b, c);
+      if (leaf.type == 0) break;
+      note_cache(info, leaf);
+    }
+  }
+  if (amd_like) {
+    const unsigned max_ext = __get_cpuid_max(0x80000000u, nullptr);
+    bool topology = false;
+    if (max_ext >= 0x80000001u) {
+      __cpuid(0x80000001u, a, b, c, d);
+      topology = (c >> 22) & 1u;
+    }
+    if (topology && max_ext >= 0x8000001du) {
+      for (unsigned sub = 0; sub < 16; ++sub) {
+        __cpuid_count(0x8000001du, sub, a, b, c, d);
+        const cache_leaf leaf = decode_cache_leaf(a, b, c);
+        if (leaf.type == 0) break;
+        note_cache(info, leaf);
+      }
+    } else if (max_ext >= 0x80000006u) {
+      __cpuid(0x80000005u, a, b, c, d);
+      note_cache(info, {1, 1, static_cast<std::size_t>((c >> 24) & 0xffu) * 1024u});
+      __cpuid(0x80000006u, a, b, c, d);
+      note_cache(info, {2, 3, static_cast<std::size_t>((c >> 16) & 0xffffu) * 1024u});
+    }
+  }
+#endif
+  return info;
+}
+
+/// The host, read on first use (the executable may run from a static initializer) and kept.
+inline const host_cpu_info& host_cpu() {
+  static const host_cpu_info info = read_host_cpu();
+  return info;
+}
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/host_cpu.hpp ----
+
+namespace partita::detail::cpu {
 
 /// Blocking for `M` rows and `N` units: a row or two stream the weights (GEMV: up to 4 vectors
 /// of units at a time, fewer for a few units, so that padding does not add weight traffic); more
@@ -21610,21 +21708,36 @@ struct dense_blocking {
   static constexpr int mr = M <= 2 ? M : (W >= 16 ? 8 : 6);
   static constexpr int nv = M <= 2 ? std::min(4, (N + W - 1) / W) : N <= W ? 1 : 2;
   static constexpr int nr = nv * W;
-  /// Depth per pass over a panel for a depth of k. With AVX-512 on Intel, even passes of at
-  /// most 256, whose slice of the panel (kc × 32 floats, 32 KB) stays in L1 while every row
-  /// tile reads it (W2's layers are faster so on Sapphire Rapids than in one pass). Elsewhere
-  /// the whole depth up to 1024, else even passes of at most 512: with AVX (Zen 3), and with
-  /// AVX-512 on a Zen 5 core, whose 1 MB L2 holds a whole panel while every row tile reads it,
-  /// one pass beats passes of 256 on W2's and W6's dense steps, most on two cores. Uneven
-  /// passes had left W2's 784-deep layer a last pass of 16, which loads and stores C for little
-  /// work.
-  static int kc_for(int k) {
-    const bool l1_slices = W >= 16 && intel_cpu();
-    if (M <= 2 || k <= (l1_slices ? 256 : 1024)) return k < 1 ? 1 : k;
-    const int max_kc = l1_slices ? 256 : 512;
-    const int passes = (k + max_kc - 1) / max_kc;
+  /// How the depth of a panel is split: one pass up to `whole`, else even passes of at most
+  /// `most` (uneven ones had left W2's 784-deep layer a last pass of 16, which loads and stores
+  /// C for little work).
+  struct depth_passes {
+    int whole, most;
+  };
+  /// The split on `host`. Measured per vendor: with AVX-512 on Intel, passes of 256, whose slice
+  /// of the panel (kc × 32 floats, 32 KB) stays in L1 while every row tile reads it (W2's
+  /// layers are faster so on Sapphire Rapids than in one pass); on AMD, and on Intel with AVX2,
+  /// one pass up to 1024, else passes of 512: with AVX (Zen 3), and with AVX-512 on a Zen 5
+  /// core, whose 1 MB L2 holds a whole panel while every row tile reads it, one pass beats
+  /// passes of 256 on W2's and W6's dense steps, most on two cores. Another vendor's core gets
+  /// the textbook rule from its own L1d: slices of the panel that fill half of it.
+  static constexpr depth_passes passes_on(const host_cpu_info& host) {
+    if (host.vendor == cpu_vendor::intel && W >= 16) return {256, 256};
+    if (host.vendor != cpu_vendor::other) return {1024, 512};
+    const int per_row = nr * static_cast<int>(sizeof(float));
+    const int slice = static_cast<int>(host.l1d_bytes / 2 / static_cast<std::size_t>(per_row)) / 16 * 16;
+    const int kc = slice < 64 ? 64 : slice > 512 ? 512 : slice;
+    return {kc, kc};
+  }
+  /// Depth per pass over a panel for a depth of k on `host`; one or two rows stream the whole
+  /// depth, whose weights are read once.
+  static constexpr int kc_for(int k, const host_cpu_info& host) {
+    const depth_passes d = passes_on(host);
+    if (M <= 2 || k <= d.whole) return k < 1 ? 1 : k;
+    const int passes = (k + d.most - 1) / d.most;
     return (k + passes - 1) / passes;
   }
+  static int kc_for(int k) { return kc_for(k, host_cpu()); }
 };
 
 constexpr std::size_t packed_dense_floats(int n, int k, int nr) {

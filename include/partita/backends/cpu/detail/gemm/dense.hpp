@@ -7,24 +7,10 @@
 #include <cstring>
 
 #include "partita/backends/cpu/detail/gemm/gemm.hpp"
+#include "partita/backends/cpu/detail/host_cpu.hpp"
 #include "partita/backends/cpu/detail/state.hpp"
 
 namespace partita::detail::cpu {
-
-/// True on Intel x86-64 cores, asked once per process: dense blocking differs by vendor where
-/// measurements said so (`dense_blocking::kc_for`). Build flags do not tell the cores apart
-/// (GCC 12 reads a Zen 5 as `znver3`).
-inline bool intel_cpu() {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  static const bool intel = [] {
-    __builtin_cpu_init();  // the executable may run from a static initializer
-    return __builtin_cpu_is("intel") != 0;
-  }();
-  return intel;
-#else
-  return false;
-#endif
-}
 
 /// Blocking for `M` rows and `N` units: a row or two stream the weights (GEMV: up to 4 vectors
 /// of units at a time, fewer for a few units, so that padding does not add weight traffic); more
@@ -35,21 +21,36 @@ struct dense_blocking {
   static constexpr int mr = M <= 2 ? M : (W >= 16 ? 8 : 6);
   static constexpr int nv = M <= 2 ? std::min(4, (N + W - 1) / W) : N <= W ? 1 : 2;
   static constexpr int nr = nv * W;
-  /// Depth per pass over a panel for a depth of k. With AVX-512 on Intel, even passes of at
-  /// most 256, whose slice of the panel (kc × 32 floats, 32 KB) stays in L1 while every row
-  /// tile reads it (W2's layers are faster so on Sapphire Rapids than in one pass). Elsewhere
-  /// the whole depth up to 1024, else even passes of at most 512: with AVX (Zen 3), and with
-  /// AVX-512 on a Zen 5 core, whose 1 MB L2 holds a whole panel while every row tile reads it,
-  /// one pass beats passes of 256 on W2's and W6's dense steps, most on two cores. Uneven
-  /// passes had left W2's 784-deep layer a last pass of 16, which loads and stores C for little
-  /// work.
-  static int kc_for(int k) {
-    const bool l1_slices = W >= 16 && intel_cpu();
-    if (M <= 2 || k <= (l1_slices ? 256 : 1024)) return k < 1 ? 1 : k;
-    const int max_kc = l1_slices ? 256 : 512;
-    const int passes = (k + max_kc - 1) / max_kc;
+  /// How the depth of a panel is split: one pass up to `whole`, else even passes of at most
+  /// `most` (uneven ones had left W2's 784-deep layer a last pass of 16, which loads and stores
+  /// C for little work).
+  struct depth_passes {
+    int whole, most;
+  };
+  /// The split on `host`. Measured per vendor: with AVX-512 on Intel, passes of 256, whose slice
+  /// of the panel (kc × 32 floats, 32 KB) stays in L1 while every row tile reads it (W2's
+  /// layers are faster so on Sapphire Rapids than in one pass); on AMD, and on Intel with AVX2,
+  /// one pass up to 1024, else passes of 512: with AVX (Zen 3), and with AVX-512 on a Zen 5
+  /// core, whose 1 MB L2 holds a whole panel while every row tile reads it, one pass beats
+  /// passes of 256 on W2's and W6's dense steps, most on two cores. Another vendor's core gets
+  /// the textbook rule from its own L1d: slices of the panel that fill half of it.
+  static constexpr depth_passes passes_on(const host_cpu_info& host) {
+    if (host.vendor == cpu_vendor::intel && W >= 16) return {256, 256};
+    if (host.vendor != cpu_vendor::other) return {1024, 512};
+    const int per_row = nr * static_cast<int>(sizeof(float));
+    const int slice = static_cast<int>(host.l1d_bytes / 2 / static_cast<std::size_t>(per_row)) / 16 * 16;
+    const int kc = slice < 64 ? 64 : slice > 512 ? 512 : slice;
+    return {kc, kc};
+  }
+  /// Depth per pass over a panel for a depth of k on `host`; one or two rows stream the whole
+  /// depth, whose weights are read once.
+  static constexpr int kc_for(int k, const host_cpu_info& host) {
+    const depth_passes d = passes_on(host);
+    if (M <= 2 || k <= d.whole) return k < 1 ? 1 : k;
+    const int passes = (k + d.most - 1) / d.most;
     return (k + passes - 1) / passes;
   }
+  static int kc_for(int k) { return kc_for(k, host_cpu()); }
 };
 
 constexpr std::size_t packed_dense_floats(int n, int k, int nr) {
