@@ -29,6 +29,7 @@
 #include "partita/ir/ops/depth_space.hpp"
 #include "partita/ir/ops/quantization.hpp"
 #include "partita/ir/ops/elementwise.hpp"
+#include "partita/ir/ops/logical.hpp"
 #include "partita/ir/ops/leaf.hpp"
 #include "partita/ir/ops/linear.hpp"
 #include "partita/ir/ops/normalization.hpp"

@@ -21,8 +21,9 @@ namespace partita {
 /// Element type of a tensor. Arithmetic kernels are `f32`; `i32` and `i64` are also index types
 /// (`gather`'s indices, fed to `run` like any input); `u8`, `i8` and `i32` hold quantized values
 /// (`quantize`, `dequantize`: docs/quantization.md); `f16` is part of the IR so that
-/// half-precision models can be declared and checked.
-enum class dtype : std::uint8_t { f32, f16, i32, i8, i64, u8 };
+/// half-precision models can be declared and checked; `boolean` (one byte, 0 or 1, `bool` in
+/// `run`'s buffers) is what comparisons produce and what `where` and the logical ops read.
+enum class dtype : std::uint8_t { f32, f16, i32, i8, i64, u8, boolean };
 
 inline constexpr dtype f32 = dtype::f32;
 inline constexpr dtype f16 = dtype::f16;
@@ -30,6 +31,7 @@ inline constexpr dtype i32 = dtype::i32;
 inline constexpr dtype i8 = dtype::i8;
 inline constexpr dtype i64 = dtype::i64;
 inline constexpr dtype u8 = dtype::u8;
+inline constexpr dtype boolean = dtype::boolean;
 
 /// The C++ type of one element of dtype `D` (an f16 element as its 16 bits):
 /// `element_of<dtype::i8>` is `std::int8_t`.
@@ -58,6 +60,10 @@ template <>
 struct element_type<dtype::u8> {
   using type = std::uint8_t;
 };
+template <>
+struct element_type<dtype::boolean> {
+  using type = bool;
+};
 template <dtype D>
 using element_of = typename element_type<D>::type;
 
@@ -70,6 +76,7 @@ constexpr std::size_t size_of(dtype t) {
     case dtype::i8: return 1;
     case dtype::i64: return 8;
     case dtype::u8: return 1;
+    case dtype::boolean: return 1;
   }
   return 0;
 }
@@ -83,6 +90,7 @@ constexpr std::string_view name_of(dtype t) {
     case dtype::i8: return "i8";
     case dtype::i64: return "i64";
     case dtype::u8: return "u8";
+    case dtype::boolean: return "bool";
   }
   return "?";
 }
@@ -96,6 +104,7 @@ constexpr std::string_view safetensors_name(dtype t) {
     case dtype::i8: return "I8";
     case dtype::i64: return "I64";
     case dtype::u8: return "U8";
+    case dtype::boolean: return "BOOL";
   }
   return "?";
 }
@@ -116,6 +125,7 @@ constexpr std::int64_t lowest_of(dtype t) {
 constexpr std::int64_t highest_of(dtype t) {
   switch (t) {
     case dtype::u8: return 255;
+    case dtype::boolean: return 1;
     case dtype::i8: return 127;
     case dtype::i32: return 2147483647;
     case dtype::i64: return 9223372036854775807;
@@ -125,13 +135,14 @@ constexpr std::int64_t highest_of(dtype t) {
 
 namespace detail {
 
-/// Element `i` of an integer tensor of dtype `t` (u8, i8, i32 or i64), widened.
+/// Element `i` of an integer tensor of dtype `t` (u8, i8, i32, i64, or boolean as 0 or 1), widened.
 inline std::int64_t load_integer(const void* p, dtype t, std::int64_t i) {
   switch (t) {
     case dtype::u8: return static_cast<const std::uint8_t*>(p)[i];
     case dtype::i8: return static_cast<const std::int8_t*>(p)[i];
     case dtype::i32: return static_cast<const std::int32_t*>(p)[i];
     case dtype::i64: return static_cast<const std::int64_t*>(p)[i];
+    case dtype::boolean: return static_cast<const bool*>(p)[i] ? 1 : 0;
     default: return 0;
   }
 }
@@ -143,6 +154,7 @@ inline void store_integer(void* p, dtype t, std::int64_t i, std::int64_t v) {
     case dtype::i8: static_cast<std::int8_t*>(p)[i] = static_cast<std::int8_t>(v); break;
     case dtype::i32: static_cast<std::int32_t*>(p)[i] = static_cast<std::int32_t>(v); break;
     case dtype::i64: static_cast<std::int64_t*>(p)[i] = v; break;
+    case dtype::boolean: static_cast<bool*>(p)[i] = v != 0; break;
     default: break;
   }
 }
@@ -547,7 +559,8 @@ struct attrs {
   resize_mode resize = resize_mode::nearest;  // resize; with align_corners
   bool align_corners = false;
   int axes = 0;             // reductions: bit i set = axis i reduced (normalized)
-  std::int64_t start = 0, stop = 0, step = 1;  // slice, normalized and clamped
+  std::int64_t start = 0, stop = 0, step = 1;  // slice, normalized and clamped; trilu: start = the diagonal
+  bool upper = false;                          // trilu: keep the upper triangle
   std::array<int, max_rank> perm{};            // transpose
   std::array<int, max_rank> pad_before{}, pad_after{};  // pad
   shape target{};  // reshape
@@ -625,6 +638,11 @@ enum class problem {
   dequantize_dtype,
   quantization_scale,
   quantization_parameters,
+  comparison_dtype,
+  logical_dtype,
+  where_condition,
+  cast_dtype,
+  trilu_rank,
 };
 
 /// The verdict of a node's shape/dtype rule: the problem, and the two shapes (or dtypes) that
@@ -732,12 +750,24 @@ struct report {
                 "partita: quantize / dequantize (Node): Scale must be an f32 tensor (Rhs: its dtype)");
   static_assert(P != problem::quantization_parameters,
                 "partita: quantize / dequantize (Node): Scale and ZeroPoint must have one shape, of rank 0 or 1, with one element (per tensor) or as many as the tensor has along Axis (Lhs: the tensor's shape; Rhs: the axis, the scale's elements, the zero point's elements)");
+  static_assert(P != problem::comparison_dtype,
+                "partita: equal / less / greater (Node): both arguments must have one dtype, f32 or an integer one (Lhs vs Rhs); the result is boolean");
+  static_assert(P != problem::logical_dtype,
+                "partita: logical_not / logical_and / logical_or / logical_xor (Node): the arguments must be boolean (Lhs vs Rhs: their dtypes)");
+  static_assert(P != problem::where_condition,
+                "partita: where<Cond, A, B> (Node): Cond must be boolean (Lhs: its dtype; Rhs: A's); compare first (greater<mask, scalar<0.f>>) or convert (cast<mask, boolean>)");
+  static_assert(P != problem::cast_dtype,
+                "partita: cast<X, D> (Node): X and D are f32, i32, i64, i8, u8 or boolean (Lhs: X's dtype, Rhs: D)");
+  static_assert(P != problem::trilu_rank,
+                "partita: tril / triu (Node): X must have at least two dimensions (Lhs: its shape)");
   static constexpr bool ok = P == problem::none;
 };
 
 /// Whether verdict problem `P` disagrees about dtypes: the diagnostic prints them, not shapes.
 constexpr bool dtype_lhs(problem p) {
-  return p == problem::dtype_mismatch || p == problem::quantize_dtype || p == problem::dequantize_dtype;
+  return p == problem::dtype_mismatch || p == problem::quantize_dtype || p == problem::dequantize_dtype ||
+         p == problem::comparison_dtype || p == problem::logical_dtype || p == problem::where_condition ||
+         p == problem::cast_dtype;
 }
 constexpr bool dtype_rhs(problem p) {
   return dtype_lhs(p) || p == problem::gather_indices || p == problem::quantization_scale;
@@ -872,6 +902,19 @@ enum class op_id : std::uint8_t {
   // Quantized models (docs/quantization.md).
   quantize,
   dequantize,
+  // Booleans, masks and conversions (docs/ops.md).
+  equal,
+  less,
+  less_equal,
+  greater,
+  greater_equal,
+  logical_not,
+  logical_and,
+  logical_or,
+  logical_xor,
+  where,
+  cast,
+  trilu,
 };
 
 /// Name of an op as the printer and diagnostics spell it.
@@ -886,8 +929,10 @@ constexpr std::string_view name_of(op_id op) {
       "exp",      "log",        "erf",        "gelu",       "gelu_tanh",         "silu",
       "hardswish", "hardsigmoid", "leaky_relu", "abs",      "neg",               "reduce_mean",
       "reduce_sum", "reduce_max", "gather",   "pad",        "resize",            "conv1d",
-      "conv_transpose2d", "depth_to_space", "space_to_depth", "quantize", "dequantize"};
-  static_assert(std::size(names) == static_cast<std::size_t>(op_id::dequantize) + 1, "one name per op");
+      "conv_transpose2d", "depth_to_space", "space_to_depth", "quantize", "dequantize", "equal",
+      "less",     "less_equal", "greater",    "greater_equal", "logical_not",    "logical_and",
+      "logical_or", "logical_xor", "where",   "cast",       "trilu"};
+  static_assert(std::size(names) == static_cast<std::size_t>(op_id::trilu) + 1, "one name per op");
   return names[static_cast<int>(op)];
 }
 
@@ -912,6 +957,23 @@ constexpr bool is_unary_elementwise(op_id op) {
 constexpr bool is_binary_elementwise(op_id op) {
   return op == op_id::add || op == op_id::subtract || op == op_id::multiply || op == op_id::divide ||
          op == op_id::maximum || op == op_id::minimum || op == op_id::prelu;
+}
+
+/// True for the broadcasting comparisons: two tensors of one dtype in, a boolean tensor out.
+constexpr bool is_comparison(op_id op) {
+  return op == op_id::equal || op == op_id::less || op == op_id::less_equal || op == op_id::greater ||
+         op == op_id::greater_equal;
+}
+
+/// True for the ops of boolean tensors: `logical_not` of one, the others of two (broadcasting).
+constexpr bool is_logical(op_id op) {
+  return op == op_id::logical_not || op == op_id::logical_and || op == op_id::logical_or || op == op_id::logical_xor;
+}
+
+/// True for the ops whose kernels read or write dtypes other than f32 (booleans, integers):
+/// comparisons, logical ops, where, cast and tril/triu.
+constexpr bool is_dtype_generic(op_id op) {
+  return is_comparison(op) || is_logical(op) || op == op_id::where || op == op_id::cast || op == op_id::trilu;
 }
 
 /// True for the reductions over static axes.
@@ -1167,6 +1229,7 @@ inline std::string scalar_string(dtype t, const void* v) {
     case dtype::u8: return concat(std::to_string(*static_cast<const std::uint8_t*>(v)), ":u8");
     case dtype::i8: return concat(std::to_string(*static_cast<const std::int8_t*>(v)), ":i8");
     case dtype::i32: return concat(std::to_string(*static_cast<const std::int32_t*>(v)), ":i32");
+    case dtype::boolean: return *static_cast<const bool*>(v) ? "true" : "false";
     default: return float_string(*static_cast<const float*>(v));
   }
 }
@@ -2863,6 +2926,183 @@ using abs [[deprecated("partita: spell the op abs_ (docs/ops.md, \"Naming\")")]]
 
 }  // namespace partita
 // ---- end partita/ir/ops/elementwise.hpp ----
+// ---- begin partita/ir/ops/logical.hpp ----
+/// Booleans: comparisons, logical ops, `where`, `cast` between dtypes, and triangular masks.
+
+namespace partita {
+namespace rules {
+
+/// Whether arithmetic kernels read dtype `t`: f32 and the integer dtypes (not f16, not boolean).
+constexpr bool comparable(dtype t) { return t != dtype::f16 && t != dtype::boolean; }
+
+/// equal, less, ...: two tensors of one comparable dtype, broadcast; the result is boolean.
+constexpr inference comparison(const attrs&, const arg_info* a, int n) {
+  for (int i = 0; i < n; ++i)
+    if (a[i].is_tuple) return fail(problem::tuple_as_tensor, a[i].shp, shape{});
+  if (a[0].type != a[1].type || !comparable(a[0].type)) {
+    inference r = fail(problem::comparison_dtype, a[0].shp, a[1].shp);
+    r.v.lhs_type = a[0].type;
+    r.v.rhs_type = a[1].type;
+    return r;
+  }
+  inference r = broadcast(a[0], a[1]);
+  if (r.v.what == problem::none) r.type = dtype::boolean;
+  return r;
+}
+
+/// logical_not of one boolean tensor; logical_and, _or, _xor of two, broadcast.
+constexpr inference logical(const attrs&, const arg_info* a, int n) {
+  for (int i = 0; i < n; ++i)
+    if (a[i].is_tuple) return fail(problem::tuple_as_tensor, a[i].shp, shape{});
+  for (int i = 0; i < n; ++i)
+    if (a[i].type != dtype::boolean) {
+      inference r = fail(problem::logical_dtype, a[0].shp, a[n - 1].shp);
+      r.v.lhs_type = a[0].type;
+      r.v.rhs_type = a[n - 1].type;
+      return r;
+    }
+  return n == 1 ? ok(a[0].shp, dtype::boolean) : broadcast(a[0], a[1]);
+}
+
+/// where: a boolean condition and two values of one dtype, all three broadcast together.
+constexpr inference where(const attrs&, const arg_info* a, int n) {
+  for (int i = 0; i < n; ++i)
+    if (a[i].is_tuple) return fail(problem::tuple_as_tensor, a[i].shp, shape{});
+  if (a[0].type != dtype::boolean) {
+    inference r = fail(problem::where_condition, a[0].shp, a[1].shp);
+    r.v.lhs_type = a[0].type;
+    r.v.rhs_type = a[1].type;
+    return r;
+  }
+  if (a[1].type != a[2].type) return {{}, {}, false, verdict{problem::dtype_mismatch, a[1].shp, a[2].shp, a[1].type, a[2].type}};
+  const inference values = broadcast(a[1], a[2]);
+  if (values.v.what != problem::none) return values;
+  inference r = broadcast(a[0], arg_info{values.out, a[1].type, false, true});
+  if (r.v.what != problem::none) return r;
+  r.type = a[1].type;
+  return r;
+}
+
+/// cast to `D`: from f32, an integer dtype or boolean; the shape is kept.
+template <dtype D>
+constexpr inference cast_to(const attrs&, const arg_info* a, int) {
+  if (a[0].is_tuple) return fail(problem::tuple_as_tensor, a[0].shp, shape{});
+  if (a[0].type == dtype::f16) {
+    inference r = fail(problem::cast_dtype, a[0].shp, shape{});
+    r.v.lhs_type = a[0].type;
+    r.v.rhs_type = D;
+    return r;
+  }
+  return ok(a[0].shp, D);
+}
+
+/// trilu: the elements of X on one side of a diagonal of its last two axes; X of rank 2 or more.
+constexpr inference trilu(const attrs&, const arg_info* a, int n) {
+  if (auto v = tensor_args(a, n); v.what != problem::none) return {{}, {}, false, v};
+  if (a[0].shp.rank < 2) return fail(problem::trilu_rank, a[0].shp, dims1(2));
+  return ok(a[0].shp, a[0].type);
+}
+
+}  // namespace rules
+
+/// `a == b` elementwise with numpy broadcasting: a boolean tensor. The arguments have one dtype,
+/// f32 or an integer one (f32 compares as IEEE: NaN equals nothing).
+template <class A, class B>
+struct equal : detail::op_node<op_id::equal, attrs{}, &rules::comparison, A, B> {
+  static_assert(well_formed<equal, A, B>);
+};
+
+/// `a < b` elementwise with numpy broadcasting: a boolean tensor.
+template <class A, class B>
+struct less : detail::op_node<op_id::less, attrs{}, &rules::comparison, A, B> {
+  static_assert(well_formed<less, A, B>);
+};
+
+/// `a <= b` elementwise with numpy broadcasting: a boolean tensor.
+template <class A, class B>
+struct less_equal : detail::op_node<op_id::less_equal, attrs{}, &rules::comparison, A, B> {
+  static_assert(well_formed<less_equal, A, B>);
+};
+
+/// `a > b` elementwise with numpy broadcasting: a boolean tensor.
+template <class A, class B>
+struct greater : detail::op_node<op_id::greater, attrs{}, &rules::comparison, A, B> {
+  static_assert(well_formed<greater, A, B>);
+};
+
+/// `a >= b` elementwise with numpy broadcasting: a boolean tensor.
+template <class A, class B>
+struct greater_equal : detail::op_node<op_id::greater_equal, attrs{}, &rules::comparison, A, B> {
+  static_assert(well_formed<greater_equal, A, B>);
+};
+
+/// `!x` of a boolean tensor (`not` is a C++ keyword, hence the prefix of all four).
+template <class X>
+struct logical_not : detail::op_node<op_id::logical_not, attrs{}, &rules::logical, X> {
+  static_assert(well_formed<logical_not, X>);
+};
+
+/// `a && b` of boolean tensors, with numpy broadcasting.
+template <class A, class B>
+struct logical_and : detail::op_node<op_id::logical_and, attrs{}, &rules::logical, A, B> {
+  static_assert(well_formed<logical_and, A, B>);
+};
+
+/// `a || b` of boolean tensors, with numpy broadcasting.
+template <class A, class B>
+struct logical_or : detail::op_node<op_id::logical_or, attrs{}, &rules::logical, A, B> {
+  static_assert(well_formed<logical_or, A, B>);
+};
+
+/// `a != b` of boolean tensors, with numpy broadcasting.
+template <class A, class B>
+struct logical_xor : detail::op_node<op_id::logical_xor, attrs{}, &rules::logical, A, B> {
+  static_assert(well_formed<logical_xor, A, B>);
+};
+
+/// `a` where `cond`, else `b`, elementwise, the three broadcast together (numpy's and ONNX's
+/// `where`): PyTorch's `x.masked_fill(mask, v)` is `where<mask, scalar<v>, x>`. `Cond` is
+/// boolean; `A` and `B` have one dtype, the result's.
+template <class Cond, class A, class B>
+struct where : detail::op_node<op_id::where, attrs{}, &rules::where, Cond, A, B> {
+  static_assert(well_formed<where, Cond, A, B>);
+};
+
+namespace detail {
+constexpr attrs trilu_attrs(bool upper, std::int64_t k) {
+  attrs a{};
+  a.upper = upper;
+  a.start = k;
+  return a;
+}
+}  // namespace detail
+
+/// `x` converted to dtype `D` (ONNX's Cast): to boolean, nonzero is true; from boolean, true is
+/// 1; float to an integer dtype truncates toward zero and saturates to the dtype's range (NaN
+/// gives 0); integers to f32 round to nearest. `D` is f32, i32, i64, i8, u8 or boolean.
+template <class X, dtype D>
+struct cast : detail::op_node<op_id::cast, attrs{}, &rules::cast_to<D>, X> {
+  static_assert(D != dtype::f16, "partita: cast<X, D>: no kernel converts to f16");
+  static_assert(well_formed<cast, X>);
+};
+
+/// `x` with the elements above diagonal `K` of its last two axes set to zero (ONNX's Trilu with
+/// upper = 0, PyTorch's `tril`): element (i, j) is kept where j - i <= K. Of a boolean tensor,
+/// false. A causal mask is `tril` of ones, or `less_equal` of two index ranges.
+template <class X, std::int64_t K = 0>
+struct tril : detail::op_node<op_id::trilu, detail::trilu_attrs(false, K), &rules::trilu, X> {
+  static_assert(well_formed<tril, X>);
+};
+
+/// `x` with the elements below diagonal `K` set to zero: kept where j - i >= K (PyTorch's
+/// `triu`).
+template <class X, std::int64_t K = 0>
+struct triu : detail::op_node<op_id::trilu, detail::trilu_attrs(true, K), &rules::trilu, X> {
+  static_assert(well_formed<triu, X>);
+};
+
+}  // namespace partita
+// ---- end partita/ir/ops/logical.hpp ----
 // ---- begin partita/ir/ops/leaf.hpp ----
 /// Leaf ops: model inputs, named weights and literals.
 
@@ -2917,8 +3157,8 @@ constexpr fixed_string<25> literal_name() {
 /// The C++ element type of a literal of dtype `D`.
 template <dtype D>
 struct literal_element {
-  static_assert(D == dtype::f32 || D == dtype::u8 || D == dtype::i8 || D == dtype::i32,
-                "partita: a literal's dtype is f32, u8, i8 or i32");
+  static_assert(D == dtype::f32 || D == dtype::u8 || D == dtype::i8 || D == dtype::i32 || D == dtype::boolean,
+                "partita: a literal's dtype is f32, u8, i8, i32 or boolean");
   using type = element_of<D>;
 };
 
@@ -9097,7 +9337,7 @@ struct tensor_data {
 
 /// The Partita dtype whose safetensors spelling is `name` ("F32" is `f32`), if there is one.
 constexpr std::optional<dtype> dtype_from_safetensors_name(std::string_view name) {
-  for (dtype t : {dtype::f32, dtype::f16, dtype::i32, dtype::i8, dtype::i64, dtype::u8})
+  for (dtype t : {dtype::f32, dtype::f16, dtype::i32, dtype::i8, dtype::i64, dtype::u8, dtype::boolean})
     if (safetensors_name(t) == name) return t;
   return std::nullopt;
 }
@@ -10091,10 +10331,12 @@ constexpr dtype element_dtype() {
     return dtype::i64;
   } else if constexpr (std::is_same_v<T, std::uint8_t>) {
     return dtype::u8;
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return dtype::boolean;
   } else {
     static_assert(std::is_same_v<T, std::int8_t>,
-                  "partita: run: a buffer's element type is float, std::int32_t, std::int64_t, std::int8_t or "
-                  "std::uint8_t");
+                  "partita: run: a buffer's element type is float, std::int32_t, std::int64_t, std::int8_t, "
+                  "std::uint8_t or bool");
     return dtype::i8;
   }
 }
@@ -12225,6 +12467,153 @@ inline void softmax(const float* x, const shape& xs, int axis, float* y) {
 // ---- begin partita/backends/reference/reference.hpp ----
 /// The reference backend: every op on the plain scalar kernels, nothing fused.
 
+// ---- begin partita/backends/reference/logical_kernels.hpp ----
+/// Reference kernels of the boolean ops: comparisons, logical ops, where, cast and trilu.
+
+
+namespace partita::reference_kernels {
+
+namespace detail {
+
+/// Calls `f(i, offsets)` for every element `i` of `ys` in order, `offsets[k]` being the element
+/// of input `k` (of shape `shapes[k]`, broadcast numpy-style into `ys`) that element `i` reads.
+template <std::size_t N, class F>
+void for_each_broadcast(const shape& ys, const std::array<shape, N>& shapes, F&& f) {
+  std::array<std::array<std::int64_t, max_rank>, N> strides{};
+  for (std::size_t k = 0; k < N; ++k) strides[k] = broadcast_strides(shapes[k], ys.rank);
+  std::array<std::int64_t, max_rank> idx{};
+  std::array<std::int64_t, N> off{};
+  const std::int64_t total = ys.elements();
+  for (std::int64_t i = 0; i < total; ++i) {
+    f(i, off);
+    // The odometer: the last axis moves fastest; each input's offset follows its strides.
+    for (int d = ys.rank - 1; d >= 0; --d) {
+      const auto u = static_cast<std::size_t>(d);
+      for (std::size_t k = 0; k < N; ++k) off[k] += strides[k][u];
+      if (++idx[u] < ys[d]) break;
+      for (std::size_t k = 0; k < N; ++k) off[k] -= strides[k][u] * ys[d];
+      idx[u] = 0;
+    }
+  }
+}
+
+/// The truth of one comparison of two numbers.
+template <class T>
+bool compare_values(op_id op, T a, T b) {
+  switch (op) {
+    case op_id::equal: return a == b;
+    case op_id::less: return a < b;
+    case op_id::less_equal: return a <= b;
+    case op_id::greater: return a > b;
+    default: return a >= b;  // greater_equal
+  }
+}
+
+/// `v` as an integer of dtype `t`: truncated toward zero, saturated to the dtype's range; NaN
+/// is 0.
+inline std::int64_t float_to_integer(double v, dtype t) {
+  if (std::isnan(v)) return 0;
+  const double lo = static_cast<double>(lowest_of(t)), hi = static_cast<double>(highest_of(t));
+  if (v <= lo) return lowest_of(t);
+  if (v >= hi) return highest_of(t);
+  return static_cast<std::int64_t>(v);
+}
+
+/// `v` wrapped into integer dtype `t` (two's complement, as C++'s and numpy's conversions).
+inline std::int64_t wrap_integer(std::int64_t v, dtype t) {
+  switch (t) {
+    case dtype::u8: return static_cast<std::uint8_t>(v);
+    case dtype::i8: return static_cast<std::int8_t>(v);
+    case dtype::i32: return static_cast<std::int32_t>(v);
+    default: return v;
+  }
+}
+
+}  // namespace detail
+
+/// `a op b` (equal, less, less_equal, greater, greater_equal) of two tensors of dtype `t` (f32
+/// or an integer dtype), broadcast into `y` of shape `ys`. f32 compares as IEEE: NaN is not
+/// equal to, less or greater than anything.
+inline void compare(op_id op, const void* a, const shape& as, const void* b, const shape& bs, dtype t, bool* y,
+                    const shape& ys) {
+  if (!is_comparison(op))
+    partita::detail::raise(error("reference_kernels::compare: " + std::string(name_of(op)) + " is not a comparison"));
+  if (t == dtype::f32) {
+    const auto* x0 = static_cast<const float*>(a);
+    const auto* x1 = static_cast<const float*>(b);
+    detail::for_each_broadcast<2>(ys, {as, bs}, [&](std::int64_t i, const std::array<std::int64_t, 2>& o) {
+      y[i] = detail::compare_values(op, x0[o[0]], x1[o[1]]);
+    });
+  } else {
+    detail::for_each_broadcast<2>(ys, {as, bs}, [&](std::int64_t i, const std::array<std::int64_t, 2>& o) {
+      y[i] = detail::compare_values(op, partita::detail::load_integer(a, t, o[0]),
+                                    partita::detail::load_integer(b, t, o[1]));
+    });
+  }
+}
+
+/// logical_not of `a` (then `b` is unused), or logical_and, _or, _xor of `a` and `b`, broadcast.
+inline void logical(op_id op, const bool* a, const shape& as, const bool* b, const shape& bs, bool* y, const shape& ys) {
+  if (op == op_id::logical_not) {
+    for (std::int64_t i = 0, n = ys.elements(); i < n; ++i) y[i] = !a[i];
+    return;
+  }
+  detail::for_each_broadcast<2>(ys, {as, bs}, [&](std::int64_t i, const std::array<std::int64_t, 2>& o) {
+    const bool u = a[o[0]], v = b[o[1]];
+    y[i] = op == op_id::logical_and ? (u && v) : op == op_id::logical_or ? (u || v) : (u != v);
+  });
+}
+
+/// `a` where `c`, else `b`: elements of `bytes` bytes each (any dtype), the three broadcast into
+/// `y` of shape `ys`.
+inline void where(const bool* c, const shape& cs, const void* a, const shape& as, const void* b, const shape& bs,
+                  std::size_t bytes, void* y, const shape& ys) {
+  const auto* pa = static_cast<const unsigned char*>(a);
+  const auto* pb = static_cast<const unsigned char*>(b);
+  auto* py = static_cast<unsigned char*>(y);
+  const auto sz = static_cast<std::int64_t>(bytes);
+  detail::for_each_broadcast<3>(ys, {cs, as, bs}, [&](std::int64_t i, const std::array<std::int64_t, 3>& o) {
+    std::memcpy(py + i * sz, c[o[0]] ? pa + o[1] * sz : pb + o[2] * sz, bytes);
+  });
+}
+
+/// `n` elements of dtype `from` converted to dtype `to` (cast's rules: to boolean, nonzero is
+/// true; f32 to an integer truncates and saturates, NaN to 0; integer to integer wraps).
+inline void cast(const void* x, dtype from, std::int64_t n, void* y, dtype to) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (from == dtype::f32) {
+      const float v = static_cast<const float*>(x)[i];
+      if (to == dtype::f32) static_cast<float*>(y)[i] = v;
+      else if (to == dtype::boolean) static_cast<bool*>(y)[i] = v != 0.f;
+      else partita::detail::store_integer(y, to, i, detail::float_to_integer(static_cast<double>(v), to));
+    } else {
+      const std::int64_t v = partita::detail::load_integer(x, from, i);
+      if (to == dtype::f32) static_cast<float*>(y)[i] = static_cast<float>(v);
+      else if (to == dtype::boolean) static_cast<bool*>(y)[i] = v != 0;
+      else partita::detail::store_integer(y, to, i, detail::wrap_integer(v, to));
+    }
+  }
+}
+
+/// tril (`upper` false: element (i, j) of each matrix of the last two axes kept where
+/// j - i <= k) or triu (kept where j - i >= k) of `x`, elements of `bytes` bytes; the others are
+/// all-zero bytes (0, 0.f or false).
+inline void trilu(const void* x, const shape& xs, std::size_t bytes, bool upper, std::int64_t k, void* y) {
+  const std::int64_t rows = xs[xs.rank - 2], cols = xs[xs.rank - 1];
+  const std::int64_t matrices = xs.elements() / (rows * cols);
+  const auto* px = static_cast<const unsigned char*>(x);
+  auto* py = static_cast<unsigned char*>(y);
+  for (std::int64_t m = 0, e = 0; m < matrices; ++m)
+    for (std::int64_t i = 0; i < rows; ++i)
+      for (std::int64_t j = 0; j < cols; ++j, ++e) {
+        const bool keep = upper ? j - i >= k : j - i <= k;
+        if (keep) std::memcpy(py + e * static_cast<std::int64_t>(bytes), px + e * static_cast<std::int64_t>(bytes), bytes);
+        else std::memset(py + e * static_cast<std::int64_t>(bytes), 0, bytes);
+      }
+}
+
+}  // namespace partita::reference_kernels
+// ---- end partita/backends/reference/logical_kernels.hpp ----
 // ---- begin partita/backends/reference/quantize_kernels.hpp ----
 /// Scalar `quantize` and `dequantize`: ONNX's QuantizeLinear and DequantizeLinear.
 
@@ -12632,9 +13021,10 @@ struct reference {
 
   template <class Step>
   struct kernel {
-    static_assert(Step::node.type == dtype::f32 || Step::op == op_id::quantize,
+    static_assert(Step::node.type == dtype::f32 || Step::op == op_id::quantize || is_dtype_generic(Step::op),
                   "partita: the reference backend computes in f32 (integers only through quantize and "
-                  "dequantize); this step (Step) has another dtype");
+                  "dequantize, other dtypes through comparisons, logical ops, where, cast and tril/triu); this "
+                  "step (Step) has another dtype");
 
     /// `step` is unused: other backends' kernels call this one with three arguments.
     static void run(state&, const float* const* in, float* out, int /*step*/ = 0) {
@@ -12695,6 +13085,19 @@ struct reference {
           k::quantize(in[0], ys.elements(), in[1], in[2], n.type, e.axis_len, e.inner, e.per_axis, out);
         else
           k::dequantize(in[0], Step::arg(0).type, ys.elements(), in[1], in[2], e.axis_len, e.inner, e.per_axis, out);
+      } else if constexpr (is_comparison(op)) {
+        // Tensors of any dtype arrive through the float pointers every argument has.
+        k::compare(op, in[0], xs, in[1], ws, Step::arg(0).type, reinterpret_cast<bool*>(out), ys);
+      } else if constexpr (is_logical(op)) {
+        k::logical(op, reinterpret_cast<const bool*>(in[0]), xs,
+                   reinterpret_cast<const bool*>(Step::num_args > 1 ? in[Step::num_args - 1] : in[0]), ws,
+                   reinterpret_cast<bool*>(out), ys);
+      } else if constexpr (op == op_id::where) {
+        k::where(reinterpret_cast<const bool*>(in[0]), xs, in[1], ws, in[2], arg_shape(2), size_of(n.type), out, ys);
+      } else if constexpr (op == op_id::cast) {
+        k::cast(in[0], Step::arg(0).type, ys.elements(), out, n.type);
+      } else if constexpr (op == op_id::trilu) {
+        k::trilu(in[0], xs, size_of(n.type), at.upper, at.start, out);
       } else if constexpr (op == op_id::resize) {
         k::resize(in[0], xs, out, ys, at.resize, at.align_corners);
       } else if constexpr (is_reduction(op)) {
@@ -24419,6 +24822,108 @@ constexpr layout_role nhwc_role(const M& m, const G& flat, int node) {
 // ---- begin partita/backends/cpu/detail/simple_kernel.hpp ----
 /// The cpu kernel for every op but dense and conv2d: elementwise ops, pooling, normalization, resize.
 
+// ---- begin partita/backends/cpu/detail/elementwise/select.hpp ----
+/// cpu comparisons, logical ops and `where` where every operand repeats along the output whole.
+// A mask broadcast into attention scores ([1, 1, T, T] into [1, H, T, T]), a scalar fill value
+// and the scores themselves: each operand is the whole output, a value for all of it, or a block
+// of the output's trailing axes repeated. The output then runs in blocks of the shortest
+// repeating operand, inside which every operand is contiguous (or one value), so the loops
+// vectorize; other broadcasts run on the reference's odometer.
+
+
+namespace partita::detail::cpu {
+
+/// How the operands of an elementwise step read along its output: `ok` when each is the whole
+/// output, a scalar, or the output's trailing axes (its own element count its period); `block`
+/// the shortest period of an operand that is not a scalar (the output's size if none repeats).
+template <std::size_t N>
+struct periodic_plan {
+  bool ok = false;
+  std::int64_t block = 1, total = 0;
+  std::array<std::int64_t, N> period{};  // 1 for a scalar operand
+};
+
+/// Whether `in`, aligned to the back of `out`, has extent 1 on a run of leading axes and
+/// `out`'s extents after it: its elements then repeat every `in.elements()` of the output.
+constexpr bool trailing_block_of(const shape& in, const shape& out) {
+  if (in.rank > out.rank) return false;
+  bool inside = false;  // past the leading ones, walking from the front of out
+  for (int d = 0; d < out.rank; ++d) {
+    const int k = d - (out.rank - in.rank);
+    const std::int64_t e = k < 0 ? 1 : in[k];
+    if (inside && e != out[d]) return false;
+    if (e != 1) {
+      if (e != out[d]) return false;
+      inside = true;
+    }
+  }
+  return true;
+}
+
+template <std::size_t N>
+constexpr periodic_plan<N> plan_periodic(const shape& out, const std::array<shape, N>& in) {
+  periodic_plan<N> p;
+  p.total = out.elements();
+  p.block = p.total;
+  for (std::size_t k = 0; k < N; ++k) {
+    if (!trailing_block_of(in[k], out)) return p;
+    p.period[k] = in[k].elements();
+    if (p.period[k] > 1) p.block = std::min(p.block, p.period[k]);
+  }
+  p.ok = p.total > 0;
+  return p;
+}
+
+/// Blocks [b0, b1) of `p`: `f(y, len, base)` per block, `y` the block's first output element
+/// and `base[k]` operand k's element there (0 for a scalar, whose stride is 0).
+template <std::size_t N, class F>
+void periodic_blocks(const periodic_plan<N>& p, std::int64_t b0, std::int64_t b1, F&& f) {
+  for (std::int64_t b = b0; b < b1; ++b) {
+    const std::int64_t y = b * p.block;
+    std::array<std::int64_t, N> base{};
+    for (std::size_t k = 0; k < N; ++k) base[k] = p.period[k] == 1 ? 0 : y % p.period[k];
+    f(y, p.block, base);
+  }
+}
+
+/// One block of a comparison of two f32 operands; `sa`, `sb` are 0 for a scalar, else 1.
+template <op_id Op>
+inline void compare_block(const float* a, std::ptrdiff_t sa, const float* b, std::ptrdiff_t sb, bool* y, std::int64_t n) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    const float u = a[i * sa], v = b[i * sb];
+    if constexpr (Op == op_id::equal) y[i] = u == v;
+    else if constexpr (Op == op_id::less) y[i] = u < v;
+    else if constexpr (Op == op_id::less_equal) y[i] = u <= v;
+    else if constexpr (Op == op_id::greater) y[i] = u > v;
+    else y[i] = u >= v;
+  }
+}
+
+/// One block of logical_and, _or or _xor.
+template <op_id Op>
+inline void logical_block(const bool* a, std::ptrdiff_t sa, const bool* b, std::ptrdiff_t sb, bool* y, std::int64_t n) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    const bool u = a[i * sa], v = b[i * sb];
+    if constexpr (Op == op_id::logical_and) y[i] = u && v;
+    else if constexpr (Op == op_id::logical_or) y[i] = u || v;
+    else y[i] = u != v;
+  }
+}
+
+/// One block of `where` of elements of type T; a scalar operand has stride 0.
+template <class T>
+inline void where_block(const bool* c, std::ptrdiff_t sc, const T* a, std::ptrdiff_t sa, const T* b, std::ptrdiff_t sb,
+                        T* y, std::int64_t n) {
+  if (sa == 0 && sb == 1 && sc == 1) {  // masked_fill: one fill value
+    const T fill = a[0];
+    for (std::int64_t i = 0; i < n; ++i) y[i] = c[i] ? fill : b[i];
+    return;
+  }
+  for (std::int64_t i = 0; i < n; ++i) y[i] = c[i * sc] ? a[i * sa] : b[i * sb];
+}
+
+}  // namespace partita::detail::cpu
+// ---- end partita/backends/cpu/detail/elementwise/select.hpp ----
 // ---- begin partita/backends/cpu/detail/pool/pool_choice.hpp ----
 /// Which kernel a cpu pooling step runs, and why: the decision `simple_kernel` dispatches on and
 /// the plan printer shows.
@@ -25180,6 +25685,26 @@ struct simple_kernel {
       } else {
         on_reference(in, out);  // both operands broadcast
       }
+    } else if constexpr (periodic_select()) {
+      // Comparisons, logical ops and where whose operands repeat whole (select.hpp); booleans
+      // and other dtypes arrive through the float pointers every argument has.
+      constexpr auto p = plan_periodic<static_cast<std::size_t>(Step::num_args)>(ys, arg_shapes());
+      const auto block = [&](std::int64_t y, std::int64_t len, const auto& base) {
+        const auto stride = [&](std::size_t k) -> std::ptrdiff_t { return p.period[k] > 1 ? 1 : 0; };
+        const auto* b0 = reinterpret_cast<const bool*>(in[0]) + base[0];
+        if constexpr (op == op_id::where) {
+          where_block(b0, stride(0), in[1] + base[1], stride(1), in[2] + base[2], stride(2), out + y, len);
+        } else if constexpr (is_comparison(op)) {
+          compare_block<op>(in[0] + base[0], stride(0), in[1] + base[1], stride(1), reinterpret_cast<bool*>(out) + y, len);
+        } else {
+          logical_block<op>(b0, stride(0), reinterpret_cast<const bool*>(in[1]) + base[1], stride(1),
+                            reinterpret_cast<bool*>(out) + y, len);
+        }
+      };
+      split(st, p.total / p.block, moved_cost * static_cast<double>(p.block),
+            [&](std::int64_t b0, std::int64_t b1) { periodic_blocks(p, b0, b1, block); });
+    } else if constexpr (is_dtype_generic(op)) {
+      on_reference(in, out);  // other broadcasts and dtypes, conversions, triangles: once per run, small
     } else if constexpr (op == op_id::bias_add) {
       // An add of the bias broadcast along every other axis: a row or a per-channel plan.
       constexpr int a = normalize_axis(at.axis, ys.rank);
@@ -25360,6 +25885,23 @@ struct simple_kernel {
     const int a = normalize_axis(n.at->axis, n.out.rank);
     for (int t = 0; t < Step::num_args; ++t) r[static_cast<std::size_t>(t)] = Step::arg(t).out[a] * inner;
     return r;
+  }
+  static constexpr auto arg_shapes() {
+    std::array<shape, static_cast<std::size_t>(Step::num_args)> s{};
+    for (int i = 0; i < Step::num_args; ++i) s[static_cast<std::size_t>(i)] = Step::arg(i).out;
+    return s;
+  }
+  /// Whether the step is a comparison of f32 values, a logical op of two booleans or a where of
+  /// f32 values whose operands each repeat whole along the output (`plan_periodic`).
+  static constexpr bool periodic_select() {
+    constexpr bool kind = (op == op_id::where && n.type == dtype::f32) ||
+                          (is_comparison(op) && Step::arg(0).type == dtype::f32) ||
+                          (is_logical(op) && Step::num_args == 2);
+    if constexpr (kind) {
+      return plan_periodic<static_cast<std::size_t>(Step::num_args)>(n.out, arg_shapes()).ok;
+    } else {
+      return false;
+    }
   }
   static constexpr pool_geometry pool() { return make_pool_geometry(Step::arg(0).out, n.out, *n.at); }
   // The same geometry for NHWC images: `planes` counts the channels of one image.
@@ -25830,9 +26372,11 @@ constexpr kernel_note cpu::note() {
 
 template <class Step>
 struct cpu::kernel : detail::cpu::kernel_for<Step>::type {
-  static_assert(Step::node.type == dtype::f32 || Step::op == op_id::quantize || Step::op == op_id::call,
-                "partita: the cpu backend computes in f32, and in integers through quantize and its "
-                "quantized composites; this step (Step) has another dtype");
+  static_assert(Step::node.type == dtype::f32 || Step::op == op_id::quantize || Step::op == op_id::call ||
+                    is_dtype_generic(Step::op),
+                "partita: the cpu backend computes in f32, in integers through quantize and its quantized "
+                "composites, and in other dtypes through comparisons, logical ops, where, cast and tril/triu; "
+                "this step (Step) has another dtype");
 };
 
 }  // namespace partita

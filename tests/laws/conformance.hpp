@@ -107,7 +107,7 @@ inline double relative_error(const std::vector<float>& got, const std::vector<fl
 }
 
 namespace detail {
-// Value `i` of an integer buffer of dtype `type` (u8, i8, i32 or i64).
+// Value `i` of an integer buffer of dtype `type` (u8, i8, i32, i64, or boolean as its byte).
 inline std::int64_t integer_at(const void* p, std::size_t i, partita::dtype type) {
   const auto read = [&]<class T>(T) {
     T v;
@@ -115,7 +115,7 @@ inline std::int64_t integer_at(const void* p, std::size_t i, partita::dtype type
     return static_cast<std::int64_t>(v);
   };
   switch (type) {
-    case partita::dtype::u8: return read(std::uint8_t{});
+    case partita::dtype::u8: case partita::dtype::boolean: return read(std::uint8_t{});
     case partita::dtype::i8: return read(std::int8_t{});
     case partita::dtype::i32: return read(std::int32_t{});
     default: return read(std::int64_t{});
@@ -124,11 +124,13 @@ inline std::int64_t integer_at(const void* p, std::size_t i, partita::dtype type
 }  // namespace detail
 
 /// How far the `n` integers of dtype `type` in `got` are from those in `want`: the worst
-/// difference, in units of the last place.
+/// difference, in units of the last place. A boolean is right or wrong: a wrong one counts as
+/// 256, past every backend's tolerance.
 inline std::int64_t integer_difference(const void* got, const void* want, std::size_t n, partita::dtype type) {
   std::int64_t worst = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    const std::int64_t d = detail::integer_at(got, i, type) - detail::integer_at(want, i, type);
+    std::int64_t d = detail::integer_at(got, i, type) - detail::integer_at(want, i, type);
+    if (type == partita::dtype::boolean && d != 0) d = 256;
     worst = std::max(worst, d < 0 ? -d : d);
   }
   return worst;
@@ -243,7 +245,7 @@ inline result measure(const runner& ref, const runner& exe, std::span<const inpu
   std::vector<std::vector<float>> base, ins, want, got;
   std::vector<std::vector<std::int64_t>> wide;  // i64 inputs
   std::vector<std::vector<std::int32_t>> narrow;  // i32 inputs
-  std::vector<std::vector<std::int8_t>> bytes;  // u8 and i8 inputs
+  std::vector<std::vector<std::int8_t>> bytes;  // u8, i8 and boolean inputs
   std::vector<const float*> in_ptrs;
   std::vector<float*> want_ptrs, got_ptrs;
   for (const input_spec& s : specs) {
@@ -259,6 +261,10 @@ inline result measure(const runner& ref, const runner& exe, std::span<const inpu
                                                static_cast<int>(partita::highest_of(s.type)));
       bytes.emplace_back(s.elements);
       for (std::int8_t& v : bytes.back()) v = static_cast<std::int8_t>(value(quantized_gen));  // u8: the same bits
+    } else if (s.type == partita::dtype::boolean) {
+      std::bernoulli_distribution truth(0.5);  // a bool's byte is 0 or 1, nothing else
+      bytes.emplace_back(s.elements);
+      for (std::int8_t& v : bytes.back()) v = truth(quantized_gen) ? 1 : 0;
     } else {
       base.emplace_back(s.elements);
       for (float& v : base.back()) v = dist(gen);
@@ -276,7 +282,7 @@ inline result measure(const runner& ref, const runner& exe, std::span<const inpu
     const partita::dtype type = specs[i].type;
     if (type == partita::dtype::i64) in_ptrs.push_back(reinterpret_cast<const float*>(wide[w++].data()));
     else if (type == partita::dtype::i32) in_ptrs.push_back(reinterpret_cast<const float*>(narrow[n++].data()));
-    else if (type == partita::dtype::u8 || type == partita::dtype::i8)
+    else if (type == partita::dtype::u8 || type == partita::dtype::i8 || type == partita::dtype::boolean)
       in_ptrs.push_back(reinterpret_cast<const float*>(bytes[b++].data()));
     else in_ptrs.push_back(ins[f++].data());
   }

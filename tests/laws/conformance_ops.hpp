@@ -363,6 +363,42 @@ struct literal_models
   static constexpr double tolerance = bound::exact;
 };
 
+// -- booleans: comparisons, logical ops, where, cast, tril and triu
+namespace boolean_net {
+using m3_5_17 = input<"m", boolean, 3, 5, 17>;
+using n5_1 = input<"n", boolean, 5, 1>;
+using p4_9 = input<"p", i8, 4, 9>;
+using q4_9 = input<"q", i8, 4, 9>;
+using scores = input<"s", f32, 2, 3, 9, 9>;
+// Attention scores masked by a causal mask of one head, broadcast over the batch and heads.
+using causal = weight<"causal", boolean, 1, 1, 9, 9>;
+using masked = softmax<where<tril<causal>, scores, scalar<-1e9f>>>;
+}  // namespace boolean_net
+
+struct boolean_models
+    : model_group<
+          "booleans: comparisons (f32 with NaN, i8, broadcast), logical ops, where (masks broadcast, fill values, "
+          "both operands), cast between dtypes, tril and triu",
+          model<less<x3_5_17, y3_5_17>, greater_equal<x3_5_17, scalar<0.25f>>, equal<x3_5_17, x3_5_17>>,
+          model<less_equal<input<"r", f32, 17>, x3_5_17>, greater<input<"c", f32, 3, 1, 17>, x3_5_17>>,
+          model<equal<boolean_net::p4_9, boolean_net::q4_9>, less<boolean_net::p4_9, boolean_net::q4_9>,
+                greater<boolean_net::p4_9, int_scalar<i8, 0>>>,
+          model<logical_or<logical_not<boolean_net::m3_5_17>, logical_and<boolean_net::m3_5_17, input<"k", boolean, 17>>>,
+                logical_xor<boolean_net::m3_5_17, boolean_net::n5_1>>,
+          model<where<boolean_net::m3_5_17, scalar<-3.f>, x3_5_17>, where<boolean_net::n5_1, x3_5_17, y3_5_17>,
+                where<less<x3_5_17, scalar<0.f>>, y3_5_17, x3_5_17>>,
+          // operands that broadcast on different axes: the reference's odometer on every backend
+          model<where<input<"c", boolean, 3, 1, 17>, input<"a", f32, 5, 1>, input<"b", f32, 1, 5, 17>>>,
+          model<cast<x3_5_17, i32>, cast<multiply<x3_5_17, scalar<100.f>>, i8>, cast<x3_5_17, boolean>>,
+          model<cast<boolean_net::p4_9, f32>, cast<boolean_net::m3_5_17, f32>, cast<cast<boolean_net::p4_9, i32>, u8>>,
+          model<tril<x3_5_17>, triu<x3_5_17, 2>, tril<boolean_net::m3_5_17, -1>, triu<boolean_net::p4_9, -3>>,
+          model<boolean_net::masked>,
+          // large enough for two threads
+          model<where<input<"m", boolean, 1, 513>, input<"x", f32, 257, 513>, scalar<0.f>>,
+                greater<input<"x", f32, 257, 513>, input<"y", f32, 257, 513>>>> {
+  static constexpr double tolerance = bound::normalized;
+};
+
 // -- blocks of a transformer
 namespace attention_net {
 using x = input<"x", f32, 2, 17, 24>;
@@ -395,7 +431,7 @@ using tensor_op_models =
     model_list<nets::matmul_models, nets::movement_models, nets::slicing_models, nets::resampling_models,
                nets::asymmetric_padding_models, nets::convolution_models, nets::depth_space_models, nets::gather_models, nets::sum_models,
                nets::normalized_models, nets::exact_elementwise_models, nets::math_models, nets::literal_models,
-               nets::transformer_models>;
+               nets::boolean_models, nets::transformer_models>;
 /// Every op alone and fused: the layers', then the tensor ops'.
 using op_models = decltype(layer_op_models{} + tensor_op_models{});
 /// The whole list.

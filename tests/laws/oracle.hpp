@@ -37,6 +37,7 @@ namespace laws {
 ///   other u8 and i8             quantized values, over the dtype's range
 ///   other i32                   biases, in [-256, 256): a bias of a scale drawn so moves a
 ///                               result by up to about ±3
+///   boolean                     masks: true or false
 struct weight_values {
   std::vector<std::vector<float>> data;
   std::vector<std::vector<std::byte>> integers;  // the u8, i8 and i32 weights, little-endian

@@ -134,6 +134,40 @@ def misc_ops(opset: int = 14) -> onnx.ModelProto:
                  [("er", F, [1, 4]), ("embr", F, [3, 12]), ("rmax", F, [1, 4])], inits, opset)
 
 
+def mask_ops(opset: int = 14) -> onnx.ModelProto:
+    """Masks as exporters write them: a padding mask compared from int64 ids at run time, a causal
+    mask as a bool initializer (PyTorch folds `tril(ones)` into one), Not, Or, And, Xor, Where as
+    masked_fill before a Softmax, Trilu of a computed value, comparisons of floats, and Casts
+    between bool, int32 and float."""
+    n = helper.make_node
+    nodes = [
+        n("Equal", ["keep", "zero"], ["pad"], name="pad"),  # [2, 5]
+        n("Unsqueeze", ["pad", "ax12"], ["pad4"], name="pad4"),  # [2, 1, 1, 5]
+        n("Not", ["causal"], ["future"], name="future"),
+        n("Or", ["future", "pad4"], ["hidden"], name="hidden"),  # [2, 1, 5, 5]
+        n("Where", ["hidden", "minus_big", "s"], ["masked"], name="masked_fill"),
+        n("Softmax", ["masked"], ["p"], name="softmax", axis=-1),
+        n("Trilu", ["s", "k1"], ["low"], name="tril", upper=0),
+        n("Trilu", ["s"], ["up"], name="triu", upper=1),
+        n("Add", ["low", "up"], ["tri"], name="tri"),
+        n("Greater", ["s", "half"], ["big"], name="big"), n("LessOrEqual", ["s", "row"], ["small"], name="small"),
+        n("And", ["big", "causal"], ["both"], name="both"), n("Xor", ["big", "small"], ["either"], name="either"),
+        n("GreaterOrEqual", ["s", "s"], ["same"], name="same"), n("Less", ["row", "s"], ["below"], name="below"),
+        n("Or", ["both", "either"], ["any"], name="any"), n("And", ["any", "same"], ["all"], name="all"),
+        n("Xor", ["all", "below"], ["mix"], name="mix"),
+        n("Cast", ["mix"], ["mixf"], name="mixf", to=F),
+        n("Mul", ["s", "ten"], ["s10"], name="s10"), n("Cast", ["s10"], ["si"], name="toint", to=TensorProto.INT32),
+        n("Cast", ["si"], ["sf"], name="tofloat", to=F),
+        n("Where", ["big", "sf", "tri"], ["sel"], name="select"),
+    ]
+    causal = np.tril(np.ones((5, 5), dtype=bool)).reshape(1, 1, 5, 5)
+    inits = [const("zero", np.array(0)), const("ax12", np.array([1, 2])), const("causal", causal),
+             const("minus_big", np.float32(-1e9)), const("k1", np.array(1)), const("half", np.float32(0.5)),
+             const("row", w(5, 24)), const("ten", np.float32(10))]
+    return model(nodes, [("s", F, [2, 3, 5, 5]), ("keep", I64, [2, 5])],
+                 [("p", F, [2, 3, 5, 5]), ("mixf", F, [2, 3, 5, 5]), ("sel", F, [2, 3, 5, 5])], inits, opset)
+
+
 def conv_ops(opset: int = 13) -> onnx.ModelProto:
     """Conv with pads larger before (and after) each axis and SAME_LOWER, a 1-D Conv with groups,
     dilation, asymmetric pads and a bias; ConvTranspose with strides, output_padding, groups,

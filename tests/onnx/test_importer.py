@@ -430,6 +430,28 @@ class ErrorTest(ToolTest):
         self.assertIn("node 'elu' Elu (ai.onnx opset 13), inputs f32[1, 8]: Partita has no mapping for this op", err)
         self.assertNotIn("'after'", err)  # a consequence, not a cause
 
+    def test_root_causes_first_and_all_of_them(self) -> None:
+        # A detector's tail: a Resize the importer cannot map, then ops with no mapping at all
+        # downstream of it, which must still be listed (first, every one, counted by op).
+        m = G.model([n("Resize", ["x", "", "sc"], ["r"], mode="cubic", name="rs"),
+                     n("NonZero", ["r"], ["nz1"], name="nz1"), n("NonZero", ["x"], ["nz2"], name="nz2"),
+                     n("If", ["c"], ["f"], name="nms", then_branch=G.model([], [], [("t", F, [1])]).graph,
+                       else_branch=G.model([], [], [("t", F, [1])]).graph),
+                     n("Relu", ["r"], ["y"], name="after")],
+                    [("x", F, [1, 1, 4, 4]), ("c", onnx.TensorProto.BOOL, [])],
+                    [("nz1", I64, None), ("nz2", I64, None), ("f", F, None), ("y", F, None)],
+                    [G.const("sc", np.array([1, 1, 2, 2], dtype=np.float32))])
+        lines = self.failure(m).strip().splitlines()
+        self.assertIn("4 nodes cannot be imported", lines[0])
+        self.assertEqual(lines[1].strip(), "ops with no mapping: NonZero (2), If (1)")
+        self.assertIn("'nz1' NonZero", lines[2])
+        self.assertIn("keep the mask and select with Where", lines[2])
+        self.assertIn("'nz2' NonZero", lines[3])
+        self.assertIn("'nms' If", lines[4])
+        self.assertIn("control flow at run time", lines[4])
+        self.assertIn("'rs' Resize", lines[5])
+        self.assertNotIn("'after'", "\n".join(lines))  # a consequence, not a cause
+
     def test_unsupported_attribute(self) -> None:
         m = unary_model(n("Resize", ["x", "", "sc"], ["y"], mode="cubic", name="rs"),
                         inits=[G.const("sc", np.array([1, 1, 2, 2], dtype=np.float32))])
@@ -592,7 +614,8 @@ class EndToEndTest(ToolTest):
 
     def test_graphs_match_numpy(self) -> None:
         graphs = {"conv_net": G.conv_net(), "encoder_block": G.encoder_block(), "misc_ops": G.misc_ops(),
-                  "conv_net11": G.conv_net(11), "encoder_block17": G.encoder_block(17), "conv_ops": G.conv_ops()}
+                  "conv_net11": G.conv_net(11), "encoder_block17": G.encoder_block(17), "conv_ops": G.conv_ops(),
+                  "mask_ops": G.mask_ops()}
         expected = {}
         for ns, m in graphs.items():
             r = run_tool(m, self.dir, ns)

@@ -2,7 +2,7 @@
 """Exports one model of the ONNX model tests from PyTorch, with what the comparison needs.
 
     export_model.py MODEL OUTPUT_DIR        MODEL: resnet18, mobilenet_v2, mobilenet_v3_large,
-                                            efficientnet_b0, transformer
+                                            efficientnet_b0, transformer, gpt2
 
 writes, into OUTPUT_DIR:
   model.onnx           torch.onnx.export of the model in eval mode (opset 13)
@@ -72,14 +72,71 @@ def transformer_model():
     return model, {"ids": torch.randint(0, encoder.VOCAB, (1, encoder.SEQ), dtype=torch.int64)}
 
 
+class _GptBlock(torch.nn.Module):
+    """A GPT-2 block as nanoGPT and Hugging Face write it: pre-norm attention whose causal mask is
+    a registered buffer applied with masked_fill (exported as Where on a bool tensor), a padding
+    mask compared at run time, and a GELU (tanh) MLP."""
+
+    def __init__(self, d, heads, seq):
+        super().__init__()
+        self.heads = heads
+        self.ln1, self.ln2 = torch.nn.LayerNorm(d), torch.nn.LayerNorm(d)
+        self.qkv, self.proj = torch.nn.Linear(d, 3 * d), torch.nn.Linear(d, d)
+        self.fc, self.out = torch.nn.Linear(d, 4 * d), torch.nn.Linear(4 * d, d)
+        self.register_buffer("bias", torch.tril(torch.ones(seq, seq)).view(1, 1, seq, seq))
+
+    def forward(self, x, pad):
+        b, t, c = x.shape
+        q, k, v = (z.view(b, t, self.heads, c // self.heads).transpose(1, 2)
+                   for z in self.qkv(self.ln1(x)).split(c, dim=2))
+        att = (q @ k.transpose(-2, -1)) * (1.0 / (c // self.heads) ** 0.5)
+        att = att.masked_fill(self.bias[:, :, :t, :t] == 0, float("-inf"))
+        att = att.masked_fill(pad, -1e4)
+        y = (torch.softmax(att, dim=-1) @ v).transpose(1, 2).reshape(b, t, c)
+        x = x + self.proj(y)
+        return x + self.out(torch.nn.functional.gelu(self.fc(self.ln2(x)), approximate="tanh"))
+
+
+class _Gpt(torch.nn.Module):
+    """A two-block GPT-2-style decoder: token and position embeddings, blocks, a tied LM head."""
+    VOCAB, SEQ, D, HEADS = 97, 24, 64, 4
+
+    def __init__(self):
+        super().__init__()
+        self.tok = torch.nn.Embedding(self.VOCAB, self.D)
+        self.pos = torch.nn.Parameter(0.1 * torch.randn(self.SEQ, self.D))
+        self.blocks = torch.nn.ModuleList(_GptBlock(self.D, self.HEADS, self.SEQ) for _ in range(2))
+        self.ln = torch.nn.LayerNorm(self.D)
+
+    def forward(self, ids, keep):
+        # keep: 1 for a real token, 0 for padding (Hugging Face's attention_mask)
+        pad = (keep == 0)[:, None, None, :]
+        x = self.tok(ids) + self.pos
+        for blk in self.blocks:
+            x = blk(x, pad)
+        return self.ln(x) @ self.tok.weight.t()
+
+
+def gpt2_model():
+    model = _Gpt()
+    ids = torch.randint(0, _Gpt.VOCAB, (1, _Gpt.SEQ), dtype=torch.int64)
+    keep = torch.ones(1, _Gpt.SEQ, dtype=torch.int64)
+    keep[0, :3] = 0  # left padding, as batched generation pads
+    return model, {"ids": ids, "keep": keep}
+
+
+MODELS = VISION + ("transformer", "gpt2")
+
+
 def main():
-    if len(sys.argv) != 3 or sys.argv[1] not in VISION + ("transformer",):
-        print(f"usage: export_model.py {{{','.join(VISION + ('transformer',))}}} OUTPUT_DIR", file=sys.stderr)
+    if len(sys.argv) != 3 or sys.argv[1] not in MODELS:
+        print(f"usage: export_model.py {{{','.join(MODELS)}}} OUTPUT_DIR", file=sys.stderr)
         return 2
     name, out = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)
     torch.manual_seed(2024)
-    model, inputs = vision_model(name) if name in VISION else transformer_model()
+    model, inputs = vision_model(name) if name in VISION else transformer_model() if name == "transformer" \
+        else gpt2_model()
     model.eval()
     args = tuple(inputs.values())
     # Gradients stay enabled: under no_grad, PyTorch 1.13 runs an eval-mode encoder layer as one

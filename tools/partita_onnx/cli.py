@@ -18,7 +18,11 @@ from .terms import Term
 # Why some well-known ops have no mapping, said instead of a bare "no mapping".
 _REASONS = {
     "LSTM": "Partita has no recurrent ops", "GRU": "Partita has no recurrent ops", "RNN": "Partita has no recurrent ops",
-    "NonZero": "its output shape depends on the data", "NonMaxSuppression": "its output shape depends on the data",
+    "NonZero": "its output shape depends on the data (a mask's indices): keep the mask and select with Where",
+    "NonMaxSuppression": "its output shape depends on the data",
+    "If": "control flow at run time: Partita's models are static graphs (export with the branch taken)",
+    "Loop": "control flow at run time: Partita's models are static graphs (export with the loop unrolled)",
+    "Scan": "control flow at run time: Partita's models are static graphs (export with the loop unrolled)",
     "TopK": "Partita has no top-k op", "ArgMax": "Partita has no arg-max op", "ArgMin": "Partita has no arg-min op",
     "LogSoftmax": "Partita has no log_softmax op",
     "DynamicQuantizeLinear": "it computes its scale and zero point at run time, and Partita quantizes with "
@@ -28,7 +32,7 @@ _REASONS = {
 }
 
 _DTYPE_NAMES = {np.dtype(np.float32): "f32", np.dtype(np.int64): "i64", np.dtype(np.int32): "i32",
-                np.dtype(np.int8): "i8", np.dtype(np.uint8): "u8"}
+                np.dtype(np.int8): "i8", np.dtype(np.uint8): "u8", np.dtype(np.bool_): "boolean"}
 
 
 def _type_text(g: Graph, name: str) -> str:
@@ -53,8 +57,9 @@ def problem_line(g: Graph, n: Node, reason: str) -> str:
 
 
 def _allowed_non_float(n: Node, position: int) -> bool:
-    # Index inputs are integers, and so are quantized tensors; everything else Partita computes in f32.
-    return (n.op == "Gather" and position == 1) or n.op in ("Cast", "CastLike", "Identity") \
+    # Index inputs are integers, and so are quantized tensors; comparisons, logical ops, Where,
+    # Cast and Trilu read any dtype; everything else Partita computes in f32.
+    return (n.op == "Gather" and position == 1) or n.op in ops.ANY_DTYPE_OPS \
         or (n.op == "DequantizeLinear" and position == 0)
 
 
@@ -67,28 +72,34 @@ def map_graph(g: Graph, table: weights_mod.WeightTable) -> tuple[ops.Mapper, lis
         dt = _DTYPE_NAMES.get(g.dtype(name))
         if dt is None:
             raise ImportFailure(f"{shown(g.path)}: input '{shown(name)}' is {g.dtype(name)}; Partita's inputs are f32, i32, "
-                                f"i64, i8 or u8")
+                                f"i64, i8, u8 or bool")
         t = emit.input_term(name, dt, g.shape(name), taken)
         t.value = name
         m.terms[name] = t
         inputs.append((name, t))
     problems: list[str] = []
+    # Nodes of ops with no mapping at all, wherever they are: the root causes, reported first and
+    # every one of them, even downstream of another problem (a detector's NonZero and TopK behind
+    # a comparison the importer could not map must not hide).
+    unmapped: dict[str, list[str]] = {}
     poisoned: set[str] = set()
     for n in g.nodes:
+        known = n.domain in ("", "ai.onnx") or (n.domain == fuse.PARTITA and n.op in ops.OWN_OPS)
+        mapping = ops.MAPPERS.get(n.op) if known else None
+        if mapping is None:
+            reason = _REASONS.get(n.op, "Partita has no mapping for this op" if known else "an op of a custom domain")
+            unmapped.setdefault(n.op, []).append(problem_line(g, n, reason))
+            poisoned.update(n.outputs)
+            continue
         if any(i in poisoned for i in n.inputs):
             poisoned.update(n.outputs)  # reported at its first cause
             continue
-        known = n.domain in ("", "ai.onnx") or (n.domain == fuse.PARTITA and n.op in ops.OWN_OPS)
-        mapping = ops.MAPPERS.get(n.op) if known else None
         reason = None
-        if mapping is None:
-            reason = _REASONS.get(n.op, "Partita has no mapping for this op" if known else "an op of a custom domain")
-        else:
-            for k, i in enumerate(n.inputs):
-                if i and g.const(i) is None and g.dtype(i) not in (np.dtype(np.float32), None) \
-                        and not _allowed_non_float(n, k):
-                    reason = f"input {k} is {_DTYPE_NAMES.get(g.dtype(i), g.dtype(i))} at run time; Partita computes in f32"
-                    break
+        for k, i in enumerate(n.inputs):
+            if i and g.const(i) is None and g.dtype(i) not in (np.dtype(np.float32), None) \
+                    and not _allowed_non_float(n, k):
+                reason = f"input {k} is {_DTYPE_NAMES.get(g.dtype(i), g.dtype(i))} at run time; Partita computes in f32"
+                break
         if reason is None:
             m.node = n
             try:
@@ -108,11 +119,16 @@ def map_graph(g: Graph, table: weights_mod.WeightTable) -> tuple[ops.Mapper, lis
         if o not in m.terms and o not in poisoned:
             problems.append(f"output '{shown(g.aliases.get(o, o))}' is "
                             + ("a constant: nothing to compute" if g.const(o) is not None else "not computed by any node"))
-    if problems:
-        count = sum(1 for p in problems if p.startswith("node "))
+    if problems or unmapped:
+        # The ops with no mapping first, the most frequent first, each with its count.
+        by_count = sorted(unmapped.items(), key=lambda kv: -len(kv[1]))
+        roots = [line for _, lines in by_count for line in lines]
+        count = len(roots) + sum(1 for p in problems if p.startswith("node "))
         head = f"{shown(g.path)}: {count} node{'s' if count != 1 else ''} cannot be imported:" if count else \
             f"{shown(g.path)}: the model cannot be imported:"
-        raise ImportFailure(head, problems)
+        summary = [f"ops with no mapping: " + ", ".join(f"{shown(op)} ({len(lines)})" for op, lines in by_count)] \
+            if unmapped else []
+        raise ImportFailure(head, summary + roots + problems)
     return m, inputs
 
 

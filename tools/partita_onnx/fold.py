@@ -105,6 +105,11 @@ def _cast(n: Node, a: list) -> list:
     return [np.asarray(a[0]).astype(dt)]
 
 
+def _trilu(n: Node, a: list) -> list:
+    k = int(np.asarray(a[1]).reshape(-1)[0]) if len(a) > 1 and a[1] is not None else 0
+    return [np.triu(a[0], k) if n.attrs.get("upper", 1) else np.tril(a[0], k)]
+
+
 def _constant(n: Node, a: list) -> list:
     for key in ("value", "value_float", "value_floats", "value_int", "value_ints"):
         if key in n.attrs:
@@ -271,7 +276,7 @@ def _output_itemsize(n: Node, a: list) -> int:
 
 # Ops whose output takes the broadcast shape of their inputs.
 _ELEMENTWISE = {"Add", "Sub", "Mul", "Div", "Pow", "Mod", "Max", "Min", "Sum", "Equal", "Less", "Greater",
-                "LessOrEqual", "GreaterOrEqual", "And", "Or", "Where"}
+                "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor", "Where"}
 
 
 def _binary(fn: Callable) -> Evaluator:
@@ -292,6 +297,7 @@ EVALUATORS: dict[str, Evaluator] = {
     "GreaterOrEqual": lambda n, a: [np.greater_equal(a[0], a[1])],
     "And": lambda n, a: [np.logical_and(a[0], a[1])], "Or": lambda n, a: [np.logical_or(a[0], a[1])],
     "Not": lambda n, a: [np.logical_not(a[0])], "Where": lambda n, a: [np.where(a[0], a[1], a[2])],
+    "Xor": lambda n, a: [np.logical_xor(a[0], a[1])], "Trilu": _trilu,
     "Neg": _unary(np.negative), "Abs": _unary(np.abs), "Sqrt": _unary(np.sqrt), "Exp": _unary(np.exp),
     "Log": _unary(np.log), "Floor": _unary(np.floor), "Ceil": _unary(np.ceil), "Sign": _unary(np.sign),
     "Reciprocal": _unary(np.reciprocal), "Relu": _unary(lambda x: np.maximum(x, 0)),

@@ -700,13 +700,61 @@ def _reduce(m: Mapper, n: Node) -> list[Term]:
     return [m.term(f"{_REDUCE[n.op]}<$0, axes<{dims(axes)}>, {keep}>", x, shape=m.out_shape())]
 
 
+# The element types `cast` converts between, as Partita spells them.
+_CAST_TYPES = {np.dtype(np.float32): "f32", np.dtype(np.int64): "i64", np.dtype(np.int32): "i32",
+               np.dtype(np.int8): "i8", np.dtype(np.uint8): "u8", np.dtype(np.bool_): "boolean"}
+
+
 def _cast(m: Mapper, n: Node) -> list[Term]:
     if n.fused in (["MatMulInteger"], ["ConvInteger"]) and m.g.dtype(n.outputs[0]) == np.dtype(np.int32):
         # The float sums of an integer product (qlinear.py): whole numbers, quantized exactly.
         return [m.term("quantize<$0, scalar<1.0f>, int_scalar<i32, 0>>", m.value(n.inputs[0]), shape=m.out_shape())]
-    if m.g.dtype(n.inputs[0]) != m.g.dtype(n.outputs[0]):
-        raise Unsupported(f"a cast from {m.g.dtype(n.inputs[0])} to {m.g.dtype(n.outputs[0])} at run time")
-    return _same(m, n)
+    src, dst = m.g.dtype(n.inputs[0]), m.g.dtype(n.outputs[0])
+    if src == dst:
+        return _same(m, n)
+    for t in (src, dst):
+        if t not in _CAST_TYPES:
+            raise Unsupported(f"a cast from {src} to {dst}: Partita's cast converts between f32, i64, i32, i8, u8 and bool")
+    return [m.term(f"cast<$0, {_CAST_TYPES[dst]}>", m.value(n.inputs[0]), shape=m.out_shape())]
+
+
+_COMPARE = {"Equal": "equal", "Less": "less", "LessOrEqual": "less_equal", "Greater": "greater",
+            "GreaterOrEqual": "greater_equal"}
+_LOGICAL = {"And": "logical_and", "Or": "logical_or", "Xor": "logical_xor"}
+
+
+def _operands(m: Mapper, names: list[str]) -> list[Term]:
+    """Elementwise operands: a constant beside computed values becomes a literal or a weight
+    (`Mapper.operand`), of at most the rank of the others."""
+    if all(m.const(i) is not None for i in names):
+        raise Unsupported("every input is a constant")  # folding failed for a reason numpy gave
+    ranks = [len(m.shape(i)) for i in names]
+    return [m.value(i) if m.const(i) is None else m.operand(i, max(r for j, r in enumerate(ranks) if j != k))
+            for k, i in enumerate(names)]
+
+
+def _compare(m: Mapper, n: Node) -> list[Term]:
+    a, b = _operands(m, list(n.inputs[:2]))
+    return [m.term(f"{_COMPARE[n.op]}<$0, $1>", a, b, shape=m.out_shape())]
+
+
+def _logical(m: Mapper, n: Node) -> list[Term]:
+    if n.op == "Not":
+        return [m.term("logical_not<$0>", m.value(n.inputs[0]), shape=m.out_shape())]
+    a, b = _operands(m, list(n.inputs[:2]))
+    return [m.term(f"{_LOGICAL[n.op]}<$0, $1>", a, b, shape=m.out_shape())]
+
+
+def _where(m: Mapper, n: Node) -> list[Term]:
+    """Where(cond, a, b): PyTorch's masked_fill(mask, v) exports as Where(mask, v, x)."""
+    c, a, b = _operands(m, list(n.inputs[:3]))
+    return [m.term("where<$0, $1, $2>", c, a, b, shape=m.out_shape())]
+
+
+def _trilu(m: Mapper, n: Node) -> list[Term]:
+    k = int(m.need_const(n.input(1), "the diagonal k").reshape(-1)[0]) if n.input(1) else 0
+    op = "triu" if int(n.attrs.get("upper", 1)) else "tril"
+    return [m.term(f"{op}<$0, {k}>", m.value(n.inputs[0]), shape=m.out_shape())]
 
 
 def _expand(m: Mapper, n: Node) -> list[Term]:
@@ -775,9 +823,16 @@ MAPPERS: dict[str, Mapping] = {
     "Dense": _dense, "MatMul": _matmul, "Gemm": _gemm, "LayerNormalization": _layer_norm, "Softmax": _softmax,
     "ReduceMean": _reduce, "ReduceSum": _reduce, "ReduceMax": _reduce, "ReduceMin": _reduce,
     "Cast": _cast, "CastLike": _cast, "Expand": _expand, "Identity": _same,
+    "Equal": _compare, "Less": _compare, "LessOrEqual": _compare, "Greater": _compare, "GreaterOrEqual": _compare,
+    "Not": _logical, "And": _logical, "Or": _logical, "Xor": _logical, "Where": _where, "Trilu": _trilu,
     "QuantizeLinear": lambda m, n: _quantization(m, n, "quantize"),
     "DequantizeLinear": lambda m, n: _quantization(m, n, "dequantize"),
 }
+
+# The ops whose inputs may be of any dtype at run time (integers, bool), the views among them: the
+# others compute in f32.
+ANY_DTYPE_OPS = {"Cast", "CastLike", "Identity", "Where", "Not", "And", "Or", "Xor", "Trilu", "Reshape", "Flatten",
+                 "Squeeze", "Unsqueeze"} | set(_COMPARE)
 
 # The importer's own nodes (fuse.py) live in their own domain; these are the ops it may name.
 OWN_OPS = {"Dense", "Gelu"}

@@ -19,7 +19,8 @@ from .terms import cpp_string, dims
 
 # numpy dtype -> (Partita dtype, safetensors dtype)
 _DTYPES = {np.dtype(np.float32): ("f32", "F32"), np.dtype(np.int64): ("i64", "I64"),
-           np.dtype(np.int32): ("i32", "I32"), np.dtype(np.int8): ("i8", "I8"), np.dtype(np.uint8): ("u8", "U8")}
+           np.dtype(np.int32): ("i32", "I32"), np.dtype(np.int8): ("i8", "I8"), np.dtype(np.uint8): ("u8", "U8"),
+           np.dtype(np.bool_): ("boolean", "BOOL")}
 
 
 @dataclass
@@ -119,7 +120,8 @@ def safetensors_bytes(table: WeightTable, metadata: dict[str, str]) -> tuple[byt
     return blob, {k: (start + b, start + end) for k, (b, end) in spans.items()}
 
 
-_C_TYPES = {"f32": "float", "i64": "std::int64_t", "i32": "std::int32_t", "i8": "std::int8_t", "u8": "std::uint8_t"}
+_C_TYPES = {"f32": "float", "i64": "std::int64_t", "i32": "std::int32_t", "i8": "std::int8_t", "u8": "std::uint8_t",
+            "boolean": "bool"}
 
 
 def _float_literal(v: float, bits: int) -> str:
@@ -142,6 +144,8 @@ def _values(e: WeightEntry) -> list[str]:
     if e.partita_dtype == "i64":
         # The most negative int64 has no literal of its own.
         return [str(v) if v != -2**63 else "std::numeric_limits<std::int64_t>::min()" for v in flat.tolist()]
+    if e.partita_dtype == "boolean":
+        return ["true" if v else "false" for v in flat.tolist()]
     return [str(v) for v in flat.tolist()]
 
 

@@ -118,7 +118,8 @@ struct attrs {
   resize_mode resize = resize_mode::nearest;  // resize; with align_corners
   bool align_corners = false;
   int axes = 0;             // reductions: bit i set = axis i reduced (normalized)
-  std::int64_t start = 0, stop = 0, step = 1;  // slice, normalized and clamped
+  std::int64_t start = 0, stop = 0, step = 1;  // slice, normalized and clamped; trilu: start = the diagonal
+  bool upper = false;                          // trilu: keep the upper triangle
   std::array<int, max_rank> perm{};            // transpose
   std::array<int, max_rank> pad_before{}, pad_after{};  // pad
   shape target{};  // reshape

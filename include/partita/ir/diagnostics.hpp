@@ -49,6 +49,11 @@ enum class problem {
   dequantize_dtype,
   quantization_scale,
   quantization_parameters,
+  comparison_dtype,
+  logical_dtype,
+  where_condition,
+  cast_dtype,
+  trilu_rank,
 };
 
 /// The verdict of a node's shape/dtype rule: the problem, and the two shapes (or dtypes) that
@@ -156,12 +161,24 @@ struct report {
                 "partita: quantize / dequantize (Node): Scale must be an f32 tensor (Rhs: its dtype)");
   static_assert(P != problem::quantization_parameters,
                 "partita: quantize / dequantize (Node): Scale and ZeroPoint must have one shape, of rank 0 or 1, with one element (per tensor) or as many as the tensor has along Axis (Lhs: the tensor's shape; Rhs: the axis, the scale's elements, the zero point's elements)");
+  static_assert(P != problem::comparison_dtype,
+                "partita: equal / less / greater (Node): both arguments must have one dtype, f32 or an integer one (Lhs vs Rhs); the result is boolean");
+  static_assert(P != problem::logical_dtype,
+                "partita: logical_not / logical_and / logical_or / logical_xor (Node): the arguments must be boolean (Lhs vs Rhs: their dtypes)");
+  static_assert(P != problem::where_condition,
+                "partita: where<Cond, A, B> (Node): Cond must be boolean (Lhs: its dtype; Rhs: A's); compare first (greater<mask, scalar<0.f>>) or convert (cast<mask, boolean>)");
+  static_assert(P != problem::cast_dtype,
+                "partita: cast<X, D> (Node): X and D are f32, i32, i64, i8, u8 or boolean (Lhs: X's dtype, Rhs: D)");
+  static_assert(P != problem::trilu_rank,
+                "partita: tril / triu (Node): X must have at least two dimensions (Lhs: its shape)");
   static constexpr bool ok = P == problem::none;
 };
 
 /// Whether verdict problem `P` disagrees about dtypes: the diagnostic prints them, not shapes.
 constexpr bool dtype_lhs(problem p) {
-  return p == problem::dtype_mismatch || p == problem::quantize_dtype || p == problem::dequantize_dtype;
+  return p == problem::dtype_mismatch || p == problem::quantize_dtype || p == problem::dequantize_dtype ||
+         p == problem::comparison_dtype || p == problem::logical_dtype || p == problem::where_condition ||
+         p == problem::cast_dtype;
 }
 constexpr bool dtype_rhs(problem p) {
   return dtype_lhs(p) || p == problem::gather_indices || p == problem::quantization_scale;

@@ -71,6 +71,19 @@ enum class op_id : std::uint8_t {
   // Quantized models (docs/quantization.md).
   quantize,
   dequantize,
+  // Booleans, masks and conversions (docs/ops.md).
+  equal,
+  less,
+  less_equal,
+  greater,
+  greater_equal,
+  logical_not,
+  logical_and,
+  logical_or,
+  logical_xor,
+  where,
+  cast,
+  trilu,
 };
 
 /// Name of an op as the printer and diagnostics spell it.
@@ -85,8 +98,10 @@ constexpr std::string_view name_of(op_id op) {
       "exp",      "log",        "erf",        "gelu",       "gelu_tanh",         "silu",
       "hardswish", "hardsigmoid", "leaky_relu", "abs",      "neg",               "reduce_mean",
       "reduce_sum", "reduce_max", "gather",   "pad",        "resize",            "conv1d",
-      "conv_transpose2d", "depth_to_space", "space_to_depth", "quantize", "dequantize"};
-  static_assert(std::size(names) == static_cast<std::size_t>(op_id::dequantize) + 1, "one name per op");
+      "conv_transpose2d", "depth_to_space", "space_to_depth", "quantize", "dequantize", "equal",
+      "less",     "less_equal", "greater",    "greater_equal", "logical_not",    "logical_and",
+      "logical_or", "logical_xor", "where",   "cast",       "trilu"};
+  static_assert(std::size(names) == static_cast<std::size_t>(op_id::trilu) + 1, "one name per op");
   return names[static_cast<int>(op)];
 }
 
@@ -111,6 +126,23 @@ constexpr bool is_unary_elementwise(op_id op) {
 constexpr bool is_binary_elementwise(op_id op) {
   return op == op_id::add || op == op_id::subtract || op == op_id::multiply || op == op_id::divide ||
          op == op_id::maximum || op == op_id::minimum || op == op_id::prelu;
+}
+
+/// True for the broadcasting comparisons: two tensors of one dtype in, a boolean tensor out.
+constexpr bool is_comparison(op_id op) {
+  return op == op_id::equal || op == op_id::less || op == op_id::less_equal || op == op_id::greater ||
+         op == op_id::greater_equal;
+}
+
+/// True for the ops of boolean tensors: `logical_not` of one, the others of two (broadcasting).
+constexpr bool is_logical(op_id op) {
+  return op == op_id::logical_not || op == op_id::logical_and || op == op_id::logical_or || op == op_id::logical_xor;
+}
+
+/// True for the ops whose kernels read or write dtypes other than f32 (booleans, integers):
+/// comparisons, logical ops, where, cast and tril/triu.
+constexpr bool is_dtype_generic(op_id op) {
+  return is_comparison(op) || is_logical(op) || op == op_id::where || op == op_id::cast || op == op_id::trilu;
 }
 
 /// True for the reductions over static axes.

@@ -136,6 +136,7 @@ inline std::string scalar_string(dtype t, const void* v) {
     case dtype::u8: return concat(std::to_string(*static_cast<const std::uint8_t*>(v)), ":u8");
     case dtype::i8: return concat(std::to_string(*static_cast<const std::int8_t*>(v)), ":i8");
     case dtype::i32: return concat(std::to_string(*static_cast<const std::int32_t*>(v)), ":i32");
+    case dtype::boolean: return *static_cast<const bool*>(v) ? "true" : "false";
     default: return float_string(*static_cast<const float*>(v));
   }
 }

@@ -25,10 +25,12 @@ constexpr dtype element_dtype() {
     return dtype::i64;
   } else if constexpr (std::is_same_v<T, std::uint8_t>) {
     return dtype::u8;
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return dtype::boolean;
   } else {
     static_assert(std::is_same_v<T, std::int8_t>,
-                  "partita: run: a buffer's element type is float, std::int32_t, std::int64_t, std::int8_t or "
-                  "std::uint8_t");
+                  "partita: run: a buffer's element type is float, std::int32_t, std::int64_t, std::int8_t, "
+                  "std::uint8_t or bool");
     return dtype::i8;
   }
 }

@@ -24,7 +24,7 @@ struct tensor_data {
 
 /// The Partita dtype whose safetensors spelling is `name` ("F32" is `f32`), if there is one.
 constexpr std::optional<dtype> dtype_from_safetensors_name(std::string_view name) {
-  for (dtype t : {dtype::f32, dtype::f16, dtype::i32, dtype::i8, dtype::i64, dtype::u8})
+  for (dtype t : {dtype::f32, dtype::f16, dtype::i32, dtype::i8, dtype::i64, dtype::u8, dtype::boolean})
     if (safetensors_name(t) == name) return t;
   return std::nullopt;
 }

@@ -159,9 +159,11 @@ constexpr kernel_note cpu::note() {
 
 template <class Step>
 struct cpu::kernel : detail::cpu::kernel_for<Step>::type {
-  static_assert(Step::node.type == dtype::f32 || Step::op == op_id::quantize || Step::op == op_id::call,
-                "partita: the cpu backend computes in f32, and in integers through quantize and its "
-                "quantized composites; this step (Step) has another dtype");
+  static_assert(Step::node.type == dtype::f32 || Step::op == op_id::quantize || Step::op == op_id::call ||
+                    is_dtype_generic(Step::op),
+                "partita: the cpu backend computes in f32, in integers through quantize and its quantized "
+                "composites, and in other dtypes through comparisons, logical ops, where, cast and tril/triu; "
+                "this step (Step) has another dtype");
 };
 
 }  // namespace partita

@@ -4,6 +4,7 @@
 
 #include "partita/runtime/step_ref.hpp"
 #include "partita/backends/reference/kernels.hpp"
+#include "partita/backends/reference/logical_kernels.hpp"
 #include "partita/backends/reference/quantize_kernels.hpp"
 #include "partita/backends/reference/spatial_kernels.hpp"
 #include "partita/backends/reference/tensor_kernels.hpp"
@@ -29,9 +30,10 @@ struct reference {
 
   template <class Step>
   struct kernel {
-    static_assert(Step::node.type == dtype::f32 || Step::op == op_id::quantize,
+    static_assert(Step::node.type == dtype::f32 || Step::op == op_id::quantize || is_dtype_generic(Step::op),
                   "partita: the reference backend computes in f32 (integers only through quantize and "
-                  "dequantize); this step (Step) has another dtype");
+                  "dequantize, other dtypes through comparisons, logical ops, where, cast and tril/triu); this "
+                  "step (Step) has another dtype");
 
     /// `step` is unused: other backends' kernels call this one with three arguments.
     static void run(state&, const float* const* in, float* out, int /*step*/ = 0) {
@@ -92,6 +94,19 @@ struct reference {
           k::quantize(in[0], ys.elements(), in[1], in[2], n.type, e.axis_len, e.inner, e.per_axis, out);
         else
           k::dequantize(in[0], Step::arg(0).type, ys.elements(), in[1], in[2], e.axis_len, e.inner, e.per_axis, out);
+      } else if constexpr (is_comparison(op)) {
+        // Tensors of any dtype arrive through the float pointers every argument has.
+        k::compare(op, in[0], xs, in[1], ws, Step::arg(0).type, reinterpret_cast<bool*>(out), ys);
+      } else if constexpr (is_logical(op)) {
+        k::logical(op, reinterpret_cast<const bool*>(in[0]), xs,
+                   reinterpret_cast<const bool*>(Step::num_args > 1 ? in[Step::num_args - 1] : in[0]), ws,
+                   reinterpret_cast<bool*>(out), ys);
+      } else if constexpr (op == op_id::where) {
+        k::where(reinterpret_cast<const bool*>(in[0]), xs, in[1], ws, in[2], arg_shape(2), size_of(n.type), out, ys);
+      } else if constexpr (op == op_id::cast) {
+        k::cast(in[0], Step::arg(0).type, ys.elements(), out, n.type);
+      } else if constexpr (op == op_id::trilu) {
+        k::trilu(in[0], xs, size_of(n.type), at.upper, at.start, out);
       } else if constexpr (op == op_id::resize) {
         k::resize(in[0], xs, out, ys, at.resize, at.align_corners);
       } else if constexpr (is_reduction(op)) {

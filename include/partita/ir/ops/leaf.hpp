@@ -57,8 +57,8 @@ constexpr fixed_string<25> literal_name() {
 /// The C++ element type of a literal of dtype `D`.
 template <dtype D>
 struct literal_element {
-  static_assert(D == dtype::f32 || D == dtype::u8 || D == dtype::i8 || D == dtype::i32,
-                "partita: a literal's dtype is f32, u8, i8 or i32");
+  static_assert(D == dtype::f32 || D == dtype::u8 || D == dtype::i8 || D == dtype::i32 || D == dtype::boolean,
+                "partita: a literal's dtype is f32, u8, i8, i32 or boolean");
   using type = element_of<D>;
 };
 

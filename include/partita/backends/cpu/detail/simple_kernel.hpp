@@ -7,6 +7,7 @@
 
 #include "partita/backends/cpu/detail/conv/conv_channels_last.hpp"
 #include "partita/backends/cpu/detail/elementwise/eltwise.hpp"
+#include "partita/backends/cpu/detail/elementwise/select.hpp"
 #include "partita/backends/cpu/detail/fused.hpp"
 #include "partita/backends/cpu/detail/int8/quantize.hpp"
 #include "partita/backends/cpu/detail/pool/pool_choice.hpp"
@@ -87,6 +88,26 @@ struct simple_kernel {
       } else {
         on_reference(in, out);  // both operands broadcast
       }
+    } else if constexpr (periodic_select()) {
+      // Comparisons, logical ops and where whose operands repeat whole (select.hpp); booleans
+      // and other dtypes arrive through the float pointers every argument has.
+      constexpr auto p = plan_periodic<static_cast<std::size_t>(Step::num_args)>(ys, arg_shapes());
+      const auto block = [&](std::int64_t y, std::int64_t len, const auto& base) {
+        const auto stride = [&](std::size_t k) -> std::ptrdiff_t { return p.period[k] > 1 ? 1 : 0; };
+        const auto* b0 = reinterpret_cast<const bool*>(in[0]) + base[0];
+        if constexpr (op == op_id::where) {
+          where_block(b0, stride(0), in[1] + base[1], stride(1), in[2] + base[2], stride(2), out + y, len);
+        } else if constexpr (is_comparison(op)) {
+          compare_block<op>(in[0] + base[0], stride(0), in[1] + base[1], stride(1), reinterpret_cast<bool*>(out) + y, len);
+        } else {
+          logical_block<op>(b0, stride(0), reinterpret_cast<const bool*>(in[1]) + base[1], stride(1),
+                            reinterpret_cast<bool*>(out) + y, len);
+        }
+      };
+      split(st, p.total / p.block, moved_cost * static_cast<double>(p.block),
+            [&](std::int64_t b0, std::int64_t b1) { periodic_blocks(p, b0, b1, block); });
+    } else if constexpr (is_dtype_generic(op)) {
+      on_reference(in, out);  // other broadcasts and dtypes, conversions, triangles: once per run, small
     } else if constexpr (op == op_id::bias_add) {
       // An add of the bias broadcast along every other axis: a row or a per-channel plan.
       constexpr int a = normalize_axis(at.axis, ys.rank);
@@ -267,6 +288,23 @@ struct simple_kernel {
     const int a = normalize_axis(n.at->axis, n.out.rank);
     for (int t = 0; t < Step::num_args; ++t) r[static_cast<std::size_t>(t)] = Step::arg(t).out[a] * inner;
     return r;
+  }
+  static constexpr auto arg_shapes() {
+    std::array<shape, static_cast<std::size_t>(Step::num_args)> s{};
+    for (int i = 0; i < Step::num_args; ++i) s[static_cast<std::size_t>(i)] = Step::arg(i).out;
+    return s;
+  }
+  /// Whether the step is a comparison of f32 values, a logical op of two booleans or a where of
+  /// f32 values whose operands each repeat whole along the output (`plan_periodic`).
+  static constexpr bool periodic_select() {
+    constexpr bool kind = (op == op_id::where && n.type == dtype::f32) ||
+                          (is_comparison(op) && Step::arg(0).type == dtype::f32) ||
+                          (is_logical(op) && Step::num_args == 2);
+    if constexpr (kind) {
+      return plan_periodic<static_cast<std::size_t>(Step::num_args)>(n.out, arg_shapes()).ok;
+    } else {
+      return false;
+    }
   }
   static constexpr pool_geometry pool() { return make_pool_geometry(Step::arg(0).out, n.out, *n.at); }
   // The same geometry for NHWC images: `planes` counts the channels of one image.
