@@ -121,6 +121,9 @@ TEST_CASE("tril and triu keep one side of a diagonal of the last two axes") {
   CHECK(both<model<triu<x23>>>(6, nullptr, x) == std::vector<float>{1, 2, 3, 0, 5, 6});
   CHECK(both<model<triu<x23, -1>>>(6, nullptr, x) == std::vector<float>{1, 2, 3, 4, 5, 6});
   CHECK(both<model<triu<x23, 2>>>(6, nullptr, x) == std::vector<float>{0, 0, 3, 0, 0, 0});
+  // tril and triu of one tensor and diagonal are two nodes: their attributes hash apart.
+  static_assert(tril<x23>::desc.hash != triu<x23>::desc.hash);
+  CHECK(both<model<add<tril<x23>, triu<x23>>>>(6, nullptr, x) == std::vector<float>{2, 2, 3, 4, 10, 6});
 }
 
 TEST_CASE("a causal mask as a bool weight, masked_fill before softmax, as GPT-2 writes it") {
@@ -146,6 +149,9 @@ TEST_CASE("the printer and the plan show booleans") {
   using net = model<where<less<x23, scalar<0.f>>, scalar<0.f>, x23>>;
   const std::string text = print(module_of<net>{});
   CHECK(text.find("less") != std::string::npos);
-  CHECK(text.find("bool") != std::string::npos);
+  CHECK(text.find("less(%x, 0) : bool[2, 3]") != std::string::npos);
   CHECK(text.find("where") != std::string::npos);
+  const std::string tri = print(module_of<model<tril<x23, -1>, triu<x23>>>{});
+  CHECK(tri.find("trilu(%x, lower, k=-1) : f32[2, 3]") != std::string::npos);
+  CHECK(tri.find("upper, k=0") != std::string::npos);
 }

@@ -125,6 +125,8 @@ inline std::string attr_string(const graph_node& n) {
       return concat("exponent=", float_string(a.alpha));
     case op_id::hardsigmoid:
       return concat("alpha=", float_string(a.alpha), ", beta=", float_string(a.beta));
+    case op_id::trilu:
+      return concat(a.upper ? "upper" : "lower", ", k=", std::to_string(a.start));
     default:
       return {};
   }
