@@ -561,6 +561,7 @@ struct attrs {
   int axes = 0;             // reductions: bit i set = axis i reduced (normalized)
   std::int64_t start = 0, stop = 0, step = 1;  // slice, normalized and clamped; trilu: start = the diagonal
   bool upper = false;                          // trilu: keep the upper triangle
+  bool largest = true;                         // topk: the largest values (else the smallest)
   std::array<int, max_rank> perm{};            // transpose
   std::array<int, max_rank> pad_before{}, pad_after{};  // pad
   shape target{};  // reshape
@@ -643,6 +644,7 @@ enum class problem {
   where_condition,
   cast_dtype,
   trilu_rank,
+  topk_count,
 };
 
 /// The verdict of a node's shape/dtype rule: the problem, and the two shapes (or dtypes) that
@@ -760,6 +762,8 @@ struct report {
                 "partita: cast<X, D> (Node): X and D are f32, i32, i64, i8, u8 or boolean (Lhs: X's dtype, Rhs: D)");
   static_assert(P != problem::trilu_rank,
                 "partita: tril / triu (Node): X must have at least two dimensions (Lhs: its shape)");
+  static_assert(P != problem::topk_count,
+                "partita: topk<X, K, Axis> (Node): X must be an f32 or integer tensor and K between 1 and X's extent along Axis (Lhs: X's shape; Rhs: K, Axis)");
   static constexpr bool ok = P == problem::none;
 };
 
@@ -829,6 +833,11 @@ std::string concat(const Parts&... parts) {
 
 }  // namespace partita::detail
 // ---- end partita/core/detail/concat.hpp ----
+// ---- begin partita/ir/layout.hpp ----
+/// The step calling convention, shared by the plan and the backends that run whole partitions:
+/// alignment, how an activation's elements are ordered, where each field of a tuple-valued step
+/// lies, and the order of bound weights.
+
 // ---- begin partita/ir/module.hpp ----
 /// The module: nodes, arguments and functions as constexpr arrays (`module_value`).
 
@@ -915,6 +924,8 @@ enum class op_id : std::uint8_t {
   where,
   cast,
   trilu,
+  // Ops whose value is several tensors (ir/ops/fields.hpp), and index ops of detector tails.
+  topk,
 };
 
 /// Name of an op as the printer and diagnostics spell it.
@@ -931,8 +942,8 @@ constexpr std::string_view name_of(op_id op) {
       "reduce_sum", "reduce_max", "gather",   "pad",        "resize",            "conv1d",
       "conv_transpose2d", "depth_to_space", "space_to_depth", "quantize", "dequantize", "equal",
       "less",     "less_equal", "greater",    "greater_equal", "logical_not",    "logical_and",
-      "logical_or", "logical_xor", "where",   "cast",       "trilu"};
-  static_assert(std::size(names) == static_cast<std::size_t>(op_id::trilu) + 1, "one name per op");
+      "logical_or", "logical_xor", "where",   "cast",       "trilu",      "topk"};
+  static_assert(std::size(names) == static_cast<std::size_t>(op_id::topk) + 1, "one name per op");
   return names[static_cast<int>(op)];
 }
 
@@ -971,10 +982,15 @@ constexpr bool is_logical(op_id op) {
 }
 
 /// True for the ops whose kernels read or write dtypes other than f32 (booleans, integers):
-/// comparisons, logical ops, where, cast and tril/triu.
+/// comparisons, logical ops, where, cast, tril/triu, and topk (its indices).
 constexpr bool is_dtype_generic(op_id op) {
-  return is_comparison(op) || is_logical(op) || op == op_id::where || op == op_id::cast || op == op_id::trilu;
+  return is_comparison(op) || is_logical(op) || op == op_id::where || op == op_id::cast || op == op_id::trilu ||
+         op == op_id::topk;
 }
+
+/// True for the ops whose value is several tensors, each read with `get<Op, I>`, that one kernel
+/// writes back to back in one buffer (their fields: ir/ops/fields.hpp).
+constexpr bool is_tuple_op(op_id op) { return op == op_id::topk; }
 
 /// True for the reductions over static axes.
 constexpr bool is_reduction(op_id op) {
@@ -1099,6 +1115,424 @@ concept module_type = requires {
 
 }  // namespace partita
 // ---- end partita/ir/module.hpp ----
+// ---- begin partita/ir/ops/fields.hpp ----
+/// The fields of every tuple-valued op (`is_tuple_op`): what `get`, the plan and the kernels read.
+// ---- begin partita/ir/ops/indexing.hpp ----
+/// Ops that compute indices from values: `topk`.
+// ---- begin partita/ir/ops/rules.hpp ----
+/// Shape and dtype rules shared by several ops.
+// ---- begin partita/ir/node.hpp ----
+/// Node types: how an op, its arguments and its attributes become a type.
+#include <concepts>
+
+// ---- begin partita/ir/node_desc.hpp ----
+/// `graph_node`, one node of a module, and `function_info`, one function.
+#include <bit>
+
+
+namespace partita {
+
+/// The compile-time description of one node type: every node type `T` (input, weight, op) has
+/// exactly one `static constexpr node_desc desc`, and its arguments point at their own
+/// descriptors. Flattening a model walks these pointers, so each node type is visited once.
+struct node_desc {
+  op_id op = op_id::input;
+  dtype type = dtype::f32;
+  shape out{};                  // for a tuple: empty; its fields are the arguments
+  attrs at{};
+  std::string_view name{};      // inputs and weights
+  const node_desc* const* args = nullptr;
+  int nargs = 0;
+  std::uint64_t hash = 0;       // structural, used to bucket descriptors while flattening
+  bool is_tuple = false;
+  std::string_view pinned{};    // backend name, for on<backend, expr>
+};
+
+namespace detail {
+
+constexpr std::uint64_t hash_mix(std::uint64_t h, std::uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  return h * 0x100000001b3ull;
+}
+
+/// Mixes every attribute into `h` (a literal's values are in its name already). Two nodes
+/// that differ in any attribute must hash differently: descriptors compare their arguments by
+/// hash, so a missed field would make `reshape<slice<x, 2, 0, 2>, ...>` and `reshape<slice<x,
+/// 2, 2, 4>, ...>` one node. A field added to `attrs` is added here.
+constexpr std::uint64_t mix_all_attrs(std::uint64_t h, const attrs& a) {
+  const auto mix = [&h](auto v) { h = hash_mix(h, static_cast<std::uint64_t>(v)); };
+  const auto mix_float = [&mix](float v) { mix(std::bit_cast<std::uint32_t>(v)); };
+  for (const auto* pair : {&a.stride, &a.padding, &a.padding_end, &a.dilation, &a.window, &a.output_padding})
+    for (int v : *pair) mix(static_cast<std::uint32_t>(v));
+  for (int v : {a.groups, a.block, static_cast<int>(a.depth_order), a.axis, static_cast<int>(a.resize), a.axes})
+    mix(static_cast<std::uint32_t>(v));
+  for (float v : {a.lo, a.hi, a.epsilon, a.alpha, a.beta}) mix_float(v);
+  for (bool v : {a.count_include_pad, a.ceil_mode, a.transpose_a, a.transpose_b, a.keepdims, a.align_corners, a.upper,
+                 a.largest})
+    mix(v);
+  for (std::int64_t v : {a.start, a.stop, a.step}) mix(static_cast<std::uint64_t>(v));
+  for (const auto* list : {&a.perm, &a.pad_before, &a.pad_after})
+    for (int v : *list) mix(static_cast<std::uint32_t>(v));
+  mix(static_cast<std::uint32_t>(a.target.rank));
+  for (std::int64_t v : a.target.dims) mix(static_cast<std::uint64_t>(v));
+  return h;
+}
+
+constexpr std::uint64_t structural_hash(const node_desc& d) {
+  std::uint64_t h = hash_mix(0xcbf29ce484222325ull, static_cast<std::uint64_t>(d.op));
+  for (char c : d.name) h = hash_mix(h, static_cast<unsigned char>(c));
+  for (int i = 0; i < d.out.rank; ++i) h = hash_mix(h, static_cast<std::uint64_t>(d.out[i]));
+  h = hash_mix(h, static_cast<std::uint64_t>(d.type));
+  h = mix_all_attrs(h, d.at);
+  for (int i = 0; i < d.nargs; ++i) h = hash_mix(h, d.args[i]->hash);
+  for (char c : d.pinned) h = hash_mix(h, static_cast<unsigned char>(c));
+  return h;
+}
+
+}  // namespace detail
+}  // namespace partita
+// ---- end partita/ir/node_desc.hpp ----
+
+namespace partita {
+
+/// True for types that are Partita nodes: inputs, weights, ops, tuples and types derived from
+/// them (`struct block3 : relu<add<...>> {};` names a node, which keeps diagnostics and symbols
+/// short in large models).
+template <class T>
+concept node = requires {
+  { T::desc } -> std::convertible_to<const node_desc&>;
+};
+
+/// What a shape rule needs to know about one argument.
+struct arg_info {
+  shape shp{};
+  dtype type = dtype::f32;
+  bool is_tuple = false;
+  bool valid = true;  // false for an argument that is not a node (already reported)
+};
+
+/// The result of a shape rule: the output shape and dtype, or the problem found.
+struct inference {
+  shape out{};
+  dtype type = dtype::f32;
+  bool is_tuple = false;
+  verdict v{};
+};
+
+namespace detail {
+
+inline constexpr node_desc not_a_node_desc{op_id::input, dtype::f32, shape{}, attrs{}, "<not a node>", nullptr, -1, 0, false};
+
+template <class T>
+constexpr const node_desc& desc_of() {
+  if constexpr (node<T>) {
+    return T::desc;
+  } else {
+    return not_a_node_desc;
+  }
+}
+
+constexpr arg_info info_of(const node_desc& d) { return {d.out, d.type, d.is_tuple, d.nargs >= 0}; }
+
+/// The descriptor machinery shared by every op: argument descriptors, the shape rule's result
+/// and the node's own descriptor. `Rule` is the op's shape rule (a stateless callable).
+template <op_id Op, attrs A, auto Rule, class... Args>
+struct op_node {
+  static constexpr const node_desc* arg_descs[] = {&desc_of<Args>()...};
+  static constexpr inference result = [] {
+    const arg_info infos[] = {info_of(desc_of<Args>())...};
+    for (const auto& i : infos)
+      if (!i.valid) return inference{};  // reported by require_node; avoid a second error
+    const inference r = Rule(A, infos, static_cast<int>(sizeof...(Args)));
+    // A result too large to count is reported here, and leaves an empty shape behind, before
+    // the plan multiplies its dimensions (a wall of "overflow in constant expression").
+    if (r.v.what == problem::none && !r.is_tuple && !r.out.countable())
+      return inference{{}, r.type, false, size_verdict(r.out)};
+    return r;
+  }();
+  static constexpr node_desc desc = [] {
+    node_desc d{Op, result.type, result.out, A, {}, arg_descs, static_cast<int>(sizeof...(Args)), 0, result.is_tuple};
+    d.hash = structural_hash(d);
+    return d;
+  }();
+};
+
+template <class Self, class... Args, std::size_t... I>
+constexpr bool args_are_nodes(std::index_sequence<I...>) {
+  return (diagnostic::require_node<Self, static_cast<int>(I) + 1, Args, node<Args>>::ok && ...);
+}
+
+}  // namespace detail
+
+/// Checks a node type `Self` with arguments `Args...`: every argument is a node and the shape rule
+/// accepted them. Each op's body is `static_assert(well_formed<op<...>, Args...>)`.
+template <class Self, class... Args>
+inline constexpr bool well_formed =
+    detail::args_are_nodes<Self, Args...>(std::index_sequence_for<Args...>{}) && checked<Self, Self::result.v>;
+
+}  // namespace partita
+// ---- end partita/ir/node.hpp ----
+
+/// Shape and dtype rules shared by several ops.
+namespace partita::rules {
+
+constexpr inference fail(problem p, shape lhs, shape rhs) {
+  inference r{};
+  r.v = verdict{p, lhs, rhs};
+  return r;
+}
+
+constexpr inference ok(shape out, dtype t) { return inference{out, t, false, {}}; }
+
+constexpr shape dims1(std::int64_t d) { return shape{1, {d}}; }
+
+/// The first problem common to every tensor op: a tuple argument or differing dtypes.
+constexpr verdict tensor_args(const arg_info* a, int n) {
+  for (int i = 0; i < n; ++i)
+    if (a[i].is_tuple) return verdict{problem::tuple_as_tensor, a[i].shp, shape{}};
+  for (int i = 1; i < n; ++i)
+    if (a[i].type != a[0].type) return verdict{problem::dtype_mismatch, a[0].shp, a[i].shp, a[0].type, a[i].type};
+  return {};
+}
+
+constexpr inference expect_rank(const arg_info& a, int rank) {
+  return fail(problem::rank_mismatch, a.shp, dims1(rank));
+}
+
+/// numpy broadcasting: dimensions aligned from the back must be equal or 1.
+constexpr inference broadcast(const arg_info& a, const arg_info& b) {
+  const int rank = a.shp.rank > b.shp.rank ? a.shp.rank : b.shp.rank;
+  shape out{rank, {}};
+  for (int i = 0; i < rank; ++i) {
+    const std::int64_t da = i < a.shp.rank ? a.shp.back(i) : 1;
+    const std::int64_t db = i < b.shp.rank ? b.shp.back(i) : 1;
+    if (da != db && da != 1 && db != 1) return fail(problem::broadcast, a.shp, b.shp);
+    out.dims[static_cast<std::size_t>(rank - 1 - i)] = da == 1 ? db : da;
+  }
+  return ok(out, a.type);
+}
+
+}  // namespace partita::rules
+
+namespace partita::detail {
+constexpr attrs axis_attrs(int axis) {
+  attrs a{};
+  a.axis = axis;
+  return a;
+}
+}  // namespace partita::detail
+// ---- end partita/ir/ops/rules.hpp ----
+
+namespace partita {
+
+/// One tensor of a tuple-valued op's value (`is_tuple_op`): its shape and dtype.
+struct op_field {
+  shape out{};
+  dtype type = dtype::f32;
+};
+
+/// Most fields a tuple-valued op has (lstm: Y, Y_h, Y_c).
+inline constexpr int max_op_fields = 3;
+/// Most arguments a tuple-valued op takes (lstm: X, W, R, B, sequence lengths, initial states,
+/// peepholes).
+inline constexpr int max_op_args = 8;
+
+/// The fields of a tuple-valued op, in order: `get<Op, I>` reads field I.
+struct op_fields {
+  std::array<op_field, max_op_fields> at{};
+  int count = 0;
+};
+
+namespace rules {
+
+/// topk's two fields: the values (X's dtype) and their indices (i64), X's shape with K along the
+/// axis; none when K or the axis does not fit X (`topk` reports it).
+constexpr op_fields topk_fields(const attrs& at, const arg_info* a, int) {
+  const shape& x = a[0].shp;
+  const int axis = normalize_axis(at.axis, x.rank);
+  if (axis < 0 || axis >= x.rank || at.start < 1 || at.start > x[axis]) return {};
+  shape y = x;
+  y.dims[static_cast<std::size_t>(axis)] = at.start;
+  return {{op_field{y, a[0].type}, op_field{y, dtype::i64}}, 2};
+}
+
+constexpr inference topk(const attrs& at, const arg_info* a, int n) {
+  if (auto v = tensor_args(a, n); v.what != problem::none) return {{}, {}, false, v};
+  const int axis = normalize_axis(at.axis, a[0].shp.rank);
+  if (axis < 0 || axis >= a[0].shp.rank) return fail(problem::axis_out_of_range, a[0].shp, dims1(at.axis));
+  if (topk_fields(at, a, n).count == 0 || a[0].type == dtype::boolean || a[0].type == dtype::f16)
+    return fail(problem::topk_count, a[0].shp, shape{2, {at.start, at.axis}});
+  return inference{{}, a[0].type, true, {}};
+}
+
+}  // namespace rules
+
+namespace detail {
+constexpr attrs topk_attrs(std::int64_t k, int axis, bool largest) {
+  attrs a{};
+  a.start = k;
+  a.axis = axis;
+  a.largest = largest;
+  return a;
+}
+}  // namespace detail
+
+/// The `K` largest elements of `x` along `Axis` (the smallest where `Largest` is false), sorted
+/// (largest first, or smallest first), and their indices: a tuple of values (X's dtype) and
+/// indices (i64), each X's shape with extent K along the axis, read with `get<topk<...>, 0>` and
+/// `get<..., 1>` (ONNX's TopK, PyTorch's `torch.topk`). Of equal values the lower index comes
+/// first; NaN counts as larger than every number. One kernel writes both.
+template <class X, std::int64_t K, int Axis = -1, bool Largest = true>
+struct topk : detail::op_node<op_id::topk, detail::topk_attrs(K, Axis, Largest), &rules::topk, X> {
+  static_assert(well_formed<topk, X>);
+};
+
+}  // namespace partita
+// ---- end partita/ir/ops/indexing.hpp ----
+
+namespace partita::rules {
+
+/// The fields of a node of tuple-valued op `op` with attributes `at` and arguments `a` (`n` of
+/// them); none for any other op.
+constexpr op_fields fields_of(op_id op, const attrs& at, const arg_info* a, int n) {
+  switch (op) {
+    case op_id::topk: return topk_fields(at, a, n);
+    default: return {};
+  }
+}
+
+}  // namespace partita::rules
+// ---- end partita/ir/ops/fields.hpp ----
+
+namespace partita {
+
+/// Alignment of every arena buffer and every weight, in bytes (a cache line; enough for AVX-512).
+inline constexpr std::size_t alignment = 64;
+
+/// How the elements of a value lie in its buffer. `planar` is the declared shape's row-major
+/// order (NCHW for an image), the only one a caller, a view or another backend ever sees.
+/// `channels_last` moves a rank-4 value's second axis last (NHWC): the plan chooses it for
+/// values that only go from one step of a backend to another that reads it (see `layout_role`),
+/// and it takes the same bytes as the planar value.
+enum class tensor_layout : std::uint8_t { planar, channels_last };
+
+/// What a step can do with layouts, as its backend's `layouts(module, graph, node)` member says
+/// (a backend without that member: `planar` for every step). An *activation argument* is one
+/// that is not a weight, literal or scalar.
+enum class layout_role : std::uint8_t {
+  planar,        ///< reads and writes planar values only
+  same,          ///< every activation argument in the output's layout, whichever that is (an
+                 ///< elementwise step's arguments of one position read as either)
+  gathers,       ///< a planar output reads planar arguments; a channels-last output reads its
+                 ///< first argument in either layout and every other activation argument in its own
+  reads_either,  ///< writes planar; reads its first argument in either layout, the others planar
+  converts,      ///< reads its first argument in either layout, whatever its output's; every other
+                 ///< activation argument in the output's layout
+};
+
+/// True for a value whose bytes are the same in either layout, so that a step may read it as
+/// the other layout's too: rank 4 or less and one position (its last two axes, right-aligned to
+/// four, of extent 1), as a squeeze-and-excite block's per-channel scale [N, C, 1, 1].
+constexpr bool same_in_either_layout(const shape& s) {
+  if (s.rank > 4) return false;
+  if (s.rank == 1) return s[0] == 1;
+  return s.rank == 0 || (s[s.rank - 1] == 1 && s[s.rank - 2] == 1);
+}
+
+/// A shape in the order of its elements in a channels-last buffer: right-aligned to rank 4 and
+/// its second axis moved last ([N, C, H, W] → [N, H, W, C]). For a value of one position
+/// (`same_in_either_layout`) it names the same elements in the same order as the planar shape.
+constexpr shape channels_last_order(const shape& s) {
+  shape r{4, {1, 1, 1, 1}};
+  for (int d = 0; d < s.rank && d < 4; ++d) r.dims[static_cast<std::size_t>(4 - s.rank + d)] = s[d];
+  return shape{4, {r[0], r[2], r[3], r[1]}};
+}
+
+namespace detail {
+
+constexpr std::size_t align_up(std::size_t n, std::size_t a = alignment) { return (n + a - 1) / a * a; }
+
+/// The tuple node that tuple-valued node `t` stands for (looking through projections of nested
+/// tuples); a projection of a step's value (a call's, a tuple-valued op's) stands for itself.
+template <class M>
+constexpr int tuple_node(const M& m, int t) {
+  while (m.node(t).op == op_id::get) {
+    const int source = tuple_node(m, m.arg(t, 0));
+    if (m.node(source).op != op_id::tuple) return t;
+    t = m.arg(source, m.node(t).index);
+  }
+  return t;
+}
+
+/// The byte offset of field `k` among fields `f` lying back to back, each aligned.
+constexpr std::size_t fields_offset(const op_fields& f, int k) {
+  std::size_t at = 0;
+  for (int i = 0; i < k && i < f.count; ++i) {
+    const op_field& x = f.at[static_cast<std::size_t>(i)];
+    at += align_up(static_cast<std::size_t>(x.out.elements()) * size_of(x.type));
+  }
+  return at;
+}
+
+/// The fields of node `i` of `m`, a tuple-valued op (`is_tuple_op`), from its arguments.
+template <class M>
+constexpr op_fields op_fields_of(const M& m, int i) {
+  const graph_node& g = m.node(i);
+  std::array<arg_info, max_op_args> infos{};
+  for (int k = 0; k < g.nargs && k < max_op_args; ++k) {
+    const graph_node& a = m.node(m.arg(i, k));
+    infos[static_cast<std::size_t>(k)] = {a.out, a.type, a.is_tuple, true};
+  }
+  return rules::fields_of(g.op, *g.at, infos.data(), g.nargs);
+}
+
+/// The byte offset of field `k` of tuple-valued op node `i` in its step's buffer, and the bytes
+/// of all its fields: one kernel writes them back to back.
+template <class M>
+constexpr std::size_t op_field_offset(const M& m, int i, int k) {
+  return fields_offset(op_fields_of(m, i), k);
+}
+template <class M>
+constexpr std::size_t op_tuple_bytes(const M& m, int i) {
+  const op_fields f = op_fields_of(m, i);
+  return fields_offset(f, f.count);
+}
+
+/// Calls `f(node)` for each weight bound in function `fn` or in a function it calls, in body
+/// order, depth first: the order in which a whole-partition kernel receives them.
+template <class M, class F>
+constexpr void for_each_bound_weight(const M& m, int fn, F&& f) {
+  const function_info& c = m.functions[static_cast<std::size_t>(fn)];
+  for (int j = c.first_node; j < c.first_node + c.num_nodes; ++j) {
+    if (m.node(j).op == op_id::weight) f(j);
+    if (m.node(j).op == op_id::call) for_each_bound_weight(m, m.node(j).index, f);
+  }
+}
+
+/// Byte offset of field `k` in the storage of a step that returns function `fn`'s tuple: the
+/// fields lie back to back, each aligned.
+template <class M>
+constexpr std::size_t field_offset(const M& m, int fn, int k) {
+  const function_info& f = m.functions[static_cast<std::size_t>(fn)];
+  if (is_tuple_op(m.node(f.result).op)) return op_field_offset(m, f.result, k);  // the op's own fields
+  std::size_t at = 0;
+  for (int i = 0; i < k; ++i) {
+    const graph_node& field = m.node(m.arg(f.result, i));
+    at += align_up(static_cast<std::size_t>(field.out.elements()) * size_of(field.type));
+  }
+  return at;
+}
+
+template <class M>
+constexpr std::size_t tuple_bytes(const M& m, int fn) {
+  const function_info& f = m.functions[static_cast<std::size_t>(fn)];
+  if (is_tuple_op(m.node(f.result).op)) return op_tuple_bytes(m, f.result);
+  return field_offset(m, fn, m.node(f.result).nargs);
+}
+
+}  // namespace detail
+}  // namespace partita
+// ---- end partita/ir/layout.hpp ----
 
 namespace partita {
 namespace detail {
@@ -1107,6 +1541,15 @@ template <class M>
 std::string type_string(const M& m, int i) {
   const graph_node& n = m.node(i);
   if (!n.is_tuple) return concat(name_of(n.type), to_string(n.out));
+  if (is_tuple_op(n.op)) {
+    const op_fields f = op_fields_of(m, i);
+    std::string s = "(";
+    for (int k = 0; k < f.count; ++k) {
+      const op_field& x = f.at[static_cast<std::size_t>(k)];
+      s += concat(k ? ", " : "", name_of(x.type), to_string(x.out));
+    }
+    return s + ")";
+  }
   if (n.op == op_id::call) return type_string(m, m.functions[static_cast<std::size_t>(n.index)].result);
   if (n.op == op_id::get) {
     int t = m.arg(i, 0);
@@ -1218,6 +1661,8 @@ inline std::string attr_string(const graph_node& n) {
       return concat("exponent=", float_string(a.alpha));
     case op_id::hardsigmoid:
       return concat("alpha=", float_string(a.alpha), ", beta=", float_string(a.beta));
+    case op_id::topk:
+      return concat("k=", std::to_string(a.start), ", axis=", std::to_string(a.axis), a.largest ? ", largest" : ", smallest");
     case op_id::trilu:
       return concat(a.upper ? "upper" : "lower", ", k=", std::to_string(a.start));
     default:
@@ -1390,72 +1835,6 @@ std::string to_dot(M) {
 // ---- begin partita/ir/graph.hpp ----
 /// The graph of a model type: deduplicated nodes collected at compile time.
 
-// ---- begin partita/ir/node_desc.hpp ----
-/// `graph_node`, one node of a module, and `function_info`, one function.
-#include <bit>
-
-
-namespace partita {
-
-/// The compile-time description of one node type: every node type `T` (input, weight, op) has
-/// exactly one `static constexpr node_desc desc`, and its arguments point at their own
-/// descriptors. Flattening a model walks these pointers, so each node type is visited once.
-struct node_desc {
-  op_id op = op_id::input;
-  dtype type = dtype::f32;
-  shape out{};                  // for a tuple: empty; its fields are the arguments
-  attrs at{};
-  std::string_view name{};      // inputs and weights
-  const node_desc* const* args = nullptr;
-  int nargs = 0;
-  std::uint64_t hash = 0;       // structural, used to bucket descriptors while flattening
-  bool is_tuple = false;
-  std::string_view pinned{};    // backend name, for on<backend, expr>
-};
-
-namespace detail {
-
-constexpr std::uint64_t hash_mix(std::uint64_t h, std::uint64_t v) {
-  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-  return h * 0x100000001b3ull;
-}
-
-/// Mixes every attribute into `h` (a literal's values are in its name already). Two nodes
-/// that differ in any attribute must hash differently: descriptors compare their arguments by
-/// hash, so a missed field would make `reshape<slice<x, 2, 0, 2>, ...>` and `reshape<slice<x,
-/// 2, 2, 4>, ...>` one node. A field added to `attrs` is added here.
-constexpr std::uint64_t mix_all_attrs(std::uint64_t h, const attrs& a) {
-  const auto mix = [&h](auto v) { h = hash_mix(h, static_cast<std::uint64_t>(v)); };
-  const auto mix_float = [&mix](float v) { mix(std::bit_cast<std::uint32_t>(v)); };
-  for (const auto* pair : {&a.stride, &a.padding, &a.padding_end, &a.dilation, &a.window, &a.output_padding})
-    for (int v : *pair) mix(static_cast<std::uint32_t>(v));
-  for (int v : {a.groups, a.block, static_cast<int>(a.depth_order), a.axis, static_cast<int>(a.resize), a.axes})
-    mix(static_cast<std::uint32_t>(v));
-  for (float v : {a.lo, a.hi, a.epsilon, a.alpha, a.beta}) mix_float(v);
-  for (bool v : {a.count_include_pad, a.ceil_mode, a.transpose_a, a.transpose_b, a.keepdims, a.align_corners, a.upper})
-    mix(v);
-  for (std::int64_t v : {a.start, a.stop, a.step}) mix(static_cast<std::uint64_t>(v));
-  for (const auto* list : {&a.perm, &a.pad_before, &a.pad_after})
-    for (int v : *list) mix(static_cast<std::uint32_t>(v));
-  mix(static_cast<std::uint32_t>(a.target.rank));
-  for (std::int64_t v : a.target.dims) mix(static_cast<std::uint64_t>(v));
-  return h;
-}
-
-constexpr std::uint64_t structural_hash(const node_desc& d) {
-  std::uint64_t h = hash_mix(0xcbf29ce484222325ull, static_cast<std::uint64_t>(d.op));
-  for (char c : d.name) h = hash_mix(h, static_cast<unsigned char>(c));
-  for (int i = 0; i < d.out.rank; ++i) h = hash_mix(h, static_cast<std::uint64_t>(d.out[i]));
-  h = hash_mix(h, static_cast<std::uint64_t>(d.type));
-  h = mix_all_attrs(h, d.at);
-  for (int i = 0; i < d.nargs; ++i) h = hash_mix(h, d.args[i]->hash);
-  for (char c : d.pinned) h = hash_mix(h, static_cast<unsigned char>(c));
-  return h;
-}
-
-}  // namespace detail
-}  // namespace partita
-// ---- end partita/ir/node_desc.hpp ----
 
 namespace partita::detail {
 
@@ -1668,188 +2047,9 @@ constexpr module_value<S.nodes, S.args, 1> main_module(const node_desc* const* r
 
 }  // namespace partita::detail
 // ---- end partita/ir/graph.hpp ----
-// ---- begin partita/ir/layout.hpp ----
-/// The step calling convention, shared by the plan and the backends that run whole partitions:
-/// alignment, how an activation's elements are ordered, where each field of a tuple-valued step
-/// lies, and the order of bound weights.
-
-
-namespace partita {
-
-/// Alignment of every arena buffer and every weight, in bytes (a cache line; enough for AVX-512).
-inline constexpr std::size_t alignment = 64;
-
-/// How the elements of a value lie in its buffer. `planar` is the declared shape's row-major
-/// order (NCHW for an image), the only one a caller, a view or another backend ever sees.
-/// `channels_last` moves a rank-4 value's second axis last (NHWC): the plan chooses it for
-/// values that only go from one step of a backend to another that reads it (see `layout_role`),
-/// and it takes the same bytes as the planar value.
-enum class tensor_layout : std::uint8_t { planar, channels_last };
-
-/// What a step can do with layouts, as its backend's `layouts(module, graph, node)` member says
-/// (a backend without that member: `planar` for every step). An *activation argument* is one
-/// that is not a weight, literal or scalar.
-enum class layout_role : std::uint8_t {
-  planar,        ///< reads and writes planar values only
-  same,          ///< every activation argument in the output's layout, whichever that is (an
-                 ///< elementwise step's arguments of one position read as either)
-  gathers,       ///< a planar output reads planar arguments; a channels-last output reads its
-                 ///< first argument in either layout and every other activation argument in its own
-  reads_either,  ///< writes planar; reads its first argument in either layout, the others planar
-  converts,      ///< reads its first argument in either layout, whatever its output's; every other
-                 ///< activation argument in the output's layout
-};
-
-/// True for a value whose bytes are the same in either layout, so that a step may read it as
-/// the other layout's too: rank 4 or less and one position (its last two axes, right-aligned to
-/// four, of extent 1), as a squeeze-and-excite block's per-channel scale [N, C, 1, 1].
-constexpr bool same_in_either_layout(const shape& s) {
-  if (s.rank > 4) return false;
-  if (s.rank == 1) return s[0] == 1;
-  return s.rank == 0 || (s[s.rank - 1] == 1 && s[s.rank - 2] == 1);
-}
-
-/// A shape in the order of its elements in a channels-last buffer: right-aligned to rank 4 and
-/// its second axis moved last ([N, C, H, W] → [N, H, W, C]). For a value of one position
-/// (`same_in_either_layout`) it names the same elements in the same order as the planar shape.
-constexpr shape channels_last_order(const shape& s) {
-  shape r{4, {1, 1, 1, 1}};
-  for (int d = 0; d < s.rank && d < 4; ++d) r.dims[static_cast<std::size_t>(4 - s.rank + d)] = s[d];
-  return shape{4, {r[0], r[2], r[3], r[1]}};
-}
-
-namespace detail {
-
-constexpr std::size_t align_up(std::size_t n, std::size_t a = alignment) { return (n + a - 1) / a * a; }
-
-/// The tuple node that tuple-valued node `t` stands for (looking through projections of nested
-/// tuples).
-template <class M>
-constexpr int tuple_node(const M& m, int t) {
-  while (m.node(t).op == op_id::get) t = m.arg(tuple_node(m, m.arg(t, 0)), m.node(t).index);
-  return t;
-}
-
-/// Calls `f(node)` for each weight bound in function `fn` or in a function it calls, in body
-/// order, depth first: the order in which a whole-partition kernel receives them.
-template <class M, class F>
-constexpr void for_each_bound_weight(const M& m, int fn, F&& f) {
-  const function_info& c = m.functions[static_cast<std::size_t>(fn)];
-  for (int j = c.first_node; j < c.first_node + c.num_nodes; ++j) {
-    if (m.node(j).op == op_id::weight) f(j);
-    if (m.node(j).op == op_id::call) for_each_bound_weight(m, m.node(j).index, f);
-  }
-}
-
-/// Byte offset of field `k` in the storage of a step that returns function `fn`'s tuple: the
-/// fields lie back to back, each aligned.
-template <class M>
-constexpr std::size_t field_offset(const M& m, int fn, int k) {
-  const function_info& f = m.functions[static_cast<std::size_t>(fn)];
-  std::size_t at = 0;
-  for (int i = 0; i < k; ++i) {
-    const graph_node& field = m.node(m.arg(f.result, i));
-    at += align_up(static_cast<std::size_t>(field.out.elements()) * size_of(field.type));
-  }
-  return at;
-}
-
-template <class M>
-constexpr std::size_t tuple_bytes(const M& m, int fn) {
-  const function_info& f = m.functions[static_cast<std::size_t>(fn)];
-  return field_offset(m, fn, m.node(f.result).nargs);
-}
-
-}  // namespace detail
-}  // namespace partita
-// ---- end partita/ir/layout.hpp ----
 // ---- begin partita/ir/model.hpp ----
 /// `model<Outputs...>`: a model type and its module.
 
-// ---- begin partita/ir/node.hpp ----
-/// Node types: how an op, its arguments and its attributes become a type.
-#include <concepts>
-
-
-namespace partita {
-
-/// True for types that are Partita nodes: inputs, weights, ops, tuples and types derived from
-/// them (`struct block3 : relu<add<...>> {};` names a node, which keeps diagnostics and symbols
-/// short in large models).
-template <class T>
-concept node = requires {
-  { T::desc } -> std::convertible_to<const node_desc&>;
-};
-
-/// What a shape rule needs to know about one argument.
-struct arg_info {
-  shape shp{};
-  dtype type = dtype::f32;
-  bool is_tuple = false;
-  bool valid = true;  // false for an argument that is not a node (already reported)
-};
-
-/// The result of a shape rule: the output shape and dtype, or the problem found.
-struct inference {
-  shape out{};
-  dtype type = dtype::f32;
-  bool is_tuple = false;
-  verdict v{};
-};
-
-namespace detail {
-
-inline constexpr node_desc not_a_node_desc{op_id::input, dtype::f32, shape{}, attrs{}, "<not a node>", nullptr, -1, 0, false};
-
-template <class T>
-constexpr const node_desc& desc_of() {
-  if constexpr (node<T>) {
-    return T::desc;
-  } else {
-    return not_a_node_desc;
-  }
-}
-
-constexpr arg_info info_of(const node_desc& d) { return {d.out, d.type, d.is_tuple, d.nargs >= 0}; }
-
-/// The descriptor machinery shared by every op: argument descriptors, the shape rule's result
-/// and the node's own descriptor. `Rule` is the op's shape rule (a stateless callable).
-template <op_id Op, attrs A, auto Rule, class... Args>
-struct op_node {
-  static constexpr const node_desc* arg_descs[] = {&desc_of<Args>()...};
-  static constexpr inference result = [] {
-    const arg_info infos[] = {info_of(desc_of<Args>())...};
-    for (const auto& i : infos)
-      if (!i.valid) return inference{};  // reported by require_node; avoid a second error
-    const inference r = Rule(A, infos, static_cast<int>(sizeof...(Args)));
-    // A result too large to count is reported here, and leaves an empty shape behind, before
-    // the plan multiplies its dimensions (a wall of "overflow in constant expression").
-    if (r.v.what == problem::none && !r.is_tuple && !r.out.countable())
-      return inference{{}, r.type, false, size_verdict(r.out)};
-    return r;
-  }();
-  static constexpr node_desc desc = [] {
-    node_desc d{Op, result.type, result.out, A, {}, arg_descs, static_cast<int>(sizeof...(Args)), 0, result.is_tuple};
-    d.hash = structural_hash(d);
-    return d;
-  }();
-};
-
-template <class Self, class... Args, std::size_t... I>
-constexpr bool args_are_nodes(std::index_sequence<I...>) {
-  return (diagnostic::require_node<Self, static_cast<int>(I) + 1, Args, node<Args>>::ok && ...);
-}
-
-}  // namespace detail
-
-/// Checks a node type `Self` with arguments `Args...`: every argument is a node and the shape rule
-/// accepted them. Each op's body is `static_assert(well_formed<op<...>, Args...>)`.
-template <class Self, class... Args>
-inline constexpr bool well_formed =
-    detail::args_are_nodes<Self, Args...>(std::index_sequence_for<Args...>{}) && checked<Self, Self::result.v>;
-
-}  // namespace partita
-// ---- end partita/ir/node.hpp ----
 
 namespace partita {
 
@@ -2274,58 +2474,6 @@ struct on {
 /// Convolutions beside conv2d: conv1d and conv_transpose2d.
 // ---- begin partita/ir/ops/linear.hpp ----
 /// Linear ops: dense, conv2d, matmul and bias_add.
-// ---- begin partita/ir/ops/rules.hpp ----
-/// Shape and dtype rules shared by several ops.
-
-/// Shape and dtype rules shared by several ops.
-namespace partita::rules {
-
-constexpr inference fail(problem p, shape lhs, shape rhs) {
-  inference r{};
-  r.v = verdict{p, lhs, rhs};
-  return r;
-}
-
-constexpr inference ok(shape out, dtype t) { return inference{out, t, false, {}}; }
-
-constexpr shape dims1(std::int64_t d) { return shape{1, {d}}; }
-
-/// The first problem common to every tensor op: a tuple argument or differing dtypes.
-constexpr verdict tensor_args(const arg_info* a, int n) {
-  for (int i = 0; i < n; ++i)
-    if (a[i].is_tuple) return verdict{problem::tuple_as_tensor, a[i].shp, shape{}};
-  for (int i = 1; i < n; ++i)
-    if (a[i].type != a[0].type) return verdict{problem::dtype_mismatch, a[0].shp, a[i].shp, a[0].type, a[i].type};
-  return {};
-}
-
-constexpr inference expect_rank(const arg_info& a, int rank) {
-  return fail(problem::rank_mismatch, a.shp, dims1(rank));
-}
-
-/// numpy broadcasting: dimensions aligned from the back must be equal or 1.
-constexpr inference broadcast(const arg_info& a, const arg_info& b) {
-  const int rank = a.shp.rank > b.shp.rank ? a.shp.rank : b.shp.rank;
-  shape out{rank, {}};
-  for (int i = 0; i < rank; ++i) {
-    const std::int64_t da = i < a.shp.rank ? a.shp.back(i) : 1;
-    const std::int64_t db = i < b.shp.rank ? b.shp.back(i) : 1;
-    if (da != db && da != 1 && db != 1) return fail(problem::broadcast, a.shp, b.shp);
-    out.dims[static_cast<std::size_t>(rank - 1 - i)] = da == 1 ? db : da;
-  }
-  return ok(out, a.type);
-}
-
-}  // namespace partita::rules
-
-namespace partita::detail {
-constexpr attrs axis_attrs(int axis) {
-  attrs a{};
-  a.axis = axis;
-  return a;
-}
-}  // namespace partita::detail
-// ---- end partita/ir/ops/rules.hpp ----
 
 namespace partita {
 namespace rules {
@@ -3669,6 +3817,7 @@ using expand_dims = unsqueeze<X, Axes...>;
 // ---- begin partita/ir/ops/tuple.hpp ----
 /// Tuples: several values as one node, and projections of them.
 
+
 namespace partita {
 namespace detail {
 
@@ -3693,7 +3842,17 @@ struct tuple : detail::op_node<op_id::tuple, attrs{}, &rules::make_tuple, Xs...>
   static_assert(well_formed<tuple, Xs...>);
 };
 
-/// Field `I` of tuple `T`.
+namespace detail {
+/// The fields of tuple-valued op node `t` (`is_tuple_op`), from its arguments.
+constexpr op_fields fields_of(const node_desc& t) {
+  std::array<arg_info, max_op_args> infos{};
+  for (int k = 0; k < t.nargs && k < max_op_args; ++k) infos[static_cast<std::size_t>(k)] = info_of(*t.args[k]);
+  return rules::fields_of(t.op, t.at, infos.data(), t.nargs);
+}
+}  // namespace detail
+
+/// Field `I` of tuple `T`: of a `tuple`, its argument I; of a tuple-valued op (`topk`, the
+/// recurrent layers), its output I.
 template <class T, int I>
 struct get {
  private:
@@ -3702,6 +3861,11 @@ struct get {
     const node_desc& t = detail::desc_of<T>();
     if (t.nargs < 0) return {};
     if (!t.is_tuple) return rules::fail(problem::not_a_tuple, t.out, shape{});
+    if (is_tuple_op(t.op)) {
+      const op_fields f = detail::fields_of(t);
+      if (I < 0 || I >= f.count) return rules::fail(problem::tuple_index, rules::dims1(I), rules::dims1(f.count));
+      return inference{f.at[static_cast<std::size_t>(I)].out, f.at[static_cast<std::size_t>(I)].type, false, {}};
+    }
     const node_desc& tup = *detail::tuple_of(&t);
     if (I < 0 || I >= tup.nargs) return rules::fail(problem::tuple_index, rules::dims1(I), rules::dims1(tup.nargs));
     const node_desc& f = *tup.args[I];
@@ -8954,6 +9118,12 @@ constexpr plan_builder lower(const Module& module, Fuses fuses) {
       const int call = tuple_node(m, m.arg(i, 0));
       rt[i] = rt[call];
       field_at[static_cast<std::size_t>(i)] = field_offset(module, m.node(call).index, g.index);
+    } else if (g.op == op_id::get && is_tuple_op(m.node(tuple_node(m, m.arg(i, 0))).op)) {
+      // A field of a tuple-valued op (topk, the recurrent layers): its kernel writes its fields
+      // back to back.
+      const int op = tuple_node(m, m.arg(i, 0));
+      rt[i] = rt[op];
+      field_at[static_cast<std::size_t>(i)] = field_at[static_cast<std::size_t>(op)] + op_field_offset(m, op, g.index);
     } else if (g.op == op_id::get) {
       const int field = m.arg(tuple_node(m, m.arg(i, 0)), g.index);
       rt[i] = rt[field];
@@ -9015,8 +9185,9 @@ constexpr plan_builder lower(const Module& module, Fuses fuses) {
       continue;
     }
     buffer_of[static_cast<std::size_t>(s.node)] = static_cast<int>(p.buffers.size());
-    const std::size_t bytes = g.is_tuple ? tuple_bytes(module, g.index)
-                                         : align_up(static_cast<std::size_t>(g.out.elements()) * size_of(g.type));
+    const std::size_t bytes = is_tuple_op(g.op) ? op_tuple_bytes(m, s.node)
+                              : g.is_tuple     ? tuple_bytes(module, g.index)
+                                               : align_up(static_cast<std::size_t>(g.out.elements()) * size_of(g.type));
     p.buffers.push_back({bytes, si, si, 0});
   }
   for (int si = 0; si < num_steps; ++si) {
@@ -9130,9 +9301,23 @@ struct step_ref {
     });
     return found;
   }
-  /// For a step returning a tuple (a whole partition with several results): the byte offset of
-  /// field `k` in its output, where the fields lie back to back.
-  static constexpr std::size_t output_offset(int k) { return detail::field_offset(Module, node.index, k); }
+  /// For a step returning a tuple (a whole partition with several results, a tuple-valued op
+  /// such as `topk`): the byte offset of field `k` in its output, where the fields lie back to
+  /// back.
+  static constexpr std::size_t output_offset(int k) {
+    if constexpr (op == op_id::call) {
+      return detail::field_offset(Module, node.index, k);
+    } else {
+      return detail::fields_offset(fields(), k);
+    }
+  }
+  /// For a tuple-valued op (`is_tuple_op`): its fields' shapes and dtypes.
+  static constexpr op_fields fields() {
+    std::array<arg_info, max_op_args> infos{};
+    for (int k = 0; k < num_args && k < max_op_args; ++k)
+      infos[static_cast<std::size_t>(k)] = {arg(k).out, arg(k).type, arg(k).is_tuple, true};
+    return rules::fields_of(op, *node.at, infos.data(), num_args);
+  }
 
   /// Index in the body of the first node with op `o` (-1 if none): `body(find(op_id::conv2d))`.
   static constexpr int find(op_id o) {
@@ -12471,7 +12656,7 @@ inline void softmax(const float* x, const shape& xs, int axis, float* y) {
 /// The reference backend: every op on the plain scalar kernels, nothing fused.
 
 // ---- begin partita/backends/reference/logical_kernels.hpp ----
-/// Reference kernels of the boolean ops: comparisons, logical ops, where, cast and trilu.
+/// Reference kernels of the boolean and index ops: comparisons, logical ops, where, cast, trilu, topk.
 
 
 namespace partita::reference_kernels {
@@ -12613,6 +12798,49 @@ inline void trilu(const void* x, const shape& xs, std::size_t bytes, bool upper,
         if (keep) std::memcpy(py + e * static_cast<std::int64_t>(bytes), px + e * static_cast<std::int64_t>(bytes), bytes);
         else std::memset(py + e * static_cast<std::int64_t>(bytes), 0, bytes);
       }
+}
+
+/// topk of `x` (dtype `t`, shape `xs`) along `axis`: the `k` largest (or smallest) elements of
+/// each line in order, written as values (dtype `t`) at `y` and their indices (i64) at
+/// `y + indices_at` bytes. An element's place is the number of elements of its line that come
+/// before it (the larger, or smaller, then the lower index among equals; NaN above every
+/// number): no sort, no memory, as clear as it is slow on long lines.
+inline void topk(const void* x, const shape& xs, dtype t, int axis, std::int64_t k, bool largest, void* y,
+                 std::size_t indices_at) {
+  const std::int64_t n = xs[axis], inner = detail::product(xs, axis + 1, xs.rank);
+  const std::int64_t outer = detail::product(xs, 0, axis);
+  const std::size_t bytes = size_of(t);
+  const auto* px = static_cast<const unsigned char*>(x);
+  auto* values = static_cast<unsigned char*>(y);
+  auto* indices = reinterpret_cast<std::int64_t*>(static_cast<unsigned char*>(y) + indices_at);
+  const auto value = [&](std::int64_t e) -> double {
+    return t == dtype::f32 ? static_cast<double>(static_cast<const float*>(x)[e])
+                           : static_cast<double>(partita::detail::load_integer(x, t, e));
+  };
+  // Whether element a (at index ia of its line) comes before element b (at ib).
+  const auto before = [&](double a, std::int64_t ia, double b, std::int64_t ib) {
+    const bool na = std::isnan(a), nb = std::isnan(b);
+    if (na || nb) {
+      if (na && nb) return ia < ib;
+      return largest ? na : nb;  // NaN is the largest value
+    }
+    if (a != b) return largest ? a > b : a < b;
+    return ia < ib;
+  };
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t in = 0; in < inner; ++in) {
+      const std::int64_t base = o * n * inner + in, out_base = o * k * inner + in;
+      for (std::int64_t i = 0; i < n; ++i) {
+        const double v = value(base + i * inner);
+        std::int64_t place = 0;
+        for (std::int64_t j = 0; j < n && place < k; ++j)
+          if (j != i && before(value(base + j * inner), j, v, i)) ++place;
+        if (place >= k) continue;
+        const std::int64_t at = out_base + place * inner;
+        std::memcpy(values + at * static_cast<std::int64_t>(bytes), px + (base + i * inner) * static_cast<std::int64_t>(bytes), bytes);
+        indices[at] = i;
+      }
+    }
 }
 
 }  // namespace partita::reference_kernels
@@ -13099,6 +13327,9 @@ struct reference {
         k::where(reinterpret_cast<const bool*>(in[0]), xs, in[1], ws, in[2], arg_shape(2), size_of(n.type), out, ys);
       } else if constexpr (op == op_id::cast) {
         k::cast(in[0], Step::arg(0).type, ys.elements(), out, n.type);
+      } else if constexpr (op == op_id::topk) {
+        k::topk(in[0], xs, Step::arg(0).type, normalize_axis(at.axis, xs.rank), at.start, at.largest, out,
+                Step::output_offset(1));
       } else if constexpr (op == op_id::trilu) {
         k::trilu(in[0], xs, size_of(n.type), at.upper, at.start, out);
       } else if constexpr (op == op_id::resize) {

@@ -124,13 +124,13 @@ inline std::int64_t integer_at(const void* p, std::size_t i, partita::dtype type
 }  // namespace detail
 
 /// How far the `n` integers of dtype `type` in `got` are from those in `want`: the worst
-/// difference, in units of the last place. A boolean is right or wrong: a wrong one counts as
-/// 256, past every backend's tolerance.
+/// difference, in units of the last place. A boolean or an index (i64) is right or wrong: a
+/// wrong one counts as 256, past every backend's tolerance.
 inline std::int64_t integer_difference(const void* got, const void* want, std::size_t n, partita::dtype type) {
   std::int64_t worst = 0;
   for (std::size_t i = 0; i < n; ++i) {
     std::int64_t d = detail::integer_at(got, i, type) - detail::integer_at(want, i, type);
-    if (type == partita::dtype::boolean && d != 0) d = 256;
+    if ((type == partita::dtype::boolean || type == partita::dtype::i64) && d != 0) d = 256;
     worst = std::max(worst, d < 0 ? -d : d);
   }
   return worst;

@@ -377,8 +377,8 @@ using masked = softmax<where<tril<causal>, scores, scalar<-1e9f>>>;
 
 struct boolean_models
     : model_group<
-          "booleans: comparisons (f32 with NaN, i8, broadcast), logical ops, where (masks broadcast, fill values, "
-          "both operands), cast between dtypes, tril and triu",
+          "booleans and indices: comparisons (f32 with NaN, i8, broadcast), logical ops, where (masks broadcast, fill "
+          "values, both operands), cast between dtypes, tril and triu, topk (values and indices, ties among i8)",
           model<less<x3_5_17, y3_5_17>, greater_equal<x3_5_17, scalar<0.25f>>, equal<x3_5_17, x3_5_17>>,
           model<less_equal<input<"r", f32, 17>, x3_5_17>, greater<input<"c", f32, 3, 1, 17>, x3_5_17>>,
           model<equal<boolean_net::p4_9, boolean_net::q4_9>, less<boolean_net::p4_9, boolean_net::q4_9>,
@@ -393,6 +393,8 @@ struct boolean_models
           model<cast<boolean_net::p4_9, f32>, cast<boolean_net::m3_5_17, f32>, cast<cast<boolean_net::p4_9, i32>, u8>>,
           model<tril<x3_5_17>, triu<x3_5_17, 2>, tril<boolean_net::m3_5_17, -1>, triu<boolean_net::p4_9, -3>>,
           model<boolean_net::masked>,
+          model<get<topk<x3_5_17, 4>, 0>, get<topk<x3_5_17, 4>, 1>, get<topk<x3_5_17, 2, 1, false>, 1>>,
+          model<get<topk<boolean_net::p4_9, 9>, 1>, get<topk<boolean_net::p4_9, 3, 0, false>, 0>>,
           // large enough for two threads
           model<where<input<"m", boolean, 1, 513>, input<"x", f32, 257, 513>, scalar<0.f>>,
                 greater<input<"x", f32, 257, 513>, input<"y", f32, 257, 513>>>> {

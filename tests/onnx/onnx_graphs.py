@@ -138,7 +138,7 @@ def mask_ops(opset: int = 14) -> onnx.ModelProto:
     """Masks as exporters write them: a padding mask compared from int64 ids at run time, a causal
     mask as a bool initializer (PyTorch folds `tril(ones)` into one), Not, Or, And, Xor, Where as
     masked_fill before a Softmax, Trilu of a computed value, comparisons of floats, and Casts
-    between bool, int32 and float."""
+    between bool, int32 and float; TopK's values and indices (the smallest, along an inner axis)."""
     n = helper.make_node
     nodes = [
         n("Equal", ["keep", "zero"], ["pad"], name="pad"),  # [2, 5]
@@ -159,13 +159,16 @@ def mask_ops(opset: int = 14) -> onnx.ModelProto:
         n("Mul", ["s", "ten"], ["s10"], name="s10"), n("Cast", ["s10"], ["si"], name="toint", to=TensorProto.INT32),
         n("Cast", ["si"], ["sf"], name="tofloat", to=F),
         n("Where", ["big", "sf", "tri"], ["sel"], name="select"),
+        n("TopK", ["sel", "two"], ["tv", "ti"], name="top2", axis=2, largest=0),
+        n("Cast", ["ti"], ["tif"], name="tif", to=F),
     ]
     causal = np.tril(np.ones((5, 5), dtype=bool)).reshape(1, 1, 5, 5)
     inits = [const("zero", np.array(0)), const("ax12", np.array([1, 2])), const("causal", causal),
              const("minus_big", np.float32(-1e9)), const("k1", np.array(1)), const("half", np.float32(0.5)),
-             const("row", w(5, 24)), const("ten", np.float32(10))]
+             const("row", w(5, 24)), const("ten", np.float32(10)), const("two", np.array([2]))]
     return model(nodes, [("s", F, [2, 3, 5, 5]), ("keep", I64, [2, 5])],
-                 [("p", F, [2, 3, 5, 5]), ("mixf", F, [2, 3, 5, 5]), ("sel", F, [2, 3, 5, 5])], inits, opset)
+                 [("p", F, [2, 3, 5, 5]), ("mixf", F, [2, 3, 5, 5]), ("sel", F, [2, 3, 5, 5]), ("tv", F, [2, 3, 2, 5]),
+                  ("tif", F, [2, 3, 2, 5])], inits, opset)
 
 
 def conv_ops(opset: int = 13) -> onnx.ModelProto:

@@ -305,6 +305,11 @@ def run(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> list[np.ndarray
             y = [np.where(x[0] >= 0, x[0], x[1] * x[0]).astype(np.float32)]
         elif op == "Shape":
             y = [np.asarray(x[0].shape, dtype=np.int64)]
+        elif op == "TopK":
+            k, axis = int(x[1].reshape(-1)[0]), a.get("axis", -1)
+            order = np.argsort(-x[0] if a.get("largest", 1) else x[0], axis=axis, kind="stable")
+            idx = np.take(order, np.arange(k), axis=axis)
+            y = [np.take_along_axis(x[0], idx, axis=axis), idx.astype(np.int64)]
         elif op == "GlobalMaxPool":
             y = [x[0].max(axis=(2, 3), keepdims=True)]
         else:

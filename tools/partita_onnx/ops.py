@@ -751,6 +751,22 @@ def _where(m: Mapper, n: Node) -> list[Term]:
     return [m.term("where<$0, $1, $2>", c, a, b, shape=m.out_shape())]
 
 
+def _topk(m: Mapper, n: Node) -> list[Term]:
+    """TopK: one topk node, its values and indices projected with get (sorted output, which
+    ONNX allows where `sorted` is 0 too)."""
+    xs = m.shape(n.inputs[0])
+    k = int(m.need_const(n.input(1), "K").reshape(-1)[0]) if n.input(1) else int(n.attrs.get("k", 0))
+    axis = int(n.attrs.get("axis", -1))
+    if not -len(xs) <= axis < len(xs):
+        raise Unsupported(f"axis {axis} of a rank-{len(xs)} input")
+    if not 1 <= k <= xs[axis]:
+        raise Unsupported(f"K = {k} of {xs[axis]} elements along axis {axis}")
+    largest = "true" if int(n.attrs.get("largest", 1)) else "false"
+    whole = m.term(f"topk<$0, {k}, {axis}, {largest}>", m.value(n.inputs[0]))
+    whole.tensor = False
+    return [m.term(f"get<$0, {i}>", whole, shape=m.out_shape(i)) if o else None for i, o in enumerate(n.outputs)]
+
+
 def _trilu(m: Mapper, n: Node) -> list[Term]:
     k = int(m.need_const(n.input(1), "the diagonal k").reshape(-1)[0]) if n.input(1) else 0
     op = "triu" if int(n.attrs.get("upper", 1)) else "tril"
@@ -825,14 +841,15 @@ MAPPERS: dict[str, Mapping] = {
     "Cast": _cast, "CastLike": _cast, "Expand": _expand, "Identity": _same,
     "Equal": _compare, "Less": _compare, "LessOrEqual": _compare, "Greater": _compare, "GreaterOrEqual": _compare,
     "Not": _logical, "And": _logical, "Or": _logical, "Xor": _logical, "Where": _where, "Trilu": _trilu,
+    "TopK": _topk,
     "QuantizeLinear": lambda m, n: _quantization(m, n, "quantize"),
     "DequantizeLinear": lambda m, n: _quantization(m, n, "dequantize"),
 }
 
 # The ops whose inputs may be of any dtype at run time (integers, bool), the views among them: the
 # others compute in f32.
-ANY_DTYPE_OPS = {"Cast", "CastLike", "Identity", "Where", "Not", "And", "Or", "Xor", "Trilu", "Reshape", "Flatten",
-                 "Squeeze", "Unsqueeze"} | set(_COMPARE)
+ANY_DTYPE_OPS = {"Cast", "CastLike", "Identity", "Where", "Not", "And", "Or", "Xor", "Trilu", "TopK", "Reshape",
+                 "Flatten", "Squeeze", "Unsqueeze"} | set(_COMPARE)
 
 # The importer's own nodes (fuse.py) live in their own domain; these are the ops it may name.
 OWN_OPS = {"Dense", "Gelu"}

@@ -120,6 +120,7 @@ struct attrs {
   int axes = 0;             // reductions: bit i set = axis i reduced (normalized)
   std::int64_t start = 0, stop = 0, step = 1;  // slice, normalized and clamped; trilu: start = the diagonal
   bool upper = false;                          // trilu: keep the upper triangle
+  bool largest = true;                         // topk: the largest values (else the smallest)
   std::array<int, max_rank> perm{};            // transpose
   std::array<int, max_rank> pad_before{}, pad_after{};  // pad
   shape target{};  // reshape

@@ -54,6 +54,7 @@ enum class problem {
   where_condition,
   cast_dtype,
   trilu_rank,
+  topk_count,
 };
 
 /// The verdict of a node's shape/dtype rule: the problem, and the two shapes (or dtypes) that
@@ -171,6 +172,8 @@ struct report {
                 "partita: cast<X, D> (Node): X and D are f32, i32, i64, i8, u8 or boolean (Lhs: X's dtype, Rhs: D)");
   static_assert(P != problem::trilu_rank,
                 "partita: tril / triu (Node): X must have at least two dimensions (Lhs: its shape)");
+  static_assert(P != problem::topk_count,
+                "partita: topk<X, K, Axis> (Node): X must be an f32 or integer tensor and K between 1 and X's extent along Axis (Lhs: X's shape; Rhs: K, Axis)");
   static constexpr bool ok = P == problem::none;
 };
 

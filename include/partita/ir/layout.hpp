@@ -2,10 +2,12 @@
 /// The step calling convention, shared by the plan and the backends that run whole partitions:
 /// alignment, how an activation's elements are ordered, where each field of a tuple-valued step
 /// lies, and the order of bound weights.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 
 #include "partita/ir/module.hpp"
+#include "partita/ir/ops/fields.hpp"
 
 namespace partita {
 
@@ -56,11 +58,49 @@ namespace detail {
 constexpr std::size_t align_up(std::size_t n, std::size_t a = alignment) { return (n + a - 1) / a * a; }
 
 /// The tuple node that tuple-valued node `t` stands for (looking through projections of nested
-/// tuples).
+/// tuples); a projection of a step's value (a call's, a tuple-valued op's) stands for itself.
 template <class M>
 constexpr int tuple_node(const M& m, int t) {
-  while (m.node(t).op == op_id::get) t = m.arg(tuple_node(m, m.arg(t, 0)), m.node(t).index);
+  while (m.node(t).op == op_id::get) {
+    const int source = tuple_node(m, m.arg(t, 0));
+    if (m.node(source).op != op_id::tuple) return t;
+    t = m.arg(source, m.node(t).index);
+  }
   return t;
+}
+
+/// The byte offset of field `k` among fields `f` lying back to back, each aligned.
+constexpr std::size_t fields_offset(const op_fields& f, int k) {
+  std::size_t at = 0;
+  for (int i = 0; i < k && i < f.count; ++i) {
+    const op_field& x = f.at[static_cast<std::size_t>(i)];
+    at += align_up(static_cast<std::size_t>(x.out.elements()) * size_of(x.type));
+  }
+  return at;
+}
+
+/// The fields of node `i` of `m`, a tuple-valued op (`is_tuple_op`), from its arguments.
+template <class M>
+constexpr op_fields op_fields_of(const M& m, int i) {
+  const graph_node& g = m.node(i);
+  std::array<arg_info, max_op_args> infos{};
+  for (int k = 0; k < g.nargs && k < max_op_args; ++k) {
+    const graph_node& a = m.node(m.arg(i, k));
+    infos[static_cast<std::size_t>(k)] = {a.out, a.type, a.is_tuple, true};
+  }
+  return rules::fields_of(g.op, *g.at, infos.data(), g.nargs);
+}
+
+/// The byte offset of field `k` of tuple-valued op node `i` in its step's buffer, and the bytes
+/// of all its fields: one kernel writes them back to back.
+template <class M>
+constexpr std::size_t op_field_offset(const M& m, int i, int k) {
+  return fields_offset(op_fields_of(m, i), k);
+}
+template <class M>
+constexpr std::size_t op_tuple_bytes(const M& m, int i) {
+  const op_fields f = op_fields_of(m, i);
+  return fields_offset(f, f.count);
 }
 
 /// Calls `f(node)` for each weight bound in function `fn` or in a function it calls, in body
@@ -79,6 +119,7 @@ constexpr void for_each_bound_weight(const M& m, int fn, F&& f) {
 template <class M>
 constexpr std::size_t field_offset(const M& m, int fn, int k) {
   const function_info& f = m.functions[static_cast<std::size_t>(fn)];
+  if (is_tuple_op(m.node(f.result).op)) return op_field_offset(m, f.result, k);  // the op's own fields
   std::size_t at = 0;
   for (int i = 0; i < k; ++i) {
     const graph_node& field = m.node(m.arg(f.result, i));
@@ -90,6 +131,7 @@ constexpr std::size_t field_offset(const M& m, int fn, int k) {
 template <class M>
 constexpr std::size_t tuple_bytes(const M& m, int fn) {
   const function_info& f = m.functions[static_cast<std::size_t>(fn)];
+  if (is_tuple_op(m.node(f.result).op)) return op_tuple_bytes(m, f.result);
   return field_offset(m, fn, m.node(f.result).nargs);
 }
 

@@ -84,6 +84,8 @@ enum class op_id : std::uint8_t {
   where,
   cast,
   trilu,
+  // Ops whose value is several tensors (ir/ops/fields.hpp), and index ops of detector tails.
+  topk,
 };
 
 /// Name of an op as the printer and diagnostics spell it.
@@ -100,8 +102,8 @@ constexpr std::string_view name_of(op_id op) {
       "reduce_sum", "reduce_max", "gather",   "pad",        "resize",            "conv1d",
       "conv_transpose2d", "depth_to_space", "space_to_depth", "quantize", "dequantize", "equal",
       "less",     "less_equal", "greater",    "greater_equal", "logical_not",    "logical_and",
-      "logical_or", "logical_xor", "where",   "cast",       "trilu"};
-  static_assert(std::size(names) == static_cast<std::size_t>(op_id::trilu) + 1, "one name per op");
+      "logical_or", "logical_xor", "where",   "cast",       "trilu",      "topk"};
+  static_assert(std::size(names) == static_cast<std::size_t>(op_id::topk) + 1, "one name per op");
   return names[static_cast<int>(op)];
 }
 
@@ -140,10 +142,15 @@ constexpr bool is_logical(op_id op) {
 }
 
 /// True for the ops whose kernels read or write dtypes other than f32 (booleans, integers):
-/// comparisons, logical ops, where, cast and tril/triu.
+/// comparisons, logical ops, where, cast, tril/triu, and topk (its indices).
 constexpr bool is_dtype_generic(op_id op) {
-  return is_comparison(op) || is_logical(op) || op == op_id::where || op == op_id::cast || op == op_id::trilu;
+  return is_comparison(op) || is_logical(op) || op == op_id::where || op == op_id::cast || op == op_id::trilu ||
+         op == op_id::topk;
 }
+
+/// True for the ops whose value is several tensors, each read with `get<Op, I>`, that one kernel
+/// writes back to back in one buffer (their fields: ir/ops/fields.hpp).
+constexpr bool is_tuple_op(op_id op) { return op == op_id::topk; }
 
 /// True for the reductions over static axes.
 constexpr bool is_reduction(op_id op) {

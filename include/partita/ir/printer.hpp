@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "partita/core/detail/concat.hpp"
+#include "partita/ir/layout.hpp"
 #include "partita/ir/module.hpp"
 
 namespace partita {
@@ -14,6 +15,15 @@ template <class M>
 std::string type_string(const M& m, int i) {
   const graph_node& n = m.node(i);
   if (!n.is_tuple) return concat(name_of(n.type), to_string(n.out));
+  if (is_tuple_op(n.op)) {
+    const op_fields f = op_fields_of(m, i);
+    std::string s = "(";
+    for (int k = 0; k < f.count; ++k) {
+      const op_field& x = f.at[static_cast<std::size_t>(k)];
+      s += concat(k ? ", " : "", name_of(x.type), to_string(x.out));
+    }
+    return s + ")";
+  }
   if (n.op == op_id::call) return type_string(m, m.functions[static_cast<std::size_t>(n.index)].result);
   if (n.op == op_id::get) {
     int t = m.arg(i, 0);
@@ -125,6 +135,8 @@ inline std::string attr_string(const graph_node& n) {
       return concat("exponent=", float_string(a.alpha));
     case op_id::hardsigmoid:
       return concat("alpha=", float_string(a.alpha), ", beta=", float_string(a.beta));
+    case op_id::topk:
+      return concat("k=", std::to_string(a.start), ", axis=", std::to_string(a.axis), a.largest ? ", largest" : ", smallest");
     case op_id::trilu:
       return concat(a.upper ? "upper" : "lower", ", k=", std::to_string(a.start));
     default:

@@ -199,6 +199,12 @@ constexpr plan_builder lower(const Module& module, Fuses fuses) {
       const int call = tuple_node(m, m.arg(i, 0));
       rt[i] = rt[call];
       field_at[static_cast<std::size_t>(i)] = field_offset(module, m.node(call).index, g.index);
+    } else if (g.op == op_id::get && is_tuple_op(m.node(tuple_node(m, m.arg(i, 0))).op)) {
+      // A field of a tuple-valued op (topk, the recurrent layers): its kernel writes its fields
+      // back to back.
+      const int op = tuple_node(m, m.arg(i, 0));
+      rt[i] = rt[op];
+      field_at[static_cast<std::size_t>(i)] = field_at[static_cast<std::size_t>(op)] + op_field_offset(m, op, g.index);
     } else if (g.op == op_id::get) {
       const int field = m.arg(tuple_node(m, m.arg(i, 0)), g.index);
       rt[i] = rt[field];
@@ -260,8 +266,9 @@ constexpr plan_builder lower(const Module& module, Fuses fuses) {
       continue;
     }
     buffer_of[static_cast<std::size_t>(s.node)] = static_cast<int>(p.buffers.size());
-    const std::size_t bytes = g.is_tuple ? tuple_bytes(module, g.index)
-                                         : align_up(static_cast<std::size_t>(g.out.elements()) * size_of(g.type));
+    const std::size_t bytes = is_tuple_op(g.op) ? op_tuple_bytes(m, s.node)
+                              : g.is_tuple     ? tuple_bytes(module, g.index)
+                                               : align_up(static_cast<std::size_t>(g.out.elements()) * size_of(g.type));
     p.buffers.push_back({bytes, si, si, 0});
   }
   for (int si = 0; si < num_steps; ++si) {

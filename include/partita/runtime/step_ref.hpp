@@ -1,5 +1,6 @@
 #pragma once
 /// `step_ref`: what a kernel sees of the step it implements, at compile time.
+#include <array>
 #include <string_view>
 
 #include "partita/ir/module.hpp"
@@ -69,9 +70,23 @@ struct step_ref {
     });
     return found;
   }
-  /// For a step returning a tuple (a whole partition with several results): the byte offset of
-  /// field `k` in its output, where the fields lie back to back.
-  static constexpr std::size_t output_offset(int k) { return detail::field_offset(Module, node.index, k); }
+  /// For a step returning a tuple (a whole partition with several results, a tuple-valued op
+  /// such as `topk`): the byte offset of field `k` in its output, where the fields lie back to
+  /// back.
+  static constexpr std::size_t output_offset(int k) {
+    if constexpr (op == op_id::call) {
+      return detail::field_offset(Module, node.index, k);
+    } else {
+      return detail::fields_offset(fields(), k);
+    }
+  }
+  /// For a tuple-valued op (`is_tuple_op`): its fields' shapes and dtypes.
+  static constexpr op_fields fields() {
+    std::array<arg_info, max_op_args> infos{};
+    for (int k = 0; k < num_args && k < max_op_args; ++k)
+      infos[static_cast<std::size_t>(k)] = {arg(k).out, arg(k).type, arg(k).is_tuple, true};
+    return rules::fields_of(op, *node.at, infos.data(), num_args);
+  }
 
   /// Index in the body of the first node with op `o` (-1 if none): `body(find(op_id::conv2d))`.
   static constexpr int find(op_id o) {

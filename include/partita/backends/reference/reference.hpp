@@ -105,6 +105,9 @@ struct reference {
         k::where(reinterpret_cast<const bool*>(in[0]), xs, in[1], ws, in[2], arg_shape(2), size_of(n.type), out, ys);
       } else if constexpr (op == op_id::cast) {
         k::cast(in[0], Step::arg(0).type, ys.elements(), out, n.type);
+      } else if constexpr (op == op_id::topk) {
+        k::topk(in[0], xs, Step::arg(0).type, normalize_axis(at.axis, xs.rank), at.start, at.largest, out,
+                Step::output_offset(1));
       } else if constexpr (op == op_id::trilu) {
         k::trilu(in[0], xs, size_of(n.type), at.upper, at.start, out);
       } else if constexpr (op == op_id::resize) {

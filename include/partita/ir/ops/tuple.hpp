@@ -1,5 +1,8 @@
 #pragma once
 /// Tuples: several values as one node, and projections of them.
+#include <array>
+
+#include "partita/ir/ops/fields.hpp"
 #include "partita/ir/ops/rules.hpp"
 
 namespace partita {
@@ -26,7 +29,17 @@ struct tuple : detail::op_node<op_id::tuple, attrs{}, &rules::make_tuple, Xs...>
   static_assert(well_formed<tuple, Xs...>);
 };
 
-/// Field `I` of tuple `T`.
+namespace detail {
+/// The fields of tuple-valued op node `t` (`is_tuple_op`), from its arguments.
+constexpr op_fields fields_of(const node_desc& t) {
+  std::array<arg_info, max_op_args> infos{};
+  for (int k = 0; k < t.nargs && k < max_op_args; ++k) infos[static_cast<std::size_t>(k)] = info_of(*t.args[k]);
+  return rules::fields_of(t.op, t.at, infos.data(), t.nargs);
+}
+}  // namespace detail
+
+/// Field `I` of tuple `T`: of a `tuple`, its argument I; of a tuple-valued op (`topk`, the
+/// recurrent layers), its output I.
 template <class T, int I>
 struct get {
  private:
@@ -35,6 +48,11 @@ struct get {
     const node_desc& t = detail::desc_of<T>();
     if (t.nargs < 0) return {};
     if (!t.is_tuple) return rules::fail(problem::not_a_tuple, t.out, shape{});
+    if (is_tuple_op(t.op)) {
+      const op_fields f = detail::fields_of(t);
+      if (I < 0 || I >= f.count) return rules::fail(problem::tuple_index, rules::dims1(I), rules::dims1(f.count));
+      return inference{f.at[static_cast<std::size_t>(I)].out, f.at[static_cast<std::size_t>(I)].type, false, {}};
+    }
     const node_desc& tup = *detail::tuple_of(&t);
     if (I < 0 || I >= tup.nargs) return rules::fail(problem::tuple_index, rules::dims1(I), rules::dims1(tup.nargs));
     const node_desc& f = *tup.args[I];
