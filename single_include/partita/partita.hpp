@@ -527,6 +527,30 @@ struct resize_attrs {
   bool align_corners = false;
 };
 
+/// Which way a recurrent layer reads its sequence (ONNX's `direction`).
+enum class rnn_direction : std::uint8_t {
+  forward,        ///< first step to last
+  reverse,        ///< last step to first
+  bidirectional,  ///< both, as two directions of the outputs
+};
+
+/// The activation of a plain `rnn` (ONNX's RNN `activations`; PyTorch's `nonlinearity`).
+enum class rnn_activation : std::uint8_t { tanh, relu };
+
+/// Attributes of the recurrent layers `lstm`, `gru` and `rnn`, as ONNX defines them:
+/// `gru<x, w, r, b, {.direction = rnn_direction::bidirectional, .linear_before_reset = true}>`.
+/// `batch_first` is ONNX's `layout = 1` (X [batch, seq, input], Y [batch, seq, dirs, hidden]);
+/// `clip`, when positive, bounds every gate's input to [-clip, clip]; `linear_before_reset`
+/// (gru) applies the reset gate after the recurrent product, as PyTorch's GRU does;
+/// `activation` is the plain rnn's.
+struct recurrent_attrs {
+  rnn_direction direction = rnn_direction::forward;
+  bool batch_first = false;
+  bool linear_before_reset = false;
+  rnn_activation activation = rnn_activation::tanh;
+  float clip = 0.f;
+};
+
 /// Where a literal's values live: static storage in the literal's own type, as elements of its
 /// dtype (`float` for f32, `std::uint8_t` for u8...). Left out of equality: a literal is
 /// identified by its name, which hashes its dtype, shape and values.
@@ -562,6 +586,11 @@ struct attrs {
   std::int64_t start = 0, stop = 0, step = 1;  // slice, normalized and clamped; trilu: start = the diagonal
   bool upper = false;                          // trilu: keep the upper triangle
   bool largest = true;                         // topk: the largest values (else the smallest)
+  rnn_direction direction = rnn_direction::forward;  // lstm, gru, rnn (recurrent_attrs)
+  bool batch_first = false;
+  bool linear_before_reset = false;
+  rnn_activation activation = rnn_activation::tanh;
+  float rnn_clip = 0.f;  // recurrent_attrs::clip
   std::array<int, max_rank> perm{};            // transpose
   std::array<int, max_rank> pad_before{}, pad_after{};  // pad
   shape target{};  // reshape
@@ -645,6 +674,7 @@ enum class problem {
   cast_dtype,
   trilu_rank,
   topk_count,
+  recurrent_shapes,
 };
 
 /// The verdict of a node's shape/dtype rule: the problem, and the two shapes (or dtypes) that
@@ -764,6 +794,8 @@ struct report {
                 "partita: tril / triu (Node): X must have at least two dimensions (Lhs: its shape)");
   static_assert(P != problem::topk_count,
                 "partita: topk<X, K, Axis> (Node): X must be an f32 or integer tensor and K between 1 and X's extent along Axis (Lhs: X's shape; Rhs: K, Axis)");
+  static_assert(P != problem::recurrent_shapes,
+                "partita: lstm / gru / rnn (Node): X is [seq, batch, input] ([batch, seq, input] with batch_first), W [dirs, gates · hidden, input], R [dirs, gates · hidden, hidden], B [dirs, 2 · gates · hidden] and the initial states [dirs, batch, hidden], all f32, with dirs 2 for bidirectional and 1 otherwise and gates 4 (lstm), 3 (gru) or 1 (rnn) (Lhs: X's shape; Rhs: the argument that does not fit, its position last)");
   static constexpr bool ok = P == problem::none;
 };
 
@@ -926,6 +958,9 @@ enum class op_id : std::uint8_t {
   trilu,
   // Ops whose value is several tensors (ir/ops/fields.hpp), and index ops of detector tails.
   topk,
+  lstm,
+  gru,
+  rnn,
 };
 
 /// Name of an op as the printer and diagnostics spell it.
@@ -942,8 +977,9 @@ constexpr std::string_view name_of(op_id op) {
       "reduce_sum", "reduce_max", "gather",   "pad",        "resize",            "conv1d",
       "conv_transpose2d", "depth_to_space", "space_to_depth", "quantize", "dequantize", "equal",
       "less",     "less_equal", "greater",    "greater_equal", "logical_not",    "logical_and",
-      "logical_or", "logical_xor", "where",   "cast",       "trilu",      "topk"};
-  static_assert(std::size(names) == static_cast<std::size_t>(op_id::topk) + 1, "one name per op");
+      "logical_or", "logical_xor", "where",   "cast",       "trilu",      "topk",
+      "lstm",     "gru",        "rnn"};
+  static_assert(std::size(names) == static_cast<std::size_t>(op_id::rnn) + 1, "one name per op");
   return names[static_cast<int>(op)];
 }
 
@@ -988,9 +1024,12 @@ constexpr bool is_dtype_generic(op_id op) {
          op == op_id::topk;
 }
 
+/// True for the recurrent layers: `lstm`, `gru`, `rnn`.
+constexpr bool is_recurrent(op_id op) { return op == op_id::lstm || op == op_id::gru || op == op_id::rnn; }
+
 /// True for the ops whose value is several tensors, each read with `get<Op, I>`, that one kernel
 /// writes back to back in one buffer (their fields: ir/ops/fields.hpp).
-constexpr bool is_tuple_op(op_id op) { return op == op_id::topk; }
+constexpr bool is_tuple_op(op_id op) { return op == op_id::topk || is_recurrent(op); }
 
 /// True for the reductions over static axes.
 constexpr bool is_reduction(op_id op) {
@@ -1164,11 +1203,12 @@ constexpr std::uint64_t mix_all_attrs(std::uint64_t h, const attrs& a) {
   const auto mix_float = [&mix](float v) { mix(std::bit_cast<std::uint32_t>(v)); };
   for (const auto* pair : {&a.stride, &a.padding, &a.padding_end, &a.dilation, &a.window, &a.output_padding})
     for (int v : *pair) mix(static_cast<std::uint32_t>(v));
-  for (int v : {a.groups, a.block, static_cast<int>(a.depth_order), a.axis, static_cast<int>(a.resize), a.axes})
+  for (int v : {a.groups, a.block, static_cast<int>(a.depth_order), a.axis, static_cast<int>(a.resize), a.axes,
+                static_cast<int>(a.direction), static_cast<int>(a.activation)})
     mix(static_cast<std::uint32_t>(v));
-  for (float v : {a.lo, a.hi, a.epsilon, a.alpha, a.beta}) mix_float(v);
+  for (float v : {a.lo, a.hi, a.epsilon, a.alpha, a.beta, a.rnn_clip}) mix_float(v);
   for (bool v : {a.count_include_pad, a.ceil_mode, a.transpose_a, a.transpose_b, a.keepdims, a.align_corners, a.upper,
-                 a.largest})
+                 a.largest, a.batch_first, a.linear_before_reset})
     mix(v);
   for (std::int64_t v : {a.start, a.stop, a.step}) mix(static_cast<std::uint64_t>(v));
   for (const auto* list : {&a.perm, &a.pad_before, &a.pad_after})
@@ -1389,6 +1429,131 @@ struct topk : detail::op_node<op_id::topk, detail::topk_attrs(K, Axis, Largest),
 
 }  // namespace partita
 // ---- end partita/ir/ops/indexing.hpp ----
+// ---- begin partita/ir/ops/recurrent.hpp ----
+/// Recurrent layers: `lstm`, `gru` and `rnn`, tuple-valued ops with ONNX's semantics.
+
+namespace partita {
+namespace rules {
+
+/// Gates per hidden unit: lstm 4 (i, o, f, c), gru 3 (z, r, h), rnn 1.
+constexpr int recurrent_gates(op_id op) { return op == op_id::lstm ? 4 : op == op_id::gru ? 3 : 1; }
+
+/// The sizes of a recurrent layer, read from its arguments (zeros where they do not fit).
+struct recurrent_sizes {
+  std::int64_t seq = 0, batch = 0, input = 0, hidden = 0, dirs = 0;
+  int misfit = -1;  // the first argument that does not fit; -1 when all do
+};
+
+/// Checks a recurrent layer's arguments: X, W, R, B, then the initial states (none, or lstm's
+/// two and gru's or rnn's one).
+constexpr recurrent_sizes recurrent_shapes(op_id op, const attrs& at, const arg_info* a, int n) {
+  recurrent_sizes s;
+  const std::int64_t g = recurrent_gates(op);
+  const int states = op == op_id::lstm ? 2 : 1;
+  if (n != 4 && n != 4 + states) {
+    s.misfit = n;
+    return s;
+  }
+  for (int k = 0; k < n; ++k)
+    if (a[k].type != dtype::f32 || a[k].is_tuple) {
+      s.misfit = k;
+      return s;
+    }
+  const shape& x = a[0].shp;
+  if (x.rank != 3) {
+    s.misfit = 0;
+    return s;
+  }
+  s.seq = at.batch_first ? x[1] : x[0];
+  s.batch = at.batch_first ? x[0] : x[1];
+  s.input = x[2];
+  s.dirs = at.direction == rnn_direction::bidirectional ? 2 : 1;
+  const shape& w = a[1].shp;
+  s.hidden = w.rank == 3 && w[1] % g == 0 ? w[1] / g : 0;
+  const std::int64_t h = s.hidden;
+  const auto is = [](const shape& t, shape want) { return t == want; };
+  if (h <= 0 || !is(w, shape{3, {s.dirs, g * h, s.input}})) s.misfit = 1;
+  else if (!is(a[2].shp, shape{3, {s.dirs, g * h, h}})) s.misfit = 2;
+  else if (!is(a[3].shp, shape{2, {s.dirs, 2 * g * h}})) s.misfit = 3;
+  for (int k = 4; k < n && s.misfit < 0; ++k)
+    if (!is(a[k].shp, at.batch_first ? shape{3, {s.batch, s.dirs, h}} : shape{3, {s.dirs, s.batch, h}})) s.misfit = k;
+  return s;
+}
+
+/// The fields: Y, every step's hidden state ([seq, dirs, batch, hidden], or [batch, seq, dirs,
+/// hidden] with batch_first), then the last hidden state Y_h ([dirs, batch, hidden], or [batch,
+/// dirs, hidden]), and for lstm the last cell state Y_c, shaped as Y_h.
+constexpr op_fields recurrent_fields(op_id op, const attrs& at, const arg_info* a, int n) {
+  const recurrent_sizes s = recurrent_shapes(op, at, a, n);
+  if (s.misfit >= 0) return {};
+  const shape y = at.batch_first ? shape{4, {s.batch, s.seq, s.dirs, s.hidden}} : shape{4, {s.seq, s.dirs, s.batch, s.hidden}};
+  const shape last = at.batch_first ? shape{3, {s.batch, s.dirs, s.hidden}} : shape{3, {s.dirs, s.batch, s.hidden}};
+  op_fields f{{op_field{y, dtype::f32}, op_field{last, dtype::f32}, op_field{last, dtype::f32}}, op == op_id::lstm ? 3 : 2};
+  return f;
+}
+
+constexpr inference recurrent(op_id op, const attrs& at, const arg_info* a, int n) {
+  const recurrent_sizes s = recurrent_shapes(op, at, a, n);
+  if (s.misfit >= 0) {
+    const shape culprit = s.misfit < n ? a[s.misfit].shp : shape{};
+    shape rhs = culprit;
+    if (rhs.rank < max_rank) rhs.dims[static_cast<std::size_t>(rhs.rank++)] = s.misfit;  // its position last
+    return fail(problem::recurrent_shapes, a[0].shp, rhs);
+  }
+  return inference{{}, dtype::f32, true, {}};
+}
+template <op_id Op>
+constexpr inference recurrent_rule(const attrs& at, const arg_info* a, int n) {
+  return recurrent(Op, at, a, n);
+}
+
+}  // namespace rules
+
+namespace detail {
+constexpr attrs recurrent_attrs_of(recurrent_attrs r) {
+  attrs a{};
+  a.direction = r.direction;
+  a.batch_first = r.batch_first;
+  a.linear_before_reset = r.linear_before_reset;
+  a.activation = r.activation;
+  a.rnn_clip = r.clip;
+  return a;
+}
+}  // namespace detail
+
+/// An LSTM layer over sequence `X` (ONNX's LSTM: gates i, o, f, c stacked in W [dirs, 4·hidden,
+/// input] and R [dirs, 4·hidden, hidden], B [dirs, 8·hidden] the input biases then the recurrent
+/// ones; σ, tanh, tanh; no peepholes). A tuple: `get<.., 0>` Y, every step's hidden state,
+/// `get<.., 1>` Y_h, the last, `get<.., 2>` Y_c, the last cell state. The initial states
+/// `State...` are none (zeros) or H0 and C0, [dirs, batch, hidden]:
+/// `lstm<x, w, r, b, {.direction = rnn_direction::bidirectional}, h0, c0>`.
+template <class X, class W, class R, class B, recurrent_attrs A = {}, class... State>
+struct lstm : detail::op_node<op_id::lstm, detail::recurrent_attrs_of(A), &rules::recurrent_rule<op_id::lstm>, X, W, R, B,
+                              State...> {
+  static_assert(well_formed<lstm, X, W, R, B, State...>);
+};
+
+/// A GRU layer (ONNX's GRU: gates z, r, h stacked in W [dirs, 3·hidden, input] and R [dirs,
+/// 3·hidden, hidden], B [dirs, 6·hidden]; σ, tanh). With `linear_before_reset` the reset gate
+/// multiplies the recurrent product and its bias (PyTorch's `nn.GRU`); without, the previous
+/// state before the product. A tuple: Y, then Y_h; the initial state, none or H0.
+template <class X, class W, class R, class B, recurrent_attrs A = {}, class... State>
+struct gru : detail::op_node<op_id::gru, detail::recurrent_attrs_of(A), &rules::recurrent_rule<op_id::gru>, X, W, R, B,
+                             State...> {
+  static_assert(well_formed<gru, X, W, R, B, State...>);
+};
+
+/// A plain recurrent layer, `h = act(x · Wᵀ + h · Rᵀ + Wb + Rb)` with tanh or relu (ONNX's RNN,
+/// PyTorch's `nn.RNN`): W [dirs, hidden, input], R [dirs, hidden, hidden], B [dirs, 2·hidden]. A
+/// tuple: Y, then Y_h; the initial state, none or H0.
+template <class X, class W, class R, class B, recurrent_attrs A = {}, class... State>
+struct rnn : detail::op_node<op_id::rnn, detail::recurrent_attrs_of(A), &rules::recurrent_rule<op_id::rnn>, X, W, R, B,
+                             State...> {
+  static_assert(well_formed<rnn, X, W, R, B, State...>);
+};
+
+}  // namespace partita
+// ---- end partita/ir/ops/recurrent.hpp ----
 
 namespace partita::rules {
 
@@ -1397,6 +1562,7 @@ namespace partita::rules {
 constexpr op_fields fields_of(op_id op, const attrs& at, const arg_info* a, int n) {
   switch (op) {
     case op_id::topk: return topk_fields(at, a, n);
+    case op_id::lstm: case op_id::gru: case op_id::rnn: return recurrent_fields(op, at, a, n);
     default: return {};
   }
 }
@@ -12845,6 +13011,120 @@ inline void topk(const void* x, const shape& xs, dtype t, int axis, std::int64_t
 
 }  // namespace partita::reference_kernels
 // ---- end partita/backends/reference/logical_kernels.hpp ----
+// ---- begin partita/backends/reference/recurrent_kernels.hpp ----
+/// Reference kernels of the recurrent layers: lstm, gru and rnn with ONNX's equations.
+
+
+namespace partita::reference_kernels {
+
+/// A recurrent layer's sizes and attributes, as its kernels read them.
+struct recurrent_geometry {
+  op_id op = op_id::lstm;
+  std::int64_t seq = 0, batch = 0, input = 0, hidden = 0, dirs = 1;
+  recurrent_attrs at{};
+  constexpr std::int64_t gates() const { return op == op_id::lstm ? 4 : op == op_id::gru ? 3 : 1; }
+};
+
+namespace detail {
+
+/// Element offsets of a recurrent layer's tensors, in ONNX's layouts (`batch_first`: layout 1).
+struct recurrent_index {
+  const recurrent_geometry& g;
+  std::int64_t x(std::int64_t t, std::int64_t n) const {
+    return (g.at.batch_first ? n * g.seq + t : t * g.batch + n) * g.input;
+  }
+  std::int64_t y(std::int64_t t, std::int64_t d, std::int64_t n) const {
+    return (g.at.batch_first ? (n * g.seq + t) * g.dirs + d : (t * g.dirs + d) * g.batch + n) * g.hidden;
+  }
+  std::int64_t state(std::int64_t d, std::int64_t n) const {
+    return (g.at.batch_first ? n * g.dirs + d : d * g.batch + n) * g.hidden;
+  }
+};
+
+inline double sigmoid(double v) { return 1.0 / (1.0 + std::exp(-v)); }
+
+}  // namespace detail
+
+/// Runs a recurrent layer: X `x`, W `w`, R `r`, B `b`, the initial states `h0` and (lstm) `c0`
+/// or null for zeros; writes Y to `y`, Y_h to `yh` and (lstm) Y_c to `yc`. Gate rows of W and R
+/// are in ONNX's order (lstm i, o, f, c; gru z, r, h). Sums in double. A step's new hidden state
+/// goes to its slot of Y while Y_h still holds the previous one; gru without
+/// linear_before_reset keeps r ⊙ h in `scratch` (`hidden` floats) meanwhile.
+inline void recurrent(const recurrent_geometry& g, const float* x, const float* w, const float* r, const float* b,
+                      const float* h0, const float* c0, float* y, float* yh, float* yc, float* scratch) {
+  const detail::recurrent_index at{g};
+  const std::int64_t H = g.hidden, I = g.input, G = g.gates();
+  const double clip = g.at.clip;
+  const auto bound = [clip](double v) { return clip > 0 ? std::clamp(v, -clip, clip) : v; };
+  for (std::int64_t d = 0; d < g.dirs; ++d) {
+    const float* wd = w + d * G * H * I;
+    const float* rd = r + d * G * H * H;
+    const float* wb = b + d * 2 * G * H;
+    const float* rb = wb + G * H;
+    // x · W[row] + Wb[row], and v · R[row] (+ Rb[row]) for the hidden-sized vector v.
+    const auto in_dot = [&](const float* xt, std::int64_t row) {
+      double s = wb[row];
+      for (std::int64_t i = 0; i < I; ++i) s += static_cast<double>(xt[i]) * wd[row * I + i];
+      return s;
+    };
+    const auto rec_dot = [&](const float* v, std::int64_t row) {
+      double s = rb[row];
+      for (std::int64_t k = 0; k < H; ++k) s += static_cast<double>(v[k]) * rd[row * H + k];
+      return s;
+    };
+    for (std::int64_t n = 0; n < g.batch; ++n)
+      for (std::int64_t j = 0; j < H; ++j) {
+        yh[at.state(d, n) + j] = h0 ? h0[at.state(d, n) + j] : 0.f;
+        if (g.op == op_id::lstm) yc[at.state(d, n) + j] = c0 ? c0[at.state(d, n) + j] : 0.f;
+      }
+    const bool backwards = g.at.direction == rnn_direction::reverse || (g.at.direction == rnn_direction::bidirectional && d == 1);
+    for (std::int64_t s = 0; s < g.seq; ++s) {
+      const std::int64_t t = backwards ? g.seq - 1 - s : s;
+      for (std::int64_t n = 0; n < g.batch; ++n) {
+        const float* xt = x + at.x(t, n);
+        float* hp = yh + at.state(d, n);  // the previous hidden state
+        float* ht = y + at.y(t, d, n);
+        if (g.op == op_id::lstm) {
+          float* c = yc + at.state(d, n);
+          for (std::int64_t j = 0; j < H; ++j) {
+            const double i_ = detail::sigmoid(bound(in_dot(xt, j) + rec_dot(hp, j)));
+            const double o_ = detail::sigmoid(bound(in_dot(xt, H + j) + rec_dot(hp, H + j)));
+            const double f_ = detail::sigmoid(bound(in_dot(xt, 2 * H + j) + rec_dot(hp, 2 * H + j)));
+            const double c_ = std::tanh(bound(in_dot(xt, 3 * H + j) + rec_dot(hp, 3 * H + j)));
+            const double cell = f_ * c[j] + i_ * c_;
+            c[j] = static_cast<float>(cell);
+            ht[j] = static_cast<float>(o_ * std::tanh(cell));
+          }
+        } else if (g.op == op_id::rnn) {
+          for (std::int64_t j = 0; j < H; ++j) {
+            const double v = bound(in_dot(xt, j) + rec_dot(hp, j));
+            ht[j] = static_cast<float>(g.at.activation == rnn_activation::relu ? std::max(v, 0.0) : std::tanh(v));
+          }
+        } else if (g.at.linear_before_reset) {
+          for (std::int64_t j = 0; j < H; ++j) {
+            const double z = detail::sigmoid(bound(in_dot(xt, j) + rec_dot(hp, j)));
+            const double rr = detail::sigmoid(bound(in_dot(xt, H + j) + rec_dot(hp, H + j)));
+            const double h_ = std::tanh(bound(in_dot(xt, 2 * H + j) + rr * rec_dot(hp, 2 * H + j)));
+            ht[j] = static_cast<float>((1 - z) * h_ + z * hp[j]);
+          }
+        } else {
+          // r ⊙ h for every unit first: the candidate state multiplies it by R.
+          for (std::int64_t k = 0; k < H; ++k)
+            scratch[k] = static_cast<float>(detail::sigmoid(bound(in_dot(xt, H + k) + rec_dot(hp, H + k))) * hp[k]);
+          for (std::int64_t j = 0; j < H; ++j) {
+            const double z = detail::sigmoid(bound(in_dot(xt, j) + rec_dot(hp, j)));
+            const double h_ = std::tanh(bound(in_dot(xt, 2 * H + j) + rec_dot(scratch, 2 * H + j)));
+            ht[j] = static_cast<float>((1 - z) * h_ + z * hp[j]);
+          }
+        }
+        std::copy(ht, ht + H, hp);
+      }
+    }
+  }
+}
+
+}  // namespace partita::reference_kernels
+// ---- end partita/backends/reference/recurrent_kernels.hpp ----
 // ---- begin partita/backends/reference/quantize_kernels.hpp ----
 /// Scalar `quantize` and `dequantize`: ONNX's QuantizeLinear and DequantizeLinear.
 
@@ -13330,6 +13610,15 @@ struct reference {
       } else if constexpr (op == op_id::topk) {
         k::topk(in[0], xs, Step::arg(0).type, normalize_axis(at.axis, xs.rank), at.start, at.largest, out,
                 Step::output_offset(1));
+      } else if constexpr (is_recurrent(op)) {
+        constexpr reference_kernels::recurrent_geometry g = recurrent_geometry();
+        std::array<float, static_cast<std::size_t>(g.hidden)> scratch{};
+        auto* y = reinterpret_cast<unsigned char*>(out);
+        constexpr bool states = Step::num_args > 4;
+        k::recurrent(g, in[0], in[1], in[2], in[3], states ? in[4] : nullptr,
+                     states && op == op_id::lstm ? in[Step::num_args - 1] : nullptr, out,
+                     reinterpret_cast<float*>(y + Step::output_offset(1)),
+                     op == op_id::lstm ? reinterpret_cast<float*>(y + Step::output_offset(2)) : nullptr, scratch.data());
       } else if constexpr (op == op_id::trilu) {
         k::trilu(in[0], xs, size_of(n.type), at.upper, at.start, out);
       } else if constexpr (op == op_id::resize) {
@@ -13345,6 +13634,19 @@ struct reference {
     }
 
    private:
+    static constexpr reference_kernels::recurrent_geometry recurrent_geometry() {
+      constexpr attrs at = *Step::node.at;
+      constexpr shape xs = Step::arg(0).out, ws = Step::arg(1).out;
+      reference_kernels::recurrent_geometry g;
+      g.op = Step::op;
+      g.at = {at.direction, at.batch_first, at.linear_before_reset, at.activation, at.rnn_clip};
+      g.seq = at.batch_first ? xs[1] : xs[0];
+      g.batch = at.batch_first ? xs[0] : xs[1];
+      g.input = xs[2];
+      g.dirs = ws[0];
+      g.hidden = ws[1] / g.gates();
+      return g;
+    }
     static constexpr shape arg_shape(int i) { return i < Step::num_args ? Step::arg(i).out : shape{}; }
     static constexpr auto arg_shapes() {
       std::array<shape, static_cast<std::size_t>(Step::num_args)> s{};
@@ -25937,7 +26239,7 @@ struct simple_kernel {
       };
       split(st, p.total / p.block, moved_cost * static_cast<double>(p.block),
             [&](std::int64_t b0, std::int64_t b1) { periodic_blocks(p, b0, b1, block); });
-    } else if constexpr (is_dtype_generic(op)) {
+    } else if constexpr (is_dtype_generic(op) || is_recurrent(op)) {
       on_reference(in, out);  // other broadcasts and dtypes, conversions, triangles: once per run, small
     } else if constexpr (op == op_id::bias_add) {
       // An add of the bias broadcast along every other axis: a row or a per-channel plan.

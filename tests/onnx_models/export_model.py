@@ -2,7 +2,8 @@
 """Exports one model of the ONNX model tests from PyTorch, with what the comparison needs.
 
     export_model.py MODEL OUTPUT_DIR        MODEL: resnet18, mobilenet_v2, mobilenet_v3_large,
-                                            efficientnet_b0, transformer, gpt2
+                                            efficientnet_b0, transformer, gpt2, kws_lstm,
+                                            kws_gru
 
 writes, into OUTPUT_DIR:
   model.onnx           torch.onnx.export of the model in eval mode (opset 13)
@@ -125,7 +126,27 @@ def gpt2_model():
     return model, {"ids": ids, "keep": keep}
 
 
-MODELS = VISION + ("transformer", "gpt2")
+class _Kws(torch.nn.Module):
+    """A keyword spotter over 49 frames of 10 MFCCs (the DS-CNN's input): a recurrent stack, the
+    last frame's features, a linear classifier of 12 keywords."""
+
+    def __init__(self, cell, bidirectional):
+        super().__init__()
+        self.rnn = cell(10, 48, num_layers=2, batch_first=True, bidirectional=bidirectional)
+        self.fc = torch.nn.Linear(48 * (2 if bidirectional else 1), 12)
+
+    def forward(self, x):
+        y, _ = self.rnn(x)
+        return self.fc(y[:, -1])
+
+
+def kws_model(name):
+    # The LSTM one-way, the GRU both ways (PyTorch's GRU: linear_before_reset).
+    model = _Kws(torch.nn.LSTM, False) if name == "kws_lstm" else _Kws(torch.nn.GRU, True)
+    return model, {"x": torch.randn(1, 49, 10)}
+
+
+MODELS = VISION + ("transformer", "gpt2", "kws_lstm", "kws_gru")
 
 
 def main():
@@ -136,7 +157,7 @@ def main():
     os.makedirs(out, exist_ok=True)
     torch.manual_seed(2024)
     model, inputs = vision_model(name) if name in VISION else transformer_model() if name == "transformer" \
-        else gpt2_model()
+        else gpt2_model() if name == "gpt2" else kws_model(name)
     model.eval()
     args = tuple(inputs.values())
     # Gradients stay enabled: under no_grad, PyTorch 1.13 runs an eval-mode encoder layer as one

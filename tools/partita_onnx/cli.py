@@ -17,7 +17,6 @@ from .terms import Term
 
 # Why some well-known ops have no mapping, said instead of a bare "no mapping".
 _REASONS = {
-    "LSTM": "Partita has no recurrent ops", "GRU": "Partita has no recurrent ops", "RNN": "Partita has no recurrent ops",
     "NonZero": "its output shape depends on the data (a mask's indices): keep the mask and select with Where",
     "NonMaxSuppression": "its output shape depends on the data",
     "If": "control flow at run time: Partita's models are static graphs (export with the branch taken)",

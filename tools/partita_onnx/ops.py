@@ -767,6 +767,83 @@ def _topk(m: Mapper, n: Node) -> list[Term]:
     return [m.term(f"get<$0, {i}>", whole, shape=m.out_shape(i)) if o else None for i, o in enumerate(n.outputs)]
 
 
+_RECURRENT = {"LSTM": ("lstm", 4, ["Sigmoid", "Tanh", "Tanh"]), "GRU": ("gru", 3, ["Sigmoid", "Tanh"]),
+              "RNN": ("rnn", 1, ["Tanh"])}
+
+
+def _zeros_const(m: Mapper, like: str, shape: tuple[int, ...], what: str) -> str:
+    """A constant of zeros named after `like`, for an optional input ONNX leaves out."""
+    name = f"{like}.{what}"
+    if name not in m.g.consts:
+        m.g.consts[name] = np.zeros(shape, dtype=np.float32)
+        m.g.derived[name] = ("", f"zeros: the ONNX node has no {what}")
+    return name
+
+
+def _recurrent(m: Mapper, n: Node) -> list[Term]:
+    """LSTM, GRU and RNN: one lstm / gru / rnn node and get of each output used. The weights must
+    be constants; optional inputs left out are zeros (B, an initial state the other one has)."""
+    op, gates, default_acts = _RECURRENT[n.op]
+    xs = m.shape(n.inputs[0])
+    direction = n.attrs.get("direction", b"forward")
+    direction = direction.decode() if isinstance(direction, bytes) else str(direction)
+    if direction not in ("forward", "reverse", "bidirectional"):
+        raise Unsupported(f"direction '{direction}'")
+    dirs = 2 if direction == "bidirectional" else 1
+    acts = [a.decode() if isinstance(a, bytes) else str(a) for a in n.attrs.get("activations", [])]
+    relu = False
+    if n.op == "RNN" and acts and all(a == "Relu" for a in acts):
+        relu = True
+    elif acts and acts != default_acts * dirs:
+        raise Unsupported(f"activations {acts}: Partita's {op} has {default_acts}" + (" or Relu" if n.op == "RNN" else ""))
+    if n.attrs.get("activation_alpha") or n.attrs.get("activation_beta"):
+        raise Unsupported("activation_alpha / activation_beta")
+    if int(n.attrs.get("input_forget", 0)):
+        raise Unsupported("input_forget (coupled input and forget gates)")
+    w = m.need_const(n.input(1), "W")
+    hidden = w.shape[1] // gates
+    if int(n.attrs.get("hidden_size", hidden)) != hidden:
+        raise Unsupported(f"hidden_size {n.attrs['hidden_size']} does not match W {list(w.shape)}")
+    batch_first = int(n.attrs.get("layout", 0)) == 1
+    seq, batch = (xs[1], xs[0]) if batch_first else (xs[0], xs[1])
+    lens = n.input(4)
+    if lens:
+        c = m.const(lens)
+        if c is None or not np.all(c == seq):
+            raise Unsupported("sequence_lens shorter than the sequence (Partita runs every step of every sequence)")
+    if n.op == "LSTM" and n.input(7):
+        p = m.const(n.input(7))
+        if p is None or np.any(p != 0):
+            raise Unsupported("peepholes (input P)")
+    args = [m.value(n.inputs[0]), m.weight(n.input(1)), m.weight(n.input(2))]
+    b = n.input(3) or _zeros_const(m, n.input(1), (dirs, 2 * gates * hidden), "bias")
+    args.append(m.weight(b))
+    state_shape = (batch, dirs, hidden) if batch_first else (dirs, batch, hidden)
+    states = [n.input(5)] + ([n.input(6)] if n.op == "LSTM" else [])
+    # Initial states that are all zeros (what PyTorch exports without one) are left out.
+    given = [s for s in states if s and not (m.const(s) is not None and not np.any(m.const(s)))]
+    if given:
+        for k, s in enumerate(states):
+            if not s or (m.const(s) is not None and not np.any(m.const(s))):
+                states[k] = _zeros_const(m, n.input(1), state_shape, "initial_c" if k else "initial_h")
+            args.append(m.value(states[k]))
+    fields = []
+    if direction != "forward":
+        fields.append(f".direction = rnn_direction::{direction}")
+    if batch_first:
+        fields.append(".batch_first = true")
+    if int(n.attrs.get("linear_before_reset", 0)):
+        fields.append(".linear_before_reset = true")
+    if relu:
+        fields.append(".activation = rnn_activation::relu")
+    if "clip" in n.attrs:
+        fields.append(f".clip = {fmt_float(float(n.attrs['clip']))}")
+    states_text = "".join(f", ${i}" for i in range(4, len(args)))
+    whole = m.term(f"{op}<$0, $1, $2, $3, {{{', '.join(fields)}}}{states_text}>", *args)
+    whole.tensor = False
+    return [m.term(f"get<$0, {i}>", whole, shape=m.out_shape(i)) if o else None for i, o in enumerate(n.outputs)]
+
+
 def _trilu(m: Mapper, n: Node) -> list[Term]:
     k = int(m.need_const(n.input(1), "the diagonal k").reshape(-1)[0]) if n.input(1) else 0
     op = "triu" if int(n.attrs.get("upper", 1)) else "tril"
@@ -841,7 +918,7 @@ MAPPERS: dict[str, Mapping] = {
     "Cast": _cast, "CastLike": _cast, "Expand": _expand, "Identity": _same,
     "Equal": _compare, "Less": _compare, "LessOrEqual": _compare, "Greater": _compare, "GreaterOrEqual": _compare,
     "Not": _logical, "And": _logical, "Or": _logical, "Xor": _logical, "Where": _where, "Trilu": _trilu,
-    "TopK": _topk,
+    "TopK": _topk, "LSTM": _recurrent, "GRU": _recurrent, "RNN": _recurrent,
     "QuantizeLinear": lambda m, n: _quantization(m, n, "quantize"),
     "DequantizeLinear": lambda m, n: _quantization(m, n, "dequantize"),
 }

@@ -86,6 +86,30 @@ struct resize_attrs {
   bool align_corners = false;
 };
 
+/// Which way a recurrent layer reads its sequence (ONNX's `direction`).
+enum class rnn_direction : std::uint8_t {
+  forward,        ///< first step to last
+  reverse,        ///< last step to first
+  bidirectional,  ///< both, as two directions of the outputs
+};
+
+/// The activation of a plain `rnn` (ONNX's RNN `activations`; PyTorch's `nonlinearity`).
+enum class rnn_activation : std::uint8_t { tanh, relu };
+
+/// Attributes of the recurrent layers `lstm`, `gru` and `rnn`, as ONNX defines them:
+/// `gru<x, w, r, b, {.direction = rnn_direction::bidirectional, .linear_before_reset = true}>`.
+/// `batch_first` is ONNX's `layout = 1` (X [batch, seq, input], Y [batch, seq, dirs, hidden]);
+/// `clip`, when positive, bounds every gate's input to [-clip, clip]; `linear_before_reset`
+/// (gru) applies the reset gate after the recurrent product, as PyTorch's GRU does;
+/// `activation` is the plain rnn's.
+struct recurrent_attrs {
+  rnn_direction direction = rnn_direction::forward;
+  bool batch_first = false;
+  bool linear_before_reset = false;
+  rnn_activation activation = rnn_activation::tanh;
+  float clip = 0.f;
+};
+
 /// Where a literal's values live: static storage in the literal's own type, as elements of its
 /// dtype (`float` for f32, `std::uint8_t` for u8...). Left out of equality: a literal is
 /// identified by its name, which hashes its dtype, shape and values.
@@ -121,6 +145,11 @@ struct attrs {
   std::int64_t start = 0, stop = 0, step = 1;  // slice, normalized and clamped; trilu: start = the diagonal
   bool upper = false;                          // trilu: keep the upper triangle
   bool largest = true;                         // topk: the largest values (else the smallest)
+  rnn_direction direction = rnn_direction::forward;  // lstm, gru, rnn (recurrent_attrs)
+  bool batch_first = false;
+  bool linear_before_reset = false;
+  rnn_activation activation = rnn_activation::tanh;
+  float rnn_clip = 0.f;  // recurrent_attrs::clip
   std::array<int, max_rank> perm{};            // transpose
   std::array<int, max_rank> pad_before{}, pad_after{};  // pad
   shape target{};  // reshape

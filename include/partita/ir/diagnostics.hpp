@@ -55,6 +55,7 @@ enum class problem {
   cast_dtype,
   trilu_rank,
   topk_count,
+  recurrent_shapes,
 };
 
 /// The verdict of a node's shape/dtype rule: the problem, and the two shapes (or dtypes) that
@@ -174,6 +175,8 @@ struct report {
                 "partita: tril / triu (Node): X must have at least two dimensions (Lhs: its shape)");
   static_assert(P != problem::topk_count,
                 "partita: topk<X, K, Axis> (Node): X must be an f32 or integer tensor and K between 1 and X's extent along Axis (Lhs: X's shape; Rhs: K, Axis)");
+  static_assert(P != problem::recurrent_shapes,
+                "partita: lstm / gru / rnn (Node): X is [seq, batch, input] ([batch, seq, input] with batch_first), W [dirs, gates · hidden, input], R [dirs, gates · hidden, hidden], B [dirs, 2 · gates · hidden] and the initial states [dirs, batch, hidden], all f32, with dirs 2 for bidirectional and 1 otherwise and gates 4 (lstm), 3 (gru) or 1 (rnn) (Lhs: X's shape; Rhs: the argument that does not fit, its position last)");
   static constexpr bool ok = P == problem::none;
 };
 

@@ -43,11 +43,12 @@ constexpr std::uint64_t mix_all_attrs(std::uint64_t h, const attrs& a) {
   const auto mix_float = [&mix](float v) { mix(std::bit_cast<std::uint32_t>(v)); };
   for (const auto* pair : {&a.stride, &a.padding, &a.padding_end, &a.dilation, &a.window, &a.output_padding})
     for (int v : *pair) mix(static_cast<std::uint32_t>(v));
-  for (int v : {a.groups, a.block, static_cast<int>(a.depth_order), a.axis, static_cast<int>(a.resize), a.axes})
+  for (int v : {a.groups, a.block, static_cast<int>(a.depth_order), a.axis, static_cast<int>(a.resize), a.axes,
+                static_cast<int>(a.direction), static_cast<int>(a.activation)})
     mix(static_cast<std::uint32_t>(v));
-  for (float v : {a.lo, a.hi, a.epsilon, a.alpha, a.beta}) mix_float(v);
+  for (float v : {a.lo, a.hi, a.epsilon, a.alpha, a.beta, a.rnn_clip}) mix_float(v);
   for (bool v : {a.count_include_pad, a.ceil_mode, a.transpose_a, a.transpose_b, a.keepdims, a.align_corners, a.upper,
-                 a.largest})
+                 a.largest, a.batch_first, a.linear_before_reset})
     mix(v);
   for (std::int64_t v : {a.start, a.stop, a.step}) mix(static_cast<std::uint64_t>(v));
   for (const auto* list : {&a.perm, &a.pad_before, &a.pad_after})

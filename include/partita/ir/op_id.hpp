@@ -86,6 +86,9 @@ enum class op_id : std::uint8_t {
   trilu,
   // Ops whose value is several tensors (ir/ops/fields.hpp), and index ops of detector tails.
   topk,
+  lstm,
+  gru,
+  rnn,
 };
 
 /// Name of an op as the printer and diagnostics spell it.
@@ -102,8 +105,9 @@ constexpr std::string_view name_of(op_id op) {
       "reduce_sum", "reduce_max", "gather",   "pad",        "resize",            "conv1d",
       "conv_transpose2d", "depth_to_space", "space_to_depth", "quantize", "dequantize", "equal",
       "less",     "less_equal", "greater",    "greater_equal", "logical_not",    "logical_and",
-      "logical_or", "logical_xor", "where",   "cast",       "trilu",      "topk"};
-  static_assert(std::size(names) == static_cast<std::size_t>(op_id::topk) + 1, "one name per op");
+      "logical_or", "logical_xor", "where",   "cast",       "trilu",      "topk",
+      "lstm",     "gru",        "rnn"};
+  static_assert(std::size(names) == static_cast<std::size_t>(op_id::rnn) + 1, "one name per op");
   return names[static_cast<int>(op)];
 }
 
@@ -148,9 +152,12 @@ constexpr bool is_dtype_generic(op_id op) {
          op == op_id::topk;
 }
 
+/// True for the recurrent layers: `lstm`, `gru`, `rnn`.
+constexpr bool is_recurrent(op_id op) { return op == op_id::lstm || op == op_id::gru || op == op_id::rnn; }
+
 /// True for the ops whose value is several tensors, each read with `get<Op, I>`, that one kernel
 /// writes back to back in one buffer (their fields: ir/ops/fields.hpp).
-constexpr bool is_tuple_op(op_id op) { return op == op_id::topk; }
+constexpr bool is_tuple_op(op_id op) { return op == op_id::topk || is_recurrent(op); }
 
 /// True for the reductions over static axes.
 constexpr bool is_reduction(op_id op) {

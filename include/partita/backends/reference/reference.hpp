@@ -1,10 +1,12 @@
 #pragma once
 /// The reference backend: every op on the plain scalar kernels, nothing fused.
+#include <array>
 #include <string_view>
 
 #include "partita/runtime/step_ref.hpp"
 #include "partita/backends/reference/kernels.hpp"
 #include "partita/backends/reference/logical_kernels.hpp"
+#include "partita/backends/reference/recurrent_kernels.hpp"
 #include "partita/backends/reference/quantize_kernels.hpp"
 #include "partita/backends/reference/spatial_kernels.hpp"
 #include "partita/backends/reference/tensor_kernels.hpp"
@@ -108,6 +110,15 @@ struct reference {
       } else if constexpr (op == op_id::topk) {
         k::topk(in[0], xs, Step::arg(0).type, normalize_axis(at.axis, xs.rank), at.start, at.largest, out,
                 Step::output_offset(1));
+      } else if constexpr (is_recurrent(op)) {
+        constexpr reference_kernels::recurrent_geometry g = recurrent_geometry();
+        std::array<float, static_cast<std::size_t>(g.hidden)> scratch{};
+        auto* y = reinterpret_cast<unsigned char*>(out);
+        constexpr bool states = Step::num_args > 4;
+        k::recurrent(g, in[0], in[1], in[2], in[3], states ? in[4] : nullptr,
+                     states && op == op_id::lstm ? in[Step::num_args - 1] : nullptr, out,
+                     reinterpret_cast<float*>(y + Step::output_offset(1)),
+                     op == op_id::lstm ? reinterpret_cast<float*>(y + Step::output_offset(2)) : nullptr, scratch.data());
       } else if constexpr (op == op_id::trilu) {
         k::trilu(in[0], xs, size_of(n.type), at.upper, at.start, out);
       } else if constexpr (op == op_id::resize) {
@@ -123,6 +134,19 @@ struct reference {
     }
 
    private:
+    static constexpr reference_kernels::recurrent_geometry recurrent_geometry() {
+      constexpr attrs at = *Step::node.at;
+      constexpr shape xs = Step::arg(0).out, ws = Step::arg(1).out;
+      reference_kernels::recurrent_geometry g;
+      g.op = Step::op;
+      g.at = {at.direction, at.batch_first, at.linear_before_reset, at.activation, at.rnn_clip};
+      g.seq = at.batch_first ? xs[1] : xs[0];
+      g.batch = at.batch_first ? xs[0] : xs[1];
+      g.input = xs[2];
+      g.dirs = ws[0];
+      g.hidden = ws[1] / g.gates();
+      return g;
+    }
     static constexpr shape arg_shape(int i) { return i < Step::num_args ? Step::arg(i).out : shape{}; }
     static constexpr auto arg_shapes() {
       std::array<shape, static_cast<std::size_t>(Step::num_args)> s{};

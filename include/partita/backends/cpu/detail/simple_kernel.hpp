@@ -106,7 +106,7 @@ struct simple_kernel {
       };
       split(st, p.total / p.block, moved_cost * static_cast<double>(p.block),
             [&](std::int64_t b0, std::int64_t b1) { periodic_blocks(p, b0, b1, block); });
-    } else if constexpr (is_dtype_generic(op)) {
+    } else if constexpr (is_dtype_generic(op) || is_recurrent(op)) {
       on_reference(in, out);  // other broadcasts and dtypes, conversions, triangles: once per run, small
     } else if constexpr (op == op_id::bias_add) {
       // An add of the bias broadcast along every other axis: a row or a per-channel plan.
