@@ -401,6 +401,40 @@ struct boolean_models
   static constexpr double tolerance = bound::normalized;
 };
 
+// -- recurrent layers
+namespace recurrent_net {
+template <int D, int G, int H, int I>
+struct weights {
+  using w = weight<"w", f32, D, G * H, I>;
+  using r = weight<"r", f32, D, G * H, H>;
+  using b = weight<"b", f32, D, 2 * G * H>;
+};
+using x = input<"x", f32, 5, 2, 7>;     // [seq, batch, input]
+using xb = input<"x", f32, 3, 6, 7>;    // batch first: [batch, seq, input]
+using l1 = weights<1, 4, 19, 7>;
+using l2 = weights<2, 4, 16, 7>;
+using g1 = weights<1, 3, 19, 7>;
+using r2 = weights<2, 1, 32, 7>;
+constexpr recurrent_attrs both_first{.direction = rnn_direction::bidirectional, .batch_first = true, .clip = 1.5f};
+using lstm_fwd = lstm<x, l1::w, l1::r, l1::b>;
+using lstm_both = lstm<xb, l2::w, l2::r, l2::b, both_first, input<"h0", f32, 3, 2, 16>, input<"c0", f32, 3, 2, 16>>;
+using gru_torch = gru<x, g1::w, g1::r, g1::b, {.direction = rnn_direction::reverse, .linear_before_reset = true}>;
+using gru_onnx = gru<x, g1::w, g1::r, g1::b, {}, input<"h0", f32, 1, 2, 19>>;
+using rnn_relu = rnn<x, r2::w, r2::r, r2::b, {.direction = rnn_direction::bidirectional, .activation = rnn_activation::relu}>;
+}  // namespace recurrent_net
+
+struct recurrent_models
+    : model_group<
+          "recurrent layers: lstm, gru (linear_before_reset or not), rnn (relu); forward, reverse and both ways; batch "
+          "first; initial states; clip; hidden sizes that are whole vectors and not",
+          model<get<recurrent_net::lstm_fwd, 0>, get<recurrent_net::lstm_fwd, 1>, get<recurrent_net::lstm_fwd, 2>>,
+          model<get<recurrent_net::lstm_both, 0>, get<recurrent_net::lstm_both, 2>>,
+          model<get<recurrent_net::gru_torch, 0>, get<recurrent_net::gru_torch, 1>>,
+          model<get<recurrent_net::gru_onnx, 0>, get<recurrent_net::gru_onnx, 1>>,
+          model<get<recurrent_net::rnn_relu, 0>, get<recurrent_net::rnn_relu, 1>>> {
+  static constexpr double tolerance = bound::accumulated;
+};
+
 // -- blocks of a transformer
 namespace attention_net {
 using x = input<"x", f32, 2, 17, 24>;
@@ -433,7 +467,7 @@ using tensor_op_models =
     model_list<nets::matmul_models, nets::movement_models, nets::slicing_models, nets::resampling_models,
                nets::asymmetric_padding_models, nets::convolution_models, nets::depth_space_models, nets::gather_models, nets::sum_models,
                nets::normalized_models, nets::exact_elementwise_models, nets::math_models, nets::literal_models,
-               nets::boolean_models, nets::transformer_models>;
+               nets::boolean_models, nets::recurrent_models, nets::transformer_models>;
 /// Every op alone and fused: the layers', then the tensor ops'.
 using op_models = decltype(layer_op_models{} + tensor_op_models{});
 /// The whole list.

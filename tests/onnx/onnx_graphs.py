@@ -171,6 +171,28 @@ def mask_ops(opset: int = 14) -> onnx.ModelProto:
                   ("tif", F, [2, 3, 2, 5])], inits, opset)
 
 
+def recurrent_ops(opset: int = 14) -> onnx.ModelProto:
+    """The recurrent layers as ONNX writes them beyond PyTorch's exports: an LSTM read backwards
+    from given initial states with a clip, a GRU without linear_before_reset in layout 1
+    (batch first) from a given state, a bidirectional RNN with Relu, and every output used."""
+    n = helper.make_node
+    hid = 6
+    nodes = [
+        n("LSTM", ["x", "lw", "lr", "lb", "", "h0", "c0"], ["ly", "lh", "lc"], name="lstm", hidden_size=hid,
+          direction="reverse", clip=2.5),
+        n("GRU", ["xb", "gw", "gr", "gb", "", "gh0"], ["gy", "gh"], name="gru", hidden_size=hid, layout=1),
+        n("RNN", ["x", "rw", "rr", ""], ["ry", "rh"], name="rnn", hidden_size=hid, direction="bidirectional",
+          activations=["Relu", "Relu"]),
+    ]
+    inits = [const("lw", w((1, 4 * hid, 5), 31)), const("lr", w((1, 4 * hid, hid), 32)), const("lb", w((1, 8 * hid), 33)),
+             const("gw", w((1, 3 * hid, 5), 34)), const("gr", w((1, 3 * hid, hid), 35)), const("gb", w((1, 6 * hid), 36)),
+             const("rw", w((2, hid, 5), 37)), const("rr", w((2, hid, hid), 38))]
+    return model(nodes, [("x", F, [7, 2, 5]), ("xb", F, [2, 7, 5]), ("h0", F, [1, 2, hid]), ("c0", F, [1, 2, hid]),
+                         ("gh0", F, [2, 1, hid])],
+                 [("ly", F, [7, 1, 2, hid]), ("lh", F, [1, 2, hid]), ("lc", F, [1, 2, hid]), ("gy", F, [2, 7, 1, hid]),
+                  ("gh", F, [2, 1, hid]), ("ry", F, [7, 2, 2, hid]), ("rh", F, [2, 2, hid])], inits, opset)
+
+
 def conv_ops(opset: int = 13) -> onnx.ModelProto:
     """Conv with pads larger before (and after) each axis and SAME_LOWER, a 1-D Conv with groups,
     dilation, asymmetric pads and a bias; ConvTranspose with strides, output_padding, groups,

@@ -248,6 +248,62 @@ def _gemm(a, b, c, at):
     return y + at.get("beta", 1.0) * c if c is not None else y
 
 
+def _sigmoid(v):
+    return 1 / (1 + np.exp(-v))
+
+
+def recurrent(op: str, x, w, r, b, h0, c0, a) -> list[np.ndarray]:
+    """ONNX's LSTM, GRU and RNN in float64, step by step as the operator's equations read
+    (default activations, RNN's Relu, clip, directions, layout, linear_before_reset)."""
+    layout = a.get("layout", 0)
+    if layout:
+        x = x.transpose(1, 0, 2)
+        h0 = None if h0 is None else h0.transpose(1, 0, 2)
+        c0 = None if c0 is None else c0.transpose(1, 0, 2)
+    x, w, r = (np.asarray(v, dtype=np.float64) for v in (x, w, r))
+    seq, batch, _ = x.shape
+    dirs, gh, hidden = r.shape
+    g = gh // hidden
+    b = np.zeros((dirs, 2 * gh)) if b is None else np.asarray(b, dtype=np.float64)
+    direction = a.get("direction", b"forward")
+    direction = direction.decode() if isinstance(direction, bytes) else direction
+    clip = a.get("clip")
+    act = lambda v: np.clip(v, -clip, clip) if clip else v  # noqa: E731
+    relu = [s.decode() if isinstance(s, bytes) else s for s in a.get("activations", [])][:1] == ["Relu"]
+    y = np.zeros((seq, dirs, batch, hidden))
+    yh = np.zeros((dirs, batch, hidden))
+    yc = np.zeros((dirs, batch, hidden))
+    for d in range(dirs):
+        h = np.zeros((batch, hidden)) if h0 is None else np.asarray(h0[d], dtype=np.float64)
+        c = np.zeros((batch, hidden)) if c0 is None else np.asarray(c0[d], dtype=np.float64)
+        wb, rb = b[d, :gh], b[d, gh:]
+        backwards = direction == "reverse" or (direction == "bidirectional" and d == 1)
+        for t in (range(seq - 1, -1, -1) if backwards else range(seq)):
+            xw = x[t] @ w[d].T + wb
+            hr = h @ r[d].T + rb
+            if op == "LSTM":
+                i, o, f, cc = (xw[:, k * hidden:(k + 1) * hidden] + hr[:, k * hidden:(k + 1) * hidden] for k in range(4))
+                c = _sigmoid(act(f)) * c + _sigmoid(act(i)) * np.tanh(act(cc))
+                h = _sigmoid(act(o)) * np.tanh(c)
+            elif op == "GRU":
+                z = _sigmoid(act(xw[:, :hidden] + hr[:, :hidden]))
+                rr = _sigmoid(act(xw[:, hidden:2 * hidden] + hr[:, hidden:2 * hidden]))
+                if a.get("linear_before_reset", 0):
+                    hh = np.tanh(act(xw[:, 2 * hidden:] + rr * hr[:, 2 * hidden:]))
+                else:
+                    hh = np.tanh(act(xw[:, 2 * hidden:] + (rr * h) @ r[d][2 * hidden:].T + rb[2 * hidden:]))
+                h = (1 - z) * hh + z * h
+            else:
+                v = act(xw + hr)
+                h = np.maximum(v, 0) if relu else np.tanh(v)
+            y[t, d] = h
+        yh[d], yc[d] = h, c
+    if layout:
+        y, yh, yc = y.transpose(2, 0, 1, 3), yh.transpose(1, 0, 2), yc.transpose(1, 0, 2)
+    out = [y.astype(np.float32), yh.astype(np.float32)]
+    return out + [yc.astype(np.float32)] if op == "LSTM" else out
+
+
 def run(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
     """The graph's outputs for `feeds`, evaluated node by node."""
     env = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
@@ -305,6 +361,9 @@ def run(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> list[np.ndarray
             y = [np.where(x[0] >= 0, x[0], x[1] * x[0]).astype(np.float32)]
         elif op == "Shape":
             y = [np.asarray(x[0].shape, dtype=np.int64)]
+        elif op in ("LSTM", "GRU", "RNN"):
+            opt = lambda k: x[k] if len(x) > k and x[k] is not None else None  # noqa: E731
+            y = recurrent(op, x[0], x[1], x[2], opt(3), opt(5), opt(6) if op == "LSTM" else None, a)
         elif op == "TopK":
             k, axis = int(x[1].reshape(-1)[0]), a.get("axis", -1)
             order = np.argsort(-x[0] if a.get("largest", 1) else x[0], axis=axis, kind="stable")

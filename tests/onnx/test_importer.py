@@ -615,7 +615,7 @@ class EndToEndTest(ToolTest):
     def test_graphs_match_numpy(self) -> None:
         graphs = {"conv_net": G.conv_net(), "encoder_block": G.encoder_block(), "misc_ops": G.misc_ops(),
                   "conv_net11": G.conv_net(11), "encoder_block17": G.encoder_block(17), "conv_ops": G.conv_ops(),
-                  "mask_ops": G.mask_ops()}
+                  "mask_ops": G.mask_ops(), "recurrent_ops": G.recurrent_ops()}
         expected = {}
         for ns, m in graphs.items():
             r = run_tool(m, self.dir, ns)

@@ -135,6 +135,13 @@ inline std::string attr_string(const graph_node& n) {
       return concat("exponent=", float_string(a.alpha));
     case op_id::hardsigmoid:
       return concat("alpha=", float_string(a.alpha), ", beta=", float_string(a.beta));
+    case op_id::lstm: case op_id::gru: case op_id::rnn:
+      return concat(a.direction == rnn_direction::forward   ? "forward"
+                    : a.direction == rnn_direction::reverse ? "reverse"
+                                                            : "bidirectional",
+                    a.batch_first ? ", batch_first" : "", a.linear_before_reset ? ", linear_before_reset" : "",
+                    n.op == op_id::rnn && a.activation == rnn_activation::relu ? ", relu" : "",
+                    a.rnn_clip > 0 ? concat(", clip=", float_string(a.rnn_clip)) : std::string());
     case op_id::topk:
       return concat("k=", std::to_string(a.start), ", axis=", std::to_string(a.axis), a.largest ? ", largest" : ", smallest");
     case op_id::trilu:

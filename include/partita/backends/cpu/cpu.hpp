@@ -19,6 +19,7 @@
 #include "partita/backends/cpu/detail/gemm/gemm_kernel.hpp"
 #include "partita/backends/cpu/detail/int8/qcomposite.hpp"
 #include "partita/backends/cpu/detail/layout_roles.hpp"
+#include "partita/backends/cpu/detail/recurrent/recurrent.hpp"
 #include "partita/backends/cpu/detail/gemm/matmul.hpp"
 #include "partita/backends/cpu/detail/simple_kernel.hpp"
 #include "partita/backends/cpu/detail/state.hpp"
@@ -131,6 +132,12 @@ template <class Step>
 struct kernel_for<Step> {
   using type = matmul_kernel<Step>;
   static constexpr kernel_note note() { return note_of(matmul_kernel<Step>::choice); }
+};
+template <class Step>
+  requires(fused_recurrent<Step>())
+struct kernel_for<Step> {
+  using type = recurrent_kernel<Step>;
+  static constexpr kernel_note note() { return recurrent_kernel<Step>::note(); }
 };
 template <class Step>
   requires(int8::quantized_composite<Step>())
