@@ -86,6 +86,7 @@
 #include "partita/runtime/profile.hpp"
 #include "partita/runtime/safetensors.hpp"
 #include "partita/runtime/static_executable.hpp"
+#include "partita/runtime/stateful.hpp"
 #include "partita/runtime/step_ref.hpp"
 #include "partita/runtime/tensor_data.hpp"
 #include "partita/runtime/weight_set.hpp"
