@@ -134,13 +134,15 @@ using wave = conv1d<input<"pcm", f32, 1, 1, 16>, weight<"a", f32, 2, 1, 3>, {.pa
 using mask = logical_or<logical_and<less<joined, scalar<0.f>>, greater<joined, scalar<1.f>>>,
                         logical_xor<logical_not<equal<joined, joined>>, less_equal<joined, scalar<0.5f>>>>;
 using masked = where<tril<unsqueeze<greater_equal<cast<mask, f32>, joined>, 0>>, joined, scalar<0.f>>;  // [1, 4]
+using ranked = get<topk<cumsum<masked, 1>, 2>, 0>;                                 // [1, 2]
+using picked = gather_elements<masked, unsqueeze<argmax<joined>, 0>, 1>;         // [1, 1]
 using both = tuple<joined, reduced>;
-using net = model<output<"joined", get<both, 0>>, get<both, 1>, up, s2d, wave, masked>;
+using net = model<output<"joined", get<both, 0>>, get<both, 1>, up, s2d, wave, masked, ranked, picked, argmin<joined, 0>>;
 
 // The passes and the backends, unqualified too.
 using parts_of_net = partition<net, cpu>;
 using checked = compiled<net, reference>;
-static_assert(checked::num_outputs == 6 && checked::output(0).name == "joined");
+static_assert(checked::num_outputs == 9 && checked::output(0).name == "joined");
 static_assert(exp_<fc>::desc.op == op_id::exp && tanh_<fc>::desc.op == op_id::tanh && abs_<fc>::desc.op == op_id::abs);
 
 TEST_CASE("the ops with a trailing underscore print under their plain names") {

@@ -591,6 +591,8 @@ struct attrs {
   bool linear_before_reset = false;
   rnn_activation activation = rnn_activation::tanh;
   float rnn_clip = 0.f;  // recurrent_attrs::clip
+  bool select_last = false;  // argmax, argmin: the last of equal extremes (else the first)
+  bool exclusive = false, reverse = false;  // cumsum
   std::array<int, max_rank> perm{};            // transpose
   std::array<int, max_rank> pad_before{}, pad_after{};  // pad
   shape target{};  // reshape
@@ -675,6 +677,7 @@ enum class problem {
   trilu_rank,
   topk_count,
   recurrent_shapes,
+  gather_elements_indices,
 };
 
 /// The verdict of a node's shape/dtype rule: the problem, and the two shapes (or dtypes) that
@@ -796,6 +799,8 @@ struct report {
                 "partita: topk<X, K, Axis> (Node): X must be an f32 or integer tensor and K between 1 and X's extent along Axis (Lhs: X's shape; Rhs: K, Axis)");
   static_assert(P != problem::recurrent_shapes,
                 "partita: lstm / gru / rnn (Node): X is [seq, batch, input] ([batch, seq, input] with batch_first), W [dirs, gates · hidden, input], R [dirs, gates · hidden, hidden], B [dirs, 2 · gates · hidden] and the initial states [dirs, batch, hidden], all f32, with dirs 2 for bidirectional and 1 otherwise and gates 4 (lstm), 3 (gru) or 1 (rnn) (Lhs: X's shape; Rhs: the argument that does not fit, its position last)");
+  static_assert(P != problem::gather_elements_indices,
+                "partita: gather_elements<X, Indices, Axis> (Node): Indices must be an i32 or i64 tensor of X's rank, at most X's extent along every other axis (Lhs: X's shape, Rhs: the indices' shape)");
   static constexpr bool ok = P == problem::none;
 };
 
@@ -961,6 +966,10 @@ enum class op_id : std::uint8_t {
   lstm,
   gru,
   rnn,
+  argmax,
+  argmin,
+  cumsum,
+  gather_elements,
 };
 
 /// Name of an op as the printer and diagnostics spell it.
@@ -978,8 +987,9 @@ constexpr std::string_view name_of(op_id op) {
       "conv_transpose2d", "depth_to_space", "space_to_depth", "quantize", "dequantize", "equal",
       "less",     "less_equal", "greater",    "greater_equal", "logical_not",    "logical_and",
       "logical_or", "logical_xor", "where",   "cast",       "trilu",      "topk",
-      "lstm",     "gru",        "rnn"};
-  static_assert(std::size(names) == static_cast<std::size_t>(op_id::rnn) + 1, "one name per op");
+      "lstm",     "gru",        "rnn",        "argmax",     "argmin",            "cumsum",
+      "gather_elements"};
+  static_assert(std::size(names) == static_cast<std::size_t>(op_id::gather_elements) + 1, "one name per op");
   return names[static_cast<int>(op)];
 }
 
@@ -1018,10 +1028,12 @@ constexpr bool is_logical(op_id op) {
 }
 
 /// True for the ops whose kernels read or write dtypes other than f32 (booleans, integers):
-/// comparisons, logical ops, where, cast, tril/triu, and topk (its indices).
+/// comparisons, logical ops, where, cast, tril/triu, and the index ops (topk, argmax, argmin,
+/// cumsum of integers, gather_elements).
 constexpr bool is_dtype_generic(op_id op) {
   return is_comparison(op) || is_logical(op) || op == op_id::where || op == op_id::cast || op == op_id::trilu ||
-         op == op_id::topk;
+         op == op_id::topk || op == op_id::argmax || op == op_id::argmin || op == op_id::cumsum ||
+         op == op_id::gather_elements;
 }
 
 /// True for the recurrent layers: `lstm`, `gru`, `rnn`.
@@ -1157,7 +1169,7 @@ concept module_type = requires {
 // ---- begin partita/ir/ops/fields.hpp ----
 /// The fields of every tuple-valued op (`is_tuple_op`): what `get`, the plan and the kernels read.
 // ---- begin partita/ir/ops/indexing.hpp ----
-/// Ops that compute indices from values: `topk`.
+/// Ops that compute or follow indices: `topk`, `argmax`, `argmin`, `cumsum`, `gather_elements`.
 // ---- begin partita/ir/ops/rules.hpp ----
 /// Shape and dtype rules shared by several ops.
 // ---- begin partita/ir/node.hpp ----
@@ -1208,7 +1220,7 @@ constexpr std::uint64_t mix_all_attrs(std::uint64_t h, const attrs& a) {
     mix(static_cast<std::uint32_t>(v));
   for (float v : {a.lo, a.hi, a.epsilon, a.alpha, a.beta, a.rnn_clip}) mix_float(v);
   for (bool v : {a.count_include_pad, a.ceil_mode, a.transpose_a, a.transpose_b, a.keepdims, a.align_corners, a.upper,
-                 a.largest, a.batch_first, a.linear_before_reset})
+                 a.largest, a.batch_first, a.linear_before_reset, a.select_last, a.exclusive, a.reverse})
     mix(v);
   for (std::int64_t v : {a.start, a.stop, a.step}) mix(static_cast<std::uint64_t>(v));
   for (const auto* list : {&a.perm, &a.pad_before, &a.pad_after})
@@ -1405,7 +1417,90 @@ constexpr inference topk(const attrs& at, const arg_info* a, int n) {
   return inference{{}, a[0].type, true, {}};
 }
 
+/// argmax, argmin: X (f32, integers or booleans) reduced along an axis to the index of its extreme, i64.
+constexpr inference arg_reduce(const attrs& at, const arg_info* a, int n) {
+  if (auto v = tensor_args(a, n); v.what != problem::none) return {{}, {}, false, v};
+  const shape& x = a[0].shp;
+  const int axis = normalize_axis(at.axis, x.rank);
+  if (axis < 0 || axis >= x.rank) return fail(problem::axis_out_of_range, x, dims1(at.axis));
+  shape y{};
+  for (int d = 0; d < x.rank; ++d)
+    if (d != axis || at.keepdims) y.dims[static_cast<std::size_t>(y.rank++)] = d == axis ? 1 : x[d];
+  return ok(y, dtype::i64);
+}
+
+/// cumsum: X's shape and dtype (f32 or integers).
+constexpr inference cumsum(const attrs& at, const arg_info* a, int n) {
+  if (auto v = tensor_args(a, n); v.what != problem::none) return {{}, {}, false, v};
+  const int axis = normalize_axis(at.axis, a[0].shp.rank);
+  if (axis < 0 || axis >= a[0].shp.rank) return fail(problem::axis_out_of_range, a[0].shp, dims1(at.axis));
+  return ok(a[0].shp, a[0].type);
+}
+
+/// gather_elements: indices (i32 or i64) of X's rank, no larger than X outside the axis; the
+/// result has the indices' shape and X's dtype.
+constexpr inference gather_elements(const attrs& at, const arg_info* a, int n) {
+  for (int i = 0; i < n; ++i)
+    if (a[i].is_tuple) return fail(problem::tuple_as_tensor, a[i].shp, shape{});
+  const shape &x = a[0].shp, &idx = a[1].shp;
+  const int axis = normalize_axis(at.axis, x.rank);
+  if (axis < 0 || axis >= x.rank) return fail(problem::axis_out_of_range, x, dims1(at.axis));
+  bool fits = idx.rank == x.rank && (a[1].type == dtype::i32 || a[1].type == dtype::i64);
+  for (int d = 0; fits && d < x.rank; ++d) fits = d == axis || idx[d] <= x[d];
+  if (!fits) return fail(problem::gather_elements_indices, x, idx);
+  return ok(idx, a[0].type);
+}
+
 }  // namespace rules
+
+namespace detail {
+constexpr attrs arg_reduce_attrs(int axis, bool keepdims, bool select_last) {
+  attrs a{};
+  a.axis = axis;
+  a.keepdims = keepdims;
+  a.select_last = select_last;
+  return a;
+}
+constexpr attrs cumsum_attrs(int axis, bool exclusive, bool reverse) {
+  attrs a{};
+  a.axis = axis;
+  a.exclusive = exclusive;
+  a.reverse = reverse;
+  return a;
+}
+}  // namespace detail
+
+/// The index (i64) of the largest element of X along `Axis` (ONNX's ArgMax, PyTorch's
+/// `argmax`): the axis kept with extent 1 where `KeepDims`, else dropped; of equal largest
+/// values the first, or the last where `SelectLast`; a NaN is larger than every number.
+template <class X, int Axis = 0, bool KeepDims = true, bool SelectLast = false>
+struct argmax : detail::op_node<op_id::argmax, detail::arg_reduce_attrs(Axis, KeepDims, SelectLast), &rules::arg_reduce, X> {
+  static_assert(well_formed<argmax, X>);
+};
+
+/// The index of the smallest element, as `argmax` (a NaN is smaller than every number: it wins
+/// both, as in PyTorch).
+template <class X, int Axis = 0, bool KeepDims = true, bool SelectLast = false>
+struct argmin : detail::op_node<op_id::argmin, detail::arg_reduce_attrs(Axis, KeepDims, SelectLast), &rules::arg_reduce, X> {
+  static_assert(well_formed<argmin, X>);
+};
+
+/// Running sums of X along `Axis` (ONNX's CumSum): element i is the sum of elements 0..i, or
+/// 0..i-1 where `Exclusive`, or from the end where `Reverse`. X's dtype (f32 sums in double).
+template <class X, int Axis, bool Exclusive = false, bool Reverse = false>
+struct cumsum : detail::op_node<op_id::cumsum, detail::cumsum_attrs(Axis, Exclusive, Reverse), &rules::cumsum, X> {
+  static_assert(well_formed<cumsum, X>);
+};
+
+/// y[i, j, k] = x[indices[i, j, k], j, k] for `Axis` 0, and alike for the others (ONNX's
+/// GatherElements, PyTorch's `gather`): `Indices` (i32 or i64, computed or given) has X's rank
+/// and at most X's extents outside the axis; negative indices count from the back, and an index
+/// out of range makes `run` throw.
+template <class X, class Indices, int Axis = 0>
+struct gather_elements
+    : detail::op_node<op_id::gather_elements, detail::axis_attrs(Axis), &rules::gather_elements, X, Indices> {
+  static_assert(well_formed<gather_elements, X, Indices>);
+};
 
 namespace detail {
 constexpr attrs topk_attrs(std::int64_t k, int axis, bool largest) {
@@ -1834,6 +1929,12 @@ inline std::string attr_string(const graph_node& n) {
                     a.batch_first ? ", batch_first" : "", a.linear_before_reset ? ", linear_before_reset" : "",
                     n.op == op_id::rnn && a.activation == rnn_activation::relu ? ", relu" : "",
                     a.rnn_clip > 0 ? concat(", clip=", float_string(a.rnn_clip)) : std::string());
+    case op_id::argmax: case op_id::argmin:
+      return concat("axis=", std::to_string(a.axis), a.keepdims ? ", keepdims" : "", a.select_last ? ", select_last" : "");
+    case op_id::cumsum:
+      return concat("axis=", std::to_string(a.axis), a.exclusive ? ", exclusive" : "", a.reverse ? ", reverse" : "");
+    case op_id::gather_elements:
+      return concat("axis=", std::to_string(a.axis));
     case op_id::topk:
       return concat("k=", std::to_string(a.start), ", axis=", std::to_string(a.axis), a.largest ? ", largest" : ", smallest");
     case op_id::trilu:
@@ -13038,8 +13139,382 @@ inline void softmax(const float* x, const shape& xs, int axis, float* y) {
 // ---- begin partita/backends/reference/reference.hpp ----
 /// The reference backend: every op on the plain scalar kernels, nothing fused.
 
+// ---- begin partita/backends/reference/index_kernels.hpp ----
+/// Reference kernels of the index ops: topk, argmax and argmin, cumsum, gather_elements.
+
+// ---- begin partita/backends/reference/tensor_kernels.hpp ----
+/// Plain scalar kernels for matmul, data movement (transpose, slice, pad, gather, resize),
+/// reductions and layer / RMS normalization.
+
+
+namespace partita::reference_kernels {
+
+namespace detail {
+
+/// Row-major strides of `s` (no broadcasting).
+inline std::array<std::int64_t, max_rank> strides(const shape& s) {
+  std::array<std::int64_t, max_rank> st{};
+  std::int64_t step = 1;
+  for (int i = s.rank - 1; i >= 0; --i) {
+    st[static_cast<std::size_t>(i)] = step;
+    step *= s[i];
+  }
+  return st;
+}
+
+/// Calls f(index, flat) for every index of `s` in row-major order.
+template <class F>
+void for_each_index(const shape& s, F f) {
+  std::array<std::int64_t, max_rank> idx{};
+  const std::int64_t total = s.elements();
+  for (std::int64_t flat = 0; flat < total; ++flat) {
+    f(idx, flat);
+    for (int d = s.rank - 1; d >= 0; --d) {
+      const auto u = static_cast<std::size_t>(d);
+      if (++idx[u] < s[d]) break;
+      idx[u] = 0;
+    }
+  }
+}
+
+}  // namespace detail
+
+/// numpy matmul: y[..., i, j] = sum_k a[..., i, k] · b[..., k, j], the batch axes broadcast, an
+/// operand read transposed (its last two axes swapped) when its flag is set.
+inline void matmul(const float* a, const shape& as, const float* b, const shape& bs, float* y, const shape& ys,
+                   bool transpose_a, bool transpose_b) {
+  const int batch_rank = ys.rank - 2;
+  shape a_batch = as, b_batch = bs, y_batch = ys;
+  a_batch.rank -= 2;
+  b_batch.rank -= 2;
+  y_batch.rank -= 2;
+  const auto a_st = detail::broadcast_strides(a_batch, batch_rank);
+  const auto b_st = detail::broadcast_strides(b_batch, batch_rank);
+  const std::int64_t m = ys.back(1), n = ys.back(0);
+  const std::int64_t k_len = transpose_a ? as.back(1) : as.back(0);
+  const std::int64_t a_mat = as.back(0) * as.back(1), b_mat = bs.back(0) * bs.back(1);
+  detail::for_each_index(y_batch, [&](const std::array<std::int64_t, max_rank>& idx, std::int64_t flat) {
+    std::int64_t ao = 0, bo = 0;
+    for (int d = 0; d < batch_rank; ++d) {
+      const auto u = static_cast<std::size_t>(d);
+      ao += idx[u] * a_st[u];
+      bo += idx[u] * b_st[u];
+    }
+    const float* am = a + ao * a_mat;
+    const float* bm = b + bo * b_mat;
+    float* ym = y + flat * m * n;
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t j = 0; j < n; ++j) {
+        double acc = 0;
+        for (std::int64_t k = 0; k < k_len; ++k) {
+          const float av = transpose_a ? am[k * m + i] : am[i * k_len + k];
+          const float bv = transpose_b ? bm[j * k_len + k] : bm[k * n + j];
+          acc += static_cast<double>(av) * static_cast<double>(bv);
+        }
+        ym[i * n + j] = static_cast<float>(acc);
+      }
+  });
+}
+
+/// y = x with its axes permuted: output axis i is input axis perm[i].
+inline void transpose(const float* x, const shape& xs, const std::array<int, max_rank>& perm, float* y, const shape& ys) {
+  const auto xst = detail::strides(xs);
+  detail::for_each_index(ys, [&](const std::array<std::int64_t, max_rank>& idx, std::int64_t flat) {
+    std::int64_t at = 0;
+    for (int d = 0; d < ys.rank; ++d) at += idx[static_cast<std::size_t>(d)] * xst[static_cast<std::size_t>(perm[static_cast<std::size_t>(d)])];
+    y[flat] = x[at];
+  });
+}
+
+/// y = the elements of x along `axis` that `slice_bounds(xs[axis], begin, end, step)` selects.
+inline void slice(const float* x, const shape& xs, int axis, std::int64_t begin, std::int64_t end, std::int64_t step,
+                  float* y, const shape& ys) {
+  const slice_range r = slice_bounds(xs[axis], begin, end, step);
+  const auto xst = detail::strides(xs);
+  detail::for_each_index(ys, [&](const std::array<std::int64_t, max_rank>& idx, std::int64_t flat) {
+    std::int64_t at = 0;
+    for (int d = 0; d < ys.rank; ++d) {
+      const auto u = static_cast<std::size_t>(d);
+      at += (d == axis ? r.start + idx[u] * r.step : idx[u]) * xst[u];
+    }
+    y[flat] = x[at];
+  });
+}
+
+/// y = x surrounded by `value`: before[d] and after[d] extra elements along each axis d.
+inline void pad(const float* x, const shape& xs, const std::array<int, max_rank>& before, float value, float* y,
+                const shape& ys) {
+  const auto xst = detail::strides(xs);
+  detail::for_each_index(ys, [&](const std::array<std::int64_t, max_rank>& idx, std::int64_t flat) {
+    std::int64_t at = 0;
+    for (int d = 0; d < ys.rank; ++d) {
+      const auto u = static_cast<std::size_t>(d);
+      const std::int64_t i = idx[u] - before[u];
+      if (i < 0 || i >= xs[d]) {
+        y[flat] = value;
+        return;
+      }
+      at += i * xst[u];
+    }
+    y[flat] = x[at];
+  });
+}
+
+/// The value at position i of an i32 or i64 tensor (read bytewise: index buffers arrive through
+/// the float pointer every kernel argument has).
+inline std::int64_t read_index(const void* indices, dtype type, std::int64_t i) {
+  if (type == dtype::i64) {
+    std::int64_t v = 0;
+    std::memcpy(&v, static_cast<const std::byte*>(indices) + i * 8, 8);
+    return v;
+  }
+  std::int32_t w = 0;
+  std::memcpy(&w, static_cast<const std::byte*>(indices) + i * 4, 4);
+  return w;
+}
+
+/// The index at position i of an i32 or i64 tensor, checked against `extent` (negative values
+/// count from the back); out of range is a `partita::error` naming the position and the value.
+inline std::int64_t checked_index(const void* indices, dtype type, std::int64_t i, std::int64_t extent) {
+  const std::int64_t v = read_index(indices, type, i);
+  const std::int64_t at = v < 0 ? v + extent : v;
+  if (at < 0 || at >= extent)
+    partita::detail::raise(error("partita: gather: index " + std::to_string(v) + " at position " + std::to_string(i) +
+                " of the indices is out of range for an axis of " + std::to_string(extent) + " entries"));
+  return at;
+}
+
+/// ONNX Gather: y[pre, idx..., post] = table[pre, indices[idx...], post] along `axis`.
+inline void gather(const float* table, const shape& ts, const void* indices, dtype index_type, std::int64_t num_indices,
+                   int axis, float* y) {
+  const std::int64_t outer = detail::product(ts, 0, axis), extent = ts[axis], inner = detail::product(ts, axis + 1, ts.rank);
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t i = 0; i < num_indices; ++i) {
+      const std::int64_t at = checked_index(indices, index_type, i, extent);
+      const float* src = table + (o * extent + at) * inner;
+      std::copy(src, src + inner, y + (o * num_indices + i) * inner);
+    }
+}
+
+/// reduce_mean / reduce_sum / reduce_max of x over the axes whose bits are set in `axes`, into
+/// y (the kept axes in order: extents of 1 that keepdims adds do not change the layout). Sums
+/// in double; the maximum propagates NaN.
+inline void reduce(op_id op, const float* x, const shape& xs, int axes, float* y) {
+  const auto xst = detail::strides(xs);
+  shape kept{}, gone{};
+  std::array<std::int64_t, max_rank> kept_st{}, gone_st{};
+  for (int d = 0; d < xs.rank; ++d) {
+    const bool reduced = (axes >> d) & 1;
+    shape& s = reduced ? gone : kept;
+    (reduced ? gone_st : kept_st)[static_cast<std::size_t>(s.rank)] = xst[static_cast<std::size_t>(d)];
+    s.dims[static_cast<std::size_t>(s.rank++)] = xs[d];
+  }
+  const auto offset = [](const std::array<std::int64_t, max_rank>& idx, const std::array<std::int64_t, max_rank>& st, int rank) {
+    std::int64_t at = 0;
+    for (int d = 0; d < rank; ++d) at += idx[static_cast<std::size_t>(d)] * st[static_cast<std::size_t>(d)];
+    return at;
+  };
+  detail::for_each_index(kept, [&](const std::array<std::int64_t, max_rank>& out_idx, std::int64_t flat) {
+    const float* base = x + offset(out_idx, kept_st, kept.rank);
+    double sum = 0;
+    float top = -std::numeric_limits<float>::infinity();
+    detail::for_each_index(gone, [&](const std::array<std::int64_t, max_rank>& idx, std::int64_t) {
+      const float v = base[offset(idx, gone_st, gone.rank)];
+      sum += v;
+      if (v > top || std::isnan(v)) top = std::isnan(top) ? top : v;
+    });
+    y[flat] = op == op_id::reduce_max ? top
+              : op == op_id::reduce_mean ? static_cast<float>(sum / static_cast<double>(gone.elements()))
+                                         : static_cast<float>(sum);
+  });
+}
+
+/// layer_norm (beta non-null) or rms_norm (beta null) of x over its axes from `axis` on:
+/// (x - mean) / sqrt(var + eps) · gamma + beta, or x / sqrt(mean(x²) + eps) · gamma.
+inline void axis_norm(const float* x, const shape& xs, int axis, const float* gamma, const float* beta, float eps,
+                      float* y) {
+  const std::int64_t inner = detail::product(xs, axis, xs.rank), outer = xs.elements() / inner;
+  for (std::int64_t o = 0; o < outer; ++o) {
+    const float* xr = x + o * inner;
+    float* yr = y + o * inner;
+    double mean = 0, sq = 0;
+    if (beta) {
+      for (std::int64_t i = 0; i < inner; ++i) mean += xr[i];
+      mean /= static_cast<double>(inner);
+    }
+    for (std::int64_t i = 0; i < inner; ++i) sq += (xr[i] - mean) * (xr[i] - mean);
+    const double inv = 1.0 / std::sqrt(sq / static_cast<double>(inner) + static_cast<double>(eps));
+    for (std::int64_t i = 0; i < inner; ++i)
+      yr[i] = static_cast<float>((xr[i] - mean) * inv * gamma[i] + (beta ? static_cast<double>(beta[i]) : 0.0));
+  }
+}
+
+/// resize of NCHW x to ys: nearest (src = floor(dst · in / out)) or bilinear (half-pixel
+/// centres clamped at 0, or aligned corners), as PyTorch's `interpolate` with a size.
+inline void resize(const float* x, const shape& xs, float* y, const shape& ys, resize_mode mode, bool align_corners) {
+  const std::int64_t planes = xs[0] * xs[1], ih = xs[2], iw = xs[3], oh = ys[2], ow = ys[3];
+  // Source coordinate of output index d along an axis of `in` → `out` pixels.
+  const auto source = [&](std::int64_t d, std::int64_t in, std::int64_t out) {
+    if (align_corners) return out > 1 ? static_cast<double>(d) * static_cast<double>(in - 1) / static_cast<double>(out - 1) : 0.0;
+    const double scale = static_cast<double>(in) / static_cast<double>(out);
+    return std::max((static_cast<double>(d) + 0.5) * scale - 0.5, 0.0);
+  };
+  for (std::int64_t p = 0; p < planes; ++p) {
+    const float* plane = x + p * ih * iw;
+    for (std::int64_t r = 0; r < oh; ++r)
+      for (std::int64_t c = 0; c < ow; ++c) {
+        float& out = y[(p * oh + r) * ow + c];
+        if (mode == resize_mode::nearest) {
+          const std::int64_t sr = std::min(static_cast<std::int64_t>(static_cast<double>(r) * static_cast<double>(ih) / static_cast<double>(oh)), ih - 1);
+          const std::int64_t sc = std::min(static_cast<std::int64_t>(static_cast<double>(c) * static_cast<double>(iw) / static_cast<double>(ow)), iw - 1);
+          out = plane[sr * iw + sc];
+          continue;
+        }
+        const double fr = source(r, ih, oh), fc = source(c, iw, ow);
+        const std::int64_t r0 = std::min(static_cast<std::int64_t>(fr), ih - 1), c0 = std::min(static_cast<std::int64_t>(fc), iw - 1);
+        const std::int64_t r1 = std::min(r0 + 1, ih - 1), c1 = std::min(c0 + 1, iw - 1);
+        const double lr = fr - static_cast<double>(r0), lc = fc - static_cast<double>(c0);
+        out = static_cast<float>((1 - lr) * ((1 - lc) * plane[r0 * iw + c0] + lc * plane[r0 * iw + c1]) +
+                                 lr * ((1 - lc) * plane[r1 * iw + c0] + lc * plane[r1 * iw + c1]));
+      }
+  }
+}
+
+}  // namespace partita::reference_kernels
+// ---- end partita/backends/reference/tensor_kernels.hpp ----
+
+namespace partita::reference_kernels {
+
+namespace detail {
+
+/// Element `e` of a tensor of dtype `t` (f32 or an integer dtype), as a double.
+inline double value_at(const void* x, dtype t, std::int64_t e) {
+  return t == dtype::f32 ? static_cast<double>(static_cast<const float*>(x)[e])
+                         : static_cast<double>(partita::detail::load_integer(x, t, e));
+}
+
+}  // namespace detail
+
+/// topk of `x` (dtype `t`, shape `xs`) along `axis`: the `k` largest (or smallest) elements of
+/// each line in order, written as values (dtype `t`) at `y` and their indices (i64) at
+/// `y + indices_at` bytes. An element's place is the number of elements of its line that come
+/// before it (the larger, or smaller, then the lower index among equals; NaN above every
+/// number): no sort, no memory, as clear as it is slow on long lines.
+inline void topk(const void* x, const shape& xs, dtype t, int axis, std::int64_t k, bool largest, void* y,
+                 std::size_t indices_at) {
+  const std::int64_t n = xs[axis], inner = detail::product(xs, axis + 1, xs.rank);
+  const std::int64_t outer = detail::product(xs, 0, axis);
+  const std::size_t bytes = size_of(t);
+  const auto* px = static_cast<const unsigned char*>(x);
+  auto* values = static_cast<unsigned char*>(y);
+  auto* indices = reinterpret_cast<std::int64_t*>(static_cast<unsigned char*>(y) + indices_at);
+  const auto value = [&](std::int64_t e) { return detail::value_at(x, t, e); };
+  // Whether element a (at index ia of its line) comes before element b (at ib).
+  const auto before = [&](double a, std::int64_t ia, double b, std::int64_t ib) {
+    const bool na = std::isnan(a), nb = std::isnan(b);
+    if (na || nb) {
+      if (na && nb) return ia < ib;
+      return largest ? na : nb;  // NaN is the largest value
+    }
+    if (a != b) return largest ? a > b : a < b;
+    return ia < ib;
+  };
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t in = 0; in < inner; ++in) {
+      const std::int64_t base = o * n * inner + in, out_base = o * k * inner + in;
+      for (std::int64_t i = 0; i < n; ++i) {
+        const double v = value(base + i * inner);
+        std::int64_t place = 0;
+        for (std::int64_t j = 0; j < n && place < k; ++j)
+          if (j != i && before(value(base + j * inner), j, v, i)) ++place;
+        if (place >= k) continue;
+        const std::int64_t at = out_base + place * inner;
+        std::memcpy(values + at * static_cast<std::int64_t>(bytes), px + (base + i * inner) * static_cast<std::int64_t>(bytes), bytes);
+        indices[at] = i;
+      }
+    }
+}
+
+/// argmax (`largest`) or argmin of `x` (dtype `t`, shape `xs`) along `axis`, as i64 indices
+/// into `y` (the other axes in order). Of equal extremes the first, or the last with
+/// `select_last`; a NaN beats every number (the first NaN, or the last).
+inline void arg_reduce(const void* x, const shape& xs, dtype t, int axis, bool largest, bool select_last, std::int64_t* y) {
+  const std::int64_t n = xs[axis], inner = detail::product(xs, axis + 1, xs.rank), outer = detail::product(xs, 0, axis);
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t in = 0; in < inner; ++in) {
+      const std::int64_t base = o * n * inner + in;
+      std::int64_t best = 0;
+      double b = detail::value_at(x, t, base);
+      for (std::int64_t i = 1; i < n; ++i) {
+        const double v = detail::value_at(x, t, base + i * inner);
+        const bool nan_v = std::isnan(v), nan_b = std::isnan(b);
+        bool take;
+        if (nan_v || nan_b) take = nan_v && (!nan_b || select_last);
+        else take = largest ? (v > b || (select_last && v == b)) : (v < b || (select_last && v == b));
+        if (take) {
+          best = i;
+          b = v;
+        }
+      }
+      y[o * inner + in] = best;
+    }
+}
+
+/// cumsum of `x` (dtype `t`, shape `xs`) along `axis` into `y`: inclusive or `exclusive`,
+/// forwards or in `reverse`. f32 sums in double; integers in 64 bits, wrapped to the dtype.
+inline void cumsum(const void* x, const shape& xs, dtype t, int axis, bool exclusive, bool reverse, void* y) {
+  const std::int64_t n = xs[axis], inner = detail::product(xs, axis + 1, xs.rank), outer = detail::product(xs, 0, axis);
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t in = 0; in < inner; ++in) {
+      double sum = 0;
+      std::int64_t isum = 0;
+      for (std::int64_t s = 0; s < n; ++s) {
+        const std::int64_t i = reverse ? n - 1 - s : s;
+        const std::int64_t e = (o * n + i) * inner + in;
+        const double v = t == dtype::f32 ? static_cast<double>(static_cast<const float*>(x)[e]) : 0.0;
+        const std::int64_t iv = t == dtype::f32 ? 0 : partita::detail::load_integer(x, t, e);
+        if (t == dtype::f32) {
+          if (!exclusive) sum += v;
+          static_cast<float*>(y)[e] = static_cast<float>(sum);
+          if (exclusive) sum += v;
+        } else {
+          if (!exclusive) isum += iv;
+          partita::detail::store_integer(y, t, e, isum);
+          if (exclusive) isum += iv;
+        }
+      }
+    }
+}
+
+/// gather_elements of `x` (`bytes` per element, shape `xs`) by `indices` (dtype `it`, shape
+/// `is`, X's rank) along `axis` into `y` (shape `is`): y[..., j, ...] = x[..., indices[..., j,
+/// ...], ...]. A negative index counts from the back; one out of range throws.
+inline void gather_elements(const void* x, const shape& xs, std::size_t bytes, const void* indices, dtype it,
+                            const shape& is, int axis, void* y) {
+  const auto xst = detail::strides(xs);
+  std::array<std::int64_t, max_rank> idx{};
+  const auto* px = static_cast<const unsigned char*>(x);
+  auto* py = static_cast<unsigned char*>(y);
+  const auto sz = static_cast<std::int64_t>(bytes);
+  for (std::int64_t e = 0, total = is.elements(); e < total; ++e) {
+    std::int64_t off = 0;
+    for (int d = 0; d < xs.rank; ++d) {
+      const auto u = static_cast<std::size_t>(d);
+      off += (d == axis ? checked_index(indices, it, e, xs[axis]) : idx[u]) * xst[u];
+    }
+    std::memcpy(py + e * sz, px + off * sz, bytes);
+    for (int d = is.rank - 1; d >= 0; --d) {
+      const auto u = static_cast<std::size_t>(d);
+      if (++idx[u] < is[d]) break;
+      idx[u] = 0;
+    }
+  }
+}
+
+}  // namespace partita::reference_kernels
+// ---- end partita/backends/reference/index_kernels.hpp ----
 // ---- begin partita/backends/reference/logical_kernels.hpp ----
-/// Reference kernels of the boolean and index ops: comparisons, logical ops, where, cast, trilu, topk.
+/// Reference kernels of the boolean ops: comparisons, logical ops, where, cast and trilu.
 
 
 namespace partita::reference_kernels {
@@ -13181,49 +13656,6 @@ inline void trilu(const void* x, const shape& xs, std::size_t bytes, bool upper,
         if (keep) std::memcpy(py + e * static_cast<std::int64_t>(bytes), px + e * static_cast<std::int64_t>(bytes), bytes);
         else std::memset(py + e * static_cast<std::int64_t>(bytes), 0, bytes);
       }
-}
-
-/// topk of `x` (dtype `t`, shape `xs`) along `axis`: the `k` largest (or smallest) elements of
-/// each line in order, written as values (dtype `t`) at `y` and their indices (i64) at
-/// `y + indices_at` bytes. An element's place is the number of elements of its line that come
-/// before it (the larger, or smaller, then the lower index among equals; NaN above every
-/// number): no sort, no memory, as clear as it is slow on long lines.
-inline void topk(const void* x, const shape& xs, dtype t, int axis, std::int64_t k, bool largest, void* y,
-                 std::size_t indices_at) {
-  const std::int64_t n = xs[axis], inner = detail::product(xs, axis + 1, xs.rank);
-  const std::int64_t outer = detail::product(xs, 0, axis);
-  const std::size_t bytes = size_of(t);
-  const auto* px = static_cast<const unsigned char*>(x);
-  auto* values = static_cast<unsigned char*>(y);
-  auto* indices = reinterpret_cast<std::int64_t*>(static_cast<unsigned char*>(y) + indices_at);
-  const auto value = [&](std::int64_t e) -> double {
-    return t == dtype::f32 ? static_cast<double>(static_cast<const float*>(x)[e])
-                           : static_cast<double>(partita::detail::load_integer(x, t, e));
-  };
-  // Whether element a (at index ia of its line) comes before element b (at ib).
-  const auto before = [&](double a, std::int64_t ia, double b, std::int64_t ib) {
-    const bool na = std::isnan(a), nb = std::isnan(b);
-    if (na || nb) {
-      if (na && nb) return ia < ib;
-      return largest ? na : nb;  // NaN is the largest value
-    }
-    if (a != b) return largest ? a > b : a < b;
-    return ia < ib;
-  };
-  for (std::int64_t o = 0; o < outer; ++o)
-    for (std::int64_t in = 0; in < inner; ++in) {
-      const std::int64_t base = o * n * inner + in, out_base = o * k * inner + in;
-      for (std::int64_t i = 0; i < n; ++i) {
-        const double v = value(base + i * inner);
-        std::int64_t place = 0;
-        for (std::int64_t j = 0; j < n && place < k; ++j)
-          if (j != i && before(value(base + j * inner), j, v, i)) ++place;
-        if (place >= k) continue;
-        const std::int64_t at = out_base + place * inner;
-        std::memcpy(values + at * static_cast<std::int64_t>(bytes), px + (base + i * inner) * static_cast<std::int64_t>(bytes), bytes);
-        indices[at] = i;
-      }
-    }
 }
 
 }  // namespace partita::reference_kernels
@@ -13490,246 +13922,6 @@ inline void space_to_depth(const float* x, const shape& xs, float* y, const shap
 
 }  // namespace partita::reference_kernels
 // ---- end partita/backends/reference/spatial_kernels.hpp ----
-// ---- begin partita/backends/reference/tensor_kernels.hpp ----
-/// Plain scalar kernels for matmul, data movement (transpose, slice, pad, gather, resize),
-/// reductions and layer / RMS normalization.
-
-
-namespace partita::reference_kernels {
-
-namespace detail {
-
-/// Row-major strides of `s` (no broadcasting).
-inline std::array<std::int64_t, max_rank> strides(const shape& s) {
-  std::array<std::int64_t, max_rank> st{};
-  std::int64_t step = 1;
-  for (int i = s.rank - 1; i >= 0; --i) {
-    st[static_cast<std::size_t>(i)] = step;
-    step *= s[i];
-  }
-  return st;
-}
-
-/// Calls f(index, flat) for every index of `s` in row-major order.
-template <class F>
-void for_each_index(const shape& s, F f) {
-  std::array<std::int64_t, max_rank> idx{};
-  const std::int64_t total = s.elements();
-  for (std::int64_t flat = 0; flat < total; ++flat) {
-    f(idx, flat);
-    for (int d = s.rank - 1; d >= 0; --d) {
-      const auto u = static_cast<std::size_t>(d);
-      if (++idx[u] < s[d]) break;
-      idx[u] = 0;
-    }
-  }
-}
-
-}  // namespace detail
-
-/// numpy matmul: y[..., i, j] = sum_k a[..., i, k] · b[..., k, j], the batch axes broadcast, an
-/// operand read transposed (its last two axes swapped) when its flag is set.
-inline void matmul(const float* a, const shape& as, const float* b, const shape& bs, float* y, const shape& ys,
-                   bool transpose_a, bool transpose_b) {
-  const int batch_rank = ys.rank - 2;
-  shape a_batch = as, b_batch = bs, y_batch = ys;
-  a_batch.rank -= 2;
-  b_batch.rank -= 2;
-  y_batch.rank -= 2;
-  const auto a_st = detail::broadcast_strides(a_batch, batch_rank);
-  const auto b_st = detail::broadcast_strides(b_batch, batch_rank);
-  const std::int64_t m = ys.back(1), n = ys.back(0);
-  const std::int64_t k_len = transpose_a ? as.back(1) : as.back(0);
-  const std::int64_t a_mat = as.back(0) * as.back(1), b_mat = bs.back(0) * bs.back(1);
-  detail::for_each_index(y_batch, [&](const std::array<std::int64_t, max_rank>& idx, std::int64_t flat) {
-    std::int64_t ao = 0, bo = 0;
-    for (int d = 0; d < batch_rank; ++d) {
-      const auto u = static_cast<std::size_t>(d);
-      ao += idx[u] * a_st[u];
-      bo += idx[u] * b_st[u];
-    }
-    const float* am = a + ao * a_mat;
-    const float* bm = b + bo * b_mat;
-    float* ym = y + flat * m * n;
-    for (std::int64_t i = 0; i < m; ++i)
-      for (std::int64_t j = 0; j < n; ++j) {
-        double acc = 0;
-        for (std::int64_t k = 0; k < k_len; ++k) {
-          const float av = transpose_a ? am[k * m + i] : am[i * k_len + k];
-          const float bv = transpose_b ? bm[j * k_len + k] : bm[k * n + j];
-          acc += static_cast<double>(av) * static_cast<double>(bv);
-        }
-        ym[i * n + j] = static_cast<float>(acc);
-      }
-  });
-}
-
-/// y = x with its axes permuted: output axis i is input axis perm[i].
-inline void transpose(const float* x, const shape& xs, const std::array<int, max_rank>& perm, float* y, const shape& ys) {
-  const auto xst = detail::strides(xs);
-  detail::for_each_index(ys, [&](const std::array<std::int64_t, max_rank>& idx, std::int64_t flat) {
-    std::int64_t at = 0;
-    for (int d = 0; d < ys.rank; ++d) at += idx[static_cast<std::size_t>(d)] * xst[static_cast<std::size_t>(perm[static_cast<std::size_t>(d)])];
-    y[flat] = x[at];
-  });
-}
-
-/// y = the elements of x along `axis` that `slice_bounds(xs[axis], begin, end, step)` selects.
-inline void slice(const float* x, const shape& xs, int axis, std::int64_t begin, std::int64_t end, std::int64_t step,
-                  float* y, const shape& ys) {
-  const slice_range r = slice_bounds(xs[axis], begin, end, step);
-  const auto xst = detail::strides(xs);
-  detail::for_each_index(ys, [&](const std::array<std::int64_t, max_rank>& idx, std::int64_t flat) {
-    std::int64_t at = 0;
-    for (int d = 0; d < ys.rank; ++d) {
-      const auto u = static_cast<std::size_t>(d);
-      at += (d == axis ? r.start + idx[u] * r.step : idx[u]) * xst[u];
-    }
-    y[flat] = x[at];
-  });
-}
-
-/// y = x surrounded by `value`: before[d] and after[d] extra elements along each axis d.
-inline void pad(const float* x, const shape& xs, const std::array<int, max_rank>& before, float value, float* y,
-                const shape& ys) {
-  const auto xst = detail::strides(xs);
-  detail::for_each_index(ys, [&](const std::array<std::int64_t, max_rank>& idx, std::int64_t flat) {
-    std::int64_t at = 0;
-    for (int d = 0; d < ys.rank; ++d) {
-      const auto u = static_cast<std::size_t>(d);
-      const std::int64_t i = idx[u] - before[u];
-      if (i < 0 || i >= xs[d]) {
-        y[flat] = value;
-        return;
-      }
-      at += i * xst[u];
-    }
-    y[flat] = x[at];
-  });
-}
-
-/// The value at position i of an i32 or i64 tensor (read bytewise: index buffers arrive through
-/// the float pointer every kernel argument has).
-inline std::int64_t read_index(const void* indices, dtype type, std::int64_t i) {
-  if (type == dtype::i64) {
-    std::int64_t v = 0;
-    std::memcpy(&v, static_cast<const std::byte*>(indices) + i * 8, 8);
-    return v;
-  }
-  std::int32_t w = 0;
-  std::memcpy(&w, static_cast<const std::byte*>(indices) + i * 4, 4);
-  return w;
-}
-
-/// The index at position i of an i32 or i64 tensor, checked against `extent` (negative values
-/// count from the back); out of range is a `partita::error` naming the position and the value.
-inline std::int64_t checked_index(const void* indices, dtype type, std::int64_t i, std::int64_t extent) {
-  const std::int64_t v = read_index(indices, type, i);
-  const std::int64_t at = v < 0 ? v + extent : v;
-  if (at < 0 || at >= extent)
-    partita::detail::raise(error("partita: gather: index " + std::to_string(v) + " at position " + std::to_string(i) +
-                " of the indices is out of range for an axis of " + std::to_string(extent) + " entries"));
-  return at;
-}
-
-/// ONNX Gather: y[pre, idx..., post] = table[pre, indices[idx...], post] along `axis`.
-inline void gather(const float* table, const shape& ts, const void* indices, dtype index_type, std::int64_t num_indices,
-                   int axis, float* y) {
-  const std::int64_t outer = detail::product(ts, 0, axis), extent = ts[axis], inner = detail::product(ts, axis + 1, ts.rank);
-  for (std::int64_t o = 0; o < outer; ++o)
-    for (std::int64_t i = 0; i < num_indices; ++i) {
-      const std::int64_t at = checked_index(indices, index_type, i, extent);
-      const float* src = table + (o * extent + at) * inner;
-      std::copy(src, src + inner, y + (o * num_indices + i) * inner);
-    }
-}
-
-/// reduce_mean / reduce_sum / reduce_max of x over the axes whose bits are set in `axes`, into
-/// y (the kept axes in order: extents of 1 that keepdims adds do not change the layout). Sums
-/// in double; the maximum propagates NaN.
-inline void reduce(op_id op, const float* x, const shape& xs, int axes, float* y) {
-  const auto xst = detail::strides(xs);
-  shape kept{}, gone{};
-  std::array<std::int64_t, max_rank> kept_st{}, gone_st{};
-  for (int d = 0; d < xs.rank; ++d) {
-    const bool reduced = (axes >> d) & 1;
-    shape& s = reduced ? gone : kept;
-    (reduced ? gone_st : kept_st)[static_cast<std::size_t>(s.rank)] = xst[static_cast<std::size_t>(d)];
-    s.dims[static_cast<std::size_t>(s.rank++)] = xs[d];
-  }
-  const auto offset = [](const std::array<std::int64_t, max_rank>& idx, const std::array<std::int64_t, max_rank>& st, int rank) {
-    std::int64_t at = 0;
-    for (int d = 0; d < rank; ++d) at += idx[static_cast<std::size_t>(d)] * st[static_cast<std::size_t>(d)];
-    return at;
-  };
-  detail::for_each_index(kept, [&](const std::array<std::int64_t, max_rank>& out_idx, std::int64_t flat) {
-    const float* base = x + offset(out_idx, kept_st, kept.rank);
-    double sum = 0;
-    float top = -std::numeric_limits<float>::infinity();
-    detail::for_each_index(gone, [&](const std::array<std::int64_t, max_rank>& idx, std::int64_t) {
-      const float v = base[offset(idx, gone_st, gone.rank)];
-      sum += v;
-      if (v > top || std::isnan(v)) top = std::isnan(top) ? top : v;
-    });
-    y[flat] = op == op_id::reduce_max ? top
-              : op == op_id::reduce_mean ? static_cast<float>(sum / static_cast<double>(gone.elements()))
-                                         : static_cast<float>(sum);
-  });
-}
-
-/// layer_norm (beta non-null) or rms_norm (beta null) of x over its axes from `axis` on:
-/// (x - mean) / sqrt(var + eps) · gamma + beta, or x / sqrt(mean(x²) + eps) · gamma.
-inline void axis_norm(const float* x, const shape& xs, int axis, const float* gamma, const float* beta, float eps,
-                      float* y) {
-  const std::int64_t inner = detail::product(xs, axis, xs.rank), outer = xs.elements() / inner;
-  for (std::int64_t o = 0; o < outer; ++o) {
-    const float* xr = x + o * inner;
-    float* yr = y + o * inner;
-    double mean = 0, sq = 0;
-    if (beta) {
-      for (std::int64_t i = 0; i < inner; ++i) mean += xr[i];
-      mean /= static_cast<double>(inner);
-    }
-    for (std::int64_t i = 0; i < inner; ++i) sq += (xr[i] - mean) * (xr[i] - mean);
-    const double inv = 1.0 / std::sqrt(sq / static_cast<double>(inner) + static_cast<double>(eps));
-    for (std::int64_t i = 0; i < inner; ++i)
-      yr[i] = static_cast<float>((xr[i] - mean) * inv * gamma[i] + (beta ? static_cast<double>(beta[i]) : 0.0));
-  }
-}
-
-/// resize of NCHW x to ys: nearest (src = floor(dst · in / out)) or bilinear (half-pixel
-/// centres clamped at 0, or aligned corners), as PyTorch's `interpolate` with a size.
-inline void resize(const float* x, const shape& xs, float* y, const shape& ys, resize_mode mode, bool align_corners) {
-  const std::int64_t planes = xs[0] * xs[1], ih = xs[2], iw = xs[3], oh = ys[2], ow = ys[3];
-  // Source coordinate of output index d along an axis of `in` → `out` pixels.
-  const auto source = [&](std::int64_t d, std::int64_t in, std::int64_t out) {
-    if (align_corners) return out > 1 ? static_cast<double>(d) * static_cast<double>(in - 1) / static_cast<double>(out - 1) : 0.0;
-    const double scale = static_cast<double>(in) / static_cast<double>(out);
-    return std::max((static_cast<double>(d) + 0.5) * scale - 0.5, 0.0);
-  };
-  for (std::int64_t p = 0; p < planes; ++p) {
-    const float* plane = x + p * ih * iw;
-    for (std::int64_t r = 0; r < oh; ++r)
-      for (std::int64_t c = 0; c < ow; ++c) {
-        float& out = y[(p * oh + r) * ow + c];
-        if (mode == resize_mode::nearest) {
-          const std::int64_t sr = std::min(static_cast<std::int64_t>(static_cast<double>(r) * static_cast<double>(ih) / static_cast<double>(oh)), ih - 1);
-          const std::int64_t sc = std::min(static_cast<std::int64_t>(static_cast<double>(c) * static_cast<double>(iw) / static_cast<double>(ow)), iw - 1);
-          out = plane[sr * iw + sc];
-          continue;
-        }
-        const double fr = source(r, ih, oh), fc = source(c, iw, ow);
-        const std::int64_t r0 = std::min(static_cast<std::int64_t>(fr), ih - 1), c0 = std::min(static_cast<std::int64_t>(fc), iw - 1);
-        const std::int64_t r1 = std::min(r0 + 1, ih - 1), c1 = std::min(c0 + 1, iw - 1);
-        const double lr = fr - static_cast<double>(r0), lc = fc - static_cast<double>(c0);
-        out = static_cast<float>((1 - lr) * ((1 - lc) * plane[r0 * iw + c0] + lc * plane[r0 * iw + c1]) +
-                                 lr * ((1 - lc) * plane[r1 * iw + c0] + lc * plane[r1 * iw + c1]));
-      }
-  }
-}
-
-}  // namespace partita::reference_kernels
-// ---- end partita/backends/reference/tensor_kernels.hpp ----
 
 namespace partita {
 
@@ -13756,6 +13948,8 @@ struct reference {
 
     /// `step` is unused: other backends' kernels call this one with three arguments.
     static void run(state&, const float* const* in, float* out, int /*step*/ = 0) {
+      static_assert(!is_dtype_generic(Step::op) || no_f16_argument(),
+                    "partita: the reference backend has no f16 kernels; this step (Step) reads an f16 tensor");
       namespace k = reference_kernels;
       constexpr const graph_node& n = Step::node;
       constexpr op_id op = Step::op;
@@ -13836,6 +14030,13 @@ struct reference {
                      states && op == op_id::lstm ? in[Step::num_args - 1] : nullptr, out,
                      reinterpret_cast<float*>(y + Step::output_offset(1)),
                      op == op_id::lstm ? reinterpret_cast<float*>(y + Step::output_offset(2)) : nullptr, scratch.data());
+      } else if constexpr (op == op_id::argmax || op == op_id::argmin) {
+        k::arg_reduce(in[0], xs, Step::arg(0).type, normalize_axis(at.axis, xs.rank), op == op_id::argmax, at.select_last,
+                      reinterpret_cast<std::int64_t*>(out));
+      } else if constexpr (op == op_id::cumsum) {
+        k::cumsum(in[0], xs, n.type, normalize_axis(at.axis, xs.rank), at.exclusive, at.reverse, out);
+      } else if constexpr (op == op_id::gather_elements) {
+        k::gather_elements(in[0], xs, size_of(n.type), in[1], Step::arg(1).type, ws, normalize_axis(at.axis, xs.rank), out);
       } else if constexpr (op == op_id::trilu) {
         k::trilu(in[0], xs, size_of(n.type), at.upper, at.start, out);
       } else if constexpr (op == op_id::resize) {
@@ -13851,6 +14052,11 @@ struct reference {
     }
 
    private:
+    static constexpr bool no_f16_argument() {
+      for (int i = 0; i < Step::num_args; ++i)
+        if (Step::arg(i).type == dtype::f16) return false;
+      return Step::node.type != dtype::f16;
+    }
     static constexpr reference_kernels::recurrent_geometry recurrent_geometry() {
       constexpr attrs at = *Step::node.at;
       constexpr shape xs = Step::arg(0).out, ws = Step::arg(1).out;

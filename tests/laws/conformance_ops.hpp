@@ -378,7 +378,8 @@ using masked = softmax<where<tril<causal>, scores, scalar<-1e9f>>>;
 struct boolean_models
     : model_group<
           "booleans and indices: comparisons (f32 with NaN, i8, broadcast), logical ops, where (masks broadcast, fill "
-          "values, both operands), cast between dtypes, tril and triu, topk (values and indices, ties among i8)",
+          "values, both operands), cast between dtypes, tril and triu, topk (values and indices, ties among i8), argmax, "
+          "argmin, cumsum, gather_elements by computed indices",
           model<less<x3_5_17, y3_5_17>, greater_equal<x3_5_17, scalar<0.25f>>, equal<x3_5_17, x3_5_17>>,
           model<less_equal<input<"r", f32, 17>, x3_5_17>, greater<input<"c", f32, 3, 1, 17>, x3_5_17>>,
           model<equal<boolean_net::p4_9, boolean_net::q4_9>, less<boolean_net::p4_9, boolean_net::q4_9>,
@@ -395,6 +396,10 @@ struct boolean_models
           model<boolean_net::masked>,
           model<get<topk<x3_5_17, 4>, 0>, get<topk<x3_5_17, 4>, 1>, get<topk<x3_5_17, 2, 1, false>, 1>>,
           model<get<topk<boolean_net::p4_9, 9>, 1>, get<topk<boolean_net::p4_9, 3, 0, false>, 0>>,
+          model<argmax<x3_5_17, 2>, argmin<x3_5_17, 1, false>, argmax<boolean_net::p4_9, 0, true, true>,
+                argmin<boolean_net::p4_9, 1, false, true>>,
+          model<cumsum<x3_5_17, 2>, cumsum<x3_5_17, 0, true, true>, cumsum<boolean_net::p4_9, 1>>,
+          model<gather_elements<x3_5_17, get<topk<y3_5_17, 6>, 1>, 2>>,
           // large enough for two threads
           model<where<input<"m", boolean, 1, 513>, input<"x", f32, 257, 513>, scalar<0.f>>,
                 greater<input<"x", f32, 257, 513>, input<"y", f32, 257, 513>>>> {

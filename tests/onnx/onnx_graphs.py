@@ -138,7 +138,9 @@ def mask_ops(opset: int = 14) -> onnx.ModelProto:
     """Masks as exporters write them: a padding mask compared from int64 ids at run time, a causal
     mask as a bool initializer (PyTorch folds `tril(ones)` into one), Not, Or, And, Xor, Where as
     masked_fill before a Softmax, Trilu of a computed value, comparisons of floats, and Casts
-    between bool, int32 and float; TopK's values and indices (the smallest, along an inner axis)."""
+    between bool, int32 and float; TopK's values and indices (the smallest, along an inner axis);
+    ArgMax, ArgMin (the last of equals), CumSum (exclusive, reversed), GatherElements by TopK's
+    indices."""
     n = helper.make_node
     nodes = [
         n("Equal", ["keep", "zero"], ["pad"], name="pad"),  # [2, 5]
@@ -161,14 +163,21 @@ def mask_ops(opset: int = 14) -> onnx.ModelProto:
         n("Where", ["big", "sf", "tri"], ["sel"], name="select"),
         n("TopK", ["sel", "two"], ["tv", "ti"], name="top2", axis=2, largest=0),
         n("Cast", ["ti"], ["tif"], name="tif", to=F),
+        n("ArgMax", ["s"], ["am"], name="am", axis=-1, keepdims=0),
+        n("ArgMin", ["s"], ["an"], name="an", axis=1, select_last_index=1),
+        n("Cast", ["am"], ["amf"], name="amf", to=F), n("Cast", ["an"], ["anf"], name="anf", to=F),
+        n("CumSum", ["sel", "ax3"], ["cs"], name="cs", exclusive=1, reverse=1),
+        n("GatherElements", ["sel", "ti"], ["ge"], name="ge", axis=2),
     ]
     causal = np.tril(np.ones((5, 5), dtype=bool)).reshape(1, 1, 5, 5)
     inits = [const("zero", np.array(0)), const("ax12", np.array([1, 2])), const("causal", causal),
              const("minus_big", np.float32(-1e9)), const("k1", np.array(1)), const("half", np.float32(0.5)),
-             const("row", w(5, 24)), const("ten", np.float32(10)), const("two", np.array([2]))]
+             const("row", w(5, 24)), const("ten", np.float32(10)), const("two", np.array([2])),
+             const("ax3", np.array(3))]
     return model(nodes, [("s", F, [2, 3, 5, 5]), ("keep", I64, [2, 5])],
                  [("p", F, [2, 3, 5, 5]), ("mixf", F, [2, 3, 5, 5]), ("sel", F, [2, 3, 5, 5]), ("tv", F, [2, 3, 2, 5]),
-                  ("tif", F, [2, 3, 2, 5])], inits, opset)
+                  ("tif", F, [2, 3, 2, 5]), ("amf", F, [2, 3, 5]), ("anf", F, [2, 1, 5, 5]), ("cs", F, [2, 3, 5, 5]),
+                  ("ge", F, [2, 3, 2, 5])], inits, opset)
 
 
 def recurrent_ops(opset: int = 14) -> onnx.ModelProto:

@@ -364,6 +364,22 @@ def run(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> list[np.ndarray
         elif op in ("LSTM", "GRU", "RNN"):
             opt = lambda k: x[k] if len(x) > k and x[k] is not None else None  # noqa: E731
             y = recurrent(op, x[0], x[1], x[2], opt(3), opt(5), opt(6) if op == "LSTM" else None, a)
+        elif op in ("ArgMax", "ArgMin"):
+            axis, v = a.get("axis", 0), (x[0] if op == "ArgMax" else -x[0])
+            if a.get("select_last_index", 0):
+                r = v.shape[axis] - 1 - np.argmax(np.flip(v, axis=axis), axis=axis)
+            else:
+                r = np.argmax(v, axis=axis)
+            y = [np.expand_dims(r, axis) if a.get("keepdims", 1) else r]
+        elif op == "CumSum":
+            axis = int(x[1].reshape(-1)[0])
+            v = np.flip(x[0], axis) if a.get("reverse", 0) else x[0]
+            c = np.cumsum(v.astype(np.float64), axis=axis)
+            if a.get("exclusive", 0):
+                c = c - v
+            y = [(np.flip(c, axis) if a.get("reverse", 0) else c).astype(np.float32)]
+        elif op == "GatherElements":
+            y = [np.take_along_axis(x[0], x[1].astype(np.int64), axis=a.get("axis", 0))]
         elif op == "TopK":
             k, axis = int(x[1].reshape(-1)[0]), a.get("axis", -1)
             order = np.argsort(-x[0] if a.get("largest", 1) else x[0], axis=axis, kind="stable")

@@ -22,7 +22,6 @@ _REASONS = {
     "If": "control flow at run time: Partita's models are static graphs (export with the branch taken)",
     "Loop": "control flow at run time: Partita's models are static graphs (export with the loop unrolled)",
     "Scan": "control flow at run time: Partita's models are static graphs (export with the loop unrolled)",
-    "ArgMax": "Partita has no arg-max op", "ArgMin": "Partita has no arg-min op",
     "LogSoftmax": "Partita has no log_softmax op",
     "DynamicQuantizeLinear": "it computes its scale and zero point at run time, and Partita quantizes with "
                              "constant ones: quantize the model statically (calibrated scales, QDQ form)",

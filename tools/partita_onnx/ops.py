@@ -844,6 +844,32 @@ def _recurrent(m: Mapper, n: Node) -> list[Term]:
     return [m.term(f"get<$0, {i}>", whole, shape=m.out_shape(i)) if o else None for i, o in enumerate(n.outputs)]
 
 
+def _arg_reduce(m: Mapper, n: Node) -> list[Term]:
+    rank = len(m.shape(n.inputs[0]))
+    axis = int(n.attrs.get("axis", 0))
+    if not -rank <= axis < rank:
+        raise Unsupported(f"axis {axis} of a rank-{rank} input")
+    keep = "true" if int(n.attrs.get("keepdims", 1)) else "false"
+    last = "true" if int(n.attrs.get("select_last_index", 0)) else "false"
+    op = "argmax" if n.op == "ArgMax" else "argmin"
+    return [m.term(f"{op}<$0, {axis}, {keep}, {last}>", m.value(n.inputs[0]), shape=m.out_shape())]
+
+
+def _cumsum(m: Mapper, n: Node) -> list[Term]:
+    rank = len(m.shape(n.inputs[0]))
+    axis = int(m.need_const(n.input(1), "the axis").reshape(-1)[0])
+    if not -rank <= axis < rank:
+        raise Unsupported(f"axis {axis} of a rank-{rank} input")
+    exclusive = "true" if int(n.attrs.get("exclusive", 0)) else "false"
+    reverse = "true" if int(n.attrs.get("reverse", 0)) else "false"
+    return [m.term(f"cumsum<$0, {axis}, {exclusive}, {reverse}>", m.value(n.inputs[0]), shape=m.out_shape())]
+
+
+def _gather_elements(m: Mapper, n: Node) -> list[Term]:
+    axis = int(n.attrs.get("axis", 0))
+    return [m.term(f"gather_elements<$0, $1, {axis}>", m.value(n.inputs[0]), m.value(n.inputs[1]), shape=m.out_shape())]
+
+
 def _trilu(m: Mapper, n: Node) -> list[Term]:
     k = int(m.need_const(n.input(1), "the diagonal k").reshape(-1)[0]) if n.input(1) else 0
     op = "triu" if int(n.attrs.get("upper", 1)) else "tril"
@@ -918,15 +944,16 @@ MAPPERS: dict[str, Mapping] = {
     "Cast": _cast, "CastLike": _cast, "Expand": _expand, "Identity": _same,
     "Equal": _compare, "Less": _compare, "LessOrEqual": _compare, "Greater": _compare, "GreaterOrEqual": _compare,
     "Not": _logical, "And": _logical, "Or": _logical, "Xor": _logical, "Where": _where, "Trilu": _trilu,
-    "TopK": _topk, "LSTM": _recurrent, "GRU": _recurrent, "RNN": _recurrent,
+    "TopK": _topk, "LSTM": _recurrent, "GRU": _recurrent, "RNN": _recurrent, "ArgMax": _arg_reduce,
+    "ArgMin": _arg_reduce, "CumSum": _cumsum, "GatherElements": _gather_elements,
     "QuantizeLinear": lambda m, n: _quantization(m, n, "quantize"),
     "DequantizeLinear": lambda m, n: _quantization(m, n, "dequantize"),
 }
 
 # The ops whose inputs may be of any dtype at run time (integers, bool), the views among them: the
 # others compute in f32.
-ANY_DTYPE_OPS = {"Cast", "CastLike", "Identity", "Where", "Not", "And", "Or", "Xor", "Trilu", "TopK", "Reshape",
-                 "Flatten", "Squeeze", "Unsqueeze"} | set(_COMPARE)
+ANY_DTYPE_OPS = {"Cast", "CastLike", "Identity", "Where", "Not", "And", "Or", "Xor", "Trilu", "TopK", "ArgMax",
+                 "ArgMin", "CumSum", "GatherElements", "Reshape", "Flatten", "Squeeze", "Unsqueeze"} | set(_COMPARE)
 
 # The importer's own nodes (fuse.py) live in their own domain; these are the ops it may name.
 OWN_OPS = {"Dense", "Gelu"}

@@ -150,6 +150,8 @@ struct attrs {
   bool linear_before_reset = false;
   rnn_activation activation = rnn_activation::tanh;
   float rnn_clip = 0.f;  // recurrent_attrs::clip
+  bool select_last = false;  // argmax, argmin: the last of equal extremes (else the first)
+  bool exclusive = false, reverse = false;  // cumsum
   std::array<int, max_rank> perm{};            // transpose
   std::array<int, max_rank> pad_before{}, pad_after{};  // pad
   shape target{};  // reshape

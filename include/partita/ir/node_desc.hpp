@@ -48,7 +48,7 @@ constexpr std::uint64_t mix_all_attrs(std::uint64_t h, const attrs& a) {
     mix(static_cast<std::uint32_t>(v));
   for (float v : {a.lo, a.hi, a.epsilon, a.alpha, a.beta, a.rnn_clip}) mix_float(v);
   for (bool v : {a.count_include_pad, a.ceil_mode, a.transpose_a, a.transpose_b, a.keepdims, a.align_corners, a.upper,
-                 a.largest, a.batch_first, a.linear_before_reset})
+                 a.largest, a.batch_first, a.linear_before_reset, a.select_last, a.exclusive, a.reverse})
     mix(v);
   for (std::int64_t v : {a.start, a.stop, a.step}) mix(static_cast<std::uint64_t>(v));
   for (const auto* list : {&a.perm, &a.pad_before, &a.pad_after})

@@ -89,6 +89,10 @@ enum class op_id : std::uint8_t {
   lstm,
   gru,
   rnn,
+  argmax,
+  argmin,
+  cumsum,
+  gather_elements,
 };
 
 /// Name of an op as the printer and diagnostics spell it.
@@ -106,8 +110,9 @@ constexpr std::string_view name_of(op_id op) {
       "conv_transpose2d", "depth_to_space", "space_to_depth", "quantize", "dequantize", "equal",
       "less",     "less_equal", "greater",    "greater_equal", "logical_not",    "logical_and",
       "logical_or", "logical_xor", "where",   "cast",       "trilu",      "topk",
-      "lstm",     "gru",        "rnn"};
-  static_assert(std::size(names) == static_cast<std::size_t>(op_id::rnn) + 1, "one name per op");
+      "lstm",     "gru",        "rnn",        "argmax",     "argmin",            "cumsum",
+      "gather_elements"};
+  static_assert(std::size(names) == static_cast<std::size_t>(op_id::gather_elements) + 1, "one name per op");
   return names[static_cast<int>(op)];
 }
 
@@ -146,10 +151,12 @@ constexpr bool is_logical(op_id op) {
 }
 
 /// True for the ops whose kernels read or write dtypes other than f32 (booleans, integers):
-/// comparisons, logical ops, where, cast, tril/triu, and topk (its indices).
+/// comparisons, logical ops, where, cast, tril/triu, and the index ops (topk, argmax, argmin,
+/// cumsum of integers, gather_elements).
 constexpr bool is_dtype_generic(op_id op) {
   return is_comparison(op) || is_logical(op) || op == op_id::where || op == op_id::cast || op == op_id::trilu ||
-         op == op_id::topk;
+         op == op_id::topk || op == op_id::argmax || op == op_id::argmin || op == op_id::cumsum ||
+         op == op_id::gather_elements;
 }
 
 /// True for the recurrent layers: `lstm`, `gru`, `rnn`.

@@ -142,6 +142,12 @@ inline std::string attr_string(const graph_node& n) {
                     a.batch_first ? ", batch_first" : "", a.linear_before_reset ? ", linear_before_reset" : "",
                     n.op == op_id::rnn && a.activation == rnn_activation::relu ? ", relu" : "",
                     a.rnn_clip > 0 ? concat(", clip=", float_string(a.rnn_clip)) : std::string());
+    case op_id::argmax: case op_id::argmin:
+      return concat("axis=", std::to_string(a.axis), a.keepdims ? ", keepdims" : "", a.select_last ? ", select_last" : "");
+    case op_id::cumsum:
+      return concat("axis=", std::to_string(a.axis), a.exclusive ? ", exclusive" : "", a.reverse ? ", reverse" : "");
+    case op_id::gather_elements:
+      return concat("axis=", std::to_string(a.axis));
     case op_id::topk:
       return concat("k=", std::to_string(a.start), ", axis=", std::to_string(a.axis), a.largest ? ", largest" : ", smallest");
     case op_id::trilu:

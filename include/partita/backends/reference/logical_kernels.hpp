@@ -1,5 +1,5 @@
 #pragma once
-/// Reference kernels of the boolean and index ops: comparisons, logical ops, where, cast, trilu, topk.
+/// Reference kernels of the boolean ops: comparisons, logical ops, where, cast and trilu.
 #include <array>
 #include <cmath>
 #include <cstddef>
@@ -151,49 +151,6 @@ inline void trilu(const void* x, const shape& xs, std::size_t bytes, bool upper,
         if (keep) std::memcpy(py + e * static_cast<std::int64_t>(bytes), px + e * static_cast<std::int64_t>(bytes), bytes);
         else std::memset(py + e * static_cast<std::int64_t>(bytes), 0, bytes);
       }
-}
-
-/// topk of `x` (dtype `t`, shape `xs`) along `axis`: the `k` largest (or smallest) elements of
-/// each line in order, written as values (dtype `t`) at `y` and their indices (i64) at
-/// `y + indices_at` bytes. An element's place is the number of elements of its line that come
-/// before it (the larger, or smaller, then the lower index among equals; NaN above every
-/// number): no sort, no memory, as clear as it is slow on long lines.
-inline void topk(const void* x, const shape& xs, dtype t, int axis, std::int64_t k, bool largest, void* y,
-                 std::size_t indices_at) {
-  const std::int64_t n = xs[axis], inner = detail::product(xs, axis + 1, xs.rank);
-  const std::int64_t outer = detail::product(xs, 0, axis);
-  const std::size_t bytes = size_of(t);
-  const auto* px = static_cast<const unsigned char*>(x);
-  auto* values = static_cast<unsigned char*>(y);
-  auto* indices = reinterpret_cast<std::int64_t*>(static_cast<unsigned char*>(y) + indices_at);
-  const auto value = [&](std::int64_t e) -> double {
-    return t == dtype::f32 ? static_cast<double>(static_cast<const float*>(x)[e])
-                           : static_cast<double>(partita::detail::load_integer(x, t, e));
-  };
-  // Whether element a (at index ia of its line) comes before element b (at ib).
-  const auto before = [&](double a, std::int64_t ia, double b, std::int64_t ib) {
-    const bool na = std::isnan(a), nb = std::isnan(b);
-    if (na || nb) {
-      if (na && nb) return ia < ib;
-      return largest ? na : nb;  // NaN is the largest value
-    }
-    if (a != b) return largest ? a > b : a < b;
-    return ia < ib;
-  };
-  for (std::int64_t o = 0; o < outer; ++o)
-    for (std::int64_t in = 0; in < inner; ++in) {
-      const std::int64_t base = o * n * inner + in, out_base = o * k * inner + in;
-      for (std::int64_t i = 0; i < n; ++i) {
-        const double v = value(base + i * inner);
-        std::int64_t place = 0;
-        for (std::int64_t j = 0; j < n && place < k; ++j)
-          if (j != i && before(value(base + j * inner), j, v, i)) ++place;
-        if (place >= k) continue;
-        const std::int64_t at = out_base + place * inner;
-        std::memcpy(values + at * static_cast<std::int64_t>(bytes), px + (base + i * inner) * static_cast<std::int64_t>(bytes), bytes);
-        indices[at] = i;
-      }
-    }
 }
 
 }  // namespace partita::reference_kernels

@@ -5,6 +5,7 @@
 
 #include "partita/runtime/step_ref.hpp"
 #include "partita/backends/reference/kernels.hpp"
+#include "partita/backends/reference/index_kernels.hpp"
 #include "partita/backends/reference/logical_kernels.hpp"
 #include "partita/backends/reference/recurrent_kernels.hpp"
 #include "partita/backends/reference/quantize_kernels.hpp"
@@ -39,6 +40,8 @@ struct reference {
 
     /// `step` is unused: other backends' kernels call this one with three arguments.
     static void run(state&, const float* const* in, float* out, int /*step*/ = 0) {
+      static_assert(!is_dtype_generic(Step::op) || no_f16_argument(),
+                    "partita: the reference backend has no f16 kernels; this step (Step) reads an f16 tensor");
       namespace k = reference_kernels;
       constexpr const graph_node& n = Step::node;
       constexpr op_id op = Step::op;
@@ -119,6 +122,13 @@ struct reference {
                      states && op == op_id::lstm ? in[Step::num_args - 1] : nullptr, out,
                      reinterpret_cast<float*>(y + Step::output_offset(1)),
                      op == op_id::lstm ? reinterpret_cast<float*>(y + Step::output_offset(2)) : nullptr, scratch.data());
+      } else if constexpr (op == op_id::argmax || op == op_id::argmin) {
+        k::arg_reduce(in[0], xs, Step::arg(0).type, normalize_axis(at.axis, xs.rank), op == op_id::argmax, at.select_last,
+                      reinterpret_cast<std::int64_t*>(out));
+      } else if constexpr (op == op_id::cumsum) {
+        k::cumsum(in[0], xs, n.type, normalize_axis(at.axis, xs.rank), at.exclusive, at.reverse, out);
+      } else if constexpr (op == op_id::gather_elements) {
+        k::gather_elements(in[0], xs, size_of(n.type), in[1], Step::arg(1).type, ws, normalize_axis(at.axis, xs.rank), out);
       } else if constexpr (op == op_id::trilu) {
         k::trilu(in[0], xs, size_of(n.type), at.upper, at.start, out);
       } else if constexpr (op == op_id::resize) {
@@ -134,6 +144,11 @@ struct reference {
     }
 
    private:
+    static constexpr bool no_f16_argument() {
+      for (int i = 0; i < Step::num_args; ++i)
+        if (Step::arg(i).type == dtype::f16) return false;
+      return Step::node.type != dtype::f16;
+    }
     static constexpr reference_kernels::recurrent_geometry recurrent_geometry() {
       constexpr attrs at = *Step::node.at;
       constexpr shape xs = Step::arg(0).out, ws = Step::arg(1).out;

@@ -1,5 +1,5 @@
 #pragma once
-/// Ops that compute indices from values: `topk`.
+/// Ops that compute or follow indices: `topk`, `argmax`, `argmin`, `cumsum`, `gather_elements`.
 #include "partita/ir/ops/rules.hpp"
 
 namespace partita {
@@ -44,7 +44,90 @@ constexpr inference topk(const attrs& at, const arg_info* a, int n) {
   return inference{{}, a[0].type, true, {}};
 }
 
+/// argmax, argmin: X (f32, integers or booleans) reduced along an axis to the index of its extreme, i64.
+constexpr inference arg_reduce(const attrs& at, const arg_info* a, int n) {
+  if (auto v = tensor_args(a, n); v.what != problem::none) return {{}, {}, false, v};
+  const shape& x = a[0].shp;
+  const int axis = normalize_axis(at.axis, x.rank);
+  if (axis < 0 || axis >= x.rank) return fail(problem::axis_out_of_range, x, dims1(at.axis));
+  shape y{};
+  for (int d = 0; d < x.rank; ++d)
+    if (d != axis || at.keepdims) y.dims[static_cast<std::size_t>(y.rank++)] = d == axis ? 1 : x[d];
+  return ok(y, dtype::i64);
+}
+
+/// cumsum: X's shape and dtype (f32 or integers).
+constexpr inference cumsum(const attrs& at, const arg_info* a, int n) {
+  if (auto v = tensor_args(a, n); v.what != problem::none) return {{}, {}, false, v};
+  const int axis = normalize_axis(at.axis, a[0].shp.rank);
+  if (axis < 0 || axis >= a[0].shp.rank) return fail(problem::axis_out_of_range, a[0].shp, dims1(at.axis));
+  return ok(a[0].shp, a[0].type);
+}
+
+/// gather_elements: indices (i32 or i64) of X's rank, no larger than X outside the axis; the
+/// result has the indices' shape and X's dtype.
+constexpr inference gather_elements(const attrs& at, const arg_info* a, int n) {
+  for (int i = 0; i < n; ++i)
+    if (a[i].is_tuple) return fail(problem::tuple_as_tensor, a[i].shp, shape{});
+  const shape &x = a[0].shp, &idx = a[1].shp;
+  const int axis = normalize_axis(at.axis, x.rank);
+  if (axis < 0 || axis >= x.rank) return fail(problem::axis_out_of_range, x, dims1(at.axis));
+  bool fits = idx.rank == x.rank && (a[1].type == dtype::i32 || a[1].type == dtype::i64);
+  for (int d = 0; fits && d < x.rank; ++d) fits = d == axis || idx[d] <= x[d];
+  if (!fits) return fail(problem::gather_elements_indices, x, idx);
+  return ok(idx, a[0].type);
+}
+
 }  // namespace rules
+
+namespace detail {
+constexpr attrs arg_reduce_attrs(int axis, bool keepdims, bool select_last) {
+  attrs a{};
+  a.axis = axis;
+  a.keepdims = keepdims;
+  a.select_last = select_last;
+  return a;
+}
+constexpr attrs cumsum_attrs(int axis, bool exclusive, bool reverse) {
+  attrs a{};
+  a.axis = axis;
+  a.exclusive = exclusive;
+  a.reverse = reverse;
+  return a;
+}
+}  // namespace detail
+
+/// The index (i64) of the largest element of X along `Axis` (ONNX's ArgMax, PyTorch's
+/// `argmax`): the axis kept with extent 1 where `KeepDims`, else dropped; of equal largest
+/// values the first, or the last where `SelectLast`; a NaN is larger than every number.
+template <class X, int Axis = 0, bool KeepDims = true, bool SelectLast = false>
+struct argmax : detail::op_node<op_id::argmax, detail::arg_reduce_attrs(Axis, KeepDims, SelectLast), &rules::arg_reduce, X> {
+  static_assert(well_formed<argmax, X>);
+};
+
+/// The index of the smallest element, as `argmax` (a NaN is smaller than every number: it wins
+/// both, as in PyTorch).
+template <class X, int Axis = 0, bool KeepDims = true, bool SelectLast = false>
+struct argmin : detail::op_node<op_id::argmin, detail::arg_reduce_attrs(Axis, KeepDims, SelectLast), &rules::arg_reduce, X> {
+  static_assert(well_formed<argmin, X>);
+};
+
+/// Running sums of X along `Axis` (ONNX's CumSum): element i is the sum of elements 0..i, or
+/// 0..i-1 where `Exclusive`, or from the end where `Reverse`. X's dtype (f32 sums in double).
+template <class X, int Axis, bool Exclusive = false, bool Reverse = false>
+struct cumsum : detail::op_node<op_id::cumsum, detail::cumsum_attrs(Axis, Exclusive, Reverse), &rules::cumsum, X> {
+  static_assert(well_formed<cumsum, X>);
+};
+
+/// y[i, j, k] = x[indices[i, j, k], j, k] for `Axis` 0, and alike for the others (ONNX's
+/// GatherElements, PyTorch's `gather`): `Indices` (i32 or i64, computed or given) has X's rank
+/// and at most X's extents outside the axis; negative indices count from the back, and an index
+/// out of range makes `run` throw.
+template <class X, class Indices, int Axis = 0>
+struct gather_elements
+    : detail::op_node<op_id::gather_elements, detail::axis_attrs(Axis), &rules::gather_elements, X, Indices> {
+  static_assert(well_formed<gather_elements, X, Indices>);
+};
 
 namespace detail {
 constexpr attrs topk_attrs(std::int64_t k, int axis, bool largest) {
