@@ -16,6 +16,8 @@ heads) built with torchvision's VisionTransformer; bert_base is a BERT-base-size
 runtime benchmark's workloads (benchmarks/README.md): w5 is resnet18, w7 mobilenet_v2, w6 the
 encoder of examples/transformer on 128 token ids. mobilenet_v2_batchN and resnet50_batchN are
 those models, with the same weights, on batches of N images (8 and 32), for throughput.
+kws_lstm and kws_gru are the keyword spotters of the ONNX model tests (a two-layer LSTM, a
+two-layer bidirectional GRU, 48 units, over 49 frames of 10 MFCCs).
 """
 from __future__ import annotations
 
@@ -38,8 +40,11 @@ TORCHVISION = ("mobilenet_v2", "mobilenet_v3_large", "efficientnet_b0", "resnet1
 BERT_LAYERS, BERT_WIDTH, BERT_HEADS, BERT_FFN, BERT_SEQ = 12, 768, 12, 3072, 128
 # Throughput: batches of images for two of the vision models (NAME_batchN).
 BATCHED = ("mobilenet_v2_batch8", "mobilenet_v2_batch32", "resnet50_batch8", "resnet50_batch32")
+# Keyword spotters over 49 frames of 10 MFCCs (tests/onnx_models/export_model.py): a two-layer
+# LSTM, a two-layer bidirectional GRU.
+RECURRENT = ("kws_lstm", "kws_gru")
 NAMES = TORCHVISION + ("vit_s16", "bert_base", "w1_mlp", "w2_mlp_batch64", "w3_basic_block", "w4_lenet",
-                       "w6_encoder") + BATCHED
+                       "w6_encoder") + BATCHED + RECURRENT
 
 
 def _image(batch: int = 1) -> torch.Tensor:
@@ -136,6 +141,10 @@ def build(name: str):
         model, x = _BasicBlock(), torch.randn(1, 64, 56, 56)
     elif name == "w4_lenet":
         model, x = _lenet(), torch.randn(1, 1, 28, 28)
+    elif name in RECURRENT:
+        from export_model import kws_model
+        model, inputs = kws_model(name)
+        x = inputs["x"]
     else:
         from export_model import transformer_model
         model, inputs = transformer_model()

@@ -86,8 +86,9 @@ inline void dense_panels(const float* x, int k, const float* packed, int n, floa
   const int KC = blk::kc_for(k);
   constexpr int tail = M % MR;
   if constexpr (tail != 0) {
-    std::memset(pad, 0, sizeof(float) * static_cast<std::size_t>(MR) * k);
-    std::memcpy(pad, x + static_cast<std::size_t>(M - tail) * k, sizeof(float) * static_cast<std::size_t>(tail) * k);
+    const auto depth = static_cast<std::size_t>(k);
+    std::memset(pad, 0, sizeof(float) * static_cast<std::size_t>(MR) * depth);
+    std::memcpy(pad, x + static_cast<std::size_t>(M - tail) * depth, sizeof(float) * static_cast<std::size_t>(tail) * depth);
   }
   const int tiles = (m_end - m_begin + MR - 1) / MR;
   for (int i = p0; i < p1; ++i) {

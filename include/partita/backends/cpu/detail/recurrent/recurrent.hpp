@@ -36,8 +36,8 @@ struct recurrent_shape {
   /// Shared scratch: the projections of every step, the recurrent products of one step, the
   /// hidden and cell states of one step.
   constexpr std::size_t scratch() const {
-    return static_cast<std::size_t>(seq) * batch * units() + static_cast<std::size_t>(batch) * units() +
-           2 * static_cast<std::size_t>(batch) * hidden;
+    const auto n = static_cast<std::size_t>(batch), u = static_cast<std::size_t>(units());
+    return static_cast<std::size_t>(seq) * n * u + n * u + 2 * n * static_cast<std::size_t>(hidden);
   }
 };
 
