@@ -104,3 +104,102 @@ TEST_CASE("the state can be read and set; a run that fails leaves it as it was")
   t.run(second, yt);
   CHECK(ys == yt);
 }
+
+// A decoder with a fixed-size KV cache, token by token: its logits at each position equal the
+// whole causal forward pass's. One attention block (2 heads of 4, width 8), a vocabulary of 11,
+// at most 6 positions. The cache is carried by `stateful`; each step writes its key and value
+// at the position given as an input (`where` of a one-hot row) and attends to the positions up
+// to it.
+namespace kv {
+constexpr int T = 6, D = 8, H = 2, DH = 4, V = 11;
+using tok = weight<"tok", f32, V, D>;
+using pos = weight<"pos", f32, T, D>;
+using wq = weight<"wq", f32, D, D>;
+using wk = weight<"wk", f32, D, D>;
+using wv = weight<"wv", f32, D, D>;
+using wo = weight<"wo", f32, D, D>;
+using iota_col = literal<dims<T, 1>, 0.f, 1.f, 2.f, 3.f, 4.f, 5.f>;
+using iota_row = literal<dims<1, T>, 0.f, 1.f, 2.f, 3.f, 4.f, 5.f>;
+
+// heads of a [rows, D] value: [H, rows, DH]
+template <class X, int Rows>
+using heads = transpose<reshape<X, Rows, H, DH>, 1, 0, 2>;
+template <class X, int Rows>
+using merged = reshape<transpose<X, 1, 0, 2>, Rows, D>;
+
+// The whole sequence at once, causal: logits [T, V].
+namespace full {
+using ids = input<"ids", i64, T>;
+using x = add<embedding<tok, ids>, pos>;                                          // [T, D]
+using scores = multiply<matmul<heads<dense<x, wq>, T>, heads<dense<x, wk>, T>, {.transpose_b = true}>, scalar<0.5f>>;
+using causal = less_equal<iota_row, iota_col>;                                      // [T, T]: j <= i
+using att = softmax<where<causal, scores, scalar<-1e9f>>>;                          // [H, T, T]
+using y = add<x, dense<merged<matmul<att, heads<dense<x, wv>, T>>, T>, wo>>;
+using logits = matmul<y, tok, {.transpose_b = true}>;                               // tied head
+using net = model<logits>;
+}  // namespace full
+
+// One token at position `at` (an i64 [1]), the caches [T, D] in and out.
+namespace step {
+using id = input<"id", i64, 1>;
+using at = input<"at", i64, 1>;
+using cache_k = input<"k", f32, T, D>;
+using cache_v = input<"v", f32, T, D>;
+using x = add<embedding<tok, id>, embedding<pos, at>>;                              // [1, D]
+using here = equal<iota_col, cast<at, f32>>;                                        // [T, 1]: the one-hot row
+using k_next = where<here, dense<x, wk>, cache_k>;                                  // [T, D]
+using v_next = where<here, dense<x, wv>, cache_v>;
+using scores = multiply<matmul<heads<dense<x, wq>, 1>, heads<k_next, T>, {.transpose_b = true}>, scalar<0.5f>>;
+using seen = less_equal<iota_row, cast<at, f32>>;                                   // [1, T]
+using att = softmax<where<seen, scores, scalar<-1e9f>>>;                            // [H, 1, T]
+using y = add<x, dense<merged<matmul<att, heads<v_next, T>>, 1>, wo>>;
+using logits = matmul<y, tok, {.transpose_b = true}>;                               // [1, V]
+using net = model<output<"logits", logits>, output<"k_next", k_next>, output<"v_next", v_next>>;
+}  // namespace step
+
+weight_set weights() {
+  static std::vector<std::vector<float>> data;
+  data.clear();
+  weight_set s;
+  const auto add = [&](const char* name, std::int64_t rows, std::int64_t cols, unsigned seed) {
+    data.emplace_back(static_cast<std::size_t>(rows * cols));
+    unsigned v = seed;
+    for (float& f : data.back()) {
+      v = v * 1103515245u + 12345u;
+      f = static_cast<float>((v >> 16) % 2001) / 1000.f - 1.f;
+    }
+    s.add(name, data.back(), {rows, cols});
+  };
+  add("tok", V, D, 1);
+  add("pos", T, D, 2);
+  add("wq", D, D, 3);
+  add("wk", D, D, 4);
+  add("wv", D, D, 5);
+  add("wo", D, D, 6);
+  return s;
+}
+}  // namespace kv
+
+TEST_CASE_TEMPLATE("a KV cache decode, token by token, equals the whole causal forward pass", B, reference, cpu) {
+  const weight_set w = kv::weights();
+  const std::vector<std::int64_t> ids{3, 7, 1, 10, 0, 5};
+  compiled<kv::full::net, B> whole;
+  whole.bind(w);
+  std::vector<float> want(kv::T * kv::V);
+  whole.run(ids, want);
+
+  stateful<compiled<kv::step::net, B>, carry<"k", "k_next">, carry<"v", "v_next">> decoder;
+  decoder.bind(w);
+  for (std::int64_t t = 0; t < kv::T; ++t) {
+    std::vector<float> logits(kv::V);
+    decoder.run(std::vector<std::int64_t>{ids[static_cast<std::size_t>(t)]}, std::vector<std::int64_t>{t}, logits);
+    for (int v = 0; v < kv::V; ++v)
+      CHECK(logits[static_cast<std::size_t>(v)] ==
+            doctest::Approx(want[static_cast<std::size_t>(t * kv::V + v)]).epsilon(1e-5));
+  }
+  // A new sequence after reset: the first token's logits again.
+  decoder.reset();
+  std::vector<float> first(kv::V);
+  decoder.run(std::vector<std::int64_t>{ids[0]}, std::vector<std::int64_t>{0}, first);
+  CHECK(first[0] == doctest::Approx(want[0]).epsilon(1e-5));
+}
