@@ -81,3 +81,29 @@ TEST_CASE("gather_elements follows computed indices: the top scores' boxes") {
                        doctest::Contains("index 5 at position 0 of the indices is out of range"), error);
   CHECK(print(module_of<given>{}).find("gather_elements(%x, %i, axis=1) : f32[1, 2]") != std::string::npos);
 }
+
+TEST_CASE("non_max_suppression: greedy by score, per image and class, a static maximum and a count") {
+  // Two images of 4 boxes (y1, x1, y2, x2), two classes.
+  using boxes = input<"boxes", f32, 2, 4, 4>;
+  using scores = input<"scores", f32, 2, 2, 4>;
+  using nms = non_max_suppression<boxes, scores, 2, 0.5f, 0.1f>;
+  using net = model<get<nms, 0>, get<nms, 1>>;
+  static_assert(get<nms, 0>::desc.out == shape{2, {8, 3}} && get<nms, 1>::desc.out == shape{1, {1}});
+  const std::vector<float> b{0, 0, 10, 10,   1, 1, 11, 11,   20, 20, 30, 30,   0, 0, 10, 10,      // image 0: 0 and 1 overlap
+                             0, 0, 4, 4,     10, 10, 0, 0,   0, 5, 4, 9,       50, 50, 52, 52};   // image 1: 1 is 0's bigger twin
+  const std::vector<float> s{0.9f, 0.8f, 0.7f, 0.05f,   0.2f, 0.3f, 0.3f, 0.6f,   // image 0, classes 0 and 1
+                             0.5f, 0.6f, 0.55f, 0.4f,  0.f, 0.f, 0.f, 0.f};        // image 1
+  const auto run_on = [&]<class B>(B) {
+    compiled<net, B> exe;
+    std::vector<std::int64_t> sel(24), n(1);
+    exe.run(b, s, sel, n);
+    return std::make_pair(sel, n);
+  };
+  const auto [sel, n] = run_on(reference{});
+  CHECK(run_on(cpu{}).first == sel);
+  CHECK(n == idx{6});
+  // image 0, class 0: 0 (0.9), then 1 overlaps it (IoU 0.68) and goes, 2 (0.7); at most 2.
+  // image 0, class 1: 3 (0.6), then 1 and 2 tie at 0.3: 1 first (IoU with 3 is 0.68: gone), 2.
+  // image 1, class 0: 1 (0.6), 2 (0.55) does not overlap it; 0 would be third. Class 1: none.
+  CHECK(sel == idx{0, 0, 0, 0, 0, 2, 0, 1, 3, 0, 1, 2, 1, 0, 1, 1, 0, 2, -1, -1, -1, -1, -1, -1});
+}

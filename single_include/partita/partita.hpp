@@ -678,6 +678,7 @@ enum class problem {
   topk_count,
   recurrent_shapes,
   gather_elements_indices,
+  nms_shapes,
 };
 
 /// The verdict of a node's shape/dtype rule: the problem, and the two shapes (or dtypes) that
@@ -801,6 +802,8 @@ struct report {
                 "partita: lstm / gru / rnn (Node): X is [seq, batch, input] ([batch, seq, input] with batch_first), W [dirs, gates · hidden, input], R [dirs, gates · hidden, hidden], B [dirs, 2 · gates · hidden] and the initial states [dirs, batch, hidden], all f32, with dirs 2 for bidirectional and 1 otherwise and gates 4 (lstm), 3 (gru) or 1 (rnn) (Lhs: X's shape; Rhs: the argument that does not fit, its position last)");
   static_assert(P != problem::gather_elements_indices,
                 "partita: gather_elements<X, Indices, Axis> (Node): Indices must be an i32 or i64 tensor of X's rank, at most X's extent along every other axis (Lhs: X's shape, Rhs: the indices' shape)");
+  static_assert(P != problem::nms_shapes,
+                "partita: non_max_suppression<Boxes, Scores, MaxPerClass, ...> (Node): Boxes must be f32 [batch, boxes, 4], Scores f32 [batch, classes, boxes], and MaxPerClass at least 1 (Lhs: Boxes' shape, Rhs: Scores' shape)");
   static constexpr bool ok = P == problem::none;
 };
 
@@ -970,6 +973,7 @@ enum class op_id : std::uint8_t {
   argmin,
   cumsum,
   gather_elements,
+  non_max_suppression,
 };
 
 /// Name of an op as the printer and diagnostics spell it.
@@ -988,8 +992,8 @@ constexpr std::string_view name_of(op_id op) {
       "less",     "less_equal", "greater",    "greater_equal", "logical_not",    "logical_and",
       "logical_or", "logical_xor", "where",   "cast",       "trilu",      "topk",
       "lstm",     "gru",        "rnn",        "argmax",     "argmin",            "cumsum",
-      "gather_elements"};
-  static_assert(std::size(names) == static_cast<std::size_t>(op_id::gather_elements) + 1, "one name per op");
+      "gather_elements", "non_max_suppression"};
+  static_assert(std::size(names) == static_cast<std::size_t>(op_id::non_max_suppression) + 1, "one name per op");
   return names[static_cast<int>(op)];
 }
 
@@ -1033,7 +1037,7 @@ constexpr bool is_logical(op_id op) {
 constexpr bool is_dtype_generic(op_id op) {
   return is_comparison(op) || is_logical(op) || op == op_id::where || op == op_id::cast || op == op_id::trilu ||
          op == op_id::topk || op == op_id::argmax || op == op_id::argmin || op == op_id::cumsum ||
-         op == op_id::gather_elements;
+         op == op_id::gather_elements || op == op_id::non_max_suppression;
 }
 
 /// True for the recurrent layers: `lstm`, `gru`, `rnn`.
@@ -1041,7 +1045,7 @@ constexpr bool is_recurrent(op_id op) { return op == op_id::lstm || op == op_id:
 
 /// True for the ops whose value is several tensors, each read with `get<Op, I>`, that one kernel
 /// writes back to back in one buffer (their fields: ir/ops/fields.hpp).
-constexpr bool is_tuple_op(op_id op) { return op == op_id::topk || is_recurrent(op); }
+constexpr bool is_tuple_op(op_id op) { return op == op_id::topk || op == op_id::non_max_suppression || is_recurrent(op); }
 
 /// True for the reductions over static axes.
 constexpr bool is_reduction(op_id op) {
@@ -1169,7 +1173,10 @@ concept module_type = requires {
 // ---- begin partita/ir/ops/fields.hpp ----
 /// The fields of every tuple-valued op (`is_tuple_op`): what `get`, the plan and the kernels read.
 // ---- begin partita/ir/ops/indexing.hpp ----
-/// Ops that compute or follow indices: `topk`, `argmax`, `argmin`, `cumsum`, `gather_elements`.
+/// Ops that compute or follow indices: `topk`, `argmax`, `argmin`, `cumsum`, `gather_elements`,
+/// `non_max_suppression`.
+#include <limits>
+
 // ---- begin partita/ir/ops/rules.hpp ----
 /// Shape and dtype rules shared by several ops.
 // ---- begin partita/ir/node.hpp ----
@@ -1502,6 +1509,55 @@ struct gather_elements
   static_assert(well_formed<gather_elements, X, Indices>);
 };
 
+namespace rules {
+
+/// non_max_suppression's fields: the selected (batch, class, box) triples, i64 [batch · classes ·
+/// max per class, 3], and their count, i64 [1]; none when the shapes do not fit.
+constexpr op_fields nms_fields(const attrs& at, const arg_info* a, int n) {
+  if (n != 2) return {};
+  const shape &b = a[0].shp, &s = a[1].shp;
+  const bool fits = a[0].type == dtype::f32 && a[1].type == dtype::f32 && b.rank == 3 && b[2] == 4 && s.rank == 3 &&
+                    s[0] == b[0] && s[2] == b[1] && at.start >= 1;
+  if (!fits) return {};
+  return {{op_field{shape{2, {b[0] * s[1] * at.start, 3}}, dtype::i64}, op_field{shape{1, {1}}, dtype::i64}}, 2};
+}
+
+constexpr inference nms(const attrs& at, const arg_info* a, int n) {
+  for (int i = 0; i < n; ++i)
+    if (a[i].is_tuple) return fail(problem::tuple_as_tensor, a[i].shp, shape{});
+  if (nms_fields(at, a, n).count == 0) return fail(problem::nms_shapes, a[0].shp, a[1].shp);
+  return inference{{}, dtype::i64, true, {}};
+}
+
+}  // namespace rules
+
+namespace detail {
+constexpr attrs nms_attrs(std::int64_t max_per_class, float iou, float score, bool center) {
+  attrs a{};
+  a.start = max_per_class;
+  a.alpha = iou;
+  a.beta = score;
+  a.upper = center;
+  return a;
+}
+}  // namespace detail
+
+/// Greedy non-maximum suppression (ONNX's NonMaxSuppression, with a static maximum): for each
+/// image and class, the boxes in order of decreasing score (of equal scores the lower index
+/// first) whose score is above `ScoreThreshold`, each kept unless its IoU with a box kept before
+/// it exceeds `IouThreshold`, at most `MaxPerClass`. Boxes [batch, boxes, 4] are corners (y1,
+/// x1, y2, x2, in either order) or, with `CenterPointBox`, (x_center, y_center, width, height);
+/// Scores are [batch, classes, boxes]. A tuple: `get<.., 0>` the selected (batch, class, box)
+/// triples, i64 [batch · classes · MaxPerClass, 3], ordered by batch, class, then score, the
+/// rows after the count filled with -1; `get<.., 1>` the count, i64 [1].
+template <class Boxes, class Scores, std::int64_t MaxPerClass, float IouThreshold = 0.5f,
+          float ScoreThreshold = -std::numeric_limits<float>::infinity(), bool CenterPointBox = false>
+struct non_max_suppression
+    : detail::op_node<op_id::non_max_suppression, detail::nms_attrs(MaxPerClass, IouThreshold, ScoreThreshold, CenterPointBox),
+                      &rules::nms, Boxes, Scores> {
+  static_assert(well_formed<non_max_suppression, Boxes, Scores>);
+};
+
 namespace detail {
 constexpr attrs topk_attrs(std::int64_t k, int axis, bool largest) {
   attrs a{};
@@ -1657,6 +1713,7 @@ namespace partita::rules {
 constexpr op_fields fields_of(op_id op, const attrs& at, const arg_info* a, int n) {
   switch (op) {
     case op_id::topk: return topk_fields(at, a, n);
+    case op_id::non_max_suppression: return nms_fields(at, a, n);
     case op_id::lstm: case op_id::gru: case op_id::rnn: return recurrent_fields(op, at, a, n);
     default: return {};
   }
@@ -1935,6 +1992,9 @@ inline std::string attr_string(const graph_node& n) {
       return concat("axis=", std::to_string(a.axis), a.exclusive ? ", exclusive" : "", a.reverse ? ", reverse" : "");
     case op_id::gather_elements:
       return concat("axis=", std::to_string(a.axis));
+    case op_id::non_max_suppression:
+      return concat("max_per_class=", std::to_string(a.start), ", iou=", float_string(a.alpha),
+                    ", score=", float_string(a.beta), a.upper ? ", center_point_box" : "");
     case op_id::topk:
       return concat("k=", std::to_string(a.start), ", axis=", std::to_string(a.axis), a.largest ? ", largest" : ", smallest");
     case op_id::trilu:
@@ -4086,7 +4146,6 @@ using expand_dims = unsqueeze<X, Axes...>;
 // ---- end partita/ir/ops/shape_ops.hpp ----
 // ---- begin partita/ir/ops/slicing.hpp ----
 /// Ops that select or place parts of a tensor: slice, split, pad and gather.
-#include <limits>
 
 // ---- begin partita/ir/ops/tuple.hpp ----
 /// Tuples: several values as one node, and projections of them.
@@ -13140,7 +13199,8 @@ inline void softmax(const float* x, const shape& xs, int axis, float* y) {
 /// The reference backend: every op on the plain scalar kernels, nothing fused.
 
 // ---- begin partita/backends/reference/index_kernels.hpp ----
-/// Reference kernels of the index ops: topk, argmax and argmin, cumsum, gather_elements.
+/// Reference kernels of the index ops: topk, argmax and argmin, cumsum, gather_elements, and
+/// non-maximum suppression.
 
 // ---- begin partita/backends/reference/tensor_kernels.hpp ----
 /// Plain scalar kernels for matmul, data movement (transpose, slice, pad, gather, resize),
@@ -13509,6 +13569,75 @@ inline void gather_elements(const void* x, const shape& xs, std::size_t bytes, c
       idx[u] = 0;
     }
   }
+}
+
+/// The sizes and thresholds of a non-maximum suppression.
+struct nms_geometry {
+  std::int64_t batch = 0, boxes = 0, classes = 0, max_per_class = 0;
+  float iou = 0.5f, score = 0.f;
+  bool center = false;
+};
+
+namespace detail {
+
+/// IoU of boxes `a` and `b` (4 floats each): corners in either order, or centre and size.
+inline double iou(const float* a, const float* b, bool center) {
+  const auto corners = [center](const float* p, double& y1, double& x1, double& y2, double& x2) {
+    if (center) {
+      x1 = static_cast<double>(p[0]) - static_cast<double>(p[2]) / 2;
+      x2 = static_cast<double>(p[0]) + static_cast<double>(p[2]) / 2;
+      y1 = static_cast<double>(p[1]) - static_cast<double>(p[3]) / 2;
+      y2 = static_cast<double>(p[1]) + static_cast<double>(p[3]) / 2;
+    } else {
+      y1 = std::min(p[0], p[2]);
+      y2 = std::max(p[0], p[2]);
+      x1 = std::min(p[1], p[3]);
+      x2 = std::max(p[1], p[3]);
+    }
+  };
+  double ay1, ax1, ay2, ax2, by1, bx1, by2, bx2;
+  corners(a, ay1, ax1, ay2, ax2);
+  corners(b, by1, bx1, by2, bx2);
+  const double area_a = (ay2 - ay1) * (ax2 - ax1), area_b = (by2 - by1) * (bx2 - bx1);
+  if (area_a <= 0 || area_b <= 0) return 0;
+  const double h = std::min(ay2, by2) - std::max(ay1, by1), w = std::min(ax2, bx2) - std::max(ax1, bx1);
+  if (h <= 0 || w <= 0) return 0;
+  const double inter = h * w;
+  return inter / (area_a + area_b - inter);
+}
+
+}  // namespace detail
+
+/// Greedy non-maximum suppression (ONNX's): `boxes` [batch, boxes, 4], `scores` [batch,
+/// classes, boxes]; the selected (batch, class, box) triples into `selected` (batch · classes
+/// · max per class rows of 3, -1 after the last), their number into `count`. `order` holds
+/// `boxes` indices (the candidates of one class, sorted).
+inline void non_max_suppression(const nms_geometry& g, const float* boxes, const float* scores, std::int64_t* selected,
+                                std::int64_t* count, std::int32_t* order) {
+  std::int64_t rows = 0;
+  for (std::int64_t b = 0; b < g.batch; ++b)
+    for (std::int64_t c = 0; c < g.classes; ++c) {
+      const float* s = scores + (b * g.classes + c) * g.boxes;
+      const float* bx = boxes + b * g.boxes * 4;
+      std::int64_t n = 0;
+      for (std::int64_t i = 0; i < g.boxes; ++i)
+        if (s[i] > g.score) order[n++] = static_cast<std::int32_t>(i);  // NaN scores are never above
+      std::sort(order, order + n, [s](std::int32_t i, std::int32_t j) { return s[i] > s[j] || (s[i] == s[j] && i < j); });
+      const std::int64_t first = rows;
+      for (std::int64_t k = 0; k < n && rows - first < g.max_per_class; ++k) {
+        const std::int64_t i = order[k];
+        bool keep = true;
+        for (std::int64_t r = first; r < rows && keep; ++r)
+          keep = detail::iou(bx + i * 4, bx + selected[r * 3 + 2] * 4, g.center) <= static_cast<double>(g.iou);
+        if (!keep) continue;
+        selected[rows * 3] = b;
+        selected[rows * 3 + 1] = c;
+        selected[rows * 3 + 2] = i;
+        ++rows;
+      }
+    }
+  *count = rows;
+  std::fill(selected + rows * 3, selected + g.batch * g.classes * g.max_per_class * 3, std::int64_t{-1});
 }
 
 }  // namespace partita::reference_kernels
@@ -14037,6 +14166,12 @@ struct reference {
         k::cumsum(in[0], xs, n.type, normalize_axis(at.axis, xs.rank), at.exclusive, at.reverse, out);
       } else if constexpr (op == op_id::gather_elements) {
         k::gather_elements(in[0], xs, size_of(n.type), in[1], Step::arg(1).type, ws, normalize_axis(at.axis, xs.rank), out);
+      } else if constexpr (op == op_id::non_max_suppression) {
+        constexpr reference_kernels::nms_geometry g{xs[0], xs[1], ws[1], at.start, at.alpha, at.beta, at.upper};
+        std::array<std::int32_t, static_cast<std::size_t>(g.boxes)> order{};
+        auto* bytes = reinterpret_cast<unsigned char*>(out);
+        k::non_max_suppression(g, in[0], in[1], reinterpret_cast<std::int64_t*>(out),
+                               reinterpret_cast<std::int64_t*>(bytes + Step::output_offset(1)), order.data());
       } else if constexpr (op == op_id::trilu) {
         k::trilu(in[0], xs, size_of(n.type), at.upper, at.start, out);
       } else if constexpr (op == op_id::resize) {

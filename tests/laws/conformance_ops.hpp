@@ -379,7 +379,7 @@ struct boolean_models
     : model_group<
           "booleans and indices: comparisons (f32 with NaN, i8, broadcast), logical ops, where (masks broadcast, fill "
           "values, both operands), cast between dtypes, tril and triu, topk (values and indices, ties among i8), argmax, "
-          "argmin, cumsum, gather_elements by computed indices",
+          "argmin, cumsum, gather_elements by computed indices, non_max_suppression",
           model<less<x3_5_17, y3_5_17>, greater_equal<x3_5_17, scalar<0.25f>>, equal<x3_5_17, x3_5_17>>,
           model<less_equal<input<"r", f32, 17>, x3_5_17>, greater<input<"c", f32, 3, 1, 17>, x3_5_17>>,
           model<equal<boolean_net::p4_9, boolean_net::q4_9>, less<boolean_net::p4_9, boolean_net::q4_9>,
@@ -400,6 +400,8 @@ struct boolean_models
                 argmin<boolean_net::p4_9, 1, false, true>>,
           model<cumsum<x3_5_17, 2>, cumsum<x3_5_17, 0, true, true>, cumsum<boolean_net::p4_9, 1>>,
           model<gather_elements<x3_5_17, get<topk<y3_5_17, 6>, 1>, 2>>,
+          model<get<non_max_suppression<input<"b", f32, 2, 9, 4>, input<"s", f32, 2, 3, 9>, 4, 0.3f, 0.f>, 0>,
+                get<non_max_suppression<input<"b", f32, 2, 9, 4>, input<"s", f32, 2, 3, 9>, 4, 0.3f, 0.f>, 1>>,
           // large enough for two threads
           model<where<input<"m", boolean, 1, 513>, input<"x", f32, 257, 513>, scalar<0.f>>,
                 greater<input<"x", f32, 257, 513>, input<"y", f32, 257, 513>>>> {

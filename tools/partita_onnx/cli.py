@@ -18,7 +18,8 @@ from .terms import Term
 # Why some well-known ops have no mapping, said instead of a bare "no mapping".
 _REASONS = {
     "NonZero": "its output shape depends on the data (a mask's indices): keep the mask and select with Where",
-    "NonMaxSuppression": "its output shape depends on the data",
+    "NonMaxSuppression": "its output shape depends on the data (Partita's non_max_suppression, written in C++, has "
+                         "a static maximum and a count)",
     "If": "control flow at run time: Partita's models are static graphs (export with the branch taken)",
     "Loop": "control flow at run time: Partita's models are static graphs (export with the loop unrolled)",
     "Scan": "control flow at run time: Partita's models are static graphs (export with the loop unrolled)",

@@ -57,6 +57,7 @@ enum class problem {
   topk_count,
   recurrent_shapes,
   gather_elements_indices,
+  nms_shapes,
 };
 
 /// The verdict of a node's shape/dtype rule: the problem, and the two shapes (or dtypes) that
@@ -180,6 +181,8 @@ struct report {
                 "partita: lstm / gru / rnn (Node): X is [seq, batch, input] ([batch, seq, input] with batch_first), W [dirs, gates · hidden, input], R [dirs, gates · hidden, hidden], B [dirs, 2 · gates · hidden] and the initial states [dirs, batch, hidden], all f32, with dirs 2 for bidirectional and 1 otherwise and gates 4 (lstm), 3 (gru) or 1 (rnn) (Lhs: X's shape; Rhs: the argument that does not fit, its position last)");
   static_assert(P != problem::gather_elements_indices,
                 "partita: gather_elements<X, Indices, Axis> (Node): Indices must be an i32 or i64 tensor of X's rank, at most X's extent along every other axis (Lhs: X's shape, Rhs: the indices' shape)");
+  static_assert(P != problem::nms_shapes,
+                "partita: non_max_suppression<Boxes, Scores, MaxPerClass, ...> (Node): Boxes must be f32 [batch, boxes, 4], Scores f32 [batch, classes, boxes], and MaxPerClass at least 1 (Lhs: Boxes' shape, Rhs: Scores' shape)");
   static constexpr bool ok = P == problem::none;
 };
 

@@ -93,6 +93,7 @@ enum class op_id : std::uint8_t {
   argmin,
   cumsum,
   gather_elements,
+  non_max_suppression,
 };
 
 /// Name of an op as the printer and diagnostics spell it.
@@ -111,8 +112,8 @@ constexpr std::string_view name_of(op_id op) {
       "less",     "less_equal", "greater",    "greater_equal", "logical_not",    "logical_and",
       "logical_or", "logical_xor", "where",   "cast",       "trilu",      "topk",
       "lstm",     "gru",        "rnn",        "argmax",     "argmin",            "cumsum",
-      "gather_elements"};
-  static_assert(std::size(names) == static_cast<std::size_t>(op_id::gather_elements) + 1, "one name per op");
+      "gather_elements", "non_max_suppression"};
+  static_assert(std::size(names) == static_cast<std::size_t>(op_id::non_max_suppression) + 1, "one name per op");
   return names[static_cast<int>(op)];
 }
 
@@ -156,7 +157,7 @@ constexpr bool is_logical(op_id op) {
 constexpr bool is_dtype_generic(op_id op) {
   return is_comparison(op) || is_logical(op) || op == op_id::where || op == op_id::cast || op == op_id::trilu ||
          op == op_id::topk || op == op_id::argmax || op == op_id::argmin || op == op_id::cumsum ||
-         op == op_id::gather_elements;
+         op == op_id::gather_elements || op == op_id::non_max_suppression;
 }
 
 /// True for the recurrent layers: `lstm`, `gru`, `rnn`.
@@ -164,7 +165,7 @@ constexpr bool is_recurrent(op_id op) { return op == op_id::lstm || op == op_id:
 
 /// True for the ops whose value is several tensors, each read with `get<Op, I>`, that one kernel
 /// writes back to back in one buffer (their fields: ir/ops/fields.hpp).
-constexpr bool is_tuple_op(op_id op) { return op == op_id::topk || is_recurrent(op); }
+constexpr bool is_tuple_op(op_id op) { return op == op_id::topk || op == op_id::non_max_suppression || is_recurrent(op); }
 
 /// True for the reductions over static axes.
 constexpr bool is_reduction(op_id op) {

@@ -148,6 +148,9 @@ inline std::string attr_string(const graph_node& n) {
       return concat("axis=", std::to_string(a.axis), a.exclusive ? ", exclusive" : "", a.reverse ? ", reverse" : "");
     case op_id::gather_elements:
       return concat("axis=", std::to_string(a.axis));
+    case op_id::non_max_suppression:
+      return concat("max_per_class=", std::to_string(a.start), ", iou=", float_string(a.alpha),
+                    ", score=", float_string(a.beta), a.upper ? ", center_point_box" : "");
     case op_id::topk:
       return concat("k=", std::to_string(a.start), ", axis=", std::to_string(a.axis), a.largest ? ", largest" : ", smallest");
     case op_id::trilu:

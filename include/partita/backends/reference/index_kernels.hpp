@@ -1,5 +1,7 @@
 #pragma once
-/// Reference kernels of the index ops: topk, argmax and argmin, cumsum, gather_elements.
+/// Reference kernels of the index ops: topk, argmax and argmin, cumsum, gather_elements, and
+/// non-maximum suppression.
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -136,6 +138,75 @@ inline void gather_elements(const void* x, const shape& xs, std::size_t bytes, c
       idx[u] = 0;
     }
   }
+}
+
+/// The sizes and thresholds of a non-maximum suppression.
+struct nms_geometry {
+  std::int64_t batch = 0, boxes = 0, classes = 0, max_per_class = 0;
+  float iou = 0.5f, score = 0.f;
+  bool center = false;
+};
+
+namespace detail {
+
+/// IoU of boxes `a` and `b` (4 floats each): corners in either order, or centre and size.
+inline double iou(const float* a, const float* b, bool center) {
+  const auto corners = [center](const float* p, double& y1, double& x1, double& y2, double& x2) {
+    if (center) {
+      x1 = static_cast<double>(p[0]) - static_cast<double>(p[2]) / 2;
+      x2 = static_cast<double>(p[0]) + static_cast<double>(p[2]) / 2;
+      y1 = static_cast<double>(p[1]) - static_cast<double>(p[3]) / 2;
+      y2 = static_cast<double>(p[1]) + static_cast<double>(p[3]) / 2;
+    } else {
+      y1 = std::min(p[0], p[2]);
+      y2 = std::max(p[0], p[2]);
+      x1 = std::min(p[1], p[3]);
+      x2 = std::max(p[1], p[3]);
+    }
+  };
+  double ay1, ax1, ay2, ax2, by1, bx1, by2, bx2;
+  corners(a, ay1, ax1, ay2, ax2);
+  corners(b, by1, bx1, by2, bx2);
+  const double area_a = (ay2 - ay1) * (ax2 - ax1), area_b = (by2 - by1) * (bx2 - bx1);
+  if (area_a <= 0 || area_b <= 0) return 0;
+  const double h = std::min(ay2, by2) - std::max(ay1, by1), w = std::min(ax2, bx2) - std::max(ax1, bx1);
+  if (h <= 0 || w <= 0) return 0;
+  const double inter = h * w;
+  return inter / (area_a + area_b - inter);
+}
+
+}  // namespace detail
+
+/// Greedy non-maximum suppression (ONNX's): `boxes` [batch, boxes, 4], `scores` [batch,
+/// classes, boxes]; the selected (batch, class, box) triples into `selected` (batch · classes
+/// · max per class rows of 3, -1 after the last), their number into `count`. `order` holds
+/// `boxes` indices (the candidates of one class, sorted).
+inline void non_max_suppression(const nms_geometry& g, const float* boxes, const float* scores, std::int64_t* selected,
+                                std::int64_t* count, std::int32_t* order) {
+  std::int64_t rows = 0;
+  for (std::int64_t b = 0; b < g.batch; ++b)
+    for (std::int64_t c = 0; c < g.classes; ++c) {
+      const float* s = scores + (b * g.classes + c) * g.boxes;
+      const float* bx = boxes + b * g.boxes * 4;
+      std::int64_t n = 0;
+      for (std::int64_t i = 0; i < g.boxes; ++i)
+        if (s[i] > g.score) order[n++] = static_cast<std::int32_t>(i);  // NaN scores are never above
+      std::sort(order, order + n, [s](std::int32_t i, std::int32_t j) { return s[i] > s[j] || (s[i] == s[j] && i < j); });
+      const std::int64_t first = rows;
+      for (std::int64_t k = 0; k < n && rows - first < g.max_per_class; ++k) {
+        const std::int64_t i = order[k];
+        bool keep = true;
+        for (std::int64_t r = first; r < rows && keep; ++r)
+          keep = detail::iou(bx + i * 4, bx + selected[r * 3 + 2] * 4, g.center) <= static_cast<double>(g.iou);
+        if (!keep) continue;
+        selected[rows * 3] = b;
+        selected[rows * 3 + 1] = c;
+        selected[rows * 3 + 2] = i;
+        ++rows;
+      }
+    }
+  *count = rows;
+  std::fill(selected + rows * 3, selected + g.batch * g.classes * g.max_per_class * 3, std::int64_t{-1});
 }
 
 }  // namespace partita::reference_kernels

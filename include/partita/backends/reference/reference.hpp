@@ -129,6 +129,12 @@ struct reference {
         k::cumsum(in[0], xs, n.type, normalize_axis(at.axis, xs.rank), at.exclusive, at.reverse, out);
       } else if constexpr (op == op_id::gather_elements) {
         k::gather_elements(in[0], xs, size_of(n.type), in[1], Step::arg(1).type, ws, normalize_axis(at.axis, xs.rank), out);
+      } else if constexpr (op == op_id::non_max_suppression) {
+        constexpr reference_kernels::nms_geometry g{xs[0], xs[1], ws[1], at.start, at.alpha, at.beta, at.upper};
+        std::array<std::int32_t, static_cast<std::size_t>(g.boxes)> order{};
+        auto* bytes = reinterpret_cast<unsigned char*>(out);
+        k::non_max_suppression(g, in[0], in[1], reinterpret_cast<std::int64_t*>(out),
+                               reinterpret_cast<std::int64_t*>(bytes + Step::output_offset(1)), order.data());
       } else if constexpr (op == op_id::trilu) {
         k::trilu(in[0], xs, size_of(n.type), at.upper, at.start, out);
       } else if constexpr (op == op_id::resize) {

@@ -10,6 +10,7 @@ namespace partita::rules {
 constexpr op_fields fields_of(op_id op, const attrs& at, const arg_info* a, int n) {
   switch (op) {
     case op_id::topk: return topk_fields(at, a, n);
+    case op_id::non_max_suppression: return nms_fields(at, a, n);
     case op_id::lstm: case op_id::gru: case op_id::rnn: return recurrent_fields(op, at, a, n);
     default: return {};
   }

@@ -1,5 +1,8 @@
 #pragma once
-/// Ops that compute or follow indices: `topk`, `argmax`, `argmin`, `cumsum`, `gather_elements`.
+/// Ops that compute or follow indices: `topk`, `argmax`, `argmin`, `cumsum`, `gather_elements`,
+/// `non_max_suppression`.
+#include <limits>
+
 #include "partita/ir/ops/rules.hpp"
 
 namespace partita {
@@ -127,6 +130,55 @@ template <class X, class Indices, int Axis = 0>
 struct gather_elements
     : detail::op_node<op_id::gather_elements, detail::axis_attrs(Axis), &rules::gather_elements, X, Indices> {
   static_assert(well_formed<gather_elements, X, Indices>);
+};
+
+namespace rules {
+
+/// non_max_suppression's fields: the selected (batch, class, box) triples, i64 [batch · classes ·
+/// max per class, 3], and their count, i64 [1]; none when the shapes do not fit.
+constexpr op_fields nms_fields(const attrs& at, const arg_info* a, int n) {
+  if (n != 2) return {};
+  const shape &b = a[0].shp, &s = a[1].shp;
+  const bool fits = a[0].type == dtype::f32 && a[1].type == dtype::f32 && b.rank == 3 && b[2] == 4 && s.rank == 3 &&
+                    s[0] == b[0] && s[2] == b[1] && at.start >= 1;
+  if (!fits) return {};
+  return {{op_field{shape{2, {b[0] * s[1] * at.start, 3}}, dtype::i64}, op_field{shape{1, {1}}, dtype::i64}}, 2};
+}
+
+constexpr inference nms(const attrs& at, const arg_info* a, int n) {
+  for (int i = 0; i < n; ++i)
+    if (a[i].is_tuple) return fail(problem::tuple_as_tensor, a[i].shp, shape{});
+  if (nms_fields(at, a, n).count == 0) return fail(problem::nms_shapes, a[0].shp, a[1].shp);
+  return inference{{}, dtype::i64, true, {}};
+}
+
+}  // namespace rules
+
+namespace detail {
+constexpr attrs nms_attrs(std::int64_t max_per_class, float iou, float score, bool center) {
+  attrs a{};
+  a.start = max_per_class;
+  a.alpha = iou;
+  a.beta = score;
+  a.upper = center;
+  return a;
+}
+}  // namespace detail
+
+/// Greedy non-maximum suppression (ONNX's NonMaxSuppression, with a static maximum): for each
+/// image and class, the boxes in order of decreasing score (of equal scores the lower index
+/// first) whose score is above `ScoreThreshold`, each kept unless its IoU with a box kept before
+/// it exceeds `IouThreshold`, at most `MaxPerClass`. Boxes [batch, boxes, 4] are corners (y1,
+/// x1, y2, x2, in either order) or, with `CenterPointBox`, (x_center, y_center, width, height);
+/// Scores are [batch, classes, boxes]. A tuple: `get<.., 0>` the selected (batch, class, box)
+/// triples, i64 [batch · classes · MaxPerClass, 3], ordered by batch, class, then score, the
+/// rows after the count filled with -1; `get<.., 1>` the count, i64 [1].
+template <class Boxes, class Scores, std::int64_t MaxPerClass, float IouThreshold = 0.5f,
+          float ScoreThreshold = -std::numeric_limits<float>::infinity(), bool CenterPointBox = false>
+struct non_max_suppression
+    : detail::op_node<op_id::non_max_suppression, detail::nms_attrs(MaxPerClass, IouThreshold, ScoreThreshold, CenterPointBox),
+                      &rules::nms, Boxes, Scores> {
+  static_assert(well_formed<non_max_suppression, Boxes, Scores>);
 };
 
 namespace detail {
