@@ -437,9 +437,9 @@ class ErrorTest(ToolTest):
                      n("NonZero", ["r"], ["nz1"], name="nz1"), n("NonZero", ["x"], ["nz2"], name="nz2"),
                      n("If", ["c"], ["f"], name="nms", then_branch=G.model([], [], [("t", F, [1])]).graph,
                        else_branch=G.model([], [], [("t", F, [1])]).graph),
-                     n("Relu", ["r"], ["y"], name="after")],
+                     n("Relu", ["r"], ["y"], name="after"), n("Shape", ["nz2"], ["nzs"], name="count")],
                     [("x", F, [1, 1, 4, 4]), ("c", onnx.TensorProto.BOOL, [])],
-                    [("nz1", I64, None), ("nz2", I64, None), ("f", F, None), ("y", F, None)],
+                    [("nz1", I64, None), ("nz2", I64, None), ("f", F, None), ("y", F, None), ("nzs", I64, None)],
                     [G.const("sc", np.array([1, 1, 2, 2], dtype=np.float32))])
         lines = self.failure(m).strip().splitlines()
         self.assertIn("4 nodes cannot be imported", lines[0])
@@ -451,6 +451,7 @@ class ErrorTest(ToolTest):
         self.assertIn("control flow at run time", lines[4])
         self.assertIn("'rs' Resize", lines[5])
         self.assertNotIn("'after'", "\n".join(lines))  # a consequence, not a cause
+        self.assertNotIn("'count'", "\n".join(lines))  # a Shape the importer would fold, behind NonZero
 
     def test_unsupported_attribute(self) -> None:
         m = unary_model(n("Resize", ["x", "", "sc"], ["y"], mode="cubic", name="rs"),

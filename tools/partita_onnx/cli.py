@@ -20,6 +20,8 @@ _REASONS = {
     "NonZero": "its output shape depends on the data (a mask's indices): keep the mask and select with Where",
     "NonMaxSuppression": "its output shape depends on the data (Partita's non_max_suppression, written in C++, has "
                          "a static maximum and a count)",
+    "GatherND": "Partita has gather and gather_elements (by a NonZero's indices, its output shape depends on the "
+                "data)",
     "If": "control flow at run time: Partita's models are static graphs (export with the branch taken)",
     "Loop": "control flow at run time: Partita's models are static graphs (export with the loop unrolled)",
     "Scan": "control flow at run time: Partita's models are static graphs (export with the loop unrolled)",
@@ -86,6 +88,11 @@ def map_graph(g: Graph, table: weights_mod.WeightTable) -> tuple[ops.Mapper, lis
         known = n.domain in ("", "ai.onnx") or (n.domain == fuse.PARTITA and n.op in ops.OWN_OPS)
         mapping = ops.MAPPERS.get(n.op) if known else None
         if mapping is None:
+            # An op the importer folds (Shape, ConstantOfShape...) is left only where its input is
+            # not static: behind another problem, a consequence of it.
+            if known and (n.op in fold.EVALUATORS or n.op in ("Shape", "Size")) and any(i in poisoned for i in n.inputs):
+                poisoned.update(n.outputs)
+                continue
             reason = _REASONS.get(n.op, "Partita has no mapping for this op" if known else "an op of a custom domain")
             unmapped.setdefault(n.op, []).append(problem_line(g, n, reason))
             poisoned.update(n.outputs)
