@@ -144,4 +144,6 @@ def seeds() -> list[Seed]:
         Seed("encoder_block", G.encoder_block()),
         Seed("misc_ops", G.misc_ops()),
         Seed("conv_ops", G.conv_ops()),
+        Seed("mask_ops", G.mask_ops()),
+        Seed("recurrent_ops", G.recurrent_ops()),
     ]

@@ -93,7 +93,10 @@ class Mapper:
         name = n.input(position)
         if not name:
             return None
-        return [int(v) for v in self.need_const(name, attr).reshape(-1)]
+        c = self.need_const(name, attr)
+        if c.dtype.kind not in "iu":
+            raise Unsupported(f"{attr} ('{name}') must be integers, not {c.dtype}")
+        return [int(v) for v in c.reshape(-1)]
 
     def axes(self, n: Node, position: int, rank: int) -> list[int] | None:
         a = self.ints(n, "axes", position)
@@ -291,6 +294,11 @@ def _conv_transpose(m: Mapper, n: Node) -> list[Term]:
     kernel = ws[2:]
     if list(n.attrs.get("kernel_shape", kernel)) != kernel:
         raise Unsupported(f"kernel_shape {list(n.attrs['kernel_shape'])} differs from the weight's {kernel}")
+    for attr in ("strides", "dilations", "output_padding"):
+        if attr in n.attrs and len(n.attrs[attr]) != k:
+            raise Unsupported(f"{attr} {list(n.attrs[attr])} for {k} spatial axes")
+    if "output_shape" in n.attrs and len(n.attrs["output_shape"]) < k:
+        raise Unsupported(f"output_shape {list(n.attrs['output_shape'])} for {k} spatial axes")
     # A 1-D one is the 2-D one of height 1: every attribute gains a leading axis of no effect.
     lift = (lambda v, fill: [fill] + [int(x) for x in v]) if k == 1 else (lambda v, fill: [int(x) for x in v])
     strides = lift(n.attrs.get("strides", [1] * k), 1)
@@ -517,6 +525,8 @@ def _slice(m: Mapper, n: Node) -> list[Term]:
     t = m.value(n.inputs[0])
     cuts = []
     for start, end, axis, step in zip(starts, ends, axes, steps):
+        if not -len(xs) <= axis < len(xs):
+            raise Unsupported(f"axis {axis} of a rank-{len(xs)} input")
         axis = axis + len(xs) if axis < 0 else axis
         if step == 0:
             raise Unsupported("a step of 0")
@@ -751,11 +761,19 @@ def _where(m: Mapper, n: Node) -> list[Term]:
     return [m.term("where<$0, $1, $2>", c, a, b, shape=m.out_shape())]
 
 
+def _first_int(m: Mapper, name: str, what: str) -> int:
+    """The integer that constant input `name` holds (a scalar or a one-element tensor)."""
+    c = m.need_const(name, what)
+    if c.size != 1 or c.dtype.kind not in "iu":
+        raise Unsupported(f"{what} ('{name}') must be one integer, not {c.dtype}{list(c.shape)}")
+    return int(c.reshape(-1)[0])
+
+
 def _topk(m: Mapper, n: Node) -> list[Term]:
     """TopK: one topk node, its values and indices projected with get (sorted output, which
     ONNX allows where `sorted` is 0 too)."""
     xs = m.shape(n.inputs[0])
-    k = int(m.need_const(n.input(1), "K").reshape(-1)[0]) if n.input(1) else int(n.attrs.get("k", 0))
+    k = _first_int(m, n.input(1), "K") if n.input(1) else int(n.attrs.get("k", 0))
     axis = int(n.attrs.get("axis", -1))
     if not -len(xs) <= axis < len(xs):
         raise Unsupported(f"axis {axis} of a rank-{len(xs)} input")
@@ -800,7 +818,14 @@ def _recurrent(m: Mapper, n: Node) -> list[Term]:
         raise Unsupported("activation_alpha / activation_beta")
     if int(n.attrs.get("input_forget", 0)):
         raise Unsupported("input_forget (coupled input and forget gates)")
+    if len(xs) != 3:
+        raise Unsupported(f"X of rank {len(xs)}: a recurrent layer reads [seq, batch, input]")
     w = m.need_const(n.input(1), "W")
+    if w.ndim != 3 or w.shape[1] == 0 or w.shape[1] % gates:
+        raise Unsupported(f"W of shape {list(w.shape)}: expected [directions, {gates} · hidden, input]")
+    for k, what in ((2, "R"), (3, "B")):
+        if n.input(k):
+            m.need_const(n.input(k), what)
     hidden = w.shape[1] // gates
     if int(n.attrs.get("hidden_size", hidden)) != hidden:
         raise Unsupported(f"hidden_size {n.attrs['hidden_size']} does not match W {list(w.shape)}")
@@ -857,7 +882,7 @@ def _arg_reduce(m: Mapper, n: Node) -> list[Term]:
 
 def _cumsum(m: Mapper, n: Node) -> list[Term]:
     rank = len(m.shape(n.inputs[0]))
-    axis = int(m.need_const(n.input(1), "the axis").reshape(-1)[0])
+    axis = _first_int(m, n.input(1), "the axis")
     if not -rank <= axis < rank:
         raise Unsupported(f"axis {axis} of a rank-{rank} input")
     exclusive = "true" if int(n.attrs.get("exclusive", 0)) else "false"
@@ -871,7 +896,7 @@ def _gather_elements(m: Mapper, n: Node) -> list[Term]:
 
 
 def _trilu(m: Mapper, n: Node) -> list[Term]:
-    k = int(m.need_const(n.input(1), "the diagonal k").reshape(-1)[0]) if n.input(1) else 0
+    k = _first_int(m, n.input(1), "the diagonal k") if n.input(1) else 0
     op = "triu" if int(n.attrs.get("upper", 1)) else "tril"
     return [m.term(f"{op}<$0, {k}>", m.value(n.inputs[0]), shape=m.out_shape())]
 

@@ -60,13 +60,17 @@ def dims(values: Sequence[int]) -> str:
 
 
 def cpp_string(text: str) -> str:
-    """`text` as the contents of a C++ string literal (quotes, backslashes, control bytes escaped)."""
+    """`text` as the contents of a C++ string literal (quotes, backslashes, control bytes escaped;
+    any other character that is not printable, or that ends a line for some readers (U+0085,
+    U+2028), as the hex escapes of its UTF-8 bytes, so that the header's lines stay lines)."""
     out = []
     for ch in text:
         if ch in "\"\\":
             out.append("\\" + ch)
         elif ord(ch) < 0x20 or ord(ch) == 0x7F:
             out.append(f"\\x{ord(ch):02x}\"\"")  # the empty literal ends the hex escape
+        elif ord(ch) > 0x7F and (not ch.isprintable() or len(("x" + ch + "x").splitlines()) > 1):
+            out.append("".join(f"\\x{b:02x}\"\"" for b in ch.encode("utf-8")))
         else:
             out.append(ch)
     return "".join(out)

@@ -169,8 +169,8 @@ struct cpu::kernel : detail::cpu::kernel_for<Step>::type {
   static_assert(Step::node.type == dtype::f32 || Step::op == op_id::quantize || Step::op == op_id::call ||
                     is_dtype_generic(Step::op),
                 "partita: the cpu backend computes in f32, in integers through quantize and its quantized "
-                "composites, and in other dtypes through comparisons, logical ops, where, cast and tril/triu; "
-                "this step (Step) has another dtype");
+                "composites, and in other dtypes through comparisons, logical ops, where, cast, tril/triu "
+                "and the index ops; this step (Step) has another dtype");
 };
 
 }  // namespace partita

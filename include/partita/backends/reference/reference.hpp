@@ -35,8 +35,8 @@ struct reference {
   struct kernel {
     static_assert(Step::node.type == dtype::f32 || Step::op == op_id::quantize || is_dtype_generic(Step::op),
                   "partita: the reference backend computes in f32 (integers only through quantize and "
-                  "dequantize, other dtypes through comparisons, logical ops, where, cast and tril/triu); this "
-                  "step (Step) has another dtype");
+                  "dequantize, other dtypes through comparisons, logical ops, where, cast, tril/triu and the "
+                  "index ops); this step (Step) has another dtype");
 
     /// `step` is unused: other backends' kernels call this one with three arguments.
     static void run(state&, const float* const* in, float* out, int /*step*/ = 0) {
