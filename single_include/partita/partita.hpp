@@ -25996,6 +25996,15 @@ inline void recurrent_gates(const float* p, const float* q, float* h, float* c, 
   }
 }
 
+/// Most weights of R whose per-step product runs on the calling thread alone: every step would
+/// otherwise pay for waking and joining the pool, as many times as there are steps, for a
+/// product of a few thousand multiply-adds (the keyword spotters' 48 units ran slower on two
+/// threads than on one).
+inline constexpr int recurrent_serial_weights = 64 * 1024;
+/// Most multiply-adds of the input projection (every step at once) that run on the calling
+/// thread alone, for the same reason: a projection this small is over before the pool wakes.
+inline constexpr double recurrent_serial_projection = 1 << 20;
+
 /// The layer with shape `S` (`recurrent_shape`), `Op` lstm, gru or rnn: `prepare` packs W and R
 /// and folds the biases; `run` projects every step's input, then runs the steps.
 template <op_id Op, recurrent_shape S>
@@ -26048,7 +26057,12 @@ struct recurrent_layer {
       // Every step's input projection at once: rows in X's order, (t, n), or (n, t) batch first.
       epilogue e{};
       e.bias = in_bias;
-      dense_step<steps_rows, S.units()>(st, x, S.input, pw, proj, e, step);
+      if constexpr (static_cast<double>(steps_rows) * S.units() * S.input <= recurrent_serial_projection) {
+        constexpr int panels = (S.units() + w_blk::nr - 1) / w_blk::nr;
+        dense_panels<steps_rows, S.units()>(x, S.input, pw, U, proj, e, 0, panels, st.thread_scratch(0));
+      } else {
+        dense_step<steps_rows, S.units()>(st, x, S.input, pw, proj, e, step);
+      }
       for (int n = 0; n < N; ++n) {
         for (int j = 0; j < H; ++j) {
           h[n * H + j] = h0 ? h0[state_at(d, n) + j] : 0.f;
@@ -26060,7 +26074,12 @@ struct recurrent_layer {
       re.bias = Op == op_id::gru ? rec_bias : nullptr;
       for (int s = 0; s < T; ++s) {
         const int t = backwards ? T - 1 - s : s;
-        dense_step<S.batch, S.units()>(st, h, H, pr, rec, re, step);
+        if constexpr (S.units() * S.hidden <= recurrent_serial_weights) {
+          constexpr int panels = (S.units() + r_blk::nr - 1) / r_blk::nr;
+          dense_panels<S.batch, S.units()>(h, H, pr, U, rec, re, 0, panels, st.thread_scratch(0));
+        } else {
+          dense_step<S.batch, S.units()>(st, h, H, pr, rec, re, step);
+        }
         for (int n = 0; n < N; ++n) {
           const float* p = proj + static_cast<std::ptrdiff_t>(bf ? n * T + t : t * N + n) * U;
           recurrent_gates<Op>(p, rec + static_cast<std::ptrdiff_t>(n) * U, h + n * H, c + n * H, H, S.at);
