@@ -203,3 +203,15 @@ TEST_CASE_TEMPLATE("a KV cache decode, token by token, equals the whole causal f
   decoder.run(std::vector<std::int64_t>{ids[0]}, std::vector<std::int64_t>{0}, first);
   CHECK(first[0] == doctest::Approx(want[0]).epsilon(1e-5));
 }
+
+TEST_CASE("stateful wraps a static_executable too: a running sum over calls") {
+  // acc_next = acc + x: the state is the sum of every x so far.
+  using x = input<"x", f32, 3>;
+  using acc = input<"acc", f32, 3>;
+  using net = model<output<"acc_next", add<acc, x>>>;
+  stateful<static_executable<net, no_static_weights, cpu>, carry<"acc", "acc_next">> sum;
+  static_assert(decltype(sum)::num_inputs == 1 && decltype(sum)::num_outputs == 0);
+  for (int k = 1; k <= 4; ++k) sum.run(std::vector<float>{1.f, 2.f, static_cast<float>(k)});
+  CHECK(std::vector<float>(sum.state<float>("acc").begin(), sum.state<float>("acc").end()) ==
+        std::vector<float>{4.f, 8.f, 10.f});
+}
