@@ -1164,7 +1164,11 @@ def finish(c: Case, seed: int, index: int, steps: list[str], applied: list[int])
     out_path = "out" + ("/" + c.out_sub if c.out_sub else "")
     if c.out_kind == "file" and c.out_sub == "below":
         out_path = "out/below"
-    argv = [path("model/" + c.model_name), "--out", path(out_path), "--namespace=" + c.namespace]
+    model_arg = path("model/" + c.model_name)
+    # A file named like an option ("-h") is passed as a user would: ./-h.
+    if model_arg.startswith("-"):
+        model_arg = os.path.join(".", model_arg)
+    argv = [model_arg, "--out", path(out_path), "--namespace=" + c.namespace]
     argv += ["--input-shape=" + s for s in c.shape_args]
     if c.embed:
         argv.append("--embed-weights")
