@@ -799,7 +799,7 @@ struct report {
   static_assert(P != problem::topk_count,
                 "partita: topk<X, K, Axis> (Node): X must be an f32 or integer tensor and K between 1 and X's extent along Axis (Lhs: X's shape; Rhs: K, Axis)");
   static_assert(P != problem::recurrent_shapes,
-                "partita: lstm / gru / rnn (Node): X is [seq, batch, input] ([batch, seq, input] with batch_first), W [dirs, gates · hidden, input], R [dirs, gates · hidden, hidden], B [dirs, 2 · gates · hidden] and the initial states [dirs, batch, hidden], all f32, with dirs 2 for bidirectional and 1 otherwise and gates 4 (lstm), 3 (gru) or 1 (rnn) (Lhs: X's shape; Rhs: the argument that does not fit, its position last)");
+                "partita: lstm / gru / rnn (Node): X is [seq, batch, input] ([batch, seq, input] with batch_first), W [dirs, gates * hidden, input], R [dirs, gates * hidden, hidden], B [dirs, 2 * gates * hidden] and the initial states [dirs, batch, hidden], all f32, with dirs 2 for bidirectional and 1 otherwise and gates 4 (lstm), 3 (gru) or 1 (rnn) (Lhs: X's shape; Rhs: the argument that does not fit, its position last)");
   static_assert(P != problem::gather_elements_indices,
                 "partita: gather_elements<X, Indices, Axis> (Node): Indices must be an i32 or i64 tensor of X's rank, at most X's extent along every other axis (Lhs: X's shape, Rhs: the indices' shape)");
   static_assert(P != problem::nms_shapes,

@@ -1,5 +1,5 @@
 // expect: static assertion failed
-// expect text: partita: lstm / gru / rnn (Node): X is [seq, batch, input] ([batch, seq, input] with batch_first), W [dirs, gates · hidden, input], R [dirs, gates · hidden, hidden], B [dirs, 2 · gates · hidden] and the initial states [dirs, batch, hidden], all f32, with dirs 2 for bidirectional and 1 otherwise and gates 4 (lstm), 3 (gru) or 1 (rnn) (Lhs: X's shape; Rhs: the argument that does not fit, its position last)
+// expect text: partita: lstm / gru / rnn (Node): X is [seq, batch, input] ([batch, seq, input] with batch_first), W [dirs, gates * hidden, input], R [dirs, gates * hidden, hidden], B [dirs, 2 * gates * hidden] and the initial states [dirs, batch, hidden], all f32, with dirs 2 for bidirectional and 1 otherwise and gates 4 (lstm), 3 (gru) or 1 (rnn) (Lhs: X's shape; Rhs: the argument that does not fit, its position last)
 // expect text (GNU): partita::problem::recurrent_shapes, partita::dims<49, 1, 10>, partita::dims<1, 192, 64, 2> >
 #include <partita/model.hpp>
 using namespace partita;
