@@ -1172,6 +1172,7 @@ concept module_type = requires {
 // ---- end partita/ir/module.hpp ----
 // ---- begin partita/ir/ops/fields.hpp ----
 /// The fields of every tuple-valued op (`is_tuple_op`): what `get`, the plan and the kernels read.
+
 // ---- begin partita/ir/ops/indexing.hpp ----
 /// Ops that compute or follow indices: `topk`, `argmax`, `argmin`, `cumsum`, `gather_elements`,
 /// `non_max_suppression`.
@@ -1345,10 +1346,16 @@ constexpr inference ok(shape out, dtype t) { return inference{out, t, false, {}}
 
 constexpr shape dims1(std::int64_t d) { return shape{1, {d}}; }
 
-/// The first problem common to every tensor op: a tuple argument or differing dtypes.
-constexpr verdict tensor_args(const arg_info* a, int n) {
+/// A tuple among the arguments of an op that takes tensors: `tuple_as_tensor`, else none.
+constexpr verdict tuple_args(const arg_info* a, int n) {
   for (int i = 0; i < n; ++i)
     if (a[i].is_tuple) return verdict{problem::tuple_as_tensor, a[i].shp, shape{}};
+  return {};
+}
+
+/// The first problem common to every tensor op: a tuple argument or differing dtypes.
+constexpr verdict tensor_args(const arg_info* a, int n) {
+  if (auto v = tuple_args(a, n); v.what != problem::none) return v;
   for (int i = 1; i < n; ++i)
     if (a[i].type != a[0].type) return verdict{problem::dtype_mismatch, a[0].shp, a[i].shp, a[0].type, a[i].type};
   return {};
@@ -1356,6 +1363,15 @@ constexpr verdict tensor_args(const arg_info* a, int n) {
 
 constexpr inference expect_rank(const arg_info& a, int rank) {
   return fail(problem::rank_mismatch, a.shp, dims1(rank));
+}
+
+/// One tensor and an axis of it (`at.axis`, negative from the back); the result has its shape
+/// and dtype (softmax, cumsum).
+constexpr inference along_axis(const attrs& at, const arg_info* a, int n) {
+  if (auto v = tensor_args(a, n); v.what != problem::none) return {{}, {}, false, v};
+  const int axis = normalize_axis(at.axis, a[0].shp.rank);
+  if (axis < 0 || axis >= a[0].shp.rank) return fail(problem::axis_out_of_range, a[0].shp, dims1(at.axis));
+  return ok(a[0].shp, a[0].type);
 }
 
 /// numpy broadcasting: dimensions aligned from the back must be equal or 1.
@@ -1436,19 +1452,10 @@ constexpr inference arg_reduce(const attrs& at, const arg_info* a, int n) {
   return ok(y, dtype::i64);
 }
 
-/// cumsum: X's shape and dtype (f32 or integers).
-constexpr inference cumsum(const attrs& at, const arg_info* a, int n) {
-  if (auto v = tensor_args(a, n); v.what != problem::none) return {{}, {}, false, v};
-  const int axis = normalize_axis(at.axis, a[0].shp.rank);
-  if (axis < 0 || axis >= a[0].shp.rank) return fail(problem::axis_out_of_range, a[0].shp, dims1(at.axis));
-  return ok(a[0].shp, a[0].type);
-}
-
 /// gather_elements: indices (i32 or i64) of X's rank, no larger than X outside the axis; the
 /// result has the indices' shape and X's dtype.
 constexpr inference gather_elements(const attrs& at, const arg_info* a, int n) {
-  for (int i = 0; i < n; ++i)
-    if (a[i].is_tuple) return fail(problem::tuple_as_tensor, a[i].shp, shape{});
+  if (auto v = tuple_args(a, n); v.what != problem::none) return {{}, {}, false, v};
   const shape &x = a[0].shp, &idx = a[1].shp;
   const int axis = normalize_axis(at.axis, x.rank);
   if (axis < 0 || axis >= x.rank) return fail(problem::axis_out_of_range, x, dims1(at.axis));
@@ -1495,7 +1502,7 @@ struct argmin : detail::op_node<op_id::argmin, detail::arg_reduce_attrs(Axis, Ke
 /// Running sums of X along `Axis` (ONNX's CumSum): element i is the sum of elements 0..i, or
 /// 0..i-1 where `Exclusive`, or from the end where `Reverse`. X's dtype (f32 sums in double).
 template <class X, int Axis, bool Exclusive = false, bool Reverse = false>
-struct cumsum : detail::op_node<op_id::cumsum, detail::cumsum_attrs(Axis, Exclusive, Reverse), &rules::cumsum, X> {
+struct cumsum : detail::op_node<op_id::cumsum, detail::cumsum_attrs(Axis, Exclusive, Reverse), &rules::along_axis, X> {
   static_assert(well_formed<cumsum, X>);
 };
 
@@ -1523,8 +1530,7 @@ constexpr op_fields nms_fields(const attrs& at, const arg_info* a, int n) {
 }
 
 constexpr inference nms(const attrs& at, const arg_info* a, int n) {
-  for (int i = 0; i < n; ++i)
-    if (a[i].is_tuple) return fail(problem::tuple_as_tensor, a[i].shp, shape{});
+  if (auto v = tuple_args(a, n); v.what != problem::none) return {{}, {}, false, v};
   if (nms_fields(at, a, n).count == 0) return fail(problem::nms_shapes, a[0].shp, a[1].shp);
   return inference{{}, dtype::i64, true, {}};
 }
@@ -1670,6 +1676,10 @@ constexpr attrs recurrent_attrs_of(recurrent_attrs r) {
   a.rnn_clip = r.clip;
   return a;
 }
+/// The recurrent attributes a node's `attrs` hold (the inverse of `recurrent_attrs_of`).
+constexpr recurrent_attrs recurrent_attrs_in(const attrs& a) {
+  return {a.direction, a.batch_first, a.linear_before_reset, a.activation, a.rnn_clip};
+}
 }  // namespace detail
 
 /// An LSTM layer over sequence `X` (ONNX's LSTM: gates i, o, f, c stacked in W [dirs, 4·hidden,
@@ -1707,6 +1717,15 @@ struct rnn : detail::op_node<op_id::rnn, detail::recurrent_attrs_of(A), &rules::
 // ---- end partita/ir/ops/recurrent.hpp ----
 
 namespace partita::rules {
+
+/// A tuple-valued op's arguments as its rules read them: `arg_of(k)` (an `arg_info`) for each of
+/// its `n`, whatever holds them (a node type's descriptor, a module, a step).
+template <class ArgOf>
+constexpr std::array<arg_info, max_op_args> arg_infos(int n, ArgOf arg_of) {
+  std::array<arg_info, max_op_args> infos{};
+  for (int k = 0; k < n && k < max_op_args; ++k) infos[static_cast<std::size_t>(k)] = arg_of(k);
+  return infos;
+}
 
 /// The fields of a node of tuple-valued op `op` with attributes `at` and arguments `a` (`n` of
 /// them); none for any other op.
@@ -1782,6 +1801,9 @@ constexpr int tuple_node(const M& m, int t) {
   return t;
 }
 
+/// A module node as an argument of the shape rules.
+constexpr arg_info arg_info_of(const graph_node& g) { return {g.out, g.type, g.is_tuple, true}; }
+
 /// The byte offset of field `k` among fields `f` lying back to back, each aligned.
 constexpr std::size_t fields_offset(const op_fields& f, int k) {
   std::size_t at = 0;
@@ -1796,11 +1818,7 @@ constexpr std::size_t fields_offset(const op_fields& f, int k) {
 template <class M>
 constexpr op_fields op_fields_of(const M& m, int i) {
   const graph_node& g = m.node(i);
-  std::array<arg_info, max_op_args> infos{};
-  for (int k = 0; k < g.nargs && k < max_op_args; ++k) {
-    const graph_node& a = m.node(m.arg(i, k));
-    infos[static_cast<std::size_t>(k)] = {a.out, a.type, a.is_tuple, true};
-  }
+  const auto infos = rules::arg_infos(g.nargs, [&](int k) { return arg_info_of(m.node(m.arg(i, k))); });
   return rules::fields_of(g.op, *g.at, infos.data(), g.nargs);
 }
 
@@ -3127,8 +3145,7 @@ constexpr inference quantization_parameters(const attrs& at, const arg_info* a, 
 
 /// quantize: f32 to the zero point's dtype (u8, i8 or i32).
 constexpr inference quantize(const attrs& at, const arg_info* a, int n) {
-  for (int i = 0; i < n; ++i)
-    if (a[i].is_tuple) return fail(problem::tuple_as_tensor, a[i].shp, shape{});
+  if (auto v = tuple_args(a, n); v.what != problem::none) return {{}, {}, false, v};
   if (a[0].type != dtype::f32 || !is_quantized_type(a[2].type)) {
     inference r = fail(problem::quantize_dtype, a[0].shp, a[2].shp);
     r.v.lhs_type = a[0].type;
@@ -3140,8 +3157,7 @@ constexpr inference quantize(const attrs& at, const arg_info* a, int n) {
 
 /// dequantize: u8, i8 or i32 (with a zero point of the same dtype) to f32.
 constexpr inference dequantize(const attrs& at, const arg_info* a, int n) {
-  for (int i = 0; i < n; ++i)
-    if (a[i].is_tuple) return fail(problem::tuple_as_tensor, a[i].shp, shape{});
+  if (auto v = tuple_args(a, n); v.what != problem::none) return {{}, {}, false, v};
   if (!is_quantized_type(a[0].type) || a[2].type != a[0].type) {
     inference r = fail(problem::dequantize_dtype, a[0].shp, a[2].shp);
     r.v.lhs_type = a[0].type;
@@ -3422,8 +3438,7 @@ constexpr bool comparable(dtype t) { return t != dtype::f16 && t != dtype::boole
 
 /// equal, less, ...: two tensors of one comparable dtype, broadcast; the result is boolean.
 constexpr inference comparison(const attrs&, const arg_info* a, int n) {
-  for (int i = 0; i < n; ++i)
-    if (a[i].is_tuple) return fail(problem::tuple_as_tensor, a[i].shp, shape{});
+  if (auto v = tuple_args(a, n); v.what != problem::none) return {{}, {}, false, v};
   if (a[0].type != a[1].type || !comparable(a[0].type)) {
     inference r = fail(problem::comparison_dtype, a[0].shp, a[1].shp);
     r.v.lhs_type = a[0].type;
@@ -3437,8 +3452,7 @@ constexpr inference comparison(const attrs&, const arg_info* a, int n) {
 
 /// logical_not of one boolean tensor; logical_and, _or, _xor of two, broadcast.
 constexpr inference logical(const attrs&, const arg_info* a, int n) {
-  for (int i = 0; i < n; ++i)
-    if (a[i].is_tuple) return fail(problem::tuple_as_tensor, a[i].shp, shape{});
+  if (auto v = tuple_args(a, n); v.what != problem::none) return {{}, {}, false, v};
   for (int i = 0; i < n; ++i)
     if (a[i].type != dtype::boolean) {
       inference r = fail(problem::logical_dtype, a[0].shp, a[n - 1].shp);
@@ -3451,8 +3465,7 @@ constexpr inference logical(const attrs&, const arg_info* a, int n) {
 
 /// where: a boolean condition and two values of one dtype, all three broadcast together.
 constexpr inference where(const attrs&, const arg_info* a, int n) {
-  for (int i = 0; i < n; ++i)
-    if (a[i].is_tuple) return fail(problem::tuple_as_tensor, a[i].shp, shape{});
+  if (auto v = tuple_args(a, n); v.what != problem::none) return {{}, {}, false, v};
   if (a[0].type != dtype::boolean) {
     inference r = fail(problem::where_condition, a[0].shp, a[1].shp);
     r.v.lhs_type = a[0].type;
@@ -3470,8 +3483,8 @@ constexpr inference where(const attrs&, const arg_info* a, int n) {
 
 /// cast to `D`: from f32, an integer dtype or boolean; the shape is kept.
 template <dtype D>
-constexpr inference cast_to(const attrs&, const arg_info* a, int) {
-  if (a[0].is_tuple) return fail(problem::tuple_as_tensor, a[0].shp, shape{});
+constexpr inference cast_to(const attrs&, const arg_info* a, int n) {
+  if (auto v = tuple_args(a, n); v.what != problem::none) return {{}, {}, false, v};
   if (a[0].type == dtype::f16) {
     inference r = fail(problem::cast_dtype, a[0].shp, shape{});
     r.v.lhs_type = a[0].type;
@@ -3713,13 +3726,6 @@ constexpr inference batch_norm(const attrs&, const arg_info* a, int n) {
   return ok(x, a[0].type);
 }
 
-constexpr inference softmax(const attrs& at, const arg_info* a, int n) {
-  if (auto v = tensor_args(a, n); v.what != problem::none) return {{}, {}, false, v};
-  const int axis = normalize_axis(at.axis, a[0].shp.rank);
-  if (axis < 0 || axis >= a[0].shp.rank) return fail(problem::axis_out_of_range, a[0].shp, dims1(at.axis));
-  return ok(a[0].shp, a[0].type);
-}
-
 /// layer_norm and rms_norm: x normalized over its axes from `axis` on; each parameter has the
 /// shape of those axes.
 constexpr inference axis_norm(const attrs& at, const arg_info* a, int n) {
@@ -3757,7 +3763,7 @@ struct batch_norm
 
 /// Softmax along `Axis` (default: the last one).
 template <class X, int Axis = -1>
-struct softmax : detail::op_node<op_id::softmax, detail::axis_attrs(Axis), &rules::softmax, X> {
+struct softmax : detail::op_node<op_id::softmax, detail::axis_attrs(Axis), &rules::along_axis, X> {
   static_assert(well_formed<softmax, X>);
 };
 
@@ -4150,7 +4156,6 @@ using expand_dims = unsqueeze<X, Axes...>;
 // ---- begin partita/ir/ops/tuple.hpp ----
 /// Tuples: several values as one node, and projections of them.
 
-
 namespace partita {
 namespace detail {
 
@@ -4178,8 +4183,7 @@ struct tuple : detail::op_node<op_id::tuple, attrs{}, &rules::make_tuple, Xs...>
 namespace detail {
 /// The fields of tuple-valued op node `t` (`is_tuple_op`), from its arguments.
 constexpr op_fields fields_of(const node_desc& t) {
-  std::array<arg_info, max_op_args> infos{};
-  for (int k = 0; k < t.nargs && k < max_op_args; ++k) infos[static_cast<std::size_t>(k)] = info_of(*t.args[k]);
+  const auto infos = rules::arg_infos(t.nargs, [&](int k) { return info_of(*t.args[k]); });
   return rules::fields_of(t.op, t.at, infos.data(), t.nargs);
 }
 }  // namespace detail
@@ -9572,6 +9576,25 @@ constexpr plan_builder lower(const Module& module, Fuses fuses) {
 
 
 namespace partita {
+namespace detail {
+
+/// The arguments of step `Step` (anything with `num_args` and `arg(i)`) as the shape rules
+/// read them, for the rules a kernel shares with the IR (a tuple-valued op's fields, a recurrent
+/// layer's sizes).
+template <class Step>
+constexpr std::array<arg_info, max_op_args> arg_infos_of() {
+  return rules::arg_infos(Step::num_args, [](int k) { return arg_info_of(Step::arg(k)); });
+}
+
+/// The shapes of step `Step`'s arguments, in order.
+template <class Step>
+constexpr auto arg_shapes_of() {
+  std::array<shape, static_cast<std::size_t>(Step::num_args)> s{};
+  for (int i = 0; i < Step::num_args; ++i) s[static_cast<std::size_t>(i)] = Step::arg(i).out;
+  return s;
+}
+
+}  // namespace detail
 
 /// What a kernel sees of the step it implements, all at compile time: the op node, its
 /// arguments' nodes (shapes, dtypes, attributes) and the step's place in the plan. Kernels are
@@ -9646,10 +9669,7 @@ struct step_ref {
   }
   /// For a tuple-valued op (`is_tuple_op`): its fields' shapes and dtypes.
   static constexpr op_fields fields() {
-    std::array<arg_info, max_op_args> infos{};
-    for (int k = 0; k < num_args && k < max_op_args; ++k)
-      infos[static_cast<std::size_t>(k)] = {arg(k).out, arg(k).type, arg(k).is_tuple, true};
-    return rules::fields_of(op, *node.at, infos.data(), num_args);
+    return rules::fields_of(op, *node.at, detail::arg_infos_of<step_ref>().data(), num_args);
   }
 
   /// Index in the body of the first node with op `o` (-1 if none): `body(find(op_id::conv2d))`.
@@ -13552,23 +13572,17 @@ inline void cumsum(const void* x, const shape& xs, dtype t, int axis, bool exclu
 inline void gather_elements(const void* x, const shape& xs, std::size_t bytes, const void* indices, dtype it,
                             const shape& is, int axis, void* y) {
   const auto xst = detail::strides(xs);
-  std::array<std::int64_t, max_rank> idx{};
   const auto* px = static_cast<const unsigned char*>(x);
   auto* py = static_cast<unsigned char*>(y);
   const auto sz = static_cast<std::int64_t>(bytes);
-  for (std::int64_t e = 0, total = is.elements(); e < total; ++e) {
+  detail::for_each_index(is, [&](const std::array<std::int64_t, max_rank>& idx, std::int64_t e) {
     std::int64_t off = 0;
     for (int d = 0; d < xs.rank; ++d) {
       const auto u = static_cast<std::size_t>(d);
       off += (d == axis ? checked_index(indices, it, e, xs[axis]) : idx[u]) * xst[u];
     }
     std::memcpy(py + e * sz, px + off * sz, bytes);
-    for (int d = is.rank - 1; d >= 0; --d) {
-      const auto u = static_cast<std::size_t>(d);
-      if (++idx[u] < is[d]) break;
-      idx[u] = 0;
-    }
-  }
+  });
 }
 
 /// The sizes and thresholds of a non-maximum suppression.
@@ -14113,7 +14127,7 @@ struct reference {
       } else if constexpr (op == op_id::batch_norm) {
         k::batch_norm(in[0], ys, in[1], in[2], in[3], in[4], at.epsilon, out);
       } else if constexpr (op == op_id::concatenate) {
-        constexpr auto shapes = arg_shapes();
+        constexpr auto shapes = detail::arg_shapes_of<Step>();
         k::concatenate(in, shapes.data(), Step::num_args, normalize_axis(at.axis, ys.rank), out, ys);
       } else if constexpr (op == op_id::softmax) {
         k::softmax(in[0], ys, normalize_axis(at.axis, ys.rank), out);
@@ -14192,25 +14206,13 @@ struct reference {
         if (Step::arg(i).type == dtype::f16) return false;
       return Step::node.type != dtype::f16;
     }
+    // The layer's sizes as its shape rule read them.
     static constexpr reference_kernels::recurrent_geometry recurrent_geometry() {
-      constexpr attrs at = *Step::node.at;
-      constexpr shape xs = Step::arg(0).out, ws = Step::arg(1).out;
-      reference_kernels::recurrent_geometry g;
-      g.op = Step::op;
-      g.at = {at.direction, at.batch_first, at.linear_before_reset, at.activation, at.rnn_clip};
-      g.seq = at.batch_first ? xs[1] : xs[0];
-      g.batch = at.batch_first ? xs[0] : xs[1];
-      g.input = xs[2];
-      g.dirs = ws[0];
-      g.hidden = ws[1] / g.gates();
-      return g;
+      constexpr rules::recurrent_sizes s =
+          rules::recurrent_shapes(Step::op, *Step::node.at, detail::arg_infos_of<Step>().data(), Step::num_args);
+      return {Step::op, s.seq, s.batch, s.input, s.hidden, s.dirs, detail::recurrent_attrs_in(*Step::node.at)};
     }
     static constexpr shape arg_shape(int i) { return i < Step::num_args ? Step::arg(i).out : shape{}; }
-    static constexpr auto arg_shapes() {
-      std::array<shape, static_cast<std::size_t>(Step::num_args)> s{};
-      for (int i = 0; i < Step::num_args; ++i) s[static_cast<std::size_t>(i)] = Step::arg(i).out;
-      return s;
-    }
   };
 };
 
@@ -26110,17 +26112,18 @@ constexpr bool fused_recurrent() {
 /// The cpu kernel of a recurrent step (`fused_recurrent`): `recurrent_layer` on the step's shapes.
 template <class Step>
 struct recurrent_kernel {
+  // The layer's sizes as its shape rule read them.
   static constexpr recurrent_shape shape = [] {
-    constexpr attrs at = *Step::node.at;
-    constexpr partita::shape xs = Step::arg(0).out, ws = Step::arg(1).out;
+    constexpr rules::recurrent_sizes r =
+        rules::recurrent_shapes(Step::op, *Step::node.at, arg_infos_of<Step>().data(), Step::num_args);
     recurrent_shape s;
-    s.at = {at.direction, at.batch_first, at.linear_before_reset, at.activation, at.rnn_clip};
-    s.seq = static_cast<int>(at.batch_first ? xs[1] : xs[0]);
-    s.batch = static_cast<int>(at.batch_first ? xs[0] : xs[1]);
-    s.input = static_cast<int>(xs[2]);
-    s.dirs = static_cast<int>(ws[0]);
-    s.gates = Step::op == op_id::lstm ? 4 : Step::op == op_id::gru ? 3 : 1;
-    s.hidden = static_cast<int>(ws[1]) / s.gates;
+    s.at = recurrent_attrs_in(*Step::node.at);
+    s.seq = static_cast<int>(r.seq);
+    s.batch = static_cast<int>(r.batch);
+    s.input = static_cast<int>(r.input);
+    s.dirs = static_cast<int>(r.dirs);
+    s.gates = rules::recurrent_gates(Step::op);
+    s.hidden = static_cast<int>(r.hidden);
     return s;
   }();
   using layer = recurrent_layer<Step::op, shape>;
@@ -27010,7 +27013,7 @@ struct simple_kernel {
     } else if constexpr (periodic_select()) {
       // Comparisons, logical ops and where whose operands repeat whole (select.hpp); booleans
       // and other dtypes arrive through the float pointers every argument has.
-      constexpr auto p = plan_periodic<static_cast<std::size_t>(Step::num_args)>(ys, arg_shapes());
+      constexpr auto p = plan_periodic<static_cast<std::size_t>(Step::num_args)>(ys, arg_shapes_of<Step>());
       const auto block = [&](std::int64_t y, std::int64_t len, const auto& base) {
         const auto stride = [&](std::size_t k) -> std::ptrdiff_t { return p.period[k] > 1 ? 1 : 0; };
         const auto* b0 = reinterpret_cast<const bool*>(in[0]) + base[0];
@@ -27208,11 +27211,6 @@ struct simple_kernel {
     for (int t = 0; t < Step::num_args; ++t) r[static_cast<std::size_t>(t)] = Step::arg(t).out[a] * inner;
     return r;
   }
-  static constexpr auto arg_shapes() {
-    std::array<shape, static_cast<std::size_t>(Step::num_args)> s{};
-    for (int i = 0; i < Step::num_args; ++i) s[static_cast<std::size_t>(i)] = Step::arg(i).out;
-    return s;
-  }
   /// Whether the step is a comparison of f32 values, a logical op of two booleans or a where of
   /// f32 values whose operands each repeat whole along the output (`plan_periodic`).
   static constexpr bool periodic_select() {
@@ -27220,7 +27218,7 @@ struct simple_kernel {
                           (is_comparison(op) && Step::arg(0).type == dtype::f32) ||
                           (is_logical(op) && Step::num_args == 2);
     if constexpr (kind) {
-      return plan_periodic<static_cast<std::size_t>(Step::num_args)>(n.out, arg_shapes()).ok;
+      return plan_periodic<static_cast<std::size_t>(Step::num_args)>(n.out, arg_shapes_of<Step>()).ok;
     } else {
       return false;
     }

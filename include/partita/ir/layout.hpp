@@ -69,6 +69,9 @@ constexpr int tuple_node(const M& m, int t) {
   return t;
 }
 
+/// A module node as an argument of the shape rules.
+constexpr arg_info arg_info_of(const graph_node& g) { return {g.out, g.type, g.is_tuple, true}; }
+
 /// The byte offset of field `k` among fields `f` lying back to back, each aligned.
 constexpr std::size_t fields_offset(const op_fields& f, int k) {
   std::size_t at = 0;
@@ -83,11 +86,7 @@ constexpr std::size_t fields_offset(const op_fields& f, int k) {
 template <class M>
 constexpr op_fields op_fields_of(const M& m, int i) {
   const graph_node& g = m.node(i);
-  std::array<arg_info, max_op_args> infos{};
-  for (int k = 0; k < g.nargs && k < max_op_args; ++k) {
-    const graph_node& a = m.node(m.arg(i, k));
-    infos[static_cast<std::size_t>(k)] = {a.out, a.type, a.is_tuple, true};
-  }
+  const auto infos = rules::arg_infos(g.nargs, [&](int k) { return arg_info_of(m.node(m.arg(i, k))); });
   return rules::fields_of(g.op, *g.at, infos.data(), g.nargs);
 }
 

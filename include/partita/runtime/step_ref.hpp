@@ -8,6 +8,25 @@
 #include "partita/runtime/plan_records.hpp"
 
 namespace partita {
+namespace detail {
+
+/// The arguments of step `Step` (anything with `num_args` and `arg(i)`) as the shape rules
+/// read them, for the rules a kernel shares with the IR (a tuple-valued op's fields, a recurrent
+/// layer's sizes).
+template <class Step>
+constexpr std::array<arg_info, max_op_args> arg_infos_of() {
+  return rules::arg_infos(Step::num_args, [](int k) { return arg_info_of(Step::arg(k)); });
+}
+
+/// The shapes of step `Step`'s arguments, in order.
+template <class Step>
+constexpr auto arg_shapes_of() {
+  std::array<shape, static_cast<std::size_t>(Step::num_args)> s{};
+  for (int i = 0; i < Step::num_args; ++i) s[static_cast<std::size_t>(i)] = Step::arg(i).out;
+  return s;
+}
+
+}  // namespace detail
 
 /// What a kernel sees of the step it implements, all at compile time: the op node, its
 /// arguments' nodes (shapes, dtypes, attributes) and the step's place in the plan. Kernels are
@@ -82,10 +101,7 @@ struct step_ref {
   }
   /// For a tuple-valued op (`is_tuple_op`): its fields' shapes and dtypes.
   static constexpr op_fields fields() {
-    std::array<arg_info, max_op_args> infos{};
-    for (int k = 0; k < num_args && k < max_op_args; ++k)
-      infos[static_cast<std::size_t>(k)] = {arg(k).out, arg(k).type, arg(k).is_tuple, true};
-    return rules::fields_of(op, *node.at, infos.data(), num_args);
+    return rules::fields_of(op, *node.at, detail::arg_infos_of<step_ref>().data(), num_args);
   }
 
   /// Index in the body of the first node with op `o` (-1 if none): `body(find(op_id::conv2d))`.

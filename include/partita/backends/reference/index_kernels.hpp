@@ -121,23 +121,17 @@ inline void cumsum(const void* x, const shape& xs, dtype t, int axis, bool exclu
 inline void gather_elements(const void* x, const shape& xs, std::size_t bytes, const void* indices, dtype it,
                             const shape& is, int axis, void* y) {
   const auto xst = detail::strides(xs);
-  std::array<std::int64_t, max_rank> idx{};
   const auto* px = static_cast<const unsigned char*>(x);
   auto* py = static_cast<unsigned char*>(y);
   const auto sz = static_cast<std::int64_t>(bytes);
-  for (std::int64_t e = 0, total = is.elements(); e < total; ++e) {
+  detail::for_each_index(is, [&](const std::array<std::int64_t, max_rank>& idx, std::int64_t e) {
     std::int64_t off = 0;
     for (int d = 0; d < xs.rank; ++d) {
       const auto u = static_cast<std::size_t>(d);
       off += (d == axis ? checked_index(indices, it, e, xs[axis]) : idx[u]) * xst[u];
     }
     std::memcpy(py + e * sz, px + off * sz, bytes);
-    for (int d = is.rank - 1; d >= 0; --d) {
-      const auto u = static_cast<std::size_t>(d);
-      if (++idx[u] < is[d]) break;
-      idx[u] = 0;
-    }
-  }
+  });
 }
 
 /// The sizes and thresholds of a non-maximum suppression.

@@ -76,7 +76,7 @@ struct reference {
       } else if constexpr (op == op_id::batch_norm) {
         k::batch_norm(in[0], ys, in[1], in[2], in[3], in[4], at.epsilon, out);
       } else if constexpr (op == op_id::concatenate) {
-        constexpr auto shapes = arg_shapes();
+        constexpr auto shapes = detail::arg_shapes_of<Step>();
         k::concatenate(in, shapes.data(), Step::num_args, normalize_axis(at.axis, ys.rank), out, ys);
       } else if constexpr (op == op_id::softmax) {
         k::softmax(in[0], ys, normalize_axis(at.axis, ys.rank), out);
@@ -155,25 +155,13 @@ struct reference {
         if (Step::arg(i).type == dtype::f16) return false;
       return Step::node.type != dtype::f16;
     }
+    // The layer's sizes as its shape rule read them.
     static constexpr reference_kernels::recurrent_geometry recurrent_geometry() {
-      constexpr attrs at = *Step::node.at;
-      constexpr shape xs = Step::arg(0).out, ws = Step::arg(1).out;
-      reference_kernels::recurrent_geometry g;
-      g.op = Step::op;
-      g.at = {at.direction, at.batch_first, at.linear_before_reset, at.activation, at.rnn_clip};
-      g.seq = at.batch_first ? xs[1] : xs[0];
-      g.batch = at.batch_first ? xs[0] : xs[1];
-      g.input = xs[2];
-      g.dirs = ws[0];
-      g.hidden = ws[1] / g.gates();
-      return g;
+      constexpr rules::recurrent_sizes s =
+          rules::recurrent_shapes(Step::op, *Step::node.at, detail::arg_infos_of<Step>().data(), Step::num_args);
+      return {Step::op, s.seq, s.batch, s.input, s.hidden, s.dirs, detail::recurrent_attrs_in(*Step::node.at)};
     }
     static constexpr shape arg_shape(int i) { return i < Step::num_args ? Step::arg(i).out : shape{}; }
-    static constexpr auto arg_shapes() {
-      std::array<shape, static_cast<std::size_t>(Step::num_args)> s{};
-      for (int i = 0; i < Step::num_args; ++i) s[static_cast<std::size_t>(i)] = Step::arg(i).out;
-      return s;
-    }
   };
 };
 

@@ -59,19 +59,10 @@ constexpr inference arg_reduce(const attrs& at, const arg_info* a, int n) {
   return ok(y, dtype::i64);
 }
 
-/// cumsum: X's shape and dtype (f32 or integers).
-constexpr inference cumsum(const attrs& at, const arg_info* a, int n) {
-  if (auto v = tensor_args(a, n); v.what != problem::none) return {{}, {}, false, v};
-  const int axis = normalize_axis(at.axis, a[0].shp.rank);
-  if (axis < 0 || axis >= a[0].shp.rank) return fail(problem::axis_out_of_range, a[0].shp, dims1(at.axis));
-  return ok(a[0].shp, a[0].type);
-}
-
 /// gather_elements: indices (i32 or i64) of X's rank, no larger than X outside the axis; the
 /// result has the indices' shape and X's dtype.
 constexpr inference gather_elements(const attrs& at, const arg_info* a, int n) {
-  for (int i = 0; i < n; ++i)
-    if (a[i].is_tuple) return fail(problem::tuple_as_tensor, a[i].shp, shape{});
+  if (auto v = tuple_args(a, n); v.what != problem::none) return {{}, {}, false, v};
   const shape &x = a[0].shp, &idx = a[1].shp;
   const int axis = normalize_axis(at.axis, x.rank);
   if (axis < 0 || axis >= x.rank) return fail(problem::axis_out_of_range, x, dims1(at.axis));
@@ -118,7 +109,7 @@ struct argmin : detail::op_node<op_id::argmin, detail::arg_reduce_attrs(Axis, Ke
 /// Running sums of X along `Axis` (ONNX's CumSum): element i is the sum of elements 0..i, or
 /// 0..i-1 where `Exclusive`, or from the end where `Reverse`. X's dtype (f32 sums in double).
 template <class X, int Axis, bool Exclusive = false, bool Reverse = false>
-struct cumsum : detail::op_node<op_id::cumsum, detail::cumsum_attrs(Axis, Exclusive, Reverse), &rules::cumsum, X> {
+struct cumsum : detail::op_node<op_id::cumsum, detail::cumsum_attrs(Axis, Exclusive, Reverse), &rules::along_axis, X> {
   static_assert(well_formed<cumsum, X>);
 };
 
@@ -146,8 +137,7 @@ constexpr op_fields nms_fields(const attrs& at, const arg_info* a, int n) {
 }
 
 constexpr inference nms(const attrs& at, const arg_info* a, int n) {
-  for (int i = 0; i < n; ++i)
-    if (a[i].is_tuple) return fail(problem::tuple_as_tensor, a[i].shp, shape{});
+  if (auto v = tuple_args(a, n); v.what != problem::none) return {{}, {}, false, v};
   if (nms_fields(at, a, n).count == 0) return fail(problem::nms_shapes, a[0].shp, a[1].shp);
   return inference{{}, dtype::i64, true, {}};
 }

@@ -10,8 +10,7 @@ constexpr bool comparable(dtype t) { return t != dtype::f16 && t != dtype::boole
 
 /// equal, less, ...: two tensors of one comparable dtype, broadcast; the result is boolean.
 constexpr inference comparison(const attrs&, const arg_info* a, int n) {
-  for (int i = 0; i < n; ++i)
-    if (a[i].is_tuple) return fail(problem::tuple_as_tensor, a[i].shp, shape{});
+  if (auto v = tuple_args(a, n); v.what != problem::none) return {{}, {}, false, v};
   if (a[0].type != a[1].type || !comparable(a[0].type)) {
     inference r = fail(problem::comparison_dtype, a[0].shp, a[1].shp);
     r.v.lhs_type = a[0].type;
@@ -25,8 +24,7 @@ constexpr inference comparison(const attrs&, const arg_info* a, int n) {
 
 /// logical_not of one boolean tensor; logical_and, _or, _xor of two, broadcast.
 constexpr inference logical(const attrs&, const arg_info* a, int n) {
-  for (int i = 0; i < n; ++i)
-    if (a[i].is_tuple) return fail(problem::tuple_as_tensor, a[i].shp, shape{});
+  if (auto v = tuple_args(a, n); v.what != problem::none) return {{}, {}, false, v};
   for (int i = 0; i < n; ++i)
     if (a[i].type != dtype::boolean) {
       inference r = fail(problem::logical_dtype, a[0].shp, a[n - 1].shp);
@@ -39,8 +37,7 @@ constexpr inference logical(const attrs&, const arg_info* a, int n) {
 
 /// where: a boolean condition and two values of one dtype, all three broadcast together.
 constexpr inference where(const attrs&, const arg_info* a, int n) {
-  for (int i = 0; i < n; ++i)
-    if (a[i].is_tuple) return fail(problem::tuple_as_tensor, a[i].shp, shape{});
+  if (auto v = tuple_args(a, n); v.what != problem::none) return {{}, {}, false, v};
   if (a[0].type != dtype::boolean) {
     inference r = fail(problem::where_condition, a[0].shp, a[1].shp);
     r.v.lhs_type = a[0].type;
@@ -58,8 +55,8 @@ constexpr inference where(const attrs&, const arg_info* a, int n) {
 
 /// cast to `D`: from f32, an integer dtype or boolean; the shape is kept.
 template <dtype D>
-constexpr inference cast_to(const attrs&, const arg_info* a, int) {
-  if (a[0].is_tuple) return fail(problem::tuple_as_tensor, a[0].shp, shape{});
+constexpr inference cast_to(const attrs&, const arg_info* a, int n) {
+  if (auto v = tuple_args(a, n); v.what != problem::none) return {{}, {}, false, v};
   if (a[0].type == dtype::f16) {
     inference r = fail(problem::cast_dtype, a[0].shp, shape{});
     r.v.lhs_type = a[0].type;

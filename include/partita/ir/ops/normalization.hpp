@@ -14,13 +14,6 @@ constexpr inference batch_norm(const attrs&, const arg_info* a, int n) {
   return ok(x, a[0].type);
 }
 
-constexpr inference softmax(const attrs& at, const arg_info* a, int n) {
-  if (auto v = tensor_args(a, n); v.what != problem::none) return {{}, {}, false, v};
-  const int axis = normalize_axis(at.axis, a[0].shp.rank);
-  if (axis < 0 || axis >= a[0].shp.rank) return fail(problem::axis_out_of_range, a[0].shp, dims1(at.axis));
-  return ok(a[0].shp, a[0].type);
-}
-
 /// layer_norm and rms_norm: x normalized over its axes from `axis` on; each parameter has the
 /// shape of those axes.
 constexpr inference axis_norm(const attrs& at, const arg_info* a, int n) {
@@ -58,7 +51,7 @@ struct batch_norm
 
 /// Softmax along `Axis` (default: the last one).
 template <class X, int Axis = -1>
-struct softmax : detail::op_node<op_id::softmax, detail::axis_attrs(Axis), &rules::softmax, X> {
+struct softmax : detail::op_node<op_id::softmax, detail::axis_attrs(Axis), &rules::along_axis, X> {
   static_assert(well_formed<softmax, X>);
 };
 

@@ -26,8 +26,7 @@ constexpr inference quantization_parameters(const attrs& at, const arg_info* a, 
 
 /// quantize: f32 to the zero point's dtype (u8, i8 or i32).
 constexpr inference quantize(const attrs& at, const arg_info* a, int n) {
-  for (int i = 0; i < n; ++i)
-    if (a[i].is_tuple) return fail(problem::tuple_as_tensor, a[i].shp, shape{});
+  if (auto v = tuple_args(a, n); v.what != problem::none) return {{}, {}, false, v};
   if (a[0].type != dtype::f32 || !is_quantized_type(a[2].type)) {
     inference r = fail(problem::quantize_dtype, a[0].shp, a[2].shp);
     r.v.lhs_type = a[0].type;
@@ -39,8 +38,7 @@ constexpr inference quantize(const attrs& at, const arg_info* a, int n) {
 
 /// dequantize: u8, i8 or i32 (with a zero point of the same dtype) to f32.
 constexpr inference dequantize(const attrs& at, const arg_info* a, int n) {
-  for (int i = 0; i < n; ++i)
-    if (a[i].is_tuple) return fail(problem::tuple_as_tensor, a[i].shp, shape{});
+  if (auto v = tuple_args(a, n); v.what != problem::none) return {{}, {}, false, v};
   if (!is_quantized_type(a[0].type) || a[2].type != a[0].type) {
     inference r = fail(problem::dequantize_dtype, a[0].shp, a[2].shp);
     r.v.lhs_type = a[0].type;

@@ -90,6 +90,10 @@ constexpr attrs recurrent_attrs_of(recurrent_attrs r) {
   a.rnn_clip = r.clip;
   return a;
 }
+/// The recurrent attributes a node's `attrs` hold (the inverse of `recurrent_attrs_of`).
+constexpr recurrent_attrs recurrent_attrs_in(const attrs& a) {
+  return {a.direction, a.batch_first, a.linear_before_reset, a.activation, a.rnn_clip};
+}
 }  // namespace detail
 
 /// An LSTM layer over sequence `X` (ONNX's LSTM: gates i, o, f, c stacked in W [dirs, 4·hidden,

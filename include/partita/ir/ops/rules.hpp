@@ -15,10 +15,16 @@ constexpr inference ok(shape out, dtype t) { return inference{out, t, false, {}}
 
 constexpr shape dims1(std::int64_t d) { return shape{1, {d}}; }
 
-/// The first problem common to every tensor op: a tuple argument or differing dtypes.
-constexpr verdict tensor_args(const arg_info* a, int n) {
+/// A tuple among the arguments of an op that takes tensors: `tuple_as_tensor`, else none.
+constexpr verdict tuple_args(const arg_info* a, int n) {
   for (int i = 0; i < n; ++i)
     if (a[i].is_tuple) return verdict{problem::tuple_as_tensor, a[i].shp, shape{}};
+  return {};
+}
+
+/// The first problem common to every tensor op: a tuple argument or differing dtypes.
+constexpr verdict tensor_args(const arg_info* a, int n) {
+  if (auto v = tuple_args(a, n); v.what != problem::none) return v;
   for (int i = 1; i < n; ++i)
     if (a[i].type != a[0].type) return verdict{problem::dtype_mismatch, a[0].shp, a[i].shp, a[0].type, a[i].type};
   return {};
@@ -26,6 +32,15 @@ constexpr verdict tensor_args(const arg_info* a, int n) {
 
 constexpr inference expect_rank(const arg_info& a, int rank) {
   return fail(problem::rank_mismatch, a.shp, dims1(rank));
+}
+
+/// One tensor and an axis of it (`at.axis`, negative from the back); the result has its shape
+/// and dtype (softmax, cumsum).
+constexpr inference along_axis(const attrs& at, const arg_info* a, int n) {
+  if (auto v = tensor_args(a, n); v.what != problem::none) return {{}, {}, false, v};
+  const int axis = normalize_axis(at.axis, a[0].shp.rank);
+  if (axis < 0 || axis >= a[0].shp.rank) return fail(problem::axis_out_of_range, a[0].shp, dims1(at.axis));
+  return ok(a[0].shp, a[0].type);
 }
 
 /// numpy broadcasting: dimensions aligned from the back must be equal or 1.

@@ -1,7 +1,5 @@
 #pragma once
 /// Tuples: several values as one node, and projections of them.
-#include <array>
-
 #include "partita/ir/ops/fields.hpp"
 #include "partita/ir/ops/rules.hpp"
 
@@ -32,8 +30,7 @@ struct tuple : detail::op_node<op_id::tuple, attrs{}, &rules::make_tuple, Xs...>
 namespace detail {
 /// The fields of tuple-valued op node `t` (`is_tuple_op`), from its arguments.
 constexpr op_fields fields_of(const node_desc& t) {
-  std::array<arg_info, max_op_args> infos{};
-  for (int k = 0; k < t.nargs && k < max_op_args; ++k) infos[static_cast<std::size_t>(k)] = info_of(*t.args[k]);
+  const auto infos = rules::arg_infos(t.nargs, [&](int k) { return info_of(*t.args[k]); });
   return rules::fields_of(t.op, t.at, infos.data(), t.nargs);
 }
 }  // namespace detail

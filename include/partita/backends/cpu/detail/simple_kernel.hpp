@@ -91,7 +91,7 @@ struct simple_kernel {
     } else if constexpr (periodic_select()) {
       // Comparisons, logical ops and where whose operands repeat whole (select.hpp); booleans
       // and other dtypes arrive through the float pointers every argument has.
-      constexpr auto p = plan_periodic<static_cast<std::size_t>(Step::num_args)>(ys, arg_shapes());
+      constexpr auto p = plan_periodic<static_cast<std::size_t>(Step::num_args)>(ys, arg_shapes_of<Step>());
       const auto block = [&](std::int64_t y, std::int64_t len, const auto& base) {
         const auto stride = [&](std::size_t k) -> std::ptrdiff_t { return p.period[k] > 1 ? 1 : 0; };
         const auto* b0 = reinterpret_cast<const bool*>(in[0]) + base[0];
@@ -289,11 +289,6 @@ struct simple_kernel {
     for (int t = 0; t < Step::num_args; ++t) r[static_cast<std::size_t>(t)] = Step::arg(t).out[a] * inner;
     return r;
   }
-  static constexpr auto arg_shapes() {
-    std::array<shape, static_cast<std::size_t>(Step::num_args)> s{};
-    for (int i = 0; i < Step::num_args; ++i) s[static_cast<std::size_t>(i)] = Step::arg(i).out;
-    return s;
-  }
   /// Whether the step is a comparison of f32 values, a logical op of two booleans or a where of
   /// f32 values whose operands each repeat whole along the output (`plan_periodic`).
   static constexpr bool periodic_select() {
@@ -301,7 +296,7 @@ struct simple_kernel {
                           (is_comparison(op) && Step::arg(0).type == dtype::f32) ||
                           (is_logical(op) && Step::num_args == 2);
     if constexpr (kind) {
-      return plan_periodic<static_cast<std::size_t>(Step::num_args)>(n.out, arg_shapes()).ok;
+      return plan_periodic<static_cast<std::size_t>(Step::num_args)>(n.out, arg_shapes_of<Step>()).ok;
     } else {
       return false;
     }

@@ -18,6 +18,7 @@
 #include "partita/backends/cpu/detail/state.hpp"
 #include "partita/ir/attrs.hpp"
 #include "partita/ir/op_id.hpp"
+#include "partita/ir/ops/recurrent.hpp"
 #include "partita/runtime/plan_records.hpp"
 
 namespace partita::detail::cpu {
@@ -204,17 +205,18 @@ constexpr bool fused_recurrent() {
 /// The cpu kernel of a recurrent step (`fused_recurrent`): `recurrent_layer` on the step's shapes.
 template <class Step>
 struct recurrent_kernel {
+  // The layer's sizes as its shape rule read them.
   static constexpr recurrent_shape shape = [] {
-    constexpr attrs at = *Step::node.at;
-    constexpr partita::shape xs = Step::arg(0).out, ws = Step::arg(1).out;
+    constexpr rules::recurrent_sizes r =
+        rules::recurrent_shapes(Step::op, *Step::node.at, arg_infos_of<Step>().data(), Step::num_args);
     recurrent_shape s;
-    s.at = {at.direction, at.batch_first, at.linear_before_reset, at.activation, at.rnn_clip};
-    s.seq = static_cast<int>(at.batch_first ? xs[1] : xs[0]);
-    s.batch = static_cast<int>(at.batch_first ? xs[0] : xs[1]);
-    s.input = static_cast<int>(xs[2]);
-    s.dirs = static_cast<int>(ws[0]);
-    s.gates = Step::op == op_id::lstm ? 4 : Step::op == op_id::gru ? 3 : 1;
-    s.hidden = static_cast<int>(ws[1]) / s.gates;
+    s.at = recurrent_attrs_in(*Step::node.at);
+    s.seq = static_cast<int>(r.seq);
+    s.batch = static_cast<int>(r.batch);
+    s.input = static_cast<int>(r.input);
+    s.dirs = static_cast<int>(r.dirs);
+    s.gates = rules::recurrent_gates(Step::op);
+    s.hidden = static_cast<int>(r.hidden);
     return s;
   }();
   using layer = recurrent_layer<Step::op, shape>;
